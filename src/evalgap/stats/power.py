@@ -1,0 +1,327 @@
+"""Power, required sample size (N*), minimum detectable effect and resolution ratio.
+
+Equations refer to *Resolution Diagnostics for Paired LLM Evaluation*:
+
+* Equation (3): ``N* = ((z_{1-alpha/2} + z_{1-beta}) sigma_D / |delta|)^2``
+* Equation (4): ``MDE = (z_{1-alpha/2} + z_{1-beta}) sigma_D / sqrt(N)``
+* Definition 1: ``q = N / N*``; the gap is resolved when ``q >= 1``
+* Equation (5): ``sigma_D^2 = pA qA + pB qB - 2 rho sqrt(pA qA pB qB)``
+* Equation (6): Equation (3) with Equation (5) (the McNemar-Connor required N)
+* Equations (7)-(8): the admissible (Hoeffding-Frechet) correlation interval
+* Equation (9): the unpaired Cohen-h shortcut ``n_h = (1 - rho) K / h^2``
+* Equation (11) and Corollary 1: the Lemma 1 constant ``C(p, rho)`` and ``delta*``
+* Footnote 1: exact two-sided power of the Wald test
+
+Here ``K = (z_{1-alpha/2} + z_{1-beta})^2``; one-sided tests use ``z_{1-alpha}``. All
+functions broadcast and return unrounded values; jobs round sample sizes up. A zero gap has
+an infinite N* (no finite benchmark resolves it) and ``q = 0``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from evalgap.errors import InputError
+from evalgap.stats import _validate
+
+
+def critical_values(alpha=0.05, power=0.8, alternative: str = "two-sided"):
+    """Return ``(z_alpha, z_beta)``: ``z_{1-alpha/2}`` (or ``z_{1-alpha}``) and ``z_{1-beta}``."""
+    alpha = _validate.probability(alpha, "alpha")
+    power = _validate.probability(power, "power")
+    _validate.alternative(alternative)
+    tail = alpha / 2.0 if alternative == "two-sided" else alpha
+    return special.ndtri(1.0 - tail), special.ndtri(power)
+
+
+def z_sum_squared(alpha=0.05, power=0.8, alternative: str = "two-sided"):
+    """Return ``K = (z_{1-alpha/2} + z_{1-beta})^2`` (7.849 at alpha = 0.05, power = 0.8)."""
+    z_alpha, z_beta = critical_values(alpha, power, alternative)
+    return (z_alpha + z_beta) ** 2
+
+
+def required_n(delta, sd_diff, *, alpha=0.05, power=0.8, alternative="two-sided"):
+    """Return N*, the paired items needed to resolve ``delta`` (Equation 3).
+
+    ``N* = K sigma_D^2 / delta^2``; infinite when ``delta = 0``. This is the graded-score
+    required N when ``sd_diff`` is the standard deviation of the per-item differences.
+    """
+    delta = np.asarray(delta, dtype=float)
+    sd = np.asarray(sd_diff, dtype=float)
+    if np.any(sd < 0) or np.any(~np.isfinite(sd)):
+        raise InputError("sd_diff must be a finite number >= 0")
+    k = z_sum_squared(alpha, power, alternative)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n = np.where(delta != 0, k * sd**2 / delta**2, np.inf)
+    return _validate.scalar_or_array(n)
+
+
+def required_n_from_counts(
+    a_only, b_only, n_items, *, alpha=0.05, power=0.8, alternative="two-sided"
+):
+    """Return N* of binary pairs from their discordant counts (Equation 6 at the estimates).
+
+    With ``delta = (b - c)/N`` and ``sigma_D^2 = (b + c)/N - delta^2`` this equals
+    :func:`required_n_binary` at the observed accuracies and phi correlation.
+    """
+    b = np.asarray(a_only, dtype=float)
+    c = np.asarray(b_only, dtype=float)
+    n = np.asarray(n_items, dtype=float)
+    delta = (b - c) / n
+    sd = np.sqrt(np.maximum((b + c) / n - delta**2, 0.0))
+    return required_n(delta, sd, alpha=alpha, power=power, alternative=alternative)
+
+
+def sd_diff_from_correlation(sd_a, sd_b, correlation):
+    """Return ``sigma_D = sqrt(sd_a^2 + sd_b^2 - 2 rho sd_a sd_b)``, the SD of ``X^A - X^B``."""
+    sa = np.asarray(sd_a, dtype=float)
+    sb = np.asarray(sd_b, dtype=float)
+    rho = np.asarray(correlation, dtype=float)
+    var = sa**2 + sb**2 - 2 * rho * sa * sb
+    return _validate.scalar_or_array(np.sqrt(np.maximum(var, 0.0)))
+
+
+def sd_diff_binary(accuracy_a, accuracy_b, correlation):
+    """Return sigma_D of a binary pair from its accuracies and correlation (Equation 5).
+
+    ``sigma_D^2 = pA qA + pB qB - 2 rho sqrt(pA qA pB qB)``.
+    """
+    pa = np.asarray(accuracy_a, dtype=float)
+    pb = np.asarray(accuracy_b, dtype=float)
+    return sd_diff_from_correlation(np.sqrt(pa * (1 - pa)), np.sqrt(pb * (1 - pb)), correlation)
+
+
+def required_n_binary(
+    accuracy_a, accuracy_b, correlation, *, alpha=0.05, power=0.8, alternative="two-sided"
+):
+    """Return the McNemar-Connor N* for binary accuracies and their correlation (Equation 6).
+
+    ``N* = K (pA qA + pB qB - 2 rho sqrt(pA qA pB qB)) / (pA - pB)^2``. The correlation must
+    be admissible for the two accuracies (Equations 7-8); otherwise ``InputError`` says which
+    interval is allowed.
+
+    Examples
+    --------
+    Table 1's worked example:
+
+    >>> round(float(required_n_binary(0.65, 0.60, 0.30)), 1)
+    1027.6
+    """
+    check_correlation(accuracy_a, accuracy_b, correlation)
+    delta = np.asarray(accuracy_a, dtype=float) - np.asarray(accuracy_b, dtype=float)
+    sd = sd_diff_binary(accuracy_a, accuracy_b, correlation)
+    return required_n(delta, sd, alpha=alpha, power=power, alternative=alternative)
+
+
+def required_n_discordant(
+    a_only, b_only, n_items, *, alpha=0.05, power=0.8, alternative="two-sided"
+):
+    """Return Connor's (1987) discordance-form McNemar required N.
+
+    With discordance ``psi = (b + c)/N`` and ``delta = (b - c)/N``::
+
+        N = (z_{1-alpha/2} sqrt(psi) + z_{1-beta} sqrt(psi - delta^2))^2 / delta^2
+
+    It differs from Equation (6) only in using the null variance ``psi`` for the
+    ``z_alpha`` term; the two agree when ``delta^2`` is small against ``psi``.
+    """
+    z_alpha, z_beta = critical_values(alpha, power, alternative)
+    b = np.asarray(a_only, dtype=float)
+    c = np.asarray(b_only, dtype=float)
+    n = np.asarray(n_items, dtype=float)
+    psi = (b + c) / n
+    delta = (b - c) / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(
+            delta != 0,
+            (z_alpha * np.sqrt(psi) + z_beta * np.sqrt(np.maximum(psi - delta**2, 0.0))) ** 2
+            / delta**2,
+            np.inf,
+        )
+    return _validate.scalar_or_array(out)
+
+
+def mde(n_items, sd_diff, *, alpha=0.05, power=0.8, alternative="two-sided"):
+    """Return the minimum detectable effect at N items (Equation 4).
+
+    ``MDE = (z_{1-alpha/2} + z_{1-beta}) sigma_D / sqrt(N)``: the smallest gap that a
+    benchmark of this size resolves at (alpha, power), holding sigma_D fixed.
+    """
+    n = _validate.positive(n_items, "n_items")
+    sd = np.asarray(sd_diff, dtype=float)
+    k = z_sum_squared(alpha, power, alternative)
+    return _validate.scalar_or_array(np.sqrt(k) * sd / np.sqrt(n))
+
+
+def resolution_ratio(n_items, required):
+    """Return ``q = N / N*`` (Definition 1); 0 when N* is infinite (a zero gap)."""
+    n = np.asarray(n_items, dtype=float)
+    req = np.asarray(required, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.where(np.isfinite(req) & (req > 0), n / req, np.where(req == 0, np.inf, 0.0))
+    return _validate.scalar_or_array(q)
+
+
+def power_at(delta, sd_diff, n_items, *, alpha=0.05, alternative="two-sided"):
+    """Return the exact power of the level-alpha Wald test at gap ``delta`` (footnote 1).
+
+    Two-sided: ``Phi(-z_{1-alpha/2} - mu) + 1 - Phi(z_{1-alpha/2} - mu)`` with
+    ``mu = |delta| sqrt(N) / sigma_D``; one-sided: ``1 - Phi(z_{1-alpha} - mu)`` with the
+    signed ``mu`` in the direction of the alternative.
+    """
+    _validate.alternative(alternative)
+    alpha_arr = _validate.probability(alpha, "alpha")
+    delta = np.asarray(delta, dtype=float)
+    sd = np.asarray(sd_diff, dtype=float)
+    n = np.asarray(n_items, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mu = np.where(sd > 0, delta * np.sqrt(n) / sd, np.sign(delta) * np.inf)
+    mu = np.where(delta == 0, 0.0, mu)
+    if alternative == "two-sided":
+        z = special.ndtri(1 - alpha_arr / 2)
+        m = np.abs(mu)
+        p = special.ndtr(-z - m) + special.ndtr(m - z)
+    else:
+        z = special.ndtri(1 - alpha_arr)
+        signed = mu if alternative == "greater" else -mu
+        p = special.ndtr(signed - z)
+    return _validate.scalar_or_array(p)
+
+
+def correlation_bounds(accuracy_a, accuracy_b):
+    """Return ``(rho_min, rho_max)``, the attainable correlations of two Bernoullis (Eq. 7-8).
+
+    ``rho_max = sqrt(min(pA qB, qA pB) / max(pA qB, qA pB))`` and
+    ``rho_min = -sqrt(min(pA pB, qA qB) / max(pA pB, qA qB))``.
+    """
+    pa = _validate.probability(accuracy_a, "accuracy_a")
+    pb = _validate.probability(accuracy_b, "accuracy_b")
+    u, v = pa * (1 - pb), (1 - pa) * pb
+    s, t = pa * pb, (1 - pa) * (1 - pb)
+    f = _validate.scalar_or_array
+    return f(-np.sqrt(np.minimum(s, t) / np.maximum(s, t))), f(
+        np.sqrt(np.minimum(u, v) / np.maximum(u, v))
+    )
+
+
+def check_correlation(accuracy_a, accuracy_b, correlation) -> None:
+    """Raise ``InputError`` naming the admissible interval if ``correlation`` is outside it."""
+    rho = np.asarray(correlation, dtype=float)
+    if np.any(~np.isfinite(rho)):
+        raise InputError("correlation must be a finite number in [-1, 1]")
+    low, high = correlation_bounds(accuracy_a, accuracy_b)
+    bad = (rho < np.asarray(low) - 1e-12) | (rho > np.asarray(high) + 1e-12)
+    if np.any(bad):
+        i = np.flatnonzero(np.broadcast_to(bad, np.broadcast(rho, low).shape))[0]
+        pa, pb, r, lo, hi = (
+            np.broadcast_to(np.asarray(x, dtype=float), bad.shape).ravel()[i]
+            for x in (accuracy_a, accuracy_b, rho, low, high)
+        )
+        raise InputError(
+            f"correlation {r:g} is not attainable with accuracies {pa:g} and {pb:g}: "
+            f"choose a correlation in [{lo:.4f}, {hi:.4f}] (Equations 7-8)"
+        )
+
+
+def clamp_correlation(accuracy_a, accuracy_b, correlation):
+    """Return ``correlation`` clamped into its admissible interval (Equations 7-8)."""
+    low, high = correlation_bounds(accuracy_a, accuracy_b)
+    return _validate.scalar_or_array(np.clip(np.asarray(correlation, dtype=float), low, high))
+
+
+def cohen_h(accuracy_a, accuracy_b):
+    """Return Cohen's effect size ``h = 2 arcsin sqrt(pA) - 2 arcsin sqrt(pB)``."""
+    pa = _validate.probability(accuracy_a, "accuracy_a", open_interval=False)
+    pb = _validate.probability(accuracy_b, "accuracy_b", open_interval=False)
+    return _validate.scalar_or_array(2 * np.arcsin(np.sqrt(pa)) - 2 * np.arcsin(np.sqrt(pb)))
+
+
+@dataclass(frozen=True)
+class CalculatorConventions:
+    """What common power calculators return for a two-proportion comparison (Table 1).
+
+    ``cohen_per_arm = K / h^2`` (Cohen 1988 Eq. 6.3.2, G*Power, R ``pwr.2p.test``);
+    ``statsmodels_per_arm = 2 K / h^2`` (``statsmodels NormalIndPower``); each ``*_shortcut``
+    is that value times ``(1 - rho)``, the naive paired read-out of Equation (9). Unrounded.
+    """
+
+    cohen_per_arm: np.ndarray
+    cohen_shortcut: np.ndarray
+    statsmodels_per_arm: np.ndarray
+    statsmodels_shortcut: np.ndarray
+
+
+def calculator_conventions(
+    accuracy_a, accuracy_b, correlation, *, alpha=0.05, power=0.8, alternative="two-sided"
+) -> CalculatorConventions:
+    """Return the per-arm sizes and naive ``(1 - rho)`` shortcuts of Table 1."""
+    k = z_sum_squared(alpha, power, alternative)
+    h = np.asarray(cohen_h(accuracy_a, accuracy_b), dtype=float)
+    rho = np.asarray(correlation, dtype=float)
+    with np.errstate(divide="ignore"):
+        per_arm = np.where(h != 0, k / h**2, np.inf)
+    f = _validate.scalar_or_array
+    return CalculatorConventions(
+        cohen_per_arm=f(per_arm),
+        cohen_shortcut=f((1 - rho) * per_arm),
+        statsmodels_per_arm=f(2 * per_arm),
+        statsmodels_shortcut=f((1 - rho) * 2 * per_arm),
+    )
+
+
+def lemma_constant(p, correlation):
+    """Return the Lemma 1 constant ``C(p, rho)`` (Equation 11).
+
+    ``C = 1/2 |(1+rho)(1-2p)^2 / (16 (1-rho) p^2 (1-p)^2) - 1/(6 p (1-p))|``: the shortcut
+    ratio ``n_h / N*`` deviates from 1/2 by at most ``C delta^2 + O(delta^4)`` at midpoint p.
+    ``C(1/2, rho) = 1/3`` for every rho.
+    """
+    p = _validate.probability(p, "p")
+    rho = np.asarray(correlation, dtype=float)
+    if np.any(rho >= 1):
+        raise InputError("correlation must be below 1 for the Lemma 1 constant")
+    u = p * (1 - p)
+    c = 0.5 * np.abs((1 + rho) * (1 - 2 * p) ** 2 / (16 * (1 - rho) * u**2) - 1 / (6 * u))
+    return _validate.scalar_or_array(c)
+
+
+def shortcut_tolerance(p, correlation, epsilon=0.05):
+    """Return ``delta*(p, rho, eps) = sqrt(eps / C(p, rho))`` (Corollary 1, leading order).
+
+    For ``|delta| <= delta*`` the shortcut ``n_h`` stays within ``(1/2 +/- eps) N*``.
+    """
+    eps = _validate.probability(epsilon, "epsilon")
+    return _validate.scalar_or_array(np.sqrt(eps / np.asarray(lemma_constant(p, correlation))))
+
+
+def unpaired_required_n(
+    delta, variance_a, variance_b, *, alpha=0.05, power=0.8, alternative="two-sided"
+):
+    """Return the independent-samples required N per model (Miller 2024), for contrast.
+
+    ``n = K (Var X^A + Var X^B) / delta^2`` — what the comparison would need if each model
+    were scored on its own independent items. For binary accuracies the variances are
+    ``p (1 - p)``. The ratio to the paired N* is the efficiency gained by pairing,
+    ``1 / (1 - rho)`` at equal accuracies (Figure 1).
+    """
+    delta = np.asarray(delta, dtype=float)
+    var = np.asarray(variance_a, dtype=float) + np.asarray(variance_b, dtype=float)
+    k = z_sum_squared(alpha, power, alternative)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n = np.where(delta != 0, k * var / delta**2, np.inf)
+    return _validate.scalar_or_array(n)
+
+
+def round_up(n) -> int | None:
+    """Return a required sample size rounded up to whole items; None when infinite.
+
+    A relative tolerance of 1e-12 keeps floating-point noise (1028.0000000001) from adding
+    an item. Calculators report sizes this way (Table 1).
+    """
+    x = float(n)
+    if not np.isfinite(x):
+        return None
+    return int(np.ceil(x * (1 - 1e-12)))
