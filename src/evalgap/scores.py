@@ -1,0 +1,316 @@
+"""Aligned per-item scores: the in-memory model every job works on.
+
+A long frame (one row per model, task, item and optionally run; see
+:mod:`evalgap.io.tables`) is aligned into, per task, a dense ``(n_items, n_models)`` array
+of scores with the item ids beside it, and an :class:`AlignmentReport` saying, per model
+and task, what was kept and what was left out and why. Nothing is dropped silently:
+
+* rows whose score is empty or not a finite number are excluded and counted;
+* identical duplicate rows are collapsed and counted; duplicates with *different* scores and
+  no run column are an error (they are either repeated runs or a broken file);
+* several runs of an item (a run column) are averaged into one graded score per item, with
+  the run count kept — runs are never counted as items;
+* only items scored for every selected model are kept (the intersection); each model's
+  missing items are counted. ``strict=True`` turns any exclusion into an error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from evalgap.errors import InputError
+
+
+@dataclass(frozen=True)
+class ModelAlignment:
+    """What was read and kept for one model on one task."""
+
+    model: str
+    task: str
+    rows: int
+    items_scored: int
+    items_kept: int
+    items_missing: int
+    duplicates_collapsed: int
+    non_numeric: int
+    empty_scores: int
+    max_runs: int
+
+    def to_dict(self) -> dict:
+        """Return the entry as a plain dict."""
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class AlignmentReport:
+    """Per model and task: items kept, missing, duplicated and unusable."""
+
+    entries: tuple[ModelAlignment, ...]
+    items_union: dict
+    items_kept: dict
+
+    @property
+    def items_left_out(self) -> int:
+        """Items (over all tasks) present for some model but not kept."""
+        return int(sum(self.items_union[t] - self.items_kept[t] for t in self.items_union))
+
+    def messages(self) -> list[str]:
+        """Return one plain sentence per exclusion, empty when nothing was left out."""
+        out = []
+        for e in self.entries:
+            where = "" if e.task == "all" else f" on task {e.task}"
+            if e.items_missing:
+                out.append(
+                    f"{e.model} has no score for {e.items_missing:,} of "
+                    f"{self.items_union[e.task]:,} items{where}; those items are left out"
+                )
+            if e.non_numeric:
+                out.append(
+                    f"{e.model}: {e.non_numeric:,} rows{where} with a non-numeric or "
+                    "infinite score were excluded"
+                )
+            if e.empty_scores:
+                out.append(
+                    f"{e.model}: {e.empty_scores:,} rows{where} with an empty (NaN) score "
+                    "were excluded"
+                )
+            if e.duplicates_collapsed:
+                out.append(
+                    f"{e.model}: {e.duplicates_collapsed:,} identical duplicate rows{where} "
+                    "were collapsed"
+                )
+        return out
+
+    def to_dict(self) -> dict:
+        """Return the report as plain Python data."""
+        return {
+            "items_union": dict(self.items_union),
+            "items_kept": dict(self.items_kept),
+            "items_left_out": self.items_left_out,
+            "models": [e.to_dict() for e in self.entries],
+            "messages": self.messages(),
+        }
+
+
+@dataclass(frozen=True)
+class TaskScores:
+    """Aligned scores of one task: ``scores[i, j]`` is model j's score on item i."""
+
+    task: str
+    item_ids: np.ndarray
+    scores: np.ndarray
+    run_counts: np.ndarray
+    clusters: np.ndarray | None
+
+
+@dataclass(frozen=True)
+class ScoreSet:
+    """Aligned scores of several models on one or more tasks, with the alignment report."""
+
+    models: tuple[str, ...]
+    tasks: tuple[TaskScores, ...]
+    report: AlignmentReport
+    source: str = ""
+
+    @property
+    def n_items(self) -> int:
+        """Total kept items over all tasks."""
+        return int(sum(t.scores.shape[0] for t in self.tasks))
+
+    def model_index(self, model: str) -> int:
+        """Return the column of ``model``, or raise naming the models available."""
+        if model not in self.models:
+            raise InputError(
+                f"no model {model!r} in {self.source or 'the scores'}; "
+                f"models found: {_listing(self.models)}"
+            )
+        return self.models.index(model)
+
+    def pair(self, model_a: str, model_b: str) -> tuple[np.ndarray, np.ndarray]:
+        """Return the two models' scores over every kept item of every task, aligned."""
+        i, j = self.model_index(model_a), self.model_index(model_b)
+        a = np.concatenate([t.scores[:, i] for t in self.tasks])
+        b = np.concatenate([t.scores[:, j] for t in self.tasks])
+        return a, b
+
+
+def align(
+    frame: pd.DataFrame,
+    *,
+    models=None,
+    tasks=None,
+    strict: bool = False,
+    source: str = "",
+) -> ScoreSet:
+    """Align a long frame into a :class:`ScoreSet` (see the module docstring for the rules).
+
+    ``models``/``tasks`` select and order what is kept (all, in order of appearance, when
+    None). Items are the intersection over the selected models, per task.
+    """
+    where = f"{source}: " if source else ""
+    frame = _select(frame, "model", models, where)
+    frame = _select(frame, "task", tasks, where)
+    model_order = list(models) if models else list(pd.unique(frame["model"]))
+    task_order = list(tasks) if tasks else list(pd.unique(frame["task"]))
+    has_run = "run" in frame.columns
+    has_cluster = "cluster" in frame.columns
+
+    score, non_numeric, empty = _numeric_scores(frame["score"])
+    frame = frame.assign(score=score)
+    counts = (
+        frame.assign(_non_numeric=non_numeric, _empty=empty)
+        .groupby(["model", "task"], sort=False)[["_non_numeric", "_empty"]]
+        .sum()
+    )
+    rows = frame.groupby(["model", "task"], sort=False).size()
+    usable = frame[~(non_numeric | empty)]
+
+    key = ["model", "task", "item_id"] + (["run"] if has_run else [])
+    spread = usable.groupby(key, sort=False)["score"].agg(["size", "min", "max"])
+    conflicts = spread[spread["min"] != spread["max"]]
+    if len(conflicts):
+        idx = conflicts.index[0]
+        model, task, item = idx[0], idx[1], idx[2]
+        first = conflicts.iloc[0]
+        run = f" run {idx[3]!r}" if has_run else ""
+        hint = (
+            "fix the file"
+            if has_run
+            else "name the run column with --run-column if these are repeated runs, or fix the file"
+        )
+        raise InputError(
+            f"{where}item {item!r}{run} of model {model!r}"
+            f"{'' if task == 'all' else f' (task {task})'} has conflicting scores "
+            f"{first['min']:g} and {first['max']:g} in different rows ({len(conflicts):,} such "
+            f"items); {hint}"
+        )
+    duplicates = (spread["size"] - 1).groupby(level=["model", "task"], sort=False).sum()
+    deduped = usable.drop_duplicates(subset=key)
+    per_item = deduped.groupby(["model", "task", "item_id"], sort=False)["score"].agg(
+        ["mean", "size"]
+    )
+    per_item = per_item.reset_index()
+
+    entries = []
+    task_scores = []
+    union_counts, kept_counts = {}, {}
+    clusters_by_item = _cluster_labels(deduped, where) if has_cluster else None
+    for task in task_order:
+        sub = per_item[per_item["task"] == task]
+        wide = sub.pivot(index="item_id", columns="model", values="mean").reindex(
+            columns=model_order
+        )
+        runs = sub.pivot(index="item_id", columns="model", values="size").reindex(
+            columns=model_order
+        )
+        wide = wide.sort_index(key=_natural_key)
+        runs = runs.reindex(wide.index)
+        complete = wide.notna().all(axis=1).to_numpy()
+        union_counts[task] = int(wide.shape[0])
+        kept_counts[task] = int(complete.sum())
+        for m in model_order:
+            present = wide[m].notna().to_numpy()
+            entries.append(
+                ModelAlignment(
+                    model=str(m),
+                    task=str(task),
+                    rows=int(rows.get((m, task), 0)),
+                    items_scored=int(present.sum()),
+                    items_kept=int(complete.sum()),
+                    items_missing=int((~present).sum()),
+                    duplicates_collapsed=int(duplicates.get((m, task), 0)),
+                    non_numeric=int(counts["_non_numeric"].get((m, task), 0)),
+                    empty_scores=int(counts["_empty"].get((m, task), 0)),
+                    max_runs=int(np.nanmax(runs[m].to_numpy())) if present.any() else 0,
+                )
+            )
+        ids = wide.index.to_numpy()[complete]
+        cl = None
+        if clusters_by_item is not None:
+            cl = clusters_by_item.reindex(
+                pd.MultiIndex.from_arrays([np.full(ids.size, task, dtype=object), ids])
+            ).to_numpy(dtype=object)
+        task_scores.append(
+            TaskScores(
+                task=str(task),
+                item_ids=ids,
+                scores=wide.to_numpy(dtype=float)[complete],
+                run_counts=runs.to_numpy(dtype=float)[complete].astype(np.int64),
+                clusters=cl,
+            )
+        )
+    report = AlignmentReport(tuple(entries), union_counts, kept_counts)
+    if strict and report.messages():
+        raise InputError(
+            f"{where}--strict: {report.messages()[0]}"
+            f"{f' (and {len(report.messages()) - 1} more)' if len(report.messages()) > 1 else ''}"
+        )
+    if sum(kept_counts.values()) == 0:
+        raise InputError(
+            f"{where}no item is scored for every selected model "
+            f"({_listing(model_order)}); nothing to compare"
+        )
+    return ScoreSet(tuple(str(m) for m in model_order), tuple(task_scores), report, source)
+
+
+def _select(frame: pd.DataFrame, column: str, wanted, where: str) -> pd.DataFrame:
+    if not wanted:
+        return frame
+    available = list(pd.unique(frame[column]))
+    missing = [w for w in wanted if w not in set(available)]
+    if missing:
+        raise InputError(
+            f"{where}no {column} {missing[0]!r}; {column}s found: {_listing(available)}"
+        )
+    return frame[frame[column].isin(list(wanted))]
+
+
+def _numeric_scores(raw: pd.Series):
+    """Return float scores with masks of non-numeric and empty entries."""
+    if raw.dtype == bool:
+        return (
+            raw.astype(float),
+            pd.Series(False, index=raw.index),
+            pd.Series(False, index=raw.index),
+        )
+    text = raw if raw.dtype != object else raw.map(_bool_text)
+    values = pd.to_numeric(text, errors="coerce").astype(float)
+    empty = raw.isna() | (raw.astype(str).str.strip() == "")
+    bad = (values.isna() & ~empty) | np.isinf(values)
+    return values, bad, empty
+
+
+def _bool_text(value):
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        if lowered in ("true", "false"):
+            return 1.0 if lowered == "true" else 0.0
+    return value
+
+
+def _cluster_labels(frame: pd.DataFrame, where: str) -> pd.Series:
+    labels = frame.groupby(["task", "item_id"], sort=False)["cluster"].agg(["first", "nunique"])
+    clash = labels[labels["nunique"] > 1]
+    if len(clash):
+        _task, item = clash.index[0]
+        raise InputError(
+            f"{where}item {item!r} carries different cluster labels in different rows; "
+            "each item needs one cluster label"
+        )
+    return labels["first"]
+
+
+def _natural_key(index: pd.Index) -> pd.Index:
+    numeric = pd.to_numeric(pd.Series(index), errors="coerce")
+    if numeric.notna().all():
+        return pd.Index(numeric)
+    return index
+
+
+def _listing(names, limit: int = 8) -> str:
+    names = [str(n) for n in names]
+    shown = ", ".join(names[:limit])
+    return shown + (f", ... ({len(names)} in all)" if len(names) > limit else "")
