@@ -1,0 +1,365 @@
+"""The ``evalgap`` command line: parse options, call a job, hand the result to ``report/``.
+
+Exit codes: 0 success, 2 bad input (one line on stderr naming the option or file and what
+to do).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+from rich.console import Console
+
+from evalgap import __version__
+from evalgap.errors import InputError
+
+PROBABILITY = click.FloatRange(0, 1, min_open=True, max_open=True)
+COUNT = click.IntRange(min=0)
+
+COMPARE_EXAMPLES = """
+\b
+Examples:
+  # From the 2x2 counts of a binary comparison (HellaSwag, gemma-7b vs Llama-3-8B):
+  evalgap compare --both-correct 7986 --a-only 295 --b-only 249 --both-wrong 1512
+\b
+  # From a long table of per-item scores (CSV/TSV/Parquet/JSONL, optionally .gz):
+  evalgap compare --scores examples/two_models.csv --model-a model-x --model-b model-y
+\b
+  # Machine-readable output, one-sided test (H1: A better):
+  evalgap compare --scores results.csv.gz --model-a new --model-b old \\
+      --alternative greater --json
+"""
+
+PLAN_EXAMPLES = """
+\b
+Examples:
+  # Items needed to resolve 65% vs 60% at per-item correlation 0.3 (Table 1):
+  evalgap plan --accuracy-a 0.65 --accuracy-b 0.60 --correlation 0.3
+\b
+  # Smallest gap a 1,172-item benchmark resolves near 60% accuracy, rho = 0.7:
+  evalgap plan --accuracy-a 0.60 --correlation 0.7 --n-items 1172
+\b
+  # Graded scores: a 0.02 gap with per-item differences of SD 0.25:
+  evalgap plan --delta 0.02 --sd-diff 0.25 --json
+"""
+
+
+def _common_test_options(func):
+    func = click.option(
+        "--json", "as_json", is_flag=True, help="Print the result as JSON instead of a report."
+    )(func)
+    func = click.option(
+        "--alternative",
+        type=click.Choice(["two-sided", "greater", "less"]),
+        default="two-sided",
+        show_default=True,
+        help="'greater': H1 is that A is better; 'less': that B is better.",
+    )(func)
+    func = click.option(
+        "--power",
+        type=PROBABILITY,
+        default=0.8,
+        show_default=True,
+        help="Target power 1 - beta, in (0, 1).",
+    )(func)
+    func = click.option(
+        "--alpha",
+        type=PROBABILITY,
+        default=0.05,
+        show_default=True,
+        help="Significance level, in (0, 1).",
+    )(func)
+    return func
+
+
+def loader_options(func):
+    """Options shared by every job that reads per-item scores from a file."""
+    options = [
+        click.option(
+            "--strict",
+            is_flag=True,
+            help="Treat any missing, duplicated or unusable item as an error.",
+        ),
+        click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(["csv", "tsv", "parquet", "jsonl"]),
+            help="Force the table format (default: from the file name).",
+        ),
+        click.option(
+            "--task",
+            "tasks",
+            multiple=True,
+            help="Keep only this task (repeatable). Default: all tasks, pooled.",
+        ),
+        click.option("--cluster-column", help="Column with a cluster label (subject, category)."),
+        click.option(
+            "--run-column", help="Column numbering repeated runs; runs are averaged per item."
+        ),
+        click.option("--task-column", help="Column naming the task (default: detected)."),
+        click.option("--model-column", help="Column naming the model (default: detected)."),
+        click.option("--score-column", help="Column with the per-item score (default: detected)."),
+        click.option("--item-column", help="Column identifying the item (default: detected)."),
+        click.option(
+            "--scores",
+            "scores_path",
+            type=click.Path(dir_okay=False),
+            help="Long table of per-item scores, one row per (model, item).",
+        ),
+    ]
+    for option in options:
+        func = option(func)
+    return func
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="evalgap")
+def cli():
+    """evalgap: is a gap between two models real, and could this benchmark have shown it?
+
+    Paired tests, required sample sizes (N*), minimum detectable effects and the resolution
+    ratio q = N/N* for LLM evaluations scored on shared items.
+    """
+
+
+@cli.command(epilog=COMPARE_EXAMPLES)
+@click.option("--both-correct", type=COUNT, help="Items both models got right.")
+@click.option("--a-only", type=COUNT, help="Items only model A got right.")
+@click.option("--b-only", type=COUNT, help="Items only model B got right.")
+@click.option("--both-wrong", type=COUNT, help="Items both models got wrong.")
+@loader_options
+@click.option("--model-a", help="Model A's name in the scores file.")
+@click.option("--model-b", help="Model B's name in the scores file.")
+@_common_test_options
+@click.option(
+    "--n-bootstrap",
+    type=click.IntRange(min=0),
+    default=10_000,
+    show_default=True,
+    help="Bootstrap resamples for the paired bootstrap test and interval (0: skip).",
+)
+@click.option(
+    "--n-bootstrap-required-n",
+    type=click.IntRange(min=0),
+    default=500,
+    show_default=True,
+    help="Bootstrap resamples for the N* interval (0: skip).",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Seed of every resampling step; the same seed gives the same numbers.",
+)
+def compare(
+    both_correct,
+    a_only,
+    b_only,
+    both_wrong,
+    scores_path,
+    item_column,
+    score_column,
+    model_column,
+    task_column,
+    run_column,
+    cluster_column,
+    tasks,
+    fmt,
+    strict,
+    model_a,
+    model_b,
+    alpha,
+    power,
+    alternative,
+    as_json,
+    n_bootstrap,
+    n_bootstrap_required_n,
+    seed,
+):
+    """Test one paired gap and say whether the benchmark can resolve it.
+
+    Give either the four 2x2 counts of a binary comparison, or --scores with --model-a and
+    --model-b. Items not scored for both models are left out and counted in the output.
+    """
+    from evalgap.compare import compare_counts, compare_scores
+
+    counts = (both_correct, a_only, b_only, both_wrong)
+    settings = {
+        "alpha": alpha,
+        "power": power,
+        "alternative": alternative,
+        "n_bootstrap": n_bootstrap,
+        "n_bootstrap_required_n": n_bootstrap_required_n,
+        "seed": seed,
+    }
+    if scores_path is not None:
+        if any(c is not None for c in counts):
+            raise InputError(
+                "give either --scores or the four counts "
+                "(--both-correct --a-only --b-only --both-wrong), not both"
+            )
+        if not model_a or not model_b:
+            raise InputError("--scores needs --model-a and --model-b (the two models to compare)")
+        if model_a == model_b:
+            raise InputError(f"--model-a and --model-b are both {model_a!r}; name two models")
+        score_set = _load(
+            scores_path,
+            [model_a, model_b],
+            tasks,
+            fmt,
+            strict,
+            item_column,
+            score_column,
+            model_column,
+            task_column,
+            run_column,
+            cluster_column,
+            quiet=as_json,
+        )
+        a, b = score_set.pair(model_a, model_b)
+        result = compare_scores(
+            a, b, model_a=model_a, model_b=model_b, alignment=score_set.report, **settings
+        )
+    else:
+        missing = [
+            name
+            for name, value in zip(
+                ("--both-correct", "--a-only", "--b-only", "--both-wrong"), counts, strict=True
+            )
+            if value is None
+        ]
+        if missing:
+            raise InputError(
+                f"missing {', '.join(missing)}: give all four 2x2 counts, or "
+                "--scores FILE with --model-a and --model-b"
+            )
+        if sum(counts) == 0:
+            raise InputError(
+                "the four counts add up to 0 items; give the counts of a real comparison"
+            )
+        result = compare_counts(*counts, **settings)
+    _emit(result, as_json, "compare")
+
+
+@cli.command(epilog=PLAN_EXAMPLES)
+@click.option("--accuracy-a", type=PROBABILITY, help="Expected accuracy of model A, in (0, 1).")
+@click.option(
+    "--accuracy-b",
+    type=PROBABILITY,
+    help="Expected accuracy of model B (default: equal to A, for an MDE).",
+)
+@click.option(
+    "--correlation",
+    type=click.FloatRange(-1, 1),
+    help="Per-item correlation of the two models' scores, in [-1, 1].",
+)
+@click.option("--delta", type=float, help="Graded scores: the gap to resolve.")
+@click.option(
+    "--sd-diff",
+    type=click.FloatRange(0, min_open=True),
+    help="Graded scores: SD of the per-item score differences.",
+)
+@click.option(
+    "--n-items",
+    type=click.IntRange(min=1),
+    help="Items available: adds the MDE, q and the power at this size.",
+)
+@_common_test_options
+def plan(
+    accuracy_a, accuracy_b, correlation, delta, sd_diff, n_items, alpha, power, alternative, as_json
+):
+    """How many paired items does a comparison need? (before running it)"""
+    from evalgap.plan import plan as make_plan
+
+    result = make_plan(
+        accuracy_a=accuracy_a,
+        accuracy_b=accuracy_b,
+        correlation=correlation,
+        delta=delta,
+        sd_diff=sd_diff,
+        n_items=n_items,
+        alpha=alpha,
+        power=power,
+        alternative=alternative,
+    )
+    _emit(result, as_json, "plan")
+
+
+def _load(
+    path,
+    models,
+    tasks,
+    fmt,
+    strict,
+    item_column,
+    score_column,
+    model_column,
+    task_column,
+    run_column,
+    cluster_column,
+    quiet=False,
+):
+    from evalgap.io.tables import read_long_table
+    from evalgap.scores import align
+
+    table = read_long_table(
+        path,
+        fmt=fmt,
+        model_column=model_column,
+        item_column=item_column,
+        score_column=score_column,
+        task_column=task_column,
+        run_column=run_column,
+        cluster_column=cluster_column,
+    )
+    if not quiet:
+        err = Console(stderr=True)
+        for note in table.notes:
+            err.print(f"[dim]{path}: {note}[/]")
+    return align(
+        table.frame, models=models, tasks=list(tasks) or None, strict=strict, source=str(path)
+    )
+
+
+def _emit(result, as_json: bool, job: str) -> None:
+    if as_json:
+        from evalgap.report.json_output import to_json
+
+        click.echo(to_json(result))
+        return
+    from evalgap.report import terminal
+
+    console = Console()
+    {"compare": terminal.render_compare, "plan": terminal.render_plan}[job](result, console)
+
+
+def main(argv=None) -> int:
+    """Run the CLI; return the exit code (0 ok, 2 bad input)."""
+    try:
+        cli.main(args=argv, prog_name="evalgap", standalone_mode=False)
+    except InputError as exc:
+        click.echo(f"evalgap: error: {exc}", err=True)
+        return 2
+    except click.UsageError as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # bare 'evalgap' (click >= 8.2)
+            click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
+            return 0
+        click.echo(
+            f"evalgap: error: {exc.format_message()} "
+            f"(see 'evalgap {exc.ctx.command.name if exc.ctx and exc.ctx.command else ''}"
+            f" --help')".replace(" ' --help'", " --help'"),
+            err=True,
+        )
+        return 2
+    except click.Abort:
+        click.echo("evalgap: aborted", err=True)
+        return 1
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,571 @@
+"""The ``compare`` job: is the gap between two models real, and could this benchmark resolve it?
+
+Given a 2x2 table or two aligned score arrays, :func:`compare_counts` and
+:func:`compare_scores` run every paired test that fits the data (the McNemar family for
+binary scores; the paired t and sign-flip tests for graded scores; the paired bootstrap of
+Definition 2 for both), interval estimates of the gap, and the resolution diagnostics of
+*Resolution Diagnostics* Section 3: N* (Eq. 3/6), the MDE (Eq. 4), q = N/N* and the verdict,
+with a bootstrap interval for N* and the correlation sensitivity of Section 6.2.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from evalgap.errors import InputError
+from evalgap.scores import AlignmentReport
+from evalgap.stats import _validate, intervals, resample, tests
+from evalgap.stats import power as pw
+from evalgap.stats.paired import (
+    PairedSummary,
+    counts_from_scores,
+    is_binary,
+    summarize_counts,
+    summarize_moments,
+)
+
+DEFAULT_BOOTSTRAP = 10_000
+DEFAULT_REQUIRED_N_BOOTSTRAP = 500  # Appendix I: "N* CI, B = 500 bootstrap"
+DEFAULT_PERMUTATIONS = 10_000
+CORRELATION_SHIFT = 0.1  # Section 6.2: perturb rho by +/- 0.10, clamped
+
+
+@dataclass(frozen=True)
+class PValues:
+    """Two-sided (or one-sided, as asked) p-values; None where a test does not apply."""
+
+    mcnemar: float | None = None
+    mcnemar_cc: float | None = None
+    exact: float | None = None
+    mid_p: float | None = None
+    paired_t: float | None = None
+    sign_flip: float | None = None
+    bootstrap: float | None = None
+
+    def to_dict(self) -> dict:
+        """Return the p-values by test name."""
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class RequiredNInterval:
+    """Bootstrap percentile interval of N* (Section 6.1, Appendix I)."""
+
+    low: float
+    high: float
+    level: float
+    n_resamples: int
+    straddles_n: bool
+
+    def to_dict(self) -> dict:
+        """Return the interval with infinite bounds as None."""
+        return {
+            "low": _finite_or_none(self.low),
+            "high": _finite_or_none(self.high),
+            "level": self.level,
+            "n_resamples": self.n_resamples,
+            "straddles_n": self.straddles_n,
+        }
+
+
+@dataclass(frozen=True)
+class CorrelationSensitivity:
+    """The verdict recomputed at a perturbed correlation (clamped to the admissible range)."""
+
+    correlation: float
+    required_n: int | None
+    resolution_ratio: float
+    resolved: bool
+
+    def to_dict(self) -> dict:
+        """Return the entry as a dict."""
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class BootstrapResult:
+    """The paired percentile bootstrap of Definition 2."""
+
+    n_resamples: int
+    seed: int | None
+    p_value: float
+    ci: intervals.Interval
+
+    def to_dict(self) -> dict:
+        """Return the bootstrap settings and results."""
+        return {
+            "n_resamples": self.n_resamples,
+            "seed": self.seed,
+            "p_value": self.p_value,
+            "ci": self.ci.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    """Everything ``evalgap compare`` reports about one paired gap."""
+
+    model_a: str
+    model_b: str
+    binary: bool
+    n_items: int
+    accuracy_a: float
+    accuracy_b: float
+    delta: float
+    both_correct: int | None
+    a_only: int
+    b_only: int
+    both_wrong: int | None
+    correlation: float | None
+    sd_diff: float
+    se: float
+    alpha: float
+    power: float
+    alternative: str
+    p_values: PValues
+    ci: intervals.Interval
+    intervals: tuple[intervals.Interval, ...]
+    required_n: int | None
+    required_n_discordant: int | None
+    mde: float
+    resolution_ratio: float
+    resolved: bool
+    unpaired_required_n: int | None
+    paired_efficiency: float | None
+    required_n_interval: RequiredNInterval | None
+    sensitivity: tuple[CorrelationSensitivity, ...]
+    bootstrap: BootstrapResult | None
+    alignment: AlignmentReport | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def verdict(self) -> str:
+        """One plain sentence: what the tests say and whether the benchmark resolves the gap."""
+        return _verdict(self)
+
+    def to_dict(self) -> dict:
+        """Return the JSON-ready dict (the documented ``compare --json`` contract)."""
+        out = {
+            "model_a": self.model_a,
+            "model_b": self.model_b,
+            "binary": self.binary,
+            "n_items": self.n_items,
+            "accuracy_a": self.accuracy_a,
+            "accuracy_b": self.accuracy_b,
+            "delta": self.delta,
+            "both_correct": self.both_correct,
+            "a_only": self.a_only,
+            "b_only": self.b_only,
+            "both_wrong": self.both_wrong,
+            "correlation": self.correlation,
+            "sd_diff": self.sd_diff,
+            "se": self.se,
+            "alpha": self.alpha,
+            "power": self.power,
+            "alternative": self.alternative,
+            "p_values": self.p_values.to_dict(),
+            "ci": self.ci.to_dict(),
+            "intervals": [i.to_dict() for i in self.intervals],
+            "required_n": self.required_n,
+            "required_n_discordant": self.required_n_discordant,
+            "mde": self.mde,
+            "resolution_ratio": self.resolution_ratio,
+            "resolved": self.resolved,
+            "unpaired_required_n": self.unpaired_required_n,
+            "paired_efficiency": self.paired_efficiency,
+            "required_n_interval": (
+                self.required_n_interval.to_dict() if self.required_n_interval else None
+            ),
+            "correlation_sensitivity": [s.to_dict() for s in self.sensitivity],
+            "bootstrap": self.bootstrap.to_dict() if self.bootstrap else None,
+            "alignment": self.alignment.to_dict() if self.alignment else None,
+            "notes": list(self.notes),
+            "verdict": self.verdict,
+        }
+        return out
+
+
+def compare_counts(
+    both_correct: int,
+    a_only: int,
+    b_only: int,
+    both_wrong: int,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    alternative: str = "two-sided",
+    n_bootstrap: int = DEFAULT_BOOTSTRAP,
+    n_bootstrap_required_n: int = DEFAULT_REQUIRED_N_BOOTSTRAP,
+    seed: int | None = 0,
+    model_a: str = "A",
+    model_b: str = "B",
+    alignment: AlignmentReport | None = None,
+) -> CompareResult:
+    """Compare two models from the 2x2 counts of a binary evaluation on shared items.
+
+    Runs McNemar (chi-square, continuity-corrected), the exact conditional binomial test
+    and its mid-p, the paired bootstrap (a multinomial draw on the cells), Wald and Newcombe
+    intervals, N* (Eq. 6) with its bootstrap interval, Connor's discordance-form N*, the MDE
+    (Eq. 4), q and the correlation sensitivity. Set ``n_bootstrap=0`` to skip the bootstraps.
+
+    Examples
+    --------
+    >>> r = compare_counts(7986, 295, 249, 1512)
+    >>> r.required_n, round(r.resolution_ratio, 2), r.resolved
+    (20256, 0.5, False)
+    """
+    _check_levels(alpha, power, alternative)
+    s = summarize_counts(both_correct, a_only, b_only, both_wrong)
+    n = int(s.n_items)
+    p = PValues(
+        mcnemar=float(tests.mcnemar(s.a_only, s.b_only, alternative=alternative).p_value),
+        mcnemar_cc=float(
+            tests.mcnemar(s.a_only, s.b_only, correction=True, alternative=alternative).p_value
+        ),
+        exact=float(tests.mcnemar_exact(s.a_only, s.b_only, alternative=alternative)),
+        mid_p=float(tests.mcnemar_exact(s.a_only, s.b_only, alternative=alternative, mid_p=True)),
+    )
+    newcombe = intervals.newcombe_interval(both_correct, a_only, b_only, both_wrong, alpha)
+    wald = intervals.wald_interval(s.delta, s.se, alpha)
+    boot = req_ci = None
+    if n_bootstrap:
+        b_star, c_star = resample.bootstrap_counts(s.a_only, s.b_only, n, n_bootstrap, seed)
+        boot = _bootstrap_result((b_star - c_star) / n, n_bootstrap, seed, alpha, alternative)
+        p = PValues(**{**p.to_dict(), "bootstrap": boot.p_value})
+    if n_bootstrap_required_n:
+        b_star, c_star = resample.bootstrap_counts(
+            s.a_only, s.b_only, n, n_bootstrap_required_n, _child_seed(seed)
+        )
+        delta_star = (b_star - c_star) / n
+        var_star = np.maximum((b_star + c_star) / n - delta_star**2, 0.0)
+        req_ci = _required_n_interval(
+            delta_star, var_star, n, alpha, power, alternative, n_bootstrap_required_n
+        )
+    variance_a = float(s.accuracy_a * (1 - s.accuracy_a))
+    variance_b = float(s.accuracy_b * (1 - s.accuracy_b))
+    discordant = pw.required_n_discordant(
+        s.a_only, s.b_only, n, alpha=alpha, power=power, alternative=alternative
+    )
+    return _assemble(
+        s,
+        p,
+        primary=newcombe,
+        all_intervals=(newcombe, wald) + ((boot.ci,) if boot else ()),
+        alpha=alpha,
+        power_=power,
+        alternative=alternative,
+        bootstrap=boot,
+        req_ci=req_ci,
+        variances=(variance_a, variance_b),
+        cells=(int(both_correct), int(both_wrong)),
+        required_discordant=discordant,
+        model_a=model_a,
+        model_b=model_b,
+        alignment=alignment,
+    )
+
+
+def compare_scores(
+    scores_a,
+    scores_b,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    alternative: str = "two-sided",
+    n_bootstrap: int = DEFAULT_BOOTSTRAP,
+    n_bootstrap_required_n: int = DEFAULT_REQUIRED_N_BOOTSTRAP,
+    n_permutations: int = DEFAULT_PERMUTATIONS,
+    seed: int | None = 0,
+    model_a: str = "A",
+    model_b: str = "B",
+    alignment: AlignmentReport | None = None,
+) -> CompareResult:
+    """Compare two models from aligned per-item scores (1-D arrays, binary or graded).
+
+    Binary scores are reduced to their 2x2 counts and compared exactly as by
+    :func:`compare_counts`. Graded scores get the paired t test, the sign-flip permutation
+    test, the paired bootstrap (Definition 2), t/Wald/bootstrap intervals and N* from the
+    standard deviation of the per-item differences (Eq. 3).
+    """
+    a = np.asarray(scores_a, dtype=float)
+    b = np.asarray(scores_b, dtype=float)
+    if a.ndim != 1 or a.shape != b.shape:
+        raise InputError("compare_scores needs two 1-D score arrays of the same length")
+    if is_binary(a) and is_binary(b):
+        return compare_counts(
+            *map(int, counts_from_scores(a, b)),
+            alpha=alpha,
+            power=power,
+            alternative=alternative,
+            n_bootstrap=n_bootstrap,
+            n_bootstrap_required_n=n_bootstrap_required_n,
+            seed=seed,
+            model_a=model_a,
+            model_b=model_b,
+            alignment=alignment,
+        )
+    _check_levels(alpha, power, alternative)
+    s = summarize_moments(a, b)
+    n = int(s.n_items)
+    if n < 2:
+        raise InputError("graded comparisons need at least 2 shared items")
+    d = a - b
+    sd_sample = float(d.std(ddof=1))
+    t_res = tests.paired_t_from_moments(s.delta, sd_sample, n, alternative=alternative)
+    p = PValues(paired_t=float(t_res.p_value))
+    if n_permutations:
+        flip = tests.sign_flip_test(
+            a, b, n_resamples=n_permutations, alternative=alternative, seed=_child_seed(seed, 2)
+        )
+        p = PValues(**{**p.to_dict(), "sign_flip": float(flip.p_value)})
+    t_ci = intervals.t_interval(s.delta, sd_sample, n, alpha)
+    wald = intervals.wald_interval(s.delta, s.se, alpha)
+    boot = req_ci = None
+    if n_bootstrap:
+        means = resample.bootstrap_means(d, n_bootstrap, seed)
+        boot = _bootstrap_result(means, n_bootstrap, seed, alpha, alternative)
+        p = PValues(**{**p.to_dict(), "bootstrap": boot.p_value})
+    if n_bootstrap_required_n:
+        means, second = resample.bootstrap_means(
+            d, n_bootstrap_required_n, _child_seed(seed), moments=True
+        )
+        req_ci = _required_n_interval(
+            means,
+            np.maximum(second - means**2, 0.0),
+            n,
+            alpha,
+            power,
+            alternative,
+            n_bootstrap_required_n,
+        )
+    return _assemble(
+        s,
+        p,
+        primary=boot.ci if boot else t_ci,
+        all_intervals=((boot.ci,) if boot else ()) + (t_ci, wald),
+        alpha=alpha,
+        power_=power,
+        alternative=alternative,
+        bootstrap=boot,
+        req_ci=req_ci,
+        variances=(float(a.var()), float(b.var())),
+        cells=(None, None),
+        required_discordant=None,
+        model_a=model_a,
+        model_b=model_b,
+        alignment=alignment,
+    )
+
+
+def _assemble(
+    s: PairedSummary,
+    p: PValues,
+    *,
+    primary,
+    all_intervals,
+    alpha,
+    power_,
+    alternative,
+    bootstrap,
+    req_ci,
+    variances,
+    cells,
+    required_discordant,
+    model_a,
+    model_b,
+    alignment,
+) -> CompareResult:
+    n = int(s.n_items)
+    kw = {"alpha": alpha, "power": power_, "alternative": alternative}
+    required = float(pw.required_n(s.delta, s.sd_diff, **kw))
+    q = float(pw.resolution_ratio(n, required))
+    unpaired = float(pw.unpaired_required_n(s.delta, variances[0], variances[1], **kw))
+    notes = []
+    if s.sd_diff == 0:
+        notes.append(
+            "the two models' scores differ by the same amount on every item, so the "
+            "gap has no sampling variance; N* is 0 for a non-zero gap"
+        )
+    correlation = float(s.correlation) if np.isfinite(s.correlation) else None
+    if correlation is None:
+        notes.append("the correlation is undefined because one model's scores are constant")
+    return CompareResult(
+        model_a=model_a,
+        model_b=model_b,
+        binary=s.binary,
+        n_items=n,
+        accuracy_a=float(s.accuracy_a),
+        accuracy_b=float(s.accuracy_b),
+        delta=float(s.delta),
+        both_correct=cells[0],
+        a_only=int(s.a_only),
+        b_only=int(s.b_only),
+        both_wrong=cells[1],
+        correlation=correlation,
+        sd_diff=float(s.sd_diff),
+        se=float(s.se),
+        alpha=float(alpha),
+        power=float(power_),
+        alternative=alternative,
+        p_values=p,
+        ci=primary,
+        intervals=tuple(all_intervals),
+        required_n=pw.round_up(required),
+        required_n_discordant=pw.round_up(float(required_discordant))
+        if required_discordant is not None
+        else None,
+        mde=float(pw.mde(n, s.sd_diff, **kw)),
+        resolution_ratio=q,
+        resolved=bool(q >= 1),
+        unpaired_required_n=pw.round_up(unpaired),
+        paired_efficiency=(unpaired / required)
+        if math.isfinite(required) and required > 0
+        else None,
+        required_n_interval=req_ci,
+        sensitivity=_sensitivity(s, variances, n, kw) if correlation is not None else (),
+        bootstrap=bootstrap,
+        alignment=alignment,
+        notes=tuple(notes),
+    )
+
+
+def _sensitivity(s: PairedSummary, variances, n, kw) -> tuple[CorrelationSensitivity, ...]:
+    """N* and the verdict at rho -/+ 0.1 (Section 6.2), marginals held at their estimates."""
+    out = []
+    sd_a, sd_b = math.sqrt(variances[0]), math.sqrt(variances[1])
+    for shift in (-CORRELATION_SHIFT, CORRELATION_SHIFT):
+        rho = float(s.correlation) + shift
+        if s.binary and 0 < s.accuracy_a < 1 and 0 < s.accuracy_b < 1:
+            rho = float(pw.clamp_correlation(s.accuracy_a, s.accuracy_b, rho))
+        else:
+            rho = min(max(rho, -1.0), 1.0)
+        sd = float(pw.sd_diff_from_correlation(sd_a, sd_b, rho))
+        req = float(pw.required_n(s.delta, sd, **kw))
+        q = float(pw.resolution_ratio(n, req))
+        out.append(
+            CorrelationSensitivity(
+                correlation=rho,
+                required_n=pw.round_up(req),
+                resolution_ratio=q,
+                resolved=bool(q >= 1),
+            )
+        )
+    return tuple(out)
+
+
+def _bootstrap_result(draws, n_resamples, seed, alpha, alternative) -> BootstrapResult:
+    low, high = resample.percentile_interval(draws, alpha)
+    if alternative == "two-sided":
+        p = float(resample.bootstrap_p_value(draws))
+    elif alternative == "greater":
+        p = float(min(1.0, np.mean(draws <= 0)))
+    else:
+        p = float(min(1.0, np.mean(draws >= 0)))
+    ci = intervals.Interval(float(low), float(high), "bootstrap_percentile", 1.0 - alpha)
+    return BootstrapResult(n_resamples=int(n_resamples), seed=seed, p_value=p, ci=ci)
+
+
+def _required_n_interval(delta_star, var_star, n, alpha, power_, alternative, n_resamples):
+    """5th-95th percentile of bootstrap N* (computed on 1/N*, finite even when delta* = 0)."""
+    k = float(pw.z_sum_squared(alpha, power_, alternative))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inverse = np.where(var_star > 0, delta_star**2 / (k * var_star), np.inf)
+    lo_inv, hi_inv = np.quantile(inverse, [0.05, 0.95])
+    low = 1.0 / hi_inv if hi_inv > 0 else math.inf
+    high = 1.0 / lo_inv if lo_inv > 0 else math.inf
+    return RequiredNInterval(
+        low=float(low),
+        high=float(high),
+        level=0.90,
+        n_resamples=int(n_resamples),
+        straddles_n=bool(low <= n <= high),
+    )
+
+
+def _verdict(r: CompareResult) -> str:
+    if r.binary:
+        first = _test_clause(
+            r, ("chi-square", r.p_values.mcnemar), ("the exact test", r.p_values.exact)
+        )
+    else:
+        first = _test_clause(
+            r,
+            ("the paired t test", r.p_values.paired_t),
+            ("the bootstrap", r.p_values.bootstrap),
+            floor=1 / r.bootstrap.n_resamples if r.bootstrap else 0.0,
+        )
+    setting = f"at alpha={r.alpha:g}, power {r.power:g}"
+    if r.required_n is None:
+        second = "the gap is exactly zero, so no benchmark size resolves it"
+    elif r.resolved:
+        second = (
+            f"q={_fmt_q(r.resolution_ratio)}: the {r.n_items:,} items resolve a gap this size "
+            f"{setting} (N*={r.required_n:,})"
+        )
+    else:
+        second = (
+            f"q={_fmt_q(r.resolution_ratio)}: resolving a gap this size {setting} needs "
+            f"{r.required_n:,} items (this benchmark has {r.n_items:,})"
+        )
+    sentence = f"{first}; {second}"
+    ci = r.required_n_interval
+    if ci is not None and ci.straddles_n and r.required_n is not None:
+        sentence += (
+            f"; the 90% bootstrap interval of N* ({_fmt_n(ci.low)} to {_fmt_n(ci.high)}) "
+            "straddles N, so the verdict is not robust"
+        )
+    return sentence
+
+
+def _test_clause(r: CompareResult, first, second, floor: float = 0.0) -> str:
+    (name1, p1), (name2, p2) = first, second
+    if p2 is None:
+        verdict = "significant" if p1 <= r.alpha else "not significant"
+        return f"{verdict} by {name1} ({format_p(p1)})"
+    s1, s2 = p1 <= r.alpha, p2 <= r.alpha
+    f1, f2 = format_p(p1), format_p(p2, floor)
+    if s1 and s2:
+        return f"significant by {name1} ({f1}) and by {name2} ({f2})"
+    if not s1 and not s2:
+        return f"not significant by {name1} ({f1}) nor by {name2} ({f2})"
+    (yes, fy), (no, fn) = ((name1, f1), (name2, f2)) if s1 else ((name2, f2), (name1, f1))
+    return f"significant by {yes} ({fy}) but not by {no} ({fn})"
+
+
+def format_p(p: float, floor: float = 0.0) -> str:
+    """Return ``p=0.049``-style text; ``p<floor`` for a resampling p-value below its resolution."""
+    if floor and p < floor:
+        return f"p<{floor:.0e}" if floor < 0.001 else f"p<{floor:g}"
+    if p < 1e-15:
+        return "p<1e-15"
+    if p >= 0.001:
+        return f"p={p:.2g}" if p < 0.1 else f"p={p:.2f}"
+    return f"p={p:.1e}"
+
+
+def _fmt_q(q: float) -> str:
+    return f"{q:.2f}" if q < 10 else f"{q:,.0f}"
+
+
+def _fmt_n(n: float) -> str:
+    return "infinity" if not math.isfinite(n) else f"{math.ceil(n):,}"
+
+
+def _finite_or_none(x: float):
+    return x if math.isfinite(x) else None
+
+
+def _check_levels(alpha, power_, alternative) -> None:
+    _validate.probability(alpha, "alpha")
+    _validate.probability(power_, "power")
+    _validate.alternative(alternative)
+
+
+def _child_seed(seed, k: int = 1):
+    """A distinct, reproducible stream for a secondary resampling step."""
+    if seed is None:
+        return None
+    return np.random.SeedSequence([int(seed), k])

@@ -1,0 +1,240 @@
+"""The ``plan`` job: how many paired items does a comparison need, before running it?
+
+Binary accuracies (``accuracy_a``, ``accuracy_b``, ``correlation``) use the McNemar-Connor
+N* of Equation (6); graded scores (``delta``, ``sd_diff``) use Equation (3). With
+``n_items`` the plan also gives the MDE (Eq. 4), q = N/N* and the exact power at N
+(footnote 1). For binary plans it lays out what common calculators return (Table 1), the
+unpaired Cohen-h shortcut and its Lemma 1 constant (Eq. 11, Corollary 1), and the
+independent-samples N for contrast.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from evalgap.errors import InputError
+from evalgap.stats import _validate
+from evalgap.stats import power as pw
+
+SHORTCUT_EPSILON = 0.05  # the epsilon of Corollary 1 reported by default
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """Per-arm sizes of common calculators and their naive ``x (1 - rho)`` read-outs, rounded up."""
+
+    cohen_per_arm: int | None
+    cohen_shortcut: int | None
+    statsmodels_per_arm: int | None
+    statsmodels_shortcut: int | None
+
+    def to_dict(self) -> dict:
+        """Return the four sizes by name."""
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """A prospective sample-size plan for one paired comparison."""
+
+    accuracy_a: float | None
+    accuracy_b: float | None
+    correlation: float | None
+    delta: float
+    sd_diff: float
+    n_items: int | None
+    alpha: float
+    power: float
+    alternative: str
+    required_n: int | None
+    mde: float | None
+    resolution_ratio: float | None
+    resolved: bool | None
+    power_at_n: float | None
+    conventions: Conventions | None
+    unpaired_required_n: int | None
+    paired_efficiency: float | None
+    lemma_constant: float | None
+    shortcut_ratio: float | None
+    shortcut_tolerance: float | None
+    correlation_bounds: tuple[float, float] | None
+
+    @property
+    def verdict(self) -> str:
+        """One plain sentence summarising the plan."""
+        setting = f"at alpha={self.alpha:g}, power {self.power:g}"
+        if self.required_n is None:
+            out = "a zero gap cannot be resolved by any number of items"
+            if self.mde is not None:
+                out += (
+                    f"; with {self.n_items:,} items the smallest resolvable gap {setting} "
+                    f"is {self.mde:.4f} ({100 * self.mde:.2f} points)"
+                )
+            return out
+        gap = f"a gap of {abs(self.delta):.4g} ({100 * abs(self.delta):.2f} points)"
+        out = f"resolving {gap} {setting} needs {self.required_n:,} paired items"
+        if self.conventions and self.conventions.cohen_shortcut is not None:
+            out += (
+                f"; the unpaired Cohen-h x (1-rho) shortcut would say "
+                f"{self.conventions.cohen_shortcut:,}, about half"
+            )
+        if self.n_items is not None:
+            status = "resolve it" if self.resolved else "do not resolve it"
+            out += (
+                f"; {self.n_items:,} items {status} (q={self.resolution_ratio:.2f}, "
+                f"power {self.power_at_n:.2f}, MDE {self.mde:.4f})"
+            )
+        return out
+
+    def to_dict(self) -> dict:
+        """Return the JSON-ready dict (the documented ``plan --json`` contract)."""
+        out = dict(self.__dict__)
+        out["conventions"] = self.conventions.to_dict() if self.conventions else None
+        out["correlation_bounds"] = (
+            list(self.correlation_bounds) if self.correlation_bounds else None
+        )
+        out["verdict"] = self.verdict
+        return out
+
+
+def plan(
+    *,
+    accuracy_a: float | None = None,
+    accuracy_b: float | None = None,
+    correlation: float | None = None,
+    delta: float | None = None,
+    sd_diff: float | None = None,
+    n_items: int | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    alternative: str = "two-sided",
+) -> PlanResult:
+    """Return a sample-size plan for a binary (accuracies + correlation) or graded comparison.
+
+    Binary: give ``accuracy_a`` and ``correlation``, and ``accuracy_b`` (without it the two
+    accuracies are taken as equal: there is no gap to resolve, but the MDE at ``n_items``
+    is still defined). Graded: give ``delta`` and ``sd_diff``.
+
+    Examples
+    --------
+    Table 1's worked example:
+
+    >>> p = plan(accuracy_a=0.65, accuracy_b=0.60, correlation=0.30)
+    >>> p.required_n, p.conventions.cohen_shortcut, p.conventions.statsmodels_shortcut
+    (1028, 515, 1030)
+    """
+    _validate.probability(alpha, "alpha")
+    _validate.probability(power, "power")
+    _validate.alternative(alternative)
+    if n_items is not None and (
+        isinstance(n_items, bool) or int(n_items) != n_items or n_items < 1
+    ):
+        raise InputError(f"n_items must be a whole number >= 1; got {n_items!r}")
+    kw = {"alpha": alpha, "power": power, "alternative": alternative}
+    binary = accuracy_a is not None or accuracy_b is not None or correlation is not None
+    if binary and (delta is not None or sd_diff is not None):
+        raise InputError(
+            "give either accuracies with a correlation (binary) or delta with "
+            "sd_diff (graded), not both"
+        )
+    if binary:
+        return _plan_binary(accuracy_a, accuracy_b, correlation, n_items, kw)
+    if delta is None or sd_diff is None:
+        raise InputError(
+            "give --accuracy-a, --accuracy-b and --correlation (binary scores) or "
+            "--delta and --sd-diff (graded scores)"
+        )
+    sd = float(_validate.positive(sd_diff, "sd_diff"))
+    delta = float(delta)
+    required = float(pw.required_n(delta, sd, **kw))
+    return _finish(None, None, None, delta, sd, n_items, kw, required, extras={})
+
+
+def _plan_binary(accuracy_a, accuracy_b, correlation, n_items, kw) -> PlanResult:
+    if accuracy_a is None:
+        raise InputError("--accuracy-a is required for a binary plan (a proportion in (0, 1))")
+    if correlation is None:
+        raise InputError(
+            "--correlation is required for a binary plan: the per-item correlation "
+            "of the two models' scores (e.g. from a previous run)"
+        )
+    pa = float(_validate.probability(accuracy_a, "accuracy_a"))
+    pb = pa if accuracy_b is None else float(_validate.probability(accuracy_b, "accuracy_b"))
+    rho = float(correlation)
+    pw.check_correlation(pa, pb, rho)
+    delta = pa - pb
+    sd = float(pw.sd_diff_binary(pa, pb, rho))
+    required = float(pw.required_n(delta, sd, **kw))
+    midpoint = (pa + pb) / 2
+    conventions = None
+    shortcut_ratio = None
+    unpaired = efficiency = None
+    if delta != 0:
+        c = pw.calculator_conventions(pa, pb, rho, **kw)
+        conventions = Conventions(
+            *(
+                pw.round_up(float(x))
+                for x in (
+                    c.cohen_per_arm,
+                    c.cohen_shortcut,
+                    c.statsmodels_per_arm,
+                    c.statsmodels_shortcut,
+                )
+            )
+        )
+        shortcut_ratio = float(c.cohen_shortcut) / required if required > 0 else None
+        unpaired_f = float(pw.unpaired_required_n(delta, pa * (1 - pa), pb * (1 - pb), **kw))
+        unpaired = pw.round_up(unpaired_f)
+        efficiency = unpaired_f / required if required > 0 else None
+    lemma = float(pw.lemma_constant(midpoint, rho)) if rho < 1 else None
+    extras = {
+        "conventions": conventions,
+        "unpaired_required_n": unpaired,
+        "paired_efficiency": efficiency,
+        "lemma_constant": lemma,
+        "shortcut_ratio": shortcut_ratio,
+        "shortcut_tolerance": (
+            float(pw.shortcut_tolerance(midpoint, rho, SHORTCUT_EPSILON)) if lemma else None
+        ),
+        "correlation_bounds": tuple(float(x) for x in pw.correlation_bounds(pa, pb)),
+    }
+    return _finish(
+        pa, None if accuracy_b is None else pb, rho, delta, sd, n_items, kw, required, extras
+    )
+
+
+def _finish(pa, pb, rho, delta, sd, n_items, kw, required, extras) -> PlanResult:
+    mde = q = power_at_n = None
+    # A zero gap is never resolved, whatever the size; otherwise the verdict needs a size.
+    resolved = False if not math.isfinite(required) else None
+    if n_items is not None:
+        mde = float(pw.mde(n_items, sd, **kw))
+        q = float(pw.resolution_ratio(n_items, required))
+        resolved = bool(q >= 1)
+        power_at_n = float(
+            pw.power_at(delta, sd, n_items, alpha=kw["alpha"], alternative=kw["alternative"])
+        )
+    return PlanResult(
+        accuracy_a=pa,
+        accuracy_b=pb,
+        correlation=rho,
+        delta=delta,
+        sd_diff=sd,
+        n_items=None if n_items is None else int(n_items),
+        alpha=float(kw["alpha"]),
+        power=float(kw["power"]),
+        alternative=kw["alternative"],
+        required_n=pw.round_up(required),
+        mde=mde,
+        resolution_ratio=q,
+        resolved=resolved,
+        power_at_n=power_at_n,
+        conventions=extras.get("conventions"),
+        unpaired_required_n=extras.get("unpaired_required_n"),
+        paired_efficiency=extras.get("paired_efficiency"),
+        lemma_constant=extras.get("lemma_constant"),
+        shortcut_ratio=extras.get("shortcut_ratio"),
+        shortcut_tolerance=extras.get("shortcut_tolerance"),
+        correlation_bounds=extras.get("correlation_bounds"),
+    )

@@ -1,0 +1,169 @@
+"""Readable terminal reports of ``compare`` and ``plan`` results, drawn with rich."""
+
+from __future__ import annotations
+
+import math
+
+from rich.console import Console
+from rich.table import Table
+
+from evalgap.compare import CompareResult, format_p
+from evalgap.plan import PlanResult
+
+TEST_NAMES = {
+    "mcnemar": "McNemar chi-square",
+    "mcnemar_cc": "McNemar, continuity-corrected",
+    "exact": "exact conditional (binomial)",
+    "mid_p": "mid-p",
+    "paired_t": "paired t",
+    "sign_flip": "sign-flip permutation",
+    "bootstrap": "paired bootstrap (Definition 2)",
+}
+
+
+def render_compare(r: CompareResult, console: Console) -> None:
+    """Print the comparison: the data, the tests, the intervals, the resolution diagnostics."""
+    title = f"{r.model_a} vs {r.model_b}" if (r.model_a, r.model_b) != ("A", "B") else "A vs B"
+    data = Table(title=f"compare: {title}", show_header=False, title_justify="left")
+    data.add_column(style="bold")
+    data.add_column(justify="right")
+    data.add_row("items (N)", f"{r.n_items:,}")
+    label = "accuracy" if r.binary else "mean score"
+    data.add_row(f"{label} A / B", f"{r.accuracy_a:.4f} / {r.accuracy_b:.4f}")
+    data.add_row("delta (A - B)", f"{r.delta:+.4f} ({100 * r.delta:+.2f} points)")
+    if r.binary:
+        data.add_row("both correct / both wrong", f"{r.both_correct:,} / {r.both_wrong:,}")
+        data.add_row("only A correct / only B correct", f"{r.a_only:,} / {r.b_only:,}")
+    else:
+        data.add_row("A higher / B higher", f"{r.a_only:,} / {r.b_only:,}")
+    data.add_row("correlation", "undefined" if r.correlation is None else f"{r.correlation:.3f}")
+    data.add_row("sd of differences / se", f"{r.sd_diff:.4f} / {r.se:.5f}")
+    console.print(data)
+
+    side = {
+        "two-sided": "two-sided",
+        "greater": "one-sided, H1: A better",
+        "less": "one-sided, H1: B better",
+    }[r.alternative]
+    t = Table(title=f"tests ({side}, alpha={r.alpha:g})", title_justify="left")
+    t.add_column("test")
+    t.add_column("p-value", justify="right")
+    t.add_column("at alpha", justify="center")
+    floor = 1 / r.bootstrap.n_resamples if r.bootstrap else 0.0
+    for key, p in r.p_values.to_dict().items():
+        if p is None:
+            continue
+        text = format_p(p, floor if key == "bootstrap" else 0.0).removeprefix("p=")
+        t.add_row(TEST_NAMES[key], text, "reject" if p <= r.alpha else "-")
+    console.print(t)
+
+    ci = Table(title="intervals for delta", title_justify="left")
+    ci.add_column("method")
+    ci.add_column("level", justify="right")
+    ci.add_column("low", justify="right")
+    ci.add_column("high", justify="right")
+    for interval in r.intervals:
+        ci.add_row(
+            interval.method,
+            f"{interval.level:.0%}",
+            f"{interval.low:+.5f}",
+            f"{interval.high:+.5f}",
+        )
+    console.print(ci)
+
+    res = Table(
+        title=f"resolution (alpha={r.alpha:g}, power {r.power:g})",
+        show_header=False,
+        title_justify="left",
+    )
+    res.add_column(style="bold")
+    res.add_column(justify="right")
+    res.add_row("required items N*", _n(r.required_n))
+    if r.required_n_interval is not None:
+        lo, hi = r.required_n_interval.low, r.required_n_interval.high
+        res.add_row("N* 90% bootstrap interval", f"{_n(lo)} to {_n(hi)}")
+    if r.required_n_discordant is not None:
+        res.add_row("N* (Connor discordance form)", _n(r.required_n_discordant))
+    res.add_row("resolution ratio q = N/N*", f"{r.resolution_ratio:.3g}")
+    res.add_row("resolved (q >= 1)", "yes" if r.resolved else "no")
+    res.add_row("minimum detectable effect at N", f"{r.mde:.4f} ({100 * r.mde:.2f} points)")
+    if r.unpaired_required_n is not None:
+        res.add_row("unpaired (independent items) N", _n(r.unpaired_required_n))
+    if r.paired_efficiency is not None:
+        res.add_row("efficiency gained by pairing", f"{r.paired_efficiency:.2f}x")
+    for s in r.sensitivity:
+        res.add_row(
+            f"at correlation {s.correlation:.3f}",
+            f"N* {_n(s.required_n)}, {'resolved' if s.resolved else 'unresolved'}",
+        )
+    console.print(res)
+    if r.alignment is not None:
+        for message in r.alignment.messages():
+            console.print(f"[yellow]note:[/] {message}")
+    for note in r.notes:
+        console.print(f"[yellow]note:[/] {note}")
+    console.print()
+    console.print(_capitalise(r.verdict) + ".")
+
+
+def render_plan(r: PlanResult, console: Console) -> None:
+    """Print the plan: inputs, N*, MDE and power at N, and the calculator conventions."""
+    t = Table(
+        title=f"plan (alpha={r.alpha:g}, power {r.power:g}, {r.alternative})",
+        show_header=False,
+        title_justify="left",
+    )
+    t.add_column(style="bold")
+    t.add_column(justify="right")
+    if r.accuracy_a is not None:
+        b = r.accuracy_b if r.accuracy_b is not None else r.accuracy_a
+        t.add_row("accuracy A / B", f"{r.accuracy_a:.4f} / {b:.4f}")
+        t.add_row("correlation", f"{r.correlation:.3f}")
+        if r.correlation_bounds:
+            t.add_row("admissible correlations", "[{:.3f}, {:.3f}]".format(*r.correlation_bounds))
+    t.add_row("gap delta", f"{r.delta:+.4f}")
+    t.add_row("sd of differences", f"{r.sd_diff:.4f}")
+    t.add_row("required paired items N*", _n(r.required_n))
+    if r.n_items is not None:
+        t.add_row("items available N", f"{r.n_items:,}")
+        t.add_row("resolution ratio q", f"{r.resolution_ratio:.3g}")
+        t.add_row("power at N (exact, footnote 1)", f"{r.power_at_n:.3f}")
+        t.add_row("minimum detectable effect at N", f"{r.mde:.4f}")
+    if r.unpaired_required_n is not None:
+        t.add_row("unpaired N per model (contrast)", _n(r.unpaired_required_n))
+        t.add_row("efficiency gained by pairing", f"{r.paired_efficiency:.2f}x")
+    console.print(t)
+    if r.conventions is not None:
+        c = Table(title="what common calculators say (Table 1)", title_justify="left")
+        c.add_column("calculator")
+        c.add_column("per arm", justify="right")
+        c.add_column("x (1 - rho)", justify="right")
+        c.add_row(
+            "Cohen 1988 / G*Power / R pwr (K/h^2)",
+            _n(r.conventions.cohen_per_arm),
+            _n(r.conventions.cohen_shortcut),
+        )
+        c.add_row(
+            "statsmodels NormalIndPower (2K/h^2)",
+            _n(r.conventions.statsmodels_per_arm),
+            _n(r.conventions.statsmodels_shortcut),
+        )
+        c.add_row("paired N* (Equation 6)", "-", _n(r.required_n))
+        console.print(c)
+        console.print(
+            f"shortcut ratio n_h/N* = {r.shortcut_ratio:.4f}; Lemma 1 constant "
+            f"C(p, rho) = {r.lemma_constant:.4f}; the ratio stays within 1/2 +/- 0.05 for "
+            f"|delta| <= {r.shortcut_tolerance:.3f} (Corollary 1)."
+        )
+    console.print()
+    console.print(_capitalise(r.verdict) + ".")
+
+
+def _n(n) -> str:
+    if n is None or (isinstance(n, float) and not math.isfinite(n)):
+        return "infinite"
+    return f"{math.ceil(n):,}"
+
+
+def _capitalise(text: str) -> str:
+    return text[:1].upper() + text[1:]
