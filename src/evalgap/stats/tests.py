@@ -98,15 +98,16 @@ def mcnemar_exact(a_only, b_only, *, alternative: str = "two-sided", mid_p: bool
     _validate.alternative(alternative)
     n = b + c
     if alternative == "two-sided":
-        k = np.minimum(b, c)
-        tail = special.bdtr(k, n, 0.5)  # P(X <= k)
+        k = np.minimum(b, c).astype(np.int64)
+        tail = special.bdtr(k, n.astype(np.int64), 0.5)  # P(X <= k)
         if mid_p:
             tail = tail - 0.5 * stats.binom.pmf(k, n, 0.5)
         p = np.minimum(1.0, 2.0 * tail)
     else:
         x = b if alternative == "greater" else c  # the count that H1 says is large
         # P(X >= x) = P(X > x - 1); bdtrc(k) = P(X > k) and needs k >= 0.
-        upper = np.where(x > 0, special.bdtrc(np.maximum(x - 1, 0), n, 0.5), 1.0)
+        k = np.maximum(x - 1, 0).astype(np.int64)
+        upper = np.where(x > 0, special.bdtrc(k, n.astype(np.int64), 0.5), 1.0)
         if mid_p:
             upper = upper - 0.5 * stats.binom.pmf(x, n, 0.5)
         p = upper
