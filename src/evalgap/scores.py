@@ -11,7 +11,8 @@ and task, what was kept and what was left out and why. Nothing is dropped silent
 * several runs of an item (a run column) are averaged into one graded score per item, with
   the run count kept — runs are never counted as items;
 * only items scored for every selected model are kept (the intersection); each model's
-  missing items are counted. ``strict=True`` turns any exclusion into an error.
+  missing items are counted against all the items the input has for that task.
+  ``strict=True`` turns any exclusion into an error.
 """
 
 from __future__ import annotations
@@ -151,6 +152,9 @@ def align(
     None). Items are the intersection over the selected models, per task.
     """
     where = f"{source}: " if source else ""
+    # Missing items are counted against every item the file has for a task, whichever models
+    # are selected: "lacks 1,681 of 12,032 items", not of the selected models' union.
+    universe = frame.groupby("task", sort=False)["item_id"].unique()
     frame = _select(frame, "model", models, where)
     frame = _select(frame, "task", tasks, where)
     model_order = list(models) if models else list(pd.unique(frame["model"]))
@@ -206,7 +210,7 @@ def align(
         runs = sub.pivot(index="item_id", columns="model", values="size").reindex(
             columns=model_order
         )
-        wide = wide.sort_index(key=_natural_key)
+        wide = wide.reindex(pd.Index(universe[task], name="item_id")).sort_index(key=_natural_key)
         runs = runs.reindex(wide.index)
         complete = wide.notna().all(axis=1).to_numpy()
         union_counts[task] = int(wide.shape[0])
