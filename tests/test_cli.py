@@ -1,0 +1,257 @@
+"""The installed ``evalgap`` entry point, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, shared_file
+
+EVALGAP = Path(sys.executable).parent / "evalgap"
+
+COMPARE_KEYS = {
+    "n_items",
+    "accuracy_a",
+    "accuracy_b",
+    "delta",
+    "a_only",
+    "b_only",
+    "correlation",
+    "sd_diff",
+    "se",
+    "p_values",
+    "ci",
+    "required_n",
+    "mde",
+    "resolution_ratio",
+    "resolved",
+}
+PLAN_KEYS = {
+    "required_n",
+    "mde",
+    "resolution_ratio",
+    "conventions",
+    "unpaired_required_n",
+    "lemma_constant",
+    "shortcut_ratio",
+}
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    if not EVALGAP.exists():
+        pytest.skip(f"the evalgap entry point is not installed next to {sys.executable}")
+    return subprocess.run([str(EVALGAP), *args], capture_output=True, text=True, timeout=120)
+
+
+def test_compare_counts_json_contract():
+    out = run(
+        "compare",
+        "--both-correct",
+        "7986",
+        "--a-only",
+        "295",
+        "--b-only",
+        "249",
+        "--both-wrong",
+        "1512",
+        "--json",
+    )
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert COMPARE_KEYS <= set(data)
+    assert set(data["p_values"]) >= {"mcnemar", "mcnemar_cc", "exact", "mid_p"}
+    assert set(data["ci"]) >= {"low", "high", "method"}
+    assert data["n_items"] == 10_042 and data["a_only"] == 295 and data["b_only"] == 249
+    assert round(data["p_values"]["mcnemar"], 3) == 0.049
+    assert round(data["p_values"]["exact"], 3) == 0.054
+    assert data["required_n"] == 20_256 and data["resolved"] is False
+    assert round(data["resolution_ratio"], 2) == 0.50
+
+
+def test_compare_report_ends_in_one_sentence():
+    out = run(
+        "compare",
+        "--both-correct",
+        "7986",
+        "--a-only",
+        "295",
+        "--b-only",
+        "249",
+        "--both-wrong",
+        "1512",
+        "--n-bootstrap",
+        "0",
+        "--n-bootstrap-required-n",
+        "0",
+    )
+    assert out.returncode == 0, out.stderr
+    last = " ".join(out.stdout.split()).rsplit("resolved (q >= 1)", 1)[1]
+    assert (
+        "Significant by chi-square (p=0.049) but not by the exact test (p=0.054); q=0.50: "
+        "resolving a gap this size at alpha=0.05, power 0.8 needs 20,256 items"
+    ) in last
+
+
+def test_compare_scores_on_mmlu_pro():
+    path = shared_file("mmlu_pro", "mmlu_pro_long.csv.gz")
+    out = run(
+        "compare",
+        "--scores",
+        str(path),
+        "--model-a",
+        "Meta-Llama-3_1-8B_5shots",
+        "--model-b",
+        "Meta-Llama-3_1-8B-Instruct_5shots",
+        "--n-bootstrap",
+        "2000",
+        "--json",
+    )
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert (data["n_items"], data["a_only"], data["b_only"]) == (12_032, 1127, 2053)
+    assert data["bootstrap"]["n_resamples"] == 2000
+    assert data["alignment"]["items_left_out"] == 0
+
+
+def test_compare_scores_counts_items_left_out():
+    path = shared_file("mmlu_pro", "mmlu_pro_long.csv.gz")
+    out = run(
+        "compare",
+        "--scores",
+        str(path),
+        "--model-a",
+        "DeepSeek-Coder-V2_5shots",
+        "--model-b",
+        "gemini-1.5-pro-002_5shots",
+        "--n-bootstrap",
+        "0",
+    )
+    assert out.returncode == 0, out.stderr
+    text = " ".join(out.stdout.split())
+    assert "DeepSeek-Coder-V2_5shots has no score for 1,681 of 12,032 items" in text
+    assert "gemini-1.5-pro-002_5shots has no score for 12 of 12,032 items" in text
+
+
+def test_compare_bundled_example():
+    out = run(
+        "compare",
+        "--scores",
+        str(ROOT / "examples" / "two_models.csv"),
+        "--model-a",
+        "model-x",
+        "--model-b",
+        "model-y",
+        "--json",
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["n_items"] == 2000
+
+
+def test_plan_json_contract_and_table_1():
+    out = run(
+        "plan",
+        "--accuracy-a",
+        "0.65",
+        "--accuracy-b",
+        "0.60",
+        "--correlation",
+        "0.3",
+        "--n-items",
+        "1172",
+        "--json",
+    )
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert PLAN_KEYS <= set(data)
+    assert data["required_n"] == 1028
+    assert data["conventions"] == {
+        "cohen_per_arm": 736,
+        "cohen_shortcut": 515,
+        "statsmodels_per_arm": 1471,
+        "statsmodels_shortcut": 1030,
+    }
+    assert data["resolution_ratio"] == pytest.approx(1172 / 1027.5758, rel=1e-5)
+
+
+def test_plan_zero_gap_is_null_not_a_crash():
+    out = run("plan", "--accuracy-a", "0.6", "--correlation", "0.7", "--n-items", "1172", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["required_n"] is None and data["resolved"] is False
+    # MDE at equal accuracies: sqrt(K) * sqrt(2 p q (1 - rho)) / sqrt(N)
+    assert data["mde"] == pytest.approx(2.8015852 * (2 * 0.24 * 0.3) ** 0.5 / 1172**0.5, rel=1e-6)
+    assert "zero gap" in data["verdict"]
+
+
+def test_plan_graded():
+    out = run("plan", "--delta", "0.02", "--sd-diff", "0.25", "--json")
+    data = json.loads(out.stdout)
+    assert data["required_n"] == 1227  # ceil(7.8489 * 0.0625 / 0.0004)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["plan", "--accuracy-a", "0.65", "--accuracy-b", "0.6", "--correlation", "0.95"],
+            "choose a correlation in [-0.5991, 0.8987]",
+        ),
+        (["plan", "--accuracy-a", "1.5", "--correlation", "0.3"], "'--accuracy-a'"),
+        (
+            [
+                "compare",
+                "--both-correct",
+                "1",
+                "--a-only",
+                "2",
+                "--b-only",
+                "3",
+                "--both-wrong",
+                "4",
+                "--alpha",
+                "2",
+            ],
+            "'--alpha': 2.0 is not in the range 0<x<1",
+        ),
+        (["compare", "--both-correct", "1", "--a-only", "2"], "missing --b-only, --both-wrong"),
+        (
+            ["compare", "--scores", "no-such-file.csv", "--model-a", "a", "--model-b", "b"],
+            "no-such-file.csv: no such file",
+        ),
+        (["compare", "--a-only", "-3"], "'--a-only': -3 is not in the range x>=0"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(args, message):
+    out = run(*args)
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("evalgap: error:")
+    assert message in lines[0]
+    assert "Traceback" not in out.stderr
+
+
+def test_unknown_model_names_the_models(tmp_path):
+    table = tmp_path / "s.csv"
+    table.write_text("model,item_id,score\nx,1,1\ny,1,0\nx,2,0\ny,2,0\n")
+    out = run("compare", "--scores", str(table), "--model-a", "x", "--model-b", "z")
+    assert out.returncode == 2
+    assert "no model 'z'; models found: x, y" in out.stderr
+
+
+@pytest.mark.parametrize("command", ["compare", "plan"])
+def test_help_shows_examples(command):
+    out = run(command, "--help")
+    assert out.returncode == 0 and "Examples:" in out.stdout and f"evalgap {command}" in out.stdout
+
+
+def test_python_dash_m_runs_the_cli():
+    out = subprocess.run(
+        [sys.executable, "-m", "evalgap", "plan", "--delta", "0.02", "--sd-diff", "0.25", "--json"],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0 and json.loads(out.stdout)["required_n"] == 1227

@@ -1,0 +1,89 @@
+"""The compare job on graded and binary scores."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from evalgap import compare_counts, compare_scores
+from evalgap.errors import InputError
+from evalgap.stats import power as pw
+
+
+@pytest.fixture(scope="module")
+def graded():
+    rng = np.random.default_rng(42)
+    a = rng.beta(4, 2, 1500)
+    b = np.clip(a - 0.015 + rng.normal(0, 0.15, 1500), 0, 1)
+    return a, b
+
+
+def test_graded_compare(graded):
+    a, b = graded
+    r = compare_scores(a, b, n_bootstrap=4000, n_permutations=4000, seed=3)
+    d = a - b
+    assert not r.binary and r.n_items == 1500
+    assert r.delta == pytest.approx(d.mean())
+    assert r.sd_diff == pytest.approx(d.std())
+    assert r.p_values.paired_t == pytest.approx(stats.ttest_rel(a, b).pvalue, rel=1e-9)
+    assert r.p_values.mcnemar is None and r.p_values.exact is None
+    # Equation (3) with the sample SD of the differences
+    k = (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) ** 2
+    assert r.required_n == int(np.ceil(k * d.var() / d.mean() ** 2))
+    assert r.ci.method == "bootstrap_percentile"
+    ttest = stats.ttest_rel(a, b).confidence_interval()
+    assert r.ci.low == pytest.approx(ttest.low, abs=0.002)
+    assert r.ci.high == pytest.approx(ttest.high, abs=0.002)
+    # The bootstrap and permutation p-values agree with the t test at this size
+    assert (r.p_values.bootstrap < 0.05) == (r.p_values.paired_t < 0.05)
+    assert (r.p_values.sign_flip < 0.05) == (r.p_values.paired_t < 0.05)
+    lo, hi = r.required_n_interval.low, r.required_n_interval.high
+    assert lo < r.required_n < hi
+    assert r.unpaired_required_n > r.required_n  # positively correlated scores gain by pairing
+    assert r.verdict.startswith("significant by the paired t test")
+
+
+def test_graded_results_are_reproducible(graded):
+    a, b = graded
+    one = compare_scores(a, b, n_bootstrap=500, n_permutations=500, seed=9)
+    two = compare_scores(a, b, n_bootstrap=500, n_permutations=500, seed=9)
+    assert one.to_dict() == two.to_dict()
+
+
+def test_binary_scores_give_the_counts_result():
+    a = np.array([1, 1, 0, 0, 1, 0, 1, 1] * 50, dtype=float)
+    b = np.array([1, 0, 1, 0, 0, 0, 1, 1] * 50, dtype=float)
+    by_scores = compare_scores(a, b, seed=1)
+    by_counts = compare_counts(150, 100, 50, 100, seed=1)
+    assert by_scores.to_dict() == by_counts.to_dict()
+
+
+def test_one_sided_compare_in_the_direction_of_the_data():
+    greater = compare_counts(500, 60, 35, 405, alternative="greater", n_bootstrap=0)
+    less = compare_counts(500, 60, 35, 405, alternative="less", n_bootstrap=0)
+    two = compare_counts(500, 60, 35, 405, n_bootstrap=0)
+    assert greater.p_values.exact < two.p_values.exact < less.p_values.exact
+    assert greater.required_n < two.required_n  # z_{1-alpha} < z_{1-alpha/2}
+    assert greater.required_n == pw.round_up(
+        pw.required_n(greater.delta, greater.sd_diff, alternative="greater")
+    )
+
+
+def test_required_n_interval_straddling_n_is_said():
+    r = compare_counts(7986, 295, 249, 1512, seed=0)  # the HellaSwag boundary pair
+    assert r.required_n_interval.straddles_n
+    assert "straddles N" in r.verdict
+    robust = compare_counts(8000, 400, 100, 1500, seed=0)
+    assert not robust.required_n_interval.straddles_n and robust.resolved
+
+
+def test_compare_refuses_bad_arguments():
+    with pytest.raises(InputError, match="alpha must lie in"):
+        compare_counts(10, 5, 3, 10, alpha=1.5)
+    with pytest.raises(InputError, match="a_only must be a non-negative whole number"):
+        compare_counts(10, -5, 3, 10)
+    with pytest.raises(InputError, match="same length"):
+        compare_scores([1, 0], [1, 0, 1])
+    with pytest.raises(InputError, match="NaN"):
+        compare_scores([0.5, np.nan, 0.2], [0.1, 0.2, 0.3])

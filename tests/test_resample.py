@@ -1,0 +1,104 @@
+"""The resampling engine: exact fast paths agree with item resampling; seeds, not threads,
+decide the numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from evalgap.stats import resample
+from evalgap.stats.tests import mcnemar_exact, permutation_p_value, sign_flip_test
+
+
+def test_cell_bootstrap_has_the_distribution_of_item_resampling():
+    """A multinomial draw on the 2x2 cells is the item bootstrap of a binary pair."""
+    b, c, n = 120, 80, 1000
+    b_star, c_star = resample.bootstrap_counts(b, c, n, 20_000, seed=1)
+    by_cells = (b_star - c_star) / n
+    d = np.repeat([1.0, -1.0, 0.0], [b, c, n - b - c])
+    rng = np.random.default_rng(2)
+    by_items = np.array([d[rng.integers(0, n, n)].mean() for _ in range(20_000)])
+    assert stats.ks_2samp(by_cells, by_items).pvalue > 0.01
+    var_d = (b + c) / n - ((b - c) / n) ** 2
+    assert by_cells.var() == pytest.approx(var_d / n, rel=0.03)
+    assert by_cells.mean() == pytest.approx((b - c) / n, abs=4 * np.sqrt(var_d / n / 20_000))
+
+
+def test_bootstrap_counts_broadcast_over_pairs():
+    b = np.array([10, 200, 0])
+    c = np.array([5, 190, 0])
+    b_star, c_star = resample.bootstrap_counts(b, c, 1000, 300, seed=0)
+    assert b_star.shape == (3, 300)
+    assert np.all(b_star[2] == 0) and np.all(c_star[2] == 0)
+    assert b_star[1].mean() == pytest.approx(200, rel=0.05)
+
+
+def test_graded_bootstrap_moments():
+    rng = np.random.default_rng(4)
+    d = rng.normal(0.02, 0.3, 3000)  # all distinct: the item-resampling path
+    means = resample.bootstrap_means(d, 4000, seed=3)
+    assert means.mean() == pytest.approx(d.mean(), abs=4 * d.std() / np.sqrt(3000 * 4000))
+    assert means.var() == pytest.approx(d.var() / d.size, rel=0.06)
+    first, second = resample.bootstrap_means(d, 4000, seed=3, moments=True)
+    np.testing.assert_array_equal(first, means)
+    assert np.mean(second - first**2) == pytest.approx(d.var(), rel=0.01)
+
+
+def test_few_distinct_values_use_the_exact_multinomial_path():
+    d = np.repeat([0.0, 0.5, -0.5, 1.0], [500, 200, 150, 50])
+    draws = resample.bootstrap_means(d, 20_000, seed=8)
+    assert draws.var() == pytest.approx(d.var() / d.size, rel=0.03)
+
+
+def test_results_depend_on_the_seed_not_on_the_number_of_threads():
+    d = np.random.default_rng(0).normal(size=70_000)  # several blocks
+    one = resample.bootstrap_means(d, 300, seed=11, workers=1)
+    two = resample.bootstrap_means(d, 300, seed=11, workers=2)
+    np.testing.assert_array_equal(one, two)
+    flips1 = resample.sign_flip_sums(d, 200, seed=5, workers=1)
+    flips2 = resample.sign_flip_sums(d, 200, seed=5, workers=3)
+    np.testing.assert_array_equal(flips1, flips2)
+    assert not np.array_equal(one, resample.bootstrap_means(d, 300, seed=12, workers=1))
+
+
+def test_sign_flip_null_moments():
+    d = np.random.default_rng(1).uniform(-1, 1, 500)
+    sums = resample.sign_flip_sums(d, 20_000, seed=2)
+    assert sums.mean() == pytest.approx(0, abs=4 * np.sqrt((d**2).sum() / 20_000))
+    assert sums.var() == pytest.approx((d**2).sum(), rel=0.03)
+    binary = resample.sign_flip_sums_binary(400, 20_000, seed=2)
+    assert set(np.unique(binary % 2)) == {0}
+    assert binary.var() == pytest.approx(400, rel=0.03)
+
+
+def test_sign_flip_on_binary_data_estimates_the_exact_test():
+    """Table 2 note: randomising discordant signs is the exact conditional binomial test."""
+    b, c, n = 40, 22, 300
+    a_scores = np.repeat([1, 1, 0, 0], [100, b, c, n - 100 - b - c]).astype(float)
+    b_scores = np.repeat([1, 0, 1, 0], [100, b, c, n - 100 - b - c]).astype(float)
+    m = 200_000
+    fast = sign_flip_test(a_scores, b_scores, n_resamples=m, seed=4).p_value
+    exact = float(mcnemar_exact(b, c))
+    assert fast == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / m))
+    # The general (graded) path draws the same null distribution.
+    d = a_scores - b_scores
+    general = resample.sign_flip_sums(d, m, seed=9)
+    p_general = permutation_p_value(d.sum(), general)
+    assert p_general == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / m))
+
+
+def test_bootstrap_p_value_agrees_with_the_percentile_interval():
+    rng = np.random.default_rng(7)
+    for shift in np.linspace(-0.2, 0.2, 41):
+        draws = rng.normal(shift, 0.1, 2000)
+        low, high = resample.percentile_interval(draws, 0.05)
+        p = float(resample.bootstrap_p_value(draws))
+        if p < 0.045:
+            assert not (low <= 0 <= high)
+        if p > 0.055:
+            assert low <= 0 <= high
+
+
+def test_permutation_p_value_is_never_zero():
+    assert permutation_p_value(100.0, np.zeros(999)) == pytest.approx(1 / 1000)
