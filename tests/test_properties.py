@@ -157,3 +157,14 @@ def test_zero_gap_has_no_required_n_and_is_unresolved():
     assert r.resolution_ratio == 0
     assert "exactly zero" in r.verdict
     assert r.to_dict()["required_n"] is None
+
+
+def test_no_spread_in_the_differences_is_not_called_resolved():
+    """All items discordant in one direction: the plug-in sigma_D is 0, Equation (3) would
+    give N* = 0; the job reports that N*, MDE and q cannot be estimated instead."""
+    r = compare_counts(0, 3, 0, 0)
+    assert r.sd_diff == 0 and r.delta == 1
+    assert r.required_n is None and r.mde is None and r.resolution_ratio is None
+    assert not r.resolved and r.unpaired_required_n is None
+    assert "cannot estimate" in r.verdict
+    assert round(r.p_values.exact, 2) == 0.25

@@ -130,8 +130,8 @@ class CompareResult:
     intervals: tuple[intervals.Interval, ...]
     required_n: int | None
     required_n_discordant: int | None
-    mde: float
-    resolution_ratio: float
+    mde: float | None
+    resolution_ratio: float | None
     resolved: bool
     unpaired_required_n: int | None
     paired_efficiency: float | None
@@ -380,15 +380,24 @@ def _assemble(
 ) -> CompareResult:
     n = int(s.n_items)
     kw = {"alpha": alpha, "power": power_, "alternative": alternative}
-    required = float(pw.required_n(s.delta, s.sd_diff, **kw))
-    q = float(pw.resolution_ratio(n, required))
-    unpaired = float(pw.unpaired_required_n(s.delta, variances[0], variances[1], **kw))
     notes = []
-    if s.sd_diff == 0:
+    degenerate = bool(s.sd_diff == 0)
+    if degenerate:
+        # Every item differs the same way (or not at all): the plug-in sigma_D is 0 and
+        # Equations (3)-(4) would claim N* = 0 and MDE = 0, artefacts of the estimate.
         notes.append(
-            "the two models' scores differ by the same amount on every item, so the "
-            "gap has no sampling variance; N* is 0 for a non-zero gap"
+            "every item differs between the models in the same way, so the per-item "
+            "differences have no spread and N*, the MDE and q cannot be estimated from these "
+            "data; plan with an assumed correlation instead (evalgap plan)"
         )
+        required = mde = q = math.nan
+    else:
+        required = float(pw.required_n(s.delta, s.sd_diff, **kw))
+        mde = float(pw.mde(n, s.sd_diff, **kw))
+        q = float(pw.resolution_ratio(n, required))
+    unpaired = math.nan  # independent items with constant scores are degenerate as well
+    if variances[0] + variances[1] > 0:
+        unpaired = float(pw.unpaired_required_n(s.delta, variances[0], variances[1], **kw))
     correlation = float(s.correlation) if np.isfinite(s.correlation) else None
     if correlation is None:
         notes.append("the correlation is undefined because one model's scores are constant")
@@ -417,8 +426,8 @@ def _assemble(
         required_n_discordant=pw.round_up(float(required_discordant))
         if required_discordant is not None
         else None,
-        mde=float(pw.mde(n, s.sd_diff, **kw)),
-        resolution_ratio=q,
+        mde=None if degenerate else mde,
+        resolution_ratio=None if degenerate else q,
         resolved=bool(q >= 1),
         unpaired_required_n=pw.round_up(unpaired),
         paired_efficiency=(unpaired / required)
@@ -473,7 +482,8 @@ def _required_n_interval(delta_star, var_star, n, alpha, power_, alternative, n_
     k = float(pw.z_sum_squared(alpha, power_, alternative))
     with np.errstate(divide="ignore", invalid="ignore"):
         inverse = np.where(var_star > 0, delta_star**2 / (k * var_star), np.inf)
-    lo_inv, hi_inv = np.quantile(inverse, [0.05, 0.95])
+    # Order statistics (no interpolation): a resample with no spread has an infinite 1/N*.
+    lo_inv, hi_inv = np.quantile(inverse, [0.05, 0.95], method="inverted_cdf")
     low = 1.0 / hi_inv if hi_inv > 0 else math.inf
     high = 1.0 / lo_inv if lo_inv > 0 else math.inf
     return RequiredNInterval(
@@ -498,8 +508,13 @@ def _verdict(r: CompareResult) -> str:
             floor=1 / r.bootstrap.n_resamples if r.bootstrap else 0.0,
         )
     setting = f"at alpha={r.alpha:g}, power {r.power:g}"
-    if r.required_n is None:
+    if r.delta == 0:
         second = "the gap is exactly zero, so no benchmark size resolves it"
+    elif r.resolution_ratio is None:
+        second = (
+            "every item differs the same way, so these data cannot estimate the items "
+            "needed to resolve the gap"
+        )
     elif r.resolved:
         second = (
             f"q={_fmt_q(r.resolution_ratio)}: the {r.n_items:,} items resolve a gap this size "

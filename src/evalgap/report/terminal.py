@@ -84,9 +84,11 @@ def render_compare(r: CompareResult, console: Console) -> None:
         res.add_row("N* 90% bootstrap interval", f"{_n(lo)} to {_n(hi)}")
     if r.required_n_discordant is not None:
         res.add_row("N* (Connor discordance form)", _n(r.required_n_discordant))
-    res.add_row("resolution ratio q = N/N*", f"{r.resolution_ratio:.3g}")
+    if r.resolution_ratio is not None:
+        res.add_row("resolution ratio q = N/N*", f"{r.resolution_ratio:.3g}")
     res.add_row("resolved (q >= 1)", "yes" if r.resolved else "no")
-    res.add_row("minimum detectable effect at N", f"{r.mde:.4f} ({100 * r.mde:.2f} points)")
+    if r.mde is not None:
+        res.add_row("minimum detectable effect at N", f"{r.mde:.4f} ({100 * r.mde:.2f} points)")
     if r.unpaired_required_n is not None:
         res.add_row("unpaired (independent items) N", _n(r.unpaired_required_n))
     if r.paired_efficiency is not None:
