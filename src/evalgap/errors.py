@@ -10,3 +10,9 @@ from __future__ import annotations
 
 class InputError(ValueError):
     """Bad input: an argument out of range, a malformed file, data that cannot be paired."""
+
+
+def first_line(exc: BaseException) -> str:
+    """Return the first line of an exception's message, or its type name when it has none."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -13,11 +13,14 @@ and task, what was kept and what was left out and why. Nothing is dropped silent
 * only items scored for every selected model are kept (the intersection); each model's
   missing items are counted against all the items the input has for that task.
   ``strict=True`` turns any exclusion into an error.
+
+The interchange layout (:class:`LongScores`): one row per (model, task, item_id[, run]) with a
+``score`` and optionally a ``cluster`` label. Every loader in :mod:`evalgap.io` produces it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -26,8 +29,29 @@ from evalgap.errors import InputError
 
 
 @dataclass(frozen=True)
+class LongScores:
+    """Per-item scores in the long interchange layout, as every loader returns them.
+
+    ``frame`` has columns ``model, task, item_id, score`` and optionally ``run`` (repeated
+    runs of an item) and ``cluster`` (a subject or category label); ``source`` names what
+    was read; ``columns`` maps each role to the source field it came from (``None`` when
+    absent); ``notes`` say what the loader chose or detected rather than was told, and what
+    it left out before alignment.
+    """
+
+    frame: pd.DataFrame
+    source: str
+    columns: dict = field(default_factory=dict)
+    notes: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
 class ModelAlignment:
-    """What was read and kept for one model on one task."""
+    """What was read and kept for one model on one task.
+
+    ``mean_score`` is the model's mean over its *own* scored items (the accuracy a leaderboard
+    displays), which can differ from its mean over the items kept for pairing.
+    """
 
     model: str
     task: str
@@ -39,6 +63,7 @@ class ModelAlignment:
     non_numeric: int
     empty_scores: int
     max_runs: int
+    mean_score: float
 
     def to_dict(self) -> dict:
         """Return the entry as a plain dict."""
@@ -52,6 +77,7 @@ class AlignmentReport:
     entries: tuple[ModelAlignment, ...]
     items_union: dict
     items_kept: dict
+    rows_without_key: int = 0
 
     @property
     def items_left_out(self) -> int:
@@ -61,6 +87,9 @@ class AlignmentReport:
     def messages(self) -> list[str]:
         """Return one plain sentence per exclusion, empty when nothing was left out."""
         out = []
+        if self.rows_without_key:
+            out.append(f"{self.rows_without_key:,} rows with an empty model, task or item id "
+                       "were left out")
         for e in self.entries:
             where = "" if e.task == "all" else f" on task {e.task}"
             if e.items_missing:
@@ -91,6 +120,7 @@ class AlignmentReport:
             "items_union": dict(self.items_union),
             "items_kept": dict(self.items_kept),
             "items_left_out": self.items_left_out,
+            "rows_without_key": self.rows_without_key,
             "models": [e.to_dict() for e in self.entries],
             "messages": self.messages(),
         }
@@ -152,6 +182,13 @@ def align(
     None). Items are the intersection over the selected models, per task.
     """
     where = f"{source}: " if source else ""
+    keyless = frame[["model", "task", "item_id"]].isna().any(axis=1) | (
+        frame[["model", "task", "item_id"]].astype(str).apply(lambda c: c.str.strip() == "")
+        .any(axis=1))
+    rows_without_key = int(keyless.sum())
+    frame = frame[~keyless]
+    if frame.empty:
+        raise InputError(f"{where}no row has a model, a task and an item id")
     # Missing items are counted against every item the file has for a task, whichever models
     # are selected: "lacks 1,681 of 12,032 items", not of the selected models' union.
     universe = frame.groupby("task", sort=False)["item_id"].unique()
@@ -229,6 +266,7 @@ def align(
                     non_numeric=int(counts["_non_numeric"].get((m, task), 0)),
                     empty_scores=int(counts["_empty"].get((m, task), 0)),
                     max_runs=int(np.nanmax(runs[m].to_numpy())) if present.any() else 0,
+                    mean_score=float(wide[m].mean()) if present.any() else float("nan"),
                 )
             )
         ids = wide.index.to_numpy()[complete]
@@ -246,7 +284,7 @@ def align(
                 clusters=cl,
             )
         )
-    report = AlignmentReport(tuple(entries), union_counts, kept_counts)
+    report = AlignmentReport(tuple(entries), union_counts, kept_counts, rows_without_key)
     if strict and report.messages():
         raise InputError(
             f"{where}--strict: {report.messages()[0]}"
