@@ -12,12 +12,12 @@ from __future__ import annotations
 import gzip
 import io
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from evalgap.errors import InputError
+from evalgap.errors import InputError, first_line
+from evalgap.scores import LongScores
 
 FORMATS = ("csv", "tsv", "parquet", "jsonl")
 
@@ -40,21 +40,6 @@ CANDIDATES = {
     "task": ("task", "task_name", "benchmark", "dataset", "subset"),
     "run": ("run", "epoch", "seed", "repeat", "trial", "sample"),
 }
-
-
-@dataclass(frozen=True)
-class LongScores:
-    """A long score table in the interchange layout, with where it came from.
-
-    ``frame`` has columns ``model, task, item_id, score`` and optionally ``run`` and
-    ``cluster``; ``columns`` maps each role to the source column it was read from
-    (``None`` when absent); ``notes`` say what was detected rather than given.
-    """
-
-    frame: pd.DataFrame
-    source: str
-    columns: dict
-    notes: tuple[str, ...] = field(default=())
 
 
 def detect_format(path: Path) -> str:
@@ -94,7 +79,11 @@ def read_frame(path, fmt: str | None = None) -> pd.DataFrame:
     compression = "gzip" if _is_gzip(path) else None
     try:
         if fmt == "parquet":
-            return pd.read_parquet(path)
+            import pyarrow.parquet as pq
+
+            table = pq.read_table(path)
+            table.validate(full=True)  # arrow decodes text lazily: check the UTF-8 now
+            return table.to_pandas()
         if fmt == "jsonl":
             return _read_jsonl(path, compression)
         sep = "\t" if fmt == "tsv" else ","
@@ -108,9 +97,8 @@ def read_frame(path, fmt: str | None = None) -> pd.DataFrame:
             f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
             "re-encode the file as UTF-8"
         ) from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, OSError, EOFError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"{path}: cannot be read as {fmt}: {first}") from None
+    except Exception as exc:  # pandas, pyarrow, gzip and zlib raise many types on damaged files
+        raise InputError(f"{path}: cannot be read as {fmt}: {first_line(exc)}") from None
 
 
 def read_long_table(
@@ -200,7 +188,157 @@ def _read_jsonl(path: Path, compression: str | None) -> pd.DataFrame:
             if not line.strip():
                 continue
             try:
-                json.loads(line)
+                record = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise InputError(f"{path}: line {number} is not valid JSON ({exc.msg})") from None
-        raise
+            if not isinstance(record, dict):
+                raise InputError(f"{path}: line {number} is not a JSON object; JSON Lines "
+                                 "score tables have one object per row") from None
+        raise InputError(f"{path}: cannot be read as JSON Lines records") from None
+
+
+def read_wide_table(
+    path,
+    *,
+    fmt: str | None = None,
+    models_in: str = "columns",
+    item_column: str | None = None,
+    task_column: str | None = None,
+    model_column: str | None = None,
+    cluster_column: str | None = None,
+    model_columns=None,
+) -> LongScores:
+    """Read a wide score table: one column per model (or, ``models_in="rows"``, per item).
+
+    ``models_in="columns"``: one row per item, an item column (and optionally task and
+    cluster columns), and one score column per model: ``model_columns`` names them, else
+    every other column whose values are all numbers is taken as a model (and said so).
+    ``models_in="rows"``: one row per model, a model column, and one column per item.
+    """
+    path = Path(path)
+    raw = read_frame(path, fmt)
+    if raw.shape[0] == 0:
+        raise InputError(f"{path}: the table has a header but no rows")
+    raw.columns = [str(c) for c in raw.columns]
+    found = ", ".join(raw.columns)
+    notes = []
+    if models_in == "rows":
+        model_col = model_column or next(
+            (c for c in CANDIDATES["model"] if c in raw.columns), raw.columns[0]
+        )
+        if model_col not in raw.columns:
+            raise InputError(f"{path}: no column {model_col!r}; columns found: {found}")
+        if model_column is None:
+            notes.append(f"model column: {model_col!r} (detected); every other column is an item")
+        long = raw.melt(id_vars=[model_col], var_name="item_id", value_name="score")
+        frame = pd.DataFrame(
+            {
+                "model": long[model_col].astype(str),
+                "task": "all",
+                "item_id": long["item_id"].astype(str),
+                "score": long["score"],
+            }
+        )
+        return LongScores(frame, str(path), {"model": model_col}, tuple(notes))
+    if models_in != "columns":
+        raise InputError(f"--models-in must be 'columns' or 'rows'; got {models_in!r}")
+    item_col = item_column or next((c for c in CANDIDATES["item_id"] if c in raw.columns), None)
+    if item_col is None or item_col not in raw.columns:
+        raise InputError(
+            f"{path}: cannot find the item id column; name it with --item-column "
+            f"(columns found: {found})"
+        )
+    task_col = task_column or next((c for c in CANDIDATES["task"] if c in raw.columns), None)
+    id_columns = [c for c in (item_col, task_col, cluster_column) if c]
+    for c in id_columns:
+        if c not in raw.columns:
+            raise InputError(f"{path}: no column {c!r}; columns found: {found}")
+    if model_columns:
+        missing = [m for m in model_columns if m not in raw.columns]
+        if missing:
+            raise InputError(f"{path}: no model column {missing[0]!r}; columns found: {found}")
+        models = list(model_columns)
+    else:
+        models = [
+            c
+            for c in raw.columns
+            if c not in id_columns and pd.to_numeric(raw[c], errors="coerce").notna().all()
+        ]
+        skipped = [c for c in raw.columns if c not in id_columns and c not in models]
+        notes.append(
+            f"model columns: {', '.join(models)} (every all-numeric column)"
+            + (f"; not scores: {', '.join(skipped)}" if skipped else "")
+        )
+    if not models:
+        raise InputError(
+            f"{path}: no all-numeric model column; name them with --models (columns found: {found})"
+        )
+    long = raw.melt(id_vars=id_columns, value_vars=models, var_name="model", value_name="score")
+    frame = pd.DataFrame(
+        {
+            "model": long["model"].astype(str),
+            "task": long[task_col].astype(str) if task_col else "all",
+            "item_id": long[item_col].astype(str),
+            "score": long["score"],
+        }
+    )
+    if cluster_column:
+        frame["cluster"] = long[cluster_column].astype(str)
+    return LongScores(frame, str(path), {"item_id": item_col, "task": task_col}, tuple(notes))
+
+
+def attach_clusters(
+    scores: LongScores,
+    items_path,
+    *,
+    cluster_column: str,
+    item_column: str | None = None,
+    fmt: str | None = None,
+) -> LongScores:
+    """Join cluster labels from an item file (one row per item) onto a long score table.
+
+    The item file needs an item id column (named or detected) matching the scores' item ids,
+    the ``cluster_column``, and optionally a task column. Items with no label are labelled
+    ``(unlabelled)`` and counted in the notes.
+    """
+    path = Path(items_path)
+    raw = read_frame(path, fmt)
+    raw.columns = [str(c) for c in raw.columns]
+    found = ", ".join(raw.columns)
+    if cluster_column not in raw.columns:
+        raise InputError(
+            f"{path}: no column {cluster_column!r} (given as --cluster-column); "
+            f"columns found: {found}"
+        )
+    item_col = item_column or next((c for c in CANDIDATES["item_id"] if c in raw.columns), None)
+    if item_col is None or item_col not in raw.columns:
+        raise InputError(
+            f"{path}: cannot find the item id column; name it with --item-column "
+            f"(columns found: {found})"
+        )
+    task_col = next((c for c in CANDIDATES["task"] if c in raw.columns), None)
+    keys = ["item_id"] + (["task"] if task_col else [])
+    labels = pd.DataFrame(
+        {"item_id": raw[item_col].astype(str), "cluster": raw[cluster_column].astype(str)}
+    )
+    if task_col:
+        labels["task"] = raw[task_col].astype(str)
+    if labels.duplicated(subset=keys).any():
+        dup = labels[labels.duplicated(subset=keys)].iloc[0]
+        raise InputError(
+            f"{path}: item {dup['item_id']!r} appears more than once; an item file "
+            "has one row per item"
+        )
+    frame = scores.frame.drop(columns=["cluster"], errors="ignore").merge(
+        labels, on=keys, how="left"
+    )
+    unlabelled = frame.loc[frame["cluster"].isna(), keys].drop_duplicates().shape[0]
+    notes = list(scores.notes)
+    if unlabelled:
+        notes.append(
+            f"{unlabelled:,} items have no {cluster_column!r} label in {path.name}; "
+            "they are labelled (unlabelled)"
+        )
+    frame["cluster"] = frame["cluster"].fillna("(unlabelled)")
+    columns = {**scores.columns, "cluster": f"{path.name}:{cluster_column}"}
+    return LongScores(frame, scores.source, columns, tuple(notes))

@@ -1,0 +1,120 @@
+"""Read HELM runs: ``per_instance_stats.json`` with the run's ``run_spec.json``.
+
+A HELM run directory (``benchmark_output/runs/<suite>/<run name>/``) holds one model on one
+scenario. ``per_instance_stats.json`` lists, per instance and train trial, the stats computed
+on it; evalgap takes one named stat (default ``exact_match``) on the unperturbed instances.
+The model is ``adapter_spec.model`` of ``run_spec.json``; the task is the run name without its
+``model=`` part (``mmlu:subject=philosophy,method=multiple_choice_joint``), so the same
+scenario run for two models pairs up. Train trials are runs of the same item.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from evalgap.errors import InputError
+from evalgap.scores import LongScores
+
+STATS_FILE = "per_instance_stats.json"
+
+
+def is_helm_path(path: Path) -> bool:
+    """True for a ``per_instance_stats.json`` file or a directory holding one."""
+    if path.is_file():
+        return path.name == STATS_FILE
+    return path.is_dir() and next(path.rglob(STATS_FILE), None) is not None
+
+
+def read_helm(paths, *, stat: str = "exact_match") -> LongScores:
+    """Read HELM run directories (or their ``per_instance_stats.json``) into the long layout."""
+    paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    frames, notes = [], []
+    for stats_path in _stats_files(paths):
+        run = stats_path.parent
+        model, task = _model_and_task(run)
+        data = _load(stats_path)
+        rows, perturbed, available = [], 0, set()
+        for entry in data:
+            if not isinstance(entry, dict) or "instance_id" not in entry:
+                raise InputError(
+                    f"{stats_path}: an entry has no instance_id; not a HELM per-instance stats file"
+                )
+            found = None
+            for s in entry.get("stats", []):
+                name = s.get("name", {})
+                available.add(name.get("name"))
+                if name.get("name") != stat:
+                    continue
+                if name.get("perturbation"):
+                    perturbed += 1
+                    continue
+                found = s.get("mean")
+            rows.append((str(entry["instance_id"]), str(entry.get("train_trial_index", 0)), found))
+        if all(r[2] is None for r in rows):
+            raise InputError(
+                f"{stats_path}: no stat named {stat!r}; stats found: "
+                f"{', '.join(sorted(a for a in available if a)[:12])} (choose with "
+                "--stat)"
+            )
+        if perturbed:
+            notes.append(
+                f"{run.name}: {perturbed} perturbed {stat} values left out (only "
+                "unperturbed instances are compared)"
+            )
+        frame = pd.DataFrame(rows, columns=["item_id", "run", "score"])
+        frame.insert(0, "task", task)
+        frame.insert(0, "model", model)
+        frames.append(frame)
+    return LongScores(
+        frame=pd.concat(frames, ignore_index=True),
+        source=", ".join(map(str, paths)),
+        columns={"item_id": "instance_id", "run": "train_trial_index", "score": stat},
+        notes=tuple(notes),
+    )
+
+
+def _stats_files(paths):
+    for path in paths:
+        if not path.exists():
+            raise InputError(f"{path}: no such file or directory")
+        if path.is_file():
+            yield path
+            continue
+        found = sorted(path.rglob(STATS_FILE))
+        if not found:
+            raise InputError(f"{path}: no {STATS_FILE} found under this directory")
+        yield from found
+
+
+def _load(path: Path):
+    try:
+        data = json.loads(path.read_bytes())
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
+    except ValueError as exc:
+        raise InputError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(data, list):
+        raise InputError(f"{path}: expected a list of per-instance entries")
+    return data
+
+
+def _model_and_task(run: Path) -> tuple[str, str]:
+    spec_path = run / "run_spec.json"
+    name, model = run.name, None
+    if spec_path.exists():
+        try:
+            spec = json.loads(spec_path.read_bytes())
+            name = spec.get("name", name)
+            model = (spec.get("adapter_spec") or {}).get("model")
+        except ValueError:
+            pass
+    scenario, _, args = name.partition(":")
+    kept = [a for a in args.split(",") if a and not a.startswith("model=")]
+    if model is None:
+        model = next(
+            (a.split("=", 1)[1] for a in args.split(",") if a.startswith("model=")), run.name
+        )
+    return model, scenario + (":" + ",".join(kept) if kept else "")

@@ -1,0 +1,264 @@
+"""Read Open LLM Leaderboard per-item details (Parquet), v2 and v1.
+
+* **v2** (``open-llm-leaderboard/<org>__<model>-details``): lm-evaluation-harness sample
+  records stored as Parquet, ``samples_<task>_<stamp>.parquet``, with a ``doc_id`` column and
+  one column per metric (``acc_norm``, ``acc``, ``exact_match``, ...). Items are keyed on
+  (task, ``doc_id``, filter) and the metric is chosen as for lm-eval logs
+  (:func:`evalgap.io.lm_eval.default_metric`).
+* **v1** (``details_<org>__<model>``, written by lighteval): ``details_<suite>|<task>|<shots>_
+  <stamp>.parquet`` (the task is the middle part, e.g. ``arc:challenge``) with ``example``,
+  ``full_prompt``, ``gold`` and ``metrics`` (a dict, or a dict written as a string) and **no**
+  document id. Items are aligned on a stable hash (the
+  first 16 hex digits of SHA-256) of the example text, or of the full prompt where the example
+  is empty; items whose text differs between models cannot be paired and are reported as
+  missing by the alignment.
+
+The model name comes from ``model_name``, else from the details folder name
+(``<org>__<model>-details`` or ``details_<org>__<model>`` becomes ``<org>/<model>``).
+:func:`download_details` fetches a model's details from the Hugging Face Hub when the
+optional ``huggingface_hub`` package is installed.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from evalgap.errors import InputError, first_line
+from evalgap.io.lm_eval import default_metric, metric_rule
+from evalgap.io.tables import read_frame
+from evalgap.scores import LongScores
+
+V2_FILE = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d\-:.]+)\.parquet$")
+V1_FILE = re.compile(r"^details_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d\-:._]+)\.parquet$")
+V1_COLUMNS = {"example", "full_prompt", "metrics"}
+
+
+def is_details_parquet(path: Path) -> bool:
+    """True for a details Parquet file (by name or columns), or a folder of them."""
+    if path.is_dir():
+        return next(_details_files(path), None) is not None
+    if path.suffix != ".parquet":
+        return False
+    if V2_FILE.match(path.name) or V1_FILE.match(path.name):
+        return True
+    columns = set(_columns(path))
+    return ("doc_id" in columns and "model" not in columns) or V1_COLUMNS <= columns
+
+
+def read_details(
+    paths, *, metric=None, model_name: str | None = None, all_runs: bool = False
+) -> LongScores:
+    """Read Open LLM Leaderboard detail Parquet files or folders (v1 or v2) of many models.
+
+    ``metric`` takes the forms of :func:`evalgap.io.lm_eval.metric_rule`.
+    """
+    paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    frames, notes = [], []
+    files = []
+    metric_for = metric_rule(metric)
+    for root in paths:
+        if not root.exists():
+            raise InputError(f"{root}: no such file or directory")
+        found = [root] if root.is_file() else list(_details_files(root))
+        if not found:
+            raise InputError(f"{root}: no Open LLM Leaderboard details (*.parquet) found")
+        files.extend(found)
+    latest: dict[tuple[str, str], tuple[str, Path]] = {}
+    runs: list[tuple[str, str, str, Path]] = []
+    for path in files:
+        model = model_name or model_from_folder(path.parent)
+        task, stamp = _task_and_stamp(path)
+        runs.append((model, task, stamp, path))
+        key = (model, task)
+        if key not in latest or stamp > latest[key][0]:
+            latest[key] = (stamp, path)
+    counts = pd.Series([(m, t) for m, t, _, _ in runs]).value_counts()
+    for (model, task), n in counts.items():
+        if n > 1 and not all_runs:
+            notes.append(
+                f"{model} / {task}: {n} runs found, using the latest "
+                f"({latest[(model, task)][0]}); pass --all-runs to average them"
+            )
+    for model, task, stamp, path in runs:
+        if not all_runs and latest[(model, task)][1] != path:
+            continue
+        frame, used, how = _read_one(path, model, task, metric_for(task))
+        if all_runs:
+            frame["run"] = stamp
+        frames.append(frame)
+        notes.append(f"{model} / {task}: metric {used!r}{how}")
+    return LongScores(
+        frame=pd.concat(frames, ignore_index=True),
+        source=", ".join(map(str, paths)),
+        columns={"item_id": "doc_id or hash of the example text", "score": "metric"},
+        notes=tuple(notes),
+    )
+
+
+def model_from_folder(folder: Path) -> str:
+    """``meta-llama__Llama-3.1-8B-details`` / ``details_meta-llama__Llama-3.1-8B`` -> org/model."""
+    name = folder.name
+    name = re.sub(r"^details_", "", name)
+    name = re.sub(r"-details$", "", name)
+    return name.replace("__", "/", 1)
+
+
+def stable_hash(text: str) -> str:
+    """The item key of a v1 detail row: the first 16 hex digits of SHA-256 of its text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def download_details(
+    repo_id: str, *, revision: str | None = None, local_dir: str | Path | None = None, tasks=None
+) -> Path:
+    """Download a model's details dataset from the Hugging Face Hub; return the local folder.
+
+    Needs the optional ``huggingface_hub`` package (and, for gated repositories, a token
+    configured for it). ``tasks`` limits the download to files whose name contains one of them.
+    """
+    try:
+        from huggingface_hub import snapshot_download
+    except ImportError:
+        raise InputError(
+            "downloading details needs the huggingface_hub package: pip install huggingface_hub"
+        ) from None
+    patterns = ["*.parquet"] if not tasks else [f"*{t}*.parquet" for t in tasks]
+    try:
+        folder = snapshot_download(
+            repo_id=repo_id,
+            repo_type="dataset",
+            revision=revision,
+            allow_patterns=patterns,
+            local_dir=local_dir,
+        )
+    except Exception as exc:  # the hub client raises many types; all mean "could not fetch"
+        raise InputError(
+            f"could not download {repo_id} from the Hugging Face Hub: {first_line(exc)}"
+        ) from None
+    path = Path(folder)
+    if local_dir is None and path.name != repo_id.split("/")[-1]:
+        # snapshot folders are named by commit; keep the repository name for the model name
+        link = path.parent / repo_id.split("/")[-1]
+        if not link.exists():
+            link.symlink_to(path, target_is_directory=True)
+        path = link
+    return path
+
+
+def _details_files(root: Path):
+    for path in sorted(root.rglob("*.parquet")):
+        if V2_FILE.match(path.name) or V1_FILE.match(path.name):
+            yield path
+
+
+def _columns(path: Path) -> list[str]:
+    import pyarrow.parquet as pq
+
+    try:
+        return list(pq.read_schema(path).names)
+    except Exception:  # not a readable Parquet file: let the table reader report it
+        return []
+
+
+def _task_and_stamp(path: Path) -> tuple[str, str]:
+    """Task and timestamp from a details file name; v1's ``suite|task|shots`` keeps ``task``."""
+    for pattern in (V2_FILE, V1_FILE):
+        match = pattern.match(path.name)
+        if match:
+            parts = match["task"].split("|")
+            return (parts[1] if len(parts) == 3 else match["task"]), match["stamp"]
+    return path.stem, ""
+
+
+def _read_one(path: Path, model: str, task: str, wanted: str | None):
+    frame = read_frame(path, "parquet")
+    if "doc_id" in frame.columns:
+        return _read_v2(path, frame, model, task, wanted)
+    if V1_COLUMNS & set(frame.columns) and "metrics" in frame.columns:
+        return _read_v1(path, frame, model, task, wanted)
+    raise InputError(
+        f"{path}: neither v2 (doc_id and metric columns) nor v1 (example, "
+        f"full_prompt, metrics) details; columns found: {', '.join(frame.columns)}"
+    )
+
+
+def _read_v2(path, frame, model, task, wanted):
+    skip = {
+        "doc_id",
+        "doc",
+        "target",
+        "arguments",
+        "resps",
+        "filtered_resps",
+        "filter",
+        "metrics",
+        "doc_hash",
+        "prompt_hash",
+        "target_hash",
+    }
+    available = [
+        c for c in frame.columns if c not in skip and pd.api.types.is_numeric_dtype(frame[c])
+    ]
+    if not available:
+        raise InputError(
+            f"{path}: no numeric metric column; columns found: {', '.join(frame.columns)}"
+        )
+    used = wanted or default_metric(task, available)
+    if used not in frame.columns:
+        raise InputError(f"{path}: no metric {used!r}; metrics found: {', '.join(available)}")
+    filters = frame["filter"].astype(str) if "filter" in frame.columns else "none"
+    labels = pd.Series(task, index=frame.index).where(
+        pd.Series(filters, index=frame.index) == "none",
+        task + ":" + pd.Series(filters, index=frame.index),
+    )
+    out = pd.DataFrame(
+        {
+            "model": model,
+            "task": labels,
+            "item_id": frame["doc_id"].astype(str),
+            "score": frame[used].astype(float),
+        }
+    )
+    return out, used, "" if wanted else " (default)"
+
+
+def _read_v1(path, frame, model, task, wanted):
+    metrics = frame["metrics"].map(_as_dict)
+    bad = metrics.map(lambda m: m is None)
+    if bad.any():
+        row = int(bad.to_numpy().nonzero()[0][0])
+        raise InputError(f"{path}: row {row}: 'metrics' is not a dict or a dict written as text")
+    available = list(metrics.iloc[0].keys())
+    used = wanted or default_metric(task, available)
+    if used not in available:
+        raise InputError(f"{path}: no metric {used!r}; metrics found: {', '.join(available)}")
+    text = frame["example"].astype(str) if "example" in frame.columns else None
+    if text is None or (text.str.strip() == "").any():
+        prompt = frame["full_prompt"].astype(str)
+        text = prompt if text is None else text.where(text.str.strip() != "", prompt)
+    out = pd.DataFrame(
+        {
+            "model": model,
+            "task": task,
+            "item_id": text.map(stable_hash),
+            "score": metrics.map(lambda m: m.get(used)),
+        }
+    )
+    return out, used, (" (default)" if not wanted else "") + ", items keyed by a hash of the text"
+
+
+def _as_dict(value):
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str):
+        try:
+            parsed = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            return None
+        return parsed if isinstance(parsed, dict) else None
+    return None

@@ -1,0 +1,163 @@
+"""One entry point for every input: detect each path's source and read it.
+
+Every job (compare, audit, degrade, simulate) reads its scores through :func:`load_scores`,
+so a loader written once serves all. Sources, detected from the path or forced with
+``fmt``:
+
+==============  ==========================================================================
+``table``       long CSV/TSV/Parquet/JSONL table, optionally gzipped (``csv`` ... to force)
+``wide``        a wide table (``layout="wide"``), models in columns or in rows
+``lm-eval``     lm-evaluation-harness ``samples_<task>_<stamp>.jsonl`` files or output dirs
+``oll``         Open LLM Leaderboard details Parquet (v2 lm-eval or v1 lighteval)
+``inspect``     inspect_ai logs, ``.json`` or ``.eval``
+``helm``        HELM run directories with ``per_instance_stats.json``
+==============  ==========================================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from evalgap.errors import InputError
+from evalgap.io import helm, inspect_logs, lm_eval, open_llm_leaderboard, tables
+from evalgap.scores import LongScores
+
+SOURCES = ("table", "lm-eval", "oll", "inspect", "helm")
+TABLE_FORMATS = tables.FORMATS
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """Every option a user can give about how to read scores (CLI flags of the same names)."""
+
+    fmt: str | None = None
+    layout: str = "long"
+    models_in: str = "columns"
+    item_column: str | None = None
+    score_column: str | None = None
+    model_column: str | None = None
+    task_column: str | None = None
+    run_column: str | None = None
+    cluster_column: str | None = None
+    items: str | None = None
+    model_columns: tuple = field(default=())
+    metric: tuple = field(default=())
+    filter_name: str | None = None
+    all_runs: bool = False
+    scorer: str | None = None
+    stat: str = "exact_match"
+    model_name: str | None = None
+
+
+def detect_source(path: Path) -> str:
+    """Return the source of ``path`` (see the module table), or raise listing the options."""
+    if not path.exists():
+        raise InputError(f"{path}: no such file or directory")
+    if lm_eval.is_lm_eval_path(path):
+        return "lm-eval"
+    if helm.is_helm_path(path):
+        return "helm"
+    if path.is_dir():
+        if open_llm_leaderboard.is_details_parquet(path):
+            return "oll"
+        if any(True for _ in path.rglob("*.eval")) or any(
+            inspect_logs.is_inspect_path(p) for p in path.rglob("*.json")
+        ):
+            return "inspect"
+        raise InputError(
+            f"{path}: no evaluation outputs recognised in this directory "
+            f"(looked for {', '.join(SOURCES[1:])}); give a file, or force a "
+            "source with --format"
+        )
+    if inspect_logs.is_inspect_path(path):
+        return "inspect"
+    if path.suffix == ".parquet" and open_llm_leaderboard.is_details_parquet(path):
+        return "oll"
+    tables.detect_format(path)  # raises with the list of supported formats
+    return "table"
+
+
+def load_scores(paths, options: LoadOptions | None = None) -> LongScores:
+    """Read every path (files or directories, any mix of sources) into one long table."""
+    options = options or LoadOptions()
+    paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    if not paths:
+        raise InputError("no score files given; pass --scores FILE (repeatable)")
+    parts = [_load_one(path, options) for path in paths]
+    if len(parts) == 1:
+        result = parts[0]
+    else:
+        frame = pd.concat([p.frame for p in parts], ignore_index=True)
+        result = LongScores(
+            frame,
+            ", ".join(p.source for p in parts),
+            parts[0].columns,
+            tuple(n for p in parts for n in p.notes),
+        )
+    if options.items:
+        if not options.cluster_column:
+            raise InputError(
+                "--items needs --cluster-column: the column of the item file that "
+                "holds each item's cluster (subject, category)"
+            )
+        result = tables.attach_clusters(
+            result, options.items, cluster_column=options.cluster_column
+        )
+    return result
+
+
+def _load_one(path: Path, o: LoadOptions) -> LongScores:
+    if o.fmt in TABLE_FORMATS or o.layout == "wide":
+        source = "table"
+    elif o.fmt in SOURCES:
+        source = o.fmt
+    elif o.fmt is not None:
+        raise InputError(
+            f"--format must be one of {', '.join(SOURCES[1:] + TABLE_FORMATS)}; got {o.fmt!r}"
+        )
+    else:
+        source = detect_source(path)
+    table_fmt = o.fmt if o.fmt in TABLE_FORMATS else None
+    metric = list(o.metric) or None
+    if source == "lm-eval":
+        return lm_eval.read_lm_eval(
+            path,
+            metric=metric,
+            filter_name=o.filter_name,
+            all_runs=o.all_runs,
+            model_name=o.model_name,
+        )
+    if source == "oll":
+        return open_llm_leaderboard.read_details(
+            path, metric=metric, model_name=o.model_name, all_runs=o.all_runs
+        )
+    if source == "inspect":
+        return inspect_logs.read_inspect(path, scorer=o.scorer)
+    if source == "helm":
+        return helm.read_helm(path, stat=o.stat)
+    if o.layout == "wide":
+        return tables.read_wide_table(
+            path,
+            fmt=table_fmt,
+            models_in=o.models_in,
+            item_column=o.item_column,
+            task_column=o.task_column,
+            model_column=o.model_column,
+            cluster_column=None if o.items else o.cluster_column,
+            model_columns=list(o.model_columns) or None,
+        )
+    if o.layout != "long":
+        raise InputError(f"--layout must be 'long' or 'wide'; got {o.layout!r}")
+    return tables.read_long_table(
+        path,
+        fmt=table_fmt,
+        model_column=o.model_column,
+        item_column=o.item_column,
+        score_column=o.score_column,
+        task_column=o.task_column,
+        run_column=o.run_column,
+        cluster_column=None if o.items else o.cluster_column,
+    )
