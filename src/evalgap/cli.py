@@ -73,8 +73,44 @@ def _common_test_options(func):
     return func
 
 
+LOADER_OPTIONS = (
+    "scores_paths",
+    "hub",
+    "fmt",
+    "layout",
+    "models_in",
+    "model_columns",
+    "item_column",
+    "score_column",
+    "model_column",
+    "task_column",
+    "run_column",
+    "cluster_column",
+    "items",
+    "metric",
+    "filter_name",
+    "all_runs",
+    "scorer",
+    "stat",
+    "model_name",
+    "tasks",
+    "strict",
+)
+
+SCORE_SOURCES = """
+\b
+Score sources (detected from the path; --format forces one):
+  long table   CSV/TSV/Parquet/JSONL (.gz ok), one row per (model, item)
+  wide table   --layout wide, one column per model (--models-in rows: per item)
+  lm-eval      samples_<task>_<stamp>.jsonl files or lm_eval --output_path dirs
+  oll          Open LLM Leaderboard details Parquet (v2 or v1), or --hub REPO
+  inspect      inspect_ai logs (.json or .eval)
+  helm         HELM run dirs with per_instance_stats.json
+"""
+
+
 def loader_options(func):
-    """Options shared by every job that reads per-item scores from a file."""
+    """Options shared by every job that reads per-item scores (one loader serves all jobs)."""
     options = [
         click.option(
             "--strict",
@@ -82,16 +118,36 @@ def loader_options(func):
             help="Treat any missing, duplicated or unusable item as an error.",
         ),
         click.option(
-            "--format",
-            "fmt",
-            type=click.Choice(["csv", "tsv", "parquet", "jsonl"]),
-            help="Force the table format (default: from the file name).",
-        ),
-        click.option(
             "--task",
             "tasks",
             multiple=True,
             help="Keep only this task (repeatable). Default: all tasks, pooled.",
+        ),
+        click.option("--model-name", help="Name the model of files that carry no name."),
+        click.option(
+            "--stat",
+            default="exact_match",
+            show_default=True,
+            help="HELM: the per-instance stat to compare.",
+        ),
+        click.option("--scorer", help="inspect_ai: the scorer to use when there are several."),
+        click.option(
+            "--all-runs",
+            is_flag=True,
+            help="lm-eval/OLL: average every timestamped run instead of the latest.",
+        ),
+        click.option(
+            "--filter", "filter_name", help="lm-eval: keep only this filter (e.g. strict-match)."
+        ),
+        click.option(
+            "--metric",
+            multiple=True,
+            help="lm-eval/OLL metric: NAME for all tasks or TASK=NAME (repeatable).",
+        ),
+        click.option(
+            "--items",
+            type=click.Path(dir_okay=False),
+            help="Item file to take cluster labels from (with --cluster-column).",
         ),
         click.option("--cluster-column", help="Column with a cluster label (subject, category)."),
         click.option(
@@ -102,10 +158,46 @@ def loader_options(func):
         click.option("--score-column", help="Column with the per-item score (default: detected)."),
         click.option("--item-column", help="Column identifying the item (default: detected)."),
         click.option(
+            "--models",
+            "model_columns",
+            multiple=True,
+            help="Wide tables: the model columns (default: every all-numeric column).",
+        ),
+        click.option(
+            "--models-in",
+            type=click.Choice(["columns", "rows"]),
+            default="columns",
+            show_default=True,
+            help="Wide tables: models as columns or as rows.",
+        ),
+        click.option(
+            "--layout",
+            type=click.Choice(["long", "wide"]),
+            default="long",
+            show_default=True,
+            help="Table layout.",
+        ),
+        click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(
+                ["csv", "tsv", "parquet", "jsonl", "lm-eval", "oll", "inspect", "helm"]
+            ),
+            help="Force the source or table format (default: detected).",
+        ),
+        click.option(
+            "--hub",
+            multiple=True,
+            metavar="REPO",
+            help="Download Open LLM Leaderboard details from the Hugging Face Hub "
+            "(needs huggingface_hub).",
+        ),
+        click.option(
             "--scores",
-            "scores_path",
-            type=click.Path(dir_okay=False),
-            help="Long table of per-item scores, one row per (model, item).",
+            "scores_paths",
+            multiple=True,
+            type=click.Path(path_type=str),
+            help="Score file or directory (repeatable; any mix of sources).",
         ),
     ]
     for option in options:
@@ -123,7 +215,7 @@ def cli():
     """
 
 
-@cli.command(epilog=COMPARE_EXAMPLES)
+@cli.command(epilog=COMPARE_EXAMPLES + SCORE_SOURCES)
 @click.option("--both-correct", type=COUNT, help="Items both models got right.")
 @click.option("--a-only", type=COUNT, help="Items only model A got right.")
 @click.option("--b-only", type=COUNT, help="Items only model B got right.")
@@ -158,16 +250,6 @@ def compare(
     a_only,
     b_only,
     both_wrong,
-    scores_path,
-    item_column,
-    score_column,
-    model_column,
-    task_column,
-    run_column,
-    cluster_column,
-    tasks,
-    fmt,
-    strict,
     model_a,
     model_b,
     alpha,
@@ -177,6 +259,7 @@ def compare(
     n_bootstrap,
     n_bootstrap_required_n,
     seed,
+    **loader,
 ):
     """Test one paired gap and say whether the benchmark can resolve it.
 
@@ -194,7 +277,7 @@ def compare(
         "n_bootstrap_required_n": n_bootstrap_required_n,
         "seed": seed,
     }
-    if scores_path is not None:
+    if loader["scores_paths"] or loader["hub"]:
         if any(c is not None for c in counts):
             raise InputError(
                 "give either --scores or the four counts "
@@ -204,32 +287,14 @@ def compare(
             raise InputError("--scores needs --model-a and --model-b (the two models to compare)")
         if model_a == model_b:
             raise InputError(f"--model-a and --model-b are both {model_a!r}; name two models")
-        score_set = _load(
-            scores_path,
-            [model_a, model_b],
-            tasks,
-            fmt,
-            strict,
-            item_column,
-            score_column,
-            model_column,
-            task_column,
-            run_column,
-            cluster_column,
-            quiet=as_json,
-        )
+        _, score_set = _read_scores(loader, models=[model_a, model_b], quiet=as_json)
         a, b = score_set.pair(model_a, model_b)
         result = compare_scores(
             a, b, model_a=model_a, model_b=model_b, alignment=score_set.report, **settings
         )
     else:
-        missing = [
-            name
-            for name, value in zip(
-                ("--both-correct", "--a-only", "--b-only", "--both-wrong"), counts, strict=True
-            )
-            if value is None
-        ]
+        names = ("--both-correct", "--a-only", "--b-only", "--both-wrong")
+        missing = [name for name, value in zip(names, counts, strict=True) if value is None]
         if missing:
             raise InputError(
                 f"missing {', '.join(missing)}: give all four 2x2 counts, or "
@@ -241,6 +306,34 @@ def compare(
             )
         result = compare_counts(*counts, **settings)
     _emit(result, as_json, "compare")
+
+
+@cli.command(
+    "inspect-data",
+    epilog=SCORE_SOURCES
+    + """
+\b
+Examples:
+  evalgap inspect-data --scores ../shared/data/mmlu_pro/mmlu_pro_long.csv.gz \\
+      --items ../shared/data/mmlu_pro/mmlu_pro_items.csv --cluster-column category
+  evalgap inspect-data --scores lm_eval_output/ --metric hellaswag=acc_norm
+  evalgap inspect-data --scores logs/qwen.eval --scores logs/sonnet.eval --json
+""",
+)
+@loader_options
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def inspect_data_command(as_json, **loader):
+    """Show what was read: models, tasks, items, metric, scores and the alignment report.
+
+    The first command to run on new files. Models are not paired here: every model is
+    aligned with every other, so 'items kept' counts the items scored for all of them.
+    """
+    from evalgap.inspect_data import inspect_data
+
+    if not (loader["scores_paths"] or loader["hub"]):
+        raise InputError("give --scores FILE (repeatable) or --hub REPO")
+    table, score_set = _read_scores(loader, models=None, quiet=True)
+    _emit(inspect_data(table, score_set=score_set), as_json, "inspect-data")
 
 
 @cli.command(epilog=PLAN_EXAMPLES)
@@ -287,40 +380,33 @@ def plan(
     _emit(result, as_json, "plan")
 
 
-def _load(
-    path,
-    models,
-    tasks,
-    fmt,
-    strict,
-    item_column,
-    score_column,
-    model_column,
-    task_column,
-    run_column,
-    cluster_column,
-    quiet=False,
-):
-    from evalgap.io.tables import read_long_table
+def _read_scores(loader: dict, *, models, quiet: bool = False):
+    """Read and align the scores named by the loader options; return (long table, ScoreSet)."""
+    from evalgap.io.open_llm_leaderboard import download_details
+    from evalgap.io.sources import LoadOptions, load_scores
     from evalgap.scores import align
 
-    table = read_long_table(
-        path,
-        fmt=fmt,
-        model_column=model_column,
-        item_column=item_column,
-        score_column=score_column,
-        task_column=task_column,
-        run_column=run_column,
-        cluster_column=cluster_column,
+    paths = list(loader["scores_paths"]) + [str(download_details(r)) for r in loader["hub"]]
+    options = LoadOptions(
+        **{
+            k: loader[k]
+            for k in LOADER_OPTIONS
+            if k not in ("scores_paths", "hub", "tasks", "strict")
+        }
     )
+    table = load_scores(paths, options)
     if not quiet:
         err = Console(stderr=True)
         for note in table.notes:
-            err.print(f"[dim]{path}: {note}[/]")
-    return align(
-        table.frame, models=models, tasks=list(tasks) or None, strict=strict, source=str(path)
+            err.print(f"[dim]{note}[/]")
+    score_set = align(
+        table.frame,
+        models=models,
+        tasks=list(loader["tasks"]) or None,
+        strict=loader["strict"],
+        source=table.source,
     )
+    return table, score_set
 
 
 def _emit(result, as_json: bool, job: str) -> None:
@@ -332,7 +418,12 @@ def _emit(result, as_json: bool, job: str) -> None:
     from evalgap.report import terminal
 
     console = Console()
-    {"compare": terminal.render_compare, "plan": terminal.render_plan}[job](result, console)
+    renderers = {
+        "compare": terminal.render_compare,
+        "plan": terminal.render_plan,
+        "inspect-data": terminal.render_data,
+    }
+    renderers[job](result, console)
 
 
 def main(argv=None) -> int:

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from evalgap.compare import CompareResult, format_p
+from evalgap.inspect_data import DataSummary
 from evalgap.plan import PlanResult
 
 TEST_NAMES = {
@@ -159,6 +160,43 @@ def render_plan(r: PlanResult, console: Console) -> None:
         )
     console.print()
     console.print(_capitalise(r.verdict) + ".")
+
+
+def render_data(d: DataSummary, console: Console) -> None:
+    """Print what was read: models, tasks, items, metric notes and the alignment report."""
+    console.print(f"[bold]read:[/] {d.source}")
+    for note in d.notes:
+        console.print(f"  {note}")
+    m = Table(title=f"{len(d.models)} models", title_justify="left")
+    m.add_column("model", overflow="fold")
+    m.add_column("items", justify="right")
+    m.add_column("mean (own items)", justify="right")
+    m.add_column("kept", justify="right")
+    m.add_column("runs", justify="right")
+    for s in d.models:
+        m.add_row(
+            s.model,
+            f"{s.items_scored:,}",
+            f"{s.mean_score:.4f}",
+            f"{s.items_kept:,}",
+            str(s.max_runs),
+        )
+    console.print(m)
+    t = Table(title=f"{len(d.tasks)} tasks", title_justify="left")
+    t.add_column("task", overflow="fold")
+    t.add_column("items", justify="right")
+    t.add_column("kept for every model", justify="right")
+    for task, items, kept in d.tasks:
+        t.add_row(task, f"{items:,}", f"{kept:,}")
+    console.print(t)
+    kind = "binary (0/1)" if d.binary else "graded"
+    clusters = f"; {d.clusters} clusters" if d.clusters is not None else ""
+    console.print(f"scores: {kind}{clusters}")
+    messages = d.alignment.messages()
+    for message in messages:
+        console.print(f"[yellow]note:[/] {message}")
+    if not messages:
+        console.print("every model has a usable score for every item; nothing was left out")
 
 
 def _n(n) -> str:

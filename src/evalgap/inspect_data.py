@@ -1,0 +1,106 @@
+"""The ``inspect-data`` job: what was read, before any test is run.
+
+The first command to run on new files: which models and tasks were found, how many items
+each model has and its mean score over its own items (the number a leaderboard shows), which
+metric and columns were used, and what the alignment keeps and leaves out.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from evalgap.scores import AlignmentReport, LongScores, ScoreSet, align
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    """One model over all tasks: its own items, its mean score on them, what pairing keeps."""
+
+    model: str
+    items_scored: int
+    items_kept: int
+    mean_score: float
+    max_runs: int
+
+    def to_dict(self) -> dict:
+        """Return the summary as a dict."""
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class DataSummary:
+    """What ``inspect-data`` reports."""
+
+    source: str
+    columns: dict
+    notes: tuple[str, ...]
+    models: tuple[ModelSummary, ...]
+    tasks: tuple[tuple[str, int, int], ...]  # (task, items in the input, items kept)
+    binary: bool
+    clusters: int | None
+    alignment: AlignmentReport
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return one row per (model, task): items scored, kept, missing and mean score."""
+        return pd.DataFrame([e.to_dict() for e in self.alignment.entries])
+
+    def to_dict(self) -> dict:
+        """Return the JSON-ready dict of ``inspect-data --json``."""
+        return {
+            "source": self.source,
+            "columns": self.columns,
+            "notes": list(self.notes),
+            "models": [m.to_dict() for m in self.models],
+            "tasks": [{"task": t, "items": n, "items_kept": k} for t, n, k in self.tasks],
+            "binary": self.binary,
+            "clusters": self.clusters,
+            "alignment": self.alignment.to_dict(),
+        }
+
+
+def inspect_data(
+    scores: LongScores,
+    *,
+    models=None,
+    tasks=None,
+    strict: bool = False,
+    score_set: ScoreSet | None = None,
+) -> DataSummary:
+    """Summarise a long score table and its alignment (see the module docstring)."""
+    aligned = score_set or align(
+        scores.frame, models=models, tasks=tasks, strict=strict, source=scores.source
+    )
+    summaries = []
+    for model in aligned.models:
+        entries = [e for e in aligned.report.entries if e.model == model]
+        scored = sum(e.items_scored for e in entries)
+        total = sum(e.mean_score * e.items_scored for e in entries if e.items_scored)
+        summaries.append(
+            ModelSummary(
+                model=model,
+                items_scored=scored,
+                items_kept=sum(e.items_kept for e in entries),
+                mean_score=total / scored if scored else math.nan,
+                max_runs=max((e.max_runs for e in entries), default=0),
+            )
+        )
+    binary = all(bool(((t.scores == 0) | (t.scores == 1)).all()) for t in aligned.tasks)
+    clusters = None
+    if any(t.clusters is not None for t in aligned.tasks):
+        clusters = len({c for t in aligned.tasks if t.clusters is not None for c in t.clusters})
+    return DataSummary(
+        source=scores.source,
+        columns=dict(scores.columns),
+        notes=tuple(scores.notes),
+        models=tuple(summaries),
+        tasks=tuple(
+            (t, aligned.report.items_union[t], aligned.report.items_kept[t])
+            for t in aligned.report.items_union
+        ),
+        binary=binary,
+        clusters=clusters,
+        alignment=aligned.report,
+    )
