@@ -1,0 +1,131 @@
+"""A small synthetic leaderboard and writers for every source format evalgap reads.
+
+Each writer produces the files the real tool would (names, layout, record shape), so a
+round trip ``write -> load_scores -> align`` must give back the reference arrays.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+MODELS = ("org-a/alpha", "org-b/beta", "org-c/gamma")
+TASKS = {"arc_easy": 40, "gsm8k": 30}
+STAMP = "2026-01-21T03-44-18.458309"
+
+
+def leaderboard(seed: int = 0) -> pd.DataFrame:
+    """Reference long frame: model, task, item_id, score (binary)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for m_index, model in enumerate(MODELS):
+        for task, n in TASKS.items():
+            for i in range(n):
+                p = 0.5 + 0.1 * m_index
+                rows.append((model, task, str(i), float(rng.random() < p)))
+    return pd.DataFrame(rows, columns=["model", "task", "item_id", "score"])
+
+
+def write_lm_eval(frame: pd.DataFrame, root: Path, *, metric="acc", stamp=STAMP,
+                  extra_metric: str | None = None) -> Path:
+    """``<root>/<org>__<name>/samples_<task>_<stamp>.jsonl`` plus ``results_<stamp>.json``."""
+    for model, sub in frame.groupby("model"):
+        folder = root / model.replace("/", "__")
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"results_{stamp}.json").write_text(json.dumps(
+            {"model_name": model, "results": {}, "config": {"model_args": f"pretrained={model}"}}))
+        for task, rows in sub.groupby("task"):
+            with open(folder / f"samples_{task}_{stamp}.jsonl", "w", encoding="utf-8") as out:
+                for item, score in zip(rows["item_id"], rows["score"], strict=True):
+                    record = {"doc_id": int(item), "doc": {"q": f"question {item}"},
+                              "target": "x", "arguments": {"gen_args_0": {"arg_0": "prompt"}},
+                              "resps": [["answer"]], "filtered_resps": ["answer"],
+                              "filter": "none", "metrics": [metric], metric: score,
+                              "doc_hash": "h", "prompt_hash": "p", "target_hash": "t"}
+                    if extra_metric:
+                        record["metrics"].append(extra_metric)
+                        record[extra_metric] = 1.0 - score
+                    out.write(json.dumps(record) + "\n")
+    return root
+
+
+def write_oll_v2(frame: pd.DataFrame, root: Path, metric="acc_norm") -> Path:
+    for model, sub in frame.groupby("model"):
+        folder = root / (model.replace("/", "__") + "-details")
+        folder.mkdir(parents=True, exist_ok=True)
+        for task, rows in sub.groupby("task"):
+            pd.DataFrame({"doc_id": rows["item_id"].astype(int).to_numpy(),
+                          "filter": "none", "target": "x",
+                          metric: rows["score"].to_numpy()}).to_parquet(
+                folder / f"samples_{task}_{STAMP}.parquet")
+    return root
+
+
+def write_oll_v1(frame: pd.DataFrame, root: Path, *, as_text=False) -> Path:
+    for model, sub in frame.groupby("model"):
+        folder = root / ("details_" + model.replace("/", "__"))
+        folder.mkdir(parents=True, exist_ok=True)
+        for task, rows in sub.groupby("task"):
+            metrics = [{"acc": s, "acc_norm": s} for s in rows["score"]]
+            pd.DataFrame({
+                "example": [f"{task} question {i}" for i in rows["item_id"]],
+                "full_prompt": [f"few-shot ... {task} question {i}" for i in rows["item_id"]],
+                "gold": ["A"] * len(rows),
+                "metrics": [str(m) for m in metrics] if as_text else metrics,
+            }).to_parquet(folder / f"details_harness|{task}|25_{STAMP}.parquet")
+    return root
+
+
+def oll_v1_item_ids(frame: pd.DataFrame) -> pd.Series:
+    from evalgap.io.open_llm_leaderboard import stable_hash
+
+    return (frame["task"] + " question " + frame["item_id"]).map(stable_hash)
+
+
+def inspect_log(model: str, task: str, items, scores, *, epochs=1) -> dict:
+    samples = []
+    for item, score in zip(items, scores, strict=True):
+        for epoch in range(1, epochs + 1):
+            samples.append({"id": int(item), "epoch": epoch,
+                            "scores": {"choice": {"value": "C" if score == 1 else "I"}}})
+    return {"version": 2, "status": "success", "eval": {"task": task, "model": model},
+            "samples": samples}
+
+
+def write_inspect(frame: pd.DataFrame, root: Path, *, archive=False) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    for (model, task), rows in frame.groupby(["model", "task"]):
+        log = inspect_log(model, task, rows["item_id"], rows["score"])
+        name = f"{task}_{model.replace('/', '_')}"
+        if archive:
+            with zipfile.ZipFile(root / f"{name}.eval", "w") as z:
+                header = {k: v for k, v in log.items() if k != "samples"}
+                z.writestr("header.json", json.dumps(header))
+                for s in log["samples"]:
+                    z.writestr(f"samples/{s['id']}_epoch_{s['epoch']}.json", json.dumps(s))
+        else:
+            (root / f"{name}.json").write_text(json.dumps(log))
+    return root
+
+
+def write_helm(frame: pd.DataFrame, root: Path) -> Path:
+    for (model, task), rows in frame.groupby(["model", "task"]):
+        run = root / f"{task}:model={model.replace('/', '_')}"
+        run.mkdir(parents=True, exist_ok=True)
+        (run / "run_spec.json").write_text(json.dumps(
+            {"name": f"{task}:model={model.replace('/', '_')}", "adapter_spec": {"model": model}}))
+        entries = [{"instance_id": f"id{i}", "train_trial_index": 0, "stats": [
+            {"name": {"name": "exact_match", "split": "test"}, "count": 1, "sum": s, "mean": s},
+            {"name": {"name": "exact_match", "split": "test",
+                      "perturbation": {"name": "typos"}}, "count": 1, "sum": 0, "mean": 0.0},
+        ]} for i, s in zip(rows["item_id"], rows["score"], strict=True)]
+        (run / "per_instance_stats.json").write_text(json.dumps(entries))
+    return root
+
+
+def helm_item_ids(frame: pd.DataFrame) -> pd.Series:
+    return "id" + frame["item_id"]
