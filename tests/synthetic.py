@@ -30,22 +30,39 @@ def leaderboard(seed: int = 0) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["model", "task", "item_id", "score"])
 
 
-def write_lm_eval(frame: pd.DataFrame, root: Path, *, metric="acc", stamp=STAMP,
-                  extra_metric: str | None = None) -> Path:
+def write_lm_eval(
+    frame: pd.DataFrame, root: Path, *, metric="acc", stamp=STAMP, extra_metric: str | None = None
+) -> Path:
     """``<root>/<org>__<name>/samples_<task>_<stamp>.jsonl`` plus ``results_<stamp>.json``."""
     for model, sub in frame.groupby("model"):
         folder = root / model.replace("/", "__")
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"results_{stamp}.json").write_text(json.dumps(
-            {"model_name": model, "results": {}, "config": {"model_args": f"pretrained={model}"}}))
+        (folder / f"results_{stamp}.json").write_text(
+            json.dumps(
+                {
+                    "model_name": model,
+                    "results": {},
+                    "config": {"model_args": f"pretrained={model}"},
+                }
+            )
+        )
         for task, rows in sub.groupby("task"):
             with open(folder / f"samples_{task}_{stamp}.jsonl", "w", encoding="utf-8") as out:
                 for item, score in zip(rows["item_id"], rows["score"], strict=True):
-                    record = {"doc_id": int(item), "doc": {"q": f"question {item}"},
-                              "target": "x", "arguments": {"gen_args_0": {"arg_0": "prompt"}},
-                              "resps": [["answer"]], "filtered_resps": ["answer"],
-                              "filter": "none", "metrics": [metric], metric: score,
-                              "doc_hash": "h", "prompt_hash": "p", "target_hash": "t"}
+                    record = {
+                        "doc_id": int(item),
+                        "doc": {"q": f"question {item}"},
+                        "target": "x",
+                        "arguments": {"gen_args_0": {"arg_0": "prompt"}},
+                        "resps": [["answer"]],
+                        "filtered_resps": ["answer"],
+                        "filter": "none",
+                        "metrics": [metric],
+                        metric: score,
+                        "doc_hash": "h",
+                        "prompt_hash": "p",
+                        "target_hash": "t",
+                    }
                     if extra_metric:
                         record["metrics"].append(extra_metric)
                         record[extra_metric] = 1.0 - score
@@ -58,10 +75,14 @@ def write_oll_v2(frame: pd.DataFrame, root: Path, metric="acc_norm") -> Path:
         folder = root / (model.replace("/", "__") + "-details")
         folder.mkdir(parents=True, exist_ok=True)
         for task, rows in sub.groupby("task"):
-            pd.DataFrame({"doc_id": rows["item_id"].astype(int).to_numpy(),
-                          "filter": "none", "target": "x",
-                          metric: rows["score"].to_numpy()}).to_parquet(
-                folder / f"samples_{task}_{STAMP}.parquet")
+            pd.DataFrame(
+                {
+                    "doc_id": rows["item_id"].astype(int).to_numpy(),
+                    "filter": "none",
+                    "target": "x",
+                    metric: rows["score"].to_numpy(),
+                }
+            ).to_parquet(folder / f"samples_{task}_{STAMP}.parquet")
     return root
 
 
@@ -71,12 +92,14 @@ def write_oll_v1(frame: pd.DataFrame, root: Path, *, as_text=False) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         for task, rows in sub.groupby("task"):
             metrics = [{"acc": s, "acc_norm": s} for s in rows["score"]]
-            pd.DataFrame({
-                "example": [f"{task} question {i}" for i in rows["item_id"]],
-                "full_prompt": [f"few-shot ... {task} question {i}" for i in rows["item_id"]],
-                "gold": ["A"] * len(rows),
-                "metrics": [str(m) for m in metrics] if as_text else metrics,
-            }).to_parquet(folder / f"details_harness|{task}|25_{STAMP}.parquet")
+            pd.DataFrame(
+                {
+                    "example": [f"{task} question {i}" for i in rows["item_id"]],
+                    "full_prompt": [f"few-shot ... {task} question {i}" for i in rows["item_id"]],
+                    "gold": ["A"] * len(rows),
+                    "metrics": [str(m) for m in metrics] if as_text else metrics,
+                }
+            ).to_parquet(folder / f"details_harness|{task}|25_{STAMP}.parquet")
     return root
 
 
@@ -90,10 +113,19 @@ def inspect_log(model: str, task: str, items, scores, *, epochs=1) -> dict:
     samples = []
     for item, score in zip(items, scores, strict=True):
         for epoch in range(1, epochs + 1):
-            samples.append({"id": int(item), "epoch": epoch,
-                            "scores": {"choice": {"value": "C" if score == 1 else "I"}}})
-    return {"version": 2, "status": "success", "eval": {"task": task, "model": model},
-            "samples": samples}
+            samples.append(
+                {
+                    "id": int(item),
+                    "epoch": epoch,
+                    "scores": {"choice": {"value": "C" if score == 1 else "I"}},
+                }
+            )
+    return {
+        "version": 2,
+        "status": "success",
+        "eval": {"task": task, "model": model},
+        "samples": samples,
+    }
 
 
 def write_inspect(frame: pd.DataFrame, root: Path, *, archive=False) -> Path:
@@ -116,13 +148,39 @@ def write_helm(frame: pd.DataFrame, root: Path) -> Path:
     for (model, task), rows in frame.groupby(["model", "task"]):
         run = root / f"{task}:model={model.replace('/', '_')}"
         run.mkdir(parents=True, exist_ok=True)
-        (run / "run_spec.json").write_text(json.dumps(
-            {"name": f"{task}:model={model.replace('/', '_')}", "adapter_spec": {"model": model}}))
-        entries = [{"instance_id": f"id{i}", "train_trial_index": 0, "stats": [
-            {"name": {"name": "exact_match", "split": "test"}, "count": 1, "sum": s, "mean": s},
-            {"name": {"name": "exact_match", "split": "test",
-                      "perturbation": {"name": "typos"}}, "count": 1, "sum": 0, "mean": 0.0},
-        ]} for i, s in zip(rows["item_id"], rows["score"], strict=True)]
+        (run / "run_spec.json").write_text(
+            json.dumps(
+                {
+                    "name": f"{task}:model={model.replace('/', '_')}",
+                    "adapter_spec": {"model": model},
+                }
+            )
+        )
+        entries = [
+            {
+                "instance_id": f"id{i}",
+                "train_trial_index": 0,
+                "stats": [
+                    {
+                        "name": {"name": "exact_match", "split": "test"},
+                        "count": 1,
+                        "sum": s,
+                        "mean": s,
+                    },
+                    {
+                        "name": {
+                            "name": "exact_match",
+                            "split": "test",
+                            "perturbation": {"name": "typos"},
+                        },
+                        "count": 1,
+                        "sum": 0,
+                        "mean": 0.0,
+                    },
+                ],
+            }
+            for i, s in zip(rows["item_id"], rows["score"], strict=True)
+        ]
         (run / "per_instance_stats.json").write_text(json.dumps(entries))
     return root
 

@@ -255,3 +255,94 @@ def test_python_dash_m_runs_the_cli():
         text=True,
     )
     assert out.returncode == 0 and json.loads(out.stdout)["required_n"] == 1227
+
+
+def test_inspect_data_on_mmlu_pro_with_item_file():
+    scores = shared_file("mmlu_pro", "mmlu_pro_long.csv.gz")
+    items = shared_file("mmlu_pro", "mmlu_pro_items.csv")
+    out = run(
+        "inspect-data",
+        "--scores",
+        str(scores),
+        "--items",
+        str(items),
+        "--cluster-column",
+        "category",
+        "--json",
+    )
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert len(data["models"]) == 29 and data["clusters"] == 14 and data["binary"]
+    assert data["tasks"] == [{"task": "all", "items": 12_032, "items_kept": 10_326}]
+    gemini = next(m for m in data["models"] if m["model"] == "gemini-1.5-pro-002_5shots")
+    assert (gemini["items_scored"], round(gemini["mean_score"], 4)) == (12_020, 0.7025)
+    text = run("inspect-data", "--scores", str(scores)).stdout
+    assert "DeepSeek-Coder-V2_5shots has no score for 1,681 of 12,032 items" in " ".join(
+        text.split()
+    )
+
+
+def test_compare_reads_lm_eval_directories(tmp_path):
+    import synthetic as syn
+
+    reference = syn.leaderboard(seed=5)
+    syn.write_lm_eval(reference, tmp_path)
+    out = run(
+        "compare",
+        "--scores",
+        str(tmp_path),
+        "--model-a",
+        "org-a/alpha",
+        "--model-b",
+        "org-c/gamma",
+        "--task",
+        "arc_easy",
+        "--n-bootstrap",
+        "0",
+        "--json",
+    )
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    ref = reference[reference.task == "arc_easy"].pivot(
+        index="item_id", columns="model", values="score"
+    )
+    assert data["n_items"] == 40
+    assert data["a_only"] == int(((ref["org-a/alpha"] == 1) & (ref["org-c/gamma"] == 0)).sum())
+
+
+def test_compare_inspect_fixture_pair():
+    qwen = shared_file("format_fixtures", "inspect", "data_arc_qwen.json")
+    sonnet = shared_file("format_fixtures", "inspect", "data_arc_sonnet.json")
+    out = run(
+        "compare",
+        "--scores",
+        str(qwen),
+        "--scores",
+        str(sonnet),
+        "--model-a",
+        "ollama/qwen2.5:0.5b",
+        "--model-b",
+        "anthropic/claude-sonnet-4-0",
+        "--json",
+    )
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert (data["n_items"], data["a_only"], data["b_only"]) == (3, 0, 2)
+    assert data["alignment"]["items_left_out"] == 2
+
+
+def test_loader_errors_are_one_line(tmp_path):
+    bad = tmp_path / "samples_arc_easy_2026-01-21T03-44-18.458309.jsonl"
+    bad.write_text('{"doc_id": 0, "metrics": ["acc"], "acc": 1}\n{"doc_id": 1, "ac')
+    out = run("inspect-data", "--scores", str(bad))
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
+    assert "line 2 is not valid JSON" in out.stderr
+    out = run("inspect-data", "--scores", str(tmp_path / "missing.csv"))
+    assert out.returncode == 2 and "no such file" in out.stderr
+
+
+def test_inspect_data_help_lists_the_sources():
+    out = run("inspect-data", "--help")
+    assert out.returncode == 0
+    for source in ("lm-eval", "oll", "inspect", "helm", "wide table"):
+        assert source in out.stdout

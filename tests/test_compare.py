@@ -87,3 +87,12 @@ def test_compare_refuses_bad_arguments():
         compare_scores([1, 0], [1, 0, 1])
     with pytest.raises(InputError, match="NaN"):
         compare_scores([0.5, np.nan, 0.2], [0.1, 0.2, 0.3])
+
+
+def test_scores_outside_unit_interval_are_said():
+    rng = np.random.default_rng(0)
+    a = rng.normal(50, 10, 300)  # e.g. scores in percent
+    b = a - 1 + rng.normal(0, 5, 300)
+    r = compare_scores(a, b, n_bootstrap=200, n_permutations=200, n_bootstrap_required_n=0)
+    assert r.p_values.mcnemar is None and r.p_values.paired_t is not None
+    assert any("outside [0, 1]" in n for n in r.notes)

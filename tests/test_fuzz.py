@@ -17,10 +17,23 @@ from evalgap.errors import InputError
 from evalgap.io.sources import load_scores
 from evalgap.scores import align
 
-NAMES = ["s.csv", "s.tsv", "s.jsonl", "s.parquet", "s.csv.gz", "s.jsonl.gz", "log.json",
-         "log.eval", f"samples_arc_easy_{syn.STAMP}.jsonl", "per_instance_stats.json"]
-FUZZ = settings(max_examples=60, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+NAMES = [
+    "s.csv",
+    "s.tsv",
+    "s.jsonl",
+    "s.parquet",
+    "s.csv.gz",
+    "s.jsonl.gz",
+    "log.json",
+    "log.eval",
+    f"samples_arc_easy_{syn.STAMP}.jsonl",
+    "per_instance_stats.json",
+]
+FUZZ = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def load_or_input_error(path: Path) -> None:
@@ -63,15 +76,17 @@ def _valid_files() -> dict[str, bytes]:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         syn.write_lm_eval(one, root / "lm")
-        out[f"samples_arc_easy_{syn.STAMP}.jsonl"] = next((root / "lm").rglob("samples_*")
-                                                          ).read_bytes()
+        out[f"samples_arc_easy_{syn.STAMP}.jsonl"] = next(
+            (root / "lm").rglob("samples_*")
+        ).read_bytes()
         syn.write_inspect(one, root / "inspect")
         out["log.json"] = next((root / "inspect").glob("*.json")).read_bytes()
         syn.write_inspect(one, root / "eval", archive=True)
         out["log.eval"] = next((root / "eval").glob("*.eval")).read_bytes()
         syn.write_helm(one, root / "helm")
-        out["per_instance_stats.json"] = next((root / "helm").rglob("per_instance_stats.json")
-                                              ).read_bytes()
+        out["per_instance_stats.json"] = next(
+            (root / "helm").rglob("per_instance_stats.json")
+        ).read_bytes()
     return out
 
 
@@ -95,8 +110,9 @@ def test_truncated_files(name, cut):
         load_or_input_error(path)
 
 
-@given(name=st.sampled_from(sorted(VALID)), position=st.floats(0.0, 0.999),
-       byte=st.integers(0, 255))
+@given(
+    name=st.sampled_from(sorted(VALID)), position=st.floats(0.0, 0.999), byte=st.integers(0, 255)
+)
 @FUZZ
 def test_corrupted_bytes(name, position, byte):
     data = bytearray(VALID[name])

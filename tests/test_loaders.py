@@ -37,6 +37,7 @@ def assert_same_arrays(loaded, reference):
 
 # --- round trips: one synthetic leaderboard in every format ---------------------------------
 
+
 @pytest.fixture(scope="module")
 def reference():
     return syn.leaderboard(seed=3)
@@ -118,6 +119,7 @@ def test_mixed_sources_in_one_call(tmp_path, reference):
 
 # --- lm-evaluation-harness -----------------------------------------------------------------
 
+
 def test_lm_eval_fixture():
     path = shared_file("format_fixtures", "lm_eval")
     long = lm_eval.read_lm_eval(path)
@@ -133,8 +135,10 @@ def test_lm_eval_default_metric_rule():
     assert lm_eval.default_metric("leaderboard_bbh_navigate", ["acc_norm", "acc"]) == "acc_norm"
     assert lm_eval.default_metric("mmlu_law", ["acc", "acc_norm"]) == "acc"
     assert lm_eval.default_metric("gsm8k", ["exact_match"]) == "exact_match"
-    assert lm_eval.default_metric("ifeval", ["inst_level_strict_acc", "prompt_level_strict_acc"]) \
+    assert (
+        lm_eval.default_metric("ifeval", ["inst_level_strict_acc", "prompt_level_strict_acc"])
         == "prompt_level_strict_acc"
+    )
 
 
 def test_lm_eval_metric_choice(tmp_path, reference):
@@ -144,8 +148,9 @@ def test_lm_eval_metric_choice(tmp_path, reference):
     assert "task gsm8k: metric 'acc' (default)" in default.notes
     chosen = load_scores(tmp_path, LoadOptions(metric=("arc_easy=acc",)))
     assert_same_arrays(chosen.frame, reference)
-    with pytest.raises(InputError, match="no metric 'f1' for task arc_easy; metrics logged: "
-                                         "acc, acc_norm"):
+    with pytest.raises(
+        InputError, match="no metric 'f1' for task arc_easy; metrics logged: acc, acc_norm"
+    ):
         load_scores(tmp_path, LoadOptions(metric=("f1",)))
 
 
@@ -155,8 +160,17 @@ def test_lm_eval_filters_are_separate_tasks(tmp_path):
     with open(folder / f"samples_gsm8k_{syn.STAMP}.jsonl", "w") as out:
         for doc in range(5):
             for flt, value in (("strict-match", 0.0), ("flexible-extract", 1.0)):
-                out.write(json.dumps({"doc_id": doc, "filter": flt, "metrics": ["exact_match"],
-                                      "exact_match": value}) + "\n")
+                out.write(
+                    json.dumps(
+                        {
+                            "doc_id": doc,
+                            "filter": flt,
+                            "metrics": ["exact_match"],
+                            "exact_match": value,
+                        }
+                    )
+                    + "\n"
+                )
     s = align(lm_eval.read_lm_eval(folder).frame)
     assert sorted(t.task for t in s.tasks) == ["gsm8k:flexible-extract", "gsm8k:strict-match"]
     assert s.n_items == 10
@@ -169,8 +183,9 @@ def test_lm_eval_latest_run_is_used_and_said(tmp_path, reference):
     newer = reference.assign(score=1.0)
     syn.write_lm_eval(newer, tmp_path, stamp="2026-02-01T00-00-00.000001")
     long = lm_eval.read_lm_eval(tmp_path)
-    assert any("2 runs found, using the latest (2026-02-01T00-00-00.000001)" in n
-               for n in long.notes)
+    assert any(
+        "2 runs found, using the latest (2026-02-01T00-00-00.000001)" in n for n in long.notes
+    )
     assert_same_arrays(long.frame, newer)
     both = align(lm_eval.read_lm_eval(tmp_path, all_runs=True).frame, models=MODELS)
     assert np.all(both.tasks[0].run_counts == 2)
@@ -200,12 +215,14 @@ def test_lm_eval_bad_files(tmp_path):
 def test_lm_eval_mixed_metrics_are_an_error(tmp_path, reference):
     syn.write_lm_eval(reference[reference.model == MODELS[0]], tmp_path, metric="acc")
     syn.write_lm_eval(reference[reference.model == MODELS[1]], tmp_path, metric="exact_match")
-    with pytest.raises(InputError, match="task arc_easy: the models were scored with different "
-                                         "metrics"):
+    with pytest.raises(
+        InputError, match="task arc_easy: the models were scored with different metrics"
+    ):
         lm_eval.read_lm_eval(tmp_path)
 
 
 # --- Open LLM Leaderboard ------------------------------------------------------------------
+
 
 def test_oll_v2_model_name_from_folder(tmp_path, reference):
     syn.write_oll_v2(reference, tmp_path)
@@ -223,8 +240,9 @@ def test_oll_v1_items_that_fail_to_align_are_reported(tmp_path, reference):
     frame.to_parquet(path)
     s = align(load_scores(tmp_path).frame, models=MODELS)
     messages = s.report.messages()
-    assert any(f"{MODELS[0]} has no score for 1 of 41 items on task arc_easy" in m
-               for m in messages)
+    assert any(
+        f"{MODELS[0]} has no score for 1 of 41 items on task arc_easy" in m for m in messages
+    )
     assert s.report.items_kept["arc_easy"] == 39
 
 
@@ -237,8 +255,9 @@ def test_hub_download_uses_snapshot_download(tmp_path, monkeypatch, reference):
         calls.update(kwargs)
         return str(folder)
 
-    monkeypatch.setitem(sys.modules, "huggingface_hub",
-                        types.SimpleNamespace(snapshot_download=snapshot_download))
+    monkeypatch.setitem(
+        sys.modules, "huggingface_hub", types.SimpleNamespace(snapshot_download=snapshot_download)
+    )
     local = download_details("open-llm-leaderboard/org-a__alpha-details", tasks=["arc_easy"])
     assert calls["repo_id"] == "open-llm-leaderboard/org-a__alpha-details"
     assert calls["repo_type"] == "dataset" and calls["allow_patterns"] == ["*arc_easy*.parquet"]
@@ -254,6 +273,7 @@ def test_hub_download_without_the_package(monkeypatch):
 
 # --- inspect_ai ----------------------------------------------------------------------------
 
+
 def test_inspect_fixture_pairs_on_three_items():
     qwen = shared_file("format_fixtures", "inspect", "data_arc_qwen.json")
     sonnet = shared_file("format_fixtures", "inspect", "data_arc_sonnet.json")
@@ -262,8 +282,10 @@ def test_inspect_fixture_pairs_on_three_items():
     assert s.n_items == 3 and list(s.tasks[0].item_ids) == ["1", "2", "3"]
     a, b = s.pair("ollama/qwen2.5:0.5b", "anthropic/claude-sonnet-4-0")
     assert list(a) == [1.0, 0.0, 0.0] and list(b) == [1.0, 1.0, 1.0]
-    assert s.report.messages() == ["ollama/qwen2.5:0.5b has no score for 2 of 5 items on task "
-                                   "inspect_evals/arc_easy; those items are left out"]
+    assert s.report.messages() == [
+        "ollama/qwen2.5:0.5b has no score for 2 of 5 items on task "
+        "inspect_evals/arc_easy; those items are left out"
+    ]
 
 
 def test_inspect_epochs_are_runs_and_letters_map(tmp_path):
@@ -287,13 +309,16 @@ def test_inspect_several_scorers(tmp_path):
 
 # --- HELM ----------------------------------------------------------------------------------
 
+
 def test_helm_fixtures():
     path = shared_file("format_fixtures", "helm")
     long = read_helm(path)
     runs = long.frame.groupby(["model", "task"]).size().to_dict()
     assert runs == {
-        ("eleutherai/pythia-1b-v0", "commonsense:dataset=hellaswag,method=multiple_choice_joint"):
-            10,
+        (
+            "eleutherai/pythia-1b-v0",
+            "commonsense:dataset=hellaswag,method=multiple_choice_joint",
+        ): 10,
         ("openai/gpt2", "mmlu:subject=philosophy,method=multiple_choice_joint"): 10,
         ("openai/gpt2", "narrative_qa"): 5,
     }
@@ -303,14 +328,20 @@ def test_helm_fixtures():
 
 # --- tables: items file, errors, detection ------------------------------------------------
 
+
 def test_cluster_labels_from_an_item_file(tmp_path, reference):
     one = reference[reference.task == "arc_easy"].drop(columns="task")
     one.to_csv(tmp_path / "s.csv", index=False)
-    items = pd.DataFrame({"item_id": [str(i) for i in range(38)],
-                          "subject": ["physics" if i % 2 else "law" for i in range(38)]})
+    items = pd.DataFrame(
+        {
+            "item_id": [str(i) for i in range(38)],
+            "subject": ["physics" if i % 2 else "law" for i in range(38)],
+        }
+    )
     items.to_csv(tmp_path / "items.csv", index=False)
-    long = load_scores(tmp_path / "s.csv", LoadOptions(items=str(tmp_path / "items.csv"),
-                                                       cluster_column="subject"))
+    long = load_scores(
+        tmp_path / "s.csv", LoadOptions(items=str(tmp_path / "items.csv"), cluster_column="subject")
+    )
     assert any("2 items have no 'subject' label" in n for n in long.notes)
     s = align(long.frame)
     assert set(s.tasks[0].clusters) == {"physics", "law", "(unlabelled)"}
@@ -332,6 +363,7 @@ def test_unknown_format_lists_what_is_supported(tmp_path):
 
 # --- real data -----------------------------------------------------------------------------
 
+
 def test_mmlu_pro_loads_29_models_14_categories():
     scores = shared_file("mmlu_pro", "mmlu_pro_long.csv.gz")
     items = shared_file("mmlu_pro", "mmlu_pro_items.csv")
@@ -350,12 +382,16 @@ def test_bbh_wide_file_matches_long_file():
     long = load_scores(shared_file("bbh_codex", "bbh_codex_long.csv"))
     wide = load_scores(shared_file("bbh_codex", "bbh_codex_wide.csv"), LoadOptions(layout="wide"))
     assert "not scores: target" in wide.notes[0]
-    a = align(long.frame.replace({"model": {"code-davinci-002-cot": "cot",
-                                            "code-davinci-002-direct": "direct"}}),
-              models=["cot", "direct"])
+    a = align(
+        long.frame.replace(
+            {"model": {"code-davinci-002-cot": "cot", "code-davinci-002-direct": "direct"}}
+        ),
+        models=["cot", "direct"],
+    )
     b = align(wide.frame, models=["cot", "direct"])
     assert len(a.tasks) == len(b.tasks) == 27
-    for ta, tb in zip(sorted(a.tasks, key=lambda t: t.task), sorted(b.tasks, key=lambda t: t.task),
-                      strict=True):
+    for ta, tb in zip(
+        sorted(a.tasks, key=lambda t: t.task), sorted(b.tasks, key=lambda t: t.task), strict=True
+    ):
         np.testing.assert_array_equal(ta.scores, tb.scores)
     assert isinstance(Path(str(a.source)), Path)

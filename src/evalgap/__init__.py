@@ -6,7 +6,7 @@ have shown it? The public API:
 * :func:`compare_counts`, :func:`compare_scores` — one paired gap (the ``compare`` job);
 * :func:`plan` — prospective sample sizes (the ``plan`` job);
 * :mod:`evalgap.stats` — the vectorized statistics core (NumPy/SciPy only);
-* :func:`read_long_table` and :func:`align` — per-item scores from files, aligned.
+* :func:`load_scores` (any source) and :func:`align` — per-item scores from files, aligned.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ __version__ = "0.1.0"
 
 from evalgap.compare import CompareResult, compare_counts, compare_scores
 from evalgap.errors import InputError
+from evalgap.io.sources import LoadOptions, load_scores
 from evalgap.io.tables import read_long_table
 from evalgap.plan import PlanResult, plan
 from evalgap.scores import ScoreSet, align
@@ -22,12 +23,14 @@ from evalgap.scores import ScoreSet, align
 __all__ = [
     "CompareResult",
     "InputError",
+    "LoadOptions",
     "PlanResult",
     "ScoreSet",
     "__version__",
     "align",
     "compare_counts",
     "compare_scores",
+    "load_scores",
     "plan",
     "read_long_table",
 ]

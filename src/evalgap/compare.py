@@ -309,6 +309,7 @@ def compare_scores(
         )
     _check_levels(alpha, power, alternative)
     s = summarize_moments(a, b)
+    outside = bool(np.any((a < 0) | (a > 1) | (b < 0) | (b > 1)))
     n = int(s.n_items)
     if n < 2:
         raise InputError("graded comparisons need at least 2 shared items")
@@ -357,6 +358,15 @@ def compare_scores(
         model_a=model_a,
         model_b=model_b,
         alignment=alignment,
+        extra_notes=(_outside_unit_interval(a, b),) if outside else (),
+    )
+
+
+def _outside_unit_interval(a: np.ndarray, b: np.ndarray) -> str:
+    low, high = min(a.min(), b.min()), max(a.max(), b.max())
+    return (
+        f"scores lie outside [0, 1] (from {low:g} to {high:g}): they are compared as "
+        "real-valued scores; the McNemar tests need 0/1 scores"
     )
 
 
@@ -377,10 +387,11 @@ def _assemble(
     model_a,
     model_b,
     alignment,
+    extra_notes=(),
 ) -> CompareResult:
     n = int(s.n_items)
     kw = {"alpha": alpha, "power": power_, "alternative": alternative}
-    notes = []
+    notes = list(extra_notes)
     degenerate = bool(s.sd_diff == 0)
     if degenerate:
         # Every item differs the same way (or not at all): the plug-in sigma_D is 0 and

@@ -88,8 +88,9 @@ class AlignmentReport:
         """Return one plain sentence per exclusion, empty when nothing was left out."""
         out = []
         if self.rows_without_key:
-            out.append(f"{self.rows_without_key:,} rows with an empty model, task or item id "
-                       "were left out")
+            out.append(
+                f"{self.rows_without_key:,} rows with an empty model, task or item id were left out"
+            )
         for e in self.entries:
             where = "" if e.task == "all" else f" on task {e.task}"
             if e.items_missing:
@@ -183,8 +184,11 @@ def align(
     """
     where = f"{source}: " if source else ""
     keyless = frame[["model", "task", "item_id"]].isna().any(axis=1) | (
-        frame[["model", "task", "item_id"]].astype(str).apply(lambda c: c.str.strip() == "")
-        .any(axis=1))
+        frame[["model", "task", "item_id"]]
+        .astype(str)
+        .apply(lambda c: c.str.strip() == "")
+        .any(axis=1)
+    )
     rows_without_key = int(keyless.sum())
     frame = frame[~keyless]
     if frame.empty:

@@ -192,8 +192,10 @@ def _read_jsonl(path: Path, compression: str | None) -> pd.DataFrame:
             except json.JSONDecodeError as exc:
                 raise InputError(f"{path}: line {number} is not valid JSON ({exc.msg})") from None
             if not isinstance(record, dict):
-                raise InputError(f"{path}: line {number} is not a JSON object; JSON Lines "
-                                 "score tables have one object per row") from None
+                raise InputError(
+                    f"{path}: line {number} is not a JSON object; JSON Lines "
+                    "score tables have one object per row"
+                ) from None
         raise InputError(f"{path}: cannot be read as JSON Lines records") from None
 
 
