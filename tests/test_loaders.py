@@ -208,7 +208,11 @@ def test_lm_eval_bad_files(tmp_path):
         lm_eval.read_lm_eval(folder)
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(InputError, match=r"no samples_<task>_<timestamp>\.jsonl files found"):
+    with pytest.raises(
+        InputError,
+        match=r"no samples_<task>_<timestamp>\.jsonl files found under this "
+        r"directory; run lm_eval with --log_samples",
+    ):
         lm_eval.read_lm_eval(empty)
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from evalgap.errors import InputError
+from evalgap.io._files import expand
 from evalgap.scores import LongScores
 
 STATS_FILE = "per_instance_stats.json"
@@ -32,7 +33,7 @@ def read_helm(paths, *, stat: str = "exact_match") -> LongScores:
     """Read HELM run directories (or their ``per_instance_stats.json``) into the long layout."""
     paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
     frames, notes = [], []
-    for stats_path in _stats_files(paths):
+    for stats_path in expand(paths, globs=(STATS_FILE,), what=STATS_FILE):
         run = stats_path.parent
         model, task = _model_and_task(run)
         data = _load(stats_path)
@@ -74,19 +75,6 @@ def read_helm(paths, *, stat: str = "exact_match") -> LongScores:
         columns={"item_id": "instance_id", "run": "train_trial_index", "score": stat},
         notes=tuple(notes),
     )
-
-
-def _stats_files(paths):
-    for path in paths:
-        if not path.exists():
-            raise InputError(f"{path}: no such file or directory")
-        if path.is_file():
-            yield path
-            continue
-        found = sorted(path.rglob(STATS_FILE))
-        if not found:
-            raise InputError(f"{path}: no {STATS_FILE} found under this directory")
-        yield from found
 
 
 def _load(path: Path):

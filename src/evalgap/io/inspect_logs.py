@@ -21,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from evalgap.errors import InputError, first_line
+from evalgap.io._files import expand
 from evalgap.scores import LongScores
 
 DEFAULT_VALUE_MAP = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
@@ -42,7 +43,13 @@ def read_inspect(paths, *, scorer: str | None = None, value_map: dict | None = N
     paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
     mapping = dict(DEFAULT_VALUE_MAP if value_map is None else value_map)
     frames, notes = [], []
-    for path in _expand(paths):
+    logs = expand(
+        paths,
+        globs=("*.eval", "*.json"),
+        what="inspect_ai logs (.eval or .json)",
+        accept=is_inspect_path,
+    )
+    for path in logs:
         header, samples = _read_eval(path) if path.suffix == ".eval" else _read_json(path)
         info = header.get("eval") or {}
         model, task = info.get("model"), info.get("task")
@@ -93,21 +100,6 @@ def read_inspect(paths, *, scorer: str | None = None, value_map: dict | None = N
         },
         notes=tuple(notes),
     )
-
-
-def _expand(paths):
-    for path in paths:
-        if not path.exists():
-            raise InputError(f"{path}: no such file or directory")
-        if path.is_dir():
-            found = sorted(
-                [*path.rglob("*.eval"), *(p for p in path.rglob("*.json") if is_inspect_path(p))]
-            )
-            if not found:
-                raise InputError(f"{path}: no inspect_ai logs (.eval or .json) found")
-            yield from found
-        else:
-            yield path
 
 
 def _score(value, mapping, path, sample_id):

@@ -31,6 +31,7 @@ from pathlib import Path
 import pandas as pd
 
 from evalgap.errors import InputError
+from evalgap.io._files import expand
 from evalgap.scores import LongScores
 
 SAMPLE_FILE = re.compile(
@@ -88,7 +89,7 @@ def is_lm_eval_path(path: Path) -> bool:
     """True for a samples file, or a directory holding samples files."""
     if path.is_file():
         return bool(SAMPLE_FILE.match(path.name))
-    return path.is_dir() and next(_sample_files_under(path), None) is not None
+    return path.is_dir() and any(SAMPLE_FILE.match(p.name) for p in path.rglob("samples_*"))
 
 
 def read_lm_eval(
@@ -158,31 +159,21 @@ def discover(paths, *, model_name: str | None = None) -> list[SampleFile]:
     """Return every samples file under ``paths`` with its model, task and timestamp."""
     found: list[SampleFile] = []
     names: dict[Path, str] = {}
-    for root in paths:
-        if not root.exists():
-            raise InputError(f"{root}: no such file or directory")
-        candidates = [root] if root.is_file() else list(_sample_files_under(root))
-        if not candidates:
+    for path in expand(
+        paths,
+        globs=("samples_*.jsonl", "samples_*.jsonl.gz"),
+        what="samples_<task>_<timestamp>.jsonl files",
+        hint="run lm_eval with --log_samples to write per-item results",
+        accept=lambda p: bool(SAMPLE_FILE.match(p.name)),
+    ):
+        match = SAMPLE_FILE.match(path.name)
+        if match is None:
             raise InputError(
-                f"{root}: no samples_<task>_<timestamp>.jsonl files found; run "
-                "lm_eval with --log_samples to write per-item results"
+                f"{path}: not an lm-eval samples file (expected samples_<task>_<timestamp>.jsonl)"
             )
-        for path in candidates:
-            match = SAMPLE_FILE.match(path.name)
-            if match is None:
-                raise InputError(
-                    f"{path}: not an lm-eval samples file (expected "
-                    "samples_<task>_<timestamp>.jsonl)"
-                )
-            model = model_name or _model_name(path.parent, names)
-            found.append(SampleFile(path, model, match["task"], match["stamp"]))
+        model = model_name or _model_name(path.parent, names)
+        found.append(SampleFile(path, model, match["task"], match["stamp"]))
     return found
-
-
-def _sample_files_under(root: Path):
-    for path in sorted(root.rglob("samples_*.jsonl*")):
-        if SAMPLE_FILE.match(path.name):
-            yield path
 
 
 def _model_name(directory: Path, cache: dict) -> str:

@@ -29,6 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from evalgap.errors import InputError, first_line
+from evalgap.io._files import expand
 from evalgap.io.lm_eval import default_metric, metric_rule
 from evalgap.io.tables import read_frame
 from evalgap.scores import LongScores
@@ -41,7 +42,7 @@ V1_COLUMNS = {"example", "full_prompt", "metrics"}
 def is_details_parquet(path: Path) -> bool:
     """True for a details Parquet file (by name or columns), or a folder of them."""
     if path.is_dir():
-        return next(_details_files(path), None) is not None
+        return any(_is_details_name(p) for p in path.rglob("*.parquet"))
     if path.suffix != ".parquet":
         return False
     if V2_FILE.match(path.name) or V1_FILE.match(path.name):
@@ -59,15 +60,15 @@ def read_details(
     """
     paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
     frames, notes = [], []
-    files = []
     metric_for = metric_rule(metric)
-    for root in paths:
-        if not root.exists():
-            raise InputError(f"{root}: no such file or directory")
-        found = [root] if root.is_file() else list(_details_files(root))
-        if not found:
-            raise InputError(f"{root}: no Open LLM Leaderboard details (*.parquet) found")
-        files.extend(found)
+    files = list(
+        expand(
+            paths,
+            globs=("*.parquet",),
+            what="Open LLM Leaderboard details (*.parquet)",
+            accept=_is_details_name,
+        )
+    )
     latest: dict[tuple[str, str], tuple[str, Path]] = {}
     runs: list[tuple[str, str, str, Path]] = []
     for path in files:
@@ -150,10 +151,8 @@ def download_details(
     return path
 
 
-def _details_files(root: Path):
-    for path in sorted(root.rglob("*.parquet")):
-        if V2_FILE.match(path.name) or V1_FILE.match(path.name):
-            yield path
+def _is_details_name(path: Path) -> bool:
+    return bool(V2_FILE.match(path.name) or V1_FILE.match(path.name))
 
 
 def _columns(path: Path) -> list[str]:
