@@ -336,6 +336,166 @@ def inspect_data_command(as_json, **loader):
     _emit(inspect_data(table, score_set=score_set), as_json, "inspect-data")
 
 
+AUDIT_EXAMPLES = """
+\b
+Examples:
+  # The MMLU-Pro top-10 adjacent pairs of Table 7, from their 2x2 counts:
+  evalgap audit --pairs pairs.csv --family-size 45
+\b
+  # Every adjacent pair of a leaderboard, with subject clusters and an HTML report:
+  evalgap audit --scores ../shared/data/mmlu_pro/mmlu_pro_long.csv.gz \\
+      --cluster-column category --html audit.html
+\b
+  # All pairs, JSON:
+  evalgap audit --scores lm_eval_out/ --family all --json
+"""
+
+
+@cli.command(epilog=AUDIT_EXAMPLES + SCORE_SOURCES)
+@click.option(
+    "--pairs",
+    "pairs_path",
+    type=click.Path(dir_okay=False),
+    help="CSV with model_a,model_b,both_correct,a_only,b_only,both_wrong per pair.",
+)
+@loader_options
+@click.option(
+    "--family",
+    type=click.Choice(["adjacent", "all"]),
+    default="adjacent",
+    show_default=True,
+    help="Rank-adjacent pairs or all pairs, per task.",
+)
+@click.option(
+    "--family-size",
+    type=click.IntRange(min=1),
+    help="Declared family size m (default: the number of pairs audited).",
+)
+@click.option(
+    "--procedure",
+    type=click.Choice(
+        ["fixed_n", "bonferroni", "sidak", "holm", "bh", "anytime_valid", "clustered"]
+    ),
+    default="fixed_n",
+    show_default=True,
+    help="Procedure behind the tie groups.",
+)
+@click.option(
+    "--mixture",
+    type=click.Choice(["grid", "beta"]),
+    default="grid",
+    show_default=True,
+    help="e-process mixture: uniform grid (paper) or Beta(2,2).",
+)
+@click.option(
+    "--n-cluster-bootstrap",
+    type=click.IntRange(min=0),
+    default=1000,
+    show_default=True,
+    help="Cluster-bootstrap resamples (0: skip).",
+)
+@click.option(
+    "--n-bootstrap",
+    type=click.IntRange(min=0),
+    default=2000,
+    show_default=True,
+    help="Resamples for each pair's bootstrap p-value (0: skip).",
+)
+@click.option(
+    "--n-bootstrap-required-n",
+    type=click.IntRange(min=0),
+    default=500,
+    show_default=True,
+    help="Resamples for each pair's N* interval (0: skip).",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Seed of every resampling step.",
+)
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(dir_okay=False),
+    help="Write a self-contained HTML report (tables and figures) to this file.",
+)
+@_common_test_options
+def audit(
+    pairs_path,
+    family,
+    family_size,
+    procedure,
+    mixture,
+    n_cluster_bootstrap,
+    n_bootstrap,
+    n_bootstrap_required_n,
+    seed,
+    html_path,
+    alpha,
+    power,
+    alternative,
+    as_json,
+    **loader,
+):
+    """Which displayed rankings can this benchmark resolve? (a whole leaderboard)
+
+    Per task, models are ranked by displayed accuracy; every rank-adjacent pair (or every
+    pair) gets a resolved/unresolved verdict under fixed n, Bonferroni, Sidak, Holm, BH,
+    anytime-valid testing and, with --cluster-column, clustering.
+    """
+    from evalgap.audit import audit_counts, audit_scores
+
+    if alternative != "two-sided":
+        raise InputError("--alternative: the audit tests two-sided gaps; leave it at two-sided")
+    settings = {
+        "family_size": family_size,
+        "alpha": alpha,
+        "power": power,
+        "n_bootstrap": n_bootstrap,
+        "n_bootstrap_required_n": n_bootstrap_required_n,
+        "seed": seed,
+        "tie_procedure": procedure,
+        "mixture": mixture,
+    }
+    has_scores = bool(loader["scores_paths"] or loader["hub"])
+    if bool(pairs_path) == has_scores:
+        raise InputError("give either --pairs FILE (per-pair 2x2 counts) or --scores FILE")
+    if pairs_path:
+        if family != "adjacent":
+            raise InputError(
+                "--family all needs per-item --scores; a --pairs file lists its pairs itself"
+            )
+        from evalgap.io.tables import read_frame
+
+        result = audit_counts(read_frame(pairs_path), source=pairs_path, **settings)
+    else:
+        _, score_set = _read_scores(loader, models=None, quiet=as_json)
+        with _phases(quiet=as_json) as progress:
+            result = audit_scores(
+                score_set,
+                family=family,
+                n_cluster_bootstrap=n_cluster_bootstrap,
+                cluster_label=loader["cluster_column"] or "cluster",
+                progress=progress,
+                **settings,
+            )
+    if html_path:
+        from evalgap.report.html import audit_report
+
+        try:
+            with open(html_path, "w", encoding="utf-8") as handle:
+                handle.write(audit_report(result))
+        except OSError as exc:
+            raise InputError(
+                f"--html {html_path}: cannot write the report ({exc.strerror})"
+            ) from None
+        if not as_json:
+            Console(stderr=True).print(f"[dim]report written to {html_path}[/]")
+    _emit(result, as_json, "audit")
+
+
 @cli.command(epilog=PLAN_EXAMPLES)
 @click.option("--accuracy-a", type=PROBABILITY, help="Expected accuracy of model A, in (0, 1).")
 @click.option(
@@ -380,6 +540,35 @@ def plan(
     _emit(result, as_json, "plan")
 
 
+class _phases:
+    """A terminal progress display of a job's phases (silent with --json or off a terminal)."""
+
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+        self.progress = None
+
+    def __enter__(self):
+        if self.quiet:
+            return lambda _phase: None
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        self.progress = Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
+        self.progress.start()
+        task = self.progress.add_task("audit", total=None)
+        return lambda phase: self.progress.update(task, description=f"audit: {phase}")
+
+    def __exit__(self, *exc):
+        if self.progress is not None:
+            self.progress.stop()
+        return False
+
+
 def _read_scores(loader: dict, *, models, quiet: bool = False):
     """Read and align the scores named by the loader options; return (long table, ScoreSet)."""
     from evalgap.io.open_llm_leaderboard import download_details
@@ -422,6 +611,7 @@ def _emit(result, as_json: bool, job: str) -> None:
         "compare": terminal.render_compare,
         "plan": terminal.render_plan,
         "inspect-data": terminal.render_data,
+        "audit": terminal.render_audit,
     }
     renderers[job](result, console)
 

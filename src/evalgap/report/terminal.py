@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from evalgap.audit import AuditResult
 from evalgap.compare import CompareResult, format_p
 from evalgap.inspect_data import DataSummary
 from evalgap.plan import PlanResult
@@ -197,6 +200,126 @@ def render_data(d: DataSummary, console: Console) -> None:
         console.print(f"[yellow]note:[/] {message}")
     if not messages:
         console.print("every model has a usable score for every item; nothing was left out")
+
+
+def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> None:
+    """Print the audit: verdicts per procedure, tie groups, flips and the pairs at issue."""
+    t = Table(
+        title=f"audit: {len(r.pairs)} {r.family} pairs, family size m={r.family_size} "
+        f"(Bonferroni N* x{r.bonferroni_inflation:.2f})",
+        title_justify="left",
+    )
+    t.add_column("procedure")
+    t.add_column("unresolved", justify="right")
+    for proc, count in r.unresolved.items():
+        t.add_row(proc, f"{count} / {len(r.pairs)}")
+    console.print(t)
+    sens = r.sensitivity
+    console.print(
+        f"correlation -/+ 0.1: {sens['correlation_minus_0.1']} / "
+        f"{sens['correlation_plus_0.1']} unresolved (fixed n: {sens['correlation']})"
+    )
+    shown = r.pairs if len(r.pairs) <= max_rows else r.pairs[~r.pairs["resolved_fixed_n"]]
+    p = Table(
+        box=box.SIMPLE_HEAD,
+        padding=(0, 0),
+        pad_edge=False,
+        title="pairs"
+        + (
+            ""
+            if shown is r.pairs
+            else f" unresolved at fixed n "
+            f"({len(shown)} of {len(r.pairs)}; --json or --html for all)"
+        ),
+        title_justify="left",
+    )
+    several_tasks = r.pairs["task"].nunique() > 1
+    columns = (["task"] if several_tasks else []) + ["A", "B", "delta", "N*", "q"]
+    for column in columns:
+        text = column in ("task", "A", "B")
+        p.add_column(
+            column,
+            justify="left" if text else "right",
+            no_wrap=not text,
+            overflow="fold" if text else "ellipsis",
+            min_width=8 if text else None,
+        )
+    # Sidak's verdicts all but equal Bonferroni's; the full set is in --json and --html.
+    shown_procedures = [proc for proc in r.procedures if proc != "sidak"]
+    for proc in shown_procedures:
+        p.add_column(_short(proc), justify="center", no_wrap=True)
+    for row in shown.head(max_rows).itertuples():
+        cells = ([str(row.task)] if several_tasks else []) + [
+            str(row.model_a),
+            str(row.model_b),
+            f"{row.delta:+.4f}",
+            _n(row.required_n),
+            f"{row.resolution_ratio:.3g}",
+        ]
+        for proc in shown_procedures:
+            value = getattr(row, f"resolved_{proc}")
+            cells.append(
+                "" if value is None or value is pd.NA else ("ok" if value else "[red]no[/]")
+            )
+        p.add_row(*cells)
+    console.print(p)
+    flips = r.flips()
+    for row in flips.itertuples():
+        console.print(
+            f"[yellow]flips under clustering:[/] {row.model_a} vs {row.model_b} "
+            f"({row.task}): N* {_n(row.required_n)} -> {_n(row.required_n_clustered)} "
+            f"with design effect {row.design_effect:.2f}"
+        )
+    if r.cluster_stress is not None and r.cluster_stress.unresolved_distribution:
+        dist = ", ".join(
+            f"{k}: {v:.1%}" for k, v in r.cluster_stress.unresolved_distribution.items()
+        )
+        console.print(
+            f"cluster bootstrap (B={r.cluster_stress.n_resamples}) unresolved counts: {dist}"
+        )
+        alt = ", ".join(f"{k} {v}" for k, v in r.cluster_stress.alternatives.items())
+        console.print(f"alternative clusterings, unresolved: {alt}")
+    for task, groups in r.tie_groups.items():
+        tied = [g for g in groups if len(g) > 1]
+        if tied:
+            console.print(
+                f"tie groups ({r.tie_procedure}, {task}): "
+                + "; ".join("{" + ", ".join(g) + "}" for g in tied)
+            )
+    for note in r.notes:
+        console.print(f"[yellow]note:[/] {note}")
+    console.print()
+    console.print(audit_sentence(r))
+
+
+def audit_sentence(r: AuditResult) -> str:
+    """One plain sentence summarising the audit."""
+    n = len(r.pairs)
+    extras = [
+        f"{count} {proc.replace('_', '-')}"
+        for proc, count in r.unresolved.items()
+        if proc in ("bonferroni", "anytime_valid", "clustered")
+    ]
+    out = (
+        f"{r.unresolved['fixed_n']} of {n} {r.family} pairs are unresolved at alpha="
+        f"{r.alpha:g}, power {r.power:g} with a fixed n"
+    )
+    if extras:
+        out += f" ({', '.join(extras)})"
+    tied = sum(len(g) for groups in r.tie_groups.values() for g in groups if len(g) > 1)
+    return out + (f"; {tied} models sit in tie groups." if tied else "; no ties.")
+
+
+def _short(procedure: str) -> str:
+    names = {
+        "fixed_n": "fix",
+        "bonferroni": "bon",
+        "sidak": "sid",
+        "holm": "hol",
+        "anytime_valid": "any",
+        "clustered": "clu",
+    }
+    return names.get(procedure, procedure)
 
 
 def _n(n) -> str:

@@ -201,3 +201,73 @@ def _aligned(scores_a, scores_b) -> tuple[np.ndarray, np.ndarray]:
         if not np.all(np.isfinite(arr)):
             raise InputError(f"{name} contains NaN or infinite scores; drop or fix those items")
     return a, b
+
+
+def pairwise_counts(scores) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Return the (K, K) 2x2 counts of every pair of K models from binary scores (N, K).
+
+    One matrix product: ``both_correct = X^T X``; ``a_only[i, j] = sum_n X[n, i] (1 - X[n, j])
+    = ones[i] - both_correct[i, j]``, ``b_only = a_only^T``, and ``both_wrong`` the rest.
+    """
+    x = np.asarray(scores, dtype=float)
+    if x.ndim != 2:
+        raise InputError(f"scores must be (items, models); got shape {x.shape}")
+    if not is_binary(x):
+        raise InputError("pairwise_counts needs binary scores (every score 0 or 1)")
+    both_correct = x.T @ x
+    correct = np.diag(both_correct)
+    a_only = correct[:, None] - both_correct
+    b_only = a_only.T
+    both_wrong = x.shape[0] - both_correct - a_only - b_only
+    return (
+        both_correct.round().astype(np.int64),
+        a_only.round().astype(np.int64),
+        b_only.round().astype(np.int64),
+        both_wrong.round().astype(np.int64),
+    )
+
+
+def summarize_pairs(scores, first, second, *, chunk: int = 4096) -> PairedSummary:
+    """Return the paired summary of the pairs ``(first[p], second[p])`` of scores (N, K).
+
+    Binary scores: the 2x2 counts of every pair from :func:`pairwise_counts` (one matrix
+    product), then :func:`summarize_counts`. Graded scores: means and the covariance matrix
+    (one matrix product) give ``delta``, ``sd_diff`` and the correlation of every pair; the
+    counts of items where one model scored higher are taken in chunks of pairs.
+    """
+    x = np.asarray(scores, dtype=float)
+    i = np.asarray(first, dtype=np.int64)
+    j = np.asarray(second, dtype=np.int64)
+    if is_binary(x):
+        both_correct, a_only, b_only, both_wrong = pairwise_counts(x)
+        return summarize_counts(both_correct[i, j], a_only[i, j], b_only[i, j], both_wrong[i, j])
+    if not np.all(np.isfinite(x)):
+        raise InputError("scores contain NaN or infinite values; drop or fix those items")
+    n = x.shape[0]
+    mean = x.mean(axis=0)
+    centred = x - mean
+    cov = centred.T @ centred / n
+    var_d = np.maximum(cov[i, i] + cov[j, j] - 2 * cov[i, j], 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        denominator = np.sqrt(cov[i, i] * cov[j, j])
+        correlation = np.where(denominator > 0, cov[i, j] / denominator, np.nan)
+    higher = np.empty(i.size, dtype=np.int64)
+    lower = np.empty(i.size, dtype=np.int64)
+    for start in range(0, i.size, chunk):
+        stop = start + chunk
+        d = x[:, i[start:stop]] - x[:, j[start:stop]]
+        higher[start:stop] = np.count_nonzero(d > 0, axis=0)
+        lower[start:stop] = np.count_nonzero(d < 0, axis=0)
+    sd = np.sqrt(var_d)
+    return PairedSummary(
+        n_items=np.full(i.size, n, dtype=np.int64),
+        accuracy_a=mean[i],
+        accuracy_b=mean[j],
+        delta=mean[i] - mean[j],
+        a_only=higher,
+        b_only=lower,
+        correlation=correlation,
+        sd_diff=sd,
+        se=sd / np.sqrt(n),
+        binary=False,
+    )

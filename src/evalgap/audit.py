@@ -1,0 +1,863 @@
+"""The ``audit`` job: which displayed rankings of a leaderboard can the benchmark resolve?
+
+Resolution Diagnostics, Sections 6.1-6.5, Tables 3-5 and 8-9, Appendices C, E-G. For K
+models on one or more tasks:
+
+* **Families.** Per task, models are ranked by their displayed accuracy (over their own
+  items); the family is the K-1 rank-adjacent pairs (``family="adjacent"``) or all K(K-1)/2
+  pairs (``"all"``), A being the higher-ranked model. The family size m is the number of
+  pairs over all tasks unless ``family_size`` declares another. An adjacent pair whose
+  order reverses on the items both models share is flagged.
+* **Procedures.** Each gives every pair a resolved/unresolved verdict by putting its level
+  in place of ``z_{1-alpha/2}`` in N* (Equation 3): ``fixed_n``, ``bonferroni``, ``sidak``,
+  ``holm`` (step-down on the Wald statistic), ``bh`` (step-up), ``anytime_valid`` (the
+  mixture e-process boundary u(n) at the pair's discordant count, binary scores only) and,
+  with cluster labels, ``clustered`` (N* times the design effect of the pair's ICC).
+* **Stress tests.** Correlation -/+ 0.1 (clamped); bootstrap intervals of N* per pair;
+  with clusters: a cluster bootstrap of the clustered verdict (B = 1000, seeded),
+  leave-one-cluster-out, and alternative cluster definitions (random clusters of the same
+  sizes as the null check, difficulty quartiles, each cluster split in half).
+* **Tables.** Per pair; ``|delta|``-binned (Table 3); unresolved count per procedure
+  (Table 5); tie groups: models chained by unresolved rank-adjacent gaps.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from evalgap.errors import InputError
+from evalgap.scores import ScoreSet
+from evalgap.stats import clusters as cl
+from evalgap.stats import multiplicity, resample, sequential, tests
+from evalgap.stats import power as pw
+from evalgap.stats.paired import summarize_counts, summarize_pairs
+
+PROCEDURES = ("fixed_n", "bonferroni", "sidak", "holm", "bh", "anytime_valid", "clustered")
+FAMILIES = ("adjacent", "all")
+BUCKETS = (
+    (0.0, 0.01, "<= 1%"),
+    (0.01, 0.02, "1%-2%"),
+    (0.02, 0.05, "2%-5%"),
+    (0.05, 0.15, "5%-15%"),
+    (0.15, math.inf, "> 15%"),
+)
+# Above these many pairs the per-pair resampling steps are skipped (and the notes say so).
+MAX_PAIRS_BINARY_BOOTSTRAP = 20_000
+MAX_PAIRS_GRADED_BOOTSTRAP = 500
+TRAJECTORY_POINTS = 400
+
+
+@dataclass(frozen=True)
+class ClusterStress:
+    """How the clustered verdict holds up (Section 6.4, Appendices F-G)."""
+
+    column: str
+    n_resamples: int
+    seed: int | None
+    unresolved_distribution: dict  # unresolved count -> share of cluster-bootstrap draws
+    intervals: pd.DataFrame  # per pair: ICC, design effect, clustered N* (5-95%), Pr(unresolved)
+    leave_one_out: pd.DataFrame  # task, dropped cluster, unresolved count
+    alternatives: dict  # definition -> unresolved count
+
+    def to_dict(self) -> dict:
+        """Return the stress tests as plain data."""
+        return {
+            "cluster_column": self.column,
+            "n_resamples": self.n_resamples,
+            "seed": self.seed,
+            "unresolved_distribution": {str(k): v for k, v in self.unresolved_distribution.items()},
+            "pairs": _records(self.intervals),
+            "leave_one_out": _records(self.leave_one_out),
+            "alternative_definitions": dict(self.alternatives),
+        }
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """Everything ``evalgap audit`` reports (the documented ``--json`` contract)."""
+
+    alpha: float
+    power: float
+    family: str
+    family_size: int
+    tie_procedure: str
+    rankings: pd.DataFrame
+    pairs: pd.DataFrame
+    unresolved: dict
+    bonferroni_inflation: float
+    sidak_inflation: float
+    tie_groups: dict
+    sensitivity: dict
+    cluster_stress: ClusterStress | None
+    trajectories: dict
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def procedures(self) -> tuple[str, ...]:
+        """The procedures that produced verdicts (``clustered`` needs cluster labels)."""
+        return tuple(p for p in PROCEDURES if f"resolved_{p}" in self.pairs.columns)
+
+    def verdict_table(self) -> pd.DataFrame:
+        """Unresolved pairs per procedure (Table 5 layout)."""
+        rows = [
+            {
+                "procedure": p,
+                "unresolved": self.unresolved[p],
+                "pairs": len(self.pairs),
+                "family_size": self.family_size,
+            }
+            for p in self.procedures
+        ]
+        return pd.DataFrame(rows)
+
+    def binned_table(self) -> pd.DataFrame:
+        """Pairs, unresolved (fixed n) and r = N*/N by |delta| bucket (Table 3 layout)."""
+        gap = self.pairs["delta"].abs()
+        r = self.pairs["resolution_ratio"].rdiv(1.0)
+        unresolved = ~self.pairs["resolved_fixed_n"]
+        rows = []
+        for low, high, label in BUCKETS:
+            inside = (gap > low) & (gap <= high) if low > 0 else gap <= high
+            rows.append(_bucket(label, inside, unresolved, r))
+        rows.append(_bucket("all", gap >= 0, unresolved, r))
+        return pd.DataFrame(rows)
+
+    def flips(self) -> pd.DataFrame:
+        """Pairs resolved at fixed n but unresolved once clustering is accounted for."""
+        if "resolved_clustered" not in self.pairs.columns:
+            return self.pairs.iloc[0:0]
+        mask = self.pairs["resolved_fixed_n"] & ~self.pairs["resolved_clustered"]
+        return self.pairs[mask]
+
+    def to_dict(self) -> dict:
+        """Return the JSON-ready dict."""
+        pairs = []
+        for row in self.pairs.to_dict(orient="records"):
+            pairs.append(
+                {
+                    "task": row["task"],
+                    "model_a": row["model_a"],
+                    "model_b": row["model_b"],
+                    "n_items": row["n_items"],
+                    "accuracy_a": row["accuracy_a"],
+                    "accuracy_b": row["accuracy_b"],
+                    "delta": row["delta"],
+                    "correlation": _finite(row["correlation"]),
+                    "a_only": row["a_only"],
+                    "b_only": row["b_only"],
+                    "sd_diff": row["sd_diff"],
+                    "statistic": _finite(row["statistic"]),
+                    "required_n": pw.round_up(row["required_n"]),
+                    "resolution_ratio": _finite(row["resolution_ratio"]),
+                    "required_n_interval": [
+                        _finite(row["required_n_low"]),
+                        _finite(row["required_n_high"]),
+                    ],
+                    "p_values": {
+                        k: _finite(row[f"p_{k}"])
+                        for k in ("mcnemar", "exact", "mid_p", "bootstrap", "paired_t")
+                    },
+                    "verdicts": {
+                        p: bool(row[f"resolved_{p}"])
+                        for p in self.procedures
+                        if row[f"resolved_{p}"] is not None
+                    },
+                    "anytime_boundary": _finite(row["anytime_boundary"]),
+                    "icc": _finite(row.get("icc")),
+                    "design_effect": _finite(row.get("design_effect")),
+                    "required_n_clustered": pw.round_up(row["required_n_clustered"])
+                    if _finite(row.get("required_n_clustered")) is not None
+                    else None,
+                    "unpaired_required_n": pw.round_up(row["unpaired_required_n"]),
+                    "paired_efficiency": _finite(row["paired_efficiency"]),
+                    "order_reversed": bool(row["order_reversed"]),
+                }
+            )
+        return {
+            "alpha": self.alpha,
+            "power": self.power,
+            "family": self.family,
+            "family_size": self.family_size,
+            "bonferroni_inflation": self.bonferroni_inflation,
+            "sidak_inflation": self.sidak_inflation,
+            "unresolved": dict(self.unresolved),
+            "tie_procedure": self.tie_procedure,
+            "tie_groups": self.tie_groups,
+            "rankings": _records(self.rankings),
+            "pairs": pairs,
+            "binned": _records(self.binned_table()),
+            "correlation_sensitivity": dict(self.sensitivity),
+            "cluster_stress": self.cluster_stress.to_dict() if self.cluster_stress else None,
+            "notes": list(self.notes),
+        }
+
+
+def audit_scores(
+    score_set: ScoreSet,
+    *,
+    family: str = "adjacent",
+    family_size: int | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    use_clusters: bool = True,
+    n_cluster_bootstrap: int = 1000,
+    n_bootstrap_required_n: int = 500,
+    n_bootstrap: int = 2000,
+    seed: int | None = 0,
+    tie_procedure: str = "fixed_n",
+    mixture: str = "grid",
+    cluster_label: str = "cluster",
+    progress: Callable[[str], None] | None = None,
+) -> AuditResult:
+    """Audit every task of ``score_set`` (aligned per-item scores of K models).
+
+    ``cluster_label`` names the clustering (the cluster column) in the report; cluster
+    verdicts and stress tests run when the scores carry cluster labels and ``use_clusters``.
+    ``progress`` is called with the name of each phase as it starts.
+    """
+    _check(family, alpha, power, tie_procedure)
+    step = progress or (lambda _phase: None)
+    step("pairs")
+    parts, rankings, notes = [], [], []
+    for t_index, task in enumerate(score_set.tasks):
+        entries = {e.model: e for e in score_set.report.entries if e.task == task.task}
+        displayed = np.array([entries[m].mean_score for m in score_set.models])
+        order = np.lexsort((np.array(score_set.models), -displayed))
+        for rank, m in enumerate(order, start=1):
+            rankings.append(
+                {
+                    "task": task.task,
+                    "rank": rank,
+                    "model": score_set.models[m],
+                    "displayed_accuracy": float(displayed[m]),
+                    "items_scored": entries[score_set.models[m]].items_scored,
+                }
+            )
+        first, second = _family_pairs(order, family)
+        if first.size == 0:
+            notes.append(f"task {task.task}: fewer than 2 models, no pairs")
+            continue
+        s = summarize_pairs(task.scores, first, second)
+        variances = task.scores.var(axis=0)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "task": task.task,
+                    "task_index": t_index,
+                    "model_a": np.array(score_set.models)[first],
+                    "model_b": np.array(score_set.models)[second],
+                    "index_a": first,
+                    "index_b": second,
+                    "rank_a": np.argsort(order)[first] + 1,
+                    "rank_b": np.argsort(order)[second] + 1,
+                    "binary": s.binary,
+                    "n_items": s.n_items,
+                    "accuracy_a": s.accuracy_a,
+                    "accuracy_b": s.accuracy_b,
+                    "delta": s.delta,
+                    "correlation": s.correlation,
+                    "a_only": s.a_only,
+                    "b_only": s.b_only,
+                    "sd_diff": s.sd_diff,
+                    "se": s.se,
+                    "variance_a": variances[first],
+                    "variance_b": variances[second],
+                    "order_reversed": s.delta < 0,
+                }
+            )
+        )
+    if not parts:
+        raise InputError("nothing to audit: every task has fewer than 2 models")
+    pairs = pd.concat(parts, ignore_index=True)
+    if family == "all":
+        pairs["order_reversed"] = False  # only adjacent displayed ranks make an order claim
+    m = family_size or len(pairs)
+    step("statistics")
+    pairs = _evaluate(
+        pairs,
+        alpha=alpha,
+        power=power,
+        family_size=m,
+        mixture=mixture,
+        n_bootstrap=n_bootstrap,
+        n_bootstrap_required_n=n_bootstrap_required_n,
+        seed=seed,
+        score_set=score_set,
+        notes=notes,
+    )
+    stress = None
+    has_clusters = any(t.clusters is not None for t in score_set.tasks)
+    if use_clusters and has_clusters:
+        step("clusters")
+        pairs, stress = _clustered(
+            pairs,
+            score_set,
+            alpha=alpha,
+            power=power,
+            n_resamples=n_cluster_bootstrap,
+            seed=seed,
+            progress=step,
+            label=cluster_label,
+        )
+    step("trajectories")
+    trajectories = _trajectories(pairs, score_set, alpha, power, mixture)
+    return _finish(
+        pairs,
+        pd.DataFrame(rankings),
+        alpha,
+        power,
+        family,
+        m,
+        tie_procedure,
+        stress,
+        trajectories,
+        notes,
+    )
+
+
+def audit_counts(
+    table: pd.DataFrame,
+    *,
+    family_size: int | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    n_bootstrap: int = 2000,
+    n_bootstrap_required_n: int = 500,
+    seed: int | None = 0,
+    tie_procedure: str = "fixed_n",
+    mixture: str = "grid",
+    source: str = "the pairs table",
+) -> AuditResult:
+    """Audit a family given as per-pair 2x2 counts (one row per displayed comparison).
+
+    ``table`` has columns ``model_a, model_b, both_correct, a_only, b_only, both_wrong`` and
+    optionally ``task``; rows are the family, in display order (A above B).
+    """
+    _check("adjacent", alpha, power, tie_procedure)
+    needed = ["model_a", "model_b", "both_correct", "a_only", "b_only", "both_wrong"]
+    missing = [c for c in needed if c not in table.columns]
+    if missing:
+        raise InputError(
+            f"{source}: missing column(s) {', '.join(missing)}; columns found: "
+            f"{', '.join(map(str, table.columns))}"
+        )
+    if table.empty:
+        raise InputError(f"{source}: no pairs")
+    counts = {}
+    for c in needed[2:]:
+        values = pd.to_numeric(table[c], errors="coerce")
+        bad = values.isna() | (values < 0) | (values != values.round())
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            raise InputError(
+                f"{source}: row {row + 1}: {c} must be a non-negative whole number; "
+                f"got {table[c].iloc[row]!r}"
+            )
+        counts[c] = values.to_numpy(dtype=np.int64)
+    s = summarize_counts(
+        counts["both_correct"], counts["a_only"], counts["b_only"], counts["both_wrong"]
+    )
+    tasks = (
+        table["task"].astype(str)
+        if "task" in table.columns
+        else pd.Series("all", index=table.index)
+    )
+    pairs = pd.DataFrame(
+        {
+            "task": tasks.to_numpy(),
+            "task_index": pd.factorize(tasks)[0],
+            "model_a": table["model_a"].astype(str).to_numpy(),
+            "model_b": table["model_b"].astype(str).to_numpy(),
+            "index_a": -1,
+            "index_b": -1,
+            "rank_a": np.arange(1, len(table) + 1),
+            "rank_b": np.arange(2, len(table) + 2),
+            "binary": True,
+            "n_items": np.atleast_1d(s.n_items),
+            "accuracy_a": np.atleast_1d(s.accuracy_a),
+            "accuracy_b": np.atleast_1d(s.accuracy_b),
+            "delta": np.atleast_1d(s.delta),
+            "correlation": np.atleast_1d(s.correlation),
+            "a_only": counts["a_only"],
+            "b_only": counts["b_only"],
+            "sd_diff": np.atleast_1d(s.sd_diff),
+            "se": np.atleast_1d(s.se),
+            "variance_a": np.atleast_1d(s.accuracy_a * (1 - s.accuracy_a)),
+            "variance_b": np.atleast_1d(s.accuracy_b * (1 - s.accuracy_b)),
+            "order_reversed": np.atleast_1d(s.delta) < 0,
+        }
+    )
+    m = family_size or len(pairs)
+    notes: list[str] = []
+    pairs = _evaluate(
+        pairs,
+        alpha=alpha,
+        power=power,
+        family_size=m,
+        mixture=mixture,
+        n_bootstrap=n_bootstrap,
+        n_bootstrap_required_n=n_bootstrap_required_n,
+        seed=seed,
+        score_set=None,
+        notes=notes,
+    )
+    rankings = _rankings_from_pairs(pairs)
+    return _finish(pairs, rankings, alpha, power, "adjacent", m, tie_procedure, None, {}, notes)
+
+
+# --- the vectorized evaluation of every pair ------------------------------------------------
+
+
+def _evaluate(
+    pairs: pd.DataFrame,
+    *,
+    alpha,
+    power,
+    family_size,
+    mixture,
+    n_bootstrap,
+    n_bootstrap_required_n,
+    seed,
+    score_set,
+    notes,
+) -> pd.DataFrame:
+    p = pairs.copy()
+    n = p["n_items"].to_numpy(dtype=float)
+    delta = p["delta"].to_numpy()
+    sd = p["sd_diff"].to_numpy()
+    binary = p["binary"].to_numpy(dtype=bool)
+    b = p["a_only"].to_numpy()
+    c = p["b_only"].to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(sd > 0, delta / (sd / np.sqrt(n)), np.where(delta == 0, 0.0, np.inf))
+    p["statistic"] = t
+    nan = np.full(len(p), np.nan)
+    p["p_mcnemar"] = np.where(binary, tests.mcnemar(b, c).p_value, nan)
+    p["p_exact"] = np.where(binary, tests.mcnemar_exact(b, c), nan)
+    p["p_mid_p"] = np.where(binary, tests.mcnemar_exact(b, c, mid_p=True), nan)
+    sample_sd = sd * np.sqrt(n / np.maximum(n - 1, 1))
+    p["p_paired_t"] = np.where(
+        binary, nan, tests.paired_t_from_moments(delta, sample_sd, n).p_value
+    )
+    kw = {"alpha": alpha, "power": power}
+    required = np.asarray(pw.required_n(delta, sd, **kw), dtype=float)
+    required = np.where(sd > 0, required, np.nan)
+    p["required_n"] = required
+    p["resolution_ratio"] = np.where(sd > 0, pw.resolution_ratio(n, required), np.nan)
+    p["unpaired_required_n"] = pw.unpaired_required_n(delta, p["variance_a"], p["variance_b"], **kw)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p["paired_efficiency"] = p["unpaired_required_n"] / p["required_n"]
+    # Procedures: replace z_{1-alpha/2} by each procedure's level (Definition 1, Section 6.3).
+    p["resolved_fixed_n"] = multiplicity.resolved_single_step(t, alpha, power, 1)
+    p["resolved_bonferroni"] = multiplicity.resolved_single_step(t, alpha, power, family_size)
+    p["resolved_sidak"] = multiplicity.resolved_single_step(t, alpha, power, family_size, "sidak")
+    p["resolved_holm"] = multiplicity.resolved_holm(t, alpha, power, family_size)
+    p["resolved_bh"] = multiplicity.resolved_bh(t, alpha, power, family_size)
+    u = np.where(binary, sequential.boundary(b + c, alpha, mixture=mixture), np.nan)
+    p["anytime_boundary"] = u
+    z_beta = float(pw.critical_values(alpha, power)[1])
+    z_alpha = float(pw.critical_values(alpha, power)[0])
+    p["required_n_anytime"] = required * ((u + z_beta) / (z_alpha + z_beta)) ** 2
+    p["resolved_anytime_valid"] = pd.array(
+        np.where(binary, np.abs(t) >= u + z_beta, None), dtype="boolean"
+    )
+    if not binary.all():
+        notes.append("anytime-valid verdicts need binary scores; graded pairs have none")
+    # Correlation -/+ 0.1, clamped to the admissible interval (Section 6.2).
+    for name, shift in (("minus", -0.1), ("plus", 0.1)):
+        p[f"resolved_correlation_{name}"] = _shifted_verdict(p, shift, kw)
+    _required_n_intervals(p, n_bootstrap_required_n, seed, score_set, kw, notes)
+    _bootstrap_arbiter(p, n_bootstrap, seed, score_set, alpha, notes)
+    return p
+
+
+def _shifted_verdict(p: pd.DataFrame, shift: float, kw) -> np.ndarray:
+    pa, pb = p["accuracy_a"].to_numpy(), p["accuracy_b"].to_numpy()
+    rho = p["correlation"].to_numpy() + shift
+    binary = p["binary"].to_numpy(dtype=bool)
+    inside = binary & (pa > 0) & (pa < 1) & (pb > 0) & (pb < 1) & np.isfinite(rho)
+    clamped = np.clip(rho, -1, 1)
+    if inside.any():
+        clamped[inside] = pw.clamp_correlation(pa[inside], pb[inside], rho[inside])
+    sd = pw.sd_diff_from_correlation(np.sqrt(p["variance_a"]), np.sqrt(p["variance_b"]), clamped)
+    sd = np.where(np.isfinite(rho), sd, p["sd_diff"].to_numpy())
+    q = pw.resolution_ratio(p["n_items"], pw.required_n(p["delta"], sd, **kw))
+    return np.asarray(q) >= 1
+
+
+def _required_n_intervals(p, n_resamples, seed, score_set, kw, notes) -> None:
+    low = np.full(len(p), np.nan)
+    high = np.full(len(p), np.nan)
+    binary = p["binary"].to_numpy(dtype=bool)
+    if n_resamples and binary.any():
+        if binary.sum() > MAX_PAIRS_BINARY_BOOTSTRAP:
+            notes.append(
+                f"N* intervals skipped: {binary.sum():,} pairs (more than "
+                f"{MAX_PAIRS_BINARY_BOOTSTRAP:,})"
+            )
+        else:
+            idx = np.flatnonzero(binary)
+            n = p["n_items"].to_numpy()[idx]
+            b_star, c_star = resample.bootstrap_counts(
+                p["a_only"].to_numpy()[idx],
+                p["b_only"].to_numpy()[idx],
+                n,
+                n_resamples,
+                _child(seed, 11),
+            )
+            d_star = (b_star - c_star) / n[:, None]
+            var_star = np.maximum((b_star + c_star) / n[:, None] - d_star**2, 0.0)
+            low[idx], high[idx] = _quantile_required_n(d_star, var_star, kw)
+    graded = np.flatnonzero(~binary)
+    if n_resamples and graded.size and score_set is not None:
+        if graded.size > MAX_PAIRS_GRADED_BOOTSTRAP:
+            notes.append(f"N* intervals for graded pairs skipped: {graded.size:,} pairs")
+        else:
+            for k in graded:
+                d = _pair_differences(p.iloc[k], score_set)
+                first, second = resample.bootstrap_means(
+                    d, n_resamples, _child(seed, 12 + k), moments=True
+                )
+                lo, hi = _quantile_required_n(
+                    first[None], np.maximum(second - first**2, 0)[None], kw
+                )
+                low[k], high[k] = lo[0], hi[0]
+    p["required_n_low"] = low
+    p["required_n_high"] = high
+
+
+def _quantile_required_n(delta_star, var_star, kw):
+    """5th-95th percentiles of bootstrap N*, taken on 1/N* (order statistics)."""
+    k = float(pw.z_sum_squared(kw["alpha"], kw["power"]))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inverse = np.where(var_star > 0, delta_star**2 / (k * var_star), np.inf)
+    lo_inv, hi_inv = np.quantile(inverse, [0.05, 0.95], axis=-1, method="inverted_cdf")
+    with np.errstate(divide="ignore"):
+        return 1.0 / hi_inv, 1.0 / lo_inv
+
+
+def _bootstrap_arbiter(p, n_resamples, seed, score_set, alpha, notes) -> None:
+    """The fourth arbiter of Table 11: the paired percentile bootstrap p-value."""
+    out = np.full(len(p), np.nan)
+    binary = p["binary"].to_numpy(dtype=bool)
+    if n_resamples and binary.any():
+        if binary.sum() > MAX_PAIRS_BINARY_BOOTSTRAP:
+            notes.append(f"bootstrap p-values skipped: {binary.sum():,} pairs")
+        else:
+            idx = np.flatnonzero(binary)
+            n = p["n_items"].to_numpy()[idx]
+            b_star, c_star = resample.bootstrap_counts(
+                p["a_only"].to_numpy()[idx],
+                p["b_only"].to_numpy()[idx],
+                n,
+                n_resamples,
+                _child(seed, 21),
+            )
+            out[idx] = resample.bootstrap_p_value((b_star - c_star) / n[:, None])
+    graded = np.flatnonzero(~binary)
+    if (
+        n_resamples
+        and graded.size
+        and score_set is not None
+        and graded.size <= MAX_PAIRS_GRADED_BOOTSTRAP
+    ):
+        for k in graded:
+            d = _pair_differences(p.iloc[k], score_set)
+            out[k] = float(
+                resample.bootstrap_p_value(
+                    resample.bootstrap_means(d, n_resamples, _child(seed, 22 + k))
+                )
+            )
+    p["p_bootstrap"] = out
+
+
+# --- clusters ------------------------------------------------------------------------------
+
+
+def _clustered(pairs, score_set: ScoreSet, *, alpha, power, n_resamples, seed, progress, label):
+    p = pairs.copy()
+    icc = np.full(len(p), np.nan)
+    mbar_all = np.full(len(p), np.nan)
+    boot_unresolved = np.zeros(n_resamples, dtype=np.int64) if n_resamples else None
+    interval_rows, loo_rows = [], []
+    alternatives = {"random": 0, "difficulty_quartiles": 0, "split_halves": 0}
+    k_const = float(pw.z_sum_squared(alpha, power))
+    for t_index, task in enumerate(score_set.tasks):
+        rows = np.flatnonzero(p["task_index"].to_numpy() == t_index)
+        if rows.size == 0 or task.clusters is None:
+            continue
+        d = (
+            task.scores[:, p["index_a"].to_numpy()[rows]]
+            - task.scores[:, p["index_b"].to_numpy()[rows]]
+        )
+        stats_ = cl.cluster_stats(d, task.clusters)
+        value, mbar = cl.icc_from_stats(stats_.sizes, stats_.sums, stats_.sumsq)
+        icc[rows], mbar_all[rows] = value, mbar
+        required = p["required_n"].to_numpy()[rows]
+        n = task.scores.shape[0]
+        if n_resamples:
+            progress("cluster bootstrap")
+            weights = cl.bootstrap_weights(
+                stats_.sizes.size, n_resamples, _child(seed, 31 + t_index)
+            )
+            b_icc, b_mbar = cl.icc_from_stats(stats_.sizes, stats_.sums, stats_.sumsq, weights)
+            b_de = cl.design_effect(b_icc, b_mbar)
+            b_required = b_de * required
+            b_unresolved = ~(b_required <= n)
+            boot_unresolved += b_unresolved.sum(axis=1)
+            for j, row in enumerate(rows):
+                interval_rows.append(
+                    {
+                        "task": task.task,
+                        "model_a": p.at[row, "model_a"],
+                        "model_b": p.at[row, "model_b"],
+                        "icc": float(value[j]),
+                        "icc_low": float(np.quantile(b_icc[:, j], 0.05)),
+                        "icc_high": float(np.quantile(b_icc[:, j], 0.95)),
+                        "design_effect_low": float(np.quantile(b_de[:, j], 0.05)),
+                        "design_effect_high": float(np.quantile(b_de[:, j], 0.95)),
+                        "required_n_clustered_low": float(np.nanquantile(b_required[:, j], 0.05)),
+                        "required_n_clustered_high": float(np.nanquantile(b_required[:, j], 0.95)),
+                        "unresolved_share": float(b_unresolved[:, j].mean()),
+                    }
+                )
+        progress("leave one cluster out")
+        loo = cl.leave_one_out_weights(stats_.sizes.size)
+        l_icc, l_mbar = cl.icc_from_stats(stats_.sizes, stats_.sums, stats_.sumsq, loo)
+        l_n = loo @ stats_.sizes
+        l_delta = (loo @ stats_.sums) / l_n[:, None]
+        l_var = np.maximum((loo @ stats_.sumsq) / l_n[:, None] - l_delta**2, 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            l_required = np.where(l_delta != 0, k_const * l_var / l_delta**2, np.inf)
+        l_clustered = cl.design_effect(l_icc, l_mbar) * l_required
+        for k, name in enumerate(stats_.labels):
+            loo_rows.append(
+                {
+                    "task": task.task,
+                    "dropped": str(name),
+                    "items": int(l_n[k]),
+                    "unresolved": int(np.sum(~(l_clustered[k] <= l_n[k]))),
+                }
+            )
+        progress("alternative clusters")
+        for name, labels in _alternative_clusterings(task, p.iloc[rows], seed, t_index).items():
+            a_stats = cl.cluster_stats(d, labels)
+            a_icc, a_mbar = cl.icc_from_stats(a_stats.sizes, a_stats.sums, a_stats.sumsq)
+            alternatives[name] += int(np.sum(~(cl.design_effect(a_icc, a_mbar) * required <= n)))
+    p["icc"] = icc
+    p["design_effect"] = cl.design_effect(np.nan_to_num(icc), np.nan_to_num(mbar_all, nan=1.0))
+    p.loc[np.isnan(icc), "design_effect"] = np.nan
+    p["required_n_clustered"] = p["required_n"] * p["design_effect"]
+    has = ~np.isnan(icc)
+    verdict = np.where(has, p["required_n_clustered"].to_numpy() <= p["n_items"].to_numpy(), None)
+    p["resolved_clustered"] = pd.array(verdict, dtype="boolean")
+    distribution = {}
+    if boot_unresolved is not None:
+        counts = pd.Series(boot_unresolved).value_counts(normalize=True).sort_index()
+        distribution = {int(k): float(v) for k, v in counts.items()}
+    stress = ClusterStress(
+        column=label,
+        n_resamples=int(n_resamples),
+        seed=seed,
+        unresolved_distribution=distribution,
+        intervals=pd.DataFrame(interval_rows),
+        leave_one_out=pd.DataFrame(loo_rows),
+        alternatives=alternatives,
+    )
+    return p, stress
+
+
+def _alternative_clusterings(task, pairs, seed, t_index) -> dict:
+    """Random clusters of the real sizes (null check), difficulty quartiles, split halves."""
+    labels = np.asarray(task.clusters)
+    rng = np.random.Generator(np.random.PCG64(resample.seed_sequence(_child(seed, 41 + t_index))))
+    difficulty = task.scores.mean(axis=1)
+    edges = np.quantile(difficulty, [0.25, 0.5, 0.75])
+    quartiles = np.searchsorted(edges, difficulty, side="right")
+    if np.unique(quartiles).size < 2:
+        quartiles = np.arange(difficulty.size) % 4
+    position = pd.Series(np.arange(labels.size)).groupby(labels).cumcount().to_numpy()
+    halves = np.char.add(labels.astype(str), np.where(position % 2 == 0, "|even", "|odd"))
+    return {
+        "random": rng.permutation(labels),
+        "difficulty_quartiles": quartiles,
+        "split_halves": halves,
+    }
+
+
+# --- e-process trajectories (Figure 4) -------------------------------------------------------
+
+
+def _trajectories(p: pd.DataFrame, score_set: ScoreSet | None, alpha, power, mixture) -> dict:
+    """log e_n along the items of the (up to) four binary pairs nearest the anytime boundary."""
+    if score_set is None or not p["binary"].any():
+        return {}
+    candidates = p[p["binary"] & np.isfinite(p["anytime_boundary"])]
+    if candidates.empty:
+        return {}
+    z_beta = float(pw.critical_values(alpha, power)[1])
+    closeness = np.abs(
+        np.log(np.abs(candidates["statistic"]) + 1e-12)
+        - np.log(candidates["anytime_boundary"] + z_beta)
+    )
+    out = {}
+    for k in closeness.sort_values().index[:4]:
+        row = p.loc[k]
+        d = _pair_differences(row, score_set)
+        log_e = sequential.log_e_trajectory(d, mixture=mixture)
+        step = max(1, d.size // TRAJECTORY_POINTS)
+        positions = np.arange(step - 1, d.size, step)
+        out[f"{row['model_a']} vs {row['model_b']} ({row['task']})"] = {
+            "items": (positions + 1).tolist(),
+            "log_e": np.asarray(log_e)[positions].tolist(),
+            "threshold": float(np.log(1 / alpha)),
+            "required_n": _finite(row["required_n"]),
+        }
+    return out
+
+
+# --- assembly ------------------------------------------------------------------------------
+
+
+def _finish(
+    pairs, rankings, alpha, power, family, m, tie_procedure, stress, trajectories, notes
+) -> AuditResult:
+    procedures = [proc for proc in PROCEDURES if f"resolved_{proc}" in pairs.columns]
+    unresolved = {}
+    for proc in procedures:
+        column = pairs[f"resolved_{proc}"]
+        if column.isna().all():
+            continue
+        unresolved[proc] = int((~column.fillna(True).astype(bool)).sum())
+    if tie_procedure not in unresolved:
+        raise InputError(
+            f"--procedure {tie_procedure} gave no verdicts for these data "
+            f"(choose one of {', '.join(unresolved)})"
+        )
+    sensitivity = {
+        "correlation_minus_0.1": int((~pairs["resolved_correlation_minus"]).sum()),
+        "correlation": unresolved["fixed_n"],
+        "correlation_plus_0.1": int((~pairs["resolved_correlation_plus"]).sum()),
+    }
+    groups = _tie_groups(pairs, rankings, tie_procedure)
+    return AuditResult(
+        alpha=float(alpha),
+        power=float(power),
+        family=family,
+        family_size=int(m),
+        tie_procedure=tie_procedure,
+        rankings=rankings,
+        pairs=pairs,
+        unresolved=unresolved,
+        bonferroni_inflation=float(multiplicity.inflation(alpha, power, m, "bonferroni")),
+        sidak_inflation=float(multiplicity.inflation(alpha, power, m, "sidak")),
+        tie_groups=groups,
+        sensitivity=sensitivity,
+        cluster_stress=stress,
+        trajectories=trajectories,
+        notes=tuple(notes),
+    )
+
+
+def _tie_groups(pairs, rankings, procedure) -> dict:
+    """Per task, models chained by unresolved rank-adjacent gaps (a one-model group is alone)."""
+    out = {}
+    verdict = pairs.set_index(["task", "model_a", "model_b"])[f"resolved_{procedure}"]
+    for task, ranking in rankings.groupby("task", sort=False):
+        models = ranking.sort_values("rank")["model"].tolist()
+        groups = [[models[0]]]
+        for upper, lower in itertools.pairwise(models):
+            resolved = verdict.get((task, upper, lower))
+            if resolved is None or pd.isna(resolved) or not bool(resolved):
+                groups[-1].append(lower)
+            else:
+                groups.append([lower])
+        out[task] = groups
+    return out
+
+
+def _rankings_from_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Display order of a --pairs table: each task's models as listed, A above B."""
+    rows = []
+    for task, sub in pairs.groupby("task", sort=False):
+        listed = list(zip(sub["model_a"], sub["accuracy_a"], sub["n_items"], strict=True))
+        last = sub.iloc[-1]
+        listed.append((last["model_b"], last["accuracy_b"], last["n_items"]))
+        for rank, (model, accuracy, n) in enumerate(listed, start=1):
+            rows.append(
+                {
+                    "task": task,
+                    "rank": rank,
+                    "model": model,
+                    "displayed_accuracy": float(accuracy),
+                    "items_scored": int(n),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _family_pairs(order: np.ndarray, family: str) -> tuple[np.ndarray, np.ndarray]:
+    if family == "adjacent":
+        return order[:-1], order[1:]
+    upper, lower = np.triu_indices(order.size, k=1)
+    return order[upper], order[lower]
+
+
+def _pair_differences(row, score_set: ScoreSet) -> np.ndarray:
+    task = score_set.tasks[int(row["task_index"])]
+    return task.scores[:, int(row["index_a"])] - task.scores[:, int(row["index_b"])]
+
+
+def _bucket(label, inside, unresolved, r) -> dict:
+    count = int(inside.sum())
+    return {
+        "bucket": label,
+        "pairs": count,
+        "unresolved": int((unresolved & inside).sum()),
+        "r_median": float(r[inside].median()) if count else None,
+        "r_worst": float(r[inside].max()) if count else None,
+    }
+
+
+def _check(family, alpha, power, tie_procedure) -> None:
+    if family not in FAMILIES:
+        raise InputError(f"family must be one of {', '.join(FAMILIES)}; got {family!r}")
+    pw.critical_values(alpha, power)
+    if tie_procedure not in PROCEDURES:
+        raise InputError(f"procedure must be one of {', '.join(PROCEDURES)}; got {tie_procedure!r}")
+
+
+def _child(seed, k: int):
+    return None if seed is None else np.random.SeedSequence([int(seed), k])
+
+
+def _finite(value):
+    if value is None:
+        return None
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return [
+        {
+            k: (
+                _finite(v)
+                if isinstance(v, (float, np.floating))
+                else v.item()
+                if isinstance(v, np.generic)
+                else v
+            )
+            for k, v in row.items()
+        }
+        for row in frame.to_dict(orient="records")
+    ]
