@@ -346,3 +346,61 @@ def test_inspect_data_help_lists_the_sources():
     assert out.returncode == 0
     for source in ("lm-eval", "oll", "inspect", "helm", "wide table"):
         assert source in out.stdout
+
+
+def test_audit_pairs_file_json(tmp_path):
+    from test_audit import table_7
+
+    path = tmp_path / "pairs.csv"
+    table_7().to_csv(path, index=False)
+    out = run(
+        "audit",
+        "--pairs",
+        str(path),
+        "--family-size",
+        "45",
+        "--json",
+        "--html",
+        str(tmp_path / "report.html"),
+    )
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["family_size"] == 45 and round(data["bonferroni_inflation"], 2) == 2.14
+    assert data["unresolved"]["fixed_n"] == 4 and data["unresolved"]["anytime_valid"] == 5
+    assert len(data["pairs"]) == 9 and data["tie_groups"]["all"][2] == ["rank 3", "rank 4"]
+    html = (tmp_path / "report.html").read_text()
+    assert html.startswith("<!DOCTYPE html>") and "<svg" in html
+
+
+def test_audit_scores_report_in_the_terminal():
+    scores = shared_file("mmlu_pro", "mmlu_pro_long.csv.gz")
+    items = shared_file("mmlu_pro", "mmlu_pro_items.csv")
+    out = run(
+        "audit",
+        "--scores",
+        str(scores),
+        "--items",
+        str(items),
+        "--cluster-column",
+        "category",
+        "--n-cluster-bootstrap",
+        "200",
+    )
+    assert out.returncode == 0, out.stderr
+    text = " ".join(out.stdout.split())
+    assert "flips under clustering:" in text
+    assert "of 28 adjacent pairs are unresolved" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["audit"], "give either --pairs FILE"),
+        (["audit", "--pairs", "x.csv", "--family", "all"], "--family all needs per-item"),
+        (["audit", "--pairs", "missing.csv"], "missing.csv: no such file"),
+    ],
+)
+def test_audit_bad_input(args, message):
+    out = run(*args)
+    assert out.returncode == 2 and message in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1

@@ -12,10 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import synthetic as syn
 from evalgap.errors import InputError
 from evalgap.io.sources import load_scores
 from evalgap.scores import align
+
+import synthetic as syn
 
 NAMES = [
     "s.csv",

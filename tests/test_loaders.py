@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import synthetic as syn
 from evalgap.errors import InputError
 from evalgap.io import lm_eval
 from evalgap.io.helm import read_helm
@@ -20,6 +19,7 @@ from evalgap.io.open_llm_leaderboard import download_details, read_details
 from evalgap.io.sources import LoadOptions, detect_source, load_scores
 from evalgap.scores import align
 
+import synthetic as syn
 from conftest import shared_file
 
 MODELS = sorted(syn.MODELS)

@@ -1,0 +1,247 @@
+"""The audit job: the paper's Table 7 family, agreement with compare, clusters, real data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalgap import compare_counts
+from evalgap.audit import audit_counts, audit_scores
+from evalgap.errors import InputError
+from evalgap.io.sources import LoadOptions, load_scores
+from evalgap.scores import align
+
+from conftest import shared_file
+from paper_tables import TABLE_7
+
+JSON_KEYS = {"family_size", "bonferroni_inflation", "unresolved", "pairs", "tie_groups"}
+PAIR_KEYS = {
+    "model_a",
+    "model_b",
+    "delta",
+    "correlation",
+    "a_only",
+    "b_only",
+    "required_n",
+    "resolution_ratio",
+    "p_values",
+    "verdicts",
+}
+PROCEDURE_KEYS = {"fixed_n", "bonferroni", "sidak", "holm", "bh", "anytime_valid"}
+
+
+def table_7() -> pd.DataFrame:
+    rows = []
+    for r in TABLE_7:
+        upper, lower = r.label.split(" vs ")
+        rows.append(
+            dict(
+                zip(
+                    ["model_a", "model_b", "both_correct", "a_only", "b_only", "both_wrong"],
+                    [f"rank {upper}", f"rank {lower}", *r.cells],
+                    strict=True,
+                )
+            )
+        )
+    return pd.DataFrame(rows)
+
+
+def unresolved(result, procedure):
+    column = result.pairs[f"resolved_{procedure}"]
+    return [
+        f"{a[5:]} vs {b[5:]}"
+        for a, b, ok in zip(result.pairs.model_a, result.pairs.model_b, column, strict=True)
+        if not ok
+    ]
+
+
+def test_table_7_family_of_nine():
+    """Sections 6.2-6.5: 4/9 unresolved at fixed n and under Bonferroni (m = 9); 5/9
+    anytime-valid, the added pair being rank 5 vs 6."""
+    r = audit_counts(table_7(), n_bootstrap=0, n_bootstrap_required_n=0)
+    assert r.family_size == 9
+    assert unresolved(r, "fixed_n") == ["3 vs 4", "6 vs 7", "8 vs 9", "9 vs 10"]
+    assert unresolved(r, "bonferroni") == unresolved(r, "fixed_n")
+    assert unresolved(r, "anytime_valid") == ["3 vs 4", "5 vs 6", "6 vs 7", "8 vs 9", "9 vs 10"]
+    assert r.unresolved == {
+        "fixed_n": 4,
+        "bonferroni": 4,
+        "sidak": 4,
+        "holm": 4,
+        "bh": 4,
+        "anytime_valid": 5,
+    }
+    assert r.tie_groups == {
+        "all": [
+            ["rank 1"],
+            ["rank 2"],
+            ["rank 3", "rank 4"],
+            ["rank 5"],
+            ["rank 6", "rank 7"],
+            ["rank 8", "rank 9", "rank 10"],
+        ]
+    }
+
+
+def test_table_7_with_the_all_pairs_family_size():
+    """m = 45 multiplies N* by 2.14 (Section 6.2). The paper says the four verdicts stand
+    because every unresolved pair already has q < 1; but rank 5 vs 6, resolved at q = 2.08,
+    falls to q = 2.08 / 2.14 = 0.97 < 1, so Bonferroni leaves 5 of 9 unresolved."""
+    r = audit_counts(table_7(), family_size=45, n_bootstrap=0, n_bootstrap_required_n=0)
+    assert r.bonferroni_inflation == pytest.approx(2.144, abs=5e-4)
+    five_six = r.pairs.iloc[4]
+    assert five_six["resolution_ratio"] == pytest.approx(2.079, abs=1e-3)
+    assert five_six["resolution_ratio"] / r.bonferroni_inflation < 1
+    assert unresolved(r, "bonferroni") == ["3 vs 4", "5 vs 6", "6 vs 7", "8 vs 9", "9 vs 10"]
+    r40 = audit_counts(table_7(), family_size=40, n_bootstrap=0, n_bootstrap_required_n=0)
+    assert r40.bonferroni_inflation == pytest.approx(2.11, abs=5e-3)
+
+
+def test_json_contract():
+    data = audit_counts(table_7(), n_bootstrap=200, n_bootstrap_required_n=200).to_dict()
+    assert JSON_KEYS <= set(data)
+    assert set(data["unresolved"]) == PROCEDURE_KEYS
+    assert len(data["pairs"]) == 9
+    for pair in data["pairs"]:
+        assert PAIR_KEYS <= set(pair) and set(pair["verdicts"]) == PROCEDURE_KEYS
+        assert {"mcnemar", "exact", "mid_p", "bootstrap"} <= set(pair["p_values"])
+    assert data["pairs"][0]["required_n"] == 1697
+
+
+def test_binned_and_verdict_tables():
+    r = audit_counts(table_7(), n_bootstrap=0, n_bootstrap_required_n=0)
+    binned = r.binned_table().set_index("bucket")
+    assert binned.loc["<= 1%", "pairs"] == 5 and binned.loc["<= 1%", "unresolved"] == 4
+    assert binned.loc["all", "pairs"] == 9 and binned.loc["all", "unresolved"] == 4
+    assert binned.loc["5%-15%", "r_worst"] == pytest.approx(433 / 12_032, rel=2e-3)
+    table = r.verdict_table().set_index("procedure")
+    assert table.loc["anytime_valid", "unresolved"] == 5
+
+
+def leaderboard(
+    seed=0,
+    n_items=3000,
+    accuracies=(0.74, 0.72, 0.70, 0.64, 0.60),
+    cluster_effect=0.0,
+    n_clusters=10,
+):
+    """Synthetic binary leaderboard; a cluster effect shifts each model's accuracy per cluster."""
+    rng = np.random.default_rng(seed)
+    clusters = rng.integers(0, n_clusters, n_items)
+    latent = rng.normal(size=n_items)[:, None] * 0.8 + rng.normal(size=(n_items, len(accuracies)))
+    shift = rng.normal(0, cluster_effect, (n_clusters, len(accuracies)))[clusters]
+    thresholds = np.quantile(latent, accuracies, axis=0).diagonal()
+    scores = (latent + shift < thresholds).astype(float)
+    rows = [
+        {
+            "model": f"m{j}",
+            "task": "all",
+            "item_id": str(i),
+            "score": scores[i, j],
+            "cluster": f"c{clusters[i]}",
+        }
+        for i in range(n_items)
+        for j in range(len(accuracies))
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_every_pair_agrees_with_compare():
+    frame = leaderboard()
+    result = audit_scores(
+        align(frame), family="all", n_bootstrap=0, n_bootstrap_required_n=0, use_clusters=False
+    )
+    assert len(result.pairs) == 10
+    for row in result.pairs.itertuples():
+        a = frame[frame.model == row.model_a].set_index("item_id")["score"]
+        b = frame[frame.model == row.model_b].set_index("item_id")["score"]
+        cells = [
+            int(((a == 1) & (b == 1)).sum()),
+            int(((a == 1) & (b == 0)).sum()),
+            int(((a == 0) & (b == 1)).sum()),
+            int(((a == 0) & (b == 0)).sum()),
+        ]
+        single = compare_counts(*cells, n_bootstrap=0, n_bootstrap_required_n=0)
+        assert (row.a_only, row.b_only) == (single.a_only, single.b_only)
+        assert row.p_exact == pytest.approx(single.p_values.exact, rel=1e-12)
+        assert row.resolution_ratio == pytest.approx(single.resolution_ratio, rel=1e-12)
+        assert row.rank_a < row.rank_b  # A is always the higher-ranked model
+
+
+def test_adjacent_family_ranks_by_displayed_accuracy_and_flags_reversals():
+    frame = leaderboard()
+    # 600 extra items that only m1 was scored on, all right: its displayed accuracy (over its
+    # own items) rises above m0's, while on the shared items it stays below
+    extra = pd.DataFrame(
+        {
+            "model": "m1",
+            "task": "all",
+            "item_id": [f"x{i}" for i in range(600)],
+            "score": 1.0,
+            "cluster": "c0",
+        }
+    )
+    frame = pd.concat([frame, extra], ignore_index=True)
+    result = audit_scores(align(frame), n_bootstrap=0, n_bootstrap_required_n=0, use_clusters=False)
+    ranking = result.rankings.sort_values("rank")["model"].tolist()
+    assert ranking[:2] == ["m1", "m0"]
+    first = result.pairs.iloc[0]
+    assert (first.model_a, first.model_b) == ("m1", "m0")
+    assert bool(first.order_reversed) and first.delta < 0
+
+
+def test_clustered_verdicts_and_stress_tests():
+    frame = leaderboard(cluster_effect=0.6, n_items=4000)
+    result = audit_scores(
+        align(frame), n_bootstrap=0, n_bootstrap_required_n=0, n_cluster_bootstrap=300, seed=1
+    )
+    p = result.pairs
+    assert (p["icc"] > 0).all() and (p["design_effect"] > 1).all()
+    assert result.unresolved["clustered"] >= result.unresolved["fixed_n"]
+    assert len(result.flips()) == result.unresolved["clustered"] - result.unresolved["fixed_n"]
+    stress = result.cluster_stress
+    assert sum(stress.unresolved_distribution.values()) == pytest.approx(1.0)
+    assert len(stress.leave_one_out) == 10
+    assert stress.alternatives["random"] <= result.unresolved["clustered"]
+    assert set(stress.intervals.columns) >= {"icc_low", "icc_high", "unresolved_share"}
+    again = audit_scores(
+        align(frame), n_bootstrap=0, n_bootstrap_required_n=0, n_cluster_bootstrap=300, seed=1
+    )
+    assert again.cluster_stress.unresolved_distribution == stress.unresolved_distribution
+
+
+def test_graded_scores_audit_without_anytime_verdicts():
+    frame = leaderboard(n_items=800)
+    frame["score"] = frame["score"] * 0.6 + np.random.default_rng(0).random(len(frame)) * 0.4
+    result = audit_scores(
+        align(frame), n_bootstrap=200, n_bootstrap_required_n=100, use_clusters=False
+    )
+    assert result.pairs["p_paired_t"].notna().all() and result.pairs["p_exact"].isna().all()
+    assert "anytime_valid" not in result.unresolved
+    assert any("anytime-valid verdicts need binary scores" in n for n in result.notes)
+
+
+def test_bad_pairs_tables():
+    bad = table_7().drop(columns="b_only")
+    with pytest.raises(InputError, match="missing column"):
+        audit_counts(bad)
+    negative = table_7()
+    negative.loc[2, "a_only"] = -1
+    with pytest.raises(InputError, match="row 3: a_only must be a non-negative whole number"):
+        audit_counts(negative)
+
+
+def test_mmlu_pro_audit_with_category_clusters():
+    scores = shared_file("mmlu_pro", "mmlu_pro_long.csv.gz")
+    items = shared_file("mmlu_pro", "mmlu_pro_items.csv")
+    long = load_scores(scores, LoadOptions(items=str(items), cluster_column="category"))
+    result = audit_scores(align(long.frame), n_cluster_bootstrap=1000, seed=42)
+    assert len(result.pairs) == 28 and result.family_size == 28
+    assert result.unresolved["clustered"] > result.unresolved["fixed_n"]
+    flips = result.flips()
+    assert len(flips) == result.unresolved["clustered"] - result.unresolved["fixed_n"]
+    assert (flips["design_effect"] > 1).all()
+    assert len(result.cluster_stress.leave_one_out) == 14
+    # random clusters are the null check: they give back the fixed-n verdicts
+    assert abs(result.cluster_stress.alternatives["random"] - result.unresolved["fixed_n"]) <= 1
