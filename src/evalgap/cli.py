@@ -336,6 +336,16 @@ def inspect_data_command(as_json, **loader):
     _emit(inspect_data(table, score_set=score_set), as_json, "inspect-data")
 
 
+AUDIT_PHASES = (
+    "pairs",
+    "statistics",
+    "clusters",
+    "cluster bootstrap",
+    "leave one cluster out",
+    "alternative clusters",
+    "trajectories",
+)
+
 AUDIT_EXAMPLES = """
 \b
 Examples:
@@ -472,7 +482,7 @@ def audit(
         result = audit_counts(read_frame(pairs_path), source=pairs_path, **settings)
     else:
         _, score_set = _read_scores(loader, models=None, quiet=as_json)
-        with _phases(quiet=as_json) as progress:
+        with _phases(as_json, AUDIT_PHASES, "audit") as progress:
             result = audit_scores(
                 score_set,
                 family=family,
@@ -541,27 +551,36 @@ def plan(
 
 
 class _phases:
-    """A terminal progress display of a job's phases (silent with --json or off a terminal)."""
+    """A progress bar over a job's named phases, on stderr (silent with --json).
 
-    def __init__(self, quiet: bool):
-        self.quiet = quiet
+    ``phases`` lists the phase names the job reports, in order; each report advances the bar
+    to that phase, so skipped phases (no clusters, say) simply jump ahead.
+    """
+
+    def __init__(self, quiet: bool, phases: tuple[str, ...], title: str):
+        self.quiet, self.phases, self.title = quiet, phases, title
         self.progress = None
 
     def __enter__(self):
         if self.quiet:
             return lambda _phase: None
-        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
         self.progress = Progress(
-            SpinnerColumn(),
             TextColumn("{task.description}"),
+            BarColumn(),
             TimeElapsedColumn(),
             console=Console(stderr=True),
             transient=True,
         )
         self.progress.start()
-        task = self.progress.add_task("audit", total=None)
-        return lambda phase: self.progress.update(task, description=f"audit: {phase}")
+        task = self.progress.add_task(self.title, total=len(self.phases))
+
+        def report(phase: str) -> None:
+            done = self.phases.index(phase) if phase in self.phases else 0
+            self.progress.update(task, completed=done, description=f"{self.title}: {phase}")
+
+        return report
 
     def __exit__(self, *exc):
         if self.progress is not None:
