@@ -333,7 +333,7 @@ def test_helm_fixtures():
 # --- tables: items file, errors, detection ------------------------------------------------
 
 
-def test_cluster_labels_from_an_item_file(tmp_path, reference):
+def test_item_file_restricts_items_and_gives_their_clusters(tmp_path, reference):
     one = reference[reference.task == "arc_easy"].drop(columns="task")
     one.to_csv(tmp_path / "s.csv", index=False)
     items = pd.DataFrame(
@@ -346,11 +346,20 @@ def test_cluster_labels_from_an_item_file(tmp_path, reference):
     long = load_scores(
         tmp_path / "s.csv", LoadOptions(items=str(tmp_path / "items.csv"), cluster_column="subject")
     )
-    assert any("2 items have no 'subject' label" in n for n in long.notes)
+    assert "2 items not listed in items.csv were left out" in long.notes
     s = align(long.frame)
-    assert set(s.tasks[0].clusters) == {"physics", "law", "(unlabelled)"}
-    with pytest.raises(InputError, match="--items needs --cluster-column"):
-        load_scores(tmp_path / "s.csv", LoadOptions(items=str(tmp_path / "items.csv")))
+    assert s.n_items == 38
+    assert set(s.tasks[0].clusters) == {"physics", "law"}
+    only = load_scores(tmp_path / "s.csv", LoadOptions(items=str(tmp_path / "items.csv")))
+    assert align(only.frame).n_items == 38 and "cluster" not in only.frame.columns
+    with pytest.raises(InputError, match="no column 'topic'"):
+        load_scores(
+            tmp_path / "s.csv",
+            LoadOptions(items=str(tmp_path / "items.csv"), cluster_column="topic"),
+        )
+    pd.DataFrame({"item_id": ["x", "y"]}).to_csv(tmp_path / "none.csv", index=False)
+    with pytest.raises(InputError, match="none of its items appear in the scores"):
+        load_scores(tmp_path / "s.csv", LoadOptions(items=str(tmp_path / "none.csv")))
 
 
 def test_unknown_format_lists_what_is_supported(tmp_path):

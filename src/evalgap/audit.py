@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from evalgap.errors import InputError
+from evalgap.io import counts as count_columns
 from evalgap.scores import ScoreSet
 from evalgap.stats import clusters as cl
 from evalgap.stats import multiplicity, resample, sequential, tests
@@ -340,26 +341,10 @@ def audit_counts(
     optionally ``task``; rows are the family, in display order (A above B).
     """
     _check("adjacent", alpha, power, tie_procedure)
-    needed = ["model_a", "model_b", "both_correct", "a_only", "b_only", "both_wrong"]
-    missing = [c for c in needed if c not in table.columns]
-    if missing:
-        raise InputError(
-            f"{source}: missing column(s) {', '.join(missing)}; columns found: "
-            f"{', '.join(map(str, table.columns))}"
-        )
-    if table.empty:
-        raise InputError(f"{source}: no pairs")
-    counts = {}
-    for c in needed[2:]:
-        values = pd.to_numeric(table[c], errors="coerce")
-        bad = values.isna() | (values < 0) | (values != values.round())
-        if bad.any():
-            row = int(np.flatnonzero(bad.to_numpy())[0])
-            raise InputError(
-                f"{source}: row {row + 1}: {c} must be a non-negative whole number; "
-                f"got {table[c].iloc[row]!r}"
-            )
-        counts[c] = values.to_numpy(dtype=np.int64)
+    count_columns.require_columns(table, count_columns.PAIR_COLUMNS, source)
+    counts = {
+        c: count_columns.whole_numbers(table, c, source) for c in count_columns.PAIR_COLUMNS[2:]
+    }
     s = summarize_counts(
         counts["both_correct"], counts["a_only"], counts["b_only"], counts["both_wrong"]
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 
 import click
+import pandas as pd
 from rich.console import Console
 
 from evalgap import __version__
@@ -42,6 +43,9 @@ Examples:
 \b
   # Graded scores: a 0.02 gap with per-item differences of SD 0.25:
   evalgap plan --delta 0.02 --sd-diff 0.25 --json
+\b
+  # Degradation test: items to detect a 0.5-point drop when 9% of items flip:
+  evalgap plan --delta 0.005 --flip-rate 0.09 --n-items 25282
 """
 
 
@@ -147,7 +151,8 @@ def loader_options(func):
         click.option(
             "--items",
             type=click.Path(dir_okay=False),
-            help="Item file to take cluster labels from (with --cluster-column).",
+            help="Item file: keep only the items it lists (and, with --cluster-column, "
+            "take their clusters from it).",
         ),
         click.option("--cluster-column", help="Column with a cluster label (subject, category)."),
         click.option(
@@ -506,6 +511,218 @@ def audit(
     _emit(result, as_json, "audit")
 
 
+DEGRADE_EXAMPLES = """
+\b
+Examples:
+  # Per-task counts (A = baseline, B = candidate), a CI gate:
+  evalgap degrade --counts kv_fp8.csv --fail-on-degradation
+\b
+  # Two lm-eval output directories, one per model:
+  evalgap degrade --baseline out/bf16/ --candidate out/fp8/
+\b
+  # Two models of one score file; chain-of-thought as the baseline:
+  evalgap degrade --scores ../shared/data/bbh_codex/bbh_codex_long.csv \\
+      --baseline code-davinci-002-cot --candidate code-davinci-002-direct
+"""
+
+
+@cli.command(epilog=DEGRADE_EXAMPLES + SCORE_SOURCES)
+@click.option(
+    "--counts",
+    "counts_path",
+    type=click.Path(dir_okay=False),
+    help="CSV with task,a_only,b_only[,both_correct,both_wrong] (A = baseline).",
+)
+@click.option(
+    "--baseline", help="The baseline: a model name in --scores, or a path to its own score files."
+)
+@click.option(
+    "--candidate", help="The candidate: a model name in --scores, or a path to its own score files."
+)
+@loader_options
+@click.option(
+    "--alpha",
+    type=PROBABILITY,
+    default=0.05,
+    show_default=True,
+    help="Significance level of each of the three tests.",
+)
+@click.option(
+    "--permutation",
+    is_flag=True,
+    help="Also run the permutation tests on binary scores (graded scores always use them).",
+)
+@click.option(
+    "--n-permutations",
+    type=click.IntRange(min=1),
+    default=100_000,
+    show_default=True,
+    help="Sign-flip permutations of the permutation tests.",
+)
+@click.option(
+    "--simulations",
+    type=click.IntRange(min=1),
+    help="Also run Algorithm 4's Monte Carlo max-drop with this many simulations.",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Seed of the permutations and simulations.",
+)
+@click.option(
+    "--fail-on-degradation",
+    is_flag=True,
+    help="Exit with code 1 when the candidate is degraded (a CI gate).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def degrade(
+    counts_path,
+    baseline,
+    candidate,
+    alpha,
+    permutation,
+    n_permutations,
+    simulations,
+    seed,
+    fail_on_degradation,
+    as_json,
+    **loader,
+):
+    """Has the candidate (optimized, quantized...) got significantly worse than the baseline?
+
+    Exact one-sided McNemar per task, aggregated over tasks by the pooled, Fisher and
+    max-drop tests; the candidate is flagged when any of them rejects. Exit codes: 0 (not
+    degraded, or no --fail-on-degradation), 1 (degraded, with --fail-on-degradation), 2 (bad
+    input).
+    """
+    from evalgap.degrade import degrade_counts, degrade_scores
+
+    has_scores = bool(loader["scores_paths"] or loader["hub"])
+    if counts_path:
+        if has_scores or baseline or candidate:
+            raise InputError(
+                "give either --counts FILE or scores (--scores with --baseline and "
+                "--candidate, or --baseline PATH --candidate PATH), not both"
+            )
+        from evalgap.io.tables import read_frame
+
+        result = degrade_counts(
+            read_frame(counts_path),
+            alpha=alpha,
+            n_simulations=simulations,
+            seed=seed,
+            source=counts_path,
+        )
+    else:
+        if not baseline or not candidate:
+            raise InputError(
+                "name the baseline and the candidate: --baseline and --candidate "
+                "(model names in --scores, or paths to each model's outputs)"
+            )
+        score_set, baseline, candidate = _degrade_scores(loader, baseline, candidate, as_json)
+        result = degrade_scores(
+            score_set,
+            baseline,
+            candidate,
+            alpha=alpha,
+            permutation=permutation,
+            n_permutations=n_permutations,
+            n_simulations=simulations,
+            seed=seed,
+        )
+    _emit(result, as_json, "degrade")
+    if fail_on_degradation and result.degraded:
+        raise click.exceptions.Exit(1)
+
+
+def _degrade_scores(loader, baseline, candidate, quiet):
+    """Align the two models: by name within --scores, or each from its own path."""
+    from pathlib import Path
+
+    from evalgap.io.sources import LoadOptions, load_scores
+    from evalgap.scores import LongScores, align
+
+    given_paths = [Path(x).exists() for x in (baseline, candidate)]
+    if not any(given_paths):
+        _, score_set = _read_scores(loader, models=[baseline, candidate], quiet=quiet)
+        return score_set, baseline, candidate
+    if not all(given_paths):
+        raise InputError(
+            "--baseline and --candidate must both be paths to score files or both model names"
+        )
+    if loader["scores_paths"]:
+        raise InputError("with --baseline PATH --candidate PATH, leave out --scores")
+    options = LoadOptions(
+        **{
+            k: loader[k]
+            for k in LOADER_OPTIONS
+            if k not in ("scores_paths", "hub", "tasks", "strict")
+        }
+    )
+    frames, names = [], []
+    for role, path in (("baseline", baseline), ("candidate", candidate)):
+        table = load_scores([path], options)
+        models = list(dict.fromkeys(table.frame["model"]))
+        if len(models) != 1:
+            raise InputError(
+                f"--{role} {path}: holds {len(models)} models "
+                f"({', '.join(models[:5])}); point it at one model's outputs"
+            )
+        names.append(f"{models[0]} ({Path(path).name})")
+        frames.append(table.frame.assign(model=names[-1]))
+    if names[0] == names[1]:
+        names[1] += " [candidate]"
+        frames[1] = frames[1].assign(model=names[1])
+    long = LongScores(pd.concat(frames, ignore_index=True), f"{baseline}, {candidate}")
+    score_set = align(
+        long.frame,
+        models=names,
+        tasks=list(loader["tasks"]) or None,
+        strict=loader["strict"],
+        source=long.source,
+    )
+    return score_set, names[0], names[1]
+
+
+@cli.command(
+    epilog="""
+\b
+Examples:
+  # 10 runs of the baseline at temperature 0.3, one row per (item, run):
+  evalgap trim --scores runs.csv --model base --run-column run --output flipping_items.csv
+  evalgap degrade --scores new_runs/ --baseline base --candidate fp8 \\
+      --items flipping_items.csv
+"""
+    + SCORE_SOURCES
+)
+@loader_options
+@click.option("--model", required=True, help="The baseline model whose runs are read.")
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False),
+    required=True,
+    help="Where to write the kept items (CSV: task,item_id,correct_share).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
+def trim(model, output, as_json, **loader):
+    """Keep the items that flip across repeated baseline runs (Section 4.1).
+
+    Items solved right (or wrong) in every run carry no signal for degradation tests; the
+    others are written to --output, for degrade --items.
+    """
+    from evalgap.degrade import trim_items
+
+    _, score_set = _read_scores(loader, models=[model], quiet=as_json)
+    result = trim_items(score_set, model)
+    try:
+        result.kept.to_csv(output, index=False)
+    except OSError as exc:
+        raise InputError(f"--output {output}: cannot write ({exc.strerror})") from None
+    _emit(result, as_json, "trim")
+
+
 @cli.command(epilog=PLAN_EXAMPLES)
 @click.option("--accuracy-a", type=PROBABILITY, help="Expected accuracy of model A, in (0, 1).")
 @click.option(
@@ -529,13 +746,56 @@ def audit(
     type=click.IntRange(min=1),
     help="Items available: adds the MDE, q and the power at this size.",
 )
+@click.option(
+    "--flip-rate",
+    type=PROBABILITY,
+    help="Degradation plan: the share of items whose score flips between baseline and "
+    "candidate (with --delta, the drop to detect; one-sided).",
+)
 @_common_test_options
 def plan(
-    accuracy_a, accuracy_b, correlation, delta, sd_diff, n_items, alpha, power, alternative, as_json
+    accuracy_a,
+    accuracy_b,
+    correlation,
+    delta,
+    sd_diff,
+    n_items,
+    flip_rate,
+    alpha,
+    power,
+    alternative,
+    as_json,
 ):
-    """How many paired items does a comparison need? (before running it)"""
-    from evalgap.plan import plan as make_plan
+    """How many paired items does a comparison need? (before running it)
 
+    With --flip-rate and --delta: how many items a degradation test needs to detect a drop.
+    """
+    from evalgap.plan import plan as make_plan
+    from evalgap.plan import plan_degradation
+
+    if flip_rate is not None:
+        others = [
+            name
+            for name, value in (
+                ("--accuracy-a", accuracy_a),
+                ("--accuracy-b", accuracy_b),
+                ("--correlation", correlation),
+                ("--sd-diff", sd_diff),
+            )
+            if value is not None
+        ]
+        if others or delta is None:
+            raise InputError(
+                "a degradation plan takes --flip-rate with --delta (the drop to "
+                f"detect){' and not ' + ', '.join(others) if others else ''}"
+            )
+        if alternative != "two-sided":
+            raise InputError("--alternative: degradation plans are one-sided already")
+        result = plan_degradation(
+            delta=delta, flip_rate=flip_rate, n_items=n_items, alpha=alpha, power=power
+        )
+        _emit(result, as_json, "plan-degradation")
+        return
     result = make_plan(
         accuracy_a=accuracy_a,
         accuracy_b=accuracy_b,
@@ -631,6 +891,9 @@ def _emit(result, as_json: bool, job: str) -> None:
         "plan": terminal.render_plan,
         "inspect-data": terminal.render_data,
         "audit": terminal.render_audit,
+        "degrade": terminal.render_degrade,
+        "trim": terminal.render_trim,
+        "plan-degradation": lambda r, c: c.print(r.verdict[:1].upper() + r.verdict[1:] + "."),
     }
     renderers[job](result, console)
 
@@ -638,7 +901,9 @@ def _emit(result, as_json: bool, job: str) -> None:
 def main(argv=None) -> int:
     """Run the CLI; return the exit code (0 ok, 2 bad input)."""
     try:
-        cli.main(args=argv, prog_name="evalgap", standalone_mode=False)
+        code = cli.main(args=argv, prog_name="evalgap", standalone_mode=False)
+        if isinstance(code, int):  # click hands back an Exit's code when not standalone
+            return code
     except InputError as exc:
         click.echo(f"evalgap: error: {exc}", err=True)
         return 2

@@ -35,6 +35,83 @@ class Conventions:
 
 
 @dataclass(frozen=True)
+class DegradationPlan:
+    """Items needed to detect an accuracy drop at a flip rate (Degradation paper, Eq. 11)."""
+
+    delta: float
+    flip_rate: float
+    alpha: float
+    power: float
+    required_n: int | None
+    n_items: int | None
+    power_at_n: float | None
+    snr_at_n: float | None
+    detectable_drop: float | None
+
+    @property
+    def verdict(self) -> str:
+        """One plain sentence."""
+        out = (
+            f"detecting a drop of {100 * self.delta:.2f} points at a flip rate of "
+            f"{100 * self.flip_rate:.1f}% (one-sided, alpha={self.alpha:g}, power "
+            f"{self.power:g}) needs {_n(self.required_n)} items"
+        )
+        if self.n_items is not None:
+            out += (
+                f"; with {self.n_items:,} items the power is {self.power_at_n:.2f} and drops "
+                f"of {100 * self.detectable_drop:.2f} points are detected with power "
+                f"{self.power:g}"
+            )
+        return out
+
+    def to_dict(self) -> dict:
+        """Return the plan as plain data."""
+        return {**self.__dict__, "verdict": self.verdict}
+
+
+def plan_degradation(
+    *,
+    delta: float,
+    flip_rate: float,
+    n_items: int | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> DegradationPlan:
+    """Return the items needed to detect ``delta`` at ``flip_rate``: ``p (z_a + z_b)^2 / delta^2``.
+
+    With ``n_items``: the power there, ``1 - Phi(z_{1-alpha} - SNR)`` with
+    ``SNR = sqrt(N / p) delta``, and the smallest drop detected with the target power.
+    """
+    if not delta > 0:
+        raise InputError(
+            f"--delta must be a positive accuracy drop for a degradation plan; got {delta!r}"
+        )
+    required = float(pw.degradation_required_n(delta, flip_rate, alpha=alpha, power=power))
+    at_n = snr = detectable = None
+    if n_items is not None:
+        at_n = float(pw.degradation_power(delta, flip_rate, n_items, alpha=alpha))
+        snr = float(math.sqrt(n_items / flip_rate) * delta)
+        detectable = float(
+            pw.degradation_detectable_drop(flip_rate, n_items, alpha=alpha, power=power)
+        )
+    return DegradationPlan(
+        float(delta),
+        float(flip_rate),
+        float(alpha),
+        float(power),
+        pw.round_up(required),
+        n_items,
+        at_n,
+        snr,
+        detectable,
+    )
+
+
+def _n(n) -> str:
+    return "infinitely many" if n is None else f"{n:,}"
+
+
+@dataclass(frozen=True)
 class PlanResult:
     """A prospective sample-size plan for one paired comparison."""
 

@@ -98,12 +98,7 @@ def load_scores(paths, options: LoadOptions | None = None) -> LongScores:
             tuple(n for p in parts for n in p.notes),
         )
     if options.items:
-        if not options.cluster_column:
-            raise InputError(
-                "--items needs --cluster-column: the column of the item file that "
-                "holds each item's cluster (subject, category)"
-            )
-        result = tables.attach_clusters(
+        result = tables.apply_item_file(
             result, options.items, cluster_column=options.cluster_column
         )
     return result

@@ -289,25 +289,26 @@ def read_wide_table(
     return LongScores(frame, str(path), {"item_id": item_col, "task": task_col}, tuple(notes))
 
 
-def attach_clusters(
+def apply_item_file(
     scores: LongScores,
     items_path,
     *,
-    cluster_column: str,
+    cluster_column: str | None = None,
     item_column: str | None = None,
     fmt: str | None = None,
 ) -> LongScores:
-    """Join cluster labels from an item file (one row per item) onto a long score table.
+    """Keep only the items an item file lists, and take their cluster labels from it.
 
-    The item file needs an item id column (named or detected) matching the scores' item ids,
-    the ``cluster_column``, and optionally a task column. Items with no label are labelled
-    ``(unlabelled)`` and counted in the notes.
+    The item file has one row per item: an item id column (named or detected) matching the
+    scores' item ids, optionally a task column, and, when ``cluster_column`` is given, that
+    column's labels. Items of the scores that the file does not list are left out and
+    counted in the notes (a trimmed item list from ``evalgap trim`` restricts a test this way).
     """
     path = Path(items_path)
     raw = read_frame(path, fmt)
     raw.columns = [str(c) for c in raw.columns]
     found = ", ".join(raw.columns)
-    if cluster_column not in raw.columns:
+    if cluster_column is not None and cluster_column not in raw.columns:
         raise InputError(
             f"{path}: no column {cluster_column!r} (given as --cluster-column); "
             f"columns found: {found}"
@@ -320,27 +321,33 @@ def attach_clusters(
         )
     task_col = next((c for c in CANDIDATES["task"] if c in raw.columns), None)
     keys = ["item_id"] + (["task"] if task_col else [])
-    labels = pd.DataFrame(
-        {"item_id": raw[item_col].astype(str), "cluster": raw[cluster_column].astype(str)}
-    )
+    listed = pd.DataFrame({"item_id": raw[item_col].astype(str)})
     if task_col:
-        labels["task"] = raw[task_col].astype(str)
-    if labels.duplicated(subset=keys).any():
-        dup = labels[labels.duplicated(subset=keys)].iloc[0]
+        listed["task"] = raw[task_col].astype(str)
+    if cluster_column is not None:
+        listed["cluster"] = raw[cluster_column].astype(str)
+    if listed.duplicated(subset=keys).any():
+        dup = listed[listed.duplicated(subset=keys)].iloc[0]
         raise InputError(
             f"{path}: item {dup['item_id']!r} appears more than once; an item file "
             "has one row per item"
         )
-    frame = scores.frame.drop(columns=["cluster"], errors="ignore").merge(
-        labels, on=keys, how="left"
-    )
-    unlabelled = frame.loc[frame["cluster"].isna(), keys].drop_duplicates().shape[0]
+    frame = scores.frame
+    if cluster_column is not None:
+        frame = frame.drop(columns=["cluster"], errors="ignore")
+    frame = frame.merge(listed, on=keys, how="left", indicator=True)
+    unlisted = frame["_merge"] == "left_only"
     notes = list(scores.notes)
-    if unlabelled:
-        notes.append(
-            f"{unlabelled:,} items have no {cluster_column!r} label in {path.name}; "
-            "they are labelled (unlabelled)"
+    left_out = frame.loc[unlisted, ["task", "item_id"]].drop_duplicates().shape[0]
+    if left_out:
+        notes.append(f"{left_out:,} items not listed in {path.name} were left out")
+    frame = frame.loc[~unlisted].drop(columns="_merge").reset_index(drop=True)
+    if frame.empty:
+        raise InputError(
+            f"{path}: none of its items appear in the scores (compare the item ids "
+            f"in column {item_col!r} with the scores' item ids)"
         )
-    frame["cluster"] = frame["cluster"].fillna("(unlabelled)")
-    columns = {**scores.columns, "cluster": f"{path.name}:{cluster_column}"}
+    columns = dict(scores.columns)
+    if cluster_column is not None:
+        columns["cluster"] = f"{path.name}:{cluster_column}"
     return LongScores(frame, scores.source, columns, tuple(notes))

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from evalgap.audit import AuditResult
 from evalgap.compare import CompareResult, format_p
+from evalgap.degrade import DegradeResult, TrimResult
 from evalgap.inspect_data import DataSummary
 from evalgap.plan import PlanResult
 
@@ -308,6 +309,91 @@ def audit_sentence(r: AuditResult) -> str:
         out += f" ({', '.join(extras)})"
     tied = sum(len(g) for groups in r.tie_groups.values() for g in groups if len(g) > 1)
     return out + (f"; {tied} models sit in tie groups." if tied else "; no ties.")
+
+
+def render_degrade(r: DegradeResult, console: Console) -> None:
+    """Print per-task counts and tests, the three aggregates, the rules of thumb, the verdict."""
+    t = Table(
+        title=f"degrade: {r.candidate} against {r.baseline} ({r.method} tests)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
+    for column in ("task", "items", "only base", "only cand", "flips", "degr. rate", "delta", "p"):
+        t.add_column(
+            column,
+            justify="left" if column == "task" else "right",
+            overflow="fold" if column == "task" else "ellipsis",
+        )
+    for task in (*r.tasks, r.total):
+        t.add_row(
+            task.task,
+            _opt(task.n_items, "{:,}"),
+            f"{task.a_only:,}",
+            f"{task.b_only:,}",
+            _opt(task.flip_rate, "{:.2%}"),
+            _opt(task.degradation_rate, "{:.1%}"),
+            _opt(None if task.delta is None else 100 * task.delta, "{:+.2f}pt"),
+            "" if task.task == "all" else _degrade_p(task.p_value),
+        )
+    console.print(t)
+    a = Table(title=f"aggregated over tasks (alpha={r.alpha:g})", title_justify="left")
+    a.add_column("test")
+    a.add_column("p-value", justify="right")
+    a.add_column("at alpha", justify="center")
+    for name, p in r.p_values.items():
+        a.add_row(
+            name.replace("_", "-"), _degrade_p(p), "[red]degraded[/]" if p <= r.alpha else "-"
+        )
+    if r.max_drop_monte_carlo is not None:
+        a.add_row(
+            f"max-drop, Monte Carlo (S={r.n_simulations:,})", _degrade_p(r.max_drop_monte_carlo), ""
+        )
+    if r.permutation is not None and r.method == "exact":
+        for name in ("pooled", "max_drop", "fisher"):
+            a.add_row(
+                f"{name.replace('_', '-')}, permutation (m={r.permutation.n_permutations:,})",
+                _degrade_p(getattr(r.permutation, name)),
+                "",
+            )
+    console.print(a)
+    rules = r.rules_of_thumb
+    if rules["delta_over_2_points"] is not None:
+        console.print(
+            f"rules of thumb, for contrast: drop > 2 points "
+            f"{'yes' if rules['delta_over_2_points'] else 'no'}; flip rate >= 5% "
+            f"{'yes' if rules['flip_rate_at_least_5_percent'] else 'no'}"
+        )
+    for note in r.notes:
+        console.print(f"[yellow]note:[/] {note}")
+    console.print()
+    console.print(r.verdict)
+
+
+def render_trim(r: TrimResult, console: Console) -> None:
+    """Print how many items flip across the baseline's runs, per task."""
+    t = Table(title=f"trim: {r.model}, {r.runs} runs per item", title_justify="left")
+    for column in ("task", "items", "never flip", "kept"):
+        t.add_column(column, justify="left" if column == "task" else "right")
+    for row in r.per_task.itertuples():
+        t.add_row(str(row.task), f"{row.items:,}", f"{row.never_flip:,}", f"{row.kept:,}")
+    console.print(t)
+    total, kept = int(r.per_task["items"].sum()), int(r.per_task["kept"].sum())
+    console.print(
+        f"Kept {kept:,} of {total:,} items ({kept / total:.1%}); the other "
+        f"{total - kept:,} never flipped across {r.runs} runs."
+    )
+
+
+def _opt(value, pattern: str) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return ""
+    return pattern.format(value)
+
+
+def _degrade_p(p) -> str:
+    if p is None or not math.isfinite(p):
+        return ""
+    return f"{p:.3g}" if p >= 1e-4 else f"{p:.2e}"
 
 
 def _short(procedure: str) -> str:

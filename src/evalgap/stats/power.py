@@ -325,3 +325,37 @@ def round_up(n) -> int | None:
     if not np.isfinite(x):
         return None
     return int(np.ceil(x * (1 - 1e-12)))
+
+
+def degradation_power(delta, flip_rate, n_items, *, alpha=0.05):
+    """Return the asymptotic power of the one-sided degradation test (Degradation paper Eq. 11).
+
+    ``1 - Phi(z_{1-alpha} - SNR)`` with ``SNR = sqrt(N / p_flip) delta``: under H0 the
+    per-item difference has variance ``p_flip``, so the power depends on N, the drop and the
+    flip rate only through the SNR.
+    """
+    alpha = _validate.probability(alpha, "alpha")
+    p = _validate.probability(flip_rate, "flip_rate")
+    snr = np.sqrt(np.asarray(n_items, dtype=float) / p) * np.asarray(delta, dtype=float)
+    return _validate.scalar_or_array(special.ndtr(snr - special.ndtri(1 - alpha)))
+
+
+def degradation_required_n(delta, flip_rate, *, alpha=0.05, power=0.8):
+    """Return the items needed to detect an accuracy drop ``delta`` at flip rate ``p_flip``.
+
+    Inverting Eq. 11: ``N = p_flip ((z_{1-alpha} + z_{1-beta}) / delta)^2``.
+    """
+    z_alpha, z_beta = critical_values(alpha, power, "greater")
+    p = _validate.probability(flip_rate, "flip_rate")
+    delta = np.asarray(delta, dtype=float)
+    with np.errstate(divide="ignore"):
+        n = np.where(delta > 0, p * ((z_alpha + z_beta) / delta) ** 2, np.inf)
+    return _validate.scalar_or_array(n)
+
+
+def degradation_detectable_drop(flip_rate, n_items, *, alpha=0.05, power=0.8):
+    """Return the smallest drop detected with the given power: ``(z_a + z_b) sqrt(p/N)``."""
+    z_alpha, z_beta = critical_values(alpha, power, "greater")
+    p = _validate.probability(flip_rate, "flip_rate")
+    n = _validate.positive(n_items, "n_items")
+    return _validate.scalar_or_array((z_alpha + z_beta) * np.sqrt(p / n))

@@ -144,24 +144,38 @@ def bootstrap_means(
 def sign_flip_sums(d, n_resamples: int, seed=None, *, workers: int | None = None) -> np.ndarray:
     """Return ``n_resamples`` draws of ``sum(s_i d_i)`` with independent random signs ``s_i``.
 
-    Signs come from random bits: ``sum(s_i d_i) = 2 sum_{s_i = +1} d_i - sum(d_i)``.
+    Two exact paths. When ``|d|`` takes at most ``MAX_DISTINCT_FOR_MULTINOMIAL`` distinct
+    non-zero values (binary scores, run averages), the items sharing a value ``v`` contribute
+    ``v (2 B_v - n_v)`` with ``B_v ~ Binomial(n_v, 1/2)``: one binomial per value and draw.
+    Otherwise signs are random bits, 8 items a byte: a table holds each byte's 256 possible
+    partial sums ``sum_{bit k set} d_{8g+k}``, so a draw is ``2 sum_g table[g, byte_g] - sum(d)``.
     """
     n_resamples = _validate.resamples(n_resamples)
-    d = np.asarray(d, dtype=float)
-    n = d.size
+    d = np.asarray(d, dtype=float).ravel()
+    root = seed_sequence(seed)
+    magnitudes, counts = np.unique(np.abs(d[d != 0]), return_counts=True)
+    if magnitudes.size <= MAX_DISTINCT_FOR_MULTINOMIAL:
+        rng = np.random.Generator(np.random.PCG64(root))
+        if magnitudes.size == 0:
+            return np.zeros(n_resamples)
+        plus = rng.binomial(counts, 0.5, size=(n_resamples, counts.size))
+        return (2.0 * plus - counts) @ magnitudes
+    n_bytes = (d.size + 7) // 8
+    padded = np.zeros(n_bytes * 8)
+    padded[: d.size] = d
+    bits = (np.arange(256)[:, None] >> np.arange(8)[None, :]) & 1
+    table = padded.reshape(n_bytes, 8) @ bits.T.astype(float)  # (n_bytes, 256)
     total = d.sum()
-    rows = max(1, BLOCK_ELEMENTS // max(n, 1))
+    rows = max(1, BLOCK_ELEMENTS // n_bytes)
     starts = range(0, n_resamples, rows)
-    streams = seed_sequence(seed).spawn(len(starts))
-    n_bytes = (n + 7) // 8
+    streams = root.spawn(len(starts))
+    group = np.arange(n_bytes)
 
     def block(i_start):
         i, start = i_start
         rng = np.random.Generator(np.random.PCG64(streams[i]))
-        r = min(rows, n_resamples - start)
-        raw = rng.integers(0, 256, size=(r, n_bytes), dtype=np.uint8)
-        plus = np.unpackbits(raw, axis=1, count=n)
-        return 2.0 * (plus @ d) - total
+        raw = rng.integers(0, 256, size=(min(rows, n_resamples - start), n_bytes), dtype=np.uint8)
+        return 2.0 * table[group, raw].sum(axis=1) - total
 
     return _run_blocks(block, list(enumerate(starts)), workers)
 

@@ -1,0 +1,490 @@
+"""The ``degrade`` job: has an optimized model got significantly worse than its baseline?
+
+*When LLMs get significantly worse* (Sections 3.1-3.3, 4.1, Appendices A-D). Model A is the
+baseline, model B the candidate (quantized, new kernel, new hardware...). Per task: the 2x2
+counts, ``flip_rate = (b + c)/N``, ``degradation_rate = b/(b + c)``, ``delta = (b - c)/N`` with
+``SE = sqrt((P_b + P_c - (P_b - P_c)^2) / N)``, and the exact one-sided McNemar p-value
+(H1: the baseline is better). Across tasks: pooled, Fisher and max-drop p-values; the
+candidate is **degraded** when any of the three is at most alpha (a decision whose Type-I
+error is bounded by 3 alpha, Bonferroni). Graded scores (or ``permutation=True``) use the
+sign-flip permutation versions (Algorithms 5-7). The rules of thumb of Dutta et al. —
+``delta > 2%``, flip rate ``>= 5%`` — are reported beside the test, for contrast.
+
+:func:`trim_items` implements Section 4.1: from several runs of the baseline, the items that
+never flip carry no signal for degradation tests and can be left out of future runs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from evalgap.errors import InputError
+from evalgap.io import counts
+from evalgap.scores import ScoreSet
+from evalgap.stats import _validate, aggregation
+from evalgap.stats import power as pw
+from evalgap.stats.paired import is_binary
+
+DELTA_RULE = 0.02  # Dutta et al. (2024): an accuracy drop above 2 points
+FLIP_RULE = 0.05  # Dutta et al. (2024): a flip rate of 5% or more
+DEFAULT_PERMUTATIONS = 100_000
+
+
+@dataclass(frozen=True)
+class TaskDegradation:
+    """One task's paired comparison of baseline (A) and candidate (B)."""
+
+    task: str
+    n_items: int | None
+    a_only: int
+    b_only: int
+    both_correct: int | None
+    both_wrong: int | None
+    p_value: float
+    flip_rate: float | None
+    degradation_rate: float | None
+    delta: float | None
+    se: float | None
+    accuracy_baseline: float | None
+    accuracy_candidate: float | None
+
+    def to_dict(self) -> dict:
+        """Return the task as plain data."""
+        return {
+            k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+            for k, v in self.__dict__.items()
+        }
+
+
+@dataclass(frozen=True)
+class DegradeResult:
+    """Everything ``evalgap degrade`` reports (the documented ``--json`` contract)."""
+
+    baseline: str
+    candidate: str
+    alpha: float
+    method: str  # "exact" (binary) or "permutation" (graded, or asked for)
+    tasks: tuple[TaskDegradation, ...]
+    total: TaskDegradation
+    p_values: dict
+    degraded: bool
+    fisher_tasks_left_out: int
+    max_drop_monte_carlo: float | None
+    n_simulations: int | None
+    permutation: aggregation.PermutationAggregates | None
+    detectable_drop: float | None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def rules_of_thumb(self) -> dict:
+        """The baseline rules of Dutta et al., for contrast with the tests."""
+        delta, flips = self.total.delta, self.total.flip_rate
+        return {
+            "delta_over_2_points": None if delta is None else bool(delta > DELTA_RULE),
+            "flip_rate_at_least_5_percent": None if flips is None else bool(flips >= FLIP_RULE),
+        }
+
+    @property
+    def verdict(self) -> str:
+        """A paragraph a release manager can paste into a pull request."""
+        p = self.p_values
+        tests = (
+            f"pooled p = {_p(p['pooled'])}, max-drop p = {_p(p['max_drop'])}, "
+            f"Fisher p = {_p(p['fisher'])}"
+        )
+        t = self.total
+        size = (
+            f" over {t.n_items:,} items in {len(self.tasks)} task(s)"
+            if t.n_items is not None
+            else f" over {len(self.tasks)} task(s)"
+        )
+        gap = ""
+        if t.delta is not None:
+            change = (
+                f"a drop of {100 * t.delta:.2f} points"
+                if t.delta >= 0
+                else f"a gain of {-100 * t.delta:.2f} points"
+            )
+            gap = (
+                f" The candidate's accuracy is {100 * t.accuracy_candidate:.2f}% against "
+                f"{100 * t.accuracy_baseline:.2f}% ({change}, SE {100 * t.se:.2f}); "
+                f"{100 * t.flip_rate:.2f}% of items flipped and "
+                f"{100 * t.degradation_rate:.1f}% of the flips went against the candidate."
+            )
+        if self.degraded:
+            head = (
+                f"DEGRADED: {self.candidate} is significantly worse than {self.baseline} at "
+                f"alpha = {self.alpha:g}{size} ({tests})."
+            )
+            worst = sorted(self.tasks, key=lambda x: x.p_value)[:3]
+            detail = (
+                " Most affected: "
+                + ", ".join(f"{w.task} (p = {_p(w.p_value)})" for w in worst)
+                + "."
+            )
+        else:
+            head = (
+                f"NOT DEGRADED: no significant degradation of {self.candidate} against "
+                f"{self.baseline} at alpha = {self.alpha:g}{size} ({tests})."
+            )
+            detail = ""
+            if self.detectable_drop is not None:
+                detail = (
+                    f" At this size and flip rate, drops of {100 * self.detectable_drop:.2f} "
+                    "points or more would be detected with 80% power."
+                )
+        bound = (
+            f" The decision flags a degradation when any of the three tests rejects; its "
+            f"false-alarm rate is at most {3 * self.alpha:g} (3 alpha)."
+        )
+        return head + gap + detail + bound
+
+    def to_dict(self) -> dict:
+        """Return the JSON-ready dict."""
+        out = {
+            "baseline": self.baseline,
+            "candidate": self.candidate,
+            "alpha": self.alpha,
+            "method": self.method,
+            "p_values": dict(self.p_values),
+            "degraded": self.degraded,
+            "false_alarm_bound": 3 * self.alpha,
+            "fisher_tasks_left_out": self.fisher_tasks_left_out,
+            "max_drop_monte_carlo": self.max_drop_monte_carlo,
+            "n_simulations": self.n_simulations,
+            "total": self.total.to_dict(),
+            "tasks": [t.to_dict() for t in self.tasks],
+            "rules_of_thumb": self.rules_of_thumb,
+            "detectable_drop": self.detectable_drop,
+            "notes": list(self.notes),
+            "verdict": self.verdict,
+        }
+        if self.permutation is not None:
+            out["permutation"] = {
+                "pooled": self.permutation.pooled,
+                "fisher": self.permutation.fisher,
+                "max_drop": self.permutation.max_drop,
+                "n_permutations": self.permutation.n_permutations,
+            }
+        return out
+
+
+def degrade_counts(
+    table: pd.DataFrame,
+    *,
+    alpha: float = 0.05,
+    n_simulations: int | None = None,
+    seed: int | None = 0,
+    baseline: str = "baseline",
+    candidate: str = "candidate",
+    source: str = "the counts table",
+) -> DegradeResult:
+    """Test degradation from per-task counts: columns ``task, a_only, b_only`` and optionally
+    ``both_correct, both_wrong`` (A = baseline, B = candidate)."""
+    _validate.probability(alpha, "alpha")
+    counts.require_columns(table, counts.TASK_COLUMNS, source)
+    full = {"both_correct", "both_wrong"} <= set(table.columns)
+    columns = ["a_only", "b_only"] + (["both_correct", "both_wrong"] if full else [])
+    values = {c: counts.whole_numbers(table, c, source) for c in columns}
+    tasks = [
+        _task(
+            str(t),
+            *(values[c][i] for c in ("a_only", "b_only")),
+            *((values["both_correct"][i], values["both_wrong"][i]) if full else (None, None)),
+        )
+        for i, t in enumerate(table["task"])
+    ]
+    notes = (
+        []
+        if full
+        else [
+            "no both_correct/both_wrong columns: flip rates, deltas and the "
+            "rules of thumb need them and are left out"
+        ]
+    )
+    return _binary_result(
+        tasks,
+        alpha=alpha,
+        n_simulations=n_simulations,
+        seed=seed,
+        baseline=baseline,
+        candidate=candidate,
+        notes=notes,
+    )
+
+
+def degrade_scores(
+    score_set: ScoreSet,
+    baseline: str,
+    candidate: str,
+    *,
+    alpha: float = 0.05,
+    permutation: bool = False,
+    n_permutations: int = DEFAULT_PERMUTATIONS,
+    n_simulations: int | None = None,
+    seed: int | None = 0,
+) -> DegradeResult:
+    """Test degradation from aligned per-item scores of the baseline and the candidate.
+
+    Binary scores get the exact tests (and, with ``permutation=True``, the permutation ones
+    beside them, the equivalence check of Table 10); graded scores — several runs averaged
+    per item, or a continuous metric — get the permutation tests.
+    """
+    _validate.probability(alpha, "alpha")
+    i, j = score_set.model_index(baseline), score_set.model_index(candidate)
+    differences, tasks, graded = [], [], False
+    for task in score_set.tasks:
+        a, b = task.scores[:, i], task.scores[:, j]
+        differences.append(a - b)
+        if is_binary(a) and is_binary(b):
+            tasks.append(
+                _task(
+                    task.task,
+                    int(np.sum((a == 1) & (b == 0))),
+                    int(np.sum((a == 0) & (b == 1))),
+                    int(np.sum((a == 1) & (b == 1))),
+                    int(np.sum((a == 0) & (b == 0))),
+                )
+            )
+        else:
+            graded = True
+            tasks.append(_graded_task(task.task, a, b))
+    notes = list(score_set.report.messages())
+    perm = None
+    if graded or permutation:
+        perm = aggregation.permutation_aggregates(differences, n_permutations, seed)
+        tasks = (
+            [_replace_p(t, p) for t, p in zip(tasks, perm.task_p_values, strict=True)]
+            if graded
+            else tasks
+        )
+    if graded:
+        runs = max(int(t.run_counts.max()) for t in score_set.tasks)
+        if runs > 1:
+            notes.append(f"up to {runs} runs per item were averaged per item (Appendix D.1)")
+        total = _graded_total(tasks, differences, score_set, i, j)
+        p_values = {"pooled": perm.pooled, "max_drop": perm.max_drop, "fisher": perm.fisher}
+        if perm.tasks_left_out:
+            notes.append(
+                f"Fisher leaves out {perm.tasks_left_out} task(s) where the models "
+                "never differ (no information)"
+            )
+        return DegradeResult(
+            baseline=baseline,
+            candidate=candidate,
+            alpha=float(alpha),
+            method="permutation",
+            tasks=tuple(tasks),
+            total=total,
+            p_values=p_values,
+            degraded=bool(min(p_values.values()) <= alpha),
+            fisher_tasks_left_out=perm.tasks_left_out,
+            max_drop_monte_carlo=None,
+            n_simulations=None,
+            permutation=perm,
+            detectable_drop=_detectable(total, alpha),
+            notes=tuple(notes),
+        )
+    result = _binary_result(
+        tasks,
+        alpha=alpha,
+        n_simulations=n_simulations,
+        seed=seed,
+        baseline=baseline,
+        candidate=candidate,
+        notes=notes,
+    )
+    if perm is not None:
+        result = DegradeResult(**{**result.__dict__, "permutation": perm})
+    return result
+
+
+@dataclass(frozen=True)
+class TrimResult:
+    """Items of a baseline's repeated runs that flipped at least once (Section 4.1)."""
+
+    model: str
+    runs: int
+    kept: pd.DataFrame  # task, item_id, correct_share
+    per_task: pd.DataFrame  # task, items, never_flip, kept
+
+    def to_dict(self) -> dict:
+        """Return the counts and the kept items."""
+        return {
+            "model": self.model,
+            "runs": self.runs,
+            "items": int(self.per_task["items"].sum()),
+            "kept": int(self.per_task["kept"].sum()),
+            "never_flip": int(self.per_task["never_flip"].sum()),
+            "per_task": self.per_task.to_dict(orient="records"),
+        }
+
+
+def trim_items(score_set: ScoreSet, model: str) -> TrimResult:
+    """Return the items whose score varied across the model's runs, and what was left out.
+
+    An item solved right in every run, or wrong in every run, "never flips": it adds cost
+    but no signal to degradation tests (Recommendation 1). Needs at least two runs per item.
+    """
+    column = score_set.model_index(model)
+    runs = min(int(t.run_counts[:, column].min()) for t in score_set.tasks)
+    if runs < 2:
+        raise InputError(
+            f"trimming needs several runs of {model} per item (a run column, "
+            "inspect epochs or lm-eval --all-runs); found items with a single run"
+        )
+    kept, per_task = [], []
+    for task in score_set.tasks:
+        share = task.scores[:, column]
+        flips = (share > 0) & (share < 1)
+        kept.append(
+            pd.DataFrame(
+                {"task": task.task, "item_id": task.item_ids[flips], "correct_share": share[flips]}
+            )
+        )
+        per_task.append(
+            {
+                "task": task.task,
+                "items": int(share.size),
+                "never_flip": int((~flips).sum()),
+                "kept": int(flips.sum()),
+            }
+        )
+    return TrimResult(model, runs, pd.concat(kept, ignore_index=True), pd.DataFrame(per_task))
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def _task(name, b, c, both_correct=None, both_wrong=None) -> TaskDegradation:
+    p = float(aggregation.task_p_values(b, c))
+    n = None if both_correct is None else int(both_correct + b + c + both_wrong)
+    flips = b + c
+    if n:
+        delta = (b - c) / n
+        var = (b + c) / n - delta**2
+        return TaskDegradation(
+            name,
+            n,
+            int(b),
+            int(c),
+            int(both_correct),
+            int(both_wrong),
+            p,
+            flips / n,
+            b / flips if flips else math.nan,
+            delta,
+            math.sqrt(max(var, 0.0) / n),
+            (both_correct + b) / n,
+            (both_correct + c) / n,
+        )
+    return TaskDegradation(
+        name,
+        n,
+        int(b),
+        int(c),
+        None,
+        None,
+        p,
+        None,
+        b / flips if flips else math.nan,
+        None,
+        None,
+        None,
+        None,
+    )
+
+
+def _graded_task(name, a, b) -> TaskDegradation:
+    d = a - b
+    n = d.size
+    differ = np.count_nonzero(d)
+    return TaskDegradation(
+        name,
+        n,
+        int(np.sum(d > 0)),
+        int(np.sum(d < 0)),
+        None,
+        None,
+        math.nan,
+        differ / n,
+        (np.sum(d > 0) / differ) if differ else math.nan,
+        float(d.mean()),
+        float(d.std() / math.sqrt(n)),
+        float(a.mean()),
+        float(b.mean()),
+    )
+
+
+def _replace_p(task: TaskDegradation, p: float) -> TaskDegradation:
+    return TaskDegradation(**{**task.__dict__, "p_value": float(p)})
+
+
+def _binary_result(tasks, *, alpha, n_simulations, seed, baseline, candidate, notes):
+    b = np.array([t.a_only for t in tasks])
+    c = np.array([t.b_only for t in tasks])
+    fisher, left_out = aggregation.fisher_over_tasks(b, c)
+    p_values = {
+        "pooled": aggregation.pooled_p_value(b, c),
+        "max_drop": aggregation.max_drop_p_value(b, c),
+        "fisher": fisher,
+    }
+    notes = list(notes)
+    if left_out:
+        notes.append(
+            f"Fisher and max-drop leave out {left_out} task(s) without flips (no information)"
+        )
+    mc = None
+    if n_simulations:
+        mc = aggregation.max_drop_p_value_monte_carlo(b, c, n_simulations, seed)
+    full = all(t.n_items is not None for t in tasks)
+    total = _task(
+        "all",
+        int(b.sum()),
+        int(c.sum()),
+        *(
+            (sum(t.both_correct for t in tasks), sum(t.both_wrong for t in tasks))
+            if full
+            else (None, None)
+        ),
+    )
+    return DegradeResult(
+        baseline=baseline,
+        candidate=candidate,
+        alpha=float(alpha),
+        method="exact",
+        tasks=tuple(tasks),
+        total=total,
+        p_values=p_values,
+        degraded=bool(min(p_values.values()) <= alpha),
+        fisher_tasks_left_out=left_out,
+        max_drop_monte_carlo=mc,
+        n_simulations=n_simulations,
+        permutation=None,
+        detectable_drop=_detectable(total, alpha),
+        notes=tuple(notes),
+    )
+
+
+def _graded_total(tasks, differences, score_set, i, j) -> TaskDegradation:
+    d = np.concatenate(differences)
+    a = np.concatenate([t.scores[:, i] for t in score_set.tasks])
+    b = np.concatenate([t.scores[:, j] for t in score_set.tasks])
+    total = _graded_task("all", a, b)
+    return _replace_p(total, math.nan) if d.size else total
+
+
+def _detectable(total: TaskDegradation, alpha) -> float | None:
+    if not total.n_items or not total.flip_rate or not 0 < total.flip_rate < 1:
+        return None
+    return float(pw.degradation_detectable_drop(total.flip_rate, total.n_items, alpha=alpha))
+
+
+def _p(p: float) -> str:
+    if p is None or not math.isfinite(p):
+        return "n/a"
+    return f"{p:.3g}" if p >= 1e-4 else f"{p:.2e}"

@@ -1,0 +1,166 @@
+"""Has a candidate model got worse than its baseline? Aggregating one-sided tests over tasks.
+
+*When LLMs get significantly worse*, Sections 3.1-3.3, Algorithms 1-7. Per task, ``b`` counts
+the items only the baseline got right and ``c`` those only the candidate got right; under
+H0 (no degradation) ``b ~ Binomial(b + c, 1/2)``, and the exact one-sided McNemar p-value
+is ``P(B >= b)`` (:func:`evalgap.stats.tests.mcnemar_exact` with ``alternative="greater"``).
+Three aggregates test H0 on every task at once:
+
+* **pooled** (Algorithm 2): the exact test on ``sum b`` and ``sum c``;
+* **Fisher** (Algorithm 3): ``-2 sum log p_i ~ chi2(2T)``; tasks without flips carry no
+  information and are left out (this reproduces the paper's Table 2);
+* **max-drop** (Algorithm 4): ``z_i = (b_i/n_i - 1/2) / sqrt(0.25/n_i) = (2 b_i - n_i)/sqrt(n_i)``
+  and ``z_max = max_i z_i``. Tasks are independent under H0, so the p-value is exact:
+  ``P(z_max >= z_obs) = 1 - prod_i P(z_i < z_obs)``, each factor a binomial CDF. The Monte Carlo
+  of Algorithm 4 is :func:`max_drop_p_value_monte_carlo`.
+
+For graded scores (Appendix D.2, Algorithms 5-7) the same three tests use random sign flips of
+the per-item differences, with ``p = (1 + #{draws at least as extreme}) / (m + 1)``. One set of
+per-task sign-flip draws serves all three, since the pooled draw is the sum of the task draws.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special, stats
+
+from evalgap.stats import _validate, resample
+from evalgap.stats.tests import mcnemar_exact
+
+MAX_DROP_EPSILON = 1e-10  # Algorithm 7: keeps a task whose differences have no spread finite
+
+
+def task_p_values(a_only, b_only):
+    """Return each task's exact one-sided McNemar p-value, ``P(B >= b)`` (Algorithm 1)."""
+    return mcnemar_exact(a_only, b_only, alternative="greater")
+
+
+def pooled_p_value(a_only, b_only) -> float:
+    """Return the pooled test's p-value: the exact one-sided test on summed counts (Alg. 2)."""
+    b = np.asarray(_validate.counts(a_only, "a_only"))
+    c = np.asarray(_validate.counts(b_only, "b_only"))
+    return float(mcnemar_exact(b.sum(), c.sum(), alternative="greater"))
+
+
+def fisher_p_value(p_values) -> float:
+    """Return Fisher's combination ``chi2.sf(-2 sum log p, 2T)`` of independent p-values."""
+    p = np.asarray(p_values, dtype=float).ravel()
+    if p.size == 0:
+        return 1.0
+    with np.errstate(divide="ignore"):  # a p-value that underflowed to 0 makes chi2 infinite
+        statistic = -2.0 * np.log(p).sum()
+    return float(stats.chi2.sf(statistic, 2 * p.size))
+
+
+def fisher_over_tasks(a_only, b_only) -> tuple[float, int]:
+    """Return Fisher's p-value over tasks with flips (Algorithm 3) and how many were left out."""
+    b = _validate.counts(a_only, "a_only")
+    c = _validate.counts(b_only, "b_only")
+    informative = (b + c) > 0
+    return (
+        fisher_p_value(task_p_values(b[informative], c[informative])),
+        int(np.count_nonzero(~informative)),
+    )
+
+
+def max_drop_statistics(a_only, b_only) -> np.ndarray:
+    """Return ``z_i = (2 b_i - n_i) / sqrt(n_i)`` per task (NaN where ``n_i = 0``)."""
+    b = _validate.counts(a_only, "a_only")
+    n = b + _validate.counts(b_only, "b_only")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, (2 * b - n) / np.sqrt(n), np.nan)
+
+
+def max_drop_p_value(a_only, b_only) -> float:
+    """Return the exact max-drop p-value ``1 - prod_i P(z_i < z_obs)`` over tasks with flips.
+
+    ``z_i < z_obs`` iff ``B_i < k_i = (z_obs sqrt(n_i) + n_i)/2``; the product is taken in log
+    space (``-expm1(sum log1p(-P(B_i >= k_i)))``) so tiny p-values keep their precision.
+    """
+    b = np.asarray(_validate.counts(a_only, "a_only"))
+    n = b + np.asarray(_validate.counts(b_only, "b_only"))
+    keep = n > 0
+    if not keep.any():
+        return 1.0
+    b, n = b[keep], n[keep]
+    z_obs = np.max((2 * b - n) / np.sqrt(n))
+    k = (z_obs * np.sqrt(n) + n) / 2
+    below = np.ceil(k - 1e-9) - 1  # the largest count with z_i < z_obs
+    upper = np.where(
+        below < 0,
+        1.0,
+        special.bdtrc(np.maximum(below, 0).astype(np.int64), n.astype(np.int64), 0.5),
+    )
+    upper = np.where(below >= n, 0.0, upper)
+    return float(-np.expm1(np.sum(np.log1p(-np.minimum(upper, 1.0)))))
+
+
+def max_drop_p_value_monte_carlo(a_only, b_only, n_simulations: int = 100_000, seed=None) -> float:
+    """Return Algorithm 4's Monte Carlo max-drop p-value: ``mean(z_max_sim >= z_obs)``."""
+    n_simulations = _validate.resamples(n_simulations, "n_simulations")
+    b = np.asarray(_validate.counts(a_only, "a_only"), dtype=np.int64)
+    n = b + np.asarray(_validate.counts(b_only, "b_only"), dtype=np.int64)
+    keep = n > 0
+    if not keep.any():
+        return 1.0
+    b, n = b[keep], n[keep]
+    z_obs = np.max((2 * b - n) / np.sqrt(n))
+    rng = np.random.Generator(np.random.PCG64(resample.seed_sequence(seed)))
+    simulated = rng.binomial(n, 0.5, size=(n_simulations, n.size))
+    z_max = np.max((2 * simulated - n) / np.sqrt(n), axis=1)
+    return float(np.mean(z_max >= z_obs - 1e-9))
+
+
+@dataclass(frozen=True)
+class PermutationAggregates:
+    """Sign-flip permutation p-values (Algorithms 5-7) and the per-task ones behind Fisher."""
+
+    pooled: float
+    fisher: float
+    max_drop: float
+    task_p_values: np.ndarray
+    tasks_left_out: int
+    n_permutations: int
+
+
+def permutation_aggregates(
+    differences_by_task, n_permutations: int = 100_000, seed=None
+) -> PermutationAggregates:
+    """Return the permutation pooled, Fisher and max-drop p-values (one-sided: baseline better).
+
+    ``differences_by_task`` is a list of 1-D arrays ``D_t = L_baseline - L_candidate``. Each task
+    gets its own seeded stream of sign-flip draws (exact binomial path for few distinct
+    values, see :func:`evalgap.stats.resample.sign_flip_sums`); the pooled null draw is their
+    sum. Max-drop standardizes each task's mean by ``std(D_t, ddof=1)/sqrt(N_t) + 1e-10``.
+    Tasks whose differences are all zero carry no information: Fisher leaves them out.
+    """
+    m = _validate.resamples(n_permutations, "n_permutations")
+    tasks = [np.asarray(d, dtype=float).ravel() for d in differences_by_task]
+    streams = resample.seed_sequence(seed).spawn(len(tasks))
+    draws = np.empty((m, len(tasks)))
+    observed = np.empty(len(tasks))
+    scale = np.empty(len(tasks))
+    for t, (d, stream) in enumerate(zip(tasks, streams, strict=True)):
+        draws[:, t] = resample.sign_flip_sums(d, m, stream)
+        observed[t] = d.sum()
+        scale[t] = max(np.abs(d).sum(), 1.0)
+    tol = 1e-9 * scale
+    pooled = (1 + np.count_nonzero(draws.sum(axis=1) >= observed.sum() - tol.sum())) / (m + 1)
+    per_task = (1 + np.count_nonzero(draws >= observed - tol, axis=0)) / (m + 1)
+    informative = np.array([np.any(d != 0) for d in tasks])
+    sizes = np.array([d.size for d in tasks], dtype=float)
+    sd = np.array([d.std(ddof=1) if d.size > 1 else 0.0 for d in tasks])
+    sigma = sd / np.sqrt(sizes) + MAX_DROP_EPSILON
+    z_obs = np.max(observed / sizes / sigma)
+    z_sim = np.max(draws / sizes / sigma, axis=1)
+    max_drop = (1 + np.count_nonzero(z_sim >= z_obs - 1e-9)) / (m + 1)
+    return PermutationAggregates(
+        pooled=float(pooled),
+        fisher=fisher_p_value(per_task[informative]),
+        max_drop=float(max_drop),
+        task_p_values=per_task,
+        tasks_left_out=int(np.count_nonzero(~informative)),
+        n_permutations=m,
+    )
