@@ -254,3 +254,25 @@ def test_cli_trim_then_degrade_on_the_kept_items(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["total"]["n_items"] == n_kept
+
+
+def test_cli_two_output_directories_of_the_same_model(tmp_path):
+    """A KV-cache flag changes the serving, not the checkpoint: both directories name the same
+    model, and each path's scores are taken as that role's."""
+    import synthetic as syn
+
+    reference = syn.leaderboard(seed=4)
+    one = reference[reference.model == "org-a/alpha"]
+    syn.write_lm_eval(one, tmp_path / "bf16")
+    worse = one.copy()
+    worse.loc[worse.score == 1, "score"] = np.where(
+        np.arange(int((worse.score == 1).sum())) % 3 == 0, 0.0, 1.0)
+    syn.write_lm_eval(worse, tmp_path / "fp8")
+    out = run_cli("degrade", "--baseline", str(tmp_path / "bf16"), "--candidate",
+                  str(tmp_path / "fp8"), "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["baseline"] == "org-a/alpha (bf16)" and data["candidate"] == "org-a/alpha (fp8)"
+    assert data["total"]["b_only"] == 0 and data["total"]["a_only"] > 0 and data["degraded"]
+    out = run_cli("degrade", "--baseline", str(tmp_path / "bf16"), "--candidate", "some-name")
+    assert out.returncode == 2 and "both be paths" in out.stderr
