@@ -14,11 +14,12 @@ so its peak memory is its own.
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
 import resource
 import time
 
 import numpy as np
+
+from _child import in_child
 
 
 def leaderboard(n_models: int, n_items: int, seed: int = 0) -> np.ndarray:
@@ -78,14 +79,6 @@ def _naive(n_models, n_items, n_pairs, queue) -> None:
     queue.put((time.perf_counter() - start) / n_pairs)
 
 
-def in_child(target, *args):
-    ctx = mp.get_context("spawn")
-    queue = ctx.Queue()
-    process = ctx.Process(target=target, args=(*args, queue))
-    process.start()
-    out = queue.get()
-    process.join()
-    return out
 
 
 def main() -> None:

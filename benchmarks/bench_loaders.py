@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import resource
 import shutil
 import tempfile
@@ -26,6 +25,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from _child import in_child
 
 STAMP = "2026-01-21T03-44-18.458309"
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,16 +112,6 @@ def _mmlu(queue) -> None:
     )
     s = align(long.frame)
     queue.put((time.perf_counter() - start, len(s.models), s.report.items_union["all"]))
-
-
-def in_child(target, *args):
-    ctx = mp.get_context("spawn")
-    queue = ctx.Queue()
-    process = ctx.Process(target=target, args=(*args, queue))
-    process.start()
-    result = queue.get()
-    process.join()
-    return result
 
 
 def main() -> None:

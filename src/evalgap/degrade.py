@@ -71,13 +71,24 @@ class DegradeResult:
     tasks: tuple[TaskDegradation, ...]
     total: TaskDegradation
     p_values: dict
-    degraded: bool
     fisher_tasks_left_out: int
     max_drop_monte_carlo: float | None
     n_simulations: int | None
     permutation: aggregation.PermutationAggregates | None
-    detectable_drop: float | None
     notes: tuple[str, ...] = field(default=())
+
+    @property
+    def degraded(self) -> bool:
+        """True when any of the pooled, max-drop and Fisher p-values is at most alpha."""
+        return bool(min(self.p_values.values()) <= self.alpha)
+
+    @property
+    def detectable_drop(self) -> float | None:
+        """The drop this size and flip rate detect with 80% power (one-sided, Eq. 11)."""
+        t = self.total
+        if not t.n_items or not t.flip_rate or not 0 < t.flip_rate < 1:
+            return None
+        return float(pw.degradation_detectable_drop(t.flip_rate, t.n_items, alpha=self.alpha))
 
     @property
     def rules_of_thumb(self) -> dict:
@@ -281,12 +292,10 @@ def degrade_scores(
             tasks=tuple(tasks),
             total=total,
             p_values=p_values,
-            degraded=bool(min(p_values.values()) <= alpha),
             fisher_tasks_left_out=perm.tasks_left_out,
             max_drop_monte_carlo=None,
             n_simulations=None,
             permutation=perm,
-            detectable_drop=_detectable(total, alpha),
             notes=tuple(notes),
         )
     result = _binary_result(
@@ -460,12 +469,10 @@ def _binary_result(tasks, *, alpha, n_simulations, seed, baseline, candidate, no
         tasks=tuple(tasks),
         total=total,
         p_values=p_values,
-        degraded=bool(min(p_values.values()) <= alpha),
         fisher_tasks_left_out=left_out,
         max_drop_monte_carlo=mc,
         n_simulations=n_simulations,
         permutation=None,
-        detectable_drop=_detectable(total, alpha),
         notes=tuple(notes),
     )
 
@@ -476,12 +483,6 @@ def _graded_total(tasks, differences, score_set, i, j) -> TaskDegradation:
     b = np.concatenate([t.scores[:, j] for t in score_set.tasks])
     total = _graded_task("all", a, b)
     return _replace_p(total, math.nan) if d.size else total
-
-
-def _detectable(total: TaskDegradation, alpha) -> float | None:
-    if not total.n_items or not total.flip_rate or not 0 < total.flip_rate < 1:
-        return None
-    return float(pw.degradation_detectable_drop(total.flip_rate, total.n_items, alpha=alpha))
 
 
 def _p(p: float) -> str:
