@@ -810,20 +810,269 @@ def plan(
     _emit(result, as_json, "plan")
 
 
-class _phases:
-    """A progress bar over a job's named phases, on stderr (silent with --json).
+def _simulation_options(func):
+    options = [
+        click.option(
+            "--plot",
+            "plot_path",
+            type=click.Path(dir_okay=False),
+            help="Write the study's figure to this .png, .svg or .pdf file.",
+        ),
+        click.option("--json", "as_json", is_flag=True, help="Print the results as JSON."),
+        click.option(
+            "--jobs",
+            type=click.IntRange(min=1),
+            default=1,
+            show_default=True,
+            help="Processes to spread the trials over; results do not depend on it.",
+        ),
+        click.option(
+            "--seed",
+            type=click.IntRange(min=0),
+            default=0,
+            show_default=True,
+            help="Seed of every random stream.",
+        ),
+        click.option(
+            "--alpha", type=PROBABILITY, default=0.05, show_default=True, help="Significance level."
+        ),
+    ]
+    for option in options:
+        func = option(func)
+    return func
 
-    ``phases`` lists the phase names the job reports, in order; each report advances the bar
-    to that phase, so skipped phases (no clusters, say) simply jump ahead.
+
+@cli.group()
+def simulate():
+    """Simulation studies: calibrate every test and check every prescription.
+
+    \b
+    Examples:
+      evalgap simulate calibration --plot calibration.png
+      evalgap simulate prospective --scores ../shared/data/mmlu_pro/mmlu_pro_long.csv.gz \\
+          --pair gemma-7b_5shots Meta-Llama-3-8B_5shots
+      evalgap simulate power-curve --kind graded --plot graded.svg
+      evalgap simulate sequential --both-correct 618 --a-only 100 --b-only 78 --both-wrong 376
+      evalgap simulate aggregation --jobs 2 --json
     """
 
-    def __init__(self, quiet: bool, phases: tuple[str, ...], title: str):
+
+@simulate.command()
+@click.option("--n-items", type=click.IntRange(min=10), default=500, show_default=True)
+@click.option(
+    "--trials",
+    type=click.IntRange(min=10),
+    default=1500,
+    show_default=True,
+    help="Trials per grid cell and hypothesis.",
+)
+@click.option(
+    "--n-bootstrap",
+    type=click.IntRange(min=10),
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples per trial for the paired bootstrap test.",
+)
+@click.option("--power", type=PROBABILITY, default=0.8, show_default=True)
+@_simulation_options
+def calibration(n_items, trials, n_bootstrap, power, alpha, seed, jobs, as_json, plot_path):
+    """Type-I error and power of five paired tests on the (p, rho_z) grid (Table 2)."""
+    from evalgap.simulate import calibration as run
+
+    with _phases(as_json, None, "calibration", total=9) as tick:
+        result = run(
+            n_items=n_items,
+            n_trials=trials,
+            n_bootstrap=n_bootstrap,
+            alpha=alpha,
+            power=power,
+            seed=seed,
+            jobs=jobs,
+            progress=tick,
+        )
+    _finish_simulation(result, "calibration_figure", as_json, plot_path)
+
+
+@simulate.command()
+@loader_options
+@click.option(
+    "--pair",
+    "pairs",
+    nargs=2,
+    multiple=True,
+    metavar="A B",
+    help="Two models of --scores to subsample (repeatable).",
+)
+@click.option("--trials", type=click.IntRange(min=10), default=1000, show_default=True)
+@click.option("--power", type=PROBABILITY, default=0.8, show_default=True)
+@_simulation_options
+def prospective(pairs, trials, power, alpha, seed, jobs, as_json, plot_path, **loader):
+    """Empirical McNemar power at 0.8 N*, N* and 1.2 N* of real pairs (Table 10)."""
+    from evalgap.simulate import prospective as run
+    from evalgap.stats.paired import counts_from_scores, is_binary
+
+    if not pairs:
+        raise InputError("name the pairs to validate with --pair MODEL_A MODEL_B (repeatable)")
+    models = list(dict.fromkeys(m for pair in pairs for m in pair))
+    _, score_set = _read_scores(loader, models=models, quiet=as_json)
+    counts = {}
+    for a, b in pairs:
+        x, y = score_set.pair(a, b)
+        if not (is_binary(x) and is_binary(y)):
+            raise InputError(f"--pair {a} {b}: the prospective study needs binary scores")
+        counts[f"{a} vs {b}"] = tuple(int(v) for v in counts_from_scores(x, y))
+    with _phases(as_json, None, "prospective", total=3 * len(pairs)) as tick:
+        result = run(
+            counts, n_trials=trials, alpha=alpha, power=power, seed=seed, jobs=jobs, progress=tick
+        )
+    _finish_simulation(result, "prospective_figure", as_json, plot_path)
+
+
+@simulate.command("power-curve")
+@click.option(
+    "--kind",
+    type=click.Choice(["binary", "graded"]),
+    default="binary",
+    show_default=True,
+    help="Latent-copula Bernoulli or Beta(4, 2) graded scores.",
+)
+@click.option(
+    "--delta",
+    "deltas",
+    type=float,
+    multiple=True,
+    help="Gaps to trace (repeatable; default 0.02, 0.04, 0.08).",
+)
+@click.option(
+    "--trials",
+    type=click.IntRange(min=10),
+    help="Trials per point (default 500 binary, 200 graded).",
+)
+@click.option(
+    "--n-bootstrap",
+    type=click.IntRange(min=10),
+    help="Bootstrap resamples per trial (default 500 binary, 200 graded).",
+)
+@click.option("--power", type=PROBABILITY, default=0.8, show_default=True)
+@_simulation_options
+def power_curve(kind, deltas, trials, n_bootstrap, power, alpha, seed, jobs, as_json, plot_path):
+    """Bootstrap power against n, with N* marked (Figures 5-6)."""
+    from evalgap.simulate import power_curve as run
+
+    deltas = deltas or (0.02, 0.04, 0.08)
+    with _phases(as_json, None, "power curve", total=7 * len(deltas)) as tick:
+        result = run(
+            kind=kind,
+            deltas=deltas,
+            n_trials=trials,
+            n_bootstrap=n_bootstrap,
+            alpha=alpha,
+            power=power,
+            seed=seed,
+            jobs=jobs,
+            progress=tick,
+        )
+    _finish_simulation(result, "power_curve_figure", as_json, plot_path)
+
+
+@simulate.command()
+@click.option("--both-correct", type=COUNT, required=True)
+@click.option("--a-only", type=COUNT, required=True)
+@click.option("--b-only", type=COUNT, required=True)
+@click.option("--both-wrong", type=COUNT, required=True)
+@click.option("--trials", type=click.IntRange(min=10), default=600, show_default=True)
+@click.option(
+    "--horizon",
+    type=click.FloatRange(min=1.0),
+    default=5.0,
+    show_default=True,
+    help="Items to follow, as a multiple of N*.",
+)
+@click.option("--mixture", type=click.Choice(["grid", "beta"]), default="grid", show_default=True)
+@click.option("--power", type=PROBABILITY, default=0.8, show_default=True)
+@_simulation_options
+def sequential(
+    both_correct,
+    a_only,
+    b_only,
+    both_wrong,
+    trials,
+    horizon,
+    mixture,
+    power,
+    alpha,
+    seed,
+    jobs,
+    as_json,
+    plot_path,
+):
+    """The mixture e-process under H0 and H1, calibrated to a pair (Appendix C, Figure 4)."""
+    from evalgap.simulate import sequential_study
+
+    with _phases(as_json, None, "sequential", total=2 * -(-trials // 100)) as tick:
+        result = sequential_study(
+            (both_correct, a_only, b_only, both_wrong),
+            n_trials=trials,
+            alpha=alpha,
+            power=power,
+            horizon_factor=horizon,
+            mixture=mixture,
+            seed=seed,
+            jobs=jobs,
+            progress=tick,
+        )
+    _finish_simulation(result, "sequential_figure", as_json, plot_path)
+
+
+@simulate.command()
+@click.option("--max-tasks", type=click.IntRange(min=1, max=100), default=20, show_default=True)
+@click.option("--experiments", type=click.IntRange(min=10), default=1000, show_default=True)
+@click.option("--flip-rate", type=PROBABILITY, default=0.1, show_default=True)
+@_simulation_options
+def aggregation(max_tasks, experiments, flip_rate, alpha, seed, jobs, as_json, plot_path):
+    """Rejection rates of pooled, max-drop, Fisher and any-of-three against T (Figure 3)."""
+    from evalgap.simulate import aggregation_study
+
+    with _phases(as_json, None, "aggregation", total=3 * max_tasks) as tick:
+        result = aggregation_study(
+            task_counts=tuple(range(1, max_tasks + 1)),
+            n_experiments=experiments,
+            flip_rate=flip_rate,
+            alpha=alpha,
+            seed=seed,
+            jobs=jobs,
+            progress=tick,
+        )
+    _finish_simulation(result, "aggregation_figure", as_json, plot_path)
+
+
+def _finish_simulation(result, figure: str, as_json: bool, plot_path) -> None:
+    if plot_path:
+        from evalgap.report import plots
+
+        plots.save_figure(getattr(plots, figure)(result), plot_path)
+    _emit(result, as_json, "simulate")
+    if plot_path and not as_json:
+        Console(stderr=True).print(f"[dim]figure written to {plot_path}[/]")
+
+
+class _phases:
+    """A progress bar on stderr (silent with --json).
+
+    With ``phases``, the job reports named phases and the bar advances to each; with
+    ``total``, the job calls the reporter once per finished unit of work (a chunk of trials).
+    """
+
+    def __init__(
+        self, quiet: bool, phases: tuple[str, ...] | None, title: str, total: int | None = None
+    ):
         self.quiet, self.phases, self.title = quiet, phases, title
+        self.total = len(phases) if phases else total
         self.progress = None
 
     def __enter__(self):
         if self.quiet:
-            return lambda _phase: None
+            return lambda *_: None
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
         self.progress = Progress(
@@ -834,7 +1083,9 @@ class _phases:
             transient=True,
         )
         self.progress.start()
-        task = self.progress.add_task(self.title, total=len(self.phases))
+        task = self.progress.add_task(self.title, total=self.total)
+        if self.phases is None:
+            return lambda *_: self.progress.advance(task)
 
         def report(phase: str) -> None:
             done = self.phases.index(phase) if phase in self.phases else 0
@@ -894,6 +1145,7 @@ def _emit(result, as_json: bool, job: str) -> None:
         "degrade": terminal.render_degrade,
         "trim": terminal.render_trim,
         "plan-degradation": lambda r, c: c.print(r.verdict[:1].upper() + r.verdict[1:] + "."),
+        "simulate": terminal.render_simulation,
     }
     renderers[job](result, console)
 

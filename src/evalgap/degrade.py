@@ -439,7 +439,7 @@ def _binary_result(tasks, *, alpha, n_simulations, seed, baseline, candidate, no
     fisher, left_out = aggregation.fisher_over_tasks(b, c)
     p_values = {
         "pooled": aggregation.pooled_p_value(b, c),
-        "max_drop": aggregation.max_drop_p_value(b, c),
+        "max_drop": float(aggregation.max_drop_p_value(b, c)),
         "fisher": fisher,
     }
     notes = list(notes)

@@ -16,6 +16,8 @@ import matplotlib.pyplot as plt  # the Agg backend is chosen before pyplot loads
 import numpy as np
 import pandas as pd
 
+# Keep text as text in SVG: smaller files, searchable and selectable labels.
+matplotlib.rcParams["svg.fonttype"] = "none"
 MAX_BARS_PER_TASK = 60
 RESOLVED, UNRESOLVED = "#3b7dd8", "#d8613b"
 
@@ -131,3 +133,134 @@ def unresolved_distribution(distribution: dict, n_pairs: int) -> str:
     ax.set_title("cluster bootstrap of the clustered verdict", fontsize=10)
     fig.tight_layout()
     return to_svg(fig)
+
+
+def save_figure(fig, path) -> None:
+    """Write the figure to ``path`` (PNG, SVG or PDF by its suffix) and close it."""
+    from pathlib import Path
+
+    from evalgap.errors import InputError
+
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".png", ".svg", ".pdf"):
+        plt.close(fig)
+        raise InputError(f"--plot {path}: give a .png, .svg or .pdf file name")
+    try:
+        fig.savefig(path, bbox_inches="tight", dpi=150)
+    except OSError as exc:
+        raise InputError(f"--plot {path}: cannot write the figure ({exc.strerror})") from None
+    finally:
+        plt.close(fig)
+
+
+def calibration_figure(result):
+    """Type-I error and power of each test per grid cell, with alpha, 0.8 and MC bands."""
+    variants = list(result.variants)
+    labels = [f"p={c['accuracy']:g}\nrho={c['latent_correlation']:g}" for c in result.cells]
+    x = np.arange(len(result.cells))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
+    for key, ax, target in (("type1", axes[0], result.alpha), ("power", axes[1], result.power)):
+        for k, v in enumerate(variants):
+            ax.errorbar(
+                x + (k - 2) * 0.08,
+                [c[key][v] for c in result.cells],
+                yerr=[2 * c[f"{key}_se"][v] for c in result.cells],
+                fmt="o",
+                ms=4,
+                capsize=2,
+                label=v,
+            )
+        ax.axhline(target, color="black", linestyle="--", linewidth=1)
+        ax.set_xticks(x)
+        ax.set_xticklabels(labels, fontsize=7)
+        ax.set_xlabel("grid cell (accuracy p, latent correlation rho_z)")
+    axes[0].set_ylabel("Type-I error")
+    axes[1].set_ylabel("power")
+    axes[0].set_title(f"under H0 (alpha = {result.alpha:g}), n = {result.n_items}", fontsize=10)
+    axes[1].set_title(f"under H1 tuned to asymptotic power {result.power:g}", fontsize=10)
+    axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def prospective_figure(result):
+    """Empirical McNemar power at fractions of N* for each pair (Table 10)."""
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for pair in result.pairs:
+        ax.errorbar(
+            result.fractions,
+            pair["power"],
+            yerr=[2 * s for s in pair["power_se"]],
+            marker="o",
+            capsize=2,
+            label=f"{pair['pair']} (N*={pair['required_n']:,})",
+        )
+    ax.axhline(result.power, color="black", linestyle="--", linewidth=1)
+    ax.axvline(1.0, color="grey", linestyle=":", linewidth=1)
+    ax.set_xlabel("sample size / N*")
+    ax.set_ylabel("empirical McNemar power")
+    ax.legend(fontsize=6)
+    fig.tight_layout()
+    return fig
+
+
+def power_curve_figure(result):
+    """Bootstrap power against n, N* dashed for each gap (Figures 5-6)."""
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for curve in result.curves:
+        line = ax.errorbar(
+            curve["n"],
+            curve["power"],
+            yerr=[2 * s for s in curve["power_se"]],
+            marker="o",
+            capsize=2,
+            label=f"delta = {curve['delta']:.3g}",
+        )[0]
+        ax.axvline(curve["required_n"], color=line.get_color(), linestyle="--", linewidth=1)
+    ax.axhline(result.power, color="black", linestyle=":", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_xlabel("paired sample size n")
+    ax.set_ylabel("bootstrap power")
+    ax.set_title(f"{result.kind} scores; dashed: N*", fontsize=10)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def sequential_figure(result):
+    """Sample e-process trajectories under H0 and H1 with the log(1/alpha) threshold (Fig. 4)."""
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for label, curve in result.trajectories.items():
+        colour = "grey" if label.startswith("H0") else RESOLVED
+        ax.plot(
+            curve["items"],
+            curve["log_e"],
+            color=colour,
+            linewidth=1,
+            label=label if label.endswith("1") else None,
+        )
+    ax.axhline(
+        math.log(1 / result.alpha), color="black", linestyle="--", linewidth=1, label="log(1/alpha)"
+    )
+    ax.axvline(result.required_n, color=UNRESOLVED, linestyle=":", linewidth=1, label="fixed-n N*")
+    ax.set_xlabel("items")
+    ax.set_ylabel("log e_n")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def aggregation_figure(result):
+    """Rejection rates of the aggregates against the number of tasks, per scenario (Fig. 3)."""
+    fig, axes = plt.subplots(1, len(result.rates), figsize=(13, 3.8), sharey=False)
+    for ax, (scenario, rates) in zip(np.atleast_1d(axes), result.rates.items(), strict=True):
+        for test, values in rates.items():
+            ax.plot(result.task_counts, values, marker="o", ms=3, label=test)
+        if scenario == "null":
+            ax.axhline(result.alpha, color="black", linestyle="--", linewidth=1)
+        ax.set_title(scenario.replace("_", " "), fontsize=10)
+        ax.set_xlabel("number of tasks T")
+        ax.set_ylabel("rejection rate")
+    np.atleast_1d(axes)[0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig

@@ -384,6 +384,92 @@ def render_trim(r: TrimResult, console: Console) -> None:
     )
 
 
+def render_simulation(result, console: Console) -> None:
+    """Print a simulation study in the layout of the paper's table or figure it reproduces."""
+    from evalgap import simulate as sim
+
+    if isinstance(result, sim.CalibrationResult):
+        t = Table(
+            title=f"calibration: n={result.n_items}, {result.n_trials} trials per cell "
+            f"(Table 2 layout)",
+            title_justify="left",
+        )
+        for column in ("test", "max |Type-I - alpha|", "power, median", "max |power - target|"):
+            t.add_column(column, justify="left" if column == "test" else "right")
+        for name, v in result.variants.items():
+            t.add_row(
+                name,
+                f"{100 * v['type1_max_abs_dev']:.1f} pp",
+                f"{v['power_median']:.2f}",
+                f"{100 * v['power_max_dev']:.1f} pp",
+            )
+        console.print(t)
+        se = 100 * math.sqrt(result.alpha * (1 - result.alpha) / result.n_trials)
+        console.print(
+            f"Monte Carlo SE: {se:.1f} pp on Type-I error, "
+            f"{100 * math.sqrt(result.power * (1 - result.power) / result.n_trials):.1f}"
+            f" pp on power, per cell."
+        )
+    elif isinstance(result, sim.ProspectiveResult):
+        t = Table(
+            title=f"prospective validation, {result.n_trials} trials (Table 10 layout)",
+            title_justify="left",
+        )
+        for column in ("pair", "|delta|", "rho", "N*", *[f"{f:g} N*" for f in result.fractions]):
+            t.add_column(column, justify="left" if column == "pair" else "right", overflow="fold")
+        for pair in result.pairs:
+            t.add_row(
+                pair["pair"],
+                f"{100 * pair['abs_delta']:.2f}pp",
+                f"{pair['correlation']:.2f}",
+                f"{pair['required_n']:,}",
+                *[f"{p:.3f}" for p in pair["power"]],
+            )
+        console.print(t)
+    elif isinstance(result, sim.PowerCurveResult):
+        for curve in result.curves:
+            crossing = (
+                "never"
+                if curve["crossing"] is None
+                else f"{curve['crossing']:,.0f} ({curve['crossing'] / curve['required_n']:.2f} N*)"
+            )
+            console.print(
+                f"delta {curve['delta']:.4g}: N* {curve['required_n']:,}; power "
+                + ", ".join(
+                    f"{p:.2f}@{n:,}" for n, p in zip(curve["n"], curve["power"], strict=True)
+                )
+                + f"; reaches {result.power:g} at n = {crossing}"
+            )
+    elif isinstance(result, sim.SequentialResult):
+        r = result
+        console.print(
+            f"mixture e-process ({r.mixture}), {r.n_trials} trials per hypothesis, "
+            f"up to {r.horizon:,} items (N* = {r.required_n:,})"
+        )
+        console.print(
+            f"Type-I rate under H0: {r.type1:.3f} (alpha {r.alpha:g}); rejection "
+            f"rate under H1: {r.rejection_rate:.3f}"
+        )
+        if r.stopping_ratio_median is not None:
+            console.print(
+                f"stopping time under H1: median {r.stopping_ratio_median:.2f} N*, "
+                f"mean {r.stopping_ratio_mean:.2f} N*"
+            )
+    elif isinstance(result, sim.AggregationResult):
+        shown = [t for t in (1, 2, 5, 10, 20) if t in result.task_counts]
+        for scenario, rates in result.rates.items():
+            t = Table(
+                title=f"{scenario.replace('_', ' ')}: rejection rate by number of tasks",
+                title_justify="left",
+            )
+            t.add_column("test")
+            for n in shown:
+                t.add_column(f"T={n}", justify="right")
+            for test, values in rates.items():
+                t.add_row(test, *[f"{values[result.task_counts.index(n)]:.3f}" for n in shown])
+            console.print(t)
+
+
 def _opt(value, pattern: str) -> str:
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return ""

@@ -54,15 +54,24 @@ def fisher_p_value(p_values) -> float:
     return float(stats.chi2.sf(statistic, 2 * p.size))
 
 
-def fisher_over_tasks(a_only, b_only) -> tuple[float, int]:
-    """Return Fisher's p-value over tasks with flips (Algorithm 3) and how many were left out."""
+def fisher_over_tasks(a_only, b_only):
+    """Return Fisher's p-value over tasks with flips (Algorithm 3) and how many were left out.
+
+    Counts have shape (..., T); the results have shape (...) (scalars for one family).
+    """
     b = _validate.counts(a_only, "a_only")
     c = _validate.counts(b_only, "b_only")
+    b, c = np.broadcast_arrays(b, c)
     informative = (b + c) > 0
-    return (
-        fisher_p_value(task_p_values(b[informative], c[informative])),
-        int(np.count_nonzero(~informative)),
-    )
+    p = np.where(informative, task_p_values(b, c), 1.0)  # log 1 = 0: left-out tasks add nothing
+    with np.errstate(divide="ignore"):  # a p-value that underflowed to 0 makes chi2 infinite
+        statistic = -2.0 * np.log(p).sum(axis=-1)
+    df = 2 * informative.sum(axis=-1)
+    out = np.where(df > 0, stats.chi2.sf(statistic, np.maximum(df, 1)), 1.0)
+    left_out = (~informative).sum(axis=-1)
+    if out.ndim == 0:
+        return float(out), int(left_out)
+    return out, left_out
 
 
 def max_drop_statistics(a_only, b_only) -> np.ndarray:
@@ -73,28 +82,32 @@ def max_drop_statistics(a_only, b_only) -> np.ndarray:
         return np.where(n > 0, (2 * b - n) / np.sqrt(n), np.nan)
 
 
-def max_drop_p_value(a_only, b_only) -> float:
+def max_drop_p_value(a_only, b_only):
     """Return the exact max-drop p-value ``1 - prod_i P(z_i < z_obs)`` over tasks with flips.
 
     ``z_i < z_obs`` iff ``B_i < k_i = (z_obs sqrt(n_i) + n_i)/2``; the product is taken in log
     space (``-expm1(sum log1p(-P(B_i >= k_i)))``) so tiny p-values keep their precision.
+    Counts have shape (..., T) and the p-values shape (...); tasks without flips are left out
+    (a family with no flips at all has p = 1).
     """
     b = np.asarray(_validate.counts(a_only, "a_only"))
-    n = b + np.asarray(_validate.counts(b_only, "b_only"))
-    keep = n > 0
-    if not keep.any():
-        return 1.0
-    b, n = b[keep], n[keep]
-    z_obs = np.max((2 * b - n) / np.sqrt(n))
-    k = (z_obs * np.sqrt(n) + n) / 2
+    c = np.asarray(_validate.counts(b_only, "b_only"))
+    b, c = np.broadcast_arrays(b, c)
+    n = b + c
+    z = max_drop_statistics(b, c)
+    z_obs = np.nanmax(np.where(n > 0, z, -np.inf), axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        k = (z_obs * np.sqrt(n) + n) / 2
     below = np.ceil(k - 1e-9) - 1  # the largest count with z_i < z_obs
-    upper = np.where(
-        below < 0,
-        1.0,
-        special.bdtrc(np.maximum(below, 0).astype(np.int64), n.astype(np.int64), 0.5),
-    )
-    upper = np.where(below >= n, 0.0, upper)
-    return float(-np.expm1(np.sum(np.log1p(-np.minimum(upper, 1.0)))))
+    below = np.where(np.isfinite(below), below, -1.0)  # families with no flips at all
+    safe_n = np.maximum(n, 1).astype(np.int64)
+    upper = special.bdtrc(np.clip(below, 0, None).astype(np.int64), safe_n, 0.5)
+    upper = np.where(below < 0, 1.0, np.where(below >= n, 0.0, upper))
+    upper = np.where(n > 0, upper, 0.0)  # tasks without flips never exceed z_obs
+    with np.errstate(divide="ignore"):
+        p = -np.expm1(np.sum(np.log1p(-np.minimum(upper, 1.0)), axis=-1))
+    p = np.where(np.isfinite(z_obs[..., 0]), p, 1.0)
+    return _validate.scalar_or_array(np.clip(p, 0.0, 1.0))
 
 
 def max_drop_p_value_monte_carlo(a_only, b_only, n_simulations: int = 100_000, seed=None) -> float:

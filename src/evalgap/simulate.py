@@ -1,0 +1,586 @@
+"""The ``simulate`` job: calibrate every test and check every prescription, by simulation.
+
+Five studies (Resolution Diagnostics Section 5, Table 2, Appendices B, C, H; Degradation
+paper Appendix C.2, Figure 3), each seeded and vectorized across trials:
+
+* :func:`calibration` - Type-I error and power of McNemar chi-square, exact, mid-p,
+  continuity-corrected and the paired bootstrap on a (p, rho_z) grid at n = 500, with the
+  alternative tuned so the asymptotic power is 0.80 (Table 2 layout, with Monte Carlo SEs);
+* :func:`prospective` - subsample a real pair to 0.8 N*, N*, 1.2 N* and measure McNemar's
+  power (Table 10);
+* :func:`power_curve` - bootstrap power against n with N* marked (Figures 5-6), binary or
+  graded (Beta marginals);
+* :func:`sequential` - the mixture e-process under H0 and H1 calibrated to a pair: Type-I
+  rate, rejection rate, stopping time relative to N*, sample trajectories (Appendix C, Fig. 4);
+* :func:`aggregation` - rejection rates of pooled, max-drop, Fisher and any-of-three for
+  T = 1..20 tasks under the null, a balanced and a single-task degradation (Figure 3).
+
+Work is cut into fixed chunks (a grid cell, a task count, a sample size...), each with its
+own random stream spawned from ``seed``; ``jobs`` only decides how many processes run them,
+so results do not depend on it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize
+
+from evalgap.errors import InputError
+from evalgap.stats import _validate, aggregation, generators, resample, sequential, tests
+from evalgap.stats import power as pw
+from evalgap.stats.paired import summarize_counts
+
+CALIBRATION_VARIANTS = ("mcnemar", "exact", "mid_p", "mcnemar_cc", "bootstrap")
+GRID_ACCURACY = (0.5, 0.7, 0.9)
+GRID_LATENT_CORRELATION = (0.0, 0.4, 0.8)
+
+
+def run_chunks(
+    function: Callable, chunks: list, jobs: int = 1, progress: Callable[[], None] | None = None
+) -> list:
+    """Return ``[function(*chunk) for chunk in chunks]``, over ``jobs`` processes if > 1."""
+    if jobs is None or jobs < 1:
+        raise InputError(f"--jobs must be a whole number >= 1; got {jobs!r}")
+    tick = progress or (lambda: None)
+    if jobs == 1 or len(chunks) == 1:
+        out = []
+        for chunk in chunks:
+            out.append(function(*chunk))
+            tick()
+        return out
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(function, *chunk) for chunk in chunks]
+        out = []
+        for future in futures:
+            out.append(future.result())
+            tick()
+        return out
+
+
+def _streams(seed, n: int) -> list[np.random.SeedSequence]:
+    return resample.seed_sequence(seed).spawn(n)
+
+
+def _rng(stream) -> np.random.Generator:
+    return np.random.Generator(np.random.PCG64(stream))
+
+
+def _se(rate: float, trials: int) -> float:
+    return math.sqrt(max(rate * (1 - rate), 0.0) / trials)
+
+
+# --- calibration (Section 5, Table 2) --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CalibrationResult:
+    """Type-I error and power of five paired-binary tests on a grid (Table 2 layout)."""
+
+    alpha: float
+    power: float
+    n_items: int
+    n_trials: int
+    n_bootstrap: int
+    seed: int | None
+    cells: tuple[dict, ...]
+
+    @property
+    def variants(self) -> dict:
+        """Per test: the largest |Type-I - alpha|, the median power and its largest deviation."""
+        out = {}
+        for v in CALIBRATION_VARIANTS:
+            type1 = np.array([c["type1"][v] for c in self.cells])
+            power = np.array([c["power"][v] for c in self.cells])
+            out[v] = {
+                "type1_max_abs_dev": float(np.max(np.abs(type1 - self.alpha))),
+                "power_median": float(np.median(power)),
+                "power_max_dev": float(np.max(np.abs(power - self.power))),
+            }
+        return out
+
+    def to_dict(self) -> dict:
+        """Return the JSON of ``simulate calibration --json``."""
+        return {
+            "alpha": self.alpha,
+            "target_power": self.power,
+            "n_items": self.n_items,
+            "n_trials": self.n_trials,
+            "n_bootstrap": self.n_bootstrap,
+            "seed": self.seed,
+            "variants": self.variants,
+            "cells": list(self.cells),
+        }
+
+
+def tuned_delta(p: float, latent_correlation: float, n_items: int, alpha=0.05, power=0.8):
+    """Return the gap delta at which Equation (6) gives N* = n_items for marginals p -/+ delta/2."""
+
+    def gap(delta):
+        cells = generators.latent_cells(p + delta / 2, p - delta / 2, latent_correlation)
+        sd = math.sqrt(cells[1] + cells[2] - (cells[1] - cells[2]) ** 2)
+        return float(pw.required_n(delta, sd, alpha=alpha, power=power)) - n_items
+
+    upper = 2 * min(p, 1 - p) - 1e-6
+    return float(optimize.brentq(gap, 1e-5, upper, xtol=1e-10))
+
+
+def _calibration_cell(p, rho, delta, n, trials, n_bootstrap, alpha, stream):
+    rng = _rng(stream)
+    out = {}
+    for hypothesis, gap in (("type1", 0.0), ("power", delta)):
+        cells = generators.latent_cells(p + gap / 2, p - gap / 2, rho)
+        _, b, c, _ = generators.paired_counts(cells, n, trials, rng)
+        p_values = {
+            "mcnemar": tests.mcnemar(b, c).p_value,
+            "exact": tests.mcnemar_exact(b, c),
+            "mid_p": tests.mcnemar_exact(b, c, mid_p=True),
+            "mcnemar_cc": tests.mcnemar(b, c, correction=True).p_value,
+        }
+        b_star, c_star = resample.bootstrap_counts(b, c, n, n_bootstrap, rng)
+        p_values["bootstrap"] = resample.bootstrap_p_value((b_star - c_star) / n)
+        out[hypothesis] = {
+            v: float(np.mean(np.asarray(p_values[v]) <= alpha)) for v in CALIBRATION_VARIANTS
+        }
+    return out
+
+
+def calibration(
+    *,
+    n_items: int = 500,
+    n_trials: int = 1500,
+    n_bootstrap: int = 1000,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    accuracies=GRID_ACCURACY,
+    latent_correlations=GRID_LATENT_CORRELATION,
+    seed: int | None = 0,
+    jobs: int = 1,
+    progress=None,
+) -> CalibrationResult:
+    """Run the calibration study (see the module docstring)."""
+    _validate.probability(alpha, "alpha")
+    _validate.probability(power, "power")
+    grid = [(p, rho) for p in accuracies for rho in latent_correlations]
+    deltas = [tuned_delta(p, rho, n_items, alpha, power) for p, rho in grid]
+    streams = _streams(seed, len(grid))
+    chunks = [
+        (p, rho, d, n_items, n_trials, n_bootstrap, alpha, s)
+        for (p, rho), d, s in zip(grid, deltas, streams, strict=True)
+    ]
+    results = run_chunks(_calibration_cell, chunks, jobs, progress)
+    cells = []
+    for (p, rho), delta, r in zip(grid, deltas, results, strict=True):
+        cells.append(
+            {
+                "accuracy": p,
+                "latent_correlation": rho,
+                "delta": delta,
+                "type1": r["type1"],
+                "power": r["power"],
+                "type1_se": {v: _se(x, n_trials) for v, x in r["type1"].items()},
+                "power_se": {v: _se(x, n_trials) for v, x in r["power"].items()},
+            }
+        )
+    return CalibrationResult(
+        float(alpha), float(power), n_items, n_trials, n_bootstrap, seed, tuple(cells)
+    )
+
+
+# --- prospective validation (Table 10) ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProspectiveResult:
+    """Empirical McNemar power when a real pair is subsampled around its N* (Table 10)."""
+
+    alpha: float
+    power: float
+    n_trials: int
+    fractions: tuple[float, ...]
+    pairs: tuple[dict, ...]
+
+    def to_dict(self) -> dict:
+        """Return the study as plain data."""
+        return {
+            "alpha": self.alpha,
+            "target_power": self.power,
+            "n_trials": self.n_trials,
+            "fractions": list(self.fractions),
+            "pairs": list(self.pairs),
+        }
+
+
+def _prospective_size(cells, size, trials, alpha, stream):
+    _, b, c, _ = generators.paired_counts(cells, size, trials, _rng(stream))
+    return float(np.mean(tests.mcnemar(b, c).p_value <= alpha))
+
+
+def prospective(
+    pairs: dict,
+    *,
+    fractions=(0.8, 1.0, 1.2),
+    n_trials: int = 1000,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    seed: int | None = 0,
+    jobs: int = 1,
+    progress=None,
+) -> ProspectiveResult:
+    """Subsample each real pair (label -> 2x2 counts) to ``fraction * N*`` items, M times.
+
+    N* is Equation (6) at the pair's estimates; each trial is a multinomial draw of that many
+    items from the pair's observed cells (a bootstrap subsample) tested by McNemar at alpha.
+    """
+    chunks, meta = [], []
+    streams = _streams(seed, len(pairs) * len(fractions))
+    k = 0
+    for label, cells in pairs.items():
+        s = summarize_counts(*cells)
+        required = float(pw.required_n(s.delta, s.sd_diff, alpha=alpha, power=power))
+        if not math.isfinite(required):
+            raise InputError(f"pair {label}: a zero gap has no N* to validate")
+        proportions = np.asarray(cells, dtype=float) / float(s.n_items)
+        meta.append((label, s, required))
+        for f in fractions:
+            chunks.append((proportions, max(1, round(f * required)), n_trials, alpha, streams[k]))
+            k += 1
+    results = run_chunks(_prospective_size, chunks, jobs, progress)
+    rows = []
+    for i, (label, s, required) in enumerate(meta):
+        rates = results[i * len(fractions) : (i + 1) * len(fractions)]
+        rows.append(
+            {
+                "pair": label,
+                "abs_delta": abs(float(s.delta)),
+                "correlation": float(s.correlation),
+                "required_n": pw.round_up(required),
+                "sizes": [max(1, round(f * required)) for f in fractions],
+                "power": rates,
+                "power_se": [_se(r, n_trials) for r in rates],
+            }
+        )
+    return ProspectiveResult(float(alpha), float(power), n_trials, tuple(fractions), tuple(rows))
+
+
+# --- power curves (Figures 5-6) --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PowerCurveResult:
+    """Bootstrap power against n for several gaps, with each gap's N* (Figures 5-6)."""
+
+    kind: str
+    alpha: float
+    power: float
+    n_trials: int
+    n_bootstrap: int
+    curves: tuple[dict, ...]
+
+    def to_dict(self) -> dict:
+        """Return the curves as plain data."""
+        return {
+            "kind": self.kind,
+            "alpha": self.alpha,
+            "target_power": self.power,
+            "n_trials": self.n_trials,
+            "n_bootstrap": self.n_bootstrap,
+            "curves": list(self.curves),
+        }
+
+
+def _binary_point(cells, n, trials, n_bootstrap, alpha, stream):
+    rng = _rng(stream)
+    _, b, c, _ = generators.paired_counts(cells, n, trials, rng)
+    b_star, c_star = resample.bootstrap_counts(b, c, n, n_bootstrap, rng)
+    return float(np.mean(resample.bootstrap_p_value((b_star - c_star) / n) <= alpha))
+
+
+def _graded_point(shape_b, rho, n, trials, n_bootstrap, alpha, stream):
+    rng = _rng(stream)
+    a, b = generators.paired_beta(n, (4.0, 2.0), shape_b, rho, trials, rng)
+    rejections = 0
+    for t in range(trials):
+        means = resample.bootstrap_means(a[t] - b[t], n_bootstrap, rng, workers=1)
+        rejections += float(resample.bootstrap_p_value(means)) <= alpha
+    return rejections / trials
+
+
+def power_curve(
+    *,
+    kind: str = "binary",
+    deltas=(0.02, 0.04, 0.08),
+    accuracy_a: float = 0.65,
+    latent_correlation: float = 0.3,
+    fractions=(0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0),
+    n_trials: int | None = None,
+    n_bootstrap: int | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    seed: int | None = 0,
+    jobs: int = 1,
+    progress=None,
+) -> PowerCurveResult:
+    """Bootstrap power at ``fraction * N*`` items for each gap (binary, or Beta(4, 2) graded).
+
+    Binary: marginals ``p_A`` and ``p_A - delta`` through the latent copula, N* from Equation
+    (6). Graded: model A ~ Beta(4, 2), model B ~ Beta(a, 2) with mean lower by delta, N* the
+    paired-t required N from the SD of D (estimated on 200,000 simulated items).
+    """
+    if kind not in ("binary", "graded"):
+        raise InputError(f"kind must be 'binary' or 'graded'; got {kind!r}")
+    trials = n_trials or (500 if kind == "binary" else 200)
+    boot = n_bootstrap or (500 if kind == "binary" else 200)
+    chunks, meta = [], []
+    streams = _streams(seed, len(deltas) * len(fractions) + 1)
+    k = 0
+    for delta in deltas:
+        if kind == "binary":
+            cells = generators.latent_cells(accuracy_a, accuracy_a - delta, latent_correlation)
+            sd = math.sqrt(cells[1] + cells[2] - (cells[1] - cells[2]) ** 2)
+            payload = (cells,)
+        else:
+            mean_b = 4.0 / 6.0 - delta
+            shape_b = (2.0 * mean_b / (1.0 - mean_b), 2.0)
+            a, b = generators.paired_beta(
+                200_000, (4.0, 2.0), shape_b, latent_correlation, (), _rng(streams[-1])
+            )
+            sd = float(np.std(a - b))
+            delta = float(np.mean(a - b))
+            payload = (shape_b, latent_correlation)
+        required = float(pw.required_n(delta, sd, alpha=alpha, power=power))
+        sizes = [max(2, round(f * required)) for f in fractions]
+        meta.append((delta, required, sizes))
+        for n in sizes:
+            chunks.append((*payload, n, trials, boot, alpha, streams[k]))
+            k += 1
+    point = _binary_point if kind == "binary" else _graded_point
+    results = run_chunks(point, chunks, jobs, progress)
+    curves = []
+    for i, (delta, required, sizes) in enumerate(meta):
+        rates = results[i * len(sizes) : (i + 1) * len(sizes)]
+        curves.append(
+            {
+                "delta": delta,
+                "required_n": pw.round_up(required),
+                "n": sizes,
+                "power": rates,
+                "power_se": [_se(r, trials) for r in rates],
+                "crossing": _crossing(sizes, rates, power),
+            }
+        )
+    return PowerCurveResult(kind, float(alpha), float(power), trials, boot, tuple(curves))
+
+
+def _crossing(sizes, rates, target):
+    """The n at which the curve reaches the target, by linear interpolation (None if never)."""
+    for k in range(len(sizes) - 1):
+        (n0, n1), (r0, r1) = sizes[k : k + 2], rates[k : k + 2]
+        if r0 < target <= r1:
+            return float(n0 + (target - r0) * (n1 - n0) / (r1 - r0))
+    return None
+
+
+# --- sequential (Appendix C) -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SequentialResult:
+    """The mixture e-process under H0 and H1 calibrated to one pair (Appendix C, Figure 4)."""
+
+    alpha: float
+    mixture: str
+    n_trials: int
+    horizon: int
+    required_n: int
+    discordance: float
+    theta: float
+    type1: float
+    rejection_rate: float
+    stopping_ratio_median: float | None
+    stopping_ratio_mean: float | None
+    trajectories: dict
+
+    def to_dict(self) -> dict:
+        """Return the study as plain data."""
+        out = dict(self.__dict__)
+        out["type1_se"] = _se(self.type1, self.n_trials)
+        out["rejection_rate_se"] = _se(self.rejection_rate, self.n_trials)
+        return out
+
+
+def _sequential_chunk(psi, theta, horizon, n_max, boundary_d, trials, stream, keep):
+    """Simulate trials; return (crossed, stopping items, a few trajectories)."""
+    rng = _rng(stream)
+    gaps = rng.geometric(psi, size=(trials, n_max))
+    positions = np.cumsum(gaps, axis=1)
+    signs = rng.random((trials, n_max)) < theta
+    b = np.cumsum(signs, axis=1)
+    t = np.arange(1, n_max + 1)
+    d = 2 * b - t
+    inside = positions <= horizon
+    crossing = (np.abs(d) >= boundary_d) & inside
+    crossed = crossing.any(axis=1)
+    first = np.argmax(crossing, axis=1)
+    stop = np.where(crossed, positions[np.arange(trials), first], np.nan)
+    paths = []
+    for i in range(min(keep, trials)):
+        k = int(inside[i].sum())
+        paths.append(
+            (positions[i, :k], np.asarray(sequential.log_e_value(b[i, :k], t[:k] - b[i, :k])))
+        )
+    return crossed, stop, paths
+
+
+def sequential_study(
+    pair_counts,
+    *,
+    n_trials: int = 600,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    horizon_factor: float = 5.0,
+    mixture: str = "grid",
+    seed: int | None = 0,
+    jobs: int = 1,
+    progress=None,
+) -> SequentialResult:
+    """Run the e-process under H0 (discordance kept, signs fair) and H1 (the pair's signs).
+
+    Items arrive one by one up to ``horizon_factor * N*``; a trial rejects at the first
+    discordant item where ``e_n >= 1/alpha``, i.e. ``|b - c| >= u(n) sqrt(n)`` (the mixture
+    is symmetric in theta). Reports the H0 rejection (Type-I) rate, the H1 rejection rate,
+    and the H1 stopping item relative to N*.
+    """
+    s = summarize_counts(*pair_counts)
+    n = float(s.n_items)
+    psi = float((s.a_only + s.b_only) / n)
+    if psi <= 0 or s.a_only == s.b_only:
+        raise InputError("the sequential study needs a pair with discordant items and a gap")
+    theta = float(s.a_only / (s.a_only + s.b_only))
+    required = float(pw.required_n(s.delta, s.sd_diff, alpha=alpha, power=power))
+    horizon = math.ceil(horizon_factor * required)
+    n_max = int(psi * horizon + 8 * math.sqrt(psi * horizon) + 10)
+    boundary_d = np.asarray(
+        sequential.boundary(np.arange(1, n_max + 1), alpha, mixture=mixture)
+    ) * np.sqrt(np.arange(1, n_max + 1))
+    chunk = 100
+    sizes = [min(chunk, n_trials - i) for i in range(0, n_trials, chunk)]
+    streams = _streams(seed, 2 * len(sizes))
+    jobs_list = [
+        (psi, th, horizon, n_max, boundary_d, m, streams[2 * j + h], 3 if j == 0 else 0)
+        for h, th in enumerate((0.5, theta))
+        for j, m in enumerate(sizes)
+    ]
+    results = run_chunks(_sequential_chunk, jobs_list, jobs, progress)
+    half = len(sizes)
+    null = np.concatenate([r[0] for r in results[:half]])
+    alt = np.concatenate([r[0] for r in results[half:]])
+    stops = np.concatenate([r[1] for r in results[half:]])
+    ratios = stops[np.isfinite(stops)] / required
+    trajectories = {}
+    for name, r in (("H0", results[0]), ("H1", results[half])):
+        for i, (pos, log_e) in enumerate(r[2]):
+            step = max(1, pos.size // 300)
+            trajectories[f"{name} trial {i + 1}"] = {
+                "items": pos[::step].tolist(),
+                "log_e": log_e[::step].tolist(),
+            }
+    return SequentialResult(
+        alpha=float(alpha),
+        mixture=mixture,
+        n_trials=n_trials,
+        horizon=horizon,
+        required_n=pw.round_up(required),
+        discordance=psi,
+        theta=theta,
+        type1=float(null.mean()),
+        rejection_rate=float(alt.mean()),
+        stopping_ratio_median=float(np.median(ratios)) if ratios.size else None,
+        stopping_ratio_mean=float(np.mean(ratios)) if ratios.size else None,
+        trajectories=trajectories,
+    )
+
+
+# --- aggregation across tasks (Degradation paper, Appendix C.2, Figure 3) -----------------------
+
+AGGREGATION_SCENARIOS = {"null": (0.5, 0.5), "balanced": (0.52, 0.52), "single_task": (0.58, 0.5)}
+AGGREGATION_TESTS = ("pooled", "max_drop", "fisher", "any")
+
+
+@dataclass(frozen=True)
+class AggregationResult:
+    """Rejection rates of the degradation aggregates against the number of tasks (Figure 3)."""
+
+    alpha: float
+    n_experiments: int
+    flip_rate: float
+    task_counts: tuple[int, ...]
+    rates: dict  # scenario -> test -> list over task counts
+
+    def to_dict(self) -> dict:
+        """Return the study as plain data."""
+        return {
+            "alpha": self.alpha,
+            "n_experiments": self.n_experiments,
+            "flip_rate": self.flip_rate,
+            "task_counts": list(self.task_counts),
+            "rejection_rates": self.rates,
+            "standard_errors": {
+                s: {t: [_se(x, self.n_experiments) for x in v] for t, v in tests_.items()}
+                for s, tests_ in self.rates.items()
+            },
+        }
+
+
+def _aggregation_chunk(first_q, other_q, n_tasks, experiments, flip_rate, alpha, stream):
+    rng = _rng(stream)
+    sizes = rng.integers(500, 10_001, size=(experiments, n_tasks))
+    flips = rng.binomial(sizes, flip_rate)
+    q = np.full(n_tasks, other_q)
+    q[0] = first_q
+    b = rng.binomial(flips, q)
+    c = flips - b
+    pooled = tests.mcnemar_exact(b.sum(axis=1), c.sum(axis=1), alternative="greater")
+    max_drop = aggregation.max_drop_p_value(b, c)
+    fisher, _ = aggregation.fisher_over_tasks(b, c)
+    reject = {
+        "pooled": pooled <= alpha,
+        "max_drop": np.asarray(max_drop) <= alpha,
+        "fisher": np.asarray(fisher) <= alpha,
+    }
+    reject["any"] = reject["pooled"] | reject["max_drop"] | reject["fisher"]
+    return {k: float(np.mean(v)) for k, v in reject.items()}
+
+
+def aggregation_study(
+    *,
+    task_counts=tuple(range(1, 21)),
+    n_experiments: int = 1000,
+    flip_rate: float = 0.1,
+    alpha: float = 0.05,
+    seed: int | None = 0,
+    jobs: int = 1,
+    progress=None,
+) -> AggregationResult:
+    """Run the aggregation study: N_i ~ U(500, 10000) items per task, flip rate 0.1,
+    degradation probability q = 1/2 (null), 0.52 on every task, or 0.58 on the first only."""
+    chunks = []
+    streams = _streams(seed, len(AGGREGATION_SCENARIOS) * len(task_counts))
+    k = 0
+    for first_q, other_q in AGGREGATION_SCENARIOS.values():
+        for t in task_counts:
+            chunks.append((first_q, other_q, t, n_experiments, flip_rate, alpha, streams[k]))
+            k += 1
+    results = run_chunks(_aggregation_chunk, chunks, jobs, progress)
+    rates, k = {}, 0
+    for name in AGGREGATION_SCENARIOS:
+        rows = results[k : k + len(task_counts)]
+        k += len(task_counts)
+        rates[name] = {test: [r[test] for r in rows] for test in AGGREGATION_TESTS}
+    return AggregationResult(
+        float(alpha), n_experiments, float(flip_rate), tuple(task_counts), rates
+    )
