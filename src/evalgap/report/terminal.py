@@ -307,8 +307,13 @@ def audit_sentence(r: AuditResult) -> str:
     )
     if extras:
         out += f" ({', '.join(extras)})"
-    tied = sum(len(g) for groups in r.tie_groups.values() for g in groups if len(g) > 1)
-    return out + (f"; {tied} models sit in tie groups." if tied else "; no ties.")
+    groups = [g for task_groups in r.tie_groups.values() for g in task_groups if len(g) > 1]
+    if not groups:
+        return out + "; no ties."
+    where = f" across {len(r.tie_groups)} tasks" if len(r.tie_groups) > 1 else ""
+    models = sum(len(g) for g in groups)
+    return out + (f"; {len(groups)} tie group(s){where} hold {models} model"
+                  f"{'s' if models > 1 else ''} that cannot be told apart.")
 
 
 def render_degrade(r: DegradeResult, console: Console) -> None:
