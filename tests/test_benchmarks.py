@@ -12,16 +12,23 @@ from conftest import ROOT
 RUNS = [
     (["bench_core.py", "--quick"], ["speed-up", "pairs of counts", "graded bootstrap"]),
     (["bench_loaders.py", "--size-mb", "8"], ["throughput", "peak memory"]),
-    (["bench_audit.py", "--models", "40", "--items", "1000", "--naive-pairs", "50"],
-     ["vectorized audit", "naive loop", "speed-up"]),
+    (
+        ["bench_audit.py", "--models", "40", "--items", "1000", "--naive-pairs", "50"],
+        ["vectorized audit", "naive loop", "speed-up"],
+    ),
     (["bench_degrade.py", "--quick"], ["Monte Carlo", "permutation pooled test"]),
 ]
 
 
 @pytest.mark.parametrize(("args", "expected"), RUNS, ids=[r[0][0] for r in RUNS])
 def test_benchmark_runs(args, expected):
-    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / args[0]), *args[1:]],
-                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / args[0]), *args[1:]],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     for text in expected:
         assert text in out.stdout

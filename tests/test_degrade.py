@@ -266,10 +266,17 @@ def test_cli_two_output_directories_of_the_same_model(tmp_path):
     syn.write_lm_eval(one, tmp_path / "bf16")
     worse = one.copy()
     worse.loc[worse.score == 1, "score"] = np.where(
-        np.arange(int((worse.score == 1).sum())) % 3 == 0, 0.0, 1.0)
+        np.arange(int((worse.score == 1).sum())) % 3 == 0, 0.0, 1.0
+    )
     syn.write_lm_eval(worse, tmp_path / "fp8")
-    out = run_cli("degrade", "--baseline", str(tmp_path / "bf16"), "--candidate",
-                  str(tmp_path / "fp8"), "--json")
+    out = run_cli(
+        "degrade",
+        "--baseline",
+        str(tmp_path / "bf16"),
+        "--candidate",
+        str(tmp_path / "fp8"),
+        "--json",
+    )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["baseline"] == "org-a/alpha (bf16)" and data["candidate"] == "org-a/alpha (fp8)"

@@ -408,3 +408,10 @@ def test_bbh_wide_file_matches_long_file():
     ):
         np.testing.assert_array_equal(ta.scores, tb.scores)
     assert isinstance(Path(str(a.source)), Path)
+
+
+def test_oll_mixed_metrics_are_an_error(tmp_path, reference):
+    syn.write_oll_v2(reference[reference.model == MODELS[0]], tmp_path, metric="acc_norm")
+    syn.write_oll_v2(reference[reference.model == MODELS[1]], tmp_path, metric="acc")
+    with pytest.raises(InputError, match="the models were scored with different metrics"):
+        read_details(tmp_path)

@@ -89,11 +89,15 @@ def test_prospective_on_three_mmlu_pro_pairs():
     overshoots."""
     long = load_scores(shared_file("mmlu_pro", "mmlu_pro_long.csv.gz"))
     score_set = align(long.frame)
-    names = [("Meta-Llama-3_1-8B_5shots", "Meta-Llama-3_1-8B-Instruct_5shots"),
-             ("Mixtral-8x7B-Instruct-v0.1_5shots", "Qwen1.5-72B-Chat_5shots"),
-             ("gemma-7b_5shots", "Meta-Llama-3-8B_5shots")]
-    pairs = {f"{a} vs {b}": tuple(int(x) for x in counts_from_scores(*score_set.pair(a, b)))
-             for a, b in names}
+    names = [
+        ("Meta-Llama-3_1-8B_5shots", "Meta-Llama-3_1-8B-Instruct_5shots"),
+        ("Mixtral-8x7B-Instruct-v0.1_5shots", "Qwen1.5-72B-Chat_5shots"),
+        ("gemma-7b_5shots", "Meta-Llama-3-8B_5shots"),
+    ]
+    pairs = {
+        f"{a} vs {b}": tuple(int(x) for x in counts_from_scores(*score_set.pair(a, b)))
+        for a, b in names
+    }
     result = sim.prospective(pairs, seed=0)
     for pair in result.pairs:
         under, at, over = pair["power"]
@@ -107,8 +111,14 @@ def test_power_curve_crosses_the_target_near_n_star():
     for curve in result.curves:
         assert curve["crossing"] == pytest.approx(curve["required_n"], rel=0.15)
         assert curve["power"] == sorted(curve["power"]) or max(np.diff(curve["power"])) > 0
-    graded = sim.power_curve(kind="graded", deltas=(0.04,), fractions=(0.5, 1.0, 2.0),
-                             n_trials=150, n_bootstrap=150, seed=2)
+    graded = sim.power_curve(
+        kind="graded",
+        deltas=(0.04,),
+        fractions=(0.5, 1.0, 2.0),
+        n_trials=150,
+        n_bootstrap=150,
+        seed=2,
+    )
     low, mid, high = graded.curves[0]["power"]
     assert low < mid < high and mid == pytest.approx(0.8, abs=0.12)
 
@@ -130,23 +140,44 @@ def test_aggregation_reproduces_figure_3_ordering():
     assert balanced["pooled"][-1] > balanced["fisher"][-1] > balanced["max_drop"][-1]
     assert single["max_drop"][-1] > single["fisher"][-1] > single["pooled"][-1]
     for scenario in result.rates.values():
-        assert all(any_ >= max(p, m, f) for any_, p, m, f in zip(
-            scenario["any"], scenario["pooled"], scenario["max_drop"], scenario["fisher"],
-            strict=True))
+        assert all(
+            any_ >= max(p, m, f)
+            for any_, p, m, f in zip(
+                scenario["any"],
+                scenario["pooled"],
+                scenario["max_drop"],
+                scenario["fisher"],
+                strict=True,
+            )
+        )
 
 
 FIGURES = [
-    ("calibration_figure", lambda: sim.calibration(n_trials=40, n_bootstrap=40),
-     ["grid cell (accuracy p, latent correlation rho_z)", "Type-I error", "power"]),
-    ("prospective_figure", lambda: sim.prospective({"pair": TABLE_6[3].cells}, n_trials=50),
-     ["sample size / N*", "empirical McNemar power"]),
-    ("power_curve_figure", lambda: sim.power_curve(n_trials=40, n_bootstrap=40,
-                                                   fractions=(0.5, 1.0)),
-     ["paired sample size n", "bootstrap power"]),
-    ("sequential_figure", lambda: sim.sequential_study(TABLE_6[2].cells, n_trials=40),
-     ["items", "log e_n"]),
-    ("aggregation_figure", lambda: sim.aggregation_study(task_counts=(1, 2), n_experiments=40),
-     ["number of tasks T", "rejection rate"]),
+    (
+        "calibration_figure",
+        lambda: sim.calibration(n_trials=40, n_bootstrap=40),
+        ["grid cell (accuracy p, latent correlation rho_z)", "Type-I error", "power"],
+    ),
+    (
+        "prospective_figure",
+        lambda: sim.prospective({"pair": TABLE_6[3].cells}, n_trials=50),
+        ["sample size / N*", "empirical McNemar power"],
+    ),
+    (
+        "power_curve_figure",
+        lambda: sim.power_curve(n_trials=40, n_bootstrap=40, fractions=(0.5, 1.0)),
+        ["paired sample size n", "bootstrap power"],
+    ),
+    (
+        "sequential_figure",
+        lambda: sim.sequential_study(TABLE_6[2].cells, n_trials=40),
+        ["items", "log e_n"],
+    ),
+    (
+        "aggregation_figure",
+        lambda: sim.aggregation_study(task_counts=(1, 2), n_experiments=40),
+        ["number of tasks T", "rejection rate"],
+    ),
 ]
 
 
@@ -167,8 +198,17 @@ def test_study_figures(tmp_path, name, make, labels):
 def test_cli_calibration_json_contract(tmp_path):
     from test_cli import run
 
-    out = run("simulate", "calibration", "--trials", "40", "--n-bootstrap", "40", "--json",
-              "--plot", str(tmp_path / "c.png"))
+    out = run(
+        "simulate",
+        "calibration",
+        "--trials",
+        "40",
+        "--n-bootstrap",
+        "40",
+        "--json",
+        "--plot",
+        str(tmp_path / "c.png"),
+    )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert set(data["variants"]) == {"mcnemar", "exact", "mid_p", "mcnemar_cc", "bootstrap"}
@@ -185,3 +225,39 @@ def test_cli_prospective_needs_pairs():
 
     out = run("simulate", "prospective", "--scores", "x.csv")
     assert out.returncode == 2 and "--pair" in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (
+            ["power-curve", "--trials", "30", "--n-bootstrap", "30", "--delta", "0.05"],
+            "reaches 0.8 at n =",
+        ),
+        (
+            [
+                "sequential",
+                "--both-correct",
+                "716",
+                "--a-only",
+                "100",
+                "--b-only",
+                "78",
+                "--both-wrong",
+                "278",
+                "--trials",
+                "30",
+            ],
+            "Type-I rate under H0",
+        ),
+        (["aggregation", "--max-tasks", "3", "--experiments", "30"], "rejection rate by number"),
+    ],
+    ids=["power-curve", "sequential", "aggregation"],
+)
+def test_cli_simulation_subcommands(tmp_path, args, expected):
+    from test_cli import run
+
+    out = run("simulate", *args, "--plot", str(tmp_path / "f.svg"))
+    assert out.returncode == 0, out.stderr
+    assert expected in " ".join(out.stdout.split())
+    assert (tmp_path / "f.svg").read_text().lstrip().startswith(("<?xml", "<svg"))

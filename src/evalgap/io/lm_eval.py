@@ -131,18 +131,8 @@ def read_lm_eval(
             frame["run"] = f.stamp
         frames.append(frame)
         metrics_used[(f.model, f.task)] = used
-    for task in sorted({t for _, t in metrics_used}):
-        used = {m: u for (m, t), u in metrics_used.items() if t == task}
-        if len(set(used.values())) > 1:
-            detail = ", ".join(f"{m}: {u}" for m, u in sorted(used.items()))
-            raise InputError(
-                f"task {task}: the models were scored with different metrics "
-                f"({detail}); choose one with --metric {task}=NAME"
-            )
-        notes.append(
-            f"task {task}: metric {next(iter(used.values()))!r}"
-            f"{'' if metric_for(task) else ' (default)'}"
-        )
+    for task, used in one_metric_per_task(metrics_used).items():
+        notes.append(f"task {task}: metric {used!r}{'' if metric_for(task) else ' (default)'}")
     frame = pd.concat(frames, ignore_index=True)
     if filter_name is not None and frame.empty:
         raise InputError(f"no record has filter {filter_name!r}; check --filter")
@@ -153,6 +143,25 @@ def read_lm_eval(
         columns={"item_id": "doc_id", "task": "task[:filter]", "score": "metric"},
         notes=tuple(notes),
     )
+
+
+def one_metric_per_task(metrics_used: dict) -> dict:
+    """Return task -> metric from ``{(model, task): metric}``; raise if a task's models differ.
+
+    Comparing one model's ``acc`` with another's ``acc_norm`` would be meaningless, so mixed
+    metrics on a task are an error that says how to choose one.
+    """
+    out = {}
+    for task in sorted({t for _, t in metrics_used}):
+        used = {m: u for (m, t), u in metrics_used.items() if t == task}
+        if len(set(used.values())) > 1:
+            detail = ", ".join(f"{m}: {u}" for m, u in sorted(used.items()))
+            raise InputError(
+                f"task {task}: the models were scored with different metrics "
+                f"({detail}); choose one with --metric {task}=NAME"
+            )
+        out[task] = next(iter(used.values()))
+    return out
 
 
 def discover(paths, *, model_name: str | None = None) -> list[SampleFile]:

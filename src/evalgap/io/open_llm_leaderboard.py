@@ -30,7 +30,7 @@ import pandas as pd
 
 from evalgap.errors import InputError, first_line
 from evalgap.io._files import expand
-from evalgap.io.lm_eval import default_metric, metric_rule
+from evalgap.io.lm_eval import default_metric, metric_rule, one_metric_per_task
 from evalgap.io.tables import read_frame
 from evalgap.scores import LongScores
 
@@ -61,6 +61,7 @@ def read_details(
     paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
     frames, notes = [], []
     metric_for = metric_rule(metric)
+    metrics_used: dict[tuple[str, str], str] = {}
     files = list(
         expand(
             paths,
@@ -92,7 +93,9 @@ def read_details(
         if all_runs:
             frame["run"] = stamp
         frames.append(frame)
+        metrics_used[(model, task)] = used
         notes.append(f"{model} / {task}: metric {used!r}{how}")
+    one_metric_per_task(metrics_used)
     return LongScores(
         frame=pd.concat(frames, ignore_index=True),
         source=", ".join(map(str, paths)),

@@ -312,8 +312,10 @@ def audit_sentence(r: AuditResult) -> str:
         return out + "; no ties."
     where = f" across {len(r.tie_groups)} tasks" if len(r.tie_groups) > 1 else ""
     models = sum(len(g) for g in groups)
-    return out + (f"; {len(groups)} tie group(s){where} hold {models} model"
-                  f"{'s' if models > 1 else ''} that cannot be told apart.")
+    return out + (
+        f"; {len(groups)} tie group(s){where} hold {models} model"
+        f"{'s' if models > 1 else ''} that cannot be told apart."
+    )
 
 
 def render_degrade(r: DegradeResult, console: Console) -> None:
