@@ -498,7 +498,7 @@ def _required_n_intervals(p, n_resamples, seed, score_set, kw, notes) -> None:
             )
             d_star = (b_star - c_star) / n[:, None]
             var_star = np.maximum((b_star + c_star) / n[:, None] - d_star**2, 0.0)
-            low[idx], high[idx] = _quantile_required_n(d_star, var_star, kw)
+            low[idx], high[idx] = _required_n_bounds(d_star, var_star, kw)
     graded = np.flatnonzero(~binary)
     if n_resamples and graded.size and score_set is not None:
         if graded.size > MAX_PAIRS_GRADED_BOOTSTRAP:
@@ -509,22 +509,14 @@ def _required_n_intervals(p, n_resamples, seed, score_set, kw, notes) -> None:
                 first, second = resample.bootstrap_means(
                     d, n_resamples, _child(seed, 12 + k), moments=True
                 )
-                lo, hi = _quantile_required_n(
-                    first[None], np.maximum(second - first**2, 0)[None], kw
-                )
+                lo, hi = _required_n_bounds(first[None], np.maximum(second - first**2, 0)[None], kw)
                 low[k], high[k] = lo[0], hi[0]
     p["required_n_low"] = low
     p["required_n_high"] = high
 
 
-def _quantile_required_n(delta_star, var_star, kw):
-    """5th-95th percentiles of bootstrap N*, taken on 1/N* (order statistics)."""
-    k = float(pw.z_sum_squared(kw["alpha"], kw["power"]))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        inverse = np.where(var_star > 0, delta_star**2 / (k * var_star), np.inf)
-    lo_inv, hi_inv = np.quantile(inverse, [0.05, 0.95], axis=-1, method="inverted_cdf")
-    with np.errstate(divide="ignore"):
-        return 1.0 / hi_inv, 1.0 / lo_inv
+def _required_n_bounds(delta_star, var_star, kw):
+    return pw.required_n_interval(delta_star, var_star, alpha=kw["alpha"], power=kw["power"])
 
 
 def _bootstrap_arbiter(p, n_resamples, seed, score_set, alpha, notes) -> None:

@@ -489,14 +489,11 @@ def _bootstrap_result(draws, n_resamples, seed, alpha, alternative) -> Bootstrap
 
 
 def _required_n_interval(delta_star, var_star, n, alpha, power_, alternative, n_resamples):
-    """5th-95th percentile of bootstrap N* (computed on 1/N*, finite even when delta* = 0)."""
-    k = float(pw.z_sum_squared(alpha, power_, alternative))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        inverse = np.where(var_star > 0, delta_star**2 / (k * var_star), np.inf)
-    # Order statistics (no interpolation): a resample with no spread has an infinite 1/N*.
-    lo_inv, hi_inv = np.quantile(inverse, [0.05, 0.95], method="inverted_cdf")
-    low = 1.0 / hi_inv if hi_inv > 0 else math.inf
-    high = 1.0 / lo_inv if lo_inv > 0 else math.inf
+    """5th-95th percentile of bootstrap N* (Appendix I)."""
+    low, high = pw.required_n_interval(
+        delta_star, var_star, alpha=alpha, power=power_, alternative=alternative
+    )
+    low, high = float(low), float(high)
     return RequiredNInterval(
         low=float(low),
         high=float(high),

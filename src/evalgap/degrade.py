@@ -27,7 +27,7 @@ from evalgap.io import counts
 from evalgap.scores import ScoreSet
 from evalgap.stats import _validate, aggregation
 from evalgap.stats import power as pw
-from evalgap.stats.paired import is_binary
+from evalgap.stats.paired import is_binary, summarize_counts
 
 DELTA_RULE = 0.02  # Dutta et al. (2024): an accuracy drop above 2 points
 FLIP_RULE = 0.05  # Dutta et al. (2024): a flip rate of 5% or more
@@ -374,8 +374,7 @@ def _task(name, b, c, both_correct=None, both_wrong=None) -> TaskDegradation:
     n = None if both_correct is None else int(both_correct + b + c + both_wrong)
     flips = b + c
     if n:
-        delta = (b - c) / n
-        var = (b + c) / n - delta**2
+        s = summarize_counts(both_correct, b, c, both_wrong)  # delta, se: Var[D] of Appendix B
         return TaskDegradation(
             name,
             n,
@@ -386,10 +385,10 @@ def _task(name, b, c, both_correct=None, both_wrong=None) -> TaskDegradation:
             p,
             flips / n,
             b / flips if flips else math.nan,
-            delta,
-            math.sqrt(max(var, 0.0) / n),
-            (both_correct + b) / n,
-            (both_correct + c) / n,
+            float(s.delta),
+            float(s.se),
+            float(s.accuracy_a),
+            float(s.accuracy_b),
         )
     return TaskDegradation(
         name,

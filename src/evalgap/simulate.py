@@ -122,8 +122,9 @@ def tuned_delta(p: float, latent_correlation: float, n_items: int, alpha=0.05, p
 
     def gap(delta):
         cells = generators.latent_cells(p + delta / 2, p - delta / 2, latent_correlation)
-        sd = math.sqrt(cells[1] + cells[2] - (cells[1] - cells[2]) ** 2)
-        return float(pw.required_n(delta, sd, alpha=alpha, power=power)) - n_items
+        # the cells are proportions: N* per item of the pair's 2x2 table (Equation 6)
+        required = pw.required_n_from_counts(cells[1], cells[2], 1.0, alpha=alpha, power=power)
+        return float(required) - n_items
 
     upper = 2 * min(p, 1 - p) - 1e-6
     return float(optimize.brentq(gap, 1e-5, upper, xtol=1e-10))
@@ -341,7 +342,9 @@ def power_curve(
     for delta in deltas:
         if kind == "binary":
             cells = generators.latent_cells(accuracy_a, accuracy_a - delta, latent_correlation)
-            sd = math.sqrt(cells[1] + cells[2] - (cells[1] - cells[2]) ** 2)
+            required = float(
+                pw.required_n_from_counts(cells[1], cells[2], 1.0, alpha=alpha, power=power)
+            )
             payload = (cells,)
         else:
             mean_b = 4.0 / 6.0 - delta
@@ -349,10 +352,9 @@ def power_curve(
             a, b = generators.paired_beta(
                 200_000, (4.0, 2.0), shape_b, latent_correlation, (), _rng(streams[-1])
             )
-            sd = float(np.std(a - b))
             delta = float(np.mean(a - b))
+            required = float(pw.required_n(delta, np.std(a - b), alpha=alpha, power=power))
             payload = (shape_b, latent_correlation)
-        required = float(pw.required_n(delta, sd, alpha=alpha, power=power))
         sizes = [max(2, round(f * required)) for f in fractions]
         meta.append((delta, required, sizes))
         for n in sizes:

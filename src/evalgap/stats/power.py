@@ -75,6 +75,36 @@ def required_n_from_counts(
     return required_n(delta, sd, alpha=alpha, power=power, alternative=alternative)
 
 
+def required_n_interval(
+    delta_star,
+    var_star,
+    *,
+    alpha=0.05,
+    power=0.8,
+    alternative="two-sided",
+    level: float = 0.90,
+    axis: int = -1,
+):
+    """Return the ``(low, high)`` percentile interval of bootstrap N* along ``axis``.
+
+    ``delta_star`` and ``var_star`` are resampled gaps and variances of D. The quantiles are
+    order statistics taken on ``1/N* = delta*^2 / (K var*)``, which is finite even where a
+    resample has no gap (N* infinite); a resample with no spread has ``1/N* = inf``. The
+    default 5th-95th percentiles are those of Appendix I (B = 500).
+    """
+    k = float(z_sum_squared(alpha, power, alternative))
+    tail = (1.0 - level) / 2.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inverse = np.where(
+            np.asarray(var_star) > 0,
+            np.asarray(delta_star) ** 2 / (k * np.asarray(var_star)),
+            np.inf,
+        )
+    low_inv, high_inv = np.quantile(inverse, [tail, 1.0 - tail], axis=axis, method="inverted_cdf")
+    with np.errstate(divide="ignore"):
+        return (_validate.scalar_or_array(1.0 / high_inv), _validate.scalar_or_array(1.0 / low_inv))
+
+
 def sd_diff_from_correlation(sd_a, sd_b, correlation):
     """Return ``sigma_D = sqrt(sd_a^2 + sd_b^2 - 2 rho sd_a sd_b)``, the SD of ``X^A - X^B``."""
     sa = np.asarray(sd_a, dtype=float)
