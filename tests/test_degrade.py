@@ -167,9 +167,12 @@ def test_degradation_power_formula():
     snr = math.sqrt(25_282 / 0.09) * 0.005
     expected = 1 - stats.norm.cdf(stats.norm.ppf(0.95) - snr)
     assert float(pw.degradation_power(0.005, 0.09, 25_282)) == pytest.approx(expected)
-    # Eq. 12: dropping the items that never flip leaves the SNR unchanged
-    p, delta, n_all = 0.09, 0.005, 25_282
-    assert math.sqrt(n_all * p) * (delta / p) / 1 == pytest.approx(math.sqrt(n_all / p) * delta)
+    # Eq. 12: dropping items that never flip leaves the SNR, hence the power, unchanged: with
+    # k of them gone, N' = N - k, p' = pN/N' and delta' = delta N/N'.
+    p, delta, n_all, k = 0.09, 0.005, 25_282, 15_000
+    trimmed = n_all - k
+    assert float(pw.degradation_power(delta * n_all / trimmed, p * n_all / trimmed, trimmed)) \
+        == pytest.approx(float(pw.degradation_power(delta, p, n_all)), rel=1e-12)
 
 
 def test_bbh_chain_of_thought_as_baseline():

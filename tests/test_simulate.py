@@ -110,7 +110,8 @@ def test_power_curve_crosses_the_target_near_n_star():
     result = sim.power_curve(seed=1)
     for curve in result.curves:
         assert curve["crossing"] == pytest.approx(curve["required_n"], rel=0.15)
-        assert curve["power"] == sorted(curve["power"]) or max(np.diff(curve["power"])) > 0
+        # from a quarter of N* (power about 0.3) to twice N* (about 0.97)
+        assert curve["power"][0] < 0.45 and curve["power"][-1] > 0.9
     graded = sim.power_curve(
         kind="graded",
         deltas=(0.04,),
