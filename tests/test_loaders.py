@@ -246,7 +246,7 @@ def test_oll_v1_items_that_fail_to_align_are_reported(tmp_path, reference):
     assert any(
         f"{MODELS[0]} has no score for 1 of 41 items on task arc_easy" in m for m in messages
     )
-    assert s.report.items_kept["arc_easy"] == 39
+    assert s.report.items_common["arc_easy"] == 39
 
 
 def test_hub_download_uses_snapshot_download(tmp_path, monkeypatch, reference):
@@ -282,12 +282,13 @@ def test_inspect_fixture_pairs_on_three_items():
     sonnet = shared_file("format_fixtures", "inspect", "data_arc_sonnet.json")
     s = align(read_inspect([qwen, sonnet]).frame)
     assert s.models == ("ollama/qwen2.5:0.5b", "anthropic/claude-sonnet-4-0")
-    assert s.n_items == 3 and list(s.tasks[0].item_ids) == ["1", "2", "3"]
+    # Every item either model scored is kept; the pair uses the 3 both scored.
+    assert s.n_items == 5 and s.report.items_common == {"inspect_evals/arc_easy": 3}
     a, b = s.pair("ollama/qwen2.5:0.5b", "anthropic/claude-sonnet-4-0")
     assert list(a) == [1.0, 0.0, 0.0] and list(b) == [1.0, 1.0, 1.0]
     assert s.report.messages() == [
         "ollama/qwen2.5:0.5b has no score for 2 of 5 items on task "
-        "inspect_evals/arc_easy; those items are left out"
+        "inspect_evals/arc_easy; its pairs use the items both models scored"
     ]
 
 

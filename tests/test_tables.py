@@ -107,12 +107,24 @@ def test_missing_items_are_left_out_and_counted():
     frame = _leaderboard().assign(task="all")
     frame = frame[~((frame.model == "m2") & frame.item_id.isin(["q1", "q2", "q3"]))]
     s = align(frame)
-    assert s.n_items == 57
+    # Pairs are defined pair by pair: m2's pairs use its 57 items, m1 vs m3 all 60.
+    assert s.n_items == 60
+    assert s.pair("m1", "m2")[0].size == 57 and s.pair("m1", "m3")[0].size == 60
+    assert s.report.items_common == {"all": 57} and s.report.items_left_out == 3
     entry = next(e for e in s.report.entries if e.model == "m2")
     assert entry.items_missing == 3 and entry.items_kept == 57
-    assert s.report.messages() == ["m2 has no score for 3 of 60 items; those items are left out"]
+    assert s.report.messages() == [
+        "m2 has no score for 3 of 60 items; its pairs use the items both models scored"
+    ]
     with pytest.raises(InputError, match="--strict: m2 has no score for 3 of 60 items"):
         align(frame, strict=True)
+    # --complete-case: one common item set, and the report says what it dropped.
+    common = align(frame, complete_case=True)
+    assert common.n_items == 57 and common.pair("m1", "m3")[0].size == 57
+    assert common.report.messages()[0] == (
+        "--complete-case: 3 of 60 items are not scored by every selected model and are left "
+        "out of every pair"
+    )
     # Selecting models that are complete keeps every item.
     assert align(frame, models=["m1", "m3"]).n_items == 60
 
@@ -125,7 +137,7 @@ def test_unusable_scores_are_excluded_and_counted():
     s = align(frame)
     entry = next(e for e in s.report.entries if e.model == "m1")
     assert (entry.non_numeric, entry.empty_scores) == (2, 1)
-    assert s.n_items == 57
+    assert s.pair("m1", "m2")[0].size == 57
     assert any("non-numeric" in m for m in s.report.messages())
 
 

@@ -23,6 +23,7 @@ models on one or more tasks:
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Callable
@@ -33,11 +34,11 @@ import pandas as pd
 
 from evalgap.errors import InputError
 from evalgap.io import counts as count_columns
-from evalgap.scores import ScoreSet
+from evalgap.scores import AlignmentReport, ScoreSet
 from evalgap.stats import clusters as cl
-from evalgap.stats import multiplicity, resample, sequential, tests
+from evalgap.stats import intervals, multiplicity, resample, sequential, tests
 from evalgap.stats import power as pw
-from evalgap.stats.paired import summarize_counts, summarize_pairs
+from evalgap.stats.paired import is_binary, summarize_counts, summarize_pairs
 
 PROCEDURES = ("fixed_n", "bonferroni", "sidak", "holm", "bh", "anytime_valid", "clustered")
 FAMILIES = ("adjacent", "all")
@@ -98,6 +99,7 @@ class AuditResult:
     cluster_stress: ClusterStress | None
     trajectories: dict
     notes: tuple[str, ...] = field(default=())
+    alignment: AlignmentReport | None = None
 
     @property
     def procedures(self) -> tuple[str, ...]:
@@ -196,6 +198,7 @@ class AuditResult:
             "correlation_sensitivity": dict(self.sensitivity),
             "cluster_stress": self.cluster_stress.to_dict() if self.cluster_stress else None,
             "notes": list(self.notes),
+            "alignment": self.alignment.to_dict() if self.alignment else None,
         }
 
 
@@ -226,18 +229,24 @@ def audit_scores(
     step = progress or (lambda _phase: None)
     step("pairs")
     parts, rankings, notes = [], [], []
+    z = float(intervals.z_quantile(alpha))
     for t_index, task in enumerate(score_set.tasks):
         entries = {e.model: e for e in score_set.report.entries if e.task == task.task}
         displayed = np.array([entries[m].mean_score for m in score_set.models])
         order = np.lexsort((np.array(score_set.models), -displayed))
+        low, high = _score_intervals(task.scores, z, alpha)
         for rank, m in enumerate(order, start=1):
+            entry = entries[score_set.models[m]]
             rankings.append(
                 {
                     "task": task.task,
                     "rank": rank,
                     "model": score_set.models[m],
                     "displayed_accuracy": float(displayed[m]),
-                    "items_scored": entries[score_set.models[m]].items_scored,
+                    "ci_low": float(low[m]),
+                    "ci_high": float(high[m]),
+                    "items_scored": entry.items_scored,
+                    "items_missing": entry.items_missing,
                 }
             )
         first, second = _family_pairs(order, family)
@@ -245,7 +254,6 @@ def audit_scores(
             notes.append(f"task {task.task}: fewer than 2 models, no pairs")
             continue
         s = summarize_pairs(task.scores, first, second)
-        variances = task.scores.var(axis=0)
         parts.append(
             pd.DataFrame(
                 {
@@ -267,8 +275,8 @@ def audit_scores(
                     "b_only": s.b_only,
                     "sd_diff": s.sd_diff,
                     "se": s.se,
-                    "variance_a": variances[first],
-                    "variance_b": variances[second],
+                    "variance_a": s.variance_a,
+                    "variance_b": s.variance_b,
                     "order_reversed": s.delta < 0,
                 }
             )
@@ -278,7 +286,9 @@ def audit_scores(
     pairs = pd.concat(parts, ignore_index=True)
     if family == "all":
         pairs["order_reversed"] = False  # only adjacent displayed ranks make an order claim
-    m = family_size or len(pairs)
+    pairs = _drop_pairs_without_items(pairs, notes)
+    notes[:0] = _alignment_notes(score_set)
+    m = _family_size(family_size, len(pairs))
     step("statistics")
     pairs = _evaluate(
         pairs,
@@ -307,8 +317,8 @@ def audit_scores(
             label=cluster_label,
         )
     step("trajectories")
-    trajectories = _trajectories(pairs, score_set, alpha, power, mixture)
-    return _finish(
+    trajectories = _trajectories(pairs, score_set, alpha, power, mixture, seed)
+    result = _finish(
         pairs,
         pd.DataFrame(rankings),
         alpha,
@@ -320,6 +330,7 @@ def audit_scores(
         trajectories,
         notes,
     )
+    return dataclasses.replace(result, alignment=score_set.report)
 
 
 def audit_counts(
@@ -342,6 +353,7 @@ def audit_counts(
     """
     _check("adjacent", alpha, power, tie_procedure)
     count_columns.require_columns(table, count_columns.PAIR_COLUMNS, source)
+    _refuse_repeated_pairs(table, source)
     counts = {
         c: count_columns.whole_numbers(table, c, source) for c in count_columns.PAIR_COLUMNS[2:]
     }
@@ -378,7 +390,7 @@ def audit_counts(
             "order_reversed": np.atleast_1d(s.delta) < 0,
         }
     )
-    m = family_size or len(pairs)
+    m = _family_size(family_size, len(pairs))
     notes: list[str] = []
     pairs = _evaluate(
         pairs,
@@ -577,11 +589,11 @@ def _clustered(pairs, score_set: ScoreSet, *, alpha, power, n_resamples, seed, p
         value, mbar = cl.icc_from_stats(stats_.sizes, stats_.sums, stats_.sumsq)
         icc[rows], mbar_all[rows] = value, mbar
         required = p["required_n"].to_numpy()[rows]
-        n = task.scores.shape[0]
+        n = p["n_items"].to_numpy()[rows]  # each pair on the items both models scored
         if n_resamples:
             progress("cluster bootstrap")
             weights = cl.bootstrap_weights(
-                stats_.sizes.size, n_resamples, _child(seed, 31 + t_index)
+                stats_.labels.size, n_resamples, _child(seed, 31 + t_index)
             )
             b_icc, b_mbar = cl.icc_from_stats(stats_.sizes, stats_.sums, stats_.sumsq, weights)
             b_de = cl.design_effect(b_icc, b_mbar)
@@ -605,20 +617,22 @@ def _clustered(pairs, score_set: ScoreSet, *, alpha, power, n_resamples, seed, p
                     }
                 )
         progress("leave one cluster out")
-        loo = cl.leave_one_out_weights(stats_.sizes.size)
+        loo = cl.leave_one_out_weights(stats_.labels.size)
         l_icc, l_mbar = cl.icc_from_stats(stats_.sizes, stats_.sums, stats_.sumsq, loo)
-        l_n = loo @ stats_.sizes
-        l_delta = (loo @ stats_.sums) / l_n[:, None]
-        l_var = np.maximum((loo @ stats_.sumsq) / l_n[:, None] - l_delta**2, 0)
+        sizes = stats_.sizes if stats_.sizes.ndim == 2 else stats_.sizes[:, None]
+        l_n = loo @ sizes  # (K, P): each pair's items once a cluster is dropped
         with np.errstate(divide="ignore", invalid="ignore"):
+            l_delta = (loo @ stats_.sums) / l_n
+            l_var = np.maximum((loo @ stats_.sumsq) / l_n - l_delta**2, 0)
             l_required = np.where(l_delta != 0, k_const * l_var / l_delta**2, np.inf)
         l_clustered = cl.design_effect(l_icc, l_mbar) * l_required
+        task_sizes = pd.Series(task.clusters).value_counts()
         for k, name in enumerate(stats_.labels):
             loo_rows.append(
                 {
                     "task": task.task,
                     "dropped": str(name),
-                    "items": int(l_n[k]),
+                    "items": int(task.scores.shape[0] - task_sizes.get(name, 0)),
                     "unresolved": int(np.sum(~(l_clustered[k] <= l_n[k]))),
                 }
             )
@@ -654,7 +668,7 @@ def _alternative_clusterings(task, pairs, seed, t_index) -> dict:
     """Random clusters of the real sizes (null check), difficulty quartiles, split halves."""
     labels = np.asarray(task.clusters)
     rng = np.random.Generator(np.random.PCG64(resample.seed_sequence(_child(seed, 41 + t_index))))
-    difficulty = task.scores.mean(axis=1)
+    difficulty = np.nanmean(task.scores, axis=1)
     edges = np.quantile(difficulty, [0.25, 0.5, 0.75])
     quartiles = np.searchsorted(edges, difficulty, side="right")
     if np.unique(quartiles).size < 2:
@@ -671,8 +685,14 @@ def _alternative_clusterings(task, pairs, seed, t_index) -> dict:
 # --- e-process trajectories (Figure 4) -------------------------------------------------------
 
 
-def _trajectories(p: pd.DataFrame, score_set: ScoreSet | None, alpha, power, mixture) -> dict:
-    """log e_n along the items of the (up to) four binary pairs nearest the anytime boundary."""
+def _trajectories(
+    p: pd.DataFrame, score_set: ScoreSet | None, alpha, power, mixture, seed
+) -> dict:
+    """log e_n along the items of the (up to) four binary pairs nearest the anytime boundary.
+
+    Each pair's items are taken in a seeded random order (the order an evaluation that
+    samples items at random would see them in).
+    """
     if score_set is None or not p["binary"].any():
         return {}
     candidates = p[p["binary"] & np.isfinite(p["anytime_boundary"])]
@@ -687,6 +707,10 @@ def _trajectories(p: pd.DataFrame, score_set: ScoreSet | None, alpha, power, mix
     for k in closeness.sort_values().index[:4]:
         row = p.loc[k]
         d = _pair_differences(row, score_set)
+        # Items arrive in a seeded random order: file order (category blocks) would make a
+        # curve reflect the file's layout, not what monitoring the evaluation would see.
+        rng = np.random.Generator(np.random.PCG64(resample.seed_sequence(_child(seed, 51 + k))))
+        d = d[rng.permutation(d.size)]
         log_e = sequential.log_e_trajectory(d, mixture=mixture)
         step = max(1, d.size // TRAJECTORY_POINTS)
         positions = np.arange(step - 1, d.size, step)
@@ -787,8 +811,106 @@ def _family_pairs(order: np.ndarray, family: str) -> tuple[np.ndarray, np.ndarra
 
 
 def _pair_differences(row, score_set: ScoreSet) -> np.ndarray:
+    """Per-item differences of one pair on the items both models scored."""
     task = score_set.tasks[int(row["task_index"])]
-    return task.scores[:, int(row["index_a"])] - task.scores[:, int(row["index_b"])]
+    i, j = int(row["index_a"]), int(row["index_b"])
+    rows = task.pair_rows(i, j)
+    return task.scores[rows, i] - task.scores[rows, j]
+
+
+def _score_intervals(scores: np.ndarray, z: float, alpha: float):
+    """Per model: a (1 - alpha) interval of the mean over its own items.
+
+    Binary scores: Wilson's score interval; graded: mean -/+ z sd/sqrt(n).
+    """
+    observed = ~np.isnan(scores)
+    n = observed.sum(axis=0)
+    filled = np.where(observed, scores, 0.0)
+    low = np.full(scores.shape[1], np.nan)
+    high = np.full(scores.shape[1], np.nan)
+    has = n > 0
+    if not has.any():
+        return low, high
+    if is_binary(filled):
+        low[has], high[has] = intervals.wilson_interval(
+            filled[:, has].sum(axis=0), n[has], alpha
+        )
+        return low, high
+    mean = filled[:, has].sum(axis=0) / n[has]
+    centred = np.where(observed[:, has], filled[:, has] - mean, 0.0)
+    se = np.sqrt((centred * centred).sum(axis=0) / n[has]) / np.sqrt(n[has])
+    low[has], high[has] = mean - z * se, mean + z * se
+    return low, high
+
+
+def _drop_pairs_without_items(pairs: pd.DataFrame, notes: list) -> pd.DataFrame:
+    """Leave out (and say so) pairs whose two models share no item."""
+    empty = pairs["n_items"].to_numpy() == 0
+    if not empty.any():
+        return pairs
+    first = pairs[empty].iloc[0]
+    notes.append(
+        f"{int(empty.sum()):,} pairs have no item both models scored and are left out "
+        f"(e.g. {first['model_a']} vs {first['model_b']} on task {first['task']})"
+    )
+    return pairs[~empty].reset_index(drop=True)
+
+
+def _alignment_notes(score_set: ScoreSet) -> list[str]:
+    """One line on missing items (per model, summed over tasks), then the loader's notes."""
+    report = score_set.report
+    out = list(report.loader_notes)
+    missing: dict[str, int] = {}
+    for e in report.entries:
+        if e.items_missing:
+            missing[e.model] = missing.get(e.model, 0) + e.items_missing
+    if missing:
+        total = sum(report.items_union.values())
+        listed = ", ".join(f"{m} {n:,}" for m, n in list(missing.items())[:5])
+        more = f", and {len(missing) - 5} more" if len(missing) > 5 else ""
+        rule = (
+            "--complete-case: only the items every model scored are used"
+            if report.complete_case
+            else "each pair uses the items both of its models scored"
+        )
+        out.append(
+            f"{len(missing)} of {len(score_set.models)} models lack items (of {total:,}): "
+            f"{listed}{more}; {rule}"
+        )
+    if report.complete_case and report.items_left_out:
+        out.append(
+            f"--complete-case left out {report.items_left_out:,} items not scored by every model"
+        )
+    return out + report.row_messages()
+
+
+def _family_size(declared, n_pairs: int) -> int:
+    """The family size m: the pairs audited, or a declared m that is at least that many."""
+    if declared is None:
+        return n_pairs
+    if int(declared) < n_pairs:
+        raise InputError(
+            f"--family-size {int(declared)} is smaller than the {n_pairs} pairs audited; "
+            f"declare at least {n_pairs} (a family contains every pair it tests)"
+        )
+    return int(declared)
+
+
+def _refuse_repeated_pairs(table: pd.DataFrame, source: str) -> None:
+    task = table["task"].astype(str) if "task" in table.columns else ""
+    key = pd.DataFrame(
+        {"task": task, "a": table["model_a"].astype(str), "b": table["model_b"].astype(str)},
+        index=table.index,
+    )
+    repeated = key.duplicated(keep=False)
+    if repeated.any():
+        rows = [int(r) + 2 for r in np.flatnonzero(repeated.to_numpy())[:4]]
+        first = key[repeated].iloc[0]
+        raise InputError(
+            f"{source}: the pair {first['a']} vs {first['b']} is listed more than once "
+            f"(rows {', '.join(map(str, rows))}, counting the header as row 1); "
+            "list each pair once"
+        )
 
 
 def _bucket(label, inside, unresolved, r) -> dict:

@@ -99,6 +99,7 @@ LOADER_OPTIONS = (
     "model_name",
     "tasks",
     "strict",
+    "complete_case",
 )
 
 SCORE_SOURCES = """
@@ -120,6 +121,12 @@ def loader_options(func):
             "--strict",
             is_flag=True,
             help="Treat any missing, duplicated or unusable item as an error.",
+        ),
+        click.option(
+            "--complete-case",
+            is_flag=True,
+            help="Use only the items every selected model scored (one common item set) "
+            "instead of each pair's own shared items; says how many items that drops.",
         ),
         click.option(
             "--task",
@@ -166,7 +173,8 @@ def loader_options(func):
             "--models",
             "model_columns",
             multiple=True,
-            help="Wide tables: the model columns (default: every all-numeric column).",
+            help="Keep only these models (repeatable); in wide tables, the model columns "
+            "(default: every model; wide: every numeric column).",
         ),
         click.option(
             "--models-in",
@@ -292,7 +300,7 @@ def compare(
             raise InputError("--scores needs --model-a and --model-b (the two models to compare)")
         if model_a == model_b:
             raise InputError(f"--model-a and --model-b are both {model_a!r}; name two models")
-        _, score_set = _read_scores(loader, models=[model_a, model_b], quiet=as_json)
+        _, score_set = _read_scores(loader, models=[model_a, model_b])
         a, b = score_set.pair(model_a, model_b)
         result = compare_scores(
             a, b, model_a=model_a, model_b=model_b, alignment=score_set.report, **settings
@@ -337,7 +345,7 @@ def inspect_data_command(as_json, **loader):
 
     if not (loader["scores_paths"] or loader["hub"]):
         raise InputError("give --scores FILE (repeatable) or --hub REPO")
-    table, score_set = _read_scores(loader, models=None, quiet=True)
+    table, score_set = _read_scores(loader, models=None)
     _emit(inspect_data(table, score_set=score_set), as_json, "inspect-data")
 
 
@@ -486,7 +494,7 @@ def audit(
 
         result = audit_counts(read_frame(pairs_path), source=pairs_path, **settings)
     else:
-        _, score_set = _read_scores(loader, models=None, quiet=as_json)
+        _, score_set = _read_scores(loader, models=None)
         with _phases(as_json, AUDIT_PHASES, "audit") as progress:
             result = audit_scores(
                 score_set,
@@ -621,7 +629,7 @@ def degrade(
                 "name the baseline and the candidate: --baseline and --candidate "
                 "(model names in --scores, or paths to each model's outputs)"
             )
-        score_set, baseline, candidate = _degrade_scores(loader, baseline, candidate, as_json)
+        score_set, baseline, candidate = _degrade_scores(loader, baseline, candidate)
         result = degrade_scores(
             score_set,
             baseline,
@@ -637,7 +645,7 @@ def degrade(
         raise click.exceptions.Exit(1)
 
 
-def _degrade_scores(loader, baseline, candidate, quiet):
+def _degrade_scores(loader, baseline, candidate):
     """Align the two models: by name within --scores, or each from its own path."""
     from pathlib import Path
 
@@ -646,7 +654,7 @@ def _degrade_scores(loader, baseline, candidate, quiet):
 
     given_paths = [Path(x).exists() for x in (baseline, candidate)]
     if not any(given_paths):
-        _, score_set = _read_scores(loader, models=[baseline, candidate], quiet=quiet)
+        _, score_set = _read_scores(loader, models=[baseline, candidate])
         return score_set, baseline, candidate
     if not all(given_paths):
         raise InputError(
@@ -658,10 +666,10 @@ def _degrade_scores(loader, baseline, candidate, quiet):
         **{
             k: loader[k]
             for k in LOADER_OPTIONS
-            if k not in ("scores_paths", "hub", "tasks", "strict")
+            if k not in ("scores_paths", "hub", "tasks", "strict", "complete_case")
         }
     )
-    frames, names = [], []
+    frames, names, notes = [], [], []
     for role, path in (("baseline", baseline), ("candidate", candidate)):
         table = load_scores([path], options)
         models = list(dict.fromkeys(table.frame["model"]))
@@ -672,6 +680,7 @@ def _degrade_scores(loader, baseline, candidate, quiet):
             )
         names.append(f"{models[0]} ({Path(path).name})")
         frames.append(table.frame.assign(model=names[-1]))
+        notes.extend(f"--{role}: {note}" for note in table.notes)
     if names[0] == names[1]:
         names[1] += " [candidate]"
         frames[1] = frames[1].assign(model=names[1])
@@ -682,6 +691,7 @@ def _degrade_scores(loader, baseline, candidate, quiet):
         tasks=list(loader["tasks"]) or None,
         strict=loader["strict"],
         source=long.source,
+        notes=notes,
     )
     return score_set, names[0], names[1]
 
@@ -714,7 +724,7 @@ def trim(model, output, as_json, **loader):
     """
     from evalgap.degrade import trim_items
 
-    _, score_set = _read_scores(loader, models=[model], quiet=as_json)
+    _, score_set = _read_scores(loader, models=[model])
     result = trim_items(score_set, model)
     try:
         result.kept.to_csv(output, index=False)
@@ -914,7 +924,7 @@ def prospective(pairs, trials, power, alpha, seed, jobs, as_json, plot_path, **l
     if not pairs:
         raise InputError("name the pairs to validate with --pair MODEL_A MODEL_B (repeatable)")
     models = list(dict.fromkeys(m for pair in pairs for m in pair))
-    _, score_set = _read_scores(loader, models=models, quiet=as_json)
+    _, score_set = _read_scores(loader, models=models)
     counts = {}
     for a, b in pairs:
         x, y = score_set.pair(a, b)
@@ -1099,7 +1109,7 @@ class _phases:
         return False
 
 
-def _read_scores(loader: dict, *, models, quiet: bool = False):
+def _read_scores(loader: dict, *, models):
     """Read and align the scores named by the loader options; return (long table, ScoreSet)."""
     from evalgap.io.open_llm_leaderboard import download_details
     from evalgap.io.sources import LoadOptions, load_scores
@@ -1110,20 +1120,20 @@ def _read_scores(loader: dict, *, models, quiet: bool = False):
         **{
             k: loader[k]
             for k in LOADER_OPTIONS
-            if k not in ("scores_paths", "hub", "tasks", "strict")
+            if k not in ("scores_paths", "hub", "tasks", "strict", "complete_case")
         }
     )
     table = load_scores(paths, options)
-    if not quiet:
-        err = Console(stderr=True)
-        for note in table.notes:
-            err.print(f"[dim]{note}[/]")
+    # The loader's notes travel in the alignment report, so every job shows them on the
+    # terminal and in --json alike.
     score_set = align(
         table.frame,
-        models=models,
+        models=models if models is not None else list(loader["model_columns"]) or None,
         tasks=list(loader["tasks"]) or None,
         strict=loader["strict"],
         source=table.source,
+        complete_case=loader["complete_case"],
+        notes=table.notes,
     )
     return table, score_set
 

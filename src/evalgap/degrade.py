@@ -249,7 +249,8 @@ def degrade_scores(
     i, j = score_set.model_index(baseline), score_set.model_index(candidate)
     differences, tasks, graded = [], [], False
     for task in score_set.tasks:
-        a, b = task.scores[:, i], task.scores[:, j]
+        rows = task.pair_rows(i, j)  # the items both models scored
+        a, b = task.scores[rows, i], task.scores[rows, j]
         differences.append(a - b)
         if is_binary(a) and is_binary(b):
             tasks.append(
@@ -478,8 +479,7 @@ def _binary_result(tasks, *, alpha, n_simulations, seed, baseline, candidate, no
 
 def _graded_total(tasks, differences, score_set, i, j) -> TaskDegradation:
     d = np.concatenate(differences)
-    a = np.concatenate([t.scores[:, i] for t in score_set.tasks])
-    b = np.concatenate([t.scores[:, j] for t in score_set.tasks])
+    a, b = score_set.pair(score_set.models[i], score_set.models[j])
     total = _graded_task("all", a, b)
     return _replace_p(total, math.nan) if d.size else total
 

@@ -7,9 +7,11 @@ metric and columns were used, and what the alignment keeps and leaves out.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from evalgap.scores import AlignmentReport, LongScores, ScoreSet, align
@@ -87,20 +89,22 @@ def inspect_data(
                 max_runs=max((e.max_runs for e in entries), default=0),
             )
         )
-    binary = all(bool(((t.scores == 0) | (t.scores == 1)).all()) for t in aligned.tasks)
+    binary = all(
+        bool(np.isin(t.scores[t.observed], (0.0, 1.0)).all()) for t in aligned.tasks
+    )
     clusters = None
     if any(t.clusters is not None for t in aligned.tasks):
         clusters = len({c for t in aligned.tasks if t.clusters is not None for c in t.clusters})
     return DataSummary(
         source=scores.source,
         columns=dict(scores.columns),
-        notes=tuple(scores.notes),
+        notes=tuple(scores.notes),  # shown here, so not repeated in the alignment report
         models=tuple(summaries),
         tasks=tuple(
-            (t, aligned.report.items_union[t], aligned.report.items_kept[t])
+            (t, aligned.report.items_union[t], aligned.report.items_common[t])
             for t in aligned.report.items_union
         ),
         binary=binary,
         clusters=clusters,
-        alignment=aligned.report,
+        alignment=dataclasses.replace(aligned.report, loader_notes=()),
     )

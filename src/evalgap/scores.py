@@ -10,8 +10,12 @@ and task, what was kept and what was left out and why. Nothing is dropped silent
   no run column are an error (they are either repeated runs or a broken file);
 * several runs of an item (a run column) are averaged into one graded score per item, with
   the run count kept — runs are never counted as items;
-* only items scored for every selected model are kept (the intersection); each model's
-  missing items are counted against all the items the input has for that task.
+* a paired design is defined pair by pair: every item that at least one selected model
+  scored is kept, with NaN where a model has no score, and each pair of models is compared
+  on the items *both* scored (:meth:`ScoreSet.pair`, :meth:`TaskScores.observed`). Each
+  model's missing items are counted against all the items the input has for that task.
+  ``complete_case=True`` keeps only the items every selected model scored (one common item
+  set, the behaviour of earlier versions) and says how many items that drops.
   ``strict=True`` turns any exclusion into an error.
 
 The interchange layout (:class:`LongScores`): one row per (model, task, item_id[, run]) with a
@@ -78,14 +82,51 @@ class AlignmentReport:
     items_union: dict
     items_kept: dict
     rows_without_key: int = 0
+    items_common: dict = field(default_factory=dict)
+    complete_case: bool = False
+    loader_notes: tuple[str, ...] = ()
 
     @property
     def items_left_out(self) -> int:
-        """Items (over all tasks) present for some model but not kept."""
-        return int(sum(self.items_union[t] - self.items_kept[t] for t in self.items_union))
+        """Items (over all tasks) the input has but not every selected model scored.
+
+        For two models, the items their pair does not use; with several models, pairs use
+        more of them (each pair its own shared items) unless ``complete_case``.
+        """
+        return int(sum(self.items_union[t] - self.items_common[t] for t in self.items_union))
 
     def messages(self) -> list[str]:
-        """Return one plain sentence per exclusion, empty when nothing was left out."""
+        """Return one plain sentence per exclusion or loader choice, empty when there is none.
+
+        The loader's notes (what it chose or left out before alignment) come first, so every
+        job shows them alike on the terminal and in ``--json``.
+        """
+        out = list(self.loader_notes)
+        if self.complete_case:
+            for task, union in self.items_union.items():
+                dropped = union - self.items_kept[task]
+                if dropped:
+                    where = "" if task == "all" else f" of task {task}"
+                    out.append(
+                        f"--complete-case: {dropped:,} of {union:,} items{where} are not scored "
+                        "by every selected model and are left out of every pair"
+                    )
+        for e in self.entries:
+            where = "" if e.task == "all" else f" on task {e.task}"
+            if e.items_missing:
+                consequence = (
+                    "those items are left out"
+                    if self.complete_case
+                    else "its pairs use the items both models scored"
+                )
+                out.append(
+                    f"{e.model} has no score for {e.items_missing:,} of "
+                    f"{e.items_missing + e.items_scored:,} items{where}; {consequence}"
+                )
+        return out + self.row_messages()
+
+    def row_messages(self) -> list[str]:
+        """Return the sentences on rows left out or collapsed (keyless, unusable, duplicate)."""
         out = []
         if self.rows_without_key:
             out.append(
@@ -93,11 +134,6 @@ class AlignmentReport:
             )
         for e in self.entries:
             where = "" if e.task == "all" else f" on task {e.task}"
-            if e.items_missing:
-                out.append(
-                    f"{e.model} has no score for {e.items_missing:,} of "
-                    f"{self.items_union[e.task]:,} items{where}; those items are left out"
-                )
             if e.non_numeric:
                 out.append(
                     f"{e.model}: {e.non_numeric:,} rows{where} with a non-numeric or "
@@ -120,6 +156,8 @@ class AlignmentReport:
         return {
             "items_union": dict(self.items_union),
             "items_kept": dict(self.items_kept),
+            "items_common": dict(self.items_common),
+            "complete_case": self.complete_case,
             "items_left_out": self.items_left_out,
             "rows_without_key": self.rows_without_key,
             "models": [e.to_dict() for e in self.entries],
@@ -129,13 +167,31 @@ class AlignmentReport:
 
 @dataclass(frozen=True)
 class TaskScores:
-    """Aligned scores of one task: ``scores[i, j]`` is model j's score on item i."""
+    """Aligned scores of one task: ``scores[i, j]`` is model j's score on item i.
+
+    ``scores`` is NaN where model j has no score for item i (its ``run_counts`` entry is 0);
+    a pair of models is compared on the rows both observed.
+    """
 
     task: str
     item_ids: np.ndarray
     scores: np.ndarray
     run_counts: np.ndarray
     clusters: np.ndarray | None
+
+    @property
+    def observed(self) -> np.ndarray:
+        """Boolean ``(n_items, n_models)``: True where the model scored the item."""
+        return ~np.isnan(self.scores)
+
+    @property
+    def complete(self) -> bool:
+        """True when every model scored every item of the task."""
+        return not np.isnan(self.scores).any()
+
+    def pair_rows(self, i: int, j: int) -> np.ndarray:
+        """Return the boolean mask of the items models ``i`` and ``j`` both scored."""
+        return ~(np.isnan(self.scores[:, i]) | np.isnan(self.scores[:, j]))
 
 
 @dataclass(frozen=True)
@@ -162,10 +218,16 @@ class ScoreSet:
         return self.models.index(model)
 
     def pair(self, model_a: str, model_b: str) -> tuple[np.ndarray, np.ndarray]:
-        """Return the two models' scores over every kept item of every task, aligned."""
+        """Return the two models' scores on the items both scored, over every task, aligned."""
         i, j = self.model_index(model_a), self.model_index(model_b)
-        a = np.concatenate([t.scores[:, i] for t in self.tasks])
-        b = np.concatenate([t.scores[:, j] for t in self.tasks])
+        rows = [t.pair_rows(i, j) for t in self.tasks]
+        a = np.concatenate([t.scores[r, i] for t, r in zip(self.tasks, rows, strict=True)])
+        b = np.concatenate([t.scores[r, j] for t, r in zip(self.tasks, rows, strict=True)])
+        if a.size == 0:
+            raise InputError(
+                f"{self.source + ': ' if self.source else ''}{model_a!r} and {model_b!r} "
+                "have no item that both scored; nothing to compare"
+            )
         return a, b
 
 
@@ -176,11 +238,15 @@ def align(
     tasks=None,
     strict: bool = False,
     source: str = "",
+    complete_case: bool = False,
+    notes=(),
 ) -> ScoreSet:
     """Align a long frame into a :class:`ScoreSet` (see the module docstring for the rules).
 
     ``models``/``tasks`` select and order what is kept (all, in order of appearance, when
-    None). Items are the intersection over the selected models, per task.
+    None). Per task, the items kept are those at least one selected model scored (pairs use
+    the items both models scored), or with ``complete_case`` those every selected model
+    scored. ``notes`` are the loader's notes, carried into the alignment report.
     """
     where = f"{source}: " if source else ""
     keyless = frame[["model", "task", "item_id"]].isna().any(axis=1) | (
@@ -241,7 +307,7 @@ def align(
 
     entries = []
     task_scores = []
-    union_counts, kept_counts = {}, {}
+    union_counts, kept_counts, common_counts = {}, {}, {}
     clusters_by_item = _cluster_labels(deduped, where) if has_cluster else None
     for task in task_order:
         sub = per_item[per_item["task"] == task]
@@ -253,9 +319,12 @@ def align(
         )
         wide = wide.reindex(pd.Index(universe[task], name="item_id")).sort_index(key=_natural_key)
         runs = runs.reindex(wide.index)
+        present_any = wide.notna().any(axis=1).to_numpy()
         complete = wide.notna().all(axis=1).to_numpy()
+        keep = complete if complete_case else present_any
         union_counts[task] = int(wide.shape[0])
-        kept_counts[task] = int(complete.sum())
+        common_counts[task] = int(complete.sum())
+        kept_counts[task] = int(keep.sum())
         for m in model_order:
             present = wide[m].notna().to_numpy()
             entries.append(
@@ -264,7 +333,7 @@ def align(
                     task=str(task),
                     rows=int(rows.get((m, task), 0)),
                     items_scored=int(present.sum()),
-                    items_kept=int(complete.sum()),
+                    items_kept=int((present & keep).sum()),
                     items_missing=int((~present).sum()),
                     duplicates_collapsed=int(duplicates.get((m, task), 0)),
                     non_numeric=int(counts["_non_numeric"].get((m, task), 0)),
@@ -273,7 +342,7 @@ def align(
                     mean_score=float(wide[m].mean()) if present.any() else float("nan"),
                 )
             )
-        ids = wide.index.to_numpy()[complete]
+        ids = wide.index.to_numpy()[keep]
         cl = None
         if clusters_by_item is not None:
             cl = clusters_by_item.reindex(
@@ -283,12 +352,20 @@ def align(
             TaskScores(
                 task=str(task),
                 item_ids=ids,
-                scores=wide.to_numpy(dtype=float)[complete],
-                run_counts=runs.to_numpy(dtype=float)[complete].astype(np.int64),
+                scores=wide.to_numpy(dtype=float)[keep],
+                run_counts=np.nan_to_num(runs.to_numpy(dtype=float)[keep]).astype(np.int64),
                 clusters=cl,
             )
         )
-    report = AlignmentReport(tuple(entries), union_counts, kept_counts, rows_without_key)
+    report = AlignmentReport(
+        tuple(entries),
+        union_counts,
+        kept_counts,
+        rows_without_key,
+        items_common=common_counts,
+        complete_case=complete_case,
+        loader_notes=tuple(str(n) for n in notes),
+    )
     if strict and report.messages():
         raise InputError(
             f"{where}--strict: {report.messages()[0]}"
@@ -298,6 +375,8 @@ def align(
         raise InputError(
             f"{where}no item is scored for every selected model "
             f"({_listing(model_order)}); nothing to compare"
+            if complete_case
+            else f"{where}no item has a usable score for the selected models; nothing to compare"
         )
     return ScoreSet(tuple(str(m) for m in model_order), tuple(task_scores), report, source)
 

@@ -214,7 +214,8 @@ def read_wide_table(
 
     ``models_in="columns"``: one row per item, an item column (and optionally task and
     cluster columns), and one score column per model: ``model_columns`` names them, else
-    every other column whose values are all numbers is taken as a model (and said so).
+    every other column whose non-empty values are all numbers is taken as a model (and said
+    so); an empty cell is an item that model did not score.
     ``models_in="rows"``: one row per model, a model column, and one column per item.
     """
     path = Path(path)
@@ -261,21 +262,21 @@ def read_wide_table(
             raise InputError(f"{path}: no model column {missing[0]!r}; columns found: {found}")
         models = list(model_columns)
     else:
-        models = [
-            c
-            for c in raw.columns
-            if c not in id_columns and pd.to_numeric(raw[c], errors="coerce").notna().all()
-        ]
+        models = [c for c in raw.columns if c not in id_columns and _numeric_column(raw[c])]
         skipped = [c for c in raw.columns if c not in id_columns and c not in models]
         notes.append(
-            f"model columns: {', '.join(models)} (every all-numeric column)"
+            f"model columns: {', '.join(models)} (every numeric column; empty cells are "
+            "items not scored)"
             + (f"; not scores: {', '.join(skipped)}" if skipped else "")
         )
     if not models:
         raise InputError(
-            f"{path}: no all-numeric model column; name them with --models (columns found: {found})"
+            f"{path}: no numeric model column; name them with --models (columns found: {found})"
         )
     long = raw.melt(id_vars=id_columns, value_vars=models, var_name="model", value_name="score")
+    # An empty cell of a wide table is an item the model did not score, not an unusable row:
+    # the alignment counts it among the model's missing items.
+    long = long[~(long["score"].isna() | (long["score"].astype(str).str.strip() == ""))]
     frame = pd.DataFrame(
         {
             "model": long["model"].astype(str),
@@ -287,6 +288,14 @@ def read_wide_table(
     if cluster_column:
         frame["cluster"] = long[cluster_column].astype(str)
     return LongScores(frame, str(path), {"item_id": item_col, "task": task_col}, tuple(notes))
+
+
+def _numeric_column(column: pd.Series) -> bool:
+    """True when every non-empty cell is a number and at least one cell is not empty."""
+    empty = column.isna() | (column.astype(str).str.strip() == "")
+    if empty.all():
+        return False
+    return bool(pd.to_numeric(column[~empty], errors="coerce").notna().all())
 
 
 def apply_item_file(

@@ -11,7 +11,9 @@ one-way ANOVA estimator over K clusters of sizes ``n_k`` (N items in all)::
 
 Everything is computed from per-cluster sufficient statistics (sizes, sums and sums of
 squares of D for every pair), so a cluster bootstrap is a matrix product of resampling
-counts with those statistics, and leave-one-cluster-out is a subtraction.
+counts with those statistics, and leave-one-cluster-out is a subtraction. A NaN difference
+(an item one model of the pair did not score) is no item of that pair: sizes are then per
+pair, ``(K, P)``, and K counts only the clusters the pair has items in.
 """
 
 from __future__ import annotations
@@ -27,7 +29,10 @@ from evalgap.stats.resample import seed_sequence
 
 @dataclass(frozen=True)
 class ClusterStats:
-    """Per-cluster sufficient statistics of D for P pairs: sizes (K,), sums and sumsq (K, P)."""
+    """Per-cluster sufficient statistics of D for P pairs: sizes, sums and sumsq (K, P).
+
+    ``sizes`` is (K,) when every pair has every item, (K, P) when pairs have their own items.
+    """
 
     labels: np.ndarray
     sizes: np.ndarray
@@ -53,30 +58,44 @@ def cluster_stats(differences, labels) -> ClusterStats:
         )
     onehot = np.zeros((names.size, d.shape[0]))
     onehot[codes, np.arange(d.shape[0])] = 1.0
-    return ClusterStats(names, onehot.sum(axis=1), onehot @ d, onehot @ (d * d))
+    observed = ~np.isnan(d)
+    if observed.all():
+        return ClusterStats(names, onehot.sum(axis=1), onehot @ d, onehot @ (d * d))
+    filled = np.where(observed, d, 0.0)
+    return ClusterStats(
+        names, onehot @ observed.astype(float), onehot @ filled, onehot @ (filled * filled)
+    )
 
 
 def icc_from_stats(sizes, sums, sumsq, weights=None):
     """Return the one-way ANOVA ICC of D and the mean cluster size, from cluster statistics.
 
     ``weights`` (..., K) counts how often each cluster is taken (a bootstrap draw; 0 drops
-    it); the result has shape (..., P) for the ICC and (...,) for the mean cluster size.
-    Where the differences have no variance at all the ICC is 0.
+    it); the result has shape (..., P) for the ICC and (...,) for the mean cluster size, or
+    (..., P) when ``sizes`` is per pair (K, P). Where the differences have no variance at all
+    the ICC is 0; where a pair has items in fewer than 2 clusters it is NaN.
     """
     sizes = np.asarray(sizes, dtype=float)
-    w = np.ones_like(sizes) if weights is None else np.asarray(weights, dtype=float)
-    n = w @ sizes
-    k = w.sum(axis=-1)
-    total = w @ sums
-    between = w @ (sums * sums / sizes[:, None]) - total * total / n[..., None]
-    within = w @ (sumsq - sums * sums / sizes[:, None])
-    n0 = (n - w @ (sizes * sizes) / n) / (k - 1)
-    msb = between / (k - 1)[..., None]
-    msw = within / (n - k)[..., None]
-    denominator = msb + (n0 - 1)[..., None] * msw
+    per_pair = sizes.ndim == 2
+    w = np.ones(sizes.shape[0]) if weights is None else np.asarray(weights, dtype=float)
+    s2 = sizes if per_pair else sizes[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
+        square_over_size = np.where(s2 > 0, sums * sums / s2, 0.0)
+        n = w @ s2  # (..., P)
+        k = w @ (s2 > 0).astype(float)
+        total = w @ sums
+        between = w @ square_over_size - total * total / n
+        within = w @ (sumsq - square_over_size)
+        n0 = (n - w @ (s2 * s2) / n) / (k - 1)
+        msb = between / (k - 1)
+        msw = within / (n - k)
+        denominator = msb + (n0 - 1) * msw
         icc = np.where(denominator > 0, (msb - msw) / denominator, 0.0)
-    return icc, n / k
+        icc = np.where(k >= 2, icc, np.nan)
+        mbar = n / k
+    if not per_pair:
+        mbar = mbar[..., 0]
+    return icc, mbar
 
 
 def design_effect(icc, mean_cluster_size):

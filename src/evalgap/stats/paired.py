@@ -40,6 +40,8 @@ class PairedSummary:
     sd_diff : sigma_D, plug-in standard deviation of D (divisor N).
     se : standard error of delta, ``sd_diff / sqrt(N)`` (Equation 1).
     binary : True when every score is 0 or 1.
+    variance_a, variance_b : plug-in (divisor N) variance of each model's scores on the
+        pair's items; set by :func:`summarize_pairs`, None elsewhere.
     """
 
     n_items: np.ndarray
@@ -52,12 +54,16 @@ class PairedSummary:
     sd_diff: np.ndarray
     se: np.ndarray
     binary: bool
+    variance_a: np.ndarray | None = None
+    variance_b: np.ndarray | None = None
 
     def to_dict(self) -> dict:
         """Return the summary as plain Python numbers (lists for arrays)."""
         out = {}
         for name in self.__dataclass_fields__:
             value = getattr(self, name)
+            if value is None:
+                continue
             out[name] = np.asarray(value).tolist() if not isinstance(value, bool) else value
         return out
 
@@ -203,71 +209,137 @@ def _aligned(scores_a, scores_b) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-def pairwise_counts(scores) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Return the (K, K) 2x2 counts of every pair of K models from binary scores (N, K).
+def summarize_pairs(scores, first, second, *, chunk: int = 4096) -> PairedSummary:
+    """Return the paired summary of the pairs ``(first[p], second[p])`` of scores (N, K).
 
-    One matrix product: ``both_correct = X^T X``; ``a_only[i, j] = sum_n X[n, i] (1 - X[n, j])
-    = ones[i] - both_correct[i, j]``, ``b_only = a_only^T``, and ``both_wrong`` the rest.
+    ``scores`` may hold NaN where a model has no score: each pair is summarized on the items
+    *both* its models scored (a paired design is defined pair by pair), and ``n_items``
+    says how many that is. With ``X`` the scores (0 where missing) and ``O`` the observed
+    indicators, all pairs' sufficient statistics are matrix products:
+
+    * binary: ``both_correct = X^T X``, ``a_only = X^T O - X^T X``, ``b_only`` its mirror,
+      ``n_items = O^T O`` (one pass of BLAS, exact in float64 below 2^53 items);
+    * graded: per chunk of pairs, the differences on the shared items give ``delta``,
+      ``sd_diff`` (two-pass, so a constant difference has exactly no spread), the
+      correlation and the counts of items where one model scored higher.
+
+    A pair with no shared item has ``n_items = 0`` and NaN statistics. The returned summary
+    also carries each model's plug-in variance over the pair's items (``variance_a``,
+    ``variance_b``), which the unpaired sample size needs.
     """
     x = np.asarray(scores, dtype=float)
     if x.ndim != 2:
         raise InputError(f"scores must be (items, models); got shape {x.shape}")
-    if not is_binary(x):
-        raise InputError("pairwise_counts needs binary scores (every score 0 or 1)")
-    both_correct = x.T @ x
-    correct = np.diag(both_correct)
-    a_only = correct[:, None] - both_correct
-    b_only = a_only.T
-    both_wrong = x.shape[0] - both_correct - a_only - b_only
-    return (
-        both_correct.round().astype(np.int64),
-        a_only.round().astype(np.int64),
-        b_only.round().astype(np.int64),
-        both_wrong.round().astype(np.int64),
+    i = np.asarray(first, dtype=np.int64)
+    j = np.asarray(second, dtype=np.int64)
+    observed = ~np.isnan(x)
+    if np.isinf(x).any():
+        raise InputError("scores contain infinite values; drop or fix those items")
+    filled = np.where(observed, x, 0.0)
+    if is_binary(filled):
+        return _summarize_pairs_binary(filled, observed, i, j)
+    return _summarize_pairs_graded(filled, observed, i, j, chunk)
+
+
+def _summarize_pairs_binary(x, observed, i, j) -> PairedSummary:
+    o = observed.astype(float)
+    both = x.T @ x
+    scored = x.T @ o  # scored[k, l]: items model k got right among those l also scored
+    shared = (o.T @ o)[i, j]
+    both_correct = both[i, j]
+    a_only = scored[i, j] - both_correct
+    b_only = scored[j, i] - both_correct
+    both_wrong = shared - both_correct - a_only - b_only
+    n = shared.round().astype(np.int64)
+    n11, n10, n01, n00 = (
+        v.round().astype(np.int64) for v in (both_correct, a_only, b_only, both_wrong)
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        accuracy_a = (n11 + n10) / n
+        accuracy_b = (n11 + n01) / n
+        delta = (n10 - n01) / n
+        var_d = np.maximum((n10 + n01) / n - delta**2, 0.0)
+        denominator = (n11 + n10) * (n01 + n00) * (n11 + n01) * (n10 + n00)
+        correlation = np.where(
+            denominator > 0, (n11 * n00 - n10 * n01) / np.sqrt(denominator.astype(float)), np.nan
+        )
+        sd_diff = np.sqrt(var_d)
+        se = sd_diff / np.sqrt(n)
+    return PairedSummary(
+        n_items=n,
+        accuracy_a=accuracy_a,
+        accuracy_b=accuracy_b,
+        delta=delta,
+        a_only=n10,
+        b_only=n01,
+        correlation=correlation,
+        sd_diff=sd_diff,
+        se=se,
+        binary=True,
+        variance_a=accuracy_a * (1 - accuracy_a),
+        variance_b=accuracy_b * (1 - accuracy_b),
     )
 
 
-def summarize_pairs(scores, first, second, *, chunk: int = 4096) -> PairedSummary:
-    """Return the paired summary of the pairs ``(first[p], second[p])`` of scores (N, K).
+def _without_rounding_noise(variance, scale):
+    """Set to 0 a variance of differences that is rounding error of scores of size ``scale``.
 
-    Binary scores: the 2x2 counts of every pair from :func:`pairwise_counts` (one matrix
-    product), then :func:`summarize_counts`. Graded scores: means and the covariance matrix
-    (one matrix product) give ``delta``, ``sd_diff`` and the correlation of every pair; the
-    counts of items where one model scored higher are taken in chunks of pairs.
+    A constant difference (a - (a - 0.1)) is constant only up to one rounding per score, so
+    its computed variance is ~1e-33, not 0; any spread below 64 ulps of the scale is none.
     """
-    x = np.asarray(scores, dtype=float)
-    i = np.asarray(first, dtype=np.int64)
-    j = np.asarray(second, dtype=np.int64)
-    if is_binary(x):
-        both_correct, a_only, b_only, both_wrong = pairwise_counts(x)
-        return summarize_counts(both_correct[i, j], a_only[i, j], b_only[i, j], both_wrong[i, j])
-    if not np.all(np.isfinite(x)):
-        raise InputError("scores contain NaN or infinite values; drop or fix those items")
-    n = x.shape[0]
-    mean = x.mean(axis=0)
-    centred = x - mean
-    cov = centred.T @ centred / n
-    var_d = np.maximum(cov[i, i] + cov[j, j] - 2 * cov[i, j], 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        denominator = np.sqrt(cov[i, i] * cov[j, j])
-        correlation = np.where(denominator > 0, cov[i, j] / denominator, np.nan)
-    higher = np.empty(i.size, dtype=np.int64)
-    lower = np.empty(i.size, dtype=np.int64)
-    for start in range(0, i.size, chunk):
-        stop = start + chunk
-        d = x[:, i[start:stop]] - x[:, j[start:stop]]
-        higher[start:stop] = np.count_nonzero(d > 0, axis=0)
-        lower[start:stop] = np.count_nonzero(d < 0, axis=0)
-    sd = np.sqrt(var_d)
+    floor = (64 * np.finfo(float).eps * np.maximum(scale, 1e-300)) ** 2
+    return np.where(variance <= floor, 0.0, variance)
+
+
+def _summarize_pairs_graded(x, observed, i, j, chunk) -> PairedSummary:
+    size = i.size
+    out = {
+        name: np.full(size, np.nan)
+        for name in ("accuracy_a", "accuracy_b", "delta", "var_d", "var_a", "var_b", "corr")
+    }
+    n = np.empty(size, dtype=np.int64)
+    higher = np.empty(size, dtype=np.int64)
+    lower = np.empty(size, dtype=np.int64)
+    for start in range(0, size, chunk):
+        sl = slice(start, start + chunk)
+        both = observed[:, i[sl]] & observed[:, j[sl]]
+        count = both.sum(axis=0)
+        a = np.where(both, x[:, i[sl]], 0.0)
+        b = np.where(both, x[:, j[sl]], 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean_a = a.sum(axis=0) / count
+            mean_b = b.sum(axis=0) / count
+            ca = np.where(both, a - mean_a, 0.0)
+            cb = np.where(both, b - mean_b, 0.0)
+            d = ca - cb  # centred differences: a constant gap has exactly zero spread
+            var_a = (ca * ca).sum(axis=0) / count
+            var_b = (cb * cb).sum(axis=0) / count
+            out["var_d"][sl] = (d * d).sum(axis=0) / count
+            denominator = np.sqrt(var_a * var_b)
+            out["corr"][sl] = np.where(
+                denominator > 0, (ca * cb).sum(axis=0) / count / denominator, np.nan
+            )
+        raw = np.where(both, a - b, 0.0)
+        n[sl] = count
+        higher[sl] = np.count_nonzero(raw > 0, axis=0)
+        lower[sl] = np.count_nonzero(raw < 0, axis=0)
+        out["accuracy_a"][sl], out["accuracy_b"][sl] = mean_a, mean_b
+        out["delta"][sl] = mean_a - mean_b
+        out["var_a"][sl], out["var_b"][sl] = var_a, var_b
+    sd = np.sqrt(_without_rounding_noise(out["var_d"], np.abs(x).max(initial=0.0)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se = sd / np.sqrt(n)
     return PairedSummary(
-        n_items=np.full(i.size, n, dtype=np.int64),
-        accuracy_a=mean[i],
-        accuracy_b=mean[j],
-        delta=mean[i] - mean[j],
+        n_items=n,
+        accuracy_a=out["accuracy_a"],
+        accuracy_b=out["accuracy_b"],
+        delta=out["delta"],
         a_only=higher,
         b_only=lower,
-        correlation=correlation,
+        correlation=out["corr"],
         sd_diff=sd,
-        se=sd / np.sqrt(n),
+        se=se,
         binary=False,
+        variance_a=out["var_a"],
+        variance_b=out["var_b"],
     )
