@@ -1173,10 +1173,11 @@ def main(argv=None) -> int:
         if type(exc).__name__ == "NoArgsIsHelpError":  # bare 'evalgap' (click >= 8.2)
             click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
             return 0
+        # The command path names a subcommand's group too ('evalgap simulate sequential');
+        # the top-level group is 'evalgap' itself, whatever its function is called.
+        path = exc.ctx.command_path if exc.ctx is not None else "evalgap"
         click.echo(
-            f"evalgap: error: {exc.format_message()} "
-            f"(see 'evalgap {exc.ctx.command.name if exc.ctx and exc.ctx.command else ''}"
-            f" --help')".replace(" ' --help'", " --help'"),
+            f"evalgap: error: {exc.format_message().rstrip('.')} (see '{path} --help')",
             err=True,
         )
         return 2
