@@ -6,6 +6,7 @@ to do).
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 import click
@@ -258,6 +259,19 @@ def cli():
     show_default=True,
     help="Seed of every resampling step; the same seed gives the same numbers.",
 )
+@click.option(
+    "--by",
+    metavar="COLUMN",
+    help="Compare the pair within each group: 'task', or a column of a score table "
+    "(e.g. category); p-values adjusted over the groups.",
+)
+@click.option(
+    "--adjustment",
+    type=click.Choice(["holm", "bonferroni", "sidak", "bh"]),
+    default="holm",
+    show_default=True,
+    help="With --by: the multiplicity correction over groups.",
+)
 def compare(
     both_correct,
     a_only,
@@ -272,6 +286,8 @@ def compare(
     n_bootstrap,
     n_bootstrap_required_n,
     seed,
+    by,
+    adjustment,
     **loader,
 ):
     """Test one paired gap and say whether the benchmark can resolve it.
@@ -300,12 +316,22 @@ def compare(
             raise InputError("--scores needs --model-a and --model-b (the two models to compare)")
         if model_a == model_b:
             raise InputError(f"--model-a and --model-b are both {model_a!r}; name two models")
+        if by:
+            _compare_by(loader, model_a, model_b, by, adjustment, settings, as_json)
+            return
         _, score_set = _read_scores(loader, models=[model_a, model_b])
         a, b = score_set.pair(model_a, model_b)
         result = compare_scores(
             a, b, model_a=model_a, model_b=model_b, alignment=score_set.report, **settings
         )
+        from evalgap.compare_groups import pooling_note
+
+        note = pooling_note(score_set)
+        if note:
+            result = dataclasses.replace(result, notes=(*result.notes, note))
     else:
+        if by:
+            raise InputError("--by needs per-item --scores; 2x2 counts have no groups")
         names = ("--both-correct", "--a-only", "--b-only", "--both-wrong")
         missing = [name for name, value in zip(names, counts, strict=True) if value is None]
         if missing:
@@ -694,6 +720,29 @@ def _degrade_scores(loader, baseline, candidate):
         notes=notes,
     )
     return score_set, names[0], names[1]
+
+
+def _compare_by(loader, model_a, model_b, by, adjustment, settings, as_json) -> None:
+    """compare --by: group by the tasks, or by a column of a score table taken as the task."""
+    from evalgap.compare_groups import compare_by_group
+
+    if by != "task":
+        if loader["task_column"] and loader["task_column"] != by:
+            raise InputError(
+                f"--by {by} and --task-column {loader['task_column']} name different "
+                "columns; --by COLUMN groups by that column"
+            )
+        loader = {**loader, "task_column": by}
+    table, score_set = _read_scores(loader, models=[model_a, model_b])
+    if by != "task" and table.columns.get("task") != by:
+        raise InputError(
+            f"--by {by}: {table.source} has no column {by!r} to group by "
+            "(use --by task for a log's tasks)"
+        )
+    result = compare_by_group(
+        score_set, model_a, model_b, by=by, adjustment=adjustment, **settings
+    )
+    _emit(result, as_json, "compare-by")
 
 
 @cli.command(
@@ -1149,6 +1198,7 @@ def _emit(result, as_json: bool, job: str) -> None:
     console = Console()
     renderers = {
         "compare": terminal.render_compare,
+        "compare-by": _render_groups,
         "plan": terminal.render_plan,
         "inspect-data": terminal.render_data,
         "audit": terminal.render_audit,
@@ -1158,6 +1208,12 @@ def _emit(result, as_json: bool, job: str) -> None:
         "simulate": terminal.render_simulation,
     }
     renderers[job](result, console)
+
+
+def _render_groups(result, console) -> None:
+    from evalgap.report.groups import render_compare_groups
+
+    render_compare_groups(result, console)
 
 
 def main(argv=None) -> int:

@@ -1,0 +1,208 @@
+"""``compare --by``: one pair, compared within each group (task, category) and pooled.
+
+A pair compared over several groups in one call, instead of a shell loop: each group's
+comparison is :func:`evalgap.compare.compare_scores` on the items both models scored in that
+group, and the groups' primary p-values (the exact McNemar test for binary scores, the
+paired t test for graded ones) are adjusted for the number of groups (Holm by default, any
+method of :func:`evalgap.stats.multiplicity.adjust_p_values`). The pooled comparison over
+every group is given beside them, saying that it pools.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from evalgap.compare import CompareResult, compare_scores
+from evalgap.errors import InputError
+from evalgap.scores import ScoreSet
+from evalgap.stats import multiplicity
+
+ADJUSTMENTS = ("holm", "bonferroni", "sidak", "bh")
+
+
+@dataclass(frozen=True)
+class GroupComparison:
+    """One group's comparison and its p-value adjusted for the number of groups."""
+
+    group: str
+    result: CompareResult
+    p_value: float
+    p_adjusted: float
+    significant: bool
+
+
+@dataclass(frozen=True)
+class CompareGroupsResult:
+    """A pair compared per group (``groups``), with a multiplicity correction, and pooled.
+
+    Attributes
+    ----------
+    by : what the groups are (a column name, or ``"task"``).
+    adjustment : the multiplicity correction over groups.
+    groups : per group: its comparison, primary p-value and adjusted p-value.
+    pooled : the comparison over every group's items together.
+    notes : groups left out (too few shared items) and what was pooled.
+    """
+
+    model_a: str
+    model_b: str
+    by: str
+    adjustment: str
+    alpha: float
+    groups: tuple[GroupComparison, ...]
+    pooled: CompareResult
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def significant_groups(self) -> tuple[str, ...]:
+        """Groups whose adjusted p-value is at most alpha."""
+        return tuple(g.group for g in self.groups if g.significant)
+
+    @property
+    def verdict(self) -> str:
+        """One sentence: in how many groups the gap is significant after the correction."""
+        k, m = len(self.significant_groups), len(self.groups)
+        test = "exact McNemar" if self.pooled.binary else "paired t"
+        listed = f" ({', '.join(self.significant_groups[:5])}" + (", ...)" if k > 5 else ")")
+        return (
+            f"{self.model_a} and {self.model_b} differ significantly in {k} of {m} "
+            f"{self.by} group{'s' if m != 1 else ''}{listed if k else ''} "
+            f"({test} p-values, {self.adjustment}-adjusted over {m} groups, alpha={self.alpha:g})"
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per group: items, accuracies, gap, p-values, q and the verdict."""
+        return pd.DataFrame(
+            [
+                {
+                    self.by: g.group,
+                    "n_items": g.result.n_items,
+                    "accuracy_a": g.result.accuracy_a,
+                    "accuracy_b": g.result.accuracy_b,
+                    "delta": g.result.delta,
+                    "p_value": g.p_value,
+                    "p_adjusted": g.p_adjusted,
+                    "significant": g.significant,
+                    "required_n": g.result.required_n,
+                    "resolution_ratio": g.result.resolution_ratio,
+                    "resolved": g.result.resolved,
+                }
+                for g in self.groups
+            ]
+        )
+
+    def to_dict(self) -> dict:
+        """Return the JSON-ready dict (``compare --by --json``)."""
+        return {
+            "model_a": self.model_a,
+            "model_b": self.model_b,
+            "by": self.by,
+            "adjustment": self.adjustment,
+            "alpha": self.alpha,
+            "groups": [
+                {
+                    "group": g.group,
+                    "p_value": g.p_value,
+                    "p_adjusted": g.p_adjusted,
+                    "significant": g.significant,
+                    **{k: v for k, v in g.result.to_dict().items() if k != "alignment"},
+                }
+                for g in self.groups
+            ],
+            "pooled": self.pooled.to_dict(),
+            "notes": list(self.notes),
+            "verdict": self.verdict,
+        }
+
+    def __repr__(self) -> str:
+        return f"CompareGroupsResult({self.verdict})"
+
+
+def compare_by_group(
+    score_set: ScoreSet,
+    model_a: str,
+    model_b: str,
+    *,
+    by: str = "task",
+    adjustment: str = "holm",
+    alpha: float = 0.05,
+    **settings,
+) -> CompareGroupsResult:
+    """Compare ``model_a`` and ``model_b`` within each task of ``score_set`` and pooled.
+
+    Parameters
+    ----------
+    score_set : aligned scores whose tasks are the groups (``align`` on a frame whose task
+        column holds the group labels).
+    model_a, model_b : the two models.
+    by : the name of the grouping, for the report.
+    adjustment : multiplicity correction over groups: holm, bonferroni, sidak or bh.
+    alpha : significance level of each adjusted p-value.
+    **settings : passed to :func:`evalgap.compare.compare_scores` (power, alternative, seed,
+        n_bootstrap, ...).
+
+    Returns
+    -------
+    CompareGroupsResult
+    """
+    if adjustment not in ADJUSTMENTS:
+        raise InputError(f"adjustment must be one of {', '.join(ADJUSTMENTS)}; got {adjustment!r}")
+    i, j = score_set.model_index(model_a), score_set.model_index(model_b)
+    groups, notes, p_values = [], [], []
+    for task in score_set.tasks:
+        rows = task.pair_rows(i, j)
+        if rows.sum() < 2:
+            notes.append(
+                f"{by} {task.task}: {int(rows.sum())} shared item"
+                f"{'' if rows.sum() == 1 else 's'}, left out of the groups"
+            )
+            continue
+        result = compare_scores(
+            task.scores[rows, i],
+            task.scores[rows, j],
+            model_a=model_a,
+            model_b=model_b,
+            alpha=alpha,
+            **settings,
+        )
+        primary = result.p_values.exact if result.binary else result.p_values.paired_t
+        groups.append((task.task, result))
+        p_values.append(np.nan if primary is None else primary)
+    if not groups:
+        raise InputError(f"no {by} group has 2 items both {model_a} and {model_b} scored")
+    p = np.asarray(p_values, dtype=float)
+    adjusted = multiplicity.adjust_p_values(np.nan_to_num(p, nan=1.0), adjustment)
+    a, b = score_set.pair(model_a, model_b)
+    pooled = compare_scores(a, b, model_a=model_a, model_b=model_b, alpha=alpha, **settings)
+    notes.append(
+        f"the pooled comparison takes the {pooled.n_items:,} items of all "
+        f"{len(score_set.tasks)} {by} groups together"
+    )
+    return CompareGroupsResult(
+        model_a=model_a,
+        model_b=model_b,
+        by=by,
+        adjustment=adjustment,
+        alpha=float(alpha),
+        groups=tuple(
+            GroupComparison(name, r, float(pv), float(pa), bool(pa <= alpha))
+            for (name, r), pv, pa in zip(groups, p, adjusted, strict=True)
+        ),
+        pooled=pooled,
+        notes=tuple(notes),
+    )
+
+
+def pooling_note(score_set: ScoreSet) -> str | None:
+    """The sentence that says a comparison pools several tasks, or None for one task."""
+    if len(score_set.tasks) < 2:
+        return None
+    names = ", ".join(t.task for t in score_set.tasks[:4])
+    more = ", ..." if len(score_set.tasks) > 4 else ""
+    return (
+        f"{len(score_set.tasks)} tasks pooled ({names}{more}); "
+        "--by task compares the pair within each task"
+    )

@@ -1,0 +1,50 @@
+"""Terminal report of ``compare --by``: one row per group, then the pooled comparison."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from evalgap.compare import format_p
+from evalgap.compare_groups import CompareGroupsResult
+
+
+def render_compare_groups(r: CompareGroupsResult, console: Console) -> None:
+    """Print the per-group table (gap, p, adjusted p, q) and the verdict sentence."""
+    test = "exact" if r.pooled.binary else "paired t"
+    table = Table(
+        title=f"compare by {escape(r.by)}: {escape(r.model_a)} vs {escape(r.model_b)}",
+        title_justify="left",
+    )
+    table.add_column(r.by, no_wrap=True)
+    for name in ("items", "delta (points)", f"p ({test})", f"p ({r.adjustment})", "q"):
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column(f"at alpha={r.alpha:g}", justify="center")
+    for g in r.groups:
+        q = g.result.resolution_ratio
+        table.add_row(
+            escape(g.group),
+            f"{g.result.n_items:,}",
+            f"{100 * g.result.delta:+.2f}",
+            format_p(g.p_value),
+            format_p(g.p_adjusted),
+            "—" if q is None else f"{q:.2f}",
+            "reject" if g.significant else "-",
+        )
+    p = r.pooled
+    pooled_p = p.p_values.exact if p.binary else p.p_values.paired_t
+    table.add_section()
+    table.add_row(
+        "pooled",
+        f"{p.n_items:,}",
+        f"{100 * p.delta:+.2f}",
+        format_p(pooled_p),
+        "",
+        "—" if p.resolution_ratio is None else f"{p.resolution_ratio:.2f}",
+        "",
+    )
+    console.print(table)
+    for note in r.notes:
+        console.print(f"[yellow]note:[/] {escape(note)}")
+    console.print(r.verdict[:1].upper() + r.verdict[1:] + ".", markup=False)

@@ -1,0 +1,127 @@
+"""compare --by: the pair within each group, Holm-adjusted over the groups, and pooled."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from statsmodels.stats.multitest import multipletests
+
+from evalgap.cli import main
+from evalgap.compare import compare_scores
+from evalgap.compare_groups import compare_by_group
+from evalgap.errors import InputError
+from evalgap.scores import align
+
+from conftest import shared_file
+
+LLAMA = ("Meta-Llama-3_1-8B-Instruct_5shots", "Meta-Llama-3_1-8B_5shots")
+
+
+def _frame(seed=0, n=600):
+    rng = np.random.default_rng(seed)
+    group = rng.choice(["g1", "g2", "g3"], n)
+    shift = pd.Series({"g1": 0.15, "g2": 0.02, "g3": 0.0})[group].to_numpy()
+    a = (rng.random(n) < 0.6 + shift).astype(float)
+    b = (rng.random(n) < 0.6).astype(float)
+    ids = [f"q{i}" for i in range(n)]
+    return pd.DataFrame(
+        {
+            "model": ["a"] * n + ["b"] * n,
+            "task": np.concatenate([group, group]),
+            "item_id": ids + ids,
+            "score": np.concatenate([a, b]),
+        }
+    )
+
+
+def test_each_group_is_the_pair_on_that_groups_items_with_holm_over_groups():
+    frame = _frame()
+    result = compare_by_group(align(frame), "a", "b", n_bootstrap=0, n_bootstrap_required_n=0)
+    raw = []
+    for g in result.groups:
+        sub = frame[frame.task == g.group]
+        one = compare_scores(
+            sub[sub.model == "a"].score.to_numpy(),
+            sub[sub.model == "b"].score.to_numpy(),
+            n_bootstrap=0,
+            n_bootstrap_required_n=0,
+        )
+        assert g.result.n_items == one.n_items and g.p_value == one.p_values.exact
+        raw.append(g.p_value)
+    expected = multipletests(raw, method="holm")[1]
+    np.testing.assert_allclose([g.p_adjusted for g in result.groups], expected, rtol=1e-12)
+    assert result.pooled.n_items == 600
+    assert result.significant_groups == ("g1",)
+    assert "differ significantly in 1 of 3 task groups (g1)" in result.verdict
+    assert list(result.to_frame().columns)[:3] == ["task", "n_items", "accuracy_a"]
+
+
+def test_cli_by_a_column_of_the_table(tmp_path, capsys):
+    frame = _frame().rename(columns={"task": "category"})
+    path = tmp_path / "scores.csv"
+    frame.to_csv(path, index=False)
+    argv = [
+        "compare",
+        "--scores",
+        str(path),
+        "--model-a",
+        "a",
+        "--model-b",
+        "b",
+        "--by",
+        "category",
+        "--n-bootstrap",
+        "0",
+        "--n-bootstrap-required-n",
+        "0",
+    ]
+    assert main([*argv, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert sorted(g["group"] for g in data["groups"]) == ["g1", "g2", "g3"]
+    assert data["adjustment"] == "holm" and data["pooled"]["n_items"] == 600
+    assert main(argv) == 0
+    assert "holm-adjusted over 3 groups" in capsys.readouterr().out.replace("\n", " ")
+    assert main([*argv[:-4], "--by", "nothing"]) == 2
+    assert "no column 'nothing'" in capsys.readouterr().err
+
+
+def test_pooled_compare_of_several_tasks_says_it_pools(tmp_path, capsys):
+    path = tmp_path / "scores.csv"
+    _frame().to_csv(path, index=False)
+    argv = [
+        "compare",
+        "--scores",
+        str(path),
+        "--model-a",
+        "a",
+        "--model-b",
+        "b",
+        "--json",
+        "--n-bootstrap",
+        "0",
+        "--n-bootstrap-required-n",
+        "0",
+    ]
+    assert main(argv) == 0
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert any(n.startswith("3 tasks pooled (g") and "--by task" in n for n in notes)
+
+
+def test_by_needs_scores_and_a_known_adjustment():
+    with pytest.raises(InputError, match="adjustment must be one of"):
+        compare_by_group(align(_frame()), "a", "b", adjustment="fdr")
+
+
+def test_mmlu_pro_llama_by_category():
+    path = shared_file("mmlu_pro", "mmlu_pro_long.csv.gz")
+    frame = pd.read_csv(path).rename(
+        columns={"category": "task", "question_id": "item_id", "correct": "score"}
+    )
+    s = align(frame[["model", "task", "item_id", "score"]], models=list(LLAMA))
+    r = compare_by_group(s, *LLAMA, n_bootstrap=0, n_bootstrap_required_n=0)
+    assert len(r.groups) == 14 and sum(g.result.n_items for g in r.groups) == 12_032
+    assert (r.pooled.a_only, r.pooled.b_only) == (2053, 1127)
+    assert len(r.significant_groups) == 10
