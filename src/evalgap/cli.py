@@ -597,7 +597,7 @@ def degrade(
     degraded, or no --fail-on-degradation), 1 (degraded, with --fail-on-degradation), 2 (bad
     input).
     """
-    from evalgap.degrade import degrade_counts, degrade_scores
+    from evalgap.degrade import check_roles, degrade_counts, degrade_scores
 
     has_scores = bool(loader["scores_paths"] or loader["hub"])
     if counts_path:
@@ -621,6 +621,7 @@ def degrade(
                 "name the baseline and the candidate: --baseline and --candidate "
                 "(model names in --scores, or paths to each model's outputs)"
             )
+        check_roles(baseline, candidate)
         score_set, baseline, candidate = _degrade_scores(loader, baseline, candidate, as_json)
         result = degrade_scores(
             score_set,

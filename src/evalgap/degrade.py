@@ -218,9 +218,22 @@ def degrade_counts(
     ``both_correct, both_wrong`` (A = baseline, B = candidate)."""
     _validate.probability(alpha, "alpha")
     counts.require_columns(table, counts.TASK_COLUMNS, source)
+    table = table.assign(task=table["task"].astype(str))
+    counts.unique_rows(table, "task", source)
     full = {"both_correct", "both_wrong"} <= set(table.columns)
     columns = ["a_only", "b_only"] + (["both_correct", "both_wrong"] if full else [])
     values = {c: counts.whole_numbers(table, c, source) for c in columns}
+    for c in columns:
+        counts.total_within_range(values[c], f"the {c} counts over tasks", source)
+    counts.total_within_range(
+        np.concatenate([values[c] for c in columns]), "all counts together", source
+    )
+    discordant = sum(int(v) for c in ("a_only", "b_only") for v in values[c])
+    if discordant > aggregation.MAX_DISCORDANT:
+        raise InputError(
+            f"{source}: a_only and b_only sum to {discordant:,} discordant items over tasks; "
+            f"the exact tests take at most {aggregation.MAX_DISCORDANT:,}"
+        )
     tasks = [
         _task(
             str(t),
@@ -248,6 +261,15 @@ def degrade_counts(
     )
 
 
+def check_roles(baseline: str, candidate: str) -> None:
+    """Raise when the baseline and the candidate are the same model (or the same path)."""
+    if str(baseline) == str(candidate):
+        raise InputError(
+            f"--baseline and --candidate are both {baseline!r}; name two different models "
+            "(or two different outputs) to compare"
+        )
+
+
 def degrade_scores(
     score_set: ScoreSet,
     baseline: str,
@@ -266,6 +288,7 @@ def degrade_scores(
     per item, or a continuous metric — get the permutation tests.
     """
     _validate.probability(alpha, "alpha")
+    check_roles(baseline, candidate)
     i, j = score_set.model_index(baseline), score_set.model_index(candidate)
     differences, tasks, graded = [], [], False
     for task in score_set.tasks:

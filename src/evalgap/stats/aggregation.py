@@ -38,6 +38,9 @@ from evalgap.stats import _validate, resample
 from evalgap.stats.tests import mcnemar_exact
 
 MAX_DROP_EPSILON = 1e-10  # Algorithm 7: keeps a task whose differences have no spread finite
+# The exact binomial tails (scipy.special.bdtrc) take C ints: beyond 2^31 - 1 discordant items
+# they return NaN. Counts families beyond it are refused, never tested as "no evidence".
+MAX_DISCORDANT = 2**31 - 1
 
 
 def task_p_values(a_only, b_only):
