@@ -714,13 +714,11 @@ def trim(model, output, as_json, **loader):
     others are written to --output, for degrade --items.
     """
     from evalgap.degrade import trim_items
+    from evalgap.io._write import write_csv
 
     _, score_set = _read_scores(loader, models=[model], quiet=as_json)
     result = trim_items(score_set, model)
-    try:
-        result.kept.to_csv(output, index=False)
-    except OSError as exc:
-        raise InputError(f"--output {output}: cannot write ({exc.strerror})") from None
+    write_csv(result.kept, output, option="--output")
     _emit(result, as_json, "trim")
 
 
