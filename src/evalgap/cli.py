@@ -631,7 +631,7 @@ def degrade(
     degraded, or no --fail-on-degradation), 1 (degraded, with --fail-on-degradation), 2 (bad
     input).
     """
-    from evalgap.degrade import degrade_counts, degrade_scores
+    from evalgap.degrade import check_roles, degrade_counts, degrade_scores
 
     has_scores = bool(loader["scores_paths"] or loader["hub"])
     if counts_path:
@@ -655,6 +655,7 @@ def degrade(
                 "name the baseline and the candidate: --baseline and --candidate "
                 "(model names in --scores, or paths to each model's outputs)"
             )
+        check_roles(baseline, candidate)
         score_set, baseline, candidate = _degrade_scores(loader, baseline, candidate)
         result = degrade_scores(
             score_set,
@@ -772,13 +773,11 @@ def trim(model, output, as_json, **loader):
     others are written to --output, for degrade --items.
     """
     from evalgap.degrade import trim_items
+    from evalgap.io._write import write_csv
 
     _, score_set = _read_scores(loader, models=[model])
     result = trim_items(score_set, model)
-    try:
-        result.kept.to_csv(output, index=False)
-    except OSError as exc:
-        raise InputError(f"--output {output}: cannot write ({exc.strerror})") from None
+    write_csv(result.kept, output, option="--output")
     _emit(result, as_json, "trim")
 
 

@@ -76,6 +76,7 @@ class DegradeResult:
     n_simulations: int | None
     permutation: aggregation.PermutationAggregates | None
     notes: tuple[str, ...] = field(default=())
+    max_drop_task: str | None = None  # the task with the largest standardized drop
 
     @property
     def degraded(self) -> bool:
@@ -126,22 +127,36 @@ class DegradeResult:
                 f"{100 * t.flip_rate:.2f}% of items flipped and "
                 f"{100 * t.degradation_rate:.1f}% of the flips went against the candidate."
             )
-        if self.degraded:
+        pooled_fires = p["pooled"] <= self.alpha
+        if self.degraded and pooled_fires:
             head = (
                 f"DEGRADED: {self.candidate} is significantly worse than {self.baseline} at "
                 f"alpha = {self.alpha:g}{size} ({tests})."
             )
-            worst = sorted(self.tasks, key=lambda x: x.p_value)[:3]
-            detail = (
-                " Most affected: "
-                + ", ".join(f"{w.task} (p = {_p(w.p_value)})" for w in worst)
-                + "."
+        elif self.degraded:
+            # only max-drop or Fisher rejects: a drop on some task, not a drop overall
+            if p["max_drop"] <= self.alpha and self.max_drop_task is not None:
+                where = f"task {self.max_drop_task}, the largest standardized drop"
+            else:
+                where = "tasks " + ", ".join(w.task for w in self._worst(3))
+            head = (
+                f"DEGRADED: {self.candidate} is worse than {self.baseline} on at least one task "
+                f"({where}) at alpha = {self.alpha:g}{size}; the pooled test does not find it "
+                f"worse over all tasks ({tests})."
             )
+            gap = gap.replace(" The candidate's", " Over all tasks the candidate's", 1)
         else:
             head = (
                 f"NOT DEGRADED: no significant degradation of {self.candidate} against "
                 f"{self.baseline} at alpha = {self.alpha:g}{size} ({tests})."
             )
+        if self.degraded:
+            detail = (
+                " Most affected: "
+                + ", ".join(f"{w.task} (p = {_p(w.p_value)})" for w in self._worst(3))
+                + "."
+            )
+        else:
             detail = ""
             if self.detectable_drop is not None:
                 detail = (
@@ -153,6 +168,10 @@ class DegradeResult:
             f"false-alarm rate is at most {3 * self.alpha:g} (3 alpha)."
         )
         return head + gap + detail + bound
+
+    def _worst(self, k: int) -> list[TaskDegradation]:
+        """The k tasks with the smallest one-sided p-values (the clearest drops)."""
+        return sorted(self.tasks, key=lambda x: x.p_value)[:k]
 
     def to_dict(self) -> dict:
         """Return the JSON-ready dict."""
@@ -167,6 +186,7 @@ class DegradeResult:
             "fisher_tasks_left_out": self.fisher_tasks_left_out,
             "max_drop_monte_carlo": self.max_drop_monte_carlo,
             "n_simulations": self.n_simulations,
+            "max_drop_task": self.max_drop_task,
             "total": self.total.to_dict(),
             "tasks": [t.to_dict() for t in self.tasks],
             "rules_of_thumb": self.rules_of_thumb,
@@ -198,9 +218,22 @@ def degrade_counts(
     ``both_correct, both_wrong`` (A = baseline, B = candidate)."""
     _validate.probability(alpha, "alpha")
     counts.require_columns(table, counts.TASK_COLUMNS, source)
+    table = table.assign(task=table["task"].astype(str))
+    counts.unique_rows(table, "task", source)
     full = {"both_correct", "both_wrong"} <= set(table.columns)
     columns = ["a_only", "b_only"] + (["both_correct", "both_wrong"] if full else [])
     values = {c: counts.whole_numbers(table, c, source) for c in columns}
+    for c in columns:
+        counts.total_within_range(values[c], f"the {c} counts over tasks", source)
+    counts.total_within_range(
+        np.concatenate([values[c] for c in columns]), "all counts together", source
+    )
+    discordant = sum(int(v) for c in ("a_only", "b_only") for v in values[c])
+    if discordant > aggregation.MAX_DISCORDANT:
+        raise InputError(
+            f"{source}: a_only and b_only sum to {discordant:,} discordant items over tasks; "
+            f"the exact tests take at most {aggregation.MAX_DISCORDANT:,}"
+        )
     tasks = [
         _task(
             str(t),
@@ -228,6 +261,15 @@ def degrade_counts(
     )
 
 
+def check_roles(baseline: str, candidate: str) -> None:
+    """Raise when the baseline and the candidate are the same model (or the same path)."""
+    if str(baseline) == str(candidate):
+        raise InputError(
+            f"--baseline and --candidate are both {baseline!r}; name two different models "
+            "(or two different outputs) to compare"
+        )
+
+
 def degrade_scores(
     score_set: ScoreSet,
     baseline: str,
@@ -246,6 +288,7 @@ def degrade_scores(
     per item, or a continuous metric — get the permutation tests.
     """
     _validate.probability(alpha, "alpha")
+    check_roles(baseline, candidate)
     i, j = score_set.model_index(baseline), score_set.model_index(candidate)
     differences, tasks, graded = [], [], False
     for task in score_set.tasks:
@@ -285,6 +328,11 @@ def degrade_scores(
                 f"Fisher leaves out {perm.tasks_left_out} task(s) where the models "
                 "never differ (no information)"
             )
+        z = aggregation.permutation_max_drop_statistics(
+            [d.sum() for d in differences],
+            [np.dot(d, d) for d in differences],
+            [d.size for d in differences],
+        )
         return DegradeResult(
             baseline=baseline,
             candidate=candidate,
@@ -298,6 +346,7 @@ def degrade_scores(
             n_simulations=None,
             permutation=perm,
             notes=tuple(notes),
+            max_drop_task=_largest(tasks, z),
         )
     result = _binary_result(
         tasks,
@@ -474,7 +523,16 @@ def _binary_result(tasks, *, alpha, n_simulations, seed, baseline, candidate, no
         n_simulations=n_simulations,
         permutation=None,
         notes=tuple(notes),
+        max_drop_task=_largest(tasks, aggregation.max_drop_statistics(b, c)),
     )
+
+
+def _largest(tasks, z) -> str | None:
+    """The task with the largest max-drop statistic (None when no task has flips)."""
+    z = np.asarray(z, dtype=float)
+    if z.size == 0 or not np.isfinite(z).any():
+        return None
+    return tasks[int(np.nanargmax(np.where(np.isfinite(z), z, -np.inf)))].task
 
 
 def _graded_total(tasks, differences, score_set, i, j) -> TaskDegradation:

@@ -86,6 +86,13 @@ def plan_degradation(
         raise InputError(
             f"--delta must be a positive accuracy drop for a degradation plan; got {delta!r}"
         )
+    if delta > float(_validate.probability(flip_rate, "flip_rate")):
+        # delta = (b - c)/N and the flip rate (b + c)/N: a drop never exceeds the flip rate
+        raise InputError(
+            f"--delta {delta:g} is larger than --flip-rate {flip_rate:g}: the accuracy drop "
+            "cannot exceed the share of items that flip (at most every flip goes against the "
+            "candidate); give a drop at most the flip rate"
+        )
     required = float(pw.degradation_required_n(delta, flip_rate, alpha=alpha, power=power))
     at_n = snr = detectable = None
     if n_items is not None:

@@ -13,7 +13,9 @@ paper Appendix C.2, Figure 3), each seeded and vectorized across trials:
 * :func:`sequential` - the mixture e-process under H0 and H1 calibrated to a pair: Type-I
   rate, rejection rate, stopping time relative to N*, sample trajectories (Appendix C, Fig. 4);
 * :func:`aggregation` - rejection rates of pooled, max-drop, Fisher and any-of-three for
-  T = 1..20 tasks under the null, a balanced and a single-task degradation (Figure 3).
+  T = 1..20 tasks under the null, a balanced and a single-task degradation (Figure 3), and
+  the Type-I error of their permutation versions on small graded tasks, beside Algorithm 7
+  as printed (whose scale is not sign-invariant).
 
 Work is cut into fixed chunks (a grid cell, a task count, a sample size...), each with its
 own random stream spawned from ``seed``; ``jobs`` only decides how many processes run them,
@@ -511,6 +513,12 @@ def sequential_study(
 
 AGGREGATION_SCENARIOS = {"null": (0.5, 0.5), "balanced": (0.52, 0.52), "single_task": (0.58, 0.5)}
 AGGREGATION_TESTS = ("pooled", "max_drop", "fisher", "any")
+# Small graded tasks under the null: the permutation tests (Algorithms 5-7) that degrade runs on
+# graded scores, with Algorithm 7 as printed beside them (its scale is not sign-invariant).
+SMALL_TASKS_SCENARIO = "null_small_tasks"
+SMALL_TASK_ITEMS = (20, 50)
+SMALL_TASK_TESTS = ("pooled", "max_drop", "fisher", "any", "max_drop_as_printed")
+SMALL_TASK_BLOCK = 25  # experiments per random stream: bounds memory, fixes the numbers
 
 
 @dataclass(frozen=True)
@@ -522,6 +530,7 @@ class AggregationResult:
     flip_rate: float
     task_counts: tuple[int, ...]
     rates: dict  # scenario -> test -> list over task counts
+    n_permutations: int | None = None
 
     def to_dict(self) -> dict:
         """Return the study as plain data."""
@@ -530,6 +539,8 @@ class AggregationResult:
             "n_experiments": self.n_experiments,
             "flip_rate": self.flip_rate,
             "task_counts": list(self.task_counts),
+            "n_permutations": self.n_permutations,
+            "small_task_items": list(SMALL_TASK_ITEMS),
             "rejection_rates": self.rates,
             "standard_errors": {
                 s: {t: [_se(x, self.n_experiments) for x in v] for t, v in tests_.items()}
@@ -558,31 +569,83 @@ def _aggregation_chunk(first_q, other_q, n_tasks, experiments, flip_rate, alpha,
     return {k: float(np.mean(v)) for k, v in reject.items()}
 
 
+def _small_tasks_chunk(n_tasks, experiments, n_permutations, alpha, stream):
+    """Null rejection rates of the permutation aggregates on small graded tasks.
+
+    Each item is concordant (both models score alike, D = 0) with probability 1/2, else both
+    models draw independent Beta(4, 2) scores, so D is symmetric about 0 with ties at 0, as
+    graded metrics have; task t has N_t ~ U(20, 50) items (zeros pad the rest).
+    """
+    low, high = SMALL_TASK_ITEMS
+    starts = range(0, experiments, SMALL_TASK_BLOCK)
+    rejected = {name: 0 for name in SMALL_TASK_TESTS}
+    for start, block_stream in zip(starts, stream.spawn(len(starts)), strict=True):
+        rng = _rng(block_stream)
+        size = min(SMALL_TASK_BLOCK, experiments - start)
+        n_items = rng.integers(low, high + 1, size=(size, n_tasks))
+        shape = (size, n_tasks, high)
+        differ = rng.random(shape) < 0.5
+        d = np.where(differ, rng.beta(4.0, 2.0, shape) - rng.beta(4.0, 2.0, shape), 0.0)
+        d = np.where(np.arange(high) < n_items[..., None], d, 0.0)
+        draws = aggregation.sign_flip_draws(d, n_permutations, rng)
+        sums, squares = d.sum(axis=-1), (d * d).sum(axis=-1)
+        pooled, per_task, max_drop = aggregation.permutation_p_values(
+            draws, sums, squares, n_items
+        )
+        _, _, printed = aggregation.permutation_p_values(
+            draws, sums, squares, n_items, sign_invariant=False
+        )
+        fisher = aggregation.fisher_over_informative(per_task, squares > 0)
+        reject = {
+            "pooled": pooled <= alpha,
+            "max_drop": max_drop <= alpha,
+            "fisher": fisher <= alpha,
+            "max_drop_as_printed": printed <= alpha,
+        }
+        reject["any"] = reject["pooled"] | reject["max_drop"] | reject["fisher"]
+        for name in SMALL_TASK_TESTS:
+            rejected[name] += int(np.count_nonzero(reject[name]))
+    return {name: rejected[name] / experiments for name in SMALL_TASK_TESTS}
+
+
 def aggregation_study(
     *,
     task_counts=tuple(range(1, 21)),
     n_experiments: int = 1000,
     flip_rate: float = 0.1,
     alpha: float = 0.05,
+    n_permutations: int = 99,
     seed: int | None = 0,
     jobs: int = 1,
     progress=None,
 ) -> AggregationResult:
     """Run the aggregation study: N_i ~ U(500, 10000) items per task, flip rate 0.1,
-    degradation probability q = 1/2 (null), 0.52 on every task, or 0.58 on the first only."""
+    degradation probability q = 1/2 (null), 0.52 on every task, or 0.58 on the first only;
+    and the permutation tests under the null on small graded tasks (N_t ~ U(20, 50), each
+    experiment with ``n_permutations`` sign flips), where Algorithm 7 as printed exceeds alpha
+    and the sign-invariant max-drop does not."""
+    _validate.probability(alpha, "alpha")
+    _validate.probability(flip_rate, "flip_rate")
+    n_permutations = _validate.resamples(n_permutations, "n_permutations")
     chunks = []
-    streams = _streams(seed, len(AGGREGATION_SCENARIOS) * len(task_counts))
+    streams = _streams(seed, (len(AGGREGATION_SCENARIOS) + 1) * len(task_counts))
     k = 0
     for first_q, other_q in AGGREGATION_SCENARIOS.values():
         for t in task_counts:
             chunks.append((first_q, other_q, t, n_experiments, flip_rate, alpha, streams[k]))
             k += 1
     results = run_chunks(_aggregation_chunk, chunks, jobs, progress)
+    small_chunks = [
+        (t, n_experiments, n_permutations, alpha, streams[k + i])
+        for i, t in enumerate(task_counts)
+    ]
+    small = run_chunks(_small_tasks_chunk, small_chunks, jobs, progress)
     rates, k = {}, 0
     for name in AGGREGATION_SCENARIOS:
         rows = results[k : k + len(task_counts)]
         k += len(task_counts)
         rates[name] = {test: [r[test] for r in rows] for test in AGGREGATION_TESTS}
+    rates[SMALL_TASKS_SCENARIO] = {test: [r[test] for r in small] for test in SMALL_TASK_TESTS}
     return AggregationResult(
-        float(alpha), n_experiments, float(flip_rate), tuple(task_counts), rates
+        float(alpha), n_experiments, float(flip_rate), tuple(task_counts), rates, n_permutations
     )

@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from evalgap.errors import InputError, first_line
+from evalgap.io._write import unescape_cell
 from evalgap.scores import LongScores
 
 FORMATS = ("csv", "tsv", "parquet", "jsonl")
@@ -330,9 +331,10 @@ def apply_item_file(
         )
     task_col = next((c for c in CANDIDATES["task"] if c in raw.columns), None)
     keys = ["item_id"] + (["task"] if task_col else [])
-    listed = pd.DataFrame({"item_id": raw[item_col].astype(str)})
+    # evalgap's own CSVs escape formula-like cells (io/_write.py): read them back unescaped
+    listed = pd.DataFrame({"item_id": raw[item_col].astype(str).map(unescape_cell)})
     if task_col:
-        listed["task"] = raw[task_col].astype(str)
+        listed["task"] = raw[task_col].astype(str).map(unescape_cell)
     if cluster_column is not None:
         listed["cluster"] = raw[cluster_column].astype(str)
     if listed.duplicated(subset=keys).any():

@@ -256,7 +256,7 @@ def aggregation_figure(result):
     for ax, (scenario, rates) in zip(np.atleast_1d(axes), result.rates.items(), strict=True):
         for test, values in rates.items():
             ax.plot(result.task_counts, values, marker="o", ms=3, label=test)
-        if scenario == "null":
+        if scenario.startswith("null"):
             ax.axhline(result.alpha, color="black", linestyle="--", linewidth=1)
         ax.set_title(scenario.replace("_", " "), fontsize=10)
         ax.set_xlabel("number of tasks T")
