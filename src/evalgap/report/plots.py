@@ -22,7 +22,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
-from matplotlib.ticker import FuncFormatter, NullFormatter
+from matplotlib.ticker import FuncFormatter, NullLocator
 
 from evalgap.report.text import plot_label
 
@@ -48,8 +48,10 @@ def _plain_text(func):
     return wrapper
 
 
-def _new_figure(width: float, height: float) -> Figure:
-    fig = Figure(figsize=(width, height), layout="constrained")
+def _new_figure(width: float, height: float, *, panels: int = 1) -> Figure:
+    # One panel: saving with bbox_inches="tight" already keeps every label on the canvas;
+    # the (slower) constrained layout is needed only to keep panels from overlapping.
+    fig = Figure(figsize=(width, height), layout="constrained" if panels > 1 else None)
     FigureCanvasAgg(fig)
     return fig
 
@@ -67,7 +69,7 @@ def to_svg(fig: Figure) -> str:
 def _plain_log(axis) -> None:
     """Log-scale tick labels as plain numbers (the default labels are mathtext)."""
     axis.set_major_formatter(FuncFormatter(_tick))
-    axis.set_minor_formatter(NullFormatter())
+    axis.set_minor_locator(NullLocator())
 
 
 def _tick(value: float, _position=None) -> str:
@@ -291,8 +293,7 @@ def verdict_heatmap(models: list[str], verdicts: dict, title: str) -> str:
     side = min(13.0, 2.5 + 0.22 * k)
     fig = _new_figure(side + 1.5, side)
     ax = fig.subplots()
-    cmap = ListedColormap([UNRESOLVED, NEUTRAL, RESOLVED])
-    cmap.set_bad("white")
+    cmap = ListedColormap([UNRESOLVED, NEUTRAL, RESOLVED]).with_extremes(bad="white")
     ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
     labels = [f"{i + 1}. {plot_label(m)}" for i, m in enumerate(models)]
     size = 7 if k <= 30 else 5
@@ -371,7 +372,7 @@ def calibration_figure(result):
     variants = list(result.variants)
     labels = [f"p={c['accuracy']:g}\nrho={c['latent_correlation']:g}" for c in result.cells]
     x = np.arange(len(result.cells))
-    fig = _new_figure(12, 4.2)
+    fig = _new_figure(12, 4.2, panels=2)
     axes = fig.subplots(1, 2)
     for key, ax, target in (("type1", axes[0], result.alpha), ("power", axes[1], result.power)):
         for k, v in enumerate(variants):
@@ -470,7 +471,7 @@ def sequential_figure(result):
 @_plain_text
 def aggregation_figure(result):
     """Rejection rates of the aggregates against the number of tasks, per scenario (Fig. 3)."""
-    fig = _new_figure(13, 3.8)
+    fig = _new_figure(13, 3.8, panels=len(result.rates))
     axes = fig.subplots(1, len(result.rates), sharey=False)
     for ax, (scenario, rates) in zip(np.atleast_1d(axes), result.rates.items(), strict=True):
         for test, values in rates.items():
