@@ -88,6 +88,14 @@ def test_plural_and_clean():
     assert clean("a\x1b[2J\x07\r\n\t\x9b\u202eb") == shown
     assert clean("line\nnext\tcol", keep_layout=True) == "line\nnext\tcol"
     assert markup("[/bold]") == "\\[/bold]"
+    # a trailing backslash must not escape the closing tag of the template around it
+    from io import StringIO
+
+    from rich.console import Console
+
+    buffer = StringIO()
+    Console(file=buffer, width=200).print(f"[dim]{markup('model' + chr(92))}[/] next")
+    assert buffer.getvalue() == "model\\ next\n"
 
 
 # --- terminal width ---------------------------------------------------------------------------

@@ -503,7 +503,10 @@ def render_degrade(r: DegradeResult, console: Console) -> None:
     """Print per-task counts and tests, the three aggregates, the rules of thumb, the verdict."""
     headers = ("task", "items", "only base", "only cand", "flips", "degr. rate", "delta", "p")
     rows = []
-    for task in (*r.tasks, r.total):
+    # the "all" row is the total over tasks: shown (without a p-value) when there are several
+    shown = (*r.tasks, r.total) if len(r.tasks) > 1 else tuple(r.tasks)
+    for k, task in enumerate(shown):
+        total_row = k == len(r.tasks)
         rows.append(
             [
                 str(task.task),
@@ -515,7 +518,7 @@ def render_degrade(r: DegradeResult, console: Console) -> None:
                 ""
                 if task.delta is None or not math.isfinite(task.delta)
                 else number(100 * task.delta, "+.2f") + "pt",
-                "" if task.task == "all" else _degrade_p(task.p_value),
+                "" if total_row else _degrade_p(task.p_value),
             ]
         )
     print_table(
