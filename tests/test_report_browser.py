@@ -1,15 +1,24 @@
-"""The audit's HTML report, opened in a real headless browser (Debian's chromium).
+"""The audit's HTML report, opened in a real headless browser (Debian's chromium) at 1280 px.
 
-CI installs chromium; elsewhere the test is skipped when no browser is found.
+CI installs chromium; elsewhere the tests are skipped when no browser is found.
+
+The report itself carries no script. To measure where the verdict columns land, the test
+opens a copy of the page with a small probe script appended, which writes the geometry of
+every verdict header into the DOM that ``--dump-dom`` prints. Console messages are checked
+on the report as written.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from evalgap.audit import audit_counts, audit_scores
@@ -22,6 +31,7 @@ BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
 if BROWSER is None and os.environ.get("CI"):
     raise RuntimeError("CI must install chromium for the report test (.ci/run does)")
 pytestmark = pytest.mark.skipif(BROWSER is None, reason="no chromium on this machine")
+WIDTH = 1280
 FLAGS = [
     "--headless=new",
     "--no-sandbox",
@@ -31,37 +41,118 @@ FLAGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    "--hide-scrollbars",
     "--enable-logging=stderr",
     "--v=0",
+    f"--window-size={WIDTH},1000",
 ]
+# Appended to a copy of the page only: records each verdict header's box and the box of
+# every ancestor that clips horizontally (the table's scroll container), in CSS pixels.
+PROBE = """<script>
+(function () {
+  var out = {viewport: window.innerWidth, page: document.documentElement.scrollWidth, cells: []};
+  var cells = document.querySelectorAll("table.pairs th.verdict");
+  for (var i = 0; i < cells.length; i++) {
+    var box = cells[i].getBoundingClientRect(), left = 0, right = window.innerWidth;
+    for (var el = cells[i].parentElement; el; el = el.parentElement) {
+      if (getComputedStyle(el).overflowX !== "visible") {
+        var c = el.getBoundingClientRect();
+        left = Math.max(left, c.left); right = Math.min(right, c.right);
+      }
+    }
+    out.cells.push({text: cells[i].textContent, left: box.left, right: box.right,
+                    visible_left: left, visible_right: right});
+  }
+  var pre = document.createElement("pre");
+  pre.id = "probe"; pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>"""
 
 
-def open_in_browser(path, profile) -> tuple[str, str]:
+def chromium(profile, *args) -> subprocess.CompletedProcess:
     out = subprocess.run(
-        [BROWSER, *FLAGS, f"--user-data-dir={profile}", "--dump-dom", path.as_uri()],
+        [BROWSER, *FLAGS, f"--user-data-dir={profile}", *args],
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert out.returncode == 0, out.stderr[-2000:]
+    return out
+
+
+def open_in_browser(path, profile) -> tuple[str, str]:
+    out = chromium(profile, "--dump-dom", path.as_uri())
     return out.stdout, out.stderr
 
 
-def test_clustered_report_loads_with_its_tables_and_figures(tmp_path):
-    frame = leaderboard(cluster_effect=0.6, n_items=2000)
+def verdict_geometry(path, profile) -> dict:
+    probe = path.with_name("probe-" + path.name)
+    probe.write_text(path.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"))
+    dom = chromium(profile, "--dump-dom", probe.as_uri()).stdout
+    found = re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S)
+    assert found, dom[-500:]
+    return json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+
+
+def screenshot_width(path, profile, tmp_path) -> int:
+    png = tmp_path / "report.png"
+    chromium(profile, f"--screenshot={png}", path.as_uri())
+    header = png.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">I", header[16:20])[0]
+
+
+def assert_verdicts_visible(path, profile, procedures: int) -> None:
+    geometry = verdict_geometry(path, profile)
+    assert geometry["viewport"] == WIDTH
+    assert len(geometry["cells"]) == procedures
+    for cell in geometry["cells"]:
+        # the whole header box is inside the window and inside the table's scroll box
+        assert cell["left"] >= cell["visible_left"] - 0.5, cell
+        assert cell["right"] <= cell["visible_right"] + 0.5, cell
+        assert cell["right"] <= WIDTH, cell
+
+
+def long_named(frame: pd.DataFrame) -> pd.DataFrame:
+    """Model names as long as real leaderboard names (the widest case for the table)."""
+    names = {m: f"organisation-{m}/Some-Model-{m}-70B-Instruct-v0.3_5shots" for m in frame.model}
+    return frame.assign(model=frame["model"].map(names))
+
+
+def test_clustered_report_at_1280px(tmp_path):
+    frame = long_named(leaderboard(cluster_effect=0.6, n_items=2000))
     result = audit_scores(align(frame), n_cluster_bootstrap=200, seed=3)
     path = tmp_path / "audit.html"
-    path.write_text(audit_report(result), encoding="utf-8")
+    text = audit_report(result, provenance={"command": "evalgap audit", "inputs": []})
+    assert "<script" not in text  # the report is script-free
+    path.write_text(text, encoding="utf-8")
     dom, log = open_in_browser(path, tmp_path / "profile")
     assert ":CONSOLE" not in log  # no console message at all, errors included
-    for section in ("verdicts", "ties", "flips", "pairs", "binned", "figures", "clusters"):
+    sections = ("models", "verdicts", "ties", "flips", "pairs", "binned", "figures", "clusters")
+    for section in (*sections, "provenance", "legend"):
         assert f'id="{section}"' in dom
-    assert len(re.findall(r"<table", dom)) >= 8
-    # r bars, efficiency, e-process trajectories, ICC per pair, bootstrap distribution
-    assert len(re.findall(r"<svg", dom)) == 5
-    assert "Anytime-valid (e-process)" in dom and "Clustered (design effect)" in dom
+    # forest, r per pair, N* paired vs unpaired, e-process, ICC per pair, bootstrap counts
+    assert len(re.findall(r"<svg", dom)) == 6
+    # the per-model table comes first, with human headers
+    assert dom.index('id="models"') < dom.index('id="verdicts"') < dom.index('id="pairs"')
+    assert "Items scored" in dom and "Resolved under" in dom and "model_a" not in dom
     # self-contained: nothing on the page is loaded from elsewhere
     assert not re.search(r"""(?:src|href)\s*=\s*["'](?:https?:)?//""", dom)
+    assert_verdicts_visible(path, tmp_path / "profile", len(result.procedures))
+    assert screenshot_width(path, tmp_path / "profile", tmp_path) == WIDTH
+
+
+def test_all_pairs_report_with_heatmap_at_1280px(tmp_path):
+    accuracies = tuple(np.linspace(0.75, 0.55, 9))
+    frame = long_named(leaderboard(n_items=800, accuracies=accuracies, seed=1))
+    result = audit_scores(align(frame), family="all", n_cluster_bootstrap=0, seed=1)
+    path = tmp_path / "all.html"
+    path.write_text(audit_report(result), encoding="utf-8")
+    dom, log = open_in_browser(path, tmp_path / "profile")
+    assert ":CONSOLE" not in log
+    assert 'id="heatmap"' in dom and "All 36 pairs are shown." in dom
+    assert_verdicts_visible(path, tmp_path / "profile", len(result.procedures))
 
 
 def test_counts_report_loads(tmp_path):
@@ -69,4 +160,6 @@ def test_counts_report_loads(tmp_path):
     path.write_text(audit_report(audit_counts(table_7())), encoding="utf-8")
     dom, log = open_in_browser(path, tmp_path / "profile")
     assert ":CONSOLE" not in log
-    assert dom.count("<svg") == 2 and "rank 5" in dom
+    # forest and r per pair; no per-item data, so no e-process and N* still drawn
+    assert dom.count("<svg") == 3 and "rank 5" in dom
+    assert_verdicts_visible(path, tmp_path / "profile", 6)

@@ -11,10 +11,10 @@ import sys
 
 import click
 import pandas as pd
-from rich.console import Console
 
 from evalgap import __version__
 from evalgap.errors import InputError
+from evalgap.report.text import markup
 
 PROBABILITY = click.FloatRange(0, 1, min_open=True, max_open=True)
 COUNT = click.IntRange(min=0)
@@ -221,12 +221,29 @@ def loader_options(func):
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="evalgap")
-def cli():
+@click.option(
+    "--width",
+    type=click.IntRange(min=20),
+    help="Width of terminal reports in characters (default: the terminal's width; "
+    "unbounded when output is not a terminal).",
+)
+@click.pass_context
+def cli(ctx, width):
     """evalgap: is a gap between two models real, and could this benchmark have shown it?
 
     Paired tests, required sample sizes (N*), minimum detectable effects and the resolution
     ratio q = N/N* for LLM evaluations scored on shared items.
     """
+    ctx.ensure_object(dict)["width"] = width
+
+
+def _console(*, stderr: bool = False):
+    """The Console of this invocation (honours --width; full width when not a terminal)."""
+    from evalgap.report.terminal import make_console
+
+    ctx = click.get_current_context(silent=True)
+    width = (ctx.find_root().obj or {}).get("width") if ctx is not None else None
+    return make_console(stderr=stderr, width=width)
 
 
 @cli.command(epilog=COMPARE_EXAMPLES + SCORE_SOURCES)
@@ -531,17 +548,19 @@ def audit(
                 **settings,
             )
     if html_path:
-        from evalgap.report.html import audit_report
+        from evalgap.report.html import audit_report, provenance, write_report
 
-        try:
-            with open(html_path, "w", encoding="utf-8") as handle:
-                handle.write(audit_report(result))
-        except OSError as exc:
-            raise InputError(
-                f"--html {html_path}: cannot write the report ({exc.strerror})"
-            ) from None
+        ctx = click.get_current_context()
+        given = {
+            param.opts[0]: ctx.params[param.name]
+            for param in ctx.command.params
+            if param.name in ctx.params
+            and ctx.get_parameter_source(param.name) is not click.core.ParameterSource.DEFAULT
+        }
+        inputs = [pairs_path] if pairs_path else [*loader["scores_paths"], *loader["hub"]]
+        write_report(html_path, audit_report(result, provenance=provenance(inputs, given)))
         if not as_json:
-            Console(stderr=True).print(f"[dim]report written to {html_path}[/]")
+            _console(stderr=True).print(f"[dim]report written to {markup(html_path)}[/]")
     _emit(result, as_json, "audit")
 
 
@@ -1111,7 +1130,7 @@ def _finish_simulation(result, figure: str, as_json: bool, plot_path) -> None:
         plots.save_figure(getattr(plots, figure)(result), plot_path)
     _emit(result, as_json, "simulate")
     if plot_path and not as_json:
-        Console(stderr=True).print(f"[dim]figure written to {plot_path}[/]")
+        _console(stderr=True).print(f"[dim]figure written to {markup(plot_path)}[/]")
 
 
 class _phases:
@@ -1137,7 +1156,7 @@ class _phases:
             TextColumn("{task.description}"),
             BarColumn(),
             TimeElapsedColumn(),
-            console=Console(stderr=True),
+            console=_console(stderr=True),
             transient=True,
         )
         self.progress.start()
@@ -1194,7 +1213,7 @@ def _emit(result, as_json: bool, job: str) -> None:
         return
     from evalgap.report import terminal
 
-    console = Console()
+    console = _console()
     renderers = {
         "compare": terminal.render_compare,
         "compare-by": _render_groups,
@@ -1203,7 +1222,7 @@ def _emit(result, as_json: bool, job: str) -> None:
         "audit": terminal.render_audit,
         "degrade": terminal.render_degrade,
         "trim": terminal.render_trim,
-        "plan-degradation": lambda r, c: c.print(r.verdict[:1].upper() + r.verdict[1:] + "."),
+        "plan-degradation": terminal.render_plan_degradation,
         "simulate": terminal.render_simulation,
     }
     renderers[job](result, console)
@@ -1222,7 +1241,9 @@ def main(argv=None) -> int:
         if isinstance(code, int):  # click hands back an Exit's code when not standalone
             return code
     except InputError as exc:
-        click.echo(f"evalgap: error: {exc}", err=True)
+        from evalgap.report.text import clean
+
+        click.echo(f"evalgap: error: {clean(exc)}", err=True)
         return 2
     except click.UsageError as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # bare 'evalgap' (click >= 8.2)

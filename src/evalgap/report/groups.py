@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from evalgap.compare import format_p
 from evalgap.compare_groups import CompareGroupsResult
+from evalgap.report.text import markup
 
 
 def render_compare_groups(r: CompareGroupsResult, console: Console) -> None:
     """Print the per-group table (gap, p, adjusted p, q) and the verdict sentence."""
     test = "exact" if r.pooled.binary else "paired t"
     table = Table(
-        title=f"compare by {escape(r.by)}: {escape(r.model_a)} vs {escape(r.model_b)}",
+        title=f"compare by {markup(r.by)}: {markup(r.model_a)} vs {markup(r.model_b)}",
         title_justify="left",
     )
     table.add_column(r.by, no_wrap=True)
@@ -24,7 +24,7 @@ def render_compare_groups(r: CompareGroupsResult, console: Console) -> None:
     for g in r.groups:
         q = g.result.resolution_ratio
         table.add_row(
-            escape(g.group),
+            markup(g.group),
             f"{g.result.n_items:,}",
             f"{100 * g.result.delta:+.2f}",
             format_p(g.p_value),
@@ -46,5 +46,5 @@ def render_compare_groups(r: CompareGroupsResult, console: Console) -> None:
     )
     console.print(table)
     for note in r.notes:
-        console.print(f"[yellow]note:[/] {escape(note)}")
+        console.print(f"[yellow]note:[/] {markup(note)}")
     console.print(r.verdict[:1].upper() + r.verdict[1:] + ".", markup=False)

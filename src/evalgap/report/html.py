@@ -1,25 +1,54 @@
-"""Self-contained HTML reports: inline CSS and SVG figures, no scripts, no network."""
+"""Self-contained HTML reports: inline CSS and SVG figures, no scripts, no network.
+
+The audit report leads with the per-model table (what a leaderboard shows, with intervals
+and missing items), then the verdicts, the pairs and the figures, and ends with where the
+numbers came from (provenance) and a glossary of the column headers.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
+import hashlib
 import html
 import math
+import os
+import tempfile
+from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from evalgap.audit import AuditResult
+from evalgap.errors import InputError
 from evalgap.report import plots
-from evalgap.stats import power as pw
+from evalgap.report.text import clean, number, os_error_reason, plural
 
 STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
-h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ccc; }
-table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.85em; }
-th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; }
-th { background: #f4f4f4; } td.text, th.text { text-align: left; }
+body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1220px;
+  padding: 0 16px; color: #222; line-height: 1.4; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; }
+h2 { font-size: 1.25em; margin-top: 1.8em; border-bottom: 1px solid #ccc; }
+h3 { font-size: 1.05em; margin-top: 1.2em; }
+nav { font-size: 0.9em; } nav a { margin-right: 0.9em; }
+table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.82em; }
+th, td { border: 1px solid #ddd; padding: 2px 6px; text-align: right; vertical-align: top; }
+th { background: #f4f4f4; font-weight: 600; }
+td.text, th.text { text-align: left; }
+td.name { text-align: left; min-width: 10em; max-width: 16em; overflow-wrap: anywhere; }
+td { white-space: nowrap; } td.text, td.name { white-space: normal; }
+th { white-space: normal; }
+th.verdict, td.verdict { text-align: center; white-space: nowrap; }
+th.group { text-align: center; background: #e8eef8; }
 .unresolved { color: #b3401b; font-weight: 600; } .resolved { color: #1b5fb3; }
+.na { color: #888; }
 .note { color: #555; font-size: 0.9em; } figure { margin: 1em 0; }
+figcaption { max-width: 60em; }
 .scroll { overflow-x: auto; }
+.summary { font-size: 1.05em; background: #f7f7f2; padding: 0.6em 0.9em;
+  border-left: 4px solid #999; }
+dl.legend { font-size: 0.85em; display: grid; grid-template-columns: max-content auto;
+  gap: 0.15em 1em; max-width: 70em; }
+dl.legend dt { font-weight: 600; } dl.legend dd { margin: 0; }
 svg { max-width: 100%; height: auto; }
 """
 
@@ -32,115 +61,615 @@ PROCEDURE_NAMES = {
     "anytime_valid": "Anytime-valid (e-process)",
     "clustered": "Clustered (design effect)",
 }
+PROCEDURE_SHORT = {
+    "fixed_n": "Fixed n",
+    "bonferroni": "Bonf.",
+    "sidak": "Sidak",
+    "holm": "Holm",
+    "bh": "BH",
+    "anytime_valid": "Anytime",
+    "clustered": "Clustered",
+}
+PROCEDURE_MEANING = {
+    "fixed_n": "N* at level alpha for each pair on its own, as if it were the only comparison.",
+    "bonferroni": "N* at level alpha/m: no false claim in the whole family (m pairs).",
+    "sidak": "N* at level 1-(1-alpha)^(1/m); all but equal to Bonferroni.",
+    "holm": "Step-down on the Wald statistics; family-wise error at alpha, more power.",
+    "bh": "Benjamini-Hochberg step-up: controls the false discovery rate.",
+    "anytime_valid": "Mixture e-process boundary: valid however often results are peeked at.",
+    "clustered": "N* times the design effect of the pair's intra-cluster correlation.",
+}
+BINARY_ONLY = {"anytime_valid": "the e-process is defined for binary (0/1) scores"}
+# Tasks drawn per figure type; the tables list every task.
+MAX_TASK_FIGURES = 6
+
+PAIR_HEADERS = {
+    "task": "Task",
+    "model_a": "Model A (ranked higher)",
+    "model_b": "Model B",
+    "delta": "Δ = A − B",
+    "n_items": "Items N",
+    "correlation": "Corr. ρ",
+    "a_only": "Only A right",
+    "b_only": "Only B right",
+    "required_n": "N*",
+    "resolution_ratio": "q = N/N*",
+    "p_exact": "p exact",
+    "p_mid_p": "p mid-p",
+    "p_mcnemar": "p McNemar",
+    "p_bootstrap": "p bootstrap",
+    "p_paired_t": "p paired t",
+    "icc": "ICC",
+    "design_effect": "Design effect",
+    "required_n_clustered": "N* clustered",
+}
+GLOSSARY = {
+    "Score": "the model's mean score on the items it was scored on (its displayed score).",
+    "95% interval": "a 95% confidence interval of that mean over the model's own items.",
+    "Items missing": "items of the task with no usable score for this model; each pair is "
+    "tested on the items both of its models scored.",
+    "Δ = A − B": "difference of the two models' mean scores on their shared items.",
+    "Corr. ρ": "per-item correlation of the two models' scores (pairing gains 1/(1 − ρ)).",
+    "Only A right / Only B right": "discordant items (binary scores); for graded scores, "
+    "items where A (B) scored higher.",
+    "N*": "items a paired test needs to detect a gap of this size at the stated alpha and "
+    "power (Equation 3).",
+    "q = N/N*": "resolution ratio: the items available over the items needed; a pair is "
+    "resolved when q ≥ 1 (r = N*/N ≤ 1).",
+    "p exact / mid-p / McNemar": "paired tests of Δ = 0 on the discordant items.",
+    "p bootstrap / paired t": "paired percentile bootstrap and paired t-test p-values.",
+    "Resolved under …": "yes when the benchmark has enough items to resolve the gap under "
+    "that procedure; no when it has not (the models are tied at this sample size).",
+}
 
 
-def audit_report(result: AuditResult, *, title: str = "evalgap audit") -> str:
-    """Return the audit as one HTML page: settings, verdicts, tables, stress tests, figures."""
+# --- public API -----------------------------------------------------------------------------
+
+
+def audit_report(
+    result: AuditResult, *, title: str = "evalgap audit", provenance: dict | None = None
+) -> str:
+    """Return the audit as one HTML page (per-model table first; no scripts, no network).
+
+    ``provenance`` (see ``provenance()``) lists the inputs, evalgap version, options and
+    date; it is printed at the end of the page.
+    """
     r = result
+    n_pairs = len(r.pairs)
+    n_tasks = int(r.pairs["task"].nunique())
+    sections = [
+        ("models", "Models"),
+        ("verdicts", "Verdicts"),
+        ("ties", "Tie groups"),
+        *([("heatmap", "Pairwise verdicts")] if r.family == "all" else []),
+        *([("flips", "Flips under clustering")] if "resolved_clustered" in r.pairs else []),
+        ("pairs", "Pairs"),
+        ("binned", "By gap size"),
+        ("figures", "Figures"),
+        *([("clusters", "Cluster stress tests")] if r.cluster_stress is not None else []),
+        ("provenance", "Provenance"),
+        ("legend", "Glossary"),
+    ]
     parts = [
         f"<h1>{_e(title)}</h1>",
-        f"<p>alpha = {r.alpha:g}, power = {r.power:g}; family: {_e(r.family)} pairs, "
-        f"m = {r.family_size} (Bonferroni multiplies N* by {r.bonferroni_inflation:.2f}, "
-        f"Sidak by {r.sidak_inflation:.2f}); {len(r.pairs)} pairs on "
-        f"{r.pairs['task'].nunique()} task(s).</p>",
+        "<nav>" + "".join(f"<a href='#{key}'>{_e(name)}</a>" for key, name in sections) + "</nav>",
+        f"<p class='summary'>{_e(_summary(r))}</p>",
+        f"<p>{plural(n_pairs, r.family + ' pair')} on {plural(n_tasks, 'task')}; alpha = "
+        f"{r.alpha:g}, power = {r.power:g}; family size m = {r.family_size:,} (Bonferroni "
+        f"multiplies N* by {number(r.bonferroni_inflation, '.2f')}, Sidak by "
+        f"{number(r.sidak_inflation, '.2f')}). Each pair is tested on the items both of its "
+        "models scored.</p>",
     ]
-    parts.append("<h2 id='verdicts'>Unresolved pairs by procedure</h2>")
-    verdicts = r.verdict_table()
-    verdicts["procedure"] = verdicts["procedure"].map(PROCEDURE_NAMES)
-    parts.append(_table(verdicts, text=("procedure",)))
-    parts.append(
-        f"<p class='note'>Correlation sensitivity (rho -/+ 0.1, clamped): "
-        f"{r.sensitivity['correlation_minus_0.1']} / {r.sensitivity['correlation']} / "
-        f"{r.sensitivity['correlation_plus_0.1']} unresolved.</p>"
-    )
-    parts.append(f"<h2 id='ties'>Tie groups ({_e(PROCEDURE_NAMES[r.tie_procedure])})</h2>")
-    for task, groups in r.tie_groups.items():
-        shown = "; ".join("{" + ", ".join(_e(m) for m in g) + "}" for g in groups if len(g) > 1)
-        parts.append(
-            f"<p><b>{_e(task)}</b>: {shown or 'every model is told apart from its neighbours'}</p>"
-        )
-    flips = r.flips()
+    parts += _models_section(r)
+    parts += _verdicts_section(r)
+    parts += _ties_section(r)
+    if r.family == "all":
+        parts += _heatmap_section(r)
     if "resolved_clustered" in r.pairs.columns:
-        parts.append("<h2 id='flips'>Pairs whose verdict flips under clustering</h2>")
-        if len(flips):
-            flips = flips.assign(
-                required_n=flips["required_n"].map(pw.round_up),
-                required_n_clustered=flips["required_n_clustered"].map(pw.round_up),
-            )
-            parts.append(
-                _table(
-                    flips[
-                        [
-                            "task",
-                            "model_a",
-                            "model_b",
-                            "delta",
-                            "icc",
-                            "design_effect",
-                            "required_n",
-                            "required_n_clustered",
-                            "n_items",
-                        ]
-                    ],
-                    text=("task", "model_a", "model_b"),
-                )
-            )
-        else:
-            parts.append("<p>None: clustering leaves every resolved pair resolved.</p>")
+        parts += _flips_section(r)
     parts.append("<h2 id='pairs'>Pairs</h2>")
     parts.append(_pairs_table(r))
     parts.append("<h2 id='binned'>Pairs by gap size</h2>")
-    parts.append(_table(r.binned_table(), text=("bucket",)))
-    parts.append("<h2 id='figures'>Figures</h2>")
-    parts.append(
-        _figure(
-            plots.resolution_bars(r.pairs),
-            "r = N*/N per pair (log scale); above the dashed line: unresolved.",
-        )
-    )
-    parts.append(
-        _figure(
-            plots.efficiency(r.pairs),
-            "Items an unpaired design would need, relative to the paired N*.",
-        )
-    )
-    if r.trajectories:
-        parts.append(
-            _figure(
-                plots.trajectories(r.trajectories),
-                "Mixture e-process along the items for the pairs nearest the "
-                "anytime-valid boundary.",
-            )
-        )
+    parts.append(_binned_table(r))
+    parts += _figures_section(r)
     if r.cluster_stress is not None:
         parts.append(_cluster_section(r))
     for note in r.notes:
         parts.append(f"<p class='note'>note: {_e(note)}</p>")
+    parts += _provenance_section(provenance)
+    parts.append("<h2 id='legend'>Glossary</h2>")
+    parts.append(_legend(GLOSSARY))
     body = "\n".join(parts)
     return (
         f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>{_e(title)}</title><style>{STYLE}</style></head>\n<body>\n{body}\n"
         f"</body></html>\n"
     )
+
+
+def provenance(inputs, options: dict, *, command: str = "audit") -> dict:
+    """Return what produced a report: input files (size, SHA-256), version, options, date.
+
+    ``options`` maps each option the user gave to its value. The date honours
+    ``SOURCE_DATE_EPOCH`` so a report can be rebuilt byte for byte.
+    """
+    from evalgap import __version__
+
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    when = (
+        dt.datetime.fromtimestamp(int(epoch), dt.timezone.utc)
+        if epoch and epoch.isdigit()
+        else dt.datetime.now(dt.timezone.utc)
+    )
+    return {
+        "command": f"evalgap {command}",
+        "evalgap_version": __version__,
+        "date": when.strftime("%Y-%m-%d %H:%M UTC"),
+        "inputs": [_describe_input(p) for p in inputs],
+        "options": {str(k): v for k, v in options.items()},
+    }
+
+
+def write_report(path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically: a temporary file beside it, then a rename.
+
+    A failure leaves no partial file (and an existing report untouched).
+    """
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    try:
+        handle = tempfile.NamedTemporaryFile(
+            "w",
+            encoding="utf-8",
+            dir=directory,
+            prefix=f".{target.name}.",
+            suffix=".tmp",
+            delete=False,
+        )
+    except OSError as exc:
+        raise InputError(
+            f"--html {path}: cannot write the report ({os_error_reason(exc)})"
+        ) from None
+    try:
+        with handle:
+            handle.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(handle.name, 0o666 & ~umask)
+        os.replace(handle.name, target)
+    except BaseException as exc:
+        Path(handle.name).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise InputError(
+                f"--html {path}: cannot write the report ({os_error_reason(exc)})"
+            ) from None
+        raise
+
+
+# --- sections -------------------------------------------------------------------------------
+
+
+def _summary(r: AuditResult) -> str:
+    from evalgap.report.terminal import audit_sentence
+
+    return audit_sentence(r)
+
+
+def _models_section(r: AuditResult) -> list[str]:
+    rankings = r.rankings
+    several = rankings["task"].nunique() > 1 if len(rankings) else False
+    out = ["<h2 id='models'>Models</h2>"]
+    group_names = _group_names(r)
+    rows = []
+    for row in rankings.itertuples(index=False):
+        record = row._asdict()
+        low, high = record.get("ci_low"), record.get("ci_high")
+        interval = (
+            f"{number(low, '.4f')} – {number(high, '.4f')}"
+            if _finite(low) and _finite(high)
+            else "—"
+        )
+        missing = record.get("items_missing")
+        rows.append(
+            {
+                **({"Task": record["task"]} if several else {}),
+                "Rank": int(record["rank"]),
+                "Model": record["model"],
+                "Score": number(record["displayed_accuracy"], ".4f"),
+                "95% interval": interval,
+                "Items scored": f"{int(record['items_scored']):,}",
+                "Items missing": f"{int(missing):,}" if _finite(missing) else "—",
+                "Tie group": group_names.get((record["task"], record["model"]), ""),
+            }
+        )
+    frame = pd.DataFrame(rows)
+    out.append(_table(frame, text=("Task", "Tie group"), names=("Model",)))
+    lacking = (
+        rankings[rankings["items_missing"].fillna(0) > 0]
+        if "items_missing" in rankings.columns
+        else rankings.iloc[0:0]
+    )
+    if len(lacking):
+        out.append(
+            f"<p class='note'>{plural(len(lacking), 'model')} lack items; each pair is tested "
+            "on the items both of its models scored, so a pair with one of them uses fewer "
+            "items than the task has.</p>"
+        )
+    elif "items_missing" not in rankings.columns:
+        out.append("<p class='note'>Missing-item counts are not available for this audit.</p>")
+    tasks = list(dict.fromkeys(rankings["task"]))
+    shown = tasks[:MAX_TASK_FIGURES]
+    for task in shown:
+        sub = rankings[rankings["task"] == task]
+        out.append(
+            _figure(
+                plots.forest(sub, r.tie_groups.get(task, []), f"{clean(task)}: scores, best first"),
+                "Each model's score on its own items"
+                + (" with its 95% interval" if "ci_low" in sub.columns else "")
+                + f"; models in one shaded bracket form a tie group under "
+                f"{PROCEDURE_NAMES.get(r.tie_procedure, r.tie_procedure)} (their adjacent "
+                "gaps are unresolved).",
+            )
+        )
+    if len(tasks) > len(shown):
+        out.append(
+            f"<p class='note'>Score charts: showing {len(shown)} of {len(tasks)} tasks (the "
+            "first in the input's order); the table above lists every task.</p>"
+        )
+    return out
+
+
+def _verdicts_section(r: AuditResult) -> list[str]:
+    n = len(r.pairs)
+    rows = []
+    for proc in r.procedures:
+        count = r.unresolved.get(proc)
+        rows.append(
+            {
+                "Procedure": PROCEDURE_NAMES.get(proc, proc),
+                "Unresolved pairs": "—" if count is None else f"{count:,}",
+                "Share": "—" if count is None or not n else f"{number(100 * count / n, '.0f')}%",
+                "What it asks": PROCEDURE_MEANING.get(proc, "")
+                if count is not None
+                else "Does not apply: " + BINARY_ONLY.get(proc, "no verdicts for these data"),
+            }
+        )
+    out = [
+        "<h2 id='verdicts'>Unresolved pairs by procedure</h2>",
+        f"<p>Out of {plural(n, 'pair')}; family size m = {r.family_size:,}.</p>",
+        _table(pd.DataFrame(rows), text=("Procedure", "What it asks")),
+    ]
+    sens = r.sensitivity
+    out.append(
+        "<p class='note'>Correlation sensitivity (ρ − 0.1 / as estimated / ρ + 0.1, clamped): "
+        f"{sens['correlation_minus_0.1']} / {sens['correlation']} / "
+        f"{sens['correlation_plus_0.1']} unresolved at fixed n.</p>"
+    )
+    return out
+
+
+def _group_names(r: AuditResult) -> dict:
+    names = {}
+    for task, groups in r.tie_groups.items():
+        k = 0
+        for group in groups:
+            if len(group) > 1:
+                k += 1
+                for model in group:
+                    names[(task, model)] = f"group {k}"
+    return names
+
+
+def _ties_section(r: AuditResult) -> list[str]:
+    procedure = PROCEDURE_NAMES.get(r.tie_procedure, r.tie_procedure)
+    out = [
+        f"<h2 id='ties'>Tie groups ({_e(procedure)})</h2>",
+        "<p>Models chained by unresolved rank-adjacent gaps; drawn as shaded brackets in the "
+        "score charts above.</p>",
+    ]
+    ranks = {(row.task, row.model): int(row.rank) for row in r.rankings.itertuples()}
+    rows = []
+    for task, groups in r.tie_groups.items():
+        k = 0
+        for group in groups:
+            if len(group) < 2:
+                continue
+            k += 1
+            positions = [ranks.get((task, m)) for m in group]
+            positions = [p for p in positions if p is not None]
+            rows.append(
+                {
+                    "Task": task,
+                    "Group": f"group {k}",
+                    "Ranks": f"{min(positions)}–{max(positions)}" if positions else "",
+                    "Models": len(group),
+                    "Members, best first": ", ".join(clean(m) for m in group),
+                }
+            )
+    if rows:
+        out.append(_table(pd.DataFrame(rows), text=("Task", "Group", "Members, best first")))
+    else:
+        out.append("<p>No ties: every model is told apart from its neighbours.</p>")
+    return out
+
+
+def _heatmap_section(r: AuditResult) -> list[str]:
+    procedure = r.tie_procedure
+    column = f"resolved_{procedure}"
+    out = [
+        "<h2 id='heatmap'>Pairwise verdicts</h2>",
+        f"<p>Every pair of models under {_e(PROCEDURE_NAMES.get(procedure, procedure))}, models "
+        "in rank order.</p>",
+    ]
+    tasks = list(dict.fromkeys(r.rankings["task"]))
+    shown = tasks[:MAX_TASK_FIGURES]
+    for task in shown:
+        ranking = r.rankings[r.rankings["task"] == task].sort_values("rank")
+        models = ranking["model"].tolist()
+        k = len(models)
+        limit = plots.MAX_HEATMAP_MODELS
+        models = models[:limit]
+        sub = r.pairs[r.pairs["task"] == task]
+        verdicts = {
+            (a, b): (None if pd.isna(v) else bool(v))
+            for a, b, v in zip(sub["model_a"], sub["model_b"], sub[column], strict=True)
+        }
+        caption = (
+            "Blue: resolved; orange: unresolved (the two models cannot be told apart with "
+            "these items); grey: no verdict."
+        )
+        if k > limit:
+            caption += (
+                f" Showing the top {limit} of {k} models by rank; every pair is in the table."
+            )
+        out.append(
+            _figure(
+                plots.verdict_heatmap(models, verdicts, f"{clean(task)}: pairwise verdicts"),
+                caption,
+            )
+        )
+    if len(tasks) > len(shown):
+        out.append(
+            f"<p class='note'>Heatmaps: showing {len(shown)} of {len(tasks)} tasks (the first "
+            "in the input's order).</p>"
+        )
+    return out
+
+
+def _flips_section(r: AuditResult) -> list[str]:
+    out = ["<h2 id='flips'>Pairs whose verdict flips under clustering</h2>"]
+    flips = r.flips()
+    if not len(flips):
+        out.append("<p>None: clustering leaves every resolved pair resolved.</p>")
+        return out
+    columns = [
+        "task",
+        "model_a",
+        "model_b",
+        "delta",
+        "icc",
+        "design_effect",
+        "required_n",
+        "required_n_clustered",
+        "n_items",
+    ]
+    frame = flips[[c for c in columns if c in flips.columns]].copy()
+    for c in ("required_n", "required_n_clustered"):
+        frame[c] = frame[c].map(_round_up)
+    frame = frame.rename(columns=PAIR_HEADERS)
+    out.append(
+        _table(
+            frame,
+            text=(PAIR_HEADERS["task"],),
+            names=(PAIR_HEADERS["model_a"], PAIR_HEADERS["model_b"]),
+        )
+    )
+    return out
+
+
+def _pairs_table(r: AuditResult) -> str:
+    """The pairs, verdict columns right after the names so they stay in view."""
+    p = r.pairs
+    several = p["task"].nunique() > 1
+    binary = bool(p["binary"].all()) if "binary" in p.columns else True
+    header_names = dict(PAIR_HEADERS)
+    if not binary:
+        header_names["a_only"], header_names["b_only"] = "A higher", "B higher"
+    names = ["model_a", "model_b"]
+    verdicts = list(r.procedures)
+    numbers = [
+        "delta",
+        "n_items",
+        "correlation",
+        "a_only",
+        "b_only",
+        "required_n",
+        "resolution_ratio",
+        "p_exact",
+        "p_mid_p",
+        "p_mcnemar",
+        "p_bootstrap",
+        "p_paired_t",
+    ]
+    numbers = [c for c in numbers if c in p.columns and not p[c].isna().all()]
+    head_top = (["<th class='text' rowspan='2'>Task</th>"] if several else []) + [
+        f"<th class='text' rowspan='2'>{_e(header_names[c])}</th>" for c in names
+    ]
+    head_top.append(f"<th class='group' colspan='{len(verdicts)}'>Resolved under …</th>")
+    head_top += [f"<th rowspan='2'>{_e(header_names.get(c, c))}</th>" for c in numbers]
+    head_bottom = [f"<th class='verdict'>{_e(PROCEDURE_SHORT.get(v, v))}</th>" for v in verdicts]
+    rows = []
+    for record in p.to_dict(orient="records"):
+        cells = [f"<td class='text'>{_e(record['task'])}</td>"] if several else []
+        cells += [f"<td class='name'>{_e(record[c])}</td>" for c in names]
+        for proc in verdicts:
+            value = record.get(f"resolved_{proc}")
+            if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+                cells.append("<td class='verdict na'>n/a</td>")
+            elif bool(value):
+                cells.append("<td class='verdict resolved'>yes</td>")
+            else:
+                cells.append("<td class='verdict unresolved'>no</td>")
+        for c in numbers:
+            value = record[c]
+            if c == "required_n":
+                value = _round_up(value)
+            cells.append(f"<td>{_e(_format(value, signed=c == 'delta'))}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    table = (
+        "<table class='pairs'><thead><tr>"
+        + "".join(head_top)
+        + "</tr><tr>"
+        + "".join(head_bottom)
+        + "</tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table>"
+    )
+    notes = []
+    for proc in verdicts:
+        if p[f"resolved_{proc}"].isna().any() and proc in BINARY_ONLY:
+            notes.append(f"{PROCEDURE_NAMES[proc]}: n/a for graded pairs ({BINARY_ONLY[proc]}).")
+    legend = (
+        "<p class='note'>yes = resolved (enough items for this gap under the procedure); "
+        "no = unresolved. Columns are explained in the <a href='#legend'>glossary</a>."
+        + "".join(f" {_e(n)}" for n in notes)
+        + "</p>"
+    )
+    return f"<div class='scroll'>{table}</div>{legend}"
+
+
+def _binned_table(r: AuditResult) -> str:
+    gap = r.pairs["delta"].abs()
+    ratio = r.pairs["resolution_ratio"].astype(float)
+    with np.errstate(divide="ignore"):
+        rr = 1.0 / ratio
+    unresolved = ~r.pairs["resolved_fixed_n"].fillna(True).astype(bool)
+    rows = []
+    buckets = [
+        (0.0, 0.01, "≤ 1 point"),
+        (0.01, 0.02, "1–2 points"),
+        (0.02, 0.05, "2–5 points"),
+        (0.05, 0.15, "5–15 points"),
+        (0.15, math.inf, "> 15 points"),
+        (None, None, "all"),
+    ]
+    for low, high, label in buckets:
+        if low is None:
+            inside = gap >= 0
+        else:
+            inside = (gap > low) & (gap <= high) if low > 0 else gap <= high
+        count = int(inside.sum())
+        rows.append(
+            {
+                "|Δ|": label,
+                "Pairs": count,
+                "Unresolved (fixed n)": int((unresolved & inside).sum()),
+                "Median r = N*/N": _format(float(rr[inside].median())) if count else "—",
+                "Largest r": _format(float(rr[inside].max())) if count else "—",
+            }
+        )
+    return _table(pd.DataFrame(rows), text=("|Δ|",))
+
+
+def _figures_section(r: AuditResult) -> list[str]:
+    p = r.pairs
+    out = ["<h2 id='figures'>Figures</h2>"]
+    finite = np.isfinite(1.0 / p["resolution_ratio"].astype(float).replace(0, np.nan))
+    n_drawn = int(finite.sum())
+    tasks = p["task"].nunique()
+    if tasks == 1 and n_drawn <= plots.MAX_LABELLED_BARS:
+        how = "one bar per pair, sorted by r"
+    else:
+        how = "one point per pair" + (", one column per task" if tasks > 1 else "")
+    caption = (
+        f"r = N*/N per pair on a log scale ({how}); above the dashed line (r > 1) the pair "
+        f"is unresolved at fixed n. {_shown(n_drawn, len(p), 'pairs')}"
+    )
+    if n_drawn < len(p):
+        caption += " The others have no finite r (a zero or undefined gap)."
+    out.append(_figure(plots.resolution_chart(p), caption))
+    if "unpaired_required_n" in p.columns:
+        both = np.isfinite(p["required_n"].astype(float)) & np.isfinite(
+            p["unpaired_required_n"].astype(float)
+        )
+        caption = (
+            "Items each pair needs: paired N* (across) against the N an unpaired design with "
+            "independent items would need per model (up). Points above the dashed diagonal "
+            "are pairs that pairing helps, by the factor of their height above it; points "
+            f"right of the dotted line need more items than the pair has. "
+            f"{_shown(int(both.sum()), len(p), 'pairs')}"
+        )
+        if int(both.sum()) < len(p):
+            caption += " The others need infinitely many items (no gap)."
+        out.append(_figure(plots.required_n_comparison(p), caption))
+    if r.trajectories:
+        out.append(
+            _figure(
+                plots.trajectories(r.trajectories, r.alpha),
+                f"Mixture e-process log e_n along the items, in a seeded random order, for the "
+                f"{plural(len(r.trajectories), 'pair')} nearest the anytime-valid verdict "
+                "boundary (chosen by how close their statistic is to it). The e-process "
+                "rejects 'no gap' once its curve crosses the dashed line log(1/alpha). The "
+                "table's anytime-valid verdict asks more: it is power-inclusive, calling a "
+                "pair resolved only when its statistic clears the boundary u(n) plus the "
+                "power margin z_beta, i.e. when the e-process would cross the line with the "
+                "target power. A curve can therefore cross the line while the table says "
+                "'no'. Dotted vertical lines: each pair's fixed-n N*.",
+            )
+        )
+    return out
 
 
 def _cluster_section(r: AuditResult) -> str:
     s = r.cluster_stress
     parts = [
         "<h2 id='clusters'>Cluster stress tests</h2>",
-        f"<p>Cluster bootstrap: B = {s.n_resamples}, seed {s.seed}. Share of draws by "
-        "unresolved count under the clustered verdict:</p>",
+        f"<p>Cluster bootstrap: B = {s.n_resamples:,}, seed {_e(s.seed)}, clusters from "
+        f"'{_e(s.column)}'. Share of draws by unresolved count under the clustered verdict:</p>",
     ]
     dist = pd.DataFrame(
         {
-            "unresolved": list(s.unresolved_distribution),
-            "share": list(s.unresolved_distribution.values()),
+            "Unresolved pairs": list(s.unresolved_distribution),
+            "Share of draws": [
+                f"{number(100 * v, '.1f')}%" for v in s.unresolved_distribution.values()
+            ],
         }
     )
     parts.append(_table(dist))
-    if len(s.intervals):
-        parts.append(_table(s.intervals, text=("task", "model_a", "model_b")))
-        parts.append(_figure(plots.cluster_icc(s.intervals), "ICC of D per pair."))
+    intervals = s.intervals
+    if len(intervals):
+        headers = {
+            "task": "Task",
+            "model_a": "Model A",
+            "model_b": "Model B",
+            "icc": "ICC",
+            "icc_low": "ICC 5%",
+            "icc_high": "ICC 95%",
+            "design_effect_low": "Design effect 5%",
+            "design_effect_high": "Design effect 95%",
+            "required_n_clustered_low": "N* clustered 5%",
+            "required_n_clustered_high": "N* clustered 95%",
+            "unresolved_share": "Share of draws unresolved",
+        }
+        parts.append(
+            _table(
+                intervals.rename(columns=headers),
+                text=("Task",),
+                names=("Model A", "Model B"),
+            )
+        )
+        ordered = intervals.sort_values("icc", ascending=False, kind="stable")
+        shown = ordered.head(plots.MAX_ICC_PAIRS)
+        caption = "ICC of the paired difference per pair, with its 5–95% cluster-bootstrap range. "
+        if len(shown) < len(ordered):
+            caption += (
+                f"Showing {len(shown)} of {len(ordered)} pairs: those with the largest ICC "
+                "(where clustering costs most); every pair is in the table above."
+            )
+        else:
+            caption += f"All {len(ordered)} pairs, largest ICC first."
+        parts.append(_figure(plots.cluster_icc(shown), caption))
     if s.unresolved_distribution:
         parts.append(
             _figure(
@@ -148,53 +677,125 @@ def _cluster_section(r: AuditResult) -> str:
                 "Unresolved count across cluster-bootstrap draws.",
             )
         )
-    parts.append("<p>Leave one cluster out:</p>")
-    parts.append(_table(s.leave_one_out, text=("task", "dropped")))
-    alt = pd.DataFrame(
-        {"definition": list(s.alternatives), "unresolved": list(s.alternatives.values())}
+    parts.append("<h3>Leave one cluster out</h3>")
+    parts.append(
+        _table(
+            s.leave_one_out.rename(
+                columns={
+                    "task": "Task",
+                    "dropped": "Cluster left out",
+                    "items": "Items left",
+                    "unresolved": "Unresolved (clustered)",
+                }
+            ),
+            text=("Task", "Cluster left out"),
+        )
     )
-    parts.append("<p>Alternative cluster definitions (random clusters are the null check):</p>")
-    parts.append(_table(alt, text=("definition",)))
+    alt = pd.DataFrame(
+        {
+            "Cluster definition": [k.replace("_", " ") for k in s.alternatives],
+            "Unresolved (clustered)": list(s.alternatives.values()),
+        }
+    )
+    parts.append("<h3>Alternative cluster definitions</h3>")
+    parts.append("<p>Random clusters of the same sizes are the null check.</p>")
+    parts.append(_table(alt, text=("Cluster definition",)))
     return "\n".join(parts)
 
 
-def _pairs_table(r: AuditResult) -> str:
-    columns = [
-        "task",
-        "model_a",
-        "model_b",
-        "delta",
-        "correlation",
-        "a_only",
-        "b_only",
-        "p_mcnemar",
-        "p_exact",
-        "p_mid_p",
-        "p_bootstrap",
-        "p_paired_t",
-        "required_n",
-        "resolution_ratio",
-    ]
-    frame = r.pairs[[c for c in columns if c in r.pairs.columns]].copy()
-    frame["required_n"] = frame["required_n"].map(pw.round_up)
-    for proc in r.procedures:
-        frame[proc] = r.pairs[f"resolved_{proc}"].map(
-            lambda v: "" if pd.isna(v) else ("resolved" if v else "unresolved")
+def _provenance_section(prov: dict | None) -> list[str]:
+    from evalgap import __version__
+
+    out = ["<h2 id='provenance'>Provenance</h2>"]
+    if not prov:
+        out.append(
+            f"<p>Made with evalgap {_e(__version__)} from the Python API (no command-line "
+            "record).</p>"
         )
-    frame = frame.dropna(axis=1, how="all")
-    return _table(frame, text=("task", "model_a", "model_b", *r.procedures))
+        return out
+    items = {
+        "Command": prov.get("command", ""),
+        "evalgap version": prov.get("evalgap_version", __version__),
+        "Date": prov.get("date", ""),
+    }
+    out.append(_legend(items))
+    inputs = prov.get("inputs") or []
+    if inputs:
+        frame = pd.DataFrame(
+            [
+                {
+                    "Input": i.get("path", ""),
+                    "Size": i.get("size", "—"),
+                    "SHA-256 (first 16)": i.get("sha256", "—"),
+                }
+                for i in inputs
+            ]
+        )
+        out.append(_table(frame, text=("Input", "SHA-256 (first 16)"), names=()))
+    options = prov.get("options") or {}
+    if options:
+        frame = pd.DataFrame([{"Option": k, "Value": _option_value(v)} for k, v in options.items()])
+        out.append(_table(frame, text=("Option", "Value")))
+    else:
+        out.append("<p class='note'>Every option at its default.</p>")
+    return out
 
 
-def _table(frame: pd.DataFrame, text=()) -> str:
-    head = "".join(f"<th class='{'text' if c in text else ''}'>{_e(c)}</th>" for c in frame.columns)
+# --- helpers ------------------------------------------------------------------------------
+
+
+def _describe_input(path) -> dict:
+    p = Path(str(path))
+    info = {"path": clean(path)}
+    try:
+        if p.is_file():
+            info["size"] = f"{p.stat().st_size:,} bytes"
+            digest = hashlib.sha256()
+            with p.open("rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+            info["sha256"] = digest.hexdigest()[:16]
+        elif p.is_dir():
+            info["size"] = "directory"
+    except OSError:
+        pass
+    return info
+
+
+def _option_value(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(clean(v) for v in value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return clean(value)
+
+
+def _legend(items: dict) -> str:
+    return (
+        "<dl class='legend'>"
+        + "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in items.items())
+        + "</dl>"
+    )
+
+
+def _shown(shown: int, total: int, noun: str) -> str:
+    if shown >= total:
+        return f"All {total:,} {noun} are shown."
+    return f"Showing {shown:,} of {total:,} {noun}."
+
+
+def _table(frame: pd.DataFrame, text=(), names=()) -> str:
+    def css(column):
+        if column in names:
+            return "name"
+        return "text" if column in text else ""
+
+    head = "".join(f"<th class='{css(c) and 'text'}'>{_e(c)}</th>" for c in frame.columns)
     rows = []
     for record in frame.itertuples(index=False):
         cells = []
         for column, value in zip(frame.columns, record, strict=True):
-            css = "text" if column in text else ""
-            if isinstance(value, str) and value in ("unresolved", "resolved"):
-                css += f" {value}"
-            cells.append(f"<td class='{css.strip()}'>{_e(_format(value))}</td>")
+            cells.append(f"<td class='{css(column)}'>{_e(_format(value))}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     return f"<div class='scroll'>{table}</div>"
@@ -204,23 +805,41 @@ def _figure(svg: str, caption: str) -> str:
     return f"<figure>{svg}<figcaption class='note'>{_e(caption)}</figcaption></figure>"
 
 
-def _format(value) -> str:
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+def _round_up(value):
+    if value is None or not _finite(value):
+        return math.inf if value is not None and not pd.isna(value) else None
+    return math.ceil(float(value))
+
+
+def _finite(value) -> bool:
+    try:
+        return value is not None and value is not pd.NA and math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _format(value, *, signed: bool = False) -> str:
+    if value is None or value is pd.NA:
         return ""
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
-    if isinstance(value, float):
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        if math.isnan(value):
+            return ""
         if math.isinf(value):
-            return "inf"
+            return "infinite" if value > 0 else "-infinite"
+        if value.is_integer() and abs(value) >= 1000:
+            return number(value, ",.0f")
         if abs(value) >= 1000:
-            return f"{value:,.0f}"
+            return number(value, ",.0f")
         if value != 0 and abs(value) < 1e-3:
-            return f"{value:.2e}"
-        return f"{value:.4g}"
-    if isinstance(value, int):
-        return f"{value:,}"
-    return str(value)
+            return number(value, "+.2e" if signed else ".2e")
+        return number(value, "+.4f" if signed else ".4g")
+    return clean(value)
 
 
 def _e(value) -> str:
-    return html.escape(str(value))
+    return html.escape(clean(value))

@@ -1,107 +1,323 @@
 """Figures, drawn with matplotlib and returned as SVG text (embedded inline in HTML reports).
 
-Every function takes a result (or its parts) and returns one ``<svg>`` string, so a report
-needs no image files and no network to be viewed.
+Every report function takes a result (or its parts) and returns one ``<svg>`` string, so a
+report needs no image files and no network to be viewed. Figures are built on
+``matplotlib.figure.Figure`` directly: importing this module neither selects a backend nor
+touches pyplot's state, so it leaves a notebook's plotting alone. Text is created with
+mathtext off (a ``$`` in a model name is a dollar sign), and matplotlib's layout and glyph
+warnings are kept off the terminal.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import math
+import warnings
 
 import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # the Agg backend is chosen before pyplot loads
 import numpy as np
 import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+from matplotlib.ticker import FuncFormatter, NullLocator
 
-# Keep text as text in SVG: smaller files, searchable and selectable labels.
-matplotlib.rcParams["svg.fonttype"] = "none"
-MAX_BARS_PER_TASK = 60
-RESOLVED, UNRESOLVED = "#3b7dd8", "#d8613b"
+from evalgap.report.text import plot_label
+
+# Text stays text in SVG (smaller, searchable); "$" never starts mathtext.
+RC = {"svg.fonttype": "none", "text.parse_math": False, "text.usetex": False}
+RESOLVED, UNRESOLVED, NEUTRAL = "#3b7dd8", "#d8613b", "#bbbbbb"
+# Above this many pairs in one task, the r chart draws unlabelled points instead of bars.
+MAX_LABELLED_BARS = 60
+# The verdict heatmap and the ICC chart show at most this many models / pairs.
+MAX_HEATMAP_MODELS = 60
+MAX_ICC_PAIRS = 40
 
 
-def to_svg(fig) -> str:
-    """Return the figure as SVG text and close it."""
+def _plain_text(func):
+    """Run a figure-building function with mathtext off and layout warnings silenced."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        with matplotlib.rc_context(RC), warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return func(*args, **kwargs)
+
+    return wrapper
+
+
+def _new_figure(width: float, height: float, *, panels: int = 1) -> Figure:
+    # One panel: saving with bbox_inches="tight" already keeps every label on the canvas;
+    # the (slower) constrained layout is needed only to keep panels from overlapping.
+    fig = Figure(figsize=(width, height), layout="constrained" if panels > 1 else None)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def to_svg(fig: Figure) -> str:
+    """Return the figure as SVG text (without the XML prologue)."""
     buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", bbox_inches="tight")
-    plt.close(fig)
+    with matplotlib.rc_context(RC), warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        fig.savefig(buffer, format="svg", bbox_inches="tight")
     text = buffer.getvalue()
     return text[text.index("<svg") :]
 
 
-def resolution_bars(pairs: pd.DataFrame) -> str:
-    """r = N*/N per pair, faceted by task, log scale, with the r = 1 line (Figures 2-3)."""
-    tasks = list(dict.fromkeys(pairs["task"]))
-    fig, axes = plt.subplots(len(tasks), 1, figsize=(9, 2.8 * len(tasks)), squeeze=False)
-    for ax, task in zip(axes[:, 0], tasks, strict=True):
-        sub = pairs[pairs["task"] == task].copy()
-        sub["r"] = 1.0 / sub["resolution_ratio"]
-        sub = sub.replace([np.inf], np.nan).dropna(subset=["r"]).sort_values("r")
-        if len(sub) > MAX_BARS_PER_TASK:
-            sub = sub.iloc[np.linspace(0, len(sub) - 1, MAX_BARS_PER_TASK).astype(int)]
-        labels = [f"{a} vs {b}" for a, b in zip(sub["model_a"], sub["model_b"], strict=True)]
-        colours = [UNRESOLVED if r > 1 else RESOLVED for r in sub["r"]]
-        ax.bar(range(len(sub)), sub["r"], color=colours)
-        ax.axhline(1.0, color="black", linestyle="--", linewidth=1)
-        ax.set_yscale("log")
-        ax.set_ylabel("r = N*/N")
-        ax.set_title(f"{task}: bars above the line are unresolved", fontsize=10)
-        ax.set_xticks(range(len(sub)))
-        ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=6)
-    fig.tight_layout()
-    return to_svg(fig)
+def _plain_log(axis) -> None:
+    """Log-scale tick labels as plain numbers (the default labels are mathtext)."""
+    axis.set_major_formatter(FuncFormatter(_tick))
+    axis.set_minor_locator(NullLocator())
 
 
-def efficiency(pairs: pd.DataFrame) -> str:
-    """Unpaired / paired required N against the pair's correlation, with 1/(1 - rho) (Figure 1)."""
-    fig, ax = plt.subplots(figsize=(6, 4))
-    sub = pairs[np.isfinite(pairs["paired_efficiency"]) & np.isfinite(pairs["correlation"])]
-    ax.scatter(
-        sub["correlation"],
-        sub["paired_efficiency"],
-        facecolors="none",
-        edgecolors=RESOLVED,
-        label="pairs",
-    )
-    if len(sub):
-        grid = np.linspace(
-            max(-0.5, sub["correlation"].min()), min(0.99, sub["correlation"].max()), 100
+def _tick(value: float, _position=None) -> str:
+    if value >= 1:
+        return f"{value:,.0f}"
+    return f"{value:g}"
+
+
+def _pair_labels(frame: pd.DataFrame) -> list[str]:
+    return [
+        f"{plot_label(a)} vs {plot_label(b)}"
+        for a, b in zip(frame["model_a"], frame["model_b"], strict=True)
+    ]
+
+
+@_plain_text
+def forest(ranking: pd.DataFrame, groups: list[list[str]], title: str) -> str:
+    """Each model's score with its 95% interval, best first; tie groups drawn as brackets.
+
+    ``ranking`` holds one task's rows of ``AuditResult.rankings``; intervals are drawn when
+    its ``ci_low``/``ci_high`` columns are present. Models of one tie group share a shaded
+    band and a bracket on the right.
+    """
+    ranking = ranking.sort_values("rank")
+    k = len(ranking)
+    fig = _new_figure(8, 1.2 + 0.26 * k)
+    ax = fig.subplots()
+    y = np.arange(k)
+    score = ranking["displayed_accuracy"].to_numpy(dtype=float)
+    group_of = {m: g for g, members in enumerate(groups) for m in members}
+    sizes = {g: len(members) for g, members in enumerate(groups)}
+    tied = np.array([sizes.get(group_of.get(m, -1), 1) > 1 for m in ranking["model"]])
+    colours = np.where(tied, UNRESOLVED, RESOLVED)
+    if {"ci_low", "ci_high"} <= set(ranking.columns):
+        low = ranking["ci_low"].to_numpy(dtype=float)
+        high = ranking["ci_high"].to_numpy(dtype=float)
+        ok = np.isfinite(low) & np.isfinite(high)
+        for colour in (RESOLVED, UNRESOLVED):
+            sel = ok & (colours == colour)
+            ax.hlines(y[sel], low[sel], high[sel], color=colour, linewidth=1.6)
+    ax.scatter(score, y, c=list(colours), s=22, zorder=3)
+    x_right = ax.get_xlim()[1]
+    position = {m: i for i, m in enumerate(ranking["model"])}
+    number = 0
+    for members in groups:
+        rows = sorted(position[m] for m in members if m in position)
+        if len(rows) < 2:
+            continue
+        number += 1
+        top, bottom = rows[0] - 0.4, rows[-1] + 0.4
+        ax.axhspan(top, bottom, color=UNRESOLVED, alpha=0.08, linewidth=0)
+        ax.annotate(
+            f"tie group {number}",
+            xy=(1.0, (top + bottom) / 2),
+            xycoords=("axes fraction", "data"),
+            xytext=(6, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=7,
+            color=UNRESOLVED,
         )
-        ax.plot(grid, 1 / (1 - grid), "k--", label="1 / (1 - rho)")
-    ax.set_xlabel("per-item correlation rho")
-    ax.set_ylabel("unpaired N / paired N*")
+        ax.plot(
+            [1.0, 1.0],
+            [top, bottom],
+            transform=ax.get_yaxis_transform(),
+            color=UNRESOLVED,
+            linewidth=2,
+            clip_on=False,
+        )
+    ax.set_xlim(right=x_right)
+    ax.set_yticks(y)
+    ax.set_yticklabels(
+        [f"{r}. {plot_label(m)}" for r, m in zip(ranking["rank"], ranking["model"], strict=True)],
+        fontsize=7,
+    )
+    ax.invert_yaxis()
+    ax.set_xlabel("score on the model's own items (95% interval)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(axis="x", color="#eeeeee")
+    return to_svg(fig)
+
+
+@_plain_text
+def resolution_chart(pairs: pd.DataFrame) -> str:
+    """r = N*/N for every pair (log scale) with the r = 1 line (Figures 2-3).
+
+    One task with at most ``MAX_LABELLED_BARS`` pairs: one labelled bar per pair. More
+    pairs, or several tasks: every pair as a point, one column per task (names are in the
+    pairs table).
+    """
+    data = pairs.assign(r=1.0 / pairs["resolution_ratio"].astype(float))
+    data["r"] = data["r"].replace([np.inf, -np.inf], np.nan)
+    data = data.dropna(subset=["r"])
+    data = data[data["r"] > 0]
+    tasks = list(dict.fromkeys(data["task"]))
+    if len(tasks) == 1 and len(data) <= MAX_LABELLED_BARS:
+        data = data.sort_values("r")
+        fig = _new_figure(9, 4.2)
+        ax = fig.subplots()
+        colours = [UNRESOLVED if r > 1 else RESOLVED for r in data["r"]]
+        ax.bar(range(len(data)), data["r"], color=colours)
+        ax.set_xticks(range(len(data)))
+        ax.set_xticklabels(_pair_labels(data), rotation=60, ha="right", fontsize=6)
+        ax.set_xlabel("pair, sorted by r")
+    else:
+        fig = _new_figure(max(6.0, min(14.0, 1.0 + 0.6 * len(tasks))), 4.5)
+        ax = fig.subplots()
+        rng = np.random.default_rng(0)  # jitter only: the same figure on every run
+        for k, task in enumerate(tasks):
+            r = data.loc[data["task"] == task, "r"].to_numpy()
+            x = k + rng.uniform(-0.3, 0.3, r.size)
+            ax.scatter(x, r, s=8, c=np.where(r > 1, UNRESOLVED, RESOLVED), alpha=0.7)
+        ax.set_xticks(range(len(tasks)))
+        ax.set_xticklabels([plot_label(t) for t in tasks], rotation=45, ha="right", fontsize=7)
+        ax.set_xlabel("task (one point per pair)")
+    ax.axhline(1.0, color="black", linestyle="--", linewidth=1)
     ax.set_yscale("log")
-    ax.legend(fontsize=8)
-    ax.set_title("efficiency gained by pairing", fontsize=10)
-    fig.tight_layout()
+    _plain_log(ax.yaxis)
+    ax.set_ylabel("r = N*/N")
+    ax.set_title("above the dashed line (r > 1): unresolved at fixed n", fontsize=10)
     return to_svg(fig)
 
 
-def trajectories(curves: dict) -> str:
-    """log e_n along the items for chosen pairs, with the log(1/alpha) threshold (Figure 4)."""
-    fig, ax = plt.subplots(figsize=(7, 4))
-    threshold = None
+@_plain_text
+def required_n_comparison(pairs: pd.DataFrame) -> str:
+    """Paired N* against the unpaired N per pair (log-log), the items available marked.
+
+    The distance above the diagonal is what pairing saves; points right of the vertical
+    line need more items than the pair has.
+    """
+    paired = pairs["required_n"].astype(float).to_numpy()
+    unpaired = pairs["unpaired_required_n"].astype(float).to_numpy()
+    ok = np.isfinite(paired) & np.isfinite(unpaired) & (paired > 0) & (unpaired > 0)
+    fig = _new_figure(6.5, 4.8)
+    ax = fig.subplots()
+    resolved = pairs["resolved_fixed_n"].fillna(False).to_numpy(dtype=bool)
+    for mask, colour, label in (
+        (resolved, RESOLVED, "resolved"),
+        (~resolved, UNRESOLVED, "unresolved"),
+    ):
+        sel = ok & mask
+        ax.scatter(
+            paired[sel],
+            unpaired[sel],
+            s=14,
+            facecolors="none",
+            edgecolors=colour,
+            label=f"{label} at fixed n",
+        )
+    if ok.any():
+        low = min(paired[ok].min(), unpaired[ok].min())
+        high = max(paired[ok].max(), unpaired[ok].max())
+        ax.plot(
+            [low, high],
+            [low, high],
+            color="black",
+            linestyle="--",
+            linewidth=1,
+            label="no gain from pairing",
+        )
+        n = float(np.median(pairs["n_items"].to_numpy(dtype=float)))
+        ax.axvline(
+            n,
+            color="grey",
+            linestyle=":",
+            linewidth=1,
+            label=f"items available (median N = {n:,.0f})",
+        )
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        _plain_log(ax.xaxis)
+        _plain_log(ax.yaxis)
+    ax.set_xlabel("paired N* (items needed, each pair)")
+    ax.set_ylabel("unpaired N (independent items per model)")
+    ax.set_title("items needed with and without pairing", fontsize=10)
+    ax.legend(fontsize=7, loc="upper left")
+    return to_svg(fig)
+
+
+@_plain_text
+def trajectories(curves: dict, alpha: float) -> str:
+    """log e_n along the items for chosen pairs, with the log(1/alpha) boundary (Figure 4)."""
+    fig = _new_figure(7.5, 4.2)
+    ax = fig.subplots()
     for label, curve in curves.items():
-        line = ax.plot(curve["items"], curve["log_e"], label=label, linewidth=1.2)[0]
-        threshold = curve["threshold"]
-        if curve.get("required_n") and math.isfinite(curve["required_n"]):
-            ax.axvline(curve["required_n"], color=line.get_color(), linestyle=":", linewidth=1)
-    if threshold is not None:
-        ax.axhline(threshold, color="black", linestyle="--", linewidth=1, label="log(1/alpha)")
-    ax.set_xlabel("items")
+        line = ax.plot(curve["items"], curve["log_e"], label=plot_label(label), linewidth=1.2)[0]
+        required = curve.get("required_n")
+        if required is not None and math.isfinite(required):
+            ax.axvline(required, color=line.get_color(), linestyle=":", linewidth=1)
+    threshold = next(
+        (c["threshold"] for c in curves.values() if "threshold" in c), math.log(1 / alpha)
+    )
+    ax.axhline(
+        threshold,
+        color="black",
+        linestyle="--",
+        linewidth=1,
+        label=f"boundary log(1/alpha) = {threshold:.2f}",
+    )
+    ax.set_xlabel("items, in a random order")
     ax.set_ylabel("log e_n")
-    ax.set_title("mixture e-process (dotted: fixed-n N*)", fontsize=10)
+    ax.set_title("mixture e-process per pair (dotted: the pair's fixed-n N*)", fontsize=10)
     ax.legend(fontsize=7)
-    fig.tight_layout()
     return to_svg(fig)
 
 
+@_plain_text
+def verdict_heatmap(models: list[str], verdicts: dict, title: str) -> str:
+    """A models x models grid, best first: resolved, unresolved or no verdict per pair.
+
+    ``verdicts`` maps (model_a, model_b) to True (resolved), False (unresolved) or None.
+    """
+    k = len(models)
+    index = {m: i for i, m in enumerate(models)}
+    grid = np.full((k, k), 0.5)
+    for (a, b), value in verdicts.items():
+        if a in index and b in index and value is not None:
+            i, j = index[a], index[b]
+            grid[i, j] = grid[j, i] = 1.0 if value else 0.0
+    np.fill_diagonal(grid, np.nan)
+    side = min(13.0, 2.5 + 0.22 * k)
+    fig = _new_figure(side + 1.5, side)
+    ax = fig.subplots()
+    cmap = ListedColormap([UNRESOLVED, NEUTRAL, RESOLVED]).with_extremes(bad="white")
+    ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
+    labels = [f"{i + 1}. {plot_label(m)}" for i, m in enumerate(models)]
+    size = 7 if k <= 30 else 5
+    ax.set_xticks(range(k))
+    ax.set_xticklabels([str(i + 1) for i in range(k)], fontsize=size)
+    ax.set_yticks(range(k))
+    ax.set_yticklabels(labels, fontsize=size)
+    ax.set_xlabel("rank")
+    ax.set_title(title, fontsize=10)
+    handles = [
+        Patch(color=RESOLVED, label="resolved"),
+        Patch(color=UNRESOLVED, label="unresolved"),
+        Patch(color=NEUTRAL, label="no verdict"),
+    ]
+    ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return to_svg(fig)
+
+
+@_plain_text
 def cluster_icc(intervals: pd.DataFrame) -> str:
     """ICC of the paired difference per pair, with its 5-95% cluster-bootstrap interval."""
-    fig, ax = plt.subplots(figsize=(9, 5.5))
-    sub = intervals.head(MAX_BARS_PER_TASK)
+    sub = intervals
+    fig = _new_figure(9, 5.5)
+    ax = fig.subplots()
     x = np.arange(len(sub))
     err = np.vstack(
         [np.maximum(sub["icc"] - sub["icc_low"], 0), np.maximum(sub["icc_high"] - sub["icc"], 0)]
@@ -109,56 +325,55 @@ def cluster_icc(intervals: pd.DataFrame) -> str:
     ax.bar(x, sub["icc"], yerr=err, color=RESOLVED, capsize=2)
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xticks(x)
-    ax.set_xticklabels(
-        [f"{a} vs {b}" for a, b in zip(sub["model_a"], sub["model_b"], strict=True)],
-        rotation=60,
-        ha="right",
-        fontsize=6,
-    )
+    ax.set_xticklabels(_pair_labels(sub), rotation=60, ha="right", fontsize=6)
     ax.set_ylabel("ICC of D")
     ax.set_title(
         "intra-cluster correlation of the paired difference (5-95% bootstrap)", fontsize=10
     )
-    fig.tight_layout()
     return to_svg(fig)
 
 
+@_plain_text
 def unresolved_distribution(distribution: dict, n_pairs: int) -> str:
     """Share of cluster-bootstrap draws with each unresolved count."""
-    fig, ax = plt.subplots(figsize=(6, 3))
+    fig = _new_figure(6, 3)
+    ax = fig.subplots()
     counts = sorted(distribution)
     ax.bar(counts, [distribution[c] for c in counts], color=UNRESOLVED)
     ax.set_xlabel(f"unresolved pairs (of {n_pairs})")
     ax.set_ylabel("share of bootstrap draws")
     ax.set_title("cluster bootstrap of the clustered verdict", fontsize=10)
-    fig.tight_layout()
     return to_svg(fig)
 
 
-def save_figure(fig, path) -> None:
-    """Write the figure to ``path`` (PNG, SVG or PDF by its suffix) and close it."""
+def save_figure(fig: Figure, path) -> None:
+    """Write the figure to ``path`` (PNG, SVG or PDF by its suffix)."""
     from pathlib import Path
 
     from evalgap.errors import InputError
+    from evalgap.report.text import os_error_reason
 
     suffix = Path(path).suffix.lower()
     if suffix not in (".png", ".svg", ".pdf"):
-        plt.close(fig)
         raise InputError(f"--plot {path}: give a .png, .svg or .pdf file name")
     try:
-        fig.savefig(path, bbox_inches="tight", dpi=150)
+        with matplotlib.rc_context(RC), warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            fig.savefig(path, bbox_inches="tight", dpi=150)
     except OSError as exc:
-        raise InputError(f"--plot {path}: cannot write the figure ({exc.strerror})") from None
-    finally:
-        plt.close(fig)
+        raise InputError(
+            f"--plot {path}: cannot write the figure ({os_error_reason(exc)})"
+        ) from None
 
 
+@_plain_text
 def calibration_figure(result):
     """Type-I error and power of each test per grid cell, with alpha, 0.8 and MC bands."""
     variants = list(result.variants)
     labels = [f"p={c['accuracy']:g}\nrho={c['latent_correlation']:g}" for c in result.cells]
     x = np.arange(len(result.cells))
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
+    fig = _new_figure(12, 4.2, panels=2)
+    axes = fig.subplots(1, 2)
     for key, ax, target in (("type1", axes[0], result.alpha), ("power", axes[1], result.power)):
         for k, v in enumerate(variants):
             ax.errorbar(
@@ -179,13 +394,14 @@ def calibration_figure(result):
     axes[0].set_title(f"under H0 (alpha = {result.alpha:g}), n = {result.n_items}", fontsize=10)
     axes[1].set_title(f"under H1 tuned to asymptotic power {result.power:g}", fontsize=10)
     axes[1].legend(fontsize=7)
-    fig.tight_layout()
     return fig
 
 
+@_plain_text
 def prospective_figure(result):
     """Empirical McNemar power at fractions of N* for each pair (Table 10)."""
-    fig, ax = plt.subplots(figsize=(6.5, 4))
+    fig = _new_figure(6.5, 4)
+    ax = fig.subplots()
     for pair in result.pairs:
         ax.errorbar(
             result.fractions,
@@ -193,20 +409,21 @@ def prospective_figure(result):
             yerr=[2 * s for s in pair["power_se"]],
             marker="o",
             capsize=2,
-            label=f"{pair['pair']} (N*={pair['required_n']:,})",
+            label=f"{plot_label(pair['pair'])} (N*={pair['required_n']:,})",
         )
     ax.axhline(result.power, color="black", linestyle="--", linewidth=1)
     ax.axvline(1.0, color="grey", linestyle=":", linewidth=1)
     ax.set_xlabel("sample size / N*")
     ax.set_ylabel("empirical McNemar power")
     ax.legend(fontsize=6)
-    fig.tight_layout()
     return fig
 
 
+@_plain_text
 def power_curve_figure(result):
     """Bootstrap power against n, N* dashed for each gap (Figures 5-6)."""
-    fig, ax = plt.subplots(figsize=(6.5, 4))
+    fig = _new_figure(6.5, 4)
+    ax = fig.subplots()
     for curve in result.curves:
         line = ax.errorbar(
             curve["n"],
@@ -219,17 +436,19 @@ def power_curve_figure(result):
         ax.axvline(curve["required_n"], color=line.get_color(), linestyle="--", linewidth=1)
     ax.axhline(result.power, color="black", linestyle=":", linewidth=1)
     ax.set_xscale("log")
+    _plain_log(ax.xaxis)
     ax.set_xlabel("paired sample size n")
     ax.set_ylabel("bootstrap power")
     ax.set_title(f"{result.kind} scores; dashed: N*", fontsize=10)
     ax.legend(fontsize=7)
-    fig.tight_layout()
     return fig
 
 
+@_plain_text
 def sequential_figure(result):
     """Sample e-process trajectories under H0 and H1 with the log(1/alpha) threshold (Fig. 4)."""
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig = _new_figure(7, 4)
+    ax = fig.subplots()
     for label, curve in result.trajectories.items():
         colour = "grey" if label.startswith("H0") else RESOLVED
         ax.plot(
@@ -246,13 +465,14 @@ def sequential_figure(result):
     ax.set_xlabel("items")
     ax.set_ylabel("log e_n")
     ax.legend(fontsize=7)
-    fig.tight_layout()
     return fig
 
 
+@_plain_text
 def aggregation_figure(result):
     """Rejection rates of the aggregates against the number of tasks, per scenario (Fig. 3)."""
-    fig, axes = plt.subplots(1, len(result.rates), figsize=(13, 3.8), sharey=False)
+    fig = _new_figure(13, 3.8, panels=len(result.rates))
+    axes = fig.subplots(1, len(result.rates), sharey=False)
     for ax, (scenario, rates) in zip(np.atleast_1d(axes), result.rates.items(), strict=True):
         for test, values in rates.items():
             ax.plot(result.task_counts, values, marker="o", ms=3, label=test)
@@ -262,5 +482,4 @@ def aggregation_figure(result):
         ax.set_xlabel("number of tasks T")
         ax.set_ylabel("rejection rate")
     np.atleast_1d(axes)[0].legend(fontsize=7)
-    fig.tight_layout()
     return fig

@@ -1,0 +1,85 @@
+"""Text shared by every renderer: user strings made safe to print, numbers, plurals.
+
+Names of models, tasks, items and files come from user files and are printed on terminals
+(Rich markup), in HTML and in plot labels. Each renderer passes them through one function
+here, so no name can inject markup, escape sequences or mathtext.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from rich.markup import escape
+
+# C0 controls and DEL as their Unicode "control pictures" (ESC -> U+241B), so a reader
+# sees that the name holds a control character; C1 controls and the invisible bidi and
+# line-separator code points (which reorder or break what a terminal shows) become U+FFFD.
+_C0 = {code: chr(0x2400 + code) for code in range(0x20)}
+_C0[0x7F] = "\u2421"
+_OTHER = {code: "\ufffd" for code in range(0x80, 0xA0)}
+_OTHER.update({code: "\ufffd" for code in (0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F))})
+_OTHER.update({code: "\ufffd" for code in range(0x2066, 0x206A)})
+_TABLE = {**_C0, **_OTHER}
+_KEEP_LAYOUT = {**_TABLE}
+del _KEEP_LAYOUT[ord("\n")], _KEEP_LAYOUT[ord("\t")]
+
+
+def clean(value, *, keep_layout: bool = False) -> str:
+    """Return ``str(value)`` with every control character replaced by a visible placeholder.
+
+    ``keep_layout`` keeps newlines and tabs (for multi-line messages); a name never needs them.
+    """
+    return str(value).translate(_KEEP_LAYOUT if keep_layout else _TABLE)
+
+
+def markup(value, *, keep_layout: bool = False) -> str:
+    """Return a user string ready for Rich: control characters shown, markup escaped.
+
+    Use it for every name, note or path placed in text that Rich parses as markup
+    (``console.print`` and table cells).
+    """
+    # rich's escape leaves a trailing backslash, which would escape the closing tag that
+    # follows it in a template ("[dim]{name}[/]"); double it so it prints as itself.
+    text = escape(clean(value, keep_layout=keep_layout))
+    return text + "\\" if text.endswith("\\") and not text.endswith("\\\\") else text
+
+
+def plot_label(value) -> str:
+    """Return a name for a matplotlib label: control characters shown.
+
+    ``plots`` draws every figure with mathtext off, so a ``$`` stays a dollar sign.
+    """
+    return clean(value)
+
+
+def plural(count: int, noun: str, plural_form: str | None = None) -> str:
+    """Return ``"1 task"``, ``"2 tasks"``, ``"1,032 items"``."""
+    word = noun if count == 1 else (plural_form or noun + "s")
+    return f"{count:,} {word}"
+
+
+def number(value, spec: str = ".4g") -> str:
+    """Format a float by ``spec``; never ``-0``/``-0.0``, NaN as an em dash, inf spelt out."""
+    if value is None:
+        return "\u2014"
+    value = float(value)
+    if math.isnan(value):
+        return "\u2014"
+    if math.isinf(value):
+        return "infinite" if value > 0 else "-infinite"
+    text = format(value, spec)
+    return _drop_negative_zero(text)
+
+
+def _drop_negative_zero(text: str) -> str:
+    # "-0", "-0.00", "+0.0%", "-0.00e+00": a value that rounds to zero has no sign.
+    if text[:1] in "+-" and not re.search(r"[1-9]", text.split("e")[0]):
+        return text[1:]
+    return text
+
+
+def os_error_reason(exc: OSError) -> str:
+    """Return why a file operation failed, in words (``strerror`` is None for some errors)."""
+    reason = exc.strerror or (exc.args[0] if exc.args else "") or type(exc).__name__
+    return clean(reason)
