@@ -103,7 +103,7 @@ def test_statsmodels_convention_matches_normal_ind_power(pa, pb):
     n_sm = NormalIndPower().solve_power(effect_size=abs(h), alpha=0.05, power=0.8, ratio=1.0)
     conv = pw.calculator_conventions(pa, pb, 0.3)
     # statsmodels also counts the far rejection tail, which moves N by far less than one item.
-    assert float(conv.statsmodels_per_arm) == pytest.approx(n_sm, abs=0.05)
+    assert float(conv.two_sample_per_arm) == pytest.approx(n_sm, abs=0.05)
 
 
 @pytest.mark.parametrize(("delta", "sd", "n"), [(0.02, 0.3, 2000), (0.05, 0.5, 800)])
