@@ -12,6 +12,11 @@ Fast exact paths (STYLE: binary data has closed-form resampling):
 * more generally a paired difference with few distinct values is bootstrapped by a
   multinomial draw over those values (:func:`bootstrap_means`);
 * the sign-flip null of a binary pair is ``2 Binomial(b + c, 1/2) - (b + c)``.
+
+The bootstrap *test* of a binary pair needs no draws at all: its p-value and percentile
+interval are sums over that multinomial law (:func:`binary_bootstrap_p_value`,
+:func:`binary_bootstrap_interval`, :func:`binary_bootstrap_cdf`), exact, seed-free and
+vectorized over arrays of pairs, with work bounded independently of N.
 """
 
 from __future__ import annotations
