@@ -467,7 +467,7 @@ def _assemble(
         n_items=n,
         accuracy_a=float(s.accuracy_a),
         accuracy_b=float(s.accuracy_b),
-        delta=float(s.delta),
+        delta=float(s.delta) + 0.0,  # never -0.0
         both_correct=cells[0],
         a_only=int(s.a_only),
         b_only=int(s.b_only),
@@ -598,13 +598,13 @@ def _verdict(r: CompareResult) -> str:
         )
     elif r.resolved:
         second = (
-            f"q={_fmt_q(r.resolution_ratio)}: the {r.n_items:,} items resolve a gap this size "
+            f"q={_fmt_q(r.resolution_ratio)}: the {_items(r.n_items)} resolve a gap this size "
             f"{setting} (N*={r.required_n:,})"
         )
     else:
         second = (
             f"q={_fmt_q(r.resolution_ratio)}: resolving a gap this size {setting} needs "
-            f"{r.required_n:,} items (this benchmark has {r.n_items:,})"
+            f"{_items(r.required_n)} (this benchmark has {r.n_items:,})"
         )
     sentence = f"{first}; {second}"
     ci = r.required_n_interval
@@ -640,6 +640,10 @@ def format_p(p: float, floor: float = 0.0) -> str:
     if p >= 0.001:
         return f"p={p:.2g}" if p < 0.1 else f"p={p:.2f}"
     return f"p={p:.1e}"
+
+
+def _items(n: int) -> str:
+    return f"{n:,} item{'' if n == 1 else 's'}"
 
 
 def _fmt_q(q: float) -> str:

@@ -28,8 +28,9 @@ def numbers(value, name: str, *, what: str = "a finite number") -> np.ndarray:
     if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
         raise InputError(f"{name} must be {what}; got {show(value)}")
     try:
-        raw = np.asarray(value)
-    except (TypeError, ValueError):
+        # Python ints beyond int64 would become an object array: take them as floats.
+        raw = np.asarray(float(value) if isinstance(value, int) else value)
+    except (TypeError, ValueError, OverflowError):
         raise InputError(f"{name} must be {what}; got {show(value)}") from None
     if raw.dtype.kind not in "iuf":
         raise InputError(f"{name} must be {what}; got {show(value)}")
@@ -96,8 +97,10 @@ def counts(value, name: str) -> np.ndarray:
 def whole_number(value, name: str, minimum: int = 0) -> int:
     """Return ``value`` as an int after checking it is a whole number >= ``minimum``."""
     arr = numbers(value, name, what=f"a whole number >= {minimum}")
-    if arr.ndim != 0 or arr != np.floor(arr) or arr < minimum or arr >= MAX_COUNT:
+    if arr.ndim != 0 or arr != np.floor(arr) or arr < minimum:
         raise InputError(f"{name} must be a whole number >= {minimum}; got {show(value)}")
+    if arr >= MAX_COUNT:
+        raise InputError(f"{name} must be below 2^53; got {show(value)}")
     return int(arr)
 
 
@@ -117,9 +120,8 @@ def show(value) -> str:
         value = np.asarray(value).item()
     if isinstance(value, float):
         return f"{value:g}" if value != 0 else "0"
-    if isinstance(value, (bool, int)):
-        return str(value)
-    return repr(value)
+    text = str(value) if isinstance(value, (bool, int)) else repr(value)
+    return text if len(text) <= 40 else text[:30] + f"... ({len(text)} characters)"
 
 
 def alternative(value: str) -> str:
@@ -129,7 +131,7 @@ def alternative(value: str) -> str:
 
 def _check_alternative(value) -> str:
     if not isinstance(value, str) or value not in ALTERNATIVES:
-        raise InputError(f"alternative must be one of {', '.join(ALTERNATIVES)}; got {value!r}")
+        raise InputError(f"alternative must be one of {', '.join(ALTERNATIVES)}; got {show(value)}")
     return value
 
 

@@ -48,7 +48,9 @@ def seed_sequence(seed) -> np.random.SeedSequence:
     if seed is None:
         return np.random.SeedSequence()
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InputError(f"seed must be a non-negative integer, a Generator or None; got {seed!r}")
+        raise InputError(
+            f"seed must be a non-negative integer, a Generator or None; got {_validate.show(seed)}"
+        )
     return np.random.SeedSequence(int(seed))
 
 
@@ -313,7 +315,7 @@ def binary_bootstrap_interval(a_only, b_only, n_items, alpha: float = 0.05):
     low = _lattice_quantile(b, c, n, tail, upper=False)
     high = _lattice_quantile(b, c, n, tail, upper=True)
     f = _validate.scalar_or_array
-    return f(low / n), f(high / n)
+    return f(low / n + 0.0), f(high / n + 0.0)  # + 0.0: a zero bound is never -0.0
 
 
 def _binary_pair_arrays(a_only, b_only, n_items):
