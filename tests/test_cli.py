@@ -113,7 +113,8 @@ def test_compare_scores_on_mmlu_pro():
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert (data["n_items"], data["a_only"], data["b_only"]) == (12_032, 1127, 2053)
-    assert data["bootstrap"]["n_resamples"] == 2000
+    # Binary pairs get the exact bootstrap: no resamples, no Monte Carlo error.
+    assert (data["bootstrap"]["method"], data["bootstrap"]["n_resamples"]) == ("exact", None)
     assert data["alignment"]["items_left_out"] == 0
 
 
@@ -169,10 +170,10 @@ def test_plan_json_contract_and_table_1():
     assert PLAN_KEYS <= set(data)
     assert data["required_n"] == 1028
     assert data["conventions"] == {
-        "cohen_per_arm": 736,
-        "cohen_shortcut": 515,
-        "statsmodels_per_arm": 1471,
-        "statsmodels_shortcut": 1030,
+        "one_sample_per_arm": 736,
+        "one_sample_shortcut": 515,
+        "two_sample_per_arm": 1471,
+        "two_sample_shortcut": 1030,
     }
     assert data["resolution_ratio"] == pytest.approx(1172 / 1027.5758, rel=1e-5)
 

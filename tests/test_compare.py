@@ -96,3 +96,34 @@ def test_scores_outside_unit_interval_are_said():
     r = compare_scores(a, b, n_bootstrap=200, n_permutations=200, n_bootstrap_required_n=0)
     assert r.p_values.mcnemar is None and r.p_values.paired_t is not None
     assert any("outside [0, 1]" in n for n in r.notes)
+
+
+@pytest.mark.parametrize(
+    ("alpha", "alternative", "needed"),
+    [(0.05, "two-sided", 6), (0.05, "greater", 5), (2.0**-5, "two-sided", 6), (0.01, "less", 7)],
+)
+def test_minimum_items_rule(alpha, alternative, needed):
+    """Below k items that differ no test can reach alpha (sign-flip p >= 2^(1-k)): no verdict."""
+    from evalgap.stats.tests import mcnemar_exact, min_differing_items
+
+    assert int(min_differing_items(alpha, alternative)) == needed
+    # The exact test on the most extreme data confirms the bound: k - 1 items cannot reject.
+    extreme = (needed - 1, 0) if alternative != "less" else (0, needed - 1)
+    assert float(mcnemar_exact(*extreme, alternative=alternative)) > alpha
+    enough = (needed, 0) if alternative != "less" else (0, needed)
+    assert float(mcnemar_exact(*enough, alternative=alternative)) <= alpha
+    few = compare_counts(3, *extreme, 3, alpha=alpha, alternative=alternative)
+    assert few.p_values.bootstrap is None and few.bootstrap is None
+    assert few.verdict.startswith("too few items differ")
+    ok = compare_counts(3, *enough, 3, alpha=alpha, alternative=alternative)
+    assert ok.p_values.bootstrap is not None and "too few" not in ok.verdict
+
+
+def test_graded_bootstrap_reports_its_monte_carlo_error(graded):
+    a, b = graded
+    r = compare_scores(a, b, n_bootstrap=2000, n_permutations=0, seed=5)
+    boot = r.bootstrap
+    assert boot.method == "monte_carlo" and boot.n_resamples == 2000
+    tail = boot.p_value / 2
+    assert boot.monte_carlo_se == pytest.approx(2 * np.sqrt(tail * (1 - tail) / 2000))
+    assert r.to_dict()["bootstrap"]["monte_carlo_se"] == boot.monte_carlo_se

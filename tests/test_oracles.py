@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -96,14 +98,37 @@ def test_paired_t_interval_matches_scipy():
 
 
 @pytest.mark.parametrize(("pa", "pb"), [(0.65, 0.60), (0.8, 0.75), (0.3, 0.35), (0.55, 0.5)])
-def test_statsmodels_convention_matches_normal_ind_power(pa, pb):
-    """Table 1's statsmodels row is what NormalIndPower returns per arm."""
+def test_calculator_conventions_match_normal_ind_power(pa, pb):
+    """2K/h^2 is NormalIndPower's two-sample size (ratio 1); K/h^2 its one-sample (ratio 0)."""
     h = proportion_effectsize(pa, pb)
     assert float(pw.cohen_h(pa, pb)) == pytest.approx(h, rel=1e-12)
-    n_sm = NormalIndPower().solve_power(effect_size=abs(h), alpha=0.05, power=0.8, ratio=1.0)
+    solve = NormalIndPower().solve_power
+    two = solve(effect_size=abs(h), alpha=0.05, power=0.8, ratio=1.0)
+    one = solve(effect_size=abs(h), alpha=0.05, power=0.8, ratio=0.0)
     conv = pw.calculator_conventions(pa, pb, 0.3)
     # statsmodels also counts the far rejection tail, which moves N by far less than one item.
-    assert float(conv.statsmodels_per_arm) == pytest.approx(n_sm, abs=0.05)
+    assert float(conv.two_sample_per_arm) == pytest.approx(two, abs=0.05)
+    assert float(conv.one_sample_per_arm) == pytest.approx(one, abs=0.05)
+    assert float(conv.two_sample_shortcut) == pytest.approx(0.7 * two, abs=0.05)
+
+
+def test_pwr_2p_test_formula_gives_two_k_over_h_squared():
+    """R pwr.2p.test's documented power, Phi(h sqrt(n/2) - z) + Phi(-h sqrt(n/2) - z) with
+    z = z_{1-alpha/2}, solved for n at Table 1's example, is 2K/h^2 = 1,471 per group (not
+    the K/h^2 = 736 that halves N* when multiplied by 1 - rho)."""
+    from scipy import optimize, special
+
+    h = abs(float(pw.cohen_h(0.65, 0.60)))
+    z = special.ndtri(1 - 0.025)
+
+    def power(n):
+        shift = h * np.sqrt(n / 2)
+        return special.ndtr(shift - z) + special.ndtr(-shift - z) - 0.8
+
+    n_pwr = optimize.brentq(power, 2, 10**6, xtol=1e-9)
+    conv = pw.calculator_conventions(0.65, 0.60, 0.3)
+    assert float(conv.two_sample_per_arm) == pytest.approx(n_pwr, abs=0.05)
+    assert (math.ceil(n_pwr), pw.round_up(float(conv.one_sample_per_arm))) == (1471, 736)
 
 
 @pytest.mark.parametrize(("delta", "sd", "n"), [(0.02, 0.3, 2000), (0.05, 0.5, 800)])

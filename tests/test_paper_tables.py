@@ -73,7 +73,7 @@ def test_shortcut_is_half_of_required_n_on_mmlu_pro():
     for row in TABLE_7:
         s = summarize_counts(*row.cells)
         conv = pw.calculator_conventions(s.accuracy_a, s.accuracy_b, s.correlation)
-        ratios.append(float(conv.cohen_shortcut) / float(pw.required_n(s.delta, s.sd_diff)))
+        ratios.append(float(conv.one_sample_shortcut) / float(pw.required_n(s.delta, s.sd_diff)))
     assert np.median(ratios) == pytest.approx(0.500, abs=5e-4)
     # The paper prints [0.496, 0.500]; from the printed counts the 4 vs 5 pair gives 0.5008.
     assert min(ratios) >= 0.4955 and max(ratios) <= 0.501
@@ -136,10 +136,10 @@ def test_table_1_calculator_conventions():
     """Table 1 at (0.65, 0.60, 0.30): 736 / 515 / 1,471 / 1,030 and N* = 1,028."""
     p = plan(accuracy_a=0.65, accuracy_b=0.60, correlation=0.30)
     assert p.conventions.to_dict() == {
-        "cohen_per_arm": 736,
-        "cohen_shortcut": 515,
-        "statsmodels_per_arm": 1471,
-        "statsmodels_shortcut": 1030,
+        "one_sample_per_arm": 736,
+        "one_sample_shortcut": 515,
+        "two_sample_per_arm": 1471,
+        "two_sample_shortcut": 1030,
     }
     assert p.required_n == 1028
     assert p.shortcut_ratio == pytest.approx(514.5328 / 1027.5758, rel=1e-5)
@@ -168,7 +168,7 @@ def test_lemma_1_expansion_matches_the_exact_ratio(p, rho):
     delta = 0.004
     pa, pb = p + delta / 2, p - delta / 2
     conv = pw.calculator_conventions(pa, pb, rho)
-    ratio = float(conv.cohen_shortcut) / float(pw.required_n_binary(pa, pb, rho))
+    ratio = float(conv.one_sample_shortcut) / float(pw.required_n_binary(pa, pb, rho))
     assert abs(ratio - 0.5) / delta**2 == pytest.approx(float(pw.lemma_constant(p, rho)), rel=2e-3)
 
 
@@ -178,7 +178,8 @@ def test_lemma_1_deviation_at_the_midpoint(delta, bound):
     for rho in (0.0, 0.3, 0.6):
         pa, pb = 0.5 + delta / 2, 0.5 - delta / 2
         conv = pw.calculator_conventions(pa, pb, rho)
-        deviation = abs(float(conv.cohen_shortcut) / float(pw.required_n_binary(pa, pb, rho)) - 0.5)
+        ratio = float(conv.one_sample_shortcut) / float(pw.required_n_binary(pa, pb, rho))
+        deviation = abs(ratio - 0.5)
         assert round(deviation, 4) <= bound
 
 
@@ -191,7 +192,7 @@ def test_lemma_1_constant_tracks_the_grid():
             for rho in np.linspace(0.0, 0.7, 8):
                 pa, pb = p + delta / 2, p - delta / 2
                 conv = pw.calculator_conventions(pa, pb, rho)
-                ratio = float(conv.cohen_shortcut) / float(pw.required_n_binary(pa, pb, rho))
+                ratio = float(conv.one_sample_shortcut) / float(pw.required_n_binary(pa, pb, rho))
                 c = float(pw.lemma_constant(p, rho))
                 errors.append((abs(ratio - 0.5) / delta**2, c))
     observed, constant = np.array(errors).T

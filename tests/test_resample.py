@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from evalgap.stats import resample
@@ -102,3 +104,96 @@ def test_bootstrap_p_value_agrees_with_the_percentile_interval():
 
 def test_permutation_p_value_is_never_zero():
     assert permutation_p_value(100.0, np.zeros(999)) == pytest.approx(1 / 1000)
+
+
+# --- the exact bootstrap of binary pairs ------------------------------------------------------
+def _enumerated_law(b: int, c: int, n: int):
+    """P(D* = d) for d = -n..n by enumerating the multinomial on the four cells (oracle)."""
+    probs = np.array([(n - b - c) / n, b / n, c / n])  # rest (concordant), b, c
+    law = np.zeros(2 * n + 1)
+    for bs in range(n + 1):
+        for cs in range(n + 1 - bs):
+            law[bs - cs + n] += stats.multinomial.pmf([n - bs - cs, bs, cs], n, probs)
+    return law
+
+
+@pytest.mark.parametrize(
+    ("b", "c", "n"), [(3, 1, 9), (2, 2, 7), (0, 4, 10), (5, 0, 5), (0, 0, 6), (1, 6, 12)]
+)
+def test_exact_bootstrap_law_matches_enumeration(b, c, n):
+    law = _enumerated_law(b, c, n)
+    d = np.arange(-n, n + 1)
+    cdf = resample.binary_bootstrap_cdf(b, c, n, d)
+    sf = resample.binary_bootstrap_cdf(b, c, n, d, upper=True)
+    np.testing.assert_allclose(cdf, np.cumsum(law), atol=1e-12)
+    np.testing.assert_allclose(sf, np.cumsum(law[::-1])[::-1], atol=1e-12)
+    below, above = np.cumsum(law)[n], np.cumsum(law[::-1])[::-1][n]
+    assert float(resample.binary_bootstrap_p_value(b, c, n)) == pytest.approx(
+        min(1.0, 2 * min(below, above)), abs=1e-12
+    )
+    for alpha in (0.05, 0.2, 0.5):
+        low, high = resample.binary_bootstrap_interval(b, c, n, alpha)
+        tail = alpha / 2
+        assert low == pytest.approx(d[np.argmax(np.cumsum(law) >= tail - 1e-12)] / n)
+        survival = np.cumsum(law[::-1])[::-1]
+        assert high == pytest.approx(d[np.flatnonzero(survival >= tail - 1e-12)[-1]] / n)
+
+
+def test_exact_bootstrap_agrees_with_monte_carlo_draws():
+    """HellaSwag: 10^6 multinomial draws land within 4 Monte Carlo SE of the exact tails."""
+    b_star, c_star = resample.bootstrap_counts(
+        np.array([295]), np.array([249]), np.array([10042]), 1_000_000, seed=11
+    )
+    draws = (b_star - c_star)[0]
+    for upper, share in ((False, np.mean(draws <= 0)), (True, np.mean(draws >= 0))):
+        exact = float(resample.binary_bootstrap_cdf(295, 249, 10042, 0, upper=upper))
+        assert abs(share - exact) < 4 * np.sqrt(exact * (1 - exact) / draws.size)
+    assert round(float(resample.binary_bootstrap_p_value(295, 249, 10042)), 4) == 0.0509
+
+
+def test_thinned_sum_matches_the_full_sum(monkeypatch):
+    """Beyond EXACT_MAX_POINTS the sum takes every k-th total; it matches the full sum."""
+    b = np.array([260_000, 5_000, 300_000])
+    c = np.array([250_000, 4_000, 320_000])
+    n = np.array([2_000_000, 3_000_000, 900_000])
+    # Far tails (the p-values) and the centre (the percentiles) of each law.
+    d = np.array([[0, -500, -24_000], [10_500, 1_100, -19_200]])
+    thinned = resample.binary_bootstrap_cdf(b, c, n, d)
+    monkeypatch.setattr(resample, "EXACT_MAX_POINTS", 10**6)
+    full = resample.binary_bootstrap_cdf(b, c, n, d)
+    np.testing.assert_allclose(thinned, full, rtol=1e-10)
+    assert np.all((full > 1e-200) & (full < 1))
+    assert np.all((full[1] > 0.1) & (full[1] < 0.99))
+
+
+def test_exact_bootstrap_broadcasts_over_pairs():
+    b, c, n = (
+        np.array([295, 3, 0, 5, 40]),
+        np.array([249, 0, 0, 5, 61]),
+        np.array([10042, 3, 4, 10, 500]),
+    )
+    p = resample.binary_bootstrap_p_value(b, c, n)
+    low, high = resample.binary_bootstrap_interval(b, c, n, 0.05)
+    for i in range(b.size):
+        assert p[i] == float(resample.binary_bootstrap_p_value(b[i], c[i], n[i]))
+        one = resample.binary_bootstrap_interval(b[i], c[i], n[i], 0.05)
+        assert (low[i], high[i]) == (float(one[0]), float(one[1]))
+    assert p[2] == 1.0 and p[1] == 0.0  # no discordant items; every item won by A
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    b=st.integers(0, 400),
+    c=st.integers(0, 400),
+    rest=st.integers(0, 2000),
+    alpha=st.sampled_from([0.01, 0.05, 0.1, 0.3]),
+)
+def test_exact_p_below_alpha_exactly_when_the_interval_excludes_zero(b, c, rest, alpha):
+    n = b + c + rest
+    if n == 0:
+        return
+    p = float(resample.binary_bootstrap_p_value(b, c, n))
+    low, high = resample.binary_bootstrap_interval(b, c, n, alpha)
+    assert (p < alpha) == (not (low <= 0 <= high))
+    one_sided = float(resample.binary_bootstrap_p_value(b, c, n, "greater"))
+    assert one_sided == pytest.approx(float(resample.binary_bootstrap_cdf(b, c, n, 0)))

@@ -812,7 +812,12 @@ def trim(model, output, as_json, **loader):
     type=click.FloatRange(-1, 1),
     help="Per-item correlation of the two models' scores, in [-1, 1].",
 )
-@click.option("--delta", type=float, help="Graded scores: the gap to resolve.")
+@click.option(
+    "--delta",
+    type=float,
+    help="The gap to resolve, A minus B: with --sd-diff (graded scores) or with "
+    "--accuracy-a and --correlation (binary; then accuracy B = A - delta).",
+)
 @click.option(
     "--sd-diff",
     type=click.FloatRange(0, min_open=True),

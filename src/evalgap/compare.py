@@ -87,19 +87,33 @@ class CorrelationSensitivity:
 
 @dataclass(frozen=True)
 class BootstrapResult:
-    """The paired percentile bootstrap of Definition 2."""
+    """The paired percentile bootstrap of Definition 2.
 
-    n_resamples: int
+    ``method`` is ``"exact"`` for binary pairs (the bootstrap law summed over the 2x2
+    multinomial: no resamples, no seed, no Monte Carlo error) and ``"monte_carlo"`` for
+    graded scores, whose p-value carries the standard error ``monte_carlo_se``.
+    """
+
+    n_resamples: int | None
     seed: int | None
     p_value: float
     ci: intervals.Interval
+    method: str = "monte_carlo"
+    monte_carlo_se: float | None = None
+
+    @property
+    def p_floor(self) -> float:
+        """The resolution of a Monte Carlo p-value (1/B); 0 for the exact bootstrap."""
+        return 1.0 / self.n_resamples if self.n_resamples else 0.0
 
     def to_dict(self) -> dict:
         """Return the bootstrap settings and results."""
         return {
+            "method": self.method,
             "n_resamples": self.n_resamples,
             "seed": self.seed,
             "p_value": self.p_value,
+            "monte_carlo_se": self.monte_carlo_se,
             "ci": self.ci.to_dict(),
         }
 
@@ -207,9 +221,13 @@ def compare_counts(
     """Compare two models from the 2x2 counts of a binary evaluation on shared items.
 
     Runs McNemar (chi-square, continuity-corrected), the exact conditional binomial test
-    and its mid-p, the paired bootstrap (a multinomial draw on the cells), Wald and Newcombe
-    intervals, N* (Eq. 6) with its bootstrap interval, Connor's discordance-form N*, the MDE
-    (Eq. 4), q and the correlation sensitivity. Set ``n_bootstrap=0`` to skip the bootstraps.
+    and its mid-p, the paired bootstrap of Definition 2 computed exactly (its law is the
+    multinomial on the four cells: no resampling, the same p whatever the seed), Wald and
+    Newcombe intervals, N* (Eq. 6) with its bootstrap interval (B = ``n_bootstrap_required_n``
+    multinomial draws), Connor's discordance-form N*, the MDE (Eq. 4), q and the correlation
+    sensitivity. ``n_bootstrap=0`` skips the bootstrap test (any other value runs the exact
+    one); ``n_bootstrap_required_n=0`` skips the N* interval. Work and memory do not grow
+    with N (4e9 items take milliseconds).
 
     Examples
     --------
@@ -217,9 +235,10 @@ def compare_counts(
     >>> r.required_n, round(r.resolution_ratio, 2), r.resolved
     (20256, 0.5, False)
     """
-    _check_levels(alpha, power, alternative)
+    _check_settings(alpha, power, alternative, n_bootstrap, n_bootstrap_required_n, seed)
     s = summarize_counts(both_correct, a_only, b_only, both_wrong)
     n = int(s.n_items)
+    too_few = _too_few_items(int(s.a_only) + int(s.b_only), alpha, alternative)
     p = PValues(
         mcnemar=float(tests.mcnemar(s.a_only, s.b_only, alternative=alternative).p_value),
         mcnemar_cc=float(
@@ -231,11 +250,10 @@ def compare_counts(
     newcombe = intervals.newcombe_interval(both_correct, a_only, b_only, both_wrong, alpha)
     wald = intervals.wald_interval(s.delta, s.se, alpha)
     boot = req_ci = None
-    if n_bootstrap:
-        b_star, c_star = resample.bootstrap_counts(s.a_only, s.b_only, n, n_bootstrap, seed)
-        boot = _bootstrap_result((b_star - c_star) / n, n_bootstrap, seed, alpha, alternative)
+    if n_bootstrap and not too_few:
+        boot = _exact_bootstrap(s.a_only, s.b_only, n, alpha, alternative)
         p = PValues(**{**p.to_dict(), "bootstrap": boot.p_value})
-    if n_bootstrap_required_n:
+    if n_bootstrap_required_n and s.sd_diff > 0:
         b_star, c_star = resample.bootstrap_counts(
             s.a_only, s.b_only, n, n_bootstrap_required_n, _child_seed(seed)
         )
@@ -265,6 +283,7 @@ def compare_counts(
         model_a=model_a,
         model_b=model_b,
         alignment=alignment,
+        extra_notes=(too_few,) if too_few else (),
     )
 
 
@@ -290,8 +309,9 @@ def compare_scores(
     test, the paired bootstrap (Definition 2), t/Wald/bootstrap intervals and N* from the
     standard deviation of the per-item differences (Eq. 3).
     """
-    a = np.asarray(scores_a, dtype=float)
-    b = np.asarray(scores_b, dtype=float)
+    _check_settings(alpha, power, alternative, n_bootstrap, n_bootstrap_required_n, seed)
+    _validate.whole_number(n_permutations, "n_permutations", 0)
+    a, b = _numeric(scores_a, "scores_a"), _numeric(scores_b, "scores_b")
     if a.ndim != 1 or a.shape != b.shape:
         raise InputError("compare_scores needs two 1-D score arrays of the same length")
     if is_binary(a) and is_binary(b):
@@ -307,14 +327,15 @@ def compare_scores(
             model_b=model_b,
             alignment=alignment,
         )
-    _check_levels(alpha, power, alternative)
     s = summarize_moments(a, b)
     outside = bool(np.any((a < 0) | (a > 1) | (b < 0) | (b > 1)))
     n = int(s.n_items)
     if n < 2:
         raise InputError("graded comparisons need at least 2 shared items")
     d = a - b
-    sd_sample = float(d.std(ddof=1))
+    too_few = _too_few_items(int(s.a_only) + int(s.b_only), alpha, alternative)
+    # The same "no spread" as summarize_moments (spread within rounding of the scale is none).
+    sd_sample = float(d.std(ddof=1)) if s.sd_diff > 0 else 0.0
     t_res = tests.paired_t_from_moments(s.delta, sd_sample, n, alternative=alternative)
     p = PValues(paired_t=float(t_res.p_value))
     if n_permutations:
@@ -325,11 +346,11 @@ def compare_scores(
     t_ci = intervals.t_interval(s.delta, sd_sample, n, alpha)
     wald = intervals.wald_interval(s.delta, s.se, alpha)
     boot = req_ci = None
-    if n_bootstrap:
+    if n_bootstrap and not too_few:
         means = resample.bootstrap_means(d, n_bootstrap, seed)
         boot = _bootstrap_result(means, n_bootstrap, seed, alpha, alternative)
         p = PValues(**{**p.to_dict(), "bootstrap": boot.p_value})
-    if n_bootstrap_required_n:
+    if n_bootstrap_required_n and s.sd_diff > 0:
         means, second = resample.bootstrap_means(
             d, n_bootstrap_required_n, _child_seed(seed), moments=True
         )
@@ -358,7 +379,34 @@ def compare_scores(
         model_a=model_a,
         model_b=model_b,
         alignment=alignment,
-        extra_notes=(_outside_unit_interval(a, b),) if outside else (),
+        extra_notes=((_outside_unit_interval(a, b),) if outside else ())
+        + ((too_few,) if too_few else ()),
+    )
+
+
+def _numeric(scores, name: str) -> np.ndarray:
+    """Return scores as floats; strings or objects are refused (NaN is checked later)."""
+    try:
+        arr = np.asarray(scores)
+    except (TypeError, ValueError):
+        arr = np.asarray([object()])
+    if arr.dtype.kind not in "biuf":
+        raise InputError(f"{name} must be an array of numeric scores; got {arr.dtype} values")
+    return arr.astype(float)
+
+
+def _too_few_items(differing: int, alpha, alternative) -> str:
+    """Return the note of the minimum-items rule, or "" when there are enough items."""
+    needed = int(tests.min_differing_items(alpha, alternative))
+    if differing >= needed:
+        return ""
+    smallest_p = 2.0 ** (1 - differing) if alternative == "two-sided" else 2.0**-differing
+    return (
+        f"too few items: only {differing:,} item{'s' if differing != 1 else ''} differ "
+        f"between the models, and at alpha={_validate.show(float(alpha))} no valid test can "
+        f"reject with fewer than {needed} (all {differing:,} signs alike give a sign-flip "
+        f"p of {_validate.show(min(smallest_p, 1.0))}); the bootstrap is not run and the "
+        "tests give no verdict"
     )
 
 
@@ -419,7 +467,7 @@ def _assemble(
         n_items=n,
         accuracy_a=float(s.accuracy_a),
         accuracy_b=float(s.accuracy_b),
-        delta=float(s.delta),
+        delta=float(s.delta) + 0.0,  # never -0.0
         both_correct=cells[0],
         a_only=int(s.a_only),
         b_only=int(s.b_only),
@@ -478,14 +526,37 @@ def _sensitivity(s: PairedSummary, variances, n, kw) -> tuple[CorrelationSensiti
 
 def _bootstrap_result(draws, n_resamples, seed, alpha, alternative) -> BootstrapResult:
     low, high = resample.percentile_interval(draws, alpha)
+    below, above = float(np.mean(draws <= 0)), float(np.mean(draws >= 0))
     if alternative == "two-sided":
         p = float(resample.bootstrap_p_value(draws))
+        tail, factor = min(below, above), 2.0
     elif alternative == "greater":
-        p = float(min(1.0, np.mean(draws <= 0)))
+        p = tail = min(1.0, below)
+        factor = 1.0
     else:
-        p = float(min(1.0, np.mean(draws >= 0)))
+        p = tail = min(1.0, above)
+        factor = 1.0
+    # Binomial standard error of the estimated tail share, scaled as the p-value is.
+    se = factor * math.sqrt(tail * (1.0 - tail) / n_resamples)
     ci = intervals.Interval(float(low), float(high), "bootstrap_percentile", 1.0 - alpha)
-    return BootstrapResult(n_resamples=int(n_resamples), seed=seed, p_value=p, ci=ci)
+    return BootstrapResult(
+        n_resamples=int(n_resamples),
+        seed=seed,
+        p_value=p,
+        ci=ci,
+        method="monte_carlo",
+        monte_carlo_se=min(se, 1.0),
+    )
+
+
+def _exact_bootstrap(a_only, b_only, n, alpha, alternative) -> BootstrapResult:
+    """The bootstrap of a binary pair from its exact law (no resampling, no seed)."""
+    p = float(resample.binary_bootstrap_p_value(a_only, b_only, n, alternative))
+    low, high = resample.binary_bootstrap_interval(a_only, b_only, n, alpha)
+    ci = intervals.Interval(float(low), float(high), "bootstrap_percentile", 1.0 - alpha)
+    return BootstrapResult(
+        n_resamples=None, seed=None, p_value=p, ci=ci, method="exact", monte_carlo_se=None
+    )
 
 
 def _required_n_interval(delta_star, var_star, n, alpha, power_, alternative, n_resamples):
@@ -513,8 +584,10 @@ def _verdict(r: CompareResult) -> str:
             r,
             ("the paired t test", r.p_values.paired_t),
             ("the bootstrap", r.p_values.bootstrap),
-            floor=1 / r.bootstrap.n_resamples if r.bootstrap else 0.0,
+            floor=r.bootstrap.p_floor if r.bootstrap else 0.0,
         )
+    if any(note.startswith("too few items") for note in r.notes):
+        first = f"too few items differ between the models to test at alpha={r.alpha:g}"
     setting = f"at alpha={r.alpha:g}, power {r.power:g}"
     if r.delta == 0:
         second = "the gap is exactly zero, so no benchmark size resolves it"
@@ -525,13 +598,13 @@ def _verdict(r: CompareResult) -> str:
         )
     elif r.resolved:
         second = (
-            f"q={_fmt_q(r.resolution_ratio)}: the {r.n_items:,} items resolve a gap this size "
+            f"q={_fmt_q(r.resolution_ratio)}: the {_items(r.n_items)} resolve a gap this size "
             f"{setting} (N*={r.required_n:,})"
         )
     else:
         second = (
             f"q={_fmt_q(r.resolution_ratio)}: resolving a gap this size {setting} needs "
-            f"{r.required_n:,} items (this benchmark has {r.n_items:,})"
+            f"{_items(r.required_n)} (this benchmark has {r.n_items:,})"
         )
     sentence = f"{first}; {second}"
     ci = r.required_n_interval
@@ -569,6 +642,10 @@ def format_p(p: float, floor: float = 0.0) -> str:
     return f"p={p:.1e}"
 
 
+def _items(n: int) -> str:
+    return f"{n:,} item{'' if n == 1 else 's'}"
+
+
 def _fmt_q(q: float) -> str:
     return f"{q:.2f}" if q < 10 else f"{q:,.0f}"
 
@@ -581,10 +658,12 @@ def _finite_or_none(x: float):
     return x if math.isfinite(x) else None
 
 
-def _check_levels(alpha, power_, alternative) -> None:
-    _validate.probability(alpha, "alpha")
-    _validate.probability(power_, "power")
-    _validate.alternative(alternative)
+def _check_settings(alpha, power_, alternative, n_bootstrap, n_bootstrap_required_n, seed):
+    """Validate every option before any work, each error naming its parameter."""
+    _validate.levels(alpha, power_, alternative)
+    _validate.whole_number(n_bootstrap, "n_bootstrap", 0)
+    _validate.whole_number(n_bootstrap_required_n, "n_bootstrap_required_n", 0)
+    resample.seed_sequence(seed)
 
 
 def _child_seed(seed, k: int = 1):

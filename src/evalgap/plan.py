@@ -22,12 +22,15 @@ SHORTCUT_EPSILON = 0.05  # the epsilon of Corollary 1 reported by default
 
 @dataclass(frozen=True)
 class Conventions:
-    """Per-arm sizes of common calculators and their naive ``x (1 - rho)`` read-outs, rounded up."""
+    """The ``K/h^2`` and ``2K/h^2`` sample sizes and their ``x (1 - rho)`` read-outs, rounded up.
 
-    cohen_per_arm: int | None
-    cohen_shortcut: int | None
-    statsmodels_per_arm: int | None
-    statsmodels_shortcut: int | None
+    See :class:`evalgap.stats.power.CalculatorConventions` for which tool returns which.
+    """
+
+    one_sample_per_arm: int | None
+    one_sample_shortcut: int | None
+    two_sample_per_arm: int | None
+    two_sample_shortcut: int | None
 
     def to_dict(self) -> dict:
         """Return the four sizes by name."""
@@ -82,17 +85,22 @@ def plan_degradation(
     With ``n_items``: the power there, ``1 - Phi(z_{1-alpha} - SNR)`` with
     ``SNR = sqrt(N / p) delta``, and the smallest drop detected with the target power.
     """
+    _validate.levels(alpha, power, "greater")
+    delta = float(_validate.numbers(delta, "delta"))
+    flip_rate = float(_validate.probability(flip_rate, "flip_rate"))
     if not delta > 0:
         raise InputError(
-            f"--delta must be a positive accuracy drop for a degradation plan; got {delta!r}"
+            "--delta must be a positive accuracy drop for a degradation plan; "
+            f"got {_validate.show(delta)}"
         )
-    if delta > float(_validate.probability(flip_rate, "flip_rate")):
-        # delta = (b - c)/N and the flip rate (b + c)/N: a drop never exceeds the flip rate
+    if delta > flip_rate:
+        # The drop is (c - b)/N and the flip rate (b + c)/N: a drop above it is impossible.
         raise InputError(
-            f"--delta {delta:g} is larger than --flip-rate {flip_rate:g}: the accuracy drop "
-            "cannot exceed the share of items that flip (at most every flip goes against the "
-            "candidate); give a drop at most the flip rate"
+            f"--delta {_validate.show(delta)} exceeds --flip-rate {_validate.show(flip_rate)}: "
+            "an accuracy drop comes from items that flip, so it cannot exceed the flip rate"
         )
+    if n_items is not None:
+        n_items = _validate.whole_number(n_items, "n_items", 1)
     required = float(pw.degradation_required_n(delta, flip_rate, alpha=alpha, power=power))
     at_n = snr = detectable = None
     if n_items is not None:
@@ -150,6 +158,8 @@ class PlanResult:
         setting = f"at alpha={self.alpha:g}, power {self.power:g}"
         if self.required_n is None:
             out = "a zero gap cannot be resolved by any number of items"
+            if self.delta != 0:  # pragma: no cover - plan() refuses an overflowing N*
+                out = "no finite number of items resolves this gap"
             if self.mde is not None:
                 out += (
                     f"; with {self.n_items:,} items the smallest resolvable gap {setting} "
@@ -157,11 +167,14 @@ class PlanResult:
                 )
             return out
         gap = f"a gap of {abs(self.delta):.4g} ({100 * abs(self.delta):.2f} points)"
-        out = f"resolving {gap} {setting} needs {self.required_n:,} paired items"
-        if self.conventions and self.conventions.cohen_shortcut is not None:
+        out = (
+            f"resolving {gap} {setting} needs {self.required_n:,} paired "
+            f"item{'' if self.required_n == 1 else 's'}"
+        )
+        if self.conventions and self.conventions.one_sample_shortcut is not None:
             out += (
-                f"; the unpaired Cohen-h x (1-rho) shortcut would say "
-                f"{self.conventions.cohen_shortcut:,}, about half"
+                f"; the unpaired Cohen-h shortcut (1-rho) K/h^2 would say "
+                f"{self.conventions.one_sample_shortcut:,}, about half"
             )
         if self.n_items is not None:
             status = "resolve it" if self.resolved else "do not resolve it"
@@ -196,46 +209,54 @@ def plan(
 ) -> PlanResult:
     """Return a sample-size plan for a binary (accuracies + correlation) or graded comparison.
 
-    Binary: give ``accuracy_a`` and ``correlation``, and ``accuracy_b`` (without it the two
-    accuracies are taken as equal: there is no gap to resolve, but the MDE at ``n_items``
-    is still defined). Graded: give ``delta`` and ``sd_diff``.
+    Binary: give ``accuracy_a`` and ``correlation``, and ``accuracy_b`` or the gap ``delta``
+    (then ``accuracy_b = accuracy_a - delta``); with neither the two accuracies are taken as
+    equal: there is no gap to resolve, but the MDE at ``n_items`` is still defined. Graded:
+    give ``delta`` and ``sd_diff``. Every number is checked (finite, in range, a number and
+    not a string); a mistake raises ``InputError`` naming the parameter.
 
     Examples
     --------
     Table 1's worked example:
 
     >>> p = plan(accuracy_a=0.65, accuracy_b=0.60, correlation=0.30)
-    >>> p.required_n, p.conventions.cohen_shortcut, p.conventions.statsmodels_shortcut
+    >>> p.required_n, p.conventions.one_sample_shortcut, p.conventions.two_sample_shortcut
     (1028, 515, 1030)
     """
-    _validate.probability(alpha, "alpha")
-    _validate.probability(power, "power")
-    _validate.alternative(alternative)
-    if n_items is not None and (
-        isinstance(n_items, bool) or int(n_items) != n_items or n_items < 1
-    ):
-        raise InputError(f"n_items must be a whole number >= 1; got {n_items!r}")
+    alpha, power = (float(x) for x in _validate.levels(alpha, power, alternative))
+    if n_items is not None:
+        n_items = _validate.whole_number(n_items, "n_items", 1)
+    if delta is not None:
+        delta = float(_validate.numbers(delta, "delta")) + 0.0  # never a -0.0 gap
     kw = {"alpha": alpha, "power": power, "alternative": alternative}
     binary = accuracy_a is not None or accuracy_b is not None or correlation is not None
-    if binary and (delta is not None or sd_diff is not None):
+    if binary and (sd_diff is not None or (delta is not None and accuracy_b is not None)):
         raise InputError(
-            "give either accuracies with a correlation (binary) or delta with "
-            "sd_diff (graded), not both"
+            "give either accuracies with a correlation (binary; --delta may replace "
+            "--accuracy-b) or delta with sd_diff (graded), not both"
         )
     if binary:
-        return _plan_binary(accuracy_a, accuracy_b, correlation, n_items, kw)
+        return _plan_binary(accuracy_a, accuracy_b, correlation, delta, n_items, kw)
     if delta is None or sd_diff is None:
         raise InputError(
-            "give --accuracy-a, --accuracy-b and --correlation (binary scores) or "
-            "--delta and --sd-diff (graded scores)"
+            "give --accuracy-a, --accuracy-b (or --delta) and --correlation (binary scores) "
+            "or --delta and --sd-diff (graded scores)"
         )
     sd = float(_validate.positive(sd_diff, "sd_diff"))
-    delta = float(delta)
     required = float(pw.required_n(delta, sd, **kw))
+    _check_finite_required(required, delta, sd)
     return _finish(None, None, None, delta, sd, n_items, kw, required, extras={})
 
 
-def _plan_binary(accuracy_a, accuracy_b, correlation, n_items, kw) -> PlanResult:
+def _check_finite_required(required: float, delta: float, sd: float) -> None:
+    if delta != 0 and not math.isfinite(required):
+        raise InputError(
+            f"sd_diff {_validate.show(sd)} is too large against delta {_validate.show(delta)}: "
+            "N* would exceed the floating-point range; check the units of --delta and --sd-diff"
+        )
+
+
+def _plan_binary(accuracy_a, accuracy_b, correlation, gap, n_items, kw) -> PlanResult:
     if accuracy_a is None:
         raise InputError("--accuracy-a is required for a binary plan (a proportion in (0, 1))")
     if correlation is None:
@@ -244,10 +265,19 @@ def _plan_binary(accuracy_a, accuracy_b, correlation, n_items, kw) -> PlanResult
             "of the two models' scores (e.g. from a previous run)"
         )
     pa = float(_validate.probability(accuracy_a, "accuracy_a"))
+    rho = float(_validate.numbers(correlation, "correlation", what="a finite number in [-1, 1]"))
+    if gap is not None:
+        # 15 significant digits: 0.65 - 0.05 reads back as 0.6, not 0.6000000000000001.
+        pb = float(f"{pa - gap:.15g}")
+        if not 0 < pb < 1:
+            raise InputError(
+                f"--accuracy-a {_validate.show(pa)} minus --delta {_validate.show(gap)} gives "
+                f"accuracy_b = {_validate.show(pb)}, outside (0, 1); the gap is A minus B"
+            )
+        accuracy_b = pb
     pb = pa if accuracy_b is None else float(_validate.probability(accuracy_b, "accuracy_b"))
-    rho = float(correlation)
     pw.check_correlation(pa, pb, rho)
-    delta = pa - pb
+    delta = pa - pb + 0.0 if gap is None else gap
     sd = float(pw.sd_diff_binary(pa, pb, rho))
     required = float(pw.required_n(delta, sd, **kw))
     midpoint = (pa + pb) / 2
@@ -260,14 +290,14 @@ def _plan_binary(accuracy_a, accuracy_b, correlation, n_items, kw) -> PlanResult
             *(
                 pw.round_up(float(x))
                 for x in (
-                    c.cohen_per_arm,
-                    c.cohen_shortcut,
-                    c.statsmodels_per_arm,
-                    c.statsmodels_shortcut,
+                    c.one_sample_per_arm,
+                    c.one_sample_shortcut,
+                    c.two_sample_per_arm,
+                    c.two_sample_shortcut,
                 )
             )
         )
-        shortcut_ratio = float(c.cohen_shortcut) / required if required > 0 else None
+        shortcut_ratio = float(c.one_sample_shortcut) / required if required > 0 else None
         unpaired_f = float(pw.unpaired_required_n(delta, pa * (1 - pa), pb * (1 - pb), **kw))
         unpaired = pw.round_up(unpaired_f)
         efficiency = unpaired_f / required if required > 0 else None

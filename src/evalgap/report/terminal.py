@@ -174,7 +174,7 @@ def render_compare(r: CompareResult, console: Console) -> None:
         "less": "one-sided, H1: B better",
     }[r.alternative]
     rows = []
-    floor = 1 / r.bootstrap.n_resamples if r.bootstrap else 0.0
+    floor = r.bootstrap.p_floor if r.bootstrap else 0.0
     for key, p in r.p_values.to_dict().items():
         if p is None:
             continue
@@ -272,18 +272,18 @@ def render_plan(r: PlanResult, console: Console) -> None:
     console.print(t)
     if r.conventions is not None:
         c = Table(title="what common calculators say (Table 1)", title_justify="left")
-        c.add_column("calculator")
+        c.add_column("convention (tools that return it)")
         c.add_column("per arm", justify="right", no_wrap=True)
         c.add_column("x (1 - rho)", justify="right", no_wrap=True)
         c.add_row(
-            "Cohen 1988 / G*Power / R pwr (K/h^2)",
-            _n(r.conventions.cohen_per_arm),
-            _n(r.conventions.cohen_shortcut),
+            "K/h^2, one-sample (R pwr.p.test)",
+            _n(r.conventions.one_sample_per_arm),
+            _n(r.conventions.one_sample_shortcut),
         )
         c.add_row(
-            "statsmodels NormalIndPower (2K/h^2)",
-            _n(r.conventions.statsmodels_per_arm),
-            _n(r.conventions.statsmodels_shortcut),
+            "2K/h^2, two-sample (R pwr.2p.test, statsmodels NormalIndPower)",
+            _n(r.conventions.two_sample_per_arm),
+            _n(r.conventions.two_sample_shortcut),
         )
         c.add_row("paired N* (Equation 6)", "-", _n(r.required_n))
         console.print(c)

@@ -12,47 +12,132 @@ from evalgap.errors import InputError
 ALTERNATIVES = ("two-sided", "greater", "less")
 
 
+# Counts are held as float64: whole numbers are exact up to 2^53.
+MAX_COUNT = 2**53
+# The smallest significance level tested: z quantiles are taken from the tail (``-ndtri``),
+# finite down to here; below it alpha/2 leaves the normal range of floating point.
+MIN_ALPHA = 1e-300
+
+
+def numbers(value, name: str, *, what: str = "a finite number") -> np.ndarray:
+    """Return ``value`` as a float array after checking it holds only finite real numbers.
+
+    Strings, None, booleans, complex numbers, NaN and infinities are refused with an
+    ``InputError`` naming ``name``: nothing is coerced silently (``"0.05"`` is not 0.05).
+    """
+    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
+        raise InputError(f"{name} must be {what}; got {show(value)}")
+    try:
+        # Python ints beyond int64 would become an object array: take them as floats.
+        raw = np.asarray(float(value) if isinstance(value, int) else value)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name} must be {what}; got {show(value)}") from None
+    if raw.dtype.kind not in "iuf":
+        raise InputError(f"{name} must be {what}; got {show(value)}")
+    arr = raw.astype(float)
+    if np.any(~np.isfinite(arr)):
+        raise InputError(f"{name} must be {what}; got {show(_first(arr[~np.isfinite(arr)]))}")
+    return arr
+
+
 def probability(value, name: str, *, open_interval: bool = True) -> np.ndarray:
     """Return ``value`` as a float array after checking it lies in (0, 1) (or [0, 1])."""
-    arr = np.asarray(value, dtype=float)
-    if np.any(~np.isfinite(arr)):
-        raise InputError(f"{name} must be a finite number in (0, 1); got {value!r}")
+    bounds = "(0, 1)" if open_interval else "[0, 1]"
+    arr = numbers(value, name, what=f"a finite number in {bounds}")
     bad = (arr <= 0) | (arr >= 1) if open_interval else (arr < 0) | (arr > 1)
     if np.any(bad):
-        bounds = "(0, 1)" if open_interval else "[0, 1]"
-        raise InputError(f"{name} must lie in {bounds}; got {_first(arr[bad])}")
+        raise InputError(f"{name} must lie in {bounds}; got {show(_first(arr[bad]))}")
     return arr
+
+
+def levels(alpha, power, alternative: str = "two-sided"):
+    """Check a significance level and a target power together; return them as arrays.
+
+    ``alpha`` lies in ``[MIN_ALPHA, 1)`` so that its normal quantile, taken from the tail, is
+    finite. ``power`` lies in ``(alpha, 1)``: a level-alpha test rejects with probability at
+    least alpha at every gap and size, so a target at or below alpha is met by any benchmark
+    (and Equation 3, where ``z_{1-beta}`` turns negative, would give an N* that grows as
+    the target power falls).
+    """
+    alpha = probability(alpha, "alpha")
+    power = probability(power, "power")
+    _check_alternative(alternative)
+    if np.any(alpha < MIN_ALPHA):
+        raise InputError(
+            f"alpha must be at least {MIN_ALPHA:g} (smaller levels leave the floating-point "
+            f"range); got {show(_first(alpha[alpha < MIN_ALPHA]))}"
+        )
+    low = np.broadcast_to(power <= alpha, np.broadcast(alpha, power).shape)
+    if np.any(low):
+        a = _first(np.broadcast_to(alpha, low.shape)[low])
+        p = _first(np.broadcast_to(power, low.shape)[low])
+        raise InputError(
+            f"power must exceed alpha ({show(a)}): a level-alpha test rejects with probability "
+            f"alpha even with no gap, so a power of {show(p)} is reached by any number of items"
+        )
+    return alpha, power
 
 
 def counts(value, name: str) -> np.ndarray:
-    """Return ``value`` as a float array of non-negative whole numbers, or raise."""
-    arr = np.asarray(value, dtype=float)
-    if np.any(~np.isfinite(arr)) or np.any(arr < 0) or np.any(arr != np.floor(arr)):
-        bad = arr[~np.isfinite(arr) | (arr < 0) | (arr != np.floor(arr))]
-        raise InputError(f"{name} must be a non-negative whole number; got {_first(bad)}")
+    """Return ``value`` as a float array of non-negative whole numbers below 2^53, or raise."""
+    arr = numbers(value, name, what="a non-negative whole number")
+    bad = (arr < 0) | (arr != np.floor(arr))
+    if np.any(bad):
+        raise InputError(
+            f"{name} must be a non-negative whole number; got {show(_first(arr[bad]))}"
+        )
+    if np.any(arr >= MAX_COUNT):
+        raise InputError(
+            f"{name} must be below 2^53 (counts beyond it are not exact in floating point); "
+            f"got {show(_first(arr[arr >= MAX_COUNT]))}"
+        )
     return arr
+
+
+def whole_number(value, name: str, minimum: int = 0) -> int:
+    """Return ``value`` as an int after checking it is a whole number >= ``minimum``."""
+    arr = numbers(value, name, what=f"a whole number >= {minimum}")
+    if arr.ndim != 0 or arr != np.floor(arr) or arr < minimum:
+        raise InputError(f"{name} must be a whole number >= {minimum}; got {show(value)}")
+    if arr >= MAX_COUNT:
+        raise InputError(f"{name} must be below 2^53; got {show(value)}")
+    return int(arr)
 
 
 def positive(value, name: str) -> np.ndarray:
     """Return ``value`` as a float array after checking it is finite and > 0."""
-    arr = np.asarray(value, dtype=float)
-    if np.any(~np.isfinite(arr)) or np.any(arr <= 0):
-        raise InputError(f"{name} must be a positive finite number; got {value!r}")
+    arr = numbers(value, name, what="a positive finite number")
+    if np.any(arr <= 0):
+        raise InputError(
+            f"{name} must be a positive finite number; got {show(_first(arr[arr <= 0]))}"
+        )
     return arr
+
+
+def show(value) -> str:
+    """Return a value as a user reads it: ``nan``, ``0.05``, ``'abc'``, never ``np.float64(..)``."""
+    if isinstance(value, (np.generic, np.ndarray)) and np.size(value) == 1:
+        value = np.asarray(value).item()
+    if isinstance(value, float):
+        return f"{value:g}" if value != 0 else "0"
+    text = str(value) if isinstance(value, (bool, int)) else repr(value)
+    return text if len(text) <= 40 else text[:30] + f"... ({len(text)} characters)"
 
 
 def alternative(value: str) -> str:
     """Check the ``alternative`` keyword."""
-    if value not in ALTERNATIVES:
-        raise InputError(f"alternative must be one of {', '.join(ALTERNATIVES)}; got {value!r}")
+    return _check_alternative(value)
+
+
+def _check_alternative(value) -> str:
+    if not isinstance(value, str) or value not in ALTERNATIVES:
+        raise InputError(f"alternative must be one of {', '.join(ALTERNATIVES)}; got {show(value)}")
     return value
 
 
 def resamples(value, name: str = "n_resamples") -> int:
     """Check a resample count: a whole number >= 1."""
-    if isinstance(value, bool) or int(value) != value or value < 1:
-        raise InputError(f"{name} must be a whole number >= 1; got {value!r}")
-    return int(value)
+    return whole_number(value, name, 1)
 
 
 def scalar_or_array(arr: np.ndarray):

@@ -47,8 +47,11 @@ class Interval:
 
 
 def z_quantile(alpha) -> np.ndarray:
-    """Return ``z_{1 - alpha/2}``, the two-sided normal critical value."""
-    return special.ndtri(1.0 - np.asarray(alpha, dtype=float) / 2.0)
+    """Return ``z_{1 - alpha/2}``, the two-sided normal critical value, from the tail.
+
+    ``-ndtri(alpha/2)`` stays exact for tiny alpha, where ``1 - alpha/2`` rounds to 1.
+    """
+    return -special.ndtri(np.asarray(alpha, dtype=float) / 2.0)
 
 
 def wald_interval(delta, se, alpha: float = 0.05) -> Interval:
@@ -123,7 +126,7 @@ def t_interval(mean_diff, sd_diff_sample, n_items, alpha: float = 0.05) -> Inter
     """Return the paired t interval ``mean(D) -/+ t_{1-alpha/2, N-1} s_D / sqrt(N)``."""
     _validate.probability(alpha, "alpha")
     n = np.asarray(n_items, dtype=float)
-    t = special.stdtrit(n - 1, 1.0 - alpha / 2.0)
+    t = -special.stdtrit(n - 1, alpha / 2.0)
     half = t * np.asarray(sd_diff_sample, dtype=float) / np.sqrt(n)
     mean = np.asarray(mean_diff, dtype=float)
     f = _validate.scalar_or_array

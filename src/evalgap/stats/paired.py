@@ -23,6 +23,11 @@ import numpy as np
 from evalgap.errors import InputError
 from evalgap.stats import _validate
 
+# Spread below this many units in the last place of the scores' scale is rounding, not
+# spread: a constant difference (0.7 - 0.1 on some items, 0.8 - 0.2 on others) has sd_diff 0,
+# as its binary equivalent does, instead of 1e-17 and an N* of 1e-31.
+ROUNDING_ULPS = 64
+
 
 @dataclass(frozen=True)
 class PairedSummary:
@@ -163,7 +168,9 @@ def summarize_moments(scores_a, scores_b) -> PairedSummary:
     n = a.shape[-1]
     d = a - b
     delta = d.mean(axis=-1)
-    var_d = np.mean((d - delta[..., None]) ** 2, axis=-1)
+    var_d = np.mean((d - delta[..., None]) ** 2, axis=-1)  # centred before squaring
+    scale = np.maximum(np.max(np.abs(a), axis=-1), np.max(np.abs(b), axis=-1))
+    var_d = without_rounding_noise(var_d, scale)
     ca = a - a.mean(axis=-1, keepdims=True)
     cb = b - b.mean(axis=-1, keepdims=True)
     denominator = np.sqrt(np.sum(ca * ca, axis=-1) * np.sum(cb * cb, axis=-1))
@@ -281,14 +288,15 @@ def _summarize_pairs_binary(x, observed, i, j) -> PairedSummary:
     )
 
 
-def _without_rounding_noise(variance, scale):
-    """Set to 0 a variance of differences that is rounding error of scores of size ``scale``.
+def without_rounding_noise(variance, scale):
+    """Return ``variance`` of differences, 0 where it is rounding error of scores of ``scale``.
 
     A constant difference (a - (a - 0.1)) is constant only up to one rounding per score, so
-    its computed variance is ~1e-33, not 0; any spread below 64 ulps of the scale is none.
+    its computed variance is ~1e-33, not 0: a standard deviation below ``ROUNDING_ULPS`` units
+    in the last place of the scores' scale is none, for graded scores as for binary ones.
     """
-    floor = (64 * np.finfo(float).eps * np.maximum(scale, 1e-300)) ** 2
-    return np.where(variance <= floor, 0.0, variance)
+    floor = ROUNDING_ULPS * np.finfo(float).eps * np.asarray(scale, dtype=float)
+    return np.where(np.sqrt(variance) <= floor, 0.0, variance)
 
 
 def _summarize_pairs_graded(x, observed, i, j, chunk) -> PairedSummary:
@@ -326,7 +334,7 @@ def _summarize_pairs_graded(x, observed, i, j, chunk) -> PairedSummary:
         out["accuracy_a"][sl], out["accuracy_b"][sl] = mean_a, mean_b
         out["delta"][sl] = mean_a - mean_b
         out["var_a"][sl], out["var_b"][sl] = var_a, var_b
-    sd = np.sqrt(_without_rounding_noise(out["var_d"], np.abs(x).max(initial=0.0)))
+    sd = np.sqrt(without_rounding_noise(out["var_d"], np.abs(x).max(initial=0.0)))
     with np.errstate(divide="ignore", invalid="ignore"):
         se = sd / np.sqrt(n)
     return PairedSummary(

@@ -29,12 +29,14 @@ from evalgap.stats import _validate
 
 
 def critical_values(alpha=0.05, power=0.8, alternative: str = "two-sided"):
-    """Return ``(z_alpha, z_beta)``: ``z_{1-alpha/2}`` (or ``z_{1-alpha}``) and ``z_{1-beta}``."""
-    alpha = _validate.probability(alpha, "alpha")
-    power = _validate.probability(power, "power")
-    _validate.alternative(alternative)
+    """Return ``(z_alpha, z_beta)``: ``z_{1-alpha/2}`` (or ``z_{1-alpha}``) and ``z_{1-beta}``.
+
+    The quantile is taken from the tail, ``z_{1-alpha/2} = -ndtri(alpha/2)``: ``1 - alpha/2``
+    rounds to 1 for alpha below about 1e-16 and would give an infinite z.
+    """
+    alpha, power = _validate.levels(alpha, power, alternative)
     tail = alpha / 2.0 if alternative == "two-sided" else alpha
-    return special.ndtri(1.0 - tail), special.ndtri(power)
+    return -special.ndtri(tail), special.ndtri(power)
 
 
 def z_sum_squared(alpha=0.05, power=0.8, alternative: str = "two-sided"):
@@ -46,16 +48,20 @@ def z_sum_squared(alpha=0.05, power=0.8, alternative: str = "two-sided"):
 def required_n(delta, sd_diff, *, alpha=0.05, power=0.8, alternative="two-sided"):
     """Return N*, the paired items needed to resolve ``delta`` (Equation 3).
 
-    ``N* = K sigma_D^2 / delta^2``; infinite when ``delta = 0``. This is the graded-score
-    required N when ``sd_diff`` is the standard deviation of the per-item differences.
+    ``N* = K (sigma_D / delta)^2``; infinite when ``delta = 0``. This is the graded-score
+    required N when ``sd_diff`` is the standard deviation of the per-item differences. A
+    non-zero gap with spread never gets ``N* = 0`` from underflow (it gets the smallest
+    positive float, which rounds up to 1 item); it can overflow to infinity only when
+    ``sigma_D / |delta|`` exceeds about 1e154.
     """
     delta = np.asarray(delta, dtype=float)
     sd = np.asarray(sd_diff, dtype=float)
     if np.any(sd < 0) or np.any(~np.isfinite(sd)):
         raise InputError("sd_diff must be a finite number >= 0")
     k = z_sum_squared(alpha, power, alternative)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        n = np.where(delta != 0, k * sd**2 / delta**2, np.inf)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        n = np.where(delta != 0, k * (sd / np.abs(delta)) ** 2, np.inf)
+        n = np.where((delta != 0) & (sd > 0), np.maximum(n, np.finfo(float).tiny), n)
     return _validate.scalar_or_array(n)
 
 
@@ -89,16 +95,21 @@ def required_n_interval(
 
     ``delta_star`` and ``var_star`` are resampled gaps and variances of D. The quantiles are
     order statistics taken on ``1/N* = delta*^2 / (K var*)``, which is finite even where a
-    resample has no gap (N* infinite); a resample with no spread has ``1/N* = inf``. The
+    resample has no gap (N* infinite); a resample with a gap but no spread has
+    ``1/N* = inf``, one with neither ``1/N* = 0``. The
     default 5th-95th percentiles are those of Appendix I (B = 500).
     """
     k = float(z_sum_squared(alpha, power, alternative))
     tail = (1.0 - level) / 2.0
+    delta_star = np.asarray(delta_star)
+    var_star = np.asarray(var_star)
     with np.errstate(divide="ignore", invalid="ignore"):
+        # A resample with neither gap nor spread (identical models on it) needs infinitely
+        # many items, like any zero gap: 1/N* = 0, not the 1/N* = inf of a spread-free gap.
         inverse = np.where(
-            np.asarray(var_star) > 0,
-            np.asarray(delta_star) ** 2 / (k * np.asarray(var_star)),
-            np.inf,
+            var_star > 0,
+            delta_star**2 / (k * var_star),
+            np.where(delta_star != 0, np.inf, 0.0),
         )
     low_inv, high_inv = np.quantile(inverse, [tail, 1.0 - tail], axis=axis, method="inverted_cdf")
     with np.errstate(divide="ignore"):
@@ -204,6 +215,8 @@ def power_at(delta, sd_diff, n_items, *, alpha=0.05, alternative="two-sided"):
     """
     _validate.alternative(alternative)
     alpha_arr = _validate.probability(alpha, "alpha")
+    if np.any(alpha_arr < _validate.MIN_ALPHA):
+        _validate.levels(alpha_arr, 0.5, alternative)  # raises, naming the smallest alpha
     delta = np.asarray(delta, dtype=float)
     sd = np.asarray(sd_diff, dtype=float)
     n = np.asarray(n_items, dtype=float)
@@ -211,11 +224,11 @@ def power_at(delta, sd_diff, n_items, *, alpha=0.05, alternative="two-sided"):
         mu = np.where(sd > 0, delta * np.sqrt(n) / sd, np.sign(delta) * np.inf)
     mu = np.where(delta == 0, 0.0, mu)
     if alternative == "two-sided":
-        z = special.ndtri(1 - alpha_arr / 2)
+        z = -special.ndtri(alpha_arr / 2)
         m = np.abs(mu)
         p = special.ndtr(-z - m) + special.ndtr(m - z)
     else:
-        z = special.ndtri(1 - alpha_arr)
+        z = -special.ndtri(alpha_arr)
         signed = mu if alternative == "greater" else -mu
         p = special.ndtr(signed - z)
     return _validate.scalar_or_array(p)
@@ -271,17 +284,29 @@ def cohen_h(accuracy_a, accuracy_b):
 
 @dataclass(frozen=True)
 class CalculatorConventions:
-    """What common power calculators return for a two-proportion comparison (Table 1).
+    """The two arcsine-scale sample-size conventions behind Table 1, by formula.
 
-    ``cohen_per_arm = K / h^2`` (Cohen 1988 Eq. 6.3.2, G*Power, R ``pwr.2p.test``);
-    ``statsmodels_per_arm = 2 K / h^2`` (``statsmodels NormalIndPower``); each ``*_shortcut``
-    is that value times ``(1 - rho)``, the naive paired read-out of Equation (9). Unrounded.
+    With Cohen's ``h`` and ``K = (z_{1-alpha/2} + z_{1-beta})^2``:
+
+    * ``two_sample_per_arm = 2 K / h^2``: the per-group size of a two-sample test of h,
+      whose statistic has variance ``2/n`` (``h sqrt(n/2)`` in the power function). This is
+      what R ``pwr::pwr.2p.test`` returns (its documented power function uses
+      ``h * sqrt(n/2)``) and what ``statsmodels`` ``NormalIndPower().solve_power(...,
+      ratio=1)`` returns (checked numerically in the tests): 1,471 for Table 1's example.
+    * ``one_sample_per_arm = K / h^2``: a test whose statistic has variance ``1/n``, the
+      one-sample convention (R ``pwr::pwr.p.test``; ``NormalIndPower`` with ``ratio=0``):
+      736 for Table 1's example. Read as if it were a per-arm two-sample size it is half of
+      one.
+
+    Each ``*_shortcut`` is that value times ``(1 - rho)``, the naive paired read-out of
+    Equation (9). Only the ``K / h^2`` convention gives the shortcut ``n_h`` about *half* of
+    N* (Lemma 1); ``(1 - rho) 2K/h^2`` is about N* itself (1,030 against 1,028). Unrounded.
     """
 
-    cohen_per_arm: np.ndarray
-    cohen_shortcut: np.ndarray
-    statsmodels_per_arm: np.ndarray
-    statsmodels_shortcut: np.ndarray
+    one_sample_per_arm: np.ndarray
+    one_sample_shortcut: np.ndarray
+    two_sample_per_arm: np.ndarray
+    two_sample_shortcut: np.ndarray
 
 
 def calculator_conventions(
@@ -295,10 +320,10 @@ def calculator_conventions(
         per_arm = np.where(h != 0, k / h**2, np.inf)
     f = _validate.scalar_or_array
     return CalculatorConventions(
-        cohen_per_arm=f(per_arm),
-        cohen_shortcut=f((1 - rho) * per_arm),
-        statsmodels_per_arm=f(2 * per_arm),
-        statsmodels_shortcut=f((1 - rho) * 2 * per_arm),
+        one_sample_per_arm=f(per_arm),
+        one_sample_shortcut=f((1 - rho) * per_arm),
+        two_sample_per_arm=f(2 * per_arm),
+        two_sample_shortcut=f((1 - rho) * 2 * per_arm),
     )
 
 
@@ -367,7 +392,7 @@ def degradation_power(delta, flip_rate, n_items, *, alpha=0.05):
     alpha = _validate.probability(alpha, "alpha")
     p = _validate.probability(flip_rate, "flip_rate")
     snr = np.sqrt(np.asarray(n_items, dtype=float) / p) * np.asarray(delta, dtype=float)
-    return _validate.scalar_or_array(special.ndtr(snr - special.ndtri(1 - alpha)))
+    return _validate.scalar_or_array(special.ndtr(snr + special.ndtri(alpha)))
 
 
 def degradation_required_n(delta, flip_rate, *, alpha=0.05, power=0.8):

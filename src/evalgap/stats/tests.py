@@ -115,6 +115,23 @@ def mcnemar_exact(a_only, b_only, *, alternative: str = "two-sided", mid_p: bool
     return _validate.scalar_or_array(np.clip(p, 0.0, 1.0))
 
 
+def min_differing_items(alpha, alternative: str = "two-sided"):
+    """Return the fewest items with a non-zero difference on which a level-alpha test can reject.
+
+    Under H0 (the two models exchangeable on each item) the signs of the k non-zero
+    differences are fair coins, so even the most extreme data (all k signs alike) has an exact
+    sign-flip p-value of ``2^(1-k)`` two-sided (``2^-k`` one-sided). Below
+    ``k = ceil(1 + log2(1/alpha))`` (``ceil(log2(1/alpha))`` one-sided) no valid test of H0
+    can reject; a bootstrap or asymptotic p below alpha there is an artefact. That is 6
+    items at alpha = 0.05, two-sided.
+    """
+    alpha = _validate.probability(alpha, "alpha")
+    _validate.alternative(alternative)
+    bits = -np.log2(alpha) + (1.0 if alternative == "two-sided" else 0.0)
+    # A hair of tolerance so that alpha = 2^-5 exactly gives 6, not 7, items.
+    return _validate.scalar_or_array(np.ceil(bits - 1e-9).astype(np.int64))
+
+
 def paired_t(scores_a, scores_b, *, alternative: str = "two-sided") -> TestResult:
     """Return the paired t test of ``mean(D) = 0`` on aligned scores (last axis = items).
 
