@@ -532,23 +532,28 @@ def _required_n_bounds(delta_star, var_star, kw):
 
 
 def _bootstrap_arbiter(p, n_resamples, seed, score_set, alpha, notes) -> None:
-    """The fourth arbiter of Table 11: the paired percentile bootstrap p-value."""
+    """The fourth arbiter of Table 11: the paired percentile bootstrap p-value.
+
+    Binary pairs get the exact bootstrap p-value (the resampling law is a multinomial on the
+    2x2 cells, so no Monte Carlo is needed and the seed does not matter); graded pairs a
+    seeded Monte Carlo bootstrap of ``n_resamples`` draws.
+    """
     out = np.full(len(p), np.nan)
     binary = p["binary"].to_numpy(dtype=bool)
     if n_resamples and binary.any():
         if binary.sum() > MAX_PAIRS_BINARY_BOOTSTRAP:
-            notes.append(f"bootstrap p-values skipped: {binary.sum():,} pairs")
+            notes.append(
+                f"bootstrap p-values skipped: {binary.sum():,} pairs (more than "
+                f"{MAX_PAIRS_BINARY_BOOTSTRAP:,}); the exact, mid-p and chi-square p-values "
+                "are given for every pair"
+            )
         else:
             idx = np.flatnonzero(binary)
-            n = p["n_items"].to_numpy()[idx]
-            b_star, c_star = resample.bootstrap_counts(
+            out[idx] = resample.binary_bootstrap_p_value(
                 p["a_only"].to_numpy()[idx],
                 p["b_only"].to_numpy()[idx],
-                n,
-                n_resamples,
-                _child(seed, 21),
+                p["n_items"].to_numpy()[idx],
             )
-            out[idx] = resample.bootstrap_p_value((b_star - c_star) / n[:, None])
     graded = np.flatnonzero(~binary)
     if (
         n_resamples
