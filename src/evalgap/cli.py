@@ -991,18 +991,13 @@ def calibration(n_items, trials, n_bootstrap, power, alpha, seed, jobs, as_json,
 def prospective(pairs, trials, power, alpha, seed, jobs, as_json, plot_path, **loader):
     """Empirical McNemar power at 0.8 N*, N* and 1.2 N* of real pairs (Table 10)."""
     from evalgap.simulate import prospective as run
-    from evalgap.stats.paired import counts_from_scores, is_binary
+    from evalgap.simulate import prospective_counts
 
     if not pairs:
         raise InputError("name the pairs to validate with --pair MODEL_A MODEL_B (repeatable)")
     models = list(dict.fromkeys(m for pair in pairs for m in pair))
     _, score_set = _read_scores(loader, models=models)
-    counts = {}
-    for a, b in pairs:
-        x, y = score_set.pair(a, b)
-        if not (is_binary(x) and is_binary(y)):
-            raise InputError(f"--pair {a} {b}: the prospective study needs binary scores")
-        counts[f"{a} vs {b}"] = tuple(int(v) for v in counts_from_scores(x, y))
+    counts = prospective_counts(score_set, pairs)
     with _phases(as_json, None, "prospective", total=3 * len(pairs)) as tick:
         result = run(
             counts, n_trials=trials, alpha=alpha, power=power, seed=seed, jobs=jobs, progress=tick
@@ -1151,6 +1146,7 @@ class _phases:
         self.quiet, self.phases, self.title = quiet, phases, title
         self.total = len(phases) if phases else total
         self.progress = None
+        self.started = False
 
     def __enter__(self):
         if self.quiet:
@@ -1164,19 +1160,30 @@ class _phases:
             console=_console(stderr=True),
             transient=True,
         )
-        self.progress.start()
         task = self.progress.add_task(self.title, total=self.total)
+        # started at the first report: an option refused before any work leaves stderr one line
         if self.phases is None:
-            return lambda *_: self.progress.advance(task)
+
+            def advance(*_) -> None:
+                self._start()
+                self.progress.advance(task)
+
+            return advance
 
         def report(phase: str) -> None:
+            self._start()
             done = self.phases.index(phase) if phase in self.phases else 0
             self.progress.update(task, completed=done, description=f"{self.title}: {phase}")
 
         return report
 
+    def _start(self) -> None:
+        if not self.started:
+            self.started = True
+            self.progress.start()
+
     def __exit__(self, *exc):
-        if self.progress is not None:
+        if self.started:
             self.progress.stop()
         return False
 

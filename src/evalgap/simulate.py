@@ -218,6 +218,28 @@ class ProspectiveResult:
         }
 
 
+def prospective_counts(score_set, pairs) -> dict:
+    """Return ``{"A vs B": 2x2 counts}`` for each pair, on the items BOTH models scored.
+
+    Each pair is taken on its own items (``score_set.pair``; items where either score is
+    missing are left out), so adding a pair never changes another pair's counts.
+    """
+    from evalgap.stats.paired import counts_from_scores, is_binary
+
+    counts = {}
+    for a, b in pairs:
+        x, y = score_set.pair(a, b)
+        x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        both = ~(np.isnan(x) | np.isnan(y))
+        x, y = x[both], y[both]
+        if x.size == 0:
+            raise InputError(f"--pair {a} {b}: no item is scored for both models")
+        if not (is_binary(x) and is_binary(y)):
+            raise InputError(f"--pair {a} {b}: the prospective study needs binary scores")
+        counts[f"{a} vs {b}"] = tuple(int(v) for v in counts_from_scores(x, y))
+    return counts
+
+
 def _prospective_size(cells, size, trials, alpha, stream):
     _, b, c, _ = generators.paired_counts(cells, size, trials, _rng(stream))
     return float(np.mean(tests.mcnemar(b, c).p_value <= alpha))
@@ -336,12 +358,16 @@ def power_curve(
     """
     if kind not in ("binary", "graded"):
         raise InputError(f"kind must be 'binary' or 'graded'; got {kind!r}")
+    _validate.probability(alpha, "alpha")
+    _validate.probability(power, "power")
+    _check_curve_deltas(kind, deltas, accuracy_a)
     trials = n_trials or (500 if kind == "binary" else 200)
     boot = n_bootstrap or (500 if kind == "binary" else 200)
     chunks, meta = [], []
     streams = _streams(seed, len(deltas) * len(fractions) + 1)
     k = 0
     for delta in deltas:
+        asked = delta
         if kind == "binary":
             cells = generators.latent_cells(accuracy_a, accuracy_a - delta, latent_correlation)
             required = float(
@@ -357,6 +383,13 @@ def power_curve(
             delta = float(np.mean(a - b))
             required = float(pw.required_n(delta, np.std(a - b), alpha=alpha, power=power))
             payload = (shape_b, latent_correlation)
+        limit = POWER_CURVE_MAX_ITEMS[kind]
+        if not math.isfinite(required) or max(fractions) * required > limit:
+            raise InputError(
+                f"--delta {asked:g}: N* = {required:,.0f} items, so the curve would simulate "
+                f"up to {max(fractions) * required:,.0f} items per trial; at most {limit:,} "
+                f"for {kind} scores: give a larger gap"
+            )
         sizes = [max(2, round(f * required)) for f in fractions]
         meta.append((delta, required, sizes))
         for n in sizes:
@@ -378,6 +411,29 @@ def power_curve(
             }
         )
     return PowerCurveResult(kind, float(alpha), float(power), trials, boot, tuple(curves))
+
+
+POWER_CURVE_MAX_ITEMS = {"binary": 10**9, "graded": 10**5}  # graded trials hold every item
+
+
+def _check_curve_deltas(kind, deltas, accuracy_a) -> None:
+    """Refuse gaps without an N* (zero, NaN, inf) or outside the marginals' range."""
+    if not len(deltas):
+        raise InputError("give at least one --delta")
+    low, high = (accuracy_a - 1, accuracy_a) if kind == "binary" else (-1 / 3, 2 / 3)
+    for delta in deltas:
+        if not math.isfinite(delta) or delta == 0:
+            raise InputError(
+                f"--delta must be a finite, non-zero gap (a zero gap has no N* to trace); "
+                f"got {delta!r}"
+            )
+        if not low < delta < high:
+            what = (
+                f"model B's accuracy {accuracy_a:g} - delta must lie in (0, 1)"
+                if kind == "binary"
+                else "model B's Beta mean 2/3 - delta must lie in (0, 1)"
+            )
+            raise InputError(f"--delta {delta:g}: {what}")
 
 
 def _crossing(sizes, rates, target):
@@ -417,26 +473,60 @@ class SequentialResult:
         return out
 
 
-def _sequential_chunk(psi, theta, horizon, n_max, boundary_d, trials, stream, keep):
-    """Simulate trials; return (crossed, stopping items, a few trajectories)."""
-    rng = _rng(stream)
-    gaps = rng.geometric(psi, size=(trials, n_max))
-    positions = np.cumsum(gaps, axis=1)
-    signs = rng.random((trials, n_max)) < theta
-    b = np.cumsum(signs, axis=1)
-    t = np.arange(1, n_max + 1)
-    d = 2 * b - t
-    inside = positions <= horizon
-    crossing = (np.abs(d) >= boundary_d) & inside
-    crossed = crossing.any(axis=1)
-    first = np.argmax(crossing, axis=1)
-    stop = np.where(crossed, positions[np.arange(trials), first], np.nan)
+SEQUENTIAL_MAX_HORIZON = 1_000_000  # items a trial may follow (the boundary table grows with it)
+SEQUENTIAL_STEP_BLOCK = 4096  # discordant items drawn at a time: bounds memory per chunk
+TRAJECTORY_POINTS = 300  # points kept per sample trajectory
+
+
+def _sequential_chunk(psi, theta, horizon, table, trials, stream, keep):
+    """Simulate trials; return (crossed, stopping items, a few trajectories).
+
+    Items arrive in blocks of discordant items, drawn step-major from two streams (gaps between
+    discordant items, and their signs), so the draws and the results do not depend on the
+    block size; memory is bounded by the block. A trial stops at its first crossing
+    ``|b - c| >= D(n)`` or when its next discordant item lies beyond the horizon.
+    """
+    gap_stream, sign_stream = stream.spawn(2)
+    gap_rng, sign_rng = _rng(gap_stream), _rng(sign_stream)
+    position = np.zeros(trials, dtype=np.int64)
+    excess = np.zeros(trials, dtype=np.int64)  # b - c so far
+    active = np.ones(trials, dtype=bool)
+    crossed = np.zeros(trials, dtype=bool)
+    stop = np.full(trials, np.nan)
+    kept = [([], []) for _ in range(min(keep, trials))]
+    done = 0
+    while active.any():
+        block = SEQUENTIAL_STEP_BLOCK
+        steps = done + np.arange(1, block + 1)
+        gaps = gap_rng.geometric(psi, size=(block, trials))
+        signs = np.where(sign_rng.random((block, trials)) < theta, 1, -1)
+        positions = position + np.cumsum(gaps, axis=0)
+        walk = excess + np.cumsum(signs, axis=0)
+        bound = sequential.excess_boundary(steps, table)[:, None]
+        inside = (positions <= horizon) & active
+        hit = (np.abs(walk) >= bound) & inside
+        first = np.argmax(hit, axis=0)
+        new = hit.any(axis=0)
+        stop[new] = positions[first[new], np.flatnonzero(new)]
+        crossed |= new
+        for i, (pos_list, walk_list) in enumerate(kept):
+            if active[i]:
+                last = first[i] + 1 if new[i] else int(inside[:, i].sum())
+                pos_list.append(positions[:last, i].copy())  # a copy: not the whole block
+                walk_list.append(walk[:last, i].copy())
+        active &= ~new & inside[-1]
+        position, excess = positions[-1], walk[-1]
+        done += block
     paths = []
-    for i in range(min(keep, trials)):
-        k = int(inside[i].sum())
-        paths.append(
-            (positions[i, :k], np.asarray(sequential.log_e_value(b[i, :k], t[:k] - b[i, :k])))
-        )
+    for pos_list, walk_list in kept:
+        pos = np.concatenate(pos_list) if pos_list else np.zeros(0, dtype=np.int64)
+        d = np.concatenate(walk_list) if walk_list else np.zeros(0, dtype=np.int64)
+        n = np.arange(1, d.size + 1)
+        # about 300 points per trajectory: the e-values of every step would need
+        # (steps x mixture grid) memory
+        step = max(1, pos.size // TRAJECTORY_POINTS)
+        pos, d, n = pos[::step], d[::step], n[::step]
+        paths.append((pos, np.asarray(sequential.log_e_value((n + d) / 2, (n - d) / 2))))
     return crossed, stop, paths
 
 
@@ -455,10 +545,24 @@ def sequential_study(
     """Run the e-process under H0 (discordance kept, signs fair) and H1 (the pair's signs).
 
     Items arrive one by one up to ``horizon_factor * N*``; a trial rejects at the first
-    discordant item where ``e_n >= 1/alpha``, i.e. ``|b - c| >= u(n) sqrt(n)`` (the mixture
-    is symmetric in theta). Reports the H0 rejection (Type-I) rate, the H1 rejection rate,
-    and the H1 stopping item relative to N*.
+    discordant item where ``e_n >= 1/alpha``, i.e. ``|b - c| >= D(n)``, the integer boundary of
+    :func:`evalgap.stats.sequential.excess_boundary` (the mixture is symmetric in theta).
+    Reports the H0 rejection (Type-I) rate, the H1 rejection rate, and the H1 stopping item
+    relative to N*. The horizon is at most ``SEQUENTIAL_MAX_HORIZON`` items: a near-tie pair
+    (N* of hundreds of millions of items) is refused with the numbers, not simulated.
     """
+    _validate.probability(alpha, "alpha")
+    _validate.probability(power, "power")
+    if isinstance(horizon_factor, bool) or not (
+        isinstance(horizon_factor, (int, float)) and math.isfinite(horizon_factor)
+    ) or horizon_factor < 1:
+        raise InputError(
+            f"--horizon must be a finite multiple of N* >= 1; got {horizon_factor!r}"
+        )
+    if mixture not in sequential.MIXTURES:
+        raise InputError(
+            f"--mixture must be one of {', '.join(sequential.MIXTURES)}; got {mixture!r}"
+        )
     s = summarize_counts(*pair_counts)
     n = float(s.n_items)
     psi = float((s.a_only + s.b_only) / n)
@@ -466,16 +570,19 @@ def sequential_study(
         raise InputError("the sequential study needs a pair with discordant items and a gap")
     theta = float(s.a_only / (s.a_only + s.b_only))
     required = float(pw.required_n(s.delta, s.sd_diff, alpha=alpha, power=power))
+    if not math.isfinite(required) or horizon_factor * required > SEQUENTIAL_MAX_HORIZON:
+        raise InputError(
+            f"--horizon {horizon_factor:g} x N* = {horizon_factor * required:,.0f} items per "
+            f"trial (N* = {required:,.0f}); the sequential study follows at most "
+            f"{SEQUENTIAL_MAX_HORIZON:,}: lower --horizon, or study a pair with a larger gap"
+        )
     horizon = math.ceil(horizon_factor * required)
-    n_max = int(psi * horizon + 8 * math.sqrt(psi * horizon) + 10)
-    boundary_d = np.asarray(
-        sequential.boundary(np.arange(1, n_max + 1), alpha, mixture=mixture)
-    ) * np.sqrt(np.arange(1, n_max + 1))
+    table = sequential.excess_table(horizon, alpha, mixture=mixture)
     chunk = 100
     sizes = [min(chunk, n_trials - i) for i in range(0, n_trials, chunk)]
     streams = _streams(seed, 2 * len(sizes))
     jobs_list = [
-        (psi, th, horizon, n_max, boundary_d, m, streams[2 * j + h], 3 if j == 0 else 0)
+        (psi, th, horizon, table, m, streams[2 * j + h], 3 if j == 0 else 0)
         for h, th in enumerate((0.5, theta))
         for j, m in enumerate(sizes)
     ]
@@ -488,7 +595,7 @@ def sequential_study(
     trajectories = {}
     for name, r in (("H0", results[0]), ("H1", results[half])):
         for i, (pos, log_e) in enumerate(r[2]):
-            step = max(1, pos.size // 300)
+            step = max(1, pos.size // TRAJECTORY_POINTS)
             trajectories[f"{name} trial {i + 1}"] = {
                 "items": pos[::step].tolist(),
                 "log_e": log_e[::step].tolist(),

@@ -27,6 +27,7 @@ from evalgap.stats import _validate
 
 THETA_GRID = np.concatenate([np.arange(1, 50), np.arange(51, 100)]) / 100.0
 MIXTURES = ("grid", "beta")
+EXCESS_BLOCK = 4096  # excess values per e-value evaluation in excess_table
 
 
 def log_e_value(a_only, b_only, *, mixture: str = "grid", beta_shape: float = 2.0):
@@ -93,3 +94,60 @@ def log_e_trajectory(differences, *, mixture: str = "grid", beta_shape: float = 
 def rejects(a_only, b_only, alpha: float = 0.05, **mixture_options):
     """Return whether ``e_n >= 1/alpha`` at the given discordant counts."""
     return np.asarray(log_e_value(a_only, b_only, **mixture_options)) >= -np.log(alpha)
+
+
+def excess_table(n_max, alpha: float = 0.05, *, mixture: str = "grid", beta_shape: float = 2.0):
+    """Return ``last[d - 1]``: the largest n at which an excess ``|b - c| = d`` still rejects.
+
+    ``e_n`` falls with n at a fixed excess ``d`` (each mixture term carries
+    ``(4 theta (1 - theta))^{n/2} <= 1``) and rises with ``d``, so the integer boundary
+    ``D(n) = min{d : e_n(d) >= 1/alpha}`` is non-decreasing and changes at these ``last``
+    values (see :func:`excess_boundary`). The table runs up to the excess that rejects at
+    ``n_max``; it is found by bisection on n for every d at once, which costs
+    ``O(sqrt(n_max) log n_max)`` e-value evaluations instead of one bisection per n. An excess
+    that never rejects (too few discordant items) gets ``d - 1`` (no n >= d qualifies).
+    """
+    _validate.probability(alpha, "alpha")
+    n_max = int(n_max)
+    if n_max < 1:
+        raise InputError(f"n_max must be a whole number >= 1; got {n_max!r}")
+    target = -np.log(alpha)
+    top = boundary(float(n_max), alpha, mixture=mixture, beta_shape=beta_shape)
+    if not np.isfinite(top):
+        return np.zeros(0, dtype=np.int64)
+    d = np.arange(1, int(np.ceil(float(top) * np.sqrt(n_max))) + 2, dtype=float)
+
+    def rejects_at(n):
+        # blocks of d bound the (d, theta) grid of the mixture to a few MB
+        out = np.empty_like(d)
+        for i in range(0, d.size, EXCESS_BLOCK):
+            block = slice(i, i + EXCESS_BLOCK)
+            out[block] = log_e_value(
+                (n[block] + d[block]) / 2,
+                (n[block] - d[block]) / 2,
+                mixture=mixture,
+                beta_shape=beta_shape,
+            )
+        return out
+
+    start = rejects_at(d) >= target  # every discordant item one way: the best case at n = d
+    low = d.copy()  # e_low(d) >= target (where start holds)
+    high = np.full_like(d, float(max(2 * n_max, 2)))
+    while True:
+        open_ = start & (high - low > 1)
+        if not open_.any():
+            break
+        mid = np.floor((low + high) / 2)
+        ok = rejects_at(mid) >= target
+        low = np.where(open_ & ok, mid, low)
+        high = np.where(open_ & ~ok, mid, high)
+    return np.where(start, low, d - 1).astype(np.int64)
+
+
+def excess_boundary(n_discordant, table):
+    """Return ``D(n)``: the smallest excess ``|b - c|`` that rejects after n discordant items.
+
+    ``table`` comes from :func:`excess_table`; ``D(n) = min{d : last[d - 1] >= n}``, and
+    ``len(table) + 1`` (beyond any reachable excess) past the table's range.
+    """
+    return np.searchsorted(np.asarray(table), np.asarray(n_discordant), side="left") + 1
