@@ -296,3 +296,14 @@ def test_importing_the_report_leaves_matplotlib_alone():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
+
+
+def test_too_narrow_width_wraps_rows_instead_of_dropping_columns(tmp_path, capsys):
+    names = [f"{LONG}-{k}" for k in range(3)]
+    path = scores_file(tmp_path, names)
+    code, out, _ = cli(capsys, "--width", "40", "audit", "--scores", path, "--n-bootstrap", "0")
+    assert code == 0
+    header = next(line for line in out.splitlines() if line.lstrip().startswith("A "))
+    assert header.split() == ["A", "B", "delta", "N*", "q", "fix", "bon", "hol", "bh", "any"]
+    rows = [line for line in out.splitlines() if re.search(r"\d\.\d{4}\s", line)]
+    assert len(rows) == 2 and all(len(row.split()) == 10 for row in rows)

@@ -96,12 +96,28 @@ def print_table(
     table, shortened = build(None)
     needed = _natural_width(console, table)
     if needed > width and names and rows:
-        limit = max(len(row[k]) for row in rows for k in names)
-        while limit > MIN_NAME_WIDTH and needed > width:
-            limit -= 1
-            table, shortened = build(limit)
-            needed = _natural_width(console, table)
-    console.print(table, width=max(width, needed), crop=False)
+        # the longest name limit that fits (binary search: the width falls as the limit does)
+        low, high = MIN_NAME_WIDTH, max(len(row[k]) for row in rows for k in names) - 1
+        best = build(low)
+        while low <= high:
+            middle = (low + high) // 2
+            candidate = build(middle)
+            if _natural_width(console, candidate[0]) <= width:
+                best, low = candidate, middle + 1
+            else:
+                high = middle - 1
+        table, shortened = best
+        needed = _natural_width(console, table)
+    if needed > width:
+        # Rich never renders wider than its console (it would drop columns to fit), so widen
+        # the console for this table; the terminal then wraps each row as a whole.
+        console.width = needed
+        try:
+            console.print(table, crop=False)
+        finally:
+            console.width = width
+    else:
+        console.print(table)
     if legend:
         console.print(legend)
     if shortened:
