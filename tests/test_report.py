@@ -307,3 +307,16 @@ def test_too_narrow_width_wraps_rows_instead_of_dropping_columns(tmp_path, capsy
     assert header.split() == ["A", "B", "delta", "N*", "q", "fix", "bon", "hol", "bh", "any"]
     rows = [line for line in out.splitlines() if re.search(r"\d\.\d{4}\s", line)]
     assert len(rows) == 2 and all(len(row.split()) == 10 for row in rows)
+
+
+def test_pair_table_says_how_many_rows_it_shows(capsys):
+    from evalgap.report.terminal import make_console, render_audit
+
+    frame = leaderboard(n_items=200, accuracies=tuple(np.linspace(0.70, 0.60, 48)), seed=5)
+    result = audit_scores(align(frame), n_cluster_bootstrap=0, n_bootstrap=0, seed=5)
+    unresolved = int((~result.pairs["resolved_fixed_n"]).sum())
+    assert unresolved > 40
+    render_audit(result, make_console())
+    out = capsys.readouterr().out
+    assert f"pairs unresolved at fixed n: the first 40 of {unresolved} (47 pairs in all;" in out
+    assert len([line for line in out.splitlines() if re.match(r"\s*m\d+\s+m\d+\s", line)]) == 40

@@ -391,12 +391,20 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
         f"{sens['correlation_plus_0.1']} unresolved (fixed n: {sens['correlation']})"
     )
     _print_missing_items(r, console)
-    shown = r.pairs if n_pairs <= max_rows else r.pairs[~r.pairs["resolved_fixed_n"]]
-    title = "pairs" + (
-        ""
-        if shown is r.pairs
-        else f" unresolved at fixed n ({len(shown)} of {n_pairs}; --json or --html for all)"
-    )
+    if n_pairs <= max_rows:
+        shown, title = r.pairs, "pairs"
+    else:
+        unresolved = r.pairs[~r.pairs["resolved_fixed_n"].fillna(True).astype(bool)]
+        shown = unresolved.head(max_rows)
+        which = (
+            f"all {len(unresolved)}"
+            if len(unresolved) <= max_rows
+            else f"the first {len(shown)} of {len(unresolved)}"
+        )
+        title = (
+            f"pairs unresolved at fixed n: {which} ({n_pairs} pairs in all; "
+            "--json or --html for every pair)"
+        )
     several_tasks = r.pairs["task"].nunique() > 1
     columns = [("task", "left")] if several_tasks else []
     columns += [("A", "left"), ("B", "left"), ("delta", "right"), ("N*", "right"), ("q", "right")]
@@ -404,7 +412,7 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
     shown_procedures = [proc for proc in r.procedures if proc != "sidak" and proc in r.unresolved]
     columns += [(PROCEDURE_SHORT.get(p, (p, p))[0], "center") for p in shown_procedures]
     rows = []
-    for row in shown.head(max_rows).itertuples():
+    for row in shown.itertuples():
         cells = ([str(row.task)] if several_tasks else []) + [
             str(row.model_a),
             str(row.model_b),
