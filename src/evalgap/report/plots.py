@@ -146,7 +146,8 @@ def forest(ranking: pd.DataFrame, groups: list[list[str]], title: str) -> str:
         fontsize=7,
     )
     ax.invert_yaxis()
-    ax.set_xlabel("score on the model's own items (95% interval)")
+    with_intervals = {"ci_low", "ci_high"} <= set(ranking.columns)
+    ax.set_xlabel("score on the model's own items" + (" (95% interval)" if with_intervals else ""))
     ax.set_title(title, fontsize=10)
     ax.grid(axis="x", color="#eeeeee")
     return to_svg(fig)

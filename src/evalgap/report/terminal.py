@@ -463,13 +463,16 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
         )
         alt = ", ".join(f"{markup(k)} {v}" for k, v in r.cluster_stress.alternatives.items())
         console.print(f"alternative clusterings, unresolved: {alt}")
+    procedure = PROCEDURE_SHORT.get(r.tie_procedure, (r.tie_procedure, r.tie_procedure))[1]
     for task, groups in r.tie_groups.items():
-        tied = [g for g in groups if len(g) > 1]
+        tied, rank = [], 1
+        for group in groups:
+            if len(group) > 1:
+                members = ", ".join(markup(m) for m in group)
+                tied.append(f"ranks {rank}-{rank + len(group) - 1}: {members}")
+            rank += len(group)
         if tied:
-            console.print(
-                f"tie groups ({markup(r.tie_procedure)}, {markup(task)}): "
-                + "; ".join("{" + ", ".join(markup(m) for m in g) + "}" for g in tied)
-            )
+            console.print(f"tie groups ({procedure}, {markup(task)}): " + "; ".join(tied))
     print_notes(console, r.notes)
     console.print()
     console.print(markup(audit_sentence(r)))
