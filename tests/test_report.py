@@ -320,3 +320,15 @@ def test_pair_table_says_how_many_rows_it_shows(capsys):
     out = capsys.readouterr().out
     assert f"pairs unresolved at fixed n: the first 40 of {unresolved} (47 pairs in all;" in out
     assert len([line for line in out.splitlines() if re.match(r"\s*m\d+\s+m\d+\s", line)]) == 40
+
+
+def test_terminal_names_models_that_lack_items(small_audit, capsys):
+    from dataclasses import replace
+
+    from evalgap.report.terminal import make_console, render_audit
+
+    rankings = small_audit.rankings.assign(items_missing=[0, 1681, 0, 7, 0])
+    render_audit(replace(small_audit, rankings=rankings), make_console())
+    out = capsys.readouterr().out
+    lacking = f"{rankings.model[1]} 1,681, {rankings.model[3]} 7"
+    assert f"items missing (2 models; each pair uses the items both scored): {lacking}\n" in out
