@@ -208,9 +208,14 @@ def test_rankings_columns_from_the_lead_are_shown_when_present(small_audit):
     assert "<td class=''>12</td>" in text and "1 model lack items" in text
 
 
-def test_charts_say_how_many_pairs_they_show():
+@pytest.fixture(scope="module")
+def all_pairs_audit():
     frame = leaderboard(n_items=300, accuracies=tuple(np.linspace(0.8, 0.5, 14)), seed=2)
-    result = audit_scores(align(frame), family="all", n_cluster_bootstrap=0, n_bootstrap=0, seed=2)
+    return audit_scores(align(frame), family="all", n_cluster_bootstrap=0, n_bootstrap=0, seed=2)
+
+
+def test_charts_say_how_many_pairs_they_show(all_pairs_audit):
+    result = all_pairs_audit
     assert len(result.pairs) == 91  # more than the 60 labelled bars the old chart stopped at
     text = html_report.audit_report(result)
     finite = int(np.isfinite(1 / result.pairs["resolution_ratio"].astype(float)).sum())
@@ -332,3 +337,14 @@ def test_terminal_names_models_that_lack_items(small_audit, capsys):
     out = capsys.readouterr().out
     lacking = f"{rankings.model[1]} 1,681, {rankings.model[3]} 7"
     assert f"items missing (2 models; each pair uses the items both scored): {lacking}\n" in out
+
+
+def test_large_audits_say_what_the_page_leaves_out(all_pairs_audit, monkeypatch):
+    monkeypatch.setattr(html_report, "MAX_TABLE_PAIRS", 10)
+    monkeypatch.setattr(html_report, "MAX_DRAWN_PAIRS", 20)
+    monkeypatch.setattr(html_report, "MAX_FOREST_MODELS", 5)
+    text = html_report.audit_report(all_pairs_audit)
+    assert "Showing the first 10 of 91 pairs (in rank order)" in text
+    assert text.count("<tr><td class='name'>") == 10
+    assert "The charts draw a random sample (seed 0) of 20 of the 91 pairs." in text
+    assert "Showing the top 5 of 14 models by rank." in text
