@@ -13,7 +13,7 @@ import pandas as pd
 
 from evalgap import __version__
 from evalgap.errors import InputError
-from evalgap.report.text import clean, markup, os_error_reason
+from evalgap.report.text import markup, os_error_reason
 
 PROBABILITY = click.FloatRange(0, 1, min_open=True, max_open=True)
 COUNT = click.IntRange(min=0)
@@ -1176,6 +1176,8 @@ def main(argv=None) -> int:
         if isinstance(code, int):  # click hands back an Exit's code when not standalone
             return code
     except InputError as exc:
+        from evalgap.report.text import clean
+
         click.echo(f"evalgap: error: {clean(exc)}", err=True)
         return 2
     except click.UsageError as exc:
@@ -1183,7 +1185,7 @@ def main(argv=None) -> int:
             click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
             return 0
         click.echo(
-            f"evalgap: error: {clean(exc.format_message())} "
+            f"evalgap: error: {exc.format_message()} "
             f"(see 'evalgap {exc.ctx.command.name if exc.ctx and exc.ctx.command else ''}"
             f" --help')".replace(" ' --help'", " --help'"),
             err=True,
