@@ -119,7 +119,7 @@ def forest(ranking: pd.DataFrame, groups: list[list[str]], title: str) -> str:
         if len(rows) < 2:
             continue
         number += 1
-        top, bottom = rows[0] - 0.4, rows[-1] + 0.4
+        top, bottom = rows[0] - 0.35, rows[-1] + 0.35  # a visible gap between groups
         ax.axhspan(top, bottom, color=UNRESOLVED, alpha=0.08, linewidth=0)
         ax.annotate(
             f"tie group {number}",
