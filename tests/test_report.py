@@ -208,9 +208,14 @@ def test_rankings_columns_from_the_lead_are_shown_when_present(small_audit):
     assert "<td class=''>12</td>" in text and "1 model lack items" in text
 
 
-def test_charts_say_how_many_pairs_they_show():
+@pytest.fixture(scope="module")
+def all_pairs_audit():
     frame = leaderboard(n_items=300, accuracies=tuple(np.linspace(0.8, 0.5, 14)), seed=2)
-    result = audit_scores(align(frame), family="all", n_cluster_bootstrap=0, n_bootstrap=0, seed=2)
+    return audit_scores(align(frame), family="all", n_cluster_bootstrap=0, n_bootstrap=0, seed=2)
+
+
+def test_charts_say_how_many_pairs_they_show(all_pairs_audit):
+    result = all_pairs_audit
     assert len(result.pairs) == 91  # more than the 60 labelled bars the old chart stopped at
     text = html_report.audit_report(result)
     finite = int(np.isfinite(1 / result.pairs["resolution_ratio"].astype(float)).sum())
@@ -296,3 +301,50 @@ def test_importing_the_report_leaves_matplotlib_alone():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
+
+
+def test_too_narrow_width_wraps_rows_instead_of_dropping_columns(tmp_path, capsys):
+    names = [f"{LONG}-{k}" for k in range(3)]
+    path = scores_file(tmp_path, names)
+    code, out, _ = cli(capsys, "--width", "40", "audit", "--scores", path, "--n-bootstrap", "0")
+    assert code == 0
+    header = next(line for line in out.splitlines() if line.lstrip().startswith("A "))
+    assert header.split() == ["A", "B", "delta", "N*", "q", "fix", "bon", "hol", "bh", "any"]
+    rows = [line for line in out.splitlines() if re.search(r"\d\.\d{4}\s", line)]
+    assert len(rows) == 2 and all(len(row.split()) == 10 for row in rows)
+
+
+def test_pair_table_says_how_many_rows_it_shows(capsys):
+    from evalgap.report.terminal import make_console, render_audit
+
+    frame = leaderboard(n_items=200, accuracies=tuple(np.linspace(0.70, 0.60, 48)), seed=5)
+    result = audit_scores(align(frame), n_cluster_bootstrap=0, n_bootstrap=0, seed=5)
+    unresolved = int((~result.pairs["resolved_fixed_n"]).sum())
+    assert unresolved > 40
+    render_audit(result, make_console())
+    out = capsys.readouterr().out
+    assert f"pairs unresolved at fixed n: the first 40 of {unresolved} (47 pairs in all;" in out
+    assert len([line for line in out.splitlines() if re.match(r"\s*m\d+\s+m\d+\s", line)]) == 40
+
+
+def test_terminal_names_models_that_lack_items(small_audit, capsys):
+    from dataclasses import replace
+
+    from evalgap.report.terminal import make_console, render_audit
+
+    rankings = small_audit.rankings.assign(items_missing=[0, 1681, 0, 7, 0])
+    render_audit(replace(small_audit, rankings=rankings), make_console())
+    out = capsys.readouterr().out
+    lacking = f"{rankings.model[1]} 1,681, {rankings.model[3]} 7"
+    assert f"items missing (2 models; each pair uses the items both scored): {lacking}\n" in out
+
+
+def test_large_audits_say_what_the_page_leaves_out(all_pairs_audit, monkeypatch):
+    monkeypatch.setattr(html_report, "MAX_TABLE_PAIRS", 10)
+    monkeypatch.setattr(html_report, "MAX_DRAWN_PAIRS", 20)
+    monkeypatch.setattr(html_report, "MAX_FOREST_MODELS", 5)
+    text = html_report.audit_report(all_pairs_audit)
+    assert "Showing the first 10 of 91 pairs (in rank order)" in text
+    assert text.count("<tr><td class='name'>") == 10
+    assert "The charts draw a random sample (seed 0) of 20 of the 91 pairs." in text
+    assert "Showing the top 5 of 14 models by rank." in text

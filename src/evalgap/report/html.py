@@ -82,6 +82,11 @@ PROCEDURE_MEANING = {
 BINARY_ONLY = {"anytime_valid": "the e-process is defined for binary (0/1) scores"}
 # Tasks drawn per figure type; the tables list every task.
 MAX_TASK_FIGURES = 6
+# Large audits (a 1,000-model --family all has 499,500 pairs): the page lists and draws at
+# most this many pairs and says so; --json carries every pair.
+MAX_TABLE_PAIRS = 5_000
+MAX_DRAWN_PAIRS = 5_000
+MAX_FOREST_MODELS = 100
 
 PAIR_HEADERS = {
     "task": "Task",
@@ -301,15 +306,21 @@ def _models_section(r: AuditResult) -> list[str]:
     tasks = list(dict.fromkeys(rankings["task"]))
     shown = tasks[:MAX_TASK_FIGURES]
     for task in shown:
-        sub = rankings[rankings["task"] == task]
+        everyone = rankings[rankings["task"] == task]
+        sub = everyone.sort_values("rank").head(MAX_FOREST_MODELS)
+        caption = (
+            "Each model's score on its own items"
+            + (" with its 95% interval" if "ci_low" in sub.columns else "")
+            + "; models in one shaded bracket form a tie group under "
+            f"{PROCEDURE_NAMES.get(r.tie_procedure, r.tie_procedure)} (their adjacent "
+            "gaps are unresolved)."
+        )
+        if len(sub) < len(everyone):
+            caption += f" Showing the top {len(sub)} of {len(everyone)} models by rank."
         out.append(
             _figure(
                 plots.forest(sub, r.tie_groups.get(task, []), f"{clean(task)}: scores, best first"),
-                "Each model's score on its own items"
-                + (" with its 95% interval" if "ci_low" in sub.columns else "")
-                + f"; models in one shaded bracket form a tie group under "
-                f"{PROCEDURE_NAMES.get(r.tie_procedure, r.tie_procedure)} (their adjacent "
-                "gaps are unresolved).",
+                caption,
             )
         )
     if len(tasks) > len(shown):
@@ -493,6 +504,8 @@ def _pairs_table(r: AuditResult) -> str:
         "p_paired_t",
     ]
     numbers = [c for c in numbers if c in p.columns and not p[c].isna().all()]
+    total = len(p)
+    p = p.head(MAX_TABLE_PAIRS)
     head_top = (["<th class='text' rowspan='2'>Task</th>"] if several else []) + [
         f"<th class='text' rowspan='2'>{_e(header_names[c])}</th>" for c in names
     ]
@@ -530,6 +543,12 @@ def _pairs_table(r: AuditResult) -> str:
     for proc in verdicts:
         if p[f"resolved_{proc}"].isna().any() and proc in BINARY_ONLY:
             notes.append(f"{PROCEDURE_NAMES[proc]}: n/a for graded pairs ({BINARY_ONLY[proc]}).")
+    if len(p) < total:
+        notes.insert(
+            0,
+            f"Showing the first {len(p):,} of {total:,} pairs (in rank order); the --json "
+            "output lists every pair.",
+        )
     legend = (
         "<p class='note'>yes = resolved (enough items for this gap under the procedure); "
         "no = unresolved. Columns are explained in the <a href='#legend'>glossary</a>."
@@ -575,6 +594,18 @@ def _binned_table(r: AuditResult) -> str:
 def _figures_section(r: AuditResult) -> list[str]:
     p = r.pairs
     out = ["<h2 id='figures'>Figures</h2>"]
+    sampled = ""
+    if len(p) > MAX_DRAWN_PAIRS:
+        # a seeded sample keeps the SVG small; the same pairs on every run
+        keep = np.sort(np.random.default_rng(0).choice(len(p), MAX_DRAWN_PAIRS, replace=False))
+        sampled = (
+            f" The charts draw a random sample (seed 0) of {MAX_DRAWN_PAIRS:,} of the "
+            f"{len(p):,} pairs."
+        )
+        total = len(p)
+        p = p.iloc[keep]
+    else:
+        total = len(p)
     finite = np.isfinite(1.0 / p["resolution_ratio"].astype(float).replace(0, np.nan))
     n_drawn = int(finite.sum())
     tasks = p["task"].nunique()
@@ -584,10 +615,10 @@ def _figures_section(r: AuditResult) -> list[str]:
         how = "one point per pair" + (", one column per task" if tasks > 1 else "")
     caption = (
         f"r = N*/N per pair on a log scale ({how}); above the dashed line (r > 1) the pair "
-        f"is unresolved at fixed n. {_shown(n_drawn, len(p), 'pairs')}"
+        f"is unresolved at fixed n. {_shown(n_drawn, total, 'pairs')}{sampled}"
     )
     if n_drawn < len(p):
-        caption += " The others have no finite r (a zero or undefined gap)."
+        caption += " Pairs with a zero or undefined gap have no finite r."
     out.append(_figure(plots.resolution_chart(p), caption))
     if "unpaired_required_n" in p.columns:
         both = np.isfinite(p["required_n"].astype(float)) & np.isfinite(
@@ -598,10 +629,10 @@ def _figures_section(r: AuditResult) -> list[str]:
             "independent items would need per model (up). Points above the dashed diagonal "
             "are pairs that pairing helps, by the factor of their height above it; points "
             f"right of the dotted line need more items than the pair has. "
-            f"{_shown(int(both.sum()), len(p), 'pairs')}"
+            f"{_shown(int(both.sum()), total, 'pairs')}{sampled}"
         )
         if int(both.sum()) < len(p):
-            caption += " The others need infinitely many items (no gap)."
+            caption += " Pairs with no gap need infinitely many items and are not drawn."
         out.append(_figure(plots.required_n_comparison(p), caption))
     if r.trajectories:
         out.append(

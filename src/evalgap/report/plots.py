@@ -119,7 +119,7 @@ def forest(ranking: pd.DataFrame, groups: list[list[str]], title: str) -> str:
         if len(rows) < 2:
             continue
         number += 1
-        top, bottom = rows[0] - 0.4, rows[-1] + 0.4
+        top, bottom = rows[0] - 0.35, rows[-1] + 0.35  # a visible gap between groups
         ax.axhspan(top, bottom, color=UNRESOLVED, alpha=0.08, linewidth=0)
         ax.annotate(
             f"tie group {number}",
@@ -146,7 +146,8 @@ def forest(ranking: pd.DataFrame, groups: list[list[str]], title: str) -> str:
         fontsize=7,
     )
     ax.invert_yaxis()
-    ax.set_xlabel("score on the model's own items (95% interval)")
+    with_intervals = {"ci_low", "ci_high"} <= set(ranking.columns)
+    ax.set_xlabel("score on the model's own items" + (" (95% interval)" if with_intervals else ""))
     ax.set_title(title, fontsize=10)
     ax.grid(axis="x", color="#eeeeee")
     return to_svg(fig)

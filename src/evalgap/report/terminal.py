@@ -96,12 +96,28 @@ def print_table(
     table, shortened = build(None)
     needed = _natural_width(console, table)
     if needed > width and names and rows:
-        limit = max(len(row[k]) for row in rows for k in names)
-        while limit > MIN_NAME_WIDTH and needed > width:
-            limit -= 1
-            table, shortened = build(limit)
-            needed = _natural_width(console, table)
-    console.print(table, width=max(width, needed), crop=False)
+        # the longest name limit that fits (binary search: the width falls as the limit does)
+        low, high = MIN_NAME_WIDTH, max(len(row[k]) for row in rows for k in names) - 1
+        best = build(low)
+        while low <= high:
+            middle = (low + high) // 2
+            candidate = build(middle)
+            if _natural_width(console, candidate[0]) <= width:
+                best, low = candidate, middle + 1
+            else:
+                high = middle - 1
+        table, shortened = best
+        needed = _natural_width(console, table)
+    if needed > width:
+        # Rich never renders wider than its console (it would drop columns to fit), so widen
+        # the console for this table; the terminal then wraps each row as a whole.
+        console.width = needed
+        try:
+            console.print(table, crop=False)
+        finally:
+            console.width = width
+    else:
+        console.print(table)
     if legend:
         console.print(legend)
     if shortened:
@@ -375,12 +391,20 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
         f"{sens['correlation_plus_0.1']} unresolved (fixed n: {sens['correlation']})"
     )
     _print_missing_items(r, console)
-    shown = r.pairs if n_pairs <= max_rows else r.pairs[~r.pairs["resolved_fixed_n"]]
-    title = "pairs" + (
-        ""
-        if shown is r.pairs
-        else f" unresolved at fixed n ({len(shown)} of {n_pairs}; --json or --html for all)"
-    )
+    if n_pairs <= max_rows:
+        shown, title = r.pairs, "pairs"
+    else:
+        unresolved = r.pairs[~r.pairs["resolved_fixed_n"].fillna(True).astype(bool)]
+        shown = unresolved.head(max_rows)
+        which = (
+            f"all {len(unresolved)}"
+            if len(unresolved) <= max_rows
+            else f"the first {len(shown)} of {len(unresolved)}"
+        )
+        title = (
+            f"pairs unresolved at fixed n: {which} ({n_pairs} pairs in all; "
+            "--json or --html for every pair)"
+        )
     several_tasks = r.pairs["task"].nunique() > 1
     columns = [("task", "left")] if several_tasks else []
     columns += [("A", "left"), ("B", "left"), ("delta", "right"), ("N*", "right"), ("q", "right")]
@@ -388,7 +412,7 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
     shown_procedures = [proc for proc in r.procedures if proc != "sidak" and proc in r.unresolved]
     columns += [(PROCEDURE_SHORT.get(p, (p, p))[0], "center") for p in shown_procedures]
     rows = []
-    for row in shown.head(max_rows).itertuples():
+    for row in shown.itertuples():
         cells = ([str(row.task)] if several_tasks else []) + [
             str(row.model_a),
             str(row.model_b),
@@ -439,13 +463,16 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
         )
         alt = ", ".join(f"{markup(k)} {v}" for k, v in r.cluster_stress.alternatives.items())
         console.print(f"alternative clusterings, unresolved: {alt}")
+    procedure = PROCEDURE_SHORT.get(r.tie_procedure, (r.tie_procedure, r.tie_procedure))[1]
     for task, groups in r.tie_groups.items():
-        tied = [g for g in groups if len(g) > 1]
+        tied, rank = [], 1
+        for group in groups:
+            if len(group) > 1:
+                members = ", ".join(markup(m) for m in group)
+                tied.append(f"ranks {rank}-{rank + len(group) - 1}: {members}")
+            rank += len(group)
         if tied:
-            console.print(
-                f"tie groups ({markup(r.tie_procedure)}, {markup(task)}): "
-                + "; ".join("{" + ", ".join(markup(m) for m in g) + "}" for g in tied)
-            )
+            console.print(f"tie groups ({procedure}, {markup(task)}): " + "; ".join(tied))
     print_notes(console, r.notes)
     console.print()
     console.print(markup(audit_sentence(r)))
