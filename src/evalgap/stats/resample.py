@@ -260,17 +260,22 @@ def binary_bootstrap_cdf(a_only, b_only, n_items, threshold, *, upper: bool = Fa
     weights are normalised to sum to 1.
     """
     b, c, n = _binary_pair_arrays(a_only, b_only, n_items)
-    t = np.asarray(threshold, dtype=float)
+    t = _validate.numbers(threshold, "threshold")
+    return _tails(b, c, n, t, (upper,))[0]
+
+
+def _tails(b, c, n, t, sides):
+    """P*(D* <= t) (side False) and/or P*(D* >= t) (side True), one grid per block of pairs."""
     b, c, n, t = np.broadcast_arrays(b, c, n, t)
-    out = np.empty(b.shape)
+    outs = [np.empty(b.shape) for _ in sides]
     flat = [x.ravel() for x in (b, c, n, t)]
-    size = flat[0].size
     step = max(1, EXACT_BLOCK_ELEMENTS // EXACT_MAX_POINTS)
-    for start in range(0, size, step):
+    for start in range(0, flat[0].size, step):
         part = slice(start, start + step)
         grid, weights, share = _discordant_grid(flat[0][part], flat[1][part], flat[2][part])
-        out.ravel()[part] = _conditional_sum(grid, weights, share, flat[3][part][:, None], upper)
-    return _validate.scalar_or_array(np.clip(out, 0.0, 1.0))
+        for out, side in zip(outs, sides, strict=True):
+            out.ravel()[part] = _conditional_sum(grid, weights, share, flat[3][part][:, None], side)
+    return [_validate.scalar_or_array(np.clip(out, 0.0, 1.0)) for out in outs]
 
 
 def binary_bootstrap_p_value(a_only, b_only, n_items, alternative: str = "two-sided"):
@@ -290,15 +295,12 @@ def binary_bootstrap_p_value(a_only, b_only, n_items, alternative: str = "two-si
     0.0509
     """
     _validate.alternative(alternative)
-    below = above = None
-    if alternative in ("two-sided", "greater"):
-        below = binary_bootstrap_cdf(a_only, b_only, n_items, 0)
-    if alternative in ("two-sided", "less"):
-        above = binary_bootstrap_cdf(a_only, b_only, n_items, 0, upper=True)
+    b, c, n = _binary_pair_arrays(a_only, b_only, n_items)
     if alternative == "greater":
-        return below
+        return _tails(b, c, n, 0.0, (False,))[0]
     if alternative == "less":
-        return above
+        return _tails(b, c, n, 0.0, (True,))[0]
+    below, above = _tails(b, c, n, 0.0, (False, True))
     return _validate.scalar_or_array(np.minimum(1.0, 2.0 * np.minimum(below, above)))
 
 
@@ -395,7 +397,7 @@ def _lattice_quantile(b, c, n, tail, *, upper: bool):
     width = 8.0 + z * z
 
     def cdf(d):
-        return binary_bootstrap_cdf(b, c, n, d, upper=upper)
+        return _tails(b, c, n, d, (upper,))[0]
 
     if upper:
         # Largest d with P(D* >= d) >= tail: the survival function falls as d grows.
