@@ -106,9 +106,9 @@ def test_same_model_in_the_python_api():
 @pytest.mark.parametrize(
     ("delta", "flip_rate", "expected"),
     [
-        ("0.5", "0.01", "--delta 0.5 is larger than --flip-rate 0.01"),
-        ("0.1", "0.09", "--delta 0.1 is larger than --flip-rate 0.09"),
-        ("inf", "0.1", "--delta inf is larger than --flip-rate 0.1"),
+        ("0.5", "0.01", "--delta 0.5 exceeds --flip-rate 0.01"),
+        ("0.1", "0.09", "--delta 0.1 exceeds --flip-rate 0.09"),
+        ("inf", "0.1", "delta must be a finite number; got inf"),
     ],
 )
 def test_degradation_plan_refuses_a_drop_above_the_flip_rate(capsys, delta, flip_rate, expected):
