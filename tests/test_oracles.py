@@ -154,3 +154,31 @@ def test_newcombe_published_example():
     0.0569 to 0.3404 for a difference of 0.2."""
     ci = intervals.newcombe_interval(36, 12, 2, 0)
     assert (round(float(ci.low), 4), round(float(ci.high), 4)) == (0.0569, 0.3404)
+
+
+@pytest.mark.parametrize("n", [10**7, 10**8, 10**9, 4 * 10**9])
+def test_exact_mcnemar_stays_accurate_for_huge_discordant_counts(n):
+    """scipy.special.bdtr/bdtrc lose accuracy above ~1e6 trials (0.159 for 0.49999 at 1e9);
+    the incomplete-beta tails agree with the continuity-corrected normal law, exact to
+    O(1/n) here."""
+    from scipy.stats import norm
+
+    from evalgap.stats.tests import mcnemar_exact
+
+    b = n // 2 + int(0.3 * np.sqrt(n))
+    c = n - b
+    z = (b - 0.5 - n / 2) / np.sqrt(n / 4)
+    assert mcnemar_exact(b, c, alternative="greater") == pytest.approx(norm.sf(z), rel=1e-6)
+    two = (min(b, c) + 0.5 - n / 2) / np.sqrt(n / 4)
+    assert mcnemar_exact(b, c) == pytest.approx(2 * norm.cdf(two), rel=1e-6)
+
+
+@given(st.integers(0, 400), st.integers(0, 400))
+@settings(max_examples=150, deadline=None)
+def test_binomial_half_tails_match_scipy_binom(k, n):
+    from evalgap.stats.tests import binomial_half_cdf, binomial_half_sf
+
+    assert binomial_half_cdf(k, n) == pytest.approx(
+        stats.binom.cdf(k, n, 0.5), rel=1e-10, abs=1e-300
+    )
+    assert binomial_half_sf(k, n) == pytest.approx(stats.binom.sf(k, n, 0.5), rel=1e-10, abs=1e-300)

@@ -228,12 +228,6 @@ def degrade_counts(
     counts.total_within_range(
         np.concatenate([values[c] for c in columns]), "all counts together", source
     )
-    discordant = sum(int(v) for c in ("a_only", "b_only") for v in values[c])
-    if discordant > aggregation.MAX_DISCORDANT:
-        raise InputError(
-            f"{source}: a_only and b_only sum to {discordant:,} discordant items over tasks; "
-            f"the exact tests take at most {aggregation.MAX_DISCORDANT:,}"
-        )
     tasks = [
         _task(
             str(t),
