@@ -98,21 +98,39 @@ def mcnemar_exact(a_only, b_only, *, alternative: str = "two-sided", mid_p: bool
     _validate.alternative(alternative)
     n = b + c
     if alternative == "two-sided":
-        k = np.minimum(b, c).astype(np.int64)
-        tail = special.bdtr(k, n.astype(np.int64), 0.5)  # P(X <= k)
+        k = np.minimum(b, c)
+        tail = _binomial_cdf_half(k, n)  # P(X <= k)
         if mid_p:
             tail = tail - 0.5 * stats.binom.pmf(k, n, 0.5)
         p = np.minimum(1.0, 2.0 * tail)
     else:
         x = b if alternative == "greater" else c  # the count that H1 says is large
-        # P(X >= x) = P(X > x - 1); bdtrc(k) = P(X > k) and needs k >= 0.
-        k = np.maximum(x - 1, 0).astype(np.int64)
-        upper = np.where(x > 0, special.bdtrc(k, n.astype(np.int64), 0.5), 1.0)
+        # P(X >= x) = 1 for x = 0; otherwise by symmetry P(X >= x) = P(X <= n - x).
+        upper = np.where(x > 0, _binomial_cdf_half(n - x, n), 1.0)
         if mid_p:
             upper = upper - 0.5 * stats.binom.pmf(x, n, 0.5)
         p = upper
     p = np.where(n > 0, p, 1.0)
     return _validate.scalar_or_array(np.clip(p, 0.0, 1.0))
+
+
+def _binomial_cdf_half(k, n):
+    """Return ``P(X <= k)`` for ``X ~ Binomial(n, 1/2)`` (float counts, any size).
+
+    ``special.bdtr`` casts n to a C int and returns NaN beyond 2^31 - 1; the regularized
+    incomplete beta ``I_{1/2}(n - k, k + 1)`` is the same function without that limit.
+    """
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    small = n < 2**31 - 1
+    with np.errstate(invalid="ignore"):
+        exact_small = special.bdtr(
+            np.where(small, k, 0).astype(np.int64), np.where(small, n, 1).astype(np.int64), 0.5
+        )
+        inside = (k >= 0) & (k < n)
+        large = special.betainc(np.where(inside, n - k, 1.0), np.where(inside, k + 1, 1.0), 0.5)
+    large = np.where(k >= n, 1.0, np.where(k < 0, 0.0, large))
+    return np.where(small, exact_small, large)
 
 
 def min_differing_items(alpha, alternative: str = "two-sided"):
