@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
@@ -115,7 +115,7 @@ CLI_CASES = [
     pytest.param(
         ["plan", "--delta", "1e-200", "--sd-diff", "1e200"],
         2,
-        "is too large against delta",
+        "needs more items than floating point",
         "zero gap",
         id="N*-overflow-refused",
     ),
@@ -326,6 +326,9 @@ ANY_NUMBER = st.one_of(
     st.sampled_from(["0.05", "abc", "", None, True]),
 )
 OPTIONAL_NUMBER = st.one_of(st.none(), ANY_NUMBER)
+# Mostly valid levels, so that the computing paths are reached as well as the refusals.
+ALPHA = st.one_of(st.floats(1e-300, 0.5), st.sampled_from([0.05, 0.01, 1e-16]), ANY_NUMBER)
+POWER = st.one_of(st.floats(0.5, 1 - 1e-15), ANY_NUMBER)
 SMALL_COUNT = st.one_of(st.integers(0, 60), ANY_NUMBER)
 
 
@@ -334,10 +337,13 @@ def _valid_or_input_error(call):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         try:
-            return call()
+            result = call()
         except InputError as exc:
             assert "\n" not in str(exc) and "np.float64" not in str(exc)
+            event("refused with InputError")
             return None
+        event("computed")
+        return result
 
 
 def _check_plan_result(r):
@@ -351,50 +357,63 @@ def _check_plan_result(r):
     assert "nan" not in text and "-0.0" not in text
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    accuracy_a=OPTIONAL_NUMBER,
-    accuracy_b=OPTIONAL_NUMBER,
-    correlation=OPTIONAL_NUMBER,
-    delta=OPTIONAL_NUMBER,
-    sd_diff=OPTIONAL_NUMBER,
-    n_items=OPTIONAL_NUMBER,
-    alpha=ANY_NUMBER,
-    power=ANY_NUMBER,
-)
-def test_plan_api_on_arbitrary_numbers(
-    accuracy_a, accuracy_b, correlation, delta, sd_diff, n_items, alpha, power
-):
-    result = _valid_or_input_error(
-        lambda: plan(
-            accuracy_a=accuracy_a,
-            accuracy_b=accuracy_b,
-            correlation=correlation,
-            delta=delta,
-            sd_diff=sd_diff,
-            n_items=n_items,
-            alpha=alpha,
-            power=power,
-        )
+VALID_ALPHA = st.one_of(st.floats(1e-300, 0.2), st.sampled_from([0.05, 0.01, 1e-16]))
+VALID_POWER = st.floats(0.5, 1 - 1e-15)
+VALID_PLAN = {
+    "accuracy_a": st.floats(0.01, 0.99),
+    "accuracy_b": st.one_of(st.none(), st.floats(0.01, 0.99)),
+    "correlation": st.floats(-0.2, 0.6),
+    "delta": st.one_of(st.none(), st.floats(-0.5, 0.5), st.sampled_from([0.0, -0.0, 1e-300])),
+    "sd_diff": st.one_of(st.floats(1e-12, 10), st.sampled_from([1e-320, 1e300])),
+    "n_items": st.one_of(st.none(), st.integers(1, 10**12)),
+    "alpha": VALID_ALPHA,
+    "power": VALID_POWER,
+}
+
+
+def _with_one_field_corrupted(data, valid: dict, keep=()) -> dict:
+    """Draw mostly valid arguments, then (half the time) replace one with an arbitrary value."""
+    kwargs = {k: data.draw(v, label=k) for k, v in valid.items() if k not in keep}
+    names = sorted(kwargs)
+    victim = data.draw(st.one_of(st.none(), st.sampled_from(names)), label="corrupted")
+    if victim is not None:
+        kwargs[victim] = data.draw(OPTIONAL_NUMBER, label=f"{victim} (arbitrary)")
+    return kwargs
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), graded=st.booleans())
+def test_plan_api_on_arbitrary_numbers(data, graded):
+    binary_only = ("accuracy_a", "accuracy_b", "correlation")
+    kwargs = _with_one_field_corrupted(
+        data, VALID_PLAN, keep=binary_only if graded else ("sd_diff",)
     )
+    if graded and kwargs.get("delta") is None:
+        kwargs["delta"] = 0.01
+    if not graded and kwargs.get("delta") is not None and "accuracy_b" in kwargs:
+        kwargs["accuracy_b"] = None  # --delta stands for --accuracy-b
+    result = _valid_or_input_error(lambda: plan(**kwargs))
     _check_plan_result(result)
     if result is not None:
         result.to_dict()
 
 
+VALID_COUNTS = {
+    "both_correct": st.integers(0, 60),
+    "a_only": st.integers(0, 60),
+    "b_only": st.integers(0, 60),
+    "both_wrong": st.one_of(st.integers(0, 60), st.integers(0, 10**12)),
+    "alpha": VALID_ALPHA,
+    "power": VALID_POWER,
+    "seed": st.one_of(st.none(), st.integers(0, 2**32)),
+}
+
+
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    cells=st.tuples(SMALL_COUNT, SMALL_COUNT, SMALL_COUNT, SMALL_COUNT),
-    alpha=ANY_NUMBER,
-    power=ANY_NUMBER,
-    seed=st.one_of(st.integers(0, 2**32), ANY_NUMBER),
-)
-def test_compare_counts_api_on_arbitrary_numbers(cells, alpha, power, seed):
-    result = _valid_or_input_error(
-        lambda: compare_counts(
-            *cells, alpha=alpha, power=power, seed=seed, n_bootstrap_required_n=50
-        )
-    )
+@given(data=st.data())
+def test_compare_counts_api_on_arbitrary_numbers(data):
+    kwargs = _with_one_field_corrupted(data, VALID_COUNTS)
+    result = _valid_or_input_error(lambda: compare_counts(**kwargs, n_bootstrap_required_n=50))
     if result is not None:
         assert result.n_items >= 1
         assert "nan" not in result.verdict and "0 to 0" not in result.verdict

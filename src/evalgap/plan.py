@@ -251,8 +251,8 @@ def plan(
 def _check_finite_required(required: float, delta: float, sd: float) -> None:
     if delta != 0 and not math.isfinite(required):
         raise InputError(
-            f"sd_diff {_validate.show(sd)} is too large against delta {_validate.show(delta)}: "
-            "N* would exceed the floating-point range; check the units of --delta and --sd-diff"
+            f"a gap of {_validate.show(delta)} with sd_diff {_validate.show(sd)} needs more items "
+            "than floating point can count (N* overflows); check the units of --delta"
         )
 
 
@@ -267,8 +267,17 @@ def _plan_binary(accuracy_a, accuracy_b, correlation, gap, n_items, kw) -> PlanR
     pa = float(_validate.probability(accuracy_a, "accuracy_a"))
     rho = float(_validate.numbers(correlation, "correlation", what="a finite number in [-1, 1]"))
     if gap is not None:
-        # 15 significant digits: 0.65 - 0.05 reads back as 0.6, not 0.6000000000000001.
-        pb = float(f"{pa - gap:.15g}")
+        pb = pa - gap
+        # 0.65 - 0.05 reads back as 0.6, not 0.6000000000000001: a 15-digit rounding is
+        # taken when it moves accuracy_b by at most 2 ulps.
+        rounded = float(f"{pb:.15g}")
+        if abs(rounded - pb) <= 2 * math.ulp(pb):
+            pb = rounded
+        if gap != 0 and pb == pa:
+            raise InputError(
+                f"--delta {_validate.show(gap)} is below the precision of --accuracy-a "
+                f"{_validate.show(pa)}: the two accuracies would be equal"
+            )
         if not 0 < pb < 1:
             raise InputError(
                 f"--accuracy-a {_validate.show(pa)} minus --delta {_validate.show(gap)} gives "
@@ -277,9 +286,19 @@ def _plan_binary(accuracy_a, accuracy_b, correlation, gap, n_items, kw) -> PlanR
         accuracy_b = pb
     pb = pa if accuracy_b is None else float(_validate.probability(accuracy_b, "accuracy_b"))
     pw.check_correlation(pa, pb, rho)
-    delta = pa - pb + 0.0 if gap is None else gap
+    delta = pa - pb + 0.0
+    if gap is not None and abs(delta - gap) <= 1e-12 * abs(gap):
+        delta = gap  # the gap as given, not its rounding through the two accuracies
     sd = float(pw.sd_diff_binary(pa, pb, rho))
+    if sd == 0 and delta != 0:
+        # Only at the edge of the admissible interval, within its rounding tolerance.
+        raise InputError(
+            f"correlation {_validate.show(rho)} with accuracies {_validate.show(pa)} and "
+            f"{_validate.show(pb)} leaves the per-item differences no spread; choose a "
+            "correlation inside the admissible interval (Equations 7-8)"
+        )
     required = float(pw.required_n(delta, sd, **kw))
+    _check_finite_required(required, delta, sd)
     midpoint = (pa + pb) / 2
     conventions = None
     shortcut_ratio = None

@@ -198,10 +198,14 @@ def mde(n_items, sd_diff, *, alpha=0.05, power=0.8, alternative="two-sided"):
 
 
 def resolution_ratio(n_items, required):
-    """Return ``q = N / N*`` (Definition 1); 0 when N* is infinite (a zero gap)."""
+    """Return ``q = N / N*`` (Definition 1); 0 when N* is infinite (a zero gap).
+
+    An N* of a few ulps (a spread that is all but zero) gives ``q = inf``: resolved by any
+    margin, not an overflow warning.
+    """
     n = np.asarray(n_items, dtype=float)
     req = np.asarray(required, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         q = np.where(np.isfinite(req) & (req > 0), n / req, np.where(req == 0, np.inf, 0.0))
     return _validate.scalar_or_array(q)
 
@@ -220,7 +224,8 @@ def power_at(delta, sd_diff, n_items, *, alpha=0.05, alternative="two-sided"):
     delta = np.asarray(delta, dtype=float)
     sd = np.asarray(sd_diff, dtype=float)
     n = np.asarray(n_items, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        # mu = +-inf (power 1) also when sd is so small that the ratio overflows.
         mu = np.where(sd > 0, delta * np.sqrt(n) / sd, np.sign(delta) * np.inf)
     mu = np.where(delta == 0, 0.0, mu)
     if alternative == "two-sided":
@@ -339,7 +344,10 @@ def lemma_constant(p, correlation):
     if np.any(rho >= 1):
         raise InputError("correlation must be below 1 for the Lemma 1 constant")
     u = p * (1 - p)
-    c = 0.5 * np.abs((1 + rho) * (1 - 2 * p) ** 2 / (16 * (1 - rho) * u**2) - 1 / (6 * u))
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        # Accuracies within ~1e-154 of 0 or 1: u^2 underflows and C is infinite.
+        c = 0.5 * np.abs((1 + rho) * (1 - 2 * p) ** 2 / (16 * (1 - rho) * u**2) - 1 / (6 * u))
+        c = np.where(np.isnan(c), np.inf, c)
     return _validate.scalar_or_array(c)
 
 

@@ -127,7 +127,7 @@ def mcnemar_exact(a_only, b_only, *, alternative: str = "two-sided", mid_p: bool
     _validate.alternative(alternative)
     n = b + c
     if alternative == "two-sided":
-        k = np.minimum(b, c).astype(np.int64)
+        k = np.minimum(b, c)
         tail = binomial_half_cdf(k, n)  # P(X <= k)
         if mid_p:
             tail = tail - 0.5 * stats.binom.pmf(k, n, 0.5)
