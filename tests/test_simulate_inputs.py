@@ -67,13 +67,21 @@ def test_simulation_options_give_one_line_errors(capsys, args, expected):
 @pytest.mark.parametrize("alpha", [0.05, 0.01])
 def test_integer_boundary_is_the_ceiling_of_the_real_boundary(mixture, alpha):
     """D(n) from the change-point table equals ceil(u(n) sqrt(n)) from per-n bisection."""
-    n = np.arange(1, 6001)
-    table = sequential.excess_table(6000, alpha, mixture=mixture)
+    n = np.arange(1, 2501)
+    table = sequential.excess_table(2500, alpha, mixture=mixture)
     d = sequential.excess_boundary(n, table)
     real = np.asarray(sequential.boundary(n, alpha, mixture=mixture)) * np.sqrt(n)
     reachable = np.isfinite(real)
     assert np.array_equal(d[reachable], np.ceil(real[reachable] - 1e-9).astype(int))
     assert np.all(d[~reachable] > n[~reachable])  # no excess within n discordant items
+
+
+def test_an_empty_boundary_table_never_rejects():
+    """Too few items for any rejection (alpha 1e-12 within 10 discordant items)."""
+    table = sequential.excess_table(10, 1e-12)
+    assert table.size == 0
+    n = np.arange(1, 11)
+    assert np.array_equal(sequential.excess_boundary(n, table), n + 1)
 
 
 def test_sequential_results_do_not_depend_on_block_size_or_jobs(monkeypatch):

@@ -413,7 +413,7 @@ def power_curve(
     return PowerCurveResult(kind, float(alpha), float(power), trials, boot, tuple(curves))
 
 
-POWER_CURVE_MAX_ITEMS = {"binary": 10**9, "graded": 10**5}  # graded trials hold every item
+POWER_CURVE_MAX_ITEMS = {"binary": 10**9, "graded": 20_000}  # graded trials hold every item
 
 
 def _check_curve_deltas(kind, deltas, accuracy_a) -> None:

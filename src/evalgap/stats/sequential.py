@@ -147,7 +147,11 @@ def excess_table(n_max, alpha: float = 0.05, *, mixture: str = "grid", beta_shap
 def excess_boundary(n_discordant, table):
     """Return ``D(n)``: the smallest excess ``|b - c|`` that rejects after n discordant items.
 
-    ``table`` comes from :func:`excess_table`; ``D(n) = min{d : last[d - 1] >= n}``, and
-    ``len(table) + 1`` (beyond any reachable excess) past the table's range.
+    ``table`` comes from :func:`excess_table`; ``D(n) = min{d : last[d - 1] >= n}``. Where no
+    excess of the table rejects (past its range, or an empty table: too few items for any
+    rejection), ``n + 1``: no walk of n steps reaches it.
     """
-    return np.searchsorted(np.asarray(table), np.asarray(n_discordant), side="left") + 1
+    table = np.asarray(table)
+    n = np.asarray(n_discordant)
+    index = np.searchsorted(table, n, side="left")
+    return np.where(index < table.size, index + 1, n + 1)
