@@ -260,7 +260,8 @@ def _console(*, stderr: bool = False):
     type=click.IntRange(min=0),
     default=10_000,
     show_default=True,
-    help="Bootstrap resamples for the paired bootstrap test and interval (0: skip).",
+    help="Bootstrap resamples for the paired bootstrap test and interval of graded scores "
+    "(binary pairs get the exact bootstrap, no resamples; 0: skip the bootstrap).",
 )
 @click.option(
     "--n-bootstrap-required-n",
