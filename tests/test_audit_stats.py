@@ -157,3 +157,15 @@ def test_weights_reproduce_resampling_and_leave_one_out():
 
 def test_design_effect_ignores_negative_icc():
     np.testing.assert_allclose(clusters.design_effect([-0.01, 0.0, 0.01], 101), [1, 1, 2])
+
+
+def test_resolution_threshold_takes_the_quantile_from_the_tail():
+    """A family of 1e15 pairs: alpha/m = 5e-17, where 1 - alpha/2 rounds to 1 (z = inf)."""
+    from scipy.stats import norm
+
+    from evalgap.stats import multiplicity
+
+    level = 0.05 / 1e15
+    expected = norm.isf(level / 2) + norm.ppf(0.8)
+    assert multiplicity.resolution_threshold(level, 0.8) == pytest.approx(expected, rel=1e-12)
+    assert np.isfinite(multiplicity.inflation(0.05, 0.8, 10**15))

@@ -45,14 +45,18 @@ def inflation(alpha=0.05, power=0.8, family_size=1, method: str = "bonferroni"):
     """
     adjusted = per_pair_alpha(alpha, family_size, method)
     z_beta = special.ndtri(_validate.probability(power, "power"))
-    base = special.ndtri(1 - np.asarray(alpha) / 2) + z_beta
-    return _validate.scalar_or_array(((special.ndtri(1 - adjusted / 2) + z_beta) / base) ** 2)
+    base = -special.ndtri(np.asarray(alpha) / 2) + z_beta
+    return _validate.scalar_or_array(((-special.ndtri(adjusted / 2) + z_beta) / base) ** 2)
 
 
 def resolution_threshold(alpha_per_pair, power=0.8):
-    """Return ``z_{1-alpha'/2} + z_{1-beta}``: the |T| a pair must reach to be resolved."""
+    """Return ``z_{1-alpha'/2} + z_{1-beta}``: the |T| a pair must reach to be resolved.
+
+    The quantile is taken from the tail (``-ndtri(alpha'/2)``): per-pair levels of large
+    families are far below 1e-16, where ``1 - alpha'/2`` rounds to 1.
+    """
     a = np.asarray(alpha_per_pair, dtype=float)
-    return special.ndtri(1 - a / 2) + special.ndtri(_validate.probability(power, "power"))
+    return -special.ndtri(a / 2) + special.ndtri(_validate.probability(power, "power"))
 
 
 def resolved_single_step(statistic, alpha=0.05, power=0.8, family_size=1, method="bonferroni"):
