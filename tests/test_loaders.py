@@ -170,11 +170,18 @@ def test_lm_eval_filters_are_separate_tasks(tmp_path):
                     )
                     + "\n"
                 )
-    s = align(lm_eval.read_lm_eval(folder).frame)
-    assert sorted(t.task for t in s.tasks) == ["gsm8k:flexible-extract", "gsm8k:strict-match"]
-    assert s.n_items == 10
+    # several filters score the same documents: never pooled, a filter must be chosen
+    with pytest.raises(
+        InputError,
+        match=r"task gsm8k was scored under 2 filters \(strict-match, flexible-extract\), "
+        r"each over the same documents; choose one with --filter NAME",
+    ):
+        lm_eval.read_lm_eval(folder)
     one = align(lm_eval.read_lm_eval(folder, filter_name="strict-match").frame)
     assert [t.task for t in one.tasks] == ["gsm8k:strict-match"]
+    assert one.n_items == 5 and list(one.tasks[0].scores[:, 0]) == [0.0] * 5
+    with pytest.raises(InputError, match="task gsm8k: no filter 'exact'; its filters: strict"):
+        lm_eval.read_lm_eval(folder, filter_name="exact")
 
 
 def test_lm_eval_latest_run_is_used_and_said(tmp_path, reference):
