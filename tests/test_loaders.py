@@ -270,7 +270,8 @@ def test_hub_download_uses_snapshot_download(tmp_path, monkeypatch, reference):
     )
     local = download_details("open-llm-leaderboard/org-a__alpha-details", tasks=["arc_easy"])
     assert calls["repo_id"] == "open-llm-leaderboard/org-a__alpha-details"
-    assert calls["repo_type"] == "dataset" and calls["allow_patterns"] == ["*arc_easy*.parquet"]
+    assert calls["repo_type"] == "dataset"
+    assert calls["allow_patterns"] == ["*arc_easy*.parquet", "*arc_easy*.jsonl", "*arc_easy*.json"]
     long = read_details(local)
     assert set(long.frame.model) == {MODELS[0]}
 
@@ -313,7 +314,9 @@ def test_inspect_several_scorers(tmp_path):
     (tmp_path / "log.json").write_text(json.dumps(log))
     assert any("using 'choice'" in n for n in read_inspect(tmp_path / "log.json").notes)
     assert read_inspect(tmp_path / "log.json", scorer="match").frame.score.tolist() == [0.0]
-    with pytest.raises(InputError, match="no scorer 'nope'; scorers: choice, match"):
+    with pytest.raises(
+        InputError, match="no log has a scorer 'nope'; scorers found: choice, match"
+    ):
         read_inspect(tmp_path / "log.json", scorer="nope")
 
 
@@ -332,8 +335,12 @@ def test_helm_fixtures():
         ("openai/gpt2", "mmlu:subject=philosophy,method=multiple_choice_joint"): 10,
         ("openai/gpt2", "narrative_qa"): 5,
     }
-    with pytest.raises(InputError, match="no stat named 'bleu_4'"):
-        read_helm(path, stat="bleu_4")
+    # a run without the stat is left out and said, not fatal; none with it is an error
+    bleu = read_helm(path, stat="bleu_4")
+    assert set(bleu.frame.task) == {"narrative_qa"}
+    assert sum("has no stat 'bleu_4'" in n and "this run is left out" in n for n in bleu.notes) == 2
+    with pytest.raises(InputError, match="no HELM run has a stat named 'nope'"):
+        read_helm(path, stat="nope")
 
 
 # --- tables: items file, errors, detection ------------------------------------------------
@@ -420,3 +427,100 @@ def test_oll_mixed_metrics_are_an_error(tmp_path, reference):
     syn.write_oll_v2(reference[reference.model == MODELS[1]], tmp_path, metric="acc")
     with pytest.raises(InputError, match="the models were scored with different metrics"):
         read_details(tmp_path)
+
+
+# --- issue 10: wrongly shaped input gives one line naming the cause ------------------------
+
+GOOD_SAMPLE = {"id": 1, "epoch": 1, "scores": {"s": {"value": "C"}}}
+GOOD_EVAL = {"task": "t", "model": "m"}
+
+
+def _helm_run(root, stats, spec=None):
+    run = root / "run"
+    run.mkdir(parents=True)
+    (run / "per_instance_stats.json").write_text(json.dumps(stats))
+    if spec is not None:
+        (run / "run_spec.json").write_text(json.dumps(spec))
+    return root
+
+
+@pytest.mark.parametrize(
+    ("kind", "content", "message"),
+    [
+        ("helm", {"a": 1}, "expected a list of per-instance entries"),
+        ("helm", [1, 2], "an entry's 'stats' is not a list of stat objects"),
+        ("helm", [{"instance_id": "a", "stats": "x"}], "an entry's 'stats' is not a list"),
+        ("helm", [{"instance_id": "a", "stats": [{"name": "x"}]}], "with a 'name' object"),
+        ("helm", [{"stats": []}], "an entry has no instance_id"),
+        ("inspect", {"eval": [], "samples": []}, "not an inspect_ai log"),
+        ("inspect", {"eval": {"task": 1, "model": "m"}, "samples": [GOOD_SAMPLE]}, "no eval.model"),
+        ("inspect", {"eval": GOOD_EVAL, "samples": {"a": 1}}, "'samples' is not a list"),
+        ("inspect", {"eval": GOOD_EVAL, "samples": [1]}, "'samples' is not a list of sample"),
+        (
+            "inspect",
+            {"eval": GOOD_EVAL, "samples": [{"id": 1, "scores": []}]},
+            "no sample has scores",
+        ),
+        (
+            "inspect",
+            {"eval": GOOD_EVAL, "samples": [GOOD_SAMPLE], "reductions": {}},
+            "'reductions' is not a list",
+        ),
+    ],
+)
+def test_wrongly_shaped_logs_give_one_line(tmp_path, kind, content, message):
+    if kind == "helm":
+        path = _helm_run(tmp_path, content)
+    else:
+        path = tmp_path / "log.json"
+        path.write_text(json.dumps({"version": 2, **content}))
+    with pytest.raises(InputError, match=message) as error:
+        load_scores(path, LoadOptions(fmt=kind))
+    assert "\n" not in str(error.value)
+
+
+def test_helm_run_spec_of_the_wrong_shape_is_ignored_not_fatal(tmp_path):
+    stats = [{"instance_id": "a", "stats": [{"name": {"name": "exact_match"}, "mean": 1}]}]
+    long = read_helm(_helm_run(tmp_path, stats, spec=[1, 2]))
+    assert long.frame.score.tolist() == [1]
+
+
+def test_helm_model_deployment_is_not_part_of_the_task(tmp_path):
+    for model in ("a", "b"):
+        name = f"mmlu:subject=x,model={model},model_deployment=host/{model}"
+        run = tmp_path / name.replace("/", "_")
+        run.mkdir()
+        stats = [{"instance_id": "i1", "stats": [{"name": {"name": "exact_match"}, "mean": 1}]}]
+        (run / "per_instance_stats.json").write_text(json.dumps(stats))
+        spec = {"name": name, "adapter_spec": {"model": f"org/{model}"}}
+        (run / "run_spec.json").write_text(json.dumps(spec))
+    s = align(read_helm(tmp_path).frame)
+    assert [t.task for t in s.tasks] == ["mmlu:subject=x"] and s.n_items == 1
+
+
+def test_oll_metric_naming_a_text_column_is_an_error(tmp_path):
+    folder = tmp_path / "org__m-details"
+    folder.mkdir()
+    frame = pd.DataFrame({"doc_id": [0, 1], "acc_norm": [1.0, 0.0], "pred": ["A", "B"]})
+    frame.to_parquet(folder / f"samples_arc_easy_{syn.STAMP}.parquet")
+    with pytest.raises(InputError, match="column 'pred' is not a numeric per-item metric"):
+        read_details(folder, metric=["pred"])
+
+
+@pytest.mark.parametrize("source", ["lm-eval", "oll"])
+def test_metric_for_a_task_that_does_not_exist_is_an_error(tmp_path, reference, source):
+    (syn.write_lm_eval if source == "lm-eval" else syn.write_oll_v2)(reference, tmp_path)
+    with pytest.raises(InputError, match="--metric names task 'arc_chalenge', which is not in"):
+        load_scores(tmp_path, LoadOptions(metric=("arc_chalenge=acc",)))
+
+
+def test_run_column_is_not_advised_for_framework_logs(tmp_path):
+    folder = tmp_path / "m"
+    folder.mkdir()
+    records = [{"doc_id": 0, "metrics": ["acc"], "acc": v} for v in (1, 0)]
+    (folder / f"samples_arc_easy_{syn.STAMP}.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in records)
+    )
+    with pytest.raises(InputError, match="has conflicting scores") as error:
+        align(load_scores(folder).frame)
+    assert "--run-column" not in str(error.value)

@@ -105,7 +105,7 @@ def flaky(bad_ids):
 
 
 @task
-def arith(n: int = 24, offset: int = 0):
+def arith(n: int = 16, offset: int = 0):
     return Task(
         dataset=MemoryDataset(samples(n, offset=offset), name="arith"),
         solver=generate(),
@@ -140,7 +140,7 @@ def main() -> None:
     for name, skill in (("noisy-alpha", 130), ("noisy-beta", 100)):
         run(
             Task(
-                dataset=MemoryDataset(samples(20), name="epochs"),
+                dataset=MemoryDataset(samples(12), name="epochs"),
                 solver=generate(),
                 scorer=letter(),
                 epochs=Epochs(2, "max"),
@@ -154,7 +154,7 @@ def main() -> None:
     for m in (alpha, beta):
         run(
             Task(
-                dataset=MemoryDataset(samples(12), name="errs"),
+                dataset=MemoryDataset(samples(8), name="errs"),
                 solver=[flaky({"q03"}), generate()],
                 scorer=letter(),
                 name="with_error",
@@ -181,7 +181,7 @@ def main() -> None:
     )
     # 5. a shuffled dataset without ids: ids are positions after shuffling
     for m, seed in ((alpha, 1), (beta, 2)):
-        ds = MemoryDataset(samples(16, ids=False), name="noids", shuffled=False)
+        ds = MemoryDataset(samples(12, ids=False), name="noids", shuffled=False)
         ds.shuffle(seed=seed)
         run(
             Task(dataset=ds, solver=generate(), scorer=letter(), name="shuffled"),

@@ -21,7 +21,8 @@ from importlib.metadata import version as _version
 from pathlib import Path
 
 VERSION = _version("lm_eval")
-OLD = tuple(int(x) for x in VERSION.split(".")[:3]) <= (0, 4, 2)
+V = tuple(int(x) for x in VERSION.split(".")[:3])
+OLD = V <= (0, 4, 2)
 if OLD:
     # lm-eval <= 0.4.2 fetches its exact_match metric from the Hugging Face Hub when imported;
     # offline, give it the same computation (mean of prediction == reference) locally.
@@ -47,6 +48,7 @@ except Exception:
     import lm_eval.models  # noqa: F401  (older versions register on import)
 
 OUT = Path(sys.argv[1])
+PARTS = set(sys.argv[2].split(",")) if len(sys.argv) > 2 else None  # rebuild only these
 
 
 def _h(text: str, salt: str) -> int:
@@ -188,13 +190,19 @@ def main() -> None:
     import signal
 
     faulthandler.register(signal.SIGUSR1)
-    if OUT.exists():
+    if OUT.exists() and PARTS is None:
         shutil.rmtree(OUT)
-    OUT.mkdir(parents=True)
+    OUT.mkdir(parents=True, exist_ok=True)
+
+    def want(part: str) -> bool:
+        return PARTS is None or part in PARTS
+
     tasks = write_tasks(OUT.parent / "lm_eval_tasks" / "ordered", reorder=False)
     shuffled = write_tasks(OUT.parent / "lm_eval_tasks" / "reordered", reorder=True)
     common = ["--log_samples", "--seed", "0", "--batch_size", "1"]
     for name, skill in (("weightless-a", 150), ("weightless-b", 110)):
+        if not want("runs"):
+            break
         cli(
             [
                 "--model",
@@ -210,20 +218,21 @@ def main() -> None:
                 *common,
             ]
         )
-    cli(
-        [
-            "--model",
-            "dummy",
-            "--tasks",
-            "tiny_mc",
-            "--include_path",
-            str(tasks),
-            "--output_path",
-            str(OUT / "dummy"),
-            *common,
-        ]
-    )
-    if not OLD:  # --predict_only: outputs without metrics
+    if want("dummy"):
+        cli(
+            [
+                "--model",
+                "dummy",
+                "--tasks",
+                "tiny_mc",
+                "--include_path",
+                str(tasks),
+                "--output_path",
+                str(OUT / "dummy"),
+                *common,
+            ]
+        )
+    if V >= (0, 4, 13) and want("predict_only"):  # outputs without metrics
         cli(
             [
                 "--model",
@@ -240,6 +249,8 @@ def main() -> None:
         )
     # the same documents, re-ordered, for one model: same doc_ids, different documents
     for name, where in (("weightless-a", tasks), ("weightless-b", shuffled)):
+        if not want("reordered"):
+            break
         cli(
             [
                 "--model",
@@ -257,6 +268,8 @@ def main() -> None:
         )
     # the --output_path FILE.json form, two models in one folder
     for name in ("weightless-a", "weightless-b"):
+        if not want("file_form"):
+            break
         cli(
             [
                 "--model",

@@ -95,6 +95,8 @@ LOADER_OPTIONS = (
     "filter_name",
     "all_runs",
     "scorer",
+    "score_key",
+    "on_error",
     "stat",
     "model_name",
     "tasks",
@@ -135,13 +137,24 @@ def loader_options(func):
             help="HELM: the per-instance stat to compare.",
         ),
         click.option("--scorer", help="inspect_ai: the scorer to use when there are several."),
+        click.option("--score-key", help="inspect_ai: the entry of a dict-valued score to use."),
+        click.option(
+            "--on-error",
+            type=click.Choice(["skip", "fail"]),
+            default="skip",
+            show_default=True,
+            help="inspect_ai: errored samples are left out and counted, or stop the read.",
+        ),
         click.option(
             "--all-runs",
             is_flag=True,
             help="lm-eval/OLL: average every timestamped run instead of the latest.",
         ),
         click.option(
-            "--filter", "filter_name", help="lm-eval: keep only this filter (e.g. strict-match)."
+            "--filter",
+            "filter_name",
+            help="lm-eval: the filter of tasks scored under several (e.g. strict-match); "
+            "required for them, as their filters score the same documents.",
         ),
         click.option(
             "--metric",

@@ -207,7 +207,10 @@ def _read_log(path: Path) -> _Log:
         header = _json(path.read_bytes(), path)
         if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
             raise InputError(f"{path}: not an inspect_ai log (no 'eval' header object)")
-        samples, reductions = header.get("samples") or [], header.get("reductions") or []
+        samples = header.get("samples")
+        samples = [] if samples is None else samples
+        reductions = header.get("reductions")
+        reductions = [] if reductions is None else reductions
     info = header.get("eval")
     if not isinstance(info, dict):
         raise InputError(f"{path}: not an inspect_ai log (no 'eval' header object)")

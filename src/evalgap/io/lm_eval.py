@@ -22,6 +22,7 @@ Files are streamed line by line; memory grows with the number of items, not the 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import re
 from collections import defaultdict
@@ -36,7 +37,7 @@ from evalgap.scores import LongScores
 
 SAMPLE_FILE = re.compile(
     r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T\d{2}[-:]\d{2}[-:]\d{2}(?:\.\d+)?)"
-    r"\.jsonl(?:\.gz)?$"
+    r"\.jsonl?(?:\.gz)?$"
 )
 # Multiple-choice tasks whose headline number is the length-normalised accuracy.
 ACC_NORM_TASKS = (
@@ -90,12 +91,26 @@ def default_metric(task: str, available) -> str:
 def is_lm_eval_path(path: Path) -> bool:
     """True for a samples file, or a directory holding samples files (any 0.4.x layout)."""
     if path.is_file():
+        if path.suffix == ".json":
+            return _is_json_samples(path)
         return bool(SAMPLE_FILE.match(path.name)) or _is_array_samples(path)
     if not path.is_dir():
         return False
-    if any(SAMPLE_FILE.match(p.name) for p in path.rglob("samples_*")):
+    if any(
+        (SAMPLE_FILE.match(p.name) and not p.name.endswith(".json")) or _is_json_samples(p)
+        for p in path.rglob("samples_*")
+    ):
         return True
     return any(_is_array_samples(p) for p in path.rglob("*.jsonl"))
+
+
+def _is_json_samples(path: Path) -> bool:
+    """A ``samples_<task>_<stamp>.json`` holding a JSON array of records (not a results file)."""
+    if not (path.suffix == ".json" and SAMPLE_FILE.match(path.name) and path.is_file()):
+        return False
+    with open(path, "rb") as handle:
+        head = handle.read(256).lstrip()
+    return head.startswith(b"[")
 
 
 def _is_array_samples(path: Path) -> bool:
@@ -291,10 +306,13 @@ def discover(paths, *, model_name: str | None = None) -> list[SampleFile]:
     found: list[SampleFile] = []
     for path in expand(
         paths,
-        globs=("samples_*.jsonl", "samples_*.jsonl.gz", "*.jsonl"),
+        globs=("samples_*.jsonl", "samples_*.jsonl.gz", "samples_*.json", "*.jsonl"),
         what="samples_<task>_<timestamp>.jsonl files",
         hint="run lm_eval with --log_samples to write per-item results",
-        accept=lambda p: bool(SAMPLE_FILE.match(p.name)) or _is_array_samples(p),
+        accept=lambda p: (
+            (_is_json_samples(p) if p.suffix == ".json" else bool(SAMPLE_FILE.match(p.name)))
+            or _is_array_samples(p)
+        ),
     ):
         match = SAMPLE_FILE.match(path.name)
         if match is not None:
@@ -345,6 +363,14 @@ def _array_file(path: Path, model_name: str | None) -> SampleFile:
     )
 
 
+def folder_model(name: str) -> str:
+    """A model named by its folder: lm-eval and the Open LLM Leaderboard write ``org/model``
+    as ``org__model`` (details repositories add ``details_`` or ``-details``)."""
+    name = re.sub(r"^details_", "", name)
+    name = re.sub(r"-details$", "", name)
+    return name.replace("__", "/", 1)
+
+
 def _load_results(path: Path) -> dict | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -368,8 +394,11 @@ def _name_in(data: dict | None) -> str | None:
         return None
     name = data.get("model_name")
     config = data.get("config") if isinstance(data.get("config"), dict) else {}
-    return (name if isinstance(name, str) and name else None) or _pretrained(
-        config.get("model_args")
+    model = config.get("model") if isinstance(config.get("model"), str) else None
+    return (
+        (name if isinstance(name, str) and name else None)
+        or _pretrained(config.get("model_args"))
+        or model
     )
 
 
@@ -392,21 +421,20 @@ def _separate_folders(files: list[SampleFile], notes: list[str]) -> list[SampleF
         folders[f.model].add(f.path.parent)
     out = []
     for f in files:
-        if len(folders[f.model]) > 1:
+        dirs = folders[f.model]
+        if len(dirs) > 1:
+            unique = len({d.name for d in dirs}) == len(dirs)
+            where = f.path.parent.name if unique else "/".join(f.path.parent.parts[-2:])
             f = SampleFile(
-                f.path,
-                f"{f.model} ({f.path.parent.name})",
-                f.task,
-                f.stamp,
-                named=f.named,
-                filters=f.filters,
+                f.path, f"{f.model} ({where})", f.task, f.stamp, named=f.named, filters=f.filters
             )
         out.append(f)
     for model, dirs in sorted(folders.items()):
         if len(dirs) > 1:
             notes.append(
                 f"model {model} has logs in {len(dirs)} folders "
-                f"({', '.join(sorted(d.name for d in dirs))}); each is named after its folder"
+                f"({', '.join(sorted('/'.join(d.parts[-2:]) for d in dirs))}); "
+                "each is named after its folder"
             )
     return out
 
@@ -453,8 +481,11 @@ def _open(path: Path):
 def _records(f: SampleFile):
     """Yield (line number, record) of a JSON-lines file or a 0.4.0-0.4.2 JSON array."""
     try:
-        if not SAMPLE_FILE.match(f.path.name):
-            data = json.loads(f.path.read_bytes())
+        with _open(f.path) as handle:
+            first = handle.read(64).lstrip()[:1]
+        if first == b"[":  # lm-eval 0.4.0-0.4.2, and older leaderboard details: a JSON array
+            with _open(f.path) as handle:
+                data = json.loads(handle.read())
             if not isinstance(data, list):
                 raise InputError(f"{f.path}: expected a JSON array of sample records")
             yield from ((f"record {i}", r) for i, r in enumerate(data, start=1))
@@ -479,6 +510,17 @@ def _records(f: SampleFile):
         raise InputError(f"{f.path}: cannot be read ({exc})") from None
 
 
+def _doc_key(record: dict) -> str | None:
+    """A document's identity: a hash of the logged document (the same for every lm-eval
+    version), else the record's own ``doc_hash``."""
+    doc = record.get("doc")
+    if doc is not None:
+        text = json.dumps(doc, sort_keys=True, ensure_ascii=False, default=str)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    value = record.get("doc_hash")
+    return value if isinstance(value, str) else None
+
+
 def _read_samples(f: SampleFile, metric: str | None):
     """The file's records as a frame, or None when they carry no score (--predict_only)."""
     doc_ids, filters, hashes, scores = [], [], [], []
@@ -495,9 +537,10 @@ def _read_samples(f: SampleFile, metric: str | None):
             # filter, filter by filter in the task's filter_list order
             k = seen[doc]
             seen[doc] += 1
-            flt = f.filters[k] if k < len(f.filters) else ("none" if k == 0 else f"filter{k + 1}")
+            flt = f.filters[k] if len(f.filters) > 1 and k < len(f.filters) else "none"
         if available is None:
-            available = [m for m in record.get("metrics", []) if m in record] or [
+            # --predict_only logs the placeholder metric "bypass" with no value
+            available = [m for m in record.get("metrics", []) if m in record and m != "bypass"] or [
                 k
                 for k, v in record.items()
                 if isinstance(v, (int, float)) and not isinstance(v, bool) and k != "doc_id"
@@ -520,7 +563,7 @@ def _read_samples(f: SampleFile, metric: str | None):
             )
         doc_ids.append(doc)
         filters.append(str(flt))
-        hashes.append(record.get("doc_hash"))
+        hashes.append(_doc_key(record))
         scores.append(float(value) if isinstance(value, bool) else value)
     filters_s = pd.Series(filters, dtype=object)
     frame = pd.DataFrame(
