@@ -399,3 +399,27 @@ def test_helm_runs_without_the_stat_are_left_out_and_said(tmp_path):
     assert set(long.frame.task) == {"simple_mcqa [v1]", "simple_mcqa [v2]"}
     lacking = [n for n in long.notes if "has no stat 'exact_match@5'" in n]
     assert len(lacking) == 2 and all("simple_classification" in n for n in lacking)
+
+
+def test_lm_eval_predict_only_logs_are_not_scores(tmp_path):
+    folder = FIXTURES / "lm_eval-0.4.13"
+    only = _restored(folder / "predict_only", tmp_path)
+    with pytest.raises(InputError, match=r"carry model outputs but no scores \(written with"):
+        read_lm_eval(only)
+    # beside scored logs of the same model name in another folder: left out and said, and the
+    # two folders are not merged into one model
+    long = read_lm_eval([only, _restored(folder / "dummy", tmp_path)])
+    assert any("samples files without scores (--predict_only?) left out" in n for n in long.notes)
+    assert any("has logs in 2 folders" in n for n in long.notes)
+    assert long.frame.model.nunique() == 1 and len(long.frame) == 30
+
+
+@pytest.mark.parametrize("folder", LM_EVAL, ids=lambda p: p.name)
+def test_lm_eval_dummy_model_is_named(tmp_path, folder):
+    long = read_lm_eval(_restored(folder / "dummy", tmp_path))
+    results = _results(_restored(folder / "dummy", tmp_path / "again"))
+    (name,) = results
+    assert list(long.frame.model.unique()) == [name]
+    assert long.frame.score.astype(float).mean() == pytest.approx(
+        results[name]["tiny_mc"]["acc,none"]
+    )

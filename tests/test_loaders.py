@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import types
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -524,3 +525,113 @@ def test_run_column_is_not_advised_for_framework_logs(tmp_path):
     with pytest.raises(InputError, match="has conflicting scores") as error:
         align(load_scores(folder).frame)
     assert "--run-column" not in str(error.value)
+
+
+# --- Open LLM Leaderboard as laid out on the Hub -------------------------------------------
+
+
+def _v2_records(scores, flt="none"):
+    return [
+        {
+            "doc_id": i,
+            "doc": {"q": f"question {i}"},
+            "filter": flt,
+            "metrics": ["acc_norm", "acc"],
+            "acc_norm": s,
+            "acc": 1.0 - s,
+        }
+        for i, s in enumerate(scores)
+    ]
+
+
+def _fake_hub(monkeypatch, hub: Path, calls: dict):
+    """snapshot_download over a local folder laid out like the Hub repository."""
+    import fnmatch
+    import shutil
+
+    def snapshot_download(repo_id, repo_type, revision, allow_patterns, local_dir):
+        calls.update(repo_id=repo_id, allow_patterns=allow_patterns)
+        source = hub / repo_id
+        target = Path(local_dir) if local_dir else hub.parent / "cache" / repo_id / "abc123"
+        for path in source.rglob("*"):
+            rel = path.relative_to(source).as_posix()
+            if path.is_file() and any(fnmatch.fnmatch(rel, p) for p in allow_patterns):
+                (target / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(path, target / rel)
+        return str(target)
+
+    monkeypatch.setitem(
+        sys.modules, "huggingface_hub", types.SimpleNamespace(snapshot_download=snapshot_download)
+    )
+
+
+def test_hub_v2_details_as_the_repositories_hold_them(tmp_path, monkeypatch):
+
+    hub = tmp_path / "hub"
+    scores = {"org-a/alpha": [1, 0, 1, 1, 0, 1], "org-b/beta": [0, 0, 1, 1, 1, 1]}
+    for model, s in scores.items():
+        repo = hub / "open-llm-leaderboard" / (model.replace("/", "__") + "-details")
+        folder = repo / model.replace("/", "__")
+        folder.mkdir(parents=True)
+        task = "leaderboard_gpqa_main"
+        # an older run as a JSON array, the newer as JSON lines
+        (folder / f"samples_{task}_2024-05-01T00-00-00.000000.json").write_text(
+            json.dumps(_v2_records([0.0] * 6))
+        )
+        (folder / f"samples_{task}_2024-06-01T00-00-00.000000.jsonl").write_text(
+            "".join(json.dumps(r) + "\n" for r in _v2_records([float(x) for x in s]))
+        )
+        (repo / "README.md").write_text("dataset card")
+    calls = {}
+    _fake_hub(monkeypatch, hub, calls)
+    paths = [
+        download_details(f"open-llm-leaderboard/{m.replace('/', '__')}-details") for m in scores
+    ]
+    assert calls["allow_patterns"] == ["*.parquet", "*.jsonl", "*.json"]
+    assert all(isinstance(p, Path) for p in paths)
+    long = load_scores(paths)
+    s = align(long.frame)
+    assert s.models == ("org-a/alpha", "org-b/beta")  # org__model -> org/model
+    np.testing.assert_array_equal(s.tasks[0].scores, np.array(list(scores.values())).T)
+    assert any("2 runs found, using the latest (2024-06-01" in n for n in long.notes)
+    assert any("metric 'acc_norm' (default)" in n for n in long.notes)
+
+
+def test_oll_auto_converted_parquet_skips_the_latest_copy(tmp_path):
+    config = tmp_path / "org__model__leaderboard_arc_challenge"
+    for split, scores in (
+        ("2024_06_01T00_00_00.000000", [1.0, 0.0, 1.0]),
+        ("latest", [1.0, 0.0, 1.0]),
+    ):
+        (config / split).mkdir(parents=True)
+        frame = pd.DataFrame({"doc_id": [0, 1, 2], "acc_norm": scores, "acc": [0.0] * 3})
+        frame.to_parquet(config / split / "0000.parquet")
+    assert detect_source(tmp_path) == "oll"
+    long = read_details(tmp_path)
+    assert set(long.frame.model) == {"org/model"}
+    assert set(long.frame.task) == {"leaderboard_arc_challenge"}
+    assert len(long.frame) == 3  # the "latest" split repeats the timestamped one
+
+
+def test_oll_v1_timestamp_folders_july_2023_schema_and_defaults(tmp_path):
+    stamp = "2023-07-19T10-51-31.000000"
+    for model, acc_norm in (("org__alpha", [1, 0, 1, 1]), ("org__beta", [0, 0, 1, 1])):
+        folder = tmp_path / f"details_{model}" / stamp
+        folder.mkdir(parents=True)
+        frame = pd.DataFrame(
+            {
+                # two different documents with the same text: never merged into one item
+                "example": ["Q1", "Q2", "Q2", "Q3"],
+                "full_prompt": ["p1", "p2", "p2", "p3"],
+                "gold": ["A"] * 4,
+                "acc": [0, 0, 0, 0],
+                "acc_norm": acc_norm,
+            }
+        )
+        frame.to_parquet(folder / f"details_harness|arc:challenge|25_{stamp}.parquet")
+    long = load_scores(tmp_path)
+    s = align(long.frame)
+    assert s.models == ("org/alpha", "org/beta")
+    assert s.n_items == 4 and s.report.messages() == []
+    np.testing.assert_array_equal(s.tasks[0].scores.sum(axis=0), [3, 2])  # acc_norm, as shown
+    assert any("metric 'acc_norm' (default)" in n for n in long.notes)

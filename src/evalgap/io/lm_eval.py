@@ -321,7 +321,7 @@ def discover(paths, *, model_name: str | None = None) -> list[SampleFile]:
             found.append(
                 SampleFile(
                     path,
-                    name or path.parent.name,
+                    name or folder_model(path.parent.name),
                     match["task"],
                     match["stamp"],
                     named=bool(name),
