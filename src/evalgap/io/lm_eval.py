@@ -1,22 +1,30 @@
-"""Read lm-evaluation-harness (0.4.x) per-sample logs.
+"""Read lm-evaluation-harness (0.4.0 to 0.4.13) per-sample logs.
 
 ``lm_eval --log_samples --output_path OUT`` writes, per model, ``OUT/<model>/results_<stamp>.json``
 and one ``samples_<task>_<stamp>.jsonl`` per task: one JSON record per (document, filter) with
-``doc_id``, ``filter``, ``metrics`` (the metric names logged) and one key per metric.
+``doc_id``, ``doc``, ``filter`` (from 0.4.6), ``metrics`` (the metric names logged) and one key
+per metric. 0.4.0-0.4.2 write ``OUT/results.json`` and ``<model_args>_<task>.jsonl`` holding a
+JSON array; ``--output_path NAME.json`` writes ``NAME_<stamp>.json`` beside the samples.
 
-* Items are keyed on (task, ``doc_id``, filter). A task evaluated under several filters
-  (gsm8k's ``strict-match`` and ``flexible-extract``) yields one task per filter, labelled
-  ``task:filter``; the ``none`` filter keeps the plain task name.
+* Items are keyed on (task, ``doc_id``). When one ``doc_id`` names different documents in
+  different logs (a re-ordered dataset), the task's items are keyed by a hash of the logged
+  document instead (said in the notes).
+* A task scored under several filters (gsm8k's ``strict-match`` and ``flexible-extract``)
+  scores each document once per filter: the filters are never pooled, ``filter_name`` must
+  choose one (the task is then labelled ``task:filter``). Records without a ``filter`` key
+  (before 0.4.6) are matched to the filters of the task's config in logging order.
 * The metric is chosen per task: ``metric="acc"`` for every task, ``"hellaswag=acc_norm"`` for
   one, or by default (:func:`default_metric`): the task's only per-item metric; with several,
   ``acc_norm`` for the tasks where leaderboards report it (:data:`ACC_NORM_TASKS`), else the
   first of :data:`PREFERRED_METRICS` that was logged.
 * When a model has several timestamped runs of a task, the latest is used and the notes say
   so; ``all_runs=True`` keeps every run as a repeated run of each item (averaged per item).
-* The model name comes from the ``results_<stamp>.json`` beside the samples (``model_name``,
-  else ``pretrained=`` in ``model_args``), else the directory name.
+* The model name comes from the run's results file (``model_name``, else ``pretrained=`` in
+  ``model_args``), else the directory name (``org__model`` read as ``org/model``); one name in
+  two directories becomes two models named after their directories.
+* ``--predict_only`` files (no scores) are left out and said.
 
-Files are streamed line by line; memory grows with the number of items, not the log size.
+JSON-lines files are streamed line by line; memory grows with the number of items.
 """
 
 from __future__ import annotations

@@ -1,22 +1,26 @@
-"""Read Open LLM Leaderboard per-item details (Parquet), v2 and v1.
+"""Read Open LLM Leaderboard per-item details, v2 and v1, as the Hub repositories hold them.
 
 * **v2** (``open-llm-leaderboard/<org>__<model>-details``): lm-evaluation-harness sample
-  records stored as Parquet, ``samples_<task>_<stamp>.parquet``, with a ``doc_id`` column and
-  one column per metric (``acc_norm``, ``acc``, ``exact_match``, ...). Items are keyed on
-  (task, ``doc_id``, filter) and the metric is chosen as for lm-eval logs
-  (:func:`evalgap.io.lm_eval.default_metric`).
-* **v1** (``details_<org>__<model>``, written by lighteval): ``details_<suite>|<task>|<shots>_
-  <stamp>.parquet`` (the task is the middle part, e.g. ``arc:challenge``) with ``example``,
-  ``full_prompt``, ``gold`` and ``metrics`` (a dict, or a dict written as a string) and **no**
-  document id. Items are aligned on a stable hash (the
-  first 16 hex digits of SHA-256) of the example text, or of the full prompt where the example
-  is empty; items whose text differs between models cannot be paired and are reported as
-  missing by the alignment.
+  records. As JSON lines (``<org>__<model>/samples_<task>_<stamp>.jsonl``, older runs JSON
+  arrays) they are read by :mod:`evalgap.io.lm_eval`; this module reads them as Parquet:
+  ``samples_<task>_<stamp>.parquet``, or the Hub's auto-converted Parquet
+  ``<org>__<model>__<task>/<split>/0000.parquet`` (its ``latest`` split repeats the newest
+  timestamped one and is skipped). Items are keyed on (task, ``doc_id``, filter) and the metric
+  is chosen as for lm-eval logs (:func:`evalgap.io.lm_eval.default_metric`).
+* **v1** (``details_<org>__<model>``, written by lighteval): ``<stamp>/details_<suite>|<task>|
+  <shots>_<stamp>.parquet`` (the task is the middle part, e.g. ``arc:challenge``) with
+  ``example``, ``full_prompt``, ``gold`` and ``metrics`` (a dict, or a dict written as a
+  string), or, in the July-2023 schema, one column per metric; **no** document id. Items are
+  keyed on a stable hash (the first 16 hex digits of SHA-256) of the example text, or of the
+  full prompt where the example is empty; the k-th repeat of a text within a file is keyed
+  ``<hash>#k``, so distinct documents with equal text are never merged. Items whose text
+  differs between models cannot be paired and are reported as missing by the alignment. The
+  default metric is the one the leaderboard displayed (:data:`V1_METRICS`).
 
 The model name comes from ``model_name``, else from the details folder name
-(``<org>__<model>-details`` or ``details_<org>__<model>`` becomes ``<org>/<model>``).
-:func:`download_details` fetches a model's details from the Hugging Face Hub when the
-optional ``huggingface_hub`` package is installed.
+(``<org>__<model>-details`` or ``details_<org>__<model>`` becomes ``<org>/<model>``; a v1
+timestamp folder is skipped). :func:`download_details` fetches a model's details from the
+Hugging Face Hub when the optional ``huggingface_hub`` package is installed.
 """
 
 from __future__ import annotations
