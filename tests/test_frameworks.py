@@ -24,6 +24,7 @@ from evalgap.errors import InputError
 from evalgap.io.helm import read_helm
 from evalgap.io.inspect_logs import read_inspect, value_to_float
 from evalgap.io.lm_eval import read_lm_eval
+from evalgap.io.sources import LoadOptions, load_scores
 from evalgap.scores import align
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "frameworks"
@@ -423,3 +424,37 @@ def test_lm_eval_dummy_model_is_named(tmp_path, folder):
     assert long.frame.score.astype(float).mean() == pytest.approx(
         results[name]["tiny_mc"]["acc,none"]
     )
+
+
+def test_cli_on_error_fail_stops_with_one_line(capsys):
+    assert main(["inspect-data", "--scores", str(INSPECT / "errored"), "--on-error", "fail"]) == 2
+    err = capsys.readouterr().err
+    assert "1 errored sample (q03); rerun them" in err and err.count("\n") == 1
+
+
+def test_lm_eval_same_model_in_two_folders_compares_as_two(tmp_path, capsys):
+    runs = _restored(FIXTURES / "lm_eval-0.4.13" / "runs", tmp_path)
+    for precision in ("bf16", "fp8"):
+        shutil.copytree(runs / "weightless-a", tmp_path / "two" / precision / "weightless-a")
+    code = main(
+        [
+            *("compare", "--scores", str(tmp_path / "two"), "--task", "tiny_mc", "--json"),
+            *("--model-a", "weightless-a (bf16)", "--model-b", "weightless-a (fp8)"),
+        ]
+    )
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_items"] == 30 and out["a_only"] == out["b_only"] == 0
+
+
+def test_lm_eval_task_selection_limits_the_filter_choice(tmp_path):
+    runs = _restored(FIXTURES / "lm_eval-0.4.13" / "runs", tmp_path)
+    results = _results(runs)
+    # --task tiny_gen:flexible-extract is itself the filter choice
+    long = load_scores(runs, LoadOptions(tasks=("tiny_gen:flexible-extract",)))
+    s = align(long.frame, tasks=["tiny_gen:flexible-extract"])
+    for j, m in enumerate(s.models):
+        want = results[m]["tiny_gen"]["exact_match,flexible-extract"]
+        assert s.tasks[0].scores[:, j].mean() == pytest.approx(want)
+    with pytest.raises(InputError, match="task tiny_gen was scored under 2 filters"):
+        load_scores(runs, LoadOptions(tasks=("tiny_gen",)))

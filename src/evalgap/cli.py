@@ -668,11 +668,7 @@ def _degrade_scores(loader, baseline, candidate, quiet):
     if loader["scores_paths"]:
         raise InputError("with --baseline PATH --candidate PATH, leave out --scores")
     options = LoadOptions(
-        **{
-            k: loader[k]
-            for k in LOADER_OPTIONS
-            if k not in ("scores_paths", "hub", "tasks", "strict")
-        }
+        **{k: loader[k] for k in LOADER_OPTIONS if k not in ("scores_paths", "hub", "strict")}
     )
     frames, names = [], []
     for role, path in (("baseline", baseline), ("candidate", candidate)):
@@ -1120,11 +1116,7 @@ def _read_scores(loader: dict, *, models, quiet: bool = False):
 
     paths = list(loader["scores_paths"]) + [str(download_details(r)) for r in loader["hub"]]
     options = LoadOptions(
-        **{
-            k: loader[k]
-            for k in LOADER_OPTIONS
-            if k not in ("scores_paths", "hub", "tasks", "strict")
-        }
+        **{k: loader[k] for k in LOADER_OPTIONS if k not in ("scores_paths", "hub", "strict")}
     )
     table = load_scores(paths, options)
     if not quiet:

@@ -141,6 +141,7 @@ def read_lm_eval(
     filter_name: str | None = None,
     all_runs: bool = False,
     model_name: str | None = None,
+    tasks=None,
 ) -> LongScores:
     """Read lm-eval sample logs (files or output directories, many models at once).
 
@@ -148,6 +149,8 @@ def read_lm_eval(
     ``"task=metric"`` strings per task. ``filter_name`` chooses the filter of tasks scored
     under several (required for them: their filters are never pooled).
     ``model_name`` names the model when the files carry no name (a single model's files).
+    ``tasks``: the tasks the job will keep (``--task``); a filter is then only required for
+    those, and selecting ``task:filter`` chooses that filter.
     """
     paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
     files = discover(paths, model_name=model_name)
@@ -199,7 +202,7 @@ def read_lm_eval(
             f"{listing}"
         )
     frame = pd.concat(frames, ignore_index=True)
-    frame = _choose_filters(frame, filter_name, notes)
+    frame = _choose_filters(frame, filter_name, notes, tasks)
     frame = _key_documents(frame, notes)
     for task, used in one_metric_per_task(metrics_used).items():
         notes.append(f"task {task}: metric {used!r}{'' if metric_for(task) else ' (default)'}")
@@ -217,11 +220,18 @@ def read_lm_eval(
     )
 
 
-def _choose_filters(frame: pd.DataFrame, filter_name: str | None, notes: list) -> pd.DataFrame:
+def _choose_filters(
+    frame: pd.DataFrame, filter_name: str | None, notes: list, tasks=None
+) -> pd.DataFrame:
     """One filter per task: the only one, or ``filter_name``; several are never pooled."""
     keep = pd.Series(True, index=frame.index)
     for task, sub in frame.groupby("base_task", sort=True):
         filters = list(dict.fromkeys(sub["filter"]))
+        if tasks is not None and len(filters) > 1:
+            labels = set(sub["task"])
+            chosen = [t for t in tasks if t in labels]
+            if task not in tasks and len(chosen) <= 1:
+                continue  # not selected, or one filter selected by its task:filter label
         if len(filters) == 1:
             if filter_name is not None and filters[0] != filter_name:
                 notes.append(
@@ -431,8 +441,7 @@ def _separate_folders(files: list[SampleFile], notes: list[str]) -> list[SampleF
     for f in files:
         dirs = folders[f.model]
         if len(dirs) > 1:
-            unique = len({d.name for d in dirs}) == len(dirs)
-            where = f.path.parent.name if unique else "/".join(f.path.parent.parts[-2:])
+            where = _distinct_name(f.path.parent, dirs)
             f = SampleFile(
                 f.path, f"{f.model} ({where})", f.task, f.stamp, named=f.named, filters=f.filters
             )
@@ -445,6 +454,16 @@ def _separate_folders(files: list[SampleFile], notes: list[str]) -> list[SampleF
                 "each is named after its folder"
             )
     return out
+
+
+def _distinct_name(directory: Path, among) -> str:
+    """The shortest name telling ``directory`` from the others: its own name, else its
+    parent's (lm-eval names both folders after the model: ``bf16/<model>``, ``fp8/<model>``)."""
+    for depth in (1, 2):
+        names = {"/".join(d.parts[-depth:][:1]) for d in among}
+        if len(names) == len(among):
+            return directory.parts[-depth]
+    return "/".join(directory.parts[-2:])
 
 
 def _pretrained(model_args) -> str | None:

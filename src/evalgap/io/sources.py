@@ -52,6 +52,7 @@ class LoadOptions:
     on_error: str = "skip"
     stat: str = "exact_match"
     model_name: str | None = None
+    tasks: tuple = field(default=())
 
 
 def detect_source(path: Path) -> str:
@@ -141,6 +142,7 @@ def _load_one(paths: list[Path], o: LoadOptions, source: str) -> LongScores:
             filter_name=o.filter_name,
             all_runs=o.all_runs,
             model_name=o.model_name,
+            tasks=tuple(o.tasks) or None,
         )
     if source == "oll":
         return open_llm_leaderboard.read_details(
