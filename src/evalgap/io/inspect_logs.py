@@ -153,7 +153,7 @@ def read_inspect(
             "run": "samples[].epoch",
             "score": "samples[].scores.<scorer>.value",
         },
-        notes=tuple(notes),
+        notes=tuple(dict.fromkeys(notes)),
     )
 
 
@@ -366,7 +366,7 @@ def _choose_scorer(log: _Log, wanted: str | None, notes: list[str]) -> str | Non
         )
     if len(available) > 1:
         notes.append(
-            f"{log.path.name}: scorers {', '.join(available)}; using {available[0]!r} "
+            f"task {log.task}: scorers {', '.join(available)}; using {available[0]!r} "
             "(choose with --scorer)"
         )
     return available[0]
