@@ -170,8 +170,9 @@ def test_degradation_power_formula():
     # k of them gone, N' = N - k, p' = pN/N' and delta' = delta N/N'.
     p, delta, n_all, k = 0.09, 0.005, 25_282, 15_000
     trimmed = n_all - k
-    assert float(pw.degradation_power(delta * n_all / trimmed, p * n_all / trimmed, trimmed)) \
-        == pytest.approx(float(pw.degradation_power(delta, p, n_all)), rel=1e-12)
+    assert float(
+        pw.degradation_power(delta * n_all / trimmed, p * n_all / trimmed, trimmed)
+    ) == pytest.approx(float(pw.degradation_power(delta, p, n_all)), rel=1e-12)
 
 
 def test_bbh_chain_of_thought_as_baseline():

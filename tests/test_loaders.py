@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import types
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -170,11 +171,18 @@ def test_lm_eval_filters_are_separate_tasks(tmp_path):
                     )
                     + "\n"
                 )
-    s = align(lm_eval.read_lm_eval(folder).frame)
-    assert sorted(t.task for t in s.tasks) == ["gsm8k:flexible-extract", "gsm8k:strict-match"]
-    assert s.n_items == 10
+    # several filters score the same documents: never pooled, a filter must be chosen
+    with pytest.raises(
+        InputError,
+        match=r"task gsm8k was scored under 2 filters \(strict-match, flexible-extract\), "
+        r"each over the same documents; choose one with --filter NAME",
+    ):
+        lm_eval.read_lm_eval(folder)
     one = align(lm_eval.read_lm_eval(folder, filter_name="strict-match").frame)
     assert [t.task for t in one.tasks] == ["gsm8k:strict-match"]
+    assert one.n_items == 5 and list(one.tasks[0].scores[:, 0]) == [0.0] * 5
+    with pytest.raises(InputError, match="task gsm8k: no filter 'exact'; its filters: strict"):
+        lm_eval.read_lm_eval(folder, filter_name="exact")
 
 
 def test_lm_eval_latest_run_is_used_and_said(tmp_path, reference):
@@ -263,7 +271,8 @@ def test_hub_download_uses_snapshot_download(tmp_path, monkeypatch, reference):
     )
     local = download_details("open-llm-leaderboard/org-a__alpha-details", tasks=["arc_easy"])
     assert calls["repo_id"] == "open-llm-leaderboard/org-a__alpha-details"
-    assert calls["repo_type"] == "dataset" and calls["allow_patterns"] == ["*arc_easy*.parquet"]
+    assert calls["repo_type"] == "dataset"
+    assert calls["allow_patterns"] == ["*arc_easy*.parquet", "*arc_easy*.jsonl", "*arc_easy*.json"]
     long = read_details(local)
     assert set(long.frame.model) == {MODELS[0]}
 
@@ -307,7 +316,9 @@ def test_inspect_several_scorers(tmp_path):
     (tmp_path / "log.json").write_text(json.dumps(log))
     assert any("using 'choice'" in n for n in read_inspect(tmp_path / "log.json").notes)
     assert read_inspect(tmp_path / "log.json", scorer="match").frame.score.tolist() == [0.0]
-    with pytest.raises(InputError, match="no scorer 'nope'; scorers: choice, match"):
+    with pytest.raises(
+        InputError, match="no log has a scorer 'nope'; scorers found: choice, match"
+    ):
         read_inspect(tmp_path / "log.json", scorer="nope")
 
 
@@ -326,8 +337,12 @@ def test_helm_fixtures():
         ("openai/gpt2", "mmlu:subject=philosophy,method=multiple_choice_joint"): 10,
         ("openai/gpt2", "narrative_qa"): 5,
     }
-    with pytest.raises(InputError, match="no stat named 'bleu_4'"):
-        read_helm(path, stat="bleu_4")
+    # a run without the stat is left out and said, not fatal; none with it is an error
+    bleu = read_helm(path, stat="bleu_4")
+    assert set(bleu.frame.task) == {"narrative_qa"}
+    assert sum("has no stat 'bleu_4'" in n and "this run is left out" in n for n in bleu.notes) == 2
+    with pytest.raises(InputError, match="no HELM run has a stat named 'nope'"):
+        read_helm(path, stat="nope")
 
 
 # --- tables: items file, errors, detection ------------------------------------------------
@@ -414,3 +429,210 @@ def test_oll_mixed_metrics_are_an_error(tmp_path, reference):
     syn.write_oll_v2(reference[reference.model == MODELS[1]], tmp_path, metric="acc")
     with pytest.raises(InputError, match="the models were scored with different metrics"):
         read_details(tmp_path)
+
+
+# --- issue 10: wrongly shaped input gives one line naming the cause ------------------------
+
+GOOD_SAMPLE = {"id": 1, "epoch": 1, "scores": {"s": {"value": "C"}}}
+GOOD_EVAL = {"task": "t", "model": "m"}
+
+
+def _helm_run(root, stats, spec=None):
+    run = root / "run"
+    run.mkdir(parents=True)
+    (run / "per_instance_stats.json").write_text(json.dumps(stats))
+    if spec is not None:
+        (run / "run_spec.json").write_text(json.dumps(spec))
+    return root
+
+
+@pytest.mark.parametrize(
+    ("kind", "content", "message"),
+    [
+        ("helm", {"a": 1}, "expected a list of per-instance entries"),
+        ("helm", [1, 2], "an entry's 'stats' is not a list of stat objects"),
+        ("helm", [{"instance_id": "a", "stats": "x"}], "an entry's 'stats' is not a list"),
+        ("helm", [{"instance_id": "a", "stats": [{"name": "x"}]}], "with a 'name' object"),
+        ("helm", [{"stats": []}], "an entry has no instance_id"),
+        ("inspect", {"eval": [], "samples": []}, "not an inspect_ai log"),
+        ("inspect", {"eval": {"task": 1, "model": "m"}, "samples": [GOOD_SAMPLE]}, "no eval.model"),
+        ("inspect", {"eval": GOOD_EVAL, "samples": {"a": 1}}, "'samples' is not a list"),
+        ("inspect", {"eval": GOOD_EVAL, "samples": [1]}, "'samples' is not a list of sample"),
+        (
+            "inspect",
+            {"eval": GOOD_EVAL, "samples": [{"id": 1, "scores": []}]},
+            "no sample has scores",
+        ),
+        (
+            "inspect",
+            {"eval": GOOD_EVAL, "samples": [GOOD_SAMPLE], "reductions": {}},
+            "'reductions' is not a list",
+        ),
+    ],
+)
+def test_wrongly_shaped_logs_give_one_line(tmp_path, kind, content, message):
+    if kind == "helm":
+        path = _helm_run(tmp_path, content)
+    else:
+        path = tmp_path / "log.json"
+        path.write_text(json.dumps({"version": 2, **content}))
+    with pytest.raises(InputError, match=message) as error:
+        load_scores(path, LoadOptions(fmt=kind))
+    assert "\n" not in str(error.value)
+
+
+def test_helm_run_spec_of_the_wrong_shape_is_ignored_not_fatal(tmp_path):
+    stats = [{"instance_id": "a", "stats": [{"name": {"name": "exact_match"}, "mean": 1}]}]
+    long = read_helm(_helm_run(tmp_path, stats, spec=[1, 2]))
+    assert long.frame.score.tolist() == [1]
+
+
+def test_helm_model_deployment_is_not_part_of_the_task(tmp_path):
+    for model in ("a", "b"):
+        name = f"mmlu:subject=x,model={model},model_deployment=host/{model}"
+        run = tmp_path / name.replace("/", "_")
+        run.mkdir()
+        stats = [{"instance_id": "i1", "stats": [{"name": {"name": "exact_match"}, "mean": 1}]}]
+        (run / "per_instance_stats.json").write_text(json.dumps(stats))
+        spec = {"name": name, "adapter_spec": {"model": f"org/{model}"}}
+        (run / "run_spec.json").write_text(json.dumps(spec))
+    s = align(read_helm(tmp_path).frame)
+    assert [t.task for t in s.tasks] == ["mmlu:subject=x"] and s.n_items == 1
+
+
+def test_oll_metric_naming_a_text_column_is_an_error(tmp_path):
+    folder = tmp_path / "org__m-details"
+    folder.mkdir()
+    frame = pd.DataFrame({"doc_id": [0, 1], "acc_norm": [1.0, 0.0], "pred": ["A", "B"]})
+    frame.to_parquet(folder / f"samples_arc_easy_{syn.STAMP}.parquet")
+    with pytest.raises(InputError, match="column 'pred' is not a numeric per-item metric"):
+        read_details(folder, metric=["pred"])
+
+
+@pytest.mark.parametrize("source", ["lm-eval", "oll"])
+def test_metric_for_a_task_that_does_not_exist_is_an_error(tmp_path, reference, source):
+    (syn.write_lm_eval if source == "lm-eval" else syn.write_oll_v2)(reference, tmp_path)
+    with pytest.raises(InputError, match="--metric names task 'arc_chalenge', which is not in"):
+        load_scores(tmp_path, LoadOptions(metric=("arc_chalenge=acc",)))
+
+
+def test_run_column_is_not_advised_for_framework_logs(tmp_path):
+    folder = tmp_path / "m"
+    folder.mkdir()
+    records = [{"doc_id": 0, "metrics": ["acc"], "acc": v} for v in (1, 0)]
+    (folder / f"samples_arc_easy_{syn.STAMP}.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in records)
+    )
+    with pytest.raises(InputError, match="has conflicting scores") as error:
+        align(load_scores(folder).frame)
+    assert "--run-column" not in str(error.value)
+
+
+# --- Open LLM Leaderboard as laid out on the Hub -------------------------------------------
+
+
+def _v2_records(scores, flt="none"):
+    return [
+        {
+            "doc_id": i,
+            "doc": {"q": f"question {i}"},
+            "filter": flt,
+            "metrics": ["acc_norm", "acc"],
+            "acc_norm": s,
+            "acc": 1.0 - s,
+        }
+        for i, s in enumerate(scores)
+    ]
+
+
+def _fake_hub(monkeypatch, hub: Path, calls: dict):
+    """snapshot_download over a local folder laid out like the Hub repository."""
+    import fnmatch
+    import shutil
+
+    def snapshot_download(repo_id, repo_type, revision, allow_patterns, local_dir):
+        calls.update(repo_id=repo_id, allow_patterns=allow_patterns)
+        source = hub / repo_id
+        target = Path(local_dir) if local_dir else hub.parent / "cache" / repo_id / "abc123"
+        for path in source.rglob("*"):
+            rel = path.relative_to(source).as_posix()
+            if path.is_file() and any(fnmatch.fnmatch(rel, p) for p in allow_patterns):
+                (target / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(path, target / rel)
+        return str(target)
+
+    monkeypatch.setitem(
+        sys.modules, "huggingface_hub", types.SimpleNamespace(snapshot_download=snapshot_download)
+    )
+
+
+def test_hub_v2_details_as_the_repositories_hold_them(tmp_path, monkeypatch):
+
+    hub = tmp_path / "hub"
+    scores = {"org-a/alpha": [1, 0, 1, 1, 0, 1], "org-b/beta": [0, 0, 1, 1, 1, 1]}
+    for model, s in scores.items():
+        repo = hub / "open-llm-leaderboard" / (model.replace("/", "__") + "-details")
+        folder = repo / model.replace("/", "__")
+        folder.mkdir(parents=True)
+        task = "leaderboard_gpqa_main"
+        # an older run as a JSON array, the newer as JSON lines
+        (folder / f"samples_{task}_2024-05-01T00-00-00.000000.json").write_text(
+            json.dumps(_v2_records([0.0] * 6))
+        )
+        (folder / f"samples_{task}_2024-06-01T00-00-00.000000.jsonl").write_text(
+            "".join(json.dumps(r) + "\n" for r in _v2_records([float(x) for x in s]))
+        )
+        (repo / "README.md").write_text("dataset card")
+    calls = {}
+    _fake_hub(monkeypatch, hub, calls)
+    paths = [
+        download_details(f"open-llm-leaderboard/{m.replace('/', '__')}-details") for m in scores
+    ]
+    assert calls["allow_patterns"] == ["*.parquet", "*.jsonl", "*.json"]
+    assert all(isinstance(p, Path) for p in paths)
+    long = load_scores(paths)
+    s = align(long.frame)
+    assert s.models == ("org-a/alpha", "org-b/beta")  # org__model -> org/model
+    np.testing.assert_array_equal(s.tasks[0].scores, np.array(list(scores.values())).T)
+    assert any("2 runs found, using the latest (2024-06-01" in n for n in long.notes)
+    assert any("metric 'acc_norm' (default)" in n for n in long.notes)
+
+
+def test_oll_auto_converted_parquet_skips_the_latest_copy(tmp_path):
+    config = tmp_path / "org__model__leaderboard_arc_challenge"
+    for split, scores in (
+        ("2024_06_01T00_00_00.000000", [1.0, 0.0, 1.0]),
+        ("latest", [1.0, 0.0, 1.0]),
+    ):
+        (config / split).mkdir(parents=True)
+        frame = pd.DataFrame({"doc_id": [0, 1, 2], "acc_norm": scores, "acc": [0.0] * 3})
+        frame.to_parquet(config / split / "0000.parquet")
+    assert detect_source(tmp_path) == "oll"
+    long = read_details(tmp_path)
+    assert set(long.frame.model) == {"org/model"}
+    assert set(long.frame.task) == {"leaderboard_arc_challenge"}
+    assert len(long.frame) == 3  # the "latest" split repeats the timestamped one
+
+
+def test_oll_v1_timestamp_folders_july_2023_schema_and_defaults(tmp_path):
+    stamp = "2023-07-19T10-51-31.000000"
+    for model, acc_norm in (("org__alpha", [1, 0, 1, 1]), ("org__beta", [0, 0, 1, 1])):
+        folder = tmp_path / f"details_{model}" / stamp
+        folder.mkdir(parents=True)
+        frame = pd.DataFrame(
+            {
+                # two different documents with the same text: never merged into one item
+                "example": ["Q1", "Q2", "Q2", "Q3"],
+                "full_prompt": ["p1", "p2", "p2", "p3"],
+                "gold": ["A"] * 4,
+                "acc": [0, 0, 0, 0],
+                "acc_norm": acc_norm,
+            }
+        )
+        frame.to_parquet(folder / f"details_harness|arc:challenge|25_{stamp}.parquet")
+    long = load_scores(tmp_path)
+    s = align(long.frame)
+    assert s.models == ("org/alpha", "org/beta")
+    assert s.n_items == 4 and s.report.messages() == []
+    np.testing.assert_array_equal(s.tasks[0].scores.sum(axis=0), [3, 2])  # acc_norm, as shown
+    assert any("metric 'acc_norm' (default)" in n for n in long.notes)

@@ -78,6 +78,9 @@ def _common_test_options(func):
     return func
 
 
+# Options LoadOptions does not take: the paths are passed apart, alignment acts on the rest.
+NOT_LOAD_OPTIONS = ("scores_paths", "hub", "strict", "complete_case")
+
 LOADER_OPTIONS = (
     "scores_paths",
     "hub",
@@ -96,6 +99,8 @@ LOADER_OPTIONS = (
     "filter_name",
     "all_runs",
     "scorer",
+    "score_key",
+    "on_error",
     "stat",
     "model_name",
     "tasks",
@@ -143,13 +148,24 @@ def loader_options(func):
             help="HELM: the per-instance stat to compare.",
         ),
         click.option("--scorer", help="inspect_ai: the scorer to use when there are several."),
+        click.option("--score-key", help="inspect_ai: the entry of a dict-valued score to use."),
+        click.option(
+            "--on-error",
+            type=click.Choice(["skip", "fail"]),
+            default="skip",
+            show_default=True,
+            help="inspect_ai: errored samples are left out and counted, or stop the read.",
+        ),
         click.option(
             "--all-runs",
             is_flag=True,
             help="lm-eval/OLL: average every timestamped run instead of the latest.",
         ),
         click.option(
-            "--filter", "filter_name", help="lm-eval: keep only this filter (e.g. strict-match)."
+            "--filter",
+            "filter_name",
+            help="lm-eval: the filter of tasks scored under several (e.g. strict-match); "
+            "required for them, as their filters score the same documents.",
         ),
         click.option(
             "--metric",
@@ -710,11 +726,7 @@ def _degrade_scores(loader, baseline, candidate):
     if loader["scores_paths"]:
         raise InputError("with --baseline PATH --candidate PATH, leave out --scores")
     options = LoadOptions(
-        **{
-            k: loader[k]
-            for k in LOADER_OPTIONS
-            if k not in ("scores_paths", "hub", "tasks", "strict", "complete_case")
-        }
+        **{k: loader[k] for k in LOADER_OPTIONS if k not in NOT_LOAD_OPTIONS}
     )
     frames, names, notes = [], [], []
     for role, path in (("baseline", baseline), ("candidate", candidate)):
@@ -1197,11 +1209,7 @@ def _read_scores(loader: dict, *, models):
 
     paths = list(loader["scores_paths"]) + [str(download_details(r)) for r in loader["hub"]]
     options = LoadOptions(
-        **{
-            k: loader[k]
-            for k in LOADER_OPTIONS
-            if k not in ("scores_paths", "hub", "tasks", "strict", "complete_case")
-        }
+        **{k: loader[k] for k in LOADER_OPTIONS if k not in NOT_LOAD_OPTIONS}
     )
     table = load_scores(paths, options)
     # The loader's notes travel in the alignment report, so every job shows them on the

@@ -32,10 +32,14 @@ def is_helm_path(path: Path) -> bool:
 def read_helm(paths, *, stat: str = "exact_match") -> LongScores:
     """Read HELM run directories (or their ``per_instance_stats.json``) into the long layout."""
     paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
-    frames, notes = [], []
-    for stats_path in expand(paths, globs=(STATS_FILE,), what=STATS_FILE):
+    frames, notes, lacking = [], [], []
+    runs = [
+        (p, *_model_and_task(p.parent)) for p in expand(paths, globs=(STATS_FILE,), what=STATS_FILE)
+    ]
+    tasks = _task_labels(runs)
+    for stats_path, model, _, _ in runs:
         run = stats_path.parent
-        model, task = _model_and_task(run)
+        task = tasks[stats_path]
         data = _load(stats_path)
         rows, perturbed, available = [], 0, set()
         for entry in data:
@@ -55,11 +59,8 @@ def read_helm(paths, *, stat: str = "exact_match") -> LongScores:
                 found = s.get("mean")
             rows.append((str(entry["instance_id"]), str(entry.get("train_trial_index", 0)), found))
         if all(r[2] is None for r in rows):
-            raise InputError(
-                f"{stats_path}: no stat named {stat!r}; stats found: "
-                f"{', '.join(sorted(a for a in available if a)[:12])} (choose with "
-                "--stat)"
-            )
+            lacking.append((run.name, sorted(a for a in available if isinstance(a, str))))
+            continue
         if perturbed:
             notes.append(
                 f"{run.name}: {perturbed} perturbed {stat} values left out (only "
@@ -69,12 +70,37 @@ def read_helm(paths, *, stat: str = "exact_match") -> LongScores:
         frame.insert(0, "task", task)
         frame.insert(0, "model", model)
         frames.append(frame)
+    if not frames:
+        found = sorted({a for _, names in lacking for a in names})
+        raise InputError(
+            f"no HELM run has a stat named {stat!r}; stats found: "
+            f"{', '.join(found[:12])} (choose with --stat)"
+        )
+    for name, available in lacking:
+        notes.append(
+            f"HELM run {name} has no stat {stat!r} (stats: {', '.join(available[:6])}"
+            f"{', ...' if len(available) > 6 else ''}); this run is left out"
+        )
     return LongScores(
         frame=pd.concat(frames, ignore_index=True),
         source=", ".join(map(str, paths)),
         columns={"item_id": "instance_id", "run": "train_trial_index", "score": stat},
         notes=tuple(notes),
     )
+
+
+def _task_labels(runs) -> dict:
+    """Task label per run: the run name without its model part; when one model has two runs
+    with that label (one scenario in two suites), every run of it is labelled with its suite
+    folder too, so each suite is its own task and no item is counted twice."""
+    seen: dict[tuple[str, str], int] = {}
+    for _, model, task, _ in runs:
+        seen[(model, task)] = seen.get((model, task), 0) + 1
+    doubled = {task for (_, task), n in seen.items() if n > 1}
+    return {
+        path: f"{task} [{path.parent.parent.name}]" if task in doubled else task
+        for path, _, task, _ in runs
+    }
 
 
 def _load(path: Path):
@@ -86,6 +112,15 @@ def _load(path: Path):
         raise InputError(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(data, list):
         raise InputError(f"{path}: expected a list of per-instance entries")
+    for entry in data:
+        stats = entry.get("stats", []) if isinstance(entry, dict) else None
+        if not isinstance(stats, list) or not all(
+            isinstance(s, dict) and isinstance(s.get("name", {}), dict) for s in stats
+        ):
+            raise InputError(
+                f"{path}: an entry's 'stats' is not a list of stat objects with a 'name' "
+                "object; not a HELM per-instance stats file"
+            )
     return data
 
 
@@ -95,14 +130,16 @@ def _model_and_task(run: Path) -> tuple[str, str]:
     if spec_path.exists():
         try:
             spec = json.loads(spec_path.read_bytes())
-            name = spec.get("name", name)
-            model = (spec.get("adapter_spec") or {}).get("model")
         except ValueError:
-            pass
+            spec = None
+        if isinstance(spec, dict):
+            name = spec.get("name") if isinstance(spec.get("name"), str) else name
+            adapter = spec.get("adapter_spec") if isinstance(spec.get("adapter_spec"), dict) else {}
+            model = adapter.get("model") if isinstance(adapter.get("model"), str) else None
     scenario, _, args = name.partition(":")
-    kept = [a for a in args.split(",") if a and not a.startswith("model=")]
+    kept = [a for a in args.split(",") if a and not a.startswith(("model=", "model_deployment="))]
     if model is None:
         model = next(
             (a.split("=", 1)[1] for a in args.split(",") if a.startswith("model=")), run.name
         )
-    return model, scenario + (":" + ",".join(kept) if kept else "")
+    return model, scenario + (":" + ",".join(kept) if kept else ""), name

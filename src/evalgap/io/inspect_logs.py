@@ -1,94 +1,149 @@
-"""Read inspect_ai evaluation logs: JSON logs and the ``.eval`` (zip) format.
+"""Read inspect_ai evaluation logs: JSON logs, ``.eval`` archives and eval-set folders.
 
 A log holds one task run for one model: ``eval.task``, ``eval.model`` and ``samples``, each
-with an ``id``, an ``epoch`` and ``scores`` keyed by scorer name. In a ``.eval`` archive the
-header is ``header.json`` (``_journal/start.json`` while a run is in progress) and each sample
-is ``samples/<id>_epoch_<n>.json``.
+with an ``id``, an ``epoch`` and ``scores`` keyed by scorer name. In a ``.eval`` archive (zip,
+members compressed with zstd) the header is ``header.json`` (``_journal/start.json`` while a
+run is in progress), each sample is ``samples/<id>_epoch_<n>.json`` and the epoch reductions
+are ``reductions.json``. An eval-set folder also holds ``logs.json`` (an index of the logs
+beside it) and ``eval-set.json``: both are read as indexes, never as logs.
 
-Score values: ``C``/``I``/``P``/``N`` (correct, incorrect, partial, no answer) map to
-1/0/0.5/0 by default (``value_map`` changes that); numbers and booleans are used as they are.
-With several scorers, ``scorer`` names the one to use (default: the only one, else the first,
-said in the notes). Epochs are runs of the same item: they are averaged per item, never
-counted as items.
+* **Values** are mapped to numbers as inspect's own metrics map them: ``C``/``P``/``I``/``N``
+  to 1/0.5/0/0, ``yes``/``true`` to 1 and ``no``/``false`` to 0 (any case), numeric strings
+  to their number. A dict-valued scorer needs ``score_key`` naming the entry to compare.
+* **Scorer**: ``scorer`` names it (a log without it is left out, and said); by default the
+  only one, else the first, said in the notes.
+* **Epochs** are repeated runs of an item. With inspect's default reducer (``mean``) they
+  are averaged per item, never counted as items. With another reducer recorded in the log
+  (``max``, ``mode``, ``at_least_2`` ...) the per-item values inspect reduced and stored in
+  the log's reductions are used; a log with such a reducer and no reductions is refused.
+* **Errored samples** (``fail_on_error=False``, interrupted runs) are left out and counted in
+  the notes; ``on_error="fail"`` makes them an error.
+* **Identity**: items are keyed on the sample ``id``. A dataset without ids is numbered by
+  position; when it was shuffled (``eval.dataset.shuffled``) those numbers name different
+  questions in different logs, so such logs are keyed by a hash of the sample input instead
+  (said in the notes), or refused when two samples share an input.
+* **Tasks**: a task run under several ``-T`` argument sets becomes one task per set,
+  labelled ``task(arg=value,...)``.
+* The same model and task in several logs of one folder: the latest log is used (said);
+  in different folders, the model is named ``model (folder)`` in each.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-import zipfile
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
 from evalgap.errors import InputError, first_line
 from evalgap.io._files import expand
+from evalgap.io._zip import Archive, ZipReadError
 from evalgap.scores import LongScores
 
-DEFAULT_VALUE_MAP = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+INDEX_FILES = ("logs.json", "eval-set.json")
+ON_ERROR = ("skip", "fail")
+
+
+def value_to_float(value):
+    """Map a score value to a float as inspect_ai's metrics do, or None when it cannot."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        if value == "C":
+            return 1.0
+        if value == "P":
+            return 0.5
+        if value in ("I", "N"):
+            return 0.0
+        low = value.strip().lower()
+        if low in ("yes", "true"):
+            return 1.0
+        if low in ("no", "false"):
+            return 0.0
+        try:
+            number = float(low)
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+    return None
 
 
 def is_inspect_path(path: Path) -> bool:
     """True for a ``.eval`` archive or a JSON file that looks like an inspect_ai log."""
     if path.suffix == ".eval":
         return True
-    if path.suffix != ".json" or not path.is_file():
+    if path.suffix != ".json" or not path.is_file() or path.name in INDEX_FILES:
         return False
     with open(path, "rb") as handle:
         head = handle.read(4096)
     return b'"eval"' in head and (b'"samples"' in head or b'"version"' in head)
 
 
-def read_inspect(paths, *, scorer: str | None = None, value_map: dict | None = None) -> LongScores:
-    """Read one or more inspect_ai logs (``.json`` or ``.eval``) into the long layout."""
+@dataclass
+class _Log:
+    path: Path
+    model: str
+    task: str
+    task_args: dict
+    created: str
+    shuffled: bool
+    n_dataset: int | None
+    reducer: str | None
+    samples: list
+    reductions: list
+    status: str
+    rows: list = field(default_factory=list)
+
+
+def read_inspect(
+    paths,
+    *,
+    scorer: str | None = None,
+    score_key: str | None = None,
+    value_map: dict | None = None,
+    on_error: str = "skip",
+) -> LongScores:
+    """Read inspect_ai logs (``.json``, ``.eval``, folders, eval sets) into the long layout.
+
+    ``value_map`` maps extra string values to numbers (checked before inspect's mapping).
+    """
+    if on_error not in ON_ERROR:
+        raise InputError(f"--on-error must be one of {', '.join(ON_ERROR)}; got {on_error!r}")
     paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
-    mapping = dict(DEFAULT_VALUE_MAP if value_map is None else value_map)
-    frames, notes = [], []
-    logs = expand(
-        paths,
-        globs=("*.eval", "*.json"),
-        what="inspect_ai logs (.eval or .json)",
-        accept=is_inspect_path,
-    )
-    for path in logs:
-        header, samples = _read_eval(path) if path.suffix == ".eval" else _read_json(path)
-        info = header.get("eval") or {}
-        model, task = info.get("model"), info.get("task")
-        if not model or not task:
-            raise InputError(f"{path}: no eval.model / eval.task in the log header")
-        if not samples:
-            raise InputError(
-                f"{path}: the log has no samples (was it written with samples "
-                "excluded, or is the run still starting?)"
-            )
-        rows, chosen = [], scorer
-        for sample in samples:
-            scores = sample.get("scores") or {}
-            if chosen is None:
-                if not scores:
-                    raise InputError(f"{path}: sample {sample.get('id')!r} has no scores")
-                chosen = next(iter(scores))
-                if len(scores) > 1:
-                    notes.append(
-                        f"{path.name}: scorers {', '.join(scores)}; using {chosen!r} "
-                        "(choose with --scorer)"
-                    )
-            if chosen not in scores:
-                raise InputError(
-                    f"{path}: sample {sample.get('id')!r} has no scorer {chosen!r}; "
-                    f"scorers: {', '.join(scores) or 'none'}"
-                )
-            value = scores[chosen].get("value") if isinstance(scores[chosen], dict) else None
-            rows.append(
-                (
-                    str(sample.get("id")),
-                    str(sample.get("epoch", 1)),
-                    _score(value, mapping, path, sample.get("id")),
-                )
-            )
+    extra = dict(value_map or {})
+    notes: list[str] = []
+    logs = [_read_log(p) for p in _log_files(paths)]
+    logs = _one_log_per_run(logs, notes)
+    labels = _task_labels(logs)
+    hashed = _tasks_keyed_by_input(logs, labels, notes)
+    frames, skipped_scorer = [], []
+    for log in logs:
+        label = labels[id(log)]
+        chosen = _choose_scorer(log, scorer, notes)
+        if chosen is None:
+            skipped_scorer.append(log)
+            continue
+        rows = _rows(log, chosen, score_key, extra, on_error, label in hashed, notes)
         frame = pd.DataFrame(rows, columns=["item_id", "run", "score"])
-        frame.insert(0, "task", str(task))
-        frame.insert(0, "model", str(model))
+        frame.insert(0, "task", label)
+        frame.insert(0, "model", log.model)
         frames.append(frame)
+    if not frames:
+        found = sorted({s for log in logs for s in _scorers(log)})
+        raise InputError(
+            f"no log has a scorer {scorer!r}; scorers found: {', '.join(found) or 'none'}"
+        )
+    for log in skipped_scorer:
+        notes.append(
+            f"{log.path.name}: {log.model} / {labels[id(log)]} has no scorer {scorer!r} "
+            f"(scorers: {', '.join(_scorers(log)) or 'none'}); this log is left out"
+        )
     frame = pd.concat(frames, ignore_index=True)
     return LongScores(
         frame=frame,
@@ -98,58 +153,313 @@ def read_inspect(paths, *, scorer: str | None = None, value_map: dict | None = N
             "run": "samples[].epoch",
             "score": "samples[].scores.<scorer>.value",
         },
-        notes=tuple(notes),
+        notes=tuple(dict.fromkeys(notes)),
     )
 
 
-def _score(value, mapping, path, sample_id):
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str) and value in mapping:
-        return mapping[value]
-    if value is None:
-        return None
-    if isinstance(value, dict):
-        raise InputError(
-            f"{path}: sample {sample_id!r} scores a dict of values "
-            f"({', '.join(value)}); evalgap needs one number per item"
+def _log_files(paths):
+    """Every log file under ``paths``; an eval-set index names the logs beside it."""
+    out = []
+    for path in paths:
+        if path.is_file() and path.name in INDEX_FILES:
+            out.extend(_indexed(path))
+            continue
+        out.extend(
+            expand(
+                [path],
+                globs=("*.eval", "*.json"),
+                what="inspect_ai logs (.eval or .json)",
+                accept=is_inspect_path,
+            )
         )
-    return str(value)  # left for the alignment report to count as non-numeric
+    return list(dict.fromkeys(out))
 
 
-def _read_json(path: Path):
+def _indexed(index: Path) -> list[Path]:
+    data = _json(index.read_bytes(), index)
+    if index.name == "logs.json" and isinstance(data, dict):
+        names = list(data)
+    else:
+        found = [p for p in sorted(index.parent.iterdir()) if is_inspect_path(p)]
+        names = [p.name for p in found]
+    files = [index.parent / n for n in names]
+    missing = [f for f in files if not f.exists()]
+    if missing:
+        raise InputError(f"{index}: lists {missing[0].name}, which is not beside it")
+    if not files:
+        raise InputError(f"{index}: lists no logs")
+    return files
+
+
+def _json(raw: bytes, where) -> object:
     try:
-        data = json.loads(path.read_bytes())
+        return json.loads(raw)
     except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
+        raise InputError(f"{where}: not UTF-8 text") from None
     except ValueError as exc:
-        raise InputError(f"{path}: not valid JSON ({exc})") from None
-    if not isinstance(data, dict) or "eval" not in data:
-        raise InputError(f"{path}: not an inspect_ai log (no 'eval' header)")
-    return data, data.get("samples") or []
+        raise InputError(f"{where}: not valid JSON ({exc})") from None
+
+
+def _read_log(path: Path) -> _Log:
+    if path.suffix == ".eval":
+        header, samples, reductions = _read_eval(path)
+    else:
+        header = _json(path.read_bytes(), path)
+        if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
+            raise InputError(f"{path}: not an inspect_ai log (no 'eval' header object)")
+        samples = header.get("samples")
+        samples = [] if samples is None else samples
+        reductions = header.get("reductions")
+        reductions = [] if reductions is None else reductions
+    info = header.get("eval")
+    if not isinstance(info, dict):
+        raise InputError(f"{path}: not an inspect_ai log (no 'eval' header object)")
+    model, task = info.get("model"), info.get("task")
+    if not isinstance(model, str) or not isinstance(task, str) or not model or not task:
+        raise InputError(f"{path}: no eval.model / eval.task in the log header")
+    if not isinstance(samples, list) or not all(isinstance(s, dict) for s in samples):
+        raise InputError(f"{path}: 'samples' is not a list of sample objects")
+    if not samples:
+        raise InputError(
+            f"{path}: the log has no samples (was it written with samples "
+            "excluded, or is the run still starting?)"
+        )
+    if not isinstance(reductions, list):
+        raise InputError(f"{path}: 'reductions' is not a list")
+    dataset = info.get("dataset") if isinstance(info.get("dataset"), dict) else {}
+    config = info.get("config") if isinstance(info.get("config"), dict) else {}
+    reducer = config.get("epochs_reducer")
+    if isinstance(reducer, list):
+        reducer = reducer[0] if len(reducer) == 1 else ",".join(map(str, reducer))
+    task_args = info.get("task_args") if isinstance(info.get("task_args"), dict) else {}
+    return _Log(
+        path=path,
+        model=model,
+        task=task,
+        task_args=task_args,
+        created=str(info.get("created", "")),
+        shuffled=bool(dataset.get("shuffled")),
+        n_dataset=dataset.get("samples") if isinstance(dataset.get("samples"), int) else None,
+        reducer=reducer if isinstance(reducer, str) else None,
+        samples=samples,
+        reductions=reductions,
+        status=str(header.get("status", "")),
+    )
 
 
 def _read_eval(path: Path):
     try:
-        with zipfile.ZipFile(path) as archive:
-            names = set(archive.namelist())
+        with Archive(path) as archive:
+            names = archive.namelist()
             header_name = next(
                 (n for n in ("header.json", "_journal/start.json") if n in names), None
             )
             if header_name is None:
                 raise InputError(f"{path}: no header.json in the .eval archive")
-            header = json.loads(archive.read(header_name))
+            header = _json(archive.read(header_name), f"{path}: {header_name}")
+            if not isinstance(header, dict):
+                raise InputError(f"{path}: {header_name} is not a JSON object")
             samples = [
-                json.loads(archive.read(n))
+                _json(archive.read(n), f"{path}: {n}")
                 for n in sorted(names)
                 if n.startswith("samples/") and n.endswith(".json")
             ]
-    except ValueError as exc:
-        raise InputError(f"{path}: an archive member is not valid JSON ({exc})") from None
+            reductions = (
+                _json(archive.read("reductions.json"), f"{path}: reductions.json")
+                if "reductions.json" in names
+                else []
+            )
     except InputError:
         raise
-    except Exception as exc:  # zipfile raises several types for a damaged archive
+    except (ZipReadError, Exception) as exc:  # zipfile raises several types when damaged
         raise InputError(f"{path}: not a valid .eval archive (zip): {first_line(exc)}") from None
-    return header, samples
+    return header, samples, reductions
+
+
+def _one_log_per_run(logs: list[_Log], notes: list[str]) -> list[_Log]:
+    """Latest log per (model, task, args) in a folder; models in two folders renamed."""
+    by_key: dict[tuple, list[_Log]] = defaultdict(list)
+    for log in logs:
+        by_key[(log.model, log.task, _args_text(log.task_args))].append(log)
+    kept = []
+    for (model, task, _), group in by_key.items():
+        folders: dict[Path, list[_Log]] = defaultdict(list)
+        for log in group:
+            folders[log.path.parent].append(log)
+        for folder, runs in folders.items():
+            runs.sort(key=lambda g: (g.created, g.path.name))
+            if len(runs) > 1:
+                notes.append(
+                    f"{model} / {task}: {len(runs)} logs in {folder.name or folder}, "
+                    f"using the latest ({runs[-1].path.name})"
+                )
+            latest = runs[-1]
+            if len(folders) > 1:
+                latest.model = f"{model} ({folder.name})"
+            kept.append(latest)
+        if len(folders) > 1:
+            notes.append(
+                f"{model} / {task}: logs in {len(folders)} folders; the model is named "
+                "after each folder, e.g. " + repr(kept[-1].model)
+            )
+    return kept
+
+
+def _args_text(args: dict) -> str:
+    return ",".join(f"{k}={args[k]}" for k in sorted(args))
+
+
+def _task_labels(logs: list[_Log]) -> dict[int, str]:
+    variants = defaultdict(set)
+    for log in logs:
+        variants[log.task].add(_args_text(log.task_args))
+    return {
+        id(log): log.task
+        if len(variants[log.task]) == 1
+        else f"{log.task}({_args_text(log.task_args)})"
+        for log in logs
+    }
+
+
+def _auto_numbered(log: _Log) -> bool:
+    """Ids 1..n: what inspect gives a dataset without ids (by position)."""
+    ids = {s.get("id") for s in log.samples}
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+        return False
+    top = log.n_dataset or max(ids)
+    return ids <= set(range(1, top + 1))
+
+
+def _tasks_keyed_by_input(logs, labels, notes) -> set[str]:
+    """Tasks whose logs number a shuffled id-less dataset by position: key those by input."""
+    hashed = {labels[id(g)] for g in logs if g.shuffled and _auto_numbered(g)}
+    for label in sorted(hashed):
+        notes.append(
+            f"task {label}: a shuffled dataset without sample ids (ids are positions after "
+            "shuffling); items are keyed by a hash of each sample's input instead"
+        )
+    return hashed
+
+
+def _input_key(sample, log: _Log) -> str:
+    value = sample.get("input")
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    return "input:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _scorers(log: _Log) -> list[str]:
+    names = {}
+    for s in log.samples:
+        if isinstance(s.get("scores"), dict):
+            names.update(dict.fromkeys(s["scores"]))
+    return list(names)
+
+
+def _choose_scorer(log: _Log, wanted: str | None, notes: list[str]) -> str | None:
+    available = _scorers(log)
+    if wanted is not None:
+        return wanted if wanted in available else None
+    if not available:
+        raise InputError(
+            f"{log.path}: no sample has scores (was the log written before scoring, "
+            "or did every sample fail?)"
+        )
+    if len(available) > 1:
+        notes.append(
+            f"task {log.task}: scorers {', '.join(available)}; using {available[0]!r} "
+            "(choose with --scorer)"
+        )
+    return available[0]
+
+
+def _number(value, extra, score_key, log: _Log, sample_id):
+    if isinstance(value, dict):
+        if score_key is None:
+            raise InputError(
+                f"{log.path}: sample {sample_id!r} scores a dict of values "
+                f"({', '.join(map(str, value))}); choose one with --score-key"
+            )
+        if score_key not in value:
+            raise InputError(
+                f"{log.path}: sample {sample_id!r} has no score key {score_key!r}; "
+                f"keys: {', '.join(map(str, value))}"
+            )
+        value = value[score_key]
+    if isinstance(value, str) and value in extra:
+        return extra[value]
+    if value is None:
+        return None
+    number = value_to_float(value)
+    return str(value) if number is None else number  # text: counted as non-numeric later
+
+
+def _rows(log, chosen, score_key, extra, on_error, by_input, notes):
+    errored, unscored, rows = [], 0, []
+    key_of = {}
+    for sample in log.samples:
+        sid = sample.get("id")
+        key = _input_key(sample, log) if by_input else str(sid)
+        if by_input:
+            other = key_of.setdefault(key, sid)
+            if other != sid:
+                raise InputError(
+                    f"{log.path}: the dataset was shuffled and has no sample ids, and samples "
+                    f"{other!r} and {sid!r} have the same input, so items cannot be told "
+                    "apart; give the dataset ids and rerun"
+                )
+        if sample.get("error"):
+            errored.append(sid)
+            continue
+        scores = sample.get("scores") if isinstance(sample.get("scores"), dict) else {}
+        if chosen not in scores:
+            unscored += 1
+            continue
+        entry = scores[chosen]
+        value = entry.get("value") if isinstance(entry, dict) else None
+        rows.append((key, str(sample.get("epoch", 1)), _number(value, extra, score_key, log, sid)))
+    if errored:
+        message = (
+            f"{log.path.name}: {len(errored)} errored sample"
+            f"{'s' if len(errored) > 1 else ''} ({', '.join(map(str, errored[:5]))}"
+            f"{', ...' if len(errored) > 5 else ''})"
+        )
+        if on_error == "fail":
+            raise InputError(f"{message}; rerun them (inspect eval-retry) or pass --on-error skip")
+        notes.append(f"{message} left out (--on-error fail to stop instead)")
+    if unscored:
+        notes.append(f"{log.path.name}: {unscored} samples without a {chosen!r} score left out")
+    epochs = {r[1] for r in rows}
+    if len(epochs) > 1 and log.reducer not in (None, "mean"):
+        rows = _reduced(log, chosen, score_key, extra, rows, by_input, notes)
+    return rows
+
+
+def _reduced(log, chosen, score_key, extra, rows, by_input, notes):
+    """Per-item values as inspect reduced them (the log's reductions for ``chosen``)."""
+    match = [
+        r
+        for r in log.reductions
+        if isinstance(r, dict)
+        and r.get("scorer") == chosen
+        and r.get("reducer") in (None, log.reducer)
+    ]
+    if not match:
+        raise InputError(
+            f"{log.path}: epochs are reduced with {log.reducer!r} and the log holds no "
+            f"reductions for scorer {chosen!r}; evalgap averages epochs (inspect's 'mean') "
+            "and will not guess another reducer; rerun with the mean reducer"
+        )
+    kept = {r[0] for r in rows}
+    inputs = {str(s.get("id")): s for s in log.samples if s.get("epoch", 1) == 1}
+    out = []
+    for item in match[0].get("samples") or []:
+        sid = item.get("sample_id")
+        key = _input_key(inputs[str(sid)], log) if by_input else str(sid)
+        if key not in kept:
+            continue  # errored or unscored: already counted
+        out.append((key, "reduced", _number(item.get("value"), extra, score_key, log, sid)))
+    notes.append(
+        f"{log.path.name}: epochs reduced with {log.reducer!r} as recorded in the log "
+        "(one value per item)"
+    )
+    return out

@@ -1,27 +1,36 @@
-"""Read lm-evaluation-harness (0.4.x) per-sample logs.
+"""Read lm-evaluation-harness (0.4.0 to 0.4.13) per-sample logs.
 
 ``lm_eval --log_samples --output_path OUT`` writes, per model, ``OUT/<model>/results_<stamp>.json``
 and one ``samples_<task>_<stamp>.jsonl`` per task: one JSON record per (document, filter) with
-``doc_id``, ``filter``, ``metrics`` (the metric names logged) and one key per metric.
+``doc_id``, ``doc``, ``filter`` (from 0.4.6), ``metrics`` (the metric names logged) and one key
+per metric. 0.4.0-0.4.2 write ``OUT/results.json`` and ``<model_args>_<task>.jsonl`` holding a
+JSON array; ``--output_path NAME.json`` writes ``NAME_<stamp>.json`` beside the samples.
 
-* Items are keyed on (task, ``doc_id``, filter). A task evaluated under several filters
-  (gsm8k's ``strict-match`` and ``flexible-extract``) yields one task per filter, labelled
-  ``task:filter``; the ``none`` filter keeps the plain task name.
+* Items are keyed on (task, ``doc_id``). When one ``doc_id`` names different documents in
+  different logs (a re-ordered dataset), the task's items are keyed by a hash of the logged
+  document instead (said in the notes).
+* A task scored under several filters (gsm8k's ``strict-match`` and ``flexible-extract``)
+  scores each document once per filter: the filters are never pooled, ``filter_name`` must
+  choose one (the task is then labelled ``task:filter``). Records without a ``filter`` key
+  (before 0.4.6) are matched to the filters of the task's config in logging order.
 * The metric is chosen per task: ``metric="acc"`` for every task, ``"hellaswag=acc_norm"`` for
   one, or by default (:func:`default_metric`): the task's only per-item metric; with several,
   ``acc_norm`` for the tasks where leaderboards report it (:data:`ACC_NORM_TASKS`), else the
   first of :data:`PREFERRED_METRICS` that was logged.
 * When a model has several timestamped runs of a task, the latest is used and the notes say
   so; ``all_runs=True`` keeps every run as a repeated run of each item (averaged per item).
-* The model name comes from the ``results_<stamp>.json`` beside the samples (``model_name``,
-  else ``pretrained=`` in ``model_args``), else the directory name.
+* The model name comes from the run's results file (``model_name``, else ``pretrained=`` in
+  ``model_args``), else the directory name (``org__model`` read as ``org/model``); one name in
+  two directories becomes two models named after their directories.
+* ``--predict_only`` files (no scores) are left out and said.
 
-Files are streamed line by line; memory grows with the number of items, not the log size.
+JSON-lines files are streamed line by line; memory grows with the number of items.
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import re
 from collections import defaultdict
@@ -36,7 +45,7 @@ from evalgap.scores import LongScores
 
 SAMPLE_FILE = re.compile(
     r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T\d{2}[-:]\d{2}[-:]\d{2}(?:\.\d+)?)"
-    r"\.jsonl(?:\.gz)?$"
+    r"\.jsonl?(?:\.gz)?$"
 )
 # Multiple-choice tasks whose headline number is the length-normalised accuracy.
 ACC_NORM_TASKS = (
@@ -70,6 +79,8 @@ class SampleFile:
     model: str
     task: str
     stamp: str
+    named: bool = True
+    filters: tuple = ()
 
 
 def default_metric(task: str, available) -> str:
@@ -86,10 +97,41 @@ def default_metric(task: str, available) -> str:
 
 
 def is_lm_eval_path(path: Path) -> bool:
-    """True for a samples file, or a directory holding samples files."""
+    """True for a samples file, or a directory holding samples files (any 0.4.x layout)."""
     if path.is_file():
-        return bool(SAMPLE_FILE.match(path.name))
-    return path.is_dir() and any(SAMPLE_FILE.match(p.name) for p in path.rglob("samples_*"))
+        if path.suffix == ".json":
+            return _is_json_samples(path)
+        return bool(SAMPLE_FILE.match(path.name)) or _is_array_samples(path)
+    if not path.is_dir():
+        return False
+    if any(
+        (SAMPLE_FILE.match(p.name) and not p.name.endswith(".json")) or _is_json_samples(p)
+        for p in path.rglob("samples_*")
+    ):
+        return True
+    return any(_is_array_samples(p) for p in path.rglob("*.jsonl"))
+
+
+def _is_json_samples(path: Path) -> bool:
+    """A ``samples_<task>_<stamp>.json`` holding a JSON array of records (not a results file)."""
+    if not (path.suffix == ".json" and SAMPLE_FILE.match(path.name) and path.is_file()):
+        return False
+    with open(path, "rb") as handle:
+        head = handle.read(256).lstrip()
+    return head.startswith(b"[")
+
+
+def _is_array_samples(path: Path) -> bool:
+    """An lm-eval 0.4.0-0.4.2 samples file: ``<model_args>_<task>.jsonl`` holding a JSON array,
+    with a results ``.json`` file beside it."""
+    if path.suffix != ".jsonl" or SAMPLE_FILE.match(path.name) or not path.is_file():
+        return False
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(256).lstrip()
+    except OSError:
+        return False
+    return head.startswith(b"[") and b'"doc_id"' in head and any(path.parent.glob("*.json"))
 
 
 def read_lm_eval(
@@ -99,17 +141,23 @@ def read_lm_eval(
     filter_name: str | None = None,
     all_runs: bool = False,
     model_name: str | None = None,
+    tasks=None,
 ) -> LongScores:
     """Read lm-eval sample logs (files or output directories, many models at once).
 
     ``metric``: None (defaults per task), a metric name for every task, or a mapping /
-    ``"task=metric"`` strings per task. ``filter_name`` keeps only that filter.
+    ``"task=metric"`` strings per task. ``filter_name`` chooses the filter of tasks scored
+    under several (required for them: their filters are never pooled).
     ``model_name`` names the model when the files carry no name (a single model's files).
+    ``tasks``: the tasks the job will keep (``--task``); a filter is then only required for
+    those, and selecting ``task:filter`` chooses that filter.
     """
     paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
     files = discover(paths, model_name=model_name)
-    metric_for = metric_rule(metric)
     notes: list[str] = []
+    files = _separate_folders(files, notes)
+    check_metric_tasks(metric, {f.task for f in files})
+    metric_for = metric_rule(metric)
     by_run: dict[tuple[str, str], list[SampleFile]] = defaultdict(list)
     for f in files:
         by_run[(f.model, f.task)].append(f)
@@ -120,29 +168,136 @@ def read_lm_eval(
             notes.append(
                 f"{model} / {task}: {len(runs)} runs found, using the latest "
                 f"({runs[-1].stamp}); pass --all-runs to average them per item"
+                + (
+                    ""
+                    if runs[-1].named
+                    else " (no results file names their model: if they are different models, "
+                    "give each its own folder)"
+                )
             )
             runs = runs[-1:]
         chosen.extend(runs)
     frames = []
     metrics_used: dict[tuple[str, str], str] = {}
+    predict_only = []
     for f in chosen:
-        frame, used = _read_samples(f, metric_for(f.task), filter_name)
-        if all_runs:
-            frame["run"] = f.stamp
+        read = _read_samples(f, metric_for(f.task))
+        if read is None:
+            predict_only.append(f)
+            continue
+        frame, used = read
+        frame["run"] = f.stamp
         frames.append(frame)
         metrics_used[(f.model, f.task)] = used
+    if predict_only:
+        listing = ", ".join(sorted({f"{f.model} / {f.task}" for f in predict_only})[:4])
+        if not frames:
+            raise InputError(
+                f"{predict_only[0].path}: the records carry model outputs but no scores "
+                "(written with --predict_only?); evalgap needs per-item scores: rerun "
+                "lm_eval without --predict_only"
+            )
+        notes.append(
+            f"{len(predict_only)} samples files without scores (--predict_only?) left out: "
+            f"{listing}"
+        )
+    frame = pd.concat(frames, ignore_index=True)
+    frame = _choose_filters(frame, filter_name, notes, tasks)
+    frame = _key_documents(frame, notes)
     for task, used in one_metric_per_task(metrics_used).items():
         notes.append(f"task {task}: metric {used!r}{'' if metric_for(task) else ' (default)'}")
-    frame = pd.concat(frames, ignore_index=True)
-    if filter_name is not None and frame.empty:
-        raise InputError(f"no record has filter {filter_name!r}; check --filter")
     source = ", ".join(str(p) for p in paths)
     return LongScores(
-        frame=frame,
+        frame=frame[["model", "task", "item_id", "run", "score"]],
         source=source,
-        columns={"item_id": "doc_id", "task": "task[:filter]", "score": "metric"},
+        columns={
+            "item_id": "doc_id",
+            "task": "task[:filter]",
+            "score": "metric",
+            "run": "run timestamp",
+        },
         notes=tuple(notes),
     )
+
+
+def _choose_filters(
+    frame: pd.DataFrame, filter_name: str | None, notes: list, tasks=None
+) -> pd.DataFrame:
+    """One filter per task: the only one, or ``filter_name``; several are never pooled."""
+    keep = pd.Series(True, index=frame.index)
+    for task, sub in frame.groupby("base_task", sort=True):
+        filters = list(dict.fromkeys(sub["filter"]))
+        if tasks is not None and len(filters) > 1:
+            labels = set(sub["task"])
+            chosen = [t for t in tasks if t in labels]
+            if task not in tasks and len(chosen) <= 1:
+                continue  # not selected, or one filter selected by its task:filter label
+        if len(filters) == 1:
+            if filter_name is not None and filters[0] != filter_name:
+                notes.append(
+                    f"task {task}: no filter {filter_name!r}; its only filter "
+                    f"{filters[0]!r} is used"
+                )
+            continue
+        if filter_name is None:
+            raise InputError(
+                f"task {task} was scored under {len(filters)} filters ({', '.join(filters)}), "
+                "each over the same documents; choose one with --filter NAME (pooling them "
+                "would count every document twice)"
+            )
+        if filter_name not in filters:
+            raise InputError(
+                f"task {task}: no filter {filter_name!r}; its filters: {', '.join(filters)}"
+            )
+        keep &= (frame["base_task"] != task) | (frame["filter"] == filter_name)
+        notes.append(f"task {task}: filter {filter_name!r} of {', '.join(filters)}")
+    return frame[keep]
+
+
+def _key_documents(frame: pd.DataFrame, notes: list) -> pd.DataFrame:
+    """Key items by ``doc_id``, unless a ``doc_id`` names different documents in different
+    logs (a re-ordered dataset): then by ``doc_hash``, said in the notes."""
+    frame = frame.copy()
+    has_hash = frame["doc_hash"].notna()
+    for task, sub in frame[has_hash].groupby("task", sort=True):
+        hashes = sub.groupby("item_id")["doc_hash"].nunique()
+        if (hashes <= 1).all():
+            continue
+        if frame.loc[frame["task"] == task, "doc_hash"].isna().any():
+            raise InputError(
+                f"task {task}: the same doc_id names different documents in different logs "
+                f"(doc_hash differs for {int((hashes > 1).sum())} doc_ids), and some logs "
+                "carry no doc_hash to pair them by; rerun on the same dataset order"
+            )
+        in_task = frame["task"] == task
+        sub = frame[in_task]
+        order = sub.groupby(["model", "run", "doc_hash"]).cumcount()
+        frame.loc[in_task, "item_id"] = sub["doc_hash"].str[:16] + order.map(
+            lambda k: "" if k == 0 else f"#{k}"
+        )
+        notes.append(
+            f"task {task}: {int((hashes > 1).sum())} doc_ids name different documents in "
+            "different logs (a re-ordered dataset); items are paired by doc_hash instead"
+        )
+    return frame
+
+
+def check_metric_tasks(metric, tasks) -> None:
+    """Raise when a ``TASK=NAME`` metric choice names a task that is not in the input."""
+    if metric is None or isinstance(metric, str):
+        return
+    named = (
+        metric.keys()
+        if isinstance(metric, dict)
+        else [m.partition("=")[0].strip() for m in metric if "=" in m]
+    )
+    known = set(tasks)
+    for task in named:
+        if task not in known:
+            raise InputError(
+                f"--metric names task {task!r}, which is not in the input; tasks found: "
+                f"{', '.join(sorted(known)[:12])}"
+            )
 
 
 def one_metric_per_task(metrics_used: dict) -> dict:
@@ -167,40 +322,148 @@ def one_metric_per_task(metrics_used: dict) -> dict:
 def discover(paths, *, model_name: str | None = None) -> list[SampleFile]:
     """Return every samples file under ``paths`` with its model, task and timestamp."""
     found: list[SampleFile] = []
-    names: dict[Path, str] = {}
     for path in expand(
         paths,
-        globs=("samples_*.jsonl", "samples_*.jsonl.gz"),
+        globs=("samples_*.jsonl", "samples_*.jsonl.gz", "samples_*.json", "*.jsonl"),
         what="samples_<task>_<timestamp>.jsonl files",
         hint="run lm_eval with --log_samples to write per-item results",
-        accept=lambda p: bool(SAMPLE_FILE.match(p.name)),
+        accept=lambda p: (
+            (_is_json_samples(p) if p.suffix == ".json" else bool(SAMPLE_FILE.match(p.name)))
+            or _is_array_samples(p)
+        ),
     ):
         match = SAMPLE_FILE.match(path.name)
-        if match is None:
+        if match is not None:
+            results = _results_for(path.parent, match["stamp"])
+            name = model_name or _name_in(results)
+            found.append(
+                SampleFile(
+                    path,
+                    name or folder_model(path.parent.name),
+                    match["task"],
+                    match["stamp"],
+                    named=bool(name),
+                    filters=_filters_in(results, match["task"]),
+                )
+            )
+            continue
+        if not _is_array_samples(path):
             raise InputError(
                 f"{path}: not an lm-eval samples file (expected samples_<task>_<timestamp>.jsonl)"
             )
-        model = model_name or _model_name(path.parent, names)
-        found.append(SampleFile(path, model, match["task"], match["stamp"]))
+        found.append(_array_file(path, model_name))
     return found
 
 
-def _model_name(directory: Path, cache: dict) -> str:
-    """The model of a run directory: from its results file, else the directory's name."""
-    directory = directory.resolve()
-    if directory in cache:
-        return cache[directory]
-    name = None
-    for results in sorted(directory.glob("results_*.json"), reverse=True):
-        try:
-            data = json.loads(results.read_text(encoding="utf-8"))
-        except (ValueError, OSError, UnicodeDecodeError):
+def _array_file(path: Path, model_name: str | None) -> SampleFile:
+    """An lm-eval 0.4.0-0.4.2 ``<model_args>_<task>.jsonl``: find its results file."""
+    for results in sorted(path.parent.glob("*.json")):
+        data = _load_results(results)
+        args = (data.get("config") or {}).get("model_args") if data else None
+        if not isinstance(args, str):
             continue
-        name = data.get("model_name") or _pretrained(data.get("config", {}).get("model_args"))
-        if name:
-            break
-    cache[directory] = name or directory.name
-    return cache[directory]
+        prefix = re.sub("/|=", "__", args) + "_"
+        if path.name.startswith(prefix):
+            task = path.name[len(prefix) :].removesuffix(".jsonl")
+            name = model_name or _name_in(data)
+            stamp = data.get("date") or results.stem
+            return SampleFile(
+                path,
+                name or results.stem,
+                task,
+                str(stamp),
+                named=bool(name),
+                filters=_filters_in(data, task),
+            )
+    raise InputError(
+        f"{path}: an lm-eval 0.4.0-0.4.2 samples file (a JSON array) with no results .json "
+        "file beside it whose model_args match its name; keep the results file with it"
+    )
+
+
+def folder_model(name: str) -> str:
+    """A model named by its folder: lm-eval and the Open LLM Leaderboard write ``org/model``
+    as ``org__model`` (details repositories add ``details_`` or ``-details``)."""
+    name = re.sub(r"^details_", "", name)
+    name = re.sub(r"-details$", "", name)
+    return name.replace("__", "/", 1)
+
+
+def _load_results(path: Path) -> dict | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, OSError, UnicodeDecodeError):
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("results"), dict) else None
+
+
+def _results_for(directory: Path, stamp: str) -> dict | None:
+    """The results file of the run ``stamp`` (``results_<stamp>.json``, or ``<name>_<stamp>.json``
+    when lm-eval was given ``--output_path <name>.json``)."""
+    for results in sorted(directory.glob(f"*{stamp}.json")):
+        data = _load_results(results)
+        if data is not None:
+            return data
+    return None
+
+
+def _name_in(data: dict | None) -> str | None:
+    if not data:
+        return None
+    name = data.get("model_name")
+    config = data.get("config") if isinstance(data.get("config"), dict) else {}
+    model = config.get("model") if isinstance(config.get("model"), str) else None
+    return (
+        (name if isinstance(name, str) and name else None)
+        or _pretrained(config.get("model_args"))
+        or model
+    )
+
+
+def _filters_in(data: dict | None, task: str) -> tuple[str, ...]:
+    """Filter names of ``task`` in the order lm-eval logs them (its config's filter_list)."""
+    if not data:
+        return ()
+    config = (data.get("configs") or {}).get(task) or {}
+    names = [f.get("name") for f in config.get("filter_list") or [] if isinstance(f, dict)]
+    if names and all(isinstance(n, str) for n in names):
+        return tuple(names)
+    keys = [k.split(",", 1)[1] for k in (data.get("results") or {}).get(task, {}) if "," in k]
+    return tuple(dict.fromkeys(k for k in keys if "_stderr" not in k))
+
+
+def _separate_folders(files: list[SampleFile], notes: list[str]) -> list[SampleFile]:
+    """The same model name in two folders (bf16 and fp8 runs): name each after its folder."""
+    folders = defaultdict(set)
+    for f in files:
+        folders[f.model].add(f.path.parent)
+    out = []
+    for f in files:
+        dirs = folders[f.model]
+        if len(dirs) > 1:
+            where = _distinct_name(f.path.parent, dirs)
+            f = SampleFile(
+                f.path, f"{f.model} ({where})", f.task, f.stamp, named=f.named, filters=f.filters
+            )
+        out.append(f)
+    for model, dirs in sorted(folders.items()):
+        if len(dirs) > 1:
+            notes.append(
+                f"model {model} has logs in {len(dirs)} folders "
+                f"({', '.join(sorted('/'.join(d.parts[-2:]) for d in dirs))}); "
+                "each is named after its folder"
+            )
+    return out
+
+
+def _distinct_name(directory: Path, among) -> str:
+    """The shortest name telling ``directory`` from the others: its own name, else its
+    parent's (lm-eval names both folders after the model: ``bf16/<model>``, ``fp8/<model>``)."""
+    for depth in (1, 2):
+        names = {"/".join(d.parts[-depth:][:1]) for d in among}
+        if len(names) == len(among):
+            return directory.parts[-depth]
+    return "/".join(directory.parts[-2:])
 
 
 def _pretrained(model_args) -> str | None:
@@ -242,11 +505,18 @@ def _open(path: Path):
     return gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")
 
 
-def _read_samples(f: SampleFile, metric: str | None, filter_name: str | None):
-    doc_ids, tasks, scores = [], [], []
-    used = metric
-    available: list[str] | None = None
+def _records(f: SampleFile):
+    """Yield (line number, record) of a JSON-lines file or a 0.4.0-0.4.2 JSON array."""
     try:
+        with _open(f.path) as handle:
+            first = handle.read(64).lstrip()[:1]
+        if first == b"[":  # lm-eval 0.4.0-0.4.2, and older leaderboard details: a JSON array
+            with _open(f.path) as handle:
+                data = json.loads(handle.read())
+            if not isinstance(data, list):
+                raise InputError(f"{f.path}: expected a JSON array of sample records")
+            yield from ((f"record {i}", r) for i, r in enumerate(data, start=1))
+            return
         with _open(f.path) as handle:
             for lineno, raw in enumerate(handle, start=1):
                 if not raw.strip():
@@ -258,47 +528,79 @@ def _read_samples(f: SampleFile, metric: str | None, filter_name: str | None):
                         f"{f.path}: line {lineno} is not valid JSON ({exc}); the "
                         "file may be truncated"
                     ) from None
-                if not isinstance(record, dict) or "doc_id" not in record:
-                    raise InputError(
-                        f"{f.path}: line {lineno} has no doc_id; not an lm-eval samples record"
-                    )
-                flt = record.get("filter", "none")
-                if filter_name is not None and flt != filter_name:
-                    continue
-                if available is None:
-                    available = [m for m in record.get("metrics", []) if m in record] or [
-                        k
-                        for k, v in record.items()
-                        if isinstance(v, (int, float)) and k != "doc_id"
-                    ]
-                    if used is None:
-                        if not available:
-                            raise InputError(f"{f.path}: line {lineno} logs no metric value")
-                        used = default_metric(f.task, available)
-                    elif used not in available:
-                        raise InputError(
-                            f"{f.path}: no metric {used!r} for task {f.task}; "
-                            f"metrics logged: {', '.join(available)}"
-                        )
-                value = record.get(used)
-                if isinstance(value, (list, tuple, dict)):
-                    raise InputError(
-                        f"{f.path}: line {lineno}: metric {used!r} is corpus-level (its "
-                        f"per-item value is a {type(value).__name__}); choose a per-item metric "
-                        f"with --metric (logged: {', '.join(available)})"
-                    )
-                doc_ids.append(str(record["doc_id"]))
-                tasks.append(f.task if flt == "none" else f"{f.task}:{flt}")
-                scores.append(float(value) if isinstance(value, bool) else value)
+                yield f"line {lineno}", record
     except UnicodeDecodeError:
-        raise InputError(f"{f.path}: not UTF-8 text; lm-eval writes UTF-8 JSON lines") from None
+        raise InputError(f"{f.path}: not UTF-8 text; lm-eval writes UTF-8 JSON") from None
+    except ValueError as exc:
+        raise InputError(f"{f.path}: not valid JSON ({exc})") from None
     except (OSError, EOFError) as exc:
         raise InputError(f"{f.path}: cannot be read ({exc})") from None
+
+
+def _doc_key(record: dict) -> str | None:
+    """A document's identity: a hash of the logged document (the same for every lm-eval
+    version), else the record's own ``doc_hash``."""
+    doc = record.get("doc")
+    if doc is not None:
+        text = json.dumps(doc, sort_keys=True, ensure_ascii=False, default=str)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    value = record.get("doc_hash")
+    return value if isinstance(value, str) else None
+
+
+def _read_samples(f: SampleFile, metric: str | None):
+    """The file's records as a frame, or None when they carry no score (--predict_only)."""
+    doc_ids, filters, hashes, scores = [], [], [], []
+    used = metric
+    available: list[str] | None = None
+    seen: dict[str, int] = defaultdict(int)
+    for lineno, record in _records(f):
+        if not isinstance(record, dict) or "doc_id" not in record:
+            raise InputError(f"{f.path}: {lineno} has no doc_id; not an lm-eval samples record")
+        doc = str(record["doc_id"])
+        flt = record.get("filter")
+        if flt is None:
+            # lm-eval < 0.4.6 logs one record per (filter, document) without naming the
+            # filter, filter by filter in the task's filter_list order
+            k = seen[doc]
+            seen[doc] += 1
+            flt = f.filters[k] if len(f.filters) > 1 and k < len(f.filters) else "none"
+        if available is None:
+            # --predict_only logs the placeholder metric "bypass" with no value
+            available = [m for m in record.get("metrics", []) if m in record and m != "bypass"] or [
+                k
+                for k, v in record.items()
+                if isinstance(v, (int, float)) and not isinstance(v, bool) and k != "doc_id"
+            ]
+            if not available:
+                return None
+            if used is None:
+                used = default_metric(f.task, available)
+            elif used not in available:
+                raise InputError(
+                    f"{f.path}: no metric {used!r} for task {f.task}; "
+                    f"metrics logged: {', '.join(available)}"
+                )
+        value = record.get(used)
+        if isinstance(value, (list, tuple, dict)):
+            raise InputError(
+                f"{f.path}: {lineno}: metric {used!r} is corpus-level (its "
+                f"per-item value is a {type(value).__name__}); choose a per-item metric "
+                f"with --metric (logged: {', '.join(available)})"
+            )
+        doc_ids.append(doc)
+        filters.append(str(flt))
+        hashes.append(_doc_key(record))
+        scores.append(float(value) if isinstance(value, bool) else value)
+    filters_s = pd.Series(filters, dtype=object)
     frame = pd.DataFrame(
         {
             "model": f.model,
-            "task": tasks,
-            "item_id": doc_ids,
+            "base_task": f.task,
+            "filter": filters_s,
+            "task": filters_s.map(lambda x: f.task if x == "none" else f"{f.task}:{x}"),
+            "item_id": pd.Series(doc_ids, dtype=object),
+            "doc_hash": pd.Series(hashes, dtype=object),
             "score": pd.Series(scores, dtype=object),
         }
     )

@@ -1,22 +1,26 @@
-"""Read Open LLM Leaderboard per-item details (Parquet), v2 and v1.
+"""Read Open LLM Leaderboard per-item details, v2 and v1, as the Hub repositories hold them.
 
 * **v2** (``open-llm-leaderboard/<org>__<model>-details``): lm-evaluation-harness sample
-  records stored as Parquet, ``samples_<task>_<stamp>.parquet``, with a ``doc_id`` column and
-  one column per metric (``acc_norm``, ``acc``, ``exact_match``, ...). Items are keyed on
-  (task, ``doc_id``, filter) and the metric is chosen as for lm-eval logs
-  (:func:`evalgap.io.lm_eval.default_metric`).
-* **v1** (``details_<org>__<model>``, written by lighteval): ``details_<suite>|<task>|<shots>_
-  <stamp>.parquet`` (the task is the middle part, e.g. ``arc:challenge``) with ``example``,
-  ``full_prompt``, ``gold`` and ``metrics`` (a dict, or a dict written as a string) and **no**
-  document id. Items are aligned on a stable hash (the
-  first 16 hex digits of SHA-256) of the example text, or of the full prompt where the example
-  is empty; items whose text differs between models cannot be paired and are reported as
-  missing by the alignment.
+  records. As JSON lines (``<org>__<model>/samples_<task>_<stamp>.jsonl``, older runs JSON
+  arrays) they are read by :mod:`evalgap.io.lm_eval`; this module reads them as Parquet:
+  ``samples_<task>_<stamp>.parquet``, or the Hub's auto-converted Parquet
+  ``<org>__<model>__<task>/<split>/0000.parquet`` (its ``latest`` split repeats the newest
+  timestamped one and is skipped). Items are keyed on (task, ``doc_id``, filter) and the metric
+  is chosen as for lm-eval logs (:func:`evalgap.io.lm_eval.default_metric`).
+* **v1** (``details_<org>__<model>``, written by lighteval): ``<stamp>/details_<suite>|<task>|
+  <shots>_<stamp>.parquet`` (the task is the middle part, e.g. ``arc:challenge``) with
+  ``example``, ``full_prompt``, ``gold`` and ``metrics`` (a dict, or a dict written as a
+  string), or, in the July-2023 schema, one column per metric; **no** document id. Items are
+  keyed on a stable hash (the first 16 hex digits of SHA-256) of the example text, or of the
+  full prompt where the example is empty; the k-th repeat of a text within a file is keyed
+  ``<hash>#k``, so distinct documents with equal text are never merged. Items whose text
+  differs between models cannot be paired and are reported as missing by the alignment. The
+  default metric is the one the leaderboard displayed (:data:`V1_METRICS`).
 
 The model name comes from ``model_name``, else from the details folder name
-(``<org>__<model>-details`` or ``details_<org>__<model>`` becomes ``<org>/<model>``).
-:func:`download_details` fetches a model's details from the Hugging Face Hub when the
-optional ``huggingface_hub`` package is installed.
+(``<org>__<model>-details`` or ``details_<org>__<model>`` becomes ``<org>/<model>``; a v1
+timestamp folder is skipped). :func:`download_details` fetches a model's details from the
+Hugging Face Hub when the optional ``huggingface_hub`` package is installed.
 """
 
 from __future__ import annotations
@@ -30,13 +34,36 @@ import pandas as pd
 
 from evalgap.errors import InputError, first_line
 from evalgap.io._files import expand
-from evalgap.io.lm_eval import default_metric, metric_rule, one_metric_per_task
+from evalgap.io.lm_eval import (
+    check_metric_tasks,
+    default_metric,
+    folder_model,
+    metric_rule,
+    one_metric_per_task,
+)
 from evalgap.io.tables import read_frame
 from evalgap.scores import LongScores
 
 V2_FILE = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d\-:.]+)\.parquet$")
 V1_FILE = re.compile(r"^details_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d\-:._]+)\.parquet$")
 V1_COLUMNS = {"example", "full_prompt", "metrics"}
+V1_TEXT = ("example", "full_prompt", "instruction")
+V1_NOT_METRICS = {
+    "gold",
+    "gold_index",
+    "choices",
+    "truncated",
+    "padded",
+    "num_asked_few_shots",
+    "num_effective_few_shots",
+    "index",
+    "idx",
+}
+CONVERTED = re.compile(r"^\d{4,5}\.parquet$")
+STAMP_FOLDER = re.compile(r"^\d{4}-\d{2}-\d{2}T[\d\-:._]+$")
+# The metric the v1 leaderboard displayed per task (lighteval's harness tasks): length-normalised
+# accuracy for ARC and HellaSwag, mc2 for TruthfulQA, accuracy elsewhere.
+V1_METRICS = {"arc:challenge": "acc_norm", "hellaswag": "acc_norm", "truthfulqa:mc": "mc2"}
 
 
 def is_details_parquet(path: Path) -> bool:
@@ -45,7 +72,7 @@ def is_details_parquet(path: Path) -> bool:
         return any(_is_details_name(p) for p in path.rglob("*.parquet"))
     if path.suffix != ".parquet":
         return False
-    if V2_FILE.match(path.name) or V1_FILE.match(path.name):
+    if _is_details_name(path):
         return True
     columns = set(_columns(path))
     return ("doc_id" in columns and "model" not in columns) or V1_COLUMNS <= columns
@@ -70,10 +97,15 @@ def read_details(
             accept=_is_details_name,
         )
     )
+    check_metric_tasks(metric, {_task_and_stamp(p)[0] for p in files})
     latest: dict[tuple[str, str], tuple[str, Path]] = {}
     runs: list[tuple[str, str, str, Path]] = []
+    stamped = {(c[0], c[1]) for c in map(_converted, files) if c and c[2] != "latest"}
     for path in files:
-        model = model_name or model_from_folder(path.parent)
+        converted = _converted(path)
+        if converted and converted[2] == "latest" and converted[:2] in stamped:
+            continue  # the Hub's "latest" split repeats the newest timestamped split
+        model = model_name or (converted[0] if converted else model_from_folder(path.parent))
         task, stamp = _task_and_stamp(path)
         runs.append((model, task, stamp, path))
         key = (model, task)
@@ -90,8 +122,7 @@ def read_details(
         if not all_runs and latest[(model, task)][1] != path:
             continue
         frame, used, how = _read_one(path, model, task, metric_for(task))
-        if all_runs:
-            frame["run"] = stamp
+        frame["run"] = stamp or "1"
         frames.append(frame)
         metrics_used[(model, task)] = used
         notes.append(f"{model} / {task}: metric {used!r}{how}")
@@ -105,11 +136,14 @@ def read_details(
 
 
 def model_from_folder(folder: Path) -> str:
-    """``meta-llama__Llama-3.1-8B-details`` / ``details_meta-llama__Llama-3.1-8B`` -> org/model."""
-    name = folder.name
-    name = re.sub(r"^details_", "", name)
-    name = re.sub(r"-details$", "", name)
-    return name.replace("__", "/", 1)
+    """``meta-llama__Llama-3.1-8B-details`` / ``details_meta-llama__Llama-3.1-8B`` -> org/model.
+
+    v1 repositories keep each run in a timestamp folder (``<stamp>/details_*.parquet``): the
+    model is the folder above it.
+    """
+    while STAMP_FOLDER.match(folder.name) and folder.parent != folder:
+        folder = folder.parent
+    return folder_model(folder.name)
 
 
 def stable_hash(text: str) -> str:
@@ -131,7 +165,12 @@ def download_details(
         raise InputError(
             "downloading details needs the huggingface_hub package: pip install huggingface_hub"
         ) from None
-    patterns = ["*.parquet"] if not tasks else [f"*{t}*.parquet" for t in tasks]
+    # what the details repositories hold: v2 samples as JSON lines (older runs: JSON arrays),
+    # v1 details as Parquet; the Hub's own Parquet conversion lives on another revision
+    kinds = ("parquet", "jsonl", "json")
+    patterns = (
+        [f"*.{k}" for k in kinds] if not tasks else [f"*{t}*.{k}" for t in tasks for k in kinds]
+    )
     try:
         folder = snapshot_download(
             repo_id=repo_id,
@@ -155,7 +194,19 @@ def download_details(
 
 
 def _is_details_name(path: Path) -> bool:
-    return bool(V2_FILE.match(path.name) or V1_FILE.match(path.name))
+    return bool(V2_FILE.match(path.name) or V1_FILE.match(path.name) or _converted(path))
+
+
+def _converted(path: Path) -> tuple[str, str, str] | None:
+    """(model, task, split) of the Hub's auto-converted Parquet ``<config>/<split>/0000.parquet``,
+    whose config is ``<org>__<model>__<task>``; None for any other file."""
+    if not CONVERTED.match(path.name):
+        return None
+    config, split = path.parent.parent.name, path.parent.name
+    parts = config.split("__")
+    if len(parts) < 3:
+        return None
+    return parts[0] + "/" + "__".join(parts[1:-1]), parts[-1], split
 
 
 def _columns(path: Path) -> list[str]:
@@ -169,6 +220,9 @@ def _columns(path: Path) -> list[str]:
 
 def _task_and_stamp(path: Path) -> tuple[str, str]:
     """Task and timestamp from a details file name; v1's ``suite|task|shots`` keeps ``task``."""
+    converted = _converted(path)
+    if converted:
+        return converted[1], converted[2]
     for pattern in (V2_FILE, V1_FILE):
         match = pattern.match(path.name)
         if match:
@@ -181,7 +235,7 @@ def _read_one(path: Path, model: str, task: str, wanted: str | None):
     frame = read_frame(path, "parquet")
     if "doc_id" in frame.columns:
         return _read_v2(path, frame, model, task, wanted)
-    if V1_COLUMNS & set(frame.columns) and "metrics" in frame.columns:
+    if any(c in frame.columns for c in V1_TEXT):
         return _read_v1(path, frame, model, task, wanted)
     raise InputError(
         f"{path}: neither v2 (doc_id and metric columns) nor v1 (example, "
@@ -211,7 +265,12 @@ def _read_v2(path, frame, model, task, wanted):
             f"{path}: no numeric metric column; columns found: {', '.join(frame.columns)}"
         )
     used = wanted or default_metric(task, available)
-    if used not in frame.columns:
+    if used in frame.columns and used not in available:
+        raise InputError(
+            f"{path}: column {used!r} is not a numeric per-item metric; choose one of "
+            f"{', '.join(available)} with --metric"
+        )
+    if used not in available:
         raise InputError(f"{path}: no metric {used!r}; metrics found: {', '.join(available)}")
     filters = frame["filter"].astype(str) if "filter" in frame.columns else "none"
     labels = pd.Series(task, index=frame.index).where(
@@ -230,28 +289,65 @@ def _read_v2(path, frame, model, task, wanted):
 
 
 def _read_v1(path, frame, model, task, wanted):
-    metrics = frame["metrics"].map(_as_dict)
-    bad = metrics.map(lambda m: m is None)
-    if bad.any():
-        row = int(bad.to_numpy().nonzero()[0][0])
-        raise InputError(f"{path}: row {row}: 'metrics' is not a dict or a dict written as text")
-    available = list(metrics.iloc[0].keys())
-    used = wanted or default_metric(task, available)
+    if "metrics" in frame.columns:
+        metrics = frame["metrics"].map(_as_dict)
+        bad = metrics.map(lambda m: m is None)
+        if bad.any():
+            row = int(bad.to_numpy().nonzero()[0][0])
+            raise InputError(
+                f"{path}: row {row}: 'metrics' is not a dict or a dict written as text"
+            )
+        available = list(metrics.iloc[0].keys()) if len(metrics) else []
+    else:  # the July-2023 schema: one plain column per metric
+        available = [
+            c
+            for c in frame.columns
+            if c not in V1_NOT_METRICS and pd.api.types.is_numeric_dtype(frame[c])
+        ]
+        metrics = frame[available].to_dict("records") if available else None
+        metrics = pd.Series(metrics, index=frame.index, dtype=object)
+    used = wanted or _v1_default(task, available)
     if used not in available:
         raise InputError(f"{path}: no metric {used!r}; metrics found: {', '.join(available)}")
-    text = frame["example"].astype(str) if "example" in frame.columns else None
-    if text is None or (text.str.strip() == "").any():
-        prompt = frame["full_prompt"].astype(str)
-        text = prompt if text is None else text.where(text.str.strip() != "", prompt)
+    text_col = next(c for c in V1_TEXT if c in frame.columns)
+    text = frame[text_col].astype(str)
+    if text_col == "example" and "full_prompt" in frame.columns:
+        empty = text.str.strip() == ""
+        text = text.where(~empty, frame["full_prompt"].astype(str))
+    # equal texts are distinct documents (the leaderboard lists each): the k-th repeat of a
+    # text is keyed "<hash>#k", so documents are paired in their order and never merged
+    hashes = text.map(stable_hash)
+    repeat = hashes.groupby(hashes).cumcount()
+    keys = hashes.where(repeat == 0, hashes + "#" + repeat.astype(str))
     out = pd.DataFrame(
         {
             "model": model,
             "task": task,
-            "item_id": text.map(stable_hash),
-            "score": metrics.map(lambda m: m.get(used)),
+            "item_id": keys,
+            "score": metrics.map(lambda m: _metric_value(m, used, path)),
         }
     )
-    return out, used, (" (default)" if not wanted else "") + ", items keyed by a hash of the text"
+    how = (" (default)" if not wanted else "") + (
+        ", items keyed by a hash of the text (and its repeat number)"
+    )
+    return out, used, how
+
+
+def _v1_default(task: str, available) -> str:
+    for prefix, name in V1_METRICS.items():
+        if task.startswith(prefix) and name in available:
+            return name
+    return default_metric(task, available) if available else "(none)"
+
+
+def _metric_value(metrics: dict, used: str, path):
+    value = metrics.get(used)
+    if isinstance(value, str):
+        raise InputError(
+            f"{path}: metric {used!r} holds text ({value[:30]!r}), not a per-item score; "
+            "choose a numeric metric with --metric"
+        )
+    return value
 
 
 def _as_dict(value):

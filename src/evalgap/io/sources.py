@@ -48,8 +48,11 @@ class LoadOptions:
     filter_name: str | None = None
     all_runs: bool = False
     scorer: str | None = None
+    score_key: str | None = None
+    on_error: str = "skip"
     stat: str = "exact_match"
     model_name: str | None = None
+    tasks: tuple = field(default=())
 
 
 def detect_source(path: Path) -> str:
@@ -86,11 +89,23 @@ def load_scores(paths, options: LoadOptions | None = None) -> LongScores:
     paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
     if not paths:
         raise InputError("no score files given; pass --scores FILE (repeatable)")
-    parts = [_load_one(path, options) for path in paths]
+    # Paths of one framework are read together, so that identity checks (the same model in
+    # two folders, a re-ordered dataset, task variants) see every log at once.
+    groups: dict[str, list[Path]] = {}
+    parts = []
+    for path in paths:
+        source = _source(path, options)
+        if source == "table":
+            parts.append(_load_one([path], options, source))
+        else:
+            groups.setdefault(source, []).append(path)
+    parts.extend(_load_one(group, options, source) for source, group in groups.items())
     if len(parts) == 1:
         result = parts[0]
     else:
         frame = pd.concat([p.frame for p in parts], ignore_index=True)
+        if "run" in frame.columns:  # a source without runs has one run per item
+            frame["run"] = frame["run"].astype(object).where(frame["run"].notna(), "1")
         result = LongScores(
             frame,
             ", ".join(p.source for p in parts),
@@ -104,17 +119,20 @@ def load_scores(paths, options: LoadOptions | None = None) -> LongScores:
     return result
 
 
-def _load_one(path: Path, o: LoadOptions) -> LongScores:
+def _source(path: Path, o: LoadOptions) -> str:
     if o.fmt in TABLE_FORMATS or o.layout == "wide":
-        source = "table"
-    elif o.fmt in SOURCES:
-        source = o.fmt
-    elif o.fmt is not None:
+        return "table"
+    if o.fmt in SOURCES:
+        return o.fmt
+    if o.fmt is not None:
         raise InputError(
             f"--format must be one of {', '.join(SOURCES[1:] + TABLE_FORMATS)}; got {o.fmt!r}"
         )
-    else:
-        source = detect_source(path)
+    return detect_source(path)
+
+
+def _load_one(paths: list[Path], o: LoadOptions, source: str) -> LongScores:
+    path = paths if source != "table" else paths[0]
     table_fmt = o.fmt if o.fmt in TABLE_FORMATS else None
     metric = list(o.metric) or None
     if source == "lm-eval":
@@ -124,13 +142,16 @@ def _load_one(path: Path, o: LoadOptions) -> LongScores:
             filter_name=o.filter_name,
             all_runs=o.all_runs,
             model_name=o.model_name,
+            tasks=tuple(o.tasks) or None,
         )
     if source == "oll":
         return open_llm_leaderboard.read_details(
             path, metric=metric, model_name=o.model_name, all_runs=o.all_runs
         )
     if source == "inspect":
-        return inspect_logs.read_inspect(path, scorer=o.scorer)
+        return inspect_logs.read_inspect(
+            path, scorer=o.scorer, score_key=o.score_key, on_error=o.on_error
+        )
     if source == "helm":
         return helm.read_helm(path, stat=o.stat)
     if o.layout == "wide":
