@@ -247,18 +247,258 @@ def align(
     None). Per task, the items kept are those at least one selected model scored (pairs use
     the items both models scored), or with ``complete_case`` those every selected model
     scored. ``notes`` are the loader's notes, carried into the alignment report.
+
+    Two paths give identical arrays and reports: a dense one (models and items factorized to
+    integer codes, scores scattered straight into each task's matrix) for the usual input
+    with one row per model and item, and a general one (pandas group-by) for repeated runs
+    and duplicate rows.
     """
+    models, tasks = _check_align_arguments(frame, models, tasks)
     where = f"{source}: " if source else ""
-    keyless = frame[["model", "task", "item_id"]].isna().any(axis=1) | (
-        frame[["model", "task", "item_id"]]
-        .astype(str)
-        .apply(lambda c: c.str.strip() == "")
-        .any(axis=1)
-    )
+    keyless = _keyless(frame)
     rows_without_key = int(keyless.sum())
-    frame = frame[~keyless]
+    if rows_without_key:
+        frame = frame[~keyless]
     if frame.empty:
         raise InputError(f"{where}no row has a model, a task and an item id")
+    aligned = None
+    if "run" not in frame.columns and len(set(models or ())) == len(models or ()):
+        aligned = _align_dense(frame, models, tasks, where, complete_case)
+    if aligned is None:
+        aligned = _align_general(_decategorized(frame), models, tasks, where, complete_case)
+    model_order, task_scores, entries, union_counts, kept_counts, common_counts = aligned
+    report = AlignmentReport(
+        tuple(entries),
+        union_counts,
+        kept_counts,
+        rows_without_key,
+        items_common=common_counts,
+        complete_case=complete_case,
+        loader_notes=tuple(str(n) for n in notes),
+    )
+    if strict and report.messages():
+        raise InputError(
+            f"{where}--strict: {report.messages()[0]}"
+            f"{f' (and {len(report.messages()) - 1} more)' if len(report.messages()) > 1 else ''}"
+        )
+    if sum(kept_counts.values()) == 0:
+        raise InputError(
+            f"{where}no item is scored for every selected model "
+            f"({_listing(model_order)}); nothing to compare"
+            if complete_case
+            else f"{where}no item has a usable score for the selected models; nothing to compare"
+        )
+    return ScoreSet(tuple(str(m) for m in model_order), tuple(task_scores), report, source)
+
+
+def _check_align_arguments(frame, models, tasks):
+    """Refuse wrong types with an error naming the parameter; return models/tasks as lists."""
+    if not isinstance(frame, pd.DataFrame):
+        raise InputError(
+            f"align(frame=...): expected a pandas DataFrame in the long layout (columns "
+            f"model, task, item_id, score), got {type(frame).__name__}"
+        )
+    missing = [c for c in ("model", "task", "item_id", "score") if c not in frame.columns]
+    if missing:
+        raise InputError(
+            f"align(frame=...): the frame has no column {', '.join(map(repr, missing))}; "
+            f"the long layout has columns model, task, item_id, score "
+            f"(found: {_listing(frame.columns)})"
+        )
+    out = []
+    for name, value in (("models", models), ("tasks", tasks)):
+        if value is None:
+            out.append(None)
+            continue
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+            raise InputError(
+                f"align({name}=...): expected a list of names, got {type(value).__name__} "
+                f"{value!r:.60}"
+            )
+        out.append(list(value) or None)
+    return out
+
+
+def _keyless(frame: pd.DataFrame) -> np.ndarray:
+    """Rows with an empty (missing or blank) model, task or item id.
+
+    Computed on each column's distinct values, not row by row: a 20-million-row frame
+    needs no string copy of every cell.
+    """
+    out = np.zeros(len(frame), dtype=bool)
+    for column in ("model", "task", "item_id"):
+        codes, uniques = pd.factorize(frame[column])
+        blank = np.asarray(pd.Index(uniques).astype(str).str.strip() == "", dtype=bool)
+        out |= codes < 0
+        if blank.any():
+            out |= blank[np.maximum(codes, 0)] & (codes >= 0)
+    return out
+
+
+def _decategorized(frame: pd.DataFrame) -> pd.DataFrame:
+    """Return the frame with categorical columns as plain values (the general path's input)."""
+    cats = [c for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype)]
+    if not cats:
+        return frame
+    return frame.assign(**{c: frame[c].astype(object) for c in cats})
+
+
+def _plain(values) -> np.ndarray:
+    """Return distinct values as a NumPy array (categoricals as their plain values)."""
+    if isinstance(getattr(values, "dtype", None), pd.CategoricalDtype):
+        return np.asarray(values, dtype=object)
+    return np.asarray(values)
+
+
+def _align_dense(frame, models, tasks, where, complete_case):
+    """Align by integer codes and a scatter into each task's matrix; None to use the general path.
+
+    Used when there is no run column; returns None (the general path decides) when a
+    (model, task, item) has several usable rows, i.e. duplicates or conflicts.
+    """
+    t_codes, t_uni = pd.factorize(frame["task"])
+    i_codes, i_uni = pd.factorize(frame["item_id"])
+    n_i = max(len(i_uni), 1)
+    # Every (task, item) of the input, in order of appearance: the universe that missing
+    # items are counted against, whichever models are selected.
+    u_codes, u_pairs = pd.factorize(t_codes.astype(np.int64) * n_i + i_codes)
+    u_task, u_item = u_pairs // n_i, u_pairs % n_i
+    frame = pd.DataFrame(
+        {
+            "model": frame["model"],
+            "task": frame["task"],
+            "score": frame["score"],
+            "_u": u_codes,
+            **({"cluster": frame["cluster"]} if "cluster" in frame.columns else {}),
+        },
+        index=frame.index,
+    )
+    frame = _select(frame, "model", models, where)
+    frame = _select(frame, "task", tasks, where)
+    model_order = list(models) if models else list(pd.unique(frame["model"]))
+    task_order = list(tasks) if tasks else list(pd.unique(frame["task"]))
+    n_m, n_t, n_u = len(model_order), len(task_order), len(u_pairs)
+
+    m_codes, m_uni = pd.factorize(frame["model"])
+    m_pos = pd.Index(model_order).get_indexer(_plain(m_uni))[m_codes]
+    t_codes_sel, t_uni_sel = pd.factorize(frame["task"])
+    t_pos = pd.Index(task_order).get_indexer(_plain(t_uni_sel))[t_codes_sel]
+    u = frame["_u"].to_numpy()
+
+    score, non_numeric, empty = _numeric_scores(frame["score"])
+    score = score.to_numpy(dtype=float)
+    non_numeric, empty = non_numeric.to_numpy(dtype=bool), empty.to_numpy(dtype=bool)
+    usable = ~(non_numeric | empty)
+    mt = m_pos.astype(np.int64) * n_t + t_pos
+    rows = np.bincount(mt, minlength=n_m * n_t)
+    bad_counts = np.bincount(mt[non_numeric], minlength=n_m * n_t)
+    empty_counts = np.bincount(mt[empty], minlength=n_m * n_t)
+
+    m_u, u_u, t_u, s_u = m_pos[usable], u[usable], t_pos[usable], score[usable]
+    cell = u_u.astype(np.int64) * n_m + m_u
+    if cell.size and np.bincount(cell, minlength=n_u * n_m).max() > 1:
+        return None  # duplicate rows: collapsed, or refused as conflicts, by the general path
+
+    # Each universe entry's row in its task's matrix: items sorted as the general path does.
+    row_of_u = np.zeros(n_u, dtype=np.int64)
+    members_of = {}
+    t_uni_plain = pd.Index(_plain(t_uni))
+    items_plain = _plain(i_uni)
+    for task in task_order:
+        code = t_uni_plain.get_loc(task)
+        members = np.flatnonzero(u_task == code)
+        ids = items_plain[u_item[members]]
+        order = (
+            pd.Series(np.arange(members.size), index=pd.Index(ids, name="item_id"))
+            .sort_index(key=_natural_key)
+            .to_numpy()
+        )
+        members = members[order]
+        row_of_u[members] = np.arange(members.size)
+        members_of[task] = (members, ids[order])
+
+    labels = _dense_cluster_labels(frame, usable, u_u, n_u, where, items_plain, u_item)
+    by_task = np.argsort(t_u, kind="stable") if n_t > 1 else np.arange(t_u.size)
+    bounds = np.searchsorted(t_u[by_task], np.arange(n_t + 1))
+    entries, task_scores = [], []
+    union_counts, kept_counts, common_counts = {}, {}, {}
+    for k, task in enumerate(task_order):
+        members, ids = members_of[task]
+        take = by_task[bounds[k] : bounds[k + 1]]
+        wide = np.full((members.size, n_m), np.nan)
+        wide[row_of_u[u_u[take]], m_u[take]] = s_u[take]
+        present = ~np.isnan(wide)
+        present_any = present.any(axis=1)
+        complete = present.all(axis=1)
+        keep = complete if complete_case else present_any
+        union_counts[task] = int(members.size)
+        common_counts[task] = int(complete.sum())
+        kept_counts[task] = int(keep.sum())
+        for j, m in enumerate(model_order):
+            col = present[:, j]
+            scored = bool(col.any())
+            entries.append(
+                ModelAlignment(
+                    model=str(m),
+                    task=str(task),
+                    rows=int(rows[j * n_t + k]),
+                    items_scored=int(col.sum()),
+                    items_kept=int((col & keep).sum()),
+                    items_missing=int((~col).sum()),
+                    duplicates_collapsed=0,
+                    non_numeric=int(bad_counts[j * n_t + k]),
+                    empty_scores=int(empty_counts[j * n_t + k]),
+                    max_runs=1 if scored else 0,
+                    mean_score=float(pd.Series(wide[:, j]).mean()) if scored else float("nan"),
+                )
+            )
+        cl = None
+        if labels is not None:
+            cl = np.empty(int(keep.sum()), dtype=object)
+            cl[:] = labels[members[keep]]
+        task_scores.append(
+            TaskScores(
+                task=str(task),
+                item_ids=ids[keep],
+                scores=wide[keep],
+                run_counts=present[keep].astype(np.int64),
+                clusters=cl,
+            )
+        )
+    return model_order, task_scores, entries, union_counts, kept_counts, common_counts
+
+
+def _dense_cluster_labels(frame, usable, u_u, n_u, where, items_plain, u_item):
+    """Each universe entry's cluster label (the first non-empty one), or None without clusters.
+
+    An item with two different labels is refused, naming the item the general path names.
+    """
+    if "cluster" not in frame.columns:
+        return None
+    c_codes, c_uni = pd.factorize(frame["cluster"])
+    c_codes = c_codes[usable]
+    labelled = c_codes >= 0
+    uu, cc = u_u[labelled], c_codes[labelled]
+    n_c = max(len(c_uni), 1)
+    distinct = np.unique(uu.astype(np.int64) * n_c + cc)
+    clash = np.bincount(distinct // n_c, minlength=n_u) > 1
+    if clash.any():
+        firsts, where_first = np.unique(u_u, return_index=True)
+        first_row = np.full(n_u, np.iinfo(np.int64).max)
+        first_row[firsts] = where_first
+        bad = int(np.argmin(np.where(clash, first_row, np.iinfo(np.int64).max)))
+        raise InputError(
+            f"{where}item {items_plain[u_item[bad]]!r} carries different cluster labels in "
+            "different rows; each item needs one cluster label"
+        )
+    labels = np.full(n_u, np.nan, dtype=object)
+    entries, first = np.unique(uu, return_index=True)
+    labels[entries] = _plain(c_uni)[cc[first]]
+    return labels
+
+
+def _align_general(frame, models, tasks, where, complete_case):
+    """Align through pandas group-by: runs are averaged, identical duplicates collapsed."""
     # Missing items are counted against every item the file has for a task, whichever models
     # are selected: "lacks 1,681 of 12,032 items", not of the selected models' union.
     universe = frame.groupby("task", sort=False)["item_id"].unique()
@@ -357,28 +597,7 @@ def align(
                 clusters=cl,
             )
         )
-    report = AlignmentReport(
-        tuple(entries),
-        union_counts,
-        kept_counts,
-        rows_without_key,
-        items_common=common_counts,
-        complete_case=complete_case,
-        loader_notes=tuple(str(n) for n in notes),
-    )
-    if strict and report.messages():
-        raise InputError(
-            f"{where}--strict: {report.messages()[0]}"
-            f"{f' (and {len(report.messages()) - 1} more)' if len(report.messages()) > 1 else ''}"
-        )
-    if sum(kept_counts.values()) == 0:
-        raise InputError(
-            f"{where}no item is scored for every selected model "
-            f"({_listing(model_order)}); nothing to compare"
-            if complete_case
-            else f"{where}no item has a usable score for the selected models; nothing to compare"
-        )
-    return ScoreSet(tuple(str(m) for m in model_order), tuple(task_scores), report, source)
+    return model_order, task_scores, entries, union_counts, kept_counts, common_counts
 
 
 def _select(frame: pd.DataFrame, column: str, wanted, where: str) -> pd.DataFrame:
@@ -403,7 +622,10 @@ def _numeric_scores(raw: pd.Series):
         )
     text = raw if raw.dtype != object else raw.map(_bool_text)
     values = pd.to_numeric(text, errors="coerce").astype(float)
-    empty = raw.isna() | (raw.astype(str).str.strip() == "")
+    if pd.api.types.is_numeric_dtype(raw.dtype):
+        empty = raw.isna()  # a number is never blank text: no string copy of every cell
+    else:
+        empty = raw.isna() | (raw.astype(str).str.strip() == "")
     bad = (values.isna() & ~empty) | np.isinf(values)
     return values, bad, empty
 

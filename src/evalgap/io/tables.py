@@ -10,7 +10,6 @@ is reported, so a wrong guess is visible. The result is the interchange frame of
 from __future__ import annotations
 
 import gzip
-import io
 import json
 from pathlib import Path
 
@@ -176,27 +175,86 @@ def _is_gzip(path: Path) -> bool:
         return handle.read(2) == b"\x1f\x8b"
 
 
-def _read_jsonl(path: Path, compression: str | None) -> pd.DataFrame:
-    opener = gzip.open if compression == "gzip" else open
-    with opener(path, "rb") as handle:
-        data = handle.read()
-    text = data.decode("utf-8")
-    try:
-        return pd.read_json(io.StringIO(text), lines=True)
-    except ValueError:
-        for number, line in enumerate(text.splitlines(), start=1):
+# A JSON Lines row longer than this is a damaged file (or not a score table), never a row.
+MAX_LINE_BYTES = 64 * 2**20
+# Rows parsed into Python objects before they are packed into a typed frame chunk.
+JSONL_CHUNK_ROWS = 100_000
+
+
+def _read_jsonl(
+    path: Path,
+    compression: str | None,
+    *,
+    max_line_bytes: int | None = None,
+    progress=None,
+) -> pd.DataFrame:
+    """Read JSON Lines one line at a time from the (possibly gzipped) file object.
+
+    Memory stays bounded by the longest line and the parsed values: the file is never read
+    whole. A line longer than ``max_line_bytes`` is an error naming it.
+    """
+    limit = MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes
+    total = path.stat().st_size
+    chunks: list[pd.DataFrame] = []
+    columns: dict[str, list] = {}
+    rows = 0
+    with open(path, "rb") as raw:
+        handle = gzip.GzipFile(fileobj=raw) if compression == "gzip" else raw
+        number = 0
+        while True:
+            line = handle.readline(limit + 1)
+            if not line:
+                break
+            number += 1
+            if len(line) > limit and not line.endswith(b"\n"):
+                raise InputError(
+                    f"{path}: line {number} is longer than {limit / 2**20:g} MiB; a JSON Lines "
+                    "score table has one short object per row"
+                )
             if not line.strip():
                 continue
             try:
                 record = json.loads(line)
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    f"{path}: line {number} is not UTF-8 text ({exc.reason}); "
+                    "re-encode the file as UTF-8"
+                ) from None
             except json.JSONDecodeError as exc:
                 raise InputError(f"{path}: line {number} is not valid JSON ({exc.msg})") from None
             if not isinstance(record, dict):
                 raise InputError(
                     f"{path}: line {number} is not a JSON object; JSON Lines "
                     "score tables have one object per row"
-                ) from None
-        raise InputError(f"{path}: cannot be read as JSON Lines records") from None
+                )
+            for key, value in record.items():
+                column = columns.get(key)
+                if column is None:
+                    column = columns[key] = [None] * rows
+                column.append(value)
+            rows += 1
+            for column in columns.values():
+                if len(column) < rows:
+                    column.append(None)
+            if rows == JSONL_CHUNK_ROWS:
+                chunks.append(_records_frame(columns))
+                columns, rows = {}, 0
+                if progress is not None:
+                    progress(raw.tell(), total)
+    if rows:
+        chunks.append(_records_frame(columns))
+    if progress is not None:
+        progress(total, total)
+    if not chunks:
+        raise InputError(f"{path}: cannot be read as JSON Lines records (no object found)")
+    if len(chunks) == 1:
+        return chunks[0]
+    return pd.concat(chunks, ignore_index=True, sort=False)
+
+
+def _records_frame(columns: dict[str, list]) -> pd.DataFrame:
+    """Pack parsed JSON values column by column (numbers become typed arrays)."""
+    return pd.DataFrame({key: pd.Series(values) for key, values in columns.items()})
 
 
 def read_wide_table(
