@@ -300,7 +300,7 @@ def compare(
             raise InputError("--scores needs --model-a and --model-b (the two models to compare)")
         if model_a == model_b:
             raise InputError(f"--model-a and --model-b are both {model_a!r}; name two models")
-        _, score_set = _read_scores(loader, models=[model_a, model_b])
+        _, score_set = _read_scores(loader, models=[model_a, model_b], quiet=as_json)
         a, b = score_set.pair(model_a, model_b)
         result = compare_scores(
             a, b, model_a=model_a, model_b=model_b, alignment=score_set.report, **settings
@@ -345,7 +345,7 @@ def inspect_data_command(as_json, **loader):
 
     if not (loader["scores_paths"] or loader["hub"]):
         raise InputError("give --scores FILE (repeatable) or --hub REPO")
-    table, score_set = _read_scores(loader, models=None)
+    table, score_set = _read_scores(loader, models=None, quiet=as_json)
     _emit(inspect_data(table, score_set=score_set), as_json, "inspect-data")
 
 
@@ -494,7 +494,7 @@ def audit(
 
         result = audit_counts(read_frame(pairs_path), source=pairs_path, **settings)
     else:
-        _, score_set = _read_scores(loader, models=None)
+        _, score_set = _read_scores(loader, models=None, quiet=as_json)
         with _phases(as_json, AUDIT_PHASES, "audit") as progress:
             result = audit_scores(
                 score_set,
@@ -1074,26 +1074,42 @@ class _phases:
     """
 
     def __init__(
-        self, quiet: bool, phases: tuple[str, ...] | None, title: str, total: int | None = None
+        self,
+        quiet: bool,
+        phases: tuple[str, ...] | None,
+        title: str,
+        total: int | None = None,
+        by_bytes: bool = False,
     ):
         self.quiet, self.phases, self.title = quiet, phases, title
         self.total = len(phases) if phases else total
+        self.by_bytes = by_bytes  # the reporter takes (done_bytes, total_bytes)
         self.progress = None
 
     def __enter__(self):
-        if self.quiet:
-            return lambda *_: None
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+        if self.quiet or (self.by_bytes and not Console(stderr=True).is_terminal):
+            return lambda *_: None  # a reading bar only on a terminal: logs stay clean
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
+        estimate = (TimeRemainingColumn(),) if self.by_bytes else ()
         self.progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
             TimeElapsedColumn(),
+            *estimate,
             console=Console(stderr=True),
             transient=True,
         )
         self.progress.start()
         task = self.progress.add_task(self.title, total=self.total)
+        if self.by_bytes:
+            return lambda done, total: self.progress.update(task, completed=done, total=total)
         if self.phases is None:
             return lambda *_: self.progress.advance(task)
 
@@ -1109,10 +1125,14 @@ class _phases:
         return False
 
 
-def _read_scores(loader: dict, *, models):
-    """Read and align the scores named by the loader options; return (long table, ScoreSet)."""
+def _read_scores(loader: dict, *, models, quiet: bool = True):
+    """Read and align the scores named by the loader options; return (long table, ScoreSet).
+
+    Unless ``quiet``, a progress bar with an estimate covers the reading of tables.
+    """
     from evalgap.io.open_llm_leaderboard import download_details
     from evalgap.io.sources import LoadOptions, load_scores
+    from evalgap.io.tables import reporting_progress
     from evalgap.scores import align
 
     paths = list(loader["scores_paths"]) + [str(download_details(r)) for r in loader["hub"]]
@@ -1123,7 +1143,8 @@ def _read_scores(loader: dict, *, models):
             if k not in ("scores_paths", "hub", "tasks", "strict", "complete_case")
         }
     )
-    table = load_scores(paths, options)
+    with _phases(quiet, None, "reading scores", by_bytes=True) as tick, reporting_progress(tick):
+        table = load_scores(paths, options)
     # The loader's notes travel in the alignment report, so every job shows them on the
     # terminal and in --json alike.
     score_set = align(

@@ -24,6 +24,7 @@ The interchange layout (:class:`LongScores`): one row per (model, task, item_id[
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -212,8 +213,8 @@ class ScoreSet:
         """Return the column of ``model``, or raise naming the models available."""
         if model not in self.models:
             raise InputError(
-                f"no model {model!r} in {self.source or 'the scores'}; "
-                f"models found: {_listing(self.models)}"
+                f"no model {model!r} in {self.source or 'the scores'}"
+                f"{_suggestion(model, self.models)}; models found: {_listing(self.models)}"
             )
         return self.models.index(model)
 
@@ -227,6 +228,7 @@ class ScoreSet:
             raise InputError(
                 f"{self.source + ': ' if self.source else ''}{model_a!r} and {model_b!r} "
                 "have no item that both scored; nothing to compare"
+                + _id_form_hint(self.tasks, self.models, i, j)
             )
         return a, b
 
@@ -283,10 +285,19 @@ def align(
         )
     if sum(kept_counts.values()) == 0:
         raise InputError(
-            f"{where}no item is scored for every selected model "
-            f"({_listing(model_order)}); nothing to compare"
-            if complete_case
-            else f"{where}no item has a usable score for the selected models; nothing to compare"
+            (
+                f"{where}no item is scored for every selected model "
+                f"({_listing(model_order)}); nothing to compare"
+                if complete_case
+                else f"{where}no item has a usable score for the selected models; "
+                "nothing to compare"
+            )
+            + _no_item_cause(
+                frame,
+                entries,
+                _all_items(frame, model_order, tasks) if complete_case else task_scores,
+                model_order,
+            )
         )
     return ScoreSet(tuple(str(m) for m in model_order), tuple(task_scores), report, source)
 
@@ -606,8 +617,14 @@ def _select(frame: pd.DataFrame, column: str, wanted, where: str) -> pd.DataFram
     available = list(pd.unique(frame[column]))
     missing = [w for w in wanted if w not in set(available)]
     if missing:
+        if column == "task" and available == ["all"]:
+            raise InputError(
+                f"{where}no task {missing[0]!r}: the scores have no task column (every row "
+                "is task 'all'); name the column that holds the task with --task-column"
+            )
         raise InputError(
-            f"{where}no {column} {missing[0]!r}; {column}s found: {_listing(available)}"
+            f"{where}no {column} {missing[0]!r}{_suggestion(missing[0], available)}; "
+            f"{column}s found: {_listing(available)}"
         )
     return frame[frame[column].isin(list(wanted))]
 
@@ -661,3 +678,73 @@ def _listing(names, limit: int = 8) -> str:
     names = [str(n) for n in names]
     shown = ", ".join(names[:limit])
     return shown + (f", ... ({len(names)} in all)" if len(names) > limit else "")
+
+
+def _suggestion(name, available) -> str:
+    """Return "; did you mean 'x'?" naming the closest available names, or ""."""
+    by_folded: dict[str, str] = {}
+    for a in available:
+        by_folded.setdefault(str(a).casefold(), str(a))
+    close = difflib.get_close_matches(str(name).casefold(), list(by_folded), n=3, cutoff=0.6)
+    if not close:
+        return ""
+    return f"; did you mean {' or '.join(repr(by_folded[c]) for c in close)}?"
+
+
+def number_form(value):
+    """Return the number an item id spells ('1', '1.0', '01' -> 1.0), or None."""
+    try:
+        number = float(str(value))
+    except ValueError:
+        return None
+    return number if np.isfinite(number) else None
+
+
+def _id_form_hint(tasks, models, i: int, j: int) -> str:
+    """Say so when two models' item ids differ only in how a number is written ('1', '1.0')."""
+    for t in tasks:
+        ids_a = t.item_ids[~np.isnan(t.scores[:, i])]
+        ids_b = t.item_ids[~np.isnan(t.scores[:, j])]
+        forms = {}
+        for x in ids_b[:100_000]:
+            number = number_form(x)
+            if number is not None:
+                forms.setdefault(number, x)
+        for x in ids_a[:100_000]:
+            number = number_form(x)
+            if number is not None and number in forms and str(forms[number]) != str(x):
+                return (
+                    f"; their item ids differ only in how numbers are written ({x!r} for "
+                    f"{models[i]!r}, {forms[number]!r} for {models[j]!r}): write the ids alike "
+                    "in every file (an id column read as decimals turns 1 into 1.0)"
+                )
+    return ""
+
+
+def _all_items(frame, model_order, tasks) -> tuple:
+    """The tasks' scores on every item some model scored (to explain an empty common set)."""
+    try:
+        return align(frame, models=list(model_order), tasks=tasks).tasks
+    except InputError:
+        return ()
+
+
+def _no_item_cause(frame, entries, task_scores, model_order) -> str:
+    """Name why no item is usable: text scores, or item ids written differently per model."""
+    non_numeric = sum(e.non_numeric for e in entries)
+    if non_numeric and not any(e.items_scored for e in entries):
+        _, bad, _ = _numeric_scores(frame["score"])
+        example = frame["score"][bad.to_numpy()].iloc[0] if bad.any() else None
+        return (
+            f": the scores are not numeric ({non_numeric:,} rows, e.g. {example!r}); map "
+            "them to numbers (1 for a correct answer, 0 for a wrong one; true/false is read "
+            "as 1/0), or name the column that holds the numbers with --score-column"
+        )
+    names = [str(m) for m in model_order]
+    if task_scores and len(names) <= 50:
+        for i in range(len(names)):
+            for j in range(i + 1, len(names)):
+                hint = _id_form_hint(task_scores, names, i, j)
+                if hint:
+                    return hint.replace("; their", ": the models'", 1)
+    return ""
