@@ -176,10 +176,20 @@ def read_long_table(
         except Exception as exc:
             raise _read_error(path, fmt, exc) from None
     if names is None:  # JSON Lines, or a header the batch reader cannot take as it is
-        raw = read_frame(path, fmt, progress=progress)
+        if fmt == "jsonl":
+            # Keep only the fields a role can take: a log's long prompt or base64 blob
+            # is parsed and dropped line by line, never held.
+            wanted = {c for c in given.values() if c} | {c for v in CANDIDATES.values() for c in v}
+            raw = _read_jsonl(path, compression, progress=progress, keep=wanted)
+            found = raw.attrs.pop("fields", [str(c) for c in raw.columns])
+        else:
+            raw = read_frame(path, fmt, progress=progress)
+            found = [str(c) for c in raw.columns]
         if raw.shape[0] == 0:
             raise InputError(f"{path}: the table has a header but no rows")
-        chosen, notes = _choose_columns(path, [str(c) for c in raw.columns], given)
+        chosen, notes = _choose_columns(path, found, given)
+        if fmt == "jsonl" and (chosen["model"] is None or chosen["score"] is None):
+            raw = read_frame(path, fmt)  # every field, to recognise a wide table
         _refuse_wide(path, raw, chosen)
         frame = pd.DataFrame(
             {
@@ -305,11 +315,9 @@ def _csv_header(path: Path, fmt: str, compression: str | None) -> list[str]:
 
 def _read_columns(path, fmt, compression, chosen, progress) -> pd.DataFrame:
     """Read the chosen columns in batches; ids become categoricals, scores numbers."""
-    import pyarrow as pa
-
     roles = [r for r in ROLES if chosen.get(r)]
     columns = list(dict.fromkeys(chosen[r] for r in roles))
-    ids: dict[str, list] = {r: [] for r in roles if r != "score"}
+    ids = {r: _Codes() for r in roles if r != "score"}
     scores: list[np.ndarray] = []
     rows = 0
     for batch in _batches(path, fmt, compression, columns, progress):
@@ -318,29 +326,68 @@ def _read_columns(path, fmt, compression, chosen, progress) -> pd.DataFrame:
             if role == "score":
                 scores.append(_score_values(values))
             else:
-                ids[role].append(_dictionary(values))
+                ids[role].add(_dictionary(values), rows)
         rows += batch.num_rows
     if rows == 0:
         raise InputError(f"{path}: the table has a header but no rows")
     if "cluster" in ids:
-        _refuse_blank_labels(path, ids["cluster"], chosen["cluster"])
-    label = pa.dictionary(pa.int32(), pa.string())
-    table = pa.table(
-        {r: pa.chunked_array([c for c in ids[r] if len(c)], type=label) for r in ids}
-    ).unify_dictionaries()
-    decoded = table.to_pandas()
+        ids["cluster"].refuse_blank(path, chosen["cluster"])
     out = {
-        "model": decoded["model"],
-        "task": decoded["task"]
+        "model": ids["model"].categorical(),
+        "task": ids["task"].categorical()
         if "task" in ids
         else pd.Categorical.from_codes(np.zeros(rows, dtype=np.int8), ["all"]),
-        "item_id": decoded["item_id"],
+        "item_id": ids["item_id"].categorical(),
         "score": _concat_scores(scores),
     }
+    scores.clear()
     for role in ("run", "cluster"):
         if role in ids:
-            out[role] = decoded[role]
-    return pd.DataFrame(out)
+            out[role] = ids[role].categorical()
+    return pd.DataFrame(out, copy=False)
+
+
+class _Codes:
+    """An id column gathered batch by batch as integer codes into one list of labels."""
+
+    def __init__(self):
+        self.labels: dict[str, int] = {}
+        self.parts: list[np.ndarray] = []
+        self.first_blank: int | None = None
+        self.blank_rows = 0
+
+    def add(self, encoded, offset: int) -> None:
+        """Append a batch's dictionary array (labels in this batch's own order)."""
+        local = encoded.dictionary.to_pylist()
+        to_global = np.array(
+            [self.labels.setdefault(label, len(self.labels)) for label in local] + [-1],
+            dtype=np.int64,
+        )
+        indices = encoded.indices.fill_null(len(local)).to_numpy()
+        codes = to_global[indices]
+        blank_local = np.array([not label.strip() for label in local] + [True])
+        blank = blank_local[indices]
+        if blank.any():
+            if self.first_blank is None:
+                self.first_blank = offset + int(np.flatnonzero(blank)[0])
+            self.blank_rows += int(blank.sum())
+        self.parts.append(codes.astype(np.int32))
+
+    def categorical(self) -> pd.Categorical:
+        codes = np.concatenate(self.parts) if self.parts else np.zeros(0, dtype=np.int32)
+        self.parts = []
+        n = len(self.labels)
+        small = np.int8 if n < 2**7 else np.int16 if n < 2**15 else np.int32
+        return pd.Categorical.from_codes(codes.astype(small), list(self.labels))
+
+    def refuse_blank(self, path: Path, column: str) -> None:
+        """Refuse an empty cluster label, naming the file and the first such row."""
+        if self.first_blank is not None:
+            raise InputError(
+                f"{path}: row {self.first_blank + 1} has an empty cluster label in column "
+                f"{column!r} ({self.blank_rows:,} such rows); give every item a label, or "
+                "leave out --cluster-column"
+            )
 
 
 def _batches(path, fmt, compression, columns, progress):
@@ -434,25 +481,6 @@ def _concat_scores(parts: list[np.ndarray]) -> np.ndarray:
     return np.concatenate([p.astype(object) for p in parts])
 
 
-def _refuse_blank_labels(path: Path, chunks: list, column: str) -> None:
-    """Refuse a cluster column with an empty label, naming the file and the first such row."""
-    import pyarrow.compute as pc
-
-    offset = 0
-    for chunk in chunks:
-        blank = pc.or_(
-            pc.is_null(chunk), pc.equal(pc.utf8_trim_whitespace(chunk.dictionary_decode()), "")
-        ).fill_null(True)
-        hits = np.flatnonzero(blank.to_numpy(zero_copy_only=False))
-        if hits.size:
-            raise InputError(
-                f"{path}: row {offset + int(hits[0]) + 1} has an empty cluster label in column "
-                f"{column!r} ({int(pc.sum(blank).as_py()):,} such rows in that part of the "
-                "file); give every item a label, or leave out --cluster-column"
-            )
-        offset += len(chunk)
-
-
 def _is_gzip(path: Path) -> bool:
     with open(path, "rb") as handle:
         return handle.read(2) == b"\x1f\x8b"
@@ -470,12 +498,16 @@ def _read_jsonl(
     *,
     max_line_bytes: int | None = None,
     progress=None,
+    keep=None,
 ) -> pd.DataFrame:
     """Read JSON Lines one line at a time from the (possibly gzipped) file object.
 
     Memory stays bounded by the longest line and the parsed values: the file is never read
-    whole. A line longer than ``max_line_bytes`` is an error naming it.
+    whole. A line longer than ``max_line_bytes`` is an error naming it. With ``keep`` (a set
+    of field names), other fields are dropped as each line is parsed; every field name seen
+    is listed in ``frame.attrs["fields"]``.
     """
+    fields: dict[str, None] = {}
     limit = MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes
     total = path.stat().st_size
     chunks: list[pd.DataFrame] = []
@@ -510,6 +542,9 @@ def _read_jsonl(
                     f"{path}: line {number} is not a JSON object; JSON Lines "
                     "score tables have one object per row"
                 )
+            if keep is not None:
+                fields.update(dict.fromkeys(record))
+                record = {k: v for k, v in record.items() if k in keep}
             for key, value in record.items():
                 column = columns.get(key)
                 if column is None:
@@ -520,24 +555,27 @@ def _read_jsonl(
                 if len(column) < rows:
                     column.append(None)
             if rows == JSONL_CHUNK_ROWS:
-                chunks.append(_records_frame(columns))
+                chunks.append(_records_frame(columns, rows))
                 columns, rows = {}, 0
                 if progress is not None:
                     progress(raw.tell(), total)
     if rows:
-        chunks.append(_records_frame(columns))
+        chunks.append(_records_frame(columns, rows))
     if progress is not None:
         progress(total, total)
     if not chunks:
         raise InputError(f"{path}: cannot be read as JSON Lines records (no object found)")
-    if len(chunks) == 1:
-        return chunks[0]
-    return pd.concat(chunks, ignore_index=True, sort=False)
+    frame = chunks[0] if len(chunks) == 1 else pd.concat(chunks, ignore_index=True, sort=False)
+    if keep is not None:
+        frame.attrs["fields"] = [str(f) for f in fields]
+    return frame
 
 
-def _records_frame(columns: dict[str, list]) -> pd.DataFrame:
+def _records_frame(columns: dict[str, list], rows: int) -> pd.DataFrame:
     """Pack parsed JSON values column by column (numbers become typed arrays)."""
-    return pd.DataFrame({key: pd.Series(values) for key, values in columns.items()})
+    return pd.DataFrame(
+        {key: pd.Series(values) for key, values in columns.items()}, index=pd.RangeIndex(rows)
+    )
 
 
 def read_wide_table(
