@@ -361,42 +361,57 @@ def _plain(values) -> np.ndarray:
     return np.asarray(values)
 
 
+def _codes(column: pd.Series):
+    """Return (int32 codes in order of appearance, plain distinct values) of a column."""
+    codes, uniques = pd.factorize(column)
+    return codes.astype(np.int32), _plain(uniques)
+
+
 def _align_dense(frame, models, tasks, where, complete_case):
     """Align by integer codes and a scatter into each task's matrix; None to use the general path.
 
     Used when there is no run column; returns None (the general path decides) when a
-    (model, task, item) has several usable rows, i.e. duplicates or conflicts.
+    (model, task, item) has several usable rows, i.e. duplicates or conflicts. Works on
+    NumPy code arrays, never on a copy of the frame.
     """
-    t_codes, t_uni = pd.factorize(frame["task"])
-    i_codes, i_uni = pd.factorize(frame["item_id"])
-    n_i = max(len(i_uni), 1)
+    m_codes, m_plain = _codes(frame["model"])
+    t_codes, t_plain = _codes(frame["task"])
+    i_codes, i_plain = _codes(frame["item_id"])
+    n_i = max(len(i_plain), 1)
     # Every (task, item) of the input, in order of appearance: the universe that missing
     # items are counted against, whichever models are selected.
     u_codes, u_pairs = pd.factorize(t_codes.astype(np.int64) * n_i + i_codes)
+    u_codes = u_codes.astype(np.int32)
     u_task, u_item = u_pairs // n_i, u_pairs % n_i
-    frame = pd.DataFrame(
-        {
-            "model": frame["model"],
-            "task": frame["task"],
-            "score": frame["score"],
-            "_u": u_codes,
-            **({"cluster": frame["cluster"]} if "cluster" in frame.columns else {}),
-        },
-        index=frame.index,
+    del i_codes
+
+    # Selection, decided on the distinct values (as _select decides on the rows).
+    chosen = None
+    if models:
+        _refuse_missing("model", models, list(m_plain), where)
+        chosen = pd.Index(m_plain).isin(models)[m_codes]
+    if tasks:
+        seen = t_codes if chosen is None else t_codes[chosen]
+        _refuse_missing("task", tasks, list(t_plain[pd.unique(seen)]), where)
+        in_tasks = pd.Index(t_plain).isin(tasks)[t_codes]
+        chosen = in_tasks if chosen is None else chosen & in_tasks
+    score_column = frame["score"]
+    cluster_codes, cluster_plain = (
+        _codes(frame["cluster"]) if "cluster" in frame.columns else (None, None)
     )
-    frame = _select(frame, "model", models, where)
-    frame = _select(frame, "task", tasks, where)
-    model_order = list(models) if models else list(pd.unique(frame["model"]))
-    task_order = list(tasks) if tasks else list(pd.unique(frame["task"]))
+    if chosen is not None:
+        m_codes, t_codes, u_codes = m_codes[chosen], t_codes[chosen], u_codes[chosen]
+        score_column = score_column[chosen]
+        if cluster_codes is not None:
+            cluster_codes = cluster_codes[chosen]
+    model_order = list(models) if models else list(m_plain[pd.unique(m_codes)])
+    task_order = list(tasks) if tasks else list(t_plain[pd.unique(t_codes)])
     n_m, n_t, n_u = len(model_order), len(task_order), len(u_pairs)
+    m_pos = pd.Index(model_order).get_indexer(m_plain).astype(np.int32)[m_codes]
+    t_pos = pd.Index(task_order).get_indexer(t_plain).astype(np.int32)[t_codes]
+    del m_codes, t_codes
 
-    m_codes, m_uni = pd.factorize(frame["model"])
-    m_pos = pd.Index(model_order).get_indexer(_plain(m_uni))[m_codes]
-    t_codes_sel, t_uni_sel = pd.factorize(frame["task"])
-    t_pos = pd.Index(task_order).get_indexer(_plain(t_uni_sel))[t_codes_sel]
-    u = frame["_u"].to_numpy()
-
-    score, non_numeric, empty = _numeric_scores(frame["score"])
+    score, non_numeric, empty = _numeric_scores(score_column)
     score = score.to_numpy(dtype=float)
     non_numeric, empty = non_numeric.to_numpy(dtype=bool), empty.to_numpy(dtype=bool)
     usable = ~(non_numeric | empty)
@@ -404,21 +419,15 @@ def _align_dense(frame, models, tasks, where, complete_case):
     rows = np.bincount(mt, minlength=n_m * n_t)
     bad_counts = np.bincount(mt[non_numeric], minlength=n_m * n_t)
     empty_counts = np.bincount(mt[empty], minlength=n_m * n_t)
-
-    m_u, u_u, t_u, s_u = m_pos[usable], u[usable], t_pos[usable], score[usable]
-    cell = u_u.astype(np.int64) * n_m + m_u
-    if cell.size and np.bincount(cell, minlength=n_u * n_m).max() > 1:
-        return None  # duplicate rows: collapsed, or refused as conflicts, by the general path
+    del mt, non_numeric, empty
 
     # Each universe entry's row in its task's matrix: items sorted as the general path does.
-    row_of_u = np.zeros(n_u, dtype=np.int64)
+    row_of_u = np.zeros(n_u, dtype=np.int32)
     members_of = {}
-    t_uni_plain = pd.Index(_plain(t_uni))
-    items_plain = _plain(i_uni)
+    t_index = pd.Index(t_plain)
     for task in task_order:
-        code = t_uni_plain.get_loc(task)
-        members = np.flatnonzero(u_task == code)
-        ids = items_plain[u_item[members]]
+        members = np.flatnonzero(u_task == t_index.get_loc(task))
+        ids = i_plain[u_item[members]]
         order = (
             pd.Series(np.arange(members.size), index=pd.Index(ids, name="item_id"))
             .sort_index(key=_natural_key)
@@ -428,16 +437,35 @@ def _align_dense(frame, models, tasks, where, complete_case):
         row_of_u[members] = np.arange(members.size)
         members_of[task] = (members, ids[order])
 
-    labels = _dense_cluster_labels(frame, usable, u_u, n_u, where, items_plain, u_item)
-    by_task = np.argsort(t_u, kind="stable") if n_t > 1 else np.arange(t_u.size)
-    bounds = np.searchsorted(t_u[by_task], np.arange(n_t + 1))
+    if not usable.all():
+        m_pos, t_pos, u_codes, score = m_pos[usable], t_pos[usable], u_codes[usable], score[usable]
+        if cluster_codes is not None:
+            cluster_codes = cluster_codes[usable]
+    by_task = np.argsort(t_pos, kind="stable") if n_t > 1 else None
+    bounds = np.searchsorted(t_pos[by_task], np.arange(n_t + 1)) if n_t > 1 else [0, t_pos.size]
+    wides, flat = [], None
+    for k, task in enumerate(task_order):
+        members, _ = members_of[task]
+        take = by_task[bounds[k] : bounds[k + 1]] if by_task is not None else slice(None)
+        wide = np.full((members.size, n_m), np.nan)
+        flat = row_of_u[u_codes[take]].astype(np.int64) * n_m + m_pos[take]
+        wide.ravel()[flat] = score[take]
+        # Usable scores are finite: fewer filled cells than rows means a repeated cell.
+        if np.count_nonzero(~np.isnan(wide)) != flat.size:
+            return None  # duplicate rows: collapsed, or refused as conflicts, by the general path
+        wides.append(wide)
+    del flat, m_pos, t_pos, score
+
+    labels = None
+    if cluster_codes is not None:
+        labels = _dense_cluster_labels(
+            cluster_codes, cluster_plain, u_codes, n_u, where, i_plain[u_item]
+        )
     entries, task_scores = [], []
     union_counts, kept_counts, common_counts = {}, {}, {}
     for k, task in enumerate(task_order):
         members, ids = members_of[task]
-        take = by_task[bounds[k] : bounds[k + 1]]
-        wide = np.full((members.size, n_m), np.nan)
-        wide[row_of_u[u_u[take]], m_u[take]] = s_u[take]
+        wide = wides[k]
         present = ~np.isnan(wide)
         present_any = present.any(axis=1)
         complete = present.all(axis=1)
@@ -471,40 +499,38 @@ def _align_dense(frame, models, tasks, where, complete_case):
             TaskScores(
                 task=str(task),
                 item_ids=ids[keep],
-                scores=wide[keep],
+                scores=wide[keep] if not keep.all() else wide,
                 run_counts=present[keep].astype(np.int64),
                 clusters=cl,
             )
         )
+        wides[k] = None
     return model_order, task_scores, entries, union_counts, kept_counts, common_counts
 
 
-def _dense_cluster_labels(frame, usable, u_u, n_u, where, items_plain, u_item):
-    """Each universe entry's cluster label (the first non-empty one), or None without clusters.
+def _dense_cluster_labels(codes, plain, u_codes, n_u, where, item_of_u):
+    """Each universe entry's cluster label (its first non-empty one), from usable rows.
 
-    An item with two different labels is refused, naming the item the general path names.
+    An item with two different labels is refused, naming the item the general path names
+    (the first such item in order of appearance).
     """
-    if "cluster" not in frame.columns:
-        return None
-    c_codes, c_uni = pd.factorize(frame["cluster"])
-    c_codes = c_codes[usable]
-    labelled = c_codes >= 0
-    uu, cc = u_u[labelled], c_codes[labelled]
-    n_c = max(len(c_uni), 1)
+    labelled = codes >= 0
+    uu, cc = u_codes[labelled], codes[labelled]
+    n_c = max(len(plain), 1)
     distinct = np.unique(uu.astype(np.int64) * n_c + cc)
     clash = np.bincount(distinct // n_c, minlength=n_u) > 1
     if clash.any():
-        firsts, where_first = np.unique(u_u, return_index=True)
+        firsts, where_first = np.unique(u_codes, return_index=True)
         first_row = np.full(n_u, np.iinfo(np.int64).max)
         first_row[firsts] = where_first
         bad = int(np.argmin(np.where(clash, first_row, np.iinfo(np.int64).max)))
         raise InputError(
-            f"{where}item {items_plain[u_item[bad]]!r} carries different cluster labels in "
+            f"{where}item {item_of_u[bad]!r} carries different cluster labels in "
             "different rows; each item needs one cluster label"
         )
     labels = np.full(n_u, np.nan, dtype=object)
     entries, first = np.unique(uu, return_index=True)
-    labels[entries] = _plain(c_uni)[cc[first]]
+    labels[entries] = plain[cc[first]]
     return labels
 
 
@@ -614,7 +640,12 @@ def _align_general(frame, models, tasks, where, complete_case):
 def _select(frame: pd.DataFrame, column: str, wanted, where: str) -> pd.DataFrame:
     if not wanted:
         return frame
-    available = list(pd.unique(frame[column]))
+    _refuse_missing(column, wanted, list(pd.unique(frame[column])), where)
+    return frame[frame[column].isin(list(wanted))]
+
+
+def _refuse_missing(column: str, wanted, available: list, where: str) -> None:
+    """Raise naming the first wanted value that is not available (with the closest ones)."""
     missing = [w for w in wanted if w not in set(available)]
     if missing:
         if column == "task" and available == ["all"]:
@@ -626,7 +657,6 @@ def _select(frame: pd.DataFrame, column: str, wanted, where: str) -> pd.DataFram
             f"{where}no {column} {missing[0]!r}{_suggestion(missing[0], available)}; "
             f"{column}s found: {_listing(available)}"
         )
-    return frame[frame[column].isin(list(wanted))]
 
 
 def _numeric_scores(raw: pd.Series):
