@@ -257,15 +257,16 @@ def align(
     """
     models, tasks = _check_align_arguments(frame, models, tasks)
     where = f"{source}: " if source else ""
-    keyless = _keyless(frame)
+    keyless, key_codes = _keyless(frame)
     rows_without_key = int(keyless.sum())
     if rows_without_key:
         frame = frame[~keyless]
+        key_codes = None  # distinct values of the kept rows only: factorized again
     if frame.empty:
         raise InputError(f"{where}no row has a model, a task and an item id")
     aligned = None
     if "run" not in frame.columns and len(set(models or ())) == len(models or ()):
-        aligned = _align_dense(frame, models, tasks, where, complete_case)
+        aligned = _align_dense(frame, models, tasks, where, complete_case, key_codes)
     if aligned is None:
         aligned = _align_general(_decategorized(frame), models, tasks, where, complete_case)
     model_order, task_scores, entries, union_counts, kept_counts, common_counts = aligned
@@ -330,20 +331,23 @@ def _check_align_arguments(frame, models, tasks):
     return out
 
 
-def _keyless(frame: pd.DataFrame) -> np.ndarray:
-    """Rows with an empty (missing or blank) model, task or item id.
+def _keyless(frame: pd.DataFrame):
+    """Return (rows with an empty model, task or item id, each key column's codes).
 
     Computed on each column's distinct values, not row by row: a 20-million-row frame
-    needs no string copy of every cell.
+    needs no string copy of every cell. The codes (int32, in order of appearance, with the
+    distinct values) serve the dense alignment.
     """
     out = np.zeros(len(frame), dtype=bool)
+    codes = {}
     for column in ("model", "task", "item_id"):
-        codes, uniques = pd.factorize(frame[column])
+        codes[column] = _codes(frame[column])
+        values, uniques = codes[column]
         blank = np.asarray(pd.Index(uniques).astype(str).str.strip() == "", dtype=bool)
-        out |= codes < 0
+        out |= values < 0
         if blank.any():
-            out |= blank[np.maximum(codes, 0)] & (codes >= 0)
-    return out
+            out |= blank[np.maximum(values, 0)] & (values >= 0)
+    return out, codes
 
 
 def _decategorized(frame: pd.DataFrame) -> pd.DataFrame:
@@ -367,23 +371,27 @@ def _codes(column: pd.Series):
     return codes.astype(np.int32), _plain(uniques)
 
 
-def _align_dense(frame, models, tasks, where, complete_case):
+def _align_dense(frame, models, tasks, where, complete_case, key_codes=None):
     """Align by integer codes and a scatter into each task's matrix; None to use the general path.
 
     Used when there is no run column; returns None (the general path decides) when a
     (model, task, item) has several usable rows, i.e. duplicates or conflicts. Works on
     NumPy code arrays, never on a copy of the frame.
     """
-    m_codes, m_plain = _codes(frame["model"])
-    t_codes, t_plain = _codes(frame["task"])
-    i_codes, i_plain = _codes(frame["item_id"])
+    key_codes = key_codes or {c: _codes(frame[c]) for c in ("model", "task", "item_id")}
+    (m_codes, m_plain), (t_codes, t_plain), (i_codes, i_plain) = (
+        key_codes[c] for c in ("model", "task", "item_id")
+    )
     n_i = max(len(i_plain), 1)
     # Every (task, item) of the input, in order of appearance: the universe that missing
     # items are counted against, whichever models are selected.
-    u_codes, u_pairs = pd.factorize(t_codes.astype(np.int64) * n_i + i_codes)
-    u_codes = u_codes.astype(np.int32)
+    if len(t_plain) == 1:  # item codes are already numbered in order of appearance
+        u_codes, u_pairs = i_codes, np.arange(len(i_plain), dtype=np.int64)
+    else:
+        u_codes, u_pairs = pd.factorize(t_codes.astype(np.int64) * n_i + i_codes)
+        u_codes = u_codes.astype(np.int32)
     u_task, u_item = u_pairs // n_i, u_pairs % n_i
-    del i_codes
+    del i_codes, key_codes
 
     # Selection, decided on the distinct values (as _select decides on the rows).
     chosen = None
