@@ -694,6 +694,26 @@ def _id_form_hint(listed: pd.Series, scored: pd.Series) -> str:
     return ""
 
 
+def _join_by_codes(frame: pd.DataFrame, listed: pd.DataFrame):
+    """Left-join the item file on item ids held as categories; return (frame, unlisted rows).
+
+    The same rows, order and labels as a merge, decided once per distinct item id rather
+    than hashed row by row.
+    """
+    items = frame["item_id"].cat
+    where = pd.Index(listed["item_id"]).get_indexer(items.categories)
+    codes = items.codes.to_numpy()
+    row = np.where(codes >= 0, where[np.maximum(codes, 0)], -1)
+    unlisted = row < 0
+    if "cluster" in listed.columns:
+        label_codes, labels = pd.factorize(listed["cluster"])
+        cluster = np.where(unlisted, -1, label_codes[np.maximum(row, 0)])
+        frame = frame.assign(
+            cluster=pd.Categorical.from_codes(cluster, pd.Index(labels).astype(str))
+        )
+    return frame, unlisted
+
+
 def apply_item_file(
     scores: LongScores,
     items_path,
@@ -749,13 +769,17 @@ def apply_item_file(
     frame = scores.frame
     if cluster_column is not None:
         frame = frame.drop(columns=["cluster"], errors="ignore")
-    frame = frame.merge(listed, on=keys, how="left", indicator=True)
-    unlisted = frame["_merge"] == "left_only"
+    if not task_col and isinstance(frame["item_id"].dtype, pd.CategoricalDtype):
+        frame, unlisted = _join_by_codes(frame, listed)
+    else:
+        frame = frame.merge(listed, on=keys, how="left", indicator=True)
+        unlisted = (frame["_merge"] == "left_only").to_numpy()
+        frame = frame.drop(columns="_merge")
     notes = list(scores.notes)
     left_out = frame.loc[unlisted, ["task", "item_id"]].drop_duplicates().shape[0]
     if left_out:
         notes.append(f"{left_out:,} items not listed in {path.name} were left out")
-    frame = frame.loc[~unlisted].drop(columns="_merge").reset_index(drop=True)
+    frame = frame.loc[~unlisted].reset_index(drop=True)
     if frame.empty:
         raise InputError(
             f"{path}: none of its items appear in the scores (compare the item ids "
