@@ -379,8 +379,9 @@ def _align_dense(frame, models, tasks, where, complete_case, key_codes=None):
     NumPy code arrays, never on a copy of the frame.
     """
     key_codes = key_codes or {c: _codes(frame[c]) for c in ("model", "task", "item_id")}
+    # Popped, so the caller's dict no longer holds the code arrays once they are replaced.
     (m_codes, m_plain), (t_codes, t_plain), (i_codes, i_plain) = (
-        key_codes[c] for c in ("model", "task", "item_id")
+        key_codes.pop(c) for c in ("model", "task", "item_id")
     )
     n_i = max(len(i_plain), 1)
     # Every (task, item) of the input, in order of appearance: the universe that missing
