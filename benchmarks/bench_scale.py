@@ -68,7 +68,7 @@ def _read_align(path: str, queue) -> None:
     queue.put((read, time.perf_counter() - start - read, _peak(), len(s.models), s.n_items))
 
 
-def _audit(path: str, queue) -> None:
+def _audit(path: str, as_json: bool, queue) -> None:
     import contextlib
     import os
 
@@ -97,7 +97,8 @@ def _audit(path: str, queue) -> None:
     start = time.perf_counter()
     # The JSON goes where a user's redirect would send it, not into this process's memory.
     with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
-        code = cli.main(["audit", "--scores", path, "--family", "all", "--json"])
+        argv = ["audit", "--scores", path, "--family", "all"] + (["--json"] if as_json else [])
+        code = cli.main(argv)
     total = time.perf_counter() - start
     queue.put((code, total, marks, _peak()))
 
@@ -107,6 +108,10 @@ def main() -> None:
     parser.add_argument("--models", type=int, default=1000)
     parser.add_argument("--items", type=int, default=20_000)
     parser.add_argument("--skip-audit", action="store_true", help="measure loading only")
+    parser.add_argument("--skip-load", action="store_true", help="measure the audit only")
+    parser.add_argument(
+        "--terminal", action="store_true", help="audit with the terminal report, not --json"
+    )
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="evalgap-scale-"))
     try:
@@ -118,26 +123,29 @@ def main() -> None:
             f"wrote {args.models:,} models x {args.items:,} items = {rows:,} rows, "
             f"{size / 2**20:.0f} MiB gzipped, in {time.perf_counter() - start:.0f} s"
         )
-        seconds, peak, n_rows, calls = in_child(_read, str(path))
-        print(
-            f"1. read:          {seconds:6.1f} s  peak {peak / 2**30:5.2f} GiB   target < 1.5 GB"
-            f"   ({n_rows:,} rows, {calls} progress updates)"
-        )
-        read, aligned, peak, n_models, n_items = in_child(_read_align, str(path))
-        print(
-            f"2. read + align:  {read + aligned:6.1f} s  peak {peak / 2**30:5.2f} GiB"
-            f"   (read {read:.1f} s, align {aligned:.1f} s; {n_models:,} models, "
-            f"{n_items:,} items)"
-        )
+        if not args.skip_load:
+            seconds, peak, n_rows, calls = in_child(_read, str(path))
+            print(
+                f"1. read:          {seconds:6.1f} s  peak {peak / 2**30:5.2f} GiB   "
+                f"target < 1.5 GB   ({n_rows:,} rows, {calls} progress updates)"
+            )
+            read, aligned, peak, n_models, n_items = in_child(_read_align, str(path))
+            print(
+                f"2. read + align:  {read + aligned:6.1f} s  peak {peak / 2**30:5.2f} GiB"
+                f"   (read {read:.1f} s, align {aligned:.1f} s; {n_models:,} models, "
+                f"{n_items:,} items)"
+            )
         if not args.skip_audit:
-            code, total, marks, peak = in_child(_audit, str(path))
+            code, total, marks, peak = in_child(_audit, str(path), not args.terminal)
             phases = ", ".join(
                 f"{k} {t:.1f} s (peak so far {p / 2**30:.2f} GiB)" for k, (t, p) in marks.items()
             )
             other = total - sum(t for t, _ in marks.values())
+            report = "terminal" if args.terminal else "JSON"
             print(
-                f"3. audit --family all --json: {total:6.1f} s  peak {peak / 2**30:5.2f} GiB"
-                f"   target < 4 GB   (exit {code}; {phases}; JSON report and other {other:.1f} s)"
+                f"3. audit --family all{'' if args.terminal else ' --json'}: {total:6.1f} s  "
+                f"peak {peak / 2**30:5.2f} GiB   target < 4 GB   (exit {code}; {phases}; "
+                f"{report} report and other {other:.1f} s)"
             )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
