@@ -180,7 +180,12 @@ def read_long_table(
             # Keep only the fields a role can take: a log's long prompt or base64 blob
             # is parsed and dropped line by line, never held.
             wanted = {c for c in given.values() if c} | {c for v in CANDIDATES.values() for c in v}
-            raw = _read_jsonl(path, compression, progress=progress, keep=wanted)
+            try:
+                raw = _read_jsonl(path, compression, progress=progress, keep=wanted)
+            except InputError:
+                raise
+            except Exception as exc:  # gzip and zlib raise many types on damaged files
+                raise _read_error(path, fmt, exc) from None
             found = raw.attrs.pop("fields", [str(c) for c in raw.columns])
         else:
             raw = read_frame(path, fmt, progress=progress)
