@@ -144,9 +144,14 @@ def test_a_wide_table_read_as_long_says_to_pass_layout_wide(tmp_path, capsys):
     wide = pd.DataFrame({"item_id": range(20)})
     for m in ("m1", "m2", "m3"):
         wide[m] = (rng.random(20) < 0.5).astype(int)
-    for name in ("wide.csv", "wide.parquet"):
+    for name in ("wide.csv", "wide.parquet", "wide.jsonl"):
         path = tmp_path / name
-        wide.to_csv(path, index=False) if name.endswith("csv") else wide.to_parquet(path)
+        if name.endswith("csv"):
+            wide.to_csv(path, index=False)
+        elif name.endswith("parquet"):
+            wide.to_parquet(path)
+        else:
+            wide.to_json(path, orient="records", lines=True)
         err = _error(capsys, ["inspect-data", "--scores", str(path)])
         assert "no model or score column, but 3 numeric columns (m1, m2, m3)" in err
         assert "pass --layout wide" in err

@@ -192,10 +192,8 @@ def read_long_table(
             found = [str(c) for c in raw.columns]
         if raw.shape[0] == 0:
             raise InputError(f"{path}: the table has a header but no rows")
-        chosen, notes = _choose_columns(path, found, given)
-        if fmt == "jsonl" and (chosen["model"] is None or chosen["score"] is None):
-            raw = read_frame(path, fmt)  # every field, to recognise a wide table
-        _refuse_wide(path, raw, chosen)
+        every_field = (lambda: read_frame(path, fmt)) if fmt == "jsonl" else (lambda: raw)
+        chosen, notes = _choose_columns(path, found, given, every_field)
         frame = pd.DataFrame(
             {
                 "model": raw[chosen["model"]].astype(str),
@@ -209,7 +207,9 @@ def read_long_table(
         if chosen["cluster"]:
             frame["cluster"] = raw[chosen["cluster"]].astype(str)
         return LongScores(frame=frame, source=str(path), columns=chosen, notes=tuple(notes))
-    chosen, notes = _choose_columns(path, names, given, wide_check=(fmt, compression))
+    chosen, notes = _choose_columns(
+        path, names, given, lambda: _head(path, fmt, compression)
+    )
     try:
         frame = _read_columns(path, fmt, compression, chosen, progress)
     except InputError:
@@ -219,8 +219,12 @@ def read_long_table(
     return LongScores(frame=frame, source=str(path), columns=chosen, notes=tuple(notes))
 
 
-def _choose_columns(path: Path, found: list[str], given: dict, wide_check=None):
-    """Return (role -> column or None, notes): the given columns, else the detected ones."""
+def _choose_columns(path: Path, found: list[str], given: dict, sample):
+    """Return (role -> column or None, notes): the given columns, else the detected ones.
+
+    ``sample()`` returns rows of the table, read only to recognise a wide table when no
+    model or score column is found.
+    """
     notes = []
     chosen: dict = {}
     for role, column in given.items():
@@ -242,9 +246,8 @@ def _choose_columns(path: Path, found: list[str], given: dict, wide_check=None):
             chosen[role] = None
     flags = {"model": "--model-column", "item_id": "--item-column", "score": "--score-column"}
     missing = [role for role in flags if chosen[role] is None]
-    if missing and wide_check is not None and (chosen["model"] is None or chosen["score"] is None):
-        fmt, compression = wide_check
-        _refuse_wide(path, _head(path, fmt, compression), chosen)
+    if chosen["model"] is None or chosen["score"] is None:
+        _refuse_wide(path, sample(), chosen)
     for role in missing:
         raise InputError(
             f"{path}: cannot find the {role.replace('_', ' ')} column; name it with "
