@@ -81,10 +81,14 @@ def detect_format(path: Path) -> str:
     )
 
 
-def read_frame(path, fmt: str | None = None, *, progress=None) -> pd.DataFrame:
+def read_frame(
+    path, fmt: str | None = None, *, progress=None, as_text: bool = False
+) -> pd.DataFrame:
     """Read a CSV/TSV/Parquet/JSONL file (``.gz`` allowed) into a DataFrame of strings/numbers.
 
-    ``progress(done_bytes, total_bytes)`` is called while a JSON Lines file is read.
+    ``progress(done_bytes, total_bytes)`` is called while a JSON Lines file is read. With
+    ``as_text``, CSV/TSV cells are kept as written ("0001" stays "0001"), as the long-table
+    reader keeps ids.
     """
     path, fmt, compression = _check_file(path, fmt)
     progress = progress or _PROGRESS.get()
@@ -99,7 +103,12 @@ def read_frame(path, fmt: str | None = None, *, progress=None) -> pd.DataFrame:
             return _read_jsonl(path, compression, progress=progress)
         sep = "\t" if fmt == "tsv" else ","
         return pd.read_csv(
-            path, sep=sep, compression=compression, encoding="utf-8", low_memory=False
+            path,
+            sep=sep,
+            compression=compression,
+            encoding="utf-8",
+            low_memory=False,
+            dtype=str if as_text else None,
         )
     except InputError:
         raise
@@ -738,7 +747,7 @@ def apply_item_file(
     counted in the notes (a trimmed item list from ``evalgap trim`` restricts a test this way).
     """
     path = Path(items_path)
-    raw = read_frame(path, fmt)
+    raw = read_frame(path, fmt, as_text=True)  # ids as written, like the scores' ids
     raw.columns = [str(c) for c in raw.columns]
     found = ", ".join(raw.columns)
     if cluster_column is not None and cluster_column not in raw.columns:
