@@ -9,7 +9,10 @@ Prints:
    (target >= 50 MB/s), and the parser's peak resident memory against the data size
    (the logs are streamed line by line, never loaded whole);
 2. the time to load and align ``../shared/data/mmlu_pro`` (29 models x 12,032 items, with the
-   category labels from the item file; target < 3 s), when that data is present.
+   category labels from the item file; target < 3 s), when that data is present;
+3. a JSON Lines score table whose rows carry a long base64 payload (``--jsonl-mb``, gzipped):
+   peak resident memory of ``read_long_table`` against the data size (read line by line, the
+   payload dropped as each line is parsed; before, the whole file was read and split).
 
 Each measurement runs in a fresh child process so its peak memory is its own.
 """
@@ -114,9 +117,47 @@ def _mmlu(queue) -> None:
     queue.put((time.perf_counter() - start, len(s.models), s.report.items_union["all"]))
 
 
+def write_jsonl_table(path: Path, size_mb: int) -> int:
+    """Write a gzipped JSONL score table, ~64 KiB of base64 per row; return uncompressed bytes."""
+    import base64
+    import gzip
+
+    rng = np.random.default_rng(1)
+    blob = base64.b64encode(rng.bytes(48 * 1024)).decode()
+    written, row = 0, 0
+    with gzip.open(path, "wt", encoding="utf-8", compresslevel=1) as out:
+        while written < size_mb * 2**20:
+            line = json.dumps(
+                {
+                    "model": f"model-{row % 4}",
+                    "item_id": row // 4,
+                    "score": int(rng.random() < 0.6),
+                    "image": blob,
+                }
+            )
+            out.write(line + "\n")
+            written += len(line) + 1
+            row += 1
+    return written
+
+
+def _jsonl(path: str, queue) -> None:
+    from evalgap.io.tables import read_long_table
+
+    start = time.perf_counter()
+    table = read_long_table(path)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    queue.put((time.perf_counter() - start, peak, len(table.frame)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mb", type=int, default=1024, help="size of the synthetic logs")
+    parser.add_argument(
+        "--jsonl-mb",
+        type=int,
+        help="uncompressed size of the JSONL score table (default: twice --size-mb)",
+    )
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="evalgap-bench-"))
     try:
@@ -148,6 +189,19 @@ def main() -> None:
         )
     else:
         print(f"2. skipped: {MMLU} is not present")
+    folder = Path(tempfile.mkdtemp(prefix="evalgap-bench-"))
+    try:
+        path = folder / "table.jsonl.gz"
+        size = write_jsonl_table(path, args.jsonl_mb or 2 * args.size_mb)
+        baseline = in_child(_baseline)
+        seconds, peak, rows = in_child(_jsonl, str(path))
+        print(
+            f"3. JSONL table with payloads: {size / 2**20:,.0f} MiB ({rows:,} rows) in "
+            f"{seconds:.1f} s; peak memory {peak / 2**20:,.0f} MiB (baseline after imports "
+            f"{baseline / 2**20:.0f} MiB): {(peak - baseline) / size:.3f} of the data size"
+        )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -411,7 +411,8 @@ def test_bbh_wide_file_matches_long_file():
     wide = load_scores(shared_file("bbh_codex", "bbh_codex_wide.csv"), LoadOptions(layout="wide"))
     assert "not scores: target" in wide.notes[0]
     a = align(
-        long.frame.replace(
+        # Tables load model and item ids as categoricals: rename as plain text.
+        long.frame.astype({"model": str}).replace(
             {"model": {"code-davinci-002-cot": "cot", "code-davinci-002-direct": "direct"}}
         ),
         models=["cot", "direct"],

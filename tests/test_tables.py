@@ -217,3 +217,40 @@ def test_bbh_conditions_pair_on_task_and_item():
     direct, cot = s.pair("code-davinci-002-direct", "code-davinci-002-cot")
     assert int(((direct == 1) & (cot == 0)).sum()) == 573
     assert int(((direct == 0) & (cot == 1)).sum()) == 1981
+
+
+@pytest.mark.parametrize("name", ["p.csv.gz", "p.tsv", "p.parquet", "p.jsonl"])
+def test_reading_reports_progress_in_bytes_up_to_the_file_size(tmp_path, name):
+    path = _write(_leaderboard(n_items=500), tmp_path / name)
+    calls = []
+    table = read_long_table(path, progress=lambda done, total: calls.append((done, total)))
+    size = path.stat().st_size
+    assert calls and calls[-1] == (size, size)
+    done = [d for d, _ in calls]
+    assert done == sorted(done) and all(t == size for _, t in calls)
+    assert len(table.frame) == 1500
+
+
+def test_long_tables_hold_ids_as_categorical_codes(tmp_path):
+    path = _write(_leaderboard(n_items=200), tmp_path / "c.csv.gz")
+    frame = read_long_table(path).frame
+    for column in ("model", "task", "item_id"):
+        assert isinstance(frame[column].dtype, pd.CategoricalDtype)
+        assert frame[column].cat.codes.dtype.itemsize <= 2
+    assert frame["score"].dtype == np.float64
+    assert list(frame["model"].cat.categories) == ["m1", "m2", "m3"]
+
+
+def test_zero_padded_ids_match_an_item_file_as_written(tmp_path):
+    from evalgap.io.tables import apply_item_file
+
+    frame = _leaderboard(n_items=12).assign(item_id=lambda f: f["item_id"].str[1:].str.zfill(4))
+    scores = read_long_table(_write(frame, tmp_path / "z.csv"))
+    assert "0007" in set(scores.frame["item_id"])
+    items = tmp_path / "items.csv"
+    items.write_text("item_id,topic\n" + "".join(f"{i:04d},t{i % 2}\n" for i in range(10)))
+    kept = apply_item_file(scores, items, cluster_column="topic")
+    assert kept.notes[-1] == "2 items not listed in items.csv were left out"
+    s = align(kept.frame)
+    assert s.n_items == 10 and list(s.tasks[0].item_ids[:3]) == ["0000", "0001", "0002"]
+    assert list(s.tasks[0].clusters[:3]) == ["t0", "t1", "t0"]

@@ -353,7 +353,7 @@ def compare(
         if by:
             _compare_by(loader, model_a, model_b, by, adjustment, settings, as_json)
             return
-        _, score_set = _read_scores(loader, models=[model_a, model_b])
+        _, score_set = _read_scores(loader, models=[model_a, model_b], quiet=as_json)
         a, b = score_set.pair(model_a, model_b)
         result = compare_scores(
             a, b, model_a=model_a, model_b=model_b, alignment=score_set.report, **settings
@@ -405,7 +405,7 @@ def inspect_data_command(as_json, **loader):
 
     if not (loader["scores_paths"] or loader["hub"]):
         raise InputError("give --scores FILE (repeatable) or --hub REPO")
-    table, score_set = _read_scores(loader, models=None)
+    table, score_set = _read_scores(loader, models=None, quiet=as_json)
     _emit(inspect_data(table, score_set=score_set), as_json, "inspect-data")
 
 
@@ -554,7 +554,7 @@ def audit(
 
         result = audit_counts(read_frame(pairs_path), source=pairs_path, **settings)
     else:
-        _, score_set = _read_scores(loader, models=None)
+        _, score_set = _read_scores(loader, models=None, quiet=as_json)
         with _phases(as_json, AUDIT_PHASES, "audit") as progress:
             result = audit_scores(
                 score_set,
@@ -766,7 +766,7 @@ def _compare_by(loader, model_a, model_b, by, adjustment, settings, as_json) -> 
                 "columns; --by COLUMN groups by that column"
             )
         loader = {**loader, "task_column": by}
-    table, score_set = _read_scores(loader, models=[model_a, model_b])
+    table, score_set = _read_scores(loader, models=[model_a, model_b], quiet=as_json)
     if by != "task" and table.columns.get("task") != by:
         raise InputError(
             f"--by {by}: {table.source} has no column {by!r} to group by "
@@ -807,7 +807,7 @@ def trim(model, output, as_json, **loader):
     from evalgap.degrade import trim_items
     from evalgap.io._write import write_csv
 
-    _, score_set = _read_scores(loader, models=[model])
+    _, score_set = _read_scores(loader, models=[model], quiet=as_json)
     result = trim_items(score_set, model)
     write_csv(result.kept, output, option="--output")
     _emit(result, as_json, "trim")
@@ -1009,7 +1009,7 @@ def prospective(pairs, trials, power, alpha, seed, jobs, as_json, plot_path, **l
     if not pairs:
         raise InputError("name the pairs to validate with --pair MODEL_A MODEL_B (repeatable)")
     models = list(dict.fromkeys(m for pair in pairs for m in pair))
-    _, score_set = _read_scores(loader, models=models)
+    _, score_set = _read_scores(loader, models=models, quiet=as_json)
     counts = prospective_counts(score_set, pairs)
     with _phases(as_json, None, "prospective", total=3 * len(pairs)) as tick:
         result = run(
@@ -1154,27 +1154,48 @@ class _phases:
     """
 
     def __init__(
-        self, quiet: bool, phases: tuple[str, ...] | None, title: str, total: int | None = None
+        self,
+        quiet: bool,
+        phases: tuple[str, ...] | None,
+        title: str,
+        total: int | None = None,
+        by_bytes: bool = False,
     ):
         self.quiet, self.phases, self.title = quiet, phases, title
         self.total = len(phases) if phases else total
+        self.by_bytes = by_bytes  # the reporter takes (done_bytes, total_bytes)
         self.progress = None
         self.started = False
 
     def __enter__(self):
-        if self.quiet:
-            return lambda *_: None
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+        if self.quiet or (self.by_bytes and not _console(stderr=True).is_terminal):
+            return lambda *_: None  # a reading bar only on a terminal: logs stay clean
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
+        estimate = (TimeRemainingColumn(),) if self.by_bytes else ()
         self.progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
             TimeElapsedColumn(),
+            *estimate,
             console=_console(stderr=True),
             transient=True,
         )
         task = self.progress.add_task(self.title, total=self.total)
         # started at the first report: an option refused before any work leaves stderr one line
+        if self.by_bytes:
+
+            def read(done, total) -> None:
+                self._start()
+                self.progress.update(task, completed=done, total=total)
+
+            return read
         if self.phases is None:
 
             def advance(*_) -> None:
@@ -1201,17 +1222,22 @@ class _phases:
         return False
 
 
-def _read_scores(loader: dict, *, models):
-    """Read and align the scores named by the loader options; return (long table, ScoreSet)."""
+def _read_scores(loader: dict, *, models, quiet: bool = True):
+    """Read and align the scores named by the loader options; return (long table, ScoreSet).
+
+    Unless ``quiet``, a progress bar with an estimate covers the reading of tables.
+    """
     from evalgap.io.open_llm_leaderboard import download_details
     from evalgap.io.sources import LoadOptions, load_scores
+    from evalgap.io.tables import reporting_progress
     from evalgap.scores import align
 
     paths = list(loader["scores_paths"]) + [str(download_details(r)) for r in loader["hub"]]
     options = LoadOptions(
         **{k: loader[k] for k in LOADER_OPTIONS if k not in NOT_LOAD_OPTIONS}
     )
-    table = load_scores(paths, options)
+    with _phases(quiet, None, "reading scores", by_bytes=True) as tick, reporting_progress(tick):
+        table = load_scores(paths, options)
     # The loader's notes travel in the alignment report, so every job shows them on the
     # terminal and in --json alike.
     score_set = align(

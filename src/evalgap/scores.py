@@ -24,6 +24,7 @@ The interchange layout (:class:`LongScores`): one row per (model, task, item_id[
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -212,8 +213,8 @@ class ScoreSet:
         """Return the column of ``model``, or raise naming the models available."""
         if model not in self.models:
             raise InputError(
-                f"no model {model!r} in {self.source or 'the scores'}; "
-                f"models found: {_listing(self.models)}"
+                f"no model {model!r} in {self.source or 'the scores'}"
+                f"{_suggestion(model, self.models)}; models found: {_listing(self.models)}"
             )
         return self.models.index(model)
 
@@ -227,6 +228,7 @@ class ScoreSet:
             raise InputError(
                 f"{self.source + ': ' if self.source else ''}{model_a!r} and {model_b!r} "
                 "have no item that both scored; nothing to compare"
+                + _id_form_hint(self.tasks, self.models, i, j)
             )
         return a, b
 
@@ -247,18 +249,302 @@ def align(
     None). Per task, the items kept are those at least one selected model scored (pairs use
     the items both models scored), or with ``complete_case`` those every selected model
     scored. ``notes`` are the loader's notes, carried into the alignment report.
+
+    Two paths give identical arrays and reports: a dense one (models and items factorized to
+    integer codes, scores scattered straight into each task's matrix) for the usual input
+    with one row per model and item, and a general one (pandas group-by) for repeated runs
+    and duplicate rows.
     """
+    models, tasks = _check_align_arguments(frame, models, tasks)
     where = f"{source}: " if source else ""
-    keyless = frame[["model", "task", "item_id"]].isna().any(axis=1) | (
-        frame[["model", "task", "item_id"]]
-        .astype(str)
-        .apply(lambda c: c.str.strip() == "")
-        .any(axis=1)
-    )
+    keyless, key_codes = _keyless(frame)
     rows_without_key = int(keyless.sum())
-    frame = frame[~keyless]
+    if rows_without_key:
+        frame = frame[~keyless]
+        key_codes = None  # distinct values of the kept rows only: factorized again
     if frame.empty:
         raise InputError(f"{where}no row has a model, a task and an item id")
+    aligned = None
+    if "run" not in frame.columns and len(set(models or ())) == len(models or ()):
+        aligned = _align_dense(frame, models, tasks, where, complete_case, key_codes)
+    if aligned is None:
+        aligned = _align_general(_decategorized(frame), models, tasks, where, complete_case)
+    model_order, task_scores, entries, union_counts, kept_counts, common_counts = aligned
+    report = AlignmentReport(
+        tuple(entries),
+        union_counts,
+        kept_counts,
+        rows_without_key,
+        items_common=common_counts,
+        complete_case=complete_case,
+        loader_notes=tuple(str(n) for n in notes),
+    )
+    if strict and report.messages():
+        raise InputError(
+            f"{where}--strict: {report.messages()[0]}"
+            f"{f' (and {len(report.messages()) - 1} more)' if len(report.messages()) > 1 else ''}"
+        )
+    if sum(kept_counts.values()) == 0:
+        raise InputError(
+            (
+                f"{where}no item is scored for every selected model "
+                f"({_listing(model_order)}); nothing to compare"
+                if complete_case
+                else f"{where}no item has a usable score for the selected models; "
+                "nothing to compare"
+            )
+            + _no_item_cause(
+                frame,
+                entries,
+                _all_items(frame, model_order, tasks) if complete_case else task_scores,
+                model_order,
+            )
+        )
+    return ScoreSet(tuple(str(m) for m in model_order), tuple(task_scores), report, source)
+
+
+def _check_align_arguments(frame, models, tasks):
+    """Refuse wrong types with an error naming the parameter; return models/tasks as lists."""
+    if not isinstance(frame, pd.DataFrame):
+        raise InputError(
+            f"align(frame=...): expected a pandas DataFrame in the long layout (columns "
+            f"model, task, item_id, score), got {type(frame).__name__}"
+        )
+    missing = [c for c in ("model", "task", "item_id", "score") if c not in frame.columns]
+    if missing:
+        raise InputError(
+            f"align(frame=...): the frame has no column {', '.join(map(repr, missing))}; "
+            f"the long layout has columns model, task, item_id, score "
+            f"(found: {_listing(frame.columns)})"
+        )
+    out = []
+    for name, value in (("models", models), ("tasks", tasks)):
+        if value is None:
+            out.append(None)
+            continue
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+            raise InputError(
+                f"align({name}=...): expected a list of names, got {type(value).__name__} "
+                f"{value!r:.60}"
+            )
+        out.append(list(value) or None)
+    return out
+
+
+def _keyless(frame: pd.DataFrame):
+    """Return (rows with an empty model, task or item id, each key column's codes).
+
+    Computed on each column's distinct values, not row by row: a 20-million-row frame
+    needs no string copy of every cell. The codes (int32, in order of appearance, with the
+    distinct values) serve the dense alignment.
+    """
+    out = np.zeros(len(frame), dtype=bool)
+    codes = {}
+    for column in ("model", "task", "item_id"):
+        codes[column] = _codes(frame[column])
+        values, uniques = codes[column]
+        blank = np.asarray(pd.Index(uniques).astype(str).str.strip() == "", dtype=bool)
+        out |= values < 0
+        if blank.any():
+            out |= blank[np.maximum(values, 0)] & (values >= 0)
+    return out, codes
+
+
+def _decategorized(frame: pd.DataFrame) -> pd.DataFrame:
+    """Return the frame with categorical columns as plain values (the general path's input)."""
+    cats = [c for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype)]
+    if not cats:
+        return frame
+    return frame.assign(**{c: frame[c].astype(object) for c in cats})
+
+
+def _plain(values) -> np.ndarray:
+    """Return distinct values as a NumPy array (categoricals as their plain values)."""
+    if isinstance(getattr(values, "dtype", None), pd.CategoricalDtype):
+        return np.asarray(values, dtype=object)
+    return np.asarray(values)
+
+
+def _codes(column: pd.Series):
+    """Return (int32 codes in order of appearance, plain distinct values) of a column."""
+    codes, uniques = pd.factorize(column)
+    return codes.astype(np.int32), _plain(uniques)
+
+
+def _align_dense(frame, models, tasks, where, complete_case, key_codes=None):
+    """Align by integer codes and a scatter into each task's matrix; None to use the general path.
+
+    Used when there is no run column; returns None (the general path decides) when a
+    (model, task, item) has several usable rows, i.e. duplicates or conflicts. Works on
+    NumPy code arrays, never on a copy of the frame.
+    """
+    key_codes = key_codes or {c: _codes(frame[c]) for c in ("model", "task", "item_id")}
+    # Popped, so the caller's dict no longer holds the code arrays once they are replaced.
+    (m_codes, m_plain), (t_codes, t_plain), (i_codes, i_plain) = (
+        key_codes.pop(c) for c in ("model", "task", "item_id")
+    )
+    n_i = max(len(i_plain), 1)
+    # Every (task, item) of the input, in order of appearance: the universe that missing
+    # items are counted against, whichever models are selected.
+    if len(t_plain) == 1:  # item codes are already numbered in order of appearance
+        u_codes, u_pairs = i_codes, np.arange(len(i_plain), dtype=np.int64)
+    else:
+        u_codes, u_pairs = pd.factorize(t_codes.astype(np.int64) * n_i + i_codes)
+        u_codes = u_codes.astype(np.int32)
+    u_task, u_item = u_pairs // n_i, u_pairs % n_i
+    del i_codes, key_codes
+
+    # Selection, decided on the distinct values (as _select decides on the rows).
+    chosen = None
+    if models:
+        _refuse_missing("model", models, list(m_plain), where)
+        chosen = pd.Index(m_plain).isin(models)[m_codes]
+    if tasks:
+        seen = t_codes if chosen is None else t_codes[chosen]
+        _refuse_missing("task", tasks, list(t_plain[pd.unique(seen)]), where)
+        in_tasks = pd.Index(t_plain).isin(tasks)[t_codes]
+        chosen = in_tasks if chosen is None else chosen & in_tasks
+    score_column = frame["score"]
+    cluster_codes, cluster_plain = (
+        _codes(frame["cluster"]) if "cluster" in frame.columns else (None, None)
+    )
+    if chosen is not None:
+        m_codes, t_codes, u_codes = m_codes[chosen], t_codes[chosen], u_codes[chosen]
+        score_column = score_column[chosen]
+        if cluster_codes is not None:
+            cluster_codes = cluster_codes[chosen]
+    model_order = list(models) if models else list(m_plain[pd.unique(m_codes)])
+    task_order = list(tasks) if tasks else list(t_plain[pd.unique(t_codes)])
+    n_m, n_t, n_u = len(model_order), len(task_order), len(u_pairs)
+    m_pos = pd.Index(model_order).get_indexer(m_plain).astype(np.int32)[m_codes]
+    t_pos = pd.Index(task_order).get_indexer(t_plain).astype(np.int32)[t_codes]
+    del m_codes, t_codes
+
+    score, non_numeric, empty = _numeric_scores(score_column)
+    score = score.to_numpy(dtype=float)
+    non_numeric, empty = non_numeric.to_numpy(dtype=bool), empty.to_numpy(dtype=bool)
+    usable = ~(non_numeric | empty)
+    mt = m_pos.astype(np.int64) * n_t + t_pos
+    rows = np.bincount(mt, minlength=n_m * n_t)
+    bad_counts = np.bincount(mt[non_numeric], minlength=n_m * n_t)
+    empty_counts = np.bincount(mt[empty], minlength=n_m * n_t)
+    del mt, non_numeric, empty
+
+    # Each universe entry's row in its task's matrix: items sorted as the general path does.
+    row_of_u = np.zeros(n_u, dtype=np.int32)
+    members_of = {}
+    t_index = pd.Index(t_plain)
+    for task in task_order:
+        members = np.flatnonzero(u_task == t_index.get_loc(task))
+        ids = i_plain[u_item[members]]
+        order = (
+            pd.Series(np.arange(members.size), index=pd.Index(ids, name="item_id"))
+            .sort_index(key=_natural_key)
+            .to_numpy()
+        )
+        members = members[order]
+        row_of_u[members] = np.arange(members.size)
+        members_of[task] = (members, ids[order])
+
+    if not usable.all():
+        m_pos, t_pos, u_codes, score = m_pos[usable], t_pos[usable], u_codes[usable], score[usable]
+        if cluster_codes is not None:
+            cluster_codes = cluster_codes[usable]
+    by_task = np.argsort(t_pos, kind="stable") if n_t > 1 else None
+    bounds = np.searchsorted(t_pos[by_task], np.arange(n_t + 1)) if n_t > 1 else [0, t_pos.size]
+    wides, flat = [], None
+    for k, task in enumerate(task_order):
+        members, _ = members_of[task]
+        take = by_task[bounds[k] : bounds[k + 1]] if by_task is not None else slice(None)
+        wide = np.full((members.size, n_m), np.nan)
+        flat = row_of_u[u_codes[take]].astype(np.int64) * n_m + m_pos[take]
+        wide.ravel()[flat] = score[take]
+        # Usable scores are finite: fewer filled cells than rows means a repeated cell.
+        if np.count_nonzero(~np.isnan(wide)) != flat.size:
+            return None  # duplicate rows: collapsed, or refused as conflicts, by the general path
+        wides.append(wide)
+    del flat, m_pos, t_pos, score
+
+    labels = None
+    if cluster_codes is not None:
+        labels = _dense_cluster_labels(
+            cluster_codes, cluster_plain, u_codes, n_u, where, i_plain[u_item]
+        )
+    entries, task_scores = [], []
+    union_counts, kept_counts, common_counts = {}, {}, {}
+    for k, task in enumerate(task_order):
+        members, ids = members_of[task]
+        wide = wides[k]
+        present = ~np.isnan(wide)
+        present_any = present.any(axis=1)
+        complete = present.all(axis=1)
+        keep = complete if complete_case else present_any
+        union_counts[task] = int(members.size)
+        common_counts[task] = int(complete.sum())
+        kept_counts[task] = int(keep.sum())
+        for j, m in enumerate(model_order):
+            col = present[:, j]
+            scored = bool(col.any())
+            entries.append(
+                ModelAlignment(
+                    model=str(m),
+                    task=str(task),
+                    rows=int(rows[j * n_t + k]),
+                    items_scored=int(col.sum()),
+                    items_kept=int((col & keep).sum()),
+                    items_missing=int((~col).sum()),
+                    duplicates_collapsed=0,
+                    non_numeric=int(bad_counts[j * n_t + k]),
+                    empty_scores=int(empty_counts[j * n_t + k]),
+                    max_runs=1 if scored else 0,
+                    mean_score=float(pd.Series(wide[:, j]).mean()) if scored else float("nan"),
+                )
+            )
+        cl = None
+        if labels is not None:
+            cl = np.empty(int(keep.sum()), dtype=object)
+            cl[:] = labels[members[keep]]
+        task_scores.append(
+            TaskScores(
+                task=str(task),
+                item_ids=ids[keep],
+                scores=wide[keep] if not keep.all() else wide,
+                run_counts=present[keep].astype(np.int64),
+                clusters=cl,
+            )
+        )
+        wides[k] = None
+    return model_order, task_scores, entries, union_counts, kept_counts, common_counts
+
+
+def _dense_cluster_labels(codes, plain, u_codes, n_u, where, item_of_u):
+    """Each universe entry's cluster label (its first non-empty one), from usable rows.
+
+    An item with two different labels is refused, naming the item the general path names
+    (the first such item in order of appearance).
+    """
+    labelled = codes >= 0
+    uu, cc = u_codes[labelled], codes[labelled]
+    n_c = max(len(plain), 1)
+    distinct = np.unique(uu.astype(np.int64) * n_c + cc)
+    clash = np.bincount(distinct // n_c, minlength=n_u) > 1
+    if clash.any():
+        firsts, where_first = np.unique(u_codes, return_index=True)
+        first_row = np.full(n_u, np.iinfo(np.int64).max)
+        first_row[firsts] = where_first
+        bad = int(np.argmin(np.where(clash, first_row, np.iinfo(np.int64).max)))
+        raise InputError(
+            f"{where}item {item_of_u[bad]!r} carries different cluster labels in "
+            "different rows; each item needs one cluster label"
+        )
+    labels = np.full(n_u, np.nan, dtype=object)
+    entries, first = np.unique(uu, return_index=True)
+    labels[entries] = plain[cc[first]]
+    return labels
+
+
+def _align_general(frame, models, tasks, where, complete_case):
+    """Align through pandas group-by: runs are averaged, identical duplicates collapsed."""
     # Missing items are counted against every item the file has for a task, whichever models
     # are selected: "lacks 1,681 of 12,032 items", not of the selected models' union.
     universe = frame.groupby("task", sort=False)["item_id"].unique()
@@ -357,40 +643,29 @@ def align(
                 clusters=cl,
             )
         )
-    report = AlignmentReport(
-        tuple(entries),
-        union_counts,
-        kept_counts,
-        rows_without_key,
-        items_common=common_counts,
-        complete_case=complete_case,
-        loader_notes=tuple(str(n) for n in notes),
-    )
-    if strict and report.messages():
-        raise InputError(
-            f"{where}--strict: {report.messages()[0]}"
-            f"{f' (and {len(report.messages()) - 1} more)' if len(report.messages()) > 1 else ''}"
-        )
-    if sum(kept_counts.values()) == 0:
-        raise InputError(
-            f"{where}no item is scored for every selected model "
-            f"({_listing(model_order)}); nothing to compare"
-            if complete_case
-            else f"{where}no item has a usable score for the selected models; nothing to compare"
-        )
-    return ScoreSet(tuple(str(m) for m in model_order), tuple(task_scores), report, source)
+    return model_order, task_scores, entries, union_counts, kept_counts, common_counts
 
 
 def _select(frame: pd.DataFrame, column: str, wanted, where: str) -> pd.DataFrame:
     if not wanted:
         return frame
-    available = list(pd.unique(frame[column]))
+    _refuse_missing(column, wanted, list(pd.unique(frame[column])), where)
+    return frame[frame[column].isin(list(wanted))]
+
+
+def _refuse_missing(column: str, wanted, available: list, where: str) -> None:
+    """Raise naming the first wanted value that is not available (with the closest ones)."""
     missing = [w for w in wanted if w not in set(available)]
     if missing:
+        if column == "task" and available == ["all"]:
+            raise InputError(
+                f"{where}no task {missing[0]!r}: the scores have no task column (every row "
+                "is task 'all'); name the column that holds the task with --task-column"
+            )
         raise InputError(
-            f"{where}no {column} {missing[0]!r}; {column}s found: {_listing(available)}"
+            f"{where}no {column} {missing[0]!r}{_suggestion(missing[0], available)}; "
+            f"{column}s found: {_listing(available)}"
         )
-    return frame[frame[column].isin(list(wanted))]
 
 
 def _numeric_scores(raw: pd.Series):
@@ -403,7 +678,10 @@ def _numeric_scores(raw: pd.Series):
         )
     text = raw if raw.dtype != object else raw.map(_bool_text)
     values = pd.to_numeric(text, errors="coerce").astype(float)
-    empty = raw.isna() | (raw.astype(str).str.strip() == "")
+    if pd.api.types.is_numeric_dtype(raw.dtype):
+        empty = raw.isna()  # a number is never blank text: no string copy of every cell
+    else:
+        empty = raw.isna() | (raw.astype(str).str.strip() == "")
     bad = (values.isna() & ~empty) | np.isinf(values)
     return values, bad, empty
 
@@ -439,3 +717,73 @@ def _listing(names, limit: int = 8) -> str:
     names = [str(n) for n in names]
     shown = ", ".join(names[:limit])
     return shown + (f", ... ({len(names)} in all)" if len(names) > limit else "")
+
+
+def _suggestion(name, available) -> str:
+    """Return "; did you mean 'x'?" naming the closest available names, or ""."""
+    by_folded: dict[str, str] = {}
+    for a in available:
+        by_folded.setdefault(str(a).casefold(), str(a))
+    close = difflib.get_close_matches(str(name).casefold(), list(by_folded), n=3, cutoff=0.6)
+    if not close:
+        return ""
+    return f"; did you mean {' or '.join(repr(by_folded[c]) for c in close)}?"
+
+
+def number_form(value):
+    """Return the number an item id spells ('1', '1.0', '01' -> 1.0), or None."""
+    try:
+        number = float(str(value))
+    except ValueError:
+        return None
+    return number if np.isfinite(number) else None
+
+
+def _id_form_hint(tasks, models, i: int, j: int) -> str:
+    """Say so when two models' item ids differ only in how a number is written ('1', '1.0')."""
+    for t in tasks:
+        ids_a = t.item_ids[~np.isnan(t.scores[:, i])]
+        ids_b = t.item_ids[~np.isnan(t.scores[:, j])]
+        forms = {}
+        for x in ids_b[:100_000]:
+            number = number_form(x)
+            if number is not None:
+                forms.setdefault(number, x)
+        for x in ids_a[:100_000]:
+            number = number_form(x)
+            if number is not None and number in forms and str(forms[number]) != str(x):
+                return (
+                    f"; their item ids differ only in how numbers are written ({x!r} for "
+                    f"{models[i]!r}, {forms[number]!r} for {models[j]!r}): write the ids alike "
+                    "in every file (an id column read as decimals turns 1 into 1.0)"
+                )
+    return ""
+
+
+def _all_items(frame, model_order, tasks) -> tuple:
+    """The tasks' scores on every item some model scored (to explain an empty common set)."""
+    try:
+        return align(frame, models=list(model_order), tasks=tasks).tasks
+    except InputError:
+        return ()
+
+
+def _no_item_cause(frame, entries, task_scores, model_order) -> str:
+    """Name why no item is usable: text scores, or item ids written differently per model."""
+    non_numeric = sum(e.non_numeric for e in entries)
+    if non_numeric and not any(e.items_scored for e in entries):
+        _, bad, _ = _numeric_scores(frame["score"])
+        example = frame["score"][bad.to_numpy()].iloc[0] if bad.any() else None
+        return (
+            f": the scores are not numeric ({non_numeric:,} rows, e.g. {example!r}); map "
+            "them to numbers (1 for a correct answer, 0 for a wrong one; true/false is read "
+            "as 1/0), or name the column that holds the numbers with --score-column"
+        )
+    names = [str(m) for m in model_order]
+    if task_scores and len(names) <= 50:
+        for i in range(len(names)):
+            for j in range(i + 1, len(names)):
+                hint = _id_form_hint(task_scores, names, i, j)
+                if hint:
+                    return hint.replace("; their", ": the models'", 1)
+    return ""

@@ -10,15 +10,17 @@ is reported, so a wrong guess is visible. The result is the interchange frame of
 from __future__ import annotations
 
 import gzip
-import io
 import json
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from evalgap.errors import InputError, first_line
 from evalgap.io._write import unescape_cell
-from evalgap.scores import LongScores
+from evalgap.scores import LongScores, number_form
 
 FORMATS = ("csv", "tsv", "parquet", "jsonl")
 
@@ -43,6 +45,21 @@ CANDIDATES = {
 }
 
 
+# The progress callback of the reads under way (set by the CLI around loading, so loaders
+# called through several layers report without each layer passing it on).
+_PROGRESS: ContextVar = ContextVar("evalgap_read_progress", default=None)
+
+
+@contextmanager
+def reporting_progress(callback):
+    """Within the block, table reads call ``callback(done_bytes, total_bytes)`` as they go."""
+    token = _PROGRESS.set(callback)
+    try:
+        yield callback
+    finally:
+        _PROGRESS.reset(token)
+
+
 def detect_format(path: Path) -> str:
     """Return the table format from the file name (``.csv``, ``.tsv``, ``.parquet``, ``.jsonl``)."""
     name = path.name.lower()
@@ -65,8 +82,45 @@ def detect_format(path: Path) -> str:
     )
 
 
-def read_frame(path, fmt: str | None = None) -> pd.DataFrame:
-    """Read a CSV/TSV/Parquet/JSONL file (``.gz`` allowed) into a DataFrame of strings/numbers."""
+def read_frame(
+    path, fmt: str | None = None, *, progress=None, as_text: bool = False
+) -> pd.DataFrame:
+    """Read a CSV/TSV/Parquet/JSONL file (``.gz`` allowed) into a DataFrame of strings/numbers.
+
+    ``progress(done_bytes, total_bytes)`` is called while a JSON Lines file is read. With
+    ``as_text``, CSV/TSV cells are kept as written ("0001" stays "0001"), as the long-table
+    reader keeps ids.
+    """
+    path, fmt, compression = _check_file(path, fmt)
+    progress = progress or _PROGRESS.get()
+    try:
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            table = pq.read_table(path)
+            table.validate(full=True)  # arrow decodes text lazily: check the UTF-8 now
+            return table.to_pandas()
+        if fmt == "jsonl":
+            return _read_jsonl(path, compression, progress=progress)
+        sep = "\t" if fmt == "tsv" else ","
+        return pd.read_csv(
+            path,
+            sep=sep,
+            compression=compression,
+            encoding="utf-8",
+            low_memory=False,
+            dtype=str if as_text else None,
+        )
+    except InputError:
+        raise
+    except Exception as exc:  # pandas, pyarrow, gzip and zlib raise many types on damaged files
+        raise _read_error(path, fmt, exc) from None
+
+
+def _check_file(path, fmt):
+    """Return (path, format, compression) of a readable table file, or raise naming it."""
+    if not isinstance(path, (str, Path)) and not hasattr(path, "__fspath__"):
+        raise InputError(f"path: expected a file path, got {type(path).__name__} {path!r:.60}")
     path = Path(path)
     if not path.exists():
         raise InputError(f"{path}: no such file")
@@ -77,29 +131,18 @@ def read_frame(path, fmt: str | None = None) -> pd.DataFrame:
     fmt = fmt or detect_format(path)
     if fmt not in FORMATS:
         raise InputError(f"--format must be one of {', '.join(FORMATS)}; got {fmt!r}")
-    compression = "gzip" if _is_gzip(path) else None
-    try:
-        if fmt == "parquet":
-            import pyarrow.parquet as pq
+    return path, fmt, "gzip" if _is_gzip(path) else None
 
-            table = pq.read_table(path)
-            table.validate(full=True)  # arrow decodes text lazily: check the UTF-8 now
-            return table.to_pandas()
-        if fmt == "jsonl":
-            return _read_jsonl(path, compression)
-        sep = "\t" if fmt == "tsv" else ","
-        return pd.read_csv(
-            path, sep=sep, compression=compression, encoding="utf-8", low_memory=False
-        )
-    except InputError:
-        raise
-    except UnicodeDecodeError as exc:
-        raise InputError(
+
+def _read_error(path: Path, fmt: str, exc: BaseException) -> InputError:
+    if isinstance(exc, UnicodeDecodeError):
+        return InputError(
             f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
             "re-encode the file as UTF-8"
-        ) from None
-    except Exception as exc:  # pandas, pyarrow, gzip and zlib raise many types on damaged files
-        raise InputError(f"{path}: cannot be read as {fmt}: {first_line(exc)}") from None
+        )
+    if "utf8" in str(exc).lower().replace("-", ""):
+        return InputError(f"{path}: not UTF-8 text; re-encode the file as UTF-8")
+    return InputError(f"{path}: cannot be read as {fmt}: {first_line(exc)}")
 
 
 def read_long_table(
@@ -112,18 +155,20 @@ def read_long_table(
     task_column: str | None = None,
     run_column: str | None = None,
     cluster_column: str | None = None,
+    progress=None,
 ) -> LongScores:
     """Read a long score table and map its columns onto the interchange layout.
 
     Columns not named are detected from :data:`CANDIDATES`; the detection is reported in
     ``notes``. A missing required column raises ``InputError`` listing the columns found.
+
+    CSV, TSV and Parquet are read in batches, only the columns used, with model, task,
+    item, run and cluster as categoricals (integer codes): memory grows with the number of
+    rows times a few bytes, not with the text. ``progress(done_bytes, total_bytes)`` is
+    called as the file is read.
     """
-    path = Path(path)
-    raw = read_frame(path, fmt)
-    if raw.shape[0] == 0:
-        raise InputError(f"{path}: the table has a header but no rows")
-    found = [str(c) for c in raw.columns]
-    notes = []
+    path, fmt, compression = _check_file(path, fmt)
+    progress = progress or _PROGRESS.get()
     given = {
         "model": model_column,
         "item_id": item_column,
@@ -132,17 +177,76 @@ def read_long_table(
         "run": run_column,
         "cluster": cluster_column,
     }
+    names = None
+    if fmt != "jsonl":
+        try:
+            names = _column_names(path, fmt, compression)
+        except InputError:
+            raise
+        except Exception as exc:
+            raise _read_error(path, fmt, exc) from None
+    if names is None:  # JSON Lines, or a header the batch reader cannot take as it is
+        if fmt == "jsonl":
+            # Keep only the fields a role can take: a log's long prompt or base64 blob
+            # is parsed and dropped line by line, never held.
+            wanted = {c for c in given.values() if c} | {c for v in CANDIDATES.values() for c in v}
+            try:
+                raw = _read_jsonl(path, compression, progress=progress, keep=wanted)
+            except InputError:
+                raise
+            except Exception as exc:  # gzip and zlib raise many types on damaged files
+                raise _read_error(path, fmt, exc) from None
+            found = raw.attrs.pop("fields", [str(c) for c in raw.columns])
+        else:
+            raw = read_frame(path, fmt, progress=progress)
+            found = [str(c) for c in raw.columns]
+        if raw.shape[0] == 0:
+            raise InputError(f"{path}: the table has a header but no rows")
+        every_field = (lambda: read_frame(path, fmt)) if fmt == "jsonl" else (lambda: raw)
+        chosen, notes = _choose_columns(path, found, given, every_field)
+        frame = pd.DataFrame(
+            {
+                "model": raw[chosen["model"]].astype(str),
+                "task": raw[chosen["task"]].astype(str) if chosen["task"] else "all",
+                "item_id": raw[chosen["item_id"]].astype(str),
+                "score": raw[chosen["score"]],
+            }
+        )
+        if chosen["run"]:
+            frame["run"] = raw[chosen["run"]].astype(str)
+        if chosen["cluster"]:
+            frame["cluster"] = raw[chosen["cluster"]].astype(str)
+        return LongScores(frame=frame, source=str(path), columns=chosen, notes=tuple(notes))
+    chosen, notes = _choose_columns(
+        path, names, given, lambda: _head(path, fmt, compression)
+    )
+    try:
+        frame = _read_columns(path, fmt, compression, chosen, progress)
+    except InputError:
+        raise
+    except Exception as exc:
+        raise _read_error(path, fmt, exc) from None
+    return LongScores(frame=frame, source=str(path), columns=chosen, notes=tuple(notes))
+
+
+def _choose_columns(path: Path, found: list[str], given: dict, sample):
+    """Return (role -> column or None, notes): the given columns, else the detected ones.
+
+    ``sample()`` returns rows of the table, read only to recognise a wide table when no
+    model or score column is found.
+    """
+    notes = []
     chosen: dict = {}
     for role, column in given.items():
         if column is not None:
-            if column not in raw.columns:
+            if column not in found:
                 raise InputError(
                     f"{path}: no column {column!r} (given for the {role.replace('_', ' ')}); "
                     f"columns found: {', '.join(found)}"
                 )
             chosen[role] = column
         elif role in CANDIDATES:
-            detected = next((c for c in CANDIDATES[role] if c in raw.columns), None)
+            detected = next((c for c in CANDIDATES[role] if c in found), None)
             if detected is not None and detected in chosen.values():
                 detected = None
             chosen[role] = detected
@@ -151,25 +255,248 @@ def read_long_table(
         else:
             chosen[role] = None
     flags = {"model": "--model-column", "item_id": "--item-column", "score": "--score-column"}
-    for role, flag in flags.items():
-        if chosen[role] is None:
+    missing = [role for role in flags if chosen[role] is None]
+    if chosen["model"] is None or chosen["score"] is None:
+        _refuse_wide(path, sample(), chosen)
+    for role in missing:
+        raise InputError(
+            f"{path}: cannot find the {role.replace('_', ' ')} column; name it with "
+            f"{flags[role]} (columns found: {', '.join(found)})"
+        )
+    return chosen, notes
+
+
+def _refuse_wide(path: Path, raw: pd.DataFrame, chosen: dict) -> None:
+    """Say to pass --layout wide when a long read finds no model/score column but many numbers."""
+    if chosen.get("model") is not None and chosen.get("score") is not None:
+        return
+    ids = {chosen.get(r) for r in ("item_id", "task", "cluster", "run")}
+    numeric = [c for c in raw.columns if c not in ids and _numeric_column(raw[c])]
+    if len(numeric) >= 2:
+        raise InputError(
+            f"{path}: no model or score column, but {len(numeric)} numeric columns "
+            f"({', '.join(map(str, numeric[:4]))}{', ...' if len(numeric) > 4 else ''}): this "
+            "looks like a wide table with one column per model; pass --layout wide"
+        )
+
+
+def _head(path: Path, fmt: str, compression: str | None, rows: int = 1000) -> pd.DataFrame:
+    """Return the first rows of a CSV/TSV/Parquet table (to recognise its layout)."""
+    try:
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            batch = next(pq.ParquetFile(path).iter_batches(batch_size=rows), None)
+            return batch.to_pandas() if batch is not None else pd.DataFrame()
+        return pd.read_csv(
+            path,
+            sep="\t" if fmt == "tsv" else ",",
+            compression=compression,
+            nrows=rows,
+            encoding="utf-8",
+        )
+    except Exception:  # the full read reports a damaged file; this is only a hint
+        return pd.DataFrame()
+
+
+# Cell texts a score column treats as empty (pandas' default missing-value markers).
+EMPTY_TEXT = (
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+)  # fmt: skip
+ROLES = ("model", "task", "item_id", "score", "run", "cluster")
+BATCH_BYTES = 8 * 2**20
+BATCH_ROWS = 2**20
+
+
+def _column_names(path: Path, fmt: str, compression: str | None) -> list[str] | None:
+    """Return the header's column names, or None when the batch reader cannot take them."""
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        names = list(pq.ParquetFile(path).schema_arrow.names)
+    else:
+        names = _csv_header(path, fmt, compression)
+    # pandas renames duplicate or blank headers; leave such files to it.
+    if not names or len(set(names)) != len(names) or any(not n.strip() for n in names):
+        return None
+    return names
+
+
+def _csv_header(path: Path, fmt: str, compression: str | None) -> list[str]:
+    import csv
+
+    opener = gzip.open if compression == "gzip" else open
+    with opener(path, "rt", encoding="utf-8-sig", newline="") as handle:
+        return next(csv.reader(handle, delimiter="\t" if fmt == "tsv" else ","), [])
+
+
+def _read_columns(path, fmt, compression, chosen, progress) -> pd.DataFrame:
+    """Read the chosen columns in batches; ids become categoricals, scores numbers."""
+    roles = [r for r in ROLES if chosen.get(r)]
+    columns = list(dict.fromkeys(chosen[r] for r in roles))
+    ids = {r: _Codes() for r in roles if r != "score"}
+    scores: list[np.ndarray] = []
+    rows = 0
+    for batch in _batches(path, fmt, compression, columns, progress):
+        for role in roles:
+            values = batch.column(chosen[role])
+            if role == "score":
+                scores.append(_score_values(values))
+            else:
+                ids[role].add(_dictionary(values), rows)
+        rows += batch.num_rows
+    if rows == 0:
+        raise InputError(f"{path}: the table has a header but no rows")
+    if "cluster" in ids:
+        ids["cluster"].refuse_blank(path, chosen["cluster"])
+    out = {
+        "model": ids["model"].categorical(),
+        "task": ids["task"].categorical()
+        if "task" in ids
+        else pd.Categorical.from_codes(np.zeros(rows, dtype=np.int8), ["all"]),
+        "item_id": ids["item_id"].categorical(),
+        "score": _concat_scores(scores),
+    }
+    scores.clear()
+    for role in ("run", "cluster"):
+        if role in ids:
+            out[role] = ids[role].categorical()
+    return pd.DataFrame(out, copy=False)
+
+
+class _Codes:
+    """An id column gathered batch by batch as integer codes into one list of labels."""
+
+    def __init__(self):
+        self.labels: dict[str, int] = {}
+        self.parts: list[np.ndarray] = []
+        self.first_blank: int | None = None
+        self.blank_rows = 0
+
+    def add(self, encoded, offset: int) -> None:
+        """Append a batch's dictionary array (labels in this batch's own order)."""
+        local = encoded.dictionary.to_pylist()
+        to_global = np.array(
+            [self.labels.setdefault(label, len(self.labels)) for label in local] + [-1],
+            dtype=np.int64,
+        )
+        indices = encoded.indices.fill_null(len(local)).to_numpy()
+        codes = to_global[indices]
+        blank_local = np.array([not label.strip() for label in local] + [True])
+        blank = blank_local[indices]
+        if blank.any():
+            if self.first_blank is None:
+                self.first_blank = offset + int(np.flatnonzero(blank)[0])
+            self.blank_rows += int(blank.sum())
+        self.parts.append(codes.astype(np.int32))
+
+    def categorical(self) -> pd.Categorical:
+        codes = np.concatenate(self.parts) if self.parts else np.zeros(0, dtype=np.int32)
+        self.parts = []
+        n = len(self.labels)
+        small = np.int8 if n < 2**7 else np.int16 if n < 2**15 else np.int32
+        return pd.Categorical.from_codes(codes.astype(small), list(self.labels))
+
+    def refuse_blank(self, path: Path, column: str) -> None:
+        """Refuse an empty cluster label, naming the file and the first such row."""
+        if self.first_blank is not None:
             raise InputError(
-                f"{path}: cannot find the {role.replace('_', ' ')} column; name it with {flag} "
-                f"(columns found: {', '.join(found)})"
+                f"{path}: row {self.first_blank + 1} has an empty cluster label in column "
+                f"{column!r} ({self.blank_rows:,} such rows); give every item a label, or "
+                "leave out --cluster-column"
             )
-    frame = pd.DataFrame(
-        {
-            "model": raw[chosen["model"]].astype(str),
-            "task": raw[chosen["task"]].astype(str) if chosen["task"] else "all",
-            "item_id": raw[chosen["item_id"]].astype(str),
-            "score": raw[chosen["score"]],
-        }
-    )
-    if chosen["run"]:
-        frame["run"] = raw[chosen["run"]].astype(str)
-    if chosen["cluster"]:
-        frame["cluster"] = raw[chosen["cluster"]].astype(str)
-    return LongScores(frame=frame, source=str(path), columns=chosen, notes=tuple(notes))
+
+
+def _batches(path, fmt, compression, columns, progress):
+    """Yield record batches of ``columns``, calling ``progress(done_bytes, total_bytes)``."""
+    total = path.stat().st_size
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        parquet = pq.ParquetFile(path)
+        n_rows, done = max(parquet.metadata.num_rows, 1), 0
+        for batch in parquet.iter_batches(batch_size=BATCH_ROWS, columns=columns):
+            batch.validate(full=True)  # arrow decodes text lazily: check the UTF-8 now
+            done += batch.num_rows
+            if progress is not None:
+                progress(min(total, round(total * done / n_rows)), total)
+            yield batch
+        return
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    with open(path, "rb") as raw:
+        source = gzip.GzipFile(fileobj=raw) if compression == "gzip" else raw
+        reader = pacsv.open_csv(
+            source,
+            read_options=pacsv.ReadOptions(block_size=BATCH_BYTES),
+            parse_options=pacsv.ParseOptions(
+                delimiter="\t" if fmt == "tsv" else ",", newlines_in_values=True
+            ),
+            convert_options=pacsv.ConvertOptions(
+                include_columns=columns,
+                column_types={c: pa.string() for c in columns},
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+        for batch in reader:
+            if progress is not None:
+                progress(min(raw.tell(), total), total)
+            yield batch
+    if progress is not None:
+        progress(total, total)
+
+
+def _dictionary(values):
+    """Return an id column as dictionary-encoded text (nulls stay missing)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = values.type
+    if pa.types.is_dictionary(kind):
+        values = values.dictionary_decode()
+        kind = values.type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind):
+        text = pc.cast(values, pa.string())  # integers print as pandas prints them: "12"
+    else:  # floats ("1.0"), booleans, dates...: as pandas turns them into text
+        series = values.to_pandas()
+        text = pa.array(series.astype(str).where(series.notna(), None), type=pa.string())
+    return pc.dictionary_encode(text)
+
+
+def _score_values(values) -> np.ndarray:
+    """Return a score column as float64 (NaN when empty), or as objects when not all numbers.
+
+    Text that is not a number (``yes``, ``True``) is kept as text for the alignment to
+    convert or count as unusable, the same as when the whole file is read by pandas.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = values.type
+    if pa.types.is_dictionary(kind):
+        values = values.dictionary_decode()
+        kind = values.type
+    if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
+        return values.cast(pa.float64()).to_numpy(zero_copy_only=False)
+    if pa.types.is_boolean(kind) and values.null_count == 0:
+        return values.to_numpy(zero_copy_only=False).astype(bool)
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        empty = pc.is_in(pc.utf8_trim_whitespace(values), value_set=pa.array(EMPTY_TEXT))
+        values = pc.if_else(empty, pa.scalar(None, kind), values)
+        try:
+            return pc.cast(values, pa.float64()).to_numpy(zero_copy_only=False)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
+    return np.asarray(values.to_pandas(), dtype=object)
+
+
+def _concat_scores(parts: list[np.ndarray]) -> np.ndarray:
+    if all(p.dtype == np.float64 for p in parts) or all(p.dtype == bool for p in parts):
+        return np.concatenate(parts)
+    return np.concatenate([p.astype(object) for p in parts])
 
 
 def _is_gzip(path: Path) -> bool:
@@ -177,27 +504,96 @@ def _is_gzip(path: Path) -> bool:
         return handle.read(2) == b"\x1f\x8b"
 
 
-def _read_jsonl(path: Path, compression: str | None) -> pd.DataFrame:
-    opener = gzip.open if compression == "gzip" else open
-    with opener(path, "rb") as handle:
-        data = handle.read()
-    text = data.decode("utf-8")
-    try:
-        return pd.read_json(io.StringIO(text), lines=True)
-    except ValueError:
-        for number, line in enumerate(text.splitlines(), start=1):
+# A JSON Lines row longer than this is a damaged file (or not a score table), never a row.
+MAX_LINE_BYTES = 64 * 2**20
+# Rows parsed into Python objects before they are packed into a typed frame chunk.
+JSONL_CHUNK_ROWS = 100_000
+
+
+def _read_jsonl(
+    path: Path,
+    compression: str | None,
+    *,
+    max_line_bytes: int | None = None,
+    progress=None,
+    keep=None,
+) -> pd.DataFrame:
+    """Read JSON Lines one line at a time from the (possibly gzipped) file object.
+
+    Memory stays bounded by the longest line and the parsed values: the file is never read
+    whole. A line longer than ``max_line_bytes`` is an error naming it. With ``keep`` (a set
+    of field names), other fields are dropped as each line is parsed; every field name seen
+    is listed in ``frame.attrs["fields"]``.
+    """
+    fields: dict[str, None] = {}
+    limit = MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes
+    total = path.stat().st_size
+    chunks: list[pd.DataFrame] = []
+    columns: dict[str, list] = {}
+    rows = 0
+    with open(path, "rb") as raw:
+        handle = gzip.GzipFile(fileobj=raw) if compression == "gzip" else raw
+        number = 0
+        while True:
+            line = handle.readline(limit + 1)
+            if not line:
+                break
+            number += 1
+            if len(line) > limit and not line.endswith(b"\n"):
+                raise InputError(
+                    f"{path}: line {number} is longer than {limit / 2**20:g} MiB; a JSON Lines "
+                    "score table has one short object per row"
+                )
             if not line.strip():
                 continue
             try:
                 record = json.loads(line)
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    f"{path}: line {number} is not UTF-8 text ({exc.reason}); "
+                    "re-encode the file as UTF-8"
+                ) from None
             except json.JSONDecodeError as exc:
                 raise InputError(f"{path}: line {number} is not valid JSON ({exc.msg})") from None
             if not isinstance(record, dict):
                 raise InputError(
                     f"{path}: line {number} is not a JSON object; JSON Lines "
                     "score tables have one object per row"
-                ) from None
-        raise InputError(f"{path}: cannot be read as JSON Lines records") from None
+                )
+            if keep is not None:
+                fields.update(dict.fromkeys(record))
+                record = {k: v for k, v in record.items() if k in keep}
+            for key, value in record.items():
+                column = columns.get(key)
+                if column is None:
+                    column = columns[key] = [None] * rows
+                column.append(value)
+            rows += 1
+            for column in columns.values():
+                if len(column) < rows:
+                    column.append(None)
+            if rows == JSONL_CHUNK_ROWS:
+                chunks.append(_records_frame(columns, rows))
+                columns, rows = {}, 0
+                if progress is not None:
+                    progress(raw.tell(), total)
+    if rows:
+        chunks.append(_records_frame(columns, rows))
+    if progress is not None:
+        progress(total, total)
+    if not chunks:
+        raise InputError(f"{path}: cannot be read as JSON Lines records (no object found)")
+    frame = chunks[0] if len(chunks) == 1 else pd.concat(chunks, ignore_index=True, sort=False)
+    if keep is not None:
+        frame.attrs["fields"] = [str(f) for f in fields]
+    return frame
+
+
+def _records_frame(columns: dict[str, list], rows: int) -> pd.DataFrame:
+    """Pack parsed JSON values column by column (numbers become typed arrays)."""
+    return pd.DataFrame(
+        {key: pd.Series(values) for key, values in columns.items()}, index=pd.RangeIndex(rows)
+    )
 
 
 def read_wide_table(
@@ -299,6 +695,43 @@ def _numeric_column(column: pd.Series) -> bool:
     return bool(pd.to_numeric(column[~empty], errors="coerce").notna().all())
 
 
+def _id_form_hint(listed: pd.Series, scored: pd.Series) -> str:
+    """Say so when the two id columns differ only in how numbers are written ('1', '1.0')."""
+    forms = {}
+    for x in pd.unique(scored.dropna())[:100_000]:
+        number = number_form(x)
+        if number is not None:
+            forms.setdefault(number, str(x))
+    for x in pd.unique(listed.dropna())[:100_000]:
+        number = number_form(x)
+        if number is not None and number in forms and forms[number] != str(x):
+            return (
+                f"; the ids differ only in how numbers are written ({str(x)!r} in the item "
+                f"file, {forms[number]!r} in the scores): write them alike"
+            )
+    return ""
+
+
+def _join_by_codes(frame: pd.DataFrame, listed: pd.DataFrame):
+    """Left-join the item file on item ids held as categories; return (frame, unlisted rows).
+
+    The same rows, order and labels as a merge, decided once per distinct item id rather
+    than hashed row by row.
+    """
+    items = frame["item_id"].cat
+    where = pd.Index(listed["item_id"]).get_indexer(items.categories)
+    codes = items.codes.to_numpy()
+    row = np.where(codes >= 0, where[np.maximum(codes, 0)], -1)
+    unlisted = row < 0
+    if "cluster" in listed.columns:
+        label_codes, labels = pd.factorize(listed["cluster"])
+        cluster = np.where(unlisted, -1, label_codes[np.maximum(row, 0)])
+        frame = frame.assign(
+            cluster=pd.Categorical.from_codes(cluster, pd.Index(labels).astype(str))
+        )
+    return frame, unlisted
+
+
 def apply_item_file(
     scores: LongScores,
     items_path,
@@ -315,7 +748,7 @@ def apply_item_file(
     counted in the notes (a trimmed item list from ``evalgap trim`` restricts a test this way).
     """
     path = Path(items_path)
-    raw = read_frame(path, fmt)
+    raw = read_frame(path, fmt, as_text=True)  # ids as written, like the scores' ids
     raw.columns = [str(c) for c in raw.columns]
     found = ", ".join(raw.columns)
     if cluster_column is not None and cluster_column not in raw.columns:
@@ -336,7 +769,16 @@ def apply_item_file(
     if task_col:
         listed["task"] = raw[task_col].astype(str).map(unescape_cell)
     if cluster_column is not None:
-        listed["cluster"] = raw[cluster_column].astype(str)
+        labels = raw[cluster_column]
+        blank = (labels.isna() | (labels.astype(str).str.strip() == "")).to_numpy()
+        if blank.any():
+            row = int(np.flatnonzero(blank)[0])
+            raise InputError(
+                f"{path}: row {row + 1} (item {listed['item_id'].iloc[row]!r}) has an empty "
+                f"cluster label in column {cluster_column!r} ({int(blank.sum()):,} such rows); "
+                "give every item a label, or leave out --cluster-column"
+            )
+        listed["cluster"] = labels.astype(str)
     if listed.duplicated(subset=keys).any():
         dup = listed[listed.duplicated(subset=keys)].iloc[0]
         raise InputError(
@@ -346,17 +788,22 @@ def apply_item_file(
     frame = scores.frame
     if cluster_column is not None:
         frame = frame.drop(columns=["cluster"], errors="ignore")
-    frame = frame.merge(listed, on=keys, how="left", indicator=True)
-    unlisted = frame["_merge"] == "left_only"
+    if not task_col and isinstance(frame["item_id"].dtype, pd.CategoricalDtype):
+        frame, unlisted = _join_by_codes(frame, listed)
+    else:
+        frame = frame.merge(listed, on=keys, how="left", indicator=True)
+        unlisted = (frame["_merge"] == "left_only").to_numpy()
+        frame = frame.drop(columns="_merge")
     notes = list(scores.notes)
     left_out = frame.loc[unlisted, ["task", "item_id"]].drop_duplicates().shape[0]
     if left_out:
         notes.append(f"{left_out:,} items not listed in {path.name} were left out")
-    frame = frame.loc[~unlisted].drop(columns="_merge").reset_index(drop=True)
+    frame = frame.loc[~unlisted].reset_index(drop=True)
     if frame.empty:
         raise InputError(
             f"{path}: none of its items appear in the scores (compare the item ids "
             f"in column {item_col!r} with the scores' item ids)"
+            + _id_form_hint(listed["item_id"], scores.frame["item_id"])
         )
     columns = dict(scores.columns)
     if cluster_column is not None:
