@@ -258,3 +258,17 @@ def test_mmlu_pro_pairs_use_the_items_both_models_scored(mmlu_pro):
         & (result.pairs.model_b == "Qwen1.5-72B-Chat_5shots")
     ].iloc[0]
     assert qwen.resolution_ratio == pytest.approx(2.48, abs=0.01)  # 1.18 on the intersection
+
+
+def test_python_api_inputs_that_used_to_crash():
+    """A blank cluster label through the Python API, and load_scores(None): one clear error."""
+    from evalgap.io.sources import load_scores
+
+    frame = leaderboard(n_items=50)
+    frame.loc[7, "cluster"] = None
+    with pytest.raises(InputError, match="1 rows have an empty cluster label"):
+        align(frame)
+    with pytest.raises(InputError, match=r"load_scores\(paths=...\): expected a path"):
+        load_scores(None)
+    with pytest.raises(InputError, match="every path must be a string or a Path, got int"):
+        load_scores([1, 2])

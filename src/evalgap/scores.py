@@ -264,6 +264,7 @@ def align(
         key_codes = None  # distinct values of the kept rows only: factorized again
     if frame.empty:
         raise InputError(f"{where}no row has a model, a task and an item id")
+    _refuse_blank_clusters(frame, where)
     aligned = None
     if "run" not in frame.columns and len(set(models or ())) == len(models or ()):
         aligned = _align_dense(frame, models, tasks, where, complete_case, key_codes)
@@ -301,6 +302,21 @@ def align(
             )
         )
     return ScoreSet(tuple(str(m) for m in model_order), tuple(task_scores), report, source)
+
+
+def _refuse_blank_clusters(frame: pd.DataFrame, where: str) -> None:
+    """A cluster column with an empty label is an error naming the first such item."""
+    if "cluster" not in frame.columns:
+        return
+    labels = frame["cluster"]
+    blank = labels.isna().to_numpy() | (labels.astype(str).str.strip() == "").to_numpy()
+    if blank.any():
+        first = int(np.flatnonzero(blank)[0])
+        raise InputError(
+            f"{where}{int(blank.sum()):,} rows have an empty cluster label (first: model "
+            f"{frame['model'].iloc[first]!r}, item {frame['item_id'].iloc[first]!r}); give "
+            "every item a cluster label, or leave the cluster column out"
+        )
 
 
 def _check_align_arguments(frame, models, tasks):

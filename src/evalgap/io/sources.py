@@ -85,8 +85,25 @@ def detect_source(path: Path) -> str:
 
 def load_scores(paths, options: LoadOptions | None = None) -> LongScores:
     """Read every path (files or directories, any mix of sources) into one long table."""
+    if options is not None and not isinstance(options, LoadOptions):
+        raise InputError(
+            f"load_scores(options=...): expected a LoadOptions, got {type(options).__name__}"
+        )
     options = options or LoadOptions()
-    paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    elif paths is None or not hasattr(paths, "__iter__"):
+        raise InputError(
+            "load_scores(paths=...): expected a path or a list of paths, "
+            f"got {type(paths).__name__}"
+        )
+    if not all(isinstance(p, (str, Path)) for p in paths):
+        bad = next(p for p in paths if not isinstance(p, (str, Path)))
+        raise InputError(
+            "load_scores(paths=...): every path must be a string or a Path, "
+            f"got {type(bad).__name__}"
+        )
+    paths = [Path(p) for p in paths]
     if not paths:
         raise InputError("no score files given; pass --scores FILE (repeatable)")
     # Paths of one framework are read together, so that identity checks (the same model in
