@@ -46,10 +46,13 @@ def unescape_cell(value):
     return value
 
 
-def atomic_write(path, write: Callable, *, option: str, mode: str = "w") -> None:
+def atomic_write(
+    path, write: Callable, *, option: str, mode: str = "w", what: str = "the file"
+) -> None:
     """Call ``write(handle)`` on a temporary file beside ``path``, then rename it to ``path``.
 
-    ``option`` names the flag the path came from (``--output``) in the error message. The
+    ``option`` names the flag the path came from (``--output``) and ``what`` the thing
+    written ("the report") in the error message. The
     temporary file is created with the usual permissions (0666 less the umask) and removed
     when anything fails.
     """
@@ -65,8 +68,8 @@ def atomic_write(path, write: Callable, *, option: str, mode: str = "w") -> None
         os.replace(temporary, target)
     except OSError as exc:
         _remove(temporary)
-        reason = exc.strerror or type(exc).__name__
-        raise InputError(f"{option} {target}: cannot write the file ({reason})") from None
+        reason = exc.strerror or (exc.args[0] if exc.args else "") or type(exc).__name__
+        raise InputError(f"{option} {target}: cannot write {what} ({reason})") from None
     except BaseException:
         _remove(temporary)
         raise

@@ -12,16 +12,14 @@ import hashlib
 import html
 import math
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from evalgap.audit import AuditResult
-from evalgap.errors import InputError
 from evalgap.report import plots
-from evalgap.report.text import clean, number, os_error_reason, plural
+from evalgap.report.text import clean, number, plural
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1220px;
@@ -221,38 +219,9 @@ def write_report(path, text: str) -> None:
 
     A failure leaves no partial file (and an existing report untouched).
     """
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    try:
-        handle = tempfile.NamedTemporaryFile(
-            "w",
-            encoding="utf-8",
-            dir=directory,
-            prefix=f".{target.name}.",
-            suffix=".tmp",
-            delete=False,
-        )
-    except OSError as exc:
-        raise InputError(
-            f"--html {path}: cannot write the report ({os_error_reason(exc)})"
-        ) from None
-    try:
-        with handle:
-            handle.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(handle.name, 0o666 & ~umask)
-        os.replace(handle.name, target)
-    except BaseException as exc:
-        Path(handle.name).unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            raise InputError(
-                f"--html {path}: cannot write the report ({os_error_reason(exc)})"
-            ) from None
-        raise
+    from evalgap.io._write import atomic_write
 
-
-# --- sections -------------------------------------------------------------------------------
+    atomic_write(path, lambda handle: handle.write(text), option="--html", what="the report")
 
 
 def _summary(r: AuditResult) -> str:

@@ -352,19 +352,19 @@ def save_figure(fig: Figure, path) -> None:
     from pathlib import Path
 
     from evalgap.errors import InputError
-    from evalgap.report.text import os_error_reason
+    from evalgap.io._write import atomic_write
 
     suffix = Path(path).suffix.lower()
     if suffix not in (".png", ".svg", ".pdf"):
         raise InputError(f"--plot {path}: give a .png, .svg or .pdf file name")
-    try:
+
+    def draw(handle) -> None:
         with matplotlib.rc_context(RC), warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            fig.savefig(path, bbox_inches="tight", dpi=150)
-    except OSError as exc:
-        raise InputError(
-            f"--plot {path}: cannot write the figure ({os_error_reason(exc)})"
-        ) from None
+            fig.savefig(handle, format=suffix[1:], bbox_inches="tight", dpi=150)
+
+    # A failure (a full disk, a bad name) leaves no partial figure behind.
+    atomic_write(path, draw, option="--plot", mode="wb", what="the figure")
 
 
 @_plain_text
