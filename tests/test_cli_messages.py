@@ -21,3 +21,30 @@ def test_usage_errors_name_the_command_path(argv, expected, capsys):
     err = capsys.readouterr().err
     assert err.startswith("evalgap: error: ") and err.count("\n") == 1
     assert expected in err
+
+
+def test_table_column_options_on_framework_logs_are_said_to_be_unused(capsys):
+    """--run-column on lm-eval logs was ignored without a word; now the notes say so."""
+    import json
+
+    from conftest import shared_file
+
+    logs = shared_file("format_fixtures", "lm_eval")
+    assert main(["inspect-data", "--scores", str(logs), "--run-column", "run", "--json"]) == 0
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert (
+        "--run-column names columns of score tables; the lm-eval logs were read with their "
+        "own fields, so it was not used" in notes
+    )
+
+
+def test_graded_bootstrap_p_shows_its_monte_carlo_error(tmp_path, capsys):
+    path = tmp_path / "graded.csv"
+    a = [0.2, 0.5, 0.9, 0.4, 0.7, 0.1, 0.33, 0.8]
+    b = [0.1, 0.55, 0.6, 0.3, 0.72, 0.05, 0.3, 0.6]
+    rows = [f"a,{i},{x}" for i, x in enumerate(a)] + [f"b,{i},{x}" for i, x in enumerate(b)]
+    path.write_text("model,item_id,score\n" + "\n".join(rows) + "\n")
+    assert main(["compare", "--scores", str(path), "--model-a", "a", "--model-b", "b"]) == 0
+    out = capsys.readouterr().out
+    # B = 10,000 draws at p = 0.01: sqrt(0.01 * 0.99 / 10,000) = 0.001 (two tails: ~0.0014)
+    assert "(MC se 0.0014)" in out

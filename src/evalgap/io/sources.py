@@ -16,6 +16,7 @@ so a loader written once serves all. Sources, detected from the path or forced w
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -148,7 +149,32 @@ def _source(path: Path, o: LoadOptions) -> str:
     return detect_source(path)
 
 
+# Options that name columns of a score table; a framework log has its own fields for these.
+TABLE_ONLY_OPTIONS = {
+    "run_column": "--run-column",
+    "item_column": "--item-column",
+    "score_column": "--score-column",
+    "model_column": "--model-column",
+    "task_column": "--task-column",
+}
+
+
 def _load_one(paths: list[Path], o: LoadOptions, source: str) -> LongScores:
+    result = _read_source(paths, o, source)
+    if source == "table":
+        return result
+    ignored = [flag for name, flag in TABLE_ONLY_OPTIONS.items() if getattr(o, name)]
+    if not ignored:
+        return result
+    note = (
+        f"{', '.join(ignored)} name{'s' if len(ignored) == 1 else ''} columns of score tables; "
+        f"the {source} logs were read with their own fields, so "
+        f"{'it was' if len(ignored) == 1 else 'they were'} not used"
+    )
+    return dataclasses.replace(result, notes=(*result.notes, note))
+
+
+def _read_source(paths: list[Path], o: LoadOptions, source: str) -> LongScores:
     path = paths if source != "table" else paths[0]
     table_fmt = o.fmt if o.fmt in TABLE_FORMATS else None
     metric = list(o.metric) or None

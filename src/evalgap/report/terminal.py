@@ -195,6 +195,8 @@ def render_compare(r: CompareResult, console: Console) -> None:
         if p is None:
             continue
         text = format_p(p, floor if key == "bootstrap" else 0.0).removeprefix("p=")
+        if key == "bootstrap" and r.bootstrap is not None and r.bootstrap.monte_carlo_se:
+            text += f" (MC se {number(r.bootstrap.monte_carlo_se, '.2g')})"
         rows.append([TEST_NAMES[key], text, "reject" if p <= r.alpha else "-"])
     print_table(
         console,
