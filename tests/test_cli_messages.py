@@ -48,3 +48,14 @@ def test_graded_bootstrap_p_shows_its_monte_carlo_error(tmp_path, capsys):
     out = capsys.readouterr().out
     # B = 10,000 draws at p = 0.01: sqrt(0.01 * 0.99 / 10,000) = 0.001 (two tails: ~0.0014)
     assert "(MC se 0.0014)" in out
+
+
+def test_a_header_opened_by_a_stray_quote_gives_a_one_line_error(tmp_path, capsys):
+    """Found by the fuzz test: '"model,...' makes the whole file one quoted header cell, and
+    the list of columns found printed the file's lines into the message."""
+    path = tmp_path / "s.csv"
+    path.write_text('"model,task,item_id,score\na,t,1,1.0\nb,t,1,0.0\n')
+    assert main(["inspect-data", "--scores", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot find the model column" in err
+    assert "(columns found: model,task,item_id,score\\na,t,1,1.0\\nb,\u2026)" in err

@@ -242,7 +242,7 @@ def _choose_columns(path: Path, found: list[str], given: dict, sample):
             if column not in found:
                 raise InputError(
                     f"{path}: no column {column!r} (given for the {role.replace('_', ' ')}); "
-                    f"columns found: {', '.join(found)}"
+                    f"columns found: {column_listing(found)}"
                 )
             chosen[role] = column
         elif role in CANDIDATES:
@@ -261,7 +261,7 @@ def _choose_columns(path: Path, found: list[str], given: dict, sample):
     for role in missing:
         raise InputError(
             f"{path}: cannot find the {role.replace('_', ' ')} column; name it with "
-            f"{flags[role]} (columns found: {', '.join(found)})"
+            f"{flags[role]} (columns found: {column_listing(found)})"
         )
     return chosen, notes
 
@@ -620,7 +620,7 @@ def read_wide_table(
     if raw.shape[0] == 0:
         raise InputError(f"{path}: the table has a header but no rows")
     raw.columns = [str(c) for c in raw.columns]
-    found = ", ".join(raw.columns)
+    found = column_listing(raw.columns)
     notes = []
     if models_in == "rows":
         model_col = model_column or next(
@@ -687,6 +687,18 @@ def read_wide_table(
     return LongScores(frame, str(path), {"item_id": item_col, "task": task_col}, tuple(notes))
 
 
+def column_listing(columns, limit: int = 12, width: int = 40) -> str:
+    """Return the column names for a one-line message: line breaks shown as ``\\n``, each
+    name cut at ``width`` characters, at most ``limit`` names (a header with a stray quote
+    can hold the whole file in one "column")."""
+    names = []
+    for column in list(columns)[:limit]:
+        text = str(column).replace("\r", "\\r").replace("\n", "\\n")
+        names.append(text if len(text) <= width else text[: width - 1] + "\u2026")
+    more = len(list(columns)) - limit
+    return ", ".join(names) + (f", ... ({more} more)" if more > 0 else "")
+
+
 def _numeric_column(column: pd.Series) -> bool:
     """True when every non-empty cell is a number and at least one cell is not empty."""
     empty = column.isna() | (column.astype(str).str.strip() == "")
@@ -750,7 +762,7 @@ def apply_item_file(
     path = Path(items_path)
     raw = read_frame(path, fmt, as_text=True)  # ids as written, like the scores' ids
     raw.columns = [str(c) for c in raw.columns]
-    found = ", ".join(raw.columns)
+    found = column_listing(raw.columns)
     if cluster_column is not None and cluster_column not in raw.columns:
         raise InputError(
             f"{path}: no column {cluster_column!r} (given as --cluster-column); "
