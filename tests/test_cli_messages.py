@@ -59,3 +59,24 @@ def test_a_header_opened_by_a_stray_quote_gives_a_one_line_error(tmp_path, capsy
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot find the model column" in err
     assert "(columns found: model,task,item_id,score\\na,t,1,1.0\\nb,\u2026)" in err
+
+
+def test_too_few_items_is_said_in_the_test_table_too(capsys):
+    """4 discordant items: chi-square p = 0.046 < 0.05, but no valid test can reject below 6
+    differing items at alpha 0.05; the table must not say 'reject' beside the verdict."""
+    argv = [
+        "compare",
+        "--both-correct",
+        "10",
+        "--a-only",
+        "4",
+        "--b-only",
+        "0",
+        "--both-wrong",
+        "3",
+    ]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert (
+        "reject" not in out and "│ McNemar chi-square            │   0.046 │ too few items │" in out
+    )

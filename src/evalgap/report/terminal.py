@@ -191,13 +191,16 @@ def render_compare(r: CompareResult, console: Console) -> None:
     }[r.alternative]
     rows = []
     floor = r.bootstrap.p_floor if r.bootstrap else 0.0
+    # Below the minimum-items rule no valid test can reject: a small asymptotic p is an artefact
+    too_few = any(note.startswith("too few items") for note in r.notes)
     for key, p in r.p_values.to_dict().items():
         if p is None:
             continue
         text = format_p(p, floor if key == "bootstrap" else 0.0).removeprefix("p=")
         if key == "bootstrap" and r.bootstrap is not None and r.bootstrap.monte_carlo_se:
             text += f" (MC se {number(r.bootstrap.monte_carlo_se, '.2g')})"
-        rows.append([TEST_NAMES[key], text, "reject" if p <= r.alpha else "-"])
+        decision = "too few items" if too_few else ("reject" if p <= r.alpha else "-")
+        rows.append([TEST_NAMES[key], text, decision])
     print_table(
         console,
         [("test", "left"), ("p-value", "right"), ("at alpha", "center")],
