@@ -77,6 +77,5 @@ def test_too_few_items_is_said_in_the_test_table_too(capsys):
     ]
     assert main(argv) == 0
     out = capsys.readouterr().out
-    assert (
-        "reject" not in out and "│ McNemar chi-square            │   0.046 │ too few items │" in out
-    )
+    assert "reject  │" not in out
+    assert "McNemar chi-square" in out and "0.046 │ too few items │" in out
