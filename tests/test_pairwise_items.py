@@ -272,3 +272,45 @@ def test_python_api_inputs_that_used_to_crash():
         load_scores(None)
     with pytest.raises(InputError, match="every path must be a string or a Path, got int"):
         load_scores([1, 2])
+
+
+def test_one_graded_model_leaves_the_other_pairs_binary():
+    """Found in review: a single non-binary column made every pair graded (no exact test)."""
+    rng = np.random.default_rng(5)
+    x = (rng.random((500, 4)) < 0.6).astype(float)
+    x[:, 3] = rng.random(500)  # partial credit for one model
+    first, second = np.array([0, 0, 1, 2]), np.array([1, 3, 2, 3])
+    s = summarize_pairs(x, first, second)
+    assert s.binary.tolist() == [True, False, True, False]
+    for k, (i, j) in enumerate(zip(first, second, strict=True)):
+        one = summarize_scores(x[:, i], x[:, j])
+        assert (s.a_only[k], s.b_only[k]) == (one.a_only, one.b_only)
+        assert s.sd_diff[k] == pytest.approx(float(one.sd_diff), abs=1e-12)
+
+
+def test_phi_of_a_huge_pair_does_not_overflow():
+    """Found in review: the product of four counts wrapped int64 above ~110k items (phi 3.4)."""
+    cells = {"both_correct": 100_000, "a_only": 60_000, "b_only": 50_000, "both_wrong": 100_000}
+    a = np.repeat([1.0, 1.0, 0.0, 0.0], list(cells.values()))
+    b = np.repeat([1.0, 0.0, 1.0, 0.0], list(cells.values()))
+    s = summarize_pairs(np.column_stack([a, b]), [0], [1])
+    assert s.correlation[0] == pytest.approx(np.corrcoef(a, b)[0, 1], abs=1e-12)
+
+
+def test_jsonl_integer_ids_beside_a_null_stay_exact(tmp_path):
+    """Found in review: pandas turned int ids into floats when a null was present, merging
+    ids above 2^53 into one item."""
+    from evalgap.io.sources import load_scores
+
+    big = 2**60
+    lines = [
+        f'{{"model": "{m}", "item_id": {big + k}, "score": {(k + j) % 2}, "note": null}}'
+        for j, m in enumerate("AB")
+        for k in range(4)
+    ]
+    lines.append('{"model": "A", "item_id": null, "score": 1}')
+    path = tmp_path / "ids.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    s = align(load_scores(path).frame)
+    assert s.pair("A", "B")[0].size == 4
+    assert sorted(s.tasks[0].item_ids.astype(str)) == [str(big + k) for k in range(4)]

@@ -854,8 +854,10 @@ def _drop_pairs_without_items(pairs: pd.DataFrame, notes: list) -> pd.DataFrame:
     if not empty.any():
         return pairs
     first = pairs[empty].iloc[0]
+    count = int(empty.sum())
     notes.append(
-        f"{int(empty.sum()):,} pairs have no item both models scored and are left out "
+        f"{count:,} pair{'s have' if count != 1 else ' has'} no item both models scored and "
+        f"{'are' if count != 1 else 'is'} left out "
         f"(e.g. {first['model_a']} vs {first['model_b']} on task {first['task']})"
     )
     return pairs[~empty].reset_index(drop=True)

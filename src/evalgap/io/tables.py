@@ -590,10 +590,21 @@ def _read_jsonl(
 
 
 def _records_frame(columns: dict[str, list], rows: int) -> pd.DataFrame:
-    """Pack parsed JSON values column by column (numbers become typed arrays)."""
+    """Pack parsed JSON values column by column (numbers become typed arrays).
+
+    Integers beside a null stay Python integers (object dtype): pandas would make them
+    floats, and ids above 2^53 would then collapse into each other.
+    """
     return pd.DataFrame(
-        {key: pd.Series(values) for key, values in columns.items()}, index=pd.RangeIndex(rows)
+        {key: _json_column(values) for key, values in columns.items()}, index=pd.RangeIndex(rows)
     )
+
+
+def _json_column(values: list) -> pd.Series:
+    has_null = any(v is None for v in values)
+    if has_null and any(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return pd.Series(values, dtype=object)
+    return pd.Series(values)
 
 
 def read_wide_table(

@@ -77,9 +77,3 @@ def _drop_negative_zero(text: str) -> str:
     if text[:1] in "+-" and not re.search(r"[1-9]", text.split("e")[0]):
         return text[1:]
     return text
-
-
-def os_error_reason(exc: OSError) -> str:
-    """Return why a file operation failed, in words (``strerror`` is None for some errors)."""
-    reason = exc.strerror or (exc.args[0] if exc.args else "") or type(exc).__name__
-    return clean(reason)

@@ -52,16 +52,6 @@ def pooled_p_value(a_only, b_only) -> float:
     return float(mcnemar_exact(b.sum(), c.sum(), alternative="greater"))
 
 
-def fisher_p_value(p_values) -> float:
-    """Return Fisher's combination ``chi2.sf(-2 sum log p, 2T)`` of independent p-values."""
-    p = np.asarray(p_values, dtype=float).ravel()
-    if p.size == 0:
-        return 1.0
-    with np.errstate(divide="ignore"):  # a p-value that underflowed to 0 makes chi2 infinite
-        statistic = -2.0 * np.log(p).sum()
-    return float(stats.chi2.sf(statistic, 2 * p.size))
-
-
 def fisher_over_tasks(a_only, b_only):
     """Return Fisher's p-value over tasks with flips (Algorithm 3) and how many were left out.
 

@@ -44,7 +44,8 @@ class PairedSummary:
         NaN when either model's scores are constant.
     sd_diff : sigma_D, plug-in standard deviation of D (divisor N).
     se : standard error of delta, ``sd_diff / sqrt(N)`` (Equation 1).
-    binary : True when every score is 0 or 1.
+    binary : True when every score is 0 or 1 (from :func:`summarize_pairs`, a boolean
+        array per pair when some pairs are binary and others graded).
     variance_a, variance_b : plug-in (divisor N) variance of each model's scores on the
         pair's items; set by :func:`summarize_pairs`, None elsewhere.
     """
@@ -243,9 +244,31 @@ def summarize_pairs(scores, first, second, *, chunk: int = 4096) -> PairedSummar
     if np.isinf(x).any():
         raise InputError("scores contain infinite values; drop or fix those items")
     filled = np.where(observed, x, 0.0)
-    if is_binary(filled):
+    # A pair is binary when both its models' scores are 0/1: one graded column (a model with
+    # partial credit) must not turn every other pair graded.
+    column_binary = np.all((filled == 0) | (filled == 1), axis=0)
+    pair_binary = column_binary[i] & column_binary[j]
+    if pair_binary.all():
         return _summarize_pairs_binary(filled, observed, i, j)
-    return _summarize_pairs_graded(filled, observed, i, j, chunk)
+    if not pair_binary.any():
+        return _summarize_pairs_graded(filled, observed, i, j, chunk)
+    parts = (
+        (pair_binary, _summarize_pairs_binary(filled, observed, i[pair_binary], j[pair_binary])),
+        (
+            ~pair_binary,
+            _summarize_pairs_graded(filled, observed, i[~pair_binary], j[~pair_binary], chunk),
+        ),
+    )
+    merged = {}
+    for name in PairedSummary.__dataclass_fields__:
+        if name == "binary":
+            continue
+        first = getattr(parts[0][1], name)
+        out = np.empty(i.size, dtype=np.result_type(first, getattr(parts[1][1], name)))
+        for mask, summary in parts:
+            out[mask] = getattr(summary, name)
+        merged[name] = out
+    return PairedSummary(**merged, binary=pair_binary)
 
 
 def _summarize_pairs_binary(x, observed, i, j) -> PairedSummary:
@@ -266,9 +289,11 @@ def _summarize_pairs_binary(x, observed, i, j) -> PairedSummary:
         accuracy_b = (n11 + n01) / n
         delta = (n10 - n01) / n
         var_d = np.maximum((n10 + n01) / n - delta**2, 0.0)
-        denominator = (n11 + n10) * (n01 + n00) * (n11 + n01) * (n10 + n00)
+        # in floating point: the product of four counts overflows int64 above ~110k items
+        f11, f10, f01, f00 = (v.astype(float) for v in (n11, n10, n01, n00))
+        denominator = (f11 + f10) * (f01 + f00) * (f11 + f01) * (f10 + f00)
         correlation = np.where(
-            denominator > 0, (n11 * n00 - n10 * n01) / np.sqrt(denominator.astype(float)), np.nan
+            denominator > 0, (f11 * f00 - f10 * f01) / np.sqrt(denominator), np.nan
         )
         sd_diff = np.sqrt(var_d)
         se = sd_diff / np.sqrt(n)
