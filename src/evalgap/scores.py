@@ -305,17 +305,25 @@ def align(
 
 
 def _refuse_blank_clusters(frame: pd.DataFrame, where: str) -> None:
-    """A cluster column with an empty label is an error naming the first such item."""
+    """An item whose cluster label is empty in every row is an error naming the first one.
+
+    An item takes its first non-empty label, so a blank in one model's row is no loss.
+    """
     if "cluster" not in frame.columns:
         return
     labels = frame["cluster"]
     blank = labels.isna().to_numpy() | (labels.astype(str).str.strip() == "").to_numpy()
-    if blank.any():
-        first = int(np.flatnonzero(blank)[0])
+    if not blank.any():
+        return
+    keys = [frame["task"].astype(str), frame["item_id"].astype(str)]
+    unlabelled = pd.Series(blank, index=frame.index).groupby(keys, sort=False).all()
+    if unlabelled.any():
+        task, item = unlabelled[unlabelled].index[0]
+        on = "" if task == "all" else f" of task {task}"
         raise InputError(
-            f"{where}{int(blank.sum()):,} rows have an empty cluster label (first: model "
-            f"{frame['model'].iloc[first]!r}, item {frame['item_id'].iloc[first]!r}); give "
-            "every item a cluster label, or leave the cluster column out"
+            f"{where}{int(unlabelled.sum()):,} items have no cluster label in any row (first: "
+            f"item {item!r}{on}); give every item a cluster label, or leave the cluster "
+            "column out"
         )
 
 
