@@ -103,29 +103,45 @@ def summarize_counts(both_correct, a_only, b_only, both_wrong) -> PairedSummary:
     n = n11 + n10 + n01 + n00
     if np.any(n == 0):
         raise InputError("the 2x2 counts must contain at least one item (their sum is 0)")
-    accuracy_a = (n11 + n10) / n
-    accuracy_b = (n11 + n01) / n
-    delta = (n10 - n01) / n
-    var_d = np.maximum((n10 + n01) / n - delta**2, 0.0)
-    denominator = (n11 + n10) * (n01 + n00) * (n11 + n01) * (n10 + n00)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        correlation = np.where(
-            denominator > 0, (n11 * n00 - n10 * n01) / np.sqrt(denominator), np.nan
-        )
-    sd_diff = np.sqrt(var_d)
+    cells = _cell_summary(n11, n10, n01, n00)
     f = _validate.scalar_or_array
     return PairedSummary(
         n_items=f(n.astype(np.int64)),
-        accuracy_a=f(accuracy_a),
-        accuracy_b=f(accuracy_b),
-        delta=f(delta),
+        accuracy_a=f(cells["accuracy_a"]),
+        accuracy_b=f(cells["accuracy_b"]),
+        delta=f(cells["delta"]),
         a_only=f(n10.astype(np.int64)),
         b_only=f(n01.astype(np.int64)),
-        correlation=f(correlation),
-        sd_diff=f(sd_diff),
-        se=f(sd_diff / np.sqrt(n)),
+        correlation=f(cells["correlation"]),
+        sd_diff=f(cells["sd_diff"]),
+        se=f(cells["se"]),
         binary=True,
     )
+
+
+def _cell_summary(n11, n10, n01, n00) -> dict:
+    """The formulas of :func:`summarize_counts` on 2x2 counts (arrays; NaN where N = 0).
+
+    The one home of these formulas: :func:`summarize_pairs` uses it for masked pairs too.
+    The phi denominator is a product of four counts, formed in floating point (in int64 it
+    overflows above ~110k items).
+    """
+    f11, f10, f01, f00 = (np.asarray(v, dtype=float) for v in (n11, n10, n01, n00))
+    n = f11 + f10 + f01 + f00
+    with np.errstate(invalid="ignore", divide="ignore"):
+        delta = (f10 - f01) / n
+        sd_diff = np.sqrt(np.maximum((f10 + f01) / n - delta**2, 0.0))
+        denominator = (f11 + f10) * (f01 + f00) * (f11 + f01) * (f10 + f00)
+        return {
+            "accuracy_a": (f11 + f10) / n,
+            "accuracy_b": (f11 + f01) / n,
+            "delta": delta,
+            "correlation": np.where(
+                denominator > 0, (f11 * f00 - f10 * f01) / np.sqrt(denominator), np.nan
+            ),
+            "sd_diff": sd_diff,
+            "se": sd_diff / np.sqrt(n),
+        }
 
 
 def counts_from_scores(scores_a, scores_b) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -284,32 +300,15 @@ def _summarize_pairs_binary(x, observed, i, j) -> PairedSummary:
     n11, n10, n01, n00 = (
         v.round().astype(np.int64) for v in (both_correct, a_only, b_only, both_wrong)
     )
-    with np.errstate(divide="ignore", invalid="ignore"):
-        accuracy_a = (n11 + n10) / n
-        accuracy_b = (n11 + n01) / n
-        delta = (n10 - n01) / n
-        var_d = np.maximum((n10 + n01) / n - delta**2, 0.0)
-        # in floating point: the product of four counts overflows int64 above ~110k items
-        f11, f10, f01, f00 = (v.astype(float) for v in (n11, n10, n01, n00))
-        denominator = (f11 + f10) * (f01 + f00) * (f11 + f01) * (f10 + f00)
-        correlation = np.where(
-            denominator > 0, (f11 * f00 - f10 * f01) / np.sqrt(denominator), np.nan
-        )
-        sd_diff = np.sqrt(var_d)
-        se = sd_diff / np.sqrt(n)
+    cells = _cell_summary(n11, n10, n01, n00)
     return PairedSummary(
         n_items=n,
-        accuracy_a=accuracy_a,
-        accuracy_b=accuracy_b,
-        delta=delta,
         a_only=n10,
         b_only=n01,
-        correlation=correlation,
-        sd_diff=sd_diff,
-        se=se,
         binary=True,
-        variance_a=accuracy_a * (1 - accuracy_a),
-        variance_b=accuracy_b * (1 - accuracy_b),
+        variance_a=cells["accuracy_a"] * (1 - cells["accuracy_a"]),
+        variance_b=cells["accuracy_b"] * (1 - cells["accuracy_b"]),
+        **cells,
     )
 
 
