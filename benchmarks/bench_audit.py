@@ -32,7 +32,7 @@ def leaderboard(n_models: int, n_items: int, seed: int = 0) -> np.ndarray:
 
 
 def score_set(scores: np.ndarray):
-    from evalgap.scores import AlignmentReport, ModelAlignment, ScoreSet, TaskScores
+    from evalgap._scores import AlignmentReport, ModelAlignment, ScoreSet, TaskScores
 
     n, k = scores.shape
     models = tuple(f"model-{j:04d}" for j in range(k))
@@ -45,7 +45,7 @@ def score_set(scores: np.ndarray):
 
 
 def _vectorized(n_models, n_items, queue) -> None:
-    from evalgap.audit import audit_scores
+    from evalgap._audit import audit_scores
 
     data = score_set(leaderboard(n_models, n_items))
     start = time.perf_counter()

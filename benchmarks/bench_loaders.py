@@ -85,8 +85,8 @@ def write_logs(folder: Path, size_mb: int) -> int:
 
 
 def _parse(folder: str, queue) -> None:
+    from evalgap._scores import align
     from evalgap.io.lm_eval import read_lm_eval
-    from evalgap.scores import align
 
     start = time.perf_counter()
     long = read_lm_eval(folder)
@@ -105,8 +105,8 @@ def _baseline(queue) -> None:
 
 
 def _mmlu(queue) -> None:
+    from evalgap._scores import align
     from evalgap.io.sources import LoadOptions, load_scores
-    from evalgap.scores import align
 
     start = time.perf_counter()
     long = load_scores(

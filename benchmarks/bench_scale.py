@@ -58,8 +58,8 @@ def _read(path: str, queue) -> None:
 
 
 def _read_align(path: str, queue) -> None:
+    from evalgap._scores import align
     from evalgap.io.sources import load_scores
-    from evalgap.scores import align
 
     start = time.perf_counter()
     table = load_scores(path)
@@ -72,8 +72,8 @@ def _audit(path: str, as_json: bool, queue) -> None:
     import contextlib
     import os
 
-    import evalgap.audit as audit_module
-    import evalgap.scores as scores_module
+    import evalgap._audit as audit_module
+    import evalgap._scores as scores_module
     from evalgap import cli
     from evalgap.io import tables
 

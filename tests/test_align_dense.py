@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalgap import scores as scores_module
+from evalgap import _scores as scores_module
+from evalgap._scores import align
 from evalgap.errors import InputError
 from evalgap.io.sources import LoadOptions, load_scores
-from evalgap.scores import align
 
 from conftest import shared_file
 

@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 
 from evalgap import compare_counts
-from evalgap.audit import audit_counts, audit_scores
+from evalgap._audit import audit_counts, audit_scores
+from evalgap._scores import align
 from evalgap.errors import InputError
 from evalgap.io.sources import LoadOptions, load_scores
-from evalgap.scores import align
 
 from conftest import shared_file
 from paper_tables import TABLE_7

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from evalgap.degrade import degrade_counts, degrade_scores, trim_items
+from evalgap._degrade import degrade_counts, degrade_scores, trim_items
+from evalgap._scores import align
 from evalgap.io.sources import load_scores
-from evalgap.scores import align
 from evalgap.stats import aggregation
 from evalgap.stats import power as pw
 

@@ -19,13 +19,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from evalgap._scores import align
 from evalgap.cli import main
 from evalgap.errors import InputError
 from evalgap.io.helm import read_helm
 from evalgap.io.inspect_logs import read_inspect, value_to_float
 from evalgap.io.lm_eval import read_lm_eval
 from evalgap.io.sources import LoadOptions, load_scores
-from evalgap.scores import align
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "frameworks"
 INSPECT = FIXTURES / "inspect"

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from evalgap._scores import align
 from evalgap.errors import InputError
 from evalgap.io.sources import load_scores
-from evalgap.scores import align
 
 import synthetic as syn
 

@@ -11,13 +11,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from evalgap._scores import align
 from evalgap.errors import InputError
 from evalgap.io import lm_eval
 from evalgap.io.helm import read_helm
 from evalgap.io.inspect_logs import read_inspect
 from evalgap.io.open_llm_leaderboard import download_details, read_details
 from evalgap.io.sources import LoadOptions, detect_source, load_scores
-from evalgap.scores import align
 
 import synthetic as syn
 from conftest import shared_file

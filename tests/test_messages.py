@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from evalgap._scores import align
 from evalgap.cli import main
 from evalgap.errors import InputError
 from evalgap.io import tables
 from evalgap.io.tables import read_long_table
-from evalgap.scores import align
 
 
 def _long(n_items=30, models=("model-a", "model-b"), seed=0, ids=None):

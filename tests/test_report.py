@@ -16,12 +16,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalgap.audit import audit_counts, audit_scores
+from evalgap._audit import audit_counts, audit_scores
+from evalgap._scores import align
 from evalgap.cli import main
 from evalgap.errors import InputError
 from evalgap.report import html as html_report
 from evalgap.report.text import clean, markup, number, plural
-from evalgap.scores import align
 
 from test_audit import leaderboard, table_7
 from test_cli import EVALGAP

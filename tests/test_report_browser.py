@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalgap.audit import audit_counts, audit_scores
+from evalgap._audit import audit_counts, audit_scores
+from evalgap._scores import align
 from evalgap.report.html import audit_report
-from evalgap.scores import align
 
 from test_audit import leaderboard, table_7
 

@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from evalgap import simulate as sim
+from evalgap import _simulate as sim
+from evalgap._scores import align
 from evalgap.io.sources import load_scores
 from evalgap.report import plots
-from evalgap.scores import align
 from evalgap.stats import clusters, generators
 from evalgap.stats import power as pw
 from evalgap.stats.paired import counts_from_scores, summarize_counts

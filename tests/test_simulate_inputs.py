@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalgap import simulate as sim
+from evalgap import _simulate as sim
 from evalgap.cli import main
 from evalgap.stats import sequential
 

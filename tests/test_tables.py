@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from evalgap._scores import align
 from evalgap.errors import InputError
 from evalgap.io.tables import read_long_table
-from evalgap.scores import align
 
 from conftest import shared_file
 

@@ -329,7 +329,7 @@ def compare(
     Give either the four 2x2 counts of a binary comparison, or --scores with --model-a and
     --model-b. Items not scored for both models are left out and counted in the output.
     """
-    from evalgap.compare import compare_counts, compare_scores
+    from evalgap._compare import compare_counts, compare_scores
 
     counts = (both_correct, a_only, b_only, both_wrong)
     settings = {
@@ -358,7 +358,7 @@ def compare(
         result = compare_scores(
             a, b, model_a=model_a, model_b=model_b, alignment=score_set.report, **settings
         )
-        from evalgap.compare_groups import pooling_note
+        from evalgap._compare_groups import pooling_note
 
         note = pooling_note(score_set)
         if note:
@@ -401,7 +401,7 @@ def inspect_data_command(as_json, **loader):
     The first command to run on new files. Models are not paired here: every model is
     aligned with every other, so 'items kept' counts the items scored for all of them.
     """
-    from evalgap.inspect_data import inspect_data
+    from evalgap._inspect_data import inspect_data
 
     if not (loader["scores_paths"] or loader["hub"]):
         raise InputError("give --scores FILE (repeatable) or --hub REPO")
@@ -528,7 +528,7 @@ def audit(
     pair) gets a resolved/unresolved verdict under fixed n, Bonferroni, Sidak, Holm, BH,
     anytime-valid testing and, with --cluster-column, clustering.
     """
-    from evalgap.audit import audit_counts, audit_scores
+    from evalgap._audit import audit_counts, audit_scores
 
     if alternative != "two-sided":
         raise InputError("--alternative: the audit tests two-sided gaps; leave it at two-sided")
@@ -667,7 +667,7 @@ def degrade(
     degraded, or no --fail-on-degradation), 1 (degraded, with --fail-on-degradation), 2 (bad
     input).
     """
-    from evalgap.degrade import check_roles, degrade_counts, degrade_scores
+    from evalgap._degrade import check_roles, degrade_counts, degrade_scores
 
     has_scores = bool(loader["scores_paths"] or loader["hub"])
     if counts_path:
@@ -712,8 +712,8 @@ def _degrade_scores(loader, baseline, candidate):
     """Align the two models: by name within --scores, or each from its own path."""
     from pathlib import Path
 
+    from evalgap._scores import LongScores, align
     from evalgap.io.sources import LoadOptions, load_scores
-    from evalgap.scores import LongScores, align
 
     given_paths = [Path(x).exists() for x in (baseline, candidate)]
     if not any(given_paths):
@@ -757,7 +757,7 @@ def _degrade_scores(loader, baseline, candidate):
 
 def _compare_by(loader, model_a, model_b, by, adjustment, settings, as_json) -> None:
     """compare --by: group by the tasks, or by a column of a score table taken as the task."""
-    from evalgap.compare_groups import compare_by_group
+    from evalgap._compare_groups import compare_by_group
 
     if by != "task":
         if loader["task_column"] and loader["task_column"] != by:
@@ -804,7 +804,7 @@ def trim(model, output, as_json, **loader):
     Items solved right (or wrong) in every run carry no signal for degradation tests; the
     others are written to --output, for degrade --items.
     """
-    from evalgap.degrade import trim_items
+    from evalgap._degrade import trim_items
     from evalgap.io._write import write_csv
 
     _, score_set = _read_scores(loader, models=[model], quiet=as_json)
@@ -865,8 +865,8 @@ def plan(
 
     With --flip-rate and --delta: how many items a degradation test needs to detect a drop.
     """
-    from evalgap.plan import plan as make_plan
-    from evalgap.plan import plan_degradation
+    from evalgap._plan import plan as make_plan
+    from evalgap._plan import plan_degradation
 
     if flip_rate is not None:
         others = [
@@ -972,7 +972,7 @@ def simulate():
 @_simulation_options
 def calibration(n_items, trials, n_bootstrap, power, alpha, seed, jobs, as_json, plot_path):
     """Type-I error and power of five paired tests on the (p, rho_z) grid (Table 2)."""
-    from evalgap.simulate import calibration as run
+    from evalgap._simulate import calibration as run
 
     with _phases(as_json, None, "calibration", total=9) as tick:
         result = run(
@@ -1003,8 +1003,8 @@ def calibration(n_items, trials, n_bootstrap, power, alpha, seed, jobs, as_json,
 @_simulation_options
 def prospective(pairs, trials, power, alpha, seed, jobs, as_json, plot_path, **loader):
     """Empirical McNemar power at 0.8 N*, N* and 1.2 N* of real pairs (Table 10)."""
-    from evalgap.simulate import prospective as run
-    from evalgap.simulate import prospective_counts
+    from evalgap._simulate import prospective as run
+    from evalgap._simulate import prospective_counts
 
     if not pairs:
         raise InputError("name the pairs to validate with --pair MODEL_A MODEL_B (repeatable)")
@@ -1047,7 +1047,7 @@ def prospective(pairs, trials, power, alpha, seed, jobs, as_json, plot_path, **l
 @_simulation_options
 def power_curve(kind, deltas, trials, n_bootstrap, power, alpha, seed, jobs, as_json, plot_path):
     """Bootstrap power against n, with N* marked (Figures 5-6)."""
-    from evalgap.simulate import power_curve as run
+    from evalgap._simulate import power_curve as run
 
     deltas = deltas or (0.02, 0.04, 0.08)
     with _phases(as_json, None, "power curve", total=7 * len(deltas)) as tick:
@@ -1097,7 +1097,7 @@ def sequential(
     plot_path,
 ):
     """The mixture e-process under H0 and H1, calibrated to a pair (Appendix C, Figure 4)."""
-    from evalgap.simulate import sequential_study
+    from evalgap._simulate import sequential_study
 
     with _phases(as_json, None, "sequential", total=2 * -(-trials // 100)) as tick:
         result = sequential_study(
@@ -1121,7 +1121,7 @@ def sequential(
 @_simulation_options
 def aggregation(max_tasks, experiments, flip_rate, alpha, seed, jobs, as_json, plot_path):
     """Rejection rates of pooled, max-drop, Fisher and any-of-three against T (Figure 3)."""
-    from evalgap.simulate import aggregation_study
+    from evalgap._simulate import aggregation_study
 
     with _phases(as_json, None, "aggregation", total=3 * max_tasks) as tick:
         result = aggregation_study(
@@ -1227,10 +1227,10 @@ def _read_scores(loader: dict, *, models, quiet: bool = True):
 
     Unless ``quiet``, a progress bar with an estimate covers the reading of tables.
     """
+    from evalgap._scores import align
     from evalgap.io.open_llm_leaderboard import download_details
     from evalgap.io.sources import LoadOptions, load_scores
     from evalgap.io.tables import reporting_progress
-    from evalgap.scores import align
 
     paths = list(loader["scores_paths"]) + [str(download_details(r)) for r in loader["hub"]]
     options = LoadOptions(

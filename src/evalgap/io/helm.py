@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from evalgap._scores import LongScores
 from evalgap.errors import InputError
 from evalgap.io._files import expand
-from evalgap.scores import LongScores
 
 STATS_FILE = "per_instance_stats.json"
 

@@ -39,10 +39,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from evalgap._scores import LongScores
 from evalgap.errors import InputError, first_line
 from evalgap.io._files import expand
 from evalgap.io._zip import Archive, ZipReadError
-from evalgap.scores import LongScores
 
 INDEX_FILES = ("logs.json", "eval-set.json")
 ON_ERROR = ("skip", "fail")

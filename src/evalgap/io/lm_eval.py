@@ -39,9 +39,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from evalgap._scores import LongScores
 from evalgap.errors import InputError
 from evalgap.io._files import expand
-from evalgap.scores import LongScores
 
 SAMPLE_FILE = re.compile(
     r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T\d{2}[-:]\d{2}[-:]\d{2}(?:\.\d+)?)"

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from evalgap._scores import LongScores
 from evalgap.errors import InputError, first_line
 from evalgap.io._files import expand
 from evalgap.io.lm_eval import (
@@ -42,7 +43,6 @@ from evalgap.io.lm_eval import (
     one_metric_per_task,
 )
 from evalgap.io.tables import read_frame
-from evalgap.scores import LongScores
 
 V2_FILE = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d\-:.]+)\.parquet$")
 V1_FILE = re.compile(r"^details_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d\-:._]+)\.parquet$")

@@ -17,43 +17,17 @@ so a loader written once serves all. Sources, detected from the path or forced w
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
+from evalgap._scores import LongScores
 from evalgap.errors import InputError
 from evalgap.io import helm, inspect_logs, lm_eval, open_llm_leaderboard, tables
-from evalgap.scores import LongScores
+from evalgap.io.options import LoadOptions
 
 SOURCES = ("table", "lm-eval", "oll", "inspect", "helm")
 TABLE_FORMATS = tables.FORMATS
-
-
-@dataclass(frozen=True)
-class LoadOptions:
-    """Every option a user can give about how to read scores (CLI flags of the same names)."""
-
-    fmt: str | None = None
-    layout: str = "long"
-    models_in: str = "columns"
-    item_column: str | None = None
-    score_column: str | None = None
-    model_column: str | None = None
-    task_column: str | None = None
-    run_column: str | None = None
-    cluster_column: str | None = None
-    items: str | None = None
-    model_columns: tuple = field(default=())
-    metric: tuple = field(default=())
-    filter_name: str | None = None
-    all_runs: bool = False
-    scorer: str | None = None
-    score_key: str | None = None
-    on_error: str = "skip"
-    stat: str = "exact_match"
-    model_name: str | None = None
-    tasks: tuple = field(default=())
 
 
 def detect_source(path: Path) -> str:

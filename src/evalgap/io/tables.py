@@ -3,7 +3,7 @@
 A long table has one row per (model, item) — and optionally per task and run — with a
 score. Columns are named by the caller or detected from common names; what was detected
 is reported, so a wrong guess is visible. The result is the interchange frame of
-:mod:`evalgap.scores`: columns ``model, task, item_id, score`` and, when present,
+:mod:`evalgap._scores`: columns ``model, task, item_id, score`` and, when present,
 ``run`` and ``cluster``.
 """
 
@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evalgap._scores import LongScores, number_form
 from evalgap.errors import InputError, first_line
 from evalgap.io._write import unescape_cell
-from evalgap.scores import LongScores, number_form
 
 FORMATS = ("csv", "tsv", "parquet", "jsonl")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from evalgap.compare import format_p
-from evalgap.compare_groups import CompareGroupsResult
+from evalgap._compare import format_p
+from evalgap._compare_groups import CompareGroupsResult
 from evalgap.report.text import markup
 
 

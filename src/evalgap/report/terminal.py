@@ -16,11 +16,11 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from evalgap.audit import AuditResult
-from evalgap.compare import CompareResult, format_p
-from evalgap.degrade import DegradeResult, TrimResult
-from evalgap.inspect_data import DataSummary
-from evalgap.plan import PlanResult
+from evalgap._audit import AuditResult
+from evalgap._compare import CompareResult, format_p
+from evalgap._degrade import DegradeResult, TrimResult
+from evalgap._inspect_data import DataSummary
+from evalgap._plan import PlanResult
 from evalgap.report.text import clean, markup, number, plural
 
 # Width used when the output is not a terminal (a pipe, a file, a CI log): wide enough that
@@ -631,7 +631,7 @@ def render_trim(r: TrimResult, console: Console) -> None:
 
 def render_simulation(result, console: Console) -> None:
     """Print a simulation study in the layout of the paper's table or figure it reproduces."""
-    from evalgap import simulate as sim
+    from evalgap import _simulate as sim
 
     if isinstance(result, sim.CalibrationResult):
         rows = [

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from evalgap._scores import AlignmentReport
 from evalgap.errors import InputError
-from evalgap.scores import AlignmentReport
 from evalgap.stats import _validate, intervals, resample, tests
 from evalgap.stats import power as pw
 from evalgap.stats.paired import (

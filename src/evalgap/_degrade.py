@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalgap._scores import ScoreSet
 from evalgap.errors import InputError
 from evalgap.io import counts
-from evalgap.scores import ScoreSet
 from evalgap.stats import _validate, aggregation
 from evalgap.stats import power as pw
 from evalgap.stats.paired import is_binary, summarize_counts

@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalgap._scores import AlignmentReport, ScoreSet
 from evalgap.errors import InputError
 from evalgap.io import counts as count_columns
-from evalgap.scores import AlignmentReport, ScoreSet
 from evalgap.stats import clusters as cl
 from evalgap.stats import intervals, multiplicity, resample, sequential, tests
 from evalgap.stats import power as pw

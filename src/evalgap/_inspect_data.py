@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evalgap.scores import AlignmentReport, LongScores, ScoreSet, align
+from evalgap._scores import AlignmentReport, LongScores, ScoreSet, align
 
 
 @dataclass(frozen=True)

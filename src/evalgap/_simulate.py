@@ -1,0 +1,758 @@
+"""The ``simulate`` job: calibrate every test and check every prescription, by simulation.
+
+Five studies (Resolution Diagnostics Section 5, Table 2, Appendices B, C, H; Degradation
+paper Appendix C.2, Figure 3), each seeded and vectorized across trials:
+
+* :func:`calibration` - Type-I error and power of McNemar chi-square, exact, mid-p,
+  continuity-corrected and the paired bootstrap on a (p, rho_z) grid at n = 500, with the
+  alternative tuned so the asymptotic power is 0.80 (Table 2 layout, with Monte Carlo SEs);
+* :func:`prospective` - subsample a real pair to 0.8 N*, N*, 1.2 N* and measure McNemar's
+  power (Table 10);
+* :func:`power_curve` - bootstrap power against n with N* marked (Figures 5-6), binary or
+  graded (Beta marginals);
+* :func:`sequential` - the mixture e-process under H0 and H1 calibrated to a pair: Type-I
+  rate, rejection rate, stopping time relative to N*, sample trajectories (Appendix C, Fig. 4);
+* :func:`aggregation` - rejection rates of pooled, max-drop, Fisher and any-of-three for
+  T = 1..20 tasks under the null, a balanced and a single-task degradation (Figure 3), and
+  the Type-I error of their permutation versions on small graded tasks, beside Algorithm 7
+  as printed (whose scale is not sign-invariant).
+
+Work is cut into fixed chunks (a grid cell, a task count, a sample size...), each with its
+own random stream spawned from ``seed``; ``jobs`` only decides how many processes run them,
+so results do not depend on it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize
+
+from evalgap.errors import InputError
+from evalgap.stats import _validate, aggregation, generators, resample, sequential, tests
+from evalgap.stats import power as pw
+from evalgap.stats.paired import summarize_counts
+
+CALIBRATION_VARIANTS = ("mcnemar", "exact", "mid_p", "mcnemar_cc", "bootstrap")
+GRID_ACCURACY = (0.5, 0.7, 0.9)
+GRID_LATENT_CORRELATION = (0.0, 0.4, 0.8)
+
+
+def run_chunks(
+    function: Callable, chunks: list, jobs: int = 1, progress: Callable[[], None] | None = None
+) -> list:
+    """Return ``[function(*chunk) for chunk in chunks]``, over ``jobs`` processes if > 1."""
+    if jobs is None or jobs < 1:
+        raise InputError(f"--jobs must be a whole number >= 1; got {jobs!r}")
+    tick = progress or (lambda: None)
+    if jobs == 1 or len(chunks) == 1:
+        out = []
+        for chunk in chunks:
+            out.append(function(*chunk))
+            tick()
+        return out
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(function, *chunk) for chunk in chunks]
+        out = []
+        for future in futures:
+            out.append(future.result())
+            tick()
+        return out
+
+
+def _streams(seed, n: int) -> list[np.random.SeedSequence]:
+    return resample.seed_sequence(seed).spawn(n)
+
+
+def _rng(stream) -> np.random.Generator:
+    return np.random.Generator(np.random.PCG64(stream))
+
+
+def _se(rate: float, trials: int) -> float:
+    return math.sqrt(max(rate * (1 - rate), 0.0) / trials)
+
+
+# --- calibration (Section 5, Table 2) --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CalibrationResult:
+    """Type-I error and power of five paired-binary tests on a grid (Table 2 layout)."""
+
+    alpha: float
+    power: float
+    n_items: int
+    n_trials: int
+    n_bootstrap: int
+    seed: int | None
+    cells: tuple[dict, ...]
+
+    @property
+    def variants(self) -> dict:
+        """Per test: the largest |Type-I - alpha|, the median power and its largest deviation."""
+        out = {}
+        for v in CALIBRATION_VARIANTS:
+            type1 = np.array([c["type1"][v] for c in self.cells])
+            power = np.array([c["power"][v] for c in self.cells])
+            out[v] = {
+                "type1_max_abs_dev": float(np.max(np.abs(type1 - self.alpha))),
+                "power_median": float(np.median(power)),
+                "power_max_dev": float(np.max(np.abs(power - self.power))),
+            }
+        return out
+
+    def to_dict(self) -> dict:
+        """Return the JSON of ``simulate calibration --json``."""
+        return {
+            "alpha": self.alpha,
+            "target_power": self.power,
+            "n_items": self.n_items,
+            "n_trials": self.n_trials,
+            "n_bootstrap": self.n_bootstrap,
+            "seed": self.seed,
+            "variants": self.variants,
+            "cells": list(self.cells),
+        }
+
+
+def tuned_delta(p: float, latent_correlation: float, n_items: int, alpha=0.05, power=0.8):
+    """Return the gap delta at which Equation (6) gives N* = n_items for marginals p -/+ delta/2."""
+
+    def gap(delta):
+        cells = generators.latent_cells(p + delta / 2, p - delta / 2, latent_correlation)
+        # the cells are proportions: N* per item of the pair's 2x2 table (Equation 6)
+        required = pw.required_n_from_counts(cells[1], cells[2], 1.0, alpha=alpha, power=power)
+        return float(required) - n_items
+
+    upper = 2 * min(p, 1 - p) - 1e-6
+    return float(optimize.brentq(gap, 1e-5, upper, xtol=1e-10))
+
+
+def _calibration_cell(p, rho, delta, n, trials, n_bootstrap, alpha, stream):
+    rng = _rng(stream)
+    out = {}
+    for hypothesis, gap in (("type1", 0.0), ("power", delta)):
+        cells = generators.latent_cells(p + gap / 2, p - gap / 2, rho)
+        _, b, c, _ = generators.paired_counts(cells, n, trials, rng)
+        p_values = {
+            "mcnemar": tests.mcnemar(b, c).p_value,
+            "exact": tests.mcnemar_exact(b, c),
+            "mid_p": tests.mcnemar_exact(b, c, mid_p=True),
+            "mcnemar_cc": tests.mcnemar(b, c, correction=True).p_value,
+        }
+        b_star, c_star = resample.bootstrap_counts(b, c, n, n_bootstrap, rng)
+        p_values["bootstrap"] = resample.bootstrap_p_value((b_star - c_star) / n)
+        out[hypothesis] = {
+            v: float(np.mean(np.asarray(p_values[v]) <= alpha)) for v in CALIBRATION_VARIANTS
+        }
+    return out
+
+
+def calibration(
+    *,
+    n_items: int = 500,
+    n_trials: int = 1500,
+    n_bootstrap: int = 1000,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    accuracies=GRID_ACCURACY,
+    latent_correlations=GRID_LATENT_CORRELATION,
+    seed: int | None = 0,
+    jobs: int = 1,
+    progress=None,
+) -> CalibrationResult:
+    """Run the calibration study (see the module docstring)."""
+    _validate.probability(alpha, "alpha")
+    _validate.probability(power, "power")
+    grid = [(p, rho) for p in accuracies for rho in latent_correlations]
+    deltas = [tuned_delta(p, rho, n_items, alpha, power) for p, rho in grid]
+    streams = _streams(seed, len(grid))
+    chunks = [
+        (p, rho, d, n_items, n_trials, n_bootstrap, alpha, s)
+        for (p, rho), d, s in zip(grid, deltas, streams, strict=True)
+    ]
+    results = run_chunks(_calibration_cell, chunks, jobs, progress)
+    cells = []
+    for (p, rho), delta, r in zip(grid, deltas, results, strict=True):
+        cells.append(
+            {
+                "accuracy": p,
+                "latent_correlation": rho,
+                "delta": delta,
+                "type1": r["type1"],
+                "power": r["power"],
+                "type1_se": {v: _se(x, n_trials) for v, x in r["type1"].items()},
+                "power_se": {v: _se(x, n_trials) for v, x in r["power"].items()},
+            }
+        )
+    return CalibrationResult(
+        float(alpha), float(power), n_items, n_trials, n_bootstrap, seed, tuple(cells)
+    )
+
+
+# --- prospective validation (Table 10) ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProspectiveResult:
+    """Empirical McNemar power when a real pair is subsampled around its N* (Table 10)."""
+
+    alpha: float
+    power: float
+    n_trials: int
+    fractions: tuple[float, ...]
+    pairs: tuple[dict, ...]
+
+    def to_dict(self) -> dict:
+        """Return the study as plain data."""
+        return {
+            "alpha": self.alpha,
+            "target_power": self.power,
+            "n_trials": self.n_trials,
+            "fractions": list(self.fractions),
+            "pairs": list(self.pairs),
+        }
+
+
+def prospective_counts(score_set, pairs) -> dict:
+    """Return ``{"A vs B": 2x2 counts}`` for each pair, on the items BOTH models scored.
+
+    Each pair is taken on its own items (``score_set.pair``; items where either score is
+    missing are left out), so adding a pair never changes another pair's counts.
+    """
+    from evalgap.stats.paired import counts_from_scores, is_binary
+
+    counts = {}
+    for a, b in pairs:
+        x, y = score_set.pair(a, b)
+        x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        both = ~(np.isnan(x) | np.isnan(y))
+        x, y = x[both], y[both]
+        if x.size == 0:
+            raise InputError(f"--pair {a} {b}: no item is scored for both models")
+        if not (is_binary(x) and is_binary(y)):
+            raise InputError(f"--pair {a} {b}: the prospective study needs binary scores")
+        counts[f"{a} vs {b}"] = tuple(int(v) for v in counts_from_scores(x, y))
+    return counts
+
+
+def _prospective_size(cells, size, trials, alpha, stream):
+    _, b, c, _ = generators.paired_counts(cells, size, trials, _rng(stream))
+    return float(np.mean(tests.mcnemar(b, c).p_value <= alpha))
+
+
+def prospective(
+    pairs: dict,
+    *,
+    fractions=(0.8, 1.0, 1.2),
+    n_trials: int = 1000,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    seed: int | None = 0,
+    jobs: int = 1,
+    progress=None,
+) -> ProspectiveResult:
+    """Subsample each real pair (label -> 2x2 counts) to ``fraction * N*`` items, M times.
+
+    N* is Equation (6) at the pair's estimates; each trial is a multinomial draw of that many
+    items from the pair's observed cells (a bootstrap subsample) tested by McNemar at alpha.
+    """
+    chunks, meta = [], []
+    streams = _streams(seed, len(pairs) * len(fractions))
+    k = 0
+    for label, cells in pairs.items():
+        s = summarize_counts(*cells)
+        required = float(pw.required_n(s.delta, s.sd_diff, alpha=alpha, power=power))
+        if not math.isfinite(required):
+            raise InputError(f"pair {label}: a zero gap has no N* to validate")
+        proportions = np.asarray(cells, dtype=float) / float(s.n_items)
+        meta.append((label, s, required))
+        for f in fractions:
+            chunks.append((proportions, max(1, round(f * required)), n_trials, alpha, streams[k]))
+            k += 1
+    results = run_chunks(_prospective_size, chunks, jobs, progress)
+    rows = []
+    for i, (label, s, required) in enumerate(meta):
+        rates = results[i * len(fractions) : (i + 1) * len(fractions)]
+        rows.append(
+            {
+                "pair": label,
+                "abs_delta": abs(float(s.delta)),
+                "correlation": float(s.correlation),
+                "required_n": pw.round_up(required),
+                "sizes": [max(1, round(f * required)) for f in fractions],
+                "power": rates,
+                "power_se": [_se(r, n_trials) for r in rates],
+            }
+        )
+    return ProspectiveResult(float(alpha), float(power), n_trials, tuple(fractions), tuple(rows))
+
+
+# --- power curves (Figures 5-6) --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PowerCurveResult:
+    """Bootstrap power against n for several gaps, with each gap's N* (Figures 5-6)."""
+
+    kind: str
+    alpha: float
+    power: float
+    n_trials: int
+    n_bootstrap: int
+    curves: tuple[dict, ...]
+
+    def to_dict(self) -> dict:
+        """Return the curves as plain data."""
+        return {
+            "kind": self.kind,
+            "alpha": self.alpha,
+            "target_power": self.power,
+            "n_trials": self.n_trials,
+            "n_bootstrap": self.n_bootstrap,
+            "curves": list(self.curves),
+        }
+
+
+def _binary_point(cells, n, trials, n_bootstrap, alpha, stream):
+    rng = _rng(stream)
+    _, b, c, _ = generators.paired_counts(cells, n, trials, rng)
+    b_star, c_star = resample.bootstrap_counts(b, c, n, n_bootstrap, rng)
+    return float(np.mean(resample.bootstrap_p_value((b_star - c_star) / n) <= alpha))
+
+
+def _graded_point(shape_b, rho, n, trials, n_bootstrap, alpha, stream):
+    rng = _rng(stream)
+    a, b = generators.paired_beta(n, (4.0, 2.0), shape_b, rho, trials, rng)
+    rejections = 0
+    for t in range(trials):
+        means = resample.bootstrap_means(a[t] - b[t], n_bootstrap, rng, workers=1)
+        rejections += float(resample.bootstrap_p_value(means)) <= alpha
+    return rejections / trials
+
+
+def power_curve(
+    *,
+    kind: str = "binary",
+    deltas=(0.02, 0.04, 0.08),
+    accuracy_a: float = 0.65,
+    latent_correlation: float = 0.3,
+    fractions=(0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0),
+    n_trials: int | None = None,
+    n_bootstrap: int | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    seed: int | None = 0,
+    jobs: int = 1,
+    progress=None,
+) -> PowerCurveResult:
+    """Bootstrap power at ``fraction * N*`` items for each gap (binary, or Beta(4, 2) graded).
+
+    Binary: marginals ``p_A`` and ``p_A - delta`` through the latent copula, N* from Equation
+    (6). Graded: model A ~ Beta(4, 2), model B ~ Beta(a, 2) with mean lower by delta, N* the
+    paired-t required N from the SD of D (estimated on 200,000 simulated items).
+    """
+    if kind not in ("binary", "graded"):
+        raise InputError(f"kind must be 'binary' or 'graded'; got {kind!r}")
+    _validate.probability(alpha, "alpha")
+    _validate.probability(power, "power")
+    _check_curve_deltas(kind, deltas, accuracy_a)
+    trials = n_trials or (500 if kind == "binary" else 200)
+    boot = n_bootstrap or (500 if kind == "binary" else 200)
+    chunks, meta = [], []
+    streams = _streams(seed, len(deltas) * len(fractions) + 1)
+    k = 0
+    for delta in deltas:
+        asked = delta
+        if kind == "binary":
+            cells = generators.latent_cells(accuracy_a, accuracy_a - delta, latent_correlation)
+            required = float(
+                pw.required_n_from_counts(cells[1], cells[2], 1.0, alpha=alpha, power=power)
+            )
+            payload = (cells,)
+        else:
+            mean_b = 4.0 / 6.0 - delta
+            shape_b = (2.0 * mean_b / (1.0 - mean_b), 2.0)
+            a, b = generators.paired_beta(
+                200_000, (4.0, 2.0), shape_b, latent_correlation, (), _rng(streams[-1])
+            )
+            delta = float(np.mean(a - b))
+            required = float(pw.required_n(delta, np.std(a - b), alpha=alpha, power=power))
+            payload = (shape_b, latent_correlation)
+        limit = POWER_CURVE_MAX_ITEMS[kind]
+        if not math.isfinite(required) or max(fractions) * required > limit:
+            raise InputError(
+                f"--delta {asked:g}: N* = {required:,.0f} items, so the curve would simulate "
+                f"up to {max(fractions) * required:,.0f} items per trial; at most {limit:,} "
+                f"for {kind} scores: give a larger gap"
+            )
+        sizes = [max(2, round(f * required)) for f in fractions]
+        meta.append((delta, required, sizes))
+        for n in sizes:
+            chunks.append((*payload, n, trials, boot, alpha, streams[k]))
+            k += 1
+    point = _binary_point if kind == "binary" else _graded_point
+    results = run_chunks(point, chunks, jobs, progress)
+    curves = []
+    for i, (delta, required, sizes) in enumerate(meta):
+        rates = results[i * len(sizes) : (i + 1) * len(sizes)]
+        curves.append(
+            {
+                "delta": delta,
+                "required_n": pw.round_up(required),
+                "n": sizes,
+                "power": rates,
+                "power_se": [_se(r, trials) for r in rates],
+                "crossing": _crossing(sizes, rates, power),
+            }
+        )
+    return PowerCurveResult(kind, float(alpha), float(power), trials, boot, tuple(curves))
+
+
+POWER_CURVE_MAX_ITEMS = {"binary": 10**9, "graded": 20_000}  # graded trials hold every item
+
+
+def _check_curve_deltas(kind, deltas, accuracy_a) -> None:
+    """Refuse gaps without an N* (zero, NaN, inf) or outside the marginals' range."""
+    if not len(deltas):
+        raise InputError("give at least one --delta")
+    low, high = (accuracy_a - 1, accuracy_a) if kind == "binary" else (-1 / 3, 2 / 3)
+    for delta in deltas:
+        if not math.isfinite(delta) or delta == 0:
+            raise InputError(
+                f"--delta must be a finite, non-zero gap (a zero gap has no N* to trace); "
+                f"got {delta!r}"
+            )
+        if not low < delta < high:
+            what = (
+                f"model B's accuracy {accuracy_a:g} - delta must lie in (0, 1)"
+                if kind == "binary"
+                else "model B's Beta mean 2/3 - delta must lie in (0, 1)"
+            )
+            raise InputError(f"--delta {delta:g}: {what}")
+
+
+def _crossing(sizes, rates, target):
+    """The n at which the curve reaches the target, by linear interpolation (None if never)."""
+    for k in range(len(sizes) - 1):
+        (n0, n1), (r0, r1) = sizes[k : k + 2], rates[k : k + 2]
+        if r0 < target <= r1:
+            return float(n0 + (target - r0) * (n1 - n0) / (r1 - r0))
+    return None
+
+
+# --- sequential (Appendix C) -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SequentialResult:
+    """The mixture e-process under H0 and H1 calibrated to one pair (Appendix C, Figure 4)."""
+
+    alpha: float
+    mixture: str
+    n_trials: int
+    horizon: int
+    required_n: int
+    discordance: float
+    theta: float
+    type1: float
+    rejection_rate: float
+    stopping_ratio_median: float | None
+    stopping_ratio_mean: float | None
+    trajectories: dict
+
+    def to_dict(self) -> dict:
+        """Return the study as plain data."""
+        out = dict(self.__dict__)
+        out["type1_se"] = _se(self.type1, self.n_trials)
+        out["rejection_rate_se"] = _se(self.rejection_rate, self.n_trials)
+        return out
+
+
+SEQUENTIAL_MAX_HORIZON = 1_000_000  # items a trial may follow (the boundary table grows with it)
+SEQUENTIAL_STEP_BLOCK = 4096  # discordant items drawn at a time: bounds memory per chunk
+TRAJECTORY_POINTS = 300  # points kept per sample trajectory
+
+
+def _sequential_chunk(psi, theta, horizon, table, trials, stream, keep):
+    """Simulate trials; return (crossed, stopping items, a few trajectories).
+
+    Items arrive in blocks of discordant items, drawn step-major from two streams (gaps between
+    discordant items, and their signs), so the draws and the results do not depend on the
+    block size; memory is bounded by the block. A trial stops at its first crossing
+    ``|b - c| >= D(n)`` or when its next discordant item lies beyond the horizon.
+    """
+    gap_stream, sign_stream = stream.spawn(2)
+    gap_rng, sign_rng = _rng(gap_stream), _rng(sign_stream)
+    position = np.zeros(trials, dtype=np.int64)
+    excess = np.zeros(trials, dtype=np.int64)  # b - c so far
+    active = np.ones(trials, dtype=bool)
+    crossed = np.zeros(trials, dtype=bool)
+    stop = np.full(trials, np.nan)
+    kept = [([], []) for _ in range(min(keep, trials))]
+    done = 0
+    while active.any():
+        block = SEQUENTIAL_STEP_BLOCK
+        steps = done + np.arange(1, block + 1)
+        gaps = gap_rng.geometric(psi, size=(block, trials))
+        signs = np.where(sign_rng.random((block, trials)) < theta, 1, -1)
+        positions = position + np.cumsum(gaps, axis=0)
+        walk = excess + np.cumsum(signs, axis=0)
+        bound = sequential.excess_boundary(steps, table)[:, None]
+        inside = (positions <= horizon) & active
+        hit = (np.abs(walk) >= bound) & inside
+        first = np.argmax(hit, axis=0)
+        new = hit.any(axis=0)
+        stop[new] = positions[first[new], np.flatnonzero(new)]
+        crossed |= new
+        for i, (pos_list, walk_list) in enumerate(kept):
+            if active[i]:
+                last = first[i] + 1 if new[i] else int(inside[:, i].sum())
+                pos_list.append(positions[:last, i].copy())  # a copy: not the whole block
+                walk_list.append(walk[:last, i].copy())
+        active &= ~new & inside[-1]
+        position, excess = positions[-1], walk[-1]
+        done += block
+    paths = []
+    for pos_list, walk_list in kept:
+        pos = np.concatenate(pos_list) if pos_list else np.zeros(0, dtype=np.int64)
+        d = np.concatenate(walk_list) if walk_list else np.zeros(0, dtype=np.int64)
+        n = np.arange(1, d.size + 1)
+        # about 300 points per trajectory: the e-values of every step would need
+        # (steps x mixture grid) memory
+        step = max(1, pos.size // TRAJECTORY_POINTS)
+        pos, d, n = pos[::step], d[::step], n[::step]
+        paths.append((pos, np.asarray(sequential.log_e_value((n + d) / 2, (n - d) / 2))))
+    return crossed, stop, paths
+
+
+def sequential_study(
+    pair_counts,
+    *,
+    n_trials: int = 600,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    horizon_factor: float = 5.0,
+    mixture: str = "grid",
+    seed: int | None = 0,
+    jobs: int = 1,
+    progress=None,
+) -> SequentialResult:
+    """Run the e-process under H0 (discordance kept, signs fair) and H1 (the pair's signs).
+
+    Items arrive one by one up to ``horizon_factor * N*``; a trial rejects at the first
+    discordant item where ``e_n >= 1/alpha``, i.e. ``|b - c| >= D(n)``, the integer boundary of
+    :func:`evalgap.stats.sequential.excess_boundary` (the mixture is symmetric in theta).
+    Reports the H0 rejection (Type-I) rate, the H1 rejection rate, and the H1 stopping item
+    relative to N*. The horizon is at most ``SEQUENTIAL_MAX_HORIZON`` items: a near-tie pair
+    (N* of hundreds of millions of items) is refused with the numbers, not simulated.
+    """
+    _validate.probability(alpha, "alpha")
+    _validate.probability(power, "power")
+    if isinstance(horizon_factor, bool) or not (
+        isinstance(horizon_factor, (int, float)) and math.isfinite(horizon_factor)
+    ) or horizon_factor < 1:
+        raise InputError(
+            f"--horizon must be a finite multiple of N* >= 1; got {horizon_factor!r}"
+        )
+    if mixture not in sequential.MIXTURES:
+        raise InputError(
+            f"--mixture must be one of {', '.join(sequential.MIXTURES)}; got {mixture!r}"
+        )
+    s = summarize_counts(*pair_counts)
+    n = float(s.n_items)
+    psi = float((s.a_only + s.b_only) / n)
+    if psi <= 0 or s.a_only == s.b_only:
+        raise InputError("the sequential study needs a pair with discordant items and a gap")
+    theta = float(s.a_only / (s.a_only + s.b_only))
+    required = float(pw.required_n(s.delta, s.sd_diff, alpha=alpha, power=power))
+    if not math.isfinite(required) or horizon_factor * required > SEQUENTIAL_MAX_HORIZON:
+        raise InputError(
+            f"--horizon {horizon_factor:g} x N* = {horizon_factor * required:,.0f} items per "
+            f"trial (N* = {required:,.0f}); the sequential study follows at most "
+            f"{SEQUENTIAL_MAX_HORIZON:,}: lower --horizon, or study a pair with a larger gap"
+        )
+    horizon = math.ceil(horizon_factor * required)
+    table = sequential.excess_table(horizon, alpha, mixture=mixture)
+    chunk = 100
+    sizes = [min(chunk, n_trials - i) for i in range(0, n_trials, chunk)]
+    streams = _streams(seed, 2 * len(sizes))
+    jobs_list = [
+        (psi, th, horizon, table, m, streams[2 * j + h], 3 if j == 0 else 0)
+        for h, th in enumerate((0.5, theta))
+        for j, m in enumerate(sizes)
+    ]
+    results = run_chunks(_sequential_chunk, jobs_list, jobs, progress)
+    half = len(sizes)
+    null = np.concatenate([r[0] for r in results[:half]])
+    alt = np.concatenate([r[0] for r in results[half:]])
+    stops = np.concatenate([r[1] for r in results[half:]])
+    ratios = stops[np.isfinite(stops)] / required
+    trajectories = {}
+    for name, r in (("H0", results[0]), ("H1", results[half])):
+        for i, (pos, log_e) in enumerate(r[2]):
+            step = max(1, pos.size // TRAJECTORY_POINTS)
+            trajectories[f"{name} trial {i + 1}"] = {
+                "items": pos[::step].tolist(),
+                "log_e": log_e[::step].tolist(),
+            }
+    return SequentialResult(
+        alpha=float(alpha),
+        mixture=mixture,
+        n_trials=n_trials,
+        horizon=horizon,
+        required_n=pw.round_up(required),
+        discordance=psi,
+        theta=theta,
+        type1=float(null.mean()),
+        rejection_rate=float(alt.mean()),
+        stopping_ratio_median=float(np.median(ratios)) if ratios.size else None,
+        stopping_ratio_mean=float(np.mean(ratios)) if ratios.size else None,
+        trajectories=trajectories,
+    )
+
+
+# --- aggregation across tasks (Degradation paper, Appendix C.2, Figure 3) -----------------------
+
+AGGREGATION_SCENARIOS = {"null": (0.5, 0.5), "balanced": (0.52, 0.52), "single_task": (0.58, 0.5)}
+AGGREGATION_TESTS = ("pooled", "max_drop", "fisher", "any")
+# Small graded tasks under the null: the permutation tests (Algorithms 5-7) that degrade runs on
+# graded scores, with Algorithm 7 as printed beside them (its scale is not sign-invariant).
+SMALL_TASKS_SCENARIO = "null_small_tasks"
+SMALL_TASK_ITEMS = (20, 50)
+SMALL_TASK_TESTS = ("pooled", "max_drop", "fisher", "any", "max_drop_as_printed")
+SMALL_TASK_BLOCK = 25  # experiments per random stream: bounds memory, fixes the numbers
+
+
+@dataclass(frozen=True)
+class AggregationResult:
+    """Rejection rates of the degradation aggregates against the number of tasks (Figure 3)."""
+
+    alpha: float
+    n_experiments: int
+    flip_rate: float
+    task_counts: tuple[int, ...]
+    rates: dict  # scenario -> test -> list over task counts
+    n_permutations: int | None = None
+
+    def to_dict(self) -> dict:
+        """Return the study as plain data."""
+        return {
+            "alpha": self.alpha,
+            "n_experiments": self.n_experiments,
+            "flip_rate": self.flip_rate,
+            "task_counts": list(self.task_counts),
+            "n_permutations": self.n_permutations,
+            "small_task_items": list(SMALL_TASK_ITEMS),
+            "rejection_rates": self.rates,
+            "standard_errors": {
+                s: {t: [_se(x, self.n_experiments) for x in v] for t, v in tests_.items()}
+                for s, tests_ in self.rates.items()
+            },
+        }
+
+
+def _aggregation_chunk(first_q, other_q, n_tasks, experiments, flip_rate, alpha, stream):
+    rng = _rng(stream)
+    sizes = rng.integers(500, 10_001, size=(experiments, n_tasks))
+    flips = rng.binomial(sizes, flip_rate)
+    q = np.full(n_tasks, other_q)
+    q[0] = first_q
+    b = rng.binomial(flips, q)
+    c = flips - b
+    pooled = tests.mcnemar_exact(b.sum(axis=1), c.sum(axis=1), alternative="greater")
+    max_drop = aggregation.max_drop_p_value(b, c)
+    fisher, _ = aggregation.fisher_over_tasks(b, c)
+    reject = {
+        "pooled": pooled <= alpha,
+        "max_drop": np.asarray(max_drop) <= alpha,
+        "fisher": np.asarray(fisher) <= alpha,
+    }
+    reject["any"] = reject["pooled"] | reject["max_drop"] | reject["fisher"]
+    return {k: float(np.mean(v)) for k, v in reject.items()}
+
+
+def _small_tasks_chunk(n_tasks, experiments, n_permutations, alpha, stream):
+    """Null rejection rates of the permutation aggregates on small graded tasks.
+
+    Each item is concordant (both models score alike, D = 0) with probability 1/2, else both
+    models draw independent Beta(4, 2) scores, so D is symmetric about 0 with ties at 0, as
+    graded metrics have; task t has N_t ~ U(20, 50) items (zeros pad the rest).
+    """
+    low, high = SMALL_TASK_ITEMS
+    starts = range(0, experiments, SMALL_TASK_BLOCK)
+    rejected = {name: 0 for name in SMALL_TASK_TESTS}
+    for start, block_stream in zip(starts, stream.spawn(len(starts)), strict=True):
+        rng = _rng(block_stream)
+        size = min(SMALL_TASK_BLOCK, experiments - start)
+        n_items = rng.integers(low, high + 1, size=(size, n_tasks))
+        shape = (size, n_tasks, high)
+        differ = rng.random(shape) < 0.5
+        d = np.where(differ, rng.beta(4.0, 2.0, shape) - rng.beta(4.0, 2.0, shape), 0.0)
+        d = np.where(np.arange(high) < n_items[..., None], d, 0.0)
+        draws = aggregation.sign_flip_draws(d, n_permutations, rng)
+        sums, squares = d.sum(axis=-1), (d * d).sum(axis=-1)
+        pooled, per_task, max_drop = aggregation.permutation_p_values(
+            draws, sums, squares, n_items
+        )
+        _, _, printed = aggregation.permutation_p_values(
+            draws, sums, squares, n_items, sign_invariant=False
+        )
+        fisher = aggregation.fisher_over_informative(per_task, squares > 0)
+        reject = {
+            "pooled": pooled <= alpha,
+            "max_drop": max_drop <= alpha,
+            "fisher": fisher <= alpha,
+            "max_drop_as_printed": printed <= alpha,
+        }
+        reject["any"] = reject["pooled"] | reject["max_drop"] | reject["fisher"]
+        for name in SMALL_TASK_TESTS:
+            rejected[name] += int(np.count_nonzero(reject[name]))
+    return {name: rejected[name] / experiments for name in SMALL_TASK_TESTS}
+
+
+def aggregation_study(
+    *,
+    task_counts=tuple(range(1, 21)),
+    n_experiments: int = 1000,
+    flip_rate: float = 0.1,
+    alpha: float = 0.05,
+    n_permutations: int = 99,
+    seed: int | None = 0,
+    jobs: int = 1,
+    progress=None,
+) -> AggregationResult:
+    """Run the aggregation study: N_i ~ U(500, 10000) items per task, flip rate 0.1,
+    degradation probability q = 1/2 (null), 0.52 on every task, or 0.58 on the first only;
+    and the permutation tests under the null on small graded tasks (N_t ~ U(20, 50), each
+    experiment with ``n_permutations`` sign flips), where Algorithm 7 as printed exceeds alpha
+    and the sign-invariant max-drop does not."""
+    _validate.probability(alpha, "alpha")
+    _validate.probability(flip_rate, "flip_rate")
+    n_permutations = _validate.resamples(n_permutations, "n_permutations")
+    chunks = []
+    streams = _streams(seed, (len(AGGREGATION_SCENARIOS) + 1) * len(task_counts))
+    k = 0
+    for first_q, other_q in AGGREGATION_SCENARIOS.values():
+        for t in task_counts:
+            chunks.append((first_q, other_q, t, n_experiments, flip_rate, alpha, streams[k]))
+            k += 1
+    results = run_chunks(_aggregation_chunk, chunks, jobs, progress)
+    small_chunks = [
+        (t, n_experiments, n_permutations, alpha, streams[k + i])
+        for i, t in enumerate(task_counts)
+    ]
+    small = run_chunks(_small_tasks_chunk, small_chunks, jobs, progress)
+    rates, k = {}, 0
+    for name in AGGREGATION_SCENARIOS:
+        rows = results[k : k + len(task_counts)]
+        k += len(task_counts)
+        rates[name] = {test: [r[test] for r in rows] for test in AGGREGATION_TESTS}
+    rates[SMALL_TASKS_SCENARIO] = {test: [r[test] for r in small] for test in SMALL_TASK_TESTS}
+    return AggregationResult(
+        float(alpha), n_experiments, float(flip_rate), tuple(task_counts), rates, n_permutations
+    )
