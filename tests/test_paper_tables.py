@@ -98,7 +98,7 @@ def test_hellaswag_pair_becomes_resolved_at_rho_plus_0_1():
     """Section 6.2: the HellaSwag boundary pair is resolved at rho + 0.10 = 0.91."""
     row = TABLE_6[3]
     result = compare_counts(*row.cells, n_bootstrap=0, n_bootstrap_required_n=0)
-    low, high = result.sensitivity
+    low, high = result.correlation_sensitivity
     assert not result.resolved
     assert high.correlation == pytest.approx(0.915, abs=0.001) and high.resolved
     assert not low.resolved

@@ -1,9 +1,713 @@
-"""The public job functions (placeholder filled in below)."""
+"""The public job functions: one call per command, taking what a notebook holds.
+
+Every function accepts per-item scores in the forms a user has them -- NumPy arrays, a long
+pandas DataFrame with its own column names, a :class:`~evalgap.ScoreSet` from
+:func:`align`, or paths to result files (any source :func:`~evalgap.load_scores` reads) --
+and the same options, under the same names, as the command line. The command line calls
+these functions, so both give the same numbers.
+
+Nothing heavy is imported here at module level: ``compare`` from counts needs NumPy and
+SciPy only; pandas is loaded when a table is given.
+"""
 
 from __future__ import annotations
 
-from evalgap._audit import audit_scores as audit  # noqa: F401
-from evalgap._compare import compare_counts as compare  # noqa: F401
-from evalgap._degrade import degrade_scores as degrade  # noqa: F401
-from evalgap._degrade import trim_items as trim  # noqa: F401
-from evalgap._scores import align  # noqa: F401
+import sys
+from pathlib import Path
+
+from evalgap._compare import (
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_REQUIRED_N_BOOTSTRAP,
+    compare_counts,
+    compare_scores,
+)
+from evalgap.errors import InputError
+
+COLUMN_OPTIONS = (
+    "model_column",
+    "item_column",
+    "score_column",
+    "task_column",
+    "run_column",
+    "cluster_column",
+)
+
+
+def compare(
+    a=None,
+    b=None,
+    *,
+    both_correct: int | None = None,
+    a_only: int | None = None,
+    b_only: int | None = None,
+    both_wrong: int | None = None,
+    model_a: str | None = None,
+    model_b: str | None = None,
+    by: str | None = None,
+    adjustment: str = "holm",
+    alpha: float = 0.05,
+    power: float = 0.8,
+    alternative: str = "two-sided",
+    n_bootstrap: int = DEFAULT_BOOTSTRAP,
+    n_bootstrap_required_n: int = DEFAULT_REQUIRED_N_BOOTSTRAP,
+    n_permutations: int = DEFAULT_PERMUTATIONS,
+    seed: int | None = 0,
+    complete_case: bool = False,
+    strict: bool = False,
+    tasks=None,
+    options=None,
+    **columns,
+):
+    """Test one paired gap (A minus B) and say whether the benchmark can resolve it.
+
+    Give the data in one of three forms:
+
+    * two score arrays ``a`` and ``b`` (aligned, one score per item, binary or graded);
+    * the four 2x2 counts of a binary comparison (``both_correct=``, ``a_only=``,
+      ``b_only=``, ``both_wrong=``);
+    * a table of per-item scores as ``a`` -- a long DataFrame (name its columns with
+      ``model_column=``, ``item_column=``, ``score_column=``, ...; unnamed ones are
+      detected), a ScoreSet, or a path (or list of paths) to result files -- with
+      ``model_a=`` and ``model_b=`` naming the two models. Each pair uses the items both
+      models scored; what is left out is counted in ``result.alignment``.
+
+    Parameters
+    ----------
+    a, b : array_like, DataFrame, ScoreSet, str or Path, optional
+        Scores of model A and model B, or (``a`` alone) a table of scores.
+    both_correct, a_only, b_only, both_wrong : int, optional
+        The 2x2 counts of a binary comparison (instead of scores).
+    model_a, model_b : str, optional
+        The models to compare in a table; labels of the arrays otherwise.
+    by : str, optional
+        With a table: compare within each group -- ``"task"``, or a column name -- and
+        pooled, with p-values adjusted over groups by ``adjustment``.
+    adjustment : {"holm", "bonferroni", "sidak", "bh"}
+        The multiplicity correction over groups (with ``by``).
+    alpha, power : float
+        Significance level and target power, in (0, 1).
+    alternative : {"two-sided", "greater", "less"}
+        ``"greater"``: H1 is that A is better; ``"less"``: that B is better.
+    n_bootstrap : int
+        Resamples of the paired bootstrap test for graded scores (binary pairs use its
+        exact law); 0 skips it.
+    n_bootstrap_required_n : int
+        Resamples of the N* bootstrap interval; 0 skips it.
+    n_permutations : int
+        Sign-flip permutations for graded scores; 0 skips the test.
+    seed : int or None
+        Seed of every resampling step.
+    complete_case, strict : bool
+        With a table: keep only items every model scored; treat any left-out row as an error.
+    tasks : list of str, optional
+        With a table: the tasks to keep.
+    options : LoadOptions, optional
+        With paths: how to read them (format, layout, metric, filter...).
+    **columns
+        With a DataFrame or paths: ``model_column``, ``item_column``, ``score_column``,
+        ``task_column``, ``run_column``, ``cluster_column``.
+
+    Returns
+    -------
+    CompareResult
+        Tests, intervals, N*, MDE, q = N/N* and the verdict (``CompareGroupsResult`` with
+        ``by``).
+
+    Examples
+    --------
+    >>> import evalgap
+    >>> r = evalgap.compare(both_correct=7986, a_only=295, b_only=249, both_wrong=1512)
+    >>> r.n_items, r.required_n, round(r.resolution_ratio, 2)
+    (10042, 20256, 0.5)
+    >>> round(r.p_values.exact, 3), r.resolved
+    (0.054, False)
+    """
+    settings = {
+        "alpha": alpha,
+        "power": power,
+        "alternative": alternative,
+        "n_bootstrap": n_bootstrap,
+        "n_bootstrap_required_n": n_bootstrap_required_n,
+        "seed": seed,
+    }
+    counts = (both_correct, a_only, b_only, both_wrong)
+    _check_columns(columns, "compare")
+    if any(c is not None for c in counts):
+        if a is not None or b is not None:
+            raise InputError(
+                "give either scores (a, b or a table) or the four 2x2 counts "
+                "(both_correct=, a_only=, b_only=, both_wrong=), not both"
+            )
+        missing = [
+            n
+            for n, v in zip(("both_correct", "a_only", "b_only", "both_wrong"), counts, strict=True)
+            if v is None
+        ]
+        if missing:
+            raise InputError(
+                f"missing {', '.join(f'{m}=' for m in missing)}: give all four 2x2 counts"
+            )
+        if by is not None:
+            raise InputError("by= needs per-item scores; 2x2 counts have no groups")
+        if sum(int(c) for c in counts) == 0:
+            raise InputError(
+                "the four counts add up to 0 items; give the counts of a real comparison"
+            )
+        return compare_counts(
+            *counts, model_a=model_a or "A", model_b=model_b or "B", **settings
+        )
+    if a is None:
+        raise InputError(
+            "nothing to compare: give two score arrays, a table of scores with model_a= and "
+            "model_b=, or the four 2x2 counts"
+        )
+    if b is not None and not _is_table(b) and not _is_table(a):
+        if by is not None:
+            raise InputError("by= needs a table of scores with groups; got two arrays")
+        return compare_scores(
+            a,
+            b,
+            model_a=model_a or "A",
+            model_b=model_b or "B",
+            n_permutations=n_permutations,
+            **settings,
+        )
+    if b is not None:
+        raise InputError(
+            "give a table of scores as the first argument alone, with model_a= and model_b="
+        )
+    if not model_a or not model_b:
+        raise InputError("a table of scores needs model_a= and model_b= (the models to compare)")
+    if model_a == model_b:
+        raise InputError(f"model_a= and model_b= are both {model_a!r}; name two models")
+    if by is not None:
+        return _compare_by(
+            a,
+            model_a,
+            model_b,
+            by,
+            adjustment,
+            settings,
+            n_permutations,
+            columns=columns,
+            complete_case=complete_case,
+            strict=strict,
+            tasks=tasks,
+            options=options,
+        )
+    score_set = scores_of(
+        a,
+        models=[model_a, model_b],
+        tasks=tasks,
+        complete_case=complete_case,
+        strict=strict,
+        options=options,
+        **columns,
+    )
+    x, y = score_set.pair(model_a, model_b)
+    result = compare_scores(
+        x,
+        y,
+        model_a=model_a,
+        model_b=model_b,
+        alignment=score_set.report,
+        n_permutations=n_permutations,
+        **settings,
+    )
+    from evalgap._compare_groups import pooling_note
+
+    note = pooling_note(score_set)
+    if note:
+        import dataclasses
+
+        result = dataclasses.replace(result, notes=(*result.notes, note))
+    return result
+
+
+def _compare_by(data, model_a, model_b, by, adjustment, settings, n_permutations, **kw):
+    from evalgap._compare_groups import compare_by_group
+
+    columns = dict(kw.pop("columns"))
+    if by != "task":
+        given = columns.get("task_column")
+        if given and given != by:
+            raise InputError(
+                f"by={by!r} and task_column={given!r} name different columns; "
+                "by=COLUMN groups by that column"
+            )
+        columns["task_column"] = by
+    from evalgap._scores import ScoreSet
+
+    if not isinstance(data, ScoreSet):
+        data = long_scores(data, options=kw.pop("options", None), **columns)
+        if by != "task" and data.columns.get("task") != by:
+            raise InputError(
+                f"by={by!r}: {data.source} has no column {by!r} to group by "
+                "(use by='task' for a log's tasks)"
+            )
+    score_set = scores_of(data, models=[model_a, model_b], **kw)
+    return compare_by_group(
+        score_set,
+        model_a,
+        model_b,
+        by=by,
+        adjustment=adjustment,
+        n_permutations=n_permutations,
+        **settings,
+    )
+
+
+def audit(
+    data=None,
+    *,
+    pairs=None,
+    family: str = "adjacent",
+    family_size: int | None = None,
+    procedure: str = "fixed_n",
+    mixture: str = "grid",
+    alpha: float = 0.05,
+    power: float = 0.8,
+    n_cluster_bootstrap: int = 1000,
+    n_bootstrap: int = 2000,
+    n_bootstrap_required_n: int = 500,
+    seed: int | None = 0,
+    models=None,
+    tasks=None,
+    complete_case: bool = False,
+    strict: bool = False,
+    progress=None,
+    options=None,
+    **columns,
+):
+    """Audit a leaderboard: which displayed rankings can the benchmark resolve?
+
+    Per task, models are ranked by their mean score; every rank-adjacent pair
+    (``family="adjacent"``) or every pair (``"all"``) is compared on the items both models
+    scored and gets a resolved/unresolved verdict under fixed n, Bonferroni, Sidak, Holm,
+    BH, anytime-valid testing and, with cluster labels, clustering (*Resolution
+    Diagnostics*, Sections 6.1-6.5; the procedures put their level in place of
+    ``z_{1-alpha/2}`` in Eq. 3).
+
+    Parameters
+    ----------
+    data : DataFrame, ScoreSet, str, Path or list, optional
+        Per-item scores of K models: a long DataFrame (name its columns with
+        ``model_column=``, ``item_column=``, ``score_column=``, ``task_column=``,
+        ``cluster_column=``...; unnamed ones are detected), a ScoreSet, or result files.
+    pairs : DataFrame, optional
+        Instead of ``data``: one row per displayed pair with columns ``model_a, model_b,
+        both_correct, a_only, b_only, both_wrong`` (and optionally ``task``), A above B.
+    family : {"adjacent", "all"}
+        Rank-adjacent pairs or all pairs, per task.
+    family_size : int, optional
+        Declared family size m (default: the number of pairs audited).
+    procedure : str
+        The procedure behind the tie groups (``fixed_n``, ``bonferroni``, ``sidak``,
+        ``holm``, ``bh``, ``anytime_valid``, ``clustered``).
+    mixture : {"grid", "beta"}
+        The e-process mixture of the anytime-valid boundary.
+    alpha, power : float
+        Significance level and target power.
+    n_cluster_bootstrap, n_bootstrap, n_bootstrap_required_n : int
+        Resamples of the cluster bootstrap, of each pair's bootstrap p-value and of each
+        pair's N* interval (0 skips a step).
+    seed : int or None
+        Seed of every resampling step.
+    models, tasks : list of str, optional
+        Select and order models and tasks (all, in order of appearance, by default).
+    complete_case, strict : bool
+        Keep only items every model scored; treat any left-out row as an error.
+    progress : callable, optional
+        Called with the name of each phase as it starts.
+    options : LoadOptions, optional
+        With paths: how to read them (format, layout, metric, filter...).
+    **columns
+        Column names of a DataFrame or table file (see ``data``).
+
+    Returns
+    -------
+    AuditResult
+        Rankings, the per-pair table (``result.pairs``, a :class:`PairTable`), unresolved
+        counts per procedure, tie groups, stress tests and notes.
+
+    Examples
+    --------
+    >>> import pandas as pd, evalgap
+    >>> pairs = pd.DataFrame({"model_a": ["x", "y"], "model_b": ["y", "z"],
+    ...     "both_correct": [7986, 7000], "a_only": [295, 900],
+    ...     "b_only": [249, 300], "both_wrong": [1512, 1842]})
+    >>> r = evalgap.audit(pairs=pairs, n_bootstrap=0, n_bootstrap_required_n=0)
+    >>> r.unresolved["fixed_n"], r.unresolved["bonferroni"]
+    (1, 1)
+    """
+    from evalgap._audit import audit_counts, audit_scores
+
+    settings = {
+        "family_size": family_size,
+        "alpha": alpha,
+        "power": power,
+        "n_bootstrap": n_bootstrap,
+        "n_bootstrap_required_n": n_bootstrap_required_n,
+        "seed": seed,
+        "tie_procedure": procedure,
+        "mixture": mixture,
+    }
+    _check_columns(columns, "audit")
+    if (pairs is None) == (data is None):
+        raise InputError("give either data= (per-item scores) or pairs= (per-pair 2x2 counts)")
+    if pairs is not None:
+        if family != "adjacent":
+            raise InputError("family='all' needs per-item scores; pairs= lists its pairs itself")
+        if isinstance(pairs, (str, Path)):
+            from evalgap.io.tables import read_frame
+
+            return audit_counts(read_frame(pairs), source=str(pairs), **settings)
+        if not _is_table(pairs):
+            raise InputError(
+                f"pairs= must be a DataFrame or a CSV path; got {type(pairs).__name__}"
+            )
+        return audit_counts(pairs, **settings)
+    score_set = scores_of(
+        data,
+        models=models,
+        tasks=tasks,
+        complete_case=complete_case,
+        strict=strict,
+        options=options,
+        **columns,
+    )
+    cluster = columns.get("cluster_column") or (options.cluster_column if options else None)
+    return audit_scores(
+        score_set,
+        family=family,
+        n_cluster_bootstrap=n_cluster_bootstrap,
+        cluster_label=cluster or "cluster",
+        progress=progress,
+        **settings,
+    )
+
+
+def degrade(
+    data=None,
+    *,
+    baseline: str | None = None,
+    candidate: str | None = None,
+    counts=None,
+    alpha: float = 0.05,
+    permutation: bool = False,
+    n_permutations: int | None = None,
+    n_simulations: int | None = None,
+    seed: int | None = 0,
+    tasks=None,
+    strict: bool = False,
+    options=None,
+    **columns,
+):
+    """Has the candidate (quantized, optimized...) got significantly worse than the baseline?
+
+    Exact one-sided McNemar per task (*When LLMs get significantly worse*, Eq. 5),
+    aggregated over tasks by the pooled, Fisher and max-drop tests; the candidate is flagged
+    when any of them rejects (false-alarm rate at most 3 alpha). Graded scores (several runs
+    averaged, or a continuous metric) get the permutation versions.
+
+    Parameters
+    ----------
+    data : DataFrame, ScoreSet, str, Path or list, optional
+        Per-item scores holding both models (see :func:`compare` for the forms).
+    baseline, candidate : str
+        The two models in ``data`` (A = baseline, B = candidate).
+    counts : DataFrame or path, optional
+        Instead of ``data``: per-task counts with columns ``task, a_only, b_only`` and
+        optionally ``both_correct, both_wrong``.
+    alpha : float
+        Significance level of each of the three tests.
+    permutation : bool
+        Also run the permutation tests on binary scores.
+    n_permutations : int, optional
+        Sign-flip permutations of the permutation tests (default 100,000).
+    n_simulations : int, optional
+        Also run the Monte Carlo max-drop (Algorithm 4) with this many simulations.
+    seed : int or None
+        Seed of the permutations and simulations.
+    tasks : list of str, optional
+        Select tasks.
+    strict : bool
+        Treat any left-out row as an error.
+    options : LoadOptions, optional
+        With paths: how to read them (format, layout, metric, filter...).
+    **columns
+        Column names of a DataFrame or table file.
+
+    Returns
+    -------
+    DegradeResult
+        ``degraded``, the three p-values, per-task results and the verdict.
+
+    Examples
+    --------
+    >>> import pandas as pd, evalgap
+    >>> counts = pd.DataFrame({"task": ["gsm8k", "mmlu"], "a_only": [60, 30],
+    ...     "b_only": [25, 28]})
+    >>> r = evalgap.degrade(counts=counts)
+    >>> r.degraded, r.max_drop_task
+    (True, 'gsm8k')
+    """
+    from evalgap._degrade import DEFAULT_PERMUTATIONS as PERMS
+    from evalgap._degrade import check_roles, degrade_counts, degrade_scores
+
+    _check_columns(columns, "degrade")
+    if counts is not None and data is not None:
+        raise InputError("give either data= (per-item scores) or counts= (per-task counts)")
+    if counts is not None:
+        if isinstance(counts, (str, Path)):
+            from evalgap.io.tables import read_frame
+
+            frame, source = read_frame(counts), str(counts)
+        elif _is_table(counts):
+            frame, source = counts, "the counts table"
+        else:
+            raise InputError(
+                f"counts= must be a DataFrame or a CSV path; got {type(counts).__name__}"
+            )
+        return degrade_counts(
+            frame,
+            alpha=alpha,
+            n_simulations=n_simulations,
+            seed=seed,
+            source=source,
+            baseline=baseline or "baseline",
+            candidate=candidate or "candidate",
+        )
+    if not baseline or not candidate:
+        raise InputError("name the two models of the scores: baseline= and candidate=")
+    check_roles(baseline, candidate)
+    if data is None:  # each model from its own outputs
+        score_set, baseline, candidate = _two_outputs(
+            baseline, candidate, options=options, tasks=tasks, strict=strict, **columns
+        )
+        data = score_set
+    score_set = scores_of(
+        data, models=[baseline, candidate], tasks=tasks, strict=strict, options=options, **columns
+    )
+    return degrade_scores(
+        score_set,
+        baseline,
+        candidate,
+        alpha=alpha,
+        permutation=permutation,
+        n_permutations=PERMS if n_permutations is None else n_permutations,
+        n_simulations=n_simulations,
+        seed=seed,
+    )
+
+
+def _two_outputs(baseline, candidate, *, options, tasks, strict, **columns):
+    """Align a baseline and a candidate read each from its own path (one model each)."""
+    import pandas as pd
+
+    from evalgap._scores import align as align_frame
+
+    for role, path in (("baseline", baseline), ("candidate", candidate)):
+        if not Path(path).exists():
+            raise InputError(
+                f"{role}={path!r}: without data=, the baseline and the candidate are paths to "
+                "each model's outputs; no such file or directory"
+            )
+    frames, names, notes = [], [], []
+    for role, path in (("baseline", baseline), ("candidate", candidate)):
+        table = long_scores(str(path), options=options, **columns)
+        models = list(dict.fromkeys(table.frame["model"]))
+        if len(models) != 1:
+            raise InputError(
+                f"{role}={path}: holds {len(models)} models "
+                f"({', '.join(models[:5])}); point it at one model's outputs"
+            )
+        names.append(f"{models[0]} ({Path(path).name})")
+        frames.append(table.frame.assign(model=names[-1]))
+        notes.extend(f"{role}: {note}" for note in table.notes)
+    if names[0] == names[1]:
+        names[1] += " [candidate]"
+        frames[1] = frames[1].assign(model=names[1])
+    score_set = align_frame(
+        pd.concat(frames, ignore_index=True),
+        models=names,
+        tasks=list(tasks) if tasks is not None else None,
+        strict=strict,
+        source=f"{baseline}, {candidate}",
+        notes=notes,
+    )
+    return score_set, names[0], names[1]
+
+
+def trim(data, *, model: str, tasks=None, strict: bool = False, options=None, **columns):
+    """Keep the items whose score varied across a baseline's repeated runs (Section 4.1).
+
+    Items solved right (or wrong) in every run carry no signal for degradation tests;
+    ``result.kept`` lists the others (``task, item_id, correct_share``), for
+    ``degrade(..., )`` on those items.
+
+    Parameters
+    ----------
+    data : DataFrame, ScoreSet, str, Path or list
+        Per-item scores with several runs per item (name the run column with
+        ``run_column=`` unless it is detected).
+    model : str
+        The baseline model whose runs are read.
+    tasks : list of str, optional
+        Select tasks.
+    strict : bool
+        Treat any left-out row as an error.
+    options : LoadOptions, optional
+        With paths: how to read them (format, layout, metric, filter...).
+    **columns
+        Column names of a DataFrame or table file.
+
+    Returns
+    -------
+    TrimResult
+        The kept items and per-task counts.
+
+    Examples
+    --------
+    >>> import pandas as pd, evalgap
+    >>> runs = pd.DataFrame({"model": "base", "item": ["q1", "q1", "q2", "q2"],
+    ...     "run": [1, 2, 1, 2], "correct": [1, 0, 1, 1]})
+    >>> r = evalgap.trim(runs, model="base", score_column="correct")
+    >>> r.kept["item_id"].tolist()
+    ['q1']
+    """
+    from evalgap._degrade import trim_items
+
+    _check_columns(columns, "trim")
+    score_set = scores_of(
+        data, models=[model], tasks=tasks, strict=strict, options=options, **columns
+    )
+    return trim_items(score_set, model)
+
+
+def align(
+    data,
+    *,
+    models=None,
+    tasks=None,
+    strict: bool = False,
+    complete_case: bool = False,
+    options=None,
+    **columns,
+):
+    """Align per-item scores into a :class:`ScoreSet` (models x items, per task).
+
+    Parameters
+    ----------
+    data : DataFrame, LongScores, str, Path or list
+        A long table of scores (one row per model, item and optionally task and run) with
+        its own column names, or result files.
+    models, tasks : list of str, optional
+        Select and order what is kept (all, in order of appearance, by default).
+    strict : bool
+        Treat any missing, duplicated or unusable row as an error.
+    complete_case : bool
+        Keep only the items every selected model scored (pairs otherwise use the items
+        both models scored).
+    options : LoadOptions, optional
+        With paths: how to read them (format, layout, metric, filter...).
+    **columns
+        ``model_column``, ``item_column``, ``score_column``, ``task_column``,
+        ``run_column``, ``cluster_column`` (detected when not named).
+
+    Returns
+    -------
+    ScoreSet
+        Scores per task with an :class:`AlignmentReport` saying what was kept and left out.
+
+    Examples
+    --------
+    >>> import pandas as pd, evalgap
+    >>> df = pd.DataFrame({"llm": ["a", "a", "b", "b"], "q": [1, 2, 1, 3],
+    ...     "ok": [1, 0, 1, 1]})
+    >>> s = evalgap.align(df, model_column="llm", item_column="q", score_column="ok")
+    >>> s.models, s.report.items_left_out
+    (('a', 'b'), 2)
+    """
+    _check_columns(columns, "align")
+    return scores_of(
+        data,
+        models=models,
+        tasks=tasks,
+        strict=strict,
+        complete_case=complete_case,
+        options=options,
+        **columns,
+    )
+
+
+def scores_of(
+    data,
+    *,
+    models=None,
+    tasks=None,
+    strict: bool = False,
+    complete_case: bool = False,
+    options=None,
+    **columns,
+):
+    """Return ``data`` (DataFrame, LongScores, ScoreSet or result paths) as an aligned ScoreSet."""
+    from evalgap._scores import ScoreSet
+    from evalgap._scores import align as align_frame
+
+    if isinstance(data, ScoreSet):
+        if models is not None:
+            for m in models:
+                data.model_index(m)  # raises naming the model and the ones there are
+        return data
+    long = long_scores(data, options=options, **columns)
+    return align_frame(
+        long.frame,
+        models=list(models) if models is not None else None,
+        tasks=list(tasks) if tasks is not None else None,
+        strict=strict,
+        source=long.source,
+        complete_case=complete_case,
+        notes=long.notes,
+    )
+
+
+def long_scores(data, *, options=None, **columns):
+    """Return ``data`` (DataFrame, LongScores or result paths) in the long interchange layout."""
+    from evalgap._scores import LongScores
+
+    if isinstance(data, LongScores):
+        return data
+    if _is_table(data):
+        from evalgap.io.tables import long_from_frame
+
+        return long_from_frame(data, **columns)
+    if isinstance(data, (str, Path)) or (
+        isinstance(data, (list, tuple)) and data and all(isinstance(p, (str, Path)) for p in data)
+    ):
+        import dataclasses
+
+        from evalgap.io.options import LoadOptions
+        from evalgap.io.sources import load_scores
+
+        return load_scores(data, dataclasses.replace(options or LoadOptions(), **columns))
+    raise InputError(
+        "scores must be a pandas DataFrame (long layout), a ScoreSet, or paths to result "
+        f"files; got {type(data).__name__}"
+    )
+
+
+def _is_table(value) -> bool:
+    """True for a pandas DataFrame (without importing pandas when it is not loaded)."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(value, pd.DataFrame)
+
+
+def _check_columns(columns: dict, job: str) -> None:
+    unknown = sorted(set(columns) - set(COLUMN_OPTIONS))
+    if unknown:
+        raise TypeError(
+            f"{job}() got unexpected keyword argument{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(map(repr, unknown))} (column options: {', '.join(COLUMN_OPTIONS)})"
+        )

@@ -53,6 +53,16 @@ BUCKETS = (
 MAX_PAIRS_BINARY_BOOTSTRAP = 20_000
 MAX_PAIRS_GRADED_BOOTSTRAP = 500
 TRAJECTORY_POINTS = 400
+# The phases an audit reports to ``progress(done, total, phase)``, in order.
+PHASES = (
+    "pairs",
+    "statistics",
+    "clusters",
+    "cluster bootstrap",
+    "leave one cluster out",
+    "alternative clusters",
+    "trajectories",
+)
 
 
 @dataclass(frozen=True)
@@ -95,7 +105,7 @@ class AuditResult:
     bonferroni_inflation: float
     sidak_inflation: float
     tie_groups: dict
-    sensitivity: dict
+    correlation_sensitivity: dict
     cluster_stress: ClusterStress | None
     trajectories: dict
     notes: tuple[str, ...] = field(default=())
@@ -195,7 +205,7 @@ class AuditResult:
             "rankings": _records(self.rankings),
             "pairs": pairs,
             "binned": _records(self.binned_table()),
-            "correlation_sensitivity": dict(self.sensitivity),
+            "correlation_sensitivity": dict(self.correlation_sensitivity),
             "cluster_stress": self.cluster_stress.to_dict() if self.cluster_stress else None,
             "notes": list(self.notes),
             "alignment": self.alignment.to_dict() if self.alignment else None,
@@ -217,16 +227,19 @@ def audit_scores(
     tie_procedure: str = "fixed_n",
     mixture: str = "grid",
     cluster_label: str = "cluster",
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> AuditResult:
     """Audit every task of ``score_set`` (aligned per-item scores of K models).
 
     ``cluster_label`` names the clustering (the cluster column) in the report; cluster
     verdicts and stress tests run when the scores carry cluster labels and ``use_clusters``.
-    ``progress`` is called with the name of each phase as it starts.
+    ``progress(done, total, phase)`` is called as each phase (:data:`PHASES`) starts.
     """
     _check(family, alpha, power, tie_procedure)
-    step = progress or (lambda _phase: None)
+    def step(phase: str) -> None:
+        if progress is not None:
+            progress(PHASES.index(phase), len(PHASES), phase)
+
     step("pairs")
     parts, rankings, notes = [], [], []
     z = float(intervals.z_quantile(alpha))
@@ -764,7 +777,7 @@ def _finish(
         bonferroni_inflation=float(multiplicity.inflation(alpha, power, m, "bonferroni")),
         sidak_inflation=float(multiplicity.inflation(alpha, power, m, "sidak")),
         tie_groups=groups,
-        sensitivity=sensitivity,
+        correlation_sensitivity=sensitivity,
         cluster_stress=stress,
         trajectories=trajectories,
         notes=tuple(notes),

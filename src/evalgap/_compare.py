@@ -10,12 +10,14 @@ with a bootstrap interval for N* and the correlation sensitivity of Section 6.2.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evalgap._scores import AlignmentReport
+from evalgap._results import Result
 from evalgap.errors import InputError
 from evalgap.stats import _validate, intervals, resample, tests
 from evalgap.stats import power as pw
@@ -27,15 +29,30 @@ from evalgap.stats.paired import (
     summarize_moments,
 )
 
+if TYPE_CHECKING:
+    from evalgap._scores import AlignmentReport
+
 DEFAULT_BOOTSTRAP = 10_000
 DEFAULT_REQUIRED_N_BOOTSTRAP = 500  # Appendix I: "N* CI, B = 500 bootstrap"
 DEFAULT_PERMUTATIONS = 10_000
 CORRELATION_SHIFT = 0.1  # Section 6.2: perturb rho by +/- 0.10, clamped
 
 
-@dataclass(frozen=True)
-class PValues:
-    """Two-sided (or one-sided, as asked) p-values; None where a test does not apply."""
+@dataclass(frozen=True, repr=False)
+class PValues(Result):
+    """p-values of one comparison, by test; None where a test does not apply.
+
+    Attributes
+    ----------
+    mcnemar, mcnemar_cc : float or None
+        McNemar's chi-square test, without and with continuity correction (binary scores).
+    exact, mid_p : float or None
+        The exact conditional binomial test on the discordant items, and its mid-p.
+    paired_t, sign_flip : float or None
+        The paired t test and the sign-flip permutation test (graded scores).
+    bootstrap : float or None
+        The paired percentile bootstrap of Definition 2.
+    """
 
     mcnemar: float | None = None
     mcnemar_cc: float | None = None
@@ -45,82 +62,150 @@ class PValues:
     sign_flip: float | None = None
     bootstrap: float | None = None
 
-    def to_dict(self) -> dict:
-        """Return the p-values by test name."""
-        return dict(self.__dict__)
+    def __repr__(self) -> str:
+        given = {k: v for k, v in self.to_dict().items() if v is not None}
+        return f"PValues({', '.join(f'{k}={v:.4g}' for k, v in given.items())})"
 
 
-@dataclass(frozen=True)
-class RequiredNInterval:
-    """Bootstrap percentile interval of N* (Section 6.1, Appendix I)."""
+@dataclass(frozen=True, repr=False)
+class RequiredNInterval(Result):
+    """Bootstrap percentile interval of N* (Section 6.1, Appendix I).
+
+    Attributes
+    ----------
+    low, high : float
+        The 5th and 95th percentiles of N* over the resamples (``inf`` when a resample has
+        no gap; None in JSON).
+    level : float
+        The interval's coverage, 0.90.
+    n_resamples : int
+        Bootstrap draws.
+    straddles_n : bool
+        True when the interval contains the benchmark's size N: the verdict is not robust.
+    """
 
     low: float
     high: float
     level: float
     n_resamples: int
     straddles_n: bool
-
-    def to_dict(self) -> dict:
-        """Return the interval with infinite bounds as None."""
-        return {
-            "low": _finite_or_none(self.low),
-            "high": _finite_or_none(self.high),
-            "level": self.level,
-            "n_resamples": self.n_resamples,
-            "straddles_n": self.straddles_n,
-        }
+    _headline = ("low", "high", "straddles_n")
 
 
-@dataclass(frozen=True)
-class CorrelationSensitivity:
-    """The verdict recomputed at a perturbed correlation (clamped to the admissible range)."""
+@dataclass(frozen=True, repr=False)
+class CorrelationSensitivity(Result):
+    """The verdict recomputed at a perturbed correlation (clamped to the admissible range).
+
+    Attributes
+    ----------
+    correlation : float
+        The perturbed correlation (Section 6.2: the estimate -/+ 0.1, clamped).
+    required_n : int or None
+        N* at that correlation.
+    resolution_ratio : float
+        q = N / N* at that correlation.
+    resolved : bool
+        Whether q >= 1.
+    """
 
     correlation: float
     required_n: int | None
     resolution_ratio: float
     resolved: bool
-
-    def to_dict(self) -> dict:
-        """Return the entry as a dict."""
-        return dict(self.__dict__)
+    _headline = ("correlation", "required_n", "resolved")
 
 
-@dataclass(frozen=True)
-class BootstrapResult:
+@dataclass(frozen=True, repr=False)
+class BootstrapResult(Result):
     """The paired percentile bootstrap of Definition 2.
 
-    ``method`` is ``"exact"`` for binary pairs (the bootstrap law summed over the 2x2
-    multinomial: no resamples, no seed, no Monte Carlo error) and ``"monte_carlo"`` for
-    graded scores, whose p-value carries the standard error ``monte_carlo_se``.
+    Attributes
+    ----------
+    n_resamples : int or None
+        Monte Carlo draws; None for the exact bootstrap.
+    seed : int or None
+        The seed of the Monte Carlo draws; None for the exact bootstrap.
+    p_value : float
+        The bootstrap p-value.
+    ci : Interval
+        The percentile interval of the gap.
+    method : str
+        ``"exact"`` for binary pairs (the bootstrap law summed over the 2x2 multinomial: no
+        resamples, no seed, no Monte Carlo error) or ``"monte_carlo"`` for graded scores.
+    monte_carlo_se : float or None
+        The standard error of a Monte Carlo p-value.
     """
 
+    method: str
     n_resamples: int | None
     seed: int | None
     p_value: float
+    monte_carlo_se: float | None
     ci: intervals.Interval
-    method: str = "monte_carlo"
-    monte_carlo_se: float | None = None
+    _headline = ("method", "p_value")
 
     @property
     def p_floor(self) -> float:
         """The resolution of a Monte Carlo p-value (1/B); 0 for the exact bootstrap."""
         return 1.0 / self.n_resamples if self.n_resamples else 0.0
 
-    def to_dict(self) -> dict:
-        """Return the bootstrap settings and results."""
-        return {
-            "method": self.method,
-            "n_resamples": self.n_resamples,
-            "seed": self.seed,
-            "p_value": self.p_value,
-            "monte_carlo_se": self.monte_carlo_se,
-            "ci": self.ci.to_dict(),
-        }
 
+@dataclass(frozen=True, repr=False)
+class CompareResult(Result):
+    """Everything ``evalgap compare`` reports about one paired gap (A minus B).
 
-@dataclass(frozen=True)
-class CompareResult:
-    """Everything ``evalgap compare`` reports about one paired gap."""
+    Attributes
+    ----------
+    model_a, model_b : str
+        The two models; the gap is A minus B.
+    binary : bool
+        True for 0/1 scores (McNemar family), False for graded scores.
+    n_items : int
+        Items both models scored (N).
+    accuracy_a, accuracy_b, delta : float
+        Mean scores and their difference on those items.
+    both_correct, a_only, b_only, both_wrong : int or None
+        The 2x2 cells (binary); for graded scores ``a_only``/``b_only`` count the items where
+        A or B scored higher and the other two are None.
+    correlation : float or None
+        The per-item correlation of the two models' scores (None when a model is constant).
+    sd_diff, se : float
+        sigma_D, the SD of the per-item differences (Eq. 2), and the SE of the gap.
+    alpha, power, alternative
+        The settings.
+    p_values : PValues
+        Every test that fits the data.
+    ci : Interval
+        The primary interval of the gap (Newcombe for binary, bootstrap for graded scores).
+    intervals : tuple of Interval
+        Every interval computed.
+    required_n : int or None
+        N*, the items needed to resolve this gap at (alpha, power) (Eq. 3/6).
+    required_n_discordant : int or None
+        Connor's discordance-form N* (binary).
+    mde : float or None
+        The minimum detectable effect at N items (Eq. 4).
+    resolution_ratio : float or None
+        q = N / N*; the benchmark resolves the gap when q >= 1.
+    resolved : bool
+        Whether q >= 1.
+    unpaired_required_n : int or None
+        N* if the items were not paired (the calculator pitfall).
+    paired_efficiency : float or None
+        unpaired N* / paired N*.
+    required_n_interval : RequiredNInterval or None
+        The bootstrap interval of N* (Section 6.1).
+    correlation_sensitivity : tuple of CorrelationSensitivity
+        N* and the verdict at rho -/+ 0.1 (Section 6.2).
+    bootstrap : BootstrapResult or None
+        The paired bootstrap (None when skipped).
+    alignment : AlignmentReport or None
+        What the alignment kept and left out (per-item inputs).
+    notes : tuple of str
+        Everything the result needs said beside the numbers.
+    verdict : str
+        One plain sentence (a property).
+    """
 
     model_a: str
     model_b: str
@@ -150,56 +235,30 @@ class CompareResult:
     unpaired_required_n: int | None
     paired_efficiency: float | None
     required_n_interval: RequiredNInterval | None
-    sensitivity: tuple[CorrelationSensitivity, ...]
+    correlation_sensitivity: tuple[CorrelationSensitivity, ...]
     bootstrap: BootstrapResult | None
     alignment: AlignmentReport | None = None
     notes: tuple[str, ...] = field(default=())
+    _derived = ("verdict",)
+    _headline = ("delta", "n_items", "required_n")
 
     @property
     def verdict(self) -> str:
         """One plain sentence: what the tests say and whether the benchmark resolves the gap."""
         return _verdict(self)
 
-    def to_dict(self) -> dict:
-        """Return the JSON-ready dict (the documented ``compare --json`` contract)."""
-        out = {
-            "model_a": self.model_a,
-            "model_b": self.model_b,
-            "binary": self.binary,
-            "n_items": self.n_items,
-            "accuracy_a": self.accuracy_a,
-            "accuracy_b": self.accuracy_b,
-            "delta": self.delta,
-            "both_correct": self.both_correct,
-            "a_only": self.a_only,
-            "b_only": self.b_only,
-            "both_wrong": self.both_wrong,
-            "correlation": self.correlation,
-            "sd_diff": self.sd_diff,
-            "se": self.se,
-            "alpha": self.alpha,
-            "power": self.power,
-            "alternative": self.alternative,
-            "p_values": self.p_values.to_dict(),
-            "ci": self.ci.to_dict(),
-            "intervals": [i.to_dict() for i in self.intervals],
-            "required_n": self.required_n,
-            "required_n_discordant": self.required_n_discordant,
-            "mde": self.mde,
-            "resolution_ratio": self.resolution_ratio,
-            "resolved": self.resolved,
-            "unpaired_required_n": self.unpaired_required_n,
-            "paired_efficiency": self.paired_efficiency,
-            "required_n_interval": (
-                self.required_n_interval.to_dict() if self.required_n_interval else None
-            ),
-            "correlation_sensitivity": [s.to_dict() for s in self.sensitivity],
-            "bootstrap": self.bootstrap.to_dict() if self.bootstrap else None,
-            "alignment": self.alignment.to_dict() if self.alignment else None,
-            "notes": list(self.notes),
-            "verdict": self.verdict,
-        }
-        return out
+    def to_frame(self):
+        """Return the tests as a table: one row per test with its p-value.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``test, p_value``, for the tests that apply to these scores.
+        """
+        import pandas as pd
+
+        rows = [(k, v) for k, v in self.p_values.to_dict().items() if v is not None]
+        return pd.DataFrame(rows, columns=["test", "p_value"])
 
 
 def compare_counts(
@@ -252,7 +311,7 @@ def compare_counts(
     boot = req_ci = None
     if n_bootstrap and not too_few:
         boot = _exact_bootstrap(s.a_only, s.b_only, n, alpha, alternative)
-        p = PValues(**{**p.to_dict(), "bootstrap": boot.p_value})
+        p = dataclasses.replace(p, bootstrap=boot.p_value)
     if n_bootstrap_required_n and s.sd_diff > 0:
         b_star, c_star = resample.bootstrap_counts(
             s.a_only, s.b_only, n, n_bootstrap_required_n, _child_seed(seed)
@@ -342,14 +401,14 @@ def compare_scores(
         flip = tests.sign_flip_test(
             a, b, n_resamples=n_permutations, alternative=alternative, seed=_child_seed(seed, 2)
         )
-        p = PValues(**{**p.to_dict(), "sign_flip": float(flip.p_value)})
+        p = dataclasses.replace(p, sign_flip=float(flip.p_value))
     t_ci = intervals.t_interval(s.delta, sd_sample, n, alpha)
     wald = intervals.wald_interval(s.delta, s.se, alpha)
     boot = req_ci = None
     if n_bootstrap and not too_few:
         means = resample.bootstrap_means(d, n_bootstrap, seed)
         boot = _bootstrap_result(means, n_bootstrap, seed, alpha, alternative)
-        p = PValues(**{**p.to_dict(), "bootstrap": boot.p_value})
+        p = dataclasses.replace(p, bootstrap=boot.p_value)
     if n_bootstrap_required_n and s.sd_diff > 0:
         means, second = resample.bootstrap_means(
             d, n_bootstrap_required_n, _child_seed(seed), moments=True
@@ -493,7 +552,9 @@ def _assemble(
         if math.isfinite(required) and required > 0
         else None,
         required_n_interval=req_ci,
-        sensitivity=_sensitivity(s, variances, n, kw) if correlation is not None else (),
+        correlation_sensitivity=(
+            _sensitivity(s, variances, n, kw) if correlation is not None else ()
+        ),
         bootstrap=bootstrap,
         alignment=alignment,
         notes=tuple(notes),
@@ -652,10 +713,6 @@ def _fmt_q(q: float) -> str:
 
 def _fmt_n(n: float) -> str:
     return "infinity" if not math.isfinite(n) else f"{math.ceil(n):,}"
-
-
-def _finite_or_none(x: float):
-    return x if math.isfinite(x) else None
 
 
 def _check_settings(alpha, power_, alternative, n_bootstrap, n_bootstrap_required_n, seed):

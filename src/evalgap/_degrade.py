@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalgap._results import Result, plain
 from evalgap._scores import ScoreSet
 from evalgap.errors import InputError
 from evalgap.io import counts
@@ -34,9 +35,29 @@ FLIP_RULE = 0.05  # Dutta et al. (2024): a flip rate of 5% or more
 DEFAULT_PERMUTATIONS = 100_000
 
 
-@dataclass(frozen=True)
-class TaskDegradation:
-    """One task's paired comparison of baseline (A) and candidate (B)."""
+@dataclass(frozen=True, repr=False)
+class TaskDegradation(Result):
+    """One task's paired comparison of baseline (A) and candidate (B).
+
+    Attributes
+    ----------
+    task : str
+        The task (``"total"`` for all tasks pooled).
+    n_items : int or None
+        Items both models scored (None when only discordant counts were given).
+    a_only, b_only : int
+        Items only the baseline, only the candidate got right (graded: scored higher).
+    both_correct, both_wrong : int or None
+        The concordant cells, when known.
+    p_value : float
+        One-sided p-value that the candidate is worse (exact McNemar, Eq. 5).
+    flip_rate, degradation_rate : float or None
+        Share of items that flipped; share of the flips that went against the candidate.
+    delta, se : float or None
+        Accuracy drop (baseline minus candidate) and its standard error.
+    accuracy_baseline, accuracy_candidate : float or None
+        Mean scores.
+    """
 
     task: str
     n_items: int | None
@@ -51,18 +72,44 @@ class TaskDegradation:
     se: float | None
     accuracy_baseline: float | None
     accuracy_candidate: float | None
-
-    def to_dict(self) -> dict:
-        """Return the task as plain data."""
-        return {
-            k: (None if isinstance(v, float) and not math.isfinite(v) else v)
-            for k, v in self.__dict__.items()
-        }
+    _headline = ("task", "a_only", "b_only", "p_value")
 
 
-@dataclass(frozen=True)
-class DegradeResult:
-    """Everything ``evalgap degrade`` reports (the documented ``--json`` contract)."""
+@dataclass(frozen=True, repr=False)
+class DegradeResult(Result):
+    """Everything ``evalgap degrade`` reports (the documented ``--json`` contract).
+
+    Attributes
+    ----------
+    baseline, candidate : str
+        The two models (A = baseline, B = candidate).
+    alpha : float
+        The level of each of the three tests.
+    method : str
+        ``"exact"`` (binary scores) or ``"permutation"`` (graded, or asked for).
+    tasks : tuple of TaskDegradation
+        Per task.
+    total : TaskDegradation
+        All tasks pooled.
+    p_values : dict
+        ``pooled``, ``max_drop`` and ``fisher`` p-values (one-sided).
+    fisher_tasks_left_out : int
+        Tasks with no flips, left out of Fisher's combination.
+    max_drop_monte_carlo : float or None
+        Algorithm 4's Monte Carlo max-drop p-value, when asked for.
+    n_simulations : int or None
+        Its simulations.
+    permutation : PermutationAggregates or None
+        The permutation versions (Algorithms 5-7).
+    notes : tuple of str
+        Everything the result needs said beside the numbers.
+    max_drop_task : str or None
+        The task with the largest standardized drop.
+    degraded : bool
+        Whether any of the three tests rejects (a property; false-alarm rate <= 3 alpha).
+    verdict : str
+        A paragraph for a pull request (a property).
+    """
 
     baseline: str
     candidate: str
@@ -77,6 +124,19 @@ class DegradeResult:
     permutation: aggregation.PermutationAggregates | None
     notes: tuple[str, ...] = field(default=())
     max_drop_task: str | None = None  # the task with the largest standardized drop
+    _derived = (
+        "degraded",
+        "false_alarm_bound",
+        "rules_of_thumb",
+        "detectable_drop",
+        "verdict",
+    )
+    _headline = ("degraded", "p_values")
+
+    @property
+    def false_alarm_bound(self) -> float:
+        """The decision's false-alarm rate bound, 3 alpha (any of three tests rejects)."""
+        return 3 * self.alpha
 
     @property
     def degraded(self) -> bool:
@@ -174,33 +234,19 @@ class DegradeResult:
         return sorted(self.tasks, key=lambda x: x.p_value)[:k]
 
     def to_dict(self) -> dict:
-        """Return the JSON-ready dict."""
-        out = {
-            "baseline": self.baseline,
-            "candidate": self.candidate,
-            "alpha": self.alpha,
-            "method": self.method,
-            "p_values": dict(self.p_values),
-            "degraded": self.degraded,
-            "false_alarm_bound": 3 * self.alpha,
-            "fisher_tasks_left_out": self.fisher_tasks_left_out,
-            "max_drop_monte_carlo": self.max_drop_monte_carlo,
-            "n_simulations": self.n_simulations,
-            "max_drop_task": self.max_drop_task,
-            "total": self.total.to_dict(),
-            "tasks": [t.to_dict() for t in self.tasks],
-            "rules_of_thumb": self.rules_of_thumb,
-            "detectable_drop": self.detectable_drop,
-            "notes": list(self.notes),
-            "verdict": self.verdict,
-        }
-        if self.permutation is not None:
-            out["permutation"] = {
-                "pooled": self.permutation.pooled,
-                "fisher": self.permutation.fisher,
-                "max_drop": self.permutation.max_drop,
-                "n_permutations": self.permutation.n_permutations,
-            }
+        """Return the JSON-ready dict (the ``degrade --json`` contract).
+
+        Returns
+        -------
+        dict
+            The fields and derived properties; ``permutation`` only when it was run.
+        """
+        out = super().to_dict()
+        if self.permutation is None:
+            del out["permutation"]
+        else:
+            keep = ("pooled", "fisher", "max_drop", "n_permutations")
+            out["permutation"] = {k: plain(getattr(self.permutation, k)) for k in keep}
         return out
 
 
@@ -356,14 +402,38 @@ def degrade_scores(
     return result
 
 
-@dataclass(frozen=True)
-class TrimResult:
-    """Items of a baseline's repeated runs that flipped at least once (Section 4.1)."""
+@dataclass(frozen=True, repr=False)
+class TrimResult(Result):
+    """Items of a baseline's repeated runs that flipped at least once (Section 4.1).
+
+    Attributes
+    ----------
+    model : str
+        The baseline model.
+    runs : int
+        The fewest runs of any item.
+    kept : pandas.DataFrame
+        The items that flipped: ``task, item_id, correct_share``.
+    per_task : pandas.DataFrame
+        Per task: ``items, never_flip, kept``.
+    """
 
     model: str
     runs: int
     kept: pd.DataFrame  # task, item_id, correct_share
     per_task: pd.DataFrame  # task, items, never_flip, kept
+    _headline = ("model", "runs")
+
+    def __repr__(self) -> str:
+        t = self.per_task
+        return (
+            f"TrimResult(model={self.model!r}, runs={self.runs}, kept {int(t['kept'].sum())} "
+            f"of {int(t['items'].sum())} items)"
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return the kept items (``task, item_id, correct_share``)."""
+        return self.kept
 
     def to_dict(self) -> dict:
         """Return the counts and the kept items."""

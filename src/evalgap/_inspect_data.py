@@ -14,11 +14,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from evalgap._results import Result
 from evalgap._scores import AlignmentReport, LongScores, ScoreSet, align
 
 
-@dataclass(frozen=True)
-class ModelSummary:
+@dataclass(frozen=True, repr=False)
+class ModelSummary(Result):
     """One model over all tasks: its own items, its mean score on them, what pairing keeps."""
 
     model: str
@@ -26,15 +27,32 @@ class ModelSummary:
     items_kept: int
     mean_score: float
     max_runs: int
-
-    def to_dict(self) -> dict:
-        """Return the summary as a dict."""
-        return dict(self.__dict__)
+    _headline = ("model", "items_scored", "mean_score")
 
 
-@dataclass(frozen=True)
-class DataSummary:
-    """What ``inspect-data`` reports."""
+@dataclass(frozen=True, repr=False)
+class DataSummary(Result):
+    """What ``inspect-data`` reports.
+
+    Attributes
+    ----------
+    source : str
+        What was read.
+    columns : dict
+        Role -> the source column it came from.
+    notes : tuple of str
+        What the loader chose or detected, and left out.
+    models : tuple of ModelSummary
+        Per model: items scored and kept, mean score, runs.
+    tasks : tuple of (task, items in the input, items kept)
+        Per task.
+    binary : bool
+        Whether every score is 0 or 1.
+    clusters : int or None
+        Distinct cluster labels, when there are any.
+    alignment : AlignmentReport
+        The alignment report.
+    """
 
     source: str
     columns: dict
@@ -44,23 +62,17 @@ class DataSummary:
     binary: bool
     clusters: int | None
     alignment: AlignmentReport
+    _headline = ("source", "models", "binary")
 
     def to_frame(self) -> pd.DataFrame:
         """Return one row per (model, task): items scored, kept, missing and mean score."""
         return pd.DataFrame([e.to_dict() for e in self.alignment.entries])
 
     def to_dict(self) -> dict:
-        """Return the JSON-ready dict of ``inspect-data --json``."""
-        return {
-            "source": self.source,
-            "columns": self.columns,
-            "notes": list(self.notes),
-            "models": [m.to_dict() for m in self.models],
-            "tasks": [{"task": t, "items": n, "items_kept": k} for t, n, k in self.tasks],
-            "binary": self.binary,
-            "clusters": self.clusters,
-            "alignment": self.alignment.to_dict(),
-        }
+        """Return the JSON-ready dict of ``inspect-data --json`` (tasks as named records)."""
+        out = super().to_dict()
+        out["tasks"] = [{"task": t, "items": n, "items_kept": k} for t, n, k in self.tasks]
+        return out
 
 
 def inspect_data(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from evalgap._results import Result
 from evalgap.errors import InputError
 from evalgap.stats import _validate
 from evalgap.stats import power as pw
@@ -20,8 +21,8 @@ from evalgap.stats import power as pw
 SHORTCUT_EPSILON = 0.05  # the epsilon of Corollary 1 reported by default
 
 
-@dataclass(frozen=True)
-class Conventions:
+@dataclass(frozen=True, repr=False)
+class Conventions(Result):
     """The ``K/h^2`` and ``2K/h^2`` sample sizes and their ``x (1 - rho)`` read-outs, rounded up.
 
     See :class:`evalgap.stats.power.CalculatorConventions` for which tool returns which.
@@ -31,15 +32,27 @@ class Conventions:
     one_sample_shortcut: int | None
     two_sample_per_arm: int | None
     two_sample_shortcut: int | None
-
-    def to_dict(self) -> dict:
-        """Return the four sizes by name."""
-        return dict(self.__dict__)
+    _headline = ("one_sample_per_arm", "one_sample_shortcut")
 
 
-@dataclass(frozen=True)
-class DegradationPlan:
-    """Items needed to detect an accuracy drop at a flip rate (Degradation paper, Eq. 11)."""
+@dataclass(frozen=True, repr=False)
+class DegradationPlan(Result):
+    """Items needed to detect an accuracy drop at a flip rate (Degradation paper, Eq. 11).
+
+    Attributes
+    ----------
+    delta, flip_rate, alpha, power : float
+        The drop to detect, the share of items that flip, the one-sided level and power.
+    required_n : int or None
+        Items needed, ``p (z_{1-alpha} + z_{1-beta})^2 / delta^2``.
+    n_items : int or None
+        A benchmark size to evaluate (optional).
+    power_at_n, snr_at_n, detectable_drop : float or None
+        At ``n_items``: the power, the signal-to-noise ratio and the smallest drop detected
+        with the target power.
+    verdict : str
+        One plain sentence (a property).
+    """
 
     delta: float
     flip_rate: float
@@ -50,6 +63,8 @@ class DegradationPlan:
     power_at_n: float | None
     snr_at_n: float | None
     detectable_drop: float | None
+    _derived = ("verdict",)
+    _headline = ("delta", "flip_rate", "required_n")
 
     @property
     def verdict(self) -> str:
@@ -66,10 +81,6 @@ class DegradationPlan:
                 f"{self.power:g}"
             )
         return out
-
-    def to_dict(self) -> dict:
-        """Return the plan as plain data."""
-        return {**self.__dict__, "verdict": self.verdict}
 
 
 def plan_degradation(
@@ -126,9 +137,35 @@ def _n(n) -> str:
     return "infinitely many" if n is None else f"{n:,}"
 
 
-@dataclass(frozen=True)
-class PlanResult:
-    """A prospective sample-size plan for one paired comparison."""
+@dataclass(frozen=True, repr=False)
+class PlanResult(Result):
+    """A prospective sample-size plan for one paired comparison.
+
+    Attributes
+    ----------
+    accuracy_a, accuracy_b, correlation : float or None
+        The binary design (expected accuracies and per-item correlation).
+    delta, sd_diff : float
+        The gap and sigma_D, the SD of the per-item differences (Eq. 2).
+    n_items : int or None
+        A benchmark size to evaluate (optional).
+    alpha, power, alternative
+        The settings.
+    required_n : int or None
+        N*, paired items needed (Eq. 3).
+    mde, resolution_ratio, resolved, power_at_n
+        At ``n_items``: the minimum detectable effect (Eq. 4), q = N/N*, q >= 1, the power.
+    conventions : Conventions or None
+        What common power calculators return for the same design (Section 4).
+    unpaired_required_n, paired_efficiency : int, float or None
+        N* of an unpaired design, and its ratio to the paired N*.
+    lemma_constant, shortcut_ratio, shortcut_tolerance : float or None
+        Lemma 1's constant, the (1 - rho) shortcut's ratio to N*, and Corollary 1's tolerance.
+    correlation_bounds : tuple of float or None
+        The admissible correlation range at these accuracies.
+    verdict : str
+        One plain sentence (a property).
+    """
 
     accuracy_a: float | None
     accuracy_b: float | None
@@ -151,6 +188,8 @@ class PlanResult:
     shortcut_ratio: float | None
     shortcut_tolerance: float | None
     correlation_bounds: tuple[float, float] | None
+    _derived = ("verdict",)
+    _headline = ("delta", "required_n")
 
     @property
     def verdict(self) -> str:
@@ -182,16 +221,6 @@ class PlanResult:
                 f"; {self.n_items:,} items {status} (q={self.resolution_ratio:.2f}, "
                 f"power {self.power_at_n:.2f}, MDE {self.mde:.4f})"
             )
-        return out
-
-    def to_dict(self) -> dict:
-        """Return the JSON-ready dict (the documented ``plan --json`` contract)."""
-        out = dict(self.__dict__)
-        out["conventions"] = self.conventions.to_dict() if self.conventions else None
-        out["correlation_bounds"] = (
-            list(self.correlation_bounds) if self.correlation_bounds else None
-        )
-        out["verdict"] = self.verdict
         return out
 
 

@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
+from evalgap._results import Result
 from evalgap.errors import InputError
 
 
@@ -50,8 +52,8 @@ class LongScores:
     notes: tuple[str, ...] = field(default=())
 
 
-@dataclass(frozen=True)
-class ModelAlignment:
+@dataclass(frozen=True, repr=False)
+class ModelAlignment(Result):
     """What was read and kept for one model on one task.
 
     ``mean_score`` is the model's mean over its *own* scored items (the accuracy a leaderboard
@@ -69,15 +71,28 @@ class ModelAlignment:
     empty_scores: int
     max_runs: int
     mean_score: float
-
-    def to_dict(self) -> dict:
-        """Return the entry as a plain dict."""
-        return dict(self.__dict__)
+    _headline = ("model", "task", "items_scored", "items_kept", "items_missing")
 
 
-@dataclass(frozen=True)
-class AlignmentReport:
-    """Per model and task: items kept, missing, duplicated and unusable."""
+@dataclass(frozen=True, repr=False)
+class AlignmentReport(Result):
+    """Per model and task: items kept, missing, duplicated and unusable.
+
+    Attributes
+    ----------
+    entries : tuple of ModelAlignment
+        Per (model, task): rows read, items scored, kept and missing, rows excluded.
+    items_union, items_kept, items_common : dict
+        Per task: items any selected model scored; items kept; items every model scored.
+    rows_without_key : int
+        Rows with an empty model, task or item id (left out).
+    complete_case : bool
+        Whether only the items every model scored were kept.
+    loader_notes : tuple of str
+        What the loader chose or left out before alignment.
+    items_left_out : int
+        Items the input has but not every selected model scored (a property).
+    """
 
     entries: tuple[ModelAlignment, ...]
     items_union: dict
@@ -86,6 +101,10 @@ class AlignmentReport:
     items_common: dict = field(default_factory=dict)
     complete_case: bool = False
     loader_notes: tuple[str, ...] = ()
+    _json_names: ClassVar[dict] = {"entries": "models"}
+    _derived = ("items_left_out", "messages")
+    _omit = ("loader_notes",)
+    _headline = ("items_left_out",)
 
     @property
     def items_left_out(self) -> int:
@@ -152,18 +171,11 @@ class AlignmentReport:
                 )
         return out
 
-    def to_dict(self) -> dict:
-        """Return the report as plain Python data."""
-        return {
-            "items_union": dict(self.items_union),
-            "items_kept": dict(self.items_kept),
-            "items_common": dict(self.items_common),
-            "complete_case": self.complete_case,
-            "items_left_out": self.items_left_out,
-            "rows_without_key": self.rows_without_key,
-            "models": [e.to_dict() for e in self.entries],
-            "messages": self.messages(),
-        }
+    def to_frame(self):
+        """Return one row per (model, task): rows read, items scored, kept and missing."""
+        import pandas as pd
+
+        return pd.DataFrame([e.to_dict() for e in self.entries])
 
 
 @dataclass(frozen=True)

@@ -43,24 +43,34 @@ GRID_LATENT_CORRELATION = (0.0, 0.4, 0.8)
 
 
 def run_chunks(
-    function: Callable, chunks: list, jobs: int = 1, progress: Callable[[], None] | None = None
+    function: Callable,
+    chunks: list,
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+    *,
+    done: int = 0,
+    total: int | None = None,
 ) -> list:
-    """Return ``[function(*chunk) for chunk in chunks]``, over ``jobs`` processes if > 1."""
+    """Return ``[function(*chunk) for chunk in chunks]``, over ``jobs`` processes if > 1.
+
+    ``progress(done, total)`` is called after each chunk; a study that runs several batches
+    passes the chunks already ``done`` and the ``total`` over all of them.
+    """
     if jobs is None or jobs < 1:
         raise InputError(f"--jobs must be a whole number >= 1; got {jobs!r}")
-    tick = progress or (lambda: None)
+    total = len(chunks) if total is None else total
+    report = progress or (lambda _done, _total: None)
+    out = []
     if jobs == 1 or len(chunks) == 1:
-        out = []
         for chunk in chunks:
             out.append(function(*chunk))
-            tick()
+            report(done + len(out), total)
         return out
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = [pool.submit(function, *chunk) for chunk in chunks]
-        out = []
         for future in futures:
             out.append(future.result())
-            tick()
+            report(done + len(out), total)
         return out
 
 
@@ -741,12 +751,15 @@ def aggregation_study(
         for t in task_counts:
             chunks.append((first_q, other_q, t, n_experiments, flip_rate, alpha, streams[k]))
             k += 1
-    results = run_chunks(_aggregation_chunk, chunks, jobs, progress)
     small_chunks = [
         (t, n_experiments, n_permutations, alpha, streams[k + i])
         for i, t in enumerate(task_counts)
     ]
-    small = run_chunks(_small_tasks_chunk, small_chunks, jobs, progress)
+    total = len(chunks) + len(small_chunks)
+    results = run_chunks(_aggregation_chunk, chunks, jobs, progress, total=total)
+    small = run_chunks(
+        _small_tasks_chunk, small_chunks, jobs, progress, done=len(chunks), total=total
+    )
     rates, k = {}, 0
     for name in AGGREGATION_SCENARIOS:
         rows = results[k : k + len(task_counts)]

@@ -10,11 +10,9 @@ import dataclasses
 import sys
 
 import click
-import pandas as pd
 
 from evalgap import __version__
 from evalgap.errors import InputError
-from evalgap.report.text import markup
 
 PROBABILITY = click.FloatRange(0, 1, min_open=True, max_open=True)
 COUNT = click.IntRange(min=0)
@@ -81,33 +79,6 @@ def _common_test_options(func):
 # Options LoadOptions does not take: the paths are passed apart, alignment acts on the rest.
 NOT_LOAD_OPTIONS = ("scores_paths", "hub", "strict", "complete_case")
 
-LOADER_OPTIONS = (
-    "scores_paths",
-    "hub",
-    "fmt",
-    "layout",
-    "models_in",
-    "model_columns",
-    "item_column",
-    "score_column",
-    "model_column",
-    "task_column",
-    "run_column",
-    "cluster_column",
-    "items",
-    "metric",
-    "filter_name",
-    "all_runs",
-    "scorer",
-    "score_key",
-    "on_error",
-    "stat",
-    "model_name",
-    "tasks",
-    "strict",
-    "complete_case",
-)
-
 SCORE_SOURCES = """
 \b
 Score sources (detected from the path; --format forces one):
@@ -121,7 +92,14 @@ Score sources (detected from the path; --format forces one):
 
 
 def loader_options(func):
-    """Options shared by every job that reads per-item scores (one loader serves all jobs)."""
+    """Options shared by every job that reads per-item scores (one loader serves all jobs).
+
+    The flags of :class:`~evalgap.io.options.LoadOptions` are built from its fields, so a
+    loader option is defined once; the paths and the alignment switches are added here.
+    """
+
+    from evalgap.io.options import LoadOptions
+
     options = [
         click.option(
             "--strict",
@@ -134,87 +112,22 @@ def loader_options(func):
             help="Use only the items every selected model scored (one common item set) "
             "instead of each pair's own shared items; says how many items that drops.",
         ),
-        click.option(
-            "--task",
-            "tasks",
-            multiple=True,
-            help="Keep only this task (repeatable). Default: all tasks, pooled.",
-        ),
-        click.option("--model-name", help="Name the model of files that carry no name."),
-        click.option(
-            "--stat",
-            default="exact_match",
-            show_default=True,
-            help="HELM: the per-instance stat to compare.",
-        ),
-        click.option("--scorer", help="inspect_ai: the scorer to use when there are several."),
-        click.option("--score-key", help="inspect_ai: the entry of a dict-valued score to use."),
-        click.option(
-            "--on-error",
-            type=click.Choice(["skip", "fail"]),
-            default="skip",
-            show_default=True,
-            help="inspect_ai: errored samples are left out and counted, or stop the read.",
-        ),
-        click.option(
-            "--all-runs",
-            is_flag=True,
-            help="lm-eval/OLL: average every timestamped run instead of the latest.",
-        ),
-        click.option(
-            "--filter",
-            "filter_name",
-            help="lm-eval: the filter of tasks scored under several (e.g. strict-match); "
-            "required for them, as their filters score the same documents.",
-        ),
-        click.option(
-            "--metric",
-            multiple=True,
-            help="lm-eval/OLL metric: NAME for all tasks or TASK=NAME (repeatable).",
-        ),
-        click.option(
-            "--items",
-            type=click.Path(dir_okay=False),
-            help="Item file: keep only the items it lists (and, with --cluster-column, "
-            "take their clusters from it).",
-        ),
-        click.option("--cluster-column", help="Column with a cluster label (subject, category)."),
-        click.option(
-            "--run-column", help="Column numbering repeated runs; runs are averaged per item."
-        ),
-        click.option("--task-column", help="Column naming the task (default: detected)."),
-        click.option("--model-column", help="Column naming the model (default: detected)."),
-        click.option("--score-column", help="Column with the per-item score (default: detected)."),
-        click.option("--item-column", help="Column identifying the item (default: detected)."),
-        click.option(
-            "--models",
-            "model_columns",
-            multiple=True,
-            help="Keep only these models (repeatable); in wide tables, the model columns "
-            "(default: every model; wide: every numeric column).",
-        ),
-        click.option(
-            "--models-in",
-            type=click.Choice(["columns", "rows"]),
-            default="columns",
-            show_default=True,
-            help="Wide tables: models as columns or as rows.",
-        ),
-        click.option(
-            "--layout",
-            type=click.Choice(["long", "wide"]),
-            default="long",
-            show_default=True,
-            help="Table layout.",
-        ),
-        click.option(
-            "--format",
-            "fmt",
-            type=click.Choice(
-                ["csv", "tsv", "parquet", "jsonl", "lm-eval", "oll", "inspect", "helm"]
-            ),
-            help="Force the source or table format (default: detected).",
-        ),
+    ]
+    for f in reversed(dataclasses.fields(LoadOptions)):
+        meta = f.metadata
+        kwargs = {"help": meta["help"]}
+        if "choices" in meta:
+            kwargs["type"] = click.Choice(list(meta["choices"]))
+        if meta.get("path"):
+            kwargs["type"] = click.Path(dir_okay=False)
+        if meta.get("multiple"):
+            kwargs["multiple"] = True
+        elif meta.get("is_flag"):
+            kwargs["is_flag"] = True
+        elif f.default is not None:
+            kwargs.update(default=f.default, show_default=True)
+        options.append(click.option(meta["flag"], f.name, **kwargs))
+    options += [
         click.option(
             "--hub",
             multiple=True,
@@ -251,6 +164,13 @@ def cli(ctx, width):
     ratio q = N/N* for LLM evaluations scored on shared items.
     """
     ctx.ensure_object(dict)["width"] = width
+
+
+def _note(text: str) -> None:
+    """A dim line on stderr (where a file was written)."""
+    from evalgap.report.text import markup
+
+    _console(stderr=True).print(f"[dim]{markup(text)}[/]")
 
 
 def _console(*, stderr: bool = False):
@@ -329,7 +249,7 @@ def compare(
     Give either the four 2x2 counts of a binary comparison, or --scores with --model-a and
     --model-b. Items not scored for both models are left out and counted in the output.
     """
-    from evalgap._compare import compare_counts, compare_scores
+    from evalgap._api import compare as compare_job
 
     counts = (both_correct, a_only, b_only, both_wrong)
     settings = {
@@ -350,34 +270,42 @@ def compare(
             raise InputError("--scores needs --model-a and --model-b (the two models to compare)")
         if model_a == model_b:
             raise InputError(f"--model-a and --model-b are both {model_a!r}; name two models")
-        if by:
-            _compare_by(loader, model_a, model_b, by, adjustment, settings, as_json)
-            return
-        _, score_set = _read_scores(loader, models=[model_a, model_b], quiet=as_json)
-        a, b = score_set.pair(model_a, model_b)
-        result = compare_scores(
-            a, b, model_a=model_a, model_b=model_b, alignment=score_set.report, **settings
+        if by and by != "task":
+            if loader["task_column"] and loader["task_column"] != by:
+                raise InputError(
+                    f"--by {by} and --task-column {loader['task_column']} name different "
+                    "columns; --by COLUMN groups by that column"
+                )
+            loader = {**loader, "task_column": by}
+        table = _load(loader, quiet=as_json)
+        if by and by != "task" and table.columns.get("task") != by:
+            raise InputError(
+                f"--by {by}: {table.source} has no column {by!r} to group by "
+                "(use --by task for a log's tasks)"
+            )
+        result = compare_job(
+            table,
+            model_a=model_a,
+            model_b=model_b,
+            by=by,
+            adjustment=adjustment,
+            **_alignment(loader),
+            **settings,
         )
-        from evalgap._compare_groups import pooling_note
-
-        note = pooling_note(score_set)
-        if note:
-            result = dataclasses.replace(result, notes=(*result.notes, note))
-    else:
-        if by:
-            raise InputError("--by needs per-item --scores; 2x2 counts have no groups")
-        names = ("--both-correct", "--a-only", "--b-only", "--both-wrong")
-        missing = [name for name, value in zip(names, counts, strict=True) if value is None]
-        if missing:
-            raise InputError(
-                f"missing {', '.join(missing)}: give all four 2x2 counts, or "
-                "--scores FILE with --model-a and --model-b"
-            )
-        if sum(counts) == 0:
-            raise InputError(
-                "the four counts add up to 0 items; give the counts of a real comparison"
-            )
-        result = compare_counts(*counts, **settings)
+        _emit(result, as_json, "compare-by" if by else "compare")
+        return
+    if by:
+        raise InputError("--by needs per-item --scores; 2x2 counts have no groups")
+    names = ("--both-correct", "--a-only", "--b-only", "--both-wrong")
+    missing = [name for name, value in zip(names, counts, strict=True) if value is None]
+    if missing:
+        raise InputError(
+            f"missing {', '.join(missing)}: give all four 2x2 counts, or "
+            "--scores FILE with --model-a and --model-b"
+        )
+    result = compare_job(
+        both_correct=both_correct, a_only=a_only, b_only=b_only, both_wrong=both_wrong, **settings
+    )
     _emit(result, as_json, "compare")
 
 
@@ -408,16 +336,6 @@ def inspect_data_command(as_json, **loader):
     table, score_set = _read_scores(loader, models=None, quiet=as_json)
     _emit(inspect_data(table, score_set=score_set), as_json, "inspect-data")
 
-
-AUDIT_PHASES = (
-    "pairs",
-    "statistics",
-    "clusters",
-    "cluster bootstrap",
-    "leave one cluster out",
-    "alternative clusters",
-    "trajectories",
-)
 
 AUDIT_EXAMPLES = """
 \b
@@ -528,18 +446,19 @@ def audit(
     pair) gets a resolved/unresolved verdict under fixed n, Bonferroni, Sidak, Holm, BH,
     anytime-valid testing and, with --cluster-column, clustering.
     """
-    from evalgap._audit import audit_counts, audit_scores
+    from evalgap._api import audit as audit_job
 
     if alternative != "two-sided":
         raise InputError("--alternative: the audit tests two-sided gaps; leave it at two-sided")
     settings = {
+        "family": family,
         "family_size": family_size,
         "alpha": alpha,
         "power": power,
         "n_bootstrap": n_bootstrap,
         "n_bootstrap_required_n": n_bootstrap_required_n,
         "seed": seed,
-        "tie_procedure": procedure,
+        "procedure": procedure,
         "mixture": mixture,
     }
     has_scores = bool(loader["scores_paths"] or loader["hub"])
@@ -550,17 +469,14 @@ def audit(
             raise InputError(
                 "--family all needs per-item --scores; a --pairs file lists its pairs itself"
             )
-        from evalgap.io.tables import read_frame
-
-        result = audit_counts(read_frame(pairs_path), source=pairs_path, **settings)
+        result = audit_job(pairs=pairs_path, **settings)
     else:
         _, score_set = _read_scores(loader, models=None, quiet=as_json)
-        with _phases(as_json, AUDIT_PHASES, "audit") as progress:
-            result = audit_scores(
+        with _progress(as_json, "audit") as progress:
+            result = audit_job(
                 score_set,
-                family=family,
                 n_cluster_bootstrap=n_cluster_bootstrap,
-                cluster_label=loader["cluster_column"] or "cluster",
+                cluster_column=loader["cluster_column"],
                 progress=progress,
                 **settings,
             )
@@ -577,7 +493,7 @@ def audit(
         inputs = [pairs_path] if pairs_path else [*loader["scores_paths"], *loader["hub"]]
         write_report(html_path, audit_report(result, provenance=provenance(inputs, given)))
         if not as_json:
-            _console(stderr=True).print(f"[dim]report written to {markup(html_path)}[/]")
+            _note(f"report written to {html_path}")
     _emit(result, as_json, "audit")
 
 
@@ -667,8 +583,13 @@ def degrade(
     degraded, or no --fail-on-degradation), 1 (degraded, with --fail-on-degradation), 2 (bad
     input).
     """
-    from evalgap._degrade import check_roles, degrade_counts, degrade_scores
+    from evalgap._api import degrade as degrade_job
 
+    settings = {
+        "alpha": alpha,
+        "n_simulations": simulations,
+        "seed": seed,
+    }
     has_scores = bool(loader["scores_paths"] or loader["hub"])
     if counts_path:
         if has_scores or baseline or candidate:
@@ -676,106 +597,45 @@ def degrade(
                 "give either --counts FILE or scores (--scores with --baseline and "
                 "--candidate, or --baseline PATH --candidate PATH), not both"
             )
-        from evalgap.io.tables import read_frame
-
-        result = degrade_counts(
-            read_frame(counts_path),
-            alpha=alpha,
-            n_simulations=simulations,
-            seed=seed,
-            source=counts_path,
-        )
+        result = degrade_job(counts=counts_path, **settings)
     else:
         if not baseline or not candidate:
             raise InputError(
                 "name the baseline and the candidate: --baseline and --candidate "
                 "(model names in --scores, or paths to each model's outputs)"
             )
+        from pathlib import Path
+
+        from evalgap._degrade import check_roles
+
         check_roles(baseline, candidate)
-        score_set, baseline, candidate = _degrade_scores(loader, baseline, candidate)
-        result = degrade_scores(
-            score_set,
-            baseline,
-            candidate,
-            alpha=alpha,
+        given_paths = [Path(x).exists() for x in (baseline, candidate)]
+        if any(given_paths) and not all(given_paths):
+            raise InputError(
+                "--baseline and --candidate must both be paths to score files or both "
+                "model names"
+            )
+        if all(given_paths):
+            if loader["scores_paths"]:
+                raise InputError("with --baseline PATH --candidate PATH, leave out --scores")
+            data = None
+            options = _options(loader)
+        else:
+            data, options = _read_scores(loader, models=[baseline, candidate])[1], None
+        result = degrade_job(
+            data,
+            baseline=baseline,
+            candidate=candidate,
             permutation=permutation,
             n_permutations=n_permutations,
-            n_simulations=simulations,
-            seed=seed,
+            options=options,
+            tasks=list(loader["tasks"]) or None,
+            strict=loader["strict"],
+            **settings,
         )
     _emit(result, as_json, "degrade")
     if fail_on_degradation and result.degraded:
         raise click.exceptions.Exit(1)
-
-
-def _degrade_scores(loader, baseline, candidate):
-    """Align the two models: by name within --scores, or each from its own path."""
-    from pathlib import Path
-
-    from evalgap._scores import LongScores, align
-    from evalgap.io.sources import LoadOptions, load_scores
-
-    given_paths = [Path(x).exists() for x in (baseline, candidate)]
-    if not any(given_paths):
-        _, score_set = _read_scores(loader, models=[baseline, candidate])
-        return score_set, baseline, candidate
-    if not all(given_paths):
-        raise InputError(
-            "--baseline and --candidate must both be paths to score files or both model names"
-        )
-    if loader["scores_paths"]:
-        raise InputError("with --baseline PATH --candidate PATH, leave out --scores")
-    options = LoadOptions(
-        **{k: loader[k] for k in LOADER_OPTIONS if k not in NOT_LOAD_OPTIONS}
-    )
-    frames, names, notes = [], [], []
-    for role, path in (("baseline", baseline), ("candidate", candidate)):
-        table = load_scores([path], options)
-        models = list(dict.fromkeys(table.frame["model"]))
-        if len(models) != 1:
-            raise InputError(
-                f"--{role} {path}: holds {len(models)} models "
-                f"({', '.join(models[:5])}); point it at one model's outputs"
-            )
-        names.append(f"{models[0]} ({Path(path).name})")
-        frames.append(table.frame.assign(model=names[-1]))
-        notes.extend(f"--{role}: {note}" for note in table.notes)
-    if names[0] == names[1]:
-        names[1] += " [candidate]"
-        frames[1] = frames[1].assign(model=names[1])
-    long = LongScores(pd.concat(frames, ignore_index=True), f"{baseline}, {candidate}")
-    score_set = align(
-        long.frame,
-        models=names,
-        tasks=list(loader["tasks"]) or None,
-        strict=loader["strict"],
-        source=long.source,
-        notes=notes,
-    )
-    return score_set, names[0], names[1]
-
-
-def _compare_by(loader, model_a, model_b, by, adjustment, settings, as_json) -> None:
-    """compare --by: group by the tasks, or by a column of a score table taken as the task."""
-    from evalgap._compare_groups import compare_by_group
-
-    if by != "task":
-        if loader["task_column"] and loader["task_column"] != by:
-            raise InputError(
-                f"--by {by} and --task-column {loader['task_column']} name different "
-                "columns; --by COLUMN groups by that column"
-            )
-        loader = {**loader, "task_column": by}
-    table, score_set = _read_scores(loader, models=[model_a, model_b], quiet=as_json)
-    if by != "task" and table.columns.get("task") != by:
-        raise InputError(
-            f"--by {by}: {table.source} has no column {by!r} to group by "
-            "(use --by task for a log's tasks)"
-        )
-    result = compare_by_group(
-        score_set, model_a, model_b, by=by, adjustment=adjustment, **settings
-    )
-    _emit(result, as_json, "compare-by")
 
 
 @cli.command(
@@ -804,11 +664,11 @@ def trim(model, output, as_json, **loader):
     Items solved right (or wrong) in every run carry no signal for degradation tests; the
     others are written to --output, for degrade --items.
     """
-    from evalgap._degrade import trim_items
+    from evalgap._api import trim as trim_job
     from evalgap.io._write import write_csv
 
     _, score_set = _read_scores(loader, models=[model], quiet=as_json)
-    result = trim_items(score_set, model)
+    result = trim_job(score_set, model=model)
     write_csv(result.kept, output, option="--output")
     _emit(result, as_json, "trim")
 
@@ -974,7 +834,7 @@ def calibration(n_items, trials, n_bootstrap, power, alpha, seed, jobs, as_json,
     """Type-I error and power of five paired tests on the (p, rho_z) grid (Table 2)."""
     from evalgap._simulate import calibration as run
 
-    with _phases(as_json, None, "calibration", total=9) as tick:
+    with _progress(as_json, "calibration") as tick:
         result = run(
             n_items=n_items,
             n_trials=trials,
@@ -1011,7 +871,7 @@ def prospective(pairs, trials, power, alpha, seed, jobs, as_json, plot_path, **l
     models = list(dict.fromkeys(m for pair in pairs for m in pair))
     _, score_set = _read_scores(loader, models=models, quiet=as_json)
     counts = prospective_counts(score_set, pairs)
-    with _phases(as_json, None, "prospective", total=3 * len(pairs)) as tick:
+    with _progress(as_json, "prospective") as tick:
         result = run(
             counts, n_trials=trials, alpha=alpha, power=power, seed=seed, jobs=jobs, progress=tick
         )
@@ -1050,7 +910,7 @@ def power_curve(kind, deltas, trials, n_bootstrap, power, alpha, seed, jobs, as_
     from evalgap._simulate import power_curve as run
 
     deltas = deltas or (0.02, 0.04, 0.08)
-    with _phases(as_json, None, "power curve", total=7 * len(deltas)) as tick:
+    with _progress(as_json, "power curve") as tick:
         result = run(
             kind=kind,
             deltas=deltas,
@@ -1099,7 +959,7 @@ def sequential(
     """The mixture e-process under H0 and H1, calibrated to a pair (Appendix C, Figure 4)."""
     from evalgap._simulate import sequential_study
 
-    with _phases(as_json, None, "sequential", total=2 * -(-trials // 100)) as tick:
+    with _progress(as_json, "sequential") as tick:
         result = sequential_study(
             (both_correct, a_only, b_only, both_wrong),
             n_trials=trials,
@@ -1123,7 +983,7 @@ def aggregation(max_tasks, experiments, flip_rate, alpha, seed, jobs, as_json, p
     """Rejection rates of pooled, max-drop, Fisher and any-of-three against T (Figure 3)."""
     from evalgap._simulate import aggregation_study
 
-    with _phases(as_json, None, "aggregation", total=3 * max_tasks) as tick:
+    with _progress(as_json, "aggregation") as tick:
         result = aggregation_study(
             task_counts=tuple(range(1, max_tasks + 1)),
             n_experiments=experiments,
@@ -1143,33 +1003,26 @@ def _finish_simulation(result, figure: str, as_json: bool, plot_path) -> None:
         plots.save_figure(getattr(plots, figure)(result), plot_path)
     _emit(result, as_json, "simulate")
     if plot_path and not as_json:
-        _console(stderr=True).print(f"[dim]figure written to {markup(plot_path)}[/]")
+        _note(f"figure written to {plot_path}")
 
 
-class _phases:
-    """A progress bar on stderr (silent with --json).
+class _progress:
+    """A progress bar on stderr (silent with --json), driven by the job's own callback.
 
-    With ``phases``, the job reports named phases and the bar advances to each; with
-    ``total``, the job calls the reporter once per finished unit of work (a chunk of trials).
+    The job calls ``report(done, total)`` (or ``report(done, total, label)`` to name its
+    phase); the bar takes its total from the job, so the CLI never repeats it. With
+    ``by_bytes``, the callback counts bytes read and the bar shows a time estimate (on a
+    terminal only: logs stay clean).
     """
 
-    def __init__(
-        self,
-        quiet: bool,
-        phases: tuple[str, ...] | None,
-        title: str,
-        total: int | None = None,
-        by_bytes: bool = False,
-    ):
-        self.quiet, self.phases, self.title = quiet, phases, title
-        self.total = len(phases) if phases else total
-        self.by_bytes = by_bytes  # the reporter takes (done_bytes, total_bytes)
+    def __init__(self, quiet: bool, title: str, by_bytes: bool = False):
+        self.quiet, self.title, self.by_bytes = quiet, title, by_bytes
         self.progress = None
-        self.started = False
+        self.task = None
 
     def __enter__(self):
         if self.quiet or (self.by_bytes and not _console(stderr=True).is_terminal):
-            return lambda *_: None  # a reading bar only on a terminal: logs stay clean
+            return lambda *_: None
         from rich.progress import (
             BarColumn,
             Progress,
@@ -1187,69 +1040,65 @@ class _phases:
             console=_console(stderr=True),
             transient=True,
         )
-        task = self.progress.add_task(self.title, total=self.total)
+        return self.report
+
+    def report(self, done, total, label: str | None = None) -> None:
         # started at the first report: an option refused before any work leaves stderr one line
-        if self.by_bytes:
-
-            def read(done, total) -> None:
-                self._start()
-                self.progress.update(task, completed=done, total=total)
-
-            return read
-        if self.phases is None:
-
-            def advance(*_) -> None:
-                self._start()
-                self.progress.advance(task)
-
-            return advance
-
-        def report(phase: str) -> None:
-            self._start()
-            done = self.phases.index(phase) if phase in self.phases else 0
-            self.progress.update(task, completed=done, description=f"{self.title}: {phase}")
-
-        return report
-
-    def _start(self) -> None:
-        if not self.started:
-            self.started = True
+        if self.task is None:
+            self.task = self.progress.add_task(self.title, total=total)
             self.progress.start()
+        description = f"{self.title}: {label}" if label else self.title
+        self.progress.update(self.task, completed=done, total=total, description=description)
 
     def __exit__(self, *exc):
-        if self.started:
+        if self.task is not None:
             self.progress.stop()
         return False
+
+
+def _load(loader: dict, *, quiet: bool = True):
+    """Read the scores named by the loader options into the long layout (LongScores).
+
+    Unless ``quiet``, a progress bar with an estimate covers the reading of tables.
+    """
+    from evalgap.io.open_llm_leaderboard import download_details
+    from evalgap.io.sources import load_scores
+    from evalgap.io.tables import reporting_progress
+
+    paths = list(loader["scores_paths"]) + [str(download_details(r)) for r in loader["hub"]]
+    options = _options(loader)
+    with _progress(quiet, "reading scores", by_bytes=True) as tick, reporting_progress(tick):
+        return load_scores(paths, options)
+
+
+def _options(loader: dict):
+    """The LoadOptions of the loader flags."""
+    from evalgap.io.options import LoadOptions
+
+    return LoadOptions(**{k: v for k, v in loader.items() if k not in NOT_LOAD_OPTIONS})
+
+
+def _alignment(loader: dict) -> dict:
+    """The alignment settings of the loader options, as the jobs' keyword arguments."""
+    return {
+        "tasks": list(loader["tasks"]) or None,
+        "strict": loader["strict"],
+        "complete_case": loader["complete_case"],
+    }
 
 
 def _read_scores(loader: dict, *, models, quiet: bool = True):
     """Read and align the scores named by the loader options; return (long table, ScoreSet).
 
-    Unless ``quiet``, a progress bar with an estimate covers the reading of tables.
+    The loader's notes travel in the alignment report, so every job shows them on the
+    terminal and in --json alike.
     """
-    from evalgap._scores import align
-    from evalgap.io.open_llm_leaderboard import download_details
-    from evalgap.io.sources import LoadOptions, load_scores
-    from evalgap.io.tables import reporting_progress
+    from evalgap._api import scores_of
 
-    paths = list(loader["scores_paths"]) + [str(download_details(r)) for r in loader["hub"]]
-    options = LoadOptions(
-        **{k: loader[k] for k in LOADER_OPTIONS if k not in NOT_LOAD_OPTIONS}
-    )
-    with _phases(quiet, None, "reading scores", by_bytes=True) as tick, reporting_progress(tick):
-        table = load_scores(paths, options)
-    # The loader's notes travel in the alignment report, so every job shows them on the
-    # terminal and in --json alike.
-    score_set = align(
-        table.frame,
-        models=models if models is not None else list(loader["model_columns"]) or None,
-        tasks=list(loader["tasks"]) or None,
-        strict=loader["strict"],
-        source=table.source,
-        complete_case=loader["complete_case"],
-        notes=table.notes,
-    )
-    return table, score_set
+    table = _load(loader, quiet=quiet)
+    if models is None:
+        models = list(loader["model_columns"]) or None
+    return table, scores_of(table, models=models, **_alignment(loader))
 
 
 def _emit(result, as_json: bool, job: str) -> None:

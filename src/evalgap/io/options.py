@@ -1,32 +1,139 @@
-"""How to read scores: the options every loader takes (no heavy imports, so the CLI can
-build its flags from these fields without loading pandas)."""
+"""How to read scores: the options every loader takes.
+
+Each field carries its command-line flag and help text in its metadata, so the CLI builds its
+loader flags from this one definition (and imports nothing heavy to do so).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+FORMATS = ("csv", "tsv", "parquet", "jsonl", "lm-eval", "oll", "inspect", "helm")
+
+
+def _option(default, flag: str, help: str, **click_kwargs):
+    """A LoadOptions field with its flag, help and click settings in the metadata."""
+    return field(default=default, metadata={"flag": flag, "help": help, **click_kwargs})
+
 
 @dataclass(frozen=True)
 class LoadOptions:
-    """Every option a user can give about how to read scores (CLI flags of the same names)."""
+    """Every option a user can give about how to read scores (CLI flags of the same names).
 
-    fmt: str | None = None
-    layout: str = "long"
-    models_in: str = "columns"
-    item_column: str | None = None
-    score_column: str | None = None
-    model_column: str | None = None
-    task_column: str | None = None
-    run_column: str | None = None
-    cluster_column: str | None = None
-    items: str | None = None
-    model_columns: tuple = field(default=())
-    metric: tuple = field(default=())
-    filter_name: str | None = None
-    all_runs: bool = False
-    scorer: str | None = None
-    score_key: str | None = None
-    on_error: str = "skip"
-    stat: str = "exact_match"
-    model_name: str | None = None
-    tasks: tuple = field(default=())
+    Attributes
+    ----------
+    fmt : str, optional
+        Force the source or table format (``--format``; default: detected).
+    layout : {"long", "wide"}
+        Table layout.
+    models_in : {"columns", "rows"}
+        Wide tables: models as columns or as rows.
+    item_column, score_column, model_column, task_column, run_column, cluster_column : str
+        Column names of a score table (default: detected; runs are averaged per item).
+    items : str, optional
+        An item file: keep only the items it lists (and take clusters from it).
+    model_columns : tuple of str
+        Keep only these models (``--models``); in wide tables, the model columns.
+    metric : tuple of str
+        lm-eval/OLL metric: ``NAME`` for all tasks or ``TASK=NAME``.
+    filter_name : str, optional
+        lm-eval: the filter of tasks scored under several (``--filter``).
+    all_runs : bool
+        lm-eval/OLL: average every timestamped run instead of the latest.
+    scorer, score_key : str, optional
+        inspect_ai: the scorer, and the entry of a dict-valued score.
+    on_error : {"skip", "fail"}
+        inspect_ai: errored samples are left out and counted, or stop the read.
+    stat : str
+        HELM: the per-instance stat to compare.
+    model_name : str, optional
+        Name the model of files that carry no name.
+    tasks : tuple of str
+        Keep only these tasks (``--task``, repeatable).
+    """
+
+    fmt: str | None = _option(
+        None,
+        "--format",
+        "Force the source or table format (default: detected).",
+        choices=FORMATS,
+    )
+    layout: str = _option("long", "--layout", "Table layout.", choices=("long", "wide"))
+    models_in: str = _option(
+        "columns",
+        "--models-in",
+        "Wide tables: models as columns or as rows.",
+        choices=("columns", "rows"),
+    )
+    item_column: str | None = _option(
+        None, "--item-column", "Column identifying the item (default: detected)."
+    )
+    score_column: str | None = _option(
+        None, "--score-column", "Column with the per-item score (default: detected)."
+    )
+    model_column: str | None = _option(
+        None, "--model-column", "Column naming the model (default: detected)."
+    )
+    task_column: str | None = _option(
+        None, "--task-column", "Column naming the task (default: detected)."
+    )
+    run_column: str | None = _option(
+        None, "--run-column", "Column numbering repeated runs; runs are averaged per item."
+    )
+    cluster_column: str | None = _option(
+        None, "--cluster-column", "Column with a cluster label (subject, category)."
+    )
+    items: str | None = _option(
+        None,
+        "--items",
+        "Item file: keep only the items it lists (and, with --cluster-column, take their "
+        "clusters from it).",
+        path=True,
+    )
+    model_columns: tuple = _option(
+        (),
+        "--models",
+        "Keep only these models (repeatable); in wide tables, the model columns (default: "
+        "every model; wide: every numeric column).",
+        multiple=True,
+    )
+    metric: tuple = _option(
+        (),
+        "--metric",
+        "lm-eval/OLL metric: NAME for all tasks or TASK=NAME (repeatable).",
+        multiple=True,
+    )
+    filter_name: str | None = _option(
+        None,
+        "--filter",
+        "lm-eval: the filter of tasks scored under several (e.g. strict-match); required for "
+        "them, as their filters score the same documents.",
+    )
+    all_runs: bool = _option(
+        False,
+        "--all-runs",
+        "lm-eval/OLL: average every timestamped run instead of the latest.",
+        is_flag=True,
+    )
+    scorer: str | None = _option(
+        None, "--scorer", "inspect_ai: the scorer to use when there are several."
+    )
+    score_key: str | None = _option(
+        None, "--score-key", "inspect_ai: the entry of a dict-valued score to use."
+    )
+    on_error: str = _option(
+        "skip",
+        "--on-error",
+        "inspect_ai: errored samples are left out and counted, or stop the read.",
+        choices=("skip", "fail"),
+    )
+    stat: str = _option("exact_match", "--stat", "HELM: the per-instance stat to compare.")
+    model_name: str | None = _option(
+        None, "--model-name", "Name the model of files that carry no name."
+    )
+    tasks: tuple = _option(
+        (),
+        "--task",
+        "Keep only this task (repeatable). Default: all tasks, pooled.",
+        multiple=True,
+    )

@@ -204,19 +204,7 @@ def read_long_table(
             raise InputError(f"{path}: the table has a header but no rows")
         every_field = (lambda: read_frame(path, fmt)) if fmt == "jsonl" else (lambda: raw)
         chosen, notes = _choose_columns(path, found, given, every_field)
-        frame = pd.DataFrame(
-            {
-                "model": raw[chosen["model"]].astype(str),
-                "task": raw[chosen["task"]].astype(str) if chosen["task"] else "all",
-                "item_id": raw[chosen["item_id"]].astype(str),
-                "score": raw[chosen["score"]],
-            }
-        )
-        if chosen["run"]:
-            frame["run"] = raw[chosen["run"]].astype(str)
-        if chosen["cluster"]:
-            frame["cluster"] = raw[chosen["cluster"]].astype(str)
-        return LongScores(frame=frame, source=str(path), columns=chosen, notes=tuple(notes))
+        return LongScores(_interchange(raw, chosen), str(path), chosen, tuple(notes))
     chosen, notes = _choose_columns(
         path, names, given, lambda: _head(path, fmt, compression)
     )
@@ -227,6 +215,58 @@ def read_long_table(
     except Exception as exc:
         raise _read_error(path, fmt, exc) from None
     return LongScores(frame=frame, source=str(path), columns=chosen, notes=tuple(notes))
+
+
+def long_from_frame(
+    raw: pd.DataFrame,
+    *,
+    model_column: str | None = None,
+    item_column: str | None = None,
+    score_column: str | None = None,
+    task_column: str | None = None,
+    run_column: str | None = None,
+    cluster_column: str | None = None,
+    source: str = "the DataFrame",
+) -> LongScores:
+    """Map a long DataFrame already in memory onto the interchange layout.
+
+    The columns are chosen as for a file (:func:`read_long_table`): the named ones, else
+    the detected ones (reported in ``notes``); a missing column raises ``InputError``
+    naming it and listing the columns found.
+    """
+    if not isinstance(raw, pd.DataFrame):
+        raise InputError(f"expected a pandas DataFrame of scores, got {type(raw).__name__}")
+    if raw.shape[0] == 0:
+        raise InputError(f"{source}: the table has no rows")
+    given = {
+        "model": model_column,
+        "item_id": item_column,
+        "score": score_column,
+        "task": task_column,
+        "run": run_column,
+        "cluster": cluster_column,
+    }
+    found = [str(c) for c in raw.columns]
+    raw = raw.set_axis(found, axis=1)
+    chosen, notes = _choose_columns(source, found, given, lambda: raw)
+    return LongScores(_interchange(raw, chosen), source, chosen, tuple(notes))
+
+
+def _interchange(raw: pd.DataFrame, chosen: dict) -> pd.DataFrame:
+    """The long interchange frame (model, task, item_id, score[, run][, cluster]) of ``raw``."""
+    frame = pd.DataFrame(
+        {
+            "model": raw[chosen["model"]].astype(str),
+            "task": raw[chosen["task"]].astype(str) if chosen["task"] else "all",
+            "item_id": raw[chosen["item_id"]].astype(str),
+            "score": raw[chosen["score"]],
+        }
+    )
+    if chosen["run"]:
+        frame["run"] = raw[chosen["run"]].astype(str)
+    if chosen["cluster"]:
+        frame["cluster"] = raw[chosen["cluster"]].astype(str)
+    return frame.reset_index(drop=True)
 
 
 def _choose_columns(path: Path, found: list[str], given: dict, sample):

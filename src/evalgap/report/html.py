@@ -320,7 +320,7 @@ def _verdicts_section(r: AuditResult) -> list[str]:
         f"<p>Out of {plural(n, 'pair')}; family size m = {r.family_size:,}.</p>",
         _table(pd.DataFrame(rows), text=("Procedure", "What it asks")),
     ]
-    sens = r.sensitivity
+    sens = r.correlation_sensitivity
     out.append(
         "<p class='note'>Correlation sensitivity (ρ − 0.1 / as estimated / ρ + 0.1, clamped): "
         f"{sens['correlation_minus_0.1']} / {sens['correlation']} / "

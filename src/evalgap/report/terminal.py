@@ -250,7 +250,7 @@ def render_compare(r: CompareResult, console: Console) -> None:
         res.add_row("unpaired (independent items) N", _n(r.unpaired_required_n))
     if r.paired_efficiency is not None:
         res.add_row("efficiency gained by pairing", f"{number(r.paired_efficiency, '.2f')}x")
-    for s in r.sensitivity:
+    for s in r.correlation_sensitivity:
         res.add_row(
             f"at correlation {number(s.correlation, '.3f')}",
             f"N* {_n(s.required_n)}, {'resolved' if s.resolved else 'unresolved'}",
@@ -390,7 +390,7 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
             f"{PROCEDURE_SHORT.get(proc, (proc, proc))[1]}: no verdicts "
             "(it applies to binary scores only)"
         )
-    sens = r.sensitivity
+    sens = r.correlation_sensitivity
     console.print(
         f"correlation -/+ 0.1: {sens['correlation_minus_0.1']} / "
         f"{sens['correlation_plus_0.1']} unresolved (fixed n: {sens['correlation']})"

@@ -1,0 +1,80 @@
+"""What every result type shares: ``to_dict()`` generated from its fields, a short repr.
+
+A result is a frozen dataclass deriving from :class:`Result`. Its JSON form is its fields in
+order (renamed where the documented key differs, ``_json_names``), then the derived
+properties (or argument-free methods) listed in ``_derived`` (such as ``verdict``); nested
+results, intervals, tuples, NumPy numbers and DataFrames become plain data, and non-finite
+numbers become ``None``. The repr shows the class, the fields named in ``_headline`` and the
+verdict when there is one, so a notebook prints one line, not a page.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import ClassVar
+
+import numpy as np
+
+
+class Result:
+    """Mixin for frozen dataclass results (see the module docstring)."""
+
+    _json_names: ClassVar[dict[str, str]] = {}
+    _derived: ClassVar[tuple[str, ...]] = ()
+    _omit: ClassVar[tuple[str, ...]] = ()
+    _headline: ClassVar[tuple[str, ...]] = ()
+
+    def to_dict(self) -> dict:
+        """Return the result as plain, JSON-ready data (the ``--json`` contract).
+
+        Returns
+        -------
+        dict
+            Every field (and derived property such as ``verdict``) by its documented key;
+            nested results are dicts, sequences are lists, non-finite numbers are None.
+        """
+        out = {}
+        for f in dataclasses.fields(self):
+            if f.name not in self._omit:
+                out[self._json_names.get(f.name, f.name)] = plain(getattr(self, f.name))
+        for name in self._derived:  # properties, or methods taking no argument
+            value = getattr(self, name)
+            out[self._json_names.get(name, name)] = plain(value() if callable(value) else value)
+        return out
+
+    def __repr__(self) -> str:
+        parts = [f"{name}={_short(getattr(self, name))}" for name in self._headline]
+        verdict = getattr(self, "verdict", None)
+        if isinstance(verdict, str) and verdict:
+            parts.append(repr(verdict))
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+
+def plain(value):
+    """Return ``value`` as plain Python data (dicts, lists, numbers, strings, None)."""
+    if isinstance(value, Result) or (
+        hasattr(value, "to_dict") and not hasattr(value, "columns") and not isinstance(value, type)
+    ):
+        return value.to_dict()
+    if hasattr(value, "columns") and hasattr(value, "to_dict"):  # a pandas DataFrame
+        return [plain(row) for row in value.to_dict(orient="records")]
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [plain(v) for v in value.tolist()]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _short(value) -> str:
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.4g}"
+    if hasattr(value, "__len__") and not isinstance(value, str):
+        return f"<{len(value)}>"
+    return repr(value)
