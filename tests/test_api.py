@@ -1,0 +1,196 @@
+"""The public Python API: one flat namespace, every job callable, results that read well.
+
+The CLI calls these same functions, so API and CLI agree by construction; these tests check
+the forms of input a notebook has (arrays, counts, DataFrames with their own column names,
+paths), the errors a wrong call gets, and the result objects' repr, to_dict and to_frame.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import ROOT, shared_file
+
+import evalgap
+from evalgap.cli import main
+
+HELLASWAG = {"both_correct": 7986, "a_only": 295, "b_only": 249, "both_wrong": 1512}
+
+
+def cli_json(args: list[str]) -> dict:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main([*args, "--json"]) == 0
+    return json.loads(out.getvalue())
+
+
+def test_every_public_name_resolves_and_no_module_shadows_a_function():
+    for name in evalgap.__all__:
+        assert getattr(evalgap, name) is not None, name
+    for job in ("compare", "audit", "degrade", "trim", "plan", "plan_degradation", "align"):
+        assert callable(getattr(evalgap, job)), job
+        assert not isinstance(getattr(evalgap, job), type(evalgap)), job
+    for study in ("calibration", "prospective", "power_curve", "sequential", "aggregation"):
+        assert callable(getattr(evalgap.simulate, study))
+    assert set(evalgap.__all__) <= set(dir(evalgap))
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        evalgap.nope  # noqa: B018
+
+
+def test_import_loads_no_job_and_no_heavy_library():
+    code = (
+        "import sys, evalgap\n"
+        "heavy = [m for m in ('pandas', 'scipy', 'matplotlib', 'evalgap._audit') "
+        "if m in sys.modules]\n"
+        "print(heavy)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_issue_one_liner_prints_a_one_line_repr_with_the_verdict():
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 2, 5000)
+    b = (a + (rng.random(5000) < 0.1)) % 2
+    r = evalgap.compare(a, b)
+    text = repr(r)
+    assert "\n" not in text and len(text) < 400
+    assert text.startswith("CompareResult(delta=") and r.verdict in text
+    assert r.n_items == 5000 and r.binary
+
+
+def test_compare_from_counts_arrays_and_a_frame_agree():
+    by_counts = evalgap.compare(**HELLASWAG)
+    a = np.repeat([1, 1, 0, 0], [7986, 295, 249, 1512])
+    b = np.repeat([1, 0, 1, 0], [7986, 295, 249, 1512])
+    by_arrays = evalgap.compare(a, b)
+    frame = pd.DataFrame(
+        {
+            "llm": ["gemma"] * a.size + ["llama"] * b.size,
+            "doc": np.tile(np.arange(a.size), 2),
+            "acc": np.concatenate([a, b]),
+        }
+    )
+    by_frame = evalgap.compare(
+        frame,
+        model_a="gemma",
+        model_b="llama",
+        model_column="llm",
+        item_column="doc",
+        score_column="acc",
+    )
+    for r in (by_arrays, by_frame):
+        assert r.to_dict()["p_values"] == by_counts.to_dict()["p_values"]
+        assert r.required_n == by_counts.required_n == 20256
+        assert r.required_n_interval == by_counts.required_n_interval
+    assert (by_frame.model_a, by_frame.model_b) == ("gemma", "llama")
+    assert by_frame.alignment.items_left_out == 0
+
+
+def test_compare_from_a_path_matches_the_cli():
+    path = ROOT / "examples" / "two_models.csv"
+    api = evalgap.compare(str(path), model_a="model-x", model_b="model-y").to_dict()
+    cli = cli_json(
+        ["compare", "--scores", str(path), "--model-a", "model-x", "--model-b", "model-y"]
+    )
+    assert api == cli
+
+
+def test_audit_of_the_mmlu_pro_frame_matches_the_cli():
+    path = shared_file("mmlu_pro", "mmlu_pro_long.csv.gz")
+    df = pd.read_csv(path)
+    settings = {"n_bootstrap": 0, "n_bootstrap_required_n": 0, "n_cluster_bootstrap": 50}
+    api = evalgap.audit(
+        df,
+        model_column="model",
+        item_column="question_id",
+        score_column="correct",
+        cluster_column="category",
+        **settings,
+    )
+    cli = cli_json(
+        [
+            "audit",
+            "--scores",
+            str(path),
+            "--cluster-column",
+            "category",
+            "--n-bootstrap",
+            "0",
+            "--n-bootstrap-required-n",
+            "0",
+            "--n-cluster-bootstrap",
+            "50",
+        ]
+    )
+    assert api.unresolved == cli["unresolved"]
+    assert api.unresolved["fixed_n"] == 13
+
+
+def test_a_frame_missing_a_named_column_is_an_input_error_naming_it():
+    df = pd.read_csv(ROOT / "examples" / "two_models.csv")
+    with pytest.raises(evalgap.InputError, match="no column 'accuracy'.*columns found: model"):
+        evalgap.align(df, score_column="accuracy")
+    with pytest.raises(evalgap.InputError, match="model_a= and model_b="):
+        evalgap.compare(df)
+    with pytest.raises(evalgap.InputError, match="not both"):
+        evalgap.compare(np.ones(3), np.zeros(3), both_correct=1)
+    with pytest.raises(evalgap.InputError, match="b_only=, both_wrong="):
+        evalgap.compare(both_correct=1, a_only=2)
+    with pytest.raises(TypeError, match="'score_col'.*column options"):
+        evalgap.align(df, score_col="score")
+
+
+def test_align_accepts_the_bundled_example_as_read_by_pandas():
+    df = pd.read_csv(ROOT / "examples" / "two_models.csv")
+    s = evalgap.align(df)
+    assert s.models == ("model-x", "model-y")
+    frame = s.report.to_frame()
+    assert set(frame["model"]) == {"model-x", "model-y"}
+    assert "items_left_out" in repr(s.report)
+
+
+def test_degrade_and_trim_from_frames():
+    counts = pd.DataFrame({"task": ["gsm8k", "mmlu"], "a_only": [60, 30], "b_only": [25, 28]})
+    r = evalgap.degrade(counts=counts)
+    assert r.degraded and r.to_dict()["false_alarm_bound"] == pytest.approx(0.15)
+    assert repr(r).startswith("DegradeResult(degraded=True")
+    runs = pd.DataFrame(
+        {
+            "model": "base",
+            "item": ["q1", "q1", "q2", "q2", "q3", "q3"],
+            "run": [1, 2, 1, 2, 1, 2],
+            "correct": [1, 0, 1, 1, 0, 0],
+        }
+    )
+    t = evalgap.trim(runs, model="base", score_column="correct")
+    assert t.to_frame()["item_id"].tolist() == ["q1"]
+    assert repr(t) == "TrimResult(model='base', runs=2, kept 1 of 3 items)"
+
+
+def test_results_have_numpydoc_sections_and_generated_to_dict():
+    for name in ("CompareResult", "PlanResult", "DegradeResult", "DegradationPlan"):
+        doc = getattr(evalgap, name).__doc__
+        assert "Attributes\n    ----------" in doc, name
+    for name in ("compare", "audit", "degrade", "trim", "align"):
+        doc = getattr(evalgap, name).__doc__
+        for section in ("Parameters", "Returns", "Examples"):
+            assert f"{section}\n    ---" in doc, (name, section)
+    p = evalgap.plan(accuracy_a=0.65, accuracy_b=0.60, correlation=0.3)
+    d = p.to_dict()
+    assert d["required_n"] == 1028 and d["conventions"]["one_sample_shortcut"] == 515
+    assert d["verdict"] == p.verdict
+    json.dumps(evalgap.compare(**HELLASWAG).to_dict())  # plain data all the way down
+
+
+def test_compare_to_frame_lists_the_tests_that_apply():
+    frame = evalgap.compare(**HELLASWAG).to_frame()
+    assert frame["test"].tolist() == ["mcnemar", "mcnemar_cc", "exact", "mid_p", "bootstrap"]
+    assert frame.set_index("test").loc["exact", "p_value"] == pytest.approx(0.0536, abs=5e-5)
