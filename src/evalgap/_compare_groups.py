@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from evalgap._compare import CompareResult, compare_scores
+from evalgap._results import Result
 from evalgap._scores import ScoreSet
 from evalgap.errors import InputError
 from evalgap.stats import multiplicity
@@ -23,19 +24,44 @@ from evalgap.stats import multiplicity
 ADJUSTMENTS = ("holm", "bonferroni", "sidak", "bh")
 
 
-@dataclass(frozen=True)
-class GroupComparison:
-    """One group's comparison and its p-value adjusted for the number of groups."""
+@dataclass(frozen=True, repr=False)
+class GroupComparison(Result):
+    """One group's comparison and its p-value adjusted for the number of groups.
+
+    Attributes
+    ----------
+    group : str
+        The group (a task, or a value of the grouping column).
+    result : CompareResult
+        The comparison on the group's items.
+    p_value, p_adjusted : float
+        The primary p-value (exact McNemar, or paired t for graded scores) and its
+        multiplicity-adjusted value.
+    significant : bool
+        Whether the adjusted p-value is at most alpha.
+    """
 
     group: str
     result: CompareResult
     p_value: float
     p_adjusted: float
     significant: bool
+    _headline = ("group", "p_value", "p_adjusted", "significant")
+
+    def to_dict(self) -> dict:
+        """Return the group's p-values beside its comparison's fields (alignment left out)."""
+        inner = {k: v for k, v in self.result.to_dict().items() if k != "alignment"}
+        return {
+            "group": self.group,
+            "p_value": self.p_value,
+            "p_adjusted": self.p_adjusted,
+            "significant": self.significant,
+            **inner,
+        }
 
 
-@dataclass(frozen=True)
-class CompareGroupsResult:
+@dataclass(frozen=True, repr=False)
+class CompareGroupsResult(Result):
     """A pair compared per group (``groups``), with a multiplicity correction, and pooled.
 
     Attributes
@@ -55,6 +81,7 @@ class CompareGroupsResult:
     groups: tuple[GroupComparison, ...]
     pooled: CompareResult
     notes: tuple[str, ...] = field(default=())
+    _derived = ("verdict",)
 
     @property
     def significant_groups(self) -> tuple[str, ...]:
@@ -93,33 +120,6 @@ class CompareGroupsResult:
                 for g in self.groups
             ]
         )
-
-    def to_dict(self) -> dict:
-        """Return the JSON-ready dict (``compare --by --json``)."""
-        return {
-            "model_a": self.model_a,
-            "model_b": self.model_b,
-            "by": self.by,
-            "adjustment": self.adjustment,
-            "alpha": self.alpha,
-            "groups": [
-                {
-                    "group": g.group,
-                    "p_value": g.p_value,
-                    "p_adjusted": g.p_adjusted,
-                    "significant": g.significant,
-                    **{k: v for k, v in g.result.to_dict().items() if k != "alignment"},
-                }
-                for g in self.groups
-            ],
-            "pooled": self.pooled.to_dict(),
-            "notes": list(self.notes),
-            "verdict": self.verdict,
-        }
-
-    def __repr__(self) -> str:
-        return f"CompareGroupsResult({self.verdict})"
-
 
 def compare_by_group(
     score_set: ScoreSet,

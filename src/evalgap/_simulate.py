@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
+from evalgap._results import Result
 from evalgap.errors import InputError
 from evalgap.stats import _validate, aggregation, generators, resample, sequential, tests
 from evalgap.stats import power as pw
@@ -89,9 +90,11 @@ def _se(rate: float, trials: int) -> float:
 # --- calibration (Section 5, Table 2) --------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class CalibrationResult:
+@dataclass(frozen=True, repr=False)
+class CalibrationResult(Result):
     """Type-I error and power of five paired-binary tests on a grid (Table 2 layout)."""
+
+    _headline = ("alpha", "n_items", "n_trials")
 
     alpha: float
     power: float
@@ -207,9 +210,11 @@ def calibration(
 # --- prospective validation (Table 10) ---------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ProspectiveResult:
+@dataclass(frozen=True, repr=False)
+class ProspectiveResult(Result):
     """Empirical McNemar power when a real pair is subsampled around its N* (Table 10)."""
+
+    _headline = ("alpha", "n_trials")
 
     alpha: float
     power: float
@@ -305,9 +310,11 @@ def prospective(
 # --- power curves (Figures 5-6) --------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class PowerCurveResult:
+@dataclass(frozen=True, repr=False)
+class PowerCurveResult(Result):
     """Bootstrap power against n for several gaps, with each gap's N* (Figures 5-6)."""
+
+    _headline = ("kind", "deltas")
 
     kind: str
     alpha: float
@@ -458,9 +465,11 @@ def _crossing(sizes, rates, target):
 # --- sequential (Appendix C) -------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class SequentialResult:
+@dataclass(frozen=True, repr=False)
+class SequentialResult(Result):
     """The mixture e-process under H0 and H1 calibrated to one pair (Appendix C, Figure 4)."""
+
+    _headline = ("required_n", "type1", "rejection_rate")
 
     alpha: float
     mixture: str
@@ -638,9 +647,11 @@ SMALL_TASK_TESTS = ("pooled", "max_drop", "fisher", "any", "max_drop_as_printed"
 SMALL_TASK_BLOCK = 25  # experiments per random stream: bounds memory, fixes the numbers
 
 
-@dataclass(frozen=True)
-class AggregationResult:
+@dataclass(frozen=True, repr=False)
+class AggregationResult(Result):
     """Rejection rates of the degradation aggregates against the number of tasks (Figure 3)."""
+
+    _headline = ("alpha", "task_counts")
 
     alpha: float
     n_experiments: int
