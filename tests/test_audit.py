@@ -48,10 +48,12 @@ def table_7() -> pd.DataFrame:
 
 
 def unresolved(result, procedure):
-    column = result.pairs[f"resolved_{procedure}"]
+    column = result.to_frame()[f"resolved_{procedure}"]
     return [
         f"{a[5:]} vs {b[5:]}"
-        for a, b, ok in zip(result.pairs.model_a, result.pairs.model_b, column, strict=True)
+        for a, b, ok in zip(
+            result.to_frame().model_a, result.to_frame().model_b, column, strict=True
+        )
         if not ok
     ]
 
@@ -90,7 +92,7 @@ def test_table_7_with_the_all_pairs_family_size():
     falls to q = 2.08 / 2.14 = 0.97 < 1, so Bonferroni leaves 5 of 9 unresolved."""
     r = audit_counts(table_7(), family_size=45, n_bootstrap=0, n_bootstrap_required_n=0)
     assert r.bonferroni_inflation == pytest.approx(2.144, abs=5e-4)
-    five_six = r.pairs.iloc[4]
+    five_six = r.to_frame().iloc[4]
     assert five_six["resolution_ratio"] == pytest.approx(2.079, abs=1e-3)
     assert five_six["resolution_ratio"] / r.bonferroni_inflation < 1
     assert unresolved(r, "bonferroni") == ["3 vs 4", "5 vs 6", "6 vs 7", "8 vs 9", "9 vs 10"]
@@ -153,7 +155,7 @@ def test_every_pair_agrees_with_compare():
         align(frame), family="all", n_bootstrap=0, n_bootstrap_required_n=0, use_clusters=False
     )
     assert len(result.pairs) == 10
-    for row in result.pairs.itertuples():
+    for row in result.to_frame().itertuples():
         a = frame[frame.model == row.model_a].set_index("item_id")["score"]
         b = frame[frame.model == row.model_b].set_index("item_id")["score"]
         cells = [
@@ -186,7 +188,7 @@ def test_adjacent_family_ranks_by_displayed_accuracy_and_flags_reversals():
     result = audit_scores(align(frame), n_bootstrap=0, n_bootstrap_required_n=0, use_clusters=False)
     ranking = result.rankings.sort_values("rank")["model"].tolist()
     assert ranking[:2] == ["m1", "m0"]
-    first = result.pairs.iloc[0]
+    first = result.to_frame().iloc[0]
     assert (first.model_a, first.model_b) == ("m1", "m0")
     assert bool(first.order_reversed) and first.delta < 0
 
@@ -196,7 +198,7 @@ def test_clustered_verdicts_and_stress_tests():
     result = audit_scores(
         align(frame), n_bootstrap=0, n_bootstrap_required_n=0, n_cluster_bootstrap=300, seed=1
     )
-    p = result.pairs
+    p = result.to_frame()
     assert (p["icc"] > 0).all() and (p["design_effect"] > 1).all()
     assert result.unresolved["clustered"] >= result.unresolved["fixed_n"]
     assert len(result.flips()) == result.unresolved["clustered"] - result.unresolved["fixed_n"]
@@ -217,7 +219,9 @@ def test_graded_scores_audit_without_anytime_verdicts():
     result = audit_scores(
         align(frame), n_bootstrap=200, n_bootstrap_required_n=100, use_clusters=False
     )
-    assert result.pairs["p_paired_t"].notna().all() and result.pairs["p_exact"].isna().all()
+    assert (
+        result.to_frame()["p_paired_t"].notna().all() and result.to_frame()["p_exact"].isna().all()
+    )
     assert "anytime_valid" not in result.unresolved
     assert any("anytime-valid verdicts need binary scores" in n for n in result.notes)
 
@@ -263,7 +267,7 @@ def test_hellaswag_bootstrap_p_is_exact_whatever_the_seed(seed):
             }
         ]
     )
-    row = audit_counts(table, seed=seed, n_bootstrap_required_n=0).pairs.iloc[0]
+    row = audit_counts(table, seed=seed, n_bootstrap_required_n=0).to_frame().iloc[0]
     single = compare_counts(7986, 295, 249, 1512, seed=seed, n_bootstrap_required_n=0)
     assert row.p_bootstrap == pytest.approx(0.0509, abs=5e-5)
     assert row.p_bootstrap == single.p_values.bootstrap  # one formula, one number

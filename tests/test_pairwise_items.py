@@ -111,7 +111,9 @@ def test_audit_pairs_use_their_own_items_and_say_who_lacks_items():
     result = audit_scores(
         align(frame), family="all", n_bootstrap=0, n_bootstrap_required_n=0, seed=0
     )
-    n = {frozenset((row.model_a, row.model_b)): row.n_items for row in result.pairs.itertuples()}
+    n = {
+        frozenset((row.model_a, row.model_b)): row.n_items for row in result.to_frame().itertuples()
+    }
     for other in ("m0", "m1", "m3", "m4"):
         assert n[frozenset(("m2", other))] == 700
     assert n[frozenset(("m0", "m1"))] == 1000
@@ -130,7 +132,7 @@ def test_audit_pairs_use_their_own_items_and_say_who_lacks_items():
         n_bootstrap_required_n=0,
         seed=0,
     )
-    assert (common.pairs.n_items == 700).all()
+    assert (common.to_frame().n_items == 700).all()
     assert any("--complete-case left out 300 items" in note for note in common.notes)
 
 
@@ -240,7 +242,7 @@ def test_mmlu_pro_pairs_use_the_items_both_models_scored(mmlu_pro):
         "gemini-1.5-pro-002_5shots",
     }
     own = wide.mean()  # each model's accuracy over its own items
-    for p in result.pairs.itertuples():
+    for p in result.to_frame().itertuples():
         both = wide[p.model_a].notna() & wide[p.model_b].notna()
         assert p.n_items == both.sum()
         if not ({p.model_a, p.model_b} & partial):
@@ -250,12 +252,12 @@ def test_mmlu_pro_pairs_use_the_items_both_models_scored(mmlu_pro):
         # A is ranked above B by own-item accuracy; flagged only when the shared items reverse it
         assert own[p.model_a] >= own[p.model_b]
         assert bool(p.order_reversed) == (shared_gap < 0)
-    assert result.pairs.order_reversed.sum() == 1
+    assert result.to_frame().order_reversed.sum() == 1
     assert result.unresolved["fixed_n"] == 13
     assert abs(result.unresolved["clustered"] - 23) <= 1
-    qwen = result.pairs[
-        (result.pairs.model_a == "Qwen1.5-110B_5shots")
-        & (result.pairs.model_b == "Qwen1.5-72B-Chat_5shots")
+    qwen = result.to_frame()[
+        (result.to_frame().model_a == "Qwen1.5-110B_5shots")
+        & (result.to_frame().model_b == "Qwen1.5-72B-Chat_5shots")
     ].iloc[0]
     assert qwen.resolution_ratio == pytest.approx(2.48, abs=0.01)  # 1.18 on the intersection
 

@@ -218,7 +218,7 @@ def test_charts_say_how_many_pairs_they_show(all_pairs_audit):
     result = all_pairs_audit
     assert len(result.pairs) == 91  # more than the 60 labelled bars the old chart stopped at
     text = html_report.audit_report(result)
-    finite = int(np.isfinite(1 / result.pairs["resolution_ratio"].astype(float)).sum())
+    finite = int(np.isfinite(1 / result.to_frame()["resolution_ratio"].astype(float)).sum())
     if finite == 91:
         assert "All 91 pairs are shown." in text
     else:
@@ -319,7 +319,7 @@ def test_pair_table_says_how_many_rows_it_shows(capsys):
 
     frame = leaderboard(n_items=200, accuracies=tuple(np.linspace(0.70, 0.60, 48)), seed=5)
     result = audit_scores(align(frame), n_cluster_bootstrap=0, n_bootstrap=0, seed=5)
-    unresolved = int((~result.pairs["resolved_fixed_n"]).sum())
+    unresolved = int((~result.to_frame()["resolved_fixed_n"]).sum())
     assert unresolved > 40
     render_audit(result, make_console())
     out = capsys.readouterr().out

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalgap._results import Result
 from evalgap._scores import AlignmentReport, ScoreSet
 from evalgap.errors import InputError
 from evalgap.io import counts as count_columns
@@ -90,9 +91,205 @@ class ClusterStress:
         }
 
 
-@dataclass(frozen=True)
-class AuditResult:
-    """Everything ``evalgap audit`` reports (the documented ``--json`` contract)."""
+# The per-pair columns of the audit, in order, and what each holds (PairTable's fields).
+PAIR_FIELDS = {
+    "task": "the task the pair is ranked in",
+    "model_a": "the higher-ranked model (by displayed accuracy)",
+    "model_b": "the lower-ranked model",
+    "rank_a": "A's displayed rank in the task",
+    "rank_b": "B's displayed rank in the task",
+    "binary": "True when both models' scores are 0/1",
+    "n_items": "items both models scored (N)",
+    "accuracy_a": "A's mean score on those items",
+    "accuracy_b": "B's mean score on those items",
+    "delta": "accuracy_a - accuracy_b",
+    "correlation": "per-item correlation of the two models' scores (NaN when one is constant)",
+    "a_only": "items A got right and B wrong (graded: A scored higher)",
+    "b_only": "items B got right and A wrong (graded: B scored higher)",
+    "sd_diff": "sigma_D, the SD of the per-item differences (Eq. 2)",
+    "se": "standard error of delta, sigma_D / sqrt(N)",
+    "order_reversed": "an adjacent pair whose order reverses on the shared items",
+    "statistic": "the Wald statistic delta / SE",
+    "p_mcnemar": "McNemar chi-square p-value (binary)",
+    "p_exact": "exact McNemar p-value (binary)",
+    "p_mid_p": "mid-p McNemar p-value (binary)",
+    "p_paired_t": "paired t p-value (graded)",
+    "p_bootstrap": "paired bootstrap p-value (exact for binary pairs)",
+    "required_n": "N*, items needed to resolve the gap at (alpha, power) (Eq. 3)",
+    "required_n_low": "5th percentile of bootstrap N*",
+    "required_n_high": "95th percentile of bootstrap N*",
+    "resolution_ratio": "q = N / N*",
+    "unpaired_required_n": "N* if the items were not paired",
+    "paired_efficiency": "unpaired N* / paired N*",
+    "anytime_boundary": "the anytime-valid boundary u(n) at the pair's discordant count",
+    "required_n_anytime": "N* under the anytime-valid boundary",
+    "icc": "intraclass correlation of the differences within clusters",
+    "design_effect": "1 + (mean cluster size - 1) ICC",
+    "required_n_clustered": "N* times the design effect",
+    "resolved_correlation_minus": "resolved at the correlation - 0.1 (clamped)",
+    "resolved_correlation_plus": "resolved at the correlation + 0.1 (clamped)",
+}
+
+
+@dataclass(frozen=True, repr=False)
+class PairTable:
+    """The audit's per-pair results: one NumPy array per column, row k is pair k.
+
+    Attributes
+    ----------
+    task, model_a, model_b, ... : numpy.ndarray
+        One array per column of :data:`PAIR_FIELDS` (e.g. ``delta``, ``required_n``,
+        ``resolution_ratio``, ``p_exact``), all of the same length; NaN where a statistic
+        does not apply (``icc`` without clusters, ``p_exact`` for graded pairs).
+    resolved : dict of str to numpy.ndarray
+        Per procedure (``fixed_n``, ``bonferroni``, ``sidak``, ``holm``, ``bh``,
+        ``anytime_valid``, ``clustered``): the verdicts, an object array of True, False or
+        None (None where the procedure does not apply, e.g. anytime-valid for graded pairs).
+    """
+
+    columns: dict
+    resolved: dict
+
+    def __post_init__(self) -> None:
+        lengths = {len(v) for v in (*self.columns.values(), *self.resolved.values())}
+        if len(lengths) > 1:  # pragma: no cover - an internal invariant
+            raise ValueError("PairTable columns differ in length")
+
+    def __getattr__(self, name: str):
+        columns = self.__dict__.get("columns", {})
+        if name in columns:
+            return columns[name]
+        raise AttributeError(f"PairTable has no column {name!r}")
+
+    def __len__(self) -> int:
+        return len(self.columns["task"])
+
+    def __repr__(self) -> str:
+        tasks = len(set(self.columns["task"].tolist()))
+        return (
+            f"PairTable({len(self)} pairs, {tasks} task{'s' if tasks != 1 else ''}, "
+            f"procedures: {', '.join(self.resolved)})"
+        )
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame) -> PairTable:
+        """Build the table from the audit's working frame (its internal columns dropped)."""
+        n = len(frame)
+        columns = {}
+        for name in PAIR_FIELDS:
+            if name in frame.columns:
+                values = frame[name]
+                if str(values.dtype) == "boolean":
+                    values = values.astype(object).where(values.notna(), None)
+                columns[name] = values.to_numpy()
+            else:
+                columns[name] = np.full(n, np.nan)
+        resolved = {}
+        for proc in PROCEDURES:
+            column = f"resolved_{proc}"
+            if column in frame.columns:
+                values = frame[column]
+                resolved[proc] = values.astype(object).where(values.notna(), None).to_numpy()
+        return cls(columns, resolved)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return the table as a DataFrame: the columns, then ``resolved_<procedure>``.
+
+        Verdict columns with a missing entry have pandas' nullable ``boolean`` dtype.
+        """
+        out = pd.DataFrame(dict(self.columns))
+        for proc, values in self.resolved.items():
+            column = pd.array(values, dtype="boolean")
+            out[f"resolved_{proc}"] = (
+                column.to_numpy(dtype=bool) if not column.isna().any() else column
+            )
+        return out
+
+    def to_records(self) -> list[dict]:
+        """Return one JSON-ready dict per pair (the ``pairs`` of ``audit --json``)."""
+        c = self.columns
+        n_star = [pw.round_up(x) for x in c["required_n"]]
+        clustered = [
+            pw.round_up(x) if _finite(x) is not None else None for x in c["required_n_clustered"]
+        ]
+        records = []
+        for k in range(len(self)):
+            records.append(
+                {
+                    "task": c["task"][k],
+                    "model_a": c["model_a"][k],
+                    "model_b": c["model_b"][k],
+                    "n_items": int(c["n_items"][k]),
+                    "accuracy_a": float(c["accuracy_a"][k]),
+                    "accuracy_b": float(c["accuracy_b"][k]),
+                    "delta": float(c["delta"][k]),
+                    "correlation": _finite(c["correlation"][k]),
+                    "a_only": int(c["a_only"][k]),
+                    "b_only": int(c["b_only"][k]),
+                    "sd_diff": float(c["sd_diff"][k]),
+                    "statistic": _finite(c["statistic"][k]),
+                    "required_n": n_star[k],
+                    "resolution_ratio": _finite(c["resolution_ratio"][k]),
+                    "required_n_interval": [
+                        _finite(c["required_n_low"][k]),
+                        _finite(c["required_n_high"][k]),
+                    ],
+                    "p_values": {
+                        key: _finite(c[f"p_{key}"][k])
+                        for key in ("mcnemar", "exact", "mid_p", "bootstrap", "paired_t")
+                    },
+                    "verdicts": {
+                        proc: bool(values[k])
+                        for proc, values in self.resolved.items()
+                        if values[k] is not None
+                    },
+                    "anytime_boundary": _finite(c["anytime_boundary"][k]),
+                    "icc": _finite(c["icc"][k]),
+                    "design_effect": _finite(c["design_effect"][k]),
+                    "required_n_clustered": clustered[k],
+                    "unpaired_required_n": pw.round_up(c["unpaired_required_n"][k]),
+                    "paired_efficiency": _finite(c["paired_efficiency"][k]),
+                    "order_reversed": bool(c["order_reversed"][k]),
+                }
+            )
+        return records
+
+
+@dataclass(frozen=True, repr=False)
+class AuditResult(Result):
+    """Everything ``evalgap audit`` reports (the documented ``--json`` contract).
+
+    Attributes
+    ----------
+    alpha, power : float
+        The settings.
+    family : str
+        ``"adjacent"`` or ``"all"`` pairs per task.
+    family_size : int
+        The family size m of the multiplicity corrections.
+    tie_procedure : str
+        The procedure behind the tie groups.
+    rankings : pandas.DataFrame
+        Per task and model: rank, displayed accuracy and its interval, items scored/missing.
+    pairs : PairTable
+        The per-pair results (``.to_frame()`` for a DataFrame).
+    unresolved : dict
+        Unresolved pairs per procedure (Table 5).
+    bonferroni_inflation, sidak_inflation : float
+        The factor by which each correction inflates N*.
+    tie_groups : dict
+        Per task: models chained by unresolved rank-adjacent gaps.
+    correlation_sensitivity : dict
+        Unresolved pairs at rho -/+ 0.1.
+    cluster_stress : ClusterStress or None
+        Cluster bootstrap, leave-one-cluster-out and alternative clusterings.
+    trajectories : dict
+        Sample anytime-valid trajectories, for the report's figure.
+    notes : tuple of str
+        Everything the result needs said beside the numbers.
+    alignment : AlignmentReport or None
+        What the alignment kept and left out.
+    """
 
     alpha: float
     power: float
@@ -100,7 +297,7 @@ class AuditResult:
     family_size: int
     tie_procedure: str
     rankings: pd.DataFrame
-    pairs: pd.DataFrame
+    pairs: PairTable
     unresolved: dict
     bonferroni_inflation: float
     sidak_inflation: float
@@ -111,10 +308,21 @@ class AuditResult:
     notes: tuple[str, ...] = field(default=())
     alignment: AlignmentReport | None = None
 
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{p}={k}" for p, k in self.unresolved.items())
+        return (
+            f"AuditResult(family={self.family!r}, pairs={len(self.pairs)}, "
+            f"m={self.family_size}, unresolved: {counts})"
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return the per-pair table as a DataFrame (see :class:`PairTable`)."""
+        return self.pairs.to_frame()
+
     @property
     def procedures(self) -> tuple[str, ...]:
         """The procedures that produced verdicts (``clustered`` needs cluster labels)."""
-        return tuple(p for p in PROCEDURES if f"resolved_{p}" in self.pairs.columns)
+        return tuple(p for p in PROCEDURES if p in self.pairs.resolved)
 
     def verdict_table(self) -> pd.DataFrame:
         """Unresolved pairs per procedure (Table 5 layout)."""
@@ -131,9 +339,10 @@ class AuditResult:
 
     def binned_table(self) -> pd.DataFrame:
         """Pairs, unresolved (fixed n) and r = N*/N by |delta| bucket (Table 3 layout)."""
-        gap = self.pairs["delta"].abs()
-        r = self.pairs["resolution_ratio"].rdiv(1.0)
-        unresolved = ~self.pairs["resolved_fixed_n"]
+        frame = self.pairs.to_frame()
+        gap = frame["delta"].abs()
+        r = frame["resolution_ratio"].rdiv(1.0)
+        unresolved = ~frame["resolved_fixed_n"]
         rows = []
         for low, high, label in BUCKETS:
             inside = (gap > low) & (gap <= high) if low > 0 else gap <= high
@@ -143,55 +352,15 @@ class AuditResult:
 
     def flips(self) -> pd.DataFrame:
         """Pairs resolved at fixed n but unresolved once clustering is accounted for."""
-        if "resolved_clustered" not in self.pairs.columns:
-            return self.pairs.iloc[0:0]
-        mask = self.pairs["resolved_fixed_n"] & ~self.pairs["resolved_clustered"]
-        return self.pairs[mask]
+        frame = self.pairs.to_frame()
+        if "clustered" not in self.pairs.resolved:
+            return frame.iloc[0:0]
+        mask = frame["resolved_fixed_n"] & ~frame["resolved_clustered"].fillna(True)
+        return frame[mask.astype(bool)]
 
     def to_dict(self) -> dict:
-        """Return the JSON-ready dict."""
-        pairs = []
-        for row in self.pairs.to_dict(orient="records"):
-            pairs.append(
-                {
-                    "task": row["task"],
-                    "model_a": row["model_a"],
-                    "model_b": row["model_b"],
-                    "n_items": row["n_items"],
-                    "accuracy_a": row["accuracy_a"],
-                    "accuracy_b": row["accuracy_b"],
-                    "delta": row["delta"],
-                    "correlation": _finite(row["correlation"]),
-                    "a_only": row["a_only"],
-                    "b_only": row["b_only"],
-                    "sd_diff": row["sd_diff"],
-                    "statistic": _finite(row["statistic"]),
-                    "required_n": pw.round_up(row["required_n"]),
-                    "resolution_ratio": _finite(row["resolution_ratio"]),
-                    "required_n_interval": [
-                        _finite(row["required_n_low"]),
-                        _finite(row["required_n_high"]),
-                    ],
-                    "p_values": {
-                        k: _finite(row[f"p_{k}"])
-                        for k in ("mcnemar", "exact", "mid_p", "bootstrap", "paired_t")
-                    },
-                    "verdicts": {
-                        p: bool(row[f"resolved_{p}"])
-                        for p in self.procedures
-                        if row[f"resolved_{p}"] is not None
-                    },
-                    "anytime_boundary": _finite(row["anytime_boundary"]),
-                    "icc": _finite(row.get("icc")),
-                    "design_effect": _finite(row.get("design_effect")),
-                    "required_n_clustered": pw.round_up(row["required_n_clustered"])
-                    if _finite(row.get("required_n_clustered")) is not None
-                    else None,
-                    "unpaired_required_n": pw.round_up(row["unpaired_required_n"]),
-                    "paired_efficiency": _finite(row["paired_efficiency"]),
-                    "order_reversed": bool(row["order_reversed"]),
-                }
-            )
+        """Return the JSON-ready dict (the ``audit --json`` contract)."""
+        pairs = self.pairs.to_records()
         return {
             "alpha": self.alpha,
             "power": self.power,
@@ -772,7 +941,7 @@ def _finish(
         family_size=int(m),
         tie_procedure=tie_procedure,
         rankings=rankings,
-        pairs=pairs,
+        pairs=PairTable.from_frame(pairs),
         unresolved=unresolved,
         bonferroni_inflation=float(multiplicity.inflation(alpha, power, m, "bonferroni")),
         sidak_inflation=float(multiplicity.inflation(alpha, power, m, "sidak")),

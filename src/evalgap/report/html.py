@@ -139,13 +139,13 @@ def audit_report(
     """
     r = result
     n_pairs = len(r.pairs)
-    n_tasks = int(r.pairs["task"].nunique())
+    n_tasks = len(set(r.pairs.task.tolist()))
     sections = [
         ("models", "Models"),
         ("verdicts", "Verdicts"),
         ("ties", "Tie groups"),
         *([("heatmap", "Pairwise verdicts")] if r.family == "all" else []),
-        *([("flips", "Flips under clustering")] if "resolved_clustered" in r.pairs else []),
+        *([("flips", "Flips under clustering")] if "clustered" in r.pairs.resolved else []),
         ("pairs", "Pairs"),
         ("binned", "By gap size"),
         ("figures", "Figures"),
@@ -168,7 +168,7 @@ def audit_report(
     parts += _ties_section(r)
     if r.family == "all":
         parts += _heatmap_section(r)
-    if "resolved_clustered" in r.pairs.columns:
+    if "clustered" in r.pairs.resolved:
         parts += _flips_section(r)
     parts.append("<h2 id='pairs'>Pairs</h2>")
     parts.append(_pairs_table(r))
@@ -384,13 +384,14 @@ def _heatmap_section(r: AuditResult) -> list[str]:
     ]
     tasks = list(dict.fromkeys(r.rankings["task"]))
     shown = tasks[:MAX_TASK_FIGURES]
+    frame = r.pairs.to_frame()
     for task in shown:
         ranking = r.rankings[r.rankings["task"] == task].sort_values("rank")
         models = ranking["model"].tolist()
         k = len(models)
         limit = plots.MAX_HEATMAP_MODELS
         models = models[:limit]
-        sub = r.pairs[r.pairs["task"] == task]
+        sub = frame[frame["task"] == task]
         verdicts = {
             (a, b): (None if pd.isna(v) else bool(v))
             for a, b, v in zip(sub["model_a"], sub["model_b"], sub[column], strict=True)
@@ -450,7 +451,7 @@ def _flips_section(r: AuditResult) -> list[str]:
 
 def _pairs_table(r: AuditResult) -> str:
     """The pairs, verdict columns right after the names so they stay in view."""
-    p = r.pairs
+    p = r.pairs.to_frame()
     several = p["task"].nunique() > 1
     binary = bool(p["binary"].all()) if "binary" in p.columns else True
     header_names = dict(PAIR_HEADERS)
@@ -528,11 +529,12 @@ def _pairs_table(r: AuditResult) -> str:
 
 
 def _binned_table(r: AuditResult) -> str:
-    gap = r.pairs["delta"].abs()
-    ratio = r.pairs["resolution_ratio"].astype(float)
+    frame = r.pairs.to_frame()
+    gap = frame["delta"].abs()
+    ratio = frame["resolution_ratio"].astype(float)
     with np.errstate(divide="ignore"):
         rr = 1.0 / ratio
-    unresolved = ~r.pairs["resolved_fixed_n"].fillna(True).astype(bool)
+    unresolved = ~frame["resolved_fixed_n"].fillna(True).astype(bool)
     rows = []
     buckets = [
         (0.0, 0.01, "≤ 1 point"),
@@ -561,7 +563,7 @@ def _binned_table(r: AuditResult) -> str:
 
 
 def _figures_section(r: AuditResult) -> list[str]:
-    p = r.pairs
+    p = r.pairs.to_frame()
     out = ["<h2 id='figures'>Figures</h2>"]
     sampled = ""
     if len(p) > MAX_DRAWN_PAIRS:

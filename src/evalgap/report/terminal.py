@@ -396,10 +396,11 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
         f"{sens['correlation_plus_0.1']} unresolved (fixed n: {sens['correlation']})"
     )
     _print_missing_items(r, console)
+    frame = r.pairs.to_frame()
     if n_pairs <= max_rows:
-        shown, title = r.pairs, "pairs"
+        shown, title = frame, "pairs"
     else:
-        unresolved = r.pairs[~r.pairs["resolved_fixed_n"].fillna(True).astype(bool)]
+        unresolved = frame[~frame["resolved_fixed_n"].fillna(True).astype(bool)]
         shown = unresolved.head(max_rows)
         which = (
             f"all {len(unresolved)}"
@@ -410,7 +411,7 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
             f"pairs unresolved at fixed n: {which} ({n_pairs} pairs in all; "
             "--json or --html for every pair)"
         )
-    several_tasks = r.pairs["task"].nunique() > 1
+    several_tasks = frame["task"].nunique() > 1
     columns = [("task", "left")] if several_tasks else []
     columns += [("A", "left"), ("B", "left"), ("delta", "right"), ("N*", "right"), ("q", "right")]
     # Sidak's verdicts all but equal Bonferroni's; the full set is in --json and --html.
