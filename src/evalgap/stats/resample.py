@@ -54,6 +54,11 @@ def seed_sequence(seed) -> np.random.SeedSequence:
     return np.random.SeedSequence(int(seed))
 
 
+# Above this many items scipy's binomial quantiles fail to converge (a RuntimeWarning and no
+# answer); the Bernstein bound alone then limits the support of the discordant totals.
+QUANTILE_MAX_N = 2**40
+
+
 def bootstrap_counts(a_only, b_only, n_items, n_resamples: int, seed=None):
     """Return bootstrap draws ``(a_only*, b_only*)`` of binary pairs, shape ``(..., B)``.
 
@@ -96,8 +101,11 @@ def _bootstrap_counts_one(b: int, c: int, n: int, n_resamples: int, rng):
         # N/2 and memory proportional to N): the Bernstein bound caps the support at
         # O(sqrt(N)) values whatever N; where the quantiles are right they are tighter.
         half = float(_binomial_halfwidth(n, psi, 1e-30))
-        low = max(int(stats.binom.ppf(1e-30, n, psi)), int(np.floor(n * psi - half)), 0)
-        high = min(int(stats.binom.isf(1e-30, n, psi)), int(np.ceil(n * psi + half)), n)
+        low = max(int(np.floor(n * psi - half)), 0)
+        high = min(int(np.ceil(n * psi + half)), n)
+        if n <= QUANTILE_MAX_N:  # beyond, boost's quantile search gives up with a warning
+            low = max(int(stats.binom.ppf(1e-30, n, psi)), low)
+            high = min(int(stats.binom.isf(1e-30, n, psi)), high)
         if high - low >= MAX_HISTOGRAM_SUPPORT:
             # Millions of discordant items: drawing the totals directly is cheaper than
             # a histogram over their support (the same law, another use of the stream).
