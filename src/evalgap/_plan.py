@@ -94,7 +94,30 @@ def plan_degradation(
     """Return the items needed to detect ``delta`` at ``flip_rate``: ``p (z_a + z_b)^2 / delta^2``.
 
     With ``n_items``: the power there, ``1 - Phi(z_{1-alpha} - SNR)`` with
-    ``SNR = sqrt(N / p) delta``, and the smallest drop detected with the target power.
+    ``SNR = sqrt(N / p) delta``, and the smallest drop detected with the target power
+    (*When LLMs get significantly worse*, Eq. 11).
+
+    Parameters
+    ----------
+    delta : float
+        The accuracy drop to detect (positive).
+    flip_rate : float
+        Share of items whose correctness differs between the two models, in (0, 1).
+    n_items : int, optional
+        A benchmark size: adds the power, the SNR and the detectable drop there.
+    alpha, power : float
+        One-sided level and target power.
+
+    Returns
+    -------
+    DegradationPlan
+        Items needed, and at ``n_items`` the power and the detectable drop.
+
+    Examples
+    --------
+    >>> r = plan_degradation(delta=0.005, flip_rate=0.09, n_items=25282)
+    >>> r.required_n, round(r.power_at_n, 3)
+    (22258, 0.843)
     """
     _validate.levels(alpha, power, "greater")
     delta = float(_validate.numbers(delta, "delta"))
@@ -243,6 +266,28 @@ def plan(
     equal: there is no gap to resolve, but the MDE at ``n_items`` is still defined. Graded:
     give ``delta`` and ``sd_diff``. Every number is checked (finite, in range, a number and
     not a string); a mistake raises ``InputError`` naming the parameter.
+
+    Parameters
+    ----------
+    accuracy_a, accuracy_b : float, optional
+        Expected accuracies of the two models, in (0, 1).
+    correlation : float, optional
+        Per-item correlation of the two models' scores (binary design, Eq. 5).
+    delta : float, optional
+        The gap A - B (binary, instead of ``accuracy_b``; graded, with ``sd_diff``).
+    sd_diff : float, optional
+        sigma_D, the SD of the per-item differences (graded design).
+    n_items : int, optional
+        A benchmark size: adds the MDE, q and the power there.
+    alpha, power : float
+        Significance level and target power.
+    alternative : {"two-sided", "greater", "less"}
+        The test the plan is for.
+
+    Returns
+    -------
+    PlanResult
+        N*, the calculator conventions, the unpaired N*, and at ``n_items`` the MDE and q.
 
     Examples
     --------

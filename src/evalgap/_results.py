@@ -74,7 +74,8 @@ def plain(value):
 
 def _short(value) -> str:
     if isinstance(value, (float, np.floating)):
-        return f"{float(value):.4g}"
+        text = f"{float(value):.4g}"
+        return text if any(ch in text for ch in ".einf") else text + ".0"
     if hasattr(value, "__len__") and not isinstance(value, str):
         return f"<{len(value)}>"
     return repr(value)

@@ -118,6 +118,12 @@ class CalibrationResult(Result):
             }
         return out
 
+    def to_frame(self):
+        """Return one row per grid cell and test: Type-I error and power with their SEs."""
+        import pandas as pd
+
+        return pd.DataFrame(list(self.cells))
+
     def to_dict(self) -> dict:
         """Return the JSON of ``simulate calibration --json``."""
         return {
@@ -178,7 +184,43 @@ def calibration(
     jobs: int = 1,
     progress=None,
 ) -> CalibrationResult:
-    """Run the calibration study (see the module docstring)."""
+    """Type-I error and power of the McNemar family and the bootstrap on a (p, rho) grid.
+
+    For each accuracy ``p`` and latent correlation ``rho`` of the grid, the alternative is
+    tuned so the asymptotic power is ``power`` (*Resolution Diagnostics* Section 5, Table 2).
+
+    Parameters
+    ----------
+    n_items : int
+        Items per simulated benchmark (the paper: 500).
+    n_trials : int
+        Simulated benchmarks per cell, under H0 and under H1.
+    n_bootstrap : int
+        Resamples of the paired bootstrap test in each trial.
+    alpha, power : float
+        Level of the tests; target power of the tuned alternative.
+    accuracies, latent_correlations : sequence of float
+        The grid.
+    seed : int or None
+        Seed; each cell gets its own stream, so results do not depend on ``jobs``.
+    jobs : int
+        Processes.
+    progress : callable, optional
+        ``progress(done, total)`` after each cell.
+
+    Returns
+    -------
+    CalibrationResult
+        Per cell and test: Type-I error and power with Monte Carlo SEs (``to_frame()``).
+
+    Examples
+    --------
+    >>> from evalgap import simulate
+    >>> r = simulate.calibration(n_items=100, n_trials=50, n_bootstrap=50,
+    ...     accuracies=(0.7,), latent_correlations=(0.4,))
+    >>> sorted(r.variants)
+    ['bootstrap', 'exact', 'mcnemar', 'mcnemar_cc', 'mid_p']
+    """
     _validate.probability(alpha, "alpha")
     _validate.probability(power, "power")
     grid = [(p, rho) for p in accuracies for rho in latent_correlations]
@@ -221,6 +263,27 @@ class ProspectiveResult(Result):
     n_trials: int
     fractions: tuple[float, ...]
     pairs: tuple[dict, ...]
+
+    def to_frame(self):
+        """Return one row per pair and subsample size: items, empirical power and its SE."""
+        import pandas as pd
+
+        rows = []
+        for pair in self.pairs:
+            for fraction, size, power_, se in zip(
+                self.fractions, pair["sizes"], pair["power"], pair["power_se"], strict=True
+            ):
+                rows.append(
+                    {
+                        "pair": pair["pair"],
+                        "required_n": pair["required_n"],
+                        "fraction": fraction,
+                        "n_items": size,
+                        "power": power_,
+                        "power_se": se,
+                    }
+                )
+        return pd.DataFrame(rows)
 
     def to_dict(self) -> dict:
         """Return the study as plain data."""
@@ -274,7 +337,33 @@ def prospective(
     """Subsample each real pair (label -> 2x2 counts) to ``fraction * N*`` items, M times.
 
     N* is Equation (6) at the pair's estimates; each trial is a multinomial draw of that many
-    items from the pair's observed cells (a bootstrap subsample) tested by McNemar at alpha.
+    items from the pair's observed cells (a bootstrap subsample) tested by McNemar at alpha
+    (*Resolution Diagnostics* Table 10).
+
+    Parameters
+    ----------
+    pairs : dict
+        Label -> ``(both_correct, a_only, b_only, both_wrong)``.
+    fractions : sequence of float
+        Subsample sizes as multiples of N*.
+    n_trials : int
+        Subsamples per size.
+    alpha, power : float
+        Level of McNemar's test; the power N* is planned for.
+    seed, jobs, progress
+        As in :func:`calibration`.
+
+    Returns
+    -------
+    ProspectiveResult
+        Per pair and size: empirical power and its SE (``to_frame()``).
+
+    Examples
+    --------
+    >>> from evalgap import simulate
+    >>> r = simulate.prospective({"hellaswag": (7986, 295, 249, 1512)}, n_trials=100)
+    >>> r.to_frame()["n_items"].tolist()
+    [16204, 20255, 24307]
     """
     chunks, meta = [], []
     streams = _streams(seed, len(pairs) * len(fractions))
@@ -314,7 +403,7 @@ def prospective(
 class PowerCurveResult(Result):
     """Bootstrap power against n for several gaps, with each gap's N* (Figures 5-6)."""
 
-    _headline = ("kind", "deltas")
+    _headline = ("kind", "n_trials", "n_bootstrap")
 
     kind: str
     alpha: float
@@ -322,6 +411,24 @@ class PowerCurveResult(Result):
     n_trials: int
     n_bootstrap: int
     curves: tuple[dict, ...]
+
+    def to_frame(self):
+        """Return one row per gap and sample size: bootstrap power and its SE."""
+        import pandas as pd
+
+        rows = []
+        for curve in self.curves:
+            for n, power_, se in zip(curve["n"], curve["power"], curve["power_se"], strict=True):
+                rows.append(
+                    {
+                        "delta": curve["delta"],
+                        "required_n": curve["required_n"],
+                        "n_items": n,
+                        "power": power_,
+                        "power_se": se,
+                    }
+                )
+        return pd.DataFrame(rows)
 
     def to_dict(self) -> dict:
         """Return the curves as plain data."""
@@ -368,6 +475,34 @@ def power_curve(
     progress=None,
 ) -> PowerCurveResult:
     """Bootstrap power at ``fraction * N*`` items for each gap (binary, or Beta(4, 2) graded).
+
+    Parameters
+    ----------
+    kind : {"binary", "graded"}
+        Binary scores through the latent copula, or Beta-distributed graded scores.
+    deltas : sequence of float
+        The gaps.
+    accuracy_a, latent_correlation : float
+        Model A's accuracy and the latent correlation (binary).
+    fractions : sequence of float
+        Sample sizes as multiples of each gap's N*.
+    n_trials, n_bootstrap : int, optional
+        Simulated benchmarks per point and bootstrap resamples per test (defaults: 500 binary,
+        200 graded).
+    alpha, power, seed, jobs, progress
+        As in :func:`calibration`.
+
+    Returns
+    -------
+    PowerCurveResult
+        Per gap: power against n with N* marked (*Resolution Diagnostics* Figures 5-6).
+
+    Examples
+    --------
+    >>> from evalgap import simulate
+    >>> r = simulate.power_curve(deltas=(0.05,), n_trials=50, n_bootstrap=50, fractions=(1.0,))
+    >>> r.to_frame()["required_n"].tolist()
+    [1191]
 
     Binary: marginals ``p_A`` and ``p_A - delta`` through the latent copula, N* from Equation
     (6). Graded: model A ~ Beta(4, 2), model B ~ Beta(a, 2) with mean lower by delta, N* the
@@ -569,6 +704,33 @@ def sequential_study(
     Reports the H0 rejection (Type-I) rate, the H1 rejection rate, and the H1 stopping item
     relative to N*. The horizon is at most ``SEQUENTIAL_MAX_HORIZON`` items: a near-tie pair
     (N* of hundreds of millions of items) is refused with the numbers, not simulated.
+
+    Parameters
+    ----------
+    pair_counts : tuple of int
+        ``(both_correct, a_only, b_only, both_wrong)`` of the pair the study is calibrated to.
+    n_trials : int
+        Trials under H0 and under H1.
+    alpha, power : float
+        Level of the e-process; the power N* is planned for.
+    horizon_factor : float
+        The horizon as a multiple of N*.
+    mixture : {"grid", "beta"}
+        The e-process mixture (*Resolution Diagnostics* Appendix C).
+    seed, jobs, progress
+        As in :func:`calibration`.
+
+    Returns
+    -------
+    SequentialResult
+        Type-I rate, rejection rate, stopping time relative to N* and sample trajectories.
+
+    Examples
+    --------
+    >>> from evalgap import simulate
+    >>> r = simulate.sequential((7986, 295, 249, 1512), n_trials=20)
+    >>> r.required_n, r.n_trials
+    (20256, 20)
     """
     _validate.probability(alpha, "alpha")
     _validate.probability(power, "power")
@@ -651,7 +813,7 @@ SMALL_TASK_BLOCK = 25  # experiments per random stream: bounds memory, fixes the
 class AggregationResult(Result):
     """Rejection rates of the degradation aggregates against the number of tasks (Figure 3)."""
 
-    _headline = ("alpha", "task_counts")
+    _headline = ("alpha", "n_experiments", "flip_rate")
 
     alpha: float
     n_experiments: int
@@ -659,6 +821,25 @@ class AggregationResult(Result):
     task_counts: tuple[int, ...]
     rates: dict  # scenario -> test -> list over task counts
     n_permutations: int | None = None
+
+    def to_frame(self):
+        """Return one row per scenario, test and task count: the rejection rate and its SE."""
+        import pandas as pd
+
+        rows = []
+        for scenario, by_test in self.rates.items():
+            for test, rates in by_test.items():
+                for t, rate in zip(self.task_counts, rates, strict=True):
+                    rows.append(
+                        {
+                            "scenario": scenario,
+                            "test": test,
+                            "tasks": t,
+                            "rate": rate,
+                            "se": _se(rate, self.n_experiments),
+                        }
+                    )
+        return pd.DataFrame(rows)
 
     def to_dict(self) -> dict:
         """Return the study as plain data."""
@@ -751,7 +932,35 @@ def aggregation_study(
     degradation probability q = 1/2 (null), 0.52 on every task, or 0.58 on the first only;
     and the permutation tests under the null on small graded tasks (N_t ~ U(20, 50), each
     experiment with ``n_permutations`` sign flips), where Algorithm 7 as printed exceeds alpha
-    and the sign-invariant max-drop does not."""
+    and the sign-invariant max-drop does not (*When LLMs get significantly worse*, Figure 3).
+
+    Parameters
+    ----------
+    task_counts : sequence of int
+        Numbers of tasks T.
+    n_experiments : int
+        Simulated experiments per scenario and T.
+    flip_rate : float
+        Share of items that flip.
+    alpha : float
+        Level of each test.
+    n_permutations : int
+        Sign flips per permutation test (small-task scenario).
+    seed, jobs, progress
+        As in :func:`calibration`.
+
+    Returns
+    -------
+    AggregationResult
+        Rejection rates (and SEs) per scenario, test and T (``to_frame()``).
+
+    Examples
+    --------
+    >>> from evalgap import simulate
+    >>> r = simulate.aggregation(task_counts=(1, 3), n_experiments=50, n_permutations=19)
+    >>> sorted(r.rates)
+    ['balanced', 'null', 'null_small_tasks', 'single_task']
+    """
     _validate.probability(alpha, "alpha")
     _validate.probability(flip_rate, "flip_rate")
     n_permutations = _validate.resamples(n_permutations, "n_permutations")

@@ -59,7 +59,30 @@ def detect_source(path: Path) -> str:
 
 
 def load_scores(paths, options: LoadOptions | None = None) -> LongScores:
-    """Read every path (files or directories, any mix of sources) into one long table."""
+    """Read every path (files or directories, any mix of sources) into one long table.
+
+    Parameters
+    ----------
+    paths : str, Path or list of them
+        Score tables (CSV/TSV/Parquet/JSONL, optionally gzipped), lm-evaluation-harness
+        outputs, Open LLM Leaderboard details, inspect_ai logs or HELM run directories; the
+        source of each is detected (``options.fmt`` forces one).
+    options : LoadOptions, optional
+        How to read them: column names, layout, metric, filter, scorer...
+
+    Returns
+    -------
+    LongScores
+        One row per (model, task, item[, run]) with its score; ``notes`` say what was
+        detected or left out. :func:`evalgap.align` turns it into aligned arrays.
+
+    Examples
+    --------
+    >>> import evalgap
+    >>> table = evalgap.load_scores("examples/two_models.csv")
+    >>> sorted(set(table.frame["model"])), len(table.frame)
+    (['model-x', 'model-y'], 4000)
+    """
     if options is not None and not isinstance(options, LoadOptions):
         raise InputError(
             f"load_scores(options=...): expected a LoadOptions, got {type(options).__name__}"
