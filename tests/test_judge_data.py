@@ -370,6 +370,31 @@ def test_item_file_cluster_column_is_not_a_task_key(tmp_path):
         "q1": "koala",
         "q2": "oasst",
     }
+    # the scores carry the same column: with the clusters taken from the item file, the
+    # scores' column of that name is not detected as their task column either
+    frame = pd.read_csv(scores).assign(dataset=["koala", "oasst"] * 2)
+    for suffix in (".csv", ".jsonl"):
+        path = tmp_path / f"with_dataset{suffix}"
+        if suffix == ".csv":
+            frame.to_csv(path, index=False)
+        else:
+            frame.to_json(path, orient="records", lines=True)
+        options = LoadOptions(items=str(items), cluster_column="dataset")
+        long = load_scores(path, options)
+        assert set(long.frame["task"].astype(str)) == {"all"}, suffix
+        assert long.frame["cluster"].astype(str).tolist() == ["koala", "oasst"] * 2
+    wide = tmp_path / "wide.csv"
+    pd.DataFrame({"item_id": ["q1", "q2"], "dataset": ["koala", "oasst"], "a": [1, 0]}).to_csv(
+        wide, index=False
+    )
+    long = load_scores(
+        wide,
+        LoadOptions(
+            items=str(items), cluster_column="dataset", layout="wide", model_columns=("a",)
+        ),
+    )
+    assert set(long.frame["task"].astype(str)) == {"all"}
+    assert set(long.frame["model"]) == {"a"}
 
 
 # --- plots leave matplotlib's backend alone ----------------------------------------------------

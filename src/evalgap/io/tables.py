@@ -156,11 +156,14 @@ def read_long_table(
     run_column: str | None = None,
     cluster_column: str | None = None,
     progress=None,
+    exclude_columns=(),
 ) -> LongScores:
     """Read a long score table and map its columns onto the interchange layout.
 
     Columns not named are detected from :data:`CANDIDATES`; the detection is reported in
     ``notes``. A missing required column raises ``InputError`` listing the columns found.
+    A column named for one role is never detected as another, nor is one of
+    ``exclude_columns`` (named for a role read elsewhere, such as an item file's clusters).
 
     CSV, TSV and Parquet are read in batches, only the columns used, with model, task,
     item, run and cluster as categoricals (integer codes): memory grows with the number of
@@ -203,7 +206,7 @@ def read_long_table(
         if raw.shape[0] == 0:
             raise InputError(f"{path}: the table has a header but no rows")
         every_field = (lambda: read_frame(path, fmt)) if fmt == "jsonl" else (lambda: raw)
-        chosen, notes = _choose_columns(path, found, given, every_field)
+        chosen, notes = _choose_columns(path, found, given, every_field, exclude_columns)
         frame = pd.DataFrame(
             {
                 "model": raw[chosen["model"]].astype(str),
@@ -218,7 +221,7 @@ def read_long_table(
             frame["cluster"] = raw[chosen["cluster"]].astype(str)
         return LongScores(frame=frame, source=str(path), columns=chosen, notes=tuple(notes))
     chosen, notes = _choose_columns(
-        path, names, given, lambda: _head(path, fmt, compression)
+        path, names, given, lambda: _head(path, fmt, compression), exclude_columns
     )
     try:
         frame = _read_columns(path, fmt, compression, chosen, progress)
@@ -229,7 +232,7 @@ def read_long_table(
     return LongScores(frame=frame, source=str(path), columns=chosen, notes=tuple(notes))
 
 
-def _choose_columns(path: Path, found: list[str], given: dict, sample):
+def _choose_columns(path: Path, found: list[str], given: dict, sample, exclude=()):
     """Return (role -> column or None, notes): the given columns, else the detected ones.
 
     ``sample()`` returns rows of the table, read only to recognise a wide table when no
@@ -249,7 +252,7 @@ def _choose_columns(path: Path, found: list[str], given: dict, sample):
         if column is not None:
             chosen[role] = column
         else:
-            taken = {c for c in given.values() if c} | {c for c in chosen.values() if c}
+            taken = {c for c in (*given.values(), *chosen.values(), *exclude) if c}
             chosen[role] = _detect(role, found, taken)
             if chosen[role] is not None:
                 notes.append(f"{role.replace('_', ' ')} column: {chosen[role]!r} (detected)")
@@ -621,6 +624,7 @@ def read_wide_table(
     model_column: str | None = None,
     cluster_column: str | None = None,
     model_columns=None,
+    exclude_columns=(),
 ) -> LongScores:
     """Read a wide score table: one column per model (or, ``models_in="rows"``, per item).
 
@@ -629,6 +633,7 @@ def read_wide_table(
     every other column whose non-empty values are all numbers is taken as a model (and said
     so); an empty cell is an item that model did not score.
     ``models_in="rows"``: one row per model, a model column, and one column per item.
+    A column named for one role (or in ``exclude_columns``) is never detected as another.
     """
     path = Path(path)
     raw = read_frame(path, fmt)
@@ -638,7 +643,7 @@ def read_wide_table(
     found = column_listing(raw.columns)
     notes = []
     named = {c for c in (item_column, task_column, model_column, cluster_column) if c}
-    named |= set(model_columns or ())
+    named |= set(model_columns or ()) | {c for c in exclude_columns if c}
     if models_in == "rows":
         model_col = model_column or _detect("model", raw.columns, named) or raw.columns[0]
         if model_col not in raw.columns:
