@@ -204,6 +204,7 @@ def _read_source(paths: list[Path], o: LoadOptions, source: str) -> LongScores:
             model_column=o.model_column,
             cluster_column=None if o.items else o.cluster_column,
             model_columns=list(o.model_columns) or None,
+            exclude_columns=(o.cluster_column,) if o.items else (),
         )
     if o.layout != "long":
         raise InputError(f"--layout must be 'long' or 'wide'; got {o.layout!r}")
@@ -216,4 +217,5 @@ def _read_source(paths: list[Path], o: LoadOptions, source: str) -> LongScores:
         task_column=o.task_column,
         run_column=o.run_column,
         cluster_column=None if o.items else o.cluster_column,
+        exclude_columns=(o.cluster_column,) if o.items else (),
     )

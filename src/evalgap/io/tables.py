@@ -156,11 +156,14 @@ def read_long_table(
     run_column: str | None = None,
     cluster_column: str | None = None,
     progress=None,
+    exclude_columns=(),
 ) -> LongScores:
     """Read a long score table and map its columns onto the interchange layout.
 
     Columns not named are detected from :data:`CANDIDATES`; the detection is reported in
     ``notes``. A missing required column raises ``InputError`` listing the columns found.
+    A column named for one role is never detected as another, nor is one of
+    ``exclude_columns`` (named for a role read elsewhere, such as an item file's clusters).
 
     CSV, TSV and Parquet are read in batches, only the columns used, with model, task,
     item, run and cluster as categoricals (integer codes): memory grows with the number of
@@ -203,10 +206,10 @@ def read_long_table(
         if raw.shape[0] == 0:
             raise InputError(f"{path}: the table has a header but no rows")
         every_field = (lambda: read_frame(path, fmt)) if fmt == "jsonl" else (lambda: raw)
-        chosen, notes = _choose_columns(path, found, given, every_field)
+        chosen, notes = _choose_columns(path, found, given, every_field, exclude_columns)
         return LongScores(_interchange(raw, chosen), str(path), chosen, tuple(notes))
     chosen, notes = _choose_columns(
-        path, names, given, lambda: _head(path, fmt, compression)
+        path, names, given, lambda: _head(path, fmt, compression), exclude_columns
     )
     try:
         frame = _read_columns(path, fmt, compression, chosen, progress)
@@ -269,7 +272,7 @@ def _interchange(raw: pd.DataFrame, chosen: dict) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-def _choose_columns(path: Path, found: list[str], given: dict, sample):
+def _choose_columns(path: Path, found: list[str], given: dict, sample, exclude=()):
     """Return (role -> column or None, notes): the given columns, else the detected ones.
 
     ``sample()`` returns rows of the table, read only to recognise a wide table when no
@@ -278,22 +281,21 @@ def _choose_columns(path: Path, found: list[str], given: dict, sample):
     notes = []
     chosen: dict = {}
     for role, column in given.items():
+        if column is not None and column not in found:
+            raise InputError(
+                f"{path}: no column {column!r} (given for the {role.replace('_', ' ')}); "
+                f"columns found: {column_listing(found)}"
+            )
+    # A column named for one role is never detected as another (a cluster column called
+    # "dataset" is not also the task column), whatever the order of the roles.
+    for role, column in given.items():
         if column is not None:
-            if column not in found:
-                raise InputError(
-                    f"{path}: no column {column!r} (given for the {role.replace('_', ' ')}); "
-                    f"columns found: {column_listing(found)}"
-                )
             chosen[role] = column
-        elif role in CANDIDATES:
-            detected = next((c for c in CANDIDATES[role] if c in found), None)
-            if detected is not None and detected in chosen.values():
-                detected = None
-            chosen[role] = detected
-            if detected is not None:
-                notes.append(f"{role.replace('_', ' ')} column: {detected!r} (detected)")
         else:
-            chosen[role] = None
+            taken = {c for c in (*given.values(), *chosen.values(), *exclude) if c}
+            chosen[role] = _detect(role, found, taken)
+            if chosen[role] is not None:
+                notes.append(f"{role.replace('_', ' ')} column: {chosen[role]!r} (detected)")
     flags = {"model": "--model-column", "item_id": "--item-column", "score": "--score-column"}
     missing = [role for role in flags if chosen[role] is None]
     if chosen["model"] is None or chosen["score"] is None:
@@ -304,6 +306,11 @@ def _choose_columns(path: Path, found: list[str], given: dict, sample):
             f"{flags[role]} (columns found: {column_listing(found)})"
         )
     return chosen, notes
+
+
+def _detect(role: str, found, taken) -> str | None:
+    """Return the first candidate name of ``role`` among ``found`` not in ``taken``, or None."""
+    return next((c for c in CANDIDATES.get(role, ()) if c in found and c not in taken), None)
 
 
 def _refuse_wide(path: Path, raw: pd.DataFrame, chosen: dict) -> None:
@@ -657,6 +664,7 @@ def read_wide_table(
     model_column: str | None = None,
     cluster_column: str | None = None,
     model_columns=None,
+    exclude_columns=(),
 ) -> LongScores:
     """Read a wide score table: one column per model (or, ``models_in="rows"``, per item).
 
@@ -665,6 +673,7 @@ def read_wide_table(
     every other column whose non-empty values are all numbers is taken as a model (and said
     so); an empty cell is an item that model did not score.
     ``models_in="rows"``: one row per model, a model column, and one column per item.
+    A column named for one role (or in ``exclude_columns``) is never detected as another.
     """
     path = Path(path)
     raw = read_frame(path, fmt)
@@ -673,10 +682,10 @@ def read_wide_table(
     raw.columns = [str(c) for c in raw.columns]
     found = column_listing(raw.columns)
     notes = []
+    named = {c for c in (item_column, task_column, model_column, cluster_column) if c}
+    named |= set(model_columns or ()) | {c for c in exclude_columns if c}
     if models_in == "rows":
-        model_col = model_column or next(
-            (c for c in CANDIDATES["model"] if c in raw.columns), raw.columns[0]
-        )
+        model_col = model_column or _detect("model", raw.columns, named) or raw.columns[0]
         if model_col not in raw.columns:
             raise InputError(f"{path}: no column {model_col!r}; columns found: {found}")
         if model_column is None:
@@ -693,13 +702,14 @@ def read_wide_table(
         return LongScores(frame, str(path), {"model": model_col}, tuple(notes))
     if models_in != "columns":
         raise InputError(f"--models-in must be 'columns' or 'rows'; got {models_in!r}")
-    item_col = item_column or next((c for c in CANDIDATES["item_id"] if c in raw.columns), None)
+    # A column named for one role (or as a model) is never detected as another.
+    item_col = item_column or _detect("item_id", raw.columns, named)
     if item_col is None or item_col not in raw.columns:
         raise InputError(
             f"{path}: cannot find the item id column; name it with --item-column "
             f"(columns found: {found})"
         )
-    task_col = task_column or next((c for c in CANDIDATES["task"] if c in raw.columns), None)
+    task_col = task_column or _detect("task", raw.columns, named | {item_col})
     id_columns = [c for c in (item_col, task_col, cluster_column) if c]
     for c in id_columns:
         if c not in raw.columns:
@@ -819,13 +829,14 @@ def apply_item_file(
             f"{path}: no column {cluster_column!r} (given as --cluster-column); "
             f"columns found: {found}"
         )
-    item_col = item_column or next((c for c in CANDIDATES["item_id"] if c in raw.columns), None)
+    named = {c for c in (item_column, cluster_column) if c}
+    item_col = item_column or _detect("item_id", raw.columns, named)
     if item_col is None or item_col not in raw.columns:
         raise InputError(
             f"{path}: cannot find the item id column; name it with --item-column "
             f"(columns found: {found})"
         )
-    task_col = next((c for c in CANDIDATES["task"] if c in raw.columns), None)
+    task_col = _detect("task", raw.columns, named | {item_col})
     keys = ["item_id"] + (["task"] if task_col else [])
     # evalgap's own CSVs escape formula-like cells (io/_write.py): read them back unescaped
     listed = pd.DataFrame({"item_id": raw[item_col].astype(str).map(unescape_cell)})

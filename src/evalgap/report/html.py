@@ -485,7 +485,7 @@ def _pairs_table(r: AuditResult) -> str:
     rows = []
     for record in p.to_dict(orient="records"):
         cells = [f"<td class='text'>{_e(record['task'])}</td>"] if several else []
-        cells += [f"<td class='name'>{_e(record[c])}</td>" for c in names]
+        cells += [f"<td class='name'>{_name(record[c])}</td>" for c in names]
         for proc in verdicts:
             value = record.get(f"resolved_{proc}")
             if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
@@ -498,6 +498,9 @@ def _pairs_table(r: AuditResult) -> str:
             value = record[c]
             if c == "required_n":
                 value = _round_up(value)
+            if c == "correlation" and not _finite(value):
+                cells.append("<td class='na'>—</td>")
+                continue
             cells.append(f"<td>{_e(_format(value, signed=c == 'delta'))}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     table = (
@@ -513,6 +516,11 @@ def _pairs_table(r: AuditResult) -> str:
     for proc in verdicts:
         if p[f"resolved_{proc}"].isna().any() and proc in BINARY_ONLY:
             notes.append(f"{PROCEDURE_NAMES[proc]}: n/a for graded pairs ({BINARY_ONLY[proc]}).")
+    if "correlation" in numbers and not p["correlation"].map(_finite).all():
+        notes.append(
+            f"{PAIR_HEADERS['correlation']} — : undefined, one model of the pair has the same "
+            "score on every shared item."
+        )
     if len(p) < total:
         notes.insert(
             0,
@@ -797,7 +805,8 @@ def _table(frame: pd.DataFrame, text=(), names=()) -> str:
     for record in frame.itertuples(index=False):
         cells = []
         for column, value in zip(frame.columns, record, strict=True):
-            cells.append(f"<td class='{css(column)}'>{_e(_format(value))}</td>")
+            shown = _name(value) if column in names else _e(_format(value))
+            cells.append(f"<td class='{css(column)}'>{shown}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     return f"<div class='scroll'>{table}</div>"
@@ -845,3 +854,8 @@ def _format(value, *, signed: bool = False) -> str:
 
 def _e(value) -> str:
     return html.escape(clean(value))
+
+
+def _name(value) -> str:
+    """A model name, escaped, that a narrow cell wraps after '_' or '/' before anywhere else."""
+    return _e(_format(value)).replace("_", "_<wbr>").replace("/", "/<wbr>")

@@ -56,17 +56,25 @@ def print_table(
     rows: list[list[str]],
     *,
     names: tuple[int, ...] = (),
+    name_line: str | None = None,
     legend: str | None = None,
     **table_options,
 ) -> None:
-    """Print a table whose name columns shrink before any number is cut.
+    """Print a table whose names are never split, at any console width.
 
     ``columns`` are (header, justify) pairs; cells are Rich markup, except the columns listed
     in ``names``, which hold raw user strings (escaped here). When the table is wider than the
-    console, the longest names are shortened with a middle ellipsis (never below
-    ``MIN_NAME_WIDTH`` characters) and the full names are listed under the table; if it still
-    does not fit, rows are printed at their full width and the terminal wraps them: a name or
-    a number is never split inside a cell.
+    console, in this order until one fits:
+
+    1. the longest names are shortened with a middle ellipsis (never below
+       ``MIN_NAME_WIDTH`` characters, and only while every shortened name stays distinct),
+       and the full names are listed under the table;
+    2. each row's names go on a line of their own, above its numbers (``name_line``, a
+       ``str.format`` pattern over the name cells such as ``"{0} vs {1}"``, joins them;
+       default: two spaces);
+    3. rows are printed whole, at their full width, for the terminal to wrap.
+
+    A name or a number is never split inside a cell.
     """
     width = console.width
 
@@ -98,16 +106,19 @@ def print_table(
     if needed > width and names and rows:
         # the longest name limit that fits (binary search: the width falls as the limit does)
         low, high = MIN_NAME_WIDTH, max(len(row[k]) for row in rows for k in names) - 1
-        best = build(low)
+        best = None
         while low <= high:
             middle = (low + high) // 2
             candidate = build(middle)
             if _natural_width(console, candidate[0]) <= width:
-                best, low = candidate, middle + 1
+                best, low = (*candidate, middle), middle + 1
             else:
                 high = middle - 1
-        table, shortened = best
-        needed = _natural_width(console, table)
+        if best is not None and _distinct(rows, names, best[2]):
+            table, shortened, _ = best
+            needed = _natural_width(console, table)
+        elif _print_stacked(console, columns, rows, names, name_line, legend, table_options):
+            return
     if needed > width:
         # Rich never renders wider than its console (it would drop columns to fit), so widen
         # the console for this table; the terminal then wraps each row as a whole.
@@ -124,6 +135,55 @@ def print_table(
         console.print("full names:")
         for short, full in sorted(shortened.items()):
             console.print(f"  {markup(short)} = {markup(full)}")
+
+
+def _distinct(rows, names, limit: int) -> bool:
+    """True when no two names read alike once shortened to ``limit`` characters."""
+    every = {row[k] for row in rows for k in names}
+    return len({_shorten(name, limit) for name in every}) == len(every)
+
+
+def _print_stacked(console, columns, rows, names, name_line, legend, options) -> bool:
+    """Print each row's names on a line of their own above its other cells; False when
+    even the other cells are wider than the console."""
+    values = [k for k in range(len(columns)) if k not in names]
+    cells = [[Text.from_markup(row[k]) for k in values] for row in rows]
+    widths = [
+        max([line[j].cell_len for line in cells] + [len(columns[k][0])])
+        for j, k in enumerate(values)
+    ]
+    indent, gap = "    ", "  "
+    line_width = len(indent) + sum(widths) + len(gap) * max(len(widths) - 1, 0)
+    if line_width > console.width:
+        return False
+
+    def names_of(row) -> Text:
+        parts = [row[k] for k in names]
+        return Text(name_line.format(*parts) if name_line else "  ".join(parts))
+
+    def values_of(line, justify) -> Text:
+        out = Text(indent)
+        for j, cell in enumerate(line):
+            cell = cell.copy()
+            cell.align(justify[j], widths[j])
+            out.append_text(cell)
+            if j < len(line) - 1:
+                out.append(gap)
+        return out.rstrip() or out
+
+    title = options.get("title")
+    if title:
+        console.print(title)
+    justify = [columns[k][1] for k in values]
+    console.print(names_of([header for header, _ in columns]), style="bold", overflow="fold")
+    console.print(values_of([Text(columns[k][0]) for k in values], justify), style="bold")
+    console.print("\u2500" * line_width)
+    for row, line in zip(rows, cells, strict=True):
+        console.print(names_of(row), overflow="fold")
+        console.print(values_of(line, justify), no_wrap=True, crop=False)
+    if legend:
+        console.print(legend)
+    return True
 
 
 def _natural_width(console: Console, table: Table) -> int:
@@ -445,6 +505,7 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
         columns,
         rows,
         names=(0, 1, 2) if several_tasks else (0, 1),
+        name_line="{0}: {1} vs {2}" if several_tasks else "{0} vs {1}",
         legend=legend,
         box=box.SIMPLE_HEAD,
         padding=(0, 1),
