@@ -63,7 +63,11 @@ def test_holm_is_between_bonferroni_and_unadjusted():
 # --- the mixture e-process ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("mixture", ["grid", "beta"])
+@pytest.mark.parametrize(
+    "mixture",
+    # 1,000 random walks of 1,000 steps: the grid mixture's e-values take ~10 s.
+    [pytest.param("grid", marks=pytest.mark.slow), "beta"],
+)
 def test_e_process_controls_type_one_error(mixture):
     """Ville: under H0 the chance that e_n ever reaches 1/alpha is at most alpha."""
     rng = np.random.default_rng(20261121)
