@@ -84,6 +84,7 @@ def test_e_process_controls_type_one_error(mixture):
     assert rate > 0  # the test has some power to cross: it is not trivially conservative
 
 
+@pytest.mark.slow  # 150 random walks of 1,500 steps
 def test_e_process_rejects_under_the_alternative():
     rng = np.random.default_rng(3)
     signs = rng.random((150, 1500)) < 0.58
