@@ -63,7 +63,11 @@ def test_holm_is_between_bonferroni_and_unadjusted():
 # --- the mixture e-process ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("mixture", ["grid", "beta"])
+@pytest.mark.parametrize(
+    "mixture",
+    # 1,000 random walks of 1,000 steps: the grid mixture's e-values take ~10 s.
+    [pytest.param("grid", marks=pytest.mark.slow), "beta"],
+)
 def test_e_process_controls_type_one_error(mixture):
     """Ville: under H0 the chance that e_n ever reaches 1/alpha is at most alpha."""
     rng = np.random.default_rng(20261121)
@@ -80,6 +84,7 @@ def test_e_process_controls_type_one_error(mixture):
     assert rate > 0  # the test has some power to cross: it is not trivially conservative
 
 
+@pytest.mark.slow  # 150 random walks of 1,500 steps
 def test_e_process_rejects_under_the_alternative():
     rng = np.random.default_rng(3)
     signs = rng.random((150, 1500)) < 0.58

@@ -9,6 +9,9 @@ import pytest
 
 from conftest import ROOT
 
+# Each script is a process timing real work: minutes in all, so outside the default run.
+pytestmark = pytest.mark.slow
+
 RUNS = [
     (["bench_core.py", "--quick"], ["speed-up", "pairs of counts", "graded bootstrap"]),
     (["bench_loaders.py", "--size-mb", "8"], ["throughput", "peak memory"]),

@@ -1,17 +1,13 @@
-"""The installed ``evalgap`` entry point, as a user runs it."""
+"""The ``evalgap`` command line, run in-process through ``evalgap.cli.main`` (the installed
+entry point itself is run once per subcommand in ``test_entry_points.py``)."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, shared_file
-
-EVALGAP = Path(sys.executable).parent / "evalgap"
+from conftest import EVALGAP, ROOT, shared_file  # noqa: F401 (EVALGAP: imported from here)
 
 COMPARE_KEYS = {
     "n_items",
@@ -41,14 +37,8 @@ PLAN_KEYS = {
 }
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
-    if not EVALGAP.exists():
-        pytest.skip(f"the evalgap entry point is not installed next to {sys.executable}")
-    return subprocess.run([str(EVALGAP), *args], capture_output=True, text=True, timeout=120)
-
-
-def test_compare_counts_json_contract():
-    out = run(
+def test_compare_counts_json_contract(run_cli):
+    out = run_cli(
         "compare",
         "--both-correct",
         "7986",
@@ -72,8 +62,8 @@ def test_compare_counts_json_contract():
     assert round(data["resolution_ratio"], 2) == 0.50
 
 
-def test_compare_report_ends_in_one_sentence():
-    out = run(
+def test_compare_report_ends_in_one_sentence(run_cli):
+    out = run_cli(
         "compare",
         "--both-correct",
         "7986",
@@ -96,9 +86,9 @@ def test_compare_report_ends_in_one_sentence():
     ) in last
 
 
-def test_compare_scores_on_mmlu_pro():
+def test_compare_scores_on_mmlu_pro(run_cli):
     path = shared_file("mmlu_pro", "mmlu_pro_long.csv.gz")
-    out = run(
+    out = run_cli(
         "compare",
         "--scores",
         str(path),
@@ -118,9 +108,9 @@ def test_compare_scores_on_mmlu_pro():
     assert data["alignment"]["items_left_out"] == 0
 
 
-def test_compare_scores_counts_items_left_out():
+def test_compare_scores_counts_items_left_out(run_cli):
     path = shared_file("mmlu_pro", "mmlu_pro_long.csv.gz")
-    out = run(
+    out = run_cli(
         "compare",
         "--scores",
         str(path),
@@ -137,8 +127,8 @@ def test_compare_scores_counts_items_left_out():
     assert "gemini-1.5-pro-002_5shots has no score for 12 of 12,032 items" in text
 
 
-def test_compare_bundled_example():
-    out = run(
+def test_compare_bundled_example(run_cli):
+    out = run_cli(
         "compare",
         "--scores",
         str(ROOT / "examples" / "two_models.csv"),
@@ -152,8 +142,8 @@ def test_compare_bundled_example():
     assert json.loads(out.stdout)["n_items"] == 2000
 
 
-def test_plan_json_contract_and_table_1():
-    out = run(
+def test_plan_json_contract_and_table_1(run_cli):
+    out = run_cli(
         "plan",
         "--accuracy-a",
         "0.65",
@@ -178,8 +168,10 @@ def test_plan_json_contract_and_table_1():
     assert data["resolution_ratio"] == pytest.approx(1172 / 1027.5758, rel=1e-5)
 
 
-def test_plan_zero_gap_is_null_not_a_crash():
-    out = run("plan", "--accuracy-a", "0.6", "--correlation", "0.7", "--n-items", "1172", "--json")
+def test_plan_zero_gap_is_null_not_a_crash(run_cli):
+    out = run_cli(
+        "plan", "--accuracy-a", "0.6", "--correlation", "0.7", "--n-items", "1172", "--json"
+    )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["required_n"] is None and data["resolved"] is False
@@ -188,8 +180,8 @@ def test_plan_zero_gap_is_null_not_a_crash():
     assert "zero gap" in data["verdict"]
 
 
-def test_plan_graded():
-    out = run("plan", "--delta", "0.02", "--sd-diff", "0.25", "--json")
+def test_plan_graded(run_cli):
+    out = run_cli("plan", "--delta", "0.02", "--sd-diff", "0.25", "--json")
     data = json.loads(out.stdout)
     assert data["required_n"] == 1227  # ceil(7.8489 * 0.0625 / 0.0004)
 
@@ -226,8 +218,8 @@ def test_plan_graded():
         (["compare", "--a-only", "-3"], "'--a-only': -3 is not in the range x>=0"),
     ],
 )
-def test_bad_input_exits_2_with_one_line(args, message):
-    out = run(*args)
+def test_bad_input_exits_2_with_one_line(run_cli, args, message):
+    out = run_cli(*args)
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("evalgap: error:")
@@ -235,33 +227,24 @@ def test_bad_input_exits_2_with_one_line(args, message):
     assert "Traceback" not in out.stderr
 
 
-def test_unknown_model_names_the_models(tmp_path):
+def test_unknown_model_names_the_models(run_cli, tmp_path):
     table = tmp_path / "s.csv"
     table.write_text("model,item_id,score\nx,1,1\ny,1,0\nx,2,0\ny,2,0\n")
-    out = run("compare", "--scores", str(table), "--model-a", "x", "--model-b", "z")
+    out = run_cli("compare", "--scores", str(table), "--model-a", "x", "--model-b", "z")
     assert out.returncode == 2
     assert "no model 'z'; models found: x, y" in out.stderr
 
 
 @pytest.mark.parametrize("command", ["compare", "plan"])
-def test_help_shows_examples(command):
-    out = run(command, "--help")
+def test_help_shows_examples(run_cli, command):
+    out = run_cli(command, "--help")
     assert out.returncode == 0 and "Examples:" in out.stdout and f"evalgap {command}" in out.stdout
 
 
-def test_python_dash_m_runs_the_cli():
-    out = subprocess.run(
-        [sys.executable, "-m", "evalgap", "plan", "--delta", "0.02", "--sd-diff", "0.25", "--json"],
-        capture_output=True,
-        text=True,
-    )
-    assert out.returncode == 0 and json.loads(out.stdout)["required_n"] == 1227
-
-
-def test_inspect_data_on_mmlu_pro_with_item_file():
+def test_inspect_data_on_mmlu_pro_with_item_file(run_cli):
     scores = shared_file("mmlu_pro", "mmlu_pro_long.csv.gz")
     items = shared_file("mmlu_pro", "mmlu_pro_items.csv")
-    out = run(
+    out = run_cli(
         "inspect-data",
         "--scores",
         str(scores),
@@ -277,18 +260,18 @@ def test_inspect_data_on_mmlu_pro_with_item_file():
     assert data["tasks"] == [{"task": "all", "items": 12_032, "items_kept": 10_326}]
     gemini = next(m for m in data["models"] if m["model"] == "gemini-1.5-pro-002_5shots")
     assert (gemini["items_scored"], round(gemini["mean_score"], 4)) == (12_020, 0.7025)
-    text = run("inspect-data", "--scores", str(scores)).stdout
+    text = run_cli("inspect-data", "--scores", str(scores)).stdout
     assert "DeepSeek-Coder-V2_5shots has no score for 1,681 of 12,032 items" in " ".join(
         text.split()
     )
 
 
-def test_compare_reads_lm_eval_directories(tmp_path):
+def test_compare_reads_lm_eval_directories(run_cli, tmp_path):
     import synthetic as syn
 
     reference = syn.leaderboard(seed=5)
     syn.write_lm_eval(reference, tmp_path)
-    out = run(
+    out = run_cli(
         "compare",
         "--scores",
         str(tmp_path),
@@ -311,10 +294,10 @@ def test_compare_reads_lm_eval_directories(tmp_path):
     assert data["a_only"] == int(((ref["org-a/alpha"] == 1) & (ref["org-c/gamma"] == 0)).sum())
 
 
-def test_compare_inspect_fixture_pair():
+def test_compare_inspect_fixture_pair(run_cli):
     qwen = shared_file("format_fixtures", "inspect", "data_arc_qwen.json")
     sonnet = shared_file("format_fixtures", "inspect", "data_arc_sonnet.json")
-    out = run(
+    out = run_cli(
         "compare",
         "--scores",
         str(qwen),
@@ -332,29 +315,29 @@ def test_compare_inspect_fixture_pair():
     assert data["alignment"]["items_left_out"] == 2
 
 
-def test_loader_errors_are_one_line(tmp_path):
+def test_loader_errors_are_one_line(run_cli, tmp_path):
     bad = tmp_path / "samples_arc_easy_2026-01-21T03-44-18.458309.jsonl"
     bad.write_text('{"doc_id": 0, "metrics": ["acc"], "acc": 1}\n{"doc_id": 1, "ac')
-    out = run("inspect-data", "--scores", str(bad))
+    out = run_cli("inspect-data", "--scores", str(bad))
     assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
     assert "line 2 is not valid JSON" in out.stderr
-    out = run("inspect-data", "--scores", str(tmp_path / "missing.csv"))
+    out = run_cli("inspect-data", "--scores", str(tmp_path / "missing.csv"))
     assert out.returncode == 2 and "no such file" in out.stderr
 
 
-def test_inspect_data_help_lists_the_sources():
-    out = run("inspect-data", "--help")
+def test_inspect_data_help_lists_the_sources(run_cli):
+    out = run_cli("inspect-data", "--help")
     assert out.returncode == 0
     for source in ("lm-eval", "oll", "inspect", "helm", "wide table"):
         assert source in out.stdout
 
 
-def test_audit_pairs_file_json(tmp_path):
+def test_audit_pairs_file_json(run_cli, tmp_path):
     from test_audit import table_7
 
     path = tmp_path / "pairs.csv"
     table_7().to_csv(path, index=False)
-    out = run(
+    out = run_cli(
         "audit",
         "--pairs",
         str(path),
@@ -373,10 +356,10 @@ def test_audit_pairs_file_json(tmp_path):
     assert html.startswith("<!DOCTYPE html>") and "<svg" in html
 
 
-def test_audit_scores_report_in_the_terminal():
+def test_audit_scores_report_in_the_terminal(run_cli):
     scores = shared_file("mmlu_pro", "mmlu_pro_long.csv.gz")
     items = shared_file("mmlu_pro", "mmlu_pro_items.csv")
-    out = run(
+    out = run_cli(
         "audit",
         "--scores",
         str(scores),
@@ -402,7 +385,7 @@ def test_audit_scores_report_in_the_terminal():
         (["audit", "--pairs", "missing.csv"], "missing.csv: no such file"),
     ],
 )
-def test_audit_bad_input(args, message):
-    out = run(*args)
+def test_audit_bad_input(run_cli, args, message):
+    out = run_cli(*args)
     assert out.returncode == 2 and message in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1

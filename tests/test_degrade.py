@@ -195,16 +195,7 @@ def test_bbh_chain_of_thought_as_baseline():
     assert reverse.degraded
 
 
-def run_cli(*args):
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    exe = Path(sys.executable).parent / "evalgap"
-    return subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=120)
-
-
-def test_cli_gate_and_json_contract(tmp_path):
+def test_cli_gate_and_json_contract(tmp_path, run_cli):
     kv = next(r for r in TABLE_2 if r.label == "8B KV-FP8")
     path = tmp_path / "kv.csv"
     kv.frame().to_csv(path, index=False)
@@ -224,7 +215,7 @@ def test_cli_gate_and_json_contract(tmp_path):
     assert out.returncode == 2 and "not both" in out.stderr
 
 
-def test_cli_trim_then_degrade_on_the_kept_items(tmp_path):
+def test_cli_trim_then_degrade_on_the_kept_items(tmp_path, run_cli):
     rng = np.random.default_rng(2)
     rows = []
     for i in range(300):
@@ -259,7 +250,7 @@ def test_cli_trim_then_degrade_on_the_kept_items(tmp_path):
     assert json.loads(out.stdout)["total"]["n_items"] == n_kept
 
 
-def test_cli_two_output_directories_of_the_same_model(tmp_path):
+def test_cli_two_output_directories_of_the_same_model(tmp_path, run_cli):
     """A KV-cache flag changes the serving, not the checkpoint: both directories name the same
     model, and each path's scores are taken as that role's."""
     import synthetic as syn

@@ -121,7 +121,7 @@ def test_inspect_yes_no_and_dict_values_as_inspect_maps_them():
             by_model[m]["yes_no"]["accuracy"]
         )
     with pytest.raises(
-        InputError, match=r"scores a dict of values \(exact, close\); choose one with --score-key"
+        InputError, match=r"scores a dict of values \(exact, close\); choose one with score_key="
     ):
         read_inspect(INSPECT / "plain_eval", scorer="two_parts")
     for key in ("exact", "close"):

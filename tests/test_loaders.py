@@ -175,7 +175,7 @@ def test_lm_eval_filters_are_separate_tasks(tmp_path):
     with pytest.raises(
         InputError,
         match=r"task gsm8k was scored under 2 filters \(strict-match, flexible-extract\), "
-        r"each over the same documents; choose one with --filter NAME",
+        r"each over the same documents; choose one with filter_name=NAME",
     ):
         lm_eval.read_lm_eval(folder)
     one = align(lm_eval.read_lm_eval(folder, filter_name="strict-match").frame)
@@ -380,7 +380,7 @@ def test_item_file_restricts_items_and_gives_their_clusters(tmp_path, reference)
 def test_unknown_format_lists_what_is_supported(tmp_path):
     path = tmp_path / "scores.xlsx"
     path.write_bytes(b"PK\x03\x04")
-    with pytest.raises(InputError, match=r"supported: csv, tsv, parquet, jsonl .*--format"):
+    with pytest.raises(InputError, match=r"supported: csv, tsv, parquet, jsonl .*fmt="):
         load_scores(path)
     folder = tmp_path / "nothing"
     folder.mkdir()
@@ -513,7 +513,7 @@ def test_oll_metric_naming_a_text_column_is_an_error(tmp_path):
 @pytest.mark.parametrize("source", ["lm-eval", "oll"])
 def test_metric_for_a_task_that_does_not_exist_is_an_error(tmp_path, reference, source):
     (syn.write_lm_eval if source == "lm-eval" else syn.write_oll_v2)(reference, tmp_path)
-    with pytest.raises(InputError, match="--metric names task 'arc_chalenge', which is not in"):
+    with pytest.raises(InputError, match="metric= names task 'arc_chalenge', which is not in"):
         load_scores(tmp_path, LoadOptions(metric=("arc_chalenge=acc",)))
 
 

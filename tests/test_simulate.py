@@ -27,6 +27,7 @@ def calibration():
     return sim.calibration(seed=0, jobs=2)  # the defaults: 9 cells, n = 500, M = 1500
 
 
+@pytest.mark.slow  # the full study of Table 2: 9 cells x 1,500 trials x 1,000 resamples
 def test_calibration_reproduces_table_2(calibration):
     """Section 5: the asymptotic trio holds alpha within Monte Carlo error with median power
     ~0.79-0.80; the exact and continuity-corrected tests are conservative and lose power."""
@@ -196,10 +197,9 @@ def test_study_figures(tmp_path, name, make, labels):
     assert all(label in text for label in labels)
 
 
-def test_cli_calibration_json_contract(tmp_path):
-    from test_cli import run
-
-    out = run(
+@pytest.mark.slow  # a calibration run; test_entry_points.py checks the JSON at a tiny size
+def test_cli_calibration_json_contract(tmp_path, run_cli):
+    out = run_cli(
         "simulate",
         "calibration",
         "--trials",
@@ -217,14 +217,12 @@ def test_cli_calibration_json_contract(tmp_path):
         assert set(v) == {"type1_max_abs_dev", "power_median", "power_max_dev"}
     assert len(data["cells"]) == 9 and "type1_se" in data["cells"][0]
     assert (tmp_path / "c.png").stat().st_size > 0
-    bad = run("simulate", "aggregation", "--plot", str(tmp_path / "x.gif"))
+    bad = run_cli("simulate", "aggregation", "--plot", str(tmp_path / "x.gif"))
     assert bad.returncode == 2 and "give a .png, .svg or .pdf" in bad.stderr
 
 
-def test_cli_prospective_needs_pairs():
-    from test_cli import run
-
-    out = run("simulate", "prospective", "--scores", "x.csv")
+def test_cli_prospective_needs_pairs(run_cli):
+    out = run_cli("simulate", "prospective", "--scores", "x.csv")
     assert out.returncode == 2 and "--pair" in out.stderr
 
 
@@ -255,10 +253,8 @@ def test_cli_prospective_needs_pairs():
     ],
     ids=["power-curve", "sequential", "aggregation"],
 )
-def test_cli_simulation_subcommands(tmp_path, args, expected):
-    from test_cli import run
-
-    out = run("simulate", *args, "--plot", str(tmp_path / "f.svg"))
+def test_cli_simulation_subcommands(tmp_path, run_cli, args, expected):
+    out = run_cli("simulate", *args, "--plot", str(tmp_path / "f.svg"))
     assert out.returncode == 0, out.stderr
     assert expected in " ".join(out.stdout.split())
     assert (tmp_path / "f.svg").read_text().lstrip().startswith(("<?xml", "<svg"))

@@ -67,7 +67,7 @@ def test_named_columns_override_detection(tmp_path):
     with pytest.raises(
         InputError,
         match=r"cannot find the model column; name it with "
-        r"--model-column \(columns found: who, q, points\)",
+        r"model_column= \(columns found: who, q, points\)",
     ):
         read_long_table(path)
     table = read_long_table(path, model_column="who", item_column="q", score_column="points")
@@ -91,7 +91,7 @@ def test_bad_files_give_one_line_errors(tmp_path):
         read_long_table(broken)
     unknown = tmp_path / "scores.xlsx"
     unknown.write_text("x")
-    with pytest.raises(InputError, match=r"supported: csv, tsv, parquet, jsonl.*--format"):
+    with pytest.raises(InputError, match=r"supported: csv, tsv, parquet, jsonl.*fmt="):
         read_long_table(unknown)
     latin = tmp_path / "latin.csv"
     latin.write_bytes("model,item_id,score\nmod\xe8le,1,1\n".encode("latin-1"))
@@ -116,7 +116,7 @@ def test_missing_items_are_left_out_and_counted():
     assert s.report.messages() == [
         "m2 has no score for 3 of 60 items; its pairs use the items both models scored"
     ]
-    with pytest.raises(InputError, match="--strict: m2 has no score for 3 of 60 items"):
+    with pytest.raises(InputError, match="strict=True: m2 has no score for 3 of 60 items"):
         align(frame, strict=True)
     # --complete-case: one common item set, and the report says what it dropped.
     common = align(frame, complete_case=True)
@@ -151,7 +151,7 @@ def test_duplicates_identical_are_collapsed_conflicting_are_an_error():
     with pytest.raises(
         InputError,
         match=r"item 'q0' of model 'm1' has conflicting scores .*"
-        r"--run-column",
+        r"run_column=",
     ):
         align(pd.concat([frame, clash]))
 

@@ -925,7 +925,7 @@ def _finish(
         unresolved[proc] = int((~column.fillna(True).astype(bool)).sum())
     if tie_procedure not in unresolved:
         raise InputError(
-            f"--procedure {tie_procedure} gave no verdicts for these data "
+            f"tie_procedure={tie_procedure!r} gave no verdicts for these data "
             f"(choose one of {', '.join(unresolved)})"
         )
     sensitivity = {
@@ -1079,7 +1079,7 @@ def _family_size(declared, n_pairs: int) -> int:
         return n_pairs
     if int(declared) < n_pairs:
         raise InputError(
-            f"--family-size {int(declared)} is smaller than the {n_pairs} pairs audited; "
+            f"family_size={int(declared)} is smaller than the {n_pairs} pairs audited; "
             f"declare at least {n_pairs} (a family contains every pair it tests)"
         )
     return int(declared)
@@ -1118,7 +1118,9 @@ def _check(family, alpha, power, tie_procedure) -> None:
         raise InputError(f"family must be one of {', '.join(FAMILIES)}; got {family!r}")
     pw.critical_values(alpha, power)
     if tie_procedure not in PROCEDURES:
-        raise InputError(f"procedure must be one of {', '.join(PROCEDURES)}; got {tie_procedure!r}")
+        raise InputError(
+            f"tie_procedure= must be one of {', '.join(PROCEDURES)}; got {tie_procedure!r}"
+        )
 
 
 def _child(seed, k: int):

@@ -305,7 +305,7 @@ def check_roles(baseline: str, candidate: str) -> None:
     """Raise when the baseline and the candidate are the same model (or the same path)."""
     if str(baseline) == str(candidate):
         raise InputError(
-            f"--baseline and --candidate are both {baseline!r}; name two different models "
+            f"baseline= and candidate= are both {baseline!r}; name two different models "
             "(or two different outputs) to compare"
         )
 
@@ -458,7 +458,7 @@ def trim_items(score_set: ScoreSet, model: str) -> TrimResult:
     if runs < 2:
         raise InputError(
             f"trimming needs several runs of {model} per item (a run column, "
-            "inspect epochs or lm-eval --all-runs); found items with a single run"
+            "inspect epochs or lm-eval all_runs=True); found items with a single run"
         )
     kept, per_task = [], []
     for task in score_set.tasks:

@@ -124,13 +124,13 @@ def plan_degradation(
     flip_rate = float(_validate.probability(flip_rate, "flip_rate"))
     if not delta > 0:
         raise InputError(
-            "--delta must be a positive accuracy drop for a degradation plan; "
+            "delta= must be a positive accuracy drop for a degradation plan; "
             f"got {_validate.show(delta)}"
         )
     if delta > flip_rate:
         # The drop is (c - b)/N and the flip rate (b + c)/N: a drop above it is impossible.
         raise InputError(
-            f"--delta {_validate.show(delta)} exceeds --flip-rate {_validate.show(flip_rate)}: "
+            f"delta={_validate.show(delta)} exceeds flip_rate={_validate.show(flip_rate)}: "
             "an accuracy drop comes from items that flip, so it cannot exceed the flip rate"
         )
     if n_items is not None:
@@ -306,15 +306,15 @@ def plan(
     binary = accuracy_a is not None or accuracy_b is not None or correlation is not None
     if binary and (sd_diff is not None or (delta is not None and accuracy_b is not None)):
         raise InputError(
-            "give either accuracies with a correlation (binary; --delta may replace "
-            "--accuracy-b) or delta with sd_diff (graded), not both"
+            "give either accuracies with a correlation (binary; delta= may replace "
+            "accuracy_b=) or delta with sd_diff (graded), not both"
         )
     if binary:
         return _plan_binary(accuracy_a, accuracy_b, correlation, delta, n_items, kw)
     if delta is None or sd_diff is None:
         raise InputError(
-            "give --accuracy-a, --accuracy-b (or --delta) and --correlation (binary scores) "
-            "or --delta and --sd-diff (graded scores)"
+            "give accuracy_a=, accuracy_b= (or delta=) and correlation= (binary scores) "
+            "or delta= and sd_diff= (graded scores)"
         )
     sd = float(_validate.positive(sd_diff, "sd_diff"))
     required = float(pw.required_n(delta, sd, **kw))
@@ -326,16 +326,16 @@ def _check_finite_required(required: float, delta: float, sd: float) -> None:
     if delta != 0 and not math.isfinite(required):
         raise InputError(
             f"a gap of {_validate.show(delta)} with sd_diff {_validate.show(sd)} needs more items "
-            "than floating point can count (N* overflows); check the units of --delta"
+            "than floating point can count (N* overflows); check the units of delta="
         )
 
 
 def _plan_binary(accuracy_a, accuracy_b, correlation, gap, n_items, kw) -> PlanResult:
     if accuracy_a is None:
-        raise InputError("--accuracy-a is required for a binary plan (a proportion in (0, 1))")
+        raise InputError("accuracy_a= is required for a binary plan (a proportion in (0, 1))")
     if correlation is None:
         raise InputError(
-            "--correlation is required for a binary plan: the per-item correlation "
+            "correlation= is required for a binary plan: the per-item correlation "
             "of the two models' scores (e.g. from a previous run)"
         )
     pa = float(_validate.probability(accuracy_a, "accuracy_a"))
@@ -349,12 +349,12 @@ def _plan_binary(accuracy_a, accuracy_b, correlation, gap, n_items, kw) -> PlanR
             pb = rounded
         if gap != 0 and pb == pa:
             raise InputError(
-                f"--delta {_validate.show(gap)} is below the precision of --accuracy-a "
+                f"delta={_validate.show(gap)} is below the precision of accuracy_a="
                 f"{_validate.show(pa)}: the two accuracies would be equal"
             )
         if not 0 < pb < 1:
             raise InputError(
-                f"--accuracy-a {_validate.show(pa)} minus --delta {_validate.show(gap)} gives "
+                f"accuracy_a={_validate.show(pa)} minus delta={_validate.show(gap)} gives "
                 f"accuracy_b = {_validate.show(pb)}, outside (0, 1); the gap is A minus B"
             )
         accuracy_b = pb

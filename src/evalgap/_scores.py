@@ -294,7 +294,7 @@ def align(
     )
     if strict and report.messages():
         raise InputError(
-            f"{where}--strict: {report.messages()[0]}"
+            f"{where}strict=True: {report.messages()[0]}"
             f"{f' (and {len(report.messages()) - 1} more)' if len(report.messages()) > 1 else ''}"
         )
     if sum(kept_counts.values()) == 0:
@@ -612,7 +612,7 @@ def _align_general(frame, models, tasks, where, complete_case):
         hint = (
             "fix the file"
             if has_run
-            else "name the run column with --run-column if these are repeated runs, or fix the file"
+            else "name the run column with run_column= if these are repeated runs, or fix the file"
         )
         raise InputError(
             f"{where}item {item!r}{run} of model {model!r}"
@@ -696,7 +696,7 @@ def _refuse_missing(column: str, wanted, available: list, where: str) -> None:
         if column == "task" and available == ["all"]:
             raise InputError(
                 f"{where}no task {missing[0]!r}: the scores have no task column (every row "
-                "is task 'all'); name the column that holds the task with --task-column"
+                "is task 'all'); name the column that holds the task with task_column="
             )
         raise InputError(
             f"{where}no {column} {missing[0]!r}{_suggestion(missing[0], available)}; "
@@ -813,7 +813,7 @@ def _no_item_cause(frame, entries, task_scores, model_order) -> str:
         return (
             f": the scores are not numeric ({non_numeric:,} rows, e.g. {example!r}); map "
             "them to numbers (1 for a correct answer, 0 for a wrong one; true/false is read "
-            "as 1/0), or name the column that holds the numbers with --score-column"
+            "as 1/0), or name the column that holds the numbers with score_column="
         )
     names = [str(m) for m in model_order]
     if task_scores and len(names) <= 50:

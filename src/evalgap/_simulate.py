@@ -58,7 +58,7 @@ def run_chunks(
     passes the chunks already ``done`` and the ``total`` over all of them.
     """
     if jobs is None or jobs < 1:
-        raise InputError(f"--jobs must be a whole number >= 1; got {jobs!r}")
+        raise InputError(f"jobs= must be a whole number >= 1; got {jobs!r}")
     total = len(chunks) if total is None else total
     report = progress or (lambda _done, _total: None)
     out = []
@@ -311,9 +311,9 @@ def prospective_counts(score_set, pairs) -> dict:
         both = ~(np.isnan(x) | np.isnan(y))
         x, y = x[both], y[both]
         if x.size == 0:
-            raise InputError(f"--pair {a} {b}: no item is scored for both models")
+            raise InputError(f"pairs=({a!r}, {b!r}): no item is scored for both models")
         if not (is_binary(x) and is_binary(y)):
-            raise InputError(f"--pair {a} {b}: the prospective study needs binary scores")
+            raise InputError(f"pairs=({a!r}, {b!r}): the prospective study needs binary scores")
         counts[f"{a} vs {b}"] = tuple(int(v) for v in counts_from_scores(x, y))
     return counts
 
@@ -538,7 +538,7 @@ def power_curve(
         limit = POWER_CURVE_MAX_ITEMS[kind]
         if not math.isfinite(required) or max(fractions) * required > limit:
             raise InputError(
-                f"--delta {asked:g}: N* = {required:,.0f} items, so the curve would simulate "
+                f"deltas={asked:g}: N* = {required:,.0f} items, so the curve would simulate "
                 f"up to {max(fractions) * required:,.0f} items per trial; at most {limit:,} "
                 f"for {kind} scores: give a larger gap"
             )
@@ -571,12 +571,12 @@ POWER_CURVE_MAX_ITEMS = {"binary": 10**9, "graded": 20_000}  # graded trials hol
 def _check_curve_deltas(kind, deltas, accuracy_a) -> None:
     """Refuse gaps without an N* (zero, NaN, inf) or outside the marginals' range."""
     if not len(deltas):
-        raise InputError("give at least one --delta")
+        raise InputError("give at least one gap in deltas=")
     low, high = (accuracy_a - 1, accuracy_a) if kind == "binary" else (-1 / 3, 2 / 3)
     for delta in deltas:
         if not math.isfinite(delta) or delta == 0:
             raise InputError(
-                f"--delta must be a finite, non-zero gap (a zero gap has no N* to trace); "
+                f"deltas= must be a finite, non-zero gap (a zero gap has no N* to trace); "
                 f"got {delta!r}"
             )
         if not low < delta < high:
@@ -585,7 +585,7 @@ def _check_curve_deltas(kind, deltas, accuracy_a) -> None:
                 if kind == "binary"
                 else "model B's Beta mean 2/3 - delta must lie in (0, 1)"
             )
-            raise InputError(f"--delta {delta:g}: {what}")
+            raise InputError(f"deltas={delta:g}: {what}")
 
 
 def _crossing(sizes, rates, target):
@@ -738,11 +738,11 @@ def sequential_study(
         isinstance(horizon_factor, (int, float)) and math.isfinite(horizon_factor)
     ) or horizon_factor < 1:
         raise InputError(
-            f"--horizon must be a finite multiple of N* >= 1; got {horizon_factor!r}"
+            f"horizon_factor= must be a finite multiple of N* >= 1; got {horizon_factor!r}"
         )
     if mixture not in sequential.MIXTURES:
         raise InputError(
-            f"--mixture must be one of {', '.join(sequential.MIXTURES)}; got {mixture!r}"
+            f"mixture= must be one of {', '.join(sequential.MIXTURES)}; got {mixture!r}"
         )
     s = summarize_counts(*pair_counts)
     n = float(s.n_items)
@@ -753,9 +753,9 @@ def sequential_study(
     required = float(pw.required_n(s.delta, s.sd_diff, alpha=alpha, power=power))
     if not math.isfinite(required) or horizon_factor * required > SEQUENTIAL_MAX_HORIZON:
         raise InputError(
-            f"--horizon {horizon_factor:g} x N* = {horizon_factor * required:,.0f} items per "
+            f"horizon_factor={horizon_factor:g} x N* = {horizon_factor * required:,.0f} items per "
             f"trial (N* = {required:,.0f}); the sequential study follows at most "
-            f"{SEQUENTIAL_MAX_HORIZON:,}: lower --horizon, or study a pair with a larger gap"
+            f"{SEQUENTIAL_MAX_HORIZON:,}: lower horizon_factor=, or study a pair with a larger gap"
         )
     horizon = math.ceil(horizon_factor * required)
     table = sequential.excess_table(horizon, alpha, mixture=mixture)

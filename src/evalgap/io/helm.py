@@ -74,7 +74,7 @@ def read_helm(paths, *, stat: str = "exact_match") -> LongScores:
         found = sorted({a for _, names in lacking for a in names})
         raise InputError(
             f"no HELM run has a stat named {stat!r}; stats found: "
-            f"{', '.join(found[:12])} (choose with --stat)"
+            f"{', '.join(found[:12])} (choose with stat=)"
         )
     for name, available in lacking:
         notes.append(

@@ -114,7 +114,7 @@ def read_inspect(
     ``value_map`` maps extra string values to numbers (checked before inspect's mapping).
     """
     if on_error not in ON_ERROR:
-        raise InputError(f"--on-error must be one of {', '.join(ON_ERROR)}; got {on_error!r}")
+        raise InputError(f"on_error= must be one of {', '.join(ON_ERROR)}; got {on_error!r}")
     paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
     extra = dict(value_map or {})
     notes: list[str] = []
@@ -377,7 +377,7 @@ def _number(value, extra, score_key, log: _Log, sample_id):
         if score_key is None:
             raise InputError(
                 f"{log.path}: sample {sample_id!r} scores a dict of values "
-                f"({', '.join(map(str, value))}); choose one with --score-key"
+                f"({', '.join(map(str, value))}); choose one with score_key="
             )
         if score_key not in value:
             raise InputError(
@@ -424,7 +424,7 @@ def _rows(log, chosen, score_key, extra, on_error, by_input, notes):
             f"{', ...' if len(errored) > 5 else ''})"
         )
         if on_error == "fail":
-            raise InputError(f"{message}; rerun them (inspect eval-retry) or pass --on-error skip")
+            raise InputError(f"{message}; rerun them (inspect eval-retry) or pass on_error='skip'")
         notes.append(f"{message} left out (--on-error fail to stop instead)")
     if unscored:
         notes.append(f"{log.path.name}: {unscored} samples without a {chosen!r} score left out")

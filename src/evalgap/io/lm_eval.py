@@ -242,7 +242,7 @@ def _choose_filters(
         if filter_name is None:
             raise InputError(
                 f"task {task} was scored under {len(filters)} filters ({', '.join(filters)}), "
-                "each over the same documents; choose one with --filter NAME (pooling them "
+                "each over the same documents; choose one with filter_name=NAME (pooling them "
                 "would count every document twice)"
             )
         if filter_name not in filters:
@@ -295,7 +295,7 @@ def check_metric_tasks(metric, tasks) -> None:
     for task in named:
         if task not in known:
             raise InputError(
-                f"--metric names task {task!r}, which is not in the input; tasks found: "
+                f"metric= names task {task!r}, which is not in the input; tasks found: "
                 f"{', '.join(sorted(known)[:12])}"
             )
 
@@ -313,7 +313,7 @@ def one_metric_per_task(metrics_used: dict) -> dict:
             detail = ", ".join(f"{m}: {u}" for m, u in sorted(used.items()))
             raise InputError(
                 f"task {task}: the models were scored with different metrics "
-                f"({detail}); choose one with --metric {task}=NAME"
+                f"({detail}); choose one with metric='{task}=NAME'"
             )
         out[task] = next(iter(used.values()))
     return out
@@ -586,7 +586,7 @@ def _read_samples(f: SampleFile, metric: str | None):
             raise InputError(
                 f"{f.path}: {lineno}: metric {used!r} is corpus-level (its "
                 f"per-item value is a {type(value).__name__}); choose a per-item metric "
-                f"with --metric (logged: {', '.join(available)})"
+                f"with metric= (logged: {', '.join(available)})"
             )
         doc_ids.append(doc)
         filters.append(str(flt))

@@ -268,7 +268,7 @@ def _read_v2(path, frame, model, task, wanted):
     if used in frame.columns and used not in available:
         raise InputError(
             f"{path}: column {used!r} is not a numeric per-item metric; choose one of "
-            f"{', '.join(available)} with --metric"
+            f"{', '.join(available)} with metric="
         )
     if used not in available:
         raise InputError(f"{path}: no metric {used!r}; metrics found: {', '.join(available)}")
@@ -345,7 +345,7 @@ def _metric_value(metrics: dict, used: str, path):
     if isinstance(value, str):
         raise InputError(
             f"{path}: metric {used!r} holds text ({value[:30]!r}), not a per-item score; "
-            "choose a numeric metric with --metric"
+            "choose a numeric metric with metric="
         )
     return value
 

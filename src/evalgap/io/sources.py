@@ -48,7 +48,7 @@ def detect_source(path: Path) -> str:
         raise InputError(
             f"{path}: no evaluation outputs recognised in this directory "
             f"(looked for {', '.join(SOURCES[1:])}); give a file, or force a "
-            "source with --format"
+            "source with fmt="
         )
     if inspect_logs.is_inspect_path(path):
         return "inspect"
@@ -103,7 +103,7 @@ def load_scores(paths, options: LoadOptions | None = None) -> LongScores:
         )
     paths = [Path(p) for p in paths]
     if not paths:
-        raise InputError("no score files given; pass --scores FILE (repeatable)")
+        raise InputError("no score files given; pass paths=FILE (repeatable)")
     # Paths of one framework are read together, so that identity checks (the same model in
     # two folders, a re-ordered dataset, task variants) see every log at once.
     groups: dict[str, list[Path]] = {}
@@ -141,7 +141,7 @@ def _source(path: Path, o: LoadOptions) -> str:
         return o.fmt
     if o.fmt is not None:
         raise InputError(
-            f"--format must be one of {', '.join(SOURCES[1:] + TABLE_FORMATS)}; got {o.fmt!r}"
+            f"fmt= must be one of {', '.join(SOURCES[1:] + TABLE_FORMATS)}; got {o.fmt!r}"
         )
     return detect_source(path)
 
@@ -207,7 +207,7 @@ def _read_source(paths: list[Path], o: LoadOptions, source: str) -> LongScores:
             exclude_columns=(o.cluster_column,) if o.items else (),
         )
     if o.layout != "long":
-        raise InputError(f"--layout must be 'long' or 'wide'; got {o.layout!r}")
+        raise InputError(f"layout= must be 'long' or 'wide'; got {o.layout!r}")
     return tables.read_long_table(
         path,
         fmt=table_fmt,

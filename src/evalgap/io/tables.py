@@ -78,7 +78,7 @@ def detect_format(path: Path) -> str:
             return fmt
     raise InputError(
         f"{path}: cannot tell the table format from the file name; supported: "
-        f"{', '.join(FORMATS)} (optionally .gz); force one with --format"
+        f"{', '.join(FORMATS)} (optionally .gz); force one with fmt="
     )
 
 
@@ -130,7 +130,7 @@ def _check_file(path, fmt):
         raise InputError(f"{path}: the file is empty")
     fmt = fmt or detect_format(path)
     if fmt not in FORMATS:
-        raise InputError(f"--format must be one of {', '.join(FORMATS)}; got {fmt!r}")
+        raise InputError(f"fmt= must be one of {', '.join(FORMATS)}; got {fmt!r}")
     return path, fmt, "gzip" if _is_gzip(path) else None
 
 
@@ -296,7 +296,7 @@ def _choose_columns(path: Path, found: list[str], given: dict, sample, exclude=(
             chosen[role] = _detect(role, found, taken)
             if chosen[role] is not None:
                 notes.append(f"{role.replace('_', ' ')} column: {chosen[role]!r} (detected)")
-    flags = {"model": "--model-column", "item_id": "--item-column", "score": "--score-column"}
+    flags = {"model": "model_column=", "item_id": "item_column=", "score": "score_column="}
     missing = [role for role in flags if chosen[role] is None]
     if chosen["model"] is None or chosen["score"] is None:
         _refuse_wide(path, sample(), chosen)
@@ -323,7 +323,7 @@ def _refuse_wide(path: Path, raw: pd.DataFrame, chosen: dict) -> None:
         raise InputError(
             f"{path}: no model or score column, but {len(numeric)} numeric columns "
             f"({', '.join(map(str, numeric[:4]))}{', ...' if len(numeric) > 4 else ''}): this "
-            "looks like a wide table with one column per model; pass --layout wide"
+            "looks like a wide table with one column per model; pass layout='wide'"
         )
 
 
@@ -451,7 +451,7 @@ class _Codes:
             raise InputError(
                 f"{path}: row {self.first_blank + 1} has an empty cluster label in column "
                 f"{column!r} ({self.blank_rows:,} such rows); give every item a label, or "
-                "leave out --cluster-column"
+                "leave out cluster_column="
             )
 
 
@@ -701,12 +701,12 @@ def read_wide_table(
         )
         return LongScores(frame, str(path), {"model": model_col}, tuple(notes))
     if models_in != "columns":
-        raise InputError(f"--models-in must be 'columns' or 'rows'; got {models_in!r}")
+        raise InputError(f"models_in= must be 'columns' or 'rows'; got {models_in!r}")
     # A column named for one role (or as a model) is never detected as another.
     item_col = item_column or _detect("item_id", raw.columns, named)
     if item_col is None or item_col not in raw.columns:
         raise InputError(
-            f"{path}: cannot find the item id column; name it with --item-column "
+            f"{path}: cannot find the item id column; name it with item_column= "
             f"(columns found: {found})"
         )
     task_col = task_column or _detect("task", raw.columns, named | {item_col})
@@ -729,7 +729,8 @@ def read_wide_table(
         )
     if not models:
         raise InputError(
-            f"{path}: no numeric model column; name them with --models (columns found: {found})"
+            f"{path}: no numeric model column; name them with model_columns= "
+            f"(columns found: {found})"
         )
     long = raw.melt(id_vars=id_columns, value_vars=models, var_name="model", value_name="score")
     # An empty cell of a wide table is an item the model did not score, not an unusable row:
@@ -826,14 +827,14 @@ def apply_item_file(
     found = column_listing(raw.columns)
     if cluster_column is not None and cluster_column not in raw.columns:
         raise InputError(
-            f"{path}: no column {cluster_column!r} (given as --cluster-column); "
+            f"{path}: no column {cluster_column!r} (given as cluster_column=); "
             f"columns found: {found}"
         )
     named = {c for c in (item_column, cluster_column) if c}
     item_col = item_column or _detect("item_id", raw.columns, named)
     if item_col is None or item_col not in raw.columns:
         raise InputError(
-            f"{path}: cannot find the item id column; name it with --item-column "
+            f"{path}: cannot find the item id column; name it with item_column= "
             f"(columns found: {found})"
         )
     task_col = _detect("task", raw.columns, named | {item_col})
@@ -850,7 +851,7 @@ def apply_item_file(
             raise InputError(
                 f"{path}: row {row + 1} (item {listed['item_id'].iloc[row]!r}) has an empty "
                 f"cluster label in column {cluster_column!r} ({int(blank.sum()):,} such rows); "
-                "give every item a label, or leave out --cluster-column"
+                "give every item a label, or leave out cluster_column="
             )
         listed["cluster"] = labels.astype(str)
     if listed.duplicated(subset=keys).any():

@@ -1,0 +1,215 @@
+"""Errors name what the user typed: the Python keyword from Python, the flag from the CLI.
+
+Jobs and loaders write ``model_column=`` (the keyword of the public function); the CLI's
+``main`` turns each such name into its flag (``--model-column``) before printing.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import pytest
+
+from evalgap import _simulate as sim
+from evalgap._degrade import check_roles
+from evalgap._plan import plan, plan_degradation
+from evalgap._scores import align
+from evalgap.cli import flags_for_python_names
+from evalgap.errors import InputError
+from evalgap.io.inspect_logs import read_inspect
+from evalgap.io.options import LoadOptions
+from evalgap.io.sources import load_scores
+from evalgap.io.tables import read_long_table
+
+from conftest import ROOT
+
+
+def conflicting_scores(tmp_path):
+    path = tmp_path / "c.csv"
+    path.write_text("model,item_id,score\nm1,q0,1\nm1,q0,0\nm2,q0,1\nm1,q1,0\nm2,q1,1\n")
+    return path
+
+
+def graded_pair(tmp_path):
+    path = tmp_path / "p.csv"
+    path.write_text("model,item_id,score\nx,1,0.5\ny,1,0.25\nx,2,1\ny,2,0\n")
+    return path
+
+
+# (Python call, what Python says, CLI arguments, what the CLI says) for one mistake each.
+CASES = {
+    "read_long_table": (
+        lambda tmp: read_long_table(_file(tmp, "who,item_id,points\nx,1,1\n")),
+        "cannot find the model column; name it with model_column= (columns found: who, "
+        "item_id, points)",
+        lambda tmp: ["inspect-data", "--scores", _file(tmp, "who,item_id,points\nx,1,1\n")],
+        "cannot find the model column; name it with --model-column (columns found: who, "
+        "item_id, points)",
+    ),
+    "align-runs": (
+        lambda tmp: align(load_scores(conflicting_scores(tmp)).frame),
+        "name the run column with run_column= if these are repeated runs, or fix the file",
+        lambda tmp: ["inspect-data", "--scores", conflicting_scores(tmp)],
+        "name the run column with --run-column if these are repeated runs, or fix the file",
+    ),
+    "load_scores-layout": (
+        lambda tmp: load_scores(
+            _file(tmp, "model,item_id,score\nx,1,1\n"), LoadOptions(layout="diagonal")
+        ),
+        "layout= must be 'long' or 'wide'; got 'diagonal'",
+        None,  # the CLI's choice list refuses it first
+        None,
+    ),
+    "plan_degradation": (
+        lambda tmp: plan_degradation(delta=0.5, flip_rate=0.3),
+        "delta=0.5 exceeds flip_rate=0.3: an accuracy drop comes from items that flip",
+        lambda tmp: ["plan", "--delta", "0.5", "--flip-rate", "0.3"],
+        "--delta 0.5 exceeds --flip-rate 0.3: an accuracy drop comes from items that flip",
+    ),
+    "plan": (
+        lambda tmp: plan(delta=0.02),
+        "give accuracy_a=, accuracy_b= (or delta=) and correlation= (binary scores) or "
+        "delta= and sd_diff= (graded scores)",
+        lambda tmp: ["plan", "--delta", "0.02"],
+        "give --accuracy-a, --accuracy-b (or --delta) and --correlation (binary scores) or "
+        "--delta and --sd-diff (graded scores)",
+    ),
+    "degrade-roles": (
+        lambda tmp: check_roles("x", "x"),
+        "baseline= and candidate= are both 'x'; name two different models",
+        lambda tmp: [
+            "degrade",
+            "--scores",
+            graded_pair(tmp),
+            *("--baseline", "x", "--candidate", "x"),
+        ],
+        "--baseline and --candidate are both 'x'; name two different models",
+    ),
+    "prospective": (
+        lambda tmp: sim.prospective_counts(
+            align(load_scores(graded_pair(tmp)).frame), [("x", "y")]
+        ),
+        "pairs=('x', 'y'): the prospective study needs binary scores",
+        lambda tmp: ["simulate", "prospective", "--scores", graded_pair(tmp), "--pair", "x", "y"],
+        "--pair x y: the prospective study needs binary scores",
+    ),
+    "sequential": (
+        lambda tmp: sim.sequential_study((5, 5, 3, 4), horizon_factor=1e9),
+        "horizon_factor=1e+09 x N* = 259,013,031,234 items per trial (N* = 259); the "
+        "sequential study follows at most 1,000,000: lower horizon_factor=, or study",
+        lambda tmp: [
+            *("simulate", "sequential", "--both-correct", "5", "--a-only", "5", "--b-only", "3"),
+            *("--both-wrong", "4", "--horizon", "1e9"),
+        ],
+        "--horizon 1e+09 x N* = 259,013,031,234 items per trial (N* = 259); the "
+        "sequential study follows at most 1,000,000: lower --horizon, or study",
+    ),
+    "read_inspect": (
+        lambda tmp: read_inspect(tmp, on_error="ignore"),
+        "on_error= must be one of skip, fail; got 'ignore'",
+        None,  # the CLI's choice list refuses it first
+        None,
+    ),
+}
+
+
+def _file(tmp, text: str):
+    path = tmp / f"t{abs(hash(text)) % 10_000}.csv"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_python_names_the_keyword_and_the_cli_the_flag(case, tmp_path, run_cli):
+    call, python_says, argv, cli_says = CASES[case]
+    with pytest.raises(InputError) as info:
+        call(tmp_path)
+    message = str(info.value)
+    assert python_says in message
+    assert not re.search(r"(?<![\w-])--[a-z]", message), message  # no flag from Python
+    if argv is None:
+        return
+    out = run_cli(*argv(tmp_path))
+    assert out.returncode == 2 and out.stdout == ""
+    (line,) = out.stderr.strip().splitlines()
+    assert line.startswith("evalgap: error: ") and cli_says in line
+
+
+@pytest.mark.parametrize(
+    ("argv", "message", "shown"),
+    [
+        (["compare"], "name it with model_column= (found)", "name it with --model-column (found)"),
+        (["plan"], "delta=0.5 exceeds flip_rate=0.3: x", "--delta 0.5 exceeds --flip-rate 0.3: x"),
+        (["plan"], "delta=-1e-06; alpha=nan, n_items=12", "--delta -1e-06; --alpha nan, "
+                                                            "--n-items 12"),
+        (["compare"], "pass on_error='skip' or strict=True.", "pass --on-error skip or --strict."),
+        (["compare"], "choose one with metric='gsm8k=NAME'", "choose one with --metric gsm8k=NAME"),
+        (["compare"], "choose one with filter_name=NAME", "choose one with --filter NAME"),
+        (["compare"], "pass paths=FILE (repeatable)", "pass --scores FILE (repeatable)"),
+        (["compare"], "fmt= must be one of csv; got 'x'", "--format must be one of csv; got 'x'"),
+        (["simulate", "prospective"], "pairs=('a', 'b'): none", "--pair a b: none"),
+        (["simulate", "power-curve"], "deltas=0.7: too big", "--delta 0.7: too big"),
+        (["simulate", "sequential"], "lower horizon_factor=, or", "lower --horizon, or"),
+        (["audit"], "tie_procedure='holm' gave none", "--procedure holm gave none"),
+        # what is not a keyword stays as written: data, paths, names, prose
+        (["compare"], "alpha=1.csv: no such file", "alpha=1.csv: no such file"),
+        (["compare"], "d/alpha=1/x.csv: no model 'alpha=2'", "d/alpha=1/x.csv: no model 'alpha=2'"),
+        (["compare"], "accuracy_b = 0.3 and sd_diff 0.2", "accuracy_b = 0.3 and sd_diff 0.2"),
+        (["compare"], "no_such= and load_scores(paths=...)", "no_such= and load_scores(paths=...)"),
+    ],
+)  # fmt: skip
+def test_flags_for_python_names(argv, message, shown):
+    assert flags_for_python_names(message, argv) == shown
+
+
+def test_flags_come_from_the_invoked_command_then_from_any():
+    assert flags_for_python_names("n_items=10", ["simulate", "calibration"]) == "--n-items 10"
+    assert flags_for_python_names("trials=5", ["simulate", "sequential"]) == "--trials 5"
+    assert flags_for_python_names("as_json=True", ["compare"]) == "--json"  # a flag: no value
+    # a keyword of another command (an error raised below a job that shares a helper)
+    assert flags_for_python_names("mixture='beta'", ["compare"]) == "--mixture beta"
+
+
+def _raised_messages(path):
+    """Yield (line, text) of each literal piece of an ``InputError(...)`` message in a file."""
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "InputError":
+            for part in ast.walk(node):
+                if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                    yield part.lineno, part.value
+
+
+# Flags of other programs that a message may name (lm_eval's own options).
+FOREIGN_FLAGS = ("--predict_only", "--log_samples")
+
+
+def test_jobs_and_loaders_name_python_parameters_not_flags():
+    """Job and io errors reach Python users too: they name ``name=``, never ``--name``
+    (the CLI turns the first into the second). The CLI's own messages and the report
+    writers (whose flag is handed to them by the CLI) may name flags."""
+    src = ROOT / "src" / "evalgap"
+    offending = []
+    for path in sorted(src.rglob("*.py")):
+        relative = path.relative_to(src).as_posix()
+        if relative == "cli.py" or relative.startswith("report/"):
+            continue
+        for line, text in _raised_messages(path):
+            for foreign in FOREIGN_FLAGS:
+                text = text.replace(foreign, "")
+            if re.search(r"(?<![\w-])--[a-z]", text):
+                offending.append(f"{relative}:{line}: {text!r}")
+    assert not offending, "\n".join(offending)
+
+
+def test_every_python_name_in_the_table_is_a_cli_flag():
+    from evalgap.cli import PYTHON_NAME_FLAGS, cli
+
+    flags = set()
+    pending = [cli]
+    while pending:
+        command = pending.pop()
+        flags.update(o for p in command.params for o in getattr(p, "opts", ()))
+        pending.extend(getattr(command, "commands", {}).values())
+    assert set(PYTHON_NAME_FLAGS.values()) <= flags
