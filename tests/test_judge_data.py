@@ -189,7 +189,7 @@ def assert_names_whole(text: str, pairs: list[tuple[str, str]], width: int) -> N
 @pytest.mark.parametrize("width", [80, 120])
 def test_alpaca_pair_table_never_splits_a_model_name(alpaca_audit, width):
     text = rendered(alpaca_audit, width)
-    pairs = alpaca_audit.pairs
+    pairs = alpaca_audit.to_frame()
     shown = pairs[~pairs["resolved_fixed_n"].astype(bool)].head(40)
     assert_names_whole(text, list(zip(shown.model_a, shown.model_b, strict=True)), width)
     if width == 80:  # too narrow for two long names beside the numbers: names on their line
