@@ -195,3 +195,27 @@ def test_compare_to_frame_lists_the_tests_that_apply():
     frame = evalgap.compare(**HELLASWAG).to_frame()
     assert frame["test"].tolist() == ["mcnemar", "mcnemar_cc", "exact", "mid_p", "bootstrap"]
     assert frame.set_index("test").loc["exact", "p_value"] == pytest.approx(0.0536, abs=5e-5)
+
+
+def test_strict_refuses_what_is_left_out_not_what_is_detected(tmp_path):
+    complete = tmp_path / "complete.csv"
+    complete.write_text("model,item_id,score\na,1,1\na,2,0\nb,1,0\nb,2,1\n")
+    r = evalgap.compare(str(complete), model_a="a", model_b="b", strict=True)
+    assert r.n_items == 2  # the model and score columns were detected: no reason to refuse
+    partial = tmp_path / "partial.csv"
+    partial.write_text("model,item_id,score\na,1,1\na,2,0\nb,1,0\n")
+    with pytest.raises(evalgap.InputError, match=r"strict=True: b has no score for 1 of 2"):
+        evalgap.compare(str(partial), model_a="a", model_b="b", strict=True)
+
+
+def test_calibration_too_small_a_benchmark_is_refused_with_the_smallest_size(run_cli):
+    with pytest.raises(evalgap.InputError, match=r"n_items=10 is too small.*n_items=32 or more"):
+        evalgap.simulate.calibration(n_items=10, n_trials=20, n_bootstrap=20)
+    out = run_cli("simulate", "calibration", "--n-items", "10", "--trials", "20")
+    assert out.returncode == 2
+    assert "use --n-items 32 or more" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_prospective_refuses_a_pair_without_spread():
+    with pytest.raises(evalgap.InputError, match="differs the same way.*no N\\* to validate"):
+        evalgap.simulate.prospective({"x": (0, 1, 0, 0)}, n_trials=20)

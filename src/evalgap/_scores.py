@@ -292,10 +292,12 @@ def align(
         complete_case=complete_case,
         loader_notes=tuple(str(n) for n in notes),
     )
-    if strict and report.messages():
+    # strict refuses what was left out, not what was detected (a "(detected)" column note)
+    problems = [m for m in report.messages() if not m.endswith("(detected)")]
+    if strict and problems:
         raise InputError(
-            f"{where}strict=True: {report.messages()[0]}"
-            f"{f' (and {len(report.messages()) - 1} more)' if len(report.messages()) > 1 else ''}"
+            f"{where}strict=True: {problems[0]}"
+            f"{f' (and {len(problems) - 1} more)' if len(problems) > 1 else ''}"
         )
     if sum(kept_counts.values()) == 0:
         raise InputError(

@@ -148,6 +148,13 @@ def tuned_delta(p: float, latent_correlation: float, n_items: int, alpha=0.05, p
         return float(required) - n_items
 
     upper = 2 * min(p, 1 - p) - 1e-6
+    if gap(upper) > 0:  # even the largest admissible gap needs more items than n_items
+        fewest = pw.round_up(gap(upper) + n_items)
+        raise InputError(
+            f"n_items={n_items} is too small for the calibration grid: at accuracy {p:g} and "
+            f"latent correlation {latent_correlation:g} even the largest gap needs "
+            f"{fewest} items for power {power:g}; use n_items={fewest} or more"
+        )
     return float(optimize.brentq(gap, 1e-5, upper, xtol=1e-10))
 
 
@@ -306,12 +313,7 @@ def prospective_counts(score_set, pairs) -> dict:
 
     counts = {}
     for a, b in pairs:
-        x, y = score_set.pair(a, b)
-        x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-        both = ~(np.isnan(x) | np.isnan(y))
-        x, y = x[both], y[both]
-        if x.size == 0:
-            raise InputError(f"pairs=({a!r}, {b!r}): no item is scored for both models")
+        x, y = score_set.pair(a, b)  # the items both scored; raises when there are none
         if not (is_binary(x) and is_binary(y)):
             raise InputError(f"pairs=({a!r}, {b!r}): the prospective study needs binary scores")
         counts[f"{a} vs {b}"] = tuple(int(v) for v in counts_from_scores(x, y))
@@ -373,6 +375,12 @@ def prospective(
         required = float(pw.required_n(s.delta, s.sd_diff, alpha=alpha, power=power))
         if not math.isfinite(required):
             raise InputError(f"pair {label}: a zero gap has no N* to validate")
+        if not s.sd_diff > 0:
+            raise InputError(
+                f"pair {label}: every one of its {int(s.n_items):,} shared items differs the "
+                "same way, so the per-item differences have no spread and there is no N* to "
+                "validate"
+            )
         proportions = np.asarray(cells, dtype=float) / float(s.n_items)
         meta.append((label, s, required))
         for f in fractions:
