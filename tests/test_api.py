@@ -217,5 +217,5 @@ def test_calibration_too_small_a_benchmark_is_refused_with_the_smallest_size(run
 
 
 def test_prospective_refuses_a_pair_without_spread():
-    with pytest.raises(evalgap.InputError, match="differs the same way.*no N\\* to validate"):
+    with pytest.raises(evalgap.InputError, match=r"differs the same way.*no N\* to validate"):
         evalgap.simulate.prospective({"x": (0, 1, 0, 0)}, n_trials=20)
