@@ -8,19 +8,22 @@ do not fit are shortened with an ellipsis and listed in full below the table.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from rich import box
 from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from evalgap._audit import AuditResult
-from evalgap._compare import CompareResult, format_p
-from evalgap._degrade import DegradeResult, TrimResult
-from evalgap._inspect_data import DataSummary
-from evalgap._plan import PlanResult
+from evalgap._compare import format_p
+
+if TYPE_CHECKING:  # the renderers take results; importing their jobs would load pandas
+    from evalgap._audit import AuditResult
+    from evalgap._compare import CompareResult
+    from evalgap._degrade import DegradeResult, TrimResult
+    from evalgap._inspect_data import DataSummary
+    from evalgap._plan import PlanResult
 from evalgap.report.text import clean, markup, number, plural
 
 # Width used when the output is not a terminal (a pipe, a file, a CI log): wide enough that
@@ -489,7 +492,7 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
         for proc in shown_procedures:
             value = getattr(row, f"resolved_{proc}")
             cells.append(
-                "" if value is None or value is pd.NA else ("ok" if value else "[red]no[/]")
+                "" if value is None or _missing(value) else ("ok" if value else "[red]no[/]")
             )
         rows.append(cells)
     legend = (
@@ -813,3 +816,8 @@ def _n(n) -> str:
 
 def _capitalise(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def _missing(value) -> bool:
+    """True for pandas' missing value (a nullable verdict), without importing pandas."""
+    return type(value).__name__ == "NAType"
