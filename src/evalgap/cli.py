@@ -7,6 +7,7 @@ to do).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sys
 
 import click
@@ -48,31 +49,106 @@ Examples:
 """
 
 
+# Every option more than one command takes, defined once: (flags, click settings). A command
+# may override a setting (a default, a help text) with option(name, **overrides).
+SHARED_OPTIONS = {
+    "alpha": (
+        ("--alpha",),
+        {
+            "type": PROBABILITY,
+            "default": 0.05,
+            "show_default": True,
+            "help": "Significance level, in (0, 1).",
+        },
+    ),
+    "power": (
+        ("--power",),
+        {
+            "type": PROBABILITY,
+            "default": 0.8,
+            "show_default": True,
+            "help": "Target power 1 - beta, in (0, 1).",
+        },
+    ),
+    "alternative": (
+        ("--alternative",),
+        {
+            "type": click.Choice(["two-sided", "greater", "less"]),
+            "default": "two-sided",
+            "show_default": True,
+            "help": "'greater': H1 is that A is better; 'less': that B is better.",
+        },
+    ),
+    "json": (
+        ("--json", "as_json"),
+        {"is_flag": True, "help": "Print the result as JSON instead of a report."},
+    ),
+    "seed": (
+        ("--seed",),
+        {
+            "type": click.IntRange(min=0),
+            "default": 0,
+            "show_default": True,
+            "help": "Seed of every resampling step; the same seed gives the same numbers.",
+        },
+    ),
+    "n_bootstrap": (
+        ("--n-bootstrap",),
+        {
+            "type": click.IntRange(min=0),
+            "show_default": True,
+            "help": "Bootstrap resamples (0: skip).",
+        },
+    ),
+    "n_bootstrap_required_n": (
+        ("--n-bootstrap-required-n",),
+        {
+            "type": click.IntRange(min=0),
+            "default": 500,
+            "show_default": True,
+            "help": "Bootstrap resamples for the N* interval (0: skip).",
+        },
+    ),
+    "trials": (
+        ("--trials",),
+        {
+            "type": click.IntRange(min=10),
+            "show_default": True,
+            "help": "Simulated trials (per cell, size or hypothesis).",
+        },
+    ),
+    "mixture": (
+        ("--mixture",),
+        {
+            "type": click.Choice(["grid", "beta"]),
+            "default": "grid",
+            "show_default": True,
+            "help": "e-process mixture: uniform grid (paper) or Beta(2,2).",
+        },
+    ),
+    "both_correct": (("--both-correct",), {"type": COUNT, "help": "Items both models got right."}),
+    "a_only": (("--a-only",), {"type": COUNT, "help": "Items only model A got right."}),
+    "b_only": (("--b-only",), {"type": COUNT, "help": "Items only model B got right."}),
+    "both_wrong": (("--both-wrong",), {"type": COUNT, "help": "Items both models got wrong."}),
+}
+
+
+def option(name: str, **overrides):
+    """The shared option ``name`` (see SHARED_OPTIONS), with per-command overrides."""
+    flags, settings = SHARED_OPTIONS[name]
+    return click.option(*flags, **{**settings, **overrides})
+
+
+def _counts_options(func, **overrides):
+    """The four 2x2 counts."""
+    for name in ("both_wrong", "b_only", "a_only", "both_correct"):
+        func = option(name, **overrides)(func)
+    return func
+
+
 def _common_test_options(func):
-    func = click.option(
-        "--json", "as_json", is_flag=True, help="Print the result as JSON instead of a report."
-    )(func)
-    func = click.option(
-        "--alternative",
-        type=click.Choice(["two-sided", "greater", "less"]),
-        default="two-sided",
-        show_default=True,
-        help="'greater': H1 is that A is better; 'less': that B is better.",
-    )(func)
-    func = click.option(
-        "--power",
-        type=PROBABILITY,
-        default=0.8,
-        show_default=True,
-        help="Target power 1 - beta, in (0, 1).",
-    )(func)
-    func = click.option(
-        "--alpha",
-        type=PROBABILITY,
-        default=0.05,
-        show_default=True,
-        help="Significance level, in (0, 1).",
-    )(func)
+    for name in ("json", "alternative", "power", "alpha"):
+        func = option(name)(func)
     return func
 
 
@@ -143,8 +219,8 @@ def loader_options(func):
             help="Score file or directory (repeatable; any mix of sources).",
         ),
     ]
-    for option in options:
-        func = option(func)
+    for decorate in options:
+        func = decorate(func)
     return func
 
 
@@ -183,36 +259,19 @@ def _console(*, stderr: bool = False):
 
 
 @cli.command(epilog=COMPARE_EXAMPLES + SCORE_SOURCES)
-@click.option("--both-correct", type=COUNT, help="Items both models got right.")
-@click.option("--a-only", type=COUNT, help="Items only model A got right.")
-@click.option("--b-only", type=COUNT, help="Items only model B got right.")
-@click.option("--both-wrong", type=COUNT, help="Items both models got wrong.")
+@_counts_options
 @loader_options
 @click.option("--model-a", help="Model A's name in the scores file.")
 @click.option("--model-b", help="Model B's name in the scores file.")
 @_common_test_options
-@click.option(
-    "--n-bootstrap",
-    type=click.IntRange(min=0),
+@option(
+    "n_bootstrap",
     default=10_000,
-    show_default=True,
     help="Bootstrap resamples for the paired bootstrap test and interval of graded scores "
     "(binary pairs get the exact bootstrap, no resamples; 0: skip the bootstrap).",
 )
-@click.option(
-    "--n-bootstrap-required-n",
-    type=click.IntRange(min=0),
-    default=500,
-    show_default=True,
-    help="Bootstrap resamples for the N* interval (0: skip).",
-)
-@click.option(
-    "--seed",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    help="Seed of every resampling step; the same seed gives the same numbers.",
-)
+@option("n_bootstrap_required_n")
+@option("seed")
 @click.option(
     "--by",
     metavar="COLUMN",
@@ -322,7 +381,7 @@ Examples:
 """,
 )
 @loader_options
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@option("json", help="Print the summary as JSON.")
 def inspect_data_command(as_json, **loader):
     """Show what was read: models, tasks, items, metric, scores and the alignment report.
 
@@ -381,13 +440,7 @@ Examples:
     show_default=True,
     help="Procedure behind the tie groups.",
 )
-@click.option(
-    "--mixture",
-    type=click.Choice(["grid", "beta"]),
-    default="grid",
-    show_default=True,
-    help="e-process mixture: uniform grid (paper) or Beta(2,2).",
-)
+@option("mixture")
 @click.option(
     "--n-cluster-bootstrap",
     type=click.IntRange(min=0),
@@ -395,27 +448,14 @@ Examples:
     show_default=True,
     help="Cluster-bootstrap resamples (0: skip).",
 )
-@click.option(
-    "--n-bootstrap",
-    type=click.IntRange(min=0),
+@option(
+    "n_bootstrap",
     default=2000,
-    show_default=True,
-    help="Resamples for each pair's bootstrap p-value (0: skip).",
+    help="Resamples for each graded pair's bootstrap p-value (binary pairs get the exact "
+    "bootstrap; 0: skip).",
 )
-@click.option(
-    "--n-bootstrap-required-n",
-    type=click.IntRange(min=0),
-    default=500,
-    show_default=True,
-    help="Resamples for each pair's N* interval (0: skip).",
-)
-@click.option(
-    "--seed",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    help="Seed of every resampling step.",
-)
+@option("n_bootstrap_required_n", help="Resamples for each pair's N* interval (0: skip).")
+@option("seed")
 @click.option(
     "--html",
     "html_path",
@@ -526,13 +566,7 @@ Examples:
     "--candidate", help="The candidate: a model name in --scores, or a path to its own score files."
 )
 @loader_options
-@click.option(
-    "--alpha",
-    type=PROBABILITY,
-    default=0.05,
-    show_default=True,
-    help="Significance level of each of the three tests.",
-)
+@option("alpha", help="Significance level of each of the three tests.")
 @click.option(
     "--permutation",
     is_flag=True,
@@ -550,19 +584,13 @@ Examples:
     type=click.IntRange(min=1),
     help="Also run Algorithm 4's Monte Carlo max-drop with this many simulations.",
 )
-@click.option(
-    "--seed",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    help="Seed of the permutations and simulations.",
-)
+@option("seed", help="Seed of the permutations and simulations.")
 @click.option(
     "--fail-on-degradation",
     is_flag=True,
     help="Exit with code 1 when the candidate is degraded (a CI gate).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@option("json")
 def degrade(
     counts_path,
     baseline,
@@ -612,8 +640,7 @@ def degrade(
         given_paths = [Path(x).exists() for x in (baseline, candidate)]
         if any(given_paths) and not all(given_paths):
             raise InputError(
-                "--baseline and --candidate must both be paths to score files or both "
-                "model names"
+                "--baseline and --candidate must both be paths to score files or both model names"
             )
         if all(given_paths):
             if loader["scores_paths"]:
@@ -657,7 +684,7 @@ Examples:
     required=True,
     help="Where to write the kept items (CSV: task,item_id,correct_share).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
+@option("json", help="Print the counts as JSON.")
 def trim(model, output, as_json, **loader):
     """Keep the items that flip across repeated baseline runs (Section 4.1).
 
@@ -773,7 +800,7 @@ def _simulation_options(func):
             type=click.Path(dir_okay=False),
             help="Write the study's figure to this .png, .svg or .pdf file.",
         ),
-        click.option("--json", "as_json", is_flag=True, help="Print the results as JSON."),
+        option("json", help="Print the results as JSON."),
         click.option(
             "--jobs",
             type=click.IntRange(min=1),
@@ -781,19 +808,11 @@ def _simulation_options(func):
             show_default=True,
             help="Processes to spread the trials over; results do not depend on it.",
         ),
-        click.option(
-            "--seed",
-            type=click.IntRange(min=0),
-            default=0,
-            show_default=True,
-            help="Seed of every random stream.",
-        ),
-        click.option(
-            "--alpha", type=PROBABILITY, default=0.05, show_default=True, help="Significance level."
-        ),
+        option("seed", help="Seed of every random stream."),
+        option("alpha"),
     ]
-    for option in options:
-        func = option(func)
+    for decorate in options:
+        func = decorate(func)
     return func
 
 
@@ -814,21 +833,14 @@ def simulate():
 
 @simulate.command()
 @click.option("--n-items", type=click.IntRange(min=10), default=500, show_default=True)
-@click.option(
-    "--trials",
-    type=click.IntRange(min=10),
-    default=1500,
-    show_default=True,
-    help="Trials per grid cell and hypothesis.",
-)
-@click.option(
-    "--n-bootstrap",
+@option("trials", default=1500, help="Trials per grid cell and hypothesis.")
+@option(
+    "n_bootstrap",
     type=click.IntRange(min=10),
     default=1000,
-    show_default=True,
     help="Bootstrap resamples per trial for the paired bootstrap test.",
 )
-@click.option("--power", type=PROBABILITY, default=0.8, show_default=True)
+@option("power")
 @_simulation_options
 def calibration(n_items, trials, n_bootstrap, power, alpha, seed, jobs, as_json, plot_path):
     """Type-I error and power of five paired tests on the (p, rho_z) grid (Table 2)."""
@@ -858,8 +870,8 @@ def calibration(n_items, trials, n_bootstrap, power, alpha, seed, jobs, as_json,
     metavar="A B",
     help="Two models of --scores to subsample (repeatable).",
 )
-@click.option("--trials", type=click.IntRange(min=10), default=1000, show_default=True)
-@click.option("--power", type=PROBABILITY, default=0.8, show_default=True)
+@option("trials", default=1000, help="Subsamples per pair and size.")
+@option("power")
 @_simulation_options
 def prospective(pairs, trials, power, alpha, seed, jobs, as_json, plot_path, **loader):
     """Empirical McNemar power at 0.8 N*, N* and 1.2 N* of real pairs (Table 10)."""
@@ -893,17 +905,14 @@ def prospective(pairs, trials, power, alpha, seed, jobs, as_json, plot_path, **l
     multiple=True,
     help="Gaps to trace (repeatable; default 0.02, 0.04, 0.08).",
 )
-@click.option(
-    "--trials",
+@option("trials", show_default=False, help="Trials per point (default 500 binary, 200 graded).")
+@option(
+    "n_bootstrap",
     type=click.IntRange(min=10),
-    help="Trials per point (default 500 binary, 200 graded).",
-)
-@click.option(
-    "--n-bootstrap",
-    type=click.IntRange(min=10),
+    show_default=False,
     help="Bootstrap resamples per trial (default 500 binary, 200 graded).",
 )
-@click.option("--power", type=PROBABILITY, default=0.8, show_default=True)
+@option("power")
 @_simulation_options
 def power_curve(kind, deltas, trials, n_bootstrap, power, alpha, seed, jobs, as_json, plot_path):
     """Bootstrap power against n, with N* marked (Figures 5-6)."""
@@ -926,11 +935,8 @@ def power_curve(kind, deltas, trials, n_bootstrap, power, alpha, seed, jobs, as_
 
 
 @simulate.command()
-@click.option("--both-correct", type=COUNT, required=True)
-@click.option("--a-only", type=COUNT, required=True)
-@click.option("--b-only", type=COUNT, required=True)
-@click.option("--both-wrong", type=COUNT, required=True)
-@click.option("--trials", type=click.IntRange(min=10), default=600, show_default=True)
+@functools.partial(_counts_options, required=True)
+@option("trials", default=600, help="Trials under H0 and under H1.")
 @click.option(
     "--horizon",
     type=click.FloatRange(min=1.0),
@@ -938,8 +944,8 @@ def power_curve(kind, deltas, trials, n_bootstrap, power, alpha, seed, jobs, as_
     show_default=True,
     help="Items to follow, as a multiple of N*.",
 )
-@click.option("--mixture", type=click.Choice(["grid", "beta"]), default="grid", show_default=True)
-@click.option("--power", type=PROBABILITY, default=0.8, show_default=True)
+@option("mixture")
+@option("power")
 @_simulation_options
 def sequential(
     both_correct,
