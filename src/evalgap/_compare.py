@@ -30,7 +30,7 @@ from evalgap.stats.paired import (
 DEFAULT_BOOTSTRAP = 10_000
 DEFAULT_REQUIRED_N_BOOTSTRAP = 500  # Appendix I: "N* CI, B = 500 bootstrap"
 DEFAULT_PERMUTATIONS = 10_000
-CORRELATION_SHIFT = 0.1  # Section 6.2: perturb rho by +/- 0.10, clamped
+CORRELATION_SHIFT = pw.CORRELATION_SHIFT
 
 
 @dataclass(frozen=True)
@@ -254,14 +254,11 @@ def compare_counts(
         boot = _exact_bootstrap(s.a_only, s.b_only, n, alpha, alternative)
         p = PValues(**{**p.to_dict(), "bootstrap": boot.p_value})
     if n_bootstrap_required_n and s.sd_diff > 0:
-        b_star, c_star = resample.bootstrap_counts(
-            s.a_only, s.b_only, n, n_bootstrap_required_n, _child_seed(seed)
+        levels = _levels(alpha, power, alternative)
+        bounds = pw.required_n_bootstrap_interval(
+            s.a_only, s.b_only, n, n_bootstrap_required_n, seed, **levels
         )
-        delta_star = (b_star - c_star) / n
-        var_star = np.maximum((b_star + c_star) / n - delta_star**2, 0.0)
-        req_ci = _required_n_interval(
-            delta_star, var_star, n, alpha, power, alternative, n_bootstrap_required_n
-        )
+        req_ci = _required_n_interval(bounds, n, n_bootstrap_required_n)
     variance_a = float(s.accuracy_a * (1 - s.accuracy_a))
     variance_b = float(s.accuracy_b * (1 - s.accuracy_b))
     discordant = pw.required_n_discordant(
@@ -340,29 +337,27 @@ def compare_scores(
     p = PValues(paired_t=float(t_res.p_value))
     if n_permutations:
         flip = tests.sign_flip_test(
-            a, b, n_resamples=n_permutations, alternative=alternative, seed=_child_seed(seed, 2)
+            a,
+            b,
+            n_resamples=n_permutations,
+            alternative=alternative,
+            seed=resample.child_seed(seed, "sign_flip"),
         )
         p = PValues(**{**p.to_dict(), "sign_flip": float(flip.p_value)})
     t_ci = intervals.t_interval(s.delta, sd_sample, n, alpha)
     wald = intervals.wald_interval(s.delta, s.se, alpha)
     boot = req_ci = None
     if n_bootstrap and not too_few:
-        means = resample.bootstrap_means(d, n_bootstrap, seed)
-        boot = _bootstrap_result(means, n_bootstrap, seed, alpha, alternative)
+        draws = resample.paired_bootstrap(
+            d, n_bootstrap, seed, alpha=alpha, alternative=alternative
+        )
+        boot = _bootstrap_result(draws, seed, alpha)
         p = PValues(**{**p.to_dict(), "bootstrap": boot.p_value})
     if n_bootstrap_required_n and s.sd_diff > 0:
-        means, second = resample.bootstrap_means(
-            d, n_bootstrap_required_n, _child_seed(seed), moments=True
+        bounds = pw.required_n_bootstrap_interval_graded(
+            d, n_bootstrap_required_n, seed, **_levels(alpha, power, alternative)
         )
-        req_ci = _required_n_interval(
-            means,
-            np.maximum(second - means**2, 0.0),
-            n,
-            alpha,
-            power,
-            alternative,
-            n_bootstrap_required_n,
-        )
+        req_ci = _required_n_interval(bounds, n, n_bootstrap_required_n)
     return _assemble(
         s,
         p,
@@ -503,49 +498,39 @@ def _assemble(
 def _sensitivity(s: PairedSummary, variances, n, kw) -> tuple[CorrelationSensitivity, ...]:
     """N* and the verdict at rho -/+ 0.1 (Section 6.2), marginals held at their estimates."""
     out = []
-    sd_a, sd_b = math.sqrt(variances[0]), math.sqrt(variances[1])
     for shift in (-CORRELATION_SHIFT, CORRELATION_SHIFT):
-        rho = float(s.correlation) + shift
-        if s.binary and 0 < s.accuracy_a < 1 and 0 < s.accuracy_b < 1:
-            rho = float(pw.clamp_correlation(s.accuracy_a, s.accuracy_b, rho))
-        else:
-            rho = min(max(rho, -1.0), 1.0)
-        sd = float(pw.sd_diff_from_correlation(sd_a, sd_b, rho))
-        req = float(pw.required_n(s.delta, sd, **kw))
-        q = float(pw.resolution_ratio(n, req))
+        rho, required, q = pw.correlation_sensitivity(
+            s.delta,
+            variances[0],
+            variances[1],
+            s.correlation,
+            n,
+            shift,
+            binary=s.binary,
+            accuracy_a=s.accuracy_a,
+            accuracy_b=s.accuracy_b,
+            **kw,
+        )
         out.append(
             CorrelationSensitivity(
-                correlation=rho,
-                required_n=pw.round_up(req),
-                resolution_ratio=q,
+                correlation=float(rho),
+                required_n=pw.round_up(required),
+                resolution_ratio=float(q),
                 resolved=bool(q >= 1),
             )
         )
     return tuple(out)
 
 
-def _bootstrap_result(draws, n_resamples, seed, alpha, alternative) -> BootstrapResult:
-    low, high = resample.percentile_interval(draws, alpha)
-    below, above = float(np.mean(draws <= 0)), float(np.mean(draws >= 0))
-    if alternative == "two-sided":
-        p = float(resample.bootstrap_p_value(draws))
-        tail, factor = min(below, above), 2.0
-    elif alternative == "greater":
-        p = tail = min(1.0, below)
-        factor = 1.0
-    else:
-        p = tail = min(1.0, above)
-        factor = 1.0
-    # Binomial standard error of the estimated tail share, scaled as the p-value is.
-    se = factor * math.sqrt(tail * (1.0 - tail) / n_resamples)
-    ci = intervals.Interval(float(low), float(high), "bootstrap_percentile", 1.0 - alpha)
+def _bootstrap_result(draws: resample.PairedBootstrap, seed, alpha) -> BootstrapResult:
+    ci = intervals.Interval(draws.low, draws.high, "bootstrap_percentile", 1.0 - alpha)
     return BootstrapResult(
-        n_resamples=int(n_resamples),
+        n_resamples=draws.n_resamples,
         seed=seed,
-        p_value=p,
+        p_value=draws.p_value,
         ci=ci,
         method="monte_carlo",
-        monte_carlo_se=min(se, 1.0),
+        monte_carlo_se=draws.monte_carlo_se,
     )
 
 
@@ -559,19 +544,20 @@ def _exact_bootstrap(a_only, b_only, n, alpha, alternative) -> BootstrapResult:
     )
 
 
-def _required_n_interval(delta_star, var_star, n, alpha, power_, alternative, n_resamples):
-    """5th-95th percentile of bootstrap N* (Appendix I)."""
-    low, high = pw.required_n_interval(
-        delta_star, var_star, alpha=alpha, power=power_, alternative=alternative
-    )
-    low, high = float(low), float(high)
+def _required_n_interval(bounds, n, n_resamples) -> RequiredNInterval:
+    """The 5th-95th percentile interval of bootstrap N* (Appendix I) and whether it holds N."""
+    low, high = float(bounds[0]), float(bounds[1])
     return RequiredNInterval(
-        low=float(low),
-        high=float(high),
+        low=low,
+        high=high,
         level=0.90,
         n_resamples=int(n_resamples),
         straddles_n=bool(low <= n <= high),
     )
+
+
+def _levels(alpha, power_, alternative) -> dict:
+    return {"alpha": alpha, "power": power_, "alternative": alternative}
 
 
 def _verdict(r: CompareResult) -> str:
@@ -664,10 +650,3 @@ def _check_settings(alpha, power_, alternative, n_bootstrap, n_bootstrap_require
     _validate.whole_number(n_bootstrap, "n_bootstrap", 0)
     _validate.whole_number(n_bootstrap_required_n, "n_bootstrap_required_n", 0)
     resample.seed_sequence(seed)
-
-
-def _child_seed(seed, k: int = 1):
-    """A distinct, reproducible stream for a secondary resampling step."""
-    if seed is None:
-        return None
-    return np.random.SeedSequence([int(seed), k])

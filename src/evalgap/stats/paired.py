@@ -22,6 +22,7 @@ import numpy as np
 
 from evalgap.errors import InputError
 from evalgap.stats import _validate
+from evalgap.stats.power import gap_and_variance_from_counts
 
 # Spread below this many units in the last place of the scores' scale is rounding, not
 # spread: a constant difference (0.7 - 0.1 on some items, 0.8 - 0.2 on others) has sd_diff 0,
@@ -128,9 +129,9 @@ def _cell_summary(n11, n10, n01, n00) -> dict:
     """
     f11, f10, f01, f00 = (np.asarray(v, dtype=float) for v in (n11, n10, n01, n00))
     n = f11 + f10 + f01 + f00
+    delta, variance = gap_and_variance_from_counts(f10, f01, n)
+    sd_diff = np.sqrt(variance)
     with np.errstate(invalid="ignore", divide="ignore"):
-        delta = (f10 - f01) / n
-        sd_diff = np.sqrt(np.maximum((f10 + f01) / n - delta**2, 0.0))
         denominator = (f11 + f10) * (f01 + f00) * (f11 + f01) * (f10 + f00)
         return {
             "accuracy_a": (f11 + f10) / n,
