@@ -102,6 +102,13 @@ class AuditResult:
     alignment: AlignmentReport | None = None
 
     @property
+    def verdict(self) -> str:
+        """One plain sentence: how many displayed pairs this benchmark leaves unresolved."""
+        from evalgap.report.sentences import audit_verdict  # rich loads only when asked
+
+        return audit_verdict(self)
+
+    @property
     def procedures(self) -> tuple[str, ...]:
         """The procedures that produced verdicts (``clustered`` needs cluster labels)."""
         return tuple(p for p in PROCEDURES if f"resolved_{p}" in self.pairs.columns)
@@ -199,6 +206,7 @@ class AuditResult:
             "cluster_stress": self.cluster_stress.to_dict() if self.cluster_stress else None,
             "notes": list(self.notes),
             "alignment": self.alignment.to_dict() if self.alignment else None,
+            "verdict": self.verdict,
         }
 
 

@@ -158,7 +158,9 @@ class CompareResult:
     @property
     def verdict(self) -> str:
         """One plain sentence: what the tests say and whether the benchmark resolves the gap."""
-        return _verdict(self)
+        from evalgap.report.sentences import compare_verdict  # rich loads only when asked
+
+        return compare_verdict(self)
 
     def to_dict(self) -> dict:
         """Return the JSON-ready dict (the documented ``compare --json`` contract)."""
@@ -558,86 +560,6 @@ def _required_n_interval(bounds, n, n_resamples) -> RequiredNInterval:
 
 def _levels(alpha, power_, alternative) -> dict:
     return {"alpha": alpha, "power": power_, "alternative": alternative}
-
-
-def _verdict(r: CompareResult) -> str:
-    if r.binary:
-        first = _test_clause(
-            r, ("chi-square", r.p_values.mcnemar), ("the exact test", r.p_values.exact)
-        )
-    else:
-        first = _test_clause(
-            r,
-            ("the paired t test", r.p_values.paired_t),
-            ("the bootstrap", r.p_values.bootstrap),
-            floor=r.bootstrap.p_floor if r.bootstrap else 0.0,
-        )
-    if any(note.startswith("too few items") for note in r.notes):
-        first = f"too few items differ between the models to test at alpha={r.alpha:g}"
-    setting = f"at alpha={r.alpha:g}, power {r.power:g}"
-    if r.delta == 0:
-        second = "the gap is exactly zero, so no benchmark size resolves it"
-    elif r.resolution_ratio is None:
-        second = (
-            "every item differs the same way, so these data cannot estimate the items "
-            "needed to resolve the gap"
-        )
-    elif r.resolved:
-        second = (
-            f"q={_fmt_q(r.resolution_ratio)}: the {_items(r.n_items)} resolve a gap this size "
-            f"{setting} (N*={r.required_n:,})"
-        )
-    else:
-        second = (
-            f"q={_fmt_q(r.resolution_ratio)}: resolving a gap this size {setting} needs "
-            f"{_items(r.required_n)} (this benchmark has {r.n_items:,})"
-        )
-    sentence = f"{first}; {second}"
-    ci = r.required_n_interval
-    if ci is not None and ci.straddles_n and r.required_n is not None:
-        sentence += (
-            f"; the 90% bootstrap interval of N* ({_fmt_n(ci.low)} to {_fmt_n(ci.high)}) "
-            "straddles N, so the verdict is not robust"
-        )
-    return sentence
-
-
-def _test_clause(r: CompareResult, first, second, floor: float = 0.0) -> str:
-    (name1, p1), (name2, p2) = first, second
-    if p2 is None:
-        verdict = "significant" if p1 <= r.alpha else "not significant"
-        return f"{verdict} by {name1} ({format_p(p1)})"
-    s1, s2 = p1 <= r.alpha, p2 <= r.alpha
-    f1, f2 = format_p(p1), format_p(p2, floor)
-    if s1 and s2:
-        return f"significant by {name1} ({f1}) and by {name2} ({f2})"
-    if not s1 and not s2:
-        return f"not significant by {name1} ({f1}) nor by {name2} ({f2})"
-    (yes, fy), (no, fn) = ((name1, f1), (name2, f2)) if s1 else ((name2, f2), (name1, f1))
-    return f"significant by {yes} ({fy}) but not by {no} ({fn})"
-
-
-def format_p(p: float, floor: float = 0.0) -> str:
-    """Return ``p=0.049``-style text; ``p<floor`` for a resampling p-value below its resolution."""
-    if floor and p < floor:
-        return f"p<{floor:.0e}" if floor < 0.001 else f"p<{floor:g}"
-    if p < 1e-15:
-        return "p<1e-15"
-    if p >= 0.001:
-        return f"p={p:.2g}" if p < 0.1 else f"p={p:.2f}"
-    return f"p={p:.1e}"
-
-
-def _items(n: int) -> str:
-    return f"{n:,} item{'' if n == 1 else 's'}"
-
-
-def _fmt_q(q: float) -> str:
-    return f"{q:.2f}" if q < 10 else f"{q:,.0f}"
-
-
-def _fmt_n(n: float) -> str:
-    return "infinity" if not math.isfinite(n) else f"{math.ceil(n):,}"
 
 
 def _finite_or_none(x: float):

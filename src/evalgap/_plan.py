@@ -54,18 +54,9 @@ class DegradationPlan:
     @property
     def verdict(self) -> str:
         """One plain sentence."""
-        out = (
-            f"detecting a drop of {100 * self.delta:.2f} points at a flip rate of "
-            f"{100 * self.flip_rate:.1f}% (one-sided, alpha={self.alpha:g}, power "
-            f"{self.power:g}) needs {_n(self.required_n)} items"
-        )
-        if self.n_items is not None:
-            out += (
-                f"; with {self.n_items:,} items the power is {self.power_at_n:.2f} and drops "
-                f"of {100 * self.detectable_drop:.2f} points are detected with power "
-                f"{self.power:g}"
-            )
-        return out
+        from evalgap.report.sentences import degradation_plan_verdict  # rich loads on demand
+
+        return degradation_plan_verdict(self)
 
     def to_dict(self) -> dict:
         """Return the plan as plain data."""
@@ -120,10 +111,6 @@ def plan_degradation(
         snr,
         detectable,
     )
-
-
-def _n(n) -> str:
-    return "infinitely many" if n is None else f"{n:,}"
 
 
 @dataclass(frozen=True)

@@ -542,43 +542,28 @@ def _lattice_quantile(b, c, n, tail, *, upper: bool):
     # D* is below (z^2 + 1)/6 items); start from a bracket of that size and widen as needed.
     width = 8.0 + z * z
 
-    def cdf(d):
-        return _tails(b, c, n, d, (upper,))[0]
+    def ok(d):
+        return np.asarray(_tails(b, c, n, d, (upper,))[0]) >= tail
 
-    if upper:
-        # Largest d with P(D* >= d) >= tail: the survival function falls as d grows.
-        lo = np.maximum(np.floor(guess - width), -n)  # want sf(lo) >= tail
-        hi = np.minimum(np.ceil(guess + width), n + 1)  # want sf(hi) < tail
-        for _ in range(64):
-            bad_lo = (np.asarray(cdf(lo)) < tail) & (lo > -n)
-            bad_hi = (np.asarray(cdf(hi)) >= tail) & (hi < n + 1)
-            if not (bad_lo.any() or bad_hi.any()):
-                break
-            width = width * 4
-            lo = np.where(bad_lo, np.maximum(np.floor(guess - width), -n), lo)
-            hi = np.where(bad_hi, np.minimum(np.ceil(guess + width), n + 1), hi)
-        while np.any(hi - lo > 1):
-            mid = np.floor((lo + hi) / 2)
-            ok = np.asarray(cdf(mid)) >= tail
-            lo = np.where(ok, mid, lo)
-            hi = np.where(ok, hi, mid)
-        return lo.reshape(shape)
-    lo = np.maximum(np.floor(guess - width), -n - 1)  # want cdf(lo) < tail
-    hi = np.minimum(np.ceil(guess + width), n)  # want cdf(hi) >= tail
+    # upper: the largest d with P(D* >= d) >= tail (ok falls as d grows: ok at lo, not at hi);
+    # lower: the smallest d with P(D* <= d) >= tail (ok rises: not ok at lo, ok at hi).
+    floor_, ceiling = (-n, n + 1) if upper else (-n - 1, n)
+    lo = np.maximum(np.floor(guess - width), floor_)
+    hi = np.minimum(np.ceil(guess + width), ceiling)
     for _ in range(64):
-        bad_lo = (np.asarray(cdf(lo)) >= tail) & (lo > -n - 1)
-        bad_hi = (np.asarray(cdf(hi)) < tail) & (hi < n)
+        bad_lo = (ok(lo) != upper) & (lo > floor_)
+        bad_hi = (ok(hi) == upper) & (hi < ceiling)
         if not (bad_lo.any() or bad_hi.any()):
             break
         width = width * 4
-        lo = np.where(bad_lo, np.maximum(np.floor(guess - width), -n - 1), lo)
-        hi = np.where(bad_hi, np.minimum(np.ceil(guess + width), n), hi)
+        lo = np.where(bad_lo, np.maximum(np.floor(guess - width), floor_), lo)
+        hi = np.where(bad_hi, np.minimum(np.ceil(guess + width), ceiling), hi)
     while np.any(hi - lo > 1):
         mid = np.floor((lo + hi) / 2)
-        ok = np.asarray(cdf(mid)) >= tail
-        hi = np.where(ok, mid, hi)
-        lo = np.where(ok, lo, mid)
-    return hi.reshape(shape)
+        at_lo = ok(mid) == upper
+        lo = np.where(at_lo, mid, lo)
+        hi = np.where(at_lo, hi, mid)
+    return (lo if upper else hi).reshape(shape)
 
 
 def _run_blocks(block, items, workers, axis: int = 0):
