@@ -269,4 +269,15 @@ def permutation_p_value(observed, null, *, alternative="two-sided", scale=1.0) -
         extreme = null >= observed - tol
     else:
         extreme = null <= observed + tol
-    return float((1 + np.count_nonzero(extreme)) / (null.size + 1))
+    return float(permutation_p_value_from_draws(extreme))
+
+
+def permutation_p_value_from_draws(extreme, axis: int = -1):
+    """Return ``(1 + #{extreme draws}) / (m + 1)`` from booleans marking the extreme draws.
+
+    The one home of the Monte Carlo permutation p-value (valid for any number m of draws:
+    the observed statistic counts as one of the m + 1 equally likely arrangements). ``axis``
+    runs over the m draws; the other axes are kept (tasks, experiments).
+    """
+    extreme = np.asarray(extreme, dtype=bool)
+    return (1 + np.count_nonzero(extreme, axis=axis)) / (extreme.shape[axis] + 1)
