@@ -154,7 +154,15 @@ def test_graded_pair_agrees_between_compare_and_audit(graded_pair, models_above)
         seed=SEED,
         use_clusters=False,
     )
-    _assert_same(_row(audited.pairs, "A", "B"), single)
+    row = _row(audited.pairs, "A", "B")
+    _assert_same(row, single)
+    # one home for the graded moments too: the summaries agree to the last digit
+    assert (row["delta"], row["sd_diff"], row["correlation"]) == (
+        single.delta,
+        single.sd_diff,
+        single.correlation,
+    )
+    assert pw.round_up(row["required_n"]) == single.required_n
 
 
 def test_child_streams_depend_on_seed_and_purpose_only():
