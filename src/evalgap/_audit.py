@@ -519,8 +519,8 @@ def _required_n_intervals(p, n_resamples, seed, score_set, kw, notes) -> None:
             notes.append(f"N* intervals for graded pairs skipped: {graded.size:,} pairs")
         else:
             differences = [_pair_differences(p.iloc[k], score_set) for k in graded]
-            low[graded], high[graded] = pw.required_n_bootstrap_interval_graded(
-                differences, n_resamples, seed, **kw
+            low[graded], high[graded] = pw.required_n_bootstrap_interval(
+                n_resamples=n_resamples, seed=seed, differences=differences, **kw
             )
     p["required_n_low"] = low
     p["required_n_high"] = high

@@ -356,8 +356,11 @@ def compare_scores(
         boot = _bootstrap_result(draws, seed, alpha)
         p = PValues(**{**p.to_dict(), "bootstrap": boot.p_value})
     if n_bootstrap_required_n and s.sd_diff > 0:
-        bounds = pw.required_n_bootstrap_interval_graded(
-            d, n_bootstrap_required_n, seed, **_levels(alpha, power, alternative)
+        bounds = pw.required_n_bootstrap_interval(
+            n_resamples=n_bootstrap_required_n,
+            seed=seed,
+            differences=d,
+            **_levels(alpha, power, alternative),
         )
         req_ci = _required_n_interval(bounds, n, n_bootstrap_required_n)
     return _assemble(

@@ -130,27 +130,33 @@ def required_n_interval(
 
 
 def required_n_bootstrap_interval(
-    a_only,
-    b_only,
-    n_items,
+    a_only=None,
+    b_only=None,
+    n_items=None,
     n_resamples: int = 500,
     seed=None,
     *,
+    differences=None,
     alpha=0.05,
     power=0.8,
     alternative="two-sided",
     level: float = 0.90,
 ):
-    """Return the bootstrap interval ``(low, high)`` of N* of binary pairs (Appendix I).
+    """Return the bootstrap interval ``(low, high)`` of N* (Section 6.1, Appendix I).
 
-    Each pair's N items are resampled ``n_resamples`` times as multinomial draws on its 2x2
-    cells (:func:`evalgap.stats.resample.bootstrap_counts_by_pair`), N* is recomputed from
-    each draw's ``delta*`` and ``sigma_D*^2`` (Equation 6 via
-    :func:`gap_and_variance_from_counts`) and the 5th-95th percentiles are taken by
-    :func:`required_n_interval`. Draws come from ``child_seed(seed, "required_n_interval")``,
-    restarted for each pair: a pair's interval depends on its counts and the seed only,
-    never on the other pairs, so ``compare`` and ``audit`` agree to the last digit. Counts
-    broadcast; the bounds have their shape.
+    Binary pairs are given by their counts: each pair's N items are resampled
+    ``n_resamples`` times as multinomial draws on its 2x2 cells
+    (:func:`evalgap.stats.resample.bootstrap_counts_by_pair`) and N* recomputed from each
+    draw's ``delta*`` and ``sigma_D*^2`` (Equation 6 via :func:`gap_and_variance_from_counts`);
+    counts broadcast and the bounds have their shape. Graded pairs are given by
+    ``differences``, one 1-D array of ``D_i`` or a list of them (one per pair): items are
+    resampled (:func:`evalgap.stats.resample.bootstrap_means` with the first two raw
+    moments) and N* recomputed from each resample's mean and plug-in variance (Equation 3).
+    The 5th-95th percentiles are taken by :func:`required_n_interval`.
+
+    Draws come from ``child_seed(seed, "required_n_interval")``, restarted for each pair: a
+    pair's interval depends on its own data and the seed only, never on the other pairs, so
+    ``compare`` and ``audit`` agree to the last digit.
 
     Examples
     --------
@@ -160,54 +166,28 @@ def required_n_bootstrap_interval(
     >>> round(float(low)), round(float(high))
     (5894, 571183)
     """
+    levels = {"alpha": alpha, "power": power, "alternative": alternative, "level": level}
+    stream = resample.child_seed(seed, "required_n_interval")
+    if differences is not None:
+        return _graded_required_n_interval(differences, n_resamples, stream, levels)
     b, c, n = np.broadcast_arrays(*(np.asarray(x) for x in (a_only, b_only, n_items)))
-    b_star, c_star = resample.bootstrap_counts_by_pair(
-        b, c, n, n_resamples, resample.child_seed(seed, "required_n_interval")
-    )
+    b_star, c_star = resample.bootstrap_counts_by_pair(b, c, n, n_resamples, stream)
     delta_star, var_star = gap_and_variance_from_counts(b_star, c_star, n.reshape(-1, 1))
-    low, high = required_n_interval(
-        delta_star, var_star, alpha=alpha, power=power, alternative=alternative, level=level
-    )
+    low, high = required_n_interval(delta_star, var_star, **levels)
     f = _validate.scalar_or_array
     return f(np.reshape(low, b.shape)), f(np.reshape(high, b.shape))
 
 
-def required_n_bootstrap_interval_graded(
-    differences,
-    n_resamples: int = 500,
-    seed=None,
-    *,
-    alpha=0.05,
-    power=0.8,
-    alternative="two-sided",
-    level: float = 0.90,
-):
-    """Return the bootstrap interval ``(low, high)`` of N* from per-item differences.
-
-    ``differences`` is one 1-D array of ``D_i`` or a list of them (one per pair). Items are
-    resampled ``n_resamples`` times (:func:`evalgap.stats.resample.bootstrap_means` with the
-    first two raw moments), N* is recomputed from each resample's mean and plug-in variance
-    (Equation 3) and the 5th-95th percentiles taken by :func:`required_n_interval`. Like
-    :func:`required_n_bootstrap_interval`, each pair restarts the stream
-    ``child_seed(seed, "required_n_interval")``.
-    """
+def _graded_required_n_interval(differences, n_resamples, stream, levels):
     single = not isinstance(differences, (list, tuple))
     pairs = [differences] if single else list(differences)
     low = np.full(len(pairs), np.nan)
     high = np.full(len(pairs), np.nan)
-    stream = resample.child_seed(seed, "required_n_interval")
     for k, d in enumerate(pairs):
         first, second = resample.bootstrap_means(
             d, n_resamples, resample.restart(stream), moments=True
         )
-        low[k], high[k] = required_n_interval(
-            first,
-            np.maximum(second - first**2, 0.0),
-            alpha=alpha,
-            power=power,
-            alternative=alternative,
-            level=level,
-        )
+        low[k], high[k] = required_n_interval(first, np.maximum(second - first**2, 0.0), **levels)
     if single:
         return float(low[0]), float(high[0])
     return low, high
