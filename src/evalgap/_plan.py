@@ -96,7 +96,7 @@ def plan_degradation(
     at_n = snr = detectable = None
     if n_items is not None:
         at_n = float(pw.degradation_power(delta, flip_rate, n_items, alpha=alpha))
-        snr = float(math.sqrt(n_items / flip_rate) * delta)
+        snr = float(pw.degradation_snr(delta, flip_rate, n_items))
         detectable = float(
             pw.degradation_detectable_drop(flip_rate, n_items, alpha=alpha, power=power)
         )

@@ -534,9 +534,15 @@ def degradation_power(delta, flip_rate, n_items, *, alpha=0.05):
     flip rate only through the SNR.
     """
     alpha = _validate.probability(alpha, "alpha")
+    snr = degradation_snr(delta, flip_rate, n_items)
+    return _validate.scalar_or_array(special.ndtr(snr + special.ndtri(alpha)))
+
+
+def degradation_snr(delta, flip_rate, n_items):
+    """Return the signal-to-noise ratio ``SNR = sqrt(N / p_flip) delta`` (Degradation Eq. 11)."""
     p = _validate.probability(flip_rate, "flip_rate")
     snr = np.sqrt(np.asarray(n_items, dtype=float) / p) * np.asarray(delta, dtype=float)
-    return _validate.scalar_or_array(special.ndtr(snr + special.ndtri(alpha)))
+    return _validate.scalar_or_array(snr)
 
 
 def degradation_required_n(delta, flip_rate, *, alpha=0.05, power=0.8):

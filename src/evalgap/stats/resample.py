@@ -333,7 +333,16 @@ def bootstrap_p_value_se(draws, axis: int = -1, *, alternative: str = "two-sided
     else:
         tail = np.minimum(1.0, below if alternative == "greater" else above)
         factor = 1.0
-    return np.minimum(factor * np.sqrt(tail * (1.0 - tail) / draws.shape[axis]), 1.0)
+    return np.minimum(factor * monte_carlo_se(tail, draws.shape[axis]), 1.0)
+
+
+def monte_carlo_se(rate, n_draws):
+    """Return the binomial standard error ``sqrt(r (1 - r) / M)`` of a share r of M draws.
+
+    The Monte Carlo error of a resampling p-value and of a simulated rejection rate.
+    """
+    rate = np.asarray(rate, dtype=float)
+    return _validate.scalar_or_array(np.sqrt(np.maximum(rate * (1 - rate), 0.0) / n_draws))
 
 
 @dataclass(frozen=True)
