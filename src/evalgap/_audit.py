@@ -320,6 +320,13 @@ class AuditResult(Result):
         return self.pairs.to_frame()
 
     @property
+    def verdict(self) -> str:
+        """One plain sentence: how many displayed pairs this benchmark leaves unresolved."""
+        from evalgap.report.sentences import audit_verdict  # rich loads only when asked
+
+        return audit_verdict(self)
+
+    @property
     def procedures(self) -> tuple[str, ...]:
         """The procedures that produced verdicts (``clustered`` needs cluster labels)."""
         return tuple(p for p in PROCEDURES if p in self.pairs.resolved)
@@ -378,6 +385,7 @@ class AuditResult(Result):
             "cluster_stress": self.cluster_stress.to_dict() if self.cluster_stress else None,
             "notes": list(self.notes),
             "alignment": self.alignment.to_dict() if self.alignment else None,
+            "verdict": self.verdict,
         }
 
 
@@ -613,8 +621,7 @@ def _evaluate(
     binary = p["binary"].to_numpy(dtype=bool)
     b = p["a_only"].to_numpy()
     c = p["b_only"].to_numpy()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(sd > 0, delta / (sd / np.sqrt(n)), np.where(delta == 0, 0.0, np.inf))
+    t = np.asarray(tests.wald_statistic(delta, sd, n), dtype=float)
     p["statistic"] = t
     nan = np.full(len(p), np.nan)
     p["p_mcnemar"] = np.where(binary, tests.mcnemar(b, c).p_value, nan)
@@ -640,37 +647,35 @@ def _evaluate(
     p["resolved_bh"] = multiplicity.resolved_bh(t, alpha, power, family_size)
     u = np.where(binary, sequential.boundary(b + c, alpha, mixture=mixture), np.nan)
     p["anytime_boundary"] = u
-    z_beta = float(pw.critical_values(alpha, power)[1])
-    z_alpha = float(pw.critical_values(alpha, power)[0])
-    p["required_n_anytime"] = required * ((u + z_beta) / (z_alpha + z_beta)) ** 2
+    p["required_n_anytime"] = sequential.required_n_anytime(required, u, alpha, power)
     p["resolved_anytime_valid"] = pd.array(
-        np.where(binary, np.abs(t) >= u + z_beta, None), dtype="boolean"
+        np.where(binary, sequential.resolved_anytime(t, u, power), None), dtype="boolean"
     )
     if not binary.all():
         notes.append("anytime-valid verdicts need binary scores; graded pairs have none")
     # Correlation -/+ 0.1, clamped to the admissible interval (Section 6.2).
-    for name, shift in (("minus", -0.1), ("plus", 0.1)):
-        p[f"resolved_correlation_{name}"] = _shifted_verdict(p, shift, kw)
+    for name, shift in (("minus", -pw.CORRELATION_SHIFT), ("plus", pw.CORRELATION_SHIFT)):
+        _, _, q = pw.correlation_sensitivity(
+            delta,
+            p["variance_a"].to_numpy(),
+            p["variance_b"].to_numpy(),
+            p["correlation"].to_numpy(),
+            n,
+            shift,
+            binary=binary,
+            accuracy_a=p["accuracy_a"].to_numpy(),
+            accuracy_b=p["accuracy_b"].to_numpy(),
+            sd_diff=sd,
+            **kw,
+        )
+        p[f"resolved_correlation_{name}"] = np.asarray(q) >= 1
     _required_n_intervals(p, n_bootstrap_required_n, seed, score_set, kw, notes)
     _bootstrap_arbiter(p, n_bootstrap, seed, score_set, alpha, notes)
     return p
 
 
-def _shifted_verdict(p: pd.DataFrame, shift: float, kw) -> np.ndarray:
-    pa, pb = p["accuracy_a"].to_numpy(), p["accuracy_b"].to_numpy()
-    rho = p["correlation"].to_numpy() + shift
-    binary = p["binary"].to_numpy(dtype=bool)
-    inside = binary & (pa > 0) & (pa < 1) & (pb > 0) & (pb < 1) & np.isfinite(rho)
-    clamped = np.clip(rho, -1, 1)
-    if inside.any():
-        clamped[inside] = pw.clamp_correlation(pa[inside], pb[inside], rho[inside])
-    sd = pw.sd_diff_from_correlation(np.sqrt(p["variance_a"]), np.sqrt(p["variance_b"]), clamped)
-    sd = np.where(np.isfinite(rho), sd, p["sd_diff"].to_numpy())
-    q = pw.resolution_ratio(p["n_items"], pw.required_n(p["delta"], sd, **kw))
-    return np.asarray(q) >= 1
-
-
 def _required_n_intervals(p, n_resamples, seed, score_set, kw, notes) -> None:
+    """Bootstrap intervals of N* per pair, the same numbers ``compare`` gives for each pair."""
     low = np.full(len(p), np.nan)
     high = np.full(len(p), np.nan)
     binary = p["binary"].to_numpy(dtype=bool)
@@ -682,35 +687,25 @@ def _required_n_intervals(p, n_resamples, seed, score_set, kw, notes) -> None:
             )
         else:
             idx = np.flatnonzero(binary)
-            n = p["n_items"].to_numpy()[idx]
-            b_star, c_star = resample.bootstrap_counts(
+            low[idx], high[idx] = pw.required_n_bootstrap_interval(
                 p["a_only"].to_numpy()[idx],
                 p["b_only"].to_numpy()[idx],
-                n,
+                p["n_items"].to_numpy()[idx],
                 n_resamples,
-                _child(seed, 11),
+                seed,
+                **kw,
             )
-            d_star = (b_star - c_star) / n[:, None]
-            var_star = np.maximum((b_star + c_star) / n[:, None] - d_star**2, 0.0)
-            low[idx], high[idx] = _required_n_bounds(d_star, var_star, kw)
     graded = np.flatnonzero(~binary)
     if n_resamples and graded.size and score_set is not None:
         if graded.size > MAX_PAIRS_GRADED_BOOTSTRAP:
             notes.append(f"N* intervals for graded pairs skipped: {graded.size:,} pairs")
         else:
-            for k in graded:
-                d = _pair_differences(p.iloc[k], score_set)
-                first, second = resample.bootstrap_means(
-                    d, n_resamples, _child(seed, 12 + k), moments=True
-                )
-                lo, hi = _required_n_bounds(first[None], np.maximum(second - first**2, 0)[None], kw)
-                low[k], high[k] = lo[0], hi[0]
+            differences = [_pair_differences(p.iloc[k], score_set) for k in graded]
+            low[graded], high[graded] = pw.required_n_bootstrap_interval(
+                n_resamples=n_resamples, seed=seed, differences=differences, **kw
+            )
     p["required_n_low"] = low
     p["required_n_high"] = high
-
-
-def _required_n_bounds(delta_star, var_star, kw):
-    return pw.required_n_interval(delta_star, var_star, alpha=kw["alpha"], power=kw["power"])
 
 
 def _bootstrap_arbiter(p, n_resamples, seed, score_set, alpha, notes) -> None:
@@ -718,7 +713,7 @@ def _bootstrap_arbiter(p, n_resamples, seed, score_set, alpha, notes) -> None:
 
     Binary pairs get the exact bootstrap p-value (the resampling law is a multinomial on the
     2x2 cells, so no Monte Carlo is needed and the seed does not matter); graded pairs a
-    seeded Monte Carlo bootstrap of ``n_resamples`` draws.
+    seeded Monte Carlo bootstrap of ``n_resamples`` draws, the one ``compare`` runs.
     """
     out = np.full(len(p), np.nan)
     binary = p["binary"].to_numpy(dtype=bool)
@@ -743,13 +738,10 @@ def _bootstrap_arbiter(p, n_resamples, seed, score_set, alpha, notes) -> None:
         and score_set is not None
         and graded.size <= MAX_PAIRS_GRADED_BOOTSTRAP
     ):
-        for k in graded:
-            d = _pair_differences(p.iloc[k], score_set)
-            out[k] = float(
-                resample.bootstrap_p_value(
-                    resample.bootstrap_means(d, n_resamples, _child(seed, 22 + k))
-                )
-            )
+        differences = [_pair_differences(p.iloc[k], score_set) for k in graded]
+        out[graded] = resample.paired_bootstrap(
+            differences, n_resamples, seed, alpha=alpha
+        ).p_value
     p["p_bootstrap"] = out
 
 
@@ -763,7 +755,6 @@ def _clustered(pairs, score_set: ScoreSet, *, alpha, power, n_resamples, seed, p
     boot_unresolved = np.zeros(n_resamples, dtype=np.int64) if n_resamples else None
     interval_rows, loo_rows = [], []
     alternatives = {"random": 0, "difficulty_quartiles": 0, "split_halves": 0}
-    k_const = float(pw.z_sum_squared(alpha, power))
     for t_index, task in enumerate(score_set.tasks):
         rows = np.flatnonzero(p["task_index"].to_numpy() == t_index)
         if rows.size == 0 or task.clusters is None:
@@ -780,7 +771,9 @@ def _clustered(pairs, score_set: ScoreSet, *, alpha, power, n_resamples, seed, p
         if n_resamples:
             progress("cluster bootstrap")
             weights = cl.bootstrap_weights(
-                stats_.labels.size, n_resamples, _child(seed, 31 + t_index)
+                stats_.labels.size,
+                n_resamples,
+                resample.child_seed(seed, "cluster_bootstrap", (t_index,)),
             )
             b_icc, b_mbar = cl.icc_from_stats(stats_.sizes, stats_.sums, stats_.sumsq, weights)
             b_de = cl.design_effect(b_icc, b_mbar)
@@ -804,15 +797,7 @@ def _clustered(pairs, score_set: ScoreSet, *, alpha, power, n_resamples, seed, p
                     }
                 )
         progress("leave one cluster out")
-        loo = cl.leave_one_out_weights(stats_.labels.size)
-        l_icc, l_mbar = cl.icc_from_stats(stats_.sizes, stats_.sums, stats_.sumsq, loo)
-        sizes = stats_.sizes if stats_.sizes.ndim == 2 else stats_.sizes[:, None]
-        l_n = loo @ sizes  # (K, P): each pair's items once a cluster is dropped
-        with np.errstate(divide="ignore", invalid="ignore"):
-            l_delta = (loo @ stats_.sums) / l_n
-            l_var = np.maximum((loo @ stats_.sumsq) / l_n - l_delta**2, 0)
-            l_required = np.where(l_delta != 0, k_const * l_var / l_delta**2, np.inf)
-        l_clustered = cl.design_effect(l_icc, l_mbar) * l_required
+        l_n, l_clustered = cl.leave_one_out_required_n(stats_, alpha, power)
         task_sizes = pd.Series(task.clusters).value_counts()
         for k, name in enumerate(stats_.labels):
             loo_rows.append(
@@ -854,7 +839,8 @@ def _clustered(pairs, score_set: ScoreSet, *, alpha, power, n_resamples, seed, p
 def _alternative_clusterings(task, pairs, seed, t_index) -> dict:
     """Random clusters of the real sizes (null check), difficulty quartiles, split halves."""
     labels = np.asarray(task.clusters)
-    rng = np.random.Generator(np.random.PCG64(resample.seed_sequence(_child(seed, 41 + t_index))))
+    stream = resample.child_seed(seed, "alternative_clusters", (t_index,))
+    rng = np.random.Generator(np.random.PCG64(stream))
     difficulty = np.nanmean(task.scores, axis=1)
     edges = np.quantile(difficulty, [0.25, 0.5, 0.75])
     quartiles = np.searchsorted(edges, difficulty, side="right")
@@ -896,7 +882,7 @@ def _trajectories(
         d = _pair_differences(row, score_set)
         # Items arrive in a seeded random order: file order (category blocks) would make a
         # curve reflect the file's layout, not what monitoring the evaluation would see.
-        rng = np.random.Generator(np.random.PCG64(resample.seed_sequence(_child(seed, 51 + k))))
+        rng = np.random.Generator(np.random.PCG64(resample.child_seed(seed, "trajectory")))
         d = d[rng.permutation(d.size)]
         log_e = sequential.log_e_trajectory(d, mixture=mixture)
         step = max(1, d.size // TRAJECTORY_POINTS)
@@ -1121,10 +1107,6 @@ def _check(family, alpha, power, tie_procedure) -> None:
         raise InputError(
             f"tie_procedure= must be one of {', '.join(PROCEDURES)}; got {tie_procedure!r}"
         )
-
-
-def _child(seed, k: int):
-    return None if seed is None else np.random.SeedSequence([int(seed), k])
 
 
 def _finite(value):

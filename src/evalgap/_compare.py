@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 DEFAULT_BOOTSTRAP = 10_000
 DEFAULT_REQUIRED_N_BOOTSTRAP = 500  # Appendix I: "N* CI, B = 500 bootstrap"
 DEFAULT_PERMUTATIONS = 10_000
-CORRELATION_SHIFT = 0.1  # Section 6.2: perturb rho by +/- 0.10, clamped
+CORRELATION_SHIFT = pw.CORRELATION_SHIFT
 
 
 @dataclass(frozen=True, repr=False)
@@ -245,7 +245,9 @@ class CompareResult(Result):
     @property
     def verdict(self) -> str:
         """One plain sentence: what the tests say and whether the benchmark resolves the gap."""
-        return _verdict(self)
+        from evalgap.report.sentences import compare_verdict  # rich loads only when asked
+
+        return compare_verdict(self)
 
     def to_frame(self):
         """Return the tests as a table: one row per test with its p-value.
@@ -313,14 +315,11 @@ def compare_counts(
         boot = _exact_bootstrap(s.a_only, s.b_only, n, alpha, alternative)
         p = dataclasses.replace(p, bootstrap=boot.p_value)
     if n_bootstrap_required_n and s.sd_diff > 0:
-        b_star, c_star = resample.bootstrap_counts(
-            s.a_only, s.b_only, n, n_bootstrap_required_n, _child_seed(seed)
+        levels = _levels(alpha, power, alternative)
+        bounds = pw.required_n_bootstrap_interval(
+            s.a_only, s.b_only, n, n_bootstrap_required_n, seed, **levels
         )
-        delta_star = (b_star - c_star) / n
-        var_star = np.maximum((b_star + c_star) / n - delta_star**2, 0.0)
-        req_ci = _required_n_interval(
-            delta_star, var_star, n, alpha, power, alternative, n_bootstrap_required_n
-        )
+        req_ci = _required_n_interval(bounds, n, n_bootstrap_required_n)
     variance_a = float(s.accuracy_a * (1 - s.accuracy_a))
     variance_b = float(s.accuracy_b * (1 - s.accuracy_b))
     discordant = pw.required_n_discordant(
@@ -399,29 +398,30 @@ def compare_scores(
     p = PValues(paired_t=float(t_res.p_value))
     if n_permutations:
         flip = tests.sign_flip_test(
-            a, b, n_resamples=n_permutations, alternative=alternative, seed=_child_seed(seed, 2)
+            a,
+            b,
+            n_resamples=n_permutations,
+            alternative=alternative,
+            seed=resample.child_seed(seed, "sign_flip"),
         )
         p = dataclasses.replace(p, sign_flip=float(flip.p_value))
     t_ci = intervals.t_interval(s.delta, sd_sample, n, alpha)
     wald = intervals.wald_interval(s.delta, s.se, alpha)
     boot = req_ci = None
     if n_bootstrap and not too_few:
-        means = resample.bootstrap_means(d, n_bootstrap, seed)
-        boot = _bootstrap_result(means, n_bootstrap, seed, alpha, alternative)
+        draws = resample.paired_bootstrap(
+            d, n_bootstrap, seed, alpha=alpha, alternative=alternative
+        )
+        boot = _bootstrap_result(draws, seed, alpha)
         p = dataclasses.replace(p, bootstrap=boot.p_value)
     if n_bootstrap_required_n and s.sd_diff > 0:
-        means, second = resample.bootstrap_means(
-            d, n_bootstrap_required_n, _child_seed(seed), moments=True
+        bounds = pw.required_n_bootstrap_interval(
+            n_resamples=n_bootstrap_required_n,
+            seed=seed,
+            differences=d,
+            **_levels(alpha, power, alternative),
         )
-        req_ci = _required_n_interval(
-            means,
-            np.maximum(second - means**2, 0.0),
-            n,
-            alpha,
-            power,
-            alternative,
-            n_bootstrap_required_n,
-        )
+        req_ci = _required_n_interval(bounds, n, n_bootstrap_required_n)
     return _assemble(
         s,
         p,
@@ -564,49 +564,39 @@ def _assemble(
 def _sensitivity(s: PairedSummary, variances, n, kw) -> tuple[CorrelationSensitivity, ...]:
     """N* and the verdict at rho -/+ 0.1 (Section 6.2), marginals held at their estimates."""
     out = []
-    sd_a, sd_b = math.sqrt(variances[0]), math.sqrt(variances[1])
     for shift in (-CORRELATION_SHIFT, CORRELATION_SHIFT):
-        rho = float(s.correlation) + shift
-        if s.binary and 0 < s.accuracy_a < 1 and 0 < s.accuracy_b < 1:
-            rho = float(pw.clamp_correlation(s.accuracy_a, s.accuracy_b, rho))
-        else:
-            rho = min(max(rho, -1.0), 1.0)
-        sd = float(pw.sd_diff_from_correlation(sd_a, sd_b, rho))
-        req = float(pw.required_n(s.delta, sd, **kw))
-        q = float(pw.resolution_ratio(n, req))
+        rho, required, q = pw.correlation_sensitivity(
+            s.delta,
+            variances[0],
+            variances[1],
+            s.correlation,
+            n,
+            shift,
+            binary=s.binary,
+            accuracy_a=s.accuracy_a,
+            accuracy_b=s.accuracy_b,
+            **kw,
+        )
         out.append(
             CorrelationSensitivity(
-                correlation=rho,
-                required_n=pw.round_up(req),
-                resolution_ratio=q,
+                correlation=float(rho),
+                required_n=pw.round_up(required),
+                resolution_ratio=float(q),
                 resolved=bool(q >= 1),
             )
         )
     return tuple(out)
 
 
-def _bootstrap_result(draws, n_resamples, seed, alpha, alternative) -> BootstrapResult:
-    low, high = resample.percentile_interval(draws, alpha)
-    below, above = float(np.mean(draws <= 0)), float(np.mean(draws >= 0))
-    if alternative == "two-sided":
-        p = float(resample.bootstrap_p_value(draws))
-        tail, factor = min(below, above), 2.0
-    elif alternative == "greater":
-        p = tail = min(1.0, below)
-        factor = 1.0
-    else:
-        p = tail = min(1.0, above)
-        factor = 1.0
-    # Binomial standard error of the estimated tail share, scaled as the p-value is.
-    se = factor * math.sqrt(tail * (1.0 - tail) / n_resamples)
-    ci = intervals.Interval(float(low), float(high), "bootstrap_percentile", 1.0 - alpha)
+def _bootstrap_result(draws: resample.PairedBootstrap, seed, alpha) -> BootstrapResult:
+    ci = intervals.Interval(draws.low, draws.high, "bootstrap_percentile", 1.0 - alpha)
     return BootstrapResult(
-        n_resamples=int(n_resamples),
+        n_resamples=draws.n_resamples,
         seed=seed,
-        p_value=p,
+        p_value=draws.p_value,
         ci=ci,
         method="monte_carlo",
-        monte_carlo_se=min(se, 1.0),
+        monte_carlo_se=draws.monte_carlo_se,
     )
 
 
@@ -620,99 +610,20 @@ def _exact_bootstrap(a_only, b_only, n, alpha, alternative) -> BootstrapResult:
     )
 
 
-def _required_n_interval(delta_star, var_star, n, alpha, power_, alternative, n_resamples):
-    """5th-95th percentile of bootstrap N* (Appendix I)."""
-    low, high = pw.required_n_interval(
-        delta_star, var_star, alpha=alpha, power=power_, alternative=alternative
-    )
-    low, high = float(low), float(high)
+def _required_n_interval(bounds, n, n_resamples) -> RequiredNInterval:
+    """The 5th-95th percentile interval of bootstrap N* (Appendix I) and whether it holds N."""
+    low, high = float(bounds[0]), float(bounds[1])
     return RequiredNInterval(
-        low=float(low),
-        high=float(high),
+        low=low,
+        high=high,
         level=0.90,
         n_resamples=int(n_resamples),
         straddles_n=bool(low <= n <= high),
     )
 
 
-def _verdict(r: CompareResult) -> str:
-    if r.binary:
-        first = _test_clause(
-            r, ("chi-square", r.p_values.mcnemar), ("the exact test", r.p_values.exact)
-        )
-    else:
-        first = _test_clause(
-            r,
-            ("the paired t test", r.p_values.paired_t),
-            ("the bootstrap", r.p_values.bootstrap),
-            floor=r.bootstrap.p_floor if r.bootstrap else 0.0,
-        )
-    if any(note.startswith("too few items") for note in r.notes):
-        first = f"too few items differ between the models to test at alpha={r.alpha:g}"
-    setting = f"at alpha={r.alpha:g}, power {r.power:g}"
-    if r.delta == 0:
-        second = "the gap is exactly zero, so no benchmark size resolves it"
-    elif r.resolution_ratio is None:
-        second = (
-            "every item differs the same way, so these data cannot estimate the items "
-            "needed to resolve the gap"
-        )
-    elif r.resolved:
-        second = (
-            f"q={_fmt_q(r.resolution_ratio)}: the {_items(r.n_items)} resolve a gap this size "
-            f"{setting} (N*={r.required_n:,})"
-        )
-    else:
-        second = (
-            f"q={_fmt_q(r.resolution_ratio)}: resolving a gap this size {setting} needs "
-            f"{_items(r.required_n)} (this benchmark has {r.n_items:,})"
-        )
-    sentence = f"{first}; {second}"
-    ci = r.required_n_interval
-    if ci is not None and ci.straddles_n and r.required_n is not None:
-        sentence += (
-            f"; the 90% bootstrap interval of N* ({_fmt_n(ci.low)} to {_fmt_n(ci.high)}) "
-            "straddles N, so the verdict is not robust"
-        )
-    return sentence
-
-
-def _test_clause(r: CompareResult, first, second, floor: float = 0.0) -> str:
-    (name1, p1), (name2, p2) = first, second
-    if p2 is None:
-        verdict = "significant" if p1 <= r.alpha else "not significant"
-        return f"{verdict} by {name1} ({format_p(p1)})"
-    s1, s2 = p1 <= r.alpha, p2 <= r.alpha
-    f1, f2 = format_p(p1), format_p(p2, floor)
-    if s1 and s2:
-        return f"significant by {name1} ({f1}) and by {name2} ({f2})"
-    if not s1 and not s2:
-        return f"not significant by {name1} ({f1}) nor by {name2} ({f2})"
-    (yes, fy), (no, fn) = ((name1, f1), (name2, f2)) if s1 else ((name2, f2), (name1, f1))
-    return f"significant by {yes} ({fy}) but not by {no} ({fn})"
-
-
-def format_p(p: float, floor: float = 0.0) -> str:
-    """Return ``p=0.049``-style text; ``p<floor`` for a resampling p-value below its resolution."""
-    if floor and p < floor:
-        return f"p<{floor:.0e}" if floor < 0.001 else f"p<{floor:g}"
-    if p < 1e-15:
-        return "p<1e-15"
-    if p >= 0.001:
-        return f"p={p:.2g}" if p < 0.1 else f"p={p:.2f}"
-    return f"p={p:.1e}"
-
-
-def _items(n: int) -> str:
-    return f"{n:,} item{'' if n == 1 else 's'}"
-
-
-def _fmt_q(q: float) -> str:
-    return f"{q:.2f}" if q < 10 else f"{q:,.0f}"
-
-
-def _fmt_n(n: float) -> str:
-    return "infinity" if not math.isfinite(n) else f"{math.ceil(n):,}"
+def _levels(alpha, power_, alternative) -> dict:
+    return {"alpha": alpha, "power": power_, "alternative": alternative}
 
 
 def _check_settings(alpha, power_, alternative, n_bootstrap, n_bootstrap_required_n, seed):
@@ -721,10 +632,3 @@ def _check_settings(alpha, power_, alternative, n_bootstrap, n_bootstrap_require
     _validate.whole_number(n_bootstrap, "n_bootstrap", 0)
     _validate.whole_number(n_bootstrap_required_n, "n_bootstrap_required_n", 0)
     resample.seed_sequence(seed)
-
-
-def _child_seed(seed, k: int = 1):
-    """A distinct, reproducible stream for a secondary resampling step."""
-    if seed is None:
-        return None
-    return np.random.SeedSequence([int(seed), k])

@@ -163,75 +163,9 @@ class DegradeResult(Result):
     @property
     def verdict(self) -> str:
         """A paragraph a release manager can paste into a pull request."""
-        p = self.p_values
-        tests = (
-            f"pooled p = {_p(p['pooled'])}, max-drop p = {_p(p['max_drop'])}, "
-            f"Fisher p = {_p(p['fisher'])}"
-        )
-        t = self.total
-        size = (
-            f" over {t.n_items:,} items in {len(self.tasks)} task(s)"
-            if t.n_items is not None
-            else f" over {len(self.tasks)} task(s)"
-        )
-        gap = ""
-        if t.delta is not None:
-            change = (
-                f"a drop of {100 * t.delta:.2f} points"
-                if t.delta >= 0
-                else f"a gain of {-100 * t.delta:.2f} points"
-            )
-            gap = (
-                f" The candidate's accuracy is {100 * t.accuracy_candidate:.2f}% against "
-                f"{100 * t.accuracy_baseline:.2f}% ({change}, SE {100 * t.se:.2f}); "
-                f"{100 * t.flip_rate:.2f}% of items flipped and "
-                f"{100 * t.degradation_rate:.1f}% of the flips went against the candidate."
-            )
-        pooled_fires = p["pooled"] <= self.alpha
-        if self.degraded and pooled_fires:
-            head = (
-                f"DEGRADED: {self.candidate} is significantly worse than {self.baseline} at "
-                f"alpha = {self.alpha:g}{size} ({tests})."
-            )
-        elif self.degraded:
-            # only max-drop or Fisher rejects: a drop on some task, not a drop overall
-            if p["max_drop"] <= self.alpha and self.max_drop_task is not None:
-                where = f"task {self.max_drop_task}, the largest standardized drop"
-            else:
-                where = "tasks " + ", ".join(w.task for w in self._worst(3))
-            head = (
-                f"DEGRADED: {self.candidate} is worse than {self.baseline} on at least one task "
-                f"({where}) at alpha = {self.alpha:g}{size}; the pooled test does not find it "
-                f"worse over all tasks ({tests})."
-            )
-            gap = gap.replace(" The candidate's", " Over all tasks the candidate's", 1)
-        else:
-            head = (
-                f"NOT DEGRADED: no significant degradation of {self.candidate} against "
-                f"{self.baseline} at alpha = {self.alpha:g}{size} ({tests})."
-            )
-        if self.degraded:
-            detail = (
-                " Most affected: "
-                + ", ".join(f"{w.task} (p = {_p(w.p_value)})" for w in self._worst(3))
-                + "."
-            )
-        else:
-            detail = ""
-            if self.detectable_drop is not None:
-                detail = (
-                    f" At this size and flip rate, drops of {100 * self.detectable_drop:.2f} "
-                    "points or more would be detected with 80% power."
-                )
-        bound = (
-            f" The decision flags a degradation when any of the three tests rejects; its "
-            f"false-alarm rate is at most {3 * self.alpha:g} (3 alpha)."
-        )
-        return head + gap + detail + bound
+        from evalgap.report.sentences import degrade_verdict  # rich loads only when asked
 
-    def _worst(self, k: int) -> list[TaskDegradation]:
-        """The k tasks with the smallest one-sided p-values (the clearest drops)."""
-        return sorted(self.tasks, key=lambda x: x.p_value)[:k]
+        return degrade_verdict(self)
 
     def to_dict(self) -> dict:
         """Return the JSON-ready dict (the ``degrade --json`` contract).
@@ -604,9 +538,3 @@ def _graded_total(tasks, differences, score_set, i, j) -> TaskDegradation:
     a, b = score_set.pair(score_set.models[i], score_set.models[j])
     total = _graded_task("all", a, b)
     return _replace_p(total, math.nan) if d.size else total
-
-
-def _p(p: float) -> str:
-    if p is None or not math.isfinite(p):
-        return "n/a"
-    return f"{p:.3g}" if p >= 1e-4 else f"{p:.2e}"

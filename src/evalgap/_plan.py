@@ -69,18 +69,9 @@ class DegradationPlan(Result):
     @property
     def verdict(self) -> str:
         """One plain sentence."""
-        out = (
-            f"detecting a drop of {100 * self.delta:.2f} points at a flip rate of "
-            f"{100 * self.flip_rate:.1f}% (one-sided, alpha={self.alpha:g}, power "
-            f"{self.power:g}) needs {_n(self.required_n)} items"
-        )
-        if self.n_items is not None:
-            out += (
-                f"; with {self.n_items:,} items the power is {self.power_at_n:.2f} and drops "
-                f"of {100 * self.detectable_drop:.2f} points are detected with power "
-                f"{self.power:g}"
-            )
-        return out
+        from evalgap.report.sentences import degradation_plan_verdict  # rich loads on demand
+
+        return degradation_plan_verdict(self)
 
 
 def plan_degradation(
@@ -139,7 +130,7 @@ def plan_degradation(
     at_n = snr = detectable = None
     if n_items is not None:
         at_n = float(pw.degradation_power(delta, flip_rate, n_items, alpha=alpha))
-        snr = float(math.sqrt(n_items / flip_rate) * delta)
+        snr = float(pw.degradation_snr(delta, flip_rate, n_items))
         detectable = float(
             pw.degradation_detectable_drop(flip_rate, n_items, alpha=alpha, power=power)
         )
@@ -154,10 +145,6 @@ def plan_degradation(
         snr,
         detectable,
     )
-
-
-def _n(n) -> str:
-    return "infinitely many" if n is None else f"{n:,}"
 
 
 @dataclass(frozen=True, repr=False)

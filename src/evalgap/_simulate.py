@@ -84,7 +84,7 @@ def _rng(stream) -> np.random.Generator:
 
 
 def _se(rate: float, trials: int) -> float:
-    return math.sqrt(max(rate * (1 - rate), 0.0) / trials)
+    return float(resample.monte_carlo_se(rate, trials))
 
 
 # --- calibration (Section 5, Table 2) --------------------------------------------------------

@@ -5,9 +5,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from evalgap._compare import format_p
 from evalgap._compare_groups import CompareGroupsResult
-from evalgap.report.text import markup
+from evalgap.report.text import format_p, markup
 
 
 def render_compare_groups(r: CompareGroupsResult, console: Console) -> None:

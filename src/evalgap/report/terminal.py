@@ -16,15 +16,13 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from evalgap._compare import format_p
-
 if TYPE_CHECKING:  # the renderers take results; importing their jobs would load pandas
     from evalgap._audit import AuditResult
     from evalgap._compare import CompareResult
     from evalgap._degrade import DegradeResult, TrimResult
     from evalgap._inspect_data import DataSummary
     from evalgap._plan import PlanResult
-from evalgap.report.text import clean, markup, number, plural
+from evalgap.report.text import clean, format_n, format_p, markup, number, plural
 
 # Width used when the output is not a terminal (a pipe, a file, a CI log): wide enough that
 # no line is wrapped, since whatever reads it (a log viewer, grep) wraps or scrolls itself.
@@ -295,12 +293,12 @@ def render_compare(r: CompareResult, console: Console) -> None:
     )
     res.add_column(style="bold")
     res.add_column(justify="right", no_wrap=True)
-    res.add_row("required items N*", _n(r.required_n))
+    res.add_row("required items N*", format_n(r.required_n))
     if r.required_n_interval is not None:
         lo, hi = r.required_n_interval.low, r.required_n_interval.high
-        res.add_row("N* 90% bootstrap interval", f"{_n(lo)} to {_n(hi)}")
+        res.add_row("N* 90% bootstrap interval", f"{format_n(lo)} to {format_n(hi)}")
     if r.required_n_discordant is not None:
-        res.add_row("N* (Connor discordance form)", _n(r.required_n_discordant))
+        res.add_row("N* (Connor discordance form)", format_n(r.required_n_discordant))
     if r.resolution_ratio is not None:
         res.add_row("resolution ratio q = N/N*", number(r.resolution_ratio, ".3g"))
     res.add_row("resolved (q >= 1)", "yes" if r.resolved else "no")
@@ -310,13 +308,13 @@ def render_compare(r: CompareResult, console: Console) -> None:
             f"{number(r.mde, '.4f')} ({number(100 * r.mde, '.2f')} points)",
         )
     if r.unpaired_required_n is not None:
-        res.add_row("unpaired (independent items) N", _n(r.unpaired_required_n))
+        res.add_row("unpaired (independent items) N", format_n(r.unpaired_required_n))
     if r.paired_efficiency is not None:
         res.add_row("efficiency gained by pairing", f"{number(r.paired_efficiency, '.2f')}x")
     for s in r.correlation_sensitivity:
         res.add_row(
             f"at correlation {number(s.correlation, '.3f')}",
-            f"N* {_n(s.required_n)}, {'resolved' if s.resolved else 'unresolved'}",
+            f"N* {format_n(s.required_n)}, {'resolved' if s.resolved else 'unresolved'}",
         )
     console.print(res)
     if r.alignment is not None:
@@ -344,14 +342,14 @@ def render_plan(r: PlanResult, console: Console) -> None:
             t.add_row("admissible correlations", f"\\[{number(low, '.3f')}, {number(high, '.3f')}]")
     t.add_row("gap delta", number(r.delta, "+.4f"))
     t.add_row("sd of differences", number(r.sd_diff, ".4f"))
-    t.add_row("required paired items N*", _n(r.required_n))
+    t.add_row("required paired items N*", format_n(r.required_n))
     if r.n_items is not None:
         t.add_row("items available N", f"{r.n_items:,}")
         t.add_row("resolution ratio q", number(r.resolution_ratio, ".3g"))
         t.add_row("power at N (exact, footnote 1)", number(r.power_at_n, ".3f"))
         t.add_row("minimum detectable effect at N", number(r.mde, ".4f"))
     if r.unpaired_required_n is not None:
-        t.add_row("unpaired N per model (contrast)", _n(r.unpaired_required_n))
+        t.add_row("unpaired N per model (contrast)", format_n(r.unpaired_required_n))
         t.add_row("efficiency gained by pairing", f"{number(r.paired_efficiency, '.2f')}x")
     console.print(t)
     if r.conventions is not None:
@@ -361,15 +359,15 @@ def render_plan(r: PlanResult, console: Console) -> None:
         c.add_column("x (1 - rho)", justify="right", no_wrap=True)
         c.add_row(
             "K/h^2, one-sample (R pwr.p.test)",
-            _n(r.conventions.one_sample_per_arm),
-            _n(r.conventions.one_sample_shortcut),
+            format_n(r.conventions.one_sample_per_arm),
+            format_n(r.conventions.one_sample_shortcut),
         )
         c.add_row(
             "2K/h^2, two-sample (R pwr.2p.test, statsmodels NormalIndPower)",
-            _n(r.conventions.two_sample_per_arm),
-            _n(r.conventions.two_sample_shortcut),
+            format_n(r.conventions.two_sample_per_arm),
+            format_n(r.conventions.two_sample_shortcut),
         )
-        c.add_row("paired N* (Equation 6)", "-", _n(r.required_n))
+        c.add_row("paired N* (Equation 6)", "-", format_n(r.required_n))
         console.print(c)
         console.print(
             f"shortcut ratio n_h/N* = {number(r.shortcut_ratio, '.4f')}; Lemma 1 constant "
@@ -486,7 +484,7 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
             str(row.model_a),
             str(row.model_b),
             number(row.delta, "+.4f"),
-            _n(row.required_n),
+            format_n(row.required_n),
             number(row.resolution_ratio, ".3g"),
         ]
         for proc in shown_procedures:
@@ -520,7 +518,8 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
     for row in flips.itertuples():
         console.print(
             f"[yellow]flips under clustering:[/] {markup(row.model_a)} vs {markup(row.model_b)} "
-            f"({markup(row.task)}): N* {_n(row.required_n)} -> {_n(row.required_n_clustered)} "
+            f"({markup(row.task)}): N* {format_n(row.required_n)} -> "
+            f"{format_n(row.required_n_clustered)} "
             f"with design effect {number(row.design_effect, '.2f')}"
         )
     if r.cluster_stress is not None and r.cluster_stress.unresolved_distribution:
@@ -805,13 +804,7 @@ def _pct(value, spec: str) -> str:
 def _degrade_p(p) -> str:
     if p is None or not math.isfinite(p):
         return ""
-    return number(p, ".3g") if p >= 1e-4 else number(p, ".2e")
-
-
-def _n(n) -> str:
-    if n is None or (isinstance(n, float) and not math.isfinite(n)):
-        return "infinite"
-    return f"{math.ceil(n):,}"
+    return format_p(p, digits=3, bare=True)
 
 
 def _capitalise(text: str) -> str:

@@ -77,3 +77,41 @@ def _drop_negative_zero(text: str) -> str:
     if text[:1] in "+-" and not re.search(r"[1-9]", text.split("e")[0]):
         return text[1:]
     return text
+
+
+def format_p(p, floor: float = 0.0, *, digits: int = 2, bare: bool = False) -> str:
+    """Return a p-value as text: ``p=0.049``, ``p=0.31``, ``p=2.1e-05``, ``p<1e-15``.
+
+    The one p-value formatter of every report. ``digits`` significant digits (2 in compare's
+    sentences, 3 in degrade's); ``floor`` is the resolution of a resampling p-value (1/B):
+    below it the text is ``p<floor``. ``bare`` leaves out the ``p=`` (table cells). A
+    missing or non-finite p-value is ``n/a``.
+    """
+    if p is None or not math.isfinite(float(p)):
+        return "n/a"
+    p = float(p)
+    if floor and p < floor:
+        text = f"p<{floor:.0e}" if floor < 0.001 else f"p<{floor:g}"
+    elif p < 1e-15:
+        text = "p<1e-15"
+    elif p >= 0.001:
+        text = f"p={p:.{digits}g}" if p < 0.1 else f"p={p:.{digits}f}"
+    else:
+        text = f"p={p:.{digits - 1}e}"
+    return text.removeprefix("p=").removeprefix("p") if bare else text
+
+
+def format_n(n, *, infinite: str = "infinite") -> str:
+    """Return a required number of items (N*) rounded up, ``20,256``; ``infinite`` when none.
+
+    The one N* formatter: None (no finite N*, a zero gap) and non-finite values give the
+    word ``infinite`` (or the one asked for: "infinity", "infinitely many" in sentences).
+    """
+    if n is None or not math.isfinite(float(n)):
+        return infinite
+    return f"{math.ceil(float(n)):,}"
+
+
+def format_q(q) -> str:
+    """Return a resolution ratio q: two decimals below 10, whole numbers above."""
+    return f"{q:.2f}" if q < 10 else f"{q:,.0f}"

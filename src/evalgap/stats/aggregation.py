@@ -171,18 +171,17 @@ def permutation_p_values(
     s = np.asarray(sums, dtype=float)
     q = np.asarray(sum_squares, dtype=float)
     n = np.asarray(n_items, dtype=float)
-    m = draws.shape[-2]
     scale = np.sqrt(n * q) if abs_sums is None else np.asarray(abs_sums, dtype=float)
     tol = 1e-9 * np.maximum(scale, 1.0)
     pooled_draws = draws.sum(axis=-1)
     pooled_observed = s.sum(axis=-1) - tol.sum(axis=-1)
-    pooled = (1 + np.count_nonzero(pooled_draws >= pooled_observed[..., None], axis=-1)) / (m + 1)
-    per_task = (1 + np.count_nonzero(draws >= (s - tol)[..., None, :], axis=-2)) / (m + 1)
+    pooled = tests.permutation_p_value_from_draws(pooled_draws >= pooled_observed[..., None])
+    per_task = tests.permutation_p_value_from_draws(draws >= (s - tol)[..., None, :], axis=-2)
     sigma = max_drop_sigma(s, q, n, sign_invariant=sign_invariant)
     size = np.maximum(n, 1.0)
     z_obs = np.max(permutation_max_drop_statistics(s, q, n, sign_invariant=sign_invariant), -1)
     z_sim = np.max(draws / (size * sigma)[..., None, :], axis=-1)
-    max_drop = (1 + np.count_nonzero(z_sim >= z_obs[..., None] - 1e-9, axis=-1)) / (m + 1)
+    max_drop = tests.permutation_p_value_from_draws(z_sim >= z_obs[..., None] - 1e-9)
     return pooled, per_task, max_drop
 
 

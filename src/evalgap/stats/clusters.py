@@ -24,6 +24,7 @@ import numpy as np
 
 from evalgap.errors import InputError
 from evalgap.stats import _validate
+from evalgap.stats.power import z_sum_squared
 from evalgap.stats.resample import seed_sequence
 
 
@@ -123,3 +124,23 @@ def bootstrap_weights(n_clusters: int, n_resamples: int, seed=None) -> np.ndarra
 def leave_one_out_weights(n_clusters: int) -> np.ndarray:
     """Return (K, K) weights that drop one cluster at a time (Appendix F)."""
     return 1.0 - np.eye(n_clusters)
+
+
+def leave_one_out_required_n(stats: ClusterStats, alpha=0.05, power=0.8):
+    """Return ``(n_items, required_n_clustered)`` with each cluster left out in turn (App. F).
+
+    Row k drops cluster k: each pair keeps ``n`` items, with gap ``delta`` and plug-in
+    variance ``sigma_D^2`` recomputed from the remaining clusters' sums, N* from Equation (3)
+    (infinite for a zero gap) and the clustered N* ``DE * N*`` with the design effect of the
+    remaining clusters' ICC. Both results are (K, P).
+    """
+    k_const = float(z_sum_squared(alpha, power))
+    loo = leave_one_out_weights(stats.labels.size)
+    l_icc, l_mbar = icc_from_stats(stats.sizes, stats.sums, stats.sumsq, loo)
+    sizes = stats.sizes if stats.sizes.ndim == 2 else stats.sizes[:, None]
+    n = loo @ sizes  # (K, P): each pair's items once a cluster is dropped
+    with np.errstate(divide="ignore", invalid="ignore"):
+        delta = (loo @ stats.sums) / n
+        variance = np.maximum((loo @ stats.sumsq) / n - delta**2, 0)
+        required = np.where(delta != 0, k_const * variance / delta**2, np.inf)
+    return n, design_effect(l_icc, l_mbar) * required

@@ -46,12 +46,16 @@ class Interval:
         }
 
 
-def z_quantile(alpha) -> np.ndarray:
-    """Return ``z_{1 - alpha/2}``, the two-sided normal critical value, from the tail.
+def z_quantile(alpha, alternative: str = "two-sided") -> np.ndarray:
+    """Return ``z_{1 - alpha/2}`` (``z_{1 - alpha}`` one-sided), the normal critical value.
 
-    ``-ndtri(alpha/2)`` stays exact for tiny alpha, where ``1 - alpha/2`` rounds to 1.
+    The one home of the z quantiles of a level (N*, the MDE, intervals and the multiplicity
+    thresholds all take theirs here). It is taken from the tail: ``-ndtri(alpha/2)`` stays
+    exact for tiny alpha (per-pair levels of large families), where ``1 - alpha/2`` rounds
+    to 1 and would give an infinite z.
     """
-    return -special.ndtri(np.asarray(alpha, dtype=float) / 2.0)
+    alpha = np.asarray(alpha, dtype=float)
+    return -special.ndtri(alpha / 2.0 if alternative == "two-sided" else alpha)
 
 
 def wald_interval(delta, se, alpha: float = 0.05) -> Interval:

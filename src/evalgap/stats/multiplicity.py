@@ -21,7 +21,7 @@ import numpy as np
 from scipy import special
 
 from evalgap.errors import InputError
-from evalgap.stats import _validate
+from evalgap.stats import _validate, intervals
 
 METHODS = ("bonferroni", "sidak", "holm", "bh", "by")
 
@@ -44,9 +44,8 @@ def inflation(alpha=0.05, power=0.8, family_size=1, method: str = "bonferroni"):
     with m = 45 and 2.11 with m = 40 at (0.05, 0.8) (Sections 6.2-6.3).
     """
     adjusted = per_pair_alpha(alpha, family_size, method)
-    z_beta = special.ndtri(_validate.probability(power, "power"))
-    base = -special.ndtri(np.asarray(alpha) / 2) + z_beta
-    return _validate.scalar_or_array(((-special.ndtri(adjusted / 2) + z_beta) / base) ** 2)
+    base = resolution_threshold(alpha, power)
+    return _validate.scalar_or_array((resolution_threshold(adjusted, power) / base) ** 2)
 
 
 def resolution_threshold(alpha_per_pair, power=0.8):
@@ -55,8 +54,9 @@ def resolution_threshold(alpha_per_pair, power=0.8):
     The quantile is taken from the tail (``-ndtri(alpha'/2)``): per-pair levels of large
     families are far below 1e-16, where ``1 - alpha'/2`` rounds to 1.
     """
-    a = np.asarray(alpha_per_pair, dtype=float)
-    return -special.ndtri(a / 2) + special.ndtri(_validate.probability(power, "power"))
+    return intervals.z_quantile(alpha_per_pair) + special.ndtri(
+        _validate.probability(power, "power")
+    )
 
 
 def resolved_single_step(statistic, alpha=0.05, power=0.8, family_size=1, method="bonferroni"):

@@ -22,6 +22,7 @@ import numpy as np
 
 from evalgap.errors import InputError
 from evalgap.stats import _validate
+from evalgap.stats.power import gap_and_variance_from_counts
 
 # Spread below this many units in the last place of the scores' scale is rounding, not
 # spread: a constant difference (0.7 - 0.1 on some items, 0.8 - 0.2 on others) has sd_diff 0,
@@ -128,9 +129,9 @@ def _cell_summary(n11, n10, n01, n00) -> dict:
     """
     f11, f10, f01, f00 = (np.asarray(v, dtype=float) for v in (n11, n10, n01, n00))
     n = f11 + f10 + f01 + f00
+    delta, variance = gap_and_variance_from_counts(f10, f01, n)
+    sd_diff = np.sqrt(variance)
     with np.errstate(invalid="ignore", divide="ignore"):
-        delta = (f10 - f01) / n
-        sd_diff = np.sqrt(np.maximum((f10 + f01) / n - delta**2, 0.0))
         denominator = (f11 + f10) * (f01 + f00) * (f11 + f01) * (f10 + f00)
         return {
             "accuracy_a": (f11 + f10) / n,
@@ -183,26 +184,20 @@ def summarize_moments(scores_a, scores_b) -> PairedSummary:
     """
     a, b = _aligned(scores_a, scores_b)
     n = a.shape[-1]
-    d = a - b
-    delta = d.mean(axis=-1)
-    var_d = np.mean((d - delta[..., None]) ** 2, axis=-1)  # centred before squaring
+    m = _moments(a, b, axis=-1)
+    delta = m["accuracy_a"] - m["accuracy_b"]
     scale = np.maximum(np.max(np.abs(a), axis=-1), np.max(np.abs(b), axis=-1))
-    var_d = without_rounding_noise(var_d, scale)
-    ca = a - a.mean(axis=-1, keepdims=True)
-    cb = b - b.mean(axis=-1, keepdims=True)
-    denominator = np.sqrt(np.sum(ca * ca, axis=-1) * np.sum(cb * cb, axis=-1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        correlation = np.where(denominator > 0, np.sum(ca * cb, axis=-1) / denominator, np.nan)
-    sd_diff = np.sqrt(var_d)
+    sd_diff = np.sqrt(without_rounding_noise(m["var_d"], scale))
+    d = a - b
     f = _validate.scalar_or_array
     return PairedSummary(
         n_items=f(np.full(delta.shape, n, dtype=np.int64)),
-        accuracy_a=f(a.mean(axis=-1)),
-        accuracy_b=f(b.mean(axis=-1)),
+        accuracy_a=f(m["accuracy_a"]),
+        accuracy_b=f(m["accuracy_b"]),
         delta=f(delta),
         a_only=f(np.count_nonzero(d > 0, axis=-1)),
         b_only=f(np.count_nonzero(d < 0, axis=-1)),
-        correlation=f(correlation),
+        correlation=f(m["correlation"]),
         sd_diff=f(sd_diff),
         se=f(sd_diff / np.sqrt(n)),
         binary=bool(is_binary(a) and is_binary(b)),
@@ -323,6 +318,41 @@ def without_rounding_noise(variance, scale):
     return np.where(np.sqrt(variance) <= floor, 0.0, variance)
 
 
+def _moments(a, b, *, axis: int, observed=None) -> dict:
+    """Return the paired moments of scores ``a`` and ``b`` along ``axis`` (items).
+
+    The one home of the graded formulas: means, plug-in (divisor N) variances of each model,
+    the variance of ``D = X^A - X^B`` from centred scores (so a constant gap has exactly no
+    spread) and the Pearson correlation (NaN where a model's scores are constant).
+    ``observed`` marks the items a pair has (``a`` and ``b`` hold 0 elsewhere); by default
+    every item counts.
+    """
+    count = a.shape[axis] if observed is None else observed.sum(axis=axis)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean_a = a.sum(axis=axis) / count
+        mean_b = b.sum(axis=axis) / count
+        ca = a - np.expand_dims(mean_a, axis)
+        cb = b - np.expand_dims(mean_b, axis)
+        if observed is not None:
+            ca, cb = np.where(observed, ca, 0.0), np.where(observed, cb, 0.0)
+        d = ca - cb
+        var_a = (ca * ca).sum(axis=axis) / count
+        var_b = (cb * cb).sum(axis=axis) / count
+        denominator = np.sqrt(var_a * var_b)
+        correlation = np.where(
+            denominator > 0, (ca * cb).sum(axis=axis) / count / denominator, np.nan
+        )
+        return {
+            "n_items": count,
+            "accuracy_a": mean_a,
+            "accuracy_b": mean_b,
+            "variance_a": var_a,
+            "variance_b": var_b,
+            "var_d": (d * d).sum(axis=axis) / count,
+            "correlation": correlation,
+        }
+
+
 def _summarize_pairs_graded(x, observed, i, j, chunk) -> PairedSummary:
     size = i.size
     out = {
@@ -335,22 +365,12 @@ def _summarize_pairs_graded(x, observed, i, j, chunk) -> PairedSummary:
     for start in range(0, size, chunk):
         sl = slice(start, start + chunk)
         both = observed[:, i[sl]] & observed[:, j[sl]]
-        count = both.sum(axis=0)
         a = np.where(both, x[:, i[sl]], 0.0)
         b = np.where(both, x[:, j[sl]], 0.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            mean_a = a.sum(axis=0) / count
-            mean_b = b.sum(axis=0) / count
-            ca = np.where(both, a - mean_a, 0.0)
-            cb = np.where(both, b - mean_b, 0.0)
-            d = ca - cb  # centred differences: a constant gap has exactly zero spread
-            var_a = (ca * ca).sum(axis=0) / count
-            var_b = (cb * cb).sum(axis=0) / count
-            out["var_d"][sl] = (d * d).sum(axis=0) / count
-            denominator = np.sqrt(var_a * var_b)
-            out["corr"][sl] = np.where(
-                denominator > 0, (ca * cb).sum(axis=0) / count / denominator, np.nan
-            )
+        m = _moments(a, b, axis=0, observed=both)
+        count, mean_a, mean_b = m["n_items"], m["accuracy_a"], m["accuracy_b"]
+        var_a, var_b = m["variance_a"], m["variance_b"]
+        out["var_d"][sl], out["corr"][sl] = m["var_d"], m["correlation"]
         raw = np.where(both, a - b, 0.0)
         n[sl] = count
         higher[sl] = np.count_nonzero(raw > 0, axis=0)

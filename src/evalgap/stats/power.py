@@ -25,7 +25,9 @@ import numpy as np
 from scipy import special
 
 from evalgap.errors import InputError
-from evalgap.stats import _validate
+from evalgap.stats import _validate, intervals, resample
+
+CORRELATION_SHIFT = 0.1  # Section 6.2: the correlation is perturbed by -/+ 0.10, clamped
 
 
 def critical_values(alpha=0.05, power=0.8, alternative: str = "two-sided"):
@@ -35,8 +37,7 @@ def critical_values(alpha=0.05, power=0.8, alternative: str = "two-sided"):
     rounds to 1 for alpha below about 1e-16 and would give an infinite z.
     """
     alpha, power = _validate.levels(alpha, power, alternative)
-    tail = alpha / 2.0 if alternative == "two-sided" else alpha
-    return -special.ndtri(tail), special.ndtri(power)
+    return intervals.z_quantile(alpha, alternative), special.ndtri(power)
 
 
 def z_sum_squared(alpha=0.05, power=0.8, alternative: str = "two-sided"):
@@ -73,12 +74,24 @@ def required_n_from_counts(
     With ``delta = (b - c)/N`` and ``sigma_D^2 = (b + c)/N - delta^2`` this equals
     :func:`required_n_binary` at the observed accuracies and phi correlation.
     """
+    delta, variance = gap_and_variance_from_counts(a_only, b_only, n_items)
+    sd = np.sqrt(variance)
+    return required_n(delta, sd, alpha=alpha, power=power, alternative=alternative)
+
+
+def gap_and_variance_from_counts(a_only, b_only, n_items):
+    """Return ``(delta, sigma_D^2)`` of binary pairs from their discordant counts (Eq. 5).
+
+    ``delta = (b - c)/N`` and ``sigma_D^2 = (b + c)/N - delta^2`` (the plug-in variance of
+    ``D`` in {-1, 0, 1}; never below 0). The one home of sigma_D from counts: the paired
+    summary, N* from counts and the bootstrap of N* all use it. Arrays broadcast.
+    """
     b = np.asarray(a_only, dtype=float)
     c = np.asarray(b_only, dtype=float)
     n = np.asarray(n_items, dtype=float)
-    delta = (b - c) / n
-    sd = np.sqrt(np.maximum((b + c) / n - delta**2, 0.0))
-    return required_n(delta, sd, alpha=alpha, power=power, alternative=alternative)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        delta = (b - c) / n
+        return delta, np.maximum((b + c) / n - delta**2, 0.0)
 
 
 def required_n_interval(
@@ -114,6 +127,129 @@ def required_n_interval(
     low_inv, high_inv = np.quantile(inverse, [tail, 1.0 - tail], axis=axis, method="inverted_cdf")
     with np.errstate(divide="ignore"):
         return (_validate.scalar_or_array(1.0 / high_inv), _validate.scalar_or_array(1.0 / low_inv))
+
+
+def required_n_bootstrap_interval(
+    a_only=None,
+    b_only=None,
+    n_items=None,
+    n_resamples: int = 500,
+    seed=None,
+    *,
+    differences=None,
+    alpha=0.05,
+    power=0.8,
+    alternative="two-sided",
+    level: float = 0.90,
+):
+    """Return the bootstrap interval ``(low, high)`` of N* (Section 6.1, Appendix I).
+
+    Binary pairs are given by their counts: each pair's N items are resampled
+    ``n_resamples`` times as multinomial draws on its 2x2 cells
+    (:func:`evalgap.stats.resample.bootstrap_counts_by_pair`) and N* recomputed from each
+    draw's ``delta*`` and ``sigma_D*^2`` (Equation 6 via :func:`gap_and_variance_from_counts`);
+    counts broadcast and the bounds have their shape. Graded pairs are given by
+    ``differences``, one 1-D array of ``D_i`` or a list of them (one per pair): items are
+    resampled (:func:`evalgap.stats.resample.bootstrap_means` with the first two raw
+    moments) and N* recomputed from each resample's mean and plug-in variance (Equation 3).
+    The 5th-95th percentiles are taken by :func:`required_n_interval`.
+
+    Draws come from ``child_seed(seed, "required_n_interval")``, restarted for each pair: a
+    pair's interval depends on its own data and the seed only, never on the other pairs, so
+    ``compare`` and ``audit`` agree to the last digit.
+
+    Examples
+    --------
+    The HellaSwag pair of Table 6 at seed 0 (its interval straddles N = 10,042):
+
+    >>> low, high = required_n_bootstrap_interval(295, 249, 10042, 500, seed=0)
+    >>> round(float(low)), round(float(high))
+    (5894, 571183)
+    """
+    levels = {"alpha": alpha, "power": power, "alternative": alternative, "level": level}
+    stream = resample.child_seed(seed, "required_n_interval")
+    if differences is not None:
+        return _graded_required_n_interval(differences, n_resamples, stream, levels)
+    b, c, n = np.broadcast_arrays(*(np.asarray(x) for x in (a_only, b_only, n_items)))
+    b_star, c_star = resample.bootstrap_counts_by_pair(b, c, n, n_resamples, stream)
+    delta_star, var_star = gap_and_variance_from_counts(b_star, c_star, n.reshape(-1, 1))
+    low, high = required_n_interval(delta_star, var_star, **levels)
+    f = _validate.scalar_or_array
+    return f(np.reshape(low, b.shape)), f(np.reshape(high, b.shape))
+
+
+def _graded_required_n_interval(differences, n_resamples, stream, levels):
+    single = not isinstance(differences, (list, tuple))
+    pairs = [differences] if single else list(differences)
+    low = np.full(len(pairs), np.nan)
+    high = np.full(len(pairs), np.nan)
+    for k, d in enumerate(pairs):
+        first, second = resample.bootstrap_means(
+            d, n_resamples, resample.restart(stream), moments=True
+        )
+        low[k], high[k] = required_n_interval(first, np.maximum(second - first**2, 0.0), **levels)
+    if single:
+        return float(low[0]), float(high[0])
+    return low, high
+
+
+def correlation_sensitivity(
+    delta,
+    variance_a,
+    variance_b,
+    correlation,
+    n_items,
+    shift,
+    *,
+    binary,
+    accuracy_a,
+    accuracy_b,
+    sd_diff=None,
+    alpha=0.05,
+    power=0.8,
+    alternative="two-sided",
+):
+    """Return ``(correlation, required_n, resolution_ratio)`` with rho moved by ``shift``.
+
+    Section 6.2's sensitivity: the correlation is moved by ``shift`` (the paper uses -/+ 0.1)
+    with the marginal variances held at their estimates, then clamped into the admissible
+    interval of Equations (7)-(8) for binary pairs whose accuracies lie strictly inside
+    (0, 1), and into [-1, 1] otherwise. sigma_D follows from :func:`sd_diff_from_correlation`,
+    N* from Equation (3) and q from Definition 1. A pair without a correlation (NaN: one
+    model's scores are constant) keeps ``sd_diff`` when it is given. Arrays broadcast.
+
+    Examples
+    --------
+    The HellaSwag pair of Table 6 is resolved only at rho + 0.1:
+
+    >>> pa, pb = 8281 / 10042, 8235 / 10042
+    >>> rho, req, q = correlation_sensitivity(
+    ...     pa - pb, pa * (1 - pa), pb * (1 - pb), 0.8147, 10042, 0.1,
+    ...     binary=True, accuracy_a=pa, accuracy_b=pb)
+    >>> bool(q >= 1)
+    True
+    """
+    arrays = np.broadcast_arrays(
+        *(np.asarray(x, dtype=float) for x in (delta, variance_a, variance_b, correlation)),
+        np.asarray(accuracy_a, dtype=float),
+        np.asarray(accuracy_b, dtype=float),
+        np.asarray(binary, dtype=bool),
+    )
+    shape = arrays[0].shape
+    delta, var_a, var_b, rho, pa, pb, binary = (np.ravel(x) for x in arrays)
+    rho = rho + shift
+    clamped = np.clip(rho, -1.0, 1.0)
+    inside = binary & (pa > 0) & (pa < 1) & (pb > 0) & (pb < 1) & np.isfinite(rho)
+    if inside.any():
+        clamped[inside] = clamp_correlation(pa[inside], pb[inside], rho[inside])
+    clamped, delta = clamped.reshape(shape), delta.reshape(shape)
+    sd = sd_diff_from_correlation(np.sqrt(var_a), np.sqrt(var_b), clamped.ravel())
+    sd = np.reshape(sd, shape)
+    if sd_diff is not None:
+        sd = np.where(np.isfinite(rho), sd, np.asarray(sd_diff, dtype=float))
+    required = required_n(delta, sd, alpha=alpha, power=power, alternative=alternative)
+    f = _validate.scalar_or_array
+    return f(clamped), required, resolution_ratio(n_items, required)
 
 
 def sd_diff_from_correlation(sd_a, sd_b, correlation):
@@ -398,9 +534,15 @@ def degradation_power(delta, flip_rate, n_items, *, alpha=0.05):
     flip rate only through the SNR.
     """
     alpha = _validate.probability(alpha, "alpha")
+    snr = degradation_snr(delta, flip_rate, n_items)
+    return _validate.scalar_or_array(special.ndtr(snr + special.ndtri(alpha)))
+
+
+def degradation_snr(delta, flip_rate, n_items):
+    """Return the signal-to-noise ratio ``SNR = sqrt(N / p_flip) delta`` (Degradation Eq. 11)."""
     p = _validate.probability(flip_rate, "flip_rate")
     snr = np.sqrt(np.asarray(n_items, dtype=float) / p) * np.asarray(delta, dtype=float)
-    return _validate.scalar_or_array(special.ndtr(snr + special.ndtri(alpha)))
+    return _validate.scalar_or_array(snr)
 
 
 def degradation_required_n(delta, flip_rate, *, alpha=0.05, power=0.8):

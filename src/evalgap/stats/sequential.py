@@ -24,6 +24,7 @@ from scipy import special
 
 from evalgap.errors import InputError
 from evalgap.stats import _validate
+from evalgap.stats.power import critical_values
 
 THETA_GRID = np.concatenate([np.arange(1, 50), np.arange(51, 100)]) / 100.0
 MIXTURES = ("grid", "beta")
@@ -155,3 +156,21 @@ def excess_boundary(n_discordant, table):
     n = np.asarray(n_discordant)
     index = np.searchsorted(table, n, side="left")
     return np.where(index < table.size, index + 1, n + 1)
+
+
+def required_n_anytime(required_n, boundary_value, alpha=0.05, power=0.8):
+    """Return the anytime-valid N*: Equation (3) with ``u(n)`` in place of ``z_{1-alpha/2}``.
+
+    ``N*_anytime = N* ((u + z_{1-beta}) / (z_{1-alpha/2} + z_{1-beta}))^2`` (Section 6.5),
+    with ``u`` the z-equivalent boundary of :func:`boundary` at the pair's discordant count
+    (infinite where no anytime-valid rejection is reachable). Arrays broadcast.
+    """
+    z_alpha, z_beta = critical_values(alpha, power)
+    ratio = (np.asarray(boundary_value, dtype=float) + z_beta) / (z_alpha + z_beta)
+    return _validate.scalar_or_array(np.asarray(required_n, dtype=float) * ratio**2)
+
+
+def resolved_anytime(statistic, boundary_value, power=0.8):
+    """Return whether ``|T| >= u(n) + z_{1-beta}``: the pair is resolved anytime-validly."""
+    z_beta = float(critical_values(0.05, power)[1])
+    return np.abs(np.asarray(statistic, dtype=float)) >= np.asarray(boundary_value) + z_beta

@@ -182,6 +182,27 @@ def paired_t(scores_a, scores_b, *, alternative: str = "two-sided") -> TestResul
     )
 
 
+def wald_statistic(delta, sd_diff, n_items):
+    """Return the Wald statistic ``T = delta / (sigma_D / sqrt(N))`` of paired gaps (Eq. 1).
+
+    With the plug-in sigma_D this is the statistic whose level-alpha threshold the audit's
+    procedures compare (Definition 1: resolved when ``|T| >= z_{1-alpha/2} + z_{1-beta}``);
+    with the sample SD it is the paired t statistic. A gap without spread has ``T = +/-inf``,
+    no gap ``T = 0``. Arrays broadcast over pairs.
+
+    Examples
+    --------
+    >>> float(wald_statistic(0.02, 0.2, 400))
+    2.0
+    """
+    delta = np.asarray(delta, dtype=float)
+    sd = np.asarray(sd_diff, dtype=float)
+    n = np.asarray(n_items, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(sd > 0, delta / (sd / np.sqrt(n)), np.sign(delta) * np.inf)
+    return _validate.scalar_or_array(np.where(delta == 0, 0.0, t))
+
+
 def paired_t_from_moments(mean_diff, sd_diff_sample, n_items, *, alternative="two-sided"):
     """Return the paired t test from ``mean(D)``, its sample SD (divisor N - 1) and N."""
     _validate.alternative(alternative)
@@ -189,9 +210,7 @@ def paired_t_from_moments(mean_diff, sd_diff_sample, n_items, *, alternative="tw
     sd = np.asarray(sd_diff_sample, dtype=float)
     n = np.asarray(n_items, dtype=float)
     df = n - 1
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(sd > 0, mean / (sd / np.sqrt(n)), np.sign(mean) * np.inf)
-    t = np.where((sd == 0) & (mean == 0), 0.0, t)
+    t = wald_statistic(mean, sd, n)
     if alternative == "two-sided":
         p = 2.0 * special.stdtr(df, -np.abs(t))
     elif alternative == "greater":
@@ -250,4 +269,15 @@ def permutation_p_value(observed, null, *, alternative="two-sided", scale=1.0) -
         extreme = null >= observed - tol
     else:
         extreme = null <= observed + tol
-    return float((1 + np.count_nonzero(extreme)) / (null.size + 1))
+    return float(permutation_p_value_from_draws(extreme))
+
+
+def permutation_p_value_from_draws(extreme, axis: int = -1):
+    """Return ``(1 + #{extreme draws}) / (m + 1)`` from booleans marking the extreme draws.
+
+    The one home of the Monte Carlo permutation p-value (valid for any number m of draws:
+    the observed statistic counts as one of the m + 1 equally likely arrangements). ``axis``
+    runs over the m draws; the other axes are kept (tasks, experiments).
+    """
+    extreme = np.asarray(extreme, dtype=bool)
+    return (1 + np.count_nonzero(extreme, axis=axis)) / (extreme.shape[axis] + 1)

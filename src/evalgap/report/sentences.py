@@ -1,0 +1,216 @@
+"""Every job's closing sentence (its ``verdict``), built from the job's result.
+
+The jobs' ``verdict`` properties call these builders, so the sentence a user reads in the
+terminal, the HTML page and ``--json`` is written once, with the one p-value and N*
+formatters of :mod:`evalgap.report.text`. Nothing here computes a statistic.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from evalgap.report.text import format_n, format_p, format_q
+
+if TYPE_CHECKING:  # the jobs import this module; their result types are only annotations
+    from evalgap._audit import AuditResult
+    from evalgap._compare import CompareResult
+    from evalgap._degrade import DegradeResult
+    from evalgap._plan import DegradationPlan
+
+
+def compare_verdict(r: CompareResult) -> str:
+    """Return compare's sentence: what the tests say, and whether the benchmark resolves it."""
+    if r.binary:
+        first = _test_clause(
+            r, ("chi-square", r.p_values.mcnemar), ("the exact test", r.p_values.exact)
+        )
+    else:
+        first = _test_clause(
+            r,
+            ("the paired t test", r.p_values.paired_t),
+            ("the bootstrap", r.p_values.bootstrap),
+            floor=r.bootstrap.p_floor if r.bootstrap else 0.0,
+        )
+    if any(note.startswith("too few items") for note in r.notes):
+        first = f"too few items differ between the models to test at alpha={r.alpha:g}"
+    setting = f"at alpha={r.alpha:g}, power {r.power:g}"
+    if r.delta == 0:
+        second = "the gap is exactly zero, so no benchmark size resolves it"
+    elif r.resolution_ratio is None:
+        second = (
+            "every item differs the same way, so these data cannot estimate the items "
+            "needed to resolve the gap"
+        )
+    elif r.resolved:
+        second = (
+            f"q={format_q(r.resolution_ratio)}: the {_items(r.n_items)} resolve a gap this "
+            f"size {setting} (N*={r.required_n:,})"
+        )
+    else:
+        second = (
+            f"q={format_q(r.resolution_ratio)}: resolving a gap this size {setting} needs "
+            f"{_items(r.required_n)} (this benchmark has {r.n_items:,})"
+        )
+    sentence = f"{first}; {second}"
+    ci = r.required_n_interval
+    if ci is not None and ci.straddles_n and r.required_n is not None:
+        low, high = (format_n(x, infinite="infinity") for x in (ci.low, ci.high))
+        sentence += (
+            f"; the 90% bootstrap interval of N* ({low} to {high}) "
+            "straddles N, so the verdict is not robust"
+        )
+    return sentence
+
+
+def _test_clause(r: CompareResult, first, second, floor: float = 0.0) -> str:
+    (name1, p1), (name2, p2) = first, second
+    if p2 is None:
+        verdict = "significant" if p1 <= r.alpha else "not significant"
+        return f"{verdict} by {name1} ({format_p(p1)})"
+    s1, s2 = p1 <= r.alpha, p2 <= r.alpha
+    f1, f2 = format_p(p1), format_p(p2, floor)
+    if s1 and s2:
+        return f"significant by {name1} ({f1}) and by {name2} ({f2})"
+    if not s1 and not s2:
+        return f"not significant by {name1} ({f1}) nor by {name2} ({f2})"
+    (yes, fy), (no, fn) = ((name1, f1), (name2, f2)) if s1 else ((name2, f2), (name1, f1))
+    return f"significant by {yes} ({fy}) but not by {no} ({fn})"
+
+
+def _items(n: int) -> str:
+    return f"{n:,} item{'' if n == 1 else 's'}"
+
+
+def audit_verdict(r: AuditResult) -> str:
+    """Return the audit's sentence: how many displayed pairs the benchmark resolves.
+
+    Fixed-n first (Definition 1), then the tie procedure when it is another one, the
+    clustered count when clusters were used, and the correlation -/+ 0.1 range (Section 6.2).
+    """
+    pairs = len(r.pairs)
+    fixed = r.unresolved["fixed_n"]
+    setting = f"at alpha={r.alpha:g}, power {r.power:g}"
+    sentence = (
+        f"{fixed} of {pairs} displayed pair{'s' if pairs != 1 else ''} "
+        f"{'is' if fixed == 1 else 'are'} unresolved {setting} (q < 1 at fixed n)"
+    )
+    extra = []
+    if r.tie_procedure != "fixed_n" and r.tie_procedure in r.unresolved:
+        extra.append(
+            f"{r.unresolved[r.tie_procedure]} with {_procedure(r.tie_procedure)} "
+            f"over a family of {r.family_size}"
+        )
+    elif "bonferroni" in r.unresolved:
+        extra.append(f"{r.unresolved['bonferroni']} with Bonferroni over {r.family_size}")
+    if "clustered" in r.unresolved:
+        extra.append(f"{r.unresolved['clustered']} once clustering is accounted for")
+    if extra:
+        sentence += "; " + ", ".join(extra)
+    sens = r.sensitivity
+    low = min(sens["correlation_minus_0.1"], sens["correlation_plus_0.1"])
+    high = max(sens["correlation_minus_0.1"], sens["correlation_plus_0.1"])
+    if low != high or low != fixed:
+        sentence += f"; moving the correlation by -/+ 0.1 gives {low} to {high} unresolved"
+    return sentence
+
+
+_PROCEDURE_NAMES = {
+    "bonferroni": "Bonferroni",
+    "sidak": "Sidak",
+    "holm": "Holm",
+    "bh": "Benjamini-Hochberg",
+    "anytime_valid": "anytime-valid testing",
+    "clustered": "clustering",
+}
+
+
+def _procedure(name: str) -> str:
+    return _PROCEDURE_NAMES.get(name, name)
+
+
+def degrade_verdict(r: DegradeResult) -> str:
+    """Return degrade's paragraph, one a release manager can paste into a pull request."""
+    p = r.p_values
+    tests = (
+        f"pooled p = {_p(p['pooled'])}, max-drop p = {_p(p['max_drop'])}, "
+        f"Fisher p = {_p(p['fisher'])}"
+    )
+    t = r.total
+    size = (
+        f" over {t.n_items:,} items in {len(r.tasks)} task(s)"
+        if t.n_items is not None
+        else f" over {len(r.tasks)} task(s)"
+    )
+    gap = ""
+    if t.delta is not None:
+        change = (
+            f"a drop of {100 * t.delta:.2f} points"
+            if t.delta >= 0
+            else f"a gain of {-100 * t.delta:.2f} points"
+        )
+        gap = (
+            f" The candidate's accuracy is {100 * t.accuracy_candidate:.2f}% against "
+            f"{100 * t.accuracy_baseline:.2f}% ({change}, SE {100 * t.se:.2f}); "
+            f"{100 * t.flip_rate:.2f}% of items flipped and "
+            f"{100 * t.degradation_rate:.1f}% of the flips went against the candidate."
+        )
+    worst = sorted(r.tasks, key=lambda x: x.p_value)[:3]  # the clearest drops
+    pooled_fires = p["pooled"] <= r.alpha
+    if r.degraded and pooled_fires:
+        head = (
+            f"DEGRADED: {r.candidate} is significantly worse than {r.baseline} at "
+            f"alpha = {r.alpha:g}{size} ({tests})."
+        )
+    elif r.degraded:
+        # only max-drop or Fisher rejects: a drop on some task, not a drop overall
+        if p["max_drop"] <= r.alpha and r.max_drop_task is not None:
+            where = f"task {r.max_drop_task}, the largest standardized drop"
+        else:
+            where = "tasks " + ", ".join(w.task for w in worst)
+        head = (
+            f"DEGRADED: {r.candidate} is worse than {r.baseline} on at least one task "
+            f"({where}) at alpha = {r.alpha:g}{size}; the pooled test does not find it "
+            f"worse over all tasks ({tests})."
+        )
+        gap = gap.replace(" The candidate's", " Over all tasks the candidate's", 1)
+    else:
+        head = (
+            f"NOT DEGRADED: no significant degradation of {r.candidate} against "
+            f"{r.baseline} at alpha = {r.alpha:g}{size} ({tests})."
+        )
+    if r.degraded:
+        detail = (
+            " Most affected: " + ", ".join(f"{w.task} (p = {_p(w.p_value)})" for w in worst) + "."
+        )
+    else:
+        detail = ""
+        if r.detectable_drop is not None:
+            detail = (
+                f" At this size and flip rate, drops of {100 * r.detectable_drop:.2f} "
+                "points or more would be detected with 80% power."
+            )
+    bound = (
+        f" The decision flags a degradation when any of the three tests rejects; its "
+        f"false-alarm rate is at most {3 * r.alpha:g} (3 alpha)."
+    )
+    return head + gap + detail + bound
+
+
+def _p(p) -> str:
+    return format_p(p, digits=3, bare=True)
+
+
+def degradation_plan_verdict(r: DegradationPlan) -> str:
+    """Return plan --flip-rate's sentence: the items needed to detect the drop."""
+    out = (
+        f"detecting a drop of {100 * r.delta:.2f} points at a flip rate of "
+        f"{100 * r.flip_rate:.1f}% (one-sided, alpha={r.alpha:g}, power "
+        f"{r.power:g}) needs {format_n(r.required_n, infinite='infinitely many')} items"
+    )
+    if r.n_items is not None:
+        out += (
+            f"; with {r.n_items:,} items the power is {r.power_at_n:.2f} and drops "
+            f"of {100 * r.detectable_drop:.2f} points are detected with power "
+            f"{r.power:g}"
+        )
+    return out
