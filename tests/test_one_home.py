@@ -58,7 +58,7 @@ def _assert_same(row: pd.Series, single) -> None:
     assert row["p_bootstrap"] == single.p_values.bootstrap
     assert row["required_n_low"] == single.required_n_interval.low
     assert row["required_n_high"] == single.required_n_interval.high
-    minus, plus = single.sensitivity
+    minus, plus = single.correlation_sensitivity
     assert bool(row["resolved_correlation_minus"]) == minus.resolved
     assert bool(row["resolved_correlation_plus"]) == plus.resolved
 
@@ -76,9 +76,9 @@ def test_table_6_pair_agrees_between_compare_and_audit_counts(hellaswag_compare)
     audited = audit_counts(
         table, n_bootstrap=N_BOOTSTRAP, n_bootstrap_required_n=N_REQUIRED, seed=SEED
     )
-    _assert_same(audited.pairs.iloc[0], single)
+    _assert_same(audited.to_frame().iloc[0], single)
     # the pair's verdicts: -0.1 unresolved, +0.1 resolved; the N* interval straddles N
-    assert [s.resolved for s in single.sensitivity] == [False, True]
+    assert [s.resolved for s in single.correlation_sensitivity] == [False, True]
     assert single.required_n_interval.straddles_n
 
 
@@ -88,7 +88,7 @@ def test_table_6_pair_at_seed_0_is_the_readme_interval():
         _pairs_table([CELLS]),
         seed=0,
     )
-    row = audited.pairs.iloc[0]
+    row = audited.to_frame().iloc[0]
     assert round(single.required_n_interval.low) == round(row["required_n_low"]) == 5894
     assert round(single.required_n_interval.high) == round(row["required_n_high"]) == 571183
     assert single.p_values.bootstrap == row["p_bootstrap"] == pytest.approx(0.0509, abs=5e-5)
@@ -101,7 +101,7 @@ def test_table_6_pair_agrees_wherever_it_stands_in_a_pairs_table(hellaswag_compa
     audited = audit_counts(
         table, n_bootstrap=N_BOOTSTRAP, n_bootstrap_required_n=N_REQUIRED, seed=SEED
     )
-    _assert_same(audited.pairs.iloc[position], hellaswag_compare)
+    _assert_same(audited.to_frame().iloc[position], hellaswag_compare)
 
 
 @pytest.mark.parametrize("models_above", [0, 2])
@@ -125,7 +125,7 @@ def test_table_6_pair_agrees_between_compare_and_an_audit_of_scores(
         seed=SEED,
         use_clusters=False,
     )
-    _assert_same(_row(audited.pairs, "gemma-7b", "Llama-3-8B"), hellaswag_compare)
+    _assert_same(_row(audited.to_frame(), "gemma-7b", "Llama-3-8B"), hellaswag_compare)
 
 
 @pytest.fixture(scope="module")
@@ -154,7 +154,7 @@ def test_graded_pair_agrees_between_compare_and_audit(graded_pair, models_above)
         seed=SEED,
         use_clusters=False,
     )
-    row = _row(audited.pairs, "A", "B")
+    row = _row(audited.to_frame(), "A", "B")
     _assert_same(row, single)
     # one home for the graded moments too: the summaries agree to the last digit
     assert (row["delta"], row["sd_diff"], row["correlation"]) == (

@@ -106,7 +106,7 @@ def audit_verdict(r: AuditResult) -> str:
         extra.append(f"{r.unresolved['clustered']} once clustering is accounted for")
     if extra:
         sentence += "; " + ", ".join(extra)
-    sens = r.sensitivity
+    sens = r.correlation_sensitivity
     low = min(sens["correlation_minus_0.1"], sens["correlation_plus_0.1"])
     high = max(sens["correlation_minus_0.1"], sens["correlation_plus_0.1"])
     if low != high or low != fixed:
