@@ -26,9 +26,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from evalgap.errors import InputError
+from evalgap.stats import _binomial as binomial
 from evalgap.stats import _validate
 
 # A paired difference with at most this many distinct values is bootstrapped by a multinomial
@@ -175,8 +176,8 @@ def bootstrap_counts_by_pair(a_only, b_only, n_items, n_resamples: int, seed=Non
         # beyond QUANTILE_MAX_N, boost's quantile search gives up with a warning
         small = nn <= QUANTILE_MAX_N
         if small.any():
-            lo[small] = np.maximum(stats.binom.ppf(1e-30, nn[small], psi[small]), lo[small])
-            hi[small] = np.minimum(stats.binom.isf(1e-30, nn[small], psi[small]), hi[small])
+            lo[small] = np.maximum(binomial.ppf(1e-30, nn[small], psi[small]), lo[small])
+            hi[small] = np.minimum(binomial.isf(1e-30, nn[small], psi[small]), hi[small])
         low[inner] = lo.astype(np.int64)
         high[inner] = hi.astype(np.int64)
     histogram = inner & (high - low < MAX_HISTOGRAM_SUPPORT)
@@ -184,7 +185,7 @@ def bootstrap_counts_by_pair(a_only, b_only, n_items, n_resamples: int, seed=Non
     offsets = np.concatenate([[0], np.cumsum(width)])
     support = np.repeat(low - offsets[:-1], width) + np.arange(offsets[-1])
     pair_of = np.repeat(np.arange(b.size), width)
-    pmf = stats.binom.pmf(support, n[pair_of], (disc / np.maximum(n, 1))[pair_of])
+    pmf = binomial.pmf(support, n[pair_of], (disc / np.maximum(n, 1))[pair_of])
     b_out = np.zeros((b.size, n_resamples), dtype=np.int64)
     c_out = np.zeros((b.size, n_resamples), dtype=np.int64)
     for k in np.flatnonzero(disc > 0):
@@ -518,7 +519,7 @@ def _discordant_grid(b, c, n):
     # With stride 1 both parities advance by 2 and interleave into every integer.
     valid = grid <= high[:, None]
     grid = np.where(valid, grid, low[:, None])
-    weights = np.where(valid, stats.binom.pmf(grid, n[:, None], psi[:, None]), 0.0)
+    weights = np.where(valid, binomial.pmf(grid, n[:, None], psi[:, None]), 0.0)
     weights = weights * stride[:, None]
     weights /= weights.sum(axis=1, keepdims=True)
     share = np.where(disc > 0, b / np.maximum(disc, 1), 0.5)

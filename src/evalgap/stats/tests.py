@@ -15,9 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from evalgap.errors import InputError
+from evalgap.stats import _binomial as binomial
 from evalgap.stats import _validate
 from evalgap.stats.resample import sign_flip_sums, sign_flip_sums_binary
 
@@ -130,13 +131,13 @@ def mcnemar_exact(a_only, b_only, *, alternative: str = "two-sided", mid_p: bool
         k = np.minimum(b, c)
         tail = binomial_half_cdf(k, n)  # P(X <= k)
         if mid_p:
-            tail = tail - 0.5 * stats.binom.pmf(k, n, 0.5)
+            tail = tail - 0.5 * binomial.pmf(k, n, 0.5)
         p = np.minimum(1.0, 2.0 * tail)
     else:
         x = b if alternative == "greater" else c  # the count that H1 says is large
         upper = binomial_half_sf(x - 1, n)  # P(X >= x) = P(X > x - 1)
         if mid_p:
-            upper = upper - 0.5 * stats.binom.pmf(x, n, 0.5)
+            upper = upper - 0.5 * binomial.pmf(x, n, 0.5)
         p = upper
     p = np.where(n > 0, p, 1.0)
     return _validate.scalar_or_array(np.clip(p, 0.0, 1.0))
