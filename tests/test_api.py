@@ -219,3 +219,21 @@ def test_calibration_too_small_a_benchmark_is_refused_with_the_smallest_size(run
 def test_prospective_refuses_a_pair_without_spread():
     with pytest.raises(evalgap.InputError, match=r"differs the same way.*no N\* to validate"):
         evalgap.simulate.prospective({"x": (0, 1, 0, 0)}, n_trials=20)
+
+
+def test_graded_audit_html_shows_a_monte_carlo_p_below_its_resolution_as_a_bound():
+    from evalgap.report.html import audit_report
+
+    rng = np.random.default_rng(3)
+    base = rng.random(400)
+    frame = pd.DataFrame(
+        {
+            "model": np.repeat(["strong", "weak", "weaker"], 400),
+            "item_id": np.tile(np.arange(400), 3),
+            "score": np.concatenate([base, base * 0.6, base * 0.59 + 0.001]),
+        }
+    )
+    r = evalgap.audit(frame, n_bootstrap=50, n_bootstrap_required_n=0, n_cluster_bootstrap=0)
+    assert r.n_bootstrap == 50 and r.to_frame()["p_bootstrap"].min() == 0.0
+    page = audit_report(r)
+    assert "<td>&lt;0.02</td>" in page  # p < 1/B, not a p-value of 0

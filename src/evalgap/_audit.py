@@ -289,6 +289,9 @@ class AuditResult(Result):
         Everything the result needs said beside the numbers.
     alignment : AlignmentReport or None
         What the alignment kept and left out.
+    n_bootstrap : int or None
+        Monte Carlo resamples behind the graded pairs' bootstrap p-values (their resolution
+        is 1/B; binary pairs get the exact bootstrap).
     """
 
     alpha: float
@@ -307,6 +310,7 @@ class AuditResult(Result):
     trajectories: dict
     notes: tuple[str, ...] = field(default=())
     alignment: AlignmentReport | None = None
+    n_bootstrap: int | None = None  # Monte Carlo resamples of the graded pairs' bootstrap p
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{p}={k}" for p, k in self.unresolved.items())
@@ -520,7 +524,7 @@ def audit_scores(
         trajectories,
         notes,
     )
-    return dataclasses.replace(result, alignment=score_set.report)
+    return dataclasses.replace(result, alignment=score_set.report, n_bootstrap=n_bootstrap)
 
 
 def audit_counts(
@@ -595,7 +599,8 @@ def audit_counts(
         notes=notes,
     )
     rankings = _rankings_from_pairs(pairs)
-    return _finish(pairs, rankings, alpha, power, "adjacent", m, tie_procedure, None, {}, notes)
+    result = _finish(pairs, rankings, alpha, power, "adjacent", m, tie_procedure, None, {}, notes)
+    return dataclasses.replace(result, n_bootstrap=n_bootstrap)
 
 
 # --- the vectorized evaluation of every pair ------------------------------------------------

@@ -19,7 +19,7 @@ import pandas as pd
 
 from evalgap._audit import AuditResult
 from evalgap.report import plots
-from evalgap.report.text import clean, number, plural
+from evalgap.report.text import clean, format_p, number, plural
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1220px;
@@ -500,6 +500,13 @@ def _pairs_table(r: AuditResult) -> str:
                 value = _round_up(value)
             if c == "correlation" and not _finite(value):
                 cells.append("<td class='na'>—</td>")
+                continue
+            if c.startswith("p_"):
+                # a Monte Carlo bootstrap p below its resolution 1/B reads p<1/B, never 0
+                monte_carlo = c == "p_bootstrap" and not record.get("binary", True)
+                floor = 1.0 / r.n_bootstrap if monte_carlo and r.n_bootstrap else 0.0
+                text = "" if not _finite(value) else format_p(value, floor, bare=True)
+                cells.append(f"<td>{_e(text)}</td>")
                 continue
             cells.append(f"<td>{_e(_format(value, signed=c == 'delta'))}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
