@@ -237,3 +237,22 @@ def test_graded_audit_html_shows_a_monte_carlo_p_below_its_resolution_as_a_bound
     assert r.n_bootstrap == 50 and r.to_frame()["p_bootstrap"].min() == 0.0
     page = audit_report(r)
     assert "<td>&lt;0.02</td>" in page  # p < 1/B, not a p-value of 0
+
+
+def test_graded_bootstraps_above_the_budget_are_skipped_with_a_note():
+    rng = np.random.default_rng(5)
+    k, n = 33, 60  # 528 pairs with family="all", above the 500-pair graded budget
+    frame = pd.DataFrame(
+        {
+            "model": np.repeat([f"m{i:02d}" for i in range(k)], n),
+            "item_id": np.tile(np.arange(n), k),
+            "score": rng.random(k * n),
+        }
+    )
+    r = evalgap.audit(frame, family="all", n_bootstrap=20, n_cluster_bootstrap=0)
+    assert len(r.pairs) == 528
+    assert any(
+        "bootstrap p-values skipped for 528 graded pairs (more than 500)" in x for x in r.notes
+    )
+    assert any("N* intervals skipped for 528 graded pairs" in x for x in r.notes)
+    assert np.isnan(r.pairs.p_bootstrap.astype(float)).all()

@@ -54,6 +54,7 @@ BUCKETS = (
 MAX_PAIRS_BINARY_BOOTSTRAP = 20_000
 MAX_PAIRS_GRADED_BOOTSTRAP = 500
 TRAJECTORY_POINTS = 400
+FEWER_PAIRS = "; audit fewer pairs (the adjacent family, or a selection of models) to get them"
 # The phases an audit reports to ``progress(done, total, phase)``, in order.
 PHASES = (
     "pairs",
@@ -687,8 +688,8 @@ def _required_n_intervals(p, n_resamples, seed, score_set, kw, notes) -> None:
     if n_resamples and binary.any():
         if binary.sum() > MAX_PAIRS_BINARY_BOOTSTRAP:
             notes.append(
-                f"N* intervals skipped: {binary.sum():,} pairs (more than "
-                f"{MAX_PAIRS_BINARY_BOOTSTRAP:,})"
+                f"N* intervals skipped for {binary.sum():,} binary pairs (more than "
+                f"{MAX_PAIRS_BINARY_BOOTSTRAP:,}){FEWER_PAIRS}"
             )
         else:
             idx = np.flatnonzero(binary)
@@ -703,7 +704,10 @@ def _required_n_intervals(p, n_resamples, seed, score_set, kw, notes) -> None:
     graded = np.flatnonzero(~binary)
     if n_resamples and graded.size and score_set is not None:
         if graded.size > MAX_PAIRS_GRADED_BOOTSTRAP:
-            notes.append(f"N* intervals for graded pairs skipped: {graded.size:,} pairs")
+            notes.append(
+                f"N* intervals skipped for {graded.size:,} graded pairs (more than "
+                f"{MAX_PAIRS_GRADED_BOOTSTRAP:,}){FEWER_PAIRS}"
+            )
         else:
             differences = [_pair_differences(p.iloc[k], score_set) for k in graded]
             low[graded], high[graded] = pw.required_n_bootstrap_interval(
@@ -737,12 +741,13 @@ def _bootstrap_arbiter(p, n_resamples, seed, score_set, alpha, notes) -> None:
                 p["n_items"].to_numpy()[idx],
             )
     graded = np.flatnonzero(~binary)
-    if (
-        n_resamples
-        and graded.size
-        and score_set is not None
-        and graded.size <= MAX_PAIRS_GRADED_BOOTSTRAP
-    ):
+    if n_resamples and graded.size > MAX_PAIRS_GRADED_BOOTSTRAP and score_set is not None:
+        notes.append(
+            f"bootstrap p-values skipped for {graded.size:,} graded pairs (more than "
+            f"{MAX_PAIRS_GRADED_BOOTSTRAP:,}); the paired t p-value is given for every pair"
+            f"{FEWER_PAIRS}"
+        )
+    elif n_resamples and graded.size and score_set is not None:
         differences = [_pair_differences(p.iloc[k], score_set) for k in graded]
         out[graded] = resample.paired_bootstrap(
             differences, n_resamples, seed, alpha=alpha
