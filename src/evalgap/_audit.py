@@ -28,11 +28,12 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
-from evalgap._results import Result
+from evalgap._results import Result, plain
 from evalgap._scores import AlignmentReport, ScoreSet
 from evalgap.errors import InputError
 from evalgap.io import counts as count_columns
@@ -67,29 +68,46 @@ PHASES = (
 )
 
 
-@dataclass(frozen=True)
-class ClusterStress:
-    """How the clustered verdict holds up (Section 6.4, Appendices F-G)."""
+@dataclass(frozen=True, repr=False)
+class ClusterStress(Result):
+    """How the clustered verdict holds up (Section 6.4, Appendices F-G).
+
+    Attributes
+    ----------
+    column : str
+        The clustering (the cluster column's name).
+    n_resamples : int
+        Cluster-bootstrap draws.
+    seed : int or None
+        Their seed.
+    unresolved_distribution : dict
+        Unresolved count -> share of the cluster-bootstrap draws.
+    intervals : pandas.DataFrame
+        Per pair: ICC, design effect and clustered N* (5-95%), and Pr(unresolved).
+    leave_one_out : pandas.DataFrame
+        Per task and dropped cluster: the unresolved count.
+    alternatives : dict
+        Alternative cluster definition -> unresolved count (random clusters are the null
+        check).
+    """
 
     column: str
     n_resamples: int
     seed: int | None
-    unresolved_distribution: dict  # unresolved count -> share of cluster-bootstrap draws
-    intervals: pd.DataFrame  # per pair: ICC, design effect, clustered N* (5-95%), Pr(unresolved)
-    leave_one_out: pd.DataFrame  # task, dropped cluster, unresolved count
-    alternatives: dict  # definition -> unresolved count
+    unresolved_distribution: dict
+    intervals: pd.DataFrame
+    leave_one_out: pd.DataFrame
+    alternatives: dict
+    _json_names: ClassVar[dict] = {
+        "column": "cluster_column",
+        "intervals": "pairs",
+        "alternatives": "alternative_definitions",
+    }
+    _headline = ("column", "n_resamples", "alternatives")
 
-    def to_dict(self) -> dict:
-        """Return the stress tests as plain data."""
-        return {
-            "cluster_column": self.column,
-            "n_resamples": self.n_resamples,
-            "seed": self.seed,
-            "unresolved_distribution": {str(k): v for k, v in self.unresolved_distribution.items()},
-            "pairs": _records(self.intervals),
-            "leave_one_out": _records(self.leave_one_out),
-            "alternative_definitions": dict(self.alternatives),
-        }
+    def to_frame(self) -> pd.DataFrame:
+        """Return the per-pair cluster intervals."""
+        return self.intervals
 
 
 # The per-pair columns of the audit, in order, and what each holds (PairTable's fields).
@@ -383,9 +401,9 @@ class AuditResult(Result):
             "unresolved": dict(self.unresolved),
             "tie_procedure": self.tie_procedure,
             "tie_groups": self.tie_groups,
-            "rankings": _records(self.rankings),
+            "rankings": plain(self.rankings),
             "pairs": pairs,
-            "binned": _records(self.binned_table()),
+            "binned": plain(self.binned_table()),
             "correlation_sensitivity": dict(self.correlation_sensitivity),
             "cluster_stress": self.cluster_stress.to_dict() if self.cluster_stress else None,
             "notes": list(self.notes),
@@ -1129,17 +1147,3 @@ def _finite(value):
     return x if math.isfinite(x) else None
 
 
-def _records(frame: pd.DataFrame) -> list[dict]:
-    return [
-        {
-            k: (
-                _finite(v)
-                if isinstance(v, (float, np.floating))
-                else v.item()
-                if isinstance(v, np.generic)
-                else v
-            )
-            for k, v in row.items()
-        }
-        for row in frame.to_dict(orient="records")
-    ]

@@ -209,7 +209,20 @@ class TaskScores:
 
 @dataclass(frozen=True)
 class ScoreSet:
-    """Aligned scores of several models on one or more tasks, with the alignment report."""
+    """Aligned scores of several models on one or more tasks, with the alignment report.
+
+    Attributes
+    ----------
+    models : tuple of str
+        The models, in the order of the score columns.
+    tasks : tuple of TaskScores
+        Per task: item ids, an (items x models) score array (NaN where a model has no score)
+        and run counts.
+    report : AlignmentReport
+        What was kept and left out, and why.
+    source : str
+        What was read.
+    """
 
     models: tuple[str, ...]
     tasks: tuple[TaskScores, ...]
