@@ -256,3 +256,8 @@ def test_graded_bootstraps_above_the_budget_are_skipped_with_a_note():
     )
     assert any("N* intervals skipped for 528 graded pairs" in x for x in r.notes)
     assert np.isnan(r.pairs.p_bootstrap.astype(float)).all()
+
+
+def test_one_array_alone_is_refused_saying_what_compare_takes():
+    with pytest.raises(evalgap.InputError, match=r"needs two score arrays \(got one ndarray\)"):
+        evalgap.compare(np.ones(5))

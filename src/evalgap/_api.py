@@ -177,6 +177,11 @@ def compare(
         raise InputError(
             "give a table of scores as the first argument alone, with model_a= and model_b="
         )
+    if not _is_source(a):
+        raise InputError(
+            f"compare(a, b) needs two score arrays (got one {type(a).__name__}), or a table of "
+            "scores with model_a= and model_b=, or the four 2x2 counts"
+        )
     if not model_a or not model_b:
         raise InputError("a table of scores needs model_a= and model_b= (the models to compare)")
     if model_a == model_b:
@@ -695,6 +700,17 @@ def long_scores(data, *, options=None, **columns):
     raise InputError(
         "scores must be a pandas DataFrame (long layout), a ScoreSet, or paths to result "
         f"files; got {type(data).__name__}"
+    )
+
+
+def _is_source(value) -> bool:
+    """True for what holds the scores of several models: a table, a ScoreSet or paths."""
+    from evalgap._scores import LongScores, ScoreSet
+
+    if _is_table(value) or isinstance(value, (str, Path, LongScores, ScoreSet)):
+        return True
+    return isinstance(value, (list, tuple)) and bool(value) and all(
+        isinstance(p, (str, Path)) for p in value
     )
 
 
