@@ -134,9 +134,29 @@ SHARED_OPTIONS = {
 
 
 def option(name: str, **overrides):
-    """The shared option ``name`` (see SHARED_OPTIONS), with per-command overrides."""
+    """The shared option ``name`` (see SHARED_OPTIONS), with per-command overrides.
+
+    ``--json`` comes with ``--json-indent N``, which only sets how the JSON is written.
+    """
     flags, settings = SHARED_OPTIONS[name]
-    return click.option(*flags, **{**settings, **overrides})
+    decorate = click.option(*flags, **{**settings, **overrides})
+    if name != "json":
+        return decorate
+    indent = click.option(
+        "--json-indent",
+        type=click.IntRange(min=0),
+        metavar="N",
+        expose_value=False,
+        callback=_remember_indent,
+        help="With --json: indent by N spaces, for people to read (default: compact).",
+    )
+    return lambda func: indent(decorate(func))
+
+
+def _remember_indent(ctx, _param, value):
+    if value is not None:
+        ctx.ensure_object(dict)["json_indent"] = value
+    return value
 
 
 def _counts_options(func, **overrides):
@@ -457,6 +477,13 @@ Examples:
 @option("n_bootstrap_required_n", help="Resamples for each pair's N* interval (0: skip).")
 @option("seed")
 @click.option(
+    "--output",
+    "output_path",
+    type=click.Path(dir_okay=False),
+    help="Write the per-pair table to this .parquet (or .csv) file; --json then keeps the "
+    "summary and names the file (for hundreds of thousands of pairs).",
+)
+@click.option(
     "--html",
     "html_path",
     type=click.Path(dir_okay=False),
@@ -473,6 +500,7 @@ def audit(
     n_bootstrap,
     n_bootstrap_required_n,
     seed,
+    output_path,
     html_path,
     alpha,
     power,
@@ -534,6 +562,14 @@ def audit(
         write_report(html_path, audit_report(result, provenance=provenance(inputs, given)))
         if not as_json:
             _note(f"report written to {html_path}")
+    if output_path:
+        from evalgap.io._write import write_table
+
+        write_table(result.to_frame(), output_path, option="--output")
+        if as_json:
+            _emit({**result.to_dict(pairs=False), "pairs_output": str(output_path)}, True, "")
+            return
+        _note(f"pair table written to {output_path}")
     _emit(result, as_json, "audit")
 
 
@@ -1111,7 +1147,9 @@ def _emit(result, as_json: bool, job: str) -> None:
     if as_json:
         from evalgap.report.json_output import to_json
 
-        click.echo(to_json(result))
+        ctx = click.get_current_context(silent=True)
+        indent = (ctx.obj or {}).get("json_indent") if ctx is not None else None
+        click.echo(to_json(result, indent=indent))
         return
     from evalgap.report import terminal
 

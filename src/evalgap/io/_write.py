@@ -86,6 +86,24 @@ def write_csv(frame: pd.DataFrame, path, *, option: str = "--output") -> None:
     atomic_write(path, lambda handle: safe.to_csv(handle, index=False), option=option)
 
 
+def write_table(frame: pd.DataFrame, path, *, option: str = "--output") -> None:
+    """Write ``frame`` as Parquet (a ``.parquet`` path) or else as CSV, atomically.
+
+    Parquet keeps the column types (nullable verdicts stay nullable booleans) and is the
+    format for hundreds of thousands of rows; CSV is escaped as by :func:`write_csv`.
+    """
+    if Path(path).suffix.lower() != ".parquet":
+        write_csv(frame, path, option=option)
+        return
+    atomic_write(
+        path,
+        lambda handle: frame.to_parquet(handle, index=False),
+        option=option,
+        mode="wb",
+        what="the table",
+    )
+
+
 def _remove(path: Path) -> None:
     try:
         path.unlink()

@@ -1,4 +1,10 @@
-"""JSON output: results as plain JSON, with NaN and infinities written as null."""
+"""JSON output: results as plain JSON, with NaN and infinities written as null.
+
+Written compactly by default (the standard library's C encoder, which an indent would turn
+off); ``indent`` is for people reading it (``--json-indent``). A result's ``to_dict()`` is
+already plain data, so it is encoded as it is; only data that still holds NumPy numbers or
+non-finite floats is cleaned first.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +14,13 @@ import math
 import numpy as np
 
 
-def to_json(result) -> str:
-    """Return ``result.to_dict()`` (or a dict) as indented JSON; non-finite numbers become null."""
+def to_json(result, indent: int | None = None) -> str:
+    """Return ``result.to_dict()`` (or a dict) as JSON; non-finite numbers become null."""
     data = result.to_dict() if hasattr(result, "to_dict") else result
-    return json.dumps(_clean(data), indent=2)
+    try:
+        return json.dumps(data, indent=indent, allow_nan=False)
+    except (TypeError, ValueError):  # NumPy numbers, NaN or infinities somewhere inside
+        return json.dumps(_clean(data), indent=indent, allow_nan=False)
 
 
 def _clean(value):

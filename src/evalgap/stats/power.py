@@ -520,10 +520,18 @@ def round_up(n) -> int | None:
     A relative tolerance of 1e-12 keeps floating-point noise (1028.0000000001) from adding
     an item. Calculators report sizes this way (Table 1).
     """
-    x = float(n)
-    if not np.isfinite(x):
-        return None
-    return int(np.ceil(x * (1 - 1e-12)))
+    x = float(round_up_all(float(n)))
+    return int(x) if np.isfinite(x) else None
+
+
+def round_up_all(n):
+    """Return sizes rounded up to whole items, as floats; NaN where a size is infinite or NaN.
+
+    The array form of :func:`round_up` (the same tolerance), for a column of sizes.
+    """
+    x = np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isfinite(x), np.ceil(x * (1 - 1e-12)), np.nan)
 
 
 def degradation_power(delta, flip_rate, n_items, *, alpha=0.05):
