@@ -261,3 +261,22 @@ def test_graded_bootstraps_above_the_budget_are_skipped_with_a_note():
 def test_one_array_alone_is_refused_saying_what_compare_takes():
     with pytest.raises(evalgap.InputError, match=r"needs two score arrays \(got one ndarray\)"):
         evalgap.compare(np.ones(5))
+
+
+def test_every_public_name_has_numpydoc_sections_and_an_example():
+    import inspect
+
+    def names():
+        for name in evalgap.__all__:
+            if name not in ("simulate", "stats", "__version__", "InputError"):
+                yield name, getattr(evalgap, name)
+        for name in evalgap.simulate.__all__:
+            yield f"simulate.{name}", getattr(evalgap.simulate, name)
+
+    for name, obj in names():
+        doc = obj.__doc__ or ""
+        if inspect.isclass(obj):
+            assert "Attributes\n" in doc, name
+        else:
+            for section in ("Parameters\n", "Returns\n", "Examples\n"):
+                assert section in doc, (name, section)

@@ -290,6 +290,28 @@ def compare_counts(
     one); ``n_bootstrap_required_n=0`` skips the N* interval. Work and memory do not grow
     with N (4e9 items take milliseconds).
 
+    Parameters
+    ----------
+    both_correct, a_only, b_only, both_wrong : int
+        The 2x2 counts: items both models got right, only A, only B, neither.
+    alpha, power : float
+        Significance level and target power, in (0, 1).
+    alternative : {"two-sided", "greater", "less"}
+        ``"greater"``: H1 is that A is better.
+    n_bootstrap, n_bootstrap_required_n : int
+        Resamples of the bootstrap test (graded scores) and of the N* interval; 0 skips.
+    seed : int or None
+        Seed of every resampling step.
+    model_a, model_b : str
+        Labels of the two models.
+    alignment : AlignmentReport, optional
+        The alignment report of the scores, carried into the result.
+
+    Returns
+    -------
+    CompareResult
+        Tests, intervals, N*, MDE, q and the verdict.
+
     Examples
     --------
     >>> r = compare_counts(7986, 295, 249, 1512)
@@ -366,6 +388,39 @@ def compare_scores(
     :func:`compare_counts`. Graded scores get the paired t test, the sign-flip permutation
     test, the paired bootstrap (Definition 2), t/Wald/bootstrap intervals and N* from the
     standard deviation of the per-item differences (Eq. 3).
+
+    Parameters
+    ----------
+    scores_a, scores_b : array_like
+        Aligned per-item scores of A and B (1-D, the same length, no missing values).
+    n_permutations : int
+        Sign-flip permutations of the graded test; 0 skips it.
+    alpha, power : float
+        Significance level and target power, in (0, 1).
+    alternative : {"two-sided", "greater", "less"}
+        ``"greater"``: H1 is that A is better.
+    n_bootstrap, n_bootstrap_required_n : int
+        Resamples of the bootstrap test (graded scores) and of the N* interval; 0 skips.
+    seed : int or None
+        Seed of every resampling step.
+    model_a, model_b : str
+        Labels of the two models.
+    alignment : AlignmentReport, optional
+        The alignment report of the scores, carried into the result.
+
+    Returns
+    -------
+    CompareResult
+        Tests, intervals, N*, MDE, q and the verdict.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.array([0.9, 0.7, 0.8, 0.6, 0.95, 0.5])
+    >>> b = np.array([0.8, 0.7, 0.6, 0.65, 0.9, 0.4])
+    >>> r = compare_scores(a, b, n_bootstrap=0, n_bootstrap_required_n=0, n_permutations=0)
+    >>> r.binary, round(r.delta, 4), round(r.p_values.paired_t, 3)
+    (False, 0.0667, 0.121)
     """
     _check_settings(alpha, power, alternative, n_bootstrap, n_bootstrap_required_n, seed)
     _validate.whole_number(n_permutations, "n_permutations", 0)

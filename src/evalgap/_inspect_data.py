@@ -83,7 +83,31 @@ def inspect_data(
     strict: bool = False,
     score_set: ScoreSet | None = None,
 ) -> DataSummary:
-    """Summarise a long score table and its alignment (see the module docstring)."""
+    """Summarise a long score table and its alignment (see the module docstring).
+
+    Parameters
+    ----------
+    scores : LongScores
+        What a loader read (:func:`evalgap.load_scores`).
+    models, tasks : list of str, optional
+        Select models and tasks.
+    strict : bool
+        Treat any left-out row as an error.
+    score_set : ScoreSet, optional
+        The alignment, when already done.
+
+    Returns
+    -------
+    DataSummary
+        Models, tasks, items, the metric and the alignment report.
+
+    Examples
+    --------
+    >>> import evalgap
+    >>> summary = inspect_data(evalgap.load_scores("examples/two_models.csv"))
+    >>> [m.model for m in summary.models], summary.binary
+    (['model-x', 'model-y'], True)
+    """
     aligned = score_set or align(
         scores.frame, models=models, tasks=tasks, strict=strict, source=scores.source
     )

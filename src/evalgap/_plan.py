@@ -26,6 +26,13 @@ class Conventions(Result):
     """The ``K/h^2`` and ``2K/h^2`` sample sizes and their ``x (1 - rho)`` read-outs, rounded up.
 
     See :class:`evalgap.stats.power.CalculatorConventions` for which tool returns which.
+
+    Attributes
+    ----------
+    one_sample_per_arm, two_sample_per_arm : int or None
+        ``K/h^2`` and ``2K/h^2``: what one- and two-sample calculators return (Cohen's h).
+    one_sample_shortcut, two_sample_shortcut : int or None
+        The same times ``(1 - rho)``, the shortcut that halves N* (Section 4).
     """
 
     one_sample_per_arm: int | None

@@ -44,6 +44,17 @@ class LongScores:
     was read; ``columns`` maps each role to the source field it came from (``None`` when
     absent); ``notes`` say what the loader chose or detected rather than was told, and what
     it left out before alignment.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        ``model, task, item_id, score`` and optionally ``run`` and ``cluster``.
+    source : str
+        What was read.
+    columns : dict
+        Role -> the source column it came from (None when absent).
+    notes : tuple of str
+        What the loader chose or detected, and what it left out before alignment.
     """
 
     frame: pd.DataFrame
@@ -58,6 +69,21 @@ class ModelAlignment(Result):
 
     ``mean_score`` is the model's mean over its *own* scored items (the accuracy a leaderboard
     displays), which can differ from its mean over the items kept for pairing.
+
+    Attributes
+    ----------
+    model, task : str
+        The model and the task.
+    rows : int
+        Rows read.
+    items_scored, items_kept, items_missing : int
+        Items with a usable score; kept for pairing; without a score among the task's items.
+    duplicates_collapsed, non_numeric, empty_scores : int
+        Rows collapsed as identical duplicates; excluded as non-numeric; excluded as empty.
+    max_runs : int
+        The most runs of one item.
+    mean_score : float
+        The mean over the model's own scored items.
     """
 
     model: str
@@ -184,6 +210,19 @@ class TaskScores:
 
     ``scores`` is NaN where model j has no score for item i (its ``run_counts`` entry is 0);
     a pair of models is compared on the rows both observed.
+
+    Attributes
+    ----------
+    task : str
+        The task.
+    item_ids : numpy.ndarray
+        Item ids, one per row.
+    scores : numpy.ndarray
+        ``(items, models)`` scores, NaN where a model has no score.
+    run_counts : numpy.ndarray
+        ``(items, models)`` runs averaged into each score (0: no score).
+    clusters : numpy.ndarray or None
+        A cluster label per item, when the input has them.
     """
 
     task: str

@@ -92,7 +92,20 @@ def _se(rate: float, trials: int) -> float:
 
 @dataclass(frozen=True, repr=False)
 class CalibrationResult(Result):
-    """Type-I error and power of five paired-binary tests on a grid (Table 2 layout)."""
+    """Type-I error and power of five paired-binary tests on a grid (Table 2 layout).
+
+    Attributes
+    ----------
+    alpha, power : float
+        Level of the tests; power the alternative is tuned to.
+    n_items, n_trials, n_bootstrap : int
+        Items per benchmark, trials per cell and hypothesis, bootstrap resamples.
+    seed : int or None
+        The seed.
+    cells : tuple of dict
+        Per (accuracy, latent correlation): the gap, and per test the Type-I error and power
+        with their Monte Carlo SEs (``to_frame()``).
+    """
 
     _headline = ("alpha", "n_items", "n_trials")
 
@@ -261,7 +274,19 @@ def calibration(
 
 @dataclass(frozen=True, repr=False)
 class ProspectiveResult(Result):
-    """Empirical McNemar power when a real pair is subsampled around its N* (Table 10)."""
+    """Empirical McNemar power when a real pair is subsampled around its N* (Table 10).
+
+    Attributes
+    ----------
+    alpha, power : float
+        Level of McNemar's test; the power N* is planned for.
+    n_trials : int
+        Subsamples per size.
+    fractions : tuple of float
+        Sizes as multiples of N*.
+    pairs : tuple of dict
+        Per pair: gap, correlation, N*, sizes and empirical power with SEs (``to_frame()``).
+    """
 
     _headline = ("alpha", "n_trials")
 
@@ -409,7 +434,20 @@ def prospective(
 
 @dataclass(frozen=True, repr=False)
 class PowerCurveResult(Result):
-    """Bootstrap power against n for several gaps, with each gap's N* (Figures 5-6)."""
+    """Bootstrap power against n for several gaps, with each gap's N* (Figures 5-6).
+
+    Attributes
+    ----------
+    kind : str
+        ``"binary"`` or ``"graded"``.
+    alpha, power : float
+        Level; target power.
+    n_trials, n_bootstrap : int
+        Trials per point; bootstrap resamples per trial.
+    curves : tuple of dict
+        Per gap: N*, the sizes, the power at each with its SE, and where it crosses the
+        target (``to_frame()``).
+    """
 
     _headline = ("kind", "n_trials", "n_bootstrap")
 
@@ -610,7 +648,25 @@ def _crossing(sizes, rates, target):
 
 @dataclass(frozen=True, repr=False)
 class SequentialResult(Result):
-    """The mixture e-process under H0 and H1 calibrated to one pair (Appendix C, Figure 4)."""
+    """The mixture e-process under H0 and H1 calibrated to one pair (Appendix C, Figure 4).
+
+    Attributes
+    ----------
+    alpha : float
+        Level of the e-process.
+    mixture : str
+        ``"grid"`` or ``"beta"``.
+    n_trials, horizon, required_n : int
+        Trials per hypothesis, items followed, the pair's N*.
+    discordance, theta : float
+        The pair's discordant share and the share of discordant items favouring A.
+    type1, rejection_rate : float
+        Rejection rates under H0 and H1.
+    stopping_ratio_median, stopping_ratio_mean : float or None
+        Stopping item under H1 relative to N*.
+    trajectories : dict
+        Sample log e-value paths, for the figure.
+    """
 
     _headline = ("required_n", "type1", "rejection_rate")
 
@@ -819,7 +875,21 @@ SMALL_TASK_BLOCK = 25  # experiments per random stream: bounds memory, fixes the
 
 @dataclass(frozen=True, repr=False)
 class AggregationResult(Result):
-    """Rejection rates of the degradation aggregates against the number of tasks (Figure 3)."""
+    """Rejection rates of the degradation aggregates against the number of tasks (Figure 3).
+
+    Attributes
+    ----------
+    alpha, flip_rate : float
+        Level of each test; share of items that flip.
+    n_experiments : int
+        Experiments per scenario and task count.
+    task_counts : tuple of int
+        The task counts T.
+    rates : dict
+        Scenario -> test -> rejection rate per T (``to_frame()`` adds the SEs).
+    n_permutations : int or None
+        Sign flips per permutation test in the small-task scenario.
+    """
 
     _headline = ("alpha", "n_experiments", "flip_rate")
 

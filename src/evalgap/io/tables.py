@@ -169,6 +169,30 @@ def read_long_table(
     item, run and cluster as categoricals (integer codes): memory grows with the number of
     rows times a few bytes, not with the text. ``progress(done_bytes, total_bytes)`` is
     called as the file is read.
+
+    Parameters
+    ----------
+    path : str or Path
+        A CSV/TSV/Parquet/JSONL file, optionally gzipped.
+    fmt : str, optional
+        Force the format (default: from the suffix).
+    model_column, item_column, score_column, task_column, run_column, cluster_column : str
+        The columns of each role (default: detected from common names).
+    progress : callable, optional
+        ``progress(done_bytes, total_bytes)``.
+    exclude_columns : sequence of str
+        Columns never to detect as a role.
+
+    Returns
+    -------
+    LongScores
+        The table in the long interchange layout, with notes on what was detected.
+
+    Examples
+    --------
+    >>> table = read_long_table("examples/two_models.csv")
+    >>> table.columns["score"], len(table.frame)
+    ('score', 4000)
     """
     path, fmt, compression = _check_file(path, fmt)
     progress = progress or _PROGRESS.get()
