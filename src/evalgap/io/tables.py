@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from pandas.api import types as ptypes
 
 from evalgap._scores import LongScores, number_form
 from evalgap.errors import InputError, first_line
@@ -756,6 +757,13 @@ def read_wide_table(
             f"{path}: no numeric model column; name them with model_columns= "
             f"(columns found: {found})"
         )
+    columns = {"item_id": item_col, "task": task_col}
+    numeric = all(
+        ptypes.is_numeric_dtype(raw[m]) and not ptypes.is_bool_dtype(raw[m]) for m in models
+    )
+    if numeric and len(set(models)) == len(models):
+        frame = _scatter_numeric(raw, models, item_col, task_col, cluster_column)
+        return LongScores(frame, str(path), columns, tuple(notes))
     long = raw.melt(id_vars=id_columns, value_vars=models, var_name="model", value_name="score")
     # An empty cell of a wide table is an item the model did not score, not an unusable row:
     # the alignment counts it among the model's missing items.
@@ -770,7 +778,40 @@ def read_wide_table(
     )
     if cluster_column:
         frame["cluster"] = long[cluster_column].astype(str)
-    return LongScores(frame, str(path), {"item_id": item_col, "task": task_col}, tuple(notes))
+    return LongScores(frame, str(path), columns, tuple(notes))
+
+
+def _scatter_numeric(raw, models, item_col, task_col, cluster_col) -> pd.DataFrame:
+    """The long frame of a wide table whose model columns are all numeric, without melting.
+
+    Model, task, item and cluster are categoricals (integer codes, one per row) and the
+    scores one float array, model after model: the rows, their order and the values of
+    ``melt`` (an empty cell is an item the model did not score and has no row), at a few
+    bytes per cell instead of a string per cell.
+    """
+    n_rows, n_models = len(raw), len(models)
+    scores = np.concatenate([raw[m].to_numpy(dtype=float, na_value=np.nan) for m in models])
+    keep = ~np.isnan(scores)
+
+    def repeated(values) -> pd.Categorical:
+        codes, uniques = pd.factorize(values.astype(str), sort=False)
+        return pd.Categorical.from_codes(np.tile(codes, n_models)[keep], uniques)
+
+    frame = pd.DataFrame(
+        {
+            "model": pd.Categorical.from_codes(
+                np.repeat(np.arange(n_models), n_rows)[keep], [str(m) for m in models]
+            ),
+            "task": repeated(raw[task_col])
+            if task_col
+            else pd.Categorical.from_codes(np.zeros(int(keep.sum()), np.int8), ["all"]),
+            "item_id": repeated(raw[item_col]),
+            "score": scores[keep],
+        }
+    )
+    if cluster_col:
+        frame["cluster"] = repeated(raw[cluster_col])
+    return frame
 
 
 def column_listing(columns, limit: int = 12, width: int = 40) -> str:
@@ -787,6 +828,8 @@ def column_listing(columns, limit: int = 12, width: int = 40) -> str:
 
 def _numeric_column(column: pd.Series) -> bool:
     """True when every non-empty cell is a number and at least one cell is not empty."""
+    if ptypes.is_numeric_dtype(column) and not ptypes.is_bool_dtype(column):
+        return bool(column.notna().any())  # no text to parse: a numeric column is numbers
     empty = column.isna() | (column.astype(str).str.strip() == "")
     if empty.all():
         return False
