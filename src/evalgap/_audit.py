@@ -55,6 +55,7 @@ BUCKETS = (
 MAX_PAIRS_BINARY_BOOTSTRAP = 20_000
 MAX_PAIRS_GRADED_BOOTSTRAP = 500
 TRAJECTORY_POINTS = 400
+LARGE_PAIR_TABLE = 100_000  # above, the per-pair JSON runs to hundreds of megabytes
 FEWER_PAIRS = "; audit fewer pairs (the adjacent family, or a selection of models) to get them"
 # The phases an audit reports to ``progress(done, total, phase)``, in order.
 PHASES = (
@@ -604,6 +605,12 @@ def audit_scores(
             seed=seed,
             progress=step,
             label=cluster_label,
+        )
+    if len(pairs) > LARGE_PAIR_TABLE:
+        notes.append(
+            f"{len(pairs):,} pairs: their table is best written as Parquet (audit --output "
+            "FILE.parquet, or result.to_frame().to_parquet(...)), with the JSON kept to the "
+            "summary"
         )
     step("trajectories")
     trajectories = _trajectories(pairs, score_set, alpha, power, mixture, seed)
