@@ -91,26 +91,26 @@ def audit_verdict(r: AuditResult) -> str:
     fixed = r.unresolved["fixed_n"]
     setting = f"at alpha={r.alpha:g}, power {r.power:g}"
     sentence = (
-        f"{fixed} of {pairs} displayed pair{'s' if pairs != 1 else ''} "
+        f"{fixed:,} of {pairs:,} displayed pair{'s' if pairs != 1 else ''} "
         f"{'is' if fixed == 1 else 'are'} unresolved {setting} (q < 1 at fixed n)"
     )
     extra = []
     if r.tie_procedure != "fixed_n" and r.tie_procedure in r.unresolved:
         extra.append(
-            f"{r.unresolved[r.tie_procedure]} with {_procedure(r.tie_procedure)} "
-            f"over a family of {r.family_size}"
+            f"{r.unresolved[r.tie_procedure]:,} with {_procedure(r.tie_procedure)} "
+            f"over a family of {r.family_size:,}"
         )
     elif "bonferroni" in r.unresolved:
-        extra.append(f"{r.unresolved['bonferroni']} with Bonferroni over {r.family_size}")
+        extra.append(f"{r.unresolved['bonferroni']:,} with Bonferroni over {r.family_size:,}")
     if "clustered" in r.unresolved:
-        extra.append(f"{r.unresolved['clustered']} once clustering is accounted for")
+        extra.append(f"{r.unresolved['clustered']:,} once clustering is accounted for")
     if extra:
         sentence += "; " + ", ".join(extra)
     sens = r.correlation_sensitivity
     low = min(sens["correlation_minus_0.1"], sens["correlation_plus_0.1"])
     high = max(sens["correlation_minus_0.1"], sens["correlation_plus_0.1"])
     if low != high or low != fixed:
-        sentence += f"; moving the correlation by -/+ 0.1 gives {low} to {high} unresolved"
+        sentence += f"; moving the correlation by -/+ 0.1 gives {low:,} to {high:,} unresolved"
     return sentence
 
 
