@@ -103,6 +103,51 @@ def test_boundary_is_where_e_reaches_one_over_alpha():
     assert np.isinf(sequential.boundary(3, 0.05))  # 3 discordant items can never reject
 
 
+def _bisection_boundary(n, alpha, mixture):
+    """The boundary by 64 halvings of [0, n] on the excess: the reference for Newton's."""
+    n = np.asarray(n, dtype=float)
+    target, low, high = -np.log(alpha), np.zeros_like(n), n.copy()
+    reach = sequential.log_e_value(n, 0 * n, mixture=mixture) >= target
+    for _ in range(64):
+        mid = (low + high) / 2
+        above = sequential.log_e_value((n + mid) / 2, (n - mid) / 2, mixture=mixture) >= target
+        high, low = np.where(above, mid, high), np.where(above, low, mid)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(reach & (n > 0), high / np.sqrt(n), np.inf)
+
+
+@pytest.mark.parametrize("mixture", ["grid", "beta"])
+@pytest.mark.parametrize("alpha", [0.5, 0.05, 0.01, 1e-6])
+def test_newton_boundary_equals_bisection(mixture, alpha):
+    n = np.concatenate([np.arange(0, 400), np.unique(np.geomspace(400, 2e6, 300).round())])
+    newton = sequential.boundary(n, alpha, mixture=mixture)
+    reference = _bisection_boundary(n, alpha, mixture)
+    finite = np.isfinite(reference)
+    np.testing.assert_array_equal(np.isfinite(newton), finite)
+    assert finite.sum() > 600
+    # Up to 10^5 discordant items the two roots agree to 1e-12 (the Beta mixture's betaln,
+    # of size ~n, rounds a little more). Beyond, log e_n is a difference of terms of size
+    # ~n and its rounding (~1e-16 n) moves the root more than that: there both must solve
+    # the equation to within that rounding.
+    small = finite & (n <= 1e5)
+    tolerance = 1e-12 if mixture == "grid" else 3e-11
+    np.testing.assert_allclose(newton[small], reference[small], rtol=tolerance, atol=0)
+    large = finite & (n > 1e5)
+    for u in (newton[large], reference[large]):
+        m = n[large]
+        b = (m + u * np.sqrt(m)) / 2
+        residual = sequential.log_e_value(b, m - b, mixture=mixture) + np.log(alpha)
+        assert np.all(np.abs(residual) <= 20 * np.finfo(float).eps * m)
+
+
+def test_trajectory_at_positions_equals_the_full_trajectory():
+    d = np.random.default_rng(2).choice([-1, 0, 1], size=500)
+    at = np.array([0, 9, 250, 499])
+    np.testing.assert_allclose(
+        sequential.log_e_trajectory(d, at=at), sequential.log_e_trajectory(d)[at], rtol=1e-15
+    )
+
+
 def test_beta_mixture_closed_form():
     b, c, a = 7, 3, 2.0
     theta = np.linspace(0, 1, 200_001)
