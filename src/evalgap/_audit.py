@@ -520,6 +520,8 @@ def audit_scores(
     step("pairs")
     parts, rankings, notes = [], [], []
     z = float(intervals.z_quantile(alpha))
+    models = pd.Index(score_set.models)
+    task_names = pd.Index([t.task for t in score_set.tasks])
     for t_index, task in enumerate(score_set.tasks):
         entries = {e.model: e for e in score_set.report.entries if e.task == task.task}
         displayed = np.array([entries[m].mean_score for m in score_set.models])
@@ -540,6 +542,7 @@ def audit_scores(
                 }
             )
         first, second = _family_pairs(order, family)
+        rank_of = np.argsort(order) + 1
         if first.size == 0:
             notes.append(f"task {task.task}: fewer than 2 models, no pairs")
             continue
@@ -547,14 +550,18 @@ def audit_scores(
         parts.append(
             pd.DataFrame(
                 {
-                    "task": task.task,
+                    "task": pd.Categorical.from_codes(
+                        np.full(first.size, t_index), categories=task_names
+                    ),
                     "task_index": t_index,
-                    "model_a": np.array(score_set.models)[first],
-                    "model_b": np.array(score_set.models)[second],
+                    # model names as codes into the model list: half a million pairs
+                    # cost no string building here
+                    "model_a": pd.Categorical.from_codes(first, categories=models),
+                    "model_b": pd.Categorical.from_codes(second, categories=models),
                     "index_a": first,
                     "index_b": second,
-                    "rank_a": np.argsort(order)[first] + 1,
-                    "rank_b": np.argsort(order)[second] + 1,
+                    "rank_a": rank_of[first],
+                    "rank_b": rank_of[second],
                     "binary": s.binary,
                     "n_items": s.n_items,
                     "accuracy_a": s.accuracy_a,
@@ -732,8 +739,9 @@ def _evaluate(
     p["statistic"] = t
     nan = np.full(len(p), np.nan)
     p["p_mcnemar"] = np.where(binary, tests.mcnemar(b, c).p_value, nan)
-    p["p_exact"] = np.where(binary, tests.mcnemar_exact(b, c), nan)
-    p["p_mid_p"] = np.where(binary, tests.mcnemar_exact(b, c, mid_p=True), nan)
+    exact, mid_p = tests.mcnemar_exact_and_mid_p(b, c)
+    p["p_exact"] = np.where(binary, exact, nan)
+    p["p_mid_p"] = np.where(binary, mid_p, nan)
     sample_sd = sd * np.sqrt(n / np.maximum(n - 1, 1))
     p["p_paired_t"] = np.where(
         binary, nan, tests.paired_t_from_moments(delta, sample_sd, n).p_value
@@ -995,12 +1003,12 @@ def _trajectories(
         # curve reflect the file's layout, not what monitoring the evaluation would see.
         rng = np.random.Generator(np.random.PCG64(resample.child_seed(seed, "trajectory")))
         d = d[rng.permutation(d.size)]
-        log_e = sequential.log_e_trajectory(d, mixture=mixture)
         step = max(1, d.size // TRAJECTORY_POINTS)
         positions = np.arange(step - 1, d.size, step)
+        log_e = sequential.log_e_trajectory(d, at=positions, mixture=mixture)
         out[f"{row['model_a']} vs {row['model_b']} ({row['task']})"] = {
             "items": (positions + 1).tolist(),
-            "log_e": np.asarray(log_e)[positions].tolist(),
+            "log_e": np.atleast_1d(log_e).tolist(),
             "threshold": float(np.log(1 / alpha)),
             "required_n": _finite(row["required_n"]),
         }
@@ -1109,7 +1117,7 @@ def _score_intervals(scores: np.ndarray, z: float, alpha: float):
     """
     observed = ~np.isnan(scores)
     n = observed.sum(axis=0)
-    filled = np.where(observed, scores, 0.0)
+    filled = scores if n.min() == scores.shape[0] else np.where(observed, scores, 0.0)
     low = np.full(scores.shape[1], np.nan)
     high = np.full(scores.shape[1], np.nan)
     has = n > 0

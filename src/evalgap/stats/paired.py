@@ -237,7 +237,8 @@ def summarize_pairs(scores, first, second, *, chunk: int = 4096) -> PairedSummar
     indicators, all pairs' sufficient statistics are matrix products:
 
     * binary: ``both_correct = X^T X``, ``a_only = X^T O - X^T X``, ``b_only`` its mirror,
-      ``n_items = O^T O`` (one pass of BLAS, exact in float64 below 2^53 items);
+      ``n_items = O^T O`` (single-precision BLAS, exact below 2^24 items, float64 above;
+      with no missing score only ``X^T X`` and the column sums are needed);
     * graded: per chunk of pairs, the differences on the shared items give ``delta``,
       ``sd_diff`` (two-pass, so a constant difference has exactly no spread), the
       correlation and the counts of items where one model scored higher.
@@ -252,12 +253,13 @@ def summarize_pairs(scores, first, second, *, chunk: int = 4096) -> PairedSummar
     i = np.asarray(first, dtype=np.int64)
     j = np.asarray(second, dtype=np.int64)
     observed = ~np.isnan(x)
-    if np.isinf(x).any():
+    # the common case, nothing missing, needs no filled copy of the matrix
+    filled = x if observed.all() else np.where(observed, x, 0.0)
+    if not np.isfinite(filled.sum(axis=0)).all() and np.isinf(filled).any():
         raise InputError("scores contain infinite values; drop or fix those items")
-    filled = np.where(observed, x, 0.0)
     # A pair is binary when both its models' scores are 0/1: one graded column (a model with
     # partial credit) must not turn every other pair graded.
-    column_binary = np.all((filled == 0) | (filled == 1), axis=0)
+    column_binary = ((filled == 0) | (filled == 1)).all(axis=0)
     pair_binary = column_binary[i] & column_binary[j]
     if pair_binary.all():
         return _summarize_pairs_binary(filled, observed, i, j)
@@ -283,13 +285,25 @@ def summarize_pairs(scores, first, second, *, chunk: int = 4096) -> PairedSummar
 
 
 def _summarize_pairs_binary(x, observed, i, j) -> PairedSummary:
-    o = observed.astype(float)
-    both = x.T @ x
-    scored = x.T @ o  # scored[k, l]: items model k got right among those l also scored
-    shared = (o.T @ o)[i, j]
-    both_correct = both[i, j]
-    a_only = scored[i, j] - both_correct
-    b_only = scored[j, i] - both_correct
+    # Sums of 0/1 products are integers, and float32 holds every integer below 2^24 exactly
+    # whatever order BLAS adds them in: below 2^24 items the single-precision product is
+    # exact and twice as fast. With every item observed, one product gives all four cells
+    # (a model's column sum is what it scored right among the shared items).
+    dtype = np.float32 if x.shape[0] < 2**24 else np.float64
+    xs = x.astype(dtype)
+    both = xs.T @ xs
+    both_correct = both[i, j].astype(float)
+    if observed.all():
+        right = x.sum(axis=0)
+        a_only = right[i] - both_correct
+        b_only = right[j] - both_correct
+        shared = np.full(i.size, float(x.shape[0]))
+    else:
+        o = observed.astype(dtype)
+        scored = xs.T @ o  # scored[k, l]: items model k got right among those l also scored
+        shared = (o.T @ o)[i, j].astype(float)
+        a_only = scored[i, j] - both_correct
+        b_only = scored[j, i] - both_correct
     both_wrong = shared - both_correct - a_only - b_only
     n = shared.round().astype(np.int64)
     n11, n10, n01, n00 = (

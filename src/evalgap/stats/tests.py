@@ -128,11 +128,8 @@ def mcnemar_exact(a_only, b_only, *, alternative: str = "two-sided", mid_p: bool
     _validate.alternative(alternative)
     n = b + c
     if alternative == "two-sided":
-        k = np.minimum(b, c)
-        tail = binomial_half_cdf(k, n)  # P(X <= k)
-        if mid_p:
-            tail = tail - 0.5 * binomial.pmf(k, n, 0.5)
-        p = np.minimum(1.0, 2.0 * tail)
+        exact, half = _two_sided_exact(b, c, mid_p=mid_p)
+        p = half if mid_p else exact
     else:
         x = b if alternative == "greater" else c  # the count that H1 says is large
         upper = binomial_half_sf(x - 1, n)  # P(X >= x) = P(X > x - 1)
@@ -141,6 +138,34 @@ def mcnemar_exact(a_only, b_only, *, alternative: str = "two-sided", mid_p: bool
         p = upper
     p = np.where(n > 0, p, 1.0)
     return _validate.scalar_or_array(np.clip(p, 0.0, 1.0))
+
+
+def _two_sided_exact(b, c, *, mid_p: bool):
+    """Two-sided exact McNemar p and (when ``mid_p``) its mid-p, from one binomial tail."""
+    n = b + c
+    k = np.minimum(b, c)
+    tail = binomial_half_cdf(k, n)  # P(X <= k)
+    exact = np.minimum(1.0, 2.0 * tail)
+    if not mid_p:
+        return exact, None
+    return exact, np.minimum(1.0, 2.0 * (tail - 0.5 * binomial.pmf(k, n, 0.5)))
+
+
+def mcnemar_exact_and_mid_p(a_only, b_only):
+    """Return the two-sided exact McNemar p-value and its mid-p version (see
+    :func:`mcnemar_exact`), sharing one evaluation of the binomial tail.
+
+    Examples
+    --------
+    >>> [round(float(p), 4) for p in mcnemar_exact_and_mid_p(295, 249)]
+    [0.0536, 0.0487]
+    """
+    b = _validate.counts(a_only, "a_only")
+    c = _validate.counts(b_only, "b_only")
+    exact, mid = _two_sided_exact(b, c, mid_p=True)
+    none = (b + c) == 0
+    f = _validate.scalar_or_array
+    return f(np.where(none, 1.0, exact)), f(np.clip(np.where(none, 1.0, mid), 0.0, 1.0))
 
 
 def min_differing_items(alpha, alternative: str = "two-sided"):
