@@ -187,3 +187,16 @@ def write_helm(frame: pd.DataFrame, root: Path) -> Path:
 
 def helm_item_ids(frame: pd.DataFrame) -> pd.Series:
     return "id" + frame["item_id"]
+
+
+def leaderboard_matrix(n_models: int, n_items: int, *, missing: float = 0.0, seed: int = 0):
+    """Binary scores (items x models) with item difficulty and model ability (a Rasch model),
+    NaN in a seeded fraction ``missing`` of the cells; models named ``m0000, m0001, ...``."""
+    rng = np.random.default_rng(seed)
+    difficulty = rng.normal(0.0, 1.5, n_items)
+    ability = np.sort(rng.normal(0.0, 1.0, n_models))[::-1]
+    p = 1 / (1 + np.exp(difficulty[:, None] - ability[None, :]))
+    x = (rng.random((n_items, n_models)) < p).astype(float)
+    if missing:
+        x[rng.random(x.shape) < missing] = np.nan
+    return x, [f"m{m:04d}" for m in range(n_models)]

@@ -1,0 +1,71 @@
+"""The all-pairs audit gives the numbers it gave before its speed-ups (issue 17).
+
+References were written by ``scripts/make_identity_reference.py`` with the version before the
+single-precision counts, the Newton boundary and the categorical pair labels: every pair's
+counts and every procedure's verdict must be identical, the p-values, statistics and sample
+sizes equal to 1e-12 (relative; the boundary's Newton root agrees with the old bisection to
+that), on MMLU-Pro and on a synthetic 300 x 20,000 leaderboard, complete and with missing
+scores.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import evalgap
+
+from conftest import shared_file
+from synthetic import leaderboard_matrix
+
+REFERENCE = Path(__file__).parent / "fixtures" / "identity"
+OPTIONS = dict(family="all", n_bootstrap=0, n_bootstrap_required_n=0, n_cluster_bootstrap=0)
+
+
+def _synthetic(missing):
+    x, models = leaderboard_matrix(300, 20000, missing=missing, seed=17)
+    frame = pd.DataFrame(x, columns=models)
+    frame.insert(0, "item", [f"i{i}" for i in range(x.shape[0])])
+    long = frame.melt(id_vars="item", var_name="model", value_name="score").dropna()
+    return long, dict(model_column="model", item_column="item", score_column="score")
+
+
+def _mmlu_pro():
+    frame = pd.read_csv(shared_file("mmlu_pro", "mmlu_pro_long.csv.gz"))
+    return frame, dict(model_column="model", item_column="question_id", score_column="correct")
+
+
+@pytest.mark.parametrize(
+    ("name", "make"),
+    [
+        ("mmlu_pro", _mmlu_pro),
+        ("synthetic_300x20000", lambda: _synthetic(0.0)),
+        ("synthetic_300x20000_missing", lambda: _synthetic(0.02)),
+    ],
+)
+def test_audit_matches_the_reference(name, make):
+    reference = np.load(REFERENCE / f"{name}.npz")
+    frame, columns = make()
+    table = evalgap.audit(frame, **OPTIONS, **columns).to_frame()
+    assert len(table) == reference["n_items"].size
+    for label in ("model_a", "model_b"):
+        assert (table[label].astype(str).to_numpy() == reference[label]).all()
+    for column in ("n_items", "a_only", "b_only"):
+        np.testing.assert_array_equal(table[column].to_numpy(dtype=np.int64), reference[column])
+    verdicts = [k for k in reference.files if k.startswith("resolved_")]
+    assert len(verdicts) >= 6
+    for column in verdicts:
+        values = table[column].astype(object)
+        got = np.array([-1 if v is pd.NA or v is None else int(v) for v in values])
+        mismatched = np.flatnonzero(got != reference[column])
+        assert mismatched.size == 0, f"{column}: {mismatched.size} verdicts changed"
+    sample = reference["sample"]
+    for column in (
+        "delta", "statistic", "required_n", "resolution_ratio", "p_mcnemar", "p_exact",
+        "p_mid_p", "p_paired_t", "anytime_boundary", "required_n_anytime",
+    ):
+        got = table[column].to_numpy(dtype=float)[sample]
+        np.testing.assert_allclose(got, reference[column], rtol=1e-12, atol=0, err_msg=column)
