@@ -17,7 +17,7 @@ item; a wide Parquet file, one column per model), one fresh process runs, in ord
 
 and prints the CPU seconds of each phase and the peak resident memory after it, then the
 ratio of the math to a float32 K x N by N x K matrix product on the same matrix (the floor
-of the all-pairs counts).
+of the all-pairs counts), and the share of the math spent on the anytime-valid boundary.
 """
 
 from __future__ import annotations
@@ -79,6 +79,7 @@ def _phases(path: str, layout: str, folder: str, queue) -> None:
     from evalgap.io._write import write_table
     from evalgap.io.options import LoadOptions
     from evalgap.report.json_output import to_json
+    from evalgap.stats.sequential import boundary
 
     mark("import")
     long = evalgap.load_scores(path, LoadOptions(layout=layout))
@@ -101,7 +102,11 @@ def _phases(path: str, layout: str, folder: str, queue) -> None:
     start = time.process_time()
     x.T @ x
     floor = time.process_time() - start
-    queue.put((out, floor, len(result.pairs), size))
+    pairs = result.pairs
+    start = time.process_time()
+    boundary(pairs.a_only + pairs.b_only)
+    bound = time.process_time() - start
+    queue.put((out, floor, bound, len(pairs), size))
 
 
 def main() -> None:
@@ -113,7 +118,7 @@ def main() -> None:
     print(
         f"{'K':>5} {'N':>7} {'input':<5} {'pairs':>8}  "
         + "  ".join(f"{p:>8}" for p in ("import", "read", "align", "math", "json", "parquet"))
-        + "   peak GiB  math/matmul  JSON MB"
+        + "   peak GiB  math/matmul  boundary/math  JSON MB"
     )
     for n_models in args.models:
         for n_items in args.items:
@@ -122,14 +127,14 @@ def main() -> None:
                 paths = write_inputs(folder, n_models, n_items, args.formats)
                 for fmt, path in paths.items():
                     layout = "wide" if fmt == "wide" else "long"
-                    phases, floor, pairs, size = in_child(_phases, str(path), layout, str(folder))
+                    phases, floor, bound, pairs, size = in_child(_phases, str(path), layout, str(folder))
                     cpu = {name: seconds for name, seconds, _ in phases}
                     peak = max(rss for _, _, rss in phases) * 1024 / 2**30
                     print(
                         f"{n_models:>5} {n_items:>7} {fmt:<5} {pairs:>8}  "
                         + "  ".join(f"{cpu[p]:8.2f}" for p in cpu)
                         + f"   {peak:8.2f}  {cpu['math'] / max(floor, 1e-9):11.1f}  "
-                        f"{size / 1e6:7.1f}"
+                        f"{bound / max(cpu['math'], 1e-9):13.1%}  {size / 1e6:7.1f}"
                     )
             finally:
                 shutil.rmtree(folder, ignore_errors=True)

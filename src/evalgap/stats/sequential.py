@@ -76,15 +76,17 @@ def boundary(n_discordant, alpha: float = 0.05, *, mixture: str = "grid", beta_s
     if mixture not in MIXTURES:
         raise InputError(f"mixture must be one of {', '.join(MIXTURES)}; got {mixture!r}")
     shape = shape if mixture == "beta" else 0.0
-    log_e, _ = _log_e_and_slope(values, values, mixture, shape)
-    reachable = (log_e >= target) & (values > 0)
     # Start near the root from the normal approximation u^2 ~ 2 log(1/alpha) + log n (+ the
     # mixture's width), pushed right until e_n >= 1/alpha there, so Newton starts on the
-    # convex function's rising side and needs a handful of steps instead of hundreds.
+    # convex function's rising side and needs a handful of steps instead of hundreds. Where
+    # even d = n falls short, no rejection is reachable.
     d = np.minimum(values, np.sqrt(values * (2 * target + np.log1p(values) + 10.0)))
     log_e, slope = _log_e_and_slope(values, d, mixture, shape)
+    reachable = values > 0
     while True:
         short = reachable & (log_e < target)
+        reachable &= ~(short & (d >= values))
+        short &= reachable
         if not short.any():
             break
         d[short] = np.minimum(values[short], 2 * d[short])
