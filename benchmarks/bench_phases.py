@@ -127,7 +127,9 @@ def main() -> None:
                 paths = write_inputs(folder, n_models, n_items, args.formats)
                 for fmt, path in paths.items():
                     layout = "wide" if fmt == "wide" else "long"
-                    phases, floor, bound, pairs, size = in_child(_phases, str(path), layout, str(folder))
+                    phases, floor, bound, pairs, size = in_child(
+                        _phases, str(path), layout, str(folder)
+                    )
                     cpu = {name: seconds for name, seconds, _ in phases}
                     peak = max(rss for _, _, rss in phases) * 1024 / 2**30
                     print(
