@@ -20,6 +20,11 @@ RUNS = [
         ["vectorized audit", "naive loop", "speed-up"],
     ),
     (["bench_degrade.py", "--quick"], ["Monte Carlo", "permutation pooled test"]),
+    (
+        ["bench_phases.py", "--models", "30", "--items", "1000", "--formats", "wide"],
+        ["math/matmul", "boundary/math"],
+    ),
+    (["bench_block.py", "--items", "1000", "--exponents", "16", "20"], ["bootstrap s"]),
 ]
 
 
