@@ -15,7 +15,7 @@ from evalgap.io.sources import LoadOptions, load_scores
 from conftest import shared_file
 from paper_tables import TABLE_7
 
-JSON_KEYS = {"family_size", "bonferroni_inflation", "unresolved", "pairs", "tie_groups"}
+JSON_KEYS = {"family_size", "bonferroni_inflation", "unresolved", "pairs", "tiers"}
 PAIR_KEYS = {
     "model_a",
     "model_b",
@@ -74,7 +74,7 @@ def test_table_7_family_of_nine():
         "bh": 4,
         "anytime_valid": 5,
     }
-    assert r.tie_groups == {
+    assert r.tiers == {
         "all": [
             ["rank 1"],
             ["rank 2"],

@@ -7,7 +7,7 @@ names (``--n-bootstrap`` is ``n_bootstrap=``):
 * :func:`compare` -- one paired gap: tests, intervals, N*, MDE, q = N/N* and a verdict;
 * :func:`plan`, :func:`plan_degradation` -- sample sizes before running;
 * :func:`audit` -- a whole leaderboard: every pair on its own shared items, multiplicity,
-  anytime-valid verdicts, clusters, tie groups;
+  anytime-valid verdicts, clusters, tiers;
 * :func:`degrade`, :func:`trim` -- has an optimized model got worse?
 * :mod:`evalgap.simulate` -- calibration of every test and validation of every prescription;
 * :func:`load_scores`, :func:`align` -- per-item scores from files or DataFrames, aligned;

@@ -308,7 +308,7 @@ def audit(
     family_size : int, optional
         Declared family size m (default: the number of pairs audited).
     procedure : str
-        The procedure behind the tie groups (``fixed_n``, ``bonferroni``, ``sidak``,
+        The procedure behind the tiers (``fixed_n``, ``bonferroni``, ``sidak``,
         ``holm``, ``bh``, ``anytime_valid``, ``clustered``).
     mixture : {"grid", "beta"}
         The e-process mixture of the anytime-valid boundary.
@@ -334,7 +334,7 @@ def audit(
     -------
     AuditResult
         Rankings, the per-pair table (``result.pairs``, a :class:`PairTable`), unresolved
-        counts per procedure, tie groups, stress tests and notes.
+        counts per procedure, tiers, stress tests and notes.
 
     Examples
     --------
@@ -355,7 +355,7 @@ def audit(
         "n_bootstrap": n_bootstrap,
         "n_bootstrap_required_n": n_bootstrap_required_n,
         "seed": seed,
-        "tie_procedure": procedure,
+        "tier_procedure": procedure,
         "mixture": mixture,
     }
     _check_columns(columns, "audit")

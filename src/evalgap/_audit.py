@@ -18,7 +18,7 @@ models on one or more tasks:
   leave-one-cluster-out, and alternative cluster definitions (random clusters of the same
   sizes as the null check, difficulty quartiles, each cluster split in half).
 * **Tables.** Per pair; ``|delta|``-binned (Table 3); unresolved count per procedure
-  (Table 5); tie groups: models chained by unresolved rank-adjacent gaps.
+  (Table 5); tiers: models chained by unresolved rank-adjacent gaps.
 """
 
 from __future__ import annotations
@@ -357,8 +357,8 @@ class AuditResult(Result):
         ``"adjacent"`` or ``"all"`` pairs per task.
     family_size : int
         The family size m of the multiplicity corrections.
-    tie_procedure : str
-        The procedure behind the tie groups.
+    tier_procedure : str
+        The procedure behind the tiers.
     rankings : pandas.DataFrame
         Per task and model: rank, displayed accuracy and its interval, items scored/missing.
     pairs : PairTable
@@ -367,7 +367,7 @@ class AuditResult(Result):
         Unresolved pairs per procedure (Table 5).
     bonferroni_inflation, sidak_inflation : float
         The factor by which each correction inflates N*.
-    tie_groups : dict
+    tiers : dict
         Per task: models chained by unresolved rank-adjacent gaps.
     correlation_sensitivity : dict
         Unresolved pairs at rho -/+ 0.1.
@@ -388,13 +388,13 @@ class AuditResult(Result):
     power: float
     family: str
     family_size: int
-    tie_procedure: str
+    tier_procedure: str
     rankings: pd.DataFrame
     pairs: PairTable
     unresolved: dict
     bonferroni_inflation: float
     sidak_inflation: float
-    tie_groups: dict
+    tiers: dict
     correlation_sensitivity: dict
     cluster_stress: ClusterStress | None
     trajectories: dict
@@ -473,8 +473,8 @@ class AuditResult(Result):
             "bonferroni_inflation": self.bonferroni_inflation,
             "sidak_inflation": self.sidak_inflation,
             "unresolved": dict(self.unresolved),
-            "tie_procedure": self.tie_procedure,
-            "tie_groups": self.tie_groups,
+            "tier_procedure": self.tier_procedure,
+            "tiers": self.tiers,
             "rankings": plain(self.rankings),
             "pairs": self.pairs.to_records() if pairs else None,
             "binned": plain(self.binned_table()),
@@ -501,7 +501,7 @@ def audit_scores(
     n_bootstrap_required_n: int = 500,
     n_bootstrap: int = 2000,
     seed: int | None = 0,
-    tie_procedure: str = "fixed_n",
+    tier_procedure: str = "fixed_n",
     mixture: str = "grid",
     cluster_label: str = "cluster",
     progress: Callable[[int, int, str], None] | None = None,
@@ -512,7 +512,7 @@ def audit_scores(
     verdicts and stress tests run when the scores carry cluster labels and ``use_clusters``.
     ``progress(done, total, phase)`` is called as each phase (:data:`PHASES`) starts.
     """
-    _check(family, alpha, power, tie_procedure)
+    _check(family, alpha, power, tier_procedure)
     def step(phase: str) -> None:
         if progress is not None:
             progress(PHASES.index(phase), len(PHASES), phase)
@@ -628,7 +628,7 @@ def audit_scores(
         power,
         family,
         m,
-        tie_procedure,
+        tier_procedure,
         stress,
         trajectories,
         notes,
@@ -645,7 +645,7 @@ def audit_counts(
     n_bootstrap: int = 2000,
     n_bootstrap_required_n: int = 500,
     seed: int | None = 0,
-    tie_procedure: str = "fixed_n",
+    tier_procedure: str = "fixed_n",
     mixture: str = "grid",
     source: str = "the pairs table",
 ) -> AuditResult:
@@ -654,7 +654,7 @@ def audit_counts(
     ``table`` has columns ``model_a, model_b, both_correct, a_only, b_only, both_wrong`` and
     optionally ``task``; rows are the family, in display order (A above B).
     """
-    _check("adjacent", alpha, power, tie_procedure)
+    _check("adjacent", alpha, power, tier_procedure)
     count_columns.require_columns(table, count_columns.PAIR_COLUMNS, source)
     _refuse_repeated_pairs(table, source)
     counts = {
@@ -708,7 +708,7 @@ def audit_counts(
         notes=notes,
     )
     rankings = _rankings_from_pairs(pairs)
-    result = _finish(pairs, rankings, alpha, power, "adjacent", m, tie_procedure, None, {}, notes)
+    result = _finish(pairs, rankings, alpha, power, "adjacent", m, tier_procedure, None, {}, notes)
     return dataclasses.replace(result, n_bootstrap=n_bootstrap)
 
 
@@ -1019,7 +1019,7 @@ def _trajectories(
 
 
 def _finish(
-    pairs, rankings, alpha, power, family, m, tie_procedure, stress, trajectories, notes
+    pairs, rankings, alpha, power, family, m, tier_procedure, stress, trajectories, notes
 ) -> AuditResult:
     procedures = [proc for proc in PROCEDURES if f"resolved_{proc}" in pairs.columns]
     unresolved = {}
@@ -1028,9 +1028,9 @@ def _finish(
         if column.isna().all():
             continue
         unresolved[proc] = int((~column.fillna(True).astype(bool)).sum())
-    if tie_procedure not in unresolved:
+    if tier_procedure not in unresolved:
         raise InputError(
-            f"tie_procedure={tie_procedure!r} gave no verdicts for these data "
+            f"tier_procedure={tier_procedure!r} gave no verdicts for these data "
             f"(choose one of {', '.join(unresolved)})"
         )
     sensitivity = {
@@ -1038,19 +1038,19 @@ def _finish(
         "correlation": unresolved["fixed_n"],
         "correlation_plus_0.1": int((~pairs["resolved_correlation_plus"]).sum()),
     }
-    groups = _tie_groups(pairs, rankings, tie_procedure)
+    groups = _tiers(pairs, rankings, tier_procedure)
     return AuditResult(
         alpha=float(alpha),
         power=float(power),
         family=family,
         family_size=int(m),
-        tie_procedure=tie_procedure,
+        tier_procedure=tier_procedure,
         rankings=rankings,
         pairs=PairTable.from_frame(pairs),
         unresolved=unresolved,
         bonferroni_inflation=float(multiplicity.inflation(alpha, power, m, "bonferroni")),
         sidak_inflation=float(multiplicity.inflation(alpha, power, m, "sidak")),
-        tie_groups=groups,
+        tiers=groups,
         correlation_sensitivity=sensitivity,
         cluster_stress=stress,
         trajectories=trajectories,
@@ -1058,7 +1058,7 @@ def _finish(
     )
 
 
-def _tie_groups(pairs, rankings, procedure) -> dict:
+def _tiers(pairs, rankings, procedure) -> dict:
     """Per task, models chained by unresolved rank-adjacent gaps (a one-model group is alone)."""
     out = {}
     verdict = pairs.set_index(["task", "model_a", "model_b"])[f"resolved_{procedure}"]
@@ -1218,13 +1218,13 @@ def _bucket(label, inside, unresolved, r) -> dict:
     }
 
 
-def _check(family, alpha, power, tie_procedure) -> None:
+def _check(family, alpha, power, tier_procedure) -> None:
     if family not in FAMILIES:
         raise InputError(f"family must be one of {', '.join(FAMILIES)}; got {family!r}")
     pw.critical_values(alpha, power)
-    if tie_procedure not in PROCEDURES:
+    if tier_procedure not in PROCEDURES:
         raise InputError(
-            f"tie_procedure= must be one of {', '.join(PROCEDURES)}; got {tie_procedure!r}"
+            f"tier_procedure= must be one of {', '.join(PROCEDURES)}; got {tier_procedure!r}"
         )
 
 

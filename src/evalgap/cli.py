@@ -458,7 +458,7 @@ Examples:
     ),
     default="fixed_n",
     show_default=True,
-    help="Procedure behind the tie groups.",
+    help="Procedure behind the tiers.",
 )
 @option("mixture")
 @click.option(
@@ -1179,7 +1179,7 @@ def _render_groups(result, console) -> None:
 PYTHON_NAME_FLAGS = {
     "paths": "--scores",
     "horizon_factor": "--horizon",
-    "tie_procedure": "--procedure",
+    "tier_procedure": "--procedure",
 }
 
 # ``name=`` starting a word, then a quoted value, a pair of quoted values, a number, an

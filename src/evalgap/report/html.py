@@ -143,7 +143,7 @@ def audit_report(
     sections = [
         ("models", "Models"),
         ("verdicts", "Verdicts"),
-        ("ties", "Tie groups"),
+        ("ties", "Tiers"),
         *([("heatmap", "Pairwise verdicts")] if r.family == "all" else []),
         *([("flips", "Flips under clustering")] if "clustered" in r.pairs.resolved else []),
         ("pairs", "Pairs"),
@@ -254,11 +254,11 @@ def _models_section(r: AuditResult) -> list[str]:
                 "95% interval": interval,
                 "Items scored": f"{int(record['items_scored']):,}",
                 "Items missing": f"{int(missing):,}" if _finite(missing) else "—",
-                "Tie group": group_names.get((record["task"], record["model"]), ""),
+                "Tier": group_names.get((record["task"], record["model"]), ""),
             }
         )
     frame = pd.DataFrame(rows)
-    out.append(_table(frame, text=("Task", "Tie group"), names=("Model",)))
+    out.append(_table(frame, text=("Task", "Tier"), names=("Model",)))
     lacking = (
         rankings[rankings["items_missing"].fillna(0) > 0]
         if "items_missing" in rankings.columns
@@ -280,15 +280,15 @@ def _models_section(r: AuditResult) -> list[str]:
         caption = (
             "Each model's score on its own items"
             + (" with its 95% interval" if "ci_low" in sub.columns else "")
-            + "; models in one shaded bracket form a tie group under "
-            f"{PROCEDURE_NAMES.get(r.tie_procedure, r.tie_procedure)} (their adjacent "
+            + "; models in one shaded bracket form a tier under "
+            f"{PROCEDURE_NAMES.get(r.tier_procedure, r.tier_procedure)} (their adjacent "
             "gaps are unresolved)."
         )
         if len(sub) < len(everyone):
             caption += f" Showing the top {len(sub)} of {len(everyone)} models by rank."
         out.append(
             _figure(
-                plots.forest(sub, r.tie_groups.get(task, []), f"{clean(task)}: scores, best first"),
+                plots.forest(sub, r.tiers.get(task, []), f"{clean(task)}: scores, best first"),
                 caption,
             )
         )
@@ -331,7 +331,7 @@ def _verdicts_section(r: AuditResult) -> list[str]:
 
 def _group_names(r: AuditResult) -> dict:
     names = {}
-    for task, groups in r.tie_groups.items():
+    for task, groups in r.tiers.items():
         k = 0
         for group in groups:
             if len(group) > 1:
@@ -342,15 +342,15 @@ def _group_names(r: AuditResult) -> dict:
 
 
 def _ties_section(r: AuditResult) -> list[str]:
-    procedure = PROCEDURE_NAMES.get(r.tie_procedure, r.tie_procedure)
+    procedure = PROCEDURE_NAMES.get(r.tier_procedure, r.tier_procedure)
     out = [
-        f"<h2 id='ties'>Tie groups ({_e(procedure)})</h2>",
+        f"<h2 id='ties'>Tiers ({_e(procedure)})</h2>",
         "<p>Models chained by unresolved rank-adjacent gaps; drawn as shaded brackets in the "
         "score charts above.</p>",
     ]
     ranks = {(row.task, row.model): int(row.rank) for row in r.rankings.itertuples()}
     rows = []
-    for task, groups in r.tie_groups.items():
+    for task, groups in r.tiers.items():
         k = 0
         for group in groups:
             if len(group) < 2:
@@ -375,7 +375,7 @@ def _ties_section(r: AuditResult) -> list[str]:
 
 
 def _heatmap_section(r: AuditResult) -> list[str]:
-    procedure = r.tie_procedure
+    procedure = r.tier_procedure
     column = f"resolved_{procedure}"
     out = [
         "<h2 id='heatmap'>Pairwise verdicts</h2>",

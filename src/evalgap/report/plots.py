@@ -87,10 +87,10 @@ def _pair_labels(frame: pd.DataFrame) -> list[str]:
 
 @_plain_text
 def forest(ranking: pd.DataFrame, groups: list[list[str]], title: str) -> str:
-    """Each model's score with its 95% interval, best first; tie groups drawn as brackets.
+    """Each model's score with its 95% interval, best first; tiers drawn as brackets.
 
     ``ranking`` holds one task's rows of ``AuditResult.rankings``; intervals are drawn when
-    its ``ci_low``/``ci_high`` columns are present. Models of one tie group share a shaded
+    its ``ci_low``/``ci_high`` columns are present. Models of one tier share a shaded
     band and a bracket on the right.
     """
     ranking = ranking.sort_values("rank")
@@ -122,7 +122,7 @@ def forest(ranking: pd.DataFrame, groups: list[list[str]], title: str) -> str:
         top, bottom = rows[0] - 0.35, rows[-1] + 0.35  # a visible gap between groups
         ax.axhspan(top, bottom, color=UNRESOLVED, alpha=0.08, linewidth=0)
         ax.annotate(
-            f"tie group {number}",
+            f"tier {number}",
             xy=(1.0, (top + bottom) / 2),
             xycoords=("axes fraction", "data"),
             xytext=(6, 0),
@@ -148,6 +148,71 @@ def forest(ranking: pd.DataFrame, groups: list[list[str]], title: str) -> str:
     ax.invert_yaxis()
     with_intervals = {"ci_low", "ci_high"} <= set(ranking.columns)
     ax.set_xlabel("score on the model's own items" + (" (95% interval)" if with_intervals else ""))
+    ax.set_title(title, fontsize=10)
+    ax.grid(axis="x", color="#eeeeee")
+    return to_svg(fig)
+
+
+@_plain_text
+def rank_intervals(ranks: pd.DataFrame, title: str, *, level: str = "95%") -> str:
+    """One horizontal bar per model, best first: its simultaneous rank set, point rank marked.
+
+    ``ranks`` holds one task's rows with ``model``, ``rank``, ``rank_low``, ``rank_high``
+    and ``tier``; ``marginal_low``/``marginal_high``, when present, are drawn as a thicker
+    inner bar (a marginal set lies inside the simultaneous one). Tiers are shaded bands,
+    alternately. Above :data:`MAX_LABELLED_BARS` models the names are left out.
+    """
+    ranks = ranks.sort_values(["rank", "model"])
+    k = len(ranks)
+    labelled = k <= MAX_LABELLED_BARS
+    fig = _new_figure(8, min(14.0, 1.3 + (0.24 if labelled else 0.012) * k))
+    ax = fig.subplots()
+    y = np.arange(k)
+    low = ranks["rank_low"].to_numpy(dtype=float)
+    high = ranks["rank_high"].to_numpy(dtype=float)
+    tier = ranks["tier"].to_numpy()
+    ax.hlines(y, low - 0.4, high + 0.4, color=UNRESOLVED, linewidth=1.4 if labelled else 0.8)
+    if {"marginal_low", "marginal_high"} <= set(ranks.columns):
+        ax.hlines(
+            y,
+            ranks["marginal_low"].to_numpy(dtype=float) - 0.4,
+            ranks["marginal_high"].to_numpy(dtype=float) + 0.4,
+            color=RESOLVED,
+            linewidth=3.2 if labelled else 1.2,
+        )
+    ax.scatter(
+        ranks["rank"].to_numpy(dtype=float), y, color="black", s=14 if labelled else 3, zorder=3
+    )
+    for number in np.unique(tier):
+        rows = np.flatnonzero(tier == number)
+        if number % 2 == 1:
+            ax.axhspan(rows[0] - 0.5, rows[-1] + 0.5, color=NEUTRAL, alpha=0.25, linewidth=0)
+        if labelled:
+            ax.annotate(
+                f"tier {number}",
+                xy=(1.0, (rows[0] + rows[-1]) / 2),
+                xycoords=("axes fraction", "data"),
+                xytext=(6, 0),
+                textcoords="offset points",
+                va="center",
+                fontsize=7,
+                color="#555555",
+            )
+    if labelled:
+        ax.set_yticks(y)
+        ax.set_yticklabels(
+            [f"{r}. {plot_label(m)}" for r, m in zip(ranks["rank"], ranks["model"], strict=True)],
+            fontsize=7,
+        )
+    else:
+        ax.set_ylabel(f"{k:,} models, best first")
+        ax.yaxis.set_major_locator(NullLocator())
+    ax.set_ylim(k - 0.5, -0.5)
+    ax.set_xlim(0.3, k + 0.7)
+    ax.set_xlabel(
+        f"rank ({level} simultaneous set"
+        + ("; thick: marginal set)" if "marginal_low" in ranks.columns else ")")
+    )
     ax.set_title(title, fontsize=10)
     ax.grid(axis="x", color="#eeeeee")
     return to_svg(fig)

@@ -95,9 +95,9 @@ def audit_verdict(r: AuditResult) -> str:
         f"{'is' if fixed == 1 else 'are'} unresolved {setting} (q < 1 at fixed n)"
     )
     extra = []
-    if r.tie_procedure != "fixed_n" and r.tie_procedure in r.unresolved:
+    if r.tier_procedure != "fixed_n" and r.tier_procedure in r.unresolved:
         extra.append(
-            f"{r.unresolved[r.tie_procedure]:,} with {_procedure(r.tie_procedure)} "
+            f"{r.unresolved[r.tier_procedure]:,} with {_procedure(r.tier_procedure)} "
             f"over a family of {r.family_size:,}"
         )
     elif "bonferroni" in r.unresolved:

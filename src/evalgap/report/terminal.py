@@ -431,7 +431,7 @@ def render_data(d: DataSummary, console: Console) -> None:
 
 
 def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> None:
-    """Print the audit: verdicts per procedure, tie groups, flips and the pairs at issue."""
+    """Print the audit: verdicts per procedure, tiers, flips and the pairs at issue."""
     n_pairs = len(r.pairs)
     rows = [
         [PROCEDURE_SHORT.get(proc, (proc, proc))[1], f"{count} / {n_pairs}"]
@@ -532,8 +532,8 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
         )
         alt = ", ".join(f"{markup(k)} {v}" for k, v in r.cluster_stress.alternatives.items())
         console.print(f"alternative clusterings, unresolved: {alt}")
-    procedure = PROCEDURE_SHORT.get(r.tie_procedure, (r.tie_procedure, r.tie_procedure))[1]
-    for task, groups in r.tie_groups.items():
+    procedure = PROCEDURE_SHORT.get(r.tier_procedure, (r.tier_procedure, r.tier_procedure))[1]
+    for task, groups in r.tiers.items():
         tied, rank = [], 1
         for group in groups:
             if len(group) > 1:
@@ -541,7 +541,7 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
                 tied.append(f"ranks {rank}-{rank + len(group) - 1}: {members}")
             rank += len(group)
         if tied:
-            console.print(f"tie groups ({procedure}, {markup(task)}): " + "; ".join(tied))
+            console.print(f"tied tiers ({procedure}, {markup(task)}): " + "; ".join(tied))
     print_notes(console, r.notes)
     console.print()
     console.print(markup(audit_sentence(r)))
@@ -583,13 +583,13 @@ def audit_sentence(r: AuditResult) -> str:
     )
     if extras:
         out += f" ({', '.join(extras)})"
-    groups = [g for task_groups in r.tie_groups.values() for g in task_groups if len(g) > 1]
+    groups = [g for task_groups in r.tiers.values() for g in task_groups if len(g) > 1]
     if not groups:
         return out + "; no ties."
-    where = f" across {len(r.tie_groups)} tasks" if len(r.tie_groups) > 1 else ""
+    where = f" across {len(r.tiers)} tasks" if len(r.tiers) > 1 else ""
     models = sum(len(g) for g in groups)
     return out + (
-        f"; {plural(len(groups), 'tie group')}{where} "
+        f"; {plural(len(groups), 'tier')} of several models{where} "
         f"{'holds' if len(groups) == 1 else 'hold'} {plural(models, 'model')} "
         "that cannot be told apart."
     )
