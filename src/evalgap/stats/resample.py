@@ -75,6 +75,8 @@ PURPOSES = {
     "cluster_bootstrap": 3,
     "alternative_clusters": 4,
     "trajectory": 5,
+    "ranks": 6,
+    "rank_coverage": 7,
 }
 
 
