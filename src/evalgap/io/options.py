@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-FORMATS = ("csv", "tsv", "parquet", "jsonl", "lm-eval", "oll", "inspect", "helm")
+FORMATS = ("csv", "tsv", "parquet", "jsonl", "lm-eval", "oll", "inspect", "helm", "alpaca-eval")
 
 
 def _option(default, flag: str, help: str, **click_kwargs):
@@ -75,7 +75,9 @@ class LoadOptions:
         None, "--model-column", "Column naming the model (default: detected)."
     )
     task_column: str | None = _option(
-        None, "--task-column", "Column naming the task (default: detected)."
+        None,
+        "--task-column",
+        "Column naming the task (default: detected; 'none': one task, no column detected).",
     )
     run_column: str | None = _option(
         None, "--run-column", "Column numbering repeated runs; runs are averaged per item."

@@ -11,6 +11,7 @@ so a loader written once serves all. Sources, detected from the path or forced w
 ``oll``         Open LLM Leaderboard details Parquet (v2 lm-eval or v1 lighteval)
 ``inspect``     inspect_ai logs, ``.json`` or ``.eval``
 ``helm``        HELM run directories with ``per_instance_stats.json``
+``alpaca-eval``  AlpacaEval ``annotations.json`` (an LLM judge's preferences vs a baseline)
 ==============  ==========================================================================
 """
 
@@ -23,10 +24,10 @@ import pandas as pd
 
 from evalgap._scores import LongScores
 from evalgap.errors import InputError
-from evalgap.io import helm, inspect_logs, lm_eval, open_llm_leaderboard, tables
+from evalgap.io import alpaca_eval, helm, inspect_logs, lm_eval, open_llm_leaderboard, tables
 from evalgap.io.options import LoadOptions
 
-SOURCES = ("table", "lm-eval", "oll", "inspect", "helm")
+SOURCES = ("table", "lm-eval", "oll", "inspect", "helm", "alpaca-eval")
 TABLE_FORMATS = tables.FORMATS
 
 
@@ -45,6 +46,8 @@ def detect_source(path: Path) -> str:
             inspect_logs.is_inspect_path(p) for p in path.rglob("*.json")
         ):
             return "inspect"
+        if any(alpaca_eval.is_annotations_path(p) for p in path.rglob(alpaca_eval.FILE)):
+            return "alpaca-eval"
         raise InputError(
             f"{path}: no evaluation outputs recognised in this directory "
             f"(looked for {', '.join(SOURCES[1:])}); give a file, or force a "
@@ -52,6 +55,8 @@ def detect_source(path: Path) -> str:
         )
     if inspect_logs.is_inspect_path(path):
         return "inspect"
+    if alpaca_eval.is_annotations_path(path):
+        return "alpaca-eval"
     if path.suffix == ".parquet" and open_llm_leaderboard.is_details_parquet(path):
         return "oll"
     tables.detect_format(path)  # raises with the list of supported formats
@@ -194,6 +199,8 @@ def _read_source(paths: list[Path], o: LoadOptions, source: str) -> LongScores:
         )
     if source == "helm":
         return helm.read_helm(path, stat=o.stat)
+    if source == "alpaca-eval":
+        return alpaca_eval.read_annotations(path, cluster_column=o.cluster_column)
     if o.layout == "wide":
         return tables.read_wide_table(
             path,

@@ -305,7 +305,13 @@ def _choose_columns(path: Path, found: list[str], given: dict, sample, exclude=(
     """
     notes = []
     chosen: dict = {}
+    if given.get("task") == NO_TASK and NO_TASK not in found:
+        given = {**given, "task": None}
+        chosen["task"] = None
+        notes.append("task column: none (every row is of one task)")
     for role, column in given.items():
+        if role in chosen:
+            continue
         if column is not None and column not in found:
             raise InputError(
                 f"{path}: no column {column!r} (given for the {role.replace('_', ' ')}); "
@@ -314,6 +320,8 @@ def _choose_columns(path: Path, found: list[str], given: dict, sample, exclude=(
     # A column named for one role is never detected as another (a cluster column called
     # "dataset" is not also the task column), whatever the order of the roles.
     for role, column in given.items():
+        if role in chosen:
+            continue
         if column is not None:
             chosen[role] = column
         else:
@@ -377,6 +385,8 @@ EMPTY_TEXT = (
     "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
 )  # fmt: skip
 ROLES = ("model", "task", "item_id", "score", "run", "cluster")
+# task_column=NO_TASK: the table has no task column (nothing is detected as one)
+NO_TASK = "none"
 BATCH_BYTES = 8 * 2**20
 BATCH_ROWS = 2**20
 
@@ -734,7 +744,10 @@ def read_wide_table(
             f"{path}: cannot find the item id column; name it with item_column= "
             f"(columns found: {found})"
         )
-    task_col = task_column or _detect("task", raw.columns, named | {item_col})
+    if task_column == NO_TASK and NO_TASK not in raw.columns:
+        task_col = None
+    else:
+        task_col = task_column or _detect("task", raw.columns, named | {item_col})
     id_columns = [c for c in (item_col, task_col, cluster_column) if c]
     for c in id_columns:
         if c not in raw.columns:

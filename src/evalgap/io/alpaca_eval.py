@@ -1,0 +1,140 @@
+"""Read AlpacaEval ``annotations.json`` files: an LLM judge's preferences against a baseline.
+
+Each file is a JSON list of records with ``instruction``, ``generator_1`` (the fixed
+baseline), ``generator_2`` (the model judged), ``preference`` in [1, 2] (1: the baseline's
+output preferred, 2: the model's; the weighted annotators give the judge's probability in
+between) and optionally ``dataset`` (the instruction's source set). A record becomes one
+score of ``generator_2``: ``preference - 1``, the probability that it beats the baseline,
+whose mean over the instructions is the leaderboard's win rate. The item is the instruction
+(the first 12 hex digits of its SHA-1, as the long table in the shared data). Records
+without a preference (the judge failed) are left out and counted; the same instruction
+judged twice for one model is handled by the alignment (identical duplicates collapse, and
+are said).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from evalgap._scores import LongScores
+from evalgap.errors import InputError
+from evalgap.io._files import expand
+
+FILE = "annotations.json"
+FIELDS = (b'"generator_2"', b'"preference"', b'"instruction"')
+TASK = "alpaca_eval"
+
+
+def is_annotations_path(path: Path) -> bool:
+    """True for a JSON file whose head is a list of records with AlpacaEval's fields."""
+    if path.suffix != ".json" or not path.is_file():
+        return False
+    with open(path, "rb") as handle:
+        head = handle.read(65536)
+    return head.lstrip()[:1] == b"[" and all(f in head for f in FIELDS)
+
+
+def item_id(instruction: str) -> str:
+    """The item key of an instruction: the first 12 hex digits of its SHA-1 (UTF-8).
+
+    Examples
+    --------
+    >>> item_id("What is 2 + 2?")
+    '58bf025cafcc'
+    """
+    return hashlib.sha1(instruction.encode("utf-8")).hexdigest()[:12]
+
+
+def read_annotations(paths, *, cluster_column: str | None = None) -> LongScores:
+    """Read annotations files (or directories holding them) into the long layout.
+
+    ``cluster_column="dataset"`` keeps each record's ``dataset`` as its cluster label.
+    """
+    paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    rows, notes = [], []
+    baselines = set()
+    for path in expand(paths, globs=(FILE,), what=FILE, accept=is_annotations_path):
+        records = _load(path)
+        missing = 0
+        for number, record in enumerate(records, start=1):
+            if not isinstance(record, dict) or not {
+                "instruction",
+                "generator_1",
+                "generator_2",
+                "preference",
+            } <= set(record):
+                raise InputError(
+                    f"{path}: record {number} lacks instruction, generator_1, generator_2 or "
+                    "preference; not an AlpacaEval annotations file"
+                )
+            preference = record["preference"]
+            if preference is None:
+                missing += 1
+                continue
+            if (
+                isinstance(preference, bool)
+                or not isinstance(preference, (int, float))
+                or not (1.0 <= float(preference) <= 2.0)
+            ):
+                raise InputError(
+                    f"{path}: record {number} has preference {preference!r}; AlpacaEval "
+                    "preferences are numbers in [1, 2]"
+                )
+            baselines.add(str(record["generator_1"]))
+            row = {
+                "model": str(record["generator_2"]),
+                "task": TASK,
+                "item_id": item_id(str(record["instruction"])),
+                "score": float(preference) - 1.0,
+            }
+            if cluster_column is not None:
+                if cluster_column not in record:
+                    raise InputError(
+                        f"{path}: record {number} has no field {cluster_column!r} for the "
+                        "cluster label (AlpacaEval records carry 'dataset')"
+                    )
+                row["cluster"] = str(record[cluster_column])
+            rows.append(row)
+        if missing:
+            notes.append(
+                f"{path}: {missing:,} record{'s' if missing != 1 else ''} without a preference "
+                "(the judge gave none) left out"
+            )
+    if not rows:
+        raise InputError(f"{', '.join(map(str, paths))}: no annotated record to read")
+    if len(baselines) > 1:
+        notes.append(
+            f"the records compare against {len(baselines)} baselines "
+            f"({', '.join(sorted(baselines)[:3])}): scores of models judged against different "
+            "baselines are not paired"
+        )
+    notes.insert(
+        0, f"AlpacaEval annotations: score = preference - 1 against {sorted(baselines)[0]}"
+    )
+    return LongScores(
+        frame=pd.DataFrame(rows),
+        source=", ".join(map(str, paths)),
+        columns={
+            "model": "generator_2",
+            "item_id": "instruction",
+            "score": "preference - 1",
+            "task": None,
+            "cluster": cluster_column,
+        },
+        notes=tuple(notes),
+    )
+
+
+def _load(path: Path) -> list:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"{path}: not readable as JSON ({type(exc).__name__}: {exc})") from None
+    if not isinstance(data, list):
+        raise InputError(f"{path}: an AlpacaEval annotations file is a JSON list of records")
+    return data
