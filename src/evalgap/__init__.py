@@ -8,6 +8,8 @@ names (``--n-bootstrap`` is ``n_bootstrap=``):
 * :func:`plan`, :func:`plan_degradation` -- sample sizes before running;
 * :func:`audit` -- a whole leaderboard: every pair on its own shared items, multiplicity,
   anytime-valid verdicts, clusters, tiers;
+* :func:`ranks` -- which rank each model can claim: simultaneous rank sets, tiers, top-k
+  sets, also for arena battles (Bradley-Terry);
 * :func:`degrade`, :func:`trim` -- has an optimized model got worse?
 * :mod:`evalgap.simulate` -- calibration of every test and validation of every prescription;
 * :func:`load_scores`, :func:`align` -- per-item scores from files or DataFrames, aligned;
@@ -35,6 +37,8 @@ _HOMES = {
     "compare": "evalgap._api",
     "audit": "evalgap._api",
     "degrade": "evalgap._api",
+    "ranks": "evalgap._api",
+    "RanksResult": "evalgap._ranks",
     "trim": "evalgap._api",
     "align": "evalgap._api",
     "compare_counts": "evalgap._compare",

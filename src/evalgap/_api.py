@@ -393,6 +393,105 @@ def audit(
     )
 
 
+def ranks(
+    data=None,
+    *,
+    battles=None,
+    alpha: float = 0.05,
+    n_bootstrap: int = 1000,
+    seed: int | None = 0,
+    top_k: int | None = None,
+    method: str = "auto",
+    ties: str = "half",
+    models=None,
+    tasks=None,
+    complete_case: bool = False,
+    strict: bool = False,
+    progress=None,
+    options=None,
+    **columns,
+):
+    """Which rank can each model claim? Simultaneous rank confidence sets and tiers.
+
+    Per task, every pair of models' difference in mean score is bounded at once by a
+    studentized max-|t| bootstrap over items (clusters with ``cluster_column=``), refined
+    stepwise (Romano and Wolf); a model's rank set runs from one plus the number of models
+    shown better to K minus the number shown worse (Mogstad, Romano, Shaikh and Wilhelm
+    2024, *Review of Economic Studies*). With too many models for the items, where the
+    bootstrap's coverage degrades, the sets come from Holm-adjusted pairwise tests instead,
+    and the result says so. Battles (``battles=``, arena style) are ranked by their
+    Bradley-Terry scores with the same method.
+
+    Parameters
+    ----------
+    data : DataFrame, ScoreSet, str, Path or list, optional
+        Per-item scores of K models (binary or graded), as for :func:`evalgap.audit`.
+    battles : DataFrame, str or Path, optional
+        Instead of ``data``: one row per battle with ``model_a, model_b, winner``
+        (``model_a``, ``model_b``, ``tie`` or ``tie (bothbad)``).
+    alpha : float
+        One minus the simultaneous confidence level of the rank sets.
+    n_bootstrap : int
+        Bootstrap replicates.
+    seed : int or None
+        Seed of the bootstrap.
+    top_k : int, optional
+        Also return the models that could be among the best ``top_k``.
+    method : {"auto", "bootstrap", "holm"}
+        ``auto`` uses the bootstrap unless the models-to-items ratio calls for Holm.
+    ties : {"half", "davidson"}
+        Battles only: ties as half a win each, or Davidson's tie model.
+    models, tasks, complete_case, strict, options, **columns
+        As for :func:`evalgap.audit`.
+    progress : callable, optional
+        Called with ``(done, total, label)`` per task.
+
+    Returns
+    -------
+    RanksResult
+        Per model: score, SE, items, rank, simultaneous and marginal rank sets, tier.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, evalgap
+    >>> rng = np.random.default_rng(0)
+    >>> skill = {"a": 0.8, "b": 0.79, "c": 0.5}
+    >>> df = pd.DataFrame([(m, i, float(rng.random() < p)) for m, p in skill.items()
+    ...     for i in range(400)], columns=["model", "item", "score"])
+    >>> r = evalgap.ranks(df, n_bootstrap=500)
+    >>> r.ranks[["model", "rank_low", "rank_high", "tier"]].to_numpy().tolist()
+    [['b', 1, 2, 1], ['a', 1, 2, 1], ['c', 3, 3, 2]]
+    """
+    from evalgap._ranks import ranks_battles, ranks_scores
+
+    _check_columns(columns, "ranks")
+    if (battles is None) == (data is None):
+        raise InputError("give either data= (per-item scores) or battles= (a battle table)")
+    if battles is not None:
+        return ranks_battles(
+            battles, alpha=alpha, n_bootstrap=n_bootstrap, seed=seed, top_k=top_k,
+            method=method, ties=ties,
+        )
+    score_set = scores_of(
+        data,
+        models=models,
+        tasks=tasks,
+        complete_case=complete_case,
+        strict=strict,
+        options=options,
+        **columns,
+    )
+    return ranks_scores(
+        score_set,
+        alpha=alpha,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        top_k=top_k,
+        method=method,
+        progress=progress,
+    )
+
+
 def degrade(
     data=None,
     *,

@@ -184,6 +184,7 @@ Score sources (detected from the path; --format forces one):
   oll          Open LLM Leaderboard details Parquet (v2 or v1), or --hub REPO
   inspect      inspect_ai logs (.json or .eval)
   helm         HELM run dirs with per_instance_stats.json
+  alpaca-eval  AlpacaEval annotations.json (judge preferences vs a baseline)
 """
 
 
@@ -551,15 +552,10 @@ def audit(
     if html_path:
         from evalgap.report.html import audit_report, provenance, write_report
 
-        ctx = click.get_current_context()
-        given = {
-            param.opts[0]: ctx.params[param.name]
-            for param in ctx.command.params
-            if param.name in ctx.params
-            and ctx.get_parameter_source(param.name) is not click.core.ParameterSource.DEFAULT
-        }
         inputs = [pairs_path] if pairs_path else [*loader["scores_paths"], *loader["hub"]]
-        write_report(html_path, audit_report(result, provenance=provenance(inputs, given)))
+        write_report(
+            html_path, audit_report(result, provenance=provenance(inputs, _given_options()))
+        )
         if not as_json:
             _note(f"report written to {html_path}")
     if output_path:
@@ -571,6 +567,99 @@ def audit(
             return
         _note(f"pair table written to {output_path}")
     _emit(result, as_json, "audit")
+
+
+RANKS_EXAMPLES = """
+\b
+Examples:
+  # Which rank can each of 29 MMLU-Pro models claim (subject clusters resampled)?
+  evalgap ranks --scores ../shared/data/mmlu_pro/mmlu_pro_long.csv.gz \\
+      --cluster-column category --html ranks.html
+\b
+  # An LLM-judge board (graded preferences against a fixed baseline):
+  evalgap ranks --scores ../shared/data/alpaca_eval/alpaca_eval_long.csv.gz \\
+      --score-column win --top-k 5 --json
+\b
+  # Arena battles (model_a, model_b, winner), Bradley-Terry:
+  evalgap ranks --battles battles.csv
+"""
+
+
+@cli.command(epilog=RANKS_EXAMPLES + SCORE_SOURCES)
+@click.option(
+    "--battles",
+    "battles_path",
+    type=click.Path(dir_okay=False),
+    help="Arena battle table (model_a, model_b, winner) instead of --scores.",
+)
+@loader_options
+@option("n_bootstrap", default=1000, help="Bootstrap replicates of the rank sets.")
+@option("seed")
+@click.option(
+    "--top-k",
+    type=click.IntRange(min=1),
+    help="Also list the models that could be among the best K.",
+)
+@click.option(
+    "--method",
+    type=click.Choice(["auto", "bootstrap", "holm"]),
+    default="auto",
+    show_default=True,
+    help="Max-t stepdown bootstrap, Holm pairwise tests, or the bootstrap unless there are "
+    "too many models for the items.",
+)
+@click.option(
+    "--ties",
+    type=click.Choice(["half", "davidson"]),
+    default="half",
+    show_default=True,
+    help="Battles: a tie as half a win each, or Davidson's tie model.",
+)
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(dir_okay=False),
+    help="Write a self-contained HTML page (rank-interval plot, table, heatmap).",
+)
+@option("json")
+@option("alpha")
+def ranks(
+    battles_path, n_bootstrap, seed, top_k, method, ties, html_path, as_json, alpha, **loader
+):
+    """Which rank can each model claim? (simultaneous rank sets and tiers)
+
+    Per task, all pairs' differences are bounded at once (studentized max-|t| bootstrap with
+    stepdown); each model gets the set of ranks it can claim, a marginal set, and a tier.
+    """
+    from evalgap._api import ranks as ranks_job
+
+    settings = {
+        "alpha": alpha,
+        "n_bootstrap": n_bootstrap,
+        "seed": seed,
+        "top_k": top_k,
+        "method": method,
+    }
+    has_scores = bool(loader["scores_paths"] or loader["hub"])
+    if bool(battles_path) == has_scores:
+        raise InputError("give either --battles FILE (arena battles) or --scores FILE")
+    if battles_path:
+        result = ranks_job(battles=battles_path, ties=ties, **settings)
+    else:
+        _, score_set = _read_scores(loader, models=None, quiet=as_json)
+        with _progress(as_json, "ranks") as progress:
+            result = ranks_job(score_set, progress=progress, **settings)
+    if html_path:
+        from evalgap.report.html import provenance, ranks_report, write_report
+
+        inputs = [battles_path] if battles_path else [*loader["scores_paths"], *loader["hub"]]
+        write_report(
+            html_path,
+            ranks_report(result, provenance=provenance(inputs, _given_options(), command="ranks")),
+        )
+        if not as_json:
+            _note(f"report written to {html_path}")
+    _emit(result, as_json, "ranks")
 
 
 DEGRADE_EXAMPLES = """
@@ -1038,6 +1127,32 @@ def aggregation(max_tasks, experiments, flip_rate, alpha, seed, jobs, as_json, p
     _finish_simulation(result, "aggregation_figure", as_json, plot_path)
 
 
+@simulate.command("rank-coverage")
+@click.option(
+    "--simulations",
+    type=click.IntRange(min=10),
+    default=200,
+    show_default=True,
+    help="Simulated leaderboards per configuration.",
+)
+@option("n_bootstrap", default=500, help="Bootstrap draws of each rank-set computation.")
+@_simulation_options
+def rank_coverage(simulations, n_bootstrap, alpha, seed, jobs, as_json, plot_path):
+    """Simultaneous coverage of the true ranks by `evalgap ranks` (near-ties, many models)."""
+    from evalgap._rank_coverage import rank_coverage as study
+
+    with _progress(as_json, "rank coverage") as tick:
+        result = study(
+            n_simulations=simulations,
+            n_bootstrap=n_bootstrap,
+            alpha=alpha,
+            seed=seed,
+            jobs=jobs,
+            progress=tick,
+        )
+    _finish_simulation(result, "rank_coverage_figure", as_json, plot_path)
+
+
 def _finish_simulation(result, figure: str, as_json: bool, plot_path) -> None:
     if plot_path:
         from evalgap.report import plots
@@ -1143,6 +1258,17 @@ def _read_scores(loader: dict, *, models, quiet: bool = True):
     return table, scores_of(table, models=models, **_alignment(loader))
 
 
+def _given_options() -> dict:
+    """The options of this invocation the user gave (not left at their defaults)."""
+    ctx = click.get_current_context()
+    return {
+        param.opts[0]: ctx.params[param.name]
+        for param in ctx.command.params
+        if param.name in ctx.params
+        and ctx.get_parameter_source(param.name) is not click.core.ParameterSource.DEFAULT
+    }
+
+
 def _emit(result, as_json: bool, job: str) -> None:
     if as_json:
         from evalgap.report.json_output import to_json
@@ -1160,6 +1286,7 @@ def _emit(result, as_json: bool, job: str) -> None:
         "plan": terminal.render_plan,
         "inspect-data": terminal.render_data,
         "audit": terminal.render_audit,
+        "ranks": terminal.render_ranks,
         "degrade": terminal.render_degrade,
         "trim": terminal.render_trim,
         "plan-degradation": terminal.render_plan_degradation,

@@ -10,11 +10,14 @@ the same names run them from the command line.
 * :func:`power_curve` -- bootstrap power against n with N* marked (Figures 5-6);
 * :func:`sequential` -- the mixture e-process under H0 and H1 (Appendix C, Figure 4);
 * :func:`aggregation` -- pooled, max-drop, Fisher and any-of-three rejection rates over
-  T = 1..20 tasks (*When LLMs get significantly worse*, Figure 3).
+  T = 1..20 tasks (*When LLMs get significantly worse*, Figure 3);
+* :func:`rank_coverage` -- simultaneous coverage of the true ranks by the rank sets of
+  :func:`evalgap.ranks`, near-ties and many models included.
 """
 
 from __future__ import annotations
 
+from evalgap._rank_coverage import Configuration, RankCoverageResult, rank_coverage
 from evalgap._simulate import (
     AggregationResult,
     CalibrationResult,
@@ -31,12 +34,15 @@ from evalgap._simulate import sequential_study as sequential
 __all__ = [
     "AggregationResult",
     "CalibrationResult",
+    "Configuration",
     "PowerCurveResult",
     "ProspectiveResult",
+    "RankCoverageResult",
     "SequentialResult",
     "aggregation",
     "calibration",
     "power_curve",
     "prospective",
+    "rank_coverage",
     "sequential",
 ]

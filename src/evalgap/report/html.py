@@ -866,3 +866,100 @@ def _e(value) -> str:
 def _name(value) -> str:
     """A model name, escaped, that a narrow cell wraps after '_' or '/' before anywhere else."""
     return _e(_format(value)).replace("_", "_<wbr>").replace("/", "/<wbr>")
+
+
+# --- evalgap ranks --------------------------------------------------------------------------
+
+RANKS_GLOSSARY = {
+    "Rank set": "The ranks a model can claim: with the stated confidence, every model's true "
+    "rank lies in its set at once (simultaneous sets).",
+    "Marginal set": "The ranks one model can claim when it alone is asked about: narrower, and "
+    "valid for that model only.",
+    "Tier": "A run of models, consecutive in the ranking, that cannot be ordered among "
+    "themselves: a new tier starts where every model above is shown better than every model "
+    "from there down.",
+    "Score": "The mean over the model's own items; SE is its standard deviation over sqrt(n).",
+}
+
+
+def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | None = None) -> str:
+    """Return the rank sets as one HTML page: per task, the rank-interval plot, the table
+    and the pairwise heatmap of the pairs the method orders (no scripts, no network)."""
+    r = result
+    tasks = list(dict.fromkeys(r.ranks["task"]))
+    level = f"{100 * (1 - r.alpha):g}%"
+    parts = [
+        f"<h1>{_e(title)}</h1>",
+        f"<p class='summary'>{_e(r.verdict)}</p>",
+        f"<p>Method: {_e(r.method)}; alpha = {r.alpha:g}"
+        + (f", {r.n_bootstrap:,} bootstrap replicates" if r.n_bootstrap else "")
+        + ".</p>",
+    ]
+    for task in tasks[:MAX_TASK_FIGURES]:
+        sub = r.ranks[r.ranks["task"] == task].sort_values(["rank", "model"])
+        marginal = r.marginal[r.marginal["task"] == task].set_index("model")
+        figure = sub.copy()
+        if len(marginal):
+            figure["marginal_low"] = marginal.loc[figure["model"], "rank_low"].to_numpy()
+            figure["marginal_high"] = marginal.loc[figure["model"], "rank_high"].to_numpy()
+        parts.append(f"<h2>{_e(task)}</h2>")
+        parts.append(
+            _figure(
+                plots.rank_intervals(figure, f"{clean(task)}: rank sets", level=level),
+                f"Thin bars: {level} simultaneous rank sets; thick: marginal sets; dots: the "
+                "ranks by score; shaded bands: tiers.",
+            )
+        )
+        table = pd.DataFrame(
+            {
+                "Rank": sub["rank"].to_numpy(),
+                "Model": sub["model"].to_numpy(),
+                "Score": sub["score"].to_numpy(),
+                "SE": sub["se"].to_numpy(),
+                "Items": sub["n_items"].to_numpy(),
+                "Rank set": [
+                    f"{lo}" if lo == hi else f"{lo}-{hi}"
+                    for lo, hi in zip(sub["rank_low"], sub["rank_high"], strict=True)
+                ],
+                "Tier": sub["tier"].to_numpy(),
+            }
+        )
+        parts.append(_table(table, text=("Rank set",), names=("Model",)))
+        better = r.shown_better.get(task)
+        if better is not None:
+            models = sub["model"].tolist()[: plots.MAX_HEATMAP_MODELS]
+            index = {m: i for i, m in enumerate(r.models_of(task))}
+            verdicts = {}
+            for a_pos, a in enumerate(models):
+                for b in models[a_pos + 1 :]:
+                    i, j = index[a], index[b]
+                    verdicts[(a, b)] = bool(better[i, j] or better[j, i])
+            caption = (
+                "Blue: the pair is ordered (one model shown better, simultaneously over all "
+                "pairs); orange: not ordered."
+            )
+            if len(sub) > len(models):
+                caption += f" Showing the top {len(models)} of {len(sub)} models."
+            parts.append(
+                _figure(
+                    plots.verdict_heatmap(models, verdicts, f"{clean(task)}: ordered pairs"),
+                    caption,
+                )
+            )
+    if len(tasks) > MAX_TASK_FIGURES:
+        parts.append(
+            f"<p class='note'>Showing {MAX_TASK_FIGURES} of {len(tasks)} tasks; every task is "
+            "in --json.</p>"
+        )
+    for note in r.notes:
+        parts.append(f"<p class='note'>note: {_e(note)}</p>")
+    parts += _provenance_section(provenance)
+    parts.append("<h2 id='legend'>Glossary</h2>")
+    parts.append(_legend(RANKS_GLOSSARY))
+    body = "\n".join(parts)
+    return (
+        f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>{_e(title)}</title><style>{STYLE}</style></head>\n<body>\n{body}\n"
+        f"</body></html>\n"
+    )

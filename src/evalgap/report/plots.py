@@ -549,3 +549,30 @@ def aggregation_figure(result):
         ax.set_ylabel("rejection rate")
     np.atleast_1d(axes)[0].legend(fontsize=7)
     return fig
+
+
+@_plain_text
+def rank_coverage_figure(result):
+    """Coverage of each configuration with 2 Monte Carlo SE bars; the nominal level dashed."""
+    rows = result.rows
+    k = len(rows)
+    fig = _new_figure(8, 1.2 + 0.35 * k)
+    ax = fig.subplots()
+    y = np.arange(k)
+    coverage = rows["coverage"].to_numpy(dtype=float)
+    se = rows["coverage_se"].to_numpy(dtype=float)
+    ax.errorbar(coverage, y, xerr=2 * se, fmt="o", color=RESOLVED, capsize=3)
+    ax.axvline(1 - result.alpha, color=UNRESOLVED, linestyle="--", linewidth=1)
+    ax.set_yticks(y)
+    ax.set_yticklabels(
+        [
+            f"{plot_label(c)} ({m})"
+            for c, m in zip(rows["configuration"], rows["method"], strict=True)
+        ],
+        fontsize=7,
+    )
+    ax.invert_yaxis()
+    ax.set_xlabel("simultaneous coverage of the true ranks (+/- 2 Monte Carlo SE)")
+    ax.set_title(f"rank coverage, {result.n_simulations:,} leaderboards each", fontsize=10)
+    ax.grid(axis="x", color="#eeeeee")
+    return fig

@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # the jobs import this module; their result types are only an
     from evalgap._compare import CompareResult
     from evalgap._degrade import DegradeResult
     from evalgap._plan import DegradationPlan
+    from evalgap._ranks import RanksResult
 
 
 def compare_verdict(r: CompareResult) -> str:
@@ -214,3 +215,47 @@ def degradation_plan_verdict(r: DegradationPlan) -> str:
             f"{r.power:g}"
         )
     return out
+
+
+def ranks_verdict(r: RanksResult) -> str:
+    """Return the rank job's sentence: tiers, models with a rank of their own, the method.
+
+    Per task when there are several (the first three, then how many more).
+    """
+    frame = r.ranks
+    parts = []
+    for task, sub in frame.groupby("task", sort=False):
+        k = len(sub)
+        tiers = int(sub["tier"].max()) if k else 0
+        alone = int((sub["rank_low"] == sub["rank_high"]).sum())
+        width = float((sub["rank_high"] - sub["rank_low"] + 1).mean()) if k else 0.0
+        where = f"on {task}, " if frame["task"].nunique() > 1 else ""
+        parts.append(
+            f"{where}{k:,} model{'s' if k != 1 else ''} fall into {tiers:,} "
+            f"tier{'s' if tiers != 1 else ''}; {alone:,} can claim a single rank, and a rank "
+            f"set holds {width:.1f} ranks on average"
+        )
+    shown = "; ".join(parts[:3])
+    if len(parts) > 3:
+        shown += f"; and {len(parts) - 3} more tasks"
+    level = f"{100 * (1 - r.alpha):g}%"
+    return f"{shown} ({level} simultaneous rank sets, {r.method})."
+
+
+def rank_coverage_verdict(r) -> str:
+    """Return the rank-coverage study's sentence: where coverage reaches 1 - alpha - 2 SE."""
+    rows = r.rows
+    short = rows[rows["coverage"] < 1 - r.alpha - 2 * rows["coverage_se"]]
+    level = f"{100 * (1 - r.alpha):g}%"
+    if short.empty:
+        return (
+            f"simultaneous coverage of the true ranks is at least {level} (within 2 Monte Carlo "
+            f"SE) in all {len(rows)} configurations ({r.n_simulations:,} replicates each)."
+        )
+    names = "; ".join(
+        f"{row.configuration} ({row.coverage:.3f}, {row.method})" for row in short.itertuples()
+    )
+    return (
+        f"coverage falls below {level} by more than 2 Monte Carlo SE in {len(short)} of "
+        f"{len(rows)} configurations: {names}."
+    )

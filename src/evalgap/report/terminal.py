@@ -773,6 +773,33 @@ def render_simulation(result, console: Console) -> None:
                 f"stopping time under H1: median {number(r.stopping_ratio_median, '.2f')} N*, "
                 f"mean {number(r.stopping_ratio_mean, '.2f')} N*"
             )
+    elif type(result).__name__ == "RankCoverageResult":
+        rows = [
+            [
+                str(row.configuration),
+                f"{row.n_models:,}",
+                f"{row.n_items:,}",
+                markup(row.method),
+                f"{number(row.coverage, '.3f')} ({number(row.coverage_se, '.3f')})",
+                number(row.mean_width, '.1f'),
+                number(row.marginal_coverage, '.3f'),
+            ]
+            for row in result.rows.itertuples()
+        ]
+        print_table(
+            console,
+            [
+                ("configuration", "left"), ("K", "right"), ("N", "right"),
+                ("method", "left"), ("coverage (SE)", "right"), ("set size", "right"),
+                ("marginal", "right"),
+            ],
+            rows,
+            names=(0,),
+            title=f"rank coverage: {plural(result.n_simulations, 'simulated leaderboard')} per "
+            f"configuration, nominal {1 - result.alpha:g}",
+            title_justify="left",
+        )
+        console.print(markup(result.verdict))
     elif isinstance(result, sim.AggregationResult):
         shown = [t for t in (1, 2, 5, 10, 20) if t in result.task_counts]
         for scenario, rates in result.rates.items():
@@ -814,3 +841,70 @@ def _capitalise(text: str) -> str:
 def _missing(value) -> bool:
     """True for pandas' missing value (a nullable verdict), without importing pandas."""
     return type(value).__name__ == "NAType"
+
+
+def render_ranks(r, console: Console, *, max_rows: int = 60) -> None:
+    """Print each task's models best first: score, its SE, the rank sets and the tier."""
+    frame = r.ranks
+    marginal = r.marginal.set_index(["task", "model"]) if len(r.marginal) else None
+    several = frame["task"].nunique() > 1
+    level = f"{100 * (1 - r.alpha):g}%"
+    for task, sub in frame.groupby("task", sort=False):
+        sub = sub.sort_values(["rank", "model"])
+        shown = sub.head(max_rows)
+        columns = [("rank", "right"), ("model", "left"), ("score", "right"), ("se", "right")]
+        columns += [("n", "right"), ("rank set", "center")]
+        columns += [("marginal", "center")] if marginal is not None else []
+        columns += [("tier", "right")]
+        rows = []
+        for row in shown.itertuples():
+            cells = [
+                str(row.rank),
+                str(row.model),
+                number(row.score, ".4f"),
+                number(row.se, ".4f"),
+                f"{int(row.n_items):,}",
+                _rank_set(row.rank_low, row.rank_high),
+            ]
+            if marginal is not None:
+                m = marginal.loc[(task, row.model)]
+                cells.append(_rank_set(m["rank_low"], m["rank_high"]))
+            cells.append(str(row.tier))
+            rows.append(cells)
+        more = f" (the first {max_rows} of {len(sub):,}; --json or --html for all)" if len(
+            sub
+        ) > max_rows else ""
+        print_table(
+            console,
+            columns,
+            rows,
+            names=(1,),
+            legend=(
+                f"rank set: the ranks the model can claim, all models at once with {level} "
+                "confidence; marginal: this model's alone; tier: models that cannot be "
+                "ordered among themselves"
+            )
+            if task == frame["task"].iloc[-1] or not several
+            else None,
+            box=box.SIMPLE_HEAD,
+            padding=(0, 1),
+            pad_edge=False,
+            title=f"ranks{f' ({markup(task)})' if several else ''}: {plural(len(sub), 'model')}"
+            f", {r.method}{more}",
+            title_justify="left",
+        )
+    if r.top_k:
+        for task, models in r.top_k["models"].items():
+            where = f" ({markup(task)})" if several else ""
+            console.print(
+                f"could be among the best {r.top_k['k']}{where}: "
+                + ", ".join(markup(m) for m in models)
+            )
+    print_notes(console, r.notes)
+    console.print()
+    console.print(markup(r.verdict))
+
+
+def _rank_set(low, high) -> str:
+    low, high = int(low), int(high)
+    return str(low) if low == high else f"{low}-{high}"

@@ -1,0 +1,285 @@
+"""Which rank can each model claim? Simultaneous rank confidence sets, tiers, top-k sets.
+
+Per task, the K models' scores on their items (binary or graded, NaN where a model has no
+score) go to :mod:`evalgap.stats.ranks`: every pair's difference of means is bounded at once
+by a studentized max-|t| bootstrap with the stepdown refinement (Mogstad, Romano, Shaikh and
+Wilhelm 2024), and a model's rank set runs from one plus the number of models shown better to
+K minus the number shown worse. Marginal sets bound one model's pairs only; tiers cut the
+ranking where every model above is shown better than every model below. Arena-style battles
+go through Bradley-Terry (:mod:`evalgap.stats.bradley_terry`) and the same sets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from evalgap._results import Result
+from evalgap._scores import AlignmentReport, ScoreSet
+from evalgap.errors import InputError
+from evalgap.stats import _validate, resample
+
+RANK_COLUMNS = ("task", "model", "score", "se", "n_items", "rank", "rank_low", "rank_high", "tier")
+
+
+@dataclass(frozen=True, repr=False)
+class RanksResult(Result):
+    """Everything ``evalgap ranks`` reports (the documented ``--json`` contract).
+
+    Attributes
+    ----------
+    method : str
+        How the sets were made: ``"max-t stepdown bootstrap"`` or, where the ratio of
+        models to items is too large for the bootstrap's coverage, ``"Holm pairwise"``
+        (per task in ``methods`` when tasks differ).
+    alpha : float
+        One minus the simultaneous confidence level.
+    n_bootstrap : int
+        Bootstrap replicates (0 when no task used the bootstrap).
+    ranks : pandas.DataFrame
+        One row per task and model: ``task, model, score, se, n_items, rank, rank_low,
+        rank_high, tier``. ``score`` is the mean over the model's own items (Bradley-Terry:
+        the log-strength), ``se`` its standard error, ``rank`` the rank by score (1 = best,
+        ties share the best rank), ``rank_low``-``rank_high`` the simultaneous set.
+    marginal : pandas.DataFrame
+        The same keys, with each model's marginal set (valid for that model alone).
+    methods : dict
+        Per task: the method used.
+    top_k : dict or None
+        ``{"k": k, "models": {task: [models that could be among the best k]}}``.
+    shown_better : dict
+        Per task: a (K, K) boolean array, ``[i, j]`` true when model i is shown better than
+        model j (models in ``models_of(task)`` order). Not in the JSON.
+    notes : tuple of str
+        What the result needs said beside the numbers (fallbacks, items left out).
+    alignment : AlignmentReport or None
+        What the alignment kept and left out.
+    bradley_terry : dict or None
+        Battles only: ``ties``, ``tie_parameter`` (Davidson's nu), ``n_battles``,
+        ``models`` and ``win_probability`` (``[i][j]``: model i beats model j).
+    """
+
+    method: str
+    alpha: float
+    n_bootstrap: int
+    ranks: pd.DataFrame
+    marginal: pd.DataFrame
+    methods: dict
+    top_k: dict | None = None
+    shown_better: dict = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    alignment: AlignmentReport | None = None
+    bradley_terry: dict | None = None
+    _omit: ClassVar[tuple[str, ...]] = ("shown_better",)
+    _derived: ClassVar[tuple[str, ...]] = ("verdict",)
+    _headline: ClassVar[tuple[str, ...]] = ("method",)
+
+    @property
+    def verdict(self) -> str:
+        """One plain sentence: tiers, models with a rank of their own, the method."""
+        from evalgap.report.sentences import ranks_verdict
+
+        return ranks_verdict(self)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return ``ranks`` with the marginal sets as ``marginal_low``/``marginal_high``."""
+        out = self.ranks.copy()
+        if len(self.marginal):
+            m = self.marginal.set_index(["task", "model"])
+            keys = pd.MultiIndex.from_frame(out[["task", "model"]])
+            out["marginal_low"] = m["rank_low"].reindex(keys).to_numpy()
+            out["marginal_high"] = m["rank_high"].reindex(keys).to_numpy()
+        return out
+
+    def models_of(self, task: str) -> list[str]:
+        """The models of ``task`` in the order of ``shown_better``'s rows."""
+        return self.ranks.loc[self.ranks["task"] == task, "model"].tolist()
+
+    def tiers(self) -> dict:
+        """Per task: the models of each tier, best tier first (the audit's ``tiers`` layout)."""
+        out = {}
+        for task, sub in self.ranks.groupby("task", sort=False):
+            sub = sub.sort_values(["rank", "model"])
+            out[task] = [g["model"].tolist() for _, g in sub.groupby("tier", sort=True)]
+        return out
+
+
+def ranks_scores(
+    score_set: ScoreSet,
+    *,
+    alpha: float = 0.05,
+    n_bootstrap: int = 1000,
+    seed: int | None = 0,
+    top_k: int | None = None,
+    use_clusters: bool = True,
+    method: str = "auto",
+    progress: Callable[..., None] | None = None,
+) -> RanksResult:
+    """Rank sets for every task of an aligned score set (see :func:`evalgap.ranks`)."""
+    from evalgap.stats import ranks as rk
+
+    _validate.probability(alpha, "alpha")
+    n_bootstrap = int(n_bootstrap)
+    if n_bootstrap < 1:
+        raise InputError(f"n_bootstrap must be a whole number >= 1; got {n_bootstrap}")
+    rows, marginal_rows, methods, better, top, notes = [], [], {}, {}, {}, []
+    for t_index, task in enumerate(score_set.tasks):
+        if progress is not None:
+            progress(t_index, len(score_set.tasks), f"task {task.task}")
+        x = task.scores
+        scored = ~np.isnan(x).all(axis=0)
+        models = np.array(score_set.models)[scored]
+        if models.size < 2:
+            notes.append(f"task {task.task}: fewer than 2 models with scores, no ranks")
+            continue
+        clusters = None
+        if use_clusters and task.clusters is not None:
+            clusters = pd.factorize(pd.Series(task.clusters), use_na_sentinel=True)[0]
+        sets = rk.rank_sets(
+            x[:, scored],
+            alpha=alpha,
+            n_bootstrap=n_bootstrap,
+            seed=resample.child_seed(seed, "ranks"),  # the same stream for every task
+            clusters=clusters,
+            method=method,
+            top_k=top_k,
+        )
+        methods[task.task] = sets.method
+        # rows best first (ties by name); shown_better follows the same order
+        order = np.lexsort((models, np.asarray(sets.rank)))
+        better[task.task] = np.asarray(sets.shown_better, dtype=bool)[np.ix_(order, order)]
+        frame = _rank_frame(task.task, models, sets, order)
+        rows.append(frame)
+        marginal_rows.append(
+            frame.assign(
+                rank_low=np.asarray(sets.marginal_low, dtype=np.int64)[order],
+                rank_high=np.asarray(sets.marginal_high, dtype=np.int64)[order],
+            )
+        )
+        if top_k is not None:
+            top[task.task] = _top_models(models, sets)
+        notes.extend(f"task {task.task}: {n}" for n in sets.notes)
+    if not rows:
+        raise InputError("nothing to rank: every task has fewer than 2 models with scores")
+    if progress is not None:
+        progress(len(score_set.tasks), len(score_set.tasks), "done")
+    return RanksResult(
+        method=_one_method(methods),
+        alpha=float(alpha),
+        n_bootstrap=n_bootstrap if any("bootstrap" in m for m in methods.values()) else 0,
+        ranks=pd.concat(rows, ignore_index=True),
+        marginal=pd.concat(marginal_rows, ignore_index=True),
+        methods=methods,
+        top_k={"k": int(top_k), "models": top} if top_k is not None else None,
+        shown_better=better,
+        notes=(*score_set.report.messages(), *notes),
+        alignment=score_set.report,
+    )
+
+
+def _rank_frame(task: str, models, sets, order) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "task": task,
+            "model": models[order],
+            "score": np.asarray(sets.score, dtype=float)[order],
+            "se": np.asarray(sets.se, dtype=float)[order],
+            "n_items": np.asarray(sets.n, dtype=np.int64)[order],
+            "rank": np.asarray(sets.rank, dtype=np.int64)[order],
+            "rank_low": np.asarray(sets.rank_low, dtype=np.int64)[order],
+            "rank_high": np.asarray(sets.rank_high, dtype=np.int64)[order],
+            "tier": np.asarray(sets.tier, dtype=np.int64)[order],
+        }
+    )
+
+
+def _top_models(models, sets) -> list[str]:
+    """The models of the top-k set, best first."""
+    inside = np.flatnonzero(np.asarray(sets.top_k, dtype=bool))
+    order = np.lexsort((models[inside], np.asarray(sets.rank)[inside]))
+    return models[inside][order].tolist()
+
+
+def _one_method(methods: dict) -> str:
+    distinct = list(dict.fromkeys(methods.values()))
+    return distinct[0] if len(distinct) == 1 else " / ".join(distinct) + " (per task)"
+
+
+def ranks_battles(
+    battles,
+    *,
+    alpha: float = 0.05,
+    n_bootstrap: int = 1000,
+    seed: int | None = 0,
+    top_k: int | None = None,
+    method: str = "auto",
+    ties: str = "half",
+) -> RanksResult:
+    """Rank sets from arena battles by their Bradley-Terry scores (see :func:`evalgap.ranks`).
+
+    The scores' bootstrap resamples battles (multinomial weights on the distinct pair and
+    outcome cells, every replicate fitted at once); the max-t statistic is studentized by
+    the sandwich standard errors. With Davidson's tie model the replicates are drawn from
+    the normal law of the fitted scores (a parametric bootstrap).
+    """
+    from evalgap.io.battles import read_battles
+    from evalgap.stats import bradley_terry as bt
+    from evalgap.stats import ranks as rk
+
+    _validate.probability(alpha, "alpha")
+    if method == "holm":
+        raise InputError("method='holm' needs per-item scores; battles use the bootstrap")
+    table = read_battles(battles)
+    data = bt.battles(table.model_a, table.model_b, table.outcome, len(table.models))
+    model = bt.fit(data, ties=ties)
+    stream = resample.child_seed(seed, "ranks")
+    notes = list(table.notes)
+    if ties == "half":
+        draws = bt.bootstrap(data, n_bootstrap, stream, start=model.scores)
+        failed = np.isnan(draws).any(axis=1)
+        if failed.any():
+            notes.append(
+                f"{int(failed.sum()):,} of {n_bootstrap:,} bootstrap replicates left a model "
+                "without a win or a loss (no Bradley-Terry scores) and were left out"
+            )
+            draws = draws[~failed]
+        covariance = model.robust_covariance
+    else:
+        rng = np.random.Generator(np.random.PCG64(stream))
+        draws = rng.multivariate_normal(model.scores, model.covariance, n_bootstrap)
+        covariance = model.covariance
+    sets = rk.rank_sets_from_draws(
+        model.scores, covariance, draws, alpha=alpha, top_k=top_k, n=data.per_model()
+    )
+    models = np.array(table.models)
+    order = np.lexsort((models, np.asarray(sets.rank)))
+    frame = _rank_frame("battles", models, sets, order)
+    marginal = frame.assign(
+        rank_low=np.asarray(sets.marginal_low, dtype=np.int64)[order],
+        rank_high=np.asarray(sets.marginal_high, dtype=np.int64)[order],
+    )
+    win = model.win_probability()[np.ix_(order, order)]
+    return RanksResult(
+        method=f"{sets.method} (Bradley-Terry)",
+        alpha=float(alpha),
+        n_bootstrap=int(n_bootstrap),
+        ranks=frame,
+        marginal=marginal,
+        methods={"battles": sets.method},
+        top_k={"k": int(top_k), "models": {"battles": _top_models(models, sets)}}
+        if top_k is not None
+        else None,
+        shown_better={"battles": np.asarray(sets.shown_better)[np.ix_(order, order)]},
+        notes=tuple(notes),
+        bradley_terry={
+            "ties": ties,
+            "tie_parameter": model.tie_parameter,
+            "n_battles": data.n_battles,
+            "models": models[order].tolist(),
+            "win_probability": win.tolist(),
+        },
+    )

@@ -1,0 +1,280 @@
+"""Rank confidence sets, tiers and top-k sets (stats.ranks), and the ranks job and command."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import evalgap
+from evalgap.errors import InputError
+from evalgap.stats import ranks as rk
+
+from conftest import shared_file
+
+
+def _leaderboard(p, n, seed=0, kind="binary"):
+    """Items with a shared difficulty, so the models' scores are correlated (paired)."""
+    rng = np.random.default_rng(seed)
+    d = rng.normal(0, 1, n)[:, None]
+    mean = 1 / (1 + np.exp(-(np.log(np.asarray(p) / (1 - np.asarray(p))) - d)))
+    if kind == "binary":
+        return (rng.random(mean.shape) < mean).astype(float)
+    return rng.beta(4 * mean, 4 * (1 - mean))
+
+
+# --- closed forms and oracles -------------------------------------------------------------------
+
+
+def test_two_models_far_apart_get_one_rank_each_and_identical_models_share_both():
+    x = _leaderboard([0.9, 0.3], 1000)
+    far = rk.rank_sets(x, n_bootstrap=400)
+    assert far.rank_low.tolist() == [1, 2] and far.rank_high.tolist() == [1, 2]
+    assert far.tier.tolist() == [1, 2]
+    same = rk.rank_sets(np.column_stack([x[:, 0], x[:, 0]]), n_bootstrap=400)
+    assert same.rank_low.tolist() == [1, 1] and same.rank_high.tolist() == [2, 2]
+    assert same.rank.tolist() == [1, 1] and same.tier.tolist() == [1, 1]
+
+
+def test_two_models_critical_value_is_the_normal_quantile():
+    """K = 2: one pair, so the max-|t| quantile is z_{0.975} (no pair ordered: no stepdown)."""
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(5000, 2))
+    r = rk.rank_sets(x, n_bootstrap=20000, seed=1)
+    assert not r.shown_better.any()
+    # Monte Carlo SE of a 97.5% quantile from 20,000 draws: about 0.02
+    assert r.critical_value == pytest.approx(stats.norm.ppf(0.975), abs=0.05)
+
+
+def test_critical_value_of_independent_models_matches_a_direct_simulation():
+    """K = 4 independent models of equal means: c is the 95% quantile of
+    max_{j<k} |Z_j - Z_k| / sqrt(2), Z iid normal (an independent Monte Carlo)."""
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=(4000, 4))
+    r = rk.rank_sets(x, n_bootstrap=20000, seed=2, method="bootstrap")
+    z = np.random.default_rng(7).normal(size=(400_000, 4))
+    oracle = np.quantile(np.abs(z[:, :, None] - z[:, None, :]).max(axis=(1, 2)) / np.sqrt(2), 0.95)
+    assert not r.shown_better.any()
+    assert r.critical_value == pytest.approx(oracle, abs=0.05)
+
+
+def test_covariance_with_missing_scores_equals_a_pair_by_pair_computation():
+    rng = np.random.default_rng(3)
+    x = rng.random((60, 4))
+    x[rng.random(x.shape) < 0.2] = np.nan
+    mean, n, cov = rk.mean_covariance(x)
+    for j in range(4):
+        own = x[~np.isnan(x[:, j]), j]
+        assert mean[j] == pytest.approx(own.mean())
+        assert cov[j, j] == pytest.approx(own.var(ddof=1) / own.size)
+        for k in range(4):
+            both = ~np.isnan(x[:, j]) & ~np.isnan(x[:, k])
+            brute = np.sum((x[both, j] - mean[j]) * (x[both, k] - mean[k]))
+            scale = np.sqrt(n[j] * (n[j] - 1) * n[k] * (n[k] - 1))
+            assert cov[j, k] == pytest.approx(brute / scale)
+
+
+def test_cluster_robust_covariance_equals_the_textbook_formula():
+    rng = np.random.default_rng(4)
+    x = rng.random((90, 3))
+    clusters = np.repeat(np.arange(9), 10)
+    _, n, cov = rk.mean_covariance(x, clusters)
+    centred = x - x.mean(axis=0)
+    sums = np.array([centred[clusters == g].sum(axis=0) for g in range(9)])
+    for j in range(3):
+        for k in range(3):
+            expected = (sums[:, j] * sums[:, k]).sum() / (n[j] * n[k]) * 9 / 8
+            assert cov[j, k] == pytest.approx(expected)
+
+
+def test_holm_sets_agree_with_scipy_and_statsmodels_pairwise_tests():
+    """Binary scores without clusters: Holm over exact McNemar p-values (scipy binomtest),
+    adjusted by statsmodels' multipletests, orders exactly the same pairs."""
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    x = _leaderboard([0.8, 0.7, 0.68, 0.5, 0.49], 400, seed=8)
+    r = rk.rank_sets(x, method="holm")
+    pairs, p_values, signs = [], [], []
+    for j in range(5):
+        for k in range(j + 1, 5):
+            b = int(((x[:, j] == 1) & (x[:, k] == 0)).sum())
+            c = int(((x[:, j] == 0) & (x[:, k] == 1)).sum())
+            pairs.append((j, k))
+            p_values.append(stats.binomtest(b, b + c, 0.5).pvalue if b + c else 1.0)
+            signs.append(np.sign(b - c))
+    reject = multitest.multipletests(p_values, 0.05, method="holm")[0]
+    expected = np.zeros((5, 5), dtype=bool)
+    for (j, k), rejected, sign in zip(pairs, reject, signs, strict=True):
+        if rejected:
+            expected[j, k], expected[k, j] = sign > 0, sign < 0
+    assert r.method == "Holm pairwise"
+    assert (r.shown_better == expected).all()
+    assert expected.any()
+
+
+def test_tiers_cut_where_every_model_above_is_shown_better():
+    better = np.zeros((4, 4), dtype=bool)
+    better[0, 1:] = True  # model 0 above everyone
+    better[1, 3] = better[2, 3] = True  # 1 and 2 above 3, not ordered between themselves
+    assert rk.tiers(better, np.arange(4)).tolist() == [1, 2, 2, 3]
+    better[1, 3] = False  # 1 not shown above 3: 1, 2, 3 one tier
+    assert rk.tiers(better, np.arange(4)).tolist() == [1, 2, 2, 2]
+
+
+# --- properties -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["binary", "graded"])
+def test_sets_hold_the_point_rank_and_contain_the_marginal_sets(kind):
+    x = _leaderboard(np.linspace(0.4, 0.7, 12), 1500, seed=9, kind=kind)
+    x[np.random.default_rng(1).random(x.shape) < 0.05] = np.nan
+    r = rk.rank_sets(x, n_bootstrap=500, top_k=3)
+    assert ((r.rank_low <= r.rank) & (r.rank <= r.rank_high)).all()
+    assert ((r.rank_low <= r.marginal_low) & (r.marginal_high <= r.rank_high)).all()
+    assert ((r.marginal_low <= r.rank) & (r.rank <= r.marginal_high)).all()
+    # tiers never cut a rank set, and each tier's sets stay inside its positions
+    order = np.argsort(r.rank, kind="stable")
+    for tier in np.unique(r.tier):
+        members = r.tier == tier
+        positions = np.flatnonzero(r.tier[order] == tier) + 1
+        assert r.rank_low[members].min() >= positions.min()
+        assert r.rank_high[members].max() <= positions.max()
+    assert r.top_k.tolist() == (r.rank_low <= 3).tolist()
+    assert r.shown_better.sum() > 0 and not (r.shown_better & r.shown_better.T).any()
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.permutations(range(6)), st.integers(0, 50))
+def test_permuting_the_models_permutes_the_sets(permutation, seed):
+    x = _leaderboard([0.8, 0.75, 0.6, 0.58, 0.4, 0.2], 800, seed=seed)
+    base = rk.rank_sets(x, n_bootstrap=300, seed=seed)
+    moved = rk.rank_sets(x[:, list(permutation)], n_bootstrap=300, seed=seed)
+    for name in ("score", "se"):
+        np.testing.assert_allclose(getattr(moved, name), getattr(base, name)[list(permutation)])
+    for name in ("rank", "tier"):
+        assert getattr(moved, name).tolist() == getattr(base, name)[list(permutation)].tolist()
+    # sets may move by one where a pair sits on the float32 bootstrap's critical value
+    for name in ("rank_low", "rank_high"):
+        gap = np.abs(getattr(moved, name) - getattr(base, name)[list(permutation)])
+        assert gap.max() <= 1
+
+
+def test_quick_coverage_check_under_the_least_favourable_null():
+    """Five equal models: the sets must hold every rank (no pair ordered) in >= 90% of 60
+    seeded leaderboards (nominal 95%; the full study is simulate rank-coverage)."""
+    covered = sum(
+        not rk.rank_sets(
+            _leaderboard([0.6] * 5, 400, seed=s), n_bootstrap=300, seed=s
+        ).shown_better.any()
+        for s in range(60)
+    )
+    assert covered >= 54
+
+
+def test_auto_takes_holm_with_too_many_models_for_the_items_and_says_so():
+    x = _leaderboard(np.linspace(0.3, 0.7, 30), 250, seed=2)
+    r = rk.rank_sets(x, n_bootstrap=200)
+    assert r.method == "Holm pairwise" and "Holm" in r.notes[0] and "30 models" in r.notes[0]
+    forced = rk.rank_sets(x, n_bootstrap=200, method="bootstrap")
+    assert forced.method == "max-t stepdown bootstrap" and not forced.notes
+
+
+def test_bad_arguments_are_one_line_errors():
+    x = _leaderboard([0.5, 0.6], 300)
+    with pytest.raises(InputError, match="method must be one of"):
+        rk.rank_sets(x, method="fast")
+    with pytest.raises(InputError, match="at least 2 models"):
+        rk.rank_sets(x[:, :1])
+    with pytest.raises(InputError, match="clusters must hold one label per item"):
+        rk.rank_sets(x, clusters=[0, 1])
+    with pytest.raises(InputError, match="top_k"):
+        rk.rank_sets(x, n_bootstrap=100, top_k=0)
+
+
+# --- the job, the API and the command -------------------------------------------------------
+
+
+def test_ranks_api_on_a_frame_and_its_json():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        [
+            (m, i, float(rng.random() < p))
+            for m, p in (("a", 0.8), ("b", 0.79), ("c", 0.5))
+            for i in range(400)
+        ],
+        columns=["model", "item", "score"],
+    )
+    r = evalgap.ranks(frame, n_bootstrap=500, top_k=1)
+    data = json.loads(json.dumps(r.to_dict()))
+    assert set(data) >= {"method", "alpha", "ranks", "marginal", "top_k", "verdict"}
+    keys = {"task", "model", "score", "se", "n_items", "rank", "rank_low", "rank_high", "tier"}
+    assert set(data["ranks"][0]) == keys and set(data["marginal"][0]) == keys
+    assert [row["model"] for row in data["ranks"]] == ["b", "a", "c"]
+    assert data["top_k"] == {"k": 1, "models": {"all": ["b", "a"]}}
+    assert r.tiers() == {"all": [["b", "a"], ["c"]]}
+    assert list(r.to_frame().columns[-2:]) == ["marginal_low", "marginal_high"]
+    assert "2 tiers" in r.verdict and "RanksResult(" in repr(r)
+
+
+def test_mmlu_pro_ranks_with_and_without_category_clusters(run_cli, tmp_path):
+    scores = shared_file("mmlu_pro", "mmlu_pro_long.csv.gz")
+    plain = evalgap.ranks(str(scores), n_bootstrap=500)
+    assert plain.method == "max-t stepdown bootstrap" and len(plain.ranks) == 29
+    frame = plain.ranks
+    assert ((frame["rank_low"] <= frame["rank"]) & (frame["rank"] <= frame["rank_high"])).all()
+    top = frame.iloc[0]
+    assert top["model"].startswith("gemini-1.5-pro") and top["rank_low"] == 1
+    html = tmp_path / "ranks.html"
+    out = run_cli(
+        "ranks",
+        "--scores",
+        scores,
+        "--cluster-column",
+        "category",
+        "--json",
+        "--html",
+        html,
+        "--n-bootstrap",
+        "200",
+    )
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    # 14 subject clusters are too few for the cluster bootstrap: Holm, and it says so
+    assert data["method"] == "Holm pairwise"
+    assert any("14 clusters" in note for note in data["notes"])
+    assert len(data["ranks"]) == 29 and html.read_text().count("<svg") >= 2
+
+
+def test_alpaca_eval_means_and_standard_errors_match_the_leaderboard():
+    """README of the shared data: win rate and SE (x100) of five models, to printed precision."""
+    table = shared_file("alpaca_eval", "alpaca_eval_long.csv.gz")
+    r = evalgap.ranks(
+        pd.read_csv(table),
+        model_column="model",
+        item_column="item",
+        score_column="win",
+        task_column="none",
+        n_bootstrap=300,
+    )
+    got = r.ranks.set_index("model")
+    published = {
+        "FuseChat-Gemma-2-9B-Instruct": (70.497, 1.343),
+        "FuseChat-Llama-3.2-3B-Instruct": (51.297, 1.483),
+        "Qwen-14B-Chat": (7.502, 0.815),
+        "alpaca-7b": (2.591, 0.487),
+        "NullModel": (76.920, 0.909),
+    }
+    for model, (win, se) in published.items():
+        assert round(100 * got.loc[model, "score"], 3) == win
+        assert round(100 * got.loc[model, "se"], 3) == se
+    assert any("duplicate rows" in note for note in r.notes)
+    assert r.method == "max-t stepdown bootstrap" and len(got) == 58
+
+
+def test_ranks_command_refuses_both_or_neither_input(run_cli):
+    out = run_cli("ranks")
+    assert out.returncode == 2 and "give either --battles FILE" in out.stderr
