@@ -278,3 +278,49 @@ def test_alpaca_eval_means_and_standard_errors_match_the_leaderboard():
 def test_ranks_command_refuses_both_or_neither_input(run_cli):
     out = run_cli("ranks")
     assert out.returncode == 2 and "give either --battles FILE" in out.stderr
+
+
+def test_audit_carries_the_rank_sets_and_says_when_it_leaves_them_out(monkeypatch):
+    from evalgap import _audit
+
+    x = _leaderboard([0.8, 0.7, 0.69, 0.5], 600, seed=12)
+    frame = pd.DataFrame(x, columns=list("abcd")).melt(var_name="model", value_name="score")
+    frame["item"] = np.tile(np.arange(600), 4)
+    r = evalgap.audit(frame, n_bootstrap=0, n_bootstrap_required_n=0, n_rank_bootstrap=300)
+    alone = evalgap.ranks(frame, n_bootstrap=300)
+    pd.testing.assert_frame_equal(r.rank_sets.ranks, alone.ranks)
+    assert r.to_dict()["rank_sets"]["method"] == "max-t stepdown bootstrap"
+    monkeypatch.setattr(_audit, "MAX_AUDIT_RANK_MODELS", 3)
+    skipped = evalgap.audit(frame, n_bootstrap=0, n_bootstrap_required_n=0)
+    assert skipped.rank_sets is None
+    assert any("rank sets are left out of audits of more than 3 models" in n for n in skipped.notes)
+
+
+def test_rank_coverage_study_runs_and_reports_its_monte_carlo_error(run_cli):
+    from evalgap import simulate
+
+    config = simulate.Configuration("4 tied", (0.0,) * 4, 300)
+    r = simulate.rank_coverage([config], n_simulations=40, n_bootstrap=200, seed=1)
+    row = r.rows.iloc[0]
+    assert row["coverage_se"] == pytest.approx(
+        np.sqrt(row["coverage"] * (1 - row["coverage"]) / 40)
+    )
+    assert row["coverage"] >= 0.95 - 2 * max(row["coverage_se"], 0.035)
+    assert row["mean_width"] > 3.5  # four tied models: the sets hold (almost) every rank
+    out = run_cli(
+        "simulate", "rank-coverage", "--simulations", "10", "--n-bootstrap", "100", "--json"
+    )
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert len(data["rows"]) == len(simulate.rank_coverage.__globals__["CONFIGURATIONS"])
+
+
+@pytest.mark.slow  # the default study: about a minute on 2 cores
+def test_default_rank_coverage_holds_the_nominal_level_everywhere():
+    from evalgap import simulate
+
+    r = simulate.rank_coverage()
+    rows = r.rows
+    assert (rows["coverage"] >= 0.95 - 2 * rows["coverage_se"]).all(), rows
+    big = rows[(rows["n_models"] >= 100) & (rows["n_items"] <= 500)]
+    assert (big["method"] == "Holm pairwise").any()

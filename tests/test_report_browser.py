@@ -129,11 +129,14 @@ def test_clustered_report_at_1280px(tmp_path):
     path.write_text(text, encoding="utf-8")
     dom, log = open_in_browser(path, tmp_path / "profile")
     assert ":CONSOLE" not in log  # no console message at all, errors included
-    sections = ("models", "verdicts", "ties", "flips", "pairs", "binned", "figures", "clusters")
+    sections = (
+        "models", "verdicts", "ties", "ranks", "flips", "pairs", "binned", "figures", "clusters"
+    )
     for section in (*sections, "provenance", "legend"):
         assert f'id="{section}"' in dom
-    # forest, r per pair, N* paired vs unpaired, e-process, ICC per pair, bootstrap counts
-    assert len(re.findall(r"<svg", dom)) == 6
+    # forest, rank sets, r per pair, N* paired vs unpaired, e-process, ICC per pair, bootstrap
+    # counts
+    assert len(re.findall(r"<svg", dom)) == 7
     # the per-model table comes first, with human headers
     assert dom.index('id="models"') < dom.index('id="verdicts"') < dom.index('id="pairs"')
     assert "Items scored" in dom and "Resolved under" in dom and "model_a" not in dom

@@ -276,6 +276,7 @@ def audit(
     n_cluster_bootstrap: int = 1000,
     n_bootstrap: int = 2000,
     n_bootstrap_required_n: int = 500,
+    n_rank_bootstrap: int = 1000,
     seed: int | None = 0,
     models=None,
     tasks=None,
@@ -317,6 +318,8 @@ def audit(
     n_cluster_bootstrap, n_bootstrap, n_bootstrap_required_n : int
         Resamples of the cluster bootstrap, of each pair's bootstrap p-value and of each
         pair's N* interval (0 skips a step).
+    n_rank_bootstrap : int
+        Bootstrap replicates of the rank sets (see :func:`evalgap.ranks`; 0 skips them).
     seed : int or None
         Seed of every resampling step.
     models, tasks : list of str, optional
@@ -387,6 +390,7 @@ def audit(
         score_set,
         family=family,
         n_cluster_bootstrap=n_cluster_bootstrap,
+        n_rank_bootstrap=n_rank_bootstrap,
         cluster_label=cluster or "cluster",
         progress=progress,
         **settings,

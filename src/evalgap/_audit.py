@@ -28,13 +28,16 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from evalgap._results import Result, plain
 from evalgap._scores import AlignmentReport, ScoreSet
+
+if TYPE_CHECKING:  # the audit imports the rank job only when it runs it
+    from evalgap._ranks import RanksResult
 from evalgap.errors import InputError
 from evalgap.io import counts as count_columns
 from evalgap.stats import clusters as cl
@@ -66,7 +69,11 @@ PHASES = (
     "leave one cluster out",
     "alternative clusters",
     "trajectories",
+    "rank sets",
 )
+# Rank sets join an audit up to this many models per task (above, evalgap ranks computes
+# them on their own: 1,000 models take about half a minute).
+MAX_AUDIT_RANK_MODELS = 200
 
 
 @dataclass(frozen=True, repr=False)
@@ -382,6 +389,9 @@ class AuditResult(Result):
     n_bootstrap : int or None
         Monte Carlo resamples behind the graded pairs' bootstrap p-values (their resolution
         is 1/B; binary pairs get the exact bootstrap).
+    rank_sets : RanksResult or None
+        Every model's simultaneous rank set and tier (as ``evalgap ranks``), for audits of
+        per-item scores of up to ``MAX_AUDIT_RANK_MODELS`` models.
     """
 
     alpha: float
@@ -401,6 +411,7 @@ class AuditResult(Result):
     notes: tuple[str, ...] = field(default=())
     alignment: AlignmentReport | None = None
     n_bootstrap: int | None = None  # Monte Carlo resamples of the graded pairs' bootstrap p
+    rank_sets: RanksResult | None = None
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{p}={k}" for p, k in self.unresolved.items())
@@ -482,6 +493,7 @@ class AuditResult(Result):
             "cluster_stress": self.cluster_stress.to_dict() if self.cluster_stress else None,
             "notes": list(self.notes),
             "alignment": self.alignment.to_dict() if self.alignment else None,
+            "rank_sets": self.rank_sets.to_dict() if self.rank_sets else None,
             "verdict": self.verdict,
         }
         if not pairs:
@@ -504,6 +516,7 @@ def audit_scores(
     tier_procedure: str = "fixed_n",
     mixture: str = "grid",
     cluster_label: str = "cluster",
+    n_rank_bootstrap: int = 1000,
     progress: Callable[[int, int, str], None] | None = None,
 ) -> AuditResult:
     """Audit every task of ``score_set`` (aligned per-item scores of K models).
@@ -621,6 +634,25 @@ def audit_scores(
         )
     step("trajectories")
     trajectories = _trajectories(pairs, score_set, alpha, power, mixture, seed)
+    rank_sets = None
+    if n_rank_bootstrap:
+        step("rank sets")
+        largest = max(len(score_set.models), 0)
+        if largest > MAX_AUDIT_RANK_MODELS:
+            notes.append(
+                f"rank sets are left out of audits of more than {MAX_AUDIT_RANK_MODELS} "
+                f"models ({largest:,} here); evalgap ranks computes them"
+            )
+        else:
+            from evalgap._ranks import ranks_scores
+
+            rank_sets = ranks_scores(
+                score_set,
+                alpha=alpha,
+                n_bootstrap=n_rank_bootstrap,
+                seed=seed,
+                use_clusters=use_clusters,
+            )
     result = _finish(
         pairs,
         pd.DataFrame(rankings),
@@ -633,7 +665,9 @@ def audit_scores(
         trajectories,
         notes,
     )
-    return dataclasses.replace(result, alignment=score_set.report, n_bootstrap=n_bootstrap)
+    return dataclasses.replace(
+        result, alignment=score_set.report, n_bootstrap=n_bootstrap, rank_sets=rank_sets
+    )
 
 
 def audit_counts(

@@ -476,6 +476,13 @@ Examples:
     "bootstrap; 0: skip).",
 )
 @option("n_bootstrap_required_n", help="Resamples for each pair's N* interval (0: skip).")
+@click.option(
+    "--n-rank-bootstrap",
+    type=click.IntRange(min=0),
+    default=1000,
+    show_default=True,
+    help="Bootstrap replicates of the rank sets (as evalgap ranks; 0: skip).",
+)
 @option("seed")
 @click.option(
     "--output",
@@ -500,6 +507,7 @@ def audit(
     n_cluster_bootstrap,
     n_bootstrap,
     n_bootstrap_required_n,
+    n_rank_bootstrap,
     seed,
     output_path,
     html_path,
@@ -545,6 +553,7 @@ def audit(
             result = audit_job(
                 score_set,
                 n_cluster_bootstrap=n_cluster_bootstrap,
+                n_rank_bootstrap=n_rank_bootstrap,
                 cluster_column=loader["cluster_column"],
                 progress=progress,
                 **settings,

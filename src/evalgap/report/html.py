@@ -144,6 +144,7 @@ def audit_report(
         ("models", "Models"),
         ("verdicts", "Verdicts"),
         ("ties", "Tiers"),
+        *([("ranks", "Rank sets")] if r.rank_sets is not None else []),
         *([("heatmap", "Pairwise verdicts")] if r.family == "all" else []),
         *([("flips", "Flips under clustering")] if "clustered" in r.pairs.resolved else []),
         ("pairs", "Pairs"),
@@ -166,6 +167,8 @@ def audit_report(
     parts += _models_section(r)
     parts += _verdicts_section(r)
     parts += _ties_section(r)
+    if r.rank_sets is not None:
+        parts += _rank_sets_section(r.rank_sets)
     if r.family == "all":
         parts += _heatmap_section(r)
     if "clustered" in r.pairs.resolved:
@@ -416,6 +419,37 @@ def _heatmap_section(r: AuditResult) -> list[str]:
             "in the input's order).</p>"
         )
     return out
+
+
+def _rank_sets_section(ranks) -> list[str]:
+    """The rank-interval plot of each task (the sets of evalgap ranks)."""
+    level = f"{100 * (1 - ranks.alpha):g}%"
+    out = [
+        "<h2 id='ranks'>Rank sets</h2>",
+        f"<p>{_e(ranks.verdict)} A model's rank set holds every rank it can claim; the sets "
+        f"hold all true ranks at once with {level} confidence.</p>",
+    ]
+    for task in list(dict.fromkeys(ranks.ranks["task"]))[:MAX_TASK_FIGURES]:
+        out.append(
+            _figure(
+                plots.rank_intervals(
+                    _rank_figure_frame(ranks, task), f"{clean(task)}: rank sets", level=level
+                ),
+                f"Thin bars: {level} simultaneous rank sets; thick: marginal sets; dots: the "
+                "ranks by score; shaded bands: tiers.",
+            )
+        )
+    return out
+
+
+def _rank_figure_frame(ranks, task) -> pd.DataFrame:
+    sub = ranks.ranks[ranks.ranks["task"] == task].sort_values(["rank", "model"])
+    marginal = ranks.marginal[ranks.marginal["task"] == task].set_index("model")
+    figure = sub.copy()
+    if len(marginal):
+        figure["marginal_low"] = marginal.loc[figure["model"], "rank_low"].to_numpy()
+        figure["marginal_high"] = marginal.loc[figure["model"], "rank_high"].to_numpy()
+    return figure
 
 
 def _flips_section(r: AuditResult) -> list[str]:
@@ -897,11 +931,7 @@ def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | Non
     ]
     for task in tasks[:MAX_TASK_FIGURES]:
         sub = r.ranks[r.ranks["task"] == task].sort_values(["rank", "model"])
-        marginal = r.marginal[r.marginal["task"] == task].set_index("model")
-        figure = sub.copy()
-        if len(marginal):
-            figure["marginal_low"] = marginal.loc[figure["model"], "rank_low"].to_numpy()
-            figure["marginal_high"] = marginal.loc[figure["model"], "rank_high"].to_numpy()
+        figure = _rank_figure_frame(r, task)
         parts.append(f"<h2>{_e(task)}</h2>")
         parts.append(
             _figure(

@@ -542,6 +542,8 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
             rank += len(group)
         if tied:
             console.print(f"tied tiers ({procedure}, {markup(task)}): " + "; ".join(tied))
+    if r.rank_sets is not None:
+        console.print(f"rank sets: {markup(r.rank_sets.verdict)}")
     print_notes(console, r.notes)
     console.print()
     console.print(markup(audit_sentence(r)))

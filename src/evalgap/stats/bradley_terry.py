@@ -214,28 +214,30 @@ def bootstrap(data: Battles, n_resamples: int, seed=0, *, start=None) -> np.ndar
 
 @dataclass(frozen=True)
 class _Pairs:
-    """The distinct pairs of a Battles: codes, cell -> pair map and the incidence matrix."""
+    """The distinct pairs of a Battles (its cells are sorted by pair, so each pair's cells
+    are contiguous from ``starts``) and the pairs' incidence matrix."""
 
     first: np.ndarray
     second: np.ndarray
-    cell_to_pair: np.ndarray  # (cells, pairs) 0/1
+    starts: np.ndarray
     incidence: np.ndarray  # (pairs, K): +1 at first, -1 at second
 
     @classmethod
     def of(cls, data: Battles) -> _Pairs:
         k = data.n_models
-        keys, index = np.unique(data.first * k + data.second, return_inverse=True)
-        cell_to_pair = np.zeros((data.first.size, keys.size))
-        cell_to_pair[np.arange(data.first.size), index] = 1.0
+        keys, starts = np.unique(data.first * k + data.second, return_index=True)
+        if not np.all(np.diff(data.first * k + data.second) >= 0):  # pragma: no cover
+            raise ValueError("Battles cells must be sorted by pair")
         first, second = keys // k, keys % k
         incidence = np.zeros((keys.size, k))
         incidence[np.arange(keys.size), first] = 1.0
         incidence[np.arange(keys.size), second] = -1.0
-        return cls(first, second, cell_to_pair, incidence)
+        return cls(first, second, starts, incidence)
 
     def totals(self, data: Battles, counts):
         """Wins of ``first`` and battles per pair, for each row of cell weights ``counts``."""
-        return (counts * data.outcome) @ self.cell_to_pair, counts @ self.cell_to_pair
+        wins = np.add.reduceat(counts * data.outcome, self.starts, axis=-1)
+        return wins, np.add.reduceat(counts, self.starts, axis=-1)
 
 
 def _newton(pairs: _Pairs, wins, total, theta):

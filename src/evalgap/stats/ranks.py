@@ -356,7 +356,9 @@ def _max_t(mean, cov, deviations, alpha):
     with np.errstate(divide="ignore", invalid="ignore"):
         inverse_se = np.where(variance > 0, 1.0 / np.sqrt(np.maximum(variance, 0)), 0.0)
         gap = mean[:, None] - mean[None, :]
-        t = np.where(variance > 0, gap * inverse_se, np.where(gap == 0, 0.0, np.inf * gap))
+        t = np.where(
+            variance > 0, gap * inverse_se, np.where(gap == 0, 0.0, np.copysign(np.inf, gap))
+        )
     np.fill_diagonal(t, 0.0)
     first, second = np.triu_indices(k, 1)
     pair_t = np.abs(t[first, second])
@@ -508,7 +510,7 @@ def _holm(x, mean, cov, clusters, alpha):
         )
         with np.errstate(divide="ignore", invalid="ignore"):
             t = np.where(variance > 0, gap / np.sqrt(np.maximum(variance, 0)), 0.0)
-        t = np.where((variance <= 0) & (gap != 0), np.inf * gap, t)
+        t = np.where((variance <= 0) & (gap != 0), np.copysign(np.inf, gap), t)
         p = np.where(np.isinf(t), 0.0, 2 * special.stdtr(np.maximum(df, 1), -np.abs(t)))
         sign = np.sign(gap)
     p_all = _holm_adjust(p[None, :])[0]
