@@ -105,6 +105,7 @@ class RankCoverageResult(Result):
     n_simulations: int
     n_bootstrap: int
     _headline: ClassVar[tuple[str, ...]] = ("n_simulations",)
+    _derived: ClassVar[tuple[str, ...]] = ("verdict",)
 
     def to_frame(self) -> pd.DataFrame:
         """Return the per-configuration rows."""
@@ -172,8 +173,8 @@ def _simulate(config: Configuration, n_simulations, n_bootstrap, alpha, stream):
 def rank_coverage(
     configurations=None,
     *,
-    n_simulations: int = 100,
-    n_bootstrap: int = 500,
+    n_simulations: int = 200,
+    n_bootstrap: int = 400,
     alpha: float = 0.05,
     seed: int | None = 0,
     jobs: int = 1,

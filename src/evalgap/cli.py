@@ -1144,7 +1144,7 @@ def aggregation(max_tasks, experiments, flip_rate, alpha, seed, jobs, as_json, p
     show_default=True,
     help="Simulated leaderboards per configuration.",
 )
-@option("n_bootstrap", default=500, help="Bootstrap draws of each rank-set computation.")
+@option("n_bootstrap", default=400, help="Bootstrap draws of each rank-set computation.")
 @_simulation_options
 def rank_coverage(simulations, n_bootstrap, alpha, seed, jobs, as_json, plot_path):
     """Simultaneous coverage of the true ranks by `evalgap ranks` (near-ties, many models)."""
