@@ -324,3 +324,18 @@ def test_default_rank_coverage_holds_the_nominal_level_everywhere():
     assert (rows["coverage"] >= 0.95 - 2 * rows["coverage_se"]).all(), rows
     big = rows[(rows["n_models"] >= 100) & (rows["n_items"] <= 500)]
     assert (big["method"] == "Holm pairwise").any()
+
+
+def test_empirical_bootstrap_gives_the_same_sets_on_a_clear_board(run_cli, tmp_path):
+    x = _leaderboard([0.85, 0.7, 0.69, 0.5], 1500, seed=13)
+    multiplier = rk.rank_sets(x, n_bootstrap=800, seed=3)
+    empirical = rk.rank_sets(x, n_bootstrap=800, seed=3, bootstrap="empirical")
+    assert empirical.rank_low.tolist() == multiplier.rank_low.tolist() == [1, 2, 2, 4]
+    assert empirical.critical_value == pytest.approx(multiplier.critical_value, abs=0.15)
+    frame = pd.DataFrame(x, columns=list("abcd")).melt(var_name="model", value_name="score")
+    frame["item"] = np.tile(np.arange(1500), 4)
+    path = tmp_path / "scores.csv"
+    frame.to_csv(path, index=False)
+    out = run_cli("ranks", "--scores", path, "--bootstrap", "empirical", "--json")
+    assert out.returncode == 0, out.stderr
+    assert [row["rank_low"] for row in json.loads(out.stdout)["ranks"]] == [1, 2, 2, 4]

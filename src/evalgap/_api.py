@@ -406,6 +406,7 @@ def ranks(
     seed: int | None = 0,
     top_k: int | None = None,
     method: str = "auto",
+    bootstrap: str = "multiplier",
     ties: str = "half",
     models=None,
     tasks=None,
@@ -443,6 +444,9 @@ def ranks(
         Also return the models that could be among the best ``top_k``.
     method : {"auto", "bootstrap", "holm"}
         ``auto`` uses the bootstrap unless the models-to-items ratio calls for Holm.
+    bootstrap : {"multiplier", "empirical"}
+        Gaussian multiplier weights on the items (clusters), or items (clusters) resampled
+        with replacement.
     ties : {"half", "davidson"}
         Battles only: ties as half a win each, or Davidson's tie model.
     models, tasks, complete_case, strict, options, **columns
@@ -492,6 +496,7 @@ def ranks(
         seed=seed,
         top_k=top_k,
         method=method,
+        bootstrap=bootstrap,
         progress=progress,
     )
 

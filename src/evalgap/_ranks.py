@@ -117,6 +117,7 @@ def ranks_scores(
     top_k: int | None = None,
     use_clusters: bool = True,
     method: str = "auto",
+    bootstrap: str = "multiplier",
     progress: Callable[..., None] | None = None,
 ) -> RanksResult:
     """Rank sets for every task of an aligned score set (see :func:`evalgap.ranks`)."""
@@ -146,6 +147,7 @@ def ranks_scores(
             seed=resample.child_seed(seed, "ranks"),  # the same stream for every task
             clusters=clusters,
             method=method,
+            bootstrap=bootstrap,
             top_k=top_k,
         )
         methods[task.task] = sets.method

@@ -618,6 +618,13 @@ Examples:
     "too many models for the items.",
 )
 @click.option(
+    "--bootstrap",
+    type=click.Choice(["multiplier", "empirical"]),
+    default="multiplier",
+    show_default=True,
+    help="Gaussian multiplier weights on items (clusters), or items resampled with replacement.",
+)
+@click.option(
     "--ties",
     type=click.Choice(["half", "davidson"]),
     default="half",
@@ -633,7 +640,17 @@ Examples:
 @option("json")
 @option("alpha")
 def ranks(
-    battles_path, n_bootstrap, seed, top_k, method, ties, html_path, as_json, alpha, **loader
+    battles_path,
+    n_bootstrap,
+    seed,
+    top_k,
+    method,
+    bootstrap,
+    ties,
+    html_path,
+    as_json,
+    alpha,
+    **loader,
 ):
     """Which rank can each model claim? (simultaneous rank sets and tiers)
 
@@ -657,7 +674,7 @@ def ranks(
     else:
         _, score_set = _read_scores(loader, models=None, quiet=as_json)
         with _progress(as_json, "ranks") as progress:
-            result = ranks_job(score_set, progress=progress, **settings)
+            result = ranks_job(score_set, progress=progress, bootstrap=bootstrap, **settings)
     if html_path:
         from evalgap.report.html import provenance, ranks_report, write_report
 
