@@ -180,11 +180,14 @@ def audit_report(
     parts += _figures_section(r)
     if r.cluster_stress is not None:
         parts.append(_cluster_section(r))
-    for note in r.notes:
-        parts.append(f"<p class='note'>note: {_e(note)}</p>")
+    return _page(title, parts, r.notes, provenance, GLOSSARY)
+
+
+def _page(title: str, parts: list[str], notes, provenance, glossary: dict) -> str:
+    """One self-contained page: the sections, the notes, provenance and the glossary."""
+    parts = [*parts, *(f"<p class='note'>note: {_e(note)}</p>" for note in notes)]
     parts += _provenance_section(provenance)
-    parts.append("<h2 id='legend'>Glossary</h2>")
-    parts.append(_legend(GLOSSARY))
+    parts += ["<h2 id='legend'>Glossary</h2>", _legend(glossary)]
     body = "\n".join(parts)
     return (
         f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
@@ -981,15 +984,4 @@ def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | Non
             f"<p class='note'>Showing {MAX_TASK_FIGURES} of {len(tasks)} tasks; every task is "
             "in --json.</p>"
         )
-    for note in r.notes:
-        parts.append(f"<p class='note'>note: {_e(note)}</p>")
-    parts += _provenance_section(provenance)
-    parts.append("<h2 id='legend'>Glossary</h2>")
-    parts.append(_legend(RANKS_GLOSSARY))
-    body = "\n".join(parts)
-    return (
-        f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-        f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>{_e(title)}</title><style>{STYLE}</style></head>\n<body>\n{body}\n"
-        f"</body></html>\n"
-    )
+    return _page(title, parts, r.notes, provenance, RANKS_GLOSSARY)
