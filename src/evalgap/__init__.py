@@ -58,6 +58,8 @@ _HOMES = {
     "TrimResult": "evalgap._degrade",
     "plan": "evalgap._plan",
     "plan_degradation": "evalgap._plan",
+    "plan_noninferiority": "evalgap._plan",
+    "NonInferiorityPlan": "evalgap._plan",
     "PlanResult": "evalgap._plan",
     "DegradationPlan": "evalgap._plan",
     "Conventions": "evalgap._plan",

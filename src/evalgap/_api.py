@@ -512,6 +512,8 @@ def degrade(
     n_permutations: int | None = None,
     n_simulations: int | None = None,
     seed: int | None = 0,
+    margin: float | None = None,
+    equivalence: float | None = None,
     tasks=None,
     strict: bool = False,
     options=None,
@@ -543,6 +545,11 @@ def degrade(
         Also run the Monte Carlo max-drop (Algorithm 4) with this many simulations.
     seed : int or None
         Seed of the permutations and simulations.
+    margin : float, optional
+        Also test non-inferiority: is the candidate no worse than ``margin`` (a share,
+        0.01 = one point) on every task? (``result.non_inferiority``)
+    equivalence : float, optional
+        Also test equivalence within +/- ``equivalence`` (TOST; ``result.equivalence``).
     tasks : list of str, optional
         Select tasks.
     strict : bool
@@ -567,7 +574,7 @@ def degrade(
     (True, 'gsm8k')
     """
     from evalgap._degrade import DEFAULT_PERMUTATIONS as PERMS
-    from evalgap._degrade import check_roles, degrade_counts, degrade_scores
+    from evalgap._degrade import check_roles, degrade_counts, degrade_scores, with_margins
 
     _check_columns(columns, "degrade")
     if counts is not None and data is not None:
@@ -583,7 +590,7 @@ def degrade(
             raise InputError(
                 f"counts= must be a DataFrame or a CSV path; got {type(counts).__name__}"
             )
-        return degrade_counts(
+        result = degrade_counts(
             frame,
             alpha=alpha,
             n_simulations=n_simulations,
@@ -592,6 +599,7 @@ def degrade(
             baseline=baseline or "baseline",
             candidate=candidate or "candidate",
         )
+        return with_margins(result, margin=margin, equivalence=equivalence)
     if not baseline or not candidate:
         raise InputError("name the two models of the scores: baseline= and candidate=")
     check_roles(baseline, candidate)
@@ -603,7 +611,7 @@ def degrade(
     score_set = scores_of(
         data, models=[baseline, candidate], tasks=tasks, strict=strict, options=options, **columns
     )
-    return degrade_scores(
+    result = degrade_scores(
         score_set,
         baseline,
         candidate,
@@ -613,6 +621,7 @@ def degrade(
         n_simulations=n_simulations,
         seed=seed,
     )
+    return with_margins(result, margin=margin, equivalence=equivalence)
 
 
 def _two_outputs(baseline, candidate, *, options, tasks, strict, **columns):

@@ -16,6 +16,7 @@ never flip carry no signal for degradation tests and can be left out of future r
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -27,6 +28,7 @@ from evalgap._scores import ScoreSet
 from evalgap.errors import InputError
 from evalgap.io import counts
 from evalgap.stats import _validate, aggregation
+from evalgap.stats import noninferiority as ni
 from evalgap.stats import power as pw
 from evalgap.stats.paired import is_binary, summarize_counts
 
@@ -105,6 +107,14 @@ class DegradeResult(Result):
         Everything the result needs said beside the numbers.
     max_drop_task : str or None
         The task with the largest standardized drop.
+    non_inferiority : dict or None
+        With a margin M: ``margin``, ``non_inferior`` (every task shows
+        ``p_candidate - p_baseline > -M``), ``pooled`` (the same on all items together) and
+        ``tasks[]`` with ``task, n_items, delta, lower_bound, p_value, non_inferior``
+        (delta = candidate minus baseline; one-sided (1 - alpha) lower bound).
+    equivalence : dict or None
+        With an equivalence margin M: ``margin``, ``equivalent`` and ``tasks[]`` with the
+        bounds of the (1 - 2 alpha) interval and both one-sided p-values (TOST).
     degraded : bool
         Whether any of the three tests rejects (a property; false-alarm rate <= 3 alpha).
     verdict : str
@@ -124,6 +134,8 @@ class DegradeResult(Result):
     permutation: aggregation.PermutationAggregates | None
     notes: tuple[str, ...] = field(default=())
     max_drop_task: str | None = None  # the task with the largest standardized drop
+    non_inferiority: dict | None = None
+    equivalence: dict | None = None
     _derived = (
         "degraded",
         "false_alarm_bound",
@@ -137,6 +149,14 @@ class DegradeResult(Result):
     def false_alarm_bound(self) -> float:
         """The decision's false-alarm rate bound, 3 alpha (any of three tests rejects)."""
         return 3 * self.alpha
+
+    @property
+    def gate_fails(self) -> bool:
+        """Whether a CI gate fails: with a margin, when non-inferiority is not shown on every
+        task (a drop smaller than the margin passes); without, when ``degraded``."""
+        if self.non_inferiority is not None:
+            return not self.non_inferiority["non_inferior"]
+        return self.degraded
 
     @property
     def degraded(self) -> bool:
@@ -176,6 +196,9 @@ class DegradeResult(Result):
             The fields and derived properties; ``permutation`` only when it was run.
         """
         out = super().to_dict()
+        for key in ("non_inferiority", "equivalence"):
+            if out[key] is None:
+                del out[key]
         if self.permutation is None:
             del out["permutation"]
         else:
@@ -538,3 +561,82 @@ def _graded_total(tasks, differences, score_set, i, j) -> TaskDegradation:
     a, b = score_set.pair(score_set.models[i], score_set.models[j])
     total = _graded_task("all", a, b)
     return _replace_p(total, math.nan) if d.size else total
+
+
+def with_margins(
+    result: DegradeResult, *, margin: float | None = None, equivalence: float | None = None
+) -> DegradeResult:
+    """Add non-inferiority (margin M: is the candidate no worse than M?) and equivalence
+    (within +/- M?) per task and pooled (:mod:`evalgap.stats.noninferiority`): Tango's score
+    test for binary tasks (exact unconditional below 100 items), a paired t test for graded
+    ones. Every task must pass (an intersection-union test: no multiplicity penalty)."""
+    if margin is None and equivalence is None:
+        return result
+    alpha = result.alpha
+    rows = []
+    for task in (*result.tasks, result.total):
+        if task.n_items is None:
+            raise InputError(
+                "a margin needs each task's item count: give the counts table both_correct "
+                "and both_wrong columns (or per-item scores)"
+            )
+        rows.append(task)
+    out = {}
+    if margin is not None:
+        tasks = [_margin_row(t, margin, alpha) for t in rows]
+        out["non_inferiority"] = {
+            "margin": float(margin),
+            "non_inferior": all(t["non_inferior"] for t in tasks[:-1]),
+            "pooled": tasks[-1],
+            "tasks": tasks[:-1],
+        }
+    if equivalence is not None:
+        tasks = [_equivalence_row(t, equivalence, alpha) for t in rows]
+        out["equivalence"] = {
+            "margin": float(equivalence),
+            "equivalent": all(t["equivalent"] for t in tasks[:-1]),
+            "pooled": tasks[-1],
+            "tasks": tasks[:-1],
+        }
+    return dataclasses.replace(result, **out)
+
+
+def _margin_tests(task: TaskDegradation, margin: float, alpha: float):
+    """(delta, p_value, lower, upper, p_upper) for candidate minus baseline, at the margin."""
+    if task.both_correct is not None:  # binary: b_only favours the candidate
+        delta, _, p, low, high = ni.noninferiority_binary(
+            task.b_only, task.a_only, task.n_items, margin, alpha
+        )
+        p_upper = ni.nonsuperiority_p_value(task.b_only, task.a_only, task.n_items, margin)
+        return float(delta), float(p), float(low), float(high), float(p_upper)
+    n = task.n_items
+    sd = task.se * math.sqrt(n) * math.sqrt(n / max(n - 1, 1))  # ddof 1
+    delta = -task.delta  # the task's delta is baseline minus candidate
+    _, p, low, high = ni.noninferiority_mean(delta, sd, n, margin, alpha)
+    _, p_upper, _, _ = ni.noninferiority_mean(-delta, sd, n, margin, alpha)
+    return delta, float(p), float(low), float(high), float(p_upper)
+
+
+def _margin_row(task: TaskDegradation, margin: float, alpha: float) -> dict:
+    delta, p, low, _, _ = _margin_tests(task, margin, alpha)
+    return {
+        "task": task.task,
+        "n_items": task.n_items,
+        "delta": delta,
+        "lower_bound": low,
+        "p_value": p,
+        "non_inferior": bool(p <= alpha),
+    }
+
+
+def _equivalence_row(task: TaskDegradation, margin: float, alpha: float) -> dict:
+    delta, p_low, low, high, p_high = _margin_tests(task, margin, alpha)
+    return {
+        "task": task.task,
+        "n_items": task.n_items,
+        "delta": delta,
+        "lower_bound": low,
+        "upper_bound": high,
+        "p_value": max(p_low, p_high),
+        "equivalent": bool(max(p_low, p_high) <= alpha),
+    }

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from evalgap._results import Result
 from evalgap.errors import InputError
 from evalgap.stats import _validate
+from evalgap.stats import noninferiority as ni
 from evalgap.stats import power as pw
 
 SHORTCUT_EPSILON = 0.05  # the epsilon of Corollary 1 reported by default
@@ -151,6 +152,76 @@ def plan_degradation(
         at_n,
         snr,
         detectable,
+    )
+
+
+@dataclass(frozen=True, repr=False)
+class NonInferiorityPlan(Result):
+    """Items needed to show a candidate no worse than a margin (Tango's test, Nam 1997).
+
+    Attributes
+    ----------
+    margin, flip_rate, delta, alpha, power : float
+        The margin, the expected share of items that flip, the expected drop (baseline minus
+        candidate; 0 for an unchanged model), the one-sided level and the power.
+    required_n : int
+        Items per task needed to show non-inferiority with that power.
+    verdict : str
+        One plain sentence (a property).
+    """
+
+    margin: float
+    flip_rate: float
+    delta: float
+    alpha: float
+    power: float
+    required_n: int
+    _derived = ("verdict",)
+    _headline = ("margin", "flip_rate", "required_n")
+
+    @property
+    def verdict(self) -> str:
+        """One plain sentence."""
+        from evalgap.report.sentences import noninferiority_plan_verdict
+
+        return noninferiority_plan_verdict(self)
+
+
+def plan_noninferiority(
+    *,
+    margin: float,
+    flip_rate: float,
+    delta: float = 0.0,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> NonInferiorityPlan:
+    """Return the items needed to show non-inferiority at ``margin`` (see
+    :func:`evalgap.stats.noninferiority.noninferiority_required_n`).
+
+    Parameters
+    ----------
+    margin : float
+        The largest drop still acceptable (a share: 0.01 = one point).
+    flip_rate : float
+        Expected share of items whose correctness differs between the two models.
+    delta : float
+        Expected drop, baseline minus candidate (below the margin; 0 by default).
+    alpha, power : float
+        One-sided level and target power.
+
+    Returns
+    -------
+    NonInferiorityPlan
+
+    Examples
+    --------
+    >>> plan_noninferiority(margin=0.02, flip_rate=0.1).required_n
+    1578
+    """
+    _validate.levels(alpha, power, "greater")
+    required = ni.noninferiority_required_n(flip_rate, -float(delta), margin, alpha, power)
+    return NonInferiorityPlan(
+        float(margin), float(flip_rate), float(delta), float(alpha), float(power), int(required)
     )
 
 

@@ -700,6 +700,9 @@ Examples:
   # Two models of one score file; chain-of-thought as the baseline:
   evalgap degrade --scores ../shared/data/bbh_codex/bbh_codex_long.csv \\
       --baseline code-davinci-002-cot --candidate code-davinci-002-direct
+\b
+  # A release gate: no worse than one point on every task:
+  evalgap degrade --counts kv_fp8.csv --margin 0.01 --fail-on-degradation
 """
 
 
@@ -737,9 +740,21 @@ Examples:
 )
 @option("seed", help="Seed of the permutations and simulations.")
 @click.option(
+    "--margin",
+    type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
+    help="Also test non-inferiority: is the candidate no worse than this share (0.01 = one "
+    "point) on every task? With --fail-on-degradation the gate then needs it shown.",
+)
+@click.option(
+    "--equivalence",
+    type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
+    help="Also test equivalence within +/- this share on every task (two one-sided tests).",
+)
+@click.option(
     "--fail-on-degradation",
     is_flag=True,
-    help="Exit with code 1 when the candidate is degraded (a CI gate).",
+    help="Exit with code 1 when the candidate is degraded or, with --margin, when "
+    "non-inferiority is not shown on every task (then a drop within the margin passes).",
 )
 @option("json")
 def degrade(
@@ -751,6 +766,8 @@ def degrade(
     n_permutations,
     simulations,
     seed,
+    margin,
+    equivalence,
     fail_on_degradation,
     as_json,
     **loader,
@@ -758,8 +775,10 @@ def degrade(
     """Has the candidate (optimized, quantized...) got significantly worse than the baseline?
 
     Exact one-sided McNemar per task, aggregated over tasks by the pooled, Fisher and
-    max-drop tests; the candidate is flagged when any of them rejects. Exit codes: 0 (not
-    degraded, or no --fail-on-degradation), 1 (degraded, with --fail-on-degradation), 2 (bad
+    max-drop tests; the candidate is flagged when any of them rejects. With --margin M, also
+    non-inferiority on every task (Tango's score test), which then decides the gate. Exit
+    codes: 0 (not degraded, or with --margin non-inferior; or no --fail-on-degradation), 1
+    (degraded, or with --margin not shown non-inferior, with --fail-on-degradation), 2 (bad
     input).
     """
     from evalgap._api import degrade as degrade_job
@@ -768,6 +787,8 @@ def degrade(
         "alpha": alpha,
         "n_simulations": simulations,
         "seed": seed,
+        "margin": margin,
+        "equivalence": equivalence,
     }
     has_scores = bool(loader["scores_paths"] or loader["hub"])
     if counts_path:
@@ -812,7 +833,7 @@ def degrade(
             **settings,
         )
     _emit(result, as_json, "degrade")
-    if fail_on_degradation and result.degraded:
+    if fail_on_degradation and result.gate_fails:
         raise click.exceptions.Exit(1)
 
 
@@ -885,6 +906,12 @@ def trim(model, output, as_json, **loader):
     help="Degradation plan: the share of items whose score flips between baseline and "
     "candidate (with --delta, the drop to detect; one-sided).",
 )
+@click.option(
+    "--margin",
+    type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
+    help="Non-inferiority plan: items to show the candidate no worse than this share, with "
+    "--flip-rate (and --delta, the expected drop; default 0).",
+)
 @_common_test_options
 def plan(
     accuracy_a,
@@ -894,6 +921,7 @@ def plan(
     sd_diff,
     n_items,
     flip_rate,
+    margin,
     alpha,
     power,
     alternative,
@@ -904,8 +932,18 @@ def plan(
     With --flip-rate and --delta: how many items a degradation test needs to detect a drop.
     """
     from evalgap._plan import plan as make_plan
-    from evalgap._plan import plan_degradation
+    from evalgap._plan import plan_degradation, plan_noninferiority
 
+    if margin is not None:
+        if flip_rate is None:
+            raise InputError("a non-inferiority plan takes --margin with --flip-rate")
+        if alternative != "two-sided":
+            raise InputError("--alternative: non-inferiority plans are one-sided already")
+        result = plan_noninferiority(
+            margin=margin, flip_rate=flip_rate, delta=delta or 0.0, alpha=alpha, power=power
+        )
+        _emit(result, as_json, "plan-degradation")
+        return
     if flip_rate is not None:
         others = [
             name

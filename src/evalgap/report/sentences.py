@@ -194,7 +194,45 @@ def degrade_verdict(r: DegradeResult) -> str:
         f" The decision flags a degradation when any of the three tests rejects; its "
         f"false-alarm rate is at most {3 * r.alpha:g} (3 alpha)."
     )
-    return head + gap + detail + bound
+    return head + gap + detail + bound + _margin_sentences(r)
+
+
+def _margin_sentences(r: DegradeResult) -> str:
+    """Non-inferiority and equivalence: the margin, per-task bounds, the verdict."""
+    out = ""
+    level = f"{100 * (1 - r.alpha):g}%"
+    ni = r.non_inferiority
+    if ni is not None:
+        margin = 100 * ni["margin"]
+        bounds = ", ".join(
+            f"{t['task']} {100 * t['lower_bound']:+.2f}" for t in ni["tasks"][:6]
+        ) + (f" and {len(ni['tasks']) - 6} more" if len(ni["tasks"]) > 6 else "")
+        failing = [t["task"] for t in ni["tasks"] if not t["non_inferior"]]
+        if ni["non_inferior"]:
+            head = (
+                f" NON-INFERIOR: on every task {r.candidate} is shown no worse than "
+                f"{r.baseline} by more than {margin:g} points"
+            )
+        else:
+            head = (
+                f" NON-INFERIORITY NOT SHOWN at a margin of {margin:g} points on "
+                f"{len(failing)} of {len(ni['tasks'])} task(s) ({', '.join(failing[:5])})"
+            )
+        out += (
+            f"{head} (Tango's score test, one-sided alpha = {r.alpha:g}); the {level} lower "
+            f"bounds of the candidate's change, in points: {bounds}; pooled over all items "
+            f"{100 * ni['pooled']['lower_bound']:+.2f}."
+        )
+    eq = r.equivalence
+    if eq is not None:
+        margin = 100 * eq["margin"]
+        verdict = "EQUIVALENT" if eq["equivalent"] else "EQUIVALENCE NOT SHOWN"
+        out += (
+            f" {verdict} within +/- {margin:g} points (two one-sided tests at alpha = "
+            f"{r.alpha:g}; {sum(t['equivalent'] for t in eq['tasks'])} of "
+            f"{len(eq['tasks'])} task(s) inside)."
+        )
+    return out
 
 
 def _p(p) -> str:
@@ -258,4 +296,14 @@ def rank_coverage_verdict(r) -> str:
     return (
         f"coverage falls below {level} by more than 2 Monte Carlo SE in {len(short)} of "
         f"{len(rows)} configurations: {names}."
+    )
+
+
+def noninferiority_plan_verdict(r) -> str:
+    """Return plan --margin's sentence: the items per task that show non-inferiority."""
+    return (
+        f"showing the candidate no worse than {100 * r.margin:g} points, with "
+        f"{100 * r.flip_rate:.1f}% of items flipping and an expected drop of "
+        f"{100 * r.delta:.2f} points (one-sided alpha={r.alpha:g}, power {r.power:g}), needs "
+        f"{r.required_n:,} items per task"
     )

@@ -1,0 +1,178 @@
+"""Non-inferiority and equivalence gates: Tango's score test, its size, the degrade gate."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import optimize, stats
+
+import evalgap
+from evalgap.errors import InputError
+from evalgap.stats import noninferiority as ni
+
+from conftest import shared_file
+
+
+@pytest.mark.parametrize(
+    ("x1", "x2", "n", "d0"),
+    [(30, 40, 500, -0.05), (5, 20, 300, -0.02), (60, 10, 250, 0.1), (0, 0, 250, -0.01)],
+)
+def test_score_statistic_equals_a_numerically_constrained_mle(x1, x2, n, d0):
+    """Oracle: maximise the multinomial likelihood under p1 - p2 = d0 with scipy, then the
+    score statistic (delta_hat - d0) / sqrt(Var_0 / n), Var_0 = p1 + p2 - d0^2."""
+    rest = n - x1 - x2
+
+    def negative(p2):
+        p1 = p2 + d0
+        return -(x1 * np.log(p1) + x2 * np.log(p2) + rest * np.log(1 - p1 - p2))
+
+    low, high = max(0.0, -d0) + 1e-12, (1 - d0) / 2 - 1e-12
+    p2 = optimize.minimize_scalar(
+        negative, bounds=(low, high), method="bounded", options={"xatol": 1e-13}
+    ).x
+    p1 = p2 + d0
+    oracle = ((x1 - x2) / n - d0) / np.sqrt((p1 + p2 - d0**2) / n)
+    assert float(ni.constrained_p2(x1, x2, n, d0)) == pytest.approx(p2, abs=1e-7)
+    assert float(ni.score_statistic(x1, x2, n, d0)) == pytest.approx(oracle, rel=1e-6)
+
+
+def test_lower_bound_inverts_the_test():
+    _, _, _, low, high = ni.noninferiority_binary(30, 40, 500, 0.05)
+    crit = stats.norm.ppf(0.95)
+    assert float(ni.score_statistic(30, 40, 500, low)) == pytest.approx(crit, abs=1e-6)
+    assert float(ni.score_statistic(30, 40, 500, high)) == pytest.approx(-crit, abs=1e-6)
+    # the test at margin M rejects exactly when the lower bound is above -M
+    for margin in (0.03, 0.05, 0.06):
+        _, _, p, low, _ = ni.noninferiority_binary(30, 40, 500, margin)
+        assert (p <= 0.05) == (low > -margin)
+
+
+@pytest.mark.parametrize(("n", "flip_rate", "margin"), [(400, 0.1, 0.02), (2000, 0.05, 0.01)])
+def test_size_at_the_boundary_is_at_most_alpha(n, flip_rate, margin):
+    """Paired binary data with p_c = p_b - M exactly: the rejection rate <= alpha + 2 SE."""
+    rng = np.random.default_rng(n)
+    trials = 20_000
+    p1, p2 = (flip_rate - margin) / 2, (flip_rate + margin) / 2  # candidate-only, baseline-only
+    draws = rng.multinomial(n, [p1, p2, 1 - p1 - p2], size=trials)
+    _, _, p, _, _ = ni.noninferiority_binary(draws[:, 0], draws[:, 1], n, margin)
+    rate = float(np.mean(p <= 0.05))
+    se = np.sqrt(0.05 * 0.95 / trials)
+    assert rate <= 0.05 + 2 * se
+    assert rate >= 0.03  # and not needlessly conservative
+
+
+def test_exact_unconditional_p_value_keeps_the_level_on_small_tasks():
+    n, margin = 40, 0.1
+    rng = np.random.default_rng(1)
+    worst = 0.0
+    for p2 in (0.1, 0.2, 0.35):
+        p1 = p2 - margin
+        draws = rng.multinomial(n, [p1, p2, 1 - p1 - p2], size=400)
+        _, _, p, _, _ = ni.noninferiority_binary(draws[:, 0], draws[:, 1], n, margin)
+        worst = max(worst, float(np.mean(p <= 0.05)))
+    assert worst <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / 400)
+
+
+def test_graded_noninferiority_is_the_shifted_paired_t_test():
+    rng = np.random.default_rng(2)
+    base = rng.random(300)
+    cand = np.clip(base - 0.01 + rng.normal(0, 0.1, 300), 0, 1)
+    d = cand - base
+    t, p, low, _ = ni.noninferiority_mean(d.mean(), d.std(ddof=1), d.size, 0.03)
+    oracle = stats.ttest_1samp(d, -0.03, alternative="greater")
+    assert float(t) == pytest.approx(oracle.statistic)
+    assert float(p) == pytest.approx(oracle.pvalue)
+    ci = stats.ttest_1samp(d, 0).confidence_interval(0.90)
+    assert float(low) == pytest.approx(ci.low)
+
+
+def test_required_n_delivers_the_power_by_simulation():
+    n = int(ni.noninferiority_required_n(0.1, 0.0, 0.02))
+    rng = np.random.default_rng(3)
+    draws = rng.multinomial(n, [0.05, 0.05, 0.9], size=4000)
+    _, _, p, _, _ = ni.noninferiority_binary(draws[:, 0], draws[:, 1], n, 0.02)
+    assert float(np.mean(p <= 0.05)) == pytest.approx(0.8, abs=0.025)
+    assert evalgap.plan_noninferiority(margin=0.02, flip_rate=0.1).required_n == n
+
+
+def _bbh():
+    return shared_file("bbh_codex", "bbh_codex_long.csv")
+
+
+def test_bbh_answer_only_fails_non_inferiority_to_chain_of_thought(run_cli):
+    out = run_cli(
+        "degrade",
+        "--scores",
+        _bbh(),
+        "--baseline",
+        "code-davinci-002-cot",
+        "--candidate",
+        "code-davinci-002-direct",
+        "--margin",
+        "0.01",
+        "--fail-on-degradation",
+        "--json",
+    )
+    assert out.returncode == 1
+    data = json.loads(out.stdout)["non_inferiority"]
+    assert data["margin"] == 0.01 and data["non_inferior"] is False
+    keys = {"task", "n_items", "delta", "lower_bound", "p_value", "non_inferior"}
+    assert all(set(t) == keys for t in data["tasks"]) and len(data["tasks"]) == 27
+    assert data["pooled"]["lower_bound"] < -0.2
+
+
+def test_chain_of_thought_against_itself_with_noise_passes(run_cli, tmp_path):
+    frame = pd.read_csv(_bbh())
+    cot = frame[frame["model"] == "code-davinci-002-cot"].copy()
+    noisy = cot.copy()
+    rng = np.random.default_rng(0)
+    flip = rng.random(len(noisy)) < 0.01  # 1% of items flip, either way
+    noisy.loc[flip, "correct"] = 1 - noisy.loc[flip, "correct"]
+    noisy["model"] = "cot-noisy"
+    path = tmp_path / "scores.csv"
+    pd.concat([cot, noisy]).to_csv(path, index=False)
+    r = evalgap.degrade(
+        str(path),
+        baseline="code-davinci-002-cot",
+        candidate="cot-noisy",
+        margin=0.05,
+        equivalence=0.05,
+    )
+    assert r.non_inferiority["non_inferior"] and r.equivalence["equivalent"]
+    assert not r.gate_fails and "NON-INFERIOR: on every task" in r.verdict
+    out = run_cli(
+        "degrade",
+        "--scores",
+        path,
+        "--baseline",
+        "code-davinci-002-cot",
+        "--candidate",
+        "cot-noisy",
+        "--margin",
+        "0.05",
+        "--fail-on-degradation",
+    )
+    assert out.returncode == 0, out.stdout[-500:]
+
+
+def test_margin_needs_item_counts_and_a_sensible_value(run_cli, tmp_path):
+    counts = pd.DataFrame({"task": ["a"], "a_only": [10], "b_only": [12]})
+    with pytest.raises(InputError, match="a margin needs each task's item count"):
+        evalgap.degrade(counts=counts, margin=0.01)
+    with pytest.raises(InputError, match="margin must be in"):
+        ni.noninferiority_binary(1, 2, 100, 1.5)
+    path = tmp_path / "c.csv"
+    counts.assign(both_correct=400, both_wrong=78).to_csv(path, index=False)
+    out = run_cli(
+        "degrade", "--counts", path, "--margin", "0.05", "--equivalence", "0.05", "--json"
+    )
+    assert out.returncode == 0
+    data = json.loads(out.stdout)
+    assert (
+        data["equivalence"]["tasks"][0]["upper_bound"]
+        > data["equivalence"]["tasks"][0]["lower_bound"]
+    )
+    assert run_cli("degrade", "--counts", path, "--margin", "2").returncode == 2
