@@ -166,3 +166,21 @@ def test_counts_report_loads(tmp_path):
     # forest and r per pair; no per-item data, so no e-process and N* still drawn
     assert dom.count("<svg") == 3 and "rank 5" in dom
     assert_verdicts_visible(path, tmp_path / "profile", 6)
+
+
+def test_ranks_page_in_the_browser(tmp_path):
+    """The ranks page (rank-interval plot, table, heatmap): no console message, every figure."""
+    import evalgap
+    from evalgap.report.html import ranks_report
+
+    frame = long_named(leaderboard(n_items=1500))
+    result = evalgap.ranks(frame, n_bootstrap=300)
+    path = tmp_path / "ranks.html"
+    text = ranks_report(result, provenance={"command": "evalgap ranks", "inputs": []})
+    assert "<script" not in text
+    path.write_text(text, encoding="utf-8")
+    dom, log = open_in_browser(path, tmp_path / "profile")
+    assert ":CONSOLE" not in log
+    tasks = result.ranks["task"].nunique()
+    assert len(re.findall(r"<svg", dom)) == 2 * tasks  # rank intervals and heatmap per task
+    assert "Rank set" in dom and "Tier" in dom
