@@ -38,6 +38,8 @@ _HOMES = {
     "audit": "evalgap._api",
     "degrade": "evalgap._api",
     "ranks": "evalgap._api",
+    "Monitor": "evalgap._watch",
+    "WatchStatus": "evalgap._watch",
     "RanksResult": "evalgap._ranks",
     "trim": "evalgap._api",
     "align": "evalgap._api",

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from evalgap.report.text import format_n, format_p, format_q
 
 if TYPE_CHECKING:  # the jobs import this module; their result types are only annotations
@@ -307,3 +309,28 @@ def noninferiority_plan_verdict(r) -> str:
         f"{100 * r.delta:.2f} points (one-sided alpha={r.alpha:g}, power {r.power:g}), needs "
         f"{r.required_n:,} items per task"
     )
+
+
+def watch_verdict(r) -> str:
+    """Return the monitor's sentence: decided targets, what the others need, whether to stop."""
+    frame = r.pairs
+    if frame.empty:
+        return "no target pair has an item both models scored yet"
+    decided = int(frame["decided"].sum())
+    out = (
+        f"{decided} of {len(frame)} target pair{'s' if len(frame) != 1 else ''} decided "
+        f"({r.procedure}, alpha={r.alpha:g})"
+    )
+    open_ = frame[~frame["decided"]]
+    if len(open_):
+        finite = open_["further_items"][np.isfinite(open_["further_items"].astype(float))]
+        if len(finite):
+            out += (
+                f"; the nearest of the others needs about {format_n(float(finite.min()))} more "
+                "items at the current estimates"
+            )
+        else:
+            out += "; the others show no gap to resolve at these estimates"
+    if r.done:
+        out += f"; stop: {r.reason}"
+    return out

@@ -1,0 +1,121 @@
+"""Monitor: deciding pairs while an evaluation runs (e-processes, e-BH), replayed on real data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import evalgap
+from evalgap.errors import InputError
+
+from conftest import shared_file
+
+LLAMA = ("Meta-Llama-3_1-8B_5shots", "Meta-Llama-3_1-8B-Instruct_5shots")
+
+
+def _mmlu(models):
+    frame = pd.read_csv(shared_file("mmlu_pro", "mmlu_pro_long.csv.gz"))
+    return frame[frame["model"].isin(models)]
+
+
+def _replay(monitor, frame, seed=0, every=200):
+    """Feed the rows item by item in a seeded random order; status every ``every`` items."""
+    items = np.random.default_rng(seed).permutation(frame["question_id"].unique())
+    rows = {q: g for q, g in frame.groupby("question_id")}
+    history = []
+    for k, item in enumerate(items, 1):
+        for row in rows[item].itertuples():
+            monitor.update(row.model, item, float(row.correct))
+        if k % every == 0 or k == len(items):
+            status = monitor.status()
+            history.append((k, status))
+            if status.done:
+                break
+    return history
+
+
+def test_a_clear_pair_is_decided_long_before_the_benchmark_ends():
+    frame = _mmlu(LLAMA)
+    monitor = evalgap.Monitor(targets="pair", pair=LLAMA)
+    k, status = _replay(monitor, frame)[-1]
+    assert status.done and status.reason == "every target pair is decided"
+    assert k <= 1000  # of 12,032 items
+    row = status.pairs.iloc[0]
+    assert row["lower"] < row["delta"] < row["upper"]
+    # the Instruct model is ahead; the betting confidence sequence (a different, more
+    # conservative construction than the discordant-sign e-process that decides) reaches 0
+    ahead = row["lower"] >= 0 if row["model_a"] == LLAMA[1] else row["upper"] <= 0
+    assert ahead and row["e_value"] >= 20
+    assert "1 of 1 target pair decided" in status.verdict
+
+
+@pytest.mark.slow  # about 20 s: 60,000 updates through the Python loop
+def test_pairs_the_fixed_n_audit_leaves_unresolved_are_never_decided_early():
+    """Seven MMLU-Pro models adjacent in rank, among them pairs the audit leaves unresolved
+    at fixed n: e-BH over all pairs never decides one of those before the last item."""
+    models = [
+        "Meta-Llama-3_1-70B_5shots",
+        "Meta-Llama-3-70B_5shots",
+        "jamba-1.5-large_5shots",
+        "Qwen1.5-110B_5shots",
+        "Yi-34B_5shots",
+        "mathstral-7B_5shots",
+        "Mixtral-8x7B-Instruct-v0.1_5shots",
+    ]
+    frame = _mmlu(models)
+    audit = evalgap.audit(
+        frame,
+        model_column="model",
+        item_column="question_id",
+        score_column="correct",
+        n_bootstrap=0,
+        n_bootstrap_required_n=0,
+        n_rank_bootstrap=0,
+    ).to_frame()
+    unresolved = {
+        frozenset((a, b))
+        for a, b, ok in zip(audit.model_a, audit.model_b, audit.resolved_fixed_n, strict=True)
+        if not ok
+    }
+    assert len(unresolved) >= 2
+    monitor = evalgap.Monitor(targets="adjacent")
+    for k, status in _replay(monitor, frame, every=3000)[:-1]:
+        decided = {
+            frozenset((a, b))
+            for a, b, d in zip(
+                status.pairs.model_a, status.pairs.model_b, status.pairs.decided, strict=True
+            )
+            if d
+        }
+        assert not decided & unresolved, (k, decided & unresolved)
+    assert status.procedure == "e-BH"
+
+
+def test_graded_pairs_use_the_betting_e_process_and_budget_stops():
+    rng = np.random.default_rng(1)
+    monitor = evalgap.Monitor(
+        targets="baseline", baseline="base", budget=300, price_per_1k_tokens=2.0
+    )
+    for item in range(300):
+        monitor.update("base", item, rng.beta(5, 5), tokens=500)
+        monitor.update("same", item, rng.beta(5, 5), tokens=400)
+        monitor.update("better", item, min(1.0, rng.beta(5, 5) + 0.2), tokens=700)
+    status = monitor.status()
+    table = status.pairs.set_index("model_b")
+    assert status.done and "budget" in status.reason
+    assert table.loc["better", "decided"] and not table.loc["same", "decided"]
+    assert table.loc["same", "further_cost"] == pytest.approx(
+        table.loc["same", "further_items"] * 900 / 1000 * 2.0
+    )
+
+
+def test_bad_updates_are_refused():
+    monitor = evalgap.Monitor(targets="all")
+    monitor.update("a", 1, 1.0)
+    with pytest.raises(InputError, match="scored item 1 of task 'all' twice"):
+        monitor.update("a", 1, 0.0)
+    with pytest.raises(InputError, match="scores are in"):
+        monitor.update("b", 1, 2.0)
+    with pytest.raises(InputError, match="needs pair="):
+        evalgap.Monitor(targets="pair")
