@@ -119,3 +119,65 @@ def test_bad_updates_are_refused():
         monitor.update("b", 1, 2.0)
     with pytest.raises(InputError, match="needs pair="):
         evalgap.Monitor(targets="pair")
+
+
+def _write_chunk(root, frame, models, items):
+    """Append the models' records of ``items`` to lm-eval-style sample logs under ``root``."""
+    import json as _json
+
+    for model in models:
+        folder = root / model
+        folder.mkdir(parents=True, exist_ok=True)
+        rows = frame[(frame["model"] == model) & frame["question_id"].isin(items)]
+        present = set(rows["question_id"])
+        rows = rows.set_index("question_id").loc[[i for i in items if i in present]]
+        with open(folder / "samples_mmlu_pro_2026-01-01T00-00-00.jsonl", "a") as out:
+            for item, row in rows.iterrows():
+                out.write(
+                    _json.dumps(
+                        {"doc_id": int(item), "acc": float(row["correct"]), "metrics": ["acc"]}
+                    )
+                    + "\n"
+                )
+
+
+def test_watch_command_follows_a_growing_log_directory(run_cli, tmp_path):
+    import json as _json
+
+    frame = _mmlu(LLAMA)
+    items = list(np.random.default_rng(0).permutation(frame["question_id"].unique()))
+    root = tmp_path / "out"
+    for start in range(0, 3000, 300):
+        _write_chunk(root, frame, LLAMA, items[start : start + 300])
+        out = run_cli("watch", "--logs", root, "--pair", *LLAMA, "--once", "--json")
+        line = _json.loads(out.stdout.strip().splitlines()[-1])
+        # each --once is a fresh look at the whole log (a running watch reads only new lines)
+        assert line["new_records"] == 2 * (start + 300)
+        if out.returncode == 0:
+            break
+        assert out.returncode == 1 and not line["done"]
+    assert out.returncode == 0 and line["done"]
+    assert line["reason"] == "every target pair is decided"
+    assert line["pairs"][0]["n_items"] < 2000 < 12_032
+    text = run_cli("watch", "--logs", root, "--pair", *LLAMA, "--once")
+    assert text.returncode == 0 and "1 of 1 target pair decided" in text.stdout
+
+
+def test_the_follower_reads_only_what_was_appended(tmp_path):
+    from evalgap.io.follow import LogFollower
+
+    log = tmp_path / "m1" / "samples_mmlu_pro_2026-01-01T00-00-00.jsonl"
+    log.parent.mkdir()
+    line = '{"doc_id": %d, "acc": 1.0, "metrics": ["acc"]}\n'
+    log.write_text("".join(line % i for i in range(100)))
+    follower = LogFollower([tmp_path])
+    assert len(follower.poll()) == 100
+    first = follower.bytes_read
+    with open(log, "a") as out:
+        out.write(line % 100 + '{"doc_id": 101, "ac')  # the last line is still being written
+    new = follower.poll()
+    assert [r[2] for r in new] == ["100"] and follower.bytes_read - first == len(line % 100)
+    with open(log, "a") as out:
+        out.write('c": 0.0, "metrics": ["acc"]}\n')
+    assert follower.poll() == [("m1", "mmlu_pro", "101", 0.0)]
+    assert follower.poll() == []

@@ -688,6 +688,126 @@ def ranks(
     _emit(result, as_json, "ranks")
 
 
+WATCH_EXAMPLES = """
+\b
+Examples:
+  # Stop a run as soon as the quantized model is decided against the baseline:
+  evalgap watch --logs out/ --pair bf16 fp8 --interval 30
+\b
+  # All adjacent pairs of a leaderboard run, one JSON line per poll, a budget:
+  evalgap watch --logs out/ --budget 5000 --json
+\b
+  # One look at the logs (exit 0: everything decided; 1: not yet):
+  evalgap watch --logs out/ --once
+"""
+
+
+@cli.command(epilog=WATCH_EXAMPLES)
+@click.option(
+    "--logs",
+    "log_paths",
+    multiple=True,
+    required=True,
+    type=click.Path(path_type=str),
+    help="A directory (or file) of lm-eval samples_*.jsonl logs that grows (repeatable).",
+)
+@click.option("--pair", nargs=2, help="Watch one pair: model A and model B.")
+@click.option("--baseline", help="Watch every model against this one.")
+@click.option(
+    "--targets",
+    type=click.Choice(["adjacent", "all"]),
+    default="adjacent",
+    show_default=True,
+    help="Without --pair or --baseline: the pairs adjacent in the current ranking, or all.",
+)
+@click.option("--metric", help="The per-item metric of the logs (default: lm-eval's per task).")
+@click.option("--budget", type=click.IntRange(min=1), help="Stop after this many items per model.")
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=0),
+    default=10.0,
+    show_default=True,
+    help="Seconds between looks at the logs.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Give up (exit 1) after this many seconds without a new record.",
+)
+@click.option("--once", is_flag=True, help="Look once and exit: 0 if every target is decided.")
+@option("power")
+@option("json", help="Print one JSON line per look instead of a report.")
+@option("alpha")
+def watch(
+    log_paths,
+    pair,
+    baseline,
+    targets,
+    metric,
+    budget,
+    interval,
+    timeout,
+    once,
+    power,
+    as_json,
+    alpha,
+):
+    """Watch an evaluation in progress: which pairs are decided, when to stop.
+
+    Reads only the lines appended since the last look. Binary pairs: the discordant-sign
+    e-process; graded: a betting e-process; families: e-BH. Valid when watched after every
+    item. Exit codes: 0 (every target decided, or the budget spent), 1 (not decided: --once,
+    or --timeout reached), 2 (bad input).
+    """
+    import time
+
+    from evalgap._watch import Monitor
+    from evalgap.io.follow import LogFollower
+
+    if pair and baseline:
+        raise InputError("give either --pair A B or --baseline M, not both")
+    monitor = Monitor(
+        targets="pair" if pair else "baseline" if baseline else targets,
+        pair=tuple(pair) if pair else None,
+        baseline=baseline,
+        alpha=alpha,
+        power=power,
+        budget=budget,
+    )
+    follower = LogFollower(list(log_paths), metric=metric)
+    quiet_since = time.monotonic()
+    while True:
+        records = follower.poll()
+        for model, task, item, score in records:
+            monitor.update(model, item, score, task=task)
+        if records:
+            quiet_since = time.monotonic()
+        status = monitor.status()
+        if as_json or records or once:
+            _emit_watch(status, as_json, len(records), follower.bytes_read)
+        if status.done:
+            return
+        if once:
+            raise click.exceptions.Exit(1)
+        if timeout is not None and time.monotonic() - quiet_since >= timeout:
+            _note(f"no new record for {timeout:g} s: stopping with targets undecided")
+            raise click.exceptions.Exit(1)
+        time.sleep(interval)
+
+
+def _emit_watch(status, as_json: bool, new_records: int, bytes_read: int) -> None:
+    if as_json:
+        from evalgap.report.json_output import to_json
+
+        click.echo(
+            to_json({**status.to_dict(), "new_records": new_records, "bytes_read": bytes_read})
+        )
+        return
+    from evalgap.report import terminal
+
+    terminal.render_watch(status, _console(), new_records=new_records)
+
+
 DEGRADE_EXAMPLES = """
 \b
 Examples:

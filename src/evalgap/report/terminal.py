@@ -783,16 +783,20 @@ def render_simulation(result, console: Console) -> None:
                 f"{row.n_items:,}",
                 markup(row.method),
                 f"{number(row.coverage, '.3f')} ({number(row.coverage_se, '.3f')})",
-                number(row.mean_width, '.1f'),
-                number(row.marginal_coverage, '.3f'),
+                number(row.mean_width, ".1f"),
+                number(row.marginal_coverage, ".3f"),
             ]
             for row in result.rows.itertuples()
         ]
         print_table(
             console,
             [
-                ("configuration", "left"), ("K", "right"), ("N", "right"),
-                ("method", "left"), ("coverage (SE)", "right"), ("set size", "right"),
+                ("configuration", "left"),
+                ("K", "right"),
+                ("N", "right"),
+                ("method", "left"),
+                ("coverage (SE)", "right"),
+                ("set size", "right"),
                 ("marginal", "right"),
             ],
             rows,
@@ -873,9 +877,11 @@ def render_ranks(r, console: Console, *, max_rows: int = 60) -> None:
                 cells.append(_rank_set(m["rank_low"], m["rank_high"]))
             cells.append(str(row.tier))
             rows.append(cells)
-        more = f" (the first {max_rows} of {len(sub):,}; --json or --html for all)" if len(
-            sub
-        ) > max_rows else ""
+        more = (
+            f" (the first {max_rows} of {len(sub):,}; --json or --html for all)"
+            if len(sub) > max_rows
+            else ""
+        )
         print_table(
             console,
             columns,
@@ -910,3 +916,46 @@ def render_ranks(r, console: Console, *, max_rows: int = 60) -> None:
 def _rank_set(low, high) -> str:
     low, high = int(low), int(high)
     return str(low) if low == high else f"{low}-{high}"
+
+
+def render_watch(status, console: Console, *, new_records: int = 0) -> None:
+    """Print one look at an evaluation in progress: the target pairs and the verdict."""
+    import time
+
+    frame = status.pairs
+    rows = [
+        [
+            str(row.model_a),
+            str(row.model_b),
+            f"{int(row.n_items):,}",
+            number(row.delta, "+.4f"),
+            f"[{number(row.lower, '+.3f')}, {number(row.upper, '+.3f')}]",
+            number(row.e_value, ".3g"),
+            "[green]yes[/]" if row.decided else "no",
+            format_n(row.further_items),
+        ]
+        for row in frame.itertuples()
+    ]
+    if rows:
+        print_table(
+            console,
+            [
+                ("A", "left"),
+                ("B", "left"),
+                ("items", "right"),
+                ("delta", "right"),
+                ("confidence sequence", "center"),
+                ("e", "right"),
+                ("decided", "center"),
+                ("more items", "right"),
+            ],
+            rows,
+            names=(0, 1),
+            name_line="{0} vs {1}",
+            box=box.SIMPLE_HEAD,
+            padding=(0, 1),
+            pad_edge=False,
+            title=f"{time.strftime('%H:%M:%S')}: {plural(new_records, 'new record')}",
+            title_justify="left",
+        )
+    console.print(markup(status.verdict))
