@@ -181,3 +181,23 @@ def test_the_follower_reads_only_what_was_appended(tmp_path):
         out.write('c": 0.0, "metrics": ["acc"]}\n')
     assert follower.poll() == [("m1", "mmlu_pro", "101", 0.0)]
     assert follower.poll() == []
+
+
+def test_monitoring_study_keeps_the_level_when_looking_after_every_item(run_cli):
+    from evalgap import simulate
+
+    r = simulate.monitoring(n_trials=400, horizon=400, seed=3)
+    rows = r.rows.set_index("scenario")
+    assert list(rows.index) == ["binary pair", "graded pair", "binary family"]
+    assert (rows["error_rate"] <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / 400)).all()
+    assert rows.loc["binary family", "n_models"] == 6
+    out = run_cli("simulate", "monitoring", "--trials", "50", "--horizon", "100", "--json")
+    assert out.returncode == 0, out.stderr
+
+
+@pytest.mark.slow  # the defaults: about 30 s
+def test_monitoring_study_defaults():
+    from evalgap import simulate
+
+    rows = simulate.monitoring().rows
+    assert (rows["error_rate"] <= 0.05 + 2 * rows["error_se"]).all()

@@ -1311,6 +1311,41 @@ def aggregation(max_tasks, experiments, flip_rate, alpha, seed, jobs, as_json, p
     _finish_simulation(result, "aggregation_figure", as_json, plot_path)
 
 
+@simulate.command()
+@option("trials", default=2000, help="Simulated evaluations per scenario.")
+@click.option(
+    "--horizon",
+    type=click.IntRange(min=2),
+    default=2000,
+    show_default=True,
+    help="Items followed; the rule looks after every one.",
+)
+@click.option(
+    "--models",
+    type=click.IntRange(min=3),
+    default=6,
+    show_default=True,
+    help="Models of the e-BH family scenario.",
+)
+@_simulation_options
+def monitoring(trials, horizon, models, alpha, seed, jobs, as_json, plot_path):
+    """Type-I error of stopping when `watch` says decided, looking after every item."""
+    from evalgap._monitoring import monitoring_study
+
+    if plot_path:
+        raise InputError("--plot: the monitoring study has no figure; its table says it all")
+    with _progress(as_json, "monitoring") as tick:
+        result = monitoring_study(
+            n_trials=trials,
+            horizon=horizon,
+            n_models=models,
+            alpha=alpha,
+            seed=seed,
+            progress=tick,
+        )
+    _emit(result, as_json, "simulate")
+
+
 @simulate.command("rank-coverage")
 @click.option(
     "--simulations",

@@ -12,11 +12,15 @@ the same names run them from the command line.
 * :func:`aggregation` -- pooled, max-drop, Fisher and any-of-three rejection rates over
   T = 1..20 tasks (*When LLMs get significantly worse*, Figure 3);
 * :func:`rank_coverage` -- simultaneous coverage of the true ranks by the rank sets of
-  :func:`evalgap.ranks`, near-ties and many models included.
+  :func:`evalgap.ranks`, near-ties and many models included;
+* :func:`monitoring` -- the error of stopping when ``watch`` says a pair is decided, looking
+  after every item (binary and graded pairs, and an e-BH family).
 """
 
 from __future__ import annotations
 
+from evalgap._monitoring import MonitoringResult
+from evalgap._monitoring import monitoring_study as monitoring
 from evalgap._rank_coverage import Configuration, RankCoverageResult, rank_coverage
 from evalgap._simulate import (
     AggregationResult,
@@ -35,12 +39,14 @@ __all__ = [
     "AggregationResult",
     "CalibrationResult",
     "Configuration",
+    "MonitoringResult",
     "PowerCurveResult",
     "ProspectiveResult",
     "RankCoverageResult",
     "SequentialResult",
     "aggregation",
     "calibration",
+    "monitoring",
     "power_curve",
     "prospective",
     "rank_coverage",

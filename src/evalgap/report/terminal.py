@@ -775,6 +775,29 @@ def render_simulation(result, console: Console) -> None:
                 f"stopping time under H1: median {number(r.stopping_ratio_median, '.2f')} N*, "
                 f"mean {number(r.stopping_ratio_mean, '.2f')} N*"
             )
+    elif type(result).__name__ == "MonitoringResult":
+        rows = [
+            [
+                str(row.scenario),
+                f"{row.n_models:,}",
+                f"{row.horizon:,}",
+                f"{number(row.error_rate, '.4f')} ({number(row.error_se, '.4f')})",
+            ]
+            for row in result.rows.itertuples()
+        ]
+        print_table(
+            console,
+            [
+                ("scenario", "left"),
+                ("models", "right"),
+                ("looks", "right"),
+                ("error rate (SE)", "right"),
+            ],
+            rows,
+            names=(0,),
+            title=f"stopping under continuous monitoring, alpha = {result.alpha:g}",
+            title_justify="left",
+        )
     elif type(result).__name__ == "RankCoverageResult":
         rows = [
             [
