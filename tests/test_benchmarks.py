@@ -25,6 +25,23 @@ RUNS = [
         ["math/matmul", "boundary/math"],
     ),
     (["bench_block.py", "--items", "1000", "--exponents", "16", "20"], ["bootstrap s"]),
+    (
+        [
+            "bench_ranks.py",
+            "--models",
+            "30",
+            "--items",
+            "500",
+            "--arena-models",
+            "6",
+            "--battles",
+            "3000",
+            "--replicates",
+            "50",
+        ],
+        ["rank sets", "speed-up"],
+    ),
+    (["bench_watch.py", "--gib", "0.02", "--batch", "500"], ["look time"]),
 ]
 
 
