@@ -161,6 +161,22 @@ def test_watch_command_follows_a_growing_log_directory(run_cli, tmp_path):
     assert line["pairs"][0]["n_items"] < 2000 < 12_032
     text = run_cli("watch", "--logs", root, "--pair", *LLAMA, "--once")
     assert text.returncode == 0 and "1 of 1 target pair decided" in text.stdout
+    # every adjacent pair of the two models, with a projected cost
+    cost = run_cli(
+        "watch",
+        "--logs",
+        root,
+        "--once",
+        "--json",
+        "--price-per-1k-tokens",
+        "0.5",
+        "--tokens-per-item",
+        "800",
+    )
+    record = _json.loads(cost.stdout.strip().splitlines()[-1])
+    assert record["pairs"][0]["decided"] and record["pairs"][0]["further_cost"] == 0.0
+    refused = run_cli("watch", "--logs", root, "--once", "--price-per-1k-tokens", "0.5")
+    assert refused.returncode == 2 and "--tokens-per-item" in refused.stderr
 
 
 def test_the_follower_reads_only_what_was_appended(tmp_path):

@@ -734,6 +734,17 @@ Examples:
     type=click.FloatRange(min=0, min_open=True),
     help="Give up (exit 1) after this many seconds without a new record.",
 )
+@click.option(
+    "--price-per-1k-tokens",
+    type=click.FloatRange(min=0),
+    help="Price of 1,000 tokens, for the projected cost of the further items (with "
+    "--tokens-per-item: lm-eval sample logs carry no token counts).",
+)
+@click.option(
+    "--tokens-per-item",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Tokens one item costs each model (prompt and answer), for the projected cost.",
+)
 @click.option("--once", is_flag=True, help="Look once and exit: 0 if every target is decided.")
 @option("power")
 @option("json", help="Print one JSON line per look instead of a report.")
@@ -747,6 +758,8 @@ def watch(
     budget,
     interval,
     timeout,
+    price_per_1k_tokens,
+    tokens_per_item,
     once,
     power,
     as_json,
@@ -766,6 +779,8 @@ def watch(
 
     if pair and baseline:
         raise InputError("give either --pair A B or --baseline M, not both")
+    if (price_per_1k_tokens is None) != (tokens_per_item is None):
+        raise InputError("a projected cost needs both --price-per-1k-tokens and --tokens-per-item")
     monitor = Monitor(
         targets="pair" if pair else "baseline" if baseline else targets,
         pair=tuple(pair) if pair else None,
@@ -773,13 +788,14 @@ def watch(
         alpha=alpha,
         power=power,
         budget=budget,
+        price_per_1k_tokens=price_per_1k_tokens,
     )
     follower = LogFollower(list(log_paths), metric=metric)
     quiet_since = time.monotonic()
     while True:
         records = follower.poll()
         for model, task, item, score in records:
-            monitor.update(model, item, score, task=task)
+            monitor.update(model, item, score, task=task, tokens=tokens_per_item)
         if records:
             quiet_since = time.monotonic()
         status = monitor.status()
