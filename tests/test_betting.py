@@ -62,3 +62,17 @@ def test_e_bh_matches_its_definition_and_controls_fdr():
         false += rejected[4:].sum() / max(rejected.sum(), 1)
         total += 1
     assert false / total <= 0.1
+
+
+def test_incremental_confidence_sequence_equals_the_batch_one():
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-0.4, 0.8, 2000)
+    state = sq.betting_start(grid_points=401)
+    for chunk in np.array_split(x, 9):
+        state = sq.betting_update(state, chunk)
+    assert sq.betting_interval(state) == sq.betting_confidence_sequence(x, grid_points=401)
+    batch = sq.betting_log_e(x, null=state.grid)[:, -1]
+    np.testing.assert_allclose(
+        np.logaddexp(state.log_up, state.log_down) - np.log(2), batch, atol=1e-9
+    )
+    assert state.count == 2000 and state.total == pytest.approx(x.sum())

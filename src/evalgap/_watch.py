@@ -34,6 +34,7 @@ from evalgap.stats import _validate, sequential
 from evalgap.stats import power as pw
 
 TARGETS = ("pair", "adjacent", "all", "baseline")
+GRID_POINTS = 401  # candidate means of the confidence sequence (steps of 0.005 on [-1, 1])
 
 
 @dataclass
@@ -45,6 +46,8 @@ class _Pair:
     a_only: int = 0
     b_only: int = 0
     decided_at: int | None = None  # items seen when a single-pair target first crossed
+    sequence: sequential.BettingState | None = None  # the confidence sequence so far
+    processed: int = 0  # differences already in ``sequence``
 
 
 @dataclass(frozen=True, repr=False)
@@ -217,7 +220,7 @@ class Monitor:
             task, a, b = key
             state = self._pairs[key]
             d = np.asarray(state.differences)
-            low, high = sequential.betting_confidence_sequence(d, alpha=self.alpha, grid_points=401)
+            low, high = self._interval(state, d)
             rows.append(
                 {
                     "task": task,
@@ -278,9 +281,24 @@ class Monitor:
         done, reason = self._done(frame)
         return WatchStatus(frame.drop(columns=["sd"]), self.alpha, procedure, items, done, reason)
 
+    def _interval(self, state: _Pair, d: np.ndarray) -> tuple[float, float]:
+        """The pair's anytime-valid interval, extended by the differences since the last look
+        (a look costs the new items, not all of them)."""
+        if state.sequence is None:
+            state.sequence = sequential.betting_start(grid_points=GRID_POINTS)
+        state.sequence = sequential.betting_update(
+            state.sequence, d[state.processed :], alpha=self.alpha
+        )
+        state.processed = d.size
+        return sequential.betting_interval(state.sequence)
+
     def _e_value(self, state: _Pair) -> float:
         if state.binary:
             log_e = float(sequential.log_e_value(state.a_only, state.b_only))
+        elif state.sequence is not None and state.processed == len(state.differences):
+            at = state.sequence  # the e-process at mean 0 is the grid's middle point
+            zero = int(np.argmin(np.abs(at.grid)))
+            log_e = float(np.logaddexp(at.log_up[zero], at.log_down[zero]) - np.log(2.0))
         else:
             log_e = float(sequential.betting_log_e(np.asarray(state.differences))[-1])
         return math.exp(min(log_e, 700.0))

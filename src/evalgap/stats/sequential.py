@@ -19,6 +19,8 @@ The **z-equivalent boundary** ``u(n)`` is the McNemar statistic ``|b - c| / sqrt
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy import special
 
@@ -272,26 +274,37 @@ def resolved_anytime(statistic, boundary_value, power=0.8):
 MAX_BET = 0.5  # the largest fraction of capital staked per item (of the largest allowed)
 
 
-def predictable_bets(x, *, lower=-1.0, upper=1.0, alpha=0.05):
+def predictable_bets(x, *, lower=-1.0, upper=1.0, alpha=0.05, start=(0.0, 0.0, 0.0)):
     """Return the predictable plug-in bets ``lambda_t`` for observations ``x`` (last axis: time).
 
     ``lambda_t = sqrt(2 log(2/alpha) / (s2_{t-1} t log(t + 1)))`` with ``s2_{t-1}`` a running
     variance of ``x_1..x_{t-1}`` shrunk towards ``(upper - lower)^2 / 4`` (Waudby-Smith and
     Ramdas 2024, *JRSS-B* 86:1-27, the "PrPl" bets); :func:`betting_log_e` truncates them.
-    ``lambda_t`` depends only on the past, which makes the capital an e-process.
+    ``lambda_t`` depends only on the past, which makes the capital an e-process. ``start``
+    is ``(count, sum, sum of squares)`` of earlier observations (a sequence continued).
     """
     x = np.asarray(x, dtype=float)
-    t = np.arange(1, x.shape[-1] + 1, dtype=float)
+    count, total, squares = (float(v) for v in start)
+    t = count + np.arange(1, x.shape[-1] + 1, dtype=float)
     width = float(upper) - float(lower)
     prior = width**2 / 4
-    # running mean and variance of x_1..x_{t-1}, with one pseudo-observation at the centre
+    # running mean and variance of the earlier observations, with one pseudo-observation at
+    # the centre of the range
     centre = (float(upper) + float(lower)) / 2
-    total = np.cumsum(x, axis=-1) - x + centre
-    mean = total / t
-    squares = np.cumsum(x * x, axis=-1) - x * x + centre**2
-    variance = np.maximum(squares / t - mean**2, 0.0)
+    mean = (total + np.cumsum(x, axis=-1) - x + centre) / t
+    second = (squares + np.cumsum(x * x, axis=-1) - x * x + centre**2) / t
+    variance = np.maximum(second - mean**2, 0.0)
     s2 = (prior + variance * (t - 1)) / t  # shrunk to the prior early on
     return np.sqrt(2 * np.log(2 / alpha) / (s2 * t * np.log(t + 1)))
+
+
+def _capitals(x, null, bets, lower, upper, max_bet):
+    """``log K+`` and ``log K-`` along time: bets truncated so every factor stays positive."""
+    up_bet = np.minimum(bets, max_bet / np.maximum(null - float(lower), 1e-12))
+    down_bet = np.minimum(bets, max_bet / np.maximum(float(upper) - null, 1e-12))
+    up = np.cumsum(np.log1p(up_bet * (x - null)), axis=-1)
+    down = np.cumsum(np.log1p(-down_bet * (x - null)), axis=-1)
+    return up, down
 
 
 def betting_log_e(x, *, null=0.0, lower=-1.0, upper=1.0, alpha=0.05, max_bet=MAX_BET):
@@ -315,10 +328,7 @@ def betting_log_e(x, *, null=0.0, lower=-1.0, upper=1.0, alpha=0.05, max_bet=MAX
     x = np.asarray(x, dtype=float)
     null = np.asarray(null, dtype=float)[..., None]
     bets = predictable_bets(x, lower=lower, upper=upper, alpha=alpha)
-    up_bet = np.minimum(bets, max_bet / np.maximum(null - float(lower), 1e-12))
-    down_bet = np.minimum(bets, max_bet / np.maximum(float(upper) - null, 1e-12))
-    up = np.cumsum(np.log1p(up_bet * (x - null)), axis=-1)
-    down = np.cumsum(np.log1p(-down_bet * (x - null)), axis=-1)
+    up, down = _capitals(x, null, bets, lower, upper, max_bet)
     return np.logaddexp(up, down) - np.log(2.0)
 
 
@@ -343,12 +353,80 @@ def betting_confidence_sequence(
     x = np.asarray(x, dtype=float)
     if x.ndim != 1 or x.size == 0:
         raise InputError("betting_confidence_sequence needs a non-empty 1-D sequence")
+    state = betting_start(lower=lower, upper=upper, grid_points=grid_points)
+    state = betting_update(state, x, alpha=alpha, lower=lower, upper=upper, max_bet=max_bet)
+    return betting_interval(state)
+
+
+@dataclass(frozen=True)
+class BettingState:
+    """The betting confidence sequence after ``count`` observations, for :func:`betting_update`.
+
+    Attributes
+    ----------
+    grid : numpy.ndarray
+        The candidate means.
+    count, total, squares : float
+        Observations so far, their sum and sum of squares (the bets' running variance).
+    log_up, log_down : numpy.ndarray
+        ``log K+`` and ``log K-`` at each grid mean.
+    excluded : numpy.ndarray
+        Grid means whose e-process has reached ``1/alpha`` at some time.
+    """
+
+    grid: np.ndarray
+    count: float
+    total: float
+    squares: float
+    log_up: np.ndarray
+    log_down: np.ndarray
+    excluded: np.ndarray
+
+
+def betting_start(*, lower=-1.0, upper=1.0, grid_points: int = 801) -> BettingState:
+    """The state before any observation (see :func:`betting_update`)."""
     grid = np.linspace(float(lower), float(upper), int(grid_points))
-    log_e = betting_log_e(x, null=grid, lower=lower, upper=upper, alpha=alpha, max_bet=max_bet)
-    kept = ~(log_e >= -np.log(alpha)).any(axis=-1)
-    if not kept.any():  # numerically everything excluded: the tightest honest answer
-        centre = float(np.searchsorted(grid, x.mean()))
-        index = int(min(max(centre, 1), grid.size - 1))
+    zeros = np.zeros(grid.size)
+    return BettingState(grid, 0.0, 0.0, 0.0, zeros, zeros.copy(), np.zeros(grid.size, bool))
+
+
+def betting_update(
+    state: BettingState, x, *, alpha=0.05, lower=-1.0, upper=1.0, max_bet=MAX_BET
+) -> BettingState:
+    """Extend the betting confidence sequence by the new observations ``x`` (1-D, in order).
+
+    Equal to running :func:`betting_log_e` over the whole sequence (tested), at the cost of
+    the new observations only: a monitor calls it with what arrived since its last look.
+    """
+    x = np.asarray(x, dtype=float)
+    if x.size == 0:
+        return state
+    bets = predictable_bets(
+        x, lower=lower, upper=upper, alpha=alpha, start=(state.count, state.total, state.squares)
+    )
+    up, down = _capitals(x, state.grid[:, None], bets, lower, upper, max_bet)
+    up, down = state.log_up[:, None] + up, state.log_down[:, None] + down
+    log_e = np.logaddexp(up, down) - np.log(2.0)
+    excluded = state.excluded | (log_e >= -np.log(alpha)).any(axis=-1)
+    return BettingState(
+        state.grid,
+        state.count + x.size,
+        state.total + float(x.sum()),
+        state.squares + float((x * x).sum()),
+        up[:, -1],
+        down[:, -1],
+        excluded,
+    )
+
+
+def betting_interval(state: BettingState) -> tuple[float, float]:
+    """The current anytime-valid interval of a :class:`BettingState` (grid-widened outward)."""
+    kept = ~state.excluded
+    grid = state.grid
+    if not kept.any():
+        index = int(
+            np.clip(np.searchsorted(grid, state.total / max(state.count, 1)), 1, grid.size - 1)
+        )
         return float(grid[index - 1]), float(grid[index])
     first, last = np.flatnonzero(kept)[[0, -1]]
     return float(grid[max(first - 1, 0)]), float(grid[min(last + 1, grid.size - 1)])
