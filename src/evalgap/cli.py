@@ -1153,6 +1153,8 @@ def simulate():
       evalgap simulate power-curve --kind graded --plot graded.svg
       evalgap simulate sequential --both-correct 618 --a-only 100 --b-only 78 --both-wrong 376
       evalgap simulate aggregation --jobs 2 --json
+      evalgap simulate rank-coverage --simulations 100
+      evalgap simulate monitoring --trials 500
     """
 
 
