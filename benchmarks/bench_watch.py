@@ -59,7 +59,7 @@ def main() -> None:
                         size += len(line)
             item += args.batch
             start = time.perf_counter()
-            for model, task, doc, score in follower.poll():
+            for model, task, doc, score, _ in follower.poll():
                 monitor.update(model, doc, score, task=task)
             seconds = time.perf_counter() - start
             new = (size - before) / 2**20

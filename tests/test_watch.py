@@ -175,8 +175,8 @@ def test_watch_command_follows_a_growing_log_directory(run_cli, tmp_path):
     )
     record = _json.loads(cost.stdout.strip().splitlines()[-1])
     assert record["pairs"][0]["decided"] and record["pairs"][0]["further_cost"] == 0.0
-    refused = run_cli("watch", "--logs", root, "--once", "--price-per-1k-tokens", "0.5")
-    assert refused.returncode == 2 and "--tokens-per-item" in refused.stderr
+    refused = run_cli("watch", "--logs", root, "--once", "--tokens-per-item", "800")
+    assert refused.returncode == 2 and "--price-per-1k-tokens" in refused.stderr
 
 
 def test_the_follower_reads_only_what_was_appended(tmp_path):
@@ -195,7 +195,7 @@ def test_the_follower_reads_only_what_was_appended(tmp_path):
     assert [r[2] for r in new] == ["100"] and follower.bytes_read - first == len(line % 100)
     with open(log, "a") as out:
         out.write('c": 0.0, "metrics": ["acc"]}\n')
-    assert follower.poll() == [("m1", "mmlu_pro", "101", 0.0)]
+    assert follower.poll() == [("m1", "mmlu_pro", "101", 0.0, None)]
     assert follower.poll() == []
 
 
@@ -217,3 +217,57 @@ def test_monitoring_study_defaults():
 
     rows = simulate.monitoring().rows
     assert (rows["error_rate"] <= 0.05 + 2 * rows["error_se"]).all()
+
+
+def test_inspect_logs_are_followed_item_by_item_with_their_epochs(run_cli, tmp_path):
+    """A log rewritten as samples complete: items pass once, and only with all their epochs."""
+    import copy
+    import json as _json
+
+    from evalgap.io.follow import LogFollower
+
+    source = _json.loads(
+        shared_file("format_fixtures", "inspect", "data_arc_sonnet.json").read_text()
+    )
+    log = copy.deepcopy(source)
+    log["eval"].setdefault("config", {})["epochs"] = 2
+    first, second = [], []
+    for sample in source["samples"]:
+        again = copy.deepcopy(sample)
+        again["epoch"] = 2
+        first.append(sample)
+        second.append(again)
+    path = tmp_path / "run.json"
+    log["samples"] = first[:3] + second[:1]  # items 1-3 at epoch 1, item 1 at epoch 2
+    path.write_text(_json.dumps(log))
+    follower = LogFollower([tmp_path])
+    assert [r[2] for r in follower.poll()] == [str(first[0]["id"])]
+    assert follower.poll() == []  # unchanged log: not read again
+    log["samples"] = first + second
+    path.write_text(_json.dumps(log) + " ")
+    later = follower.poll()
+    assert sorted(r[2] for r in later) == sorted(str(s["id"]) for s in first[1:])
+    # two models' logs side by side: the command pairs them
+    other = shared_file("format_fixtures", "inspect", "data_arc_qwen.json")
+    (tmp_path / "qwen.json").write_text(other.read_text())
+    out = run_cli(
+        "watch",
+        "--logs",
+        tmp_path,
+        "--targets",
+        "all",
+        "--once",
+        "--json",
+        "--price-per-1k-tokens",
+        "3",
+    )
+    record = _json.loads(out.stdout.strip().splitlines()[-1])
+    assert record["pairs"][0]["n_items"] == 3 and out.returncode == 1  # 3 items: undecided
+    # the logs' own token counts are read (they price the further items once those are
+    # finite: with 3 items no decision is reachable yet, so neither is a cost)
+    from evalgap.io.inspect_logs import sample_tokens
+
+    usage = sample_tokens(other)
+    assert len(usage) == 3 and all(v > 0 for v in usage.values())
+    pair = record["pairs"][0]
+    assert pair["further_items"] is None and pair["further_cost"] is None

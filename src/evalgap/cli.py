@@ -709,7 +709,8 @@ Examples:
     multiple=True,
     required=True,
     type=click.Path(path_type=str),
-    help="A directory (or file) of lm-eval samples_*.jsonl logs that grows (repeatable).",
+    help="A directory (or file) of lm-eval samples_*.jsonl or inspect_ai logs that grows "
+    "(repeatable).",
 )
 @click.option("--pair", nargs=2, help="Watch one pair: model A and model B.")
 @click.option("--baseline", help="Watch every model against this one.")
@@ -737,8 +738,8 @@ Examples:
 @click.option(
     "--price-per-1k-tokens",
     type=click.FloatRange(min=0),
-    help="Price of 1,000 tokens, for the projected cost of the further items (with "
-    "--tokens-per-item: lm-eval sample logs carry no token counts).",
+    help="Price of 1,000 tokens, for the projected cost of the further items (tokens from "
+    "inspect logs' model usage, or --tokens-per-item: lm-eval logs carry no counts).",
 )
 @click.option(
     "--tokens-per-item",
@@ -779,8 +780,8 @@ def watch(
 
     if pair and baseline:
         raise InputError("give either --pair A B or --baseline M, not both")
-    if (price_per_1k_tokens is None) != (tokens_per_item is None):
-        raise InputError("a projected cost needs both --price-per-1k-tokens and --tokens-per-item")
+    if tokens_per_item is not None and price_per_1k_tokens is None:
+        raise InputError("--tokens-per-item needs --price-per-1k-tokens for a projected cost")
     monitor = Monitor(
         targets="pair" if pair else "baseline" if baseline else targets,
         pair=tuple(pair) if pair else None,
@@ -794,8 +795,9 @@ def watch(
     quiet_since = time.monotonic()
     while True:
         records = follower.poll()
-        for model, task, item, score in records:
-            monitor.update(model, item, score, task=task, tokens=tokens_per_item)
+        for model, task, item, score, tokens in records:
+            used = tokens_per_item if tokens_per_item is not None else tokens
+            monitor.update(model, item, score, task=task, tokens=used)
         if records:
             quiet_since = time.monotonic()
         status = monitor.status()

@@ -1,13 +1,21 @@
-"""Follow lm-evaluation-harness sample logs while they grow: only new lines are read.
+"""Follow evaluation logs while they grow: lm-evaluation-harness samples and inspect_ai logs.
 
 ``LogFollower(paths).poll()`` returns the records appended since the last poll, as
-``(model, task, item, score)`` tuples. Each ``samples_<task>_<stamp>.jsonl`` file is read
-from the byte offset where the previous poll stopped, and only up to its last complete line
-(a line being written stays for the next poll), so a poll costs the new bytes, not the log.
-New files (a new task, a new model's folder) are picked up at each poll. The model and task
-of a file, its metric (``metric=`` or lm-eval's default for the task) and the filter
-labelling (``task:filter`` when records name a filter other than ``none``) follow
-:mod:`evalgap.io.lm_eval`.
+``(model, task, item, score, tokens)`` tuples (``tokens``: what the item cost the model, from
+inspect's per-sample ``model_usage``; None when the log does not say).
+
+Each lm-eval ``samples_<task>_<stamp>.jsonl`` file is read from the byte offset where the
+previous poll stopped, and only up to its last complete line (a line being written stays for
+the next poll), so a poll costs the new bytes, not the log. New files (a new task, a new
+model's folder) are picked up at each poll. The model and task of a file, its metric
+(``metric=`` or lm-eval's default for the task) and the filter labelling (``task:filter``
+when records name a filter other than ``none``) follow :mod:`evalgap.io.lm_eval`.
+
+inspect_ai logs (``.eval`` archives, ``.json`` logs) are not append-only: a log whose size or
+modification time changed is read again whole with :func:`evalgap.io.inspect_logs.read_inspect`
+(a log still starting, with no sample yet, waits for the next look), and an item is passed on
+once it has all the epochs the log's evaluation was configured for (their mean, inspect's
+default reducer), and only once.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalgap.errors import InputError
-from evalgap.io import lm_eval
+from evalgap.io import inspect_logs, lm_eval
 
 MAX_LINE = 64 * 2**20  # a longer line is a broken file, not a record still being written
 
@@ -48,13 +56,59 @@ class LogFollower:
     metric: str | None = None
     bytes_read: int = 0
     _cursors: dict = field(default_factory=dict)
+    _inspect_seen: dict = field(default_factory=dict)  # path -> (size, mtime)
+    _inspect_fed: set = field(default_factory=set)  # (model, task, item) passed on
 
-    def poll(self) -> list[tuple[str, str, str, float]]:
+    def poll(self) -> list[tuple]:
         """Return the new records since the last poll, in file order."""
         out = []
         for sample in self._discover():
             cursor = self._cursors.setdefault(sample.path, _Cursor(sample))
             out.extend(self._read_new(cursor))
+        for path in self._inspect_logs():
+            out.extend(self._read_inspect(path))
+        return out
+
+    def _inspect_logs(self) -> list:
+        found = []
+        for path in map(Path, self.paths):
+            files = (
+                [path]
+                if path.is_file()
+                else sorted(p for pattern in ("*.eval", "*.json") for p in path.rglob(pattern))
+            )
+            found += [
+                f
+                for f in files
+                if f.name not in inspect_logs.INDEX_FILES and inspect_logs.is_inspect_path(f)
+            ]
+        return found
+
+    def _read_inspect(self, path: Path) -> list:
+        stat = path.stat()
+        mark = (stat.st_size, stat.st_mtime_ns)
+        if self._inspect_seen.get(path) == mark:
+            return []
+        try:
+            frame = inspect_logs.read_inspect([path]).frame
+            epochs = inspect_logs.log_epochs(path)
+            tokens = inspect_logs.sample_tokens(path)
+        except InputError as exc:
+            if "no samples" in str(exc) or "still starting" in str(exc):
+                return []  # a log with no sample yet: look again later
+            raise
+        self._inspect_seen[path] = mark
+        self.bytes_read += stat.st_size
+        out = []
+        runs = "run" in frame.columns
+        for (model, task, item), group in frame.groupby(["model", "task", "item_id"], sort=False):
+            key = (model, task, str(item))
+            if key in self._inspect_fed or (runs and len(group) < epochs):
+                continue
+            self._inspect_fed.add(key)
+            out.append(
+                (str(model), str(task), str(item), float(group["score"].mean()), tokens.get(item))
+            )
         return out
 
     def _discover(self) -> list:
@@ -123,5 +177,5 @@ class LogFollower:
             flt = record.get("filter")
             if flt not in (None, "none"):
                 task = f"{task}:{flt}"
-            out.append((cursor.sample.model, task, str(record["doc_id"]), float(value)))
+            out.append((cursor.sample.model, task, str(record["doc_id"]), float(value), None))
         return out

@@ -99,6 +99,7 @@ class _Log:
     reductions: list
     status: str
     rows: list = field(default_factory=list)
+    epochs: int = 1
 
 
 def read_inspect(
@@ -244,6 +245,9 @@ def _read_log(path: Path) -> _Log:
         samples=samples,
         reductions=reductions,
         status=str(header.get("status", "")),
+        epochs=config["epochs"]
+        if isinstance(config.get("epochs"), int) and config["epochs"] > 0
+        else 1,
     )
 
 
@@ -462,4 +466,30 @@ def _reduced(log, chosen, score_key, extra, rows, by_input, notes):
         f"{log.path.name}: epochs reduced with {log.reducer!r} as recorded in the log "
         "(one value per item)"
     )
+    return out
+
+
+def log_epochs(path) -> int:
+    """The epochs (runs per sample) a log's evaluation was configured for (1 by default)."""
+    return _read_log(Path(path)).epochs
+
+
+def sample_tokens(path) -> dict:
+    """Tokens each sample cost (``model_usage`` totals summed over models and epochs), by
+    sample id; samples without usage are left out."""
+    out: dict = {}
+    for sample in _read_log(Path(path)).samples:
+        usage = sample.get("model_usage")
+        if not isinstance(usage, dict) or "id" not in sample:
+            continue
+        total = 0.0
+        for entry in usage.values():
+            if isinstance(entry, dict):
+                value = entry.get("total_tokens")
+                if value is None:
+                    value = (entry.get("input_tokens") or 0) + (entry.get("output_tokens") or 0)
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    total += float(value)
+        key = str(sample["id"])
+        out[key] = out.get(key, 0.0) + total
     return out
