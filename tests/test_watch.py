@@ -271,3 +271,47 @@ def test_inspect_logs_are_followed_item_by_item_with_their_epochs(run_cli, tmp_p
     assert len(usage) == 3 and all(v > 0 for v in usage.values())
     pair = record["pairs"][0]
     assert pair["further_items"] is None and pair["further_cost"] is None
+
+
+def test_an_eval_archive_has_only_its_new_samples_parsed(tmp_path, monkeypatch):
+    """An .eval log written while samples complete: each look decompresses the new sample
+    members only, and every item passes once."""
+    import zipfile
+    from pathlib import Path
+
+    from evalgap.io import inspect_logs
+    from evalgap.io.follow import LogFollower
+
+    source = sorted(
+        (Path(__file__).parent / "fixtures" / "frameworks" / "inspect" / "plain_eval").glob(
+            "*.eval"
+        )
+    )[0]
+    from evalgap.io._zip import Archive
+
+    with Archive(source) as archive:  # inspect compresses members with zstd
+        members = {n: archive.read(n) for n in archive.namelist()}
+    samples = sorted(n for n in members if n.startswith("samples/"))
+    target = tmp_path / source.name
+
+    def write(upto):
+        with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as out:
+            for name, data in members.items():
+                if not name.startswith("samples/") or name in samples[:upto]:
+                    out.writestr(name, data)
+
+    parsed = []
+    original = inspect_logs._json
+    monkeypatch.setattr(
+        inspect_logs, "_json", lambda raw, where: parsed.append(str(where)) or original(raw, where)
+    )
+    follower = LogFollower([tmp_path])
+    write(3)
+    first = follower.poll()
+    write(len(samples))
+    parsed.clear()
+    second = follower.poll()
+    sample_reads = [w for w in parsed if "samples/" in w]
+    assert len(first) == 3 and len(second) == len(samples) - 3
+    assert len(sample_reads) == len(samples) - 3  # the first three were not parsed again
+    assert not {r[2] for r in first} & {r[2] for r in second}

@@ -11,11 +11,12 @@ model's folder) are picked up at each poll. The model and task of a file, its me
 (``metric=`` or lm-eval's default for the task) and the filter labelling (``task:filter``
 when records name a filter other than ``none``) follow :mod:`evalgap.io.lm_eval`.
 
-inspect_ai logs (``.eval`` archives, ``.json`` logs) are not append-only: a log whose size or
-modification time changed is read again whole with :func:`evalgap.io.inspect_logs.read_inspect`
-(a log still starting, with no sample yet, waits for the next look), and an item is passed on
-once it has all the epochs the log's evaluation was configured for (their mean, inspect's
-default reducer), and only once.
+inspect_ai logs change in place. When a log's size or modification time changed, an ``.eval``
+archive has only its new sample members decompressed and parsed; a ``.json`` log, which
+inspect rewrites whole, is parsed again (:func:`evalgap.io.inspect_logs.read_new_samples`). A
+log still starting, with no sample yet, waits for the next look. An item is passed on once
+it has all the epochs the run was configured for (their mean, inspect's default reducer), and
+only once.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from evalgap.errors import InputError
 from evalgap.io import inspect_logs, lm_eval
@@ -57,6 +60,9 @@ class LogFollower:
     bytes_read: int = 0
     _cursors: dict = field(default_factory=dict)
     _inspect_seen: dict = field(default_factory=dict)  # path -> (size, mtime)
+    _inspect_members: dict = field(default_factory=dict)  # .eval path -> members read
+    _inspect_runs: dict = field(default_factory=dict)  # (model, task, item) -> run scores
+    _inspect_tokens: dict = field(default_factory=dict)  # (model, task, item) -> tokens
     _inspect_fed: set = field(default_factory=set)  # (model, task, item) passed on
 
     def poll(self) -> list[tuple]:
@@ -89,26 +95,26 @@ class LogFollower:
         mark = (stat.st_size, stat.st_mtime_ns)
         if self._inspect_seen.get(path) == mark:
             return []
-        try:
-            frame = inspect_logs.read_inspect([path]).frame
-            epochs = inspect_logs.log_epochs(path)
-            tokens = inspect_logs.sample_tokens(path)
-        except InputError as exc:
-            if "no samples" in str(exc) or "still starting" in str(exc):
-                return []  # a log with no sample yet: look again later
-            raise
+        seen = self._inspect_members.setdefault(path, set())
+        frame, epochs, tokens, members = inspect_logs.read_new_samples(path, seen)
         self._inspect_seen[path] = mark
-        self.bytes_read += stat.st_size
+        seen |= members
+        self.bytes_read += stat.st_size if path.suffix != ".eval" else 0
+        if frame is None:
+            return []
         out = []
-        runs = "run" in frame.columns
         for (model, task, item), group in frame.groupby(["model", "task", "item_id"], sort=False):
-            key = (model, task, str(item))
-            if key in self._inspect_fed or (runs and len(group) < epochs):
+            key = (str(model), str(task), str(item))
+            if key in self._inspect_fed:
                 continue
+            runs = self._inspect_runs.setdefault(key, {})
+            runs.update(zip(group["run"].astype(str), group["score"].astype(float), strict=True))
+            if str(item) in tokens:
+                self._inspect_tokens[key] = self._inspect_tokens.get(key, 0.0) + tokens[str(item)]
+            if len(runs) < epochs:
+                continue  # an item passes once, with all its epochs
             self._inspect_fed.add(key)
-            out.append(
-                (str(model), str(task), str(item), float(group["score"].mean()), tokens.get(item))
-            )
+            out.append((*key, float(np.mean(list(runs.values()))), self._inspect_tokens.get(key)))
         return out
 
     def _discover(self) -> list:

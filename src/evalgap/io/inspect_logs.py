@@ -45,6 +45,7 @@ from evalgap.io._files import expand
 from evalgap.io._zip import Archive, ZipReadError
 
 INDEX_FILES = ("logs.json", "eval-set.json")
+MEMBER = "__evalgap_member__"  # the archive member a sample of an .eval log came from
 ON_ERROR = ("skip", "fail")
 
 
@@ -201,9 +202,9 @@ def _json(raw: bytes, where) -> object:
         raise InputError(f"{where}: not valid JSON ({exc})") from None
 
 
-def _read_log(path: Path) -> _Log:
+def _read_log(path: Path, skip=frozenset()) -> _Log:
     if path.suffix == ".eval":
-        header, samples, reductions = _read_eval(path)
+        header, samples, reductions = _read_eval(path, skip)
     else:
         header = _json(path.read_bytes(), path)
         if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
@@ -251,7 +252,7 @@ def _read_log(path: Path) -> _Log:
     )
 
 
-def _read_eval(path: Path):
+def _read_eval(path: Path, skip=frozenset()):
     try:
         with Archive(path) as archive:
             names = archive.namelist()
@@ -264,9 +265,9 @@ def _read_eval(path: Path):
             if not isinstance(header, dict):
                 raise InputError(f"{path}: {header_name} is not a JSON object")
             samples = [
-                _json(archive.read(n), f"{path}: {n}")
+                {**_json(archive.read(n), f"{path}: {n}"), MEMBER: n}
                 for n in sorted(names)
-                if n.startswith("samples/") and n.endswith(".json")
+                if n.startswith("samples/") and n.endswith(".json") and n not in skip
             ]
             reductions = (
                 _json(archive.read("reductions.json"), f"{path}: reductions.json")
@@ -477,8 +478,42 @@ def log_epochs(path) -> int:
 def sample_tokens(path) -> dict:
     """Tokens each sample cost (``model_usage`` totals summed over models and epochs), by
     sample id; samples without usage are left out."""
+    return _usage(_read_log(Path(path)).samples)
+
+
+def read_new_samples(path, seen=frozenset()):
+    """Read the samples of one log not read before: ``(frame, epochs, tokens, members)``.
+
+    For an ``.eval`` archive only the sample members not in ``seen`` are decompressed and
+    parsed (``members`` names them, to add to ``seen``); a ``.json`` log, which inspect
+    rewrites whole, is parsed whole (``members`` is empty). ``frame`` has ``model, task,
+    item_id, run, score`` (None when there is no new sample), ``epochs`` is the run's
+    configured epochs and ``tokens`` each new sample's tokens by sample id.
+    """
+    path = Path(path)
+    try:
+        log = _read_log(path, frozenset(seen))
+    except InputError as exc:
+        if "no samples" in str(exc):
+            return None, 1, {}, set()
+        raise
+    members = {s.get(MEMBER) for s in log.samples if s.get(MEMBER)}
+    notes: list[str] = []
+    chosen = _choose_scorer(log, None, notes)
+    if chosen is None:
+        return None, log.epochs, {}, members
+    label = _task_labels([log])[id(log)]
+    hashed = _tasks_keyed_by_input([log], {id(log): label}, notes)
+    rows = _rows(log, chosen, None, {}, "skip", label in hashed, notes)
+    frame = pd.DataFrame(rows, columns=["item_id", "run", "score"])
+    frame.insert(0, "task", label)
+    frame.insert(0, "model", log.model)
+    return frame, log.epochs, _usage(log.samples), members
+
+
+def _usage(samples) -> dict:
     out: dict = {}
-    for sample in _read_log(Path(path)).samples:
+    for sample in samples:
         usage = sample.get("model_usage")
         if not isinstance(usage, dict) or "id" not in sample:
             continue
