@@ -582,19 +582,16 @@ def with_margins(
             )
         rows.append(task)
     out = {}
-    if margin is not None:
-        tasks = [_margin_row(t, margin, alpha) for t in rows]
-        out["non_inferiority"] = {
-            "margin": float(margin),
-            "non_inferior": all(t["non_inferior"] for t in tasks[:-1]),
-            "pooled": tasks[-1],
-            "tasks": tasks[:-1],
-        }
-    if equivalence is not None:
-        tasks = [_equivalence_row(t, equivalence, alpha) for t in rows]
-        out["equivalence"] = {
-            "margin": float(equivalence),
-            "equivalent": all(t["equivalent"] for t in tasks[:-1]),
+    for field_name, verdict, value, row in (
+        ("non_inferiority", "non_inferior", margin, _margin_row),
+        ("equivalence", "equivalent", equivalence, _equivalence_row),
+    ):
+        if value is None:
+            continue
+        tasks = [row(t, value, alpha) for t in rows]  # the tasks, then the pooled items
+        out[field_name] = {
+            "margin": float(value),
+            verdict: all(t[verdict] for t in tasks[:-1]),  # every task must pass
             "pooled": tasks[-1],
             "tasks": tasks[:-1],
         }
