@@ -315,3 +315,29 @@ def test_an_eval_archive_has_only_its_new_samples_parsed(tmp_path, monkeypatch):
     assert len(first) == 3 and len(second) == len(samples) - 3
     assert len(sample_reads) == len(samples) - 3  # the first three were not parsed again
     assert not {r[2] for r in first} & {r[2] for r in second}
+
+
+def test_a_state_file_carries_the_place_in_the_logs_between_runs(run_cli, tmp_path):
+    import json as _json
+
+    frame = _mmlu(LLAMA)
+    items = list(np.random.default_rng(1).permutation(frame["question_id"].unique()))
+    root, state = tmp_path / "out", tmp_path / "watch.state"
+    decided_at = None
+    for k, start in enumerate(range(0, 3000, 300)):
+        _write_chunk(root, frame, LLAMA, items[start : start + 300])
+        out = run_cli(
+            "watch", "--logs", root, "--pair", *LLAMA, "--once", "--json", "--state", state
+        )
+        line = _json.loads(out.stdout.strip().splitlines()[-1])
+        assert line["new_records"] == 600  # only what was appended since the last run
+        assert line["pairs"][0]["n_items"] == 300 * (k + 1)
+        if out.returncode == 0:
+            decided_at = line["pairs"][0]["n_items"]
+            break
+    assert decided_at is not None and decided_at < 3000
+    other = run_cli("watch", "--logs", root, "--targets", "all", "--once", "--state", state)
+    assert other.returncode == 2 and "written for other --logs, pairs or levels" in other.stderr
+    state.write_bytes(b"not a state")
+    broken = run_cli("watch", "--logs", root, "--pair", *LLAMA, "--once", "--state", state)
+    assert broken.returncode == 2 and "not a watch state file" in broken.stderr

@@ -747,6 +747,13 @@ Examples:
     help="Tokens one item costs each model (prompt and answer), for the projected cost.",
 )
 @click.option("--once", is_flag=True, help="Look once and exit: 0 if every target is decided.")
+@click.option(
+    "--state",
+    "state_path",
+    type=click.Path(dir_okay=False),
+    help="Keep the place in the logs and the pairs' evidence in this file between runs (with "
+    "--once: each run reads only what was appended since the last).",
+)
 @option("power")
 @option("json", help="Print one JSON line per look instead of a report.")
 @option("alpha")
@@ -762,6 +769,7 @@ def watch(
     price_per_1k_tokens,
     tokens_per_item,
     once,
+    state_path,
     power,
     as_json,
     alpha,
@@ -782,16 +790,31 @@ def watch(
         raise InputError("give either --pair A B or --baseline M, not both")
     if tokens_per_item is not None and price_per_1k_tokens is None:
         raise InputError("--tokens-per-item needs --price-per-1k-tokens for a projected cost")
-    monitor = Monitor(
-        targets="pair" if pair else "baseline" if baseline else targets,
-        pair=tuple(pair) if pair else None,
-        baseline=baseline,
-        alpha=alpha,
-        power=power,
-        budget=budget,
-        price_per_1k_tokens=price_per_1k_tokens,
+    settings = (
+        tuple(log_paths),
+        tuple(pair or ()),
+        baseline,
+        targets,
+        metric,
+        alpha,
+        power,
+        budget,
     )
-    follower = LogFollower(list(log_paths), metric=metric)
+    state = _load_watch_state(state_path, settings)
+    if state is None:
+        monitor = Monitor(
+            targets="pair" if pair else "baseline" if baseline else targets,
+            pair=tuple(pair) if pair else None,
+            baseline=baseline,
+            alpha=alpha,
+            power=power,
+            budget=budget,
+            price_per_1k_tokens=price_per_1k_tokens,
+        )
+        follower = LogFollower(list(log_paths), metric=metric)
+    else:
+        monitor, follower = state
+        monitor.price = price_per_1k_tokens
     quiet_since = time.monotonic()
     while True:
         records = follower.poll()
@@ -801,6 +824,8 @@ def watch(
         if records:
             quiet_since = time.monotonic()
         status = monitor.status()
+        if state_path:
+            _save_watch_state(state_path, settings, monitor, follower)
         if as_json or records or once:
             _emit_watch(status, as_json, len(records), follower.bytes_read)
         if status.done:
@@ -811,6 +836,54 @@ def watch(
             _note(f"no new record for {timeout:g} s: stopping with targets undecided")
             raise click.exceptions.Exit(1)
         time.sleep(interval)
+
+
+WATCH_STATE_VERSION = 1
+
+
+def _load_watch_state(path, settings):
+    """The (monitor, follower) saved by an earlier run with the same settings, or None."""
+    import pickle
+    from pathlib import Path
+
+    if not path or not Path(path).exists():
+        return None
+    try:
+        with open(path, "rb") as handle:
+            saved = pickle.load(handle)  # the user's own file, written by _save_watch_state
+    except Exception as exc:  # a damaged or foreign file raises many types
+        raise InputError(
+            f"--state {path}: not a watch state file ({type(exc).__name__}); delete it or "
+            "give another path"
+        ) from None
+    if not isinstance(saved, dict) or saved.get("version") != WATCH_STATE_VERSION:
+        raise InputError(f"--state {path}: not a watch state file of this evalgap version")
+    if saved.get("settings") != settings:
+        raise InputError(
+            f"--state {path}: written for other --logs, pairs or levels; delete it or give "
+            "another path"
+        )
+    return saved["monitor"], saved["follower"]
+
+
+def _save_watch_state(path, settings, monitor, follower) -> None:
+    import pickle
+
+    from evalgap.io._write import atomic_write
+
+    payload = {
+        "version": WATCH_STATE_VERSION,
+        "settings": settings,
+        "monitor": monitor,
+        "follower": follower,
+    }
+    atomic_write(
+        path,
+        lambda handle: pickle.dump(payload, handle),
+        option="--state",
+        mode="wb",
+        what="the watch state",
+    )
 
 
 def _emit_watch(status, as_json: bool, new_records: int, bytes_read: int) -> None:
