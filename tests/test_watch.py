@@ -265,9 +265,9 @@ def test_inspect_logs_are_followed_item_by_item_with_their_epochs(run_cli, tmp_p
     assert record["pairs"][0]["n_items"] == 3 and out.returncode == 1  # 3 items: undecided
     # the logs' own token counts are read (they price the further items once those are
     # finite: with 3 items no decision is reachable yet, so neither is a cost)
-    from evalgap.io.inspect_logs import sample_tokens
+    from evalgap.io.inspect_logs import read_new_samples
 
-    usage = sample_tokens(other)
+    usage = read_new_samples(other)[2]
     assert len(usage) == 3 and all(v > 0 for v in usage.values())
     pair = record["pairs"][0]
     assert pair["further_items"] is None and pair["further_cost"] is None

@@ -470,17 +470,6 @@ def _reduced(log, chosen, score_key, extra, rows, by_input, notes):
     return out
 
 
-def log_epochs(path) -> int:
-    """The epochs (runs per sample) a log's evaluation was configured for (1 by default)."""
-    return _read_log(Path(path)).epochs
-
-
-def sample_tokens(path) -> dict:
-    """Tokens each sample cost (``model_usage`` totals summed over models and epochs), by
-    sample id; samples without usage are left out."""
-    return _usage(_read_log(Path(path)).samples)
-
-
 def read_new_samples(path, seen=frozenset()):
     """Read the samples of one log not read before: ``(frame, epochs, tokens, members)``.
 

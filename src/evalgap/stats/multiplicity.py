@@ -113,10 +113,7 @@ def adjust_p_values(p_values, method: str, family_size=None):
     elif method == "sidak":
         out = -np.expm1(m * np.log1p(-np.minimum(p, 1.0)))
     elif method == "holm":
-        order = np.argsort(p, kind="stable")
-        stepped = np.maximum.accumulate((m - np.arange(p.size)) * p[order])
-        out = np.empty_like(p)
-        out[order] = np.minimum(stepped, 1.0)
+        out = holm_rows(p[None, :], m)[0]
     elif method in ("bh", "by"):
         order = np.argsort(p, kind="stable")
         scale = m / np.arange(1, p.size + 1)
@@ -128,6 +125,23 @@ def adjust_p_values(p_values, method: str, family_size=None):
     else:
         raise InputError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
     return out.reshape(np.shape(p_values))
+
+
+def holm_rows(p_values, family_size=None):
+    """Holm-adjusted p-values of each row of ``p_values`` (each row its own family).
+
+    Examples
+    --------
+    >>> holm_rows([[0.01, 0.04, 0.03], [0.2, 0.01, 0.5]]).round(2).tolist()
+    [[0.03, 0.06, 0.06], [0.4, 0.03, 0.5]]
+    """
+    p = np.atleast_2d(np.asarray(p_values, dtype=float))
+    m = p.shape[-1] if family_size is None else _family_size(family_size)
+    order = np.argsort(p, axis=-1, kind="stable")
+    steps = (m - np.arange(p.shape[-1])) * np.take_along_axis(p, order, axis=-1)
+    out = np.empty_like(p)
+    np.put_along_axis(out, order, np.minimum(np.maximum.accumulate(steps, axis=-1), 1.0), -1)
+    return out
 
 
 def _family_size(value) -> int:

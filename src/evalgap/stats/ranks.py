@@ -47,6 +47,9 @@ from scipy import special
 from evalgap.errors import InputError
 from evalgap.stats import _validate
 from evalgap.stats import tests as _tests
+from evalgap.stats.clusters import cluster_stats
+from evalgap.stats.multiplicity import holm_rows
+from evalgap.stats.paired import summarize_pairs
 from evalgap.stats.resample import seed_sequence
 
 METHODS = ("auto", "bootstrap", "holm")
@@ -144,8 +147,6 @@ def mean_covariance(x, clusters=None):
         scale = np.sqrt(n * (n - 1.0))
         return mean, n, (centred.T @ centred) / np.outer(scale, scale)
     sums, groups = _cluster_sums(centred, clusters)
-    if groups < 2:
-        raise InputError("cluster-robust ranks need at least 2 clusters")
     cov = (sums.T @ sums) / np.outer(n, n) * (groups / (groups - 1.0))
     return mean, n, cov
 
@@ -309,12 +310,14 @@ def tiers(shown_better, order):
 
 
 def _cluster_sums(values, clusters):
+    """Sums of ``values`` (items, K) per cluster (items labelled -1 belong to none), and the
+    number of clusters."""
     codes = np.asarray(clusters)
     keep = codes >= 0
-    labels, index = np.unique(codes[keep], return_inverse=True)
-    sums = np.zeros((labels.size, values.shape[1]))
-    np.add.at(sums, index, values[keep])
-    return sums, labels.size
+    if np.unique(codes[keep]).size < 2:
+        raise InputError("cluster-robust ranks need at least 2 clusters")
+    stats = cluster_stats(values[keep], codes[keep])
+    return stats.sums, stats.labels.size
 
 
 def _multiplier_draws(x, mean, n, clusters, n_bootstrap, seed):
@@ -492,12 +495,8 @@ def _holm(x, mean, cov, clusters, alpha):
     observed = ~np.isnan(x)
     binary = bool(np.all((x[observed] == 0) | (x[observed] == 1)))
     if binary and clusters is None:
-        filled = np.where(observed, x, 0.0)
-        o = observed.astype(float)
-        both = filled.T @ filled
-        scored = filled.T @ o
-        a_only = (scored - both)[first, second]
-        b_only = (scored.T - both)[first, second]
+        counts = summarize_pairs(x, first, second)  # the one home of the pairs' 2x2 counts
+        a_only, b_only = counts.a_only, counts.b_only
         p = np.asarray(_tests.mcnemar_exact(a_only, b_only), dtype=float)
         sign = np.sign(a_only - b_only)
     else:
@@ -513,7 +512,7 @@ def _holm(x, mean, cov, clusters, alpha):
         t = np.where((variance <= 0) & (gap != 0), np.copysign(np.inf, gap), t)
         p = np.where(np.isinf(t), 0.0, 2 * special.stdtr(np.maximum(df, 1), -np.abs(t)))
         sign = np.sign(gap)
-    p_all = _holm_adjust(p[None, :])[0]
+    p_all = holm_rows(p)[0]
     ordered = np.zeros((k, k))
     ordered[first, second] = np.where(p_all <= alpha, sign, 0)
     ordered[second, first] = -ordered[first, second]
@@ -524,22 +523,12 @@ def _holm(x, mean, cov, clusters, alpha):
     np.fill_diagonal(signed_p, np.nan)
     rows = signed_p[~np.eye(k, dtype=bool)].reshape(k, k - 1)
     adjusted = np.full((k, k), np.inf)
-    adjusted[~np.eye(k, dtype=bool)] = _holm_adjust(rows).ravel()
+    adjusted[~np.eye(k, dtype=bool)] = holm_rows(rows).ravel()
     direction = np.zeros((k, k))
     direction[first, second] = sign
     direction[second, first] = -sign
     shown = adjusted <= alpha
     return better, (shown & (direction > 0), shown & (direction < 0))
-
-
-def _holm_adjust(p):
-    """Holm-adjusted p-values along the last axis."""
-    m = p.shape[-1]
-    order = np.argsort(p, axis=-1, kind="stable")
-    stepped = np.maximum.accumulate((m - np.arange(m)) * np.take_along_axis(p, order, -1), -1)
-    out = np.empty_like(p)
-    np.put_along_axis(out, order, np.minimum(stepped, 1.0), axis=-1)
-    return out
 
 
 # --- assembly --------------------------------------------------------------------------------
