@@ -5,7 +5,8 @@ have shown it? Every job of the command line is a function here, with the same o
 names (``--n-bootstrap`` is ``n_bootstrap=``):
 
 * :func:`compare` -- one paired gap: tests, intervals, N*, MDE, q = N/N* and a verdict;
-* :func:`plan`, :func:`plan_degradation` -- sample sizes before running;
+* :func:`plan`, :func:`plan_degradation`, :func:`plan_pilot` -- sample sizes before
+  running (items, and items x reruns at a cost);
 * :func:`audit` -- a whole leaderboard: every pair on its own shared items, multiplicity,
   anytime-valid verdicts, clusters, tiers;
 * :func:`ranks` -- which rank each model can claim: simultaneous rank sets, tiers, top-k
@@ -63,6 +64,10 @@ _HOMES = {
     "plan_noninferiority": "evalgap._plan",
     "NonInferiorityPlan": "evalgap._plan",
     "PlanResult": "evalgap._plan",
+    "plan_pilot": "evalgap._pilot",
+    "PilotPlan": "evalgap._pilot",
+    "PilotComponents": "evalgap._pilot",
+    "Design": "evalgap._pilot",
     "DegradationPlan": "evalgap._plan",
     "Conventions": "evalgap._plan",
     "ScoreSet": "evalgap._scores",

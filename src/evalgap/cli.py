@@ -46,6 +46,13 @@ Examples:
 \b
   # Degradation test: items to detect a 0.5-point drop when 9% of items flip:
   evalgap plan --delta 0.005 --flip-rate 0.09 --n-items 25282
+\b
+  # Items x reruns from a pilot with 4 runs per item, and the cheapest design:
+  evalgap plan --pilot examples/pilot_runs.csv --run-column run --delta 0.03 \\
+      --cost-per-item 0.02 --cost-per-run 0.004
+\b
+  # Runs priced by tokens, on a closed benchmark of 500 items:
+  evalgap plan --pilot logs/ --price-per-1k-tokens 0.002 --n-items 500
 """
 
 
@@ -124,6 +131,21 @@ SHARED_OPTIONS = {
             "default": "grid",
             "show_default": True,
             "help": "e-process mixture: uniform grid (paper) or Beta(2,2).",
+        },
+    ),
+    "price_per_1k_tokens": (
+        ("--price-per-1k-tokens",),
+        {
+            "type": click.FloatRange(min=0),
+            "help": "Price of 1,000 tokens, for costs (tokens from inspect logs' model usage, "
+            "or --tokens-per-item: lm-eval logs carry no counts).",
+        },
+    ),
+    "tokens_per_item": (
+        ("--tokens-per-item",),
+        {
+            "type": click.FloatRange(min=0, min_open=True),
+            "help": "Tokens one run of one item costs each model (prompt and answer).",
         },
     ),
     "both_correct": (("--both-correct",), {"type": COUNT, "help": "Items both models got right."}),
@@ -735,17 +757,8 @@ Examples:
     type=click.FloatRange(min=0, min_open=True),
     help="Give up (exit 1) after this many seconds without a new record.",
 )
-@click.option(
-    "--price-per-1k-tokens",
-    type=click.FloatRange(min=0),
-    help="Price of 1,000 tokens, for the projected cost of the further items (tokens from "
-    "inspect logs' model usage, or --tokens-per-item: lm-eval logs carry no counts).",
-)
-@click.option(
-    "--tokens-per-item",
-    type=click.FloatRange(min=0, min_open=True),
-    help="Tokens one item costs each model (prompt and answer), for the projected cost.",
-)
+@option("price_per_1k_tokens")
+@option("tokens_per_item")
 @click.option("--once", is_flag=True, help="Look once and exit: 0 if every target is decided.")
 @click.option(
     "--state",
@@ -1123,6 +1136,36 @@ def trim(model, output, as_json, **loader):
     help="Non-inferiority plan: items to show the candidate no worse than this share, with "
     "--flip-rate (and --delta, the expected drop; default 0).",
 )
+@click.option(
+    "--pilot",
+    "pilot_paths",
+    multiple=True,
+    type=click.Path(path_type=str),
+    help="Items x reruns plan from a pilot with repeated runs (a table with a run column, "
+    "lm-eval repeats with --all-runs, inspect epochs); repeatable.",
+)
+@click.option("--model-a", help="Pilot: model A (default: the first of its two models).")
+@click.option("--model-b", help="Pilot: model B.")
+@click.option(
+    "--cost-per-item",
+    type=click.FloatRange(min=0),
+    help="Pilot: what adding one item costs (writing, checking or licensing it).",
+)
+@click.option(
+    "--cost-per-run",
+    type=click.FloatRange(min=0),
+    help="Pilot: what one model's run of one item costs (or --price-per-1k-tokens).",
+)
+@option("price_per_1k_tokens")
+@option("tokens_per_item")
+@click.option(
+    "--max-runs",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="Pilot: the largest runs per item laid out on the frontier.",
+)
+@loader_options
 @_common_test_options
 def plan(
     accuracy_a,
@@ -1133,18 +1176,68 @@ def plan(
     n_items,
     flip_rate,
     margin,
+    pilot_paths,
+    model_a,
+    model_b,
+    cost_per_item,
+    cost_per_run,
+    price_per_1k_tokens,
+    tokens_per_item,
+    max_runs,
     alpha,
     power,
     alternative,
     as_json,
+    **loader,
 ):
     """How many paired items does a comparison need? (before running it)
 
     With --flip-rate and --delta: how many items a degradation test needs to detect a drop.
+    With --pilot: how many items and how many reruns, and the cheapest design for the costs.
     """
     from evalgap._plan import plan as make_plan
     from evalgap._plan import plan_degradation, plan_noninferiority
 
+    if pilot_paths:
+        _plan_pilot(
+            pilot_paths,
+            loader,
+            delta=delta,
+            n_items=n_items,
+            model_a=model_a,
+            model_b=model_b,
+            cost_per_item=cost_per_item,
+            cost_per_run=cost_per_run,
+            price_per_1k_tokens=price_per_1k_tokens,
+            tokens_per_item=tokens_per_item,
+            max_runs=max_runs,
+            alpha=alpha,
+            power=power,
+            alternative=alternative,
+            as_json=as_json,
+            others={
+                "--accuracy-a": accuracy_a,
+                "--accuracy-b": accuracy_b,
+                "--correlation": correlation,
+                "--sd-diff": sd_diff,
+                "--flip-rate": flip_rate,
+                "--margin": margin,
+            },
+        )
+        return
+    pilot_only = {
+        "--model-a": model_a,
+        "--model-b": model_b,
+        "--cost-per-item": cost_per_item,
+        "--cost-per-run": cost_per_run,
+        "--price-per-1k-tokens": price_per_1k_tokens,
+        "--tokens-per-item": tokens_per_item,
+    }
+    stray = [k for k, v in pilot_only.items() if v is not None]
+    if loader["scores_paths"] or loader["hub"]:
+        stray.append("--scores" if loader["scores_paths"] else "--hub")
+    if stray:
+        raise InputError(f"{', '.join(stray)}: only with --pilot FILE (a plan from a pilot)")
     if margin is not None:
         if flip_rate is None:
             raise InputError("a non-inferiority plan takes --margin with --flip-rate")
@@ -1190,6 +1283,23 @@ def plan(
         alternative=alternative,
     )
     _emit(result, as_json, "plan")
+
+
+def _plan_pilot(paths, loader, *, others, alternative, as_json, **settings) -> None:
+    """``plan --pilot``: the items x reruns plan of a pilot with repeated runs."""
+    from evalgap._pilot import plan_pilot
+
+    given = [name for name, value in others.items() if value is not None]
+    if given:
+        raise InputError(f"--pilot plans from the pilot's scores; drop {', '.join(given)}")
+    if alternative != "two-sided":
+        raise InputError("--alternative: pilot plans are for the two-sided test")
+    if loader["scores_paths"] or loader["hub"]:
+        raise InputError("--pilot names the pilot's files; drop --scores/--hub")
+    result = plan_pilot(
+        list(paths), options=_options(loader), tasks=list(loader["tasks"]) or None, **settings
+    )
+    _emit(result, as_json, "plan-pilot")
 
 
 def _simulation_options(func):
@@ -1602,6 +1712,7 @@ def _emit(result, as_json: bool, job: str) -> None:
         "degrade": terminal.render_degrade,
         "trim": terminal.render_trim,
         "plan-degradation": terminal.render_plan_degradation,
+        "plan-pilot": terminal.render_pilot_plan,
         "simulate": terminal.render_simulation,
     }
     renderers[job](result, console)

@@ -500,6 +500,22 @@ def read_new_samples(path, seen=frozenset()):
     return frame, log.epochs, _usage(log.samples), members
 
 
+def mean_sample_tokens(paths) -> float | None:
+    """Mean tokens of one sample (one model, one item, one epoch) over inspect logs' model
+    usage; None when no sample records its usage."""
+    paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    total, count = 0.0, 0
+    for log in (_read_log(p) for p in _log_files(paths)):
+        usage = _usage(log.samples)  # summed over epochs, by sample id
+        epochs = {}
+        for sample in log.samples:
+            if str(sample.get("id")) in usage:
+                epochs[str(sample.get("id"))] = epochs.get(str(sample.get("id")), 0) + 1
+        total += sum(usage.values())
+        count += sum(epochs.values())
+    return total / count if count else None
+
+
 def _usage(samples) -> dict:
     out: dict = {}
     for sample in samples:

@@ -7,6 +7,7 @@ formatters of :mod:`evalgap.report.text`. Nothing here computes a statistic.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -333,4 +334,41 @@ def watch_verdict(r) -> str:
             out += "; the others show no gap to resolve at these estimates"
     if r.done:
         out += f"; stop: {r.reason}"
+    return out
+
+
+def pilot_plan_verdict(r) -> str:
+    """The (N, K) plan in one sentence: items at one run, the cheapest design, and whether
+    reruns can help at all."""
+    gap = f"a gap of {abs(r.delta):.4g} ({100 * abs(r.delta):.2f} points"
+    gap += ", the pilot's)" if r.delta_from_pilot else ")"
+    one = r.frontier[0]
+    out = (
+        f"resolving {gap} at alpha={r.alpha:g}, power {r.power:g} takes {one.n_items:,} "
+        f"items run once by each model"
+    )
+    if r.cheapest is not None:
+        c = r.cheapest
+        out += (
+            f"; the cheapest design is {c.n_items:,} items x {c.n_runs} run"
+            f"{'s' if c.n_runs != 1 else ''} (cost {c.cost:,.4g})"
+        )
+    if not r.reruns_help:
+        out += (
+            f"; reruns cannot help much: even unlimited reruns leave {r.items_floor:,} of the "
+            f"{one.n_items:,} items needed, because the items, not the runs, carry the noise"
+        )
+    if r.n_items is not None:
+        if r.runs_needed is not None and math.isfinite(r.runs_needed):
+            k = int(r.runs_needed)
+            out += (
+                f"; on a fixed set of {r.n_items:,} items (a closed benchmark, where reruns "
+                f"are the only lever) {k} run{'s' if k != 1 else ''} per model resolve it"
+            )
+        else:
+            out += (
+                f"; on a fixed set of {r.n_items:,} items no number of reruns resolves it: "
+                f"the smallest gap even unlimited reruns resolve there is "
+                f"{r.mde_unlimited_runs:.4g}"
+            )
     return out

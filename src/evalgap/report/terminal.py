@@ -982,3 +982,45 @@ def render_watch(status, console: Console, *, new_records: int = 0) -> None:
             title_justify="left",
         )
     console.print(markup(status.verdict))
+
+
+def render_pilot_plan(r, console: Console) -> None:
+    """Print the pilot's variance components, the (N, K) frontier and the verdict."""
+    c = r.variance_components
+    t = Table(
+        title=f"pilot: {r.model_a} vs {r.model_b} ({c.n_items:,} items, "
+        f"{c.runs_per_item:.3g} runs per item and model)",
+        show_header=False,
+        title_justify="left",
+    )
+    t.add_column(style="bold")
+    t.add_column(justify="right", no_wrap=True)
+    t.add_row("pilot gap delta", number(c.pilot_delta, "+.4f"))
+    t.add_row("between items (variance of true differences)", number(c.between_items, ".4g"))
+    t.add_row("within items (run noise, A + B)", number(c.within_items, ".4g"))
+    t.add_row("  of which A / B", f"{number(c.within_a, '.4g')} / {number(c.within_b, '.4g')}")
+    t.add_row("items needed with unlimited reruns", format_n(r.items_floor))
+    if r.cost_per_item is not None:
+        t.add_row("cost per item / per run", f"{r.cost_per_item:g} / {r.cost_per_run:.4g}")
+    if r.tokens_per_item is not None:
+        t.add_row("tokens per run of an item", f"{r.tokens_per_item:,.0f}")
+    console.print(t)
+    f = Table(
+        title=f"designs resolving delta={r.delta:+.4g} (alpha={r.alpha:g}, power {r.power:g})",
+        title_justify="left",
+    )
+    for name in ("runs K", "items N", "SE of the gap", "total runs", "cost"):
+        f.add_column(name, justify="right", no_wrap=True)
+    for d in r.frontier:
+        mark = " *" if r.cheapest is not None and d.n_runs == r.cheapest.n_runs else ""
+        f.add_row(
+            f"{d.n_runs}{mark}",
+            f"{d.n_items:,}",
+            number(d.se, ".4f"),
+            f"{2 * d.n_items * d.n_runs:,}",
+            "-" if d.cost is None else f"{d.cost:,.4g}",
+        )
+    console.print(f)
+    print_notes(console, r.notes)
+    console.print()
+    console.print(markup(_capitalise(r.verdict) + "."))

@@ -126,3 +126,65 @@ def required_items(between_items, within_items, delta, n_runs, *, alpha=0.05, po
     if delta == 0:
         raise InputError("delta must be non-zero: no design resolves a gap of zero")
     return _validate.scalar_or_array(np.ceil(z_sum_squared(alpha, power) * variance / delta**2))
+
+
+def runs_for_items(between_items, within_items, delta, n_items, *, alpha=0.05, power=0.8):
+    """Runs per model needed on a fixed set of ``n_items`` items (a closed benchmark).
+
+    Solves ``(z_a + z_b)^2 (sigma2_between + sigma2_within / K) / N = delta^2`` for K:
+    ``K = sigma2_within / (N delta^2 / (z_a + z_b)^2 - sigma2_between)``, rounded up; ``inf``
+    when the items alone cannot resolve ``delta`` (``N delta^2 / (z_a + z_b)^2 <=
+    sigma2_between``: no number of reruns helps).
+
+    Examples
+    --------
+    >>> float(runs_for_items(0.06, 0.4, 0.02, 1000))
+    inf
+    >>> int(runs_for_items(0.01, 0.4, 0.02, 1000))
+    10
+    """
+    n = np.asarray(n_items, dtype=float)
+    delta = float(_validate.numbers(delta, "delta"))
+    if delta == 0:
+        raise InputError("delta must be non-zero: no design resolves a gap of zero")
+    room = n * delta**2 / z_sum_squared(alpha, power) - np.asarray(between_items, dtype=float)
+    with np.errstate(divide="ignore"):
+        runs = np.where(room > 0, np.asarray(within_items, dtype=float) / room, np.inf)
+    return _validate.scalar_or_array(np.ceil(np.maximum(runs, 1.0)))
+
+
+def design_cost(n_items, n_runs, *, cost_per_item, cost_per_run):
+    """The cost of N items run K times by each of the two models: ``N (c_item + 2 K c_run)``.
+
+    ``cost_per_item`` is what adding an item costs once (writing, checking, licensing it);
+    ``cost_per_run`` what one model's run on one item costs (its tokens times their price).
+
+    Examples
+    --------
+    >>> float(design_cost(1000, 3, cost_per_item=0.5, cost_per_run=0.01))
+    560.0
+    """
+    n = np.asarray(n_items, dtype=float)
+    k = np.asarray(n_runs, dtype=float)
+    return _validate.scalar_or_array(n * (cost_per_item + 2 * k * cost_per_run))
+
+
+def optimal_runs(between_items, within_items, *, cost_per_item, cost_per_run):
+    """The continuous cost-optimal runs per model, ``K* = sqrt(c_item s2_within / (2 c_run
+    s2_between))``.
+
+    Minimising ``N (c_item + 2 K c_run)`` subject to ``(s2_between + s2_within / K) / N``
+    fixed (the classic two-stage allocation); the best whole K is one of the two integers
+    around it. ``inf`` when the between-item component is not positive (then every rerun
+    pays), 0 when runs are free of noise.
+
+    Examples
+    --------
+    >>> round(float(optimal_runs(0.05, 0.4, cost_per_item=0.1, cost_per_run=0.01)), 3)
+    6.325
+    """
+    between = np.asarray(between_items, dtype=float)
+    within = np.asarray(within_items, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = cost_per_item * within / (2.0 * cost_per_run * between)
+    return _validate.scalar_or_array(np.where(between > 0, np.sqrt(np.maximum(ratio, 0)), np.inf))

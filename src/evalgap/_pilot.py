@@ -1,0 +1,477 @@
+"""The ``plan --pilot`` job: how many items and how many reruns, at what cost?
+
+A pilot in which both models ran some items several times (lm-eval repeats, inspect epochs,
+a long table with a run column) separates the two sources of noise in the paired gap: the
+items (which differ in how much better A is) and the runs (sampling at temperature > 0).
+From them :mod:`evalgap.stats.variance_components` gives the gap's standard error for any N
+items x K runs; this job lays out the (N, K) designs that resolve a target gap at (alpha,
+power) -- the frontier -- and, given what an item and a run cost, the cheapest.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from evalgap._results import Result
+from evalgap.errors import InputError
+from evalgap.stats import _validate
+from evalgap.stats import variance_components as vc
+
+DEFAULT_MAX_RUNS = 10
+# Reruns "cannot help" when even unlimited reruns would cut the items needed by less than this.
+SMALL_RERUN_SAVING = 0.2
+
+
+@dataclass(frozen=True, repr=False)
+class PilotComponents(Result):
+    """The variance components of the per-item difference, as the pilot estimates them.
+
+    Attributes
+    ----------
+    between_items : float
+        Variance of the items' true differences (unbiased; may be negative by chance).
+    within_items : float
+        Run-to-run variance of one run of each model (``within_a + within_b``).
+    runs_per_item : float
+        Mean runs per item and model seen in the pilot.
+    n_items : int
+        Items both models scored in the pilot.
+    within_a, within_b : float
+        Each model's run-to-run variance (for 0/1 scores, the mean ``p_i (1 - p_i)``).
+    pilot_delta : float
+        The pilot's gap, mean of A minus mean of B.
+    """
+
+    between_items: float
+    within_items: float
+    runs_per_item: float
+    n_items: int
+    within_a: float
+    within_b: float
+    pilot_delta: float
+    _headline = ("between_items", "within_items", "runs_per_item", "n_items")
+
+
+@dataclass(frozen=True, repr=False)
+class Design(Result):
+    """One design: N items, each run K times by each model.
+
+    Attributes
+    ----------
+    n_items, n_runs : int
+        Items, and runs per item and model.
+    se : float
+        The gap's standard error under this design.
+    cost : float or None
+        ``N (cost_per_item + 2 K cost_per_run)``, when costs are given.
+    """
+
+    n_items: int
+    n_runs: int
+    se: float
+    cost: float | None
+    _headline = ("n_items", "n_runs", "cost")
+
+
+@dataclass(frozen=True, repr=False)
+class PilotPlan(Result):
+    """The (N, K) plan from a pilot with reruns.
+
+    Attributes
+    ----------
+    model_a, model_b : str
+        The two models.
+    variance_components : PilotComponents
+        The pilot's components of the per-item difference's variance.
+    delta : float
+        The gap to resolve (the pilot's, unless given).
+    delta_from_pilot : bool
+        Whether ``delta`` is the pilot's own gap.
+    alpha, power : float
+        The two-sided level and the target power.
+    cost_per_item, cost_per_run : float or None
+        What adding an item costs, and one model's run of one item.
+    tokens_per_item : float or None
+        Tokens of one model's run of one item (given, or read from the logs).
+    frontier : tuple of Design
+        For K = 1, 2, ..., the fewest items N that resolve ``delta``.
+    cheapest : Design or None
+        The frontier's cheapest design (with costs).
+    optimal_runs : float or None
+        The continuous cost-optimal K (with costs; inf when the items' component is 0).
+    items_floor : int
+        Items needed with unlimited reruns: no K goes below this.
+    rerun_saving : float
+        ``1 - items_floor / N(K=1)``: the most reruns can save in items.
+    n_items : int or None
+        A fixed item set (a closed benchmark) to plan reruns for.
+    runs_needed : float or None
+        Runs per model that resolve ``delta`` on ``n_items`` items (inf: none do).
+    mde_unlimited_runs : float or None
+        On ``n_items`` items, the smallest gap resolvable with unlimited reruns.
+    notes : tuple of str
+        What was left out of the pilot, and what was assumed.
+    verdict : str
+        One plain sentence (a property).
+    """
+
+    model_a: str
+    model_b: str
+    variance_components: PilotComponents
+    delta: float
+    delta_from_pilot: bool
+    alpha: float
+    power: float
+    cost_per_item: float | None
+    cost_per_run: float | None
+    tokens_per_item: float | None
+    frontier: tuple[Design, ...]
+    cheapest: Design | None
+    optimal_runs: float | None
+    items_floor: int
+    rerun_saving: float
+    n_items: int | None
+    runs_needed: float | None
+    mde_unlimited_runs: float | None
+    notes: tuple[str, ...]
+    _derived = ("verdict",)
+    _headline = ("delta", "cheapest")
+
+    @property
+    def verdict(self) -> str:
+        """One plain sentence."""
+        from evalgap.report.sentences import pilot_plan_verdict
+
+        return pilot_plan_verdict(self)
+
+    @property
+    def reruns_help(self) -> bool:
+        """Whether unlimited reruns would cut the items needed by at least a fifth."""
+        return self.rerun_saving >= SMALL_RERUN_SAVING
+
+    def to_frame(self):
+        """The frontier as a DataFrame (one row per K)."""
+        import pandas as pd
+
+        return pd.DataFrame([d.to_dict() for d in self.frontier])
+
+
+def plan_pilot(
+    pilot,
+    *,
+    model_a: str | None = None,
+    model_b: str | None = None,
+    delta: float | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    cost_per_item: float | None = None,
+    cost_per_run: float | None = None,
+    price_per_1k_tokens: float | None = None,
+    tokens_per_item: float | None = None,
+    n_items: int | None = None,
+    max_runs: int = DEFAULT_MAX_RUNS,
+    tasks=None,
+    options=None,
+    **columns,
+) -> PilotPlan:
+    """Plan items x reruns from a pilot in which both models ran items several times.
+
+    The per-item difference's variance splits into a between-item part and the run noise
+    (:func:`evalgap.stats.variance_components.paired_components`); with K runs averaged
+    per item, ``Var(D_i) = s2_between + s2_within / K`` (the per-item success probability,
+    not a single 0/1, enters sigma_D of *Resolution Diagnostics* Eq. 2), and Eq. 3 gives
+    the items needed, ``N_K = (z_{1-alpha/2} + z_{power})^2 Var(D_i) / delta^2``.
+
+    Parameters
+    ----------
+    pilot : DataFrame, LongScores, str, Path or list
+        Per-item, per-run scores of the two models: a long table with a run column
+        (``run_column=``), lm-eval logs of repeated runs (``options=LoadOptions(all_runs=
+        True)``) or inspect logs with epochs. Tasks are pooled, items keyed by task and id.
+    model_a, model_b : str, optional
+        The two models (default: the pilot's two models, when it has exactly two).
+    delta : float, optional
+        The gap to resolve (default: the pilot's).
+    alpha, power : float
+        Two-sided significance level and target power.
+    cost_per_item, cost_per_run : float, optional
+        What adding an item costs once, and one model's run of one item; either alone
+        takes the other as 0. A design costs ``N (cost_per_item + 2 K cost_per_run)``.
+    price_per_1k_tokens : float, optional
+        Instead of ``cost_per_run``: the price of 1,000 tokens, times ``tokens_per_item``
+        (given, or read from inspect logs' model usage).
+    tokens_per_item : float, optional
+        Tokens of one model's run of one item.
+    n_items : int, optional
+        A fixed item set (a closed benchmark): the runs that resolve ``delta`` on it.
+    max_runs : int
+        The frontier's largest K.
+    tasks : list of str, optional
+        The tasks to keep.
+    options : LoadOptions, optional
+        With paths: how to read them.
+    **columns
+        With a DataFrame or a table: ``model_column``, ``item_column``, ``score_column``,
+        ``task_column``, ``run_column``.
+
+    Returns
+    -------
+    PilotPlan
+        The components, the (N, K) frontier and the cheapest design.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(1)
+    >>> pa = rng.beta(2, 2, 300)  # 300 items, each with its own success probabilities
+    >>> pb = np.clip(pa - 0.05 + rng.normal(0, 0.2, 300), 0, 1)
+    >>> runs = rng.random((2, 300, 4)) < np.array([pa, pb])[:, :, None]  # 4 runs each
+    >>> pilot = pd.DataFrame(
+    ...     [(m, i, r, int(runs[j, i, r])) for j, m in enumerate("ab")
+    ...      for i in range(300) for r in range(4)], columns=["model", "item", "run", "score"])
+    >>> p = plan_pilot(pilot, run_column="run", delta=0.05, cost_per_item=1, cost_per_run=0.1)
+    >>> c = p.variance_components
+    >>> round(c.between_items, 3), round(c.within_items, 3), c.runs_per_item, c.n_items
+    (0.034, 0.386, 4.0, 300)
+    >>> p.frontier[0].n_items, p.cheapest.n_items, p.cheapest.n_runs, p.items_floor
+    (1320, 281, 7, 108)
+    """
+    from evalgap._api import long_scores
+
+    alpha, power = (float(x) for x in _validate.levels(alpha, power, "two-sided"))
+    max_runs = _validate.whole_number(max_runs, "max_runs", 1)
+    if n_items is not None:
+        n_items = _validate.whole_number(n_items, "n_items", 1)
+    long = long_scores(pilot, options=options, **columns)
+    frame = long.frame
+    if tasks is not None:
+        frame = frame[frame["task"].isin([str(t) for t in tasks])]
+    model_a, model_b = _models(frame, model_a, model_b, long.source)
+    if "run" not in frame.columns:
+        raise InputError(
+            f"{long.source}: the pilot has no run column, so run-to-run noise cannot be told "
+            "from item-to-item differences; name it with run_column= (lm-eval: all_runs; "
+            "inspect: epochs)",
+            param="run_column",
+        )
+    notes = list(long.notes)
+    runs_a, runs_b, dropped = _run_matrices(frame, model_a, model_b, long.source)
+    if dropped:
+        notes.append(
+            f"{dropped:,} item{'s' if dropped != 1 else ''} scored by only one of the two "
+            "models left out of the pilot"
+        )
+    c = vc.paired_components(runs_a, runs_b)
+    components = PilotComponents(
+        between_items=c.between_items,
+        within_items=c.within_items,
+        runs_per_item=c.runs_per_item,
+        n_items=c.n_items,
+        within_a=c.within_a,
+        within_b=c.within_b,
+        pilot_delta=c.delta,
+    )
+    between = c.between_items
+    if between < 0:
+        notes.append(
+            f"the between-item component is estimated below zero ({between:.3g}; sampling "
+            "noise of a small pilot): the designs take it as 0"
+        )
+        between = 0.0
+    delta_from_pilot = delta is None
+    if delta is None:
+        delta = c.delta
+        if delta == 0:
+            raise InputError(
+                "the pilot's gap is exactly 0: give the gap to resolve with delta=",
+                param="delta",
+            )
+    delta = float(_validate.numbers(delta, "delta"))
+    if delta == 0:
+        raise InputError("delta must be non-zero: no design resolves a gap of zero", param="delta")
+    cost_per_item, cost_per_run, tokens = _costs(
+        cost_per_item, cost_per_run, price_per_1k_tokens, tokens_per_item, pilot, long.source, notes
+    )
+    kw = {"alpha": alpha, "power": power}
+    runs = np.arange(1, max_runs + 1)
+    needed = np.atleast_1d(vc.required_items(between, c.within_items, delta, runs, **kw))
+    needed = np.maximum(needed, 2)
+    se = np.atleast_1d(vc.standard_error(between, c.within_items, needed, runs))
+    costed = cost_per_item is not None
+    cost = (
+        np.atleast_1d(
+            vc.design_cost(needed, runs, cost_per_item=cost_per_item, cost_per_run=cost_per_run)
+        )
+        if costed
+        else np.full(runs.size, np.nan)
+    )
+    frontier = tuple(
+        Design(int(n), int(k), float(s), float(x) if costed else None)
+        for n, k, s, x in zip(needed, runs, se, cost, strict=True)
+    )
+    cheapest = optimal = None
+    if costed:
+        cheapest = frontier[int(np.argmin(cost))]  # the first minimum: fewer runs on a tie
+        optimal = float(
+            vc.optimal_runs(
+                between, c.within_items, cost_per_item=cost_per_item, cost_per_run=cost_per_run
+            )
+        )
+        if optimal > max_runs:
+            notes.append(
+                f"the cost-optimal number of runs ({_show_runs(optimal)}) is beyond the "
+                f"frontier's {max_runs} (max_runs=)"
+            )
+    floor = vc.required_items(between, 0.0, delta, 1, **kw) if between > 0 else 0.0
+    runs_needed = mde = None
+    if n_items is not None:
+        runs_needed = float(vc.runs_for_items(between, c.within_items, delta, n_items, **kw))
+        from evalgap.stats.power import z_sum_squared
+
+        mde = math.sqrt(z_sum_squared(alpha, power) * between / n_items)
+    return PilotPlan(
+        model_a=model_a,
+        model_b=model_b,
+        variance_components=components,
+        delta=delta,
+        delta_from_pilot=delta_from_pilot,
+        alpha=alpha,
+        power=power,
+        cost_per_item=cost_per_item,
+        cost_per_run=cost_per_run,
+        tokens_per_item=tokens,
+        frontier=frontier,
+        cheapest=cheapest,
+        optimal_runs=optimal,
+        items_floor=int(max(floor, 0)),
+        rerun_saving=float(1 - floor / needed[0]),
+        n_items=n_items,
+        runs_needed=runs_needed,
+        mde_unlimited_runs=mde,
+        notes=tuple(notes),
+    )
+
+
+def _show_runs(k: float) -> str:
+    return "unbounded" if not math.isfinite(k) else f"{k:.1f}"
+
+
+def _models(frame, model_a, model_b, source):
+    present = list(dict.fromkeys(frame["model"].astype(str)))
+    if model_a is None and model_b is None:
+        if len(present) != 2:
+            raise InputError(
+                f"{source}: the pilot has {len(present)} models ({', '.join(present[:6])}"
+                f"{', ...' if len(present) > 6 else ''}); name the two with model_a= and model_b=",
+                param="model_a",
+            )
+        return present[0], present[1]
+    for name, value in (("model_a", model_a), ("model_b", model_b)):
+        if value is None:
+            raise InputError(f"give both model_a= and model_b= (or neither)", param=name)
+        if value not in present:
+            raise InputError(
+                f"{source}: no model {value!r} in the pilot (models: {', '.join(present[:6])})",
+                param=name,
+            )
+    if model_a == model_b:
+        raise InputError(f"model_a= and model_b= are both {model_a!r}; name two models")
+    return model_a, model_b
+
+
+def _run_matrices(frame, model_a, model_b, source):
+    """(items, runs) score arrays of each model over the items both scored, NaN-padded."""
+    import pandas as pd
+
+    sub = frame[frame["model"].isin([model_a, model_b])].copy()
+    sub["score"] = pd.to_numeric(sub["score"], errors="coerce")
+    bad = int(sub["score"].isna().sum())
+    if bad:
+        raise InputError(
+            f"{source}: {bad:,} pilot score{'s are' if bad != 1 else ' is'} empty or not a "
+            "number; fix or remove those rows"
+        )
+    sub["key"] = sub["task"].astype(str) + "\x1f" + sub["item_id"].astype(str)
+    counts = sub.groupby(["model", "key", "run"], sort=False).size()
+    if (counts > 1).any():
+        (model, key, run) = counts[counts > 1].index[0]
+        raise InputError(
+            f"{source}: model {model!r} has item {key.split(chr(31))[1]!r} run {run!r} more "
+            "than once; each (model, item, run) must appear once"
+        )
+    sub["slot"] = sub.groupby(["model", "key"], sort=False).cumcount()
+    keys_a = set(sub.loc[sub["model"] == model_a, "key"])
+    keys_b = set(sub.loc[sub["model"] == model_b, "key"])
+    shared = sorted(keys_a & keys_b)
+    dropped = len(keys_a ^ keys_b)
+    if len(shared) < 2:
+        raise InputError(
+            f"{source}: {model_a!r} and {model_b!r} share {len(shared)} item(s); a pilot "
+            "needs at least 2 items both models ran"
+        )
+    width = int(sub["slot"].max()) + 1
+    out = []
+    for model in (model_a, model_b):
+        part = sub[(sub["model"] == model) & sub["key"].isin(shared)]
+        row = pd.Index(shared).get_indexer(part["key"])
+        x = np.full((len(shared), width), np.nan)
+        x[row, part["slot"].to_numpy()] = part["score"].to_numpy(dtype=float)
+        out.append(x)
+    return out[0], out[1], dropped
+
+
+def _costs(cost_per_item, cost_per_run, price, tokens, pilot, source, notes):
+    """(cost_per_item, cost_per_run, tokens_per_item): None, None, None without costs."""
+    for name, value in (
+        ("cost_per_item", cost_per_item),
+        ("cost_per_run", cost_per_run),
+        ("price_per_1k_tokens", price),
+        ("tokens_per_item", tokens),
+    ):
+        if value is not None and not (math.isfinite(float(value)) and float(value) >= 0):
+            raise InputError(f"{name}= must be a finite number >= 0; got {value!r}", param=name)
+    if price is not None:
+        if cost_per_run is not None:
+            raise InputError(
+                "give cost_per_run= or price_per_1k_tokens=, not both", param="price_per_1k_tokens"
+            )
+        if tokens is None:
+            tokens = _logged_tokens(pilot)
+            if tokens is None:
+                raise InputError(
+                    f"{source} records no token counts; give tokens_per_item= with "
+                    "price_per_1k_tokens=",
+                    param="tokens_per_item",
+                )
+            notes.append(f"{tokens:,.0f} tokens per run of an item, from the logs' model usage")
+        cost_per_run = float(tokens) * float(price) / 1000
+    elif tokens is not None:
+        raise InputError(
+            "tokens_per_item= prices runs only with price_per_1k_tokens=",
+            param="price_per_1k_tokens",
+        )
+    if cost_per_item is None and cost_per_run is None:
+        return None, None, None
+    cost_per_item = float(cost_per_item or 0.0)
+    cost_per_run = float(cost_per_run or 0.0)
+    if cost_per_item == 0 and cost_per_run == 0:
+        raise InputError("the costs are both 0: give a positive cost_per_item= or cost_per_run=")
+    return cost_per_item, cost_per_run, None if tokens is None else float(tokens)
+
+
+def _logged_tokens(pilot) -> float | None:
+    """Mean tokens of one run of one item, from inspect logs' model usage (None: unknown)."""
+    from pathlib import Path
+
+    paths = [pilot] if isinstance(pilot, (str, Path)) else pilot
+    if not isinstance(paths, (list, tuple)) or not all(isinstance(p, (str, Path)) for p in paths):
+        return None
+    from evalgap.io import inspect_logs
+    from evalgap.io.sources import detect_source
+
+    if not paths or any(detect_source(Path(p)) != "inspect" for p in paths):
+        return None
+    return inspect_logs.mean_sample_tokens(paths)
