@@ -371,7 +371,7 @@ def _models(frame, model_a, model_b, source):
         return present[0], present[1]
     for name, value in (("model_a", model_a), ("model_b", model_b)):
         if value is None:
-            raise InputError(f"give both model_a= and model_b= (or neither)", param=name)
+            raise InputError("give both model_a= and model_b= (or neither)", param=name)
         if value not in present:
             raise InputError(
                 f"{source}: no model {value!r} in the pilot (models: {', '.join(present[:6])})",
