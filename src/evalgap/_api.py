@@ -154,9 +154,7 @@ def compare(
             raise InputError(
                 "the four counts add up to 0 items; give the counts of a real comparison"
             )
-        return compare_counts(
-            *counts, model_a=model_a or "A", model_b=model_b or "B", **settings
-        )
+        return compare_counts(*counts, model_a=model_a or "A", model_b=model_b or "B", **settings)
     if a is None:
         raise InputError(
             "nothing to compare: give two score arrays, a table of scores with model_a= and "
@@ -477,8 +475,13 @@ def ranks(
         raise InputError("give either data= (per-item scores) or battles= (a battle table)")
     if battles is not None:
         return ranks_battles(
-            battles, alpha=alpha, n_bootstrap=n_bootstrap, seed=seed, top_k=top_k,
-            method=method, ties=ties,
+            battles,
+            alpha=alpha,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
+            top_k=top_k,
+            method=method,
+            ties=ties,
         )
     score_set = scores_of(
         data,
@@ -826,8 +829,10 @@ def _is_source(value) -> bool:
 
     if _is_table(value) or isinstance(value, (str, Path, LongScores, ScoreSet)):
         return True
-    return isinstance(value, (list, tuple)) and bool(value) and all(
-        isinstance(p, (str, Path)) for p in value
+    return (
+        isinstance(value, (list, tuple))
+        and bool(value)
+        and all(isinstance(p, (str, Path)) for p in value)
     )
 
 

@@ -282,8 +282,31 @@ class PairTable:
                 "order_reversed": rev,
             }
             for (
-                task, a, b, n, acc_a, acc_b, delta, rho, a_only, b_only, sd, stat, n_star, q,
-                low, high, p, v, u, icc, deff, n_clustered, n_unpaired, eff, rev,
+                task,
+                a,
+                b,
+                n,
+                acc_a,
+                acc_b,
+                delta,
+                rho,
+                a_only,
+                b_only,
+                sd,
+                stat,
+                n_star,
+                q,
+                low,
+                high,
+                p,
+                v,
+                u,
+                icc,
+                deff,
+                n_clustered,
+                n_unpaired,
+                eff,
+                rev,
             ) in zip(
                 c["task"].tolist(),
                 c["model_a"].tolist(),
@@ -526,6 +549,7 @@ def audit_scores(
     ``progress(done, total, phase)`` is called as each phase (:data:`PHASES`) starts.
     """
     _check(family, alpha, power, tier_procedure)
+
     def step(phase: str) -> None:
         if progress is not None:
             progress(PHASES.index(phase), len(PHASES), phase)
@@ -892,9 +916,7 @@ def _bootstrap_arbiter(p, n_resamples, seed, score_set, alpha, notes) -> None:
         )
     elif n_resamples and graded.size and score_set is not None:
         differences = [_pair_differences(p.iloc[k], score_set) for k in graded]
-        out[graded] = resample.paired_bootstrap(
-            differences, n_resamples, seed, alpha=alpha
-        ).p_value
+        out[graded] = resample.paired_bootstrap(differences, n_resamples, seed, alpha=alpha).p_value
     p["p_bootstrap"] = out
 
 
@@ -1011,9 +1033,7 @@ def _alternative_clusterings(task, pairs, seed, t_index) -> dict:
 # --- e-process trajectories (Figure 4) -------------------------------------------------------
 
 
-def _trajectories(
-    p: pd.DataFrame, score_set: ScoreSet | None, alpha, power, mixture, seed
-) -> dict:
+def _trajectories(p: pd.DataFrame, score_set: ScoreSet | None, alpha, power, mixture, seed) -> dict:
     """log e_n along the items of the (up to) four binary pairs nearest the anytime boundary.
 
     Each pair's items are taken in a seeded random order (the order an evaluation that
@@ -1158,9 +1178,7 @@ def _score_intervals(scores: np.ndarray, z: float, alpha: float):
     if not has.any():
         return low, high
     if is_binary(filled):
-        low[has], high[has] = intervals.wilson_interval(
-            filled[:, has].sum(axis=0), n[has], alpha
-        )
+        low[has], high[has] = intervals.wilson_interval(filled[:, has].sum(axis=0), n[has], alpha)
         return low, high
     mean = filled[:, has].sum(axis=0) / n[has]
     centred = np.where(observed[:, has], filled[:, has] - mean, 0.0)
@@ -1270,5 +1288,3 @@ def _finite(value):
     except (TypeError, ValueError):
         return None
     return x if math.isfinite(x) else None
-
-

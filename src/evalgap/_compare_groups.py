@@ -121,6 +121,7 @@ class CompareGroupsResult(Result):
             ]
         )
 
+
 def compare_by_group(
     score_set: ScoreSet,
     model_a: str,

@@ -125,9 +125,7 @@ def inspect_data(
                 max_runs=max((e.max_runs for e in entries), default=0),
             )
         )
-    binary = all(
-        bool(np.isin(t.scores[t.observed], (0.0, 1.0)).all()) for t in aligned.tasks
-    )
+    binary = all(bool(np.isin(t.scores[t.observed], (0.0, 1.0)).all()) for t in aligned.tasks)
     clusters = None
     if any(t.clusters is not None for t in aligned.tasks):
         clusters = len({c for t in aligned.tasks if t.clusters is not None for c in t.clusters})

@@ -255,9 +255,11 @@ def plan_pilot(
             f"{long.source}: the pilot has no run column, so run-to-run noise cannot be told "
             "from item-to-item differences; name it with run_column= (lm-eval: all_runs; "
             "inspect: epochs)",
-            param="run_column",
         )
     notes = list(long.notes)
+    cost_per_item, cost_per_run, tokens = _costs(
+        cost_per_item, cost_per_run, price_per_1k_tokens, tokens_per_item, pilot, long.source, notes
+    )
     runs_a, runs_b, dropped = _run_matrices(frame, model_a, model_b, long.source)
     if dropped:
         notes.append(
@@ -287,14 +289,10 @@ def plan_pilot(
         if delta == 0:
             raise InputError(
                 "the pilot's gap is exactly 0: give the gap to resolve with delta=",
-                param="delta",
             )
     delta = float(_validate.numbers(delta, "delta"))
     if delta == 0:
-        raise InputError("delta must be non-zero: no design resolves a gap of zero", param="delta")
-    cost_per_item, cost_per_run, tokens = _costs(
-        cost_per_item, cost_per_run, price_per_1k_tokens, tokens_per_item, pilot, long.source, notes
-    )
+        raise InputError("delta must be non-zero: no design resolves a gap of zero")
     kw = {"alpha": alpha, "power": power}
     runs = np.arange(1, max_runs + 1)
     needed = np.atleast_1d(vc.required_items(between, c.within_items, delta, runs, **kw))
@@ -366,16 +364,15 @@ def _models(frame, model_a, model_b, source):
             raise InputError(
                 f"{source}: the pilot has {len(present)} models ({', '.join(present[:6])}"
                 f"{', ...' if len(present) > 6 else ''}); name the two with model_a= and model_b=",
-                param="model_a",
             )
         return present[0], present[1]
     for name, value in (("model_a", model_a), ("model_b", model_b)):
         if value is None:
-            raise InputError("give both model_a= and model_b= (or neither)", param=name)
+            raise InputError("give both model_a= and model_b= (or neither)")
         if value not in present:
             raise InputError(
-                f"{source}: no model {value!r} in the pilot (models: {', '.join(present[:6])})",
-                param=name,
+                f"{name}=: {source} has no model {value!r} in the pilot "
+                f"(models: {', '.join(present[:6])})"
             )
     if model_a == model_b:
         raise InputError(f"model_a= and model_b= are both {model_a!r}; name two models")
@@ -432,27 +429,21 @@ def _costs(cost_per_item, cost_per_run, price, tokens, pilot, source, notes):
         ("tokens_per_item", tokens),
     ):
         if value is not None and not (math.isfinite(float(value)) and float(value) >= 0):
-            raise InputError(f"{name}= must be a finite number >= 0; got {value!r}", param=name)
+            raise InputError(f"{name}= must be a finite number >= 0; got {value!r}")
     if price is not None:
         if cost_per_run is not None:
-            raise InputError(
-                "give cost_per_run= or price_per_1k_tokens=, not both", param="price_per_1k_tokens"
-            )
+            raise InputError("give cost_per_run= or price_per_1k_tokens=, not both")
         if tokens is None:
             tokens = _logged_tokens(pilot)
             if tokens is None:
                 raise InputError(
                     f"{source} records no token counts; give tokens_per_item= with "
                     "price_per_1k_tokens=",
-                    param="tokens_per_item",
                 )
             notes.append(f"{tokens:,.0f} tokens per run of an item, from the logs' model usage")
         cost_per_run = float(tokens) * float(price) / 1000
     elif tokens is not None:
-        raise InputError(
-            "tokens_per_item= prices runs only with price_per_1k_tokens=",
-            param="price_per_1k_tokens",
-        )
+        raise InputError("tokens_per_item= prices runs only with price_per_1k_tokens=")
     if cost_per_item is None and cost_per_run is None:
         return None, None, None
     cost_per_item = float(cost_per_item or 0.0)

@@ -798,9 +798,11 @@ def sequential_study(
     """
     _validate.probability(alpha, "alpha")
     _validate.probability(power, "power")
-    if isinstance(horizon_factor, bool) or not (
-        isinstance(horizon_factor, (int, float)) and math.isfinite(horizon_factor)
-    ) or horizon_factor < 1:
+    if (
+        isinstance(horizon_factor, bool)
+        or not (isinstance(horizon_factor, (int, float)) and math.isfinite(horizon_factor))
+        or horizon_factor < 1
+    ):
         raise InputError(
             f"horizon_factor= must be a finite multiple of N* >= 1; got {horizon_factor!r}"
         )
@@ -976,9 +978,7 @@ def _small_tasks_chunk(n_tasks, experiments, n_permutations, alpha, stream):
         d = np.where(np.arange(high) < n_items[..., None], d, 0.0)
         draws = aggregation.sign_flip_draws(d, n_permutations, rng)
         sums, squares = d.sum(axis=-1), (d * d).sum(axis=-1)
-        pooled, per_task, max_drop = aggregation.permutation_p_values(
-            draws, sums, squares, n_items
-        )
+        pooled, per_task, max_drop = aggregation.permutation_p_values(draws, sums, squares, n_items)
         _, _, printed = aggregation.permutation_p_values(
             draws, sums, squares, n_items, sign_invariant=False
         )
@@ -1050,8 +1050,7 @@ def aggregation_study(
             chunks.append((first_q, other_q, t, n_experiments, flip_rate, alpha, streams[k]))
             k += 1
     small_chunks = [
-        (t, n_experiments, n_permutations, alpha, streams[k + i])
-        for i, t in enumerate(task_counts)
+        (t, n_experiments, n_permutations, alpha, streams[k + i]) for i, t in enumerate(task_counts)
     ]
     total = len(chunks) + len(small_chunks)
     results = run_chunks(_aggregation_chunk, chunks, jobs, progress, total=total)

@@ -762,8 +762,7 @@ def read_wide_table(
         skipped = [c for c in raw.columns if c not in id_columns and c not in models]
         notes.append(
             f"model columns: {', '.join(models)} (every numeric column; empty cells are "
-            "items not scored)"
-            + (f"; not scores: {', '.join(skipped)}" if skipped else "")
+            "items not scored)" + (f"; not scores: {', '.join(skipped)}" if skipped else "")
         )
     if not models:
         raise InputError(

@@ -1,0 +1,282 @@
+"""plan --pilot: items x reruns from a pilot with repeated runs.
+
+The pilot of the issue is built from BIG-Bench Hard (code-davinci-002, chain-of-thought vs
+answer-only, 6,511 items): each item's probability of being answered right at temperature
+> 0 is taken near its one observed 0/1 outcome (0.85 when it was right, 0.15 when wrong,
+the spread of a sampled rerun), and 4 runs are drawn per item and condition. The truth is
+then known, so the components, the predicted SE and the simulated SE can be compared.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from tests import synthetic as syn
+from tests.conftest import ROOT, shared_file
+
+import evalgap
+from evalgap.errors import InputError
+from evalgap.stats import variance_components as vc
+
+PILOT = ROOT / "examples" / "pilot_runs.csv"
+RIGHT, WRONG = 0.85, 0.15
+
+
+def _bbh_truth():
+    wide = pd.read_csv(shared_file("bbh_codex", "bbh_codex_wide.csv"))
+    item = wide["task"] + "/" + wide["item_idx"].astype(str)
+    p_cot = np.where(wide["cot"] == 1, RIGHT, WRONG)
+    p_direct = np.where(wide["direct"] == 1, RIGHT, WRONG)
+    return item.to_numpy(), p_cot, p_direct
+
+
+def _runs(rng, p, n_runs):
+    return (rng.random((p.size, n_runs)) < p[:, None]).astype(float)
+
+
+def _bbh_pilot(n_items=600, n_runs=4, seed=0):
+    items, p_cot, p_direct = _bbh_truth()
+    rng = np.random.default_rng(seed)
+    pick = rng.choice(items.size, n_items, replace=False)
+    runs = {"cot": _runs(rng, p_cot[pick], n_runs), "direct": _runs(rng, p_direct[pick], n_runs)}
+    rows = [
+        (model, items[pick[i]], r, runs[model][i, r])
+        for model in runs
+        for i in range(n_items)
+        for r in range(n_runs)
+    ]
+    return pd.DataFrame(rows, columns=["model", "item", "run", "score"]), runs
+
+
+def test_bbh_pilot_components_match_statsmodels_anova():
+    """Within: each model's one-way ANOVA residual mean square. Between: the ANOVA of the
+    per-run differences, (MS_items - MS_residual) / K, which equals evalgap's estimate plus
+    twice the runs' within-item covariance over K (a sample quantity, computed here)."""
+    sm = pytest.importorskip("statsmodels.formula.api")
+    anova = pytest.importorskip("statsmodels.stats.anova")
+    pilot, runs = _bbh_pilot()
+    p = evalgap.plan_pilot(pilot, model_a="cot", model_b="direct", run_column="run")
+    c = p.variance_components
+    k = 4
+
+    def mean_squares(values):
+        frame = pd.DataFrame(
+            {"item": np.repeat(np.arange(values.shape[0]), k), "y": values.ravel()}
+        )
+        table = anova.anova_lm(sm.ols("y ~ C(item)", data=frame).fit())
+        ms = table["sum_sq"] / table["df"]
+        return ms["C(item)"], ms["Residual"]
+
+    assert c.within_a == pytest.approx(mean_squares(runs["cot"])[1], rel=1e-12)
+    assert c.within_b == pytest.approx(mean_squares(runs["direct"])[1], rel=1e-12)
+    ms_items, ms_residual = mean_squares(runs["cot"] - runs["direct"])
+    a = runs["cot"] - runs["cot"].mean(axis=1, keepdims=True)
+    b = runs["direct"] - runs["direct"].mean(axis=1, keepdims=True)
+    covariance = (a * b).sum() / (a.shape[0] * (k - 1))
+    assert (ms_items - ms_residual) / k == pytest.approx(
+        c.between_items + 2 * covariance / k, rel=1e-9
+    )
+    assert (c.n_items, c.runs_per_item) == (600, 4.0)
+
+
+def test_bbh_pilot_predicts_the_se_of_a_chosen_design_within_monte_carlo_error():
+    """The binary reruns' sigma_D: the items' success probabilities, not single 0/1 scores,
+    enter it. 2,000 simulated evaluations of N = 800 items x K = 3 runs drawn from BBH's
+    truth: their gaps' SD matches the SE the pilot predicts (and the SE the truth implies)."""
+    items, p_cot, p_direct = _bbh_truth()
+    true_between = np.var(p_cot - p_direct)
+    true_within = np.mean(p_cot * (1 - p_cot) + p_direct * (1 - p_direct))
+    pilot, _ = _bbh_pilot(n_items=1500, n_runs=4, seed=3)
+    c = evalgap.plan_pilot(pilot, model_a="cot", model_b="direct").variance_components
+    n, k, trials = 800, 3, 2000
+    rng = np.random.default_rng(11)
+    gaps = np.empty(trials)
+    for t in range(trials):
+        pick = rng.integers(0, items.size, n)
+        gaps[t] = _runs(rng, p_cot[pick], k).mean() - _runs(rng, p_direct[pick], k).mean()
+    simulated = gaps.std(ddof=1)
+    mc_error = simulated / np.sqrt(2 * (trials - 1))
+    truth = float(vc.standard_error(true_between, true_within, n, k))
+    assert abs(simulated - truth) < 3 * mc_error
+    predicted = float(vc.standard_error(c.between_items, c.within_items, n, k))
+    assert predicted == pytest.approx(simulated, rel=0.06)  # the pilot's own error dominates
+    # a single 0/1 run per item would have claimed sigma_D from the 0/1 scores alone
+    assert abs(predicted - truth) < abs(predicted - np.sqrt((true_between + true_within) / n))
+
+
+def test_bbh_pilot_cli_prints_components_frontier_and_cheapest(run_cli, tmp_path):
+    pilot, _ = _bbh_pilot()
+    path = tmp_path / "pilot.csv"
+    pilot.to_csv(path, index=False)
+    args = ["plan", "--pilot", str(path), "--model-a", "cot", "--model-b", "direct"]
+    costs = ["--delta", "0.05", "--cost-per-item", "0.05", "--cost-per-run", "0.002"]
+    out = run_cli(*args, *costs)
+    assert out.returncode == 0, out.stderr
+    for text in ("between items", "within items", "designs resolving delta=+0.05", "cost"):
+        assert text in out.stdout
+    data = json.loads(run_cli(*args, *costs, "--json").stdout)
+    assert set(data["variance_components"]) >= {
+        "between_items",
+        "within_items",
+        "runs_per_item",
+        "n_items",
+    }
+    assert set(data["frontier"][0]) == {"n_items", "n_runs", "se", "cost"}
+    cheapest = data["cheapest"]
+    assert set(cheapest) == {"n_items", "n_runs", "se", "cost"}
+    costs_k = [f["cost"] for f in data["frontier"]]
+    assert cheapest["cost"] == min(costs_k)
+    assert f"{cheapest['n_items']:,} items x {cheapest['n_runs']} runs" in out.stdout.replace(
+        "\n", " "
+    )
+
+
+def test_frontier_is_eq3_per_k_and_the_cheapest_is_the_integer_optimum():
+    p = evalgap.plan_pilot(
+        PILOT, run_column="run", delta=0.03, cost_per_item=0.02, cost_per_run=0.004, max_runs=30
+    )
+    c = p.variance_components
+    z2 = (1.959963984540054 + 0.8416212335729143) ** 2
+    for d in p.frontier:
+        exact = z2 * (c.between_items + c.within_items / d.n_runs) / 0.03**2
+        assert d.n_items == int(np.ceil(exact))
+        assert d.se == pytest.approx(
+            np.sqrt((c.between_items + c.within_items / d.n_runs) / d.n_items)
+        )
+        assert d.cost == pytest.approx(d.n_items * (0.02 + 2 * d.n_runs * 0.004))
+    assert p.cheapest.cost == min(d.cost for d in p.frontier)
+    assert p.cheapest.n_runs in (int(np.floor(p.optimal_runs)), int(np.ceil(p.optimal_runs)))
+    assert p.optimal_runs == pytest.approx(
+        np.sqrt(0.02 * c.within_items / (2 * 0.004 * c.between_items))
+    )
+
+
+def test_bundled_pilot_json_is_stable(run_cli):
+    out = run_cli(
+        "plan",
+        "--pilot",
+        str(PILOT),
+        "--delta",
+        "0.03",
+        "--cost-per-item",
+        "0.02",
+        "--cost-per-run",
+        "0.004",
+        "--json",
+    )
+    data = json.loads(out.stdout)
+    assert data["variance_components"]["n_items"] == 300
+    assert data["variance_components"]["runs_per_item"] == 4.0
+    assert data["cheapest"] == {
+        "n_items": 958,
+        "n_runs": 5,
+        "se": pytest.approx(0.0107, abs=1e-4),
+        "cost": pytest.approx(57.48),
+    }
+    assert data["delta_from_pilot"] is False
+
+
+def test_when_items_dominate_reruns_cannot_help():
+    """Items nearly always or never solved (p = 0.02 or 0.98), by the two models on different
+    items: the runs barely vary, the items' differences do."""
+    rng = np.random.default_rng(5)
+    p_a = np.where(rng.random(400) < 0.6, 0.98, 0.02)
+    p_b = np.where(rng.random(400) < 0.5, 0.98, 0.02)
+    rows = [
+        (m, i, r, float(rng.random() < p[i]))
+        for m, p in (("a", p_a), ("b", p_b))
+        for i in range(400)
+        for r in range(3)
+    ]
+    pilot = pd.DataFrame(rows, columns=["model", "item", "run", "score"])
+    p = evalgap.plan_pilot(pilot, run_column="run", delta=0.05)
+    assert not p.reruns_help
+    assert p.rerun_saving < 0.2
+    assert "reruns cannot help much" in p.verdict
+    assert f"leave {p.items_floor:,} of the {p.frontier[0].n_items:,} items" in p.verdict
+
+
+def test_closed_benchmark_reruns_are_the_only_lever():
+    c = evalgap.plan_pilot(PILOT, run_column="run").variance_components
+    p = evalgap.plan_pilot(PILOT, run_column="run", delta=0.03, n_items=1500)
+    z2 = (1.959963984540054 + 0.8416212335729143) ** 2
+    k = c.within_items / (1500 * 0.03**2 / z2 - c.between_items)
+    assert p.runs_needed == np.ceil(k)
+    assert "on a fixed set of 1,500 items" in p.verdict
+    assert f"{int(np.ceil(k))} runs per model resolve it" in p.verdict
+    small = evalgap.plan_pilot(PILOT, run_column="run", delta=0.03, n_items=200)
+    assert small.runs_needed == np.inf
+    assert small.mde_unlimited_runs == pytest.approx(np.sqrt(z2 * c.between_items / 200))
+    assert "no number of reruns resolves it" in small.verdict
+
+
+def test_inspect_epochs_pilot_prices_runs_by_logged_tokens(tmp_path, run_cli):
+    rng = np.random.default_rng(2)
+    for model, p in (("m1", 0.7), ("m2", 0.6)):
+        scores = (rng.random(60) < p).astype(float)
+        log = syn.inspect_log(model, "arc", [str(i) for i in range(60)], scores, epochs=3)
+        for s in log["samples"]:  # each epoch's own draw, and its token usage
+            s["scores"]["choice"]["value"] = "C" if rng.random() < p else "I"
+            s["model_usage"] = {model: {"input_tokens": 300, "output_tokens": 100}}
+        (tmp_path / f"{model}.json").write_text(json.dumps(log))
+    p = evalgap.plan_pilot(
+        [tmp_path / "m1.json", tmp_path / "m2.json"], delta=0.1, price_per_1k_tokens=2.0
+    )
+    assert p.variance_components.runs_per_item == 3.0
+    assert p.tokens_per_item == 400.0
+    assert p.cost_per_run == pytest.approx(0.8)
+    assert p.cost_per_item == 0.0
+    assert p.cheapest.n_runs == 1  # items are free, runs are not: one run each
+    assert any("400 tokens per run" in n for n in p.notes)
+    out = run_cli("plan", "--pilot", str(tmp_path), "--delta", "0.1", "--price-per-1k-tokens", "2")
+    assert out.returncode == 0 and "tokens per run of an item" in out.stdout
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({}, "name the two with model_a= and model_b="),
+        ({"model_a": "x", "model_b": "y"}, "has no model 'x'"),
+        ({"model_a": "a", "model_b": "b", "run_column": None, "delta": 0.1}, None),
+        ({"model_a": "a", "model_b": "b", "delta": 0}, "delta must be non-zero"),
+        ({"model_a": "a", "model_b": "b", "tokens_per_item": 10.0}, "only with price_per_1k"),
+        (
+            {"model_a": "a", "model_b": "b", "price_per_1k_tokens": 1.0},
+            "records no token counts",
+        ),
+        ({"model_a": "a", "model_b": "b", "cost_per_item": -1.0}, "finite number >= 0"),
+    ],
+)
+def test_pilot_errors_name_what_to_fix(kwargs, message):
+    rows = [(m, i, r, float((i + r) % 3 == 0)) for m in "abc" for i in range(10) for r in range(2)]
+    pilot = pd.DataFrame(rows, columns=["model", "item", "run", "score"])
+    if message is None:  # a detected run column: this one works
+        assert evalgap.plan_pilot(pilot, **kwargs).variance_components.n_items == 10
+        return
+    with pytest.raises(InputError, match=message):
+        evalgap.plan_pilot(pilot, **kwargs)
+
+
+def test_pilot_without_runs_and_half_scored_items_are_said(run_cli, tmp_path):
+    out = run_cli(
+        "plan",
+        "--pilot",
+        str(ROOT / "examples" / "two_models.csv"),
+        "--model-a",
+        "model-x",
+        "--model-b",
+        "model-y",
+    )
+    assert (
+        out.returncode == 2 and "has no run column" in out.stderr and "--run-column" in out.stderr
+    )
+    frame = pd.read_csv(PILOT)
+    frame = frame[~((frame["model"] == "model-y") & (frame["item_id"] == "item-000"))]
+    p = evalgap.plan_pilot(frame)
+    assert p.variance_components.n_items == 299
+    assert "1 item scored by only one of the two models left out of the pilot" in p.notes
+    out = run_cli("plan", "--delta", "0.1", "--sd-diff", "0.3", "--cost-per-item", "1")
+    assert out.returncode == 2 and "--cost-per-item: only with --pilot" in out.stderr
