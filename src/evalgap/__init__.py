@@ -47,6 +47,7 @@ _HOMES = {
     "compare_counts": "evalgap._compare",
     "compare_scores": "evalgap._compare",
     "CompareResult": "evalgap._compare",
+    "WeightedCompareResult": "evalgap._weighted",
     "PValues": "evalgap._compare",
     "BootstrapResult": "evalgap._compare",
     "RequiredNInterval": "evalgap._compare",

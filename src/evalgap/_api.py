@@ -56,6 +56,8 @@ def compare(
     complete_case: bool = False,
     strict: bool = False,
     tasks=None,
+    weights=None,
+    strata=None,
     options=None,
     **columns,
 ):
@@ -102,6 +104,14 @@ def compare(
         With a table: keep only items every model scored; treat any left-out row as an error.
     tasks : list of str, optional
         With a table: the tasks to keep.
+    weights : str, Path, DataFrame or array_like, optional
+        Items sampled with unequal probabilities (a stratified design): each item's weight
+        ``1 / pi_i`` -- a column of the scores table, a design file or DataFrame with
+        ``item_id``, ``weight`` (optionally ``stratum``, ``task``), or with two score
+        arrays an array. The gap is then the weighted (Horvitz-Thompson) estimate of the
+        full benchmark's gap with a design-based SE (:mod:`evalgap.stats.weighted`).
+    strata : str or array_like, optional
+        With ``weights``: the stratum of each item (a column, or an array).
     options : LoadOptions, optional
         With paths: how to read them (format, layout, metric, filter...).
     **columns
@@ -112,7 +122,7 @@ def compare(
     -------
     CompareResult
         Tests, intervals, N*, MDE, q = N/N* and the verdict (``CompareGroupsResult`` with
-        ``by``).
+        ``by``; ``WeightedCompareResult`` with ``weights``).
 
     Examples
     --------
@@ -150,6 +160,8 @@ def compare(
             )
         if by is not None:
             raise InputError("by= needs per-item scores; 2x2 counts have no groups")
+        if weights is not None:
+            raise InputError("weights= needs per-item scores; 2x2 counts have no items")
         if sum(int(c) for c in counts) == 0:
             raise InputError(
                 "the four counts add up to 0 items; give the counts of a real comparison"
@@ -160,9 +172,26 @@ def compare(
             "nothing to compare: give two score arrays, a table of scores with model_a= and "
             "model_b=, or the four 2x2 counts"
         )
+    if weights is not None and by is not None:
+        raise InputError("weights= and by= cannot be combined: compare one weighted gap")
+    if weights is not None and alternative != "two-sided":
+        raise InputError("alternative=: the weighted (design-based) test is two-sided")
     if b is not None and not _is_table(b) and not _is_table(a):
         if by is not None:
             raise InputError("by= needs a table of scores with groups; got two arrays")
+        if weights is not None:
+            from evalgap._weighted import weighted_result
+
+            return weighted_result(
+                a,
+                b,
+                weights,
+                strata,
+                model_a=model_a or "A",
+                model_b=model_b or "B",
+                alpha=alpha,
+                power=power,
+            )
         return compare_scores(
             a,
             b,
@@ -199,6 +228,11 @@ def compare(
             tasks=tasks,
             options=options,
         )
+    design = None
+    if weights is not None:
+        from evalgap._weighted import design_table
+
+        design = design_table(weights, strata, data=a, options=options, **columns)
     score_set = scores_of(
         a,
         models=[model_a, model_b],
@@ -208,6 +242,10 @@ def compare(
         options=options,
         **columns,
     )
+    if design is not None:
+        from evalgap._weighted import compare_weighted
+
+        return compare_weighted(score_set, model_a, model_b, design, alpha=alpha, power=power)
     x, y = score_set.pair(model_a, model_b)
     result = compare_scores(
         x,

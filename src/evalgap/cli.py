@@ -328,6 +328,15 @@ def _console(*, stderr: bool = False):
     show_default=True,
     help="With --by: the multiplicity correction over groups.",
 )
+@click.option(
+    "--weights",
+    help="Items sampled with unequal probabilities: a column of the scores table with each "
+    "item's weight 1/pi, or the design file plan --reference wrote (item_id, weight, stratum).",
+)
+@click.option(
+    "--strata",
+    help="With --weights: the column of stratum labels (default: the design's 'stratum').",
+)
 def compare(
     both_correct,
     a_only,
@@ -344,6 +353,8 @@ def compare(
     seed,
     by,
     adjustment,
+    weights,
+    strata,
     **loader,
 ):
     """Test one paired gap and say whether the benchmark can resolve it.
@@ -380,6 +391,9 @@ def compare(
                 )
             loader = {**loader, "task_column": by}
         table = _load(loader, quiet=as_json)
+        if weights:
+            _compare_weighted(table, loader, weights, strata, model_a, model_b, settings, as_json)
+            return
         if by and by != "task" and table.columns.get("task") != by:
             raise InputError(
                 f"--by {by}: {table.source} has no column {by!r} to group by "
@@ -398,6 +412,8 @@ def compare(
         return
     if by:
         raise InputError("--by needs per-item --scores; 2x2 counts have no groups")
+    if weights or strata:
+        raise InputError("--weights and --strata need per-item --scores")
     names = ("--both-correct", "--a-only", "--b-only", "--both-wrong")
     missing = [name for name, value in zip(names, counts, strict=True) if value is None]
     if missing:
@@ -1285,6 +1301,27 @@ def plan(
     _emit(result, as_json, "plan")
 
 
+def _compare_weighted(table, loader, weights, strata, model_a, model_b, settings, as_json):
+    """``compare --weights``: the weighted gap of a stratified item sample."""
+    from evalgap._api import compare as compare_job
+    from evalgap._weighted import design_table
+
+    if loader["hub"]:
+        raise InputError("--weights reads a design file or a column of a --scores table")
+    design = design_table(
+        weights, strata, data=list(loader["scores_paths"]), options=_options(loader)
+    )
+    result = compare_job(
+        table,
+        model_a=model_a,
+        model_b=model_b,
+        weights=design,
+        **_alignment(loader),
+        **{k: settings[k] for k in ("alpha", "power")},
+    )
+    _emit(result, as_json, "compare-weighted")
+
+
 def _plan_pilot(paths, loader, *, others, alternative, as_json, **settings) -> None:
     """``plan --pilot``: the items x reruns plan of a pilot with repeated runs."""
     from evalgap._pilot import plan_pilot
@@ -1713,6 +1750,7 @@ def _emit(result, as_json: bool, job: str) -> None:
         "trim": terminal.render_trim,
         "plan-degradation": terminal.render_plan_degradation,
         "plan-pilot": terminal.render_pilot_plan,
+        "compare-weighted": terminal.render_weighted_compare,
         "simulate": terminal.render_simulation,
     }
     renderers[job](result, console)

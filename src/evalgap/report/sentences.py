@@ -372,3 +372,19 @@ def pilot_plan_verdict(r) -> str:
                 f"{r.mde_unlimited_runs:.4g}"
             )
     return out
+
+
+def weighted_compare_verdict(r) -> str:
+    """The weighted gap in one sentence: the estimate, its test and the design's N*."""
+    out = (
+        f"the weighted gap {r.delta:+.4f} ({100 * r.delta:+.2f} points; the sample's plain "
+        f"mean difference is {r.unweighted_delta:+.4f}) estimates the full benchmark's gap "
+        f"from {r.n_items:,} items standing for {r.weight_sum:,.0f}; it is "
+        f"{'' if r.significant else 'not '}significant (design-based z-test {format_p(r.p_value)})"
+    )
+    if r.required_n is not None:
+        out += (
+            f"; a design like this one needs {format_n(r.required_n)} items at alpha="
+            f"{r.alpha:g}, power {r.power:g} (q={format_q(r.resolution_ratio)})"
+        )
+    return out

@@ -1024,3 +1024,33 @@ def render_pilot_plan(r, console: Console) -> None:
     print_notes(console, r.notes)
     console.print()
     console.print(markup(_capitalise(r.verdict) + "."))
+
+
+def render_weighted_compare(r, console: Console) -> None:
+    """Print the weighted (design-based) comparison and its verdict."""
+    t = Table(
+        title=f"{r.model_a} vs {r.model_b}, weighted (items sampled with unequal probabilities)",
+        show_header=False,
+        title_justify="left",
+    )
+    t.add_column(style="bold")
+    t.add_column(justify="right", no_wrap=True)
+    t.add_row("items in the sample", f"{r.n_items:,}")
+    t.add_row("items the weights stand for", f"{r.weight_sum:,.0f}")
+    t.add_row("effective sample size (Kish)", f"{r.effective_n:,.0f}")
+    if r.n_strata is not None:
+        t.add_row("strata", f"{r.n_strata:,}")
+    t.add_row("weighted gap delta", number(r.delta, "+.4f"))
+    t.add_row("plain mean difference (unweighted)", number(r.unweighted_delta, "+.4f"))
+    t.add_row("design-based SE", number(r.se, ".4f"))
+    ci = r.confidence_interval
+    t.add_row(
+        f"{100 * ci.level:g}% interval",
+        f"\\[{number(float(ci.low), '+.4f')}, {number(float(ci.high), '+.4f')}]",
+    )
+    t.add_row("z / p", f"{number(r.statistic, '.3f')} / {format_p(r.p_value, bare=True)}")
+    t.add_row("items a design like this needs", format_n(r.required_n))
+    console.print(t)
+    print_notes(console, r.notes)
+    console.print()
+    console.print(markup(_capitalise(r.verdict) + "."))

@@ -229,6 +229,23 @@ def wald_statistic(delta, sd_diff, n_items):
     return _validate.scalar_or_array(np.where(delta == 0, 0.0, t))
 
 
+def wald_p_value(statistic, alternative: str = "two-sided"):
+    """The normal p-value of a Wald statistic: ``erfc(|z| / sqrt 2)`` two-sided, else a tail.
+
+    Examples
+    --------
+    >>> round(float(wald_p_value(1.959963984540054)), 6)
+    0.05
+    """
+    z = np.asarray(statistic, dtype=float)
+    _validate.alternative(alternative)
+    if alternative == "two-sided":
+        p = special.erfc(np.abs(z) / np.sqrt(2.0))
+    else:
+        p = special.ndtr(-z) if alternative == "greater" else special.ndtr(z)
+    return _validate.scalar_or_array(p)
+
+
 def paired_t_from_moments(mean_diff, sd_diff_sample, n_items, *, alternative="two-sided"):
     """Return the paired t test from ``mean(D)``, its sample SD (divisor N - 1) and N."""
     _validate.alternative(alternative)

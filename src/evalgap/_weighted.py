@@ -1,0 +1,263 @@
+"""``compare --weights``: the gap of items sampled with unequal probabilities.
+
+A stratified item sample (``plan --reference``) runs the items most likely to separate two
+models more often than their share of the benchmark; each item then carries a weight
+``1 / pi_i`` and the full benchmark's gap is the weighted (Horvitz-Thompson / Hajek) mean,
+with a design-based SE (:mod:`evalgap.stats.weighted`). The weights (and strata) come from
+a column of the scores table, from the design table the plan wrote (``item_id``, ``weight``,
+``stratum`` and optionally ``task``), or as an array beside two score arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from evalgap._results import Result
+from evalgap.errors import InputError
+from evalgap.stats import intervals
+from evalgap.stats import weighted as sw
+
+DESIGN_COLUMNS = ("item_id", "weight")
+
+
+@dataclass(frozen=True, repr=False)
+class WeightedCompareResult(Result):
+    """The weighted gap of a sample of items and its design-based test.
+
+    Attributes
+    ----------
+    model_a, model_b : str
+        The two models.
+    n_items : int
+        Items in the sample both models scored.
+    n_strata : int or None
+        Strata of the design (None: no strata given).
+    delta : float
+        The weighted gap, an estimate of the full benchmark's gap.
+    unweighted_delta : float
+        The plain mean difference of the sample (biased for the benchmark's gap when the
+        items were drawn with unequal probabilities).
+    se : float
+        The weighted gap's design-based standard error.
+    statistic, p_value : float
+        The Wald z and its two-sided p-value.
+    confidence_interval : Interval
+        The ``1 - alpha`` Wald interval.
+    weight_sum : float
+        The number of benchmark items the weights stand for.
+    effective_n : float
+        Kish's effective sample size ``(sum w)^2 / sum w^2``.
+    required_n : int or None
+        Items a design like this one needs at (alpha, power) (None at a zero gap).
+    resolution_ratio : float or None
+        ``q = n_items / required_n``.
+    alpha, power : float
+        The settings.
+    notes : tuple of str
+        What was left out and why.
+    verdict : str
+        One plain sentence (a property).
+    """
+
+    model_a: str
+    model_b: str
+    n_items: int
+    n_strata: int | None
+    delta: float
+    unweighted_delta: float
+    se: float
+    statistic: float
+    p_value: float
+    confidence_interval: intervals.Interval
+    weight_sum: float
+    effective_n: float
+    required_n: int | None
+    resolution_ratio: float | None
+    alpha: float
+    power: float
+    notes: tuple[str, ...]
+    _derived = ("verdict",)
+    _headline = ("delta", "se", "p_value")
+
+    @property
+    def significant(self) -> bool:
+        """Whether the weighted gap differs from 0 at level alpha."""
+        return self.p_value < self.alpha
+
+    @property
+    def verdict(self) -> str:
+        """One plain sentence."""
+        from evalgap.report.sentences import weighted_compare_verdict
+
+        return weighted_compare_verdict(self)
+
+
+def weighted_result(
+    a, b, weights, strata=None, *, model_a="A", model_b="B", alpha=0.05, power=0.8, notes=()
+) -> WeightedCompareResult:
+    """The weighted comparison of aligned score arrays with a weight (and stratum) per item."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    w = np.asarray(weights, dtype=float)
+    if not (a.shape == b.shape == w.shape) or a.ndim != 1:
+        raise InputError(
+            f"weights= must give one weight per item: {w.size:,} weights for {a.size:,} items"
+        )
+    g = sw.weighted_gap(a - b, w, strata, alpha=alpha, power=power)
+    required = int(g.required_n) if np.isfinite(g.required_n) else None
+    return WeightedCompareResult(
+        model_a=model_a,
+        model_b=model_b,
+        n_items=g.n_items,
+        n_strata=None if strata is None else int(np.unique(np.asarray(strata)).size),
+        delta=g.delta,
+        unweighted_delta=float(np.mean(a - b)),
+        se=g.se,
+        statistic=g.statistic,
+        p_value=g.p_value,
+        confidence_interval=intervals.Interval(
+            np.float64(g.ci_low), np.float64(g.ci_high), "wald (design-based SE)", 1 - alpha
+        ),
+        weight_sum=g.weight_sum,
+        effective_n=g.effective_n,
+        required_n=required,
+        resolution_ratio=None if required is None else g.n_items / max(required, 1),
+        alpha=float(alpha),
+        power=float(power),
+        notes=tuple(notes),
+    )
+
+
+def compare_weighted(
+    score_set, model_a, model_b, design, *, alpha=0.05, power=0.8
+) -> WeightedCompareResult:
+    """Weighted comparison of two models of ``score_set``; ``design`` is a DataFrame with
+    ``item_id``, ``weight``, optionally ``stratum`` and ``task`` (see :func:`design_table`)."""
+    import pandas as pd
+
+    i, j = score_set.model_index(model_a), score_set.model_index(model_b)
+    by_task = "task" in design.columns
+    keyed = design.set_index(["task", "item_id"] if by_task else ["item_id"])
+    parts, notes, unweighted = [], [], 0
+    for t in score_set.tasks:
+        rows = t.pair_rows(i, j)
+        ids = pd.Index(t.item_ids[rows].astype(str))
+        key = pd.MultiIndex.from_arrays([np.full(ids.size, t.task), ids]) if by_task else ids
+        found = keyed.reindex(key)
+        missing = found["weight"].isna().to_numpy()
+        unweighted += int(missing.sum())
+        parts.append((t.scores[rows, i], t.scores[rows, j], found, missing))
+    if unweighted:
+        raise InputError(
+            f"{unweighted:,} item(s) both models scored have no weight in the design; give "
+            "every item run its weight (the design's item list), or drop the items"
+        )
+    a = np.concatenate([p[0] for p in parts])
+    b = np.concatenate([p[1] for p in parts])
+    found = pd.concat([p[2] for p in parts])
+    scored = len(found)
+    if scored < len(keyed):
+        notes.append(
+            f"{len(keyed) - scored:,} of the design's {len(keyed):,} items were not scored by "
+            "both models and are left out (the estimate stays unbiased only if they are "
+            "missing at random within their stratum)"
+        )
+    strata = found["stratum"].astype(str).to_numpy() if "stratum" in found.columns else None
+    return weighted_result(
+        a,
+        b,
+        found["weight"].to_numpy(dtype=float),
+        strata,
+        model_a=model_a,
+        model_b=model_b,
+        alpha=alpha,
+        power=power,
+        notes=notes,
+    )
+
+
+def design_table(weights, strata=None, *, data=None, options=None, **columns):
+    """The design as a DataFrame (``item_id``, ``weight``[, ``stratum``][, ``task``]).
+
+    ``weights`` is a DataFrame or a file (CSV or Parquet) with those columns (``strata``
+    then names its stratum column, default ``stratum`` when present), or the name of a
+    column of the scores ``data`` holding each item's weight (``strata`` a column of
+    stratum labels); a weight must be the same for both models' rows of an item.
+    """
+    import pandas as pd
+
+    if isinstance(weights, (str, Path)) and Path(weights).is_file():
+        path = Path(weights)
+        if path.suffix.lower() == ".parquet":
+            table = pd.read_parquet(path)
+        else:
+            table = pd.read_csv(path, dtype={"item_id": str, "task": str})
+        return _check_design(table, strata, str(path))
+    if isinstance(weights, pd.DataFrame):
+        return _check_design(weights, strata, "the design table")
+    if not isinstance(weights, str):
+        raise InputError(
+            "weights= is a column of the scores table, a design file (item_id, weight"
+            f"[, stratum]) or a DataFrame; got {type(weights).__name__}"
+        )
+    from evalgap._api import long_scores
+
+    given = {k: v for k, v in columns.items() if k not in ("score_column", "cluster_column")}
+    long = long_scores(data, options=options, score_column=weights, cluster_column=strata, **given)
+    if long.columns.get("score") != weights or (strata and long.columns.get("cluster") != strata):
+        raise InputError(
+            f"{long.source}: weights={weights!r} names a column of a scores table, and this "
+            "source is not one; give the design file (item_id, weight[, stratum]) instead"
+        )
+    frame = long.frame.rename(columns={"score": "weight", "cluster": "stratum"})
+    frame["weight"] = pd.to_numeric(frame["weight"], errors="coerce")
+    keys = ["task", "item_id"]
+    spread = frame.groupby(keys)["weight"].nunique(dropna=False)
+    if (spread > 1).any():
+        task, item = spread[spread > 1].index[0]
+        raise InputError(
+            f"{long.source}: item {item!r} (task {task!r}) has different weights in column "
+            f"{weights!r} on different rows; an item's weight is one number, the same for "
+            "both models"
+        )
+    table = frame.drop_duplicates(keys)[[*keys, "weight", *(["stratum"] if strata else [])]]
+    return _check_design(table, "stratum" if strata else None, long.source)
+
+
+def _check_design(table, strata, source):
+    missing = [c for c in DESIGN_COLUMNS if c not in table.columns]
+    if missing:
+        raise InputError(
+            f"{source}: a design needs columns {', '.join(DESIGN_COLUMNS)} (and optionally "
+            f"stratum, task); missing {', '.join(missing)} (found: "
+            f"{', '.join(map(str, table.columns[:8]))})"
+        )
+    import pandas as pd
+
+    keep = [c for c in ("task", "item_id", "weight") if c in table.columns]
+    out = table[keep].copy()
+    out["item_id"] = out["item_id"].astype(str)
+    if "task" in out.columns:
+        out["task"] = out["task"].astype(str)
+    stratum = strata or ("stratum" if "stratum" in table.columns else None)
+    if stratum is not None:
+        if stratum not in table.columns:
+            raise InputError(f"{source}: no stratum column {stratum!r}")
+        out["stratum"] = table[stratum].astype(str).to_numpy()
+    weight = pd.to_numeric(out["weight"], errors="coerce")
+    bad = ~(np.isfinite(weight) & (weight > 0))
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(
+            f"{source}: {int(bad.sum()):,} weight(s) are not positive numbers (first: item "
+            f"{out['item_id'].iloc[row]!r}, {table['weight'].iloc[row]!r}); a weight is 1/pi"
+        )
+    out["weight"] = weight.to_numpy(dtype=float)
+    key = ["task", "item_id"] if "task" in out.columns else ["item_id"]
+    if out.duplicated(key).any():
+        item = out.loc[out.duplicated(key), "item_id"].iloc[0]
+        raise InputError(f"{source}: item {item!r} appears twice in the design")
+    return out.reset_index(drop=True)
