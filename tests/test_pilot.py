@@ -14,8 +14,8 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from tests import synthetic as syn
-from tests.conftest import ROOT, shared_file
+import synthetic as syn
+from conftest import ROOT, shared_file
 
 import evalgap
 from evalgap.errors import InputError
