@@ -14,12 +14,13 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-import synthetic as syn
-from conftest import ROOT, shared_file
 
 import evalgap
 from evalgap.errors import InputError
 from evalgap.stats import variance_components as vc
+
+import synthetic as syn
+from conftest import ROOT, shared_file
 
 PILOT = ROOT / "examples" / "pilot_runs.csv"
 RIGHT, WRONG = 0.85, 0.15
