@@ -1,0 +1,217 @@
+"""The results store job: add, list, remove and export the scores of a growing leaderboard.
+
+The DuckDB I/O lives in :mod:`evalgap.io.store`; this module runs the jobs and returns their
+results. Every job reads a store in place of score files (``--store STORE``, or
+:func:`read_store` in Python): the store gives back the long table its sources' loaders gave,
+so ``audit --store`` gives exactly the numbers of ``audit --scores`` on the same files.
+
+What is exact, and from what: the audit of a store reads its items (the audit's cluster
+bootstrap, rank sets, trajectories and graded bootstraps resample items, so items are what
+make every number equal to a from-scratch audit). The per-pair sufficient statistics
+(:func:`store_pairs`: the 2x2 counts of binary scores, the sums and sums of squares of
+graded differences, per task) are kept up to date at each add, for the new models' pairs
+only, and equal the statistics recomputed from scratch; they are what a pairwise table of a
+thousand-model board is read from without touching the items.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalgap._results import Result
+from evalgap.errors import InputError
+
+
+@dataclass(frozen=True, repr=False)
+class StoreAddResult(Result):
+    """What ``store add`` did.
+
+    Attributes
+    ----------
+    store : str
+        The store file.
+    added_sources, skipped_sources : tuple of str
+        Sources added; sources already stored (same bytes and options), left as they were.
+    rows_added : int
+        Score rows added.
+    """
+
+    store: str
+    added_sources: tuple
+    skipped_sources: tuple
+    rows_added: int
+    _headline = ("added_sources", "skipped_sources", "rows_added")
+
+
+@dataclass(frozen=True, repr=False)
+class StoreListResult(Result):
+    """What a store holds.
+
+    Attributes
+    ----------
+    store : str
+        The store file.
+    models, tasks : tuple of str
+        In the order they were added.
+    n_rows, n_items, n_runs : int
+        Score rows; distinct (task, item) pairs; distinct run labels.
+    sources : tuple of dict
+        Per source: id, path, SHA-256, loader, options, time added, rows.
+    """
+
+    store: str
+    models: tuple
+    tasks: tuple
+    n_rows: int
+    n_items: int
+    n_runs: int
+    sources: tuple
+    _headline = ("n_rows",)
+
+
+@dataclass(frozen=True, repr=False)
+class StoreRemoveResult(Result):
+    """What ``store remove`` did.
+
+    Attributes
+    ----------
+    store : str
+        The store file.
+    rows_removed, sources_removed, models_removed : int
+        What was removed.
+    """
+
+    store: str
+    rows_removed: int
+    sources_removed: int
+    models_removed: int
+    _headline = ("rows_removed",)
+
+
+@dataclass(frozen=True, repr=False)
+class StoreExportResult(Result):
+    """What ``store export`` wrote.
+
+    Attributes
+    ----------
+    store, output : str
+        The store file and the Parquet file written.
+    rows : int
+        Rows written.
+    """
+
+    store: str
+    output: str
+    rows: int
+    _headline = ("output", "rows")
+
+
+def store_add(store, paths, options=None, *, progress=None) -> StoreAddResult:
+    """Add score sources to a store (created if absent); return what was added and skipped.
+
+    Each path (file or directory, any source :func:`evalgap.load_scores` reads) is one
+    source, added in one transaction with its pair statistics; a path whose bytes and
+    options are already stored is skipped. A source that cannot be read raises InputError
+    and leaves the store as it was (sources added before it stay).
+
+    Examples
+    --------
+    >>> import tempfile, os, evalgap
+    >>> path = os.path.join(tempfile.mkdtemp(), "board.duckdb")
+    >>> evalgap.store_add(path, ["examples/two_models.csv"]).rows_added
+    4000
+    >>> evalgap.store_add(path, ["examples/two_models.csv"]).skipped_sources
+    ('examples/two_models.csv',)
+    """
+    from evalgap.io import store as io
+    from evalgap.io.options import LoadOptions
+
+    options = options or LoadOptions()
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    if not paths:
+        raise InputError("store add: give at least one score file or directory")
+    added, skipped, rows = [], [], 0
+    con = io.connect(store)
+    try:
+        for done, path in enumerate(paths):
+            if progress is not None:
+                progress(done, len(paths), str(path))
+            outcome = io.add_source(con, path, options)
+            (added if outcome["added"] else skipped).append(str(path))
+            rows += outcome["rows"]
+    finally:
+        con.close()
+    return StoreAddResult(str(store), tuple(added), tuple(skipped), int(rows))
+
+
+def store_list(store) -> StoreListResult:
+    """Return the models, tasks, rows and sources of a store."""
+    from evalgap.io import store as io
+
+    con = io.connect(store, read_only=True)
+    try:
+        s = io.summary(con)
+    finally:
+        con.close()
+    return StoreListResult(
+        str(store),
+        tuple(s["models"]),
+        tuple(s["tasks"]),
+        s["n_rows"],
+        s["n_items"],
+        s["n_runs"],
+        tuple(s["sources"]),
+    )
+
+
+def store_remove(store, *, models=(), sources=()) -> StoreRemoveResult:
+    """Remove models and/or sources (by id or path) from a store, in one transaction."""
+    from evalgap.io import store as io
+
+    if not models and not sources:
+        raise InputError("store remove: name what to remove with --model or --source")
+    con = io.connect(store, create=False)
+    try:
+        out = io.remove(con, models=tuple(models), sources=tuple(sources))
+    finally:
+        con.close()
+    return StoreRemoveResult(str(store), **out)
+
+
+def store_export(store, output) -> StoreExportResult:
+    """Write a store's long scores to a Parquet file."""
+    from evalgap.io import store as io
+
+    con = io.connect(store, read_only=True)
+    try:
+        rows = io.export(con, output)
+    finally:
+        con.close()
+    return StoreExportResult(str(store), str(output), rows)
+
+
+def read_store(store, *, models=None, tasks=None):
+    """Return a store's scores as a LongScores, the table every job takes.
+
+    ``models`` and ``tasks`` are pushed into the query (alignment still selects and orders).
+    """
+    from evalgap.io import store as io
+
+    con = io.connect(store, read_only=True)
+    try:
+        return io.read_long(con, models=models, tasks=tasks)
+    finally:
+        con.close()
+
+
+def store_pairs(store, *, tasks=None):
+    """Return the stored per-pair statistics (2x2 counts, difference moments) as a DataFrame."""
+    from evalgap.io import store as io
+
+    con = io.connect(store, read_only=True)
+    try:
+        return io.pair_stats(con, tasks=tasks)
+    finally:
+        con.close()

@@ -1,0 +1,508 @@
+"""A results store: one embedded DuckDB file holding the long scores of a growing leaderboard.
+
+Tables
+------
+``scores``
+    The long layout, one row per (model, task, item_id[, run]): ``source_id, seq, model,
+    task, item_id, run, score, cluster`` (``seq`` keeps each source's row order, so reading
+    the store back gives the frame its loader gave).
+``sources``
+    One row per added source (a file or a directory): its path, the SHA-256 of its bytes,
+    the loader that read it, the loader options (JSON), the time, the rows, and what the
+    loader said (its notes and column roles), so a job reading the store says it again.
+``pair_stats``
+    Per task and pair of models (``model_a < model_b``), the sufficient statistics of the
+    paired comparison on the items both scored (runs averaged): ``n, sum_a, sum_b, sum_ab,
+    sum_a2, sum_b2``. For binary scores they are the 2x2 counts (``both_correct = sum_ab``,
+    ``a_only = sum_a - sum_ab``, ``b_only = sum_b - sum_ab``, ``both_wrong = n - sum_a -
+    sum_b + sum_ab``); for graded scores the differences' moments (``sum_d = sum_a - sum_b``,
+    ``sum_d2 = sum_a2 - 2 sum_ab + sum_b2``).
+
+Each source is added in ONE transaction (rows, pair statistics, sources row): a loader error,
+a foreign file or a kill during the add leaves the store as it was. Adding a source whose
+bytes (and options) are already stored adds nothing. Adding a model updates only the pairs of
+the models the source touches (one join against the stored models, in DuckDB), not the K^2
+pairs of the leaderboard; :func:`rebuild_pair_stats` recomputes all pairs from scratch, block
+by block of models with the items streamed (bounded memory: three K x K accumulators and one
+block of item columns).
+
+``duckdb`` is imported lazily: the CLI starts without it.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from evalgap.errors import InputError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS sources (
+    source_id INTEGER PRIMARY KEY, path VARCHAR, sha256 VARCHAR, loader VARCHAR,
+    options VARCHAR, added_at TIMESTAMP, n_rows BIGINT, notes VARCHAR, columns VARCHAR);
+CREATE TABLE IF NOT EXISTS scores (
+    source_id INTEGER, seq BIGINT, model VARCHAR, task VARCHAR, item_id VARCHAR,
+    run VARCHAR, score DOUBLE, cluster VARCHAR);
+CREATE TABLE IF NOT EXISTS pair_stats (
+    task VARCHAR, model_a VARCHAR, model_b VARCHAR, n BIGINT, sum_a DOUBLE, sum_b DOUBLE,
+    sum_ab DOUBLE, sum_a2 DOUBLE, sum_b2 DOUBLE);
+"""
+
+PAIR_COLUMNS = ("task", "model_a", "model_b", "n", "sum_a", "sum_b", "sum_ab", "sum_a2", "sum_b2")
+
+# Per (model, task, item): runs averaged, unusable scores left out (as alignment does).
+_ITEMS = """
+SELECT model, task, item_id, avg(score) AS s FROM scores
+WHERE score IS NOT NULL AND isfinite(score) {where}
+GROUP BY model, task, item_id
+"""
+
+
+def connect(store, *, read_only: bool = False, create: bool = True):
+    """Open the store (creating its tables unless ``read_only``); raise InputError if not one."""
+    import duckdb
+
+    path = Path(store)
+    if not path.exists() and (read_only or not create):
+        raise InputError(f"{path}: no such store; create it with evalgap store add {path} FILE")
+    try:
+        con = duckdb.connect(str(path), read_only=read_only)
+    except duckdb.Error as exc:
+        first = str(exc).splitlines()[0]
+        raise InputError(f"{path}: not an evalgap store (DuckDB file): {first}") from None
+    if not read_only:
+        con.execute(SCHEMA)
+    else:
+        tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+        if not {"sources", "scores", "pair_stats"} <= tables:
+            con.close()
+            raise InputError(f"{path}: a DuckDB file but not an evalgap store (no scores table)")
+    return con
+
+
+def content_hash(path: Path) -> str:
+    """SHA-256 of a file's bytes; of a directory, of its files' relative paths and bytes."""
+    digest = hashlib.sha256()
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    for f in files:
+        if path.is_dir():
+            digest.update(str(f.relative_to(path)).encode() + b"\0")
+        with open(f, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def options_json(options) -> str:
+    """The loader options as sorted JSON (tuples as lists), recorded with each source."""
+    import dataclasses
+
+    return json.dumps(
+        {
+            f.name: getattr(options, f.name)
+            for f in dataclasses.fields(options)
+            if f.name != "store"
+        },
+        sort_keys=True,
+        default=list,
+    )
+
+
+def add_source(con, path, options, *, pair_stats: bool = True, long=None) -> dict:
+    """Add one source (file or directory) in one transaction; return what was done.
+
+    Returns ``{"path", "added", "sha256", "rows", "source_id"}``; ``added`` is False (and
+    nothing is written) when a source with the same bytes and options is already stored.
+    ``long`` (a LongScores) skips reading the path (the rows are taken as given).
+    """
+    from evalgap.io.sources import load_scores
+
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"{path}: no such file or directory")
+    sha = content_hash(path)
+    opts = options_json(options)
+    known = con.execute(
+        "SELECT source_id FROM sources WHERE sha256 = ? AND options = ?", [sha, opts]
+    ).fetchall()
+    if known:
+        return {
+            "path": str(path),
+            "added": False,
+            "sha256": sha,
+            "rows": 0,
+            "source_id": known[0][0],
+        }
+    if long is None:
+        long = load_scores([path], options)
+    frame = _store_frame(long.frame)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        source_id = con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchall()[
+            0
+        ][0]
+        frame.insert(0, "source_id", source_id)
+        con.register("_new_rows", frame)
+        con.execute(
+            "INSERT INTO scores SELECT source_id, seq, model, task, item_id, run, score, cluster "
+            "FROM _new_rows"
+        )
+        con.unregister("_new_rows")
+        if pair_stats:
+            update_pair_stats(con, source_id)
+        _insert_source_row(con, source_id, path, sha, long, opts, len(frame))
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return {
+        "path": str(path),
+        "added": True,
+        "sha256": sha,
+        "rows": len(frame),
+        "source_id": source_id,
+    }
+
+
+def _insert_source_row(con, source_id, path, sha, long, opts, rows) -> None:
+    con.execute(
+        "INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            source_id,
+            str(path),
+            sha,
+            long.source,
+            opts,
+            _dt.datetime.now(_dt.UTC).replace(tzinfo=None),
+            rows,
+            json.dumps(list(long.notes)),
+            json.dumps(long.columns, default=str),
+        ],
+    )
+
+
+def _store_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The long frame as the store's columns (strings, float scores, None where absent)."""
+    n = len(frame)
+
+    def text(name):
+        if name not in frame.columns:
+            return pd.Series([None] * n, dtype=object)
+        col = frame[name].astype(object)
+        return col.where(col.notna(), None).map(lambda v: v if v is None else str(v))
+
+    return pd.DataFrame(
+        {
+            "seq": np.arange(n, dtype=np.int64),
+            "model": text("model").to_numpy(),
+            "task": text("task").to_numpy(),
+            "item_id": text("item_id").to_numpy(),
+            "run": text("run").to_numpy(),
+            "score": pd.to_numeric(frame["score"], errors="coerce").to_numpy(dtype=float),
+            "cluster": text("cluster").to_numpy(),
+        }
+    )
+
+
+def update_pair_stats(con, source_id: int) -> None:
+    """Recompute the pair statistics of every (task, model) the source touches, in DuckDB.
+
+    Only the pairs of the touched models are recomputed: for one new model, its K pairs
+    against the stored models (a join of its items with theirs), not the K^2 of the board.
+    """
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _touched AS SELECT DISTINCT task, model FROM scores "
+        "WHERE source_id = ?",
+        [source_id],
+    )
+    con.execute(
+        "DELETE FROM pair_stats p USING _touched t WHERE p.task = t.task "
+        "AND (p.model_a = t.model OR p.model_b = t.model)"
+    )
+    # Runs are averaged per item when the touched tasks have any; otherwise the rows are the
+    # items and the join probes them directly (no aggregation of the whole store).
+    has_runs = con.execute(
+        "SELECT count(*) FROM scores WHERE run IS NOT NULL AND task IN (SELECT task FROM _touched)"
+    ).fetchall()[0][0]
+    where = "AND task IN (SELECT task FROM _touched)"
+    items = (
+        _ITEMS.format(where=where)
+        if has_runs
+        else "SELECT model, task, item_id, score AS s FROM scores WHERE score IS NOT NULL "
+        f"AND isfinite(score) {where}"
+    )
+    con.execute(
+        f"""
+        INSERT INTO pair_stats
+        WITH items AS ({items}),
+        new AS (SELECT i.* FROM items i JOIN _touched t USING (task, model)),
+        joined AS (
+            SELECT n.task,
+                   least(n.model, o.model) AS model_a, greatest(n.model, o.model) AS model_b,
+                   CASE WHEN n.model < o.model THEN n.s ELSE o.s END AS a,
+                   CASE WHEN n.model < o.model THEN o.s ELSE n.s END AS b
+            FROM new n JOIN items o ON n.task = o.task AND n.item_id = o.item_id
+            WHERE n.model <> o.model
+              -- a pair of two touched models is counted once, from its smaller name
+              AND NOT (o.model IN (SELECT model FROM _touched t WHERE t.task = n.task)
+                       AND n.model > o.model))
+        SELECT task, model_a, model_b, count(*), sum(a), sum(b), sum(a * b), sum(a * a),
+               sum(b * b)
+        FROM joined GROUP BY task, model_a, model_b
+        """
+    )
+    con.execute("DROP TABLE _touched")
+
+
+def rebuild_pair_stats(con, *, block_models: int = 512, block_items: int = 8192) -> None:
+    """Recompute every pair's statistics from scratch, blocks of models x streamed items.
+
+    Per task, items are numbered and read ``block_items`` at a time (projection and filter
+    pushed into DuckDB); each block adds its products into K x K accumulators (``n = M M^T``,
+    ``sum_a = X M^T``, ``sum_ab = X X^T``, ``sum_a2 = X^2 M^T`` with X the scores, 0 where
+    unobserved, and M the observed mask), computed ``block_models`` rows at a time. Memory:
+    three or four K x K float64 accumulators and one (K x block_items) block.
+    """
+    con.execute("DELETE FROM pair_stats")
+    for (task,) in con.execute("SELECT DISTINCT task FROM scores ORDER BY task").fetchall():
+        frame = _task_pair_stats(con, task, block_models, block_items)
+        if len(frame):
+            con.register("_pairs", frame)
+            con.execute("INSERT INTO pair_stats SELECT * FROM _pairs")
+            con.unregister("_pairs")
+
+
+def _task_pair_stats(con, task, block_models, block_items) -> pd.DataFrame:
+    models = [
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT model FROM scores WHERE task = ? ORDER BY model", [task]
+        ).fetchall()
+    ]
+    k = len(models)
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _ids AS SELECT item_id, "
+        "(row_number() OVER (ORDER BY item_id)) - 1 AS ix FROM "
+        "(SELECT DISTINCT item_id FROM scores WHERE task = ?)",
+        [task],
+    )
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _mids AS SELECT model, "
+        "(row_number() OVER (ORDER BY model)) - 1 AS mx FROM "
+        "(SELECT DISTINCT model FROM scores WHERE task = ?)",
+        [task],
+    )
+    n_items = con.execute("SELECT count(*) FROM _ids").fetchall()[0][0]
+    acc_n = np.zeros((k, k))
+    acc_a = np.zeros((k, k))
+    acc_ab = np.zeros((k, k))
+    acc_a2 = np.zeros((k, k))
+    graded = False
+    for lo in range(0, n_items, block_items):
+        width = min(block_items, n_items - lo)
+        rows = con.execute(
+            """
+            SELECT m.mx, i.ix, avg(s.score) FROM scores s
+            JOIN _ids i USING (item_id) JOIN _mids m USING (model)
+            WHERE s.task = ? AND i.ix >= ? AND i.ix < ? AND s.score IS NOT NULL
+              AND isfinite(s.score)
+            GROUP BY m.mx, i.ix
+            """,
+            [task, lo, lo + width],
+        ).fetchnumpy()
+        x = np.zeros((k, width), dtype=np.float64)
+        mask = np.zeros((k, width), dtype=np.float32)
+        mx = np.asarray(rows["mx"], dtype=np.int64)
+        ix = np.asarray(rows["ix"], dtype=np.int64) - lo
+        x[mx, ix] = rows[next(c for c in rows if c not in ("mx", "ix"))]
+        mask[mx, ix] = 1
+        graded = graded or bool(np.any((x != 0) & (x != 1)))
+        # Binary blocks multiply exactly in float32 (integer sums below 2^24 per block).
+        xf = x.astype(np.float32) if not graded else x
+        mf = mask if not graded else mask.astype(np.float64)
+        for start in range(0, k, block_models):
+            rows_slice = slice(start, min(start + block_models, k))
+            acc_n[rows_slice] += mf[rows_slice] @ mf.T
+            acc_a[rows_slice] += xf[rows_slice] @ mf.T
+            acc_ab[rows_slice] += xf[rows_slice] @ xf.T
+            acc_a2[rows_slice] += (xf[rows_slice] * xf[rows_slice]) @ mf.T
+    con.execute("DROP TABLE _ids")
+    con.execute("DROP TABLE _mids")
+    first, second = np.triu_indices(k, k=1)
+    keep = acc_n[first, second] > 0
+    first, second = first[keep], second[keep]
+    names = np.array(models, dtype=object)
+    return pd.DataFrame(
+        {
+            "task": task,
+            "model_a": names[first],
+            "model_b": names[second],
+            "n": acc_n[first, second].astype(np.int64),
+            "sum_a": acc_a[first, second],
+            "sum_b": acc_a[second, first],
+            "sum_ab": acc_ab[first, second],
+            "sum_a2": acc_a2[first, second],
+            "sum_b2": acc_a2[second, first],
+        }
+    )
+
+
+def pair_stats(con, *, tasks=None) -> pd.DataFrame:
+    """The stored pair statistics with the 2x2 counts and difference moments beside them."""
+    where, params = "", []
+    if tasks:
+        where = f"WHERE task IN ({', '.join('?' * len(tasks))})"
+        params = list(tasks)
+    frame = con.execute(
+        f"SELECT * FROM pair_stats {where} ORDER BY task, model_a, model_b", params
+    ).df()
+    frame["both_correct"] = frame["sum_ab"]
+    frame["a_only"] = frame["sum_a"] - frame["sum_ab"]
+    frame["b_only"] = frame["sum_b"] - frame["sum_ab"]
+    frame["both_wrong"] = frame["n"] - frame["sum_a"] - frame["sum_b"] + frame["sum_ab"]
+    frame["sum_d"] = frame["sum_a"] - frame["sum_b"]
+    frame["sum_d2"] = frame["sum_a2"] - 2 * frame["sum_ab"] + frame["sum_b2"]
+    return frame
+
+
+def read_long(con, *, models=None, tasks=None):
+    """The stored scores as a LongScores (rows in the order they were added).
+
+    ``models``/``tasks`` are pushed into the query when every one named is stored (an unknown
+    name is left for alignment to report, listing the names there are).
+    """
+    from evalgap._scores import LongScores
+
+    clauses, params = [], []
+    for column, wanted in (("model", models), ("task", tasks)):
+        if wanted:
+            stored = {r[0] for r in con.execute(f"SELECT DISTINCT {column} FROM scores").fetchall()}
+            if set(wanted) <= stored:
+                clauses.append(f"{column} IN ({', '.join('?' * len(wanted))})")
+                params += list(wanted)
+    where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+    frame = con.execute(
+        f"SELECT model, task, item_id, run, score, cluster FROM scores {where} "
+        "ORDER BY source_id, seq",
+        params,
+    ).df()
+    sources = con.execute(
+        "SELECT loader, notes, columns FROM sources ORDER BY source_id"
+    ).fetchall()
+    if not sources:
+        raise InputError("the store is empty; add scores with evalgap store add STORE FILE")
+    if frame["run"].isna().all():
+        frame = frame.drop(columns="run")
+    else:
+        frame["run"] = frame["run"].astype(object).where(frame["run"].notna(), "1")
+    if frame["cluster"].isna().all():
+        frame = frame.drop(columns="cluster")
+    for column in ("model", "task", "item_id"):
+        frame[column] = frame[column].astype("category")
+    notes = tuple(n for _, notes, _ in sources for n in json.loads(notes))
+    return LongScores(
+        frame,
+        ", ".join(loader for loader, _, _ in sources),
+        json.loads(sources[0][2]),
+        notes,
+    )
+
+
+def summary(con) -> dict:
+    """Models, tasks, rows and sources of the store (``store list``)."""
+    models = [
+        r[0]
+        for r in con.execute(
+            "SELECT model FROM scores GROUP BY model ORDER BY min(source_id), min(seq)"
+        ).fetchall()
+    ]
+    tasks = [
+        r[0]
+        for r in con.execute(
+            "SELECT task FROM scores GROUP BY task ORDER BY min(source_id), min(seq)"
+        ).fetchall()
+    ]
+    n_rows, n_items, n_runs = con.execute(
+        "SELECT count(*), count(DISTINCT (task, item_id)), count(DISTINCT run) FROM scores"
+    ).fetchall()[0]
+    sources = con.execute(
+        "SELECT source_id, path, sha256, loader, options, added_at, n_rows FROM sources "
+        "ORDER BY source_id"
+    ).df()
+    records = [
+        {
+            "source_id": int(r.source_id),
+            "path": r.path,
+            "sha256": r.sha256,
+            "loader": r.loader,
+            "options": json.loads(r.options),
+            "added_at": r.added_at.isoformat(),
+            "rows": int(r.n_rows),
+        }
+        for r in sources.itertuples()
+    ]
+    return {
+        "models": models,
+        "tasks": tasks,
+        "n_rows": int(n_rows),
+        "n_items": int(n_items),
+        "n_runs": int(n_runs),
+        "sources": records,
+    }
+
+
+def remove(con, *, models=(), sources=()) -> dict:
+    """Remove models (all their rows) and/or sources (by id or path), in one transaction."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        ids = []
+        for s in sources:
+            found = con.execute(
+                "SELECT source_id FROM sources WHERE CAST(source_id AS VARCHAR) = ? OR path = ?",
+                [str(s), str(s)],
+            ).fetchall()
+            if not found:
+                raise InputError(f"--source {s}: no such source in the store (see store list)")
+            ids += [r[0] for r in found]
+        stored = {r[0] for r in con.execute("SELECT DISTINCT model FROM scores").fetchall()}
+        for m in models:
+            if m not in stored:
+                raise InputError(f"--model {m}: no such model in the store (see store list)")
+        before = con.execute("SELECT count(*) FROM scores").fetchall()[0][0]
+        if ids:
+            marks = ", ".join("?" * len(ids))
+            con.execute(f"DELETE FROM scores WHERE source_id IN ({marks})", ids)
+            con.execute(f"DELETE FROM sources WHERE source_id IN ({marks})", ids)
+        if models:
+            marks = ", ".join("?" * len(models))
+            con.execute(f"DELETE FROM scores WHERE model IN ({marks})", list(models))
+            # a source left without rows is gone; re-adding it must add it again
+            con.execute(
+                "DELETE FROM sources WHERE source_id NOT IN (SELECT DISTINCT source_id FROM scores)"
+            )
+        rows = before - con.execute("SELECT count(*) FROM scores").fetchall()[0][0]
+        # what a removed source or model paired with is recomputed, never left stale
+        rebuild_pair_stats(con)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return {"rows_removed": int(rows), "sources_removed": len(ids), "models_removed": len(models)}
+
+
+def export(con, output) -> int:
+    """Write the long scores to a Parquet file with DuckDB's COPY; return the rows written."""
+    output = Path(output)
+    if output.suffix != ".parquet":
+        raise InputError(f"--output {output}: store export writes Parquet; name a .parquet file")
+    con.execute(
+        "COPY (SELECT model, task, item_id, run, score, cluster FROM scores "
+        "ORDER BY source_id, seq) TO ? (FORMAT PARQUET)",
+        [str(output)],
+    )
+    return int(con.execute("SELECT count(*) FROM scores").fetchall()[0][0])
