@@ -88,6 +88,7 @@ _HOMES = {
     "store_export": "evalgap._store",
     "store_pairs": "evalgap._store",
     "read_store": "evalgap._store",
+    "audit_store": "evalgap._store",
     "StoreAddResult": "evalgap._store",
     "StoreListResult": "evalgap._store",
     "StoreRemoveResult": "evalgap._store",

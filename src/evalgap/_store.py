@@ -16,6 +16,7 @@ thousand-model board is read from without touching the items.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -215,3 +216,61 @@ def store_pairs(store, *, tasks=None):
         return io.pair_stats(con, tasks=tasks)
     finally:
         con.close()
+
+
+def audit_store(store, *, family: str = "adjacent", tasks=None, **settings):
+    """Audit a store's binary leaderboard from its pair statistics alone (no item is read).
+
+    Per task, models are ranked by their mean score over their own items (as ``audit``
+    ranks them, ties by name); the rank-adjacent pairs (``family="adjacent"``) or all pairs
+    take their 2x2 counts from the store, oriented upper minus lower, and are audited as
+    :func:`evalgap.audit` audits ``pairs=``. Each pair's statistics, p-values, N* and
+    verdicts equal those of ``audit`` on the items; what needs items (cluster bootstrap,
+    rank sets, e-process trajectories, graded scores) is left to ``audit --store``.
+    ``settings`` are :func:`evalgap._audit.audit_counts`'s.
+    """
+    import numpy as np
+    import pandas as pd
+
+    from evalgap._audit import audit_counts
+    from evalgap.io import store as io
+
+    con = io.connect(store, read_only=True)
+    try:
+        means = io.model_means(con, tasks=tasks)
+        stats = io.pair_stats(con, tasks=tasks)
+    finally:
+        con.close()
+    if not means["binary"].all():
+        raise InputError(
+            "audit from pair statistics needs binary scores; audit --store reads the items"
+        )
+    stats = stats.set_index(["task", "model_a", "model_b"])
+    rows = []
+    for task, sub in means.groupby("task", sort=False):
+        names = sub["model"].to_numpy(dtype=object)
+        order = np.lexsort((names.astype(str), -sub["mean"].to_numpy()))
+        ranked = names[order]
+        if family == "adjacent":
+            pairs = list(itertools.pairwise(ranked))
+        else:
+            upper, lower = np.triu_indices(len(ranked), k=1)
+            pairs = list(zip(ranked[upper], ranked[lower], strict=True))
+        for a, b in pairs:
+            key = (task, min(a, b), max(a, b))
+            if key not in stats.index:
+                continue
+            s = stats.loc[key]
+            flip = a > b
+            rows.append(
+                {
+                    "task": task,
+                    "model_a": a,
+                    "model_b": b,
+                    "both_correct": int(s["both_correct"]),
+                    "a_only": int(s["b_only"] if flip else s["a_only"]),
+                    "b_only": int(s["a_only"] if flip else s["b_only"]),
+                    "both_wrong": int(s["both_wrong"]),
+                }
+            )
+    return audit_counts(pd.DataFrame(rows), source=str(store), **settings)

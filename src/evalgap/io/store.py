@@ -192,19 +192,23 @@ def _store_frame(frame: pd.DataFrame) -> pd.DataFrame:
 
     def text(name):
         if name not in frame.columns:
-            return pd.Series([None] * n, dtype=object)
-        col = frame[name].astype(object)
-        return col.where(col.notna(), None).map(lambda v: v if v is None else str(v))
+            return np.full(n, None, dtype=object)
+        col = frame[name]
+        if isinstance(col.dtype, pd.CategoricalDtype):  # one str() per category, not per row
+            labels = np.array([str(c) for c in col.cat.categories] + [None], dtype=object)
+            return labels[col.cat.codes.to_numpy()]  # code -1 (missing) takes the last: None
+        col = col.astype(object)
+        return col.where(col.notna(), None).map(lambda v: v if v is None else str(v)).to_numpy()
 
     return pd.DataFrame(
         {
             "seq": np.arange(n, dtype=np.int64),
-            "model": text("model").to_numpy(),
-            "task": text("task").to_numpy(),
-            "item_id": text("item_id").to_numpy(),
-            "run": text("run").to_numpy(),
+            "model": text("model"),
+            "task": text("task"),
+            "item_id": text("item_id"),
+            "run": text("run"),
             "score": pd.to_numeric(frame["score"], errors="coerce").to_numpy(dtype=float),
-            "cluster": text("cluster").to_numpy(),
+            "cluster": text("cluster"),
         }
     )
 
@@ -298,6 +302,18 @@ def _task_pair_stats(con, task, block_models, block_items) -> pd.DataFrame:
         [task],
     )
     n_items = con.execute("SELECT count(*) FROM _ids").fetchall()[0][0]
+    # One pass numbers the task's items and models (runs averaged); each block of items is
+    # then a range scan of this table.
+    con.execute(
+        """
+        CREATE OR REPLACE TEMP TABLE _num AS
+        SELECT m.mx, i.ix, avg(s.score) AS s FROM scores s
+        JOIN _ids i USING (item_id) JOIN _mids m USING (model)
+        WHERE s.task = ? AND s.score IS NOT NULL AND isfinite(s.score)
+        GROUP BY m.mx, i.ix ORDER BY i.ix
+        """,
+        [task],
+    )
     acc_n = np.zeros((k, k))
     acc_a = np.zeros((k, k))
     acc_ab = np.zeros((k, k))
@@ -306,20 +322,13 @@ def _task_pair_stats(con, task, block_models, block_items) -> pd.DataFrame:
     for lo in range(0, n_items, block_items):
         width = min(block_items, n_items - lo)
         rows = con.execute(
-            """
-            SELECT m.mx, i.ix, avg(s.score) FROM scores s
-            JOIN _ids i USING (item_id) JOIN _mids m USING (model)
-            WHERE s.task = ? AND i.ix >= ? AND i.ix < ? AND s.score IS NOT NULL
-              AND isfinite(s.score)
-            GROUP BY m.mx, i.ix
-            """,
-            [task, lo, lo + width],
+            "SELECT mx, ix, s FROM _num WHERE ix >= ? AND ix < ?", [lo, lo + width]
         ).fetchnumpy()
         x = np.zeros((k, width), dtype=np.float64)
         mask = np.zeros((k, width), dtype=np.float32)
         mx = np.asarray(rows["mx"], dtype=np.int64)
         ix = np.asarray(rows["ix"], dtype=np.int64) - lo
-        x[mx, ix] = rows[next(c for c in rows if c not in ("mx", "ix"))]
+        x[mx, ix] = rows["s"]
         mask[mx, ix] = 1
         graded = graded or bool(np.any((x != 0) & (x != 1)))
         # Binary blocks multiply exactly in float32 (integer sums below 2^24 per block).
@@ -331,8 +340,8 @@ def _task_pair_stats(con, task, block_models, block_items) -> pd.DataFrame:
             acc_a[rows_slice] += xf[rows_slice] @ mf.T
             acc_ab[rows_slice] += xf[rows_slice] @ xf.T
             acc_a2[rows_slice] += (xf[rows_slice] * xf[rows_slice]) @ mf.T
-    con.execute("DROP TABLE _ids")
-    con.execute("DROP TABLE _mids")
+    for table in ("_ids", "_mids", "_num"):
+        con.execute(f"DROP TABLE {table}")
     first, second = np.triu_indices(k, k=1)
     keep = acc_n[first, second] > 0
     first, second = first[keep], second[keep]
@@ -368,6 +377,27 @@ def pair_stats(con, *, tasks=None) -> pd.DataFrame:
     frame["sum_d"] = frame["sum_a"] - frame["sum_b"]
     frame["sum_d2"] = frame["sum_a2"] - 2 * frame["sum_ab"] + frame["sum_b2"]
     return frame
+
+
+def model_means(con, *, tasks=None) -> pd.DataFrame:
+    """Per task and model: the mean over the model's own items (runs averaged), and whether
+    every score is 0 or 1 (``binary``)."""
+    where, params = "", []
+    if tasks:
+        where = f"AND task IN ({', '.join('?' * len(tasks))})"
+        params = list(tasks)
+    return con.execute(
+        f"""
+        SELECT task, model, avg(s) AS mean, bool_and(s = 0 OR s = 1) AS binary,
+               min(first_seen) AS first_seen
+        FROM (SELECT task, model, item_id, avg(score) AS s,
+                     min(source_id * 4294967296 + seq) AS first_seen
+              FROM scores WHERE score IS NOT NULL AND isfinite(score) {where}
+              GROUP BY task, model, item_id)
+        GROUP BY task, model ORDER BY min(first_seen)
+        """,
+        params,
+    ).df()
 
 
 def read_long(con, *, models=None, tasks=None):
