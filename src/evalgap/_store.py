@@ -16,7 +16,6 @@ thousand-model board is read from without touching the items.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -238,39 +237,46 @@ def audit_store(store, *, family: str = "adjacent", tasks=None, **settings):
     con = io.connect(store, read_only=True)
     try:
         means = io.model_means(con, tasks=tasks)
-        stats = io.pair_stats(con, tasks=tasks)
+        if not means["binary"].all():
+            raise InputError(
+                "audit from pair statistics needs binary scores; audit --store reads the items"
+            )
+        wanted = []
+        for task, sub in means.groupby("task", sort=False):
+            names = sub["model"].to_numpy(dtype=object)
+            order = np.lexsort((names.astype(str), -sub["mean"].to_numpy()))
+            ranked = names[order]
+            if family == "adjacent":
+                upper, lower = ranked[:-1], ranked[1:]
+            else:
+                i, j = np.triu_indices(len(ranked), k=1)
+                upper, lower = ranked[i], ranked[j]
+            wanted.append(pd.DataFrame({"task": task, "upper": upper, "lower": lower}))
+        if not wanted:
+            raise InputError("the store is empty; add scores with evalgap store add STORE FILE")
+        wanted = pd.concat(wanted, ignore_index=True)
+        wanted["model_a"] = np.where(
+            wanted["upper"] < wanted["lower"], wanted["upper"], wanted["lower"]
+        )
+        wanted["model_b"] = np.where(
+            wanted["upper"] < wanted["lower"], wanted["lower"], wanted["upper"]
+        )
+        stats = io.pair_stats(con, pairs=wanted)
     finally:
         con.close()
-    if not means["binary"].all():
-        raise InputError(
-            "audit from pair statistics needs binary scores; audit --store reads the items"
-        )
-    stats = stats.set_index(["task", "model_a", "model_b"])
-    rows = []
-    for task, sub in means.groupby("task", sort=False):
-        names = sub["model"].to_numpy(dtype=object)
-        order = np.lexsort((names.astype(str), -sub["mean"].to_numpy()))
-        ranked = names[order]
-        if family == "adjacent":
-            pairs = list(itertools.pairwise(ranked))
-        else:
-            upper, lower = np.triu_indices(len(ranked), k=1)
-            pairs = list(zip(ranked[upper], ranked[lower], strict=True))
-        for a, b in pairs:
-            key = (task, min(a, b), max(a, b))
-            if key not in stats.index:
-                continue
-            s = stats.loc[key]
-            flip = a > b
-            rows.append(
-                {
-                    "task": task,
-                    "model_a": a,
-                    "model_b": b,
-                    "both_correct": int(s["both_correct"]),
-                    "a_only": int(s["b_only"] if flip else s["a_only"]),
-                    "b_only": int(s["a_only"] if flip else s["b_only"]),
-                    "both_wrong": int(s["both_wrong"]),
-                }
-            )
-    return audit_counts(pd.DataFrame(rows), source=str(store), **settings)
+    table = wanted.merge(stats, on=["task", "model_a", "model_b"], how="inner", sort=False)
+    flip = (table["upper"] != table["model_a"]).to_numpy()
+    a_only = table["a_only"].to_numpy()
+    b_only = table["b_only"].to_numpy()
+    frame = pd.DataFrame(
+        {
+            "task": table["task"],
+            "model_a": table["upper"],
+            "model_b": table["lower"],
+            "both_correct": table["both_correct"].round().astype(np.int64),
+            "a_only": np.where(flip, b_only, a_only).round().astype(np.int64),
+            "b_only": np.where(flip, a_only, b_only).round().astype(np.int64),
+            "both_wrong": table["both_wrong"].round().astype(np.int64),
+        }
+    )
+    return audit_counts(frame, source=str(store), **settings)

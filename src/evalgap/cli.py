@@ -1658,7 +1658,7 @@ def store_add(store_path, sources, as_json, **loader):
 
     if _has_scores(loader):
         raise InputError("store add takes its sources as arguments; drop --scores/--hub/--store")
-    with _progress(as_json, "adding sources") as progress:
+    with _progress(as_json, "adding sources", by_bytes=True) as progress:
         result = add_job(store_path, list(sources), _options(loader), progress=progress)
     _emit(result, as_json, "store-add")
 

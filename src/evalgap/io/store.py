@@ -48,6 +48,10 @@ CREATE TABLE IF NOT EXISTS sources (
 CREATE TABLE IF NOT EXISTS scores (
     source_id INTEGER, seq BIGINT, model VARCHAR, task VARCHAR, item_id VARCHAR,
     run VARCHAR, score DOUBLE, cluster VARCHAR);
+CREATE TABLE IF NOT EXISTS items (task VARCHAR, item_id VARCHAR, ix INTEGER);
+CREATE TABLE IF NOT EXISTS vectors (
+    task VARCHAR, model VARCHAR, is_binary BOOLEAN, n_items INTEGER, mean DOUBLE,
+    first_seen BIGINT, scores BLOB);
 CREATE TABLE IF NOT EXISTS pair_stats (
     task VARCHAR, model_a VARCHAR, model_b VARCHAR, n BIGINT, sum_a DOUBLE, sum_b DOUBLE,
     sum_ab DOUBLE, sum_a2 DOUBLE, sum_b2 DOUBLE);
@@ -56,11 +60,6 @@ CREATE TABLE IF NOT EXISTS pair_stats (
 PAIR_COLUMNS = ("task", "model_a", "model_b", "n", "sum_a", "sum_b", "sum_ab", "sum_a2", "sum_b2")
 
 # Per (model, task, item): runs averaged, unusable scores left out (as alignment does).
-_ITEMS = """
-SELECT model, task, item_id, avg(score) AS s FROM scores
-WHERE score IS NOT NULL AND isfinite(score) {where}
-GROUP BY model, task, item_id
-"""
 
 
 def connect(store, *, read_only: bool = False, create: bool = True):
@@ -140,6 +139,15 @@ def add_source(con, path, options, *, pair_stats: bool = True, long=None) -> dic
         }
     if long is None:
         long = load_scores([path], options)
+    source_id, rows = add_long(con, long, path, sha, opts, pair_stats=pair_stats)
+    return {"path": str(path), "added": True, "sha256": sha, "rows": rows, "source_id": source_id}
+
+
+def add_long(con, long, path, sha: str, opts: str, *, pair_stats: bool = True):
+    """Insert a LongScores as one source in one transaction; return (source_id, rows).
+
+    With ``pair_stats=False`` (bulk loads), call :func:`rebuild_pair_stats` afterwards.
+    """
     frame = _store_frame(long.frame)
     con.execute("BEGIN TRANSACTION")
     try:
@@ -160,13 +168,7 @@ def add_source(con, path, options, *, pair_stats: bool = True, long=None) -> dic
     except BaseException:
         con.execute("ROLLBACK")
         raise
-    return {
-        "path": str(path),
-        "added": True,
-        "sha256": sha,
-        "rows": len(frame),
-        "source_id": source_id,
-    }
+    return source_id, len(frame)
 
 
 def _insert_source_row(con, source_id, path, sha, long, opts, rows) -> None:
@@ -214,57 +216,153 @@ def _store_frame(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def update_pair_stats(con, source_id: int) -> None:
-    """Recompute the pair statistics of every (task, model) the source touches, in DuckDB.
+    """Update the store for the (task, model)s a source touches: vectors, then their pairs."""
+    touched = con.execute(
+        "SELECT DISTINCT task, model FROM scores WHERE source_id = ?", [source_id]
+    ).fetchall()
+    _refresh(con, touched, source_id=source_id)
 
-    Only the pairs of the touched models are recomputed: for one new model, its K pairs
-    against the stored models (a join of its items with theirs), not the K^2 of the board.
+
+def _refresh(con, touched, *, source_id=None) -> None:
+    """Recompute the vectors of the touched (task, model)s and their pairs with every model.
+
+    A model's vector is its per-item score on the task's item numbering (runs averaged; int8
+    with -1 where unscored for binary scores, float64 with NaN otherwise), stored as a blob:
+    one new model's K pairs are then one matrix product against the K stored vectors, read
+    without touching the items.
     """
+    by_task: dict = {}
+    for task, model in touched:
+        by_task.setdefault(task, []).append(model)
+    for task, models in by_task.items():
+        if source_id is not None:
+            _number_new_items(con, task, source_id)
+        _write_vectors(con, task, models)
+        _write_pairs(con, task, models)
+
+
+def _number_new_items(con, task, source_id) -> None:
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE _touched AS SELECT DISTINCT task, model FROM scores "
-        "WHERE source_id = ?",
-        [source_id],
-    )
-    con.execute(
-        "DELETE FROM pair_stats p USING _touched t WHERE p.task = t.task "
-        "AND (p.model_a = t.model OR p.model_b = t.model)"
-    )
-    # Runs are averaged per item when the touched tasks have any; otherwise the rows are the
-    # items and the join probes them directly (no aggregation of the whole store).
-    has_runs = con.execute(
-        "SELECT count(*) FROM scores WHERE run IS NOT NULL AND task IN (SELECT task FROM _touched)"
-    ).fetchall()[0][0]
-    where = "AND task IN (SELECT task FROM _touched)"
-    items = (
-        _ITEMS.format(where=where)
-        if has_runs
-        else "SELECT model, task, item_id, score AS s FROM scores WHERE score IS NOT NULL "
-        f"AND isfinite(score) {where}"
-    )
-    con.execute(
-        f"""
-        INSERT INTO pair_stats
-        WITH items AS ({items}),
-        new AS (SELECT i.* FROM items i JOIN _touched t USING (task, model)),
-        joined AS (
-            SELECT n.task,
-                   least(n.model, o.model) AS model_a, greatest(n.model, o.model) AS model_b,
-                   CASE WHEN n.model < o.model THEN n.s ELSE o.s END AS a,
-                   CASE WHEN n.model < o.model THEN o.s ELSE n.s END AS b
-            FROM new n JOIN items o ON n.task = o.task AND n.item_id = o.item_id
-            WHERE n.model <> o.model
-              -- a pair of two touched models is counted once, from its smaller name
-              AND NOT (o.model IN (SELECT model FROM _touched t WHERE t.task = n.task)
-                       AND n.model > o.model))
-        SELECT task, model_a, model_b, count(*), sum(a), sum(b), sum(a * b), sum(a * a),
-               sum(b * b)
-        FROM joined GROUP BY task, model_a, model_b
         """
+        INSERT INTO items
+        SELECT ?, item_id,
+               (SELECT coalesce(max(ix), -1) FROM items WHERE task = ?)
+               + row_number() OVER (ORDER BY first)
+        FROM (SELECT item_id, min(seq) AS first FROM scores
+              WHERE source_id = ? AND task = ? AND item_id IS NOT NULL
+              AND item_id NOT IN (SELECT item_id FROM items WHERE task = ?)
+              GROUP BY item_id)
+        """,
+        [task, task, source_id, task, task],
     )
-    con.execute("DROP TABLE _touched")
+
+
+def _write_vectors(con, task, models) -> None:
+    marks = ", ".join("?" * len(models))
+    n_ix = con.execute("SELECT count(*) FROM items WHERE task = ?", [task]).fetchall()[0][0]
+    rows = con.execute(
+        f"""
+        SELECT s.model, i.ix, avg(s.score) AS s, min(s.source_id * 4294967296 + s.seq) AS f
+        FROM scores s JOIN items i ON s.task = i.task AND s.item_id = i.item_id
+        WHERE s.task = ? AND s.model IN ({marks}) AND s.score IS NOT NULL
+          AND isfinite(s.score)
+        GROUP BY s.model, i.ix
+        """,
+        [task, *models],
+    ).df()
+    con.execute(f"DELETE FROM vectors WHERE task = ? AND model IN ({marks})", [task, *models])
+    records = []
+    for model, sub in rows.groupby("model", sort=False):
+        values = np.full(n_ix, np.nan)
+        values[sub["ix"].to_numpy()] = sub["s"].to_numpy()
+        binary = bool(np.isin(sub["s"].to_numpy(), (0.0, 1.0)).all())
+        blob = (
+            np.where(np.isnan(values), -1, values).astype(np.int8).tobytes()
+            if binary
+            else values.tobytes()
+        )
+        records.append(
+            (task, model, binary, len(sub), float(sub["s"].mean()), int(sub["f"].min()), blob)
+        )
+    if records:
+        con.executemany("INSERT INTO vectors VALUES (?, ?, ?, ?, ?, ?, ?)", records)
+
+
+def read_vectors(con, task, models=None):
+    """The task's model vectors as (names, float matrix with NaN where unscored, binary)."""
+    n_ix = con.execute("SELECT count(*) FROM items WHERE task = ?", [task]).fetchall()[0][0]
+    where, params = "", [task]
+    if models is not None:
+        where = f"AND model IN ({', '.join('?' * len(models))})"
+        params += list(models)
+    rows = con.execute(
+        f"SELECT model, is_binary, scores FROM vectors WHERE task = ? {where} ORDER BY model",
+        params,
+    ).fetchall()
+    binary = all(r[1] for r in rows)
+    x = np.full((len(rows), n_ix), np.nan, dtype=np.float32 if binary else np.float64)
+    for k, (_, is_binary, blob) in enumerate(rows):
+        if is_binary:
+            v = np.frombuffer(blob, dtype=np.int8)
+            x[k, : v.size] = np.where(v < 0, np.nan, v)
+        else:
+            v = np.frombuffer(blob, dtype=np.float64)
+            x[k, : v.size] = v
+    return [r[0] for r in rows], x, binary
+
+
+def _write_pairs(con, task, models) -> None:
+    """The pairs of ``models`` with every model of the task: one product per statistic."""
+    names, x, _ = read_vectors(con, task)
+    marks = ", ".join("?" * len(models))
+    con.execute(
+        f"DELETE FROM pair_stats WHERE task = ? AND (model_a IN ({marks}) OR model_b IN ({marks}))",
+        [task, *models, *models],
+    )
+    index = {m: k for k, m in enumerate(names)}
+    rows_t = np.array([index[m] for m in models if m in index], dtype=np.int64)
+    if rows_t.size == 0 or len(names) < 2:
+        return
+    mask = (~np.isnan(x)).astype(x.dtype)
+    x0 = np.nan_to_num(x)
+    xt, mt = x0[rows_t], mask[rows_t]
+    n = mt @ mask.T
+    s_t = xt @ mask.T  # the touched model's sum on the shared items
+    s_o = mt @ x0.T  # the other model's
+    s_tt = (xt * xt) @ mask.T
+    s_oo = mt @ (x0 * x0).T
+    s_to = xt @ x0.T
+    touched = np.zeros(len(names), dtype=bool)
+    touched[rows_t] = True
+    t_idx, o_idx = np.nonzero(n > 0)
+    other = o_idx
+    me = rows_t[t_idx]
+    # a pair of two touched models is written once (from the touched model named first)
+    keep = (me != other) & (~touched[other] | (me < other))
+    t_idx, o_idx, me, other = t_idx[keep], o_idx[keep], me[keep], other[keep]
+    first = me < other  # names are sorted: the smaller index is model_a
+    name_arr = np.array(names, dtype=object)
+    frame = pd.DataFrame(
+        {
+            "task": task,
+            "model_a": np.where(first, name_arr[me], name_arr[other]),
+            "model_b": np.where(first, name_arr[other], name_arr[me]),
+            "n": n[t_idx, o_idx].astype(np.int64),
+            "sum_a": np.where(first, s_t[t_idx, o_idx], s_o[t_idx, o_idx]).astype(np.float64),
+            "sum_b": np.where(first, s_o[t_idx, o_idx], s_t[t_idx, o_idx]).astype(np.float64),
+            "sum_ab": s_to[t_idx, o_idx].astype(np.float64),
+            "sum_a2": np.where(first, s_tt[t_idx, o_idx], s_oo[t_idx, o_idx]).astype(np.float64),
+            "sum_b2": np.where(first, s_oo[t_idx, o_idx], s_tt[t_idx, o_idx]).astype(np.float64),
+        }
+    )
+    con.register("_pairs", frame)
+    con.execute("INSERT INTO pair_stats SELECT * FROM _pairs")
+    con.unregister("_pairs")
 
 
 def rebuild_pair_stats(con, *, block_models: int = 512, block_items: int = 8192) -> None:
-    """Recompute every pair's statistics from scratch, blocks of models x streamed items.
+    """Recompute every pair's statistics (and every model's vector) from scratch, from the
+    items: blocks of models x streamed items.
 
     Per task, items are numbered and read ``block_items`` at a time (projection and filter
     pushed into DuckDB); each block adds its products into K x K accumulators (``n = M M^T``,
@@ -273,6 +371,8 @@ def rebuild_pair_stats(con, *, block_models: int = 512, block_items: int = 8192)
     three or four K x K float64 accumulators and one (K x block_items) block.
     """
     con.execute("DELETE FROM pair_stats")
+    con.execute("DELETE FROM vectors")
+    con.execute("DELETE FROM items")
     for (task,) in con.execute("SELECT DISTINCT task FROM scores ORDER BY task").fetchall():
         frame = _task_pair_stats(con, task, block_models, block_items)
         if len(frame):
@@ -296,9 +396,10 @@ def _task_pair_stats(con, task, block_models, block_items) -> pd.DataFrame:
         [task],
     )
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE _mids AS SELECT model, "
+        "CREATE OR REPLACE TEMP TABLE _mids AS SELECT model, first, "
         "(row_number() OVER (ORDER BY model)) - 1 AS mx FROM "
-        "(SELECT DISTINCT model FROM scores WHERE task = ?)",
+        "(SELECT model, min(source_id * 4294967296 + seq) AS first FROM scores "
+        "WHERE task = ? GROUP BY model)",
         [task],
     )
     n_items = con.execute("SELECT count(*) FROM _ids").fetchall()[0][0]
@@ -340,6 +441,7 @@ def _task_pair_stats(con, task, block_models, block_items) -> pd.DataFrame:
             acc_a[rows_slice] += xf[rows_slice] @ mf.T
             acc_ab[rows_slice] += xf[rows_slice] @ xf.T
             acc_a2[rows_slice] += (xf[rows_slice] * xf[rows_slice]) @ mf.T
+    _rebuild_vectors(con, task, models, n_items, block_models)
     for table in ("_ids", "_mids", "_num"):
         con.execute(f"DROP TABLE {table}")
     first, second = np.triu_indices(k, k=1)
@@ -361,15 +463,65 @@ def _task_pair_stats(con, task, block_models, block_items) -> pd.DataFrame:
     )
 
 
-def pair_stats(con, *, tasks=None) -> pd.DataFrame:
-    """The stored pair statistics with the 2x2 counts and difference moments beside them."""
+def _rebuild_vectors(con, task, models, n_items, block_models) -> None:
+    """Renumber the task's items and rewrite every model's vector, a block of models at a time."""
+    con.execute("DELETE FROM items WHERE task = ?", [task])
+    con.execute("INSERT INTO items SELECT ?, item_id, ix FROM _ids", [task])
+    con.execute("DELETE FROM vectors WHERE task = ?", [task])
+    first = dict(con.execute("SELECT mx, first FROM _mids").fetchall())
+    for start in range(0, len(models), block_models):
+        stop = min(start + block_models, len(models))
+        rows = con.execute(
+            "SELECT mx, ix, s FROM _num WHERE mx >= ? AND mx < ?", [start, stop]
+        ).fetchnumpy()
+        x = np.full((stop - start, n_items), np.nan)
+        x[
+            np.asarray(rows["mx"], dtype=np.int64) - start, np.asarray(rows["ix"], dtype=np.int64)
+        ] = rows["s"]
+        records = []
+        for k in range(stop - start):
+            v = x[k]
+            seen = ~np.isnan(v)
+            if not seen.any():
+                continue
+            binary = bool(np.isin(v[seen], (0.0, 1.0)).all())
+            blob = np.where(seen, v, -1).astype(np.int8).tobytes() if binary else v.tobytes()
+            records.append(
+                (
+                    task,
+                    models[start + k],
+                    binary,
+                    int(seen.sum()),
+                    float(v[seen].mean()),
+                    int(first[start + k]),
+                    blob,
+                )
+            )
+        if records:
+            con.executemany("INSERT INTO vectors VALUES (?, ?, ?, ?, ?, ?, ?)", records)
+
+
+def pair_stats(con, *, tasks=None, pairs=None) -> pd.DataFrame:
+    """The stored pair statistics with the 2x2 counts and difference moments beside them.
+
+    ``pairs`` (a frame of ``task, model_a, model_b`` with ``model_a < model_b``) fetches
+    only those pairs.
+    """
     where, params = "", []
     if tasks:
         where = f"WHERE task IN ({', '.join('?' * len(tasks))})"
         params = list(tasks)
-    frame = con.execute(
-        f"SELECT * FROM pair_stats {where} ORDER BY task, model_a, model_b", params
-    ).df()
+    if pairs is not None:
+        con.register("_wanted", pairs[["task", "model_a", "model_b"]])
+        frame = con.execute(
+            "SELECT p.* FROM pair_stats p JOIN _wanted w USING (task, model_a, model_b) "
+            "ORDER BY task, model_a, model_b"
+        ).df()
+        con.unregister("_wanted")
+    else:
+        frame = con.execute(
+            f"SELECT * FROM pair_stats {where} ORDER BY task, model_a, model_b", params
+        ).df()
     frame["both_correct"] = frame["sum_ab"]
     frame["a_only"] = frame["sum_a"] - frame["sum_ab"]
     frame["b_only"] = frame["sum_b"] - frame["sum_ab"]
@@ -380,22 +532,14 @@ def pair_stats(con, *, tasks=None) -> pd.DataFrame:
 
 
 def model_means(con, *, tasks=None) -> pd.DataFrame:
-    """Per task and model: the mean over the model's own items (runs averaged), and whether
-    every score is 0 or 1 (``binary``)."""
+    """Per task and model: the mean over the model's own items (runs averaged), whether
+    every score is 0 or 1 (``binary``), in order of appearance."""
     where, params = "", []
     if tasks:
-        where = f"AND task IN ({', '.join('?' * len(tasks))})"
+        where = f"WHERE task IN ({', '.join('?' * len(tasks))})"
         params = list(tasks)
     return con.execute(
-        f"""
-        SELECT task, model, avg(s) AS mean, bool_and(s = 0 OR s = 1) AS binary,
-               min(first_seen) AS first_seen
-        FROM (SELECT task, model, item_id, avg(score) AS s,
-                     min(source_id * 4294967296 + seq) AS first_seen
-              FROM scores WHERE score IS NOT NULL AND isfinite(score) {where}
-              GROUP BY task, model, item_id)
-        GROUP BY task, model ORDER BY min(first_seen)
-        """,
+        f"SELECT task, model, mean, is_binary AS binary FROM vectors {where} ORDER BY first_seen",
         params,
     ).df()
 
@@ -504,6 +648,19 @@ def remove(con, *, models=(), sources=()) -> dict:
             if m not in stored:
                 raise InputError(f"--model {m}: no such model in the store (see store list)")
         before = con.execute("SELECT count(*) FROM scores").fetchall()[0][0]
+        touched = []
+        if ids:
+            touched += con.execute(
+                f"SELECT DISTINCT task, model FROM scores WHERE source_id IN "
+                f"({', '.join('?' * len(ids))})",
+                ids,
+            ).fetchall()
+        if models:
+            touched += con.execute(
+                f"SELECT DISTINCT task, model FROM scores WHERE model IN "
+                f"({', '.join('?' * len(models))})",
+                list(models),
+            ).fetchall()
         if ids:
             marks = ", ".join("?" * len(ids))
             con.execute(f"DELETE FROM scores WHERE source_id IN ({marks})", ids)
@@ -516,8 +673,8 @@ def remove(con, *, models=(), sources=()) -> dict:
                 "DELETE FROM sources WHERE source_id NOT IN (SELECT DISTINCT source_id FROM scores)"
             )
         rows = before - con.execute("SELECT count(*) FROM scores").fetchall()[0][0]
-        # what a removed source or model paired with is recomputed, never left stale
-        rebuild_pair_stats(con)
+        # the touched models' vectors and pairs are recomputed (or dropped), never stale
+        _refresh(con, sorted(set(touched)))
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
