@@ -1,6 +1,6 @@
 """The results store at leaderboard scale: ingestion, size, all-pairs audit, one new model.
 
-    python benchmarks/bench_store.py                          # (a) 1,000 x 20,000 and (b) 5,000 x 20,000
+    python benchmarks/bench_store.py                     # (a) 1,000 and (b) 5,000 models
     python benchmarks/bench_store.py --only incremental       # (a) alone
     python benchmarks/bench_store.py --models 200 --items 2000 --big-models 400   # a smoke run
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import ROOT, shared_file
 
 import evalgap
 from evalgap.io import store as io
-from evalgap.io.options import LoadOptions
+
+from conftest import ROOT, shared_file
 
 FIXTURES = ROOT / "tests" / "fixtures" / "frameworks"
 INSPECT = FIXTURES / "inspect" / "epochs"
