@@ -237,7 +237,7 @@ def _refresh(con, touched, *, source_id=None) -> None:
     for task, models in by_task.items():
         if source_id is not None:
             _number_new_items(con, task, source_id)
-        _write_vectors(con, task, models)
+        _write_vectors(con, task, models, source_id=source_id)
         _write_pairs(con, task, models)
 
 
@@ -257,18 +257,24 @@ def _number_new_items(con, task, source_id) -> None:
     )
 
 
-def _write_vectors(con, task, models) -> None:
+def _write_vectors(con, task, models, *, source_id=None) -> None:
     marks = ", ".join("?" * len(models))
+    # Models new to the task have all their rows in the new source: read only its rows
+    # (a range of the table), not the whole store.
+    known = con.execute(
+        f"SELECT count(*) FROM vectors WHERE task = ? AND model IN ({marks})", [task, *models]
+    ).fetchall()[0][0]
+    only_source = source_id is not None and known == 0
     n_ix = con.execute("SELECT count(*) FROM items WHERE task = ?", [task]).fetchall()[0][0]
     rows = con.execute(
         f"""
         SELECT s.model, i.ix, avg(s.score) AS s, min(s.source_id * 4294967296 + s.seq) AS f
         FROM scores s JOIN items i ON s.task = i.task AND s.item_id = i.item_id
         WHERE s.task = ? AND s.model IN ({marks}) AND s.score IS NOT NULL
-          AND isfinite(s.score)
+          AND isfinite(s.score) {"AND s.source_id = ?" if only_source else ""}
         GROUP BY s.model, i.ix
         """,
-        [task, *models],
+        [task, *models, *([source_id] if only_source else [])],
     ).df()
     con.execute(f"DELETE FROM vectors WHERE task = ? AND model IN ({marks})", [task, *models])
     records = []
@@ -374,14 +380,15 @@ def rebuild_pair_stats(con, *, block_models: int = 512, block_items: int = 8192)
     con.execute("DELETE FROM vectors")
     con.execute("DELETE FROM items")
     for (task,) in con.execute("SELECT DISTINCT task FROM scores ORDER BY task").fetchall():
-        frame = _task_pair_stats(con, task, block_models, block_items)
-        if len(frame):
-            con.register("_pairs", frame)
-            con.execute("INSERT INTO pair_stats SELECT * FROM _pairs")
-            con.unregister("_pairs")
+        for frame in _task_pair_stats(con, task, block_models, block_items):
+            if len(frame):
+                con.register("_pairs", frame)
+                con.execute("INSERT INTO pair_stats SELECT * FROM _pairs")
+                con.unregister("_pairs")
 
 
-def _task_pair_stats(con, task, block_models, block_items) -> pd.DataFrame:
+def _task_pair_stats(con, task, block_models, block_items):
+    """Yield the task's pair statistics as frames, a block of first models at a time."""
     models = [
         r[0]
         for r in con.execute(
@@ -444,23 +451,28 @@ def _task_pair_stats(con, task, block_models, block_items) -> pd.DataFrame:
     _rebuild_vectors(con, task, models, n_items, block_models)
     for table in ("_ids", "_mids", "_num"):
         con.execute(f"DROP TABLE {table}")
-    first, second = np.triu_indices(k, k=1)
-    keep = acc_n[first, second] > 0
-    first, second = first[keep], second[keep]
     names = np.array(models, dtype=object)
-    return pd.DataFrame(
-        {
-            "task": task,
-            "model_a": names[first],
-            "model_b": names[second],
-            "n": acc_n[first, second].astype(np.int64),
-            "sum_a": acc_a[first, second],
-            "sum_b": acc_a[second, first],
-            "sum_ab": acc_ab[first, second],
-            "sum_a2": acc_a2[first, second],
-            "sum_b2": acc_a2[second, first],
-        }
-    )
+    # Pairs are written a block of first models at a time: the K^2/2 rows of names never
+    # sit in memory at once.
+    for start in range(0, k, block_models):
+        rows = np.arange(start, min(start + block_models, k))
+        i, second = np.nonzero(np.arange(k)[None, :] > rows[:, None])
+        first = rows[i]
+        keep = acc_n[first, second] > 0
+        first, second = first[keep], second[keep]
+        yield pd.DataFrame(
+            {
+                "task": task,
+                "model_a": names[first],
+                "model_b": names[second],
+                "n": acc_n[first, second].astype(np.int64),
+                "sum_a": acc_a[first, second],
+                "sum_b": acc_a[second, first],
+                "sum_ab": acc_ab[first, second],
+                "sum_a2": acc_a2[first, second],
+                "sum_b2": acc_a2[second, first],
+            }
+        )
 
 
 def _rebuild_vectors(con, task, models, n_items, block_models) -> None:
