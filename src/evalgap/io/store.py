@@ -294,8 +294,14 @@ def _write_vectors(con, task, models, *, source_id=None) -> None:
         con.executemany("INSERT INTO vectors VALUES (?, ?, ?, ?, ?, ?, ?)", records)
 
 
-def read_vectors(con, task, models=None):
-    """The task's model vectors as (names, float matrix with NaN where unscored, binary)."""
+def read_vectors(con, task, models=None, *, as_codes=False):
+    """The task's model vectors as (names, scores with 0 where unscored, observed mask, binary).
+
+    With ``as_codes`` a binary board comes as its int8 codes (1, 0, -1 unscored) in place of
+    the scores, and no mask.
+
+    Binary boards come as float32 (exact: integer sums below 2^24), graded ones as float64.
+    """
     n_ix = con.execute("SELECT count(*) FROM items WHERE task = ?", [task]).fetchall()[0][0]
     where, params = "", [task]
     if models is not None:
@@ -306,20 +312,27 @@ def read_vectors(con, task, models=None):
         params,
     ).fetchall()
     binary = all(r[1] for r in rows)
-    x = np.full((len(rows), n_ix), np.nan, dtype=np.float32 if binary else np.float64)
-    for k, (_, is_binary, blob) in enumerate(rows):
-        if is_binary:
+    dtype = np.float32 if binary else np.float64
+    if binary:  # one int8 matrix, -1 where unscored
+        codes = np.full((len(rows), n_ix), -1, dtype=np.int8)
+        for k, (_, _, blob) in enumerate(rows):
             v = np.frombuffer(blob, dtype=np.int8)
-            x[k, : v.size] = np.where(v < 0, np.nan, v)
-        else:
-            v = np.frombuffer(blob, dtype=np.float64)
-            x[k, : v.size] = v
-    return [r[0] for r in rows], x, binary
+            codes[k, : v.size] = v
+        if as_codes:
+            return [r[0] for r in rows], codes, None, True
+        return [r[0] for r in rows], (codes == 1).astype(dtype), (codes >= 0).astype(dtype), True
+    x = np.full((len(rows), n_ix), np.nan)
+    for k, (_, is_binary, blob) in enumerate(rows):
+        v = np.frombuffer(blob, dtype=np.int8 if is_binary else np.float64)
+        x[k, : v.size] = np.where(v < 0, np.nan, v) if is_binary else v
+    mask = ~np.isnan(x)
+    return [r[0] for r in rows], np.where(mask, x, 0.0), mask.astype(dtype), False
 
 
 def _write_pairs(con, task, models) -> None:
     """The pairs of ``models`` with every model of the task: one product per statistic."""
-    names, x, _ = read_vectors(con, task)
+    few = len(models) <= 16  # a few new models: count on the int8 codes, no float copies
+    names, x0, mask, binary = read_vectors(con, task, as_codes=few)
     marks = ", ".join("?" * len(models))
     con.execute(
         f"DELETE FROM pair_stats WHERE task = ? AND (model_a IN ({marks}) OR model_b IN ({marks}))",
@@ -329,15 +342,36 @@ def _write_pairs(con, task, models) -> None:
     rows_t = np.array([index[m] for m in models if m in index], dtype=np.int64)
     if rows_t.size == 0 or len(names) < 2:
         return
-    mask = (~np.isnan(x)).astype(x.dtype)
-    x0 = np.nan_to_num(x)
+    if binary and few:
+        observed, correct = x0 >= 0, x0 == 1
+
+        def counts(left, right):
+            return np.stack([np.count_nonzero(left[t] & right, axis=1) for t in rows_t])
+
+        n = counts(observed, observed)
+        s_t = counts(correct, observed)  # the touched model's correct answers, shared items
+        s_o = counts(observed, correct)  # the other model's
+        s_tt, s_oo, s_to = s_t, s_o, counts(correct, correct)
+    else:
+        if mask is None:
+            names, x0, mask, binary = read_vectors(con, task)
+        n, s_t, s_o, s_tt, s_oo, s_to = _products(x0, mask, rows_t, binary)
+    _insert_pairs(con, task, names, rows_t, n, s_t, s_o, s_tt, s_oo, s_to)
+
+
+def _products(x0, mask, rows_t, binary):
+    """The touched rows' pair sums against every model: one matrix product per statistic."""
     xt, mt = x0[rows_t], mask[rows_t]
     n = mt @ mask.T
     s_t = xt @ mask.T  # the touched model's sum on the shared items
     s_o = mt @ x0.T  # the other model's
-    s_tt = (xt * xt) @ mask.T
-    s_oo = mt @ (x0 * x0).T
+    s_tt = s_t if binary else (xt * xt) @ mask.T  # 0/1 scores are their own squares
+    s_oo = s_o if binary else mt @ (x0 * x0).T
     s_to = xt @ x0.T
+    return n, s_t, s_o, s_tt, s_oo, s_to
+
+
+def _insert_pairs(con, task, names, rows_t, n, s_t, s_o, s_tt, s_oo, s_to) -> None:
     touched = np.zeros(len(names), dtype=bool)
     touched[rows_t] = True
     t_idx, o_idx = np.nonzero(n > 0)
