@@ -73,7 +73,7 @@ def build(path: str, n_models: int, n_items: int, queue) -> None:
 
     rng, difficulty, ability, items = _board(n_models, n_items)
     con = io.connect(path)
-    con.execute("SET memory_limit = '2GB'")
+    con.execute("SET memory_limit = '1GB'")
     start = time.perf_counter()
     for lo in range(0, n_models, BLOCK):
         hi = min(lo + BLOCK, n_models)
@@ -92,7 +92,7 @@ def full_audit(path: str, queue) -> None:
     from evalgap.io import store as io
 
     con = io.connect(path)
-    con.execute("SET memory_limit = '2GB'")
+    con.execute("SET memory_limit = '1GB'")
     start = time.perf_counter()
     io.rebuild_pair_stats(con)
     con.execute("CHECKPOINT")
@@ -123,7 +123,7 @@ def add_one(path: str, n_models: int, n_items: int, queue) -> None:
     rng = np.random.default_rng(1)
     long = _model_block(rng, difficulty, ability[-1:], ["org/new-model"], items)
     con = io.connect(path)
-    con.execute("SET memory_limit = '2GB'")
+    con.execute("SET memory_limit = '1GB'")
     start = time.perf_counter()
     io.add_long(con, long, "new-model", "synthetic-new", "{}")
     add_seconds = time.perf_counter() - start

@@ -400,7 +400,7 @@ def _insert_pairs(con, task, names, rows_t, n, s_t, s_o, s_tt, s_oo, s_to) -> No
     con.unregister("_pairs")
 
 
-def rebuild_pair_stats(con, *, block_models: int = 512, block_items: int = 8192) -> None:
+def rebuild_pair_stats(con, *, block_models: int = 512, block_items: int = 2048) -> None:
     """Recompute every pair's statistics (and every model's vector) from scratch, from the
     items: blocks of models x streamed items.
 
