@@ -115,6 +115,22 @@ def store_add(store, paths, options=None, *, progress=None) -> StoreAddResult:
     options are already stored is skipped. A source that cannot be read raises InputError
     and leaves the store as it was (sources added before it stay).
 
+    Parameters
+    ----------
+    store : str or Path
+        The store file (DuckDB).
+    paths : str, Path or list of them
+        Score files or directories; each is one source.
+    options : LoadOptions, optional
+        How to read them (recorded with each source).
+    progress : callable, optional
+        Called as ``progress(done, total, path)`` before each source.
+
+    Returns
+    -------
+    StoreAddResult
+        ``added_sources``, ``skipped_sources`` (already stored) and ``rows_added``.
+
     Examples
     --------
     >>> import tempfile, os, evalgap
@@ -147,7 +163,26 @@ def store_add(store, paths, options=None, *, progress=None) -> StoreAddResult:
 
 
 def store_list(store) -> StoreListResult:
-    """Return the models, tasks, rows and sources of a store."""
+    """Return the models, tasks, rows and sources of a store.
+
+    Parameters
+    ----------
+    store : str or Path
+        The store file.
+
+    Returns
+    -------
+    StoreListResult
+        Models and tasks in order of addition, row, item and run counts, the sources.
+
+    Examples
+    --------
+    >>> import tempfile, os, evalgap
+    >>> path = os.path.join(tempfile.mkdtemp(), "board.duckdb")
+    >>> _ = evalgap.store_add(path, ["examples/two_models.csv"])
+    >>> evalgap.store_list(path).models
+    ('model-x', 'model-y')
+    """
     from evalgap.io import store as io
 
     con = io.connect(store, read_only=True)
@@ -167,7 +202,32 @@ def store_list(store) -> StoreListResult:
 
 
 def store_remove(store, *, models=(), sources=()) -> StoreRemoveResult:
-    """Remove models and/or sources (by id or path) from a store, in one transaction."""
+    """Remove models and/or sources (by id or path) from a store, in one transaction.
+
+    The pair statistics of what the removed rows touched are recomputed.
+
+    Parameters
+    ----------
+    store : str or Path
+        The store file.
+    models : list of str
+        Models to remove (every row of each).
+    sources : list of str or int
+        Sources to remove, by id or by the path they were added from.
+
+    Returns
+    -------
+    StoreRemoveResult
+        Rows, sources and models removed.
+
+    Examples
+    --------
+    >>> import tempfile, os, evalgap
+    >>> path = os.path.join(tempfile.mkdtemp(), "board.duckdb")
+    >>> _ = evalgap.store_add(path, ["examples/two_models.csv"])
+    >>> evalgap.store_remove(path, models=["model-y"]).rows_removed
+    2000
+    """
     from evalgap.io import store as io
 
     if not models and not sources:
@@ -181,7 +241,28 @@ def store_remove(store, *, models=(), sources=()) -> StoreRemoveResult:
 
 
 def store_export(store, output) -> StoreExportResult:
-    """Write a store's long scores to a Parquet file."""
+    """Write a store's long scores to a Parquet file (DuckDB's COPY, no pandas in between).
+
+    Parameters
+    ----------
+    store : str or Path
+        The store file.
+    output : str or Path
+        The ``.parquet`` file to write: ``model, task, item_id, run, score, cluster``.
+
+    Returns
+    -------
+    StoreExportResult
+        The file written and its rows.
+
+    Examples
+    --------
+    >>> import tempfile, os, evalgap
+    >>> path = os.path.join(tempfile.mkdtemp(), "board.duckdb")
+    >>> _ = evalgap.store_add(path, ["examples/two_models.csv"])
+    >>> evalgap.store_export(path, os.path.join(os.path.dirname(path), "b.parquet")).rows
+    4000
+    """
     from evalgap.io import store as io
 
     con = io.connect(store, read_only=True)
@@ -196,6 +277,26 @@ def read_store(store, *, models=None, tasks=None):
     """Return a store's scores as a LongScores, the table every job takes.
 
     ``models`` and ``tasks`` are pushed into the query (alignment still selects and orders).
+
+    Parameters
+    ----------
+    store : str or Path
+        The store file.
+    models, tasks : list of str, optional
+        Read only these models and tasks.
+
+    Returns
+    -------
+    LongScores
+        The rows in the order they were added, with the loaders' notes.
+
+    Examples
+    --------
+    >>> import tempfile, os, evalgap
+    >>> path = os.path.join(tempfile.mkdtemp(), "board.duckdb")
+    >>> _ = evalgap.store_add(path, ["examples/two_models.csv"])
+    >>> len(evalgap.read_store(path).frame)
+    4000
     """
     from evalgap.io import store as io
 
@@ -207,7 +308,29 @@ def read_store(store, *, models=None, tasks=None):
 
 
 def store_pairs(store, *, tasks=None):
-    """Return the stored per-pair statistics (2x2 counts, difference moments) as a DataFrame."""
+    """Return the stored per-pair statistics (2x2 counts, difference moments) as a DataFrame.
+
+    Parameters
+    ----------
+    store : str or Path
+        The store file.
+    tasks : list of str, optional
+        Only these tasks.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per task and pair (``model_a < model_b``): ``n, sum_a, sum_b, sum_ab, sum_a2,
+        sum_b2`` and, derived, ``both_correct, a_only, b_only, both_wrong, sum_d, sum_d2``.
+
+    Examples
+    --------
+    >>> import tempfile, os, evalgap
+    >>> path = os.path.join(tempfile.mkdtemp(), "board.duckdb")
+    >>> _ = evalgap.store_add(path, ["examples/two_models.csv"])
+    >>> evalgap.store_pairs(path)[["model_a", "model_b", "a_only", "b_only"]].values.tolist()
+    [['model-x', 'model-y', 282.0, 235.0]]
+    """
     from evalgap.io import store as io
 
     con = io.connect(store, read_only=True)
@@ -226,7 +349,31 @@ def audit_store(store, *, family: str = "adjacent", tasks=None, **settings):
     :func:`evalgap.audit` audits ``pairs=``. Each pair's statistics, p-values, N* and
     verdicts equal those of ``audit`` on the items; what needs items (cluster bootstrap,
     rank sets, e-process trajectories, graded scores) is left to ``audit --store``.
-    ``settings`` are :func:`evalgap._audit.audit_counts`'s.
+
+    Parameters
+    ----------
+    store : str or Path
+        The store file (binary scores).
+    family : {"adjacent", "all"}
+        Rank-adjacent pairs or all pairs, per task.
+    tasks : list of str, optional
+        Only these tasks.
+    **settings
+        ``alpha, power, family_size, n_bootstrap, n_bootstrap_required_n, seed,
+        tier_procedure, mixture`` as :func:`evalgap.audit` takes them.
+
+    Returns
+    -------
+    AuditResult
+        As :func:`evalgap.audit` with ``pairs=``.
+
+    Examples
+    --------
+    >>> import tempfile, os, evalgap
+    >>> path = os.path.join(tempfile.mkdtemp(), "board.duckdb")
+    >>> _ = evalgap.store_add(path, ["examples/two_models.csv"])
+    >>> evalgap.audit_store(path, n_bootstrap=0).unresolved["fixed_n"]
+    1
     """
     import numpy as np
     import pandas as pd
