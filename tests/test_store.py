@@ -17,7 +17,7 @@ import pytest
 import evalgap
 from evalgap.io import store as io
 
-from conftest import ROOT, shared_file
+from conftest import ROOT, run_entry_point, shared_file
 
 FIXTURES = ROOT / "tests" / "fixtures" / "frameworks"
 INSPECT = FIXTURES / "inspect" / "epochs"
@@ -284,3 +284,14 @@ def test_list_remove_export(tmp_path, run_cli):
 def test_store_help_has_examples(run_cli):
     result = run_cli("store", "add", "--help")
     assert result.returncode == 0 and "evalgap store add board.duckdb" in result.stdout
+
+
+def test_store_through_the_entry_point(tmp_path):
+    csv = _board(tmp_path / "board.csv", n_models=3)
+    store = tmp_path / "s.duckdb"
+    added = run_entry_point("store", "add", str(store), str(csv), "--json")
+    assert added.returncode == 0, added.stderr
+    assert json.loads(added.stdout)["rows_added"] == len(pd.read_csv(csv))
+    audit = run_entry_point("audit", "--store", str(store), "--n-rank-bootstrap", "0")
+    assert audit.returncode == 0, audit.stderr
+    assert "m0" in audit.stdout
