@@ -85,8 +85,8 @@ def build(path: str, n_models: int, n_items: int, queue) -> None:
     queue.put({"seconds": seconds, "rows": n_models * n_items, "peak": _peak()})
 
 
-def full_audit(path: str, queue) -> None:
-    """From scratch: every pair's statistics, then the audit from them."""
+def full_audit(path: str, all_pairs: bool, queue) -> None:
+    """From scratch: every pair's statistics, then the audit from them (and of all pairs)."""
     import evalgap._audit  # noqa: F401  (imports are not the audit's time)
     from evalgap._store import audit_store
     from evalgap.io import store as io
@@ -102,8 +102,14 @@ def full_audit(path: str, queue) -> None:
     start = time.perf_counter()
     result = audit_store(path, n_bootstrap=0, n_bootstrap_required_n=0)
     audit_seconds = time.perf_counter() - start
+    all_seconds = None
+    if all_pairs:  # every pair's verdicts, from the statistics
+        start = time.perf_counter()
+        audit_store(path, family="all", n_bootstrap=0, n_bootstrap_required_n=0)
+        all_seconds = time.perf_counter() - start
     queue.put(
         {
+            "all_seconds": all_seconds,
             "stats_seconds": stats_seconds,
             "audit_seconds": audit_seconds,
             "pairs": int(pairs),
@@ -151,7 +157,8 @@ def run(n_models: int, n_items: int, folder: Path, label: str) -> dict:
     size = os.path.getsize(path) + sum(
         os.path.getsize(p) for p in Path(folder).glob(f"board-{n_models}.duckdb.wal")
     )
-    full = in_child(full_audit, path)
+    full = in_child(full_audit, path, n_models <= 2000)
+    size_with_pairs = os.path.getsize(path)
     one = in_child(add_one, path, n_models, n_items)
     scratch = full["stats_seconds"] + full["audit_seconds"]
     incremental = one["add_seconds"] + one["audit_seconds"]
@@ -172,6 +179,12 @@ def run(n_models: int, n_items: int, folder: Path, label: str) -> dict:
         f"peak {one['peak'] / gb:.2f} GB"
     )
     print(f"  ratio         {incremental / scratch:8.2%} of the from-scratch time")
+    print(f"  store with every pair's statistics: {size_with_pairs / 1024**2:,.0f} MB on disk")
+    if full["all_seconds"] is not None:
+        print(
+            f"  audit of all {full['pairs']:,} pairs from their statistics "
+            f"{full['all_seconds']:.1f} s (peak of the step {full['peak'] / gb:.2f} GB)"
+        )
     return {"built": built, "full": full, "one": one, "size": size}
 
 
