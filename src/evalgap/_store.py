@@ -231,7 +231,7 @@ def store_remove(store, *, models=(), sources=()) -> StoreRemoveResult:
     from evalgap.io import store as io
 
     if not models and not sources:
-        raise InputError("store remove: name what to remove with --model or --source")
+        raise InputError("store remove: name what to remove with models= or sources=")
     con = io.connect(store, create=False)
     try:
         out = io.remove(con, models=tuple(models), sources=tuple(sources))
@@ -386,7 +386,8 @@ def audit_store(store, *, family: str = "adjacent", tasks=None, **settings):
         means = io.model_means(con, tasks=tasks)
         if not means["binary"].all():
             raise InputError(
-                "audit from pair statistics needs binary scores; audit --store reads the items"
+                "an audit from pair statistics needs binary scores; audit the items of a graded "
+                "store with evalgap.audit(evalgap.read_store(STORE))"
             )
         wanted = []
         for task, sub in means.groupby("task", sort=False):

@@ -1864,6 +1864,7 @@ PYTHON_NAME_FLAGS = {
     "paths": "--scores",
     "horizon_factor": "--horizon",
     "tier_procedure": "--procedure",
+    "output": "--output",
 }
 
 # ``name=`` starting a word, then a quoted value, a pair of quoted values, a number, an

@@ -96,7 +96,7 @@ def load_scores(paths, options: LoadOptions | None = None) -> LongScores:
     if options.store:
         if paths:
             raise InputError(
-                "give either score files (--scores) or a results store (--store), not both"
+                "give either score files (paths=) or a results store (store=), not both"
             )
         from evalgap._store import read_store
 

@@ -687,12 +687,14 @@ def remove(con, *, models=(), sources=()) -> dict:
                 [str(s), str(s)],
             ).fetchall()
             if not found:
-                raise InputError(f"--source {s}: no such source in the store (see store list)")
+                raise InputError(
+                    f"sources={str(s)!r}: no such source in the store (see store list)"
+                )
             ids += [r[0] for r in found]
         stored = {r[0] for r in con.execute("SELECT DISTINCT model FROM scores").fetchall()}
         for m in models:
             if m not in stored:
-                raise InputError(f"--model {m}: no such model in the store (see store list)")
+                raise InputError(f"models={m!r}: no such model in the store (see store list)")
         before = con.execute("SELECT count(*) FROM scores").fetchall()[0][0]
         touched = []
         if ids:
@@ -732,7 +734,9 @@ def export(con, output) -> int:
     """Write the long scores to a Parquet file with DuckDB's COPY; return the rows written."""
     output = Path(output)
     if output.suffix != ".parquet":
-        raise InputError(f"--output {output}: store export writes Parquet; name a .parquet file")
+        raise InputError(
+            f"output={str(output)!r}: store export writes Parquet; name a .parquet file"
+        )
     con.execute(
         "COPY (SELECT model, task, item_id, run, score, cluster FROM scores "
         "ORDER BY source_id, seq) TO ? (FORMAT PARQUET)",
