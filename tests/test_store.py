@@ -193,19 +193,24 @@ def test_audit_store_equals_audit_scores_synthetic(tmp_path, run_cli):
         assert from_store == from_scores
 
 
-def test_audit_store_equals_audit_scores_on_frameworks_and_mmlu_pro(tmp_path, run_cli):
+@pytest.mark.parametrize("case", ["tests-fixtures", "format-fixtures"])
+def test_audit_store_equals_audit_scores_on_frameworks_and_mmlu_pro(tmp_path, run_cli, case):
     mmlu = shared_file("mmlu_pro", "mmlu_pro_long.csv.gz")
-    inspect_real = shared_file("format_fixtures", "inspect")
-    sources = [mmlu, INSPECT, inspect_real, LM_EVAL]
+    # --scores reads one framework's paths together (its notes are the group's): one path
+    # per framework, or several side by side whose notes do not depend on the grouping
+    if case == "tests-fixtures":
+        sources = [mmlu, INSPECT, shared_file("format_fixtures", "inspect"), LM_EVAL]
+    else:
+        sources = [mmlu, shared_file("format_fixtures", "lm_eval"), FIXTURES / "inspect"]
     store = tmp_path / "s.duckdb"
     added = _json(run_cli, "store", "add", store, *sources)
-    assert len(added["added_sources"]) == 4
+    assert len(added["added_sources"]) == len(sources)
     for args in (("--task", "all"), ()):
         audit = ("audit", *QUICK, "--family", "all", *args)
         scores = [x for path in sources for x in ("--scores", path)]
         assert _json(run_cli, *audit, "--store", store) == _json(run_cli, *audit, *scores)
     again = _json(run_cli, "store", "add", store, *sources)
-    assert again["rows_added"] == 0 and len(again["skipped_sources"]) == 4
+    assert again["rows_added"] == 0 and len(again["skipped_sources"]) == len(sources)
     # the binary board audited from its pair statistics alone: the same pair table
     settings = {"n_bootstrap": 500, "n_bootstrap_required_n": 100}
     from_stats = evalgap.audit_store(store, tasks=["all"], **settings).to_frame()
