@@ -73,7 +73,10 @@ def connect(store, *, read_only: bool = False, create: bool = True):
         con = duckdb.connect(str(path), read_only=read_only)
     except duckdb.Error as exc:
         first = str(exc).splitlines()[0]
-        raise InputError(f"{path}: not an evalgap store (DuckDB file): {first}") from None
+        raise InputError(
+            f"{path}: cannot open it as a store (a DuckDB file, not in use by another "
+            f"writer): {first}"
+        ) from None
     if not read_only:
         con.execute(SCHEMA)
     else:
