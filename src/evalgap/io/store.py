@@ -18,13 +18,18 @@ Tables
     sum_b + sum_ab``); for graded scores the differences' moments (``sum_d = sum_a - sum_b``,
     ``sum_d2 = sum_a2 - 2 sum_ab + sum_b2``).
 
-Each source is added in ONE transaction (rows, pair statistics, sources row): a loader error,
-a foreign file or a kill during the add leaves the store as it was. Adding a source whose
-bytes (and options) are already stored adds nothing. Adding a model updates only the pairs of
-the models the source touches (one join against the stored models, in DuckDB), not the K^2
-pairs of the leaderboard; :func:`rebuild_pair_stats` recomputes all pairs from scratch, block
-by block of models with the items streamed (bounded memory: three K x K accumulators and one
-block of item columns).
+``items``, ``vectors``
+    Per task, the items' numbering; per task and model, the model's per-item scores on it
+    (runs averaged; int8 codes for binary scores, float64 otherwise), with its mean.
+
+Each source is added in ONE transaction (rows, vectors, pair statistics, sources row): a
+loader error, a foreign file or a kill during the add leaves the store as it was. Adding a
+source whose bytes (and options) are already stored adds nothing. Adding a model updates only
+the pairs of the models the source touches: one product of their vectors with the K stored
+vectors, not the K^2 pairs of the leaderboard and no item re-read. :func:`rebuild_pair_stats`
+recomputes all pairs from the items, block by block of models with the items streamed
+(bounded memory: K x K accumulators and one block of item columns). Per-cluster statistics
+are not kept: clustered audits read the items.
 
 ``duckdb`` is imported lazily: the CLI starts without it.
 """
