@@ -42,6 +42,10 @@ RUNS = [
         ["rank sets", "speed-up"],
     ),
     (["bench_watch.py", "--gib", "0.02", "--batch", "500"], ["look time"]),
+    (
+        ["bench_store.py", "--models", "100", "--items", "1000", "--big-models", "200"],
+        ["rows/s", "on disk", "ratio"],
+    ),
 ]
 
 

@@ -82,6 +82,17 @@ _HOMES = {
     "inspect_data": "evalgap._inspect_data",
     "DataSummary": "evalgap._inspect_data",
     "InputError": "evalgap.errors",
+    "store_add": "evalgap._store",
+    "store_list": "evalgap._store",
+    "store_remove": "evalgap._store",
+    "store_export": "evalgap._store",
+    "store_pairs": "evalgap._store",
+    "read_store": "evalgap._store",
+    "audit_store": "evalgap._store",
+    "StoreAddResult": "evalgap._store",
+    "StoreListResult": "evalgap._store",
+    "StoreRemoveResult": "evalgap._store",
+    "StoreExportResult": "evalgap._store",
 }
 _SUBMODULES = ("simulate", "stats")
 

@@ -842,6 +842,10 @@ def long_scores(data, *, options=None, **columns):
 
     if isinstance(data, LongScores):
         return data
+    if data is None and options is not None and getattr(options, "store", None):
+        from evalgap.io.sources import load_scores
+
+        return load_scores([], options)
     if _is_table(data):
         from evalgap.io.tables import long_from_frame
 

@@ -373,7 +373,7 @@ def compare(
         "n_bootstrap_required_n": n_bootstrap_required_n,
         "seed": seed,
     }
-    if loader["scores_paths"] or loader["hub"]:
+    if _has_scores(loader):
         if any(c is not None for c in counts):
             raise InputError(
                 "give either --scores or the four counts "
@@ -449,7 +449,7 @@ def inspect_data_command(as_json, **loader):
     """
     from evalgap._inspect_data import inspect_data
 
-    if not (loader["scores_paths"] or loader["hub"]):
+    if not _has_scores(loader):
         raise InputError("give --scores FILE (repeatable) or --hub REPO")
     table, score_set = _read_scores(loader, models=None, quiet=as_json)
     _emit(inspect_data(table, score_set=score_set), as_json, "inspect-data")
@@ -576,7 +576,7 @@ def audit(
         "procedure": procedure,
         "mixture": mixture,
     }
-    has_scores = bool(loader["scores_paths"] or loader["hub"])
+    has_scores = _has_scores(loader)
     if bool(pairs_path) == has_scores:
         raise InputError("give either --pairs FILE (per-pair 2x2 counts) or --scores FILE")
     if pairs_path:
@@ -599,7 +599,7 @@ def audit(
     if html_path:
         from evalgap.report.html import audit_report, provenance, write_report
 
-        inputs = [pairs_path] if pairs_path else [*loader["scores_paths"], *loader["hub"]]
+        inputs = [pairs_path] if pairs_path else _inputs(loader)
         write_report(
             html_path, audit_report(result, provenance=provenance(inputs, _given_options()))
         )
@@ -704,7 +704,7 @@ def ranks(
         "top_k": top_k,
         "method": method,
     }
-    has_scores = bool(loader["scores_paths"] or loader["hub"])
+    has_scores = _has_scores(loader)
     if bool(battles_path) == has_scores:
         raise InputError("give either --battles FILE (arena battles) or --scores FILE")
     if battles_path:
@@ -716,7 +716,7 @@ def ranks(
     if html_path:
         from evalgap.report.html import provenance, ranks_report, write_report
 
-        inputs = [battles_path] if battles_path else [*loader["scores_paths"], *loader["hub"]]
+        inputs = [battles_path] if battles_path else _inputs(loader)
         write_report(
             html_path,
             ranks_report(result, provenance=provenance(inputs, _given_options(), command="ranks")),
@@ -1030,7 +1030,7 @@ def degrade(
         "margin": margin,
         "equivalence": equivalence,
     }
-    has_scores = bool(loader["scores_paths"] or loader["hub"])
+    has_scores = _has_scores(loader)
     if counts_path:
         if has_scores or baseline or candidate:
             raise InputError(
@@ -1622,6 +1622,88 @@ def _finish_simulation(result, figure: str, as_json: bool, plot_path) -> None:
         _note(f"figure written to {plot_path}")
 
 
+STORE_EXAMPLES = """
+\b
+Examples:
+  # Add this week's logs (re-adding a file adds nothing), then audit from the store:
+  evalgap store add board.duckdb ../shared/data/mmlu_pro/mmlu_pro_long.csv.gz
+  evalgap store add board.duckdb lm_eval_out/ logs/ --json
+  evalgap audit --store board.duckdb --json
+\b
+  # What is in it; remove a model; export the long table:
+  evalgap store list board.duckdb
+  evalgap store remove board.duckdb --model old-model
+  evalgap store export board.duckdb --output board.parquet
+"""
+
+
+@cli.group(epilog=STORE_EXAMPLES)
+def store():
+    """A results store for a growing leaderboard: one DuckDB file, no server.
+
+    Every job reads it with --store STORE in place of --scores; each source is added in one
+    transaction with its content hash, and the pair statistics of new models are updated
+    incrementally.
+    """
+
+
+@store.command("add", epilog=STORE_EXAMPLES + SCORE_SOURCES)
+@click.argument("store_path", metavar="STORE", type=click.Path(dir_okay=False))
+@click.argument("sources", metavar="SOURCES...", nargs=-1, required=True, type=click.Path())
+@loader_options
+@option("json")
+def store_add(store_path, sources, as_json, **loader):
+    """Add score files or directories to STORE (created if absent); skip those already in it."""
+    from evalgap._store import store_add as add_job
+
+    if _has_scores(loader):
+        raise InputError("store add takes its sources as arguments; drop --scores/--hub/--store")
+    with _progress(as_json, "adding sources", by_bytes=True) as progress:
+        result = add_job(store_path, list(sources), _options(loader), progress=progress)
+    _emit(result, as_json, "store-add")
+
+
+@store.command("list", epilog=STORE_EXAMPLES)
+@click.argument("store_path", metavar="STORE", type=click.Path(dir_okay=False))
+@option("json")
+def store_list(store_path, as_json):
+    """List the models, tasks, items, runs and sources of STORE."""
+    from evalgap._store import store_list as list_job
+
+    _emit(list_job(store_path), as_json, "store-list")
+
+
+@store.command("remove", epilog=STORE_EXAMPLES)
+@click.argument("store_path", metavar="STORE", type=click.Path(dir_okay=False))
+@click.option("--model", "models", multiple=True, help="Remove this model (repeatable).")
+@click.option(
+    "--source", "sources", multiple=True, help="Remove this source: its id or path (repeatable)."
+)
+@option("json")
+def store_remove(store_path, models, sources, as_json):
+    """Remove models or sources from STORE (one transaction)."""
+    from evalgap._store import store_remove as remove_job
+
+    _emit(remove_job(store_path, models=models, sources=sources), as_json, "store-remove")
+
+
+@store.command("export", epilog=STORE_EXAMPLES)
+@click.argument("store_path", metavar="STORE", type=click.Path(dir_okay=False))
+@click.option(
+    "--output",
+    "output_path",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The Parquet file to write.",
+)
+@option("json")
+def store_export(store_path, output_path, as_json):
+    """Export the long scores of STORE to Parquet (model, task, item_id, run, score, cluster)."""
+    from evalgap._store import store_export as export_job
+
+    _emit(export_job(store_path, output_path), as_json, "store-export")
+
+
 class _progress:
     """A progress bar on stderr (silent with --json), driven by the job's own callback.
 
@@ -1685,6 +1767,16 @@ def _load(loader: dict, *, quiet: bool = True):
     options = _options(loader)
     with _progress(quiet, "reading scores", by_bytes=True) as tick, reporting_progress(tick):
         return load_scores(paths, options)
+
+
+def _inputs(loader: dict) -> list:
+    """The score files, Hub repos and store the loader options name (for provenance)."""
+    return [*loader["scores_paths"], *loader["hub"], *filter(None, [loader["store"]])]
+
+
+def _has_scores(loader: dict) -> bool:
+    """Whether the loader options name scores: files, Hub repos or a results store."""
+    return bool(loader["scores_paths"] or loader["hub"] or loader.get("store"))
 
 
 def _options(loader: dict):
@@ -1752,6 +1844,10 @@ def _emit(result, as_json: bool, job: str) -> None:
         "plan-pilot": terminal.render_pilot_plan,
         "compare-weighted": terminal.render_weighted_compare,
         "simulate": terminal.render_simulation,
+        "store-add": terminal.render_store,
+        "store-list": terminal.render_store,
+        "store-remove": terminal.render_store,
+        "store-export": terminal.render_store,
     }
     renderers[job](result, console)
 
@@ -1768,6 +1864,7 @@ PYTHON_NAME_FLAGS = {
     "paths": "--scores",
     "horizon_factor": "--horizon",
     "tier_procedure": "--procedure",
+    "output": "--output",
 }
 
 # ``name=`` starting a word, then a quoted value, a pair of quoted values, a number, an

@@ -50,6 +50,9 @@ class LoadOptions:
         Name the model of files that carry no name.
     tasks : tuple of str
         Keep only these tasks (``--task``, repeatable).
+    store : str, optional
+        Read the scores from this results store (``--store``, see ``evalgap store``) in
+        place of score files; the model and task selections still apply.
     """
 
     fmt: str | None = _option(
@@ -138,4 +141,10 @@ class LoadOptions:
         "--task",
         "Keep only this task (repeatable). Default: all tasks, pooled.",
         multiple=True,
+    )
+    store: str | None = _option(
+        None,
+        "--store",
+        "Read the scores from this results store (evalgap store add) instead of --scores.",
+        path=True,
     )

@@ -93,6 +93,16 @@ def load_scores(paths, options: LoadOptions | None = None) -> LongScores:
             f"load_scores(options=...): expected a LoadOptions, got {type(options).__name__}"
         )
     options = options or LoadOptions()
+    if options.store:
+        if paths:
+            raise InputError(
+                "give either score files (paths=) or a results store (store=), not both"
+            )
+        from evalgap._store import read_store
+
+        return read_store(
+            options.store, models=options.model_columns or None, tasks=options.tasks or None
+        )
     if isinstance(paths, (str, Path)):
         paths = [paths]
     elif paths is None or not hasattr(paths, "__iter__"):

@@ -1054,3 +1054,48 @@ def render_weighted_compare(r, console: Console) -> None:
     print_notes(console, r.notes)
     console.print()
     console.print(markup(_capitalise(r.verdict) + "."))
+
+
+def render_store(r, console: Console) -> None:
+    """Print what a ``store`` command did or what a store holds."""
+    name = type(r).__name__
+    if name == "StoreAddResult":
+        for path in r.added_sources:
+            console.print(f"added {markup(path)}")
+        for path in r.skipped_sources:
+            console.print(
+                f"skipped {markup(path)}: already in the store (same bytes and options); "
+                "nothing added"
+            )
+        console.print(
+            f"{plural(len(r.added_sources), 'source')} added ({r.rows_added:,} rows), "
+            f"{len(r.skipped_sources):,} already stored, in {markup(r.store)}"
+        )
+    elif name == "StoreListResult":
+        console.print(
+            f"[bold]{markup(r.store)}:[/] {plural(len(r.models), 'model')}, "
+            f"{plural(len(r.tasks), 'task')}, {r.n_items:,} items, {r.n_rows:,} rows, "
+            f"{plural(r.n_runs, 'run label')}"
+        )
+        rows = [
+            [str(s["source_id"]), s["path"], f"{s['rows']:,}", s["added_at"][:19]]
+            for s in r.sources
+        ]
+        print_table(
+            console,
+            [("id", "right"), ("path", "left"), ("rows", "right"), ("added (UTC)", "left")],
+            rows,
+            names=(1,),
+            title=plural(len(r.sources), "source"),
+            title_justify="left",
+        )
+        console.print("models: " + ", ".join(markup(m) for m in r.models))
+        console.print("tasks: " + ", ".join(markup(t) for t in r.tasks))
+    elif name == "StoreRemoveResult":
+        console.print(
+            f"removed {r.rows_removed:,} rows ({plural(r.sources_removed, 'source')}, "
+            f"{plural(r.models_removed, 'model')}) from {markup(r.store)}; pair statistics "
+            "recomputed"
+        )
+    else:
+        console.print(f"wrote {r.rows:,} rows of {markup(r.store)} to {markup(r.output)}")

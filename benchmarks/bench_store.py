@@ -1,0 +1,212 @@
+"""The results store at leaderboard scale: ingestion, size, all-pairs audit, one new model.
+
+    python benchmarks/bench_store.py                     # (a) 1,000 and (b) 5,000 models
+    python benchmarks/bench_store.py --only incremental       # (a) alone
+    python benchmarks/bench_store.py --models 200 --items 2000 --big-models 400   # a smoke run
+
+Synthetic binary scores (item difficulty, model ability: an OLL-like board), generated a
+block of models at a time so the generator stays in bounded memory, are bulk-loaded into a
+store (one source per block). Each step runs in a fresh child process, so its peak resident
+memory is its own:
+
+(a) incremental: a K-model store; the from-scratch time (every pair's statistics rebuilt
+    block by block, then the audit of the rank-adjacent family from them) against adding
+    one model (its rows, its K pairs joined in DuckDB, in one transaction) and auditing
+    again. Prints the ratio (target < 5%).
+(b) scale: 5,000 models x 20,000 items (1e8 scores): ingestion rate, store size on disk,
+    time and peak memory of the all-pairs statistics and of the audit from them, time of
+    adding one model (target: peak < 4 GB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from _child import in_child
+
+BLOCK = 100  # models per generated source
+
+
+def _peak() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _model_block(rng, difficulty, ability, names, items):
+    """The long frame of one block of models (categorical columns: no string per row)."""
+    import pandas as pd
+
+    from evalgap._scores import LongScores
+
+    p = 1 / (1 + np.exp(difficulty[None, :] - ability[:, None]))
+    correct = (rng.random(p.shape) < p).astype(np.float64)
+    k, n = correct.shape
+    frame = pd.DataFrame(
+        {
+            "model": pd.Categorical.from_codes(np.repeat(np.arange(k), n), categories=names),
+            "task": pd.Categorical.from_codes(np.zeros(k * n, dtype=np.int8), categories=["all"]),
+            "item_id": pd.Categorical.from_codes(np.tile(np.arange(n), k), categories=items),
+            "score": correct.ravel(),
+        }
+    )
+    return LongScores(frame, "synthetic", {}, ())
+
+
+def _board(n_models: int, n_items: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    difficulty = rng.normal(0.0, 1.5, n_items)
+    ability = rng.normal(0.0, 1.0, n_models + 1)  # the last one is the model added later
+    items = [f"item-{i:06d}" for i in range(n_items)]
+    return rng, difficulty, ability, items
+
+
+def build(path: str, n_models: int, n_items: int, queue) -> None:
+    """Bulk-load the synthetic board (no pair statistics yet); report rate and peak."""
+    from evalgap.io import store as io
+
+    rng, difficulty, ability, items = _board(n_models, n_items)
+    con = io.connect(path)
+    con.execute("SET memory_limit = '1GB'")
+    start = time.perf_counter()
+    for lo in range(0, n_models, BLOCK):
+        hi = min(lo + BLOCK, n_models)
+        names = [f"org/model-{m:05d}" for m in range(lo, hi)]
+        long = _model_block(rng, difficulty, ability[lo:hi], names, items)
+        io.add_long(con, long, f"block-{lo}", f"synthetic-{lo}", "{}", pair_stats=False)
+    seconds = time.perf_counter() - start
+    con.close()
+    queue.put({"seconds": seconds, "rows": n_models * n_items, "peak": _peak()})
+
+
+def full_audit(path: str, all_pairs: bool, queue) -> None:
+    """From scratch: every pair's statistics, then the audit from them (and of all pairs)."""
+    import evalgap._audit  # noqa: F401  (imports are not the audit's time)
+    from evalgap._store import audit_store
+    from evalgap.io import store as io
+
+    con = io.connect(path)
+    con.execute("SET memory_limit = '1GB'")
+    start = time.perf_counter()
+    io.rebuild_pair_stats(con)
+    con.execute("CHECKPOINT")
+    stats_seconds = time.perf_counter() - start
+    pairs = con.execute("SELECT count(*) FROM pair_stats").fetchall()[0][0]
+    con.close()
+    start = time.perf_counter()
+    result = audit_store(path, n_bootstrap=0, n_bootstrap_required_n=0)
+    audit_seconds = time.perf_counter() - start
+    all_seconds = None
+    if all_pairs:  # every pair's verdicts, from the statistics
+        start = time.perf_counter()
+        audit_store(path, family="all", n_bootstrap=0, n_bootstrap_required_n=0)
+        all_seconds = time.perf_counter() - start
+    queue.put(
+        {
+            "all_seconds": all_seconds,
+            "stats_seconds": stats_seconds,
+            "audit_seconds": audit_seconds,
+            "pairs": int(pairs),
+            "unresolved": result.unresolved["fixed_n"],
+            "peak": _peak(),
+        }
+    )
+
+
+def add_one(path: str, n_models: int, n_items: int, queue) -> None:
+    """Add the one new model (rows + its K pairs, one transaction), then audit again."""
+    import evalgap._audit  # noqa: F401  (imports are not the audit's time)
+    from evalgap._store import audit_store
+    from evalgap.io import store as io
+
+    rng, difficulty, ability, items = _board(n_models, n_items)
+    rng = np.random.default_rng(1)
+    long = _model_block(rng, difficulty, ability[-1:], ["org/new-model"], items)
+    con = io.connect(path)
+    con.execute("SET memory_limit = '1GB'")
+    start = time.perf_counter()
+    io.add_long(con, long, "new-model", "synthetic-new", "{}")
+    add_seconds = time.perf_counter() - start
+    pairs = con.execute(
+        "SELECT count(*) FROM pair_stats WHERE model_a = 'org/new-model' "
+        "OR model_b = 'org/new-model'"
+    ).fetchall()[0][0]
+    con.close()
+    start = time.perf_counter()
+    audit_store(path, n_bootstrap=0, n_bootstrap_required_n=0)
+    audit_seconds = time.perf_counter() - start
+    queue.put(
+        {
+            "add_seconds": add_seconds,
+            "audit_seconds": audit_seconds,
+            "new_pairs": int(pairs),
+            "peak": _peak(),
+        }
+    )
+
+
+def run(n_models: int, n_items: int, folder: Path, label: str) -> dict:
+    path = str(folder / f"board-{n_models}.duckdb")
+    built = in_child(build, path, n_models, n_items)
+    size = os.path.getsize(path) + sum(
+        os.path.getsize(p) for p in Path(folder).glob(f"board-{n_models}.duckdb.wal")
+    )
+    full = in_child(full_audit, path, n_models <= 2000)
+    size_with_pairs = os.path.getsize(path)
+    one = in_child(add_one, path, n_models, n_items)
+    scratch = full["stats_seconds"] + full["audit_seconds"]
+    incremental = one["add_seconds"] + one["audit_seconds"]
+    gb = 1024**3
+    print(f"\n[{label}] {n_models:,} models x {n_items:,} items = {built['rows']:,} scores")
+    print(
+        f"  ingest        {built['seconds']:8.1f} s   {built['rows'] / built['seconds']:,.0f} "
+        f"rows/s   peak {built['peak'] / gb:.2f} GB   store {size / 1024**2:,.0f} MB on disk"
+    )
+    print(
+        f"  from scratch  {scratch:8.1f} s   (all {full['pairs']:,} pairs' statistics "
+        f"{full['stats_seconds']:.1f} s + audit {full['audit_seconds']:.1f} s)   "
+        f"peak {full['peak'] / gb:.2f} GB"
+    )
+    print(
+        f"  add one model {incremental:8.2f} s   ({one['new_pairs']:,} new pairs "
+        f"{one['add_seconds']:.2f} s + audit {one['audit_seconds']:.2f} s)   "
+        f"peak {one['peak'] / gb:.2f} GB"
+    )
+    print(f"  ratio         {incremental / scratch:8.2%} of the from-scratch time")
+    print(f"  store with every pair's statistics: {size_with_pairs / 1024**2:,.0f} MB on disk")
+    if full["all_seconds"] is not None:
+        print(
+            f"  audit of all {full['pairs']:,} pairs from their statistics "
+            f"{full['all_seconds']:.1f} s (peak of the step {full['peak'] / gb:.2f} GB)"
+        )
+    return {"built": built, "full": full, "one": one, "size": size}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", type=int, default=1000)
+    parser.add_argument("--items", type=int, default=20_000)
+    parser.add_argument("--big-models", type=int, default=5000)
+    parser.add_argument("--only", choices=("incremental", "scale"))
+    parser.add_argument("--dir", help="Where to write the stores (default: a temp dir).")
+    args = parser.parse_args()
+    folder = Path(args.dir or tempfile.mkdtemp(prefix="evalgap-store-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        if args.only != "scale":
+            run(args.models, args.items, folder, "incremental")
+        if args.only != "incremental":
+            run(args.big_models, args.items, folder, "scale")
+    finally:
+        if not args.dir:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,753 @@
+"""A results store: one embedded DuckDB file holding the long scores of a growing leaderboard.
+
+Tables
+------
+``scores``
+    The long layout, one row per (model, task, item_id[, run]): ``source_id, seq, model,
+    task, item_id, run, score, cluster`` (``seq`` keeps each source's row order, so reading
+    the store back gives the frame its loader gave).
+``sources``
+    One row per added source (a file or a directory): its path, the SHA-256 of its bytes,
+    the loader that read it, the loader options (JSON), the time, the rows, and what the
+    loader said (its notes and column roles), so a job reading the store says it again.
+``pair_stats``
+    Per task and pair of models (``model_a < model_b``), the sufficient statistics of the
+    paired comparison on the items both scored (runs averaged): ``n, sum_a, sum_b, sum_ab,
+    sum_a2, sum_b2``. For binary scores they are the 2x2 counts (``both_correct = sum_ab``,
+    ``a_only = sum_a - sum_ab``, ``b_only = sum_b - sum_ab``, ``both_wrong = n - sum_a -
+    sum_b + sum_ab``); for graded scores the differences' moments (``sum_d = sum_a - sum_b``,
+    ``sum_d2 = sum_a2 - 2 sum_ab + sum_b2``).
+
+``items``, ``vectors``
+    Per task, the items' numbering; per task and model, the model's per-item scores on it
+    (runs averaged; int8 codes for binary scores, float64 otherwise), with its mean.
+
+Each source is added in ONE transaction (rows, vectors, pair statistics, sources row): a
+loader error, a foreign file or a kill during the add leaves the store as it was. Adding a
+source whose bytes (and options) are already stored adds nothing. Adding a model updates only
+the pairs of the models the source touches: one product of their vectors with the K stored
+vectors, not the K^2 pairs of the leaderboard and no item re-read. :func:`rebuild_pair_stats`
+recomputes all pairs from the items, block by block of models with the items streamed
+(bounded memory: K x K accumulators and one block of item columns). Per-cluster statistics
+are not kept: clustered audits read the items.
+
+``duckdb`` is imported lazily: the CLI starts without it.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from evalgap.errors import InputError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS sources (
+    source_id INTEGER PRIMARY KEY, path VARCHAR, sha256 VARCHAR, loader VARCHAR,
+    options VARCHAR, added_at TIMESTAMP, n_rows BIGINT, notes VARCHAR, columns VARCHAR);
+CREATE TABLE IF NOT EXISTS scores (
+    source_id INTEGER, seq BIGINT, model VARCHAR, task VARCHAR, item_id VARCHAR,
+    run VARCHAR, score DOUBLE, cluster VARCHAR);
+CREATE TABLE IF NOT EXISTS items (task VARCHAR, item_id VARCHAR, ix INTEGER);
+CREATE TABLE IF NOT EXISTS vectors (
+    task VARCHAR, model VARCHAR, is_binary BOOLEAN, n_items INTEGER, mean DOUBLE,
+    first_seen BIGINT, scores BLOB);
+CREATE TABLE IF NOT EXISTS pair_stats (
+    task VARCHAR, model_a VARCHAR, model_b VARCHAR, n BIGINT, sum_a DOUBLE, sum_b DOUBLE,
+    sum_ab DOUBLE, sum_a2 DOUBLE, sum_b2 DOUBLE);
+"""
+
+PAIR_COLUMNS = ("task", "model_a", "model_b", "n", "sum_a", "sum_b", "sum_ab", "sum_a2", "sum_b2")
+
+# Per (model, task, item): runs averaged, unusable scores left out (as alignment does).
+
+
+def connect(store, *, read_only: bool = False, create: bool = True):
+    """Open the store (creating its tables unless ``read_only``); raise InputError if not one."""
+    import duckdb
+
+    path = Path(store)
+    if not path.exists() and (read_only or not create):
+        raise InputError(f"{path}: no such store; create it with evalgap store add {path} FILE")
+    try:
+        con = duckdb.connect(str(path), read_only=read_only)
+    except duckdb.Error as exc:
+        first = str(exc).splitlines()[0]
+        raise InputError(
+            f"{path}: cannot open it as a store (a DuckDB file, not in use by another "
+            f"writer): {first}"
+        ) from None
+    if not read_only:
+        con.execute(SCHEMA)
+    else:
+        tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+        if not {"sources", "scores", "pair_stats"} <= tables:
+            con.close()
+            raise InputError(f"{path}: a DuckDB file but not an evalgap store (no scores table)")
+    return con
+
+
+def content_hash(path: Path) -> str:
+    """SHA-256 of a file's bytes; of a directory, of its files' relative paths and bytes."""
+    digest = hashlib.sha256()
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    for f in files:
+        if path.is_dir():
+            digest.update(str(f.relative_to(path)).encode() + b"\0")
+        with open(f, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def options_json(options) -> str:
+    """The loader options as sorted JSON (tuples as lists), recorded with each source."""
+    import dataclasses
+
+    return json.dumps(
+        {
+            f.name: getattr(options, f.name)
+            for f in dataclasses.fields(options)
+            if f.name != "store"
+        },
+        sort_keys=True,
+        default=list,
+    )
+
+
+def add_source(con, path, options, *, pair_stats: bool = True, long=None) -> dict:
+    """Add one source (file or directory) in one transaction; return what was done.
+
+    Returns ``{"path", "added", "sha256", "rows", "source_id"}``; ``added`` is False (and
+    nothing is written) when a source with the same bytes and options is already stored.
+    ``long`` (a LongScores) skips reading the path (the rows are taken as given).
+    """
+    from evalgap.io.sources import load_scores
+
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"{path}: no such file or directory")
+    sha = content_hash(path)
+    opts = options_json(options)
+    known = con.execute(
+        "SELECT source_id FROM sources WHERE sha256 = ? AND options = ?", [sha, opts]
+    ).fetchall()
+    if known:
+        return {
+            "path": str(path),
+            "added": False,
+            "sha256": sha,
+            "rows": 0,
+            "source_id": known[0][0],
+        }
+    if long is None:
+        long = load_scores([path], options)
+    source_id, rows = add_long(con, long, path, sha, opts, pair_stats=pair_stats)
+    return {"path": str(path), "added": True, "sha256": sha, "rows": rows, "source_id": source_id}
+
+
+def add_long(con, long, path, sha: str, opts: str, *, pair_stats: bool = True):
+    """Insert a LongScores as one source in one transaction; return (source_id, rows).
+
+    With ``pair_stats=False`` (bulk loads), call :func:`rebuild_pair_stats` afterwards.
+    """
+    frame = _store_frame(long.frame)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        source_id = con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchall()[
+            0
+        ][0]
+        frame.insert(0, "source_id", source_id)
+        con.register("_new_rows", frame)
+        con.execute(
+            "INSERT INTO scores SELECT source_id, seq, model, task, item_id, run, score, cluster "
+            "FROM _new_rows"
+        )
+        con.unregister("_new_rows")
+        if pair_stats:
+            update_pair_stats(con, source_id)
+        _insert_source_row(con, source_id, path, sha, long, opts, len(frame))
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return source_id, len(frame)
+
+
+def _insert_source_row(con, source_id, path, sha, long, opts, rows) -> None:
+    con.execute(
+        "INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            source_id,
+            str(path),
+            sha,
+            long.source,
+            opts,
+            _dt.datetime.now(_dt.UTC).replace(tzinfo=None),
+            rows,
+            json.dumps(list(long.notes)),
+            json.dumps(long.columns, default=str),
+        ],
+    )
+
+
+def _store_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The long frame as the store's columns (strings, float scores, None where absent)."""
+    n = len(frame)
+
+    def text(name):
+        if name not in frame.columns:
+            return np.full(n, None, dtype=object)
+        col = frame[name]
+        if isinstance(col.dtype, pd.CategoricalDtype):  # one str() per category, not per row
+            labels = np.array([str(c) for c in col.cat.categories] + [None], dtype=object)
+            return labels[col.cat.codes.to_numpy()]  # code -1 (missing) takes the last: None
+        col = col.astype(object)
+        return col.where(col.notna(), None).map(lambda v: v if v is None else str(v)).to_numpy()
+
+    return pd.DataFrame(
+        {
+            "seq": np.arange(n, dtype=np.int64),
+            "model": text("model"),
+            "task": text("task"),
+            "item_id": text("item_id"),
+            "run": text("run"),
+            "score": pd.to_numeric(frame["score"], errors="coerce").to_numpy(dtype=float),
+            "cluster": text("cluster"),
+        }
+    )
+
+
+def update_pair_stats(con, source_id: int) -> None:
+    """Update the store for the (task, model)s a source touches: vectors, then their pairs."""
+    touched = con.execute(
+        "SELECT DISTINCT task, model FROM scores WHERE source_id = ?", [source_id]
+    ).fetchall()
+    _refresh(con, touched, source_id=source_id)
+
+
+def _refresh(con, touched, *, source_id=None) -> None:
+    """Recompute the vectors of the touched (task, model)s and their pairs with every model.
+
+    A model's vector is its per-item score on the task's item numbering (runs averaged; int8
+    with -1 where unscored for binary scores, float64 with NaN otherwise), stored as a blob:
+    one new model's K pairs are then one matrix product against the K stored vectors, read
+    without touching the items.
+    """
+    by_task: dict = {}
+    for task, model in touched:
+        by_task.setdefault(task, []).append(model)
+    for task, models in by_task.items():
+        if source_id is not None:
+            _number_new_items(con, task, source_id)
+        _write_vectors(con, task, models, source_id=source_id)
+        _write_pairs(con, task, models)
+
+
+def _number_new_items(con, task, source_id) -> None:
+    con.execute(
+        """
+        INSERT INTO items
+        SELECT ?, item_id,
+               (SELECT coalesce(max(ix), -1) FROM items WHERE task = ?)
+               + row_number() OVER (ORDER BY first)
+        FROM (SELECT item_id, min(seq) AS first FROM scores
+              WHERE source_id = ? AND task = ? AND item_id IS NOT NULL
+              AND item_id NOT IN (SELECT item_id FROM items WHERE task = ?)
+              GROUP BY item_id)
+        """,
+        [task, task, source_id, task, task],
+    )
+
+
+def _write_vectors(con, task, models, *, source_id=None) -> None:
+    marks = ", ".join("?" * len(models))
+    # Models new to the task have all their rows in the new source: read only its rows
+    # (a range of the table), not the whole store.
+    known = con.execute(
+        f"SELECT count(*) FROM vectors WHERE task = ? AND model IN ({marks})", [task, *models]
+    ).fetchall()[0][0]
+    only_source = source_id is not None and known == 0
+    n_ix = con.execute("SELECT count(*) FROM items WHERE task = ?", [task]).fetchall()[0][0]
+    rows = con.execute(
+        f"""
+        SELECT s.model, i.ix, avg(s.score) AS s, min(s.source_id * 4294967296 + s.seq) AS f
+        FROM scores s JOIN items i ON s.task = i.task AND s.item_id = i.item_id
+        WHERE s.task = ? AND s.model IN ({marks}) AND s.score IS NOT NULL
+          AND isfinite(s.score) {"AND s.source_id = ?" if only_source else ""}
+        GROUP BY s.model, i.ix
+        """,
+        [task, *models, *([source_id] if only_source else [])],
+    ).df()
+    con.execute(f"DELETE FROM vectors WHERE task = ? AND model IN ({marks})", [task, *models])
+    records = []
+    for model, sub in rows.groupby("model", sort=False):
+        values = np.full(n_ix, np.nan)
+        values[sub["ix"].to_numpy()] = sub["s"].to_numpy()
+        binary = bool(np.isin(sub["s"].to_numpy(), (0.0, 1.0)).all())
+        blob = (
+            np.where(np.isnan(values), -1, values).astype(np.int8).tobytes()
+            if binary
+            else values.tobytes()
+        )
+        records.append(
+            (task, model, binary, len(sub), float(sub["s"].mean()), int(sub["f"].min()), blob)
+        )
+    if records:
+        con.executemany("INSERT INTO vectors VALUES (?, ?, ?, ?, ?, ?, ?)", records)
+
+
+def read_vectors(con, task, models=None, *, as_codes=False):
+    """The task's model vectors as (names, scores with 0 where unscored, observed mask, binary).
+
+    With ``as_codes`` a binary board comes as its int8 codes (1, 0, -1 unscored) in place of
+    the scores, and no mask.
+
+    Binary boards come as float32 (exact: integer sums below 2^24), graded ones as float64.
+    """
+    n_ix = con.execute("SELECT count(*) FROM items WHERE task = ?", [task]).fetchall()[0][0]
+    where, params = "", [task]
+    if models is not None:
+        where = f"AND model IN ({', '.join('?' * len(models))})"
+        params += list(models)
+    rows = con.execute(
+        f"SELECT model, is_binary, scores FROM vectors WHERE task = ? {where} ORDER BY model",
+        params,
+    ).fetchall()
+    binary = all(r[1] for r in rows)
+    dtype = np.float32 if binary else np.float64
+    if binary:  # one int8 matrix, -1 where unscored
+        codes = np.full((len(rows), n_ix), -1, dtype=np.int8)
+        for k, (_, _, blob) in enumerate(rows):
+            v = np.frombuffer(blob, dtype=np.int8)
+            codes[k, : v.size] = v
+        if as_codes:
+            return [r[0] for r in rows], codes, None, True
+        return [r[0] for r in rows], (codes == 1).astype(dtype), (codes >= 0).astype(dtype), True
+    x = np.full((len(rows), n_ix), np.nan)
+    for k, (_, is_binary, blob) in enumerate(rows):
+        v = np.frombuffer(blob, dtype=np.int8 if is_binary else np.float64)
+        x[k, : v.size] = np.where(v < 0, np.nan, v) if is_binary else v
+    mask = ~np.isnan(x)
+    return [r[0] for r in rows], np.where(mask, x, 0.0), mask.astype(dtype), False
+
+
+def _write_pairs(con, task, models) -> None:
+    """The pairs of ``models`` with every model of the task: one product per statistic."""
+    few = len(models) <= 16  # a few new models: count on the int8 codes, no float copies
+    names, x0, mask, binary = read_vectors(con, task, as_codes=few)
+    marks = ", ".join("?" * len(models))
+    con.execute(
+        f"DELETE FROM pair_stats WHERE task = ? AND (model_a IN ({marks}) OR model_b IN ({marks}))",
+        [task, *models, *models],
+    )
+    index = {m: k for k, m in enumerate(names)}
+    rows_t = np.array([index[m] for m in models if m in index], dtype=np.int64)
+    if rows_t.size == 0 or len(names) < 2:
+        return
+    if binary and few:
+        observed, correct = x0 >= 0, x0 == 1
+
+        def counts(left, right):
+            return np.stack([np.count_nonzero(left[t] & right, axis=1) for t in rows_t])
+
+        n = counts(observed, observed)
+        s_t = counts(correct, observed)  # the touched model's correct answers, shared items
+        s_o = counts(observed, correct)  # the other model's
+        s_tt, s_oo, s_to = s_t, s_o, counts(correct, correct)
+    else:
+        if mask is None:
+            names, x0, mask, binary = read_vectors(con, task)
+        n, s_t, s_o, s_tt, s_oo, s_to = _products(x0, mask, rows_t, binary)
+    _insert_pairs(con, task, names, rows_t, n, s_t, s_o, s_tt, s_oo, s_to)
+
+
+def _products(x0, mask, rows_t, binary):
+    """The touched rows' pair sums against every model: one matrix product per statistic."""
+    xt, mt = x0[rows_t], mask[rows_t]
+    n = mt @ mask.T
+    s_t = xt @ mask.T  # the touched model's sum on the shared items
+    s_o = mt @ x0.T  # the other model's
+    s_tt = s_t if binary else (xt * xt) @ mask.T  # 0/1 scores are their own squares
+    s_oo = s_o if binary else mt @ (x0 * x0).T
+    s_to = xt @ x0.T
+    return n, s_t, s_o, s_tt, s_oo, s_to
+
+
+def _insert_pairs(con, task, names, rows_t, n, s_t, s_o, s_tt, s_oo, s_to) -> None:
+    touched = np.zeros(len(names), dtype=bool)
+    touched[rows_t] = True
+    t_idx, o_idx = np.nonzero(n > 0)
+    other = o_idx
+    me = rows_t[t_idx]
+    # a pair of two touched models is written once (from the touched model named first)
+    keep = (me != other) & (~touched[other] | (me < other))
+    t_idx, o_idx, me, other = t_idx[keep], o_idx[keep], me[keep], other[keep]
+    first = me < other  # names are sorted: the smaller index is model_a
+    name_arr = np.array(names, dtype=object)
+    frame = pd.DataFrame(
+        {
+            "task": task,
+            "model_a": np.where(first, name_arr[me], name_arr[other]),
+            "model_b": np.where(first, name_arr[other], name_arr[me]),
+            "n": n[t_idx, o_idx].astype(np.int64),
+            "sum_a": np.where(first, s_t[t_idx, o_idx], s_o[t_idx, o_idx]).astype(np.float64),
+            "sum_b": np.where(first, s_o[t_idx, o_idx], s_t[t_idx, o_idx]).astype(np.float64),
+            "sum_ab": s_to[t_idx, o_idx].astype(np.float64),
+            "sum_a2": np.where(first, s_tt[t_idx, o_idx], s_oo[t_idx, o_idx]).astype(np.float64),
+            "sum_b2": np.where(first, s_oo[t_idx, o_idx], s_tt[t_idx, o_idx]).astype(np.float64),
+        }
+    )
+    con.register("_pairs", frame)
+    con.execute("INSERT INTO pair_stats SELECT * FROM _pairs")
+    con.unregister("_pairs")
+
+
+def rebuild_pair_stats(con, *, block_models: int = 512, block_items: int = 2048) -> None:
+    """Recompute every pair's statistics (and every model's vector) from scratch, from the
+    items: blocks of models x streamed items.
+
+    Per task, items are numbered and read ``block_items`` at a time (projection and filter
+    pushed into DuckDB); each block adds its products into K x K accumulators (``n = M M^T``,
+    ``sum_a = X M^T``, ``sum_ab = X X^T``, ``sum_a2 = X^2 M^T`` with X the scores, 0 where
+    unobserved, and M the observed mask), computed ``block_models`` rows at a time. Memory:
+    three or four K x K float64 accumulators and one (K x block_items) block.
+    """
+    con.execute("DELETE FROM pair_stats")
+    con.execute("DELETE FROM vectors")
+    con.execute("DELETE FROM items")
+    for (task,) in con.execute("SELECT DISTINCT task FROM scores ORDER BY task").fetchall():
+        for frame in _task_pair_stats(con, task, block_models, block_items):
+            if len(frame):
+                con.register("_pairs", frame)
+                con.execute("INSERT INTO pair_stats SELECT * FROM _pairs")
+                con.unregister("_pairs")
+
+
+def _task_pair_stats(con, task, block_models, block_items):
+    """Yield the task's pair statistics as frames, a block of first models at a time."""
+    models = [
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT model FROM scores WHERE task = ? ORDER BY model", [task]
+        ).fetchall()
+    ]
+    k = len(models)
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _ids AS SELECT item_id, "
+        "(row_number() OVER (ORDER BY item_id)) - 1 AS ix FROM "
+        "(SELECT DISTINCT item_id FROM scores WHERE task = ?)",
+        [task],
+    )
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _mids AS SELECT model, first, "
+        "(row_number() OVER (ORDER BY model)) - 1 AS mx FROM "
+        "(SELECT model, min(source_id * 4294967296 + seq) AS first FROM scores "
+        "WHERE task = ? GROUP BY model)",
+        [task],
+    )
+    n_items = con.execute("SELECT count(*) FROM _ids").fetchall()[0][0]
+    # One pass numbers the task's items and models (runs averaged); each block of items is
+    # then a range scan of this table.
+    con.execute(
+        """
+        CREATE OR REPLACE TEMP TABLE _num AS
+        SELECT m.mx, i.ix, avg(s.score) AS s FROM scores s
+        JOIN _ids i USING (item_id) JOIN _mids m USING (model)
+        WHERE s.task = ? AND s.score IS NOT NULL AND isfinite(s.score)
+        GROUP BY m.mx, i.ix ORDER BY i.ix
+        """,
+        [task],
+    )
+    acc_n = np.zeros((k, k))
+    acc_a = np.zeros((k, k))
+    acc_ab = np.zeros((k, k))
+    acc_a2 = np.zeros((k, k))
+    graded = False
+    for lo in range(0, n_items, block_items):
+        width = min(block_items, n_items - lo)
+        rows = con.execute(
+            "SELECT mx, ix, s FROM _num WHERE ix >= ? AND ix < ?", [lo, lo + width]
+        ).fetchnumpy()
+        x = np.zeros((k, width), dtype=np.float64)
+        mask = np.zeros((k, width), dtype=np.float32)
+        mx = np.asarray(rows["mx"], dtype=np.int64)
+        ix = np.asarray(rows["ix"], dtype=np.int64) - lo
+        x[mx, ix] = rows["s"]
+        mask[mx, ix] = 1
+        graded = graded or bool(np.any((x != 0) & (x != 1)))
+        # Binary blocks multiply exactly in float32 (integer sums below 2^24 per block).
+        xf = x.astype(np.float32) if not graded else x
+        mf = mask if not graded else mask.astype(np.float64)
+        for start in range(0, k, block_models):
+            rows_slice = slice(start, min(start + block_models, k))
+            acc_n[rows_slice] += mf[rows_slice] @ mf.T
+            acc_a[rows_slice] += xf[rows_slice] @ mf.T
+            acc_ab[rows_slice] += xf[rows_slice] @ xf.T
+            acc_a2[rows_slice] += (xf[rows_slice] * xf[rows_slice]) @ mf.T
+    _rebuild_vectors(con, task, models, n_items, block_models)
+    for table in ("_ids", "_mids", "_num"):
+        con.execute(f"DROP TABLE {table}")
+    names = np.array(models, dtype=object)
+    # Pairs are written a block of first models at a time: the K^2/2 rows of names never
+    # sit in memory at once.
+    for start in range(0, k, block_models):
+        rows = np.arange(start, min(start + block_models, k))
+        i, second = np.nonzero(np.arange(k)[None, :] > rows[:, None])
+        first = rows[i]
+        keep = acc_n[first, second] > 0
+        first, second = first[keep], second[keep]
+        yield pd.DataFrame(
+            {
+                "task": task,
+                "model_a": names[first],
+                "model_b": names[second],
+                "n": acc_n[first, second].astype(np.int64),
+                "sum_a": acc_a[first, second],
+                "sum_b": acc_a[second, first],
+                "sum_ab": acc_ab[first, second],
+                "sum_a2": acc_a2[first, second],
+                "sum_b2": acc_a2[second, first],
+            }
+        )
+
+
+def _rebuild_vectors(con, task, models, n_items, block_models) -> None:
+    """Renumber the task's items and rewrite every model's vector, a block of models at a time."""
+    con.execute("DELETE FROM items WHERE task = ?", [task])
+    con.execute("INSERT INTO items SELECT ?, item_id, ix FROM _ids", [task])
+    con.execute("DELETE FROM vectors WHERE task = ?", [task])
+    first = dict(con.execute("SELECT mx, first FROM _mids").fetchall())
+    for start in range(0, len(models), block_models):
+        stop = min(start + block_models, len(models))
+        rows = con.execute(
+            "SELECT mx, ix, s FROM _num WHERE mx >= ? AND mx < ?", [start, stop]
+        ).fetchnumpy()
+        x = np.full((stop - start, n_items), np.nan)
+        x[
+            np.asarray(rows["mx"], dtype=np.int64) - start, np.asarray(rows["ix"], dtype=np.int64)
+        ] = rows["s"]
+        records = []
+        for k in range(stop - start):
+            v = x[k]
+            seen = ~np.isnan(v)
+            if not seen.any():
+                continue
+            binary = bool(np.isin(v[seen], (0.0, 1.0)).all())
+            blob = np.where(seen, v, -1).astype(np.int8).tobytes() if binary else v.tobytes()
+            records.append(
+                (
+                    task,
+                    models[start + k],
+                    binary,
+                    int(seen.sum()),
+                    float(v[seen].mean()),
+                    int(first[start + k]),
+                    blob,
+                )
+            )
+        if records:
+            con.executemany("INSERT INTO vectors VALUES (?, ?, ?, ?, ?, ?, ?)", records)
+
+
+def pair_stats(con, *, tasks=None, pairs=None) -> pd.DataFrame:
+    """The stored pair statistics with the 2x2 counts and difference moments beside them.
+
+    ``pairs`` (a frame of ``task, model_a, model_b`` with ``model_a < model_b``) fetches
+    only those pairs.
+    """
+    where, params = "", []
+    if tasks:
+        where = f"WHERE task IN ({', '.join('?' * len(tasks))})"
+        params = list(tasks)
+    if pairs is not None:
+        con.register("_wanted", pairs[["task", "model_a", "model_b"]])
+        frame = con.execute(
+            "SELECT p.* FROM pair_stats p JOIN _wanted w USING (task, model_a, model_b) "
+            "ORDER BY task, model_a, model_b"
+        ).df()
+        con.unregister("_wanted")
+    else:
+        frame = con.execute(
+            f"SELECT * FROM pair_stats {where} ORDER BY task, model_a, model_b", params
+        ).df()
+    frame["both_correct"] = frame["sum_ab"]
+    frame["a_only"] = frame["sum_a"] - frame["sum_ab"]
+    frame["b_only"] = frame["sum_b"] - frame["sum_ab"]
+    frame["both_wrong"] = frame["n"] - frame["sum_a"] - frame["sum_b"] + frame["sum_ab"]
+    frame["sum_d"] = frame["sum_a"] - frame["sum_b"]
+    frame["sum_d2"] = frame["sum_a2"] - 2 * frame["sum_ab"] + frame["sum_b2"]
+    return frame
+
+
+def model_means(con, *, tasks=None) -> pd.DataFrame:
+    """Per task and model: the mean over the model's own items (runs averaged), whether
+    every score is 0 or 1 (``binary``), in order of appearance."""
+    where, params = "", []
+    if tasks:
+        where = f"WHERE task IN ({', '.join('?' * len(tasks))})"
+        params = list(tasks)
+    return con.execute(
+        f"SELECT task, model, mean, is_binary AS binary FROM vectors {where} ORDER BY first_seen",
+        params,
+    ).df()
+
+
+def read_long(con, *, models=None, tasks=None):
+    """The stored scores as a LongScores (rows in the order they were added).
+
+    ``models``/``tasks`` are pushed into the query when every one named is stored (an unknown
+    name is left for alignment to report, listing the names there are).
+    """
+    from evalgap._scores import LongScores
+
+    clauses, params = [], []
+    for column, wanted in (("model", models), ("task", tasks)):
+        if wanted:
+            stored = {r[0] for r in con.execute(f"SELECT DISTINCT {column} FROM scores").fetchall()}
+            if set(wanted) <= stored:
+                clauses.append(f"{column} IN ({', '.join('?' * len(wanted))})")
+                params += list(wanted)
+    where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+    frame = con.execute(
+        f"SELECT model, task, item_id, run, score, cluster FROM scores {where} "
+        "ORDER BY source_id, seq",
+        params,
+    ).df()
+    sources = con.execute(
+        "SELECT loader, notes, columns FROM sources ORDER BY source_id"
+    ).fetchall()
+    if not sources:
+        raise InputError("the store is empty; add scores with evalgap store add STORE FILE")
+    if frame["run"].isna().all():
+        frame = frame.drop(columns="run")
+    else:
+        frame["run"] = frame["run"].astype(object).where(frame["run"].notna(), "1")
+    if frame["cluster"].isna().all():
+        frame = frame.drop(columns="cluster")
+    for column in ("model", "task", "item_id"):
+        frame[column] = frame[column].astype("category")
+    notes = tuple(n for _, notes, _ in sources for n in json.loads(notes))
+    return LongScores(
+        frame,
+        ", ".join(loader for loader, _, _ in sources),
+        json.loads(sources[0][2]),
+        notes,
+    )
+
+
+def summary(con) -> dict:
+    """Models, tasks, rows and sources of the store (``store list``)."""
+    models = [
+        r[0]
+        for r in con.execute(
+            "SELECT model FROM scores GROUP BY model ORDER BY min(source_id), min(seq)"
+        ).fetchall()
+    ]
+    tasks = [
+        r[0]
+        for r in con.execute(
+            "SELECT task FROM scores GROUP BY task ORDER BY min(source_id), min(seq)"
+        ).fetchall()
+    ]
+    n_rows, n_items, n_runs = con.execute(
+        "SELECT count(*), count(DISTINCT (task, item_id)), count(DISTINCT run) FROM scores"
+    ).fetchall()[0]
+    sources = con.execute(
+        "SELECT source_id, path, sha256, loader, options, added_at, n_rows FROM sources "
+        "ORDER BY source_id"
+    ).df()
+    records = [
+        {
+            "source_id": int(r.source_id),
+            "path": r.path,
+            "sha256": r.sha256,
+            "loader": r.loader,
+            "options": json.loads(r.options),
+            "added_at": r.added_at.isoformat(),
+            "rows": int(r.n_rows),
+        }
+        for r in sources.itertuples()
+    ]
+    return {
+        "models": models,
+        "tasks": tasks,
+        "n_rows": int(n_rows),
+        "n_items": int(n_items),
+        "n_runs": int(n_runs),
+        "sources": records,
+    }
+
+
+def remove(con, *, models=(), sources=()) -> dict:
+    """Remove models (all their rows) and/or sources (by id or path), in one transaction."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        ids = []
+        for s in sources:
+            found = con.execute(
+                "SELECT source_id FROM sources WHERE CAST(source_id AS VARCHAR) = ? OR path = ?",
+                [str(s), str(s)],
+            ).fetchall()
+            if not found:
+                raise InputError(
+                    f"sources={str(s)!r}: no such source in the store (see store list)"
+                )
+            ids += [r[0] for r in found]
+        stored = {r[0] for r in con.execute("SELECT DISTINCT model FROM scores").fetchall()}
+        for m in models:
+            if m not in stored:
+                raise InputError(f"models={m!r}: no such model in the store (see store list)")
+        before = con.execute("SELECT count(*) FROM scores").fetchall()[0][0]
+        touched = []
+        if ids:
+            touched += con.execute(
+                f"SELECT DISTINCT task, model FROM scores WHERE source_id IN "
+                f"({', '.join('?' * len(ids))})",
+                ids,
+            ).fetchall()
+        if models:
+            touched += con.execute(
+                f"SELECT DISTINCT task, model FROM scores WHERE model IN "
+                f"({', '.join('?' * len(models))})",
+                list(models),
+            ).fetchall()
+        if ids:
+            marks = ", ".join("?" * len(ids))
+            con.execute(f"DELETE FROM scores WHERE source_id IN ({marks})", ids)
+            con.execute(f"DELETE FROM sources WHERE source_id IN ({marks})", ids)
+        if models:
+            marks = ", ".join("?" * len(models))
+            con.execute(f"DELETE FROM scores WHERE model IN ({marks})", list(models))
+            # a source left without rows is gone; re-adding it must add it again
+            con.execute(
+                "DELETE FROM sources WHERE source_id NOT IN (SELECT DISTINCT source_id FROM scores)"
+            )
+        rows = before - con.execute("SELECT count(*) FROM scores").fetchall()[0][0]
+        # the touched models' vectors and pairs are recomputed (or dropped), never stale
+        _refresh(con, sorted(set(touched)))
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return {"rows_removed": int(rows), "sources_removed": len(ids), "models_removed": len(models)}
+
+
+def export(con, output) -> int:
+    """Write the long scores to a Parquet file with DuckDB's COPY; return the rows written."""
+    output = Path(output)
+    if output.suffix != ".parquet":
+        raise InputError(
+            f"output={str(output)!r}: store export writes Parquet; name a .parquet file"
+        )
+    con.execute(
+        "COPY (SELECT model, task, item_id, run, score, cluster FROM scores "
+        "ORDER BY source_id, seq) TO ? (FORMAT PARQUET)",
+        [str(output)],
+    )
+    return int(con.execute("SELECT count(*) FROM scores").fetchall()[0][0])
