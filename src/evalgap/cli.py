@@ -53,6 +53,11 @@ Examples:
 \b
   # Runs priced by tokens, on a closed benchmark of 500 items:
   evalgap plan --pilot logs/ --price-per-1k-tokens 0.002 --n-items 500
+\b
+  # The items to run for a new model (expected accuracy 0.62) vs the leader:
+  evalgap plan --reference board.csv --model-a new-model --accuracy-a 0.62 \\
+      --n-items 800 --output design.csv
+  evalgap compare --scores results.csv --weights design.csv
 """
 
 
@@ -1160,8 +1165,38 @@ def trim(model, output, as_json, **loader):
     help="Items x reruns plan from a pilot with repeated runs (a table with a run column, "
     "lm-eval repeats with --all-runs, inspect epochs); repeatable.",
 )
-@click.option("--model-a", help="Pilot: model A (default: the first of its two models).")
-@click.option("--model-b", help="Pilot: model B.")
+@click.option(
+    "--reference",
+    "reference_paths",
+    multiple=True,
+    type=click.Path(path_type=str),
+    help="Stratified item sample for --model-a vs --model-b from earlier models' per-item "
+    "scores on the benchmark (any loader's files); repeatable.",
+)
+@click.option(
+    "--model-a",
+    help="Pilot: model A (default: the first of its two models). Reference: model A, "
+    "a new model with --accuracy-a.",
+)
+@click.option(
+    "--model-b",
+    help="Pilot: model B. Reference: model B (default: the reference's leader).",
+)
+@click.option(
+    "--n-strata",
+    type=click.IntRange(min=1),
+    default=6,
+    show_default=True,
+    help="Reference: strata of the item sample.",
+)
+@option("seed", help="Reference: seed of the item draw.")
+@click.option(
+    "--output",
+    "output_path",
+    type=click.Path(dir_okay=False),
+    help="Reference: write the design file (task, item_id, weight, stratum; .csv or "
+    ".parquet) that compare --weights reads when the results come back.",
+)
 @click.option(
     "--cost-per-item",
     type=click.FloatRange(min=0),
@@ -1193,8 +1228,12 @@ def plan(
     flip_rate,
     margin,
     pilot_paths,
+    reference_paths,
     model_a,
     model_b,
+    n_strata,
+    seed,
+    output_path,
     cost_per_item,
     cost_per_run,
     price_per_1k_tokens,
@@ -1210,10 +1249,44 @@ def plan(
 
     With --flip-rate and --delta: how many items a degradation test needs to detect a drop.
     With --pilot: how many items and how many reruns, and the cheapest design for the costs.
+    With --reference: which items to run so one pair's full-benchmark gap resolves fastest.
     """
     from evalgap._plan import plan as make_plan
     from evalgap._plan import plan_degradation, plan_noninferiority
 
+    if reference_paths:
+        if pilot_paths:
+            raise InputError("--reference and --pilot are two plans; give one of them")
+        _plan_reference(
+            reference_paths,
+            loader,
+            model_a=model_a,
+            model_b=model_b,
+            accuracy_a=accuracy_a,
+            accuracy_b=accuracy_b,
+            n_items=n_items,
+            delta=delta,
+            n_strata=n_strata,
+            seed=seed,
+            alpha=alpha,
+            power=power,
+            output_path=output_path,
+            alternative=alternative,
+            as_json=as_json,
+            others={
+                "--correlation": correlation,
+                "--sd-diff": sd_diff,
+                "--flip-rate": flip_rate,
+                "--margin": margin,
+                "--cost-per-item": cost_per_item,
+                "--cost-per-run": cost_per_run,
+                "--price-per-1k-tokens": price_per_1k_tokens,
+                "--tokens-per-item": tokens_per_item,
+            },
+        )
+        return
+    if output_path:
+        raise InputError("--output: only with --reference FILE (it writes the design file)")
     if pilot_paths:
         _plan_pilot(
             pilot_paths,
@@ -1253,7 +1326,10 @@ def plan(
     if loader["scores_paths"] or loader["hub"]:
         stray.append("--scores" if loader["scores_paths"] else "--hub")
     if stray:
-        raise InputError(f"{', '.join(stray)}: only with --pilot FILE (a plan from a pilot)")
+        raise InputError(
+            f"{', '.join(stray)}: only with --pilot FILE (a plan from a pilot) or "
+            "--reference FILE (an item sample)"
+        )
     if margin is not None:
         if flip_rate is None:
             raise InputError("a non-inferiority plan takes --margin with --flip-rate")
@@ -1320,6 +1396,37 @@ def _compare_weighted(table, loader, weights, strata, model_a, model_b, settings
         **{k: settings[k] for k in ("alpha", "power")},
     )
     _emit(result, as_json, "compare-weighted")
+
+
+def _plan_reference(paths, loader, *, others, alternative, as_json, output_path, **settings):
+    """``plan --reference``: a stratified item sample for one pair, and its design file."""
+    from evalgap._sampling_design import plan_sampling
+
+    given = [name for name, value in others.items() if value is not None]
+    if given:
+        raise InputError(f"--reference plans from the reference's scores; drop {', '.join(given)}")
+    if alternative != "two-sided":
+        raise InputError("--alternative: reference plans are for the two-sided test")
+    if loader["scores_paths"] or loader["hub"]:
+        raise InputError("--reference names the reference's files; drop --scores/--hub")
+    if settings["model_a"] is None:
+        raise InputError("--reference: name model A with --model-a (a new model with --accuracy-a)")
+    result = plan_sampling(
+        list(paths), options=_options(loader), tasks=list(loader["tasks"]) or None, **settings
+    )
+    if output_path:
+        result.write(output_path)
+    if as_json:
+        out = result.to_dict()
+        out["design_file"] = str(output_path) if output_path else None
+        _emit(out, True, "")
+        return
+    _emit(result, False, "plan-sampling")
+    if output_path:
+        _note(f"design file written to {output_path}: run its items, then read the results "
+              f"with compare --weights {output_path}")
+    else:
+        _note("add --output FILE to write the item list (the design file compare --weights reads)")
 
 
 def _plan_pilot(paths, loader, *, others, alternative, as_json, **settings) -> None:
@@ -1842,6 +1949,7 @@ def _emit(result, as_json: bool, job: str) -> None:
         "trim": terminal.render_trim,
         "plan-degradation": terminal.render_plan_degradation,
         "plan-pilot": terminal.render_pilot_plan,
+        "plan-sampling": terminal.render_sampling_design,
         "compare-weighted": terminal.render_weighted_compare,
         "simulate": terminal.render_simulation,
         "store-add": terminal.render_store,

@@ -388,3 +388,21 @@ def weighted_compare_verdict(r) -> str:
             f"{r.alpha:g}, power {r.power:g} (q={format_q(r.resolution_ratio)})"
         )
     return out
+
+
+def sampling_design_verdict(r) -> str:
+    """The stratified design in one sentence: what to run, what it predicts, how to read it."""
+    gap = f"{abs(r.delta):.4g} ({100 * abs(r.delta):.2f} points"
+    gap += ", the predicted gap)" if r.delta_predicted else ")"
+    out = (
+        f"run these {r.n_items:,} of the {r.n_population:,} items on {r.model_a} and "
+        f"{r.model_b}: resolving a gap of {gap} at alpha={r.alpha:g}, power {r.power:g} is "
+        f"predicted to take {r.required_n_design:,} items with this design against "
+        f"{r.required_n_srs:,} drawn at random (ratio {r.items_ratio:.2f})"
+    )
+    if r.items_ratio > 0.95:
+        out += "; the reference barely predicts where these two disagree, so expect little saving"
+    return (
+        out + "; the weighted gap is unbiased for the full benchmark whatever the prediction: "
+        "read it with compare --weights on the design file"
+    )

@@ -1026,6 +1026,38 @@ def render_pilot_plan(r, console: Console) -> None:
     console.print(markup(_capitalise(r.verdict) + "."))
 
 
+def render_sampling_design(r, console: Console) -> None:
+    """Print the stratified design: what is known, the strata, the predicted saving."""
+    t = Table(
+        title=f"stratified sample for {r.model_a} vs {r.model_b} ({r.n_items:,} of "
+        f"{r.n_population:,} items, IRT fit on {r.n_reference_models} reference models)",
+        show_header=False,
+        title_justify="left",
+    )
+    t.add_column(style="bold")
+    t.add_column(justify="right", no_wrap=True)
+    for name, how in r.known.items():
+        t.add_row(name, "its responses" if how == "responses" else "its expected accuracy")
+    t.add_row("gap sized for" + (" (predicted)" if r.delta_predicted else ""), f"{r.delta:+.4f}")
+    t.add_row("predicted share of items they disagree on", f"{r.predicted_disagreement:.3f}")
+    t.add_row(f"predicted SE from {r.n_items:,} items: design / random", (
+        f"{number(r.predicted_se, '.4f')} / {number(r.srs_se, '.4f')}"))
+    t.add_row("items needed (N*): design / random", (
+        f"{format_n(r.required_n_design)} / {format_n(r.required_n_srs)}"))
+    t.add_row("items ratio (predicted)", number(r.items_ratio, ".3f"))
+    console.print(t)
+    s = Table(title="strata (Neyman allocation)", title_justify="left")
+    for name in ("stratum", "items", "drawn", "weight", "predicted SD"):
+        s.add_column(name, justify="right", no_wrap=True)
+    for h in r.strata:
+        s.add_row(str(h.stratum), f"{h.size:,}", f"{h.n_items:,}", f"{h.weight:.3g}",
+                  number(h.predicted_sd, ".3f"))
+    console.print(s)
+    print_notes(console, r.notes)
+    console.print()
+    console.print(markup(_capitalise(r.verdict) + "."))
+
+
 def render_weighted_compare(r, console: Console) -> None:
     """Print the weighted (design-based) comparison and its verdict."""
     t = Table(

@@ -123,9 +123,7 @@ def fit_2pl(responses, *, slope_ridge=1.0, intercept_ridge=0.1, max_iter=200, to
         raise InputError("responses must be a models x items matrix")
     seen = ~np.isnan(y)
     if y.shape[0] < 3:
-        raise InputError(
-            f"an IRT fit needs at least 3 reference models; got {y.shape[0]}"
-        )
+        raise InputError(f"an IRT fit needs at least 3 reference models; got {y.shape[0]}")
     y = np.where(seen, y, 0.0)
     if ((y < 0) | (y > 1)).any():
         raise InputError("responses must be scores in [0, 1]")
@@ -139,8 +137,9 @@ def fit_2pl(responses, *, slope_ridge=1.0, intercept_ridge=0.1, max_iter=200, to
     a = np.ones(y.shape[1])
     c = np.zeros(y.shape[1])
     converged = False
-    sweep = 0
-    for sweep in range(1, max_iter + 1):
+    n_iter = 0
+    while n_iter < max_iter:
+        n_iter += 1
         old = np.concatenate([theta, a, c])
         p = expit(np.outer(theta, a) + c)
         r, w = (y - p) * mask, p * (1 - p) * mask
@@ -163,7 +162,7 @@ def fit_2pl(responses, *, slope_ridge=1.0, intercept_ridge=0.1, max_iter=200, to
         if np.abs(np.concatenate([theta, a, c]) - old).max() < tol:
             converged = True
             break
-    return IRTFit(ability=theta, slope=a, intercept=c, n_iter=sweep, converged=converged)
+    return IRTFit(ability=theta, slope=a, intercept=c, n_iter=n_iter, converged=converged)
 
 
 def ability_for_accuracy(accuracy, slope, intercept) -> float:

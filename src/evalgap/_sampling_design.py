@@ -1,0 +1,526 @@
+"""The ``plan --reference`` job: which items to run so one pair's full-benchmark gap resolves
+with the fewest of them.
+
+A reference matrix of earlier models on the benchmark shows which items separate models.
+:mod:`evalgap.stats.stratified` turns it into a stratified design for the target pair (a 2PL
+IRT prediction of where the two disagree, quantile strata, Neyman allocation,
+Horvitz-Thompson weights); this job loads the reference, decides what is known about each
+model of the pair (its responses, when it is in the reference; its expected accuracy when it
+is new), draws the items and writes the design file that ``compare --weights`` reads when
+the results come back. :func:`validate_sampling` measures, on held-back pairs of a complete
+reference, what the design really delivers: bias, coverage and items saved.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from evalgap._results import Result
+from evalgap.errors import InputError
+from evalgap.stats import _validate
+from evalgap.stats import stratified as st
+from evalgap.stats.weighted import weighted_gap
+
+
+@dataclass(frozen=True, repr=False)
+class Stratum(Result):
+    """One stratum of the design.
+
+    Attributes
+    ----------
+    stratum : int
+        Its label (0 = the items predicted least likely to separate the pair).
+    size : int
+        Items of the benchmark in it, ``N_h``.
+    n_items : int
+        Items drawn from it, ``n_h``.
+    weight : float
+        Each drawn item's weight, ``N_h / n_h``.
+    predicted_sd : float
+        The predicted SD of the per-item difference in it, ``S_h``.
+    """
+
+    stratum: int
+    size: int
+    n_items: int
+    weight: float
+    predicted_sd: float
+    _headline = ("stratum", "size", "n_items")
+
+
+@dataclass(frozen=True, repr=False)
+class SamplingDesign(Result):
+    """A stratified item sample for one pair, with what it is predicted to save.
+
+    Attributes
+    ----------
+    model_a, model_b : str
+        The pair (A minus B).
+    known : dict
+        Per model, how it enters: ``"responses"`` (its own scores in the reference) or
+        ``"accuracy"`` (a new or held-out model, from its expected accuracy).
+    n_reference_models : int
+        Models the IRT model was fitted on.
+    n_population : int
+        Items of the benchmark, ``N``.
+    n_items : int
+        Items drawn.
+    delta : float
+        The gap the design is sized for (given, or the predicted one).
+    delta_predicted : bool
+        Whether ``delta`` is the IRT prediction of the gap.
+    alpha, power : float
+        The two-sided level and the target power.
+    predicted_se, srs_se : float
+        Predicted SE of the full-benchmark gap from ``n_items`` items: this design, and
+        simple random sampling.
+    required_n_design, required_n_srs : int
+        Items that resolve ``delta`` at (alpha, power): this design, and SRS (predicted).
+    items_ratio : float
+        ``required_n_design / required_n_srs`` (predicted; below 1 the design saves).
+    predicted_disagreement : float
+        Predicted share of the benchmark's items on which the two models disagree.
+    strata : tuple of Stratum
+        The strata, from least to most likely to separate the pair.
+    seed : int
+        The draw's seed.
+    notes : tuple of str
+        What was assumed and what was left out.
+    verdict : str
+        One plain sentence (a property).
+    """
+
+    model_a: str
+    model_b: str
+    known: dict
+    n_reference_models: int
+    n_population: int
+    n_items: int
+    delta: float
+    delta_predicted: bool
+    alpha: float
+    power: float
+    predicted_se: float
+    srs_se: float
+    required_n_design: int
+    required_n_srs: int
+    items_ratio: float
+    predicted_disagreement: float
+    strata: tuple[Stratum, ...]
+    seed: int
+    notes: tuple[str, ...]
+    design: object = None  # the DataFrame (task, item_id, weight, stratum); to_frame()
+    _omit = ("design",)
+    _derived = ("verdict",)
+    _headline = ("n_items", "items_ratio")
+
+    @property
+    def verdict(self) -> str:
+        """One plain sentence."""
+        from evalgap.report.sentences import sampling_design_verdict
+
+        return sampling_design_verdict(self)
+
+    def to_frame(self):
+        """The design file's rows: ``task, item_id, weight, stratum`` (what to run).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        return self.design.copy()
+
+    def write(self, path) -> None:
+        """Write the design file (CSV, or Parquet by the suffix) for ``compare --weights``."""
+        from evalgap.io._write import write_table
+
+        write_table(self.design, path, option="output")
+
+
+def plan_sampling(
+    reference,
+    *,
+    model_a,
+    model_b=None,
+    accuracy_a=None,
+    accuracy_b=None,
+    n_items=None,
+    delta=None,
+    alpha=0.05,
+    power=0.8,
+    n_strata=st.DEFAULT_STRATA,
+    seed=0,
+    tasks=None,
+    options=None,
+    **columns,
+) -> SamplingDesign:
+    """Draw a stratified item sample that resolves one pair's full-benchmark gap cheaply.
+
+    Parameters
+    ----------
+    reference : path, list of paths or DataFrame
+        Earlier models' per-item scores on the benchmark (any loader's input).
+    model_a : str
+        Model A: a model of the reference, or a new one (then give ``accuracy_a``).
+    model_b : str, optional
+        Model B; default the reference's most accurate model (the current leader).
+    accuracy_a, accuracy_b : float, optional
+        A model's expected accuracy on the benchmark. Required for a model not in the
+        reference; for one in it, its responses are then set aside (the model is held out,
+        as if new).
+    n_items : int, optional
+        Items to draw; default the items the design predicts it needs for ``delta``.
+    delta : float, optional
+        The gap to size the design for; default the gap the IRT model predicts.
+    alpha, power : float
+        Two-sided level and target power.
+    n_strata : int
+        Strata (quantiles of the predicted SD of the per-item difference).
+    seed : int
+        Seed of the draw.
+    tasks : list of str, optional
+        Restrict the reference to these tasks.
+    options : LoadOptions, optional
+        Loader options; ``**columns`` (``model_column=``, ...) as in :func:`load_scores`.
+
+    Returns
+    -------
+    SamplingDesign
+        ``to_frame()`` is the design file; ``write(path)`` saves it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rng = np.random.default_rng(1)
+    >>> theta, a, c = rng.normal(size=12), rng.uniform(.5, 2, 2000), rng.normal(size=2000)
+    >>> y = rng.random((12, 2000)) < st.success_probability(theta, a, c)
+    >>> ref = pd.DataFrame({"model": np.repeat([f"m{i}" for i in range(12)], 2000),
+    ...                     "item_id": np.tile(np.arange(2000), 12), "score": y.ravel() * 1})
+    >>> d = plan_sampling(ref, model_a="new", accuracy_a=0.45, n_items=400)
+    >>> d.model_b, d.n_items, d.n_population, len(d.to_frame())
+    ('m4', 400, 2000, 400)
+    >>> bool(d.items_ratio < 1), round(float(d.to_frame()["weight"].sum()))
+    (True, 2000)
+    """
+    from evalgap._api import long_scores
+
+    alpha, power = (float(x) for x in _validate.levels(alpha, power, "two-sided"))
+    n_strata = _validate.whole_number(n_strata, "n_strata", 1)
+    seed = _validate.whole_number(seed, "seed", 0)
+    long = long_scores(reference, options=options, **columns)
+    matrix, models, keys, notes = _reference_matrix(long, tasks)
+    model_b = model_b if model_b is not None else _leader(matrix, models, model_a)
+    if model_a == model_b:
+        raise InputError(f"model_a= and model_b= are both {model_a!r}; name two models")
+    sides = {"a": (model_a, accuracy_a), "b": (model_b, accuracy_b)}
+    known, held = {}, set()
+    for side, (name, accuracy) in sides.items():
+        if accuracy is not None:
+            _validate.numbers(accuracy, f"accuracy_{side}")
+            known[name] = "accuracy"
+            if name in models:
+                held.add(name)
+                notes.append(
+                    f"{name} is in the reference but accuracy_{side}= was given: its "
+                    "responses are set aside and it is planned for as a new model"
+                )
+        elif name in models:
+            known[name] = "responses"
+        else:
+            listing = ", ".join(models[:6]) + (", ..." if len(models) > 6 else "")
+            raise InputError(
+                f"model_{side}=: {name!r} is not in the reference ({listing}); for a new "
+                f"model give its expected accuracy with accuracy_{side}="
+            )
+    if all(v == "responses" for v in known.values()):
+        gap = float(np.nanmean(matrix[models.index(model_a)] - matrix[models.index(model_b)]))
+        raise InputError(
+            f"both {model_a!r} and {model_b!r} are in the reference, so their full gap is "
+            f"already known ({gap:+.4f}); plan for a model not yet run by giving its expected "
+            "accuracy (accuracy_a=), which holds it out of the reference"
+        )
+    fitted = [i for i, m in enumerate(models) if m not in held]
+    fit = st.fit_2pl(matrix[fitted])
+    if not fit.converged:
+        notes.append(f"the IRT fit stopped after {fit.n_iter} sweeps before converging")
+    probability = {}
+    for name, accuracy in sides.values():
+        if known[name] == "accuracy":
+            probability[name] = fit.probabilities(
+                st.ability_for_accuracy(accuracy, fit.slope, fit.intercept)
+            )
+        else:
+            row = fitted.index(models.index(name))
+            own = matrix[models.index(name)]
+            probability[name] = np.where(
+                np.isnan(own), fit.probabilities(fit.ability[row]), own
+            )
+    mu, v = st.difference_moments(probability[model_a], probability[model_b])
+    labels = st.quantile_strata(np.sqrt(v), n_strata)
+    sizes, s2 = st.stratum_variances(mu, v, labels)
+    population_variance = float(v.mean() + mu.var())
+    delta_predicted = delta is None
+    delta = float(mu.mean()) if delta is None else float(_validate.numbers(delta, "delta"))
+    if delta == 0:
+        raise InputError("delta must be non-zero: no design resolves a gap of zero")
+    need_design, need_srs = st.items_needed(
+        sizes, s2, population_variance, delta, alpha=alpha, power=power
+    )
+    population = len(keys)
+    floor = int(np.minimum(sizes, st.MIN_PER_STRATUM).sum())
+    if n_items is None:
+        n_items = min(population, max(floor, math.ceil(need_design)))
+        if need_design > population:
+            notes.append(
+                f"even the design needs {math.ceil(need_design):,} items for this gap, more "
+                f"than the {population:,} the benchmark has: the whole benchmark is drawn"
+            )
+    n_items = _validate.whole_number(n_items, "n_items", 1)
+    allocation = st.neyman_allocation(sizes, np.sqrt(s2), n_items)
+    chosen, weights = st.draw(labels, allocation, np.random.default_rng(seed))
+    design = _design_frame(keys, chosen, weights, labels)
+    srs_variance = (1 - n_items / population) * population_variance / n_items
+    strata = tuple(
+        Stratum(
+            stratum=h,
+            size=int(sizes[h]),
+            n_items=int(allocation[h]),
+            weight=float(sizes[h] / allocation[h]),
+            predicted_sd=float(np.sqrt(s2[h])),
+        )
+        for h in range(sizes.size)
+    )
+    return SamplingDesign(
+        model_a=model_a,
+        model_b=model_b,
+        known=known,
+        n_reference_models=len(fitted),
+        n_population=population,
+        n_items=n_items,
+        delta=delta,
+        delta_predicted=delta_predicted,
+        alpha=alpha,
+        power=power,
+        predicted_se=math.sqrt(st.stratified_variance(sizes, allocation, s2)),
+        srs_se=math.sqrt(max(srs_variance, 0.0)),
+        required_n_design=math.ceil(need_design),
+        required_n_srs=math.ceil(need_srs),
+        items_ratio=need_design / need_srs if need_srs > 0 else math.nan,
+        predicted_disagreement=float((v + mu**2).mean()),
+        strata=strata,
+        seed=seed,
+        notes=tuple(notes),
+        design=design,
+    )
+
+
+@dataclass(frozen=True, repr=False)
+class PairValidation(Result):
+    """Repeated sampling of one held-back pair under its design.
+
+    Attributes
+    ----------
+    model_a, model_b : str
+        The held-back pair.
+    gap : float
+        Its full-benchmark gap (the truth the estimates aim at).
+    n_items : int
+        Items drawn per repetition.
+    bias, bias_se : float
+        Mean estimate minus the gap, and its Monte Carlo SE.
+    coverage, coverage_se : float
+        Share of repetitions whose ``1 - alpha`` interval covered the gap, and its MC SE.
+    items_ratio, items_ratio_se : float
+        The estimates' variance over SRS's exact variance at the same n -- the items
+        needed at equal power, as a ratio to SRS -- and its MC SE.
+    predicted_items_ratio : float
+        What the design predicted that ratio to be.
+    """
+
+    model_a: str
+    model_b: str
+    gap: float
+    n_items: int
+    bias: float
+    bias_se: float
+    coverage: float
+    coverage_se: float
+    items_ratio: float
+    items_ratio_se: float
+    predicted_items_ratio: float
+    _headline = ("model_a", "model_b", "bias", "coverage", "items_ratio")
+
+
+@dataclass(frozen=True, repr=False)
+class SamplingValidation(Result):
+    """Held-back pairs sampled repeatedly under their designs (see :func:`validate_sampling`).
+
+    Attributes
+    ----------
+    pairs : tuple of PairValidation
+        One row per held-back pair.
+    n_repeats : int
+        Repetitions per pair.
+    alpha : float
+        The intervals' level.
+    """
+
+    pairs: tuple[PairValidation, ...]
+    n_repeats: int
+    alpha: float
+    _headline = ("pairs", "n_repeats")
+
+    def to_frame(self):
+        """One row per pair.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        import pandas as pd
+
+        return pd.DataFrame([p.to_dict() for p in self.pairs])
+
+
+def validate_sampling(
+    matrix,
+    models,
+    pairs,
+    *,
+    n_items=800,
+    n_repeats=1000,
+    n_strata=st.DEFAULT_STRATA,
+    leader_known=False,
+    alpha=0.05,
+    seed=0,
+) -> SamplingValidation:
+    """Measure a stratified design's bias, coverage and saving on held-back pairs.
+
+    For each pair, both models are removed from the reference, the IRT model is fitted on
+    the rest, each held-back model enters only through its accuracy (as a new model
+    would) -- or, with ``leader_known``, only A is held back and B (the leader a new model
+    is compared with) stays in the reference with its responses -- the design is built,
+    and ``n_repeats`` samples of ``n_items`` are drawn; each
+    sample's weighted gap and SE come from :func:`evalgap.stats.weighted.weighted_gap`
+    (the estimator ``compare --weights`` uses). The truth is the pair's gap over all items.
+
+    Parameters
+    ----------
+    matrix : array_like
+        Models x items, complete (0/1 or graded scores).
+    models : sequence of str
+        The models' names.
+    pairs : sequence of (int, int)
+        Row indices of the held-back pairs (A, B).
+    n_items, n_repeats, n_strata
+        Items per sample, repetitions per pair, strata.
+    leader_known : bool
+        Keep B in the reference and use its responses (a new model vs the leader).
+    alpha, seed
+        The intervals' level; the seed of the draws.
+
+    Returns
+    -------
+    SamplingValidation
+    """
+    y = np.asarray(matrix, dtype=float)
+    if np.isnan(y).any():
+        raise InputError("validate_sampling needs a complete matrix (no missing scores)")
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i, j in pairs:
+        held = (i,) if leader_known else (i, j)
+        fit = st.fit_2pl(y[[k for k in range(y.shape[0]) if k not in held]])
+        p = [fit.probabilities(st.ability_for_accuracy(y[k].mean(), fit.slope, fit.intercept))
+             for k in held]
+        mu, v = st.difference_moments(p[0], y[j] if leader_known else p[1])
+        labels = st.quantile_strata(np.sqrt(v), n_strata)
+        sizes, s2 = st.stratum_variances(mu, v, labels)
+        allocation = st.neyman_allocation(sizes, np.sqrt(s2), n_items)
+        d = y[i] - y[j]
+        gap = float(d.mean())
+        estimates = np.empty(n_repeats)
+        covered = np.empty(n_repeats, dtype=bool)
+        for r in range(n_repeats):
+            chosen, weights = st.draw(labels, allocation, rng)
+            g = weighted_gap(d[chosen], weights, labels[chosen], alpha=alpha)
+            estimates[r] = g.delta
+            covered[r] = g.ci_low <= gap <= g.ci_high
+        n = int(allocation.sum())
+        srs = (1 - n / d.size) * d.var(ddof=1) / n
+        ratio = float(estimates.var(ddof=1) / srs)
+        predicted = st.stratified_variance(sizes, allocation, s2) / (
+            (1 - n / d.size) * (v.mean() + mu.var()) / n
+        )
+        cover = float(covered.mean())
+        rows.append(
+            PairValidation(
+                model_a=str(models[i]),
+                model_b=str(models[j]),
+                gap=gap,
+                n_items=n,
+                bias=float(estimates.mean() - gap),
+                bias_se=float(estimates.std(ddof=1) / math.sqrt(n_repeats)),
+                coverage=cover,
+                coverage_se=math.sqrt(cover * (1 - cover) / n_repeats),
+                items_ratio=ratio,
+                items_ratio_se=ratio * math.sqrt(2 / (n_repeats - 1)),
+                predicted_items_ratio=float(predicted),
+            )
+        )
+    return SamplingValidation(pairs=tuple(rows), n_repeats=n_repeats, alpha=alpha)
+
+
+def _reference_matrix(long, tasks):
+    """Models x items (mean over runs; NaN where unscored), model names, item keys, notes."""
+    import pandas as pd
+
+    frame = long.frame
+    if tasks is not None:
+        frame = frame[frame["task"].isin([str(t) for t in tasks])]
+    if frame.empty:
+        where = " for those tasks" if tasks else ""
+        raise InputError(f"{long.source}: no scores in the reference{where}")
+    score = pd.to_numeric(frame["score"], errors="coerce")
+    if score.isna().any():
+        raise InputError(
+            f"{long.source}: {int(score.isna().sum()):,} reference score(s) are not numbers"
+        )
+    if ((score < 0) | (score > 1)).any():
+        raise InputError(f"{long.source}: reference scores must lie in [0, 1] for the IRT fit")
+    wide = (
+        frame.assign(score=score)
+        .groupby(["model", "task", "item_id"], observed=True, sort=False)["score"]
+        .mean()
+        .unstack(["task", "item_id"])
+    )
+    notes = list(long.notes)
+    if "run" in frame.columns and frame["run"].nunique() > 1:
+        notes.append("reference runs are averaged per item (a success rate per item and model)")
+    models = [str(m) for m in wide.index]
+    keys = wide.columns.to_frame(index=False)
+    missing = int(wide.isna().to_numpy().sum())
+    if missing:
+        notes.append(
+            f"{missing:,} (model, item) scores are missing from the reference; the IRT fit "
+            "uses the scores there are"
+        )
+    return wide.to_numpy(dtype=float), models, keys, notes
+
+
+def _leader(matrix, models, model_a):
+    """The reference's most accurate model other than model A (the current leader)."""
+    accuracy = np.nanmean(matrix, axis=1)
+    order = [models[k] for k in np.argsort(-accuracy, kind="stable")]
+    return next(m for m in order if m != model_a)
+
+
+def _design_frame(keys, chosen, weights, labels):
+    design = keys.iloc[chosen].reset_index(drop=True).copy()
+    design["item_id"] = design["item_id"].astype(str)
+    design["weight"] = weights
+    design["stratum"] = labels[chosen]
+    return design[["task", "item_id", "weight", "stratum"]]
