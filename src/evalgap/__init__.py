@@ -5,8 +5,8 @@ have shown it? Every job of the command line is a function here, with the same o
 names (``--n-bootstrap`` is ``n_bootstrap=``):
 
 * :func:`compare` -- one paired gap: tests, intervals, N*, MDE, q = N/N* and a verdict;
-* :func:`plan`, :func:`plan_degradation`, :func:`plan_pilot` -- sample sizes before
-  running (items, and items x reruns at a cost);
+* :func:`plan`, :func:`plan_degradation`, :func:`plan_pilot`, :func:`plan_sampling` --
+  sample sizes before running (items, items x reruns at a cost, and which items to run);
 * :func:`audit` -- a whole leaderboard: every pair on its own shared items, multiplicity,
   anytime-valid verdicts, clusters, tiers;
 * :func:`ranks` -- which rank each model can claim: simultaneous rank sets, tiers, top-k
