@@ -271,3 +271,36 @@ def test_hellaswag_bootstrap_p_is_exact_whatever_the_seed(seed):
     single = compare_counts(7986, 295, 249, 1512, seed=seed, n_bootstrap_required_n=0)
     assert row.p_bootstrap == pytest.approx(0.0509, abs=5e-5)
     assert row.p_bootstrap == single.p_values.bootstrap  # one formula, one number
+
+
+def test_counts_table_of_all_pairs_is_the_all_family_with_one_row_per_model():
+    """A counts table listing every pair (not a chain) used to be read as a chain: models
+    repeated in the rankings, ranks by row, tiers of duplicates and family "adjacent"."""
+
+    table = pd.DataFrame(
+        {
+            "task": "t",
+            "model_a": ["x", "x", "y"],
+            "model_b": ["y", "z", "z"],
+            "both_correct": [50, 50, 50],
+            "a_only": [30, 40, 20],
+            "b_only": [10, 5, 10],
+            "both_wrong": [10, 5, 20],
+        }
+    )
+    r = audit_counts(table, n_bootstrap=0, n_bootstrap_required_n=0)
+    assert r.family == "all" and r.family_size == 3
+    assert r.rankings["model"].tolist() == ["x", "y", "z"]
+    assert r.rankings["displayed_accuracy"].tolist() == pytest.approx([0.8, 0.6, 0.55])
+    frame = r.pairs.to_frame()
+    assert frame["rank_a"].tolist() == [1, 1, 2] and frame["rank_b"].tolist() == [2, 3, 3]
+    x_above_y = bool(frame.loc[0, "resolved_fixed_n"])  # the row x vs y
+    assert r.tiers["t"][0] == (["x"] if x_above_y else ["x", "y"])
+    chain = audit_counts(table.iloc[[0, 2]], n_bootstrap=0, n_bootstrap_required_n=0)
+    assert chain.family == "adjacent" and chain.rankings["model"].tolist() == ["x", "y", "z"]
+    listed = audit_counts(table.iloc[[0, 1]], n_bootstrap=0, n_bootstrap_required_n=0)
+    assert listed.family == "listed"
+    with pytest.raises(InputError, match="more than once, in either order"):
+        audit_counts(
+            table.assign(model_a=["x", "y", "y"], model_b=["y", "x", "z"]), n_bootstrap=0
+        )

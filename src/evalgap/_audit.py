@@ -24,7 +24,6 @@ models on one or more tasks:
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -734,8 +733,8 @@ def audit_counts(
             "model_b": table["model_b"].astype(str).to_numpy(),
             "index_a": -1,
             "index_b": -1,
-            "rank_a": np.arange(1, len(table) + 1),
-            "rank_b": np.arange(2, len(table) + 2),
+            "rank_a": 0,
+            "rank_b": 0,
             "binary": True,
             "n_items": np.atleast_1d(s.n_items),
             "accuracy_a": np.atleast_1d(s.accuracy_a),
@@ -751,6 +750,14 @@ def audit_counts(
             "order_reversed": np.atleast_1d(s.delta) < 0,
         }
     )
+    listed = _listed_order(pairs)
+    pairs["rank_a"] = pairs[["task", "model_a"]].merge(
+        listed, left_on=["task", "model_a"], right_on=["task", "model"], how="left"
+    )["rank"].to_numpy()
+    pairs["rank_b"] = pairs[["task", "model_b"]].merge(
+        listed, left_on=["task", "model_b"], right_on=["task", "model"], how="left"
+    )["rank"].to_numpy()
+    family = _listed_family(pairs, listed)
     m = _family_size(family_size, len(pairs))
     notes: list[str] = []
     pairs = _evaluate(
@@ -765,8 +772,10 @@ def audit_counts(
         score_set=None,
         notes=notes,
     )
-    rankings = _rankings_from_pairs(pairs)
-    result = _finish(pairs, rankings, alpha, power, "adjacent", m, tier_procedure, None, {}, notes)
+    rankings = listed.drop(columns="model_b_side").rename(
+        columns={"accuracy": "displayed_accuracy", "n_items": "items_scored"}
+    )[["task", "rank", "model", "displayed_accuracy", "items_scored"]]
+    result = _finish(pairs, rankings, alpha, power, family, m, tier_procedure, None, {}, notes)
     return dataclasses.replace(result, n_bootstrap=n_bootstrap)
 
 
@@ -1113,40 +1122,75 @@ def _finish(
 
 
 def _tiers(pairs, rankings, procedure) -> dict:
-    """Per task, models chained by unresolved rank-adjacent gaps (a one-model group is alone)."""
+    """Per task, models chained by unresolved rank-adjacent gaps (a one-model group is alone).
+
+    A gap missing from the pairs (or without a verdict) chains its two models."""
+    ordered = rankings.sort_values(["task", "rank"], kind="stable")
+    task = ordered["task"].to_numpy()
+    model = ordered["model"].to_numpy()
+    same = task[1:] == task[:-1]
+    chain = pd.DataFrame({"task": task[1:][same], "upper": model[:-1][same],
+                          "lower": model[1:][same]})
+    verdict = pairs[["task", "model_a", "model_b", f"resolved_{procedure}"]].rename(
+        columns={f"resolved_{procedure}": "resolved"}
+    )
+    found = chain.merge(
+        verdict, left_on=["task", "upper", "lower"], right_on=["task", "model_a", "model_b"],
+        how="left",
+    )["resolved"]
+    back = chain.merge(
+        verdict, left_on=["task", "upper", "lower"], right_on=["task", "model_b", "model_a"],
+        how="left",
+    )["resolved"]
+    resolved = found.fillna(back).fillna(False).astype(bool).to_numpy()
     out = {}
-    verdict = pairs.set_index(["task", "model_a", "model_b"])[f"resolved_{procedure}"]
-    for task, ranking in rankings.groupby("task", sort=False):
-        models = ranking.sort_values("rank")["model"].tolist()
+    position = 0
+    for name, sub in ordered.groupby("task", sort=False):
+        models = sub["model"].tolist()
         groups = [[models[0]]]
-        for upper, lower in itertools.pairwise(models):
-            resolved = verdict.get((task, upper, lower))
-            if resolved is None or pd.isna(resolved) or not bool(resolved):
-                groups[-1].append(lower)
-            else:
+        for k, lower in enumerate(models[1:]):
+            if resolved[position + k]:
                 groups.append([lower])
-        out[task] = groups
+            else:
+                groups[-1].append(lower)
+        position += len(models) - 1
+        out[name] = groups
     return out
 
 
-def _rankings_from_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
-    """Display order of a --pairs table: each task's models as listed, A above B."""
-    rows = []
-    for task, sub in pairs.groupby("task", sort=False):
-        listed = list(zip(sub["model_a"], sub["accuracy_a"], sub["n_items"], strict=True))
-        last = sub.iloc[-1]
-        listed.append((last["model_b"], last["accuracy_b"], last["n_items"]))
-        for rank, (model, accuracy, n) in enumerate(listed, start=1):
-            rows.append(
-                {
-                    "task": task,
-                    "rank": rank,
-                    "model": model,
-                    "displayed_accuracy": float(accuracy),
-                    "items_scored": int(n),
-                }
-            )
-    return pd.DataFrame(rows)
+def _listed_order(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Display order of a pairs table: each task's models by first appearance (A before B).
+
+    One row per (task, model): ``rank`` (1 = first listed), and the accuracy and items of
+    the row where the model first appears."""
+    n = len(pairs)
+    side_b = np.tile([False, True], n)
+    stacked = pd.DataFrame(
+        {
+            "task": np.repeat(pairs["task"].to_numpy(), 2),
+            "model": np.column_stack([pairs["model_a"], pairs["model_b"]]).ravel(),
+            "accuracy": np.column_stack([pairs["accuracy_a"], pairs["accuracy_b"]]).ravel(),
+            "n_items": np.repeat(pairs["n_items"].to_numpy(), 2).astype(np.int64),
+            "model_b_side": side_b,
+        }
+    )
+    first = stacked.drop_duplicates(["task", "model"], keep="first").reset_index(drop=True)
+    first["rank"] = first.groupby("task", sort=False).cumcount() + 1
+    return first
+
+
+def _listed_family(pairs: pd.DataFrame, listed: pd.DataFrame) -> str:
+    """``adjacent`` when every task's rows chain its models in order (A_r+1 = B_r), ``all``
+    when they list every pair of its models, else ``listed`` (the pairs as given)."""
+    k = listed.groupby("task", sort=False).size()
+    rows = pairs.groupby("task", sort=False).size().reindex(k.index)
+    same_task = pairs["task"].to_numpy()[1:] == pairs["task"].to_numpy()[:-1]
+    linked = pairs["model_a"].to_numpy()[1:] == pairs["model_b"].to_numpy()[:-1]
+    if (rows == k - 1).all() and linked[same_task].all():
+        return "adjacent"
+    if (rows == k * (k - 1) // 2).all():
+        return "all"
+    return "listed"
 
 
 def _family_pairs(order: np.ndarray, family: str) -> tuple[np.ndarray, np.ndarray]:
@@ -1244,16 +1288,18 @@ def _family_size(declared, n_pairs: int) -> int:
 
 def _refuse_repeated_pairs(table: pd.DataFrame, source: str) -> None:
     task = table["task"].astype(str) if "task" in table.columns else ""
-    key = pd.DataFrame(
-        {"task": task, "a": table["model_a"].astype(str), "b": table["model_b"].astype(str)},
-        index=table.index,
+    a, b = table["model_a"].astype(str), table["model_b"].astype(str)
+    key = pd.DataFrame({"task": task, "a": a, "b": b}, index=table.index)
+    unordered = pd.DataFrame(
+        {"task": task, "low": np.minimum(a, b), "high": np.maximum(a, b)}, index=table.index
     )
-    repeated = key.duplicated(keep=False)
+    repeated = unordered.duplicated(keep=False)
     if repeated.any():
         rows = [int(r) + 2 for r in np.flatnonzero(repeated.to_numpy())[:4]]
         first = key[repeated].iloc[0]
         raise InputError(
-            f"{source}: the pair {first['a']} vs {first['b']} is listed more than once "
+            f"{source}: the pair {first['a']} vs {first['b']} is listed more than once, in "
+            "either order "
             f"(rows {', '.join(map(str, rows))}, counting the header as row 1); "
             "list each pair once"
         )
