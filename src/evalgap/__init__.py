@@ -95,6 +95,8 @@ _HOMES = {
     "store_pairs": "evalgap._store",
     "read_store": "evalgap._store",
     "audit_store": "evalgap._store",
+    "audit_store_streamed": "evalgap._store",
+    "StoreAuditSummary": "evalgap._store",
     "StoreAddResult": "evalgap._store",
     "StoreListResult": "evalgap._store",
     "StoreRemoveResult": "evalgap._store",
