@@ -425,6 +425,17 @@ def validate_sampling(
     Returns
     -------
     SamplingValidation
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> theta, a, c = rng.normal(size=10), rng.uniform(.5, 2, 3000), rng.normal(size=3000)
+    >>> y = (rng.random((10, 3000)) < st.success_probability(theta, a, c)).astype(float)
+    >>> v = validate_sampling(y, [f"m{i}" for i in range(10)], [(0, 1)], n_items=300,
+    ...                       n_repeats=200)
+    >>> p = v.pairs[0]
+    >>> bool(abs(p.bias) < 3 * p.bias_se), bool(p.items_ratio < 1)
+    (True, True)
     """
     y = np.asarray(matrix, dtype=float)
     if np.isnan(y).any():

@@ -510,6 +510,16 @@ def audit_store_streamed(
     Returns
     -------
     StoreAuditSummary
+
+    Examples
+    --------
+    >>> import tempfile, os, evalgap
+    >>> folder = tempfile.mkdtemp()
+    >>> path = os.path.join(folder, "board.duckdb")
+    >>> _ = evalgap.store_add(path, ["examples/two_models.csv"])
+    >>> s = audit_store_streamed(path, os.path.join(folder, "pairs.parquet"), n_bootstrap=0)
+    >>> s.n_pairs, s.unresolved["fixed_n"]
+    (1, 1)
     """
     import numpy as np
     import pandas as pd
