@@ -60,3 +60,18 @@ def test_streamed_audit_equals_the_in_memory_audit(board, tmp_path, family):
 def test_streamed_audit_refuses_an_empty_selection(board, tmp_path):
     with pytest.raises(evalgap.errors.InputError):
         audit_store_streamed(board, tmp_path / "x.parquet", tasks=["none"])
+
+
+def test_cli_store_audit_writes_every_pair_and_says_so(board, tmp_path, run_cli):
+    import json
+
+    out = tmp_path / "pairs.parquet"
+    done = run_cli("store", "audit", str(board), "--output", str(out), "--json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["n_pairs"] == 2 * 30 * 29 // 2 == len(pd.read_parquet(out))
+    assert summary["family"] == "all" and summary["output"] == str(out)
+    expected = audit_store(board, family="all", n_bootstrap=0, n_bootstrap_required_n=0)
+    assert summary["unresolved"] == expected.unresolved
+    text = run_cli("store", "audit", str(board), "--output", str(out), "--family", "adjacent")
+    assert "58 adjacent pairs" in text.stdout and "tie group" in text.stdout

@@ -1737,6 +1737,9 @@ Examples:
   evalgap store add board.duckdb lm_eval_out/ logs/ --json
   evalgap audit --store board.duckdb --json
 \b
+  # Every pair of a large board from the stored statistics, rows to Parquet:
+  evalgap store audit board.duckdb --output pairs.parquet
+\b
   # What is in it; remove a model; export the long table:
   evalgap store list board.duckdb
   evalgap store remove board.duckdb --model old-model
@@ -1809,6 +1812,56 @@ def store_export(store_path, output_path, as_json):
     from evalgap._store import store_export as export_job
 
     _emit(export_job(store_path, output_path), as_json, "store-export")
+
+
+@store.command("audit", epilog=STORE_EXAMPLES)
+@click.argument("store_path", metavar="STORE", type=click.Path(dir_okay=False))
+@click.option(
+    "--output",
+    "output_path",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The Parquet file every pair's row is written to (as audit --output).",
+)
+@click.option(
+    "--family",
+    type=click.Choice(["all", "adjacent"]),
+    default="all",
+    show_default=True,
+    help="Every pair of each task's models, or the rank-adjacent ones.",
+)
+@click.option("--task", "tasks", multiple=True, help="Only this task (repeatable).")
+@click.option(
+    "--block-pairs",
+    type=click.IntRange(min=1),
+    default=1_000_000,
+    show_default=True,
+    help="Pairs audited at a time (memory grows with it, about 0.5 KB per pair).",
+)
+@option("alpha")
+@option("power")
+@option("json")
+def store_audit(store_path, output_path, family, tasks, block_pairs, alpha, power, as_json):
+    """Audit every pair of a binary STORE from its pair statistics, in bounded memory.
+
+    No item is read: each pair's 2x2 counts come from the store. Holm and Benjamini-Hochberg
+    run over the whole family; the rows stream to --output. For the cluster bootstrap, rank
+    sets and trajectories, which resample items, use evalgap audit --store STORE.
+    """
+    from evalgap._store import audit_store_streamed
+
+    result = audit_store_streamed(
+        store_path,
+        output_path,
+        family=family,
+        tasks=list(tasks) or None,
+        block_pairs=block_pairs,
+        alpha=alpha,
+        power=power,
+        n_bootstrap=0,
+        n_bootstrap_required_n=0,
+    )
+    _emit(result, as_json, "store-audit")
 
 
 class _progress:
@@ -1956,6 +2009,7 @@ def _emit(result, as_json: bool, job: str) -> None:
         "store-list": terminal.render_store,
         "store-remove": terminal.render_store,
         "store-export": terminal.render_store,
+        "store-audit": terminal.render_store,
     }
     renderers[job](result, console)
 

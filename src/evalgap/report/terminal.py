@@ -1129,5 +1129,24 @@ def render_store(r, console: Console) -> None:
             f"{plural(r.models_removed, 'model')}) from {markup(r.store)}; pair statistics "
             "recomputed"
         )
+    elif name == "StoreAuditSummary":
+        console.print(
+            f"audit from the pair statistics: {plural(r.n_pairs, r.family + ' pair')} "
+            f"(family size {r.family_size:,}), every row in {markup(r.output)}"
+        )
+        print_table(
+            console,
+            [("procedure", "left"), ("unresolved", "right")],
+            [[proc, f"{n:,}"] for proc, n in r.unresolved.items()],
+            title="unresolved pairs",
+            title_justify="left",
+        )
+        for task, groups in r.tiers.items():
+            tied = sum(len(g) > 1 for g in groups)
+            console.print(
+                f"{markup(task)}: {plural(len(groups), 'tier')} "
+                f"({plural(tied, 'tie group')} of more than one model)"
+            )
+        print_notes(console, r.notes)
     else:
         console.print(f"wrote {r.rows:,} rows of {markup(r.store)} to {markup(r.output)}")
