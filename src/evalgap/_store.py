@@ -410,6 +410,7 @@ def audit_store(store, *, family: str = "adjacent", tasks=None, **settings):
             wanted["upper"] < wanted["lower"], wanted["lower"], wanted["upper"]
         )
         stats = io.pair_stats(con, pairs=wanted)
+        clusters = io.pair_cluster_stats(con, pairs=wanted)
     finally:
         con.close()
     table = wanted.merge(stats, on=["task", "model_a", "model_b"], how="inner", sort=False)
@@ -427,7 +428,65 @@ def audit_store(store, *, family: str = "adjacent", tasks=None, **settings):
             "both_wrong": table["both_wrong"].round().astype(np.int64),
         }
     )
-    return audit_counts(frame, source=str(store), **settings)
+    result = audit_counts(frame, source=str(store), **settings)
+    if clusters.empty:
+        return result
+    return _clustered_from_statistics(result, clusters, settings)
+
+
+def _clustered_from_statistics(result, clusters, settings):
+    """The cluster ICC, design effect and clustered verdict of every pair, from the stored
+    per-cluster sums (Section 6.4; what ``audit`` computes from the items' differences)."""
+    import dataclasses
+
+    import numpy as np
+    import pandas as pd
+
+    from evalgap._audit import PairTable
+    from evalgap.stats import clusters as cl
+
+    pairs = result.pairs.to_frame()
+    upper, lower = pairs["model_a"].to_numpy(dtype=object), pairs["model_b"].to_numpy(dtype=object)
+    swap = upper.astype(str) > lower.astype(str)
+    key = pd.DataFrame(
+        {
+            "task": pairs["task"].to_numpy(),
+            "model_a": np.where(swap, lower, upper),
+            "model_b": np.where(swap, upper, lower),
+            "row": np.arange(len(pairs)),
+            "sign": np.where(swap, -1.0, 1.0),
+        }
+    )
+    long = key.merge(clusters, on=["task", "model_a", "model_b"], how="inner")
+    icc = np.full(len(pairs), np.nan)
+    mbar = np.full(len(pairs), np.nan)
+    for _, sub in long.groupby("task", sort=False):
+        rows, row_codes = np.unique(sub["row"].to_numpy(), return_inverse=True)
+        _, cluster_codes = np.unique(sub["cluster"].to_numpy(dtype=str), return_inverse=True)
+        shape = (cluster_codes.max() + 1, rows.size)
+        sizes, sums, sumsq = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+        d_sum = sub["sign"] * (sub["sum_a"] - sub["sum_b"])
+        d_sq = sub["sum_a2"] - 2 * sub["sum_ab"] + sub["sum_b2"]
+        sizes[cluster_codes, row_codes] = sub["n"].to_numpy(dtype=float)
+        sums[cluster_codes, row_codes] = d_sum.to_numpy()
+        sumsq[cluster_codes, row_codes] = d_sq.to_numpy()
+        value, size = cl.icc_from_stats(sizes, sums, sumsq)
+        icc[rows], mbar[rows] = value, size
+    design = np.where(
+        np.isnan(icc), np.nan, cl.design_effect(np.nan_to_num(icc), np.nan_to_num(mbar, nan=1.0))
+    )
+    pairs["icc"] = icc
+    pairs["design_effect"] = design
+    pairs["required_n_clustered"] = pairs["required_n"] * design
+    verdict = np.where(
+        np.isnan(icc), None, pairs["required_n_clustered"].to_numpy() <= pairs["n_items"]
+    )
+    pairs["resolved_clustered"] = pd.array(verdict, dtype="boolean")
+    unresolved = dict(result.unresolved)
+    unresolved["clustered"] = int((~pairs["resolved_clustered"].fillna(True)).sum())
+    return dataclasses.replace(
+        result, pairs=PairTable.from_frame(pairs), unresolved=unresolved
+    )
 
 
 @dataclass(frozen=True, repr=False)
@@ -560,6 +619,9 @@ def audit_store_streamed(
                 result = audit_counts(
                     frame, family_size=m, tier_procedure="fixed_n", source=str(store), **settings
                 )
+                clusters = io.pair_cluster_stats(con, pairs=frame.attrs["wanted"])
+                if not clusters.empty:
+                    result = _clustered_from_statistics(result, clusters, settings)
                 rows = result.pairs.to_frame()
                 stop = start + len(rows)
                 rows["resolved_holm"] = holm[start:stop]
@@ -684,7 +746,7 @@ def _block_counts(con, block):
         raise InputError("the store's pair statistics are incomplete; rebuild them")
     a_only = table["a_only"].to_numpy()
     b_only = table["b_only"].to_numpy()
-    return pd.DataFrame(
+    counts = pd.DataFrame(
         {
             "task": table["task"],
             "model_a": upper,
@@ -695,3 +757,5 @@ def _block_counts(con, block):
             "both_wrong": table["both_wrong"].round().astype(np.int64),
         }
     )
+    counts.attrs["wanted"] = wanted
+    return counts

@@ -28,8 +28,13 @@ source whose bytes (and options) are already stored adds nothing. Adding a model
 the pairs of the models the source touches: one product of their vectors with the K stored
 vectors, not the K^2 pairs of the leaderboard and no item re-read. :func:`rebuild_pair_stats`
 recomputes all pairs from the items, block by block of models with the items streamed
-(bounded memory: K x K accumulators and one block of item columns). Per-cluster statistics
-are not kept: clustered audits read the items.
+(bounded memory: K x K accumulators and one block of item columns).
+
+``item_clusters``, ``pair_cluster_stats``
+    When a task's items carry cluster labels: each item's cluster, and the same pair
+    statistics per (task, cluster), kept up to date the same way (a new model's pairs, one
+    product per cluster's columns) -- what the cluster ICC and design effect of every pair
+    are computed from without the items.
 
 ``duckdb`` is imported lazily: the CLI starts without it.
 """
@@ -60,6 +65,10 @@ CREATE TABLE IF NOT EXISTS vectors (
 CREATE TABLE IF NOT EXISTS pair_stats (
     task VARCHAR, model_a VARCHAR, model_b VARCHAR, n BIGINT, sum_a DOUBLE, sum_b DOUBLE,
     sum_ab DOUBLE, sum_a2 DOUBLE, sum_b2 DOUBLE);
+CREATE TABLE IF NOT EXISTS item_clusters (task VARCHAR, ix INTEGER, cluster VARCHAR);
+CREATE TABLE IF NOT EXISTS pair_cluster_stats (
+    task VARCHAR, model_a VARCHAR, model_b VARCHAR, n BIGINT, sum_a DOUBLE, sum_b DOUBLE,
+    sum_ab DOUBLE, sum_a2 DOUBLE, sum_b2 DOUBLE, cluster VARCHAR);
 """
 
 PAIR_COLUMNS = ("task", "model_a", "model_b", "n", "sum_a", "sum_b", "sum_ab", "sum_a2", "sum_b2")
@@ -263,6 +272,17 @@ def _number_new_items(con, task, source_id) -> None:
         """,
         [task, task, source_id, task, task],
     )
+    con.execute(
+        """
+        INSERT INTO item_clusters
+        SELECT ?, i.ix, min(s.cluster) FROM scores s JOIN items i
+          ON s.task = i.task AND s.item_id = i.item_id
+        WHERE s.source_id = ? AND s.task = ? AND s.cluster IS NOT NULL
+          AND i.ix NOT IN (SELECT ix FROM item_clusters WHERE task = ?)
+        GROUP BY i.ix
+        """,
+        [task, source_id, task, task],
+    )
 
 
 def _write_vectors(con, task, models, *, source_id=None) -> None:
@@ -339,6 +359,7 @@ def read_vectors(con, task, models=None, *, as_codes=False):
 
 def _write_pairs(con, task, models) -> None:
     """The pairs of ``models`` with every model of the task: one product per statistic."""
+    _write_cluster_pairs(con, task, models)
     few = len(models) <= 16  # a few new models: count on the int8 codes, no float copies
     names, x0, mask, binary = read_vectors(con, task, as_codes=few)
     marks = ", ".join("?" * len(models))
@@ -367,6 +388,48 @@ def _write_pairs(con, task, models) -> None:
     _insert_pairs(con, task, names, rows_t, n, s_t, s_o, s_tt, s_oo, s_to)
 
 
+def _item_clusters(con, task, n_ix):
+    """Each item's cluster label on the task's numbering (None where unlabelled), or None."""
+    rows = con.execute(
+        "SELECT ix, cluster FROM item_clusters WHERE task = ?", [task]
+    ).fetchnumpy()
+    if len(rows["ix"]) == 0:
+        return None
+    labels = np.full(n_ix, None, dtype=object)
+    labels[np.asarray(rows["ix"], dtype=np.int64)] = rows["cluster"]
+    return labels
+
+
+def _write_cluster_pairs(con, task, models, *, block_models: int = 512) -> None:
+    """The per-cluster statistics of the pairs of ``models`` with every model of the task:
+    for each cluster, the products of :func:`_products` on that cluster's item columns."""
+    marks = ", ".join("?" * len(models))
+    con.execute(
+        f"DELETE FROM pair_cluster_stats WHERE task = ? AND (model_a IN ({marks}) "
+        f"OR model_b IN ({marks}))",
+        [task, *models, *models],
+    )
+    n_ix = con.execute("SELECT count(*) FROM items WHERE task = ?", [task]).fetchall()[0][0]
+    labels = _item_clusters(con, task, n_ix)
+    if labels is None:  # no clusters: nothing to read
+        return
+    names, x0, mask, binary = read_vectors(con, task)
+    if len(names) < 2:
+        return
+    index = {m: k for k, m in enumerate(names)}
+    touched = np.array([index[m] for m in models if m in index], dtype=np.int64)
+    present = labels[labels != None]  # noqa: E711  (an object array of labels and None)
+    for cluster in sorted(set(present.tolist())):
+        cols = labels == cluster
+        xc, mc = np.ascontiguousarray(x0[:, cols]), np.ascontiguousarray(mask[:, cols])
+        for start in range(0, touched.size, block_models):
+            rows_t = touched[start : start + block_models]
+            sums = _products(xc, mc, rows_t, binary)
+            _insert_pairs(
+                con, task, names, rows_t, *sums, cluster=str(cluster), done=touched[:start]
+            )
+
+
 def _products(x0, mask, rows_t, binary):
     """The touched rows' pair sums against every model: one matrix product per statistic."""
     xt, mt = x0[rows_t], mask[rows_t]
@@ -379,14 +442,20 @@ def _products(x0, mask, rows_t, binary):
     return n, s_t, s_o, s_tt, s_oo, s_to
 
 
-def _insert_pairs(con, task, names, rows_t, n, s_t, s_o, s_tt, s_oo, s_to) -> None:
+def _insert_pairs(
+    con, task, names, rows_t, n, s_t, s_o, s_tt, s_oo, s_to, *, cluster=None, done=()
+) -> None:
+    """Insert the pairs of the ``rows_t`` models (``done``: models of earlier blocks of
+    the same update, whose pairs with these are written already)."""
     touched = np.zeros(len(names), dtype=bool)
     touched[rows_t] = True
+    earlier = np.zeros(len(names), dtype=bool)
+    earlier[np.asarray(done, dtype=np.int64)] = True
     t_idx, o_idx = np.nonzero(n > 0)
     other = o_idx
     me = rows_t[t_idx]
     # a pair of two touched models is written once (from the touched model named first)
-    keep = (me != other) & (~touched[other] | (me < other))
+    keep = (me != other) & (~touched[other] | (me < other)) & ~earlier[other]
     t_idx, o_idx, me, other = t_idx[keep], o_idx[keep], me[keep], other[keep]
     first = me < other  # names are sorted: the smaller index is model_a
     name_arr = np.array(names, dtype=object)
@@ -403,8 +472,11 @@ def _insert_pairs(con, task, names, rows_t, n, s_t, s_o, s_tt, s_oo, s_to) -> No
             "sum_b2": np.where(first, s_oo[t_idx, o_idx], s_tt[t_idx, o_idx]).astype(np.float64),
         }
     )
+    if cluster is not None:
+        frame["cluster"] = cluster
     con.register("_pairs", frame)
-    con.execute("INSERT INTO pair_stats SELECT * FROM _pairs")
+    table = "pair_stats" if cluster is None else "pair_cluster_stats"
+    con.execute(f"INSERT INTO {table} SELECT * FROM _pairs")
     con.unregister("_pairs")
 
 
@@ -418,15 +490,32 @@ def rebuild_pair_stats(con, *, block_models: int = 512, block_items: int = 2048)
     unobserved, and M the observed mask), computed ``block_models`` rows at a time. Memory:
     three or four K x K float64 accumulators and one (K x block_items) block.
     """
-    con.execute("DELETE FROM pair_stats")
-    con.execute("DELETE FROM vectors")
-    con.execute("DELETE FROM items")
+    for table in ("pair_stats", "pair_cluster_stats", "item_clusters", "vectors", "items"):
+        con.execute(f"DELETE FROM {table}")
     for (task,) in con.execute("SELECT DISTINCT task FROM scores ORDER BY task").fetchall():
         for frame in _task_pair_stats(con, task, block_models, block_items):
             if len(frame):
                 con.register("_pairs", frame)
                 con.execute("INSERT INTO pair_stats SELECT * FROM _pairs")
                 con.unregister("_pairs")
+        _label_items(con, task)
+        models = [r[0] for r in con.execute(
+            "SELECT model FROM vectors WHERE task = ? ORDER BY model", [task]).fetchall()]
+        _write_cluster_pairs(con, task, models, block_models=block_models)
+
+
+def _label_items(con, task) -> None:
+    """Every item's cluster label of the task, from all its rows."""
+    con.execute("DELETE FROM item_clusters WHERE task = ?", [task])
+    con.execute(
+        """
+        INSERT INTO item_clusters
+        SELECT ?, i.ix, min(s.cluster) FROM scores s JOIN items i
+          ON s.task = i.task AND s.item_id = i.item_id
+        WHERE s.task = ? AND s.cluster IS NOT NULL GROUP BY i.ix
+        """,
+        [task, task],
+    )
 
 
 def _task_pair_stats(con, task, block_models, block_items):
@@ -582,6 +671,20 @@ def pair_stats(con, *, tasks=None, pairs=None) -> pd.DataFrame:
     frame["both_wrong"] = frame["n"] - frame["sum_a"] - frame["sum_b"] + frame["sum_ab"]
     frame["sum_d"] = frame["sum_a"] - frame["sum_b"]
     frame["sum_d2"] = frame["sum_a2"] - 2 * frame["sum_ab"] + frame["sum_b2"]
+    return frame
+
+
+def pair_cluster_stats(con, *, pairs) -> pd.DataFrame:
+    """The stored per-cluster statistics of ``pairs`` (``task, model_a, model_b`` with
+    ``model_a < model_b``); empty when the store keeps no clusters."""
+    if con.execute("SELECT count(*) FROM pair_cluster_stats").fetchall()[0][0] == 0:
+        return pd.DataFrame(columns=["task", "model_a", "model_b", "cluster", *PAIR_COLUMNS[3:]])
+    con.register("_wanted", pairs[["task", "model_a", "model_b"]])
+    frame = con.execute(
+        "SELECT p.* FROM pair_cluster_stats p JOIN _wanted w USING (task, model_a, model_b) "
+        "ORDER BY task, model_a, model_b, cluster"
+    ).df()
+    con.unregister("_wanted")
     return frame
 
 
