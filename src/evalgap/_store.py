@@ -9,9 +9,11 @@ What is exact, and from what: the audit of a store reads its items (the audit's 
 bootstrap, rank sets, trajectories and graded bootstraps resample items, so items are what
 make every number equal to a from-scratch audit). The per-pair sufficient statistics
 (:func:`store_pairs`: the 2x2 counts of binary scores, the sums and sums of squares of
-graded differences, per task) are kept up to date at each add, for the new models' pairs
-only, and equal the statistics recomputed from scratch; they are what a pairwise table of a
-thousand-model board is read from without touching the items.
+graded differences, per task, and per cluster when the items carry clusters) are kept up
+to date at each add, for the new models' pairs only, and equal the statistics recomputed
+from scratch; they are what a pairwise table of a thousand-model board -- its verdicts, and
+each pair's cluster ICC, design effect and clustered verdict -- is read from without
+touching the items (:func:`audit_store`, :func:`audit_store_streamed`).
 """
 
 from __future__ import annotations
@@ -347,8 +349,11 @@ def audit_store(store, *, family: str = "adjacent", tasks=None, **settings):
     ranks them, ties by name); the rank-adjacent pairs (``family="adjacent"``) or all pairs
     take their 2x2 counts from the store, oriented upper minus lower, and are audited as
     :func:`evalgap.audit` audits ``pairs=``. Each pair's statistics, p-values, N* and
-    verdicts equal those of ``audit`` on the items; what needs items (cluster bootstrap,
-    rank sets, e-process trajectories, graded scores) is left to ``audit --store``.
+    verdicts equal those of ``audit`` on the items; when the store keeps clusters, so do
+    each pair's cluster ICC, design effect and clustered verdict (from the per-cluster
+    sums, Section 6.4). What resamples items (the cluster bootstrap and alternative
+    clusterings of the cluster stress, rank sets, e-process trajectories, graded scores)
+    is left to ``audit --store``.
 
     Parameters
     ----------
