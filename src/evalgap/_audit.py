@@ -1298,10 +1298,9 @@ def _refuse_repeated_pairs(table: pd.DataFrame, source: str) -> None:
         rows = [int(r) + 2 for r in np.flatnonzero(repeated.to_numpy())[:4]]
         first = key[repeated].iloc[0]
         raise InputError(
-            f"{source}: the pair {first['a']} vs {first['b']} is listed more than once, in "
-            "either order "
+            f"{source}: the pair {first['a']} vs {first['b']} is listed more than once "
             f"(rows {', '.join(map(str, rows))}, counting the header as row 1); "
-            "list each pair once"
+            "list each pair once, in one order"
         )
 
 
