@@ -300,7 +300,7 @@ def test_counts_table_of_all_pairs_is_the_all_family_with_one_row_per_model():
     assert chain.family == "adjacent" and chain.rankings["model"].tolist() == ["x", "y", "z"]
     listed = audit_counts(table.iloc[[0, 1]], n_bootstrap=0, n_bootstrap_required_n=0)
     assert listed.family == "listed"
-    with pytest.raises(InputError, match="more than once.*in one order"):
+    with pytest.raises(InputError, match=r"more than once.*in one order"):
         audit_counts(
             table.assign(model_a=["x", "y", "y"], model_b=["y", "x", "z"]), n_bootstrap=0
         )

@@ -63,8 +63,8 @@ def store(tmp_path_factory):
     first.to_csv(folder / "first.csv", index=False)
     second.to_csv(folder / "second.csv", index=False)
     path = folder / "board.duckdb"
-    evalgap.store_add(path, [folder / "first.csv"], evalgap.LoadOptions(cluster_column="topic"))
-    evalgap.store_add(path, [folder / "second.csv"], evalgap.LoadOptions(cluster_column="topic"))
+    evalgap.store_add(path, [folder / "first.csv"], cluster_column="topic")
+    evalgap.store_add(path, [folder / "second.csv"], cluster_column="topic")
     return path, pd.concat([first, second]), folder
 
 

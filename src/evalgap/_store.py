@@ -109,7 +109,7 @@ class StoreExportResult(Result):
     _headline = ("output", "rows")
 
 
-def store_add(store, paths, options=None, *, progress=None) -> StoreAddResult:
+def store_add(store, paths, options=None, *, progress=None, **columns) -> StoreAddResult:
     """Add score sources to a store (created if absent); return what was added and skipped.
 
     Each path (file or directory, any source :func:`evalgap.load_scores` reads) is one
@@ -127,6 +127,9 @@ def store_add(store, paths, options=None, *, progress=None) -> StoreAddResult:
         How to read them (recorded with each source).
     progress : callable, optional
         Called as ``progress(done, total, path)`` before each source.
+    **columns
+        Loader options by keyword (``cluster_column="category"``, ...), as every job takes
+        them; they override ``options``.
 
     Returns
     -------
@@ -142,10 +145,20 @@ def store_add(store, paths, options=None, *, progress=None) -> StoreAddResult:
     >>> evalgap.store_add(path, ["examples/two_models.csv"]).skipped_sources
     ('examples/two_models.csv',)
     """
+    import dataclasses
+
     from evalgap.io import store as io
     from evalgap.io.options import LoadOptions
 
     options = options or LoadOptions()
+    if columns:
+        known = {f.name for f in dataclasses.fields(LoadOptions)}
+        unknown = sorted(set(columns) - known)
+        if unknown:
+            raise InputError(
+                f"store_add: unknown loader option {unknown[0]}= (see evalgap.LoadOptions)"
+            )
+        options = dataclasses.replace(options, **columns)
     if isinstance(paths, (str, Path)):
         paths = [paths]
     if not paths:
