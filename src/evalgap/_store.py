@@ -550,6 +550,7 @@ def audit_store_streamed(
     tasks=None,
     block_pairs: int = 1_000_000,
     tier_procedure: str = "fixed_n",
+    progress=None,
     **settings,
 ) -> StoreAuditSummary:
     """Audit every pair of a binary store from its statistics, in bounded memory.
@@ -580,6 +581,8 @@ def audit_store_streamed(
         Pairs per block (memory grows with it: about 0.5 KB per pair).
     tier_procedure : str
         The procedure whose adjacent verdicts chain the tiers.
+    progress : callable, optional
+        Called as ``progress(done, total, phase)`` after each block of each pass.
     **settings
         ``alpha, power, n_bootstrap, n_bootstrap_required_n, seed, mixture`` as
         :func:`evalgap.audit` takes them.
@@ -619,7 +622,9 @@ def audit_store_streamed(
             raise InputError(f"{store}: no pairs to audit")
         statistic = np.empty(m)
         start = 0
-        for block in blocks:  # pass 1: the family's statistics
+        tick = progress or (lambda *_: None)
+        for k, block in enumerate(blocks):  # pass 1: the family's statistics
+            tick(k, 2 * len(blocks), "statistics of every pair")
             frame = _block_counts(con, block)
             s = summarize_counts(*(frame[c].to_numpy() for c in _COUNTS))
             statistic[start : start + len(frame)] = tests.wald_statistic(
@@ -632,7 +637,8 @@ def audit_store_streamed(
         sensitivity = {"correlation_minus_0.1": 0, "correlation": 0, "correlation_plus_0.1": 0}
         adjacent, writer, start, seen = [], None, 0, set()
         try:
-            for block in blocks:  # pass 2: audit each block, write it
+            for k, block in enumerate(blocks):  # pass 2: audit each block, write it
+                tick(len(blocks) + k, 2 * len(blocks), "verdicts, written to Parquet")
                 frame = _block_counts(con, block)
                 result = audit_counts(
                     frame, family_size=m, tier_procedure="fixed_n", source=str(store), **settings
@@ -662,6 +668,7 @@ def audit_store_streamed(
                 if writer is None:
                     writer = pq.ParquetWriter(str(output), table.schema)
                 writer.write_table(table.cast(writer.schema))
+            tick(2 * len(blocks), 2 * len(blocks), "verdicts, written to Parquet")
         finally:
             if writer is not None:
                 writer.close()

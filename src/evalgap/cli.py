@@ -1852,17 +1852,19 @@ def store_audit(store_path, output_path, family, tasks, block_pairs, alpha, powe
     """
     from evalgap._store import audit_store_streamed
 
-    result = audit_store_streamed(
-        store_path,
-        output_path,
-        family=family,
-        tasks=list(tasks) or None,
-        block_pairs=block_pairs,
-        alpha=alpha,
-        power=power,
-        n_bootstrap=0,
-        n_bootstrap_required_n=0,
-    )
+    with _progress(as_json, "store audit") as tick:
+        result = audit_store_streamed(
+            store_path,
+            output_path,
+            family=family,
+            tasks=list(tasks) or None,
+            block_pairs=block_pairs,
+            alpha=alpha,
+            power=power,
+            n_bootstrap=0,
+            n_bootstrap_required_n=0,
+            progress=tick,
+        )
     _emit(result, as_json, "store-audit")
 
 
