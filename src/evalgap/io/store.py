@@ -655,12 +655,7 @@ def pair_stats(con, *, tasks=None, pairs=None) -> pd.DataFrame:
         where = f"WHERE task IN ({', '.join('?' * len(tasks))})"
         params = list(tasks)
     if pairs is not None:
-        con.register("_wanted", pairs[["task", "model_a", "model_b"]])
-        frame = con.execute(
-            "SELECT p.* FROM pair_stats p JOIN _wanted w USING (task, model_a, model_b) "
-            "ORDER BY task, model_a, model_b"
-        ).df()
-        con.unregister("_wanted")
+        frame = _fetch_pairs(con, "pair_stats", pairs)
     else:
         frame = con.execute(
             f"SELECT * FROM pair_stats {where} ORDER BY task, model_a, model_b", params
@@ -679,13 +674,19 @@ def pair_cluster_stats(con, *, pairs) -> pd.DataFrame:
     ``model_a < model_b``); empty when the store keeps no clusters."""
     if con.execute("SELECT count(*) FROM pair_cluster_stats").fetchall()[0][0] == 0:
         return pd.DataFrame(columns=["task", "model_a", "model_b", "cluster", *PAIR_COLUMNS[3:]])
+    return _fetch_pairs(con, "pair_cluster_stats", pairs, order=", cluster")
+
+
+def _fetch_pairs(con, table, pairs, order=""):
+    """The rows of ``table`` for the ``pairs`` wanted (a join in DuckDB)."""
     con.register("_wanted", pairs[["task", "model_a", "model_b"]])
-    frame = con.execute(
-        "SELECT p.* FROM pair_cluster_stats p JOIN _wanted w USING (task, model_a, model_b) "
-        "ORDER BY task, model_a, model_b, cluster"
-    ).df()
-    con.unregister("_wanted")
-    return frame
+    try:
+        return con.execute(
+            f"SELECT p.* FROM {table} p JOIN _wanted w USING (task, model_a, model_b) "
+            f"ORDER BY task, model_a, model_b{order}"
+        ).df()
+    finally:
+        con.unregister("_wanted")
 
 
 def model_means(con, *, tasks=None) -> pd.DataFrame:
