@@ -135,20 +135,3 @@ def test_mmlu_pro_clustered_audit_from_statistics_equals_the_items(tmp_path):
     assert (a["resolved_clustered"] == b["resolved_clustered"]).all()
     assert stats.unresolved == items.unresolved  # 51 of 406 unresolved once clustered
     assert stats.unresolved["clustered"] == 51
-
-
-def test_compare_from_a_store_reads_only_its_pair(store, tmp_path, run_cli):
-    """A store mixing a clustered board with an unclustered one: compare of two models of
-    the unclustered source reads only their rows (the other board's clusters do not stop it)."""
-    from conftest import ROOT
-
-    path, _, _ = store
-    copy = tmp_path / "mixed.duckdb"
-    copy.write_bytes(path.read_bytes())
-    evalgap.store_add(copy, [ROOT / "examples" / "two_models.csv"])
-    done = run_cli("compare", "--store", str(copy), "--model-a", "model-x", "--model-b",
-                   "model-y", "--json")
-    assert done.returncode == 0, done.stderr
-    import json
-
-    assert json.loads(done.stdout)["n_items"] == 2000

@@ -824,12 +824,6 @@ def scores_of(
             for m in models:
                 data.model_index(m)  # raises naming the model and the ones there are
         return data
-    if data is None and models is not None and getattr(options, "store", None):
-        import dataclasses
-
-        # a store is read for the models asked for only (pushed into its query)
-        if not options.model_columns:
-            options = dataclasses.replace(options, model_columns=tuple(models))
     long = long_scores(data, options=options, **columns)
     return align_frame(
         long.frame,

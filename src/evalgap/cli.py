@@ -395,8 +395,6 @@ def compare(
                     "columns; --by COLUMN groups by that column"
                 )
             loader = {**loader, "task_column": by}
-        if loader["store"] and model_a and model_b and not loader["model_columns"]:
-            loader = {**loader, "model_columns": (model_a, model_b)}  # read only the pair
         table = _load(loader, quiet=as_json)
         if weights:
             _compare_weighted(table, loader, weights, strata, model_a, model_b, settings, as_json)
