@@ -135,3 +135,25 @@ def test_mmlu_pro_clustered_audit_from_statistics_equals_the_items(tmp_path):
     assert (a["resolved_clustered"] == b["resolved_clustered"]).all()
     assert stats.unresolved == items.unresolved  # 51 of 406 unresolved once clustered
     assert stats.unresolved["clustered"] == 51
+
+
+def test_text_scores_are_stored_as_the_alignment_reads_them(tmp_path, run_cli):
+    """'True'/'False' text scores are 1/0 in the store as in --scores; a score that is not a
+    number is refused with its row (the store keeps numbers, it would lose it silently)."""
+    table = tmp_path / "text.csv"
+    pd.DataFrame(
+        {"model": ["a", "a", "b", "b"], "item_id": [1, 2, 1, 2],
+         "score": ["True", "false", "TRUE", "False"]}
+    ).to_csv(table, index=False)
+    store = tmp_path / "s.duckdb"
+    evalgap.store_add(store, [table])
+    frame = evalgap.read_store(store).frame
+    assert frame["score"].tolist() == [1.0, 0.0, 1.0, 0.0]
+    bad = tmp_path / "bad.csv"
+    pd.DataFrame({"model": ["a", "b"], "item_id": [1, 1], "score": ["yes", "1"]}).to_csv(
+        bad, index=False
+    )
+    done = run_cli("store", "add", str(store), str(bad))
+    assert done.returncode == 2
+    assert "not finite numbers (first: row 1" in done.stderr and done.stderr.count("\n") == 1
+    assert len(evalgap.read_store(store).frame) == 4  # unchanged

@@ -165,7 +165,7 @@ def add_long(con, long, path, sha: str, opts: str, *, pair_stats: bool = True):
 
     With ``pair_stats=False`` (bulk loads), call :func:`rebuild_pair_stats` afterwards.
     """
-    frame = _store_frame(long.frame)
+    frame = _store_frame(long.frame, path)
     con.execute("BEGIN TRANSACTION")
     try:
         source_id = con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchall()[
@@ -205,9 +205,27 @@ def _insert_source_row(con, source_id, path, sha, long, opts, rows) -> None:
     )
 
 
-def _store_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """The long frame as the store's columns (strings, float scores, None where absent)."""
+def _store_frame(frame: pd.DataFrame, path="the source") -> pd.DataFrame:
+    """The long frame as the store's columns (strings, float scores, None where absent).
+
+    Scores are converted as the alignment converts them (``True``/``False`` text is 1/0);
+    a score that is not a number (or is infinite) is refused with its row, since the store
+    keeps numbers only and would otherwise lose it silently.
+    """
+    from evalgap._scores import _numeric_scores
+
     n = len(frame)
+    raw = frame["score"].reset_index(drop=True)
+    if not (pd.api.types.is_numeric_dtype(raw.dtype) or raw.dtype == bool):
+        raw = raw.astype(object)  # text of any dtype, as the alignment reads it
+    values, bad, _ = _numeric_scores(raw)
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(
+            f"{path}: {int(bad.sum()):,} score(s) are not finite numbers (first: row "
+            f"{row + 1} of the loaded table, {frame['score'].iloc[row]!r}); the store keeps "
+            "numeric scores: fix or drop those rows, then add the file again"
+        )
 
     def text(name):
         if name not in frame.columns:
@@ -226,7 +244,7 @@ def _store_frame(frame: pd.DataFrame) -> pd.DataFrame:
             "task": text("task"),
             "item_id": text("item_id"),
             "run": text("run"),
-            "score": pd.to_numeric(frame["score"], errors="coerce").to_numpy(dtype=float),
+            "score": values.to_numpy(dtype=float),
             "cluster": text("cluster"),
         }
     )
