@@ -155,6 +155,13 @@ def add_source(con, path, options, *, pair_stats: bool = True, long=None) -> dic
             "source_id": known[0][0],
         }
     if long is None:
+        streamed = _long_table_batches(path, options)
+        if streamed is not None:
+            source_id, rows = _add_batches(con, path, sha, opts, streamed, pair_stats)
+            return {
+                "path": str(path), "added": True, "sha256": sha, "rows": rows,
+                "source_id": source_id,
+            }
         long = load_scores([path], options)
     source_id, rows = add_long(con, long, path, sha, opts, pair_stats=pair_stats)
     return {"path": str(path), "added": True, "sha256": sha, "rows": rows, "source_id": source_id}
@@ -188,6 +195,67 @@ def add_long(con, long, path, sha: str, opts: str, *, pair_stats: bool = True):
     return source_id, len(frame)
 
 
+def _long_table_batches(path: Path, options):
+    """A long score table read batch by batch (out of core), or None for other sources.
+
+    What :func:`evalgap.load_scores` reads with the long-table reader alone (a CSV, TSV or
+    Parquet long table, no item file) streams into the store a batch at a time: only the
+    chosen columns are read, and memory stays at one batch (about a million rows) whatever
+    the file's size. Everything else (framework logs, wide tables, JSON Lines, an item file
+    to join) goes through the loaders whole.
+    """
+    from evalgap.io import sources, tables
+
+    if path.is_dir() or options.items or options.layout != "long":
+        return None
+    if sources._source(path, options) != "table":
+        return None
+    fmt = options.fmt if options.fmt in sources.TABLE_FORMATS else None
+    return tables.long_table_batches(
+        path,
+        fmt=fmt,
+        model_column=options.model_column,
+        item_column=options.item_column,
+        score_column=options.score_column,
+        task_column=options.task_column,
+        run_column=options.run_column,
+        cluster_column=options.cluster_column,
+    )
+
+
+def _add_batches(con, path, sha, opts, streamed, pair_stats):
+    """Insert a streamed long table as one source in one transaction; (source_id, rows)."""
+    from evalgap._scores import LongScores
+
+    chosen, notes, batches = streamed
+    con.execute("BEGIN TRANSACTION")
+    try:
+        source_id = con.execute(
+            "SELECT coalesce(max(source_id), 0) + 1 FROM sources"
+        ).fetchall()[0][0]
+        rows = 0
+        for batch in batches:
+            frame = _store_frame(batch, path, offset=rows)
+            frame["seq"] += rows
+            frame.insert(0, "source_id", source_id)
+            con.register("_new_rows", frame)
+            con.execute(
+                "INSERT INTO scores SELECT source_id, seq, model, task, item_id, run, score, "
+                "cluster FROM _new_rows"
+            )
+            con.unregister("_new_rows")
+            rows += len(frame)
+        if pair_stats:
+            update_pair_stats(con, source_id)
+        described = LongScores(pd.DataFrame(), str(path), chosen, tuple(notes))
+        _insert_source_row(con, source_id, path, sha, described, opts, rows)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return source_id, rows
+
+
 def _insert_source_row(con, source_id, path, sha, long, opts, rows) -> None:
     con.execute(
         "INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -205,7 +273,7 @@ def _insert_source_row(con, source_id, path, sha, long, opts, rows) -> None:
     )
 
 
-def _store_frame(frame: pd.DataFrame, path="the source") -> pd.DataFrame:
+def _store_frame(frame: pd.DataFrame, path="the source", offset: int = 0) -> pd.DataFrame:
     """The long frame as the store's columns (strings, float scores, None where absent).
 
     Scores are converted as the alignment converts them (``True``/``False`` text is 1/0);
@@ -223,8 +291,8 @@ def _store_frame(frame: pd.DataFrame, path="the source") -> pd.DataFrame:
         row = int(np.flatnonzero(bad.to_numpy())[0])
         raise InputError(
             f"{path}: {int(bad.sum()):,} score(s) are not finite numbers (first: row "
-            f"{row + 1} of the loaded table, {frame['score'].iloc[row]!r}); the store keeps "
-            "numeric scores: fix or drop those rows, then add the file again"
+            f"{offset + row + 1} of the loaded table, {frame['score'].iloc[row]!r}); the store "
+            "keeps numeric scores: fix or drop those rows, then add the file again"
         )
 
     def text(name):

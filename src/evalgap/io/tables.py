@@ -245,6 +245,92 @@ def read_long_table(
     return LongScores(frame=frame, source=str(path), columns=chosen, notes=tuple(notes))
 
 
+def long_table_batches(
+    path,
+    *,
+    fmt: str | None = None,
+    model_column: str | None = None,
+    item_column: str | None = None,
+    score_column: str | None = None,
+    task_column: str | None = None,
+    run_column: str | None = None,
+    cluster_column: str | None = None,
+    exclude_columns=(),
+    progress=None,
+):
+    """Read a CSV/TSV/Parquet long table as :func:`read_long_table` does, but batch by batch.
+
+    Returns ``(columns, notes, batches)`` -- the chosen columns and the detection notes, as
+    :func:`read_long_table` reports them, and an iterator of DataFrames of the interchange
+    layout (ids as categoricals, scores as read), about a million rows each, with only the
+    chosen columns read (projection pushed into the Parquet/CSV reader). Memory stays at one
+    batch whatever the file's size. Returns None where only the whole-file reader can take
+    the file (JSON Lines, a header with duplicate or blank names).
+    """
+    path, fmt, compression = _check_file(path, fmt)
+    if fmt == "jsonl":
+        return None
+    try:
+        names = _column_names(path, fmt, compression)
+    except InputError:
+        raise
+    except Exception as exc:
+        raise _read_error(path, fmt, exc) from None
+    if names is None:
+        return None
+    given = {
+        "model": model_column,
+        "item_id": item_column,
+        "score": score_column,
+        "task": task_column,
+        "run": run_column,
+        "cluster": cluster_column,
+    }
+    chosen, notes = _choose_columns(
+        path, names, given, lambda: _head(path, fmt, compression), exclude_columns
+    )
+
+    def batches():
+        roles = [r for r in ROLES if chosen.get(r)]
+        columns = list(dict.fromkeys(chosen[r] for r in roles))
+        rows = 0
+        try:
+            for batch in _batches(path, fmt, compression, columns, progress):
+                out = {}
+                for role in roles:
+                    values = batch.column(chosen[role])
+                    if role == "score":
+                        out[role] = _score_values(values)
+                        continue
+                    encoded = _dictionary(values)
+                    labels = encoded.dictionary.to_pylist()
+                    codes = encoded.indices.fill_null(-1).to_numpy().astype(np.int32)
+                    if role == "cluster":
+                        blank = np.array([not label.strip() for label in labels] + [True])
+                        where = np.flatnonzero(blank[codes])
+                        if where.size:
+                            raise InputError(
+                                f"{path}: row {rows + int(where[0]) + 1} has an empty cluster "
+                                f"label in column {chosen['cluster']!r}; give every item a "
+                                "label, or leave out cluster_column="
+                            )
+                    out[role] = pd.Categorical.from_codes(codes, labels)
+                if "task" not in out:
+                    out["task"] = pd.Categorical.from_codes(
+                        np.zeros(batch.num_rows, dtype=np.int8), ["all"]
+                    )
+                rows += batch.num_rows
+                yield pd.DataFrame(out, copy=False)
+        except InputError:
+            raise
+        except Exception as exc:
+            raise _read_error(path, fmt, exc) from None
+        if rows == 0:
+            raise InputError(f"{path}: the table has a header but no rows")
+
+    return chosen, notes, batches()
+
+
 def long_from_frame(
     raw: pd.DataFrame,
     *,

@@ -1,0 +1,103 @@
+"""Out-of-core ingestion: a long CSV/Parquet table streams into the store a batch at a
+time (only its chosen columns read) and stores exactly what the whole-file loader gives."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import evalgap
+from evalgap.errors import InputError
+from evalgap.io import store as io
+from evalgap.io import tables
+from evalgap.io.options import LoadOptions
+from evalgap.io.sources import load_scores
+
+
+def _table(n_models=6, n_items=700, seed=0):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for m in range(n_models):
+        for run in ("r1", "r2"):
+            keep = rng.random(n_items) > 0.1
+            for j in np.flatnonzero(keep):
+                rows.append((f"org/model-{m}", f"task{j % 3}", 1000 + j, run,
+                             float(rng.random() < 0.6), f"c{j % 5}", "unused text " * 3))
+    return pd.DataFrame(rows, columns=["model", "task", "question", "seed", "correct",
+                                       "category", "prompt"])
+
+
+def _stored(path):
+    con = io.connect(path, read_only=True)
+    try:
+        return con.execute(
+            "SELECT seq, model, task, item_id, run, score, cluster FROM scores ORDER BY seq"
+        ).df()
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".csv.gz", ".parquet"])
+def test_streamed_table_stores_what_the_whole_file_loader_gives(tmp_path, monkeypatch, suffix):
+    monkeypatch.setattr(tables, "BATCH_ROWS", 1000)  # many batches (Parquet)
+    monkeypatch.setattr(tables, "BATCH_BYTES", 1 << 16)  # many blocks (CSV)
+    source = tmp_path / f"board{suffix}"
+    frame = _table()
+    if suffix == ".parquet":
+        frame.to_parquet(source, index=False)
+    else:
+        frame.to_csv(source, index=False)
+    options = LoadOptions(item_column="question", run_column="seed", cluster_column="category")
+    streamed, whole = tmp_path / "streamed.duckdb", tmp_path / "whole.duckdb"
+    con = io.connect(streamed)
+    try:
+        assert io._long_table_batches(source, options) is not None
+        io.add_source(con, source, options)
+    finally:
+        con.close()
+    con = io.connect(whole)
+    try:  # the same source read whole by the loader
+        io.add_source(con, source, options, long=load_scores([source], options))
+    finally:
+        con.close()
+    pd.testing.assert_frame_equal(_stored(streamed), _stored(whole))
+    assert len(_stored(streamed)) == len(frame)
+    a = evalgap.audit(evalgap.read_store(streamed), n_bootstrap=0,
+                      n_bootstrap_required_n=0, n_cluster_bootstrap=0).to_dict()
+    b = evalgap.audit(source, item_column="question", run_column="seed",
+                      cluster_column="category", n_bootstrap=0, n_bootstrap_required_n=0,
+                      n_cluster_bootstrap=0).to_dict()
+    assert a["pairs"] == b["pairs"] and a["unresolved"] == b["unresolved"]
+
+
+def test_a_bad_row_late_in_a_streamed_table_leaves_the_store_unchanged(tmp_path, monkeypatch):
+    monkeypatch.setattr(tables, "BATCH_ROWS", 500)
+    monkeypatch.setattr(tables, "BATCH_BYTES", 1 << 15)
+    frame = _table(n_models=3)
+    frame["correct"] = frame["correct"].astype(object)
+    frame.loc[len(frame) - 7, "correct"] = "maybe"
+    source = tmp_path / "late.csv"
+    frame.to_csv(source, index=False)
+    store = tmp_path / "s.duckdb"
+    evalgap.store_add(store, ["examples/two_models.csv"])
+    before = _stored(store)
+    with pytest.raises(InputError, match=rf"row {len(frame) - 6} of the loaded table, 'maybe'"):
+        evalgap.store_add(store, [source], item_column="question")
+    pd.testing.assert_frame_equal(_stored(store), before)
+    blank = _table(n_models=2)
+    blank.loc[900, "category"] = " "
+    source = tmp_path / "blank.parquet"
+    blank.to_parquet(source, index=False)
+    with pytest.raises(InputError, match="row 901 has an empty cluster label"):
+        evalgap.store_add(store, [source], item_column="question", cluster_column="category")
+    pd.testing.assert_frame_equal(_stored(store), before)
+
+
+def test_framework_logs_and_item_files_are_read_whole(tmp_path):
+    from conftest import ROOT
+
+    options = LoadOptions(items=str(tmp_path / "items.csv"))
+    assert io._long_table_batches(ROOT / "examples" / "two_models.csv", options) is None
+    folder = ROOT / "tests" / "fixtures" / "frameworks"
+    assert io._long_table_batches(folder, LoadOptions()) is None
