@@ -16,6 +16,8 @@ memory is its own:
 (b) scale: 5,000 models x 20,000 items (1e8 scores): ingestion rate, store size on disk,
     time and peak memory of the all-pairs statistics and of the audit from them, time of
     adding one model (target: peak < 4 GB).
+(c) ingestion: one long Parquet file of the 1,000-model board added streamed by batches
+    (out of core) against read whole by the loader, side by side: rows/s and peak memory.
 """
 
 from __future__ import annotations
@@ -171,6 +173,77 @@ def add_one(path: str, n_models: int, n_items: int, queue) -> None:
     )
 
 
+def write_parquet(path: str, n_models: int, n_items: int, queue) -> None:
+    """A long Parquet table of the synthetic board (model, item_id, correct), by blocks."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng, difficulty, ability, items = _board(n_models, n_items)
+    item_ids = pa.array(np.array(items, dtype=object))
+    writer = None
+    for lo in range(0, n_models, BLOCK):
+        hi = min(lo + BLOCK, n_models)
+        p = 1 / (1 + np.exp(difficulty[None, :] - ability[lo:hi, None]))
+        correct = (rng.random(p.shape) < p).astype(np.int8)
+        names = np.repeat(np.array([f"org/model-{m:05d}" for m in range(lo, hi)]), n_items)
+        table = pa.table(
+            {
+                "model": pa.array(names),
+                "item_id": pa.concat_arrays([item_ids] * (hi - lo)),
+                "correct": pa.array(correct.ravel()),
+            }
+        )
+        writer = writer or pq.ParquetWriter(path, table.schema)
+        writer.write_table(table)
+    writer.close()
+    queue.put({"bytes": os.path.getsize(path)})
+
+
+def ingest_file(table: str, store: str, streamed: bool, queue) -> None:
+    """One `store add` of the long Parquet table: streamed by batches, or read whole."""
+    from evalgap.io import store as io
+    from evalgap.io.options import LoadOptions
+    from evalgap.io.sources import load_scores
+
+    options = LoadOptions()
+    con = io.connect(store)
+    con.execute("SET memory_limit = '1GB'")
+    start = time.perf_counter()
+    long = None if streamed else load_scores([table], options)
+    outcome = io.add_source(con, table, options, pair_stats=False, long=long)
+    seconds = time.perf_counter() - start
+    con.close()
+    queue.put({"seconds": seconds, "rows": outcome["rows"], "peak": _peak()})
+
+
+def ingestion(n_models: int, n_items: int, folder: Path) -> None:
+    """A long Parquet file of n_models x n_items scores added streamed vs read whole."""
+    table = str(folder / f"long-{n_models}.parquet")
+    written = in_child(write_parquet, table, n_models, n_items)
+    gb = 1024**3
+    out = {}
+    for streamed in (True, False):
+        store = str(folder / f"ingest-{'streamed' if streamed else 'whole'}.duckdb")
+        out[streamed] = in_child(ingest_file, table, store, streamed)
+    s, w = out[True], out[False]
+    print(
+        f"\n[ingestion] one long Parquet file, {s['rows']:,} scores "
+        f"({written['bytes'] / 1024**2:,.0f} MB)"
+    )
+    print(
+        f"  streamed by batches  {s['seconds']:6.1f} s   {s['rows'] / s['seconds']:,.0f} rows/s"
+        f"   peak {s['peak'] / gb:.2f} GB"
+    )
+    print(
+        f"  read whole           {w['seconds']:6.1f} s   {w['rows'] / w['seconds']:,.0f} rows/s"
+        f"   peak {w['peak'] / gb:.2f} GB"
+    )
+    print(
+        f"  ratio streamed/whole: time {s['seconds'] / w['seconds']:.2f}, "
+        f"peak memory {s['peak'] / w['peak']:.2f}"
+    )
+
+
 def run(n_models: int, n_items: int, folder: Path, label: str) -> dict:
     path = str(folder / f"board-{n_models}.duckdb")
     built = in_child(build, path, n_models, n_items)
@@ -220,15 +293,17 @@ def main() -> None:
     parser.add_argument("--models", type=int, default=1000)
     parser.add_argument("--items", type=int, default=20_000)
     parser.add_argument("--big-models", type=int, default=5000)
-    parser.add_argument("--only", choices=("incremental", "scale"))
+    parser.add_argument("--only", choices=("incremental", "scale", "ingestion"))
     parser.add_argument("--dir", help="Where to write the stores (default: a temp dir).")
     args = parser.parse_args()
     folder = Path(args.dir or tempfile.mkdtemp(prefix="evalgap-store-"))
     folder.mkdir(parents=True, exist_ok=True)
     try:
-        if args.only != "scale":
+        if args.only in (None, "ingestion"):
+            ingestion(args.models, args.items, folder)
+        if args.only in (None, "incremental"):
             run(args.models, args.items, folder, "incremental")
-        if args.only != "incremental":
+        if args.only in (None, "scale"):
             run(args.big_models, args.items, folder, "scale")
     finally:
         if not args.dir:

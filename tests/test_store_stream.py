@@ -101,3 +101,49 @@ def test_framework_logs_and_item_files_are_read_whole(tmp_path):
     assert io._long_table_batches(ROOT / "examples" / "two_models.csv", options) is None
     folder = ROOT / "tests" / "fixtures" / "frameworks"
     assert io._long_table_batches(folder, LoadOptions()) is None
+
+
+def test_a_kill_between_committed_batches_leaves_no_trace(tmp_path):
+    """The streamed add commits its rows batch by batch under an unlisted source id: a
+    kill -9 after some batches leaves the store as it was for every reader."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import textwrap
+
+    from conftest import ROOT
+
+    store = tmp_path / "s.duckdb"
+    evalgap.store_add(store, [ROOT / "examples" / "two_models.csv"])
+    before = _stored(store)
+    source = tmp_path / "big.parquet"
+    _table(n_models=8).to_parquet(source, index=False)
+    script = textwrap.dedent(
+        f"""
+        import time
+        import evalgap
+        from evalgap.io import store as io, tables
+        tables.BATCH_ROWS = 1000
+        real, seen = io._store_frame, []
+        def slow(*args, **kwargs):
+            seen.append(1)
+            if len(seen) == 4:  # three batches committed
+                print("inside", flush=True)
+                time.sleep(60)
+            return real(*args, **kwargs)
+        io._store_frame = slow
+        evalgap.store_add({str(store)!r}, [{str(source)!r}], item_column="question")
+        """
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    assert child.stdout.readline().strip() == "inside"
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    listed = evalgap.store_list(store)  # a reader cleans the unlisted rows up
+    assert listed.n_rows == 4000 and len(listed.sources) == 1
+    pd.testing.assert_frame_equal(_stored(store), before)
+    added = evalgap.store_add(store, [source], item_column="question")
+    assert added.rows_added == len(_table(n_models=8))

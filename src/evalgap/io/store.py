@@ -93,12 +93,28 @@ def connect(store, *, read_only: bool = False, create: bool = True):
         ) from None
     if not read_only:
         con.execute(SCHEMA)
+        con.execute(_DROP_UNFINISHED)
     else:
         tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
         if not {"sources", "scores", "pair_stats"} <= tables:
             con.close()
             raise InputError(f"{path}: a DuckDB file but not an evalgap store (no scores table)")
+        if con.execute(_UNFINISHED).fetchall()[0][0]:  # an add killed mid-way: clean up once
+            con.close()
+            connect(path).close()
+            return connect(path, read_only=True)
     return con
+
+
+# Rows of a source whose add did not finish: a streamed add commits its rows batch by batch
+# (bounded memory) and its sources row last, so they carry an id above every listed source.
+_UNFINISHED = (
+    "SELECT count(*) FROM scores WHERE source_id > "
+    "(SELECT coalesce(max(source_id), 0) FROM sources)"
+)
+_DROP_UNFINISHED = (
+    "DELETE FROM scores WHERE source_id > (SELECT coalesce(max(source_id), 0) FROM sources)"
+)
 
 
 def content_hash(path: Path) -> str:
@@ -224,16 +240,23 @@ def _long_table_batches(path: Path, options):
 
 
 def _add_batches(con, path, sha, opts, streamed, pair_stats):
-    """Insert a streamed long table as one source in one transaction; (source_id, rows)."""
+    """Insert a streamed long table as one source, all or nothing; (source_id, rows).
+
+    DuckDB holds a transaction's appended rows in memory, so one transaction around a
+    hundred million rows would not be bounded. The rows are committed batch by batch under
+    a new source id that no sources row lists yet -- invisible to every reader, which sees a
+    store's sources only -- and the source becomes part of the store in one last
+    transaction (its vectors, pair statistics and sources row). A failure removes the rows;
+    a kill leaves them unlisted, and the next connection deletes them.
+    """
     from evalgap._scores import LongScores
 
     chosen, notes, batches = streamed
-    con.execute("BEGIN TRANSACTION")
+    source_id = con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchall()[
+        0
+    ][0]
+    rows = 0
     try:
-        source_id = con.execute(
-            "SELECT coalesce(max(source_id), 0) + 1 FROM sources"
-        ).fetchall()[0][0]
-        rows = 0
         for batch in batches:
             frame = _store_frame(batch, path, offset=rows)
             frame["seq"] += rows
@@ -245,13 +268,18 @@ def _add_batches(con, path, sha, opts, streamed, pair_stats):
             )
             con.unregister("_new_rows")
             rows += len(frame)
-        if pair_stats:
-            update_pair_stats(con, source_id)
-        described = LongScores(pd.DataFrame(), str(path), chosen, tuple(notes))
-        _insert_source_row(con, source_id, path, sha, described, opts, rows)
-        con.execute("COMMIT")
+        con.execute("BEGIN TRANSACTION")
+        try:
+            if pair_stats:
+                update_pair_stats(con, source_id)
+            described = LongScores(pd.DataFrame(), str(path), chosen, tuple(notes))
+            _insert_source_row(con, source_id, path, sha, described, opts, rows)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
     except BaseException:
-        con.execute("ROLLBACK")
+        con.execute("DELETE FROM scores WHERE source_id = ?", [source_id])
         raise
     return source_id, rows
 
