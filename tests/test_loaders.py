@@ -20,7 +20,9 @@ from evalgap.io.open_llm_leaderboard import download_details, read_details
 from evalgap.io.sources import LoadOptions, detect_source, load_scores
 
 import synthetic as syn
-from conftest import shared_file
+from conftest import ROOT, shared_file
+
+FIXTURES = ROOT / "tests" / "fixtures" / "frameworks"
 
 MODELS = sorted(syn.MODELS)
 
@@ -637,3 +639,43 @@ def test_oll_v1_timestamp_folders_july_2023_schema_and_defaults(tmp_path):
     assert s.n_items == 4 and s.report.messages() == []
     np.testing.assert_array_equal(s.tasks[0].scores.sum(axis=0), [3, 2])  # acc_norm, as shown
     assert any("metric 'acc_norm' (default)" in n for n in long.notes)
+
+
+# --- directories of tables -------------------------------------------------------------------
+
+
+def test_a_directory_of_tables_reads_its_score_tables_and_says_what_it_left_out(tmp_path):
+    folder = tmp_path / "board"
+    (folder / "part").mkdir(parents=True)
+    pd.DataFrame(
+        {"model": ["a", "a", "b", "b"], "item_id": [1, 2, 1, 2], "score": [1, 0, 1, 1]}
+    ).to_csv(folder / "one.csv", index=False)
+    pd.DataFrame({"model": ["c", "c"], "item_id": [1, 2], "score": [0.0, 1.0]}).to_parquet(
+        folder / "part" / "two.parquet"
+    )
+    pd.DataFrame({"item_id": [1, 2], "category": ["x", "y"]}).to_csv(
+        folder / "items.csv", index=False
+    )
+    (folder / "README.txt").write_text("model\tscore\nnot\tread\n")
+    read = load_scores(folder)
+    given = load_scores([folder / "one.csv", folder / "part" / "two.parquet"])
+    pd.testing.assert_frame_equal(read.frame, given.frame)
+    left_out = [n for n in read.notes if "left out" in n]
+    assert left_out == [
+        f"{folder / 'items.csv'}: no model or score column, so not read as scores (left out); "
+        "if it describes the items, give it as the item file (--items, items=)"
+    ]
+    # the columns named by the options decide what a score table is
+    with pytest.raises(InputError, match=r"none of its 3 table files has a model and a score"):
+        load_scores(folder, LoadOptions(score_column="points"))
+
+
+def test_a_directory_of_several_frameworks_is_refused_not_read_in_part(tmp_path):
+    import shutil
+
+    folder = tmp_path / "mixed"
+    shutil.copytree(FIXTURES / "inspect", folder / "inspect")
+    shutil.copytree(FIXTURES / "lm_eval-0.4.4", folder / "lm_eval")
+    with pytest.raises(InputError, match=r"several sources \(lm-eval, inspect\); give each"):
+        load_scores(folder)
+    assert set(load_scores(folder / "inspect").frame["model"])  # each alone reads

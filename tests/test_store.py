@@ -70,6 +70,7 @@ def test_readding_a_source_adds_nothing_and_says_so(tmp_path, run_cli):
         "added_sources": [str(csv)],
         "skipped_sources": [],
         "rows_added": len(pd.read_csv(csv)),
+        "notes": [],
     }
     second = _json(run_cli, "store", "add", store, csv)
     assert second["added_sources"] == [] and second["rows_added"] == 0
@@ -300,3 +301,31 @@ def test_store_through_the_entry_point(tmp_path):
     audit = run_entry_point("audit", "--store", str(store), "--n-rank-bootstrap", "0")
     assert audit.returncode == 0, audit.stderr
     assert "m0" in audit.stdout
+
+
+def test_store_add_of_a_directory_of_tables_adds_each_score_table(tmp_path, run_cli):
+    mmlu = shared_file("mmlu_pro")
+    store = tmp_path / "s.duckdb"
+    added = _json(run_cli, "store", "add", store, mmlu)
+    table = mmlu / "mmlu_pro_long.csv.gz"
+    left_out = (
+        f"{mmlu / 'mmlu_pro_items.csv'}: no model or score column, so not read as scores (left "
+        "out); if it describes the items, give it as the item file (--items, items=)"
+    )
+    assert added == {
+        "store": str(store),
+        "added_sources": [str(table)],
+        "skipped_sources": [],
+        "rows_added": 347_215,
+        "notes": [left_out],
+    }
+    again = run_cli("store", "add", store, mmlu)
+    assert "skipped" in again.stdout and "left out" in again.stdout
+    audit = ("audit", *QUICK, "--n-rank-bootstrap", "0")
+    from_store = _json(run_cli, *audit, "--store", store)
+    from_directory = _json(run_cli, *audit, "--scores", mmlu)
+    # the left-out table is said where the directory is read: at the add, and by --scores
+    assert [n for n in from_directory["notes"] if n != left_out] == from_store["notes"]
+    assert left_out in from_directory["notes"]
+    for key in ("pairs", "unresolved", "tiers", "rankings"):
+        assert from_store[key] == from_directory[key], key

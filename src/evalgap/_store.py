@@ -37,12 +37,15 @@ class StoreAddResult(Result):
         Sources added; sources already stored (same bytes and options), left as they were.
     rows_added : int
         Score rows added.
+    notes : tuple of str
+        What was left out: the tables of a directory that hold no scores.
     """
 
     store: str
     added_sources: tuple
     skipped_sources: tuple
     rows_added: int
+    notes: tuple = ()
     _headline = ("added_sources", "skipped_sources", "rows_added")
 
 
@@ -114,8 +117,10 @@ def store_add(store, paths, options=None, *, progress=None, **columns) -> StoreA
 
     Each path (file or directory, any source :func:`evalgap.load_scores` reads) is one
     source, added in one transaction with its pair statistics; a path whose bytes and
-    options are already stored is skipped. A source that cannot be read raises InputError
-    and leaves the store as it was (sources added before it stay).
+    options are already stored is skipped. A directory of tables (no framework logs) is its
+    score tables, each one source (a long table streams in batches); tables without a model
+    and a score column are left out and said in ``notes``. A source that cannot be read
+    raises InputError and leaves the store as it was (sources added before it stay).
 
     Parameters
     ----------
@@ -163,6 +168,7 @@ def store_add(store, paths, options=None, *, progress=None, **columns) -> StoreA
         paths = [paths]
     if not paths:
         raise InputError("store add: give at least one score file or directory")
+    paths, notes = _sources_of(paths, options)
     added, skipped, rows = [], [], 0
     con = io.connect(store)
     try:
@@ -174,7 +180,22 @@ def store_add(store, paths, options=None, *, progress=None, **columns) -> StoreA
             rows += outcome["rows"]
     finally:
         con.close()
-    return StoreAddResult(str(store), tuple(added), tuple(skipped), int(rows))
+    return StoreAddResult(str(store), tuple(added), tuple(skipped), int(rows), tuple(notes))
+
+
+def _sources_of(paths, options):
+    """The sources to add: each path, a directory of tables as its score tables; and notes."""
+    from evalgap.io import sources
+
+    out, notes = [], []
+    for path in map(Path, paths):
+        if path.is_dir() and sources._source(path, options) == "table":
+            files, left_out = sources.table_directory(path, options)
+            out.extend(files)
+            notes.extend(left_out)
+        else:
+            out.append(path)
+    return out, notes
 
 
 def store_list(store) -> StoreListResult:

@@ -35,24 +35,23 @@ def detect_source(path: Path) -> str:
     """Return the source of ``path`` (see the module table), or raise listing the options."""
     if not path.exists():
         raise InputError(f"{path}: no such file or directory")
+    if path.is_dir():
+        found = directory_sources(path)
+        if len(found) > 1:
+            raise InputError(
+                f"{path}: holds outputs of several sources ({', '.join(found)}); give each "
+                "source's files or directory separately, or force one with fmt="
+            )
+        if found:
+            return found[0]
+        raise InputError(
+            f"{path}: no evaluation outputs recognised in this directory "
+            f"(looked for {', '.join(SOURCES)}); give a file, or force a source with fmt="
+        )
     if lm_eval.is_lm_eval_path(path):
         return "lm-eval"
     if helm.is_helm_path(path):
         return "helm"
-    if path.is_dir():
-        if open_llm_leaderboard.is_details_parquet(path):
-            return "oll"
-        if any(True for _ in path.rglob("*.eval")) or any(
-            inspect_logs.is_inspect_path(p) for p in path.rglob("*.json")
-        ):
-            return "inspect"
-        if any(alpaca_eval.is_annotations_path(p) for p in path.rglob(alpaca_eval.FILE)):
-            return "alpaca-eval"
-        raise InputError(
-            f"{path}: no evaluation outputs recognised in this directory "
-            f"(looked for {', '.join(SOURCES[1:])}); give a file, or force a "
-            "source with fmt="
-        )
     if inspect_logs.is_inspect_path(path):
         return "inspect"
     if alpaca_eval.is_annotations_path(path):
@@ -123,10 +122,13 @@ def load_scores(paths, options: LoadOptions | None = None) -> LongScores:
     # two folders, a re-ordered dataset, task variants) see every log at once.
     groups: dict[str, list[Path]] = {}
     parts = []
+    left_out: list[str] = []
     for path in paths:
         source = _source(path, options)
         if source == "table":
-            parts.append(_load_one([path], options, source))
+            files, notes = table_directory(path, options) if path.is_dir() else ([path], [])
+            parts.extend(_load_one([f], options, source) for f in files)
+            left_out.extend(notes)
         else:
             groups.setdefault(source, []).append(path)
     parts.extend(_load_one(group, options, source) for source, group in groups.items())
@@ -142,11 +144,80 @@ def load_scores(paths, options: LoadOptions | None = None) -> LongScores:
             parts[0].columns,
             tuple(n for p in parts for n in p.notes),
         )
+    if left_out:
+        result = dataclasses.replace(result, notes=(*result.notes, *left_out))
     if options.items:
         result = tables.apply_item_file(
             result, options.items, cluster_column=options.cluster_column
         )
     return result
+
+
+def directory_sources(path: Path) -> list[str]:
+    """Every source with outputs in a directory: frameworks' logs, else score tables."""
+    found = [
+        source
+        for source, present in (
+            ("lm-eval", lm_eval.is_lm_eval_path),
+            ("helm", helm.is_helm_path),
+            ("oll", open_llm_leaderboard.is_details_parquet),
+            ("inspect", lambda d: any(True for _ in d.rglob("*.eval"))
+                or any(inspect_logs.is_inspect_path(p) for p in d.rglob("*.json"))),
+            ("alpaca-eval", lambda d: any(
+                alpaca_eval.is_annotations_path(p) for p in d.rglob(alpaca_eval.FILE))),
+        )
+        if present(path)
+    ]
+    # Logs carry tables of their own (lm-eval's JSONL samples, OLL's Parquet): tables count
+    # only where no framework was found.
+    return found or (["table"] if table_files(path) else [])
+
+
+def table_files(path: Path) -> list[Path]:
+    """The files under a directory whose names say a table (CSV/TSV/Parquet/JSONL), sorted.
+
+    ``.txt`` files, tab-separated when given by name, are notes and READMEs in a directory.
+    """
+    found = []
+    for p in sorted(path.rglob("*")):
+        if not p.is_file() or p.name.startswith(".") or ".txt" in p.suffixes:
+            continue
+        try:
+            tables.detect_format(p)
+        except InputError:
+            continue
+        found.append(p)
+    return found
+
+
+def table_directory(path: Path, o: LoadOptions) -> tuple[list[Path], list[str]]:
+    """The score tables of a directory of tables, and a note for each table left out.
+
+    A directory with no framework logs is read as its score tables, in file-name order (as
+    if each were given): every table with a model and a score column (named by the options,
+    or detected). A table without them (an item list, a model card) is left out and said;
+    with ``layout="wide"`` every table is read.
+    """
+    files = table_files(path)
+    if not files:
+        raise InputError(f"{path}: no table files (CSV/TSV/Parquet/JSONL) in this directory")
+    if o.layout == "wide":
+        return files, []
+    scores, notes = [], []
+    for f in files:
+        if tables.is_score_table(f, model_column=o.model_column, score_column=o.score_column):
+            scores.append(f)
+        else:
+            notes.append(
+                f"{f}: no model or score column, so not read as scores (left out); if it "
+                "describes the items, give it as the item file (--items, items=)"
+            )
+    if not scores:
+        raise InputError(
+            f"{path}: none of its {len(files)} table files has a model and a score column; "
+            "name them with model_column= and score_column=, or give the file"
+        )
+    return scores, notes
 
 
 def _source(path: Path, o: LoadOptions) -> str:

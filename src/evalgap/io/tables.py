@@ -491,6 +491,32 @@ def _column_names(path: Path, fmt: str, compression: str | None) -> list[str] | 
     return names
 
 
+def header(path) -> list[str]:
+    """Return a table file's column names (JSON Lines: its first record's), [] if unreadable."""
+    import json
+
+    try:
+        path, fmt, compression = _check_file(path, None)
+        if fmt == "jsonl":
+            opener = gzip.open if compression == "gzip" else open
+            with opener(path, "rt", encoding="utf-8") as handle:
+                line = next((raw for raw in handle if raw.strip()), "{}")
+            record = json.loads(line)
+            return list(record) if isinstance(record, dict) else []
+        return _column_names(path, fmt, compression) or list(_head(path, fmt, compression, 1))
+    except Exception:  # an unreadable file is not a score table; the caller says so
+        return []
+
+
+def is_score_table(path, *, model_column=None, score_column=None) -> bool:
+    """Whether a table file has a model and a score column (named, or detected by name)."""
+    found = header(path)
+    return all(
+        (given in found) if given else _detect(role, found, set()) is not None
+        for role, given in (("model", model_column), ("score", score_column))
+    )
+
+
 def _csv_header(path: Path, fmt: str, compression: str | None) -> list[str]:
     import csv
 

@@ -1103,6 +1103,7 @@ def render_store(r, console: Console) -> None:
             f"{plural(len(r.added_sources), 'source')} added ({r.rows_added:,} rows), "
             f"{len(r.skipped_sources):,} already stored, in {markup(r.store)}"
         )
+        print_notes(console, r.notes)
     elif name == "StoreListResult":
         console.print(
             f"[bold]{markup(r.store)}:[/] {plural(len(r.models), 'model')}, "
