@@ -1,7 +1,7 @@
 """The results store at leaderboard scale: ingestion, size, all-pairs audit, one new model.
 
     python benchmarks/bench_store.py                     # (a) 1,000 and (b) 5,000 models
-    python benchmarks/bench_store.py --only incremental       # (a) alone
+    python benchmarks/bench_store.py --only incremental       # (a) alone; or scale, ingestion, oll
     python benchmarks/bench_store.py --models 200 --items 2000 --big-models 400   # a smoke run
 
 Synthetic binary scores (item difficulty, model ability: an OLL-like board), generated a
@@ -18,6 +18,10 @@ memory is its own:
     adding one model (target: peak < 4 GB).
 (c) ingestion: one long Parquet file of the 1,000-model board added streamed by batches
     (out of core) against read whole by the loader, side by side: rows/s and peak memory.
+(d) oll: an Open LLM Leaderboard-like details folder (one v2 samples Parquet per model, with
+    the document, prompt and response texts the leaderboard writes) added file by file with
+    only ids and metric read, against read whole by the loader; and the read of the files
+    with every column against ids and metric only.
 """
 
 from __future__ import annotations
@@ -244,6 +248,102 @@ def ingestion(n_models: int, n_items: int, folder: Path) -> None:
     )
 
 
+def write_details(root: str, n_models: int, n_items: int, queue) -> None:
+    """One v2 details file per model: doc_id, metric and ~1 KB of texts per item."""
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng, difficulty, ability, _ = _board(n_models, n_items)
+    docs = pa.array(
+        [json.dumps({"question": f"question {i} " + "x" * 300}) for i in range(n_items)]
+    )
+    prompts = pa.array([f"few-shot prompt for item {i} " + "y" * 600 for i in range(n_items)])
+    for m in range(n_models):
+        p = 1 / (1 + np.exp(difficulty - ability[m]))
+        folder = Path(root) / f"org__model-{m:05d}-details"
+        folder.mkdir(parents=True, exist_ok=True)
+        table = pa.table(
+            {
+                "doc_id": pa.array(np.arange(n_items)),
+                "doc": docs,
+                "target": pa.array(["A"] * n_items),
+                "arguments": prompts,
+                "resps": pa.array([" A. The answer is A."] * n_items),
+                "filter": pa.array(["none"] * n_items),
+                "acc_norm": pa.array((rng.random(n_items) < p).astype(float)),
+                "acc": pa.array((rng.random(n_items) < p).astype(float)),
+            }
+        )
+        pq.write_table(
+            table, folder / "samples_leaderboard_task_2024-07-01T10-00-00.000000.parquet"
+        )
+    size = sum(f.stat().st_size for f in Path(root).rglob("*.parquet"))
+    queue.put({"bytes": size})
+
+
+def ingest_details(root: str, store: str, streamed: bool, queue) -> None:
+    """One `store add` of the details folder: file by file, or read whole by the loader."""
+    from evalgap.io import store as io
+    from evalgap.io.options import LoadOptions
+    from evalgap.io.sources import load_scores
+
+    options = LoadOptions()
+    con = io.connect(store)
+    con.execute("SET memory_limit = '1GB'")
+    start = time.perf_counter()
+    long = None if streamed else load_scores([root], options)
+    outcome = io.add_source(con, root, options, pair_stats=False, long=long)
+    seconds = time.perf_counter() - start
+    con.close()
+    queue.put({"seconds": seconds, "rows": outcome["rows"], "peak": _peak()})
+
+
+def read_details_files(root: str, projected: bool, queue) -> None:
+    """Read every details file, with every column or with the ids and metric only."""
+    from evalgap.io.tables import read_frame
+
+    start = time.perf_counter()
+    for f in sorted(Path(root).rglob("*.parquet")):
+        read_frame(f, "parquet", columns=["doc_id", "filter", "acc_norm"] if projected else None)
+    queue.put({"seconds": time.perf_counter() - start, "peak": _peak()})
+
+
+def oll(n_models: int, n_items: int, folder: Path) -> None:
+    """An OLL-like details folder added file by file (projected) vs read whole."""
+    root = str(folder / f"details-{n_models}")
+    shutil.rmtree(root, ignore_errors=True)
+    written = in_child(write_details, root, n_models, n_items)
+    gb = 1024**3
+    out = {}
+    for streamed in (True, False):
+        store = str(folder / f"details-{'streamed' if streamed else 'whole'}.duckdb")
+        for f in (store, store + ".wal"):
+            Path(f).unlink(missing_ok=True)
+        out[streamed] = in_child(ingest_details, root, store, streamed)
+    s, w = out[True], out[False]
+    every, ids = (in_child(read_details_files, root, projected) for projected in (False, True))
+    print(
+        f"\n[oll] {n_models:,} details files x {n_items:,} items, {s['rows']:,} scores "
+        f"({written['bytes'] / 1024**2:,.0f} MB of Parquet)"
+    )
+    for name, r in (("file by file", s), ("read whole", w)):
+        print(
+            f"  {name:<20} {r['seconds']:6.1f} s   {r['rows'] / r['seconds']:,.0f} rows/s"
+            f"   peak {r['peak'] / gb:.2f} GB"
+        )
+    print(
+        f"  ratio file by file/whole: time {s['seconds'] / w['seconds']:.2f}, "
+        f"peak memory {s['peak'] / w['peak']:.2f}"
+    )
+    print(
+        f"  reading the files: every column {every['seconds']:.1f} s (peak "
+        f"{every['peak'] / gb:.2f} GB), ids and metric {ids['seconds']:.1f} s (peak "
+        f"{ids['peak'] / gb:.2f} GB): ratio {ids['seconds'] / every['seconds']:.2f}"
+    )
+
+
 def run(n_models: int, n_items: int, folder: Path, label: str) -> dict:
     path = str(folder / f"board-{n_models}.duckdb")
     built = in_child(build, path, n_models, n_items)
@@ -293,7 +393,8 @@ def main() -> None:
     parser.add_argument("--models", type=int, default=1000)
     parser.add_argument("--items", type=int, default=20_000)
     parser.add_argument("--big-models", type=int, default=5000)
-    parser.add_argument("--only", choices=("incremental", "scale", "ingestion"))
+    parser.add_argument("--only", choices=("incremental", "scale", "ingestion", "oll"))
+    parser.add_argument("--oll-models", type=int, default=300, help="Details files for (d).")
     parser.add_argument("--dir", help="Where to write the stores (default: a temp dir).")
     args = parser.parse_args()
     folder = Path(args.dir or tempfile.mkdtemp(prefix="evalgap-store-"))
@@ -301,6 +402,8 @@ def main() -> None:
     try:
         if args.only in (None, "ingestion"):
             ingestion(args.models, args.items, folder)
+        if args.only in (None, "oll"):
+            oll(args.oll_models, args.items, folder)
         if args.only in (None, "incremental"):
             run(args.models, args.items, folder, "incremental")
         if args.only in (None, "scale"):

@@ -43,8 +43,9 @@ RUNS = [
     ),
     (["bench_watch.py", "--gib", "0.02", "--batch", "500"], ["look time"]),
     (
-        ["bench_store.py", "--models", "100", "--items", "1000", "--big-models", "200"],
-        ["rows/s", "on disk", "ratio"],
+        ["bench_store.py", "--models", "100", "--items", "1000", "--big-models", "200",
+         "--oll-models", "10"],
+        ["rows/s", "on disk", "ratio", "file by file"],
     ),
 ]
 

@@ -99,8 +99,72 @@ def test_framework_logs_and_item_files_are_read_whole(tmp_path):
 
     options = LoadOptions(items=str(tmp_path / "items.csv"))
     assert io._long_table_batches(ROOT / "examples" / "two_models.csv", options) is None
-    folder = ROOT / "tests" / "fixtures" / "frameworks"
-    assert io._long_table_batches(folder, LoadOptions()) is None
+    for folder in ("inspect", "lm_eval-0.4.4"):
+        path = ROOT / "tests" / "fixtures" / "frameworks" / folder
+        assert io._long_table_batches(path, LoadOptions()) is None
+
+
+def _oll_board(root, n_models=4, n_items=300, seed=1):
+    """Open LLM Leaderboard v2 details with the heavy columns the leaderboard writes."""
+    import json
+
+    rng = np.random.default_rng(seed)
+    for m in range(n_models):
+        folder = root / f"org__model-{m}-details"
+        folder.mkdir(parents=True)
+        for task, stamp in (("leaderboard_bbh", "2024-06-26T10-00-00.000000"),
+                            ("leaderboard_bbh", "2024-07-01T10-00-00.000000"),
+                            ("leaderboard_mmlu_pro", "2024-07-01T10-00-00.000000")):
+            docs = np.arange(n_items)
+            pd.DataFrame({
+                "doc_id": docs,
+                "doc": [json.dumps({"question": "q" * 200, "id": int(d)}) for d in docs],
+                "target": "A",
+                "arguments": [["prompt " * 50]] * n_items,
+                "resps": [[["A"]]] * n_items,
+                "filtered_resps": [["A"]] * n_items,
+                "filter": "none",
+                "metrics": [["acc_norm", "acc"]] * n_items,
+                "acc_norm": (rng.random(n_items) < 0.5 + 0.1 * m).astype(float),
+                "acc": (rng.random(n_items) < 0.5).astype(float),
+                "doc_hash": "h",
+            }).to_parquet(folder / f"samples_{task}_{stamp}.parquet")
+    return root
+
+
+def test_oll_details_stream_file_by_file_reading_only_ids_and_metric(tmp_path, monkeypatch):
+    from evalgap.io import open_llm_leaderboard as oll
+
+    board = _oll_board(tmp_path / "details")
+    read = []
+    real = oll.read_frame
+    monkeypatch.setattr(oll, "read_frame", lambda path, fmt, columns=None: read.append(
+        columns) or real(path, fmt, columns=columns))
+    options = LoadOptions(item_column="unused")  # a table option a framework does not use
+    streamed = io._long_table_batches(board, options)
+    assert streamed is not None
+    _, notes, frames = streamed
+    first = next(frames)
+    assert len(read) == 1 and set(read[0]) == {"doc_id", "filter", "acc_norm"}
+    # four "2 runs found" notes, then each file's metric as it is read
+    assert len(first) == 300 and len(notes) == 5 and "metric 'acc_norm'" in notes[-1]
+    store, whole = tmp_path / "streamed.duckdb", tmp_path / "whole.duckdb"
+    evalgap.store_add(store, [board], options)
+    con = io.connect(whole)
+    try:
+        io.add_source(con, board, options, long=load_scores([board], options))
+    finally:
+        con.close()
+    pd.testing.assert_frame_equal(_stored(store), _stored(whole))
+    back, given = evalgap.read_store(store), load_scores([board], options)
+    assert back.notes == given.notes and len(back.frame) == 4 * 2 * 300
+    assert any("2 runs found, using the latest" in n for n in back.notes)
+    assert "--item-column names columns of score tables" in back.notes[-1]
+    # a metric absent from one file stops the add and leaves the store as it was
+    before = _stored(store)
+    with pytest.raises(InputError, match="no metric 'exact_match'"):
+        evalgap.store_add(store, [board], options, metric=("exact_match",))
+    pd.testing.assert_frame_equal(_stored(store), before)
 
 
 def test_a_kill_between_committed_batches_leaves_no_trace(tmp_path):

@@ -85,10 +85,33 @@ def read_details(
 
     ``metric`` takes the forms of :func:`evalgap.io.lm_eval.metric_rule`.
     """
+    columns, notes, frames = details_batches(
+        paths, metric=metric, model_name=model_name, all_runs=all_runs
+    )
+    frame = pd.concat(list(frames), ignore_index=True)
+    return LongScores(frame=frame, source=source_name(paths), columns=columns, notes=tuple(notes))
+
+
+COLUMNS = {"item_id": "doc_id or hash of the example text", "score": "metric"}
+
+
+def source_name(paths) -> str:
+    """The source label of a read: its paths, comma-separated."""
+    return ", ".join(map(str, [paths] if isinstance(paths, (str, Path)) else paths))
+
+
+def details_batches(paths, *, metric=None, model_name: str | None = None, all_runs: bool = False):
+    """Read details file by file: ``(columns, notes, frames)`` for streaming into a store.
+
+    ``frames`` yields one long frame per details file read, in the order :func:`read_details`
+    concatenates them, each read with only the columns it needs (the document text, prompts
+    and responses of v2 are never decoded). ``notes`` is a list that is complete once the
+    frames are exhausted (each file's metric is said as it is read); a metric that differs
+    between models of one task raises at the end.
+    """
     paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
-    frames, notes = [], []
+    notes: list[str] = []
     metric_for = metric_rule(metric)
-    metrics_used: dict[tuple[str, str], str] = {}
     files = list(
         expand(
             paths,
@@ -118,21 +141,20 @@ def read_details(
                 f"{model} / {task}: {n} runs found, using the latest "
                 f"({latest[(model, task)][0]}); pass --all-runs to average them"
             )
-    for model, task, stamp, path in runs:
-        if not all_runs and latest[(model, task)][1] != path:
-            continue
-        frame, used, how = _read_one(path, model, task, metric_for(task))
-        frame["run"] = stamp or "1"
-        frames.append(frame)
-        metrics_used[(model, task)] = used
-        notes.append(f"{model} / {task}: metric {used!r}{how}")
-    one_metric_per_task(metrics_used)
-    return LongScores(
-        frame=pd.concat(frames, ignore_index=True),
-        source=", ".join(map(str, paths)),
-        columns={"item_id": "doc_id or hash of the example text", "score": "metric"},
-        notes=tuple(notes),
-    )
+
+    def frames():
+        metrics_used: dict[tuple[str, str], str] = {}
+        for model, task, stamp, path in runs:
+            if not all_runs and latest[(model, task)][1] != path:
+                continue
+            frame, used, how = _read_one(path, model, task, metric_for(task))
+            frame["run"] = stamp or "1"
+            metrics_used[(model, task)] = used
+            notes.append(f"{model} / {task}: metric {used!r}{how}")
+            yield frame
+        one_metric_per_task(metrics_used)
+
+    return dict(COLUMNS), notes, frames()
 
 
 def model_from_folder(folder: Path) -> str:
@@ -210,12 +232,8 @@ def _converted(path: Path) -> tuple[str, str, str] | None:
 
 
 def _columns(path: Path) -> list[str]:
-    import pyarrow.parquet as pq
-
-    try:
-        return list(pq.read_schema(path).names)
-    except Exception:  # not a readable Parquet file: let the table reader report it
-        return []
+    schema = _schema(path)
+    return list(schema.names) if schema is not None else []
 
 
 def _task_and_stamp(path: Path) -> tuple[str, str]:
@@ -232,46 +250,82 @@ def _task_and_stamp(path: Path) -> tuple[str, str]:
 
 
 def _read_one(path: Path, model: str, task: str, wanted: str | None):
-    frame = read_frame(path, "parquet")
-    if "doc_id" in frame.columns:
-        return _read_v2(path, frame, model, task, wanted)
-    if any(c in frame.columns for c in V1_TEXT):
-        return _read_v1(path, frame, model, task, wanted)
+    """One details file as long rows: only the columns its layout needs are read."""
+    schema = _schema(path)
+    names = list(schema.names) if schema is not None else None
+    if names is None:  # not a readable Parquet file: the reader says why
+        read_frame(path, "parquet")
+        names = []
+    if "doc_id" in names:
+        return _read_v2(path, schema, model, task, wanted)
+    if any(c in names for c in V1_TEXT):
+        # the texts that key the items, and the metrics dict (or the July-2023 schema's
+        # numeric metric columns); predictions, choices and token lists are not read
+        keep = [
+            f.name
+            for f in schema
+            if f.name in V1_TEXT
+            or f.name == "metrics"
+            or ("metrics" not in names and f.name not in V1_NOT_METRICS and _numeric(f))
+        ]
+        return _read_v1(path, read_frame(path, "parquet", columns=keep), model, task, wanted)
     raise InputError(
         f"{path}: neither v2 (doc_id and metric columns) nor v1 (example, "
-        f"full_prompt, metrics) details; columns found: {', '.join(frame.columns)}"
+        f"full_prompt, metrics) details; columns found: {', '.join(names)}"
     )
 
 
-def _read_v2(path, frame, model, task, wanted):
-    skip = {
-        "doc_id",
-        "doc",
-        "target",
-        "arguments",
-        "resps",
-        "filtered_resps",
-        "filter",
-        "metrics",
-        "doc_hash",
-        "prompt_hash",
-        "target_hash",
-    }
-    available = [
-        c for c in frame.columns if c not in skip and pd.api.types.is_numeric_dtype(frame[c])
-    ]
+# v2 columns that are never a per-item metric (texts, responses, hashes, the metric list)
+V2_NOT_METRICS = {
+    "doc_id",
+    "doc",
+    "target",
+    "arguments",
+    "resps",
+    "filtered_resps",
+    "filter",
+    "metrics",
+    "doc_hash",
+    "prompt_hash",
+    "target_hash",
+}
+
+
+def _schema(path: Path):
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.read_schema(path)
+    except Exception:  # not a readable Parquet file: let the table reader report it
+        return None
+
+
+def _numeric(field) -> bool:
+    import pyarrow as pa
+
+    return bool(
+        pa.types.is_integer(field.type)
+        or pa.types.is_floating(field.type)
+        or pa.types.is_boolean(field.type)
+    )
+
+
+def _read_v2(path, schema, model, task, wanted):
+    names = list(schema.names)
+    available = [f.name for f in schema if f.name not in V2_NOT_METRICS and _numeric(f)]
     if not available:
-        raise InputError(
-            f"{path}: no numeric metric column; columns found: {', '.join(frame.columns)}"
-        )
+        raise InputError(f"{path}: no numeric metric column; columns found: {', '.join(names)}")
     used = wanted or default_metric(task, available)
-    if used in frame.columns and used not in available:
+    if used in names and used not in available:
         raise InputError(
             f"{path}: column {used!r} is not a numeric per-item metric; choose one of "
             f"{', '.join(available)} with metric="
         )
     if used not in available:
         raise InputError(f"{path}: no metric {used!r}; metrics found: {', '.join(available)}")
+    frame = read_frame(
+        path, "parquet", columns=[c for c in names if c in {"doc_id", "filter", used}]
+    )
     filters = frame["filter"].astype(str) if "filter" in frame.columns else "none"
     labels = pd.Series(task, index=frame.index).where(
         pd.Series(filters, index=frame.index) == "none",

@@ -244,17 +244,22 @@ TABLE_ONLY_OPTIONS = {
 
 def _load_one(paths: list[Path], o: LoadOptions, source: str) -> LongScores:
     result = _read_source(paths, o, source)
-    if source == "table":
+    note = unused_table_options(o, source)
+    if note is None:
         return result
+    return dataclasses.replace(result, notes=(*result.notes, note))
+
+
+def unused_table_options(o: LoadOptions, source: str) -> str | None:
+    """The note saying which table-column options a framework's logs did not use, or None."""
     ignored = [flag for name, flag in TABLE_ONLY_OPTIONS.items() if getattr(o, name)]
-    if not ignored:
-        return result
-    note = (
+    if source == "table" or not ignored:
+        return None
+    return (
         f"{', '.join(ignored)} name{'s' if len(ignored) == 1 else ''} columns of score tables; "
         f"the {source} logs were read with their own fields, so "
         f"{'it was' if len(ignored) == 1 else 'they were'} not used"
     )
-    return dataclasses.replace(result, notes=(*result.notes, note))
 
 
 def _read_source(paths: list[Path], o: LoadOptions, source: str) -> LongScores:

@@ -212,19 +212,36 @@ def add_long(con, long, path, sha: str, opts: str, *, pair_stats: bool = True):
 
 
 def _long_table_batches(path: Path, options):
-    """A long score table read batch by batch (out of core), or None for other sources.
+    """A source read batch by batch (out of core), or None for sources read whole.
 
     What :func:`evalgap.load_scores` reads with the long-table reader alone (a CSV, TSV or
     Parquet long table, no item file) streams into the store a batch at a time: only the
     chosen columns are read, and memory stays at one batch (about a million rows) whatever
-    the file's size. Everything else (framework logs, wide tables, JSON Lines, an item file
-    to join) goes through the loaders whole.
+    the file's size. Open LLM Leaderboard details stream a file at a time, each read with
+    only its ids and metric. Everything else (other frameworks' logs, wide tables, JSON
+    Lines, an item file to join) goes through the loaders whole.
     """
-    from evalgap.io import sources, tables
+    from evalgap.io import open_llm_leaderboard, sources, tables
 
-    if path.is_dir() or options.items or options.layout != "long":
+    if options.items or options.layout != "long":
         return None
-    if sources._source(path, options) != "table":
+    source = sources._source(path, options)
+    if source == "oll":
+        columns, notes, frames = open_llm_leaderboard.details_batches(
+            path,
+            metric=list(options.metric) or None,
+            model_name=options.model_name,
+            all_runs=options.all_runs,
+        )
+
+        def with_unused_options():
+            yield from frames
+            note = sources.unused_table_options(options, source)
+            if note is not None:
+                notes.append(note)
+
+        return columns, notes, with_unused_options()
+    if path.is_dir() or source != "table":
         return None
     fmt = options.fmt if options.fmt in sources.TABLE_FORMATS else None
     return tables.long_table_batches(

@@ -84,13 +84,14 @@ def detect_format(path: Path) -> str:
 
 
 def read_frame(
-    path, fmt: str | None = None, *, progress=None, as_text: bool = False
+    path, fmt: str | None = None, *, progress=None, as_text: bool = False, columns=None
 ) -> pd.DataFrame:
     """Read a CSV/TSV/Parquet/JSONL file (``.gz`` allowed) into a DataFrame of strings/numbers.
 
     ``progress(done_bytes, total_bytes)`` is called while a JSON Lines file is read. With
     ``as_text``, CSV/TSV cells are kept as written ("0001" stays "0001"), as the long-table
-    reader keeps ids.
+    reader keeps ids. ``columns`` reads only those columns of a Parquet file (the others are
+    never decoded).
     """
     path, fmt, compression = _check_file(path, fmt)
     progress = progress or _PROGRESS.get()
@@ -98,7 +99,7 @@ def read_frame(
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
-            table = pq.read_table(path)
+            table = pq.read_table(path, columns=columns)
             table.validate(full=True)  # arrow decodes text lazily: check the UTF-8 now
             return table.to_pandas()
         if fmt == "jsonl":
