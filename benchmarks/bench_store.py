@@ -344,6 +344,24 @@ def oll(n_models: int, n_items: int, folder: Path) -> None:
     )
 
 
+def audit_items(path: str, queue) -> None:
+    """`audit --store`: the items read back and audited (every output, exactly as --scores)."""
+    import evalgap
+
+    start = time.perf_counter()
+    long = evalgap.read_store(path)
+    read_seconds = time.perf_counter() - start
+    evalgap.audit(long, n_rank_bootstrap=0)
+    queue.put(
+        {
+            "read_seconds": read_seconds,
+            "seconds": time.perf_counter() - start,
+            "rows": len(long.frame),
+            "peak": _peak(),
+        }
+    )
+
+
 def run(n_models: int, n_items: int, folder: Path, label: str) -> dict:
     path = str(folder / f"board-{n_models}.duckdb")
     built = in_child(build, path, n_models, n_items)
@@ -354,6 +372,7 @@ def run(n_models: int, n_items: int, folder: Path, label: str) -> dict:
     size_with_pairs = os.path.getsize(path)
     streamed = in_child(streamed_all, path)
     one = in_child(add_one, path, n_models, n_items)
+    items = in_child(audit_items, path) if n_models <= 2000 else None
     scratch = full["stats_seconds"] + full["audit_seconds"]
     incremental = one["add_seconds"] + one["audit_seconds"]
     gb = 1024**3
@@ -385,6 +404,12 @@ def run(n_models: int, n_items: int, folder: Path, label: str) -> dict:
         f"({streamed['parquet'] / 1024**2:,.0f} MB written, {streamed['unresolved']:,} "
         "unresolved at fixed n)"
     )
+    if items is not None:
+        print(
+            f"  audit --store from the items {items['seconds']:.1f} s (reading "
+            f"{items['rows']:,} rows {items['read_seconds']:.1f} s)   peak "
+            f"{items['peak'] / gb:.2f} GB"
+        )
     return {"built": built, "full": full, "one": one, "size": size, "streamed": streamed}
 
 

@@ -329,3 +329,29 @@ def test_store_add_of_a_directory_of_tables_adds_each_score_table(tmp_path, run_
     assert left_out in from_directory["notes"]
     for key in ("pairs", "unresolved", "tiers", "rankings"):
         assert from_store[key] == from_directory[key], key
+
+
+def test_store_reads_back_in_added_order_whatever_the_scan_order(tmp_path, monkeypatch):
+    csv = _board(tmp_path / "board.csv", n_models=4)
+    store = tmp_path / "s.duckdb"
+    evalgap.store_add(store, [csv, INSPECT], cluster_column=None)
+    evalgap.store_add(store, [_board(tmp_path / "more.csv", n_models=3, seed=5)])
+    before = evalgap.read_store(store).frame
+    con = io.connect(store)
+    try:  # the rows physically reversed: the scan is no longer in the added order
+        con.execute("CREATE TABLE _copy AS SELECT * FROM scores ORDER BY source_id DESC, seq DESC")
+        con.execute("DELETE FROM scores")
+        con.execute("INSERT INTO scores SELECT * FROM _copy")
+        con.execute("DROP TABLE _copy")
+        first = con.execute("SELECT source_id FROM scores LIMIT 1").fetchall()[0][0]
+    finally:
+        con.close()
+    assert first == 3
+    real = io._scan_long
+    monkeypatch.setattr(io, "_scan_long", lambda c, w, p: real(c, w, p, batch_rows=97))
+    after = evalgap.read_store(store).frame
+    pd.testing.assert_frame_equal(after, before)
+    assert list(after["run"].unique()[:1]) == ["1"] and set(after["model"].cat.categories) == {
+        *(f"m{i}" for i in range(4)), *evalgap.load_scores(INSPECT).frame["model"].unique()
+    }
+    assert list(after["model"].cat.categories) == sorted(after["model"].cat.categories)
