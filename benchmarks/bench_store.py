@@ -204,7 +204,8 @@ def write_parquet(path: str, n_models: int, n_items: int, queue) -> None:
 
 
 def ingest_file(table: str, store: str, streamed: bool, queue) -> None:
-    """One `store add` of the long Parquet table: streamed by batches, or read whole."""
+    """One `store add` of a source (a long Parquet table, a details folder): streamed, or
+    read whole by its loader first."""
     from evalgap.io import store as io
     from evalgap.io.options import LoadOptions
     from evalgap.io.sources import load_scores
@@ -283,23 +284,6 @@ def write_details(root: str, n_models: int, n_items: int, queue) -> None:
     queue.put({"bytes": size})
 
 
-def ingest_details(root: str, store: str, streamed: bool, queue) -> None:
-    """One `store add` of the details folder: file by file, or read whole by the loader."""
-    from evalgap.io import store as io
-    from evalgap.io.options import LoadOptions
-    from evalgap.io.sources import load_scores
-
-    options = LoadOptions()
-    con = io.connect(store)
-    con.execute("SET memory_limit = '1GB'")
-    start = time.perf_counter()
-    long = None if streamed else load_scores([root], options)
-    outcome = io.add_source(con, root, options, pair_stats=False, long=long)
-    seconds = time.perf_counter() - start
-    con.close()
-    queue.put({"seconds": seconds, "rows": outcome["rows"], "peak": _peak()})
-
-
 def read_details_files(root: str, projected: bool, queue) -> None:
     """Read every details file, with every column or with the ids and metric only."""
     from evalgap.io.tables import read_frame
@@ -321,7 +305,7 @@ def oll(n_models: int, n_items: int, folder: Path) -> None:
         store = str(folder / f"details-{'streamed' if streamed else 'whole'}.duckdb")
         for f in (store, store + ".wal"):
             Path(f).unlink(missing_ok=True)
-        out[streamed] = in_child(ingest_details, root, store, streamed)
+        out[streamed] = in_child(ingest_file, root, store, streamed)
     s, w = out[True], out[False]
     every, ids = (in_child(read_details_files, root, projected) for projected in (False, True))
     print(
