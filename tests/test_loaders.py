@@ -663,11 +663,66 @@ def test_a_directory_of_tables_reads_its_score_tables_and_says_what_it_left_out(
     left_out = [n for n in read.notes if "left out" in n]
     assert left_out == [
         f"{folder / 'items.csv'}: no model or score column, so not read as scores (left out); "
-        "if it describes the items, give it as the item file (--items, items=)"
+        "give it as the item file (--items) if it describes the items, or alone with --layout "
+        "wide if it is a wide table"
     ]
     # the columns named by the options decide what a score table is
     with pytest.raises(InputError, match=r"none of its 3 table files has a model and a score"):
         load_scores(folder, LoadOptions(score_column="points"))
+    # the item file given is used, not left out; a forced format leaves the others out
+    with_items = load_scores(
+        folder, LoadOptions(items=str(folder / "items.csv"), cluster_column="category")
+    )
+    assert not [n for n in with_items.notes if "left out" in n]
+    assert set(with_items.frame["cluster"]) == {"x", "y"}
+    csv_only = load_scores(folder, LoadOptions(fmt="csv"))
+    assert set(csv_only.frame["model"]) == {"a", "b"}
+    assert any("two.parquet: not csv" in n for n in csv_only.notes)
+    # hidden folders (a notebook's checkpoints) are not read
+    (folder / ".ipynb_checkpoints").mkdir()
+    (folder / "one.csv").rename(folder / ".ipynb_checkpoints" / "one-checkpoint.csv")
+    assert set(load_scores(folder).frame["model"]) == {"c"}
+    with pytest.raises(InputError, match="is a directory; layout='wide' reads one table"):
+        load_scores(folder, LoadOptions(layout="wide"))
+
+
+def test_a_damaged_table_in_a_directory_stops_the_read_naming_it(tmp_path):
+    pd.DataFrame({"model": ["a", "b"], "item_id": [1, 1], "score": [1, 0]}).to_csv(
+        tmp_path / "a.csv", index=False
+    )
+    (tmp_path / "b.parquet").write_bytes(b"PAR1 not really")
+    with pytest.raises(InputError, match=r"b\.parquet: cannot be read as parquet"):
+        load_scores(tmp_path)
+
+
+def test_a_parquet_score_table_keyed_by_doc_id_is_a_table_not_details(tmp_path):
+    for name in ("alpha", "beta"):
+        pd.DataFrame(
+            {"model_name": [name] * 3, "doc_id": [0, 1, 2], "acc": [1.0, 0.0, 1.0]}
+        ).to_parquet(tmp_path / f"{name}.parquet")
+    assert detect_source(tmp_path / "alpha.parquet") == "table"
+    read = load_scores(tmp_path)
+    assert sorted(set(read.frame["model"])) == ["alpha", "beta"]
+    # a model column named by the option: still a table (details carry no model column)
+    pd.DataFrame({"llm": ["x"] * 3, "doc_id": [0, 1, 2], "acc": [1.0, 0.0, 1.0]}).to_parquet(
+        tmp_path / "x.parquet"
+    )
+    named = load_scores(tmp_path / "x.parquet", LoadOptions(model_column="llm"))
+    assert set(named.frame["model"]) == {"x"}
+
+
+def test_tables_beside_a_frameworks_logs_are_said_not_read(tmp_path):
+    import shutil
+
+    shutil.copytree(FIXTURES / "inspect" / "epochs", tmp_path / "logs")
+    pd.DataFrame({"model": ["a"], "item_id": [1], "score": [1]}).to_csv(
+        tmp_path / "logs" / "extra.csv", index=False
+    )
+    read = load_scores(tmp_path / "logs")
+    assert read.notes[-1] == (
+        f"{tmp_path / 'logs'}: 1 table file beside the inspect logs was not read (extra.csv); "
+        "give it separately to read as scores"
+    )
 
 
 def test_a_directory_of_several_frameworks_is_refused_not_read_in_part(tmp_path):

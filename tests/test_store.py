@@ -310,7 +310,8 @@ def test_store_add_of_a_directory_of_tables_adds_each_score_table(tmp_path, run_
     table = mmlu / "mmlu_pro_long.csv.gz"
     left_out = (
         f"{mmlu / 'mmlu_pro_items.csv'}: no model or score column, so not read as scores (left "
-        "out); if it describes the items, give it as the item file (--items, items=)"
+        "out); give it as the item file (--items) if it describes the items, or alone with "
+        "--layout wide if it is a wide table"
     )
     assert added == {
         "store": str(store),
@@ -339,11 +340,17 @@ def test_store_reads_back_in_added_order_whatever_the_scan_order(tmp_path, monke
     before = evalgap.read_store(store).frame
     con = io.connect(store)
     try:  # the rows physically reversed: the scan is no longer in the added order
+        con.execute("CREATE TABLE _first AS SELECT * FROM scores WHERE source_id = 1 AND seq = 0")
         con.execute("CREATE TABLE _copy AS SELECT * FROM scores ORDER BY source_id DESC, seq DESC")
         con.execute("DELETE FROM scores")
         con.execute("INSERT INTO scores SELECT * FROM _copy")
         con.execute("DROP TABLE _copy")
         first = con.execute("SELECT source_id FROM scores LIMIT 1").fetchall()[0][0]
+        # a row stored twice (no add writes one): the sorted read still gives every row
+        con.execute("INSERT INTO scores SELECT * FROM scores WHERE source_id = 1 AND seq = 0")
+        assert len(io.read_long(con).frame) == len(before) + 1
+        con.execute("DELETE FROM scores WHERE source_id = 1 AND seq = 0")
+        con.execute("INSERT INTO scores SELECT * FROM _first")
     finally:
         con.close()
     assert first == 3

@@ -42,7 +42,7 @@ from evalgap.io.lm_eval import (
     metric_rule,
     one_metric_per_task,
 )
-from evalgap.io.tables import read_frame
+from evalgap.io.tables import CANDIDATES, read_frame
 
 V2_FILE = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d\-:.]+)\.parquet$")
 V1_FILE = re.compile(r"^details_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d\-:._]+)\.parquet$")
@@ -75,7 +75,9 @@ def is_details_parquet(path: Path) -> bool:
     if _is_details_name(path):
         return True
     columns = set(_columns(path))
-    return ("doc_id" in columns and "model" not in columns) or V1_COLUMNS <= columns
+    # a long score table may key items by doc_id too; details never carry a model column
+    has_model = any(c in columns for c in CANDIDATES["model"])
+    return ("doc_id" in columns and not has_model) or V1_COLUMNS <= columns
 
 
 def read_details(

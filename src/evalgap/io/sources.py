@@ -40,7 +40,7 @@ def detect_source(path: Path) -> str:
         if len(found) > 1:
             raise InputError(
                 f"{path}: holds outputs of several sources ({', '.join(found)}); give each "
-                "source's files or directory separately, or force one with fmt="
+                "source's files or directory separately"
             )
         if found:
             return found[0]
@@ -131,7 +131,9 @@ def load_scores(paths, options: LoadOptions | None = None) -> LongScores:
             left_out.extend(notes)
         else:
             groups.setdefault(source, []).append(path)
-    parts.extend(_load_one(group, options, source) for source, group in groups.items())
+    for source, group in groups.items():
+        parts.append(_load_one(group, options, source))
+        left_out.extend(n for path in group for n in unread_tables(path, source))
     if len(parts) == 1:
         result = parts[0]
     else:
@@ -161,10 +163,19 @@ def directory_sources(path: Path) -> list[str]:
             ("lm-eval", lm_eval.is_lm_eval_path),
             ("helm", helm.is_helm_path),
             ("oll", open_llm_leaderboard.is_details_parquet),
-            ("inspect", lambda d: any(True for _ in d.rglob("*.eval"))
-                or any(inspect_logs.is_inspect_path(p) for p in d.rglob("*.json"))),
-            ("alpaca-eval", lambda d: any(
-                alpaca_eval.is_annotations_path(p) for p in d.rglob(alpaca_eval.FILE))),
+            (
+                "inspect",
+                lambda d: (
+                    any(True for _ in d.rglob("*.eval"))
+                    or any(inspect_logs.is_inspect_path(p) for p in d.rglob("*.json"))
+                ),
+            ),
+            (
+                "alpaca-eval",
+                lambda d: any(
+                    alpaca_eval.is_annotations_path(p) for p in d.rglob(alpaca_eval.FILE)
+                ),
+            ),
         )
         if present(path)
     ]
@@ -176,11 +187,13 @@ def directory_sources(path: Path) -> list[str]:
 def table_files(path: Path) -> list[Path]:
     """The files under a directory whose names say a table (CSV/TSV/Parquet/JSONL), sorted.
 
-    ``.txt`` files, tab-separated when given by name, are notes and READMEs in a directory.
+    Hidden files and folders (``.ipynb_checkpoints``...) are passed over; so are ``.txt``
+    files, tab-separated when given by name, but notes and READMEs in a directory.
     """
     found = []
     for p in sorted(path.rglob("*")):
-        if not p.is_file() or p.name.startswith(".") or ".txt" in p.suffixes:
+        hidden = any(part.startswith(".") for part in p.relative_to(path).parts)
+        if hidden or not p.is_file() or ".txt" in p.suffixes:
             continue
         try:
             tables.detect_format(p)
@@ -195,22 +208,26 @@ def table_directory(path: Path, o: LoadOptions) -> tuple[list[Path], list[str]]:
 
     A directory with no framework logs is read as its score tables, in file-name order (as
     if each were given): every table with a model and a score column (named by the options,
-    or detected). A table without them (an item list, a model card) is left out and said;
-    with ``layout="wide"`` every table is read.
+    or detected). A table without them (an item list, a model card) is left out and said, as
+    is a table of another format than a forced ``fmt``. A wide table is read from its file.
     """
+    if o.layout == "wide":
+        raise InputError(f"{path}: is a directory; layout='wide' reads one table: give the file")
     files = table_files(path)
     if not files:
         raise InputError(f"{path}: no table files (CSV/TSV/Parquet/JSONL) in this directory")
-    if o.layout == "wide":
-        return files, []
     scores, notes = [], []
+    item_file = Path(o.items).resolve() if o.items else None
     for f in files:
-        if tables.is_score_table(f, model_column=o.model_column, score_column=o.score_column):
+        if o.fmt in TABLE_FORMATS and tables.detect_format(f) != o.fmt:
+            notes.append(f"{f}: not {o.fmt} (fmt={o.fmt!r} was given), so not read (left out)")
+        elif tables.is_score_table(f, model_column=o.model_column, score_column=o.score_column):
             scores.append(f)
-        else:
+        elif f.resolve() != item_file:
             notes.append(
-                f"{f}: no model or score column, so not read as scores (left out); if it "
-                "describes the items, give it as the item file (--items, items=)"
+                f"{f}: no model or score column, so not read as scores (left out); give it "
+                "as the item file (--items) if it describes the items, or alone with "
+                "--layout wide if it is a wide table"
             )
     if not scores:
         raise InputError(
@@ -218,6 +235,29 @@ def table_directory(path: Path, o: LoadOptions) -> tuple[list[Path], list[str]]:
             "name them with model_column= and score_column=, or give the file"
         )
     return scores, notes
+
+
+# The table files a framework's reader takes from its directory (the others it leaves).
+FRAMEWORK_TABLES = {
+    "lm-eval": lm_eval.is_lm_eval_path,
+    "oll": open_llm_leaderboard._is_details_name,
+}
+
+
+def unread_tables(path: Path, source: str) -> list[str]:
+    """A note naming the table files in a framework's directory that its reader does not read."""
+    if not path.is_dir():
+        return []
+    used = FRAMEWORK_TABLES.get(source, lambda p: False)
+    left = [f.relative_to(path) for f in table_files(path) if not used(f)]
+    if not left:
+        return []
+    shown = ", ".join(map(str, left[:3])) + (", ..." if len(left) > 3 else "")
+    return [
+        f"{path}: {len(left):,} table file{'s' if len(left) > 1 else ''} beside the {source} "
+        f"logs {'were' if len(left) > 1 else 'was'} not read ({shown}); give "
+        f"{'them' if len(left) > 1 else 'it'} separately to read as scores"
+    ]
 
 
 def _source(path: Path, o: LoadOptions) -> str:
@@ -229,7 +269,10 @@ def _source(path: Path, o: LoadOptions) -> str:
         raise InputError(
             f"fmt= must be one of {', '.join(SOURCES[1:] + TABLE_FORMATS)}; got {o.fmt!r}"
         )
-    return detect_source(path)
+    source = detect_source(path)
+    if source == "oll" and path.is_file() and o.model_column:  # details name no model column
+        return "table"
+    return source
 
 
 # Options that name columns of a score table; a framework log has its own fields for these.

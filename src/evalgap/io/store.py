@@ -893,7 +893,7 @@ def _scan_long(con, where: str, params: list, batch_rows: int = 1 << 20) -> pd.D
             key = np.column_stack(
                 [batch.column(c).to_numpy(zero_copy_only=False) for c in ("source_id", "seq")]
             )
-            if len(key):
+            if len(key) and not ordered:  # the sorted read is in order by construction
                 step = np.diff(key, axis=0, prepend=[last])
                 if (step[:, 0] < 0).any() or ((step[:, 0] == 0) & (step[:, 1] <= 0)).any():
                     in_order = False

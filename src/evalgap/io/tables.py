@@ -493,11 +493,14 @@ def _column_names(path: Path, fmt: str, compression: str | None) -> list[str] | 
 
 
 def header(path) -> list[str]:
-    """Return a table file's column names (JSON Lines: its first record's), [] if unreadable."""
+    """Return a table file's column names (JSON Lines: its first record's keys).
+
+    Raises InputError naming the file when it cannot be read.
+    """
     import json
 
+    path, fmt, compression = _check_file(path, None)
     try:
-        path, fmt, compression = _check_file(path, None)
         if fmt == "jsonl":
             opener = gzip.open if compression == "gzip" else open
             with opener(path, "rt", encoding="utf-8") as handle:
@@ -505,8 +508,10 @@ def header(path) -> list[str]:
             record = json.loads(line)
             return list(record) if isinstance(record, dict) else []
         return _column_names(path, fmt, compression) or list(_head(path, fmt, compression, 1))
-    except Exception:  # an unreadable file is not a score table; the caller says so
-        return []
+    except InputError:
+        raise
+    except Exception as exc:  # pandas, pyarrow, gzip and json raise many types
+        raise _read_error(path, fmt, exc) from None
 
 
 def is_score_table(path, *, model_column=None, score_column=None) -> bool:
