@@ -918,7 +918,7 @@ def _scan_long(con, where: str, params: list, batch_rows: int = 1 << 20) -> pd.D
             values = labels[np.asarray(codes.codes, dtype=np.int64)]  # code -1 (missing): None
             if c == "run":  # a source without runs has one run per item
                 values[pd.isna(values)] = "1"
-            out[c] = values
+            out[c] = pd.Series(values, dtype=object)  # as the loaders give them: objects
     return pd.DataFrame(out, copy=False)
 
 
