@@ -66,8 +66,12 @@ STAMP_FOLDER = re.compile(r"^\d{4}-\d{2}-\d{2}T[\d\-:._]+$")
 V1_METRICS = {"arc:challenge": "acc_norm", "hellaswag": "acc_norm", "truthfulqa:mc": "mc2"}
 
 
-def is_details_parquet(path: Path) -> bool:
-    """True for a details Parquet file (by name or columns), or a folder of them."""
+def is_details_parquet(path: Path, model_column: str | None = None) -> bool:
+    """True for a details Parquet file (by name or columns), or a folder of them.
+
+    A long score table may key its items by ``doc_id`` too; details never carry a model
+    column (one of the detected names, or ``model_column`` when given).
+    """
     if path.is_dir():
         return any(_is_details_name(p) for p in path.rglob("*.parquet"))
     if path.suffix != ".parquet":
@@ -75,8 +79,7 @@ def is_details_parquet(path: Path) -> bool:
     if _is_details_name(path):
         return True
     columns = set(_columns(path))
-    # a long score table may key items by doc_id too; details never carry a model column
-    has_model = any(c in columns for c in CANDIDATES["model"])
+    has_model = any(c in columns for c in (*CANDIDATES["model"], model_column) if c)
     return ("doc_id" in columns and not has_model) or V1_COLUMNS <= columns
 
 

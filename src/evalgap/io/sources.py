@@ -31,8 +31,11 @@ SOURCES = ("table", "lm-eval", "oll", "inspect", "helm", "alpaca-eval")
 TABLE_FORMATS = tables.FORMATS
 
 
-def detect_source(path: Path) -> str:
-    """Return the source of ``path`` (see the module table), or raise listing the options."""
+def detect_source(path: Path, *, model_column: str | None = None) -> str:
+    """Return the source of ``path`` (see the module table), or raise listing the options.
+
+    ``model_column`` names a table's model column: a Parquet file holding it is a table.
+    """
     if not path.exists():
         raise InputError(f"{path}: no such file or directory")
     if path.is_dir():
@@ -56,7 +59,7 @@ def detect_source(path: Path) -> str:
         return "inspect"
     if alpaca_eval.is_annotations_path(path):
         return "alpaca-eval"
-    if path.suffix == ".parquet" and open_llm_leaderboard.is_details_parquet(path):
+    if path.suffix == ".parquet" and open_llm_leaderboard.is_details_parquet(path, model_column):
         return "oll"
     tables.detect_format(path)  # raises with the list of supported formats
     return "table"
@@ -269,10 +272,7 @@ def _source(path: Path, o: LoadOptions) -> str:
         raise InputError(
             f"fmt= must be one of {', '.join(SOURCES[1:] + TABLE_FORMATS)}; got {o.fmt!r}"
         )
-    source = detect_source(path)
-    if source == "oll" and path.is_file() and o.model_column:  # details name no model column
-        return "table"
-    return source
+    return detect_source(path, model_column=o.model_column)
 
 
 # Options that name columns of a score table; a framework log has its own fields for these.
