@@ -29,7 +29,6 @@ JSON-lines files are streamed line by line; memory grows with the number of item
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import re
@@ -42,6 +41,7 @@ import pandas as pd
 from evalgap._scores import LongScores
 from evalgap.errors import InputError
 from evalgap.io._files import expand
+from evalgap.io._limits import open_maybe_gzip, read_lines
 
 SAMPLE_FILE = re.compile(
     r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T\d{2}[-:]\d{2}[-:]\d{2}(?:\.\d+)?)"
@@ -502,7 +502,7 @@ def metric_rule(metric):
 
 
 def _open(path: Path):
-    return gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")
+    return open_maybe_gzip(path, gzipped=path.name.endswith(".gz"))
 
 
 def _records(f: SampleFile):
@@ -518,7 +518,7 @@ def _records(f: SampleFile):
             yield from ((f"record {i}", r) for i, r in enumerate(data, start=1))
             return
         with _open(f.path) as handle:
-            for lineno, raw in enumerate(handle, start=1):
+            for lineno, raw in read_lines(handle, f.path, what="an lm-eval samples file"):
                 if not raw.strip():
                     continue
                 try:
@@ -529,6 +529,8 @@ def _records(f: SampleFile):
                         "file may be truncated"
                     ) from None
                 yield f"line {lineno}", record
+    except InputError:
+        raise
     except UnicodeDecodeError:
         raise InputError(f"{f.path}: not UTF-8 text; lm-eval writes UTF-8 JSON") from None
     except ValueError as exc:
