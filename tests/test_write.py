@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import stat
@@ -137,3 +138,103 @@ def test_trim_output_is_escaped_and_reads_back_for_degrade(tmp_path, capsys):
     out = capsys.readouterr()
     assert code == 0, out.err
     assert json.loads(out.out)["total"]["n_items"] == len(kept_ids)
+
+
+HOSTILE_CELLS = ["x\ry", "\r=1+1", "=a\rb", "p\nq", "a,b", 'q"q', "\r\n", "-\r", "@\n", "plain"]
+
+
+def _read_back_all_ways(path):
+    """The text cells of an evalgap CSV as csv, pandas and evalgap's own reader see them."""
+    from evalgap.io.tables import read_frame
+
+    with open(path, encoding="utf-8", newline="") as handle:
+        by_csv = [[unescape_cell(c) for c in row] for row in csv.reader(handle)]
+    by_pandas = pd.read_csv(path, dtype=str, keep_default_na=False).map(unescape_cell)
+    by_evalgap = read_frame(path, as_text=True).fillna("").map(unescape_cell)
+    return by_csv, by_pandas, by_evalgap
+
+
+def test_cells_with_carriage_returns_are_quoted_and_read_back_the_same(tmp_path):
+    """A bare \\r in a cell was written unquoted: readers split the row there, and the
+    rest of the cell ('=1+1') started a row unescaped."""
+    frame = pd.DataFrame({"item_id": HOSTILE_CELLS, "n": range(len(HOSTILE_CELLS))})
+    path = tmp_path / "out.csv"
+    write_csv(frame, path)
+    by_csv, by_pandas, by_evalgap = _read_back_all_ways(path)
+    expected = [["item_id", "n"]] + [[c, str(i)] for i, c in enumerate(HOSTILE_CELLS)]
+    assert by_csv == expected
+    assert by_pandas["item_id"].tolist() == HOSTILE_CELLS
+    assert by_evalgap["item_id"].tolist() == HOSTILE_CELLS
+    with open(path, encoding="utf-8", newline="") as handle:
+        written = [row[0] for row in csv.reader(handle)][1:]
+    # every formula-like cell is escaped, and no row starts with a formula character
+    assert all(not c.startswith(("=", "+", "-", "@", "\t", "\r")) for c in written)
+    lines = path.read_bytes().split(b"\r\n")
+    assert not any(line.lstrip(b'"').startswith((b"=", b"+", b"-", b"@")) for line in lines)
+
+
+def test_trim_and_audit_outputs_with_carriage_returns_read_back(tmp_path, capsys):
+    ids = ["a\rb", "\r=HYPERLINK(1)", "c\nd", "e,f"] + [str(i) for i in range(30)]
+    rows = []
+    for i, item in enumerate(ids):
+        for run in range(4):
+            base = run % 2 if i < 4 else 1.0  # the first four items flip, the others never
+            rows.append(("base", item, run, float(base)))
+            rows.append(("cand\r=1", item, run, float((i + run) % 3 == 0)))
+    runs = tmp_path / "runs.parquet"
+    pd.DataFrame(rows, columns=["model", "item_id", "run", "score"]).to_parquet(runs)
+    kept = tmp_path / "kept.csv"
+    args = ["--scores", str(runs), "--run-column", "run"]
+    assert main(["trim", *args, "--model", "base", "--output", str(kept), "--json"]) == 0
+    capsys.readouterr()
+    for reading in _read_back_all_ways(kept):
+        if isinstance(reading, list):
+            got = {row[1] for row in reading[1:]}
+        else:
+            got = set(reading["item_id"])
+        assert got == set(ids[:4])  # the four flipping items, none split
+    table = tmp_path / "pairs.csv"
+    code = main(["audit", *args, "--output", str(table), "--json"])
+    assert code == 0, capsys.readouterr().err
+    by_csv, by_pandas, by_evalgap = _read_back_all_ways(table)
+    assert len(by_csv) == 2 and len(by_pandas) == 1 and len(by_evalgap) == 1
+    header = by_csv[0]
+    pair = dict(zip(header, by_csv[1], strict=True))
+    assert {pair["model_a"], pair["model_b"]} == {"base", "cand\r=1"}
+
+
+def test_plan_design_file_with_formula_like_ids_reads_back_in_compare_weights(tmp_path, capsys):
+    """plan --output escapes ids such as '=q3' or '-x2'; compare --weights read them back
+    with the quote still on, so no item of the design matched its scores."""
+    rng = np.random.default_rng(1)
+    ids = [("=q", "a\r", "-x")[i % 3] + str(i) for i in range(300)]
+    rows = [
+        (f"m{m}", item, float(rng.random() < 0.3 + 0.07 * m)) for m in range(8) for item in ids
+    ]
+    full = pd.DataFrame(rows, columns=["model", "item_id", "score"])
+    reference = tmp_path / "reference.parquet"
+    full[~full["model"].isin(["m0", "m1"])].to_parquet(reference)
+    design = tmp_path / "design.csv"
+    code = main(
+        [
+            "plan", "--reference", str(reference), "--model-a", "m0", "--accuracy-a", "0.3",
+            "--model-b", "m1", "--accuracy-b", "0.37", "--n-items", "60", "--output",
+            str(design), "--json",
+        ]
+    )
+    assert code == 0, capsys.readouterr().err
+    capsys.readouterr()
+    _, by_pandas, _ = _read_back_all_ways(design)
+    chosen = set(by_pandas["item_id"])
+    assert len(chosen) == 60 and chosen <= set(ids)
+    results = tmp_path / "results.parquet"
+    full[full["model"].isin(["m0", "m1"]) & full["item_id"].isin(chosen)].to_parquet(results)
+    code = main(
+        [
+            "compare", "--scores", str(results), "--model-a", "m0", "--model-b", "m1",
+            "--weights", str(design), "--json",
+        ]
+    )
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert json.loads(out.out)["n_items"] == 60

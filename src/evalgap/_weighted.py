@@ -194,7 +194,13 @@ def design_table(weights, strata=None, *, data=None, options=None, **columns):
         if path.suffix.lower() == ".parquet":
             table = pd.read_parquet(path)
         else:
+            from evalgap.io._write import unescape_cell
+
             table = pd.read_csv(path, dtype={"item_id": str, "task": str})
+            # a design file evalgap wrote has formula-like ids escaped (io/_write.py)
+            for column in ("item_id", "task", "stratum"):
+                if column in table.columns:
+                    table[column] = table[column].map(unescape_cell, na_action="ignore")
         return _check_design(table, strata, str(path))
     if isinstance(weights, pd.DataFrame):
         return _check_design(weights, strata, "the design table")

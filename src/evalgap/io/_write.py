@@ -11,10 +11,16 @@
   that is a plain decimal number (``-0.5``, ``+3``, ``-1e-3``) is left as it is, so negative
   values survive a round trip. ``-inf`` or ``-1+2`` are not plain numbers and are escaped.
   :func:`unescape_cell` removes the prefix again when evalgap reads its own output back.
+  Rows end in ``\r\n`` (RFC 4180), so a cell holding a carriage return, a newline, a comma
+  or a quote is quoted: the csv module quotes the characters of its line terminator, and
+  with a bare ``\n`` terminator a ``\r`` in a cell went out unquoted, which readers take as
+  a row break (splitting the row and putting the rest of the cell, unescaped, at the start
+  of a row).
 """
 
 from __future__ import annotations
 
+import csv
 import os
 import re
 import secrets
@@ -83,7 +89,13 @@ def write_csv(frame: pd.DataFrame, path, *, option: str = "--output") -> None:
         if not (ptypes.is_numeric_dtype(values) or ptypes.is_bool_dtype(values)):
             safe[column] = values.map(escape_cell, na_action="ignore")
     safe.columns = [escape_cell(str(c)) for c in safe.columns]
-    atomic_write(path, lambda handle: safe.to_csv(handle, index=False), option=option)
+    atomic_write(
+        path,
+        lambda handle: safe.to_csv(
+            handle, index=False, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL
+        ),
+        option=option,
+    )
 
 
 def write_table(frame: pd.DataFrame, path, *, option: str = "--output") -> None:
