@@ -9,20 +9,33 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 
 from rich.markup import escape
 
 # C0 controls and DEL as their Unicode "control pictures" (ESC -> U+241B), so a reader
-# sees that the name holds a control character; C1 controls and the invisible bidi and
-# line-separator code points (which reorder or break what a terminal shows) become U+FFFD.
+# sees that the name holds a control character. Every other code point that is invisible
+# and changes what a terminal or browser shows becomes U+FFFD, decided by its Unicode
+# category, so no member of a class is forgotten: C1 controls (Cc), the format characters
+# (Cf: every bidi control - U+061C, U+200E/F, U+202A-E, U+2066-9 - zero-width spaces and
+# joiners, soft hyphen, BOM, tag characters), line and paragraph separators (Zl, Zp), and
+# lone surrogates (Cs, which a UTF-8 terminal or file cannot even encode).
 _C0 = {code: chr(0x2400 + code) for code in range(0x20)}
 _C0[0x7F] = "\u2421"
-_OTHER = {code: "\ufffd" for code in range(0x80, 0xA0)}
-_OTHER.update({code: "\ufffd" for code in (0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F))})
-_OTHER.update({code: "\ufffd" for code in range(0x2066, 0x206A)})
-_TABLE = {**_C0, **_OTHER}
-_KEEP_LAYOUT = {**_TABLE}
-del _KEEP_LAYOUT[ord("\n")], _KEEP_LAYOUT[ord("\t")]
+_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+class _Visible(dict):
+    """A ``str.translate`` table decided per code point on first sight, then cached."""
+
+    def __missing__(self, code: int):
+        value = "\ufffd" if unicodedata.category(chr(code)) in _HIDDEN else code
+        self[code] = value
+        return value
+
+
+_TABLE = _Visible(_C0)
+_KEEP_LAYOUT = _Visible({**_C0, ord("\n"): ord("\n"), ord("\t"): ord("\t")})
 
 
 def clean(value, *, keep_layout: bool = False) -> str:
