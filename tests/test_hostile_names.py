@@ -135,7 +135,7 @@ def test_error_messages_show_control_characters(tmp_path, capsys):
     code, text = run(capsys, "audit", "--scores", path, "--n-bootstrap", "0", "--html", str(report))
     assert code == 2
     assert "\x1b" not in text and "gone\u241b[2J" in text
-    assert "cannot write the report (No such file or directory)" in text
+    assert "does not exist; create it first" in text
 
 
 BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"

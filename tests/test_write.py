@@ -88,7 +88,7 @@ def test_a_failed_write_leaves_no_partial_file_and_keeps_the_old_one(tmp_path):
 @pytest.mark.parametrize(
     ("target", "expected"),
     [
-        ("missing-dir/out.csv", "cannot write the file (No such file or directory)"),
+        ("missing-dir/out.csv", "missing-dir does not exist; create it first"),
         (".", "is a directory; give a file name"),
     ],
 )
@@ -116,8 +116,16 @@ def test_trim_output_is_escaped_and_reads_back_for_degrade(tmp_path, capsys):
     kept = tmp_path / "kept.csv"
     code = main(
         [
-            "trim", "--scores", str(runs), "--model", "base", "--run-column", "run",
-            "--output", str(kept), "--json",
+            "trim",
+            "--scores",
+            str(runs),
+            "--model",
+            "base",
+            "--run-column",
+            "run",
+            "--output",
+            str(kept),
+            "--json",
         ]
     )
     assert code == 0, capsys.readouterr().err
@@ -131,8 +139,18 @@ def test_trim_output_is_escaped_and_reads_back_for_degrade(tmp_path, capsys):
     assert {"'=HYPERLINK(1)", "-5", "'@x", "'+y"} <= first_cells
     code = main(
         [
-            "degrade", "--scores", str(runs), "--run-column", "run", "--baseline", "base",
-            "--candidate", "cand", "--items", str(kept), "--json",
+            "degrade",
+            "--scores",
+            str(runs),
+            "--run-column",
+            "run",
+            "--baseline",
+            "base",
+            "--candidate",
+            "cand",
+            "--items",
+            str(kept),
+            "--json",
         ]
     )
     out = capsys.readouterr()
@@ -208,18 +226,29 @@ def test_plan_design_file_with_formula_like_ids_reads_back_in_compare_weights(tm
     with the quote still on, so no item of the design matched its scores."""
     rng = np.random.default_rng(1)
     ids = [("=q", "a\r", "-x")[i % 3] + str(i) for i in range(300)]
-    rows = [
-        (f"m{m}", item, float(rng.random() < 0.3 + 0.07 * m)) for m in range(8) for item in ids
-    ]
+    rows = [(f"m{m}", item, float(rng.random() < 0.3 + 0.07 * m)) for m in range(8) for item in ids]
     full = pd.DataFrame(rows, columns=["model", "item_id", "score"])
     reference = tmp_path / "reference.parquet"
     full[~full["model"].isin(["m0", "m1"])].to_parquet(reference)
     design = tmp_path / "design.csv"
     code = main(
         [
-            "plan", "--reference", str(reference), "--model-a", "m0", "--accuracy-a", "0.3",
-            "--model-b", "m1", "--accuracy-b", "0.37", "--n-items", "60", "--output",
-            str(design), "--json",
+            "plan",
+            "--reference",
+            str(reference),
+            "--model-a",
+            "m0",
+            "--accuracy-a",
+            "0.3",
+            "--model-b",
+            "m1",
+            "--accuracy-b",
+            "0.37",
+            "--n-items",
+            "60",
+            "--output",
+            str(design),
+            "--json",
         ]
     )
     assert code == 0, capsys.readouterr().err
@@ -231,10 +260,125 @@ def test_plan_design_file_with_formula_like_ids_reads_back_in_compare_weights(tm
     full[full["model"].isin(["m0", "m1"]) & full["item_id"].isin(chosen)].to_parquet(results)
     code = main(
         [
-            "compare", "--scores", str(results), "--model-a", "m0", "--model-b", "m1",
-            "--weights", str(design), "--json",
+            "compare",
+            "--scores",
+            str(results),
+            "--model-a",
+            "m0",
+            "--model-b",
+            "m1",
+            "--weights",
+            str(design),
+            "--json",
         ]
     )
     out = capsys.readouterr()
     assert code == 0, out.err
     assert json.loads(out.out)["n_items"] == 60
+
+
+OUTPUT_COMMANDS = {
+    "trim": ["trim", "--model", "a", "--run-column", "run", "--output"],
+    "audit-output": ["audit", "--run-column", "run", "--output"],
+    "audit-html": ["audit", "--run-column", "run", "--html"],
+    "ranks-html": ["ranks", "--run-column", "run", "--html"],
+    "plan": ["plan", "--model-a", "new", "--accuracy-a", "0.5", "--output"],
+    "simulate-plot": ["simulate", "calibration", "--plot"],
+    "watch-state": ["watch", "--budget", "10", "--state"],
+}
+
+
+@pytest.mark.parametrize("command", list(OUTPUT_COMMANDS))
+def test_an_output_into_a_missing_folder_is_one_line_naming_it_before_any_work(
+    tmp_path, capsys, monkeypatch, command
+):
+    """--output into a missing folder: one line naming the folder, the same for every
+    writer, and said when the option is read (not after an hour-long audit)."""
+    scores = tmp_path / "s.csv"
+    pd.DataFrame(
+        [(m, f"q{i}", r, float((i + r + k) % 3 == 0)) for k, m in enumerate("abc")
+         for i in range(30) for r in range(2)],
+        columns=["model", "item_id", "run", "score"],
+    ).to_csv(scores, index=False)  # fmt: skip
+    import evalgap._api
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the job ran before the output path was checked")
+
+    for name in dir(evalgap._api):
+        if not name.startswith("_") and callable(getattr(evalgap._api, name)):
+            monkeypatch.setattr(evalgap._api, name, no_work)
+    target = tmp_path / "no" / "such" / "out.csv"
+    args = [*OUTPUT_COMMANDS[command], str(target)]
+    if command == "plan":
+        args += ["--reference", str(scores)]
+    elif command == "watch-state":
+        args += ["--logs", str(tmp_path)]
+    elif command != "simulate-plot":
+        args += ["--scores", str(scores)]
+    code = main(args)
+    err = capsys.readouterr().err
+    assert code == 2
+    flag = args[len(OUTPUT_COMMANDS[command]) - 1]
+    assert err == (
+        f"evalgap: error: {flag} {target}: the folder {target.parent} does not exist; "
+        "create it first or give another path\n"
+    )
+
+
+def test_a_disk_full_mid_write_keeps_the_old_file_and_is_one_line(tmp_path):
+    path = tmp_path / "pairs.csv"
+    path.write_text("previous\n")
+
+    def fills_the_disk(handle):
+        handle.write("half")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(InputError) as info:
+        atomic_write(path, fills_the_disk, option="--output", what="the table")
+    assert str(info.value) == f"--output {path}: cannot write the table (No space left on device)"
+    assert path.read_text() == "previous\n" and os.listdir(tmp_path) == ["pairs.csv"]
+
+
+def test_text_that_is_not_unicode_is_one_line_and_no_file(tmp_path):
+    path = tmp_path / "kept.csv"
+    with pytest.raises(InputError, match=r"^output='.*kept\.csv': cannot write the file: a name "):
+        write_csv(
+            pd.DataFrame({"model": pd.Series(["bad\ud800name"], dtype=object)}),
+            path,
+            option="output=",
+        )
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_device_target_is_written_to_not_replaced(tmp_path):
+    """--output /dev/stdout or a named pipe: written to; renaming a temporary file over it
+    would replace the device or pipe with a regular file (a pipe here, never /dev/null)."""
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    write_csv(pd.DataFrame({"a": [1, 2]}), fifo)
+    reader.join(5)
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert got == [b"a\r\n1\r\n2\r\n"]
+
+
+def test_atomic_target_for_writers_that_take_a_path(tmp_path):
+    from evalgap.io._write import atomic_target
+
+    path = tmp_path / "board.parquet"
+    path.write_text("previous")
+    with pytest.raises(RuntimeError), atomic_target(path, option="--output") as temporary:
+        temporary.write_text("half")
+        raise RuntimeError("COPY failed")
+    assert path.read_text() == "previous" and os.listdir(tmp_path) == ["board.parquet"]
+    with atomic_target(path, option="--output") as temporary:
+        pd.DataFrame({"a": [1]}).to_parquet(temporary)
+    assert pd.read_parquet(path)["a"].tolist() == [1] and os.listdir(tmp_path) == [path.name]
+    with pytest.raises(InputError, match=r"the folder .*missing does not exist"):
+        with atomic_target(tmp_path / "missing" / "x.parquet", option="--output"):
+            pass

@@ -137,7 +137,7 @@ class SamplingDesign(Result):
         """Write the design file (CSV, or Parquet by the suffix) for ``compare --weights``."""
         from evalgap.io._write import write_table
 
-        write_table(self.design, path, option="output")
+        write_table(self.design, path, option="output=")
 
 
 def plan_sampling(

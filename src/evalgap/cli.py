@@ -160,6 +160,23 @@ SHARED_OPTIONS = {
 }
 
 
+class _OutputFile(click.Path):
+    """A file to write: its folder checked when the option is read, before any work."""
+
+    def __init__(self):
+        super().__init__(dir_okay=False)
+
+    def convert(self, value, param, ctx):
+        from evalgap.io._write import check_target
+
+        value = super().convert(value, param, ctx)
+        check_target(value, option=param.opts[0] if param is not None else "--output")
+        return value
+
+
+OUTPUT_FILE = _OutputFile()
+
+
 def option(name: str, **overrides):
     """The shared option ``name`` (see SHARED_OPTIONS), with per-command overrides.
 
@@ -530,14 +547,14 @@ Examples:
 @click.option(
     "--output",
     "output_path",
-    type=click.Path(dir_okay=False),
+    type=OUTPUT_FILE,
     help="Write the per-pair table to this .parquet (or .csv) file; --json then keeps the "
     "summary and names the file (for hundreds of thousands of pairs).",
 )
 @click.option(
     "--html",
     "html_path",
-    type=click.Path(dir_okay=False),
+    type=OUTPUT_FILE,
     help="Write a self-contained HTML report (tables and figures) to this file.",
 )
 @_common_test_options
@@ -677,7 +694,7 @@ Examples:
 @click.option(
     "--html",
     "html_path",
-    type=click.Path(dir_okay=False),
+    type=OUTPUT_FILE,
     help="Write a self-contained HTML page (rank-interval plot, table, heatmap).",
 )
 @option("json")
@@ -784,7 +801,7 @@ Examples:
 @click.option(
     "--state",
     "state_path",
-    type=click.Path(dir_okay=False),
+    type=OUTPUT_FILE,
     help="Keep the place in the logs and the pairs' evidence in this file between runs (with "
     "--once: each run reads only what was appended since the last).",
 )
@@ -1097,7 +1114,7 @@ Examples:
 @click.option("--model", required=True, help="The baseline model whose runs are read.")
 @click.option(
     "--output",
-    type=click.Path(dir_okay=False),
+    type=OUTPUT_FILE,
     required=True,
     help="Where to write the kept items (CSV: task,item_id,correct_share).",
 )
@@ -1193,7 +1210,7 @@ def trim(model, output, as_json, **loader):
 @click.option(
     "--output",
     "output_path",
-    type=click.Path(dir_okay=False),
+    type=OUTPUT_FILE,
     help="Reference: write the design file (task, item_id, weight, stratum; .csv or "
     ".parquet) that compare --weights reads when the results come back.",
 )
@@ -1451,7 +1468,7 @@ def _simulation_options(func):
         click.option(
             "--plot",
             "plot_path",
-            type=click.Path(dir_okay=False),
+            type=OUTPUT_FILE,
             help="Write the study's figure to this .png, .svg or .pdf file.",
         ),
         option("json", help="Print the results as JSON."),
