@@ -513,3 +513,29 @@ def test_lm_eval_models_run_with_different_n_shot_are_not_paired(tmp_path):
     same = read_lm_eval([tmp_path / "a", tmp_path / "c"])
     assert set(same.frame["task"]) == {"tiny"}  # one setting: the task keeps its name
     assert not any("different n-shot" in n for n in same.notes)
+
+
+@pytest.mark.parametrize("instance_id", [None, ""])
+def test_helm_entry_without_an_instance_id_is_one_line_never_none(tmp_path, instance_id):
+    """A null instance_id became the item "None" (all such entries one item)."""
+    runs = _restored(FIXTURES / "helm" / "runs", tmp_path)
+    stats = next(runs.rglob("per_instance_stats.json"))
+    entries = json.loads(stats.read_text())
+    entries[0]["instance_id"] = instance_id
+    stats.write_text(json.dumps(entries))
+    with pytest.raises(InputError, match="an entry has no instance_id"):
+        read_helm(runs)
+
+
+@pytest.mark.parametrize("doc_id", [None, 1.5, [1], ""])
+def test_lm_eval_record_with_a_null_doc_id_is_one_line(tmp_path, doc_id):
+    """A null doc_id became the item "None", so such records collapsed into one item."""
+    _lm_eval_run(tmp_path / "m", "2026-01-01T00-00-00.1", 0, [1, 0, 1])
+    samples = next((tmp_path / "m").glob("samples_*"))
+    lines = samples.read_text().splitlines()
+    record = json.loads(lines[1])
+    record["doc_id"] = doc_id
+    lines[1] = json.dumps(record)
+    samples.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError, match=r"samples_tiny_.*: line 2 has doc_id .*; lm-eval numbers"):
+        read_lm_eval(tmp_path)

@@ -643,7 +643,13 @@ def _read_samples(f: SampleFile, metric: str | None):
     for lineno, record in _records(f):
         if not isinstance(record, dict) or "doc_id" not in record:
             raise InputError(f"{f.path}: {lineno} has no doc_id; not an lm-eval samples record")
-        doc = str(record["doc_id"])
+        doc = record["doc_id"]
+        if isinstance(doc, bool) or not isinstance(doc, (int, str)) or doc == "":
+            raise InputError(
+                f"{f.path}: {lineno} has doc_id {json.dumps(doc, default=str)[:40]}; lm-eval "
+                "numbers each document (doc_id 0, 1, ...): the file is damaged"
+            )
+        doc = str(doc)
         flt = record.get("filter")
         if flt is None:
             # lm-eval < 0.4.6 logs one record per (filter, document) without naming the
