@@ -160,7 +160,7 @@ def _load(path: Path) -> list:
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise InputError(f"{path}: not readable as JSON ({type(exc).__name__}: {exc})") from None
     if not isinstance(data, list):
         raise InputError(f"{path}: an AlpacaEval annotations file is a JSON list of records")

@@ -109,7 +109,7 @@ def _load(path: Path):
         data = json.loads(path.read_bytes())
     except UnicodeDecodeError:
         raise InputError(f"{path}: not UTF-8 text") from None
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise InputError(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(data, list):
         raise InputError(f"{path}: expected a list of per-instance entries")
@@ -131,7 +131,7 @@ def _model_and_task(run: Path) -> tuple[str, str]:
     if spec_path.exists():
         try:
             spec = json.loads(spec_path.read_bytes())
-        except ValueError:
+        except (ValueError, RecursionError):
             spec = None
         if isinstance(spec, dict):
             name = spec.get("name") if isinstance(spec.get("name"), str) else name

@@ -200,6 +200,16 @@ def _json(raw: bytes, where) -> object:
         raise InputError(f"{where}: not UTF-8 text") from None
     except ValueError as exc:
         raise InputError(f"{where}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise InputError(f"{where}: not valid JSON (nested too deeply)") from None
+
+
+def _sample(raw: bytes, where) -> dict:
+    """A sample member of an ``.eval`` archive: a JSON object, else an error naming it."""
+    data = _json(raw, where)
+    if not isinstance(data, dict):
+        raise InputError(f"{where}: a sample is a JSON object; got a {type(data).__name__}")
+    return data
 
 
 def _read_log(path: Path, skip=frozenset()) -> _Log:
@@ -265,7 +275,7 @@ def _read_eval(path: Path, skip=frozenset()):
             if not isinstance(header, dict):
                 raise InputError(f"{path}: {header_name} is not a JSON object")
             samples = [
-                {**_json(archive.read(n), f"{path}: {n}"), MEMBER: n}
+                {**_sample(archive.read(n), f"{path}: {n}"), MEMBER: n}
                 for n in sorted(names)
                 if n.startswith("samples/") and n.endswith(".json") and n not in skip
             ]

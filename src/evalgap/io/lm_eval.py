@@ -409,7 +409,7 @@ def folder_model(name: str) -> str:
 def _load_results(path: Path) -> dict | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, OSError, UnicodeDecodeError):
+    except (ValueError, OSError, UnicodeDecodeError, RecursionError):
         return None
     return data if isinstance(data, dict) and isinstance(data.get("results"), dict) else None
 
@@ -607,7 +607,11 @@ def _records(f: SampleFile):
                     continue
                 try:
                     record = json.loads(raw)
-                except ValueError as exc:
+                except UnicodeDecodeError:
+                    raise InputError(
+                        f"{f.path}: line {lineno} is not UTF-8 text; lm-eval writes UTF-8 JSON"
+                    ) from None
+                except (ValueError, RecursionError) as exc:
                     raise InputError(
                         f"{f.path}: line {lineno} is not valid JSON ({exc}); the "
                         "file may be truncated"
@@ -617,7 +621,7 @@ def _records(f: SampleFile):
         raise
     except UnicodeDecodeError:
         raise InputError(f"{f.path}: not UTF-8 text; lm-eval writes UTF-8 JSON") from None
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise InputError(f"{f.path}: not valid JSON ({exc})") from None
     except (OSError, EOFError) as exc:
         raise InputError(f"{f.path}: cannot be read ({exc})") from None
