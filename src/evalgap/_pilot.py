@@ -293,7 +293,10 @@ def plan_pilot(
     delta = float(_validate.numbers(delta, "delta"))
     if delta == 0:
         raise InputError("delta must be non-zero: no design resolves a gap of zero")
+    span = _check_gap(delta, runs_a, runs_b)
     kw = {"alpha": alpha, "power": power}
+    if between <= 0 and c.within_items == 0:
+        raise InputError(_no_spread(delta, span, c, kw, long.source))
     runs = np.arange(1, max_runs + 1)
     needed = np.atleast_1d(vc.required_items(between, c.within_items, delta, runs, **kw))
     needed = np.maximum(needed, 2)
@@ -351,6 +354,47 @@ def plan_pilot(
         mde_unlimited_runs=mde,
         notes=tuple(notes),
     )
+
+
+def _check_gap(delta, runs_a, runs_b) -> float | None:
+    """Refuse a gap no two models can have on the pilot's scale; return that scale's width.
+
+    Scores within [0, 1] (0/1 correctness, graded shares) are on the unit scale, whatever
+    values the pilot happened to show; other scores span what the pilot saw (None when they
+    are all equal: the scale is unknown).
+    """
+    low = float(min(np.nanmin(runs_a), np.nanmin(runs_b)))
+    high = float(max(np.nanmax(runs_a), np.nanmax(runs_b)))
+    if low >= 0 and high <= 1:
+        span, scale = 1.0, "scores in [0, 1]"
+    elif high > low:
+        span, scale = high - low, f"the pilot's scores, which span [{low:.4g}, {high:.4g}]"
+    else:
+        return None
+    if abs(delta) > span:
+        raise InputError(
+            f"delta={_validate.show(delta)} is beyond any gap of {scale}: a gap is at most "
+            f"{span:.4g} there; give it in the scores' units (0.05 = 5 points of accuracy)"
+        )
+    return span
+
+
+def _no_spread(delta, span, c, kw, source) -> str:
+    """The refusal of a pilot whose per-item differences have no spread (sigma_D = 0)."""
+    from evalgap.stats.power import required_n, round_up
+
+    out = (
+        f"{source}: the pilot's per-item differences have no spread (the between-item and "
+        f"run-to-run variances are both 0: every item's A minus B is the same in every run), "
+        "so sigma_D estimates as 0 and the items needed are not estimable from this pilot"
+    )
+    if span is not None and abs(delta) < span:
+        # Bhatia-Davis: a difference confined to [-span, span] with mean delta has variance
+        # at most (span - delta)(span + delta), so this many items suffice whatever the spread.
+        bound = round_up(float(required_n(delta, math.sqrt(span**2 - delta**2), **kw)))
+        if bound is not None:
+            out += f"; at most {max(bound, 2):,} items resolve delta={delta:g} whatever the spread"
+    return out + "; pilot more (or harder) items, or plan without a pilot from an assumed sd_diff="
 
 
 def _show_runs(k: float) -> str:
