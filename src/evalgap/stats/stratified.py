@@ -328,10 +328,60 @@ def items_needed(sizes, variances, population_variance, delta, *, alpha=0.05, po
     s2 = np.asarray(variances, dtype=float)
     total = size.sum()
     share = size / total
-    target = float(delta) ** 2 / z_sum_squared(alpha, power)
+    target = target_variance(delta, alpha=alpha, power=power)
     design = (share * np.sqrt(s2)).sum() ** 2 / (target + (share * s2).sum() / total)
     s2_all = float(population_variance)
     return float(design), float(s2_all / (target + s2_all / total))
+
+
+def target_variance(delta, *, alpha=0.05, power=0.8) -> float:
+    """The estimator's variance that resolves ``delta``: ``delta^2 / (z_{1-alpha/2} + z_power)^2``
+    (*Resolution Diagnostics* Eq. 3 solved for the variance of the gap)."""
+    return float(delta) ** 2 / float(z_sum_squared(alpha, power))
+
+
+def items_for_variance(sizes, variances, target, start=1, minimum=MIN_PER_STRATUM) -> int:
+    """The fewest items ``n >= start`` whose integer Neyman allocation reaches ``target``.
+
+    :func:`items_needed` is the continuous optimum; the whole allocation of
+    :func:`neyman_allocation` (rounded, at least ``minimum`` and at most ``N_h`` per stratum)
+    has a variance at or above it, so the continuous ``n`` rounded up can fall short of the
+    target. This searches upwards from ``start`` (doubling steps, then bisection) for an ``n``
+    whose :func:`stratified_variance` is at most ``target``; the whole benchmark (variance 0)
+    always reaches it. A handful of allocations are computed, whatever the benchmark's size.
+
+    Examples
+    --------
+    :func:`items_needed`'s example, 281.4 items: 282 reach the target, 281 do not.
+
+    >>> sizes, s2, target = np.array([500.0, 500.0]), np.array([0.01, 0.49]), target_variance(0.05)
+    >>> items_for_variance(sizes, s2, target, start=281)
+    282
+    """
+    size = np.asarray(sizes, dtype=float)
+    s2 = np.asarray(variances, dtype=float)
+    sd = np.sqrt(s2)
+    total = int(size.sum())
+    low = min(total, max(int(start), int(np.minimum(size, minimum).sum())))
+
+    def reaches(n):
+        return stratified_variance(size, neyman_allocation(size, sd, n, minimum), s2) <= target
+
+    if reaches(low):
+        return low
+    failed, step = low, 1
+    while True:
+        n = min(low + step, total)
+        if n == total or reaches(n):
+            break
+        failed, step = n, 2 * step
+    while n - failed > 1:
+        middle = (failed + n) // 2
+        if reaches(middle):
+            n = middle
+        else:
+            failed = middle
+    return n
 
 
 def draw(strata, allocation, rng) -> tuple[np.ndarray, np.ndarray]:
