@@ -279,6 +279,22 @@ def test_the_stated_design_reaches_its_own_predicted_se():
         assert d.predicted_se**2 == pytest.approx(st.stratified_variance(sizes, allocation, s2))
 
 
+def test_neyman_allocation_sums_to_n_when_strata_hit_both_bounds():
+    """Strata of one item (their floor) beside one that asks for more than it holds: the
+    clipping overshot n (4 items asked, 5 allocated). The allocation is the KKT optimum
+    clip(lambda N_h S_h, 2 or N_h, N_h), exactly n, checked against brute force."""
+    assert st.neyman_allocation([1, 1, 3], [0.0, 0.0, 0.5], 4).tolist() == [1, 1, 2]
+    sizes, sds = np.array([1.0, 4, 6, 9]), np.array([0.3, 0.0, 0.5, 0.1])
+    for n in range(8, 21):
+        got = st.neyman_allocation(sizes, sds, n)
+        grid = itertools.product(*(range(int(min(2, s)), int(s) + 1) for s in sizes))
+        best = min(
+            (np.sum((sizes * sds) ** 2 / np.array(a)), a) for a in grid if sum(a) == n
+        )
+        assert got.sum() == n
+        assert np.sum((sizes * sds) ** 2 / got) <= best[0] * 1.05  # whole-number rounding
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     sizes=hst.lists(hst.integers(1, 400), min_size=1, max_size=8),
