@@ -317,7 +317,7 @@ def plan_sampling(
         srs_se=math.sqrt(max(srs_variance, 0.0)),
         required_n_design=required_design,
         required_n_srs=math.ceil(need_srs),
-        items_ratio=need_design / need_srs if need_srs > 0 else math.nan,
+        items_ratio=required_design / math.ceil(need_srs) if need_srs > 0 else math.nan,
         predicted_disagreement=float((v + mu**2).mean()),
         strata=strata,
         seed=seed,
