@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evalgap._plan import check_countable
 from evalgap._results import Result
 from evalgap.errors import InputError
 from evalgap.stats import _validate
@@ -299,6 +300,7 @@ def plan_pilot(
         raise InputError(_no_spread(delta, span, c, kw, long.source))
     runs = np.arange(1, max_runs + 1)
     needed = np.atleast_1d(vc.required_items(between, c.within_items, delta, runs, **kw))
+    check_countable(float(needed[0]), f"a gap of {_validate.show(delta)}")
     needed = np.maximum(needed, 2)
     se = np.atleast_1d(vc.standard_error(between, c.within_items, needed, runs))
     costed = cost_per_item is not None

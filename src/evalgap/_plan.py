@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from evalgap._results import Result
 from evalgap.errors import InputError
 from evalgap.stats import _validate
@@ -135,6 +137,7 @@ def plan_degradation(
     if n_items is not None:
         n_items = _validate.whole_number(n_items, "n_items", 1)
     required = float(pw.degradation_required_n(delta, flip_rate, alpha=alpha, power=power))
+    check_countable(required, f"a drop of {_validate.show(delta)}")
     at_n = snr = detectable = None
     if n_items is not None:
         at_n = float(pw.degradation_power(delta, flip_rate, n_items, alpha=alpha))
@@ -219,9 +222,12 @@ def plan_noninferiority(
     1578
     """
     _validate.levels(alpha, power, "greater")
-    required = ni.noninferiority_required_n(flip_rate, -float(delta), margin, alpha, power)
+    delta = float(_validate.numbers(delta, "delta"))
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        required = float(ni.noninferiority_required_n(flip_rate, -delta, margin, alpha, power))
+    check_countable(required, f"a margin of {_validate.show(margin)}", "margin=")
     return NonInferiorityPlan(
-        float(margin), float(flip_rate), float(delta), float(alpha), float(power), int(required)
+        float(margin), float(flip_rate), delta, float(alpha), float(power), int(required)
     )
 
 
@@ -388,10 +394,27 @@ def plan(
 
 
 def _check_finite_required(required: float, delta: float, sd: float) -> None:
-    if delta != 0 and not math.isfinite(required):
+    if delta != 0:
+        check_countable(
+            required, f"a gap of {_validate.show(delta)} with sd_diff {_validate.show(sd)}"
+        )
+
+
+def check_countable(required: float, what: str, option: str = "delta=") -> None:
+    """Refuse a sample size beyond floating point (a gap far too small for any benchmark).
+
+    A finite N*, however large, is reported as a whole number; one that overflows to
+    infinity is an ``InputError`` naming ``option``, never an ``OverflowError``.
+    """
+    if math.isnan(required):
         raise InputError(
-            f"a gap of {_validate.show(delta)} with sd_diff {_validate.show(sd)} needs more items "
-            "than floating point can count (N* overflows); check the units of delta="
+            f"{what}: the items needed are not defined at these settings (the sample-size "
+            f"formula breaks down); check {option}"
+        )
+    if not math.isfinite(required):
+        raise InputError(
+            f"{what} needs more items than floating point can count (N* overflows): no "
+            f"feasible benchmark resolves it; check the units of {option}"
         )
 
 
