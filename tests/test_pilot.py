@@ -335,3 +335,32 @@ def test_a_graded_pilot_gap_is_bounded_by_the_scores_it_saw():
     assert evalgap.plan_pilot(pilot, delta=8.0).frontier[0].n_items >= 2
     with pytest.raises(InputError, match=r"span \[1, 9\]: a gap is at most 8"):
         evalgap.plan_pilot(pilot, delta=8.5)
+
+
+def test_max_runs_is_capped_so_memory_stays_bounded(run_cli):
+    """--max-runs 1e9 laid out a frontier row per K: 7.5 GiB of arrays. In a process limited
+    to 3 GiB of address space the plan now refuses it in one line (it ran out of memory)."""
+    import resource
+    import subprocess
+    import sys
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30))
+
+    code = (
+        "import evalgap\n"
+        "from evalgap.errors import InputError\n"
+        f"try: evalgap.plan_pilot({str(PILOT)!r}, run_column='run', delta=0.03, "
+        "max_runs=10**9)\n"
+        "except InputError as e: print('refused:', e)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, preexec_fn=limit,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-300:]
+    assert "refused: max_runs= must be at most 1,000" in done.stdout
+    p = evalgap.plan_pilot(PILOT, run_column="run", delta=0.03, max_runs=1000)
+    assert len(p.frontier) == 1000
+    out = run_cli("plan", "--pilot", str(PILOT), "--delta", "0.03", "--max-runs", "1001")
+    assert out.returncode == 2 and out.stderr.startswith("evalgap: error: --max-runs must be")

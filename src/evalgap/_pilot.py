@@ -22,6 +22,9 @@ from evalgap.stats import _validate
 from evalgap.stats import variance_components as vc
 
 DEFAULT_MAX_RUNS = 10
+# The frontier has a row per K: beyond this many runs per item a frontier is not a plan (and
+# its arrays would grow with the option); the cost-optimal K beyond it is given in closed form.
+MAX_RUNS = 1000
 # Reruns "cannot help" when even unlimited reruns would cut the items needed by less than this.
 SMALL_RERUN_SAVING = 0.2
 
@@ -209,7 +212,7 @@ def plan_pilot(
     n_items : int, optional
         A fixed item set (a closed benchmark): the runs that resolve ``delta`` on it.
     max_runs : int
-        The frontier's largest K.
+        The frontier's largest K (at most :data:`MAX_RUNS`, 1,000).
     tasks : list of str, optional
         The tasks to keep.
     options : LoadOptions, optional
@@ -244,6 +247,11 @@ def plan_pilot(
 
     alpha, power = (float(x) for x in _validate.levels(alpha, power, "two-sided"))
     max_runs = _validate.whole_number(max_runs, "max_runs", 1)
+    if max_runs > MAX_RUNS:
+        raise InputError(
+            f"max_runs= must be at most {MAX_RUNS:,}: the frontier lays out one design per "
+            f"runs count, and the cost-optimal runs are given beyond it anyway; got {max_runs:,}"
+        )
     if n_items is not None:
         n_items = _validate.whole_number(n_items, "n_items", 1)
     long = long_scores(pilot, options=options, **columns)
