@@ -4,6 +4,7 @@ states reaches its own target SE."""
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 
@@ -98,7 +99,13 @@ FORMS = {
         margin=d, flip_rate=0.1, alpha=a, power=p
     ),
     "pilot": lambda a, p, d: evalgap.plan_pilot(
-        _PILOT, run_column="run", delta=d, alpha=a, power=p, n_items=50, cost_per_item=1,
+        _PILOT,
+        run_column="run",
+        delta=d,
+        alpha=a,
+        power=p,
+        n_items=50,
+        cost_per_item=1,
         cost_per_run=0.1,
     ),
     "reference": lambda a, p, d: evalgap.plan_sampling(
@@ -156,3 +163,108 @@ def test_the_stated_frontier_reaches_the_target_se_pilot(between, within, delta,
     n = float(vc.required_items(between, within, delta, runs))
     se = float(vc.standard_error(between, within, max(n, 2), runs))
     assert se <= delta / math.sqrt(_k()) * (1 + 1e-12)
+
+
+def _json(result):
+    from evalgap.report.json_output import to_json
+
+    return json.loads(to_json(result))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "argv"),
+    [
+        (
+            {"accuracy_a": 0.65, "accuracy_b": 0.6, "correlation": 0.3, "n_items": 900},
+            [
+                "--accuracy-a",
+                "0.65",
+                "--accuracy-b",
+                "0.6",
+                "--correlation",
+                "0.3",
+                "--n-items",
+                "900",
+            ],
+        ),
+        ({"delta": 0.02, "sd_diff": 0.3}, ["--delta", "0.02", "--sd-diff", "0.3"]),
+        ({"flip_rate": 0.1, "delta": 0.01}, ["--flip-rate", "0.1", "--delta", "0.01"]),
+        ({"margin": 0.02, "flip_rate": 0.1}, ["--margin", "0.02", "--flip-rate", "0.1"]),
+        (
+            {
+                "pilot": [str(PILOT)],
+                "delta": 0.03,
+                "cost_per_item": 0.02,
+                "cost_per_run": 0.004,
+                "max_runs": 12,
+            },
+            [
+                "--pilot",
+                str(PILOT),
+                "--delta",
+                "0.03",
+                "--cost-per-item",
+                "0.02",
+                "--cost-per-run",
+                "0.004",
+                "--max-runs",
+                "12",
+            ],
+        ),
+    ],
+)
+def test_the_python_plan_dispatches_as_the_cli_does(kwargs, argv, run_cli):
+    """evalgap.plan(pilot=...) was a TypeError: the choice among the planners lived in the
+    CLI. The CLI now only calls evalgap.plan, and its JSON is the result's to_dict()."""
+    result = evalgap.plan(**kwargs)
+    out = run_cli("plan", *argv, "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == _json(result)
+
+
+def test_the_python_plan_of_a_reference_writes_its_design_file(run_cli, tmp_path):
+    path = tmp_path / "ref.csv"
+    _REFERENCE.to_csv(path, index=False)
+    design = tmp_path / "design.csv"
+    result = evalgap.plan(
+        reference=str(path), model_a="new", accuracy_a=0.5, delta=0.2, output=str(design)
+    )
+    assert type(result).__name__ == "SamplingDesign"
+    written = pd.read_csv(design, dtype={"item_id": str})
+    assert len(written) == result.n_items
+    out = run_cli(
+        "plan",
+        "--reference",
+        str(path),
+        "--model-a",
+        "new",
+        "--accuracy-a",
+        "0.5",
+        "--delta",
+        "0.2",
+        "--json",
+    )
+    data = json.loads(out.stdout)
+    assert data.pop("design_file") is None
+    assert data == _json(result)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"delta": 0.02, "sd_diff": 0.3, "seed": 3}, r"seed=: only with pilot="),
+        ({"delta": 0.02, "sd_diff": 0.3, "run_column": "run"}, r"run_column=: only with pilot="),
+        ({"delta": 0.02, "sd_diff": 0.3, "output": "x.csv"}, r"output=: only with reference="),
+        ({"pilot": PILOT, "correlation": 0.3}, r"pilot= plans from .*drop correlation="),
+        ({"pilot": PILOT, "alternative": "less"}, r"alternative='less': pilot plans"),
+        ({"reference": PILOT, "model_a": "x", "max_runs": 4}, r"drop max_runs="),
+        ({"reference": PILOT}, r"name model A with model_a="),
+        ({"pilot": PILOT, "reference": PILOT}, r"two plans"),
+        ({"margin": 0.02, "flip_rate": 0.1, "n_items": 50}, r"n_items=: a non-inferiority"),
+        ({"margin": 0.02}, r"margin= with flip_rate="),
+        ({"flip_rate": 0.1, "delta": 0.01, "sd_diff": 0.3}, r"and not sd_diff="),
+    ],
+)
+def test_the_python_plan_refuses_what_the_chosen_plan_does_not_take(kwargs, message):
+    with pytest.raises(InputError, match=message):
+        evalgap.plan(**kwargs)

@@ -295,9 +295,9 @@ def _fill(weight, low, high, total):
     positive = weight > 0
     if not positive.any():
         return low.astype(float)
-    kinks = np.unique(np.concatenate([low[positive], high[positive]]) / np.tile(
-        weight[positive], 2
-    ))
+    kinks = np.unique(
+        np.concatenate([low[positive], high[positive]]) / np.tile(weight[positive], 2)
+    )
     sums = np.clip(np.multiply.outer(kinks, weight), low, high).sum(axis=1)
     i = int(np.searchsorted(sums, total - 1e-9 * max(total, 1.0)))
     if i == 0:
