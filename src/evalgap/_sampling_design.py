@@ -266,17 +266,26 @@ def plan_sampling(
     delta = float(mu.mean()) if delta is None else float(_validate.numbers(delta, "delta"))
     if delta == 0:
         raise InputError("delta must be non-zero: no design resolves a gap of zero")
+    if abs(delta) > 1:
+        raise InputError(
+            f"delta={_validate.show(delta)} is beyond any gap of scores in [0, 1] (the "
+            "reference's scale): a gap is at most 1; give it as a share (0.05 = 5 points)"
+        )
     need_design, need_srs = st.items_needed(
         sizes, s2, population_variance, delta, alpha=alpha, power=power
     )
     population = len(keys)
-    floor = int(np.minimum(sizes, st.MIN_PER_STRATUM).sum())
+    # The whole allocation (at least 2 per stratum, rounded) must reach the target itself:
+    # the continuous optimum rounded up can fall short of it.
+    required_design = st.items_for_variance(
+        sizes, s2, st.target_variance(delta, alpha=alpha, power=power), math.ceil(need_design)
+    )
     if n_items is None:
-        n_items = min(population, max(floor, math.ceil(need_design)))
-        if need_design > population:
+        n_items = required_design
+        if required_design >= population:
             notes.append(
-                f"even the design needs {math.ceil(need_design):,} items for this gap, more "
-                f"than the {population:,} the benchmark has: the whole benchmark is drawn"
+                f"the design needs all {population:,} items of the benchmark for this gap: "
+                "the whole benchmark is drawn"
             )
     n_items = _validate.whole_number(n_items, "n_items", 1)
     allocation = st.neyman_allocation(sizes, np.sqrt(s2), n_items)
@@ -306,9 +315,9 @@ def plan_sampling(
         power=power,
         predicted_se=math.sqrt(st.stratified_variance(sizes, allocation, s2)),
         srs_se=math.sqrt(max(srs_variance, 0.0)),
-        required_n_design=math.ceil(need_design),
+        required_n_design=required_design,
         required_n_srs=math.ceil(need_srs),
-        items_ratio=need_design / need_srs if need_srs > 0 else math.nan,
+        items_ratio=required_design / math.ceil(need_srs) if need_srs > 0 else math.nan,
         predicted_disagreement=float((v + mu**2).mean()),
         strata=strata,
         seed=seed,

@@ -1176,7 +1176,6 @@ def trim(model, output, as_json, **loader):
 )
 @click.option(
     "--pilot",
-    "pilot_paths",
     multiple=True,
     type=click.Path(path_type=str),
     help="Items x reruns plan from a pilot with repeated runs (a table with a run column, "
@@ -1184,7 +1183,6 @@ def trim(model, output, as_json, **loader):
 )
 @click.option(
     "--reference",
-    "reference_paths",
     multiple=True,
     type=click.Path(path_type=str),
     help="Stratified item sample for --model-a vs --model-b from earlier models' per-item "
@@ -1209,7 +1207,6 @@ def trim(model, output, as_json, **loader):
 @option("seed", help="Reference: seed of the item draw.")
 @click.option(
     "--output",
-    "output_path",
     type=OUTPUT_FILE,
     help="Reference: write the design file (task, item_id, weight, stratum; .csv or "
     ".parquet) that compare --weights reads when the results come back.",
@@ -1235,163 +1232,61 @@ def trim(model, output, as_json, **loader):
 )
 @loader_options
 @_common_test_options
-def plan(
-    accuracy_a,
-    accuracy_b,
-    correlation,
-    delta,
-    sd_diff,
-    n_items,
-    flip_rate,
-    margin,
-    pilot_paths,
-    reference_paths,
-    model_a,
-    model_b,
-    n_strata,
-    seed,
-    output_path,
-    cost_per_item,
-    cost_per_run,
-    price_per_1k_tokens,
-    tokens_per_item,
-    max_runs,
-    alpha,
-    power,
-    alternative,
-    as_json,
-    **loader,
-):
+@click.pass_context
+def plan(ctx, pilot, reference, output, as_json, **settings):
     """How many paired items does a comparison need? (before running it)
 
     With --flip-rate and --delta: how many items a degradation test needs to detect a drop.
     With --pilot: how many items and how many reruns, and the cheapest design for the costs.
     With --reference: which items to run so one pair's full-benchmark gap resolves fastest.
     """
-    from evalgap._plan import plan as make_plan
-    from evalgap._plan import plan_degradation, plan_noninferiority
+    import dataclasses
 
-    if reference_paths:
-        if pilot_paths:
-            raise InputError("--reference and --pilot are two plans; give one of them")
-        _plan_reference(
-            reference_paths,
-            loader,
-            model_a=model_a,
-            model_b=model_b,
-            accuracy_a=accuracy_a,
-            accuracy_b=accuracy_b,
-            n_items=n_items,
-            delta=delta,
-            n_strata=n_strata,
-            seed=seed,
-            alpha=alpha,
-            power=power,
-            output_path=output_path,
-            alternative=alternative,
-            as_json=as_json,
-            others={
-                "--correlation": correlation,
-                "--sd-diff": sd_diff,
-                "--flip-rate": flip_rate,
-                "--margin": margin,
-                "--cost-per-item": cost_per_item,
-                "--cost-per-run": cost_per_run,
-                "--price-per-1k-tokens": price_per_1k_tokens,
-                "--tokens-per-item": tokens_per_item,
-            },
-        )
-        return
-    if output_path:
-        raise InputError("--output: only with --reference FILE (it writes the design file)")
-    if pilot_paths:
-        _plan_pilot(
-            pilot_paths,
-            loader,
-            delta=delta,
-            n_items=n_items,
-            model_a=model_a,
-            model_b=model_b,
-            cost_per_item=cost_per_item,
-            cost_per_run=cost_per_run,
-            price_per_1k_tokens=price_per_1k_tokens,
-            tokens_per_item=tokens_per_item,
-            max_runs=max_runs,
-            alpha=alpha,
-            power=power,
-            alternative=alternative,
-            as_json=as_json,
-            others={
-                "--accuracy-a": accuracy_a,
-                "--accuracy-b": accuracy_b,
-                "--correlation": correlation,
-                "--sd-diff": sd_diff,
-                "--flip-rate": flip_rate,
-                "--margin": margin,
-            },
-        )
-        return
-    pilot_only = {
-        "--model-a": model_a,
-        "--model-b": model_b,
-        "--cost-per-item": cost_per_item,
-        "--cost-per-run": cost_per_run,
-        "--price-per-1k-tokens": price_per_1k_tokens,
-        "--tokens-per-item": tokens_per_item,
-    }
-    stray = [k for k, v in pilot_only.items() if v is not None]
-    if loader["scores_paths"] or loader["hub"]:
-        stray.append("--scores" if loader["scores_paths"] else "--hub")
+    from evalgap._plan import plan as make_plan
+    from evalgap.io.options import LoadOptions
+
+    names = {f.name for f in dataclasses.fields(LoadOptions)} | set(NOT_LOAD_OPTIONS)
+    loader = {k: settings.pop(k) for k in list(settings) if k in names}
+    stray = [f for f, k in (("--scores", "scores_paths"), ("--hub", "hub")) if loader[k]]
+    stray += [f for f, k in (("--strict", "strict"), ("--complete-case", "complete_case"))
+              if loader[k]]
     if stray:
         raise InputError(
-            f"{', '.join(stray)}: only with --pilot FILE (a plan from a pilot) or "
-            "--reference FILE (an item sample)"
+            f"{', '.join(stray)}: plan reads its scores from --pilot FILE or --reference FILE"
         )
-    if margin is not None:
-        if flip_rate is None:
-            raise InputError("a non-inferiority plan takes --margin with --flip-rate")
-        if alternative != "two-sided":
-            raise InputError("--alternative: non-inferiority plans are one-sided already")
-        result = plan_noninferiority(
-            margin=margin, flip_rate=flip_rate, delta=delta or 0.0, alpha=alpha, power=power
-        )
-        _emit(result, as_json, "plan-degradation")
-        return
-    if flip_rate is not None:
-        others = [
-            name
-            for name, value in (
-                ("--accuracy-a", accuracy_a),
-                ("--accuracy-b", accuracy_b),
-                ("--correlation", correlation),
-                ("--sd-diff", sd_diff),
-            )
-            if value is not None
-        ]
-        if others or delta is None:
-            raise InputError(
-                "a degradation plan takes --flip-rate with --delta (the drop to "
-                f"detect){' and not ' + ', '.join(others) if others else ''}"
-            )
-        if alternative != "two-sided":
-            raise InputError("--alternative: degradation plans are one-sided already")
-        result = plan_degradation(
-            delta=delta, flip_rate=flip_rate, n_items=n_items, alpha=alpha, power=power
-        )
-        _emit(result, as_json, "plan-degradation")
-        return
+    for name in ("n_strata", "seed", "max_runs"):  # a default is not an option given
+        if ctx.get_parameter_source(name) is click.core.ParameterSource.DEFAULT:
+            settings[name] = None
     result = make_plan(
-        accuracy_a=accuracy_a,
-        accuracy_b=accuracy_b,
-        correlation=correlation,
-        delta=delta,
-        sd_diff=sd_diff,
-        n_items=n_items,
-        alpha=alpha,
-        power=power,
-        alternative=alternative,
+        pilot=list(pilot) or None,
+        reference=list(reference) or None,
+        output=output,
+        tasks=list(loader["tasks"]) or None,
+        options=_options(loader),
+        **settings,
     )
-    _emit(result, as_json, "plan")
+    if not reference:
+        _emit(result, as_json, PLAN_RENDERERS[type(result).__name__])
+        return
+    if as_json:
+        out = result.to_dict()
+        out["design_file"] = str(output) if output else None
+        _emit(out, True, "")
+        return
+    _emit(result, False, "plan-sampling")
+    if output:
+        _note(f"design file written to {output}: run its items, then read the results "
+              f"with compare --weights {output}")
+    else:
+        _note("add --output FILE to write the item list (the design file compare --weights reads)")
+
+
+PLAN_RENDERERS = {
+    "PlanResult": "plan",
+    "PilotPlan": "plan-pilot",
+    "DegradationPlan": "plan-degradation",
+    "NonInferiorityPlan": "plan-degradation",
+}
 
 
 def _compare_weighted(table, loader, weights, strata, model_a, model_b, settings, as_json):
@@ -1413,54 +1308,6 @@ def _compare_weighted(table, loader, weights, strata, model_a, model_b, settings
         **{k: settings[k] for k in ("alpha", "power")},
     )
     _emit(result, as_json, "compare-weighted")
-
-
-def _plan_reference(paths, loader, *, others, alternative, as_json, output_path, **settings):
-    """``plan --reference``: a stratified item sample for one pair, and its design file."""
-    from evalgap._sampling_design import plan_sampling
-
-    given = [name for name, value in others.items() if value is not None]
-    if given:
-        raise InputError(f"--reference plans from the reference's scores; drop {', '.join(given)}")
-    if alternative != "two-sided":
-        raise InputError("--alternative: reference plans are for the two-sided test")
-    if loader["scores_paths"] or loader["hub"]:
-        raise InputError("--reference names the reference's files; drop --scores/--hub")
-    if settings["model_a"] is None:
-        raise InputError("--reference: name model A with --model-a (a new model with --accuracy-a)")
-    result = plan_sampling(
-        list(paths), options=_options(loader), tasks=list(loader["tasks"]) or None, **settings
-    )
-    if output_path:
-        result.write(output_path)
-    if as_json:
-        out = result.to_dict()
-        out["design_file"] = str(output_path) if output_path else None
-        _emit(out, True, "")
-        return
-    _emit(result, False, "plan-sampling")
-    if output_path:
-        _note(f"design file written to {output_path}: run its items, then read the results "
-              f"with compare --weights {output_path}")
-    else:
-        _note("add --output FILE to write the item list (the design file compare --weights reads)")
-
-
-def _plan_pilot(paths, loader, *, others, alternative, as_json, **settings) -> None:
-    """``plan --pilot``: the items x reruns plan of a pilot with repeated runs."""
-    from evalgap._pilot import plan_pilot
-
-    given = [name for name, value in others.items() if value is not None]
-    if given:
-        raise InputError(f"--pilot plans from the pilot's scores; drop {', '.join(given)}")
-    if alternative != "two-sided":
-        raise InputError("--alternative: pilot plans are for the two-sided test")
-    if loader["scores_paths"] or loader["hub"]:
-        raise InputError("--pilot names the pilot's files; drop --scores/--hub")
-    result = plan_pilot(
-        list(paths), options=_options(loader), tasks=list(loader["tasks"]) or None, **settings
-    )
-    _emit(result, as_json, "plan-pilot")
 
 
 def _simulation_options(func):

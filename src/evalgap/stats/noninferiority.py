@@ -34,7 +34,7 @@ from scipy import special
 
 from evalgap.errors import InputError
 from evalgap.stats import _binomial as binomial
-from evalgap.stats import _validate
+from evalgap.stats import _validate, intervals
 
 EXACT_MAX_N = 100  # below, the exact unconditional p-value (enumeration is O(n^2) outcomes)
 NUISANCE_GRID = 400
@@ -183,7 +183,7 @@ def noninferiority_required_n(flip_rate, delta, margin, alpha=0.05, power=0.8):
     p2 = constrained_p2(x1, x2, 1.0, -margin)
     v0 = 2 * p2 - margin * (1 + margin)
     v1 = f - d * d
-    za = float(special.ndtri(1 - float(_validate.probability(alpha, "alpha"))))
+    za = float(intervals.z_quantile(_validate.probability(alpha, "alpha"), "greater"))
     zb = float(special.ndtri(float(_validate.probability(power, "power"))))
     n = (za * np.sqrt(v0) + zb * np.sqrt(v1)) ** 2 / (d + margin) ** 2
     return _validate.scalar_or_array(np.ceil(n))

@@ -364,12 +364,11 @@ def power_at(delta, sd_diff, n_items, *, alpha=0.05, alternative="two-sided"):
         # mu = +-inf (power 1) also when sd is so small that the ratio overflows.
         mu = np.where(sd > 0, delta * np.sqrt(n) / sd, np.sign(delta) * np.inf)
     mu = np.where(delta == 0, 0.0, mu)
+    z = intervals.z_quantile(alpha_arr, alternative)
     if alternative == "two-sided":
-        z = -special.ndtri(alpha_arr / 2)
         m = np.abs(mu)
         p = special.ndtr(-z - m) + special.ndtr(m - z)
     else:
-        z = -special.ndtri(alpha_arr)
         signed = mu if alternative == "greater" else -mu
         p = special.ndtr(signed - z)
     return _validate.scalar_or_array(p)
@@ -543,7 +542,7 @@ def degradation_power(delta, flip_rate, n_items, *, alpha=0.05):
     """
     alpha = _validate.probability(alpha, "alpha")
     snr = degradation_snr(delta, flip_rate, n_items)
-    return _validate.scalar_or_array(special.ndtr(snr + special.ndtri(alpha)))
+    return _validate.scalar_or_array(special.ndtr(snr - intervals.z_quantile(alpha, "greater")))
 
 
 def degradation_snr(delta, flip_rate, n_items):
@@ -561,7 +560,7 @@ def degradation_required_n(delta, flip_rate, *, alpha=0.05, power=0.8):
     z_alpha, z_beta = critical_values(alpha, power, "greater")
     p = _validate.probability(flip_rate, "flip_rate")
     delta = np.asarray(delta, dtype=float)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
         n = np.where(delta > 0, p * ((z_alpha + z_beta) / delta) ** 2, np.inf)
     return _validate.scalar_or_array(n)
 
