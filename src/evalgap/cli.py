@@ -1323,8 +1323,10 @@ def plan(
         "--tokens-per-item": tokens_per_item,
     }
     stray = [k for k, v in pilot_only.items() if v is not None]
-    if loader["scores_paths"] or loader["hub"]:
-        stray.append("--scores" if loader["scores_paths"] else "--hub")
+    if loader["scores_paths"] or loader["hub"] or loader["store"]:
+        stray.append(
+            "--scores" if loader["scores_paths"] else "--hub" if loader["hub"] else "--store"
+        )
     if stray:
         raise InputError(
             f"{', '.join(stray)}: only with --pilot FILE (a plan from a pilot) or "
@@ -1407,8 +1409,8 @@ def _plan_reference(paths, loader, *, others, alternative, as_json, output_path,
         raise InputError(f"--reference plans from the reference's scores; drop {', '.join(given)}")
     if alternative != "two-sided":
         raise InputError("--alternative: reference plans are for the two-sided test")
-    if loader["scores_paths"] or loader["hub"]:
-        raise InputError("--reference names the reference's files; drop --scores/--hub")
+    if loader["scores_paths"] or loader["hub"] or loader["store"]:
+        raise InputError("--reference names the reference's files; drop --scores/--hub/--store")
     if settings["model_a"] is None:
         raise InputError("--reference: name model A with --model-a (a new model with --accuracy-a)")
     result = plan_sampling(
@@ -1438,8 +1440,8 @@ def _plan_pilot(paths, loader, *, others, alternative, as_json, **settings) -> N
         raise InputError(f"--pilot plans from the pilot's scores; drop {', '.join(given)}")
     if alternative != "two-sided":
         raise InputError("--alternative: pilot plans are for the two-sided test")
-    if loader["scores_paths"] or loader["hub"]:
-        raise InputError("--pilot names the pilot's files; drop --scores/--hub")
+    if loader["scores_paths"] or loader["hub"] or loader["store"]:
+        raise InputError("--pilot names the pilot's files; drop --scores/--hub/--store")
     result = plan_pilot(
         list(paths), options=_options(loader), tasks=list(loader["tasks"]) or None, **settings
     )
@@ -1768,6 +1770,12 @@ def store_add(store_path, sources, as_json, **loader):
 
     if _has_scores(loader):
         raise InputError("store add takes its sources as arguments; drop --scores/--hub/--store")
+    switches = [flag for flag in ("strict", "complete_case") if loader[flag]]
+    if switches:  # alignment switches: they apply when a job reads the store
+        raise InputError(
+            f"{switches[0]}=True: store add keeps every row; give it to the job that reads "
+            "the store (evalgap audit --store STORE ...)"
+        )
     with _progress(as_json, "adding sources", by_bytes=True) as progress:
         result = add_job(store_path, list(sources), _options(loader), progress=progress)
     _emit(result, as_json, "store-add")
@@ -1787,14 +1795,21 @@ def store_list(store_path, as_json):
 @click.argument("store_path", metavar="STORE", type=click.Path(dir_okay=False))
 @click.option("--model", "models", multiple=True, help="Remove this model (repeatable).")
 @click.option(
-    "--source", "sources", multiple=True, help="Remove this source: its id or path (repeatable)."
+    "--source", "sources", multiple=True, help="Remove this source by its id (repeatable)."
+)
+@click.option(
+    "--path",
+    "paths",
+    multiple=True,
+    help="Remove the source added from this path (repeatable).",
 )
 @option("json")
-def store_remove(store_path, models, sources, as_json):
+def store_remove(store_path, models, sources, paths, as_json):
     """Remove models or sources from STORE (one transaction)."""
     from evalgap._store import store_remove as remove_job
 
-    _emit(remove_job(store_path, models=models, sources=sources), as_json, "store-remove")
+    result = remove_job(store_path, models=models, sources=sources, paths=paths)
+    _emit(result, as_json, "store-remove")
 
 
 @store.command("export", epilog=STORE_EXAMPLES)
