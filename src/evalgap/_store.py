@@ -798,7 +798,16 @@ def audit_store_streamed(
         correlation_sensitivity=sensitivity,
         tiers=tiers,
         output=str(output),
-        notes=(f"{m:,} pairs audited in {len(blocks)} block(s) of up to {block_pairs:,}",),
+        notes=(
+            f"family {family}: {m:,} pairs audited ("
+            + (
+                "every pair of each task's models; evalgap audit audits the rank-adjacent "
+                "pairs by default"
+                if family == "all"
+                else "each task's rank-adjacent pairs"
+            )
+            + f") in {len(blocks)} block(s) of up to {block_pairs:,}",
+        ),
     )
 
 

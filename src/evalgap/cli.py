@@ -1896,7 +1896,9 @@ class _progress:
         self.task = None
 
     def __enter__(self):
-        if self.quiet or (self.by_bytes and not _console(stderr=True).is_terminal):
+        # on a terminal only: elsewhere the bar draws nothing but leaves a blank line on
+        # stderr, before the one-line error when the job fails
+        if self.quiet or not _console(stderr=True).is_terminal:
             return lambda *_: None
         from rich.progress import (
             BarColumn,

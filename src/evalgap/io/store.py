@@ -1462,15 +1462,31 @@ def _source_id(value) -> int:
 
 
 def export(con, output) -> int:
-    """Write the long scores to a Parquet file with DuckDB's COPY; return the rows written."""
+    """Write the long scores to a Parquet file with DuckDB's COPY; return the rows written.
+
+    The file is written beside ``output`` under a temporary name and renamed over it only
+    once complete: a failure (a full disk) leaves no partial file and keeps a previous one.
+    """
     output = Path(output)
     if output.suffix != ".parquet":
         raise InputError(
             f"output={str(output)!r}: store export writes Parquet; name a .parquet file"
         )
+    if output.is_dir():
+        raise InputError(f"output={str(output)!r}: is a directory; name a .parquet file")
+    temporary = output.with_name(f".{output.name}.{os.getpid()}.tmp")
+    try:
+        _copy(con, temporary)
+        os.replace(temporary, output)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return int(con.execute("SELECT count(*) FROM scores").fetchall()[0][0])
+
+
+def _copy(con, target: Path) -> None:
     con.execute(
         "COPY (SELECT model, task, item_id, run, score, cluster FROM scores "
         "ORDER BY source_id, seq) TO ? (FORMAT PARQUET)",
-        [str(output)],
+        [str(target)],
     )
-    return int(con.execute("SELECT count(*) FROM scores").fetchall()[0][0])

@@ -1144,7 +1144,7 @@ def render_store(r, console: Console) -> None:
     elif name == "StoreAuditSummary":
         console.print(
             f"audit from the pair statistics: {plural(r.n_pairs, r.family + ' pair')} "
-            f"(family size {r.family_size:,}), every row in {markup(r.output)}"
+            f"(family {r.family}, family size {r.family_size:,}), every row in {markup(r.output)}"
         )
         print_table(
             console,
