@@ -25,8 +25,13 @@ LM_EVAL = FIXTURES / "lm_eval-0.4.4" / "reordered"
 QUICK = ("--n-bootstrap", "200", "--n-bootstrap-required-n", "50", "--n-rank-bootstrap", "50")
 
 
-def _board(path: Path, n_models: int = 6, n_items: int = 300, seed: int = 0, graded=False):
-    """A long CSV of a synthetic board (binary, or graded in [0, 1]); return its path."""
+def _board(
+    path: Path, n_models: int = 6, n_items: int = 300, seed: int = 0, graded=False, prefix="m"
+):
+    """A long CSV of a synthetic board (binary, or graded in [0, 1]); return its path.
+
+    Models are named ``{prefix}0, {prefix}1, ...``: boards of different seeds are different
+    models (a store refuses one item of one model with two scores)."""
     rng = np.random.default_rng(seed)
     difficulty = rng.normal(0, 1.5, n_items)
     rows = []
@@ -35,7 +40,7 @@ def _board(path: Path, n_models: int = 6, n_items: int = 300, seed: int = 0, gra
         score = rng.beta(4 * p + 0.1, 4 * (1 - p) + 0.1) if graded else rng.random(n_items) < p
         keep = rng.random(n_items) > 0.05  # each model misses some items
         for i in np.flatnonzero(keep):
-            rows.append((f"m{m}", f"q{i:04d}", float(score[i]), f"c{i % 7}"))
+            rows.append((f"{prefix}{m}", f"q{i:04d}", float(score[i]), f"c{i % 7}"))
     frame = pd.DataFrame(rows, columns=["model", "item_id", "score", "category"])
     frame.to_csv(path, index=False)
     return path
@@ -71,6 +76,7 @@ def test_readding_a_source_adds_nothing_and_says_so(tmp_path, run_cli):
         "skipped_sources": [],
         "rows_added": len(pd.read_csv(csv)),
         "notes": [],
+        "replaced_sources": [],
     }
     second = _json(run_cli, "store", "add", store, csv)
     assert second["added_sources"] == [] and second["rows_added"] == 0
@@ -98,7 +104,7 @@ def test_a_corrupt_or_foreign_file_leaves_the_store_unchanged(tmp_path, run_cli,
 
 def test_a_failure_inside_the_transaction_rolls_everything_back(tmp_path, monkeypatch):
     csv = _board(tmp_path / "board.csv")
-    other = _board(tmp_path / "other.csv", seed=1)
+    other = _board(tmp_path / "other.csv", seed=1, prefix="o")
     store = tmp_path / "s.duckdb"
     evalgap.store_add(store, [csv])
     pairs_before = evalgap.store_pairs(store)
@@ -116,7 +122,7 @@ def test_a_failure_inside_the_transaction_rolls_everything_back(tmp_path, monkey
 
 def test_the_store_survives_kill_9_during_add(tmp_path):
     csv = _board(tmp_path / "board.csv")
-    other = _board(tmp_path / "other.csv", seed=1)
+    other = _board(tmp_path / "other.csv", seed=1, prefix="o")
     store = tmp_path / "s.duckdb"
     evalgap.store_add(store, [csv])
     # The child adds a source and stops just before its commit (rows and pair statistics
@@ -271,7 +277,7 @@ def test_list_remove_export(tmp_path, run_cli):
     assert listed["n_rows"] == len(pd.read_csv(csv)) + len(frame)
     removed = _json(run_cli, "store", "remove", store, "--model", "new-m0")
     assert removed["rows_removed"] == (frame["model"] == "new-m0").sum()
-    removed = _json(run_cli, "store", "remove", store, "--source", str(other))
+    removed = _json(run_cli, "store", "remove", store, "--path", str(other))
     assert removed["sources_removed"] == 1
     pairs = evalgap.store_pairs(store)
     assert len(pairs) == 15 and not pairs["model_b"].str.startswith("new").any()
@@ -319,6 +325,7 @@ def test_store_add_of_a_directory_of_tables_adds_each_score_table(tmp_path, run_
         "skipped_sources": [],
         "rows_added": 347_215,
         "notes": [left_out],
+        "replaced_sources": [],
     }
     again = run_cli("store", "add", store, mmlu)
     said = " ".join(again.stdout.split())  # the terminal wraps long lines
@@ -339,7 +346,7 @@ def test_store_reads_back_in_added_order_whatever_the_scan_order(tmp_path, monke
     csv = _board(tmp_path / "board.csv", n_models=4)
     store = tmp_path / "s.duckdb"
     evalgap.store_add(store, [csv, INSPECT], cluster_column=None)
-    evalgap.store_add(store, [_board(tmp_path / "more.csv", n_models=3, seed=5)])
+    evalgap.store_add(store, [_board(tmp_path / "more.csv", n_models=3, seed=5, prefix="n")])
     before = evalgap.read_store(store).frame
     con = io.connect(store)
     try:  # the rows physically reversed: the scan is no longer in the added order
@@ -362,6 +369,7 @@ def test_store_reads_back_in_added_order_whatever_the_scan_order(tmp_path, monke
     after = evalgap.read_store(store).frame
     pd.testing.assert_frame_equal(after, before)
     assert list(after["run"].unique()[:1]) == ["1"] and set(after["model"].cat.categories) == {
-        *(f"m{i}" for i in range(4)), *evalgap.load_scores(INSPECT).frame["model"].unique()
+        *(f"m{i}" for i in range(4)), *(f"n{i}" for i in range(3)),
+        *evalgap.load_scores(INSPECT).frame["model"].unique(),
     }
     assert list(after["model"].cat.categories) == sorted(after["model"].cat.categories)

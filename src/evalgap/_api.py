@@ -843,9 +843,11 @@ def long_scores(data, *, options=None, **columns):
     if isinstance(data, LongScores):
         return data
     if data is None and options is not None and getattr(options, "store", None):
+        import dataclasses
+
         from evalgap.io.sources import load_scores
 
-        return load_scores([], options)
+        return load_scores([], dataclasses.replace(options, **columns))
     if _is_table(data):
         from evalgap.io.tables import long_from_frame
 

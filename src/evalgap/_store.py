@@ -38,7 +38,11 @@ class StoreAddResult(Result):
     rows_added : int
         Score rows added.
     notes : tuple of str
-        What was left out: the tables of a directory that hold no scores.
+        What was left out: the tables of a directory that hold no scores, the selected
+        models or tasks a source does not hold.
+    replaced_sources : tuple of str
+        Sources added again whose bytes had changed (or had lost models to ``store
+        remove``): the new content replaced the old rows (also listed in ``added_sources``).
     """
 
     store: str
@@ -46,6 +50,7 @@ class StoreAddResult(Result):
     skipped_sources: tuple
     rows_added: int
     notes: tuple = ()
+    replaced_sources: tuple = ()
     _headline = ("added_sources", "skipped_sources", "rows_added")
 
 
@@ -85,12 +90,16 @@ class StoreRemoveResult(Result):
         The store file.
     rows_removed, sources_removed, models_removed : int
         What was removed.
+    removed_sources : tuple of dict
+        Each source removed: ``source_id``, ``path`` and what matched it (``"id"``,
+        ``"path"``, or ``"emptied"``: every row of it was of a removed model).
     """
 
     store: str
     rows_removed: int
     sources_removed: int
     models_removed: int
+    removed_sources: tuple = ()
     _headline = ("rows_removed",)
 
 
@@ -117,10 +126,14 @@ def store_add(store, paths, options=None, *, progress=None, **columns) -> StoreA
 
     Each path (file or directory, any source :func:`evalgap.load_scores` reads) is one
     source, added in one transaction with its pair statistics; a path whose bytes and
-    options are already stored is skipped. A directory of tables (no framework logs) is its
-    score tables, each one source (a long table streams in batches); tables without a model
-    and a score column are left out and said in ``notes``. A source that cannot be read
-    raises InputError and leaves the store as it was (sources added before it stay).
+    options are already stored is skipped, and a path added before with the same options
+    whose bytes changed replaces its old rows. ``models=``/``tasks=`` (``--models``,
+    ``--task``) keep only those models' and tasks' rows. An item that would be stored with
+    two different scores (the same model, task, item and run) is refused. A directory of
+    tables (no framework logs) is its score tables, each one source (a long table streams
+    in batches); tables without a model and a score column are left out and said in
+    ``notes``. A source that cannot be read raises InputError and leaves the store as it was
+    (sources added before it stay).
 
     Parameters
     ----------
@@ -169,18 +182,36 @@ def store_add(store, paths, options=None, *, progress=None, **columns) -> StoreA
     if not paths:
         raise InputError("store add: give at least one score file or directory")
     paths, notes = _sources_of(paths, options)
-    added, skipped, rows = [], [], 0
-    con = io.connect(store)
+    added, skipped, replaced, rows = [], [], [], 0
+    created = not Path(store).exists()
+    con = None
     try:
+        con = io.connect(store)
         for done, path in enumerate(paths):
             if progress is not None:
                 progress(done, len(paths), str(path))
-            outcome = io.add_source(con, path, options)
-            (added if outcome["added"] else skipped).append(str(path))
+            before = "; the store is as it was" + (" before it" if done else "")
+            with io.guard(store, f"adding {path}", kept=before):
+                outcome = io.add_source(con, path, options)
+            if outcome["added"]:
+                added.append(str(path))
+            elif outcome["source_id"] is not None:
+                skipped.append(str(path))
+            if outcome["replaced"]:
+                replaced.append(str(path))
+            notes.extend(outcome["notes"])
             rows += outcome["rows"]
-    finally:
-        con.close()
-    return StoreAddResult(str(store), tuple(added), tuple(skipped), int(rows), tuple(notes))
+    except BaseException:
+        if con is not None:
+            io._close(con)
+        if created and not added:  # a store this call created holds nothing: no file left
+            for leftover in (Path(store), Path(f"{store}.wal")):
+                leftover.unlink(missing_ok=True)
+        raise
+    io._close(con)
+    return StoreAddResult(
+        str(store), tuple(added), tuple(skipped), int(rows), tuple(notes), tuple(replaced)
+    )
 
 
 def _sources_of(paths, options):
@@ -221,11 +252,8 @@ def store_list(store) -> StoreListResult:
     """
     from evalgap.io import store as io
 
-    con = io.connect(store, read_only=True)
-    try:
+    with io.opened(store, "listing it") as con:
         s = io.summary(con)
-    finally:
-        con.close()
     return StoreListResult(
         str(store),
         tuple(s["models"]),
@@ -237,10 +265,12 @@ def store_list(store) -> StoreListResult:
     )
 
 
-def store_remove(store, *, models=(), sources=()) -> StoreRemoveResult:
-    """Remove models and/or sources (by id or path) from a store, in one transaction.
+def store_remove(store, *, models=(), sources=(), paths=()) -> StoreRemoveResult:
+    """Remove models and/or sources (by id or by path) from a store, in one transaction.
 
-    The pair statistics of what the removed rows touched are recomputed.
+    The pair statistics of what the removed rows touched are recomputed. A source that
+    loses a model keeps its other rows, with its row count updated and the model recorded
+    as removed from it: adding its file again replaces it whole, bringing the model back.
 
     Parameters
     ----------
@@ -248,8 +278,10 @@ def store_remove(store, *, models=(), sources=()) -> StoreRemoveResult:
         The store file.
     models : list of str
         Models to remove (every row of each).
-    sources : list of str or int
-        Sources to remove, by id or by the path they were added from.
+    sources : list of int
+        Sources to remove, by id (``store list``); an id matches ids only.
+    paths : list of str
+        Sources to remove, by the path they were added from; a path matches paths only.
 
     Returns
     -------
@@ -266,13 +298,17 @@ def store_remove(store, *, models=(), sources=()) -> StoreRemoveResult:
     """
     from evalgap.io import store as io
 
-    if not models and not sources:
-        raise InputError("store remove: name what to remove with models= or sources=")
-    con = io.connect(store, create=False)
-    try:
-        out = io.remove(con, models=tuple(models), sources=tuple(sources))
-    finally:
-        con.close()
+    models, sources, paths = (
+        [v] if isinstance(v, (str, int, Path)) else list(v or ())
+        for v in (models, sources, paths)
+    )
+    if not models and not sources and not paths:
+        raise InputError("store remove: name what to remove with models=, sources= or paths=")
+    bad = [m for m in models if not isinstance(m, str)]
+    if bad:
+        raise InputError(f"models={bad[0]!r}: a model is named by a string (see store list)")
+    with io.opened(store, "removing", read_only=False, kept="; the store is as it was") as con:
+        out = io.remove(con, models=tuple(models), sources=tuple(sources), paths=tuple(paths))
     return StoreRemoveResult(str(store), **out)
 
 
@@ -301,11 +337,8 @@ def store_export(store, output) -> StoreExportResult:
     """
     from evalgap.io import store as io
 
-    con = io.connect(store, read_only=True)
-    try:
+    with io.opened(store, f"exporting it to {output}") as con:
         rows = io.export(con, output)
-    finally:
-        con.close()
     return StoreExportResult(str(store), str(output), rows)
 
 
@@ -336,11 +369,8 @@ def read_store(store, *, models=None, tasks=None):
     """
     from evalgap.io import store as io
 
-    con = io.connect(store, read_only=True)
-    try:
+    with io.opened(store, "reading it") as con:
         return io.read_long(con, models=models, tasks=tasks)
-    finally:
-        con.close()
 
 
 def store_pairs(store, *, tasks=None):
@@ -369,11 +399,8 @@ def store_pairs(store, *, tasks=None):
     """
     from evalgap.io import store as io
 
-    con = io.connect(store, read_only=True)
-    try:
+    with io.opened(store, "reading its pair statistics") as con:
         return io.pair_stats(con, tasks=tasks)
-    finally:
-        con.close()
 
 
 def audit_store(store, *, family: str = "adjacent", tasks=None, **settings):
@@ -414,14 +441,16 @@ def audit_store(store, *, family: str = "adjacent", tasks=None, **settings):
     >>> evalgap.audit_store(path, n_bootstrap=0).unresolved["fixed_n"]
     1
     """
+    import dataclasses
+
     import numpy as np
     import pandas as pd
 
     from evalgap._audit import audit_counts
     from evalgap.io import store as io
 
-    con = io.connect(store, read_only=True)
-    try:
+    tasks = _check_audit_arguments(family, tasks, settings)
+    with io.opened(store, "auditing it") as con:
         means = io.model_means(con, tasks=tasks)
         if not means["binary"].all():
             raise InputError(
@@ -440,8 +469,10 @@ def audit_store(store, *, family: str = "adjacent", tasks=None, **settings):
                 upper, lower = ranked[i], ranked[j]
             wanted.append(pd.DataFrame({"task": task, "upper": upper, "lower": lower}))
         if not wanted:
-            raise InputError("the store is empty; add scores with evalgap store add STORE FILE")
+            raise InputError(_no_scores(con, tasks))
         wanted = pd.concat(wanted, ignore_index=True)
+        if wanted.empty:
+            raise InputError(f"{store}: no pairs to audit (one model per task)")
         wanted["model_a"] = np.where(
             wanted["upper"] < wanted["lower"], wanted["upper"], wanted["lower"]
         )
@@ -450,9 +481,8 @@ def audit_store(store, *, family: str = "adjacent", tasks=None, **settings):
         )
         stats = io.pair_stats(con, pairs=wanted)
         clusters = io.pair_cluster_stats(con, pairs=wanted)
-    finally:
-        con.close()
-    table = wanted.merge(stats, on=["task", "model_a", "model_b"], how="inner", sort=False)
+    table = wanted.merge(stats, on=["task", "model_a", "model_b"], how="left", sort=False)
+    _refuse_unpaired(store, table)
     flip = (table["upper"] != table["model_a"]).to_numpy()
     a_only = table["a_only"].to_numpy()
     b_only = table["b_only"].to_numpy()
@@ -468,9 +498,46 @@ def audit_store(store, *, family: str = "adjacent", tasks=None, **settings):
         }
     )
     result = audit_counts(frame, source=str(store), **settings)
+    result = dataclasses.replace(result, family=family)  # the family asked for, whatever K
     if clusters.empty:
         return result
     return _clustered_from_statistics(result, clusters, settings)
+
+
+def _check_audit_arguments(family, tasks, settings):
+    """Refuse an unknown family or procedure in one line listing the choices; return the
+    tasks as a list (a single name taken as one task)."""
+    from evalgap._audit import FAMILIES, PROCEDURES
+    from evalgap.stats.sequential import MIXTURES
+
+    for name, value, choices in (
+        ("family", family, FAMILIES),
+        ("tier_procedure", settings.get("tier_procedure", "fixed_n"), PROCEDURES),
+        ("mixture", settings.get("mixture", "grid"), MIXTURES),
+    ):
+        if not isinstance(value, str) or value not in choices:
+            raise InputError(f"{name}={value!r}: must be one of {', '.join(choices)}")
+    if tasks is None:
+        return None
+    tasks = [tasks] if isinstance(tasks, str) else list(tasks)
+    bad = [t for t in tasks if not isinstance(t, str)]
+    if bad:
+        raise InputError(f"tasks={bad[0]!r}: a task is named by a string")
+    return tasks or None
+
+
+def _refuse_unpaired(store, table) -> None:
+    """Refuse pairs of the family with no item both models scored (no statistics stored)."""
+    missing = table["n"].isna().to_numpy()
+    if missing.any():
+        row = table.loc[missing].iloc[0]
+        task = "" if row["task"] == "all" else f" (task {row['task']})"
+        raise InputError(
+            f"{store}: models {row['upper']!r} and {row['lower']!r}{task} share no item "
+            f"({int(missing.sum()):,} such pairs); a pair is compared on the items both "
+            "scored: audit a selection of models with shared items (tasks=, or "
+            "evalgap audit --store STORE --models ...)"
+        )
 
 
 def _clustered_from_statistics(result, clusters, settings):
@@ -629,24 +696,33 @@ def audit_store_streamed(
 
     from evalgap._audit import PROCEDURES, _tiers, audit_counts
     from evalgap.io import store as io
+    from evalgap.io._write import atomic_write
     from evalgap.stats import multiplicity, tests
+    from evalgap.stats import power as pw
     from evalgap.stats.paired import summarize_counts
 
     alpha = settings.get("alpha", 0.05)
     power = settings.get("power", 0.8)
-    con = io.connect(store, read_only=True)
-    try:
+    tasks = _check_audit_arguments(family, tasks, {**settings, "tier_procedure": tier_procedure})
+    if isinstance(block_pairs, bool) or not isinstance(block_pairs, int) or block_pairs < 1:
+        raise InputError(f"block_pairs={block_pairs!r}: must be a whole number of pairs >= 1")
+    if Path(output).suffix.lower() != ".parquet":
+        raise InputError(
+            f"output={str(output)!r}: store audit writes Parquet; name a .parquet file"
+        )
+    with io.opened(store, "auditing it") as con:
         ranked = _ranked_models(con, tasks)
         blocks = list(_pair_blocks(con, ranked, family, block_pairs))
         m = sum(len(b) for b in blocks)
         if m == 0:
-            raise InputError(f"{store}: no pairs to audit")
+            raise InputError(f"{store}: no pairs to audit (one model per task)")
+        pw.critical_values(alpha, power)  # alpha and power checked before any work
         statistic = np.empty(m)
         start = 0
         tick = progress or (lambda *_: None)
         for k, block in enumerate(blocks):  # pass 1: the family's statistics
             tick(k, 2 * len(blocks), "statistics of every pair")
-            frame = _block_counts(con, block)
+            frame = _block_counts(con, block, store)
             s = summarize_counts(*(frame[c].to_numpy() for c in _COUNTS))
             statistic[start : start + len(frame)] = tests.wald_statistic(
                 s.delta, s.sd_diff, s.n_items
@@ -656,45 +732,56 @@ def audit_store_streamed(
         bh = multiplicity.resolved_bh(statistic, alpha, power, m)
         unresolved = dict.fromkeys(PROCEDURES, 0)
         sensitivity = {"correlation_minus_0.1": 0, "correlation": 0, "correlation_plus_0.1": 0}
-        adjacent, writer, start, seen = [], None, 0, set()
-        try:
-            for k, block in enumerate(blocks):  # pass 2: audit each block, write it
-                tick(len(blocks) + k, 2 * len(blocks), "verdicts, written to Parquet")
-                frame = _block_counts(con, block)
-                result = audit_counts(
-                    frame, family_size=m, tier_procedure="fixed_n", source=str(store), **settings
-                )
-                clusters = io.pair_cluster_stats(con, pairs=frame.attrs["wanted"])
-                if not clusters.empty:
-                    result = _clustered_from_statistics(result, clusters, settings)
-                rows = result.pairs.to_frame()
-                stop = start + len(rows)
-                rows["resolved_holm"] = holm[start:stop]
-                rows["resolved_bh"] = bh[start:stop]
-                rows["rank_a"] = block["rank_a"].to_numpy() + 1
-                rows["rank_b"] = block["rank_b"].to_numpy() + 1
-                start = stop
-                for proc in PROCEDURES:
-                    column = f"resolved_{proc}"
-                    if column in rows.columns and not rows[column].isna().all():
-                        seen.add(proc)
-                        unresolved[proc] += int((~rows[column].fillna(True).astype(bool)).sum())
-                sensitivity["correlation"] += int((~rows["resolved_fixed_n"].astype(bool)).sum())
-                for name in ("minus", "plus"):
-                    sensitivity[f"correlation_{name}_0.1"] += int(
-                        (~rows[f"resolved_correlation_{name}"]).sum()
+        adjacent, seen = [], set()
+
+        def write(handle):  # pass 2: audit each block, append its rows to the file
+            writer, start = None, 0
+            try:
+                for k, block in enumerate(blocks):
+                    tick(len(blocks) + k, 2 * len(blocks), "verdicts, written to Parquet")
+                    frame = _block_counts(con, block, store)
+                    result = audit_counts(
+                        frame, family_size=m, tier_procedure="fixed_n", source=str(store),
+                        **settings,
                     )
-                adjacent.append(rows[rows["rank_b"] == rows["rank_a"] + 1])
-                table = pa.Table.from_pandas(rows, preserve_index=False)
-                if writer is None:
-                    writer = pq.ParquetWriter(str(output), table.schema)
-                writer.write_table(table.cast(writer.schema))
-            tick(2 * len(blocks), 2 * len(blocks), "verdicts, written to Parquet")
-        finally:
-            if writer is not None:
-                writer.close()
-    finally:
-        con.close()
+                    clusters = io.pair_cluster_stats(con, pairs=frame.attrs["wanted"])
+                    if not clusters.empty:
+                        result = _clustered_from_statistics(result, clusters, settings)
+                    rows = result.pairs.to_frame()
+                    stop = start + len(rows)
+                    rows["resolved_holm"] = holm[start:stop]
+                    rows["resolved_bh"] = bh[start:stop]
+                    rows["rank_a"] = block["rank_a"].to_numpy() + 1
+                    rows["rank_b"] = block["rank_b"].to_numpy() + 1
+                    start = stop
+                    for proc in PROCEDURES:
+                        column = f"resolved_{proc}"
+                        if column in rows.columns and not rows[column].isna().all():
+                            seen.add(proc)
+                            unresolved[proc] += int(
+                                (~rows[column].fillna(True).astype(bool)).sum()
+                            )
+                    sensitivity["correlation"] += int(
+                        (~rows["resolved_fixed_n"].astype(bool)).sum()
+                    )
+                    for name in ("minus", "plus"):
+                        sensitivity[f"correlation_{name}_0.1"] += int(
+                            (~rows[f"resolved_correlation_{name}"]).sum()
+                        )
+                    adjacent.append(rows[rows["rank_b"] == rows["rank_a"] + 1])
+                    table = pa.Table.from_pandas(rows, preserve_index=False)
+                    if writer is None:  # the family is said in the file, as on every view
+                        schema = table.schema.with_metadata(
+                            {**(table.schema.metadata or {}), b"evalgap.family": family.encode()}
+                        )
+                        writer = pq.ParquetWriter(handle, schema)
+                    writer.write_table(table.cast(writer.schema))
+                tick(2 * len(blocks), 2 * len(blocks), "verdicts, written to Parquet")
+            finally:
+                if writer is not None:
+                    writer.close()
+
+        atomic_write(output, write, option="--output", mode="wb", what="the pairs table")
     ranking = pd.concat(
         [
             pd.DataFrame({"task": task, "rank": np.arange(1, len(names) + 1), "model": names})
@@ -711,11 +798,34 @@ def audit_store_streamed(
         correlation_sensitivity=sensitivity,
         tiers=tiers,
         output=str(output),
-        notes=(f"{m:,} pairs audited in {len(blocks)} block(s) of up to {block_pairs:,}",),
+        notes=(
+            f"family {family}: {m:,} pairs audited ("
+            + (
+                "every pair of each task's models; evalgap audit audits the rank-adjacent "
+                "pairs by default"
+                if family == "all"
+                else "each task's rank-adjacent pairs"
+            )
+            + f") in {len(blocks)} block(s) of up to {block_pairs:,}",
+        ),
     )
 
 
 _COUNTS = ("both_correct", "a_only", "b_only", "both_wrong")
+
+
+def _no_scores(con, tasks) -> str:
+    """Why there is nothing to audit: an empty store, or tasks it does not hold."""
+    stored = [
+        r[0] for r in con.execute("SELECT DISTINCT task FROM vectors ORDER BY task").fetchall()
+    ]
+    if not stored:
+        return "the store is empty; add scores with evalgap store add STORE FILE"
+    missing = [t for t in tasks or () if t not in stored]
+    return (
+        f"tasks={missing[0] if missing else tasks[0]!r}: no such task in the store; tasks "
+        f"found: {', '.join(stored[:10])}{', ...' if len(stored) > 10 else ''}"
+    )
 
 
 def _ranked_models(con, tasks) -> dict:
@@ -726,7 +836,7 @@ def _ranked_models(con, tasks) -> dict:
 
     means = io.model_means(con, tasks=tasks)
     if means.empty:
-        raise InputError("the store is empty; add scores with evalgap store add STORE FILE")
+        raise InputError(_no_scores(con, tasks))
     if not means["binary"].all():
         raise InputError(
             "an audit from pair statistics needs binary scores; audit the items of a graded "
@@ -768,7 +878,7 @@ def _block(task, names, upper, lower):
     return block
 
 
-def _block_counts(con, block):
+def _block_counts(con, block, store="the store"):
     """The 2x2 counts of a block's pairs, oriented A (upper rank) minus B."""
     import numpy as np
     import pandas as pd
@@ -788,8 +898,7 @@ def _block_counts(con, block):
     )
     stats = io.pair_stats(con, pairs=wanted)
     table = wanted.merge(stats, on=["task", "model_a", "model_b"], how="left", sort=False)
-    if table["n"].isna().any():
-        raise InputError("the store's pair statistics are incomplete; rebuild them")
+    _refuse_unpaired(store, table.assign(upper=upper, lower=lower))
     a_only = table["a_only"].to_numpy()
     b_only = table["b_only"].to_numpy()
     counts = pd.DataFrame(

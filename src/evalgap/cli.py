@@ -1247,7 +1247,8 @@ def plan(ctx, pilot, reference, output, as_json, **settings):
 
     names = {f.name for f in dataclasses.fields(LoadOptions)} | set(NOT_LOAD_OPTIONS)
     loader = {k: settings.pop(k) for k in list(settings) if k in names}
-    stray = [f for f, k in (("--scores", "scores_paths"), ("--hub", "hub")) if loader[k]]
+    stray = [f for f, k in (("--scores", "scores_paths"), ("--hub", "hub"), ("--store", "store"))
+             if loader[k]]
     stray += [f for f, k in (("--strict", "strict"), ("--complete-case", "complete_case"))
               if loader[k]]
     if stray:
@@ -1632,6 +1633,12 @@ def store_add(store_path, sources, as_json, **loader):
 
     if _has_scores(loader):
         raise InputError("store add takes its sources as arguments; drop --scores/--hub/--store")
+    switches = [flag for flag in ("strict", "complete_case") if loader[flag]]
+    if switches:  # alignment switches: they apply when a job reads the store
+        raise InputError(
+            f"{switches[0]}=True: store add keeps every row; give it to the job that reads "
+            "the store (evalgap audit --store STORE ...)"
+        )
     with _progress(as_json, "adding sources", by_bytes=True) as progress:
         result = add_job(store_path, list(sources), _options(loader), progress=progress)
     _emit(result, as_json, "store-add")
@@ -1651,14 +1658,21 @@ def store_list(store_path, as_json):
 @click.argument("store_path", metavar="STORE", type=click.Path(dir_okay=False))
 @click.option("--model", "models", multiple=True, help="Remove this model (repeatable).")
 @click.option(
-    "--source", "sources", multiple=True, help="Remove this source: its id or path (repeatable)."
+    "--source", "sources", multiple=True, help="Remove this source by its id (repeatable)."
+)
+@click.option(
+    "--path",
+    "paths",
+    multiple=True,
+    help="Remove the source added from this path (repeatable).",
 )
 @option("json")
-def store_remove(store_path, models, sources, as_json):
+def store_remove(store_path, models, sources, paths, as_json):
     """Remove models or sources from STORE (one transaction)."""
     from evalgap._store import store_remove as remove_job
 
-    _emit(remove_job(store_path, models=models, sources=sources), as_json, "store-remove")
+    result = remove_job(store_path, models=models, sources=sources, paths=paths)
+    _emit(result, as_json, "store-remove")
 
 
 @store.command("export", epilog=STORE_EXAMPLES)
@@ -1745,7 +1759,9 @@ class _progress:
         self.task = None
 
     def __enter__(self):
-        if self.quiet or (self.by_bytes and not _console(stderr=True).is_terminal):
+        # on a terminal only: elsewhere the bar draws nothing but leaves a blank line on
+        # stderr, before the one-line error when the job fails
+        if self.quiet or not _console(stderr=True).is_terminal:
             return lambda *_: None
         from rich.progress import (
             BarColumn,

@@ -100,11 +100,9 @@ def load_scores(paths, options: LoadOptions | None = None) -> LongScores:
             raise InputError(
                 "give either score files (paths=) or a results store (store=), not both"
             )
-        from evalgap._store import read_store
+        from evalgap.io import store
 
-        return read_store(
-            options.store, models=options.model_columns or None, tasks=options.tasks or None
-        )
+        return store.load(options)  # every option honoured on the stored rows, or refused
     if isinstance(paths, (str, Path)):
         paths = [paths]
     elif paths is None or not hasattr(paths, "__iter__"):

@@ -46,9 +46,13 @@ recomputes all pairs from the items, block by block of models with the items str
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import datetime as _dt
+import errno
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -59,7 +63,9 @@ from evalgap.errors import InputError
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sources (
     source_id INTEGER PRIMARY KEY, path VARCHAR, sha256 VARCHAR, loader VARCHAR,
-    options VARCHAR, added_at TIMESTAMP, n_rows BIGINT, notes VARCHAR, columns VARCHAR);
+    options VARCHAR, added_at TIMESTAMP, n_rows BIGINT, notes VARCHAR, columns VARCHAR,
+    removed_models VARCHAR);
+ALTER TABLE sources ADD COLUMN IF NOT EXISTS removed_models VARCHAR;
 CREATE TABLE IF NOT EXISTS scores (
     source_id INTEGER, seq BIGINT, model VARCHAR, task VARCHAR, item_id VARCHAR,
     run VARCHAR, score DOUBLE, cluster VARCHAR);
@@ -81,6 +87,20 @@ PAIR_COLUMNS = ("task", "model_a", "model_b", "n", "sum_a", "sum_b", "sum_ab", "
 # Per (model, task, item): runs averaged, unusable scores left out (as alignment does).
 
 
+# The store's identity: a table naming the format and its version, checked on every open, so
+# that a DuckDB file of something else is never written into and a store made by a newer
+# evalgap is not misread. Stores made before the table (version 1: the same tables) get it
+# at their next write.
+META_TABLE = "evalgap_store"
+STORE_FORMAT = "evalgap-store"
+STORE_VERSION = 2
+_STORE_TABLES = {"sources", "scores", "pair_stats"}
+_REPAIR = (
+    "restore it from a copy, or rebuild it: add its sources to a new store (evalgap store "
+    "add NEW.duckdb FILES; store list shows them), or save what still reads with store export"
+)
+
+
 def connect(store, *, read_only: bool = False, create: bool = True):
     """Open the store (creating its tables unless ``read_only``); raise InputError if not one."""
     import duckdb
@@ -88,27 +108,170 @@ def connect(store, *, read_only: bool = False, create: bool = True):
     path = Path(store)
     if not path.exists() and (read_only or not create):
         raise InputError(f"{path}: no such store; create it with evalgap store add {path} FILE")
+    if path.is_dir():
+        raise InputError(f"{path}: a directory, not a store file; name a .duckdb file")
     try:
         con = duckdb.connect(str(path), read_only=read_only)
     except duckdb.Error as exc:
-        first = str(exc).splitlines()[0]
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if _is_damage(exc):
+            raise InputError(f"{path}: the store is damaged ({first}); {_REPAIR}") from None
         raise InputError(
             f"{path}: cannot open it as a store (a DuckDB file, not in use by another "
             f"writer): {first}"
         ) from None
-    if not read_only:
-        con.execute(SCHEMA)
-        con.execute(_DROP_UNFINISHED)
-    else:
-        tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
-        if not {"sources", "scores", "pair_stats"} <= tables:
-            con.close()
-            raise InputError(f"{path}: a DuckDB file but not an evalgap store (no scores table)")
-        if con.execute(_UNFINISHED).fetchall()[0][0]:  # an add killed mid-way: clean up once
-            con.close()
-            connect(path).close()
-            return connect(path, read_only=True)
+    try:
+        with guard(path):
+            _check_identity(con, path, read_only)
+            if not read_only:
+                con.execute(_DROP_UNFINISHED)
+            elif con.execute(_UNFINISHED).fetchall()[0][0]:  # an add killed mid-way
+                con.close()
+                connect(path).close()  # clean up once
+                return connect(path, read_only=True)
+    except BaseException:
+        _close(con)
+        raise
     return con
+
+
+def _check_identity(con, path: Path, read_only: bool) -> None:
+    """Refuse a DuckDB file that is not an evalgap store; create or label a store to write."""
+    tables = {
+        r[0]
+        for r in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() "
+            "AND schema_name = 'main'"
+        ).fetchall()
+    }
+    if META_TABLE in tables:
+        meta = dict(con.execute(f"SELECT key, value FROM {META_TABLE}").fetchall())
+        if meta.get("format") != STORE_FORMAT:
+            raise InputError(
+                f"{path}: a DuckDB file but not an evalgap store (its {META_TABLE} table "
+                "names another format); name a new file for the store"
+            )
+        version = meta.get("version", "")
+        if not version.isdigit() or int(version) > STORE_VERSION:
+            raise InputError(
+                f"{path}: an evalgap store of version {version!r}, newer than this evalgap "
+                f"reads (version {STORE_VERSION}); upgrade evalgap to use it"
+            )
+        if not read_only:
+            con.execute(SCHEMA)
+        return
+    legacy = _STORE_TABLES <= tables and {"source_id", "seq", "model", "score"} <= {
+        r[0]
+        for r in con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE table_name = 'scores' "
+            "AND database_name = current_database() AND schema_name = 'main'"
+        ).fetchall()
+    }
+    if tables and not legacy:
+        shown = ", ".join(sorted(tables)[:3]) + (", ..." if len(tables) > 3 else "")
+        raise InputError(
+            f"{path}: a DuckDB file but not an evalgap store (it holds other tables: {shown}); "
+            "name a new file for the store"
+        )
+    if read_only:
+        if not tables:
+            raise InputError(
+                f"{path}: a DuckDB file but not an evalgap store (no tables); add scores with "
+                f"evalgap store add {path} FILE"
+            )
+        return
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute(SCHEMA)
+        con.execute(f"CREATE TABLE {META_TABLE} (key VARCHAR PRIMARY KEY, value VARCHAR)")
+        con.execute(
+            f"INSERT INTO {META_TABLE} VALUES ('format', ?), ('version', ?)",
+            [STORE_FORMAT, str(STORE_VERSION)],
+        )
+        con.execute("COMMIT")
+    except BaseException:
+        _rollback(con)
+        raise
+
+
+class guard:
+    """Turn DuckDB's and the system's errors on the store into one-line InputErrors.
+
+    A store damaged in the middle (a block whose checksum fails) opens and then fails on
+    the first query reading that block; a full disk fails a write. Either way the message
+    names the store and says what to do, instead of a DuckDB traceback. ``doing`` says what
+    failed ("adding a.csv") and ``kept`` what is known of the store ("; the store is as it
+    was").
+    """
+
+    def __init__(self, path, doing: str = "", *, kept: str = ""):
+        self.path, self.doing, self.kept = Path(path), doing, kept
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        import duckdb
+
+        if exc is None or isinstance(exc, InputError):
+            return False
+        if isinstance(exc, OSError) and exc.errno is not None:
+            full = exc.errno == errno.ENOSPC
+            where = exc.filename or self.path
+        elif isinstance(exc, duckdb.Error):
+            full = "no space left" in str(exc).lower()
+            where = self.path
+        else:
+            return False
+        doing = f" while {self.doing}" if self.doing else ""
+        kept = self.kept
+        if full:
+            raise InputError(
+                f"{where}: no space left on the device{doing}{kept}; free some space and run "
+                "the command again"
+            ) from None
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        if isinstance(exc, OSError):
+            raise InputError(f"{where}: {exc.strerror or first}{doing}{kept}") from None
+        if _is_damage(exc):
+            raise InputError(f"{where}: the store is damaged ({first}); {_REPAIR}") from None
+        raise InputError(f"{where}: the store failed{doing} ({first}){kept}") from None
+
+
+@contextlib.contextmanager
+def opened(store, doing: str = "", *, read_only: bool = True, kept: str = ""):
+    """The store's connection, closed at the end, with its errors as one line (:class:`guard`)."""
+    con = connect(store, read_only=read_only, create=False)
+    try:
+        with guard(store, doing, kept=kept):
+            yield con
+    finally:
+        _close(con)
+
+
+def _is_damage(exc) -> bool:
+    """Whether a DuckDB error says the file is damaged (a checksum, a bad block, a bad header)."""
+    import duckdb
+
+    text = str(exc).lower()
+    return isinstance(exc, (duckdb.SerializationException, duckdb.InternalException)) or any(
+        word in text for word in ("corrupt", "checksum", "invalidated", "not a valid duckdb")
+    )
+
+
+def _rollback(con) -> None:
+    """Roll back, keeping the error that caused it (a damaged store may refuse the rollback)."""
+    try:
+        con.execute("ROLLBACK")
+    except Exception:
+        pass
+
+
+def _close(con) -> None:
+    try:
+        con.close()
+    except Exception:
+        pass
 
 
 # Rows of a source whose add did not finish: a streamed add commits its rows batch by batch
@@ -153,9 +316,14 @@ def options_json(options) -> str:
 def add_source(con, path, options, *, pair_stats: bool = True, long=None) -> dict:
     """Add one source (file or directory) in one transaction; return what was done.
 
-    Returns ``{"path", "added", "sha256", "rows", "source_id"}``; ``added`` is False (and
-    nothing is written) when a source with the same bytes and options is already stored.
-    ``long`` (a LongScores) skips reading the path (the rows are taken as given).
+    Returns ``{"path", "added", "sha256", "rows", "source_id", "replaced", "notes"}``;
+    ``added`` is False (and nothing is written) when a source with the same bytes and
+    options is already stored whole. A path is one source per loader options: when the
+    path was added before with the same options and its bytes changed since (or models were
+    removed from it), the new content replaces the old in the same transaction (its ids in
+    ``replaced``), so the store never holds two versions of a file. ``options.model_columns``
+    and ``options.tasks`` keep only those models' and tasks' rows. ``long`` (a LongScores)
+    skips reading the path (the rows are taken as given).
     """
     from evalgap.io.sources import load_scores
 
@@ -164,34 +332,86 @@ def add_source(con, path, options, *, pair_stats: bool = True, long=None) -> dic
         raise InputError(f"{path}: no such file or directory")
     sha = content_hash(path)
     opts = options_json(options)
-    known = con.execute(
-        "SELECT source_id FROM sources WHERE sha256 = ? AND options = ?", [sha, opts]
+    stored = con.execute(
+        "SELECT source_id, path, sha256, removed_models FROM sources WHERE options = ?", [opts]
     ).fetchall()
-    if known:
-        return {
-            "path": str(path),
-            "added": False,
-            "sha256": sha,
-            "rows": 0,
-            "source_id": known[0][0],
-        }
+    done = {"path": str(path), "sha256": sha, "replaced": (), "notes": ()}
+    whole = [r[0] for r in stored if r[2] == sha and r[3] is None]
+    if whole:
+        return {**done, "added": False, "rows": 0, "source_id": whole[0]}
+    same_path = os.path.normpath(str(path))
+    replaced = tuple(r[0] for r in stored if os.path.normpath(r[1]) == same_path)
+    selection = _Selection(options, path)
     if long is None:
         streamed = _long_table_batches(path, options)
         if streamed is not None:
-            source_id, rows = _add_batches(con, path, sha, opts, streamed, pair_stats)
+            source_id, rows = _add_batches(
+                con, path, sha, opts, streamed, pair_stats, selection, replaced
+            )
             return {
-                "path": str(path), "added": True, "sha256": sha, "rows": rows,
-                "source_id": source_id,
+                **done, "added": rows > 0, "rows": rows, "source_id": source_id,
+                "replaced": replaced if rows else (), "notes": selection.notes(),
             }
         long = load_scores([path], options)
-    source_id, rows = add_long(con, long, path, sha, opts, pair_stats=pair_stats)
-    return {"path": str(path), "added": True, "sha256": sha, "rows": rows, "source_id": source_id}
+    long = dataclasses.replace(long, frame=selection.keep(long.frame))
+    if long.frame.empty:
+        return {**done, "added": False, "rows": 0, "source_id": None, "notes": selection.notes()}
+    source_id, rows = add_long(
+        con, long, path, sha, opts, pair_stats=pair_stats, replaces=replaced
+    )
+    return {
+        **done, "added": True, "rows": rows, "source_id": source_id, "replaced": replaced,
+        "notes": selection.notes(),
+    }
 
 
-def add_long(con, long, path, sha: str, opts: str, *, pair_stats: bool = True):
+class _Selection:
+    """The rows of the models and tasks ``store add`` was told to keep (all by default).
+
+    A named model or task that a source does not hold is said in a note, as is a source
+    left without rows (nothing is added from it).
+    """
+
+    def __init__(self, options, path):
+        self.models = list(options.model_columns)
+        self.tasks = list(options.tasks)
+        self.path = path
+        self.seen = {"model": set(), "task": set()}
+        self.rows = 0
+        self.positions = None
+
+    def keep(self, frame: pd.DataFrame) -> pd.DataFrame:
+        mask = np.ones(len(frame), dtype=bool)
+        for column, wanted in (("model", self.models), ("task", self.tasks)):
+            if wanted:
+                values = frame[column] if column in frame.columns else pd.Series("all", frame.index)
+                hit = values.astype(str).isin(wanted).to_numpy()
+                self.seen[column].update(pd.unique(values[hit].astype(str)))
+                mask &= hit
+        self.rows += int(mask.sum())
+        self.positions = None if mask.all() else np.flatnonzero(mask)  # rows of the frame kept
+        return frame if mask.all() else frame[mask]
+
+    def notes(self) -> tuple:
+        out = []
+        for column, wanted in (("model", self.models), ("task", self.tasks)):
+            absent = [w for w in wanted if w not in self.seen[column]]
+            if absent:
+                out.append(
+                    f"{self.path}: no {column} {', '.join(map(repr, absent))} in it "
+                    f"(selected with {'models' if column == 'model' else 'tasks'}=)"
+                )
+        if (self.models or self.tasks) and self.rows == 0:
+            out.append(f"{self.path}: no row of the selected models and tasks; nothing added")
+        return tuple(out)
+
+
+def add_long(con, long, path, sha: str, opts: str, *, pair_stats: bool = True, replaces=()):
     """Insert a LongScores as one source in one transaction; return (source_id, rows).
 
-    With ``pair_stats=False`` (bulk loads), call :func:`rebuild_pair_stats` afterwards.
+    ``replaces``: ids of stored sources the new one replaces (deleted in the same
+    transaction). With ``pair_stats=False`` (bulk loads), call :func:`rebuild_pair_stats`
+    afterwards.
     """
     frame = _store_frame(long.frame, path)
     con.execute("BEGIN TRANSACTION")
@@ -206,14 +426,28 @@ def add_long(con, long, path, sha: str, opts: str, *, pair_stats: bool = True):
             "FROM _new_rows"
         )
         con.unregister("_new_rows")
+        old = _drop_sources(con, replaces)
         if pair_stats:
-            update_pair_stats(con, source_id)
+            update_pair_stats(con, source_id, also=old)
         _insert_source_row(con, source_id, path, sha, long, opts, len(frame))
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        _rollback(con)
         raise
     return source_id, len(frame)
+
+
+def _drop_sources(con, ids) -> list:
+    """Delete the rows and sources rows of ``ids``; return the (task, model)s they touched."""
+    if not ids:
+        return []
+    marks = ", ".join("?" * len(ids))
+    touched = con.execute(
+        f"SELECT DISTINCT task, model FROM scores WHERE source_id IN ({marks})", list(ids)
+    ).fetchall()
+    con.execute(f"DELETE FROM scores WHERE source_id IN ({marks})", list(ids))
+    con.execute(f"DELETE FROM sources WHERE source_id IN ({marks})", list(ids))
+    return touched
 
 
 def _long_table_batches(path: Path, options):
@@ -261,15 +495,17 @@ def _long_table_batches(path: Path, options):
     )
 
 
-def _add_batches(con, path, sha, opts, streamed, pair_stats):
+def _add_batches(con, path, sha, opts, streamed, pair_stats, selection, replaces=()):
     """Insert a streamed long table as one source, all or nothing; (source_id, rows).
 
     DuckDB holds a transaction's appended rows in memory, so one transaction around a
     hundred million rows would not be bounded. The rows are committed batch by batch under
     a new source id that no sources row lists yet -- invisible to every reader, which sees a
     store's sources only -- and the source becomes part of the store in one last
-    transaction (its vectors, pair statistics and sources row). A failure removes the rows;
-    a kill leaves them unlisted, and the next connection deletes them.
+    transaction (its vectors, pair statistics and sources row, and the removal of the
+    sources it ``replaces``). A failure removes the rows; a kill leaves them unlisted, and
+    the next connection deletes them. ``selection`` keeps the chosen models' and tasks'
+    rows; with none left nothing is listed.
     """
     from evalgap._scores import LongScores
 
@@ -277,10 +513,14 @@ def _add_batches(con, path, sha, opts, streamed, pair_stats):
     source_id = con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchall()[
         0
     ][0]
-    rows = 0
+    rows = read = 0
     try:
         for batch in batches:
-            frame = _store_frame(batch, path, offset=rows)
+            kept = selection.keep(batch)
+            frame = _store_frame(kept, path, offset=read, rows=selection.positions)
+            read += len(batch)
+            if frame.empty:
+                continue
             frame["seq"] += rows
             frame.insert(0, "source_id", source_id)
             con.register("_new_rows", frame)
@@ -290,25 +530,32 @@ def _add_batches(con, path, sha, opts, streamed, pair_stats):
             )
             con.unregister("_new_rows")
             rows += len(frame)
+        if rows == 0:
+            return None, 0
         con.execute("BEGIN TRANSACTION")
         try:
+            old = _drop_sources(con, replaces)
             if pair_stats:
-                update_pair_stats(con, source_id)
+                update_pair_stats(con, source_id, also=old)
             described = LongScores(pd.DataFrame(), str(path), chosen, tuple(notes))
             _insert_source_row(con, source_id, path, sha, described, opts, rows)
             con.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            _rollback(con)
             raise
     except BaseException:
-        con.execute("DELETE FROM scores WHERE source_id = ?", [source_id])
+        try:  # a kill or a dead connection leaves them unlisted: the next open deletes them
+            con.execute("DELETE FROM scores WHERE source_id = ?", [source_id])
+        except Exception:
+            pass
         raise
     return source_id, rows
 
 
 def _insert_source_row(con, source_id, path, sha, long, opts, rows) -> None:
     con.execute(
-        "INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO sources (source_id, path, sha256, loader, options, added_at, n_rows, "
+        "notes, columns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             source_id,
             str(path),
@@ -323,12 +570,15 @@ def _insert_source_row(con, source_id, path, sha, long, opts, rows) -> None:
     )
 
 
-def _store_frame(frame: pd.DataFrame, path="the source", offset: int = 0) -> pd.DataFrame:
+def _store_frame(
+    frame: pd.DataFrame, path="the source", offset: int = 0, rows=None
+) -> pd.DataFrame:
     """The long frame as the store's columns (strings, float scores, None where absent).
 
     Scores are converted as the alignment converts them (``True``/``False`` text is 1/0);
     a score that is not a number (or is infinite) is refused with its row, since the store
-    keeps numbers only and would otherwise lose it silently.
+    keeps numbers only and would otherwise lose it silently. ``rows``: the loaded table's
+    row of each row of ``frame`` (when some were not selected), for that message.
     """
     from evalgap._scores import _numeric_scores
 
@@ -339,9 +589,10 @@ def _store_frame(frame: pd.DataFrame, path="the source", offset: int = 0) -> pd.
     values, bad, _ = _numeric_scores(raw)
     if bad.any():
         row = int(np.flatnonzero(bad.to_numpy())[0])
+        line = offset + (row if rows is None else int(rows[row])) + 1
         raise InputError(
             f"{path}: {int(bad.sum()):,} score(s) are not finite numbers (first: row "
-            f"{offset + row + 1} of the loaded table, {frame['score'].iloc[row]!r}); the store "
+            f"{line} of the loaded table, {frame['score'].iloc[row]!r}); the store "
             "keeps numeric scores: fix or drop those rows, then add the file again"
         )
 
@@ -368,12 +619,13 @@ def _store_frame(frame: pd.DataFrame, path="the source", offset: int = 0) -> pd.
     )
 
 
-def update_pair_stats(con, source_id: int) -> None:
-    """Update the store for the (task, model)s a source touches: vectors, then their pairs."""
+def update_pair_stats(con, source_id: int, also=()) -> None:
+    """Update the store for the (task, model)s a source touches (and ``also``, those of the
+    sources it replaced): vectors, then their pairs."""
     touched = con.execute(
         "SELECT DISTINCT task, model FROM scores WHERE source_id = ?", [source_id]
     ).fetchall()
-    _refresh(con, touched, source_id=source_id)
+    _refresh(con, sorted(set(touched) | set(also)), source_id=source_id)
 
 
 def _refresh(con, touched, *, source_id=None) -> None:
@@ -430,16 +682,23 @@ def _write_vectors(con, task, models, *, source_id=None) -> None:
     ).fetchall()[0][0]
     only_source = source_id is not None and known == 0
     n_ix = con.execute("SELECT count(*) FROM items WHERE task = ?", [task]).fetchall()[0][0]
+    # Per item, the mean over its runs, each run's rows collapsed first (as the alignment
+    # collapses identical duplicate rows); a run with two different scores is a conflict.
     rows = con.execute(
         f"""
-        SELECT s.model, i.ix, avg(s.score) AS s, min(s.source_id * 4294967296 + s.seq) AS f
-        FROM scores s JOIN items i ON s.task = i.task AND s.item_id = i.item_id
-        WHERE s.task = ? AND s.model IN ({marks}) AND s.score IS NOT NULL
-          AND isfinite(s.score) {"AND s.source_id = ?" if only_source else ""}
-        GROUP BY s.model, i.ix
+        SELECT model, ix, avg(s) AS s, min(f) AS f, bool_or(hi > s) AS conflict FROM (
+            SELECT s.model, i.ix, coalesce(s.run, '1') AS r, min(s.score) AS s,
+                   max(s.score) AS hi, min(s.source_id * 4294967296 + s.seq) AS f
+            FROM scores s JOIN items i ON s.task = i.task AND s.item_id = i.item_id
+            WHERE s.task = ? AND s.model IN ({marks}) AND s.score IS NOT NULL
+              AND isfinite(s.score) {"AND s.source_id = ?" if only_source else ""}
+            GROUP BY s.model, i.ix, r)
+        GROUP BY model, ix
         """,
         [task, *models, *([source_id] if only_source else [])],
     ).df()
+    if rows["conflict"].any():
+        _refuse_conflict(con, task, rows.loc[rows["conflict"].to_numpy(dtype=bool)], source_id)
     con.execute(f"DELETE FROM vectors WHERE task = ? AND model IN ({marks})", [task, *models])
     records = []
     for model, sub in rows.groupby("model", sort=False):
@@ -456,6 +715,37 @@ def _write_vectors(con, task, models, *, source_id=None) -> None:
         )
     if records:
         con.executemany("INSERT INTO vectors VALUES (?, ?, ?, ?, ?, ?, ?)", records)
+
+
+def _refuse_conflict(con, task, conflicts, source_id) -> None:
+    """Raise naming an item the store would hold with two different scores (and where)."""
+    first = conflicts.iloc[0]
+    found = con.execute(
+        """
+        SELECT s.item_id, coalesce(s.run, '1') AS r, s.score, s.source_id, src.path
+        FROM scores s JOIN items i ON s.task = i.task AND s.item_id = i.item_id
+        LEFT JOIN sources src ON src.source_id = s.source_id
+        WHERE s.task = ? AND s.model = ? AND i.ix = ? ORDER BY s.source_id, s.seq
+        """,
+        [task, first["model"], int(first["ix"])],
+    ).fetchall()
+    item, run = found[0][0], found[0][1]
+    scores = [r for r in found if r[1] == run]
+    low = min(scores, key=lambda r: r[2])
+    high = max(scores, key=lambda r: r[2])
+
+    def where(r):
+        if r[3] == source_id or r[4] is None:
+            return "the file being added"
+        return f"{r[4]} (source {r[3]})"
+
+    raise InputError(
+        f"item {item!r} of model {first['model']!r}{'' if task == 'all' else f' (task {task})'}"
+        f"{'' if run == '1' else f' run {run!r}'} would be stored with the scores {low[2]:g} "
+        f"({where(low)}) and {high[2]:g} ({where(high)}) ({len(conflicts):,} such items); "
+        "a store holds one score per item and run: remove the other source first (evalgap "
+        "store remove --source ID), or name the runs with run_column="
+    )
 
 
 def read_vectors(con, task, models=None, *, as_codes=False):
@@ -682,10 +972,12 @@ def _task_pair_stats(con, task, block_models, block_items):
     con.execute(
         """
         CREATE OR REPLACE TEMP TABLE _num AS
-        SELECT m.mx, i.ix, avg(s.score) AS s FROM scores s
-        JOIN _ids i USING (item_id) JOIN _mids m USING (model)
-        WHERE s.task = ? AND s.score IS NOT NULL AND isfinite(s.score)
-        GROUP BY m.mx, i.ix ORDER BY i.ix
+        SELECT mx, ix, avg(s) AS s FROM (
+            SELECT m.mx, i.ix, coalesce(s.run, '1') AS r, min(s.score) AS s FROM scores s
+            JOIN _ids i USING (item_id) JOIN _mids m USING (model)
+            WHERE s.task = ? AND s.score IS NOT NULL AND isfinite(s.score)
+            GROUP BY m.mx, i.ix, r)
+        GROUP BY mx, ix ORDER BY ix
         """,
         [task],
     )
@@ -838,6 +1130,97 @@ def model_means(con, *, tasks=None) -> pd.DataFrame:
     ).df()
 
 
+# How each loader option is taken when the scores come from a store (``--store``). The store
+# keeps the rows its sources' loaders gave, so an option about reading files is honoured
+# only where it is what the rows were read with; these few are applied to the stored rows:
+STORE_READ_OPTIONS = {
+    "store": "the store read",
+    "model_columns": "the models read (pushed into the query)",
+    "tasks": "the tasks read (pushed into the query)",
+    "items": "the item file, applied to the stored rows as to a file's",
+    "cluster_column": "the stored clusters' column, or the item file's with items=",
+}
+
+
+def check_read_options(con, path, options) -> None:
+    """Refuse a loader option a store read cannot honour, in one line naming it.
+
+    Every option of :class:`~evalgap.io.options.LoadOptions` left at its default is fine.
+    :data:`STORE_READ_OPTIONS` are applied to the stored rows (``cluster_column`` only when
+    it names the column the stored clusters came from, or the item file's); any other option
+    is honoured when every source was added with that same value (the rows were read with
+    it) and refused otherwise.
+    """
+    recorded = [
+        (i, json.loads(o), json.loads(c) if c else {})
+        for i, o, c in con.execute(
+            "SELECT source_id, options, columns FROM sources ORDER BY source_id"
+        ).fetchall()
+    ]
+    for f in dataclasses.fields(options):
+        value = getattr(options, f.name)
+        if value == f.default or (f.name in STORE_READ_OPTIONS and f.name != "cluster_column"):
+            continue
+        if f.name == "cluster_column":
+            if not options.items:
+                _check_stored_clusters(path, value, recorded)
+            continue
+        given = json.loads(json.dumps(value, default=list))
+        differ = [(i, o.get(f.name)) for i, o, _ in recorded if o.get(f.name) != given]
+        if differ:
+            source, theirs = differ[0]
+            raise InputError(
+                f"{f.name}={value!r}: the store keeps the rows its sources' loaders gave and "
+                f"source {source} was read with {f.name}={theirs!r}; a store is read as stored: "
+                f"drop {f.name}=, or add the files with it to a new store (evalgap store add)"
+            )
+
+
+def _check_stored_clusters(path, column, recorded) -> None:
+    """Refuse ``cluster_column`` unless the stored clusters are that column's."""
+    roles = {c.get("cluster") for _, _, c in recorded}
+    named = {r for r in roles if r and (r == column or str(r).endswith(":" + column))}
+    if roles == named:
+        return
+    if not any(roles):
+        raise InputError(
+            f"cluster_column={column!r}: {path} keeps no cluster labels (its sources were "
+            f"added without clusters); give items=FILE with a {column!r} column, or add the "
+            f"files with cluster_column={column!r} to a new store"
+        )
+    stored = ", ".join(sorted(repr(str(r)) for r in roles if r)) or "none"
+    raise InputError(
+        f"cluster_column={column!r}: {path} keeps the clusters of {stored}, read when its "
+        f"sources were added{'' if all(roles) else ' (some sources have none)'}; drop "
+        f"cluster_column= to use them, give items=FILE with a {column!r} column, or add the "
+        f"files with cluster_column={column!r} to a new store"
+    )
+
+
+def load(options):
+    """The scores of the store ``options.store`` names, read with the loader ``options``.
+
+    What :func:`evalgap.load_scores` returns for ``store=``: every option is honoured or
+    refused (:func:`check_read_options`); an item file keeps only the items it lists and
+    gives their clusters, as it does for score files.
+    """
+    from evalgap.io import tables
+
+    path = Path(options.store)
+    con = connect(path, read_only=True)
+    try:
+        with guard(path, "reading it"):
+            check_read_options(con, path, options)
+            long = read_long(
+                con, models=list(options.model_columns) or None, tasks=list(options.tasks) or None
+            )
+    finally:
+        _close(con)
+    if options.items:
+        long = tables.apply_item_file(long, options.items, cluster_column=options.cluster_column)
+    return long
+
+
 def read_long(con, *, models=None, tasks=None):
     """The stored scores as a LongScores (rows in the order they were added).
 
@@ -975,70 +1358,135 @@ def summary(con) -> dict:
     }
 
 
-def remove(con, *, models=(), sources=()) -> dict:
-    """Remove models (all their rows) and/or sources (by id or path), in one transaction."""
+def remove(con, *, models=(), sources=(), paths=()) -> dict:
+    """Remove models (all their rows) and/or sources (by id, or by the path they were added
+    from), in one transaction.
+
+    A source id matches ids only and a path matches paths only, so a file named ``1`` is
+    never taken for source 1. A source that loses a model keeps its other rows; its row
+    count is updated and the model is recorded as removed from it, so adding the file again
+    replaces the source whole (bringing the model back) instead of being skipped.
+    """
+    ids, matched = [], []
+    for s in sources:
+        source_id = _source_id(s)
+        found = con.execute(
+            "SELECT source_id, path FROM sources WHERE source_id = ?", [source_id]
+        ).fetchall()
+        if not found:
+            raise InputError(f"sources={s!r}: no source with that id in the store (see store list)")
+        ids.append(source_id)
+        matched.append({"source_id": source_id, "path": found[0][1], "matched": "id"})
+    for p in paths:
+        if not isinstance(p, (str, Path)):
+            raise InputError(f"paths={p!r}: a path is a string (see store list)")
+        found = [
+            r
+            for r in con.execute("SELECT source_id, path FROM sources").fetchall()
+            if os.path.normpath(r[1]) == os.path.normpath(str(p))
+        ]
+        if not found:
+            raise InputError(
+                f"paths={str(p)!r}: no source added from that path (see store list)"
+            )
+        for source_id, path in found:
+            ids.append(source_id)
+            matched.append({"source_id": source_id, "path": path, "matched": "path"})
+    ids = sorted(set(ids))
+    stored = {r[0] for r in con.execute("SELECT DISTINCT model FROM scores").fetchall()}
+    for m in models:
+        if m not in stored:
+            raise InputError(f"models={m!r}: no such model in the store (see store list)")
     con.execute("BEGIN TRANSACTION")
     try:
-        ids = []
-        for s in sources:
-            found = con.execute(
-                "SELECT source_id FROM sources WHERE CAST(source_id AS VARCHAR) = ? OR path = ?",
-                [str(s), str(s)],
-            ).fetchall()
-            if not found:
-                raise InputError(
-                    f"sources={str(s)!r}: no such source in the store (see store list)"
-                )
-            ids += [r[0] for r in found]
-        stored = {r[0] for r in con.execute("SELECT DISTINCT model FROM scores").fetchall()}
-        for m in models:
-            if m not in stored:
-                raise InputError(f"models={m!r}: no such model in the store (see store list)")
         before = con.execute("SELECT count(*) FROM scores").fetchall()[0][0]
-        touched = []
-        if ids:
-            touched += con.execute(
-                f"SELECT DISTINCT task, model FROM scores WHERE source_id IN "
-                f"({', '.join('?' * len(ids))})",
-                ids,
-            ).fetchall()
-        if models:
-            touched += con.execute(
-                f"SELECT DISTINCT task, model FROM scores WHERE model IN "
-                f"({', '.join('?' * len(models))})",
-                list(models),
-            ).fetchall()
-        if ids:
-            marks = ", ".join("?" * len(ids))
-            con.execute(f"DELETE FROM scores WHERE source_id IN ({marks})", ids)
-            con.execute(f"DELETE FROM sources WHERE source_id IN ({marks})", ids)
+        touched = _drop_sources(con, ids)
         if models:
             marks = ", ".join("?" * len(models))
+            touched += con.execute(
+                f"SELECT DISTINCT task, model FROM scores WHERE model IN ({marks})", list(models)
+            ).fetchall()
+            losing = con.execute(
+                f"SELECT source_id, list(DISTINCT model ORDER BY model) FROM scores "
+                f"WHERE model IN ({marks}) GROUP BY source_id",
+                list(models),
+            ).fetchall()
             con.execute(f"DELETE FROM scores WHERE model IN ({marks})", list(models))
+            for source_id, lost in losing:  # what the source holds now, and what it lost
+                prior = con.execute(
+                    "SELECT removed_models FROM sources WHERE source_id = ?", [source_id]
+                ).fetchall()[0][0]
+                removed = sorted({*json.loads(prior or "[]"), *lost})
+                con.execute(
+                    "UPDATE sources SET removed_models = ?, n_rows = (SELECT count(*) FROM "
+                    "scores WHERE source_id = ?) WHERE source_id = ?",
+                    [json.dumps(removed), source_id, source_id],
+                )
             # a source left without rows is gone; re-adding it must add it again
+            emptied = con.execute(
+                "SELECT source_id, path FROM sources "
+                "WHERE source_id NOT IN (SELECT DISTINCT source_id FROM scores)"
+            ).fetchall()
             con.execute(
                 "DELETE FROM sources WHERE source_id NOT IN (SELECT DISTINCT source_id FROM scores)"
             )
+            matched += [
+                {"source_id": i, "path": p, "matched": "emptied"} for i, p in emptied
+            ]
         rows = before - con.execute("SELECT count(*) FROM scores").fetchall()[0][0]
         # the touched models' vectors and pairs are recomputed (or dropped), never stale
         _refresh(con, sorted(set(touched)))
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        _rollback(con)
         raise
-    return {"rows_removed": int(rows), "sources_removed": len(ids), "models_removed": len(models)}
+    return {
+        "rows_removed": int(rows),
+        "sources_removed": len(matched),
+        "models_removed": len(set(models)),
+        "removed_sources": tuple(matched),
+    }
+
+
+def _source_id(value) -> int:
+    """A source id: an integer (or a string of digits, as typed); anything else is refused."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer, str)):
+        raise InputError(f"sources={value!r}: a source id is an integer (see store list)")
+    text = str(value).strip()
+    if not text.isdigit():
+        raise InputError(
+            f"sources={value!r}: a source id is an integer (see store list); remove a source "
+            "by the path it was added from with paths="
+        )
+    return int(text)
 
 
 def export(con, output) -> int:
-    """Write the long scores to a Parquet file with DuckDB's COPY; return the rows written."""
+    """Write the long scores to a Parquet file with DuckDB's COPY; return the rows written.
+
+    The file is written beside ``output`` under a temporary name and renamed over it only
+    once complete: a failure (a full disk) leaves no partial file and keeps a previous one.
+    """
     output = Path(output)
     if output.suffix != ".parquet":
         raise InputError(
             f"output={str(output)!r}: store export writes Parquet; name a .parquet file"
         )
+    if output.is_dir():
+        raise InputError(f"output={str(output)!r}: is a directory; name a .parquet file")
+    temporary = output.with_name(f".{output.name}.{os.getpid()}.tmp")
+    try:
+        _copy(con, temporary)
+        os.replace(temporary, output)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return int(con.execute("SELECT count(*) FROM scores").fetchall()[0][0])
+
+
+def _copy(con, target: Path) -> None:
     con.execute(
         "COPY (SELECT model, task, item_id, run, score, cluster FROM scores "
         "ORDER BY source_id, seq) TO ? (FORMAT PARQUET)",
-        [str(output)],
+        [str(target)],
     )
-    return int(con.execute("SELECT count(*) FROM scores").fetchall()[0][0])

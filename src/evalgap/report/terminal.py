@@ -1092,8 +1092,14 @@ def render_store(r, console: Console) -> None:
     """Print what a ``store`` command did or what a store holds."""
     name = type(r).__name__
     if name == "StoreAddResult":
+        replaced = set(getattr(r, "replaced_sources", ()))
         for path in r.added_sources:
-            console.print(f"added {markup(path)}")
+            console.print(
+                f"replaced {markup(path)}: its bytes changed (or models were removed from it) "
+                "since it was added; the old rows were removed"
+                if path in replaced
+                else f"added {markup(path)}"
+            )
         for path in r.skipped_sources:
             console.print(
                 f"skipped {markup(path)}: already in the store (same bytes and options); "
@@ -1125,6 +1131,11 @@ def render_store(r, console: Console) -> None:
         console.print("models: " + ", ".join(markup(m) for m in r.models))
         console.print("tasks: " + ", ".join(markup(t) for t in r.tasks))
     elif name == "StoreRemoveResult":
+        for s in getattr(r, "removed_sources", ()):
+            how = {"id": "by its id", "path": "by its path"}.get(
+                s["matched"], "all its rows were of the removed models"
+            )
+            console.print(f"removed source {s['source_id']} ({markup(s['path'])}): {how}")
         console.print(
             f"removed {r.rows_removed:,} rows ({plural(r.sources_removed, 'source')}, "
             f"{plural(r.models_removed, 'model')}) from {markup(r.store)}; pair statistics "
@@ -1133,7 +1144,7 @@ def render_store(r, console: Console) -> None:
     elif name == "StoreAuditSummary":
         console.print(
             f"audit from the pair statistics: {plural(r.n_pairs, r.family + ' pair')} "
-            f"(family size {r.family_size:,}), every row in {markup(r.output)}"
+            f"(family {r.family}, family size {r.family_size:,}), every row in {markup(r.output)}"
         )
         print_table(
             console,
