@@ -362,7 +362,7 @@ def test_audit_store_refuses_unknown_choices_in_one_line(board, tmp_path):
     _, store = board
     from evalgap._store import audit_store_streamed
 
-    for bad in ({"family": "zz"}, {"tier_procedure": "zz"}, {"mixture": "zz"}, {"family": None}):
+    for bad in ({"family": "zz"}, {"chain_procedure": "zz"}, {"mixture": "zz"}, {"family": None}):
         name = next(iter(bad))
         for job in (
             lambda bad=bad: evalgap.audit_store(store, n_bootstrap=0, **bad),

@@ -345,8 +345,9 @@ def audit(
     family_size : int, optional
         Declared family size m (default: the number of pairs audited).
     procedure : str
-        The procedure behind the tiers (``fixed_n``, ``bonferroni``, ``sidak``,
-        ``holm``, ``bh``, ``anytime_valid``, ``clustered``).
+        The procedure whose rank-adjacent verdicts make the unresolved chains (``fixed_n``,
+        ``bonferroni``, ``sidak``, ``holm``, ``bh``, ``anytime_valid``, ``clustered``);
+        the tiers come from the rank sets.
     mixture : {"grid", "beta"}
         The e-process mixture of the anytime-valid boundary.
     alpha, power : float
@@ -373,7 +374,7 @@ def audit(
     -------
     AuditResult
         Rankings, the per-pair table (``result.pairs``, a :class:`PairTable`), unresolved
-        counts per procedure, tiers, stress tests and notes.
+        counts per procedure, unresolved chains, rank-set tiers, stress tests and notes.
 
     Examples
     --------
@@ -394,7 +395,7 @@ def audit(
         "n_bootstrap": n_bootstrap,
         "n_bootstrap_required_n": n_bootstrap_required_n,
         "seed": seed,
-        "tier_procedure": procedure,
+        "chain_procedure": procedure,
         "mixture": mixture,
     }
     _check_columns(columns, "audit")

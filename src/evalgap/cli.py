@@ -1907,7 +1907,7 @@ def _render_groups(result, console) -> None:
 PYTHON_NAME_FLAGS = {
     "paths": "--scores",
     "horizon_factor": "--horizon",
-    "tier_procedure": "--procedure",
+    "chain_procedure": "--procedure",
     "output": "--output",
 }
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evalgap.report.text import format_n, format_p, format_q
+from evalgap.report.text import format_n, format_p, format_q, pairs_noun
 
 if TYPE_CHECKING:  # the jobs import this module; their result types are only annotations
     from evalgap._audit import AuditResult
@@ -86,28 +86,35 @@ def _items(n: int) -> str:
 
 
 def audit_verdict(r: AuditResult) -> str:
-    """Return the audit's sentence: how many displayed pairs the benchmark resolves.
+    """Return the audit's sentence: how many pairs the benchmark resolves, the chains, the tiers.
 
-    Fixed-n first (Definition 1), then the tie procedure when it is another one, the
-    clustered count when clusters were used, and the correlation -/+ 0.1 range (Section 6.2).
+    The one summary of an audit: the terminal, the HTML page and ``--json`` (``verdict``)
+    print this string. Fixed n first (Definition 1), then the chain procedure when it is
+    another one (else Bonferroni), anytime-valid testing and clustering when they gave
+    verdicts, the correlation -/+ 0.1 range (Section 6.2), the unresolved chains and the
+    rank-set tiers with the procedure that made them.
     """
     pairs = len(r.pairs)
     fixed = r.unresolved["fixed_n"]
     setting = f"at alpha={r.alpha:g}, power {r.power:g}"
     sentence = (
-        f"{fixed:,} of {pairs:,} displayed pair{'s' if pairs != 1 else ''} "
-        f"{'is' if fixed == 1 else 'are'} unresolved {setting} (q < 1 at fixed n)"
+        f"{fixed:,} of {pairs_noun(r.family, pairs)} {'is' if fixed == 1 else 'are'} "
+        f"unresolved {setting} (q < 1 at fixed n)"
     )
     extra = []
-    if r.tier_procedure != "fixed_n" and r.tier_procedure in r.unresolved:
+    if r.chain_procedure != "fixed_n" and r.chain_procedure in r.unresolved:
         extra.append(
-            f"{r.unresolved[r.tier_procedure]:,} with {_procedure(r.tier_procedure)} "
+            f"{r.unresolved[r.chain_procedure]:,} with {_procedure(r.chain_procedure)} "
             f"over a family of {r.family_size:,}"
         )
     elif "bonferroni" in r.unresolved:
-        extra.append(f"{r.unresolved['bonferroni']:,} with Bonferroni over {r.family_size:,}")
-    if "clustered" in r.unresolved:
-        extra.append(f"{r.unresolved['clustered']:,} once clustering is accounted for")
+        extra.append(
+            f"{r.unresolved['bonferroni']:,} with Bonferroni over a family of {r.family_size:,}"
+        )
+    for proc, words in (("anytime_valid", "with anytime-valid testing"),
+                        ("clustered", "once clustering is accounted for")):  # fmt: skip
+        if proc in r.unresolved and proc != r.chain_procedure:
+            extra.append(f"{r.unresolved[proc]:,} {words}")
     if extra:
         sentence += "; " + ", ".join(extra)
     sens = r.correlation_sensitivity
@@ -115,7 +122,60 @@ def audit_verdict(r: AuditResult) -> str:
     high = max(sens["correlation_minus_0.1"], sens["correlation_plus_0.1"])
     if low != high or low != fixed:
         sentence += f"; moving the correlation by -/+ 0.1 gives {low:,} to {high:,} unresolved"
-    return sentence
+    chains = [c for task_chains in r.chains.values() for c in task_chains if len(c) > 1]
+    under = "fixed n" if r.chain_procedure == "fixed_n" else _procedure(r.chain_procedure)
+    if chains:
+        models = sum(len(c) for c in chains)
+        sentence += (
+            f"; {_count(len(chains), 'unresolved chain')} ({under}) "
+            f"{'joins' if len(chains) == 1 else 'join'} {_count(models, 'model')} whose "
+            "rank-adjacent gaps this benchmark cannot resolve"
+        )
+    else:
+        sentence += f"; every rank-adjacent gap is resolved ({under}), so no unresolved chain"
+    tiers = r.tiers
+    if tiers is not None:
+        n_tiers = sum(len(t) for t in tiers.values())
+        n_models = sum(len(m) for t in tiers.values() for m in t)
+        where = f" of {_count(len(tiers), 'task')}" if len(tiers) > 1 else ""
+        sentence += (
+            f"; the tiers, from {r.tier_method}, put the {_count(n_models, 'model')}{where} "
+            f"in {_count(n_tiers, 'tier')}"
+        )
+    return sentence + "."
+
+
+def tier_method(r: AuditResult) -> str:
+    """Return which procedure made an audit's tiers (or why it has none)."""
+    ranks = r.rank_sets
+    if ranks is None:
+        from evalgap._audit import MAX_AUDIT_RANK_MODELS
+
+        if r.alignment is None:
+            return "no tiers: rank sets need per-item scores, and pair counts have none"
+        largest = int(r.rankings.groupby("task").size().max()) if len(r.rankings) else 0
+        if largest > MAX_AUDIT_RANK_MODELS:
+            return (
+                f"no tiers: rank sets are left out of audits of more than "
+                f"{MAX_AUDIT_RANK_MODELS} models (evalgap ranks computes them)"
+            )
+        return "no tiers: the rank sets were skipped (n_rank_bootstrap=0)"
+    level = f"{100 * (1 - ranks.alpha):g}%"
+    described = []
+    for method in dict.fromkeys(ranks.methods.values()):
+        if "bootstrap" in method:
+            described.append(f"{method}, B={ranks.n_bootstrap:,}")
+        else:
+            described.append(
+                f"{method} tests, the fallback where the models are too many for the items "
+                "or clusters"
+            )
+    per_task = " per task" if len(described) > 1 else ""
+    return f"{level} simultaneous rank sets ({'; '.join(described)}{per_task})"
+
+
+def _count(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 _PROCEDURE_NAMES = {

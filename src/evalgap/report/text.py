@@ -7,6 +7,7 @@ here, so no name can inject markup, escape sequences or mathtext.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 import unicodedata
@@ -56,6 +57,32 @@ def markup(value, *, keep_layout: bool = False) -> str:
     # follows it in a template ("[dim]{name}[/]"); double it so it prints as itself.
     text = escape(clean(value, keep_layout=keep_layout))
     return text + "\\" if text.endswith("\\") and not text.endswith("\\\\") else text
+
+
+# Reports show at most this many characters of a name (the JSON keeps it whole): a name of
+# 200,000 characters would otherwise fill screens, and every width fit costs its length.
+MAX_DISPLAY_NAME = 80
+
+
+def display_name(value, limit: int = MAX_DISPLAY_NAME) -> str:
+    """Return a name (control characters shown) cut to ``limit`` characters for display.
+
+    A longer name keeps its head and tail around an ellipsis, then a short digest of the
+    whole name so two long names that differ only in the middle stay apart:
+    ``"aaaa…zzzz #3fa2c1"``. Linear in the name's length.
+    """
+    text = clean(value)
+    if len(text) <= limit:
+        return text
+    digest = hashlib.sha1(str(value).encode("utf-8", "surrogatepass")).hexdigest()[:6]
+    room = limit - len(digest) - 3  # the ellipsis, a space and '#'
+    head = (room + 1) // 2
+    return f"{text[:head]}\u2026{text[len(text) - (room - head):]} #{digest}"
+
+
+def is_long_name(value, limit: int = MAX_DISPLAY_NAME) -> bool:
+    """True when :func:`display_name` shortens ``value``."""
+    return len(str(value)) > limit
 
 
 def plot_label(value) -> str:
@@ -123,6 +150,22 @@ def format_n(n, *, infinite: str = "infinite") -> str:
     if n is None or not math.isfinite(float(n)):
         return infinite
     return f"{math.ceil(float(n)):,}"
+
+
+def gap_interval(low, high) -> str:
+    """Return a gap's interval on the scale of delta: ``[-0.0123, +0.0456]``; a dash when
+    either end is missing."""
+    if low is None or high is None or not math.isfinite(float(low) + float(high)):
+        return "\u2014"
+    return f"[{number(low, '+.4f')}, {number(high, '+.4f')}]"
+
+
+def pairs_noun(family: str, count: int) -> str:
+    """Return an audit's pairs by family: ``28 rank-adjacent pairs``, ``all 406 pairs``."""
+    if family == "all":
+        return f"all {count:,} pairs" if count != 1 else "1 pair (all pairs)"
+    noun = {"adjacent": "rank-adjacent pair", "listed": "listed pair"}.get(family, "pair")
+    return plural(count, noun)
 
 
 def format_q(q) -> str:
