@@ -308,7 +308,7 @@ def test_rank_coverage_study_runs_and_reports_its_monte_carlo_error(run_cli):
     assert row["coverage"] >= 0.95 - 2 * max(row["coverage_se"], 0.035)
     assert row["mean_width"] > 3.5  # four tied models: the sets hold (almost) every rank
     out = run_cli(
-        "simulate", "rank-coverage", "--simulations", "10", "--n-bootstrap", "100", "--json"
+        "simulate", "rank-coverage", "--simulations", "10", "--n-bootstrap", "200", "--json"
     )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
@@ -339,3 +339,33 @@ def test_empirical_bootstrap_gives_the_same_sets_on_a_clear_board(run_cli, tmp_p
     out = run_cli("ranks", "--scores", path, "--bootstrap", "empirical", "--json")
     assert out.returncode == 0, out.stderr
     assert [row["rank_low"] for row in json.loads(out.stdout)["ranks"]] == [1, 2, 2, 4]
+
+
+# --- findings of the ranks review ------------------------------------------------------------
+
+
+def test_a_bootstrap_too_small_for_the_level_is_refused_on_every_path(run_cli, tmp_path):
+    """B = 1 made the sets narrower than at B = 1,000 and still called them 95%: the (1 - alpha)
+    quantile needs at least 10 replicates beyond it, B >= 10 / alpha."""
+    assert rk.minimum_replicates(0.05) == 200 and rk.minimum_replicates(0.01) == 1000
+    x = _leaderboard([0.8, 0.7, 0.5], 1500)
+    with pytest.raises(InputError, match="n_bootstrap=200 or more"):
+        rk.rank_sets(x, n_bootstrap=199)
+    with pytest.raises(InputError, match="n_bootstrap=1000 or more"):
+        rk.rank_sets(x, n_bootstrap=500, alpha=0.01)
+    assert rk.rank_sets(x, n_bootstrap=200).method == "max-t stepdown bootstrap"
+    # Holm uses no bootstrap: nothing to refuse
+    assert rk.rank_sets(x, n_bootstrap=1, method="holm").method == "Holm pairwise"
+    draws = np.random.default_rng(0).normal(size=(50, 3))
+    with pytest.raises(InputError, match="50 bootstrap replicates"):
+        rk.rank_sets_from_draws(np.zeros(3), np.eye(3), draws)
+    frame = pd.DataFrame(x, columns=list("abc")).melt(var_name="model", value_name="score")
+    frame["item"] = np.tile(np.arange(1500), 3)
+    path = tmp_path / "scores.csv"
+    frame.to_csv(path, index=False)
+    out = run_cli("ranks", "--scores", path, "--n-bootstrap", "1")
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines() == [
+        "evalgap: error: --n-bootstrap 1: 1 bootstrap replicates cannot determine the 95% "
+        "critical value of the rank sets; give --n-bootstrap 200 or more (at least 10 / alpha)"
+    ]

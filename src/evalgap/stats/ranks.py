@@ -64,6 +64,12 @@ MIN_UNITS = 200
 # Replicates drawn per matrix product, and bootstrap statistics held at once when taking the
 # maximum over pairs (float32: 64 MiB).
 REPLICATE_BLOCK = 256
+# The (1 - alpha) quantile of the bootstrap maximum is read from the replicates' upper tail:
+# with fewer than MIN_TAIL_REPLICATES replicates above it the quantile is the sample maximum
+# or close to it, far too noisy to be called a (1 - alpha) critical value (with B = 1 it is
+# that one replicate, and the sets come out narrower than at B = 1,000). So B >= 10 / alpha:
+# 200 at alpha = 0.05, 1,000 at alpha = 0.01.
+MIN_TAIL_REPLICATES = 10
 PAIR_BLOCK_ELEMENTS = 2**24
 
 
@@ -116,6 +122,28 @@ class RankSets:
     notes: tuple[str, ...] = ()
 
 
+def minimum_replicates(alpha: float) -> int:
+    """Return the fewest bootstrap replicates that put ``MIN_TAIL_REPLICATES`` beyond the
+    (1 - alpha) quantile: ``ceil(MIN_TAIL_REPLICATES / alpha)``.
+
+    >>> minimum_replicates(0.05), minimum_replicates(0.01)
+    (200, 1000)
+    """
+    return int(np.ceil(MIN_TAIL_REPLICATES / float(alpha) - 1e-9))
+
+
+def check_replicates(count: int, alpha: float, name: str = "n_bootstrap") -> None:
+    """Refuse a bootstrap too small to determine the (1 - alpha) quantile of the maximum."""
+    need = minimum_replicates(alpha)
+    if count < need:
+        level = f"{100 * (1 - alpha):g}%"
+        raise InputError(
+            f"{name}={count}: {count:,} bootstrap replicates cannot determine the "
+            f"{level} critical value of the rank sets; give {name}={need} or more "
+            f"(at least {MIN_TAIL_REPLICATES} / alpha)"
+        )
+
+
 def mean_covariance(x, clusters=None):
     """Return each model's mean over its own items, its item count and the (K, K) covariance
     of the means.
@@ -161,6 +189,7 @@ def rank_sets(
     method: str = "auto",
     bootstrap: str = "multiplier",
     top_k: int | None = None,
+    replicates_name: str = "n_bootstrap",
 ) -> RankSets:
     """Simultaneous and marginal rank sets, tiers and a top-k set from per-item scores.
 
@@ -184,6 +213,8 @@ def rank_sets(
         Gaussian multiplier weights, or multinomial resampling of items (clusters).
     top_k : int, optional
         Also return the top-k set.
+    replicates_name : str
+        The caller's name of ``n_bootstrap``, for the error when it is too small.
 
     Returns
     -------
@@ -202,6 +233,7 @@ def rank_sets(
         raise InputError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
     if bootstrap not in BOOTSTRAPS:
         raise InputError(f"bootstrap must be one of {', '.join(BOOTSTRAPS)}; got {bootstrap!r}")
+    _check_top_k(top_k)
     x = np.asarray(x, dtype=float)
     if np.isinf(x).any():
         raise InputError("scores contain infinite values; drop or fix those items")
@@ -224,7 +256,8 @@ def rank_sets(
         better, better_marginal = _holm(x, mean, cov, codes, alpha)
         critical, steps, name = np.nan, 0, "Holm pairwise"
     else:
-        n_bootstrap = _validate.resamples(n_bootstrap)
+        n_bootstrap = _validate.resamples(n_bootstrap, "n_bootstrap")
+        check_replicates(n_bootstrap, alpha, replicates_name)
         draws = _multiplier_draws if bootstrap == "multiplier" else _empirical_draws
         deviations = draws(x, mean, n, codes, n_bootstrap, seed)
         better, better_marginal, critical, steps = _max_t(mean, cov, deviations, alpha)
@@ -258,12 +291,14 @@ def rank_sets_from_draws(estimate, covariance, draws, *, alpha: float = 0.05, to
     [1, 2, 3]
     """
     alpha = float(_validate.probability(alpha, "alpha"))
+    _check_top_k(top_k)
     estimate = np.asarray(estimate, dtype=float)
     cov = np.asarray(covariance, dtype=float)
     draws = np.asarray(draws, dtype=float)
     k = estimate.size
     if cov.shape != (k, k) or draws.ndim != 2 or draws.shape[1] != k:
         raise InputError(f"covariance must be ({k}, {k}) and draws (B, {k})")
+    check_replicates(draws.shape[0], alpha)
     deviations = iter([draws - estimate])
     better, better_marginal, critical, steps = _max_t(estimate, cov, deviations, alpha)
     counts = np.zeros(k, dtype=np.int64) if n is None else np.asarray(n, dtype=np.int64)
@@ -531,6 +566,17 @@ def _holm(x, mean, cov, clusters, alpha):
     return better, (shown & (direction > 0), shown & (direction < 0))
 
 
+def _check_top_k(top_k) -> None:
+    if top_k is None:
+        return
+    try:
+        whole = float(top_k) == int(top_k)
+    except (TypeError, ValueError, OverflowError):
+        whole = False
+    if isinstance(top_k, bool) or not whole or int(top_k) < 1:
+        raise InputError(f"top_k must be a whole number >= 1; got {top_k!r}")
+
+
 # --- assembly --------------------------------------------------------------------------------
 
 
@@ -545,8 +591,6 @@ def _assemble(mean, se, n, better, marginal, top_k, method, critical, steps, not
     order = np.lexsort((np.arange(k), -mean))
     top = None
     if top_k is not None:
-        if int(top_k) != top_k or top_k < 1:
-            raise InputError(f"top_k must be a whole number >= 1; got {top_k!r}")
         top = rank_low <= int(top_k)
     return RankSets(
         score=mean,
