@@ -43,8 +43,9 @@ class RanksResult(Result):
     ranks : pandas.DataFrame
         One row per task and model: ``task, model, score, se, n_items, rank, rank_low,
         rank_high, tier``. ``score`` is the mean over the model's own items (Bradley-Terry:
-        the log-strength), ``se`` its standard error, ``rank`` the rank by score (1 = best,
-        ties share the best rank), ``rank_low``-``rank_high`` the simultaneous set.
+        the log-strength), ``se`` its standard error, ``rank`` one plus the models ahead of
+        it on the items both scored (the rank by score when no score is missing; ties share
+        the best rank), ``rank_low``-``rank_high`` the simultaneous set.
     marginal : pandas.DataFrame
         The same keys, with each model's marginal set (valid for that model alone).
     methods : dict
