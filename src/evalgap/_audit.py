@@ -721,6 +721,7 @@ def audit_scores(
                 n_bootstrap=n_rank_bootstrap,
                 seed=seed,
                 use_clusters=use_clusters,
+                replicates_name="n_rank_bootstrap",
             )
     result = _finish(
         pairs,

@@ -43,8 +43,9 @@ class RanksResult(Result):
     ranks : pandas.DataFrame
         One row per task and model: ``task, model, score, se, n_items, rank, rank_low,
         rank_high, tier``. ``score`` is the mean over the model's own items (Bradley-Terry:
-        the log-strength), ``se`` its standard error, ``rank`` the rank by score (1 = best,
-        ties share the best rank), ``rank_low``-``rank_high`` the simultaneous set.
+        the log-strength), ``se`` its standard error, ``rank`` one plus the models ahead of
+        it on the items both scored (the rank by score when no score is missing; ties share
+        the best rank), ``rank_low``-``rank_high`` the simultaneous set.
     marginal : pandas.DataFrame
         The same keys, with each model's marginal set (valid for that model alone).
     methods : dict
@@ -119,8 +120,10 @@ def ranks_scores(
     method: str = "auto",
     bootstrap: str = "multiplier",
     progress: Callable[..., None] | None = None,
+    replicates_name: str = "n_bootstrap",
 ) -> RanksResult:
-    """Rank sets for every task of an aligned score set (see :func:`evalgap.ranks`)."""
+    """Rank sets for every task of an aligned score set (see :func:`evalgap.ranks`);
+    ``replicates_name`` is the caller's name of ``n_bootstrap`` (for its errors)."""
     from evalgap.stats import ranks as rk
 
     _validate.probability(alpha, "alpha")
@@ -149,6 +152,7 @@ def ranks_scores(
             method=method,
             bootstrap=bootstrap,
             top_k=top_k,
+            replicates_name=replicates_name,
         )
         methods[task.task] = sets.method
         # rows best first (ties by name); shown_better follows the same order
@@ -240,6 +244,9 @@ def ranks_battles(
     model = bt.fit(data, ties=ties)
     stream = resample.child_seed(seed, "ranks")
     notes = list(table.notes)
+    n_bootstrap = _validate.resamples(n_bootstrap, "n_bootstrap")
+    need = rk.minimum_replicates(alpha)
+    rk.check_replicates(n_bootstrap, alpha)
     if ties == "half":
         draws = bt.bootstrap(data, n_bootstrap, stream, start=model.scores)
         failed = np.isnan(draws).any(axis=1)
@@ -249,6 +256,14 @@ def ranks_battles(
                 "without a win or a loss (no Bradley-Terry scores) and were left out"
             )
             draws = draws[~failed]
+            if draws.shape[0] < need:
+                raise InputError(
+                    f"n_bootstrap={n_bootstrap}: {int(failed.sum()):,} of {n_bootstrap:,} "
+                    "bootstrap replicates left a model without a win or a loss, and the "
+                    f"{draws.shape[0]:,} left cannot determine the critical value (at least "
+                    f"{need:,} are needed); add battles for the models with few of them, or "
+                    "raise n_bootstrap"
+                )
         covariance = model.robust_covariance
     else:
         rng = np.random.Generator(np.random.PCG64(stream))
