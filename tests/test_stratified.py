@@ -77,7 +77,7 @@ def test_stratified_draw_is_exactly_unbiased_and_its_variance_is_the_formula():
         for s1 in itertools.combinations(range(4, 10), 2):
             pick = list(s0 + s1)
             w = np.r_[np.full(2, 4 / 2), np.full(2, 6 / 2)]
-            g = weighted_gap(d[pick], w, labels[pick])
+            g = weighted_gap(d[pick], w, labels[pick], stratum_sizes=np.repeat([4, 6], 2))
             estimates.append(g.delta)
             ses.append(g.se)
     estimates = np.array(estimates)
@@ -115,7 +115,7 @@ def test_plan_for_a_new_model_against_the_leader():
     assert d.model_b == leader
     assert d.known == {"newcomer": "accuracy", leader: "responses"}
     frame = d.to_frame()
-    assert list(frame.columns) == ["task", "item_id", "weight", "stratum"]
+    assert list(frame.columns) == ["task", "item_id", "weight", "stratum", "stratum_size"]
     assert len(frame) == 600 and frame["item_id"].is_unique
     assert frame["weight"].sum() == pytest.approx(3000)
     assert sum(s.n_items for s in d.strata) == 600
@@ -178,7 +178,10 @@ def test_design_file_round_trips_through_compare_weights(run_cli, tmp_path):
         ).stdout
     )
     d = y[0, index] - y[1, index]
-    expected = weighted_gap(d, table["weight"].to_numpy(), table["stratum"].to_numpy())
+    expected = weighted_gap(
+        d, table["weight"].to_numpy(), table["stratum"].to_numpy(),
+        stratum_sizes=table["stratum_size"].to_numpy(),
+    )
     assert got["delta"] == pytest.approx(expected.delta, rel=1e-12)
     assert got["se"] == pytest.approx(expected.se, rel=1e-12)
 

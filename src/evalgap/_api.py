@@ -143,6 +143,10 @@ def compare(
     }
     counts = (both_correct, a_only, b_only, both_wrong)
     _check_columns(columns, "compare")
+    if strata is not None and weights is None:
+        raise InputError("strata= goes with weights= (a stratified item sample); give both")
+    if by is None and adjustment != "holm":
+        raise InputError("adjustment= corrects over the groups of by=; give by= or leave it")
     if any(c is not None for c in counts):
         if a is not None or b is not None:
             raise InputError(
@@ -174,8 +178,8 @@ def compare(
         )
     if weights is not None and by is not None:
         raise InputError("weights= and by= cannot be combined: compare one weighted gap")
-    if weights is not None and alternative != "two-sided":
-        raise InputError("alternative=: the weighted (design-based) test is two-sided")
+    if weights is not None:
+        _refuse_resampling(n_bootstrap, n_bootstrap_required_n, n_permutations, seed)
     if b is not None and not _is_table(b) and not _is_table(a):
         if by is not None:
             raise InputError("by= needs a table of scores with groups; got two arrays")
@@ -191,6 +195,7 @@ def compare(
                 model_b=model_b or "B",
                 alpha=alpha,
                 power=power,
+                alternative=alternative,
             )
         return compare_scores(
             a,
@@ -245,7 +250,9 @@ def compare(
     if design is not None:
         from evalgap._weighted import compare_weighted
 
-        return compare_weighted(score_set, model_a, model_b, design, alpha=alpha, power=power)
+        return compare_weighted(
+            score_set, model_a, model_b, design, alpha=alpha, power=power, alternative=alternative
+        )
     x, y = score_set.pair(model_a, model_b)
     result = compare_scores(
         x,
@@ -264,6 +271,23 @@ def compare(
 
         result = dataclasses.replace(result, notes=(*result.notes, note))
     return result
+
+
+def _refuse_resampling(n_bootstrap, n_bootstrap_required_n, n_permutations, seed) -> None:
+    """The weighted (design-based) test resamples nothing: its resampling settings are refused
+    when set away from their defaults rather than ignored."""
+    given = {
+        "n_bootstrap": (n_bootstrap, DEFAULT_BOOTSTRAP),
+        "n_bootstrap_required_n": (n_bootstrap_required_n, DEFAULT_REQUIRED_N_BOOTSTRAP),
+        "n_permutations": (n_permutations, DEFAULT_PERMUTATIONS),
+        "seed": (seed, 0),
+    }
+    for name, (value, default) in given.items():
+        if value is not default and not (type(value) is int and value == default):
+            raise InputError(
+                f"{name}=: the weighted gap's design-based test resamples nothing; leave "
+                f"{name} at its default with weights="
+            )
 
 
 def _compare_by(data, model_a, model_b, by, adjustment, settings, n_permutations, **kw):

@@ -112,7 +112,7 @@ class SamplingDesign(Result):
     strata: tuple[Stratum, ...]
     seed: int
     notes: tuple[str, ...]
-    design: object = None  # the DataFrame (task, item_id, weight, stratum); to_frame()
+    design: object = None  # the DataFrame (task, item_id, weight, stratum, stratum_size)
     _omit = ("design",)
     _derived = ("verdict",)
     _headline = ("n_items", "items_ratio")
@@ -125,7 +125,7 @@ class SamplingDesign(Result):
         return sampling_design_verdict(self)
 
     def to_frame(self):
-        """The design file's rows: ``task, item_id, weight, stratum`` (what to run).
+        """The design file's rows: ``task, item_id, weight, stratum, stratum_size`` (what to run).
 
         Returns
         -------
@@ -290,7 +290,7 @@ def plan_sampling(
     n_items = _validate.whole_number(n_items, "n_items", 1)
     allocation = st.neyman_allocation(sizes, np.sqrt(s2), n_items)
     chosen, weights = st.draw(labels, allocation, np.random.default_rng(seed))
-    design = _design_frame(keys, chosen, weights, labels)
+    design = _design_frame(keys, chosen, weights, labels, sizes)
     srs_variance = (1 - n_items / population) * population_variance / n_items
     strata = tuple(
         Stratum(
@@ -466,7 +466,10 @@ def validate_sampling(
         covered = np.empty(n_repeats, dtype=bool)
         for r in range(n_repeats):
             chosen, weights = st.draw(labels, allocation, rng)
-            g = weighted_gap(d[chosen], weights, labels[chosen], alpha=alpha)
+            g = weighted_gap(
+                d[chosen], weights, labels[chosen], stratum_sizes=sizes[labels[chosen]],
+                alpha=alpha,
+            )
             estimates[r] = g.delta
             covered[r] = g.ci_low <= gap <= g.ci_high
         n = int(allocation.sum())
@@ -538,9 +541,11 @@ def _leader(matrix, models, model_a):
     return next(m for m in order if m != model_a)
 
 
-def _design_frame(keys, chosen, weights, labels):
+def _design_frame(keys, chosen, weights, labels, sizes):
     design = keys.iloc[chosen].reset_index(drop=True).copy()
     design["item_id"] = design["item_id"].astype(str)
     design["weight"] = weights
     design["stratum"] = labels[chosen]
-    return design[["task", "item_id", "weight", "stratum"]]
+    # The stratum's items in the benchmark: the finite-population correction compare reads.
+    design["stratum_size"] = sizes[labels[chosen]].astype(np.int64)
+    return design[["task", "item_id", "weight", "stratum", "stratum_size"]]

@@ -5,7 +5,9 @@ models more often than their share of the benchmark; each item then carries a we
 ``1 / pi_i`` and the full benchmark's gap is the weighted (Horvitz-Thompson / Hajek) mean,
 with a design-based SE (:mod:`evalgap.stats.weighted`). The weights (and strata) come from
 a column of the scores table, from the design table the plan wrote (``item_id``, ``weight``,
-``stratum`` and optionally ``task``), or as an array beside two score arrays.
+``stratum``, ``stratum_size`` and optionally ``task``), or as an array beside two score
+arrays. Only the weights' ratios matter; the finite-population correction needs each
+stratum's size in the benchmark (the design's ``stratum_size``) and is left out without it.
 """
 
 from __future__ import annotations
@@ -43,18 +45,23 @@ class WeightedCompareResult(Result):
     se : float
         The weighted gap's design-based standard error.
     statistic, p_value : float
-        The Wald z and its two-sided p-value.
+        The Wald z and its p-value (two-sided or one-sided, by ``alternative``).
     confidence_interval : Interval
-        The ``1 - alpha`` Wald interval.
+        The two-sided ``1 - alpha`` Wald interval.
     weight_sum : float
-        The number of benchmark items the weights stand for.
+        The sum of the weights as given (the benchmark items they stand for only when they
+        are inverse probabilities).
+    population_size : int or None
+        The benchmark items the strata hold (the design's stratum sizes summed); None when
+        the design gives no sizes (then there is no finite-population correction).
     effective_n : float
         Kish's effective sample size ``(sum w)^2 / sum w^2``.
     required_n : int or None
-        Items a design like this one needs at (alpha, power) (None at a zero gap).
+        Items a design like this one needs at (alpha, power) (None at a zero gap, and
+        one-sided when the gap lies on the side the alternative does not test).
     resolution_ratio : float or None
         ``q = n_items / required_n``.
-    alpha, power : float
+    alpha, power, alternative
         The settings.
     notes : tuple of str
         What was left out and why.
@@ -73,19 +80,22 @@ class WeightedCompareResult(Result):
     p_value: float
     confidence_interval: intervals.Interval
     weight_sum: float
+    population_size: int | None
     effective_n: float
     required_n: int | None
     resolution_ratio: float | None
     alpha: float
     power: float
+    alternative: str
     notes: tuple[str, ...]
     _derived = ("verdict",)
     _headline = ("delta", "se", "p_value")
 
     @property
     def significant(self) -> bool:
-        """Whether the weighted gap differs from 0 at level alpha."""
+        """Whether the test rejects ``delta = 0`` at level alpha (toward the alternative)."""
         return self.p_value < self.alpha
+
 
     @property
     def verdict(self) -> str:
@@ -96,17 +106,48 @@ class WeightedCompareResult(Result):
 
 
 def weighted_result(
-    a, b, weights, strata=None, *, model_a="A", model_b="B", alpha=0.05, power=0.8, notes=()
+    a,
+    b,
+    weights,
+    strata=None,
+    *,
+    stratum_sizes=None,
+    model_a="A",
+    model_b="B",
+    alpha=0.05,
+    power=0.8,
+    alternative="two-sided",
+    notes=(),
 ) -> WeightedCompareResult:
     """The weighted comparison of aligned score arrays with a weight (and stratum) per item."""
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    w = np.asarray(weights, dtype=float)
+    from evalgap._compare import _numeric
+
+    a, b = _numeric(a, "scores_a"), _numeric(b, "scores_b")
+    w = np.asarray(weights)
+    if w.dtype.kind not in "biuf" or w.dtype.kind == "b":
+        raise InputError(f"weights= must be an array of positive numbers; got {w.dtype} values")
     if not (a.shape == b.shape == w.shape) or a.ndim != 1:
         raise InputError(
             f"weights= must give one weight per item: {w.size:,} weights for {a.size:,} items"
         )
-    g = sw.weighted_gap(a - b, w, strata, alpha=alpha, power=power)
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        raise InputError("the scores must be finite numbers (no NaN or inf): one per item")
+    if strata is not None and np.asarray(strata).shape != a.shape:
+        raise InputError(
+            f"strata= must give one label per item: {np.asarray(strata).size:,} labels for "
+            f"{a.size:,} items"
+        )
+    g = sw.weighted_gap(
+        a - b, w, strata, stratum_sizes=stratum_sizes, alpha=alpha, power=power,
+        alternative=alternative,
+    )
+    if strata is not None and stratum_sizes is None:
+        notes = (
+            *notes,
+            "the design gives no stratum sizes (stratum_size, its items in the benchmark), so "
+            "the SE has no finite-population correction (conservative when a stratum was "
+            "sampled heavily)",
+        )
     required = int(g.required_n) if np.isfinite(g.required_n) else None
     return WeightedCompareResult(
         model_a=model_a,
@@ -122,20 +163,23 @@ def weighted_result(
             np.float64(g.ci_low), np.float64(g.ci_high), "wald (design-based SE)", 1 - alpha
         ),
         weight_sum=g.weight_sum,
+        population_size=g.population_size,
         effective_n=g.effective_n,
         required_n=required,
         resolution_ratio=None if required is None else g.n_items / max(required, 1),
         alpha=float(alpha),
         power=float(power),
+        alternative=alternative,
         notes=tuple(notes),
     )
 
 
 def compare_weighted(
-    score_set, model_a, model_b, design, *, alpha=0.05, power=0.8
+    score_set, model_a, model_b, design, *, alpha=0.05, power=0.8, alternative="two-sided"
 ) -> WeightedCompareResult:
     """Weighted comparison of two models of ``score_set``; ``design`` is a DataFrame with
-    ``item_id``, ``weight``, optionally ``stratum`` and ``task`` (see :func:`design_table`)."""
+    ``item_id``, ``weight``, optionally ``stratum``, ``stratum_size`` and ``task`` (see
+    :func:`design_table`)."""
     import pandas as pd
 
     i, j = score_set.model_index(model_a), score_set.model_index(model_b)
@@ -166,21 +210,25 @@ def compare_weighted(
             "missing at random within their stratum)"
         )
     strata = found["stratum"].astype(str).to_numpy() if "stratum" in found.columns else None
+    sizes = found["stratum_size"].to_numpy(dtype=float) if "stratum_size" in found else None
     return weighted_result(
         a,
         b,
         found["weight"].to_numpy(dtype=float),
         strata,
+        stratum_sizes=sizes,
         model_a=model_a,
         model_b=model_b,
         alpha=alpha,
         power=power,
+        alternative=alternative,
         notes=notes,
     )
 
 
 def design_table(weights, strata=None, *, data=None, options=None, **columns):
-    """The design as a DataFrame (``item_id``, ``weight``[, ``stratum``][, ``task``]).
+    """The design as a DataFrame (``item_id``, ``weight``[, ``stratum``, ``stratum_size``]
+    [, ``task``]).
 
     ``weights`` is a DataFrame or a file (CSV or Parquet) with those columns (``strata``
     then names its stratum column, default ``stratum`` when present), or the name of a
@@ -253,6 +301,18 @@ def _check_design(table, strata, source):
         if stratum not in table.columns:
             raise InputError(f"{source}: no stratum column {stratum!r}")
         out["stratum"] = table[stratum].astype(str).to_numpy()
+    if "stratum_size" in table.columns:
+        size = pd.to_numeric(table["stratum_size"], errors="coerce").to_numpy(dtype=float)
+        bad = ~(np.isfinite(size) & (size >= 1) & (size == np.floor(size)))
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                f"{source}: {int(bad.sum()):,} stratum_size value(s) are not whole numbers of "
+                f"items (first: item {out['item_id'].iloc[row]!r}, "
+                f"{table['stratum_size'].iloc[row]!r}); a stratum's size is its items in the "
+                "benchmark"
+            )
+        out["stratum_size"] = size
     weight = pd.to_numeric(out["weight"], errors="coerce")
     bad = ~(np.isfinite(weight) & (weight > 0))
     if bad.any():

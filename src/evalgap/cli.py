@@ -412,6 +412,12 @@ def compare(
                     "columns; --by COLUMN groups by that column"
                 )
             loader = {**loader, "task_column": by}
+        if weights:
+            _refuse_with_weights(by, adjustment)
+        elif strata:
+            raise InputError("--strata goes with --weights (a stratified item sample)")
+        if adjustment != "holm" and not by:
+            raise InputError("--adjustment corrects over the groups of --by; give --by or drop it")
         table = _load(loader, quiet=as_json)
         if weights:
             _compare_weighted(table, loader, weights, strata, model_a, model_b, settings, as_json)
@@ -434,6 +440,8 @@ def compare(
         return
     if by:
         raise InputError("--by needs per-item --scores; 2x2 counts have no groups")
+    if adjustment != "holm":
+        raise InputError("--adjustment corrects over the groups of --by, which needs --scores")
     if weights or strata:
         raise InputError("--weights and --strata need per-item --scores")
     names = ("--both-correct", "--a-only", "--b-only", "--both-wrong")
@@ -1290,6 +1298,20 @@ PLAN_RENDERERS = {
 }
 
 
+def _refuse_with_weights(by, adjustment) -> None:
+    """Refuse the compare options the weighted (design-based) gap has no use for."""
+    if by:
+        raise InputError(
+            "--by with --weights: the weighted gap is one estimate of the whole benchmark; "
+            "compare one group at a time with --tasks"
+        )
+    ctx = click.get_current_context()
+    for name in ("n_bootstrap", "n_bootstrap_required_n", "seed"):
+        if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT):
+            flag = "--" + name.replace("_", "-")
+            raise InputError(f"{flag}: the weighted gap's design-based test resamples nothing")
+
+
 def _compare_weighted(table, loader, weights, strata, model_a, model_b, settings, as_json):
     """``compare --weights``: the weighted gap of a stratified item sample."""
     from evalgap._api import compare as compare_job
@@ -1297,6 +1319,13 @@ def _compare_weighted(table, loader, weights, strata, model_a, model_b, settings
 
     if loader["hub"]:
         raise InputError("--weights reads a design file or a column of a --scores table")
+    from pathlib import Path
+
+    if loader.get("store") and not Path(weights).is_file():
+        raise InputError(
+            f"--weights {weights}: with --store, give the design file (item_id, weight"
+            "[, stratum, stratum_size]); a store keeps no weight column"
+        )
     design = design_table(
         weights, strata, data=list(loader["scores_paths"]), options=_options(loader)
     )
@@ -1306,7 +1335,7 @@ def _compare_weighted(table, loader, weights, strata, model_a, model_b, settings
         model_b=model_b,
         weights=design,
         **_alignment(loader),
-        **{k: settings[k] for k in ("alpha", "power")},
+        **{k: settings[k] for k in ("alpha", "power", "alternative")},
     )
     _emit(result, as_json, "compare-weighted")
 

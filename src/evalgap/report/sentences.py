@@ -35,11 +35,19 @@ def compare_verdict(r: CompareResult) -> str:
             ("the bootstrap", r.p_values.bootstrap),
             floor=r.bootstrap.p_floor if r.bootstrap else 0.0,
         )
-    if any(note.startswith("too few items") for note in r.notes):
+    too_few = any(note.startswith("too few items") for note in r.notes)
+    if too_few:
         first = f"too few items differ between the models to test at alpha={r.alpha:g}"
-    setting = f"at alpha={r.alpha:g}, power {r.power:g}"
-    if r.delta == 0:
+    setting = f"at alpha={r.alpha:g}{_one_sided(r)}, power {r.power:g}"
+    if too_few:
+        second = (
+            "so few cannot estimate the spread of the differences either: the items needed "
+            "to resolve the gap are not estimated"
+        )
+    elif r.delta == 0:
         second = "the gap is exactly zero, so no benchmark size resolves it"
+    elif _against(r):
+        second = _against_clause(r)
     elif r.resolution_ratio is None:
         second = (
             "every item differs the same way, so these data cannot estimate the items "
@@ -64,6 +72,30 @@ def compare_verdict(r: CompareResult) -> str:
             "straddles N, so the verdict is not robust"
         )
     return sentence
+
+
+def _one_sided(r) -> str:
+    """The tested side, for the resolution clause: "" two-sided."""
+    if r.alternative == "two-sided":
+        return ""
+    return f" one-sided (H1: {r.model_a if r.alternative == 'greater' else r.model_b} better)"
+
+
+def _against(r) -> bool:
+    """Whether the gap lies on the side a one-sided alternative does not test."""
+    from evalgap.stats.power import opposes_alternative
+
+    return bool(opposes_alternative(r.delta, r.alternative))
+
+
+def _against_clause(r) -> str:
+    better, other = (r.model_a, r.model_b) if r.alternative == "greater" else (r.model_b, r.model_a)
+    return (
+        f"the observed gap ({100 * r.delta:+.2f} points, {r.model_a} minus {r.model_b}) favours "
+        f"{other}, the side the one-sided test (H1: {better} better) does not look at: it is "
+        f"no evidence that {better} is better, and no number of items resolves a gap in that "
+        "direction from this estimate"
+    )
 
 
 def _test_clause(r: CompareResult, first, second, floor: float = 0.0) -> str:
@@ -436,16 +468,25 @@ def pilot_plan_verdict(r) -> str:
 
 def weighted_compare_verdict(r) -> str:
     """The weighted gap in one sentence: the estimate, its test and the design's N*."""
+    standing = (
+        f" standing for {r.population_size:,}" if r.population_size is not None else ""
+    )
+    test = "design-based z-test"
+    if r.alternative != "two-sided":
+        better = r.model_a if r.alternative == "greater" else r.model_b
+        test = f"one-sided {test} of H1: {better} better,"
     out = (
         f"the weighted gap {r.delta:+.4f} ({100 * r.delta:+.2f} points; the sample's plain "
         f"mean difference is {r.unweighted_delta:+.4f}) estimates the full benchmark's gap "
-        f"from {r.n_items:,} items standing for {r.weight_sum:,.0f}; it is "
-        f"{'' if r.significant else 'not '}significant (design-based z-test {format_p(r.p_value)})"
+        f"from {r.n_items:,} items{standing}; it is "
+        f"{'' if r.significant else 'not '}significant ({test} {format_p(r.p_value)})"
     )
-    if r.required_n is not None:
+    if _against(r):
+        out += "; " + _against_clause(r)
+    elif r.required_n is not None:
         out += (
             f"; a design like this one needs {format_n(r.required_n)} items at alpha="
-            f"{r.alpha:g}, power {r.power:g} (q={format_q(r.resolution_ratio)})"
+            f"{r.alpha:g}{_one_sided(r)}, power {r.power:g} (q={format_q(r.resolution_ratio)})"
         )
     return out
 

@@ -302,13 +302,14 @@ def render_compare(r: CompareResult, console: Console) -> None:
     )
 
     res = Table(
-        title=f"resolution (alpha={r.alpha:g}, power {r.power:g})",
+        title=f"resolution ({side}, alpha={r.alpha:g}, power {r.power:g})",
         show_header=False,
         title_justify="left",
     )
     res.add_column(style="bold")
     res.add_column(justify="right", no_wrap=True)
-    res.add_row("required items N*", format_n(r.required_n))
+    estimable = r.resolution_ratio is not None or r.delta == 0
+    res.add_row("required items N*", format_n(r.required_n) if estimable else "not estimable")
     if r.required_n_interval is not None:
         lo, hi = r.required_n_interval.low, r.required_n_interval.high
         res.add_row("N* 90% bootstrap interval", f"{format_n(lo)} to {format_n(hi)}")
@@ -1088,7 +1089,9 @@ def render_weighted_compare(r, console: Console) -> None:
     t.add_column(style="bold")
     t.add_column(justify="right", no_wrap=True)
     t.add_row("items in the sample", f"{r.n_items:,}")
-    t.add_row("items the weights stand for", f"{r.weight_sum:,.0f}")
+    if r.population_size is not None:
+        t.add_row("benchmark items (stratum sizes)", f"{r.population_size:,}")
+    t.add_row("sum of the weights", f"{r.weight_sum:,.6g}")
     t.add_row("effective sample size (Kish)", f"{r.effective_n:,.0f}")
     if r.n_strata is not None:
         t.add_row("strata", f"{r.n_strata:,}")
@@ -1100,7 +1103,11 @@ def render_weighted_compare(r, console: Console) -> None:
         f"{100 * ci.level:g}% interval",
         f"\\[{number(float(ci.low), '+.4f')}, {number(float(ci.high), '+.4f')}]",
     )
-    t.add_row("z / p", f"{number(r.statistic, '.3f')} / {format_p(r.p_value, bare=True)}")
+    side = {"two-sided": "two-sided", "greater": "H1: A better", "less": "H1: B better"}
+    t.add_row(
+        f"z / p ({side[r.alternative]})",
+        f"{number(r.statistic, '.3f')} / {format_p(r.p_value, bare=True)}",
+    )
     t.add_row("items a design like this needs", format_n(r.required_n))
     console.print(t)
     print_notes(console, r.notes)

@@ -571,3 +571,19 @@ def degradation_detectable_drop(flip_rate, n_items, *, alpha=0.05, power=0.8):
     p = _validate.probability(flip_rate, "flip_rate")
     n = _validate.positive(n_items, "n_items")
     return _validate.scalar_or_array((z_alpha + z_beta) * np.sqrt(p / n))
+
+
+def opposes_alternative(delta, alternative: str):
+    """True where the gap lies strictly on the side a one-sided alternative does not test.
+
+    Such a gap is no evidence for the alternative, and no number of items makes the
+    one-sided test reject in the tested direction at this gap: its N* is infinite and q = 0.
+    Always False for ``"two-sided"``.
+    """
+    _validate.alternative(alternative)
+    d = np.asarray(delta, dtype=float)
+    if alternative == "two-sided":
+        out = np.zeros(d.shape, dtype=bool)
+    else:
+        out = d < 0 if alternative == "greater" else d > 0
+    return _validate.scalar_or_array(out)
