@@ -1959,8 +1959,8 @@ def flags_for_python_names(message: str, argv=None) -> str:
     ``delta=0.5``, ``on_error='skip'``, ``strict=True``); on the command line the same
     parameter is a flag (``--model-column``, ``--delta 0.5``, ``--on-error skip``,
     ``--strict``). Flags come from the invoked command's click options (``param.name ->
-    param.opts[0]``), then every other command's, then ``PYTHON_NAME_FLAGS``; a name that
-    is no parameter is left as written.
+    param.opts[0]``), then ``PYTHON_NAME_FLAGS`` (the loaders' keywords), then every other
+    command's; a name that is no parameter is left as written.
     """
     import re
 
@@ -1975,12 +1975,17 @@ def flags_for_python_names(message: str, argv=None) -> str:
         if isinstance(command, click.Group):
             pending.extend(command.commands.values())
     flags: dict[str, tuple[str, bool]] = {}
-    for command in [*reversed(chain), *everything]:  # the invoked command's options win
-        for param in command.params:
-            if isinstance(param, click.Option) and param.name:
-                flags.setdefault(param.name, (param.opts[0], bool(param.is_flag)))
+
+    def add(commands) -> None:
+        for command in commands:
+            for param in command.params:
+                if isinstance(param, click.Option) and param.name:
+                    flags.setdefault(param.name, (param.opts[0], bool(param.is_flag)))
+
+    add(reversed(chain))  # the invoked command's options win, then the library's own names
     for name, flag in PYTHON_NAME_FLAGS.items():
         flags.setdefault(name, (flag, False))
+    add(everything)
 
     def to_flag(match: re.Match) -> str:
         if match["name"] not in flags:
