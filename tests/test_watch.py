@@ -839,3 +839,42 @@ def test_watch_function_is_one_look_that_continues_from_a_state_file(tmp_path):
     assert second.pairs.iloc[0]["n_items"] == 300 and second.done
     with pytest.raises(InputError, match="written for other logs"):
         evalgap.watch(root, pair=("b", "a"), state=state)
+
+
+def test_hostile_logs_and_state_files_are_one_line_errors_or_notes(run_cli, tmp_path):
+    root = tmp_path / "out"
+    _lines(root, "a", "qa", [(i, 1.0) for i in range(10)])
+    _lines(root, "b", "qa", [(i, 0.0) for i in range(10)])
+    deep = tmp_path / "deep.state"
+    deep.write_text("[" * 100_000)
+    out = run_cli("watch", "--logs", root, "--once", "--state", deep)
+    assert out.returncode == 2 and "not a watch state file" in out.stderr
+    same = run_cli("watch", "--logs", root, "--pair", "a", "a", "--once")
+    assert same.returncode == 2 and "--pair must name two different models" in same.stderr
+    # a metric outside [0, 1]: the file and line, and the option to choose another
+    _lines(root, "c", "qa", [(0, 7.0)])
+    far = run_cli("watch", "--logs", root, "--once")
+    assert far.returncode == 2 and "line 1: 'acc' is 7.0, not a score in [0, 1]" in far.stderr
+    assert "--metric" in far.stderr
+    # an empty folder, a file that is no log
+    (tmp_path / "empty").mkdir()
+    other = tmp_path / "notes.txt"
+    other.write_text("hello")
+    look = run_cli("watch", "--logs", tmp_path / "empty", "--logs", other, "--once", "--json")
+    notes = json.loads(look.stdout)["notes"]
+    assert look.returncode == 1 and len(notes) == 2
+    assert "no lm-eval samples_<task>_<stamp>.jsonl file or inspect_ai log there yet" in notes[0]
+    assert "not an lm-eval samples_<task>_<stamp>.jsonl file or an inspect_ai log" in notes[1]
+
+
+def test_one_model_in_two_folders_is_two_runs_told_apart_by_folder(run_cli, tmp_path):
+    _lines(tmp_path / "bf16", "org__m", "qa", [(i, 1.0) for i in range(30)])
+    _lines(tmp_path / "fp8", "org__m", "qa", [(i, float(i % 3 != 0)) for i in range(30)])
+    out = run_cli(
+        "watch", "--logs", tmp_path, "--pair", "org/m (bf16)", "org/m (fp8)", "--once", "--json"
+    )
+    assert out.returncode in (0, 1), out.stderr
+    pair = json.loads(out.stdout.strip().splitlines()[-1])["pairs"][0]
+    assert pair["n_items"] == 30 and pair["delta"] == pytest.approx(10 / 30)
+    compared = evalgap.load_scores(tmp_path).frame
+    assert set(compared["model"]) == {"org/m (bf16)", "org/m (fp8)"}

@@ -169,6 +169,8 @@ class Monitor:
             if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
                 raise InputError("pair= must be two models (model_a, model_b)")
             pair = (_name(pair[0], "pair="), _name(pair[1], "pair="))
+            if pair[0] == pair[1]:
+                raise InputError(f"pair= must name two different models; got {pair[0]!r} twice")
         if targets == "pair" and (pair is None or pair[0] == pair[1]):
             raise InputError("targets='pair' needs pair=(model_a, model_b), two models")
         if baseline is not None:
@@ -393,7 +395,7 @@ class Monitor:
             raise InputError(f"{where}: larger than a watch state file can be; not one")
         try:
             data = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             raise InputError(
                 f"{where}: not a watch state file (not JSON); delete it or give another path"
             ) from None

@@ -137,10 +137,28 @@ class LogFollower:
     def poll(self) -> list[tuple]:
         """Return the new records since the last poll, in file order."""
         out = []
-        for cursor in self._discover():
+        cursors = self._discover()
+        for cursor in cursors:
             out.extend(self._read_new(cursor))
-        for path in self._inspect_logs():
+        logs = self._inspect_logs()
+        for path in logs:
             out.extend(self._read_inspect(path))
+        found = [c.path for c in cursors] + [str(p) for p in logs]
+        for text in self.paths:
+            key = f"empty|{text}"
+            inside = text.rstrip(os.sep) + os.sep
+            if not Path(text).exists() or any(f == text or f.startswith(inside) for f in found):
+                self._waiting.pop(key, None)
+            elif Path(text).is_dir():
+                self._waiting[key] = (
+                    f"waiting for logs in {text}: no lm-eval samples_<task>_<stamp>.jsonl file "
+                    "or inspect_ai log there yet"
+                )
+            else:
+                self._waiting[key] = (
+                    f"{text}: not an lm-eval samples_<task>_<stamp>.jsonl file or an inspect_ai "
+                    "log (yet); not read"
+                )
         return out
 
     # --- lm-eval ------------------------------------------------------------------------
@@ -169,6 +187,13 @@ class LogFollower:
                 runs[key] = runs.get(key, 0) + 1
                 if key not in latest or match["stamp"] > latest[key][1]:
                     latest[key] = (f, match["stamp"], match["task"])
+        folders: dict = {}  # model named by its folder -> the folders naming it
+        for f, _, _ in latest.values():
+            folders.setdefault(lm_eval.folder_model(f.parent.name), set()).add(f.parent)
+        for c in self._cursors.values():
+            folders.setdefault(lm_eval.folder_model(Path(c.path).parent.name), set()).add(
+                Path(c.path).parent
+            )
         out = []
         for key, (f, stamp, task) in latest.items():
             if runs[key] > 1:
@@ -180,7 +205,15 @@ class LogFollower:
             self._following[key] = str(f)
             cursor = self._cursors.get(str(f))
             if cursor is None:
-                cursor = _Cursor(str(f), lm_eval.folder_model(f.parent.name), task, stamp)
+                model = lm_eval.folder_model(f.parent.name)
+                if len(folders[model]) > 1:  # bf16/<model> and fp8/<model>: as the loaders
+                    plain = model
+                    model = f"{plain} ({lm_eval._distinct_name(f.parent, folders[plain])})"
+                    self._events[f"folders|{plain}"] = (
+                        f"model {plain} has logs in {len(folders[plain])} folders; their runs "
+                        f"are told apart by folder, e.g. {model!r}"
+                    )
+                cursor = _Cursor(str(f), model, task, stamp)
                 self._cursors[str(f)] = cursor
             self.models.add(cursor.model)
             out.append(cursor)
@@ -271,6 +304,11 @@ class LogFollower:
                     f"{path}: line {cursor.line} has no numeric {cursor.metric!r} (name the "
                     "per-item metric with metric=)"
                 )
+            if not 0 <= value <= 1:
+                raise InputError(
+                    f"{path}: line {cursor.line}: {cursor.metric!r} is {value!r}, not a score in "
+                    "[0, 1] (name a per-item metric in [0, 1] with metric=)"
+                )
             task = cursor.task
             flt = record.get("filter")
             if flt not in (None, "none"):
@@ -356,6 +394,11 @@ class LogFollower:
                 if isinstance(score, bool) or not isinstance(score, (int, float)):
                     self._non_numeric[where] = self._non_numeric.get(where, 0) + 1
                     continue
+                if not 0 <= score <= 1:
+                    raise InputError(
+                        f"{path}: sample {item!r} of {new.model} scores {score!r}, not a score in "
+                        "[0, 1] (choose another scorer with scorer=)"
+                    )
                 runs[run] = float(score)
             if str(item) in new.tokens:  # a .json log is read whole: its tokens, anew
                 before = self._inspect_tokens.get(key, 0.0) if path.suffix == ".eval" else 0.0

@@ -204,6 +204,8 @@ def _json(raw: bytes, where) -> object:
         raise InputError(f"{where}: not UTF-8 text") from None
     except ValueError as exc:
         raise InputError(f"{where}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise InputError(f"{where}: JSON nested too deeply to be an inspect_ai log") from None
 
 
 def _read_log(path: Path, skip=frozenset(), *, allow_empty: bool = False) -> _Log:
