@@ -790,6 +790,13 @@ Examples:
     help="Without --pair or --baseline: the pairs adjacent in the current ranking, or all.",
 )
 @click.option("--metric", help="The per-item metric of the logs (default: lm-eval's per task).")
+@click.option("--scorer", help="inspect_ai: the scorer to use when there are several.")
+@click.option("--score-key", help="inspect_ai: the entry of a dict-valued score to use.")
+@click.option(
+    "--reducer",
+    help="inspect_ai: the epoch reducer to use when a log records several (mean: average the "
+    "epochs).",
+)
 @click.option("--budget", type=click.IntRange(min=1), help="Stop after this many items per model.")
 @click.option(
     "--interval",
@@ -822,6 +829,9 @@ def watch(
     baseline,
     targets,
     metric,
+    scorer,
+    score_key,
+    reducer,
     budget,
     interval,
     timeout,
@@ -841,52 +851,50 @@ def watch(
     or --timeout reached), 2 (bad input).
     """
     import time
+    from pathlib import Path
 
     from evalgap._watch import Monitor
-    from evalgap.io.follow import LogFollower
 
     if pair and baseline:
         raise InputError("give either --pair A B or --baseline M, not both")
     if tokens_per_item is not None and price_per_1k_tokens is None:
         raise InputError("--tokens-per-item needs --price-per-1k-tokens for a projected cost")
-    settings = (
-        tuple(log_paths),
-        tuple(pair or ()),
-        baseline,
-        targets,
-        metric,
-        alpha,
-        power,
-        budget,
+    monitor = Monitor(
+        targets="pair" if pair else "baseline" if baseline else targets,
+        pair=tuple(pair) if pair else None,
+        baseline=baseline,
+        alpha=alpha,
+        power=power,
+        budget=budget,
+        price_per_1k_tokens=price_per_1k_tokens,
     )
-    state = _load_watch_state(state_path, settings)
-    if state is None:
-        monitor = Monitor(
-            targets="pair" if pair else "baseline" if baseline else targets,
-            pair=tuple(pair) if pair else None,
-            baseline=baseline,
-            alpha=alpha,
-            power=power,
-            budget=budget,
-            price_per_1k_tokens=price_per_1k_tokens,
-        )
-        follower = LogFollower(list(log_paths), metric=metric)
-    else:
-        monitor, follower = state
-        monitor.price = price_per_1k_tokens
+    monitor.follow(
+        list(log_paths), metric=metric, scorer=scorer, score_key=score_key, reducer=reducer
+    )
+    if state_path and Path(state_path).exists():
+        try:
+            saved = Monitor.load(state_path, price_per_1k_tokens=price_per_1k_tokens)
+        except InputError as exc:
+            raise InputError(f"--state {exc}") from None
+        if saved.settings != monitor.settings:
+            raise InputError(
+                f"--state {state_path}: written for other --logs, pairs or levels; delete it "
+                "or give another path"
+            )
+        monitor = saved
     quiet_since = time.monotonic()
     while True:
-        records = follower.poll()
-        for model, task, item, score, tokens in records:
-            used = tokens_per_item if tokens_per_item is not None else tokens
-            monitor.update(model, item, score, task=task, tokens=used)
-        if records:
+        added = monitor.poll(tokens_per_item=tokens_per_item)
+        if added:
             quiet_since = time.monotonic()
         status = monitor.status()
         if state_path:
-            _save_watch_state(state_path, settings, monitor, follower)
-        if as_json or records or once:
-            _emit_watch(status, as_json, len(records), follower.bytes_read)
+            try:
+                monitor.save(state_path)
+            except InputError as exc:
+                raise InputError(f"--state {exc}") from None
+        if as_json or added or once:
+            _emit_watch(status, as_json, added, monitor.follower.bytes_read)
         if status.done:
             return
         if once:
@@ -895,54 +903,6 @@ def watch(
             _note(f"no new record for {timeout:g} s: stopping with targets undecided")
             raise click.exceptions.Exit(1)
         time.sleep(interval)
-
-
-WATCH_STATE_VERSION = 1
-
-
-def _load_watch_state(path, settings):
-    """The (monitor, follower) saved by an earlier run with the same settings, or None."""
-    import pickle
-    from pathlib import Path
-
-    if not path or not Path(path).exists():
-        return None
-    try:
-        with open(path, "rb") as handle:
-            saved = pickle.load(handle)  # the user's own file, written by _save_watch_state
-    except Exception as exc:  # a damaged or foreign file raises many types
-        raise InputError(
-            f"--state {path}: not a watch state file ({type(exc).__name__}); delete it or "
-            "give another path"
-        ) from None
-    if not isinstance(saved, dict) or saved.get("version") != WATCH_STATE_VERSION:
-        raise InputError(f"--state {path}: not a watch state file of this evalgap version")
-    if saved.get("settings") != settings:
-        raise InputError(
-            f"--state {path}: written for other --logs, pairs or levels; delete it or give "
-            "another path"
-        )
-    return saved["monitor"], saved["follower"]
-
-
-def _save_watch_state(path, settings, monitor, follower) -> None:
-    import pickle
-
-    from evalgap.io._write import atomic_write
-
-    payload = {
-        "version": WATCH_STATE_VERSION,
-        "settings": settings,
-        "monitor": monitor,
-        "follower": follower,
-    }
-    atomic_write(
-        path,
-        lambda handle: pickle.dump(payload, handle),
-        option="--state",
-        mode="wb",
-        what="the watch state",
-    )
 
 
 def _emit_watch(status, as_json: bool, new_records: int, bytes_read: int) -> None:

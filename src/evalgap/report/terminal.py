@@ -969,6 +969,7 @@ def render_watch(status, console: Console, *, new_records: int = 0) -> None:
     frame = status.pairs
     rows = [
         [
+            str(row.task),
             str(row.model_a),
             str(row.model_b),
             f"{int(row.n_items):,}",
@@ -984,6 +985,7 @@ def render_watch(status, console: Console, *, new_records: int = 0) -> None:
         print_table(
             console,
             [
+                ("task", "left"),
                 ("A", "left"),
                 ("B", "left"),
                 ("items", "right"),
@@ -994,8 +996,8 @@ def render_watch(status, console: Console, *, new_records: int = 0) -> None:
                 ("more items", "right"),
             ],
             rows,
-            names=(0, 1),
-            name_line="{0} vs {1}",
+            names=(0, 1, 2),
+            name_line="{0}: {1} vs {2}",
             box=box.SIMPLE_HEAD,
             padding=(0, 1),
             pad_edge=False,
@@ -1003,6 +1005,7 @@ def render_watch(status, console: Console, *, new_records: int = 0) -> None:
             title_justify="left",
         )
     console.print(markup(status.verdict))
+    print_notes(console, status.notes)
 
 
 def render_pilot_plan(r, console: Console) -> None:
