@@ -400,3 +400,9 @@ def test_a_table_is_never_written_under_another_formats_name(tmp_path, writer, n
         writer(pd.DataFrame({"a": [1]}), target, option="--output")
     assert expected in str(info.value)
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("path", [None, 3, b"x.csv", ["a"]])
+def test_a_path_of_the_wrong_type_is_one_line(path):
+    with pytest.raises(InputError, match=r"^output=: expected a file path, got "):
+        write_csv(pd.DataFrame({"a": [1]}), path, option="output=")

@@ -61,6 +61,8 @@ def check_target(path, *, option: str) -> Path:
     option, the path and the folder, never a traceback after a long computation.
     ``option`` is the flag (``--output``) or the Python keyword (``output=``).
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputError(f"{option}: expected a file path, got {type(path).__name__} {path!r:.40}")
     target = Path(path)
     where = _where(option, target)
     if not str(path).strip():
