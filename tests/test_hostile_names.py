@@ -187,3 +187,23 @@ def test_invisible_characters_reach_neither_terminal_nor_html(tmp_path, capsys):
         assert char not in text, f"raw U+{ord(char):04X} reached the terminal"
         assert char not in page, f"raw U+{ord(char):04X} reached the HTML report"
     assert clean(name) in text and html.escape(clean(name)) in page
+
+
+def test_compare_by_group_shows_control_characters_not_obeys_them(tmp_path, capsys):
+    """compare --by printed its verdict with markup off but control characters raw."""
+    import json
+
+    name = "m\x1b[2J\u202e\u061c\x07"
+    path = scores(tmp_path, [name, PLAIN])
+    rows = [json.loads(line) for line in open(path, encoding="utf-8")]
+    with open(path, "w", encoding="utf-8") as handle:
+        for k, row in enumerate(rows):
+            handle.write(json.dumps({**row, "task": "t\u202e" + str(k % 2)}) + "\n")
+    code, text = run(
+        capsys, "compare", "--scores", path, "--model-a", name, "--model-b", PLAIN,
+        "--by", "task", "--n-bootstrap", "0",
+    )  # fmt: skip
+    assert code == 0, text
+    for char in "\x1b\x07\u202e\u061c":
+        assert char not in text
+    assert clean(name) in text

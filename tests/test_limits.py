@@ -157,3 +157,23 @@ def test_an_lm_eval_samples_line_over_the_cap_is_one_line(tmp_path, monkeypatch)
     folder = _lm_eval_samples(tmp_path / "run", [json.dumps(record).encode() + b"\n"], gz=False)
     with pytest.raises(InputError, match=r"run/samples_tiny_.*: line 1 is longer than 4,096 bytes"):
         read_lm_eval(folder)
+
+
+def test_a_parquet_file_with_rows_out_of_proportion_to_its_size_is_refused(
+    tmp_path, monkeypatch
+):
+    """A 440 KB Parquet file of 20 million identical rows ran for minutes in gigabytes of
+    memory; the row count in its footer is checked against its size before reading."""
+    import pandas as pd
+
+    monkeypatch.setattr(_limits, "PARQUET_ROWS_FLOOR", 10_000)
+    n = 400_000
+    path = tmp_path / "bomb.parquet"
+    pd.DataFrame({"model": ["a"] * n, "item_id": [1] * n, "score": [1.0] * n}).to_parquet(path)
+    size = path.stat().st_size
+    assert n > 20 * size
+    with pytest.raises(InputError, match=rf"{n:,} rows in {size:,} bytes .* decompression bomb"):
+        read_long_table(path)
+    ok = tmp_path / "ok.parquet"
+    pd.DataFrame({"model": ["a", "b"], "item_id": [1, 1], "score": [1.0, 0.0]}).to_parquet(ok)
+    assert len(read_long_table(ok).frame) == 2

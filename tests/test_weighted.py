@@ -356,3 +356,27 @@ def test_cli_weights_honours_alternative_and_refuses_what_it_cannot_use(run_cli,
         evalgap.compare(a, b, weights=w, seed=1)
     with pytest.raises(InputError, match="strata= goes with weights="):
         evalgap.compare(a, b, strata=stratum)
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"item_id,weight\nq\xe9,1\n", "not UTF-8 text"),
+        (b"", "the file is empty"),
+        (b'item_id,weight\n"unterminated,1\n', "cannot be read as csv"),
+    ],
+    ids=["latin-1", "empty", "open-quote"],
+)
+def test_a_damaged_design_file_is_one_line(tmp_path, content, message):
+    """The design file was read with a bare pandas.read_csv: UnicodeDecodeError,
+    EmptyDataError and ParserError tracebacks."""
+    scores = tmp_path / "scores.csv"
+    pd.DataFrame(
+        {
+            "model": ["a"] * 3 + ["b"] * 3,
+            "item_id": ["q1", "q2", "q3"] * 2,
+            "score": [1, 0, 1, 0, 0, 1],
+        }
+    ).to_csv(scores, index=False)
+    design = tmp_path / "design.csv"
+    design.write_bytes(content)
+    with pytest.raises(InputError, match=rf"design\.csv: .*{message}"):
+        evalgap.compare(scores, model_a="a", model_b="b", weights=str(design))

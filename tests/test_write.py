@@ -13,7 +13,7 @@ import pytest
 
 from evalgap.cli import main
 from evalgap.errors import InputError
-from evalgap.io._write import atomic_write, escape_cell, unescape_cell, write_csv
+from evalgap.io._write import atomic_write, escape_cell, unescape_cell, write_csv, write_table
 
 
 @pytest.mark.parametrize(
@@ -382,3 +382,27 @@ def test_atomic_target_for_writers_that_take_a_path(tmp_path):
     with pytest.raises(InputError, match=r"the folder .*missing does not exist"):
         with atomic_target(tmp_path / "missing" / "x.parquet", option="--output"):
             pass
+
+
+@pytest.mark.parametrize(
+    ("writer", "name", "expected"),
+    [
+        (write_csv, "pairs.json", "writes .csv files; name the file pairs.csv"),
+        (write_table, "pairs.xlsx", "writes .csv or .parquet files; name the file pairs.csv"),
+        (write_table, "pairs", "writes .csv or .parquet files"),
+        (write_csv, "", "--output: give a file name"),
+    ],
+)
+def test_a_table_is_never_written_under_another_formats_name(tmp_path, writer, name, expected):
+    """audit --output pairs.json wrote CSV text into a file named .json."""
+    target = tmp_path / name if name else ""
+    with pytest.raises(InputError) as info:
+        writer(pd.DataFrame({"a": [1]}), target, option="--output")
+    assert expected in str(info.value)
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("path", [None, 3, b"x.csv", ["a"]])
+def test_a_path_of_the_wrong_type_is_one_line(path):
+    with pytest.raises(InputError, match=r"^output=: expected a file path, got "):
+        write_csv(pd.DataFrame({"a": [1]}), path, option="output=")

@@ -239,13 +239,14 @@ def design_table(weights, strata=None, *, data=None, options=None, **columns):
 
     if isinstance(weights, (str, Path)) and Path(weights).is_file():
         path = Path(weights)
-        if path.suffix.lower() == ".parquet":
-            table = pd.read_parquet(path)
-        else:
-            from evalgap.io._write import unescape_cell
+        from evalgap.io._write import unescape_cell
+        from evalgap.io.tables import read_frame
 
-            table = pd.read_csv(path, dtype={"item_id": str, "task": str})
-            # a design file evalgap wrote has formula-like ids escaped (io/_write.py)
+        # the table reader: damaged, non-UTF-8 or compressed files are one-line errors, ids
+        # stay as written ("007")
+        fmt = "parquet" if path.suffix.lower() == ".parquet" else "csv"
+        table = read_frame(path, fmt, as_text=True)
+        if fmt == "csv":  # a design file evalgap wrote has formula-like ids escaped
             for column in ("item_id", "task", "stratum"):
                 if column in table.columns:
                     table[column] = table[column].map(unescape_cell, na_action="ignore")

@@ -1981,8 +1981,10 @@ def main(argv=None) -> int:
         # The command path names a subcommand's group too ('evalgap simulate sequential');
         # the top-level group is 'evalgap' itself, whatever its function is called.
         path = exc.ctx.command_path if exc.ctx is not None else "evalgap"
+        from evalgap.report.text import clean
+
         click.echo(
-            f"evalgap: error: {exc.format_message().rstrip('.')} (see '{path} --help')",
+            f"evalgap: error: {clean(exc.format_message().rstrip('.'))} (see '{path} --help')",
             err=True,
         )
         return 2

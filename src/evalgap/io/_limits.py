@@ -16,6 +16,11 @@ once the output passes its bound:
 * one line of a JSON Lines file (compressed or not) may be at most ``MAX_LINE_BYTES``
   (64 MiB).
 
+* a Parquet file (compressed and run-length encoded columns) may hold at most
+  ``max(PARQUET_ROWS_FLOOR, PARQUET_ROWS_PER_BYTE x its size)`` rows: 4,194,304, or 20 rows
+  per byte of file when that is more. Real score tables hold under one row per byte; a
+  440 KB file claiming 20 million identical rows is refused before it is read.
+
 Plain (uncompressed) files are not bounded: their size is the size the user gave.
 """
 
@@ -32,6 +37,8 @@ EXPANSION_RATIO = 200
 EXPANSION_FLOOR = 256 * 2**20
 MAX_MEMBER_BYTES = 256 * 2**20
 MAX_LINE_BYTES = 64 * 2**20
+PARQUET_ROWS_FLOOR = 2**22
+PARQUET_ROWS_PER_BYTE = 20
 _CHUNK = 2**20
 
 
@@ -62,6 +69,18 @@ def too_large(
         f"{where}: {subject or 'decompresses'} to more than {mib(limit)}{ratio}; refused as a "
         f"likely decompression bomb{'; ' + hint if hint else ''}"
     )
+
+
+def check_parquet_rows(path, rows: int) -> None:
+    """Refuse a Parquet file whose row count is out of proportion to its size."""
+    size = Path(path).stat().st_size
+    limit = max(PARQUET_ROWS_FLOOR, PARQUET_ROWS_PER_BYTE * size)
+    if rows > limit:
+        raise InputError(
+            f"{path}: {rows:,} rows in {size:,} bytes (more than {PARQUET_ROWS_PER_BYTE} rows "
+            "per byte); refused as a likely decompression bomb; if the table is genuine, "
+            "write it as CSV"
+        )
 
 
 class _Bounded(io.RawIOBase):

@@ -61,8 +61,12 @@ def check_target(path, *, option: str) -> Path:
     option, the path and the folder, never a traceback after a long computation.
     ``option`` is the flag (``--output``) or the Python keyword (``output=``).
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputError(f"{option}: expected a file path, got {type(path).__name__} {path!r:.40}")
     target = Path(path)
     where = _where(option, target)
+    if not str(path).strip():
+        raise InputError(f"{option}: give a file name")
     if target.is_dir():
         raise InputError(f"{where}: is a directory; give a file name")
     folder = target.parent
@@ -165,8 +169,25 @@ def _not_unicode(where: str, what: str, exc: UnicodeEncodeError) -> InputError:
     )
 
 
+def _format(path, option: str, formats: tuple[str, ...]) -> str:
+    """The suffix naming the format to write (``.csv``), checked against ``formats``; a
+    device or pipe (``/dev/stdout``) takes the first. A CSV is never written under another
+    format's name (``pairs.json``, ``pairs.xlsx``)."""
+    target = check_target(path, option=option)
+    if _is_special(target):
+        return formats[0]
+    suffix = target.suffix.lower()
+    if suffix not in formats:
+        raise InputError(
+            f"{_where(option, target)}: writes {' or '.join(formats)} files; name the file "
+            f"{target.stem or 'out'}{formats[0]}"
+        )
+    return suffix
+
+
 def write_csv(frame: pd.DataFrame, path, *, option: str = "--output") -> None:
     """Write ``frame`` (no index) as CSV with formula-like text cells escaped, atomically."""
+    _format(path, option, (".csv",))
     safe = frame.copy()
     try:
         for column in safe.columns:
@@ -191,7 +212,7 @@ def write_table(frame: pd.DataFrame, path, *, option: str = "--output") -> None:
     Parquet keeps the column types (nullable verdicts stay nullable booleans) and is the
     format for hundreds of thousands of rows; CSV is escaped as by :func:`write_csv`.
     """
-    if Path(path).suffix.lower() != ".parquet":
+    if _format(path, option, (".csv", ".parquet")) == ".csv":
         write_csv(frame, path, option=option)
         return
     atomic_write(

@@ -135,6 +135,14 @@ def _check_file(path, fmt):
     fmt = fmt or detect_format(path)
     if fmt not in FORMATS:
         raise InputError(f"fmt= must be one of {', '.join(FORMATS)}; got {fmt!r}")
+    if fmt == "parquet":
+        try:
+            import pyarrow.parquet as pq
+
+            rows = pq.ParquetFile(path).metadata.num_rows
+        except Exception:  # a damaged file: the read itself reports it
+            rows = 0
+        _limits.check_parquet_rows(path, rows)
     return path, fmt, "gzip" if _is_gzip(path) else None
 
 
