@@ -319,6 +319,10 @@ def compare_counts(
     (20256, 0.5, False)
     """
     _check_settings(alpha, power, alternative, n_bootstrap, n_bootstrap_required_n, seed)
+    _validate.arguments(
+        both_correct=both_correct, a_only=a_only, b_only=b_only, both_wrong=both_wrong,
+        model_a=model_a, model_b=model_b,
+    )
     s = summarize_counts(both_correct, a_only, b_only, both_wrong)
     n = int(s.n_items)
     too_few = _too_few_items(int(s.a_only) + int(s.b_only), alpha, alternative)
@@ -735,6 +739,10 @@ def _levels(alpha, power_, alternative) -> dict:
 
 def _check_settings(alpha, power_, alternative, n_bootstrap, n_bootstrap_required_n, seed):
     """Validate every option before any work, each error naming its parameter."""
+    _validate.arguments(
+        alpha=alpha, power=power_, alternative=alternative, n_bootstrap=n_bootstrap,
+        n_bootstrap_required_n=n_bootstrap_required_n, seed=seed,
+    )
     _validate.levels(alpha, power_, alternative)
     _validate.whole_number(n_bootstrap, "n_bootstrap", 0)
     _validate.whole_number(n_bootstrap_required_n, "n_bootstrap_required_n", 0)

@@ -118,6 +118,7 @@ def plan_degradation(
     >>> r.required_n, round(r.power_at_n, 3)
     (22258, 0.843)
     """
+    _validate.arguments(delta=delta, flip_rate=flip_rate, n_items=n_items, alpha=alpha, power=power)
     _validate.levels(alpha, power, "greater")
     delta = float(_validate.numbers(delta, "delta"))
     flip_rate = float(_validate.probability(flip_rate, "flip_rate"))
@@ -218,6 +219,7 @@ def plan_noninferiority(
     >>> plan_noninferiority(margin=0.02, flip_rate=0.1).required_n
     1578
     """
+    _validate.arguments(margin=margin, flip_rate=flip_rate, delta=delta, alpha=alpha, power=power)
     _validate.levels(alpha, power, "greater")
     required = ni.noninferiority_required_n(flip_rate, -float(delta), margin, alpha, power)
     return NonInferiorityPlan(
@@ -362,6 +364,10 @@ def plan(
     >>> p.required_n, p.conventions.one_sample_shortcut, p.conventions.two_sample_shortcut
     (1028, 515, 1030)
     """
+    _validate.arguments(
+        accuracy_a=accuracy_a, accuracy_b=accuracy_b, correlation=correlation, delta=delta,
+        sd_diff=sd_diff, n_items=n_items, alpha=alpha, power=power, alternative=alternative,
+    )
     alpha, power = (float(x) for x in _validate.levels(alpha, power, alternative))
     if n_items is not None:
         n_items = _validate.whole_number(n_items, "n_items", 1)
