@@ -432,6 +432,15 @@ def compare_scores(
     a, b = _numeric(scores_a, "scores_a"), _numeric(scores_b, "scores_b")
     if a.ndim != 1 or a.shape != b.shape:
         raise InputError("compare_scores needs two 1-D score arrays of the same length")
+    spread = 0.0  # each moment of the differences must be finite (their squares beyond 1e154 not)
+    if np.isfinite(a).all() and np.isfinite(b).all():  # NaN and inf are refused below, by name
+        with np.errstate(over="ignore"):
+            spread = float(np.abs(a - b).max(initial=0.0))
+    if spread > 1e150:
+        raise InputError(
+            f"scores differ by up to {spread:.3g}: beyond about 1e150 the variance of the "
+            "differences overflows; rescale the scores"
+        )
     if is_binary(a) and is_binary(b):
         return compare_counts(
             *map(int, counts_from_scores(a, b)),
