@@ -356,6 +356,8 @@ def test_cli_weights_honours_alternative_and_refuses_what_it_cannot_use(run_cli,
         evalgap.compare(a, b, weights=w, seed=1)
     with pytest.raises(InputError, match="strata= goes with weights="):
         evalgap.compare(a, b, strata=stratum)
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
@@ -380,3 +382,36 @@ def test_a_damaged_design_file_is_one_line(tmp_path, content, message):
     design.write_bytes(content)
     with pytest.raises(InputError, match=rf"design\.csv: .*{message}"):
         evalgap.compare(scores, model_a="a", model_b="b", weights=str(design))
+
+
+def test_weighted_gap_keeps_the_minimum_items_rule_and_no_required_n_from_a_zero_se():
+    """Two weighted items gave 'significant, p=6e-14, a design needs 1 item'; ten items all
+    differing by +1 'needs 0 items'. Too few differing items give no verdict, and a zero
+    design-based SE no N*, as in compare."""
+    two = evalgap.compare(np.array([0.9, 0.8]), np.array([0.1, 0.2]), weights=[1.0, 2.0])
+    assert not two.significant and two.required_n is None and two.resolution_ratio is None
+    assert two.verdict.endswith("too few items differ between the models to test at "
+                                "alpha=0.05, or to estimate the items a design needs")
+    same = evalgap.compare(np.ones(10), np.zeros(10), weights=np.arange(1, 11.0))
+    assert same.se == 0 and same.required_n is None
+    assert any("cannot be estimated" in note for note in same.notes)
+    with pytest.raises(InputError, match="scores differ by more than 1e150"):
+        evalgap.compare(np.array([1e308, -1e308, 0.0]), np.zeros(3), weights=np.ones(3))
+    with pytest.raises(InputError, match="scores differ by up to inf"):
+        evalgap.compare(np.array([1e308, -1e308, 0.5]), np.array([-1e308, 1e308, 0.0]))
+
+
+def test_weighted_report_escapes_names_and_shows_bad_cells_as_given(run_cli, tmp_path):
+    rows, design, _, _, w, _ = _sample_table(np.random.default_rng(6))
+    named = rows.assign(model=rows["model"].map({"A": "[red]A[/red]", "B": "B\x1b[2J"}))
+    named[["model", "item_id", "score"]].to_csv(tmp_path / "scores.csv", index=False)
+    design.to_csv(tmp_path / "design.csv", index=False)
+    out = run_cli("compare", "--scores", tmp_path / "scores.csv", "--model-a", "[red]A[/red]",
+                  "--model-b", "B\x1b[2J", "--weights", tmp_path / "design.csv")
+    assert out.returncode == 0, out.stderr
+    assert "[red]A[/red] vs" in out.stdout and "\x1b[2J" not in out.stdout
+    spoiled = rows.assign(w=np.r_[w, w].astype(object))
+    spoiled.loc[[0, len(w)], "w"] = "abc"
+    with pytest.raises(InputError, match="first: item 'q0', 'abc'"):
+        evalgap.compare(spoiled, model_a="A", model_b="B", weights="w",
+                        model_column="model", item_column="item_id", score_column="score")

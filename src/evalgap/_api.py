@@ -23,6 +23,7 @@ from evalgap._compare import (
     compare_scores,
 )
 from evalgap.errors import InputError
+from evalgap.stats import _validate
 
 COLUMN_OPTIONS = (
     "model_column",
@@ -143,6 +144,13 @@ def compare(
     }
     counts = (both_correct, a_only, b_only, both_wrong)
     _check_columns(columns, "compare")
+    _validate.arguments(
+        both_correct=both_correct, a_only=a_only, b_only=b_only, both_wrong=both_wrong,
+        model_a=model_a, model_b=model_b, by=by, adjustment=adjustment, alpha=alpha,
+        power=power, alternative=alternative, n_bootstrap=n_bootstrap,
+        n_bootstrap_required_n=n_bootstrap_required_n, n_permutations=n_permutations, seed=seed,
+        complete_case=complete_case, strict=strict, tasks=tasks,
+    )
     if strata is not None and weights is None:
         raise InputError("strata= goes with weights= (a stratified item sample); give both")
     if by is None and adjustment != "holm":
@@ -294,6 +302,11 @@ def _compare_by(data, model_a, model_b, by, adjustment, settings, n_permutations
     from evalgap._compare_groups import compare_by_group
 
     columns = dict(kw.pop("columns"))
+    if by != "task" and _is_table(data) and by not in data.columns:
+        raise InputError(
+            f"by={by!r}: the table has no column {by!r} to group by (columns: "
+            f"{', '.join(map(str, data.columns[:8]))}); by='task' groups by the task column"
+        )
     if by != "task":
         given = columns.get("task_column")
         if given and given != by:
@@ -423,6 +436,13 @@ def audit(
         "mixture": mixture,
     }
     _check_columns(columns, "audit")
+    _validate.arguments(
+        family=family, family_size=family_size, procedure=procedure, mixture=mixture,
+        alpha=alpha, power=power, n_cluster_bootstrap=n_cluster_bootstrap,
+        n_bootstrap=n_bootstrap, n_bootstrap_required_n=n_bootstrap_required_n,
+        n_rank_bootstrap=n_rank_bootstrap, seed=seed, models=models, tasks=tasks,
+        complete_case=complete_case, strict=strict,
+    )
     if (pairs is None) == (data is None):
         raise InputError("give either data= (per-item scores) or pairs= (per-pair 2x2 counts)")
     if pairs is not None:
@@ -534,6 +554,11 @@ def ranks(
     from evalgap._ranks import ranks_battles, ranks_scores
 
     _check_columns(columns, "ranks")
+    _validate.arguments(
+        alpha=alpha, n_bootstrap=n_bootstrap, seed=seed, top_k=top_k, method=method,
+        bootstrap=bootstrap, ties=ties, models=models, tasks=tasks,
+        complete_case=complete_case, strict=strict,
+    )
     if (battles is None) == (data is None):
         raise InputError("give either data= (per-item scores) or battles= (a battle table)")
     if battles is not None:
@@ -643,6 +668,16 @@ def degrade(
     from evalgap._degrade import check_roles, degrade_counts, degrade_scores, with_margins
 
     _check_columns(columns, "degrade")
+    _validate.arguments(
+        alpha=alpha, permutation=permutation, n_permutations=n_permutations,
+        n_simulations=n_simulations, seed=seed, margin=margin, equivalence=equivalence,
+        tasks=tasks, strict=strict,
+    )
+    if equivalence is not None and not 0 < equivalence < 1:
+        raise InputError(
+            f"equivalence must be in (0, 1) (a share: 0.01 is one point); got "
+            f"{_validate.show(equivalence)}"
+        )
     if counts is not None and data is not None:
         raise InputError("give either data= (per-item scores) or counts= (per-task counts)")
     if counts is not None:
@@ -768,6 +803,7 @@ def trim(data, *, model: str, tasks=None, strict: bool = False, options=None, **
     from evalgap._degrade import trim_items
 
     _check_columns(columns, "trim")
+    _validate.arguments(model=model, tasks=tasks, strict=strict)
     score_set = scores_of(
         data, models=[model], tasks=tasks, strict=strict, options=options, **columns
     )
@@ -819,6 +855,7 @@ def align(
     (('a', 'b'), 2)
     """
     _check_columns(columns, "align")
+    _validate.arguments(models=models, tasks=tasks, strict=strict, complete_case=complete_case)
     return scores_of(
         data,
         models=models,

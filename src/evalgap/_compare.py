@@ -319,6 +319,10 @@ def compare_counts(
     (20256, 0.5, False)
     """
     _check_settings(alpha, power, alternative, n_bootstrap, n_bootstrap_required_n, seed)
+    _validate.arguments(
+        both_correct=both_correct, a_only=a_only, b_only=b_only, both_wrong=both_wrong,
+        model_a=model_a, model_b=model_b,
+    )
     s = summarize_counts(both_correct, a_only, b_only, both_wrong)
     n = int(s.n_items)
     too_few = _too_few_items(int(s.a_only) + int(s.b_only), alpha, alternative)
@@ -428,6 +432,15 @@ def compare_scores(
     a, b = _numeric(scores_a, "scores_a"), _numeric(scores_b, "scores_b")
     if a.ndim != 1 or a.shape != b.shape:
         raise InputError("compare_scores needs two 1-D score arrays of the same length")
+    spread = 0.0  # each moment of the differences must be finite (their squares beyond 1e154 not)
+    if np.isfinite(a).all() and np.isfinite(b).all():  # NaN and inf are refused below, by name
+        with np.errstate(over="ignore"):
+            spread = float(np.abs(a - b).max(initial=0.0))
+    if spread > 1e150:
+        raise InputError(
+            f"scores differ by up to {spread:.3g}: beyond about 1e150 the variance of the "
+            "differences overflows; rescale the scores"
+        )
     if is_binary(a) and is_binary(b):
         return compare_counts(
             *map(int, counts_from_scores(a, b)),
@@ -735,6 +748,10 @@ def _levels(alpha, power_, alternative) -> dict:
 
 def _check_settings(alpha, power_, alternative, n_bootstrap, n_bootstrap_required_n, seed):
     """Validate every option before any work, each error naming its parameter."""
+    _validate.arguments(
+        alpha=alpha, power=power_, alternative=alternative, n_bootstrap=n_bootstrap,
+        n_bootstrap_required_n=n_bootstrap_required_n, seed=seed,
+    )
     _validate.levels(alpha, power_, alternative)
     _validate.whole_number(n_bootstrap, "n_bootstrap", 0)
     _validate.whole_number(n_bootstrap_required_n, "n_bootstrap_required_n", 0)

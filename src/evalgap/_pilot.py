@@ -243,6 +243,11 @@ def plan_pilot(
     >>> p.frontier[0].n_items, p.cheapest.n_items, p.cheapest.n_runs, p.items_floor
     (1320, 281, 7, 108)
     """
+    _validate.arguments(
+        delta=delta, alpha=alpha, power=power, cost_per_item=cost_per_item,
+        cost_per_run=cost_per_run, price_per_1k_tokens=price_per_1k_tokens,
+        tokens_per_item=tokens_per_item, n_items=n_items, max_runs=max_runs, tasks=tasks,
+    )
     from evalgap._api import long_scores
 
     alpha, power = (float(x) for x in _validate.levels(alpha, power, "two-sided"))

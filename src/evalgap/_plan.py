@@ -120,6 +120,7 @@ def plan_degradation(
     >>> r.required_n, round(r.power_at_n, 3)
     (22258, 0.843)
     """
+    _validate.arguments(delta=delta, flip_rate=flip_rate, n_items=n_items, alpha=alpha, power=power)
     _validate.levels(alpha, power, "greater")
     delta = float(_validate.numbers(delta, "delta"))
     flip_rate = float(_validate.probability(flip_rate, "flip_rate"))
@@ -221,6 +222,7 @@ def plan_noninferiority(
     >>> plan_noninferiority(margin=0.02, flip_rate=0.1).required_n
     1578
     """
+    _validate.arguments(margin=margin, flip_rate=flip_rate, delta=delta, alpha=alpha, power=power)
     _validate.levels(alpha, power, "greater")
     delta = float(_validate.numbers(delta, "delta"))
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
@@ -419,6 +421,13 @@ def plan(
     >>> p.required_n, p.conventions.one_sample_shortcut, p.conventions.two_sample_shortcut
     (1028, 515, 1030)
     """
+    _validate.arguments(
+        accuracy_a=accuracy_a, accuracy_b=accuracy_b, correlation=correlation, delta=delta,
+        sd_diff=sd_diff, n_items=n_items, flip_rate=flip_rate, margin=margin, alpha=alpha,
+        power=power, alternative=alternative, seed=seed, n_strata=n_strata, max_runs=max_runs,
+        cost_per_item=cost_per_item, cost_per_run=cost_per_run,
+        price_per_1k_tokens=price_per_1k_tokens, tokens_per_item=tokens_per_item,
+    )
     given = {
         "accuracy_a": accuracy_a,
         "accuracy_b": accuracy_b,

@@ -205,6 +205,10 @@ def plan_sampling(
     >>> bool(d.items_ratio < 1), round(float(d.to_frame()["weight"].sum()))
     (True, 2000)
     """
+    _validate.arguments(
+        accuracy_a=accuracy_a, accuracy_b=accuracy_b, n_items=n_items, delta=delta,
+        alpha=alpha, power=power, n_strata=n_strata, seed=seed, tasks=tasks,
+    )
     from evalgap._api import long_scores
 
     alpha, power = (float(x) for x in _validate.levels(alpha, power, "two-sided"))
@@ -446,6 +450,10 @@ def validate_sampling(
     >>> bool(abs(p.bias) < 3 * p.bias_se), bool(p.items_ratio < 1)
     (True, True)
     """
+    _validate.arguments(
+        n_items=n_items, n_repeats=n_repeats, n_strata=n_strata, leader_known=leader_known,
+        alpha=alpha, seed=seed,
+    )
     y = np.asarray(matrix, dtype=float)
     if np.isnan(y).any():
         raise InputError("validate_sampling needs a complete matrix (no missing scores)")

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from evalgap._results import Result
 from evalgap.errors import InputError
+from evalgap.stats import _validate
 
 
 @dataclass(frozen=True, repr=False)
@@ -443,6 +444,7 @@ def audit_store(store, *, family: str = "adjacent", tasks=None, **settings):
     """
     import dataclasses
 
+    _validate.arguments(tasks=tasks, **settings)
     import numpy as np
     import pandas as pd
 
@@ -690,6 +692,7 @@ def audit_store_streamed(
     >>> s.n_pairs, s.unresolved["fixed_n"]
     (1, 1)
     """
+    _validate.arguments(tasks=tasks, block_pairs=block_pairs, **settings)
     import numpy as np
     import pandas as pd
     import pyarrow as pa

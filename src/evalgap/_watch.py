@@ -163,6 +163,10 @@ class Monitor:
         budget: int | None = None,
         price_per_1k_tokens: float | None = None,
     ):
+        _validate.arguments(
+            targets=targets, alpha=alpha, power=power, budget=budget,
+            price_per_1k_tokens=price_per_1k_tokens,
+        )
         if targets not in TARGETS:
             raise InputError(f"targets must be one of {', '.join(TARGETS)}; got {targets!r}")
         if pair is not None:

@@ -19,7 +19,7 @@ import numpy as np
 
 from evalgap._results import Result
 from evalgap.errors import InputError
-from evalgap.stats import intervals
+from evalgap.stats import _validate, intervals
 from evalgap.stats import weighted as sw
 
 DESIGN_COLUMNS = ("item_id", "weight")
@@ -92,9 +92,15 @@ class WeightedCompareResult(Result):
     _headline = ("delta", "se", "p_value")
 
     @property
+    def too_few_items(self) -> bool:
+        """Whether fewer items differ than any valid test needs at alpha (no verdict)."""
+        return any(note.startswith("too few items") for note in self.notes)
+
+    @property
     def significant(self) -> bool:
-        """Whether the test rejects ``delta = 0`` at level alpha (toward the alternative)."""
-        return self.p_value < self.alpha
+        """Whether the test rejects ``delta = 0`` at level alpha (toward the alternative);
+        never with fewer differing items than any valid test needs."""
+        return self.p_value < self.alpha and not self.too_few_items
 
 
     @property
@@ -120,7 +126,7 @@ def weighted_result(
     notes=(),
 ) -> WeightedCompareResult:
     """The weighted comparison of aligned score arrays with a weight (and stratum) per item."""
-    from evalgap._compare import _numeric
+    from evalgap._compare import _numeric, _too_few_items
 
     a, b = _numeric(a, "scores_a"), _numeric(b, "scores_b")
     w = np.asarray(weights)
@@ -137,10 +143,28 @@ def weighted_result(
             f"strata= must give one label per item: {np.asarray(strata).size:,} labels for "
             f"{a.size:,} items"
         )
+    with np.errstate(over="ignore", invalid="ignore"):
+        d = a - b
+    if not np.abs(d).max(initial=0.0) <= 1e150:
+        raise InputError(
+            "scores differ by more than 1e150: beyond it the variance of the differences "
+            "overflows; rescale the scores"
+        )
     g = sw.weighted_gap(
-        a - b, w, strata, stratum_sizes=stratum_sizes, alpha=alpha, power=power,
+        d, w, strata, stratum_sizes=stratum_sizes, alpha=alpha, power=power,
         alternative=alternative,
     )
+    # The minimum-items rule and a zero design-based SE leave the design's N* unestimable,
+    # as they leave compare's (see evalgap._compare._assemble).
+    too_few = _too_few_items(int(np.count_nonzero(d)), alpha, alternative)
+    if too_few:
+        notes = (*notes, too_few)
+    elif g.se == 0 and g.delta != 0:
+        notes = (
+            *notes,
+            "every item differs from the models' gap by nothing within its stratum, so the "
+            "design-based SE is 0 and the items a design needs cannot be estimated from these data",
+        )
     if strata is not None and stratum_sizes is None:
         notes = (
             *notes,
@@ -148,7 +172,8 @@ def weighted_result(
             "the SE has no finite-population correction (conservative when a stratum was "
             "sampled heavily)",
         )
-    required = int(g.required_n) if np.isfinite(g.required_n) else None
+    estimable = not too_few and not (g.se == 0 and g.delta != 0)
+    required = int(g.required_n) if np.isfinite(g.required_n) and estimable else None
     return WeightedCompareResult(
         model_a=model_a,
         model_b=model_b,
@@ -268,7 +293,6 @@ def design_table(weights, strata=None, *, data=None, options=None, **columns):
             "source is not one; give the design file (item_id, weight[, stratum]) instead"
         )
     frame = long.frame.rename(columns={"score": "weight", "cluster": "stratum"})
-    frame["weight"] = pd.to_numeric(frame["weight"], errors="coerce")
     keys = ["task", "item_id"]
     spread = frame.groupby(keys)["weight"].nunique(dropna=False)
     if (spread > 1).any():
@@ -310,8 +334,8 @@ def _check_design(table, strata, source):
             raise InputError(
                 f"{source}: {int(bad.sum()):,} stratum_size value(s) are not whole numbers of "
                 f"items (first: item {out['item_id'].iloc[row]!r}, "
-                f"{table['stratum_size'].iloc[row]!r}); a stratum's size is its items in the "
-                "benchmark"
+                f"{_validate.show(table['stratum_size'].iloc[row])}); a stratum's size is its "
+                "items in the benchmark"
             )
         out["stratum_size"] = size
     weight = pd.to_numeric(out["weight"], errors="coerce")
@@ -320,7 +344,8 @@ def _check_design(table, strata, source):
         row = int(np.flatnonzero(bad.to_numpy())[0])
         raise InputError(
             f"{source}: {int(bad.sum()):,} weight(s) are not positive numbers (first: item "
-            f"{out['item_id'].iloc[row]!r}, {table['weight'].iloc[row]!r}); a weight is 1/pi"
+            f"{out['item_id'].iloc[row]!r}, {_validate.show(table['weight'].iloc[row])}); a "
+            "weight is 1/pi"
         )
     out["weight"] = weight.to_numpy(dtype=float)
     key = ["task", "item_id"] if "task" in out.columns else ["item_id"]

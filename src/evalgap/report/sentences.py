@@ -478,9 +478,14 @@ def weighted_compare_verdict(r) -> str:
     out = (
         f"the weighted gap {r.delta:+.4f} ({100 * r.delta:+.2f} points; the sample's plain "
         f"mean difference is {r.unweighted_delta:+.4f}) estimates the full benchmark's gap "
-        f"from {r.n_items:,} items{standing}; it is "
-        f"{'' if r.significant else 'not '}significant ({test} {format_p(r.p_value)})"
+        f"from {r.n_items:,} items{standing}; "
     )
+    if r.too_few_items:
+        return out + (
+            f"too few items differ between the models to test at alpha={r.alpha:g}, or to "
+            "estimate the items a design needs"
+        )
+    out += f"it is {'' if r.significant else 'not '}significant ({test} {format_p(r.p_value)})"
     if _against(r):
         out += "; " + _against_clause(r)
     elif r.required_n is not None:

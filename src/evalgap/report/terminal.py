@@ -1082,10 +1082,17 @@ def render_sampling_design(r, console: Console) -> None:
     console.print(markup(_capitalise(r.verdict) + "."))
 
 
+def _opposes(r) -> bool:
+    from evalgap.stats.power import opposes_alternative
+
+    return bool(opposes_alternative(r.delta, r.alternative))
+
+
 def render_weighted_compare(r, console: Console) -> None:
     """Print the weighted (design-based) comparison and its verdict."""
     t = Table(
-        title=f"{r.model_a} vs {r.model_b}, weighted (items sampled with unequal probabilities)",
+        title=f"{markup(r.model_a)} vs {markup(r.model_b)}, weighted (items sampled with "
+        "unequal probabilities)",
         show_header=False,
         title_justify="left",
     )
@@ -1111,7 +1118,11 @@ def render_weighted_compare(r, console: Console) -> None:
         f"z / p ({side[r.alternative]})",
         f"{number(r.statistic, '.3f')} / {format_p(r.p_value, bare=True)}",
     )
-    t.add_row("items a design like this needs", format_n(r.required_n))
+    estimable = r.required_n is not None or r.delta == 0 or _opposes(r)
+    t.add_row(
+        "items a design like this needs",
+        format_n(r.required_n) if estimable else "not estimable",
+    )
     console.print(t)
     print_notes(console, r.notes)
     console.print()
