@@ -202,7 +202,7 @@ def plan_sampling(
     >>> d = plan_sampling(ref, model_a="new", accuracy_a=0.45, n_items=400)
     >>> d.model_b, d.n_items, d.n_population, len(d.to_frame())
     ('m4', 400, 2000, 400)
-    >>> bool(d.items_ratio < 1), round(float(d.to_frame()["weight"].sum()))
+    >>> bool(d.predicted_se < d.srs_se), round(float(d.to_frame()["weight"].sum()))
     (True, 2000)
     """
     _validate.arguments(
