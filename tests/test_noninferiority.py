@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -119,9 +120,9 @@ def test_bbh_answer_only_fails_non_inferiority_to_chain_of_thought(run_cli):
     assert out.returncode == 1
     data = json.loads(out.stdout)["non_inferiority"]
     assert data["margin"] == 0.01 and data["non_inferior"] is False
-    keys = {"task", "n_items", "delta", "lower_bound", "p_value", "non_inferior"}
+    keys = {"task", "n_items", "delta", "upper_bound", "p_value", "non_inferior"}
     assert all(set(t) == keys for t in data["tasks"]) and len(data["tasks"]) == 27
-    assert data["pooled"]["lower_bound"] < -0.2
+    assert data["pooled"]["upper_bound"] > 0.2 and data["pooled"]["delta"] > 0  # a drop
 
 
 def test_chain_of_thought_against_itself_with_noise_passes(run_cli, tmp_path):
@@ -160,7 +161,9 @@ def test_chain_of_thought_against_itself_with_noise_passes(run_cli, tmp_path):
 
 def test_margin_needs_item_counts_and_a_sensible_value(run_cli, tmp_path):
     counts = pd.DataFrame({"task": ["a"], "a_only": [10], "b_only": [12]})
-    with pytest.raises(InputError, match="a margin needs each task's item count"):
+    with pytest.raises(
+        InputError, match="a margin needs each task's items: task 'a' has no item count"
+    ):
         evalgap.degrade(counts=counts, margin=0.01)
     with pytest.raises(InputError, match="margin must be in"):
         ni.noninferiority_binary(1, 2, 100, 1.5)
@@ -277,3 +280,86 @@ def test_tiny_alpha_gives_finite_bounds_and_sizes():
     assert np.isfinite(n) and n > ni.noninferiority_required_n(0.1, 0.0, 0.02)
     with pytest.raises(InputError, match="power must exceed alpha"):
         ni.noninferiority_required_n(0.1, 0.0, 0.02, 0.05, 0.01)
+
+
+# --- one sign, one headline ------------------------------------------------------------------
+
+
+def _drop_counts(path=None):
+    """Two tasks where the candidate clearly lost items; the drop is under 15 points."""
+    counts = pd.DataFrame(
+        {
+            "task": ["code", "math"],
+            "a_only": [30, 40],
+            "b_only": [12, 14],
+            "both_correct": [120, 150],
+            "both_wrong": [38, 46],
+        }
+    )
+    if path is not None:
+        counts.to_csv(path, index=False)
+    return counts
+
+
+def test_every_delta_has_the_same_sign_for_the_same_drop(run_cli, tmp_path):
+    """delta is baseline minus candidate (A minus B) in every block and view: a drop is
+    positive in tasks, total, non_inferiority and equivalence, in Python, JSON and terminal."""
+    path = tmp_path / "counts.csv"
+    counts = _drop_counts(path)
+    expected = (counts.a_only - counts.b_only) / counts[
+        ["a_only", "b_only", "both_correct", "both_wrong"]
+    ].sum(axis=1)
+    r = evalgap.degrade(counts=counts, margin=0.2, equivalence=0.2)
+    np.testing.assert_allclose([t.delta for t in r.tasks], expected)
+    for block in (r.non_inferiority, r.equivalence):
+        np.testing.assert_allclose([t["delta"] for t in block["tasks"]], expected)
+        assert block["pooled"]["delta"] == pytest.approx(r.total.delta) and r.total.delta > 0
+    for t in r.non_inferiority["tasks"]:
+        assert t["upper_bound"] > t["delta"] > 0
+    for t in r.equivalence["tasks"]:
+        assert t["lower_bound"] < t["delta"] < t["upper_bound"]
+    data = json.loads(
+        run_cli(
+            "degrade", "--counts", path, "--margin", "0.2", "--equivalence", "0.2", "--json"
+        ).stdout
+    )
+    deltas = [t["delta"] for t in data["tasks"]] + [data["total"]["delta"]]
+    for key in ("non_inferiority", "equivalence"):
+        deltas += [t["delta"] for t in data[key]["tasks"]] + [data[key]["pooled"]["delta"]]
+    assert all(d > 0 for d in deltas)
+    out = run_cli("degrade", "--counts", path, "--margin", "0.2").stdout
+    shown = re.findall(r"([+-]\d+\.\d\d)(?:pt)?\b", out)
+    assert shown and all(v.startswith("+") for v in shown), out
+
+
+def test_with_a_margin_the_headline_and_the_exit_code_are_the_gate(run_cli, tmp_path):
+    """A significant drop inside a wide margin: degraded, yet non-inferior. The paragraph
+    opens with the gate's decision, which the exit code follows; the per-task table is shown,
+    worst bound first."""
+    path = tmp_path / "counts.csv"
+    counts = _drop_counts(path)
+    r = evalgap.degrade(counts=counts, margin=0.25)
+    assert r.degraded and r.non_inferiority["non_inferior"] and not r.gate_fails
+    assert r.verdict.startswith("NON-INFERIOR: on every task")
+    assert "DEGRADED" not in r.verdict and "significantly worse" in r.verdict
+    out = run_cli("degrade", "--counts", path, "--margin", "0.25", "--fail-on-degradation")
+    assert out.returncode == 0 and "non-inferiority: drop below 25 points?" in out.stdout
+    text = " ".join(out.stdout.split())
+    assert "NON-INFERIOR: on every task" in text and "DEGRADED:" not in text
+    # a tight margin: the gate fails, and says so first
+    out = run_cli("degrade", "--counts", path, "--margin", "0.05", "--fail-on-degradation")
+    assert out.returncode == 1
+    r = evalgap.degrade(counts=counts, margin=0.05)
+    assert r.verdict.startswith("NON-INFERIORITY NOT SHOWN") and r.gate_fails
+    ranked = sorted(r.non_inferiority["tasks"], key=lambda t: -t["upper_bound"])
+    first = r.verdict.index(ranked[0]["task"] + " +")
+    assert first < r.verdict.index(ranked[1]["task"] + " +")
+    assert ranked[0]["task"] == "math"  # the worse bound, listed second in the table
+
+
+def test_most_affected_never_lists_tasks_without_a_drop():
+    counts = pd.DataFrame({"task": ["a", "b", "c"], "a_only": [40, 0, 5], "b_only": [10, 0, 9]})
+    r = evalgap.degrade(counts=counts)
+    assert r.degraded
+    most = r.verdict.split("Most affected: ")[1].split(").")[0] + ")"
+    assert most.startswith("a (p = ") and most.count("(p = ") == 1  # b: no flips; c: a gain
