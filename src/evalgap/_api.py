@@ -638,7 +638,8 @@ def degrade(
         Seed of the permutations and simulations.
     margin : float, optional
         Also test non-inferiority: is the candidate no worse than ``margin`` (a share,
-        0.01 = one point) on every task? (``result.non_inferiority``)
+        0.01 = one point) on every task? (``result.non_inferiority``; it then decides
+        ``result.gate_fails``). Every ``delta`` of the result is baseline minus candidate.
     equivalence : float, optional
         Also test equivalence within +/- ``equivalence`` (TOST; ``result.equivalence``).
     tasks : list of str, optional

@@ -225,7 +225,12 @@ def _procedure(name: str) -> str:
 
 
 def degrade_verdict(r: DegradeResult) -> str:
-    """Return degrade's paragraph, one a release manager can paste into a pull request."""
+    """Return degrade's paragraph, one a release manager can paste into a pull request.
+
+    With a margin the gate decides on non-inferiority, so that decision opens the paragraph
+    (the exit code of ``--fail-on-degradation`` follows it); the degradation tests follow,
+    without their capitalised label.
+    """
     p = r.p_values
     tests = (
         f"pooled p = {_p(p['pooled'])}, max-drop p = {_p(p['max_drop'])}, "
@@ -238,7 +243,7 @@ def degrade_verdict(r: DegradeResult) -> str:
         else f" over {len(r.tasks)} task(s)"
     )
     gap = ""
-    if t.delta is not None:
+    if t.delta is not None and t.n_items:
         change = (
             f"a drop of {100 * t.delta:.2f} points"
             if t.delta >= 0
@@ -247,15 +252,22 @@ def degrade_verdict(r: DegradeResult) -> str:
         gap = (
             f" The candidate's accuracy is {100 * t.accuracy_candidate:.2f}% against "
             f"{100 * t.accuracy_baseline:.2f}% ({change}, SE {100 * t.se:.2f}); "
-            f"{100 * t.flip_rate:.2f}% of items flipped and "
-            f"{100 * t.degradation_rate:.1f}% of the flips went against the candidate."
+            f"{100 * t.flip_rate:.2f}% of items flipped"
+            + (
+                f" and {100 * t.degradation_rate:.1f}% of the flips went against the candidate."
+                if t.a_only + t.b_only
+                else "."
+            )
         )
-    worst = sorted(r.tasks, key=lambda x: x.p_value)[:3]  # the clearest drops
+    # the clearest drops: tasks where the candidate lost more items than it won
+    worst = sorted((x for x in r.tasks if x.a_only > x.b_only), key=lambda x: x.p_value)[:3]
     pooled_fires = p["pooled"] <= r.alpha
+    gated = r.non_inferiority is not None
+    label = "The degradation tests (no margin): " if gated else ""
     if r.degraded and pooled_fires:
         head = (
-            f"DEGRADED: {r.candidate} is significantly worse than {r.baseline} at "
-            f"alpha = {r.alpha:g}{size} ({tests})."
+            f"{label or 'DEGRADED: '}{r.candidate} is significantly worse than {r.baseline} "
+            f"at alpha = {r.alpha:g}{size} ({tests})."
         )
     elif r.degraded:
         # only max-drop or Fisher rejects: a drop on some task, not a drop overall
@@ -264,70 +276,77 @@ def degrade_verdict(r: DegradeResult) -> str:
         else:
             where = "tasks " + ", ".join(w.task for w in worst)
         head = (
-            f"DEGRADED: {r.candidate} is worse than {r.baseline} on at least one task "
-            f"({where}) at alpha = {r.alpha:g}{size}; the pooled test does not find it "
+            f"{label or 'DEGRADED: '}{r.candidate} is worse than {r.baseline} on at least one "
+            f"task ({where}) at alpha = {r.alpha:g}{size}; the pooled test does not find it "
             f"worse over all tasks ({tests})."
         )
         gap = gap.replace(" The candidate's", " Over all tasks the candidate's", 1)
     else:
         head = (
-            f"NOT DEGRADED: no significant degradation of {r.candidate} against "
+            f"{label or 'NOT DEGRADED: '}no significant degradation of {r.candidate} against "
             f"{r.baseline} at alpha = {r.alpha:g}{size} ({tests})."
         )
-    if r.degraded:
+    detail = ""
+    if r.degraded and worst:
         detail = (
             " Most affected: " + ", ".join(f"{w.task} (p = {_p(w.p_value)})" for w in worst) + "."
         )
-    else:
-        detail = ""
-        if r.detectable_drop is not None:
-            detail = (
-                f" At this size and flip rate, drops of {100 * r.detectable_drop:.2f} "
-                "points or more would be detected with 80% power."
-            )
+    elif not r.degraded and r.detectable_drop is not None:
+        detail = (
+            f" At this size and flip rate, drops of {100 * r.detectable_drop:.2f} "
+            "points or more would be detected with 80% power."
+        )
     bound = (
         f" The decision flags a degradation when any of the three tests rejects; its "
         f"false-alarm rate is at most {3 * r.alpha:g} (3 alpha)."
     )
-    return head + gap + detail + bound + _margin_sentences(r)
+    degradation = head + gap + detail + bound
+    if gated:
+        return _noninferiority_sentences(r) + " " + degradation + _equivalence_sentence(r)
+    return degradation + _equivalence_sentence(r)
 
 
-def _margin_sentences(r: DegradeResult) -> str:
-    """Non-inferiority and equivalence: the margin, per-task bounds, the verdict."""
-    out = ""
+def _noninferiority_sentences(r: DegradeResult) -> str:
+    """The gate's decision with a margin: per-task upper bounds of the drop, worst first."""
     level = f"{100 * (1 - r.alpha):g}%"
     ni = r.non_inferiority
-    if ni is not None:
-        margin = 100 * ni["margin"]
-        bounds = ", ".join(
-            f"{t['task']} {100 * t['lower_bound']:+.2f}" for t in ni["tasks"][:6]
-        ) + (f" and {len(ni['tasks']) - 6} more" if len(ni["tasks"]) > 6 else "")
-        failing = [t["task"] for t in ni["tasks"] if not t["non_inferior"]]
-        if ni["non_inferior"]:
-            head = (
-                f" NON-INFERIOR: on every task {r.candidate} is shown no worse than "
-                f"{r.baseline} by more than {margin:g} points"
-            )
-        else:
-            head = (
-                f" NON-INFERIORITY NOT SHOWN at a margin of {margin:g} points on "
-                f"{len(failing)} of {len(ni['tasks'])} task(s) ({', '.join(failing[:5])})"
-            )
-        out += (
-            f"{head} (Tango's score test, one-sided alpha = {r.alpha:g}); the {level} lower "
-            f"bounds of the candidate's change, in points: {bounds}; pooled over all items "
-            f"{100 * ni['pooled']['lower_bound']:+.2f}."
+    margin = 100 * ni["margin"]
+    ranked = sorted(ni["tasks"], key=lambda t: -t["upper_bound"])  # the worst bound first
+    bounds = ", ".join(f"{t['task']} {100 * t['upper_bound']:+.2f}" for t in ranked[:6]) + (
+        f" and {len(ranked) - 6} more" if len(ranked) > 6 else ""
+    )
+    failing = [t["task"] for t in ranked if not t["non_inferior"]]
+    if ni["non_inferior"]:
+        head = (
+            f"NON-INFERIOR: on every task {r.candidate} is shown to lose less than "
+            f"{margin:g} points against {r.baseline}"
         )
+    else:
+        head = (
+            f"NON-INFERIORITY NOT SHOWN at a margin of {margin:g} points on "
+            f"{len(failing)} of {len(ni['tasks'])} task(s) ({', '.join(failing[:5])}"
+            + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
+            + ")"
+        )
+    return (
+        f"{head} (Tango's score test, exact below 100 items, one-sided alpha = {r.alpha:g}); "
+        f"the {level} upper bounds of the drop, in points, worst first: {bounds}; pooled over "
+        f"all items {100 * ni['pooled']['upper_bound']:+.2f}. With a margin the gate fails "
+        "exactly when non-inferiority is not shown on every task."
+    )
+
+
+def _equivalence_sentence(r: DegradeResult) -> str:
     eq = r.equivalence
-    if eq is not None:
-        margin = 100 * eq["margin"]
-        verdict = "EQUIVALENT" if eq["equivalent"] else "EQUIVALENCE NOT SHOWN"
-        out += (
-            f" {verdict} within +/- {margin:g} points (two one-sided tests at alpha = "
-            f"{r.alpha:g}; {sum(t['equivalent'] for t in eq['tasks'])} of "
-            f"{len(eq['tasks'])} task(s) inside)."
-        )
-    return out
+    if eq is None:
+        return ""
+    margin = 100 * eq["margin"]
+    verdict = "EQUIVALENT" if eq["equivalent"] else "EQUIVALENCE NOT SHOWN"
+    return (
+        f" {verdict} within +/- {margin:g} points (two one-sided tests at alpha = "
+        f"{r.alpha:g}; {sum(t['equivalent'] for t in eq['tasks'])} of "
+        f"{len(eq['tasks'])} task(s) inside)."
+    )
 
 
 def _p(p) -> str:

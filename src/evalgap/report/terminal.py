@@ -682,6 +682,7 @@ def render_degrade(r: DegradeResult, console: Console) -> None:
         title=f"aggregated over tasks (alpha={r.alpha:g})",
         title_justify="left",
     )
+    _render_margins(r, console)
     rules = r.rules_of_thumb
     if rules["delta_over_2_points"] is not None:
         console.print(
@@ -692,6 +693,49 @@ def render_degrade(r: DegradeResult, console: Console) -> None:
     print_notes(console, r.notes)
     console.print()
     console.print(markup(r.verdict))
+
+
+def _render_margins(r: DegradeResult, console: Console) -> None:
+    """Per task non-inferiority (and equivalence), the worst upper bound of the drop first;
+    delta is baseline minus candidate, as in the table above."""
+
+    def pt(value) -> str:
+        return number(100 * value, "+.2f")
+
+    for key, verdict, title in (
+        ("non_inferiority", "non_inferior", "non-inferiority: drop below {m:g} points?"),
+        ("equivalence", "equivalent", "equivalence: drop within +/- {m:g} points?"),
+    ):
+        block = getattr(r, key)
+        if block is None:
+            continue
+        bounds = ["upper bound"] if key == "non_inferiority" else ["lower", "upper"]
+        rows = []
+        ranked = sorted(block["tasks"], key=lambda t: -t["upper_bound"])
+        for k, t in enumerate([*ranked, block["pooled"]]):
+            pooled = k == len(ranked)
+            rows.append(
+                [
+                    "pooled (all items)" if pooled else str(t["task"]),
+                    f"{t['n_items']:,}",
+                    pt(t["delta"]),
+                    *(pt(t[f"{b.split()[0]}_bound"]) for b in bounds),
+                    _degrade_p(t["p_value"]),
+                    "[green]yes[/]" if t[verdict] else "[red]no[/]",
+                ]
+            )
+        headers = ["task", "items", "delta", *bounds, "p", "shown"]
+        print_table(
+            console,
+            [(h, "left" if h == "task" else "right") for h in headers],
+            rows,
+            names=(0,),
+            title=title.format(m=100 * block["margin"])
+            + f" ({100 * (1 - (r.alpha if key == 'non_inferiority' else 2 * r.alpha)):g}% "
+            "bounds, points; worst first)",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+        )
 
 
 def render_trim(r: TrimResult, console: Console) -> None:
