@@ -224,6 +224,7 @@ def ranks_battles(
     top_k: int | None = None,
     method: str = "auto",
     ties: str = "half",
+    file_format: str | None = None,
 ) -> RanksResult:
     """Rank sets from arena battles by their Bradley-Terry scores (see :func:`evalgap.ranks`).
 
@@ -239,15 +240,23 @@ def ranks_battles(
     _validate.probability(alpha, "alpha")
     if method == "holm":
         raise InputError("method='holm' needs per-item scores; battles use the bootstrap")
-    table = read_battles(battles)
+    table = read_battles(battles, fmt=file_format)
     data = bt.battles(table.model_a, table.model_b, table.outcome, len(table.models))
-    model = bt.fit(data, ties=ties)
+    model = bt.fit(data, ties=ties, names=table.models)
     stream = resample.child_seed(seed, "ranks")
     notes = list(table.notes)
     n_bootstrap = _validate.resamples(n_bootstrap, "n_bootstrap")
     need = rk.minimum_replicates(alpha)
     rk.check_replicates(n_bootstrap, alpha)
-    if ties == "half":
+    degenerate = ties == "half" and bt.sandwich_is_degenerate(data, model)
+    if degenerate:
+        notes.append(
+            "the battles leave the sandwich standard errors at 0 in some direction (every "
+            "battle there has the outcome the model expects, e.g. all ties), which no finite "
+            "number of battles supports: the model-based standard errors and a parametric "
+            "bootstrap are used instead"
+        )
+    if ties == "half" and not degenerate:
         draws = bt.bootstrap(data, n_bootstrap, stream, start=model.scores)
         failed = np.isnan(draws).any(axis=1)
         if failed.any():
