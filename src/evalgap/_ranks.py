@@ -23,7 +23,19 @@ from evalgap._scores import AlignmentReport, ScoreSet
 from evalgap.errors import InputError
 from evalgap.stats import _validate, resample
 
-RANK_COLUMNS = ("task", "model", "score", "se", "n_items", "rank", "rank_low", "rank_high", "tier")
+RANK_COLUMNS = (
+    "task",
+    "model",
+    "score",
+    "se",
+    "score_low",
+    "score_high",
+    "n_items",
+    "rank",
+    "rank_low",
+    "rank_high",
+    "tier",
+)
 
 
 @dataclass(frozen=True, repr=False)
@@ -41,9 +53,11 @@ class RanksResult(Result):
     n_bootstrap : int
         Bootstrap replicates (0 when no task used the bootstrap).
     ranks : pandas.DataFrame
-        One row per task and model: ``task, model, score, se, n_items, rank, rank_low,
-        rank_high, tier``. ``score`` is the mean over the model's own items (Bradley-Terry:
-        the log-strength), ``se`` its standard error, ``rank`` one plus the models ahead of
+        One row per task and model: ``task, model, score, se, score_low, score_high,
+        n_items, rank, rank_low, rank_high, tier``. ``score`` is the mean over the model's
+        own items (Bradley-Terry: the log-strength), ``se`` its standard error,
+        ``score_low``-``score_high`` its (1 - alpha) normal interval (that model alone),
+        ``rank`` one plus the models ahead of
         it on the items both scored (the rank by score when no score is missing; ties share
         the best rank), ``rank_low``-``rank_high`` the simultaneous set.
     marginal : pandas.DataFrame
@@ -158,7 +172,7 @@ def ranks_scores(
         # rows best first (ties by name); shown_better follows the same order
         order = np.lexsort((models, np.asarray(sets.rank)))
         better[task.task] = np.asarray(sets.shown_better, dtype=bool)[np.ix_(order, order)]
-        frame = _rank_frame(task.task, models, sets, order)
+        frame = _rank_frame(task.task, models, sets, order, alpha)
         rows.append(frame)
         marginal_rows.append(
             frame.assign(
@@ -187,13 +201,18 @@ def ranks_scores(
     )
 
 
-def _rank_frame(task: str, models, sets, order) -> pd.DataFrame:
+def _rank_frame(task: str, models, sets, order, alpha: float) -> pd.DataFrame:
+    from evalgap.stats.ranks import score_interval
+
+    low, high = score_interval(sets.score, sets.se, alpha)
     return pd.DataFrame(
         {
             "task": task,
             "model": models[order],
             "score": np.asarray(sets.score, dtype=float)[order],
             "se": np.asarray(sets.se, dtype=float)[order],
+            "score_low": low[order],
+            "score_high": high[order],
             "n_items": np.asarray(sets.n, dtype=np.int64)[order],
             "rank": np.asarray(sets.rank, dtype=np.int64)[order],
             "rank_low": np.asarray(sets.rank_low, dtype=np.int64)[order],
@@ -283,7 +302,7 @@ def ranks_battles(
     )
     models = np.array(table.models)
     order = np.lexsort((models, np.asarray(sets.rank)))
-    frame = _rank_frame("battles", models, sets, order)
+    frame = _rank_frame("battles", models, sets, order, alpha)
     marginal = frame.assign(
         rank_low=np.asarray(sets.marginal_low, dtype=np.int64)[order],
         rank_high=np.asarray(sets.marginal_high, dtype=np.int64)[order],
