@@ -250,3 +250,15 @@ def test_a_json_array_of_battles_is_read_record_by_record(run_cli, tmp_path):
     assert "--model-column, --bootstrap: score-table options do not apply" in stray.stderr
     with pytest.raises(InputError, match="models=: per-item score options do not apply"):
         evalgap.ranks(battles=path, models=["x"])
+
+
+def test_battle_options_are_checked_and_frame_rows_named_by_position():
+    """method='fast' was silently taken as the bootstrap; a DataFrame's row was given as a
+    file line ('row 2' for position 0)."""
+    battles = _frame([("a", "b", "model_a"), ("b", "a", "model_a")] * 5)
+    with pytest.raises(InputError, match="method must be one of auto, bootstrap, holm"):
+        evalgap.ranks(battles=battles, method="fast")
+    with pytest.raises(InputError, match="DataFrame, position 0: winner is empty"):
+        read_battles(battles.assign(winner=[None] + ["tie"] * 9))
+    table = read_battles(_frame([("a", "b", "tie"), ("a", "a", "tie"), ("b", "a", "model_a")]))
+    assert table.notes == ("1 battle of a model with itself left out (position 1)",)

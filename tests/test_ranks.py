@@ -561,3 +561,14 @@ def test_html_page_carries_the_marginal_sets_and_score_intervals_as_the_json(run
             span(m["rank_low"], m["rank_high"]),
             str(row["tier"]),
         ]
+
+
+@pytest.mark.parametrize("value", ["abc", [300], 250.5])
+def test_a_bootstrap_count_that_is_no_whole_number_is_one_line_error(value):
+    """int() raised a ValueError/TypeError traceback on 'abc' and [300], and cut 250.5 to 250."""
+    frame = pd.DataFrame(_leaderboard([0.8, 0.5], 300), columns=["a", "b"]).melt(
+        var_name="model", value_name="score"
+    )
+    frame["item"] = np.tile(np.arange(300), 2)
+    with pytest.raises(InputError, match="n_bootstrap must be a whole number >= 1"):
+        evalgap.ranks(frame, n_bootstrap=value)

@@ -141,9 +141,7 @@ def ranks_scores(
     from evalgap.stats import ranks as rk
 
     _validate.probability(alpha, "alpha")
-    n_bootstrap = int(n_bootstrap)
-    if n_bootstrap < 1:
-        raise InputError(f"n_bootstrap must be a whole number >= 1; got {n_bootstrap}")
+    n_bootstrap = _validate.resamples(n_bootstrap, replicates_name)
     rows, marginal_rows, methods, better, top, notes = [], [], {}, {}, {}, []
     for t_index, task in enumerate(score_set.tasks):
         if progress is not None:
@@ -259,6 +257,8 @@ def ranks_battles(
     _validate.probability(alpha, "alpha")
     if method == "holm":
         raise InputError("method='holm' needs per-item scores; battles use the bootstrap")
+    if method not in ("auto", "bootstrap"):
+        raise InputError(f"method must be one of auto, bootstrap, holm; got {method!r}")
     table = read_battles(battles, fmt=file_format)
     data = bt.battles(table.model_a, table.model_b, table.outcome, len(table.models))
     model = bt.fit(data, ties=ties, names=table.models)

@@ -81,15 +81,17 @@ def read_battles(data, *, name: str | None = None, fmt: str | None = None) -> Ba
     >>> t = read_battles(pd.DataFrame({"model_a": ["x", "y", "x"], "model_b": ["y", "x", "x"],
     ...     "winner": ["model_a", "tie", "model_b"]}))
     >>> t.models, t.outcome.tolist(), t.notes
-    (('x', 'y'), [1.0, 0.5], ('1 battle of a model with itself left out (row 4)',))
+    (('x', 'y'), [1.0, 0.5], ('1 battle of a model with itself left out (position 2)',))
     """
     if fmt is not None and fmt not in FORMATS:
         raise InputError(
             f"fmt={fmt!r} does not apply to battles; give one of {', '.join(FORMATS)}"
         )
-    if isinstance(data, (str, Path)):
+    from_file = isinstance(data, (str, Path))
+    json_array = from_file and _is_json_array(Path(data), fmt)
+    if from_file:
         source = str(data)
-        if _is_json_array(Path(data), fmt):
+        if json_array:
             frame = _read_json_array(Path(data))
         else:
             frame = tables.read_frame(data, fmt, as_text=True)
@@ -104,18 +106,25 @@ def read_battles(data, *, name: str | None = None, fmt: str | None = None) -> Ba
             f"{', '.join(missing)} (found: {', '.join(map(str, frame.columns[:20]))}); a "
             "battle table needs model_a, model_b and winner"
         )
+    def where(i: int) -> str:
+        """A row as the user finds it: the line of a table (after its header), the record
+        of a JSON array, the position in a DataFrame."""
+        if not from_file:
+            return f"position {i}"
+        return f"record {i + 1}" if json_array else f"row {i + 2}"
+
     for column in ("model_a", "model_b", "winner"):
         blank = frame[column].isna() | (frame[column].astype(str).str.strip() == "")
         if blank.any():
-            row = int(np.flatnonzero(blank.to_numpy())[0]) + 2
-            raise InputError(f"{source}, row {row}: {column} is empty; every battle needs it")
+            row = int(np.flatnonzero(blank.to_numpy())[0])
+            raise InputError(f"{source}, {where(row)}: {column} is empty; every battle needs it")
     winner = frame["winner"].astype(str).str.strip().str.lower()
     outcome = winner.map(OUTCOMES)
     unknown = outcome.isna().to_numpy()
     if unknown.any():
         row = int(np.flatnonzero(unknown)[0])
         raise InputError(
-            f"{source}, row {row + 2}: winner {frame['winner'].iloc[row]!r} is not one of "
+            f"{source}, {where(row)}: winner {frame['winner'].iloc[row]!r} is not one of "
             "model_a, model_b, tie, tie (bothbad)"
         )
     a = frame["model_a"].astype(str).to_numpy()
@@ -123,12 +132,11 @@ def read_battles(data, *, name: str | None = None, fmt: str | None = None) -> Ba
     notes = []
     same = a == b
     if same.any():
-        rows = np.flatnonzero(same)[:3] + 2
+        rows = np.flatnonzero(same)[:3]
         count = int(same.sum())
         notes.append(
             f"{count:,} battle{'s' if count != 1 else ''} of a model with itself left out "
-            f"(row{'s' if len(rows) > 1 else ''} {', '.join(map(str, rows))}"
-            f"{', ...' if count > len(rows) else ''})"
+            f"({', '.join(where(int(r)) for r in rows)}{', ...' if count > len(rows) else ''})"
         )
     keep = ~same
     if not keep.any():
