@@ -262,3 +262,12 @@ def test_battle_options_are_checked_and_frame_rows_named_by_position():
         read_battles(battles.assign(winner=[None] + ["tie"] * 9))
     table = read_battles(_frame([("a", "b", "tie"), ("a", "a", "tie"), ("b", "a", "model_a")]))
     assert table.notes == ("1 battle of a model with itself left out (position 1)",)
+
+
+def test_the_disconnected_error_shortens_huge_model_names():
+    long_a, long_b = "a" * 5000, "b" * 5000
+    battles = _frame([(long_a, long_b, "model_a")] * 3)
+    with pytest.raises(InputError) as caught:
+        evalgap.ranks(battles=battles)
+    message = str(caught.value)
+    assert len(message) < 400 and f"[{'a' * 57}...]" in message and "\n" not in message

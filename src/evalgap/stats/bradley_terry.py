@@ -145,7 +145,10 @@ def check_connected(data: Battles, names=None) -> None:
     graph = coo_matrix((np.ones(rows.size), (rows, cols)), shape=(k, k))
     n, labels = connected_components(graph, directed=True, connection="strong")
     if n > 1:
-        label = (lambda m: str(names[m])) if names is not None else str
+        def label(m) -> str:
+            name = str(names[m]) if names is not None else str(m)
+            return name if len(name) <= 60 else name[:57] + "..."
+
         groups = []
         for g in range(min(n, 4)):
             members = np.flatnonzero(labels == g)
