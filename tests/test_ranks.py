@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import evalgap
+from evalgap._ranks import RANK_COLUMNS
 from evalgap.errors import InputError
 from evalgap.stats import ranks as rk
 
@@ -211,7 +212,7 @@ def test_ranks_api_on_a_frame_and_its_json():
     r = evalgap.ranks(frame, n_bootstrap=500, top_k=1)
     data = json.loads(json.dumps(r.to_dict()))
     assert set(data) >= {"method", "alpha", "ranks", "marginal", "top_k", "verdict"}
-    keys = {"task", "model", "score", "se", "n_items", "rank", "rank_low", "rank_high", "tier"}
+    keys = set(RANK_COLUMNS)
     assert set(data["ranks"][0]) == keys and set(data["marginal"][0]) == keys
     assert [row["model"] for row in data["ranks"]] == ["b", "a", "c"]
     assert data["top_k"] == {"k": 1, "models": {"all": ["b", "a"]}}
@@ -513,3 +514,61 @@ def test_mmlu_pro_separates_gemini_flash_from_deepseek_coder_on_their_shared_ite
         better = r.shown_better["all"]
         i, j = models.index(flash), models.index(coder)
         assert better[i, j] and not better[j, i], method
+
+
+def test_html_page_carries_the_marginal_sets_and_score_intervals_as_the_json(run_cli, tmp_path):
+    """The ranks page lacked the marginal-set column and the score intervals; every view
+    shows the same sets and tiers, and the interval is score -/+ z_{1 - alpha/2} SE."""
+    import re
+
+    x = _leaderboard([0.85, 0.7, 0.69, 0.5], 1500, seed=13)
+    frame = pd.DataFrame(x, columns=list("abcd")).melt(var_name="model", value_name="score")
+    frame["item"] = np.tile(np.arange(1500), 4)
+    path = tmp_path / "scores.csv"
+    frame.to_csv(path, index=False)
+    page = tmp_path / "ranks.html"
+    settings = ("--alpha", "0.1", "--n-bootstrap", "300")
+    out = run_cli("ranks", "--scores", path, "--json", "--html", page, *settings)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    html = page.read_text()
+    header = re.search(r"<thead><tr>(.*?)</tr></thead>", html).group(1)
+    names = re.findall(r"<th[^>]*>(.*?)</th>", header)
+    assert names == [
+        "Rank", "Model", "Score", "SE", "90% interval", "Items", "Rank set", "Marginal set", "Tier"
+    ]
+    body = re.search(r"<tbody>(.*?)</tbody>", html).group(1)
+    rows = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", body)]
+    marginal = {row["model"]: row for row in data["marginal"]}
+    z = stats.norm.ppf(0.95)
+    for cells, row in zip(rows, data["ranks"], strict=True):
+        assert cells[1] == row["model"]
+        span = lambda lo, hi: str(lo) if lo == hi else f"{lo}-{hi}"  # noqa: E731
+        assert cells[6] == span(row["rank_low"], row["rank_high"])
+        m = marginal[row["model"]]
+        assert cells[7] == span(m["rank_low"], m["rank_high"]) and cells[8] == str(row["tier"])
+        assert row["score_low"] == pytest.approx(row["score"] - z * row["se"])
+        assert row["score_high"] == pytest.approx(row["score"] + z * row["se"])
+        low, high = (float(v) for v in cells[4].strip("[]").split(", "))
+        assert low == pytest.approx(row["score_low"], abs=1e-4)
+        assert high == pytest.approx(row["score_high"], abs=1e-4)
+    text = run_cli("ranks", "--scores", path, *settings).stdout
+    for row in data["ranks"]:
+        line = next(t for t in text.splitlines() if f" {row['model']} " in t)
+        m = marginal[row["model"]]
+        assert line.split()[-3:] == [
+            span(row["rank_low"], row["rank_high"]),
+            span(m["rank_low"], m["rank_high"]),
+            str(row["tier"]),
+        ]
+
+
+@pytest.mark.parametrize("value", ["abc", [300], 250.5])
+def test_a_bootstrap_count_that_is_no_whole_number_is_one_line_error(value):
+    """int() raised a ValueError/TypeError traceback on 'abc' and [300], and cut 250.5 to 250."""
+    frame = pd.DataFrame(_leaderboard([0.8, 0.5], 300), columns=["a", "b"]).melt(
+        var_name="model", value_name="score"
+    )
+    frame["item"] = np.tile(np.arange(300), 2)
+    with pytest.raises(InputError, match="n_bootstrap must be a whole number >= 1"):
+        evalgap.ranks(frame, n_bootstrap=value)

@@ -489,6 +489,7 @@ def ranks(
     method: str = "auto",
     bootstrap: str = "multiplier",
     ties: str = "half",
+    battle_format: str | None = None,
     models=None,
     tasks=None,
     complete_case: bool = False,
@@ -530,6 +531,9 @@ def ranks(
         with replacement.
     ties : {"half", "davidson"}
         Battles only: ties as half a win each, or Davidson's tie model.
+    battle_format : {"csv", "tsv", "parquet", "jsonl", "json"}, optional
+        Battles only: force the battle file's format (default: from its name and content;
+        ``json`` is a JSON array of records such as LMArena's ``clean_battle_<date>.json``).
     models, tasks, complete_case, strict, options, **columns
         As for :func:`evalgap.audit`.
     progress : callable, optional
@@ -562,6 +566,21 @@ def ranks(
     if (battles is None) == (data is None):
         raise InputError("give either data= (per-item scores) or battles= (a battle table)")
     if battles is not None:
+        given = {
+            "models": models is not None,
+            "tasks": tasks is not None,
+            "complete_case": bool(complete_case),
+            "strict": bool(strict),
+            "options": options is not None,
+            "bootstrap": bootstrap != "multiplier",
+            **{name: True for name in columns},
+        }
+        stray = [name for name, used in given.items() if used]
+        if stray:
+            raise InputError(
+                f"{', '.join(f'{n}=' for n in stray)}: per-item score options do not apply "
+                "to battles=; drop them"
+            )
         return ranks_battles(
             battles,
             alpha=alpha,
@@ -570,7 +589,10 @@ def ranks(
             top_k=top_k,
             method=method,
             ties=ties,
+            file_format=battle_format,
         )
+    if battle_format is not None or ties != "half":
+        raise InputError("battle_format= and ties= apply to battles= only; drop them")
     score_set = scores_of(
         data,
         models=models,

@@ -738,8 +738,24 @@ def ranks(
     if bool(battles_path) == has_scores:
         raise InputError("give either --battles FILE (arena battles) or --scores FILE")
     if battles_path:
-        result = ranks_job(battles=battles_path, ties=ties, **settings)
+        ctx = click.get_current_context()
+        stray = [
+            p.opts[0]
+            for p in ctx.command.params
+            if (p.name in loader and p.name != "fmt") or p.name == "bootstrap"
+            if ctx.get_parameter_source(p.name) is not click.core.ParameterSource.DEFAULT
+        ]
+        if stray:
+            raise InputError(
+                f"{', '.join(stray)}: score-table options do not apply to --battles; drop them"
+            )
+        result = ranks_job(
+            battles=battles_path, ties=ties, battle_format=loader.get("fmt"), **settings
+        )
     else:
+        source = click.get_current_context().get_parameter_source("ties")
+        if source is not click.core.ParameterSource.DEFAULT:
+            raise InputError("--ties applies to --battles only; drop it with --scores")
         _, score_set = _read_scores(loader, models=None, quiet=as_json)
         with _progress(as_json, "ranks") as progress:
             result = ranks_job(score_set, progress=progress, bootstrap=bootstrap, **settings)

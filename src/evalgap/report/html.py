@@ -982,8 +982,16 @@ RANKS_GLOSSARY = {
     "Tier": "A run of models, consecutive in the ranking, that cannot be ordered among "
     "themselves: a new tier starts where every model above is shown better than every model "
     "from there down.",
-    "Score": "The mean over the model's own items; SE is its standard deviation over sqrt(n).",
+    "Rank": "One plus the number of models ahead of it on the items both scored (the rank by "
+    "score when no score is missing).",
+    "Score": "The mean over the model's own items (battles: the Bradley-Terry log-strength); "
+    "SE is its standard error, the interval score -/+ z SE for that model alone.",
 }
+
+
+def _rank_span(low, high) -> str:
+    low, high = int(low), int(high)
+    return str(low) if low == high else f"{low}-{high}"
 
 
 def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | None = None) -> str:
@@ -1010,21 +1018,35 @@ def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | Non
                 "ranks by score; shaded bands: tiers.",
             )
         )
-        table = pd.DataFrame(
-            {
-                "Rank": sub["rank"].to_numpy(),
-                "Model": sub["model"].to_numpy(),
-                "Score": sub["score"].to_numpy(),
-                "SE": sub["se"].to_numpy(),
-                "Items": sub["n_items"].to_numpy(),
-                "Rank set": [
-                    f"{lo}" if lo == hi else f"{lo}-{hi}"
-                    for lo, hi in zip(sub["rank_low"], sub["rank_high"], strict=True)
-                ],
-                "Tier": sub["tier"].to_numpy(),
-            }
+        columns = {
+            "Rank": sub["rank"].to_numpy(),
+            "Model": sub["model"].to_numpy(),
+            "Score": sub["score"].to_numpy(),
+            "SE": sub["se"].to_numpy(),
+        }
+        if "score_low" in sub:
+            columns[f"{level} interval"] = [
+                f"[{_format(lo)}, {_format(hi)}]"
+                for lo, hi in zip(sub["score_low"], sub["score_high"], strict=True)
+            ]
+        columns["Battles" if r.bradley_terry else "Items"] = sub["n_items"].to_numpy()
+        columns["Rank set"] = [
+            _rank_span(lo, hi) for lo, hi in zip(sub["rank_low"], sub["rank_high"], strict=True)
+        ]
+        if "marginal_low" in figure:
+            columns["Marginal set"] = [
+                _rank_span(lo, hi)
+                for lo, hi in zip(figure["marginal_low"], figure["marginal_high"], strict=True)
+            ]
+        columns["Tier"] = sub["tier"].to_numpy()
+        table = pd.DataFrame(columns)
+        parts.append(
+            _table(
+                table,
+                text=("Rank set", "Marginal set", f"{level} interval"),
+                names=("Model",),
+            )
         )
-        parts.append(_table(table, text=("Rank set",), names=("Model",)))
         better = r.shown_better.get(task)
         if better is not None:
             models = sub["model"].tolist()[: plots.MAX_HEATMAP_MODELS]

@@ -144,6 +144,18 @@ def check_replicates(count: int, alpha: float, name: str = "n_bootstrap") -> Non
         )
 
 
+def score_interval(score, se, alpha: float = 0.05):
+    """Return the (1 - alpha) normal interval of each score alone: ``score -/+ z se`` with
+    ``z`` the (1 - alpha/2) standard normal quantile (marginal: one model at a time).
+
+    >>> [round(float(v), 4) for v in score_interval(np.array([0.5]), np.array([0.01]))[1]]
+    [0.5196]
+    """
+    z = special.ndtri(1 - float(alpha) / 2)
+    score, se = np.asarray(score, dtype=float), np.asarray(se, dtype=float)
+    return score - z * se, score + z * se
+
+
 def mean_covariance(x, clusters=None):
     """Return each model's mean over its own items, its item count and the (K, K) covariance
     of the means.
@@ -195,8 +207,8 @@ def pair_gaps(x, clusters=None, *, mean=None, covariance=None):
     --------
     >>> x = np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 1.0], [np.nan, 1.0], [np.nan, 1.0]])
     >>> gap, variance, shared = pair_gaps(x)
-    >>> float(gap[0, 1]), int(shared[0, 1])
-    (0.6666666666666666, 3)
+    >>> round(float(gap[0, 1]), 4), round(float(variance[0, 1]), 4), int(shared[0, 1])
+    (0.6667, 0.1111, 3)
     """
     x = np.asarray(x, dtype=float)
     observed = ~np.isnan(x)
