@@ -386,3 +386,32 @@ def test_the_family_is_said_on_every_view_of_a_store_audit(board, tmp_path, run_
     two = tmp_path / "two.duckdb"
     evalgap.store_add(two, [_board(tmp_path / "two.csv", n_models=2)])
     assert evalgap.audit_store(two, family="all", n_bootstrap=0).family == "all"
+
+
+# found attacking the store ---------------------------------------------------------------
+
+
+def test_a_file_that_is_not_duckdb_is_refused_as_a_store(tmp_path, run_cli):
+    """DuckDB opened a CSV named as the store as an empty in-memory database: store add
+    reported its rows added, and they were stored nowhere."""
+    csv = _board(tmp_path / "board.csv")
+    other = _board(tmp_path / "other.csv", prefix="o")
+    before = csv.read_bytes()
+    for args in (("store", "add", csv, other), ("store", "list", csv)):
+        _one_line_error(run_cli(*args), str(csv), "not a DuckDB file")
+    assert csv.read_bytes() == before
+
+
+def test_selections_in_python_take_one_name_and_refuse_unknown_ones(board, tmp_path):
+    csv, store = board
+    frame = pd.read_csv(csv)
+    assert len(evalgap.read_store(store, models="m1").frame) == (frame["model"] == "m1").sum()
+    with pytest.raises(InputError, match="models='zz': no such model in the store; models found"):
+        evalgap.read_store(store, models=["zz"])
+    assert len(evalgap.store_pairs(store, tasks="all")) == 6
+    with pytest.raises(InputError, match="tasks=1: names are strings"):
+        evalgap.store_pairs(store, tasks=[1])
+    added = evalgap.store_add(tmp_path / "one.duckdb", [csv], model_columns="m1")
+    assert added.rows_added == (frame["model"] == "m1").sum()
+    with pytest.raises(InputError, match="a path or a list of paths"):
+        evalgap.store_add(tmp_path / "one.duckdb", [None])

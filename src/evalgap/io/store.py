@@ -110,6 +110,13 @@ def connect(store, *, read_only: bool = False, create: bool = True):
         raise InputError(f"{path}: no such store; create it with evalgap store add {path} FILE")
     if path.is_dir():
         raise InputError(f"{path}: a directory, not a store file; name a .duckdb file")
+    if path.exists() and not _is_duckdb_file(path):
+        # DuckDB would open another file (a CSV) as an empty database in memory: an add
+        # would then report rows stored nowhere
+        raise InputError(
+            f"{path}: not a DuckDB file, so not an evalgap store; name the store file (a new "
+            "name creates one)"
+        )
     try:
         con = duckdb.connect(str(path), read_only=read_only)
     except duckdb.Error as exc:
@@ -133,6 +140,16 @@ def connect(store, *, read_only: bool = False, create: bool = True):
         _close(con)
         raise
     return con
+
+
+def _is_duckdb_file(path: Path) -> bool:
+    """Whether a file is a DuckDB database (its magic bytes), or empty (a new one)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(12)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read it ({exc.strerror})") from None
+    return not head or head[8:12] == b"DUCK"
 
 
 def _check_identity(con, path: Path, read_only: bool) -> None:
@@ -743,8 +760,8 @@ def _refuse_conflict(con, task, conflicts, source_id) -> None:
         f"item {item!r} of model {first['model']!r}{'' if task == 'all' else f' (task {task})'}"
         f"{'' if run == '1' else f' run {run!r}'} would be stored with the scores {low[2]:g} "
         f"({where(low)}) and {high[2]:g} ({where(high)}) ({len(conflicts):,} such items); "
-        "a store holds one score per item and run: remove the other source first (evalgap "
-        "store remove --source ID), or name the runs with run_column="
+        "a store holds one score per item and run: remove the other source first (store "
+        "remove, sources=ID), or name the runs with run_column="
     )
 
 
@@ -1221,6 +1238,25 @@ def load(options):
     return long
 
 
+def refuse_unknown(con, column: str, wanted) -> None:
+    """Raise naming a wanted model or task the store does not hold, with those it holds."""
+    if not wanted:
+        return
+    stored = [
+        r[0]
+        for r in con.execute(
+            f"SELECT {column} FROM scores GROUP BY {column} ORDER BY min(source_id), min(seq)"
+        ).fetchall()
+    ]
+    missing = [w for w in wanted if w not in set(stored)]
+    if missing:
+        shown = ", ".join(stored[:10]) + (", ..." if len(stored) > 10 else "")
+        raise InputError(
+            f"{column}s={missing[0]!r}: no such {column} in the store; {column}s found: "
+            f"{shown or 'none'}"
+        )
+
+
 def read_long(con, *, models=None, tasks=None):
     """The stored scores as a LongScores (rows in the order they were added).
 
@@ -1379,7 +1415,7 @@ def remove(con, *, models=(), sources=(), paths=()) -> dict:
         matched.append({"source_id": source_id, "path": found[0][1], "matched": "id"})
     for p in paths:
         if not isinstance(p, (str, Path)):
-            raise InputError(f"paths={p!r}: a path is a string (see store list)")
+            raise InputError(f"source_paths={p!r}: a path is a string (see store list)")
         found = [
             r
             for r in con.execute("SELECT source_id, path FROM sources").fetchall()
@@ -1387,7 +1423,7 @@ def remove(con, *, models=(), sources=(), paths=()) -> dict:
         ]
         if not found:
             raise InputError(
-                f"paths={str(p)!r}: no source added from that path (see store list)"
+                f"source_paths={str(p)!r}: no source added from that path (see store list)"
             )
         for source_id, path in found:
             ids.append(source_id)
@@ -1456,7 +1492,7 @@ def _source_id(value) -> int:
     if not text.isdigit():
         raise InputError(
             f"sources={value!r}: a source id is an integer (see store list); remove a source "
-            "by the path it was added from with paths="
+            "by the path it was added from with source_paths="
         )
     return int(text)
 
@@ -1474,6 +1510,8 @@ def export(con, output) -> int:
         )
     if output.is_dir():
         raise InputError(f"output={str(output)!r}: is a directory; name a .parquet file")
+    if not output.parent.is_dir():
+        raise InputError(f"output={str(output)!r}: no folder {str(output.parent)!r} to write in")
     temporary = output.with_name(f".{output.name}.{os.getpid()}.tmp")
     try:
         _copy(con, temporary)
