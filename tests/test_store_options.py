@@ -415,3 +415,42 @@ def test_selections_in_python_take_one_name_and_refuse_unknown_ones(board, tmp_p
     assert added.rows_added == (frame["model"] == "m1").sum()
     with pytest.raises(InputError, match="a path or a list of paths"):
         evalgap.store_add(tmp_path / "one.duckdb", [None])
+
+
+def test_cluster_sums_follow_labels_that_a_removal_or_a_replacement_changes(tmp_path):
+    """Item labels were kept from the first source that gave them: once its rows were
+    removed (or replaced), the per-cluster sums used labels no stored row carried."""
+    rng = np.random.default_rng(4)
+
+    def write(path, models, label):
+        rows = [
+            (m, f"q{i}", int(rng.random() < 0.3 + 0.1 * k), label(i))
+            for k, m in enumerate(models)
+            for i in range(300)
+        ]
+        pd.DataFrame(rows, columns=["model", "item_id", "score", "category"]).to_csv(
+            path, index=False
+        )
+        return path
+
+    store = tmp_path / "s.duckdb"
+    first = write(tmp_path / "a.csv", ["m0", "m1"], lambda i: f"c{i % 5}")
+    second = write(tmp_path / "b.csv", ["m2", "m3", "m4"], lambda i: f"d{i % 3}")
+    evalgap.store_add(store, [first, second], cluster_column="category")
+    evalgap.store_remove(store, sources=[1])
+
+    def same_as_the_items():
+        quick = {"n_bootstrap": 0}
+        stats = evalgap.audit_store(store, **quick).pairs.to_frame()
+        items = evalgap.audit(
+            evalgap.read_store(store), n_cluster_bootstrap=0, n_rank_bootstrap=0, **quick
+        ).pairs.to_frame()
+        for column in ("icc", "design_effect", "resolved_clustered"):
+            np.testing.assert_allclose(
+                stats[column].astype(float), items[column].astype(float), rtol=1e-9
+            )
+
+    same_as_the_items()
+    write(second, ["m2", "m3", "m4"], lambda i: f"e{i % 7}")  # the file's labels change
+    evalgap.store_add(store, [second], cluster_column="category")
+    same_as_the_items()

@@ -642,10 +642,10 @@ def update_pair_stats(con, source_id: int, also=()) -> None:
     touched = con.execute(
         "SELECT DISTINCT task, model FROM scores WHERE source_id = ?", [source_id]
     ).fetchall()
-    _refresh(con, sorted(set(touched) | set(also)), source_id=source_id)
+    _refresh(con, sorted(set(touched) | set(also)), source_id=source_id, relabel=bool(also))
 
 
-def _refresh(con, touched, *, source_id=None) -> None:
+def _refresh(con, touched, *, source_id=None, relabel=False) -> None:
     """Recompute the vectors of the touched (task, model)s and their pairs with every model.
 
     A model's vector is its per-item score on the task's item numbering (runs averaged; int8
@@ -659,8 +659,22 @@ def _refresh(con, touched, *, source_id=None) -> None:
     for task, models in by_task.items():
         if source_id is not None:
             _number_new_items(con, task, source_id)
+        # rows gone (a removal, a replaced source) may take or change items' clusters: the
+        # labels are read again, and if they changed every pair's cluster sums follow
+        relabelled = relabel and _relabel_items(con, task)
         _write_vectors(con, task, models, source_id=source_id)
-        _write_pairs(con, task, models)
+        every = [
+            r[0] for r in con.execute("SELECT model FROM vectors WHERE task = ?", [task]).fetchall()
+        ]
+        _write_pairs(con, task, models, cluster_models=every if relabelled else None)
+
+
+def _relabel_items(con, task) -> bool:
+    """Label the task's items from the rows now stored; return whether a label changed."""
+    query = "SELECT ix, cluster FROM item_clusters WHERE task = ? ORDER BY ix"
+    before = con.execute(query, [task]).fetchall()
+    _label_items(con, task)
+    return con.execute(query, [task]).fetchall() != before
 
 
 def _number_new_items(con, task, source_id) -> None:
@@ -800,9 +814,10 @@ def read_vectors(con, task, models=None, *, as_codes=False):
     return [r[0] for r in rows], np.where(mask, x, 0.0), mask.astype(dtype), False
 
 
-def _write_pairs(con, task, models) -> None:
-    """The pairs of ``models`` with every model of the task: one product per statistic."""
-    _write_cluster_pairs(con, task, models)
+def _write_pairs(con, task, models, *, cluster_models=None) -> None:
+    """The pairs of ``models`` with every model of the task: one product per statistic
+    (the per-cluster sums of ``cluster_models``' pairs, by default the same models)."""
+    _write_cluster_pairs(con, task, cluster_models or models)
     few = len(models) <= 16  # a few new models: count on the int8 codes, no float copies
     names, x0, mask, binary = read_vectors(con, task, as_codes=few)
     marks = ", ".join("?" * len(models))
@@ -1471,7 +1486,7 @@ def remove(con, *, models=(), sources=(), paths=()) -> dict:
             ]
         rows = before - con.execute("SELECT count(*) FROM scores").fetchall()[0][0]
         # the touched models' vectors and pairs are recomputed (or dropped), never stale
-        _refresh(con, sorted(set(touched)))
+        _refresh(con, sorted(set(touched)), relabel=True)
         con.execute("COMMIT")
     except BaseException:
         _rollback(con)
