@@ -454,3 +454,17 @@ def test_cluster_sums_follow_labels_that_a_removal_or_a_replacement_changes(tmp_
     write(second, ["m2", "m3", "m4"], lambda i: f"e{i % 7}")  # the file's labels change
     evalgap.store_add(store, [second], cluster_column="category")
     same_as_the_items()
+
+
+def test_compare_weights_from_a_column_is_refused_on_a_store_and_a_design_file_honoured(
+    board, tmp_path, run_cli
+):
+    csv, store = board
+    refused = run_cli("compare", "--store", store, "--model-a", "m0", "--model-b", "m1",
+                      "--weights", "category")  # fmt: skip
+    _one_line_error(refused, "--weights category", "design file")
+    design = tmp_path / "design.csv"
+    items = pd.read_csv(csv)["item_id"].drop_duplicates()
+    pd.DataFrame({"item_id": items, "weight": 2.0}).to_csv(design, index=False)
+    args = ("compare", "--model-a", "m0", "--model-b", "m1", "--weights", design)
+    assert _json(run_cli, *args, "--store", store) == _json(run_cli, *args, "--scores", csv)

@@ -1386,6 +1386,13 @@ def _compare_weighted(table, loader, weights, strata, model_a, model_b, settings
 
     if loader["hub"]:
         raise InputError("--weights reads a design file or a column of a --scores table")
+    from pathlib import Path
+
+    if loader["store"] and not Path(weights).is_file():  # a store keeps scores, no other column
+        raise InputError(
+            f"--weights {weights}: a column of a --scores table; a store keeps no weight "
+            "column: give the design file (item_id, weight[, stratum]) as --weights FILE"
+        )
     design = design_table(
         weights, strata, data=list(loader["scores_paths"]), options=_options(loader)
     )
