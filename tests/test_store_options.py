@@ -236,6 +236,8 @@ def test_removing_a_model_updates_its_source_and_a_readd_brings_it_back(tmp_path
     listed = evalgap.store_list(store)
     left = int((frame["model"] != "m2").sum())
     assert listed.n_rows == listed.sources[0]["rows"] == left
+    assert listed.sources[0]["removed_models"] == ["m2"]
+    assert "models removed from it: m2" in run_cli("store", "list", store).stdout
     again = _json(run_cli, "store", "add", store, csv)
     assert again["replaced_sources"] == [str(csv)] and again["rows_added"] == len(frame)
     assert evalgap.store_list(store).models == ("m0", "m1", "m2", "m3")

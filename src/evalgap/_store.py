@@ -67,7 +67,8 @@ class StoreListResult(Result):
     n_rows, n_items, n_runs : int
         Score rows; distinct (task, item) pairs; distinct run labels.
     sources : tuple of dict
-        Per source: id, path, SHA-256, loader, options, time added, rows.
+        Per source: id, path, SHA-256, loader, options, time added, rows, and the models
+        removed from it (``store remove --model``; adding its file again brings them back).
     """
 
     store: str

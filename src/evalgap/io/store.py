@@ -1383,8 +1383,15 @@ def summary(con) -> dict:
     n_rows, n_items, n_runs = con.execute(
         "SELECT count(*), count(DISTINCT (task, item_id)), count(DISTINCT run) FROM scores"
     ).fetchall()[0]
+    has_removed = bool(
+        con.execute(
+            "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'sources' "
+            "AND column_name = 'removed_models' AND database_name = current_database()"
+        ).fetchall()[0][0]
+    )  # a store made before the column has none removed
     sources = con.execute(
-        "SELECT source_id, path, sha256, loader, options, added_at, n_rows FROM sources "
+        "SELECT source_id, path, sha256, loader, options, added_at, n_rows, "
+        f"{'removed_models' if has_removed else 'NULL AS removed_models'} FROM sources "
         "ORDER BY source_id"
     ).df()
     records = [
@@ -1396,6 +1403,7 @@ def summary(con) -> dict:
             "options": json.loads(r.options),
             "added_at": r.added_at.isoformat(),
             "rows": int(r.n_rows),
+            "removed_models": json.loads(r.removed_models) if r.removed_models else [],
         }
         for r in sources.itertuples()
     ]
