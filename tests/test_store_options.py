@@ -470,3 +470,15 @@ def test_compare_weights_from_a_column_is_refused_on_a_store_and_a_design_file_h
     pd.DataFrame({"item_id": items, "weight": 2.0}).to_csv(design, index=False)
     args = ("compare", "--model-a", "m0", "--model-b", "m1", "--weights", design)
     assert _json(run_cli, *args, "--store", store) == _json(run_cli, *args, "--scores", csv)
+
+
+def test_an_export_or_audit_onto_the_store_file_itself_is_refused(tmp_path, run_cli):
+    """A store named x.parquet exported to x.parquet was replaced by the export."""
+    store = tmp_path / "board.parquet"
+    evalgap.store_add(store, [_board(tmp_path / "board.csv")])
+    before = store.read_bytes()
+    for command in ("export", "audit"):
+        result = run_cli("store", command, store, "--output", store)
+        _one_line_error(result, "the store file itself")
+    assert store.read_bytes() == before
+    assert evalgap.store_list(store).n_rows > 0

@@ -170,6 +170,10 @@ def store_add(store, paths, options=None, *, progress=None, **columns) -> StoreA
     from evalgap.io.options import LoadOptions
 
     options = options or LoadOptions()
+    if not isinstance(options, LoadOptions):
+        raise InputError(
+            f"store_add(options=...): expected a LoadOptions, got {type(options).__name__}"
+        )
     if columns:
         known = {f.name for f in dataclasses.fields(LoadOptions)}
         unknown = sorted(set(columns) - known)
@@ -347,6 +351,7 @@ def store_export(store, output) -> StoreExportResult:
     """
     from evalgap.io import store as io
 
+    io.refuse_overwriting(store, output)
     with io.opened(store, f"exporting it to {output}") as con:
         rows = io.export(con, output)
     return StoreExportResult(str(store), str(output), rows)
@@ -734,6 +739,7 @@ def audit_store_streamed(
         raise InputError(
             f"output={str(output)!r}: store audit writes Parquet; name a .parquet file"
         )
+    io.refuse_overwriting(store, output)
     with io.opened(store, "auditing it") as con:
         ranked = _ranked_models(con, tasks)
         blocks = list(_pair_blocks(con, ranked, family, block_pairs))

@@ -142,6 +142,19 @@ def connect(store, *, read_only: bool = False, create: bool = True):
     return con
 
 
+def refuse_overwriting(store, output, option: str = "output") -> None:
+    """Refuse an output file that is the store itself (writing it would replace the store)."""
+    try:
+        same = Path(output).resolve() == Path(store).resolve()
+    except OSError:
+        same = False
+    if same:
+        raise InputError(
+            f"{option}={str(output)!r}: that is the store file itself; writing there would "
+            "replace the store: name another file"
+        )
+
+
 def _is_duckdb_file(path: Path) -> bool:
     """Whether a file is a DuckDB database (its magic bytes), or empty (a new one)."""
     try:
