@@ -236,6 +236,8 @@ def test_removing_a_model_updates_its_source_and_a_readd_brings_it_back(tmp_path
     listed = evalgap.store_list(store)
     left = int((frame["model"] != "m2").sum())
     assert listed.n_rows == listed.sources[0]["rows"] == left
+    assert listed.sources[0]["removed_models"] == ["m2"]
+    assert "models removed from it: m2" in run_cli("store", "list", store).stdout
     again = _json(run_cli, "store", "add", store, csv)
     assert again["replaced_sources"] == [str(csv)] and again["rows_added"] == len(frame)
     assert evalgap.store_list(store).models == ("m0", "m1", "m2", "m3")
@@ -372,6 +374,10 @@ def test_audit_store_refuses_unknown_choices_in_one_line(board, tmp_path):
                 job()
             assert "\n" not in str(caught.value)
     assert not (tmp_path / "o.parquet").exists()
+    plain = tmp_path / "plain.duckdb"  # a clustered tier procedure on a store without clusters
+    evalgap.store_add(plain, [board[0]])
+    with pytest.raises(InputError, match="keeps no cluster labels"):
+        audit_store_streamed(plain, tmp_path / "o.parquet", tier_procedure="clustered")
 
 
 def test_the_family_is_said_on_every_view_of_a_store_audit(board, tmp_path, run_cli):
@@ -386,3 +392,97 @@ def test_the_family_is_said_on_every_view_of_a_store_audit(board, tmp_path, run_
     two = tmp_path / "two.duckdb"
     evalgap.store_add(two, [_board(tmp_path / "two.csv", n_models=2)])
     assert evalgap.audit_store(two, family="all", n_bootstrap=0).family == "all"
+
+
+# found attacking the store ---------------------------------------------------------------
+
+
+def test_a_file_that_is_not_duckdb_is_refused_as_a_store(tmp_path, run_cli):
+    """DuckDB opened a CSV named as the store as an empty in-memory database: store add
+    reported its rows added, and they were stored nowhere."""
+    csv = _board(tmp_path / "board.csv")
+    other = _board(tmp_path / "other.csv", prefix="o")
+    before = csv.read_bytes()
+    for args in (("store", "add", csv, other), ("store", "list", csv)):
+        _one_line_error(run_cli(*args), str(csv), "not a DuckDB file")
+    assert csv.read_bytes() == before
+
+
+def test_selections_in_python_take_one_name_and_refuse_unknown_ones(board, tmp_path):
+    csv, store = board
+    frame = pd.read_csv(csv)
+    assert len(evalgap.read_store(store, models="m1").frame) == (frame["model"] == "m1").sum()
+    with pytest.raises(InputError, match="models='zz': no such model in the store; models found"):
+        evalgap.read_store(store, models=["zz"])
+    assert len(evalgap.store_pairs(store, tasks="all")) == 6
+    with pytest.raises(InputError, match="tasks=1: names are strings"):
+        evalgap.store_pairs(store, tasks=[1])
+    added = evalgap.store_add(tmp_path / "one.duckdb", [csv], model_columns="m1")
+    assert added.rows_added == (frame["model"] == "m1").sum()
+    with pytest.raises(InputError, match="a path or a list of paths"):
+        evalgap.store_add(tmp_path / "one.duckdb", [None])
+
+
+def test_cluster_sums_follow_labels_that_a_removal_or_a_replacement_changes(tmp_path):
+    """Item labels were kept from the first source that gave them: once its rows were
+    removed (or replaced), the per-cluster sums used labels no stored row carried."""
+    rng = np.random.default_rng(4)
+
+    def write(path, models, label):
+        rows = [
+            (m, f"q{i}", int(rng.random() < 0.3 + 0.1 * k), label(i))
+            for k, m in enumerate(models)
+            for i in range(300)
+        ]
+        pd.DataFrame(rows, columns=["model", "item_id", "score", "category"]).to_csv(
+            path, index=False
+        )
+        return path
+
+    store = tmp_path / "s.duckdb"
+    first = write(tmp_path / "a.csv", ["m0", "m1"], lambda i: f"c{i % 5}")
+    second = write(tmp_path / "b.csv", ["m2", "m3", "m4"], lambda i: f"d{i % 3}")
+    evalgap.store_add(store, [first, second], cluster_column="category")
+    evalgap.store_remove(store, sources=[1])
+
+    def same_as_the_items():
+        quick = {"n_bootstrap": 0}
+        stats = evalgap.audit_store(store, **quick).pairs.to_frame()
+        items = evalgap.audit(
+            evalgap.read_store(store), n_cluster_bootstrap=0, n_rank_bootstrap=0, **quick
+        ).pairs.to_frame()
+        for column in ("icc", "design_effect", "resolved_clustered"):
+            np.testing.assert_allclose(
+                stats[column].astype(float), items[column].astype(float), rtol=1e-9
+            )
+
+    same_as_the_items()
+    write(second, ["m2", "m3", "m4"], lambda i: f"e{i % 7}")  # the file's labels change
+    evalgap.store_add(store, [second], cluster_column="category")
+    same_as_the_items()
+
+
+def test_compare_weights_from_a_column_is_refused_on_a_store_and_a_design_file_honoured(
+    board, tmp_path, run_cli
+):
+    csv, store = board
+    refused = run_cli("compare", "--store", store, "--model-a", "m0", "--model-b", "m1",
+                      "--weights", "category")  # fmt: skip
+    _one_line_error(refused, "--weights category", "design file")
+    design = tmp_path / "design.csv"
+    items = pd.read_csv(csv)["item_id"].drop_duplicates()
+    pd.DataFrame({"item_id": items, "weight": 2.0}).to_csv(design, index=False)
+    args = ("compare", "--model-a", "m0", "--model-b", "m1", "--weights", design)
+    assert _json(run_cli, *args, "--store", store) == _json(run_cli, *args, "--scores", csv)
+
+
+def test_an_export_or_audit_onto_the_store_file_itself_is_refused(tmp_path, run_cli):
+    """A store named x.parquet exported to x.parquet was replaced by the export."""
+    store = tmp_path / "board.parquet"
+    evalgap.store_add(store, [_board(tmp_path / "board.csv")])
+    before = store.read_bytes()
+    for command in ("export", "audit"):
+        result = run_cli("store", command, store, "--output", store)
+        _one_line_error(result, "the store file itself")
+    assert store.read_bytes() == before
+    assert evalgap.store_list(store).n_rows > 0

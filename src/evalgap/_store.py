@@ -68,7 +68,8 @@ class StoreListResult(Result):
     n_rows, n_items, n_runs : int
         Score rows; distinct (task, item) pairs; distinct run labels.
     sources : tuple of dict
-        Per source: id, path, SHA-256, loader, options, time added, rows.
+        Per source: id, path, SHA-256, loader, options, time added, rows, and the models
+        removed from it (``store remove --model``; adding its file again brings them back).
     """
 
     store: str
@@ -170,6 +171,10 @@ def store_add(store, paths, options=None, *, progress=None, **columns) -> StoreA
     from evalgap.io.options import LoadOptions
 
     options = options or LoadOptions()
+    if not isinstance(options, LoadOptions):
+        raise InputError(
+            f"store_add(options=...): expected a LoadOptions, got {type(options).__name__}"
+        )
     if columns:
         known = {f.name for f in dataclasses.fields(LoadOptions)}
         unknown = sorted(set(columns) - known)
@@ -177,9 +182,16 @@ def store_add(store, paths, options=None, *, progress=None, **columns) -> StoreA
             raise InputError(
                 f"store_add: unknown loader option {unknown[0]}= (see evalgap.LoadOptions)"
             )
+        for name, value in columns.items():  # a name alone where a list is taken: that name
+            if isinstance(value, str) and isinstance(getattr(LoadOptions(), name), tuple):
+                columns[name] = (value,)
         options = dataclasses.replace(options, **columns)
     if isinstance(paths, (str, Path)):
         paths = [paths]
+    if not isinstance(paths, (list, tuple)) or not all(isinstance(p, (str, Path)) for p in paths):
+        raise InputError(
+            f"store_add(paths=...): a path or a list of paths (str or Path); got {paths!r:.80}"
+        )
     if not paths:
         raise InputError("store add: give at least one score file or directory")
     paths, notes = _sources_of(paths, options)
@@ -266,7 +278,7 @@ def store_list(store) -> StoreListResult:
     )
 
 
-def store_remove(store, *, models=(), sources=(), paths=()) -> StoreRemoveResult:
+def store_remove(store, *, models=(), sources=(), source_paths=()) -> StoreRemoveResult:
     """Remove models and/or sources (by id or by path) from a store, in one transaction.
 
     The pair statistics of what the removed rows touched are recomputed. A source that
@@ -281,7 +293,7 @@ def store_remove(store, *, models=(), sources=(), paths=()) -> StoreRemoveResult
         Models to remove (every row of each).
     sources : list of int
         Sources to remove, by id (``store list``); an id matches ids only.
-    paths : list of str
+    source_paths : list of str
         Sources to remove, by the path they were added from; a path matches paths only.
 
     Returns
@@ -301,10 +313,12 @@ def store_remove(store, *, models=(), sources=(), paths=()) -> StoreRemoveResult
 
     models, sources, paths = (
         [v] if isinstance(v, (str, int, Path)) else list(v or ())
-        for v in (models, sources, paths)
+        for v in (models, sources, source_paths)
     )
     if not models and not sources and not paths:
-        raise InputError("store remove: name what to remove with models=, sources= or paths=")
+        raise InputError(
+            "store remove: name what to remove with models=, sources= or source_paths="
+        )
     bad = [m for m in models if not isinstance(m, str)]
     if bad:
         raise InputError(f"models={bad[0]!r}: a model is named by a string (see store list)")
@@ -338,6 +352,7 @@ def store_export(store, output) -> StoreExportResult:
     """
     from evalgap.io import store as io
 
+    io.refuse_overwriting(store, output)
     with io.opened(store, f"exporting it to {output}") as con:
         rows = io.export(con, output)
     return StoreExportResult(str(store), str(output), rows)
@@ -370,8 +385,26 @@ def read_store(store, *, models=None, tasks=None):
     """
     from evalgap.io import store as io
 
+    models, tasks = _names("models", models), _names("tasks", tasks)
     with io.opened(store, "reading it") as con:
+        for column, wanted in (("model", models), ("task", tasks)):
+            io.refuse_unknown(con, column, wanted)
         return io.read_long(con, models=models, tasks=tasks)
+
+
+def _names(argument: str, value):
+    """A selection of names as a list (one name alone taken as itself), or None."""
+    if value is None:
+        return None
+    value = [value] if isinstance(value, str) else value
+    try:
+        value = list(value)
+    except TypeError:
+        raise InputError(f"{argument}={value!r}: a name or a list of names") from None
+    bad = [v for v in value if not isinstance(v, str)]
+    if bad:
+        raise InputError(f"{argument}={bad[0]!r}: names are strings")
+    return value or None
 
 
 def store_pairs(store, *, tasks=None):
@@ -400,7 +433,9 @@ def store_pairs(store, *, tasks=None):
     """
     from evalgap.io import store as io
 
+    tasks = _names("tasks", tasks)
     with io.opened(store, "reading its pair statistics") as con:
+        io.refuse_unknown(con, "task", tasks)
         return io.pair_stats(con, tasks=tasks)
 
 
@@ -519,13 +554,7 @@ def _check_audit_arguments(family, tasks, settings):
     ):
         if not isinstance(value, str) or value not in choices:
             raise InputError(f"{name}={value!r}: must be one of {', '.join(choices)}")
-    if tasks is None:
-        return None
-    tasks = [tasks] if isinstance(tasks, str) else list(tasks)
-    bad = [t for t in tasks if not isinstance(t, str)]
-    if bad:
-        raise InputError(f"tasks={bad[0]!r}: a task is named by a string")
-    return tasks or None
+    return _names("tasks", tasks)
 
 
 def _refuse_unpaired(store, table) -> None:
@@ -537,8 +566,8 @@ def _refuse_unpaired(store, table) -> None:
         raise InputError(
             f"{store}: models {row['upper']!r} and {row['lower']!r}{task} share no item "
             f"({int(missing.sum()):,} such pairs); a pair is compared on the items both "
-            "scored: audit a selection of models with shared items (tasks=, or "
-            "evalgap audit --store STORE --models ...)"
+            "scored: audit the tasks whose models share items (tasks=), or audit the items "
+            "of a selection of models (evalgap.audit with models=)"
         )
 
 
@@ -714,6 +743,7 @@ def audit_store_streamed(
         raise InputError(
             f"output={str(output)!r}: store audit writes Parquet; name a .parquet file"
         )
+    io.refuse_overwriting(store, output)
     with io.opened(store, "auditing it") as con:
         ranked = _ranked_models(con, tasks)
         blocks = list(_pair_blocks(con, ranked, family, block_pairs))
@@ -721,6 +751,13 @@ def audit_store_streamed(
         if m == 0:
             raise InputError(f"{store}: no pairs to audit (one model per task)")
         pw.critical_values(alpha, power)  # alpha and power checked before any work
+        clustered = con.execute("SELECT count(*) FROM pair_cluster_stats").fetchall()[0][0]
+        if tier_procedure == "clustered" and not clustered:
+            raise InputError(
+                f"tier_procedure='clustered': {store} keeps no cluster labels, so no pair has a "
+                "clustered verdict; choose another procedure, or add the files with "
+                "cluster_column= to a store"
+            )
         statistic = np.empty(m)
         start = 0
         tick = progress or (lambda *_: None)

@@ -1667,16 +1667,16 @@ def store_list(store_path, as_json):
 )
 @click.option(
     "--path",
-    "paths",
+    "source_paths",
     multiple=True,
     help="Remove the source added from this path (repeatable).",
 )
 @option("json")
-def store_remove(store_path, models, sources, paths, as_json):
+def store_remove(store_path, models, sources, source_paths, as_json):
     """Remove models or sources from STORE (one transaction)."""
     from evalgap._store import store_remove as remove_job
 
-    result = remove_job(store_path, models=models, sources=sources, paths=paths)
+    result = remove_job(store_path, models=models, sources=sources, source_paths=source_paths)
     _emit(result, as_json, "store-remove")
 
 

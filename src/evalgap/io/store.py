@@ -110,6 +110,13 @@ def connect(store, *, read_only: bool = False, create: bool = True):
         raise InputError(f"{path}: no such store; create it with evalgap store add {path} FILE")
     if path.is_dir():
         raise InputError(f"{path}: a directory, not a store file; name a .duckdb file")
+    if path.exists() and not _is_duckdb_file(path):
+        # DuckDB would open another file (a CSV) as an empty database in memory: an add
+        # would then report rows stored nowhere
+        raise InputError(
+            f"{path}: not a DuckDB file, so not an evalgap store; name the store file (a new "
+            "name creates one)"
+        )
     try:
         con = duckdb.connect(str(path), read_only=read_only)
     except duckdb.Error as exc:
@@ -133,6 +140,29 @@ def connect(store, *, read_only: bool = False, create: bool = True):
         _close(con)
         raise
     return con
+
+
+def refuse_overwriting(store, output, option: str = "output") -> None:
+    """Refuse an output file that is the store itself (writing it would replace the store)."""
+    try:
+        same = Path(output).resolve() == Path(store).resolve()
+    except OSError:
+        same = False
+    if same:
+        raise InputError(
+            f"{option}={str(output)!r}: that is the store file itself; writing there would "
+            "replace the store: name another file"
+        )
+
+
+def _is_duckdb_file(path: Path) -> bool:
+    """Whether a file is a DuckDB database (its magic bytes), or empty (a new one)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(12)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read it ({exc.strerror})") from None
+    return not head or head[8:12] == b"DUCK"
 
 
 def _check_identity(con, path: Path, read_only: bool) -> None:
@@ -625,10 +655,10 @@ def update_pair_stats(con, source_id: int, also=()) -> None:
     touched = con.execute(
         "SELECT DISTINCT task, model FROM scores WHERE source_id = ?", [source_id]
     ).fetchall()
-    _refresh(con, sorted(set(touched) | set(also)), source_id=source_id)
+    _refresh(con, sorted(set(touched) | set(also)), source_id=source_id, relabel=bool(also))
 
 
-def _refresh(con, touched, *, source_id=None) -> None:
+def _refresh(con, touched, *, source_id=None, relabel=False) -> None:
     """Recompute the vectors of the touched (task, model)s and their pairs with every model.
 
     A model's vector is its per-item score on the task's item numbering (runs averaged; int8
@@ -642,8 +672,22 @@ def _refresh(con, touched, *, source_id=None) -> None:
     for task, models in by_task.items():
         if source_id is not None:
             _number_new_items(con, task, source_id)
+        # rows gone (a removal, a replaced source) may take or change items' clusters: the
+        # labels are read again, and if they changed every pair's cluster sums follow
+        relabelled = relabel and _relabel_items(con, task)
         _write_vectors(con, task, models, source_id=source_id)
-        _write_pairs(con, task, models)
+        every = [
+            r[0] for r in con.execute("SELECT model FROM vectors WHERE task = ?", [task]).fetchall()
+        ]
+        _write_pairs(con, task, models, cluster_models=every if relabelled else None)
+
+
+def _relabel_items(con, task) -> bool:
+    """Label the task's items from the rows now stored; return whether a label changed."""
+    query = "SELECT ix, cluster FROM item_clusters WHERE task = ? ORDER BY ix"
+    before = con.execute(query, [task]).fetchall()
+    _label_items(con, task)
+    return con.execute(query, [task]).fetchall() != before
 
 
 def _number_new_items(con, task, source_id) -> None:
@@ -743,8 +787,8 @@ def _refuse_conflict(con, task, conflicts, source_id) -> None:
         f"item {item!r} of model {first['model']!r}{'' if task == 'all' else f' (task {task})'}"
         f"{'' if run == '1' else f' run {run!r}'} would be stored with the scores {low[2]:g} "
         f"({where(low)}) and {high[2]:g} ({where(high)}) ({len(conflicts):,} such items); "
-        "a store holds one score per item and run: remove the other source first (evalgap "
-        "store remove --source ID), or name the runs with run_column="
+        "a store holds one score per item and run: remove the other source first (store "
+        "remove, sources=ID), or name the runs with run_column="
     )
 
 
@@ -783,9 +827,10 @@ def read_vectors(con, task, models=None, *, as_codes=False):
     return [r[0] for r in rows], np.where(mask, x, 0.0), mask.astype(dtype), False
 
 
-def _write_pairs(con, task, models) -> None:
-    """The pairs of ``models`` with every model of the task: one product per statistic."""
-    _write_cluster_pairs(con, task, models)
+def _write_pairs(con, task, models, *, cluster_models=None) -> None:
+    """The pairs of ``models`` with every model of the task: one product per statistic
+    (the per-cluster sums of ``cluster_models``' pairs, by default the same models)."""
+    _write_cluster_pairs(con, task, cluster_models or models)
     few = len(models) <= 16  # a few new models: count on the int8 codes, no float copies
     names, x0, mask, binary = read_vectors(con, task, as_codes=few)
     marks = ", ".join("?" * len(models))
@@ -1221,6 +1266,25 @@ def load(options):
     return long
 
 
+def refuse_unknown(con, column: str, wanted) -> None:
+    """Raise naming a wanted model or task the store does not hold, with those it holds."""
+    if not wanted:
+        return
+    stored = [
+        r[0]
+        for r in con.execute(
+            f"SELECT {column} FROM scores GROUP BY {column} ORDER BY min(source_id), min(seq)"
+        ).fetchall()
+    ]
+    missing = [w for w in wanted if w not in set(stored)]
+    if missing:
+        shown = ", ".join(stored[:10]) + (", ..." if len(stored) > 10 else "")
+        raise InputError(
+            f"{column}s={missing[0]!r}: no such {column} in the store; {column}s found: "
+            f"{shown or 'none'}"
+        )
+
+
 def read_long(con, *, models=None, tasks=None):
     """The stored scores as a LongScores (rows in the order they were added).
 
@@ -1332,8 +1396,15 @@ def summary(con) -> dict:
     n_rows, n_items, n_runs = con.execute(
         "SELECT count(*), count(DISTINCT (task, item_id)), count(DISTINCT run) FROM scores"
     ).fetchall()[0]
+    has_removed = bool(
+        con.execute(
+            "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'sources' "
+            "AND column_name = 'removed_models' AND database_name = current_database()"
+        ).fetchall()[0][0]
+    )  # a store made before the column has none removed
     sources = con.execute(
-        "SELECT source_id, path, sha256, loader, options, added_at, n_rows FROM sources "
+        "SELECT source_id, path, sha256, loader, options, added_at, n_rows, "
+        f"{'removed_models' if has_removed else 'NULL AS removed_models'} FROM sources "
         "ORDER BY source_id"
     ).df()
     records = [
@@ -1345,6 +1416,7 @@ def summary(con) -> dict:
             "options": json.loads(r.options),
             "added_at": r.added_at.isoformat(),
             "rows": int(r.n_rows),
+            "removed_models": json.loads(r.removed_models) if r.removed_models else [],
         }
         for r in sources.itertuples()
     ]
@@ -1379,7 +1451,7 @@ def remove(con, *, models=(), sources=(), paths=()) -> dict:
         matched.append({"source_id": source_id, "path": found[0][1], "matched": "id"})
     for p in paths:
         if not isinstance(p, (str, Path)):
-            raise InputError(f"paths={p!r}: a path is a string (see store list)")
+            raise InputError(f"source_paths={p!r}: a path is a string (see store list)")
         found = [
             r
             for r in con.execute("SELECT source_id, path FROM sources").fetchall()
@@ -1387,7 +1459,7 @@ def remove(con, *, models=(), sources=(), paths=()) -> dict:
         ]
         if not found:
             raise InputError(
-                f"paths={str(p)!r}: no source added from that path (see store list)"
+                f"source_paths={str(p)!r}: no source added from that path (see store list)"
             )
         for source_id, path in found:
             ids.append(source_id)
@@ -1435,7 +1507,7 @@ def remove(con, *, models=(), sources=(), paths=()) -> dict:
             ]
         rows = before - con.execute("SELECT count(*) FROM scores").fetchall()[0][0]
         # the touched models' vectors and pairs are recomputed (or dropped), never stale
-        _refresh(con, sorted(set(touched)))
+        _refresh(con, sorted(set(touched)), relabel=True)
         con.execute("COMMIT")
     except BaseException:
         _rollback(con)
@@ -1456,7 +1528,7 @@ def _source_id(value) -> int:
     if not text.isdigit():
         raise InputError(
             f"sources={value!r}: a source id is an integer (see store list); remove a source "
-            "by the path it was added from with paths="
+            "by the path it was added from with source_paths="
         )
     return int(text)
 
@@ -1474,6 +1546,8 @@ def export(con, output) -> int:
         )
     if output.is_dir():
         raise InputError(f"output={str(output)!r}: is a directory; name a .parquet file")
+    if not output.parent.is_dir():
+        raise InputError(f"output={str(output)!r}: no folder {str(output.parent)!r} to write in")
     temporary = output.with_name(f".{output.name}.{os.getpid()}.tmp")
     try:
         _copy(con, temporary)

@@ -1215,6 +1215,13 @@ def render_store(r, console: Console) -> None:
         )
         console.print("models: " + ", ".join(markup(m) for m in r.models))
         console.print("tasks: " + ", ".join(markup(t) for t in r.tasks))
+        for s in r.sources:
+            if s.get("removed_models"):
+                console.print(
+                    f"source {s['source_id']}: models removed from it: "
+                    + ", ".join(markup(m) for m in s["removed_models"])
+                    + "; adding its file again brings them back"
+                )
     elif name == "StoreRemoveResult":
         for s in getattr(r, "removed_sources", ()):
             how = {"id": "by its id", "path": "by its path"}.get(
