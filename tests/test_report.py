@@ -377,7 +377,7 @@ def test_audit_sentence_is_one_string_in_terminal_json_and_html(capsys):
          "a_only": [295, 900], "b_only": [249, 300], "both_wrong": [1512, 1842]}
     )  # fmt: skip
     r = audit_counts(table, n_bootstrap=0, n_bootstrap_required_n=0)
-    assert r.verdict.startswith("1 of 2 rank-adjacent pairs is unresolved at alpha=0.05")
+    assert r.verdict.startswith("1 of 2 adjacent pairs is unresolved at alpha=0.05")
     render_audit(r, make_console())
     terminal = capsys.readouterr().out.strip().splitlines()[-1]
     page = html_report.audit_report(r)
@@ -425,8 +425,8 @@ def test_audit_page_uses_q_not_r_and_says_what_unresolved_means():
     assert "tied" not in text.lower()
     assert "cannot tell the two models apart, which does not mean they are equal" in text
     # headings name the family: no bare "all"
-    assert "<h2 id='pairs'>Rank-adjacent pairs</h2>" in page
-    assert "Rank-adjacent pairs by gap size" in text and "total (rank-adjacent pairs)" in text
+    assert "<h2 id='pairs'>Adjacent pairs</h2>" in page
+    assert "Adjacent pairs by gap size" in text and "total (adjacent pairs)" in text
     binned = r.binned_table().set_index("bucket")
     q = r.to_frame()["resolution_ratio"]
     assert binned.loc["total", "q_median"] == pytest.approx(q.median())

@@ -649,8 +649,8 @@ def _pair_cell(r: AuditResult, record: dict, c: str) -> str:
 
 
 def _family_heading(r: AuditResult) -> str:
-    """The pairs of the audit's family: "rank-adjacent pairs", "all pairs", "listed pairs"."""
-    return {"adjacent": "rank-adjacent pairs", "all": "all pairs"}.get(r.family, "listed pairs")
+    """The pairs of the audit's family: "adjacent pairs", "all pairs", "listed pairs"."""
+    return {"adjacent": "adjacent pairs", "all": "all pairs"}.get(r.family, "listed pairs")
 
 
 def _capitalised(text: str) -> str:

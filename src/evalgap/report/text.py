@@ -148,10 +148,10 @@ def gap_interval(low, high) -> str:
 
 
 def pairs_noun(family: str, count: int) -> str:
-    """Return an audit's pairs by family: ``28 rank-adjacent pairs``, ``all 406 pairs``."""
+    """Return an audit's pairs by family: ``28 adjacent pairs``, ``all 406 pairs``."""
     if family == "all":
         return f"all {count:,} pairs" if count != 1 else "1 pair (all pairs)"
-    noun = {"adjacent": "rank-adjacent pair", "listed": "listed pair"}.get(family, "pair")
+    noun = {"adjacent": "adjacent pair", "listed": "listed pair"}.get(family, "pair")
     return plural(count, noun)
 
 
