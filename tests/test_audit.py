@@ -449,3 +449,32 @@ def test_pair_table_rows_need_two_named_different_models(change, message):
         table.loc[0, column] = value
     with pytest.raises(InputError, match=re.escape(message)):
         audit_counts(table)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [{"models": ["rank 1"]}, {"n_rank_bootstrap": 0}, {"cluster_column": "c"},
+     {"complete_case": True}],
+)  # fmt: skip
+def test_options_a_pairs_table_cannot_honour_are_refused(settings):
+    """They were ignored without a word (a pair-count table has no items to select,
+    cluster or rank)."""
+    import evalgap
+
+    name = next(iter(settings))
+    with pytest.raises(InputError, match=f"^{name}=: not for pairs= "):
+        evalgap.audit(pairs=table_7(), **settings)
+
+
+def test_cli_refuses_flags_a_pairs_file_cannot_honour(tmp_path, capsys):
+    from evalgap.cli import main
+
+    path = tmp_path / "pairs.csv"
+    table_7().to_csv(path, index=False)
+    code = main(["audit", "--pairs", str(path), "--models", "rank 1", "--n-cluster-bootstrap", "5"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err == (
+        "evalgap: error: --models, --n-cluster-bootstrap: not for a --pairs file of 2x2 counts "
+        "(it has no per-item scores to read, cluster or rank); leave it out, or audit --scores"
+    )
+    assert main(["audit", "--pairs", str(path), "--seed", "3", "--json", "--n-bootstrap", "0"]) == 0
