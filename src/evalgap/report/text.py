@@ -73,11 +73,12 @@ def is_long_name(value, limit: int = MAX_DISPLAY_NAME) -> bool:
 
 
 def plot_label(value) -> str:
-    """Return a name for a matplotlib label: control characters shown.
+    """Return a name for a matplotlib label: control characters shown, shortened as
+    :func:`display_name` (a label of thousands of characters costs seconds to lay out).
 
     ``plots`` draws every figure with mathtext off, so a ``$`` stays a dollar sign.
     """
-    return clean(value)
+    return display_name(value)
 
 
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:
