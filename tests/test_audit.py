@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -407,3 +409,72 @@ def test_gap_interval_is_the_paired_t_interval_for_graded_pairs():
     assert r.pairs.delta_low[0] == pytest.approx(expected.low, rel=1e-10)
     assert r.pairs.delta_high[0] == pytest.approx(expected.high, rel=1e-10)
     assert r.to_dict()["pairs"][0]["delta_interval_method"] == "paired_t"
+
+
+# --- settings and pair tables the audit refuses (each was a traceback or silently used) ------
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"alpha": [0.05]}, "alpha must be one number; got [0.05]"),  # was a TypeError
+        ({"power": np.array([0.8, 0.9])}, "power must be one number"),
+        ({"family_size": 2.5}, "family_size must be a whole number >= 1; got 2.5"),  # was m=2
+        ({"family_size": "3"}, "family_size must be a whole number >= 1; got '3'"),
+        ({"n_bootstrap": -1}, "n_bootstrap must be a whole number >= 0; got -1"),
+        ({"n_rank_bootstrap": 1.5}, "n_rank_bootstrap must be a whole number >= 0; got 1.5"),
+        ({"n_cluster_bootstrap": float("nan")}, "n_cluster_bootstrap must be a whole number"),
+        ({"procedure": "clustered"}, "procedure='clustered' gave no verdicts for these data"),
+    ],
+)
+def test_bad_settings_are_refused_in_one_line(settings, message):
+    import evalgap
+
+    with pytest.raises(InputError, match=re.escape(message)):
+        evalgap.audit(two_model_board(), **{"n_rank_bootstrap": 0, **settings})
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"model_b": "rank 1"}, "row 2 (counting the header as row 1) pairs rank 1 with itself"),
+        ({"model_b": np.nan}, "row 2 (counting the header as row 1): model_b is empty"),
+        ({"model_a": "  "}, "row 2 (counting the header as row 1): model_a is empty"),
+    ],
+)
+def test_pair_table_rows_need_two_named_different_models(change, message):
+    table = table_7()
+    for column, value in change.items():
+        table[column] = table[column].astype(object)
+        table.loc[0, column] = value
+    with pytest.raises(InputError, match=re.escape(message)):
+        audit_counts(table)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [{"models": ["rank 1"]}, {"n_rank_bootstrap": 0}, {"cluster_column": "c"},
+     {"complete_case": True}],
+)  # fmt: skip
+def test_options_a_pairs_table_cannot_honour_are_refused(settings):
+    """They were ignored without a word (a pair-count table has no items to select,
+    cluster or rank)."""
+    import evalgap
+
+    name = next(iter(settings))
+    with pytest.raises(InputError, match=f"^{name}=: not for pairs= "):
+        evalgap.audit(pairs=table_7(), **settings)
+
+
+def test_cli_refuses_flags_a_pairs_file_cannot_honour(tmp_path, capsys):
+    from evalgap.cli import main
+
+    path = tmp_path / "pairs.csv"
+    table_7().to_csv(path, index=False)
+    code = main(["audit", "--pairs", str(path), "--models", "rank 1", "--n-cluster-bootstrap", "5"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err == (
+        "evalgap: error: --models, --n-cluster-bootstrap: not for a --pairs file of 2x2 counts "
+        "(it has no per-item scores to read, cluster or rank); leave it out, or audit --scores"
+    )
+    assert main(["audit", "--pairs", str(path), "--seed", "3", "--json", "--n-bootstrap", "0"]) == 0

@@ -373,7 +373,7 @@ def test_audit_scores_report_in_the_terminal(run_cli):
     assert out.returncode == 0, out.stderr
     text = " ".join(out.stdout.split())
     assert "flips under clustering:" in text
-    assert "of 28 rank-adjacent pairs are unresolved" in text
+    assert "of 28 adjacent pairs are unresolved" in text
     assert "8 unresolved chains (fixed n) join 21 models" in text
 
 

@@ -377,7 +377,7 @@ def test_audit_sentence_is_one_string_in_terminal_json_and_html(capsys):
          "a_only": [295, 900], "b_only": [249, 300], "both_wrong": [1512, 1842]}
     )  # fmt: skip
     r = audit_counts(table, n_bootstrap=0, n_bootstrap_required_n=0)
-    assert r.verdict.startswith("1 of 2 rank-adjacent pairs is unresolved at alpha=0.05")
+    assert r.verdict.startswith("1 of 2 adjacent pairs is unresolved at alpha=0.05")
     render_audit(r, make_console())
     terminal = capsys.readouterr().out.strip().splitlines()[-1]
     page = html_report.audit_report(r)
@@ -425,8 +425,8 @@ def test_audit_page_uses_q_not_r_and_says_what_unresolved_means():
     assert "tied" not in text.lower()
     assert "cannot tell the two models apart, which does not mean they are equal" in text
     # headings name the family: no bare "all"
-    assert "<h2 id='pairs'>Rank-adjacent pairs</h2>" in page
-    assert "Rank-adjacent pairs by gap size" in text and "total (rank-adjacent pairs)" in text
+    assert "<h2 id='pairs'>Adjacent pairs</h2>" in page
+    assert "Adjacent pairs by gap size" in text and "total (adjacent pairs)" in text
     binned = r.binned_table().set_index("bucket")
     q = r.to_frame()["resolution_ratio"]
     assert binned.loc["total", "q_median"] == pytest.approx(q.median())
@@ -482,3 +482,22 @@ def test_audit_terminal_report_of_200k_character_names_is_linear(capsys):
     # the --width path (table fitting) gets the shortened names too
     render_audit(r, make_console(width=100))
     assert long_a[:1000] not in capsys.readouterr().out
+
+
+def test_audit_page_of_long_names_draws_short_labels():
+    """Figures laid out every label in full (names of 20,000 characters: 22 s, growing with
+    the length): labels are shortened as in the terminal; tables keep the full names."""
+    from evalgap.report.text import display_name
+
+    long_a, long_b = "a" * 50_000, "a" * 49_999 + "b"
+    frame = leaderboard(n_items=300, accuracies=(0.7, 0.6, 0.5))
+    frame["model"] = frame["model"].map({"m0": long_a, "m1": long_b, "m2": "short"})
+    frame["task"] = "t" * 50_000
+    r = audit_scores(
+        align(frame), n_bootstrap=0, n_bootstrap_required_n=0, n_cluster_bootstrap=0
+    )
+    page = html_report.audit_report(r)
+    svgs = "".join(re.findall(r"<svg.*?</svg>", page, re.S))
+    assert svgs and long_a[:1000] not in svgs and "t" * 1000 not in svgs
+    assert display_name(long_a) in svgs and display_name("t" * 50_000) in svgs
+    assert f">{long_a}<" in page.replace("<wbr>", "")  # the tables name it in full

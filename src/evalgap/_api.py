@@ -448,6 +448,22 @@ def audit(
     if pairs is not None:
         if family != "adjacent":
             raise InputError("family='all' needs per-item scores; pairs= lists its pairs itself")
+        given = {
+            "models": models is not None,
+            "tasks": tasks is not None,
+            "complete_case": bool(complete_case),
+            "strict": bool(strict),
+            "options": options is not None,
+            "n_cluster_bootstrap": n_cluster_bootstrap != 1000,
+            "n_rank_bootstrap": n_rank_bootstrap != 1000,
+            **{name: True for name in columns},
+        }
+        ignored = [f"{name}=" for name, value in given.items() if value]
+        if ignored:
+            raise InputError(
+                f"{', '.join(ignored)}: not for pairs= (2x2 counts have no per-item scores to "
+                "select, cluster or rank); leave it out, or pass per-item scores as data="
+            )
         if isinstance(pairs, (str, Path)):
             from evalgap.io.tables import read_frame
 

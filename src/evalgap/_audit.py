@@ -43,8 +43,8 @@ if TYPE_CHECKING:  # the audit imports the rank job only when it runs it
     from evalgap._ranks import RanksResult
 from evalgap.errors import InputError
 from evalgap.io import counts as count_columns
+from evalgap.stats import _validate, intervals, multiplicity, resample, sequential, tests
 from evalgap.stats import clusters as cl
-from evalgap.stats import intervals, multiplicity, resample, sequential, tests
 from evalgap.stats import power as pw
 from evalgap.stats.paired import is_binary, summarize_counts, summarize_pairs
 
@@ -593,7 +593,16 @@ def audit_scores(
     verdicts and stress tests run when the scores carry cluster labels and ``use_clusters``.
     ``progress(done, total, phase)`` is called as each phase (:data:`PHASES`) starts.
     """
-    _check(family, alpha, power, chain_procedure)
+    _check(
+        family,
+        alpha,
+        power,
+        chain_procedure,
+        n_cluster_bootstrap=n_cluster_bootstrap,
+        n_bootstrap_required_n=n_bootstrap_required_n,
+        n_bootstrap=n_bootstrap,
+        n_rank_bootstrap=n_rank_bootstrap,
+    )
 
     def step(phase: str) -> None:
         if progress is not None:
@@ -758,8 +767,16 @@ def audit_counts(
     ``table`` has columns ``model_a, model_b, both_correct, a_only, b_only, both_wrong`` and
     optionally ``task``; rows are the family, in display order (A above B).
     """
-    _check("adjacent", alpha, power, chain_procedure)
+    _check(
+        "adjacent",
+        alpha,
+        power,
+        chain_procedure,
+        n_bootstrap=n_bootstrap,
+        n_bootstrap_required_n=n_bootstrap_required_n,
+    )
     count_columns.require_columns(table, count_columns.PAIR_COLUMNS, source)
+    _refuse_unnamed_and_self_pairs(table, source)
     _refuse_repeated_pairs(table, source)
     counts = {
         c: count_columns.whole_numbers(table, c, source) for c in count_columns.PAIR_COLUMNS[2:]
@@ -1355,12 +1372,33 @@ def _family_size(declared, n_pairs: int) -> int:
     """The family size m: the pairs audited, or a declared m that is at least that many."""
     if declared is None:
         return n_pairs
+    declared = _validate.whole_number(declared, "family_size", 1)
     if int(declared) < n_pairs:
         raise InputError(
             f"family_size={int(declared)} is smaller than the {n_pairs} pairs audited; "
             f"declare at least {n_pairs} (a family contains every pair it tests)"
         )
     return int(declared)
+
+
+def _refuse_unnamed_and_self_pairs(table: pd.DataFrame, source: str) -> None:
+    """A row needs two named, different models (rows counted with the header as row 1)."""
+    for column in ("model_a", "model_b"):
+        names = table[column]
+        empty = names.isna().to_numpy() | (names.astype(str).str.strip() == "").to_numpy()
+        if empty.any():
+            row = int(np.flatnonzero(empty)[0]) + 2
+            raise InputError(
+                f"{source}: row {row} (counting the header as row 1): {column} is empty; "
+                "name both models of every pair"
+            )
+    same = (table["model_a"].astype(str) == table["model_b"].astype(str)).to_numpy()
+    if same.any():
+        row = int(np.flatnonzero(same)[0]) + 2
+        raise InputError(
+            f"{source}: row {row} (counting the header as row 1) pairs "
+            f"{table['model_a'].iloc[row - 2]} with itself; a pair needs two different models"
+        )
 
 
 def _refuse_repeated_pairs(table: pd.DataFrame, source: str) -> None:
@@ -1393,10 +1431,17 @@ def _bucket(label, inside, unresolved, q) -> dict:
     }
 
 
-def _check(family, alpha, power, chain_procedure) -> None:
+def _check(family, alpha, power, chain_procedure, **resamples) -> None:
+    """Refuse bad settings with one line naming the keyword (``resamples``: counts >= 0)."""
     if family not in FAMILIES:
         raise InputError(f"family must be one of {', '.join(FAMILIES)}; got {family!r}")
+    for name, value in (("alpha", alpha), ("power", power)):
+        if np.ndim(value) != 0:  # an audit has one level: a list would broadcast silently
+            raise InputError(f"{name} must be one number; got {_validate.show(value)}")
+    _validate.levels(alpha, power)
     pw.critical_values(alpha, power)
+    for name, value in resamples.items():
+        _validate.whole_number(value, name, 0)
     if chain_procedure not in PROCEDURES:
         raise InputError(
             f"procedure= must be one of {', '.join(PROCEDURES)}; got {chain_procedure!r}"

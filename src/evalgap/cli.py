@@ -614,6 +614,12 @@ def audit(
             raise InputError(
                 "--family all needs per-item --scores; a --pairs file lists its pairs itself"
             )
+        ignored = [flag for flag in _given_options() if flag not in AUDIT_PAIRS_FLAGS]
+        if ignored:
+            raise InputError(
+                f"{', '.join(ignored)}: not for a --pairs file of 2x2 counts (it has no "
+                "per-item scores to read, cluster or rank); leave it out, or audit --scores"
+            )
         result = audit_job(pairs=pairs_path, **settings)
     else:
         _, score_set = _read_scores(loader, models=None, quiet=as_json)
@@ -644,6 +650,25 @@ def audit(
             return
         _note(f"pair table written to {output_path}")
     _emit(result, as_json, "audit")
+
+
+# The audit flags a --pairs file of 2x2 counts honours; any other given flag is refused.
+AUDIT_PAIRS_FLAGS = (
+    "--pairs",
+    "--family",
+    "--family-size",
+    "--procedure",
+    "--mixture",
+    "--n-bootstrap",
+    "--n-bootstrap-required-n",
+    "--seed",
+    "--output",
+    "--html",
+    "--alpha",
+    "--power",
+    "--alternative",
+    "--json",
+)
 
 
 RANKS_EXAMPLES = """

@@ -19,7 +19,15 @@ import pandas as pd
 
 from evalgap._audit import AuditResult
 from evalgap.report import plots
-from evalgap.report.text import clean, format_p, gap_interval, number, pairs_noun, plural
+from evalgap.report.text import (
+    clean,
+    format_p,
+    gap_interval,
+    number,
+    pairs_noun,
+    plot_label,
+    plural,
+)
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1220px;
@@ -305,7 +313,9 @@ def _models_section(r: AuditResult) -> list[str]:
             caption += f" Showing the top {len(sub)} of {len(everyone)} models by rank."
         out.append(
             _figure(
-                plots.forest(sub, r.chains.get(task, []), f"{clean(task)}: scores, best first"),
+                plots.forest(
+                    sub, r.chains.get(task, []), f"{plot_label(task)}: scores, best first"
+                ),
                 caption,
             )
         )
@@ -463,7 +473,7 @@ def _heatmap_section(r: AuditResult) -> list[str]:
             )
         out.append(
             _figure(
-                plots.verdict_heatmap(models, verdicts, f"{clean(task)}: pairwise verdicts"),
+                plots.verdict_heatmap(models, verdicts, f"{plot_label(task)}: pairwise verdicts"),
                 caption,
             )
         )
@@ -487,7 +497,7 @@ def _rank_sets_section(ranks) -> list[str]:
         out.append(
             _figure(
                 plots.rank_intervals(
-                    _rank_figure_frame(ranks, task), f"{clean(task)}: rank sets", level=level
+                    _rank_figure_frame(ranks, task), f"{plot_label(task)}: rank sets", level=level
                 ),
                 f"Thin bars: {level} simultaneous rank sets; thick: marginal sets; dots: the "
                 "ranks by score; shaded bands: tiers.",
@@ -649,8 +659,8 @@ def _pair_cell(r: AuditResult, record: dict, c: str) -> str:
 
 
 def _family_heading(r: AuditResult) -> str:
-    """The pairs of the audit's family: "rank-adjacent pairs", "all pairs", "listed pairs"."""
-    return {"adjacent": "rank-adjacent pairs", "all": "all pairs"}.get(r.family, "listed pairs")
+    """The pairs of the audit's family: "adjacent pairs", "all pairs", "listed pairs"."""
+    return {"adjacent": "adjacent pairs", "all": "all pairs"}.get(r.family, "listed pairs")
 
 
 def _capitalised(text: str) -> str:

@@ -86,11 +86,12 @@ def is_long_name(value, limit: int = MAX_DISPLAY_NAME) -> bool:
 
 
 def plot_label(value) -> str:
-    """Return a name for a matplotlib label: control characters shown.
+    """Return a name for a matplotlib label: control characters shown, shortened as
+    :func:`display_name` (a label of thousands of characters costs seconds to lay out).
 
     ``plots`` draws every figure with mathtext off, so a ``$`` stays a dollar sign.
     """
-    return clean(value)
+    return display_name(value)
 
 
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:
@@ -161,10 +162,10 @@ def gap_interval(low, high) -> str:
 
 
 def pairs_noun(family: str, count: int) -> str:
-    """Return an audit's pairs by family: ``28 rank-adjacent pairs``, ``all 406 pairs``."""
+    """Return an audit's pairs by family: ``28 adjacent pairs``, ``all 406 pairs``."""
     if family == "all":
         return f"all {count:,} pairs" if count != 1 else "1 pair (all pairs)"
-    noun = {"adjacent": "rank-adjacent pair", "listed": "listed pair"}.get(family, "pair")
+    noun = {"adjacent": "adjacent pair", "listed": "listed pair"}.get(family, "pair")
     return plural(count, noun)
 
 
