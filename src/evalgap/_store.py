@@ -752,9 +752,9 @@ def audit_store_streamed(
             raise InputError(f"{store}: no pairs to audit (one model per task)")
         pw.critical_values(alpha, power)  # alpha and power checked before any work
         clustered = con.execute("SELECT count(*) FROM pair_cluster_stats").fetchall()[0][0]
-        if tier_procedure == "clustered" and not clustered:
+        if chain_procedure == "clustered" and not clustered:
             raise InputError(
-                f"tier_procedure='clustered': {store} keeps no cluster labels, so no pair has a "
+                f"chain_procedure='clustered': {store} keeps no cluster labels, so no pair has a "
                 "clustered verdict; choose another procedure, or add the files with "
                 "cluster_column= to a store"
             )

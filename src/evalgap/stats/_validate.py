@@ -200,7 +200,7 @@ ARGUMENT_KINDS = {
             "adjustment",
             "family",
             "procedure",
-            "tier_procedure",
+            "chain_procedure",
             "mixture",
             "method",
             "bootstrap",
