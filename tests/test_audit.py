@@ -417,13 +417,14 @@ def test_gap_interval_is_the_paired_t_interval_for_graded_pairs():
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"alpha": [0.05]}, "alpha must be one number; got [0.05]"),  # was a TypeError
+        # was a TypeError
+        ({"alpha": [0.05]}, "alpha must be one number, a finite number in (0, 1); got [0.05]"),
         ({"power": np.array([0.8, 0.9])}, "power must be one number"),
         ({"family_size": 2.5}, "family_size must be a whole number >= 1; got 2.5"),  # was m=2
         ({"family_size": "3"}, "family_size must be a whole number >= 1; got '3'"),
-        ({"n_bootstrap": -1}, "n_bootstrap must be a whole number >= 0; got -1"),
-        ({"n_rank_bootstrap": 1.5}, "n_rank_bootstrap must be a whole number >= 0; got 1.5"),
-        ({"n_cluster_bootstrap": float("nan")}, "n_cluster_bootstrap must be a whole number"),
+        ({"n_bootstrap": -1}, "n_bootstrap must be a non-negative whole number; got -1"),
+        ({"n_rank_bootstrap": 1.5}, "n_rank_bootstrap must be a non-negative whole number"),
+        ({"n_cluster_bootstrap": float("nan")}, "n_cluster_bootstrap must be a non-negative"),
         ({"procedure": "clustered"}, "procedure='clustered' gave no verdicts for these data"),
     ],
 )
