@@ -275,7 +275,20 @@ def plan_pilot(
             f"{dropped:,} item{'s' if dropped != 1 else ''} scored by only one of the two "
             "models left out of the pilot"
         )
-    c = vc.paired_components(runs_a, runs_b)
+    for name, runs in ((model_a, runs_a), (model_b, runs_b)):
+        if not ((~np.isnan(runs)).sum(axis=1) >= 2).any():
+            raise InputError(
+                f"{long.source}: model {name!r} ran no item twice in the pilot, so its "
+                "run-to-run noise is unknown; a pilot needs repeated runs (lm-eval: all_runs; "
+                "inspect: epochs)"
+            )
+    with np.errstate(over="ignore", invalid="ignore"):
+        c = vc.paired_components(runs_a, runs_b)
+    if not all(math.isfinite(x) for x in (c.between_items, c.within_items, c.delta)):
+        raise InputError(
+            f"{long.source}: the pilot's scores (up to {np.nanmax(np.abs([runs_a, runs_b])):.3g})"
+            " are too large for their variances to be computed in floating point; rescale them"
+        )
     components = PilotComponents(
         between_items=c.between_items,
         within_items=c.within_items,
@@ -439,11 +452,11 @@ def _run_matrices(frame, model_a, model_b, source):
 
     sub = frame[frame["model"].isin([model_a, model_b])].copy()
     sub["score"] = pd.to_numeric(sub["score"], errors="coerce")
-    bad = int(sub["score"].isna().sum())
+    bad = int((~np.isfinite(sub["score"].to_numpy(dtype=float))).sum())
     if bad:
         raise InputError(
-            f"{source}: {bad:,} pilot score{'s are' if bad != 1 else ' is'} empty or not a "
-            "number; fix or remove those rows"
+            f"{source}: {bad:,} pilot score{'s are' if bad != 1 else ' is'} empty, not a "
+            "number or infinite; fix or remove those rows"
         )
     sub["key"] = sub["task"].astype(str) + "\x1f" + sub["item_id"].astype(str)
     counts = sub.groupby(["model", "key", "run"], sort=False).size()
