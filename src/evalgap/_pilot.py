@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalgap._plan import check_countable
+from evalgap._plan import check_countable, check_single
 from evalgap._results import Result
 from evalgap.errors import InputError
 from evalgap.stats import _validate
@@ -245,6 +245,15 @@ def plan_pilot(
     """
     from evalgap._api import long_scores
 
+    check_single(
+        delta=delta,
+        alpha=alpha,
+        power=power,
+        cost_per_item=cost_per_item,
+        cost_per_run=cost_per_run,
+        price_per_1k_tokens=price_per_1k_tokens,
+        tokens_per_item=tokens_per_item,
+    )
     alpha, power = (float(x) for x in _validate.levels(alpha, power, "two-sided"))
     max_runs = _validate.whole_number(max_runs, "max_runs", 1)
     if max_runs > MAX_RUNS:
@@ -257,7 +266,14 @@ def plan_pilot(
     long = long_scores(pilot, options=options, **columns)
     frame = long.frame
     if tasks is not None:
-        frame = frame[frame["task"].isin([str(t) for t in tasks])]
+        tasks = [tasks] if isinstance(tasks, str) else [str(t) for t in tasks]
+        frame = frame[frame["task"].isin(tasks)]
+        if frame.empty:
+            present = ", ".join(map(str, list(dict.fromkeys(long.frame["task"]))[:6]))
+            raise InputError(
+                f"tasks=: {long.source} has no pilot scores for {', '.join(tasks)} "
+                f"(tasks: {present})"
+            )
     model_a, model_b = _models(frame, model_a, model_b, long.source)
     if "run" not in frame.columns:
         raise InputError(
@@ -495,7 +511,7 @@ def _costs(cost_per_item, cost_per_run, price, tokens, pilot, source, notes):
         ("price_per_1k_tokens", price),
         ("tokens_per_item", tokens),
     ):
-        if value is not None and not (math.isfinite(float(value)) and float(value) >= 0):
+        if value is not None and not float(_validate.numbers(value, name)) >= 0:
             raise InputError(f"{name}= must be a finite number >= 0; got {value!r}")
     if price is not None:
         if cost_per_run is not None:

@@ -120,6 +120,7 @@ def plan_degradation(
     >>> r.required_n, round(r.power_at_n, 3)
     (22258, 0.843)
     """
+    check_single(delta=delta, flip_rate=flip_rate, alpha=alpha, power=power)
     _validate.levels(alpha, power, "greater")
     delta = float(_validate.numbers(delta, "delta"))
     flip_rate = float(_validate.probability(flip_rate, "flip_rate"))
@@ -221,6 +222,7 @@ def plan_noninferiority(
     >>> plan_noninferiority(margin=0.02, flip_rate=0.1).required_n
     1578
     """
+    check_single(margin=margin, flip_rate=flip_rate, delta=delta, alpha=alpha, power=power)
     _validate.levels(alpha, power, "greater")
     delta = float(_validate.numbers(delta, "delta"))
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
@@ -419,6 +421,21 @@ def plan(
     >>> p.required_n, p.conventions.one_sample_shortcut, p.conventions.two_sample_shortcut
     (1028, 515, 1030)
     """
+    check_single(
+        accuracy_a=accuracy_a,
+        accuracy_b=accuracy_b,
+        correlation=correlation,
+        delta=delta,
+        sd_diff=sd_diff,
+        alpha=alpha,
+        power=power,
+        flip_rate=flip_rate,
+        margin=margin,
+        cost_per_item=cost_per_item,
+        cost_per_run=cost_per_run,
+        price_per_1k_tokens=price_per_1k_tokens,
+        tokens_per_item=tokens_per_item,
+    )
     given = {
         "accuracy_a": accuracy_a,
         "accuracy_b": accuracy_b,
@@ -624,6 +641,26 @@ def _check_finite_required(required: float, delta: float, sd: float) -> None:
         check_countable(
             required, f"a gap of {_validate.show(delta)} with sd_diff {_validate.show(sd)}"
         )
+
+
+def check_single(**values) -> None:
+    """Refuse a list, an array or a boolean where a plan takes one number, naming it.
+
+    The plans take one design at a time; NumPy would otherwise broadcast a list into arrays
+    that fail later as a TypeError (or take ``True`` as 1). Strings, NaN and ranges are
+    checked where each number is used.
+    """
+    for name, value in values.items():
+        if value is None:
+            continue
+        if isinstance(value, (bool, np.bool_)):
+            raise InputError(f"{name}= must be a number; got {value!r}")
+        try:
+            single = np.ndim(value) == 0
+        except ValueError:  # a ragged list
+            single = False
+        if not single:
+            raise InputError(f"{name}= must be a single number; got {_validate.show(value)}")
 
 
 def check_countable(required: float, what: str, option: str = "delta=") -> None:
