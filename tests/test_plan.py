@@ -290,3 +290,15 @@ def test_the_python_plan_refuses_what_the_chosen_plan_does_not_take(kwargs, mess
 def test_wrong_types_are_one_line_errors_naming_the_parameter(call, message):
     with pytest.raises(InputError, match=message):
         call()
+
+
+def test_identical_binary_models_have_no_mde(run_cli):
+    """Equal accuracies at correlation 1 are one model twice: sigma_D = 0 made the MDE 0
+    ('the smallest resolvable gap is 0.0000'); it is refused as having no spread."""
+    with pytest.raises(InputError, match="leaves the per-item differences no spread"):
+        evalgap.plan(accuracy_a=0.5, accuracy_b=0.5, correlation=1.0, n_items=100)
+    out = run_cli("plan", "--accuracy-a", "0.5", "--correlation", "1", "--n-items", "100")
+    assert out.returncode == 2 and "no spread" in out.stderr
+    # just inside the interval the MDE is Eq. 4 with Eq. 5's sigma_D
+    p = evalgap.plan(accuracy_a=0.5, accuracy_b=0.5, correlation=0.99, n_items=100)
+    assert p.mde == pytest.approx(math.sqrt(_k() * 2 * 0.25 * 0.01 / 100))

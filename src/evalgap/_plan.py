@@ -715,8 +715,9 @@ def _plan_binary(accuracy_a, accuracy_b, correlation, gap, n_items, kw) -> PlanR
     if gap is not None and abs(delta - gap) <= 1e-12 * abs(gap):
         delta = gap  # the gap as given, not its rounding through the two accuracies
     sd = float(pw.sd_diff_binary(pa, pb, rho))
-    if sd == 0 and delta != 0:
-        # Only at the edge of the admissible interval, within its rounding tolerance.
+    if sd == 0:
+        # At the edge of the admissible interval (with equal accuracies, rho = 1: the two
+        # models identical), where Eq. 3 and the MDE of Eq. 4 are 0 and say nothing.
         raise InputError(
             f"correlation {_validate.show(rho)} with accuracies {_validate.show(pa)} and "
             f"{_validate.show(pb)} leaves the per-item differences no spread; choose a "
