@@ -878,3 +878,20 @@ def test_one_model_in_two_folders_is_two_runs_told_apart_by_folder(run_cli, tmp_
     assert pair["n_items"] == 30 and pair["delta"] == pytest.approx(10 / 30)
     compared = evalgap.load_scores(tmp_path).frame
     assert set(compared["model"]) == {"org/m (bf16)", "org/m (fp8)"}
+
+
+def test_a_poll_stopped_by_a_broken_line_never_skips_records_later(tmp_path):
+    from evalgap.io.follow import LogFollower
+
+    path = _lines(tmp_path, "m", "qa", [(i, 1.0) for i in range(5)])
+    with open(path, "a") as out:
+        out.write("{broken\n")
+    follower = LogFollower([tmp_path])
+    with pytest.raises(InputError, match="line 6 is not valid JSON"):
+        follower.poll()
+    # the five good records were read but not returned: the follower refuses to go on
+    # rather than pass over them
+    with pytest.raises(InputError, match="this follower stopped there"):
+        follower.poll()
+    path.write_text("".join(json.dumps({"doc_id": i, "acc": 1.0}) + "\n" for i in range(5)))
+    assert len(LogFollower([tmp_path]).poll()) == 5

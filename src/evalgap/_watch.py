@@ -177,6 +177,13 @@ class Monitor:
             baseline = _name(baseline, "baseline=")
         if targets == "baseline" and not baseline:
             raise InputError("targets='baseline' needs baseline= (the model to compare against)")
+        if (pair is not None and targets != "pair") or (
+            baseline is not None and targets != "baseline"
+        ):
+            raise InputError(
+                f"{'pair=' if pair is not None else 'baseline='} is used with "
+                f"targets='{'pair' if pair is not None else 'baseline'}', not {targets!r}"
+            )
         self.targets, self.pair, self.baseline = targets, pair, baseline
         self.alpha = float(_validate.probability(alpha, "alpha"))
         self.power = float(_validate.probability(power, "power"))
@@ -282,7 +289,12 @@ class Monitor:
         """
         from evalgap.io.follow import LogFollower
 
-        paths = [logs] if isinstance(logs, (str, os.PathLike)) else list(logs)
+        if isinstance(logs, (str, os.PathLike)):
+            paths = [logs]
+        elif isinstance(logs, (list, tuple)):
+            paths = list(logs)
+        else:
+            raise InputError(f"logs= takes a path or a list of paths; got {_validate.show(logs)}")
         if not paths:
             raise InputError("logs= names no log directory or file")
         for name, value in (

@@ -108,6 +108,7 @@ class LogFollower:
         self._non_numeric: dict = {}  # path -> samples with a value that is no number
         self._events: dict = {}  # key -> a note that stays (a switch of run, a rewrite)
         self._waiting: dict = {}  # path -> what is waited for (cleared when it comes)
+        self._failure: str | None = None  # the error that stopped a poll half way
 
     @property
     def notes(self) -> list[str]:
@@ -135,7 +136,24 @@ class LogFollower:
         return out + list(self._waiting.values())
 
     def poll(self) -> list[tuple]:
-        """Return the new records since the last poll, in file order."""
+        """Return the new records since the last poll, in file order.
+
+        A log that cannot be read (a broken line, a score out of range) raises; the follower
+        then stops there for good (each later poll raises the same), since what it had read
+        in that poll is not returned: follow the logs anew, or from the last saved state.
+        """
+        if self._failure is not None:
+            raise InputError(
+                f"{self._failure} (this follower stopped there: follow the logs anew, or "
+                "from the last saved state, once that is fixed)"
+            )
+        try:
+            return self._poll()
+        except InputError as exc:
+            self._failure = str(exc)
+            raise
+
+    def _poll(self) -> list[tuple]:
         out = []
         cursors = self._discover()
         for cursor in cursors:
