@@ -895,3 +895,17 @@ def test_a_poll_stopped_by_a_broken_line_never_skips_records_later(tmp_path):
         follower.poll()
     path.write_text("".join(json.dumps({"doc_id": i, "acc": 1.0}) + "\n" for i in range(5)))
     assert len(LogFollower([tmp_path]).poll()) == 5
+
+
+def test_a_named_model_whose_log_is_still_being_copied_is_waited_for(run_cli, tmp_path):
+    source = sorted((FRAMEWORKS / "inspect" / "plain_eval").glob("*.eval"))
+    (tmp_path / source[0].name).write_bytes(source[0].read_bytes())
+    raw = source[1].read_bytes()
+    (tmp_path / source[1].name).write_bytes(raw[: len(raw) // 3])  # beta: being copied
+    args = ("watch", "--logs", tmp_path, "--pair", "mockllm/alpha", "mockllm/beta", "--once")
+    out = run_cli(*args, "--json")
+    assert out.returncode == 1, out.stderr  # waits: beta's log may name the model
+    assert any("waiting for" in n for n in json.loads(out.stdout)["notes"])
+    (tmp_path / source[1].name).write_bytes(raw)
+    done = run_cli(*args, "--json")
+    assert json.loads(done.stdout)["pairs"][0]["n_items"] == 16

@@ -317,9 +317,10 @@ class Monitor:
         """Read what the followed logs gained since the last poll; return the records added.
 
         A model named by ``pair=`` or ``baseline=`` must be in the logs as soon as the logs
-        name any model (a log file of it, with or without records): otherwise (a typo, a
-        model not started yet) this raises naming the models found, rather than waiting
-        for a model that may never come. Start watching once each named model's log exists.
+        name any model (a log file of it, with or without records) and every log could be
+        read: otherwise (a typo, a model not started yet) this raises naming the models
+        found, rather than waiting for a model that may never come. Start watching once each
+        named model's log exists.
         """
         if self.follower is None:
             raise InputError("poll() needs logs to follow: call follow(logs) first")
@@ -336,7 +337,7 @@ class Monitor:
         found = self.follower.models | {m for _, m in self._scores}
         named = list(self.pair or ()) + ([self.baseline] if self.baseline else [])
         missing = [m for m in named if m not in found]
-        if found and missing:
+        if found and missing and not self.follower.unread:  # an unread log may name it
             from evalgap._scores import _listing, _suggestion
 
             raise InputError(
@@ -761,6 +762,8 @@ def watch(
     """
     if pair is not None and baseline is not None:
         raise InputError("give either pair= or baseline=, not both")
+    if state is not None and not isinstance(state, (str, os.PathLike)):
+        raise InputError(f"state= takes a path; got {_validate.show(state)}")
     monitor = Monitor(
         targets="pair" if pair is not None else "baseline" if baseline is not None else targets,
         pair=pair,

@@ -135,6 +135,11 @@ class LogFollower:
             )
         return out + list(self._waiting.values())
 
+    @property
+    def unread(self) -> list[str]:
+        """Followed paths not there yet and logs not readable yet (they may name models)."""
+        return [k for k in self._waiting if "|" not in k]
+
     def poll(self) -> list[tuple]:
         """Return the new records since the last poll, in file order.
 
@@ -395,9 +400,10 @@ class LogFollower:
             )
         else:
             self._inspect_notes[where] = list(new.notes)  # parsed whole: its notes, anew
+        self._waiting.pop(f"reducer|{where}", None)
         if new.frame is None:
-            if new.reducer != "mean" and not new.finished and (new.members or new.tokens):
-                self._waiting[where] = (
+            if new.reducer != "mean" and not new.finished:
+                self._waiting[f"reducer|{where}"] = (
                     f"waiting for the end of {path.name}: its epochs are reduced with "
                     f"{new.reducer!r}, whose values inspect writes when the run ends"
                 )
