@@ -909,3 +909,21 @@ def test_a_named_model_whose_log_is_still_being_copied_is_waited_for(run_cli, tm
     (tmp_path / source[1].name).write_bytes(raw)
     done = run_cli(*args, "--json")
     assert json.loads(done.stdout)["pairs"][0]["n_items"] == 16
+
+
+def test_a_task_run_under_two_argument_sets_is_two_tasks_as_the_loaders_read_it(tmp_path):
+    import gzip
+
+    from evalgap.io.follow import LogFollower
+    from evalgap.io.inspect_logs import read_inspect
+
+    for packed in (FRAMEWORKS / "inspect" / "variants").glob("*.json.gz"):
+        (tmp_path / packed.name.removesuffix(".gz")).write_bytes(
+            gzip.decompress(packed.read_bytes())
+        )
+    records = LogFollower([tmp_path]).poll()
+    loaded = read_inspect(tmp_path).frame
+    assert len(records) == len(loaded) == 32
+    assert {(m, t, i) for m, t, i, _, _ in records} == set(
+        zip(loaded.model, loaded.task, loaded.item_id, strict=True)
+    )

@@ -133,7 +133,7 @@ class LogFollower:
                 f"{Path(path).name}: {count:,} sample{'s' if count != 1 else ''} whose score "
                 "is not a number left out"
             )
-        return out + list(self._waiting.values())
+        return list(dict.fromkeys(out + list(self._waiting.values())))
 
     @property
     def unread(self) -> list[str]:
