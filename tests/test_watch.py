@@ -927,3 +927,17 @@ def test_a_task_run_under_two_argument_sets_is_two_tasks_as_the_loaders_read_it(
     assert {(m, t, i) for m, t, i, _, _ in records} == set(
         zip(loaded.model, loaded.task, loaded.item_id, strict=True)
     )
+
+
+def test_a_second_inspect_log_of_the_same_run_is_counted_not_silently_passed_over(tmp_path):
+    from evalgap.io.follow import LogFollower
+
+    source = sorted((FRAMEWORKS / "inspect" / "plain_eval").glob("*.eval"))[0]
+    (tmp_path / "first.eval").write_bytes(source.read_bytes())
+    (tmp_path / "again.eval").write_bytes(source.read_bytes())
+    follower = LogFollower([tmp_path])
+    assert len(follower.poll()) == 16
+    said = [n for n in follower.notes if "16 records of items already counted" in n]
+    assert len(said) == 1 and said[0].startswith("first.eval")  # read after again.eval
+    follower.poll()
+    assert said == [n for n in follower.notes if "records of items already" in n]  # once
