@@ -122,6 +122,9 @@ def test_bad_updates_are_refused():
         monitor.update("b", 1, 2.0)
     with pytest.raises(InputError, match="needs pair="):
         evalgap.Monitor(targets="pair")
+    with pytest.raises(InputError, match="price_per_1k_tokens must be a number >= 0; got -1"):
+        evalgap.Monitor(price_per_1k_tokens=-1)  # was taken: a negative projected cost
+    assert evalgap.Monitor(price_per_1k_tokens=0).price == 0.0  # as --price-per-1k-tokens 0
 
 
 def _write_chunk(root, frame, models, items):
@@ -941,3 +944,17 @@ def test_a_second_inspect_log_of_the_same_run_is_counted_not_silently_passed_ove
     assert len(said) == 1 and said[0].startswith("first.eval")  # read after again.eval
     follower.poll()
     assert said == [n for n in follower.notes if "records of items already" in n]  # once
+
+
+def test_an_inspect_score_outside_0_1_names_the_log_and_the_option(run_cli, tmp_path):
+    source = sorted((FRAMEWORKS / "inspect" / "epochs").glob("*.eval"))[0]
+
+    def graded(log):
+        log["eval"]["config"]["epochs_reducer"] = ["mean"]
+        log["samples"][0]["scores"]["letter"]["value"] = 5
+
+    _json_log(source, tmp_path / "log.json", edit=graded)
+    out = run_cli("watch", "--logs", tmp_path, "--once")
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
+    assert "log.json: sample 'q00'" in out.stderr and "not a score in [0, 1]" in out.stderr
+    assert "--scorer" in out.stderr

@@ -188,11 +188,13 @@ class Monitor:
         self.alpha = float(_validate.probability(alpha, "alpha"))
         self.power = float(_validate.probability(power, "power"))
         self.budget = None if budget is None else _validate.whole_number(budget, "budget", 1)
-        self.price = (
-            None
-            if price_per_1k_tokens is None
-            else float(_validate.positive(price_per_1k_tokens, "price_per_1k_tokens"))
-        )
+        self.price = None
+        if price_per_1k_tokens is not None:
+            self.price = float(
+                _validate.numbers(price_per_1k_tokens, "price_per_1k_tokens", what="a number >= 0")
+            )
+            if self.price < 0:
+                raise InputError(f"price_per_1k_tokens must be a number >= 0; got {self.price:g}")
         self.follower = None  # a LogFollower, after follow()
         self._scores: dict = {}  # (task, model) -> {item: score}
         self._tokens: dict = {}  # (task, model) -> [tokens, items with tokens]
