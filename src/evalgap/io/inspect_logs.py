@@ -558,7 +558,9 @@ def read_new_samples(path, seen=frozenset(), *, scorer=None, score_key=None, red
         log = _growing_log(path)  # the reductions cover every item
     notes: list[str] = []
     members = {s.get(MEMBER) for s in log.samples if s.get(MEMBER)}
-    label = _task_labels([log])[id(log)]
+    # one log at a time: a task run under -T arguments is labelled with them, since another
+    # argument set of it (another task to the loaders) may be the next log found
+    label = f"{log.task}({_args_text(log.task_args)})" if log.task_args else log.task
     out = NewSamples(
         log.model, label, None, log.epochs, {}, members, finished, used, log.n_dataset, notes
     )
