@@ -43,7 +43,7 @@ import pandas as pd
 
 from evalgap._scores import LongScores
 from evalgap.errors import InputError, first_line
-from evalgap.io._files import expand
+from evalgap.io._files import as_paths, expand
 from evalgap.io._zip import Archive, ZipReadError
 
 INDEX_FILES = ("logs.json", "eval-set.json")
@@ -121,7 +121,7 @@ def read_inspect(
     """
     if on_error not in ON_ERROR:
         raise InputError(f"on_error= must be one of {', '.join(ON_ERROR)}; got {on_error!r}")
-    paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    paths = as_paths(paths)
     extra = dict(value_map or {})
     notes: list[str] = []
     logs = [_read_log(p) for p in _log_files(paths)]
@@ -593,7 +593,7 @@ def _growing_log(path: Path, seen=frozenset()) -> _Log:
 def mean_sample_tokens(paths) -> float | None:
     """Mean tokens of one sample (one model, one item, one epoch) over inspect logs' model
     usage; None when no sample records its usage."""
-    paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    paths = as_paths(paths)
     total, count = 0.0, 0
     for log in (_read_log(p) for p in _log_files(paths)):
         usage = _usage(log.samples)  # summed over epochs, by sample id
