@@ -389,3 +389,11 @@ def test_weighted_report_escapes_names_and_shows_bad_cells_as_given(run_cli, tmp
     with pytest.raises(InputError, match="first: item 'q0', 'abc'"):
         evalgap.compare(spoiled, model_a="A", model_b="B", weights="w",
                         model_column="model", item_column="item_id", score_column="score")
+
+
+def test_a_missing_design_file_is_named_as_such(run_cli, tmp_path):
+    rows, *_ = _sample_table(np.random.default_rng(8))
+    rows[["model", "item_id", "score"]].to_csv(tmp_path / "scores.csv", index=False)
+    out = run_cli("compare", "--scores", tmp_path / "scores.csv", "--model-a", "A",
+                  "--model-b", "B", "--weights", tmp_path / "nofile.csv")
+    assert out.returncode == 2 and "no such design file" in out.stderr

@@ -23,6 +23,7 @@ from evalgap.stats import _validate, intervals
 from evalgap.stats import weighted as sw
 
 DESIGN_COLUMNS = ("item_id", "weight")
+DESIGN_SUFFIXES = (".csv", ".tsv", ".parquet", ".gz", ".txt")
 
 
 @dataclass(frozen=True, repr=False)
@@ -271,6 +272,13 @@ def design_table(weights, strata=None, *, data=None, options=None, **columns):
         return _check_design(table, strata, str(path))
     if isinstance(weights, pd.DataFrame):
         return _check_design(weights, strata, "the design table")
+    if isinstance(weights, Path) or (
+        isinstance(weights, str) and Path(weights).suffix.lower() in DESIGN_SUFFIXES
+    ):
+        raise InputError(
+            f"weights={str(weights)!r}: no such design file (a design file holds item_id, "
+            "weight[, stratum, stratum_size]; a name without a file suffix is a column)"
+        )
     if not isinstance(weights, str):
         raise InputError(
             "weights= is a column of the scores table, a design file (item_id, weight"
