@@ -397,3 +397,22 @@ def test_a_missing_design_file_is_named_as_such(run_cli, tmp_path):
     out = run_cli("compare", "--scores", tmp_path / "scores.csv", "--model-a", "A",
                   "--model-b", "B", "--weights", tmp_path / "nofile.csv")
     assert out.returncode == 2 and "no such design file" in out.stderr
+
+
+def test_design_and_strata_mistakes_are_one_line_errors():
+    rows, design, a, b, w, stratum = _sample_table(np.random.default_rng(9))
+    scores = rows[["model", "item_id", "score"]]
+    cases = [
+        (dict(weights=design.assign(stratum=np.nan)), "120 item\\(s\\) have no stratum"),
+        (dict(weights=design, strata=stratum), "strata= with a table or design names its"),
+        (dict(weights=design.drop(columns="stratum").assign(stratum_size=10)),
+         "120 items are sampled but the population size is 10"),
+        (dict(weights=design.assign(stratum_size="big")), "not whole numbers of items"),
+    ]
+    for kwargs, message in cases:
+        with pytest.raises(InputError, match=message):
+            evalgap.compare(scores, model_a="A", model_b="B", **kwargs)
+    with pytest.raises(InputError, match="a ScoreSet keeps no such column"):
+        evalgap.compare(evalgap.align(scores), model_a="A", model_b="B", weights="w")
+    with pytest.raises(InputError, match="strata= holds missing labels"):
+        evalgap.compare(a, b, weights=w, strata=np.where(stratum == "hard", np.nan, 1.0))

@@ -144,6 +144,8 @@ def weighted_result(
             f"strata= must give one label per item: {np.asarray(strata).size:,} labels for "
             f"{a.size:,} items"
         )
+    if strata is not None and any(label != label or label is None for label in strata):
+        raise InputError("strata= holds missing labels (NaN or None): give every item its stratum")
     with np.errstate(over="ignore", invalid="ignore"):
         d = a - b
     if not np.abs(d).max(initial=0.0) <= 1e150:
@@ -263,6 +265,11 @@ def design_table(weights, strata=None, *, data=None, options=None, **columns):
     """
     import pandas as pd
 
+    if strata is not None and not isinstance(strata, str):
+        raise InputError(
+            "strata= with a table or design names its stratum column; got "
+            f"{type(strata).__name__} (an array of labels goes with two score arrays)"
+        )
     if isinstance(weights, (str, Path)) and Path(weights).is_file():
         path = Path(weights)
         if path.suffix.lower() == ".parquet":
@@ -285,7 +292,13 @@ def design_table(weights, strata=None, *, data=None, options=None, **columns):
             f"[, stratum]) or a DataFrame; got {type(weights).__name__}"
         )
     from evalgap._api import long_scores
+    from evalgap._scores import ScoreSet
 
+    if isinstance(data, ScoreSet):
+        raise InputError(
+            f"weights={weights!r} names a column of a scores table, and a ScoreSet keeps no "
+            "such column: give the design (item_id, weight[, stratum]) as a DataFrame or file"
+        )
     given = {k: v for k, v in columns.items() if k not in ("score_column", "cluster_column")}
     long = long_scores(data, options=options, score_column=weights, cluster_column=strata, **given)
     if long.columns.get("score") != weights or (strata and long.columns.get("cluster") != strata):
@@ -326,6 +339,13 @@ def _check_design(table, strata, source):
     if stratum is not None:
         if stratum not in table.columns:
             raise InputError(f"{source}: no stratum column {stratum!r}")
+        missing = table[stratum].isna().to_numpy()
+        if missing.any():
+            raise InputError(
+                f"{source}: {int(missing.sum()):,} item(s) have no stratum (first: item "
+                f"{out['item_id'].iloc[int(np.flatnonzero(missing)[0])]!r}); give every item "
+                "its stratum label"
+            )
         out["stratum"] = table[stratum].astype(str).to_numpy()
     if "stratum_size" in table.columns:
         size = pd.to_numeric(table["stratum_size"], errors="coerce").to_numpy(dtype=float)
