@@ -414,5 +414,8 @@ def test_design_and_strata_mistakes_are_one_line_errors():
             evalgap.compare(scores, model_a="A", model_b="B", **kwargs)
     with pytest.raises(InputError, match="a ScoreSet keeps no such column"):
         evalgap.compare(evalgap.align(scores), model_a="A", model_b="B", weights="w")
+    for spoiled in ([1.0, [2.0], 3.0], {"a": 1.0}, np.ones(3, dtype=bool)):
+        with pytest.raises(InputError, match="weights= must be an array of positive numbers"):
+            evalgap.compare([1.0, 0.0, 1.0], [0.0, 0.0, 0.0], weights=spoiled)
     with pytest.raises(InputError, match="strata= holds missing labels"):
         evalgap.compare(a, b, weights=w, strata=np.where(stratum == "hard", np.nan, 1.0))

@@ -130,8 +130,11 @@ def weighted_result(
     from evalgap._compare import _numeric, _too_few_items
 
     a, b = _numeric(a, "scores_a"), _numeric(b, "scores_b")
-    w = np.asarray(weights)
-    if w.dtype.kind not in "biuf" or w.dtype.kind == "b":
+    try:
+        w = np.asarray(weights)
+    except (TypeError, ValueError):  # ragged nesting
+        w = np.asarray([object()])
+    if w.dtype.kind not in "iuf":
         raise InputError(f"weights= must be an array of positive numbers; got {w.dtype} values")
     if not (a.shape == b.shape == w.shape) or a.ndim != 1:
         raise InputError(
