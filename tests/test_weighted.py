@@ -419,3 +419,21 @@ def test_design_and_strata_mistakes_are_one_line_errors():
             evalgap.compare([1.0, 0.0, 1.0], [0.0, 0.0, 0.0], weights=spoiled)
     with pytest.raises(InputError, match="strata= holds missing labels"):
         evalgap.compare(a, b, weights=w, strata=np.where(stratum == "hard", np.nan, 1.0))
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("bad.csv", b"\xbe\x00\xff" * 50, "not UTF-8 text"),
+        ("fake.parquet", b"hello\n", "cannot be read as parquet"),
+        ("quote.csv", b'item_id,weight\n"q0,1\n', "cannot be read as csv"),
+    ],
+)
+def test_a_damaged_design_file_is_one_line_naming_it(run_cli, tmp_path, name, content, message):
+    rows, *_ = _sample_table(np.random.default_rng(10))
+    rows[["model", "item_id", "score"]].to_csv(tmp_path / "scores.csv", index=False)
+    (tmp_path / name).write_bytes(content)
+    out = run_cli("compare", "--scores", tmp_path / "scores.csv", "--model-a", "A",
+                  "--model-b", "B", "--weights", tmp_path / name)
+    assert out.returncode == 2 and message in out.stderr and name in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr

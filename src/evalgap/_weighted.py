@@ -274,12 +274,12 @@ def design_table(weights, strata=None, *, data=None, options=None, **columns):
             f"{type(strata).__name__} (an array of labels goes with two score arrays)"
         )
     if isinstance(weights, (str, Path)) and Path(weights).is_file():
+        from evalgap.io.tables import read_frame
+
+        # The project's reader: a damaged, non-UTF-8 or truncated file is one line naming it;
+        # cells are read as written ("0001" stays an id), numbers converted by _check_design.
         path = Path(weights)
-        if path.suffix.lower() == ".parquet":
-            table = pd.read_parquet(path)
-        else:
-            table = pd.read_csv(path, dtype={"item_id": str, "task": str})
-        return _check_design(table, strata, str(path))
+        return _check_design(read_frame(path, as_text=True), strata, str(path))
     if isinstance(weights, pd.DataFrame):
         return _check_design(weights, strata, "the design table")
     if isinstance(weights, Path) or (
