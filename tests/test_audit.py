@@ -478,3 +478,19 @@ def test_cli_refuses_flags_a_pairs_file_cannot_honour(tmp_path, capsys):
         "(it has no per-item scores to read, cluster or rank); leave it out, or audit --scores"
     )
     assert main(["audit", "--pairs", str(path), "--seed", "3", "--json", "--n-bootstrap", "0"]) == 0
+
+
+def test_a_model_without_scores_on_a_task_is_left_out_of_its_ranking_and_said():
+    """It was ranked last with no score and chained to the model above it through a pair with
+    no items, so the chains held a model the tiers (rank sets) left out."""
+    frame = leaderboard(n_items=400, accuracies=(0.7, 0.6, 0.5))
+    other = frame.assign(task="second")
+    frame = pd.concat([frame, other[other["model"] != "m2"]], ignore_index=True)
+    r = audit_scores(align(frame), n_bootstrap=0, n_bootstrap_required_n=0, seed=0)
+    ranked = r.rankings[r.rankings["task"] == "second"]["model"].tolist()
+    assert sorted(ranked) == ["m0", "m1"]
+    assert sorted(m for chain in r.chains["second"] for m in chain) == ["m0", "m1"]
+    assert sorted(m for tier in r.tiers["second"] for m in tier) == ["m0", "m1"]
+    assert "task second: 1 model has no score and is left out of its ranking (m2)" in r.notes
+    assert not any("no item both models scored" in note for note in r.notes)
+    assert len(r.pairs) == 3  # 2 on "all", 1 on "second"
