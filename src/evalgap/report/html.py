@@ -76,6 +76,13 @@ PROCEDURE_SHORT = {
     "anytime_valid": "Anytime",
     "clustered": "Clustered",
 }
+# The procedures' names inside a sentence.
+PROCEDURE_IN_PROSE = {
+    **PROCEDURE_NAMES,
+    "fixed_n": "fixed n",
+    "anytime_valid": "anytime-valid testing",
+    "clustered": "clustering",
+}
 PROCEDURE_MEANING = {
     "fixed_n": "N* at level alpha for each pair on its own, as if it were the only comparison.",
     "bonferroni": "N* at level alpha/m: no false claim in the whole family (m pairs).",
@@ -306,8 +313,8 @@ def _models_section(r: AuditResult) -> list[str]:
             "Each model's score on its own items"
             + (" with its 95% interval" if "ci_low" in sub.columns else "")
             + "; models in one shaded bracket form an unresolved chain under "
-            f"{PROCEDURE_NAMES.get(r.chain_procedure, r.chain_procedure)} (each adjacent gap "
-            "unresolved)."
+            f"{PROCEDURE_IN_PROSE.get(r.chain_procedure, r.chain_procedure)} (each "
+            "adjacent gap unresolved)."
         )
         if len(sub) < len(everyone):
             caption += f" Showing the top {len(sub)} of {len(everyone)} models by rank."
