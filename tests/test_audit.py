@@ -349,7 +349,7 @@ def test_an_audit_without_rank_sets_has_no_tiers_and_says_why():
     assert r.tiers is None and r.to_dict()["tiers"] is None
     assert r.tier_method.startswith("no tiers: rank sets need per-item scores")
     skipped = audit_scores(align(two_model_board()), n_rank_bootstrap=0, n_bootstrap=0)
-    assert skipped.tiers is None and "n_rank_bootstrap=0" in skipped.tier_method
+    assert skipped.tiers is None and "skipped (0 rank-set bootstrap" in skipped.tier_method
 
 
 def test_mmlu_pro_tiers_agree_with_ranks_and_chains_are_named_apart():

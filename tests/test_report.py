@@ -327,7 +327,8 @@ def test_pair_table_says_how_many_rows_it_shows(capsys):
     assert unresolved > 40
     render_audit(result, make_console())
     out = capsys.readouterr().out
-    assert f"pairs unresolved at fixed n: the first 40 of {unresolved} (47 pairs in all;" in out
+    title = f"pairs unresolved at fixed n: the first 40 of {unresolved} (of 47 adjacent pairs;"
+    assert title in out
     assert len([line for line in out.splitlines() if re.match(r"\s*m\d+\s+m\d+\s", line)]) == 40
 
 
