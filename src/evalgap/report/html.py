@@ -290,7 +290,7 @@ def _models_section(r: AuditResult) -> list[str]:
         )
     frame = pd.DataFrame(rows)
     out.append(_table(frame, text=("Task", "Unresolved chain"), names=("Model",)))
-    out.append(f"<p class='note'>Tier: {_e(_tier_source(r))}.</p>")
+    out.append(f"<p class='note'>{_e(_tier_sentence(r))}</p>")
     lacking = (
         rankings[rankings["items_missing"].fillna(0) > 0]
         if "items_missing" in rankings.columns
@@ -385,9 +385,10 @@ def _tier_numbers(r: AuditResult) -> dict:
     }
 
 
-def _tier_source(r: AuditResult) -> str:
+def _tier_sentence(r: AuditResult) -> str:
+    """"Tiers from 95% simultaneous rank sets (...)." or "No tiers: <why>."."""
     method = r.tier_method
-    return method if method.startswith("no tiers") else f"from {method}"
+    return f"{_capitalised(method)}." if r.tiers is None else f"Tiers from {method}."
 
 
 def _chains_section(r: AuditResult) -> list[str]:
@@ -426,7 +427,7 @@ def _chains_section(r: AuditResult) -> list[str]:
 
 
 def _tiers_section(r: AuditResult) -> list[str]:
-    out = ["<h2 id='tiers'>Tiers</h2>", f"<p>Tiers {_e(_tier_source(r))}.</p>"]
+    out = ["<h2 id='tiers'>Tiers</h2>", f"<p>{_e(_tier_sentence(r))}</p>"]
     tiers = r.tiers
     if tiers is None:
         return out
