@@ -440,10 +440,12 @@ def test_bad_settings_are_refused_in_one_line(settings, message):
         ({"model_b": "rank 1"}, "row 2 (counting the header as row 1) pairs rank 1 with itself"),
         ({"model_b": np.nan}, "row 2 (counting the header as row 1): model_b is empty"),
         ({"model_a": "  "}, "row 2 (counting the header as row 1): model_a is empty"),
+        # an empty task cell was audited as task None and left out of the chains unsaid
+        ({"task": np.nan}, "row 2 (counting the header as row 1): task is empty"),
     ],
 )
 def test_pair_table_rows_need_two_named_different_models(change, message):
-    table = table_7()
+    table = table_7().assign(task="t")
     for column, value in change.items():
         table[column] = table[column].astype(object)
         table.loc[0, column] = value

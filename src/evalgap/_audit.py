@@ -1395,15 +1395,19 @@ def _family_size(declared, n_pairs: int) -> int:
 
 
 def _refuse_unnamed_and_self_pairs(table: pd.DataFrame, source: str) -> None:
-    """A row needs two named, different models (rows counted with the header as row 1)."""
-    for column in ("model_a", "model_b"):
+    """A row needs two named, different models, and a task when the table has a task
+    column (rows counted with the header as row 1)."""
+    for column in ("task", "model_a", "model_b"):
+        if column not in table.columns:
+            continue
         names = table[column]
         empty = names.isna().to_numpy() | (names.astype(str).str.strip() == "").to_numpy()
         if empty.any():
             row = int(np.flatnonzero(empty)[0]) + 2
+            what = "the task of every pair" if column == "task" else "both models of every pair"
             raise InputError(
                 f"{source}: row {row} (counting the header as row 1): {column} is empty; "
-                "name both models of every pair"
+                f"name {what}"
             )
     same = (table["model_a"].astype(str) == table["model_b"].astype(str)).to_numpy()
     if same.any():
