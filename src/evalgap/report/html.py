@@ -454,7 +454,7 @@ def _heatmap_section(r: AuditResult) -> list[str]:
     column = f"resolved_{procedure}"
     out = [
         "<h2 id='heatmap'>Pairwise verdicts</h2>",
-        f"<p>Every pair of models under {_e(PROCEDURE_NAMES.get(procedure, procedure))}, models "
+        f"<p>Every pair of models under {_e(PROCEDURE_IN_PROSE.get(procedure, procedure))}, models "
         "in rank order.</p>",
     ]
     tasks = list(dict.fromkeys(r.rankings["task"]))
