@@ -475,7 +475,7 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
     _print_missing_items(r, console)
     frame = r.pairs.to_frame()
     if n_pairs <= max_rows:
-        shown, title = frame, "pairs"
+        shown, title = frame, pairs_noun(r.family, n_pairs)
     else:
         unresolved = frame[~frame["resolved_fixed_n"].fillna(True).astype(bool)]
         shown = unresolved.head(max_rows)
@@ -485,7 +485,7 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
             else f"the first {len(shown)} of {len(unresolved)}"
         )
         title = (
-            f"pairs unresolved at fixed n: {which} ({n_pairs} pairs in all; "
+            f"pairs unresolved at fixed n: {which} (of {pairs_noun(r.family, n_pairs)}; "
             "--json or --html for every pair)"
         )
     several_tasks = frame["task"].nunique() > 1
