@@ -276,7 +276,7 @@ def test_the_python_plan_refuses_what_the_chosen_plan_does_not_take(kwargs, mess
         # a list broadcast into arrays and failed as a TypeError
         (lambda: evalgap.plan(delta=[0.05, 0.1], sd_diff=0.3), r"delta must be one number"),
         (lambda: evalgap.plan_degradation(delta=0.01, flip_rate=0.1, alpha=[0.05]), "alpha must"),
-        (lambda: evalgap.plan_sampling(_REFERENCE, model_a="new", accuracy_a=[0.5]), "accuracy_a mu"),
+        (lambda: evalgap.plan_sampling(_REFERENCE, model_a="x", accuracy_a=[0.5]), "accuracy_a"),
         (lambda: evalgap.plan_pilot(_PILOT, delta=0.05, cost_per_item=[1]), "cost_per_item must"),
         # a string cost was a ValueError, True a cost of 1
         (lambda: evalgap.plan_pilot(_PILOT, delta=0.05, cost_per_item="abc"), "finite number"),
