@@ -572,3 +572,17 @@ def test_a_bootstrap_count_that_is_no_whole_number_is_one_line_error(value):
     frame["item"] = np.tile(np.arange(300), 2)
     with pytest.raises(InputError, match="n_bootstrap must be a whole number >= 1"):
         evalgap.ranks(frame, n_bootstrap=value)
+
+
+def test_a_model_with_one_scored_item_is_left_out_and_said():
+    """One model with a single score stopped the whole job ('every model needs scores on at
+    least 2 items') without naming it; it is left out of that task's ranks, in the notes."""
+    x = _leaderboard([0.8, 0.6, 0.5], 400)
+    frame = pd.DataFrame(x, columns=list("abc")).melt(var_name="model", value_name="score")
+    frame["item"] = np.tile(np.arange(400), 3)
+    frame = frame[(frame["model"] != "c") | (frame["item"] == 0)]
+    r = evalgap.ranks(frame, n_bootstrap=200)
+    assert r.ranks["model"].tolist() == ["a", "b"]
+    assert any("c has a score on 1 item only" in note for note in r.notes)
+    data = json.loads(json.dumps(r.to_dict()))
+    assert any("c has a score on 1 item only" in note for note in data["notes"])
