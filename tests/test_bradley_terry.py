@@ -271,3 +271,12 @@ def test_the_disconnected_error_shortens_huge_model_names():
         evalgap.ranks(battles=battles)
     message = str(caught.value)
     assert len(message) < 400 and f"[{'a' * 57}...]" in message and "\n" not in message
+
+
+def test_a_json_file_of_one_record_per_line_is_read_as_json_lines(tmp_path):
+    """A .json file holding JSON Lines (as many exports name it) was refused as 'not a JSON
+    array'; the content decides."""
+    path = tmp_path / "battles.json"
+    rows = [{"model_a": "x", "model_b": "y", "winner": w} for w in ("model_a", "model_b", "tie")]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert read_battles(path).outcome.tolist() == [1.0, 0.0, 0.5]
