@@ -179,10 +179,13 @@ def _is_json_array(path: Path, fmt: str | None) -> bool:
         return False
     try:
         with _opened(path) as handle:
-            start = handle.read(4096).lstrip()
+            for _ in range(4096):  # byte by byte: a cut gzip stream still shows its start
+                byte = handle.read(1)
+                if byte not in b" \t\r\n" or not byte:
+                    return byte == b"["
     except (OSError, EOFError):
         return False
-    return start[:1] == b"["
+    return False
 
 
 def _table_format(path: Path, fmt: str | None) -> str | None:
