@@ -469,10 +469,13 @@ def test_pair_bootstrap_with_missing_scores_equals_a_brute_force_replicate():
     from evalgap.stats.resample import seed_sequence
 
     rng = np.random.default_rng(4)
-    x = rng.random((40, 4))
-    x[rng.random(x.shape) < 0.25] = np.nan
+    scattered = rng.random((40, 6))
+    scattered[rng.random(scattered.shape) < 0.3] = np.nan  # 24 patterns on 37 items: direct
+    blocks = rng.random((40, 4))
+    blocks[:12, 3] = np.nan  # two patterns: summed per pattern
+    blocks[30:, 1] = np.nan
     clusters = np.repeat(np.arange(8), 5)
-    for codes in (None, clusters):
+    for x, codes in [(m, c) for m in (scattered, blocks) for c in (None, clusters)]:
         mean = rk.mean_covariance(x, codes)[0]
         gap, _, shared = rk.pair_gaps(x, codes)
         for kind in ("multiplier", "empirical"):
@@ -485,8 +488,8 @@ def test_pair_bootstrap_with_missing_scores_equals_a_brute_force_replicate():
                 weights = draw.multinomial(units, np.full(units, 1 / units), size=3)
             item_weight = weights if codes is None else weights[:, codes]
             for b in range(3):
-                for j in range(4):
-                    for m in range(4):
+                for j in range(x.shape[1]):
+                    for m in range(x.shape[1]):
                         both = ~np.isnan(x[:, j]) & ~np.isnan(x[:, m])
                         d = x[both, j] - x[both, m]
                         w = item_weight[b, both]

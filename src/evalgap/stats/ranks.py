@@ -515,7 +515,15 @@ def _pair_draws(x, mean, gap, shared, clusters, n_bootstrap, seed, kind):
     part = np.flatnonzero((unit_of >= 0) & ~complete)
     part_centred, part_ones, part_unit = centred[part], ones[part], unit_of[part]
     k = x.shape[1]
-    per_replicate = max(k * k, part.size * k, 1)
+    # the incomplete items' missingness patterns (which models scored them): the (K, K) sums
+    # of a replicate need only each pattern's weighted sums, B x (items x K + patterns x K^2)
+    patterns, pattern_of = np.unique(observed[part], axis=0, return_inverse=True)
+    pattern_of = pattern_of.reshape(-1)
+    by_pattern = 2 * patterns.shape[0] <= part.size
+    if by_pattern:
+        pattern_ones = patterns.astype(float)  # (G, K)
+        members = [np.flatnonzero(pattern_of == g) for g in range(patterns.shape[0])]
+    per_replicate = max(k * k, (patterns.shape[0] if by_pattern else part.size) * k, 1)
     block = max(1, min(REPLICATE_BLOCK, PAIR_BLOCK_ELEMENTS // per_replicate))
     rng = np.random.Generator(np.random.PCG64(seed_sequence(seed)))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -529,8 +537,15 @@ def _pair_draws(x, mean, gap, shared, clusters, n_bootstrap, seed, kind):
             model_sums = weights @ full_sums  # (b, K)
             count = weights @ full_counts  # (b,)
             w = weights[:, part_unit]  # (b, items with a missing score)
-            cross = np.matmul((w[:, :, None] * part_centred).transpose(0, 2, 1), part_ones)
-            both = np.matmul((w[:, :, None] * part_ones).transpose(0, 2, 1), part_ones)
+            if by_pattern:
+                sums = np.stack([w[:, m] @ part_centred[m] for m in members], axis=1)
+                totals = np.stack([w[:, m].sum(axis=1) for m in members], axis=1)  # (b, G)
+                cross = np.matmul(sums.transpose(0, 2, 1), pattern_ones)
+                weighted = totals[:, :, None] * pattern_ones  # (b, G, K)
+                both = np.matmul(weighted.transpose(0, 2, 1), pattern_ones)
+            else:
+                cross = np.matmul((w[:, :, None] * part_centred).transpose(0, 2, 1), part_ones)
+                both = np.matmul((w[:, :, None] * part_ones).transpose(0, 2, 1), part_ones)
             difference = model_sums[:, :, None] - model_sums[:, None, :] + cross
             difference -= cross.transpose(0, 2, 1)
             if kind == "multiplier":
