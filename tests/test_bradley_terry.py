@@ -271,3 +271,27 @@ def test_the_disconnected_error_shortens_huge_model_names():
         evalgap.ranks(battles=battles)
     message = str(caught.value)
     assert len(message) < 400 and f"[{'a' * 57}...]" in message and "\n" not in message
+
+
+def test_a_json_file_of_one_record_per_line_is_read_as_json_lines(tmp_path):
+    """A .json file holding JSON Lines (as many exports name it) was refused as 'not a JSON
+    array'; the content decides."""
+    path = tmp_path / "battles.json"
+    rows = [{"model_a": "x", "model_b": "y", "winner": w} for w in ("model_a", "model_b", "tie")]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert read_battles(path).outcome.tolist() == [1.0, 0.0, 0.5]
+
+
+def test_a_gzipped_json_array_cut_short_names_the_damage(tmp_path):
+    """A cut gzip stream made the format sniff fail and the file was read as JSON Lines
+    ('line 1 is not valid JSON'); the array reader now says the stream ended early."""
+    import gzip
+
+    rows = [{"model_a": "x", "model_b": "y", "winner": "tie"}] * 200
+    whole = gzip.compress(json.dumps(rows).encode())
+    path = tmp_path / "clean_battle.json.gz"
+    path.write_bytes(whole)
+    assert len(read_battles(path).outcome) == 200
+    path.write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(InputError, match=r"cannot be read as JSON \(EOFError"):
+        read_battles(path)

@@ -469,10 +469,13 @@ def test_pair_bootstrap_with_missing_scores_equals_a_brute_force_replicate():
     from evalgap.stats.resample import seed_sequence
 
     rng = np.random.default_rng(4)
-    x = rng.random((40, 4))
-    x[rng.random(x.shape) < 0.25] = np.nan
+    scattered = rng.random((40, 6))
+    scattered[rng.random(scattered.shape) < 0.3] = np.nan  # 24 patterns on 37 items: direct
+    blocks = rng.random((40, 4))
+    blocks[:12, 3] = np.nan  # two patterns: summed per pattern
+    blocks[30:, 1] = np.nan
     clusters = np.repeat(np.arange(8), 5)
-    for codes in (None, clusters):
+    for x, codes in [(m, c) for m in (scattered, blocks) for c in (None, clusters)]:
         mean = rk.mean_covariance(x, codes)[0]
         gap, _, shared = rk.pair_gaps(x, codes)
         for kind in ("multiplier", "empirical"):
@@ -485,8 +488,8 @@ def test_pair_bootstrap_with_missing_scores_equals_a_brute_force_replicate():
                 weights = draw.multinomial(units, np.full(units, 1 / units), size=3)
             item_weight = weights if codes is None else weights[:, codes]
             for b in range(3):
-                for j in range(4):
-                    for m in range(4):
+                for j in range(x.shape[1]):
+                    for m in range(x.shape[1]):
                         both = ~np.isnan(x[:, j]) & ~np.isnan(x[:, m])
                         d = x[both, j] - x[both, m]
                         w = item_weight[b, both]
@@ -572,3 +575,17 @@ def test_a_bootstrap_count_that_is_no_whole_number_is_one_line_error(value):
     frame["item"] = np.tile(np.arange(300), 2)
     with pytest.raises(InputError, match=r"n_bootstrap must be (one number, )?a non-negative"):
         evalgap.ranks(frame, n_bootstrap=value)
+
+
+def test_a_model_with_one_scored_item_is_left_out_and_said():
+    """One model with a single score stopped the whole job ('every model needs scores on at
+    least 2 items') without naming it; it is left out of that task's ranks, in the notes."""
+    x = _leaderboard([0.8, 0.6, 0.5], 400)
+    frame = pd.DataFrame(x, columns=list("abc")).melt(var_name="model", value_name="score")
+    frame["item"] = np.tile(np.arange(400), 3)
+    frame = frame[(frame["model"] != "c") | (frame["item"] == 0)]
+    r = evalgap.ranks(frame, n_bootstrap=200)
+    assert r.ranks["model"].tolist() == ["a", "b"]
+    assert any("c has a score on 1 item only" in note for note in r.notes)
+    data = json.loads(json.dumps(r.to_dict()))
+    assert any("c has a score on 1 item only" in note for note in data["notes"])

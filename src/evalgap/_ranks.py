@@ -147,7 +147,13 @@ def ranks_scores(
         if progress is not None:
             progress(t_index, len(score_set.tasks), f"task {task.task}")
         x = task.scores
-        scored = ~np.isnan(x).all(axis=0)
+        counts = (~np.isnan(x)).sum(axis=0)
+        scored = counts >= 2
+        for name in np.array(score_set.models)[counts == 1]:
+            notes.append(
+                f"task {task.task}: {name} has a score on 1 item only (a mean needs 2 to have a "
+                "standard error) and is left out of the ranks"
+            )
         models = np.array(score_set.models)[scored]
         if models.size < 2:
             notes.append(f"task {task.task}: fewer than 2 models with scores, no ranks")

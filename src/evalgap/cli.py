@@ -692,7 +692,8 @@ Examples:
     "--battles",
     "battles_path",
     type=click.Path(dir_okay=False),
-    help="Arena battle table (model_a, model_b, winner) instead of --scores.",
+    help="Arena battles (model_a, model_b, winner) instead of --scores: a table, JSON Lines "
+    "or a JSON array (LMArena's clean_battle files).",
 )
 @loader_options
 @option("n_bootstrap", default=1000, help="Bootstrap replicates of the rank sets.")

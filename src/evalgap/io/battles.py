@@ -94,7 +94,7 @@ def read_battles(data, *, name: str | None = None, fmt: str | None = None) -> Ba
         if json_array:
             frame = _read_json_array(Path(data))
         else:
-            frame = tables.read_frame(data, fmt, as_text=True)
+            frame = tables.read_frame(data, _table_format(Path(data), fmt), as_text=True)
     elif isinstance(data, pd.DataFrame):
         source, frame = name or "DataFrame", data
     else:
@@ -171,21 +171,29 @@ def _opened(path: Path):
 
 
 def _is_json_array(path: Path, fmt: str | None) -> bool:
-    """Whether to read ``path`` as a JSON array: forced, named ``.json``, or (format not
-    forced to a table) its first non-blank byte is ``[``."""
+    """Whether to read ``path`` as a JSON array: forced, or (format not forced to a table)
+    its first non-blank byte is ``[``."""
     if fmt == "json":
         return True
     if fmt not in (None, "jsonl") or not path.is_file():
         return False
-    name = path.name.lower().removesuffix(".gz")
-    if name.endswith(".json"):
-        return True
     try:
         with _opened(path) as handle:
-            start = handle.read(4096).lstrip()
+            for _ in range(4096):  # byte by byte: a cut gzip stream still shows its start
+                byte = handle.read(1)
+                if byte not in b" \t\r\n" or not byte:
+                    return byte == b"["
     except (OSError, EOFError):
         return False
-    return start[:1] == b"["
+    return False
+
+
+def _table_format(path: Path, fmt: str | None) -> str | None:
+    """The table format to read: as forced, or JSON Lines for a ``.json`` file that is no
+    array (one record per line, as many exports name it)."""
+    if fmt is None and path.name.lower().removesuffix(".gz").endswith(".json"):
+        return "jsonl"
+    return fmt
 
 
 def _read_json_array(path: Path) -> pd.DataFrame:

@@ -1033,7 +1033,7 @@ def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | Non
             _figure(
                 plots.rank_intervals(figure, f"{clean(task)}: rank sets", level=level),
                 f"Thin bars: {level} simultaneous rank sets; thick: marginal sets; dots: the "
-                "ranks by score; shaded bands: tiers.",
+                "ranks (models ahead on shared items); shaded bands: tiers.",
             )
         )
         columns = {

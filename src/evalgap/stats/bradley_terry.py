@@ -36,7 +36,7 @@ TOLERANCE = 1e-12  # on the largest Newton step, in score units
 BOOTSTRAP_BLOCK = 256
 BOOTSTRAP_ELEMENTS = 2**23  # cells (or K^2) x replicates held at once (64 MiB of floats)
 CHORD_STEPS = 60
-CHORD_TOLERANCE = 1e-10  # bootstrap replicates: far below any standard error
+CHORD_TOLERANCE = 1e-9  # bootstrap replicates: far below any standard error
 
 
 @dataclass(frozen=True)
@@ -369,22 +369,35 @@ def _chord(pairs: _Pairs, wins, total, theta0, chord):
     played = np.asarray(abs(pairs.incidence.T) @ total.T).T
     settled = ~((won > 0) & (won < played)).all(axis=1)
     theta[settled] = np.nan
+    # pairs x replicates: the pairs' score differences and the gradient are sparse products
+    # with the incidence matrix (much faster than gathering columns of the scores); the
+    # replicates still moving are compacted only when some settle
+    incidence, incidence_t = pairs.incidence, pairs.incidence.T.tocsr()
+    live = np.flatnonzero(~settled)
+    wins_t, total_t = np.ascontiguousarray(wins[live].T), np.ascontiguousarray(total[live].T)
+    current = np.ascontiguousarray(theta[live].T)  # (K, live)
     with np.errstate(over="ignore", invalid="ignore"):
         for _ in range(CHORD_STEPS):
-            live = np.flatnonzero(~settled)
             if not live.size:
                 break
-            t = theta[live]
-            p = special.expit(t[:, pairs.first] - t[:, pairs.second])
-            gradient = pairs.gradient(wins[live] - total[live] * p, k)
-            step = gradient[:, :-1] @ chord
-            t[:, :-1] += step
-            theta[live] = t
-            size = np.max(np.abs(step), axis=1, initial=0.0)
-            settled[live] = size <= CHORD_TOLERANCE
-            bad = ~np.isfinite(size) | (size > 1e3)
-            settled[live[bad]] = True
-            theta[live[bad]] = np.nan
+            p = special.expit(incidence @ current)  # (pairs, live)
+            p *= total_t
+            np.subtract(wins_t, p, out=p)
+            gradient = incidence_t @ p  # (K, live)
+            step = chord @ gradient[:-1]  # (K - 1, live); chord is symmetric
+            current[:-1] += step
+            size = np.max(np.abs(step), axis=0, initial=0.0)
+            done = (size <= CHORD_TOLERANCE) | ~np.isfinite(size) | (size > 1e3)
+            if done.any():
+                bad = ~np.isfinite(size) | (size > 1e3)
+                theta[live[done]] = current[:, done].T
+                theta[live[bad]] = np.nan
+                settled[live[done]] = True
+                keep = ~done
+                live = live[keep]
+                wins_t, total_t = wins_t[:, keep], total_t[:, keep]
+                current = np.ascontiguousarray(current[:, keep])
+        theta[live] = current.T
         for r in np.flatnonzero(~settled):  # slow settlers: exact Newton if an MLE exists
             exists = _has_mle(pairs, wins[r], total[r], k)
             theta[r] = _newton_row(pairs, wins[r], total[r], theta[r]) if exists else np.nan

@@ -515,7 +515,15 @@ def _pair_draws(x, mean, gap, shared, clusters, n_bootstrap, seed, kind):
     part = np.flatnonzero((unit_of >= 0) & ~complete)
     part_centred, part_ones, part_unit = centred[part], ones[part], unit_of[part]
     k = x.shape[1]
-    per_replicate = max(k * k, part.size * k, 1)
+    # the incomplete items' missingness patterns (which models scored them): the (K, K) sums
+    # of a replicate need only each pattern's weighted sums, B x (items x K + patterns x K^2)
+    patterns, pattern_of = np.unique(observed[part], axis=0, return_inverse=True)
+    pattern_of = pattern_of.reshape(-1)
+    by_pattern = 2 * patterns.shape[0] <= part.size
+    if by_pattern:
+        pattern_ones = patterns.astype(float)  # (G, K)
+        members = [np.flatnonzero(pattern_of == g) for g in range(patterns.shape[0])]
+    per_replicate = max(k * k, (patterns.shape[0] if by_pattern else part.size) * k, 1)
     block = max(1, min(REPLICATE_BLOCK, PAIR_BLOCK_ELEMENTS // per_replicate))
     rng = np.random.Generator(np.random.PCG64(seed_sequence(seed)))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -529,8 +537,15 @@ def _pair_draws(x, mean, gap, shared, clusters, n_bootstrap, seed, kind):
             model_sums = weights @ full_sums  # (b, K)
             count = weights @ full_counts  # (b,)
             w = weights[:, part_unit]  # (b, items with a missing score)
-            cross = np.matmul((w[:, :, None] * part_centred).transpose(0, 2, 1), part_ones)
-            both = np.matmul((w[:, :, None] * part_ones).transpose(0, 2, 1), part_ones)
+            if by_pattern:
+                sums = np.stack([w[:, m] @ part_centred[m] for m in members], axis=1)
+                totals = np.stack([w[:, m].sum(axis=1) for m in members], axis=1)  # (b, G)
+                cross = np.matmul(sums.transpose(0, 2, 1), pattern_ones)
+                weighted = totals[:, :, None] * pattern_ones  # (b, G, K)
+                both = np.matmul(weighted.transpose(0, 2, 1), pattern_ones)
+            else:
+                cross = np.matmul((w[:, :, None] * part_centred).transpose(0, 2, 1), part_ones)
+                both = np.matmul((w[:, :, None] * part_ones).transpose(0, 2, 1), part_ones)
             difference = model_sums[:, :, None] - model_sums[:, None, :] + cross
             difference -= cross.transpose(0, 2, 1)
             if kind == "multiplier":
@@ -547,12 +562,15 @@ def _max_t(gap, variance, deviations, alpha):
 
     The hypotheses are ``H_jk: theta_j <= theta_k`` for every ordered pair (Mogstad, Romano,
     Shaikh and Wilhelm 2024, Algorithm 3.1), with ``t_jk = gap_jk / se_jk``. Each step
-    takes the (1 - alpha) quantile of the replicates' maximum of ``t*_jk`` over the
-    hypotheses not yet rejected and rejects those with ``t_jk`` above it; a rejected
-    ``H_jk`` (j shown better than k) leaves the set, its reverse ``H_kj`` stays. Sorted by
-    ``t`` the hypotheses still standing are always a prefix, so each replicate needs only
-    its running maximum's records. ``deviations`` yields blocks of model deviations
-    (b, K), whose pair deviations are their differences, or of pair deviations (b, K, K).
+    takes the (1 - alpha) quantile ``c`` of the replicates' maximum of ``t*_jk`` over the
+    hypotheses still standing and rejects those with ``t_jk > c``; a rejected ``H_jk`` (j
+    shown better than k) leaves, its reverse ``H_kj`` stays. Each pair has one orientation
+    with ``t >= 0`` (the only one that can be rejected, as ``c >= 0``) and one with
+    ``t <= 0``, which stands throughout: the maximum over the standing hypotheses is the
+    larger of the replicate's maximum over the second kind (a fixed ``floor``) and its
+    running maximum over the first kind, sorted by ``t``, up to the standing prefix (its
+    records). ``deviations`` yields blocks of model deviations (b, K), whose pair deviations
+    are their differences, or of pair deviations (b, K, K).
     """
     k = gap.shape[0]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -562,25 +580,27 @@ def _max_t(gap, variance, deviations, alpha):
         exact = np.isfinite(gap) & (variance == 0) & (gap != 0)  # no variation, a gap
         t = np.where(exact, np.copysign(np.inf, gap), t)
     np.fill_diagonal(t, 0.0)
-    first, second = np.nonzero(~np.eye(k, dtype=bool))  # H_jk for every ordered pair
-    pair_t = t[first, second]
-    order = np.argsort(pair_t, kind="stable")  # hypotheses by observed t, smallest first
-    pair_i, pair_j = first[order], second[order]
+    # every pair by its orientation with t >= 0: H_{ahead, behind}
+    first, second = np.triu_indices(k, 1)
+    up = t[first, second] >= 0
+    ahead, behind = np.where(up, first, second), np.where(up, second, first)
+    pair_t = t[ahead, behind]
+    order = np.argsort(pair_t, kind="stable")
+    pair_i, pair_j = ahead[order], behind[order]
     pair_scale = inverse_se[pair_i, pair_j].astype(np.float32)
     sorted_t = pair_t[order]
-    # marginal: model j's 2 (K - 1) hypotheses, H_jo then H_oj for every other model o
+    # marginal: model j's pairs, each by its orientation with t >= 0 (sign +1: H_jo, j ahead)
     others = np.array([np.delete(np.arange(k), j) for j in range(k)]).reshape(k, k - 1)
     own = np.repeat(np.arange(k), k - 1).reshape(k, k - 1)
-    row_other = np.concatenate([others, others], axis=1)
-    row_sign = np.concatenate([np.ones(k - 1), -np.ones(k - 1)]).astype(np.float32)
-    row_t = np.concatenate([t[own, others], t[others, own]], axis=1)
-    row_order = np.argsort(row_t, axis=1, kind="stable")
-    row_other = np.take_along_axis(row_other, row_order, axis=1)
-    row_sign = row_sign[row_order]
-    row_own = np.repeat(np.arange(k), 2 * (k - 1)).reshape(k, 2 * (k - 1))
-    row_scale = (inverse_se[row_own, row_other] * row_sign).astype(np.float32)
-    row_sorted = np.take_along_axis(row_t, row_order, axis=1)
-    pair_records, row_records = [], []
+    row_t = t[own, others]
+    row_sign = np.where(row_t >= 0, 1.0, -1.0)
+    row_abs = np.abs(row_t)
+    row_order = np.argsort(row_abs, axis=1, kind="stable")
+    row_other = np.take_along_axis(others, row_order, axis=1)
+    row_sign = np.take_along_axis(row_sign, row_order, axis=1)
+    row_scale = (inverse_se[own, row_other] * row_sign).astype(np.float32)
+    row_sorted = np.take_along_axis(row_abs, row_order, axis=1)
+    pair_records, pair_floor, row_records, row_floor = [], [], [], []
     for block in deviations:
         block = block.astype(np.float32)
         paired = block.ndim == 3
@@ -588,26 +608,31 @@ def _max_t(gap, variance, deviations, alpha):
         for s in range(0, block.shape[0], rows):
             d = block[s : s + rows]
             diff = d[:, pair_i, pair_j] if paired else d[:, pair_i] - d[:, pair_j]
-            pair_records.append(_records(diff * pair_scale))
-        rows = max(1, PAIR_BLOCK_ELEMENTS // max(2 * k * (k - 1), 1))
+            stat = diff * pair_scale
+            pair_records.append(_records(stat))
+            pair_floor.append(-stat.min(axis=-1, initial=np.inf))
+        rows = max(1, PAIR_BLOCK_ELEMENTS // max(k * (k - 1), 1))
         for s in range(0, block.shape[0], rows):
             d = block[s : s + rows]
-            diff = d[:, row_own, row_other] if paired else d[:, :, None] - d[:, row_other]
-            row_records.append(_records(diff * row_scale))
+            diff = d[:, own, row_other] if paired else d[:, :, None] - d[:, row_other]
+            stat = diff * row_scale
+            row_records.append(_records(stat))
+            row_floor.append(-stat.min(axis=-1, initial=np.inf))
     positions, values = _stack_records(pair_records)
-    kept, critical, steps = _stepdown(positions, values, sorted_t[None, :], alpha)
+    floor = np.concatenate(pair_floor)[:, None]
+    kept, critical, steps = _stepdown(positions, values, sorted_t[None, :], alpha, floor)
     better = np.zeros((k, k), dtype=bool)
     rejected = order[kept[0] :]  # every hypothesis past the standing prefix is rejected
-    better[first[rejected], second[rejected]] = True
+    better[ahead[rejected], behind[rejected]] = True
     positions, values = _stack_records(row_records)
-    kept_rows, _, _ = _stepdown(positions, values, row_sorted, alpha)
-    beyond = np.arange(2 * (k - 1))[None, :] >= kept_rows[:, None]
+    kept_rows, _, _ = _stepdown(positions, values, row_sorted, alpha, np.concatenate(row_floor))
+    beyond = np.arange(k - 1)[None, :] >= kept_rows[:, None]
     marginal_better = np.zeros((k, k), dtype=bool)  # [j, o]: j shown better than o
     marginal_worse = np.zeros((k, k), dtype=bool)  # [j, o]: o shown better than j
     wins = beyond & (row_sign > 0)
     losses = beyond & (row_sign < 0)
-    marginal_better[row_own[wins], row_other[wins]] = True
-    marginal_worse[row_own[losses], row_other[losses]] = True
+    marginal_better[own[wins], row_other[wins]] = True
+    marginal_worse[own[losses], row_other[losses]] = True
     return better, (marginal_better, marginal_worse), float(critical[0]), steps
 
 
@@ -653,19 +678,21 @@ def _stack_records(parts):
     return positions, values
 
 
-def _stepdown(positions, values, sorted_t, alpha):
-    """Romano-Wolf stepdown for one or several families at once.
+def _stepdown(positions, values, sorted_t, alpha, floor):
+    """Stepdown for one or several families of hypotheses at once.
 
-    ``sorted_t`` (F, P) holds each family's observed |t| ascending; ``positions``/``values``
-    (B, [F,] R) the replicates' running-maximum records over the same order. The active set
-    of a family is always a prefix (the pairs not yet ordered are those of smallest |t|):
-    starting from all P, the critical value is the (1 - alpha) quantile of the replicates'
-    maxima over the prefix, and the prefix shrinks to the pairs with |t| <= it. Returns the
+    ``sorted_t`` (F, P) holds each family's rejectable hypotheses' t (>= 0) ascending;
+    ``positions``/``values`` (B, [F,] R) the replicates' running-maximum records over the
+    same order, ``floor`` (B, F) each replicate's maximum over the hypotheses that stand
+    throughout. The rejectable ones still standing are always a prefix: starting from all
+    P, the critical value is the (1 - alpha) quantile of the replicates' maxima over the
+    prefix and the floor (at least 0), and the prefix shrinks to the t <= it. Returns the
     final prefix lengths, critical values and the number of steps.
     """
     families, p = sorted_t.shape
     if positions.ndim == 2:
         positions, values = positions[:, None, :], values[:, None, :]
+    floor = np.asarray(floor, dtype=float).reshape(positions.shape[0], families)
     kept = np.full(families, p)
     critical = np.full(families, np.inf)
     steps = 0
@@ -676,7 +703,8 @@ def _stepdown(positions, values, sorted_t, alpha):
         steps += 1
         index = (positions < kept[None, :, None]).sum(axis=-1) - 1  # (B, F)
         maxima = np.take_along_axis(values, np.maximum(index, 0)[..., None], axis=-1)[..., 0]
-        quantile = np.quantile(maxima, 1 - alpha, axis=0)
+        maxima = np.where(index >= 0, np.maximum(maxima, floor), floor)
+        quantile = np.maximum(np.quantile(maxima, 1 - alpha, axis=0), 0.0)
         critical = np.where(live, quantile, critical)
         new = np.array(
             [np.searchsorted(sorted_t[f], critical[f], side="right") for f in range(families)]
