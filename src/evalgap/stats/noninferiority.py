@@ -175,7 +175,8 @@ def _p_values(x1, x2, n, d0: float) -> np.ndarray:
 
 def noninferiority_mean(mean_difference, sd_difference, n_items, margin, alpha=0.05):
     """Graded scores: ``(statistic, p_value, lower_bound, upper_bound)`` of the paired t test
-    of ``H0: mean(D) <= -margin`` (D = candidate - baseline, ``sd`` with ddof 1).
+    of ``H0: mean(D) <= -margin`` (D = candidate - baseline, ``sd`` with ddof 1). Fewer than
+    two items have no SD and show nothing: NaN statistic and p-value, infinite bounds.
 
     Examples
     --------
@@ -195,8 +196,12 @@ def noninferiority_mean(mean_difference, sd_difference, n_items, margin, alpha=0
         t = np.where(se > 0, shifted / se, np.copysign(np.inf, shifted))
     p = special.stdtr(df, -t)
     crit = -special.stdtrit(df, alpha)  # one-sided, from the tail (finite for tiny alpha)
+    low, high = mean - crit * se, mean + crit * se
+    single = n < 2  # no SD: a lone item's zero spread would "show" anything
+    t, p = np.where(single, np.nan, t), np.where(single, np.nan, p)
+    low, high = np.where(single, -np.inf, low), np.where(single, np.inf, high)
     f = _validate.scalar_or_array
-    return f(t), f(p), f(mean - crit * se), f(mean + crit * se)
+    return f(t), f(p), f(low), f(high)
 
 
 def noninferiority_required_n(flip_rate, delta, margin, alpha=0.05, power=0.8):
