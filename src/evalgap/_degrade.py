@@ -453,6 +453,18 @@ def trim_items(score_set: ScoreSet, model: str) -> TrimResult:
     kept, per_task = [], []
     for task in score_set.tasks:
         share = task.scores[:, column]
+        # only the runs' mean is kept: 0/1 runs give a whole number of correct runs; a mean
+        # strictly inside (0, 1) from graded runs would pass for a flip without being one
+        correct = share * task.run_counts[:, column]
+        graded = np.abs(correct - np.round(correct)) > 1e-9
+        if np.any(graded):
+            k = int(np.argmax(graded))
+            raise InputError(
+                f"trimming needs 0/1 scores per run; task {task.task!r}, item "
+                f"{task.item_ids[k]!r} averages {share[k]:.4g} over "
+                f"{int(task.run_counts[k, column])} runs (a graded score): binarize the "
+                "scores first"
+            )
         flips = (share > 0) & (share < 1)
         kept.append(
             pd.DataFrame(
