@@ -428,3 +428,27 @@ def test_a_single_graded_item_shows_nothing():
     assert one["task"] == "one" and not one["non_inferior"] and np.isnan(one["p_value"])
     assert not r.equivalence["tasks"][0]["equivalent"]
     assert r.verdict.startswith("NON-INFERIORITY NOT SHOWN") and "paired t test" in r.verdict
+
+
+def test_a_tiny_margin_is_the_limit_of_small_ones():
+    """Margin 1e-300: b^2 underflowed in the constrained root, the score of the empty table
+    became +inf and the exact p-value 1.0 (0.2735 at 1e-20)."""
+    p = [float(ni.noninferiority_p_value(3, 1, 10, m)) for m in (1e-20, 1e-300)]
+    assert p[1] == pytest.approx(p[0], rel=1e-12) and p[0] == pytest.approx(0.27352, abs=1e-5)
+    assert float(ni.constrained_p2(0, 0, 10, -1e-300)) == pytest.approx(1e-300, rel=1e-12)
+    z = ni.score_statistic(30, 10, 1000, -1e-300)
+    assert float(z) == pytest.approx(float(ni.score_statistic(30, 10, 1000, 0.0)), rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        (lambda: ni.noninferiority_binary(3, 1, 10, [0.1, 0.2]), "margin must be one number"),
+        (lambda: ni.noninferiority_required_n(float("nan"), 0.0, 0.1), "flip_rate must be"),
+        (lambda: ni.noninferiority_required_n(0.1, "0", 0.1), "delta must be"),
+    ],
+)
+def test_statistics_core_refuses_bad_arguments_by_name(call, expected):
+    """Before: a list margin raised a TypeError and a NaN flip rate gave N = nan."""
+    with pytest.raises(InputError, match=expected):
+        call()

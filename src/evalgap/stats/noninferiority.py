@@ -56,10 +56,10 @@ TIE = 1e-10  # relative: scores this close to the observed one count as at least
 
 
 def _margin(margin) -> float:
-    value = float(_validate.numbers(margin, "margin"))
-    if not 0 < value < 1:
-        raise InputError(f"margin must be in (0, 1); got {value!r}")
-    return value
+    value = _validate.numbers(margin, "margin")
+    if value.ndim != 0 or not 0 < float(value) < 1:
+        raise InputError(f"margin must be one number in (0, 1); got {_validate.show(margin)}")
+    return float(value)
 
 
 def constrained_p2(x1, x2, n, d0):
@@ -72,7 +72,11 @@ def constrained_p2(x1, x2, n, d0):
     """
     x1, x2, n, d0 = (np.asarray(v, dtype=float) for v in (x1, x2, n, d0))
     b = x1 * (1 + d0) + x2 * (1 - d0) - 2 * n * d0
-    root = np.sqrt(np.maximum(b * b + 8 * n * x2 * d0 * (1 - d0), 0.0))
+    c = 8 * n * x2 * d0 * (1 - d0)
+    # scaled, so that b^2 cannot underflow at a tiny d0 (margin 1e-300 lost the root)
+    scale = np.maximum(np.abs(b), np.sqrt(np.abs(c)))
+    scale = np.where(scale > 0, scale, 1.0)
+    root = scale * np.sqrt(np.maximum((b / scale) ** 2 + c / scale / scale, 0.0))
     return (b + root) / (4 * n)
 
 
@@ -218,8 +222,8 @@ def noninferiority_required_n(flip_rate, delta, margin, alpha=0.05, power=0.8):
     1578
     """
     margin = _margin(margin)
-    f = np.asarray(flip_rate, dtype=float)
-    d = np.asarray(delta, dtype=float)
+    f = _validate.numbers(flip_rate, "flip_rate")
+    d = _validate.numbers(delta, "delta")
     if np.any((f <= 0) | (f > 1)) or np.any(np.abs(d) > f):
         raise InputError("flip_rate must be in (0, 1] and |delta| at most the flip rate")
     if np.any(d <= -margin):
@@ -234,7 +238,8 @@ def noninferiority_required_n(flip_rate, delta, margin, alpha=0.05, power=0.8):
     alpha, power = _validate.levels(alpha, power, "greater")
     za = float(z_quantile(alpha, "greater"))
     zb = float(z_quantile(1 - power, "greater"))
-    n = (za * np.sqrt(v0) + zb * np.sqrt(v1)) ** 2 / (d + margin) ** 2
+    with np.errstate(divide="ignore", over="ignore"):  # a margin near 0: infinitely many
+        n = (za * np.sqrt(v0) + zb * np.sqrt(v1)) ** 2 / (d + margin) ** 2
     return _validate.scalar_or_array(np.ceil(n))
 
 
