@@ -349,6 +349,9 @@ def test_with_a_margin_the_headline_and_the_exit_code_are_the_gate(run_cli, tmp_
     # a tight margin: the gate fails, and says so first
     out = run_cli("degrade", "--counts", path, "--margin", "0.05", "--fail-on-degradation")
     assert out.returncode == 1
+    data = json.loads(run_cli("degrade", "--counts", path, "--margin", "0.05", "--json").stdout)
+    assert data["gate_fails"] is True and data["degraded"] is True
+    assert data["verdict"].startswith("NON-INFERIORITY NOT SHOWN")
     r = evalgap.degrade(counts=counts, margin=0.05)
     assert r.verdict.startswith("NON-INFERIORITY NOT SHOWN") and r.gate_fails
     ranked = sorted(r.non_inferiority["tasks"], key=lambda t: -t["upper_bound"])

@@ -120,6 +120,9 @@ class DegradeResult(Result):
         interval of the drop, and the larger of the two one-sided p-values (TOST).
     degraded : bool
         Whether any of the three tests rejects (a property; false-alarm rate <= 3 alpha).
+    gate_fails : bool
+        What ``--fail-on-degradation`` exits 1 on (a property): with a margin, non-inferiority
+        not shown on every task; without, ``degraded``.
     verdict : str
         A paragraph for a pull request (a property).
     """
@@ -141,6 +144,7 @@ class DegradeResult(Result):
     equivalence: dict | None = None
     _derived = (
         "degraded",
+        "gate_fails",
         "false_alarm_bound",
         "rules_of_thumb",
         "detectable_drop",
