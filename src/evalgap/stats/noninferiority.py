@@ -25,10 +25,11 @@ grid with both ends, then refined by golden-section search around the grid's hig
 maxima (the probability is a polynomial in ``p2`` with several peaks). Z falls as ``x2``
 rises and grows with ``x1``, so the null region's supremum lies on its boundary
 ``p1 - p2 = d0`` and each outcome's tail is a sum over ``x1`` of binomial CDFs. There the
-lower bound is the exact test inverted too (bisection on ``d0`` of the exact p-value), so
-"bound above -M" and "non-inferior at M" are one decision: the bisection starts from
-``-M`` on the side the test at ``-M`` decided. The upper bound is the lower bound with the
-roles swapped, ``-lower(x2, x1)``, which is how the non-superiority p-value is computed.
+lower bound is the exact test inverted too (a bracketing search on ``d0`` for where the
+exact p-value crosses alpha: false position and bisection in turn), so "bound above -M" and
+"non-inferior at M" are one decision: the bracket starts at ``-M``, on the side the test at
+``-M`` decided (the exact p-value need not be monotone in ``d0``). The upper bound is the
+lower bound with the roles swapped, ``-lower(x2, x1)``, as the non-superiority p-value is.
 
 Graded scores: the paired t test of ``mean(D) + M`` (``D`` the candidate-minus-baseline
 differences), with the t bound.
