@@ -12,6 +12,7 @@ from scipy import stats
 
 from evalgap._degrade import degrade_counts, degrade_scores, trim_items
 from evalgap._scores import align
+from evalgap.errors import InputError
 from evalgap.io.sources import load_scores
 from evalgap.stats import aggregation
 from evalgap.stats import power as pw
@@ -339,3 +340,18 @@ def test_verdict_wording_from_counts(rows, expected):
     if "at least one task" in expected:
         assert result.p_values["pooled"] > 0.05 and result.p_values["max_drop"] <= 0.05
         assert "significantly worse" not in result.verdict
+
+
+def test_trim_refuses_graded_runs():
+    """An item scored 0.37 in every run never flipped; its mean inside (0, 1) passed for a
+    flip and the item was kept."""
+    rows = [
+        {"model": "base", "task": "t", "item_id": f"i{i}", "run": r, "score": score}
+        for i, scores in enumerate([[0.37, 0.37, 0.37], [1, 0, 1], [1, 1, 1]])
+        for r, score in enumerate(scores)
+    ]
+    score_set = align(pd.DataFrame(rows))
+    with pytest.raises(InputError, match=r"task 't', item 'i0' averages 0\.37 over 3 runs"):
+        trim_items(score_set, "base")
+    binary = align(pd.DataFrame([r for r in rows if r["item_id"] != "i0"]))
+    assert trim_items(binary, "base").kept["item_id"].tolist() == ["i1"]

@@ -4,10 +4,13 @@ exit code 2, never a traceback, a RuntimeWarning or a silently wrong verdict (is
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats import norm
 
+import evalgap
 from evalgap.cli import main
+from evalgap.errors import InputError
 
 from conftest import shared_file
 
@@ -125,3 +128,23 @@ def test_degradation_plan_accepts_a_drop_equal_to_the_flip_rate(capsys):
     data = json.loads(capsys.readouterr().out)
     # N = p (z_0.95 + z_0.8)^2 / delta^2 = 0.09 * 6.183 / 0.0081 = 68.7
     assert data["required_n"] == 69
+
+
+def test_options_for_scores_are_refused_with_counts(tmp_path, capsys):
+    """--permutation, --n-permutations and the loader options (--task, --strict...) were
+    silently ignored with --counts, in the CLI and in Python."""
+    path = tmp_path / "counts.csv"
+    pd.DataFrame({"task": ["a"], "a_only": [9], "b_only": [2]}).to_csv(path, index=False)
+    for extra, named in (
+        (["--permutation", "--n-permutations", "5"], "--permutation, --n-permutations: "),
+        (["--task", "a"], "--task: "),
+        (["--strict"], "--strict: "),
+    ):
+        assert main(["degrade", "--counts", str(path), *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"evalgap: error: {named}for per-item scores")
+        assert err.count("\n") == 1
+    counts = pd.read_csv(path)
+    with pytest.raises(InputError, match=r"^permutation=, tasks=: for per-item scores"):
+        evalgap.degrade(counts=counts, permutation=True, tasks=["a"])
+    assert main(["degrade", "--counts", str(path), "--simulations", "50", "--seed", "1"]) == 0

@@ -165,7 +165,7 @@ def test_margin_needs_item_counts_and_a_sensible_value(run_cli, tmp_path):
         InputError, match="a margin needs each task's items: task 'a' has no item count"
     ):
         evalgap.degrade(counts=counts, margin=0.01)
-    with pytest.raises(InputError, match="margin must be in"):
+    with pytest.raises(InputError, match=r"margin must be one number in \(0, 1\); got 1.5"):
         ni.noninferiority_binary(1, 2, 100, 1.5)
     path = tmp_path / "c.csv"
     counts.assign(both_correct=400, both_wrong=78).to_csv(path, index=False)
@@ -349,6 +349,9 @@ def test_with_a_margin_the_headline_and_the_exit_code_are_the_gate(run_cli, tmp_
     # a tight margin: the gate fails, and says so first
     out = run_cli("degrade", "--counts", path, "--margin", "0.05", "--fail-on-degradation")
     assert out.returncode == 1
+    data = json.loads(run_cli("degrade", "--counts", path, "--margin", "0.05", "--json").stdout)
+    assert data["gate_fails"] is True and data["degraded"] is True
+    assert data["verdict"].startswith("NON-INFERIORITY NOT SHOWN")
     r = evalgap.degrade(counts=counts, margin=0.05)
     assert r.verdict.startswith("NON-INFERIORITY NOT SHOWN") and r.gate_fails
     ranked = sorted(r.non_inferiority["tasks"], key=lambda t: -t["upper_bound"])
@@ -363,3 +366,92 @@ def test_most_affected_never_lists_tasks_without_a_drop():
     assert r.degraded
     most = r.verdict.split("Most affected: ")[1].split(").")[0] + ")"
     assert most.startswith("a (p = ") and most.count("(p = ") == 1  # b: no flips; c: a gain
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        ({"margin": [0.01, 0.02]}, r"margin= must be one number in \(0, 1\)"),
+        ({"margin": "0.05"}, r"margin= must be one number in \(0, 1\)"),
+        ({"margin": True}, r"margin= must be one number in \(0, 1\)"),
+        ({"margin": float("nan")}, r"margin= must be one number in \(0, 1\).*; got nan$"),
+        ({"equivalence": -1}, r"equivalence= must be one number in \(0, 1\).*; got -1$"),
+        ({"margin": 0.05, "alpha": 1e-320}, r"alpha=\S+ is below 1e-300"),
+    ],
+)
+def test_bad_margins_and_levels_are_refused_by_name(options, expected):
+    """Before: a list raised a TypeError, a string was read as a number, the equivalence
+    margin was called 'margin', and a level below 1e-300 failed only in the verdict."""
+    with pytest.raises(InputError) as caught:
+        evalgap.degrade(counts=_drop_counts(), **options)
+    assert re.match(expected, str(caught.value))
+
+
+def test_bad_margins_name_their_flag_on_the_command_line(run_cli, tmp_path):
+    path = tmp_path / "counts.csv"
+    _drop_counts(path)
+    out = run_cli("degrade", "--counts", path, "--equivalence", "nan")
+    assert out.returncode == 2 and out.stderr.startswith("evalgap: error: --equivalence must")
+    out = run_cli("degrade", "--counts", path, "--margin", "0.05", "--alpha", "1e-320")
+    assert out.returncode == 2 and out.stdout == "" and "--alpha" in out.stderr
+
+
+def test_a_task_without_items_is_said_and_refused_by_a_margin(run_cli, tmp_path):
+    """A counts row of zeros raised a TypeError (no items: no concordant cells to sum)."""
+    counts = _drop_counts().iloc[:1]
+    empty = pd.DataFrame(
+        [{"task": "empty", "a_only": 0, "b_only": 0, "both_correct": 0, "both_wrong": 0}]
+    )
+    counts = pd.concat([counts, empty], ignore_index=True)
+    r = evalgap.degrade(counts=counts)
+    assert r.total.n_items == 200 and r.tasks[1].n_items == 0 and r.tasks[1].delta is None
+    assert "1 task(s) without items: empty" in r.notes
+    with pytest.raises(InputError, match="task 'empty' has no items"):
+        evalgap.degrade(counts=counts, margin=0.05)
+    path = tmp_path / "counts.csv"
+    counts.to_csv(path, index=False)
+    out = run_cli("degrade", "--counts", path, "--json")
+    assert out.returncode == 0 and json.loads(out.stdout)["tasks"][1]["flip_rate"] is None
+
+
+def test_a_single_graded_item_shows_nothing():
+    """One graded item has no SD; the t test read its zero spread as certainty (p < 1e-15)."""
+    t, p, low, high = ni.noninferiority_mean(0.05, 0.0, 1, 0.1)
+    assert np.isnan(t) and np.isnan(p) and low == -np.inf and high == np.inf
+    frame = pd.DataFrame(
+        {
+            "model": ["base", "cand"] * 3,
+            "task": ["one", "one", "two", "two", "two", "two"],
+            "item_id": ["a", "a", "b", "b", "c", "c"],
+            "score": [0.5, 0.6, 0.2, 0.3, 0.4, 0.45],
+        }
+    )
+    r = evalgap.degrade(frame, baseline="base", candidate="cand", margin=0.1, equivalence=0.1)
+    one = r.non_inferiority["tasks"][0]
+    assert one["task"] == "one" and not one["non_inferior"] and np.isnan(one["p_value"])
+    assert not r.equivalence["tasks"][0]["equivalent"]
+    assert r.verdict.startswith("NON-INFERIORITY NOT SHOWN") and "paired t test" in r.verdict
+
+
+def test_a_tiny_margin_is_the_limit_of_small_ones():
+    """Margin 1e-300: b^2 underflowed in the constrained root, the score of the empty table
+    became +inf and the exact p-value 1.0 (0.2735 at 1e-20)."""
+    p = [float(ni.noninferiority_p_value(3, 1, 10, m)) for m in (1e-20, 1e-300)]
+    assert p[1] == pytest.approx(p[0], rel=1e-12) and p[0] == pytest.approx(0.27352, abs=1e-5)
+    assert float(ni.constrained_p2(0, 0, 10, -1e-300)) == pytest.approx(1e-300, rel=1e-12)
+    z = ni.score_statistic(30, 10, 1000, -1e-300)
+    assert float(z) == pytest.approx(float(ni.score_statistic(30, 10, 1000, 0.0)), rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        (lambda: ni.noninferiority_binary(3, 1, 10, [0.1, 0.2]), "margin must be one number"),
+        (lambda: ni.noninferiority_required_n(float("nan"), 0.0, 0.1), "flip_rate must be"),
+        (lambda: ni.noninferiority_required_n(0.1, "0", 0.1), "delta must be"),
+    ],
+)
+def test_statistics_core_refuses_bad_arguments_by_name(call, expected):
+    """Before: a list margin raised a TypeError and a NaN flip rate gave N = nan."""
+    with pytest.raises(InputError, match=expected):
+        call()

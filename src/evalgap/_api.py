@@ -722,6 +722,16 @@ def degrade(
     if counts is not None and data is not None:
         raise InputError("give either data= (per-item scores) or counts= (per-task counts)")
     if counts is not None:
+        ignored = {
+            "permutation": permutation,
+            "n_permutations": n_permutations is not None,
+            "tasks": tasks is not None,
+            "strict": strict,
+            "options": options is not None,
+        }
+        if any(ignored.values()):
+            names = ", ".join(f"{k}=" for k, v in ignored.items() if v)
+            raise InputError(f"{names}: for per-item scores (data=), not counts=; leave out")
         if isinstance(counts, (str, Path)):
             from evalgap.io.tables import read_frame
 

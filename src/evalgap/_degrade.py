@@ -120,6 +120,9 @@ class DegradeResult(Result):
         interval of the drop, and the larger of the two one-sided p-values (TOST).
     degraded : bool
         Whether any of the three tests rejects (a property; false-alarm rate <= 3 alpha).
+    gate_fails : bool
+        What ``--fail-on-degradation`` exits 1 on (a property): with a margin, non-inferiority
+        not shown on every task; without, ``degraded``.
     verdict : str
         A paragraph for a pull request (a property).
     """
@@ -141,6 +144,7 @@ class DegradeResult(Result):
     equivalence: dict | None = None
     _derived = (
         "degraded",
+        "gate_fails",
         "false_alarm_bound",
         "rules_of_thumb",
         "detectable_drop",
@@ -222,7 +226,7 @@ def degrade_counts(
 ) -> DegradeResult:
     """Test degradation from per-task counts: columns ``task, a_only, b_only`` and optionally
     ``both_correct, both_wrong`` (A = baseline, B = candidate)."""
-    _validate.probability(alpha, "alpha")
+    _alpha(alpha)
     counts.require_columns(table, counts.TASK_COLUMNS, source)
     table = table.assign(task=table["task"].astype(str))
     counts.unique_rows(table, "task", source)
@@ -250,6 +254,9 @@ def degrade_counts(
             "rules of thumb need them and are left out"
         ]
     )
+    empty = [t.task for t in tasks if t.n_items == 0]
+    if empty:
+        notes.append(f"{len(empty)} task(s) without items: {', '.join(empty[:5])}")
     return _binary_result(
         tasks,
         alpha=alpha,
@@ -259,6 +266,33 @@ def degrade_counts(
         candidate=candidate,
         notes=notes,
     )
+
+
+def _alpha(alpha) -> float:
+    """The level, in (0, 1) and not below the smallest whose quantiles stay finite."""
+    value = float(_validate.probability(alpha, "alpha"))
+    if value < _validate.MIN_ALPHA:
+        raise InputError(
+            f"alpha={_validate.show(alpha)} is below {_validate.MIN_ALPHA:g}: smaller levels "
+            "leave the floating-point range; give a larger alpha"
+        )
+    return value
+
+
+def _share(value, name: str) -> float | None:
+    """A margin: one number in (0, 1) (a share: 0.01 = one point), or None."""
+    if value is None:
+        return None
+    what = "one number in (0, 1), a share of items (0.01 = one point)"
+    try:
+        if isinstance(value, (bool, np.bool_, str, bytes)):
+            raise TypeError
+        share = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{name}= must be {what}; got {_validate.show(value)}") from None
+    if share.ndim != 0 or not 0 < float(share) < 1:
+        raise InputError(f"{name}= must be {what}; got {_validate.show(value)}")
+    return float(share)
 
 
 def check_roles(baseline: str, candidate: str) -> None:
@@ -287,7 +321,7 @@ def degrade_scores(
     beside them, the equivalence check of Table 10); graded scores — several runs averaged
     per item, or a continuous metric — get the permutation tests.
     """
-    _validate.probability(alpha, "alpha")
+    _alpha(alpha)
     check_roles(baseline, candidate)
     i, j = score_set.model_index(baseline), score_set.model_index(candidate)
     differences, tasks, graded = [], [], False
@@ -423,6 +457,18 @@ def trim_items(score_set: ScoreSet, model: str) -> TrimResult:
     kept, per_task = [], []
     for task in score_set.tasks:
         share = task.scores[:, column]
+        # only the runs' mean is kept: 0/1 runs give a whole number of correct runs; a mean
+        # strictly inside (0, 1) from graded runs would pass for a flip without being one
+        correct = share * task.run_counts[:, column]
+        graded = np.abs(correct - np.round(correct)) > 1e-9
+        if np.any(graded):
+            k = int(np.argmax(graded))
+            raise InputError(
+                f"trimming needs 0/1 scores per run; task {task.task!r}, item "
+                f"{task.item_ids[k]!r} averages {share[k]:.4g} over "
+                f"{int(task.run_counts[k, column])} runs (a graded score): binarize the "
+                "scores first"
+            )
         flips = (share > 0) & (share < 1)
         kept.append(
             pd.DataFrame(
@@ -447,6 +493,8 @@ def _task(name, b, c, both_correct=None, both_wrong=None) -> TaskDegradation:
     p = float(aggregation.task_p_values(b, c))
     n = None if both_correct is None else int(both_correct + b + c + both_wrong)
     flips = b + c
+    if n == 0:  # a task without items: its counts are known, its rates are not
+        return TaskDegradation(name, 0, 0, 0, 0, 0, p, None, math.nan, None, None, None, None)
     if n:
         s = summarize_counts(both_correct, b, c, both_wrong)  # delta, se: Var[D] of Appendix B
         return TaskDegradation(
@@ -578,6 +626,7 @@ def with_margins(
     positive delta a drop. Non-inferiority reports the one-sided (1 - alpha) ``upper_bound``
     of the drop, below the margin exactly when ``non_inferior``; equivalence the
     (1 - 2 alpha) interval ``lower_bound, upper_bound`` of the drop."""
+    margin, equivalence = _share(margin, "margin"), _share(equivalence, "equivalence")
     if margin is None and equivalence is None:
         return result
     alpha = result.alpha
@@ -654,6 +703,6 @@ def _margin_row(task: TaskDegradation, test: tuple, verdict: str, alpha: float) 
         "delta": delta,
         "lower_bound": lower,
         "upper_bound": upper,
-        "p_value": max(p_low, p_high),
-        "equivalent": bool(max(p_low, p_high) <= alpha),
+        "p_value": float(np.maximum(p_low, p_high)),  # NaN (no test) stays NaN
+        "equivalent": bool(np.maximum(p_low, p_high) <= alpha),
     }

@@ -1069,6 +1069,20 @@ def degrade(
                 "give either --counts FILE or scores (--scores with --baseline and "
                 "--candidate, or --baseline PATH --candidate PATH), not both"
             )
+        ctx = click.get_current_context()
+        scores_only = {"permutation", "n_permutations", *loader}  # per-item scores' options
+        given = [
+            q.opts[0]
+            for q in ctx.command.params
+            if q.name in scores_only
+            and ctx.get_parameter_source(q.name)
+            in (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
+        ]
+        if given:
+            raise InputError(
+                f"{', '.join(given)}: for per-item scores, not --counts (per-task counts); "
+                "leave them out or give scores"
+            )
         result = degrade_job(counts=counts_path, **settings)
     else:
         if not baseline or not candidate:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evalgap.report.text import format_n, format_p, format_q, pairs_noun
+from evalgap.report.text import format_n, format_p, format_q, number, pairs_noun
 
 if TYPE_CHECKING:  # the jobs import this module; their result types are only annotations
     from evalgap._audit import AuditResult
@@ -311,8 +311,8 @@ def _noninferiority_sentences(r: DegradeResult) -> str:
     level = f"{100 * (1 - r.alpha):g}%"
     ni = r.non_inferiority
     margin = 100 * ni["margin"]
-    ranked = sorted(ni["tasks"], key=lambda t: -t["upper_bound"])  # the worst bound first
-    bounds = ", ".join(f"{t['task']} {100 * t['upper_bound']:+.2f}" for t in ranked[:6]) + (
+    ranked = sorted(ni["tasks"], key=_worst_first)
+    bounds = ", ".join(f"{t['task']} {_points(t['upper_bound'])}" for t in ranked[:6]) + (
         f" and {len(ranked) - 6} more" if len(ranked) > 6 else ""
     )
     failing = [t["task"] for t in ranked if not t["non_inferior"]]
@@ -328,12 +328,29 @@ def _noninferiority_sentences(r: DegradeResult) -> str:
             + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
             + ")"
         )
+    graded = [t.both_correct is None for t in r.tasks]
+    test = (
+        "the paired t test"
+        if all(graded)
+        else "Tango's score test, exact below 100 items"
+        + ("; the paired t test on graded tasks" if any(graded) else "")
+    )
     return (
-        f"{head} (Tango's score test, exact below 100 items, one-sided alpha = {r.alpha:g}); "
+        f"{head} ({test}, one-sided alpha = {r.alpha:g}); "
         f"the {level} upper bounds of the drop, in points, worst first: {bounds}; pooled over "
-        f"all items {100 * ni['pooled']['upper_bound']:+.2f}. With a margin the gate fails "
+        f"all items {_points(ni['pooled']['upper_bound'])}. With a margin the gate fails "
         "exactly when non-inferiority is not shown on every task."
     )
+
+
+def _worst_first(row: dict) -> float:
+    """Sort key: the largest upper bound of the drop first (an undefined one before all)."""
+    bound = row["upper_bound"]
+    return -math.inf if math.isnan(bound) else -bound
+
+
+def _points(share: float) -> str:
+    return number(100 * share, "+.2f")
 
 
 def _equivalence_sentence(r: DegradeResult) -> str:

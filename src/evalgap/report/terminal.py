@@ -711,7 +711,10 @@ def _render_margins(r: DegradeResult, console: Console) -> None:
             continue
         bounds = ["upper bound"] if key == "non_inferiority" else ["lower", "upper"]
         rows = []
-        ranked = sorted(block["tasks"], key=lambda t: -t["upper_bound"])
+        ranked = sorted(  # the largest upper bound of the drop first, an undefined one first
+            block["tasks"],
+            key=lambda t: -math.inf if math.isnan(t["upper_bound"]) else -t["upper_bound"],
+        )
         for k, t in enumerate([*ranked, block["pooled"]]):
             pooled = k == len(ranked)
             rows.append(

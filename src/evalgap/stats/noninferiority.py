@@ -25,10 +25,11 @@ grid with both ends, then refined by golden-section search around the grid's hig
 maxima (the probability is a polynomial in ``p2`` with several peaks). Z falls as ``x2``
 rises and grows with ``x1``, so the null region's supremum lies on its boundary
 ``p1 - p2 = d0`` and each outcome's tail is a sum over ``x1`` of binomial CDFs. There the
-lower bound is the exact test inverted too (bisection on ``d0`` of the exact p-value), so
-"bound above -M" and "non-inferior at M" are one decision: the bisection starts from
-``-M`` on the side the test at ``-M`` decided. The upper bound is the lower bound with the
-roles swapped, ``-lower(x2, x1)``, which is how the non-superiority p-value is computed.
+lower bound is the exact test inverted too (a bracketing search on ``d0`` for where the
+exact p-value crosses alpha: false position and bisection in turn), so "bound above -M" and
+"non-inferior at M" are one decision: the bracket starts at ``-M``, on the side the test at
+``-M`` decided (the exact p-value need not be monotone in ``d0``). The upper bound is the
+lower bound with the roles swapped, ``-lower(x2, x1)``, as the non-superiority p-value is.
 
 Graded scores: the paired t test of ``mean(D) + M`` (``D`` the candidate-minus-baseline
 differences), with the t bound.
@@ -56,10 +57,10 @@ TIE = 1e-10  # relative: scores this close to the observed one count as at least
 
 
 def _margin(margin) -> float:
-    value = float(_validate.numbers(margin, "margin"))
-    if not 0 < value < 1:
-        raise InputError(f"margin must be in (0, 1); got {value!r}")
-    return value
+    value = _validate.numbers(margin, "margin")
+    if value.ndim != 0 or not 0 < float(value) < 1:
+        raise InputError(f"margin must be one number in (0, 1); got {_validate.show(margin)}")
+    return float(value)
 
 
 def constrained_p2(x1, x2, n, d0):
@@ -72,7 +73,11 @@ def constrained_p2(x1, x2, n, d0):
     """
     x1, x2, n, d0 = (np.asarray(v, dtype=float) for v in (x1, x2, n, d0))
     b = x1 * (1 + d0) + x2 * (1 - d0) - 2 * n * d0
-    root = np.sqrt(np.maximum(b * b + 8 * n * x2 * d0 * (1 - d0), 0.0))
+    c = 8 * n * x2 * d0 * (1 - d0)
+    # scaled, so that b^2 cannot underflow at a tiny d0 (margin 1e-300 lost the root)
+    scale = np.maximum(np.abs(b), np.sqrt(np.abs(c)))
+    scale = np.where(scale > 0, scale, 1.0)
+    root = scale * np.sqrt(np.maximum((b / scale) ** 2 + c / scale / scale, 0.0))
     return (b + root) / (4 * n)
 
 
@@ -175,7 +180,8 @@ def _p_values(x1, x2, n, d0: float) -> np.ndarray:
 
 def noninferiority_mean(mean_difference, sd_difference, n_items, margin, alpha=0.05):
     """Graded scores: ``(statistic, p_value, lower_bound, upper_bound)`` of the paired t test
-    of ``H0: mean(D) <= -margin`` (D = candidate - baseline, ``sd`` with ddof 1).
+    of ``H0: mean(D) <= -margin`` (D = candidate - baseline, ``sd`` with ddof 1). Fewer than
+    two items have no SD and show nothing: NaN statistic and p-value, infinite bounds.
 
     Examples
     --------
@@ -195,8 +201,12 @@ def noninferiority_mean(mean_difference, sd_difference, n_items, margin, alpha=0
         t = np.where(se > 0, shifted / se, np.copysign(np.inf, shifted))
     p = special.stdtr(df, -t)
     crit = -special.stdtrit(df, alpha)  # one-sided, from the tail (finite for tiny alpha)
+    low, high = mean - crit * se, mean + crit * se
+    single = n < 2  # no SD: a lone item's zero spread would "show" anything
+    t, p = np.where(single, np.nan, t), np.where(single, np.nan, p)
+    low, high = np.where(single, -np.inf, low), np.where(single, np.inf, high)
     f = _validate.scalar_or_array
-    return f(t), f(p), f(mean - crit * se), f(mean + crit * se)
+    return f(t), f(p), f(low), f(high)
 
 
 def noninferiority_required_n(flip_rate, delta, margin, alpha=0.05, power=0.8):
@@ -213,8 +223,8 @@ def noninferiority_required_n(flip_rate, delta, margin, alpha=0.05, power=0.8):
     1578
     """
     margin = _margin(margin)
-    f = np.asarray(flip_rate, dtype=float)
-    d = np.asarray(delta, dtype=float)
+    f = _validate.numbers(flip_rate, "flip_rate")
+    d = _validate.numbers(delta, "delta")
     if np.any((f <= 0) | (f > 1)) or np.any(np.abs(d) > f):
         raise InputError("flip_rate must be in (0, 1] and |delta| at most the flip rate")
     if np.any(d <= -margin):
@@ -229,7 +239,8 @@ def noninferiority_required_n(flip_rate, delta, margin, alpha=0.05, power=0.8):
     alpha, power = _validate.levels(alpha, power, "greater")
     za = float(z_quantile(alpha, "greater"))
     zb = float(z_quantile(1 - power, "greater"))
-    n = (za * np.sqrt(v0) + zb * np.sqrt(v1)) ** 2 / (d + margin) ** 2
+    with np.errstate(divide="ignore", over="ignore"):  # a margin near 0: infinitely many
+        n = (za * np.sqrt(v0) + zb * np.sqrt(v1)) ** 2 / (d + margin) ** 2
     return _validate.scalar_or_array(np.ceil(n))
 
 
