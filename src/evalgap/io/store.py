@@ -428,8 +428,8 @@ class _Selection:
             absent = [w for w in wanted if w not in self.seen[column]]
             if absent:
                 out.append(
-                    f"{self.path}: no {column} {', '.join(map(repr, absent))} in it "
-                    f"(selected with {'models' if column == 'model' else 'tasks'}=)"
+                    f"{self.path}: no {column} {', '.join(map(repr, absent))} in it (of the "
+                    f"{column}s selected to add)"
                 )
         if (self.models or self.tasks) and self.rows == 0:
             out.append(f"{self.path}: no row of the selected models and tasks; nothing added")
