@@ -486,3 +486,21 @@ def test_an_export_or_audit_onto_the_store_file_itself_is_refused(tmp_path, run_
         _one_line_error(result, "the store file itself")
     assert store.read_bytes() == before
     assert evalgap.store_list(store).n_rows > 0
+
+
+def test_a_store_from_a_newer_evalgap_or_with_a_torn_row_is_refused_in_one_line(tmp_path):
+    import duckdb
+
+    store = tmp_path / "s.duckdb"
+    evalgap.store_add(store, [_board(tmp_path / "board.csv")])
+    con = duckdb.connect(str(store))
+    con.execute("UPDATE sources SET options = '{\"fmt\": ' WHERE source_id = 1")
+    con.close()
+    with pytest.raises(InputError, match=r"the store is damaged .*not valid JSON"):
+        evalgap.load_scores([], LoadOptions(store=str(store)))
+    con = duckdb.connect(str(store))
+    con.execute(f"UPDATE {io.META_TABLE} SET value = '99' WHERE key = 'version'")
+    con.close()
+    for job in (evalgap.store_list, lambda s: evalgap.store_add(s, [tmp_path / "board.csv"])):
+        with pytest.raises(InputError, match="version '99', newer than this evalgap reads"):
+            job(store)

@@ -245,6 +245,11 @@ class guard:
 
         if exc is None or isinstance(exc, InputError):
             return False
+        if isinstance(exc, json.JSONDecodeError):  # a sources row edited by hand, or torn
+            raise InputError(
+                f"{self.path}: the store is damaged (a sources row is not valid JSON: {exc}); "
+                f"{_REPAIR}"
+            ) from None
         if isinstance(exc, OSError) and exc.errno is not None:
             full = exc.errno == errno.ENOSPC
             where = exc.filename or self.path
