@@ -434,32 +434,42 @@ def test_cluster_sums_follow_labels_that_a_removal_or_a_replacement_changes(tmp_
             for k, m in enumerate(models)
             for i in range(300)
         ]
-        pd.DataFrame(rows, columns=["model", "item_id", "score", "category"]).to_csv(
-            path, index=False
-        )
+        frame = pd.DataFrame(rows, columns=["model", "item_id", "score", "category"])
+        frame.to_csv(path, index=False)
         return path
 
-    store = tmp_path / "s.duckdb"
-    first = write(tmp_path / "a.csv", ["m0", "m1"], lambda i: f"c{i % 5}")
-    second = write(tmp_path / "b.csv", ["m2", "m3", "m4"], lambda i: f"d{i % 3}")
-    evalgap.store_add(store, [first, second], cluster_column="category")
-    evalgap.store_remove(store, sources=[1])
-
-    def same_as_the_items():
+    def same_as_the_items(clustered):
         quick = {"n_bootstrap": 0}
         stats = evalgap.audit_store(store, **quick).pairs.to_frame()
         items = evalgap.audit(
             evalgap.read_store(store), n_cluster_bootstrap=0, n_rank_bootstrap=0, **quick
         ).pairs.to_frame()
-        for column in ("icc", "design_effect", "resolved_clustered"):
-            np.testing.assert_allclose(
-                stats[column].astype(float), items[column].astype(float), rtol=1e-9
-            )
+        for frame in (stats, items):
+            assert ("icc" in frame and frame["icc"].notna().any()) == clustered
+        if clustered:
+            for column in ("icc", "design_effect", "resolved_clustered"):
+                np.testing.assert_allclose(
+                    stats[column].astype(float), items[column].astype(float), rtol=1e-9
+                )
 
-    same_as_the_items()
+    store = tmp_path / "s.duckdb"
+    first = write(tmp_path / "a.csv", ["m0", "m1"], lambda i: f"c{i % 5}")
+    second = write(tmp_path / "b.csv", ["m2", "m3", "m4"], lambda i: f"d{i % 3}")
+    evalgap.store_add(store, [first], cluster_column="category")
+    evalgap.store_add(store, [second])  # the same items, no labels of its own
+    same_as_the_items(clustered=True)
+    evalgap.store_remove(store, sources=[1])  # the labels go with the rows that gave them
+    same_as_the_items(clustered=False)
+    with pytest.raises(InputError, match=r"stored already as source 2, read with cluster_col"):
+        evalgap.store_add(store, [second], cluster_column="category")  # its rows twice
+    evalgap.store_remove(store, source_paths=[second])
+    evalgap.store_add(store, [second], cluster_column="category")
+    same_as_the_items(clustered=True)
     write(second, ["m2", "m3", "m4"], lambda i: f"e{i % 7}")  # the file's labels change
     evalgap.store_add(store, [second], cluster_column="category")
-    same_as_the_items()
+    same_as_the_items(clustered=True)
+    with pytest.raises(InputError, match="would carry the cluster labels 'e"):  # two labels
+        evalgap.store_add(store, [first], cluster_column="category")
 
 
 def test_compare_weights_from_a_column_is_refused_on_a_store_and_a_design_file_honoured(
