@@ -514,3 +514,18 @@ def test_a_store_from_a_newer_evalgap_or_with_a_torn_row_is_refused_in_one_line(
     for job in (evalgap.store_list, lambda s: evalgap.store_add(s, [tmp_path / "board.csv"])):
         with pytest.raises(InputError, match="version '99', newer than this evalgap reads"):
             job(store)
+
+
+def test_rows_added_without_labels_take_their_items_labels_when_read(tmp_path, run_cli):
+    """The same rows stored unlabelled, then labelled: the read kept the unlabelled row of
+    each item and audit --store raised a TypeError."""
+    csv = _board(tmp_path / "board.csv")
+    copy = tmp_path / "copy.csv"
+    copy.write_bytes(csv.read_bytes())
+    store = tmp_path / "s.duckdb"
+    evalgap.store_add(store, [copy])
+    evalgap.store_add(store, [csv], cluster_column="category")
+    assert evalgap.read_store(store).frame["cluster"].notna().all()
+    items = _json(run_cli, "audit", *QUICK, "--store", store)["pairs"]
+    stats = evalgap.audit_store(store, n_bootstrap=0).pairs.to_frame()
+    np.testing.assert_allclose([p["icc"] for p in items], stats["icc"], rtol=1e-9)

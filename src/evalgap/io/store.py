@@ -1385,9 +1385,12 @@ def _scan_long(con, where: str, params: list, batch_rows: int = 1 << 20) -> pd.D
     from evalgap.io.tables import _Codes, _dictionary
 
     columns = ("model", "task", "item_id", "run", "cluster")
-    for ordered in ("", "ORDER BY source_id, seq"):
+    table = _labelled_scores(con)
+    # a join's rows come in no particular order: they are read sorted at once
+    orders = ("", "ORDER BY source_id, seq") if table == "scores" else ("ORDER BY source_id, seq",)
+    for ordered in orders:
         reader = con.sql(
-            f"SELECT source_id, seq, model, task, item_id, run, score, cluster FROM scores "
+            f"SELECT source_id, seq, model, task, item_id, run, score, cluster FROM {table} "
             f"{where} {ordered}",
             params=params,
         ).to_arrow_reader(batch_rows)
@@ -1426,6 +1429,29 @@ def _scan_long(con, where: str, params: list, batch_rows: int = 1 << 20) -> pd.D
             values[pd.isna(values)] = "1"
         out[c] = pd.Series(values, dtype=object)  # as the loaders give them: objects
     return pd.DataFrame(out, copy=False)
+
+
+def _labelled_scores(con) -> str:
+    """The scores table to read: as stored, or with each row's item label filled in where
+    the row has none and its item has one.
+
+    A cluster label belongs to an item (``item_clusters``, one per item: a second one is
+    refused at the add), and the pair statistics use it for every model's rows; a source
+    added without clusters leaves its rows unlabelled. Read back as stored, those rows would
+    meet the labelled rows of the same items and lose their label to whichever row came
+    first, so the read gives every row its item's label, as the statistics do.
+    """
+    labelled = con.execute("SELECT count(*) FROM item_clusters").fetchall()[0][0]
+    if not labelled or not con.execute(
+        "SELECT count(*) FROM scores WHERE cluster IS NULL"
+    ).fetchall()[0][0]:
+        return "scores"
+    return (
+        "(SELECT s.source_id, s.seq, s.model, s.task, s.item_id, s.run, s.score, "
+        "coalesce(s.cluster, c.cluster) AS cluster FROM scores s "
+        "LEFT JOIN items i ON s.task = i.task AND s.item_id = i.item_id "
+        "LEFT JOIN item_clusters c ON c.task = i.task AND c.ix = i.ix) AS scores"
+    )
 
 
 def _closing(reader):
