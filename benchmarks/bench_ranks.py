@@ -3,6 +3,8 @@
     python benchmarks/bench_ranks.py                      # the sizes
     python benchmarks/bench_ranks.py --models 100 --items 2000 --arena-models 10 \\
         --battles 20000 --replicates 100                  # a smoke run
+    python benchmarks/bench_ranks.py --part arena --arena-models 300 --battles 300000 \\
+        --refit-replicates 0                              # a large arena alone
 
 1. Rank sets (max-t stepdown bootstrap, B replicates) of K models x N binary items, in a
    fresh process: wall time and peak resident memory.
@@ -39,6 +41,19 @@ def _rank_sets(n_models, n_items, replicates, queue) -> None:
     queue.put((seconds, peak, sets.method, float((sets.rank_high - sets.rank_low + 1).mean())))
 
 
+def _arena_fit(n_models, n_battles, replicates, queue) -> None:
+    from evalgap.stats import bradley_terry as bt
+
+    a, b, y = arena(n_models, n_battles)
+    start = time.perf_counter()
+    data = bt.battles(a, b, y, n_models)
+    fit = bt.fit(data)
+    bt.bootstrap(data, replicates, seed=1, start=fit.scores)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 2**30
+    queue.put((seconds, peak))
+
+
 def arena(n_models, n_battles, seed=0):
     rng = np.random.default_rng(seed)
     strength = rng.normal(0, 1, n_models)
@@ -68,13 +83,32 @@ def main() -> None:
     parser.add_argument("--replicates", type=int, default=1000)
     parser.add_argument("--arena-models", type=int, default=50)
     parser.add_argument("--battles", type=int, default=200_000)
+    parser.add_argument("--part", choices=("all", "rank-sets", "arena"), default="all")
+    parser.add_argument(
+        "--refit-replicates",
+        type=int,
+        help="Replicates of the refit-per-replicate comparison (default: --replicates; 0 skips).",
+    )
     args = parser.parse_args()
 
-    seconds, peak, method, width = in_child(_rank_sets, args.models, args.items, args.replicates)
+    if args.part in ("all", "rank-sets"):
+        seconds, peak, method, width = in_child(
+            _rank_sets, args.models, args.items, args.replicates
+        )
+        print(
+            f"rank sets, {args.models:,} models x {args.items:,} items, B = {args.replicates:,} "
+            f"({method}): {seconds:.1f} s, peak {peak:.2f} GiB; mean set size {width:.1f}"
+        )
+    if args.part == "rank-sets":
+        return
+    seconds, peak = in_child(_arena_fit, args.arena_models, args.battles, args.replicates)
     print(
-        f"rank sets, {args.models:,} models x {args.items:,} items, B = {args.replicates:,} "
-        f"({method}): {seconds:.1f} s, peak {peak:.2f} GiB; mean set size {width:.1f}"
+        f"Bradley-Terry in a fresh process, {args.arena_models:,} models, {args.battles:,} "
+        f"battles: fit and B = {args.replicates:,} bootstrap {seconds:.1f} s, peak {peak:.2f} GiB"
     )
+    refits = args.replicates if args.refit_replicates is None else args.refit_replicates
+    if refits == 0:
+        return
 
     from evalgap.stats import bradley_terry as bt
 
@@ -87,12 +121,13 @@ def main() -> None:
     fast = bt.bootstrap(data, args.replicates, seed=1, start=fit.scores)
     fast_seconds = time.perf_counter() - start
     start = time.perf_counter()
-    slow = refit_bootstrap(a, b, y, args.arena_models, args.replicates, seed=2)
-    slow_seconds = time.perf_counter() - start
+    slow = refit_bootstrap(a, b, y, args.arena_models, refits, seed=2)
+    slow_seconds = (time.perf_counter() - start) * args.replicates / refits
     print(
         f"Bradley-Terry, {args.arena_models} models, {args.battles:,} battles: fit "
         f"{fit_seconds:.2f} s; bootstrap B = {args.replicates:,}: vectorized {fast_seconds:.2f} s "
-        f"vs refit per replicate {slow_seconds:.2f} s, speed-up {slow_seconds / fast_seconds:.0f}x"
+        f"vs refit per replicate {slow_seconds:.2f} s (from {refits:,} refits), speed-up "
+        f"{slow_seconds / fast_seconds:.0f}x"
     )
     print(
         "bootstrap SEs agree: median ratio "

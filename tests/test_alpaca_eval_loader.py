@@ -86,3 +86,40 @@ def test_annotations_built_from_the_shared_table_give_its_win_rates(tmp_path):
         assert got[model] == pytest.approx(table.loc[table["model"] == model, "win"].mean())
     clustered = evalgap.load_scores(paths, evalgap.LoadOptions(cluster_column="dataset"))
     assert set(clustered.frame["cluster"]) == set(table["dataset"])
+
+
+def test_records_without_a_model_baseline_or_instruction_are_counted_not_named_none(
+    tmp_path, capsys
+):
+    """generator_2: null became a model named "None" (and a null instruction one item
+    "None"): such records are left out and counted, in the notes, terminal and JSON."""
+    from evalgap.cli import main
+
+    records = _records("m1", [2.0, 1.0, 1.5, 1.25, 1.75]) + _records(
+        "m2", [1.0, 2.0, 1.5, 1.0, 2.0]
+    )
+    records[1]["generator_2"] = None
+    records[6]["generator_2"] = ""
+    records[2]["generator_1"] = None
+    records[8]["instruction"] = None
+    path = tmp_path / "annotations.json"
+    path.write_text(json.dumps(records))
+    long = evalgap.load_scores(path)
+    frame = long.frame
+    assert sorted(frame["model"].unique()) == ["m1", "m2"]
+    assert "None" not in set(frame["model"]) | set(frame["item_id"])
+    assert frame.groupby("model").size().to_dict() == {"m1": 3, "m2": 3}
+    notes = [n for n in long.notes if "left out" in n]
+    assert any("2 records with no generator_2 (the model judged" in n for n in notes)
+    assert any("1 record with no generator_1 (the baseline" in n for n in notes)
+    assert any("1 record with no instruction (the item" in n for n in notes)
+    assert main(["inspect-data", "--scores", str(path), "--json"]) == 0
+    out = capsys.readouterr().out
+    assert "2 records with no generator_2" in out and '"None"' not in out
+    assert main(["inspect-data", "--scores", str(path)]) == 0
+    out = capsys.readouterr()
+    assert "2 records with no generator_2" in out.out + out.err
+    records[3]["generator_2"] = {"name": "x"}
+    path.write_text(json.dumps(records))
+    with pytest.raises(InputError, match=r"record 4 has generator_2 \{\"name\": \"x\"\}"):
+        evalgap.load_scores(path)

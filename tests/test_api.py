@@ -280,3 +280,136 @@ def test_every_public_name_has_numpydoc_sections_and_an_example():
         else:
             for section in ("Parameters\n", "Returns\n", "Examples\n"):
                 assert section in doc, (name, section)
+
+
+def _fuzz_frames():
+    rng = np.random.default_rng(0)
+    rows = [
+        (f"m{m}", f"q{i}", r, float(rng.random() < 0.5 + 0.08 * m))
+        for m in range(3)
+        for i in range(40)
+        for r in range(2)
+    ]
+    return pd.DataFrame(rows, columns=["model", "item", "run", "score"])
+
+
+_FRAME = _fuzz_frames()
+_PAIRS = pd.DataFrame(
+    {"model_a": ["x"], "model_b": ["y"], "both_correct": [70], "a_only": [9], "b_only": [3],
+     "both_wrong": [18]}
+)
+_COUNTS = pd.DataFrame({"task": ["g", "m"], "a_only": [60, 30], "b_only": [25, 28]})
+_A = np.linspace(0.1, 0.9, 30)
+_B = _A[::-1].copy()
+# Each public job with the arguments of a valid call and the numeric, flag and text
+# arguments to spoil one at a time.
+_JOBS = {
+    "compare(counts)": (
+        lambda **k: evalgap.compare(
+            **{"both_correct": 50, "a_only": 6, "b_only": 3, "both_wrong": 40, **k}
+        ),
+        ["both_correct", "a_only", "b_only", "both_wrong", "alpha", "power", "n_bootstrap",
+         "n_bootstrap_required_n", "seed", "alternative", "adjustment"],
+    ),
+    "compare(arrays)": (
+        lambda **k: evalgap.compare(_A, _B, **k),
+        ["alpha", "power", "n_bootstrap", "n_permutations", "seed", "model_a"],
+    ),
+    "compare(frame)": (
+        lambda **k: evalgap.compare(_FRAME, model_a="m0", model_b="m1", **k),
+        ["alpha", "tasks", "complete_case", "strict", "by"],
+    ),
+    "compare(weights)": (
+        lambda **k: evalgap.compare(_A, _B, **{"weights": np.ones(30), **k}),
+        ["alpha", "power", "alternative", "weights"],
+    ),
+    "compare_counts": (
+        lambda **k: evalgap.compare_counts(
+            **{"both_correct": 50, "a_only": 6, "b_only": 3, "both_wrong": 40, **k}
+        ),
+        ["both_correct", "a_only", "alpha", "power", "n_bootstrap", "seed"],
+    ),
+    "compare_scores": (
+        lambda **k: evalgap.compare_scores(_A, _B, **k),
+        ["alpha", "power", "n_permutations", "n_bootstrap_required_n"],
+    ),
+    "audit(pairs)": (
+        lambda **k: evalgap.audit(pairs=_PAIRS, **k),
+        ["alpha", "power", "family_size", "n_bootstrap", "seed", "procedure", "mixture"],
+    ),
+    "audit(data)": (
+        lambda **k: evalgap.audit(_FRAME, **k),
+        ["family_size", "n_cluster_bootstrap", "n_rank_bootstrap", "models", "tasks", "strict"],
+    ),
+    "ranks": (lambda **k: evalgap.ranks(_FRAME, **k), ["alpha", "n_bootstrap", "seed", "top_k"]),
+    "degrade": (
+        lambda **k: evalgap.degrade(counts=_COUNTS, **k),
+        ["alpha", "n_simulations", "seed", "margin", "equivalence"],
+    ),
+    "degrade(data)": (
+        lambda **k: evalgap.degrade(_FRAME, baseline="m0", candidate="m1", **k),
+        ["n_permutations", "permutation", "strict"],
+    ),
+    "trim": (lambda **k: evalgap.trim(_FRAME, **{"model": "m0", **k}), ["model", "tasks"]),
+    "align": (lambda **k: evalgap.align(_FRAME, **k), ["models", "tasks", "complete_case"]),
+    "plan": (
+        lambda **k: evalgap.plan(**{"accuracy_a": 0.7, "accuracy_b": 0.6, "correlation": 0.5, **k}),
+        ["accuracy_a", "accuracy_b", "correlation", "alpha", "power", "n_items"],
+    ),
+    "plan(graded)": (
+        lambda **k: evalgap.plan(**{"delta": 0.03, "sd_diff": 0.4, **k}), ["delta", "sd_diff"]
+    ),
+    "plan_degradation": (
+        lambda **k: evalgap.plan_degradation(**{"delta": 0.02, "flip_rate": 0.1, **k}),
+        ["delta", "flip_rate", "n_items", "alpha"],
+    ),
+    "plan_noninferiority": (
+        lambda **k: evalgap.plan_noninferiority(**{"margin": 0.02, "flip_rate": 0.1, **k}),
+        ["margin", "flip_rate", "delta", "power"],
+    ),
+    "plan_pilot": (
+        lambda **k: evalgap.plan_pilot(_FRAME, model_a="m0", model_b="m1", **k),
+        ["delta", "alpha", "cost_per_item", "cost_per_run", "tokens_per_item", "max_runs"],
+    ),
+    "plan_sampling": (
+        lambda **k: evalgap.plan_sampling(_FRAME, model_a="new", accuracy_a=0.6, **k),
+        ["n_items", "delta", "alpha", "n_strata", "seed"],
+    ),
+    "validate_sampling": (
+        lambda **k: evalgap.validate_sampling(
+            np.ones((3, 50)), ["a", "b", "c"], [(0, 1)], **k
+        ),
+        ["n_items", "n_repeats", "n_strata", "alpha", "seed", "leader_known"],
+    ),
+    "Monitor": (lambda **k: evalgap.Monitor(**k), ["alpha", "power", "budget", "targets"]),
+}
+_SPOILED = [
+    float("nan"), float("inf"), [0.05], np.array([0.05, 0.1]), "0.05", complex(1, 1), {},
+    object(),
+]
+_COUNT_SPOILED = [-1, 1.5, True, np.nan]
+
+
+@pytest.mark.parametrize(
+    ("job", "param"), [(job, p) for job, (_, params) in _JOBS.items() for p in params]
+)
+def test_every_public_job_refuses_a_spoiled_argument_naming_it(job, param):
+    """NaN, inf, lists and arrays where one number is expected, strings, bools and objects:
+    a one-line InputError naming the argument, never an internal TypeError/ValueError (the
+    original raised e.g. ValueError for compare(both_correct=nan) and TypeError for
+    audit(alpha=[0.05]))."""
+    call, _ = _JOBS[job]
+    flags = ("complete_case", "strict", "permutation", "leader_known")
+    spoiled = _SPOILED + (_COUNT_SPOILED if param.startswith(("n_", "both_", "a_", "b_"))
+                          or param in ("seed", "family_size", "top_k", "budget", "max_runs")
+                          else [])
+    for value in spoiled:
+        if param in flags and isinstance(value, float) and np.isnan(value):
+            continue
+        if param == "model_a" and isinstance(value, str):
+            continue  # any string is a label
+        with pytest.raises(evalgap.InputError) as err:
+            call(**{param: value})
+        message = str(err.value)
+        assert "\n" not in message
+        assert param in message or param.split("_")[0] in message, (job, param, value, message)

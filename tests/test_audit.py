@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -74,7 +76,7 @@ def test_table_7_family_of_nine():
         "bh": 4,
         "anytime_valid": 5,
     }
-    assert r.tiers == {
+    assert r.chains == {
         "all": [
             ["rank 1"],
             ["rank 2"],
@@ -115,8 +117,8 @@ def test_binned_and_verdict_tables():
     r = audit_counts(table_7(), n_bootstrap=0, n_bootstrap_required_n=0)
     binned = r.binned_table().set_index("bucket")
     assert binned.loc["<= 1%", "pairs"] == 5 and binned.loc["<= 1%", "unresolved"] == 4
-    assert binned.loc["all", "pairs"] == 9 and binned.loc["all", "unresolved"] == 4
-    assert binned.loc["5%-15%", "r_worst"] == pytest.approx(433 / 12_032, rel=2e-3)
+    assert binned.loc["total", "pairs"] == 9 and binned.loc["total", "unresolved"] == 4
+    assert binned.loc["5%-15%", "q_smallest"] == pytest.approx(12_032 / 433, rel=2e-3)
     table = r.verdict_table().set_index("procedure")
     assert table.loc["anytime_valid", "unresolved"] == 5
 
@@ -295,7 +297,7 @@ def test_counts_table_of_all_pairs_is_the_all_family_with_one_row_per_model():
     frame = r.pairs.to_frame()
     assert frame["rank_a"].tolist() == [1, 1, 2] and frame["rank_b"].tolist() == [2, 3, 3]
     x_above_y = bool(frame.loc[0, "resolved_fixed_n"])  # the row x vs y
-    assert r.tiers["t"][0] == (["x"] if x_above_y else ["x", "y"])
+    assert r.chains["t"][0] == (["x"] if x_above_y else ["x", "y"])
     chain = audit_counts(table.iloc[[0, 2]], n_bootstrap=0, n_bootstrap_required_n=0)
     assert chain.family == "adjacent" and chain.rankings["model"].tolist() == ["x", "y", "z"]
     listed = audit_counts(table.iloc[[0, 1]], n_bootstrap=0, n_bootstrap_required_n=0)
@@ -304,3 +306,175 @@ def test_counts_table_of_all_pairs_is_the_all_family_with_one_row_per_model():
         audit_counts(
             table.assign(model_a=["x", "y", "y"], model_b=["y", "x", "z"]), n_bootstrap=0
         )
+
+
+# --- chains and tiers: two things, two names ------------------------------------------------
+
+
+def two_model_board() -> pd.DataFrame:
+    """1,000 items: only a right on 50, only b right on 28 (Wald t = 22 / sqrt(78 - 0.484) =
+    2.50). Fixed n asks t >= z_0.975 + z_0.8 = 2.80, so the pair is unresolved and a, b form
+    one unresolved chain; the rank set of two models asks only |t| >= about 1.96, so a is
+    shown better than b and they are two tiers."""
+    a = np.r_[np.ones(50), np.zeros(28), np.ones(600), np.zeros(322)]
+    b = np.r_[np.zeros(50), np.ones(28), np.ones(600), np.zeros(322)]
+    items = [f"q{i}" for i in range(1000)]
+    return pd.concat(
+        [
+            pd.DataFrame({"model": name, "task": "all", "item_id": items, "score": values})
+            for name, values in (("a", a), ("b", b))
+        ],
+        ignore_index=True,
+    )
+
+
+def test_tiers_are_the_rank_set_tiers_and_chains_are_their_own_thing():
+    import evalgap
+
+    frame = two_model_board()
+    r = evalgap.audit(frame, n_bootstrap=0, n_bootstrap_required_n=0, seed=0)
+    assert r.pairs.statistic[0] == pytest.approx(22 / np.sqrt(78 - 22**2 / 1000))
+    assert r.chains == {"all": [["a", "b"]]} and r.chain_procedure == "fixed_n"
+    ranks = evalgap.ranks(frame, seed=0)
+    assert r.tiers == ranks.tiers() == {"all": [["a"], ["b"]]}
+    assert r.tier_method == "95% simultaneous rank sets (max-t stepdown bootstrap, B=1,000)"
+    data = r.to_dict()
+    assert data["tiers"] == r.tiers and data["chains"] == r.chains
+    assert data["tier_method"] == r.tier_method and data["chain_procedure"] == "fixed_n"
+    assert "tier_procedure" not in data
+
+
+def test_an_audit_without_rank_sets_has_no_tiers_and_says_why():
+    r = audit_counts(table_7(), n_bootstrap=0, n_bootstrap_required_n=0)
+    assert r.tiers is None and r.to_dict()["tiers"] is None
+    assert r.tier_method.startswith("no tiers: rank sets need per-item scores")
+    skipped = audit_scores(align(two_model_board()), n_rank_bootstrap=0, n_bootstrap=0)
+    assert skipped.tiers is None and "n_rank_bootstrap=0" in skipped.tier_method
+
+
+def test_mmlu_pro_tiers_agree_with_ranks_and_chains_are_named_apart():
+    """29 models on 14 category clusters: the audit's chains (8 of several models, 16 in
+    all) are not tiers; the tiers are those of evalgap ranks (Holm's fallback: one tier)."""
+    import evalgap
+
+    scores = shared_file("mmlu_pro", "mmlu_pro_long.csv.gz")
+    settings = {"cluster_column": "category", "seed": 0}
+    r = evalgap.audit(
+        str(scores), n_bootstrap=0, n_bootstrap_required_n=0, n_cluster_bootstrap=0, **settings
+    )
+    ranks = evalgap.ranks(str(scores), **settings)
+    assert r.tiers == ranks.tiers() and len(r.tiers["all"]) == 1
+    assert len(r.tiers["all"][0]) == 29
+    assert len(r.chains["all"]) == 16 and sum(len(c) > 1 for c in r.chains["all"]) == 8
+    assert r.tier_method.startswith("95% simultaneous rank sets (Holm pairwise tests, the fallback")
+    assert r.to_dict()["tiers"] == ranks.tiers()
+
+
+# --- the gap's interval ----------------------------------------------------------------------
+
+
+def test_gap_interval_is_newcombes_for_binary_pairs():
+    """Newcombe (1998), Table II's example (cells 36, 12, 2, 0): 0.0569 to 0.3404."""
+    table = pd.DataFrame(
+        {"model_a": ["x"], "model_b": ["y"], "both_correct": [36], "a_only": [12],
+         "b_only": [2], "both_wrong": [0]}
+    )  # fmt: skip
+    r = audit_counts(table, n_bootstrap=0, n_bootstrap_required_n=0)
+    assert r.pairs.delta_low[0] == pytest.approx(0.0569, abs=5e-5)
+    assert r.pairs.delta_high[0] == pytest.approx(0.3404, abs=5e-5)
+    record = r.to_dict()["pairs"][0]
+    assert record["delta_interval"] == [r.pairs.delta_low[0], r.pairs.delta_high[0]]
+    assert record["delta_interval_method"] == "newcombe"
+    # the same interval compare gives for the pair
+    single = compare_counts(36, 12, 2, 0, n_bootstrap=0, n_bootstrap_required_n=0)
+    assert (record["delta_interval"][0], record["delta_interval"][1]) == pytest.approx(
+        (single.ci.low, single.ci.high)
+    )
+
+
+def test_gap_interval_is_the_paired_t_interval_for_graded_pairs():
+    from scipy import stats
+
+    rng = np.random.default_rng(4)
+    a = rng.uniform(size=300)
+    b = np.clip(a - 0.03 + rng.normal(0, 0.2, 300), 0, 1)
+    frame = pd.DataFrame(
+        {"model": np.repeat(["a", "b"], 300), "task": "all",
+         "item_id": np.tile(np.arange(300), 2).astype(str), "score": np.r_[a, b]}
+    )  # fmt: skip
+    r = audit_scores(align(frame), n_bootstrap=0, n_bootstrap_required_n=0, n_rank_bootstrap=0)
+    first = 0 if r.pairs.model_a[0] == "a" else 1
+    x, y = (a, b) if first == 0 else (b, a)
+    expected = stats.ttest_rel(x, y).confidence_interval(0.95)
+    assert r.pairs.delta_low[0] == pytest.approx(expected.low, rel=1e-10)
+    assert r.pairs.delta_high[0] == pytest.approx(expected.high, rel=1e-10)
+    assert r.to_dict()["pairs"][0]["delta_interval_method"] == "paired_t"
+
+
+# --- settings and pair tables the audit refuses (each was a traceback or silently used) ------
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"alpha": [0.05]}, "alpha must be one number; got [0.05]"),  # was a TypeError
+        ({"power": np.array([0.8, 0.9])}, "power must be one number"),
+        ({"family_size": 2.5}, "family_size must be a whole number >= 1; got 2.5"),  # was m=2
+        ({"family_size": "3"}, "family_size must be a whole number >= 1; got '3'"),
+        ({"n_bootstrap": -1}, "n_bootstrap must be a whole number >= 0; got -1"),
+        ({"n_rank_bootstrap": 1.5}, "n_rank_bootstrap must be a whole number >= 0; got 1.5"),
+        ({"n_cluster_bootstrap": float("nan")}, "n_cluster_bootstrap must be a whole number"),
+        ({"procedure": "clustered"}, "procedure='clustered' gave no verdicts for these data"),
+    ],
+)
+def test_bad_settings_are_refused_in_one_line(settings, message):
+    import evalgap
+
+    with pytest.raises(InputError, match=re.escape(message)):
+        evalgap.audit(two_model_board(), **{"n_rank_bootstrap": 0, **settings})
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"model_b": "rank 1"}, "row 2 (counting the header as row 1) pairs rank 1 with itself"),
+        ({"model_b": np.nan}, "row 2 (counting the header as row 1): model_b is empty"),
+        ({"model_a": "  "}, "row 2 (counting the header as row 1): model_a is empty"),
+    ],
+)
+def test_pair_table_rows_need_two_named_different_models(change, message):
+    table = table_7()
+    for column, value in change.items():
+        table[column] = table[column].astype(object)
+        table.loc[0, column] = value
+    with pytest.raises(InputError, match=re.escape(message)):
+        audit_counts(table)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [{"models": ["rank 1"]}, {"n_rank_bootstrap": 0}, {"cluster_column": "c"},
+     {"complete_case": True}],
+)  # fmt: skip
+def test_options_a_pairs_table_cannot_honour_are_refused(settings):
+    """They were ignored without a word (a pair-count table has no items to select,
+    cluster or rank)."""
+    import evalgap
+
+    name = next(iter(settings))
+    with pytest.raises(InputError, match=f"^{name}=: not for pairs= "):
+        evalgap.audit(pairs=table_7(), **settings)
+
+
+def test_cli_refuses_flags_a_pairs_file_cannot_honour(tmp_path, capsys):
+    from evalgap.cli import main
+
+    path = tmp_path / "pairs.csv"
+    table_7().to_csv(path, index=False)
+    code = main(["audit", "--pairs", str(path), "--models", "rank 1", "--n-cluster-bootstrap", "5"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err == (
+        "evalgap: error: --models, --n-cluster-bootstrap: not for a --pairs file of 2x2 counts "
+        "(it has no per-item scores to read, cluster or rank); leave it out, or audit --scores"
+    )
+    assert main(["audit", "--pairs", str(path), "--seed", "3", "--json", "--n-bootstrap", "0"]) == 0

@@ -125,3 +125,149 @@ def test_ranks_on_battles_through_the_command(run_cli, tmp_path):
     assert r.bradley_terry["tie_parameter"] > 0
     text = run_cli("ranks", "--battles", path, "--n-bootstrap", "200")
     assert text.returncode == 0 and "Bradley-Terry" in text.stdout
+
+
+# --- findings of the ranks review ------------------------------------------------------------
+
+
+def _frame(rows):
+    return pd.DataFrame(rows, columns=["model_a", "model_b", "winner"])
+
+
+def test_all_tie_battles_report_the_model_based_se_and_davidson_refuses():
+    """Every battle a tie: the sandwich's meat is 0 (SE 0 for every model, claimed before);
+    the model-based SE is the inverse information, 1 / sqrt(sum n_j p (1 - p)) on the
+    contrast. Davidson's nu has no finite MLE: a one-line error, not a singular matrix."""
+    battles = _frame([("a", "b", "tie"), ("b", "c", "tie"), ("c", "a", "tie")] * 10)
+    r = evalgap.ranks(battles=battles)
+    data = bt.battles([0, 1, 2] * 10, [1, 2, 0] * 10, [0.5] * 30)
+    information = bt._information(data, data.count * 0.25)
+    centring = np.eye(3) - 1 / 3
+    expected = np.sqrt(np.diag(centring @ np.linalg.pinv(information) @ centring))
+    np.testing.assert_allclose(r.ranks["se"], expected)
+    assert (r.ranks["se"] > 0.25).all() and (r.ranks["score"] == 0).all()
+    assert (r.ranks["rank_low"] == 1).all() and (r.ranks["rank_high"] == 3).all()
+    assert any("model-based standard errors" in note for note in r.notes)
+    with pytest.raises(InputError, match="every battle is a tie: Davidson's tie parameter"):
+        evalgap.ranks(battles=battles, ties="davidson")
+
+
+def test_a_chain_of_one_sided_wins_closed_by_one_upset_fits_and_a_chain_alone_is_named():
+    """m0 > m1 > ... > m11, 100-0 each, and one m11 win over m0: the MLE exists (strongly
+    connected) with a spread of about 50 (log-odds log(99) per link); it was flagged as
+    divergent and the covariance's eigen-solver raised LinAlgError. Without the upset the
+    scores do not exist and the error names the models' groups by name."""
+    rows = []
+    for i in range(11):
+        rows += [(f"m{i}", f"m{i + 1}", "model_a")] * 100
+    closed = _frame([*rows, ("m11", "m0", "model_a")])
+    r = evalgap.ranks(battles=closed, n_bootstrap=600)
+    scores = r.ranks.set_index("model")["score"]
+    # the score equations: each link's expected losses equal the one upset's expected win
+    theta = scores[[f"m{i}" for i in range(12)]].to_numpy()
+    link = 100 * (1 - 1 / (1 + np.exp(-(theta[:-1] - theta[1:]))))
+    upset = 1 / (1 + np.exp(-(theta[-1] - theta[0])))  # P(m11 beats m0)
+    np.testing.assert_allclose(link, 1 - upset, atol=1e-7)
+    assert r.ranks["model"].tolist() == [f"m{i}" for i in range(12)]
+    named = r"12 groups .*: \[m0\], \[m1\], \[m2\], \[m3\] and 8 more groups"
+    with pytest.raises(InputError, match=named):
+        evalgap.ranks(battles=_frame(rows))
+    with pytest.raises(InputError, match="raise n_bootstrap"):
+        evalgap.ranks(battles=closed, n_bootstrap=300)  # too few replicates have scores
+
+
+def test_battles_scale_through_the_pairs_win_counts():
+    """The fit and the bootstrap work on each pair's counts and hold (K, K) arrays, not one
+    per replicate: 500 models' bootstrap stays within a few (K, K) arrays and the cells of a
+    block (the batched Newton held a (replicates, K, K) Hessian: 3.2 GiB at 1,000 models), and
+    each replicate equals refitting its resampled battles."""
+    import tracemalloc
+
+    rng = np.random.default_rng(3)
+    k = 500
+    a = rng.integers(0, k, 50_000)
+    b = (a + rng.integers(1, k, a.size)) % k
+    strength = rng.normal(0, 1, k)
+    y = (rng.random(a.size) < 1 / (1 + np.exp(-(strength[a] - strength[b])))).astype(float)
+    data = bt.battles(a, b, y, k)
+    fit = bt.fit(data)
+    assert np.corrcoef(fit.scores, strength)[0, 1] > 0.95
+    tracemalloc.start()
+    try:
+        draws = bt.bootstrap(data, 20, seed=1, start=fit.scores)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 2**20, peak / 2**20
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(1)))
+    counts = rng.multinomial(data.n_battles, data.count / data.n_battles, size=20)
+    failed = np.isnan(draws).any(axis=1)
+    for r in [*np.flatnonzero(~failed)[:2], *np.flatnonzero(failed)[:1]]:
+        keep = counts[r] > 0
+        cells = data.first[keep], data.second[keep], data.outcome[keep], counts[r][keep]
+        again = bt.Battles(k, *cells)
+        if failed[r]:  # the replicate has no MLE: refitting says so
+            with pytest.raises(InputError, match="do not exist"):
+                bt.fit(again)
+        else:
+            np.testing.assert_allclose(draws[r], bt.fit(again).scores, atol=1e-8)
+
+
+def test_a_json_array_of_battles_is_read_record_by_record(run_cli, tmp_path):
+    """LMArena's clean_battle_<date>.json is a JSON array of records (extra fields, nested
+    metadata); it was refused. Damaged arrays name the record; --format is honoured or
+    refused, and score-table options are refused with --battles."""
+    import evalgap.io.battles as battles_io
+
+    records = [
+        {"model_a": "x", "model_b": "y", "winner": "model_a", "conv_metadata": {"t": [1, 2]}},
+        {"model_a": "y", "model_b": "z", "winner": "tie (bothbad)", "judge": "arena_user"},
+        {"model_a": "z", "model_b": "x", "winner": "model_a", "question_id": "q3"},
+    ]
+    path = tmp_path / "clean_battle_20240814.json"
+    path.write_text(json.dumps(records * 40, indent=1))
+    table = read_battles(path)
+    assert table.models == ("x", "y", "z") and table.outcome.tolist()[:3] == [1.0, 0.5, 1.0]
+    small = read_battles(path)
+    original = battles_io.CHUNK_BYTES
+    try:
+        battles_io.CHUNK_BYTES = 7  # records split across many chunks
+        assert read_battles(path).outcome.tolist() == small.outcome.tolist()
+    finally:
+        battles_io.CHUNK_BYTES = original
+    cut = tmp_path / "cut.json"
+    cut.write_text(json.dumps(records)[:-30])
+    with pytest.raises(InputError, match="record 3: not valid JSON"):
+        read_battles(cut)
+    out = run_cli("ranks", "--battles", path, "--n-bootstrap", "200", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["bradley_terry"]["n_battles"] == 120
+    refused = run_cli("ranks", "--battles", path, "--format", "lm-eval")
+    assert refused.returncode == 2
+    assert "--format lm-eval does not apply to battles" in refused.stderr
+    stray = run_cli("ranks", "--battles", path, "--model-column", "m", "--bootstrap", "empirical")
+    assert stray.returncode == 2
+    assert "--model-column, --bootstrap: score-table options do not apply" in stray.stderr
+    with pytest.raises(InputError, match="models=: per-item score options do not apply"):
+        evalgap.ranks(battles=path, models=["x"])
+
+
+def test_battle_options_are_checked_and_frame_rows_named_by_position():
+    """method='fast' was silently taken as the bootstrap; a DataFrame's row was given as a
+    file line ('row 2' for position 0)."""
+    battles = _frame([("a", "b", "model_a"), ("b", "a", "model_a")] * 5)
+    with pytest.raises(InputError, match="method must be one of auto, bootstrap, holm"):
+        evalgap.ranks(battles=battles, method="fast")
+    with pytest.raises(InputError, match="DataFrame, position 0: winner is empty"):
+        read_battles(battles.assign(winner=[None] + ["tie"] * 9))
+    table = read_battles(_frame([("a", "b", "tie"), ("a", "a", "tie"), ("b", "a", "model_a")]))
+    assert table.notes == ("1 battle of a model with itself left out (position 1)",)
+
+
+def test_the_disconnected_error_shortens_huge_model_names():
+    long_a, long_b = "a" * 5000, "b" * 5000
+    battles = _frame([(long_a, long_b, "model_a")] * 3)
+    with pytest.raises(InputError) as caught:
+        evalgap.ranks(battles=battles)
+    message = str(caught.value)
+    assert len(message) < 400 and f"[{'a' * 57}...]" in message and "\n" not in message

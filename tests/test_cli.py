@@ -351,7 +351,7 @@ def test_audit_pairs_file_json(run_cli, tmp_path):
     data = json.loads(out.stdout)
     assert data["family_size"] == 45 and round(data["bonferroni_inflation"], 2) == 2.14
     assert data["unresolved"]["fixed_n"] == 4 and data["unresolved"]["anytime_valid"] == 5
-    assert len(data["pairs"]) == 9 and data["tiers"]["all"][2] == ["rank 3", "rank 4"]
+    assert len(data["pairs"]) == 9 and data["chains"]["all"][2] == ["rank 3", "rank 4"]
     html = (tmp_path / "report.html").read_text()
     assert html.startswith("<!DOCTYPE html>") and "<svg" in html
 
@@ -374,7 +374,7 @@ def test_audit_scores_report_in_the_terminal(run_cli):
     text = " ".join(out.stdout.split())
     assert "flips under clustering:" in text
     assert "of 28 adjacent pairs are unresolved" in text
-    assert "tiers of several models hold" in text
+    assert "8 unresolved chains (fixed n) join 21 models" in text
 
 
 @pytest.mark.parametrize(

@@ -127,3 +127,54 @@ def test_graded_bootstrap_reports_its_monte_carlo_error(graded):
     tail = boot.p_value / 2
     assert boot.monte_carlo_se == pytest.approx(2 * np.sqrt(tail * (1 - tail) / 2000))
     assert r.to_dict()["bootstrap"]["monte_carlo_se"] == boot.monte_carlo_se
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+@pytest.mark.parametrize("cells", [(700, 80, 40, 180), (700, 40, 80, 180), (700, 60, 60, 180)])
+def test_resolution_follows_the_tested_direction(alternative, cells):
+    """A gap on the side a one-sided alternative does not test is no evidence for it: no N*,
+    q = 0, not resolved, and the sentence says so (the original said "the 1,000 items resolve
+    a gap this size" at p = 1.00). On the tested side N* uses z_{1-alpha}."""
+    r = compare_counts(*cells, alternative=alternative, n_bootstrap_required_n=50)
+    delta = (cells[1] - cells[2]) / sum(cells)
+    against = (alternative == "greater" and delta < 0) or (alternative == "less" and delta > 0)
+    if delta == 0:
+        assert r.required_n is None and not r.resolved
+        assert "exactly zero" in r.verdict
+    elif against:
+        assert r.required_n is None and r.resolution_ratio == 0 and not r.resolved
+        assert r.required_n_interval is None and r.correlation_sensitivity == ()
+        assert r.unpaired_required_n is None and r.required_n_discordant is None
+        better = "A" if alternative == "greater" else "B"
+        assert f"no evidence that {better} is better" in r.verdict
+        assert "resolve a gap this size" not in r.verdict
+        assert r.p_values.exact > 0.5
+    else:
+        k = (stats.norm.ppf(1 - 0.05 / (2 if alternative == "two-sided" else 1))
+             + stats.norm.ppf(0.8)) ** 2
+        variance = (cells[1] + cells[2]) / sum(cells) - delta**2
+        assert r.required_n == pw.round_up(k * variance / delta**2)
+        assert r.resolved and "resolve a gap this size" in r.verdict
+        assert ("one-sided" in r.verdict) == (alternative != "two-sided")
+
+
+def test_two_graded_items_give_no_required_n():
+    """With 2 graded items (fewer differing items than any valid test needs) the tests give
+    no verdict and N*, the MDE and q are not estimated; the original said "resolved, N* 2"."""
+    r = compare_scores([0.9, 0.8], [0.1, 0.15])
+    assert r.required_n is None and r.mde is None and r.resolution_ratio is None
+    assert not r.resolved and r.required_n_interval is None
+    assert "not estimated" in r.verdict and "resolve a gap this size" not in r.verdict
+    binary = compare_counts(9990, 3, 0, 7)  # 3 discordant items of 10,000
+    assert binary.required_n is None and not binary.resolved
+
+
+def test_required_n_is_at_least_the_items_a_valid_test_needs():
+    """Eq. 3 gives N* = 4.4 for 9 vs 1 of 10 items all differing; no valid test rejects at
+    alpha = 0.05 with fewer than 6 differing items, so N* is 6 (6 / rate of differing, 1)."""
+    r = compare_counts(0, 9, 1, 0)
+    assert pw.required_n(0.8, np.sqrt(0.36)) == pytest.approx(7.8489 * 0.36 / 0.64, rel=1e-4)
+    assert r.required_n == 6 and r.resolution_ratio == pytest.approx(10 / 6)
+    assert r.required_n_interval.low >= 6
+    half = compare_counts(5, 9, 1, 5)  # half the items differ: 6 differing need 12 items
+    assert half.required_n >= 12

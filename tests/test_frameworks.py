@@ -458,3 +458,84 @@ def test_lm_eval_task_selection_limits_the_filter_choice(tmp_path):
         assert s.tasks[0].scores[:, j].mean() == pytest.approx(want)
     with pytest.raises(InputError, match="task tiny_gen was scored under 2 filters"):
         load_scores(runs, LoadOptions(tasks=("tiny_gen",)))
+
+
+def _lm_eval_run(folder: Path, stamp: str, shots: int, correct: list[int], model="m") -> None:
+    """One lm-eval 0.4.x run: a results file recording n-shot and a samples file."""
+    folder.mkdir(parents=True, exist_ok=True)
+    results = {"results": {"tiny": {"acc,none": 0.5}}, "n-shot": {"tiny": shots},
+               "configs": {"tiny": {"num_fewshot": shots}}, "model_name": model}  # fmt: skip
+    (folder / f"results_{stamp}.json").write_text(json.dumps(results))
+    records = [
+        {"doc_id": i, "doc": {"q": i}, "filter": "none", "metrics": ["acc"], "acc": c}
+        for i, c in enumerate(correct)
+    ]
+    (folder / f"samples_tiny_{stamp}.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in records)
+    )
+
+
+def test_lm_eval_runs_with_different_n_shot_are_different_tasks(tmp_path):
+    """--all-runs averaged a 0-shot run with two 3-shot runs of the same model and task
+    (each results file records its n-shot): now they are two tasks, the 3-shot runs the
+    repeats of one, and the notes say why."""
+    _lm_eval_run(tmp_path / "m", "2026-01-01T00-00-00.1", 0, [0, 0, 0, 0])
+    _lm_eval_run(tmp_path / "m", "2026-01-02T00-00-00.1", 3, [1, 1, 0, 1])
+    _lm_eval_run(tmp_path / "m", "2026-01-03T00-00-00.1", 3, [1, 0, 0, 1])
+    long = read_lm_eval(tmp_path, all_runs=True)
+    frame = long.frame
+    assert sorted(frame["task"].unique()) == ["tiny [0-shot]", "tiny [3-shot]"]
+    means = frame.groupby("task")["score"].apply(lambda s: s.astype(float).mean()).to_dict()
+    assert means == {"tiny [0-shot]": 0.0, "tiny [3-shot]": 5 / 8}
+    runs = frame.groupby("task")["run"].nunique().to_dict()
+    assert runs == {"tiny [0-shot]": 1, "tiny [3-shot]": 2}
+    assert any(
+        "task tiny: runs with different n-shot" in n and "tiny [0-shot], tiny [3-shot]" in n
+        for n in long.notes
+    )
+    # without --all-runs: the latest run of each setting, not the latest of all
+    latest = read_lm_eval(tmp_path).frame
+    assert latest.groupby("task")["run"].unique().map(list).to_dict() == {
+        "tiny [0-shot]": ["2026-01-01T00-00-00.1"],
+        "tiny [3-shot]": ["2026-01-03T00-00-00.1"],
+    }
+
+
+def test_lm_eval_models_run_with_different_n_shot_are_not_paired(tmp_path):
+    _lm_eval_run(tmp_path / "a", "2026-01-01T00-00-00.1", 0, [0, 1, 0, 1], model="a")
+    _lm_eval_run(tmp_path / "b", "2026-01-01T00-00-00.2", 5, [1, 1, 1, 1], model="b")
+    frame = read_lm_eval(tmp_path).frame
+    assert frame.groupby("task")["model"].unique().map(list).to_dict() == {
+        "tiny [0-shot]": ["a"],
+        "tiny [5-shot]": ["b"],
+    }
+    _lm_eval_run(tmp_path / "c", "2026-01-01T00-00-00.3", 0, [1, 1, 1, 0], model="c")
+    same = read_lm_eval([tmp_path / "a", tmp_path / "c"])
+    assert set(same.frame["task"]) == {"tiny"}  # one setting: the task keeps its name
+    assert not any("different n-shot" in n for n in same.notes)
+
+
+@pytest.mark.parametrize("instance_id", [None, ""])
+def test_helm_entry_without_an_instance_id_is_one_line_never_none(tmp_path, instance_id):
+    """A null instance_id became the item "None" (all such entries one item)."""
+    runs = _restored(FIXTURES / "helm" / "runs", tmp_path)
+    stats = next(runs.rglob("per_instance_stats.json"))
+    entries = json.loads(stats.read_text())
+    entries[0]["instance_id"] = instance_id
+    stats.write_text(json.dumps(entries))
+    with pytest.raises(InputError, match="an entry has no instance_id"):
+        read_helm(runs)
+
+
+@pytest.mark.parametrize("doc_id", [None, 1.5, [1], ""])
+def test_lm_eval_record_with_a_null_doc_id_is_one_line(tmp_path, doc_id):
+    """A null doc_id became the item "None", so such records collapsed into one item."""
+    _lm_eval_run(tmp_path / "m", "2026-01-01T00-00-00.1", 0, [1, 0, 1])
+    samples = next((tmp_path / "m").glob("samples_*"))
+    lines = samples.read_text().splitlines()
+    record = json.loads(lines[1])
+    record["doc_id"] = doc_id
+    lines[1] = json.dumps(record)
+    samples.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError, match=r"samples_tiny_.*: line 2 has doc_id .*; lm-eval numbers"):
+        read_lm_eval(tmp_path)

@@ -135,4 +135,75 @@ def test_error_messages_show_control_characters(tmp_path, capsys):
     code, text = run(capsys, "audit", "--scores", path, "--n-bootstrap", "0", "--html", str(report))
     assert code == 2
     assert "\x1b" not in text and "gone\u241b[2J" in text
-    assert "cannot write the report (No such file or directory)" in text
+    assert "does not exist; create it first" in text
+
+
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+INVISIBLE = BIDI_CONTROLS + "\u200b\u200c\u200d\u2060\ufeff\u00ad\U000e0041\u2028\u2029"
+
+
+def test_every_invisible_format_character_is_shown_not_obeyed():
+    """U+061C (Arabic letter mark) reached the terminal and HTML while the other bidi
+    controls were neutralised: the whole class is neutralised, decided by Unicode category
+    (every Cf, Cc, Cs, Zl, Zp code point), enumerated here independently."""
+    import sys
+    import unicodedata
+
+    hidden = [
+        chr(c)
+        for c in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(c)) in ("Cf", "Cs", "Zl", "Zp")
+        or (unicodedata.category(chr(c)) == "Cc" and c >= 0x80)
+    ]
+    assert "\u061c" in hidden and len(hidden) > 2000  # the surrogates alone are 2,048
+    text = "".join(hidden)
+    assert clean(text) == "\ufffd" * len(hidden)
+    assert clean(text, keep_layout=True) == "\ufffd" * len(hidden)
+    assert clean("a\u0645\u0631\u062d\u0628\u0627 \u4e2d\u6587 \U0001f44d") == (
+        "a\u0645\u0631\u062d\u0628\u0627 \u4e2d\u6587 \U0001f44d"
+    )
+
+
+def test_invisible_characters_reach_neither_terminal_nor_html(tmp_path, capsys):
+    import json
+
+    name = "rtl" + INVISIBLE + "name"
+
+    rng = np.random.default_rng(3)
+    path = tmp_path / "scores.jsonl"
+    with open(path, "w", encoding="ascii") as handle:
+        for k, model in enumerate([name, PLAIN, "third-model"]):
+            for i in range(150):
+                score = int(rng.random() < 0.4 + 0.1 * k)
+                handle.write(json.dumps({"model": model, "item": f"q{i}", "score": score}) + "\n")
+    report = tmp_path / "audit.html"
+    code, text = run(
+        capsys, "audit", "--scores", str(path), "--n-bootstrap", "0",
+        "--n-bootstrap-required-n", "0", "--html", str(report),
+    )  # fmt: skip
+    assert code == 0, text
+    page = report.read_text(encoding="utf-8")
+    for char in INVISIBLE:
+        assert char not in text, f"raw U+{ord(char):04X} reached the terminal"
+        assert char not in page, f"raw U+{ord(char):04X} reached the HTML report"
+    assert clean(name) in text and html.escape(clean(name)) in page
+
+
+def test_compare_by_group_shows_control_characters_not_obeys_them(tmp_path, capsys):
+    """compare --by printed its verdict with markup off but control characters raw."""
+    import json
+
+    name = "m\x1b[2J\u202e\u061c\x07"
+    path = scores(tmp_path, [name, PLAIN])
+    rows = [json.loads(line) for line in open(path, encoding="utf-8")]
+    with open(path, "w", encoding="utf-8") as handle:
+        for k, row in enumerate(rows):
+            handle.write(json.dumps({**row, "task": "t\u202e" + str(k % 2)}) + "\n")
+    code, text = run(
+        capsys, "compare", "--scores", path, "--model-a", name, "--model-b", PLAIN,
+        "--by", "task", "--n-bootstrap", "0",
+    )  # fmt: skip
+    assert code == 0, text
+    for char in "\x1b\x07\u202e\u061c":
+        assert char not in text
+    assert clean(name) in text

@@ -89,7 +89,7 @@ def test_graded_audit_writes_the_full_report_and_a_clean_page(tmp_path):
 
     html = page.read_text(encoding="utf-8")
     assert html.rstrip().endswith("</html>")
-    for section in ("models", "verdicts", "ties", "flips", "pairs", "binned", "figures"):
+    for section in ("models", "verdicts", "chains", "tiers", "flips", "pairs", "binned", "figures"):
         assert f"id='{section}'" in html or f'id="{section}"' in html
     assert "57 adjacent pairs on 1 task" in html
     assert "Does not apply: the e-process is defined for binary (0/1) scores" in html

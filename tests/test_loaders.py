@@ -734,3 +734,43 @@ def test_a_directory_of_several_frameworks_is_refused_not_read_in_part(tmp_path)
     with pytest.raises(InputError, match=r"several sources \(lm-eval, inspect\); give each"):
         load_scores(folder)
     assert set(load_scores(folder / "inspect").frame["model"])  # each alone reads
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+LM_RECORD = '{"doc_id": 0, "doc": {"q": 1}, "filter": "none", "metrics": ["acc"], "acc": 1}\n'
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        ({"log.json": '{"eval": {"task": "t", "model": "m"}, "version": 2, "samples": ' + DEEP
+          + "}"}, r"log\.json: not valid JSON \(nested too deeply\)"),
+        ({"annotations.json": '[{"instruction": "x", "generator_1": "b", "generator_2": "m", '
+          '"preference": ' + DEEP + "}]"}, "annotations.json: not readable as JSON"),
+        ({"samples_t_2026-01-01T00-00-00.1.jsonl": LM_RECORD + '{"doc_id": 1, "doc": ' + DEEP
+          + "}\n"}, "line 2 is not valid JSON"),
+        ({"per_instance_stats.json": DEEP, "run_spec.json": '{"name": "x:model=m"}'},
+         "per_instance_stats.json: not valid JSON"),
+        ({"samples_t_2026-01-01T00-00-00.1.jsonl": LM_RECORD.replace('"q": 1', '"q": "\xe9"')},
+         "line 1 is not UTF-8 text"),
+    ],
+    ids=["inspect", "alpaca", "lm-eval", "helm", "lm-eval-latin1"],
+)  # fmt: skip
+def test_deeply_nested_or_misencoded_json_is_one_line(tmp_path, files, message):
+    """JSON nested 100,000 deep raised RecursionError (not a ValueError) through the
+    inspect, AlpacaEval, lm-eval and HELM loaders: a traceback."""
+    for name, text in files.items():
+        data = text.encode("latin-1") if "latin1" in message or "\xe9" in text else text.encode()
+        (tmp_path / name).write_bytes(data)
+    with pytest.raises(InputError, match=message):
+        load_scores(tmp_path)
+
+
+def test_an_eval_sample_member_that_is_not_an_object_is_named(tmp_path):
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "log.eval", "w") as archive:
+        archive.writestr("header.json", json.dumps({"eval": {"task": "t", "model": "m"}}))
+        archive.writestr("samples/1_epoch_1.json", "[1]")
+    with pytest.raises(InputError, match=r"log\.eval: samples/1_epoch_1\.json: a sample is a JSON"):
+        read_inspect(tmp_path / "log.eval")

@@ -151,7 +151,7 @@ def test_python_names_the_keyword_and_the_cli_the_flag(case, tmp_path, run_cli):
         (["simulate", "prospective"], "pairs=('a', 'b'): none", "--pair a b: none"),
         (["simulate", "power-curve"], "deltas=0.7: too big", "--delta 0.7: too big"),
         (["simulate", "sequential"], "lower horizon_factor=, or", "lower --horizon, or"),
-        (["audit"], "tier_procedure='holm' gave none", "--procedure holm gave none"),
+        (["audit"], "procedure='holm' gave none", "--procedure holm gave none"),
         # what is not a keyword stays as written: data, paths, names, prose
         (["compare"], "alpha=1.csv: no such file", "alpha=1.csv: no such file"),
         (["compare"], "d/alpha=1/x.csv: no model 'alpha=2'", "d/alpha=1/x.csv: no model 'alpha=2'"),

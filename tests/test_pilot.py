@@ -281,3 +281,86 @@ def test_pilot_without_runs_and_half_scored_items_are_said(run_cli, tmp_path):
     assert "1 item scored by only one of the two models left out of the pilot" in p.notes
     out = run_cli("plan", "--delta", "0.1", "--sd-diff", "0.3", "--cost-per-item", "1")
     assert out.returncode == 2 and "--cost-per-item: only with --pilot" in out.stderr
+
+
+def _pilot(score_a, score_b, n_items=40, n_runs=3):
+    """A pilot of two models whose score on item i, run r is ``score_x(i, r)``."""
+    rows = [
+        (m, f"q{i}", r, float(f(i, r)))
+        for m, f in (("a", score_a), ("b", score_b))
+        for i in range(n_items)
+        for r in range(n_runs)
+    ]
+    return pd.DataFrame(rows, columns=["model", "item", "run", "score"])
+
+
+@pytest.mark.parametrize(
+    ("score_a", "score_b"),
+    [
+        (lambda i, r: 1, lambda i, r: 1),  # identical, always-correct models
+        (lambda i, r: 1, lambda i, r: 0.5),  # the same difference on every item and run
+    ],
+)
+def test_a_pilot_without_spread_does_not_claim_two_items(score_a, score_b, run_cli, tmp_path):
+    """sigma_D estimated as 0 made Eq. 3 give N* = 0 (the frontier then said '2 items'):
+    the plan is refused as not estimable, with the worst case of a [0, 1] scale,
+    K (1 - delta^2) / delta^2 items (Bhatia-Davis: Var(D) <= 1 - delta^2)."""
+    pilot = _pilot(score_a, score_b)
+    with pytest.raises(InputError, match="not estimable from this pilot") as caught:
+        evalgap.plan_pilot(pilot, delta=0.05)
+    k = (1.959963984540054 + 0.8416212335729143) ** 2
+    worst = int(np.ceil(k * (1 - 0.05**2) / 0.05**2))
+    assert f"at most {worst:,} items" in str(caught.value)
+    path = tmp_path / "pilot.csv"
+    pilot.to_csv(path, index=False)
+    out = run_cli("plan", "--pilot", str(path), "--delta", "0.05")
+    assert out.returncode == 2 and "not estimable" in out.stderr and "--delta 0.05" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("delta", [5.0, -1.5, 1 + 1e-9])
+def test_a_gap_beyond_the_score_scale_is_refused(delta, run_cli):
+    """0/1 scores: |delta| <= 1 (it gave '2 items' for delta=5)."""
+    with pytest.raises(InputError, match=r"delta=.* is beyond any gap of scores in \[0, 1\]"):
+        evalgap.plan_pilot(PILOT, run_column="run", delta=delta)
+    out = run_cli("plan", "--pilot", str(PILOT), "--delta", repr(delta))
+    assert out.returncode == 2 and out.stderr.startswith("evalgap: error: --delta")
+    # the edge of the scale is a gap two models can have
+    assert evalgap.plan_pilot(PILOT, run_column="run", delta=1.0).frontier[0].n_items >= 2
+
+
+def test_a_graded_pilot_gap_is_bounded_by_the_scores_it_saw():
+    """Scores on a 1-10 scale: the gap cannot exceed the pilot's span (here 9 - 1 = 8)."""
+    pilot = _pilot(lambda i, r: 1 + (i + r) % 9, lambda i, r: 1 + (2 * i + r) % 9)
+    assert evalgap.plan_pilot(pilot, delta=8.0).frontier[0].n_items >= 2
+    with pytest.raises(InputError, match=r"span \[1, 9\]: a gap is at most 8"):
+        evalgap.plan_pilot(pilot, delta=8.5)
+
+
+def test_max_runs_is_capped_so_memory_stays_bounded(run_cli):
+    """--max-runs 1e9 laid out a frontier row per K: 7.5 GiB of arrays. In a process limited
+    to 3 GiB of address space the plan now refuses it in one line (it ran out of memory)."""
+    import resource
+    import subprocess
+    import sys
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30))
+
+    code = (
+        "import evalgap\n"
+        "from evalgap.errors import InputError\n"
+        f"try: evalgap.plan_pilot({str(PILOT)!r}, run_column='run', delta=0.03, "
+        "max_runs=10**9)\n"
+        "except InputError as e: print('refused:', e)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, preexec_fn=limit,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-300:]
+    assert "refused: max_runs= must be at most 1,000" in done.stdout
+    p = evalgap.plan_pilot(PILOT, run_column="run", delta=0.03, max_runs=1000)
+    assert len(p.frontier) == 1000
+    out = run_cli("plan", "--pilot", str(PILOT), "--delta", "0.03", "--max-runs", "1001")
+    assert out.returncode == 2 and out.stderr.startswith("evalgap: error: --max-runs must be")

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import evalgap
+from evalgap._ranks import RANK_COLUMNS
 from evalgap.errors import InputError
 from evalgap.stats import ranks as rk
 
@@ -211,7 +212,7 @@ def test_ranks_api_on_a_frame_and_its_json():
     r = evalgap.ranks(frame, n_bootstrap=500, top_k=1)
     data = json.loads(json.dumps(r.to_dict()))
     assert set(data) >= {"method", "alpha", "ranks", "marginal", "top_k", "verdict"}
-    keys = {"task", "model", "score", "se", "n_items", "rank", "rank_low", "rank_high", "tier"}
+    keys = set(RANK_COLUMNS)
     assert set(data["ranks"][0]) == keys and set(data["marginal"][0]) == keys
     assert [row["model"] for row in data["ranks"]] == ["b", "a", "c"]
     assert data["top_k"] == {"k": 1, "models": {"all": ["b", "a"]}}
@@ -308,7 +309,7 @@ def test_rank_coverage_study_runs_and_reports_its_monte_carlo_error(run_cli):
     assert row["coverage"] >= 0.95 - 2 * max(row["coverage_se"], 0.035)
     assert row["mean_width"] > 3.5  # four tied models: the sets hold (almost) every rank
     out = run_cli(
-        "simulate", "rank-coverage", "--simulations", "10", "--n-bootstrap", "100", "--json"
+        "simulate", "rank-coverage", "--simulations", "10", "--n-bootstrap", "200", "--json"
     )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
@@ -339,3 +340,235 @@ def test_empirical_bootstrap_gives_the_same_sets_on_a_clear_board(run_cli, tmp_p
     out = run_cli("ranks", "--scores", path, "--bootstrap", "empirical", "--json")
     assert out.returncode == 0, out.stderr
     assert [row["rank_low"] for row in json.loads(out.stdout)["ranks"]] == [1, 2, 2, 4]
+
+
+# --- findings of the ranks review ------------------------------------------------------------
+
+
+def test_a_bootstrap_too_small_for_the_level_is_refused_on_every_path(run_cli, tmp_path):
+    """B = 1 made the sets narrower than at B = 1,000 and still called them 95%: the (1 - alpha)
+    quantile needs at least 10 replicates beyond it, B >= 10 / alpha."""
+    assert rk.minimum_replicates(0.05) == 200 and rk.minimum_replicates(0.01) == 1000
+    x = _leaderboard([0.8, 0.7, 0.5], 1500)
+    with pytest.raises(InputError, match="n_bootstrap=200 or more"):
+        rk.rank_sets(x, n_bootstrap=199)
+    with pytest.raises(InputError, match="n_bootstrap=1000 or more"):
+        rk.rank_sets(x, n_bootstrap=500, alpha=0.01)
+    assert rk.rank_sets(x, n_bootstrap=200).method == "max-t stepdown bootstrap"
+    # Holm uses no bootstrap: nothing to refuse
+    assert rk.rank_sets(x, n_bootstrap=1, method="holm").method == "Holm pairwise"
+    draws = np.random.default_rng(0).normal(size=(50, 3))
+    with pytest.raises(InputError, match="50 bootstrap replicates"):
+        rk.rank_sets_from_draws(np.zeros(3), np.eye(3), draws)
+    frame = pd.DataFrame(x, columns=list("abc")).melt(var_name="model", value_name="score")
+    frame["item"] = np.tile(np.arange(1500), 3)
+    path = tmp_path / "scores.csv"
+    frame.to_csv(path, index=False)
+    out = run_cli("ranks", "--scores", path, "--n-bootstrap", "1")
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines() == [
+        "evalgap: error: --n-bootstrap 1: 1 bootstrap replicates cannot determine the 95% "
+        "critical value of the rank sets; give --n-bootstrap 200 or more (at least 10 / alpha)"
+    ]
+
+
+def _ordered_stepdown(t, stats, alpha, hypotheses):
+    """MRSW (2024) Algorithm 3.1 by brute force: ``t`` (K, K) observed, ``stats`` (B, K, K)
+    bootstrap t; each step rejects the standing ordered pairs with t above the (1 - alpha)
+    quantile of the maximum over the standing ones; a rejected pair's reverse stays."""
+    standing = set(hypotheses)
+    rejected, critical = set(), np.inf
+    while standing:
+        index = tuple(np.array(sorted(standing)).T)
+        critical = np.quantile(stats[:, index[0], index[1]].max(axis=1), 1 - alpha)
+        new = {h for h in standing if t[h] > critical}
+        if not new:
+            break
+        rejected |= new
+        standing -= new
+    return rejected, critical
+
+
+def test_the_stepdown_removes_only_the_rejected_orientation_of_a_pair():
+    """Algorithm 3.1 of Mogstad, Romano, Shaikh and Wilhelm (2024), as the authors' csranks:
+    a rejected H_jk (j better than k) leaves the set of hypotheses, H_kj stays in the max.
+    Removing both orientations lowered the later critical values (2.98 instead of 3.48 on
+    MMLU-Pro) and ordered pairs the published method does not."""
+    rng = np.random.default_rng(11)
+    k = 5
+    estimate = np.array([0.9, 0.35, 0.3, 0.05, 0.0])
+    cov = 0.01 * (np.eye(k) * 0.8 + 0.2)
+    draws = estimate + rng.multivariate_normal(np.zeros(k), cov, 4000)
+    r = rk.rank_sets_from_draws(estimate, cov, draws)
+    diagonal = np.diag(cov)
+    se = np.sqrt(diagonal[:, None] + diagonal[None, :] - 2 * cov + np.eye(k))
+    t = (estimate[:, None] - estimate[None, :]) / se
+    d = draws - estimate
+    stats = (d[:, :, None] - d[:, None, :]) / se
+    ordered = [(j, m) for j in range(k) for m in range(k) if j != m]
+    rejected, critical = _ordered_stepdown(t, stats, 0.05, ordered)
+    expected = np.zeros((k, k), dtype=bool)
+    for j, m in rejected:
+        expected[j, m] = True
+    assert (r.shown_better == expected).all() and expected.any()
+    assert r.critical_value == pytest.approx(critical, abs=2e-3)
+    # removing both orientations (the defect) gives a smaller final critical value here
+    unordered = [(j, m) for j, m in ordered if j < m]
+    both = {(j, m) for j, m in ordered}
+    standing = set(unordered)
+    while True:
+        index = tuple(np.array(sorted(standing)).T)
+        old = np.quantile(np.abs(stats[:, index[0], index[1]]).max(axis=1), 0.95)
+        new = {h for h in standing if abs(t[h]) > old}
+        if not new:
+            break
+        standing -= new
+    assert old < critical - 0.05 and both
+    # marginal sets: each model's 2 (K - 1) hypotheses, the same stepdown
+    for j in range(k):
+        own = [(j, m) for m in range(k) if m != j] + [(m, j) for m in range(k) if m != j]
+        rejected, _ = _ordered_stepdown(t, stats, 0.05, own)
+        worse = sum(1 for a, b in rejected if b == j)
+        ahead = sum(1 for a, b in rejected if a == j)
+        assert r.marginal_low[j] == 1 + worse and r.marginal_high[j] == k - ahead
+
+
+def _skipped_hard_items():
+    """A beats B on every item both scored; B skipped 1,000 hard items that A mostly fails."""
+    a = np.zeros(4000)
+    a[:2500] = 1.0  # 2,500 of the 3,000 easy items; none of the 1,000 hard ones
+    b = np.full(4000, np.nan)
+    b[:3000] = 0.0
+    b[:2450] = 1.0  # B is right only where A is, on 50 fewer items
+    c = (np.random.default_rng(2).random(4000) < 0.3).astype(float)
+    return np.column_stack([a, b, c])
+
+
+@pytest.mark.parametrize("method", ["bootstrap", "holm"])
+@pytest.mark.parametrize("kind", ["multiplier", "empirical"])
+def test_every_method_compares_the_paired_gap_on_shared_items(method, kind):
+    """B's own-item mean (0.817) is above A's (0.625) because B skipped the hard items; on the
+    3,000 items both scored A is right wherever B is and on 50 more (McNemar 50:0). The
+    bootstrap claimed B better than A and Holm the reverse: now both say A, as the audit."""
+    x = _skipped_hard_items()
+    gap, variance, shared = rk.pair_gaps(x)
+    both = ~np.isnan(x[:, 1])
+    diff = x[both, 0] - x[both, 1]
+    assert shared[0, 1] == 3000 and gap[0, 1] == pytest.approx(diff.mean())
+    assert variance[0, 1] == pytest.approx(diff.var(ddof=1) / diff.size)
+    r = rk.rank_sets(x, n_bootstrap=400, method=method, bootstrap=kind)
+    assert r.score[1] > r.score[0]  # the scores stay each model's own mean
+    assert r.shown_better[0, 1] and not r.shown_better[1, 0]
+    assert r.rank.tolist()[:2] == [1, 2] and r.rank_high[0] < r.rank_low[1]
+    assert any("items both scored" in note for note in r.notes)
+
+
+def test_pair_bootstrap_with_missing_scores_equals_a_brute_force_replicate():
+    """The (b, K, K) deviations of the shared-item gaps, recomputed pair by pair from the
+    same weights (multiplier: sum_i w_i (D_i - gap) / n; empirical: resampled mean - gap)."""
+    from evalgap.stats.resample import seed_sequence
+
+    rng = np.random.default_rng(4)
+    x = rng.random((40, 4))
+    x[rng.random(x.shape) < 0.25] = np.nan
+    clusters = np.repeat(np.arange(8), 5)
+    for codes in (None, clusters):
+        mean = rk.mean_covariance(x, codes)[0]
+        gap, _, shared = rk.pair_gaps(x, codes)
+        for kind in ("multiplier", "empirical"):
+            got = next(rk._pair_draws(x, mean, gap, shared, codes, 3, 9, kind))
+            draw = np.random.Generator(np.random.PCG64(seed_sequence(9)))
+            units = 40 if codes is None else 8
+            if kind == "multiplier":
+                weights = draw.standard_normal((3, units))
+            else:
+                weights = draw.multinomial(units, np.full(units, 1 / units), size=3)
+            item_weight = weights if codes is None else weights[:, codes]
+            for b in range(3):
+                for j in range(4):
+                    for m in range(4):
+                        both = ~np.isnan(x[:, j]) & ~np.isnan(x[:, m])
+                        d = x[both, j] - x[both, m]
+                        w = item_weight[b, both]
+                        if kind == "multiplier":
+                            expected = (w * (d - gap[j, m])).sum() / both.sum()
+                        else:
+                            expected = (w * d).sum() / w.sum() - gap[j, m] if w.sum() else 0
+                        assert got[b, j, m] == pytest.approx(expected, abs=1e-9)
+
+
+def test_mmlu_pro_separates_gemini_flash_from_deepseek_coder_on_their_shared_items():
+    """DeepSeek-Coder-V2 skipped 1,681 questions: own-item gap 0.005, but on the 10,334 items
+    both scored gemini-1.5-flash-002 is 0.022 ahead (t = 4.7); every method now sees that."""
+    scores = shared_file("mmlu_pro", "mmlu_pro_long.csv.gz")
+    frame = pd.read_csv(scores)
+    wide = frame.pivot_table(index="question_id", columns="model", values="correct")
+    flash, coder = "gemini-1.5-flash-002_5shots", "DeepSeek-Coder-V2_5shots"
+    both = wide[[flash, coder]].dropna()
+    diff = both[flash] - both[coder]
+    t = diff.mean() / (diff.std() / np.sqrt(len(diff)))
+    assert len(both) == 10334 and diff.mean() == pytest.approx(0.022, abs=5e-4) and t > 4.5
+    for method in ("bootstrap", "holm"):
+        r = evalgap.ranks(frame, n_bootstrap=400, method=method)
+        models = r.models_of("all")
+        better = r.shown_better["all"]
+        i, j = models.index(flash), models.index(coder)
+        assert better[i, j] and not better[j, i], method
+
+
+def test_html_page_carries_the_marginal_sets_and_score_intervals_as_the_json(run_cli, tmp_path):
+    """The ranks page lacked the marginal-set column and the score intervals; every view
+    shows the same sets and tiers, and the interval is score -/+ z_{1 - alpha/2} SE."""
+    import re
+
+    x = _leaderboard([0.85, 0.7, 0.69, 0.5], 1500, seed=13)
+    frame = pd.DataFrame(x, columns=list("abcd")).melt(var_name="model", value_name="score")
+    frame["item"] = np.tile(np.arange(1500), 4)
+    path = tmp_path / "scores.csv"
+    frame.to_csv(path, index=False)
+    page = tmp_path / "ranks.html"
+    settings = ("--alpha", "0.1", "--n-bootstrap", "300")
+    out = run_cli("ranks", "--scores", path, "--json", "--html", page, *settings)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    html = page.read_text()
+    header = re.search(r"<thead><tr>(.*?)</tr></thead>", html).group(1)
+    names = re.findall(r"<th[^>]*>(.*?)</th>", header)
+    assert names == [
+        "Rank", "Model", "Score", "SE", "90% interval", "Items", "Rank set", "Marginal set", "Tier"
+    ]
+    body = re.search(r"<tbody>(.*?)</tbody>", html).group(1)
+    rows = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", body)]
+    marginal = {row["model"]: row for row in data["marginal"]}
+    z = stats.norm.ppf(0.95)
+    for cells, row in zip(rows, data["ranks"], strict=True):
+        assert cells[1] == row["model"]
+        span = lambda lo, hi: str(lo) if lo == hi else f"{lo}-{hi}"  # noqa: E731
+        assert cells[6] == span(row["rank_low"], row["rank_high"])
+        m = marginal[row["model"]]
+        assert cells[7] == span(m["rank_low"], m["rank_high"]) and cells[8] == str(row["tier"])
+        assert row["score_low"] == pytest.approx(row["score"] - z * row["se"])
+        assert row["score_high"] == pytest.approx(row["score"] + z * row["se"])
+        low, high = (float(v) for v in cells[4].strip("[]").split(", "))
+        assert low == pytest.approx(row["score_low"], abs=1e-4)
+        assert high == pytest.approx(row["score_high"], abs=1e-4)
+    text = run_cli("ranks", "--scores", path, *settings).stdout
+    for row in data["ranks"]:
+        line = next(t for t in text.splitlines() if f" {row['model']} " in t)
+        m = marginal[row["model"]]
+        assert line.split()[-3:] == [
+            span(row["rank_low"], row["rank_high"]),
+            span(m["rank_low"], m["rank_high"]),
+            str(row["tier"]),
+        ]
+
+
+@pytest.mark.parametrize("value", ["abc", [300], 250.5])
+def test_a_bootstrap_count_that_is_no_whole_number_is_one_line_error(value):
+    """int() raised a ValueError/TypeError traceback on 'abc' and [300], and cut 250.5 to 250."""
+    frame = pd.DataFrame(_leaderboard([0.8, 0.5], 300), columns=["a", "b"]).melt(
+        var_name="model", value_name="score"
+    )
+    frame["item"] = np.tile(np.arange(300), 2)
+    with pytest.raises(InputError, match="n_bootstrap must be a whole number >= 1"):
+        evalgap.ranks(frame, n_bootstrap=value)

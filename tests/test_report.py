@@ -110,25 +110,27 @@ def test_audit_off_a_terminal_keeps_names_and_numbers_whole(tmp_path, capsys):
     rows = [line for line in out.splitlines() if line.count(LONG) == 2]
     assert len(rows) == 3
     assert "\u2026" not in out and "full names:" not in out
-    # every number in a row is whole: delta, N*, q parse back as numbers
+    # every number in a row is whole: delta, its interval, N*, q parse back as numbers
     for line in rows:
         fields = line.split()
         assert re.fullmatch(r"[+-]?\d\.\d{4}|0\.0000", fields[2])
-        assert re.fullmatch(r"[\d,]+|infinite", fields[3])
+        assert re.fullmatch(r"\[[+-]?\d\.\d{4},", fields[3])
+        assert re.fullmatch(r"[+-]?\d\.\d{4}\]", fields[4])
+        assert re.fullmatch(r"[\d,]+|infinite", fields[5])
     assert max(len(line) for line in out.splitlines()) > 80
 
 
 def test_width_option_shortens_names_with_a_legend(tmp_path, capsys):
     names = [f"{LONG}-{k}" for k in range(3)]
     path = scores_file(tmp_path, names)
-    code, out, _ = cli(capsys, "--width", "100", "audit", "--scores", path, "--n-bootstrap", "0")
+    code, out, _ = cli(capsys, "--width", "120", "audit", "--scores", path, "--n-bootstrap", "0")
     assert code == 0
     assert "\u2026" in out and "full names:" in out
     legend = out[out.index("full names:") :]
     for name in names:
         assert f"= {name}" in legend  # every shortened name is listed in full
     table = out[out.index("pairs") : out.index("full names:")]
-    assert all(len(line) <= 100 for line in table.splitlines())
+    assert all(len(line) <= 120 for line in table.splitlines())
 
 
 def test_compare_p_values_are_whole_off_a_terminal(tmp_path, capsys):
@@ -173,7 +175,7 @@ def test_graded_audit_gives_the_full_report(tmp_path, capsys):
     assert text.rstrip().endswith("</html>")
     assert "Does not apply: the e-process is defined for binary (0/1) scores" in text
     assert "n/a for graded pairs" in text and "A higher" in text
-    for section in ("models", "verdicts", "ties", "pairs", "figures", "provenance"):
+    for section in ("models", "verdicts", "chains", "tiers", "pairs", "figures", "provenance"):
         assert f"id='{section}'" in text
 
 
@@ -259,7 +261,7 @@ def test_unwritable_report_names_the_reason(tmp_path, capsys):
     path = scores_file(tmp_path, ["m1", "m2"])
     code, _, err = cli(capsys, "audit", "--scores", path, "--html", tmp_path / "missing" / "r.html")
     assert code == 2
-    assert "cannot write the report (No such file or directory)" in err and "None" not in err
+    assert f"the folder {tmp_path / 'missing'} does not exist" in err and "None" not in err
 
 
 def test_failed_report_leaves_no_file(tmp_path, capsys, monkeypatch):
@@ -309,9 +311,11 @@ def test_too_narrow_width_wraps_rows_instead_of_dropping_columns(tmp_path, capsy
     code, out, _ = cli(capsys, "--width", "40", "audit", "--scores", path, "--n-bootstrap", "0")
     assert code == 0
     header = next(line for line in out.splitlines() if line.lstrip().startswith("A "))
-    assert header.split() == ["A", "B", "delta", "N*", "q", "fix", "bon", "hol", "bh", "any"]
+    assert header.split() == [
+        *("A", "B", "delta", "95%", "CI", "N*", "q", "fix", "bon", "hol", "bh", "any")
+    ]
     rows = [line for line in out.splitlines() if re.search(r"\d\.\d{4}\s", line)]
-    assert len(rows) == 2 and all(len(row.split()) == 10 for row in rows)
+    assert len(rows) == 2 and all(len(row.split()) == 12 for row in rows)
 
 
 def test_pair_table_says_how_many_rows_it_shows(capsys):
@@ -345,6 +349,155 @@ def test_large_audits_say_what_the_page_leaves_out(all_pairs_audit, monkeypatch)
     monkeypatch.setattr(html_report, "MAX_FOREST_MODELS", 5)
     text = html_report.audit_report(all_pairs_audit)
     assert "Showing the first 10 of 91 pairs (in rank order)" in text
-    assert text.count("<tr><td class='name'>") == 10
+    assert text.count("<tr><td class='name'>") == 20  # the pair table and its more-columns table
     assert "The charts draw a random sample (seed 0) of 20 of the 91 pairs." in text
     assert "Showing the top 5 of 14 models by rank." in text
+
+
+# --- one audit, one story: tiers, chains and the sentence on every output ----------------------
+
+
+def _html_text(page: str) -> str:
+    """The page's visible text, tags dropped and entities decoded, spaces collapsed."""
+    import html
+
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+
+
+def test_audit_sentence_is_one_string_in_terminal_json_and_html(capsys):
+    """The terminal printed its own sentence ("1 of 2 adjacent pairs are unresolved ...")
+    and the JSON another ("1 of 2 displayed pairs is ..."): now r.verdict, everywhere."""
+    import json
+
+    from evalgap.report.json_output import to_json
+    from evalgap.report.terminal import make_console, render_audit
+
+    table = pd.DataFrame(
+        {"model_a": ["x", "y"], "model_b": ["y", "z"], "both_correct": [7986, 7000],
+         "a_only": [295, 900], "b_only": [249, 300], "both_wrong": [1512, 1842]}
+    )  # fmt: skip
+    r = audit_counts(table, n_bootstrap=0, n_bootstrap_required_n=0)
+    assert r.verdict.startswith("1 of 2 adjacent pairs is unresolved at alpha=0.05")
+    render_audit(r, make_console())
+    terminal = capsys.readouterr().out.strip().splitlines()[-1]
+    page = html_report.audit_report(r)
+    summary = re.search(r"<p class='summary'>(.*?)</p>", page).group(1)
+    assert terminal == r.verdict == json.loads(to_json(r))["verdict"]
+    assert _html_text(summary) == r.verdict
+
+
+def test_tiers_and_chains_read_the_same_in_terminal_json_and_html(capsys):
+    import json
+
+    import evalgap
+    from evalgap.report.json_output import to_json
+    from evalgap.report.terminal import make_console, render_audit
+
+    from test_audit import two_model_board
+
+    r = evalgap.audit(two_model_board(), n_bootstrap=0, n_bootstrap_required_n=0, seed=0)
+    method = "95% simultaneous rank sets (max-t stepdown bootstrap, B=1,000)"
+    data = json.loads(to_json(r))
+    assert data["tiers"] == {"all": [["a"], ["b"]]} and data["tier_method"] == method
+    assert data["chains"] == {"all": [["a", "b"]]}
+    render_audit(r, make_console())
+    out = capsys.readouterr().out
+    assert f"tiers, from {method}:" in out and "all: tier 1: a; tier 2: b" in out
+    assert "unresolved chains (fixed n, all): ranks 1-2: a, b" in out
+    assert "tied tiers" not in out
+    text = _html_text(html_report.audit_report(r))
+    assert f"Tiers from {method}." in text
+    assert "all 1 1–1 1 a" in text and "all 2 2–2 1 b" in text  # the tiers table
+    assert "all chain 1 1–2 2 a, b" in text  # the chains table, never "group"
+    assert "group 1" not in text and "Unresolved chains (Fixed n)" in text
+
+
+def test_audit_page_uses_q_not_r_and_says_what_unresolved_means():
+    r = audit_scores(
+        align(leaderboard(n_items=800)), n_bootstrap=0, n_bootstrap_required_n=0,
+        n_rank_bootstrap=0, n_cluster_bootstrap=0,
+    )  # fmt: skip
+    page = html_report.audit_report(r)
+    text = _html_text(page)
+    assert "r = N*/N" not in text and "N*/N" not in text.replace("q = N/N*", "")
+    assert "q = N/N* per pair on a log scale" in text  # the caption, and the chart's axis:
+    assert ">q = N/N*</text>" in page and ">r = N*/N</text>" not in page
+    assert "tied" not in text.lower()
+    assert "cannot tell the two models apart, which does not mean they are equal" in text
+    # headings name the family: no bare "all"
+    assert "<h2 id='pairs'>Adjacent pairs</h2>" in page
+    assert "Adjacent pairs by gap size" in text and "total (adjacent pairs)" in text
+    binned = r.binned_table().set_index("bucket")
+    q = r.to_frame()["resolution_ratio"]
+    assert binned.loc["total", "q_median"] == pytest.approx(q.median())
+    assert binned.loc["total", "q_smallest"] == pytest.approx(q.min())
+    all_pairs = audit_scores(
+        align(leaderboard(n_items=800)), family="all", n_bootstrap=0, n_bootstrap_required_n=0,
+        n_rank_bootstrap=0, n_cluster_bootstrap=0,
+    )  # fmt: skip
+    page = html_report.audit_report(all_pairs)
+    assert "<h2 id='pairs'>All pairs</h2>" in page and "All 10 pairs on 1 task" in page
+
+
+def test_audit_pair_table_fits_with_the_gap_interval_and_the_rest_behind_details():
+    r = audit_scores(
+        align(leaderboard(n_items=800)), n_bootstrap=0, n_bootstrap_required_n=0,
+        n_rank_bootstrap=0, n_cluster_bootstrap=0,
+    )  # fmt: skip
+    page = html_report.audit_report(r)
+    start = page.index("<table class='pairs'>")
+    main = page[start : page.index("</table>", start)]
+    head = main[: main.index("</thead>")]
+    # names, the verdicts, delta, its interval, N, N*, q and the exact p: 15 columns, not 21
+    cells = len(re.findall(r"<th[ >]", head))
+    assert cells - 1 == 2 + len(r.procedures) + 6  # minus the "Resolved under" group cell
+    assert "Δ interval" in head and "p exact" in head and "p mid-p" not in head
+    row = r.to_frame().iloc[0]
+    shown = f"[{number(row.delta_low, '+.4f')}, {number(row.delta_high, '+.4f')}]"
+    assert shown in main
+    assert "<details><summary>More columns per pair" in page and "p mid-p" in page
+
+
+def test_audit_terminal_report_of_200k_character_names_is_linear(capsys):
+    """Names of 200,000 characters took over 300 s: Rich's highlighter ran its regular
+    expressions (quadratic on such a run of characters) over every line holding a name.
+    Nothing is highlighted now, names are shortened for display (head…tail #digest), and
+    the JSON keeps them whole. At this size the quadratic step takes minutes."""
+    from evalgap.report.json_output import to_json
+    from evalgap.report.terminal import make_console, render_audit
+    from evalgap.report.text import MAX_DISPLAY_NAME, display_name
+
+    long_a, long_b = "a" * 200_000, "a" * 199_999 + "b"
+    frame = leaderboard(n_items=300, accuracies=(0.7, 0.6, 0.5))
+    frame["model"] = frame["model"].map({"m0": long_a, "m1": long_b, "m2": "short"})
+    r = audit_scores(align(frame), n_bootstrap=0, n_bootstrap_required_n=0)
+    render_audit(r, make_console())
+    out = capsys.readouterr().out
+    assert long_a[:1000] not in out
+    shown_a, shown_b = display_name(long_a), display_name(long_b)
+    assert len(shown_a) == MAX_DISPLAY_NAME and shown_a != shown_b  # still told apart
+    assert shown_a in out and shown_b in out
+    assert f"names longer than {MAX_DISPLAY_NAME} characters are shortened" in out
+    assert long_a in to_json(r) and long_b in to_json(r)
+    # the --width path (table fitting) gets the shortened names too
+    render_audit(r, make_console(width=100))
+    assert long_a[:1000] not in capsys.readouterr().out
+
+
+def test_audit_page_of_long_names_draws_short_labels():
+    """Figures laid out every label in full (names of 20,000 characters: 22 s, growing with
+    the length): labels are shortened as in the terminal; tables keep the full names."""
+    from evalgap.report.text import display_name
+
+    long_a, long_b = "a" * 50_000, "a" * 49_999 + "b"
+    frame = leaderboard(n_items=300, accuracies=(0.7, 0.6, 0.5))
+    frame["model"] = frame["model"].map({"m0": long_a, "m1": long_b, "m2": "short"})
+    frame["task"] = "t" * 50_000
+    r = audit_scores(
+        align(frame), n_bootstrap=0, n_bootstrap_required_n=0, n_cluster_bootstrap=0
+    )
+    page = html_report.audit_report(r)
+    svgs = "".join(re.findall(r"<svg.*?</svg>", page, re.S))
+    assert svgs and long_a[:1000] not in svgs and "t" * 1000 not in svgs
+    assert display_name(long_a) in svgs and display_name("t" * 50_000) in svgs
+    assert f">{long_a}<" in page.replace("<wbr>", "")  # the tables name it in full

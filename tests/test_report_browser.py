@@ -63,6 +63,14 @@ PROBE = """<script>
     out.cells.push({text: cells[i].textContent, left: box.left, right: box.right,
                     visible_left: left, visible_right: right});
   }
+  var pairs = document.querySelector("table.pairs");
+  var box = pairs.parentElement;
+  out.pairs = {scroll: box.scrollWidth, client: box.clientWidth, columns: []};
+  var heads = pairs.querySelectorAll("thead th");
+  for (var j = 0; j < heads.length; j++) {
+    var h = heads[j].getBoundingClientRect();
+    out.pairs.columns.push({text: heads[j].textContent, right: h.right});
+  }
   var pre = document.createElement("pre");
   pre.id = "probe"; pre.textContent = JSON.stringify(out);
   document.body.appendChild(pre);
@@ -106,6 +114,9 @@ def screenshot_width(path, profile, tmp_path) -> int:
 def assert_verdicts_visible(path, profile, procedures: int) -> None:
     geometry = verdict_geometry(path, profile)
     assert geometry["viewport"] == WIDTH
+    # the pair table fits the window: no horizontal scroll, the last column (a p-value) whole
+    assert geometry["pairs"]["scroll"] <= geometry["pairs"]["client"], geometry["pairs"]
+    assert all(c["right"] <= WIDTH for c in geometry["pairs"]["columns"]), geometry["pairs"]
     assert len(geometry["cells"]) == procedures
     for cell in geometry["cells"]:
         # the whole header box is inside the window and inside the table's scroll box
@@ -130,11 +141,12 @@ def test_clustered_report_at_1280px(tmp_path):
     dom, log = open_in_browser(path, tmp_path / "profile")
     assert ":CONSOLE" not in log  # no console message at all, errors included
     sections = (
-        "models", "verdicts", "ties", "ranks", "flips", "pairs", "binned", "figures", "clusters"
+        "models", "verdicts", "chains", "tiers", "ranks", "flips", "pairs", "binned", "figures",
+        "clusters",
     )
     for section in (*sections, "provenance", "legend"):
         assert f'id="{section}"' in dom
-    # forest, rank sets, r per pair, N* paired vs unpaired, e-process, ICC per pair, bootstrap
+    # forest, rank sets, q per pair, N* paired vs unpaired, e-process, ICC per pair, bootstrap
     # counts
     assert len(re.findall(r"<svg", dom)) == 7
     # the per-model table comes first, with human headers
@@ -163,7 +175,7 @@ def test_counts_report_loads(tmp_path):
     path.write_text(audit_report(audit_counts(table_7())), encoding="utf-8")
     dom, log = open_in_browser(path, tmp_path / "profile")
     assert ":CONSOLE" not in log
-    # forest and r per pair; no per-item data, so no e-process and N* still drawn
+    # forest and q per pair; no per-item data, so no e-process and N* still drawn
     assert dom.count("<svg") == 3 and "rank 5" in dom
     assert_verdicts_visible(path, tmp_path / "profile", 6)
 

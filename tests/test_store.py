@@ -22,7 +22,7 @@ from conftest import ROOT, run_entry_point, shared_file
 FIXTURES = ROOT / "tests" / "fixtures" / "frameworks"
 INSPECT = FIXTURES / "inspect" / "epochs"
 LM_EVAL = FIXTURES / "lm_eval-0.4.4" / "reordered"
-QUICK = ("--n-bootstrap", "200", "--n-bootstrap-required-n", "50", "--n-rank-bootstrap", "50")
+QUICK = ("--n-bootstrap", "200", "--n-bootstrap-required-n", "50", "--n-rank-bootstrap", "200")
 
 
 def _board(

@@ -52,7 +52,7 @@ def test_streamed_audit_equals_the_in_memory_audit(board, tmp_path, family):
             )
     assert streamed.unresolved == full.unresolved
     assert streamed.correlation_sensitivity == full.correlation_sensitivity
-    assert streamed.tiers == full.tiers
+    assert streamed.chains == full.chains
     # Holm and BH really are family-wide: blocks of 70 pairs alone would resolve more
     assert streamed.unresolved["holm"] > 0
 
@@ -74,4 +74,4 @@ def test_cli_store_audit_writes_every_pair_and_says_so(board, tmp_path, run_cli)
     expected = audit_store(board, family="all", n_bootstrap=0, n_bootstrap_required_n=0)
     assert summary["unresolved"] == expected.unresolved
     text = run_cli("store", "audit", str(board), "--output", str(out), "--family", "adjacent")
-    assert "58 adjacent pairs" in text.stdout and "tie group" in text.stdout
+    assert "58 adjacent pairs" in text.stdout and "unresolved chain" in text.stdout

@@ -364,7 +364,7 @@ def test_audit_store_refuses_unknown_choices_in_one_line(board, tmp_path):
     _, store = board
     from evalgap._store import audit_store_streamed
 
-    for bad in ({"family": "zz"}, {"tier_procedure": "zz"}, {"mixture": "zz"}, {"family": None}):
+    for bad in ({"family": "zz"}, {"chain_procedure": "zz"}, {"mixture": "zz"}, {"family": None}):
         name = next(iter(bad))
         for job in (
             lambda bad=bad: evalgap.audit_store(store, n_bootstrap=0, **bad),
@@ -374,10 +374,10 @@ def test_audit_store_refuses_unknown_choices_in_one_line(board, tmp_path):
                 job()
             assert "\n" not in str(caught.value)
     assert not (tmp_path / "o.parquet").exists()
-    plain = tmp_path / "plain.duckdb"  # a clustered tier procedure on a store without clusters
+    plain = tmp_path / "plain.duckdb"  # a clustered chain procedure on a store without clusters
     evalgap.store_add(plain, [board[0]])
     with pytest.raises(InputError, match="keeps no cluster labels"):
-        audit_store_streamed(plain, tmp_path / "o.parquet", tier_procedure="clustered")
+        audit_store_streamed(plain, tmp_path / "o.parquet", chain_procedure="clustered")
 
 
 def test_the_family_is_said_on_every_view_of_a_store_audit(board, tmp_path, run_cli):

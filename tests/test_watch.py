@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -113,7 +116,7 @@ def test_graded_pairs_use_the_betting_e_process_and_budget_stops():
 def test_bad_updates_are_refused():
     monitor = evalgap.Monitor(targets="all")
     monitor.update("a", 1, 1.0)
-    with pytest.raises(InputError, match="scored item 1 of task 'all' twice"):
+    with pytest.raises(InputError, match="scored item '1' of task 'all' twice"):
         monitor.update("a", 1, 0.0)
     with pytest.raises(InputError, match="scores are in"):
         monitor.update("b", 1, 2.0)
@@ -239,11 +242,13 @@ def test_inspect_logs_are_followed_item_by_item_with_their_epochs(run_cli, tmp_p
         second.append(again)
     path = tmp_path / "run.json"
     log["samples"] = first[:3] + second[:1]  # items 1-3 at epoch 1, item 1 at epoch 2
+    log["status"] = "started"  # the run goes on
     path.write_text(_json.dumps(log))
     follower = LogFollower([tmp_path])
     assert [r[2] for r in follower.poll()] == [str(first[0]["id"])]
     assert follower.poll() == []  # unchanged log: not read again
     log["samples"] = first + second
+    log["status"] = "success"
     path.write_text(_json.dumps(log) + " ")
     later = follower.poll()
     assert sorted(r[2] for r in later) == sorted(str(s["id"]) for s in first[1:])
@@ -267,7 +272,7 @@ def test_inspect_logs_are_followed_item_by_item_with_their_epochs(run_cli, tmp_p
     # finite: with 3 items no decision is reachable yet, so neither is a cost)
     from evalgap.io.inspect_logs import read_new_samples
 
-    usage = read_new_samples(other)[2]
+    usage = read_new_samples(other).tokens
     assert len(usage) == 3 and all(v > 0 for v in usage.values())
     pair = record["pairs"][0]
     assert pair["further_items"] is None and pair["further_cost"] is None
@@ -341,3 +346,535 @@ def test_a_state_file_carries_the_place_in_the_logs_between_runs(run_cli, tmp_pa
     state.write_bytes(b"not a state")
     broken = run_cli("watch", "--logs", root, "--pair", *LLAMA, "--once", "--state", state)
     assert broken.returncode == 2 and "not a watch state file" in broken.stderr
+
+
+# --- regression tests: state, logs that are rewritten, re-run, copied, reduced ---------------
+
+FRAMEWORKS = Path(__file__).parent / "fixtures" / "frameworks"
+
+
+def _lines(root, model, task, records, stamp="2026-01-01T00-00-00", mode="w"):
+    """Write lm-eval records ``(doc_id, acc)`` to ``root/model/samples_<task>_<stamp>.jsonl``."""
+    folder = root / model
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"samples_{task}_{stamp}.jsonl"
+    with open(path, mode) as out:
+        for doc, acc in records:
+            out.write(json.dumps({"doc_id": doc, "acc": acc, "metrics": ["acc"]}) + "\n")
+    return path
+
+
+def _eval_members(path):
+    from evalgap.io._zip import Archive
+
+    with Archive(path) as archive:
+        return {n: archive.read(n) for n in archive.namelist()}
+
+
+def _json_log(eval_path, target, *, status=None, edit=None):
+    """An inspect ``.json`` log holding what an ``.eval`` archive holds (``edit`` changes it)."""
+    members = _eval_members(eval_path)
+    header = json.loads(members["header.json"])
+    log = {
+        "version": header.get("version", 2),
+        "status": status or header["status"],
+        "eval": header["eval"],
+        "samples": [json.loads(members[n]) for n in sorted(members) if n.startswith("samples/")],
+        "reductions": json.loads(members["reductions.json"])
+        if "reductions.json" in members
+        else [],
+    }
+    if edit is not None:
+        edit(log)
+    target.write_text(json.dumps(log))
+    return target
+
+
+def test_a_crafted_state_file_never_runs_code_and_the_state_is_versioned_json(run_cli, tmp_path):
+    import os
+    import pickle
+
+    root = tmp_path / "out"
+    _lines(root, "a", "qa", [(i, 1.0) for i in range(40)])
+    _lines(root, "b", "qa", [(i, float(i % 10 != 0)) for i in range(40)])
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (os.mkdir, (str(marker),))
+
+    state = tmp_path / "watch.state"
+    state.write_bytes(pickle.dumps({"version": 1, "monitor": Payload()}))
+    out = run_cli("watch", "--logs", root, "--pair", "a", "b", "--once", "--state", state)
+    assert out.returncode == 2 and not marker.exists()
+    assert f"--state {state}: not a watch state file" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    state.unlink()
+    first = run_cli("watch", "--logs", root, "--pair", "a", "b", "--once", "--state", state)
+    assert first.returncode == 1, first.stderr
+    saved = json.loads(state.read_text())  # plain JSON, versioned
+    assert saved["format"] == "evalgap watch state" and saved["version"] == 2
+    assert saved["settings"]["pair"] == ["a", "b"] and len(saved["records"]) == 80
+    # every field is checked before use: a wrong version, type or shape is one line
+    for change, words in (
+        (lambda d: d.update(version=1), "another evalgap version"),
+        (lambda d: d["records"].__setitem__(0, ["qa", "a", "0", "x", None]), "records"),
+        (lambda d: d["records"].__setitem__(0, ["qa", "a", "0"]), "records"),
+        (lambda d: d["follower"].update(cursors={}), "follower.cursors"),
+        (lambda d: d["settings"].update(alpha="0.05"), "settings.alpha"),
+        (lambda d: d["records"].append(d["records"][0]), "twice"),
+    ):
+        bad = json.loads(json.dumps(saved))
+        change(bad)
+        state.write_text(json.dumps(bad))
+        out = run_cli("watch", "--logs", root, "--pair", "a", "b", "--once", "--state", state)
+        assert out.returncode == 2 and words in out.stderr, (words, out.stderr)
+        assert str(state) in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    # Python: the same state, saved and loaded; the status is the same after the round trip
+    monitor = evalgap.Monitor(targets="pair", pair=("a", "b"))
+    monitor.follow(root)
+    monitor.poll()
+    before = monitor.status()
+    monitor.save(tmp_path / "m.json")
+    again = evalgap.Monitor.load(tmp_path / "m.json")
+    pd.testing.assert_frame_equal(again.status().pairs, before.pairs)
+    assert again.settings == monitor.settings
+    assert not list(tmp_path.glob(".m.json.*"))  # written through a temporary file
+
+
+def test_a_state_file_takes_the_same_folder_however_it_is_spelled(run_cli, tmp_path):
+    root = tmp_path / "out"
+    _lines(root, "a", "qa", [(i, 1.0) for i in range(30)])
+    _lines(root, "b", "qa", [(i, float(i % 10 != 0)) for i in range(30)])
+    state = tmp_path / "watch.state"
+    args = ("--pair", "a", "b", "--once", "--json", "--state", state)
+    assert run_cli("watch", "--logs", root, *args).returncode == 1
+    _lines(root, "a", "qa", [(i, 1.0) for i in range(30, 40)], mode="a")
+    _lines(root, "b", "qa", [(i, 1.0) for i in range(30, 40)], mode="a")
+    for spelling in (f"{root}/", f"{root}/./", f"{tmp_path}/out/../out"):
+        out = run_cli("watch", "--logs", spelling, *args)
+        assert out.returncode in (0, 1), out.stderr
+    record = json.loads(out.stdout.strip().splitlines()[-1])
+    assert record["pairs"][0]["n_items"] == 40
+
+
+def test_a_truncated_or_rewritten_log_is_read_again_without_double_counting(tmp_path):
+    from evalgap.io.follow import LogFollower
+
+    path = _lines(tmp_path, "m", "qa", [(i, 1.0) for i in range(100)])
+    follower = LogFollower([tmp_path])
+    assert len(follower.poll()) == 100
+
+    # the run restarts: the file is truncated in place and written again from its start (its
+    # records name their filter: other line lengths than the first run's)
+    def restarted(items, mode):
+        with open(path, mode) as out:
+            for i in items:
+                record = {"doc_id": i, "filter": "none", "acc": 1.0, "metrics": ["acc"]}
+                out.write(json.dumps(record) + "\n")
+
+    restarted(range(30), "w")
+    assert follower.poll() == []  # items already counted
+    restarted(range(30, 150), "a")
+    new = follower.poll()
+    assert [r[2] for r in new] == [str(i) for i in range(100, 150)]
+    # rewritten longer than the place reached, with other first bytes (another record form)
+    with open(path, "w") as out:
+        for i in range(200):
+            out.write(json.dumps({"acc": 0.0, "doc_id": i, "metrics": ["acc"]}) + "\n")
+    again = follower.poll()
+    assert [r[2] for r in again] == [str(i) for i in range(150, 200)]
+    assert any("rewritten" in n for n in follower.notes)
+    assert any("not counted again" in n for n in follower.notes)
+    # a new file under the same name (another identity)
+    path.unlink()
+    _lines(tmp_path, "m", "qa", [(i, 1.0) for i in range(210)])
+    assert [r[2] for r in follower.poll()] == [str(i) for i in range(200, 210)]
+
+
+def test_a_model_run_again_in_the_same_folder_is_followed_as_the_loaders_read_it(run_cli, tmp_path):
+    from evalgap.io.lm_eval import read_lm_eval
+
+    root = tmp_path / "out"
+    _lines(root, "a", "qa", [(i, 1.0) for i in range(50)])
+    _lines(root, "b", "qa", [(i, 0.0) for i in range(50)], stamp="2026-01-01T00-00-00")
+    _lines(root, "b", "qa", [(i, float(i % 2)) for i in range(50)], stamp="2026-01-02T00-00-00")
+    out = run_cli("watch", "--logs", root, "--pair", "a", "b", "--once", "--json")
+    assert out.returncode in (0, 1), out.stderr
+    record = json.loads(out.stdout.strip().splitlines()[-1])
+    loaded = read_lm_eval(root).frame
+    b = loaded[loaded["model"] == "b"].astype({"item_id": int}).sort_values("item_id")
+    assert record["pairs"][0]["n_items"] == 50
+    assert record["pairs"][0]["delta"] == pytest.approx(1.0 - b["score"].mean())
+    assert any("newer run" in n for n in record["notes"])
+
+
+def test_a_finished_inspect_log_counts_an_item_missing_an_epoch_and_says_so(run_cli, tmp_path):
+    source = sorted((FRAMEWORKS / "inspect" / "epochs").glob("*.eval"))
+
+    def drop_one(log):
+        log["eval"]["config"]["epochs_reducer"] = ["mean"]
+        log["reductions"] = []
+        log["samples"] = [s for s in log["samples"] if not (s["id"] == "q03" and s["epoch"] == 2)]
+
+    _json_log(source[0], tmp_path / "alpha.json", edit=drop_one)
+    _json_log(
+        source[1],
+        tmp_path / "beta.json",
+        edit=lambda g: g["eval"]["config"].update(epochs_reducer=["mean"]),
+    )
+    out = run_cli("watch", "--logs", tmp_path, "--targets", "all", "--once", "--json")
+    record = json.loads(out.stdout.strip().splitlines()[-1])
+    assert record["pairs"][0]["n_items"] == 12  # q03 counted, with its one epoch
+    assert any("fewer than the run's 2 epochs" in n for n in record["notes"])
+    compared = evalgap.load_scores(tmp_path).frame
+    assert compared[compared["item_id"] == "q03"].groupby("model").size().min() == 1
+    text = run_cli("watch", "--logs", tmp_path, "--targets", "all", "--once")
+    assert "fewer than the run's 2 epochs" in text.stdout
+
+
+def test_int_and_text_item_ids_pair_and_a_pair_is_a_minus_b_as_named(run_cli, tmp_path):
+    monitor = evalgap.Monitor(targets="pair", pair=("a", "b"))
+    for i in range(50):
+        monitor.update("b", str(i), 0.0)  # b arrives first, its ids as text
+        monitor.update("a", i, 1.0)
+    row = monitor.status().pairs.iloc[0]
+    assert (row["model_a"], row["model_b"], row["n_items"]) == ("a", "b", 50)
+    assert row["delta"] == 1.0 and row["lower"] > 0
+    monitor.update("a", np.int64(60), 1.0)
+    monitor.update("b", 60.0, 1.0)  # a whole number read as a decimal
+    assert monitor.status().pairs.iloc[0]["n_items"] == 51
+    # the command: b's log is written first, the pair is still a - b
+    root = tmp_path / "out"
+    _lines(root, "b", "qa", [(i, 0.0) for i in range(40)])
+    rows = run_cli("watch", "--logs", root, "--pair", "a", "b", "--once", "--json")
+    assert rows.returncode == 2  # a's log does not exist yet: see the model rule
+    _lines(root, "a", "qa", [(i, 1.0) for i in range(40)])
+    out = run_cli("watch", "--logs", root, "--pair", "a", "b", "--once", "--json")
+    pair = json.loads(out.stdout.strip().splitlines()[-1])["pairs"][0]
+    assert (pair["model_a"], pair["model_b"], pair["delta"]) == ("a", "b", 1.0)
+    flipped = run_cli("watch", "--logs", root, "--pair", "b", "a", "--once", "--json")
+    pair = json.loads(flipped.stdout.strip().splitlines()[-1])["pairs"][0]
+    assert (pair["model_a"], pair["model_b"], pair["delta"]) == ("b", "a", -1.0)
+    text = run_cli("watch", "--logs", root, "--pair", "a", "b", "--once")
+    header = next(line for line in text.stdout.splitlines() if "delta" in line)
+    assert header.split()[:3] == ["task", "A", "B"]  # a task column
+    assert any(line.split()[:3] == ["qa", "a", "b"] for line in text.stdout.splitlines())
+
+
+def test_a_model_name_not_in_the_logs_stops_at_the_first_look(run_cli, tmp_path):
+    import time
+
+    root = tmp_path / "out"
+    _lines(root, "llama-8b", "qa", [(i, 1.0) for i in range(20)])
+    _lines(root, "llama-70b", "qa", [(i, 0.0) for i in range(20)])
+    start = time.monotonic()
+    out = run_cli("watch", "--logs", root, "--pair", "llama-8b", "llama-7b", "--interval", "0.01")
+    assert time.monotonic() - start < 10  # no poll forever
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
+    assert "no model 'llama-7b' in the logs" in out.stderr
+    assert "llama-70b" in out.stderr and "llama-8b" in out.stderr
+    base = run_cli("watch", "--logs", root, "--baseline", "gpt", "--once")
+    assert base.returncode == 2 and "no model 'gpt'" in base.stderr
+    monitor = evalgap.Monitor(targets="pair", pair=("llama-8b", "nope"))
+    monitor.follow(root)
+    with pytest.raises(InputError, match="no model 'nope'"):
+        monitor.poll()
+
+
+def test_logs_not_there_yet_and_logs_being_copied_are_waited_for(run_cli, tmp_path):
+    from evalgap.io.follow import LogFollower
+
+    missing = tmp_path / "later"
+    out = run_cli("watch", "--logs", missing, "--once", "--json")
+    assert out.returncode == 1, out.stderr
+    assert "does not exist yet" in json.loads(out.stdout)["notes"][0]
+    source = sorted((FRAMEWORKS / "inspect" / "plain_eval").glob("*.eval"))[0]
+    raw = source.read_bytes()
+    copy = tmp_path / "copy" / source.name
+    copy.parent.mkdir()
+    copy.write_bytes(raw[: len(raw) // 2])  # half copied
+    follower = LogFollower([copy.parent])
+    assert follower.poll() == []
+    assert any(n.startswith(f"waiting for {source.name}") for n in follower.notes)
+    copy.write_bytes(raw)
+    assert len(follower.poll()) == 16 and not any("waiting" in n for n in follower.notes)
+    # a .json log being copied
+    plain = sorted((FRAMEWORKS / "inspect" / "plain_json").glob("*.json.gz"))[0]
+    import gzip
+
+    text = gzip.decompress(plain.read_bytes())
+    half = tmp_path / "json" / plain.name.removesuffix(".gz")
+    half.parent.mkdir()
+    half.write_bytes(text[: len(text) - 100])
+    follower = LogFollower([half.parent])
+    assert follower.poll() == [] and "waiting for" in follower.notes[0]
+    half.write_bytes(text)
+    assert len(follower.poll()) == 16
+
+
+def _two_reducers(log):
+    """Make a log reduce its epochs with max and mean (inspect writes one reduction each)."""
+    log["eval"]["config"]["epochs_reducer"] = ["max", "mean"]
+    scores: dict = {}
+    for sample in log["samples"]:
+        value = 1.0 if sample["scores"]["letter"]["value"] == "C" else 0.0
+        scores.setdefault(sample["id"], []).append(value)
+    log["reductions"].append(
+        {
+            "scorer": "letter",
+            "reducer": "mean",
+            "samples": [{"sample_id": k, "value": float(np.mean(v))} for k, v in scores.items()],
+        }
+    )
+
+
+def test_epoch_reducers_are_chosen_and_watch_reads_what_compare_reads(run_cli, tmp_path):
+    from evalgap.io.follow import LogFollower
+    from evalgap.io.inspect_logs import read_inspect
+
+    folder = FRAMEWORKS / "inspect" / "epochs"
+    compared = read_inspect(folder).frame
+    follower = LogFollower([folder])
+    records = follower.poll()
+    assert len(records) == len(compared) == 24  # 12 items x 2 models, each reduced by max
+    watched = {(m, i): s for m, _, i, s, _ in records}
+    assert watched == {
+        (m, i): s for m, i, s in zip(compared.model, compared.item_id, compared.score, strict=True)
+    }
+    # two reducers: a one-line refusal naming them and the option, then either one
+    sources = sorted(folder.glob("*.eval"))
+    for k, source in enumerate(sources):
+        _json_log(source, tmp_path / f"log{k}.json", edit=_two_reducers)
+    models = ("--model-a", "mockllm/noisy-alpha", "--model-b", "mockllm/noisy-beta")
+    for command in (
+        ("watch", "--logs", tmp_path, "--once"),
+        ("compare", "--scores", tmp_path, *models),
+    ):
+        out = run_cli(*command)
+        assert out.returncode == 2 and "'max' and 'mean'" in out.stderr
+        assert "--reducer" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    for reducer in ("max", "mean"):
+        out = run_cli(
+            "watch",
+            "--logs",
+            tmp_path,
+            "--targets",
+            "all",
+            "--once",
+            "--json",
+            "--reducer",
+            reducer,
+        )
+        pair = json.loads(out.stdout.strip().splitlines()[-1])["pairs"][0]
+        frame = read_inspect(tmp_path, reducer=reducer).frame
+        means = frame.groupby(["model", "item_id"])["score"].mean().groupby("model").mean()
+        assert pair["delta"] == pytest.approx(means[pair["model_a"]] - means[pair["model_b"]])
+        compare = run_cli("compare", "--scores", tmp_path, *models, "--reducer", reducer, "--json")
+        assert json.loads(compare.stdout)["delta"] == pytest.approx(abs(pair["delta"]))
+    bad = run_cli("watch", "--logs", tmp_path, "--once", "--reducer", "mode")
+    assert bad.returncode == 2 and "no epoch reducer 'mode'" in bad.stderr
+
+
+def test_an_in_progress_log_with_another_reducer_waits_for_its_reductions(tmp_path):
+    from evalgap.io.follow import LogFollower
+
+    source = sorted((FRAMEWORKS / "inspect" / "epochs").glob("*.eval"))[0]
+    members = _eval_members(source)
+    import zipfile
+
+    target = tmp_path / source.name
+    samples = sorted(n for n in members if n.startswith("samples/"))
+
+    def write(upto, finished):
+        with zipfile.ZipFile(target, "w") as out:
+            for name, data in members.items():
+                if name.startswith("samples/") and name not in samples[:upto]:
+                    continue
+                if not finished and name in ("header.json", "reductions.json"):
+                    continue
+                out.writestr(name, data)
+
+    follower = LogFollower([tmp_path])
+    write(10, finished=False)
+    assert follower.poll() == []
+    assert any("reduced with 'max'" in n for n in follower.notes)
+    write(len(samples), finished=True)
+    records = follower.poll()
+    assert len(records) == 12 and not any("waiting" in n for n in follower.notes)
+
+
+def test_every_option_a_watch_message_names_is_an_option_of_watch(run_cli, tmp_path):
+    import re
+
+    from evalgap.cli import watch
+
+    options = {o for p in watch.params for o in p.opts}
+    source = sorted((FRAMEWORKS / "inspect" / "plain_eval").glob("*.eval"))
+    out = run_cli("watch", "--logs", source[0], "--scorer", "two_parts", "--once")
+    assert out.returncode == 2 and "--score-key" in out.stderr
+    assert set(re.findall(r"--[a-z][a-z0-9-]*", out.stderr)) <= options
+    fine = run_cli(
+        "watch",
+        "--logs",
+        *[x for s in source for x in ("--logs", s)][1:],
+        "--scorer",
+        "two_parts",
+        "--score-key",
+        "exact",
+        "--targets",
+        "all",
+        "--once",
+        "--json",
+    )
+    assert fine.returncode in (0, 1), fine.stderr
+    assert json.loads(fine.stdout.strip().splitlines()[-1])["pairs"][0]["n_items"] == 16
+    lm = tmp_path / "m" / "samples_qa_2026-01-01T00-00-00.jsonl"
+    lm.parent.mkdir()
+    lm.write_text(json.dumps({"doc_id": 1, "acc": 1.0, "metrics": ["acc"]}) + "\n")
+    out = run_cli("watch", "--logs", tmp_path, "--metric", "nope", "--once")
+    assert out.returncode == 2
+    assert set(re.findall(r"--[a-z][a-z0-9-]*", out.stderr)) <= options
+
+
+def test_a_projection_never_exceeds_the_items_a_task_has():
+    rng = np.random.default_rng(4)
+    monitor = evalgap.Monitor(targets="pair", pair=("a", "b"))
+    for i in range(100):
+        monitor.update("a", i, float(rng.random() < 0.62))
+        monitor.update("b", i, float(rng.random() < 0.58))
+    open_ = monitor.status().pairs.iloc[0]
+    assert 150 < open_["further_items"] < np.inf  # at these estimates: far more than 150
+    monitor.set_task_items("all", 250)
+    status = monitor.status()
+    row = status.pairs.iloc[0]
+    assert row["further_items"] == np.inf and row["task_items"] == 250
+    assert any("cannot be decided with the task's 250 items" in n for n in status.notes)
+
+
+def test_an_inspect_log_says_how_many_items_its_task_has(tmp_path):
+    monitor = evalgap.Monitor(targets="all")
+    monitor.follow(FRAMEWORKS / "inspect" / "plain_eval")
+    monitor.poll()
+    assert monitor.status().pairs["task_items"].tolist() == [16]
+
+
+def test_new_bytes_are_read_in_bounded_chunks_and_a_huge_line_is_one_error(tmp_path, monkeypatch):
+    from evalgap.io import follow
+
+    path = _lines(tmp_path, "m", "qa", [(i, 1.0) for i in range(2000)])
+    sizes = []
+    real_open = open
+
+    class Tracked:
+        def __init__(self, handle):
+            self.handle = handle
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+
+        def seek(self, *args):
+            return self.handle.seek(*args)
+
+        def read(self, size=-1):
+            sizes.append(size)
+            return self.handle.read(size)
+
+    monkeypatch.setattr(follow, "open", lambda *a, **k: Tracked(real_open(*a, **k)), raising=False)
+    monkeypatch.setattr(follow, "CHUNK", 4096, raising=False)
+    monkeypatch.setattr(follow, "MAX_LINE", 10_000, raising=False)
+    follower = follow.LogFollower([tmp_path])
+    assert len(follower.poll()) == 2000
+    assert sizes and all(0 <= s <= 4096 for s in sizes)
+    assert follower.bytes_read == path.stat().st_size
+    with real_open(path, "a") as out:
+        out.write('{"doc_id": 9999, "acc": 1.0, "pad": "' + "x" * 20_000)
+    with pytest.raises(InputError, match="longer than"):
+        follower.poll()
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda m: m.update("a", [1], 1.0), "item must be an id"),
+        (lambda m: m.update("a", {"x": 1}, 1.0), "item must be an id"),
+        (lambda m: m.update("a", 1.5, 1.0), "item must be an id"),
+        (lambda m: m.update("a", True, 1.0), "item must be an id"),
+        (lambda m: m.update("a", 1, float("nan")), "must be a number in [0, 1]"),
+        (lambda m: m.update("a", 1, "1"), "must be a number in [0, 1]"),
+        (lambda m: m.update("a", 1, [1.0]), "must be a number in [0, 1]"),
+        (lambda m: m.update(None, 1, 1.0), "model= must be a non-empty name"),
+        (lambda m: m.update(["a"], 1, 1.0), "model= must be a non-empty name"),
+        (lambda m: m.update("a", 1, 1.0, task=3), "task= must be a non-empty name"),
+        (lambda m: m.update("a", 1, 1.0, tokens=-5), "tokens= must be a number >= 0"),
+        (lambda m: m.update("a", 1, 1.0, tokens="many"), "tokens must be"),
+        (lambda m: m.add([1, 2]), "takes a DataFrame"),
+        (lambda m: m.add(pd.DataFrame({"model": ["a"]})), "no column 'item_id'"),
+        (lambda m: m.poll(), "call follow(logs) first"),
+        (lambda m: m.follow([]), "names no log"),
+        (lambda m: m.set_task_items("all", 0), "n_items must be a whole number >= 1"),
+    ],
+)
+def test_bad_python_inputs_are_one_line_errors(call, words):
+    monitor = evalgap.Monitor(targets="all")
+    with pytest.raises(InputError) as caught:
+        call(monitor)
+    assert words in str(caught.value) and "\n" not in str(caught.value)
+    assert monitor._records == []  # nothing half recorded
+
+
+def test_watch_function_is_one_look_that_continues_from_a_state_file(tmp_path):
+    root = tmp_path / "out"
+    _lines(root, "a", "qa", [(i, 1.0) for i in range(20)])
+    _lines(root, "b", "qa", [(i, float(i % 10 != 0)) for i in range(20)])
+    state = tmp_path / "s.json"
+    first = evalgap.watch(root, pair=("a", "b"), state=state)
+    assert first.pairs.iloc[0]["n_items"] == 20 and not first.done
+    _lines(root, "a", "qa", [(i, 1.0) for i in range(20, 300)], mode="a")
+    _lines(root, "b", "qa", [(i, float(i % 2)) for i in range(20, 300)], mode="a")
+    second = evalgap.watch(root, pair=("a", "b"), state=state)
+    assert second.pairs.iloc[0]["n_items"] == 300 and second.done
+    with pytest.raises(InputError, match="written for other logs"):
+        evalgap.watch(root, pair=("b", "a"), state=state)
+
+
+def test_hostile_logs_and_state_files_are_one_line_errors_or_notes(run_cli, tmp_path):
+    root = tmp_path / "out"
+    _lines(root, "a", "qa", [(i, 1.0) for i in range(10)])
+    _lines(root, "b", "qa", [(i, 0.0) for i in range(10)])
+    deep = tmp_path / "deep.state"
+    deep.write_text("[" * 100_000)
+    out = run_cli("watch", "--logs", root, "--once", "--state", deep)
+    assert out.returncode == 2 and "not a watch state file" in out.stderr
+    same = run_cli("watch", "--logs", root, "--pair", "a", "a", "--once")
+    assert same.returncode == 2 and "--pair must name two different models" in same.stderr
+    # a metric outside [0, 1]: the file and line, and the option to choose another
+    _lines(root, "c", "qa", [(0, 7.0)])
+    far = run_cli("watch", "--logs", root, "--once")
+    assert far.returncode == 2 and "line 1: 'acc' is 7.0, not a score in [0, 1]" in far.stderr
+    assert "--metric" in far.stderr
+    # an empty folder, a file that is no log
+    (tmp_path / "empty").mkdir()
+    other = tmp_path / "notes.txt"
+    other.write_text("hello")
+    look = run_cli("watch", "--logs", tmp_path / "empty", "--logs", other, "--once", "--json")
+    notes = json.loads(look.stdout)["notes"]
+    assert look.returncode == 1 and len(notes) == 2
+    assert "no lm-eval samples_<task>_<stamp>.jsonl file or inspect_ai log there yet" in notes[0]
+    assert "not an lm-eval samples_<task>_<stamp>.jsonl file or an inspect_ai log" in notes[1]
+
+
+def test_one_model_in_two_folders_is_two_runs_told_apart_by_folder(run_cli, tmp_path):
+    _lines(tmp_path / "bf16", "org__m", "qa", [(i, 1.0) for i in range(30)])
+    _lines(tmp_path / "fp8", "org__m", "qa", [(i, float(i % 3 != 0)) for i in range(30)])
+    out = run_cli(
+        "watch", "--logs", tmp_path, "--pair", "org/m (bf16)", "org/m (fp8)", "--once", "--json"
+    )
+    assert out.returncode in (0, 1), out.stderr
+    pair = json.loads(out.stdout.strip().splitlines()[-1])["pairs"][0]
+    assert pair["n_items"] == 30 and pair["delta"] == pytest.approx(10 / 30)
+    compared = evalgap.load_scores(tmp_path).frame
+    assert set(compared["model"]) == {"org/m (bf16)", "org/m (fp8)"}

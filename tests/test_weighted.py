@@ -44,7 +44,7 @@ def test_stratified_se_is_the_textbook_stratified_mean_variance():
     ]
     w = np.concatenate([np.full(n, big / n) for n, big in zip(samples, sizes, strict=True)])
     strata = np.repeat([0, 1, 2], samples)
-    g = sw.weighted_gap(np.concatenate(d), w, strata)
+    g = sw.weighted_gap(np.concatenate(d), w, strata, stratum_sizes=np.repeat(sizes, samples))
     total = sizes.sum()
     mean = sum(big * x.mean() for big, x in zip(sizes, d, strict=True)) / total
     variance = sum(
@@ -53,7 +53,7 @@ def test_stratified_se_is_the_textbook_stratified_mean_variance():
     )
     assert g.delta == pytest.approx(mean, rel=1e-12)
     assert g.se == pytest.approx(np.sqrt(variance), rel=1e-12)
-    assert g.weight_sum == pytest.approx(total)
+    assert g.weight_sum == pytest.approx(total) and g.population_size == total
 
 
 def test_stratified_design_is_unbiased_and_covers_in_repeated_sampling():
@@ -76,7 +76,7 @@ def test_stratified_design_is_unbiased_and_covers_in_repeated_sampling():
         d = np.concatenate(
             [rng.choice(pop, t, replace=False) for pop, t in zip(population, take, strict=True)]
         )
-        g = sw.weighted_gap(d, w, labels)
+        g = sw.weighted_gap(d, w, labels, stratum_sizes=np.repeat(strata_sizes, take))
         estimates.append(g.delta)
         plain.append(d.mean())
         covered += g.ci_low <= truth <= g.ci_high
@@ -206,3 +206,212 @@ def test_weighted_inputs_are_checked(run_cli, tmp_path):
         "w",
     )
     assert out.returncode == 2 and "--weights and --strata need per-item --scores" in out.stderr
+
+
+def _stratified_sample(seed=7):
+    rng = np.random.default_rng(seed)
+    d = rng.choice([-1.0, 0.0, 0.0, 1.0, 1.0], size=90)
+    w = np.repeat([30.0, 12.5, 4.0], [20, 40, 30])
+    return d, w, np.repeat(["easy", "mid", "hard"], [20, 40, 30])
+
+
+@pytest.mark.parametrize("scale", [1e-310, 1e-200, 1e-3, 1 / 1500.0, 1.0, 7.3, 1e160, 1e300])
+def test_weighted_gap_is_the_same_whatever_the_weights_scale(scale):
+    """Only the weights' ratios matter: weights summing to 1, all 1 within a stratum, or
+    scaled near the floating-point limits give the statsmodels (WLS, HC1) answer for a
+    single stratum, and the textbook stratified variance (no FPC: no sizes given) with strata.
+    The original code took the weights' sum as each stratum's size: weights summing to 1 made
+    every f_h 1 and the SE 0 ("p<1e-15"); 1e-310 and 1e160 underflowed or overflowed."""
+    sm = pytest.importorskip("statsmodels.api")
+    ws = pytest.importorskip("statsmodels.stats.weightstats")
+    d, w, strata = _stratified_sample()
+    fit = sm.WLS(d, np.ones_like(d), weights=w).fit(cov_type="HC1")
+    g = sw.weighted_gap(d, w * scale)
+    assert g.delta == pytest.approx(fit.params[0], rel=1e-9)
+    assert g.delta == pytest.approx(ws.DescrStatsW(d, weights=w).mean, rel=1e-9)
+    assert g.se == pytest.approx(fit.bse[0], rel=1e-9)
+    assert g.p_value == pytest.approx(fit.pvalues[0], rel=1e-7)
+    assert g.effective_n == pytest.approx(w.sum() ** 2 / (w**2).sum(), rel=1e-9)
+    s = sw.weighted_gap(d, w * scale, strata)
+    shares = {h: w[strata == h].sum() / w.sum() for h in ("easy", "mid", "hard")}
+    variance = sum(
+        shares[h] ** 2 * d[strata == h].var(ddof=1) / (strata == h).sum() for h in shares
+    )
+    assert s.se == pytest.approx(np.sqrt(variance), rel=1e-9) and s.se > 0
+    assert s.population_size is None
+
+
+def test_weights_summing_to_one_or_all_one_keep_the_se():
+    d, w, strata = _stratified_sample()
+    reference = sw.weighted_gap(d, w, strata)
+    for weights in (w / w.sum(), np.ones_like(w) * (w / w)):
+        g = sw.weighted_gap(d, weights, strata) if weights is not w else reference
+        assert g.se > 0 and g.p_value > 1e-6
+    normalised = sw.weighted_gap(d, w / w.sum(), strata)
+    assert normalised.se == pytest.approx(reference.se, rel=1e-12)
+    assert normalised.p_value == pytest.approx(reference.p_value, rel=1e-9)
+
+
+def test_finite_population_correction_comes_from_the_stratum_sizes():
+    """With sizes, f_h = n_h / N_h whatever the weights' scale; sizes are checked."""
+    d, w, strata = _stratified_sample()
+    big = {"easy": 600, "mid": 500, "hard": 120}
+    sizes = np.array([big[h] for h in strata])
+    for scale in (1.0, 1e-6, 1e200):
+        g = sw.weighted_gap(d, w * scale, strata, stratum_sizes=sizes)
+        shares = {h: w[strata == h].sum() / w.sum() for h in big}
+        variance = sum(
+            shares[h] ** 2 * (1 - (strata == h).sum() / big[h]) * d[strata == h].var(ddof=1)
+            / (strata == h).sum()
+            for h in big
+        )
+        assert g.se == pytest.approx(np.sqrt(variance), rel=1e-9)
+        assert g.population_size == 1220
+    with pytest.raises(InputError, match="stratum 'hard' has 30 items sampled but a size of 20"):
+        sw.weighted_gap(d, w, strata, stratum_sizes=np.where(strata == "hard", 20, sizes))
+    with pytest.raises(InputError, match="stratum 'easy' is given sizes 600 and 601"):
+        sw.weighted_gap(d, w, strata, stratum_sizes=sizes + (np.arange(90) == 1))
+
+
+@pytest.mark.parametrize(
+    ("weights", "message"),
+    [
+        (np.r_[np.nan, np.ones(89)], "1 weight\\(s\\) are not positive finite numbers .first: nan"),
+        (np.r_[np.inf, np.ones(89)], "not positive finite numbers .first: inf"),
+        (np.r_[-1.0, np.ones(89)], "not positive finite numbers .first: -1"),
+        (np.zeros(90), "90 weight\\(s\\) are not positive finite"),
+        (np.full(90, 1e307), "the weights overflow when summed"),
+    ],
+)
+def test_bad_weights_are_one_line_errors(weights, message):
+    d, _, strata = _stratified_sample()
+    with pytest.raises(InputError, match=message):
+        sw.weighted_gap(d, weights, strata)
+    with pytest.raises(InputError, match=message):
+        evalgap.compare(d.clip(0), (-d).clip(0), weights=weights)
+
+
+def test_scale_invariance_property():
+    hyp = pytest.importorskip("hypothesis")
+    st = pytest.importorskip("hypothesis.strategies")
+    d, w, strata = _stratified_sample()
+    reference = sw.weighted_gap(d, w, strata, alternative="greater")
+
+    @hyp.settings(max_examples=60, deadline=None, derandomize=True)
+    @hyp.given(st.floats(min_value=-300, max_value=300))
+    def check(exponent):
+        g = sw.weighted_gap(d, w * 10.0**exponent, strata, alternative="greater")
+        assert g.delta == pytest.approx(reference.delta, rel=1e-9)
+        assert g.se == pytest.approx(reference.se, rel=1e-9)
+        assert g.p_value == pytest.approx(reference.p_value, rel=1e-7)
+        assert g.required_n == reference.required_n
+
+    check()
+
+
+def test_one_sided_weighted_test_and_its_required_n():
+    """--alternative under --weights: the one-sided Wald p and z_{1-alpha} in N*, and a gap
+    on the untested side gets no N* (the original code refused or ignored the option)."""
+    from scipy import stats
+
+    d, w, strata = _stratified_sample()
+    two = sw.weighted_gap(d, w, strata)
+    assert two.delta > 0
+    greater = sw.weighted_gap(d, w, strata, alternative="greater")
+    less = sw.weighted_gap(d, w, strata, alternative="less")
+    z = two.delta / two.se
+    assert greater.p_value == pytest.approx(stats.norm.sf(z), rel=1e-10)
+    assert less.p_value == pytest.approx(stats.norm.cdf(z), rel=1e-10)
+    k = (stats.norm.ppf(0.95) + stats.norm.ppf(0.8)) ** 2
+    assert greater.required_n == np.ceil(90 * k * two.se**2 / two.delta**2)
+    assert less.required_n == np.inf
+    r = evalgap.compare(d.clip(0), (-d).clip(0), weights=w, strata=strata, alternative="less")
+    assert r.p_value == pytest.approx(less.p_value) and r.required_n is None
+    assert "no evidence that B is better" in r.verdict and "standing for" not in r.verdict
+    assert any("no finite-population correction" in n for n in r.notes)
+
+
+def test_cli_weights_honours_alternative_and_refuses_what_it_cannot_use(run_cli, tmp_path):
+    rows, design, a, b, w, stratum = _sample_table(np.random.default_rng(4))
+    rows[["model", "item_id", "score"]].to_csv(tmp_path / "scores.csv", index=False)
+    design.to_csv(tmp_path / "design.csv", index=False)
+    base = ["compare", "--scores", tmp_path / "scores.csv", "--model-a", "A", "--model-b", "B",
+            "--weights", tmp_path / "design.csv"]
+    for alternative in ("greater", "less"):
+        data = json.loads(run_cli(*base, "--alternative", alternative, "--json").stdout)
+        expected = sw.weighted_gap(a - b, w, stratum, alternative=alternative)
+        assert data["p_value"] == pytest.approx(expected.p_value, rel=1e-12)
+        assert data["alternative"] == alternative
+    for extra, flag in (
+        (["--by", "task"], "--by with --weights"),
+        (["--n-bootstrap", "50"], "--n-bootstrap"),
+        (["--seed", "3"], "--seed"),
+        (["--adjustment", "bh"], "--adjustment"),
+    ):
+        out = run_cli(*base, *extra)
+        assert out.returncode == 2 and flag in out.stderr and len(out.stderr.splitlines()) == 1
+    out = run_cli(*base[:-2], "--strata", "stratum")
+    assert out.returncode == 2 and "--strata goes with --weights" in out.stderr
+    with pytest.raises(InputError, match="seed=: the weighted gap"):
+        evalgap.compare(a, b, weights=w, seed=1)
+    with pytest.raises(InputError, match="strata= goes with weights="):
+        evalgap.compare(a, b, strata=stratum)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"item_id,weight\nq\xe9,1\n", "not UTF-8 text"),
+        (b"", "the file is empty"),
+        (b'item_id,weight\n"unterminated,1\n', "cannot be read as csv"),
+    ],
+    ids=["latin-1", "empty", "open-quote"],
+)
+def test_a_damaged_design_file_is_one_line(tmp_path, content, message):
+    """The design file was read with a bare pandas.read_csv: UnicodeDecodeError,
+    EmptyDataError and ParserError tracebacks."""
+    scores = tmp_path / "scores.csv"
+    pd.DataFrame(
+        {
+            "model": ["a"] * 3 + ["b"] * 3,
+            "item_id": ["q1", "q2", "q3"] * 2,
+            "score": [1, 0, 1, 0, 0, 1],
+        }
+    ).to_csv(scores, index=False)
+    design = tmp_path / "design.csv"
+    design.write_bytes(content)
+    with pytest.raises(InputError, match=rf"design\.csv: .*{message}"):
+        evalgap.compare(scores, model_a="a", model_b="b", weights=str(design))
+
+
+def test_weighted_gap_keeps_the_minimum_items_rule_and_no_required_n_from_a_zero_se():
+    """Two weighted items gave 'significant, p=6e-14, a design needs 1 item'; ten items all
+    differing by +1 'needs 0 items'. Too few differing items give no verdict, and a zero
+    design-based SE no N*, as in compare."""
+    two = evalgap.compare(np.array([0.9, 0.8]), np.array([0.1, 0.2]), weights=[1.0, 2.0])
+    assert not two.significant and two.required_n is None and two.resolution_ratio is None
+    assert two.verdict.endswith("too few items differ between the models to test at "
+                                "alpha=0.05, or to estimate the items a design needs")
+    same = evalgap.compare(np.ones(10), np.zeros(10), weights=np.arange(1, 11.0))
+    assert same.se == 0 and same.required_n is None
+    assert any("cannot be estimated" in note for note in same.notes)
+    with pytest.raises(InputError, match="scores differ by more than 1e150"):
+        evalgap.compare(np.array([1e308, -1e308, 0.0]), np.zeros(3), weights=np.ones(3))
+    with pytest.raises(InputError, match="scores differ by up to inf"):
+        evalgap.compare(np.array([1e308, -1e308, 0.5]), np.array([-1e308, 1e308, 0.0]))
+
+
+def test_weighted_report_escapes_names_and_shows_bad_cells_as_given(run_cli, tmp_path):
+    rows, design, _, _, w, _ = _sample_table(np.random.default_rng(6))
+    named = rows.assign(model=rows["model"].map({"A": "[red]A[/red]", "B": "B\x1b[2J"}))
+    named[["model", "item_id", "score"]].to_csv(tmp_path / "scores.csv", index=False)
+    design.to_csv(tmp_path / "design.csv", index=False)
+    out = run_cli("compare", "--scores", tmp_path / "scores.csv", "--model-a", "[red]A[/red]",
+                  "--model-b", "B\x1b[2J", "--weights", tmp_path / "design.csv")
+    assert out.returncode == 0, out.stderr
+    assert "[red]A[/red] vs" in out.stdout and "\x1b[2J" not in out.stdout
+    spoiled = rows.assign(w=np.r_[w, w].astype(object))
+    spoiled.loc[[0, len(w)], "w"] = "abc"
+    with pytest.raises(InputError, match="first: item 'q0', 'abc'"):
+        evalgap.compare(spoiled, model_a="A", model_b="B", weights="w",
+                        model_column="model", item_column="item_id", score_column="score")

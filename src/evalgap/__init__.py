@@ -40,6 +40,7 @@ _HOMES = {
     "degrade": "evalgap._api",
     "ranks": "evalgap._api",
     "Monitor": "evalgap._watch",
+    "watch": "evalgap._watch",
     "WatchStatus": "evalgap._watch",
     "RanksResult": "evalgap._ranks",
     "trim": "evalgap._api",

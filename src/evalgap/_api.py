@@ -23,6 +23,7 @@ from evalgap._compare import (
     compare_scores,
 )
 from evalgap.errors import InputError
+from evalgap.stats import _validate
 
 COLUMN_OPTIONS = (
     "model_column",
@@ -143,6 +144,17 @@ def compare(
     }
     counts = (both_correct, a_only, b_only, both_wrong)
     _check_columns(columns, "compare")
+    _validate.arguments(
+        both_correct=both_correct, a_only=a_only, b_only=b_only, both_wrong=both_wrong,
+        model_a=model_a, model_b=model_b, by=by, adjustment=adjustment, alpha=alpha,
+        power=power, alternative=alternative, n_bootstrap=n_bootstrap,
+        n_bootstrap_required_n=n_bootstrap_required_n, n_permutations=n_permutations, seed=seed,
+        complete_case=complete_case, strict=strict, tasks=tasks,
+    )
+    if strata is not None and weights is None:
+        raise InputError("strata= goes with weights= (a stratified item sample); give both")
+    if by is None and adjustment != "holm":
+        raise InputError("adjustment= corrects over the groups of by=; give by= or leave it")
     if any(c is not None for c in counts):
         if a is not None or b is not None:
             raise InputError(
@@ -174,8 +186,8 @@ def compare(
         )
     if weights is not None and by is not None:
         raise InputError("weights= and by= cannot be combined: compare one weighted gap")
-    if weights is not None and alternative != "two-sided":
-        raise InputError("alternative=: the weighted (design-based) test is two-sided")
+    if weights is not None:
+        _refuse_resampling(n_bootstrap, n_bootstrap_required_n, n_permutations, seed)
     if b is not None and not _is_table(b) and not _is_table(a):
         if by is not None:
             raise InputError("by= needs a table of scores with groups; got two arrays")
@@ -191,6 +203,7 @@ def compare(
                 model_b=model_b or "B",
                 alpha=alpha,
                 power=power,
+                alternative=alternative,
             )
         return compare_scores(
             a,
@@ -245,7 +258,9 @@ def compare(
     if design is not None:
         from evalgap._weighted import compare_weighted
 
-        return compare_weighted(score_set, model_a, model_b, design, alpha=alpha, power=power)
+        return compare_weighted(
+            score_set, model_a, model_b, design, alpha=alpha, power=power, alternative=alternative
+        )
     x, y = score_set.pair(model_a, model_b)
     result = compare_scores(
         x,
@@ -266,10 +281,32 @@ def compare(
     return result
 
 
+def _refuse_resampling(n_bootstrap, n_bootstrap_required_n, n_permutations, seed) -> None:
+    """The weighted (design-based) test resamples nothing: its resampling settings are refused
+    when set away from their defaults rather than ignored."""
+    given = {
+        "n_bootstrap": (n_bootstrap, DEFAULT_BOOTSTRAP),
+        "n_bootstrap_required_n": (n_bootstrap_required_n, DEFAULT_REQUIRED_N_BOOTSTRAP),
+        "n_permutations": (n_permutations, DEFAULT_PERMUTATIONS),
+        "seed": (seed, 0),
+    }
+    for name, (value, default) in given.items():
+        if value is not default and not (type(value) is int and value == default):
+            raise InputError(
+                f"{name}=: the weighted gap's design-based test resamples nothing; leave "
+                f"{name} at its default with weights="
+            )
+
+
 def _compare_by(data, model_a, model_b, by, adjustment, settings, n_permutations, **kw):
     from evalgap._compare_groups import compare_by_group
 
     columns = dict(kw.pop("columns"))
+    if by != "task" and _is_table(data) and by not in data.columns:
+        raise InputError(
+            f"by={by!r}: the table has no column {by!r} to group by (columns: "
+            f"{', '.join(map(str, data.columns[:8]))}); by='task' groups by the task column"
+        )
     if by != "task":
         given = columns.get("task_column")
         if given and given != by:
@@ -345,8 +382,9 @@ def audit(
     family_size : int, optional
         Declared family size m (default: the number of pairs audited).
     procedure : str
-        The procedure behind the tiers (``fixed_n``, ``bonferroni``, ``sidak``,
-        ``holm``, ``bh``, ``anytime_valid``, ``clustered``).
+        The procedure whose rank-adjacent verdicts make the unresolved chains (``fixed_n``,
+        ``bonferroni``, ``sidak``, ``holm``, ``bh``, ``anytime_valid``, ``clustered``);
+        the tiers come from the rank sets.
     mixture : {"grid", "beta"}
         The e-process mixture of the anytime-valid boundary.
     alpha, power : float
@@ -373,7 +411,7 @@ def audit(
     -------
     AuditResult
         Rankings, the per-pair table (``result.pairs``, a :class:`PairTable`), unresolved
-        counts per procedure, tiers, stress tests and notes.
+        counts per procedure, unresolved chains, rank-set tiers, stress tests and notes.
 
     Examples
     --------
@@ -394,15 +432,38 @@ def audit(
         "n_bootstrap": n_bootstrap,
         "n_bootstrap_required_n": n_bootstrap_required_n,
         "seed": seed,
-        "tier_procedure": procedure,
+        "chain_procedure": procedure,
         "mixture": mixture,
     }
     _check_columns(columns, "audit")
+    _validate.arguments(
+        family=family, family_size=family_size, procedure=procedure, mixture=mixture,
+        alpha=alpha, power=power, n_cluster_bootstrap=n_cluster_bootstrap,
+        n_bootstrap=n_bootstrap, n_bootstrap_required_n=n_bootstrap_required_n,
+        n_rank_bootstrap=n_rank_bootstrap, seed=seed, models=models, tasks=tasks,
+        complete_case=complete_case, strict=strict,
+    )
     if (pairs is None) == (data is None):
         raise InputError("give either data= (per-item scores) or pairs= (per-pair 2x2 counts)")
     if pairs is not None:
         if family != "adjacent":
             raise InputError("family='all' needs per-item scores; pairs= lists its pairs itself")
+        given = {
+            "models": models is not None,
+            "tasks": tasks is not None,
+            "complete_case": bool(complete_case),
+            "strict": bool(strict),
+            "options": options is not None,
+            "n_cluster_bootstrap": n_cluster_bootstrap != 1000,
+            "n_rank_bootstrap": n_rank_bootstrap != 1000,
+            **{name: True for name in columns},
+        }
+        ignored = [f"{name}=" for name, value in given.items() if value]
+        if ignored:
+            raise InputError(
+                f"{', '.join(ignored)}: not for pairs= (2x2 counts have no per-item scores to "
+                "select, cluster or rank); leave it out, or pass per-item scores as data="
+            )
         if isinstance(pairs, (str, Path)):
             from evalgap.io.tables import read_frame
 
@@ -444,6 +505,7 @@ def ranks(
     method: str = "auto",
     bootstrap: str = "multiplier",
     ties: str = "half",
+    battle_format: str | None = None,
     models=None,
     tasks=None,
     complete_case: bool = False,
@@ -485,6 +547,9 @@ def ranks(
         with replacement.
     ties : {"half", "davidson"}
         Battles only: ties as half a win each, or Davidson's tie model.
+    battle_format : {"csv", "tsv", "parquet", "jsonl", "json"}, optional
+        Battles only: force the battle file's format (default: from its name and content;
+        ``json`` is a JSON array of records such as LMArena's ``clean_battle_<date>.json``).
     models, tasks, complete_case, strict, options, **columns
         As for :func:`evalgap.audit`.
     progress : callable, optional
@@ -509,9 +574,29 @@ def ranks(
     from evalgap._ranks import ranks_battles, ranks_scores
 
     _check_columns(columns, "ranks")
+    _validate.arguments(
+        alpha=alpha, n_bootstrap=n_bootstrap, seed=seed, top_k=top_k, method=method,
+        bootstrap=bootstrap, ties=ties, models=models, tasks=tasks,
+        complete_case=complete_case, strict=strict,
+    )
     if (battles is None) == (data is None):
         raise InputError("give either data= (per-item scores) or battles= (a battle table)")
     if battles is not None:
+        given = {
+            "models": models is not None,
+            "tasks": tasks is not None,
+            "complete_case": bool(complete_case),
+            "strict": bool(strict),
+            "options": options is not None,
+            "bootstrap": bootstrap != "multiplier",
+            **{name: True for name in columns},
+        }
+        stray = [name for name, used in given.items() if used]
+        if stray:
+            raise InputError(
+                f"{', '.join(f'{n}=' for n in stray)}: per-item score options do not apply "
+                "to battles=; drop them"
+            )
         return ranks_battles(
             battles,
             alpha=alpha,
@@ -520,7 +605,10 @@ def ranks(
             top_k=top_k,
             method=method,
             ties=ties,
+            file_format=battle_format,
         )
+    if battle_format is not None or ties != "half":
+        raise InputError("battle_format= and ties= apply to battles= only; drop them")
     score_set = scores_of(
         data,
         models=models,
@@ -588,7 +676,8 @@ def degrade(
         Seed of the permutations and simulations.
     margin : float, optional
         Also test non-inferiority: is the candidate no worse than ``margin`` (a share,
-        0.01 = one point) on every task? (``result.non_inferiority``)
+        0.01 = one point) on every task? (``result.non_inferiority``; it then decides
+        ``result.gate_fails``). Every ``delta`` of the result is baseline minus candidate.
     equivalence : float, optional
         Also test equivalence within +/- ``equivalence`` (TOST; ``result.equivalence``).
     tasks : list of str, optional
@@ -618,6 +707,16 @@ def degrade(
     from evalgap._degrade import check_roles, degrade_counts, degrade_scores, with_margins
 
     _check_columns(columns, "degrade")
+    _validate.arguments(
+        alpha=alpha, permutation=permutation, n_permutations=n_permutations,
+        n_simulations=n_simulations, seed=seed, margin=margin, equivalence=equivalence,
+        tasks=tasks, strict=strict,
+    )
+    if equivalence is not None and not 0 < equivalence < 1:
+        raise InputError(
+            f"equivalence must be in (0, 1) (a share: 0.01 is one point); got "
+            f"{_validate.show(equivalence)}"
+        )
     if counts is not None and data is not None:
         raise InputError("give either data= (per-item scores) or counts= (per-task counts)")
     if counts is not None:
@@ -743,6 +842,7 @@ def trim(data, *, model: str, tasks=None, strict: bool = False, options=None, **
     from evalgap._degrade import trim_items
 
     _check_columns(columns, "trim")
+    _validate.arguments(model=model, tasks=tasks, strict=strict)
     score_set = scores_of(
         data, models=[model], tasks=tasks, strict=strict, options=options, **columns
     )
@@ -794,6 +894,7 @@ def align(
     (('a', 'b'), 2)
     """
     _check_columns(columns, "align")
+    _validate.arguments(models=models, tasks=tasks, strict=strict, complete_case=complete_case)
     return scores_of(
         data,
         models=models,

@@ -18,7 +18,11 @@ models on one or more tasks:
   leave-one-cluster-out, and alternative cluster definitions (random clusters of the same
   sizes as the null check, difficulty quartiles, each cluster split in half).
 * **Tables.** Per pair; ``|delta|``-binned (Table 3); unresolved count per procedure
-  (Table 5); tiers: models chained by unresolved rank-adjacent gaps.
+  (Table 5); unresolved chains: runs of models whose every rank-adjacent gap is unresolved
+  under ``chain_procedure``.
+* **Tiers** are the rank-set tiers of :mod:`evalgap._ranks` (the same as ``evalgap ranks``),
+  never the chains: a new tier starts where every model above is shown better than every
+  model below, with simultaneous confidence.
 """
 
 from __future__ import annotations
@@ -39,8 +43,8 @@ if TYPE_CHECKING:  # the audit imports the rank job only when it runs it
     from evalgap._ranks import RanksResult
 from evalgap.errors import InputError
 from evalgap.io import counts as count_columns
+from evalgap.stats import _validate, intervals, multiplicity, resample, sequential, tests
 from evalgap.stats import clusters as cl
-from evalgap.stats import intervals, multiplicity, resample, sequential, tests
 from evalgap.stats import power as pw
 from evalgap.stats.paired import is_binary, summarize_counts, summarize_pairs
 
@@ -129,6 +133,9 @@ PAIR_FIELDS = {
     "accuracy_a": "A's mean score on those items",
     "accuracy_b": "B's mean score on those items",
     "delta": "accuracy_a - accuracy_b",
+    "delta_low": "lower end of the (1 - alpha) paired interval of delta (Newcombe for binary "
+    "pairs, paired t for graded)",
+    "delta_high": "upper end of that interval",
     "correlation": "per-item correlation of the two models' scores (NaN when one is constant)",
     "a_only": "items A got right and B wrong (graded: A scored higher)",
     "b_only": "items B got right and A wrong (graded: B scored higher)",
@@ -262,6 +269,8 @@ class PairTable:
                 "accuracy_a": acc_a,
                 "accuracy_b": acc_b,
                 "delta": delta,
+                "delta_interval": [d_low, d_high],
+                "delta_interval_method": d_method,
                 "correlation": rho,
                 "a_only": a_only,
                 "b_only": b_only,
@@ -288,6 +297,9 @@ class PairTable:
                 acc_a,
                 acc_b,
                 delta,
+                d_low,
+                d_high,
+                d_method,
                 rho,
                 a_only,
                 b_only,
@@ -314,6 +326,9 @@ class PairTable:
                 number["accuracy_a"],
                 number["accuracy_b"],
                 number["delta"],
+                number["delta_low"],
+                number["delta_high"],
+                _interval_methods(c["binary"]),
                 number["correlation"],
                 whole["a_only"],
                 whole["b_only"],
@@ -342,6 +357,8 @@ _RECORD_FLOATS = (
     "accuracy_a",
     "accuracy_b",
     "delta",
+    "delta_low",
+    "delta_high",
     "correlation",
     "sd_diff",
     "statistic",
@@ -354,6 +371,11 @@ _RECORD_FLOATS = (
     "paired_efficiency",
     *(f"p_{k}" for k in _P_KEYS),
 )
+
+
+def _interval_methods(binary) -> list:
+    """Per pair, the method of its gap interval: ``newcombe`` (binary) or ``paired_t``."""
+    return np.where(np.asarray(binary, dtype=bool), "newcombe", "paired_t").tolist()
 
 
 def _json_floats(values) -> list:
@@ -386,8 +408,8 @@ class AuditResult(Result):
         ``"adjacent"`` or ``"all"`` pairs per task.
     family_size : int
         The family size m of the multiplicity corrections.
-    tier_procedure : str
-        The procedure behind the tiers.
+    chain_procedure : str
+        The procedure whose rank-adjacent verdicts make the unresolved chains.
     rankings : pandas.DataFrame
         Per task and model: rank, displayed accuracy and its interval, items scored/missing.
     pairs : PairTable
@@ -396,8 +418,10 @@ class AuditResult(Result):
         Unresolved pairs per procedure (Table 5).
     bonferroni_inflation, sidak_inflation : float
         The factor by which each correction inflates N*.
-    tiers : dict
-        Per task: models chained by unresolved rank-adjacent gaps.
+    chains : dict
+        Per task: the unresolved chains, best first. A chain is a run of models, consecutive
+        in the displayed ranking, each unresolved against the next under ``chain_procedure``
+        (a model resolved from both neighbours is a chain of one). Not tiers: see ``tiers``.
     correlation_sensitivity : dict
         Unresolved pairs at rho -/+ 0.1.
     cluster_stress : ClusterStress or None
@@ -414,19 +438,25 @@ class AuditResult(Result):
     rank_sets : RanksResult or None
         Every model's simultaneous rank set and tier (as ``evalgap ranks``), for audits of
         per-item scores of up to ``MAX_AUDIT_RANK_MODELS`` models.
+    tiers : dict or None
+        (property) Per task: the rank-set tiers, best first, the same as ``evalgap ranks``
+        gives; None when the audit has no rank sets (see ``tier_method``).
+    tier_method : str
+        (property) Which procedure made the tiers, e.g. "95% simultaneous rank sets
+        (max-t stepdown bootstrap, B=1,000)", or why there are none.
     """
 
     alpha: float
     power: float
     family: str
     family_size: int
-    tier_procedure: str
+    chain_procedure: str
     rankings: pd.DataFrame
     pairs: PairTable
     unresolved: dict
     bonferroni_inflation: float
     sidak_inflation: float
-    tiers: dict
+    chains: dict
     correlation_sensitivity: dict
     cluster_stress: ClusterStress | None
     trajectories: dict
@@ -454,6 +484,19 @@ class AuditResult(Result):
         return audit_verdict(self)
 
     @property
+    def tiers(self) -> dict | None:
+        """Per task, the rank-set tiers best first (as ``evalgap ranks``); None without rank
+        sets."""
+        return self.rank_sets.tiers() if self.rank_sets is not None else None
+
+    @property
+    def tier_method(self) -> str:
+        """Which procedure made the tiers (the rank sets' level, method and replicates)."""
+        from evalgap.report.sentences import tier_method  # rich loads only when asked
+
+        return tier_method(self)
+
+    @property
     def procedures(self) -> tuple[str, ...]:
         """The procedures that produced verdicts (``clustered`` needs cluster labels)."""
         return tuple(p for p in PROCEDURES if p in self.pairs.resolved)
@@ -472,16 +515,17 @@ class AuditResult(Result):
         return pd.DataFrame(rows)
 
     def binned_table(self) -> pd.DataFrame:
-        """Pairs, unresolved (fixed n) and r = N*/N by |delta| bucket (Table 3 layout)."""
+        """Pairs, unresolved (fixed n) and q = N/N* by |delta| bucket (Table 3 layout; the
+        paper's r = N*/N is 1/q): ``q_median`` and ``q_smallest`` (the worst pair)."""
         frame = self.pairs.to_frame()
         gap = frame["delta"].abs()
-        r = frame["resolution_ratio"].rdiv(1.0)
+        q = frame["resolution_ratio"].astype(float)
         unresolved = ~frame["resolved_fixed_n"]
         rows = []
         for low, high, label in BUCKETS:
             inside = (gap > low) & (gap <= high) if low > 0 else gap <= high
-            rows.append(_bucket(label, inside, unresolved, r))
-        rows.append(_bucket("all", gap >= 0, unresolved, r))
+            rows.append(_bucket(label, inside, unresolved, q))
+        rows.append(_bucket("total", gap >= 0, unresolved, q))
         return pd.DataFrame(rows)
 
     def flips(self) -> pd.DataFrame:
@@ -506,8 +550,10 @@ class AuditResult(Result):
             "bonferroni_inflation": self.bonferroni_inflation,
             "sidak_inflation": self.sidak_inflation,
             "unresolved": dict(self.unresolved),
-            "tier_procedure": self.tier_procedure,
+            "chain_procedure": self.chain_procedure,
+            "chains": self.chains,
             "tiers": self.tiers,
+            "tier_method": self.tier_method,
             "rankings": plain(self.rankings),
             "pairs": self.pairs.to_records() if pairs else None,
             "binned": plain(self.binned_table()),
@@ -535,7 +581,7 @@ def audit_scores(
     n_bootstrap_required_n: int = 500,
     n_bootstrap: int = 2000,
     seed: int | None = 0,
-    tier_procedure: str = "fixed_n",
+    chain_procedure: str = "fixed_n",
     mixture: str = "grid",
     cluster_label: str = "cluster",
     n_rank_bootstrap: int = 1000,
@@ -547,7 +593,16 @@ def audit_scores(
     verdicts and stress tests run when the scores carry cluster labels and ``use_clusters``.
     ``progress(done, total, phase)`` is called as each phase (:data:`PHASES`) starts.
     """
-    _check(family, alpha, power, tier_procedure)
+    _check(
+        family,
+        alpha,
+        power,
+        chain_procedure,
+        n_cluster_bootstrap=n_cluster_bootstrap,
+        n_bootstrap_required_n=n_bootstrap_required_n,
+        n_bootstrap=n_bootstrap,
+        n_rank_bootstrap=n_rank_bootstrap,
+    )
 
     def step(phase: str) -> None:
         if progress is not None:
@@ -675,6 +730,7 @@ def audit_scores(
                 n_bootstrap=n_rank_bootstrap,
                 seed=seed,
                 use_clusters=use_clusters,
+                replicates_name="n_rank_bootstrap",
             )
     result = _finish(
         pairs,
@@ -683,7 +739,7 @@ def audit_scores(
         power,
         family,
         m,
-        tier_procedure,
+        chain_procedure,
         stress,
         trajectories,
         notes,
@@ -702,7 +758,7 @@ def audit_counts(
     n_bootstrap: int = 2000,
     n_bootstrap_required_n: int = 500,
     seed: int | None = 0,
-    tier_procedure: str = "fixed_n",
+    chain_procedure: str = "fixed_n",
     mixture: str = "grid",
     source: str = "the pairs table",
 ) -> AuditResult:
@@ -711,8 +767,16 @@ def audit_counts(
     ``table`` has columns ``model_a, model_b, both_correct, a_only, b_only, both_wrong`` and
     optionally ``task``; rows are the family, in display order (A above B).
     """
-    _check("adjacent", alpha, power, tier_procedure)
+    _check(
+        "adjacent",
+        alpha,
+        power,
+        chain_procedure,
+        n_bootstrap=n_bootstrap,
+        n_bootstrap_required_n=n_bootstrap_required_n,
+    )
     count_columns.require_columns(table, count_columns.PAIR_COLUMNS, source)
+    _refuse_unnamed_and_self_pairs(table, source)
     _refuse_repeated_pairs(table, source)
     counts = {
         c: count_columns.whole_numbers(table, c, source) for c in count_columns.PAIR_COLUMNS[2:]
@@ -775,7 +839,7 @@ def audit_counts(
     rankings = listed.drop(columns="model_b_side").rename(
         columns={"accuracy": "displayed_accuracy", "n_items": "items_scored"}
     )[["task", "rank", "model", "displayed_accuracy", "items_scored"]]
-    result = _finish(pairs, rankings, alpha, power, family, m, tier_procedure, None, {}, notes)
+    result = _finish(pairs, rankings, alpha, power, family, m, chain_procedure, None, {}, notes)
     return dataclasses.replace(result, n_bootstrap=n_bootstrap)
 
 
@@ -813,6 +877,7 @@ def _evaluate(
     p["p_paired_t"] = np.where(
         binary, nan, tests.paired_t_from_moments(delta, sample_sd, n).p_value
     )
+    p["delta_low"], p["delta_high"] = _gap_intervals(p, alpha)
     kw = {"alpha": alpha, "power": power}
     required = np.asarray(pw.required_n(delta, sd, **kw), dtype=float)
     required = np.where(sd > 0, required, np.nan)
@@ -854,6 +919,34 @@ def _evaluate(
     _required_n_intervals(p, n_bootstrap_required_n, seed, score_set, kw, notes)
     _bootstrap_arbiter(p, n_bootstrap, seed, score_set, alpha, notes)
     return p
+
+
+def _gap_intervals(p: pd.DataFrame, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair, the (1 - alpha) paired interval of delta, as ``compare`` gives it.
+
+    Binary pairs: Newcombe's method 10 on the pair's 2x2 table; graded pairs: the paired t
+    interval (sample SD of the differences). NaN for a pair with fewer than 2 items.
+    """
+    n = p["n_items"].to_numpy(dtype=float)
+    delta = p["delta"].to_numpy(dtype=float)
+    binary = p["binary"].to_numpy(dtype=bool)
+    low = np.full(len(p), np.nan)
+    high = np.full(len(p), np.nan)
+    if binary.any():
+        a_only = p["a_only"].to_numpy(dtype=float)[binary]
+        b_only = p["b_only"].to_numpy(dtype=float)[binary]
+        both_correct = np.round(p["accuracy_a"].to_numpy(dtype=float)[binary] * n[binary])
+        both_correct = np.maximum(both_correct - a_only, 0.0)
+        both_wrong = np.maximum(n[binary] - both_correct - a_only - b_only, 0.0)
+        ci = intervals.newcombe_interval(both_correct, a_only, b_only, both_wrong, alpha)
+        low[binary], high[binary] = ci.low, ci.high
+    graded = ~binary & (n >= 2)
+    if graded.any():
+        sd = p["sd_diff"].to_numpy(dtype=float)[graded]
+        sample_sd = sd * np.sqrt(n[graded] / (n[graded] - 1))
+        ci = intervals.t_interval(delta[graded], sample_sd, n[graded], alpha)
+        low[graded], high[graded] = ci.low, ci.high
+    return low, high
 
 
 def _required_n_intervals(p, n_resamples, seed, score_set, kw, notes) -> None:
@@ -1082,7 +1175,7 @@ def _trajectories(p: pd.DataFrame, score_set: ScoreSet | None, alpha, power, mix
 
 
 def _finish(
-    pairs, rankings, alpha, power, family, m, tier_procedure, stress, trajectories, notes
+    pairs, rankings, alpha, power, family, m, chain_procedure, stress, trajectories, notes
 ) -> AuditResult:
     procedures = [proc for proc in PROCEDURES if f"resolved_{proc}" in pairs.columns]
     unresolved = {}
@@ -1091,9 +1184,9 @@ def _finish(
         if column.isna().all():
             continue
         unresolved[proc] = int((~column.fillna(True).astype(bool)).sum())
-    if tier_procedure not in unresolved:
+    if chain_procedure not in unresolved:
         raise InputError(
-            f"tier_procedure={tier_procedure!r} gave no verdicts for these data "
+            f"procedure={chain_procedure!r} gave no verdicts for these data "
             f"(choose one of {', '.join(unresolved)})"
         )
     sensitivity = {
@@ -1101,19 +1194,19 @@ def _finish(
         "correlation": unresolved["fixed_n"],
         "correlation_plus_0.1": int((~pairs["resolved_correlation_plus"]).sum()),
     }
-    groups = _tiers(pairs, rankings, tier_procedure)
+    chains = _chains(pairs, rankings, chain_procedure)
     return AuditResult(
         alpha=float(alpha),
         power=float(power),
         family=family,
         family_size=int(m),
-        tier_procedure=tier_procedure,
+        chain_procedure=chain_procedure,
         rankings=rankings,
         pairs=PairTable.from_frame(pairs),
         unresolved=unresolved,
         bonferroni_inflation=float(multiplicity.inflation(alpha, power, m, "bonferroni")),
         sidak_inflation=float(multiplicity.inflation(alpha, power, m, "sidak")),
-        tiers=groups,
+        chains=chains,
         correlation_sensitivity=sensitivity,
         cluster_stress=stress,
         trajectories=trajectories,
@@ -1121,8 +1214,9 @@ def _finish(
     )
 
 
-def _tiers(pairs, rankings, procedure) -> dict:
-    """Per task, models chained by unresolved rank-adjacent gaps (a one-model group is alone).
+def _chains(pairs, rankings, procedure) -> dict:
+    """Per task, the unresolved chains: runs of models chained by unresolved rank-adjacent
+    gaps, best first (a model resolved from both neighbours is a chain of one).
 
     A gap missing from the pairs (or without a verdict) chains its two models."""
     ordered = rankings.sort_values(["task", "rank"], kind="stable")
@@ -1278,12 +1372,33 @@ def _family_size(declared, n_pairs: int) -> int:
     """The family size m: the pairs audited, or a declared m that is at least that many."""
     if declared is None:
         return n_pairs
+    declared = _validate.whole_number(declared, "family_size", 1)
     if int(declared) < n_pairs:
         raise InputError(
             f"family_size={int(declared)} is smaller than the {n_pairs} pairs audited; "
             f"declare at least {n_pairs} (a family contains every pair it tests)"
         )
     return int(declared)
+
+
+def _refuse_unnamed_and_self_pairs(table: pd.DataFrame, source: str) -> None:
+    """A row needs two named, different models (rows counted with the header as row 1)."""
+    for column in ("model_a", "model_b"):
+        names = table[column]
+        empty = names.isna().to_numpy() | (names.astype(str).str.strip() == "").to_numpy()
+        if empty.any():
+            row = int(np.flatnonzero(empty)[0]) + 2
+            raise InputError(
+                f"{source}: row {row} (counting the header as row 1): {column} is empty; "
+                "name both models of every pair"
+            )
+    same = (table["model_a"].astype(str) == table["model_b"].astype(str)).to_numpy()
+    if same.any():
+        row = int(np.flatnonzero(same)[0]) + 2
+        raise InputError(
+            f"{source}: row {row} (counting the header as row 1) pairs "
+            f"{table['model_a'].iloc[row - 2]} with itself; a pair needs two different models"
+        )
 
 
 def _refuse_repeated_pairs(table: pd.DataFrame, source: str) -> None:
@@ -1304,24 +1419,32 @@ def _refuse_repeated_pairs(table: pd.DataFrame, source: str) -> None:
         )
 
 
-def _bucket(label, inside, unresolved, r) -> dict:
+def _bucket(label, inside, unresolved, q) -> dict:
     count = int(inside.sum())
+    values = q[inside].dropna()
     return {
         "bucket": label,
         "pairs": count,
         "unresolved": int((unresolved & inside).sum()),
-        "r_median": float(r[inside].median()) if count else None,
-        "r_worst": float(r[inside].max()) if count else None,
+        "q_median": float(values.median()) if len(values) else None,
+        "q_smallest": float(values.min()) if len(values) else None,
     }
 
 
-def _check(family, alpha, power, tier_procedure) -> None:
+def _check(family, alpha, power, chain_procedure, **resamples) -> None:
+    """Refuse bad settings with one line naming the keyword (``resamples``: counts >= 0)."""
     if family not in FAMILIES:
         raise InputError(f"family must be one of {', '.join(FAMILIES)}; got {family!r}")
+    for name, value in (("alpha", alpha), ("power", power)):
+        if np.ndim(value) != 0:  # an audit has one level: a list would broadcast silently
+            raise InputError(f"{name} must be one number; got {_validate.show(value)}")
+    _validate.levels(alpha, power)
     pw.critical_values(alpha, power)
-    if tier_procedure not in PROCEDURES:
+    for name, value in resamples.items():
+        _validate.whole_number(value, name, 0)
+    if chain_procedure not in PROCEDURES:
         raise InputError(
-            f"tier_procedure= must be one of {', '.join(PROCEDURES)}; got {tier_procedure!r}"
+            f"procedure= must be one of {', '.join(PROCEDURES)}; got {chain_procedure!r}"
         )
 
 

@@ -319,6 +319,10 @@ def compare_counts(
     (20256, 0.5, False)
     """
     _check_settings(alpha, power, alternative, n_bootstrap, n_bootstrap_required_n, seed)
+    _validate.arguments(
+        both_correct=both_correct, a_only=a_only, b_only=b_only, both_wrong=both_wrong,
+        model_a=model_a, model_b=model_b,
+    )
     s = summarize_counts(both_correct, a_only, b_only, both_wrong)
     n = int(s.n_items)
     too_few = _too_few_items(int(s.a_only) + int(s.b_only), alpha, alternative)
@@ -336,7 +340,7 @@ def compare_counts(
     if n_bootstrap and not too_few:
         boot = _exact_bootstrap(s.a_only, s.b_only, n, alpha, alternative)
         p = dataclasses.replace(p, bootstrap=boot.p_value)
-    if n_bootstrap_required_n and s.sd_diff > 0:
+    if n_bootstrap_required_n and s.sd_diff > 0 and _estimable(s.delta, too_few, alternative):
         levels = _levels(alpha, power, alternative)
         bounds = pw.required_n_bootstrap_interval(
             s.a_only, s.b_only, n, n_bootstrap_required_n, seed, **levels
@@ -364,6 +368,7 @@ def compare_counts(
         model_b=model_b,
         alignment=alignment,
         extra_notes=(too_few,) if too_few else (),
+        too_few=bool(too_few),
     )
 
 
@@ -427,6 +432,15 @@ def compare_scores(
     a, b = _numeric(scores_a, "scores_a"), _numeric(scores_b, "scores_b")
     if a.ndim != 1 or a.shape != b.shape:
         raise InputError("compare_scores needs two 1-D score arrays of the same length")
+    spread = 0.0  # each moment of the differences must be finite (their squares beyond 1e154 not)
+    if np.isfinite(a).all() and np.isfinite(b).all():  # NaN and inf are refused below, by name
+        with np.errstate(over="ignore"):
+            spread = float(np.abs(a - b).max(initial=0.0))
+    if spread > 1e150:
+        raise InputError(
+            f"scores differ by up to {spread:.3g}: beyond about 1e150 the variance of the "
+            "differences overflows; rescale the scores"
+        )
     if is_binary(a) and is_binary(b):
         return compare_counts(
             *map(int, counts_from_scores(a, b)),
@@ -469,7 +483,7 @@ def compare_scores(
         )
         boot = _bootstrap_result(draws, seed, alpha)
         p = dataclasses.replace(p, bootstrap=boot.p_value)
-    if n_bootstrap_required_n and s.sd_diff > 0:
+    if n_bootstrap_required_n and s.sd_diff > 0 and _estimable(s.delta, too_few, alternative):
         bounds = pw.required_n_bootstrap_interval(
             n_resamples=n_bootstrap_required_n,
             seed=seed,
@@ -495,6 +509,7 @@ def compare_scores(
         alignment=alignment,
         extra_notes=((_outside_unit_interval(a, b),) if outside else ())
         + ((too_few,) if too_few else ()),
+        too_few=bool(too_few),
     )
 
 
@@ -519,9 +534,26 @@ def _too_few_items(differing: int, alpha, alternative) -> str:
         f"too few items: only {differing:,} item{'s' if differing != 1 else ''} differ "
         f"between the models, and at alpha={_validate.show(float(alpha))} no valid test can "
         f"reject with fewer than {needed} (all {differing:,} signs alike give a sign-flip "
-        f"p of {_validate.show(min(smallest_p, 1.0))}); the bootstrap is not run and the "
-        "tests give no verdict"
+        f"p of {_validate.show(min(smallest_p, 1.0))}); the bootstrap is not run, the "
+        "tests give no verdict, and N*, the MDE and q are not estimated (the spread of the "
+        "differences rests on those few items)"
     )
+
+
+def _required_n_floor(differing: int, n: int, alpha, alternative) -> float:
+    """The fewest items that hold, at the sample's rate, the differing items any valid test
+    needs (:func:`evalgap.stats.tests.min_differing_items`): a lower bound on N*.
+
+    Eq. 3 is a normal approximation; for a large gap with little spread it can give an N*
+    of 1 or 2 items, with which no test (exact, sign-flip or otherwise valid) can reject.
+    """
+    needed = float(tests.min_differing_items(alpha, alternative))
+    return needed * n / differing if differing else math.inf
+
+
+def _estimable(delta: float, too_few: str, alternative: str) -> bool:
+    """Whether N*, the MDE and q are estimated (enough differing items, tested side)."""
+    return not too_few and not bool(pw.opposes_alternative(delta, alternative))
 
 
 def _outside_unit_interval(a: np.ndarray, b: np.ndarray) -> str:
@@ -550,12 +582,20 @@ def _assemble(
     model_b,
     alignment,
     extra_notes=(),
+    too_few=False,
 ) -> CompareResult:
+    """Assemble the result; N*, the MDE and q are left out (None, not resolved) when the
+    differences have no spread, when fewer items differ than any valid test needs (their
+    spread is not estimable from so few), and N* is infinite (q = 0) when the gap lies on the
+    side a one-sided alternative does not test."""
     n = int(s.n_items)
     kw = {"alpha": alpha, "power": power_, "alternative": alternative}
     notes = list(extra_notes)
-    degenerate = bool(s.sd_diff == 0)
-    if degenerate:
+    degenerate = bool(s.sd_diff == 0) or too_few
+    against = bool(pw.opposes_alternative(float(s.delta), alternative))
+    if too_few:
+        required = mde = q = math.nan
+    elif degenerate:
         # Every item differs the same way (or not at all): the plug-in sigma_D is 0 and
         # Equations (3)-(4) would claim N* = 0 and MDE = 0, artefacts of the estimate.
         notes.append(
@@ -565,11 +605,34 @@ def _assemble(
         )
         required = mde = q = math.nan
     else:
-        required = float(pw.required_n(s.delta, s.sd_diff, **kw))
+        required = float(pw.required_n(s.delta, s.sd_diff, **kw)) if not against else math.inf
+        floor = _required_n_floor(int(s.a_only) + int(s.b_only), n, alpha, alternative)
+        if required < floor:
+            notes.append(
+                f"Eq. 3 gives N* = {required:.3g}, fewer items than hold the "
+                f"{int(tests.min_differing_items(alpha, alternative))} differing items any valid "
+                f"test needs at alpha={_validate.show(float(alpha))}; N* is raised to "
+                f"{math.ceil(floor * (1 - 1e-12)):,}, the items that hold that many at this "
+                "sample's rate of differing items"
+            )
+            required = floor
         mde = float(pw.mde(n, s.sd_diff, **kw))
         q = float(pw.resolution_ratio(n, required))
+    if against:
+        side = "A" if alternative == "greater" else "B"
+        notes.append(
+            f"the observed gap ({s.delta + 0.0:+.4g}) lies on the side the one-sided "
+            f"alternative ({alternative}: {side} better) does not test: it is no evidence for "
+            "that alternative, and no number of items resolves a gap in the tested direction "
+            "from this estimate (N* infinite, q = 0)"
+        )
+    if req_ci is not None and not degenerate:
+        # The bootstrap's N* obeys the same floor (a resample with no spread gives N* = 0).
+        floor = _required_n_floor(int(s.a_only) + int(s.b_only), n, alpha, alternative)
+        low, high = max(req_ci.low, floor), max(req_ci.high, floor)
+        req_ci = dataclasses.replace(req_ci, low=low, high=high, straddles_n=bool(low <= n <= high))
     unpaired = math.nan  # independent items with constant scores are degenerate as well
-    if variances[0] + variances[1] > 0:
+    if variances[0] + variances[1] > 0 and not too_few and not against:
         unpaired = float(pw.unpaired_required_n(s.delta, variances[0], variances[1], **kw))
     correlation = float(s.correlation) if np.isfinite(s.correlation) else None
     if correlation is None:
@@ -597,7 +660,7 @@ def _assemble(
         intervals=tuple(all_intervals),
         required_n=pw.round_up(required),
         required_n_discordant=pw.round_up(float(required_discordant))
-        if required_discordant is not None
+        if required_discordant is not None and not too_few and not against
         else None,
         mde=None if degenerate else mde,
         resolution_ratio=None if degenerate else q,
@@ -608,7 +671,9 @@ def _assemble(
         else None,
         required_n_interval=req_ci,
         correlation_sensitivity=(
-            _sensitivity(s, variances, n, kw) if correlation is not None else ()
+            _sensitivity(s, variances, n, kw)
+            if correlation is not None and not too_few and not against
+            else ()
         ),
         bootstrap=bootstrap,
         alignment=alignment,
@@ -683,6 +748,10 @@ def _levels(alpha, power_, alternative) -> dict:
 
 def _check_settings(alpha, power_, alternative, n_bootstrap, n_bootstrap_required_n, seed):
     """Validate every option before any work, each error naming its parameter."""
+    _validate.arguments(
+        alpha=alpha, power=power_, alternative=alternative, n_bootstrap=n_bootstrap,
+        n_bootstrap_required_n=n_bootstrap_required_n, seed=seed,
+    )
     _validate.levels(alpha, power_, alternative)
     _validate.whole_number(n_bootstrap, "n_bootstrap", 0)
     _validate.whole_number(n_bootstrap_required_n, "n_bootstrap_required_n", 0)

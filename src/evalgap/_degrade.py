@@ -56,7 +56,8 @@ class TaskDegradation(Result):
     flip_rate, degradation_rate : float or None
         Share of items that flipped; share of the flips that went against the candidate.
     delta, se : float or None
-        Accuracy drop (baseline minus candidate) and its standard error.
+        Baseline minus candidate (A minus B; positive = the candidate is worse) and its
+        standard error. Every ``delta`` of degrade has this sign.
     accuracy_baseline, accuracy_candidate : float or None
         Mean scores.
     """
@@ -108,13 +109,15 @@ class DegradeResult(Result):
     max_drop_task : str or None
         The task with the largest standardized drop.
     non_inferiority : dict or None
-        With a margin M: ``margin``, ``non_inferior`` (every task shows
-        ``p_candidate - p_baseline > -M``), ``pooled`` (the same on all items together) and
-        ``tasks[]`` with ``task, n_items, delta, lower_bound, p_value, non_inferior``
-        (delta = candidate minus baseline; one-sided (1 - alpha) lower bound).
+        With a margin M: ``margin``, ``non_inferior`` (every task shows a drop below M),
+        ``pooled`` (the same on all items together) and ``tasks[]`` with ``task, n_items,
+        delta, upper_bound, p_value, non_inferior``: ``delta`` is baseline minus candidate as
+        in ``tasks`` (positive = a drop), ``upper_bound`` the one-sided (1 - alpha) upper
+        bound of the drop (below M exactly when ``non_inferior``).
     equivalence : dict or None
-        With an equivalence margin M: ``margin``, ``equivalent`` and ``tasks[]`` with the
-        bounds of the (1 - 2 alpha) interval and both one-sided p-values (TOST).
+        With an equivalence margin M: ``margin``, ``equivalent``, ``pooled`` and ``tasks[]``
+        with ``delta`` and the bounds ``lower_bound, upper_bound`` of the (1 - 2 alpha)
+        interval of the drop, and the larger of the two one-sided p-values (TOST).
     degraded : bool
         Whether any of the three tests rejects (a property; false-alarm rate <= 3 alpha).
     verdict : str
@@ -566,29 +569,36 @@ def _graded_total(tasks, differences, score_set, i, j) -> TaskDegradation:
 def with_margins(
     result: DegradeResult, *, margin: float | None = None, equivalence: float | None = None
 ) -> DegradeResult:
-    """Add non-inferiority (margin M: is the candidate no worse than M?) and equivalence
+    """Add non-inferiority (margin M: is the candidate's drop below M?) and equivalence
     (within +/- M?) per task and pooled (:mod:`evalgap.stats.noninferiority`): Tango's score
     test for binary tasks (exact unconditional below 100 items), a paired t test for graded
-    ones. Every task must pass (an intersection-union test: no multiplicity penalty)."""
+    ones. Every task must pass (an intersection-union test: no multiplicity penalty).
+
+    Signs as everywhere in degrade: ``delta`` is baseline minus candidate (A minus B), a
+    positive delta a drop. Non-inferiority reports the one-sided (1 - alpha) ``upper_bound``
+    of the drop, below the margin exactly when ``non_inferior``; equivalence the
+    (1 - 2 alpha) interval ``lower_bound, upper_bound`` of the drop."""
     if margin is None and equivalence is None:
         return result
     alpha = result.alpha
-    rows = []
-    for task in (*result.tasks, result.total):
-        if task.n_items is None:
+    rows = (*result.tasks, result.total)  # the tasks, then the pooled items
+    for task in rows:
+        if not task.n_items:
             raise InputError(
-                "a margin needs each task's item count: give the counts table both_correct "
-                "and both_wrong columns (or per-item scores)"
+                f"a margin needs each task's items: task {task.task!r} has "
+                f"{'no item count' if task.n_items is None else 'no items'}; give the counts "
+                "table both_correct and both_wrong columns (or per-item scores), and leave "
+                "out tasks without items"
             )
-        rows.append(task)
     out = {}
-    for field_name, verdict, value, row in (
-        ("non_inferiority", "non_inferior", margin, _margin_row),
-        ("equivalence", "equivalent", equivalence, _equivalence_row),
+    for field_name, verdict, value in (
+        ("non_inferiority", "non_inferior", margin),
+        ("equivalence", "equivalent", equivalence),
     ):
         if value is None:
             continue
-        tasks = [row(t, value, alpha) for t in rows]  # the tasks, then the pooled items
+        tests = _margin_tests(rows, float(value), alpha)
+        tasks = [_margin_row(t, test, verdict, alpha) for t, test in zip(rows, tests, strict=True)]
         out[field_name] = {
             "margin": float(value),
             verdict: all(t[verdict] for t in tasks[:-1]),  # every task must pass
@@ -598,42 +608,52 @@ def with_margins(
     return dataclasses.replace(result, **out)
 
 
-def _margin_tests(task: TaskDegradation, margin: float, alpha: float):
-    """(delta, p_value, lower, upper, p_upper) for candidate minus baseline, at the margin."""
-    if task.both_correct is not None:  # binary: b_only favours the candidate
-        delta, _, p, low, high = ni.noninferiority_binary(
-            task.b_only, task.a_only, task.n_items, margin, alpha
+def _margin_tests(tasks, margin: float, alpha: float) -> list[tuple]:
+    """Per task ``(delta, p_noninferior, p_nonsuperior, lower, upper)`` in the drop's frame
+    (baseline minus candidate): the statistics core works with candidate minus baseline, so
+    its lower bound of the change is minus the upper bound of the drop. Binary tasks in one
+    vectorized call."""
+    out: list = [None] * len(tasks)
+    binary = [k for k, t in enumerate(tasks) if t.both_correct is not None]
+    if binary:
+        a_only = np.array([tasks[k].a_only for k in binary])
+        b_only = np.array([tasks[k].b_only for k in binary])
+        n = np.array([tasks[k].n_items for k in binary])
+        change, _, p, low, high = (
+            np.atleast_1d(v) for v in ni.noninferiority_binary(b_only, a_only, n, margin, alpha)
         )
-        p_upper = ni.nonsuperiority_p_value(task.b_only, task.a_only, task.n_items, margin)
-        return float(delta), float(p), float(low), float(high), float(p_upper)
-    n = task.n_items
-    sd = task.se * math.sqrt(n) * math.sqrt(n / max(n - 1, 1))  # ddof 1
-    delta = -task.delta  # the task's delta is baseline minus candidate
-    _, p, low, high = ni.noninferiority_mean(delta, sd, n, margin, alpha)
-    _, p_upper, _, _ = ni.noninferiority_mean(-delta, sd, n, margin, alpha)
-    return delta, float(p), float(low), float(high), float(p_upper)
+        p_upper = np.atleast_1d(ni.nonsuperiority_p_value(b_only, a_only, n, margin))
+        for j, k in enumerate(binary):
+            out[k] = (-change[j], p[j], p_upper[j], -high[j], -low[j])
+    for k, task in enumerate(tasks):
+        if out[k] is not None:
+            continue
+        n = task.n_items
+        sd = task.se * math.sqrt(n) * math.sqrt(n / max(n - 1, 1))  # ddof 1
+        change = -task.delta  # the tests take candidate minus baseline
+        _, p, low, high = ni.noninferiority_mean(change, sd, n, margin, alpha)
+        _, p_upper, _, _ = ni.noninferiority_mean(-change, sd, n, margin, alpha)
+        out[k] = (task.delta, p, p_upper, -high, -low)
+    return [tuple(float(v) for v in row) for row in out]
 
 
-def _margin_row(task: TaskDegradation, margin: float, alpha: float) -> dict:
-    delta, p, low, _, _ = _margin_tests(task, margin, alpha)
+def _margin_row(task: TaskDegradation, test: tuple, verdict: str, alpha: float) -> dict:
+    delta, p_low, p_high, lower, upper = test
+    if verdict == "non_inferior":
+        return {
+            "task": task.task,
+            "n_items": task.n_items,
+            "delta": delta,
+            "upper_bound": upper,
+            "p_value": p_low,
+            "non_inferior": bool(p_low <= alpha),
+        }
     return {
         "task": task.task,
         "n_items": task.n_items,
         "delta": delta,
-        "lower_bound": low,
-        "p_value": p,
-        "non_inferior": bool(p <= alpha),
-    }
-
-
-def _equivalence_row(task: TaskDegradation, margin: float, alpha: float) -> dict:
-    delta, p_low, low, high, p_high = _margin_tests(task, margin, alpha)
-    return {
-        "task": task.task,
-        "n_items": task.n_items,
-        "delta": delta,
-        "lower_bound": low,
-        "upper_bound": high,
+        "lower_bound": lower,
+        "upper_bound": upper,
         "p_value": max(p_low, p_high),
         "equivalent": bool(max(p_low, p_high) <= alpha),
     }

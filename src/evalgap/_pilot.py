@@ -15,12 +15,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evalgap._plan import check_countable
 from evalgap._results import Result
 from evalgap.errors import InputError
 from evalgap.stats import _validate
 from evalgap.stats import variance_components as vc
 
 DEFAULT_MAX_RUNS = 10
+# The frontier has a row per K: beyond this many runs per item a frontier is not a plan (and
+# its arrays would grow with the option); the cost-optimal K beyond it is given in closed form.
+MAX_RUNS = 1000
 # Reruns "cannot help" when even unlimited reruns would cut the items needed by less than this.
 SMALL_RERUN_SAVING = 0.2
 
@@ -208,7 +212,7 @@ def plan_pilot(
     n_items : int, optional
         A fixed item set (a closed benchmark): the runs that resolve ``delta`` on it.
     max_runs : int
-        The frontier's largest K.
+        The frontier's largest K (at most :data:`MAX_RUNS`, 1,000).
     tasks : list of str, optional
         The tasks to keep.
     options : LoadOptions, optional
@@ -239,10 +243,20 @@ def plan_pilot(
     >>> p.frontier[0].n_items, p.cheapest.n_items, p.cheapest.n_runs, p.items_floor
     (1320, 281, 7, 108)
     """
+    _validate.arguments(
+        delta=delta, alpha=alpha, power=power, cost_per_item=cost_per_item,
+        cost_per_run=cost_per_run, price_per_1k_tokens=price_per_1k_tokens,
+        tokens_per_item=tokens_per_item, n_items=n_items, max_runs=max_runs, tasks=tasks,
+    )
     from evalgap._api import long_scores
 
     alpha, power = (float(x) for x in _validate.levels(alpha, power, "two-sided"))
     max_runs = _validate.whole_number(max_runs, "max_runs", 1)
+    if max_runs > MAX_RUNS:
+        raise InputError(
+            f"max_runs= must be at most {MAX_RUNS:,}: the frontier lays out one design per "
+            f"runs count, and the cost-optimal runs are given beyond it anyway; got {max_runs:,}"
+        )
     if n_items is not None:
         n_items = _validate.whole_number(n_items, "n_items", 1)
     long = long_scores(pilot, options=options, **columns)
@@ -293,9 +307,13 @@ def plan_pilot(
     delta = float(_validate.numbers(delta, "delta"))
     if delta == 0:
         raise InputError("delta must be non-zero: no design resolves a gap of zero")
+    span = _check_gap(delta, runs_a, runs_b)
     kw = {"alpha": alpha, "power": power}
+    if between <= 0 and c.within_items == 0:
+        raise InputError(_no_spread(delta, span, c, kw, long.source))
     runs = np.arange(1, max_runs + 1)
     needed = np.atleast_1d(vc.required_items(between, c.within_items, delta, runs, **kw))
+    check_countable(float(needed[0]), f"a gap of {_validate.show(delta)}")
     needed = np.maximum(needed, 2)
     se = np.atleast_1d(vc.standard_error(between, c.within_items, needed, runs))
     costed = cost_per_item is not None
@@ -351,6 +369,47 @@ def plan_pilot(
         mde_unlimited_runs=mde,
         notes=tuple(notes),
     )
+
+
+def _check_gap(delta, runs_a, runs_b) -> float | None:
+    """Refuse a gap no two models can have on the pilot's scale; return that scale's width.
+
+    Scores within [0, 1] (0/1 correctness, graded shares) are on the unit scale, whatever
+    values the pilot happened to show; other scores span what the pilot saw (None when they
+    are all equal: the scale is unknown).
+    """
+    low = float(min(np.nanmin(runs_a), np.nanmin(runs_b)))
+    high = float(max(np.nanmax(runs_a), np.nanmax(runs_b)))
+    if low >= 0 and high <= 1:
+        span, scale = 1.0, "scores in [0, 1]"
+    elif high > low:
+        span, scale = high - low, f"the pilot's scores, which span [{low:.4g}, {high:.4g}]"
+    else:
+        return None
+    if abs(delta) > span:
+        raise InputError(
+            f"delta={_validate.show(delta)} is beyond any gap of {scale}: a gap is at most "
+            f"{span:.4g} there; give it in the scores' units (0.05 = 5 points of accuracy)"
+        )
+    return span
+
+
+def _no_spread(delta, span, c, kw, source) -> str:
+    """The refusal of a pilot whose per-item differences have no spread (sigma_D = 0)."""
+    from evalgap.stats.power import required_n, round_up
+
+    out = (
+        f"{source}: the pilot's per-item differences have no spread (the between-item and "
+        f"run-to-run variances are both 0: every item's A minus B is the same in every run), "
+        "so sigma_D estimates as 0 and the items needed are not estimable from this pilot"
+    )
+    if span is not None and abs(delta) < span:
+        # Bhatia-Davis: a difference confined to [-span, span] with mean delta has variance
+        # at most (span - delta)(span + delta), so this many items suffice whatever the spread.
+        bound = round_up(float(required_n(delta, math.sqrt(span**2 - delta**2), **kw)))
+        if bound is not None:
+            out += f"; at most {max(bound, 2):,} items resolve delta={delta:g} whatever the spread"
+    return out + "; pilot more (or harder) items, or plan without a pilot from an assumed sd_diff="
 
 
 def _show_runs(k: float) -> str:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from evalgap._results import Result
 from evalgap.errors import InputError
 from evalgap.stats import _validate
@@ -118,6 +120,7 @@ def plan_degradation(
     >>> r.required_n, round(r.power_at_n, 3)
     (22258, 0.843)
     """
+    _validate.arguments(delta=delta, flip_rate=flip_rate, n_items=n_items, alpha=alpha, power=power)
     _validate.levels(alpha, power, "greater")
     delta = float(_validate.numbers(delta, "delta"))
     flip_rate = float(_validate.probability(flip_rate, "flip_rate"))
@@ -135,6 +138,7 @@ def plan_degradation(
     if n_items is not None:
         n_items = _validate.whole_number(n_items, "n_items", 1)
     required = float(pw.degradation_required_n(delta, flip_rate, alpha=alpha, power=power))
+    check_countable(required, f"a drop of {_validate.show(delta)}")
     at_n = snr = detectable = None
     if n_items is not None:
         at_n = float(pw.degradation_power(delta, flip_rate, n_items, alpha=alpha))
@@ -218,10 +222,14 @@ def plan_noninferiority(
     >>> plan_noninferiority(margin=0.02, flip_rate=0.1).required_n
     1578
     """
+    _validate.arguments(margin=margin, flip_rate=flip_rate, delta=delta, alpha=alpha, power=power)
     _validate.levels(alpha, power, "greater")
-    required = ni.noninferiority_required_n(flip_rate, -float(delta), margin, alpha, power)
+    delta = float(_validate.numbers(delta, "delta"))
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        required = float(ni.noninferiority_required_n(flip_rate, -delta, margin, alpha, power))
+    check_countable(required, f"a margin of {_validate.show(margin)}", "margin=")
     return NonInferiorityPlan(
-        float(margin), float(flip_rate), float(delta), float(alpha), float(power), int(required)
+        float(margin), float(flip_rate), delta, float(alpha), float(power), int(required)
     )
 
 
@@ -312,6 +320,22 @@ class PlanResult(Result):
         return out
 
 
+# Options of the plans read from files (a pilot, a reference): refused on the other plans.
+FILE_PLAN_OPTIONS = (
+    "model_a",
+    "model_b",
+    "n_strata",
+    "seed",
+    "output",
+    "cost_per_item",
+    "cost_per_run",
+    "price_per_1k_tokens",
+    "tokens_per_item",
+    "max_runs",
+    "tasks",
+)
+
+
 def plan(
     *,
     accuracy_a: float | None = None,
@@ -323,36 +347,71 @@ def plan(
     alpha: float = 0.05,
     power: float = 0.8,
     alternative: str = "two-sided",
-) -> PlanResult:
-    """Return a sample-size plan for a binary (accuracies + correlation) or graded comparison.
+    flip_rate: float | None = None,
+    margin: float | None = None,
+    pilot=None,
+    reference=None,
+    model_a: str | None = None,
+    model_b: str | None = None,
+    n_strata: int | None = None,
+    seed: int | None = None,
+    output=None,
+    cost_per_item: float | None = None,
+    cost_per_run: float | None = None,
+    price_per_1k_tokens: float | None = None,
+    tokens_per_item: float | None = None,
+    max_runs: int | None = None,
+    tasks=None,
+    options=None,
+    **columns,
+):
+    """Return a sample-size plan: the one ``evalgap plan`` makes for the same options.
 
-    Binary: give ``accuracy_a`` and ``correlation``, and ``accuracy_b`` or the gap ``delta``
-    (then ``accuracy_b = accuracy_a - delta``); with neither the two accuracies are taken as
-    equal: there is no gap to resolve, but the MDE at ``n_items`` is still defined. Graded:
-    give ``delta`` and ``sd_diff``. Every number is checked (finite, in range, a number and
-    not a string); a mistake raises ``InputError`` naming the parameter.
+    Which plan is chosen by what is given, as on the command line:
+
+    * ``reference=`` (earlier models' scores on the benchmark): a stratified item sample
+      for ``model_a`` vs ``model_b`` (:func:`evalgap.plan_sampling`; ``output=`` writes its
+      design file);
+    * ``pilot=`` (scores with repeated runs): items x reruns (:func:`evalgap.plan_pilot`);
+    * ``margin=`` with ``flip_rate=``: a non-inferiority plan (:func:`plan_noninferiority`);
+    * ``flip_rate=`` with ``delta=``: a degradation plan (:func:`plan_degradation`);
+    * otherwise a paired comparison: binary (``accuracy_a``, ``correlation`` and
+      ``accuracy_b`` or the gap ``delta``; with neither the two accuracies are taken as equal
+      and only the MDE at ``n_items`` is defined) or graded (``delta`` and ``sd_diff``).
+
+    An option the chosen plan does not take is refused with an ``InputError`` naming it,
+    never ignored; so is every number out of range (finite, in range, a number and not a
+    string).
 
     Parameters
     ----------
     accuracy_a, accuracy_b : float, optional
-        Expected accuracies of the two models, in (0, 1).
+        Expected accuracies of the two models, in (0, 1) (a reference plan: a new model's).
     correlation : float, optional
         Per-item correlation of the two models' scores (binary design, Eq. 5).
     delta : float, optional
-        The gap A - B (binary, instead of ``accuracy_b``; graded, with ``sd_diff``).
+        The gap A - B (binary, instead of ``accuracy_b``; graded, with ``sd_diff``; the
+        drop of a degradation plan; the gap a pilot or reference plan resolves).
     sd_diff : float, optional
         sigma_D, the SD of the per-item differences (graded design).
     n_items : int, optional
-        A benchmark size: adds the MDE, q and the power there.
+        A benchmark size: adds the MDE, q and the power there (see each plan).
     alpha, power : float
         Significance level and target power.
     alternative : {"two-sided", "greater", "less"}
-        The test the plan is for.
+        The test a paired plan is for (the other plans fix it).
+    flip_rate, margin : float, optional
+        Degradation and non-inferiority plans.
+    pilot, reference : path, list of paths or DataFrame, optional
+        The files (or table) a pilot or reference plan reads.
+    model_a, model_b, n_strata, seed, output, cost_per_item, cost_per_run, price_per_1k_tokens,
+    tokens_per_item, max_runs, tasks, options, **columns
+        As in :func:`evalgap.plan_pilot` and :func:`evalgap.plan_sampling`.
 
     Returns
     -------
-    PlanResult
-        N*, the calculator conventions, the unpaired N*, and at ``n_items`` the MDE and q.
+    PlanResult, PilotPlan, SamplingDesign, DegradationPlan or NonInferiorityPlan
+        The chosen plan's result.
 
     Examples
     --------
@@ -362,6 +421,188 @@ def plan(
     >>> p.required_n, p.conventions.one_sample_shortcut, p.conventions.two_sample_shortcut
     (1028, 515, 1030)
     """
+    _validate.arguments(
+        accuracy_a=accuracy_a, accuracy_b=accuracy_b, correlation=correlation, delta=delta,
+        sd_diff=sd_diff, n_items=n_items, flip_rate=flip_rate, margin=margin, alpha=alpha,
+        power=power, alternative=alternative, seed=seed, n_strata=n_strata, max_runs=max_runs,
+        cost_per_item=cost_per_item, cost_per_run=cost_per_run,
+        price_per_1k_tokens=price_per_1k_tokens, tokens_per_item=tokens_per_item,
+    )
+    given = {
+        "accuracy_a": accuracy_a,
+        "accuracy_b": accuracy_b,
+        "correlation": correlation,
+        "sd_diff": sd_diff,
+        "flip_rate": flip_rate,
+        "margin": margin,
+        "model_a": model_a,
+        "model_b": model_b,
+        "n_strata": n_strata,
+        "seed": seed,
+        "output": output,
+        "cost_per_item": cost_per_item,
+        "cost_per_run": cost_per_run,
+        "price_per_1k_tokens": price_per_1k_tokens,
+        "tokens_per_item": tokens_per_item,
+        "max_runs": max_runs,
+        "tasks": tasks,
+        **columns,
+    }
+    if options is not None:  # a loader setting counts as given when it is not the default
+        given.update(_loader_settings(options))
+    if reference is not None:
+        if pilot is not None:
+            raise InputError("pilot= and reference= are two plans; give one of them")
+        _refuse(
+            given,
+            (
+                "correlation",
+                "sd_diff",
+                "flip_rate",
+                "margin",
+                "cost_per_item",
+                "cost_per_run",
+                "price_per_1k_tokens",
+                "tokens_per_item",
+                "max_runs",
+            ),
+            "reference= plans from the reference's scores; drop {names}",
+        )
+        _two_sided(alternative, "reference plans are for the two-sided test")
+        if model_a is None:
+            raise InputError(
+                "reference=: name model A with model_a= (a new model with accuracy_a=)"
+            )
+        from evalgap._sampling_design import plan_sampling
+        from evalgap.stats.stratified import DEFAULT_STRATA
+
+        result = plan_sampling(
+            reference,
+            model_a=model_a,
+            model_b=model_b,
+            accuracy_a=accuracy_a,
+            accuracy_b=accuracy_b,
+            n_items=n_items,
+            delta=delta,
+            alpha=alpha,
+            power=power,
+            n_strata=DEFAULT_STRATA if n_strata is None else n_strata,
+            seed=0 if seed is None else seed,
+            tasks=tasks,
+            options=options,
+            **columns,
+        )
+        if output is not None:
+            result.write(output)
+        return result
+    if pilot is not None:
+        _refuse(
+            given,
+            (
+                "accuracy_a",
+                "accuracy_b",
+                "correlation",
+                "sd_diff",
+                "flip_rate",
+                "margin",
+                "n_strata",
+                "seed",
+                "output",
+            ),
+            "pilot= plans from the pilot's scores; drop {names}",
+        )
+        _two_sided(alternative, "pilot plans are for the two-sided test")
+        from evalgap._pilot import DEFAULT_MAX_RUNS, plan_pilot
+
+        return plan_pilot(
+            pilot,
+            model_a=model_a,
+            model_b=model_b,
+            delta=delta,
+            alpha=alpha,
+            power=power,
+            cost_per_item=cost_per_item,
+            cost_per_run=cost_per_run,
+            price_per_1k_tokens=price_per_1k_tokens,
+            tokens_per_item=tokens_per_item,
+            n_items=n_items,
+            max_runs=DEFAULT_MAX_RUNS if max_runs is None else max_runs,
+            tasks=tasks,
+            options=options,
+            **columns,
+        )
+    if output is not None:
+        raise InputError("output=: only with reference= (it writes the design file)")
+    _refuse(
+        given,
+        (*FILE_PLAN_OPTIONS, *_loader_settings(options), *columns),
+        "{names}: only with pilot= (a plan from a pilot) or reference= (an item sample)",
+    )
+    if margin is not None:
+        if flip_rate is None:
+            raise InputError("a non-inferiority plan takes margin= with flip_rate=")
+        _refuse(
+            given | {"n_items": n_items},
+            ("accuracy_a", "accuracy_b", "correlation", "sd_diff", "n_items"),
+            "{names}: a non-inferiority plan takes margin=, flip_rate= and delta= only",
+        )
+        _two_sided(alternative, "non-inferiority plans are one-sided already")
+        return plan_noninferiority(
+            margin=margin,
+            flip_rate=flip_rate,
+            delta=0.0 if delta is None else delta,
+            alpha=alpha,
+            power=power,
+        )
+    if flip_rate is not None:
+        stray = [
+            n
+            for n in ("accuracy_a", "accuracy_b", "correlation", "sd_diff")
+            if given[n] is not None
+        ]
+        if stray or delta is None:
+            raise InputError(
+                "a degradation plan takes flip_rate= with delta= (the drop to detect)"
+                + (f" and not {', '.join(n + '=' for n in stray)}" if stray else "")
+            )
+        _two_sided(alternative, "degradation plans are one-sided already")
+        return plan_degradation(
+            delta=delta, flip_rate=flip_rate, n_items=n_items, alpha=alpha, power=power
+        )
+    return _plan_paired(
+        accuracy_a, accuracy_b, correlation, delta, sd_diff, n_items, alpha, power, alternative
+    )
+
+
+def _loader_settings(options) -> dict:
+    """The loader settings of ``options`` that differ from their defaults, by name."""
+    import dataclasses
+
+    if options is None:
+        return {}
+    return {
+        f.name: getattr(options, f.name)
+        for f in dataclasses.fields(options)
+        if getattr(options, f.name) != f.default
+    }
+
+
+def _refuse(given: dict, names, message: str) -> None:
+    """Raise ``message`` naming those of ``names`` that were given."""
+    stray = [n for n in names if given.get(n) is not None]
+    if stray:
+        raise InputError(message.format(names=", ".join(n + "=" for n in stray)))
+
+
+def _two_sided(alternative, why: str) -> None:
+    if alternative != "two-sided":
+        raise InputError(f"alternative={alternative!r}: {why}")
+
+
+def _plan_paired(
+    accuracy_a, accuracy_b, correlation, delta, sd_diff, n_items, alpha, power, alternative
+) -> PlanResult:
+    """The paired plan of :func:`plan`: binary (Eq. 6) or graded (Eq. 3)."""
     alpha, power = (float(x) for x in _validate.levels(alpha, power, alternative))
     if n_items is not None:
         n_items = _validate.whole_number(n_items, "n_items", 1)
@@ -388,10 +629,27 @@ def plan(
 
 
 def _check_finite_required(required: float, delta: float, sd: float) -> None:
-    if delta != 0 and not math.isfinite(required):
+    if delta != 0:
+        check_countable(
+            required, f"a gap of {_validate.show(delta)} with sd_diff {_validate.show(sd)}"
+        )
+
+
+def check_countable(required: float, what: str, option: str = "delta=") -> None:
+    """Refuse a sample size beyond floating point (a gap far too small for any benchmark).
+
+    A finite N*, however large, is reported as a whole number; one that overflows to
+    infinity is an ``InputError`` naming ``option``, never an ``OverflowError``.
+    """
+    if math.isnan(required):
         raise InputError(
-            f"a gap of {_validate.show(delta)} with sd_diff {_validate.show(sd)} needs more items "
-            "than floating point can count (N* overflows); check the units of delta="
+            f"{what}: the items needed are not defined at these settings (the sample-size "
+            f"formula breaks down); check {option}"
+        )
+    if not math.isfinite(required):
+        raise InputError(
+            f"{what} needs more items than floating point can count (N* overflows): no "
+            f"feasible benchmark resolves it; check the units of {option}"
         )
 
 

@@ -23,7 +23,19 @@ from evalgap._scores import AlignmentReport, ScoreSet
 from evalgap.errors import InputError
 from evalgap.stats import _validate, resample
 
-RANK_COLUMNS = ("task", "model", "score", "se", "n_items", "rank", "rank_low", "rank_high", "tier")
+RANK_COLUMNS = (
+    "task",
+    "model",
+    "score",
+    "se",
+    "score_low",
+    "score_high",
+    "n_items",
+    "rank",
+    "rank_low",
+    "rank_high",
+    "tier",
+)
 
 
 @dataclass(frozen=True, repr=False)
@@ -41,10 +53,13 @@ class RanksResult(Result):
     n_bootstrap : int
         Bootstrap replicates (0 when no task used the bootstrap).
     ranks : pandas.DataFrame
-        One row per task and model: ``task, model, score, se, n_items, rank, rank_low,
-        rank_high, tier``. ``score`` is the mean over the model's own items (Bradley-Terry:
-        the log-strength), ``se`` its standard error, ``rank`` the rank by score (1 = best,
-        ties share the best rank), ``rank_low``-``rank_high`` the simultaneous set.
+        One row per task and model: ``task, model, score, se, score_low, score_high,
+        n_items, rank, rank_low, rank_high, tier``. ``score`` is the mean over the model's
+        own items (Bradley-Terry: the log-strength), ``se`` its standard error,
+        ``score_low``-``score_high`` its (1 - alpha) normal interval (that model alone),
+        ``rank`` one plus the models ahead of
+        it on the items both scored (the rank by score when no score is missing; ties share
+        the best rank), ``rank_low``-``rank_high`` the simultaneous set.
     marginal : pandas.DataFrame
         The same keys, with each model's marginal set (valid for that model alone).
     methods : dict
@@ -119,14 +134,14 @@ def ranks_scores(
     method: str = "auto",
     bootstrap: str = "multiplier",
     progress: Callable[..., None] | None = None,
+    replicates_name: str = "n_bootstrap",
 ) -> RanksResult:
-    """Rank sets for every task of an aligned score set (see :func:`evalgap.ranks`)."""
+    """Rank sets for every task of an aligned score set (see :func:`evalgap.ranks`);
+    ``replicates_name`` is the caller's name of ``n_bootstrap`` (for its errors)."""
     from evalgap.stats import ranks as rk
 
     _validate.probability(alpha, "alpha")
-    n_bootstrap = int(n_bootstrap)
-    if n_bootstrap < 1:
-        raise InputError(f"n_bootstrap must be a whole number >= 1; got {n_bootstrap}")
+    n_bootstrap = _validate.resamples(n_bootstrap, replicates_name)
     rows, marginal_rows, methods, better, top, notes = [], [], {}, {}, {}, []
     for t_index, task in enumerate(score_set.tasks):
         if progress is not None:
@@ -149,12 +164,13 @@ def ranks_scores(
             method=method,
             bootstrap=bootstrap,
             top_k=top_k,
+            replicates_name=replicates_name,
         )
         methods[task.task] = sets.method
         # rows best first (ties by name); shown_better follows the same order
         order = np.lexsort((models, np.asarray(sets.rank)))
         better[task.task] = np.asarray(sets.shown_better, dtype=bool)[np.ix_(order, order)]
-        frame = _rank_frame(task.task, models, sets, order)
+        frame = _rank_frame(task.task, models, sets, order, alpha)
         rows.append(frame)
         marginal_rows.append(
             frame.assign(
@@ -183,13 +199,18 @@ def ranks_scores(
     )
 
 
-def _rank_frame(task: str, models, sets, order) -> pd.DataFrame:
+def _rank_frame(task: str, models, sets, order, alpha: float) -> pd.DataFrame:
+    from evalgap.stats.ranks import score_interval
+
+    low, high = score_interval(sets.score, sets.se, alpha)
     return pd.DataFrame(
         {
             "task": task,
             "model": models[order],
             "score": np.asarray(sets.score, dtype=float)[order],
             "se": np.asarray(sets.se, dtype=float)[order],
+            "score_low": low[order],
+            "score_high": high[order],
             "n_items": np.asarray(sets.n, dtype=np.int64)[order],
             "rank": np.asarray(sets.rank, dtype=np.int64)[order],
             "rank_low": np.asarray(sets.rank_low, dtype=np.int64)[order],
@@ -220,6 +241,7 @@ def ranks_battles(
     top_k: int | None = None,
     method: str = "auto",
     ties: str = "half",
+    file_format: str | None = None,
 ) -> RanksResult:
     """Rank sets from arena battles by their Bradley-Terry scores (see :func:`evalgap.ranks`).
 
@@ -235,12 +257,25 @@ def ranks_battles(
     _validate.probability(alpha, "alpha")
     if method == "holm":
         raise InputError("method='holm' needs per-item scores; battles use the bootstrap")
-    table = read_battles(battles)
+    if method not in ("auto", "bootstrap"):
+        raise InputError(f"method must be one of auto, bootstrap, holm; got {method!r}")
+    table = read_battles(battles, fmt=file_format)
     data = bt.battles(table.model_a, table.model_b, table.outcome, len(table.models))
-    model = bt.fit(data, ties=ties)
+    model = bt.fit(data, ties=ties, names=table.models)
     stream = resample.child_seed(seed, "ranks")
     notes = list(table.notes)
-    if ties == "half":
+    n_bootstrap = _validate.resamples(n_bootstrap, "n_bootstrap")
+    need = rk.minimum_replicates(alpha)
+    rk.check_replicates(n_bootstrap, alpha)
+    degenerate = ties == "half" and bt.sandwich_is_degenerate(data, model)
+    if degenerate:
+        notes.append(
+            "the battles leave the sandwich standard errors at 0 in some direction (every "
+            "battle there has the outcome the model expects, e.g. all ties), which no finite "
+            "number of battles supports: the model-based standard errors and a parametric "
+            "bootstrap are used instead"
+        )
+    if ties == "half" and not degenerate:
         draws = bt.bootstrap(data, n_bootstrap, stream, start=model.scores)
         failed = np.isnan(draws).any(axis=1)
         if failed.any():
@@ -249,6 +284,14 @@ def ranks_battles(
                 "without a win or a loss (no Bradley-Terry scores) and were left out"
             )
             draws = draws[~failed]
+            if draws.shape[0] < need:
+                raise InputError(
+                    f"n_bootstrap={n_bootstrap}: {int(failed.sum()):,} of {n_bootstrap:,} "
+                    "bootstrap replicates left a model without a win or a loss, and the "
+                    f"{draws.shape[0]:,} left cannot determine the critical value (at least "
+                    f"{need:,} are needed); add battles for the models with few of them, or "
+                    "raise n_bootstrap"
+                )
         covariance = model.robust_covariance
     else:
         rng = np.random.Generator(np.random.PCG64(stream))
@@ -259,7 +302,7 @@ def ranks_battles(
     )
     models = np.array(table.models)
     order = np.lexsort((models, np.asarray(sets.rank)))
-    frame = _rank_frame("battles", models, sets, order)
+    frame = _rank_frame("battles", models, sets, order, alpha)
     marginal = frame.assign(
         rank_low=np.asarray(sets.marginal_low, dtype=np.int64)[order],
         rank_high=np.asarray(sets.marginal_high, dtype=np.int64)[order],

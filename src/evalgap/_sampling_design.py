@@ -112,7 +112,7 @@ class SamplingDesign(Result):
     strata: tuple[Stratum, ...]
     seed: int
     notes: tuple[str, ...]
-    design: object = None  # the DataFrame (task, item_id, weight, stratum); to_frame()
+    design: object = None  # the DataFrame (task, item_id, weight, stratum, stratum_size)
     _omit = ("design",)
     _derived = ("verdict",)
     _headline = ("n_items", "items_ratio")
@@ -125,7 +125,7 @@ class SamplingDesign(Result):
         return sampling_design_verdict(self)
 
     def to_frame(self):
-        """The design file's rows: ``task, item_id, weight, stratum`` (what to run).
+        """The design file's rows: ``task, item_id, weight, stratum, stratum_size`` (what to run).
 
         Returns
         -------
@@ -137,7 +137,7 @@ class SamplingDesign(Result):
         """Write the design file (CSV, or Parquet by the suffix) for ``compare --weights``."""
         from evalgap.io._write import write_table
 
-        write_table(self.design, path, option="output")
+        write_table(self.design, path, option="output=")
 
 
 def plan_sampling(
@@ -202,9 +202,13 @@ def plan_sampling(
     >>> d = plan_sampling(ref, model_a="new", accuracy_a=0.45, n_items=400)
     >>> d.model_b, d.n_items, d.n_population, len(d.to_frame())
     ('m4', 400, 2000, 400)
-    >>> bool(d.items_ratio < 1), round(float(d.to_frame()["weight"].sum()))
+    >>> bool(d.predicted_se < d.srs_se), round(float(d.to_frame()["weight"].sum()))
     (True, 2000)
     """
+    _validate.arguments(
+        accuracy_a=accuracy_a, accuracy_b=accuracy_b, n_items=n_items, delta=delta,
+        alpha=alpha, power=power, n_strata=n_strata, seed=seed, tasks=tasks,
+    )
     from evalgap._api import long_scores
 
     alpha, power = (float(x) for x in _validate.levels(alpha, power, "two-sided"))
@@ -266,22 +270,31 @@ def plan_sampling(
     delta = float(mu.mean()) if delta is None else float(_validate.numbers(delta, "delta"))
     if delta == 0:
         raise InputError("delta must be non-zero: no design resolves a gap of zero")
+    if abs(delta) > 1:
+        raise InputError(
+            f"delta={_validate.show(delta)} is beyond any gap of scores in [0, 1] (the "
+            "reference's scale): a gap is at most 1; give it as a share (0.05 = 5 points)"
+        )
     need_design, need_srs = st.items_needed(
         sizes, s2, population_variance, delta, alpha=alpha, power=power
     )
     population = len(keys)
-    floor = int(np.minimum(sizes, st.MIN_PER_STRATUM).sum())
+    # The whole allocation (at least 2 per stratum, rounded) must reach the target itself:
+    # the continuous optimum rounded up can fall short of it.
+    required_design = st.items_for_variance(
+        sizes, s2, st.target_variance(delta, alpha=alpha, power=power), math.ceil(need_design)
+    )
     if n_items is None:
-        n_items = min(population, max(floor, math.ceil(need_design)))
-        if need_design > population:
+        n_items = required_design
+        if required_design >= population:
             notes.append(
-                f"even the design needs {math.ceil(need_design):,} items for this gap, more "
-                f"than the {population:,} the benchmark has: the whole benchmark is drawn"
+                f"the design needs all {population:,} items of the benchmark for this gap: "
+                "the whole benchmark is drawn"
             )
     n_items = _validate.whole_number(n_items, "n_items", 1)
     allocation = st.neyman_allocation(sizes, np.sqrt(s2), n_items)
     chosen, weights = st.draw(labels, allocation, np.random.default_rng(seed))
-    design = _design_frame(keys, chosen, weights, labels)
+    design = _design_frame(keys, chosen, weights, labels, sizes)
     srs_variance = (1 - n_items / population) * population_variance / n_items
     strata = tuple(
         Stratum(
@@ -306,9 +319,9 @@ def plan_sampling(
         power=power,
         predicted_se=math.sqrt(st.stratified_variance(sizes, allocation, s2)),
         srs_se=math.sqrt(max(srs_variance, 0.0)),
-        required_n_design=math.ceil(need_design),
+        required_n_design=required_design,
         required_n_srs=math.ceil(need_srs),
-        items_ratio=need_design / need_srs if need_srs > 0 else math.nan,
+        items_ratio=required_design / math.ceil(need_srs) if need_srs > 0 else math.nan,
         predicted_disagreement=float((v + mu**2).mean()),
         strata=strata,
         seed=seed,
@@ -437,6 +450,10 @@ def validate_sampling(
     >>> bool(abs(p.bias) < 3 * p.bias_se), bool(p.items_ratio < 1)
     (True, True)
     """
+    _validate.arguments(
+        n_items=n_items, n_repeats=n_repeats, n_strata=n_strata, leader_known=leader_known,
+        alpha=alpha, seed=seed,
+    )
     y = np.asarray(matrix, dtype=float)
     if np.isnan(y).any():
         raise InputError("validate_sampling needs a complete matrix (no missing scores)")
@@ -457,7 +474,10 @@ def validate_sampling(
         covered = np.empty(n_repeats, dtype=bool)
         for r in range(n_repeats):
             chosen, weights = st.draw(labels, allocation, rng)
-            g = weighted_gap(d[chosen], weights, labels[chosen], alpha=alpha)
+            g = weighted_gap(
+                d[chosen], weights, labels[chosen], stratum_sizes=sizes[labels[chosen]],
+                alpha=alpha,
+            )
             estimates[r] = g.delta
             covered[r] = g.ci_low <= gap <= g.ci_high
         n = int(allocation.sum())
@@ -529,9 +549,11 @@ def _leader(matrix, models, model_a):
     return next(m for m in order if m != model_a)
 
 
-def _design_frame(keys, chosen, weights, labels):
+def _design_frame(keys, chosen, weights, labels, sizes):
     design = keys.iloc[chosen].reset_index(drop=True).copy()
     design["item_id"] = design["item_id"].astype(str)
     design["weight"] = weights
     design["stratum"] = labels[chosen]
-    return design[["task", "item_id", "weight", "stratum"]]
+    # The stratum's items in the benchmark: the finite-population correction compare reads.
+    design["stratum_size"] = sizes[labels[chosen]].astype(np.int64)
+    return design[["task", "item_id", "weight", "stratum", "stratum_size"]]

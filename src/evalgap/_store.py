@@ -23,6 +23,7 @@ from pathlib import Path
 
 from evalgap._results import Result
 from evalgap.errors import InputError
+from evalgap.stats import _validate
 
 
 @dataclass(frozen=True, repr=False)
@@ -461,7 +462,7 @@ def audit_store(store, *, family: str = "adjacent", tasks=None, **settings):
         Only these tasks.
     **settings
         ``alpha, power, family_size, n_bootstrap, n_bootstrap_required_n, seed,
-        tier_procedure, mixture`` as :func:`evalgap.audit` takes them.
+        chain_procedure, mixture`` as :func:`evalgap.audit` takes them.
 
     Returns
     -------
@@ -478,6 +479,7 @@ def audit_store(store, *, family: str = "adjacent", tasks=None, **settings):
     """
     import dataclasses
 
+    _validate.arguments(tasks=tasks, **settings)
     import numpy as np
     import pandas as pd
 
@@ -547,7 +549,7 @@ def _check_audit_arguments(family, tasks, settings):
 
     for name, value, choices in (
         ("family", family, FAMILIES),
-        ("tier_procedure", settings.get("tier_procedure", "fixed_n"), PROCEDURES),
+        ("chain_procedure", settings.get("chain_procedure", "fixed_n"), PROCEDURES),
         ("mixture", settings.get("mixture", "grid"), MIXTURES),
     ):
         if not isinstance(value, str) or value not in choices:
@@ -640,8 +642,9 @@ class StoreAuditSummary(Result):
         Per procedure, the pairs left unresolved (as :attr:`AuditResult.unresolved`).
     correlation_sensitivity : dict
         Unresolved pairs with the correlation shifted by -0.1 / as estimated / +0.1.
-    tiers : dict
-        Per task, models chained by unresolved rank-adjacent gaps (by ``tier_procedure``).
+    chains : dict
+        Per task, the unresolved chains: models chained by unresolved rank-adjacent gaps (by
+        ``chain_procedure``), as :attr:`AuditResult.chains`.
     output : str
         The Parquet file holding every pair's row (as ``audit --output``).
     notes : tuple of str
@@ -653,7 +656,7 @@ class StoreAuditSummary(Result):
     n_pairs: int
     unresolved: dict
     correlation_sensitivity: dict
-    tiers: dict
+    chains: dict
     output: str
     notes: tuple[str, ...]
     _headline = ("family", "n_pairs", "unresolved")
@@ -666,7 +669,7 @@ def audit_store_streamed(
     family: str = "all",
     tasks=None,
     block_pairs: int = 1_000_000,
-    tier_procedure: str = "fixed_n",
+    chain_procedure: str = "fixed_n",
     progress=None,
     **settings,
 ) -> StoreAuditSummary:
@@ -681,7 +684,7 @@ def audit_store_streamed(
     Parquet file ``output``. Every row equals the corresponding row of
     ``audit_store(store, family=family)`` (tested: every verdict and p-value identically; the
     anytime boundary, solved by bisection on each block's distinct discordant counts, to
-    1e-13 relative); only the rank-adjacent rows (for the tiers) and the counts stay in
+    1e-13 relative); only the rank-adjacent rows (for the chains) and the counts stay in
     memory.
 
     Parameters
@@ -696,8 +699,8 @@ def audit_store_streamed(
         Only these tasks.
     block_pairs : int
         Pairs per block (memory grows with it: about 0.5 KB per pair).
-    tier_procedure : str
-        The procedure whose adjacent verdicts chain the tiers.
+    chain_procedure : str
+        The procedure whose adjacent verdicts make the unresolved chains.
     progress : callable, optional
         Called as ``progress(done, total, phase)`` after each block of each pass.
     **settings
@@ -718,12 +721,13 @@ def audit_store_streamed(
     >>> s.n_pairs, s.unresolved["fixed_n"]
     (1, 1)
     """
+    _validate.arguments(tasks=tasks, block_pairs=block_pairs, **settings)
     import numpy as np
     import pandas as pd
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from evalgap._audit import PROCEDURES, _tiers, audit_counts
+    from evalgap._audit import PROCEDURES, _chains, audit_counts
     from evalgap.io import store as io
     from evalgap.io._write import atomic_write
     from evalgap.stats import multiplicity, tests
@@ -732,7 +736,7 @@ def audit_store_streamed(
 
     alpha = settings.get("alpha", 0.05)
     power = settings.get("power", 0.8)
-    tasks = _check_audit_arguments(family, tasks, {**settings, "tier_procedure": tier_procedure})
+    tasks = _check_audit_arguments(family, tasks, {**settings, "chain_procedure": chain_procedure})
     if isinstance(block_pairs, bool) or not isinstance(block_pairs, int) or block_pairs < 1:
         raise InputError(f"block_pairs={block_pairs!r}: must be a whole number of pairs >= 1")
     if Path(output).suffix.lower() != ".parquet":
@@ -748,9 +752,9 @@ def audit_store_streamed(
             raise InputError(f"{store}: no pairs to audit (one model per task)")
         pw.critical_values(alpha, power)  # alpha and power checked before any work
         clustered = con.execute("SELECT count(*) FROM pair_cluster_stats").fetchall()[0][0]
-        if tier_procedure == "clustered" and not clustered:
+        if chain_procedure == "clustered" and not clustered:
             raise InputError(
-                f"tier_procedure='clustered': {store} keeps no cluster labels, so no pair has a "
+                f"chain_procedure='clustered': {store} keeps no cluster labels, so no pair has a "
                 "clustered verdict; choose another procedure, or add the files with "
                 "cluster_column= to a store"
             )
@@ -778,7 +782,7 @@ def audit_store_streamed(
                     tick(len(blocks) + k, 2 * len(blocks), "verdicts, written to Parquet")
                     frame = _block_counts(con, block, store)
                     result = audit_counts(
-                        frame, family_size=m, tier_procedure="fixed_n", source=str(store),
+                        frame, family_size=m, chain_procedure="fixed_n", source=str(store),
                         **settings,
                     )
                     clusters = io.pair_cluster_stats(con, pairs=frame.attrs["wanted"])
@@ -826,14 +830,14 @@ def audit_store_streamed(
         ],
         ignore_index=True,
     )
-    tiers = _tiers(pd.concat(adjacent, ignore_index=True), ranking, tier_procedure)
+    chains = _chains(pd.concat(adjacent, ignore_index=True), ranking, chain_procedure)
     return StoreAuditSummary(
         family=family,
         family_size=m,
         n_pairs=m,
         unresolved={proc: n for proc, n in unresolved.items() if proc in seen},
         correlation_sensitivity=sensitivity,
-        tiers=tiers,
+        chains=chains,
         output=str(output),
         notes=(
             f"family {family}: {m:,} pairs audited ("

@@ -16,12 +16,25 @@ stops at a time the data choose. ``targets="adjacent"`` reports the pairs adjace
 current ranking but applies e-BH over all pairs (the adjacency itself depends on the data).
 Items must arrive in an order that does not depend on the models' answers (a seeded
 shuffle, or the dataset's own order when it is not sorted by difficulty).
+
+Item ids are text: a whole number names the same item as its decimal text (``7`` and
+``"7"``), as the table loaders read an id column. A pair is always reported as A minus B:
+``pair=(A, B)`` as named, each model against ``baseline`` with the baseline as A, other pairs
+in the order the models first arrived.
+
+A monitor can follow evaluation logs itself (:meth:`Monitor.follow`, :meth:`Monitor.poll`)
+and keep its whole state in a file between runs (:meth:`Monitor.save`,
+:meth:`Monitor.load`): versioned JSON holding the scores in arrival order and the place in
+every log, checked field by field when read back (never code: no pickle).
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import math
+import numbers
+import os
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -29,11 +42,14 @@ import numpy as np
 import pandas as pd
 
 from evalgap._results import Result
-from evalgap.errors import InputError
+from evalgap.errors import InputError, first_line
 from evalgap.stats import _validate, sequential
 from evalgap.stats import power as pw
 
 TARGETS = ("pair", "adjacent", "all", "baseline")
+STATE_FORMAT = "evalgap watch state"
+STATE_VERSION = 2
+MAX_STATE_BYTES = 2**30  # a state file holds scores and places in logs, never this much
 GRID_POINTS = 401  # candidate means of the confidence sequence (steps of 0.005 on [-1, 1])
 
 
@@ -59,8 +75,10 @@ class WatchStatus(Result):
     pairs : pandas.DataFrame
         Per target pair: ``task, model_a, model_b, n_items, delta, lower, upper`` (the
         anytime-valid confidence sequence of delta = A - B), ``e_value``, ``decided``,
-        ``further_items`` (projected at the current estimates, 0 once decided) and
-        ``further_cost`` (with token counts and a price).
+        ``further_items`` (projected at the current estimates, 0 once decided; infinite
+        when no gap shows, or when the task's items could not decide it), ``further_cost``
+        (with token counts and a price) and ``task_items`` (the items the task has, when
+        known).
     alpha : float
         The error level (per pair, or the family's false discovery rate).
     procedure : str
@@ -71,6 +89,8 @@ class WatchStatus(Result):
         Every target is decided, or the item budget is spent.
     reason : str
         Why the evaluation may stop (empty while it should go on).
+    notes : tuple of str
+        What the monitor waits for, left out or could not project (one line each).
     """
 
     pairs: pd.DataFrame
@@ -79,6 +99,7 @@ class WatchStatus(Result):
     items_seen: dict
     done: bool
     reason: str
+    notes: tuple = ()
     _derived: ClassVar[tuple[str, ...]] = ("verdict",)
     _headline: ClassVar[tuple[str, ...]] = ("done",)
 
@@ -142,51 +163,73 @@ class Monitor:
         budget: int | None = None,
         price_per_1k_tokens: float | None = None,
     ):
+        _validate.arguments(
+            targets=targets, alpha=alpha, power=power, budget=budget,
+            price_per_1k_tokens=price_per_1k_tokens,
+        )
         if targets not in TARGETS:
             raise InputError(f"targets must be one of {', '.join(TARGETS)}; got {targets!r}")
-        if targets == "pair" and (pair is None or len(pair) != 2 or pair[0] == pair[1]):
+        if pair is not None:
+            if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+                raise InputError("pair= must be two models (model_a, model_b)")
+            pair = (_name(pair[0], "pair="), _name(pair[1], "pair="))
+            if pair[0] == pair[1]:
+                raise InputError(f"pair= must name two different models; got {pair[0]!r} twice")
+        if targets == "pair" and (pair is None or pair[0] == pair[1]):
             raise InputError("targets='pair' needs pair=(model_a, model_b), two models")
+        if baseline is not None:
+            baseline = _name(baseline, "baseline=")
         if targets == "baseline" and not baseline:
             raise InputError("targets='baseline' needs baseline= (the model to compare against)")
         self.targets, self.pair, self.baseline = targets, pair, baseline
         self.alpha = float(_validate.probability(alpha, "alpha"))
         self.power = float(_validate.probability(power, "power"))
         self.budget = None if budget is None else _validate.whole_number(budget, "budget", 1)
-        self.price = price_per_1k_tokens
+        self.price = (
+            None
+            if price_per_1k_tokens is None
+            else float(_validate.positive(price_per_1k_tokens, "price_per_1k_tokens"))
+        )
+        self.follower = None  # a LogFollower, after follow()
         self._scores: dict = {}  # (task, model) -> {item: score}
         self._tokens: dict = {}  # (task, model) -> [tokens, items with tokens]
-        self._pairs: dict = {}  # (task, a, b) with a < b in arrival order -> _Pair
+        self._pairs: dict = {}  # (task, a, b), oriented as reported (A - B) -> _Pair
         self._order: dict = {}  # task -> models in order of first appearance
+        self._task_items: dict = {}  # task -> the items it has, when known
+        self._records: list = []  # every update in arrival order (the saved state)
 
     # --- input --------------------------------------------------------------------------
 
     def update(self, model: str, item, score: float, *, task: str = "all", tokens=None):
-        """Record one score (in [0, 1]) of ``model`` on ``item``; repeated items are refused."""
-        value = float(_validate.numbers(score, "score"))
-        if not 0 <= value <= 1:
-            raise InputError(
-                f"score of {model!r} on item {item!r} is {value}; scores are in [0, 1]"
-            )
-        key = (task, str(model))
+        """Record one score (in [0, 1]) of ``model`` on ``item``; repeated items are refused.
+
+        ``item`` is text or a whole number (``7`` and ``"7"`` are one item); ``tokens`` is
+        what the item cost the model (a number >= 0), for projected costs.
+        """
+        model, task = _name(model, "model="), _name(task, "task=")
+        item = _item_id(item)
+        value = _score(score, model, item)
+        if tokens is not None:
+            tokens = float(_validate.numbers(tokens, "tokens", what="a number >= 0"))
+            if tokens < 0:
+                raise InputError(f"tokens= must be a number >= 0; got {tokens:g}")
+        key = (task, model)
         seen = self._scores.setdefault(key, {})
         if item in seen:
             raise InputError(f"{model!r} scored item {item!r} of task {task!r} twice")
         seen[item] = value
+        self._records.append([task, model, item, value, tokens])
         order = self._order.setdefault(task, [])
-        if str(model) not in order:
-            order.append(str(model))
+        if model not in order:
+            order.append(model)
         if tokens is not None:
             spent = self._tokens.setdefault(key, [0.0, 0])
-            spent[0] += float(tokens)
+            spent[0] += tokens
             spent[1] += 1
         for other in order:
-            if other == str(model) or item not in self._scores.get((task, other), {}):
+            if other == model or item not in self._scores.get((task, other), {}):
                 continue
-            a, b = (
-                (other, str(model))
-                if order.index(other) < order.index(str(model))
-                else (str(model), other)
-            )
+            a, b = self._orient(other, model)
             state = self._pairs.setdefault((task, a, b), _Pair(a, b))
             d = self._scores[(task, a)][item] - self._scores[(task, b)][item]
             state.differences.append(d)
@@ -195,21 +238,247 @@ class Monitor:
             state.a_only += d > 0
             state.b_only += d < 0
 
+    def _orient(self, first: str, second: str) -> tuple[str, str]:
+        """The pair as reported, A - B: as named, the baseline first, else arrival order."""
+        if self.targets == "pair" and (second, first) == self.pair:
+            return second, first
+        if self.targets == "baseline" and second == self.baseline:
+            return second, first
+        return first, second
+
     def add(self, frame: pd.DataFrame) -> None:
         """Record the rows of a long frame (``model, item_id, score`` and optionally ``task``,
         ``tokens``) in their order."""
+        if not isinstance(frame, pd.DataFrame):
+            raise InputError(f"add() takes a DataFrame; got {type(frame).__name__}")
+        missing = [c for c in ("model", "item_id", "score") if c not in frame.columns]
+        if missing:
+            raise InputError(
+                f"the frame has no column {missing[0]!r}; add() needs model, item_id, score "
+                "(and optionally task, tokens)"
+            )
         task = frame["task"] if "task" in frame.columns else pd.Series("all", index=frame.index)
         tokens = frame["tokens"] if "tokens" in frame.columns else None
         for k, (model, item, score) in enumerate(
             zip(frame["model"], frame["item_id"], frame["score"], strict=True)
         ):
+            spent = None if tokens is None else tokens.iloc[k]
             self.update(
                 model,
                 item,
                 score,
                 task=task.iloc[k],
-                tokens=None if tokens is None else tokens.iloc[k],
+                tokens=None if spent is None or pd.isna(spent) else spent,
             )
+
+    def set_task_items(self, task: str, n_items: int) -> None:
+        """Say how many items ``task`` has: no projection then exceeds them."""
+        self._task_items[_name(task, "task=")] = _validate.whole_number(n_items, "n_items", 1)
+
+    # --- following logs -------------------------------------------------------------------
+
+    def follow(self, logs, *, metric=None, scorer=None, score_key=None, reducer=None) -> None:
+        """Follow evaluation logs: each :meth:`poll` adds the records they gained.
+
+        ``logs`` is a directory or file (or a list of them) of lm-eval ``samples_*.jsonl``
+        files or inspect_ai logs; ``metric`` (lm-eval) and ``scorer``, ``score_key``,
+        ``reducer`` (inspect_ai) are the loaders' options of the same names.
+        """
+        from evalgap.io.follow import LogFollower
+
+        paths = [logs] if isinstance(logs, (str, os.PathLike)) else list(logs)
+        if not paths:
+            raise InputError("logs= names no log directory or file")
+        for name, value in (
+            ("metric", metric),
+            ("scorer", scorer),
+            ("score_key", score_key),
+            ("reducer", reducer),
+        ):
+            if value is not None:
+                _name(value, f"{name}=")
+        self.follower = LogFollower(
+            [_normal_path(p) for p in paths],
+            metric=metric,
+            scorer=scorer,
+            score_key=score_key,
+            reducer=reducer,
+        )
+
+    def poll(self, *, tokens_per_item=None) -> int:
+        """Read what the followed logs gained since the last poll; return the records added.
+
+        A model named by ``pair=`` or ``baseline=`` must be in the logs as soon as the logs
+        name any model (a log file of it, with or without records): otherwise (a typo, a
+        model not started yet) this raises naming the models found, rather than waiting
+        for a model that may never come. Start watching once each named model's log exists.
+        """
+        if self.follower is None:
+            raise InputError("poll() needs logs to follow: call follow(logs) first")
+        records = self.follower.poll()
+        self._check_named_models()
+        for model, task, item, score, tokens in records:
+            used = tokens_per_item if tokens_per_item is not None else tokens
+            self.update(model, item, score, task=task, tokens=used)
+        for task, n in self.follower.task_items.items():
+            self._task_items.setdefault(task, n)
+        return len(records)
+
+    def _check_named_models(self) -> None:
+        found = self.follower.models | {m for _, m in self._scores}
+        named = list(self.pair or ()) + ([self.baseline] if self.baseline else [])
+        missing = [m for m in named if m not in found]
+        if found and missing:
+            from evalgap._scores import _listing, _suggestion
+
+            raise InputError(
+                f"no model {missing[0]!r} in the logs{_suggestion(missing[0], sorted(found))}; "
+                f"models found: {_listing(sorted(found))} (name the models as the logs do; "
+                "start watching once each named model's log exists)"
+            )
+
+    # --- state --------------------------------------------------------------------------
+
+    @property
+    def settings(self) -> dict:
+        """What the monitor watches and how (a saved state is resumed only with the same)."""
+        follower = self.follower
+        return {
+            "targets": self.targets,
+            "pair": list(self.pair) if self.pair else None,
+            "baseline": self.baseline,
+            "alpha": self.alpha,
+            "power": self.power,
+            "budget": self.budget,
+            "logs": None if follower is None else list(follower.paths),
+            "metric": None if follower is None else follower.metric,
+            "scorer": None if follower is None else follower.scorer,
+            "score_key": None if follower is None else follower.score_key,
+            "reducer": None if follower is None else follower.reducer,
+        }
+
+    def save(self, path) -> None:
+        """Write the monitor's whole state (scores, decisions, place in the logs) to ``path``:
+        versioned JSON, written to a temporary file beside it and renamed over it."""
+        from evalgap.io._write import atomic_write
+
+        state = {
+            "format": STATE_FORMAT,
+            "version": STATE_VERSION,
+            "settings": self.settings,
+            "records": self._records,
+            "decided_at": [
+                [*key, p.decided_at] for key, p in self._pairs.items() if p.decided_at is not None
+            ],
+            "task_items": self._task_items,
+            "follower": None if self.follower is None else self.follower.to_state(),
+        }
+        try:
+            atomic_write(
+                path,
+                lambda handle: json.dump(state, handle, separators=(",", ":"), allow_nan=False),
+                option="",
+                what="the watch state",
+            )
+        except InputError as exc:
+            raise InputError(str(exc).strip()) from None
+
+    @classmethod
+    def load(cls, path, *, price_per_1k_tokens: float | None = None) -> Monitor:
+        """Read a monitor written by :meth:`save` (refused, naming the file, when ``path`` is
+        not one: every field is checked before use)."""
+        from evalgap.io import follow
+
+        where = str(path)
+        try:
+            with open(path, "rb") as handle:
+                raw = handle.read(MAX_STATE_BYTES + 1)
+        except OSError as exc:
+            raise InputError(f"{where}: cannot read the watch state ({exc.strerror})") from None
+        if len(raw) > MAX_STATE_BYTES:
+            raise InputError(f"{where}: larger than a watch state file can be; not one")
+        try:
+            data = json.loads(raw)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            raise InputError(
+                f"{where}: not a watch state file (not JSON); delete it or give another path"
+            ) from None
+        if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
+            raise InputError(f"{where}: not a watch state file; delete it or give another path")
+        if data.get("version") != STATE_VERSION:
+            raise InputError(
+                f"{where}: a watch state file of another evalgap version "
+                f"({data.get('version')!r}, this one reads {STATE_VERSION}); delete it"
+            )
+        try:
+            d = follow._fields(
+                data,
+                "state",
+                format=str,
+                version=int,
+                settings=dict,
+                records=list,
+                decided_at=list,
+                task_items=dict,
+                follower=(dict, type(None)),
+            )
+            settings = follow._fields(
+                d["settings"],
+                "settings",
+                targets=str,
+                pair=(list, type(None)),
+                baseline=(str, type(None)),
+                alpha=float,
+                power=float,
+                budget=(int, type(None)),
+                logs=(list, type(None)),
+                metric=(str, type(None)),
+                scorer=(str, type(None)),
+                score_key=(str, type(None)),
+                reducer=(str, type(None)),
+            )
+            monitor = cls(
+                targets=settings["targets"],
+                pair=settings["pair"],
+                baseline=settings["baseline"],
+                alpha=settings["alpha"],
+                power=settings["power"],
+                budget=settings["budget"],
+                price_per_1k_tokens=price_per_1k_tokens,
+            )
+            for row in d["records"]:
+                if not isinstance(row, list) or len(row) != 5:
+                    raise ValueError("records")
+                task, model, item, score, tokens = row
+                for value in (task, model, item):
+                    follow._text(value, "records")
+                spent = None if tokens is None else follow._number(tokens, "records")
+                value = follow._number(score, "records")
+                monitor.update(model, item, value, task=task, tokens=spent)
+            for row in d["decided_at"]:
+                if not isinstance(row, list) or len(row) != 4:
+                    raise ValueError("decided_at")
+                key = tuple(follow._text(v, "decided_at") for v in row[:3])
+                if key not in monitor._pairs:
+                    raise ValueError("decided_at")
+                monitor._pairs[key].decided_at = follow._count(row[3], "decided_at")
+            for task, n in d["task_items"].items():
+                monitor.set_task_items(follow._text(task, "task_items"), follow._count(n, "n"))
+            if d["follower"] is not None:
+                monitor.follower = follow.LogFollower.from_state(d["follower"])
+            if monitor.settings != settings:
+                raise ValueError("settings")
+        except InputError as exc:  # a saved value the monitor refuses
+            raise InputError(
+                f"{where}: not a valid watch state file ({first_line(exc)}); delete it or "
+                "give another path"
+            ) from None
+        except (ValueError, TypeError) as exc:
+            raise InputError(
+                f"{where}: not a valid watch state file (field {str(exc)[:60]!r}); delete it "
+                "or give another path"
+            ) from None
+        return monitor
 
     # --- output -------------------------------------------------------------------------
 
@@ -272,14 +541,33 @@ class Monitor:
                 dtype=bool,
             )
         frame["decided"] = decided
-        frame["further_items"] = [
-            0 if done else self._further(row)
-            for done, row in zip(decided, frame.itertuples(), strict=True)
-        ]
+        notes = list(self.follower.notes) if self.follower is not None else []
+        further = []
+        for done, row in zip(decided, frame.itertuples(), strict=True):
+            needed = 0 if done else self._further(row)
+            total = self._task_items.get(row.task)
+            if total is not None and math.isfinite(needed) and row.n_items + needed > total:
+                notes.append(
+                    f"task {row.task}: {row.model_a} vs {row.model_b} cannot be decided with the "
+                    f"task's {total:,} items at the current estimates (it would need about "
+                    f"{row.n_items + needed:,} in all)"
+                )
+                needed = math.inf
+            further.append(needed)
+        frame["further_items"] = further
         frame["further_cost"] = [self._cost(row) for row in frame.itertuples()]
+        frame["task_items"] = [self._task_items.get(t) for t in frame["task"]]
         items = {f"{t}|{m}": len(v) for (t, m), v in self._scores.items()}
         done, reason = self._done(frame)
-        return WatchStatus(frame.drop(columns=["sd"]), self.alpha, procedure, items, done, reason)
+        return WatchStatus(
+            frame.drop(columns=["sd"]),
+            self.alpha,
+            procedure,
+            items,
+            done,
+            reason,
+            tuple(notes),
+        )
 
     def _interval(self, state: _Pair, d: np.ndarray) -> tuple[float, float]:
         """The pair's anytime-valid interval, extended by the differences since the last look
@@ -356,3 +644,135 @@ class Monitor:
         ):
             return True, f"the item budget ({self.budget:,} per model) is spent"
         return False, ""
+
+
+def _name(value, what: str) -> str:
+    """A model, task or option name: non-empty text."""
+    if isinstance(value, np.str_):
+        value = str(value)
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{what} must be a non-empty name (text); got {_validate.show(value)}")
+    return value
+
+
+def _item_id(item) -> str:
+    """An item id as text, as the table loaders read an id column (``7`` and ``"7"`` alike)."""
+    if isinstance(item, np.str_):
+        item = str(item)
+    if isinstance(item, str):
+        if not item.strip():
+            raise InputError("item must be a non-empty id (text or a whole number); got ''")
+        return item
+    if isinstance(item, numbers.Integral) and not isinstance(item, (bool, np.bool_)):
+        return str(int(item))
+    if (
+        isinstance(item, numbers.Real)
+        and not isinstance(item, (bool, np.bool_))
+        and math.isfinite(item)
+        and float(item).is_integer()
+    ):
+        return str(int(item))  # a whole number read as a decimal (an id column with gaps)
+    raise InputError(
+        f"item must be an id (text or a whole number); got {_validate.show(item)} "
+        f"({type(item).__name__})"
+    )
+
+
+def _score(score, model: str, item: str) -> float:
+    if isinstance(score, (bool, np.bool_)):
+        return float(score)
+    if not isinstance(score, numbers.Real) or not math.isfinite(score):
+        raise InputError(
+            f"score of {model!r} on item {item!r} must be a number in [0, 1]; got "
+            f"{_validate.show(score)}"
+        )
+    value = float(score)
+    if not 0 <= value <= 1:
+        raise InputError(f"score of {model!r} on item {item!r} is {value:g}; scores are in [0, 1]")
+    return value
+
+
+def _normal_path(path) -> str:
+    """A path spelled one way: absolute, without '.', '..' or a trailing separator."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputError(f"logs= takes paths; got {_validate.show(path)}")
+    return os.path.normpath(os.path.abspath(os.fspath(path)))
+
+
+def watch(
+    logs,
+    *,
+    pair=None,
+    baseline: str | None = None,
+    targets: str = "adjacent",
+    metric: str | None = None,
+    scorer: str | None = None,
+    score_key: str | None = None,
+    reducer: str | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    budget: int | None = None,
+    price_per_1k_tokens: float | None = None,
+    tokens_per_item: float | None = None,
+    state=None,
+) -> WatchStatus:
+    """Return one look at evaluation logs in progress (``evalgap watch --once``).
+
+    Parameters
+    ----------
+    logs : path or list of paths
+        Directories (or files) of lm-eval ``samples_*.jsonl`` files or inspect_ai logs.
+    pair, baseline, targets, alpha, power, budget, price_per_1k_tokens
+        As :class:`Monitor` takes them (``pair=(A, B)`` watches that pair, ``baseline=``
+        each model against it, else ``targets`` of ``"adjacent"`` or ``"all"``).
+    metric, scorer, score_key, reducer : str, optional
+        How to read the logs, as the loaders take them.
+    tokens_per_item : float, optional
+        Tokens one item costs a model, for logs that record none.
+    state : path, optional
+        A state file: the look continues from it (reading only what the logs gained since)
+        and saves to it; written for other logs or settings, it is refused.
+
+    Returns
+    -------
+    WatchStatus
+        Its ``done`` says whether to stop; ``notes`` what was waited for or left out.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> for model, correct in (("a", lambda i: 1.0), ("b", lambda i: float(i % 2))):
+    ...     (root / model).mkdir()
+    ...     lines = [json.dumps({"doc_id": i, "acc": correct(i)}) for i in range(300)]
+    ...     _ = (root / model / "samples_qa_2026-01-01T00-00-00.jsonl").write_text(
+    ...         "\\n".join(lines) + "\\n")
+    >>> status = watch(root, pair=("a", "b"))
+    >>> bool(status.done), int(status.pairs["n_items"].iloc[0])
+    (True, 300)
+    """
+    if pair is not None and baseline is not None:
+        raise InputError("give either pair= or baseline=, not both")
+    monitor = Monitor(
+        targets="pair" if pair is not None else "baseline" if baseline is not None else targets,
+        pair=pair,
+        baseline=baseline,
+        alpha=alpha,
+        power=power,
+        budget=budget,
+        price_per_1k_tokens=price_per_1k_tokens,
+    )
+    monitor.follow(logs, metric=metric, scorer=scorer, score_key=score_key, reducer=reducer)
+    if state is not None and os.path.exists(state):
+        saved = Monitor.load(state, price_per_1k_tokens=price_per_1k_tokens)
+        if saved.settings != monitor.settings:
+            raise InputError(
+                f"state= {state}: written for other logs, pairs or levels; delete it or give "
+                "another path"
+            )
+        monitor = saved
+    monitor.poll(tokens_per_item=tokens_per_item)
+    status = monitor.status()
+    if state is not None:
+        monitor.save(state)
+    return status

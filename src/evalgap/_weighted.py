@@ -5,7 +5,9 @@ models more often than their share of the benchmark; each item then carries a we
 ``1 / pi_i`` and the full benchmark's gap is the weighted (Horvitz-Thompson / Hajek) mean,
 with a design-based SE (:mod:`evalgap.stats.weighted`). The weights (and strata) come from
 a column of the scores table, from the design table the plan wrote (``item_id``, ``weight``,
-``stratum`` and optionally ``task``), or as an array beside two score arrays.
+``stratum``, ``stratum_size`` and optionally ``task``), or as an array beside two score
+arrays. Only the weights' ratios matter; the finite-population correction needs each
+stratum's size in the benchmark (the design's ``stratum_size``) and is left out without it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import numpy as np
 
 from evalgap._results import Result
 from evalgap.errors import InputError
-from evalgap.stats import intervals
+from evalgap.stats import _validate, intervals
 from evalgap.stats import weighted as sw
 
 DESIGN_COLUMNS = ("item_id", "weight")
@@ -43,18 +45,23 @@ class WeightedCompareResult(Result):
     se : float
         The weighted gap's design-based standard error.
     statistic, p_value : float
-        The Wald z and its two-sided p-value.
+        The Wald z and its p-value (two-sided or one-sided, by ``alternative``).
     confidence_interval : Interval
-        The ``1 - alpha`` Wald interval.
+        The two-sided ``1 - alpha`` Wald interval.
     weight_sum : float
-        The number of benchmark items the weights stand for.
+        The sum of the weights as given (the benchmark items they stand for only when they
+        are inverse probabilities).
+    population_size : int or None
+        The benchmark items the strata hold (the design's stratum sizes summed); None when
+        the design gives no sizes (then there is no finite-population correction).
     effective_n : float
         Kish's effective sample size ``(sum w)^2 / sum w^2``.
     required_n : int or None
-        Items a design like this one needs at (alpha, power) (None at a zero gap).
+        Items a design like this one needs at (alpha, power) (None at a zero gap, and
+        one-sided when the gap lies on the side the alternative does not test).
     resolution_ratio : float or None
         ``q = n_items / required_n``.
-    alpha, power : float
+    alpha, power, alternative
         The settings.
     notes : tuple of str
         What was left out and why.
@@ -73,19 +80,28 @@ class WeightedCompareResult(Result):
     p_value: float
     confidence_interval: intervals.Interval
     weight_sum: float
+    population_size: int | None
     effective_n: float
     required_n: int | None
     resolution_ratio: float | None
     alpha: float
     power: float
+    alternative: str
     notes: tuple[str, ...]
     _derived = ("verdict",)
     _headline = ("delta", "se", "p_value")
 
     @property
+    def too_few_items(self) -> bool:
+        """Whether fewer items differ than any valid test needs at alpha (no verdict)."""
+        return any(note.startswith("too few items") for note in self.notes)
+
+    @property
     def significant(self) -> bool:
-        """Whether the weighted gap differs from 0 at level alpha."""
-        return self.p_value < self.alpha
+        """Whether the test rejects ``delta = 0`` at level alpha (toward the alternative);
+        never with fewer differing items than any valid test needs."""
+        return self.p_value < self.alpha and not self.too_few_items
+
 
     @property
     def verdict(self) -> str:
@@ -96,18 +112,68 @@ class WeightedCompareResult(Result):
 
 
 def weighted_result(
-    a, b, weights, strata=None, *, model_a="A", model_b="B", alpha=0.05, power=0.8, notes=()
+    a,
+    b,
+    weights,
+    strata=None,
+    *,
+    stratum_sizes=None,
+    model_a="A",
+    model_b="B",
+    alpha=0.05,
+    power=0.8,
+    alternative="two-sided",
+    notes=(),
 ) -> WeightedCompareResult:
     """The weighted comparison of aligned score arrays with a weight (and stratum) per item."""
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    w = np.asarray(weights, dtype=float)
+    from evalgap._compare import _numeric, _too_few_items
+
+    a, b = _numeric(a, "scores_a"), _numeric(b, "scores_b")
+    w = np.asarray(weights)
+    if w.dtype.kind not in "biuf" or w.dtype.kind == "b":
+        raise InputError(f"weights= must be an array of positive numbers; got {w.dtype} values")
     if not (a.shape == b.shape == w.shape) or a.ndim != 1:
         raise InputError(
             f"weights= must give one weight per item: {w.size:,} weights for {a.size:,} items"
         )
-    g = sw.weighted_gap(a - b, w, strata, alpha=alpha, power=power)
-    required = int(g.required_n) if np.isfinite(g.required_n) else None
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        raise InputError("the scores must be finite numbers (no NaN or inf): one per item")
+    if strata is not None and np.asarray(strata).shape != a.shape:
+        raise InputError(
+            f"strata= must give one label per item: {np.asarray(strata).size:,} labels for "
+            f"{a.size:,} items"
+        )
+    with np.errstate(over="ignore", invalid="ignore"):
+        d = a - b
+    if not np.abs(d).max(initial=0.0) <= 1e150:
+        raise InputError(
+            "scores differ by more than 1e150: beyond it the variance of the differences "
+            "overflows; rescale the scores"
+        )
+    g = sw.weighted_gap(
+        d, w, strata, stratum_sizes=stratum_sizes, alpha=alpha, power=power,
+        alternative=alternative,
+    )
+    # The minimum-items rule and a zero design-based SE leave the design's N* unestimable,
+    # as they leave compare's (see evalgap._compare._assemble).
+    too_few = _too_few_items(int(np.count_nonzero(d)), alpha, alternative)
+    if too_few:
+        notes = (*notes, too_few)
+    elif g.se == 0 and g.delta != 0:
+        notes = (
+            *notes,
+            "every item differs from the models' gap by nothing within its stratum, so the "
+            "design-based SE is 0 and the items a design needs cannot be estimated from these data",
+        )
+    if strata is not None and stratum_sizes is None:
+        notes = (
+            *notes,
+            "the design gives no stratum sizes (stratum_size, its items in the benchmark), so "
+            "the SE has no finite-population correction (conservative when a stratum was "
+            "sampled heavily)",
+        )
+    estimable = not too_few and not (g.se == 0 and g.delta != 0)
+    required = int(g.required_n) if np.isfinite(g.required_n) and estimable else None
     return WeightedCompareResult(
         model_a=model_a,
         model_b=model_b,
@@ -122,20 +188,23 @@ def weighted_result(
             np.float64(g.ci_low), np.float64(g.ci_high), "wald (design-based SE)", 1 - alpha
         ),
         weight_sum=g.weight_sum,
+        population_size=g.population_size,
         effective_n=g.effective_n,
         required_n=required,
         resolution_ratio=None if required is None else g.n_items / max(required, 1),
         alpha=float(alpha),
         power=float(power),
+        alternative=alternative,
         notes=tuple(notes),
     )
 
 
 def compare_weighted(
-    score_set, model_a, model_b, design, *, alpha=0.05, power=0.8
+    score_set, model_a, model_b, design, *, alpha=0.05, power=0.8, alternative="two-sided"
 ) -> WeightedCompareResult:
     """Weighted comparison of two models of ``score_set``; ``design`` is a DataFrame with
-    ``item_id``, ``weight``, optionally ``stratum`` and ``task`` (see :func:`design_table`)."""
+    ``item_id``, ``weight``, optionally ``stratum``, ``stratum_size`` and ``task`` (see
+    :func:`design_table`)."""
     import pandas as pd
 
     i, j = score_set.model_index(model_a), score_set.model_index(model_b)
@@ -166,21 +235,25 @@ def compare_weighted(
             "missing at random within their stratum)"
         )
     strata = found["stratum"].astype(str).to_numpy() if "stratum" in found.columns else None
+    sizes = found["stratum_size"].to_numpy(dtype=float) if "stratum_size" in found else None
     return weighted_result(
         a,
         b,
         found["weight"].to_numpy(dtype=float),
         strata,
+        stratum_sizes=sizes,
         model_a=model_a,
         model_b=model_b,
         alpha=alpha,
         power=power,
+        alternative=alternative,
         notes=notes,
     )
 
 
 def design_table(weights, strata=None, *, data=None, options=None, **columns):
-    """The design as a DataFrame (``item_id``, ``weight``[, ``stratum``][, ``task``]).
+    """The design as a DataFrame (``item_id``, ``weight``[, ``stratum``, ``stratum_size``]
+    [, ``task``]).
 
     ``weights`` is a DataFrame or a file (CSV or Parquet) with those columns (``strata``
     then names its stratum column, default ``stratum`` when present), or the name of a
@@ -191,10 +264,17 @@ def design_table(weights, strata=None, *, data=None, options=None, **columns):
 
     if isinstance(weights, (str, Path)) and Path(weights).is_file():
         path = Path(weights)
-        if path.suffix.lower() == ".parquet":
-            table = pd.read_parquet(path)
-        else:
-            table = pd.read_csv(path, dtype={"item_id": str, "task": str})
+        from evalgap.io._write import unescape_cell
+        from evalgap.io.tables import read_frame
+
+        # the table reader: damaged, non-UTF-8 or compressed files are one-line errors, ids
+        # stay as written ("007")
+        fmt = "parquet" if path.suffix.lower() == ".parquet" else "csv"
+        table = read_frame(path, fmt, as_text=True)
+        if fmt == "csv":  # a design file evalgap wrote has formula-like ids escaped
+            for column in ("item_id", "task", "stratum"):
+                if column in table.columns:
+                    table[column] = table[column].map(unescape_cell, na_action="ignore")
         return _check_design(table, strata, str(path))
     if isinstance(weights, pd.DataFrame):
         return _check_design(weights, strata, "the design table")
@@ -213,7 +293,6 @@ def design_table(weights, strata=None, *, data=None, options=None, **columns):
             "source is not one; give the design file (item_id, weight[, stratum]) instead"
         )
     frame = long.frame.rename(columns={"score": "weight", "cluster": "stratum"})
-    frame["weight"] = pd.to_numeric(frame["weight"], errors="coerce")
     keys = ["task", "item_id"]
     spread = frame.groupby(keys)["weight"].nunique(dropna=False)
     if (spread > 1).any():
@@ -247,13 +326,26 @@ def _check_design(table, strata, source):
         if stratum not in table.columns:
             raise InputError(f"{source}: no stratum column {stratum!r}")
         out["stratum"] = table[stratum].astype(str).to_numpy()
+    if "stratum_size" in table.columns:
+        size = pd.to_numeric(table["stratum_size"], errors="coerce").to_numpy(dtype=float)
+        bad = ~(np.isfinite(size) & (size >= 1) & (size == np.floor(size)))
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                f"{source}: {int(bad.sum()):,} stratum_size value(s) are not whole numbers of "
+                f"items (first: item {out['item_id'].iloc[row]!r}, "
+                f"{_validate.show(table['stratum_size'].iloc[row])}); a stratum's size is its "
+                "items in the benchmark"
+            )
+        out["stratum_size"] = size
     weight = pd.to_numeric(out["weight"], errors="coerce")
     bad = ~(np.isfinite(weight) & (weight > 0))
     if bad.any():
         row = int(np.flatnonzero(bad.to_numpy())[0])
         raise InputError(
             f"{source}: {int(bad.sum()):,} weight(s) are not positive numbers (first: item "
-            f"{out['item_id'].iloc[row]!r}, {table['weight'].iloc[row]!r}); a weight is 1/pi"
+            f"{out['item_id'].iloc[row]!r}, {_validate.show(table['weight'].iloc[row])}); a "
+            "weight is 1/pi"
         )
     out["weight"] = weight.to_numpy(dtype=float)
     key = ["task", "item_id"] if "task" in out.columns else ["item_id"]

@@ -160,6 +160,23 @@ SHARED_OPTIONS = {
 }
 
 
+class _OutputFile(click.Path):
+    """A file to write: its folder checked when the option is read, before any work."""
+
+    def __init__(self):
+        super().__init__(dir_okay=False)
+
+    def convert(self, value, param, ctx):
+        from evalgap.io._write import check_target
+
+        value = super().convert(value, param, ctx)
+        check_target(value, option=param.opts[0] if param is not None else "--output")
+        return value
+
+
+OUTPUT_FILE = _OutputFile()
+
+
 def option(name: str, **overrides):
     """The shared option ``name`` (see SHARED_OPTIONS), with per-command overrides.
 
@@ -395,6 +412,12 @@ def compare(
                     "columns; --by COLUMN groups by that column"
                 )
             loader = {**loader, "task_column": by}
+        if weights:
+            _refuse_with_weights(by, adjustment)
+        elif strata:
+            raise InputError("--strata goes with --weights (a stratified item sample)")
+        if adjustment != "holm" and not by:
+            raise InputError("--adjustment corrects over the groups of --by; give --by or drop it")
         table = _load(loader, quiet=as_json)
         if weights:
             _compare_weighted(table, loader, weights, strata, model_a, model_b, settings, as_json)
@@ -417,6 +440,8 @@ def compare(
         return
     if by:
         raise InputError("--by needs per-item --scores; 2x2 counts have no groups")
+    if adjustment != "holm":
+        raise InputError("--adjustment corrects over the groups of --by, which needs --scores")
     if weights or strata:
         raise InputError("--weights and --strata need per-item --scores")
     names = ("--both-correct", "--a-only", "--b-only", "--both-wrong")
@@ -530,14 +555,14 @@ Examples:
 @click.option(
     "--output",
     "output_path",
-    type=click.Path(dir_okay=False),
+    type=OUTPUT_FILE,
     help="Write the per-pair table to this .parquet (or .csv) file; --json then keeps the "
     "summary and names the file (for hundreds of thousands of pairs).",
 )
 @click.option(
     "--html",
     "html_path",
-    type=click.Path(dir_okay=False),
+    type=OUTPUT_FILE,
     help="Write a self-contained HTML report (tables and figures) to this file.",
 )
 @_common_test_options
@@ -589,6 +614,12 @@ def audit(
             raise InputError(
                 "--family all needs per-item --scores; a --pairs file lists its pairs itself"
             )
+        ignored = [flag for flag in _given_options() if flag not in AUDIT_PAIRS_FLAGS]
+        if ignored:
+            raise InputError(
+                f"{', '.join(ignored)}: not for a --pairs file of 2x2 counts (it has no "
+                "per-item scores to read, cluster or rank); leave it out, or audit --scores"
+            )
         result = audit_job(pairs=pairs_path, **settings)
     else:
         _, score_set = _read_scores(loader, models=None, quiet=as_json)
@@ -619,6 +650,25 @@ def audit(
             return
         _note(f"pair table written to {output_path}")
     _emit(result, as_json, "audit")
+
+
+# The audit flags a --pairs file of 2x2 counts honours; any other given flag is refused.
+AUDIT_PAIRS_FLAGS = (
+    "--pairs",
+    "--family",
+    "--family-size",
+    "--procedure",
+    "--mixture",
+    "--n-bootstrap",
+    "--n-bootstrap-required-n",
+    "--seed",
+    "--output",
+    "--html",
+    "--alpha",
+    "--power",
+    "--alternative",
+    "--json",
+)
 
 
 RANKS_EXAMPLES = """
@@ -677,7 +727,7 @@ Examples:
 @click.option(
     "--html",
     "html_path",
-    type=click.Path(dir_okay=False),
+    type=OUTPUT_FILE,
     help="Write a self-contained HTML page (rank-interval plot, table, heatmap).",
 )
 @option("json")
@@ -713,8 +763,24 @@ def ranks(
     if bool(battles_path) == has_scores:
         raise InputError("give either --battles FILE (arena battles) or --scores FILE")
     if battles_path:
-        result = ranks_job(battles=battles_path, ties=ties, **settings)
+        ctx = click.get_current_context()
+        stray = [
+            p.opts[0]
+            for p in ctx.command.params
+            if (p.name in loader and p.name != "fmt") or p.name == "bootstrap"
+            if ctx.get_parameter_source(p.name) is not click.core.ParameterSource.DEFAULT
+        ]
+        if stray:
+            raise InputError(
+                f"{', '.join(stray)}: score-table options do not apply to --battles; drop them"
+            )
+        result = ranks_job(
+            battles=battles_path, ties=ties, battle_format=loader.get("fmt"), **settings
+        )
     else:
+        source = click.get_current_context().get_parameter_source("ties")
+        if source is not click.core.ParameterSource.DEFAULT:
+            raise InputError("--ties applies to --battles only; drop it with --scores")
         _, score_set = _read_scores(loader, models=None, quiet=as_json)
         with _progress(as_json, "ranks") as progress:
             result = ranks_job(score_set, progress=progress, bootstrap=bootstrap, **settings)
@@ -765,6 +831,13 @@ Examples:
     help="Without --pair or --baseline: the pairs adjacent in the current ranking, or all.",
 )
 @click.option("--metric", help="The per-item metric of the logs (default: lm-eval's per task).")
+@click.option("--scorer", help="inspect_ai: the scorer to use when there are several.")
+@click.option("--score-key", help="inspect_ai: the entry of a dict-valued score to use.")
+@click.option(
+    "--reducer",
+    help="inspect_ai: the epoch reducer to use when a log records several (mean: average the "
+    "epochs).",
+)
 @click.option("--budget", type=click.IntRange(min=1), help="Stop after this many items per model.")
 @click.option(
     "--interval",
@@ -784,7 +857,7 @@ Examples:
 @click.option(
     "--state",
     "state_path",
-    type=click.Path(dir_okay=False),
+    type=OUTPUT_FILE,
     help="Keep the place in the logs and the pairs' evidence in this file between runs (with "
     "--once: each run reads only what was appended since the last).",
 )
@@ -797,6 +870,9 @@ def watch(
     baseline,
     targets,
     metric,
+    scorer,
+    score_key,
+    reducer,
     budget,
     interval,
     timeout,
@@ -816,52 +892,50 @@ def watch(
     or --timeout reached), 2 (bad input).
     """
     import time
+    from pathlib import Path
 
     from evalgap._watch import Monitor
-    from evalgap.io.follow import LogFollower
 
     if pair and baseline:
         raise InputError("give either --pair A B or --baseline M, not both")
     if tokens_per_item is not None and price_per_1k_tokens is None:
         raise InputError("--tokens-per-item needs --price-per-1k-tokens for a projected cost")
-    settings = (
-        tuple(log_paths),
-        tuple(pair or ()),
-        baseline,
-        targets,
-        metric,
-        alpha,
-        power,
-        budget,
+    monitor = Monitor(
+        targets="pair" if pair else "baseline" if baseline else targets,
+        pair=tuple(pair) if pair else None,
+        baseline=baseline,
+        alpha=alpha,
+        power=power,
+        budget=budget,
+        price_per_1k_tokens=price_per_1k_tokens,
     )
-    state = _load_watch_state(state_path, settings)
-    if state is None:
-        monitor = Monitor(
-            targets="pair" if pair else "baseline" if baseline else targets,
-            pair=tuple(pair) if pair else None,
-            baseline=baseline,
-            alpha=alpha,
-            power=power,
-            budget=budget,
-            price_per_1k_tokens=price_per_1k_tokens,
-        )
-        follower = LogFollower(list(log_paths), metric=metric)
-    else:
-        monitor, follower = state
-        monitor.price = price_per_1k_tokens
+    monitor.follow(
+        list(log_paths), metric=metric, scorer=scorer, score_key=score_key, reducer=reducer
+    )
+    if state_path and Path(state_path).exists():
+        try:
+            saved = Monitor.load(state_path, price_per_1k_tokens=price_per_1k_tokens)
+        except InputError as exc:
+            raise InputError(f"--state {exc}") from None
+        if saved.settings != monitor.settings:
+            raise InputError(
+                f"--state {state_path}: written for other --logs, pairs or levels; delete it "
+                "or give another path"
+            )
+        monitor = saved
     quiet_since = time.monotonic()
     while True:
-        records = follower.poll()
-        for model, task, item, score, tokens in records:
-            used = tokens_per_item if tokens_per_item is not None else tokens
-            monitor.update(model, item, score, task=task, tokens=used)
-        if records:
+        added = monitor.poll(tokens_per_item=tokens_per_item)
+        if added:
             quiet_since = time.monotonic()
         status = monitor.status()
         if state_path:
-            _save_watch_state(state_path, settings, monitor, follower)
-        if as_json or records or once:
-            _emit_watch(status, as_json, len(records), follower.bytes_read)
+            try:
+                monitor.save(state_path)
+            except InputError as exc:
+                raise InputError(f"--state {exc}") from None
+        if as_json or added or once:
+            _emit_watch(status, as_json, added, monitor.follower.bytes_read)
         if status.done:
             return
         if once:
@@ -870,54 +944,6 @@ def watch(
             _note(f"no new record for {timeout:g} s: stopping with targets undecided")
             raise click.exceptions.Exit(1)
         time.sleep(interval)
-
-
-WATCH_STATE_VERSION = 1
-
-
-def _load_watch_state(path, settings):
-    """The (monitor, follower) saved by an earlier run with the same settings, or None."""
-    import pickle
-    from pathlib import Path
-
-    if not path or not Path(path).exists():
-        return None
-    try:
-        with open(path, "rb") as handle:
-            saved = pickle.load(handle)  # the user's own file, written by _save_watch_state
-    except Exception as exc:  # a damaged or foreign file raises many types
-        raise InputError(
-            f"--state {path}: not a watch state file ({type(exc).__name__}); delete it or "
-            "give another path"
-        ) from None
-    if not isinstance(saved, dict) or saved.get("version") != WATCH_STATE_VERSION:
-        raise InputError(f"--state {path}: not a watch state file of this evalgap version")
-    if saved.get("settings") != settings:
-        raise InputError(
-            f"--state {path}: written for other --logs, pairs or levels; delete it or give "
-            "another path"
-        )
-    return saved["monitor"], saved["follower"]
-
-
-def _save_watch_state(path, settings, monitor, follower) -> None:
-    import pickle
-
-    from evalgap.io._write import atomic_write
-
-    payload = {
-        "version": WATCH_STATE_VERSION,
-        "settings": settings,
-        "monitor": monitor,
-        "follower": follower,
-    }
-    atomic_write(
-        path,
-        lambda handle: pickle.dump(payload, handle),
-        option="--state",
-        mode="wb",
-        what="the watch state",
-    )
 
 
 def _emit_watch(status, as_json: bool, new_records: int, bytes_read: int) -> None:
@@ -1097,7 +1123,7 @@ Examples:
 @click.option("--model", required=True, help="The baseline model whose runs are read.")
 @click.option(
     "--output",
-    type=click.Path(dir_okay=False),
+    type=OUTPUT_FILE,
     required=True,
     help="Where to write the kept items (CSV: task,item_id,correct_share).",
 )
@@ -1159,7 +1185,6 @@ def trim(model, output, as_json, **loader):
 )
 @click.option(
     "--pilot",
-    "pilot_paths",
     multiple=True,
     type=click.Path(path_type=str),
     help="Items x reruns plan from a pilot with repeated runs (a table with a run column, "
@@ -1167,7 +1192,6 @@ def trim(model, output, as_json, **loader):
 )
 @click.option(
     "--reference",
-    "reference_paths",
     multiple=True,
     type=click.Path(path_type=str),
     help="Stratified item sample for --model-a vs --model-b from earlier models' per-item "
@@ -1192,8 +1216,7 @@ def trim(model, output, as_json, **loader):
 @option("seed", help="Reference: seed of the item draw.")
 @click.option(
     "--output",
-    "output_path",
-    type=click.Path(dir_okay=False),
+    type=OUTPUT_FILE,
     help="Reference: write the design file (task, item_id, weight, stratum; .csv or "
     ".parquet) that compare --weights reads when the results come back.",
 )
@@ -1218,165 +1241,76 @@ def trim(model, output, as_json, **loader):
 )
 @loader_options
 @_common_test_options
-def plan(
-    accuracy_a,
-    accuracy_b,
-    correlation,
-    delta,
-    sd_diff,
-    n_items,
-    flip_rate,
-    margin,
-    pilot_paths,
-    reference_paths,
-    model_a,
-    model_b,
-    n_strata,
-    seed,
-    output_path,
-    cost_per_item,
-    cost_per_run,
-    price_per_1k_tokens,
-    tokens_per_item,
-    max_runs,
-    alpha,
-    power,
-    alternative,
-    as_json,
-    **loader,
-):
+@click.pass_context
+def plan(ctx, pilot, reference, output, as_json, **settings):
     """How many paired items does a comparison need? (before running it)
 
     With --flip-rate and --delta: how many items a degradation test needs to detect a drop.
     With --pilot: how many items and how many reruns, and the cheapest design for the costs.
     With --reference: which items to run so one pair's full-benchmark gap resolves fastest.
     """
-    from evalgap._plan import plan as make_plan
-    from evalgap._plan import plan_degradation, plan_noninferiority
+    import dataclasses
 
-    if reference_paths:
-        if pilot_paths:
-            raise InputError("--reference and --pilot are two plans; give one of them")
-        _plan_reference(
-            reference_paths,
-            loader,
-            model_a=model_a,
-            model_b=model_b,
-            accuracy_a=accuracy_a,
-            accuracy_b=accuracy_b,
-            n_items=n_items,
-            delta=delta,
-            n_strata=n_strata,
-            seed=seed,
-            alpha=alpha,
-            power=power,
-            output_path=output_path,
-            alternative=alternative,
-            as_json=as_json,
-            others={
-                "--correlation": correlation,
-                "--sd-diff": sd_diff,
-                "--flip-rate": flip_rate,
-                "--margin": margin,
-                "--cost-per-item": cost_per_item,
-                "--cost-per-run": cost_per_run,
-                "--price-per-1k-tokens": price_per_1k_tokens,
-                "--tokens-per-item": tokens_per_item,
-            },
-        )
-        return
-    if output_path:
-        raise InputError("--output: only with --reference FILE (it writes the design file)")
-    if pilot_paths:
-        _plan_pilot(
-            pilot_paths,
-            loader,
-            delta=delta,
-            n_items=n_items,
-            model_a=model_a,
-            model_b=model_b,
-            cost_per_item=cost_per_item,
-            cost_per_run=cost_per_run,
-            price_per_1k_tokens=price_per_1k_tokens,
-            tokens_per_item=tokens_per_item,
-            max_runs=max_runs,
-            alpha=alpha,
-            power=power,
-            alternative=alternative,
-            as_json=as_json,
-            others={
-                "--accuracy-a": accuracy_a,
-                "--accuracy-b": accuracy_b,
-                "--correlation": correlation,
-                "--sd-diff": sd_diff,
-                "--flip-rate": flip_rate,
-                "--margin": margin,
-            },
-        )
-        return
-    pilot_only = {
-        "--model-a": model_a,
-        "--model-b": model_b,
-        "--cost-per-item": cost_per_item,
-        "--cost-per-run": cost_per_run,
-        "--price-per-1k-tokens": price_per_1k_tokens,
-        "--tokens-per-item": tokens_per_item,
-    }
-    stray = [k for k, v in pilot_only.items() if v is not None]
-    if loader["scores_paths"] or loader["hub"] or loader["store"]:
-        stray.append(
-            "--scores" if loader["scores_paths"] else "--hub" if loader["hub"] else "--store"
-        )
+    from evalgap._plan import plan as make_plan
+    from evalgap.io.options import LoadOptions
+
+    names = {f.name for f in dataclasses.fields(LoadOptions)} | set(NOT_LOAD_OPTIONS)
+    loader = {k: settings.pop(k) for k in list(settings) if k in names}
+    stray = [f for f, k in (("--scores", "scores_paths"), ("--hub", "hub"), ("--store", "store"))
+             if loader[k]]
+    stray += [f for f, k in (("--strict", "strict"), ("--complete-case", "complete_case"))
+              if loader[k]]
     if stray:
         raise InputError(
-            f"{', '.join(stray)}: only with --pilot FILE (a plan from a pilot) or "
-            "--reference FILE (an item sample)"
+            f"{', '.join(stray)}: plan reads its scores from --pilot FILE or --reference FILE"
         )
-    if margin is not None:
-        if flip_rate is None:
-            raise InputError("a non-inferiority plan takes --margin with --flip-rate")
-        if alternative != "two-sided":
-            raise InputError("--alternative: non-inferiority plans are one-sided already")
-        result = plan_noninferiority(
-            margin=margin, flip_rate=flip_rate, delta=delta or 0.0, alpha=alpha, power=power
-        )
-        _emit(result, as_json, "plan-degradation")
-        return
-    if flip_rate is not None:
-        others = [
-            name
-            for name, value in (
-                ("--accuracy-a", accuracy_a),
-                ("--accuracy-b", accuracy_b),
-                ("--correlation", correlation),
-                ("--sd-diff", sd_diff),
-            )
-            if value is not None
-        ]
-        if others or delta is None:
-            raise InputError(
-                "a degradation plan takes --flip-rate with --delta (the drop to "
-                f"detect){' and not ' + ', '.join(others) if others else ''}"
-            )
-        if alternative != "two-sided":
-            raise InputError("--alternative: degradation plans are one-sided already")
-        result = plan_degradation(
-            delta=delta, flip_rate=flip_rate, n_items=n_items, alpha=alpha, power=power
-        )
-        _emit(result, as_json, "plan-degradation")
-        return
+    for name in ("n_strata", "seed", "max_runs"):  # a default is not an option given
+        if ctx.get_parameter_source(name) is click.core.ParameterSource.DEFAULT:
+            settings[name] = None
     result = make_plan(
-        accuracy_a=accuracy_a,
-        accuracy_b=accuracy_b,
-        correlation=correlation,
-        delta=delta,
-        sd_diff=sd_diff,
-        n_items=n_items,
-        alpha=alpha,
-        power=power,
-        alternative=alternative,
+        pilot=list(pilot) or None,
+        reference=list(reference) or None,
+        output=output,
+        tasks=list(loader["tasks"]) or None,
+        options=_options(loader),
+        **settings,
     )
-    _emit(result, as_json, "plan")
+    if not reference:
+        _emit(result, as_json, PLAN_RENDERERS[type(result).__name__])
+        return
+    if as_json:
+        out = result.to_dict()
+        out["design_file"] = str(output) if output else None
+        _emit(out, True, "")
+        return
+    _emit(result, False, "plan-sampling")
+    if output:
+        _note(f"design file written to {output}: run its items, then read the results "
+              f"with compare --weights {output}")
+    else:
+        _note("add --output FILE to write the item list (the design file compare --weights reads)")
+
+
+PLAN_RENDERERS = {
+    "PlanResult": "plan",
+    "PilotPlan": "plan-pilot",
+    "DegradationPlan": "plan-degradation",
+    "NonInferiorityPlan": "plan-degradation",
+}
+
+
+def _refuse_with_weights(by, adjustment) -> None:
+    """Refuse the compare options the weighted (design-based) gap has no use for."""
+    if by:
+        raise InputError(
+            "--by with --weights: the weighted gap is one estimate of the whole benchmark; "
+            "compare one group at a time with --tasks"
+        )
+    ctx = click.get_current_context()
+    for name in ("n_bootstrap", "n_bootstrap_required_n", "seed"):
+        if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT):
+            flag = "--" + name.replace("_", "-")
+            raise InputError(f"{flag}: the weighted gap's design-based test resamples nothing")
 
 
 def _compare_weighted(table, loader, weights, strata, model_a, model_b, settings, as_json):
@@ -1388,10 +1322,10 @@ def _compare_weighted(table, loader, weights, strata, model_a, model_b, settings
         raise InputError("--weights reads a design file or a column of a --scores table")
     from pathlib import Path
 
-    if loader["store"] and not Path(weights).is_file():  # a store keeps scores, no other column
+    if loader.get("store") and not Path(weights).is_file():
         raise InputError(
-            f"--weights {weights}: a column of a --scores table; a store keeps no weight "
-            "column: give the design file (item_id, weight[, stratum]) as --weights FILE"
+            f"--weights {weights}: with --store, give the design file (item_id, weight"
+            "[, stratum, stratum_size]); a store keeps no weight column"
         )
     design = design_table(
         weights, strata, data=list(loader["scores_paths"]), options=_options(loader)
@@ -1402,57 +1336,9 @@ def _compare_weighted(table, loader, weights, strata, model_a, model_b, settings
         model_b=model_b,
         weights=design,
         **_alignment(loader),
-        **{k: settings[k] for k in ("alpha", "power")},
+        **{k: settings[k] for k in ("alpha", "power", "alternative")},
     )
     _emit(result, as_json, "compare-weighted")
-
-
-def _plan_reference(paths, loader, *, others, alternative, as_json, output_path, **settings):
-    """``plan --reference``: a stratified item sample for one pair, and its design file."""
-    from evalgap._sampling_design import plan_sampling
-
-    given = [name for name, value in others.items() if value is not None]
-    if given:
-        raise InputError(f"--reference plans from the reference's scores; drop {', '.join(given)}")
-    if alternative != "two-sided":
-        raise InputError("--alternative: reference plans are for the two-sided test")
-    if loader["scores_paths"] or loader["hub"] or loader["store"]:
-        raise InputError("--reference names the reference's files; drop --scores/--hub/--store")
-    if settings["model_a"] is None:
-        raise InputError("--reference: name model A with --model-a (a new model with --accuracy-a)")
-    result = plan_sampling(
-        list(paths), options=_options(loader), tasks=list(loader["tasks"]) or None, **settings
-    )
-    if output_path:
-        result.write(output_path)
-    if as_json:
-        out = result.to_dict()
-        out["design_file"] = str(output_path) if output_path else None
-        _emit(out, True, "")
-        return
-    _emit(result, False, "plan-sampling")
-    if output_path:
-        _note(f"design file written to {output_path}: run its items, then read the results "
-              f"with compare --weights {output_path}")
-    else:
-        _note("add --output FILE to write the item list (the design file compare --weights reads)")
-
-
-def _plan_pilot(paths, loader, *, others, alternative, as_json, **settings) -> None:
-    """``plan --pilot``: the items x reruns plan of a pilot with repeated runs."""
-    from evalgap._pilot import plan_pilot
-
-    given = [name for name, value in others.items() if value is not None]
-    if given:
-        raise InputError(f"--pilot plans from the pilot's scores; drop {', '.join(given)}")
-    if alternative != "two-sided":
-        raise InputError("--alternative: pilot plans are for the two-sided test")
-    if loader["scores_paths"] or loader["hub"] or loader["store"]:
-        raise InputError("--pilot names the pilot's files; drop --scores/--hub/--store")
-    result = plan_pilot(
-        list(paths), options=_options(loader), tasks=list(loader["tasks"]) or None, **settings
-    )
-    _emit(result, as_json, "plan-pilot")
 
 
 def _simulation_options(func):
@@ -1460,7 +1346,7 @@ def _simulation_options(func):
         click.option(
             "--plot",
             "plot_path",
-            type=click.Path(dir_okay=False),
+            type=OUTPUT_FILE,
             help="Write the study's figure to this .png, .svg or .pdf file.",
         ),
         option("json", help="Print the results as JSON."),
@@ -2051,7 +1937,7 @@ def _render_groups(result, console) -> None:
 PYTHON_NAME_FLAGS = {
     "paths": "--scores",
     "horizon_factor": "--horizon",
-    "tier_procedure": "--procedure",
+    "chain_procedure": "--procedure",
     "output": "--output",
 }
 
@@ -2074,8 +1960,8 @@ def flags_for_python_names(message: str, argv=None) -> str:
     ``delta=0.5``, ``on_error='skip'``, ``strict=True``); on the command line the same
     parameter is a flag (``--model-column``, ``--delta 0.5``, ``--on-error skip``,
     ``--strict``). Flags come from the invoked command's click options (``param.name ->
-    param.opts[0]``), then every other command's, then ``PYTHON_NAME_FLAGS``; a name that
-    is no parameter is left as written.
+    param.opts[0]``), then ``PYTHON_NAME_FLAGS`` (the loaders' keywords), then every other
+    command's; a name that is no parameter is left as written.
     """
     import re
 
@@ -2090,12 +1976,17 @@ def flags_for_python_names(message: str, argv=None) -> str:
         if isinstance(command, click.Group):
             pending.extend(command.commands.values())
     flags: dict[str, tuple[str, bool]] = {}
-    for command in [*reversed(chain), *everything]:  # the invoked command's options win
-        for param in command.params:
-            if isinstance(param, click.Option) and param.name:
-                flags.setdefault(param.name, (param.opts[0], bool(param.is_flag)))
+
+    def add(commands) -> None:
+        for command in commands:
+            for param in command.params:
+                if isinstance(param, click.Option) and param.name:
+                    flags.setdefault(param.name, (param.opts[0], bool(param.is_flag)))
+
+    add(reversed(chain))  # the invoked command's options win, then the library's own names
     for name, flag in PYTHON_NAME_FLAGS.items():
         flags.setdefault(name, (flag, False))
+    add(everything)
 
     def to_flag(match: re.Match) -> str:
         if match["name"] not in flags:
@@ -2131,8 +2022,10 @@ def main(argv=None) -> int:
         # The command path names a subcommand's group too ('evalgap simulate sequential');
         # the top-level group is 'evalgap' itself, whatever its function is called.
         path = exc.ctx.command_path if exc.ctx is not None else "evalgap"
+        from evalgap.report.text import clean
+
         click.echo(
-            f"evalgap: error: {exc.format_message().rstrip('.')} (see '{path} --help')",
+            f"evalgap: error: {clean(exc.format_message().rstrip('.'))} (see '{path} --help')",
             err=True,
         )
         return 2

@@ -11,14 +11,21 @@
   that is a plain decimal number (``-0.5``, ``+3``, ``-1e-3``) is left as it is, so negative
   values survive a round trip. ``-inf`` or ``-1+2`` are not plain numbers and are escaped.
   :func:`unescape_cell` removes the prefix again when evalgap reads its own output back.
+  Rows end in ``\r\n`` (RFC 4180), so a cell holding a carriage return, a newline, a comma
+  or a quote is quoted: the csv module quotes the characters of its line terminator, and
+  with a bare ``\n`` terminator a ``\r`` in a cell went out unquoted, which readers take as
+  a row break (splitting the row and putting the rest of the cell, unescaped, at the start
+  of a row).
 """
 
 from __future__ import annotations
 
+import csv
 import os
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
@@ -46,44 +53,157 @@ def unescape_cell(value):
     return value
 
 
+def check_target(path, *, option: str) -> Path:
+    """Return ``path`` as a Path when a file can be written there, else raise ``InputError``.
+
+    Called before any work (a CLI option's type) and again by :func:`atomic_write`: a
+    missing or unwritable folder, or a folder given as the file, is one line naming the
+    option, the path and the folder, never a traceback after a long computation.
+    ``option`` is the flag (``--output``) or the Python keyword (``output=``).
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputError(f"{option}: expected a file path, got {type(path).__name__} {path!r:.40}")
+    target = Path(path)
+    where = _where(option, target)
+    if not str(path).strip():
+        raise InputError(f"{option}: give a file name")
+    if target.is_dir():
+        raise InputError(f"{where}: is a directory; give a file name")
+    folder = target.parent
+    if not folder.exists():
+        raise InputError(
+            f"{where}: the folder {folder} does not exist; create it first or give another path"
+        )
+    if not folder.is_dir():
+        raise InputError(f"{where}: {folder} is not a folder")
+    if not _is_special(target) and not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(f"{where}: the folder {folder} is not writable")
+    return target
+
+
 def atomic_write(
     path, write: Callable, *, option: str, mode: str = "w", what: str = "the file"
 ) -> None:
     """Call ``write(handle)`` on a temporary file beside ``path``, then rename it to ``path``.
 
-    ``option`` names the flag the path came from (``--output``) and ``what`` the thing
-    written ("the report") in the error message. The
-    temporary file is created with the usual permissions (0666 less the umask) and removed
-    when anything fails.
+    The one writer of every output file (``--output``, ``--html``, ``--plot``, state and
+    JSON files). ``option`` names the flag the path came from (``--output``, or the Python
+    keyword ``output=``) and ``what`` the thing written ("the report") in the error message.
+    The temporary file is created with the usual permissions (0666 less the umask), flushed
+    to disk, and renamed over the target only when ``write`` returned: on any failure (a
+    full disk, an exception while rendering, an interrupt) it is removed, any previous file
+    stays as it was, and an ``OSError`` becomes one line naming the path. A target that
+    exists and is not a regular file (``/dev/stdout``, a named pipe) is written directly.
     """
-    target = Path(path)
-    if target.is_dir():
-        raise InputError(f"{option} {target}: is a directory; give a file name")
-    temporary = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
+    target = check_target(path, option=option)
+    where = _where(option, target)
+    kwargs = {"encoding": "utf-8", "newline": ""} if "b" not in mode else {}
+    if _is_special(target):
+        try:
+            with open(target, mode, **kwargs) as handle:
+                write(handle)
+        except OSError as exc:
+            raise InputError(f"{where}: cannot write {what} ({_reason(exc)})") from None
+        except UnicodeEncodeError as exc:
+            raise _not_unicode(where, what, exc) from None
+        return
+    # the name is shortened so the temporary name stays within the file system's limit
+    temporary = target.with_name(f".{target.name[:120]}.{secrets.token_hex(6)}.tmp")
     try:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        kwargs = {"encoding": "utf-8", "newline": ""} if "b" not in mode else {}
         with os.fdopen(fd, mode, **kwargs) as handle:
             write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
         os.replace(temporary, target)
     except OSError as exc:
         _remove(temporary)
-        reason = exc.strerror or (exc.args[0] if exc.args else "") or type(exc).__name__
-        raise InputError(f"{option} {target}: cannot write {what} ({reason})") from None
+        raise InputError(f"{where}: cannot write {what} ({_reason(exc)})") from None
+    except UnicodeEncodeError as exc:
+        _remove(temporary)
+        raise _not_unicode(where, what, exc) from None
     except BaseException:
         _remove(temporary)
         raise
 
 
+@contextmanager
+def atomic_target(path, *, option: str, what: str = "the file") -> Iterator[Path]:
+    """Yield a temporary path beside ``path``, renamed over ``path`` when the block succeeds.
+
+    For writers that take a path rather than a handle (DuckDB's ``COPY ... TO``, pyarrow's
+    ``ParquetWriter``): the same checks, messages and clean-up as :func:`atomic_write`.
+    """
+    target = check_target(path, option=option)
+    where = _where(option, target)
+    temporary = target.with_name(f".{target.name[:120]}.{secrets.token_hex(6)}.tmp")
+    try:
+        yield temporary
+        os.replace(temporary, target)
+    except OSError as exc:
+        _remove(temporary)
+        raise InputError(f"{where}: cannot write {what} ({_reason(exc)})") from None
+    except BaseException:
+        _remove(temporary)
+        raise
+
+
+def _where(option: str, target: Path) -> str:
+    return f"{option}{str(target)!r}" if option.endswith("=") else f"{option} {target}"
+
+
+def _is_special(target: Path) -> bool:
+    """True for an existing target that is not a regular file (a device, a named pipe)."""
+    return target.exists() and not target.is_file() and not target.is_dir()
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or (exc.args[0] if exc.args else "") or type(exc).__name__
+
+
+def _not_unicode(where: str, what: str, exc: UnicodeEncodeError) -> InputError:
+    bad = exc.object[exc.start : exc.end] if isinstance(exc.object, str) else ""
+    return InputError(
+        f"{where}: cannot write {what}: a name holds {bad!r}, which is not valid Unicode "
+        "text (a lone surrogate); fix the name"
+    )
+
+
+def _format(path, option: str, formats: tuple[str, ...]) -> str:
+    """The suffix naming the format to write (``.csv``), checked against ``formats``; a
+    device or pipe (``/dev/stdout``) takes the first. A CSV is never written under another
+    format's name (``pairs.json``, ``pairs.xlsx``)."""
+    target = check_target(path, option=option)
+    if _is_special(target):
+        return formats[0]
+    suffix = target.suffix.lower()
+    if suffix not in formats:
+        raise InputError(
+            f"{_where(option, target)}: writes {' or '.join(formats)} files; name the file "
+            f"{target.stem or 'out'}{formats[0]}"
+        )
+    return suffix
+
+
 def write_csv(frame: pd.DataFrame, path, *, option: str = "--output") -> None:
     """Write ``frame`` (no index) as CSV with formula-like text cells escaped, atomically."""
+    _format(path, option, (".csv",))
     safe = frame.copy()
-    for column in safe.columns:
-        values = safe[column]
-        if not (ptypes.is_numeric_dtype(values) or ptypes.is_bool_dtype(values)):
-            safe[column] = values.map(escape_cell, na_action="ignore")
+    try:
+        for column in safe.columns:
+            values = safe[column]
+            if not (ptypes.is_numeric_dtype(values) or ptypes.is_bool_dtype(values)):
+                safe[column] = values.map(escape_cell, na_action="ignore")
+    except UnicodeEncodeError as exc:  # pandas stores text as UTF-8 (Arrow)
+        raise _not_unicode(_where(option, Path(path)), "the file", exc) from None
     safe.columns = [escape_cell(str(c)) for c in safe.columns]
-    atomic_write(path, lambda handle: safe.to_csv(handle, index=False), option=option)
+    atomic_write(
+        path,
+        lambda handle: safe.to_csv(
+            handle, index=False, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL
+        ),
+        option=option,
+    )
 
 
 def write_table(frame: pd.DataFrame, path, *, option: str = "--output") -> None:
@@ -92,7 +212,7 @@ def write_table(frame: pd.DataFrame, path, *, option: str = "--output") -> None:
     Parquet keeps the column types (nullable verdicts stay nullable booleans) and is the
     format for hundreds of thousands of rows; CSV is escaped as by :func:`write_csv`.
     """
-    if Path(path).suffix.lower() != ".parquet":
+    if _format(path, option, (".csv", ".parquet")) == ".csv":
         write_csv(frame, path, option=option)
         return
     atomic_write(

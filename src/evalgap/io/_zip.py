@@ -6,13 +6,23 @@ their members before Python 3.14. Here :mod:`zipfile` still parses the central d
 (names, offsets, sizes, CRCs, zip64), and only the decompression of a method-93 member is
 done by the ``zstandard`` package: the member's local header is skipped, its compressed
 bytes are read and decompressed, and the CRC-32 recorded in the archive is checked.
+
+Every member, whatever its compression, is decompressed within the bounds of
+:mod:`evalgap.io._limits` (a member at most ``MAX_MEMBER_BYTES``, the archive's members
+together at most its expansion limit): a zstd or deflate bomb stops with an ``InputError``
+naming the archive and the member, never exhausts memory. Members are only read into
+memory, never extracted to disk, so a member name such as ``../x`` is only a name.
 """
 
 from __future__ import annotations
 
+import io
+import os
 import struct
 import zipfile
 import zlib
+
+from evalgap.io._limits import MAX_MEMBER_BYTES, expansion_limit, too_large
 
 ZSTD = 93
 _LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")
@@ -27,8 +37,11 @@ class Archive:
     """A zip archive open for reading members by name."""
 
     def __init__(self, path):
+        self._path = path
         self._zip = zipfile.ZipFile(path)
         self._infos = {i.filename: i for i in self._zip.infolist()}
+        self._size = os.path.getsize(path)
+        self._left = expansion_limit(self._size)  # all members together
 
     def __enter__(self):
         return self
@@ -44,8 +57,27 @@ class Archive:
     def read(self, name: str) -> bytes:
         """Return the uncompressed bytes of member ``name``."""
         info = self._infos[name]
+        limit = min(MAX_MEMBER_BYTES, self._left)
+        hint = (
+            "if the log is genuine, convert it with 'inspect log convert --to json' and pass "
+            "the JSON log"
+        )
+        where = f"{self._path}: member {name}"
+        if limit == MAX_MEMBER_BYTES:
+            error = too_large(where, limit, info.compress_size, hint)
+        else:  # the members read before used up the archive's bound
+            total = expansion_limit(self._size)
+            subject = "with the members read before it, the archive decompresses"
+            error = too_large(where, total, self._size, hint, subject)
+        if info.file_size > limit:  # the recorded size already says so
+            raise error
         if info.compress_type != ZSTD:
-            return self._zip.read(info)
+            with self._zip.open(info) as member:
+                data = member.read(limit + 1)
+            if len(data) > limit:
+                raise error
+            self._left -= len(data)
+            return data
         raw = self._raw(info)
         try:
             import zstandard
@@ -55,9 +87,17 @@ class Archive:
                 "pip install zstandard"
             ) from None
         try:
-            data = zstandard.ZstdDecompressor().decompressobj().decompress(raw)
+            # read_across_frames: a member may hold several frames; read at most one byte
+            # past the limit, so a bomb stops there
+            with zstandard.ZstdDecompressor().stream_reader(
+                io.BytesIO(raw), read_across_frames=True
+            ) as reader:
+                data = _read_upto(reader, limit + 1)
         except zstandard.ZstdError as exc:
             raise ZipReadError(f"member {name}: damaged zstd data ({exc})") from None
+        if len(data) > limit:
+            raise error
+        self._left -= len(data)
         if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
             raise ZipReadError(f"member {name}: size or CRC-32 does not match the archive")
         return data
@@ -75,3 +115,15 @@ class Archive:
         if len(raw) != info.compress_size:
             raise ZipReadError(f"member {info.filename}: truncated")
         return raw
+
+
+def _read_upto(reader, n: int) -> bytes:
+    """Read up to ``n`` bytes from ``reader`` (which may return short reads)."""
+    parts, got = [], 0
+    while got < n:
+        chunk = reader.read(min(n - got, 2**20))
+        if not chunk:
+            break
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)

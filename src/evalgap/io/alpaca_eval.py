@@ -7,7 +7,8 @@ between) and optionally ``dataset`` (the instruction's source set). A record bec
 score of ``generator_2``: ``preference - 1``, the probability that it beats the baseline,
 whose mean over the instructions is the leaderboard's win rate. The item is the instruction
 (the first 12 hex digits of its SHA-1, as the long table in the shared data). Records
-without a preference (the judge failed) are left out and counted; the same instruction
+without a preference (the judge failed), or without a model, baseline or instruction
+(``null``: never a model named "None"), are left out and counted; the same instruction
 judged twice for one model is handled by the alignment (identical duplicates collapse, and
 are said).
 """
@@ -25,6 +26,13 @@ from evalgap.errors import InputError
 from evalgap.io._files import expand
 
 FILE = "annotations.json"
+# The fields naming a record's model, baseline and item; a record without one (null or
+# empty) cannot be placed, so it is left out and counted, never named "None".
+IDENTITIES = {
+    "generator_2": "the model judged",
+    "generator_1": "the baseline",
+    "instruction": "the item",
+}
 FIELDS = (b'"generator_2"', b'"preference"', b'"instruction"')
 TASK = "alpaca_eval"
 
@@ -60,6 +68,7 @@ def read_annotations(paths, *, cluster_column: str | None = None) -> LongScores:
     for path in expand(paths, globs=(FILE,), what=FILE, accept=is_annotations_path):
         records = _load(path)
         missing = 0
+        unnamed = dict.fromkeys(IDENTITIES, 0)
         for number, record in enumerate(records, start=1):
             if not isinstance(record, dict) or not {
                 "instruction",
@@ -75,6 +84,11 @@ def read_annotations(paths, *, cluster_column: str | None = None) -> LongScores:
             if preference is None:
                 missing += 1
                 continue
+            fields = {f: _text(record[f], f, path, number) for f in IDENTITIES}
+            if any(v is None for v in fields.values()):
+                for f, v in fields.items():
+                    unnamed[f] += v is None
+                continue
             if (
                 isinstance(preference, bool)
                 or not isinstance(preference, (int, float))
@@ -84,11 +98,11 @@ def read_annotations(paths, *, cluster_column: str | None = None) -> LongScores:
                     f"{path}: record {number} has preference {preference!r}; AlpacaEval "
                     "preferences are numbers in [1, 2]"
                 )
-            baselines.add(str(record["generator_1"]))
+            baselines.add(fields["generator_1"])
             row = {
-                "model": str(record["generator_2"]),
+                "model": fields["generator_2"],
                 "task": TASK,
-                "item_id": item_id(str(record["instruction"])),
+                "item_id": item_id(fields["instruction"]),
                 "score": float(preference) - 1.0,
             }
             if cluster_column is not None:
@@ -97,13 +111,26 @@ def read_annotations(paths, *, cluster_column: str | None = None) -> LongScores:
                         f"{path}: record {number} has no field {cluster_column!r} for the "
                         "cluster label (AlpacaEval records carry 'dataset')"
                     )
-                row["cluster"] = str(record[cluster_column])
+                label = record[cluster_column]
+                if label is None or (isinstance(label, str) and not label.strip()):
+                    raise InputError(
+                        f"{path}: record {number} has an empty cluster label in field "
+                        f"{cluster_column!r}; give every record a label, or leave out "
+                        "cluster_column="
+                    )
+                row["cluster"] = str(label)
             rows.append(row)
         if missing:
             notes.append(
                 f"{path}: {missing:,} record{'s' if missing != 1 else ''} without a preference "
                 "(the judge gave none) left out"
             )
+        for field, count in unnamed.items():
+            if count:
+                notes.append(
+                    f"{path}: {count:,} record{'s' if count != 1 else ''} with no "
+                    f"{field} ({IDENTITIES[field]}: null or empty) left out"
+                )
     if not rows:
         raise InputError(f"{', '.join(map(str, paths))}: no annotated record to read")
     if len(baselines) > 1:
@@ -133,8 +160,22 @@ def _load(path: Path) -> list:
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise InputError(f"{path}: not readable as JSON ({type(exc).__name__}: {exc})") from None
     if not isinstance(data, list):
         raise InputError(f"{path}: an AlpacaEval annotations file is a JSON list of records")
     return data
+
+
+def _text(value, field: str, path: Path, number: int) -> str | None:
+    """The text of an identity field, None when null or blank; other types are refused."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)  # a numeric name or instruction is still its text
+    raise InputError(
+        f"{path}: record {number} has {field} {json.dumps(value)[:60]}; AlpacaEval records "
+        f"name {IDENTITIES[field]} as text"
+    )

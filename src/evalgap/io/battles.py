@@ -2,12 +2,17 @@
 
 Columns ``model_a``, ``model_b`` and ``winner`` (Chatbot Arena's spelling: ``model_a``,
 ``model_b``, ``tie`` or ``tie (bothbad)``; ``a``/``b`` are accepted too), and optionally
-``question_id`` and ``category``. CSV/TSV/Parquet/JSONL, optionally gzipped. A battle of a
-model with itself carries no information: such rows are left out and counted in the notes.
+``question_id`` and ``category``. CSV/TSV/Parquet/JSONL, or a JSON array of battle records
+(LMArena's ``clean_battle_<date>.json``, read record by record), optionally gzipped. A battle
+of a model with itself carries no information: such rows are left out and counted in the
+notes.
 """
 
 from __future__ import annotations
 
+import codecs
+import gzip
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +23,11 @@ from evalgap.errors import InputError
 from evalgap.io import tables
 
 REQUIRED = ("model_a", "model_b", "winner")
+OPTIONAL = ("question_id", "category")
+FORMATS = ("csv", "tsv", "parquet", "jsonl", "json")
+# A JSON array is read in chunks; one record longer than this is an error, not a blow-up.
+MAX_RECORD_BYTES = 1 << 24
+CHUNK_BYTES = 1 << 20
 OUTCOMES = {
     "model_a": 1.0,
     "a": 1.0,
@@ -58,8 +68,12 @@ class BattleTable:
     notes: tuple[str, ...] = ()
 
 
-def read_battles(data, *, name: str | None = None) -> BattleTable:
+def read_battles(data, *, name: str | None = None, fmt: str | None = None) -> BattleTable:
     """Read a battle table from a file path or a DataFrame.
+
+    ``fmt`` forces the file format (``csv``, ``tsv``, ``parquet``, ``jsonl`` or ``json``, a
+    JSON array of records); by default it comes from the name, and a file that opens with
+    ``[`` is read as a JSON array.
 
     Examples
     --------
@@ -67,11 +81,20 @@ def read_battles(data, *, name: str | None = None) -> BattleTable:
     >>> t = read_battles(pd.DataFrame({"model_a": ["x", "y", "x"], "model_b": ["y", "x", "x"],
     ...     "winner": ["model_a", "tie", "model_b"]}))
     >>> t.models, t.outcome.tolist(), t.notes
-    (('x', 'y'), [1.0, 0.5], ('1 battle of a model with itself left out (row 4)',))
+    (('x', 'y'), [1.0, 0.5], ('1 battle of a model with itself left out (position 2)',))
     """
-    if isinstance(data, (str, Path)):
+    if fmt is not None and fmt not in FORMATS:
+        raise InputError(
+            f"fmt={fmt!r} does not apply to battles; give one of {', '.join(FORMATS)}"
+        )
+    from_file = isinstance(data, (str, Path))
+    json_array = from_file and _is_json_array(Path(data), fmt)
+    if from_file:
         source = str(data)
-        frame = tables.read_frame(data, as_text=True)
+        if json_array:
+            frame = _read_json_array(Path(data))
+        else:
+            frame = tables.read_frame(data, fmt, as_text=True)
     elif isinstance(data, pd.DataFrame):
         source, frame = name or "DataFrame", data
     else:
@@ -83,18 +106,25 @@ def read_battles(data, *, name: str | None = None) -> BattleTable:
             f"{', '.join(missing)} (found: {', '.join(map(str, frame.columns[:20]))}); a "
             "battle table needs model_a, model_b and winner"
         )
+    def where(i: int) -> str:
+        """A row as the user finds it: the line of a table (after its header), the record
+        of a JSON array, the position in a DataFrame."""
+        if not from_file:
+            return f"position {i}"
+        return f"record {i + 1}" if json_array else f"row {i + 2}"
+
     for column in ("model_a", "model_b", "winner"):
         blank = frame[column].isna() | (frame[column].astype(str).str.strip() == "")
         if blank.any():
-            row = int(np.flatnonzero(blank.to_numpy())[0]) + 2
-            raise InputError(f"{source}, row {row}: {column} is empty; every battle needs it")
+            row = int(np.flatnonzero(blank.to_numpy())[0])
+            raise InputError(f"{source}, {where(row)}: {column} is empty; every battle needs it")
     winner = frame["winner"].astype(str).str.strip().str.lower()
     outcome = winner.map(OUTCOMES)
     unknown = outcome.isna().to_numpy()
     if unknown.any():
         row = int(np.flatnonzero(unknown)[0])
         raise InputError(
-            f"{source}, row {row + 2}: winner {frame['winner'].iloc[row]!r} is not one of "
+            f"{source}, {where(row)}: winner {frame['winner'].iloc[row]!r} is not one of "
             "model_a, model_b, tie, tie (bothbad)"
         )
     a = frame["model_a"].astype(str).to_numpy()
@@ -102,12 +132,11 @@ def read_battles(data, *, name: str | None = None) -> BattleTable:
     notes = []
     same = a == b
     if same.any():
-        rows = np.flatnonzero(same)[:3] + 2
+        rows = np.flatnonzero(same)[:3]
         count = int(same.sum())
         notes.append(
             f"{count:,} battle{'s' if count != 1 else ''} of a model with itself left out "
-            f"(row{'s' if len(rows) > 1 else ''} {', '.join(map(str, rows))}"
-            f"{', ...' if count > len(rows) else ''})"
+            f"({', '.join(where(int(r)) for r in rows)}{', ...' if count > len(rows) else ''})"
         )
     keep = ~same
     if not keep.any():
@@ -128,3 +157,109 @@ def read_battles(data, *, name: str | None = None) -> BattleTable:
         source=source,
         notes=tuple(notes),
     )
+
+
+def _opened(path: Path):
+    raw = open(path, "rb")
+    head = raw.read(2)
+    raw.seek(0)
+    if head != b"\x1f\x8b":
+        return raw
+    unzipped = gzip.GzipFile(fileobj=raw)
+    unzipped.myfileobj = raw  # closed with it
+    return unzipped
+
+
+def _is_json_array(path: Path, fmt: str | None) -> bool:
+    """Whether to read ``path`` as a JSON array: forced, named ``.json``, or (format not
+    forced to a table) its first non-blank byte is ``[``."""
+    if fmt == "json":
+        return True
+    if fmt not in (None, "jsonl") or not path.is_file():
+        return False
+    name = path.name.lower().removesuffix(".gz")
+    if name.endswith(".json"):
+        return True
+    try:
+        with _opened(path) as handle:
+            start = handle.read(4096).lstrip()
+    except (OSError, EOFError):
+        return False
+    return start[:1] == b"["
+
+
+def _read_json_array(path: Path) -> pd.DataFrame:
+    """Read a JSON array of battle records a chunk at a time, keeping only the battle fields.
+
+    Memory is bounded by the kept fields and one record (at most ``MAX_RECORD_BYTES``); the
+    file is never held whole. Errors name the record (1-based) and what is wrong.
+    """
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory; give a battle file")
+    keep = (*REQUIRED, *OPTIONAL)
+    columns: dict[str, list] = {c: [] for c in keep}
+    seen: set[str] = set()
+    decoder = json.JSONDecoder()
+    text_of = codecs.getincrementaldecoder("utf-8")()
+    buffer, position, record, started, finished = "", 0, 0, False, False
+    try:
+        with _opened(path) as handle:
+            at_end = False
+            while not finished:
+                chunk = handle.read(CHUNK_BYTES)
+                at_end = not chunk
+                buffer = buffer[position:] + text_of.decode(chunk, final=at_end)
+                position = 0
+                while True:
+                    while position < len(buffer) and buffer[position] in " \t\r\n,":
+                        if buffer[position] == "," and not started:
+                            break
+                        position += 1
+                    if position >= len(buffer):
+                        break
+                    if not started:
+                        if buffer[position] != "[":
+                            raise InputError(
+                                f"{path}: not a JSON array of battles (it starts with "
+                                f"{buffer[position]!r}); give a JSON array, JSON Lines or a table"
+                            )
+                        started, position = True, position + 1
+                        continue
+                    if buffer[position] == "]":
+                        finished = True
+                        break
+                    try:
+                        value, end = decoder.raw_decode(buffer, position)
+                    except json.JSONDecodeError as exc:
+                        if at_end:
+                            raise InputError(
+                                f"{path}, record {record + 1:,}: not valid JSON ({exc.msg}); "
+                                "the array is damaged or cut short"
+                            ) from None
+                        if len(buffer) - position > MAX_RECORD_BYTES:
+                            raise InputError(
+                                f"{path}, record {record + 1:,}: longer than "
+                                f"{MAX_RECORD_BYTES:,} bytes; not a battle record"
+                            ) from None
+                        break  # the record continues in the next chunk
+                    record += 1
+                    if not isinstance(value, dict):
+                        raise InputError(
+                            f"{path}, record {record:,}: a {type(value).__name__}, not an "
+                            "object with model_a, model_b and winner"
+                        )
+                    seen.update(value.keys())
+                    for c in keep:
+                        columns[c].append(value.get(c))
+                    position = end
+                if at_end and not finished:
+                    raise InputError(f"{path}: the JSON array is not closed (cut short?)")
+    except InputError:
+        raise
+    except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as exc:
+        raise InputError(f"{path}: cannot be read as JSON ({type(exc).__name__}: {exc})") from None
+    if not record:
+        raise InputError(f"{path}: the JSON array holds no battle")
+    return pd.DataFrame({c: v for c, v in columns.items() if c in seen or c in REQUIRED})

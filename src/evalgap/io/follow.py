@@ -2,27 +2,42 @@
 
 ``LogFollower(paths).poll()`` returns the records appended since the last poll, as
 ``(model, task, item, score, tokens)`` tuples (``tokens``: what the item cost the model, from
-inspect's per-sample ``model_usage``; None when the log does not say).
+inspect's per-sample ``model_usage``; None when the log does not say). ``notes`` says what
+the follower waits for and what it left out; ``models`` names every model a log names (with
+or without a record yet); ``task_items`` the items of each task when a log says.
 
 Each lm-eval ``samples_<task>_<stamp>.jsonl`` file is read from the byte offset where the
-previous poll stopped, and only up to its last complete line (a line being written stays for
-the next poll), so a poll costs the new bytes, not the log. New files (a new task, a new
-model's folder) are picked up at each poll. The model and task of a file, its metric
-(``metric=`` or lm-eval's default for the task) and the filter labelling (``task:filter``
-when records name a filter other than ``none``) follow :mod:`evalgap.io.lm_eval`.
+previous poll stopped, in chunks of at most ``CHUNK`` bytes, and only up to its last complete
+line (a line being written stays for the next poll; a line longer than ``MAX_LINE`` is an
+error), so a poll costs the new bytes, not the log, and holds at most a chunk and a line in
+memory. New files (a new task, a new model's folder) are picked up at each poll. A model
+run again in the same folder writes a file with a newer stamp: as the loaders do, the latest
+run of each model and task is followed (said). A file truncated or rewritten in place (a
+restarted run: smaller than the place reached, a new file identity, or other first bytes)
+is read again from the start. An item is passed on once per model and task: records of
+items already passed (a rewritten log, a re-run) are not counted twice, and the notes say
+how many. The model and task of a file, its metric (``metric=`` or lm-eval's default for
+the task) and the filter labelling (``task:filter`` when records name a filter other than
+``none``) follow :mod:`evalgap.io.lm_eval`.
 
 inspect_ai logs change in place. When a log's size or modification time changed, an ``.eval``
 archive has only its new sample members decompressed and parsed; a ``.json`` log, which
 inspect rewrites whole, is parsed again (:func:`evalgap.io.inspect_logs.read_new_samples`). A
-log still starting, with no sample yet, waits for the next look. An item is passed on once
-it has all the epochs the run was configured for (their mean, inspect's default reducer), and
-only once.
+log still starting, with no sample yet, or one that cannot be read yet (a file still being
+copied) is waited for, and said. With inspect's default reducer (``mean``) an item is passed
+on once it has all the epochs the run was configured for (their mean), and only once; when
+the run has ended, an item missing epochs (errored or never run) is passed with the mean of
+the epochs it has, as the loaders score it, and counted in the notes. With another reducer
+the items are passed when the run ends, with the values inspect reduced (``reducer=``
+chooses among several, as ``--reducer`` does for the loaders).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from dataclasses import dataclass, field
+import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -31,126 +46,236 @@ from evalgap.errors import InputError
 from evalgap.io import inspect_logs, lm_eval
 
 MAX_LINE = 64 * 2**20  # a longer line is a broken file, not a record still being written
+CHUNK = 8 * 2**20  # bytes read at a time from a growing file
+HEAD = 4096  # bytes of a file's start that tell a rewritten file from a grown one
 
 
 @dataclass
 class _Cursor:
-    sample: lm_eval.SampleFile
+    """The place reached in one lm-eval samples file."""
+
+    path: str
+    model: str
+    task: str
+    stamp: str
     offset: int = 0
-    metric: str | None = None
     line: int = 0
+    metric: str | None = None
+    identity: tuple | None = None  # (device, inode) when last read
+    head: str = ""  # sha256 of the first ``head_length`` bytes
+    head_length: int = 0
 
 
-@dataclass
 class LogFollower:
-    """Read the records lm-eval appends to sample files under ``paths`` (see the module).
+    """Read the records evaluation logs under ``paths`` gain between polls (see the module).
+
+    Parameters
+    ----------
+    paths : list of path
+        Directories (or files) to follow; one that does not exist yet is waited for.
+    metric : str, optional
+        lm-eval: the per-item metric (default: lm-eval's default for each task).
+    scorer, score_key, reducer : str, optional
+        inspect_ai: the scorer, the entry of a dict-valued score and the epoch reducer, as
+        the loaders take them.
 
     Attributes
     ----------
-    paths : list of Path
-        Directories (or files) to follow.
-    metric : str, optional
-        The per-item metric (default: lm-eval's default for each task).
     bytes_read : int
-        Bytes read over all polls (each byte once).
+        Bytes of lm-eval logs read over all polls (each byte once).
+    models : set of str
+        Every model a followed log names, with or without a record yet.
+    task_items : dict
+        Items of each task, when a log says (inspect's dataset size; lm-eval's results).
     """
 
-    paths: list
-    metric: str | None = None
-    bytes_read: int = 0
-    _cursors: dict = field(default_factory=dict)
-    _inspect_seen: dict = field(default_factory=dict)  # path -> (size, mtime)
-    _inspect_members: dict = field(default_factory=dict)  # .eval path -> members read
-    _inspect_runs: dict = field(default_factory=dict)  # (model, task, item) -> run scores
-    _inspect_tokens: dict = field(default_factory=dict)  # (model, task, item) -> tokens
-    _inspect_fed: set = field(default_factory=set)  # (model, task, item) passed on
+    def __init__(self, paths, *, metric=None, scorer=None, score_key=None, reducer=None):
+        self.paths = [str(p) for p in paths]
+        self.metric, self.scorer, self.score_key, self.reducer = metric, scorer, score_key, reducer
+        self.bytes_read = 0
+        self.models: set = set()
+        self.task_items: dict = {}
+        self._cursors: dict = {}  # path -> _Cursor
+        self._following: dict = {}  # "folder|task" -> path of the latest run's file
+        self._fed: set = set()  # (model, task, item) passed on
+        self._repeated: dict = {}  # path -> records of items already passed
+        self._inspect_seen: dict = {}  # path -> [size, mtime_ns]
+        self._inspect_members: dict = {}  # .eval path -> members read
+        self._inspect_notes: dict = {}  # path -> the notes of its reads
+        self._inspect_runs: dict = {}  # (model, task, item) -> {run: score}
+        self._inspect_tokens: dict = {}  # (model, task, item) -> tokens
+        self._short_epochs: dict = {}  # path -> [items passed with fewer epochs, epochs]
+        self._non_numeric: dict = {}  # path -> samples with a value that is no number
+        self._events: dict = {}  # key -> a note that stays (a switch of run, a rewrite)
+        self._waiting: dict = {}  # path -> what is waited for (cleared when it comes)
+
+    @property
+    def notes(self) -> list[str]:
+        """What the follower waits for, what it left out or read again (one line each)."""
+        out = list(self._events.values())
+        for notes in self._inspect_notes.values():
+            out += notes
+        for path, count in self._repeated.items():
+            if count:
+                out.append(
+                    f"{Path(path).name}: {count:,} record{'s' if count != 1 else ''} of items "
+                    "already counted (a rewritten log or a re-run) not counted again"
+                )
+        for path, (count, epochs) in self._short_epochs.items():
+            out.append(
+                f"{Path(path).name}: {count:,} item{'s' if count != 1 else ''} with fewer than "
+                f"the run's {epochs} epochs (the run ended without them) scored by the mean of "
+                "the epochs each has, as the loaders score them"
+            )
+        for path, count in self._non_numeric.items():
+            out.append(
+                f"{Path(path).name}: {count:,} sample{'s' if count != 1 else ''} whose score "
+                "is not a number left out"
+            )
+        return out + list(self._waiting.values())
 
     def poll(self) -> list[tuple]:
         """Return the new records since the last poll, in file order."""
         out = []
-        for sample in self._discover():
-            cursor = self._cursors.setdefault(sample.path, _Cursor(sample))
+        cursors = self._discover()
+        for cursor in cursors:
             out.extend(self._read_new(cursor))
-        for path in self._inspect_logs():
+        logs = self._inspect_logs()
+        for path in logs:
             out.extend(self._read_inspect(path))
+        found = [c.path for c in cursors] + [str(p) for p in logs]
+        for text in self.paths:
+            key = f"empty|{text}"
+            inside = text.rstrip(os.sep) + os.sep
+            if not Path(text).exists() or any(f == text or f.startswith(inside) for f in found):
+                self._waiting.pop(key, None)
+            elif Path(text).is_dir():
+                self._waiting[key] = (
+                    f"waiting for logs in {text}: no lm-eval samples_<task>_<stamp>.jsonl file "
+                    "or inspect_ai log there yet"
+                )
+            else:
+                self._waiting[key] = (
+                    f"{text}: not an lm-eval samples_<task>_<stamp>.jsonl file or an inspect_ai "
+                    "log (yet); not read"
+                )
         return out
 
-    def _inspect_logs(self) -> list:
+    # --- lm-eval ------------------------------------------------------------------------
+
+    def _existing(self) -> list[Path]:
         found = []
-        for path in map(Path, self.paths):
-            files = (
-                [path]
-                if path.is_file()
-                else sorted(p for pattern in ("*.eval", "*.json") for p in path.rglob(pattern))
-            )
-            found += [
-                f
-                for f in files
-                if f.name not in inspect_logs.INDEX_FILES and inspect_logs.is_inspect_path(f)
-            ]
+        for text in self.paths:
+            path = Path(text)
+            if path.exists():
+                self._waiting.pop(text, None)
+                found.append(path)
+            else:
+                self._waiting[text] = f"waiting for {text}: it does not exist yet"
         return found
-
-    def _read_inspect(self, path: Path) -> list:
-        stat = path.stat()
-        mark = (stat.st_size, stat.st_mtime_ns)
-        if self._inspect_seen.get(path) == mark:
-            return []
-        seen = self._inspect_members.setdefault(path, set())
-        frame, epochs, tokens, members = inspect_logs.read_new_samples(path, seen)
-        self._inspect_seen[path] = mark
-        seen |= members
-        self.bytes_read += stat.st_size if path.suffix != ".eval" else 0
-        if frame is None:
-            return []
-        out = []
-        for (model, task, item), group in frame.groupby(["model", "task", "item_id"], sort=False):
-            key = (str(model), str(task), str(item))
-            if key in self._inspect_fed:
-                continue
-            runs = self._inspect_runs.setdefault(key, {})
-            runs.update(zip(group["run"].astype(str), group["score"].astype(float), strict=True))
-            if str(item) in tokens:
-                self._inspect_tokens[key] = self._inspect_tokens.get(key, 0.0) + tokens[str(item)]
-            if len(runs) < epochs:
-                continue  # an item passes once, with all its epochs
-            self._inspect_fed.add(key)
-            out.append((*key, float(np.mean(list(runs.values()))), self._inspect_tokens.get(key)))
-        return out
 
     def _discover(self) -> list:
-        found = []
-        for path in map(Path, self.paths):
-            if not path.exists():
-                raise InputError(f"{path}: no such file or directory")
+        latest: dict = {}
+        runs: dict = {}
+        for path in self._existing():
             files = [path] if path.is_file() else sorted(path.rglob("samples_*.jsonl"))
             for f in files:
-                if f in self._cursors:
-                    found.append(self._cursors[f].sample)
-                    continue
                 match = lm_eval.SAMPLE_FILE.match(f.name)
-                if match is None:
+                if match is None or not f.is_file():
                     continue
-                found.append(
-                    lm_eval.SampleFile(
-                        f, lm_eval.folder_model(f.parent.name), match["task"], match["stamp"]
-                    )
+                key = f"{f.parent}|{match['task']}"
+                runs[key] = runs.get(key, 0) + 1
+                if key not in latest or match["stamp"] > latest[key][1]:
+                    latest[key] = (f, match["stamp"], match["task"])
+        folders: dict = {}  # model named by its folder -> the folders naming it
+        for f, _, _ in latest.values():
+            folders.setdefault(lm_eval.folder_model(f.parent.name), set()).add(f.parent)
+        for c in self._cursors.values():
+            folders.setdefault(lm_eval.folder_model(Path(c.path).parent.name), set()).add(
+                Path(c.path).parent
+            )
+        out = []
+        for key, (f, stamp, task) in latest.items():
+            if runs[key] > 1:
+                self._events[f"run|{key}"] = (
+                    f"{lm_eval.folder_model(f.parent.name)} / {task}: {runs[key]} runs in "
+                    f"{f.parent.name}; following the newer run ({stamp}), as the loaders "
+                    "read the latest"
                 )
-        return found
+            self._following[key] = str(f)
+            cursor = self._cursors.get(str(f))
+            if cursor is None:
+                model = lm_eval.folder_model(f.parent.name)
+                if len(folders[model]) > 1:  # bf16/<model> and fp8/<model>: as the loaders
+                    plain = model
+                    model = f"{plain} ({lm_eval._distinct_name(f.parent, folders[plain])})"
+                    self._events[f"folders|{plain}"] = (
+                        f"model {plain} has logs in {len(folders[plain])} folders; their runs "
+                        f"are told apart by folder, e.g. {model!r}"
+                    )
+                cursor = _Cursor(str(f), model, task, stamp)
+                self._cursors[str(f)] = cursor
+            self.models.add(cursor.model)
+            out.append(cursor)
+        return out
+
+    def _rewritten(self, cursor: _Cursor, stat) -> bool:
+        """Whether the file is no longer the one read up to ``cursor.offset``."""
+        if not cursor.offset:
+            return False
+        if cursor.identity != (stat.st_dev, stat.st_ino) or stat.st_size < cursor.offset:
+            return True
+        with open(cursor.path, "rb") as handle:
+            head = handle.read(cursor.head_length)
+            handle.seek(cursor.offset - 1)
+            last = handle.read(1)
+        return hashlib.sha256(head).hexdigest() != cursor.head or last != b"\n"
 
     def _read_new(self, cursor: _Cursor) -> list:
-        path = cursor.sample.path
-        with open(path, "rb") as handle:
-            handle.seek(cursor.offset)
-            chunk = handle.read()
-        end = chunk.rfind(b"\n")
-        if end < 0:
-            if len(chunk) > MAX_LINE:
-                raise InputError(f"{path}: a line longer than {MAX_LINE >> 20} MiB")
+        try:
+            stat = os.stat(cursor.path)
+        except FileNotFoundError:
+            return []  # removed between discovery and reading: the next poll tells
+        if self._rewritten(cursor, stat):
+            self._events[f"rewrite|{cursor.path}"] = (
+                f"{Path(cursor.path).name}: rewritten (a restarted run?); read again from the start"
+            )
+            cursor.offset = cursor.line = 0
+            cursor.head, cursor.head_length = "", 0
+        cursor.identity = (stat.st_dev, stat.st_ino)
+        if stat.st_size == cursor.offset:
             return []
-        complete = chunk[: end + 1]
-        cursor.offset += len(complete)
-        self.bytes_read += len(complete)
-        out = []
+        out: list = []
+        pending = b""
+        with open(cursor.path, "rb") as handle:
+            handle.seek(cursor.offset)
+            while True:
+                chunk = handle.read(CHUNK)
+                if not chunk:
+                    break
+                data = pending + chunk
+                end = data.rfind(b"\n")
+                pending = data[end + 1 :]
+                if len(pending) > MAX_LINE:
+                    raise InputError(
+                        f"{cursor.path}: line {cursor.line + 1} is longer than "
+                        f"{MAX_LINE >> 20} MiB; not an lm-eval samples file"
+                    )
+                if end < 0:
+                    continue
+                complete = data[: end + 1]
+                self._parse(cursor, complete, out)
+                cursor.offset += len(complete)
+                self.bytes_read += len(complete)
+        if cursor.head_length < min(HEAD, cursor.offset):
+            with open(cursor.path, "rb") as handle:
+                head = handle.read(min(HEAD, cursor.offset))
+            cursor.head, cursor.head_length = hashlib.sha256(head).hexdigest(), len(head)
+        self._task_size(cursor)
+        return out
+
+    def _parse(self, cursor: _Cursor, complete: bytes, out: list) -> None:
+        path = cursor.path
         for raw in complete.splitlines():
             cursor.line += 1
             if not raw.strip():
@@ -163,7 +288,7 @@ class LogFollower:
                 raise InputError(f"{path}: line {cursor.line} has no doc_id; not an lm-eval record")
             if cursor.metric is None:
                 cursor.metric = self.metric or lm_eval.default_metric(
-                    cursor.sample.task,
+                    cursor.task,
                     [m for m in record.get("metrics", []) if m in record and m != "bypass"]
                     or [
                         k
@@ -179,9 +304,296 @@ class LogFollower:
                     f"{path}: line {cursor.line} has no numeric {cursor.metric!r} (name the "
                     "per-item metric with metric=)"
                 )
-            task = cursor.sample.task
+            if not 0 <= value <= 1:
+                raise InputError(
+                    f"{path}: line {cursor.line}: {cursor.metric!r} is {value!r}, not a score in "
+                    "[0, 1] (name a per-item metric in [0, 1] with metric=)"
+                )
+            task = cursor.task
             flt = record.get("filter")
             if flt not in (None, "none"):
                 task = f"{task}:{flt}"
-            out.append((cursor.sample.model, task, str(record["doc_id"]), float(value), None))
+            key = (cursor.model, task, str(record["doc_id"]))
+            if key in self._fed:
+                self._repeated[path] = self._repeated.get(path, 0) + 1
+                continue
+            self._fed.add(key)
+            out.append((*key, float(value), None))
+
+    def _task_size(self, cursor: _Cursor) -> None:
+        """Take the task's size from the run's results file, once lm-eval has written it."""
+        if cursor.task in self.task_items:
+            return
+        results = lm_eval._results_for(Path(cursor.path).parent, cursor.stamp)
+        sizes = (results or {}).get("n-samples")
+        entry = sizes.get(cursor.task) if isinstance(sizes, dict) else None
+        size = entry.get("effective") if isinstance(entry, dict) else None
+        if isinstance(size, int) and not isinstance(size, bool) and size > 0:
+            self.task_items[cursor.task] = size
+
+    # --- inspect_ai ---------------------------------------------------------------------
+
+    def _inspect_logs(self) -> list:
+        found = []
+        for path in self._existing():
+            files = (
+                [path]
+                if path.is_file()
+                else sorted(p for pattern in ("*.eval", "*.json") for p in path.rglob(pattern))
+            )
+            found += [
+                f
+                for f in files
+                if f.name not in inspect_logs.INDEX_FILES and inspect_logs.is_inspect_path(f)
+            ]
+        return found
+
+    def _read_inspect(self, path: Path) -> list:
+        stat = path.stat()
+        mark = [stat.st_size, stat.st_mtime_ns]
+        where = str(path)
+        if self._inspect_seen.get(where) == mark:
+            return []
+        seen = self._inspect_members.setdefault(where, set())
+        try:
+            new = inspect_logs.read_new_samples(
+                path, seen, scorer=self.scorer, score_key=self.score_key, reducer=self.reducer
+            )
+        except inspect_logs.IncompleteLog as exc:
+            # a log being copied (or written) is read again once it changes
+            self._inspect_seen[where] = mark
+            self._waiting[where] = f"waiting for {path.name}: not readable yet ({exc})"
+            return []
+        self._waiting.pop(where, None)
+        self._inspect_seen[where] = mark
+        seen |= new.members
+        self.bytes_read += stat.st_size if path.suffix != ".eval" else 0
+        self.models.add(new.model)
+        if new.n_dataset:
+            self.task_items[new.task] = new.n_dataset
+        if path.suffix == ".eval":
+            self._inspect_notes.setdefault(where, []).extend(
+                n for n in new.notes if n not in self._inspect_notes.get(where, [])
+            )
+        else:
+            self._inspect_notes[where] = list(new.notes)  # parsed whole: its notes, anew
+        if new.frame is None:
+            if new.reducer != "mean" and not new.finished and (new.members or new.tokens):
+                self._waiting[where] = (
+                    f"waiting for the end of {path.name}: its epochs are reduced with "
+                    f"{new.reducer!r}, whose values inspect writes when the run ends"
+                )
+            return []
+        out = []
+        for item, group in new.frame.groupby("item_id", sort=False):
+            key = (new.model, new.task, str(item))
+            if key in self._fed:
+                continue
+            runs = self._inspect_runs.setdefault(key, {})
+            for run, score in zip(group["run"].astype(str), group["score"], strict=True):
+                if isinstance(score, bool) or not isinstance(score, (int, float)):
+                    self._non_numeric[where] = self._non_numeric.get(where, 0) + 1
+                    continue
+                if not 0 <= score <= 1:
+                    raise InputError(
+                        f"{path}: sample {item!r} of {new.model} scores {score!r}, not a score in "
+                        "[0, 1] (choose another scorer with scorer=)"
+                    )
+                runs[run] = float(score)
+            if str(item) in new.tokens:  # a .json log is read whole: its tokens, anew
+                before = self._inspect_tokens.get(key, 0.0) if path.suffix == ".eval" else 0.0
+                self._inspect_tokens[key] = before + new.tokens[str(item)]
+            if not runs or (new.reducer == "mean" and len(runs) < new.epochs):
+                continue  # an item passes once, with all its epochs
+            out.append(self._pass(key))
+        if new.finished and new.reducer == "mean":
+            short = [
+                k
+                for k in self._inspect_runs
+                if k[:2] == (new.model, new.task) and k not in self._fed and self._inspect_runs[k]
+            ]
+            if short:
+                count = self._short_epochs.get(where, [0, new.epochs])[0]
+                self._short_epochs[where] = [count + len(short), new.epochs]
+                out.extend(self._pass(k) for k in short)
         return out
+
+    def _pass(self, key) -> tuple:
+        self._fed.add(key)
+        runs = self._inspect_runs.pop(key)
+        return (*key, float(np.mean(list(runs.values()))), self._inspect_tokens.pop(key, None))
+
+    # --- state --------------------------------------------------------------------------
+
+    def to_state(self) -> dict:
+        """The follower's place in every log, as plain JSON data."""
+        return {
+            "paths": self.paths,
+            "options": [self.metric, self.scorer, self.score_key, self.reducer],
+            "bytes_read": self.bytes_read,
+            "models": sorted(self.models),
+            "task_items": self.task_items,
+            "cursors": [
+                [
+                    c.path,
+                    c.model,
+                    c.task,
+                    c.stamp,
+                    c.offset,
+                    c.line,
+                    c.metric,
+                    list(c.identity) if c.identity else None,
+                    c.head,
+                    c.head_length,
+                ]
+                for c in self._cursors.values()
+            ],
+            "following": self._following,
+            "fed": sorted(list(k) for k in self._fed),
+            "repeated": self._repeated,
+            "inspect_seen": self._inspect_seen,
+            "inspect_members": {k: sorted(v) for k, v in self._inspect_members.items()},
+            "inspect_notes": self._inspect_notes,
+            "inspect_runs": [[*k, v] for k, v in self._inspect_runs.items()],
+            "inspect_tokens": [[*k, v] for k, v in self._inspect_tokens.items()],
+            "short_epochs": self._short_epochs,
+            "non_numeric": self._non_numeric,
+            "events": self._events,
+        }
+
+    @classmethod
+    def from_state(cls, data) -> LogFollower:
+        """Rebuild a follower from :meth:`to_state`'s data; ValueError when it is not that."""
+        d = _fields(
+            data,
+            "follower",
+            paths=list,
+            options=list,
+            bytes_read=int,
+            models=list,
+            task_items=dict,
+            cursors=list,
+            following=dict,
+            fed=list,
+            repeated=dict,
+            inspect_seen=dict,
+            inspect_members=dict,
+            inspect_notes=dict,
+            inspect_runs=list,
+            inspect_tokens=list,
+            short_epochs=dict,
+            non_numeric=dict,
+            events=dict,
+        )
+        options = d["options"]
+        if len(options) != 4 or not all(o is None or isinstance(o, str) for o in options):
+            raise ValueError("follower.options")
+        follower = cls(
+            _texts(d["paths"], "follower.paths"),
+            **dict(zip(("metric", "scorer", "score_key", "reducer"), options, strict=True)),
+        )
+        follower.bytes_read = _count(d["bytes_read"], "follower.bytes_read")
+        follower.models = set(_texts(d["models"], "follower.models"))
+        follower.task_items = {
+            _text(k, "follower.task_items"): _count(v, "follower.task_items")
+            for k, v in d["task_items"].items()
+        }
+        for row in d["cursors"]:
+            if not isinstance(row, list) or len(row) != 10:
+                raise ValueError("follower.cursors")
+            path, model, task, stamp = (_text(v, "follower.cursors") for v in row[:4])
+            cursor = _Cursor(path, model, task, stamp)
+            cursor.offset = _count(row[4], "follower.cursors")
+            cursor.line = _count(row[5], "follower.cursors")
+            cursor.metric = None if row[6] is None else _text(row[6], "follower.cursors")
+            if row[7] is not None:
+                if not isinstance(row[7], list) or len(row[7]) != 2:
+                    raise ValueError("follower.cursors")
+                cursor.identity = tuple(_count(v, "follower.cursors") for v in row[7])
+            cursor.head = _text(row[8], "follower.cursors", empty=True)
+            cursor.head_length = _count(row[9], "follower.cursors")
+            follower._cursors[path] = cursor
+        follower._following = _text_map(d["following"], _text, "follower.following")
+        follower._fed = {tuple(_texts(k, "follower.fed", length=3)) for k in d["fed"]}
+        follower._repeated = _text_map(d["repeated"], _count, "follower.repeated")
+        follower._inspect_seen = {
+            _text(k, "follower.inspect_seen"): [_count(x, "follower.inspect_seen") for x in v]
+            for k, v in _text_map(d["inspect_seen"], list, "follower.inspect_seen").items()
+        }
+        follower._inspect_members = {
+            k: set(_texts(v, "follower.inspect_members"))
+            for k, v in _text_map(d["inspect_members"], list, "follower.inspect_members").items()
+        }
+        follower._inspect_notes = {
+            k: _texts(v, "follower.inspect_notes")
+            for k, v in _text_map(d["inspect_notes"], list, "follower.inspect_notes").items()
+        }
+        for row in d["inspect_runs"]:
+            if not isinstance(row, list) or len(row) != 4 or not isinstance(row[3], dict):
+                raise ValueError("follower.inspect_runs")
+            key = tuple(_texts(row[:3], "follower.inspect_runs"))
+            follower._inspect_runs[key] = {
+                _text(r, "follower.inspect_runs"): _number(s, "follower.inspect_runs")
+                for r, s in row[3].items()
+            }
+        for row in d["inspect_tokens"]:
+            if not isinstance(row, list) or len(row) != 4:
+                raise ValueError("follower.inspect_tokens")
+            key = tuple(_texts(row[:3], "follower.inspect_tokens"))
+            follower._inspect_tokens[key] = _number(row[3], "follower.inspect_tokens")
+        follower._short_epochs = {
+            k: [_count(x, "follower.short_epochs") for x in v]
+            for k, v in _text_map(d["short_epochs"], list, "follower.short_epochs").items()
+        }
+        follower._non_numeric = _text_map(d["non_numeric"], _count, "follower.non_numeric")
+        follower._events = _text_map(d["events"], _text, "follower.events")
+        return follower
+
+
+# --- validation of saved data (plain JSON; any mismatch is a ValueError naming the field) ---
+
+
+def _fields(data, what: str, **types) -> dict:
+    if not isinstance(data, dict) or set(data) != set(types):
+        raise ValueError(what)
+    for name, kind in types.items():
+        value = data[name]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise ValueError(f"{what}.{name}")
+    return data
+
+
+def _text(value, what: str, *, empty: bool = False) -> str:
+    if not isinstance(value, str) or (not value and not empty):
+        raise ValueError(what)
+    return value
+
+
+def _texts(values, what: str, *, length: int | None = None) -> list:
+    if not isinstance(values, list) or (length is not None and len(values) != length):
+        raise ValueError(what)
+    return [_text(v, what) for v in values]
+
+
+def _count(value, what: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(what)
+    return value
+
+
+def _number(value, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise ValueError(what)
+    return float(value)
+
+
+def _text_map(mapping, check, what: str) -> dict:
+    out = {}
+    for key, value in mapping.items():
+        if check in (list, dict):
+            if not isinstance(value, check):
+                raise ValueError(what)
+            out[_text(key, what)] = value
+        else:
+            out[_text(key, what)] = check(value, what)
+    return out

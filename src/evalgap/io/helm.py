@@ -43,7 +43,7 @@ def read_helm(paths, *, stat: str = "exact_match") -> LongScores:
         data = _load(stats_path)
         rows, perturbed, available = [], 0, set()
         for entry in data:
-            if not isinstance(entry, dict) or "instance_id" not in entry:
+            if not isinstance(entry, dict) or entry.get("instance_id") in (None, ""):
                 raise InputError(
                     f"{stats_path}: an entry has no instance_id; not a HELM per-instance stats file"
                 )
@@ -57,7 +57,8 @@ def read_helm(paths, *, stat: str = "exact_match") -> LongScores:
                     perturbed += 1
                     continue
                 found = s.get("mean")
-            rows.append((str(entry["instance_id"]), str(entry.get("train_trial_index", 0)), found))
+            trial = entry.get("train_trial_index")
+            rows.append((str(entry["instance_id"]), str(0 if trial is None else trial), found))
         if all(r[2] is None for r in rows):
             lacking.append((run.name, sorted(a for a in available if isinstance(a, str))))
             continue
@@ -108,7 +109,7 @@ def _load(path: Path):
         data = json.loads(path.read_bytes())
     except UnicodeDecodeError:
         raise InputError(f"{path}: not UTF-8 text") from None
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise InputError(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(data, list):
         raise InputError(f"{path}: expected a list of per-instance entries")
@@ -130,7 +131,7 @@ def _model_and_task(run: Path) -> tuple[str, str]:
     if spec_path.exists():
         try:
             spec = json.loads(spec_path.read_bytes())
-        except ValueError:
+        except (ValueError, RecursionError):
             spec = None
         if isinstance(spec, dict):
             name = spec.get("name") if isinstance(spec.get("name"), str) else name

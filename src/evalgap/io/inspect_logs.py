@@ -16,6 +16,8 @@ beside it) and ``eval-set.json``: both are read as indexes, never as logs.
   are averaged per item, never counted as items. With another reducer recorded in the log
   (``max``, ``mode``, ``at_least_2`` ...) the per-item values inspect reduced and stored in
   the log's reductions are used; a log with such a reducer and no reductions is refused.
+  A log recording several reducers needs ``reducer`` to name one (``mean`` is always
+  possible: evalgap averages the epochs itself).
 * **Errored samples** (``fail_on_error=False``, interrupted runs) are left out and counted in
   the notes; ``on_error="fail"`` makes them an error.
 * **Identity**: items are keyed on the sample ``id``. A dataset without ids is numbered by
@@ -95,7 +97,7 @@ class _Log:
     created: str
     shuffled: bool
     n_dataset: int | None
-    reducer: str | None
+    reducers: tuple  # the epoch reducers the run recorded, in its order (empty: none said)
     samples: list
     reductions: list
     status: str
@@ -110,10 +112,12 @@ def read_inspect(
     score_key: str | None = None,
     value_map: dict | None = None,
     on_error: str = "skip",
+    reducer: str | None = None,
 ) -> LongScores:
     """Read inspect_ai logs (``.json``, ``.eval``, folders, eval sets) into the long layout.
 
     ``value_map`` maps extra string values to numbers (checked before inspect's mapping).
+    ``reducer`` chooses the epoch reducer of logs that record several (see the module).
     """
     if on_error not in ON_ERROR:
         raise InputError(f"on_error= must be one of {', '.join(ON_ERROR)}; got {on_error!r}")
@@ -131,7 +135,7 @@ def read_inspect(
         if chosen is None:
             skipped_scorer.append(log)
             continue
-        rows = _rows(log, chosen, score_key, extra, on_error, label in hashed, notes)
+        rows = _rows(log, chosen, score_key, extra, on_error, label in hashed, notes, reducer)
         frame = pd.DataFrame(rows, columns=["item_id", "run", "score"])
         frame.insert(0, "task", label)
         frame.insert(0, "model", log.model)
@@ -200,9 +204,19 @@ def _json(raw: bytes, where) -> object:
         raise InputError(f"{where}: not UTF-8 text") from None
     except ValueError as exc:
         raise InputError(f"{where}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise InputError(f"{where}: not valid JSON (nested too deeply)") from None
 
 
-def _read_log(path: Path, skip=frozenset()) -> _Log:
+def _sample(raw: bytes, where) -> dict:
+    """A sample member of an ``.eval`` archive: a JSON object, else an error naming it."""
+    data = _json(raw, where)
+    if not isinstance(data, dict):
+        raise InputError(f"{where}: a sample is a JSON object; got a {type(data).__name__}")
+    return data
+
+
+def _read_log(path: Path, skip=frozenset(), *, allow_empty: bool = False) -> _Log:
     if path.suffix == ".eval":
         header, samples, reductions = _read_eval(path, skip)
     else:
@@ -221,7 +235,7 @@ def _read_log(path: Path, skip=frozenset()) -> _Log:
         raise InputError(f"{path}: no eval.model / eval.task in the log header")
     if not isinstance(samples, list) or not all(isinstance(s, dict) for s in samples):
         raise InputError(f"{path}: 'samples' is not a list of sample objects")
-    if not samples:
+    if not samples and not allow_empty:
         raise InputError(
             f"{path}: the log has no samples (was it written with samples "
             "excluded, or is the run still starting?)"
@@ -230,9 +244,13 @@ def _read_log(path: Path, skip=frozenset()) -> _Log:
         raise InputError(f"{path}: 'reductions' is not a list")
     dataset = info.get("dataset") if isinstance(info.get("dataset"), dict) else {}
     config = info.get("config") if isinstance(info.get("config"), dict) else {}
-    reducer = config.get("epochs_reducer")
-    if isinstance(reducer, list):
-        reducer = reducer[0] if len(reducer) == 1 else ",".join(map(str, reducer))
+    reducers = config.get("epochs_reducer")
+    reducers = [reducers] if isinstance(reducers, str) else reducers
+    reducers = tuple(
+        dict.fromkeys(r for r in reducers if isinstance(r, str) and r)
+        if isinstance(reducers, list)
+        else ()
+    )
     task_args = info.get("task_args") if isinstance(info.get("task_args"), dict) else {}
     return _Log(
         path=path,
@@ -242,7 +260,7 @@ def _read_log(path: Path, skip=frozenset()) -> _Log:
         created=str(info.get("created", "")),
         shuffled=bool(dataset.get("shuffled")),
         n_dataset=dataset.get("samples") if isinstance(dataset.get("samples"), int) else None,
-        reducer=reducer if isinstance(reducer, str) else None,
+        reducers=reducers,
         samples=samples,
         reductions=reductions,
         status=str(header.get("status", "")),
@@ -265,7 +283,7 @@ def _read_eval(path: Path, skip=frozenset()):
             if not isinstance(header, dict):
                 raise InputError(f"{path}: {header_name} is not a JSON object")
             samples = [
-                {**_json(archive.read(n), f"{path}: {n}"), MEMBER: n}
+                {**_sample(archive.read(n), f"{path}: {n}"), MEMBER: n}
                 for n in sorted(names)
                 if n.startswith("samples/") and n.endswith(".json") and n not in skip
             ]
@@ -398,7 +416,7 @@ def _number(value, extra, score_key, log: _Log, sample_id):
     return str(value) if number is None else number  # text: counted as non-numeric later
 
 
-def _rows(log, chosen, score_key, extra, on_error, by_input, notes):
+def _rows(log, chosen, score_key, extra, on_error, by_input, notes, reducer=None):
     errored, unscored, rows = [], 0, []
     key_of = {}
     for sample in log.samples:
@@ -434,25 +452,51 @@ def _rows(log, chosen, score_key, extra, on_error, by_input, notes):
     if unscored:
         notes.append(f"{log.path.name}: {unscored} samples without a {chosen!r} score left out")
     epochs = {r[1] for r in rows}
-    if len(epochs) > 1 and log.reducer not in (None, "mean"):
-        rows = _reduced(log, chosen, score_key, extra, rows, by_input, notes)
+    if len(epochs) > 1:
+        used = choose_reducer(log, reducer)
+        if used != "mean":
+            rows = _reduced(log, chosen, score_key, extra, rows, by_input, notes, used)
     return rows
 
 
-def _reduced(log, chosen, score_key, extra, rows, by_input, notes):
+def choose_reducer(log: _Log, wanted: str | None) -> str:
+    """The epoch reducer to use for ``log``: ``wanted``, else the one the log recorded.
+
+    ``mean`` is always available (evalgap averages the epochs itself); another reducer must
+    be one the log recorded (its values are read from the log's reductions). A log recording
+    several reducers needs ``wanted``: no reducer is preferred over another.
+    """
+    recorded = log.reducers or ("mean",)
+    if wanted is not None:
+        if wanted == "mean" or wanted in recorded:
+            return wanted
+        raise InputError(
+            f"{log.path}: no epoch reducer {wanted!r} in the log (it reduces epochs with "
+            f"{', '.join(map(repr, recorded))}); give one of those, or 'mean' to average "
+            "the epochs, with reducer="
+        )
+    if len(recorded) > 1:
+        raise InputError(
+            f"{log.path}: epochs are reduced with {' and '.join(map(repr, recorded))}; "
+            f"choose one with reducer= (e.g. reducer='{recorded[0]}')"
+        )
+    return recorded[0]
+
+
+def _reduced(log, chosen, score_key, extra, rows, by_input, notes, reducer):
     """Per-item values as inspect reduced them (the log's reductions for ``chosen``)."""
     match = [
         r
         for r in log.reductions
         if isinstance(r, dict)
         and r.get("scorer") == chosen
-        and r.get("reducer") in (None, log.reducer)
+        and (r.get("reducer") == reducer or (r.get("reducer") is None and len(log.reducers) < 2))
     ]
     if not match:
         raise InputError(
-            f"{log.path}: epochs are reduced with {log.reducer!r} and the log holds no "
-            f"reductions for scorer {chosen!r}; evalgap averages epochs (inspect's 'mean') "
-            "and will not guess another reducer; rerun with the mean reducer"
+            f"{log.path}: epochs are reduced with {reducer!r} and the log holds no "
+            f"reductions for scorer {chosen!r}; evalgap will not guess another reducer: "
+            "average the epochs with reducer='mean', or rerun with the mean reducer"
         )
     kept = {r[0] for r in rows}
     inputs = {str(s.get("id")): s for s in log.samples if s.get("epoch", 1) == 1}
@@ -464,40 +508,84 @@ def _reduced(log, chosen, score_key, extra, rows, by_input, notes):
             continue  # errored or unscored: already counted
         out.append((key, "reduced", _number(item.get("value"), extra, score_key, log, sid)))
     notes.append(
-        f"{log.path.name}: epochs reduced with {log.reducer!r} as recorded in the log "
+        f"{log.path.name}: epochs reduced with {reducer!r} as recorded in the log "
         "(one value per item)"
     )
     return out
 
 
-def read_new_samples(path, seen=frozenset()):
-    """Read the samples of one log not read before: ``(frame, epochs, tokens, members)``.
+class IncompleteLog(InputError):
+    """A growing log that cannot be read yet (a file still being copied or written)."""
+
+
+@dataclass
+class NewSamples:
+    """What one look at a growing log found (:func:`read_new_samples`).
+
+    ``frame`` has ``item_id, run, score`` of the new samples (one row per epoch; with a
+    reducer other than ``mean``, one ``run="reduced"`` row per item of the finished log), or
+    is None when there is nothing to pass on yet.
+    """
+
+    model: str
+    task: str
+    frame: pd.DataFrame | None
+    epochs: int
+    tokens: dict
+    members: set
+    finished: bool
+    reducer: str
+    n_dataset: int | None
+    notes: list
+
+
+def read_new_samples(path, seen=frozenset(), *, scorer=None, score_key=None, reducer=None):
+    """Read the samples of one log not read before (a :class:`NewSamples`).
 
     For an ``.eval`` archive only the sample members not in ``seen`` are decompressed and
     parsed (``members`` names them, to add to ``seen``); a ``.json`` log, which inspect
-    rewrites whole, is parsed whole (``members`` is empty). ``frame`` has ``model, task,
-    item_id, run, score`` (None when there is no new sample), ``epochs`` is the run's
-    configured epochs and ``tokens`` each new sample's tokens by sample id.
+    rewrites whole, is parsed whole (``members`` is empty). ``epochs`` is the run's
+    configured epochs, ``tokens`` each new sample's tokens by sample id and ``finished``
+    whether the run has ended (its header has a final status). Epochs reduced with anything
+    but ``mean`` are passed on only once the run has ended and inspect has written its
+    reductions: the whole log is then read again, once, for the reduced value of every item.
     """
     path = Path(path)
-    try:
-        log = _read_log(path, frozenset(seen))
-    except InputError as exc:
-        if "no samples" in str(exc):
-            return None, 1, {}, set()
-        raise
-    members = {s.get(MEMBER) for s in log.samples if s.get(MEMBER)}
+    log = _growing_log(path, seen)
+    finished = log.status not in ("", "started")
+    used = choose_reducer(log, reducer) if log.epochs > 1 else "mean"
+    if used != "mean" and finished and seen:
+        log = _growing_log(path)  # the reductions cover every item
     notes: list[str] = []
-    chosen = _choose_scorer(log, None, notes)
-    if chosen is None:
-        return None, log.epochs, {}, members
+    members = {s.get(MEMBER) for s in log.samples if s.get(MEMBER)}
     label = _task_labels([log])[id(log)]
+    out = NewSamples(
+        log.model, label, None, log.epochs, {}, members, finished, used, log.n_dataset, notes
+    )
+    if not log.samples:
+        return out
+    chosen = _choose_scorer(log, scorer, notes)
+    if chosen is None:
+        notes.append(
+            f"{path.name}: {log.model} / {label} has no scorer {scorer!r} (scorers: "
+            f"{', '.join(_scorers(log)) or 'none'}); this log is left out"
+        )
+        return out
+    out.tokens = _usage(log.samples)
+    if used != "mean" and not finished:
+        return out  # inspect writes the reductions when the run ends
     hashed = _tasks_keyed_by_input([log], {id(log): label}, notes)
-    rows = _rows(log, chosen, None, {}, "skip", label in hashed, notes)
-    frame = pd.DataFrame(rows, columns=["item_id", "run", "score"])
-    frame.insert(0, "task", label)
-    frame.insert(0, "model", log.model)
-    return frame, log.epochs, _usage(log.samples), members
+    rows = _rows(log, chosen, score_key, {}, "skip", label in hashed, notes, used)
+    out.frame = pd.DataFrame(rows, columns=["item_id", "run", "score"])
+    return out
+
+
+def _growing_log(path: Path, seen=frozenset()) -> _Log:
+    """Read a log that may still be written or copied: what it lacks is :class:`IncompleteLog`."""
+    try:
+        return _read_log(path, frozenset(seen), allow_empty=True)
+    except InputError as exc:
+        raise IncompleteLog(str(exc).removeprefix(f"{path}: ")) from None
 
 
 def mean_sample_tokens(paths) -> float | None:

@@ -19,6 +19,10 @@ JSON array; ``--output_path NAME.json`` writes ``NAME_<stamp>.json`` beside the 
   first of :data:`PREFERRED_METRICS` that was logged.
 * When a model has several timestamped runs of a task, the latest is used and the notes say
   so; ``all_runs=True`` keeps every run as a repeated run of each item (averaged per item).
+* Runs of a task under different settings recorded in their results files (n-shot, chat
+  template, system instruction, multi-turn few-shot, gen_kwargs) are different tasks,
+  labelled by what differs (``gsm8k [0-shot]``, ``gsm8k [3-shot]``): never averaged as
+  repeats, never paired across models; said in the notes.
 * The model name comes from the run's results file (``model_name``, else ``pretrained=`` in
   ``model_args``), else the directory name (``org__model`` read as ``org/model``); one name in
   two directories becomes two models named after their directories.
@@ -29,7 +33,7 @@ JSON-lines files are streamed line by line; memory grows with the number of item
 
 from __future__ import annotations
 
-import gzip
+import dataclasses
 import hashlib
 import json
 import re
@@ -42,6 +46,7 @@ import pandas as pd
 from evalgap._scores import LongScores
 from evalgap.errors import InputError
 from evalgap.io._files import expand
+from evalgap.io._limits import open_maybe_gzip, read_lines
 
 SAMPLE_FILE = re.compile(
     r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T\d{2}[-:]\d{2}[-:]\d{2}(?:\.\d+)?)"
@@ -81,6 +86,13 @@ class SampleFile:
     stamp: str
     named: bool = True
     filters: tuple = ()
+    setting: tuple = ()  # (name, value) pairs of the run's prompt and decoding settings
+    label: str = ""  # "3-shot": set when the task was run under several settings
+
+    @property
+    def name(self) -> str:
+        """The task as evalgap names it: ``gsm8k``, or ``gsm8k [3-shot]`` (see ``label``)."""
+        return f"{self.task} [{self.label}]" if self.label else self.task
 
 
 def default_metric(task: str, available) -> str:
@@ -156,11 +168,12 @@ def read_lm_eval(
     files = discover(paths, model_name=model_name)
     notes: list[str] = []
     files = _separate_folders(files, notes)
+    files = _label_settings(files, notes)
     check_metric_tasks(metric, {f.task for f in files})
     metric_for = metric_rule(metric)
     by_run: dict[tuple[str, str], list[SampleFile]] = defaultdict(list)
     for f in files:
-        by_run[(f.model, f.task)].append(f)
+        by_run[(f.model, f.name)].append(f)
     chosen: list[SampleFile] = []
     for (model, task), runs in sorted(by_run.items()):
         runs.sort(key=lambda f: f.stamp)
@@ -188,7 +201,7 @@ def read_lm_eval(
         frame, used = read
         frame["run"] = f.stamp
         frames.append(frame)
-        metrics_used[(f.model, f.task)] = used
+        metrics_used[(f.model, f.name)] = used
     if predict_only:
         listing = ", ".join(sorted({f"{f.model} / {f.task}" for f in predict_only})[:4])
         if not frames:
@@ -204,8 +217,10 @@ def read_lm_eval(
     frame = pd.concat(frames, ignore_index=True)
     frame = _choose_filters(frame, filter_name, notes, tasks)
     frame = _key_documents(frame, notes)
+    base = {f.name: f.task for f in chosen}
     for task, used in one_metric_per_task(metrics_used).items():
-        notes.append(f"task {task}: metric {used!r}{'' if metric_for(task) else ' (default)'}")
+        default = "" if metric_for(base.get(task, task)) else " (default)"
+        notes.append(f"task {task}: metric {used!r}{default}")
     source = ", ".join(str(p) for p in paths)
     return LongScores(
         frame=frame[["model", "task", "item_id", "run", "score"]],
@@ -344,6 +359,7 @@ def discover(paths, *, model_name: str | None = None) -> list[SampleFile]:
                     match["stamp"],
                     named=bool(name),
                     filters=_filters_in(results, match["task"]),
+                    setting=_setting_in(results, match["task"]),
                 )
             )
             continue
@@ -374,6 +390,7 @@ def _array_file(path: Path, model_name: str | None) -> SampleFile:
                 str(stamp),
                 named=bool(name),
                 filters=_filters_in(data, task),
+                setting=_setting_in(data, task),
             )
     raise InputError(
         f"{path}: an lm-eval 0.4.0-0.4.2 samples file (a JSON array) with no results .json "
@@ -392,7 +409,7 @@ def folder_model(name: str) -> str:
 def _load_results(path: Path) -> dict | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, OSError, UnicodeDecodeError):
+    except (ValueError, OSError, UnicodeDecodeError, RecursionError):
         return None
     return data if isinstance(data, dict) and isinstance(data.get("results"), dict) else None
 
@@ -432,6 +449,75 @@ def _filters_in(data: dict | None, task: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(k for k in keys if "_stderr" not in k))
 
 
+# The settings recorded in a results file that change what an item's score measures (the
+# prompt or the decoding), with how a label names a value: runs that differ in any of them
+# are different tasks, never repeated runs of one.
+SETTINGS = {
+    "n-shot": lambda v: "n-shot unknown" if v is None else f"{v}-shot",
+    "chat template": lambda v: f"chat template {v}" if v else "no chat template",
+    "system instruction": lambda v: f"system instruction {v}" if v else "no system instruction",
+    "multi-turn few-shot": lambda v: "multi-turn few-shot" if v else "single-turn few-shot",
+    "gen_kwargs": lambda v: f"gen_kwargs {v}" if v else "default gen_kwargs",
+}
+
+
+def _setting_in(data: dict | None, task: str) -> tuple:
+    """The run's settings of ``task`` (see :data:`SETTINGS`) from its results file."""
+    if not data:
+        return (("n-shot", None),)
+    config = (data.get("configs") or {}).get(task)
+    config = config if isinstance(config, dict) else {}
+    shots = (data.get("n-shot") or {}).get(task) if isinstance(data.get("n-shot"), dict) else None
+    if not isinstance(shots, int) or isinstance(shots, bool):
+        shots = config.get("num_fewshot")
+    shots = shots if isinstance(shots, int) and not isinstance(shots, bool) else None
+    template = data.get("chat_template_sha") or (
+        "applied" if data.get("chat_template") else None
+    )
+    system = data.get("system_instruction_sha") or (
+        "given" if data.get("system_instruction") else None
+    )
+    run_config = data.get("config") if isinstance(data.get("config"), dict) else {}
+    gen = run_config.get("gen_kwargs") or None
+    if gen is not None and not isinstance(gen, str):
+        gen = json.dumps(gen, sort_keys=True, default=str)
+    return (
+        ("n-shot", shots),
+        ("chat template", str(template)[:12] if template else None),
+        ("system instruction", str(system)[:12] if system else None),
+        ("multi-turn few-shot", bool(data.get("fewshot_as_multiturn"))),
+        ("gen_kwargs", gen),
+    )
+
+
+def _label_settings(files: list[SampleFile], notes: list[str]) -> list[SampleFile]:
+    """A task run under several settings (0-shot and 3-shot) becomes one task per setting,
+    labelled by the settings that differ (``gsm8k [3-shot]``), so its runs are never
+    averaged as repeats of one item nor paired across models; said in the notes."""
+    by_task: dict[str, set] = defaultdict(set)
+    for f in files:
+        by_task[f.task].add(f.setting)
+    labels: dict[tuple, str] = {}
+    for task, settings in sorted(by_task.items()):
+        if len(settings) < 2:
+            continue
+        values = [dict(s) for s in settings]
+        differ = [k for k in SETTINGS if len({str(v.get(k)) for v in values}) > 1]
+        for setting, value in zip(settings, values, strict=True):
+            labels[(task, setting)] = ", ".join(SETTINGS[k](value.get(k)) for k in differ)
+        named = sorted(f"{task} [{labels[(task, s)]}]" for s in settings)
+        notes.append(
+            f"task {task}: runs with different {', '.join(differ)} (as their results files "
+            f"record) are different tasks, never averaged or paired: {', '.join(named)}"
+        )
+    return [
+        dataclasses.replace(f, label=labels[(f.task, f.setting)])
+        if (f.task, f.setting) in labels
+        else f
+        for f in files
+    ]
+
+
 def _separate_folders(files: list[SampleFile], notes: list[str]) -> list[SampleFile]:
     """The same model name in two folders (bf16 and fp8 runs): name each after its folder."""
     folders = defaultdict(set)
@@ -442,9 +528,7 @@ def _separate_folders(files: list[SampleFile], notes: list[str]) -> list[SampleF
         dirs = folders[f.model]
         if len(dirs) > 1:
             where = _distinct_name(f.path.parent, dirs)
-            f = SampleFile(
-                f.path, f"{f.model} ({where})", f.task, f.stamp, named=f.named, filters=f.filters
-            )
+            f = dataclasses.replace(f, model=f"{f.model} ({where})")
         out.append(f)
     for model, dirs in sorted(folders.items()):
         if len(dirs) > 1:
@@ -502,7 +586,7 @@ def metric_rule(metric):
 
 
 def _open(path: Path):
-    return gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")
+    return open_maybe_gzip(path, gzipped=path.name.endswith(".gz"))
 
 
 def _records(f: SampleFile):
@@ -518,20 +602,26 @@ def _records(f: SampleFile):
             yield from ((f"record {i}", r) for i, r in enumerate(data, start=1))
             return
         with _open(f.path) as handle:
-            for lineno, raw in enumerate(handle, start=1):
+            for lineno, raw in read_lines(handle, f.path, what="an lm-eval samples file"):
                 if not raw.strip():
                     continue
                 try:
                     record = json.loads(raw)
-                except ValueError as exc:
+                except UnicodeDecodeError:
+                    raise InputError(
+                        f"{f.path}: line {lineno} is not UTF-8 text; lm-eval writes UTF-8 JSON"
+                    ) from None
+                except (ValueError, RecursionError) as exc:
                     raise InputError(
                         f"{f.path}: line {lineno} is not valid JSON ({exc}); the "
                         "file may be truncated"
                     ) from None
                 yield f"line {lineno}", record
+    except InputError:
+        raise
     except UnicodeDecodeError:
         raise InputError(f"{f.path}: not UTF-8 text; lm-eval writes UTF-8 JSON") from None
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise InputError(f"{f.path}: not valid JSON ({exc})") from None
     except (OSError, EOFError) as exc:
         raise InputError(f"{f.path}: cannot be read ({exc})") from None
@@ -557,7 +647,13 @@ def _read_samples(f: SampleFile, metric: str | None):
     for lineno, record in _records(f):
         if not isinstance(record, dict) or "doc_id" not in record:
             raise InputError(f"{f.path}: {lineno} has no doc_id; not an lm-eval samples record")
-        doc = str(record["doc_id"])
+        doc = record["doc_id"]
+        if isinstance(doc, bool) or not isinstance(doc, (int, str)) or doc == "":
+            raise InputError(
+                f"{f.path}: {lineno} has doc_id {json.dumps(doc, default=str)[:40]}; lm-eval "
+                "numbers each document (doc_id 0, 1, ...): the file is damaged"
+            )
+        doc = str(doc)
         flt = record.get("filter")
         if flt is None:
             # lm-eval < 0.4.6 logs one record per (filter, document) without naming the
@@ -596,9 +692,9 @@ def _read_samples(f: SampleFile, metric: str | None):
     frame = pd.DataFrame(
         {
             "model": f.model,
-            "base_task": f.task,
+            "base_task": f.name,
             "filter": filters_s,
-            "task": filters_s.map(lambda x: f.task if x == "none" else f"{f.task}:{x}"),
+            "task": filters_s.map(lambda x: f.name if x == "none" else f"{f.name}:{x}"),
             "item_id": pd.Series(doc_ids, dtype=object),
             "doc_hash": pd.Series(hashes, dtype=object),
             "score": pd.Series(scores, dtype=object),

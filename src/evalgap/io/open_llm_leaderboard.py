@@ -415,7 +415,7 @@ def _as_dict(value):
     if isinstance(value, str):
         try:
             parsed = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
+        except (ValueError, SyntaxError, RecursionError, MemoryError):
             return None
         return parsed if isinstance(parsed, dict) else None
     return None

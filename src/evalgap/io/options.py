@@ -44,6 +44,9 @@ class LoadOptions:
         inspect_ai: the scorer, and the entry of a dict-valued score.
     on_error : {"skip", "fail"}
         inspect_ai: errored samples are left out and counted, or stop the read.
+    reducer : str, optional
+        inspect_ai: the epoch reducer of logs that record several (``mean``: average the
+        epochs).
     stat : str
         HELM: the per-instance stat to compare.
     model_name : str, optional
@@ -131,6 +134,12 @@ class LoadOptions:
         "--on-error",
         "inspect_ai: errored samples are left out and counted, or stop the read.",
         choices=("skip", "fail"),
+    )
+    reducer: str | None = _option(
+        None,
+        "--reducer",
+        "inspect_ai: the epoch reducer to use when a log records several (mean: average "
+        "the epochs).",
     )
     stat: str = _option("exact_match", "--stat", "HELM: the per-instance stat to compare.")
     model_name: str | None = _option(

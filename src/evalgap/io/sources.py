@@ -322,7 +322,7 @@ def _read_source(paths: list[Path], o: LoadOptions, source: str) -> LongScores:
         )
     if source == "inspect":
         return inspect_logs.read_inspect(
-            path, scorer=o.scorer, score_key=o.score_key, on_error=o.on_error
+            path, scorer=o.scorer, score_key=o.score_key, on_error=o.on_error, reducer=o.reducer
         )
     if source == "helm":
         return helm.read_helm(path, stat=o.stat)

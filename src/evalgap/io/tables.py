@@ -9,7 +9,7 @@ is reported, so a wrong guess is visible. The result is the interchange frame of
 
 from __future__ import annotations
 
-import gzip
+import io
 import json
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -21,6 +21,8 @@ from pandas.api import types as ptypes
 
 from evalgap._scores import LongScores, number_form
 from evalgap.errors import InputError, first_line
+from evalgap.io import _limits
+from evalgap.io._limits import is_gzip, open_maybe_gzip, read_lines
 from evalgap.io._write import unescape_cell
 
 FORMATS = ("csv", "tsv", "parquet", "jsonl")
@@ -105,14 +107,14 @@ def read_frame(
         if fmt == "jsonl":
             return _read_jsonl(path, compression, progress=progress)
         sep = "\t" if fmt == "tsv" else ","
-        return pd.read_csv(
-            path,
-            sep=sep,
-            compression=compression,
-            encoding="utf-8",
-            low_memory=False,
-            dtype=str if as_text else None,
-        )
+        with _open(path, compression) as handle:
+            return pd.read_csv(
+                handle,
+                sep=sep,
+                encoding="utf-8",
+                low_memory=False,
+                dtype=str if as_text else None,
+            )
     except InputError:
         raise
     except Exception as exc:  # pandas, pyarrow, gzip and zlib raise many types on damaged files
@@ -133,6 +135,14 @@ def _check_file(path, fmt):
     fmt = fmt or detect_format(path)
     if fmt not in FORMATS:
         raise InputError(f"fmt= must be one of {', '.join(FORMATS)}; got {fmt!r}")
+    if fmt == "parquet":
+        try:
+            import pyarrow.parquet as pq
+
+            rows = pq.ParquetFile(path).metadata.num_rows
+        except Exception:  # a damaged file: the read itself reports it
+            rows = 0
+        _limits.check_parquet_rows(path, rows)
     return path, fmt, "gzip" if _is_gzip(path) else None
 
 
@@ -455,13 +465,10 @@ def _head(path: Path, fmt: str, compression: str | None, rows: int = 1000) -> pd
 
             batch = next(pq.ParquetFile(path).iter_batches(batch_size=rows), None)
             return batch.to_pandas() if batch is not None else pd.DataFrame()
-        return pd.read_csv(
-            path,
-            sep="\t" if fmt == "tsv" else ",",
-            compression=compression,
-            nrows=rows,
-            encoding="utf-8",
-        )
+        with _open(path, compression) as handle:
+            return pd.read_csv(
+                handle, sep="\t" if fmt == "tsv" else ",", nrows=rows, encoding="utf-8"
+            )
     except Exception:  # the full read reports a damaged file; this is only a hint
         return pd.DataFrame()
 
@@ -502,9 +509,8 @@ def header(path) -> list[str]:
     path, fmt, compression = _check_file(path, None)
     try:
         if fmt == "jsonl":
-            opener = gzip.open if compression == "gzip" else open
-            with opener(path, "rt", encoding="utf-8") as handle:
-                line = next((raw for raw in handle if raw.strip()), "{}")
+            with _open(path, compression) as handle:
+                line = next((raw for _, raw in read_lines(handle, path) if raw.strip()), b"{}")
             record = json.loads(line)
             return list(record) if isinstance(record, dict) else []
         return _column_names(path, fmt, compression) or list(_head(path, fmt, compression, 1))
@@ -526,8 +532,8 @@ def is_score_table(path, *, model_column=None, score_column=None) -> bool:
 def _csv_header(path: Path, fmt: str, compression: str | None) -> list[str]:
     import csv
 
-    opener = gzip.open if compression == "gzip" else open
-    with opener(path, "rt", encoding="utf-8-sig", newline="") as handle:
+    with _open(path, compression) as raw:
+        handle = io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
         return next(csv.reader(handle, delimiter="\t" if fmt == "tsv" else ","), [])
 
 
@@ -626,8 +632,7 @@ def _batches(path, fmt, compression, columns, progress):
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    with open(path, "rb") as raw:
-        source = gzip.GzipFile(fileobj=raw) if compression == "gzip" else raw
+    with open(path, "rb") as raw, _open(path, compression, raw) as source:
         reader = pacsv.open_csv(
             source,
             read_options=pacsv.ReadOptions(block_size=BATCH_BYTES),
@@ -700,12 +705,17 @@ def _concat_scores(parts: list[np.ndarray]) -> np.ndarray:
 
 
 def _is_gzip(path: Path) -> bool:
-    with open(path, "rb") as handle:
-        return handle.read(2) == b"\x1f\x8b"
+    return is_gzip(path)
+
+
+def _open(path: Path, compression: str | None, raw=None):
+    """The table's bytes, gunzipped within the bound of io/_limits.py (a gzip bomb stops
+    with an error naming the file); ``raw``: the file already open."""
+    return open_maybe_gzip(path, gzipped=compression == "gzip", raw=raw)
 
 
 # A JSON Lines row longer than this is a damaged file (or not a score table), never a row.
-MAX_LINE_BYTES = 64 * 2**20
+MAX_LINE_BYTES = _limits.MAX_LINE_BYTES
 # Rows parsed into Python objects before they are packed into a typed frame chunk.
 JSONL_CHUNK_ROWS = 100_000
 
@@ -731,8 +741,7 @@ def _read_jsonl(
     chunks: list[pd.DataFrame] = []
     columns: dict[str, list] = {}
     rows = 0
-    with open(path, "rb") as raw:
-        handle = gzip.GzipFile(fileobj=raw) if compression == "gzip" else raw
+    with open(path, "rb") as raw, _open(path, compression, raw) as handle:
         number = 0
         while True:
             line = handle.readline(limit + 1)

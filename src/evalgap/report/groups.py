@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from evalgap._compare_groups import CompareGroupsResult
-from evalgap.report.text import format_p, markup
+from evalgap.report.text import clean, format_p, markup
 
 
 def render_compare_groups(r: CompareGroupsResult, console: Console) -> None:
@@ -16,7 +16,7 @@ def render_compare_groups(r: CompareGroupsResult, console: Console) -> None:
         title=f"compare by {markup(r.by)}: {markup(r.model_a)} vs {markup(r.model_b)}",
         title_justify="left",
     )
-    table.add_column(r.by, no_wrap=True)
+    table.add_column(markup(r.by), no_wrap=True)
     for name in ("items", "delta (points)", f"p ({test})", f"p ({r.adjustment})", "q"):
         table.add_column(name, justify="right", no_wrap=True)
     table.add_column(f"at alpha={r.alpha:g}", justify="center")
@@ -46,4 +46,4 @@ def render_compare_groups(r: CompareGroupsResult, console: Console) -> None:
     console.print(table)
     for note in r.notes:
         console.print(f"[yellow]note:[/] {markup(note)}")
-    console.print(r.verdict[:1].upper() + r.verdict[1:] + ".", markup=False)
+    console.print(clean(r.verdict[:1].upper() + r.verdict[1:] + "."), markup=False)

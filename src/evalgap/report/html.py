@@ -19,7 +19,15 @@ import pandas as pd
 
 from evalgap._audit import AuditResult
 from evalgap.report import plots
-from evalgap.report.text import clean, format_p, number, plural
+from evalgap.report.text import (
+    clean,
+    format_p,
+    gap_interval,
+    number,
+    pairs_noun,
+    plot_label,
+    plural,
+)
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1220px;
@@ -91,6 +99,7 @@ PAIR_HEADERS = {
     "model_a": "Model A (ranked higher)",
     "model_b": "Model B",
     "delta": "Δ = A − B",
+    "delta_interval": "Δ interval",
     "n_items": "Items N",
     "correlation": "Corr. ρ",
     "a_only": "Only A right",
@@ -117,12 +126,19 @@ GLOSSARY = {
     "items where A (B) scored higher.",
     "N*": "items a paired test needs to detect a gap of this size at the stated alpha and "
     "power (Equation 3).",
+    "Δ interval": "the paired confidence interval of Δ at the audit's level (Newcombe's "
+    "method 10 for binary scores, the paired t interval for graded scores).",
     "q = N/N*": "resolution ratio: the items available over the items needed; a pair is "
-    "resolved when q ≥ 1 (r = N*/N ≤ 1).",
+    "resolved when q ≥ 1.",
     "p exact / mid-p / McNemar": "paired tests of Δ = 0 on the discordant items.",
     "p bootstrap / paired t": "paired percentile bootstrap and paired t-test p-values.",
     "Resolved under …": "yes when the benchmark has enough items to resolve the gap under "
-    "that procedure; no when it has not (the models are tied at this sample size).",
+    "that procedure; no (unresolved) when it has not: at this N the benchmark cannot tell "
+    "the two models apart, which does not mean they are equal.",
+    "Unresolved chain": "a run of models, consecutive in the displayed ranking, each "
+    "unresolved against the next under the chain procedure (--procedure). Not a tier.",
+    "Tier": "from the simultaneous rank sets (as evalgap ranks): a new tier starts where "
+    "every model above is shown better than every model below.",
 }
 
 
@@ -143,11 +159,12 @@ def audit_report(
     sections = [
         ("models", "Models"),
         ("verdicts", "Verdicts"),
-        ("ties", "Tiers"),
+        ("chains", "Unresolved chains"),
+        ("tiers", "Tiers"),
         *([("ranks", "Rank sets")] if r.rank_sets is not None else []),
         *([("heatmap", "Pairwise verdicts")] if r.family == "all" else []),
         *([("flips", "Flips under clustering")] if "clustered" in r.pairs.resolved else []),
-        ("pairs", "Pairs"),
+        ("pairs", _capitalised(_family_heading(r))),
         ("binned", "By gap size"),
         ("figures", "Figures"),
         *([("clusters", "Cluster stress tests")] if r.cluster_stress is not None else []),
@@ -158,24 +175,25 @@ def audit_report(
         f"<h1>{_e(title)}</h1>",
         "<nav>" + "".join(f"<a href='#{key}'>{_e(name)}</a>" for key, name in sections) + "</nav>",
         f"<p class='summary'>{_e(_summary(r))}</p>",
-        f"<p>{plural(n_pairs, r.family + ' pair')} on {plural(n_tasks, 'task')}; alpha = "
-        f"{r.alpha:g}, power = {r.power:g}; family size m = {r.family_size:,} (Bonferroni "
+        f"<p>{_e(_capitalised(pairs_noun(r.family, n_pairs)))} on {plural(n_tasks, 'task')}; "
+        f"alpha = {r.alpha:g}, power = {r.power:g}; family size m = {r.family_size:,} (Bonferroni "
         f"multiplies N* by {number(r.bonferroni_inflation, '.2f')}, Sidak by "
         f"{number(r.sidak_inflation, '.2f')}). Each pair is tested on the items both of its "
         "models scored.</p>",
     ]
     parts += _models_section(r)
     parts += _verdicts_section(r)
-    parts += _ties_section(r)
+    parts += _chains_section(r)
+    parts += _tiers_section(r)
     if r.rank_sets is not None:
         parts += _rank_sets_section(r.rank_sets)
     if r.family == "all":
         parts += _heatmap_section(r)
     if "clustered" in r.pairs.resolved:
         parts += _flips_section(r)
-    parts.append("<h2 id='pairs'>Pairs</h2>")
+    parts.append(f"<h2 id='pairs'>{_e(_capitalised(_family_heading(r)))}</h2>")
     parts.append(_pairs_table(r))
-    parts.append("<h2 id='binned'>Pairs by gap size</h2>")
+    parts.append(f"<h2 id='binned'>{_e(_capitalised(_family_heading(r)))} by gap size</h2>")
     parts.append(_binned_table(r))
     parts += _figures_section(r)
     if r.cluster_stress is not None:
@@ -231,16 +249,15 @@ def write_report(path, text: str) -> None:
 
 
 def _summary(r: AuditResult) -> str:
-    from evalgap.report.terminal import audit_sentence
-
-    return audit_sentence(r)
+    return r.verdict
 
 
 def _models_section(r: AuditResult) -> list[str]:
     rankings = r.rankings
     several = rankings["task"].nunique() > 1 if len(rankings) else False
     out = ["<h2 id='models'>Models</h2>"]
-    group_names = _group_names(r)
+    chain_names = _chain_names(r)
+    tier_of = _tier_numbers(r)
     rows = []
     for row in rankings.itertuples(index=False):
         record = row._asdict()
@@ -260,11 +277,13 @@ def _models_section(r: AuditResult) -> list[str]:
                 "95% interval": interval,
                 "Items scored": f"{int(record['items_scored']):,}",
                 "Items missing": f"{int(missing):,}" if _finite(missing) else "—",
-                "Tier": group_names.get((record["task"], record["model"]), ""),
+                "Unresolved chain": chain_names.get((record["task"], record["model"]), ""),
+                **({"Tier": tier_of.get((record["task"], record["model"]), "")} if tier_of else {}),
             }
         )
     frame = pd.DataFrame(rows)
-    out.append(_table(frame, text=("Task", "Tier"), names=("Model",)))
+    out.append(_table(frame, text=("Task", "Unresolved chain"), names=("Model",)))
+    out.append(f"<p class='note'>Tier: {_e(_tier_source(r))}.</p>")
     lacking = (
         rankings[rankings["items_missing"].fillna(0) > 0]
         if "items_missing" in rankings.columns
@@ -286,15 +305,17 @@ def _models_section(r: AuditResult) -> list[str]:
         caption = (
             "Each model's score on its own items"
             + (" with its 95% interval" if "ci_low" in sub.columns else "")
-            + "; models in one shaded bracket form a tier under "
-            f"{PROCEDURE_NAMES.get(r.tier_procedure, r.tier_procedure)} (their adjacent "
-            "gaps are unresolved)."
+            + "; models in one shaded bracket form an unresolved chain under "
+            f"{PROCEDURE_NAMES.get(r.chain_procedure, r.chain_procedure)} (each adjacent gap "
+            "unresolved)."
         )
         if len(sub) < len(everyone):
             caption += f" Showing the top {len(sub)} of {len(everyone)} models by rank."
         out.append(
             _figure(
-                plots.forest(sub, r.tiers.get(task, []), f"{clean(task)}: scores, best first"),
+                plots.forest(
+                    sub, r.chains.get(task, []), f"{plot_label(task)}: scores, best first"
+                ),
                 caption,
             )
         )
@@ -323,7 +344,7 @@ def _verdicts_section(r: AuditResult) -> list[str]:
         )
     out = [
         "<h2 id='verdicts'>Unresolved pairs by procedure</h2>",
-        f"<p>Out of {plural(n, 'pair')}; family size m = {r.family_size:,}.</p>",
+        f"<p>Out of {_e(pairs_noun(r.family, n))}; family size m = {r.family_size:,}.</p>",
         _table(pd.DataFrame(rows), text=("Procedure", "What it asks")),
     ]
     sens = r.correlation_sensitivity
@@ -335,53 +356,93 @@ def _verdicts_section(r: AuditResult) -> list[str]:
     return out
 
 
-def _group_names(r: AuditResult) -> dict:
+def _chain_names(r: AuditResult) -> dict:
     names = {}
-    for task, groups in r.tiers.items():
+    for task, chains in r.chains.items():
         k = 0
-        for group in groups:
-            if len(group) > 1:
+        for chain in chains:
+            if len(chain) > 1:
                 k += 1
-                for model in group:
-                    names[(task, model)] = f"group {k}"
+                for model in chain:
+                    names[(task, model)] = f"chain {k}"
     return names
 
 
-def _ties_section(r: AuditResult) -> list[str]:
-    procedure = PROCEDURE_NAMES.get(r.tier_procedure, r.tier_procedure)
+def _tier_numbers(r: AuditResult) -> dict:
+    tiers = r.tiers or {}
+    return {
+        (task, model): k
+        for task, groups in tiers.items()
+        for k, group in enumerate(groups, start=1)
+        for model in group
+    }
+
+
+def _tier_source(r: AuditResult) -> str:
+    method = r.tier_method
+    return method if method.startswith("no tiers") else f"from {method}"
+
+
+def _chains_section(r: AuditResult) -> list[str]:
+    procedure = PROCEDURE_NAMES.get(r.chain_procedure, r.chain_procedure)
     out = [
-        f"<h2 id='ties'>Tiers ({_e(procedure)})</h2>",
-        "<p>Models chained by unresolved rank-adjacent gaps; drawn as shaded brackets in the "
-        "score charts above.</p>",
+        f"<h2 id='chains'>Unresolved chains ({_e(procedure)})</h2>",
+        "<p>Runs of models, consecutive in the displayed ranking, each unresolved against "
+        "the next: at these sizes the benchmark cannot order them by their adjacent gaps "
+        "(which does not make them equal). Drawn as shaded brackets in the score charts "
+        "above. These are not the tiers, which come from the rank sets (next section).</p>",
     ]
     ranks = {(row.task, row.model): int(row.rank) for row in r.rankings.itertuples()}
     rows = []
-    for task, groups in r.tiers.items():
+    for task, chains in r.chains.items():
         k = 0
-        for group in groups:
-            if len(group) < 2:
+        for chain in chains:
+            if len(chain) < 2:
                 continue
             k += 1
-            positions = [ranks.get((task, m)) for m in group]
+            positions = [ranks.get((task, m)) for m in chain]
             positions = [p for p in positions if p is not None]
             rows.append(
                 {
                     "Task": task,
-                    "Group": f"group {k}",
+                    "Chain": f"chain {k}",
+                    "Ranks": f"{min(positions)}–{max(positions)}" if positions else "",
+                    "Models": len(chain),
+                    "Members, best first": ", ".join(clean(m) for m in chain),
+                }
+            )
+    if rows:
+        out.append(_table(pd.DataFrame(rows), text=("Task", "Chain", "Members, best first")))
+    else:
+        out.append("<p>None: every model is resolved from its neighbours.</p>")
+    return out
+
+
+def _tiers_section(r: AuditResult) -> list[str]:
+    out = ["<h2 id='tiers'>Tiers</h2>", f"<p>Tiers {_e(_tier_source(r))}.</p>"]
+    tiers = r.tiers
+    if tiers is None:
+        return out
+    ranks = {(row.task, row.model): int(row.rank) for row in r.rankings.itertuples()}
+    rows = []
+    for task, groups in tiers.items():
+        for k, group in enumerate(groups, start=1):
+            positions = [ranks[(task, m)] for m in group if (task, m) in ranks]
+            rows.append(
+                {
+                    "Task": task,
+                    "Tier": k,
                     "Ranks": f"{min(positions)}–{max(positions)}" if positions else "",
                     "Models": len(group),
                     "Members, best first": ", ".join(clean(m) for m in group),
                 }
             )
-    if rows:
-        out.append(_table(pd.DataFrame(rows), text=("Task", "Group", "Members, best first")))
-    else:
-        out.append("<p>No ties: every model is told apart from its neighbours.</p>")
+    out.append(_table(pd.DataFrame(rows), text=("Task", "Members, best first")))
     return out
 
 
 def _heatmap_section(r: AuditResult) -> list[str]:
-    procedure = r.tier_procedure
+    procedure = r.chain_procedure
     column = f"resolved_{procedure}"
     out = [
         "<h2 id='heatmap'>Pairwise verdicts</h2>",
@@ -412,7 +473,7 @@ def _heatmap_section(r: AuditResult) -> list[str]:
             )
         out.append(
             _figure(
-                plots.verdict_heatmap(models, verdicts, f"{clean(task)}: pairwise verdicts"),
+                plots.verdict_heatmap(models, verdicts, f"{plot_label(task)}: pairwise verdicts"),
                 caption,
             )
         )
@@ -436,7 +497,7 @@ def _rank_sets_section(ranks) -> list[str]:
         out.append(
             _figure(
                 plots.rank_intervals(
-                    _rank_figure_frame(ranks, task), f"{clean(task)}: rank sets", level=level
+                    _rank_figure_frame(ranks, task), f"{plot_label(task)}: rank sets", level=level
                 ),
                 f"Thin bars: {level} simultaneous rank sets; thick: marginal sets; dots: the "
                 "ranks by score; shaded bands: tiers.",
@@ -487,7 +548,11 @@ def _flips_section(r: AuditResult) -> list[str]:
 
 
 def _pairs_table(r: AuditResult) -> str:
-    """The pairs, verdict columns right after the names so they stay in view."""
+    """The pairs: names, verdicts, the gap with its interval, N, N*, q and the primary p.
+
+    The other columns (correlation, discordant counts, the other p-values) are in a second
+    table behind a disclosure, so the first fits a 1280-pixel window without scrolling.
+    """
     p = r.pairs.to_frame()
     several = p["task"].nunique() > 1
     binary = bool(p["binary"].all()) if "binary" in p.columns else True
@@ -496,33 +561,23 @@ def _pairs_table(r: AuditResult) -> str:
         header_names["a_only"], header_names["b_only"] = "A higher", "B higher"
     names = ["model_a", "model_b"]
     verdicts = list(r.procedures)
-    numbers = [
-        "delta",
-        "n_items",
-        "correlation",
-        "a_only",
-        "b_only",
-        "required_n",
-        "resolution_ratio",
-        "p_exact",
-        "p_mid_p",
-        "p_mcnemar",
-        "p_bootstrap",
-        "p_paired_t",
-    ]
-    numbers = [c for c in numbers if c in p.columns and not p[c].isna().all()]
+    primary = [c for c in ("p_exact", "p_paired_t") if c in p.columns and not p[c].isna().all()]
+    main = ["delta", "delta_interval", "n_items", "required_n", "resolution_ratio", *primary]
+    more = ["correlation", "a_only", "b_only", "p_mid_p", "p_mcnemar", "p_bootstrap"]
+    more = [c for c in more if c in p.columns and not p[c].isna().all()]
     total = len(p)
     p = p.head(MAX_TABLE_PAIRS)
-    head_top = (["<th class='text' rowspan='2'>Task</th>"] if several else []) + [
-        f"<th class='text' rowspan='2'>{_e(header_names[c])}</th>" for c in names
-    ]
-    head_top.append(f"<th class='group' colspan='{len(verdicts)}'>Resolved under …</th>")
-    head_top += [f"<th rowspan='2'>{_e(header_names.get(c, c))}</th>" for c in numbers]
+    records = p.to_dict(orient="records")
+    lead = ["<th class='text' rowspan='2'>Task</th>"] if several else []
+    lead += [f"<th class='text' rowspan='2'>{_e(header_names[c])}</th>" for c in names]
+    head_top = [*lead, f"<th class='group' colspan='{len(verdicts)}'>Resolved under …</th>"]
+    head_top += [f"<th rowspan='2'>{_e(header_names.get(c, c))}</th>" for c in main]
     head_bottom = [f"<th class='verdict'>{_e(PROCEDURE_SHORT.get(v, v))}</th>" for v in verdicts]
-    rows = []
-    for record in p.to_dict(orient="records"):
+    rows, more_rows = [], []
+    for record in records:
         cells = [f"<td class='text'>{_e(record['task'])}</td>"] if several else []
         cells += [f"<td class='name'>{_name(record[c])}</td>" for c in names]
+        keys = list(cells)
         for proc in verdicts:
             value = record.get(f"resolved_{proc}")
             if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
@@ -531,22 +586,10 @@ def _pairs_table(r: AuditResult) -> str:
                 cells.append("<td class='verdict resolved'>yes</td>")
             else:
                 cells.append("<td class='verdict unresolved'>no</td>")
-        for c in numbers:
-            value = record[c]
-            if c == "required_n":
-                value = _round_up(value)
-            if c == "correlation" and not _finite(value):
-                cells.append("<td class='na'>—</td>")
-                continue
-            if c.startswith("p_"):
-                # a Monte Carlo bootstrap p below its resolution 1/B reads p<1/B, never 0
-                monte_carlo = c == "p_bootstrap" and not record.get("binary", True)
-                floor = 1.0 / r.n_bootstrap if monte_carlo and r.n_bootstrap else 0.0
-                text = "" if not _finite(value) else format_p(value, floor, bare=True)
-                cells.append(f"<td>{_e(text)}</td>")
-                continue
-            cells.append(f"<td>{_e(_format(value, signed=c == 'delta'))}</td>")
+        cells += [_pair_cell(r, record, c) for c in main]
         rows.append("<tr>" + "".join(cells) + "</tr>")
+        more_cells = keys + [_pair_cell(r, record, c) for c in more]
+        more_rows.append("<tr>" + "".join(more_cells) + "</tr>")
     table = (
         "<table class='pairs'><thead><tr>"
         + "".join(head_top)
@@ -556,11 +599,24 @@ def _pairs_table(r: AuditResult) -> str:
         + "".join(rows)
         + "</tbody></table>"
     )
+    more_head = [h.replace(" rowspan='2'", "") for h in lead]
+    more_head += [f"<th>{_e(header_names.get(c, c))}</th>" for c in more]
+    more_table = (
+        "<details><summary>More columns per pair: "
+        + _e(", ".join(header_names.get(c, c) for c in more))
+        + "</summary><div class='scroll'><table class='pairs'><thead><tr>"
+        + "".join(more_head)
+        + "</tr></thead><tbody>"
+        + "".join(more_rows)
+        + "</tbody></table></div></details>"
+        if more
+        else ""
+    )
     notes = []
     for proc in verdicts:
         if p[f"resolved_{proc}"].isna().any() and proc in BINARY_ONLY:
             notes.append(f"{PROCEDURE_NAMES[proc]}: n/a for graded pairs ({BINARY_ONLY[proc]}).")
-    if "correlation" in numbers and not p["correlation"].map(_finite).all():
+    if "correlation" in more and not p["correlation"].map(_finite).all():
         notes.append(
             f"{PAIR_HEADERS['correlation']} — : undefined, one model of the pair has the same "
             "score on every shared item."
@@ -571,46 +627,66 @@ def _pairs_table(r: AuditResult) -> str:
             f"Showing the first {len(p):,} of {total:,} pairs (in rank order); the --json "
             "output lists every pair.",
         )
+    level = f"{100 * (1 - r.alpha):g}%"
     legend = (
         "<p class='note'>yes = resolved (enough items for this gap under the procedure); "
-        "no = unresolved. Columns are explained in the <a href='#legend'>glossary</a>."
+        "no = unresolved (at this N the benchmark cannot tell the two apart; not a claim that "
+        f"they are equal). Δ interval: {level} paired interval (Newcombe for binary pairs, "
+        "paired t for graded). Columns are explained in the <a href='#legend'>glossary</a>."
         + "".join(f" {_e(n)}" for n in notes)
         + "</p>"
     )
-    return f"<div class='scroll'>{table}</div>{legend}"
+    return f"<div class='scroll'>{table}</div>{more_table}{legend}"
+
+
+def _pair_cell(r: AuditResult, record: dict, c: str) -> str:
+    value = record.get(c)
+    if c == "delta_interval":
+        return f"<td>{_e(gap_interval(record.get('delta_low'), record.get('delta_high')))}</td>"
+    if c == "required_n":
+        value = _round_up(value)
+    if c == "correlation" and not _finite(value):
+        return "<td class='na'>—</td>"
+    if c.startswith("p_"):
+        # a Monte Carlo bootstrap p below its resolution 1/B reads p<1/B, never 0
+        monte_carlo = c == "p_bootstrap" and not record.get("binary", True)
+        floor = 1.0 / r.n_bootstrap if monte_carlo and r.n_bootstrap else 0.0
+        text = "" if not _finite(value) else format_p(value, floor, bare=True)
+        return f"<td>{_e(text)}</td>"
+    if c == "delta":  # the precision of its interval beside it
+        return f"<td>{_e(number(value, '+.4f'))}</td>"
+    return f"<td>{_e(_format(value))}</td>"
+
+
+def _family_heading(r: AuditResult) -> str:
+    """The pairs of the audit's family: "adjacent pairs", "all pairs", "listed pairs"."""
+    return {"adjacent": "adjacent pairs", "all": "all pairs"}.get(r.family, "listed pairs")
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _binned_table(r: AuditResult) -> str:
-    frame = r.pairs.to_frame()
-    gap = frame["delta"].abs()
-    ratio = frame["resolution_ratio"].astype(float)
-    with np.errstate(divide="ignore"):
-        rr = 1.0 / ratio
-    unresolved = ~frame["resolved_fixed_n"].fillna(True).astype(bool)
-    rows = []
-    buckets = [
-        (0.0, 0.01, "≤ 1 point"),
-        (0.01, 0.02, "1–2 points"),
-        (0.02, 0.05, "2–5 points"),
-        (0.05, 0.15, "5–15 points"),
-        (0.15, math.inf, "> 15 points"),
-        (None, None, "all"),
+    """Pairs, unresolved and q by |Δ| (Table 3), from :meth:`AuditResult.binned_table`."""
+    labels = {
+        "<= 1%": "≤ 1 point",
+        "1%-2%": "1–2 points",
+        "2%-5%": "2–5 points",
+        "5%-15%": "5–15 points",
+        "> 15%": "> 15 points",
+        "total": f"total ({_family_heading(r)})",
+    }
+    rows = [
+        {
+            "|Δ|": labels.get(row["bucket"], row["bucket"]),
+            "Pairs": row["pairs"],
+            "Unresolved (fixed n)": row["unresolved"],
+            "Median q = N/N*": _format(row["q_median"]) if _finite(row["q_median"]) else "—",
+            "Smallest q": _format(row["q_smallest"]) if _finite(row["q_smallest"]) else "—",
+        }
+        for row in r.binned_table().to_dict(orient="records")
     ]
-    for low, high, label in buckets:
-        if low is None:
-            inside = gap >= 0
-        else:
-            inside = (gap > low) & (gap <= high) if low > 0 else gap <= high
-        count = int(inside.sum())
-        rows.append(
-            {
-                "|Δ|": label,
-                "Pairs": count,
-                "Unresolved (fixed n)": int((unresolved & inside).sum()),
-                "Median r = N*/N": _format(float(rr[inside].median())) if count else "—",
-                "Largest r": _format(float(rr[inside].max())) if count else "—",
-            }
-        )
     return _table(pd.DataFrame(rows), text=("|Δ|",))
 
 
@@ -629,19 +705,20 @@ def _figures_section(r: AuditResult) -> list[str]:
         p = p.iloc[keep]
     else:
         total = len(p)
-    finite = np.isfinite(1.0 / p["resolution_ratio"].astype(float).replace(0, np.nan))
+    q = p["resolution_ratio"].astype(float)
+    finite = np.isfinite(q) & (q > 0)
     n_drawn = int(finite.sum())
     tasks = p["task"].nunique()
     if tasks == 1 and n_drawn <= plots.MAX_LABELLED_BARS:
-        how = "one bar per pair, sorted by r"
+        how = "one bar per pair, sorted by q"
     else:
         how = "one point per pair" + (", one column per task" if tasks > 1 else "")
     caption = (
-        f"r = N*/N per pair on a log scale ({how}); above the dashed line (r > 1) the pair "
+        f"q = N/N* per pair on a log scale ({how}); below the dashed line (q < 1) the pair "
         f"is unresolved at fixed n. {_shown(n_drawn, total, 'pairs')}{sampled}"
     )
     if n_drawn < len(p):
-        caption += " Pairs with a zero or undefined gap have no finite r."
+        caption += " Pairs with a zero gap (q = 0) or no q cannot be drawn on a log scale."
     out.append(_figure(plots.resolution_chart(p), caption))
     if "unpaired_required_n" in p.columns:
         both = np.isfinite(p["required_n"].astype(float)) & np.isfinite(
@@ -915,8 +992,16 @@ RANKS_GLOSSARY = {
     "Tier": "A run of models, consecutive in the ranking, that cannot be ordered among "
     "themselves: a new tier starts where every model above is shown better than every model "
     "from there down.",
-    "Score": "The mean over the model's own items; SE is its standard deviation over sqrt(n).",
+    "Rank": "One plus the number of models ahead of it on the items both scored (the rank by "
+    "score when no score is missing).",
+    "Score": "The mean over the model's own items (battles: the Bradley-Terry log-strength); "
+    "SE is its standard error, the interval score -/+ z SE for that model alone.",
 }
+
+
+def _rank_span(low, high) -> str:
+    low, high = int(low), int(high)
+    return str(low) if low == high else f"{low}-{high}"
 
 
 def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | None = None) -> str:
@@ -943,21 +1028,35 @@ def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | Non
                 "ranks by score; shaded bands: tiers.",
             )
         )
-        table = pd.DataFrame(
-            {
-                "Rank": sub["rank"].to_numpy(),
-                "Model": sub["model"].to_numpy(),
-                "Score": sub["score"].to_numpy(),
-                "SE": sub["se"].to_numpy(),
-                "Items": sub["n_items"].to_numpy(),
-                "Rank set": [
-                    f"{lo}" if lo == hi else f"{lo}-{hi}"
-                    for lo, hi in zip(sub["rank_low"], sub["rank_high"], strict=True)
-                ],
-                "Tier": sub["tier"].to_numpy(),
-            }
+        columns = {
+            "Rank": sub["rank"].to_numpy(),
+            "Model": sub["model"].to_numpy(),
+            "Score": sub["score"].to_numpy(),
+            "SE": sub["se"].to_numpy(),
+        }
+        if "score_low" in sub:
+            columns[f"{level} interval"] = [
+                f"[{_format(lo)}, {_format(hi)}]"
+                for lo, hi in zip(sub["score_low"], sub["score_high"], strict=True)
+            ]
+        columns["Battles" if r.bradley_terry else "Items"] = sub["n_items"].to_numpy()
+        columns["Rank set"] = [
+            _rank_span(lo, hi) for lo, hi in zip(sub["rank_low"], sub["rank_high"], strict=True)
+        ]
+        if "marginal_low" in figure:
+            columns["Marginal set"] = [
+                _rank_span(lo, hi)
+                for lo, hi in zip(figure["marginal_low"], figure["marginal_high"], strict=True)
+            ]
+        columns["Tier"] = sub["tier"].to_numpy()
+        table = pd.DataFrame(columns)
+        parts.append(
+            _table(
+                table,
+                text=("Rank set", "Marginal set", f"{level} interval"),
+                names=("Model",),
+            )
         )
-        parts.append(_table(table, text=("Rank set",), names=("Model",)))
         better = r.shown_better.get(task)
         if better is not None:
             models = sub["model"].tolist()[: plots.MAX_HEATMAP_MODELS]

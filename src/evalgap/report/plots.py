@@ -87,11 +87,11 @@ def _pair_labels(frame: pd.DataFrame) -> list[str]:
 
 @_plain_text
 def forest(ranking: pd.DataFrame, groups: list[list[str]], title: str) -> str:
-    """Each model's score with its 95% interval, best first; tiers drawn as brackets.
+    """Each model's score with its 95% interval, best first; unresolved chains as brackets.
 
     ``ranking`` holds one task's rows of ``AuditResult.rankings``; intervals are drawn when
-    its ``ci_low``/``ci_high`` columns are present. Models of one tier share a shaded
-    band and a bracket on the right.
+    its ``ci_low``/``ci_high`` columns are present. Models of one unresolved chain (``groups``,
+    ``AuditResult.chains``) share a shaded band and a bracket labelled "chain k".
     """
     ranking = ranking.sort_values("rank")
     k = len(ranking)
@@ -122,7 +122,7 @@ def forest(ranking: pd.DataFrame, groups: list[list[str]], title: str) -> str:
         top, bottom = rows[0] - 0.35, rows[-1] + 0.35  # a visible gap between groups
         ax.axhspan(top, bottom, color=UNRESOLVED, alpha=0.08, linewidth=0)
         ax.annotate(
-            f"tier {number}",
+            f"chain {number}",
             xy=(1.0, (top + bottom) / 2),
             xycoords=("axes fraction", "data"),
             xytext=(6, 0),
@@ -220,42 +220,42 @@ def rank_intervals(ranks: pd.DataFrame, title: str, *, level: str = "95%") -> st
 
 @_plain_text
 def resolution_chart(pairs: pd.DataFrame) -> str:
-    """r = N*/N for every pair (log scale) with the r = 1 line (Figures 2-3).
+    """q = N/N* for every pair (log scale) with the q = 1 line (Figures 2-3, drawn as q).
 
     One task with at most ``MAX_LABELLED_BARS`` pairs: one labelled bar per pair. More
     pairs, or several tasks: every pair as a point, one column per task (names are in the
-    pairs table).
+    pairs table). A pair with q = 0 (no gap) or no q has no place on a log scale.
     """
-    data = pairs.assign(r=1.0 / pairs["resolution_ratio"].astype(float))
-    data["r"] = data["r"].replace([np.inf, -np.inf], np.nan)
-    data = data.dropna(subset=["r"])
-    data = data[data["r"] > 0]
+    data = pairs.assign(q=pairs["resolution_ratio"].astype(float))
+    data["q"] = data["q"].replace([np.inf, -np.inf], np.nan)
+    data = data.dropna(subset=["q"])
+    data = data[data["q"] > 0]
     tasks = list(dict.fromkeys(data["task"]))
     if len(tasks) == 1 and len(data) <= MAX_LABELLED_BARS:
-        data = data.sort_values("r")
+        data = data.sort_values("q")
         fig = _new_figure(9, 4.2)
         ax = fig.subplots()
-        colours = [UNRESOLVED if r > 1 else RESOLVED for r in data["r"]]
-        ax.bar(range(len(data)), data["r"], color=colours)
+        colours = [UNRESOLVED if q < 1 else RESOLVED for q in data["q"]]
+        ax.bar(range(len(data)), data["q"], color=colours)
         ax.set_xticks(range(len(data)))
         ax.set_xticklabels(_pair_labels(data), rotation=60, ha="right", fontsize=6)
-        ax.set_xlabel("pair, sorted by r")
+        ax.set_xlabel("pair, sorted by q")
     else:
         fig = _new_figure(max(6.0, min(14.0, 1.0 + 0.6 * len(tasks))), 4.5)
         ax = fig.subplots()
         rng = np.random.default_rng(0)  # jitter only: the same figure on every run
         for k, task in enumerate(tasks):
-            r = data.loc[data["task"] == task, "r"].to_numpy()
-            x = k + rng.uniform(-0.3, 0.3, r.size)
-            ax.scatter(x, r, s=8, c=np.where(r > 1, UNRESOLVED, RESOLVED), alpha=0.7)
+            q = data.loc[data["task"] == task, "q"].to_numpy()
+            x = k + rng.uniform(-0.3, 0.3, q.size)
+            ax.scatter(x, q, s=8, c=np.where(q < 1, UNRESOLVED, RESOLVED), alpha=0.7)
         ax.set_xticks(range(len(tasks)))
         ax.set_xticklabels([plot_label(t) for t in tasks], rotation=45, ha="right", fontsize=7)
         ax.set_xlabel("task (one point per pair)")
     ax.axhline(1.0, color="black", linestyle="--", linewidth=1)
     ax.set_yscale("log")
     _plain_log(ax.yaxis)
-    ax.set_ylabel("r = N*/N")
-    ax.set_title("above the dashed line (r > 1): unresolved at fixed n", fontsize=10)
+    ax.set_ylabel("q = N/N*")
+    ax.set_title("below the dashed line (q < 1): unresolved at fixed n", fontsize=10)
     return to_svg(fig)
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evalgap.report.text import format_n, format_p, format_q
+from evalgap.report.text import format_n, format_p, format_q, pairs_noun
 
 if TYPE_CHECKING:  # the jobs import this module; their result types are only annotations
     from evalgap._audit import AuditResult
@@ -35,11 +35,19 @@ def compare_verdict(r: CompareResult) -> str:
             ("the bootstrap", r.p_values.bootstrap),
             floor=r.bootstrap.p_floor if r.bootstrap else 0.0,
         )
-    if any(note.startswith("too few items") for note in r.notes):
+    too_few = any(note.startswith("too few items") for note in r.notes)
+    if too_few:
         first = f"too few items differ between the models to test at alpha={r.alpha:g}"
-    setting = f"at alpha={r.alpha:g}, power {r.power:g}"
-    if r.delta == 0:
+    setting = f"at alpha={r.alpha:g}{_one_sided(r)}, power {r.power:g}"
+    if too_few:
+        second = (
+            "so few cannot estimate the spread of the differences either: the items needed "
+            "to resolve the gap are not estimated"
+        )
+    elif r.delta == 0:
         second = "the gap is exactly zero, so no benchmark size resolves it"
+    elif _against(r):
+        second = _against_clause(r)
     elif r.resolution_ratio is None:
         second = (
             "every item differs the same way, so these data cannot estimate the items "
@@ -66,6 +74,30 @@ def compare_verdict(r: CompareResult) -> str:
     return sentence
 
 
+def _one_sided(r) -> str:
+    """The tested side, for the resolution clause: "" two-sided."""
+    if r.alternative == "two-sided":
+        return ""
+    return f" one-sided (H1: {r.model_a if r.alternative == 'greater' else r.model_b} better)"
+
+
+def _against(r) -> bool:
+    """Whether the gap lies on the side a one-sided alternative does not test."""
+    from evalgap.stats.power import opposes_alternative
+
+    return bool(opposes_alternative(r.delta, r.alternative))
+
+
+def _against_clause(r) -> str:
+    better, other = (r.model_a, r.model_b) if r.alternative == "greater" else (r.model_b, r.model_a)
+    return (
+        f"the observed gap ({100 * r.delta:+.2f} points, {r.model_a} minus {r.model_b}) favours "
+        f"{other}, the side the one-sided test (H1: {better} better) does not look at: it is "
+        f"no evidence that {better} is better, and no number of items resolves a gap in that "
+        "direction from this estimate"
+    )
+
+
 def _test_clause(r: CompareResult, first, second, floor: float = 0.0) -> str:
     (name1, p1), (name2, p2) = first, second
     if p2 is None:
@@ -86,28 +118,35 @@ def _items(n: int) -> str:
 
 
 def audit_verdict(r: AuditResult) -> str:
-    """Return the audit's sentence: how many displayed pairs the benchmark resolves.
+    """Return the audit's sentence: how many pairs the benchmark resolves, the chains, the tiers.
 
-    Fixed-n first (Definition 1), then the tie procedure when it is another one, the
-    clustered count when clusters were used, and the correlation -/+ 0.1 range (Section 6.2).
+    The one summary of an audit: the terminal, the HTML page and ``--json`` (``verdict``)
+    print this string. Fixed n first (Definition 1), then the chain procedure when it is
+    another one (else Bonferroni), anytime-valid testing and clustering when they gave
+    verdicts, the correlation -/+ 0.1 range (Section 6.2), the unresolved chains and the
+    rank-set tiers with the procedure that made them.
     """
     pairs = len(r.pairs)
     fixed = r.unresolved["fixed_n"]
     setting = f"at alpha={r.alpha:g}, power {r.power:g}"
     sentence = (
-        f"{fixed:,} of {pairs:,} displayed pair{'s' if pairs != 1 else ''} "
-        f"{'is' if fixed == 1 else 'are'} unresolved {setting} (q < 1 at fixed n)"
+        f"{fixed:,} of {pairs_noun(r.family, pairs)} {'is' if fixed == 1 else 'are'} "
+        f"unresolved {setting} (q < 1 at fixed n)"
     )
     extra = []
-    if r.tier_procedure != "fixed_n" and r.tier_procedure in r.unresolved:
+    if r.chain_procedure != "fixed_n" and r.chain_procedure in r.unresolved:
         extra.append(
-            f"{r.unresolved[r.tier_procedure]:,} with {_procedure(r.tier_procedure)} "
+            f"{r.unresolved[r.chain_procedure]:,} with {_procedure(r.chain_procedure)} "
             f"over a family of {r.family_size:,}"
         )
     elif "bonferroni" in r.unresolved:
-        extra.append(f"{r.unresolved['bonferroni']:,} with Bonferroni over {r.family_size:,}")
-    if "clustered" in r.unresolved:
-        extra.append(f"{r.unresolved['clustered']:,} once clustering is accounted for")
+        extra.append(
+            f"{r.unresolved['bonferroni']:,} with Bonferroni over a family of {r.family_size:,}"
+        )
+    for proc, words in (("anytime_valid", "with anytime-valid testing"),
+                        ("clustered", "once clustering is accounted for")):  # fmt: skip
+        if proc in r.unresolved and proc != r.chain_procedure:
+            extra.append(f"{r.unresolved[proc]:,} {words}")
     if extra:
         sentence += "; " + ", ".join(extra)
     sens = r.correlation_sensitivity
@@ -115,7 +154,60 @@ def audit_verdict(r: AuditResult) -> str:
     high = max(sens["correlation_minus_0.1"], sens["correlation_plus_0.1"])
     if low != high or low != fixed:
         sentence += f"; moving the correlation by -/+ 0.1 gives {low:,} to {high:,} unresolved"
-    return sentence
+    chains = [c for task_chains in r.chains.values() for c in task_chains if len(c) > 1]
+    under = "fixed n" if r.chain_procedure == "fixed_n" else _procedure(r.chain_procedure)
+    if chains:
+        models = sum(len(c) for c in chains)
+        sentence += (
+            f"; {_count(len(chains), 'unresolved chain')} ({under}) "
+            f"{'joins' if len(chains) == 1 else 'join'} {_count(models, 'model')} whose "
+            "rank-adjacent gaps this benchmark cannot resolve"
+        )
+    else:
+        sentence += f"; every rank-adjacent gap is resolved ({under}), so no unresolved chain"
+    tiers = r.tiers
+    if tiers is not None:
+        n_tiers = sum(len(t) for t in tiers.values())
+        n_models = sum(len(m) for t in tiers.values() for m in t)
+        where = f" of {_count(len(tiers), 'task')}" if len(tiers) > 1 else ""
+        sentence += (
+            f"; the tiers, from {r.tier_method}, put the {_count(n_models, 'model')}{where} "
+            f"in {_count(n_tiers, 'tier')}"
+        )
+    return sentence + "."
+
+
+def tier_method(r: AuditResult) -> str:
+    """Return which procedure made an audit's tiers (or why it has none)."""
+    ranks = r.rank_sets
+    if ranks is None:
+        from evalgap._audit import MAX_AUDIT_RANK_MODELS
+
+        if r.alignment is None:
+            return "no tiers: rank sets need per-item scores, and pair counts have none"
+        largest = int(r.rankings.groupby("task").size().max()) if len(r.rankings) else 0
+        if largest > MAX_AUDIT_RANK_MODELS:
+            return (
+                f"no tiers: rank sets are left out of audits of more than "
+                f"{MAX_AUDIT_RANK_MODELS} models (evalgap ranks computes them)"
+            )
+        return "no tiers: the rank sets were skipped (n_rank_bootstrap=0)"
+    level = f"{100 * (1 - ranks.alpha):g}%"
+    described = []
+    for method in dict.fromkeys(ranks.methods.values()):
+        if "bootstrap" in method:
+            described.append(f"{method}, B={ranks.n_bootstrap:,}")
+        else:
+            described.append(
+                f"{method} tests, the fallback where the models are too many for the items "
+                "or clusters"
+            )
+    per_task = " per task" if len(described) > 1 else ""
+    return f"{level} simultaneous rank sets ({'; '.join(described)}{per_task})"
+
+
+def _count(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 _PROCEDURE_NAMES = {
@@ -133,7 +225,12 @@ def _procedure(name: str) -> str:
 
 
 def degrade_verdict(r: DegradeResult) -> str:
-    """Return degrade's paragraph, one a release manager can paste into a pull request."""
+    """Return degrade's paragraph, one a release manager can paste into a pull request.
+
+    With a margin the gate decides on non-inferiority, so that decision opens the paragraph
+    (the exit code of ``--fail-on-degradation`` follows it); the degradation tests follow,
+    without their capitalised label.
+    """
     p = r.p_values
     tests = (
         f"pooled p = {_p(p['pooled'])}, max-drop p = {_p(p['max_drop'])}, "
@@ -146,7 +243,7 @@ def degrade_verdict(r: DegradeResult) -> str:
         else f" over {len(r.tasks)} task(s)"
     )
     gap = ""
-    if t.delta is not None:
+    if t.delta is not None and t.n_items:
         change = (
             f"a drop of {100 * t.delta:.2f} points"
             if t.delta >= 0
@@ -155,15 +252,22 @@ def degrade_verdict(r: DegradeResult) -> str:
         gap = (
             f" The candidate's accuracy is {100 * t.accuracy_candidate:.2f}% against "
             f"{100 * t.accuracy_baseline:.2f}% ({change}, SE {100 * t.se:.2f}); "
-            f"{100 * t.flip_rate:.2f}% of items flipped and "
-            f"{100 * t.degradation_rate:.1f}% of the flips went against the candidate."
+            f"{100 * t.flip_rate:.2f}% of items flipped"
+            + (
+                f" and {100 * t.degradation_rate:.1f}% of the flips went against the candidate."
+                if t.a_only + t.b_only
+                else "."
+            )
         )
-    worst = sorted(r.tasks, key=lambda x: x.p_value)[:3]  # the clearest drops
+    # the clearest drops: tasks where the candidate lost more items than it won
+    worst = sorted((x for x in r.tasks if x.a_only > x.b_only), key=lambda x: x.p_value)[:3]
     pooled_fires = p["pooled"] <= r.alpha
+    gated = r.non_inferiority is not None
+    label = "The degradation tests (no margin): " if gated else ""
     if r.degraded and pooled_fires:
         head = (
-            f"DEGRADED: {r.candidate} is significantly worse than {r.baseline} at "
-            f"alpha = {r.alpha:g}{size} ({tests})."
+            f"{label or 'DEGRADED: '}{r.candidate} is significantly worse than {r.baseline} "
+            f"at alpha = {r.alpha:g}{size} ({tests})."
         )
     elif r.degraded:
         # only max-drop or Fisher rejects: a drop on some task, not a drop overall
@@ -172,70 +276,77 @@ def degrade_verdict(r: DegradeResult) -> str:
         else:
             where = "tasks " + ", ".join(w.task for w in worst)
         head = (
-            f"DEGRADED: {r.candidate} is worse than {r.baseline} on at least one task "
-            f"({where}) at alpha = {r.alpha:g}{size}; the pooled test does not find it "
+            f"{label or 'DEGRADED: '}{r.candidate} is worse than {r.baseline} on at least one "
+            f"task ({where}) at alpha = {r.alpha:g}{size}; the pooled test does not find it "
             f"worse over all tasks ({tests})."
         )
         gap = gap.replace(" The candidate's", " Over all tasks the candidate's", 1)
     else:
         head = (
-            f"NOT DEGRADED: no significant degradation of {r.candidate} against "
+            f"{label or 'NOT DEGRADED: '}no significant degradation of {r.candidate} against "
             f"{r.baseline} at alpha = {r.alpha:g}{size} ({tests})."
         )
-    if r.degraded:
+    detail = ""
+    if r.degraded and worst:
         detail = (
             " Most affected: " + ", ".join(f"{w.task} (p = {_p(w.p_value)})" for w in worst) + "."
         )
-    else:
-        detail = ""
-        if r.detectable_drop is not None:
-            detail = (
-                f" At this size and flip rate, drops of {100 * r.detectable_drop:.2f} "
-                "points or more would be detected with 80% power."
-            )
+    elif not r.degraded and r.detectable_drop is not None:
+        detail = (
+            f" At this size and flip rate, drops of {100 * r.detectable_drop:.2f} "
+            "points or more would be detected with 80% power."
+        )
     bound = (
         f" The decision flags a degradation when any of the three tests rejects; its "
         f"false-alarm rate is at most {3 * r.alpha:g} (3 alpha)."
     )
-    return head + gap + detail + bound + _margin_sentences(r)
+    degradation = head + gap + detail + bound
+    if gated:
+        return _noninferiority_sentences(r) + " " + degradation + _equivalence_sentence(r)
+    return degradation + _equivalence_sentence(r)
 
 
-def _margin_sentences(r: DegradeResult) -> str:
-    """Non-inferiority and equivalence: the margin, per-task bounds, the verdict."""
-    out = ""
+def _noninferiority_sentences(r: DegradeResult) -> str:
+    """The gate's decision with a margin: per-task upper bounds of the drop, worst first."""
     level = f"{100 * (1 - r.alpha):g}%"
     ni = r.non_inferiority
-    if ni is not None:
-        margin = 100 * ni["margin"]
-        bounds = ", ".join(
-            f"{t['task']} {100 * t['lower_bound']:+.2f}" for t in ni["tasks"][:6]
-        ) + (f" and {len(ni['tasks']) - 6} more" if len(ni["tasks"]) > 6 else "")
-        failing = [t["task"] for t in ni["tasks"] if not t["non_inferior"]]
-        if ni["non_inferior"]:
-            head = (
-                f" NON-INFERIOR: on every task {r.candidate} is shown no worse than "
-                f"{r.baseline} by more than {margin:g} points"
-            )
-        else:
-            head = (
-                f" NON-INFERIORITY NOT SHOWN at a margin of {margin:g} points on "
-                f"{len(failing)} of {len(ni['tasks'])} task(s) ({', '.join(failing[:5])})"
-            )
-        out += (
-            f"{head} (Tango's score test, one-sided alpha = {r.alpha:g}); the {level} lower "
-            f"bounds of the candidate's change, in points: {bounds}; pooled over all items "
-            f"{100 * ni['pooled']['lower_bound']:+.2f}."
+    margin = 100 * ni["margin"]
+    ranked = sorted(ni["tasks"], key=lambda t: -t["upper_bound"])  # the worst bound first
+    bounds = ", ".join(f"{t['task']} {100 * t['upper_bound']:+.2f}" for t in ranked[:6]) + (
+        f" and {len(ranked) - 6} more" if len(ranked) > 6 else ""
+    )
+    failing = [t["task"] for t in ranked if not t["non_inferior"]]
+    if ni["non_inferior"]:
+        head = (
+            f"NON-INFERIOR: on every task {r.candidate} is shown to lose less than "
+            f"{margin:g} points against {r.baseline}"
         )
+    else:
+        head = (
+            f"NON-INFERIORITY NOT SHOWN at a margin of {margin:g} points on "
+            f"{len(failing)} of {len(ni['tasks'])} task(s) ({', '.join(failing[:5])}"
+            + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
+            + ")"
+        )
+    return (
+        f"{head} (Tango's score test, exact below 100 items, one-sided alpha = {r.alpha:g}); "
+        f"the {level} upper bounds of the drop, in points, worst first: {bounds}; pooled over "
+        f"all items {100 * ni['pooled']['upper_bound']:+.2f}. With a margin the gate fails "
+        "exactly when non-inferiority is not shown on every task."
+    )
+
+
+def _equivalence_sentence(r: DegradeResult) -> str:
     eq = r.equivalence
-    if eq is not None:
-        margin = 100 * eq["margin"]
-        verdict = "EQUIVALENT" if eq["equivalent"] else "EQUIVALENCE NOT SHOWN"
-        out += (
-            f" {verdict} within +/- {margin:g} points (two one-sided tests at alpha = "
-            f"{r.alpha:g}; {sum(t['equivalent'] for t in eq['tasks'])} of "
-            f"{len(eq['tasks'])} task(s) inside)."
-        )
-    return out
+    if eq is None:
+        return ""
+    margin = 100 * eq["margin"]
+    verdict = "EQUIVALENT" if eq["equivalent"] else "EQUIVALENCE NOT SHOWN"
+    return (
+        f" {verdict} within +/- {margin:g} points (two one-sided tests at alpha = "
+        f"{r.alpha:g}; {sum(t['equivalent'] for t in eq['tasks'])} of "
+        f"{len(eq['tasks'])} task(s) inside)."
+    )
 
 
 def _p(p) -> str:
@@ -376,16 +487,30 @@ def pilot_plan_verdict(r) -> str:
 
 def weighted_compare_verdict(r) -> str:
     """The weighted gap in one sentence: the estimate, its test and the design's N*."""
+    standing = (
+        f" standing for {r.population_size:,}" if r.population_size is not None else ""
+    )
+    test = "design-based z-test"
+    if r.alternative != "two-sided":
+        better = r.model_a if r.alternative == "greater" else r.model_b
+        test = f"one-sided {test} of H1: {better} better,"
     out = (
         f"the weighted gap {r.delta:+.4f} ({100 * r.delta:+.2f} points; the sample's plain "
         f"mean difference is {r.unweighted_delta:+.4f}) estimates the full benchmark's gap "
-        f"from {r.n_items:,} items standing for {r.weight_sum:,.0f}; it is "
-        f"{'' if r.significant else 'not '}significant (design-based z-test {format_p(r.p_value)})"
+        f"from {r.n_items:,} items{standing}; "
     )
-    if r.required_n is not None:
+    if r.too_few_items:
+        return out + (
+            f"too few items differ between the models to test at alpha={r.alpha:g}, or to "
+            "estimate the items a design needs"
+        )
+    out += f"it is {'' if r.significant else 'not '}significant ({test} {format_p(r.p_value)})"
+    if _against(r):
+        out += "; " + _against_clause(r)
+    elif r.required_n is not None:
         out += (
             f"; a design like this one needs {format_n(r.required_n)} items at alpha="
-            f"{r.alpha:g}, power {r.power:g} (q={format_q(r.resolution_ratio)})"
+            f"{r.alpha:g}{_one_sided(r)}, power {r.power:g} (q={format_q(r.resolution_ratio)})"
         )
     return out
 

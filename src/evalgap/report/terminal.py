@@ -22,7 +22,19 @@ if TYPE_CHECKING:  # the renderers take results; importing their jobs would load
     from evalgap._degrade import DegradeResult, TrimResult
     from evalgap._inspect_data import DataSummary
     from evalgap._plan import PlanResult
-from evalgap.report.text import clean, format_n, format_p, markup, number, plural
+from evalgap.report.text import (
+    MAX_DISPLAY_NAME,
+    clean,
+    display_name,
+    format_n,
+    format_p,
+    gap_interval,
+    is_long_name,
+    markup,
+    number,
+    pairs_noun,
+    plural,
+)
 
 # Width used when the output is not a terminal (a pipe, a file, a CI log): wide enough that
 # no line is wrapped, since whatever reads it (a log viewer, grep) wraps or scrolls itself.
@@ -36,11 +48,14 @@ def make_console(*, stderr: bool = False, width: int | None = None) -> Console:
 
     ``width`` (the ``--width`` option) wins; otherwise a terminal's own width is used, and
     output that is not a terminal is never wrapped. Emoji codes such as ``:smile:`` in a
-    model name are printed as typed.
+    model name are printed as typed, and nothing is highlighted: Rich's highlighter would
+    colour parts of user names, and its patterns take time quadratic in a long name.
     """
     if width is None and not Console(stderr=stderr).is_terminal:
-        return Console(stderr=stderr, width=UNBOUNDED_WIDTH, emoji=False, soft_wrap=True)
-    return Console(stderr=stderr, width=width, emoji=False)
+        return Console(
+            stderr=stderr, width=UNBOUNDED_WIDTH, emoji=False, soft_wrap=True, highlight=False
+        )
+    return Console(stderr=stderr, width=width, emoji=False, highlight=False)
 
 
 def print_notes(console: Console, notes, *, style: str = "yellow", label: str = "note:") -> None:
@@ -287,13 +302,14 @@ def render_compare(r: CompareResult, console: Console) -> None:
     )
 
     res = Table(
-        title=f"resolution (alpha={r.alpha:g}, power {r.power:g})",
+        title=f"resolution ({side}, alpha={r.alpha:g}, power {r.power:g})",
         show_header=False,
         title_justify="left",
     )
     res.add_column(style="bold")
     res.add_column(justify="right", no_wrap=True)
-    res.add_row("required items N*", format_n(r.required_n))
+    estimable = r.resolution_ratio is not None or r.delta == 0
+    res.add_row("required items N*", format_n(r.required_n) if estimable else "not estimable")
     if r.required_n_interval is not None:
         lo, hi = r.required_n_interval.low, r.required_n_interval.high
         res.add_row("N* 90% bootstrap interval", f"{format_n(lo)} to {format_n(hi)}")
@@ -442,7 +458,7 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
         console,
         [("procedure", "left"), ("unresolved", "right")],
         rows,
-        title=f"audit: {plural(n_pairs, markup(r.family) + ' pair')}, family size "
+        title=f"audit: {pairs_noun(r.family, n_pairs)}, family size "
         f"m={r.family_size} (Bonferroni N* x{number(r.bonferroni_inflation, '.2f')})",
         title_justify="left",
     )
@@ -474,16 +490,25 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
         )
     several_tasks = frame["task"].nunique() > 1
     columns = [("task", "left")] if several_tasks else []
-    columns += [("A", "left"), ("B", "left"), ("delta", "right"), ("N*", "right"), ("q", "right")]
+    level = f"{100 * (1 - r.alpha):g}%"
+    columns += [
+        ("A", "left"),
+        ("B", "left"),
+        ("delta", "right"),
+        (f"{level} CI", "right"),
+        ("N*", "right"),
+        ("q", "right"),
+    ]
     # Sidak's verdicts all but equal Bonferroni's; the full set is in --json and --html.
     shown_procedures = [proc for proc in r.procedures if proc != "sidak" and proc in r.unresolved]
     columns += [(PROCEDURE_SHORT.get(p, (p, p))[0], "center") for p in shown_procedures]
     rows = []
     for row in shown.itertuples():
-        cells = ([str(row.task)] if several_tasks else []) + [
-            str(row.model_a),
-            str(row.model_b),
+        cells = ([display_name(row.task)] if several_tasks else []) + [
+            display_name(row.model_a),
+            display_name(row.model_b),
             number(row.delta, "+.4f"),
+            gap_interval(row.delta_low, row.delta_high),
             format_n(row.required_n),
             number(row.resolution_ratio, ".3g"),
         ]
@@ -499,7 +524,9 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
             f"{PROCEDURE_SHORT.get(p, (p, p))[0]} = {PROCEDURE_SHORT.get(p, (p, p))[1]}"
             for p in shown_procedures
         )
-        + "; ok = resolved, no = unresolved; N* = items needed, q = N/N*"
+        + f"; ok = resolved, no = unresolved (the benchmark cannot tell the two apart at "
+        f"this N, not that they are equal); {level} CI = paired interval of delta "
+        "(Newcombe for binary scores, t for graded); N* = items needed, q = N/N*"
     )
     print_table(
         console,
@@ -517,8 +544,9 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
     flips = r.flips()
     for row in flips.itertuples():
         console.print(
-            f"[yellow]flips under clustering:[/] {markup(row.model_a)} vs {markup(row.model_b)} "
-            f"({markup(row.task)}): N* {format_n(row.required_n)} -> "
+            f"[yellow]flips under clustering:[/] {markup(display_name(row.model_a))} vs "
+            f"{markup(display_name(row.model_b))} ({markup(display_name(row.task))}): "
+            f"N* {format_n(row.required_n)} -> "
             f"{format_n(row.required_n_clustered)} "
             f"with design effect {number(row.design_effect, '.2f')}"
         )
@@ -532,21 +560,41 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
         )
         alt = ", ".join(f"{markup(k)} {v}" for k, v in r.cluster_stress.alternatives.items())
         console.print(f"alternative clusterings, unresolved: {alt}")
-    procedure = PROCEDURE_SHORT.get(r.tier_procedure, (r.tier_procedure, r.tier_procedure))[1]
-    for task, groups in r.tiers.items():
-        tied, rank = [], 1
-        for group in groups:
-            if len(group) > 1:
-                members = ", ".join(markup(m) for m in group)
-                tied.append(f"ranks {rank}-{rank + len(group) - 1}: {members}")
-            rank += len(group)
-        if tied:
-            console.print(f"tied tiers ({procedure}, {markup(task)}): " + "; ".join(tied))
+    procedure = PROCEDURE_SHORT.get(r.chain_procedure, (r.chain_procedure,) * 2)[1]
+    for task, chains in r.chains.items():
+        joined, rank = [], 1
+        for chain in chains:
+            if len(chain) > 1:
+                members = ", ".join(markup(display_name(m)) for m in chain)
+                joined.append(f"ranks {rank}-{rank + len(chain) - 1}: {members}")
+            rank += len(chain)
+        if joined:
+            console.print(
+                f"unresolved chains ({procedure}, {markup(display_name(task))}): "
+                + "; ".join(joined)
+            )
+    tiers = r.tiers
+    if tiers is None:
+        console.print(markup(r.tier_method))
+    else:
+        console.print(f"tiers, from {markup(r.tier_method)}:")
+        for task, groups in tiers.items():
+            listed = "; ".join(
+                f"tier {k}: " + ", ".join(markup(display_name(m)) for m in group)
+                for k, group in enumerate(groups, start=1)
+            )
+            console.print(f"  {markup(display_name(task))}: {listed}")
     if r.rank_sets is not None:
         console.print(f"rank sets: {markup(r.rank_sets.verdict)}")
+    names = [*r.rankings["model"], *r.rankings["task"]]
+    if any(is_long_name(name) for name in names):
+        console.print(
+            f"[yellow]note:[/] names longer than {MAX_DISPLAY_NAME} characters are shortened "
+            "here (head…tail #digest); --json gives them whole"
+        )
     print_notes(console, r.notes)
     console.print()
-    console.print(markup(audit_sentence(r)))
+    console.print(markup(r.verdict))
 
 
 def _print_missing_items(r: AuditResult, console: Console) -> None:
@@ -560,40 +608,13 @@ def _print_missing_items(r: AuditResult, console: Console) -> None:
         return
     several = rankings["task"].nunique() > 1
     parts = [
-        f"{markup(row.model)} {int(row.items_missing):,}"
-        + (f" ({markup(row.task)})" if several else "")
+        f"{markup(display_name(row.model))} {int(row.items_missing):,}"
+        + (f" ({markup(display_name(row.task))})" if several else "")
         for row in lacking.itertuples()
     ]
     console.print(
         f"items missing ({plural(len(parts), 'model')}; each pair uses the items both scored): "
         + ", ".join(parts)
-    )
-
-
-def audit_sentence(r: AuditResult) -> str:
-    """One plain sentence summarising the audit."""
-    n = len(r.pairs)
-    extras = [
-        f"{count} {proc.replace('_', '-')}"
-        for proc, count in r.unresolved.items()
-        if proc in ("bonferroni", "anytime_valid", "clustered")
-    ]
-    out = (
-        f"{r.unresolved['fixed_n']} of {plural(n, r.family + ' pair')} "
-        f"{'is' if n == 1 else 'are'} unresolved at alpha={r.alpha:g}, power {r.power:g} "
-        "with a fixed n"
-    )
-    if extras:
-        out += f" ({', '.join(extras)})"
-    groups = [g for task_groups in r.tiers.values() for g in task_groups if len(g) > 1]
-    if not groups:
-        return out + "; no ties."
-    where = f" across {len(r.tiers)} tasks" if len(r.tiers) > 1 else ""
-    models = sum(len(g) for g in groups)
-    return out + (
-        f"; {plural(len(groups), 'tier')} of several models{where} "
-        f"{'holds' if len(groups) == 1 else 'hold'} {plural(models, 'model')} "
-        "that cannot be told apart."
     )
 
 
@@ -661,6 +682,7 @@ def render_degrade(r: DegradeResult, console: Console) -> None:
         title=f"aggregated over tasks (alpha={r.alpha:g})",
         title_justify="left",
     )
+    _render_margins(r, console)
     rules = r.rules_of_thumb
     if rules["delta_over_2_points"] is not None:
         console.print(
@@ -671,6 +693,49 @@ def render_degrade(r: DegradeResult, console: Console) -> None:
     print_notes(console, r.notes)
     console.print()
     console.print(markup(r.verdict))
+
+
+def _render_margins(r: DegradeResult, console: Console) -> None:
+    """Per task non-inferiority (and equivalence), the worst upper bound of the drop first;
+    delta is baseline minus candidate, as in the table above."""
+
+    def pt(value) -> str:
+        return number(100 * value, "+.2f")
+
+    for key, verdict, title in (
+        ("non_inferiority", "non_inferior", "non-inferiority: drop below {m:g} points?"),
+        ("equivalence", "equivalent", "equivalence: drop within +/- {m:g} points?"),
+    ):
+        block = getattr(r, key)
+        if block is None:
+            continue
+        bounds = ["upper bound"] if key == "non_inferiority" else ["lower", "upper"]
+        rows = []
+        ranked = sorted(block["tasks"], key=lambda t: -t["upper_bound"])
+        for k, t in enumerate([*ranked, block["pooled"]]):
+            pooled = k == len(ranked)
+            rows.append(
+                [
+                    "pooled (all items)" if pooled else str(t["task"]),
+                    f"{t['n_items']:,}",
+                    pt(t["delta"]),
+                    *(pt(t[f"{b.split()[0]}_bound"]) for b in bounds),
+                    _degrade_p(t["p_value"]),
+                    "[green]yes[/]" if t[verdict] else "[red]no[/]",
+                ]
+            )
+        headers = ["task", "items", "delta", *bounds, "p", "shown"]
+        print_table(
+            console,
+            [(h, "left" if h == "task" else "right") for h in headers],
+            rows,
+            names=(0,),
+            title=title.format(m=100 * block["margin"])
+            + f" ({100 * (1 - (r.alpha if key == 'non_inferiority' else 2 * r.alpha)):g}% "
+            "bounds, points; worst first)",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+        )
 
 
 def render_trim(r: TrimResult, console: Console) -> None:
@@ -948,6 +1013,7 @@ def render_watch(status, console: Console, *, new_records: int = 0) -> None:
     frame = status.pairs
     rows = [
         [
+            str(row.task),
             str(row.model_a),
             str(row.model_b),
             f"{int(row.n_items):,}",
@@ -963,6 +1029,7 @@ def render_watch(status, console: Console, *, new_records: int = 0) -> None:
         print_table(
             console,
             [
+                ("task", "left"),
                 ("A", "left"),
                 ("B", "left"),
                 ("items", "right"),
@@ -973,8 +1040,8 @@ def render_watch(status, console: Console, *, new_records: int = 0) -> None:
                 ("more items", "right"),
             ],
             rows,
-            names=(0, 1),
-            name_line="{0} vs {1}",
+            names=(0, 1, 2),
+            name_line="{0}: {1} vs {2}",
             box=box.SIMPLE_HEAD,
             padding=(0, 1),
             pad_edge=False,
@@ -982,6 +1049,7 @@ def render_watch(status, console: Console, *, new_records: int = 0) -> None:
             title_justify="left",
         )
     console.print(markup(status.verdict))
+    print_notes(console, status.notes)
 
 
 def render_pilot_plan(r, console: Console) -> None:
@@ -1058,17 +1126,26 @@ def render_sampling_design(r, console: Console) -> None:
     console.print(markup(_capitalise(r.verdict) + "."))
 
 
+def _opposes(r) -> bool:
+    from evalgap.stats.power import opposes_alternative
+
+    return bool(opposes_alternative(r.delta, r.alternative))
+
+
 def render_weighted_compare(r, console: Console) -> None:
     """Print the weighted (design-based) comparison and its verdict."""
     t = Table(
-        title=f"{r.model_a} vs {r.model_b}, weighted (items sampled with unequal probabilities)",
+        title=f"{markup(r.model_a)} vs {markup(r.model_b)}, weighted (items sampled with "
+        "unequal probabilities)",
         show_header=False,
         title_justify="left",
     )
     t.add_column(style="bold")
     t.add_column(justify="right", no_wrap=True)
     t.add_row("items in the sample", f"{r.n_items:,}")
-    t.add_row("items the weights stand for", f"{r.weight_sum:,.0f}")
+    if r.population_size is not None:
+        t.add_row("benchmark items (stratum sizes)", f"{r.population_size:,}")
+    t.add_row("sum of the weights", f"{r.weight_sum:,.6g}")
     t.add_row("effective sample size (Kish)", f"{r.effective_n:,.0f}")
     if r.n_strata is not None:
         t.add_row("strata", f"{r.n_strata:,}")
@@ -1080,8 +1157,16 @@ def render_weighted_compare(r, console: Console) -> None:
         f"{100 * ci.level:g}% interval",
         f"\\[{number(float(ci.low), '+.4f')}, {number(float(ci.high), '+.4f')}]",
     )
-    t.add_row("z / p", f"{number(r.statistic, '.3f')} / {format_p(r.p_value, bare=True)}")
-    t.add_row("items a design like this needs", format_n(r.required_n))
+    side = {"two-sided": "two-sided", "greater": "H1: A better", "less": "H1: B better"}
+    t.add_row(
+        f"z / p ({side[r.alternative]})",
+        f"{number(r.statistic, '.3f')} / {format_p(r.p_value, bare=True)}",
+    )
+    estimable = r.required_n is not None or r.delta == 0 or _opposes(r)
+    t.add_row(
+        "items a design like this needs",
+        format_n(r.required_n) if estimable else "not estimable",
+    )
     console.print(t)
     print_notes(console, r.notes)
     console.print()
@@ -1160,11 +1245,11 @@ def render_store(r, console: Console) -> None:
             title="unresolved pairs",
             title_justify="left",
         )
-        for task, groups in r.tiers.items():
-            tied = sum(len(g) > 1 for g in groups)
+        for task, chains in r.chains.items():
+            joined = sum(len(c) > 1 for c in chains)
             console.print(
-                f"{markup(task)}: {plural(len(groups), 'tier')} "
-                f"({plural(tied, 'tie group')} of more than one model)"
+                f"{markup(task)}: {plural(len(chains), 'unresolved chain')} "
+                f"({joined:,} of more than one model)"
             )
         print_notes(console, r.notes)
     else:

@@ -7,22 +7,36 @@ here, so no name can inject markup, escape sequences or mathtext.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
+import unicodedata
 
 from rich.markup import escape
 
 # C0 controls and DEL as their Unicode "control pictures" (ESC -> U+241B), so a reader
-# sees that the name holds a control character; C1 controls and the invisible bidi and
-# line-separator code points (which reorder or break what a terminal shows) become U+FFFD.
+# sees that the name holds a control character. Every other code point that is invisible
+# and changes what a terminal or browser shows becomes U+FFFD, decided by its Unicode
+# category, so no member of a class is forgotten: C1 controls (Cc), the format characters
+# (Cf: every bidi control - U+061C, U+200E/F, U+202A-E, U+2066-9 - zero-width spaces and
+# joiners, soft hyphen, BOM, tag characters), line and paragraph separators (Zl, Zp), and
+# lone surrogates (Cs, which a UTF-8 terminal or file cannot even encode).
 _C0 = {code: chr(0x2400 + code) for code in range(0x20)}
 _C0[0x7F] = "\u2421"
-_OTHER = {code: "\ufffd" for code in range(0x80, 0xA0)}
-_OTHER.update({code: "\ufffd" for code in (0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F))})
-_OTHER.update({code: "\ufffd" for code in range(0x2066, 0x206A)})
-_TABLE = {**_C0, **_OTHER}
-_KEEP_LAYOUT = {**_TABLE}
-del _KEEP_LAYOUT[ord("\n")], _KEEP_LAYOUT[ord("\t")]
+_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+class _Visible(dict):
+    """A ``str.translate`` table decided per code point on first sight, then cached."""
+
+    def __missing__(self, code: int):
+        value = "\ufffd" if unicodedata.category(chr(code)) in _HIDDEN else code
+        self[code] = value
+        return value
+
+
+_TABLE = _Visible(_C0)
+_KEEP_LAYOUT = _Visible({**_C0, ord("\n"): ord("\n"), ord("\t"): ord("\t")})
 
 
 def clean(value, *, keep_layout: bool = False) -> str:
@@ -45,12 +59,39 @@ def markup(value, *, keep_layout: bool = False) -> str:
     return text + "\\" if text.endswith("\\") and not text.endswith("\\\\") else text
 
 
+# Reports show at most this many characters of a name (the JSON keeps it whole): a name of
+# 200,000 characters would otherwise fill screens, and every width fit costs its length.
+MAX_DISPLAY_NAME = 80
+
+
+def display_name(value, limit: int = MAX_DISPLAY_NAME) -> str:
+    """Return a name (control characters shown) cut to ``limit`` characters for display.
+
+    A longer name keeps its head and tail around an ellipsis, then a short digest of the
+    whole name so two long names that differ only in the middle stay apart:
+    ``"aaaa…zzzz #3fa2c1"``. Linear in the name's length.
+    """
+    text = clean(value)
+    if len(text) <= limit:
+        return text
+    digest = hashlib.sha1(str(value).encode("utf-8", "surrogatepass")).hexdigest()[:6]
+    room = limit - len(digest) - 3  # the ellipsis, a space and '#'
+    head = (room + 1) // 2
+    return f"{text[:head]}\u2026{text[len(text) - (room - head):]} #{digest}"
+
+
+def is_long_name(value, limit: int = MAX_DISPLAY_NAME) -> bool:
+    """True when :func:`display_name` shortens ``value``."""
+    return len(str(value)) > limit
+
+
 def plot_label(value) -> str:
-    """Return a name for a matplotlib label: control characters shown.
+    """Return a name for a matplotlib label: control characters shown, shortened as
+    :func:`display_name` (a label of thousands of characters costs seconds to lay out).
 
     ``plots`` draws every figure with mathtext off, so a ``$`` stays a dollar sign.
     """
-    return clean(value)
+    return display_name(value)
 
 
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:
@@ -110,6 +151,22 @@ def format_n(n, *, infinite: str = "infinite") -> str:
     if n is None or not math.isfinite(float(n)):
         return infinite
     return f"{math.ceil(float(n)):,}"
+
+
+def gap_interval(low, high) -> str:
+    """Return a gap's interval on the scale of delta: ``[-0.0123, +0.0456]``; a dash when
+    either end is missing."""
+    if low is None or high is None or not math.isfinite(float(low) + float(high)):
+        return "\u2014"
+    return f"[{number(low, '+.4f')}, {number(high, '+.4f')}]"
+
+
+def pairs_noun(family: str, count: int) -> str:
+    """Return an audit's pairs by family: ``28 adjacent pairs``, ``all 406 pairs``."""
+    if family == "all":
+        return f"all {count:,} pairs" if count != 1 else "1 pair (all pairs)"
+    noun = {"adjacent": "adjacent pair", "listed": "listed pair"}.get(family, "pair")
+    return plural(count, noun)
 
 
 def format_q(q) -> str:

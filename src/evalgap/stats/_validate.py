@@ -149,3 +149,135 @@ def scalar_or_array(arr: np.ndarray):
 def _first(arr: np.ndarray):
     flat = np.asarray(arr).ravel()
     return flat[0].item() if flat.size else arr
+
+
+# What each numeric, boolean or text argument of the public job functions is, by its name
+# (one name, one meaning across the jobs): checked once at each job's entry by arguments().
+ARGUMENT_KINDS = {
+    **dict.fromkeys(("alpha", "power"), "probability"),
+    **dict.fromkeys(
+        (
+            "accuracy_a",
+            "accuracy_b",
+            "correlation",
+            "delta",
+            "sd_diff",
+            "flip_rate",
+            "margin",
+            "equivalence",
+            "cost_per_item",
+            "cost_per_run",
+            "price_per_1k_tokens",
+            "tokens_per_item",
+        ),
+        "number",
+    ),
+    **dict.fromkeys(
+        (
+            "both_correct",
+            "a_only",
+            "b_only",
+            "both_wrong",
+            "n_bootstrap",
+            "n_bootstrap_required_n",
+            "n_permutations",
+            "n_cluster_bootstrap",
+            "n_rank_bootstrap",
+            "n_simulations",
+        ),
+        "count",
+    ),
+    **dict.fromkeys(
+        ("family_size", "top_k", "n_items", "max_runs", "n_strata", "n_repeats", "budget",
+         "block_pairs"),
+        "positive_count",
+    ),
+    "seed": "seed",
+    **dict.fromkeys(("complete_case", "strict", "permutation", "leader_known"), "flag"),
+    **dict.fromkeys(
+        (
+            "alternative",
+            "adjustment",
+            "family",
+            "procedure",
+            "chain_procedure",
+            "mixture",
+            "method",
+            "bootstrap",
+            "ties",
+            "targets",
+            "by",
+            "model_a",
+            "model_b",
+            "baseline",
+            "candidate",
+            "model",
+        ),
+        "text",
+    ),
+    **dict.fromkeys(("tasks", "models"), "names"),
+}
+
+
+# How the jobs' own range checks describe some numbers (the messages stay the same).
+_RANGES = {
+    "accuracy_a": "a finite number in (0, 1)",
+    "accuracy_b": "a finite number in (0, 1)",
+    "flip_rate": "a finite number in (0, 1)",
+    "correlation": "a finite number in [-1, 1]",
+}
+
+
+def arguments(**values) -> None:
+    """Check a public job's scalar arguments by their names (see ``ARGUMENT_KINDS``).
+
+    A number must be one finite real number (not a bool, a string, a list or an array, nor
+    NaN or inf); a count a whole number (>= 0, or >= 1 for sizes such as ``n_items``); a flag
+    True or False; a text option a string; ``tasks``/``models`` a list of names. None (and
+    a name not in the table) is left to the job (a default, or its own message). Ranges are
+    the job's to check; this keeps a wrong type from reaching the arithmetic, where it would
+    fail with an internal error.
+    """
+    for name, value in values.items():
+        kind = ARGUMENT_KINDS.get(name)  # names it does not know are left to the job
+        if value is None or kind is None:
+            continue
+        if kind in ("probability", "number", "count"):
+            what = {
+                "count": "a non-negative whole number",
+                "probability": "a finite number in (0, 1)",
+            }.get(kind, _RANGES.get(name, "a finite number"))
+            arr = numbers(value, name, what=what)
+            if arr.ndim != 0:
+                raise InputError(f"{name} must be one number, {what}; got {show(value)}")
+            if kind == "probability":
+                probability(arr, name)
+            elif kind == "count":
+                counts(arr, name)
+        elif kind == "positive_count":
+            whole_number(value, name, 1)
+        elif kind == "seed":
+            if not isinstance(value, (np.random.Generator, np.random.SeedSequence)) and (
+                isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
+                or value < 0
+            ):
+                raise InputError(
+                    f"seed must be a non-negative integer, a Generator or None; got {show(value)}"
+                )
+        elif kind == "flag":
+            if not isinstance(value, (bool, np.bool_)):
+                raise InputError(f"{name} must be True or False; got {show(value)}")
+        elif kind == "text":
+            if not isinstance(value, str):
+                raise InputError(f"{name} must be a string; got {show(value)}")
+        else:
+            _names(value, name)
+
+
+def _names(value, name: str) -> None:
+    """Check a list (tuple, array...) of names: an iterable of strings, not one string."""
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+        raise InputError(f"{name} must be a list of names; got {show(value)}")
+    bad = [v for v in value if not isinstance(v, str)]
+    if bad:
+        raise InputError(f"{name} must be a list of names (strings); got {show(bad[0])}")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import optimize, special
-from scipy.sparse import coo_matrix
+from scipy.sparse import coo_matrix, csr_matrix
 from scipy.sparse.csgraph import connected_components
 
 from evalgap.errors import InputError
@@ -34,6 +34,9 @@ TIES = ("half", "davidson")
 NEWTON_STEPS = 100
 TOLERANCE = 1e-12  # on the largest Newton step, in score units
 BOOTSTRAP_BLOCK = 256
+BOOTSTRAP_ELEMENTS = 2**23  # cells (or K^2) x replicates held at once (64 MiB of floats)
+CHORD_STEPS = 60
+CHORD_TOLERANCE = 1e-10  # bootstrap replicates: far below any standard error
 
 
 @dataclass(frozen=True)
@@ -128,8 +131,12 @@ def battles(model_a, model_b, outcome, n_models: int | None = None) -> Battles:
     return Battles(k, pair // k, pair % k, code / 2.0, count.astype(np.int64))
 
 
-def check_connected(data: Battles) -> None:
-    """Raise when the MLE does not exist: the win graph is not strongly connected."""
+def check_connected(data: Battles, names=None) -> None:
+    """Raise when the MLE does not exist: the win graph is not strongly connected.
+
+    The error lists the groups (by ``names`` when given, else model numbers), the first
+    few models of each.
+    """
     k = data.n_models
     won = data.outcome > 0  # first won or tied: an edge second -> first ("lost to")
     lost = data.outcome < 1
@@ -138,18 +145,30 @@ def check_connected(data: Battles) -> None:
     graph = coo_matrix((np.ones(rows.size), (rows, cols)), shape=(k, k))
     n, labels = connected_components(graph, directed=True, connection="strong")
     if n > 1:
-        sizes = np.bincount(labels)
-        smallest = int(np.argmin(sizes))
-        members = np.flatnonzero(labels == smallest)
+        def label(m) -> str:
+            name = str(names[m]) if names is not None else str(m)
+            return name if len(name) <= 60 else name[:57] + "..."
+
+        groups = []
+        for g in range(min(n, 4)):
+            members = np.flatnonzero(labels == g)
+            shown = ", ".join(label(m) for m in members[:3])
+            more = f" and {members.size - 3:,} more" if members.size > 3 else ""
+            groups.append(f"[{shown}{more}]")
+        rest = f" and {n - 4:,} more groups" if n > 4 else ""
         raise InputError(
-            f"the Bradley-Terry scores do not exist: the battles split the models into {n} "
-            f"groups that never both win and lose against each other (e.g. models "
-            f"{members[:5].tolist()}); add battles between them, or rank each group alone"
+            f"the Bradley-Terry scores do not exist: the battles split the models into {n:,} "
+            f"groups that never both win and lose against each other: {', '.join(groups)}"
+            f"{rest}; add battles between them, or rank each group alone"
         )
 
 
-def fit(data: Battles, *, ties: str = "half") -> BradleyTerryFit:
+def fit(data: Battles, *, ties: str = "half", names=None) -> BradleyTerryFit:
     """Maximum-likelihood Bradley-Terry scores with model-based and sandwich covariances.
+
+    Ties as half wins: Newton's method on the pairs' win counts (the likelihood depends on
+    the battles only through each pair's battles and wins), with step halving, so the cost
+    is O(pairs + K^3) whatever the number of battles. ``names`` label the models in errors.
 
     Examples
     --------
@@ -159,31 +178,59 @@ def fit(data: Battles, *, ties: str = "half") -> BradleyTerryFit:
     """
     if ties not in TIES:
         raise InputError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
-    check_connected(data)
+    check_connected(data, names)
     if ties == "davidson":
         return _fit_davidson(data)
     pairs = _Pairs.of(data)
-    wins, total = pairs.totals(data, data.count[None, :].astype(float))
-    theta, steps = _newton(pairs, wins, total, np.zeros((1, data.n_models)))
-    theta = theta[0]
+    wins, total = pairs.totals(data, data.count.astype(float))
+    theta, steps = _newton_one(pairs, wins, total, data.n_models)
     p = special.expit(theta[data.first] - theta[data.second])
     information = _information(data, data.count * p * (1 - p))
     covariance = _inverse_centred(information)
     residual = data.outcome - p  # per battle of each cell, the score is residual (e_i - e_j)
     meat = _information(data, data.count * residual**2)
     robust = covariance @ meat @ covariance
-    loglik = float(
-        np.sum(data.count * (data.outcome * np.log(p) + (1 - data.outcome) * np.log1p(-p)))
-    )
+    with np.errstate(divide="ignore"):
+        loglik = float(
+            np.sum(
+                data.count
+                * (
+                    np.where(data.outcome > 0, data.outcome * np.log(p), 0.0)
+                    + np.where(data.outcome < 1, (1 - data.outcome) * np.log1p(-p), 0.0)
+                )
+            )
+        )
     return BradleyTerryFit(theta, covariance, robust, None, loglik, steps)
+
+
+def sandwich_is_degenerate(data: Battles, fit: BradleyTerryFit) -> bool:
+    """True when the sandwich covariance claims no variance in some direction of the scores
+    (e.g. every battle a tie: each battle's outcome equals its expectation, the meat is 0).
+
+    The meat is a Laplacian weighted by the cells' squared residuals; its null space beyond
+    the constant is the contrasts between the groups of models that no battle with a
+    residual links, so it is degenerate exactly when that graph is not connected.
+    """
+    p = special.expit(fit.scores[data.first] - fit.scores[data.second])
+    live = np.abs(data.outcome - p) > 1e-12
+    k = data.n_models
+    graph = coo_matrix(
+        (np.ones(int(live.sum())), (data.first[live], data.second[live])), shape=(k, k)
+    )
+    return connected_components(graph, directed=False)[0] > 1
 
 
 def bootstrap(data: Battles, n_resamples: int, seed=0, *, start=None) -> np.ndarray:
     """Return (B, K) bootstrap scores: battles resampled (the cells reweighted by multinomial
-    counts) and every replicate fitted at once by batched Newton steps (ties as half wins).
+    counts) and every replicate fitted (ties as half wins).
 
-    Replicates whose battles leave a model without a win or without a loss have no MLE;
-    their scores are NaN (count them with ``np.isnan(draws).any(axis=1)``).
+    Each replicate is solved from the full-data scores by chord steps, Newton steps that
+    reuse the full data's information matrix (one (K, K) inverse for all replicates; each
+    step is a matrix product over the pairs), with exact Newton steps for the few replicates
+    that do not settle. Memory is bounded by blocks of replicates, so the cost grows with
+    B x (cells + K^2), not with K^3 per replicate. Replicates whose battles leave a model
+    without a win or without a loss have no MLE; their scores are NaN (count them with
+    ``np.isnan(draws).any(axis=1)``).
 
     Examples
     --------
@@ -199,14 +246,29 @@ def bootstrap(data: Battles, n_resamples: int, seed=0, *, start=None) -> np.ndar
     total_battles = data.n_battles
     share = data.count / total_battles
     pairs = _Pairs.of(data)
-    out = np.empty((n_resamples, data.n_models))
-    for begin in range(0, n_resamples, BOOTSTRAP_BLOCK):
-        rows = min(BOOTSTRAP_BLOCK, n_resamples - begin)
+    k = data.n_models
+    total0 = pairs.totals(data, data.count.astype(float))[1]
+    p0 = special.expit(theta0[pairs.first] - theta0[pairs.second])
+    information = _pair_information(pairs, total0 * p0 * (1 - p0), k)
+    chord = np.linalg.inv(information[:-1, :-1])  # the last score held at 0
+    out = np.empty((n_resamples, k))
+    block = max(1, min(BOOTSTRAP_BLOCK, BOOTSTRAP_ELEMENTS // max(data.count.size, k * k, 1)))
+    for begin in range(0, n_resamples, block):
+        rows = min(block, n_resamples - begin)
         counts = rng.multinomial(total_battles, share, size=rows).astype(float)
         wins, total = pairs.totals(data, counts)
-        theta, _ = _newton(pairs, wins, total, np.repeat(theta0[None, :], rows, axis=0))
-        out[begin : begin + rows] = theta
+        out[begin : begin + rows] = _chord(pairs, wins, total, theta0, chord)
     return out
+
+
+def _has_mle(pairs: _Pairs, wins, total, k) -> bool:
+    """Whether one replicate's pair counts have a finite MLE (a strongly connected win
+    graph: an edge from the loser to the winner of each pair with a win or a loss)."""
+    won, lost = wins > 0, total - wins > 0
+    rows = np.concatenate([pairs.second[won], pairs.first[lost]])
+    cols = np.concatenate([pairs.first[won], pairs.second[lost]])
+    graph = coo_matrix((np.ones(rows.size), (rows, cols)), shape=(k, k))
+    return connected_components(graph, directed=True, connection="strong")[0] == 1
 
 
 # --- the fit ---------------------------------------------------------------------------------
@@ -215,12 +277,12 @@ def bootstrap(data: Battles, n_resamples: int, seed=0, *, start=None) -> np.ndar
 @dataclass(frozen=True)
 class _Pairs:
     """The distinct pairs of a Battles (its cells are sorted by pair, so each pair's cells
-    are contiguous from ``starts``) and the pairs' incidence matrix."""
+    are contiguous from ``starts``)."""
 
     first: np.ndarray
     second: np.ndarray
     starts: np.ndarray
-    incidence: np.ndarray  # (pairs, K): +1 at first, -1 at second
+    incidence: csr_matrix  # (pairs, K): +1 at first, -1 at second
 
     @classmethod
     def of(cls, data: Battles) -> _Pairs:
@@ -229,9 +291,11 @@ class _Pairs:
         if not np.all(np.diff(data.first * k + data.second) >= 0):  # pragma: no cover
             raise ValueError("Battles cells must be sorted by pair")
         first, second = keys // k, keys % k
-        incidence = np.zeros((keys.size, k))
-        incidence[np.arange(keys.size), first] = 1.0
-        incidence[np.arange(keys.size), second] = -1.0
+        rows = np.concatenate([np.arange(keys.size)] * 2)
+        values = np.concatenate([np.ones(keys.size), -np.ones(keys.size)])
+        incidence = csr_matrix(
+            (values, (rows, np.concatenate([first, second]))), shape=(keys.size, k)
+        )
         return cls(first, second, starts, incidence)
 
     def totals(self, data: Battles, counts):
@@ -239,47 +303,116 @@ class _Pairs:
         wins = np.add.reduceat(counts * data.outcome, self.starts, axis=-1)
         return wins, np.add.reduceat(counts, self.starts, axis=-1)
 
+    def gradient(self, residual, k):
+        """``sum_pairs residual (e_first - e_second)`` for each row of ``residual``."""
+        residual = np.atleast_2d(residual)
+        return np.asarray((self.incidence.T @ residual.T).T)
 
-def _newton(pairs: _Pairs, wins, total, theta):
-    """Batched Newton on the concave log-likelihood (ties as half wins), one fit per row of
-    ``wins``/``total`` (R, pairs); the last model's score is held at 0 during the steps, then
-    the scores are centred. Rows that diverge (no MLE) become NaN."""
-    i, j, d = pairs.first, pairs.second, pairs.incidence
-    k = d.shape[1]
-    theta = theta - theta[:, -1:]
-    steps = 0
-    with np.errstate(over="ignore", invalid="ignore"):
-        while steps < NEWTON_STEPS:
-            steps += 1
-            p = special.expit(theta[:, i] - theta[:, j])
-            gradient = (wins - total * p) @ d
-            weight = total * p * (1 - p)
-            hessian = np.zeros((theta.shape[0], k, k))
-            hessian[:, i, j] = -weight
-            hessian[:, j, i] = -weight
-            hessian[:, np.arange(k), np.arange(k)] = weight @ np.abs(d)
-            step = _solve(hessian[:, :-1, :-1], gradient[:, :-1])
-            theta[:, :-1] += step
-            size = np.max(np.abs(step), axis=1, initial=0.0)
-            if np.all((size <= TOLERANCE) | ~np.isfinite(size)):
+
+def _pair_information(pairs: _Pairs, weight, k):
+    """``sum_pairs weight (e_i - e_j)(e_i - e_j)'``: a (K, K) Laplacian."""
+    out = np.zeros((k, k))
+    np.add.at(out, (pairs.first, pairs.second), -weight)
+    np.add.at(out, (pairs.second, pairs.first), -weight)
+    out[np.diag_indices(k)] += np.bincount(pairs.first, weight, k) + np.bincount(
+        pairs.second, weight, k
+    )
+    return out
+
+
+def _log_likelihood(pairs: _Pairs, wins, total, theta):
+    diff = theta[pairs.first] - theta[pairs.second]
+    return float(np.sum(wins * -np.logaddexp(0, -diff) + (total - wins) * -np.logaddexp(0, diff)))
+
+
+def _newton_one(pairs: _Pairs, wins, total, k):
+    """Newton's method with step halving on the concave log-likelihood of one data set (the
+    last score held at 0, then the scores centred)."""
+    theta = np.zeros(k)
+    value = _log_likelihood(pairs, wins, total, theta)
+    for steps in range(1, NEWTON_STEPS + 1):
+        p = special.expit(theta[pairs.first] - theta[pairs.second])
+        gradient = pairs.gradient(wins - total * p, k)[0]
+        hessian = _pair_information(pairs, total * p * (1 - p), k)
+        try:
+            step = np.linalg.solve(hessian[:-1, :-1], gradient[:-1])
+        except np.linalg.LinAlgError:
+            step = np.linalg.lstsq(hessian[:-1, :-1], gradient[:-1], rcond=None)[0]
+        scale = 1.0
+        while True:
+            trial = theta.copy()
+            trial[:-1] += scale * step
+            new = _log_likelihood(pairs, wins, total, trial)
+            if new >= value - 1e-12 * abs(value) or scale < 1e-6:
                 break
-        diverged = ~np.isfinite(theta).all(axis=1) | (np.abs(theta).max(axis=1) > 50)
-    theta = theta - theta.mean(axis=1, keepdims=True)
-    theta[diverged] = np.nan
-    return theta, steps
+            scale /= 2
+        theta, value = trial, new
+        if np.max(np.abs(scale * step), initial=0.0) <= TOLERANCE:
+            return theta - theta.mean(), steps
+    raise InputError(
+        f"the Bradley-Terry fit did not converge in {NEWTON_STEPS} Newton steps; the battles "
+        "may be too one-sided for finite scores"
+    )
 
 
-def _solve(hessian, gradient):
-    try:
-        return np.linalg.solve(hessian, gradient[..., None])[..., 0]
-    except np.linalg.LinAlgError:  # a singular replicate: solve the others one by one
-        out = np.full(gradient.shape, np.nan)
-        for r, (h, g) in enumerate(zip(hessian, gradient, strict=True)):
-            try:
-                out[r] = np.linalg.solve(h, g)
-            except np.linalg.LinAlgError:
-                pass
-        return out
+def _chord(pairs: _Pairs, wins, total, theta0, chord):
+    """Fit each row of ``wins``/``total`` from ``theta0`` by chord steps (the fixed inverse
+    information ``chord``), then exact Newton steps for rows that have not settled; rows
+    without a finite maximum come back NaN."""
+    k = theta0.size
+    rows = wins.shape[0]
+    theta = np.repeat((theta0 - theta0[-1])[None, :], rows, axis=0)
+    # a model without a win or without a loss: no MLE (the usual way a replicate has none)
+    won = np.asarray(pairs.incidence.T.maximum(0) @ wins.T).T + np.asarray(
+        (-pairs.incidence.T).maximum(0) @ (total - wins).T
+    ).T
+    played = np.asarray(abs(pairs.incidence.T) @ total.T).T
+    settled = ~((won > 0) & (won < played)).all(axis=1)
+    theta[settled] = np.nan
+    with np.errstate(over="ignore", invalid="ignore"):
+        for _ in range(CHORD_STEPS):
+            live = np.flatnonzero(~settled)
+            if not live.size:
+                break
+            t = theta[live]
+            p = special.expit(t[:, pairs.first] - t[:, pairs.second])
+            gradient = pairs.gradient(wins[live] - total[live] * p, k)
+            step = gradient[:, :-1] @ chord
+            t[:, :-1] += step
+            theta[live] = t
+            size = np.max(np.abs(step), axis=1, initial=0.0)
+            settled[live] = size <= CHORD_TOLERANCE
+            bad = ~np.isfinite(size) | (size > 1e3)
+            settled[live[bad]] = True
+            theta[live[bad]] = np.nan
+        for r in np.flatnonzero(~settled):  # slow settlers: exact Newton if an MLE exists
+            exists = _has_mle(pairs, wins[r], total[r], k)
+            theta[r] = _newton_row(pairs, wins[r], total[r], theta[r]) if exists else np.nan
+    failed = ~np.isfinite(theta).all(axis=1)
+    theta[failed] = np.nan
+    theta[~failed] -= theta[~failed].mean(axis=1, keepdims=True)
+    return theta
+
+
+def _newton_row(pairs: _Pairs, wins, total, theta):
+    """Exact Newton steps for one replicate; NaN when they do not settle (no MLE)."""
+    k = theta.size
+    theta = theta.copy()
+    for _ in range(NEWTON_STEPS):
+        p = special.expit(theta[pairs.first] - theta[pairs.second])
+        gradient = pairs.gradient(wins - total * p, k)[0]
+        hessian = _pair_information(pairs, total * p * (1 - p), k)
+        try:
+            step = np.linalg.solve(hessian[:-1, :-1], gradient[:-1])
+        except np.linalg.LinAlgError:
+            return np.full(k, np.nan)
+        theta[:-1] += step
+        size = np.max(np.abs(step), initial=0.0)
+        if not np.isfinite(size):
+            break
+        if size <= TOLERANCE:
+            return theta
+    return np.full(k, np.nan)
 
 
 def _information(data: Battles, weight):
@@ -294,11 +427,13 @@ def _information(data: Battles, weight):
 
 
 def _inverse_centred(information):
-    """The covariance of sum-zero scores: the pseudo-inverse of the information (a Laplacian
-    whose null space is the constant vector, which the constraint removes)."""
+    """The covariance of sum-zero scores from the information (a Laplacian whose null space
+    is the constant vector): invert it with the last score held at 0, then centre."""
     k = information.shape[0]
+    embed = np.zeros((k, k))
+    embed[:-1, :-1] = np.linalg.inv(information[:-1, :-1])
     centring = np.eye(k) - 1.0 / k
-    return centring @ np.linalg.pinv(information, hermitian=True) @ centring
+    return centring @ embed @ centring
 
 
 def _fit_davidson(data: Battles) -> BradleyTerryFit:
@@ -306,6 +441,17 @@ def _fit_davidson(data: Battles) -> BradleyTerryFit:
     k = data.n_models
     i, j, y, c = data.first, data.second, data.outcome, data.count.astype(float)
     win, tie, loss = c * (y == 1), c * (y == 0.5), c * (y == 0)
+    if not tie.any():  # nu's MLE is 0, where Davidson's model is Bradley-Terry
+        plain = fit(data)
+        return BradleyTerryFit(
+            plain.scores, plain.covariance, plain.covariance, 0.0, plain.log_likelihood,
+            plain.iterations,
+        )
+    if not (win.any() or loss.any()):
+        raise InputError(
+            "every battle is a tie: Davidson's tie parameter has no finite estimate (it "
+            "grows without bound); use ties='half', where equal models score 0"
+        )
 
     def negative(params):
         theta = np.append(params[:-1], 0.0)
@@ -332,7 +478,15 @@ def _fit_davidson(data: Battles) -> BradleyTerryFit:
     theta = np.append(result.x[:-1], 0.0)
     theta = theta - theta.mean()
     hessian = _numeric_hessian(lambda q: negative(q)[1], result.x)
-    full = np.linalg.inv(hessian)
+    try:
+        full = np.linalg.inv(hessian)
+    except np.linalg.LinAlgError:
+        full = np.full(hessian.shape, np.nan)
+    if not (result.success or np.isfinite(result.fun)) or not np.isfinite(full).all():
+        raise InputError(
+            "Davidson's tie model has no finite estimate on these battles (its information "
+            "matrix is singular); use ties='half'"
+        )
     embed = np.zeros((k, k))
     embed[:-1, :-1] = full[:-1, :-1]
     centring = np.eye(k) - 1.0 / k

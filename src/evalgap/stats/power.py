@@ -364,12 +364,11 @@ def power_at(delta, sd_diff, n_items, *, alpha=0.05, alternative="two-sided"):
         # mu = +-inf (power 1) also when sd is so small that the ratio overflows.
         mu = np.where(sd > 0, delta * np.sqrt(n) / sd, np.sign(delta) * np.inf)
     mu = np.where(delta == 0, 0.0, mu)
+    z = intervals.z_quantile(alpha_arr, alternative)
     if alternative == "two-sided":
-        z = -special.ndtri(alpha_arr / 2)
         m = np.abs(mu)
         p = special.ndtr(-z - m) + special.ndtr(m - z)
     else:
-        z = -special.ndtri(alpha_arr)
         signed = mu if alternative == "greater" else -mu
         p = special.ndtr(signed - z)
     return _validate.scalar_or_array(p)
@@ -543,7 +542,7 @@ def degradation_power(delta, flip_rate, n_items, *, alpha=0.05):
     """
     alpha = _validate.probability(alpha, "alpha")
     snr = degradation_snr(delta, flip_rate, n_items)
-    return _validate.scalar_or_array(special.ndtr(snr + special.ndtri(alpha)))
+    return _validate.scalar_or_array(special.ndtr(snr - intervals.z_quantile(alpha, "greater")))
 
 
 def degradation_snr(delta, flip_rate, n_items):
@@ -561,7 +560,7 @@ def degradation_required_n(delta, flip_rate, *, alpha=0.05, power=0.8):
     z_alpha, z_beta = critical_values(alpha, power, "greater")
     p = _validate.probability(flip_rate, "flip_rate")
     delta = np.asarray(delta, dtype=float)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
         n = np.where(delta > 0, p * ((z_alpha + z_beta) / delta) ** 2, np.inf)
     return _validate.scalar_or_array(n)
 
@@ -572,3 +571,19 @@ def degradation_detectable_drop(flip_rate, n_items, *, alpha=0.05, power=0.8):
     p = _validate.probability(flip_rate, "flip_rate")
     n = _validate.positive(n_items, "n_items")
     return _validate.scalar_or_array((z_alpha + z_beta) * np.sqrt(p / n))
+
+
+def opposes_alternative(delta, alternative: str):
+    """True where the gap lies strictly on the side a one-sided alternative does not test.
+
+    Such a gap is no evidence for the alternative, and no number of items makes the
+    one-sided test reject in the tested direction at this gap: its N* is infinite and q = 0.
+    Always False for ``"two-sided"``.
+    """
+    _validate.alternative(alternative)
+    d = np.asarray(delta, dtype=float)
+    if alternative == "two-sided":
+        out = np.zeros(d.shape, dtype=bool)
+    else:
+        out = d < 0 if alternative == "greater" else d > 0
+    return _validate.scalar_or_array(out)

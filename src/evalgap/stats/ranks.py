@@ -3,32 +3,32 @@
 The method of Mogstad, Romano, Shaikh and Wilhelm (2024, *Review of Economic Studies* 91,
 "Inference for ranks with applications to mobility across neighbourhoods and academic
 achievement across countries"). With ``theta_j`` model j's expected score, the rank of j is
-``1 + #{k : theta_k > theta_j}``. Bound every difference ``theta_j - theta_k`` at once:
-
-    |(m_j - m_k) - (theta_j - theta_k)| <= c se_jk   for all pairs j < k, w.p. >= 1 - alpha,
-
-with ``m`` the models' mean scores, ``se_jk`` the standard error of ``m_j - m_k`` (paired:
-both models scored the same items) and ``c`` the (1 - alpha) quantile of the bootstrap
-distribution of ``max_{j<k} |(m*_j - m*_k) - (m_j - m_k)| / se_jk``. Pair (j, k) is *ordered*
-(``j`` shown better) when ``(m_j - m_k) / se_jk > c``. The stepdown of Romano and Wolf (2005)
-recomputes ``c`` over the pairs not yet ordered until no new pair is ordered; it keeps the
-familywise error at alpha and orders more pairs. Then, for every model at once,
+``1 + #{k : theta_k > theta_j}``. Every pair is compared on the items both models scored:
+``gap_jk`` is the mean of ``x_j - x_k`` there and ``se_jk`` its standard error (paired; see
+:func:`pair_gaps`), the same estimand for the bootstrap, the Holm tests and the audit. The
+hypotheses are ``H_jk: theta_j <= theta_k`` for every ordered pair (Algorithm 3.1), with
+``t_jk = gap_jk / se_jk``; ``c`` is the (1 - alpha) quantile of the bootstrap distribution of
+``max t*_jk = ((gap*_jk - gap_jk) / se_jk)`` over the hypotheses still standing, and those
+with ``t_jk > c`` are rejected (``j`` shown better than ``k``). The stepdown repeats with the
+hypotheses left, until none is rejected; a rejected ``H_jk`` leaves, its reverse ``H_kj``
+stays (as in the authors' R package csranks). Then, for every model at once,
 
     rank_low_j = 1 + #{k : k shown better than j},   rank_high_j = K - #{k : j shown better}.
 
-*Marginal* sets do the same with the K - 1 pairs of one model only (valid for that model
+*Marginal* sets do the same with the 2 (K - 1) hypotheses of one model only (valid for that model
 alone; contained in the simultaneous sets, since each stepdown threshold over a subset of
 pairs is no larger). The *top-k set* holds the models whose simultaneous lower rank is at
 most k: with probability >= 1 - alpha it contains every model truly among the best k.
-*Tiers* cut the ranking by score where every model above is shown better than every model
-below.
+*Tiers* cut the ranking (by the paired gaps) where every model above is shown better than
+every model below.
 
 Bootstrap. The multiplier bootstrap (Gaussian weights on the items' centred scores, or on
 the clusters' sums with cluster labels) draws ``m* - m`` for all K models as one
 (replicates x items) by (items x models) matrix product per block of replicates; the
-maximum over the K(K-1)/2 pairs is taken per block, and the stepdown needs only each
-replicate's running maximum over the pairs sorted by observed |t| (its records), so the
-(B, K, K) array never exists. The empirical (multinomial) bootstrap is an option.
+maximum over the K(K-1) ordered pairs is taken per block, and the stepdown needs only each
+replicate's running maximum over the hypotheses sorted by observed t (its records), so the
+(B, K, K) array never exists. With missing scores the replicates' shared-item gaps are drawn
+pair by pair (:func:`_pair_draws`). The empirical (multinomial) bootstrap is an option.
 
 Many models for few items. The max-t bootstrap approximates the law of a maximum over
 K(K-1)/2 statistics by a Gaussian one; with K large against the items its coverage falls
@@ -64,6 +64,12 @@ MIN_UNITS = 200
 # Replicates drawn per matrix product, and bootstrap statistics held at once when taking the
 # maximum over pairs (float32: 64 MiB).
 REPLICATE_BLOCK = 256
+# The (1 - alpha) quantile of the bootstrap maximum is read from the replicates' upper tail:
+# with fewer than MIN_TAIL_REPLICATES replicates above it the quantile is the sample maximum
+# or close to it, far too noisy to be called a (1 - alpha) critical value (with B = 1 it is
+# that one replicate, and the sets come out narrower than at B = 1,000). So B >= 10 / alpha:
+# 200 at alpha = 0.05, 1,000 at alpha = 0.01.
+MIN_TAIL_REPLICATES = 10
 PAIR_BLOCK_ELEMENTS = 2**24
 
 
@@ -116,6 +122,40 @@ class RankSets:
     notes: tuple[str, ...] = ()
 
 
+def minimum_replicates(alpha: float) -> int:
+    """Return the fewest bootstrap replicates that put ``MIN_TAIL_REPLICATES`` beyond the
+    (1 - alpha) quantile: ``ceil(MIN_TAIL_REPLICATES / alpha)``.
+
+    >>> minimum_replicates(0.05), minimum_replicates(0.01)
+    (200, 1000)
+    """
+    return int(np.ceil(MIN_TAIL_REPLICATES / float(alpha) - 1e-9))
+
+
+def check_replicates(count: int, alpha: float, name: str = "n_bootstrap") -> None:
+    """Refuse a bootstrap too small to determine the (1 - alpha) quantile of the maximum."""
+    need = minimum_replicates(alpha)
+    if count < need:
+        level = f"{100 * (1 - alpha):g}%"
+        raise InputError(
+            f"{name}={count}: {count:,} bootstrap replicates cannot determine the "
+            f"{level} critical value of the rank sets; give {name}={need} or more "
+            f"(at least {MIN_TAIL_REPLICATES} / alpha)"
+        )
+
+
+def score_interval(score, se, alpha: float = 0.05):
+    """Return the (1 - alpha) normal interval of each score alone: ``score -/+ z se`` with
+    ``z`` the (1 - alpha/2) standard normal quantile (marginal: one model at a time).
+
+    >>> [round(float(v), 4) for v in score_interval(np.array([0.5]), np.array([0.01]))[1]]
+    [0.5196]
+    """
+    z = special.ndtri(1 - float(alpha) / 2)
+    score, se = np.asarray(score, dtype=float), np.asarray(se, dtype=float)
+    return score - z * se, score + z * se
+
+
 def mean_covariance(x, clusters=None):
     """Return each model's mean over its own items, its item count and the (K, K) covariance
     of the means.
@@ -151,6 +191,69 @@ def mean_covariance(x, clusters=None):
     return mean, n, cov
 
 
+def pair_gaps(x, clusters=None, *, mean=None, covariance=None):
+    """Return every pair's paired gap on the items both models scored, its squared standard
+    error and the shared items: three (K, K) arrays ``gap, variance, shared``.
+
+    ``gap[j, k]`` is the mean of ``x_j - x_k`` over the items both j and k scored (the
+    estimand of every method here, as of the audit's pairs), ``variance[j, k]`` the squared
+    standard error of that mean: ``sum (D_i - gap)^2 / (n (n - 1))`` over the n shared items,
+    or with integer ``clusters`` ``sum_g (sum_{i in g} (D_i - gap))^2 / n^2 x G/(G - 1)``.
+    Without missing scores these are the differences of the models' means and
+    ``cov_jj + cov_kk - 2 cov_jk`` of :func:`mean_covariance` (pass ``mean`` and
+    ``covariance`` to reuse them). A pair with fewer than 2 shared items has a NaN gap.
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 1.0], [np.nan, 1.0], [np.nan, 1.0]])
+    >>> gap, variance, shared = pair_gaps(x)
+    >>> round(float(gap[0, 1]), 4), round(float(variance[0, 1]), 4), int(shared[0, 1])
+    (0.6667, 0.1111, 3)
+    """
+    x = np.asarray(x, dtype=float)
+    observed = ~np.isnan(x)
+    if mean is None or covariance is None:
+        mean, _, covariance = mean_covariance(x, clusters)
+    k = x.shape[1]
+    if observed.all():
+        diagonal = np.diag(covariance)
+        variance = diagonal[:, None] + diagonal[None, :] - 2 * covariance
+        shared = np.full((k, k), x.shape[0], dtype=np.int64)
+        return mean[:, None] - mean[None, :], np.maximum(variance, 0.0), shared
+    # centre each column on its own mean: the gaps' residuals are unchanged, the sums small
+    ones = observed.astype(float)
+    centred = np.where(observed, x - mean, 0.0)
+    shared = ones.T @ ones
+    sums = centred.T @ ones  # [j, k]: sum over shared items of the centred x_j
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gap_centred = np.where(shared > 0, (sums - sums.T) / shared, np.nan)
+        if clusters is None:
+            squares = (centred**2).T @ ones
+            total = squares + squares.T - 2 * centred.T @ centred
+            residual = total - shared * np.nan_to_num(gap_centred) ** 2
+            variance = np.maximum(residual, 0.0) / (shared * (shared - 1))
+        else:
+            codes = np.asarray(clusters)
+            labels = np.unique(codes[codes >= 0])
+            if labels.size < 2:
+                raise InputError("cluster-robust ranks need at least 2 clusters")
+            accumulated = np.zeros((k, k))
+            fill = np.nan_to_num(gap_centred)
+            for label in labels:
+                rows = codes == label
+                part = centred[rows].T @ ones[rows]
+                residual = (part - part.T) - fill * (ones[rows].T @ ones[rows])
+                accumulated += residual**2
+            variance = accumulated / shared**2 * (labels.size / (labels.size - 1.0))
+    gap = gap_centred + (mean[:, None] - mean[None, :])
+    thin = shared < 2
+    gap[thin] = np.nan
+    variance[thin] = np.nan
+    np.fill_diagonal(gap, 0.0)
+    np.fill_diagonal(variance, 0.0)
+    return gap, variance, shared.astype(np.int64)
+
+
 def rank_sets(
     x,
     *,
@@ -161,6 +264,7 @@ def rank_sets(
     method: str = "auto",
     bootstrap: str = "multiplier",
     top_k: int | None = None,
+    replicates_name: str = "n_bootstrap",
 ) -> RankSets:
     """Simultaneous and marginal rank sets, tiers and a top-k set from per-item scores.
 
@@ -184,6 +288,8 @@ def rank_sets(
         Gaussian multiplier weights, or multinomial resampling of items (clusters).
     top_k : int, optional
         Also return the top-k set.
+    replicates_name : str
+        The caller's name of ``n_bootstrap``, for the error when it is too small.
 
     Returns
     -------
@@ -202,6 +308,7 @@ def rank_sets(
         raise InputError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
     if bootstrap not in BOOTSTRAPS:
         raise InputError(f"bootstrap must be one of {', '.join(BOOTSTRAPS)}; got {bootstrap!r}")
+    _check_top_k(top_k)
     x = np.asarray(x, dtype=float)
     if np.isinf(x).any():
         raise InputError("scores contain infinite values; drop or fix those items")
@@ -209,9 +316,23 @@ def rank_sets(
     if codes is not None and codes.shape != (x.shape[0],):
         raise InputError(f"clusters must hold one label per item ({x.shape[0]}); got {codes.shape}")
     mean, n, cov = mean_covariance(x, codes)
+    gap, variance, shared = pair_gaps(x, codes, mean=mean, covariance=cov)
     k = mean.size
-    units = int(np.unique(codes[codes >= 0]).size) if codes is not None else int(n.min())
+    off = ~np.eye(k, dtype=bool)
+    units = int(np.unique(codes[codes >= 0]).size) if codes is not None else int(shared[off].min())
     notes = []
+    thin = int(np.isnan(gap[off]).sum() // 2)
+    if thin:
+        notes.append(
+            f"{thin:,} pair{'s' if thin != 1 else ''} of models share fewer than 2 scored "
+            "items and cannot be ordered"
+        )
+    if np.isnan(x).any():
+        notes.append(
+            "some models lack scores on some items: each score is the mean over the model's "
+            "own items, while ranks, sets and tiers compare each pair on the items both "
+            "scored, so the order can differ from the scores"
+        )
     use_holm = method == "holm"
     if method == "auto" and (k >= MAX_MODELS_PER_UNIT * units or units < MIN_UNITS):
         use_holm = True
@@ -221,18 +342,23 @@ def rank_sets(
             "coverage, so the sets come from Holm-adjusted pairwise tests (valid, wider)"
         )
     if use_holm:
-        better, better_marginal = _holm(x, mean, cov, codes, alpha)
+        better, better_marginal = _holm(x, gap, variance, shared, codes, alpha)
         critical, steps, name = np.nan, 0, "Holm pairwise"
     else:
-        n_bootstrap = _validate.resamples(n_bootstrap)
+        n_bootstrap = _validate.resamples(n_bootstrap, "n_bootstrap")
+        check_replicates(n_bootstrap, alpha, replicates_name)
         draws = _multiplier_draws if bootstrap == "multiplier" else _empirical_draws
-        deviations = draws(x, mean, n, codes, n_bootstrap, seed)
-        better, better_marginal, critical, steps = _max_t(mean, cov, deviations, alpha)
+        if np.isnan(x).any():
+            deviations = _pair_draws(x, mean, gap, shared, codes, n_bootstrap, seed, bootstrap)
+        else:
+            deviations = draws(x, mean, n, codes, n_bootstrap, seed)
+        better, better_marginal, critical, steps = _max_t(gap, variance, deviations, alpha)
         name = "max-t stepdown bootstrap"
     return _assemble(
         mean,
         np.sqrt(np.diag(cov)),
         n,
+        gap,
         better,
         better_marginal,
         top_k,
@@ -258,19 +384,25 @@ def rank_sets_from_draws(estimate, covariance, draws, *, alpha: float = 0.05, to
     [1, 2, 3]
     """
     alpha = float(_validate.probability(alpha, "alpha"))
+    _check_top_k(top_k)
     estimate = np.asarray(estimate, dtype=float)
     cov = np.asarray(covariance, dtype=float)
     draws = np.asarray(draws, dtype=float)
     k = estimate.size
     if cov.shape != (k, k) or draws.ndim != 2 or draws.shape[1] != k:
         raise InputError(f"covariance must be ({k}, {k}) and draws (B, {k})")
+    check_replicates(draws.shape[0], alpha)
     deviations = iter([draws - estimate])
-    better, better_marginal, critical, steps = _max_t(estimate, cov, deviations, alpha)
+    diagonal = np.diag(cov)
+    gap = estimate[:, None] - estimate[None, :]
+    variance = np.maximum(diagonal[:, None] + diagonal[None, :] - 2 * cov, 0.0)
+    better, better_marginal, critical, steps = _max_t(gap, variance, deviations, alpha)
     counts = np.zeros(k, dtype=np.int64) if n is None else np.asarray(n, dtype=np.int64)
     return _assemble(
         estimate,
         np.sqrt(np.diag(cov)),
         counts,
+        gap,
         better,
         better_marginal,
         top_k,
@@ -352,59 +484,130 @@ def _empirical_draws(x, mean, n, clusters, n_bootstrap, seed):
         yield np.where(np.isfinite(resampled), resampled - mean, 0.0)
 
 
-def _max_t(mean, cov, deviations, alpha):
-    """Stepdown max-|t| over all pairs and over each model's pairs: the ordered pairs."""
-    k = mean.size
-    variance = np.diag(cov)[:, None] + np.diag(cov)[None, :] - 2 * cov
+def _pair_draws(x, mean, gap, shared, clusters, n_bootstrap, seed, kind):
+    """Blocks of every pair's bootstrap gap deviation (b, K, K) when some scores are missing:
+    ``gap*_jk - gap_jk`` on the items both j and k scored, so the bootstrap bounds the same
+    paired gaps as the tests.
+
+    Items every model scored enter through the models' weighted sums (a (b, N) by (N, K)
+    product); only the items some model lacks need the (K, K) sums of each replicate.
+    Multiplier: ``sum_i w_i r_ijk / n_jk`` with ``r`` the centred paired differences;
+    empirical: the mean of the resampled shared items' differences minus ``gap``.
+    """
+    observed = ~np.isnan(x)
+    ones = observed.astype(float)
+    centred = np.where(observed, x - mean, 0.0)
+    gap_centred = np.nan_to_num(gap - (mean[:, None] - mean[None, :]))
+    complete = observed.all(axis=1)
+    codes = None if clusters is None else np.asarray(clusters)
+    if codes is None:
+        unit_of = np.arange(x.shape[0])
+        n_units = x.shape[0]
+    else:
+        labels, unit_of = np.unique(codes, return_inverse=True)
+        unit_of = np.where(codes >= 0, unit_of - int((labels < 0).any()), -1)
+        n_units = int((labels >= 0).sum())
+    full = (unit_of >= 0) & complete
+    # complete items summed per unit: (units, K) and their counts
+    full_sums = np.zeros((n_units, x.shape[1]))
+    np.add.at(full_sums, unit_of[full], centred[full])
+    full_counts = np.bincount(unit_of[full], minlength=n_units).astype(float)
+    part = np.flatnonzero((unit_of >= 0) & ~complete)
+    part_centred, part_ones, part_unit = centred[part], ones[part], unit_of[part]
+    k = x.shape[1]
+    per_replicate = max(k * k, part.size * k, 1)
+    block = max(1, min(REPLICATE_BLOCK, PAIR_BLOCK_ELEMENTS // per_replicate))
+    rng = np.random.Generator(np.random.PCG64(seed_sequence(seed)))
     with np.errstate(divide="ignore", invalid="ignore"):
-        inverse_se = np.where(variance > 0, 1.0 / np.sqrt(np.maximum(variance, 0)), 0.0)
-        gap = mean[:, None] - mean[None, :]
-        t = np.where(
-            variance > 0, gap * inverse_se, np.where(gap == 0, 0.0, np.copysign(np.inf, gap))
-        )
+        for start in range(0, n_bootstrap, block):
+            rows = min(block, n_bootstrap - start)
+            if kind == "multiplier":
+                weights = rng.standard_normal((rows, n_units))
+            else:
+                weights = rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=rows)
+                weights = weights.astype(float)
+            model_sums = weights @ full_sums  # (b, K)
+            count = weights @ full_counts  # (b,)
+            w = weights[:, part_unit]  # (b, items with a missing score)
+            cross = np.matmul((w[:, :, None] * part_centred).transpose(0, 2, 1), part_ones)
+            both = np.matmul((w[:, :, None] * part_ones).transpose(0, 2, 1), part_ones)
+            difference = model_sums[:, :, None] - model_sums[:, None, :] + cross
+            difference -= cross.transpose(0, 2, 1)
+            if kind == "multiplier":
+                deviation = (difference - gap_centred * (count[:, None, None] + both)) / shared
+            else:
+                denominator = count[:, None, None] + both
+                deviation = difference / denominator - gap_centred
+            # a pair with no shared item in a replicate (or none at all) keeps its gap
+            yield np.where(np.isfinite(deviation) & (shared >= 2), deviation, 0.0)
+
+
+def _max_t(gap, variance, deviations, alpha):
+    """Stepdown max-t over the ordered pairs, all at once and per model: the rejections.
+
+    The hypotheses are ``H_jk: theta_j <= theta_k`` for every ordered pair (Mogstad, Romano,
+    Shaikh and Wilhelm 2024, Algorithm 3.1), with ``t_jk = gap_jk / se_jk``. Each step
+    takes the (1 - alpha) quantile of the replicates' maximum of ``t*_jk`` over the
+    hypotheses not yet rejected and rejects those with ``t_jk`` above it; a rejected
+    ``H_jk`` (j shown better than k) leaves the set, its reverse ``H_kj`` stays. Sorted by
+    ``t`` the hypotheses still standing are always a prefix, so each replicate needs only
+    its running maximum's records. ``deviations`` yields blocks of model deviations
+    (b, K), whose pair deviations are their differences, or of pair deviations (b, K, K).
+    """
+    k = gap.shape[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        usable = np.isfinite(gap) & (variance > 0)
+        inverse_se = np.where(usable, 1.0 / np.sqrt(np.where(usable, variance, 1.0)), 0.0)
+        t = np.where(usable, gap * inverse_se, 0.0)
+        exact = np.isfinite(gap) & (variance == 0) & (gap != 0)  # no variation, a gap
+        t = np.where(exact, np.copysign(np.inf, gap), t)
     np.fill_diagonal(t, 0.0)
-    first, second = np.triu_indices(k, 1)
-    pair_t = np.abs(t[first, second])
-    order = np.argsort(pair_t, kind="stable")  # pairs by observed |t|, smallest first
+    first, second = np.nonzero(~np.eye(k, dtype=bool))  # H_jk for every ordered pair
+    pair_t = t[first, second]
+    order = np.argsort(pair_t, kind="stable")  # hypotheses by observed t, smallest first
     pair_i, pair_j = first[order], second[order]
     pair_scale = inverse_se[pair_i, pair_j].astype(np.float32)
     sorted_t = pair_t[order]
-    # marginal: each model's K - 1 pairs by observed |t|
+    # marginal: model j's 2 (K - 1) hypotheses, H_jo then H_oj for every other model o
     others = np.array([np.delete(np.arange(k), j) for j in range(k)]).reshape(k, k - 1)
-    row_t = np.abs(np.take_along_axis(t, others, axis=1))
+    own = np.repeat(np.arange(k), k - 1).reshape(k, k - 1)
+    row_other = np.concatenate([others, others], axis=1)
+    row_sign = np.concatenate([np.ones(k - 1), -np.ones(k - 1)]).astype(np.float32)
+    row_t = np.concatenate([t[own, others], t[others, own]], axis=1)
     row_order = np.argsort(row_t, axis=1, kind="stable")
-    row_other = np.take_along_axis(others, row_order, axis=1)
-    row_scale = np.take_along_axis(inverse_se, row_other, axis=1).astype(np.float32)
+    row_other = np.take_along_axis(row_other, row_order, axis=1)
+    row_sign = row_sign[row_order]
+    row_own = np.repeat(np.arange(k), 2 * (k - 1)).reshape(k, 2 * (k - 1))
+    row_scale = (inverse_se[row_own, row_other] * row_sign).astype(np.float32)
     row_sorted = np.take_along_axis(row_t, row_order, axis=1)
     pair_records, row_records = [], []
     for block in deviations:
         block = block.astype(np.float32)
+        paired = block.ndim == 3
         rows = max(1, PAIR_BLOCK_ELEMENTS // max(pair_i.size, 1))
         for s in range(0, block.shape[0], rows):
             d = block[s : s + rows]
-            stat = np.abs(d[:, pair_i] - d[:, pair_j]) * pair_scale
-            pair_records.append(_records(stat))
-        rows = max(1, PAIR_BLOCK_ELEMENTS // (k * (k - 1)))
+            diff = d[:, pair_i, pair_j] if paired else d[:, pair_i] - d[:, pair_j]
+            pair_records.append(_records(diff * pair_scale))
+        rows = max(1, PAIR_BLOCK_ELEMENTS // max(2 * k * (k - 1), 1))
         for s in range(0, block.shape[0], rows):
             d = block[s : s + rows]
-            stat = np.abs(d[:, :, None] - d[:, row_other]) * row_scale
-            row_records.append(_records(stat))
+            diff = d[:, row_own, row_other] if paired else d[:, :, None] - d[:, row_other]
+            row_records.append(_records(diff * row_scale))
     positions, values = _stack_records(pair_records)
     kept, critical, steps = _stepdown(positions, values, sorted_t[None, :], alpha)
-    ordered = np.zeros((k, k), dtype=bool)
-    rejected = order[kept[0] :]  # every pair past the active prefix is ordered
-    i, j = first[rejected], second[rejected]
-    ordered[i, j] = ordered[j, i] = True
-    better = ordered & (t > 0)
+    better = np.zeros((k, k), dtype=bool)
+    rejected = order[kept[0] :]  # every hypothesis past the standing prefix is rejected
+    better[first[rejected], second[rejected]] = True
     positions, values = _stack_records(row_records)
     kept_rows, _, _ = _stepdown(positions, values, row_sorted, alpha)
-    marginal = np.zeros((k, k), dtype=bool)
-    beyond = np.arange(k - 1)[None, :] >= kept_rows[:, None]
-    rows_idx = np.repeat(np.arange(k), k - 1).reshape(k, k - 1)
-    marginal[rows_idx[beyond], row_other[beyond]] = True
-    # marginal[j, other]: j's pair with other is ordered (for j's own set)
-    marginal_better = marginal & (t > 0)  # j shown better than other
-    marginal_worse = marginal & (t < 0)  # other shown better than j
+    beyond = np.arange(2 * (k - 1))[None, :] >= kept_rows[:, None]
+    marginal_better = np.zeros((k, k), dtype=bool)  # [j, o]: j shown better than o
+    marginal_worse = np.zeros((k, k), dtype=bool)  # [j, o]: o shown better than j
+    wins = beyond & (row_sign > 0)
+    losses = beyond & (row_sign < 0)
+    marginal_better[row_own[wins], row_other[wins]] = True
+    marginal_worse[row_own[losses], row_other[losses]] = True
     return better, (marginal_better, marginal_worse), float(critical[0]), steps
 
 
@@ -488,9 +691,10 @@ def _stepdown(positions, values, sorted_t, alpha):
 # --- Holm fallback ----------------------------------------------------------------------------
 
 
-def _holm(x, mean, cov, clusters, alpha):
-    """Ordered pairs by Holm-adjusted two-sided tests: all pairs, and each model's own."""
-    k = mean.size
+def _holm(x, gap, variance, shared, clusters, alpha):
+    """Ordered pairs by Holm-adjusted two-sided tests of the paired gaps on shared items:
+    all pairs, and each model's own."""
+    k = gap.shape[0]
     first, second = np.triu_indices(k, 1)
     observed = ~np.isnan(x)
     binary = bool(np.all((x[observed] == 0) | (x[observed] == 1)))
@@ -500,18 +704,21 @@ def _holm(x, mean, cov, clusters, alpha):
         p = np.asarray(_tests.mcnemar_exact(a_only, b_only), dtype=float)
         sign = np.sign(a_only - b_only)
     else:
-        variance = np.diag(cov)[first] + np.diag(cov)[second] - 2 * cov[first, second]
-        gap = mean[first] - mean[second]
+        pair_variance = variance[first, second]
+        pair_gap = gap[first, second]
         df = (
             np.unique(clusters[clusters >= 0]).size - 1
             if clusters is not None
-            else np.minimum.outer(observed.sum(axis=0), observed.sum(axis=0))[first, second] - 1
+            else shared[first, second] - 1
         )
+        usable = np.isfinite(pair_gap) & (pair_variance > 0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.where(variance > 0, gap / np.sqrt(np.maximum(variance, 0)), 0.0)
-        t = np.where((variance <= 0) & (gap != 0), np.copysign(np.inf, gap), t)
+            t = np.where(usable, pair_gap / np.sqrt(np.where(usable, pair_variance, 1.0)), 0.0)
+        exact = np.isfinite(pair_gap) & (pair_variance == 0) & (pair_gap != 0)
+        t = np.where(exact, np.copysign(np.inf, pair_gap), t)
         p = np.where(np.isinf(t), 0.0, 2 * special.stdtr(np.maximum(df, 1), -np.abs(t)))
-        sign = np.sign(gap)
+        p = np.where(np.isfinite(pair_gap), p, 1.0)
+        sign = np.sign(np.nan_to_num(pair_gap))
     p_all = holm_rows(p)[0]
     ordered = np.zeros((k, k))
     ordered[first, second] = np.where(p_all <= alpha, sign, 0)
@@ -531,22 +738,35 @@ def _holm(x, mean, cov, clusters, alpha):
     return better, (shown & (direction > 0), shown & (direction < 0))
 
 
+def _check_top_k(top_k) -> None:
+    if top_k is None:
+        return
+    try:
+        whole = float(top_k) == int(top_k)
+    except (TypeError, ValueError, OverflowError):
+        whole = False
+    if isinstance(top_k, bool) or not whole or int(top_k) < 1:
+        raise InputError(f"top_k must be a whole number >= 1; got {top_k!r}")
+
+
 # --- assembly --------------------------------------------------------------------------------
 
 
-def _assemble(mean, se, n, better, marginal, top_k, method, critical, steps, notes) -> RankSets:
+def _assemble(
+    mean, se, n, gap, better, marginal, top_k, method, critical, steps, notes
+) -> RankSets:
     k = mean.size
-    rank = 1 + (mean[None, :] > mean[:, None]).sum(axis=1)
+    # the rank by the same paired gaps as the sets: 1 + the models ahead on shared items
+    # (without missing scores, the rank by mean)
+    rank = 1 + (np.nan_to_num(gap) > 0).sum(axis=0)
     rank_low = 1 + better.sum(axis=0)
     rank_high = k - better.sum(axis=1)
     marginal_better, marginal_worse = marginal
     marginal_low = 1 + marginal_worse.sum(axis=1)
     marginal_high = k - marginal_better.sum(axis=1)
-    order = np.lexsort((np.arange(k), -mean))
+    order = np.lexsort((np.arange(k), -mean, rank))
     top = None
     if top_k is not None:
-        if int(top_k) != top_k or top_k < 1:
-            raise InputError(f"top_k must be a whole number >= 1; got {top_k!r}")
         top = rank_low <= int(top_k)
     return RankSets(
         score=mean,

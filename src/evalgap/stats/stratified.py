@@ -243,8 +243,11 @@ def stratum_variances(mu, v, strata):
 def neyman_allocation(sizes, sds, n_items, minimum=MIN_PER_STRATUM) -> np.ndarray:
     """Integer Neyman allocation ``n_h ~ N_h S_h`` of ``n_items``, each in [minimum, N_h].
 
-    Strata whose share exceeds their size are taken whole and the rest re-allocated;
-    rounding by largest remainders, so the allocation sums to ``n_items`` exactly.
+    The optimum of ``sum_h N_h^2 S_h^2 / n_h`` under these bounds is ``n_h = clip(lambda N_h
+    S_h, minimum, N_h)`` with ``lambda`` set so the sizes sum to ``n_items`` (strata asking
+    for more than they hold are taken whole, the rest re-allocated); strata with no predicted
+    spread keep their minimum until every other stratum is whole, then share the rest by
+    size. Rounding by largest remainders, so the allocation sums to ``n_items`` exactly.
 
     Examples
     --------
@@ -267,25 +270,45 @@ def neyman_allocation(sizes, sds, n_items, minimum=MIN_PER_STRATUM) -> np.ndarra
     share = size * sd
     if share.sum() <= 0:
         share = size.copy()
-    fixed = np.zeros(size.size, dtype=bool)
-    alloc = np.zeros(size.size)
-    for _ in range(size.size + 1):
-        free = ~fixed
-        rest = n - alloc[fixed].sum()
-        weights = share[free] if share[free].sum() > 0 else size[free]
-        alloc[free] = rest * weights / weights.sum()
-        clipped = free & ((alloc > size) | (alloc < floor))
-        if not clipped.any():
-            break
-        alloc[clipped] = np.clip(alloc[clipped], floor[clipped], size[clipped])
-        fixed |= clipped
-    whole = np.floor(alloc).astype(int)
+    spread = share > 0
+    full = np.where(spread, size, floor)  # every stratum with spread taken whole
+    if n <= full.sum():
+        alloc = _fill(share, floor, size, n)
+    else:
+        alloc = full
+        alloc[~spread] = _fill(size[~spread], floor[~spread], size[~spread], n - size[spread].sum())
+    whole = np.minimum(np.floor(alloc + 1e-9), size).astype(int)
     remainder = n - whole.sum()
     if remainder > 0:
         room = np.flatnonzero(whole < size)
         order = room[np.argsort(-(alloc - whole)[room], kind="stable")]
         whole[order[:remainder]] += 1
     return whole
+
+
+def _fill(weight, low, high, total):
+    """``clip(lambda * weight, low, high)`` summing to ``total``.
+
+    The sum is piecewise linear in ``lambda`` with kinks where a stratum reaches a bound
+    (``low / weight``, ``high / weight``): found between two kinks, then solved exactly.
+    """
+    positive = weight > 0
+    if not positive.any():
+        return low.astype(float)
+    kinks = np.unique(
+        np.concatenate([low[positive], high[positive]]) / np.tile(weight[positive], 2)
+    )
+    sums = np.clip(np.multiply.outer(kinks, weight), low, high).sum(axis=1)
+    i = int(np.searchsorted(sums, total - 1e-9 * max(total, 1.0)))
+    if i == 0:
+        lam = kinks[0]
+    elif i == kinks.size:
+        lam = kinks[-1]
+    else:
+        lam = kinks[i - 1] + (total - sums[i - 1]) * (kinks[i] - kinks[i - 1]) / (
+            sums[i] - sums[i - 1]
+        )
+    return np.clip(lam * weight, low, high)
 
 
 def stratified_variance(sizes, allocation, variances) -> float:
@@ -328,10 +351,60 @@ def items_needed(sizes, variances, population_variance, delta, *, alpha=0.05, po
     s2 = np.asarray(variances, dtype=float)
     total = size.sum()
     share = size / total
-    target = float(delta) ** 2 / z_sum_squared(alpha, power)
+    target = target_variance(delta, alpha=alpha, power=power)
     design = (share * np.sqrt(s2)).sum() ** 2 / (target + (share * s2).sum() / total)
     s2_all = float(population_variance)
     return float(design), float(s2_all / (target + s2_all / total))
+
+
+def target_variance(delta, *, alpha=0.05, power=0.8) -> float:
+    """The estimator's variance that resolves ``delta``: ``delta^2 / (z_{1-alpha/2} + z_power)^2``
+    (*Resolution Diagnostics* Eq. 3 solved for the variance of the gap)."""
+    return float(delta) ** 2 / float(z_sum_squared(alpha, power))
+
+
+def items_for_variance(sizes, variances, target, start=1, minimum=MIN_PER_STRATUM) -> int:
+    """The fewest items ``n >= start`` whose integer Neyman allocation reaches ``target``.
+
+    :func:`items_needed` is the continuous optimum; the whole allocation of
+    :func:`neyman_allocation` (rounded, at least ``minimum`` and at most ``N_h`` per stratum)
+    has a variance at or above it, so the continuous ``n`` rounded up can fall short of the
+    target. This searches upwards from ``start`` (doubling steps, then bisection) for an ``n``
+    whose :func:`stratified_variance` is at most ``target``; the whole benchmark (variance 0)
+    always reaches it. A handful of allocations are computed, whatever the benchmark's size.
+
+    Examples
+    --------
+    :func:`items_needed`'s example, 281.4 items: 282 reach the target, 281 do not.
+
+    >>> sizes, s2, target = np.array([500.0, 500.0]), np.array([0.01, 0.49]), target_variance(0.05)
+    >>> items_for_variance(sizes, s2, target, start=281)
+    282
+    """
+    size = np.asarray(sizes, dtype=float)
+    s2 = np.asarray(variances, dtype=float)
+    sd = np.sqrt(s2)
+    total = int(size.sum())
+    low = min(total, max(int(start), int(np.minimum(size, minimum).sum())))
+
+    def reaches(n):
+        return stratified_variance(size, neyman_allocation(size, sd, n, minimum), s2) <= target
+
+    if reaches(low):
+        return low
+    failed, step = low, 1
+    while True:
+        n = min(low + step, total)
+        if n == total or reaches(n):
+            break
+        failed, step = n, 2 * step
+    while n - failed > 1:
+        middle = (failed + n) // 2
+        if reaches(middle):
+            n = middle
+        else:
+            failed = middle
+    return n
 
 
 def draw(strata, allocation, rng) -> tuple[np.ndarray, np.ndarray]:

@@ -125,7 +125,9 @@ def required_items(between_items, within_items, delta, n_runs, *, alpha=0.05, po
     delta = float(_validate.numbers(delta, "delta"))
     if delta == 0:
         raise InputError("delta must be non-zero: no design resolves a gap of zero")
-    return _validate.scalar_or_array(np.ceil(z_sum_squared(alpha, power) * variance / delta**2))
+    with np.errstate(over="ignore", divide="ignore"):  # a gap below ~1e-154: N is infinite
+        items = np.ceil(z_sum_squared(alpha, power) * variance / delta**2)
+    return _validate.scalar_or_array(items)
 
 
 def runs_for_items(between_items, within_items, delta, n_items, *, alpha=0.05, power=0.8):

@@ -12,15 +12,24 @@ which is the Horvitz-Thompson estimator when the weights sum to the benchmark's 
 stratified design's ``N_h / n_h`` do). Its variance is the linearized (Taylor) survey
 variance of a ratio, with ``e_i = w_i (d_i - delta_w)``:
 
-* without strata (with-replacement approximation), ``n / (n - 1) sum_i e_i^2 / W^2``;
-* with strata h, ``sum_h (1 - f_h) n_h / (n_h - 1) sum_{i in h} (e_i - ebar_h)^2 / W^2``,
-  with the sampling fraction ``f_h = n_h / sum_{i in h} w_i`` (the finite-population
-  correction; 0 when the weights say the stratum was sampled with replacement).
+    sum_h (1 - f_h) n_h / (n_h - 1) sum_{i in h} (e_i - ebar_h)^2 / W^2,
 
-``W = sum_i w_i``. The test is the Wald z-test of ``delta_w = 0`` (*Resolution Diagnostics*
-Eq. 1 with this SE in place of ``sigma_D / sqrt(N)``), and the items a design like this one
-needs at (alpha, power) are ``n (z_{1-alpha/2} + z_{power})^2 se^2 / delta^2`` (Eq. 3 with the
-design's variance per item, ``n se^2``).
+``W = sum_i w_i``, over the strata h (one stratum when none are given). The sampling
+fraction ``f_h = n_h / N_h`` (the finite-population correction) needs the number ``N_h`` of
+benchmark items in the stratum; it comes from the design (``stratum_sizes``), never from
+the weights' sum, which is the stratum's size only when the weights are exact inverse
+probabilities (weights normalised to sum to 1, or all 1, would make every ``f_h`` 1 and the
+SE 0). Without the sizes ``f_h = 0``: the with-replacement approximation, conservative.
+
+Both the estimate and its variance are unchanged when every weight is multiplied by the
+same positive number (they are computed from the weights divided by the largest, so a
+scale near the floating-point limits neither underflows nor overflows).
+
+The test is the Wald z-test of ``delta_w = 0`` (*Resolution Diagnostics* Eq. 1 with this SE
+in place of ``sigma_D / sqrt(N)``), two-sided or one-sided, and the items a design like this
+one needs at (alpha, power) are ``n (z_{1-alpha/2} + z_{power})^2 se^2 / delta^2`` (Eq. 3
+with the design's variance per item, ``n se^2``; ``z_{1-alpha}`` one-sided, and infinite
+when the gap lies on the side the one-sided alternative does not test).
 """
 
 from __future__ import annotations
@@ -30,8 +39,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from evalgap.errors import InputError
-from evalgap.stats import intervals
-from evalgap.stats.power import z_sum_squared
+from evalgap.stats import _validate, intervals
+from evalgap.stats.power import opposes_alternative, z_sum_squared
 from evalgap.stats.tests import wald_p_value
 
 
@@ -46,17 +55,21 @@ class WeightedGap:
     se : float
         Its linearized standard error.
     statistic, p_value : float
-        The Wald z and its two-sided p-value.
+        The Wald z and its p-value (two-sided or one-sided, by ``alternative``).
     ci_low, ci_high : float
-        The ``1 - alpha`` Wald interval.
+        The two-sided ``1 - alpha`` Wald interval.
     n_items : int
         Items in the sample.
     weight_sum : float
-        ``W``, the population the weights stand for.
+        ``W``, the sum of the weights as given (the population they stand for only when
+        they are inverse probabilities).
+    population_size : int or None
+        ``sum_h N_h``, the benchmark items the strata hold (None: no sizes given).
     effective_n : float
         Kish's effective sample size ``W^2 / sum w^2``.
     required_n : float
-        Items this design needs to resolve ``delta`` at (alpha, power); inf at delta = 0.
+        Items this design needs to resolve ``delta`` at (alpha, power); inf at delta = 0
+        and, one-sided, when delta lies on the side the alternative does not test.
     """
 
     delta: float
@@ -67,11 +80,21 @@ class WeightedGap:
     ci_high: float
     n_items: int
     weight_sum: float
+    population_size: int | None
     effective_n: float
     required_n: float
 
 
-def weighted_gap(differences, weights, strata=None, *, alpha=0.05, power=0.8) -> WeightedGap:
+def weighted_gap(
+    differences,
+    weights,
+    strata=None,
+    *,
+    stratum_sizes=None,
+    alpha=0.05,
+    power=0.8,
+    alternative="two-sided",
+) -> WeightedGap:
     """Estimate the gap of a weighted sample of items, with its design-based SE and test.
 
     Parameters
@@ -79,11 +102,18 @@ def weighted_gap(differences, weights, strata=None, *, alpha=0.05, power=0.8) ->
     differences : array_like
         Per-item differences ``d_i`` (A minus B).
     weights : array_like
-        Positive weights ``w_i = 1 / pi_i``.
+        Positive weights ``w_i = 1 / pi_i`` (or any positive multiple of them: only their
+        ratios matter).
     strata : array_like, optional
         A stratum label per item (at least 2 items per stratum).
+    stratum_sizes : array_like, optional
+        Per item, the number of benchmark items in its stratum (``N_h``, the same for every
+        item of a stratum, at least the stratum's sampled items): the finite-population
+        correction. Without it there is none.
     alpha, power : float
         The interval's level and the power of ``required_n``.
+    alternative : {"two-sided", "greater", "less"}
+        The test's alternative (``"greater"``: A better).
 
     Returns
     -------
@@ -96,48 +126,62 @@ def weighted_gap(differences, weights, strata=None, *, alpha=0.05, power=0.8) ->
 
     >>> d = np.r_[np.zeros(18), 1, -1, np.tile([1, 0, 0, -1, 1], 8)]
     >>> w = np.r_[np.full(20, 30.0), np.full(40, 10.0)]
-    >>> g = weighted_gap(d, w, strata=np.r_[np.zeros(20), np.ones(40)])
-    >>> round(g.delta, 4), round(g.se, 4), g.weight_sum
-    (0.08, 0.0624, 1000.0)
+    >>> g = weighted_gap(d, w, strata=np.r_[np.zeros(20), np.ones(40)],
+    ...                  stratum_sizes=np.r_[np.full(20, 600), np.full(40, 400)])
+    >>> round(g.delta, 4), round(g.se, 4), g.population_size
+    (0.08, 0.0624, 1000)
     """
+    _validate.levels(alpha, power, alternative)
     d = np.asarray(differences, dtype=float)
-    w = np.asarray(weights, dtype=float)
-    if d.ndim != 1 or w.shape != d.shape:
-        raise InputError("differences and weights must be 1-D arrays of the same length")
+    raw = _weights(weights, d)
     if d.size < 2:
         raise InputError("a weighted gap needs at least 2 items")
     if not np.isfinite(d).all():
         raise InputError("differences must be finite numbers")
-    if not (np.isfinite(w).all() and (w > 0).all()):
-        bad = int((~(np.isfinite(w) & (w > 0))).sum())
-        raise InputError(f"{bad:,} weight(s) are not positive finite numbers; weights are 1/pi")
+    with np.errstate(over="ignore"):
+        weight_sum = float(raw.sum())
+    if not np.isfinite(weight_sum):
+        raise InputError(
+            "the weights overflow when summed (their sum is beyond 1e308); only their ratios "
+            "matter: divide them all by the same number"
+        )
+    # Only the weights' ratios enter the estimate and its variance: taken relative to the
+    # largest they stay in (0, 1], whatever their scale.
+    w = raw / raw.max()
+    if strata is None:
+        labels, codes = np.array([None]), np.zeros(d.size, dtype=np.intp)
+    else:
+        labels, codes = np.unique(np.asarray(strata), return_inverse=True)
+        codes = codes.reshape(-1)
+        if codes.size != d.size:
+            raise InputError(
+                f"strata must give one label per item: {codes.size:,} labels for {d.size:,} items"
+            )
+    n_h = np.bincount(codes, minlength=labels.size).astype(float)
+    if (n_h < 2).any():
+        small = labels[n_h < 2][0]
+        raise InputError(
+            f"stratum {_validate.show(small)} has 1 item; a stratum's variance needs at least 2"
+        )
+    fpc, population = _finite_population_correction(stratum_sizes, codes, labels, n_h)
     total = w.sum()
     delta = float((w * d).sum() / total)
     e = w * (d - delta)
-    if strata is None:
-        n = d.size
-        variance = n / (n - 1) * (e**2).sum() / total**2
-    else:
-        labels, codes = np.unique(np.asarray(strata), return_inverse=True)
-        n_h = np.bincount(codes, minlength=labels.size).astype(float)
-        if (n_h < 2).any():
-            small = labels[n_h < 2][0]
-            raise InputError(f"stratum {small!r} has 1 item; a stratum's variance needs at least 2")
-        sum_e = np.bincount(codes, weights=e, minlength=labels.size)
-        sum_e2 = np.bincount(codes, weights=e**2, minlength=labels.size)
-        within = sum_e2 - sum_e**2 / n_h  # sum_{i in h} (e_i - ebar_h)^2
-        w_h = np.bincount(codes, weights=w, minlength=labels.size)
-        fpc = np.clip(1.0 - n_h / w_h, 0.0, 1.0)
-        variance = float((fpc * n_h / (n_h - 1) * within).sum() / total**2)
+    sum_e = np.bincount(codes, weights=e, minlength=labels.size)
+    sum_e2 = np.bincount(codes, weights=e**2, minlength=labels.size)
+    within = np.maximum(sum_e2 - sum_e**2 / n_h, 0.0)  # sum_{i in h} (e_i - ebar_h)^2
+    variance = float((fpc * n_h / (n_h - 1) * within).sum() / total**2)
     se = float(np.sqrt(variance))
     z = float(intervals.z_quantile(alpha))
     if se > 0:
         statistic = delta / se
     else:
         statistic = float(np.sign(delta) * np.inf) if delta else 0.0
-    p_value = float(wald_p_value(statistic))
-    with np.errstate(divide="ignore"):
-        required = d.size * z_sum_squared(alpha, power) * variance / delta**2 if delta else np.inf
+    p_value = float(wald_p_value(statistic, alternative))
+    with np.errstate(divide="ignore", over="ignore"):
+        k = z_sum_squared(alpha, power, alternative)
+        tested = delta and not opposes_alternative(delta, alternative)
+        required = d.size * k * variance / delta**2 if tested else np.inf
     return WeightedGap(
         delta=delta,
         se=se,
@@ -146,7 +190,62 @@ def weighted_gap(differences, weights, strata=None, *, alpha=0.05, power=0.8) ->
         ci_low=delta - z * se,
         ci_high=delta + z * se,
         n_items=int(d.size),
-        weight_sum=float(total),
+        weight_sum=weight_sum,
+        population_size=population,
         effective_n=float(total**2 / (w**2).sum()),
         required_n=float(np.ceil(required)) if np.isfinite(required) else np.inf,
     )
+
+
+def _weights(weights, d: np.ndarray) -> np.ndarray:
+    """Return the weights as floats after checking they are positive, finite, one per item."""
+    try:
+        w = np.asarray(weights, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError("weights must be numbers, one positive weight per item") from None
+    if d.ndim != 1 or w.shape != d.shape:
+        raise InputError(
+            f"differences and weights must be 1-D arrays of the same length (got {w.size:,} "
+            f"weights for {d.size:,} items)"
+        )
+    bad = ~(np.isfinite(w) & (w > 0))
+    if bad.any():
+        first = _validate.show(w[bad][0])
+        raise InputError(
+            f"{int(bad.sum()):,} weight(s) are not positive finite numbers (first: {first}); "
+            "a weight is 1/pi, the inverse of the item's chance of being drawn"
+        )
+    return w
+
+
+def _finite_population_correction(stratum_sizes, codes, labels, n_h):
+    """Return ``1 - n_h / N_h`` per stratum and ``sum N_h`` (1 and None without sizes)."""
+    if stratum_sizes is None:
+        return np.ones(labels.size), None
+    sizes = _validate.numbers(stratum_sizes, "stratum_sizes", what="a whole number of items")
+    if sizes.shape != codes.shape:
+        raise InputError(
+            f"stratum_sizes must give one size per item: {sizes.size:,} for {codes.size:,} items"
+        )
+    if np.any(sizes != np.floor(sizes)):
+        raise InputError(
+            f"stratum_sizes must be whole numbers of items; got "
+            f"{_validate.show(sizes[sizes != np.floor(sizes)][0])}"
+        )
+    low = np.full(labels.size, np.inf)
+    high = np.full(labels.size, -np.inf)
+    np.minimum.at(low, codes, sizes)
+    np.maximum.at(high, codes, sizes)
+    if np.any(low != high):
+        h = int(np.flatnonzero(low != high)[0])
+        raise InputError(
+            f"stratum {_validate.show(labels[h])} is given sizes {low[h]:,.0f} and "
+            f"{high[h]:,.0f}; a stratum's size (its items in the benchmark) is one number"
+        )
+    if np.any(low < n_h):
+        h = int(np.flatnonzero(low < n_h)[0])
+        raise InputError(
+            f"stratum {_validate.show(labels[h])} has {n_h[h]:,.0f} items sampled but a size of "
+            f"{low[h]:,.0f}; a stratum's size counts its items in the whole benchmark"
+        )
+    return 1.0 - n_h / low, int(low.sum())
