@@ -349,7 +349,7 @@ def test_an_audit_without_rank_sets_has_no_tiers_and_says_why():
     assert r.tiers is None and r.to_dict()["tiers"] is None
     assert r.tier_method.startswith("no tiers: rank sets need per-item scores")
     skipped = audit_scores(align(two_model_board()), n_rank_bootstrap=0, n_bootstrap=0)
-    assert skipped.tiers is None and "n_rank_bootstrap=0" in skipped.tier_method
+    assert skipped.tiers is None and "skipped (0 rank-set bootstrap" in skipped.tier_method
 
 
 def test_mmlu_pro_tiers_agree_with_ranks_and_chains_are_named_apart():
@@ -417,13 +417,14 @@ def test_gap_interval_is_the_paired_t_interval_for_graded_pairs():
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"alpha": [0.05]}, "alpha must be one number; got [0.05]"),  # was a TypeError
+        # was a TypeError
+        ({"alpha": [0.05]}, "alpha must be one number, a finite number in (0, 1); got [0.05]"),
         ({"power": np.array([0.8, 0.9])}, "power must be one number"),
         ({"family_size": 2.5}, "family_size must be a whole number >= 1; got 2.5"),  # was m=2
         ({"family_size": "3"}, "family_size must be a whole number >= 1; got '3'"),
-        ({"n_bootstrap": -1}, "n_bootstrap must be a whole number >= 0; got -1"),
-        ({"n_rank_bootstrap": 1.5}, "n_rank_bootstrap must be a whole number >= 0; got 1.5"),
-        ({"n_cluster_bootstrap": float("nan")}, "n_cluster_bootstrap must be a whole number"),
+        ({"n_bootstrap": -1}, "n_bootstrap must be a non-negative whole number; got -1"),
+        ({"n_rank_bootstrap": 1.5}, "n_rank_bootstrap must be a non-negative whole number"),
+        ({"n_cluster_bootstrap": float("nan")}, "n_cluster_bootstrap must be a non-negative"),
         ({"procedure": "clustered"}, "procedure='clustered' gave no verdicts for these data"),
     ],
 )
@@ -440,10 +441,12 @@ def test_bad_settings_are_refused_in_one_line(settings, message):
         ({"model_b": "rank 1"}, "row 2 (counting the header as row 1) pairs rank 1 with itself"),
         ({"model_b": np.nan}, "row 2 (counting the header as row 1): model_b is empty"),
         ({"model_a": "  "}, "row 2 (counting the header as row 1): model_a is empty"),
+        # an empty task cell was audited as task None and left out of the chains unsaid
+        ({"task": np.nan}, "row 2 (counting the header as row 1): task is empty"),
     ],
 )
 def test_pair_table_rows_need_two_named_different_models(change, message):
-    table = table_7()
+    table = table_7().assign(task="t")
     for column, value in change.items():
         table[column] = table[column].astype(object)
         table.loc[0, column] = value
@@ -478,3 +481,19 @@ def test_cli_refuses_flags_a_pairs_file_cannot_honour(tmp_path, capsys):
         "(it has no per-item scores to read, cluster or rank); leave it out, or audit --scores"
     )
     assert main(["audit", "--pairs", str(path), "--seed", "3", "--json", "--n-bootstrap", "0"]) == 0
+
+
+def test_a_model_without_scores_on_a_task_is_left_out_of_its_ranking_and_said():
+    """It was ranked last with no score and chained to the model above it through a pair with
+    no items, so the chains held a model the tiers (rank sets) left out."""
+    frame = leaderboard(n_items=400, accuracies=(0.7, 0.6, 0.5))
+    other = frame.assign(task="second")
+    frame = pd.concat([frame, other[other["model"] != "m2"]], ignore_index=True)
+    r = audit_scores(align(frame), n_bootstrap=0, n_bootstrap_required_n=0, seed=0)
+    ranked = r.rankings[r.rankings["task"] == "second"]["model"].tolist()
+    assert sorted(ranked) == ["m0", "m1"]
+    assert sorted(m for chain in r.chains["second"] for m in chain) == ["m0", "m1"]
+    assert sorted(m for tier in r.tiers["second"] for m in tier) == ["m0", "m1"]
+    assert "task second: 1 model has no score and is left out of its ranking (m2)" in r.notes
+    assert not any("no item both models scored" in note for note in r.notes)
+    assert len(r.pairs) == 3  # 2 on "all", 1 on "second"

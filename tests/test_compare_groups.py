@@ -125,3 +125,20 @@ def test_mmlu_pro_llama_by_category():
     assert len(r.groups) == 14 and sum(g.result.n_items for g in r.groups) == 12_032
     assert (r.pooled.a_only, r.pooled.b_only) == (2053, 1127)
     assert len(r.significant_groups) == 10
+
+
+def test_a_group_below_the_minimum_items_rule_is_never_significant():
+    """Three graded items all far apart: the paired t p is 5e-5, but with 3 differing items
+    no valid test can reject at 0.05, so the group gives no verdict (it said 'reject')."""
+    import evalgap
+
+    rng = np.random.default_rng(0)
+    rows = [(m, f"a{i}", 0.9 + 0.01 * i if m == "x" else 0.1, "g1") for i in range(3)
+            for m in ("x", "y")]
+    rows += [(m, f"b{i}", rng.random(), "g2") for i in range(30) for m in ("x", "y")]
+    frame = pd.DataFrame(rows, columns=["model", "item", "score", "cat"])
+    r = evalgap.compare(frame, model_a="x", model_b="y", by="cat", n_bootstrap=0,
+                        n_permutations=0, n_bootstrap_required_n=0)
+    small = r.groups[0]
+    assert small.p_adjusted < 0.05 and small.result.too_few_items and not small.significant
+    assert small.result.required_n is None and "0 of 2" in r.verdict

@@ -177,3 +177,13 @@ def test_a_parquet_file_with_rows_out_of_proportion_to_its_size_is_refused(
     ok = tmp_path / "ok.parquet"
     pd.DataFrame({"model": ["a", "b"], "item_id": [1, 1], "score": [1.0, 0.0]}).to_parquet(ok)
     assert len(read_long_table(ok).frame) == 2
+
+
+def test_a_csv_row_longer_than_the_block_is_one_line_naming_the_bound(tmp_path, monkeypatch):
+    from evalgap.io import tables
+
+    monkeypatch.setattr(tables, "BATCH_BYTES", 2**16)
+    path = tmp_path / "long.csv"
+    path.write_text("model,item_id,score\na," + "x" * 200_000 + ",1\nb,1,0\n")
+    with pytest.raises(InputError, match=r"long\.csv: a row is longer than 0\.0625 MiB; a score"):
+        read_long_table(path)

@@ -774,3 +774,16 @@ def test_an_eval_sample_member_that_is_not_an_object_is_named(tmp_path):
         archive.writestr("samples/1_epoch_1.json", "[1]")
     with pytest.raises(InputError, match=r"log\.eval: samples/1_epoch_1\.json: a sample is a JSON"):
         read_inspect(tmp_path / "log.eval")
+
+
+@pytest.mark.parametrize(
+    "reader",
+    [lm_eval.read_lm_eval, read_inspect, read_helm, read_details],
+    ids=["lm-eval", "inspect", "helm", "open-llm-leaderboard"],
+)
+@pytest.mark.parametrize("paths", [123, None, [None], b"x", ["a.jsonl", 5], "", float("nan")])
+def test_framework_readers_name_a_path_of_the_wrong_type(reader, paths):
+    """The framework readers raised TypeError ('int' object is not iterable) from Python,
+    and an empty path read the current folder."""
+    with pytest.raises(InputError, match=r"^paths=: "):
+        reader(paths)

@@ -355,7 +355,10 @@ def test_max_runs_is_capped_so_memory_stays_bounded(run_cli):
         "except InputError as e: print('refused:', e)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, preexec_fn=limit,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        preexec_fn=limit,
         timeout=120,
     )
     assert done.returncode == 0, done.stderr[-300:]
@@ -364,3 +367,35 @@ def test_max_runs_is_capped_so_memory_stays_bounded(run_cli):
     assert len(p.frontier) == 1000
     out = run_cli("plan", "--pilot", str(PILOT), "--delta", "0.03", "--max-runs", "1001")
     assert out.returncode == 2 and out.stderr.startswith("evalgap: error: --max-runs must be")
+
+
+@pytest.mark.parametrize(
+    ("score_a", "message"),
+    [
+        # one run per item: the message named the internal array (runs_a), not the file
+        (None, r"pilot\.csv: model 'a' ran no item twice in the pilot"),
+        # an infinite score went through and gave a NaN N*
+        (lambda i, r: np.inf if (i, r) == (3, 1) else (i + r) % 2, r"1 pilot score is .*infinite"),
+        # scores whose squares overflow: a NaN N* blamed on delta's units
+        (lambda i, r: ((i + r) % 2) * 1e200, r"up to 1e\+200\) are too large"),
+    ],
+)
+def test_odd_pilots_are_refused_naming_the_file(score_a, message, tmp_path):
+    if score_a is None:
+        pilot = _pilot(lambda i, r: (i + r) % 2, lambda i, r: i % 3 == 0, n_runs=1)
+    else:
+        pilot = _pilot(score_a, lambda i, r: (i * r) % 2)
+    path = tmp_path / "pilot.csv"
+    pilot.to_csv(path, index=False)
+    with pytest.raises(InputError, match=message):
+        evalgap.plan_pilot(path, run_column="run", delta=0.1)
+
+
+def test_model_names_with_control_characters_are_shown_not_obeyed(run_cli, tmp_path):
+    pilot = _pilot(lambda i, r: (i + r) % 2, lambda i, r: (i * r) % 2)
+    pilot["model"] = pilot["model"].map({"a": "a\x1b[31mred", "b": "b\nnew"})
+    path = tmp_path / "pilot.csv"
+    pilot.to_csv(path, index=False)
+    out = run_cli("plan", "--pilot", str(path), "--delta", "0.1")
+    assert out.returncode == 0 and "\x1b" not in out.stdout
+    assert out.stdout.splitlines()[0].startswith("pilot: a\u241b[31mred vs b\u240anew")

@@ -268,3 +268,37 @@ def test_the_python_plan_of_a_reference_writes_its_design_file(run_cli, tmp_path
 def test_the_python_plan_refuses_what_the_chosen_plan_does_not_take(kwargs, message):
     with pytest.raises(InputError, match=message):
         evalgap.plan(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        # a list broadcast into arrays and failed as a TypeError
+        (lambda: evalgap.plan(delta=[0.05, 0.1], sd_diff=0.3), r"delta= must be a single"),
+        (lambda: evalgap.plan_degradation(delta=0.01, flip_rate=0.1, alpha=[0.05]), r"alpha="),
+        (lambda: evalgap.plan_sampling(_REFERENCE, model_a="new", accuracy_a=[0.5]), "single"),
+        (lambda: evalgap.plan_pilot(_PILOT, delta=0.05, cost_per_item=[1]), r"cost_per_item="),
+        # a string cost was a ValueError, True a cost of 1
+        (lambda: evalgap.plan_pilot(_PILOT, delta=0.05, cost_per_item="abc"), "finite number"),
+        (lambda: evalgap.plan(pilot=_PILOT, delta=0.05, cost_per_run=True), "must be a number"),
+        # a task given as a string was read letter by letter ('the pilot has 0 models')
+        (lambda: evalgap.plan(pilot=_PILOT, delta=0.05, tasks="arc"), r"no pilot scores for arc"),
+        # a model named by a number became a new model called 5
+        (lambda: evalgap.plan(reference=_REFERENCE, model_a=5, accuracy_a=0.5), "a string"),
+    ],
+)
+def test_wrong_types_are_one_line_errors_naming_the_parameter(call, message):
+    with pytest.raises(InputError, match=message):
+        call()
+
+
+def test_identical_binary_models_have_no_mde(run_cli):
+    """Equal accuracies at correlation 1 are one model twice: sigma_D = 0 made the MDE 0
+    ('the smallest resolvable gap is 0.0000'); it is refused as having no spread."""
+    with pytest.raises(InputError, match="leaves the per-item differences no spread"):
+        evalgap.plan(accuracy_a=0.5, accuracy_b=0.5, correlation=1.0, n_items=100)
+    out = run_cli("plan", "--accuracy-a", "0.5", "--correlation", "1", "--n-items", "100")
+    assert out.returncode == 2 and "no spread" in out.stderr
+    # just inside the interval the MDE is Eq. 4 with Eq. 5's sigma_D
+    p = evalgap.plan(accuracy_a=0.5, accuracy_b=0.5, correlation=0.99, n_items=100)
+    assert p.mde == pytest.approx(math.sqrt(_k() * 2 * 0.25 * 0.01 / 100))

@@ -327,7 +327,8 @@ def test_pair_table_says_how_many_rows_it_shows(capsys):
     assert unresolved > 40
     render_audit(result, make_console())
     out = capsys.readouterr().out
-    assert f"pairs unresolved at fixed n: the first 40 of {unresolved} (47 pairs in all;" in out
+    title = f"pairs unresolved at fixed n: the first 40 of {unresolved} (of 47 adjacent pairs;"
+    assert title in out
     assert len([line for line in out.splitlines() if re.match(r"\s*m\d+\s+m\d+\s", line)]) == 40
 
 
@@ -501,3 +502,16 @@ def test_audit_page_of_long_names_draws_short_labels():
     assert svgs and long_a[:1000] not in svgs and "t" * 1000 not in svgs
     assert display_name(long_a) in svgs and display_name("t" * 50_000) in svgs
     assert f">{long_a}<" in page.replace("<wbr>", "")  # the tables name it in full
+
+
+def test_counts_audit_says_it_has_no_tiers_and_why_on_every_output(capsys):
+    from evalgap.report.terminal import make_console, render_audit
+
+    r = audit_counts(table_7(), n_bootstrap=0, n_bootstrap_required_n=0)
+    why = "no tiers: rank sets need per-item scores, and pair counts have none"
+    assert r.tier_method == why and r.to_dict()["tiers"] is None
+    page = html_report.audit_report(r)
+    assert page.count("<p class='note'>No tiers: rank sets need per-item scores") == 1
+    assert "<p>No tiers: rank sets need per-item scores, and pair counts have none.</p>" in page
+    render_audit(r, make_console())
+    assert f"\n{why}\n" in capsys.readouterr().out

@@ -122,6 +122,9 @@ def test_bad_updates_are_refused():
         monitor.update("b", 1, 2.0)
     with pytest.raises(InputError, match="needs pair="):
         evalgap.Monitor(targets="pair")
+    with pytest.raises(InputError, match="price_per_1k_tokens must be a number >= 0; got -1"):
+        evalgap.Monitor(price_per_1k_tokens=-1)  # was taken: a negative projected cost
+    assert evalgap.Monitor(price_per_1k_tokens=0).price == 0.0  # as --price-per-1k-tokens 0
 
 
 def _write_chunk(root, frame, models, items):
@@ -878,3 +881,80 @@ def test_one_model_in_two_folders_is_two_runs_told_apart_by_folder(run_cli, tmp_
     assert pair["n_items"] == 30 and pair["delta"] == pytest.approx(10 / 30)
     compared = evalgap.load_scores(tmp_path).frame
     assert set(compared["model"]) == {"org/m (bf16)", "org/m (fp8)"}
+
+
+def test_a_poll_stopped_by_a_broken_line_never_skips_records_later(tmp_path):
+    from evalgap.io.follow import LogFollower
+
+    path = _lines(tmp_path, "m", "qa", [(i, 1.0) for i in range(5)])
+    with open(path, "a") as out:
+        out.write("{broken\n")
+    follower = LogFollower([tmp_path])
+    with pytest.raises(InputError, match="line 6 is not valid JSON"):
+        follower.poll()
+    # the five good records were read but not returned: the follower refuses to go on
+    # rather than pass over them
+    with pytest.raises(InputError, match="this follower stopped there"):
+        follower.poll()
+    path.write_text("".join(json.dumps({"doc_id": i, "acc": 1.0}) + "\n" for i in range(5)))
+    assert len(LogFollower([tmp_path]).poll()) == 5
+
+
+def test_a_named_model_whose_log_is_still_being_copied_is_waited_for(run_cli, tmp_path):
+    source = sorted((FRAMEWORKS / "inspect" / "plain_eval").glob("*.eval"))
+    (tmp_path / source[0].name).write_bytes(source[0].read_bytes())
+    raw = source[1].read_bytes()
+    (tmp_path / source[1].name).write_bytes(raw[: len(raw) // 3])  # beta: being copied
+    args = ("watch", "--logs", tmp_path, "--pair", "mockllm/alpha", "mockllm/beta", "--once")
+    out = run_cli(*args, "--json")
+    assert out.returncode == 1, out.stderr  # waits: beta's log may name the model
+    assert any("waiting for" in n for n in json.loads(out.stdout)["notes"])
+    (tmp_path / source[1].name).write_bytes(raw)
+    done = run_cli(*args, "--json")
+    assert json.loads(done.stdout)["pairs"][0]["n_items"] == 16
+
+
+def test_a_task_run_under_two_argument_sets_is_two_tasks_as_the_loaders_read_it(tmp_path):
+    import gzip
+
+    from evalgap.io.follow import LogFollower
+    from evalgap.io.inspect_logs import read_inspect
+
+    for packed in (FRAMEWORKS / "inspect" / "variants").glob("*.json.gz"):
+        (tmp_path / packed.name.removesuffix(".gz")).write_bytes(
+            gzip.decompress(packed.read_bytes())
+        )
+    records = LogFollower([tmp_path]).poll()
+    loaded = read_inspect(tmp_path).frame
+    assert len(records) == len(loaded) == 32
+    assert {(m, t, i) for m, t, i, _, _ in records} == set(
+        zip(loaded.model, loaded.task, loaded.item_id, strict=True)
+    )
+
+
+def test_a_second_inspect_log_of_the_same_run_is_counted_not_silently_passed_over(tmp_path):
+    from evalgap.io.follow import LogFollower
+
+    source = sorted((FRAMEWORKS / "inspect" / "plain_eval").glob("*.eval"))[0]
+    (tmp_path / "first.eval").write_bytes(source.read_bytes())
+    (tmp_path / "again.eval").write_bytes(source.read_bytes())
+    follower = LogFollower([tmp_path])
+    assert len(follower.poll()) == 16
+    said = [n for n in follower.notes if "16 records of items already counted" in n]
+    assert len(said) == 1 and said[0].startswith("first.eval")  # read after again.eval
+    follower.poll()
+    assert said == [n for n in follower.notes if "records of items already" in n]  # once
+
+
+def test_an_inspect_score_outside_0_1_names_the_log_and_the_option(run_cli, tmp_path):
+    source = sorted((FRAMEWORKS / "inspect" / "epochs").glob("*.eval"))[0]
+
+    def graded(log):
+        log["eval"]["config"]["epochs_reducer"] = ["mean"]
+        log["samples"][0]["scores"]["letter"]["value"] = 5
+
+    _json_log(source, tmp_path / "log.json", edit=graded)
+    out = run_cli("watch", "--logs", tmp_path, "--once")
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
+    assert "log.json: sample 'q00'" in out.stderr and "not a score in [0, 1]" in out.stderr
+    assert "--scorer" in out.stderr

@@ -415,3 +415,51 @@ def test_weighted_report_escapes_names_and_shows_bad_cells_as_given(run_cli, tmp
     with pytest.raises(InputError, match="first: item 'q0', 'abc'"):
         evalgap.compare(spoiled, model_a="A", model_b="B", weights="w",
                         model_column="model", item_column="item_id", score_column="score")
+
+
+def test_a_missing_design_file_is_named_as_such(run_cli, tmp_path):
+    rows, *_ = _sample_table(np.random.default_rng(8))
+    rows[["model", "item_id", "score"]].to_csv(tmp_path / "scores.csv", index=False)
+    out = run_cli("compare", "--scores", tmp_path / "scores.csv", "--model-a", "A",
+                  "--model-b", "B", "--weights", tmp_path / "nofile.csv")
+    assert out.returncode == 2 and "no such design file" in out.stderr
+
+
+def test_design_and_strata_mistakes_are_one_line_errors():
+    rows, design, a, b, w, stratum = _sample_table(np.random.default_rng(9))
+    scores = rows[["model", "item_id", "score"]]
+    cases = [
+        (dict(weights=design.assign(stratum=np.nan)), "120 item\\(s\\) have no stratum"),
+        (dict(weights=design, strata=stratum), "strata= with a table or design names its"),
+        (dict(weights=design.drop(columns="stratum").assign(stratum_size=10)),
+         "120 items are sampled but the population size is 10"),
+        (dict(weights=design.assign(stratum_size="big")), "not whole numbers of items"),
+    ]
+    for kwargs, message in cases:
+        with pytest.raises(InputError, match=message):
+            evalgap.compare(scores, model_a="A", model_b="B", **kwargs)
+    with pytest.raises(InputError, match="a ScoreSet keeps no such column"):
+        evalgap.compare(evalgap.align(scores), model_a="A", model_b="B", weights="w")
+    for spoiled in ([1.0, [2.0], 3.0], {"a": 1.0}, np.ones(3, dtype=bool)):
+        with pytest.raises(InputError, match="weights= must be an array of positive numbers"):
+            evalgap.compare([1.0, 0.0, 1.0], [0.0, 0.0, 0.0], weights=spoiled)
+    with pytest.raises(InputError, match="strata= holds missing labels"):
+        evalgap.compare(a, b, weights=w, strata=np.where(stratum == "hard", np.nan, 1.0))
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("bad.csv", b"\xbe\x00\xff" * 50, "not UTF-8 text"),
+        ("fake.parquet", b"hello\n", "cannot be read as parquet"),
+        ("quote.csv", b'item_id,weight\n"q0,1\n', "cannot be read as csv"),
+    ],
+)
+def test_a_damaged_design_file_is_one_line_naming_it(run_cli, tmp_path, name, content, message):
+    rows, *_ = _sample_table(np.random.default_rng(10))
+    rows[["model", "item_id", "score"]].to_csv(tmp_path / "scores.csv", index=False)
+    (tmp_path / name).write_bytes(content)
+    out = run_cli("compare", "--scores", tmp_path / "scores.csv", "--model-a", "A",
+                  "--model-b", "B", "--weights", tmp_path / name)
+    assert out.returncode == 2 and message in out.stderr and name in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr

@@ -12,6 +12,7 @@ SciPy only; pandas is loaded when a table is given.
 
 from __future__ import annotations
 
+import numbers
 import sys
 from pathlib import Path
 
@@ -291,7 +292,8 @@ def _refuse_resampling(n_bootstrap, n_bootstrap_required_n, n_permutations, seed
         "seed": (seed, 0),
     }
     for name, (value, default) in given.items():
-        if value is not default and not (type(value) is int and value == default):
+        same = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+        if value is not default and not (same and value == default):
             raise InputError(
                 f"{name}=: the weighted gap's design-based test resamples nothing; leave "
                 f"{name} at its default with weights="

@@ -617,6 +617,19 @@ def audit_scores(
         entries = {e.model: e for e in score_set.report.entries if e.task == task.task}
         displayed = np.array([entries[m].mean_score for m in score_set.models])
         order = np.lexsort((np.array(score_set.models), -displayed))
+        # A model with no score on this task has no place in its ranking (as in the rank
+        # sets): it would be chained to the last model by a pair with no items.
+        scored = ~np.isnan(task.scores).all(axis=0)
+        if not scored.all():
+            absent = [score_set.models[j] for j in np.flatnonzero(~scored)]
+            shown = ", ".join(absent[:5])
+            shown += f", and {len(absent) - 5} more" if len(absent) > 5 else ""
+            notes.append(
+                f"task {task.task}: {len(absent)} model{'s have' if len(absent) != 1 else ' has'} "
+                f"no score and {'are' if len(absent) != 1 else 'is'} left out of its ranking "
+                f"({shown})"
+            )
+            order = order[scored[order]]
         low, high = _score_intervals(task.scores, z, alpha)
         for rank, m in enumerate(order, start=1):
             entry = entries[score_set.models[m]]
@@ -633,7 +646,8 @@ def audit_scores(
                 }
             )
         first, second = _family_pairs(order, family)
-        rank_of = np.argsort(order) + 1
+        rank_of = np.zeros(len(score_set.models), dtype=np.int64)
+        rank_of[order] = np.arange(1, order.size + 1)
         if first.size == 0:
             notes.append(f"task {task.task}: fewer than 2 models, no pairs")
             continue
@@ -1382,15 +1396,19 @@ def _family_size(declared, n_pairs: int) -> int:
 
 
 def _refuse_unnamed_and_self_pairs(table: pd.DataFrame, source: str) -> None:
-    """A row needs two named, different models (rows counted with the header as row 1)."""
-    for column in ("model_a", "model_b"):
+    """A row needs two named, different models, and a task when the table has a task
+    column (rows counted with the header as row 1)."""
+    for column in ("task", "model_a", "model_b"):
+        if column not in table.columns:
+            continue
         names = table[column]
         empty = names.isna().to_numpy() | (names.astype(str).str.strip() == "").to_numpy()
         if empty.any():
             row = int(np.flatnonzero(empty)[0]) + 2
+            what = "the task of every pair" if column == "task" else "both models of every pair"
             raise InputError(
                 f"{source}: row {row} (counting the header as row 1): {column} is empty; "
-                "name both models of every pair"
+                f"name {what}"
             )
     same = (table["model_a"].astype(str) == table["model_b"].astype(str)).to_numpy()
     if same.any():

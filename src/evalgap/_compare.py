@@ -243,6 +243,12 @@ class CompareResult(Result):
     _headline = ("delta", "n_items", "required_n")
 
     @property
+    def too_few_items(self) -> bool:
+        """Whether fewer items differ than any valid test needs at alpha (the tests give no
+        verdict, and N*, the MDE and q are not estimated)."""
+        return any(note.startswith("too few items") for note in self.notes)
+
+    @property
     def verdict(self) -> str:
         """One plain sentence: what the tests say and whether the benchmark resolves the gap."""
         from evalgap.report.sentences import compare_verdict  # rich loads only when asked

@@ -189,7 +189,10 @@ def compare_by_group(
         adjustment=adjustment,
         alpha=float(alpha),
         groups=tuple(
-            GroupComparison(name, r, float(pv), float(pa), bool(pa <= alpha))
+            # Below the minimum-items rule a group's test gives no verdict, whatever its p.
+            GroupComparison(
+                name, r, float(pv), float(pa), bool(pa <= alpha and not r.too_few_items)
+            )
             for (name, r), pv, pa in zip(groups, p, adjusted, strict=True)
         ),
         pooled=pooled,

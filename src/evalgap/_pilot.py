@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalgap._plan import check_countable
+from evalgap._plan import check_countable, check_single
 from evalgap._results import Result
 from evalgap.errors import InputError
 from evalgap.stats import _validate
@@ -250,6 +250,15 @@ def plan_pilot(
     )
     from evalgap._api import long_scores
 
+    check_single(
+        delta=delta,
+        alpha=alpha,
+        power=power,
+        cost_per_item=cost_per_item,
+        cost_per_run=cost_per_run,
+        price_per_1k_tokens=price_per_1k_tokens,
+        tokens_per_item=tokens_per_item,
+    )
     alpha, power = (float(x) for x in _validate.levels(alpha, power, "two-sided"))
     max_runs = _validate.whole_number(max_runs, "max_runs", 1)
     if max_runs > MAX_RUNS:
@@ -262,7 +271,14 @@ def plan_pilot(
     long = long_scores(pilot, options=options, **columns)
     frame = long.frame
     if tasks is not None:
-        frame = frame[frame["task"].isin([str(t) for t in tasks])]
+        tasks = [tasks] if isinstance(tasks, str) else [str(t) for t in tasks]
+        frame = frame[frame["task"].isin(tasks)]
+        if frame.empty:
+            present = ", ".join(map(str, list(dict.fromkeys(long.frame["task"]))[:6]))
+            raise InputError(
+                f"tasks=: {long.source} has no pilot scores for {', '.join(tasks)} "
+                f"(tasks: {present})"
+            )
     model_a, model_b = _models(frame, model_a, model_b, long.source)
     if "run" not in frame.columns:
         raise InputError(
@@ -280,7 +296,20 @@ def plan_pilot(
             f"{dropped:,} item{'s' if dropped != 1 else ''} scored by only one of the two "
             "models left out of the pilot"
         )
-    c = vc.paired_components(runs_a, runs_b)
+    for name, runs in ((model_a, runs_a), (model_b, runs_b)):
+        if not ((~np.isnan(runs)).sum(axis=1) >= 2).any():
+            raise InputError(
+                f"{long.source}: model {name!r} ran no item twice in the pilot, so its "
+                "run-to-run noise is unknown; a pilot needs repeated runs (lm-eval: all_runs; "
+                "inspect: epochs)"
+            )
+    with np.errstate(over="ignore", invalid="ignore"):
+        c = vc.paired_components(runs_a, runs_b)
+    if not all(math.isfinite(x) for x in (c.between_items, c.within_items, c.delta)):
+        raise InputError(
+            f"{long.source}: the pilot's scores (up to {np.nanmax(np.abs([runs_a, runs_b])):.3g})"
+            " are too large for their variances to be computed in floating point; rescale them"
+        )
     components = PilotComponents(
         between_items=c.between_items,
         within_items=c.within_items,
@@ -444,11 +473,11 @@ def _run_matrices(frame, model_a, model_b, source):
 
     sub = frame[frame["model"].isin([model_a, model_b])].copy()
     sub["score"] = pd.to_numeric(sub["score"], errors="coerce")
-    bad = int(sub["score"].isna().sum())
+    bad = int((~np.isfinite(sub["score"].to_numpy(dtype=float))).sum())
     if bad:
         raise InputError(
-            f"{source}: {bad:,} pilot score{'s are' if bad != 1 else ' is'} empty or not a "
-            "number; fix or remove those rows"
+            f"{source}: {bad:,} pilot score{'s are' if bad != 1 else ' is'} empty, not a "
+            "number or infinite; fix or remove those rows"
         )
     sub["key"] = sub["task"].astype(str) + "\x1f" + sub["item_id"].astype(str)
     counts = sub.groupby(["model", "key", "run"], sort=False).size()
@@ -487,7 +516,7 @@ def _costs(cost_per_item, cost_per_run, price, tokens, pilot, source, notes):
         ("price_per_1k_tokens", price),
         ("tokens_per_item", tokens),
     ):
-        if value is not None and not (math.isfinite(float(value)) and float(value) >= 0):
+        if value is not None and not float(_validate.numbers(value, name)) >= 0:
             raise InputError(f"{name}= must be a finite number >= 0; got {value!r}")
     if price is not None:
         if cost_per_run is not None:

@@ -635,6 +635,17 @@ def _check_finite_required(required: float, delta: float, sd: float) -> None:
         )
 
 
+def check_single(**values) -> None:
+    """Refuse a list, an array, a boolean or a non-number where a plan takes one number.
+
+    The plans take one design at a time; NumPy would otherwise broadcast a list into arrays
+    that fail later as a TypeError (or take ``True`` as 1). The check is the one every job
+    makes at its entry (:func:`evalgap.stats._validate.arguments`); ranges are checked where
+    each number is used.
+    """
+    _validate.arguments(**values)
+
+
 def check_countable(required: float, what: str, option: str = "delta=") -> None:
     """Refuse a sample size beyond floating point (a gap far too small for any benchmark).
 
@@ -687,8 +698,9 @@ def _plan_binary(accuracy_a, accuracy_b, correlation, gap, n_items, kw) -> PlanR
     if gap is not None and abs(delta - gap) <= 1e-12 * abs(gap):
         delta = gap  # the gap as given, not its rounding through the two accuracies
     sd = float(pw.sd_diff_binary(pa, pb, rho))
-    if sd == 0 and delta != 0:
-        # Only at the edge of the admissible interval, within its rounding tolerance.
+    if sd == 0:
+        # At the edge of the admissible interval (with equal accuracies, rho = 1: the two
+        # models identical), where Eq. 3 and the MDE of Eq. 4 are 0 and say nothing.
         raise InputError(
             f"correlation {_validate.show(rho)} with accuracies {_validate.show(pa)} and "
             f"{_validate.show(pb)} leaves the per-item differences no spread; choose a "

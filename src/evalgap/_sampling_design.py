@@ -210,7 +210,14 @@ def plan_sampling(
         alpha=alpha, power=power, n_strata=n_strata, seed=seed, tasks=tasks,
     )
     from evalgap._api import long_scores
+    from evalgap._plan import check_single
 
+    check_single(
+        accuracy_a=accuracy_a, accuracy_b=accuracy_b, delta=delta, alpha=alpha, power=power
+    )
+    for name, value in (("model_a", model_a), ("model_b", model_b)):
+        if value is not None and not isinstance(value, str):
+            raise InputError(f"{name}= must be a model's name (a string); got {value!r}")
     alpha, power = (float(x) for x in _validate.levels(alpha, power, "two-sided"))
     n_strata = _validate.whole_number(n_strata, "n_strata", 1)
     seed = _validate.whole_number(seed, "seed", 0)
@@ -511,7 +518,8 @@ def _reference_matrix(long, tasks):
 
     frame = long.frame
     if tasks is not None:
-        frame = frame[frame["task"].isin([str(t) for t in tasks])]
+        tasks = [tasks] if isinstance(tasks, str) else [str(t) for t in tasks]
+        frame = frame[frame["task"].isin(tasks)]
     if frame.empty:
         where = " for those tasks" if tasks else ""
         raise InputError(f"{long.source}: no scores in the reference{where}")

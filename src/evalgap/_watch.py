@@ -181,15 +181,24 @@ class Monitor:
             baseline = _name(baseline, "baseline=")
         if targets == "baseline" and not baseline:
             raise InputError("targets='baseline' needs baseline= (the model to compare against)")
+        if (pair is not None and targets != "pair") or (
+            baseline is not None and targets != "baseline"
+        ):
+            raise InputError(
+                f"{'pair=' if pair is not None else 'baseline='} is used with "
+                f"targets='{'pair' if pair is not None else 'baseline'}', not {targets!r}"
+            )
         self.targets, self.pair, self.baseline = targets, pair, baseline
         self.alpha = float(_validate.probability(alpha, "alpha"))
         self.power = float(_validate.probability(power, "power"))
         self.budget = None if budget is None else _validate.whole_number(budget, "budget", 1)
-        self.price = (
-            None
-            if price_per_1k_tokens is None
-            else float(_validate.positive(price_per_1k_tokens, "price_per_1k_tokens"))
-        )
+        self.price = None
+        if price_per_1k_tokens is not None:
+            self.price = float(
+                _validate.numbers(price_per_1k_tokens, "price_per_1k_tokens", what="a number >= 0")
+            )
+            if self.price < 0:
+                raise InputError(f"price_per_1k_tokens must be a number >= 0; got {self.price:g}")
         self.follower = None  # a LogFollower, after follow()
         self._scores: dict = {}  # (task, model) -> {item: score}
         self._tokens: dict = {}  # (task, model) -> [tokens, items with tokens]
@@ -286,7 +295,12 @@ class Monitor:
         """
         from evalgap.io.follow import LogFollower
 
-        paths = [logs] if isinstance(logs, (str, os.PathLike)) else list(logs)
+        if isinstance(logs, (str, os.PathLike)):
+            paths = [logs]
+        elif isinstance(logs, (list, tuple)):
+            paths = list(logs)
+        else:
+            raise InputError(f"logs= takes a path or a list of paths; got {_validate.show(logs)}")
         if not paths:
             raise InputError("logs= names no log directory or file")
         for name, value in (
@@ -309,9 +323,10 @@ class Monitor:
         """Read what the followed logs gained since the last poll; return the records added.
 
         A model named by ``pair=`` or ``baseline=`` must be in the logs as soon as the logs
-        name any model (a log file of it, with or without records): otherwise (a typo, a
-        model not started yet) this raises naming the models found, rather than waiting
-        for a model that may never come. Start watching once each named model's log exists.
+        name any model (a log file of it, with or without records) and every log could be
+        read: otherwise (a typo, a model not started yet) this raises naming the models
+        found, rather than waiting for a model that may never come. Start watching once each
+        named model's log exists.
         """
         if self.follower is None:
             raise InputError("poll() needs logs to follow: call follow(logs) first")
@@ -328,7 +343,7 @@ class Monitor:
         found = self.follower.models | {m for _, m in self._scores}
         named = list(self.pair or ()) + ([self.baseline] if self.baseline else [])
         missing = [m for m in named if m not in found]
-        if found and missing:
+        if found and missing and not self.follower.unread:  # an unread log may name it
             from evalgap._scores import _listing, _suggestion
 
             raise InputError(
@@ -753,6 +768,8 @@ def watch(
     """
     if pair is not None and baseline is not None:
         raise InputError("give either pair= or baseline=, not both")
+    if state is not None and not isinstance(state, (str, os.PathLike)):
+        raise InputError(f"state= takes a path; got {_validate.show(state)}")
     monitor = Monitor(
         targets="pair" if pair is not None else "baseline" if baseline is not None else targets,
         pair=pair,

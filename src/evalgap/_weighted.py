@@ -23,6 +23,7 @@ from evalgap.stats import _validate, intervals
 from evalgap.stats import weighted as sw
 
 DESIGN_COLUMNS = ("item_id", "weight")
+DESIGN_SUFFIXES = (".csv", ".tsv", ".parquet", ".gz", ".txt")
 
 
 @dataclass(frozen=True, repr=False)
@@ -129,8 +130,11 @@ def weighted_result(
     from evalgap._compare import _numeric, _too_few_items
 
     a, b = _numeric(a, "scores_a"), _numeric(b, "scores_b")
-    w = np.asarray(weights)
-    if w.dtype.kind not in "biuf" or w.dtype.kind == "b":
+    try:
+        w = np.asarray(weights)
+    except (TypeError, ValueError):  # ragged nesting
+        w = np.asarray([object()])
+    if w.dtype.kind not in "iuf":
         raise InputError(f"weights= must be an array of positive numbers; got {w.dtype} values")
     if not (a.shape == b.shape == w.shape) or a.ndim != 1:
         raise InputError(
@@ -143,6 +147,8 @@ def weighted_result(
             f"strata= must give one label per item: {np.asarray(strata).size:,} labels for "
             f"{a.size:,} items"
         )
+    if strata is not None and any(label != label or label is None for label in strata):
+        raise InputError("strata= holds missing labels (NaN or None): give every item its stratum")
     with np.errstate(over="ignore", invalid="ignore"):
         d = a - b
     if not np.abs(d).max(initial=0.0) <= 1e150:
@@ -262,29 +268,46 @@ def design_table(weights, strata=None, *, data=None, options=None, **columns):
     """
     import pandas as pd
 
+    if strata is not None and not isinstance(strata, str):
+        raise InputError(
+            "strata= with a table or design names its stratum column; got "
+            f"{type(strata).__name__} (an array of labels goes with two score arrays)"
+        )
     if isinstance(weights, (str, Path)) and Path(weights).is_file():
-        path = Path(weights)
         from evalgap.io._write import unescape_cell
         from evalgap.io.tables import read_frame
 
-        # the table reader: damaged, non-UTF-8 or compressed files are one-line errors, ids
-        # stay as written ("007")
-        fmt = "parquet" if path.suffix.lower() == ".parquet" else "csv"
-        table = read_frame(path, fmt, as_text=True)
-        if fmt == "csv":  # a design file evalgap wrote has formula-like ids escaped
+        # The project's reader: a damaged, non-UTF-8 or compressed file is one line naming it;
+        # cells are read as written ("0001" stays an id), numbers converted by _check_design.
+        path = Path(weights)
+        table = read_frame(path, as_text=True)
+        if ".parquet" not in path.suffixes:  # evalgap's design CSVs escape formula-like ids
             for column in ("item_id", "task", "stratum"):
                 if column in table.columns:
                     table[column] = table[column].map(unescape_cell, na_action="ignore")
         return _check_design(table, strata, str(path))
     if isinstance(weights, pd.DataFrame):
         return _check_design(weights, strata, "the design table")
+    if isinstance(weights, Path) or (
+        isinstance(weights, str) and Path(weights).suffix.lower() in DESIGN_SUFFIXES
+    ):
+        raise InputError(
+            f"weights={str(weights)!r}: no such design file (a design file holds item_id, "
+            "weight[, stratum, stratum_size]; a name without a file suffix is a column)"
+        )
     if not isinstance(weights, str):
         raise InputError(
             "weights= is a column of the scores table, a design file (item_id, weight"
             f"[, stratum]) or a DataFrame; got {type(weights).__name__}"
         )
     from evalgap._api import long_scores
+    from evalgap._scores import ScoreSet
 
+    if isinstance(data, ScoreSet):
+        raise InputError(
+            f"weights={weights!r} names a column of a scores table, and a ScoreSet keeps no "
+            "such column: give the design (item_id, weight[, stratum]) as a DataFrame or file"
+        )
     given = {k: v for k, v in columns.items() if k not in ("score_column", "cluster_column")}
     long = long_scores(data, options=options, score_column=weights, cluster_column=strata, **given)
     if long.columns.get("score") != weights or (strata and long.columns.get("cluster") != strata):
@@ -325,6 +348,13 @@ def _check_design(table, strata, source):
     if stratum is not None:
         if stratum not in table.columns:
             raise InputError(f"{source}: no stratum column {stratum!r}")
+        missing = table[stratum].isna().to_numpy()
+        if missing.any():
+            raise InputError(
+                f"{source}: {int(missing.sum()):,} item(s) have no stratum (first: item "
+                f"{out['item_id'].iloc[int(np.flatnonzero(missing)[0])]!r}); give every item "
+                "its stratum label"
+            )
         out["stratum"] = table[stratum].astype(str).to_numpy()
     if "stratum_size" in table.columns:
         size = pd.to_numeric(table["stratum_size"], errors="coerce").to_numpy(dtype=float)

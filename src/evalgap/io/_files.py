@@ -8,6 +8,30 @@ from pathlib import Path
 from evalgap.errors import InputError
 
 
+def as_paths(paths, *, param: str = "paths") -> list[Path]:
+    """Return ``paths`` (one path, or a list of them) as a list of Paths, or raise naming
+    ``param=`` when one is not a path (None, a number, bytes) or is empty."""
+    import os
+
+    items = [paths] if isinstance(paths, (str, os.PathLike)) else paths
+    if isinstance(items, (bytes, dict)) or not hasattr(items, "__iter__"):
+        raise InputError(
+            f"{param}=: expected a path or a list of paths, got {type(paths).__name__}"
+        )
+    out = []
+    for p in list(items):
+        if not isinstance(p, (str, os.PathLike)):
+            raise InputError(
+                f"{param}=: every path must be a string or a Path, got {type(p).__name__}"
+            )
+        if not str(p).strip():
+            raise InputError(f"{param}=: an empty path; give a file or folder")
+        out.append(Path(p))
+    if not out:
+        raise InputError(f"{param}=: no path given")
+    return out
+
+
 def expand(
     paths,
     *,

@@ -23,7 +23,7 @@ import pandas as pd
 
 from evalgap._scores import LongScores
 from evalgap.errors import InputError
-from evalgap.io._files import expand
+from evalgap.io._files import as_paths, expand
 
 FILE = "annotations.json"
 # The fields naming a record's model, baseline and item; a record without one (null or
@@ -62,7 +62,7 @@ def read_annotations(paths, *, cluster_column: str | None = None) -> LongScores:
 
     ``cluster_column="dataset"`` keeps each record's ``dataset`` as its cluster label.
     """
-    paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    paths = as_paths(paths)
     rows, notes = [], []
     baselines = set()
     for path in expand(paths, globs=(FILE,), what=FILE, accept=is_annotations_path):

@@ -99,6 +99,7 @@ class LogFollower:
         self._following: dict = {}  # "folder|task" -> path of the latest run's file
         self._fed: set = set()  # (model, task, item) passed on
         self._repeated: dict = {}  # path -> records of items already passed
+        self._origin: dict = {}  # (model, task, item) of inspect logs -> the log that passed it
         self._inspect_seen: dict = {}  # path -> [size, mtime_ns]
         self._inspect_members: dict = {}  # .eval path -> members read
         self._inspect_notes: dict = {}  # path -> the notes of its reads
@@ -108,6 +109,7 @@ class LogFollower:
         self._non_numeric: dict = {}  # path -> samples with a value that is no number
         self._events: dict = {}  # key -> a note that stays (a switch of run, a rewrite)
         self._waiting: dict = {}  # path -> what is waited for (cleared when it comes)
+        self._failure: str | None = None  # the error that stopped a poll half way
 
     @property
     def notes(self) -> list[str]:
@@ -132,10 +134,32 @@ class LogFollower:
                 f"{Path(path).name}: {count:,} sample{'s' if count != 1 else ''} whose score "
                 "is not a number left out"
             )
-        return out + list(self._waiting.values())
+        return list(dict.fromkeys(out + list(self._waiting.values())))
+
+    @property
+    def unread(self) -> list[str]:
+        """Followed paths not there yet and logs not readable yet (they may name models)."""
+        return [k for k in self._waiting if "|" not in k]
 
     def poll(self) -> list[tuple]:
-        """Return the new records since the last poll, in file order."""
+        """Return the new records since the last poll, in file order.
+
+        A log that cannot be read (a broken line, a score out of range) raises; the follower
+        then stops there for good (each later poll raises the same), since what it had read
+        in that poll is not returned: follow the logs anew, or from the last saved state.
+        """
+        if self._failure is not None:
+            raise InputError(
+                f"{self._failure} (this follower stopped there: follow the logs anew, or "
+                "from the last saved state, once that is fixed)"
+            )
+        try:
+            return self._poll()
+        except InputError as exc:
+            self._failure = str(exc)
+            raise
+
+    def _poll(self) -> list[tuple]:
         out = []
         cursors = self._discover()
         for cursor in cursors:
@@ -377,17 +401,19 @@ class LogFollower:
             )
         else:
             self._inspect_notes[where] = list(new.notes)  # parsed whole: its notes, anew
+        self._waiting.pop(f"reducer|{where}", None)
         if new.frame is None:
-            if new.reducer != "mean" and not new.finished and (new.members or new.tokens):
-                self._waiting[where] = (
+            if new.reducer != "mean" and not new.finished:
+                self._waiting[f"reducer|{where}"] = (
                     f"waiting for the end of {path.name}: its epochs are reduced with "
                     f"{new.reducer!r}, whose values inspect writes when the run ends"
                 )
             return []
-        out = []
+        out, repeats = [], 0
         for item, group in new.frame.groupby("item_id", sort=False):
             key = (new.model, new.task, str(item))
             if key in self._fed:
+                repeats += self._origin.get(key, where) != where  # another log of the run
                 continue
             runs = self._inspect_runs.setdefault(key, {})
             for run, score in zip(group["run"].astype(str), group["score"], strict=True):
@@ -405,7 +431,10 @@ class LogFollower:
                 self._inspect_tokens[key] = before + new.tokens[str(item)]
             if not runs or (new.reducer == "mean" and len(runs) < new.epochs):
                 continue  # an item passes once, with all its epochs
-            out.append(self._pass(key))
+            out.append(self._pass(key, where))
+        before = self._repeated.get(where, 0) if path.suffix == ".eval" else 0
+        if before + repeats:  # a .json log is parsed whole: its count, anew
+            self._repeated[where] = before + repeats
         if new.finished and new.reducer == "mean":
             short = [
                 k
@@ -415,11 +444,12 @@ class LogFollower:
             if short:
                 count = self._short_epochs.get(where, [0, new.epochs])[0]
                 self._short_epochs[where] = [count + len(short), new.epochs]
-                out.extend(self._pass(k) for k in short)
+                out.extend(self._pass(k, where) for k in short)
         return out
 
-    def _pass(self, key) -> tuple:
+    def _pass(self, key, where: str) -> tuple:
         self._fed.add(key)
+        self._origin[key] = where
         runs = self._inspect_runs.pop(key)
         return (*key, float(np.mean(list(runs.values()))), self._inspect_tokens.pop(key, None))
 
@@ -455,6 +485,7 @@ class LogFollower:
             "inspect_members": {k: sorted(v) for k, v in self._inspect_members.items()},
             "inspect_notes": self._inspect_notes,
             "inspect_runs": [[*k, v] for k, v in self._inspect_runs.items()],
+            "origin": [[*k, v] for k, v in self._origin.items()],
             "inspect_tokens": [[*k, v] for k, v in self._inspect_tokens.items()],
             "short_epochs": self._short_epochs,
             "non_numeric": self._non_numeric,
@@ -480,6 +511,7 @@ class LogFollower:
             inspect_members=dict,
             inspect_notes=dict,
             inspect_runs=list,
+            origin=list,
             inspect_tokens=list,
             short_epochs=dict,
             non_numeric=dict,
@@ -536,6 +568,9 @@ class LogFollower:
                 _text(r, "follower.inspect_runs"): _number(s, "follower.inspect_runs")
                 for r, s in row[3].items()
             }
+        for row in d["origin"]:
+            values = _texts(row, "follower.origin", length=4)
+            follower._origin[tuple(values[:3])] = values[3]
         for row in d["inspect_tokens"]:
             if not isinstance(row, list) or len(row) != 4:
                 raise ValueError("follower.inspect_tokens")

@@ -17,7 +17,7 @@ import pandas as pd
 
 from evalgap._scores import LongScores
 from evalgap.errors import InputError
-from evalgap.io._files import expand
+from evalgap.io._files import as_paths, expand
 
 STATS_FILE = "per_instance_stats.json"
 
@@ -31,7 +31,7 @@ def is_helm_path(path: Path) -> bool:
 
 def read_helm(paths, *, stat: str = "exact_match") -> LongScores:
     """Read HELM run directories (or their ``per_instance_stats.json``) into the long layout."""
-    paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    paths = as_paths(paths)
     frames, notes, lacking = [], [], []
     runs = [
         (p, *_model_and_task(p.parent)) for p in expand(paths, globs=(STATS_FILE,), what=STATS_FILE)

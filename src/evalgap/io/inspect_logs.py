@@ -43,7 +43,7 @@ import pandas as pd
 
 from evalgap._scores import LongScores
 from evalgap.errors import InputError, first_line
-from evalgap.io._files import expand
+from evalgap.io._files import as_paths, expand
 from evalgap.io._zip import Archive, ZipReadError
 
 INDEX_FILES = ("logs.json", "eval-set.json")
@@ -121,7 +121,7 @@ def read_inspect(
     """
     if on_error not in ON_ERROR:
         raise InputError(f"on_error= must be one of {', '.join(ON_ERROR)}; got {on_error!r}")
-    paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    paths = as_paths(paths)
     extra = dict(value_map or {})
     notes: list[str] = []
     logs = [_read_log(p) for p in _log_files(paths)]
@@ -558,7 +558,9 @@ def read_new_samples(path, seen=frozenset(), *, scorer=None, score_key=None, red
         log = _growing_log(path)  # the reductions cover every item
     notes: list[str] = []
     members = {s.get(MEMBER) for s in log.samples if s.get(MEMBER)}
-    label = _task_labels([log])[id(log)]
+    # one log at a time: a task run under -T arguments is labelled with them, since another
+    # argument set of it (another task to the loaders) may be the next log found
+    label = f"{log.task}({_args_text(log.task_args)})" if log.task_args else log.task
     out = NewSamples(
         log.model, label, None, log.epochs, {}, members, finished, used, log.n_dataset, notes
     )
@@ -591,7 +593,7 @@ def _growing_log(path: Path, seen=frozenset()) -> _Log:
 def mean_sample_tokens(paths) -> float | None:
     """Mean tokens of one sample (one model, one item, one epoch) over inspect logs' model
     usage; None when no sample records its usage."""
-    paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    paths = as_paths(paths)
     total, count = 0.0, 0
     for log in (_read_log(p) for p in _log_files(paths)):
         usage = _usage(log.samples)  # summed over epochs, by sample id

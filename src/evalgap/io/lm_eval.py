@@ -45,7 +45,7 @@ import pandas as pd
 
 from evalgap._scores import LongScores
 from evalgap.errors import InputError
-from evalgap.io._files import expand
+from evalgap.io._files import as_paths, expand
 from evalgap.io._limits import open_maybe_gzip, read_lines
 
 SAMPLE_FILE = re.compile(
@@ -164,7 +164,7 @@ def read_lm_eval(
     ``tasks``: the tasks the job will keep (``--task``); a filter is then only required for
     those, and selecting ``task:filter`` chooses that filter.
     """
-    paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    paths = as_paths(paths)
     files = discover(paths, model_name=model_name)
     notes: list[str] = []
     files = _separate_folders(files, notes)

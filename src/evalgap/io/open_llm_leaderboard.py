@@ -34,7 +34,7 @@ import pandas as pd
 
 from evalgap._scores import LongScores
 from evalgap.errors import InputError, first_line
-from evalgap.io._files import expand
+from evalgap.io._files import as_paths, expand
 from evalgap.io.lm_eval import (
     check_metric_tasks,
     default_metric,
@@ -114,7 +114,7 @@ def details_batches(paths, *, metric=None, model_name: str | None = None, all_ru
     frames are exhausted (each file's metric is said as it is read); a metric that differs
     between models of one task raises at the end.
     """
-    paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    paths = as_paths(paths)
     notes: list[str] = []
     metric_for = metric_rule(metric)
     files = list(

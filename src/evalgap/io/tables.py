@@ -154,6 +154,11 @@ def _read_error(path: Path, fmt: str, exc: BaseException) -> InputError:
         )
     if "utf8" in str(exc).lower().replace("-", ""):
         return InputError(f"{path}: not UTF-8 text; re-encode the file as UTF-8")
+    if "straddles two block boundaries" in str(exc):  # pyarrow's reader: a row > its block
+        return InputError(
+            f"{path}: a row is longer than {BATCH_BYTES / 2**20:g} MiB; a score table has "
+            "short rows (is a cell holding a whole document or an unclosed quote?)"
+        )
     return InputError(f"{path}: cannot be read as {fmt}: {first_line(exc)}")
 
 

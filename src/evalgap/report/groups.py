@@ -29,7 +29,7 @@ def render_compare_groups(r: CompareGroupsResult, console: Console) -> None:
             format_p(g.p_value),
             format_p(g.p_adjusted),
             "—" if q is None else f"{q:.2f}",
-            "reject" if g.significant else "-",
+            "too few items" if g.result.too_few_items else ("reject" if g.significant else "-"),
         )
     p = r.pooled
     pooled_p = p.p_values.exact if p.binary else p.p_values.paired_t

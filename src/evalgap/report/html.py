@@ -76,6 +76,13 @@ PROCEDURE_SHORT = {
     "anytime_valid": "Anytime",
     "clustered": "Clustered",
 }
+# The procedures' names inside a sentence.
+PROCEDURE_IN_PROSE = {
+    **PROCEDURE_NAMES,
+    "fixed_n": "fixed n",
+    "anytime_valid": "anytime-valid testing",
+    "clustered": "clustering",
+}
 PROCEDURE_MEANING = {
     "fixed_n": "N* at level alpha for each pair on its own, as if it were the only comparison.",
     "bonferroni": "N* at level alpha/m: no false claim in the whole family (m pairs).",
@@ -283,7 +290,7 @@ def _models_section(r: AuditResult) -> list[str]:
         )
     frame = pd.DataFrame(rows)
     out.append(_table(frame, text=("Task", "Unresolved chain"), names=("Model",)))
-    out.append(f"<p class='note'>Tier: {_e(_tier_source(r))}.</p>")
+    out.append(f"<p class='note'>{_e(_tier_sentence(r))}</p>")
     lacking = (
         rankings[rankings["items_missing"].fillna(0) > 0]
         if "items_missing" in rankings.columns
@@ -306,8 +313,8 @@ def _models_section(r: AuditResult) -> list[str]:
             "Each model's score on its own items"
             + (" with its 95% interval" if "ci_low" in sub.columns else "")
             + "; models in one shaded bracket form an unresolved chain under "
-            f"{PROCEDURE_NAMES.get(r.chain_procedure, r.chain_procedure)} (each adjacent gap "
-            "unresolved)."
+            f"{PROCEDURE_IN_PROSE.get(r.chain_procedure, r.chain_procedure)} (each "
+            "adjacent gap unresolved)."
         )
         if len(sub) < len(everyone):
             caption += f" Showing the top {len(sub)} of {len(everyone)} models by rank."
@@ -378,9 +385,10 @@ def _tier_numbers(r: AuditResult) -> dict:
     }
 
 
-def _tier_source(r: AuditResult) -> str:
+def _tier_sentence(r: AuditResult) -> str:
+    """"Tiers from 95% simultaneous rank sets (...)." or "No tiers: <why>."."""
     method = r.tier_method
-    return method if method.startswith("no tiers") else f"from {method}"
+    return f"{_capitalised(method)}." if r.tiers is None else f"Tiers from {method}."
 
 
 def _chains_section(r: AuditResult) -> list[str]:
@@ -419,7 +427,7 @@ def _chains_section(r: AuditResult) -> list[str]:
 
 
 def _tiers_section(r: AuditResult) -> list[str]:
-    out = ["<h2 id='tiers'>Tiers</h2>", f"<p>Tiers {_e(_tier_source(r))}.</p>"]
+    out = ["<h2 id='tiers'>Tiers</h2>", f"<p>{_e(_tier_sentence(r))}</p>"]
     tiers = r.tiers
     if tiers is None:
         return out
@@ -446,7 +454,7 @@ def _heatmap_section(r: AuditResult) -> list[str]:
     column = f"resolved_{procedure}"
     out = [
         "<h2 id='heatmap'>Pairwise verdicts</h2>",
-        f"<p>Every pair of models under {_e(PROCEDURE_NAMES.get(procedure, procedure))}, models "
+        f"<p>Every pair of models under {_e(PROCEDURE_IN_PROSE.get(procedure, procedure))}, models "
         "in rank order.</p>",
     ]
     tasks = list(dict.fromkeys(r.rankings["task"]))

@@ -191,7 +191,7 @@ def tier_method(r: AuditResult) -> str:
                 f"no tiers: rank sets are left out of audits of more than "
                 f"{MAX_AUDIT_RANK_MODELS} models (evalgap ranks computes them)"
             )
-        return "no tiers: the rank sets were skipped (n_rank_bootstrap=0)"
+        return "no tiers: the rank sets were skipped (0 rank-set bootstrap replicates)"
     level = f"{100 * (1 - ranks.alpha):g}%"
     described = []
     for method in dict.fromkeys(ranks.methods.values()):

@@ -475,7 +475,7 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
     _print_missing_items(r, console)
     frame = r.pairs.to_frame()
     if n_pairs <= max_rows:
-        shown, title = frame, "pairs"
+        shown, title = frame, pairs_noun(r.family, n_pairs)
     else:
         unresolved = frame[~frame["resolved_fixed_n"].fillna(True).astype(bool)]
         shown = unresolved.head(max_rows)
@@ -485,7 +485,7 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
             else f"the first {len(shown)} of {len(unresolved)}"
         )
         title = (
-            f"pairs unresolved at fixed n: {which} ({n_pairs} pairs in all; "
+            f"pairs unresolved at fixed n: {which} (of {pairs_noun(r.family, n_pairs)}; "
             "--json or --html for every pair)"
         )
     several_tasks = frame["task"].nunique() > 1
@@ -1056,7 +1056,7 @@ def render_pilot_plan(r, console: Console) -> None:
     """Print the pilot's variance components, the (N, K) frontier and the verdict."""
     c = r.variance_components
     t = Table(
-        title=f"pilot: {r.model_a} vs {r.model_b} ({c.n_items:,} items, "
+        title=f"pilot: {markup(r.model_a)} vs {markup(r.model_b)} ({c.n_items:,} items, "
         f"{c.runs_per_item:.3g} runs per item and model)",
         show_header=False,
         title_justify="left",
@@ -1097,7 +1097,7 @@ def render_pilot_plan(r, console: Console) -> None:
 def render_sampling_design(r, console: Console) -> None:
     """Print the stratified design: what is known, the strata, the predicted saving."""
     t = Table(
-        title=f"stratified sample for {r.model_a} vs {r.model_b} ({r.n_items:,} of "
+        title=f"stratified sample for {markup(r.model_a)} vs {markup(r.model_b)} ({r.n_items:,} of "
         f"{r.n_population:,} items, IRT fit on {r.n_reference_models} reference models)",
         show_header=False,
         title_justify="left",
@@ -1105,7 +1105,7 @@ def render_sampling_design(r, console: Console) -> None:
     t.add_column(style="bold")
     t.add_column(justify="right", no_wrap=True)
     for name, how in r.known.items():
-        t.add_row(name, "its responses" if how == "responses" else "its expected accuracy")
+        t.add_row(markup(name), "its responses" if how == "responses" else "its expected accuracy")
     t.add_row("gap sized for" + (" (predicted)" if r.delta_predicted else ""), f"{r.delta:+.4f}")
     t.add_row("predicted share of items they disagree on", f"{r.predicted_disagreement:.3f}")
     t.add_row(f"predicted SE from {r.n_items:,} items: design / random", (

@@ -244,6 +244,11 @@ def _finite_population_correction(stratum_sizes, codes, labels, n_h):
         )
     if np.any(low < n_h):
         h = int(np.flatnonzero(low < n_h)[0])
+        if labels[h] is None:
+            raise InputError(
+                f"{n_h[h]:,.0f} items are sampled but the population size is {low[h]:,.0f}; "
+                "a population's size counts its items in the whole benchmark"
+            )
         raise InputError(
             f"stratum {_validate.show(labels[h])} has {n_h[h]:,.0f} items sampled but a size of "
             f"{low[h]:,.0f}; a stratum's size counts its items in the whole benchmark"
