@@ -434,32 +434,42 @@ def test_cluster_sums_follow_labels_that_a_removal_or_a_replacement_changes(tmp_
             for k, m in enumerate(models)
             for i in range(300)
         ]
-        pd.DataFrame(rows, columns=["model", "item_id", "score", "category"]).to_csv(
-            path, index=False
-        )
+        frame = pd.DataFrame(rows, columns=["model", "item_id", "score", "category"])
+        frame.to_csv(path, index=False)
         return path
 
-    store = tmp_path / "s.duckdb"
-    first = write(tmp_path / "a.csv", ["m0", "m1"], lambda i: f"c{i % 5}")
-    second = write(tmp_path / "b.csv", ["m2", "m3", "m4"], lambda i: f"d{i % 3}")
-    evalgap.store_add(store, [first, second], cluster_column="category")
-    evalgap.store_remove(store, sources=[1])
-
-    def same_as_the_items():
+    def same_as_the_items(clustered):
         quick = {"n_bootstrap": 0}
         stats = evalgap.audit_store(store, **quick).pairs.to_frame()
         items = evalgap.audit(
             evalgap.read_store(store), n_cluster_bootstrap=0, n_rank_bootstrap=0, **quick
         ).pairs.to_frame()
-        for column in ("icc", "design_effect", "resolved_clustered"):
-            np.testing.assert_allclose(
-                stats[column].astype(float), items[column].astype(float), rtol=1e-9
-            )
+        for frame in (stats, items):
+            assert ("icc" in frame and frame["icc"].notna().any()) == clustered
+        if clustered:
+            for column in ("icc", "design_effect", "resolved_clustered"):
+                np.testing.assert_allclose(
+                    stats[column].astype(float), items[column].astype(float), rtol=1e-9
+                )
 
-    same_as_the_items()
+    store = tmp_path / "s.duckdb"
+    first = write(tmp_path / "a.csv", ["m0", "m1"], lambda i: f"c{i % 5}")
+    second = write(tmp_path / "b.csv", ["m2", "m3", "m4"], lambda i: f"d{i % 3}")
+    evalgap.store_add(store, [first], cluster_column="category")
+    evalgap.store_add(store, [second])  # the same items, no labels of its own
+    same_as_the_items(clustered=True)
+    evalgap.store_remove(store, sources=[1])  # the labels go with the rows that gave them
+    same_as_the_items(clustered=False)
+    with pytest.raises(InputError, match=r"stored already as source 2, read with cluster_col"):
+        evalgap.store_add(store, [second], cluster_column="category")  # its rows twice
+    evalgap.store_remove(store, source_paths=[second])
+    evalgap.store_add(store, [second], cluster_column="category")
+    same_as_the_items(clustered=True)
     write(second, ["m2", "m3", "m4"], lambda i: f"e{i % 7}")  # the file's labels change
     evalgap.store_add(store, [second], cluster_column="category")
-    same_as_the_items()
+    same_as_the_items(clustered=True)
+    with pytest.raises(InputError, match="would carry the cluster labels 'e"):  # two labels
+        evalgap.store_add(store, [first], cluster_column="category")
 
 
 def test_compare_weights_from_a_column_is_refused_on_a_store_and_a_design_file_honoured(
@@ -486,3 +496,36 @@ def test_an_export_or_audit_onto_the_store_file_itself_is_refused(tmp_path, run_
         _one_line_error(result, "the store file itself")
     assert store.read_bytes() == before
     assert evalgap.store_list(store).n_rows > 0
+
+
+def test_a_store_from_a_newer_evalgap_or_with_a_torn_row_is_refused_in_one_line(tmp_path):
+    import duckdb
+
+    store = tmp_path / "s.duckdb"
+    evalgap.store_add(store, [_board(tmp_path / "board.csv")])
+    con = duckdb.connect(str(store))
+    con.execute("UPDATE sources SET options = '{\"fmt\": ' WHERE source_id = 1")
+    con.close()
+    with pytest.raises(InputError, match=r"the store is damaged .*not valid JSON"):
+        evalgap.load_scores([], LoadOptions(store=str(store)))
+    con = duckdb.connect(str(store))
+    con.execute(f"UPDATE {io.META_TABLE} SET value = '99' WHERE key = 'version'")
+    con.close()
+    for job in (evalgap.store_list, lambda s: evalgap.store_add(s, [tmp_path / "board.csv"])):
+        with pytest.raises(InputError, match="version '99', newer than this evalgap reads"):
+            job(store)
+
+
+def test_rows_added_without_labels_take_their_items_labels_when_read(tmp_path, run_cli):
+    """The same rows stored unlabelled, then labelled: the read kept the unlabelled row of
+    each item and audit --store raised a TypeError."""
+    csv = _board(tmp_path / "board.csv")
+    copy = tmp_path / "copy.csv"
+    copy.write_bytes(csv.read_bytes())
+    store = tmp_path / "s.duckdb"
+    evalgap.store_add(store, [copy])
+    evalgap.store_add(store, [csv], cluster_column="category")
+    assert evalgap.read_store(store).frame["cluster"].notna().all()
+    items = _json(run_cli, "audit", *QUICK, "--store", store)["pairs"]
+    stats = evalgap.audit_store(store, n_bootstrap=0).pairs.to_frame()
+    np.testing.assert_allclose([p["icc"] for p in items], stats["icc"], rtol=1e-9)

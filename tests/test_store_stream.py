@@ -3,6 +3,8 @@ time (only its chosen columns read) and stores exactly what the whole-file loade
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -162,9 +164,12 @@ def test_oll_details_stream_file_by_file_reading_only_ids_and_metric(tmp_path, m
     assert "--item-column names columns of score tables" in back.notes[-1]
     # a metric absent from one file stops the add and leaves the store as it was
     before = _stored(store)
-    with pytest.raises(InputError, match="no metric 'exact_match'"):
-        evalgap.store_add(store, [board], options, metric=("exact_match",))
+    with pytest.raises(InputError, match="no metric 'exact_match'"):  # (a copy: the path
+        copy = shutil.copytree(board, tmp_path / "copy")  # itself is stored, read another way)
+        evalgap.store_add(store, [copy], options, metric=("exact_match",))
     pd.testing.assert_frame_equal(_stored(store), before)
+    with pytest.raises(InputError, match="stored already as source 1, read with metric="):
+        evalgap.store_add(store, [board], options, metric=("exact_match",))
 
 
 def test_a_kill_between_committed_batches_leaves_no_trace(tmp_path):

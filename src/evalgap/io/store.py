@@ -245,6 +245,11 @@ class guard:
 
         if exc is None or isinstance(exc, InputError):
             return False
+        if isinstance(exc, json.JSONDecodeError):  # a sources row edited by hand, or torn
+            raise InputError(
+                f"{self.path}: the store is damaged (a sources row is not valid JSON: {exc}); "
+                f"{_REPAIR}"
+            ) from None
         if isinstance(exc, OSError) and exc.errno is not None:
             full = exc.errno == errno.ENOSPC
             where = exc.filename or self.path
@@ -371,6 +376,7 @@ def add_source(con, path, options, *, pair_stats: bool = True, long=None) -> dic
         return {**done, "added": False, "rows": 0, "source_id": whole[0]}
     same_path = os.path.normpath(str(path))
     replaced = tuple(r[0] for r in stored if os.path.normpath(r[1]) == same_path)
+    _refuse_other_reading(con, path, same_path, opts)
     selection = _Selection(options, path)
     if long is None:
         streamed = _long_table_batches(path, options)
@@ -393,6 +399,31 @@ def add_source(con, path, options, *, pair_stats: bool = True, long=None) -> dic
         **done, "added": True, "rows": rows, "source_id": source_id, "replaced": replaced,
         "notes": selection.notes(),
     }
+
+
+# Options that select rows rather than say how to read them: a path added with other
+# selections is other rows of the same file, not another reading of it.
+_SELECTION_OPTIONS = ("model_columns", "tasks")
+
+
+def _refuse_other_reading(con, path, same_path, opts) -> None:
+    """Refuse a path stored already with other reading options (its rows would be in the
+    store twice, read two ways); other selections of models or tasks are fine."""
+    mine = {k: v for k, v in json.loads(opts).items() if k not in _SELECTION_OPTIONS}
+    for source_id, stored_path, stored_opts in con.execute(
+        "SELECT source_id, path, options FROM sources ORDER BY source_id"
+    ).fetchall():
+        if os.path.normpath(stored_path) != same_path:
+            continue
+        theirs = {k: v for k, v in json.loads(stored_opts).items() if k not in _SELECTION_OPTIONS}
+        if theirs != mine:
+            name = next(k for k in sorted(set(mine) | set(theirs)) if mine.get(k) != theirs.get(k))
+            raise InputError(
+                f"{path}: stored already as source {source_id}, read with {name}="
+                f"{theirs.get(name)!r} (here {mine.get(name)!r}); its rows would be stored "
+                "twice: remove it first (store remove, source_paths=PATH) or add it with the "
+                "same options"
+            )
 
 
 class _Selection:
@@ -428,8 +459,8 @@ class _Selection:
             absent = [w for w in wanted if w not in self.seen[column]]
             if absent:
                 out.append(
-                    f"{self.path}: no {column} {', '.join(map(repr, absent))} in it "
-                    f"(selected with {'models' if column == 'model' else 'tasks'}=)"
+                    f"{self.path}: no {column} {', '.join(map(repr, absent))} in it (of the "
+                    f"{column}s selected to add)"
                 )
         if (self.models or self.tasks) and self.rows == 0:
             out.append(f"{self.path}: no row of the selected models and tasks; nothing added")
@@ -675,6 +706,8 @@ def _refresh(con, touched, *, source_id=None, relabel=False) -> None:
         # rows gone (a removal, a replaced source) may take or change items' clusters: the
         # labels are read again, and if they changed every pair's cluster sums follow
         relabelled = relabel and _relabel_items(con, task)
+        if source_id is not None:
+            _refuse_label_clash(con, task, source_id)
         _write_vectors(con, task, models, source_id=source_id)
         every = [
             r[0] for r in con.execute("SELECT model FROM vectors WHERE task = ?", [task]).fetchall()
@@ -715,6 +748,30 @@ def _number_new_items(con, task, source_id) -> None:
         """,
         [task, source_id, task, task],
     )
+
+
+def _refuse_label_clash(con, task, source_id) -> None:
+    """An item has one cluster label (the alignment refuses two): a source giving a stored
+    item another label, or one item two labels, is refused rather than kept in part."""
+    clash = con.execute(
+        """
+        SELECT s.item_id, c.cluster, s.cluster FROM scores s
+        JOIN items i ON s.task = i.task AND s.item_id = i.item_id
+        JOIN item_clusters c ON c.task = i.task AND c.ix = i.ix
+        WHERE s.source_id = ? AND s.task = ? AND s.cluster IS NOT NULL
+          AND s.cluster <> c.cluster
+        LIMIT 1
+        """,
+        [source_id, task],
+    ).fetchall()
+    if clash:
+        item, stored, given = clash[0]
+        raise InputError(
+            f"item {item!r}{'' if task == 'all' else f' (task {task})'} would carry the cluster "
+            f"labels {stored!r} and {given!r}; each item needs one cluster label: add the file "
+            "with the cluster column the store keeps (store list), or remove the other source "
+            "first"
+        )
 
 
 def _write_vectors(con, task, models, *, source_id=None) -> None:
@@ -1328,9 +1385,12 @@ def _scan_long(con, where: str, params: list, batch_rows: int = 1 << 20) -> pd.D
     from evalgap.io.tables import _Codes, _dictionary
 
     columns = ("model", "task", "item_id", "run", "cluster")
-    for ordered in ("", "ORDER BY source_id, seq"):
+    table = _labelled_scores(con)
+    # a join's rows come in no particular order: they are read sorted at once
+    orders = ("", "ORDER BY source_id, seq") if table == "scores" else ("ORDER BY source_id, seq",)
+    for ordered in orders:
         reader = con.sql(
-            f"SELECT source_id, seq, model, task, item_id, run, score, cluster FROM scores "
+            f"SELECT source_id, seq, model, task, item_id, run, score, cluster FROM {table} "
             f"{where} {ordered}",
             params=params,
         ).to_arrow_reader(batch_rows)
@@ -1369,6 +1429,29 @@ def _scan_long(con, where: str, params: list, batch_rows: int = 1 << 20) -> pd.D
             values[pd.isna(values)] = "1"
         out[c] = pd.Series(values, dtype=object)  # as the loaders give them: objects
     return pd.DataFrame(out, copy=False)
+
+
+def _labelled_scores(con) -> str:
+    """The scores table to read: as stored, or with each row's item label filled in where
+    the row has none and its item has one.
+
+    A cluster label belongs to an item (``item_clusters``, one per item: a second one is
+    refused at the add), and the pair statistics use it for every model's rows; a source
+    added without clusters leaves its rows unlabelled. Read back as stored, those rows would
+    meet the labelled rows of the same items and lose their label to whichever row came
+    first, so the read gives every row its item's label, as the statistics do.
+    """
+    labelled = con.execute("SELECT count(*) FROM item_clusters").fetchall()[0][0]
+    if not labelled or not con.execute(
+        "SELECT count(*) FROM scores WHERE cluster IS NULL"
+    ).fetchall()[0][0]:
+        return "scores"
+    return (
+        "(SELECT s.source_id, s.seq, s.model, s.task, s.item_id, s.run, s.score, "
+        "coalesce(s.cluster, c.cluster) AS cluster FROM scores s "
+        "LEFT JOIN items i ON s.task = i.task AND s.item_id = i.item_id "
+        "LEFT JOIN item_clusters c ON c.task = i.task AND c.ix = i.ix) AS scores"
+    )
 
 
 def _closing(reader):
