@@ -714,11 +714,6 @@ def degrade(
         n_simulations=n_simulations, seed=seed, margin=margin, equivalence=equivalence,
         tasks=tasks, strict=strict,
     )
-    if equivalence is not None and not 0 < equivalence < 1:
-        raise InputError(
-            f"equivalence must be in (0, 1) (a share: 0.01 is one point); got "
-            f"{_validate.show(equivalence)}"
-        )
     if counts is not None and data is not None:
         raise InputError("give either data= (per-item scores) or counts= (per-task counts)")
     if counts is not None:

@@ -2015,6 +2015,10 @@ def flags_for_python_names(message: str, argv=None) -> str:
             return flag if is_flag and match["word"] == "True" else f"{flag} {match['word']}"
         return flag
 
+    # the entry checks open with the parameter itself: "alpha must be a finite number ..."
+    lead = re.match(r"(?P<name>[a-z][a-z0-9_]*)(?= must be )", message)
+    if lead and lead["name"] in flags:
+        message = flags[lead["name"]][0] + message[lead.end() :]
     return re.sub(PYTHON_NAME_PATTERN, to_flag, message)
 
 

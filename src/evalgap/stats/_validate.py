@@ -225,6 +225,8 @@ _RANGES = {
     "accuracy_b": "a finite number in (0, 1)",
     "flip_rate": "a finite number in (0, 1)",
     "correlation": "a finite number in [-1, 1]",
+    "margin": "a finite number in (0, 1)",
+    "equivalence": "a finite number in (0, 1)",
 }
 
 
