@@ -497,3 +497,16 @@ def test_a_model_without_scores_on_a_task_is_left_out_of_its_ranking_and_said():
     assert "task second: 1 model has no score and is left out of its ranking (m2)" in r.notes
     assert not any("no item both models scored" in note for note in r.notes)
     assert len(r.pairs) == 3  # 2 on "all", 1 on "second"
+
+
+def test_a_board_whose_models_share_no_item_says_so(tmp_path):
+    """Every pair without a shared item was left out, and the empty family then read as
+    'family_size must be a whole number >= 1; got 0', a setting the user never gave."""
+    import evalgap
+
+    frame = pd.DataFrame(
+        {"model": ["a", "a", "b", "b"], "item_id": [1, 2, 3, 4], "score": [1, 0, 1, 0]}
+    )
+    with pytest.raises(InputError, match=r"^nothing to audit: no pair of models shares a scored "
+                       r"item \(1 pair, e.g. a vs b on task all\)"):
+        evalgap.audit(frame)

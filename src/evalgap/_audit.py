@@ -1346,6 +1346,12 @@ def _drop_pairs_without_items(pairs: pd.DataFrame, notes: list) -> pd.DataFrame:
         return pairs
     first = pairs[empty].iloc[0]
     count = int(empty.sum())
+    if empty.all():
+        raise InputError(
+            f"nothing to audit: no pair of models shares a scored item ({count:,} "
+            f"pair{'s' if count != 1 else ''}, e.g. {first['model_a']} vs {first['model_b']} "
+            f"on task {first['task']}); a pair is compared on the items both models scored"
+        )
     notes.append(
         f"{count:,} pair{'s have' if count != 1 else ' has'} no item both models scored and "
         f"{'are' if count != 1 else 'is'} left out "
