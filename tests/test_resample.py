@@ -197,3 +197,19 @@ def test_exact_p_below_alpha_exactly_when_the_interval_excludes_zero(b, c, rest,
     assert (p < alpha) == (not (low <= 0 <= high))
     one_sided = float(resample.binary_bootstrap_p_value(b, c, n, "greater"))
     assert one_sided == pytest.approx(float(resample.binary_bootstrap_cdf(b, c, n, 0)))
+
+
+def test_quantiles_of_infinite_draws_are_infinite_without_a_warning():
+    """A clustered N* of a pair with no gap is infinite in most cluster-bootstrap draws: NumPy
+    interpolated two infinities as inf - inf, so the audit's interval bound was NaN, with a
+    RuntimeWarning on the terminal (seen on MMLU-Pro restricted by an item file)."""
+    from evalgap.stats.resample import quantile
+
+    draws = np.array([3.0, 5.0, np.inf, np.inf, np.inf, np.nan])
+    assert quantile(draws, 0.95) == np.inf and quantile(-draws, 0.05) == -np.inf
+    assert quantile(draws, 0.0) == 3.0 and quantile(draws, 0.1) == pytest.approx(3.8)
+    assert np.isnan(quantile(np.full(4, np.nan), 0.5))
+    finite = np.random.default_rng(1).normal(size=(50, 3))
+    np.testing.assert_array_equal(
+        quantile(finite, [0.05, 0.95], axis=0), np.quantile(finite, [0.05, 0.95], axis=0)
+    )

@@ -1071,6 +1071,9 @@ def _clustered(pairs, score_set: ScoreSet, *, alpha, power, n_resamples, seed, p
             b_required = b_de * required
             b_unresolved = ~(b_required <= n)
             boot_unresolved += b_unresolved.sum(axis=1)
+            icc_q, de_q, required_q = (
+                resample.quantile(b, [0.05, 0.95], axis=0) for b in (b_icc, b_de, b_required)
+            )
             for j, row in enumerate(rows):
                 interval_rows.append(
                     {
@@ -1078,12 +1081,12 @@ def _clustered(pairs, score_set: ScoreSet, *, alpha, power, n_resamples, seed, p
                         "model_a": p.at[row, "model_a"],
                         "model_b": p.at[row, "model_b"],
                         "icc": float(value[j]),
-                        "icc_low": float(np.quantile(b_icc[:, j], 0.05)),
-                        "icc_high": float(np.quantile(b_icc[:, j], 0.95)),
-                        "design_effect_low": float(np.quantile(b_de[:, j], 0.05)),
-                        "design_effect_high": float(np.quantile(b_de[:, j], 0.95)),
-                        "required_n_clustered_low": float(np.nanquantile(b_required[:, j], 0.05)),
-                        "required_n_clustered_high": float(np.nanquantile(b_required[:, j], 0.95)),
+                        "icc_low": float(icc_q[0, j]),
+                        "icc_high": float(icc_q[1, j]),
+                        "design_effect_low": float(de_q[0, j]),
+                        "design_effect_high": float(de_q[1, j]),
+                        "required_n_clustered_low": float(required_q[0, j]),
+                        "required_n_clustered_high": float(required_q[1, j]),
                         "unresolved_share": float(b_unresolved[:, j].mean()),
                     }
                 )

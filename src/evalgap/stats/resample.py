@@ -313,9 +313,30 @@ def sign_flip_sums_binary(n_discordant, n_resamples: int, seed=None) -> np.ndarr
     return 2 * x - n[..., None]
 
 
+def quantile(draws, q, axis: int = -1):
+    """Return the ``q`` quantiles of draws (linear interpolation, NaN draws left out).
+
+    Infinite draws (an N* with no gap, say) give infinite quantiles where the quantile falls
+    among them: NumPy interpolates two equal infinities as ``inf - inf``, a NaN with a
+    warning. A slice of NaN draws only gives NaN, without a warning.
+    """
+    import warnings
+
+    x = np.asarray(draws, dtype=float)
+    with warnings.catch_warnings(), np.errstate(invalid="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN slice is NaN, as said
+        out = np.nanquantile(x, q, axis=axis)
+        if np.isinf(x).any():
+            big = np.finfo(float).max / 4  # no overflow in the interpolation
+            clipped = np.nanquantile(np.clip(x, -big, big), q, axis=axis)
+            among = np.isnan(out) & (np.abs(clipped) >= big)
+            out = np.where(among, np.copysign(np.inf, clipped), out)
+    return out
+
+
 def percentile_interval(draws, alpha: float, axis: int = -1):
     """Return the ``(alpha/2, 1 - alpha/2)`` percentile interval of bootstrap draws."""
-    low, high = np.quantile(draws, [alpha / 2.0, 1.0 - alpha / 2.0], axis=axis)
+    low, high = quantile(draws, [alpha / 2.0, 1.0 - alpha / 2.0], axis=axis)
     return low, high
 
 
