@@ -141,3 +141,94 @@ def test_prospective_pairs_each_use_their_own_items(capsys):
             wide[list(MMLU_SECOND)].dropna()))),
         abs=1e-12,
     )
+
+
+# --- every study checks its arguments at entry, and refuses studies beyond its caps ----------
+
+from evalgap import simulate  # noqa: E402
+from evalgap.errors import InputError  # noqa: E402
+
+SMALL = {
+    "calibration": (
+        (),
+        dict(
+            n_items=50, n_trials=20, n_bootstrap=20, accuracies=(0.7,), latent_correlations=(0.4,)
+        ),
+    ),
+    "power_curve": ((), dict(n_trials=10, n_bootstrap=10, deltas=(0.08,), fractions=(1.0,))),
+    "sequential": (((618, 100, 78, 376),), dict(n_trials=10)),
+    "aggregation": ((), dict(task_counts=(1, 2), n_experiments=20, n_permutations=9)),
+    "prospective": (({"p": (618, 100, 78, 376)},), dict(n_trials=10, fractions=(1.0,))),
+    "rank_coverage": ((), dict(n_simulations=10, n_bootstrap=20)),
+    "monitoring": ((), dict(n_trials=10, horizon=50)),
+}
+COUNT_ARGUMENTS = [
+    (study, name)
+    for study, (_, kwargs) in SMALL.items()
+    for name in kwargs
+    if name.startswith("n_") or name == "horizon"
+]
+
+
+@pytest.mark.parametrize(("study", "name"), COUNT_ARGUMENTS)
+@pytest.mark.parametrize("value", [-1, float("nan"), float("inf"), 2.5, "5", [1, 2], 10**12])
+def test_every_study_count_is_checked_and_capped(study, name, value):
+    # Before, most of these reached NumPy: TypeError, 'negative dimensions', or a MemoryError
+    # of terabytes for 10**12 (or ran for hours); now each is a one-line InputError naming it.
+    args, kwargs = SMALL[study]
+    with pytest.raises(InputError, match=name):
+        getattr(simulate, study)(*args, **{**kwargs, name: value})
+
+
+@pytest.mark.parametrize(
+    ("study", "name", "value"),
+    [
+        ("calibration", "accuracies", 0.7),
+        ("calibration", "accuracies", (0.7, float("nan"))),
+        ("calibration", "latent_correlations", (1.5,)),
+        ("power_curve", "deltas", 0.05),
+        ("power_curve", "deltas", ("0.05",)),
+        ("power_curve", "fractions", (1e300,)),
+        ("aggregation", "task_counts", 3),
+        ("aggregation", "task_counts", ("5",)),
+        ("sequential", "jobs", 2.5),
+        ("calibration", "jobs", "2"),
+        ("prospective", "pairs", {"p": (1, 2)}),
+    ],
+)
+def test_every_study_grid_is_checked(study, name, value):
+    args, kwargs = SMALL[study]
+    if name == "pairs":
+        args = (value,)
+    else:
+        kwargs = {**kwargs, name: value}
+    with pytest.raises(InputError, match=name if name != "pairs" else "four counts"):
+        getattr(simulate, study)(*args, **kwargs)
+
+
+def test_zero_trials_are_refused_not_a_nan_rate():
+    # n_trials=0 gave NaN rates (and NaN tokens in to_dict) instead of an error.
+    with pytest.raises(InputError, match="n_trials must be a whole number >= 1"):
+        simulate.calibration(**{**SMALL["calibration"][1], "n_trials": 0})
+
+
+def test_batch_cap_bounds_memory():
+    # each count is within its own cap, but a batch would hold 10^6 x 10^5 numbers (800 GB)
+    with pytest.raises(InputError, match="n_trials x n_bootstrap: 1,000,000 x 100,000"):
+        simulate.calibration(n_trials=10**6, n_bootstrap=10**5)
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["calibration", "--trials", "1000000000"], "--trials 1000000000 is more than"),
+        (["aggregation", "--experiments", "10000000000"], "--experiments 10000000000 is more"),
+        (["rank-coverage", "--simulations", "10000000000"], "--simulations 10000000000 is"),
+        (["monitoring", "--horizon", "10000000000"], "--horizon 10000000000 is more than"),
+        (["monitoring", "--jobs", "2"], "--jobs: the monitoring study runs in one process"),
+    ],
+)
+def test_huge_simulation_requests_are_one_line_errors(capsys, args, expected):
+    assert main(["simulate", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and expected in err

@@ -1576,6 +1576,8 @@ def monitoring(trials, horizon, models, alpha, seed, jobs, as_json, plot_path):
 
     if plot_path:
         raise InputError("--plot: the monitoring study has no figure; its table says it all")
+    if jobs != 1:
+        raise InputError("--jobs: the monitoring study runs in one process; leave --jobs out")
     with _progress(as_json, "monitoring") as tick:
         result = monitoring_study(
             n_trials=trials,
@@ -1939,6 +1941,9 @@ PYTHON_NAME_FLAGS = {
     "horizon_factor": "--horizon",
     "chain_procedure": "--procedure",
     "output": "--output",
+    "n_trials": "--trials",
+    "n_experiments": "--experiments",
+    "n_simulations": "--simulations",
 }
 
 # ``name=`` starting a word, then a quoted value, a pair of quoted values, a number, an
