@@ -232,3 +232,31 @@ def test_huge_simulation_requests_are_one_line_errors(capsys, args, expected):
     assert main(["simulate", *args]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and expected in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["sequential", *ARC, "--trials", "10"],
+        ["aggregation", "--experiments", "10", "--max-tasks", "2"],
+        ["power-curve", "--trials", "10", "--n-bootstrap", "10", "--delta", "0.08"],
+    ],
+)
+def test_every_monte_carlo_figure_in_the_terminal_reports_its_error(capsys, args):
+    # The terminal printed these rates without their Monte Carlo error (only --json had it).
+    assert main(["simulate", *args, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert main(["simulate", *args]) == 0
+    out = capsys.readouterr().out
+    if args[0] == "sequential":
+        se = np.sqrt(data["type1"] * (1 - data["type1"]) / data["n_trials"])
+        assert f"(SE {se:.3f}, alpha 0.05)" in out
+    elif args[0] == "aggregation":
+        ses = [x for s in data["standard_errors"].values() for v in s.values() for x in v]
+        rates = [x for s in data["rejection_rates"].values() for v in s.values() for x in v]
+        assert max(ses) == pytest.approx(max(np.sqrt(np.multiply(rates, 1 - np.array(rates)) / 10)))
+        assert f"Monte Carlo SE: at most {max(ses):.3f} on each rate." in out
+    else:
+        curve = data["curves"][0]
+        p, n = curve["power"][0], curve["n"][0]
+        assert f"{p:.2f} (SE {np.sqrt(p * (1 - p) / 10):.2f})@{n:,}" in out
