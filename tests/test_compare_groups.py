@@ -125,3 +125,25 @@ def test_mmlu_pro_llama_by_category():
     assert len(r.groups) == 14 and sum(g.result.n_items for g in r.groups) == 12_032
     assert (r.pooled.a_only, r.pooled.b_only) == (2053, 1127)
     assert len(r.significant_groups) == 10
+
+
+def test_group_verdict_keeps_model_names_and_labels_as_written(tmp_path, capsys):
+    # The terminal upper-cased the verdict's first letter, the first letter of model A's
+    # name: 'a' was reported as 'A' (a different model). Hostile group labels (markup,
+    # escapes, bidi) are shown inert, and a group of one item is left out and counted.
+    frame = _frame().rename(columns={"task": "category"})
+    frame["model"] = frame["model"].map({"a": "gpt-x", "b": "b"})
+    evil = "\x1b[31mred\x1b[0m[red]x[/red]\u202e=1+1"
+    frame["category"] = frame["category"].map({"g1": evil, "g2": "g2", "g3": "g3"})
+    one = frame[frame["category"] == "g3"]["item_id"].iloc[0]
+    frame.loc[frame["item_id"] == one, "category"] = "solo"
+    path = tmp_path / "scores.csv"
+    frame.to_csv(path, index=False)
+    argv = ["compare", "--scores", str(path), "--model-a", "gpt-x", "--model-b", "b",
+            "--by", "category", "--n-bootstrap", "0", "--n-bootstrap-required-n", "0"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "gpt-x and b differ significantly" in out.replace("\n", " ")
+    assert "Gpt-x" not in out and "\x1b" not in out and "\u202e" not in out
+    assert "[red]x[/red]" in out  # shown as text, not taken as markup
+    assert "cluster solo" in out or "solo: 1 shared item" in out
