@@ -260,3 +260,15 @@ def test_every_monte_carlo_figure_in_the_terminal_reports_its_error(capsys, args
         curve = data["curves"][0]
         p, n = curve["power"][0], curve["n"][0]
         assert f"{p:.2f} (SE {np.sqrt(p * (1 - p) / 10):.2f})@{n:,}" in out
+
+
+def test_a_figure_name_without_a_known_format_is_refused_before_the_study(monkeypatch, capsys):
+    # The suffix was checked only when the figure was saved, after the whole study had run
+    # (hours at the defaults of calibration); now the option itself refuses it.
+    def never(*args, **kwargs):
+        raise AssertionError("the study ran before --plot was checked")
+
+    monkeypatch.setattr(sim, "aggregation_study", never)
+    assert main(["simulate", "aggregation", "--plot", "figure.txt"]) == 2
+    err = capsys.readouterr().err
+    assert err == "evalgap: error: --plot figure.txt: give a .png, .svg or .pdf file name\n"

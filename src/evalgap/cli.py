@@ -177,6 +177,21 @@ class _OutputFile(click.Path):
 OUTPUT_FILE = _OutputFile()
 
 
+class _FigureFile(_OutputFile):
+    """A figure to write: its format (by suffix) checked too, before a long study runs."""
+
+    def convert(self, value, param, ctx):
+        from pathlib import Path
+
+        value = super().convert(value, param, ctx)
+        if Path(value).suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise InputError(f"--plot {value}: give a .png, .svg or .pdf file name")
+        return value
+
+
+FIGURE_FILE = _FigureFile()
+
+
 def option(name: str, **overrides):
     """The shared option ``name`` (see SHARED_OPTIONS), with per-command overrides.
 
@@ -1346,7 +1361,7 @@ def _simulation_options(func):
         click.option(
             "--plot",
             "plot_path",
-            type=OUTPUT_FILE,
+            type=FIGURE_FILE,
             help="Write the study's figure to this .png, .svg or .pdf file.",
         ),
         option("json", help="Print the results as JSON."),
