@@ -214,7 +214,7 @@ def test_zero_trials_are_refused_not_a_nan_rate():
 
 def test_batch_cap_bounds_memory():
     # each count is within its own cap, but a batch would hold 10^6 x 10^5 numbers (800 GB)
-    with pytest.raises(InputError, match="n_trials x n_bootstrap: 1,000,000 x 100,000"):
+    with pytest.raises(InputError, match="n_trials= x n_bootstrap=: 1,000,000 x 100,000"):
         simulate.calibration(n_trials=10**6, n_bootstrap=10**5)
 
 
@@ -272,3 +272,18 @@ def test_a_figure_name_without_a_known_format_is_refused_before_the_study(monkey
     assert main(["simulate", "aggregation", "--plot", "figure.txt"]) == 2
     err = capsys.readouterr().err
     assert err == "evalgap: error: --plot figure.txt: give a .png, .svg or .pdf file name\n"
+
+
+def test_sequential_trials_are_bounded_by_the_draws_they_walk(capsys):
+    # 10^6 trials of the ARC pair walk up to 2,564 discordant items each (2.6 x 10^9 draws:
+    # an hour); refused at once, the count worked out from N* and the pair's discordance.
+    assert main(["simulate", "sequential", *ARC, "--trials", "1000000"]) == 2
+    err = capsys.readouterr().err
+    from evalgap.stats import power as pw
+    from evalgap.stats.paired import summarize_counts
+
+    s = summarize_counts(716, 100, 78, 278)
+    horizon = np.ceil(5 * float(pw.required_n(s.delta, s.sd_diff)))
+    walked = int(np.ceil(horizon * 178 / 1172))
+    assert f"--trials x discordant items to the horizon: 1,000,000 x {walked:,} =" in err
+    assert "more than 50,000,000" in err and err.count("\n") == 1

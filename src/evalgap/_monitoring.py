@@ -97,7 +97,7 @@ def monitoring_study(
     horizon = study_count(horizon, "horizon", 2, MAX_ITEMS)
     n_models = study_count(n_models, "n_models", 3, 100)
     # a scenario holds every trial's path: trials x items (x models for the family)
-    check_batch(n_trials, horizon * n_models, "n_trials x horizon x n_models")
+    check_batch(n_trials, horizon * n_models, "n_trials= x horizon= x n_models=")
     discordance = float(_validate.probability(discordance, "discordance"))
     streams = resample.seed_sequence(seed).spawn(len(SCENARIOS))
     threshold = -np.log(alpha)

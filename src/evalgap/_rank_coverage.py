@@ -218,7 +218,7 @@ def rank_coverage(
     n_simulations = study_count(n_simulations, "n_simulations")
     n_bootstrap = study_count(n_bootstrap, "n_bootstrap", 1, MAX_RESAMPLES)
     # each simulated leaderboard runs its own bootstrap: the work is their product
-    check_batch(n_simulations, n_bootstrap, "n_simulations x n_bootstrap")
+    check_batch(n_simulations, n_bootstrap, "n_simulations= x n_bootstrap=")
     configurations = tuple(CONFIGURATIONS if configurations is None else configurations)
     if not configurations:
         raise InputError("rank_coverage needs at least one configuration")

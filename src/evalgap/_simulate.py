@@ -107,11 +107,11 @@ def study_count(value, name: str, minimum: int = 1, maximum: int = MAX_TRIALS) -
 
 
 def check_batch(rows: int, columns: int, names: str) -> None:
-    """Refuse a batch of ``rows x columns`` numbers above ``MAX_BATCH`` (memory)."""
+    """Refuse ``rows x columns`` numbers (held in a batch, or drawn) above ``MAX_BATCH``."""
     if rows * columns > MAX_BATCH:
         raise InputError(
-            f"{names}: {rows:,} x {columns:,} = {rows * columns:,} numbers held at once, more "
-            f"than {MAX_BATCH:,}: lower one of them"
+            f"{names}: {rows:,} x {columns:,} = {rows * columns:,} numbers to hold or draw, "
+            f"more than {MAX_BATCH:,}: lower one of them"
         )
 
 
@@ -316,7 +316,7 @@ def calibration(
     n_items = study_count(n_items, "n_items", 10, MAX_ITEMS)
     n_trials = study_count(n_trials, "n_trials")
     n_bootstrap = study_count(n_bootstrap, "n_bootstrap", 1, MAX_RESAMPLES)
-    check_batch(n_trials, n_bootstrap, "n_trials x n_bootstrap")
+    check_batch(n_trials, n_bootstrap, "n_trials= x n_bootstrap=")
     accuracies = study_grid(accuracies, "accuracies", _accuracy)
     latent_correlations = study_grid(latent_correlations, "latent_correlations", _correlation)
     grid = [(p, rho) for p in accuracies for rho in latent_correlations]
@@ -661,7 +661,7 @@ def power_curve(
     trials = study_count(default if n_trials is None else n_trials, "n_trials")
     boot = default if n_bootstrap is None else n_bootstrap
     boot = study_count(boot, "n_bootstrap", 1, MAX_RESAMPLES)
-    check_batch(trials, boot, "n_trials x n_bootstrap")
+    check_batch(trials, boot, "n_trials= x n_bootstrap=")
     chunks, meta = [], []
     streams = _streams(seed, len(deltas) * len(fractions) + 1)
     k = 0
@@ -691,7 +691,7 @@ def power_curve(
             )
         sizes = [max(2, round(f * required)) for f in fractions]
         if kind == "graded":  # a graded trial holds its items, and each resample its means
-            check_batch(trials, max(sizes), f"deltas={asked:g}: n_trials x items")
+            check_batch(trials, max(sizes), f"deltas={asked:g}: n_trials= x items")
         meta.append((delta, required, sizes))
         for n in sizes:
             chunks.append((*payload, n, trials, boot, alpha, streams[k]))
@@ -927,6 +927,8 @@ def sequential_study(
             f"{SEQUENTIAL_MAX_HORIZON:,}: lower horizon_factor=, or study a pair with a larger gap"
         )
     horizon = math.ceil(horizon_factor * required)
+    # a trial under H0 walks its discordant items up to the horizon: bound the draws
+    check_batch(n_trials, math.ceil(horizon * psi), "n_trials= x discordant items to the horizon")
     table = sequential.excess_table(horizon, alpha, mixture=mixture)
     chunk = 100
     sizes = [min(chunk, n_trials - i) for i in range(0, n_trials, chunk)]
@@ -1150,7 +1152,7 @@ def aggregation_study(
         task_counts, "task_counts", lambda v: study_count(v, "task_counts", 1, 100)
     )
     # the small-task scenario holds experiments x sign flips x (up to 50) items at once
-    check_batch(n_experiments, (n_permutations + 1) * 50, "n_experiments x n_permutations")
+    check_batch(n_experiments, (n_permutations + 1) * 50, "n_experiments= x n_permutations=")
     chunks = []
     streams = _streams(seed, (len(AGGREGATION_SCENARIOS) + 1) * len(task_counts))
     k = 0

@@ -1959,6 +1959,7 @@ PYTHON_NAME_FLAGS = {
     "n_trials": "--trials",
     "n_experiments": "--experiments",
     "n_simulations": "--simulations",
+    "n_models": "--models",
 }
 
 # ``name=`` starting a word, then a quoted value, a pair of quoted values, a number, an
