@@ -287,3 +287,11 @@ def test_sequential_trials_are_bounded_by_the_draws_they_walk(capsys):
     walked = int(np.ceil(horizon * 178 / 1172))
     assert f"--trials x discordant items to the horizon: 1,000,000 x {walked:,} =" in err
     assert "more than 50,000,000" in err and err.count("\n") == 1
+
+
+def test_a_power_curve_above_the_target_from_its_first_size_reaches_it_there():
+    # A curve at power 1.0 from its smallest n was reported as reaching 0.8 "never".
+    assert sim._crossing([100, 200, 400], [0.9, 0.95, 1.0], 0.8) == 100.0
+    assert sim._crossing([100, 200, 400], [0.8, 0.95, 1.0], 0.8) == 100.0
+    assert sim._crossing([100, 200], [0.5, 0.9], 0.8) == pytest.approx(100 + 0.3 / 0.4 * 100)
+    assert sim._crossing([100, 200], [0.5, 0.7], 0.8) is None

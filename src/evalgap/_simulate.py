@@ -738,7 +738,13 @@ def _check_curve_deltas(kind, deltas, accuracy_a) -> None:
 
 
 def _crossing(sizes, rates, target):
-    """The n at which the curve reaches the target, by linear interpolation (None if never)."""
+    """The n at which the curve reaches the target, by linear interpolation (None if never).
+
+    A curve already at the target at its smallest n reached it there (or before): that n,
+    not "never".
+    """
+    if len(sizes) and rates[0] >= target:
+        return float(sizes[0])
     for k in range(len(sizes) - 1):
         (n0, n1), (r0, r1) = sizes[k : k + 2], rates[k : k + 2]
         if r0 < target <= r1:
