@@ -295,3 +295,13 @@ def test_a_power_curve_above_the_target_from_its_first_size_reaches_it_there():
     assert sim._crossing([100, 200, 400], [0.8, 0.95, 1.0], 0.8) == 100.0
     assert sim._crossing([100, 200], [0.5, 0.9], 0.8) == pytest.approx(100 + 0.3 / 0.4 * 100)
     assert sim._crossing([100, 200], [0.5, 0.7], 0.8) is None
+
+
+def test_rank_coverage_refuses_an_alpha_no_bootstrap_it_runs_can_serve(capsys):
+    # alpha=1e-300 asked for 10^301 bootstrap draws, printed in full as the advice.
+    assert main(["simulate", "rank-coverage", "--alpha", "1e-300"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "evalgap: error: --alpha 1e-300: the rank sets need at least 10 / alpha bootstrap "
+        "draws, more than the 100,000 this study runs; use --alpha 0.0001 or more\n"
+    )

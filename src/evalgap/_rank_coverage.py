@@ -217,6 +217,12 @@ def rank_coverage(
 
     n_simulations = study_count(n_simulations, "n_simulations")
     n_bootstrap = study_count(n_bootstrap, "n_bootstrap", 1, MAX_RESAMPLES)
+    if rk.MIN_TAIL_REPLICATES / alpha > MAX_RESAMPLES:  # no n_bootstrap could serve it
+        raise InputError(
+            f"alpha={alpha:g}: the rank sets need at least {rk.MIN_TAIL_REPLICATES} / alpha "
+            f"bootstrap draws, more than the {MAX_RESAMPLES:,} this study runs; use "
+            f"alpha={rk.MIN_TAIL_REPLICATES / MAX_RESAMPLES:g} or more"
+        )
     # each simulated leaderboard runs its own bootstrap: the work is their product
     check_batch(n_simulations, n_bootstrap, "n_simulations= x n_bootstrap=")
     configurations = tuple(CONFIGURATIONS if configurations is None else configurations)
