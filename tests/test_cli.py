@@ -389,3 +389,47 @@ def test_audit_bad_input(run_cli, args, message):
     out = run_cli(*args)
     assert out.returncode == 2 and message in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def _help_examples() -> list[str]:
+    """Every 'evalgap ...' line of every command's --help (epilog and docstring)."""
+    import re
+
+    import click
+
+    from evalgap.cli import cli
+
+    found, pending = [], [cli]
+    while pending:
+        command = pending.pop()
+        text = f"{command.help or ''}\n{command.epilog or ''}".replace("\\\n", " ")
+        found += [re.sub(r"\s+", " ", line.strip()) for line in text.splitlines()]
+        if isinstance(command, click.Group):
+            pending.extend(command.commands.values())
+    return list(dict.fromkeys(line for line in found if line.startswith("evalgap ")))
+
+
+def _runnable(example: str) -> bool:
+    """An example needs no file, or only the repository's examples/ files, and is quick."""
+    words = example.split()[1:]
+    if words[0] in ("simulate", "watch", "store") or "--output" in words or "--html" in words:
+        return False
+    files = [w for w in words if "/" in w or "." in w.lstrip("0123456789.")]
+    return all(w.startswith("examples/") and (ROOT / w).exists() for w in files)
+
+
+RUNNABLE_EXAMPLES = [e for e in _help_examples() if _runnable(e)]
+
+
+def test_help_examples_are_found():
+    assert len(RUNNABLE_EXAMPLES) >= 6  # compare (counts, file), plan (four kinds, pilot)
+
+
+@pytest.mark.parametrize("example", RUNNABLE_EXAMPLES)
+def test_every_runnable_help_example_works(example, monkeypatch, capsys):
+    import shlex
+
+    from evalgap.cli import main
+
+    monkeypatch.chdir(ROOT)
+    assert main(shlex.split(example)[1:]) == 0, capsys.readouterr().err

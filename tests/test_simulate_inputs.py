@@ -141,3 +141,167 @@ def test_prospective_pairs_each_use_their_own_items(capsys):
             wide[list(MMLU_SECOND)].dropna()))),
         abs=1e-12,
     )
+
+
+# --- every study checks its arguments at entry, and refuses studies beyond its caps ----------
+
+from evalgap import simulate  # noqa: E402
+from evalgap.errors import InputError  # noqa: E402
+
+SMALL = {
+    "calibration": (
+        (),
+        dict(
+            n_items=50, n_trials=20, n_bootstrap=20, accuracies=(0.7,), latent_correlations=(0.4,)
+        ),
+    ),
+    "power_curve": ((), dict(n_trials=10, n_bootstrap=10, deltas=(0.08,), fractions=(1.0,))),
+    "sequential": (((618, 100, 78, 376),), dict(n_trials=10)),
+    "aggregation": ((), dict(task_counts=(1, 2), n_experiments=20, n_permutations=9)),
+    "prospective": (({"p": (618, 100, 78, 376)},), dict(n_trials=10, fractions=(1.0,))),
+    "rank_coverage": ((), dict(n_simulations=10, n_bootstrap=20)),
+    "monitoring": ((), dict(n_trials=10, horizon=50)),
+}
+COUNT_ARGUMENTS = [
+    (study, name)
+    for study, (_, kwargs) in SMALL.items()
+    for name in kwargs
+    if name.startswith("n_") or name == "horizon"
+]
+
+
+@pytest.mark.parametrize(("study", "name"), COUNT_ARGUMENTS)
+@pytest.mark.parametrize("value", [-1, float("nan"), float("inf"), 2.5, "5", [1, 2], 10**12])
+def test_every_study_count_is_checked_and_capped(study, name, value):
+    # Before, most of these reached NumPy: TypeError, 'negative dimensions', or a MemoryError
+    # of terabytes for 10**12 (or ran for hours); now each is a one-line InputError naming it.
+    args, kwargs = SMALL[study]
+    with pytest.raises(InputError, match=name):
+        getattr(simulate, study)(*args, **{**kwargs, name: value})
+
+
+@pytest.mark.parametrize(
+    ("study", "name", "value"),
+    [
+        ("calibration", "accuracies", 0.7),
+        ("calibration", "accuracies", (0.7, float("nan"))),
+        ("calibration", "latent_correlations", (1.5,)),
+        ("power_curve", "deltas", 0.05),
+        ("power_curve", "deltas", ("0.05",)),
+        ("power_curve", "fractions", (1e300,)),
+        ("aggregation", "task_counts", 3),
+        ("aggregation", "task_counts", ("5",)),
+        ("sequential", "jobs", 2.5),
+        ("calibration", "jobs", "2"),
+        ("prospective", "pairs", {"p": (1, 2)}),
+    ],
+)
+def test_every_study_grid_is_checked(study, name, value):
+    args, kwargs = SMALL[study]
+    if name == "pairs":
+        args = (value,)
+    else:
+        kwargs = {**kwargs, name: value}
+    with pytest.raises(InputError, match=name if name != "pairs" else "four counts"):
+        getattr(simulate, study)(*args, **kwargs)
+
+
+def test_zero_trials_are_refused_not_a_nan_rate():
+    # n_trials=0 gave NaN rates (and NaN tokens in to_dict) instead of an error.
+    with pytest.raises(InputError, match="n_trials must be a whole number >= 1"):
+        simulate.calibration(**{**SMALL["calibration"][1], "n_trials": 0})
+
+
+def test_batch_cap_bounds_memory():
+    # each count is within its own cap, but a batch would hold 10^6 x 10^5 numbers (800 GB)
+    with pytest.raises(InputError, match="n_trials= x n_bootstrap=: 1,000,000 x 100,000"):
+        simulate.calibration(n_trials=10**6, n_bootstrap=10**5)
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["calibration", "--trials", "1000000000"], "--trials 1000000000 is more than"),
+        (["aggregation", "--experiments", "10000000000"], "--experiments 10000000000 is more"),
+        (["rank-coverage", "--simulations", "10000000000"], "--simulations 10000000000 is"),
+        (["monitoring", "--horizon", "10000000000"], "--horizon 10000000000 is more than"),
+        (["monitoring", "--jobs", "2"], "--jobs: the monitoring study runs in one process"),
+    ],
+)
+def test_huge_simulation_requests_are_one_line_errors(capsys, args, expected):
+    assert main(["simulate", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and expected in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["sequential", *ARC, "--trials", "10"],
+        ["aggregation", "--experiments", "10", "--max-tasks", "2"],
+        ["power-curve", "--trials", "10", "--n-bootstrap", "10", "--delta", "0.08"],
+    ],
+)
+def test_every_monte_carlo_figure_in_the_terminal_reports_its_error(capsys, args):
+    # The terminal printed these rates without their Monte Carlo error (only --json had it).
+    assert main(["simulate", *args, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert main(["simulate", *args]) == 0
+    out = capsys.readouterr().out
+    if args[0] == "sequential":
+        se = np.sqrt(data["type1"] * (1 - data["type1"]) / data["n_trials"])
+        assert f"(SE {se:.3f}, alpha 0.05)" in out
+    elif args[0] == "aggregation":
+        ses = [x for s in data["standard_errors"].values() for v in s.values() for x in v]
+        rates = [x for s in data["rejection_rates"].values() for v in s.values() for x in v]
+        assert max(ses) == pytest.approx(max(np.sqrt(np.multiply(rates, 1 - np.array(rates)) / 10)))
+        assert f"Monte Carlo SE: at most {max(ses):.3f} on each rate." in out
+    else:
+        curve = data["curves"][0]
+        p, n = curve["power"][0], curve["n"][0]
+        assert f"{p:.2f} (SE {np.sqrt(p * (1 - p) / 10):.2f})@{n:,}" in out
+
+
+def test_a_figure_name_without_a_known_format_is_refused_before_the_study(monkeypatch, capsys):
+    # The suffix was checked only when the figure was saved, after the whole study had run
+    # (hours at the defaults of calibration); now the option itself refuses it.
+    def never(*args, **kwargs):
+        raise AssertionError("the study ran before --plot was checked")
+
+    monkeypatch.setattr(sim, "aggregation_study", never)
+    assert main(["simulate", "aggregation", "--plot", "figure.txt"]) == 2
+    err = capsys.readouterr().err
+    assert err == "evalgap: error: --plot figure.txt: give a .png, .svg or .pdf file name\n"
+
+
+def test_sequential_trials_are_bounded_by_the_draws_they_walk(capsys):
+    # 10^6 trials of the ARC pair walk up to 2,564 discordant items each (2.6 x 10^9 draws:
+    # an hour); refused at once, the count worked out from N* and the pair's discordance.
+    assert main(["simulate", "sequential", *ARC, "--trials", "1000000"]) == 2
+    err = capsys.readouterr().err
+    from evalgap.stats import power as pw
+    from evalgap.stats.paired import summarize_counts
+
+    s = summarize_counts(716, 100, 78, 278)
+    horizon = np.ceil(5 * float(pw.required_n(s.delta, s.sd_diff)))
+    walked = int(np.ceil(horizon * 178 / 1172))
+    assert f"--trials x discordant items to the horizon: 1,000,000 x {walked:,} =" in err
+    assert "more than 50,000,000" in err and err.count("\n") == 1
+
+
+def test_a_power_curve_above_the_target_from_its_first_size_reaches_it_there():
+    # A curve at power 1.0 from its smallest n was reported as reaching 0.8 "never".
+    assert sim._crossing([100, 200, 400], [0.9, 0.95, 1.0], 0.8) == 100.0
+    assert sim._crossing([100, 200, 400], [0.8, 0.95, 1.0], 0.8) == 100.0
+    assert sim._crossing([100, 200], [0.5, 0.9], 0.8) == pytest.approx(100 + 0.3 / 0.4 * 100)
+    assert sim._crossing([100, 200], [0.5, 0.7], 0.8) is None
+
+
+def test_rank_coverage_refuses_an_alpha_no_bootstrap_it_runs_can_serve(capsys):
+    # alpha=1e-300 asked for 10^301 bootstrap draws, printed in full as the advice.
+    assert main(["simulate", "rank-coverage", "--alpha", "1e-300"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "evalgap: error: --alpha 1e-300: the rank sets need at least 10 / alpha bootstrap "
+        "draws, more than the 100,000 this study runs; use --alpha 0.0001 or more\n"
+    )

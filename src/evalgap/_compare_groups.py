@@ -152,7 +152,11 @@ def compare_by_group(
     if adjustment not in ADJUSTMENTS:
         raise InputError(f"adjustment must be one of {', '.join(ADJUSTMENTS)}; got {adjustment!r}")
     i, j = score_set.model_index(model_a), score_set.model_index(model_b)
-    groups, notes, p_values = [], [], []
+    groups, p_values = [], []
+    # what alignment left out (rows without a group label, items one model lacks in a group,
+    # unusable scores) is said here as in compare's own report, never dropped silently
+    report = score_set.report
+    notes = [m for m in report.messages() if m not in report.loader_notes]
     for task in score_set.tasks:
         rows = task.pair_rows(i, j)
         if rows.sum() < 2:

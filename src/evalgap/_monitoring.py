@@ -91,9 +91,13 @@ def monitoring_study(
     ['binary pair', 'graded pair', 'binary family']
     """
     alpha = float(_validate.probability(alpha, "alpha"))
-    n_trials = _validate.resamples(n_trials, "n_trials")
-    horizon = _validate.whole_number(horizon, "horizon", 2)
-    n_models = _validate.whole_number(n_models, "n_models", 3)
+    from evalgap._simulate import MAX_ITEMS, check_batch, study_count
+
+    n_trials = study_count(n_trials, "n_trials")
+    horizon = study_count(horizon, "horizon", 2, MAX_ITEMS)
+    n_models = study_count(n_models, "n_models", 3, 100)
+    # a scenario holds every trial's path: trials x items (x models for the family)
+    check_batch(n_trials, horizon * n_models, "n_trials= x horizon= x n_models=")
     discordance = float(_validate.probability(discordance, "discordance"))
     streams = resample.seed_sequence(seed).spawn(len(SCENARIOS))
     threshold = -np.log(alpha)

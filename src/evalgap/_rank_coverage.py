@@ -213,8 +213,18 @@ def rank_coverage(
     [[3, 'max-t stepdown bootstrap']]
     """
     alpha = float(_validate.probability(alpha, "alpha"))
-    n_simulations = _validate.resamples(n_simulations, "n_simulations")
-    n_bootstrap = _validate.resamples(n_bootstrap)
+    from evalgap._simulate import MAX_RESAMPLES, check_batch, study_count
+
+    n_simulations = study_count(n_simulations, "n_simulations")
+    n_bootstrap = study_count(n_bootstrap, "n_bootstrap", 1, MAX_RESAMPLES)
+    if rk.MIN_TAIL_REPLICATES / alpha > MAX_RESAMPLES:  # no n_bootstrap could serve it
+        raise InputError(
+            f"alpha={alpha:g}: the rank sets need at least {rk.MIN_TAIL_REPLICATES} / alpha "
+            f"bootstrap draws, more than the {MAX_RESAMPLES:,} this study runs; use "
+            f"alpha={rk.MIN_TAIL_REPLICATES / MAX_RESAMPLES:g} or more"
+        )
+    # each simulated leaderboard runs its own bootstrap: the work is their product
+    check_batch(n_simulations, n_bootstrap, "n_simulations= x n_bootstrap=")
     configurations = tuple(CONFIGURATIONS if configurations is None else configurations)
     if not configurations:
         raise InputError("rank_coverage needs at least one configuration")

@@ -57,8 +57,7 @@ def run_chunks(
     ``progress(done, total)`` is called after each chunk; a study that runs several batches
     passes the chunks already ``done`` and the ``total`` over all of them.
     """
-    if jobs is None or jobs < 1:
-        raise InputError(f"jobs= must be a whole number >= 1; got {jobs!r}")
+    jobs = _jobs(jobs)
     total = len(chunks) if total is None else total
     report = progress or (lambda _done, _total: None)
     out = []
@@ -85,6 +84,49 @@ def _rng(stream) -> np.random.Generator:
 
 def _se(rate: float, trials: int) -> float:
     return float(resample.monte_carlo_se(rate, trials))
+
+
+# The largest study one call may ask for, refused above with a one-line error before any
+# work starts: a million trials already put the Monte Carlo SE of a rate below 0.0005, and a
+# batch of trials holds trials x resamples (or trials x items) numbers in memory at once.
+MAX_TRIALS = 1_000_000
+MAX_RESAMPLES = 100_000
+MAX_ITEMS = 1_000_000
+MAX_BATCH = 50_000_000  # numbers one batch holds (about 400 MB as float64)
+
+
+def study_count(value, name: str, minimum: int = 1, maximum: int = MAX_TRIALS) -> int:
+    """Return ``value`` as an int after checking it is a whole number in [minimum, maximum]."""
+    number = _validate.whole_number(value, name, minimum)
+    if number > maximum:
+        raise InputError(
+            f"{name}={number} is more than this study runs (at most {maximum:,}); "
+            "ask for fewer"
+        )
+    return number
+
+
+def check_batch(rows: int, columns: int, names: str) -> None:
+    """Refuse ``rows x columns`` numbers (held in a batch, or drawn) above ``MAX_BATCH``."""
+    if rows * columns > MAX_BATCH:
+        raise InputError(
+            f"{names}: {rows:,} x {columns:,} = {rows * columns:,} numbers to hold or draw, "
+            f"more than {MAX_BATCH:,}: lower one of them"
+        )
+
+
+def study_grid(values, name: str, check) -> tuple:
+    """Return a non-empty sequence of numbers as a tuple, each passed through ``check``."""
+    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
+        raise InputError(f"{name} must be a list of numbers; got {_validate.show(values)}")
+    values = tuple(values)
+    if not values:
+        raise InputError(f"{name} must hold at least one value")
+    return tuple(check(v) for v in values)
+
+
+def _jobs(jobs) -> int:
+    return study_count(jobs, "jobs", 1, 1024)
 
 
 # --- calibration (Section 5, Table 2) --------------------------------------------------------
@@ -149,6 +191,35 @@ class CalibrationResult(Result):
             "variants": self.variants,
             "cells": list(self.cells),
         }
+
+
+def _accuracy(value, name: str = "accuracies") -> float:
+    return float(_validate.probability(value, name))
+
+
+def _correlation(value, name: str = "latent_correlations") -> float:
+    number = float(_validate.numbers(value, name, what="a finite number in (-1, 1)"))
+    if not -1 < number < 1:
+        raise InputError(f"{name} must lie in (-1, 1); got {_validate.show(number)}")
+    return number
+
+
+def _fraction(value, name: str = "fractions") -> float:
+    number = float(_validate.numbers(value, name, what="a finite number in (0, 100]"))
+    if not 0 < number <= 100:
+        raise InputError(
+            f"{name} must lie in (0, 100] (multiples of N*); got {_validate.show(number)}"
+        )
+    return number
+
+
+def _gap(value) -> float:
+    """A number (NaN and inf are left to the gap check, which says why they have no N*)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        raise InputError(
+            f"deltas= must be a finite, non-zero gap; got {_validate.show(value)}"
+        )
+    return float(value)
 
 
 def tuned_delta(p: float, latent_correlation: float, n_items: int, alpha=0.05, power=0.8):
@@ -241,8 +312,13 @@ def calibration(
     >>> sorted(r.variants)
     ['bootstrap', 'exact', 'mcnemar', 'mcnemar_cc', 'mid_p']
     """
-    _validate.probability(alpha, "alpha")
-    _validate.probability(power, "power")
+    _validate.levels(alpha, power)
+    n_items = study_count(n_items, "n_items", 10, MAX_ITEMS)
+    n_trials = study_count(n_trials, "n_trials")
+    n_bootstrap = study_count(n_bootstrap, "n_bootstrap", 1, MAX_RESAMPLES)
+    check_batch(n_trials, n_bootstrap, "n_trials= x n_bootstrap=")
+    accuracies = study_grid(accuracies, "accuracies", _accuracy)
+    latent_correlations = study_grid(latent_correlations, "latent_correlations", _correlation)
     grid = [(p, rho) for p in accuracies for rho in latent_correlations]
     deltas = [tuned_delta(p, rho, n_items, alpha, power) for p, rho in grid]
     streams = _streams(seed, len(grid))
@@ -345,6 +421,16 @@ def prospective_counts(score_set, pairs) -> dict:
     return counts
 
 
+def _pair_counts(cells, name: str) -> tuple:
+    """Check a pair's 2x2 counts: four non-negative whole numbers."""
+    if isinstance(cells, (str, bytes, dict)) or not hasattr(cells, "__len__") or len(cells) != 4:
+        raise InputError(
+            f"{name} must be four counts (both_correct, a_only, b_only, both_wrong); "
+            f"got {_validate.show(cells)}"
+        )
+    return tuple(int(_validate.counts(c, name)) for c in cells)
+
+
 def _prospective_size(cells, size, trials, alpha, stream):
     _, b, c, _ = generators.paired_counts(cells, size, trials, _rng(stream))
     return float(np.mean(tests.mcnemar(b, c).p_value <= alpha))
@@ -392,6 +478,15 @@ def prospective(
     >>> r.to_frame()["n_items"].tolist()
     [16204, 20255, 24307]
     """
+    _validate.levels(alpha, power)
+    n_trials = study_count(n_trials, "n_trials")
+    fractions = study_grid(fractions, "fractions", _fraction)
+    if not isinstance(pairs, dict) or not pairs:
+        raise InputError(
+            "pairs must be a dict of label -> (both_correct, a_only, b_only, both_wrong); "
+            f"got {_validate.show(pairs)}"
+        )
+    pairs = {label: _pair_counts(cells, f"pair {label}") for label, cells in pairs.items()}
     chunks, meta = [], []
     streams = _streams(seed, len(pairs) * len(fractions))
     k = 0
@@ -556,11 +651,17 @@ def power_curve(
     """
     if kind not in ("binary", "graded"):
         raise InputError(f"kind must be 'binary' or 'graded'; got {kind!r}")
-    _validate.probability(alpha, "alpha")
-    _validate.probability(power, "power")
+    _validate.levels(alpha, power)
+    accuracy_a = _accuracy(accuracy_a, "accuracy_a")
+    latent_correlation = _correlation(latent_correlation, "latent_correlation")
+    fractions = study_grid(fractions, "fractions", _fraction)
+    deltas = study_grid(deltas, "deltas", _gap)
     _check_curve_deltas(kind, deltas, accuracy_a)
-    trials = n_trials or (500 if kind == "binary" else 200)
-    boot = n_bootstrap or (500 if kind == "binary" else 200)
+    default = 500 if kind == "binary" else 200
+    trials = study_count(default if n_trials is None else n_trials, "n_trials")
+    boot = default if n_bootstrap is None else n_bootstrap
+    boot = study_count(boot, "n_bootstrap", 1, MAX_RESAMPLES)
+    check_batch(trials, boot, "n_trials= x n_bootstrap=")
     chunks, meta = [], []
     streams = _streams(seed, len(deltas) * len(fractions) + 1)
     k = 0
@@ -589,6 +690,8 @@ def power_curve(
                 f"for {kind} scores: give a larger gap"
             )
         sizes = [max(2, round(f * required)) for f in fractions]
+        if kind == "graded":  # a graded trial holds its items, and each resample its means
+            check_batch(trials, max(sizes), f"deltas={asked:g}: n_trials= x items")
         meta.append((delta, required, sizes))
         for n in sizes:
             chunks.append((*payload, n, trials, boot, alpha, streams[k]))
@@ -635,7 +738,13 @@ def _check_curve_deltas(kind, deltas, accuracy_a) -> None:
 
 
 def _crossing(sizes, rates, target):
-    """The n at which the curve reaches the target, by linear interpolation (None if never)."""
+    """The n at which the curve reaches the target, by linear interpolation (None if never).
+
+    A curve already at the target at its smallest n reached it there (or before): that n,
+    not "never".
+    """
+    if len(sizes) and rates[0] >= target:
+        return float(sizes[0])
     for k in range(len(sizes) - 1):
         (n0, n1), (r0, r1) = sizes[k : k + 2], rates[k : k + 2]
         if r0 < target <= r1:
@@ -796,8 +905,7 @@ def sequential_study(
     >>> r.required_n, r.n_trials
     (20256, 20)
     """
-    _validate.probability(alpha, "alpha")
-    _validate.probability(power, "power")
+    _validate.levels(alpha, power)
     if (
         isinstance(horizon_factor, bool)
         or not (isinstance(horizon_factor, (int, float)) and math.isfinite(horizon_factor))
@@ -810,7 +918,8 @@ def sequential_study(
         raise InputError(
             f"mixture= must be one of {', '.join(sequential.MIXTURES)}; got {mixture!r}"
         )
-    s = summarize_counts(*pair_counts)
+    n_trials = study_count(n_trials, "n_trials")
+    s = summarize_counts(*_pair_counts(pair_counts, "pair_counts"))
     n = float(s.n_items)
     psi = float((s.a_only + s.b_only) / n)
     if psi <= 0 or s.a_only == s.b_only:
@@ -824,6 +933,8 @@ def sequential_study(
             f"{SEQUENTIAL_MAX_HORIZON:,}: lower horizon_factor=, or study a pair with a larger gap"
         )
     horizon = math.ceil(horizon_factor * required)
+    # a trial under H0 walks its discordant items up to the horizon: bound the draws
+    check_batch(n_trials, math.ceil(horizon * psi), "n_trials= x discordant items to the horizon")
     table = sequential.excess_table(horizon, alpha, mixture=mixture)
     chunk = 100
     sizes = [min(chunk, n_trials - i) for i in range(0, n_trials, chunk)]
@@ -1041,7 +1152,13 @@ def aggregation_study(
     """
     _validate.probability(alpha, "alpha")
     _validate.probability(flip_rate, "flip_rate")
-    n_permutations = _validate.resamples(n_permutations, "n_permutations")
+    n_permutations = study_count(n_permutations, "n_permutations", 1, MAX_RESAMPLES)
+    n_experiments = study_count(n_experiments, "n_experiments")
+    task_counts = study_grid(
+        task_counts, "task_counts", lambda v: study_count(v, "task_counts", 1, 100)
+    )
+    # the small-task scenario holds experiments x sign flips x (up to 50) items at once
+    check_batch(n_experiments, (n_permutations + 1) * 50, "n_experiments= x n_permutations=")
     chunks = []
     streams = _streams(seed, (len(AGGREGATION_SCENARIOS) + 1) * len(task_counts))
     k = 0

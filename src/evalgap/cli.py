@@ -177,6 +177,21 @@ class _OutputFile(click.Path):
 OUTPUT_FILE = _OutputFile()
 
 
+class _FigureFile(_OutputFile):
+    """A figure to write: its format (by suffix) checked too, before a long study runs."""
+
+    def convert(self, value, param, ctx):
+        from pathlib import Path
+
+        value = super().convert(value, param, ctx)
+        if Path(value).suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise InputError(f"--plot {value}: give a .png, .svg or .pdf file name")
+        return value
+
+
+FIGURE_FILE = _FigureFile()
+
+
 def option(name: str, **overrides):
     """The shared option ``name`` (see SHARED_OPTIONS), with per-command overrides.
 
@@ -1361,7 +1376,7 @@ def _simulation_options(func):
         click.option(
             "--plot",
             "plot_path",
-            type=OUTPUT_FILE,
+            type=FIGURE_FILE,
             help="Write the study's figure to this .png, .svg or .pdf file.",
         ),
         option("json", help="Print the results as JSON."),
@@ -1591,6 +1606,8 @@ def monitoring(trials, horizon, models, alpha, seed, jobs, as_json, plot_path):
 
     if plot_path:
         raise InputError("--plot: the monitoring study has no figure; its table says it all")
+    if jobs != 1:
+        raise InputError("--jobs: the monitoring study runs in one process; leave --jobs out")
     with _progress(as_json, "monitoring") as tick:
         result = monitoring_study(
             n_trials=trials,
@@ -1954,6 +1971,10 @@ PYTHON_NAME_FLAGS = {
     "horizon_factor": "--horizon",
     "chain_procedure": "--procedure",
     "output": "--output",
+    "n_trials": "--trials",
+    "n_experiments": "--experiments",
+    "n_simulations": "--simulations",
+    "n_models": "--models",
 }
 
 # ``name=`` starting a word, then a quoted value, a pair of quoted values, a number, an

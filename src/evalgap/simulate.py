@@ -2,7 +2,9 @@
 
 Each study is seeded, vectorized across trials, and returns a typed result with its Monte
 Carlo standard errors (``to_dict()``, ``to_frame()``); the ``evalgap simulate`` commands of
-the same names run them from the command line.
+the same names run them from the command line. Sizes are checked before any work and capped
+(``MAX_TRIALS``, ``MAX_RESAMPLES``, ``MAX_ITEMS`` and ``MAX_BATCH`` numbers held by one batch,
+in ``evalgap._simulate``): a larger request is an ``InputError``, never hours or a MemoryError.
 
 * :func:`calibration` -- Type-I error and power of the McNemar family and the paired
   bootstrap on a (p, rho) grid (*Resolution Diagnostics* Table 2);

@@ -46,4 +46,5 @@ def render_compare_groups(r: CompareGroupsResult, console: Console) -> None:
     console.print(table)
     for note in r.notes:
         console.print(f"[yellow]note:[/] {markup(note)}")
-    console.print(clean(r.verdict[:1].upper() + r.verdict[1:] + "."), markup=False)
+    # the verdict opens with model A's name: kept as written ('gpt-x' is not 'Gpt-x')
+    console.print(clean(r.verdict + "."), markup=False)

@@ -812,6 +812,7 @@ def render_simulation(result, console: Console) -> None:
             title=f"prospective validation, {plural(result.n_trials, 'trial')} (Table 10 layout)",
             title_justify="left",
         )
+        _largest_se(console, [se for pair in result.pairs for se in pair["power_se"]], "power")
     elif isinstance(result, sim.PowerCurveResult):
         for curve in result.curves:
             crossing = (
@@ -823,20 +824,21 @@ def render_simulation(result, console: Console) -> None:
             console.print(
                 f"delta {number(curve['delta'], '.4g')}: N* {curve['required_n']:,}; power "
                 + ", ".join(
-                    f"{number(p, '.2f')}@{n:,}"
-                    for n, p in zip(curve["n"], curve["power"], strict=True)
+                    f"{number(p, '.2f')} (SE {number(se, '.2f')})@{n:,}"
+                    for n, p, se in zip(curve["n"], curve["power"], curve["power_se"], strict=True)
                 )
                 + f"; reaches {result.power:g} at n = {crossing}"
             )
     elif isinstance(result, sim.SequentialResult):
-        r = result
+        r, d = result, result.to_dict()
         console.print(
             f"mixture e-process ({markup(r.mixture)}), {plural(r.n_trials, 'trial')} per "
             f"hypothesis, up to {plural(r.horizon, 'item')} (N* = {r.required_n:,})"
         )
         console.print(
-            f"Type-I rate under H0: {number(r.type1, '.3f')} (alpha {r.alpha:g}); rejection "
-            f"rate under H1: {number(r.rejection_rate, '.3f')}"
+            f"Type-I rate under H0: {number(r.type1, '.3f')} (SE {number(d['type1_se'], '.3f')}, "
+            f"alpha {r.alpha:g}); rejection rate under H1: {number(r.rejection_rate, '.3f')} "
+            f"(SE {number(d['rejection_rate_se'], '.3f')})"
         )
         if r.stopping_ratio_median is not None:
             console.print(
@@ -911,6 +913,14 @@ def render_simulation(result, console: Console) -> None:
                 title=f"{markup(scenario.replace('_', ' '))}: rejection rate by number of tasks",
                 title_justify="left",
             )
+        errors = result.to_dict()["standard_errors"].values()
+        _largest_se(console, [x for tests in errors for v in tests.values() for x in v], "rate")
+
+
+def _largest_se(console: Console, ses, what: str) -> None:
+    """Say the Monte Carlo error of a table's figures: the largest SE among them."""
+    if ses:
+        console.print(f"Monte Carlo SE: at most {number(max(ses), '.3f')} on each {what}.")
 
 
 def _opt(value, pattern: str) -> str:
