@@ -510,3 +510,26 @@ def test_a_board_whose_models_share_no_item_says_so(tmp_path):
     with pytest.raises(InputError, match=r"^nothing to audit: no pair of models shares a scored "
                        r"item \(1 pair, e.g. a vs b on task all\)"):
         evalgap.audit(frame)
+
+
+def test_audit_and_compare_agree_when_too_few_items_differ():
+    """Five of six items differ, all one way: Eq. 3 gives N* = 1.6 and the audit called the
+    pair resolved (q = 3.8) where compare says no valid test can reject on fewer than 6
+    differing items and leaves N* and q unestimated; now both say it, and both floor N*."""
+    import evalgap
+
+    scores = [1, 1, 1, 1, 1, 0] + [0] * 6
+    small = pd.DataFrame({"model": ["a"] * 6 + ["b"] * 6, "item_id": list(range(6)) * 2,
+                          "score": scores})
+    c = evalgap.compare(small, model_a="a", model_b="b")
+    row = evalgap.audit(small, n_rank_bootstrap=0).pairs.to_frame().iloc[0]
+    assert c.required_n is None and not c.resolved
+    assert np.isnan(row["required_n"]) and np.isnan(row["resolution_ratio"])
+    assert not any(row[f"resolved_{p}"] for p in ("fixed_n", "bonferroni", "holm", "bh"))
+    # enough differing items but a large gap: both raise N* to the floor 6 N / d
+    big = pd.DataFrame({"model": ["a"] * 12 + ["b"] * 12, "item_id": list(range(12)) * 2,
+                        "score": [1] * 10 + [0] * 2 + [0] * 12})
+    c = evalgap.compare(big, model_a="a", model_b="b")
+    row = evalgap.audit(big, n_rank_bootstrap=0).pairs.to_frame().iloc[0]
+    assert row["required_n"] == pytest.approx(6 * 12 / 10) and c.required_n == 8  # Eq. 3: 1.6
+    assert c.resolved and row["resolved_fixed_n"]

@@ -894,18 +894,27 @@ def _evaluate(
     p["delta_low"], p["delta_high"] = _gap_intervals(p, alpha)
     kw = {"alpha": alpha, "power": power}
     required = np.asarray(pw.required_n(delta, sd, **kw), dtype=float)
-    required = np.where(sd > 0, required, np.nan)
+    # As compare: N* is at least the items that hold the differing items any valid test
+    # needs, and not estimated (nor the pair resolved) with fewer differing items than that.
+    differing = b + c
+    testable = differing >= tests.min_differing_items(alpha)
+    floor = tests.required_n_floor(differing, n, alpha)
+    required = np.where((sd > 0) & testable, np.maximum(required, floor), np.nan)
     p["required_n"] = required
-    p["resolution_ratio"] = np.where(sd > 0, pw.resolution_ratio(n, required), np.nan)
+    p["resolution_ratio"] = np.where(np.isnan(required), np.nan, pw.resolution_ratio(n, required))
     p["unpaired_required_n"] = pw.unpaired_required_n(delta, p["variance_a"], p["variance_b"], **kw)
     with np.errstate(divide="ignore", invalid="ignore"):
         p["paired_efficiency"] = p["unpaired_required_n"] / p["required_n"]
     # Procedures: replace z_{1-alpha/2} by each procedure's level (Definition 1, Section 6.3).
-    p["resolved_fixed_n"] = multiplicity.resolved_single_step(t, alpha, power, 1)
+    p["resolved_fixed_n"] = multiplicity.resolved_single_step(t, alpha, power, 1) & (
+        required <= n
+    )
     p["resolved_bonferroni"] = multiplicity.resolved_single_step(t, alpha, power, family_size)
     p["resolved_sidak"] = multiplicity.resolved_single_step(t, alpha, power, family_size, "sidak")
     p["resolved_holm"] = multiplicity.resolved_holm(t, alpha, power, family_size)
     p["resolved_bh"] = multiplicity.resolved_bh(t, alpha, power, family_size)
+    for column in ("resolved_bonferroni", "resolved_sidak", "resolved_holm", "resolved_bh"):
+        p[column] = p[column].to_numpy() & testable  # no valid test rejects on fewer items
     u = np.where(binary, sequential.boundary(b + c, alpha, mixture=mixture), np.nan)
     p["anytime_boundary"] = u
     p["required_n_anytime"] = sequential.required_n_anytime(required, u, alpha, power)
@@ -929,7 +938,7 @@ def _evaluate(
             sd_diff=sd,
             **kw,
         )
-        p[f"resolved_correlation_{name}"] = np.asarray(q) >= 1
+        p[f"resolved_correlation_{name}"] = (np.asarray(q) >= 1) & testable
     _required_n_intervals(p, n_bootstrap_required_n, seed, score_set, kw, notes)
     _bootstrap_arbiter(p, n_bootstrap, seed, score_set, alpha, notes)
     return p

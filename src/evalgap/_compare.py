@@ -546,17 +546,6 @@ def _too_few_items(differing: int, alpha, alternative) -> str:
     )
 
 
-def _required_n_floor(differing: int, n: int, alpha, alternative) -> float:
-    """The fewest items that hold, at the sample's rate, the differing items any valid test
-    needs (:func:`evalgap.stats.tests.min_differing_items`): a lower bound on N*.
-
-    Eq. 3 is a normal approximation; for a large gap with little spread it can give an N*
-    of 1 or 2 items, with which no test (exact, sign-flip or otherwise valid) can reject.
-    """
-    needed = float(tests.min_differing_items(alpha, alternative))
-    return needed * n / differing if differing else math.inf
-
-
 def _estimable(delta: float, too_few: str, alternative: str) -> bool:
     """Whether N*, the MDE and q are estimated (enough differing items, tested side)."""
     return not too_few and not bool(pw.opposes_alternative(delta, alternative))
@@ -599,6 +588,7 @@ def _assemble(
     notes = list(extra_notes)
     degenerate = bool(s.sd_diff == 0) or too_few
     against = bool(pw.opposes_alternative(float(s.delta), alternative))
+    floor = float(tests.required_n_floor(int(s.a_only) + int(s.b_only), n, alpha, alternative))
     if too_few:
         required = mde = q = math.nan
     elif degenerate:
@@ -612,7 +602,6 @@ def _assemble(
         required = mde = q = math.nan
     else:
         required = float(pw.required_n(s.delta, s.sd_diff, **kw)) if not against else math.inf
-        floor = _required_n_floor(int(s.a_only) + int(s.b_only), n, alpha, alternative)
         if required < floor:
             notes.append(
                 f"Eq. 3 gives N* = {required:.3g}, fewer items than hold the "
@@ -634,7 +623,6 @@ def _assemble(
         )
     if req_ci is not None and not degenerate:
         # The bootstrap's N* obeys the same floor (a resample with no spread gives N* = 0).
-        floor = _required_n_floor(int(s.a_only) + int(s.b_only), n, alpha, alternative)
         low, high = max(req_ci.low, floor), max(req_ci.high, floor)
         req_ci = dataclasses.replace(req_ci, low=low, high=high, straddles_n=bool(low <= n <= high))
     unpaired = math.nan  # independent items with constant scores are degenerate as well

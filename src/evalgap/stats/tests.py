@@ -185,6 +185,22 @@ def min_differing_items(alpha, alternative: str = "two-sided"):
     return _validate.scalar_or_array(np.ceil(bits - 1e-9).astype(np.int64))
 
 
+def required_n_floor(differing, n_items, alpha, alternative: str = "two-sided"):
+    """Return the fewest items that hold, at the sample's rate, the differing items any valid
+    test needs (:func:`min_differing_items`): a lower bound on N* (Eq. 3).
+
+    ``floor = k_min * N / d`` for ``d`` items with a non-zero difference among ``N``; infinite
+    when no item differs. Eq. 3 is a normal approximation: for a large gap with little spread
+    it can give an N* of 1 or 2 items, on which no test (exact, sign-flip or otherwise valid)
+    can reject. Broadcasts over pairs.
+    """
+    needed = np.asarray(min_differing_items(alpha, alternative), dtype=float)
+    d = np.asarray(differing, dtype=float)
+    n = np.asarray(n_items, dtype=float)
+    floor = np.where(d > 0, needed * n / np.maximum(d, 1.0), np.inf)
+    return _validate.scalar_or_array(floor)
+
+
 def paired_t(scores_a, scores_b, *, alternative: str = "two-sided") -> TestResult:
     """Return the paired t test of ``mean(D) = 0`` on aligned scores (last axis = items).
 
