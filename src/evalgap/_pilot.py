@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalgap._plan import check_countable, check_single
+from evalgap._plan import check_countable
 from evalgap._results import Result
 from evalgap.errors import InputError
 from evalgap.stats import _validate
@@ -250,15 +250,6 @@ def plan_pilot(
     )
     from evalgap._api import long_scores
 
-    check_single(
-        delta=delta,
-        alpha=alpha,
-        power=power,
-        cost_per_item=cost_per_item,
-        cost_per_run=cost_per_run,
-        price_per_1k_tokens=price_per_1k_tokens,
-        tokens_per_item=tokens_per_item,
-    )
     alpha, power = (float(x) for x in _validate.levels(alpha, power, "two-sided"))
     max_runs = _validate.whole_number(max_runs, "max_runs", 1)
     if max_runs > MAX_RUNS:

@@ -635,17 +635,6 @@ def _check_finite_required(required: float, delta: float, sd: float) -> None:
         )
 
 
-def check_single(**values) -> None:
-    """Refuse a list, an array, a boolean or a non-number where a plan takes one number.
-
-    The plans take one design at a time; NumPy would otherwise broadcast a list into arrays
-    that fail later as a TypeError (or take ``True`` as 1). The check is the one every job
-    makes at its entry (:func:`evalgap.stats._validate.arguments`); ranges are checked where
-    each number is used.
-    """
-    _validate.arguments(**values)
-
-
 def check_countable(required: float, what: str, option: str = "delta=") -> None:
     """Refuse a sample size beyond floating point (a gap far too small for any benchmark).
 

@@ -208,16 +208,10 @@ def plan_sampling(
     _validate.arguments(
         accuracy_a=accuracy_a, accuracy_b=accuracy_b, n_items=n_items, delta=delta,
         alpha=alpha, power=power, n_strata=n_strata, seed=seed, tasks=tasks,
+        model_a=model_a, model_b=model_b,
     )
     from evalgap._api import long_scores
-    from evalgap._plan import check_single
 
-    check_single(
-        accuracy_a=accuracy_a, accuracy_b=accuracy_b, delta=delta, alpha=alpha, power=power
-    )
-    for name, value in (("model_a", model_a), ("model_b", model_b)):
-        if value is not None and not isinstance(value, str):
-            raise InputError(f"{name}= must be a model's name (a string); got {value!r}")
     alpha, power = (float(x) for x in _validate.levels(alpha, power, "two-sided"))
     n_strata = _validate.whole_number(n_strata, "n_strata", 1)
     seed = _validate.whole_number(seed, "seed", 0)
