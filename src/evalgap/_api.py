@@ -450,17 +450,11 @@ def audit(
     if pairs is not None:
         if family != "adjacent":
             raise InputError("family='all' needs per-item scores; pairs= lists its pairs itself")
-        given = {
-            "models": models is not None,
-            "tasks": tasks is not None,
-            "complete_case": bool(complete_case),
-            "strict": bool(strict),
-            "options": options is not None,
-            "n_cluster_bootstrap": n_cluster_bootstrap != 1000,
-            "n_rank_bootstrap": n_rank_bootstrap != 1000,
-            **{name: True for name in columns},
-        }
-        ignored = [f"{name}=" for name, value in given.items() if value]
+        ignored = _per_item_options_given(
+            models, tasks, complete_case, strict, options, columns,
+            n_cluster_bootstrap=n_cluster_bootstrap != 1000,
+            n_rank_bootstrap=n_rank_bootstrap != 1000,
+        )
         if ignored:
             raise InputError(
                 f"{', '.join(ignored)}: not for pairs= (2x2 counts have no per-item scores to "
@@ -584,19 +578,13 @@ def ranks(
     if (battles is None) == (data is None):
         raise InputError("give either data= (per-item scores) or battles= (a battle table)")
     if battles is not None:
-        given = {
-            "models": models is not None,
-            "tasks": tasks is not None,
-            "complete_case": bool(complete_case),
-            "strict": bool(strict),
-            "options": options is not None,
-            "bootstrap": bootstrap != "multiplier",
-            **{name: True for name in columns},
-        }
-        stray = [name for name, used in given.items() if used]
+        stray = _per_item_options_given(
+            models, tasks, complete_case, strict, options, columns,
+            bootstrap=bootstrap != "multiplier",
+        )
         if stray:
             raise InputError(
-                f"{', '.join(f'{n}=' for n in stray)}: per-item score options do not apply "
+                f"{', '.join(stray)}: per-item score options do not apply "
                 "to battles=; drop them"
             )
         return ranks_battles(
@@ -992,6 +980,23 @@ def _is_table(value) -> bool:
     """True for a pandas DataFrame (without importing pandas when it is not loaded)."""
     pd = sys.modules.get("pandas")
     return pd is not None and isinstance(value, pd.DataFrame)
+
+
+def _per_item_options_given(
+    models, tasks, complete_case, strict, options, columns, **job_options: bool
+) -> list[str]:
+    """The per-item score options given (``name=``), which a table of pair counts or of
+    battles cannot honour; ``job_options`` flags the job's own such options as given."""
+    given = {
+        "models": models is not None,
+        "tasks": tasks is not None,
+        "complete_case": bool(complete_case),
+        "strict": bool(strict),
+        "options": options is not None,
+        **job_options,
+        **dict.fromkeys(columns, True),
+    }
+    return [f"{name}=" for name, used in given.items() if used]
 
 
 def _check_columns(columns: dict, job: str) -> None:
