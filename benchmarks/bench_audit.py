@@ -45,7 +45,7 @@ def score_set(scores: np.ndarray):
 
 
 def _vectorized(n_models, n_items, queue) -> None:
-    from evalgap._audit import audit_scores
+    from evalgap.jobs.audit import audit_scores
 
     data = score_set(leaderboard(n_models, n_items))
     start = time.perf_counter()

@@ -75,9 +75,9 @@ def _phases(path: str, layout: str, folder: str, queue) -> None:
     out: list = []
     mark.last = time.process_time()
     import evalgap
-    from evalgap._api import scores_of
     from evalgap.io._write import write_table
     from evalgap.io.options import LoadOptions
+    from evalgap.jobs.api import scores_of
     from evalgap.report.json_output import to_json
     from evalgap.stats.sequential import boundary
 

@@ -72,8 +72,8 @@ def _audit(path: str, as_json: bool, queue) -> None:
     import contextlib
     import os
 
-    import evalgap._audit as audit_module
     import evalgap._scores as scores_module
+    import evalgap.jobs.audit as audit_module
     from evalgap import cli
     from evalgap.io import tables
 

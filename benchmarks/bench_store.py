@@ -93,9 +93,9 @@ def build(path: str, n_models: int, n_items: int, queue) -> None:
 
 def full_audit(path: str, all_pairs: bool, queue) -> None:
     """From scratch: every pair's statistics, then the audit from them (and of all pairs)."""
-    import evalgap._audit  # noqa: F401  (imports are not the audit's time)
-    from evalgap._store import audit_store
+    import evalgap.jobs.audit  # noqa: F401  (imports are not the audit's time)
     from evalgap.io import store as io
+    from evalgap.jobs.store import audit_store
 
     con = io.connect(path)
     con.execute("SET memory_limit = '1GB'")
@@ -127,8 +127,8 @@ def full_audit(path: str, all_pairs: bool, queue) -> None:
 
 def streamed_all(path: str, queue) -> None:
     """Every pair's verdicts from the statistics, streamed in blocks to Parquet."""
-    import evalgap._audit  # noqa: F401  (imports are not the audit's time)
-    from evalgap._store import audit_store_streamed
+    import evalgap.jobs.audit  # noqa: F401  (imports are not the audit's time)
+    from evalgap.jobs.store import audit_store_streamed
 
     out = str(Path(path).with_suffix(".pairs.parquet"))
     start = time.perf_counter()
@@ -147,9 +147,9 @@ def streamed_all(path: str, queue) -> None:
 
 def add_one(path: str, n_models: int, n_items: int, queue) -> None:
     """Add the one new model (rows + its K pairs, one transaction), then audit again."""
-    import evalgap._audit  # noqa: F401  (imports are not the audit's time)
-    from evalgap._store import audit_store
+    import evalgap.jobs.audit  # noqa: F401  (imports are not the audit's time)
     from evalgap.io import store as io
+    from evalgap.jobs.store import audit_store
 
     rng, difficulty, ability, items = _board(n_models, n_items)
     rng = np.random.default_rng(1)

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from evalgap._watch import Monitor
 from evalgap.io.follow import LogFollower
+from evalgap.jobs.watch import Monitor
 
 STAMP = "2026-01-01T00-00-00"
 

@@ -48,7 +48,7 @@ def test_every_public_name_resolves_and_no_module_shadows_a_function():
 def test_import_loads_no_job_and_no_heavy_library():
     code = (
         "import sys, evalgap\n"
-        "heavy = [m for m in ('pandas', 'scipy', 'matplotlib', 'evalgap._audit') "
+        "heavy = [m for m in ('pandas', 'scipy', 'matplotlib', 'evalgap.jobs.audit') "
         "if m in sys.modules]\n"
         "print(heavy)"
     )

@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 from evalgap import compare_counts
-from evalgap._audit import audit_counts, audit_scores
 from evalgap._scores import align
 from evalgap.errors import InputError
 from evalgap.io.sources import LoadOptions, load_scores
+from evalgap.jobs.audit import audit_counts, audit_scores
 
 from conftest import shared_file
 from paper_tables import TABLE_7

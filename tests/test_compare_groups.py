@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from evalgap._compare import compare_scores
-from evalgap._compare_groups import compare_by_group
 from evalgap._scores import align
 from evalgap.cli import main
 from evalgap.errors import InputError
+from evalgap.jobs.compare import compare_scores
+from evalgap.jobs.compare_groups import compare_by_group
 
 from conftest import shared_file
 

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from evalgap._degrade import degrade_counts, degrade_scores, trim_items
 from evalgap._scores import align
 from evalgap.errors import InputError
 from evalgap.io.sources import load_scores
+from evalgap.jobs.degrade import degrade_counts, degrade_scores, trim_items
 from evalgap.stats import aggregation
 from evalgap.stats import power as pw
 

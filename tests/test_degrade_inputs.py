@@ -96,10 +96,10 @@ def test_same_model_as_baseline_and_candidate(capsys):
 
 
 def test_same_model_in_the_python_api():
-    from evalgap._degrade import degrade_scores
     from evalgap._scores import align
     from evalgap.errors import InputError
     from evalgap.io.sources import load_scores
+    from evalgap.jobs.degrade import degrade_scores
 
     score_set = align(load_scores(shared_file("bbh_codex", "bbh_codex_long.csv")).frame)
     with pytest.raises(InputError, match="are both 'code-davinci-002-cot'"):

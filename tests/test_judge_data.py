@@ -23,12 +23,12 @@ import pandas as pd
 import pytest
 from rich.console import Console
 
-from evalgap._audit import audit_scores
 from evalgap._scores import align
 from evalgap.cli import main
 from evalgap.errors import InputError
 from evalgap.io.sources import LoadOptions, load_scores
 from evalgap.io.tables import CANDIDATES, apply_item_file, read_long_table, read_wide_table
+from evalgap.jobs.audit import audit_scores
 from evalgap.report.terminal import print_table, render_audit
 
 from conftest import SHARED_DATA, shared_file

@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from evalgap._compare import compare_counts, compare_scores
-from evalgap._plan import plan, plan_degradation
 from evalgap.cli import main
 from evalgap.errors import InputError
+from evalgap.jobs.compare import compare_counts, compare_scores
+from evalgap.jobs.plan import plan, plan_degradation
 from evalgap.stats import resample
 
 

@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalgap._audit import audit_counts, audit_scores
-from evalgap._compare import compare_counts, compare_scores
 from evalgap._scores import align
+from evalgap.jobs.audit import audit_counts, audit_scores
+from evalgap.jobs.compare import compare_counts, compare_scores
 from evalgap.stats import power as pw
 from evalgap.stats import resample
 

@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalgap._audit import audit_counts, audit_scores
 from evalgap._scores import align
 from evalgap.cli import main
 from evalgap.errors import InputError
 from evalgap.io.sources import LoadOptions, load_scores
+from evalgap.jobs.audit import audit_counts, audit_scores
 from evalgap.stats import clusters as cl
 from evalgap.stats.paired import summarize_pairs, summarize_scores
 

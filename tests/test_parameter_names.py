@@ -11,9 +11,6 @@ import re
 
 import pytest
 
-from evalgap import _simulate as sim
-from evalgap._degrade import check_roles
-from evalgap._plan import plan, plan_degradation
 from evalgap._scores import align
 from evalgap.cli import flags_for_python_names
 from evalgap.errors import InputError
@@ -21,6 +18,9 @@ from evalgap.io.inspect_logs import read_inspect
 from evalgap.io.options import LoadOptions
 from evalgap.io.sources import load_scores
 from evalgap.io.tables import read_long_table
+from evalgap.jobs import simulate as sim
+from evalgap.jobs.degrade import check_roles
+from evalgap.jobs.plan import plan, plan_degradation
 
 from conftest import ROOT
 

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from evalgap import _simulate as sim
+from evalgap.jobs import simulate as sim
 from evalgap.stats import aggregation
 
 

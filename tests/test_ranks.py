@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import evalgap
-from evalgap._ranks import RANK_COLUMNS
 from evalgap.errors import InputError
+from evalgap.jobs.ranks import RANK_COLUMNS
 from evalgap.stats import ranks as rk
 
 from conftest import shared_file
@@ -282,7 +282,7 @@ def test_ranks_command_refuses_both_or_neither_input(run_cli):
 
 
 def test_audit_carries_the_rank_sets_and_says_when_it_leaves_them_out(monkeypatch):
-    from evalgap import _audit
+    from evalgap.jobs import audit as _audit
 
     x = _leaderboard([0.8, 0.7, 0.69, 0.5], 600, seed=12)
     frame = pd.DataFrame(x, columns=list("abcd")).melt(var_name="model", value_name="score")

@@ -16,10 +16,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalgap._audit import audit_counts, audit_scores
 from evalgap._scores import align
 from evalgap.cli import main
 from evalgap.errors import InputError
+from evalgap.jobs.audit import audit_counts, audit_scores
 from evalgap.report import html as html_report
 from evalgap.report.text import clean, markup, number, plural
 

@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalgap._audit import audit_counts, audit_scores
 from evalgap._scores import align
+from evalgap.jobs.audit import audit_counts, audit_scores
 from evalgap.report.html import audit_report
 
 from test_audit import leaderboard, table_7

@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from evalgap import _simulate as sim
 from evalgap._scores import align
 from evalgap.io.sources import load_scores
+from evalgap.jobs import simulate as sim
 from evalgap.report import plots
 from evalgap.stats import clusters, generators
 from evalgap.stats import power as pw

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalgap import _simulate as sim
 from evalgap.cli import main
+from evalgap.jobs import simulate as sim
 from evalgap.stats import sequential
 
 from conftest import shared_file

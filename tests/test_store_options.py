@@ -362,7 +362,7 @@ def test_a_full_disk_keeps_the_previous_audit_and_export_files(
 
 def test_audit_store_refuses_unknown_choices_in_one_line(board, tmp_path):
     _, store = board
-    from evalgap._store import audit_store_streamed
+    from evalgap.jobs.store import audit_store_streamed
 
     for bad in ({"family": "zz"}, {"chain_procedure": "zz"}, {"mixture": "zz"}, {"family": None}):
         name = next(iter(bad))

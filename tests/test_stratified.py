@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 
 import evalgap
-from evalgap._sampling_design import plan_sampling, validate_sampling
 from evalgap.errors import InputError
+from evalgap.jobs.sampling_design import plan_sampling, validate_sampling
 from evalgap.stats import stratified as st
 from evalgap.stats.weighted import weighted_gap
 

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalgap._api import scores_of
 from evalgap.io.tables import read_wide_table
+from evalgap.jobs.api import scores_of
 
 
 def wide_frame(seed: int = 0) -> pd.DataFrame:

@@ -300,14 +300,14 @@ def test_an_output_into_a_missing_folder_is_one_line_naming_it_before_any_work(
          for i in range(30) for r in range(2)],
         columns=["model", "item_id", "run", "score"],
     ).to_csv(scores, index=False)  # fmt: skip
-    import evalgap._api
+    import evalgap.jobs.api
 
     def no_work(*args, **kwargs):
         raise AssertionError("the job ran before the output path was checked")
 
-    for name in dir(evalgap._api):
-        if not name.startswith("_") and callable(getattr(evalgap._api, name)):
-            monkeypatch.setattr(evalgap._api, name, no_work)
+    for name in dir(evalgap.jobs.api):
+        if not name.startswith("_") and callable(getattr(evalgap.jobs.api, name)):
+            monkeypatch.setattr(evalgap.jobs.api, name, no_work)
     target = tmp_path / "no" / "such" / "out.csv"
     args = [*OUTPUT_COMMANDS[command], str(target)]
     if command == "plan":

@@ -399,7 +399,7 @@ def compare(
     Give either the four 2x2 counts of a binary comparison, or --scores with --model-a and
     --model-b. Items not scored for both models are left out and counted in the output.
     """
-    from evalgap._api import compare as compare_job
+    from evalgap.jobs.api import compare as compare_job
 
     counts = (both_correct, a_only, b_only, both_wrong)
     settings = {
@@ -492,7 +492,7 @@ def inspect_data_command(as_json, **loader):
     The first command to run on new files. Models are not paired here: every model is
     aligned with every other, so 'items kept' counts the items scored for all of them.
     """
-    from evalgap._inspect_data import inspect_data
+    from evalgap.jobs.inspect_data import inspect_data
 
     if not _has_scores(loader):
         raise InputError("give --scores FILE (repeatable) or --hub REPO")
@@ -606,7 +606,7 @@ def audit(
     pair) gets a resolved/unresolved verdict under fixed n, Bonferroni, Sidak, Holm, BH,
     anytime-valid testing and, with --cluster-column, clustering.
     """
-    from evalgap._api import audit as audit_job
+    from evalgap.jobs.api import audit as audit_job
 
     if alternative != "two-sided":
         raise InputError("--alternative: the audit tests two-sided gaps; leave it at two-sided")
@@ -766,7 +766,7 @@ def ranks(
     Per task, all pairs' differences are bounded at once (studentized max-|t| bootstrap with
     stepdown); each model gets the set of ranks it can claim, a marginal set, and a tier.
     """
-    from evalgap._api import ranks as ranks_job
+    from evalgap.jobs.api import ranks as ranks_job
 
     settings = {
         "alpha": alpha,
@@ -910,7 +910,7 @@ def watch(
     import time
     from pathlib import Path
 
-    from evalgap._watch import Monitor
+    from evalgap.jobs.watch import Monitor
 
     if pair and baseline:
         raise InputError("give either --pair A B or --baseline M, not both")
@@ -1068,7 +1068,7 @@ def degrade(
     (degraded, or with --margin not shown non-inferior, with --fail-on-degradation), 2 (bad
     input).
     """
-    from evalgap._api import degrade as degrade_job
+    from evalgap.jobs.api import degrade as degrade_job
 
     settings = {
         "alpha": alpha,
@@ -1107,7 +1107,7 @@ def degrade(
             )
         from pathlib import Path
 
-        from evalgap._degrade import check_roles
+        from evalgap.jobs.degrade import check_roles
 
         check_roles(baseline, candidate)
         given_paths = [Path(x).exists() for x in (baseline, candidate)]
@@ -1164,8 +1164,8 @@ def trim(model, output, as_json, **loader):
     Items solved right (or wrong) in every run carry no signal for degradation tests; the
     others are written to --output, for degrade --items.
     """
-    from evalgap._api import trim as trim_job
     from evalgap.io._write import write_csv
+    from evalgap.jobs.api import trim as trim_job
 
     _, score_set = _read_scores(loader, models=[model], quiet=as_json)
     result = trim_job(score_set, model=model)
@@ -1281,8 +1281,8 @@ def plan(ctx, pilot, reference, output, as_json, **settings):
     """
     import dataclasses
 
-    from evalgap._plan import plan as make_plan
     from evalgap.io.options import LoadOptions
+    from evalgap.jobs.plan import plan as make_plan
 
     names = {f.name for f in dataclasses.fields(LoadOptions)} | set(NOT_LOAD_OPTIONS)
     loader = {k: settings.pop(k) for k in list(settings) if k in names}
@@ -1345,8 +1345,8 @@ def _refuse_with_weights(by, adjustment) -> None:
 
 def _compare_weighted(table, loader, weights, strata, model_a, model_b, settings, as_json):
     """``compare --weights``: the weighted gap of a stratified item sample."""
-    from evalgap._api import compare as compare_job
-    from evalgap._weighted import design_table
+    from evalgap.jobs.api import compare as compare_job
+    from evalgap.jobs.weighted import design_table
 
     if loader["hub"]:
         raise InputError("--weights reads a design file or a column of a --scores table")
@@ -1425,7 +1425,7 @@ def simulate():
 @_simulation_options
 def calibration(n_items, trials, n_bootstrap, power, alpha, seed, jobs, as_json, plot_path):
     """Type-I error and power of five paired tests on the (p, rho_z) grid (Table 2)."""
-    from evalgap._simulate import calibration as run
+    from evalgap.jobs.simulate import calibration as run
 
     with _progress(as_json, "calibration") as tick:
         result = run(
@@ -1456,8 +1456,8 @@ def calibration(n_items, trials, n_bootstrap, power, alpha, seed, jobs, as_json,
 @_simulation_options
 def prospective(pairs, trials, power, alpha, seed, jobs, as_json, plot_path, **loader):
     """Empirical McNemar power at 0.8 N*, N* and 1.2 N* of real pairs (Table 10)."""
-    from evalgap._simulate import prospective as run
-    from evalgap._simulate import prospective_counts
+    from evalgap.jobs.simulate import prospective as run
+    from evalgap.jobs.simulate import prospective_counts
 
     if not pairs:
         raise InputError("name the pairs to validate with --pair MODEL_A MODEL_B (repeatable)")
@@ -1497,7 +1497,7 @@ def prospective(pairs, trials, power, alpha, seed, jobs, as_json, plot_path, **l
 @_simulation_options
 def power_curve(kind, deltas, trials, n_bootstrap, power, alpha, seed, jobs, as_json, plot_path):
     """Bootstrap power against n, with N* marked (Figures 5-6)."""
-    from evalgap._simulate import power_curve as run
+    from evalgap.jobs.simulate import power_curve as run
 
     deltas = deltas or (0.02, 0.04, 0.08)
     with _progress(as_json, "power curve") as tick:
@@ -1544,7 +1544,7 @@ def sequential(
     plot_path,
 ):
     """The mixture e-process under H0 and H1, calibrated to a pair (Appendix C, Figure 4)."""
-    from evalgap._simulate import sequential_study
+    from evalgap.jobs.simulate import sequential_study
 
     with _progress(as_json, "sequential") as tick:
         result = sequential_study(
@@ -1568,7 +1568,7 @@ def sequential(
 @_simulation_options
 def aggregation(max_tasks, experiments, flip_rate, alpha, seed, jobs, as_json, plot_path):
     """Rejection rates of pooled, max-drop, Fisher and any-of-three against T (Figure 3)."""
-    from evalgap._simulate import aggregation_study
+    from evalgap.jobs.simulate import aggregation_study
 
     with _progress(as_json, "aggregation") as tick:
         result = aggregation_study(
@@ -1602,7 +1602,7 @@ def aggregation(max_tasks, experiments, flip_rate, alpha, seed, jobs, as_json, p
 @_simulation_options
 def monitoring(trials, horizon, models, alpha, seed, jobs, as_json, plot_path):
     """Type-I error of stopping when `watch` says decided, looking after every item."""
-    from evalgap._monitoring import monitoring_study
+    from evalgap.jobs.monitoring import monitoring_study
 
     if plot_path:
         raise InputError("--plot: the monitoring study has no figure; its table says it all")
@@ -1632,7 +1632,7 @@ def monitoring(trials, horizon, models, alpha, seed, jobs, as_json, plot_path):
 @_simulation_options
 def rank_coverage(simulations, n_bootstrap, alpha, seed, jobs, as_json, plot_path):
     """Simultaneous coverage of the true ranks by `evalgap ranks` (near-ties, many models)."""
-    from evalgap._rank_coverage import rank_coverage as study
+    from evalgap.jobs.rank_coverage import rank_coverage as study
 
     with _progress(as_json, "rank coverage") as tick:
         result = study(
@@ -1691,7 +1691,7 @@ def store():
 @option("json")
 def store_add(store_path, sources, as_json, **loader):
     """Add score files or directories to STORE (created if absent); skip those already in it."""
-    from evalgap._store import store_add as add_job
+    from evalgap.jobs.store import store_add as add_job
 
     if _has_scores(loader):
         raise InputError("store add takes its sources as arguments; drop --scores/--hub/--store")
@@ -1711,7 +1711,7 @@ def store_add(store_path, sources, as_json, **loader):
 @option("json")
 def store_list(store_path, as_json):
     """List the models, tasks, items, runs and sources of STORE."""
-    from evalgap._store import store_list as list_job
+    from evalgap.jobs.store import store_list as list_job
 
     _emit(list_job(store_path), as_json, "store-list")
 
@@ -1731,7 +1731,7 @@ def store_list(store_path, as_json):
 @option("json")
 def store_remove(store_path, models, sources, source_paths, as_json):
     """Remove models or sources from STORE (one transaction)."""
-    from evalgap._store import store_remove as remove_job
+    from evalgap.jobs.store import store_remove as remove_job
 
     result = remove_job(store_path, models=models, sources=sources, source_paths=source_paths)
     _emit(result, as_json, "store-remove")
@@ -1749,7 +1749,7 @@ def store_remove(store_path, models, sources, source_paths, as_json):
 @option("json")
 def store_export(store_path, output_path, as_json):
     """Export the long scores of STORE to Parquet (model, task, item_id, run, score, cluster)."""
-    from evalgap._store import store_export as export_job
+    from evalgap.jobs.store import store_export as export_job
 
     _emit(export_job(store_path, output_path), as_json, "store-export")
 
@@ -1788,7 +1788,7 @@ def store_audit(store_path, output_path, family, tasks, block_pairs, alpha, powe
     run over the whole family; the rows stream to --output. For the cluster bootstrap, rank
     sets and trajectories, which resample items, use evalgap audit --store STORE.
     """
-    from evalgap._store import audit_store_streamed
+    from evalgap.jobs.store import audit_store_streamed
 
     with _progress(as_json, "store audit") as tick:
         result = audit_store_streamed(
@@ -1905,7 +1905,7 @@ def _read_scores(loader: dict, *, models, quiet: bool = True):
     The loader's notes travel in the alignment report, so every job shows them on the
     terminal and in --json alike.
     """
-    from evalgap._api import scores_of
+    from evalgap.jobs.api import scores_of
 
     table = _load(loader, quiet=quiet)
     if models is None:

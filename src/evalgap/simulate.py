@@ -4,7 +4,7 @@ Each study is seeded, vectorized across trials, and returns a typed result with 
 Carlo standard errors (``to_dict()``, ``to_frame()``); the ``evalgap simulate`` commands of
 the same names run them from the command line. Sizes are checked before any work and capped
 (``MAX_TRIALS``, ``MAX_RESAMPLES``, ``MAX_ITEMS`` and ``MAX_BATCH`` numbers held by one batch,
-in ``evalgap._simulate``): a larger request is an ``InputError``, never hours or a MemoryError.
+in ``evalgap.jobs.simulate``): a larger request is an ``InputError``, never hours or a MemoryError.
 
 * :func:`calibration` -- Type-I error and power of the McNemar family and the paired
   bootstrap on a (p, rho) grid (*Resolution Diagnostics* Table 2);
@@ -21,10 +21,10 @@ in ``evalgap._simulate``): a larger request is an ``InputError``, never hours or
 
 from __future__ import annotations
 
-from evalgap._monitoring import MonitoringResult
-from evalgap._monitoring import monitoring_study as monitoring
-from evalgap._rank_coverage import Configuration, RankCoverageResult, rank_coverage
-from evalgap._simulate import (
+from evalgap.jobs.monitoring import MonitoringResult
+from evalgap.jobs.monitoring import monitoring_study as monitoring
+from evalgap.jobs.rank_coverage import Configuration, RankCoverageResult, rank_coverage
+from evalgap.jobs.simulate import (
     AggregationResult,
     CalibrationResult,
     PowerCurveResult,
@@ -34,8 +34,8 @@ from evalgap._simulate import (
     power_curve,
     prospective,
 )
-from evalgap._simulate import aggregation_study as aggregation
-from evalgap._simulate import sequential_study as sequential
+from evalgap.jobs.simulate import aggregation_study as aggregation
+from evalgap.jobs.simulate import sequential_study as sequential
 
 __all__ = [
     "AggregationResult",

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalgap._audit import AuditResult
+from evalgap.jobs.audit import AuditResult
 from evalgap.report import plots
 from evalgap.report.text import (
     clean,

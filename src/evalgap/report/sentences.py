@@ -15,11 +15,11 @@ import numpy as np
 from evalgap.report.text import format_n, format_p, format_q, number, pairs_noun
 
 if TYPE_CHECKING:  # the jobs import this module; their result types are only annotations
-    from evalgap._audit import AuditResult
-    from evalgap._compare import CompareResult
-    from evalgap._degrade import DegradeResult
-    from evalgap._plan import DegradationPlan
-    from evalgap._ranks import RanksResult
+    from evalgap.jobs.audit import AuditResult
+    from evalgap.jobs.compare import CompareResult
+    from evalgap.jobs.degrade import DegradeResult
+    from evalgap.jobs.plan import DegradationPlan
+    from evalgap.jobs.ranks import RanksResult
 
 
 def compare_verdict(r: CompareResult) -> str:
@@ -181,7 +181,7 @@ def tier_method(r: AuditResult) -> str:
     """Return which procedure made an audit's tiers (or why it has none)."""
     ranks = r.rank_sets
     if ranks is None:
-        from evalgap._audit import MAX_AUDIT_RANK_MODELS
+        from evalgap.jobs.audit import MAX_AUDIT_RANK_MODELS
 
         if r.alignment is None:
             return "no tiers: rank sets need per-item scores, and pair counts have none"

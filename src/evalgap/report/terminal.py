@@ -17,11 +17,11 @@ from rich.table import Table
 from rich.text import Text
 
 if TYPE_CHECKING:  # the renderers take results; importing their jobs would load pandas
-    from evalgap._audit import AuditResult
-    from evalgap._compare import CompareResult
-    from evalgap._degrade import DegradeResult, TrimResult
-    from evalgap._inspect_data import DataSummary
-    from evalgap._plan import PlanResult
+    from evalgap.jobs.audit import AuditResult
+    from evalgap.jobs.compare import CompareResult
+    from evalgap.jobs.degrade import DegradeResult, TrimResult
+    from evalgap.jobs.inspect_data import DataSummary
+    from evalgap.jobs.plan import PlanResult
 from evalgap.report.text import (
     MAX_DISPLAY_NAME,
     clean,
@@ -765,7 +765,7 @@ def render_trim(r: TrimResult, console: Console) -> None:
 
 def render_simulation(result, console: Console) -> None:
     """Print a simulation study in the layout of the paper's table or figure it reproduces."""
-    from evalgap import _simulate as sim
+    from evalgap.jobs import simulate as sim
 
     if isinstance(result, sim.CalibrationResult):
         rows = [

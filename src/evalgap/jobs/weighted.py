@@ -127,7 +127,7 @@ def weighted_result(
     notes=(),
 ) -> WeightedCompareResult:
     """The weighted comparison of aligned score arrays with a weight (and stratum) per item."""
-    from evalgap._compare import _numeric, _too_few_items
+    from evalgap.jobs.compare import _numeric, _too_few_items
 
     a, b = _numeric(a, "scores_a"), _numeric(b, "scores_b")
     try:
@@ -161,7 +161,7 @@ def weighted_result(
         alternative=alternative,
     )
     # The minimum-items rule and a zero design-based SE leave the design's N* unestimable,
-    # as they leave compare's (see evalgap._compare._assemble).
+    # as they leave compare's (see evalgap.jobs.compare._assemble).
     too_few = _too_few_items(int(np.count_nonzero(d)), alpha, alternative)
     if too_few:
         notes = (*notes, too_few)
@@ -300,8 +300,8 @@ def design_table(weights, strata=None, *, data=None, options=None, **columns):
             "weights= is a column of the scores table, a design file (item_id, weight"
             f"[, stratum]) or a DataFrame; got {type(weights).__name__}"
         )
-    from evalgap._api import long_scores
     from evalgap._scores import ScoreSet
+    from evalgap.jobs.api import long_scores
 
     if isinstance(data, ScoreSet):
         raise InputError(

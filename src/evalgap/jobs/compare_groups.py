@@ -1,7 +1,7 @@
 """``compare --by``: one pair, compared within each group (task, category) and pooled.
 
 A pair compared over several groups in one call, instead of a shell loop: each group's
-comparison is :func:`evalgap._compare.compare_scores` on the items both models scored in that
+comparison is :func:`evalgap.jobs.compare.compare_scores` on the items both models scored in that
 group, and the groups' primary p-values (the exact McNemar test for binary scores, the
 paired t test for graded ones) are adjusted for the number of groups (Holm by default, any
 method of :func:`evalgap.stats.multiplicity.adjust_p_values`). The pooled comparison over
@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from evalgap._compare import CompareResult, compare_scores
 from evalgap._results import Result
 from evalgap._scores import ScoreSet
 from evalgap.errors import InputError
+from evalgap.jobs.compare import CompareResult, compare_scores
 from evalgap.stats import multiplicity
 
 ADJUSTMENTS = ("holm", "bonferroni", "sidak", "bh")
@@ -142,7 +142,7 @@ def compare_by_group(
     by : the name of the grouping, for the report.
     adjustment : multiplicity correction over groups: holm, bonferroni, sidak or bh.
     alpha : significance level of each adjusted p-value.
-    **settings : passed to :func:`evalgap._compare.compare_scores` (power, alternative, seed,
+    **settings : passed to :func:`evalgap.jobs.compare.compare_scores` (power, alternative, seed,
         n_bootstrap, ...).
 
     Returns

@@ -483,8 +483,8 @@ def audit_store(store, *, family: str = "adjacent", tasks=None, **settings):
     import numpy as np
     import pandas as pd
 
-    from evalgap._audit import audit_counts
     from evalgap.io import store as io
+    from evalgap.jobs.audit import audit_counts
 
     tasks = _check_audit_arguments(family, tasks, settings)
     with io.opened(store, "auditing it") as con:
@@ -544,7 +544,7 @@ def audit_store(store, *, family: str = "adjacent", tasks=None, **settings):
 def _check_audit_arguments(family, tasks, settings):
     """Refuse an unknown family or procedure in one line listing the choices; return the
     tasks as a list (a single name taken as one task)."""
-    from evalgap._audit import FAMILIES, PROCEDURES
+    from evalgap.jobs.audit import FAMILIES, PROCEDURES
     from evalgap.stats.sequential import MIXTURES
 
     for name, value, choices in (
@@ -579,7 +579,7 @@ def _clustered_from_statistics(result, clusters, settings):
     import numpy as np
     import pandas as pd
 
-    from evalgap._audit import PairTable
+    from evalgap.jobs.audit import PairTable
     from evalgap.stats import clusters as cl
 
     pairs = result.pairs.to_frame()
@@ -727,9 +727,9 @@ def audit_store_streamed(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from evalgap._audit import PROCEDURES, _chains, audit_counts
     from evalgap.io import store as io
     from evalgap.io._write import atomic_write
+    from evalgap.jobs.audit import PROCEDURES, _chains, audit_counts
     from evalgap.stats import multiplicity, tests
     from evalgap.stats import power as pw
     from evalgap.stats.paired import summarize_counts

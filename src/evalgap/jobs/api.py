@@ -16,14 +16,14 @@ import numbers
 import sys
 from pathlib import Path
 
-from evalgap._compare import (
+from evalgap.errors import InputError
+from evalgap.jobs.compare import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_PERMUTATIONS,
     DEFAULT_REQUIRED_N_BOOTSTRAP,
     compare_counts,
     compare_scores,
 )
-from evalgap.errors import InputError
 from evalgap.stats import _validate
 
 COLUMN_OPTIONS = (
@@ -193,7 +193,7 @@ def compare(
         if by is not None:
             raise InputError("by= needs a table of scores with groups; got two arrays")
         if weights is not None:
-            from evalgap._weighted import weighted_result
+            from evalgap.jobs.weighted import weighted_result
 
             return weighted_result(
                 a,
@@ -244,7 +244,7 @@ def compare(
         )
     design = None
     if weights is not None:
-        from evalgap._weighted import design_table
+        from evalgap.jobs.weighted import design_table
 
         design = design_table(weights, strata, data=a, options=options, **columns)
     score_set = scores_of(
@@ -257,7 +257,7 @@ def compare(
         **columns,
     )
     if design is not None:
-        from evalgap._weighted import compare_weighted
+        from evalgap.jobs.weighted import compare_weighted
 
         return compare_weighted(
             score_set, model_a, model_b, design, alpha=alpha, power=power, alternative=alternative
@@ -272,7 +272,7 @@ def compare(
         n_permutations=n_permutations,
         **settings,
     )
-    from evalgap._compare_groups import pooling_note
+    from evalgap.jobs.compare_groups import pooling_note
 
     note = pooling_note(score_set)
     if note:
@@ -301,7 +301,7 @@ def _refuse_resampling(n_bootstrap, n_bootstrap_required_n, n_permutations, seed
 
 
 def _compare_by(data, model_a, model_b, by, adjustment, settings, n_permutations, **kw):
-    from evalgap._compare_groups import compare_by_group
+    from evalgap.jobs.compare_groups import compare_by_group
 
     columns = dict(kw.pop("columns"))
     if by != "task" and _is_table(data) and by not in data.columns:
@@ -425,7 +425,7 @@ def audit(
     >>> r.unresolved["fixed_n"], r.unresolved["bonferroni"]
     (1, 1)
     """
-    from evalgap._audit import audit_counts, audit_scores
+    from evalgap.jobs.audit import audit_counts, audit_scores
 
     settings = {
         "family_size": family_size,
@@ -567,7 +567,7 @@ def ranks(
     >>> r.ranks[["model", "rank_low", "rank_high", "tier"]].to_numpy().tolist()
     [['b', 1, 2, 1], ['a', 1, 2, 1], ['c', 3, 3, 2]]
     """
-    from evalgap._ranks import ranks_battles, ranks_scores
+    from evalgap.jobs.ranks import ranks_battles, ranks_scores
 
     _check_columns(columns, "ranks")
     _validate.arguments(
@@ -693,8 +693,8 @@ def degrade(
     >>> r.degraded, r.max_drop_task
     (True, 'gsm8k')
     """
-    from evalgap._degrade import DEFAULT_PERMUTATIONS as PERMS
-    from evalgap._degrade import check_roles, degrade_counts, degrade_scores, with_margins
+    from evalgap.jobs.degrade import DEFAULT_PERMUTATIONS as PERMS
+    from evalgap.jobs.degrade import check_roles, degrade_counts, degrade_scores, with_margins
 
     _check_columns(columns, "degrade")
     _validate.arguments(
@@ -834,7 +834,7 @@ def trim(data, *, model: str, tasks=None, strict: bool = False, options=None, **
     >>> r.kept["item_id"].tolist()
     ['q1']
     """
-    from evalgap._degrade import trim_items
+    from evalgap.jobs.degrade import trim_items
 
     _check_columns(columns, "trim")
     _validate.arguments(model=model, tasks=tasks, strict=strict)

@@ -20,7 +20,7 @@ models on one or more tasks:
 * **Tables.** Per pair; ``|delta|``-binned (Table 3); unresolved count per procedure
   (Table 5); unresolved chains: runs of models whose every rank-adjacent gap is unresolved
   under ``chain_procedure``.
-* **Tiers** are the rank-set tiers of :mod:`evalgap._ranks` (the same as ``evalgap ranks``),
+* **Tiers** are the rank-set tiers of :mod:`evalgap.jobs.ranks` (the same as ``evalgap ranks``),
   never the chains: a new tier starts where every model above is shown better than every
   model below, with simultaneous confidence.
 """
@@ -40,7 +40,7 @@ from evalgap._results import Result, plain
 from evalgap._scores import AlignmentReport, ScoreSet
 
 if TYPE_CHECKING:  # the audit imports the rank job only when it runs it
-    from evalgap._ranks import RanksResult
+    from evalgap.jobs.ranks import RanksResult
 from evalgap.errors import InputError
 from evalgap.io import counts as count_columns
 from evalgap.stats import _validate, intervals, multiplicity, resample, sequential, tests
@@ -736,7 +736,7 @@ def audit_scores(
                 f"models ({largest:,} here); evalgap ranks computes them"
             )
         else:
-            from evalgap._ranks import ranks_scores
+            from evalgap.jobs.ranks import ranks_scores
 
             rank_sets = ranks_scores(
                 score_set,

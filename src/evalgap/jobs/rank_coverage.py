@@ -206,14 +206,14 @@ def rank_coverage(
 
     Examples
     --------
-    >>> from evalgap._rank_coverage import Configuration, rank_coverage
+    >>> from evalgap.jobs.rank_coverage import Configuration, rank_coverage
     >>> r = rank_coverage([Configuration("3 models", (0.0, -0.3, -0.6), 300)],
     ...                   n_simulations=20, n_bootstrap=200)
     >>> r.rows[["n_models", "method"]].to_numpy().tolist()
     [[3, 'max-t stepdown bootstrap']]
     """
     alpha = float(_validate.probability(alpha, "alpha"))
-    from evalgap._simulate import MAX_RESAMPLES, check_batch, study_count
+    from evalgap.jobs.simulate import MAX_RESAMPLES, check_batch, study_count
 
     n_simulations = study_count(n_simulations, "n_simulations")
     n_bootstrap = study_count(n_bootstrap, "n_bootstrap", 1, MAX_RESAMPLES)
@@ -228,7 +228,7 @@ def rank_coverage(
     configurations = tuple(CONFIGURATIONS if configurations is None else configurations)
     if not configurations:
         raise InputError("rank_coverage needs at least one configuration")
-    from evalgap._simulate import run_chunks
+    from evalgap.jobs.simulate import run_chunks
 
     streams = resample.child_seed(seed, "rank_coverage").spawn(len(configurations))
     chunks = [

@@ -91,7 +91,7 @@ def monitoring_study(
     ['binary pair', 'graded pair', 'binary family']
     """
     alpha = float(_validate.probability(alpha, "alpha"))
-    from evalgap._simulate import MAX_ITEMS, check_batch, study_count
+    from evalgap.jobs.simulate import MAX_ITEMS, check_batch, study_count
 
     n_trials = study_count(n_trials, "n_trials")
     horizon = study_count(horizon, "horizon", 2, MAX_ITEMS)

@@ -473,7 +473,7 @@ def plan(
             raise InputError(
                 "reference=: name model A with model_a= (a new model with accuracy_a=)"
             )
-        from evalgap._sampling_design import plan_sampling
+        from evalgap.jobs.sampling_design import plan_sampling
         from evalgap.stats.stratified import DEFAULT_STRATA
 
         result = plan_sampling(
@@ -512,7 +512,7 @@ def plan(
             "pilot= plans from the pilot's scores; drop {names}",
         )
         _two_sided(alternative, "pilot plans are for the two-sided test")
-        from evalgap._pilot import DEFAULT_MAX_RUNS, plan_pilot
+        from evalgap.jobs.pilot import DEFAULT_MAX_RUNS, plan_pilot
 
         return plan_pilot(
             pilot,
