@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -25,7 +25,7 @@ class Result:
     _omit: ClassVar[tuple[str, ...]] = ()
     _headline: ClassVar[tuple[str, ...]] = ()
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Return the result as plain, JSON-ready data (the ``--json`` contract).
 
         Returns
@@ -34,8 +34,8 @@ class Result:
             Every field (and derived property such as ``verdict``) by its documented key;
             nested results are dicts, sequences are lists, non-finite numbers are None.
         """
-        out = {}
-        for f in dataclasses.fields(self):
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]  # subclasses are dataclasses
             if f.name not in self._omit:
                 out[self._json_names.get(f.name, f.name)] = plain(getattr(self, f.name))
         for name in self._derived:  # properties, or methods taking no argument
@@ -51,7 +51,7 @@ class Result:
         return f"{type(self).__name__}({', '.join(parts)})"
 
 
-def plain(value):
+def plain(value: Any) -> Any:
     """Return ``value`` as plain Python data (dicts, lists, numbers, strings, None)."""
     if isinstance(value, Result) or (
         hasattr(value, "to_dict") and not hasattr(value, "columns") and not isinstance(value, type)
@@ -72,7 +72,7 @@ def plain(value):
     return value
 
 
-def _short(value) -> str:
+def _short(value: object) -> str:
     if isinstance(value, (float, np.floating)):
         text = f"{float(value):.4g}"
         return text if any(ch in text for ch in ".einf") else text + ".0"

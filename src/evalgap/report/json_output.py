@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import math
 
+from typing import Any
+
 import numpy as np
 
 
-def to_json(result, indent: int | None = None) -> str:
+def to_json(result: Any, indent: int | None = None) -> str:
     """Return ``result.to_dict()`` (or a dict) as JSON; non-finite numbers become null."""
     data = result.to_dict() if hasattr(result, "to_dict") else result
     try:
@@ -23,7 +25,7 @@ def to_json(result, indent: int | None = None) -> str:
         return json.dumps(_clean(data), indent=indent, allow_nan=False)
 
 
-def _clean(value):
+def _clean(value: object) -> Any:
     if isinstance(value, dict):
         return {str(k): _clean(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -10,6 +10,10 @@ test suite checks. A SciPy that moves these private names falls back to ``scipy.
 
 from __future__ import annotations
 
+from typing import Any
+
+from numpy.typing import ArrayLike
+
 try:
     from scipy.special._ufuncs import _binom_isf, _binom_pmf, _binom_ppf
 except ImportError:  # pragma: no cover - a SciPy that renamed them: the same Boost code
@@ -18,16 +22,16 @@ except ImportError:  # pragma: no cover - a SciPy that renamed them: the same Bo
     _binom_pmf, _binom_ppf, _binom_isf = _binom.pmf, _binom.ppf, _binom.isf
 
 
-def pmf(k, n, p):
+def pmf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
     """``P(X = k)`` for ``X ~ Binomial(n, p)``; ``k`` whole, ``0 <= k <= n``."""
     return _binom_pmf(k, n, p)
 
 
-def ppf(q, n, p):
+def ppf(q: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
     """The smallest ``k`` with ``P(X <= k) >= q``, for ``0 < q < 1``."""
     return _binom_ppf(q, n, p)
 
 
-def isf(q, n, p):
+def isf(q: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
     """The smallest ``k`` with ``P(X > k) <= q``, for ``0 < q < 1``."""
     return _binom_isf(q, n, p)

@@ -5,9 +5,12 @@ Each check names the argument and the allowed range in its message, like ``scipy
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import numpy as np
 
 from evalgap.errors import InputError
+from evalgap.stats._types import Alternative, FloatArray
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 
@@ -19,7 +22,7 @@ MAX_COUNT = 2**53
 MIN_ALPHA = 1e-300
 
 
-def numbers(value, name: str, *, what: str = "a finite number") -> np.ndarray:
+def numbers(value: object, name: str, *, what: str = "a finite number") -> FloatArray:
     """Return ``value`` as a float array after checking it holds only finite real numbers.
 
     Strings, None, booleans, complex numbers, NaN and infinities are refused with an
@@ -40,7 +43,7 @@ def numbers(value, name: str, *, what: str = "a finite number") -> np.ndarray:
     return arr
 
 
-def probability(value, name: str, *, open_interval: bool = True) -> np.ndarray:
+def probability(value: object, name: str, *, open_interval: bool = True) -> FloatArray:
     """Return ``value`` as a float array after checking it lies in (0, 1) (or [0, 1])."""
     bounds = "(0, 1)" if open_interval else "[0, 1]"
     arr = numbers(value, name, what=f"a finite number in {bounds}")
@@ -50,7 +53,9 @@ def probability(value, name: str, *, open_interval: bool = True) -> np.ndarray:
     return arr
 
 
-def levels(alpha, power, alternative: str = "two-sided"):
+def levels(
+    alpha: object, power: object, alternative: str = "two-sided"
+) -> tuple[FloatArray, FloatArray]:
     """Check a significance level and a target power together; return them as arrays.
 
     ``alpha`` lies in ``[MIN_ALPHA, 1)`` so that its normal quantile, taken from the tail, is
@@ -59,26 +64,26 @@ def levels(alpha, power, alternative: str = "two-sided"):
     (and Equation 3, where ``z_{1-beta}`` turns negative, would give an N* that grows as
     the target power falls).
     """
-    alpha = probability(alpha, "alpha")
-    power = probability(power, "power")
+    alphas = probability(alpha, "alpha")
+    powers = probability(power, "power")
     _check_alternative(alternative)
-    if np.any(alpha < MIN_ALPHA):
+    if np.any(alphas < MIN_ALPHA):
         raise InputError(
             f"alpha must be at least {MIN_ALPHA:g} (smaller levels leave the floating-point "
-            f"range); got {show(_first(alpha[alpha < MIN_ALPHA]))}"
+            f"range); got {show(_first(alphas[alphas < MIN_ALPHA]))}"
         )
-    low = np.broadcast_to(power <= alpha, np.broadcast(alpha, power).shape)
+    low = np.broadcast_to(powers <= alphas, np.broadcast(alphas, powers).shape)
     if np.any(low):
-        a = _first(np.broadcast_to(alpha, low.shape)[low])
-        p = _first(np.broadcast_to(power, low.shape)[low])
+        a = _first(np.broadcast_to(alphas, low.shape)[low])
+        p = _first(np.broadcast_to(powers, low.shape)[low])
         raise InputError(
             f"power must exceed alpha ({show(a)}): a level-alpha test rejects with probability "
             f"alpha even with no gap, so a power of {show(p)} is reached by any number of items"
         )
-    return alpha, power
+    return alphas, powers
 
 
-def counts(value, name: str) -> np.ndarray:
+def counts(value: object, name: str) -> FloatArray:
     """Return ``value`` as a float array of non-negative whole numbers below 2^53, or raise."""
     arr = numbers(value, name, what="a non-negative whole number")
     bad = (arr < 0) | (arr != np.floor(arr))
@@ -94,7 +99,7 @@ def counts(value, name: str) -> np.ndarray:
     return arr
 
 
-def whole_number(value, name: str, minimum: int = 0) -> int:
+def whole_number(value: object, name: str, minimum: int = 0) -> int:
     """Return ``value`` as an int after checking it is a whole number >= ``minimum``."""
     arr = numbers(value, name, what=f"a whole number >= {minimum}")
     if arr.ndim != 0 or arr != np.floor(arr) or arr < minimum:
@@ -104,7 +109,7 @@ def whole_number(value, name: str, minimum: int = 0) -> int:
     return int(arr)
 
 
-def positive(value, name: str) -> np.ndarray:
+def positive(value: object, name: str) -> FloatArray:
     """Return ``value`` as a float array after checking it is finite and > 0."""
     arr = numbers(value, name, what="a positive finite number")
     if np.any(arr <= 0):
@@ -114,7 +119,7 @@ def positive(value, name: str) -> np.ndarray:
     return arr
 
 
-def show(value) -> str:
+def show(value: object) -> str:
     """Return a value as a user reads it: ``nan``, ``0.05``, ``'abc'``, never ``np.float64(..)``."""
     if isinstance(value, (np.generic, np.ndarray)) and np.size(value) == 1:
         value = np.asarray(value).item()
@@ -124,29 +129,33 @@ def show(value) -> str:
     return text if len(text) <= 40 else text[:30] + f"... ({len(text)} characters)"
 
 
-def alternative(value: str) -> str:
+def alternative(value: object) -> Alternative:
     """Check the ``alternative`` keyword."""
     return _check_alternative(value)
 
 
-def _check_alternative(value) -> str:
+def _check_alternative(value: object) -> Alternative:
     if not isinstance(value, str) or value not in ALTERNATIVES:
         raise InputError(f"alternative must be one of {', '.join(ALTERNATIVES)}; got {show(value)}")
-    return value
+    return cast(Alternative, value)  # one of ALTERNATIVES, checked above
 
 
-def resamples(value, name: str = "n_resamples") -> int:
+def resamples(value: object, name: str = "n_resamples") -> int:
     """Check a resample count: a whole number >= 1."""
     return whole_number(value, name, 1)
 
 
-def scalar_or_array(arr: np.ndarray):
-    """Return a 0-d array as a NumPy scalar and anything else unchanged."""
+def scalar_or_array(arr: object) -> Any:
+    """Return a 0-d array as a NumPy scalar and anything else unchanged.
+
+    Typed ``Any``: the callers' own return annotations say what they give (a float or a float
+    array, an int or an int array).
+    """
     arr = np.asarray(arr)
     return arr[()] if arr.ndim == 0 else arr
 
 
-def _first(arr: np.ndarray):
+def _first(arr: object) -> Any:
     flat = np.asarray(arr).ravel()
     return flat[0].item() if flat.size else arr
 
@@ -230,7 +239,7 @@ _RANGES = {
 }
 
 
-def arguments(**values) -> None:
+def arguments(**values: object) -> None:
     """Check a public job's scalar arguments by their names (see ``ARGUMENT_KINDS``).
 
     A number must be one finite real number (not a bool, a string, a list or an array, nor
@@ -276,7 +285,7 @@ def arguments(**values) -> None:
             _names(value, name)
 
 
-def _names(value, name: str) -> None:
+def _names(value: object, name: str) -> None:
     """Check a list (tuple, array...) of names: an iterable of strings, not one string."""
     if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
         raise InputError(f"{name} must be a list of names; got {show(value)}")

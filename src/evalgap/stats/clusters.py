@@ -24,6 +24,7 @@ import numpy as np
 
 from evalgap.errors import InputError
 from evalgap.stats import _validate
+from evalgap.stats._types import ArrayLike, FloatArray, FloatOrArray, IntArray, Seed
 from evalgap.stats.power import z_sum_squared
 from evalgap.stats.resample import seed_sequence
 
@@ -36,12 +37,12 @@ class ClusterStats:
     """
 
     labels: np.ndarray
-    sizes: np.ndarray
-    sums: np.ndarray
-    sumsq: np.ndarray
+    sizes: FloatArray
+    sums: FloatArray
+    sumsq: FloatArray
 
 
-def cluster_stats(differences, labels) -> ClusterStats:
+def cluster_stats(differences: ArrayLike, labels: ArrayLike) -> ClusterStats:
     """Return per-cluster sizes, sums and sums of squares of ``differences`` (N,) or (N, P)."""
     d = np.asarray(differences, dtype=float)
     if d.ndim == 1:
@@ -68,7 +69,9 @@ def cluster_stats(differences, labels) -> ClusterStats:
     )
 
 
-def icc_from_stats(sizes, sums, sumsq, weights=None):
+def icc_from_stats(
+    sizes: FloatArray, sums: FloatArray, sumsq: FloatArray, weights: FloatArray | None = None
+) -> tuple[FloatArray, FloatArray]:
     """Return the one-way ANOVA ICC of D and the mean cluster size, from cluster statistics.
 
     ``weights`` (..., K) counts how often each cluster is taken (a bootstrap draw; 0 drops
@@ -99,7 +102,7 @@ def icc_from_stats(sizes, sums, sumsq, weights=None):
     return icc, mbar
 
 
-def design_effect(icc, mean_cluster_size):
+def design_effect(icc: ArrayLike, mean_cluster_size: ArrayLike) -> FloatOrArray:
     """Return ``DE = 1 + (mbar - 1) max(ICC, 0)``; ``mbar`` broadcasts over trailing pair axes."""
     icc = np.asarray(icc, dtype=float)
     mbar = np.asarray(mean_cluster_size, dtype=float)
@@ -107,26 +110,28 @@ def design_effect(icc, mean_cluster_size):
     return _validate.scalar_or_array(1.0 + (mbar - 1.0) * np.maximum(icc, 0.0))
 
 
-def icc(differences, labels):
+def icc(differences: ArrayLike, labels: ArrayLike) -> FloatOrArray:
     """Return the ICC of ``differences`` (N,) or (N, P) over cluster ``labels`` (Section 6.4)."""
     stats = cluster_stats(differences, labels)
     value, _ = icc_from_stats(stats.sizes, stats.sums, stats.sumsq)
     return _validate.scalar_or_array(value if np.ndim(differences) > 1 else value[0])
 
 
-def bootstrap_weights(n_clusters: int, n_resamples: int, seed=None) -> np.ndarray:
+def bootstrap_weights(n_clusters: int, n_resamples: int, seed: Seed = None) -> IntArray:
     """Return (B, K) counts of K clusters drawn with replacement, B times (Appendix G)."""
     n_resamples = _validate.resamples(n_resamples)
     rng = np.random.Generator(np.random.PCG64(seed_sequence(seed)))
     return rng.multinomial(n_clusters, np.full(n_clusters, 1.0 / n_clusters), size=n_resamples)
 
 
-def leave_one_out_weights(n_clusters: int) -> np.ndarray:
+def leave_one_out_weights(n_clusters: int) -> FloatArray:
     """Return (K, K) weights that drop one cluster at a time (Appendix F)."""
     return 1.0 - np.eye(n_clusters)
 
 
-def leave_one_out_required_n(stats: ClusterStats, alpha=0.05, power=0.8):
+def leave_one_out_required_n(
+    stats: ClusterStats, alpha: float = 0.05, power: float = 0.8
+) -> tuple[FloatArray, FloatArray]:
     """Return ``(n_items, required_n_clustered)`` with each cluster left out in turn (App. F).
 
     Row k drops cluster k: each pair keeps ``n`` items, with gap ``delta`` and plug-in

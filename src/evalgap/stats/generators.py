@@ -18,13 +18,18 @@ Every generator takes a :class:`numpy.random.Generator`.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from evalgap.errors import InputError
 from evalgap.stats import _validate
+from evalgap.stats._types import FloatArray, IntArray
+
+# A simulation's batch shape: one trial (None or ()), a number of trials, or a shape.
+Size = int | tuple[int, ...] | None
 
 
-def latent_cells(accuracy_a, accuracy_b, latent_correlation):
+def latent_cells(accuracy_a: float, accuracy_b: float, latent_correlation: float) -> FloatArray:
     """Return ``(p11, p10, p01, p00)`` of the latent-Gaussian paired Bernoulli.
 
     ``p11 = Phi2(Phi^{-1}(p_A), Phi^{-1}(p_B); rho_z)``, ``p10 = p_A - p11``,
@@ -41,15 +46,22 @@ def latent_cells(accuracy_a, accuracy_b, latent_correlation):
     return np.clip(cells, 0.0, 1.0) / np.clip(cells, 0.0, 1.0).sum()
 
 
-def paired_counts(cells, n_items: int, size, rng: np.random.Generator):
+def paired_counts(
+    cells: ArrayLike, n_items: int, size: Size, rng: np.random.Generator
+) -> tuple[IntArray, IntArray, IntArray, IntArray]:
     """Return 2x2 counts ``(both_correct, a_only, b_only, both_wrong)``, each of shape ``size``."""
     draws = rng.multinomial(int(n_items), np.asarray(cells, dtype=float), size=size)
     return draws[..., 0], draws[..., 1], draws[..., 2], draws[..., 3]
 
 
 def paired_bernoulli(
-    n_items: int, accuracy_a, accuracy_b, latent_correlation, size, rng: np.random.Generator
-):
+    n_items: int,
+    accuracy_a: ArrayLike,
+    accuracy_b: ArrayLike,
+    latent_correlation: float,
+    size: Size,
+    rng: np.random.Generator,
+) -> tuple[FloatArray, FloatArray]:
     """Return item-level 0/1 scores ``(a, b)`` of shape ``(*size, n_items)`` (copula draws)."""
     z = _latent(n_items, latent_correlation, size, rng)
     return (
@@ -58,7 +70,14 @@ def paired_bernoulli(
     )
 
 
-def paired_beta(n_items: int, shape_a, shape_b, latent_correlation, size, rng: np.random.Generator):
+def paired_beta(
+    n_items: int,
+    shape_a: tuple[float, float],
+    shape_b: tuple[float, float],
+    latent_correlation: float,
+    size: Size,
+    rng: np.random.Generator,
+) -> tuple[FloatArray, FloatArray]:
     """Return graded scores with Beta marginals: ``X = F_Beta^{-1}(Phi(Z))`` through the copula.
 
     ``shape_a`` and ``shape_b`` are the (alpha, beta) of each model's Beta marginal, e.g.
@@ -73,13 +92,13 @@ def paired_beta(n_items: int, shape_a, shape_b, latent_correlation, size, rng: n
 def clustered_paired_bernoulli(
     n_clusters: int,
     cluster_size: int,
-    accuracy_a,
-    accuracy_b,
-    latent_correlation,
+    accuracy_a: ArrayLike,
+    accuracy_b: ArrayLike,
+    latent_correlation: float,
     cluster_sd: float,
-    size,
+    size: Size,
     rng: np.random.Generator,
-):
+) -> tuple[FloatArray, FloatArray, IntArray]:
     """Return clustered 0/1 scores ``(a, b, labels)``; a shared effect per cluster moves A.
 
     Model A's latent gets ``+ u_k``, ``u_k ~ N(0, cluster_sd^2)`` for every item of cluster k,
@@ -102,7 +121,9 @@ def clustered_paired_bernoulli(
     )
 
 
-def _latent(n_items, rho, size, rng):
+def _latent(
+    n_items: int, rho: float, size: Size, rng: np.random.Generator
+) -> tuple[FloatArray, FloatArray]:
     shape = (*np.atleast_1d(size), n_items) if size else (n_items,)
     z1 = rng.standard_normal(shape)
     z2 = rho * z1 + np.sqrt(1 - rho**2) * rng.standard_normal(shape)

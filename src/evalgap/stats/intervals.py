@@ -16,27 +16,29 @@ All functions broadcast over arrays of pairs.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import special
 
 from evalgap.stats import _validate
+from evalgap.stats._types import Alternative, ArrayLike, BoolArray, FloatArray, FloatOrArray
 
 
 @dataclass(frozen=True)
 class Interval:
     """A confidence interval ``[low, high]`` at ``level = 1 - alpha`` and how it was made."""
 
-    low: np.ndarray
-    high: np.ndarray
+    low: FloatOrArray
+    high: FloatOrArray
     method: str
     level: float
 
-    def contains(self, value=0.0) -> np.ndarray:
+    def contains(self, value: FloatOrArray = 0.0) -> bool | BoolArray:
         """Return whether ``value`` lies inside the interval (inclusive)."""
         return _validate.scalar_or_array((self.low <= value) & (value <= self.high))
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Return the interval as plain Python numbers."""
         return {
             "low": np.asarray(self.low).tolist(),
@@ -46,7 +48,7 @@ class Interval:
         }
 
 
-def z_quantile(alpha, alternative: str = "two-sided") -> np.ndarray:
+def z_quantile(alpha: ArrayLike, alternative: Alternative = "two-sided") -> FloatArray:
     """Return ``z_{1 - alpha/2}`` (``z_{1 - alpha}`` one-sided), the normal critical value.
 
     The one home of the z quantiles of a level (N*, the MDE, intervals and the multiplicity
@@ -58,7 +60,7 @@ def z_quantile(alpha, alternative: str = "two-sided") -> np.ndarray:
     return -special.ndtri(alpha / 2.0 if alternative == "two-sided" else alpha)
 
 
-def wald_interval(delta, se, alpha: float = 0.05) -> Interval:
+def wald_interval(delta: FloatOrArray, se: FloatOrArray, alpha: float = 0.05) -> Interval:
     """Return the paired Wald interval ``delta -/+ z_{1-alpha/2} se``."""
     _validate.probability(alpha, "alpha")
     z = z_quantile(alpha)
@@ -68,7 +70,9 @@ def wald_interval(delta, se, alpha: float = 0.05) -> Interval:
     return Interval(f(delta - half), f(delta + half), "wald", 1.0 - alpha)
 
 
-def wilson_interval(successes, n, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+def wilson_interval(
+    successes: ArrayLike, n: ArrayLike, alpha: float = 0.05
+) -> tuple[FloatArray, FloatArray]:
     """Return Wilson's score interval for a single proportion ``successes / n``.
 
     ``(p + z^2/(2n) -/+ z sqrt(p(1-p)/n + z^2/(4n^2))) / (1 + z^2/n)``.
@@ -83,7 +87,13 @@ def wilson_interval(successes, n, alpha: float = 0.05) -> tuple[np.ndarray, np.n
     return (centre - half) / scale, (centre + half) / scale
 
 
-def newcombe_interval(both_correct, a_only, b_only, both_wrong, alpha: float = 0.05) -> Interval:
+def newcombe_interval(
+    both_correct: ArrayLike,
+    a_only: ArrayLike,
+    b_only: ArrayLike,
+    both_wrong: ArrayLike,
+    alpha: float = 0.05,
+) -> Interval:
     """Return Newcombe's (1998) method-10 interval for the paired gap of a 2x2 table.
 
     With ``p1 = (n11 + n10)/N`` (accuracy of A) and ``p2 = (n11 + n01)/N`` (of B), Wilson
@@ -126,7 +136,9 @@ def newcombe_interval(both_correct, a_only, b_only, both_wrong, alpha: float = 0
     return Interval(f(np.maximum(low, -1.0)), f(np.minimum(high, 1.0)), "newcombe", 1.0 - alpha)
 
 
-def t_interval(mean_diff, sd_diff_sample, n_items, alpha: float = 0.05) -> Interval:
+def t_interval(
+    mean_diff: ArrayLike, sd_diff_sample: ArrayLike, n_items: ArrayLike, alpha: float = 0.05
+) -> Interval:
     """Return the paired t interval ``mean(D) -/+ t_{1-alpha/2, N-1} s_D / sqrt(N)``."""
     _validate.probability(alpha, "alpha")
     n = np.asarray(n_items, dtype=float)

@@ -17,16 +17,24 @@ number of pairs given (a declared family larger than what is displayed).
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
 import numpy as np
 from scipy import special
 
 from evalgap.errors import InputError
 from evalgap.stats import _validate, intervals
+from evalgap.stats._types import ArrayLike, BoolArray, FloatArray, FloatOrArray
+
+SingleStep = Literal["bonferroni", "sidak"]
+Adjustment = Literal["bonferroni", "sidak", "holm", "bh", "by"]
 
 METHODS = ("bonferroni", "sidak", "holm", "bh", "by")
 
 
-def per_pair_alpha(alpha, family_size, method: str = "bonferroni"):
+def per_pair_alpha(
+    alpha: ArrayLike, family_size: int, method: SingleStep = "bonferroni"
+) -> FloatOrArray:
     """Return the single-step per-comparison level: ``alpha/m`` or ``1 - (1 - alpha)^(1/m)``."""
     alpha = _validate.probability(alpha, "alpha")
     m = _family_size(family_size)
@@ -37,7 +45,12 @@ def per_pair_alpha(alpha, family_size, method: str = "bonferroni"):
     raise InputError(f"per_pair_alpha takes 'bonferroni' or 'sidak'; got {method!r}")
 
 
-def inflation(alpha=0.05, power=0.8, family_size=1, method: str = "bonferroni"):
+def inflation(
+    alpha: ArrayLike = 0.05,
+    power: ArrayLike = 0.8,
+    family_size: int = 1,
+    method: SingleStep = "bonferroni",
+) -> FloatOrArray:
     """Return the factor by which a single-step procedure multiplies every N*.
 
     ``((z_{1-alpha'/2} + z_{1-beta}) / (z_{1-alpha/2} + z_{1-beta}))^2``; 2.14 for Bonferroni
@@ -48,7 +61,7 @@ def inflation(alpha=0.05, power=0.8, family_size=1, method: str = "bonferroni"):
     return _validate.scalar_or_array((resolution_threshold(adjusted, power) / base) ** 2)
 
 
-def resolution_threshold(alpha_per_pair, power=0.8):
+def resolution_threshold(alpha_per_pair: ArrayLike, power: ArrayLike = 0.8) -> FloatArray:
     """Return ``z_{1-alpha'/2} + z_{1-beta}``: the |T| a pair must reach to be resolved.
 
     The quantile is taken from the tail (``-ndtri(alpha'/2)``): per-pair levels of large
@@ -59,13 +72,24 @@ def resolution_threshold(alpha_per_pair, power=0.8):
     )
 
 
-def resolved_single_step(statistic, alpha=0.05, power=0.8, family_size=1, method="bonferroni"):
+def resolved_single_step(
+    statistic: ArrayLike,
+    alpha: ArrayLike = 0.05,
+    power: ArrayLike = 0.8,
+    family_size: int = 1,
+    method: SingleStep = "bonferroni",
+) -> BoolArray:
     """Return which pairs are resolved at the single-step level of ``method``."""
     level = per_pair_alpha(alpha, family_size, method)
     return np.abs(np.asarray(statistic, dtype=float)) >= resolution_threshold(level, power)
 
 
-def resolved_holm(statistic, alpha=0.05, power=0.8, family_size=None):
+def resolved_holm(
+    statistic: ArrayLike,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    family_size: int | None = None,
+) -> BoolArray:
     """Return which pairs Holm's step-down procedure resolves.
 
     Sorted by ``|T|`` (largest first), the k-th pair (k = 1..n) is tested at ``alpha/(m-k+1)``;
@@ -82,7 +106,12 @@ def resolved_holm(statistic, alpha=0.05, power=0.8, family_size=None):
     return out.reshape(np.shape(statistic))
 
 
-def resolved_bh(statistic, alpha=0.05, power=0.8, family_size=None):
+def resolved_bh(
+    statistic: ArrayLike,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    family_size: int | None = None,
+) -> BoolArray:
     """Return which pairs the Benjamini-Hochberg step-up procedure resolves.
 
     Sorted by ``|T|`` (largest first), find the largest k whose pair clears
@@ -100,7 +129,9 @@ def resolved_bh(statistic, alpha=0.05, power=0.8, family_size=None):
     return out.reshape(np.shape(statistic))
 
 
-def adjust_p_values(p_values, method: str, family_size=None):
+def adjust_p_values(
+    p_values: ArrayLike, method: Adjustment, family_size: int | None = None
+) -> FloatArray:
     """Return adjusted p-values (Bonferroni, Sidak, Holm, BH or BY), capped at 1.
 
     Matches ``statsmodels.stats.multitest.multipletests`` (``bonferroni``, ``sidak``,
@@ -127,7 +158,7 @@ def adjust_p_values(p_values, method: str, family_size=None):
     return out.reshape(np.shape(p_values))
 
 
-def holm_rows(p_values, family_size=None):
+def holm_rows(p_values: ArrayLike, family_size: int | None = None) -> FloatArray:
     """Holm-adjusted p-values of each row of ``p_values`` (each row its own family).
 
     Examples
@@ -144,7 +175,7 @@ def holm_rows(p_values, family_size=None):
     return out
 
 
-def _family_size(value) -> int:
+def _family_size(value: Any) -> int:
     if isinstance(value, bool) or int(value) != value or value < 1:
         raise InputError(f"family_size must be a whole number >= 1; got {value!r}")
     return int(value)

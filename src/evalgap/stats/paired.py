@@ -17,11 +17,20 @@ accuracies and phi correlation, ``sigma_D^2 = (b + c)/N - delta^2``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from evalgap.errors import InputError
 from evalgap.stats import _validate
+from evalgap.stats._types import (
+    ArrayLike,
+    BoolArray,
+    CountOrArray,
+    FloatArray,
+    FloatOrArray,
+    IntArray,
+)
 from evalgap.stats.power import gap_and_variance_from_counts
 
 # Spread below this many units in the last place of the scores' scale is rounding, not
@@ -51,20 +60,20 @@ class PairedSummary:
         pair's items; set by :func:`summarize_pairs`, None elsewhere.
     """
 
-    n_items: np.ndarray
-    accuracy_a: np.ndarray
-    accuracy_b: np.ndarray
-    delta: np.ndarray
-    a_only: np.ndarray
-    b_only: np.ndarray
-    correlation: np.ndarray
-    sd_diff: np.ndarray
-    se: np.ndarray
-    binary: bool
-    variance_a: np.ndarray | None = None
-    variance_b: np.ndarray | None = None
+    n_items: CountOrArray
+    accuracy_a: FloatOrArray
+    accuracy_b: FloatOrArray
+    delta: FloatOrArray
+    a_only: CountOrArray
+    b_only: CountOrArray
+    correlation: FloatOrArray
+    sd_diff: FloatOrArray
+    se: FloatOrArray
+    binary: bool | BoolArray
+    variance_a: FloatOrArray | None = None
+    variance_b: FloatOrArray | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Return the summary as plain Python numbers (lists for arrays)."""
         out = {}
         for name in self.__dataclass_fields__:
@@ -75,7 +84,9 @@ class PairedSummary:
         return out
 
 
-def summarize_counts(both_correct, a_only, b_only, both_wrong) -> PairedSummary:
+def summarize_counts(
+    both_correct: ArrayLike, a_only: ArrayLike, b_only: ArrayLike, both_wrong: ArrayLike
+) -> PairedSummary:
     """Return the paired summary of binary comparisons given their 2x2 counts.
 
     With ``n11 = both_correct``, ``n10 = a_only``, ``n01 = b_only``, ``n00 = both_wrong`` and
@@ -120,7 +131,9 @@ def summarize_counts(both_correct, a_only, b_only, both_wrong) -> PairedSummary:
     )
 
 
-def _cell_summary(n11, n10, n01, n00) -> dict:
+def _cell_summary(
+    n11: FloatArray, n10: FloatArray, n01: FloatArray, n00: FloatArray
+) -> dict[str, Any]:
     """The formulas of :func:`summarize_counts` on 2x2 counts (arrays; NaN where N = 0).
 
     The one home of these formulas: :func:`summarize_pairs` uses it for masked pairs too.
@@ -145,7 +158,9 @@ def _cell_summary(n11, n10, n01, n00) -> dict:
         }
 
 
-def counts_from_scores(scores_a, scores_b) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def counts_from_scores(
+    scores_a: ArrayLike, scores_b: ArrayLike
+) -> tuple[IntArray, IntArray, IntArray, IntArray]:
     """Return ``(both_correct, a_only, b_only, both_wrong)`` of binary score arrays.
 
     The last axis runs over items; scores must be 0 or 1.
@@ -153,16 +168,16 @@ def counts_from_scores(scores_a, scores_b) -> tuple[np.ndarray, np.ndarray, np.n
     a, b = _aligned(scores_a, scores_b)
     if not (is_binary(a) and is_binary(b)):
         raise InputError("counts_from_scores needs binary scores (every score 0 or 1)")
-    a = a.astype(bool)
-    b = b.astype(bool)
-    both_correct = np.count_nonzero(a & b, axis=-1)
-    a_only = np.count_nonzero(a & ~b, axis=-1)
-    b_only = np.count_nonzero(~a & b, axis=-1)
+    right_a = a.astype(bool)
+    right_b = b.astype(bool)
+    both_correct = np.count_nonzero(right_a & right_b, axis=-1)
+    a_only = np.count_nonzero(right_a & ~right_b, axis=-1)
+    b_only = np.count_nonzero(~right_a & right_b, axis=-1)
     both_wrong = a.shape[-1] - both_correct - a_only - b_only
     return both_correct, a_only, b_only, both_wrong
 
 
-def summarize_scores(scores_a, scores_b) -> PairedSummary:
+def summarize_scores(scores_a: ArrayLike, scores_b: ArrayLike) -> PairedSummary:
     """Return the paired summary of two aligned score arrays (last axis = items).
 
     Binary scores (all 0/1) go through :func:`summarize_counts` on their 2x2 counts. Graded
@@ -176,7 +191,7 @@ def summarize_scores(scores_a, scores_b) -> PairedSummary:
     return summarize_moments(a, b)
 
 
-def summarize_moments(scores_a, scores_b) -> PairedSummary:
+def summarize_moments(scores_a: ArrayLike, scores_b: ArrayLike) -> PairedSummary:
     """Return the paired summary from sample moments, whatever the scores' support.
 
     This is the graded path of :func:`summarize_scores`; on binary data it equals
@@ -204,7 +219,7 @@ def summarize_moments(scores_a, scores_b) -> PairedSummary:
     )
 
 
-def is_binary(scores) -> bool:
+def is_binary(scores: ArrayLike) -> bool:
     """Return True when every score is exactly 0 or 1."""
     arr = np.asarray(scores)
     if arr.dtype == bool:
@@ -212,7 +227,7 @@ def is_binary(scores) -> bool:
     return bool(np.all((arr == 0) | (arr == 1)))
 
 
-def _aligned(scores_a, scores_b) -> tuple[np.ndarray, np.ndarray]:
+def _aligned(scores_a: ArrayLike, scores_b: ArrayLike) -> tuple[FloatArray, FloatArray]:
     a = np.asarray(scores_a, dtype=float)
     b = np.asarray(scores_b, dtype=float)
     if a.shape != b.shape:
@@ -228,7 +243,9 @@ def _aligned(scores_a, scores_b) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-def summarize_pairs(scores, first, second, *, chunk: int = 4096) -> PairedSummary:
+def summarize_pairs(
+    scores: ArrayLike, first: ArrayLike, second: ArrayLike, *, chunk: int = 4096
+) -> PairedSummary:
     """Return the paired summary of the pairs ``(first[p], second[p])`` of scores (N, K).
 
     ``scores`` may hold NaN where a model has no score: each pair is summarized on the items
@@ -284,7 +301,9 @@ def summarize_pairs(scores, first, second, *, chunk: int = 4096) -> PairedSummar
     return PairedSummary(**merged, binary=pair_binary)
 
 
-def _summarize_pairs_binary(x, observed, i, j) -> PairedSummary:
+def _summarize_pairs_binary(
+    x: FloatArray, observed: BoolArray, i: IntArray, j: IntArray
+) -> PairedSummary:
     # Sums of 0/1 products are integers, and float32 holds every integer below 2^24 exactly
     # whatever order BLAS adds them in: below 2^24 items the single-precision product is
     # exact and twice as fast. With every item observed, one product gives all four cells
@@ -321,7 +340,7 @@ def _summarize_pairs_binary(x, observed, i, j) -> PairedSummary:
     )
 
 
-def without_rounding_noise(variance, scale):
+def without_rounding_noise(variance: ArrayLike, scale: ArrayLike) -> FloatArray:
     """Return ``variance`` of differences, 0 where it is rounding error of scores of ``scale``.
 
     A constant difference (a - (a - 0.1)) is constant only up to one rounding per score, so
@@ -332,7 +351,9 @@ def without_rounding_noise(variance, scale):
     return np.where(np.sqrt(variance) <= floor, 0.0, variance)
 
 
-def _moments(a, b, *, axis: int, observed=None) -> dict:
+def _moments(
+    a: FloatArray, b: FloatArray, *, axis: int, observed: BoolArray | None = None
+) -> dict[str, Any]:
     """Return the paired moments of scores ``a`` and ``b`` along ``axis`` (items).
 
     The one home of the graded formulas: means, plug-in (divisor N) variances of each model,
@@ -367,7 +388,9 @@ def _moments(a, b, *, axis: int, observed=None) -> dict:
         }
 
 
-def _summarize_pairs_graded(x, observed, i, j, chunk) -> PairedSummary:
+def _summarize_pairs_graded(
+    x: FloatArray, observed: BoolArray, i: IntArray, j: IntArray, chunk: int
+) -> PairedSummary:
     size = i.size
     out = {
         name: np.full(size, np.nan)

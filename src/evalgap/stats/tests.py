@@ -13,6 +13,7 @@ continuity correction as compared in Resolution Diagnostics, Section 5 and Table
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import special
@@ -20,6 +21,14 @@ from scipy import special
 from evalgap.errors import InputError
 from evalgap.stats import _binomial as binomial
 from evalgap.stats import _validate
+from evalgap.stats._types import (
+    Alternative,
+    ArrayLike,
+    FloatArray,
+    FloatOrArray,
+    IntArray,
+    Seed,
+)
 from evalgap.stats.resample import sign_flip_sums, sign_flip_sums_binary
 
 
@@ -29,10 +38,10 @@ class TestResult:
 
     __test__ = False  # not a pytest test class
 
-    statistic: np.ndarray
-    p_value: np.ndarray
+    statistic: FloatOrArray
+    p_value: FloatOrArray
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Return the result as plain Python numbers."""
         return {
             "statistic": np.asarray(self.statistic).tolist(),
@@ -40,7 +49,13 @@ class TestResult:
         }
 
 
-def mcnemar(a_only, b_only, *, correction: bool = False, alternative: str = "two-sided"):
+def mcnemar(
+    a_only: ArrayLike,
+    b_only: ArrayLike,
+    *,
+    correction: bool = False,
+    alternative: Alternative = "two-sided",
+) -> TestResult:
     """Return McNemar's asymptotic test on the discordant counts ``b = a_only``, ``c = b_only``.
 
     The signed statistic is ``z = (b - c) / sqrt(b + c)``; two-sided, ``statistic`` is the
@@ -80,7 +95,7 @@ def mcnemar(a_only, b_only, *, correction: bool = False, alternative: str = "two
     return TestResult(statistic=f(statistic), p_value=f(p))
 
 
-def binomial_half_cdf(k, n):
+def binomial_half_cdf(k: ArrayLike, n: ArrayLike) -> FloatArray:
     """Return ``P(X <= k)`` for ``X ~ Binomial(n, 1/2)``, accurate for any n.
 
     Through the regularized incomplete beta function, ``P(X <= k) = I_{1/2}(n - k, k + 1)``.
@@ -97,7 +112,7 @@ def binomial_half_cdf(k, n):
     return np.where(k < 0, 0.0, np.where(k >= n, 1.0, value))
 
 
-def binomial_half_sf(k, n):
+def binomial_half_sf(k: ArrayLike, n: ArrayLike) -> FloatArray:
     """Return ``P(X > k)`` for ``X ~ Binomial(n, 1/2)``: ``I_{1/2}(k + 1, n - k)`` (see
     :func:`binomial_half_cdf`). ``k < 0`` gives 1, ``k >= n`` 0."""
     k = np.asarray(k, dtype=float)
@@ -109,7 +124,13 @@ def binomial_half_sf(k, n):
     return np.where(k < 0, 1.0, np.where(k >= n, 0.0, value))
 
 
-def mcnemar_exact(a_only, b_only, *, alternative: str = "two-sided", mid_p: bool = False):
+def mcnemar_exact(
+    a_only: ArrayLike,
+    b_only: ArrayLike,
+    *,
+    alternative: Alternative = "two-sided",
+    mid_p: bool = False,
+) -> FloatOrArray:
     """Return the exact conditional (binomial) McNemar p-value, or its mid-p version.
 
     Given ``n = b + c`` discordant items, ``b ~ Binomial(n, 1/2)`` under H0. One-sided
@@ -129,7 +150,7 @@ def mcnemar_exact(a_only, b_only, *, alternative: str = "two-sided", mid_p: bool
     n = b + c
     if alternative == "two-sided":
         exact, half = _two_sided_exact(b, c, mid_p=mid_p)
-        p = half if mid_p else exact
+        p = exact if half is None else half  # half is there exactly when mid_p
     else:
         x = b if alternative == "greater" else c  # the count that H1 says is large
         upper = binomial_half_sf(x - 1, n)  # P(X >= x) = P(X > x - 1)
@@ -140,7 +161,9 @@ def mcnemar_exact(a_only, b_only, *, alternative: str = "two-sided", mid_p: bool
     return _validate.scalar_or_array(np.clip(p, 0.0, 1.0))
 
 
-def _two_sided_exact(b, c, *, mid_p: bool):
+def _two_sided_exact(
+    b: FloatArray, c: FloatArray, *, mid_p: bool
+) -> tuple[FloatArray, FloatArray | None]:
     """Two-sided exact McNemar p and (when ``mid_p``) its mid-p, from one binomial tail."""
     n = b + c
     k = np.minimum(b, c)
@@ -151,7 +174,9 @@ def _two_sided_exact(b, c, *, mid_p: bool):
     return exact, np.minimum(1.0, 2.0 * (tail - 0.5 * binomial.pmf(k, n, 0.5)))
 
 
-def mcnemar_exact_and_mid_p(a_only, b_only):
+def mcnemar_exact_and_mid_p(
+    a_only: ArrayLike, b_only: ArrayLike
+) -> tuple[FloatOrArray, FloatOrArray]:
     """Return the two-sided exact McNemar p-value and its mid-p version (see
     :func:`mcnemar_exact`), sharing one evaluation of the binomial tail.
 
@@ -163,12 +188,15 @@ def mcnemar_exact_and_mid_p(a_only, b_only):
     b = _validate.counts(a_only, "a_only")
     c = _validate.counts(b_only, "b_only")
     exact, mid = _two_sided_exact(b, c, mid_p=True)
+    assert mid is not None
     none = (b + c) == 0
     f = _validate.scalar_or_array
     return f(np.where(none, 1.0, exact)), f(np.clip(np.where(none, 1.0, mid), 0.0, 1.0))
 
 
-def min_differing_items(alpha, alternative: str = "two-sided"):
+def min_differing_items(
+    alpha: ArrayLike, alternative: Alternative = "two-sided"
+) -> int | IntArray:
     """Return the fewest items with a non-zero difference on which a level-alpha test can reject.
 
     Under H0 (the two models exchangeable on each item) the signs of the k non-zero
@@ -185,7 +213,12 @@ def min_differing_items(alpha, alternative: str = "two-sided"):
     return _validate.scalar_or_array(np.ceil(bits - 1e-9).astype(np.int64))
 
 
-def required_n_floor(differing, n_items, alpha, alternative: str = "two-sided"):
+def required_n_floor(
+    differing: ArrayLike,
+    n_items: ArrayLike,
+    alpha: ArrayLike,
+    alternative: Alternative = "two-sided",
+) -> FloatOrArray:
     """Return the fewest items that hold, at the sample's rate, the differing items any valid
     test needs (:func:`min_differing_items`): a lower bound on N* (Eq. 3).
 
@@ -201,7 +234,9 @@ def required_n_floor(differing, n_items, alpha, alternative: str = "two-sided"):
     return _validate.scalar_or_array(floor)
 
 
-def paired_t(scores_a, scores_b, *, alternative: str = "two-sided") -> TestResult:
+def paired_t(
+    scores_a: ArrayLike, scores_b: ArrayLike, *, alternative: Alternative = "two-sided"
+) -> TestResult:
     """Return the paired t test of ``mean(D) = 0`` on aligned scores (last axis = items).
 
     ``t = mean(D) / (s_D / sqrt(N))`` with ``s_D`` the sample standard deviation (divisor
@@ -224,7 +259,7 @@ def paired_t(scores_a, scores_b, *, alternative: str = "two-sided") -> TestResul
     )
 
 
-def wald_statistic(delta, sd_diff, n_items):
+def wald_statistic(delta: ArrayLike, sd_diff: ArrayLike, n_items: ArrayLike) -> FloatOrArray:
     """Return the Wald statistic ``T = delta / (sigma_D / sqrt(N))`` of paired gaps (Eq. 1).
 
     With the plug-in sigma_D this is the statistic whose level-alpha threshold the audit's
@@ -245,7 +280,7 @@ def wald_statistic(delta, sd_diff, n_items):
     return _validate.scalar_or_array(np.where(delta == 0, 0.0, t))
 
 
-def wald_p_value(statistic, alternative: str = "two-sided"):
+def wald_p_value(statistic: ArrayLike, alternative: Alternative = "two-sided") -> FloatOrArray:
     """The normal p-value of a Wald statistic: ``erfc(|z| / sqrt 2)`` two-sided, else a tail.
 
     Examples
@@ -262,7 +297,13 @@ def wald_p_value(statistic, alternative: str = "two-sided"):
     return _validate.scalar_or_array(p)
 
 
-def paired_t_from_moments(mean_diff, sd_diff_sample, n_items, *, alternative="two-sided"):
+def paired_t_from_moments(
+    mean_diff: ArrayLike,
+    sd_diff_sample: ArrayLike,
+    n_items: ArrayLike,
+    *,
+    alternative: Alternative = "two-sided",
+) -> TestResult:
     """Return the paired t test from ``mean(D)``, its sample SD (divisor N - 1) and N."""
     _validate.alternative(alternative)
     mean = np.asarray(mean_diff, dtype=float)
@@ -282,12 +323,12 @@ def paired_t_from_moments(mean_diff, sd_diff_sample, n_items, *, alternative="tw
 
 
 def sign_flip_test(
-    scores_a,
-    scores_b,
+    scores_a: ArrayLike,
+    scores_b: ArrayLike,
     *,
     n_resamples: int = 10_000,
-    alternative: str = "two-sided",
-    seed=None,
+    alternative: Alternative = "two-sided",
+    seed: Seed = None,
 ) -> TestResult:
     """Return the sign-flip permutation test of ``mean(D) = 0`` (1-D scores).
 
@@ -314,7 +355,13 @@ def sign_flip_test(
     return TestResult(statistic=observed, p_value=p)
 
 
-def permutation_p_value(observed, null, *, alternative="two-sided", scale=1.0) -> float:
+def permutation_p_value(
+    observed: float,
+    null: ArrayLike,
+    *,
+    alternative: Alternative = "two-sided",
+    scale: float = 1.0,
+) -> float:
     """Return ``(1 + #{null draws at least as extreme as observed}) / (m + 1)``.
 
     A relative tolerance of 1e-9 of ``scale`` treats floating-point near-ties as ties, so a
@@ -331,7 +378,7 @@ def permutation_p_value(observed, null, *, alternative="two-sided", scale=1.0) -
     return float(permutation_p_value_from_draws(extreme))
 
 
-def permutation_p_value_from_draws(extreme, axis: int = -1):
+def permutation_p_value_from_draws(extreme: ArrayLike, axis: int = -1) -> FloatOrArray:
     """Return ``(1 + #{extreme draws}) / (m + 1)`` from booleans marking the extreme draws.
 
     The one home of the Monte Carlo permutation p-value (valid for any number m of draws:
