@@ -6,7 +6,7 @@ and return a float for scalar input and an array otherwise (``FloatOrArray``).
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias, Union
+from typing import Literal, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -26,9 +26,9 @@ FloatArray: TypeAlias = NDArray[np.float64]
 IntArray: TypeAlias = NDArray[np.int64]
 BoolArray: TypeAlias = NDArray[np.bool_]
 # A broadcasting function's result: a float (a NumPy scalar) for scalar input, else an array.
-FloatOrArray: TypeAlias = Union[float, FloatArray]
+FloatOrArray: TypeAlias = float | FloatArray
 # Counts: whole numbers held as floats (exact below 2^53) or as integers.
-CountOrArray: TypeAlias = Union[float, FloatArray, IntArray]
+CountOrArray: TypeAlias = float | FloatArray | IntArray
 # What ``numpy.random.default_rng`` accepts as a seed.
-Seed: TypeAlias = Union[int, np.random.Generator, np.random.SeedSequence, None]
+Seed: TypeAlias = int | np.random.Generator | np.random.SeedSequence | None
 Alternative: TypeAlias = Literal["two-sided", "greater", "less"]
