@@ -29,30 +29,34 @@ items, 0.037-0.063 after (1,000 experiments each, SE 0.007; :func:`max_drop_sigm
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
 
 from evalgap.stats import _validate, resample, tests
+from evalgap.stats._types import ArrayLike, FloatArray, FloatOrArray, IntArray, Seed
 from evalgap.stats.tests import mcnemar_exact
 
 MAX_DROP_EPSILON = 1e-10  # Algorithm 7: keeps a task whose differences have no spread finite
 
 
-def task_p_values(a_only, b_only):
+def task_p_values(a_only: ArrayLike, b_only: ArrayLike) -> FloatOrArray:
     """Return each task's exact one-sided McNemar p-value, ``P(B >= b)`` (Algorithm 1)."""
     return mcnemar_exact(a_only, b_only, alternative="greater")
 
 
-def pooled_p_value(a_only, b_only) -> float:
+def pooled_p_value(a_only: ArrayLike, b_only: ArrayLike) -> float:
     """Return the pooled test's p-value: the exact one-sided test on summed counts (Alg. 2)."""
     b = np.asarray(_validate.counts(a_only, "a_only"))
     c = np.asarray(_validate.counts(b_only, "b_only"))
     return float(mcnemar_exact(b.sum(), c.sum(), alternative="greater"))
 
 
-def fisher_over_tasks(a_only, b_only):
+def fisher_over_tasks(
+    a_only: ArrayLike, b_only: ArrayLike
+) -> tuple[float, int] | tuple[FloatArray, IntArray]:
     """Return Fisher's p-value over tasks with flips (Algorithm 3) and how many were left out.
 
     Counts have shape (..., T); the results have shape (...) (scalars for one family).
@@ -68,7 +72,7 @@ def fisher_over_tasks(a_only, b_only):
     return out, left_out
 
 
-def max_drop_statistics(a_only, b_only) -> np.ndarray:
+def max_drop_statistics(a_only: ArrayLike, b_only: ArrayLike) -> FloatArray:
     """Return ``z_i = (2 b_i - n_i) / sqrt(n_i)`` per task (NaN where ``n_i = 0``)."""
     b = _validate.counts(a_only, "a_only")
     n = b + _validate.counts(b_only, "b_only")
@@ -76,7 +80,7 @@ def max_drop_statistics(a_only, b_only) -> np.ndarray:
         return np.where(n > 0, (2 * b - n) / np.sqrt(n), np.nan)
 
 
-def max_drop_p_value(a_only, b_only):
+def max_drop_p_value(a_only: ArrayLike, b_only: ArrayLike) -> FloatOrArray:
     """Return the exact max-drop p-value ``1 - prod_i P(z_i < z_obs)`` over tasks with flips.
 
     ``z_i < z_obs`` iff ``B_i < k_i = (z_obs sqrt(n_i) + n_i)/2``; the product is taken in log
@@ -102,7 +106,9 @@ def max_drop_p_value(a_only, b_only):
     return _validate.scalar_or_array(np.clip(p, 0.0, 1.0))
 
 
-def max_drop_p_value_monte_carlo(a_only, b_only, n_simulations: int = 100_000, seed=None) -> float:
+def max_drop_p_value_monte_carlo(
+    a_only: ArrayLike, b_only: ArrayLike, n_simulations: int = 100_000, seed: Seed = None
+) -> float:
     """Return Algorithm 4's Monte Carlo max-drop p-value: ``mean(z_max_sim >= z_obs)``."""
     n_simulations = _validate.resamples(n_simulations, "n_simulations")
     b = np.asarray(_validate.counts(a_only, "a_only"), dtype=np.int64)
@@ -118,7 +124,9 @@ def max_drop_p_value_monte_carlo(a_only, b_only, n_simulations: int = 100_000, s
     return float(np.mean(z_max >= z_obs - 1e-9))
 
 
-def max_drop_sigma(sums, sum_squares, n_items, *, sign_invariant: bool = True):
+def max_drop_sigma(
+    sums: ArrayLike, sum_squares: ArrayLike, n_items: ArrayLike, *, sign_invariant: bool = True
+) -> FloatArray:
     """Return the per-task scale ``sigma_t`` of the permutation max-drop (Algorithm 7, line 4).
 
     ``sums``, ``sum_squares`` and ``n_items`` are ``sum D``, ``sum D^2`` and ``N_t`` per task.
@@ -142,7 +150,9 @@ def max_drop_sigma(sums, sum_squares, n_items, *, sign_invariant: bool = True):
     return spread / np.sqrt(np.maximum(n, 1.0)) + MAX_DROP_EPSILON
 
 
-def permutation_max_drop_statistics(sums, sum_squares, n_items, *, sign_invariant: bool = True):
+def permutation_max_drop_statistics(
+    sums: ArrayLike, sum_squares: ArrayLike, n_items: ArrayLike, *, sign_invariant: bool = True
+) -> FloatArray:
     """Return each task's standardized mean ``z_t = mean(D_t) / sigma_t`` (Algorithm 7, line 5).
 
     With the default sign-invariant scale, ``z_t = sum D / (sqrt(sum D^2) + N_t eps)``; on
@@ -154,8 +164,14 @@ def permutation_max_drop_statistics(sums, sum_squares, n_items, *, sign_invarian
 
 
 def permutation_p_values(
-    draws, sums, sum_squares, n_items, *, abs_sums=None, sign_invariant: bool = True
-):
+    draws: ArrayLike,
+    sums: ArrayLike,
+    sum_squares: ArrayLike,
+    n_items: ArrayLike,
+    *,
+    abs_sums: ArrayLike | None = None,
+    sign_invariant: bool = True,
+) -> tuple[FloatOrArray, FloatArray, FloatOrArray]:
     """Return the sign-flip p-values ``(pooled, per_task, max_drop)`` from shared draws.
 
     ``draws`` has shape ``(..., m, T)``: m sign-flip draws of each task's ``sum D``; ``sums``,
@@ -176,7 +192,9 @@ def permutation_p_values(
     pooled_draws = draws.sum(axis=-1)
     pooled_observed = s.sum(axis=-1) - tol.sum(axis=-1)
     pooled = tests.permutation_p_value_from_draws(pooled_draws >= pooled_observed[..., None])
-    per_task = tests.permutation_p_value_from_draws(draws >= (s - tol)[..., None, :], axis=-2)
+    per_task = np.asarray(
+        tests.permutation_p_value_from_draws(draws >= (s - tol)[..., None, :], axis=-2)
+    )
     sigma = max_drop_sigma(s, q, n, sign_invariant=sign_invariant)
     size = np.maximum(n, 1.0)
     z_obs = np.max(permutation_max_drop_statistics(s, q, n, sign_invariant=sign_invariant), -1)
@@ -185,7 +203,7 @@ def permutation_p_values(
     return pooled, per_task, max_drop
 
 
-def fisher_over_informative(p_values, informative):
+def fisher_over_informative(p_values: ArrayLike, informative: ArrayLike) -> FloatArray:
     """Return Fisher's p-value over the informative tasks (last axis); 1 where there is none."""
     p = np.where(informative, np.asarray(p_values, dtype=float), 1.0)  # log 1 = 0
     with np.errstate(divide="ignore"):  # a p-value that underflowed to 0 makes chi2 infinite
@@ -194,7 +212,9 @@ def fisher_over_informative(p_values, informative):
     return np.where(df > 0, special.chdtrc(np.maximum(df, 1), statistic), 1.0)
 
 
-def sign_flip_draws(differences, n_permutations: int, rng: np.random.Generator):
+def sign_flip_draws(
+    differences: ArrayLike, n_permutations: int, rng: np.random.Generator
+) -> FloatArray:
     """Return sign-flip draws of ``sum_i s_i D_i`` for a batch of padded task vectors.
 
     ``differences`` has shape ``(E, T, N)`` (zeros pad shorter tasks: a zero difference adds
@@ -217,13 +237,13 @@ class PermutationAggregates:
     pooled: float
     fisher: float
     max_drop: float
-    task_p_values: np.ndarray
+    task_p_values: FloatArray
     tasks_left_out: int
     n_permutations: int
 
 
 def permutation_aggregates(
-    differences_by_task, n_permutations: int = 100_000, seed=None
+    differences_by_task: Sequence[ArrayLike], n_permutations: int = 100_000, seed: Seed = None
 ) -> PermutationAggregates:
     """Return the permutation pooled, Fisher and max-drop p-values (one-sided: baseline better).
 

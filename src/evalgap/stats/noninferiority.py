@@ -44,6 +44,7 @@ from scipy import special
 
 from evalgap.errors import InputError
 from evalgap.stats import _validate
+from evalgap.stats._types import ArrayLike, BoolArray, FloatArray, FloatOrArray, IntArray
 from evalgap.stats.intervals import z_quantile
 
 EXACT_MAX_N = 100  # below, the exact unconditional p-value (enumeration is O(n^2) outcomes)
@@ -56,14 +57,16 @@ BOUND_TOLERANCE = 1e-9  # its bracket's width when the search stops
 TIE = 1e-10  # relative: scores this close to the observed one count as at least it
 
 
-def _margin(margin) -> float:
+def _margin(margin: object) -> float:
     value = _validate.numbers(margin, "margin")
     if value.ndim != 0 or not 0 < float(value) < 1:
         raise InputError(f"margin must be one number in (0, 1); got {_validate.show(margin)}")
     return float(value)
 
 
-def constrained_p2(x1, x2, n, d0):
+def constrained_p2(
+    x1: ArrayLike, x2: ArrayLike, n: ArrayLike, d0: ArrayLike
+) -> FloatArray:
     """The null-constrained MLE of ``p2`` (the baseline-only cell) given ``p1 - p2 = d0``.
 
     Examples
@@ -81,7 +84,7 @@ def constrained_p2(x1, x2, n, d0):
     return (b + root) / (4 * n)
 
 
-def score_statistic(x1, x2, n, d0):
+def score_statistic(x1: ArrayLike, x2: ArrayLike, n: ArrayLike, d0: ArrayLike) -> FloatArray:
     """Tango's score statistic ``Z(d0)`` for ``H0: p_candidate - p_baseline = d0``.
 
     Examples
@@ -99,7 +102,13 @@ def score_statistic(x1, x2, n, d0):
     return np.where(variance > 0, z, degenerate)
 
 
-def noninferiority_binary(favour_candidate, favour_baseline, n_items, margin, alpha=0.05):
+def noninferiority_binary(
+    favour_candidate: ArrayLike,
+    favour_baseline: ArrayLike,
+    n_items: ArrayLike,
+    margin: float,
+    alpha: float = 0.05,
+) -> tuple[FloatOrArray, FloatOrArray, FloatOrArray, FloatOrArray, FloatOrArray]:
     """Per task: ``(delta, statistic, p_value, lower_bound, upper_bound)`` of the score test.
 
     ``lower_bound`` is the one-sided (1 - alpha) lower confidence bound of ``delta``,
@@ -128,7 +137,9 @@ def noninferiority_binary(favour_candidate, favour_baseline, n_items, margin, al
     return f(delta), f(z), f(p), f(low), f(high)
 
 
-def noninferiority_p_value(favour_candidate, favour_baseline, n_items, margin):
+def noninferiority_p_value(
+    favour_candidate: ArrayLike, favour_baseline: ArrayLike, n_items: ArrayLike, margin: float
+) -> FloatOrArray:
     """One-sided p-value of ``H0: delta <= -margin``: the ``p_value`` of
     :func:`noninferiority_binary` without its bounds (exact below :data:`EXACT_MAX_N` items).
 
@@ -142,7 +153,9 @@ def noninferiority_p_value(favour_candidate, favour_baseline, n_items, margin):
     return _validate.scalar_or_array(_p_values(x1, x2, n, -margin))
 
 
-def nonsuperiority_p_value(favour_candidate, favour_baseline, n_items, margin):
+def nonsuperiority_p_value(
+    favour_candidate: ArrayLike, favour_baseline: ArrayLike, n_items: ArrayLike, margin: float
+) -> FloatOrArray:
     """One-sided p-value of ``H0: delta >= margin`` (the other half of equivalence): the
     non-inferiority test with the two models' roles swapped, exact below :data:`EXACT_MAX_N`
     items as it is.
@@ -157,7 +170,9 @@ def nonsuperiority_p_value(favour_candidate, favour_baseline, n_items, margin):
     return _validate.scalar_or_array(_p_values(x2, x1, n, -margin))
 
 
-def _outcomes(favour_candidate, favour_baseline, n_items):
+def _outcomes(
+    favour_candidate: ArrayLike, favour_baseline: ArrayLike, n_items: ArrayLike
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     x1 = _validate.counts(favour_candidate, "favour_candidate")
     x2 = _validate.counts(favour_baseline, "favour_baseline")
     n = _validate.counts(n_items, "n_items")
@@ -167,18 +182,24 @@ def _outcomes(favour_candidate, favour_baseline, n_items):
     return x1, x2, n
 
 
-def _p_values(x1, x2, n, d0: float) -> np.ndarray:
+def _p_values(x1: FloatArray, x2: FloatArray, n: FloatArray, d0: float) -> FloatArray:
     """One-sided p-values of ``H0: delta <= d0``: the score test's normal tail, exact
     unconditional below :data:`EXACT_MAX_N` items."""
     p = np.array(special.ndtr(-score_statistic(x1, x2, n, d0)), dtype=float, ndmin=1)
     small = np.ravel(n < EXACT_MAX_N)
     if np.any(small):
-        flat = [np.ravel(v)[small].astype(int) for v in (x1, x2, n)]
-        p.reshape(-1)[small] = _exact_p_values(*flat, np.full(int(small.sum()), d0))
+        x1s, x2s, ns = (np.ravel(v)[small].astype(int) for v in (x1, x2, n))
+        p.reshape(-1)[small] = _exact_p_values(x1s, x2s, ns, np.full(int(small.sum()), d0))
     return np.clip(p.reshape(np.shape(x1)), 0.0, 1.0)
 
 
-def noninferiority_mean(mean_difference, sd_difference, n_items, margin, alpha=0.05):
+def noninferiority_mean(
+    mean_difference: ArrayLike,
+    sd_difference: ArrayLike,
+    n_items: ArrayLike,
+    margin: float,
+    alpha: float = 0.05,
+) -> tuple[FloatOrArray, FloatOrArray, FloatOrArray, FloatOrArray]:
     """Graded scores: ``(statistic, p_value, lower_bound, upper_bound)`` of the paired t test
     of ``H0: mean(D) <= -margin`` (D = candidate - baseline, ``sd`` with ddof 1). Fewer than
     two items have no SD and show nothing: NaN statistic and p-value, infinite bounds.
@@ -209,7 +230,13 @@ def noninferiority_mean(mean_difference, sd_difference, n_items, margin, alpha=0
     return f(t), f(p), f(low), f(high)
 
 
-def noninferiority_required_n(flip_rate, delta, margin, alpha=0.05, power=0.8):
+def noninferiority_required_n(
+    flip_rate: ArrayLike,
+    delta: ArrayLike,
+    margin: float,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> FloatOrArray:
     """Items for the score test to show non-inferiority with the given power (Nam 1997).
 
     ``flip_rate`` is the expected share of discordant items and ``delta`` the expected
@@ -236,15 +263,17 @@ def noninferiority_required_n(flip_rate, delta, margin, alpha=0.05, power=0.8):
     p2 = constrained_p2(x1, x2, 1.0, -margin)
     v0 = 2 * p2 - margin * (1 + margin)
     v1 = f - d * d
-    alpha, power = _validate.levels(alpha, power, "greater")
-    za = float(z_quantile(alpha, "greater"))
-    zb = float(z_quantile(1 - power, "greater"))
+    checked_alpha, checked_power = _validate.levels(alpha, power, "greater")
+    za = float(z_quantile(checked_alpha, "greater"))
+    zb = float(z_quantile(1 - checked_power, "greater"))
     with np.errstate(divide="ignore", over="ignore"):  # a margin near 0: infinitely many
         n = (za * np.sqrt(v0) + zb * np.sqrt(v1)) ** 2 / (d + margin) ** 2
     return _validate.scalar_or_array(np.ceil(n))
 
 
-def _lower_bound(x1, x2, n, alpha: float, d0: float, rejected) -> np.ndarray:
+def _lower_bound(
+    x1: np.ndarray, x2: np.ndarray, n: np.ndarray, alpha: float, d0: float, rejected: np.ndarray
+) -> FloatArray:
     """The one-sided (1 - alpha) lower bound of ``delta``: the ``d0`` where the test of
     ``delta <= d0`` turns from rejecting to not, by bisection from ``d0`` on the side the test
     at ``d0`` decided (so that bound > d0 exactly when it rejected). Score test inverted at
@@ -268,7 +297,7 @@ def _lower_bound(x1, x2, n, alpha: float, d0: float, rejected) -> np.ndarray:
         out[big] = (lo + hi) / 2
     if np.any(~big):
         lo, hi = low[~big], high[~big]
-        a, b, m = (v[~big].astype(int) for v in (x1, x2, n))
+        ai, bi, mi = (v[~big].astype(np.int64) for v in (x1, x2, n))
         # g = p - alpha: <= 0 at lo, > 0 at hi. False position on odd steps (fast where p is
         # smooth), bisection on even ones (halves the bracket however p jumps)
         g_lo = np.where(rejected[~big], -alpha / 2, -alpha)
@@ -283,7 +312,7 @@ def _lower_bound(x1, x2, n, alpha: float, d0: float, rejected) -> np.ndarray:
                 share = np.clip(-g_lo / (g_hi - g_lo), 0.05, 0.95)
                 mid = lo + share * (hi - lo)
             g = np.full(lo.shape, np.nan)
-            g[open_] = _exact_p_values(a[open_], b[open_], m[open_], mid[open_]) - alpha
+            g[open_] = _exact_p_values(ai[open_], bi[open_], mi[open_], mid[open_]) - alpha
             reject = open_ & (g <= 0)
             keep = open_ & ~reject
             lo, g_lo = np.where(reject, mid, lo), np.where(reject, g, g_lo)
@@ -292,7 +321,7 @@ def _lower_bound(x1, x2, n, alpha: float, d0: float, rejected) -> np.ndarray:
     return out.reshape(shape)
 
 
-def _exact_p_values(x1, x2, n, d0) -> np.ndarray:
+def _exact_p_values(x1: IntArray, x2: IntArray, n: IntArray, d0: FloatArray) -> FloatArray:
     """Exact unconditional p-values of outcomes ``(x1, x2)`` of ``n`` items for ``H0: delta <=
     d0`` (1-D arrays, one ``d0`` each): the largest, over the nuisance ``p2`` of the null
     boundary ``p1 = p2 + d0``, multinomial probability of a score statistic at least the
@@ -308,7 +337,7 @@ def _exact_p_values(x1, x2, n, d0) -> np.ndarray:
     return out[np.ravel(back)]
 
 
-def _exact_sup(x1, x2, n: int, d0) -> np.ndarray:
+def _exact_sup(x1: IntArray, x2: IntArray, n: int, d0: FloatArray) -> FloatArray:
     """:func:`_exact_p_values` for outcomes of one size: a grid over the nuisance range with
     both ends, then golden-section search around the grid's highest local maxima."""
     k = x1.size
@@ -327,7 +356,7 @@ def _exact_sup(x1, x2, n: int, d0) -> np.ndarray:
     allowed = np.repeat(allowed, top.shape[1], axis=0)
     d = np.repeat(d0, top.shape[1])
 
-    def f(p2):
+    def f(p2: FloatArray) -> FloatArray:
         return _tail(allowed, n, d, p2[:, None])[:, 0]
 
     ratio = (np.sqrt(5.0) - 1) / 2
@@ -349,12 +378,12 @@ def _exact_sup(x1, x2, n: int, d0) -> np.ndarray:
 
 
 @lru_cache(maxsize=128)
-def _log_choose(n: int) -> np.ndarray:
+def _log_choose(n: int) -> FloatArray:
     k = np.arange(n + 1)
     return special.gammaln(n + 1) - special.gammaln(k + 1) - special.gammaln(n - k + 1)
 
 
-def _allowed(x1, x2, n: int, d0) -> np.ndarray:
+def _allowed(x1: IntArray, x2: IntArray, n: int, d0: FloatArray) -> BoolArray:
     """Per outcome (each with its ``d0``) and per ``x1``: how many ``x2`` (from 0) give a
     score statistic at least the outcome's (Z falls as ``x2`` rises, so they are the first
     ones); near-ties count."""
@@ -372,7 +401,7 @@ def _allowed(x1, x2, n: int, d0) -> np.ndarray:
     return out
 
 
-def _tail(allowed, n: int, d0, p2) -> np.ndarray:
+def _tail(allowed: BoolArray, n: int, d0: FloatArray, p2: FloatArray) -> FloatArray:
     """``P(x2 < allowed[x1])`` under the null cell probabilities ``p1 = p2 + d0`` and ``p2``
     (rows: outcomes, each with its ``d0``; columns: values of ``p2``): ``x1 ~ Bin(n, p1)``,
     then ``x2 | x1 ~ Bin(n - x1, p2 / (1 - p1))``, whose CDF is a regularized beta."""

@@ -19,13 +19,16 @@ The **z-equivalent boundary** ``u(n)`` is the McNemar statistic ``|b - c| / sqrt
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 from scipy import special
 
 from evalgap.errors import InputError
 from evalgap.stats import _validate
+from evalgap.stats._types import ArrayLike, BoolArray, FloatArray, FloatOrArray, IntArray
 from evalgap.stats.power import critical_values
 
 THETA_GRID = np.concatenate([np.arange(1, 50), np.arange(51, 100)]) / 100.0
@@ -33,7 +36,12 @@ MIXTURES = ("grid", "beta")
 EXCESS_BLOCK = 4096  # excess values per e-value evaluation in excess_table
 
 
-def log_e_value(a_only, b_only, *, mixture: str = "grid", beta_shape: float = 2.0):
+Mixture = Literal["grid", "beta"]
+
+
+def log_e_value(
+    a_only: ArrayLike, b_only: ArrayLike, *, mixture: Mixture = "grid", beta_shape: float = 2.0
+) -> FloatOrArray:
     """Return ``log e_n`` after ``b = a_only`` and ``c = b_only`` discordant items (Eq. 24).
 
     Inputs broadcast and may be non-integer (the boundary solver uses that).
@@ -54,7 +62,13 @@ def log_e_value(a_only, b_only, *, mixture: str = "grid", beta_shape: float = 2.
     return _validate.scalar_or_array(out)
 
 
-def boundary(n_discordant, alpha: float = 0.05, *, mixture: str = "grid", beta_shape: float = 2.0):
+def boundary(
+    n_discordant: ArrayLike,
+    alpha: float = 0.05,
+    *,
+    mixture: Mixture = "grid",
+    beta_shape: float = 2.0,
+) -> FloatOrArray:
     """Return ``u(n)``: the ``|b - c|/sqrt(n)`` at which ``e_n`` reaches ``1/alpha``.
 
     With ``b = (n + d)/2`` and ``c = (n - d)/2``, ``log e_n`` is increasing and convex in the
@@ -89,7 +103,7 @@ NEWTON_STEPS = 100  # far more than needed: the steps are monotone and end quadr
 COARSE_POINTS = 128  # n values solved first, to interpolate the start of the others
 
 
-def _start(values, target, mixture, shape):
+def _start(values: FloatArray, target: float, mixture: Mixture, shape: float) -> FloatArray:
     """A starting excess near the root for every n.
 
     The normal approximation ``u^2 ~ 2 log(1/alpha) + log(1 + n) + 10`` (the mixture's width
@@ -114,7 +128,9 @@ def _start(values, target, mixture, shape):
     return np.where(inside, start, normal)
 
 
-def _solve_excess(values, start, target, mixture, shape):
+def _solve_excess(
+    values: FloatArray, start: FloatArray, target: float, mixture: Mixture, shape: float
+) -> tuple[FloatArray, BoolArray]:
     """Newton on ``log e_n(d) = log(1/alpha)`` for every n at once: ``(d, reachable)``.
 
     ``log e_n`` is convex and increasing in ``d``, so one step from any start lands at or
@@ -155,7 +171,9 @@ _GRID_LEVEL = np.log(THETA_GRID * (1 - THETA_GRID)) / 2  # d log e / dn of each 
 _GRID_SLOPE = np.log(THETA_GRID / (1 - THETA_GRID)) / 2  # d log e / dd of each grid term
 
 
-def _log_e_and_slope(n, d, mixture, shape):
+def _log_e_and_slope(
+    n: FloatArray, d: FloatArray, mixture: Mixture, shape: float
+) -> tuple[FloatArray, FloatArray]:
     """``log e_n`` at excess ``d`` and its derivative in ``d`` (Eq. 24, b = (n+d)/2)."""
     if mixture == "grid":
         terms = n[:, None] * _GRID_LEVEL + d[:, None] * _GRID_SLOPE
@@ -169,7 +187,13 @@ def _log_e_and_slope(n, d, mixture, shape):
     return log_e, (special.digamma(b) - special.digamma(c)) / 2
 
 
-def log_e_trajectory(differences, *, at=None, mixture: str = "grid", beta_shape: float = 2.0):
+def log_e_trajectory(
+    differences: ArrayLike,
+    *,
+    at: int | Sequence[int] | IntArray | None = None,
+    mixture: Mixture = "grid",
+    beta_shape: float = 2.0,
+) -> FloatOrArray:
     """Return ``log e_t`` after each item of a sequence of paired binary differences.
 
     ``differences`` holds ``D_i = X_i^A - X_i^B`` in {-1, 0, 1} along the items' order (the
@@ -185,12 +209,16 @@ def log_e_trajectory(differences, *, at=None, mixture: str = "grid", beta_shape:
     return log_e_value(b, c, mixture=mixture, beta_shape=beta_shape)
 
 
-def rejects(a_only, b_only, alpha: float = 0.05, **mixture_options):
+def rejects(
+    a_only: ArrayLike, b_only: ArrayLike, alpha: float = 0.05, **mixture_options: Any
+) -> BoolArray:
     """Return whether ``e_n >= 1/alpha`` at the given discordant counts."""
     return np.asarray(log_e_value(a_only, b_only, **mixture_options)) >= -np.log(alpha)
 
 
-def excess_table(n_max, alpha: float = 0.05, *, mixture: str = "grid", beta_shape: float = 2.0):
+def excess_table(
+    n_max: int, alpha: float = 0.05, *, mixture: Mixture = "grid", beta_shape: float = 2.0
+) -> IntArray:
     """Return ``last[d - 1]``: the largest n at which an excess ``|b - c| = d`` still rejects.
 
     ``e_n`` falls with n at a fixed excess ``d`` (each mixture term carries
@@ -211,7 +239,7 @@ def excess_table(n_max, alpha: float = 0.05, *, mixture: str = "grid", beta_shap
         return np.zeros(0, dtype=np.int64)
     d = np.arange(1, int(np.ceil(float(top) * np.sqrt(n_max))) + 2, dtype=float)
 
-    def rejects_at(n):
+    def rejects_at(n: FloatArray) -> FloatArray:
         # blocks of d bound the (d, theta) grid of the mixture to a few MB
         out = np.empty_like(d)
         for i in range(0, d.size, EXCESS_BLOCK):
@@ -238,7 +266,7 @@ def excess_table(n_max, alpha: float = 0.05, *, mixture: str = "grid", beta_shap
     return np.where(start, low, d - 1).astype(np.int64)
 
 
-def excess_boundary(n_discordant, table):
+def excess_boundary(n_discordant: ArrayLike, table: IntArray) -> IntArray:
     """Return ``D(n)``: the smallest excess ``|b - c|`` that rejects after n discordant items.
 
     ``table`` comes from :func:`excess_table`; ``D(n) = min{d : last[d - 1] >= n}``. Where no
@@ -251,7 +279,9 @@ def excess_boundary(n_discordant, table):
     return np.where(index < table.size, index + 1, n + 1)
 
 
-def required_n_anytime(required_n, boundary_value, alpha=0.05, power=0.8):
+def required_n_anytime(
+    required_n: ArrayLike, boundary_value: ArrayLike, alpha: float = 0.05, power: float = 0.8
+) -> FloatOrArray:
     """Return the anytime-valid N*: Equation (3) with ``u(n)`` in place of ``z_{1-alpha/2}``.
 
     ``N*_anytime = N* ((u + z_{1-beta}) / (z_{1-alpha/2} + z_{1-beta}))^2`` (Section 6.5),
@@ -263,7 +293,9 @@ def required_n_anytime(required_n, boundary_value, alpha=0.05, power=0.8):
     return _validate.scalar_or_array(np.asarray(required_n, dtype=float) * ratio**2)
 
 
-def resolved_anytime(statistic, boundary_value, power=0.8):
+def resolved_anytime(
+    statistic: ArrayLike, boundary_value: ArrayLike, power: float = 0.8
+) -> BoolArray:
     """Return whether ``|T| >= u(n) + z_{1-beta}``: the pair is resolved anytime-validly."""
     z_beta = float(critical_values(0.05, power)[1])
     return np.abs(np.asarray(statistic, dtype=float)) >= np.asarray(boundary_value) + z_beta
@@ -274,7 +306,14 @@ def resolved_anytime(statistic, boundary_value, power=0.8):
 MAX_BET = 0.5  # the largest fraction of capital staked per item (of the largest allowed)
 
 
-def predictable_bets(x, *, lower=-1.0, upper=1.0, alpha=0.05, start=(0.0, 0.0, 0.0)):
+def predictable_bets(
+    x: ArrayLike,
+    *,
+    lower: float = -1.0,
+    upper: float = 1.0,
+    alpha: float = 0.05,
+    start: tuple[float, float, float] = (0.0, 0.0, 0.0),
+) -> FloatArray:
     """Return the predictable plug-in bets ``lambda_t`` for observations ``x`` (last axis: time).
 
     ``lambda_t = sqrt(2 log(2/alpha) / (s2_{t-1} t log(t + 1)))`` with ``s2_{t-1}`` a running
@@ -298,7 +337,14 @@ def predictable_bets(x, *, lower=-1.0, upper=1.0, alpha=0.05, start=(0.0, 0.0, 0
     return np.sqrt(2 * np.log(2 / alpha) / (s2 * t * np.log(t + 1)))
 
 
-def _capitals(x, null, bets, lower, upper, max_bet):
+def _capitals(
+    x: FloatArray,
+    null: FloatArray,
+    bets: FloatArray,
+    lower: float,
+    upper: float,
+    max_bet: float,
+) -> tuple[FloatArray, FloatArray]:
     """``log K+`` and ``log K-`` along time: bets truncated so every factor stays positive."""
     up_bet = np.minimum(bets, max_bet / np.maximum(null - float(lower), 1e-12))
     down_bet = np.minimum(bets, max_bet / np.maximum(float(upper) - null, 1e-12))
@@ -307,7 +353,15 @@ def _capitals(x, null, bets, lower, upper, max_bet):
     return up, down
 
 
-def betting_log_e(x, *, null=0.0, lower=-1.0, upper=1.0, alpha=0.05, max_bet=MAX_BET):
+def betting_log_e(
+    x: ArrayLike,
+    *,
+    null: ArrayLike = 0.0,
+    lower: float = -1.0,
+    upper: float = 1.0,
+    alpha: float = 0.05,
+    max_bet: float = MAX_BET,
+) -> FloatArray:
     """Return ``log e_t`` of the two-sided betting e-process for ``H0: E[X] = null``.
 
     ``X`` takes values in ``[lower, upper]`` (a paired difference of scores in [0, 1]: [-1, 1]).
@@ -333,8 +387,14 @@ def betting_log_e(x, *, null=0.0, lower=-1.0, upper=1.0, alpha=0.05, max_bet=MAX
 
 
 def betting_confidence_sequence(
-    x, *, alpha=0.05, lower=-1.0, upper=1.0, grid_points: int = 801, max_bet=MAX_BET
-):
+    x: ArrayLike,
+    *,
+    alpha: float = 0.05,
+    lower: float = -1.0,
+    upper: float = 1.0,
+    grid_points: int = 801,
+    max_bet: float = MAX_BET,
+) -> tuple[float, float]:
     """Return ``(low, high)``: the anytime-valid confidence interval for ``E[X]`` after all of
     ``x`` (1-D, in time order), the running intersection of the betting confidence sequence.
 
@@ -374,16 +434,18 @@ class BettingState:
         Grid means whose e-process has reached ``1/alpha`` at some time.
     """
 
-    grid: np.ndarray
+    grid: FloatArray
     count: float
     total: float
     squares: float
-    log_up: np.ndarray
-    log_down: np.ndarray
-    excluded: np.ndarray
+    log_up: FloatArray
+    log_down: FloatArray
+    excluded: BoolArray
 
 
-def betting_start(*, lower=-1.0, upper=1.0, grid_points: int = 801) -> BettingState:
+def betting_start(
+    *, lower: float = -1.0, upper: float = 1.0, grid_points: int = 801
+) -> BettingState:
     """The state before any observation (see :func:`betting_update`)."""
     grid = np.linspace(float(lower), float(upper), int(grid_points))
     zeros = np.zeros(grid.size)
@@ -391,7 +453,13 @@ def betting_start(*, lower=-1.0, upper=1.0, grid_points: int = 801) -> BettingSt
 
 
 def betting_update(
-    state: BettingState, x, *, alpha=0.05, lower=-1.0, upper=1.0, max_bet=MAX_BET
+    state: BettingState,
+    x: ArrayLike,
+    *,
+    alpha: float = 0.05,
+    lower: float = -1.0,
+    upper: float = 1.0,
+    max_bet: float = MAX_BET,
 ) -> BettingState:
     """Extend the betting confidence sequence by the new observations ``x`` (1-D, in order).
 
@@ -432,7 +500,7 @@ def betting_interval(state: BettingState) -> tuple[float, float]:
     return float(grid[max(first - 1, 0)]), float(grid[min(last + 1, grid.size - 1)])
 
 
-def e_bh(e_values, alpha=0.05):
+def e_bh(e_values: ArrayLike, alpha: float = 0.05) -> BoolArray:
     """Return which hypotheses the e-BH procedure rejects (Wang and Ramdas 2022, *JRSS-B*).
 
     With K e-values sorted from the largest, reject the k largest for the largest k with

@@ -44,6 +44,7 @@ import numpy as np
 from scipy.special import expit
 
 from evalgap.errors import InputError
+from evalgap.stats._types import ArrayLike, FloatArray, IntArray
 from evalgap.stats.power import z_sum_squared
 
 DEFAULT_STRATA = 6
@@ -66,24 +67,31 @@ class IRTFit:
         Whether the largest parameter change fell below the tolerance.
     """
 
-    ability: np.ndarray
-    slope: np.ndarray
-    intercept: np.ndarray
+    ability: FloatArray
+    slope: FloatArray
+    intercept: FloatArray
     n_iter: int
     converged: bool
 
-    def probabilities(self, ability) -> np.ndarray:
+    def probabilities(self, ability: ArrayLike) -> FloatArray:
         """Success probability of each item at ``ability`` (scalar or array of models)."""
         return success_probability(ability, self.slope, self.intercept)
 
 
-def success_probability(ability, slope, intercept) -> np.ndarray:
+def success_probability(ability: ArrayLike, slope: ArrayLike, intercept: ArrayLike) -> FloatArray:
     """``expit(slope * ability + intercept)``, models in rows when ``ability`` is an array."""
     theta = np.asarray(ability, dtype=float)
     return expit(np.multiply.outer(theta, slope) + intercept)
 
 
-def fit_2pl(responses, *, slope_ridge=1.0, intercept_ridge=0.1, max_iter=200, tol=1e-6) -> IRTFit:
+def fit_2pl(
+    responses: ArrayLike,
+    *,
+    slope_ridge: float = 1.0,
+    intercept_ridge: float = 0.1,
+    max_iter: int = 200,
+    tol: float = 1e-6,
+) -> IRTFit:
     """Fit a two-parameter logistic IRT model by penalized joint maximum likelihood.
 
     Alternating vectorized Newton steps: every item's (slope, intercept) at once (a 2x2
@@ -165,7 +173,7 @@ def fit_2pl(responses, *, slope_ridge=1.0, intercept_ridge=0.1, max_iter=200, to
     return IRTFit(ability=theta, slope=a, intercept=c, n_iter=n_iter, converged=converged)
 
 
-def ability_for_accuracy(accuracy, slope, intercept) -> float:
+def ability_for_accuracy(accuracy: float, slope: ArrayLike, intercept: ArrayLike) -> float:
     """The ability whose expected accuracy over the items is ``accuracy``.
 
     ``mean_j expit(a_j theta + c_j)`` increases in theta when the mean slope is positive;
@@ -193,7 +201,7 @@ def ability_for_accuracy(accuracy, slope, intercept) -> float:
     return 0.5 * (lo + hi)
 
 
-def difference_moments(p_a, p_b):
+def difference_moments(p_a: FloatArray, p_b: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Mean and variance of ``d_j = y_Aj - y_Bj`` for independent Bernoulli scores.
 
     Returns ``(mu, v)`` with ``mu = p_a - p_b`` and
@@ -210,7 +218,7 @@ def difference_moments(p_a, p_b):
     return mu, np.clip(pa + pb - 2 * pa * pb - mu**2, 0.0, None)
 
 
-def quantile_strata(score, n_strata=DEFAULT_STRATA) -> np.ndarray:
+def quantile_strata(score: ArrayLike, n_strata: int = DEFAULT_STRATA) -> IntArray:
     """Stratum labels 0..H-1 by quantiles of ``score`` (ties kept together; empty strata
     merged, so fewer than ``n_strata`` may come back).
 
@@ -228,7 +236,9 @@ def quantile_strata(score, n_strata=DEFAULT_STRATA) -> np.ndarray:
     return labels
 
 
-def stratum_variances(mu, v, strata):
+def stratum_variances(
+    mu: ArrayLike, v: ArrayLike, strata: ArrayLike
+) -> tuple[FloatArray, FloatArray]:
     """Per stratum: its size ``N_h`` and predicted variance ``S_h^2 = mean(v) + var(mu)``."""
     mu = np.asarray(mu, dtype=float)
     v = np.asarray(v, dtype=float)
@@ -240,7 +250,9 @@ def stratum_variances(mu, v, strata):
     return size, np.bincount(labels, weights=v, minlength=k) / size + np.clip(var_mu, 0, None)
 
 
-def neyman_allocation(sizes, sds, n_items, minimum=MIN_PER_STRATUM) -> np.ndarray:
+def neyman_allocation(
+    sizes: ArrayLike, sds: ArrayLike, n_items: int, minimum: int = MIN_PER_STRATUM
+) -> IntArray:
     """Integer Neyman allocation ``n_h ~ N_h S_h`` of ``n_items``, each in [minimum, N_h].
 
     The optimum of ``sum_h N_h^2 S_h^2 / n_h`` under these bounds is ``n_h = clip(lambda N_h
@@ -286,7 +298,7 @@ def neyman_allocation(sizes, sds, n_items, minimum=MIN_PER_STRATUM) -> np.ndarra
     return whole
 
 
-def _fill(weight, low, high, total):
+def _fill(weight: FloatArray, low: FloatArray, high: FloatArray, total: float) -> FloatArray:
     """``clip(lambda * weight, low, high)`` summing to ``total``.
 
     The sum is piecewise linear in ``lambda`` with kinks where a stratum reaches a bound
@@ -311,7 +323,7 @@ def _fill(weight, low, high, total):
     return np.clip(lam * weight, low, high)
 
 
-def stratified_variance(sizes, allocation, variances) -> float:
+def stratified_variance(sizes: ArrayLike, allocation: ArrayLike, variances: ArrayLike) -> float:
     """``sum_h W_h^2 (1 - n_h/N_h) S_h^2 / n_h``: the stratified mean's variance."""
     size = np.asarray(sizes, dtype=float)
     n_h = np.asarray(allocation, dtype=float)
@@ -320,7 +332,15 @@ def stratified_variance(sizes, allocation, variances) -> float:
     return float((share**2 * (1 - n_h / size) * s2 / n_h).sum())
 
 
-def items_needed(sizes, variances, population_variance, delta, *, alpha=0.05, power=0.8):
+def items_needed(
+    sizes: ArrayLike,
+    variances: ArrayLike,
+    population_variance: float,
+    delta: float,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> tuple[float, float]:
     """Items resolving ``delta`` at (alpha, power): Neyman-stratified, and SRS.
 
     Parameters
@@ -357,13 +377,19 @@ def items_needed(sizes, variances, population_variance, delta, *, alpha=0.05, po
     return float(design), float(s2_all / (target + s2_all / total))
 
 
-def target_variance(delta, *, alpha=0.05, power=0.8) -> float:
+def target_variance(delta: float, *, alpha: float = 0.05, power: float = 0.8) -> float:
     """The estimator's variance that resolves ``delta``: ``delta^2 / (z_{1-alpha/2} + z_power)^2``
     (*Resolution Diagnostics* Eq. 3 solved for the variance of the gap)."""
     return float(delta) ** 2 / float(z_sum_squared(alpha, power))
 
 
-def items_for_variance(sizes, variances, target, start=1, minimum=MIN_PER_STRATUM) -> int:
+def items_for_variance(
+    sizes: ArrayLike,
+    variances: ArrayLike,
+    target: float,
+    start: int = 1,
+    minimum: int = MIN_PER_STRATUM,
+) -> int:
     """The fewest items ``n >= start`` whose integer Neyman allocation reaches ``target``.
 
     :func:`items_needed` is the continuous optimum; the whole allocation of
@@ -387,7 +413,7 @@ def items_for_variance(sizes, variances, target, start=1, minimum=MIN_PER_STRATU
     total = int(size.sum())
     low = min(total, max(int(start), int(np.minimum(size, minimum).sum())))
 
-    def reaches(n):
+    def reaches(n: int) -> bool:
         return stratified_variance(size, neyman_allocation(size, sd, n, minimum), s2) <= target
 
     if reaches(low):
@@ -407,7 +433,9 @@ def items_for_variance(sizes, variances, target, start=1, minimum=MIN_PER_STRATU
     return n
 
 
-def draw(strata, allocation, rng) -> tuple[np.ndarray, np.ndarray]:
+def draw(
+    strata: ArrayLike, allocation: ArrayLike, rng: np.random.Generator
+) -> tuple[IntArray, FloatArray]:
     """Sample ``allocation[h]`` items of stratum h without replacement.
 
     Returns the chosen items' indices (sorted) and their weights ``N_h / n_h``.

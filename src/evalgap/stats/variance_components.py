@@ -26,6 +26,7 @@ import numpy as np
 
 from evalgap.errors import InputError
 from evalgap.stats import _validate
+from evalgap.stats._types import ArrayLike, FloatArray, FloatOrArray, IntArray
 from evalgap.stats.power import z_sum_squared
 
 
@@ -58,7 +59,7 @@ class VarianceComponents:
     delta: float
 
 
-def paired_components(runs_a, runs_b) -> VarianceComponents:
+def paired_components(runs_a: ArrayLike, runs_b: ArrayLike) -> VarianceComponents:
     """Estimate the components from a pilot: ``runs_a``, ``runs_b`` are (items, runs) arrays
     of each model's scores, NaN where a run is missing (at least 2 runs on some items).
 
@@ -92,7 +93,7 @@ def paired_components(runs_a, runs_b) -> VarianceComponents:
     )
 
 
-def _within(x, name):
+def _within(x: FloatArray, name: str) -> tuple[float, FloatArray, IntArray]:
     observed = ~np.isnan(x)
     count = observed.sum(axis=1)
     if (count < 1).any():
@@ -104,7 +105,9 @@ def _within(x, name):
     return squares / (count - 1).sum(), mean, count
 
 
-def standard_error(between_items, within_items, n_items, n_runs):
+def standard_error(
+    between_items: ArrayLike, within_items: ArrayLike, n_items: ArrayLike, n_runs: ArrayLike
+) -> FloatOrArray:
     """The gap's standard error with ``n_items`` items and ``n_runs`` runs of each model.
 
     Examples
@@ -118,7 +121,15 @@ def standard_error(between_items, within_items, n_items, n_runs):
     return _validate.scalar_or_array(np.sqrt(variance / n))
 
 
-def required_items(between_items, within_items, delta, n_runs, *, alpha=0.05, power=0.8):
+def required_items(
+    between_items: ArrayLike,
+    within_items: ArrayLike,
+    delta: float,
+    n_runs: ArrayLike,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> FloatOrArray:
     """Items needed with ``n_runs`` runs per model: ``(z_a + z_b)^2 Var(D_i) / delta^2``."""
     k = np.asarray(n_runs, dtype=float)
     variance = np.maximum(np.asarray(between_items) + np.asarray(within_items) / k, 0.0)
@@ -130,7 +141,15 @@ def required_items(between_items, within_items, delta, n_runs, *, alpha=0.05, po
     return _validate.scalar_or_array(items)
 
 
-def runs_for_items(between_items, within_items, delta, n_items, *, alpha=0.05, power=0.8):
+def runs_for_items(
+    between_items: ArrayLike,
+    within_items: ArrayLike,
+    delta: float,
+    n_items: ArrayLike,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> FloatOrArray:
     """Runs per model needed on a fixed set of ``n_items`` items (a closed benchmark).
 
     Solves ``(z_a + z_b)^2 (sigma2_between + sigma2_within / K) / N = delta^2`` for K:
@@ -155,7 +174,9 @@ def runs_for_items(between_items, within_items, delta, n_items, *, alpha=0.05, p
     return _validate.scalar_or_array(np.ceil(np.maximum(runs, 1.0)))
 
 
-def design_cost(n_items, n_runs, *, cost_per_item, cost_per_run):
+def design_cost(
+    n_items: ArrayLike, n_runs: ArrayLike, *, cost_per_item: float, cost_per_run: float
+) -> FloatOrArray:
     """The cost of N items run K times by each of the two models: ``N (c_item + 2 K c_run)``.
 
     ``cost_per_item`` is what adding an item costs once (writing, checking, licensing it);
@@ -171,7 +192,13 @@ def design_cost(n_items, n_runs, *, cost_per_item, cost_per_run):
     return _validate.scalar_or_array(n * (cost_per_item + 2 * k * cost_per_run))
 
 
-def optimal_runs(between_items, within_items, *, cost_per_item, cost_per_run):
+def optimal_runs(
+    between_items: ArrayLike,
+    within_items: ArrayLike,
+    *,
+    cost_per_item: float,
+    cost_per_run: float,
+) -> FloatOrArray:
     """The continuous cost-optimal runs per model, ``K* = sqrt(c_item s2_within / (2 c_run
     s2_between))``.
 

@@ -40,6 +40,7 @@ import numpy as np
 
 from evalgap.errors import InputError
 from evalgap.stats import _validate, intervals
+from evalgap.stats._types import Alternative, ArrayLike, FloatArray, IntArray
 from evalgap.stats.power import opposes_alternative, z_sum_squared
 from evalgap.stats.tests import wald_p_value
 
@@ -86,14 +87,14 @@ class WeightedGap:
 
 
 def weighted_gap(
-    differences,
-    weights,
-    strata=None,
+    differences: ArrayLike,
+    weights: ArrayLike,
+    strata: ArrayLike | None = None,
     *,
-    stratum_sizes=None,
-    alpha=0.05,
-    power=0.8,
-    alternative="two-sided",
+    stratum_sizes: ArrayLike | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    alternative: Alternative = "two-sided",
 ) -> WeightedGap:
     """Estimate the gap of a weighted sample of items, with its design-based SE and test.
 
@@ -197,7 +198,7 @@ def weighted_gap(
     )
 
 
-def _weights(weights, d: np.ndarray) -> np.ndarray:
+def _weights(weights: ArrayLike, d: FloatArray) -> FloatArray:
     """Return the weights as floats after checking they are positive, finite, one per item."""
     try:
         w = np.asarray(weights, dtype=float)
@@ -218,7 +219,9 @@ def _weights(weights, d: np.ndarray) -> np.ndarray:
     return w
 
 
-def _finite_population_correction(stratum_sizes, codes, labels, n_h):
+def _finite_population_correction(
+    stratum_sizes: ArrayLike | None, codes: IntArray, labels: np.ndarray, n_h: FloatArray
+) -> tuple[FloatArray, int | None]:
     """Return ``1 - n_h / N_h`` per stratum and ``sum N_h`` (1 and None without sizes)."""
     if stratum_sizes is None:
         return np.ones(labels.size), None
