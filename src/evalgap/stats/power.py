@@ -19,18 +19,30 @@ an infinite N* (no finite benchmark resolves it) and ``q = 0``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import special
 
 from evalgap.errors import InputError
 from evalgap.stats import _validate, intervals, resample
+from evalgap.stats._types import (
+    Alternative,
+    ArrayLike,
+    BoolArray,
+    FloatArray,
+    FloatOrArray,
+    Seed,
+)
 
 CORRELATION_SHIFT = 0.1  # Section 6.2: the correlation is perturbed by -/+ 0.10, clamped
 
 
-def critical_values(alpha=0.05, power=0.8, alternative: str = "two-sided"):
+def critical_values(
+    alpha: FloatOrArray = 0.05, power: FloatOrArray = 0.8, alternative: Alternative = "two-sided"
+) -> tuple[FloatArray, FloatArray]:
     """Return ``(z_alpha, z_beta)``: ``z_{1-alpha/2}`` (or ``z_{1-alpha}``) and ``z_{1-beta}``.
 
     The quantile is taken from the tail, ``z_{1-alpha/2} = -ndtri(alpha/2)``: ``1 - alpha/2``
@@ -40,13 +52,22 @@ def critical_values(alpha=0.05, power=0.8, alternative: str = "two-sided"):
     return intervals.z_quantile(alpha, alternative), special.ndtri(power)
 
 
-def z_sum_squared(alpha=0.05, power=0.8, alternative: str = "two-sided"):
+def z_sum_squared(
+    alpha: FloatOrArray = 0.05, power: FloatOrArray = 0.8, alternative: Alternative = "two-sided"
+) -> FloatArray:
     """Return ``K = (z_{1-alpha/2} + z_{1-beta})^2`` (7.849 at alpha = 0.05, power = 0.8)."""
     z_alpha, z_beta = critical_values(alpha, power, alternative)
     return (z_alpha + z_beta) ** 2
 
 
-def required_n(delta, sd_diff, *, alpha=0.05, power=0.8, alternative="two-sided"):
+def required_n(
+    delta: ArrayLike,
+    sd_diff: ArrayLike,
+    *,
+    alpha: FloatOrArray = 0.05,
+    power: FloatOrArray = 0.8,
+    alternative: Alternative = "two-sided",
+) -> FloatOrArray:
     """Return N*, the paired items needed to resolve ``delta`` (Equation 3).
 
     ``N* = K (sigma_D / delta)^2``; infinite when ``delta = 0``. This is the graded-score
@@ -67,8 +88,14 @@ def required_n(delta, sd_diff, *, alpha=0.05, power=0.8, alternative="two-sided"
 
 
 def required_n_from_counts(
-    a_only, b_only, n_items, *, alpha=0.05, power=0.8, alternative="two-sided"
-):
+    a_only: ArrayLike,
+    b_only: ArrayLike,
+    n_items: ArrayLike,
+    *,
+    alpha: FloatOrArray = 0.05,
+    power: FloatOrArray = 0.8,
+    alternative: Alternative = "two-sided",
+) -> FloatOrArray:
     """Return N* of binary pairs from their discordant counts (Equation 6 at the estimates).
 
     With ``delta = (b - c)/N`` and ``sigma_D^2 = (b + c)/N - delta^2`` this equals
@@ -79,7 +106,9 @@ def required_n_from_counts(
     return required_n(delta, sd, alpha=alpha, power=power, alternative=alternative)
 
 
-def gap_and_variance_from_counts(a_only, b_only, n_items):
+def gap_and_variance_from_counts(
+    a_only: ArrayLike, b_only: ArrayLike, n_items: ArrayLike
+) -> tuple[FloatArray, FloatArray]:
     """Return ``(delta, sigma_D^2)`` of binary pairs from their discordant counts (Eq. 5).
 
     ``delta = (b - c)/N`` and ``sigma_D^2 = (b + c)/N - delta^2`` (the plug-in variance of
@@ -95,15 +124,15 @@ def gap_and_variance_from_counts(a_only, b_only, n_items):
 
 
 def required_n_interval(
-    delta_star,
-    var_star,
+    delta_star: ArrayLike,
+    var_star: ArrayLike,
     *,
-    alpha=0.05,
-    power=0.8,
-    alternative="two-sided",
+    alpha: FloatOrArray = 0.05,
+    power: FloatOrArray = 0.8,
+    alternative: Alternative = "two-sided",
     level: float = 0.90,
     axis: int = -1,
-):
+) -> tuple[FloatOrArray, FloatOrArray]:
     """Return the ``(low, high)`` percentile interval of bootstrap N* along ``axis``.
 
     ``delta_star`` and ``var_star`` are resampled gaps and variances of D. The quantiles are
@@ -130,18 +159,18 @@ def required_n_interval(
 
 
 def required_n_bootstrap_interval(
-    a_only=None,
-    b_only=None,
-    n_items=None,
+    a_only: ArrayLike | None = None,
+    b_only: ArrayLike | None = None,
+    n_items: ArrayLike | None = None,
     n_resamples: int = 500,
-    seed=None,
+    seed: Seed = None,
     *,
-    differences=None,
-    alpha=0.05,
-    power=0.8,
-    alternative="two-sided",
+    differences: ArrayLike | None = None,
+    alpha: FloatOrArray = 0.05,
+    power: FloatOrArray = 0.8,
+    alternative: Alternative = "two-sided",
     level: float = 0.90,
-):
+) -> tuple[FloatOrArray, FloatOrArray]:
     """Return the bootstrap interval ``(low, high)`` of N* (Section 6.1, Appendix I).
 
     Binary pairs are given by their counts: each pair's N items are resampled
@@ -166,7 +195,12 @@ def required_n_bootstrap_interval(
     >>> round(float(low)), round(float(high))
     (5894, 571183)
     """
-    levels = {"alpha": alpha, "power": power, "alternative": alternative, "level": level}
+    levels: dict[str, Any] = {
+        "alpha": alpha,
+        "power": power,
+        "alternative": alternative,
+        "level": level,
+    }
     stream = resample.child_seed(seed, "required_n_interval")
     if differences is not None:
         return _graded_required_n_interval(differences, n_resamples, stream, levels)
@@ -178,9 +212,16 @@ def required_n_bootstrap_interval(
     return f(np.reshape(low, b.shape)), f(np.reshape(high, b.shape))
 
 
-def _graded_required_n_interval(differences, n_resamples, stream, levels):
+def _graded_required_n_interval(
+    differences: ArrayLike | Sequence[ArrayLike],
+    n_resamples: int,
+    stream: np.random.SeedSequence,
+    levels: dict[str, Any],
+) -> tuple[FloatOrArray, FloatOrArray]:
     single = not isinstance(differences, (list, tuple))
-    pairs = [differences] if single else list(differences)
+    pairs: list[Any] = (
+        list(differences) if isinstance(differences, (list, tuple)) else [differences]
+    )
     low = np.full(len(pairs), np.nan)
     high = np.full(len(pairs), np.nan)
     for k, d in enumerate(pairs):
@@ -194,21 +235,21 @@ def _graded_required_n_interval(differences, n_resamples, stream, levels):
 
 
 def correlation_sensitivity(
-    delta,
-    variance_a,
-    variance_b,
-    correlation,
-    n_items,
-    shift,
+    delta: ArrayLike,
+    variance_a: ArrayLike,
+    variance_b: ArrayLike,
+    correlation: ArrayLike,
+    n_items: ArrayLike,
+    shift: ArrayLike,
     *,
-    binary,
-    accuracy_a,
-    accuracy_b,
-    sd_diff=None,
-    alpha=0.05,
-    power=0.8,
-    alternative="two-sided",
-):
+    binary: bool | ArrayLike,
+    accuracy_a: ArrayLike,
+    accuracy_b: ArrayLike,
+    sd_diff: ArrayLike | None = None,
+    alpha: FloatOrArray = 0.05,
+    power: FloatOrArray = 0.8,
+    alternative: Alternative = "two-sided",
+) -> tuple[FloatOrArray, FloatOrArray, FloatOrArray]:
     """Return ``(correlation, required_n, resolution_ratio)`` with rho moved by ``shift``.
 
     Section 6.2's sensitivity: the correlation is moved by ``shift`` (the paper uses -/+ 0.1)
@@ -252,7 +293,9 @@ def correlation_sensitivity(
     return f(clamped), required, resolution_ratio(n_items, required)
 
 
-def sd_diff_from_correlation(sd_a, sd_b, correlation):
+def sd_diff_from_correlation(
+    sd_a: ArrayLike, sd_b: ArrayLike, correlation: ArrayLike
+) -> FloatOrArray:
     """Return ``sigma_D = sqrt(sd_a^2 + sd_b^2 - 2 rho sd_a sd_b)``, the SD of ``X^A - X^B``."""
     sa = np.asarray(sd_a, dtype=float)
     sb = np.asarray(sd_b, dtype=float)
@@ -261,7 +304,9 @@ def sd_diff_from_correlation(sd_a, sd_b, correlation):
     return _validate.scalar_or_array(np.sqrt(np.maximum(var, 0.0)))
 
 
-def sd_diff_binary(accuracy_a, accuracy_b, correlation):
+def sd_diff_binary(
+    accuracy_a: ArrayLike, accuracy_b: ArrayLike, correlation: ArrayLike
+) -> FloatOrArray:
     """Return sigma_D of a binary pair from its accuracies and correlation (Equation 5).
 
     ``sigma_D^2 = pA qA + pB qB - 2 rho sqrt(pA qA pB qB)``.
@@ -272,8 +317,14 @@ def sd_diff_binary(accuracy_a, accuracy_b, correlation):
 
 
 def required_n_binary(
-    accuracy_a, accuracy_b, correlation, *, alpha=0.05, power=0.8, alternative="two-sided"
-):
+    accuracy_a: ArrayLike,
+    accuracy_b: ArrayLike,
+    correlation: ArrayLike,
+    *,
+    alpha: FloatOrArray = 0.05,
+    power: FloatOrArray = 0.8,
+    alternative: Alternative = "two-sided",
+) -> FloatOrArray:
     """Return the McNemar-Connor N* for binary accuracies and their correlation (Equation 6).
 
     ``N* = K (pA qA + pB qB - 2 rho sqrt(pA qA pB qB)) / (pA - pB)^2``. The correlation must
@@ -294,8 +345,14 @@ def required_n_binary(
 
 
 def required_n_discordant(
-    a_only, b_only, n_items, *, alpha=0.05, power=0.8, alternative="two-sided"
-):
+    a_only: ArrayLike,
+    b_only: ArrayLike,
+    n_items: ArrayLike,
+    *,
+    alpha: FloatOrArray = 0.05,
+    power: FloatOrArray = 0.8,
+    alternative: Alternative = "two-sided",
+) -> FloatOrArray:
     """Return Connor's (1987) discordance-form McNemar required N.
 
     With discordance ``psi = (b + c)/N`` and ``delta = (b - c)/N``::
@@ -321,7 +378,14 @@ def required_n_discordant(
     return _validate.scalar_or_array(out)
 
 
-def mde(n_items, sd_diff, *, alpha=0.05, power=0.8, alternative="two-sided"):
+def mde(
+    n_items: ArrayLike,
+    sd_diff: ArrayLike,
+    *,
+    alpha: FloatOrArray = 0.05,
+    power: FloatOrArray = 0.8,
+    alternative: Alternative = "two-sided",
+) -> FloatOrArray:
     """Return the minimum detectable effect at N items (Equation 4).
 
     ``MDE = (z_{1-alpha/2} + z_{1-beta}) sigma_D / sqrt(N)``: the smallest gap that a
@@ -333,7 +397,7 @@ def mde(n_items, sd_diff, *, alpha=0.05, power=0.8, alternative="two-sided"):
     return _validate.scalar_or_array(np.sqrt(k) * sd / np.sqrt(n))
 
 
-def resolution_ratio(n_items, required):
+def resolution_ratio(n_items: ArrayLike, required: ArrayLike) -> FloatOrArray:
     """Return ``q = N / N*`` (Definition 1); 0 when N* is infinite (a zero gap).
 
     An N* of a few ulps (a spread that is all but zero) gives ``q = inf``: resolved by any
@@ -346,7 +410,14 @@ def resolution_ratio(n_items, required):
     return _validate.scalar_or_array(q)
 
 
-def power_at(delta, sd_diff, n_items, *, alpha=0.05, alternative="two-sided"):
+def power_at(
+    delta: ArrayLike,
+    sd_diff: ArrayLike,
+    n_items: ArrayLike,
+    *,
+    alpha: FloatOrArray = 0.05,
+    alternative: Alternative = "two-sided",
+) -> FloatOrArray:
     """Return the exact power of the level-alpha Wald test at gap ``delta`` (footnote 1).
 
     Two-sided: ``Phi(-z_{1-alpha/2} - mu) + 1 - Phi(z_{1-alpha/2} - mu)`` with
@@ -374,7 +445,9 @@ def power_at(delta, sd_diff, n_items, *, alpha=0.05, alternative="two-sided"):
     return _validate.scalar_or_array(p)
 
 
-def correlation_bounds(accuracy_a, accuracy_b):
+def correlation_bounds(
+    accuracy_a: ArrayLike, accuracy_b: ArrayLike
+) -> tuple[FloatOrArray, FloatOrArray]:
     """Return ``(rho_min, rho_max)``, the attainable correlations of two Bernoullis (Eq. 7-8).
 
     ``rho_max = sqrt(min(pA qB, qA pB) / max(pA qB, qA pB))`` and
@@ -390,7 +463,7 @@ def correlation_bounds(accuracy_a, accuracy_b):
     )
 
 
-def check_correlation(accuracy_a, accuracy_b, correlation) -> None:
+def check_correlation(accuracy_a: ArrayLike, accuracy_b: ArrayLike, correlation: ArrayLike) -> None:
     """Raise ``InputError`` naming the admissible interval if ``correlation`` is outside it."""
     rho = np.asarray(correlation, dtype=float)
     if np.any(~np.isfinite(rho)):
@@ -409,13 +482,15 @@ def check_correlation(accuracy_a, accuracy_b, correlation) -> None:
         )
 
 
-def clamp_correlation(accuracy_a, accuracy_b, correlation):
+def clamp_correlation(
+    accuracy_a: ArrayLike, accuracy_b: ArrayLike, correlation: ArrayLike
+) -> FloatOrArray:
     """Return ``correlation`` clamped into its admissible interval (Equations 7-8)."""
     low, high = correlation_bounds(accuracy_a, accuracy_b)
     return _validate.scalar_or_array(np.clip(np.asarray(correlation, dtype=float), low, high))
 
 
-def cohen_h(accuracy_a, accuracy_b):
+def cohen_h(accuracy_a: ArrayLike, accuracy_b: ArrayLike) -> FloatOrArray:
     """Return Cohen's effect size ``h = 2 arcsin sqrt(pA) - 2 arcsin sqrt(pB)``."""
     pa = _validate.probability(accuracy_a, "accuracy_a", open_interval=False)
     pb = _validate.probability(accuracy_b, "accuracy_b", open_interval=False)
@@ -450,7 +525,13 @@ class CalculatorConventions:
 
 
 def calculator_conventions(
-    accuracy_a, accuracy_b, correlation, *, alpha=0.05, power=0.8, alternative="two-sided"
+    accuracy_a: ArrayLike,
+    accuracy_b: ArrayLike,
+    correlation: ArrayLike,
+    *,
+    alpha: FloatOrArray = 0.05,
+    power: FloatOrArray = 0.8,
+    alternative: Alternative = "two-sided",
 ) -> CalculatorConventions:
     """Return the per-arm sizes and naive ``(1 - rho)`` shortcuts of Table 1."""
     k = z_sum_squared(alpha, power, alternative)
@@ -467,7 +548,7 @@ def calculator_conventions(
     )
 
 
-def lemma_constant(p, correlation):
+def lemma_constant(p: ArrayLike, correlation: ArrayLike) -> FloatOrArray:
     """Return the Lemma 1 constant ``C(p, rho)`` (Equation 11).
 
     ``C = 1/2 |(1+rho)(1-2p)^2 / (16 (1-rho) p^2 (1-p)^2) - 1/(6 p (1-p))|``: the shortcut
@@ -486,7 +567,7 @@ def lemma_constant(p, correlation):
     return _validate.scalar_or_array(c)
 
 
-def shortcut_tolerance(p, correlation, epsilon=0.05):
+def shortcut_tolerance(p: ArrayLike, correlation: ArrayLike, epsilon: float = 0.05) -> FloatOrArray:
     """Return ``delta*(p, rho, eps) = sqrt(eps / C(p, rho))`` (Corollary 1, leading order).
 
     For ``|delta| <= delta*`` the shortcut ``n_h`` stays within ``(1/2 +/- eps) N*``.
@@ -496,8 +577,14 @@ def shortcut_tolerance(p, correlation, epsilon=0.05):
 
 
 def unpaired_required_n(
-    delta, variance_a, variance_b, *, alpha=0.05, power=0.8, alternative="two-sided"
-):
+    delta: ArrayLike,
+    variance_a: ArrayLike,
+    variance_b: ArrayLike,
+    *,
+    alpha: FloatOrArray = 0.05,
+    power: FloatOrArray = 0.8,
+    alternative: Alternative = "two-sided",
+) -> FloatOrArray:
     """Return the independent-samples required N per model (Miller 2024), for contrast.
 
     ``n = K (Var X^A + Var X^B) / delta^2`` — what the comparison would need if each model
@@ -513,7 +600,7 @@ def unpaired_required_n(
     return _validate.scalar_or_array(n)
 
 
-def round_up(n) -> int | None:
+def round_up(n: float) -> int | None:
     """Return a required sample size rounded up to whole items; None when infinite.
 
     A relative tolerance of 1e-12 keeps floating-point noise (1028.0000000001) from adding
@@ -523,7 +610,7 @@ def round_up(n) -> int | None:
     return int(x) if np.isfinite(x) else None
 
 
-def round_up_all(n):
+def round_up_all(n: ArrayLike) -> FloatArray:
     """Return sizes rounded up to whole items, as floats; NaN where a size is infinite or NaN.
 
     The array form of :func:`round_up` (the same tolerance), for a column of sizes.
@@ -533,7 +620,9 @@ def round_up_all(n):
         return np.where(np.isfinite(x), np.ceil(x * (1 - 1e-12)), np.nan)
 
 
-def degradation_power(delta, flip_rate, n_items, *, alpha=0.05):
+def degradation_power(
+    delta: ArrayLike, flip_rate: ArrayLike, n_items: ArrayLike, *, alpha: FloatOrArray = 0.05
+) -> FloatOrArray:
     """Return the asymptotic power of the one-sided degradation test (Degradation paper Eq. 11).
 
     ``1 - Phi(z_{1-alpha} - SNR)`` with ``SNR = sqrt(N / p_flip) delta``: under H0 the
@@ -545,14 +634,16 @@ def degradation_power(delta, flip_rate, n_items, *, alpha=0.05):
     return _validate.scalar_or_array(special.ndtr(snr - intervals.z_quantile(alpha, "greater")))
 
 
-def degradation_snr(delta, flip_rate, n_items):
+def degradation_snr(delta: ArrayLike, flip_rate: ArrayLike, n_items: ArrayLike) -> FloatOrArray:
     """Return the signal-to-noise ratio ``SNR = sqrt(N / p_flip) delta`` (Degradation Eq. 11)."""
     p = _validate.probability(flip_rate, "flip_rate")
     snr = np.sqrt(np.asarray(n_items, dtype=float) / p) * np.asarray(delta, dtype=float)
     return _validate.scalar_or_array(snr)
 
 
-def degradation_required_n(delta, flip_rate, *, alpha=0.05, power=0.8):
+def degradation_required_n(
+    delta: ArrayLike, flip_rate: ArrayLike, *, alpha: FloatOrArray = 0.05, power: FloatOrArray = 0.8
+) -> FloatOrArray:
     """Return the items needed to detect an accuracy drop ``delta`` at flip rate ``p_flip``.
 
     Inverting Eq. 11: ``N = p_flip ((z_{1-alpha} + z_{1-beta}) / delta)^2``.
@@ -565,7 +656,13 @@ def degradation_required_n(delta, flip_rate, *, alpha=0.05, power=0.8):
     return _validate.scalar_or_array(n)
 
 
-def degradation_detectable_drop(flip_rate, n_items, *, alpha=0.05, power=0.8):
+def degradation_detectable_drop(
+    flip_rate: ArrayLike,
+    n_items: ArrayLike,
+    *,
+    alpha: FloatOrArray = 0.05,
+    power: FloatOrArray = 0.8,
+) -> FloatOrArray:
     """Return the smallest drop detected with the given power: ``(z_a + z_b) sqrt(p/N)``."""
     z_alpha, z_beta = critical_values(alpha, power, "greater")
     p = _validate.probability(flip_rate, "flip_rate")
@@ -573,7 +670,7 @@ def degradation_detectable_drop(flip_rate, n_items, *, alpha=0.05, power=0.8):
     return _validate.scalar_or_array((z_alpha + z_beta) * np.sqrt(p / n))
 
 
-def opposes_alternative(delta, alternative: str):
+def opposes_alternative(delta: ArrayLike, alternative: Alternative) -> bool | BoolArray:
     """True where the gap lies strictly on the side a one-sided alternative does not test.
 
     Such a gap is no evidence for the alternative, and no number of items makes the

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, Literal, overload
 
 import numpy as np
 from scipy import special
@@ -31,6 +33,15 @@ from scipy import special
 from evalgap.errors import InputError
 from evalgap.stats import _binomial as binomial
 from evalgap.stats import _validate
+from evalgap.stats._types import (
+    Alternative,
+    ArrayLike,
+    BoolArray,
+    FloatArray,
+    FloatOrArray,
+    IntArray,
+    Seed,
+)
 
 # A paired difference with at most this many distinct values is bootstrapped by a multinomial
 # draw over the values instead of by resampling items.
@@ -47,7 +58,7 @@ MAX_HISTOGRAM_SUPPORT = 2**16
 BLOCK_ELEMENTS = 2**20
 
 
-def seed_sequence(seed) -> np.random.SeedSequence:
+def seed_sequence(seed: Seed) -> np.random.SeedSequence:
     """Return a SeedSequence from an int, None, a SeedSequence or a Generator."""
     if isinstance(seed, np.random.SeedSequence):
         return seed
@@ -80,7 +91,7 @@ PURPOSES = {
 }
 
 
-def child_seed(seed, purpose: str, key=()):
+def child_seed(seed: Seed, purpose: str, key: tuple[int, ...] = ()) -> np.random.SeedSequence:
     """Return the random stream of one resampling ``purpose`` derived from ``seed``.
 
     The one place where a job's secondary streams come from (STYLE: results depend on the
@@ -125,7 +136,9 @@ def restart(stream: np.random.SeedSequence) -> np.random.SeedSequence:
     )
 
 
-def bootstrap_counts(a_only, b_only, n_items, n_resamples: int, seed=None):
+def bootstrap_counts(
+    a_only: ArrayLike, b_only: ArrayLike, n_items: ArrayLike, n_resamples: int, seed: Seed = None
+) -> tuple[IntArray, IntArray]:
     """Return bootstrap draws ``(a_only*, b_only*)`` of binary pairs, shape ``(..., B)``.
 
     Resampling N items with replacement from a 2x2 table is a multinomial draw on its four
@@ -153,7 +166,9 @@ def bootstrap_counts(a_only, b_only, n_items, n_resamples: int, seed=None):
     return b_star, disc_star - b_star
 
 
-def bootstrap_counts_by_pair(a_only, b_only, n_items, n_resamples: int, seed=None):
+def bootstrap_counts_by_pair(
+    a_only: ArrayLike, b_only: ArrayLike, n_items: ArrayLike, n_resamples: int, seed: Seed = None
+) -> tuple[IntArray, IntArray]:
     """Return bootstrap draws ``(a_only*, b_only*)`` of P binary pairs, each ``(P, B)``.
 
     Every pair draws from its own generator started from the same ``seed``, so a pair's draws
@@ -218,9 +233,32 @@ def bootstrap_counts_by_pair(a_only, b_only, n_items, n_resamples: int, seed=Non
     return b_out, c_out
 
 
+@overload
 def bootstrap_means(
-    d, n_resamples: int, seed=None, *, moments: bool = False, workers: int | None = None
-):
+    d: ArrayLike,
+    n_resamples: int,
+    seed: Seed = ...,
+    *,
+    moments: Literal[False] = ...,
+    workers: int | None = ...,
+) -> FloatArray: ...
+@overload
+def bootstrap_means(
+    d: ArrayLike,
+    n_resamples: int,
+    seed: Seed = ...,
+    *,
+    moments: Literal[True],
+    workers: int | None = ...,
+) -> tuple[FloatArray, FloatArray]: ...
+def bootstrap_means(
+    d: ArrayLike,
+    n_resamples: int,
+    seed: Seed = None,
+    *,
+    moments: bool = False,
+    workers: int | None = None,
+) -> FloatArray | tuple[FloatArray, FloatArray]:
     """Return ``n_resamples`` bootstrap means of the 1-D array ``d`` (items resampled).
 
     Each draw is ``mean(d[I])`` with ``I`` N indices drawn uniformly with replacement
@@ -247,7 +285,7 @@ def bootstrap_means(
     starts = range(0, n_resamples, rows)
     streams = root.spawn(len(starts))
 
-    def block(i_start):
+    def block(i_start: tuple[int, int]) -> FloatArray:
         i, start = i_start
         rng = np.random.Generator(np.random.PCG64(streams[i]))
         idx = rng.integers(0, n, size=(min(rows, n_resamples - start), n), dtype=np.int32)
@@ -262,7 +300,9 @@ def bootstrap_means(
     return _run_blocks(block, list(enumerate(starts)), workers)
 
 
-def sign_flip_sums(d, n_resamples: int, seed=None, *, workers: int | None = None) -> np.ndarray:
+def sign_flip_sums(
+    d: ArrayLike, n_resamples: int, seed: Seed = None, *, workers: int | None = None
+) -> np.ndarray:
     """Return ``n_resamples`` draws of ``sum(s_i d_i)`` with independent random signs ``s_i``.
 
     Two exact paths. When ``|d|`` takes at most ``MAX_DISTINCT_FOR_MULTINOMIAL`` distinct
@@ -292,7 +332,7 @@ def sign_flip_sums(d, n_resamples: int, seed=None, *, workers: int | None = None
     streams = root.spawn(len(starts))
     group = np.arange(n_bytes)
 
-    def block(i_start):
+    def block(i_start: tuple[int, int]) -> FloatArray:
         i, start = i_start
         rng = np.random.Generator(np.random.PCG64(streams[i]))
         raw = rng.integers(0, 256, size=(min(rows, n_resamples - start), n_bytes), dtype=np.uint8)
@@ -301,7 +341,9 @@ def sign_flip_sums(d, n_resamples: int, seed=None, *, workers: int | None = None
     return _run_blocks(block, list(enumerate(starts)), workers)
 
 
-def sign_flip_sums_binary(n_discordant, n_resamples: int, seed=None) -> np.ndarray:
+def sign_flip_sums_binary(
+    n_discordant: ArrayLike, n_resamples: int, seed: Seed = None
+) -> np.ndarray:
     """Return sign-flip draws of ``b - c`` for binary pairs: ``2 X - n``, ``X ~ Bin(n, 1/2)``.
 
     ``n_discordant`` broadcasts; the result has shape ``(..., n_resamples)``.
@@ -313,7 +355,7 @@ def sign_flip_sums_binary(n_discordant, n_resamples: int, seed=None) -> np.ndarr
     return 2 * x - n[..., None]
 
 
-def quantile(draws, q, axis: int = -1):
+def quantile(draws: ArrayLike, q: float | Sequence[float], axis: int = -1) -> FloatOrArray:
     """Return the ``q`` quantiles of draws (linear interpolation, NaN draws left out).
 
     Infinite draws (an N* with no gap, say) give infinite quantiles where the quantile falls
@@ -334,13 +376,17 @@ def quantile(draws, q, axis: int = -1):
     return out
 
 
-def percentile_interval(draws, alpha: float, axis: int = -1):
+def percentile_interval(
+    draws: ArrayLike, alpha: float, axis: int = -1
+) -> tuple[FloatOrArray, FloatOrArray]:
     """Return the ``(alpha/2, 1 - alpha/2)`` percentile interval of bootstrap draws."""
-    low, high = quantile(draws, [alpha / 2.0, 1.0 - alpha / 2.0], axis=axis)
+    low, high = np.asarray(quantile(draws, [alpha / 2.0, 1.0 - alpha / 2.0], axis=axis))
     return low, high
 
 
-def bootstrap_p_value(draws, axis: int = -1, *, alternative: str = "two-sided"):
+def bootstrap_p_value(
+    draws: ArrayLike, axis: int = -1, *, alternative: Alternative = "two-sided"
+) -> FloatOrArray:
     """Return the percentile-bootstrap p-value of H0: mean(D) = 0 (Definition 2).
 
     Two-sided ``p = min(1, 2 min(P*(D* <= 0), P*(D* >= 0)))``: the smallest alpha at which 0
@@ -357,7 +403,9 @@ def bootstrap_p_value(draws, axis: int = -1, *, alternative: str = "two-sided"):
     return np.minimum(1.0, 2.0 * np.minimum(below, above))
 
 
-def bootstrap_p_value_se(draws, axis: int = -1, *, alternative: str = "two-sided"):
+def bootstrap_p_value_se(
+    draws: ArrayLike, axis: int = -1, *, alternative: Alternative = "two-sided"
+) -> FloatOrArray:
     """Return the Monte Carlo standard error of :func:`bootstrap_p_value` (at most 1).
 
     The binomial standard error of the estimated tail share, ``sqrt(t (1 - t) / B)``, scaled
@@ -374,7 +422,7 @@ def bootstrap_p_value_se(draws, axis: int = -1, *, alternative: str = "two-sided
     return np.minimum(factor * monte_carlo_se(tail, draws.shape[axis]), 1.0)
 
 
-def monte_carlo_se(rate, n_draws):
+def monte_carlo_se(rate: ArrayLike, n_draws: ArrayLike) -> FloatOrArray:
     """Return the binomial standard error ``sqrt(r (1 - r) / M)`` of a share r of M draws.
 
     The Monte Carlo error of a resampling p-value and of a simulated rejection rate.
@@ -387,15 +435,20 @@ def monte_carlo_se(rate, n_draws):
 class PairedBootstrap:
     """The Monte Carlo paired bootstrap of graded pairs, one entry per pair (Definition 2)."""
 
-    p_value: np.ndarray
-    monte_carlo_se: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
+    p_value: FloatOrArray
+    monte_carlo_se: FloatOrArray
+    low: FloatOrArray
+    high: FloatOrArray
     n_resamples: int
 
 
 def paired_bootstrap(
-    differences, n_resamples: int, seed=None, *, alpha=0.05, alternative="two-sided"
+    differences: ArrayLike | Sequence[ArrayLike],
+    n_resamples: int,
+    seed: Seed = None,
+    *,
+    alpha: float = 0.05,
+    alternative: Alternative = "two-sided",
 ) -> PairedBootstrap:
     """Return the paired percentile bootstrap of each pair's per-item differences.
 
@@ -409,7 +462,9 @@ def paired_bootstrap(
     """
     _validate.alternative(alternative)
     single = not isinstance(differences, (list, tuple))
-    pairs = [differences] if single else list(differences)
+    pairs: list[Any] = (
+        list(differences) if isinstance(differences, (list, tuple)) else [differences]
+    )
     out = np.full((4, len(pairs)), np.nan)
     stream = child_seed(seed, "bootstrap")
     for k, d in enumerate(pairs):
@@ -432,7 +487,14 @@ EXACT_MAX_POINTS = 256
 EXACT_BLOCK_ELEMENTS = 2**20
 
 
-def binary_bootstrap_cdf(a_only, b_only, n_items, threshold, *, upper: bool = False):
+def binary_bootstrap_cdf(
+    a_only: ArrayLike,
+    b_only: ArrayLike,
+    n_items: ArrayLike,
+    threshold: ArrayLike,
+    *,
+    upper: bool = False,
+) -> FloatOrArray:
     """Return the exact paired-bootstrap ``P*(b* - c* <= t)`` (or ``>= t``) of binary pairs.
 
     Resampling the N items of a 2x2 table is a multinomial draw on its cells; the resampled
@@ -457,7 +519,9 @@ def binary_bootstrap_cdf(a_only, b_only, n_items, threshold, *, upper: bool = Fa
     return _tails(b, c, n, t, (upper,))[0]
 
 
-def _tails(b, c, n, t, sides):
+def _tails(
+    b: FloatArray, c: FloatArray, n: FloatArray, t: FloatOrArray, sides: tuple[bool, ...]
+) -> list[FloatOrArray]:
     """P*(D* <= t) (side False) and/or P*(D* >= t) (side True), one grid per block of pairs."""
     b, c, n, t = np.broadcast_arrays(b, c, n, t)
     outs = [np.empty(b.shape) for _ in sides]
@@ -471,7 +535,9 @@ def _tails(b, c, n, t, sides):
     return [_validate.scalar_or_array(np.clip(out, 0.0, 1.0)) for out in outs]
 
 
-def binary_bootstrap_p_value(a_only, b_only, n_items, alternative: str = "two-sided"):
+def binary_bootstrap_p_value(
+    a_only: ArrayLike, b_only: ArrayLike, n_items: ArrayLike, alternative: Alternative = "two-sided"
+) -> FloatOrArray:
     """Return the exact percentile-bootstrap p-value of binary pairs (Definition 2).
 
     Two-sided ``p = min(1, 2 min(P*(delta* <= 0), P*(delta* >= 0)))``; a resampled gap of
@@ -497,23 +563,27 @@ def binary_bootstrap_p_value(a_only, b_only, n_items, alternative: str = "two-si
     return _validate.scalar_or_array(np.minimum(1.0, 2.0 * np.minimum(below, above)))
 
 
-def binary_bootstrap_interval(a_only, b_only, n_items, alpha: float = 0.05):
+def binary_bootstrap_interval(
+    a_only: ArrayLike, b_only: ArrayLike, n_items: ArrayLike, alpha: float = 0.05
+) -> tuple[FloatOrArray, FloatOrArray]:
     """Return the exact ``1 - alpha`` percentile-bootstrap interval of binary gaps ``delta``.
 
     ``low`` is the smallest lattice value ``x = d/N`` with ``P*(delta* <= x) >= alpha/2`` and
     ``high`` the largest with ``P*(delta* >= x) >= alpha/2``, so the interval contains 0
     exactly when :func:`binary_bootstrap_p_value` is at least alpha. Arrays broadcast.
     """
-    alpha = _validate.probability(alpha, "alpha")
+    level = _validate.probability(alpha, "alpha")
     b, c, n = _binary_pair_arrays(a_only, b_only, n_items)
-    b, c, n, tail = np.broadcast_arrays(b, c, n, alpha / 2.0)
+    b, c, n, tail = np.broadcast_arrays(b, c, n, level / 2.0)
     low = _lattice_quantile(b, c, n, tail, upper=False)
     high = _lattice_quantile(b, c, n, tail, upper=True)
     f = _validate.scalar_or_array
     return f(low / n + 0.0), f(high / n + 0.0)  # + 0.0: a zero bound is never -0.0
 
 
-def _binary_pair_arrays(a_only, b_only, n_items):
+def _binary_pair_arrays(
+    a_only: ArrayLike, b_only: ArrayLike, n_items: ArrayLike
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     b = _validate.counts(a_only, "a_only")
     c = _validate.counts(b_only, "b_only")
     n = _validate.counts(n_items, "n_items")
@@ -522,7 +592,9 @@ def _binary_pair_arrays(a_only, b_only, n_items):
     return b, c, n
 
 
-def _binomial_halfwidth(n, p, tail_mass: float, bound: float = 1.0):
+def _binomial_halfwidth(
+    n: np.ndarray, p: np.ndarray, tail_mass: float, bound: float = 1.0
+) -> FloatArray:
     """Return t with ``P(|X - E X| >= t) <= tail_mass`` for a sum of n terms (Bernstein).
 
     Each term lies within ``bound`` of its mean and has variance ``p (1 - p)``.
@@ -533,7 +605,9 @@ def _binomial_halfwidth(n, p, tail_mass: float, bound: float = 1.0):
     return first + np.sqrt(first * first + 2.0 * log_term * var)
 
 
-def _discordant_grid(b, c, n):
+def _discordant_grid(
+    b: FloatArray, c: FloatArray, n: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Return the summation points of S per pair, their weights and ``b/(b + c)``."""
     disc = b + c
     psi = disc / n
@@ -555,7 +629,9 @@ def _discordant_grid(b, c, n):
     return grid, weights, share
 
 
-def _conditional_sum(grid, weights, share, t, upper: bool):
+def _conditional_sum(
+    grid: FloatArray, weights: FloatArray, share: FloatArray, t: FloatArray, upper: bool
+) -> FloatArray:
     """Sum over S of P(S = s) P(b* <= floor((s+t)/2) | s) (or P(b* >= ceil((s+t)/2) | s))."""
     r = share[:, None]
     s = grid
@@ -576,7 +652,9 @@ def _conditional_sum(grid, weights, share, t, upper: bool):
     return np.sum(weights * cond, axis=1)
 
 
-def _lattice_quantile(b, c, n, tail, *, upper: bool):
+def _lattice_quantile(
+    b: FloatArray, c: FloatArray, n: FloatArray, tail: FloatArray, *, upper: bool
+) -> FloatArray:
     """Integer d per pair: the smallest with P*(D* <= d) >= tail, or the largest with >= ."""
     shape = b.shape
     b, c, n, tail = (x.ravel().astype(float) for x in (b, c, n, tail))
@@ -589,7 +667,7 @@ def _lattice_quantile(b, c, n, tail, *, upper: bool):
     # D* is below (z^2 + 1)/6 items); start from a bracket of that size and widen as needed.
     width = 8.0 + z * z
 
-    def ok(d):
+    def ok(d: FloatArray) -> BoolArray:
         return np.asarray(_tails(b, c, n, d, (upper,))[0]) >= tail
 
     # upper: the largest d with P(D* >= d) >= tail (ok falls as d grows: ok at lo, not at hi);
@@ -613,7 +691,12 @@ def _lattice_quantile(b, c, n, tail, *, upper: bool):
     return (lo if upper else hi).reshape(shape)
 
 
-def _run_blocks(block, items, workers, axis: int = 0):
+def _run_blocks(
+    block: Callable[[tuple[int, int]], FloatArray],
+    items: list[tuple[int, int]],
+    workers: int | None,
+    axis: int = 0,
+) -> FloatArray:
     if workers is None:
         workers = min(os.cpu_count() or 1, 8)
     if workers <= 1 or len(items) == 1:
