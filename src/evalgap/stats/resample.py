@@ -22,8 +22,8 @@ vectorized over arrays of pairs, with work bounded independently of N.
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal, overload
 
