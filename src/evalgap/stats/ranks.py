@@ -39,7 +39,9 @@ clusters, a t test on the paired difference otherwise), valid for any K and N.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 from scipy import special
@@ -47,6 +49,7 @@ from scipy import special
 from evalgap.errors import InputError
 from evalgap.stats import _validate
 from evalgap.stats import tests as _tests
+from evalgap.stats._types import ArrayLike, BoolArray, FloatArray, IntArray, Seed
 from evalgap.stats.clusters import cluster_stats
 from evalgap.stats.multiplicity import holm_rows
 from evalgap.stats.paired import summarize_pairs
@@ -105,17 +108,17 @@ class RankSets:
         Why a fallback was taken, and similar.
     """
 
-    score: np.ndarray
-    se: np.ndarray
-    n: np.ndarray
-    rank: np.ndarray
-    rank_low: np.ndarray
-    rank_high: np.ndarray
-    marginal_low: np.ndarray
-    marginal_high: np.ndarray
-    tier: np.ndarray
-    shown_better: np.ndarray
-    top_k: np.ndarray | None
+    score: FloatArray
+    se: FloatArray
+    n: IntArray
+    rank: IntArray
+    rank_low: IntArray
+    rank_high: IntArray
+    marginal_low: IntArray
+    marginal_high: IntArray
+    tier: IntArray
+    shown_better: BoolArray
+    top_k: BoolArray | None
     method: str
     critical_value: float
     n_steps: int
@@ -144,7 +147,9 @@ def check_replicates(count: int, alpha: float, name: str = "n_bootstrap") -> Non
         )
 
 
-def score_interval(score, se, alpha: float = 0.05):
+def score_interval(
+    score: ArrayLike, se: ArrayLike, alpha: float = 0.05
+) -> tuple[FloatArray, FloatArray]:
     """Return the (1 - alpha) normal interval of each score alone: ``score -/+ z se`` with
     ``z`` the (1 - alpha/2) standard normal quantile (marginal: one model at a time).
 
@@ -156,7 +161,9 @@ def score_interval(score, se, alpha: float = 0.05):
     return score - z * se, score + z * se
 
 
-def mean_covariance(x, clusters=None):
+def mean_covariance(
+    x: ArrayLike, clusters: ArrayLike | None = None
+) -> tuple[FloatArray, IntArray, FloatArray]:
     """Return each model's mean over its own items, its item count and the (K, K) covariance
     of the means.
 
@@ -191,7 +198,13 @@ def mean_covariance(x, clusters=None):
     return mean, n, cov
 
 
-def pair_gaps(x, clusters=None, *, mean=None, covariance=None):
+def pair_gaps(
+    x: ArrayLike,
+    clusters: ArrayLike | None = None,
+    *,
+    mean: np.ndarray | None = None,
+    covariance: np.ndarray | None = None,
+) -> tuple[FloatArray, FloatArray, IntArray]:
     """Return every pair's paired gap on the items both models scored, its squared standard
     error and the shared items: three (K, K) arrays ``gap, variance, shared``.
 
@@ -255,14 +268,14 @@ def pair_gaps(x, clusters=None, *, mean=None, covariance=None):
 
 
 def rank_sets(
-    x,
+    x: ArrayLike,
     *,
     alpha: float = 0.05,
     n_bootstrap: int = 1000,
-    seed=0,
-    clusters=None,
-    method: str = "auto",
-    bootstrap: str = "multiplier",
+    seed: Seed = 0,
+    clusters: ArrayLike | None = None,
+    method: Literal["auto", "bootstrap", "holm"] = "auto",
+    bootstrap: Literal["multiplier", "empirical"] = "multiplier",
     top_k: int | None = None,
     replicates_name: str = "n_bootstrap",
 ) -> RankSets:
@@ -369,7 +382,15 @@ def rank_sets(
     )
 
 
-def rank_sets_from_draws(estimate, covariance, draws, *, alpha: float = 0.05, top_k=None, n=None):
+def rank_sets_from_draws(
+    estimate: np.ndarray,
+    covariance: np.ndarray | None,
+    draws: Iterable[np.ndarray],
+    *,
+    alpha: float = 0.05,
+    top_k: int | None = None,
+    n: np.ndarray | None = None,
+) -> RankSets:
     """Rank sets from an estimate, its covariance and bootstrap draws of it (Bradley-Terry).
 
     ``draws`` is (B, K): bootstrap replicates of the estimate (centred here). The same
@@ -413,7 +434,7 @@ def rank_sets_from_draws(estimate, covariance, draws, *, alpha: float = 0.05, to
     )
 
 
-def tiers(shown_better, order):
+def tiers(shown_better: np.ndarray, order: np.ndarray) -> IntArray:
     """Tier of each model: a new tier starts at position i of ``order`` (best first) when
     every model before it is shown better than every model from it on.
 
@@ -441,7 +462,7 @@ def tiers(shown_better, order):
 # --- the bootstrap ----------------------------------------------------------------------------
 
 
-def _cluster_sums(values, clusters):
+def _cluster_sums(values: np.ndarray, clusters: ArrayLike | None) -> tuple[np.ndarray, int]:
     """Sums of ``values`` (items, K) per cluster (items labelled -1 belong to none), and the
     number of clusters."""
     codes = np.asarray(clusters)
@@ -452,7 +473,14 @@ def _cluster_sums(values, clusters):
     return stats.sums, stats.labels.size
 
 
-def _multiplier_draws(x, mean, n, clusters, n_bootstrap, seed):
+def _multiplier_draws(
+    x: np.ndarray,
+    mean: np.ndarray,
+    n: np.ndarray,
+    clusters: np.ndarray | None,
+    n_bootstrap: int,
+    seed: Seed,
+) -> Iterator[np.ndarray]:
     """Blocks of ``m* - m`` (B_block, K): Gaussian weights on the centred items (clusters)."""
     observed = ~np.isnan(x)
     centred = np.where(observed, x - mean, 0.0)
@@ -465,7 +493,14 @@ def _multiplier_draws(x, mean, n, clusters, n_bootstrap, seed):
         yield (weights @ scaled).astype(float)
 
 
-def _empirical_draws(x, mean, n, clusters, n_bootstrap, seed):
+def _empirical_draws(
+    x: np.ndarray,
+    mean: np.ndarray,
+    n: np.ndarray,
+    clusters: np.ndarray | None,
+    n_bootstrap: int,
+    seed: Seed,
+) -> Iterator[np.ndarray]:
     """Blocks of ``m* - m``: items (clusters) resampled with replacement (multinomial)."""
     observed = ~np.isnan(x)
     filled = np.where(observed, x, 0.0)
@@ -484,7 +519,16 @@ def _empirical_draws(x, mean, n, clusters, n_bootstrap, seed):
         yield np.where(np.isfinite(resampled), resampled - mean, 0.0)
 
 
-def _pair_draws(x, mean, gap, shared, clusters, n_bootstrap, seed, kind):
+def _pair_draws(
+    x: np.ndarray,
+    mean: np.ndarray,
+    gap: np.ndarray,
+    shared: np.ndarray,
+    clusters: np.ndarray | None,
+    n_bootstrap: int,
+    seed: Seed,
+    kind: str,
+) -> Iterator[np.ndarray]:
     """Blocks of every pair's bootstrap gap deviation (b, K, K) when some scores are missing:
     ``gap*_jk - gap_jk`` on the items both j and k scored, so the bootstrap bounds the same
     paired gaps as the tests.
@@ -532,8 +576,9 @@ def _pair_draws(x, mean, gap, shared, clusters, n_bootstrap, seed, kind):
             if kind == "multiplier":
                 weights = rng.standard_normal((rows, n_units))
             else:
-                weights = rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=rows)
-                weights = weights.astype(float)
+                weights = rng.multinomial(
+                    n_units, np.full(n_units, 1.0 / n_units), size=rows
+                ).astype(float)
             model_sums = weights @ full_sums  # (b, K)
             count = weights @ full_counts  # (b,)
             w = weights[:, part_unit]  # (b, items with a missing score)
@@ -557,7 +602,9 @@ def _pair_draws(x, mean, gap, shared, clusters, n_bootstrap, seed, kind):
             yield np.where(np.isfinite(deviation) & (shared >= 2), deviation, 0.0)
 
 
-def _max_t(gap, variance, deviations, alpha):
+def _max_t(
+    gap: np.ndarray, variance: np.ndarray, deviations: Iterable[np.ndarray], alpha: float
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], float, int]:
     """Stepdown max-t over the ordered pairs, all at once and per model: the rejections.
 
     The hypotheses are ``H_jk: theta_j <= theta_k`` for every ordered pair (Mogstad, Romano,
@@ -636,7 +683,7 @@ def _max_t(gap, variance, deviations, alpha):
     return better, (marginal_better, marginal_worse), float(critical[0]), steps
 
 
-def _records(stat):
+def _records(stat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Running maxima of ``stat`` (..., P) along P: where each new maximum starts, and its value.
 
     A replicate's maximum over the first m pairs is the value of its last record at a
@@ -647,7 +694,7 @@ def _records(stat):
     change = np.empty(running.shape, dtype=bool)
     change[..., 0] = True
     change[..., 1:] = running[..., 1:] > running[..., :-1]
-    flat = change.reshape(-1, change.shape[-1])
+    flat = change.reshape(-1, stat.shape[-1])
     rows, cols = np.nonzero(flat)
     count = np.bincount(rows, minlength=flat.shape[0])
     width = int(count.max())
@@ -660,7 +707,7 @@ def _records(stat):
     return positions.reshape(*lead, width), values.reshape(*lead, width)
 
 
-def _stack_records(parts):
+def _stack_records(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
     width = max(p.shape[-1] for p, _ in parts)
     positions = np.concatenate(
         [
@@ -678,7 +725,9 @@ def _stack_records(parts):
     return positions, values
 
 
-def _stepdown(positions, values, sorted_t, alpha, floor):
+def _stepdown(
+    positions: np.ndarray, values: np.ndarray, sorted_t: np.ndarray, alpha: float, floor: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, int]:
     """Stepdown for one or several families of hypotheses at once.
 
     ``sorted_t`` (F, P) holds each family's rejectable hypotheses' t (>= 0) ascending;
@@ -719,7 +768,14 @@ def _stepdown(positions, values, sorted_t, alpha, floor):
 # --- Holm fallback ----------------------------------------------------------------------------
 
 
-def _holm(x, gap, variance, shared, clusters, alpha):
+def _holm(
+    x: np.ndarray,
+    gap: np.ndarray,
+    variance: np.ndarray,
+    shared: np.ndarray,
+    clusters: np.ndarray | None,
+    alpha: float,
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """Ordered pairs by Holm-adjusted two-sided tests of the paired gaps on shared items:
     all pairs, and each model's own."""
     k = gap.shape[0]
@@ -766,7 +822,7 @@ def _holm(x, gap, variance, shared, clusters, alpha):
     return better, (shown & (direction > 0), shown & (direction < 0))
 
 
-def _check_top_k(top_k) -> None:
+def _check_top_k(top_k: int | None) -> None:
     if top_k is None:
         return
     try:
@@ -781,7 +837,17 @@ def _check_top_k(top_k) -> None:
 
 
 def _assemble(
-    mean, se, n, gap, better, marginal, top_k, method, critical, steps, notes
+    mean: np.ndarray,
+    se: np.ndarray,
+    n: np.ndarray,
+    gap: np.ndarray,
+    better: np.ndarray,
+    marginal: tuple[np.ndarray, np.ndarray],
+    top_k: int | None,
+    method: str,
+    critical: float,
+    steps: int,
+    notes: Sequence[str],
 ) -> RankSets:
     k = mean.size
     # the rank by the same paired gaps as the sets: 1 + the models ahead on shared items
