@@ -19,7 +19,9 @@ fits every replicate at once: a batched Newton step solves B small (K-1) x (K-1)
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 from scipy import optimize, special
@@ -28,6 +30,7 @@ from scipy.sparse.csgraph import connected_components
 
 from evalgap.errors import InputError
 from evalgap.stats import _validate
+from evalgap.stats._types import ArrayLike, FloatArray, IntArray, Seed
 from evalgap.stats.resample import seed_sequence
 
 TIES = ("half", "davidson")
@@ -55,17 +58,17 @@ class Battles:
     """
 
     n_models: int
-    first: np.ndarray
-    second: np.ndarray
-    outcome: np.ndarray
-    count: np.ndarray
+    first: IntArray
+    second: IntArray
+    outcome: FloatArray
+    count: IntArray
 
     @property
     def n_battles(self) -> int:
         """Battles in all."""
         return int(self.count.sum())
 
-    def per_model(self) -> np.ndarray:
+    def per_model(self) -> IntArray:
         """Battles each model took part in."""
         k = self.n_models
         return np.bincount(self.first, self.count, k) + np.bincount(self.second, self.count, k)
@@ -91,19 +94,21 @@ class BradleyTerryFit:
         Newton steps taken.
     """
 
-    scores: np.ndarray
-    covariance: np.ndarray
-    robust_covariance: np.ndarray
+    scores: FloatArray
+    covariance: FloatArray
+    robust_covariance: FloatArray
     tie_parameter: float | None
     log_likelihood: float
     iterations: int
 
-    def win_probability(self) -> np.ndarray:
+    def win_probability(self) -> FloatArray:
         """``P[i, j]``: the probability that model i beats model j (a tie as half)."""
         return special.expit(self.scores[:, None] - self.scores[None, :])
 
 
-def battles(model_a, model_b, outcome, n_models: int | None = None) -> Battles:
+def battles(
+    model_a: ArrayLike, model_b: ArrayLike, outcome: ArrayLike, n_models: int | None = None
+) -> Battles:
     """Reduce battles (integer codes of the two models, outcome 1/0.5/0 for model_a) to cells.
 
     Examples
@@ -131,7 +136,7 @@ def battles(model_a, model_b, outcome, n_models: int | None = None) -> Battles:
     return Battles(k, pair // k, pair % k, code / 2.0, count.astype(np.int64))
 
 
-def check_connected(data: Battles, names=None) -> None:
+def check_connected(data: Battles, names: Sequence[str] | None = None) -> None:
     """Raise when the MLE does not exist: the win graph is not strongly connected.
 
     The error lists the groups (by ``names`` when given, else model numbers), the first
@@ -145,7 +150,8 @@ def check_connected(data: Battles, names=None) -> None:
     graph = coo_matrix((np.ones(rows.size), (rows, cols)), shape=(k, k))
     n, labels = connected_components(graph, directed=True, connection="strong")
     if n > 1:
-        def label(m) -> str:
+
+        def label(m: int) -> str:
             name = str(names[m]) if names is not None else str(m)
             return name if len(name) <= 60 else name[:57] + "..."
 
@@ -163,7 +169,9 @@ def check_connected(data: Battles, names=None) -> None:
         )
 
 
-def fit(data: Battles, *, ties: str = "half", names=None) -> BradleyTerryFit:
+def fit(
+    data: Battles, *, ties: Literal["half", "davidson"] = "half", names: Sequence[str] | None = None
+) -> BradleyTerryFit:
     """Maximum-likelihood Bradley-Terry scores with model-based and sandwich covariances.
 
     Ties as half wins: Newton's method on the pairs' win counts (the likelihood depends on
@@ -220,7 +228,9 @@ def sandwich_is_degenerate(data: Battles, fit: BradleyTerryFit) -> bool:
     return connected_components(graph, directed=False)[0] > 1
 
 
-def bootstrap(data: Battles, n_resamples: int, seed=0, *, start=None) -> np.ndarray:
+def bootstrap(
+    data: Battles, n_resamples: int, seed: Seed = 0, *, start: FloatArray | None = None
+) -> FloatArray:
     """Return (B, K) bootstrap scores: battles resampled (the cells reweighted by multinomial
     counts) and every replicate fitted (ties as half wins).
 
@@ -261,7 +271,7 @@ def bootstrap(data: Battles, n_resamples: int, seed=0, *, start=None) -> np.ndar
     return out
 
 
-def _has_mle(pairs: _Pairs, wins, total, k) -> bool:
+def _has_mle(pairs: _Pairs, wins: np.ndarray, total: np.ndarray, k: int) -> bool:
     """Whether one replicate's pair counts have a finite MLE (a strongly connected win
     graph: an edge from the loser to the winner of each pair with a win or a loss)."""
     won, lost = wins > 0, total - wins > 0
@@ -298,18 +308,18 @@ class _Pairs:
         )
         return cls(first, second, starts, incidence)
 
-    def totals(self, data: Battles, counts):
+    def totals(self, data: Battles, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Wins of ``first`` and battles per pair, for each row of cell weights ``counts``."""
         wins = np.add.reduceat(counts * data.outcome, self.starts, axis=-1)
         return wins, np.add.reduceat(counts, self.starts, axis=-1)
 
-    def gradient(self, residual, k):
+    def gradient(self, residual: np.ndarray, k: int) -> FloatArray:
         """``sum_pairs residual (e_first - e_second)`` for each row of ``residual``."""
         residual = np.atleast_2d(residual)
         return np.asarray((self.incidence.T @ residual.T).T)
 
 
-def _pair_information(pairs: _Pairs, weight, k):
+def _pair_information(pairs: _Pairs, weight: np.ndarray, k: int) -> FloatArray:
     """``sum_pairs weight (e_i - e_j)(e_i - e_j)'``: a (K, K) Laplacian."""
     out = np.zeros((k, k))
     np.add.at(out, (pairs.first, pairs.second), -weight)
@@ -320,12 +330,14 @@ def _pair_information(pairs: _Pairs, weight, k):
     return out
 
 
-def _log_likelihood(pairs: _Pairs, wins, total, theta):
+def _log_likelihood(pairs: _Pairs, wins: np.ndarray, total: np.ndarray, theta: np.ndarray) -> float:
     diff = theta[pairs.first] - theta[pairs.second]
     return float(np.sum(wins * -np.logaddexp(0, -diff) + (total - wins) * -np.logaddexp(0, diff)))
 
 
-def _newton_one(pairs: _Pairs, wins, total, k):
+def _newton_one(
+    pairs: _Pairs, wins: np.ndarray, total: np.ndarray, k: int
+) -> tuple[FloatArray, int]:
     """Newton's method with step halving on the concave log-likelihood of one data set (the
     last score held at 0, then the scores centred)."""
     theta = np.zeros(k)
@@ -355,7 +367,9 @@ def _newton_one(pairs: _Pairs, wins, total, k):
     )
 
 
-def _chord(pairs: _Pairs, wins, total, theta0, chord):
+def _chord(
+    pairs: _Pairs, wins: np.ndarray, total: np.ndarray, theta0: np.ndarray, chord: np.ndarray
+) -> FloatArray:
     """Fit each row of ``wins``/``total`` from ``theta0`` by chord steps (the fixed inverse
     information ``chord``), then exact Newton steps for rows that have not settled; rows
     without a finite maximum come back NaN."""
@@ -363,9 +377,10 @@ def _chord(pairs: _Pairs, wins, total, theta0, chord):
     rows = wins.shape[0]
     theta = np.repeat((theta0 - theta0[-1])[None, :], rows, axis=0)
     # a model without a win or without a loss: no MLE (the usual way a replicate has none)
-    won = np.asarray(pairs.incidence.T.maximum(0) @ wins.T).T + np.asarray(
-        (-pairs.incidence.T).maximum(0) @ (total - wins).T
-    ).T
+    won = (
+        np.asarray(pairs.incidence.T.maximum(0) @ wins.T).T
+        + np.asarray((-pairs.incidence.T).maximum(0) @ (total - wins).T).T
+    )
     played = np.asarray(abs(pairs.incidence.T) @ total.T).T
     settled = ~((won > 0) & (won < played)).all(axis=1)
     theta[settled] = np.nan
@@ -407,7 +422,9 @@ def _chord(pairs: _Pairs, wins, total, theta0, chord):
     return theta
 
 
-def _newton_row(pairs: _Pairs, wins, total, theta):
+def _newton_row(
+    pairs: _Pairs, wins: np.ndarray, total: np.ndarray, theta: np.ndarray
+) -> FloatArray:
     """Exact Newton steps for one replicate; NaN when they do not settle (no MLE)."""
     k = theta.size
     theta = theta.copy()
@@ -428,7 +445,7 @@ def _newton_row(pairs: _Pairs, wins, total, theta):
     return np.full(k, np.nan)
 
 
-def _information(data: Battles, weight):
+def _information(data: Battles, weight: np.ndarray) -> FloatArray:
     """``sum_cells weight (e_i - e_j)(e_i - e_j)'``: a (K, K) Laplacian."""
     k = data.n_models
     out = np.zeros((k, k))
@@ -439,7 +456,7 @@ def _information(data: Battles, weight):
     return out
 
 
-def _inverse_centred(information):
+def _inverse_centred(information: np.ndarray) -> FloatArray:
     """The covariance of sum-zero scores from the information (a Laplacian whose null space
     is the constant vector): invert it with the last score held at 0, then centre."""
     k = information.shape[0]
@@ -457,7 +474,11 @@ def _fit_davidson(data: Battles) -> BradleyTerryFit:
     if not tie.any():  # nu's MLE is 0, where Davidson's model is Bradley-Terry
         plain = fit(data)
         return BradleyTerryFit(
-            plain.scores, plain.covariance, plain.covariance, 0.0, plain.log_likelihood,
+            plain.scores,
+            plain.covariance,
+            plain.covariance,
+            0.0,
+            plain.log_likelihood,
             plain.iterations,
         )
     if not (win.any() or loss.any()):
@@ -466,7 +487,7 @@ def _fit_davidson(data: Battles) -> BradleyTerryFit:
             "grows without bound); use ties='half', where equal models score 0"
         )
 
-    def negative(params):
+    def negative(params: FloatArray) -> tuple[float, FloatArray]:
         theta = np.append(params[:-1], 0.0)
         log_nu = params[-1]
         a, b = theta[i], theta[j]
@@ -514,7 +535,9 @@ def _fit_davidson(data: Battles) -> BradleyTerryFit:
     )
 
 
-def _numeric_hessian(gradient, x, step: float = 1e-5):
+def _numeric_hessian(
+    gradient: Callable[[FloatArray], FloatArray], x: FloatArray, step: float = 1e-5
+) -> FloatArray:
     n = x.size
     out = np.empty((n, n))
     for m in range(n):
