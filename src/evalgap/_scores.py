@@ -25,14 +25,17 @@ The interchange layout (:class:`LongScores`): one row per (model, task, item_id[
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, TypeAlias, cast
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from evalgap._results import Result
 from evalgap.errors import InputError
+from evalgap.stats._types import ArrayLike, BoolArray, FloatArray, IntArray
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,7 @@ class LongScores:
 
     frame: pd.DataFrame
     source: str
-    columns: dict = field(default_factory=dict)
+    columns: dict[str, str | None] = field(default_factory=dict)
     notes: tuple[str, ...] = field(default=())
 
 
@@ -121,13 +124,13 @@ class AlignmentReport(Result):
     """
 
     entries: tuple[ModelAlignment, ...]
-    items_union: dict
-    items_kept: dict
+    items_union: dict[str, int]
+    items_kept: dict[str, int]
     rows_without_key: int = 0
-    items_common: dict = field(default_factory=dict)
+    items_common: dict[str, int] = field(default_factory=dict)
     complete_case: bool = False
     loader_notes: tuple[str, ...] = ()
-    _json_names: ClassVar[dict] = {"entries": "models"}
+    _json_names: ClassVar[dict[str, str]] = {"entries": "models"}
     _derived = ("items_left_out", "messages")
     _omit = ("loader_notes",)
     _headline = ("items_left_out",)
@@ -197,7 +200,7 @@ class AlignmentReport(Result):
                 )
         return out
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Return one row per (model, task): rows read, items scored, kept and missing."""
         import pandas as pd
 
@@ -227,12 +230,12 @@ class TaskScores:
 
     task: str
     item_ids: np.ndarray
-    scores: np.ndarray
-    run_counts: np.ndarray
+    scores: FloatArray
+    run_counts: IntArray
     clusters: np.ndarray | None
 
     @property
-    def observed(self) -> np.ndarray:
+    def observed(self) -> BoolArray:
         """Boolean ``(n_items, n_models)``: True where the model scored the item."""
         return ~np.isnan(self.scores)
 
@@ -241,7 +244,7 @@ class TaskScores:
         """True when every model scored every item of the task."""
         return not np.isnan(self.scores).any()
 
-    def pair_rows(self, i: int, j: int) -> np.ndarray:
+    def pair_rows(self, i: int, j: int) -> BoolArray:
         """Return the boolean mask of the items models ``i`` and ``j`` both scored."""
         return ~(np.isnan(self.scores[:, i]) | np.isnan(self.scores[:, j]))
 
@@ -282,7 +285,7 @@ class ScoreSet:
             )
         return self.models.index(model)
 
-    def pair(self, model_a: str, model_b: str) -> tuple[np.ndarray, np.ndarray]:
+    def pair(self, model_a: str, model_b: str) -> tuple[FloatArray, FloatArray]:
         """Return the two models' scores on the items both scored, over every task, aligned."""
         i, j = self.model_index(model_a), self.model_index(model_b)
         rows = [t.pair_rows(i, j) for t in self.tasks]
@@ -297,15 +300,29 @@ class ScoreSet:
         return a, b
 
 
+# Each key column's codes (int32, -1 for missing) and its distinct values.
+_KeyCodes: TypeAlias = dict[str, tuple[NDArray[np.int32], np.ndarray]]
+# What both alignment paths return: the model order, each task's scores, the per-model
+# accounts, and per task the items in the union, kept, and scored by every model.
+_Aligned: TypeAlias = tuple[
+    list[str],
+    list["TaskScores"],
+    list[ModelAlignment],
+    dict[str, int],
+    dict[str, int],
+    dict[str, int],
+]
+
+
 def align(
     frame: pd.DataFrame,
     *,
-    models=None,
-    tasks=None,
+    models: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
     strict: bool = False,
     source: str = "",
     complete_case: bool = False,
-    notes=(),
+    notes: Iterable[object] = (),
 ) -> ScoreSet:
     """Align a long frame into a :class:`ScoreSet` (see the module docstring for the rules).
 
@@ -393,7 +410,9 @@ def _refuse_blank_clusters(frame: pd.DataFrame, where: str) -> None:
         )
 
 
-def _check_align_arguments(frame, models, tasks):
+def _check_align_arguments(
+    frame: pd.DataFrame, models: Sequence[str] | None, tasks: Sequence[str] | None
+) -> list[list[str] | None]:
     """Refuse wrong types with an error naming the parameter; return models/tasks as lists."""
     if not isinstance(frame, pd.DataFrame):
         raise InputError(
@@ -407,7 +426,7 @@ def _check_align_arguments(frame, models, tasks):
             f"the long layout has columns model, task, item_id, score "
             f"(found: {_listing(frame.columns)})"
         )
-    out = []
+    out: list[list[str] | None] = []
     for name, value in (("models", models), ("tasks", tasks)):
         if value is None:
             out.append(None)
@@ -421,7 +440,9 @@ def _check_align_arguments(frame, models, tasks):
     return out
 
 
-def _keyless(frame: pd.DataFrame):
+def _keyless(
+    frame: pd.DataFrame,
+) -> tuple[BoolArray, _KeyCodes | None]:
     """Return (rows with an empty model, task or item id, each key column's codes).
 
     Computed on each column's distinct values, not row by row: a 20-million-row frame
@@ -429,7 +450,7 @@ def _keyless(frame: pd.DataFrame):
     distinct values) serve the dense alignment.
     """
     out = np.zeros(len(frame), dtype=bool)
-    codes = {}
+    codes: _KeyCodes = {}
     for column in ("model", "task", "item_id"):
         codes[column] = _codes(frame[column])
         values, uniques = codes[column]
@@ -448,20 +469,27 @@ def _decategorized(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(**{c: frame[c].astype(object) for c in cats})
 
 
-def _plain(values) -> np.ndarray:
+def _plain(values: ArrayLike) -> np.ndarray:
     """Return distinct values as a NumPy array (categoricals as their plain values)."""
     if isinstance(getattr(values, "dtype", None), pd.CategoricalDtype):
         return np.asarray(values, dtype=object)
     return np.asarray(values)
 
 
-def _codes(column: pd.Series):
+def _codes(column: pd.Series) -> tuple[NDArray[np.int32], np.ndarray]:
     """Return (int32 codes in order of appearance, plain distinct values) of a column."""
     codes, uniques = pd.factorize(column)
     return codes.astype(np.int32), _plain(uniques)
 
 
-def _align_dense(frame, models, tasks, where, complete_case, key_codes=None):
+def _align_dense(
+    frame: pd.DataFrame,
+    models: Sequence[str] | None,
+    tasks: Sequence[str] | None,
+    where: str,
+    complete_case: bool,
+    key_codes: _KeyCodes | None = None,
+) -> _Aligned | None:
     """Align by integer codes and a scatter into each task's matrix; None to use the general path.
 
     Used when there is no run column; returns None (the general path decides) when a
@@ -542,7 +570,8 @@ def _align_dense(frame, models, tasks, where, complete_case, key_codes=None):
             cluster_codes = cluster_codes[usable]
     by_task = np.argsort(t_pos, kind="stable") if n_t > 1 else None
     bounds = np.searchsorted(t_pos[by_task], np.arange(n_t + 1)) if n_t > 1 else [0, t_pos.size]
-    wides, flat = [], None
+    wides: list[FloatArray | None] = []
+    flat = None
     for k, task in enumerate(task_order):
         members, _ = members_of[task]
         take = by_task[bounds[k] : bounds[k + 1]] if by_task is not None else slice(None)
@@ -556,7 +585,7 @@ def _align_dense(frame, models, tasks, where, complete_case, key_codes=None):
     del flat, m_pos, t_pos, score
 
     labels = None
-    if cluster_codes is not None:
+    if cluster_codes is not None and cluster_plain is not None:  # both or neither
         labels = _dense_cluster_labels(
             cluster_codes, cluster_plain, u_codes, n_u, where, i_plain[u_item]
         )
@@ -564,7 +593,7 @@ def _align_dense(frame, models, tasks, where, complete_case, key_codes=None):
     union_counts, kept_counts, common_counts = {}, {}, {}
     for k, task in enumerate(task_order):
         members, ids = members_of[task]
-        wide = wides[k]
+        wide = cast(FloatArray, wides[k])  # released (None) only after its task is done
         present = ~np.isnan(wide)
         present_any = present.any(axis=1)
         complete = present.all(axis=1)
@@ -607,7 +636,14 @@ def _align_dense(frame, models, tasks, where, complete_case, key_codes=None):
     return model_order, task_scores, entries, union_counts, kept_counts, common_counts
 
 
-def _dense_cluster_labels(codes, plain, u_codes, n_u, where, item_of_u):
+def _dense_cluster_labels(
+    codes: np.ndarray,
+    plain: np.ndarray,
+    u_codes: np.ndarray,
+    n_u: int,
+    where: str,
+    item_of_u: np.ndarray,
+) -> np.ndarray:
     """Each universe entry's cluster label (its first non-empty one), from usable rows.
 
     An item with two different labels is refused, naming the item the general path names
@@ -633,7 +669,13 @@ def _dense_cluster_labels(codes, plain, u_codes, n_u, where, item_of_u):
     return labels
 
 
-def _align_general(frame, models, tasks, where, complete_case):
+def _align_general(
+    frame: pd.DataFrame,
+    models: Sequence[str] | None,
+    tasks: Sequence[str] | None,
+    where: str,
+    complete_case: bool,
+) -> _Aligned:
     """Align through pandas group-by: runs are averaged, identical duplicates collapsed."""
     # Missing items are counted against every item the file has for a task, whichever models
     # are selected: "lacks 1,681 of 12,032 items", not of the selected models' union.
@@ -736,14 +778,18 @@ def _align_general(frame, models, tasks, where, complete_case):
     return model_order, task_scores, entries, union_counts, kept_counts, common_counts
 
 
-def _select(frame: pd.DataFrame, column: str, wanted, where: str) -> pd.DataFrame:
+def _select(
+    frame: pd.DataFrame, column: str, wanted: Iterable[object] | None, where: str
+) -> pd.DataFrame:
     if not wanted:
         return frame
     _refuse_missing(column, wanted, list(pd.unique(frame[column])), where)
     return frame[frame[column].isin(list(wanted))]
 
 
-def _refuse_missing(column: str, wanted, available: list, where: str) -> None:
+def _refuse_missing(
+    column: str, wanted: Iterable[object], available: list[object], where: str
+) -> None:
     """Raise naming the first wanted value that is not available (with the closest ones)."""
     missing = [w for w in wanted if w not in set(available)]
     if missing:
@@ -758,7 +804,7 @@ def _refuse_missing(column: str, wanted, available: list, where: str) -> None:
         )
 
 
-def _numeric_scores(raw: pd.Series):
+def _numeric_scores(raw: pd.Series) -> tuple[pd.Series, pd.Series, pd.Series]:
     """Return float scores with masks of non-numeric and empty entries."""
     if raw.dtype == bool:
         return (
@@ -776,7 +822,7 @@ def _numeric_scores(raw: pd.Series):
     return values, bad, empty
 
 
-def _bool_text(value):
+def _bool_text(value: object) -> object:
     if isinstance(value, str):
         lowered = value.strip().lower()
         if lowered in ("true", "false"):
@@ -803,13 +849,13 @@ def _natural_key(index: pd.Index) -> pd.Index:
     return index
 
 
-def _listing(names, limit: int = 8) -> str:
-    names = [str(n) for n in names]
-    shown = ", ".join(names[:limit])
-    return shown + (f", ... ({len(names)} in all)" if len(names) > limit else "")
+def _listing(names: Iterable[object], limit: int = 8) -> str:
+    texts = [str(n) for n in names]
+    shown = ", ".join(texts[:limit])
+    return shown + (f", ... ({len(texts)} in all)" if len(texts) > limit else "")
 
 
-def _suggestion(name, available) -> str:
+def _suggestion(name: object, available: Iterable[object]) -> str:
     """Return "; did you mean 'x'?" naming the closest available names, or ""."""
     by_folded: dict[str, str] = {}
     for a in available:
@@ -820,7 +866,7 @@ def _suggestion(name, available) -> str:
     return f"; did you mean {' or '.join(repr(by_folded[c]) for c in close)}?"
 
 
-def number_form(value):
+def number_form(value: object) -> float | None:
     """Return the number an item id spells ('1', '1.0', '01' -> 1.0), or None."""
     try:
         number = float(str(value))
@@ -829,12 +875,12 @@ def number_form(value):
     return number if np.isfinite(number) else None
 
 
-def _id_form_hint(tasks, models, i: int, j: int) -> str:
+def _id_form_hint(tasks: Sequence[TaskScores], models: Sequence[str], i: int, j: int) -> str:
     """Say so when two models' item ids differ only in how a number is written ('1', '1.0')."""
     for t in tasks:
         ids_a = t.item_ids[~np.isnan(t.scores[:, i])]
         ids_b = t.item_ids[~np.isnan(t.scores[:, j])]
-        forms = {}
+        forms: dict[float, object] = {}
         for x in ids_b[:100_000]:
             number = number_form(x)
             if number is not None:
@@ -850,7 +896,9 @@ def _id_form_hint(tasks, models, i: int, j: int) -> str:
     return ""
 
 
-def _all_items(frame, model_order, tasks) -> tuple:
+def _all_items(
+    frame: pd.DataFrame, model_order: Sequence[str], tasks: Sequence[str] | None
+) -> tuple[TaskScores, ...]:
     """The tasks' scores on every item some model scored (to explain an empty common set)."""
     try:
         return align(frame, models=list(model_order), tasks=tasks).tasks
@@ -858,7 +906,12 @@ def _all_items(frame, model_order, tasks) -> tuple:
         return ()
 
 
-def _no_item_cause(frame, entries, task_scores, model_order) -> str:
+def _no_item_cause(
+    frame: pd.DataFrame,
+    entries: Sequence[ModelAlignment],
+    task_scores: Sequence[TaskScores],
+    model_order: Sequence[str],
+) -> str:
     """Name why no item is usable: text scores, or item ids written differently per model."""
     non_numeric = sum(e.non_numeric for e in entries)
     if non_numeric and not any(e.items_scored for e in entries):
