@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import os
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import TypeAlias
 
 from evalgap.errors import InputError
 
+# A file or directory argument, and one or several of them (what every loader takes).
+PathArg: TypeAlias = str | os.PathLike[str]
+PathsArg: TypeAlias = PathArg | Iterable[PathArg]
 
-def as_paths(paths, *, param: str = "paths") -> list[Path]:
+
+def as_paths(paths: object, *, param: str = "paths") -> list[Path]:
     """Return ``paths`` (one path, or a list of them) as a list of Paths, or raise naming
     ``param=`` when one is not a path (None, a number, bytes) or is empty."""
     import os
@@ -33,7 +39,7 @@ def as_paths(paths, *, param: str = "paths") -> list[Path]:
 
 
 def expand(
-    paths,
+    paths: Iterable[Path],
     *,
     globs: tuple[str, ...],
     what: str,

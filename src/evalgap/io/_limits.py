@@ -28,8 +28,12 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
+from collections.abc import Iterator
+from contextlib import AbstractContextManager as ContextManager
 from contextlib import nullcontext
 from pathlib import Path
+from typing import IO, Any, Protocol
 
 from evalgap.errors import InputError
 
@@ -53,7 +57,11 @@ def mib(n: int) -> str:
 
 
 def too_large(
-    where, limit: int, compressed_bytes: int | None = None, hint: str = "", subject: str = ""
+    where: object,
+    limit: int,
+    compressed_bytes: int | None = None,
+    hint: str = "",
+    subject: str = "",
 ) -> InputError:
     """The one-line refusal of a stream that expands past ``limit`` bytes.
 
@@ -71,7 +79,7 @@ def too_large(
     )
 
 
-def check_parquet_rows(path, rows: int) -> None:
+def check_parquet_rows(path: str | os.PathLike[str], rows: int) -> None:
     """Refuse a Parquet file whose row count is out of proportion to its size."""
     size = Path(path).stat().st_size
     limit = max(PARQUET_ROWS_FLOOR, PARQUET_ROWS_PER_BYTE * size)
@@ -83,16 +91,24 @@ def check_parquet_rows(path, rows: int) -> None:
         )
 
 
+class _Readable(Protocol):
+    """A binary stream as the bound reads it (a file, a GzipFile, a zip member)."""
+
+    def read(self, size: int = ..., /) -> bytes: ...
+
+    def close(self) -> None: ...
+
+
 class _Bounded(io.RawIOBase):
     """A binary stream that raises once more than ``limit`` bytes have been read from it."""
 
-    def __init__(self, inner, limit: int, error: InputError):
+    def __init__(self, inner: _Readable, limit: int, error: InputError) -> None:
         self._inner, self._limit, self._error, self._count = inner, limit, error, 0
 
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:
+    def readinto(self, buffer: Any) -> int:
         data = self._inner.read(min(len(buffer), _CHUNK))
         self._count += len(data)
         if self._count > self._limit:
@@ -107,18 +123,20 @@ class _Bounded(io.RawIOBase):
             super().close()
 
 
-def bounded(inner, limit: int, error: InputError) -> io.BufferedReader:
+def bounded(inner: _Readable, limit: int, error: InputError) -> io.BufferedReader:
     """Wrap the binary stream ``inner`` so reading past ``limit`` bytes raises ``error``."""
     return io.BufferedReader(_Bounded(inner, limit, error), buffer_size=_CHUNK)
 
 
-def is_gzip(path) -> bool:
+def is_gzip(path: str | os.PathLike[str]) -> bool:
     """True when the file starts with the gzip magic bytes."""
     with open(path, "rb") as handle:
         return handle.read(2) == b"\x1f\x8b"
 
 
-def open_maybe_gzip(path, *, gzipped: bool | None = None, raw=None):
+def open_maybe_gzip(
+    path: str | os.PathLike[str], *, gzipped: bool | None = None, raw: IO[bytes] | None = None
+) -> ContextManager[IO[bytes]]:
     """Open ``path`` for binary reading, decompressing gzip within the expansion bound.
 
     ``gzipped`` says whether to decompress (default: from the file's magic bytes); ``raw``
@@ -137,7 +155,13 @@ def open_maybe_gzip(path, *, gzipped: bool | None = None, raw=None):
     return bounded(inner, limit, too_large(path, limit, size, hint))
 
 
-def read_lines(handle, where, *, limit: int | None = None, what: str = "a JSON Lines file"):
+def read_lines(
+    handle: IO[bytes],
+    where: object,
+    *,
+    limit: int | None = None,
+    what: str = "a JSON Lines file",
+) -> Iterator[tuple[int, bytes]]:
     """Yield ``(line number, bytes)`` of a binary stream, each line at most ``limit`` bytes
     (default ``MAX_LINE_BYTES``).
 

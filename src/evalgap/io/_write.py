@@ -27,17 +27,19 @@ import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO, Any
 
 import pandas as pd
 from pandas.api import types as ptypes
 
 from evalgap.errors import InputError
+from evalgap.io._files import PathArg
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
-def escape_cell(value):
+def escape_cell(value: object) -> object:
     """Return a text cell prefixed with ``'`` when a spreadsheet would evaluate it."""
     if not isinstance(value, str) or not value.startswith(FORMULA_STARTS):
         return value
@@ -46,14 +48,14 @@ def escape_cell(value):
     return "'" + value
 
 
-def unescape_cell(value):
+def unescape_cell(value: object) -> object:
     """Undo :func:`escape_cell`: drop a ``'`` that precedes a formula character."""
     if isinstance(value, str) and value.startswith("'") and value[1:].startswith(FORMULA_STARTS):
         return value[1:]
     return value
 
 
-def check_target(path, *, option: str) -> Path:
+def check_target(path: object, *, option: str) -> Path:
     """Return ``path`` as a Path when a file can be written there, else raise ``InputError``.
 
     Called before any work (a CLI option's type) and again by :func:`atomic_write`: a
@@ -82,7 +84,12 @@ def check_target(path, *, option: str) -> Path:
 
 
 def atomic_write(
-    path, write: Callable, *, option: str, mode: str = "w", what: str = "the file"
+    path: PathArg,
+    write: Callable[[IO[Any]], object],
+    *,
+    option: str,
+    mode: str = "w",
+    what: str = "the file",
 ) -> None:
     """Call ``write(handle)`` on a temporary file beside ``path``, then rename it to ``path``.
 
@@ -97,7 +104,7 @@ def atomic_write(
     """
     target = check_target(path, option=option)
     where = _where(option, target)
-    kwargs = {"encoding": "utf-8", "newline": ""} if "b" not in mode else {}
+    kwargs: dict[str, Any] = {"encoding": "utf-8", "newline": ""} if "b" not in mode else {}
     if _is_special(target):
         try:
             with open(target, mode, **kwargs) as handle:
@@ -128,7 +135,7 @@ def atomic_write(
 
 
 @contextmanager
-def atomic_target(path, *, option: str, what: str = "the file") -> Iterator[Path]:
+def atomic_target(path: PathArg, *, option: str, what: str = "the file") -> Iterator[Path]:
     """Yield a temporary path beside ``path``, renamed over ``path`` when the block succeeds.
 
     For writers that take a path rather than a handle (DuckDB's ``COPY ... TO``, pyarrow's
@@ -169,7 +176,7 @@ def _not_unicode(where: str, what: str, exc: UnicodeEncodeError) -> InputError:
     )
 
 
-def _format(path, option: str, formats: tuple[str, ...]) -> str:
+def _format(path: PathArg, option: str, formats: tuple[str, ...]) -> str:
     """The suffix naming the format to write (``.csv``), checked against ``formats``; a
     device or pipe (``/dev/stdout``) takes the first. A CSV is never written under another
     format's name (``pairs.json``, ``pairs.xlsx``)."""
@@ -185,7 +192,7 @@ def _format(path, option: str, formats: tuple[str, ...]) -> str:
     return suffix
 
 
-def write_csv(frame: pd.DataFrame, path, *, option: str = "--output") -> None:
+def write_csv(frame: pd.DataFrame, path: PathArg, *, option: str = "--output") -> None:
     """Write ``frame`` (no index) as CSV with formula-like text cells escaped, atomically."""
     _format(path, option, (".csv",))
     safe = frame.copy()
@@ -206,7 +213,7 @@ def write_csv(frame: pd.DataFrame, path, *, option: str = "--output") -> None:
     )
 
 
-def write_table(frame: pd.DataFrame, path, *, option: str = "--output") -> None:
+def write_table(frame: pd.DataFrame, path: PathArg, *, option: str = "--output") -> None:
     """Write ``frame`` as Parquet (a ``.parquet`` path) or else as CSV, atomically.
 
     Parquet keeps the column types (nullable verdicts stay nullable booleans) and is the

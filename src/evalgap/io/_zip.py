@@ -21,6 +21,7 @@ import os
 import struct
 import zipfile
 import zlib
+from typing import IO, Literal
 
 from evalgap.io._limits import MAX_MEMBER_BYTES, expansion_limit, too_large
 
@@ -36,17 +37,17 @@ class ZipReadError(Exception):
 class Archive:
     """A zip archive open for reading members by name."""
 
-    def __init__(self, path):
+    def __init__(self, path: str | os.PathLike[str]) -> None:
         self._path = path
         self._zip = zipfile.ZipFile(path)
         self._infos = {i.filename: i for i in self._zip.infolist()}
         self._size = os.path.getsize(path)
         self._left = expansion_limit(self._size)  # all members together
 
-    def __enter__(self):
+    def __enter__(self) -> Archive:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         self._zip.close()
         return False
 
@@ -104,6 +105,7 @@ class Archive:
 
     def _raw(self, info: zipfile.ZipInfo) -> bytes:
         handle = self._zip.fp
+        assert handle is not None  # the archive is open while it is read
         handle.seek(info.header_offset)
         header = handle.read(_LOCAL_HEADER.size)
         if len(header) != _LOCAL_HEADER.size or header[:4] != _LOCAL_MAGIC:
@@ -117,7 +119,7 @@ class Archive:
         return raw
 
 
-def _read_upto(reader, n: int) -> bytes:
+def _read_upto(reader: IO[bytes], n: int) -> bytes:
     """Read up to ``n`` bytes from ``reader`` (which may return short reads)."""
     parts, got = [], 0
     while got < n:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
 from evalgap.errors import InputError
+from evalgap.stats._types import ArrayLike, IntArray
 
 PAIR_COLUMNS = ("model_a", "model_b", "both_correct", "a_only", "b_only", "both_wrong")
 TASK_COLUMNS = ("task", "a_only", "b_only")
@@ -14,7 +17,7 @@ TASK_COLUMNS = ("task", "a_only", "b_only")
 MAX_COUNT = 2**53
 
 
-def require_columns(frame: pd.DataFrame, columns, source: str) -> None:
+def require_columns(frame: pd.DataFrame, columns: Sequence[str], source: str) -> None:
     """Raise naming the missing columns and the ones found."""
     missing = [c for c in columns if c not in frame.columns]
     if missing:
@@ -26,7 +29,7 @@ def require_columns(frame: pd.DataFrame, columns, source: str) -> None:
         raise InputError(f"{source}: the table has no rows")
 
 
-def whole_numbers(frame: pd.DataFrame, column: str, source: str) -> np.ndarray:
+def whole_numbers(frame: pd.DataFrame, column: str, source: str) -> IntArray:
     """Return a column as non-negative integers, or raise naming the first bad row.
 
     Refused: empty or non-numeric cells, negative, fractional or infinite values, and counts
@@ -56,7 +59,7 @@ def whole_numbers(frame: pd.DataFrame, column: str, source: str) -> np.ndarray:
     return values.to_numpy().astype(np.int64)
 
 
-def total_within_range(values, what: str, source: str) -> None:
+def total_within_range(values: ArrayLike, what: str, source: str) -> None:
     """Raise when a sum of counts (over tasks, or over a row's cells) exceeds ``MAX_COUNT``."""
     total = sum(int(v) for v in np.ravel(values))  # Python ints: exact, cannot wrap around
     if total > MAX_COUNT:
@@ -66,7 +69,7 @@ def total_within_range(values, what: str, source: str) -> None:
         )
 
 
-def unique_rows(frame: pd.DataFrame, key, source: str) -> None:
+def unique_rows(frame: pd.DataFrame, key: str | Sequence[str], source: str) -> None:
     """Raise naming the rows that repeat a key (a task, a pair): it would be counted twice."""
     key = [key] if isinstance(key, str) else list(key)
     repeated = frame.duplicated(subset=key, keep=False).to_numpy()
@@ -83,7 +86,7 @@ def unique_rows(frame: pd.DataFrame, key, source: str) -> None:
         )
 
 
-def _cell(value) -> str:
+def _cell(value: object) -> str:
     if isinstance(value, str):
         return repr(value)
     if value is None or (isinstance(value, float) and np.isnan(value)):
