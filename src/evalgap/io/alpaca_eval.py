@@ -18,12 +18,13 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any, cast
 
 import pandas as pd
 
 from evalgap._scores import LongScores
 from evalgap.errors import InputError
-from evalgap.io._files import as_paths, expand
+from evalgap.io._files import PathsArg, as_paths, expand
 
 FILE = "annotations.json"
 # The fields naming a record's model, baseline and item; a record without one (null or
@@ -57,7 +58,7 @@ def item_id(instruction: str) -> str:
     return hashlib.sha1(instruction.encode("utf-8")).hexdigest()[:12]
 
 
-def read_annotations(paths, *, cluster_column: str | None = None) -> LongScores:
+def read_annotations(paths: PathsArg, *, cluster_column: str | None = None) -> LongScores:
     """Read annotations files (or directories holding them) into the long layout.
 
     ``cluster_column="dataset"`` keeps each record's ``dataset`` as its cluster label.
@@ -89,6 +90,7 @@ def read_annotations(paths, *, cluster_column: str | None = None) -> LongScores:
                 for f, v in fields.items():
                     unnamed[f] += v is None
                 continue
+            named = cast(dict[str, str], fields)  # every identity is there (checked above)
             if (
                 isinstance(preference, bool)
                 or not isinstance(preference, (int, float))
@@ -98,11 +100,11 @@ def read_annotations(paths, *, cluster_column: str | None = None) -> LongScores:
                     f"{path}: record {number} has preference {preference!r}; AlpacaEval "
                     "preferences are numbers in [1, 2]"
                 )
-            baselines.add(fields["generator_1"])
+            baselines.add(named["generator_1"])
             row = {
-                "model": fields["generator_2"],
+                "model": named["generator_2"],
                 "task": TASK,
-                "item_id": item_id(fields["instruction"]),
+                "item_id": item_id(named["instruction"]),
                 "score": float(preference) - 1.0,
             }
             if cluster_column is not None:
@@ -156,7 +158,7 @@ def read_annotations(paths, *, cluster_column: str | None = None) -> LongScores:
     )
 
 
-def _load(path: Path) -> list:
+def _load(path: Path) -> list[Any]:
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
@@ -167,7 +169,7 @@ def _load(path: Path) -> list:
     return data
 
 
-def _text(value, field: str, path: Path, number: int) -> str | None:
+def _text(value: object, field: str, path: Path, number: int) -> str | None:
     """The text of an identity field, None when null or blank; other types are refused."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None

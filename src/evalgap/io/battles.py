@@ -15,12 +15,15 @@ import gzip
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 import pandas as pd
 
 from evalgap.errors import InputError
 from evalgap.io import tables
+from evalgap.io._files import PathArg
+from evalgap.stats._types import FloatArray, IntArray
 
 REQUIRED = ("model_a", "model_b", "winner")
 OPTIONAL = ("question_id", "category")
@@ -59,16 +62,18 @@ class BattleTable:
     """
 
     models: tuple[str, ...]
-    model_a: np.ndarray
-    model_b: np.ndarray
-    outcome: np.ndarray
+    model_a: IntArray
+    model_b: IntArray
+    outcome: FloatArray
     question: np.ndarray | None
     category: np.ndarray | None
     source: str
     notes: tuple[str, ...] = ()
 
 
-def read_battles(data, *, name: str | None = None, fmt: str | None = None) -> BattleTable:
+def read_battles(
+    data: PathArg | pd.DataFrame, *, name: str | None = None, fmt: str | None = None
+) -> BattleTable:
     """Read a battle table from a file path or a DataFrame.
 
     ``fmt`` forces the file format (``csv``, ``tsv``, ``parquet``, ``jsonl`` or ``json``, a
@@ -159,14 +164,14 @@ def read_battles(data, *, name: str | None = None, fmt: str | None = None) -> Ba
     )
 
 
-def _opened(path: Path):
+def _opened(path: Path) -> IO[bytes] | gzip.GzipFile:
     raw = open(path, "rb")
     head = raw.read(2)
     raw.seek(0)
     if head != b"\x1f\x8b":
         return raw
     unzipped = gzip.GzipFile(fileobj=raw)
-    unzipped.myfileobj = raw  # closed with it
+    unzipped.myfileobj = raw  # type: ignore[assignment]  # closed with it
     return unzipped
 
 

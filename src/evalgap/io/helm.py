@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from evalgap._scores import LongScores
 from evalgap.errors import InputError
-from evalgap.io._files import as_paths, expand
+from evalgap.io._files import PathsArg, as_paths, expand
 
 STATS_FILE = "per_instance_stats.json"
 
@@ -29,7 +30,7 @@ def is_helm_path(path: Path) -> bool:
     return path.is_dir() and next(path.rglob(STATS_FILE), None) is not None
 
 
-def read_helm(paths, *, stat: str = "exact_match") -> LongScores:
+def read_helm(paths: PathsArg, *, stat: str = "exact_match") -> LongScores:
     """Read HELM run directories (or their ``per_instance_stats.json``) into the long layout."""
     paths = as_paths(paths)
     frames, notes, lacking = [], [], []
@@ -77,10 +78,10 @@ def read_helm(paths, *, stat: str = "exact_match") -> LongScores:
             f"no HELM run has a stat named {stat!r}; stats found: "
             f"{', '.join(found[:12])} (choose with stat=)"
         )
-    for name, available in lacking:
+    for name, stats_found in lacking:
         notes.append(
-            f"HELM run {name} has no stat {stat!r} (stats: {', '.join(available[:6])}"
-            f"{', ...' if len(available) > 6 else ''}); this run is left out"
+            f"HELM run {name} has no stat {stat!r} (stats: {', '.join(stats_found[:6])}"
+            f"{', ...' if len(stats_found) > 6 else ''}); this run is left out"
         )
     return LongScores(
         frame=pd.concat(frames, ignore_index=True),
@@ -90,7 +91,7 @@ def read_helm(paths, *, stat: str = "exact_match") -> LongScores:
     )
 
 
-def _task_labels(runs) -> dict:
+def _task_labels(runs: list[tuple[Path, str, str, str]]) -> dict[Path, str]:
     """Task label per run: the run name without its model part; when one model has two runs
     with that label (one scenario in two suites), every run of it is labelled with its suite
     folder too, so each suite is its own task and no item is counted twice."""
@@ -104,7 +105,7 @@ def _task_labels(runs) -> dict:
     }
 
 
-def _load(path: Path):
+def _load(path: Path) -> list[Any]:
     try:
         data = json.loads(path.read_bytes())
     except UnicodeDecodeError:
@@ -125,18 +126,20 @@ def _load(path: Path):
     return data
 
 
-def _model_and_task(run: Path) -> tuple[str, str]:
+def _model_and_task(run: Path) -> tuple[str, str, str]:
+    """Return a run's model, its task label (the run name without the model) and its name."""
     spec_path = run / "run_spec.json"
     name, model = run.name, None
     if spec_path.exists():
+        spec: object
         try:
             spec = json.loads(spec_path.read_bytes())
         except (ValueError, RecursionError):
             spec = None
         if isinstance(spec, dict):
-            name = spec.get("name") if isinstance(spec.get("name"), str) else name
-            adapter = spec.get("adapter_spec") if isinstance(spec.get("adapter_spec"), dict) else {}
-            model = adapter.get("model") if isinstance(adapter.get("model"), str) else None
+            name = spec["name"] if isinstance(spec.get("name"), str) else name
+            adapter = spec["adapter_spec"] if isinstance(spec.get("adapter_spec"), dict) else {}
+            model = adapter["model"] if isinstance(adapter.get("model"), str) else None
     scenario, _, args = name.partition(":")
     kept = [a for a in args.split(",") if a and not a.startswith(("model=", "model_deployment="))]
     if model is None:
