@@ -38,14 +38,17 @@ import hashlib
 import json
 import re
 from collections import defaultdict
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager as ContextManager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any, TypeAlias
 
 import pandas as pd
 
 from evalgap._scores import LongScores
 from evalgap.errors import InputError
-from evalgap.io._files import as_paths, expand
+from evalgap.io._files import PathsArg, as_paths, expand
 from evalgap.io._limits import open_maybe_gzip, read_lines
 
 SAMPLE_FILE = re.compile(
@@ -76,6 +79,10 @@ PREFERRED_METRICS = (
 )
 
 
+# The metric option: one name for every task, "task=name" entries, or a task-to-name map.
+Metric: TypeAlias = str | Sequence[str] | Mapping[str, str]
+
+
 @dataclass(frozen=True)
 class SampleFile:
     """One ``samples_<task>_<stamp>.jsonl`` file and whose run it is."""
@@ -85,8 +92,9 @@ class SampleFile:
     task: str
     stamp: str
     named: bool = True
-    filters: tuple = ()
-    setting: tuple = ()  # (name, value) pairs of the run's prompt and decoding settings
+    filters: tuple[str, ...] = ()
+    # (name, value) pairs of the run's prompt and decoding settings
+    setting: tuple[tuple[str, object], ...] = ()
     label: str = ""  # "3-shot": set when the task was run under several settings
 
     @property
@@ -95,7 +103,7 @@ class SampleFile:
         return f"{self.task} [{self.label}]" if self.label else self.task
 
 
-def default_metric(task: str, available) -> str:
+def default_metric(task: str, available: Iterable[str]) -> str:
     """Return the metric evalgap uses for ``task`` when none is named (see module docstring)."""
     available = list(available)
     if len(available) == 1:
@@ -147,13 +155,13 @@ def _is_array_samples(path: Path) -> bool:
 
 
 def read_lm_eval(
-    paths,
+    paths: PathsArg,
     *,
-    metric=None,
+    metric: Metric | None=None,
     filter_name: str | None = None,
     all_runs: bool = False,
     model_name: str | None = None,
-    tasks=None,
+    tasks: Sequence[str] | None=None,
 ) -> LongScores:
     """Read lm-eval sample logs (files or output directories, many models at once).
 
@@ -236,7 +244,7 @@ def read_lm_eval(
 
 
 def _choose_filters(
-    frame: pd.DataFrame, filter_name: str | None, notes: list, tasks=None
+    frame: pd.DataFrame, filter_name: str | None, notes: list[str], tasks: Sequence[str] | None=None
 ) -> pd.DataFrame:
     """One filter per task: the only one, or ``filter_name``; several are never pooled."""
     keep = pd.Series(True, index=frame.index)
@@ -269,7 +277,7 @@ def _choose_filters(
     return frame[keep]
 
 
-def _key_documents(frame: pd.DataFrame, notes: list) -> pd.DataFrame:
+def _key_documents(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
     """Key items by ``doc_id``, unless a ``doc_id`` names different documents in different
     logs (a re-ordered dataset): then by ``doc_hash``, said in the notes."""
     frame = frame.copy()
@@ -297,7 +305,7 @@ def _key_documents(frame: pd.DataFrame, notes: list) -> pd.DataFrame:
     return frame
 
 
-def check_metric_tasks(metric, tasks) -> None:
+def check_metric_tasks(metric: Metric | None, tasks: Iterable[str]) -> None:
     """Raise when a ``TASK=NAME`` metric choice names a task that is not in the input."""
     if metric is None or isinstance(metric, str):
         return
@@ -315,13 +323,13 @@ def check_metric_tasks(metric, tasks) -> None:
             )
 
 
-def one_metric_per_task(metrics_used: dict) -> dict:
+def one_metric_per_task(metrics_used: dict[tuple[str, str], str]) -> dict[str, str]:
     """Return task -> metric from ``{(model, task): metric}``; raise if a task's models differ.
 
     Comparing one model's ``acc`` with another's ``acc_norm`` would be meaningless, so mixed
     metrics on a task are an error that says how to choose one.
     """
-    out = {}
+    out: dict[str, str] = {}
     for task in sorted({t for _, t in metrics_used}):
         used = {m: u for (m, t), u in metrics_used.items() if t == task}
         if len(set(used.values())) > 1:
@@ -334,7 +342,7 @@ def one_metric_per_task(metrics_used: dict) -> dict:
     return out
 
 
-def discover(paths, *, model_name: str | None = None) -> list[SampleFile]:
+def discover(paths: Iterable[Path], *, model_name: str | None = None) -> list[SampleFile]:
     """Return every samples file under ``paths`` with its model, task and timestamp."""
     found: list[SampleFile] = []
     for path in expand(
@@ -376,7 +384,7 @@ def _array_file(path: Path, model_name: str | None) -> SampleFile:
     for results in sorted(path.parent.glob("*.json")):
         data = _load_results(results)
         args = (data.get("config") or {}).get("model_args") if data else None
-        if not isinstance(args, str):
+        if not isinstance(args, str) or data is None:  # no data: no args either
             continue
         prefix = re.sub("/|=", "__", args) + "_"
         if path.name.startswith(prefix):
@@ -406,7 +414,7 @@ def folder_model(name: str) -> str:
     return name.replace("__", "/", 1)
 
 
-def _load_results(path: Path) -> dict | None:
+def _load_results(path: Path) -> dict[str, Any] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, OSError, UnicodeDecodeError, RecursionError):
@@ -414,7 +422,7 @@ def _load_results(path: Path) -> dict | None:
     return data if isinstance(data, dict) and isinstance(data.get("results"), dict) else None
 
 
-def _results_for(directory: Path, stamp: str) -> dict | None:
+def _results_for(directory: Path, stamp: str) -> dict[str, Any] | None:
     """The results file of the run ``stamp`` (``results_<stamp>.json``, or ``<name>_<stamp>.json``
     when lm-eval was given ``--output_path <name>.json``)."""
     for results in sorted(directory.glob(f"*{stamp}.json")):
@@ -424,11 +432,11 @@ def _results_for(directory: Path, stamp: str) -> dict | None:
     return None
 
 
-def _name_in(data: dict | None) -> str | None:
+def _name_in(data: dict[str, Any] | None) -> str | None:
     if not data:
         return None
     name = data.get("model_name")
-    config = data.get("config") if isinstance(data.get("config"), dict) else {}
+    config = data["config"] if isinstance(data.get("config"), dict) else {}
     model = config.get("model") if isinstance(config.get("model"), str) else None
     return (
         (name if isinstance(name, str) and name else None)
@@ -437,14 +445,14 @@ def _name_in(data: dict | None) -> str | None:
     )
 
 
-def _filters_in(data: dict | None, task: str) -> tuple[str, ...]:
+def _filters_in(data: dict[str, Any] | None, task: str) -> tuple[str, ...]:
     """Filter names of ``task`` in the order lm-eval logs them (its config's filter_list)."""
     if not data:
         return ()
     config = (data.get("configs") or {}).get(task) or {}
     names = [f.get("name") for f in config.get("filter_list") or [] if isinstance(f, dict)]
     if names and all(isinstance(n, str) for n in names):
-        return tuple(names)
+        return tuple(n for n in names if isinstance(n, str))  # every one, checked above
     keys = [k.split(",", 1)[1] for k in (data.get("results") or {}).get(task, {}) if "," in k]
     return tuple(dict.fromkeys(k for k in keys if "_stderr" not in k))
 
@@ -461,7 +469,7 @@ SETTINGS = {
 }
 
 
-def _setting_in(data: dict | None, task: str) -> tuple:
+def _setting_in(data: dict[str, Any] | None, task: str) -> tuple[tuple[str, object], ...]:
     """The run's settings of ``task`` (see :data:`SETTINGS`) from its results file."""
     if not data:
         return (("n-shot", None),)
@@ -477,7 +485,7 @@ def _setting_in(data: dict | None, task: str) -> tuple:
     system = data.get("system_instruction_sha") or (
         "given" if data.get("system_instruction") else None
     )
-    run_config = data.get("config") if isinstance(data.get("config"), dict) else {}
+    run_config = data["config"] if isinstance(data.get("config"), dict) else {}
     gen = run_config.get("gen_kwargs") or None
     if gen is not None and not isinstance(gen, str):
         gen = json.dumps(gen, sort_keys=True, default=str)
@@ -540,7 +548,7 @@ def _separate_folders(files: list[SampleFile], notes: list[str]) -> list[SampleF
     return out
 
 
-def _distinct_name(directory: Path, among) -> str:
+def _distinct_name(directory: Path, among: Collection[Path]) -> str:
     """The shortest name telling ``directory`` from the others: its own name, else its
     parent's (lm-eval names both folders after the model: ``bf16/<model>``, ``fp8/<model>``)."""
     for depth in (1, 2):
@@ -550,7 +558,7 @@ def _distinct_name(directory: Path, among) -> str:
     return "/".join(directory.parts[-2:])
 
 
-def _pretrained(model_args) -> str | None:
+def _pretrained(model_args: object) -> str | None:
     if isinstance(model_args, dict):
         return model_args.get("pretrained") or model_args.get("model")
     if isinstance(model_args, str):
@@ -561,7 +569,7 @@ def _pretrained(model_args) -> str | None:
     return None
 
 
-def metric_rule(metric):
+def metric_rule(metric: Metric | None) -> Callable[[str], str | None]:
     """Turn a ``metric`` argument into a function ``task -> metric name or None``.
 
     ``None``: defaults everywhere; ``"acc"``: acc for every task; ``["acc",
@@ -585,11 +593,11 @@ def metric_rule(metric):
     return lambda task: per_task.get(task, everywhere)
 
 
-def _open(path: Path):
+def _open(path: Path) -> ContextManager[IO[bytes]]:
     return open_maybe_gzip(path, gzipped=path.name.endswith(".gz"))
 
 
-def _records(f: SampleFile):
+def _records(f: SampleFile) -> Iterator[tuple[str, Any]]:
     """Yield (line number, record) of a JSON-lines file or a 0.4.0-0.4.2 JSON array."""
     try:
         with _open(f.path) as handle:
@@ -627,7 +635,7 @@ def _records(f: SampleFile):
         raise InputError(f"{f.path}: cannot be read ({exc})") from None
 
 
-def _doc_key(record: dict) -> str | None:
+def _doc_key(record: dict[str, Any]) -> str | None:
     """A document's identity: a hash of the logged document (the same for every lm-eval
     version), else the record's own ``doc_hash``."""
     doc = record.get("doc")
@@ -638,7 +646,7 @@ def _doc_key(record: dict) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _read_samples(f: SampleFile, metric: str | None):
+def _read_samples(f: SampleFile, metric: str | None) -> pd.DataFrame:
     """The file's records as a frame, or None when they carry no score (--predict_only)."""
     doc_ids, filters, hashes, scores = [], [], [], []
     used = metric
