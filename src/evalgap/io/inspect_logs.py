@@ -36,14 +36,16 @@ import hashlib
 import json
 import math
 from collections import defaultdict
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeAlias, cast
 
 import pandas as pd
 
 from evalgap._scores import LongScores
 from evalgap.errors import InputError, first_line
-from evalgap.io._files import as_paths, expand
+from evalgap.io._files import PathArg, PathsArg, as_paths, expand
 from evalgap.io._zip import Archive, ZipReadError
 
 INDEX_FILES = ("logs.json", "eval-set.json")
@@ -51,7 +53,7 @@ MEMBER = "__evalgap_member__"  # the archive member a sample of an .eval log cam
 ON_ERROR = ("skip", "fail")
 
 
-def value_to_float(value):
+def value_to_float(value: object) -> float | None:
     """Map a score value to a float as inspect_ai's metrics do, or None when it cannot."""
     if isinstance(value, bool):
         return float(value)
@@ -88,29 +90,34 @@ def is_inspect_path(path: Path) -> bool:
     return b'"eval"' in head and (b'"samples"' in head or b'"version"' in head)
 
 
+# One score row: item id, run (the epoch, or "reduced") and the value (text: not a number).
+_Row: TypeAlias = tuple[str, str, float | str | None]
+
+
 @dataclass
 class _Log:
     path: Path
     model: str
     task: str
-    task_args: dict
+    task_args: dict[str, Any]
     created: str
     shuffled: bool
     n_dataset: int | None
-    reducers: tuple  # the epoch reducers the run recorded, in its order (empty: none said)
-    samples: list
-    reductions: list
+    # the epoch reducers the run recorded, in its order (empty: none said)
+    reducers: tuple[str, ...]
+    samples: list[dict[str, Any]]
+    reductions: list[Any]
     status: str
-    rows: list = field(default_factory=list)
+    rows: list[_Row] = field(default_factory=list)
     epochs: int = 1
 
 
 def read_inspect(
-    paths,
+    paths: PathsArg,
     *,
     scorer: str | None = None,
     score_key: str | None = None,
-    value_map: dict | None = None,
+    value_map: dict[str, float] | None = None,
     on_error: str = "skip",
     reducer: str | None = None,
 ) -> LongScores:
@@ -163,7 +170,7 @@ def read_inspect(
     )
 
 
-def _log_files(paths):
+def _log_files(paths: Iterable[Path]) -> list[Path]:
     """Every log file under ``paths``; an eval-set index names the logs beside it."""
     out = []
     for path in paths:
@@ -197,7 +204,7 @@ def _indexed(index: Path) -> list[Path]:
     return files
 
 
-def _json(raw: bytes, where) -> object:
+def _json(raw: bytes, where: object) -> object:
     try:
         return json.loads(raw)
     except UnicodeDecodeError:
@@ -208,7 +215,7 @@ def _json(raw: bytes, where) -> object:
         raise InputError(f"{where}: not valid JSON (nested too deeply)") from None
 
 
-def _sample(raw: bytes, where) -> dict:
+def _sample(raw: bytes, where: object) -> dict[str, Any]:
     """A sample member of an ``.eval`` archive: a JSON object, else an error naming it."""
     data = _json(raw, where)
     if not isinstance(data, dict):
@@ -216,15 +223,17 @@ def _sample(raw: bytes, where) -> dict:
     return data
 
 
-def _read_log(path: Path, skip=frozenset(), *, allow_empty: bool = False) -> _Log:
+def _read_log(
+    path: Path, skip: Collection[str] = frozenset(), *, allow_empty: bool = False
+) -> _Log:
     if path.suffix == ".eval":
         header, samples, reductions = _read_eval(path, skip)
     else:
         header = _json(path.read_bytes(), path)
         if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
             raise InputError(f"{path}: not an inspect_ai log (no 'eval' header object)")
-        samples = header.get("samples")
-        samples = [] if samples is None else samples
+        listed = header.get("samples")
+        samples = [] if listed is None else listed
         reductions = header.get("reductions")
         reductions = [] if reductions is None else reductions
     info = header.get("eval")
@@ -242,8 +251,8 @@ def _read_log(path: Path, skip=frozenset(), *, allow_empty: bool = False) -> _Lo
         )
     if not isinstance(reductions, list):
         raise InputError(f"{path}: 'reductions' is not a list")
-    dataset = info.get("dataset") if isinstance(info.get("dataset"), dict) else {}
-    config = info.get("config") if isinstance(info.get("config"), dict) else {}
+    dataset = info["dataset"] if isinstance(info.get("dataset"), dict) else {}
+    config = info["config"] if isinstance(info.get("config"), dict) else {}
     reducers = config.get("epochs_reducer")
     reducers = [reducers] if isinstance(reducers, str) else reducers
     reducers = tuple(
@@ -251,7 +260,7 @@ def _read_log(path: Path, skip=frozenset(), *, allow_empty: bool = False) -> _Lo
         if isinstance(reducers, list)
         else ()
     )
-    task_args = info.get("task_args") if isinstance(info.get("task_args"), dict) else {}
+    task_args = info["task_args"] if isinstance(info.get("task_args"), dict) else {}
     return _Log(
         path=path,
         model=model,
@@ -270,7 +279,9 @@ def _read_log(path: Path, skip=frozenset(), *, allow_empty: bool = False) -> _Lo
     )
 
 
-def _read_eval(path: Path, skip=frozenset()):
+def _read_eval(
+    path: Path, skip: Collection[str] = frozenset()
+) -> tuple[Any, list[dict[str, Any]], Any]:
     try:
         with Archive(path) as archive:
             names = archive.namelist()
@@ -349,11 +360,11 @@ def _auto_numbered(log: _Log) -> bool:
     ids = {s.get("id") for s in log.samples}
     if not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
         return False
-    top = log.n_dataset or max(ids)
+    top = log.n_dataset or max(cast(set[int], ids))  # every id an int (checked above)
     return ids <= set(range(1, top + 1))
 
 
-def _tasks_keyed_by_input(logs, labels, notes) -> set[str]:
+def _tasks_keyed_by_input(logs: list[_Log], labels: dict[int, str], notes: list[str]) -> set[str]:
     """Tasks whose logs number a shuffled id-less dataset by position: key those by input."""
     hashed = {labels[id(g)] for g in logs if g.shuffled and _auto_numbered(g)}
     for label in sorted(hashed):
@@ -364,7 +375,7 @@ def _tasks_keyed_by_input(logs, labels, notes) -> set[str]:
     return hashed
 
 
-def _input_key(sample, log: _Log) -> str:
+def _input_key(sample: dict[str, Any], log: _Log) -> str:
     value = sample.get("input")
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
     return "input:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
@@ -395,7 +406,9 @@ def _choose_scorer(log: _Log, wanted: str | None, notes: list[str]) -> str | Non
     return available[0]
 
 
-def _number(value, extra, score_key, log: _Log, sample_id):
+def _number(
+    value: object, extra: dict[str, float], score_key: str | None, log: _Log, sample_id: object
+) -> float | str | None:
     if isinstance(value, dict):
         if score_key is None:
             raise InputError(
@@ -416,9 +429,18 @@ def _number(value, extra, score_key, log: _Log, sample_id):
     return str(value) if number is None else number  # text: counted as non-numeric later
 
 
-def _rows(log, chosen, score_key, extra, on_error, by_input, notes, reducer=None):
+def _rows(
+    log: _Log,
+    chosen: str,
+    score_key: str | None,
+    extra: dict[str, float],
+    on_error: str,
+    by_input: bool,
+    notes: list[str],
+    reducer: str | None = None,
+) -> list[_Row]:
     errored, unscored, rows = [], 0, []
-    key_of = {}
+    key_of: dict[str, object] = {}
     for sample in log.samples:
         sid = sample.get("id")
         key = _input_key(sample, log) if by_input else str(sid)
@@ -433,7 +455,7 @@ def _rows(log, chosen, score_key, extra, on_error, by_input, notes, reducer=None
         if sample.get("error"):
             errored.append(sid)
             continue
-        scores = sample.get("scores") if isinstance(sample.get("scores"), dict) else {}
+        scores = sample["scores"] if isinstance(sample.get("scores"), dict) else {}
         if chosen not in scores:
             unscored += 1
             continue
@@ -483,7 +505,16 @@ def choose_reducer(log: _Log, wanted: str | None) -> str:
     return recorded[0]
 
 
-def _reduced(log, chosen, score_key, extra, rows, by_input, notes, reducer):
+def _reduced(
+    log: _Log,
+    chosen: str,
+    score_key: str | None,
+    extra: dict[str, float],
+    rows: list[_Row],
+    by_input: bool,
+    notes: list[str],
+    reducer: str | None,
+) -> list[_Row]:
     """Per-item values as inspect reduced them (the log's reductions for ``chosen``)."""
     match = [
         r
@@ -531,15 +562,22 @@ class NewSamples:
     task: str
     frame: pd.DataFrame | None
     epochs: int
-    tokens: dict
-    members: set
+    tokens: dict[str, float]
+    members: set[str]
     finished: bool
     reducer: str
     n_dataset: int | None
-    notes: list
+    notes: list[str]
 
 
-def read_new_samples(path, seen=frozenset(), *, scorer=None, score_key=None, reducer=None):
+def read_new_samples(
+    path: PathArg,
+    seen: Collection[str] = frozenset(),
+    *,
+    scorer: str | None = None,
+    score_key: str | None = None,
+    reducer: str | None = None,
+) -> NewSamples:
     """Read the samples of one log not read before (a :class:`NewSamples`).
 
     For an ``.eval`` archive only the sample members not in ``seen`` are decompressed and
@@ -557,7 +595,7 @@ def read_new_samples(path, seen=frozenset(), *, scorer=None, score_key=None, red
     if used != "mean" and finished and seen:
         log = _growing_log(path)  # the reductions cover every item
     notes: list[str] = []
-    members = {s.get(MEMBER) for s in log.samples if s.get(MEMBER)}
+    members = {s[MEMBER] for s in log.samples if s.get(MEMBER)}
     # one log at a time: a task run under -T arguments is labelled with them, since another
     # argument set of it (another task to the loaders) may be the next log found
     label = f"{log.task}({_args_text(log.task_args)})" if log.task_args else log.task
@@ -582,7 +620,7 @@ def read_new_samples(path, seen=frozenset(), *, scorer=None, score_key=None, red
     return out
 
 
-def _growing_log(path: Path, seen=frozenset()) -> _Log:
+def _growing_log(path: Path, seen: Collection[str] = frozenset()) -> _Log:
     """Read a log that may still be written or copied: what it lacks is :class:`IncompleteLog`."""
     try:
         return _read_log(path, frozenset(seen), allow_empty=True)
@@ -590,14 +628,14 @@ def _growing_log(path: Path, seen=frozenset()) -> _Log:
         raise IncompleteLog(str(exc).removeprefix(f"{path}: ")) from None
 
 
-def mean_sample_tokens(paths) -> float | None:
+def mean_sample_tokens(paths: PathsArg) -> float | None:
     """Mean tokens of one sample (one model, one item, one epoch) over inspect logs' model
     usage; None when no sample records its usage."""
     paths = as_paths(paths)
     total, count = 0.0, 0
     for log in (_read_log(p) for p in _log_files(paths)):
         usage = _usage(log.samples)  # summed over epochs, by sample id
-        epochs = {}
+        epochs: dict[str, int] = {}
         for sample in log.samples:
             if str(sample.get("id")) in usage:
                 epochs[str(sample.get("id"))] = epochs.get(str(sample.get("id")), 0) + 1
@@ -606,8 +644,8 @@ def mean_sample_tokens(paths) -> float | None:
     return total / count if count else None
 
 
-def _usage(samples) -> dict:
-    out: dict = {}
+def _usage(samples: list[dict[str, Any]]) -> dict[str, float]:
+    out: dict[str, float] = {}
     for sample in samples:
         usage = sample.get("model_usage")
         if not isinstance(usage, dict) or "id" not in sample:
