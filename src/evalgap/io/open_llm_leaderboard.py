@@ -27,15 +27,19 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
 import re
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from evalgap._scores import LongScores
 from evalgap.errors import InputError, first_line
-from evalgap.io._files import as_paths, expand
+from evalgap.io._files import PathsArg, as_paths, expand
 from evalgap.io.lm_eval import (
+    Metric,
     check_metric_tasks,
     default_metric,
     folder_model,
@@ -84,7 +88,11 @@ def is_details_parquet(path: Path, model_column: str | None = None) -> bool:
 
 
 def read_details(
-    paths, *, metric=None, model_name: str | None = None, all_runs: bool = False
+    paths: PathsArg,
+    *,
+    metric: Metric | None = None,
+    model_name: str | None = None,
+    all_runs: bool = False,
 ) -> LongScores:
     """Read Open LLM Leaderboard detail Parquet files or folders (v1 or v2) of many models.
 
@@ -100,12 +108,20 @@ def read_details(
 COLUMNS = {"item_id": "doc_id or hash of the example text", "score": "metric"}
 
 
-def source_name(paths) -> str:
+def source_name(paths: PathsArg) -> str:
     """The source label of a read: its paths, comma-separated."""
-    return ", ".join(map(str, [paths] if isinstance(paths, (str, Path)) else paths))
+    # any os.PathLike is one path (iterating one, as for a list, would fail)
+    listed: Iterable[object] = [paths] if isinstance(paths, (str, os.PathLike)) else paths
+    return ", ".join(os.fspath(p) if isinstance(p, os.PathLike) else str(p) for p in listed)
 
 
-def details_batches(paths, *, metric=None, model_name: str | None = None, all_runs: bool = False):
+def details_batches(
+    paths: PathsArg,
+    *,
+    metric: Metric | None = None,
+    model_name: str | None = None,
+    all_runs: bool = False,
+) -> tuple[dict[str, str | None], list[str], Iterator[pd.DataFrame]]:
     """Read details file by file: ``(columns, notes, frames)`` for streaming into a store.
 
     ``frames`` yields one long frame per details file read, in the order :func:`read_details`
@@ -147,7 +163,7 @@ def details_batches(paths, *, metric=None, model_name: str | None = None, all_ru
                 f"({latest[(model, task)][0]}); pass --all-runs to average them"
             )
 
-    def frames():
+    def frames() -> Iterator[pd.DataFrame]:
         metrics_used: dict[tuple[str, str], str] = {}
         for model, task, stamp, path in runs:
             if not all_runs and latest[(model, task)][1] != path:
@@ -179,7 +195,11 @@ def stable_hash(text: str) -> str:
 
 
 def download_details(
-    repo_id: str, *, revision: str | None = None, local_dir: str | Path | None = None, tasks=None
+    repo_id: str,
+    *,
+    revision: str | None = None,
+    local_dir: str | Path | None = None,
+    tasks: Sequence[str] | None = None,
 ) -> Path:
     """Download a model's details dataset from the Hugging Face Hub; return the local folder.
 
@@ -254,7 +274,9 @@ def _task_and_stamp(path: Path) -> tuple[str, str]:
     return path.stem, ""
 
 
-def _read_one(path: Path, model: str, task: str, wanted: str | None):
+def _read_one(
+    path: Path, model: str, task: str, wanted: str | None
+) -> tuple[pd.DataFrame, str, str]:
     """One details file as long rows: only the columns its layout needs are read."""
     schema = _schema(path)
     names = list(schema.names) if schema is not None else None
@@ -296,7 +318,7 @@ V2_NOT_METRICS = {
 }
 
 
-def _schema(path: Path):
+def _schema(path: Path) -> Any:
     import pyarrow.parquet as pq
 
     try:
@@ -305,7 +327,7 @@ def _schema(path: Path):
         return None
 
 
-def _numeric(field) -> bool:
+def _numeric(field: Any) -> bool:
     import pyarrow as pa
 
     return bool(
@@ -315,7 +337,9 @@ def _numeric(field) -> bool:
     )
 
 
-def _read_v2(path, schema, model, task, wanted):
+def _read_v2(
+    path: Path, schema: Any, model: str, task: str, wanted: str | None
+) -> tuple[pd.DataFrame, str, str]:
     names = list(schema.names)
     available = [f.name for f in schema if f.name not in V2_NOT_METRICS and _numeric(f)]
     if not available:
@@ -347,7 +371,9 @@ def _read_v2(path, schema, model, task, wanted):
     return out, used, "" if wanted else " (default)"
 
 
-def _read_v1(path, frame, model, task, wanted):
+def _read_v1(
+    path: Path, frame: pd.DataFrame, model: str, task: str, wanted: str | None
+) -> tuple[pd.DataFrame, str, str]:
     if "metrics" in frame.columns:
         metrics = frame["metrics"].map(_as_dict)
         bad = metrics.map(lambda m: m is None)
@@ -392,14 +418,14 @@ def _read_v1(path, frame, model, task, wanted):
     return out, used, how
 
 
-def _v1_default(task: str, available) -> str:
+def _v1_default(task: str, available: Collection[str]) -> str:
     for prefix, name in V1_METRICS.items():
         if task.startswith(prefix) and name in available:
             return name
     return default_metric(task, available) if available else "(none)"
 
 
-def _metric_value(metrics: dict, used: str, path):
+def _metric_value(metrics: dict[str, Any], used: str, path: Path) -> object:
     value = metrics.get(used)
     if isinstance(value, str):
         raise InputError(
@@ -409,7 +435,7 @@ def _metric_value(metrics: dict, used: str, path):
     return value
 
 
-def _as_dict(value):
+def _as_dict(value: object) -> dict[Any, Any] | None:
     if isinstance(value, dict):
         return value
     if isinstance(value, str):
