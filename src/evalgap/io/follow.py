@@ -37,17 +37,23 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeAlias, cast
 
 import numpy as np
 
 from evalgap.errors import InputError
 from evalgap.io import inspect_logs, lm_eval
+from evalgap.io._files import PathArg
 
 MAX_LINE = 64 * 2**20  # a longer line is a broken file, not a record still being written
 CHUNK = 8 * 2**20  # bytes read at a time from a growing file
 HEAD = 4096  # bytes of a file's start that tell a rewritten file from a grown one
+
+# An item passed on: (model, task, item id).
+_ItemKey: TypeAlias = tuple[str, str, str]
 
 
 @dataclass
@@ -89,15 +95,23 @@ class LogFollower:
         Items of each task, when a log says (inspect's dataset size; lm-eval's results).
     """
 
-    def __init__(self, paths, *, metric=None, scorer=None, score_key=None, reducer=None):
+    def __init__(
+        self,
+        paths: Iterable[PathArg],
+        *,
+        metric: str | None = None,
+        scorer: str | None = None,
+        score_key: str | None = None,
+        reducer: str | None = None,
+    ) -> None:
         self.paths = [str(p) for p in paths]
         self.metric, self.scorer, self.score_key, self.reducer = metric, scorer, score_key, reducer
         self.bytes_read = 0
-        self.models: set = set()
-        self.task_items: dict = {}
-        self._cursors: dict = {}  # path -> _Cursor
-        self._following: dict = {}  # "folder|task" -> path of the latest run's file
-        self._fed: set = set()  # (model, task, item) passed on
+        self.models: set[str] = set()
+        self.task_items: dict[str, int] = {}
+        self._cursors: dict[str, _Cursor] = {}  # path -> _Cursor
+        self._following: dict[str, str] = {}  # "folder|task" -> path of the latest run's file
+        self._fed: set[_ItemKey] = set()  # (model, task, item) passed on
         self._repeated: dict = {}  # path -> records of items already passed
         self._origin: dict = {}  # (model, task, item) of inspect logs -> the log that passed it
         self._inspect_seen: dict = {}  # path -> [size, mtime_ns]
@@ -243,7 +257,7 @@ class LogFollower:
             out.append(cursor)
         return out
 
-    def _rewritten(self, cursor: _Cursor, stat) -> bool:
+    def _rewritten(self, cursor: _Cursor, stat: os.stat_result) -> bool:
         """Whether the file is no longer the one read up to ``cursor.offset``."""
         if not cursor.offset:
             return False
@@ -447,7 +461,7 @@ class LogFollower:
                 out.extend(self._pass(k, where) for k in short)
         return out
 
-    def _pass(self, key, where: str) -> tuple:
+    def _pass(self, key: _ItemKey, where: str) -> tuple[str, str, str, float, float | None]:
         self._fed.add(key)
         self._origin[key] = where
         runs = self._inspect_runs.pop(key)
@@ -493,7 +507,7 @@ class LogFollower:
         }
 
     @classmethod
-    def from_state(cls, data) -> LogFollower:
+    def from_state(cls, data: object) -> LogFollower:
         """Rebuild a follower from :meth:`to_state`'s data; ValueError when it is not that."""
         d = _fields(
             data,
@@ -546,7 +560,9 @@ class LogFollower:
             cursor.head_length = _count(row[9], "follower.cursors")
             follower._cursors[path] = cursor
         follower._following = _text_map(d["following"], _text, "follower.following")
-        follower._fed = {tuple(_texts(k, "follower.fed", length=3)) for k in d["fed"]}
+        follower._fed = {
+            cast(_ItemKey, tuple(_texts(k, "follower.fed", length=3))) for k in d["fed"]
+        }
         follower._repeated = _text_map(d["repeated"], _count, "follower.repeated")
         follower._inspect_seen = {
             _text(k, "follower.inspect_seen"): [_count(x, "follower.inspect_seen") for x in v]
@@ -588,7 +604,7 @@ class LogFollower:
 # --- validation of saved data (plain JSON; any mismatch is a ValueError naming the field) ---
 
 
-def _fields(data, what: str, **types) -> dict:
+def _fields(data: object, what: str, **types: type) -> dict[str, Any]:
     if not isinstance(data, dict) or set(data) != set(types):
         raise ValueError(what)
     for name, kind in types.items():
@@ -598,32 +614,34 @@ def _fields(data, what: str, **types) -> dict:
     return data
 
 
-def _text(value, what: str, *, empty: bool = False) -> str:
+def _text(value: object, what: str, *, empty: bool = False) -> str:
     if not isinstance(value, str) or (not value and not empty):
         raise ValueError(what)
     return value
 
 
-def _texts(values, what: str, *, length: int | None = None) -> list:
+def _texts(values: object, what: str, *, length: int | None = None) -> list[str]:
     if not isinstance(values, list) or (length is not None and len(values) != length):
         raise ValueError(what)
     return [_text(v, what) for v in values]
 
 
-def _count(value, what: str) -> int:
+def _count(value: object, what: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise ValueError(what)
     return value
 
 
-def _number(value, what: str) -> float:
+def _number(value: object, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
         raise ValueError(what)
     return float(value)
 
 
-def _text_map(mapping, check, what: str) -> dict:
-    out = {}
+def _text_map(
+    mapping: dict[Any, Any], check: type | Callable[[object, str], Any], what: str
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for key, value in mapping.items():
         if check in (list, dict):
             if not isinstance(value, check):
