@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager as ContextManager
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
+from typing import IO, Any, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -22,8 +25,13 @@ from pandas.api import types as ptypes
 from evalgap._scores import LongScores, number_form
 from evalgap.errors import InputError, first_line
 from evalgap.io import _limits
+from evalgap.io._files import PathArg
 from evalgap.io._limits import is_gzip, open_maybe_gzip, read_lines
 from evalgap.io._write import unescape_cell
+from evalgap.stats._types import BoolArray
+
+# A reader's progress callback: called with (bytes read, bytes in all).
+Progress: TypeAlias = Callable[[int, int], object]
 
 FORMATS = ("csv", "tsv", "parquet", "jsonl")
 
@@ -50,11 +58,11 @@ CANDIDATES = {
 
 # The progress callback of the reads under way (set by the CLI around loading, so loaders
 # called through several layers report without each layer passing it on).
-_PROGRESS: ContextVar = ContextVar("evalgap_read_progress", default=None)
+_PROGRESS: ContextVar[Progress | None] = ContextVar("evalgap_read_progress", default=None)
 
 
 @contextmanager
-def reporting_progress(callback):
+def reporting_progress(callback: Progress | None) -> Iterator[Progress | None]:
     """Within the block, table reads call ``callback(done_bytes, total_bytes)`` as they go."""
     token = _PROGRESS.set(callback)
     try:
@@ -86,7 +94,12 @@ def detect_format(path: Path) -> str:
 
 
 def read_frame(
-    path, fmt: str | None = None, *, progress=None, as_text: bool = False, columns=None
+    path: PathArg,
+    fmt: str | None = None,
+    *,
+    progress: Progress | None = None,
+    as_text: bool = False,
+    columns: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Read a CSV/TSV/Parquet/JSONL file (``.gz`` allowed) into a DataFrame of strings/numbers.
 
@@ -121,7 +134,7 @@ def read_frame(
         raise _read_error(path, fmt, exc) from None
 
 
-def _check_file(path, fmt):
+def _check_file(path: PathArg, fmt: str | None) -> tuple[Path, str, str | None]:
     """Return (path, format, compression) of a readable table file, or raise naming it."""
     if not isinstance(path, (str, Path)) and not hasattr(path, "__fspath__"):
         raise InputError(f"path: expected a file path, got {type(path).__name__} {path!r:.60}")
@@ -163,7 +176,7 @@ def _read_error(path: Path, fmt: str, exc: BaseException) -> InputError:
 
 
 def read_long_table(
-    path,
+    path: PathArg,
     *,
     fmt: str | None = None,
     model_column: str | None = None,
@@ -172,8 +185,8 @@ def read_long_table(
     task_column: str | None = None,
     run_column: str | None = None,
     cluster_column: str | None = None,
-    progress=None,
-    exclude_columns=(),
+    progress: Progress | None = None,
+    exclude_columns: Collection[str] = (),
 ) -> LongScores:
     """Read a long score table and map its columns onto the interchange layout.
 
@@ -262,7 +275,7 @@ def read_long_table(
 
 
 def long_table_batches(
-    path,
+    path: PathArg,
     *,
     fmt: str | None = None,
     model_column: str | None = None,
@@ -271,9 +284,9 @@ def long_table_batches(
     task_column: str | None = None,
     run_column: str | None = None,
     cluster_column: str | None = None,
-    exclude_columns=(),
-    progress=None,
-):
+    exclude_columns: Collection[str] = (),
+    progress: Progress | None = None,
+) -> tuple[dict[str, str | None], list[str], Iterator[pd.DataFrame]] | None:
     """Read a CSV/TSV/Parquet long table as :func:`read_long_table` does, but batch by batch.
 
     Returns ``(columns, notes, batches)`` -- the chosen columns and the detection notes, as
@@ -306,7 +319,7 @@ def long_table_batches(
         path, names, given, lambda: _head(path, fmt, compression), exclude_columns
     )
 
-    def batches():
+    def batches() -> Iterator[pd.DataFrame]:
         roles = [r for r in ROLES if chosen.get(r)]
         columns = list(dict.fromkeys(chosen[r] for r in roles))
         rows = 0
@@ -399,7 +412,13 @@ def _interchange(raw: pd.DataFrame, chosen: dict) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-def _choose_columns(path: Path, found: list[str], given: dict, sample, exclude=()):
+def _choose_columns(
+    path: object,
+    found: list[str],
+    given: dict[str, str | None],
+    sample: Callable[[], pd.DataFrame],
+    exclude: Collection[str] = (),
+) -> tuple[dict[str, str | None], list[str]]:
     """Return (role -> column or None, notes): the given columns, else the detected ones.
 
     ``sample()`` returns rows of the table, read only to recognise a wide table when no
@@ -443,12 +462,12 @@ def _choose_columns(path: Path, found: list[str], given: dict, sample, exclude=(
     return chosen, notes
 
 
-def _detect(role: str, found, taken) -> str | None:
+def _detect(role: str, found: Collection[str], taken: Collection[str]) -> str | None:
     """Return the first candidate name of ``role`` among ``found`` not in ``taken``, or None."""
     return next((c for c in CANDIDATES.get(role, ()) if c in found and c not in taken), None)
 
 
-def _refuse_wide(path: Path, raw: pd.DataFrame, chosen: dict) -> None:
+def _refuse_wide(path: object, raw: pd.DataFrame, chosen: dict[str, str | None]) -> None:
     """Say to pass --layout wide when a long read finds no model/score column but many numbers."""
     if chosen.get("model") is not None and chosen.get("score") is not None:
         return
@@ -504,7 +523,7 @@ def _column_names(path: Path, fmt: str, compression: str | None) -> list[str] | 
     return names
 
 
-def header(path) -> list[str]:
+def header(path: PathArg) -> list[str]:
     """Return a table file's column names (JSON Lines: its first record's keys).
 
     Raises InputError naming the file when it cannot be read.
@@ -525,7 +544,9 @@ def header(path) -> list[str]:
         raise _read_error(path, fmt, exc) from None
 
 
-def is_score_table(path, *, model_column=None, score_column=None) -> bool:
+def is_score_table(
+    path: PathArg, *, model_column: str | None = None, score_column: str | None = None
+) -> bool:
     """Whether a table file has a model and a score column (named, or detected by name)."""
     found = header(path)
     return all(
@@ -542,7 +563,13 @@ def _csv_header(path: Path, fmt: str, compression: str | None) -> list[str]:
         return next(csv.reader(handle, delimiter="\t" if fmt == "tsv" else ","), [])
 
 
-def _read_columns(path, fmt, compression, chosen, progress) -> pd.DataFrame:
+def _read_columns(
+    path: Path,
+    fmt: str,
+    compression: str | None,
+    chosen: dict[str, str | None],
+    progress: Progress | None,
+) -> pd.DataFrame:
     """Read the chosen columns in batches; ids become categoricals, scores numbers."""
     roles = [r for r in ROLES if chosen.get(r)]
     columns = list(dict.fromkeys(chosen[r] for r in roles))
@@ -579,13 +606,13 @@ def _read_columns(path, fmt, compression, chosen, progress) -> pd.DataFrame:
 class _Codes:
     """An id column gathered batch by batch as integer codes into one list of labels."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.labels: dict[str, int] = {}
         self.parts: list[np.ndarray] = []
         self.first_blank: int | None = None
         self.blank_rows = 0
 
-    def add(self, encoded, offset: int) -> None:
+    def add(self, encoded: Any, offset: int) -> None:
         """Append a batch's dictionary array (labels in this batch's own order)."""
         local = encoded.dictionary.to_pylist()
         to_global = np.array(
@@ -609,7 +636,7 @@ class _Codes:
         small = np.int8 if n < 2**7 else np.int16 if n < 2**15 else np.int32
         return pd.Categorical.from_codes(codes.astype(small), list(self.labels))
 
-    def refuse_blank(self, path: Path, column: str) -> None:
+    def refuse_blank(self, path: object, column: object) -> None:
         """Refuse an empty cluster label, naming the file and the first such row."""
         if self.first_blank is not None:
             raise InputError(
@@ -619,7 +646,13 @@ class _Codes:
             )
 
 
-def _batches(path, fmt, compression, columns, progress):
+def _batches(
+    path: Path,
+    fmt: str,
+    compression: str | None,
+    columns: list[Any],
+    progress: Progress | None,
+) -> Iterator[Any]:
     """Yield record batches of ``columns``, calling ``progress(done_bytes, total_bytes)``."""
     total = path.stat().st_size
     if fmt == "parquet":
@@ -659,7 +692,7 @@ def _batches(path, fmt, compression, columns, progress):
         progress(total, total)
 
 
-def _dictionary(values):
+def _dictionary(values: Any) -> Any:
     """Return an id column as dictionary-encoded text (nulls stay missing)."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -676,7 +709,7 @@ def _dictionary(values):
     return pc.dictionary_encode(text)
 
 
-def _score_values(values) -> np.ndarray:
+def _score_values(values: Any) -> np.ndarray:
     """Return a score column as float64 (NaN when empty), or as objects when not all numbers.
 
     Text that is not a number (``yes``, ``True``) is kept as text for the alignment to
@@ -713,7 +746,7 @@ def _is_gzip(path: Path) -> bool:
     return is_gzip(path)
 
 
-def _open(path: Path, compression: str | None, raw=None):
+def _open(path: Path, compression: str | None, raw: Any = None) -> ContextManager[IO[bytes]]:
     """The table's bytes, gunzipped within the bound of io/_limits.py (a gzip bomb stops
     with an error naming the file); ``raw``: the file already open."""
     return open_maybe_gzip(path, gzipped=compression == "gzip", raw=raw)
@@ -730,8 +763,8 @@ def _read_jsonl(
     compression: str | None,
     *,
     max_line_bytes: int | None = None,
-    progress=None,
-    keep=None,
+    progress: Progress | None = None,
+    keep: Collection[str] | None = None,
 ) -> pd.DataFrame:
     """Read JSON Lines one line at a time from the (possibly gzipped) file object.
 
@@ -822,7 +855,7 @@ def _json_column(values: list) -> pd.Series:
 
 
 def read_wide_table(
-    path,
+    path: PathArg,
     *,
     fmt: str | None = None,
     models_in: str = "columns",
@@ -830,8 +863,8 @@ def read_wide_table(
     task_column: str | None = None,
     model_column: str | None = None,
     cluster_column: str | None = None,
-    model_columns=None,
-    exclude_columns=(),
+    model_columns: Sequence[str] | None = None,
+    exclude_columns: Collection[str] = (),
 ) -> LongScores:
     """Read a wide score table: one column per model (or, ``models_in="rows"``, per item).
 
@@ -925,7 +958,9 @@ def read_wide_table(
     return LongScores(frame, str(path), columns, tuple(notes))
 
 
-def _scatter_numeric(raw, models, item_col, task_col, cluster_col) -> pd.DataFrame:
+def _scatter_numeric(
+    raw: Any, models: Sequence[str], item_col: str, task_col: str | None, cluster_col: str | None
+) -> pd.DataFrame:
     """The long frame of a wide table whose model columns are all numeric, without melting.
 
     Model, task, item and cluster are categoricals (integer codes, one per row) and the
@@ -937,7 +972,7 @@ def _scatter_numeric(raw, models, item_col, task_col, cluster_col) -> pd.DataFra
     scores = np.concatenate([raw[m].to_numpy(dtype=float, na_value=np.nan) for m in models])
     keep = ~np.isnan(scores)
 
-    def repeated(values) -> pd.Categorical:
+    def repeated(values: Any) -> pd.Categorical:
         codes, uniques = pd.factorize(values.astype(str), sort=False)
         return pd.Categorical.from_codes(np.tile(codes, n_models)[keep], uniques)
 
@@ -958,7 +993,7 @@ def _scatter_numeric(raw, models, item_col, task_col, cluster_col) -> pd.DataFra
     return frame
 
 
-def column_listing(columns, limit: int = 12, width: int = 40) -> str:
+def column_listing(columns: Iterable[object], limit: int = 12, width: int = 40) -> str:
     """Return the column names for a one-line message: line breaks shown as ``\\n``, each
     name cut at ``width`` characters, at most ``limit`` names (a header with a stray quote
     can hold the whole file in one "column")."""
@@ -982,7 +1017,7 @@ def _numeric_column(column: pd.Series) -> bool:
 
 def _id_form_hint(listed: pd.Series, scored: pd.Series) -> str:
     """Say so when the two id columns differ only in how numbers are written ('1', '1.0')."""
-    forms = {}
+    forms: dict[float, object] = {}
     for x in pd.unique(scored.dropna())[:100_000]:
         number = number_form(x)
         if number is not None:
@@ -997,7 +1032,7 @@ def _id_form_hint(listed: pd.Series, scored: pd.Series) -> str:
     return ""
 
 
-def _join_by_codes(frame: pd.DataFrame, listed: pd.DataFrame):
+def _join_by_codes(frame: pd.DataFrame, listed: pd.DataFrame) -> tuple[pd.DataFrame, BoolArray]:
     """Left-join the item file on item ids held as categories; return (frame, unlisted rows).
 
     The same rows, order and labels as a merge, decided once per distinct item id rather
@@ -1019,7 +1054,7 @@ def _join_by_codes(frame: pd.DataFrame, listed: pd.DataFrame):
 
 def apply_item_file(
     scores: LongScores,
-    items_path,
+    items_path: PathArg,
     *,
     cluster_column: str | None = None,
     item_column: str | None = None,
