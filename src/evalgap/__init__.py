@@ -30,6 +30,7 @@ Examples
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 __version__ = "0.1.0"
 
@@ -108,7 +109,7 @@ _SUBMODULES = ("simulate", "stats")
 __all__ = sorted([*_HOMES, *_SUBMODULES, "__version__"])
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:  # the lazy re-export: its type is the named object's
     if name in _HOMES:
         value = getattr(importlib.import_module(_HOMES[name]), name)
     elif name in _SUBMODULES:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-
 from typing import Any
 
 import numpy as np

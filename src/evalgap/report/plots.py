@@ -14,6 +14,8 @@ import functools
 import io
 import math
 import warnings
+from collections.abc import Callable
+from typing import IO, TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import matplotlib
 import numpy as np
@@ -26,8 +28,20 @@ from matplotlib.ticker import FuncFormatter, NullLocator
 
 from evalgap.report.text import plot_label
 
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
+    from evalgap.io._files import PathArg
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
 # Text stays text in SVG (smaller, searchable); "$" never starts mathtext.
-RC = {"svg.fonttype": "none", "text.parse_math": False, "text.usetex": False}
+RC: dict[RcKeyType, Any] = {
+    "svg.fonttype": "none",
+    "text.parse_math": False,
+    "text.usetex": False,
+}
 RESOLVED, UNRESOLVED, NEUTRAL = "#3b7dd8", "#d8613b", "#bbbbbb"
 # Above this many pairs in one task, the r chart draws unlabelled points instead of bars.
 MAX_LABELLED_BARS = 60
@@ -36,11 +50,11 @@ MAX_HEATMAP_MODELS = 60
 MAX_ICC_PAIRS = 40
 
 
-def _plain_text(func):
+def _plain_text(func: Callable[_P, _R]) -> Callable[_P, _R]:
     """Run a figure-building function with mathtext off and layout warnings silenced."""
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         with matplotlib.rc_context(RC), warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             return func(*args, **kwargs)
@@ -66,13 +80,13 @@ def to_svg(fig: Figure) -> str:
     return text[text.index("<svg") :]
 
 
-def _plain_log(axis) -> None:
+def _plain_log(axis: Any) -> None:
     """Log-scale tick labels as plain numbers (the default labels are mathtext)."""
     axis.set_major_formatter(FuncFormatter(_tick))
     axis.set_minor_locator(NullLocator())
 
 
-def _tick(value: float, _position=None) -> str:
+def _tick(value: float, _position: object = None) -> str:
     if value >= 1:
         return f"{value:,.0f}"
     return f"{value:g}"
@@ -316,7 +330,7 @@ def required_n_comparison(pairs: pd.DataFrame) -> str:
 
 
 @_plain_text
-def trajectories(curves: dict, alpha: float) -> str:
+def trajectories(curves: dict[str, Any], alpha: float) -> str:
     """log e_n along the items for chosen pairs, with the log(1/alpha) boundary (Figure 4)."""
     fig = _new_figure(7.5, 4.2)
     ax = fig.subplots()
@@ -343,7 +357,9 @@ def trajectories(curves: dict, alpha: float) -> str:
 
 
 @_plain_text
-def verdict_heatmap(models: list[str], verdicts: dict, title: str) -> str:
+def verdict_heatmap(
+    models: list[str], verdicts: dict[tuple[str, str], bool | None], title: str
+) -> str:
     """A models x models grid, best first: resolved, unresolved or no verdict per pair.
 
     ``verdicts`` maps (model_a, model_b) to True (resolved), False (unresolved) or None.
@@ -400,7 +416,7 @@ def cluster_icc(intervals: pd.DataFrame) -> str:
 
 
 @_plain_text
-def unresolved_distribution(distribution: dict, n_pairs: int) -> str:
+def unresolved_distribution(distribution: dict[int, float], n_pairs: int) -> str:
     """Share of cluster-bootstrap draws with each unresolved count."""
     fig = _new_figure(6, 3)
     ax = fig.subplots()
@@ -412,7 +428,7 @@ def unresolved_distribution(distribution: dict, n_pairs: int) -> str:
     return to_svg(fig)
 
 
-def save_figure(fig: Figure, path) -> None:
+def save_figure(fig: Figure, path: PathArg) -> None:
     """Write the figure to ``path`` (PNG, SVG or PDF by its suffix)."""
     from pathlib import Path
 
@@ -423,7 +439,7 @@ def save_figure(fig: Figure, path) -> None:
     if suffix not in (".png", ".svg", ".pdf"):
         raise InputError(f"--plot {path}: give a .png, .svg or .pdf file name")
 
-    def draw(handle) -> None:
+    def draw(handle: IO[bytes]) -> None:
         with matplotlib.rc_context(RC), warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             fig.savefig(handle, format=suffix[1:], bbox_inches="tight", dpi=150)
@@ -433,7 +449,7 @@ def save_figure(fig: Figure, path) -> None:
 
 
 @_plain_text
-def calibration_figure(result):
+def calibration_figure(result: Any) -> Figure:
     """Type-I error and power of each test per grid cell, with alpha, 0.8 and MC bands."""
     variants = list(result.variants)
     labels = [f"p={c['accuracy']:g}\nrho={c['latent_correlation']:g}" for c in result.cells]
@@ -464,7 +480,7 @@ def calibration_figure(result):
 
 
 @_plain_text
-def prospective_figure(result):
+def prospective_figure(result: Any) -> Figure:
     """Empirical McNemar power at fractions of N* for each pair (Table 10)."""
     fig = _new_figure(6.5, 4)
     ax = fig.subplots()
@@ -486,7 +502,7 @@ def prospective_figure(result):
 
 
 @_plain_text
-def power_curve_figure(result):
+def power_curve_figure(result: Any) -> Figure:
     """Bootstrap power against n, N* dashed for each gap (Figures 5-6)."""
     fig = _new_figure(6.5, 4)
     ax = fig.subplots()
@@ -511,7 +527,7 @@ def power_curve_figure(result):
 
 
 @_plain_text
-def sequential_figure(result):
+def sequential_figure(result: Any) -> Figure:
     """Sample e-process trajectories under H0 and H1 with the log(1/alpha) threshold (Fig. 4)."""
     fig = _new_figure(7, 4)
     ax = fig.subplots()
@@ -535,7 +551,7 @@ def sequential_figure(result):
 
 
 @_plain_text
-def aggregation_figure(result):
+def aggregation_figure(result: Any) -> Figure:
     """Rejection rates of the aggregates against the number of tasks, per scenario (Fig. 3)."""
     fig = _new_figure(13, 3.8, panels=len(result.rates))
     axes = fig.subplots(1, len(result.rates), sharey=False)
@@ -552,7 +568,7 @@ def aggregation_figure(result):
 
 
 @_plain_text
-def rank_coverage_figure(result):
+def rank_coverage_figure(result: Any) -> Figure:
     """Coverage of each configuration with 2 Monte Carlo SE bars; the nominal level dashed."""
     rows = result.rows
     k = len(rows)

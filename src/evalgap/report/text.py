@@ -11,6 +11,7 @@ import hashlib
 import math
 import re
 import unicodedata
+from typing import SupportsFloat
 
 from rich.markup import escape
 
@@ -26,10 +27,10 @@ _C0[0x7F] = "\u2421"
 _HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 
-class _Visible(dict):
+class _Visible(dict[int, int | str]):
     """A ``str.translate`` table decided per code point on first sight, then cached."""
 
-    def __missing__(self, code: int):
+    def __missing__(self, code: int) -> int | str:
         value = "\ufffd" if unicodedata.category(chr(code)) in _HIDDEN else code
         self[code] = value
         return value
@@ -39,7 +40,7 @@ _TABLE = _Visible(_C0)
 _KEEP_LAYOUT = _Visible({**_C0, ord("\n"): ord("\n"), ord("\t"): ord("\t")})
 
 
-def clean(value, *, keep_layout: bool = False) -> str:
+def clean(value: object, *, keep_layout: bool = False) -> str:
     """Return ``str(value)`` with every control character replaced by a visible placeholder.
 
     ``keep_layout`` keeps newlines and tabs (for multi-line messages); a name never needs them.
@@ -47,7 +48,7 @@ def clean(value, *, keep_layout: bool = False) -> str:
     return str(value).translate(_KEEP_LAYOUT if keep_layout else _TABLE)
 
 
-def markup(value, *, keep_layout: bool = False) -> str:
+def markup(value: object, *, keep_layout: bool = False) -> str:
     """Return a user string ready for Rich: control characters shown, markup escaped.
 
     Use it for every name, note or path placed in text that Rich parses as markup
@@ -64,7 +65,7 @@ def markup(value, *, keep_layout: bool = False) -> str:
 MAX_DISPLAY_NAME = 80
 
 
-def display_name(value, limit: int = MAX_DISPLAY_NAME) -> str:
+def display_name(value: object, limit: int = MAX_DISPLAY_NAME) -> str:
     """Return a name (control characters shown) cut to ``limit`` characters for display.
 
     A longer name keeps its head and tail around an ellipsis, then a short digest of the
@@ -80,12 +81,12 @@ def display_name(value, limit: int = MAX_DISPLAY_NAME) -> str:
     return f"{text[:head]}\u2026{text[len(text) - (room - head):]} #{digest}"
 
 
-def is_long_name(value, limit: int = MAX_DISPLAY_NAME) -> bool:
+def is_long_name(value: object, limit: int = MAX_DISPLAY_NAME) -> bool:
     """True when :func:`display_name` shortens ``value``."""
     return len(str(value)) > limit
 
 
-def plot_label(value) -> str:
+def plot_label(value: object) -> str:
     """Return a name for a matplotlib label: control characters shown, shortened as
     :func:`display_name` (a label of thousands of characters costs seconds to lay out).
 
@@ -100,7 +101,7 @@ def plural(count: int, noun: str, plural_form: str | None = None) -> str:
     return f"{count:,} {word}"
 
 
-def number(value, spec: str = ".4g") -> str:
+def number(value: SupportsFloat | None, spec: str = ".4g") -> str:
     """Format a float by ``spec``; never ``-0``/``-0.0``, NaN as an em dash, inf spelt out."""
     if value is None:
         return "\u2014"
@@ -120,7 +121,9 @@ def _drop_negative_zero(text: str) -> str:
     return text
 
 
-def format_p(p, floor: float = 0.0, *, digits: int = 2, bare: bool = False) -> str:
+def format_p(
+    p: SupportsFloat | None, floor: float = 0.0, *, digits: int = 2, bare: bool = False
+) -> str:
     """Return a p-value as text: ``p=0.049``, ``p=0.31``, ``p=2.1e-05``, ``p<1e-15``.
 
     The one p-value formatter of every report. ``digits`` significant digits (2 in compare's
@@ -142,7 +145,7 @@ def format_p(p, floor: float = 0.0, *, digits: int = 2, bare: bool = False) -> s
     return text.removeprefix("p=").removeprefix("p") if bare else text
 
 
-def format_n(n, *, infinite: str = "infinite") -> str:
+def format_n(n: SupportsFloat | None, *, infinite: str = "infinite") -> str:
     """Return a required number of items (N*) rounded up, ``20,256``; ``infinite`` when none.
 
     The one N* formatter: None (no finite N*, a zero gap) and non-finite values give the
@@ -153,7 +156,7 @@ def format_n(n, *, infinite: str = "infinite") -> str:
     return f"{math.ceil(float(n)):,}"
 
 
-def gap_interval(low, high) -> str:
+def gap_interval(low: SupportsFloat | None, high: SupportsFloat | None) -> str:
     """Return a gap's interval on the scale of delta: ``[-0.0123, +0.0456]``; a dash when
     either end is missing."""
     if low is None or high is None or not math.isfinite(float(low) + float(high)):
@@ -169,6 +172,6 @@ def pairs_noun(family: str, count: int) -> str:
     return plural(count, noun)
 
 
-def format_q(q) -> str:
+def format_q(q: float) -> str:
     """Return a resolution ratio q: two decimals below 10, whole numbers above."""
     return f"{q:.2f}" if q < 10 else f"{q:,.0f}"
