@@ -38,6 +38,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -45,6 +46,9 @@ from evalgap._scores import LongScores
 from evalgap.errors import InputError, first_line
 from evalgap.io._files import as_paths, expand
 from evalgap.io._zip import Archive, ZipReadError
+
+if TYPE_CHECKING:
+    from evalgap.io.options import LoadOptions
 
 INDEX_FILES = ("logs.json", "eval-set.json")
 MEMBER = "__evalgap_member__"  # the archive member a sample of an .eval log came from
@@ -623,3 +627,26 @@ def _usage(samples) -> dict:
         key = str(sample["id"])
         out[key] = out.get(key, 0.0) + total
     return out
+
+
+# The inspect_ai row of the registry (evalgap.io.registry).
+
+
+def detect(path: Path, options: LoadOptions) -> bool:
+    """Whether ``path`` is an inspect_ai log, or a directory holding one."""
+    if path.is_dir():
+        return any(True for _ in path.rglob("*.eval")) or any(
+            is_inspect_path(p) for p in path.rglob("*.json")
+        )
+    return is_inspect_path(path)
+
+
+def read(paths: list[Path], options: LoadOptions) -> LongScores:
+    """Read inspect_ai logs as ``options`` say (:func:`read_inspect`)."""
+    return read_inspect(
+        paths,
+        scorer=options.scorer,
+        score_key=options.score_key,
+        on_error=options.on_error,
+        reducer=options.reducer,
+    )

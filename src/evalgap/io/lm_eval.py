@@ -40,6 +40,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -47,6 +48,9 @@ from evalgap._scores import LongScores
 from evalgap.errors import InputError
 from evalgap.io._files import as_paths, expand
 from evalgap.io._limits import open_maybe_gzip, read_lines
+
+if TYPE_CHECKING:
+    from evalgap.io.options import LoadOptions
 
 SAMPLE_FILE = re.compile(
     r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T\d{2}[-:]\d{2}[-:]\d{2}(?:\.\d+)?)"
@@ -701,3 +705,23 @@ def _read_samples(f: SampleFile, metric: str | None):
         }
     )
     return frame, used or "(no records)"
+
+
+# The lm-eval row of the registry (evalgap.io.registry).
+
+
+def detect(path: Path, options: LoadOptions) -> bool:
+    """Whether ``path`` is lm-eval samples, or a directory holding some."""
+    return is_lm_eval_path(path)
+
+
+def read(paths: list[Path], options: LoadOptions) -> LongScores:
+    """Read lm-eval samples as ``options`` say (:func:`read_lm_eval`)."""
+    return read_lm_eval(
+        paths,
+        metric=list(options.metric) or None,
+        filter_name=options.filter_name,
+        all_runs=options.all_runs,
+        model_name=options.model_name,
+        tasks=tuple(options.tasks) or None,
+    )

@@ -29,6 +29,7 @@ import ast
 import hashlib
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -43,6 +44,9 @@ from evalgap.io.lm_eval import (
     one_metric_per_task,
 )
 from evalgap.io.tables import CANDIDATES, read_frame
+
+if TYPE_CHECKING:
+    from evalgap.io.options import LoadOptions
 
 V2_FILE = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d\-:.]+)\.parquet$")
 V1_FILE = re.compile(r"^details_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d\-:._]+)\.parquet$")
@@ -419,3 +423,32 @@ def _as_dict(value):
             return None
         return parsed if isinstance(parsed, dict) else None
     return None
+
+
+# The Open LLM Leaderboard row of the registry (evalgap.io.registry).
+
+
+def detect(path: Path, options: LoadOptions) -> bool:
+    """Whether ``path`` is a details Parquet file, or a directory holding some."""
+    return is_details_parquet(path, options.model_column)
+
+
+def read(paths: list[Path], options: LoadOptions) -> LongScores:
+    """Read details files as ``options`` say (:func:`read_details`)."""
+    return read_details(
+        paths,
+        metric=list(options.metric) or None,
+        model_name=options.model_name,
+        all_runs=options.all_runs,
+    )
+
+
+def batches(path: Path, options: LoadOptions):
+    """Details read a file at a time into a store (:func:`details_batches`)."""
+    return details_batches(
+        path,
+        metric=list(options.metric) or None,
+        model_name=options.model_name,
+        all_runs=options.all_runs,
+    )
+
