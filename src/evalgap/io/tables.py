@@ -1023,7 +1023,7 @@ def _join_by_codes(frame: pd.DataFrame, listed: pd.DataFrame):
 
 def apply_item_file(
     scores: LongScores,
-    items_path,
+    items,
     *,
     cluster_column: str | None = None,
     item_column: str | None = None,
@@ -1036,7 +1036,7 @@ def apply_item_file(
     column's labels. Items of the scores that the file does not list are left out and
     counted in the notes (a trimmed item list from ``evalgap trim`` restricts a test this way).
     """
-    path = Path(items_path)
+    path = Path(items)
     raw = read_frame(path, fmt, as_text=True)  # ids as written, like the scores' ids
     raw.columns = [str(c) for c in raw.columns]
     found = column_listing(raw.columns)
