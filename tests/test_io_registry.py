@@ -88,6 +88,7 @@ def test_a_source_registered_in_one_row_is_detected_and_read(fake_logs):
     long = load_scores(files, LoadOptions(model_name="named", score_column="acc"))
     assert long.source == ", ".join(map(str, files))
     assert set(long.frame["task"]) == {"named"}
+    assert len(load_scores(p for p in files).frame) == 9  # a generator of paths too
     assert long.notes[-1] == (
         "--score-column names columns of score tables; the fake logs were read with their "
         "own fields, so it was not used"

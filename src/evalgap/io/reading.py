@@ -75,7 +75,7 @@ def read_paths(paths: list[Path], options: LoadOptions) -> LongScores:
     ``options.items`` is applied last.
     """
     groups: dict[str, list[Path]] = {}
-    parts = []
+    parts: list[LongScores] = []
     left_out: list[str] = []
     for path in paths:
         row = registry.source_named(source_of(path, options))

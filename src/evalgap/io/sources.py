@@ -68,13 +68,14 @@ def load_scores(
             "load_scores(paths=...): expected a path or a list of paths, "
             f"got {type(paths).__name__}"
         )
+    paths = list(paths)  # a generator is read once
     if not all(isinstance(p, (str, Path)) for p in paths):
         bad = next(p for p in paths if not isinstance(p, (str, Path)))
         raise InputError(
             "load_scores(paths=...): every path must be a string or a Path, "
             f"got {type(bad).__name__}"
         )
-    paths = [Path(p) for p in paths]
-    if not paths:
+    files = [Path(p) for p in paths]
+    if not files:
         raise InputError("no score files given; pass paths=FILE (repeatable)")
-    return read_paths(paths, options)
+    return read_paths(files, options)
