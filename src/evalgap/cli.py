@@ -14,6 +14,7 @@ import click
 
 from evalgap import __version__
 from evalgap.errors import InputError
+from evalgap.io.registry import format_help, format_names
 
 PROBABILITY = click.FloatRange(0, 1, min_open=True, max_open=True)
 COUNT = click.IntRange(min=0)
@@ -234,17 +235,9 @@ def _common_test_options(func):
 # Options LoadOptions does not take: the paths are passed apart, alignment acts on the rest.
 NOT_LOAD_OPTIONS = ("scores_paths", "hub", "strict", "complete_case")
 
-SCORE_SOURCES = """
-\b
-Score sources (detected from the path; --format forces one):
-  long table   CSV/TSV/Parquet/JSONL (.gz ok), one row per (model, item)
-  wide table   --layout wide, one column per model (--models-in rows: per item)
-  lm-eval      samples_<task>_<stamp>.jsonl files or lm_eval --output_path dirs
-  oll          Open LLM Leaderboard details Parquet (v2 or v1), or --hub REPO
-  inspect      inspect_ai logs (.json or .eval)
-  helm         HELM run dirs with per_instance_stats.json
-  alpaca-eval  AlpacaEval annotations.json (judge preferences vs a baseline)
-"""
+SCORE_SOURCES = (
+    "\n\b\nScore sources (detected from the path; --format forces one):\n" + format_help() + "\n"
+)
 
 
 def loader_options(func):
@@ -274,6 +267,8 @@ def loader_options(func):
         kwargs = {"help": meta["help"]}
         if "choices" in meta:
             kwargs["type"] = click.Choice(list(meta["choices"]))
+        if f.name == "fmt":  # the sources' names, from their registry
+            kwargs["type"] = click.Choice(list(format_names()))
         if meta.get("path"):
             kwargs["type"] = click.Path(dir_okay=False)
         if meta.get("multiple"):

@@ -18,13 +18,16 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
 from evalgap._scores import LongScores
 from evalgap.errors import InputError
 from evalgap.io._files import PathsArg, as_paths, expand
+
+if TYPE_CHECKING:
+    from evalgap.io.options import LoadOptions
 
 FILE = "annotations.json"
 # The fields naming a record's model, baseline and item; a record without one (null or
@@ -181,3 +184,18 @@ def _text(value: object, field: str, path: Path, number: int) -> str | None:
         f"{path}: record {number} has {field} {json.dumps(value)[:60]}; AlpacaEval records "
         f"name {IDENTITIES[field]} as text"
     )
+
+
+# The AlpacaEval row of the registry (evalgap.io.registry).
+
+
+def detect(path: Path, options: LoadOptions) -> bool:
+    """Whether ``path`` is an annotations file, or a directory holding one."""
+    if path.is_dir():
+        return any(is_annotations_path(p) for p in path.rglob(FILE))
+    return is_annotations_path(path)
+
+
+def read(paths: list[Path], options: LoadOptions) -> LongScores:
+    """Read annotations files as ``options`` say (:func:`read_annotations`)."""
+    return read_annotations(paths, cluster_column=options.cluster_column)

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from evalgap._scores import LongScores
 from evalgap.errors import InputError
 from evalgap.io._files import PathsArg, as_paths, expand
+
+if TYPE_CHECKING:
+    from evalgap.io.options import LoadOptions
 
 STATS_FILE = "per_instance_stats.json"
 
@@ -147,3 +150,16 @@ def _model_and_task(run: Path) -> tuple[str, str, str]:
             (a.split("=", 1)[1] for a in args.split(",") if a.startswith("model=")), run.name
         )
     return model, scenario + (":" + ",".join(kept) if kept else ""), name
+
+
+# The HELM row of the registry (evalgap.io.registry).
+
+
+def detect(path: Path, options: LoadOptions) -> bool:
+    """Whether ``path`` is a ``per_instance_stats.json`` or a directory holding one."""
+    return is_helm_path(path)
+
+
+def read(paths: list[Path], options: LoadOptions) -> LongScores:
+    """Read HELM runs as ``options`` say (:func:`read_helm`)."""
+    return read_helm(paths, stat=options.stat)

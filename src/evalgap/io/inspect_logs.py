@@ -39,7 +39,7 @@ from collections import defaultdict
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import pandas as pd
 
@@ -47,6 +47,9 @@ from evalgap._scores import LongScores
 from evalgap.errors import InputError, first_line
 from evalgap.io._files import PathArg, PathsArg, as_paths, expand
 from evalgap.io._zip import Archive, ZipReadError
+
+if TYPE_CHECKING:
+    from evalgap.io.options import LoadOptions
 
 INDEX_FILES = ("logs.json", "eval-set.json")
 MEMBER = "__evalgap_member__"  # the archive member a sample of an .eval log came from
@@ -661,3 +664,26 @@ def _usage(samples: list[dict[str, Any]]) -> dict[str, float]:
         key = str(sample["id"])
         out[key] = out.get(key, 0.0) + total
     return out
+
+
+# The inspect_ai row of the registry (evalgap.io.registry).
+
+
+def detect(path: Path, options: LoadOptions) -> bool:
+    """Whether ``path`` is an inspect_ai log, or a directory holding one."""
+    if path.is_dir():
+        return any(True for _ in path.rglob("*.eval")) or any(
+            is_inspect_path(p) for p in path.rglob("*.json")
+        )
+    return is_inspect_path(path)
+
+
+def read(paths: list[Path], options: LoadOptions) -> LongScores:
+    """Read inspect_ai logs as ``options`` say (:func:`read_inspect`)."""
+    return read_inspect(
+        paths,
+        scorer=options.scorer,
+        score_key=options.score_key,
+        on_error=options.on_error,
+        reducer=options.reducer,
+    )

@@ -42,7 +42,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from contextlib import AbstractContextManager as ContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, TypeAlias
+from typing import IO, TYPE_CHECKING, Any, TypeAlias
 
 import pandas as pd
 
@@ -50,6 +50,9 @@ from evalgap._scores import LongScores
 from evalgap.errors import InputError
 from evalgap.io._files import PathsArg, as_paths, expand
 from evalgap.io._limits import open_maybe_gzip, read_lines
+
+if TYPE_CHECKING:
+    from evalgap.io.options import LoadOptions
 
 SAMPLE_FILE = re.compile(
     r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T\d{2}[-:]\d{2}[-:]\d{2}(?:\.\d+)?)"
@@ -709,3 +712,23 @@ def _read_samples(f: SampleFile, metric: str | None) -> pd.DataFrame:
         }
     )
     return frame, used or "(no records)"
+
+
+# The lm-eval row of the registry (evalgap.io.registry).
+
+
+def detect(path: Path, options: LoadOptions) -> bool:
+    """Whether ``path`` is lm-eval samples, or a directory holding some."""
+    return is_lm_eval_path(path)
+
+
+def read(paths: list[Path], options: LoadOptions) -> LongScores:
+    """Read lm-eval samples as ``options`` say (:func:`read_lm_eval`)."""
+    return read_lm_eval(
+        paths,
+        metric=list(options.metric) or None,
+        filter_name=options.filter_name,
+        all_runs=options.all_runs,
+        model_name=options.model_name,
+        tasks=tuple(options.tasks) or None,
+    )

@@ -31,7 +31,7 @@ import os
 import re
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -47,6 +47,9 @@ from evalgap.io.lm_eval import (
     one_metric_per_task,
 )
 from evalgap.io.tables import CANDIDATES, read_frame
+
+if TYPE_CHECKING:
+    from evalgap.io.options import LoadOptions
 
 V2_FILE = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d\-:.]+)\.parquet$")
 V1_FILE = re.compile(r"^details_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d\-:._]+)\.parquet$")
@@ -445,3 +448,33 @@ def _as_dict(value: object) -> dict[Any, Any] | None:
             return None
         return parsed if isinstance(parsed, dict) else None
     return None
+
+
+# The Open LLM Leaderboard row of the registry (evalgap.io.registry).
+
+
+def detect(path: Path, options: LoadOptions) -> bool:
+    """Whether ``path`` is a details Parquet file, or a directory holding some."""
+    return is_details_parquet(path, options.model_column)
+
+
+def read(paths: list[Path], options: LoadOptions) -> LongScores:
+    """Read details files as ``options`` say (:func:`read_details`)."""
+    return read_details(
+        paths,
+        metric=list(options.metric) or None,
+        model_name=options.model_name,
+        all_runs=options.all_runs,
+    )
+
+
+def batches(
+    path: Path, options: LoadOptions
+) -> tuple[dict[str, str | None], list[str], Iterator[pd.DataFrame]]:
+    """Details read a file at a time into a store (:func:`details_batches`)."""
+    return details_batches(
+        path,
+        metric=list(options.metric) or None,
+        model_name=options.model_name,
+        all_runs=options.all_runs,
+    )

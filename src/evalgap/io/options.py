@@ -1,14 +1,13 @@
 """How to read scores: the options every loader takes.
 
 Each field carries its command-line flag and help text in its metadata, so the CLI builds its
-loader flags from this one definition (and imports nothing heavy to do so).
+loader flags from this one definition (and imports nothing heavy to do so). The values of
+``fmt`` are the sources' of :mod:`evalgap.io.registry`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-FORMATS = ("csv", "tsv", "parquet", "jsonl", "lm-eval", "oll", "inspect", "helm", "alpaca-eval")
 
 
 def _option(default, flag: str, help: str, **click_kwargs):
@@ -58,11 +57,9 @@ class LoadOptions:
         place of score files; the model and task selections still apply.
     """
 
+    # Its values are the registry's (evalgap.io.registry.format_names), checked on reading.
     fmt: str | None = _option(
-        None,
-        "--format",
-        "Force the source or table format (default: detected).",
-        choices=FORMATS,
+        None, "--format", "Force the source or table format (default: detected)."
     )
     layout: str = _option("long", "--layout", "Table layout.", choices=("long", "wide"))
     models_in: str = _option(

@@ -360,7 +360,7 @@ def add_source(con, path, options, *, pair_stats: bool = True, long=None) -> dic
     and ``options.tasks`` keep only those models' and tasks' rows. ``long`` (a LongScores)
     skips reading the path (the rows are taken as given).
     """
-    from evalgap.io.sources import load_scores
+    from evalgap.io.reading import read_paths
 
     path = Path(path)
     if not path.exists():
@@ -388,7 +388,7 @@ def add_source(con, path, options, *, pair_stats: bool = True, long=None) -> dic
                 **done, "added": rows > 0, "rows": rows, "source_id": source_id,
                 "replaced": replaced if rows else (), "notes": selection.notes(),
             }
-        long = load_scores([path], options)
+        long = read_paths([path], options)
     long = dataclasses.replace(long, frame=selection.keep(long.frame))
     if long.frame.empty:
         return {**done, "added": False, "rows": 0, "source_id": None, "notes": selection.notes()}
@@ -514,46 +514,16 @@ def _drop_sources(con, ids) -> list:
 def _long_table_batches(path: Path, options):
     """A source read batch by batch (out of core), or None for sources read whole.
 
-    What :func:`evalgap.load_scores` reads with the long-table reader alone (a CSV, TSV or
-    Parquet long table, no item file) streams into the store a batch at a time: only the
-    chosen columns are read, and memory stays at one batch (about a million rows) whatever
-    the file's size. Open LLM Leaderboard details stream a file at a time, each read with
-    only its ids and metric. Everything else (other frameworks' logs, wide tables, JSON
-    Lines, an item file to join) goes through the loaders whole.
+    What :func:`evalgap.load_scores` reads through a source's ``batches`` function
+    (:func:`evalgap.io.reading.read_batches`) streams into the store: a CSV, TSV or Parquet
+    long table a batch at a time, only the chosen columns read, memory at one batch (about a
+    million rows) whatever the file's size; Open LLM Leaderboard details a file at a time,
+    each read with only its ids and metric. Everything else (other frameworks' logs, wide
+    tables, JSON Lines, an item file to join) goes through the loaders whole.
     """
-    from evalgap.io import open_llm_leaderboard, sources, tables
+    from evalgap.io.reading import read_batches
 
-    if options.items or options.layout != "long":
-        return None
-    source = sources._source(path, options)
-    if source == "oll":
-        columns, notes, frames = open_llm_leaderboard.details_batches(
-            path,
-            metric=list(options.metric) or None,
-            model_name=options.model_name,
-            all_runs=options.all_runs,
-        )
-
-        def with_unused_options():
-            yield from frames
-            note = sources.unused_table_options(options, source)
-            if note is not None:
-                notes.append(note)
-
-        return columns, notes, with_unused_options()
-    if path.is_dir() or source != "table":
-        return None
-    fmt = options.fmt if options.fmt in sources.TABLE_FORMATS else None
-    return tables.long_table_batches(
-        path,
-        fmt=fmt,
-        model_column=options.model_column,
-        item_column=options.item_column,
-        score_column=options.score_column,
-        task_column=options.task_column,
-        run_column=options.run_column,
-        cluster_column=options.cluster_column,
-    )
+    return read_batches(path, options)
 
 
 def _add_batches(con, path, sha, opts, streamed, pair_stats, selection, replaces=()):

@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager as ContextManager
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import IO, Any, TypeAlias
+from typing import IO, TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,9 @@ from evalgap.stats._types import BoolArray
 
 # A reader's progress callback: called with (bytes read, bytes in all).
 Progress: TypeAlias = Callable[[int, int], object]
+
+if TYPE_CHECKING:
+    from evalgap.io.options import LoadOptions
 
 FORMATS = ("csv", "tsv", "parquet", "jsonl")
 
@@ -186,7 +189,7 @@ def read_long_table(
     run_column: str | None = None,
     cluster_column: str | None = None,
     progress: Progress | None = None,
-    exclude_columns: Collection[str] = (),
+    exclude_columns: Collection[str | None] = (),
 ) -> LongScores:
     """Read a long score table and map its columns onto the interchange layout.
 
@@ -284,7 +287,7 @@ def long_table_batches(
     task_column: str | None = None,
     run_column: str | None = None,
     cluster_column: str | None = None,
-    exclude_columns: Collection[str] = (),
+    exclude_columns: Collection[str | None] = (),
     progress: Progress | None = None,
 ) -> tuple[dict[str, str | None], list[str], Iterator[pd.DataFrame]] | None:
     """Read a CSV/TSV/Parquet long table as :func:`read_long_table` does, but batch by batch.
@@ -417,7 +420,7 @@ def _choose_columns(
     found: list[str],
     given: dict[str, str | None],
     sample: Callable[[], pd.DataFrame],
-    exclude: Collection[str] = (),
+    exclude: Collection[str | None] = (),
 ) -> tuple[dict[str, str | None], list[str]]:
     """Return (role -> column or None, notes): the given columns, else the detected ones.
 
@@ -864,7 +867,7 @@ def read_wide_table(
     model_column: str | None = None,
     cluster_column: str | None = None,
     model_columns: Sequence[str] | None = None,
-    exclude_columns: Collection[str] = (),
+    exclude_columns: Collection[str | None] = (),
 ) -> LongScores:
     """Read a wide score table: one column per model (or, ``models_in="rows"``, per item).
 
@@ -1054,7 +1057,7 @@ def _join_by_codes(frame: pd.DataFrame, listed: pd.DataFrame) -> tuple[pd.DataFr
 
 def apply_item_file(
     scores: LongScores,
-    items_path: PathArg,
+    items: PathArg,
     *,
     cluster_column: str | None = None,
     item_column: str | None = None,
@@ -1067,7 +1070,7 @@ def apply_item_file(
     column's labels. Items of the scores that the file does not list are left out and
     counted in the notes (a trimmed item list from ``evalgap trim`` restricts a test this way).
     """
-    path = Path(items_path)
+    path = Path(items)
     raw = read_frame(path, fmt, as_text=True)  # ids as written, like the scores' ids
     raw.columns = [str(c) for c in raw.columns]
     found = column_listing(raw.columns)
@@ -1130,3 +1133,129 @@ def apply_item_file(
     if cluster_column is not None:
         columns["cluster"] = f"{path.name}:{cluster_column}"
     return LongScores(frame, scores.source, columns, tuple(notes))
+
+
+# The table source's row of the registry (evalgap.io.registry): detect, read, stream a
+# path, and read a directory of tables as its files.
+
+
+def detect(path: Path, options: LoadOptions) -> bool:
+    """Whether ``path`` is a score table, or a directory holding table files.
+
+    A file whose name says no table format raises, listing the formats: the table is the
+    source tried last, so a file it does not take is nothing evalgap reads.
+    """
+    if path.is_dir():
+        return bool(table_files(path))
+    detect_format(path)  # raises with the list of supported formats
+    return True
+
+
+def read(paths: list[Path], options: LoadOptions) -> LongScores:
+    """Read one score table (``paths``: the one file) as ``options`` say: long or wide."""
+    path = paths[0]
+    fmt = options.fmt if options.fmt in FORMATS else None
+    # With an item file, its clusters are taken from it: the table's column is left out.
+    cluster_column = None if options.items else options.cluster_column
+    exclude_columns = (options.cluster_column,) if options.items else ()
+    if options.layout == "wide":
+        return read_wide_table(
+            path,
+            fmt=fmt,
+            models_in=options.models_in,
+            item_column=options.item_column,
+            task_column=options.task_column,
+            model_column=options.model_column,
+            cluster_column=cluster_column,
+            model_columns=list(options.model_columns) or None,
+            exclude_columns=exclude_columns,
+        )
+    if options.layout != "long":
+        raise InputError(f"layout= must be 'long' or 'wide'; got {options.layout!r}")
+    return read_long_table(
+        path,
+        fmt=fmt,
+        model_column=options.model_column,
+        item_column=options.item_column,
+        score_column=options.score_column,
+        task_column=options.task_column,
+        run_column=options.run_column,
+        cluster_column=cluster_column,
+        exclude_columns=exclude_columns,
+    )
+
+
+def batches(
+    path: Path, options: LoadOptions
+) -> tuple[dict[str, str | None], list[str], Iterator[pd.DataFrame]] | None:
+    """A long table file read a batch at a time (:func:`long_table_batches`); None for a
+    directory (its tables are added one by one)."""
+    if path.is_dir():
+        return None
+    return long_table_batches(
+        path,
+        fmt=options.fmt if options.fmt in FORMATS else None,
+        model_column=options.model_column,
+        item_column=options.item_column,
+        score_column=options.score_column,
+        task_column=options.task_column,
+        run_column=options.run_column,
+        cluster_column=options.cluster_column,
+    )
+
+
+def table_files(path: Path) -> list[Path]:
+    """The files under a directory whose names say a table (CSV/TSV/Parquet/JSONL), sorted.
+
+    Hidden files and folders (``.ipynb_checkpoints``...) are passed over; so are ``.txt``
+    files, tab-separated when given by name, but notes and READMEs in a directory.
+    """
+    found = []
+    for p in sorted(path.rglob("*")):
+        hidden = any(part.startswith(".") for part in p.relative_to(path).parts)
+        if hidden or not p.is_file() or ".txt" in p.suffixes:
+            continue
+        try:
+            detect_format(p)
+        except InputError:
+            continue
+        found.append(p)
+    return found
+
+
+def table_directory(path: Path, options: LoadOptions) -> tuple[list[Path], list[str]]:
+    """The score tables of a directory of tables, and a note for each table left out.
+
+    A directory with no framework logs is read as its score tables, in file-name order (as
+    if each were given): every table with a model and a score column (named by the options,
+    or detected). A table without them (an item list, a model card) is left out and said, as
+    is a table of another format than a forced ``fmt``. A wide table is read from its file.
+    """
+    if options.layout == "wide":
+        raise InputError(f"{path}: is a directory; layout='wide' reads one table: give the file")
+    files = table_files(path)
+    if not files:
+        raise InputError(f"{path}: no table files (CSV/TSV/Parquet/JSONL) in this directory")
+    scores, notes = [], []
+    item_file = Path(options.items).resolve() if options.items else None
+    for f in files:
+        if options.fmt in FORMATS and detect_format(f) != options.fmt:
+            notes.append(
+                f"{f}: not {options.fmt} (fmt={options.fmt!r} was given), so not read (left out)"
+            )
+        elif is_score_table(
+            f, model_column=options.model_column, score_column=options.score_column
+        ):
+            scores.append(f)
+        elif f.resolve() != item_file:
+            notes.append(
+                f"{f}: no model or score column, so not read as scores (left out); give it "
+                "as the item file (--items) if it describes the items, or alone with "
+                "--layout wide if it is a wide table"
+            )
+    if not scores:
+        raise InputError(
+            f"{path}: none of its {len(files)} table files has a model and a score column; "
+            "name them with model_column= and score_column=, or give the file"
+        )
+    return scores, notes

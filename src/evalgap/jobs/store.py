@@ -229,16 +229,13 @@ def store_add(store, paths, options=None, *, progress=None, **columns) -> StoreA
 
 def _sources_of(paths, options):
     """The sources to add: each path, a directory of tables as its score tables; and notes."""
-    from evalgap.io import sources
+    from evalgap.io.reading import source_files
 
     out, notes = [], []
     for path in map(Path, paths):
-        if path.is_dir() and sources._source(path, options) == "table":
-            files, left_out = sources.table_directory(path, options)
-            out.extend(files)
-            notes.extend(left_out)
-        else:
-            out.append(path)
+        files, left_out = source_files(path, options)
+        out.extend(files)
+        notes.extend(left_out)
     return out, notes
 
 
