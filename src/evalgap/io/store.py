@@ -593,7 +593,7 @@ def _insert_source_row(con, source_id, path, sha, long, opts, rows) -> None:
             sha,
             long.source,
             opts,
-            _dt.datetime.now(_dt.UTC).replace(tzinfo=None),
+            _dt.datetime.now(_dt.timezone.utc).replace(tzinfo=None),  # datetime.UTC: 3.11+
             rows,
             json.dumps(list(long.notes)),
             json.dumps(long.columns, default=str),
