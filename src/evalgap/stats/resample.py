@@ -355,6 +355,10 @@ def sign_flip_sums_binary(
     return 2 * x - n[..., None]
 
 
+@overload
+def quantile(draws: ArrayLike, q: float, axis: int = ...) -> FloatOrArray: ...
+@overload
+def quantile(draws: ArrayLike, q: Sequence[float], axis: int = ...) -> FloatArray: ...
 def quantile(draws: ArrayLike, q: float | Sequence[float], axis: int = -1) -> FloatOrArray:
     """Return the ``q`` quantiles of draws (linear interpolation, NaN draws left out).
 
