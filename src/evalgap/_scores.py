@@ -27,6 +27,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import ClassVar, TypeAlias, cast
 
 import numpy as np
@@ -312,6 +313,11 @@ _Aligned: TypeAlias = tuple[
     dict[str, int],
     dict[str, int],
 ]
+
+
+# What a job's ``data`` argument takes: a long DataFrame, the long layout a loader read, an
+# aligned ScoreSet, or result files (one path or a list of them).
+ScoresInput: TypeAlias = "pd.DataFrame | LongScores | ScoreSet | str | Path | Sequence[str | Path]"
 
 
 def align(
