@@ -14,12 +14,16 @@ project, a user's own files named as placeholders, the network) skip, saying whi
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from pathlib import Path
 from typing import NamedTuple
 
+import pandas as pd
 import pytest
+
+import evalgap
 
 from conftest import ROOT
 
@@ -226,10 +230,52 @@ def test_example_runs(example, run_cli, tmp_path, monkeypatch):
             assert sentence in printed, f"{shown}: documented output not printed:\n{sentence}"
 
 
+def _five_questions() -> list:
+    """The README's first table, one (command line, Python call) parameter per row."""
+    rows = []
+    for row in (ROOT / "README.md").read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        if row.startswith("| ") and len(cells) == 4 and cells[1].startswith("`evalgap "):
+            command = shlex.split(cells[1].strip("`"))[1:]
+            call = cells[2].strip("`")
+            slow = [reason for key, reason in SLOW.items() if key in " ".join(command)]
+            marks = [pytest.mark.slow] if slow else []
+            rows.append(pytest.param(command, call, id=command[0], marks=marks))
+    return rows
+
+
+def test_the_readme_opens_with_the_five_questions():
+    assert [p.values[0][0] for p in _five_questions()] == [
+        "compare",
+        "ranks",
+        "plan",
+        "degrade",
+        "watch",
+    ]
+
+
+@pytest.mark.parametrize(("command", "call"), _five_questions())
+def test_five_questions_python_equals_the_command_line(
+    command, call, run_cli, tmp_path, monkeypatch
+):
+    """Each row's Python call gives the JSON its command line prints, key for key."""
+    monkeypatch.chdir(tmp_path)
+    argv = _argv_from_root(command, tmp_path)
+    monkeypatch.chdir(ROOT)  # the Python call names its files as the table does
+    scores = argv[argv.index("--scores") + 1] if "--scores" in argv else None
+    df = pd.read_csv(scores) if scores else None
+    result = eval(call, {"evalgap": evalgap, "df": df})
+    python = json.loads(json.dumps(result.to_dict(), default=str))
+    monkeypatch.chdir(tmp_path)
+    cli = run_cli(*argv, "--json")
+    printed = json.loads(cli.stdout.strip().splitlines()[-1])
+    shared = set(printed) & set(python)
+    assert {"verdict"} <= shared
+    assert {k: printed[k] for k in shared} == {k: python[k] for k in shared}
+
+
 def test_every_public_name_is_in_the_reference():
     """The API reference documents every name `evalgap` exports, and no name it lacks."""
-    import evalgap
-
     reference = "\n".join(
         p.read_text(encoding="utf-8") for p in (ROOT / "docs" / "api").glob("*.md")
     )
