@@ -479,7 +479,7 @@ class AuditResult(Result):
     @property
     def verdict(self) -> str:
         """One plain sentence: how many displayed pairs this benchmark leaves unresolved."""
-        from evalgap.report.sentences import audit_verdict  # rich loads only when asked
+        from evalgap.report.sentences import audit_verdict
 
         return audit_verdict(self)
 
@@ -492,9 +492,9 @@ class AuditResult(Result):
     @property
     def tier_method(self) -> str:
         """Which procedure made the tiers (the rank sets' level, method and replicates)."""
-        from evalgap.report.sentences import tier_method  # rich loads only when asked
+        from evalgap.report.sentences import tier_method
 
-        return tier_method(self)
+        return tier_method(self, MAX_AUDIT_RANK_MODELS)
 
     @property
     def procedures(self) -> tuple[str, ...]:

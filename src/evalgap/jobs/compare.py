@@ -251,7 +251,7 @@ class CompareResult(Result):
     @property
     def verdict(self) -> str:
         """One plain sentence: what the tests say and whether the benchmark resolves the gap."""
-        from evalgap.report.sentences import compare_verdict  # rich loads only when asked
+        from evalgap.report.sentences import compare_verdict
 
         return compare_verdict(self)
 

@@ -20,6 +20,7 @@ from evalgap.errors import InputError
 from evalgap.stats import _validate
 from evalgap.stats import noninferiority as ni
 from evalgap.stats import power as pw
+from evalgap.stats._validate import check_countable
 
 SHORTCUT_EPSILON = 0.05  # the epsilon of Corollary 1 reported by default
 
@@ -79,7 +80,7 @@ class DegradationPlan(Result):
     @property
     def verdict(self) -> str:
         """One plain sentence."""
-        from evalgap.report.sentences import degradation_plan_verdict  # rich loads on demand
+        from evalgap.report.sentences import degradation_plan_verdict
 
         return degradation_plan_verdict(self)
 
@@ -632,24 +633,6 @@ def _check_finite_required(required: float, delta: float, sd: float) -> None:
     if delta != 0:
         check_countable(
             required, f"a gap of {_validate.show(delta)} with sd_diff {_validate.show(sd)}"
-        )
-
-
-def check_countable(required: float, what: str, option: str = "delta=") -> None:
-    """Refuse a sample size beyond floating point (a gap far too small for any benchmark).
-
-    A finite N*, however large, is reported as a whole number; one that overflows to
-    infinity is an ``InputError`` naming ``option``, never an ``OverflowError``.
-    """
-    if math.isnan(required):
-        raise InputError(
-            f"{what}: the items needed are not defined at these settings (the sample-size "
-            f"formula breaks down); check {option}"
-        )
-    if not math.isfinite(required):
-        raise InputError(
-            f"{what} needs more items than floating point can count (N* overflows): no "
-            f"feasible benchmark resolves it; check the units of {option}"
         )
 
 

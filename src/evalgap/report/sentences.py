@@ -14,12 +14,14 @@ import numpy as np
 
 from evalgap.report.text import format_n, format_p, format_q, number, pairs_noun
 
-if TYPE_CHECKING:  # the jobs import this module; their result types are only annotations
-    from evalgap.jobs.audit import AuditResult
-    from evalgap.jobs.compare import CompareResult
-    from evalgap.jobs.degrade import DegradeResult
-    from evalgap.jobs.plan import DegradationPlan
-    from evalgap.jobs.ranks import RanksResult
+if TYPE_CHECKING:  # structural types: the jobs import this module, it imports no job
+    from evalgap.report.shapes import (
+        AuditResult,
+        CompareResult,
+        DegradationPlan,
+        DegradeResult,
+        RanksResult,
+    )
 
 
 def compare_verdict(r: CompareResult) -> str:
@@ -177,19 +179,30 @@ def audit_verdict(r: AuditResult) -> str:
     return sentence + "."
 
 
-def tier_method(r: AuditResult) -> str:
-    """Return which procedure made an audit's tiers (or why it has none)."""
+def tier_method(r: AuditResult, max_rank_models: int) -> str:
+    """Return which procedure made an audit's tiers (or why it has none).
+
+    Parameters
+    ----------
+    r : AuditResult
+        The audit.
+    max_rank_models : int
+        The most models an audit computes rank sets for (the job's limit).
+
+    Returns
+    -------
+    str
+        The procedure and its replicates, or the reason there are no tiers.
+    """
     ranks = r.rank_sets
     if ranks is None:
-        from evalgap.jobs.audit import MAX_AUDIT_RANK_MODELS
-
         if r.alignment is None:
             return "no tiers: rank sets need per-item scores, and pair counts have none"
         largest = int(r.rankings.groupby("task").size().max()) if len(r.rankings) else 0
-        if largest > MAX_AUDIT_RANK_MODELS:
+        if largest > max_rank_models:
             return (
                 f"no tiers: rank sets are left out of audits of more than "
-                f"{MAX_AUDIT_RANK_MODELS} models (evalgap ranks computes them)"
+                f"{max_rank_models} models (evalgap ranks computes them)"
             )
         return "no tiers: the rank sets were skipped (0 rank-set bootstrap replicates)"
     level = f"{100 * (1 - ranks.alpha):g}%"
