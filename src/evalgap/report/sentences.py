@@ -17,9 +17,11 @@ from evalgap.report.text import format_n, format_p, format_q, number, pairs_noun
 if TYPE_CHECKING:  # structural types: the jobs import this module, it imports no job
     from evalgap.report.shapes import (
         AuditResult,
+        CompareGroupsResult,
         CompareResult,
         DegradationPlan,
         DegradeResult,
+        PlanResult,
         RanksResult,
     )
 
@@ -117,6 +119,19 @@ def _test_clause(r: CompareResult, first, second, floor: float = 0.0) -> str:
 
 def _items(n: int) -> str:
     return f"{n:,} item{'' if n == 1 else 's'}"
+
+
+def compare_groups_verdict(r: CompareGroupsResult) -> str:
+    """Return compare --by's sentence: in how many groups the gap is significant after the
+    correction."""
+    k, m = len(r.significant_groups), len(r.groups)
+    test = "exact McNemar" if r.pooled.binary else "paired t"
+    listed = f" ({', '.join(r.significant_groups[:5])}" + (", ...)" if k > 5 else ")")
+    return (
+        f"{r.model_a} and {r.model_b} differ significantly in {k} of {m} "
+        f"{r.by} group{'s' if m != 1 else ''}{listed if k else ''} "
+        f"({test} p-values, {r.adjustment}-adjusted over {m} groups, alpha={r.alpha:g})"
+    )
 
 
 def audit_verdict(r: AuditResult) -> str:
@@ -395,6 +410,38 @@ def degradation_plan_verdict(r: DegradationPlan) -> str:
             f"; with {r.n_items:,} items the power is {r.power_at_n:.2f} and drops "
             f"of {100 * r.detectable_drop:.2f} points are detected with power "
             f"{r.power:g}"
+        )
+    return out
+
+
+def plan_verdict(r: PlanResult) -> str:
+    """Return plan's sentence: the paired items a gap needs, and what a given N resolves."""
+    setting = f"at alpha={r.alpha:g}, power {r.power:g}"
+    if r.required_n is None:
+        out = "a zero gap cannot be resolved by any number of items"
+        if r.delta != 0:  # pragma: no cover - plan() refuses an overflowing N*
+            out = "no finite number of items resolves this gap"
+        if r.mde is not None:
+            out += (
+                f"; with {r.n_items:,} items the smallest resolvable gap {setting} "
+                f"is {r.mde:.4f} ({100 * r.mde:.2f} points)"
+            )
+        return out
+    gap = f"a gap of {abs(r.delta):.4g} ({100 * abs(r.delta):.2f} points)"
+    out = (
+        f"resolving {gap} {setting} needs {r.required_n:,} paired "
+        f"item{'' if r.required_n == 1 else 's'}"
+    )
+    if r.conventions and r.conventions.one_sample_shortcut is not None:
+        out += (
+            f"; the unpaired Cohen-h shortcut (1-rho) K/h^2 would say "
+            f"{r.conventions.one_sample_shortcut:,}, about half"
+        )
+    if r.n_items is not None:
+        status = "resolve it" if r.resolved else "do not resolve it"
+        out += (
+            f"; {r.n_items:,} items {status} (q={r.resolution_ratio:.2f}, "
+            f"power {r.power_at_n:.2f}, MDE {r.mde:.4f})"
         )
     return out
 

@@ -112,6 +112,9 @@ class CompareGroupsResult(Protocol):
     def pooled(self) -> Any: ...
 
     @property
+    def significant_groups(self) -> Any: ...
+
+    @property
     def verdict(self) -> Any: ...
 
 
@@ -376,6 +379,9 @@ class PlanResult(Protocol):
 
     @property
     def resolution_ratio(self) -> Any: ...
+
+    @property
+    def resolved(self) -> Any: ...
 
     @property
     def sd_diff(self) -> Any: ...
