@@ -43,7 +43,8 @@ if TYPE_CHECKING:  # the audit imports the rank job only when it runs it
     from evalgap.jobs.ranks import RanksResult
 from evalgap.errors import InputError
 from evalgap.io import counts as count_columns
-from evalgap.stats import _validate, intervals, multiplicity, resample, sequential, tests
+from evalgap.jobs.pair_tests import pair_tests
+from evalgap.stats import _validate, intervals, multiplicity, resample, sequential
 from evalgap.stats import clusters as cl
 from evalgap.stats import power as pw
 from evalgap.stats.paired import is_binary, summarize_counts, summarize_pairs
@@ -880,41 +881,33 @@ def _evaluate(
     binary = p["binary"].to_numpy(dtype=bool)
     b = p["a_only"].to_numpy()
     c = p["b_only"].to_numpy()
-    t = np.asarray(tests.wald_statistic(delta, sd, n), dtype=float)
+    # the 2x2 cells a binary pair's interval needs, from its accuracy (pair statistics keep no
+    # both_correct)
+    both_correct = np.maximum(np.round(p["accuracy_a"].to_numpy(dtype=float) * n) - b, 0.0)
+    both_wrong = np.maximum(n - both_correct - b - c, 0.0)
+    pt = pair_tests(
+        binary=binary, n_items=n, delta=delta, sd_diff=sd, a_only=b, b_only=c,
+        both_correct=both_correct, both_wrong=both_wrong, alpha=alpha, power=power,
+    )  # fmt: skip
+    t = pt.statistic
     p["statistic"] = t
-    nan = np.full(len(p), np.nan)
-    p["p_mcnemar"] = np.where(binary, tests.mcnemar(b, c).p_value, nan)
-    exact, mid_p = tests.mcnemar_exact_and_mid_p(b, c)
-    p["p_exact"] = np.where(binary, exact, nan)
-    p["p_mid_p"] = np.where(binary, mid_p, nan)
-    sample_sd = sd * np.sqrt(n / np.maximum(n - 1, 1))
-    p["p_paired_t"] = np.where(
-        binary, nan, tests.paired_t_from_moments(delta, sample_sd, n).p_value
-    )
-    p["delta_low"], p["delta_high"] = _gap_intervals(p, alpha)
+    p["p_mcnemar"] = pt.p_mcnemar
+    p["p_exact"] = pt.p_exact
+    p["p_mid_p"] = pt.p_mid_p
+    p["p_paired_t"] = pt.p_paired_t
+    p["delta_low"], p["delta_high"] = pt.delta_low, pt.delta_high
     kw = {"alpha": alpha, "power": power}
-    required = np.asarray(pw.required_n(delta, sd, **kw), dtype=float)
-    # As compare: N* is at least the items that hold the differing items any valid test
-    # needs, and not estimated (nor the pair resolved) with fewer differing items than that.
-    differing = b + c
-    testable = differing >= tests.min_differing_items(alpha)
-    floor = tests.required_n_floor(differing, n, alpha)
-    required = np.where((sd > 0) & testable, np.maximum(required, floor), np.nan)
+    testable = pt.testable
+    required = pt.required_n
     p["required_n"] = required
-    p["resolution_ratio"] = np.where(np.isnan(required), np.nan, pw.resolution_ratio(n, required))
+    p["resolution_ratio"] = pt.resolution_ratio
     p["unpaired_required_n"] = pw.unpaired_required_n(delta, p["variance_a"], p["variance_b"], **kw)
     with np.errstate(divide="ignore", invalid="ignore"):
         p["paired_efficiency"] = p["unpaired_required_n"] / p["required_n"]
     # Procedures: replace z_{1-alpha/2} by each procedure's level (Definition 1, Section 6.3).
-    p["resolved_fixed_n"] = multiplicity.resolved_single_step(t, alpha, power, 1) & (
-        required <= n
-    )
-    p["resolved_bonferroni"] = multiplicity.resolved_single_step(t, alpha, power, family_size)
-    p["resolved_sidak"] = multiplicity.resolved_single_step(t, alpha, power, family_size, "sidak")
-    p["resolved_holm"] = multiplicity.resolved_holm(t, alpha, power, family_size)
-    p["resolved_bh"] = multiplicity.resolved_bh(t, alpha, power, family_size)
-    for column in ("resolved_bonferroni", "resolved_sidak", "resolved_holm", "resolved_bh"):
-        p[column] = p[column].to_numpy() & testable  # no valid test rejects on fewer items
+    p["resolved_fixed_n"] = multiplicity.resolved_single_step(t, alpha, power, 1) & pt.resolved
+    for proc, verdict in family_verdicts(t, testable, alpha, power, family_size).items():
+        p[f"resolved_{proc}"] = verdict
     u = np.where(binary, sequential.boundary(b + c, alpha, mixture=mixture), np.nan)
     p["anytime_boundary"] = u
     p["required_n_anytime"] = sequential.required_n_anytime(required, u, alpha, power)
@@ -944,32 +937,40 @@ def _evaluate(
     return p
 
 
-def _gap_intervals(p: pd.DataFrame, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """Per pair, the (1 - alpha) paired interval of delta, as ``compare`` gives it.
+def family_verdicts(
+    statistic: np.ndarray, testable: np.ndarray, alpha: float, power: float, family_size: int
+) -> dict[str, np.ndarray]:
+    """Return each family procedure's verdicts: resolved at its level (Section 6.3).
 
-    Binary pairs: Newcombe's method 10 on the pair's 2x2 table; graded pairs: the paired t
-    interval (sample SD of the differences). NaN for a pair with fewer than 2 items.
+    Bonferroni's and Sidak's single-step levels, Holm's step-down and Benjamini-Hochberg's
+    step-up over the whole family (``statistic`` holds every pair of it), each replacing
+    ``z_{1-alpha/2}`` in Definition 1; a pair with too few differing items for any valid test
+    (``testable`` False) is never resolved.
+
+    Parameters
+    ----------
+    statistic : numpy.ndarray
+        Every pair's Wald statistic, the whole family.
+    testable : numpy.ndarray
+        Whether enough items differ in each pair for a valid test to reject.
+    alpha, power : float
+        The level and power.
+    family_size : int
+        The family's size m.
+
+    Returns
+    -------
+    dict
+        ``{"bonferroni", "sidak", "holm", "bh"}`` -> boolean array over pairs.
     """
-    n = p["n_items"].to_numpy(dtype=float)
-    delta = p["delta"].to_numpy(dtype=float)
-    binary = p["binary"].to_numpy(dtype=bool)
-    low = np.full(len(p), np.nan)
-    high = np.full(len(p), np.nan)
-    if binary.any():
-        a_only = p["a_only"].to_numpy(dtype=float)[binary]
-        b_only = p["b_only"].to_numpy(dtype=float)[binary]
-        both_correct = np.round(p["accuracy_a"].to_numpy(dtype=float)[binary] * n[binary])
-        both_correct = np.maximum(both_correct - a_only, 0.0)
-        both_wrong = np.maximum(n[binary] - both_correct - a_only - b_only, 0.0)
-        ci = intervals.newcombe_interval(both_correct, a_only, b_only, both_wrong, alpha)
-        low[binary], high[binary] = ci.low, ci.high
-    graded = ~binary & (n >= 2)
-    if graded.any():
-        sd = p["sd_diff"].to_numpy(dtype=float)[graded]
-        sample_sd = sd * np.sqrt(n[graded] / (n[graded] - 1))
-        ci = intervals.t_interval(delta[graded], sample_sd, n[graded], alpha)
-        low[graded], high[graded] = ci.low, ci.high
-    return low, high
+    t, m = statistic, family_size
+    verdicts = {
+        "bonferroni": multiplicity.resolved_single_step(t, alpha, power, m),
+        "sidak": multiplicity.resolved_single_step(t, alpha, power, m, "sidak"),
+        "holm": multiplicity.resolved_holm(t, alpha, power, m),
+        "bh": multiplicity.resolved_bh(t, alpha, power, m),
+    }
+    return {proc: np.asarray(v) & testable for proc, v in verdicts.items()}
 
 
 def _required_n_intervals(p, n_resamples, seed, score_set, kw, notes) -> None:
