@@ -617,7 +617,7 @@ def audit_scores(
     for t_index, task in enumerate(score_set.tasks):
         entries = {e.model: e for e in score_set.report.entries if e.task == task.task}
         displayed = np.array([entries[m].mean_score for m in score_set.models])
-        order = np.lexsort((np.array(score_set.models), -displayed))
+        order = rank_order(np.array(score_set.models), displayed)
         # A model with no score on this task has no place in its ranking (as in the rank
         # sets): it would be chained to the last model by a pair with no items.
         scored = ~np.isnan(task.scores).all(axis=0)
@@ -646,7 +646,7 @@ def audit_scores(
                     "items_missing": entry.items_missing,
                 }
             )
-        first, second = _family_pairs(order, family)
+        first, second = family_pairs(order, family)
         rank_of = np.zeros(len(score_set.models), dtype=np.int64)
         rank_of[order] = np.arange(1, order.size + 1)
         if first.size == 0:
@@ -1117,13 +1117,7 @@ def _clustered(pairs, score_set: ScoreSet, *, alpha, power, n_resamples, seed, p
             a_stats = cl.cluster_stats(d, labels)
             a_icc, a_mbar = cl.icc_from_stats(a_stats.sizes, a_stats.sums, a_stats.sumsq)
             alternatives[name] += int(np.sum(~(cl.design_effect(a_icc, a_mbar) * required <= n)))
-    p["icc"] = icc
-    p["design_effect"] = cl.design_effect(np.nan_to_num(icc), np.nan_to_num(mbar_all, nan=1.0))
-    p.loc[np.isnan(icc), "design_effect"] = np.nan
-    p["required_n_clustered"] = p["required_n"] * p["design_effect"]
-    has = ~np.isnan(icc)
-    verdict = np.where(has, p["required_n_clustered"].to_numpy() <= p["n_items"].to_numpy(), None)
-    p["resolved_clustered"] = pd.array(verdict, dtype="boolean")
+    clustered_verdicts(p, icc, mbar_all)
     distribution = {}
     if boot_unresolved is not None:
         counts = pd.Series(boot_unresolved).value_counts(normalize=True).sort_index()
@@ -1204,24 +1198,14 @@ def _trajectories(p: pd.DataFrame, score_set: ScoreSet | None, alpha, power, mix
 def _finish(
     pairs, rankings, alpha, power, family, m, chain_procedure, stress, trajectories, notes
 ) -> AuditResult:
-    procedures = [proc for proc in PROCEDURES if f"resolved_{proc}" in pairs.columns]
-    unresolved = {}
-    for proc in procedures:
-        column = pairs[f"resolved_{proc}"]
-        if column.isna().all():
-            continue
-        unresolved[proc] = int((~column.fillna(True).astype(bool)).sum())
+    unresolved = count_unresolved(pairs)
     if chain_procedure not in unresolved:
         raise InputError(
             f"procedure={chain_procedure!r} gave no verdicts for these data "
             f"(choose one of {', '.join(unresolved)})"
         )
-    sensitivity = {
-        "correlation_minus_0.1": int((~pairs["resolved_correlation_minus"]).sum()),
-        "correlation": unresolved["fixed_n"],
-        "correlation_plus_0.1": int((~pairs["resolved_correlation_plus"]).sum()),
-    }
-    chains = _chains(pairs, rankings, chain_procedure)
+    sensitivity = sensitivity_counts(pairs)
+    chains = unresolved_chains(pairs, rankings, chain_procedure)
     return AuditResult(
         alpha=float(alpha),
         power=float(power),
@@ -1241,7 +1225,94 @@ def _finish(
     )
 
 
-def _chains(pairs, rankings, procedure) -> dict:
+def rank_order(names: np.ndarray, means: np.ndarray) -> np.ndarray:
+    """Return the models' indices best first: by mean score, ties by name.
+
+    Parameters
+    ----------
+    names : numpy.ndarray
+        The models' names.
+    means : numpy.ndarray
+        Their displayed (mean) scores.
+
+    Returns
+    -------
+    numpy.ndarray
+        Indices into ``names``, rank 1 first.
+    """
+    return np.lexsort((np.asarray(names).astype(str), -np.asarray(means, dtype=float)))
+
+
+def clustered_verdicts(pairs: pd.DataFrame, icc: np.ndarray, mean_size: np.ndarray) -> None:
+    """Add each pair's cluster design effect, clustered N* and clustered verdict to ``pairs``.
+
+    ``design_effect = 1 + (m - 1) ICC`` (Section 6.4) from the pair's ICC and mean cluster
+    size; pairs without an ICC (no clusters) get NaN and no verdict.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        The pair table (``required_n``, ``n_items``); ``icc``, ``design_effect``,
+        ``required_n_clustered`` and ``resolved_clustered`` are set on it.
+    icc, mean_size : numpy.ndarray
+        Each pair's ICC of the differences and mean cluster size (NaN without clusters).
+    """
+    has = ~np.isnan(icc)
+    design = cl.design_effect(np.nan_to_num(icc), np.nan_to_num(mean_size, nan=1.0))
+    pairs["icc"] = icc
+    pairs["design_effect"] = np.where(has, design, np.nan)
+    pairs["required_n_clustered"] = pairs["required_n"] * pairs["design_effect"]
+    verdict = np.where(
+        has, pairs["required_n_clustered"].to_numpy() <= pairs["n_items"].to_numpy(), None
+    )
+    pairs["resolved_clustered"] = pd.array(verdict, dtype="boolean")
+
+
+def count_unresolved(pairs: pd.DataFrame) -> dict[str, int]:
+    """Return the pairs left unresolved, per procedure that gave verdicts.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        Pair rows with ``resolved_<procedure>`` columns (a missing verdict counts as none).
+
+    Returns
+    -------
+    dict
+        Procedure (in :data:`PROCEDURES` order) -> unresolved pairs; a procedure whose
+        verdicts are all missing is left out.
+    """
+    out = {}
+    for proc in PROCEDURES:
+        column = pairs.get(f"resolved_{proc}")
+        if column is None or column.isna().all():
+            continue
+        out[proc] = int((~column.fillna(True).astype(bool)).sum())
+    return out
+
+
+def sensitivity_counts(pairs: pd.DataFrame) -> dict[str, int]:
+    """Return the unresolved pairs at fixed n with the correlation moved by -0.1, as
+    estimated, and +0.1 (Section 6.2).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        Pair rows with ``resolved_fixed_n`` and ``resolved_correlation_minus/plus``.
+
+    Returns
+    -------
+    dict
+        ``correlation_minus_0.1``, ``correlation``, ``correlation_plus_0.1`` -> counts.
+    """
+    return {
+        "correlation_minus_0.1": int((~pairs["resolved_correlation_minus"]).sum()),
+        "correlation": int((~pairs["resolved_fixed_n"].fillna(True).astype(bool)).sum()),
+        "correlation_plus_0.1": int((~pairs["resolved_correlation_plus"]).sum()),
+    }
+
+
+def unresolved_chains(pairs, rankings, procedure) -> dict:
     """Per task, the unresolved chains: runs of models chained by unresolved rank-adjacent
     gaps, best first (a model resolved from both neighbours is a chain of one).
 
@@ -1314,7 +1385,9 @@ def _listed_family(pairs: pd.DataFrame, listed: pd.DataFrame) -> str:
     return "listed"
 
 
-def _family_pairs(order: np.ndarray, family: str) -> tuple[np.ndarray, np.ndarray]:
+def family_pairs(order: np.ndarray, family: str) -> tuple[np.ndarray, np.ndarray]:
+    """Return the family's pairs of models ranked ``order`` (best first): the upper and the
+    lower model of each, rank-adjacent pairs or all pairs in row-major order."""
     if family == "adjacent":
         return order[:-1], order[1:]
     upper, lower = np.triu_indices(order.size, k=1)
