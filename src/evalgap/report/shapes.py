@@ -11,14 +11,67 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 
-class AuditResult(Protocol):
+class _Verdict(Protocol):
+    """A result with a level and its sentence."""
+
+    @property
+    def alpha(self) -> Any: ...
+
+    @property
+    def verdict(self) -> Any: ...
+
+
+class _Gap(_Verdict, Protocol):
+    """A paired gap and the items that resolve it (measured or planned)."""
+
+    @property
+    def accuracy_a(self) -> Any: ...
+
+    @property
+    def accuracy_b(self) -> Any: ...
+
+    @property
+    def alternative(self) -> Any: ...
+
+    @property
+    def correlation(self) -> Any: ...
+
+    @property
+    def delta(self) -> Any: ...
+
+    @property
+    def mde(self) -> Any: ...
+
+    @property
+    def n_items(self) -> Any: ...
+
+    @property
+    def paired_efficiency(self) -> Any: ...
+
+    @property
+    def power(self) -> Any: ...
+
+    @property
+    def required_n(self) -> Any: ...
+
+    @property
+    def resolution_ratio(self) -> Any: ...
+
+    @property
+    def resolved(self) -> Any: ...
+
+    @property
+    def sd_diff(self) -> Any: ...
+
+    @property
+    def unpaired_required_n(self) -> Any: ...
+
+
+class AuditResult(_Verdict, Protocol):
     """An audit (``audit``, ``audit --store``, ``store audit``): pairs, verdicts, chains, tiers."""
 
     @property
     def alignment(self) -> Any: ...
-
-    @property
-    def alpha(self) -> Any: ...
 
     @property
     def binned_table(self) -> Any: ...
@@ -80,18 +133,12 @@ class AuditResult(Protocol):
     @property
     def unresolved(self) -> Any: ...
 
-    @property
-    def verdict(self) -> Any: ...
 
-
-class CompareGroupsResult(Protocol):
+class CompareGroupsResult(_Verdict, Protocol):
     """A comparison per group (``compare --by``) and the pooled one."""
 
     @property
     def adjustment(self) -> Any: ...
-
-    @property
-    def alpha(self) -> Any: ...
 
     @property
     def by(self) -> Any: ...
@@ -114,30 +161,15 @@ class CompareGroupsResult(Protocol):
     @property
     def significant_groups(self) -> Any: ...
 
-    @property
-    def verdict(self) -> Any: ...
 
-
-class CompareResult(Protocol):
+class CompareResult(_Gap, Protocol):
     """One paired comparison (``evalgap.compare``)."""
 
     @property
     def a_only(self) -> Any: ...
 
     @property
-    def accuracy_a(self) -> Any: ...
-
-    @property
-    def accuracy_b(self) -> Any: ...
-
-    @property
     def alignment(self) -> Any: ...
-
-    @property
-    def alpha(self) -> Any: ...
-
-    @property
-    def alternative(self) -> Any: ...
 
     @property
     def b_only(self) -> Any: ...
@@ -155,19 +187,10 @@ class CompareResult(Protocol):
     def both_wrong(self) -> Any: ...
 
     @property
-    def correlation(self) -> Any: ...
-
-    @property
     def correlation_sensitivity(self) -> Any: ...
 
     @property
-    def delta(self) -> Any: ...
-
-    @property
     def intervals(self) -> Any: ...
-
-    @property
-    def mde(self) -> Any: ...
 
     @property
     def model_a(self) -> Any: ...
@@ -176,22 +199,10 @@ class CompareResult(Protocol):
     def model_b(self) -> Any: ...
 
     @property
-    def n_items(self) -> Any: ...
-
-    @property
     def notes(self) -> Any: ...
 
     @property
     def p_values(self) -> Any: ...
-
-    @property
-    def paired_efficiency(self) -> Any: ...
-
-    @property
-    def power(self) -> Any: ...
-
-    @property
-    def required_n(self) -> Any: ...
 
     @property
     def required_n_discordant(self) -> Any: ...
@@ -200,22 +211,7 @@ class CompareResult(Protocol):
     def required_n_interval(self) -> Any: ...
 
     @property
-    def resolution_ratio(self) -> Any: ...
-
-    @property
-    def resolved(self) -> Any: ...
-
-    @property
-    def sd_diff(self) -> Any: ...
-
-    @property
     def se(self) -> Any: ...
-
-    @property
-    def unpaired_required_n(self) -> Any: ...
-
-    @property
-    def verdict(self) -> Any: ...
 
 
 class DataSummary(Protocol):
@@ -243,11 +239,8 @@ class DataSummary(Protocol):
     def tasks(self) -> Any: ...
 
 
-class DegradationPlan(Protocol):
+class DegradationPlan(_Verdict, Protocol):
     """The items ``plan --flip-rate`` prescribes to detect a drop."""
-
-    @property
-    def alpha(self) -> Any: ...
 
     @property
     def delta(self) -> Any: ...
@@ -271,11 +264,8 @@ class DegradationPlan(Protocol):
     def required_n(self) -> Any: ...
 
 
-class DegradeResult(Protocol):
+class DegradeResult(_Verdict, Protocol):
     """The degradation gate (``evalgap.degrade``)."""
-
-    @property
-    def alpha(self) -> Any: ...
 
     @property
     def baseline(self) -> Any: ...
@@ -325,66 +315,21 @@ class DegradeResult(Protocol):
     @property
     def total(self) -> Any: ...
 
-    @property
-    def verdict(self) -> Any: ...
 
-
-class PlanResult(Protocol):
+class PlanResult(_Gap, Protocol):
     """The items ``plan`` prescribes to resolve a gap."""
-
-    @property
-    def accuracy_a(self) -> Any: ...
-
-    @property
-    def accuracy_b(self) -> Any: ...
-
-    @property
-    def alpha(self) -> Any: ...
-
-    @property
-    def alternative(self) -> Any: ...
 
     @property
     def conventions(self) -> Any: ...
 
     @property
-    def correlation(self) -> Any: ...
-
-    @property
     def correlation_bounds(self) -> Any: ...
-
-    @property
-    def delta(self) -> Any: ...
 
     @property
     def lemma_constant(self) -> Any: ...
 
     @property
-    def mde(self) -> Any: ...
-
-    @property
-    def n_items(self) -> Any: ...
-
-    @property
-    def paired_efficiency(self) -> Any: ...
-
-    @property
-    def power(self) -> Any: ...
-
-    @property
     def power_at_n(self) -> Any: ...
-
-    @property
-    def required_n(self) -> Any: ...
-
-    @property
-    def resolution_ratio(self) -> Any: ...
-
-    @property
-    def resolved(self) -> Any: ...
-
-    @property
-    def sd_diff(self) -> Any: ...
 
     @property
     def shortcut_ratio(self) -> Any: ...
@@ -392,18 +337,9 @@ class PlanResult(Protocol):
     @property
     def shortcut_tolerance(self) -> Any: ...
 
-    @property
-    def unpaired_required_n(self) -> Any: ...
 
-    @property
-    def verdict(self) -> Any: ...
-
-
-class RanksResult(Protocol):
+class RanksResult(_Verdict, Protocol):
     """Simultaneous rank sets (``evalgap.ranks``)."""
-
-    @property
-    def alpha(self) -> Any: ...
 
     @property
     def method(self) -> Any: ...
