@@ -47,3 +47,26 @@ def test_codes_blocks_and_one_side_give_the_same_sums():
     every = pair_sums(x, m, slice(None), binary=True, both_sides=False)
     assert every.sum_o is None and every.sum_oo is None
     np.testing.assert_array_equal(every.sum_t.T[rows], full.sum_o)
+
+
+def test_counts_and_difference_sums_follow_from_the_pair_sums():
+    from evalgap.stats.paired import counts_from_scores, counts_from_sums, difference_sums
+
+    x, m = _board(True, seed=5)
+    sums = pair_sums(x, m, np.array([1]), binary=True)
+    graded_x, graded_m = _board(False, seed=5)
+    graded = pair_sums(graded_x, graded_m, np.array([1]), binary=False)
+    for o in (0, 2, 3):
+        both = (m[1] > 0) & (m[o] > 0)
+        cells = counts_from_sums(
+            sums.n[0, o], sums.sum_t[0, o], sums.sum_o[0, o], sums.sum_to[0, o]
+        )
+        expected = counts_from_scores(x[1][both], x[o][both])
+        assert [int(v) for v in cells] == [int(v) for v in expected]
+        shared = (graded_m[1] > 0) & (graded_m[o] > 0)
+        d = graded_x[1][shared] - graded_x[o][shared]
+        got = difference_sums(
+            graded.sum_t[0, o], graded.sum_o[0, o], graded.sum_to[0, o], graded.sum_tt[0, o],
+            graded.sum_oo[0, o],
+        )  # fmt: skip
+        assert got == pytest.approx((d.sum(), (d * d).sum()))

@@ -1174,12 +1174,13 @@ def pair_stats(con, *, tasks=None, pairs=None) -> pd.DataFrame:
         frame = con.execute(
             f"SELECT * FROM pair_stats {where} ORDER BY task, model_a, model_b", params
         ).df()
-    frame["both_correct"] = frame["sum_ab"]
-    frame["a_only"] = frame["sum_a"] - frame["sum_ab"]
-    frame["b_only"] = frame["sum_b"] - frame["sum_ab"]
-    frame["both_wrong"] = frame["n"] - frame["sum_a"] - frame["sum_b"] + frame["sum_ab"]
-    frame["sum_d"] = frame["sum_a"] - frame["sum_b"]
-    frame["sum_d2"] = frame["sum_a2"] - 2 * frame["sum_ab"] + frame["sum_b2"]
+    a, b, ab = frame["sum_a"], frame["sum_b"], frame["sum_ab"]
+    frame["both_correct"], frame["a_only"], frame["b_only"], frame["both_wrong"] = (
+        paired.counts_from_sums(frame["n"], a, b, ab)
+    )
+    frame["sum_d"], frame["sum_d2"] = paired.difference_sums(
+        a, b, ab, frame["sum_a2"], frame["sum_b2"]
+    )
     return frame
 
 

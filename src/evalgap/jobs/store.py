@@ -552,6 +552,7 @@ def _clustered_from_statistics(result, clusters):
 
     from evalgap.jobs.audit import PairTable, clustered_verdicts, count_unresolved
     from evalgap.stats import clusters as cl
+    from evalgap.stats.paired import difference_sums
 
     pairs = result.pairs.to_frame()
     upper, lower = pairs["model_a"].to_numpy(dtype=object), pairs["model_b"].to_numpy(dtype=object)
@@ -573,8 +574,10 @@ def _clustered_from_statistics(result, clusters):
         _, cluster_codes = np.unique(sub["cluster"].to_numpy(dtype=str), return_inverse=True)
         shape = (cluster_codes.max() + 1, rows.size)
         sizes, sums, sumsq = np.zeros(shape), np.zeros(shape), np.zeros(shape)
-        d_sum = sub["sign"] * (sub["sum_a"] - sub["sum_b"])
-        d_sq = sub["sum_a2"] - 2 * sub["sum_ab"] + sub["sum_b2"]
+        d_sum, d_sq = difference_sums(
+            sub["sum_a"], sub["sum_b"], sub["sum_ab"], sub["sum_a2"], sub["sum_b2"]
+        )
+        d_sum = sub["sign"] * d_sum
         sizes[cluster_codes, row_codes] = sub["n"].to_numpy(dtype=float)
         sums[cluster_codes, row_codes] = d_sum.to_numpy()
         sumsq[cluster_codes, row_codes] = d_sq.to_numpy()

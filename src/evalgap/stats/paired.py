@@ -509,3 +509,42 @@ def pair_sums_from_codes(codes: np.ndarray, rows: np.ndarray) -> PairSums:
     sum_t = counts(correct, observed)  # the row model's correct answers, shared items
     sum_o = counts(observed, correct)  # the column model's
     return PairSums(n, sum_t, sum_o, sum_t, sum_o, counts(correct, correct))
+
+
+def counts_from_sums(n, sum_a, sum_b, sum_ab):
+    """Return a binary pair's 2x2 counts from its sums over the shared items.
+
+    With 0/1 scores ``sum_ab`` counts the items both got right, so ``both_correct = sum_ab``,
+    ``a_only = sum_a - sum_ab``, ``b_only = sum_b - sum_ab`` and ``both_wrong = n - sum_a -
+    sum_b + sum_ab``. Broadcasts over pairs.
+
+    Parameters
+    ----------
+    n, sum_a, sum_b, sum_ab : array_like
+        Shared items, each model's score sum on them, and the sum of products
+        (:func:`pair_sums`).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(both_correct, a_only, b_only, both_wrong)``.
+    """
+    return sum_ab, sum_a - sum_ab, sum_b - sum_ab, n - sum_a - sum_b + sum_ab
+
+
+def difference_sums(sum_a, sum_b, sum_ab, sum_a2, sum_b2):
+    """Return the sum and the sum of squares of a pair's per-item differences ``D = A - B``
+    from its sums over the shared items: ``sum D = sum_a - sum_b`` and
+    ``sum D^2 = sum_a2 - 2 sum_ab + sum_b2``. Broadcasts over pairs.
+
+    Parameters
+    ----------
+    sum_a, sum_b, sum_ab, sum_a2, sum_b2 : array_like
+        The pair's sums (:func:`pair_sums`).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(sum_d, sum_d2)``.
+    """
+    return sum_a - sum_b, sum_a2 - 2 * sum_ab + sum_b2
