@@ -668,19 +668,7 @@ def audit_scores(
                     "index_b": second,
                     "rank_a": rank_of[first],
                     "rank_b": rank_of[second],
-                    "binary": s.binary,
-                    "n_items": s.n_items,
-                    "accuracy_a": s.accuracy_a,
-                    "accuracy_b": s.accuracy_b,
-                    "delta": s.delta,
-                    "correlation": s.correlation,
-                    "a_only": s.a_only,
-                    "b_only": s.b_only,
-                    "sd_diff": s.sd_diff,
-                    "se": s.se,
-                    "variance_a": s.variance_a,
-                    "variance_b": s.variance_b,
-                    "order_reversed": s.delta < 0,
+                    **_summary_columns(s),
                 }
             )
         )
@@ -814,19 +802,7 @@ def audit_counts(
             "index_b": -1,
             "rank_a": 0,
             "rank_b": 0,
-            "binary": True,
-            "n_items": np.atleast_1d(s.n_items),
-            "accuracy_a": np.atleast_1d(s.accuracy_a),
-            "accuracy_b": np.atleast_1d(s.accuracy_b),
-            "delta": np.atleast_1d(s.delta),
-            "correlation": np.atleast_1d(s.correlation),
-            "a_only": counts["a_only"],
-            "b_only": counts["b_only"],
-            "sd_diff": np.atleast_1d(s.sd_diff),
-            "se": np.atleast_1d(s.se),
-            "variance_a": np.atleast_1d(s.accuracy_a * (1 - s.accuracy_a)),
-            "variance_b": np.atleast_1d(s.accuracy_b * (1 - s.accuracy_b)),
-            "order_reversed": np.atleast_1d(s.delta) < 0,
+            **_summary_columns(s),
         }
     )
     listed = _listed_order(pairs)
@@ -856,6 +832,29 @@ def audit_counts(
     )[["task", "rank", "model", "displayed_accuracy", "items_scored"]]
     result = _finish(pairs, rankings, alpha, power, family, m, chain_procedure, None, {}, notes)
     return dataclasses.replace(result, n_bootstrap=n_bootstrap)
+
+
+def _summary_columns(s) -> dict:
+    """The pair table's statistics columns from a paired summary (one entry per pair); a
+    binary summary of counts has the Bernoulli variances ``p (1 - p)``."""
+    accuracy_a, accuracy_b = np.atleast_1d(s.accuracy_a), np.atleast_1d(s.accuracy_b)
+    delta = np.atleast_1d(s.delta)
+    binary = s.variance_a is None  # summarize_counts: binary counts, no score variances
+    return {
+        "binary": s.binary,
+        "n_items": np.atleast_1d(s.n_items),
+        "accuracy_a": accuracy_a,
+        "accuracy_b": accuracy_b,
+        "delta": delta,
+        "correlation": np.atleast_1d(s.correlation),
+        "a_only": np.atleast_1d(s.a_only),
+        "b_only": np.atleast_1d(s.b_only),
+        "sd_diff": np.atleast_1d(s.sd_diff),
+        "se": np.atleast_1d(s.se),
+        "variance_a": accuracy_a * (1 - accuracy_a) if binary else s.variance_a,
+        "variance_b": accuracy_b * (1 - accuracy_b) if binary else s.variance_b,
+        "order_reversed": delta < 0,
+    }
 
 
 # --- the vectorized evaluation of every pair ------------------------------------------------
