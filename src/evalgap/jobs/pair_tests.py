@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from evalgap.stats import intervals, tests
 from evalgap.stats import power as pw
@@ -88,18 +89,18 @@ class PairTests:
 
 def pair_tests(
     *,
-    binary,
-    n_items,
-    delta,
-    sd_diff,
-    a_only,
-    b_only,
+    binary: ArrayLike,
+    n_items: ArrayLike,
+    delta: ArrayLike,
+    sd_diff: ArrayLike,
+    a_only: ArrayLike,
+    b_only: ArrayLike,
     alpha: float,
     power: float,
     alternative: str = "two-sided",
-    both_correct=None,
-    both_wrong=None,
-    sd_sample=None,
+    both_correct: ArrayLike | None = None,
+    both_wrong: ArrayLike | None = None,
+    sd_sample: ArrayLike | None = None,
 ) -> PairTests:
     """Return each pair's p-values, interval of the gap, N* and fixed-n verdict.
 
@@ -139,16 +140,17 @@ def pair_tests(
 
 
 def _pair_tests(
-    binary, n_items, delta, sd_diff, a_only, b_only, alpha, power, alternative,
-    both_correct, both_wrong, sd_sample,
+    binary: ArrayLike, n_items: ArrayLike, delta: ArrayLike, sd_diff: ArrayLike,
+    a_only: ArrayLike, b_only: ArrayLike, alpha: float, power: float, alternative: str,
+    both_correct: ArrayLike | None, both_wrong: ArrayLike | None, sd_sample: ArrayLike | None,
 ) -> PairTests:  # fmt: skip
-    n = np.asarray(n_items, dtype=float)
-    delta = np.asarray(delta, dtype=float)
-    sd = np.asarray(sd_diff, dtype=float)
+    n = np.asarray(n_items, dtype=np.float64)
+    delta = np.asarray(delta, dtype=np.float64)
+    sd = np.asarray(sd_diff, dtype=np.float64)
     b, c = np.asarray(a_only), np.asarray(b_only)
     binary = np.broadcast_to(np.asarray(binary, dtype=bool), n.shape)
     nan = np.full(n.shape, np.nan)
-    statistic = np.asarray(tests.wald_statistic(delta, sd, n), dtype=float)
+    statistic = np.asarray(tests.wald_statistic(delta, sd, n), dtype=np.float64)
     p_mcnemar = np.where(binary, tests.mcnemar(b, c, alternative=alternative).p_value, nan)
     p_cc = tests.mcnemar(b, c, correction=True, alternative=alternative).p_value
     if alternative == "two-sided":
@@ -158,15 +160,15 @@ def _pair_tests(
         mid_p = tests.mcnemar_exact(b, c, alternative=alternative, mid_p=True)
     if sd_sample is None:
         sd_sample = sd * np.sqrt(n / np.maximum(n - 1, 1))
-    sd_sample = np.asarray(sd_sample, dtype=float)
+    sd_sample = np.asarray(sd_sample, dtype=np.float64)
     t_test = tests.paired_t_from_moments(delta, sd_sample, n, alternative=alternative)
     low, high = nan.copy(), nan.copy()
     if binary.any():
         ci = intervals.newcombe_interval(
-            np.asarray(both_correct, dtype=float)[binary],
+            np.asarray(both_correct, dtype=np.float64)[binary],
             b[binary].astype(float),
             c[binary].astype(float),
-            np.asarray(both_wrong, dtype=float)[binary],
+            np.asarray(both_wrong, dtype=np.float64)[binary],
             alpha,
         )
         low[binary], high[binary] = ci.low, ci.high
@@ -176,10 +178,11 @@ def _pair_tests(
         low[graded], high[graded] = ci.low, ci.high
     kw = {"alpha": alpha, "power": power, "alternative": alternative}
     against = np.asarray(pw.opposes_alternative(delta, alternative), dtype=bool)
-    formula = np.where(against, np.inf, np.asarray(pw.required_n(delta, sd, **kw), dtype=float))
+    formula = np.asarray(pw.required_n(delta, sd, **kw), dtype=np.float64)
+    formula = np.where(against, np.inf, formula)
     differing = b + c
     testable = differing >= tests.min_differing_items(alpha, alternative)
-    floor = np.asarray(tests.required_n_floor(differing, n, alpha, alternative), dtype=float)
+    floor = np.asarray(tests.required_n_floor(differing, n, alpha, alternative), dtype=np.float64)
     required = np.where((sd > 0) & testable, np.maximum(formula, floor), np.nan)
     q = np.where(np.isnan(required), np.nan, pw.resolution_ratio(n, required))
     return PairTests(
