@@ -13,10 +13,10 @@ SciPy only; pandas is loaded when a table is given.
 from __future__ import annotations
 
 import numbers
-import sys
 from pathlib import Path
 
 from evalgap.errors import InputError
+from evalgap.jobs._inputs import _is_source, _is_table, long_scores, scores_of
 from evalgap.jobs.compare import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_PERMUTATIONS,
@@ -899,87 +899,6 @@ def align(
         options=options,
         **columns,
     )
-
-
-def scores_of(
-    data,
-    *,
-    models=None,
-    tasks=None,
-    strict: bool = False,
-    complete_case: bool = False,
-    options=None,
-    **columns,
-):
-    """Return ``data`` (DataFrame, LongScores, ScoreSet or result paths) as an aligned ScoreSet."""
-    from evalgap._scores import ScoreSet
-    from evalgap._scores import align as align_frame
-
-    if isinstance(data, ScoreSet):
-        if models is not None:
-            for m in models:
-                data.model_index(m)  # raises naming the model and the ones there are
-        return data
-    long = long_scores(data, options=options, **columns)
-    return align_frame(
-        long.frame,
-        models=list(models) if models is not None else None,
-        tasks=list(tasks) if tasks is not None else None,
-        strict=strict,
-        source=long.source,
-        complete_case=complete_case,
-        notes=long.notes,
-    )
-
-
-def long_scores(data, *, options=None, **columns):
-    """Return ``data`` (DataFrame, LongScores or result paths) in the long interchange layout."""
-    from evalgap._scores import LongScores
-
-    if isinstance(data, LongScores):
-        return data
-    if data is None and options is not None and getattr(options, "store", None):
-        import dataclasses
-
-        from evalgap.io.sources import load_scores
-
-        return load_scores([], dataclasses.replace(options, **columns))
-    if _is_table(data):
-        from evalgap.io.tables import long_from_frame
-
-        return long_from_frame(data, **columns)
-    if isinstance(data, (str, Path)) or (
-        isinstance(data, (list, tuple)) and data and all(isinstance(p, (str, Path)) for p in data)
-    ):
-        import dataclasses
-
-        from evalgap.io.options import LoadOptions
-        from evalgap.io.sources import load_scores
-
-        return load_scores(data, dataclasses.replace(options or LoadOptions(), **columns))
-    raise InputError(
-        "scores must be a pandas DataFrame (long layout), a ScoreSet, or paths to result "
-        f"files; got {type(data).__name__}"
-    )
-
-
-def _is_source(value) -> bool:
-    """True for what holds the scores of several models: a table, a ScoreSet or paths."""
-    from evalgap._scores import LongScores, ScoreSet
-
-    if _is_table(value) or isinstance(value, (str, Path, LongScores, ScoreSet)):
-        return True
-    return (
-        isinstance(value, (list, tuple))
-        and bool(value)
-        and all(isinstance(p, (str, Path)) for p in value)
-    )
-
-
-def _is_table(value) -> bool:
-    """True for a pandas DataFrame (without importing pandas when it is not loaded)."""
-    pd = sys.modules.get("pandas")
-    return pd is not None and isinstance(value, pd.DataFrame)
 
 
 def _per_item_options_given(

@@ -190,7 +190,7 @@ class DegradeResult(Result):
     @property
     def verdict(self) -> str:
         """A paragraph a release manager can paste into a pull request."""
-        from evalgap.report.sentences import degrade_verdict  # rich loads only when asked
+        from evalgap.report.sentences import degrade_verdict
 
         return degrade_verdict(self)
 

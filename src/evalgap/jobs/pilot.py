@@ -17,9 +17,9 @@ import numpy as np
 
 from evalgap._results import Result
 from evalgap.errors import InputError
-from evalgap.jobs.plan import check_countable
 from evalgap.stats import _validate
 from evalgap.stats import variance_components as vc
+from evalgap.stats._validate import check_countable
 
 DEFAULT_MAX_RUNS = 10
 # The frontier has a row per K: beyond this many runs per item a frontier is not a plan (and
@@ -248,7 +248,7 @@ def plan_pilot(
         cost_per_run=cost_per_run, price_per_1k_tokens=price_per_1k_tokens,
         tokens_per_item=tokens_per_item, n_items=n_items, max_runs=max_runs, tasks=tasks,
     )
-    from evalgap.jobs.api import long_scores
+    from evalgap.jobs._inputs import long_scores
 
     alpha, power = (float(x) for x in _validate.levels(alpha, power, "two-sided"))
     max_runs = _validate.whole_number(max_runs, "max_runs", 1)

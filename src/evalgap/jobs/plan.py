@@ -20,6 +20,7 @@ from evalgap.errors import InputError
 from evalgap.stats import _validate
 from evalgap.stats import noninferiority as ni
 from evalgap.stats import power as pw
+from evalgap.stats._validate import check_countable
 
 SHORTCUT_EPSILON = 0.05  # the epsilon of Corollary 1 reported by default
 
@@ -79,7 +80,7 @@ class DegradationPlan(Result):
     @property
     def verdict(self) -> str:
         """One plain sentence."""
-        from evalgap.report.sentences import degradation_plan_verdict  # rich loads on demand
+        from evalgap.report.sentences import degradation_plan_verdict
 
         return degradation_plan_verdict(self)
 
@@ -290,34 +291,9 @@ class PlanResult(Result):
     @property
     def verdict(self) -> str:
         """One plain sentence summarising the plan."""
-        setting = f"at alpha={self.alpha:g}, power {self.power:g}"
-        if self.required_n is None:
-            out = "a zero gap cannot be resolved by any number of items"
-            if self.delta != 0:  # pragma: no cover - plan() refuses an overflowing N*
-                out = "no finite number of items resolves this gap"
-            if self.mde is not None:
-                out += (
-                    f"; with {self.n_items:,} items the smallest resolvable gap {setting} "
-                    f"is {self.mde:.4f} ({100 * self.mde:.2f} points)"
-                )
-            return out
-        gap = f"a gap of {abs(self.delta):.4g} ({100 * abs(self.delta):.2f} points)"
-        out = (
-            f"resolving {gap} {setting} needs {self.required_n:,} paired "
-            f"item{'' if self.required_n == 1 else 's'}"
-        )
-        if self.conventions and self.conventions.one_sample_shortcut is not None:
-            out += (
-                f"; the unpaired Cohen-h shortcut (1-rho) K/h^2 would say "
-                f"{self.conventions.one_sample_shortcut:,}, about half"
-            )
-        if self.n_items is not None:
-            status = "resolve it" if self.resolved else "do not resolve it"
-            out += (
-                f"; {self.n_items:,} items {status} (q={self.resolution_ratio:.2f}, "
-                f"power {self.power_at_n:.2f}, MDE {self.mde:.4f})"
-            )
-        return out
+        from evalgap.report.sentences import plan_verdict
+
+        return plan_verdict(self)
 
 
 # Options of the plans read from files (a pilot, a reference): refused on the other plans.
@@ -632,24 +608,6 @@ def _check_finite_required(required: float, delta: float, sd: float) -> None:
     if delta != 0:
         check_countable(
             required, f"a gap of {_validate.show(delta)} with sd_diff {_validate.show(sd)}"
-        )
-
-
-def check_countable(required: float, what: str, option: str = "delta=") -> None:
-    """Refuse a sample size beyond floating point (a gap far too small for any benchmark).
-
-    A finite N*, however large, is reported as a whole number; one that overflows to
-    infinity is an ``InputError`` naming ``option``, never an ``OverflowError``.
-    """
-    if math.isnan(required):
-        raise InputError(
-            f"{what}: the items needed are not defined at these settings (the sample-size "
-            f"formula breaks down); check {option}"
-        )
-    if not math.isfinite(required):
-        raise InputError(
-            f"{what} needs more items than floating point can count (N* overflows): no "
-            f"feasible benchmark resolves it; check the units of {option}"
         )
 
 

@@ -210,7 +210,7 @@ def plan_sampling(
         alpha=alpha, power=power, n_strata=n_strata, seed=seed, tasks=tasks,
         model_a=model_a, model_b=model_b,
     )
-    from evalgap.jobs.api import long_scores
+    from evalgap.jobs._inputs import long_scores
 
     alpha, power = (float(x) for x in _validate.levels(alpha, power, "two-sided"))
     n_strata = _validate.whole_number(n_strata, "n_strata", 1)

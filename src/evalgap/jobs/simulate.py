@@ -28,6 +28,7 @@ import math
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from scipy import optimize
@@ -150,6 +151,7 @@ class CalibrationResult(Result):
     """
 
     _headline = ("alpha", "n_items", "n_trials")
+    simulation: ClassVar[str] = "calibration"  # which study: the renderers dispatch on it
 
     alpha: float
     power: float
@@ -365,6 +367,7 @@ class ProspectiveResult(Result):
     """
 
     _headline = ("alpha", "n_trials")
+    simulation: ClassVar[str] = "prospective"  # which study: the renderers dispatch on it
 
     alpha: float
     power: float
@@ -545,6 +548,7 @@ class PowerCurveResult(Result):
     """
 
     _headline = ("kind", "n_trials", "n_bootstrap")
+    simulation: ClassVar[str] = "power_curve"  # which study: the renderers dispatch on it
 
     kind: str
     alpha: float
@@ -778,6 +782,7 @@ class SequentialResult(Result):
     """
 
     _headline = ("required_n", "type1", "rejection_rate")
+    simulation: ClassVar[str] = "sequential"  # which study: the renderers dispatch on it
 
     alpha: float
     mixture: str
@@ -1005,6 +1010,7 @@ class AggregationResult(Result):
     """
 
     _headline = ("alpha", "n_experiments", "flip_rate")
+    simulation: ClassVar[str] = "aggregation"  # which study: the renderers dispatch on it
 
     alpha: float
     n_experiments: int

@@ -477,65 +477,36 @@ def audit_store(store, *, family: str = "adjacent", tasks=None, **settings):
     import dataclasses
 
     _validate.arguments(tasks=tasks, **settings)
-    import numpy as np
     import pandas as pd
 
     from evalgap.io import store as io
-    from evalgap.jobs.audit import audit_counts
 
     tasks = _check_audit_arguments(family, tasks, settings)
     with io.opened(store, "auditing it") as con:
-        means = io.model_means(con, tasks=tasks)
-        if not means["binary"].all():
-            raise InputError(
-                "an audit from pair statistics needs binary scores; audit the items of a graded "
-                "store with evalgap.audit(evalgap.read_store(STORE))"
-            )
-        wanted = []
-        for task, sub in means.groupby("task", sort=False):
-            names = sub["model"].to_numpy(dtype=object)
-            order = np.lexsort((names.astype(str), -sub["mean"].to_numpy()))
-            ranked = names[order]
-            if family == "adjacent":
-                upper, lower = ranked[:-1], ranked[1:]
-            else:
-                i, j = np.triu_indices(len(ranked), k=1)
-                upper, lower = ranked[i], ranked[j]
-            wanted.append(pd.DataFrame({"task": task, "upper": upper, "lower": lower}))
-        if not wanted:
-            raise InputError(_no_scores(con, tasks))
-        wanted = pd.concat(wanted, ignore_index=True)
-        if wanted.empty:
+        ranked = _ranked_models(con, tasks)
+        # one block per task: the whole family at once
+        blocks = [b for b in _pair_blocks(con, ranked, family, block_pairs=None) if len(b)]
+        if not blocks:
             raise InputError(f"{store}: no pairs to audit (one model per task)")
-        wanted["model_a"] = np.where(
-            wanted["upper"] < wanted["lower"], wanted["upper"], wanted["lower"]
-        )
-        wanted["model_b"] = np.where(
-            wanted["upper"] < wanted["lower"], wanted["lower"], wanted["upper"]
-        )
-        stats = io.pair_stats(con, pairs=wanted)
-        clusters = io.pair_cluster_stats(con, pairs=wanted)
-    table = wanted.merge(stats, on=["task", "model_a", "model_b"], how="left", sort=False)
-    _refuse_unpaired(store, table)
-    flip = (table["upper"] != table["model_a"]).to_numpy()
-    a_only = table["a_only"].to_numpy()
-    b_only = table["b_only"].to_numpy()
-    frame = pd.DataFrame(
-        {
-            "task": table["task"],
-            "model_a": table["upper"],
-            "model_b": table["lower"],
-            "both_correct": table["both_correct"].round().astype(np.int64),
-            "a_only": np.where(flip, b_only, a_only).round().astype(np.int64),
-            "b_only": np.where(flip, a_only, b_only).round().astype(np.int64),
-            "both_wrong": table["both_wrong"].round().astype(np.int64),
-        }
-    )
-    result = audit_counts(frame, source=str(store), **settings)
-    result = dataclasses.replace(result, family=family)  # the family asked for, whatever K
+        counts = [_block_counts(con, block, store) for block in blocks]
+        wanted = [c.attrs.pop("wanted") for c in counts]
+        frame = pd.concat(counts, ignore_index=True)
+        frame.attrs["wanted"] = pd.concat(wanted, ignore_index=True)
+        result = _audit_block(con, frame, settings, source=str(store))
+    return dataclasses.replace(result, family=family)  # the family asked for, whatever K
+
+
+def _audit_block(con, counts, settings, **fixed):
+    """Audit pairs from their stored statistics: the 2x2 recipe of ``audit(pairs=)``, then
+    each pair's clustered verdict from its per-cluster sums when the store keeps clusters."""
+    from evalgap.io import store as io
+    from evalgap.jobs.audit import audit_counts
+
+    result = audit_counts(counts, **fixed, **settings)
+    clusters = io.pair_cluster_stats(con, pairs=counts.attrs["wanted"])
     if clusters.empty:
         return result
-    return _clustered_from_statistics(result, clusters, settings)
+    return _clustered_from_statistics(result, clusters)
 
 
 def _check_audit_arguments(family, tasks, settings):
@@ -568,7 +539,7 @@ def _refuse_unpaired(store, table) -> None:
         )
 
 
-def _clustered_from_statistics(result, clusters, settings):
+def _clustered_from_statistics(result, clusters):
     """The cluster ICC, design effect and clustered verdict of every pair, from the stored
     per-cluster sums (Section 6.4; what ``audit`` computes from the items' differences)."""
     import dataclasses
@@ -576,8 +547,9 @@ def _clustered_from_statistics(result, clusters, settings):
     import numpy as np
     import pandas as pd
 
-    from evalgap.jobs.audit import PairTable
+    from evalgap.jobs.audit import PairTable, clustered_verdicts, count_unresolved
     from evalgap.stats import clusters as cl
+    from evalgap.stats.paired import difference_sums
 
     pairs = result.pairs.to_frame()
     upper, lower = pairs["model_a"].to_numpy(dtype=object), pairs["model_b"].to_numpy(dtype=object)
@@ -599,27 +571,18 @@ def _clustered_from_statistics(result, clusters, settings):
         _, cluster_codes = np.unique(sub["cluster"].to_numpy(dtype=str), return_inverse=True)
         shape = (cluster_codes.max() + 1, rows.size)
         sizes, sums, sumsq = np.zeros(shape), np.zeros(shape), np.zeros(shape)
-        d_sum = sub["sign"] * (sub["sum_a"] - sub["sum_b"])
-        d_sq = sub["sum_a2"] - 2 * sub["sum_ab"] + sub["sum_b2"]
+        d_sum, d_sq = difference_sums(
+            sub["sum_a"], sub["sum_b"], sub["sum_ab"], sub["sum_a2"], sub["sum_b2"]
+        )
+        d_sum = sub["sign"] * d_sum
         sizes[cluster_codes, row_codes] = sub["n"].to_numpy(dtype=float)
         sums[cluster_codes, row_codes] = d_sum.to_numpy()
         sumsq[cluster_codes, row_codes] = d_sq.to_numpy()
         value, size = cl.icc_from_stats(sizes, sums, sumsq)
         icc[rows], mbar[rows] = value, size
-    design = np.where(
-        np.isnan(icc), np.nan, cl.design_effect(np.nan_to_num(icc), np.nan_to_num(mbar, nan=1.0))
-    )
-    pairs["icc"] = icc
-    pairs["design_effect"] = design
-    pairs["required_n_clustered"] = pairs["required_n"] * design
-    verdict = np.where(
-        np.isnan(icc), None, pairs["required_n_clustered"].to_numpy() <= pairs["n_items"]
-    )
-    pairs["resolved_clustered"] = pd.array(verdict, dtype="boolean")
-    unresolved = dict(result.unresolved)
-    unresolved["clustered"] = int((~pairs["resolved_clustered"].fillna(True)).sum())
+    clustered_verdicts(pairs, icc, mbar)
     return dataclasses.replace(
-        result, pairs=PairTable.from_frame(pairs), unresolved=unresolved
+        result, pairs=PairTable.from_frame(pairs), unresolved=count_unresolved(pairs)
     )
 
 
@@ -726,9 +689,15 @@ def audit_store_streamed(
 
     from evalgap.io import store as io
     from evalgap.io._write import atomic_write
-    from evalgap.jobs.audit import PROCEDURES, _chains, audit_counts
-    from evalgap.stats import multiplicity, tests
+    from evalgap.jobs.audit import (
+        PROCEDURES,
+        count_unresolved,
+        family_verdicts,
+        sensitivity_counts,
+        unresolved_chains,
+    )
     from evalgap.stats import power as pw
+    from evalgap.stats import tests
     from evalgap.stats.paired import summarize_counts
 
     alpha = settings.get("alpha", 0.05)
@@ -756,21 +725,24 @@ def audit_store_streamed(
                 "cluster_column= to a store"
             )
         statistic = np.empty(m)
+        testable = np.empty(m, dtype=bool)
         start = 0
         tick = progress or (lambda *_: None)
         for k, block in enumerate(blocks):  # pass 1: the family's statistics
             tick(k, 2 * len(blocks), "statistics of every pair")
             frame = _block_counts(con, block, store)
             s = summarize_counts(*(frame[c].to_numpy() for c in _COUNTS))
-            statistic[start : start + len(frame)] = tests.wald_statistic(
-                s.delta, s.sd_diff, s.n_items
-            )
-            start += len(frame)
-        holm = multiplicity.resolved_holm(statistic, alpha, power, m)
-        bh = multiplicity.resolved_bh(statistic, alpha, power, m)
-        unresolved = dict.fromkeys(PROCEDURES, 0)
-        sensitivity = {"correlation_minus_0.1": 0, "correlation": 0, "correlation_plus_0.1": 0}
-        adjacent, seen = [], set()
+            stop = start + len(frame)
+            statistic[start:stop] = tests.wald_statistic(s.delta, s.sd_diff, s.n_items)
+            testable[start:stop] = s.a_only + s.b_only >= tests.min_differing_items(alpha)
+            start = stop
+        # Holm's and BH's verdicts rank the whole family; each block's are taken from here
+        stepwise = family_verdicts(statistic, testable, alpha, power, m)
+        unresolved: dict[str, int] = {}
+        sensitivity = dict.fromkeys(
+            ("correlation_minus_0.1", "correlation", "correlation_plus_0.1"), 0
+        )
+        adjacent = []
 
         def write(handle):  # pass 2: audit each block, append its rows to the file
             writer, start = None, 0
@@ -778,34 +750,21 @@ def audit_store_streamed(
                 for k, block in enumerate(blocks):
                     tick(len(blocks) + k, 2 * len(blocks), "verdicts, written to Parquet")
                     frame = _block_counts(con, block, store)
-                    result = audit_counts(
-                        frame, family_size=m, chain_procedure="fixed_n", source=str(store),
-                        **settings,
-                    )
-                    clusters = io.pair_cluster_stats(con, pairs=frame.attrs["wanted"])
-                    if not clusters.empty:
-                        result = _clustered_from_statistics(result, clusters, settings)
+                    result = _audit_block(
+                        con, frame, settings, family_size=m, chain_procedure="fixed_n",
+                        source=str(store),
+                    )  # fmt: skip
                     rows = result.pairs.to_frame()
                     stop = start + len(rows)
-                    rows["resolved_holm"] = holm[start:stop]
-                    rows["resolved_bh"] = bh[start:stop]
+                    rows["resolved_holm"] = stepwise["holm"][start:stop]
+                    rows["resolved_bh"] = stepwise["bh"][start:stop]
                     rows["rank_a"] = block["rank_a"].to_numpy() + 1
                     rows["rank_b"] = block["rank_b"].to_numpy() + 1
                     start = stop
-                    for proc in PROCEDURES:
-                        column = f"resolved_{proc}"
-                        if column in rows.columns and not rows[column].isna().all():
-                            seen.add(proc)
-                            unresolved[proc] += int(
-                                (~rows[column].fillna(True).astype(bool)).sum()
-                            )
-                    sensitivity["correlation"] += int(
-                        (~rows["resolved_fixed_n"].astype(bool)).sum()
-                    )
-                    for name in ("minus", "plus"):
-                        sensitivity[f"correlation_{name}_0.1"] += int(
-                            (~rows[f"resolved_correlation_{name}"]).sum()
-                        )
+                    for proc, count in count_unresolved(rows).items():
+                        unresolved[proc] = unresolved.get(proc, 0) + count
+                    for key, count in sensitivity_counts(rows).items():
+                        sensitivity[key] += count
                     adjacent.append(rows[rows["rank_b"] == rows["rank_a"] + 1])
                     table = pa.Table.from_pandas(rows, preserve_index=False)
                     if writer is None:  # the family is said in the file, as on every view
@@ -827,12 +786,12 @@ def audit_store_streamed(
         ],
         ignore_index=True,
     )
-    chains = _chains(pd.concat(adjacent, ignore_index=True), ranking, chain_procedure)
+    chains = unresolved_chains(pd.concat(adjacent, ignore_index=True), ranking, chain_procedure)
     return StoreAuditSummary(
         family=family,
         family_size=m,
         n_pairs=m,
-        unresolved={proc: n for proc, n in unresolved.items() if proc in seen},
+        unresolved={proc: unresolved[proc] for proc in PROCEDURES if proc in unresolved},
         correlation_sensitivity=sensitivity,
         chains=chains,
         output=str(output),
@@ -868,9 +827,8 @@ def _no_scores(con, tasks) -> str:
 
 def _ranked_models(con, tasks) -> dict:
     """Per task, the models best first (mean over their own items, ties by name)."""
-    import numpy as np
-
     from evalgap.io import store as io
+    from evalgap.jobs.audit import rank_order
 
     means = io.model_means(con, tasks=tasks)
     if means.empty:
@@ -883,18 +841,21 @@ def _ranked_models(con, tasks) -> dict:
     out = {}
     for task, sub in means.groupby("task", sort=False):
         names = sub["model"].to_numpy(dtype=object)
-        out[task] = names[np.lexsort((names.astype(str), -sub["mean"].to_numpy()))]
+        out[task] = names[rank_order(names, sub["mean"].to_numpy())]
     return out
 
 
 def _pair_blocks(con, ranked, family, block_pairs):
-    """Blocks of (task, rank_a, rank_b), A above B, in rank order (row-major)."""
+    """Blocks of (task, rank_a, rank_b), A above B, in rank order (row-major); with
+    ``block_pairs=None`` one block per task."""
     import numpy as np
+
+    from evalgap.jobs.audit import family_pairs
 
     for task, names in ranked.items():
         k = len(names)
-        if family == "adjacent":
-            yield _block(task, names, np.arange(k - 1), np.arange(1, k))
+        if family == "adjacent" or block_pairs is None:
+            yield _block(task, names, *family_pairs(np.arange(k), family))
             continue
         rows_per_upper = np.arange(k - 1, 0, -1)
         first = 0

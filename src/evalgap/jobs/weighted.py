@@ -301,7 +301,7 @@ def design_table(weights, strata=None, *, data=None, options=None, **columns):
             f"[, stratum]) or a DataFrame; got {type(weights).__name__}"
         )
     from evalgap._scores import ScoreSet
-    from evalgap.jobs.api import long_scores
+    from evalgap.jobs._inputs import long_scores
 
     if isinstance(data, ScoreSet):
         raise InputError(

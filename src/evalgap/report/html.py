@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalgap.jobs.audit import AuditResult
 from evalgap.report import plots
+from evalgap.report.shapes import AuditResult
 from evalgap.report.text import (
     clean,
     format_p,
