@@ -1492,11 +1492,13 @@ def power_curve(kind, deltas, trials, n_bootstrap, power, alpha, seed, jobs, as_
 @functools.partial(_counts_options, required=True)
 @option("trials", default=600, help="Trials under H0 and under H1.")
 @click.option(
+    "--horizon-factor",
     "--horizon",
+    "horizon_factor",
     type=click.FloatRange(min=1.0),
     default=5.0,
     show_default=True,
-    help="Items to follow, as a multiple of N*.",
+    help="Items to follow, as a multiple of N* (--horizon: the old spelling).",
 )
 @option("mixture")
 @option("power")
@@ -1507,7 +1509,7 @@ def sequential(
     b_only,
     both_wrong,
     trials,
-    horizon,
+    horizon_factor,
     mixture,
     power,
     alpha,
@@ -1525,7 +1527,7 @@ def sequential(
             n_trials=trials,
             alpha=alpha,
             power=power,
-            horizon_factor=horizon,
+            horizon_factor=horizon_factor,
             mixture=mixture,
             seed=seed,
             jobs=jobs,
@@ -1941,7 +1943,7 @@ def _render_groups(result, console) -> None:
 # name; every other ``name=`` is looked up in the commands' own options.
 PYTHON_NAME_FLAGS = {
     "paths": "--scores",
-    "horizon_factor": "--horizon",
+    "horizon_factor": "--horizon-factor",
     "chain_procedure": "--procedure",
     "output": "--output",
     "n_trials": "--trials",
