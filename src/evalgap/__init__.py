@@ -94,9 +94,9 @@ _HOMES = {
     "store_remove": "evalgap.jobs.store",
     "store_export": "evalgap.jobs.store",
     "store_pairs": "evalgap.jobs.store",
-    "read_store": "evalgap.jobs.store",
-    "audit_store": "evalgap.jobs.store",
-    "audit_store_streamed": "evalgap.jobs.store",
+    "store_read": "evalgap.jobs.store",
+    "store_audit_in_memory": "evalgap.jobs.store",
+    "store_audit": "evalgap.jobs.store",
     "StoreAuditSummary": "evalgap.jobs.store",
     "StoreAddResult": "evalgap.jobs.store",
     "StoreListResult": "evalgap.jobs.store",
@@ -104,6 +104,13 @@ _HOMES = {
     "StoreExportResult": "evalgap.jobs.store",
 }
 _SUBMODULES = ("simulate", "stats")
+# Names of an earlier release -> their name now (still importable, with a DeprecationWarning;
+# not in ``__all__``).
+_RENAMED = {
+    "read_store": "store_read",
+    "audit_store": "store_audit_in_memory",
+    "audit_store_streamed": "store_audit",
+}
 
 __all__ = sorted([*_HOMES, *_SUBMODULES, "__version__"])
 
@@ -113,6 +120,16 @@ def __getattr__(name: str):
         value = getattr(importlib.import_module(_HOMES[name]), name)
     elif name in _SUBMODULES:
         value = importlib.import_module(f"evalgap.{name}")
+    elif name in _RENAMED:
+        import warnings
+
+        warnings.warn(
+            f"evalgap.{name} is now evalgap.{_RENAMED[name]}; the old name will be removed in "
+            "a later release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return __getattr__(_RENAMED[name])
     else:
         raise AttributeError(f"module 'evalgap' has no attribute {name!r}")
     globals()[name] = value

@@ -1763,10 +1763,10 @@ def store_audit(store_path, output_path, family, tasks, block_pairs, alpha, powe
     run over the whole family; the rows stream to --output. For the cluster bootstrap, rank
     sets and trajectories, which resample items, use evalgap audit --store STORE.
     """
-    from evalgap.jobs.store import audit_store_streamed
+    from evalgap.jobs.store import store_audit as store_audit_job
 
     with _progress(as_json, "store audit") as tick:
-        result = audit_store_streamed(
+        result = store_audit_job(
             store_path,
             output_path,
             family=family,
