@@ -86,6 +86,7 @@ _HOMES = {
     "LoadOptions": "evalgap.io.options",
     "load_scores": "evalgap.io.sources",
     "read_long_table": "evalgap.io.tables",
+    "report_html": "evalgap.report.html",
     "inspect_data": "evalgap.jobs.inspect_data",
     "DataSummary": "evalgap.jobs.inspect_data",
     "InputError": "evalgap.errors",

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalgap._results import Result
+from evalgap._results import Result, TableResult
 from evalgap.errors import InputError
 from evalgap.stats import _validate
 
@@ -29,6 +29,9 @@ from evalgap.stats import _validate
 @dataclass(frozen=True, repr=False)
 class StoreAddResult(Result):
     """What ``store add`` did.
+
+    Not a table (no ``to_frame()``): lists of source paths and a row count;
+    :meth:`StoreListResult.to_frame` is the table of sources.
 
     Attributes
     ----------
@@ -56,7 +59,7 @@ class StoreAddResult(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class StoreListResult(Result):
+class StoreListResult(TableResult):
     """What a store holds.
 
     Attributes
@@ -80,10 +83,11 @@ class StoreListResult(Result):
     n_runs: int
     sources: tuple
     _headline = ("n_rows",)
+    _rows = "sources"
 
 
 @dataclass(frozen=True, repr=False)
-class StoreRemoveResult(Result):
+class StoreRemoveResult(TableResult):
     """What ``store remove`` did.
 
     Attributes
@@ -103,11 +107,15 @@ class StoreRemoveResult(Result):
     models_removed: int
     removed_sources: tuple = ()
     _headline = ("rows_removed",)
+    _rows = "removed_sources"
 
 
 @dataclass(frozen=True, repr=False)
 class StoreExportResult(Result):
     """What ``store export`` wrote.
+
+    Not a table (no ``to_frame()``): a path and a row count; the rows are in the Parquet
+    file ``output``.
 
     Attributes
     ----------
@@ -629,6 +637,9 @@ def _clustered_from_statistics(result, clusters, settings):
 @dataclass(frozen=True, repr=False)
 class StoreAuditSummary(Result):
     """An all-pairs audit of a store streamed from its pair statistics to a Parquet file.
+
+    Not a table (no ``to_frame()``): counts of a family too large to hold; every pair's row
+    is in the Parquet file ``output`` (``pandas.read_parquet(summary.output)``).
 
     Attributes
     ----------
