@@ -320,9 +320,12 @@ def test_old_names_still_work_with_a_warning(board):
     with pytest.warns(DeprecationWarning, match="data= is now called scores="):
         old = evalgap.audit(data=str(board), **QUICK_AUDIT)
     assert old.to_dict() == evalgap.audit(scores=str(board), **QUICK_AUDIT).to_dict()
-    with pytest.warns(DeprecationWarning, match="a= is now called scores="):
+    with pytest.warns(DeprecationWarning) as caught:
         r = evalgap.compare(a=[1, 0, 1, 1], b=[0, 0, 1, 0], n_bootstrap=0, n_permutations=0,
                             n_bootstrap_required_n=0)
+    assert [str(w.message).split(";")[0] for w in caught] == [
+        "a= is now called scores=", "b= is now called scores_b="
+    ]
     assert r.a_only == 2 and r.b_only == 0
     with pytest.raises(evalgap.InputError, match="give scores= alone"):
         evalgap.trim(str(board), data=str(board), model="alpha")

@@ -37,7 +37,7 @@ import math
 import numbers
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -731,9 +731,9 @@ STOPS = ("decided", "budget", "timeout", "once")
 
 
 def watch(
-    logs,
+    logs: str | os.PathLike | Sequence[str | os.PathLike],
     *,
-    pair=None,
+    pair: Sequence[str] | None = None,
     baseline: str | None = None,
     targets: str = "adjacent",
     metric: str | None = None,
