@@ -260,13 +260,11 @@ def test_simulate_studies(board):
          simulate.aggregation(task_counts=(1, 2), n_experiments=20))
     same(run_json("simulate", "monitoring", "--trials", 20, "--horizon", 50, "--models", 3),
          simulate.monitoring(n_trials=20, horizon=50, n_models=3))
-    # prospective reads the pairs' counts from the scores (the documented equivalent)
-    from evalgap.jobs.simulate import prospective_counts
-
-    counts = prospective_counts(evalgap.align(str(board), tasks=None), [("alpha", "gamma")])
     same(run_json("simulate", "prospective", "--scores", board, "--pair", "alpha", "gamma",
                   "--trials", 20),
-         simulate.prospective(counts, n_trials=20))
+         simulate.prospective([("alpha", "gamma")], scores=str(board), n_trials=20))
+    with pytest.raises(evalgap.InputError, match=r"a list of \(A, B\)"):
+        simulate.prospective({"x": (1, 2, 3, 4)}, scores=str(board))
 
 
 @pytest.mark.slow  # every default configuration: about 8 s each way
