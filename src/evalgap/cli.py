@@ -1743,7 +1743,8 @@ def store_export(store_path, output_path, as_json):
     type=click.Choice(["all", "adjacent"]),
     default="all",
     show_default=True,
-    help="Every pair of each task's models, or the rank-adjacent ones.",
+    help="Every pair of each task's models, or the rank-adjacent ones (audit's default; "
+    "this command's product is the file of every pair's row).",
 )
 @click.option("--task", "tasks", multiple=True, help="Only this task (repeatable).")
 @click.option(
