@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
@@ -92,7 +93,7 @@ class TableResult(Result):
         return records_frame(getattr(self, self._rows))
 
 
-def records_frame(rows) -> pd.DataFrame:
+def records_frame(rows: Iterable[Result | dict]) -> pd.DataFrame:
     """Return one DataFrame row per result (or dict) in ``rows``, its columns the JSON keys
     of their ``to_dict()``: cells as in the JSON (nested results as dicts), except that a
     number stays a number (NaN and infinity are not turned into None)."""

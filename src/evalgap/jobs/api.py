@@ -1026,7 +1026,7 @@ def _per_item_options_given(
     return [f"{name}=" for name, used in given.items() if used]
 
 
-def _renamed(columns: dict, old: str, new: str, value):
+def _renamed(columns: dict, old: str, new: str, value: object) -> object:
     """Return the value given for a keyword renamed in this release (``old=`` still works,
     with a DeprecationWarning; both spellings at once are refused)."""
     if old not in columns:

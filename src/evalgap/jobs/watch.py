@@ -39,7 +39,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -48,6 +48,9 @@ from evalgap._results import Result
 from evalgap.errors import InputError, first_line
 from evalgap.stats import _validate, sequential
 from evalgap.stats import power as pw
+
+if TYPE_CHECKING:
+    from evalgap.io.follow import LogFollower
 
 TARGETS = ("pair", "adjacent", "all", "baseline")
 STATE_FORMAT = "evalgap watch state"
@@ -212,7 +215,7 @@ class Monitor:
             )
             if self.price < 0:
                 raise InputError(f"price_per_1k_tokens must be a number >= 0; got {self.price:g}")
-        self.follower = None  # a LogFollower, after follow()
+        self.follower: LogFollower | None = None  # after follow()
         self._scores: dict = {}  # (task, model) -> {item: score}
         self._tokens: dict = {}  # (task, model) -> [tokens, items with tokens]
         self._pairs: dict = {}  # (task, a, b), oriented as reported (A - B) -> _Pair
@@ -353,6 +356,8 @@ class Monitor:
         return len(records)
 
     def _check_named_models(self) -> None:
+        if self.follower is None:
+            return
         found = self.follower.models | {m for _, m in self._scores}
         named = list(self.pair or ()) + ([self.baseline] if self.baseline else [])
         missing = [m for m in named if m not in found]
@@ -699,7 +704,7 @@ def _item_id(item) -> str:
         and math.isfinite(item)
         and float(item).is_integer()
     ):
-        return str(int(item))  # a whole number read as a decimal (an id column with gaps)
+        return str(int(float(item)))  # a whole number read as a decimal (an id column with gaps)
     raise InputError(
         f"item must be an id (text or a whole number); got {_validate.show(item)} "
         f"({type(item).__name__})"
@@ -875,7 +880,7 @@ def watch(
         status = dataclasses.replace(
             status,
             new_records=added,
-            bytes_read=monitor.follower.bytes_read,
+            bytes_read=0 if monitor.follower is None else monitor.follower.bytes_read,
             stopped=stopped,
         )
         if on_status is not None:

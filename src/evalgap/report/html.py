@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evalgap._results import Result
 from evalgap.errors import InputError
 from evalgap.jobs.audit import AuditResult
 from evalgap.report import plots
@@ -210,7 +211,7 @@ def audit_report(
 
 
 def report_html(
-    result,
+    result: Result,
     path: str | os.PathLike | None = None,
     *,
     title: str | None = None,
