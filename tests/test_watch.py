@@ -995,6 +995,9 @@ def test_watch_function_holds_the_polling_loop_and_says_why_it_stopped(run_cli, 
     one = evalgap.watch(tmp_path / "later", once=True)
     assert one.stopped == "once" and not one.done
     assert one.to_dict()["stopped"] == "once" and "stopped='once'" in repr(one)
+    assert repr(evalgap.Monitor(targets="pair", pair=("a", "b"))) == (
+        "Monitor(pair=('a', 'b'), alpha=0.05, records=0)"
+    )
     # the CLI is this function: the same JSON line for one look
     out = run_cli(
         "watch", "--logs", small, "--pair", "a", "b", "--budget", "20", "--once", "--json"

@@ -223,6 +223,13 @@ class Monitor:
         self._task_items: dict = {}  # task -> the items it has, when known
         self._records: list = []  # every update in arrival order (the saved state)
 
+    def __repr__(self) -> str:
+        target = {"pair": f"pair={self.pair!r}", "baseline": f"baseline={self.baseline!r}"}
+        return (
+            f"Monitor({target.get(self.targets, f'targets={self.targets!r}')}, "
+            f"alpha={self.alpha:g}, records={len(self._records):,})"
+        )
+
     # --- input --------------------------------------------------------------------------
 
     def update(self, model: str, item, score: float, *, task: str = "all", tokens=None):
