@@ -971,7 +971,7 @@ def test_watch_function_holds_the_polling_loop_and_says_why_it_stopped(run_cli, 
     # nothing arrives: the loop gives up after the timeout, having looked more than once
     seen = []
     status = evalgap.watch(
-        root, pair=("a", "b"), once=False, interval=0.01, timeout=0.05, on_status=seen.append
+        root, pair=("a", "b"), once=False, interval=0.05, timeout=1.0, on_status=seen.append
     )
     assert status.stopped == "timeout" and not status.done and len(seen) >= 2
     assert seen[0].new_records == 40 and seen[0].bytes_read > 0 and seen[0].stopped == ""
