@@ -986,7 +986,7 @@ def test_watch_function_holds_the_polling_loop_and_says_why_it_stopped(run_cli, 
     decided = evalgap.watch(root, pair=("a", "b"), once=False, interval=0.02, timeout=30)
     timer.join()
     assert decided.stopped == "decided" and decided.done
-    assert decided.pairs["n_items"].iloc[0] == 300
+    assert 20 < decided.pairs["n_items"].iloc[0] <= 300  # decided on what had arrived
     small = tmp_path / "small"
     _lines(small, "a", "qa", [(i, 1.0) for i in range(20)])
     _lines(small, "b", "qa", [(i, float(i % 10 != 0)) for i in range(20)])
