@@ -119,16 +119,16 @@ def test_audit_json_and_html(board, tmp_path, monkeypatch):
     assert python_page.read_text(encoding="utf-8") == returned
     assert _without_provenance(page.read_text(encoding="utf-8")) == _without_provenance(returned)
     assert "from the Python API" in returned and "evalgap audit" in page.read_text()
+    # a result the command line draws no page for: one line saying which ones it draws
+    with pytest.raises(evalgap.InputError, match="CompareResult: HTML reports are drawn for"):
+        evalgap.report_html(evalgap.compare(both_correct=5, a_only=3, b_only=1, both_wrong=1))
 
 
-def test_audit_of_pair_counts():
-    pairs = ROOT / "tests" / "fixtures" / "audit_pairs.csv"
-    if not pairs.exists():
-        frame = pd.DataFrame({"model_a": ["x", "y"], "model_b": ["y", "z"],
-                              "both_correct": [7986, 7000], "a_only": [295, 900],
-                              "b_only": [249, 300], "both_wrong": [1512, 1842]})
-        pairs = Path(pytest.importorskip("tempfile").mkdtemp()) / "pairs.csv"
-        frame.to_csv(pairs, index=False)
+def test_audit_of_pair_counts(tmp_path):
+    pairs = tmp_path / "pairs.csv"
+    pd.DataFrame({"model_a": ["x", "y"], "model_b": ["y", "z"],
+                  "both_correct": [7986, 7000], "a_only": [295, 900],
+                  "b_only": [249, 300], "both_wrong": [1512, 1842]}).to_csv(pairs, index=False)
     quick = {"n_bootstrap": 0, "n_bootstrap_required_n": 0}
     same(run_json("audit", "--pairs", pairs, *flags(quick)),
          evalgap.audit(pairs=str(pairs), **quick))
