@@ -12,6 +12,10 @@ names (``--n-bootstrap`` is ``n_bootstrap=``):
 * :func:`ranks` -- which rank each model can claim: simultaneous rank sets, tiers, top-k
   sets, also for arena battles (Bradley-Terry);
 * :func:`degrade`, :func:`trim` -- has an optimized model got worse?
+* :func:`watch`, :class:`Monitor` -- an evaluation in progress: when can it stop?
+* :func:`report_html` -- the HTML page of an audit or of rank sets (``--html``);
+* :func:`store_add`, :func:`store_list`, :func:`store_audit`, ... -- a growing leaderboard
+  kept in one DuckDB file (``evalgap store``);
 * :mod:`evalgap.simulate` -- calibration of every test and validation of every prescription;
 * :func:`load_scores`, :func:`align` -- per-item scores from files or DataFrames, aligned;
 * :mod:`evalgap.stats` -- the vectorized statistics core (NumPy/SciPy only).
