@@ -328,6 +328,9 @@ def test_old_names_still_work_with_a_warning(board):
         assert evalgap.audit_store is evalgap.store_audit_in_memory
     with pytest.warns(DeprecationWarning, match="evalgap.read_store is now"):
         assert evalgap.read_store is evalgap.store_read
+    with pytest.warns(DeprecationWarning, match="paths= is now called scores="):
+        with pytest.raises(evalgap.InputError, match=r"store_add\(scores=...\): a path"):
+            evalgap.store_add("x.duckdb", paths=3)
     for old_name in ("audit_store", "audit_store_streamed", "read_store"):
         assert old_name not in evalgap.__all__
 

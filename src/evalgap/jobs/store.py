@@ -131,7 +131,9 @@ class StoreExportResult(Result):
     _headline = ("output", "rows")
 
 
-def store_add(store, paths, options=None, *, progress=None, **columns) -> StoreAddResult:
+def store_add(
+    store, scores=None, options=None, *, progress=None, **columns
+) -> StoreAddResult:
     """Add score sources to a store (created if absent); return what was added and skipped.
 
     Each path (file or directory, any source :func:`evalgap.load_scores` reads) is one
@@ -149,8 +151,9 @@ def store_add(store, paths, options=None, *, progress=None, **columns) -> StoreA
     ----------
     store : str or Path
         The store file (DuckDB).
-    paths : str, Path or list of them
-        Score files or directories; each is one source.
+    scores : str, Path or list of them
+        Score files or directories (``store add STORE SOURCES...``); each is one source.
+        (``paths=``, its earlier name, still works with a DeprecationWarning.)
     options : LoadOptions, optional
         How to read them (recorded with each source).
     progress : callable, optional
@@ -177,7 +180,9 @@ def store_add(store, paths, options=None, *, progress=None, **columns) -> StoreA
 
     from evalgap.io import store as io
     from evalgap.io.options import LoadOptions
+    from evalgap.jobs.api import _renamed
 
+    paths = _renamed(columns, "paths", "scores", scores)  # the score files to add
     options = options or LoadOptions()
     if not isinstance(options, LoadOptions):
         raise InputError(
@@ -198,7 +203,7 @@ def store_add(store, paths, options=None, *, progress=None, **columns) -> StoreA
         paths = [paths]
     if not isinstance(paths, (list, tuple)) or not all(isinstance(p, (str, Path)) for p in paths):
         raise InputError(
-            f"store_add(paths=...): a path or a list of paths (str or Path); got {paths!r:.80}"
+            f"store_add(scores=...): a path or a list of paths (str or Path); got {paths!r:.80}"
         )
     if not paths:
         raise InputError("store add: give at least one score file or directory")
