@@ -8,6 +8,7 @@ these helpers, so they live beneath all jobs and import none.
 from __future__ import annotations
 
 import sys
+import warnings
 from pathlib import Path
 
 from evalgap.errors import InputError
@@ -92,3 +93,36 @@ def _is_table(value) -> bool:
     """True for a pandas DataFrame (without importing pandas when it is not loaded)."""
     pd = sys.modules.get("pandas")
     return pd is not None and isinstance(value, pd.DataFrame)
+
+
+COLUMN_OPTIONS = (
+    "model_column",
+    "item_column",
+    "score_column",
+    "task_column",
+    "run_column",
+    "cluster_column",
+)
+
+def _renamed(columns: dict, old: str, new: str, value: object) -> object:
+    """Return the value given for a keyword renamed in this release (``old=`` still works,
+    with a DeprecationWarning; both spellings at once are refused)."""
+    if old not in columns:
+        return value
+    if value is not None:
+        raise InputError(f"{old}= is the old name of {new}=; give {new}= alone")
+    warnings.warn(
+        f"{old}= is now called {new}=; the old name will be removed in a later release",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return columns.pop(old)
+
+
+def _check_columns(columns: dict, job: str) -> None:
+    unknown = sorted(set(columns) - set(COLUMN_OPTIONS))
+    if unknown:
+        raise TypeError(
+            f"{job}() got unexpected keyword argument{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(map(repr, unknown))} (column options: {', '.join(COLUMN_OPTIONS)})"
+        )

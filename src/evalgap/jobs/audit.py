@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
@@ -476,6 +477,36 @@ class AuditResult(Result):
     def to_frame(self) -> pd.DataFrame:
         """Return the per-pair table as a DataFrame (see :class:`PairTable`)."""
         return self.pairs.to_frame()
+
+    def to_html(
+        self,
+        path: str | os.PathLike | None = None,
+        *,
+        title: str | None = None,
+        provenance: dict | None = None,
+    ) -> str:
+        """Return the HTML report of ``audit --html`` (written to ``path`` when given).
+
+        See :func:`evalgap.report_html`: the same page as the command line's, apart from
+        the provenance section.
+
+        Parameters
+        ----------
+        path : str or Path, optional
+            Where to write the page.
+        title : str, optional
+            The page title.
+        provenance : dict, optional
+            What produced the result (the command line records its inputs and options).
+
+        Returns
+        -------
+        str
+            The self-contained HTML page.
+        """
+        from evalgap.report.html import report_html
+
+        return report_html(self, path, title=title, provenance=provenance)
 
     @property
     def verdict(self) -> str:

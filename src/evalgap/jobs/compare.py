@@ -43,6 +43,9 @@ CORRELATION_SHIFT = pw.CORRELATION_SHIFT
 class PValues(Result):
     """p-values of one comparison, by test; None where a test does not apply.
 
+    Not a table (no ``to_frame()``): its entries are the rows of
+    :meth:`CompareResult.to_frame` (one per test).
+
     Attributes
     ----------
     mcnemar, mcnemar_cc : float or None
@@ -72,6 +75,9 @@ class PValues(Result):
 class RequiredNInterval(Result):
     """Bootstrap percentile interval of N* (Section 6.1, Appendix I).
 
+    Not a table (no ``to_frame()``): an interval of one number (N*), part of
+    :class:`CompareResult`.
+
     Attributes
     ----------
     low, high : float
@@ -97,6 +103,8 @@ class RequiredNInterval(Result):
 class CorrelationSensitivity(Result):
     """The verdict recomputed at a perturbed correlation (clamped to the admissible range).
 
+    Not a table (no ``to_frame()``): one row of ``CompareResult.correlation_sensitivity``.
+
     Attributes
     ----------
     correlation : float
@@ -119,6 +127,9 @@ class CorrelationSensitivity(Result):
 @dataclass(frozen=True, repr=False)
 class BootstrapResult(Result):
     """The paired percentile bootstrap of Definition 2.
+
+    Not a table (no ``to_frame()``): a few numbers of one pair;
+    :meth:`CompareResult.to_frame` holds its p-value.
 
     Attributes
     ----------

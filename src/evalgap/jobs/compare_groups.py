@@ -28,6 +28,8 @@ ADJUSTMENTS = ("holm", "bonferroni", "sidak", "bh")
 class GroupComparison(Result):
     """One group's comparison and its p-value adjusted for the number of groups.
 
+    Not a table (no ``to_frame()``): one row of :meth:`CompareGroupsResult.to_frame`.
+
     Attributes
     ----------
     group : str

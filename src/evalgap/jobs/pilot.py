@@ -33,6 +33,9 @@ SMALL_RERUN_SAVING = 0.2
 class PilotComponents(Result):
     """The variance components of the per-item difference, as the pilot estimates them.
 
+    Not a table (no ``to_frame()``): a few variance components of one pilot, part of
+    :class:`PilotPlan`.
+
     Attributes
     ----------
     between_items : float
@@ -62,6 +65,8 @@ class PilotComponents(Result):
 @dataclass(frozen=True, repr=False)
 class Design(Result):
     """One design: N items, each run K times by each model.
+
+    Not a table (no ``to_frame()``): one row of :meth:`PilotPlan.to_frame` (the frontier).
 
     Attributes
     ----------

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalgap._results import Result
+from evalgap._results import Result, RowResult
 from evalgap.errors import InputError
 from evalgap.stats import _validate
 from evalgap.stats import noninferiority as ni
@@ -28,6 +28,9 @@ SHORTCUT_EPSILON = 0.05  # the epsilon of Corollary 1 reported by default
 @dataclass(frozen=True, repr=False)
 class Conventions(Result):
     """The ``K/h^2`` and ``2K/h^2`` sample sizes and their ``x (1 - rho)`` read-outs, rounded up.
+
+    Not a table (no ``to_frame()``): four sample sizes of one plan, part of
+    :meth:`PlanResult.to_frame`'s row.
 
     See :class:`evalgap.stats.power.CalculatorConventions` for which tool returns which.
 
@@ -47,7 +50,7 @@ class Conventions(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class DegradationPlan(Result):
+class DegradationPlan(RowResult):
     """Items needed to detect an accuracy drop at a flip rate (Degradation paper, Eq. 11).
 
     Attributes
@@ -161,7 +164,7 @@ def plan_degradation(
 
 
 @dataclass(frozen=True, repr=False)
-class NonInferiorityPlan(Result):
+class NonInferiorityPlan(RowResult):
     """Items needed to show a candidate no worse than a margin (Tango's test, Nam 1997).
 
     Attributes
@@ -235,7 +238,7 @@ def plan_noninferiority(
 
 
 @dataclass(frozen=True, repr=False)
-class PlanResult(Result):
+class PlanResult(RowResult):
     """A prospective sample-size plan for one paired comparison.
 
     Attributes

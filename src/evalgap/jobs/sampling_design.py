@@ -29,6 +29,8 @@ from evalgap.stats.weighted import weighted_gap
 class Stratum(Result):
     """One stratum of the design.
 
+    Not a table (no ``to_frame()``): one row of :meth:`SamplingDesign.to_frame`.
+
     Attributes
     ----------
     stratum : int
@@ -334,6 +336,8 @@ def plan_sampling(
 @dataclass(frozen=True, repr=False)
 class PairValidation(Result):
     """Repeated sampling of one held-back pair under its design.
+
+    Not a table (no ``to_frame()``): one row of :meth:`SamplingValidation.to_frame`.
 
     Attributes
     ----------

@@ -2,7 +2,7 @@
 
 The DuckDB I/O lives in :mod:`evalgap.io.store`; this module runs the jobs and returns their
 results. Every job reads a store in place of score files (``--store STORE``, or
-:func:`read_store` in Python): the store gives back the long table its sources' loaders gave,
+:func:`store_read` in Python): the store gives back the long table its sources' loaders gave,
 so ``audit --store`` gives exactly the numbers of ``audit --scores`` on the same files.
 
 What is exact, and from what: the audit of a store reads its items (the audit's cluster
@@ -13,7 +13,7 @@ graded differences, per task, and per cluster when the items carry clusters) are
 to date at each add, for the new models' pairs only, and equal the statistics recomputed
 from scratch; they are what a pairwise table of a thousand-model board -- its verdicts, and
 each pair's cluster ICC, design effect and clustered verdict -- is read from without
-touching the items (:func:`audit_store`, :func:`audit_store_streamed`).
+touching the items (:func:`store_audit_in_memory`, :func:`store_audit`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalgap._results import Result
+from evalgap._results import Result, TableResult
 from evalgap.errors import InputError
 from evalgap.stats import _validate
 
@@ -29,6 +29,9 @@ from evalgap.stats import _validate
 @dataclass(frozen=True, repr=False)
 class StoreAddResult(Result):
     """What ``store add`` did.
+
+    Not a table (no ``to_frame()``): lists of source paths and a row count;
+    :meth:`StoreListResult.to_frame` is the table of sources.
 
     Attributes
     ----------
@@ -56,7 +59,7 @@ class StoreAddResult(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class StoreListResult(Result):
+class StoreListResult(TableResult):
     """What a store holds.
 
     Attributes
@@ -80,10 +83,11 @@ class StoreListResult(Result):
     n_runs: int
     sources: tuple
     _headline = ("n_rows",)
+    _rows = "sources"
 
 
 @dataclass(frozen=True, repr=False)
-class StoreRemoveResult(Result):
+class StoreRemoveResult(TableResult):
     """What ``store remove`` did.
 
     Attributes
@@ -103,11 +107,15 @@ class StoreRemoveResult(Result):
     models_removed: int
     removed_sources: tuple = ()
     _headline = ("rows_removed",)
+    _rows = "removed_sources"
 
 
 @dataclass(frozen=True, repr=False)
 class StoreExportResult(Result):
     """What ``store export`` wrote.
+
+    Not a table (no ``to_frame()``): a path and a row count; the rows are in the Parquet
+    file ``output``.
 
     Attributes
     ----------
@@ -123,7 +131,9 @@ class StoreExportResult(Result):
     _headline = ("output", "rows")
 
 
-def store_add(store, paths, options=None, *, progress=None, **columns) -> StoreAddResult:
+def store_add(
+    store, scores=None, options=None, *, progress=None, **columns
+) -> StoreAddResult:
     """Add score sources to a store (created if absent); return what was added and skipped.
 
     Each path (file or directory, any source :func:`evalgap.load_scores` reads) is one
@@ -141,8 +151,9 @@ def store_add(store, paths, options=None, *, progress=None, **columns) -> StoreA
     ----------
     store : str or Path
         The store file (DuckDB).
-    paths : str, Path or list of them
-        Score files or directories; each is one source.
+    scores : str, Path or list of them
+        Score files or directories (``store add STORE SOURCES...``); each is one source.
+        (``paths=``, its earlier name, still works with a DeprecationWarning.)
     options : LoadOptions, optional
         How to read them (recorded with each source).
     progress : callable, optional
@@ -169,7 +180,9 @@ def store_add(store, paths, options=None, *, progress=None, **columns) -> StoreA
 
     from evalgap.io import store as io
     from evalgap.io.options import LoadOptions
+    from evalgap.jobs._inputs import _renamed
 
+    paths = _renamed(columns, "paths", "scores", scores)  # the score files to add
     options = options or LoadOptions()
     if not isinstance(options, LoadOptions):
         raise InputError(
@@ -190,7 +203,7 @@ def store_add(store, paths, options=None, *, progress=None, **columns) -> StoreA
         paths = [paths]
     if not isinstance(paths, (list, tuple)) or not all(isinstance(p, (str, Path)) for p in paths):
         raise InputError(
-            f"store_add(paths=...): a path or a list of paths (str or Path); got {paths!r:.80}"
+            f"store_add(scores=...): a path or a list of paths (str or Path); got {paths!r:.80}"
         )
     if not paths:
         raise InputError("store add: give at least one score file or directory")
@@ -355,7 +368,7 @@ def store_export(store, output) -> StoreExportResult:
     return StoreExportResult(str(store), str(output), rows)
 
 
-def read_store(store, *, models=None, tasks=None):
+def store_read(store, *, models=None, tasks=None):
     """Return a store's scores as a LongScores, the table every job takes.
 
     ``models`` and ``tasks`` are pushed into the query (alignment still selects and orders).
@@ -377,7 +390,7 @@ def read_store(store, *, models=None, tasks=None):
     >>> import tempfile, os, evalgap
     >>> path = os.path.join(tempfile.mkdtemp(), "board.duckdb")
     >>> _ = evalgap.store_add(path, ["examples/two_models.csv"])
-    >>> len(evalgap.read_store(path).frame)
+    >>> len(evalgap.store_read(path).frame)
     4000
     """
     from evalgap.io import store as io
@@ -436,7 +449,7 @@ def store_pairs(store, *, tasks=None):
         return io.pair_stats(con, tasks=tasks)
 
 
-def audit_store(store, *, family: str = "adjacent", tasks=None, **settings):
+def store_audit_in_memory(store, *, family: str = "adjacent", tasks=None, **settings):
     """Audit a store's binary leaderboard from its pair statistics alone (no item is read).
 
     Per task, models are ranked by their mean score over their own items (as ``audit``
@@ -471,7 +484,7 @@ def audit_store(store, *, family: str = "adjacent", tasks=None, **settings):
     >>> import tempfile, os, evalgap
     >>> path = os.path.join(tempfile.mkdtemp(), "board.duckdb")
     >>> _ = evalgap.store_add(path, ["examples/two_models.csv"])
-    >>> evalgap.audit_store(path, n_bootstrap=0).unresolved["fixed_n"]
+    >>> evalgap.store_audit_in_memory(path, n_bootstrap=0).unresolved["fixed_n"]
     1
     """
     import dataclasses
@@ -590,6 +603,9 @@ def _clustered_from_statistics(result, clusters):
 class StoreAuditSummary(Result):
     """An all-pairs audit of a store streamed from its pair statistics to a Parquet file.
 
+    Not a table (no ``to_frame()``): counts of a family too large to hold; every pair's row
+    is in the Parquet file ``output`` (``pandas.read_parquet(summary.output)``).
+
     Attributes
     ----------
     family : str
@@ -622,7 +638,7 @@ class StoreAuditSummary(Result):
     _headline = ("family", "n_pairs", "unresolved")
 
 
-def audit_store_streamed(
+def store_audit(
     store,
     output,
     *,
@@ -636,13 +652,14 @@ def audit_store_streamed(
     """Audit every pair of a binary store from its statistics, in bounded memory.
 
     The pair table of a K-model board has K(K-1)/2 rows per task: 12.5 million at K =
-    5,000, more than :func:`audit_store` holds in memory. This streams it in blocks of
-    ``block_pairs`` pairs, twice: the first pass computes every pair's Wald statistic (one
-    float per pair) so the step-wise procedures (Holm, Benjamini-Hochberg) see the whole
-    family; the second audits each block as :func:`audit_store` does (same family size)
-    with Holm's and BH's verdicts taken from the whole family, and appends its rows to the
-    Parquet file ``output``. Every row equals the corresponding row of
-    ``audit_store(store, family=family)`` (tested: every verdict and p-value identically; the
+    5,000, more than :func:`store_audit_in_memory` holds in memory. This streams it in
+    blocks of ``block_pairs`` pairs, twice: the first pass computes every pair's Wald
+    statistic (one float per pair) so the step-wise procedures (Holm, Benjamini-Hochberg)
+    see the whole family; the second audits each block as :func:`store_audit_in_memory`
+    does (same family size) with Holm's and BH's verdicts taken from the whole family, and
+    appends its rows to the Parquet file ``output``. Every row equals the corresponding row
+    of ``store_audit_in_memory(store, family=family)`` (tested: every verdict and p-value
+    identically; the
     anytime boundary, solved by bisection on each block's distinct discordant counts, to
     1e-13 relative); only the rank-adjacent rows (for the chains) and the counts stay in
     memory.
@@ -654,7 +671,9 @@ def audit_store_streamed(
     output : str or Path
         The Parquet file to write every pair's row to.
     family : {"all", "adjacent"}
-        Which pairs, per task.
+        Which pairs, per task. Every pair by default, unlike :func:`evalgap.audit` (which
+        shows a ranking, hence its rank-adjacent default): this job's product is the file of
+        every pair's row.
     tasks : list of str, optional
         Only these tasks.
     block_pairs : int
@@ -677,7 +696,7 @@ def audit_store_streamed(
     >>> folder = tempfile.mkdtemp()
     >>> path = os.path.join(folder, "board.duckdb")
     >>> _ = evalgap.store_add(path, ["examples/two_models.csv"])
-    >>> s = audit_store_streamed(path, os.path.join(folder, "pairs.parquet"), n_bootstrap=0)
+    >>> s = store_audit(path, os.path.join(folder, "pairs.parquet"), n_bootstrap=0)
     >>> s.n_pairs, s.unresolved["fixed_n"]
     (1, 1)
     """
@@ -836,7 +855,7 @@ def _ranked_models(con, tasks) -> dict:
     if not means["binary"].all():
         raise InputError(
             "an audit from pair statistics needs binary scores; audit the items of a graded "
-            "store with evalgap.audit(evalgap.read_store(STORE))"
+            "store with evalgap.audit(evalgap.store_read(STORE))"
         )
     out = {}
     for task, sub in means.groupby("task", sort=False):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evalgap._results import Result
+from evalgap._results import RowResult
 from evalgap.errors import InputError
 from evalgap.stats import _validate, intervals
 from evalgap.stats import weighted as sw
@@ -27,7 +27,7 @@ DESIGN_SUFFIXES = (".csv", ".tsv", ".parquet", ".gz", ".txt")
 
 
 @dataclass(frozen=True, repr=False)
-class WeightedCompareResult(Result):
+class WeightedCompareResult(RowResult):
     """The weighted gap of a sample of items and its design-based test.
 
     Attributes
