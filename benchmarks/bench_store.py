@@ -95,7 +95,7 @@ def full_audit(path: str, all_pairs: bool, queue) -> None:
     """From scratch: every pair's statistics, then the audit from them (and of all pairs)."""
     import evalgap.jobs.audit  # noqa: F401  (imports are not the audit's time)
     from evalgap.io import store as io
-    from evalgap.jobs.store import audit_store
+    from evalgap.jobs.store import store_audit_in_memory
 
     con = io.connect(path)
     con.execute("SET memory_limit = '1GB'")
@@ -106,12 +106,12 @@ def full_audit(path: str, all_pairs: bool, queue) -> None:
     pairs = con.execute("SELECT count(*) FROM pair_stats").fetchall()[0][0]
     con.close()
     start = time.perf_counter()
-    result = audit_store(path, n_bootstrap=0, n_bootstrap_required_n=0)
+    result = store_audit_in_memory(path, n_bootstrap=0, n_bootstrap_required_n=0)
     audit_seconds = time.perf_counter() - start
     all_seconds = None
     if all_pairs:  # every pair's verdicts, from the statistics
         start = time.perf_counter()
-        audit_store(path, family="all", n_bootstrap=0, n_bootstrap_required_n=0)
+        store_audit_in_memory(path, family="all", n_bootstrap=0, n_bootstrap_required_n=0)
         all_seconds = time.perf_counter() - start
     queue.put(
         {
@@ -128,11 +128,11 @@ def full_audit(path: str, all_pairs: bool, queue) -> None:
 def streamed_all(path: str, queue) -> None:
     """Every pair's verdicts from the statistics, streamed in blocks to Parquet."""
     import evalgap.jobs.audit  # noqa: F401  (imports are not the audit's time)
-    from evalgap.jobs.store import audit_store_streamed
+    from evalgap.jobs.store import store_audit
 
     out = str(Path(path).with_suffix(".pairs.parquet"))
     start = time.perf_counter()
-    summary = audit_store_streamed(path, out, n_bootstrap=0, n_bootstrap_required_n=0)
+    summary = store_audit(path, out, n_bootstrap=0, n_bootstrap_required_n=0)
     seconds = time.perf_counter() - start
     queue.put(
         {
@@ -149,7 +149,7 @@ def add_one(path: str, n_models: int, n_items: int, queue) -> None:
     """Add the one new model (rows + its K pairs, one transaction), then audit again."""
     import evalgap.jobs.audit  # noqa: F401  (imports are not the audit's time)
     from evalgap.io import store as io
-    from evalgap.jobs.store import audit_store
+    from evalgap.jobs.store import store_audit_in_memory
 
     rng, difficulty, ability, items = _board(n_models, n_items)
     rng = np.random.default_rng(1)
@@ -165,7 +165,7 @@ def add_one(path: str, n_models: int, n_items: int, queue) -> None:
     ).fetchall()[0][0]
     con.close()
     start = time.perf_counter()
-    audit_store(path, n_bootstrap=0, n_bootstrap_required_n=0)
+    store_audit_in_memory(path, n_bootstrap=0, n_bootstrap_required_n=0)
     audit_seconds = time.perf_counter() - start
     queue.put(
         {
@@ -333,7 +333,7 @@ def audit_items(path: str, queue) -> None:
     import evalgap
 
     start = time.perf_counter()
-    long = evalgap.read_store(path)
+    long = evalgap.store_read(path)
     read_seconds = time.perf_counter() - start
     evalgap.audit(long, n_rank_bootstrap=0)
     queue.put(

@@ -100,10 +100,10 @@ CASES = {
         "sequential study follows at most 1,000,000: lower horizon_factor=, or study",
         lambda tmp: [
             *("simulate", "sequential", "--both-correct", "5", "--a-only", "5", "--b-only", "3"),
-            *("--both-wrong", "4", "--horizon", "1e9"),
+            *("--both-wrong", "4", "--horizon-factor", "1e9"),
         ],
-        "--horizon 1e+09 x N* = 259,013,031,234 items per trial (N* = 259); the "
-        "sequential study follows at most 1,000,000: lower --horizon, or study",
+        "--horizon-factor 1e+09 x N* = 259,013,031,234 items per trial (N* = 259); the "
+        "sequential study follows at most 1,000,000: lower --horizon-factor, or study",
     ),
     "read_inspect": (
         lambda tmp: read_inspect(tmp, on_error="ignore"),
@@ -150,7 +150,7 @@ def test_python_names_the_keyword_and_the_cli_the_flag(case, tmp_path, run_cli):
         (["compare"], "fmt= must be one of csv; got 'x'", "--format must be one of csv; got 'x'"),
         (["simulate", "prospective"], "pairs=('a', 'b'): none", "--pair a b: none"),
         (["simulate", "power-curve"], "deltas=0.7: too big", "--delta 0.7: too big"),
-        (["simulate", "sequential"], "lower horizon_factor=, or", "lower --horizon, or"),
+        (["simulate", "sequential"], "lower horizon_factor=, or", "lower --horizon-factor, or"),
         (["audit"], "procedure='holm' gave none", "--procedure holm gave none"),
         # what is not a keyword stays as written: data, paths, names, prose
         (["compare"], "alpha=1.csv: no such file", "alpha=1.csv: no such file"),

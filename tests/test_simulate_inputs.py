@@ -23,11 +23,17 @@ ARC = ["--both-correct", "716", "--a-only", "100", "--b-only", "78", "--both-wro
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["sequential", *ARC, "--horizon", "nan"], "--horizon must be a finite multiple of N*"),
-        (["sequential", *ARC, "--horizon", "inf"], "--horizon must be a finite multiple of N*"),
+        (  # --horizon: the old spelling, still read
+            ["sequential", *ARC, "--horizon", "nan"],
+            "--horizon-factor must be a finite multiple of N*",
+        ),
         (
-            ["sequential", *ARC, "--horizon", "1e9"],
-            "--horizon 1e+09 x N* = 3,375,212,886,094 items per trial (N* = 3,375); the "
+            ["sequential", *ARC, "--horizon-factor", "inf"],
+            "--horizon-factor must be a finite multiple of N*",
+        ),
+        (
+            ["sequential", *ARC, "--horizon-factor", "1e9"],
+            "--horizon-factor 1e+09 x N* = 3,375,212,886,094 items per trial (N* = 3,375); the "
             "sequential study follows at most 1,000,000",
         ),
         (
@@ -36,7 +42,7 @@ ARC = ["--both-correct", "716", "--a-only", "100", "--b-only", "78", "--both-wro
                 "sequential", "--both-correct", "5000", "--a-only", "1001", "--b-only", "1000",
                 "--both-wrong", "3000",
             ],
-            "--horizon 5 x N* = 785,358,906 items per trial (N* = 157,071,781)",
+            "--horizon-factor 5 x N* = 785,358,906 items per trial (N* = 157,071,781)",
         ),
         (["power-curve", "--delta", "0"], "--delta must be a finite, non-zero gap"),
         (["power-curve", "--delta", "nan"], "--delta must be a finite, non-zero gap"),

@@ -57,7 +57,7 @@ def test_round_trip_gives_the_loaders_long_table(tmp_path):
     store = tmp_path / "s.duckdb"
     evalgap.store_add(store, [csv, INSPECT])
     ref = evalgap.load_scores([csv, INSPECT])
-    back = evalgap.read_store(store)
+    back = evalgap.store_read(store)
     cols = ["model", "task", "item_id", "run", "score"]
     pd.testing.assert_frame_equal(
         back.frame[cols].astype(str).reset_index(drop=True),
@@ -174,7 +174,7 @@ def test_incremental_pair_statistics_equal_the_from_scratch_ones(tmp_path):
     scratch = evalgap.store_pairs(store)
     pd.testing.assert_frame_equal(incremental, scratch, check_dtype=False, rtol=1e-12)
     # and they are the counts of the aligned items, pair by pair
-    score_set = evalgap.align(evalgap.read_store(store), tasks=["all"])
+    score_set = evalgap.align(evalgap.store_read(store), tasks=["all"])
     task = score_set.tasks[0]
     for row in scratch[scratch["task"] == "all"].itertuples():
         a = task.scores[:, score_set.model_index(row.model_a)]
@@ -220,7 +220,7 @@ def test_audit_store_equals_audit_scores_on_frameworks_and_mmlu_pro(tmp_path, ru
     assert again["rows_added"] == 0 and len(again["skipped_sources"]) == len(sources)
     # the binary board audited from its pair statistics alone: the same pair table
     settings = {"n_bootstrap": 500, "n_bootstrap_required_n": 100}
-    from_stats = evalgap.audit_store(store, tasks=["all"], **settings).to_frame()
+    from_stats = evalgap.store_audit_in_memory(store, tasks=["all"], **settings).to_frame()
     from_items = evalgap.audit(mmlu, n_rank_bootstrap=0, **settings).to_frame()
     for column in (
         "model_a",
@@ -347,7 +347,7 @@ def test_store_reads_back_in_added_order_whatever_the_scan_order(tmp_path, monke
     store = tmp_path / "s.duckdb"
     evalgap.store_add(store, [csv, INSPECT], cluster_column=None)
     evalgap.store_add(store, [_board(tmp_path / "more.csv", n_models=3, seed=5, prefix="n")])
-    before = evalgap.read_store(store).frame
+    before = evalgap.store_read(store).frame
     con = io.connect(store)
     try:  # the rows physically reversed: the scan is no longer in the added order
         con.execute("CREATE TABLE _first AS SELECT * FROM scores WHERE source_id = 1 AND seq = 0")
@@ -366,7 +366,7 @@ def test_store_reads_back_in_added_order_whatever_the_scan_order(tmp_path, monke
     assert first == 3
     real = io._scan_long
     monkeypatch.setattr(io, "_scan_long", lambda c, w, p: real(c, w, p, batch_rows=97))
-    after = evalgap.read_store(store).frame
+    after = evalgap.store_read(store).frame
     pd.testing.assert_frame_equal(after, before)
     assert list(after["run"].unique()[:1]) == ["1"] and set(after["model"].cat.categories) == {
         *(f"m{i}" for i in range(4)), *(f"n{i}" for i in range(3)),

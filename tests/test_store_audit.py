@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import evalgap
-from evalgap import audit_store, audit_store_streamed
+from evalgap import store_audit, store_audit_in_memory
 
 
 @pytest.fixture(scope="module")
@@ -35,9 +35,9 @@ def board(tmp_path_factory):
 @pytest.mark.parametrize("family", ["all", "adjacent"])
 def test_streamed_audit_equals_the_in_memory_audit(board, tmp_path, family):
     kw = {"n_bootstrap": 200, "n_bootstrap_required_n": 50}
-    full = audit_store(board, family=family, **kw)
+    full = store_audit_in_memory(board, family=family, **kw)
     out = tmp_path / "pairs.parquet"
-    streamed = audit_store_streamed(board, out, family=family, block_pairs=70, **kw)
+    streamed = store_audit(board, out, family=family, block_pairs=70, **kw)
     expected = full.pairs.to_frame().reset_index(drop=True)
     got = pd.read_parquet(out)
     assert list(got.columns) == list(expected.columns)
@@ -59,7 +59,7 @@ def test_streamed_audit_equals_the_in_memory_audit(board, tmp_path, family):
 
 def test_streamed_audit_refuses_an_empty_selection(board, tmp_path):
     with pytest.raises(evalgap.errors.InputError):
-        audit_store_streamed(board, tmp_path / "x.parquet", tasks=["none"])
+        store_audit(board, tmp_path / "x.parquet", tasks=["none"])
 
 
 def test_cli_store_audit_writes_every_pair_and_says_so(board, tmp_path, run_cli):
@@ -71,7 +71,7 @@ def test_cli_store_audit_writes_every_pair_and_says_so(board, tmp_path, run_cli)
     summary = json.loads(done.stdout)
     assert summary["n_pairs"] == 2 * 30 * 29 // 2 == len(pd.read_parquet(out))
     assert summary["family"] == "all" and summary["output"] == str(out)
-    expected = audit_store(board, family="all", n_bootstrap=0, n_bootstrap_required_n=0)
+    expected = store_audit_in_memory(board, family="all", n_bootstrap=0, n_bootstrap_required_n=0)
     assert summary["unresolved"] == expected.unresolved
     text = run_cli("store", "audit", str(board), "--output", str(out), "--family", "adjacent")
     assert "58 adjacent pairs" in text.stdout and "unresolved chain" in text.stdout

@@ -93,7 +93,7 @@ def test_cluster_statistics_follow_a_removed_model(store, tmp_path):
 
 def test_audit_store_clustered_verdicts_equal_the_item_audit(store):
     path, _, folder = store
-    from_stats = evalgap.audit_store(path, family="all", n_bootstrap=0,
+    from_stats = evalgap.store_audit_in_memory(path, family="all", n_bootstrap=0,
                                      n_bootstrap_required_n=0)
     items = evalgap.audit(
         [folder / "first.csv", folder / "second.csv"], cluster_column="topic", family="all",
@@ -110,9 +110,9 @@ def test_audit_store_clustered_verdicts_equal_the_item_audit(store):
 def test_streamed_audit_carries_the_clustered_verdicts(store, tmp_path):
     path, _, _ = store
     kw = {"n_bootstrap": 0, "n_bootstrap_required_n": 0}
-    full = evalgap.audit_store(path, family="all", **kw).pairs.to_frame()
+    full = evalgap.store_audit_in_memory(path, family="all", **kw).pairs.to_frame()
     out = tmp_path / "pairs.parquet"
-    summary = evalgap.audit_store_streamed(path, out, block_pairs=10, **kw)
+    summary = evalgap.store_audit(path, out, block_pairs=10, **kw)
     got = pd.read_parquet(out)
     np.testing.assert_allclose(got["icc"], full["icc"], rtol=1e-12)
     assert got["resolved_clustered"].tolist() == full["resolved_clustered"].tolist()
@@ -126,7 +126,7 @@ def test_mmlu_pro_clustered_audit_from_statistics_equals_the_items(tmp_path):
     path = tmp_path / "board.duckdb"
     evalgap.store_add(path, [source], evalgap.LoadOptions(cluster_column="category"))
     kw = {"n_bootstrap": 0, "n_bootstrap_required_n": 0}
-    stats = evalgap.audit_store(path, family="all", **kw)
+    stats = evalgap.store_audit_in_memory(path, family="all", **kw)
     items = evalgap.audit(source, cluster_column="category", family="all",
                           n_cluster_bootstrap=0, **kw)
     a = stats.pairs.to_frame().set_index(["model_a", "model_b"])
@@ -147,7 +147,7 @@ def test_text_scores_are_stored_as_the_alignment_reads_them(tmp_path, run_cli):
     ).to_csv(table, index=False)
     store = tmp_path / "s.duckdb"
     evalgap.store_add(store, [table])
-    frame = evalgap.read_store(store).frame
+    frame = evalgap.store_read(store).frame
     assert frame["score"].tolist() == [1.0, 0.0, 1.0, 0.0]
     bad = tmp_path / "bad.csv"
     pd.DataFrame({"model": ["a", "b"], "item_id": [1, 1], "score": ["yes", "1"]}).to_csv(
@@ -156,4 +156,4 @@ def test_text_scores_are_stored_as_the_alignment_reads_them(tmp_path, run_cli):
     done = run_cli("store", "add", str(store), str(bad))
     assert done.returncode == 2
     assert "not finite numbers (first: row 1" in done.stderr and done.stderr.count("\n") == 1
-    assert len(evalgap.read_store(store).frame) == 4  # unchanged
+    assert len(evalgap.store_read(store).frame) == 4  # unchanged

@@ -162,7 +162,7 @@ def test_store_add_keeps_only_the_selected_models_and_tasks(tmp_path, monkeypatc
     assert listed.models == ("m1", "m3") and listed.tasks == ("odd",)
     assert listed.n_rows == len(kept)
     assert any("no model 'nobody'" in n for n in added.notes)
-    back = evalgap.read_store(store).frame
+    back = evalgap.store_read(store).frame
     assert sorted(back["item_id"].astype(str)) == sorted(kept["item_id"])
 
 
@@ -362,13 +362,13 @@ def test_a_full_disk_keeps_the_previous_audit_and_export_files(
 
 def test_audit_store_refuses_unknown_choices_in_one_line(board, tmp_path):
     _, store = board
-    from evalgap.jobs.store import audit_store_streamed
+    from evalgap.jobs.store import store_audit
 
     for bad in ({"family": "zz"}, {"chain_procedure": "zz"}, {"mixture": "zz"}, {"family": None}):
         name = next(iter(bad))
         for job in (
-            lambda bad=bad: evalgap.audit_store(store, n_bootstrap=0, **bad),
-            lambda bad=bad: audit_store_streamed(store, tmp_path / "o.parquet", **bad),
+            lambda bad=bad: evalgap.store_audit_in_memory(store, n_bootstrap=0, **bad),
+            lambda bad=bad: store_audit(store, tmp_path / "o.parquet", **bad),
         ):
             with pytest.raises(InputError, match=f"^{name}=.*must be one of") as caught:
                 job()
@@ -377,7 +377,7 @@ def test_audit_store_refuses_unknown_choices_in_one_line(board, tmp_path):
     plain = tmp_path / "plain.duckdb"  # a clustered chain procedure on a store without clusters
     evalgap.store_add(plain, [board[0]])
     with pytest.raises(InputError, match="keeps no cluster labels"):
-        audit_store_streamed(plain, tmp_path / "o.parquet", chain_procedure="clustered")
+        store_audit(plain, tmp_path / "o.parquet", chain_procedure="clustered")
 
 
 def test_the_family_is_said_on_every_view_of_a_store_audit(board, tmp_path, run_cli):
@@ -391,7 +391,7 @@ def test_the_family_is_said_on_every_view_of_a_store_audit(board, tmp_path, run_
     assert pq.read_schema(out).metadata[b"evalgap.family"] == b"adjacent"
     two = tmp_path / "two.duckdb"
     evalgap.store_add(two, [_board(tmp_path / "two.csv", n_models=2)])
-    assert evalgap.audit_store(two, family="all", n_bootstrap=0).family == "all"
+    assert evalgap.store_audit_in_memory(two, family="all", n_bootstrap=0).family == "all"
 
 
 # found attacking the store ---------------------------------------------------------------
@@ -411,9 +411,9 @@ def test_a_file_that_is_not_duckdb_is_refused_as_a_store(tmp_path, run_cli):
 def test_selections_in_python_take_one_name_and_refuse_unknown_ones(board, tmp_path):
     csv, store = board
     frame = pd.read_csv(csv)
-    assert len(evalgap.read_store(store, models="m1").frame) == (frame["model"] == "m1").sum()
+    assert len(evalgap.store_read(store, models="m1").frame) == (frame["model"] == "m1").sum()
     with pytest.raises(InputError, match="models='zz': no such model in the store; models found"):
-        evalgap.read_store(store, models=["zz"])
+        evalgap.store_read(store, models=["zz"])
     assert len(evalgap.store_pairs(store, tasks="all")) == 6
     with pytest.raises(InputError, match="tasks=1: names are strings"):
         evalgap.store_pairs(store, tasks=[1])
@@ -440,9 +440,9 @@ def test_cluster_sums_follow_labels_that_a_removal_or_a_replacement_changes(tmp_
 
     def same_as_the_items(clustered):
         quick = {"n_bootstrap": 0}
-        stats = evalgap.audit_store(store, **quick).pairs.to_frame()
+        stats = evalgap.store_audit_in_memory(store, **quick).pairs.to_frame()
         items = evalgap.audit(
-            evalgap.read_store(store), n_cluster_bootstrap=0, n_rank_bootstrap=0, **quick
+            evalgap.store_read(store), n_cluster_bootstrap=0, n_rank_bootstrap=0, **quick
         ).pairs.to_frame()
         for frame in (stats, items):
             assert ("icc" in frame and frame["icc"].notna().any()) == clustered
@@ -525,7 +525,7 @@ def test_rows_added_without_labels_take_their_items_labels_when_read(tmp_path, r
     store = tmp_path / "s.duckdb"
     evalgap.store_add(store, [copy])
     evalgap.store_add(store, [csv], cluster_column="category")
-    assert evalgap.read_store(store).frame["cluster"].notna().all()
+    assert evalgap.store_read(store).frame["cluster"].notna().all()
     items = _json(run_cli, "audit", *QUICK, "--store", store)["pairs"]
-    stats = evalgap.audit_store(store, n_bootstrap=0).pairs.to_frame()
+    stats = evalgap.store_audit_in_memory(store, n_bootstrap=0).pairs.to_frame()
     np.testing.assert_allclose([p["icc"] for p in items], stats["icc"], rtol=1e-9)

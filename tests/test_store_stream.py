@@ -65,7 +65,7 @@ def test_streamed_table_stores_what_the_whole_file_loader_gives(tmp_path, monkey
         con.close()
     pd.testing.assert_frame_equal(_stored(streamed), _stored(whole))
     assert len(_stored(streamed)) == len(frame)
-    a = evalgap.audit(evalgap.read_store(streamed), n_bootstrap=0,
+    a = evalgap.audit(evalgap.store_read(streamed), n_bootstrap=0,
                       n_bootstrap_required_n=0, n_cluster_bootstrap=0).to_dict()
     b = evalgap.audit(source, item_column="question", run_column="seed",
                       cluster_column="category", n_bootstrap=0, n_bootstrap_required_n=0,
@@ -158,7 +158,7 @@ def test_oll_details_stream_file_by_file_reading_only_ids_and_metric(tmp_path, m
     finally:
         con.close()
     pd.testing.assert_frame_equal(_stored(store), _stored(whole))
-    back, given = evalgap.read_store(store), load_scores([board], options)
+    back, given = evalgap.store_read(store), load_scores([board], options)
     assert back.notes == given.notes and len(back.frame) == 4 * 2 * 300
     assert any("2 runs found, using the latest" in n for n in back.notes)
     assert "--item-column names columns of score tables" in back.notes[-1]

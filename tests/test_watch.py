@@ -958,3 +958,73 @@ def test_an_inspect_score_outside_0_1_names_the_log_and_the_option(run_cli, tmp_
     assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
     assert "log.json: sample 'q00'" in out.stderr and "not a score in [0, 1]" in out.stderr
     assert "--scorer" in out.stderr
+
+
+def test_watch_function_holds_the_polling_loop_and_says_why_it_stopped(run_cli, tmp_path):
+    import threading
+
+    from evalgap.report.json_output import to_json
+
+    root = tmp_path / "out"
+    _lines(root, "a", "qa", [(i, 1.0) for i in range(20)])
+    _lines(root, "b", "qa", [(i, float(i % 10 != 0)) for i in range(20)])
+    # nothing arrives: the loop gives up after the timeout, having looked more than once
+    seen = []
+    status = evalgap.watch(
+        root, pair=("a", "b"), once=False, interval=0.05, timeout=1.0, on_status=seen.append
+    )
+    assert status.stopped == "timeout" and not status.done and len(seen) >= 2
+    assert seen[0].new_records == 40 and seen[0].bytes_read > 0 and seen[0].stopped == ""
+    assert all(s.new_records == 0 for s in seen[1:]) and seen[-1] is status
+    # records arrive while the loop waits: it stops once the pair is decided
+    def append():
+        _lines(root, "a", "qa", [(i, 1.0) for i in range(20, 300)], mode="a")
+        _lines(root, "b", "qa", [(i, float(i % 2)) for i in range(20, 300)], mode="a")
+
+    timer = threading.Timer(0.1, append)
+    timer.start()
+    decided = evalgap.watch(root, pair=("a", "b"), once=False, interval=0.02, timeout=30)
+    timer.join()
+    assert decided.stopped == "decided" and decided.done
+    assert 20 < decided.pairs["n_items"].iloc[0] <= 300  # decided on what had arrived
+    small = tmp_path / "small"
+    _lines(small, "a", "qa", [(i, 1.0) for i in range(20)])
+    _lines(small, "b", "qa", [(i, float(i % 10 != 0)) for i in range(20)])
+    budget = evalgap.watch(small, pair=("a", "b"), budget=20)
+    assert budget.stopped == "budget" and budget.done and "budget" in budget.reason
+    one = evalgap.watch(tmp_path / "later", once=True)
+    assert one.stopped == "once" and not one.done
+    assert one.to_dict()["stopped"] == "once" and "stopped='once'" in repr(one)
+    assert repr(evalgap.Monitor(targets="pair", pair=("a", "b"))) == (
+        "Monitor(pair=('a', 'b'), alpha=0.05, records=0)"
+    )
+    # the CLI is this function: the same JSON line for one look
+    out = run_cli(
+        "watch", "--logs", small, "--pair", "a", "b", "--budget", "20", "--once", "--json"
+    )
+    line = json.loads(out.stdout)
+    assert out.returncode == 0 and line["stopped"] == "budget" and line["new_records"] == 40
+    assert line == json.loads(to_json(budget.to_dict()))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words", "flag_words"),
+    [
+        ({"pair": ("a", "b"), "baseline": "a"}, "give either pair= or baseline=",
+         "give either --pair or --baseline, not both"),
+        ({"tokens_per_item": 10.0}, "tokens_per_item= needs price_per_1k_tokens=",
+         "--tokens-per-item needs --price-per-1k-tokens"),
+        ({"interval": -1.0}, "interval must be", None),
+        ({"timeout": 0.0}, "timeout must be", None),
+        ({"once": "yes"}, "once must be True or False", None),
+        ({"on_status": 3}, "on_status= takes a function", None),
+    ],
+)
+def test_watch_checks_its_arguments_in_the_library(run_cli, tmp_path, kwargs, words, flag_words):
+    with pytest.raises(InputError, match=words.replace("(", r"\(")):
+        evalgap.watch(tmp_path, **kwargs)
+    if flag_words:
+        args = ["--pair", "a", "b", "--baseline", "a"] if "pair" in kwargs else [
+            "--tokens-per-item", "10"]
+        out = run_cli("watch", "--logs", tmp_path, "--once", *args)
+        assert out.returncode == 2 and flag_words in out.stderr, out.stderr

@@ -12,6 +12,10 @@ names (``--n-bootstrap`` is ``n_bootstrap=``):
 * :func:`ranks` -- which rank each model can claim: simultaneous rank sets, tiers, top-k
   sets, also for arena battles (Bradley-Terry);
 * :func:`degrade`, :func:`trim` -- has an optimized model got worse?
+* :func:`watch`, :class:`Monitor` -- an evaluation in progress: when can it stop?
+* :func:`report_html` -- the HTML page of an audit or of rank sets (``--html``);
+* :func:`store_add`, :func:`store_list`, :func:`store_audit`, ... -- a growing leaderboard
+  kept in one DuckDB file (``evalgap store``);
 * :mod:`evalgap.simulate` -- calibration of every test and validation of every prescription;
 * :func:`load_scores`, :func:`align` -- per-item scores from files or DataFrames, aligned;
 * :mod:`evalgap.stats` -- the vectorized statistics core (NumPy/SciPy only).
@@ -87,6 +91,7 @@ _HOMES = {
     "LoadOptions": "evalgap.io.options",
     "load_scores": "evalgap.io.sources",
     "read_long_table": "evalgap.io.tables",
+    "report_html": "evalgap.report.html",
     "inspect_data": "evalgap.jobs.inspect_data",
     "DataSummary": "evalgap.jobs.inspect_data",
     "InputError": "evalgap.errors",
@@ -95,9 +100,9 @@ _HOMES = {
     "store_remove": "evalgap.jobs.store",
     "store_export": "evalgap.jobs.store",
     "store_pairs": "evalgap.jobs.store",
-    "read_store": "evalgap.jobs.store",
-    "audit_store": "evalgap.jobs.store",
-    "audit_store_streamed": "evalgap.jobs.store",
+    "store_read": "evalgap.jobs.store",
+    "store_audit_in_memory": "evalgap.jobs.store",
+    "store_audit": "evalgap.jobs.store",
     "StoreAuditSummary": "evalgap.jobs.store",
     "StoreAddResult": "evalgap.jobs.store",
     "StoreListResult": "evalgap.jobs.store",
@@ -105,6 +110,13 @@ _HOMES = {
     "StoreExportResult": "evalgap.jobs.store",
 }
 _SUBMODULES = ("simulate", "stats")
+# Names of an earlier release -> their name now (still importable, with a DeprecationWarning;
+# not in ``__all__``).
+_RENAMED = {
+    "read_store": "store_read",
+    "audit_store": "store_audit_in_memory",
+    "audit_store_streamed": "store_audit",
+}
 
 __all__ = sorted([*_HOMES, *_SUBMODULES, "__version__"])
 
@@ -114,6 +126,16 @@ def __getattr__(name: str) -> Any:  # the lazy re-export: its type is the named 
         value = getattr(importlib.import_module(_HOMES[name]), name)
     elif name in _SUBMODULES:
         value = importlib.import_module(f"evalgap.{name}")
+    elif name in _RENAMED:
+        import warnings
+
+        warnings.warn(
+            f"evalgap.{name} is now evalgap.{_RENAMED[name]}; the old name will be removed in "
+            "a later release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return __getattr__(_RENAMED[name])
     else:
         raise AttributeError(f"module 'evalgap' has no attribute {name!r}")
     globals()[name] = value

@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, ClassVar
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class Result:
@@ -34,13 +38,17 @@ class Result:
             Every field (and derived property such as ``verdict``) by its documented key;
             nested results are dicts, sequences are lists, non-finite numbers are None.
         """
+        return {key: plain(value) for key, value in self._entries().items()}
+
+    def _entries(self) -> dict[str, Any]:
+        """The JSON keys of :meth:`to_dict` with their values as Python holds them."""
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):  # type: ignore[arg-type]  # subclasses are dataclasses
             if f.name not in self._omit:
-                out[self._json_names.get(f.name, f.name)] = plain(getattr(self, f.name))
+                out[self._json_names.get(f.name, f.name)] = getattr(self, f.name)
         for name in self._derived:  # properties, or methods taking no argument
             value = getattr(self, name)
-            out[self._json_names.get(name, name)] = plain(value() if callable(value) else value)
+            out[self._json_names.get(name, name)] = value() if callable(value) else value
         return out
 
     def __repr__(self) -> str:
@@ -49,6 +57,57 @@ class Result:
         if isinstance(verdict, str) and verdict:
             parts.append(repr(verdict))
         return f"{type(self).__name__}({', '.join(parts)})"
+
+
+class RowResult(Result):
+    """Mixin for a result that is one row of a table (a plan, a weighted gap): ``to_frame()``
+    returns that row, so results over a grid of settings concatenate into a table."""
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return the result as a one-row DataFrame.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row; its columns are the keys of :meth:`to_dict` (nested results as dicts;
+            numbers stay numbers, NaN included).
+        """
+        return records_frame([self])
+
+
+class TableResult(Result):
+    """Mixin for a result holding a table as a tuple of rows (results or dicts) in the field
+    named by ``_rows``: ``to_frame()`` returns that table."""
+
+    _rows: ClassVar[str] = ""
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return the result's table, one row per entry of its JSON list (see the class).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Its columns are the JSON keys of those rows in ``to_dict()`` (numbers stay
+            numbers, NaN included).
+        """
+        return records_frame(getattr(self, self._rows))
+
+
+def records_frame(rows: Iterable[Result | dict[str, Any]]) -> pd.DataFrame:
+    """Return one DataFrame row per result (or dict) in ``rows``, its columns the JSON keys
+    of their ``to_dict()``: cells as in the JSON (nested results as dicts), except that a
+    number stays a number (NaN and infinity are not turned into None)."""
+    import pandas as pd
+
+    def cell(value: object) -> Any:
+        if isinstance(value, (float, np.floating)):
+            return float(value)
+        return plain(value)
+
+    entries = [row._entries() if isinstance(row, Result) else row for row in rows]
+    records = [{key: cell(value) for key, value in entry.items()} for entry in entries]
+    columns = list(dict.fromkeys(key for record in records for key in record))
+    return pd.DataFrame(records, columns=columns)
 
 
 def plain(value: Any) -> Any:

@@ -71,6 +71,8 @@ class LongScores:
 class ModelAlignment(Result):
     """What was read and kept for one model on one task.
 
+    Not a table (no ``to_frame()``): one row of :meth:`AlignmentReport.to_frame`.
+
     ``mean_score`` is the model's mean over its *own* scored items (the accuracy a leaderboard
     displays), which can differ from its mean over the items kept for pairing.
 

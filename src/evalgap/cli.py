@@ -825,7 +825,6 @@ Examples:
 @cli.command(epilog=WATCH_EXAMPLES)
 @click.option(
     "--logs",
-    "log_paths",
     multiple=True,
     required=True,
     type=click.Path(path_type=str),
@@ -867,7 +866,6 @@ Examples:
 @click.option("--once", is_flag=True, help="Look once and exit: 0 if every target is decided.")
 @click.option(
     "--state",
-    "state_path",
     type=OUTPUT_FILE,
     help="Keep the place in the logs and the pairs' evidence in this file between runs (with "
     "--once: each run reads only what was appended since the last).",
@@ -876,7 +874,7 @@ Examples:
 @option("json", help="Print one JSON line per look instead of a report.")
 @option("alpha")
 def watch(
-    log_paths,
+    logs,
     pair,
     baseline,
     targets,
@@ -890,7 +888,7 @@ def watch(
     price_per_1k_tokens,
     tokens_per_item,
     once,
-    state_path,
+    state,
     power,
     as_json,
     alpha,
@@ -902,72 +900,47 @@ def watch(
     item. Exit codes: 0 (every target decided, or the budget spent), 1 (not decided: --once,
     or --timeout reached), 2 (bad input).
     """
-    import time
-    from pathlib import Path
+    from evalgap.jobs.watch import watch as watch_logs
 
-    from evalgap.jobs.watch import Monitor
+    def show(status) -> None:
+        if as_json or status.new_records or once:
+            _emit_watch(status, as_json)
+        if status.stopped == "timeout":
+            _note(f"no new record for {timeout:g} s: stopping with targets undecided")
 
-    if pair and baseline:
-        raise InputError("give either --pair A B or --baseline M, not both")
-    if tokens_per_item is not None and price_per_1k_tokens is None:
-        raise InputError("--tokens-per-item needs --price-per-1k-tokens for a projected cost")
-    monitor = Monitor(
-        targets="pair" if pair else "baseline" if baseline else targets,
-        pair=tuple(pair) if pair else None,
+    status = watch_logs(
+        list(logs),
+        pair=pair or None,
         baseline=baseline,
+        targets=targets,
+        metric=metric,
+        scorer=scorer,
+        score_key=score_key,
+        reducer=reducer,
         alpha=alpha,
         power=power,
         budget=budget,
         price_per_1k_tokens=price_per_1k_tokens,
+        tokens_per_item=tokens_per_item,
+        interval=interval,
+        timeout=timeout,
+        once=once,
+        state=state,
+        on_status=show,
     )
-    monitor.follow(
-        list(log_paths), metric=metric, scorer=scorer, score_key=score_key, reducer=reducer
-    )
-    if state_path and Path(state_path).exists():
-        try:
-            saved = Monitor.load(state_path, price_per_1k_tokens=price_per_1k_tokens)
-        except InputError as exc:
-            raise InputError(f"--state {exc}") from None
-        if saved.settings != monitor.settings:
-            raise InputError(
-                f"--state {state_path}: written for other --logs, pairs or levels; delete it "
-                "or give another path"
-            )
-        monitor = saved
-    quiet_since = time.monotonic()
-    while True:
-        added = monitor.poll(tokens_per_item=tokens_per_item)
-        if added:
-            quiet_since = time.monotonic()
-        status = monitor.status()
-        if state_path:
-            try:
-                monitor.save(state_path)
-            except InputError as exc:
-                raise InputError(f"--state {exc}") from None
-        if as_json or added or once:
-            _emit_watch(status, as_json, added, monitor.follower.bytes_read)
-        if status.done:
-            return
-        if once:
-            raise click.exceptions.Exit(1)
-        if timeout is not None and time.monotonic() - quiet_since >= timeout:
-            _note(f"no new record for {timeout:g} s: stopping with targets undecided")
-            raise click.exceptions.Exit(1)
-        time.sleep(interval)
+    if not status.done:
+        raise click.exceptions.Exit(1)
 
 
-def _emit_watch(status, as_json: bool, new_records: int, bytes_read: int) -> None:
+def _emit_watch(status, as_json: bool) -> None:
     if as_json:
         from evalgap.report.json_output import to_json
 
-        click.echo(
-            to_json({**status.to_dict(), "new_records": new_records, "bytes_read": bytes_read})
-        )
+        click.echo(to_json(status.to_dict()))
         return
     from evalgap.report import terminal
 
-    terminal.render_watch(status, _console(), new_records=new_records)
+    terminal.render_watch(status, _console(), new_records=status.new_records)
 
 
 DEGRADE_EXAMPLES = """
@@ -1514,11 +1487,13 @@ def power_curve(kind, deltas, trials, n_bootstrap, power, alpha, seed, jobs, as_
 @functools.partial(_counts_options, required=True)
 @option("trials", default=600, help="Trials under H0 and under H1.")
 @click.option(
+    "--horizon-factor",
     "--horizon",
+    "horizon_factor",
     type=click.FloatRange(min=1.0),
     default=5.0,
     show_default=True,
-    help="Items to follow, as a multiple of N*.",
+    help="Items to follow, as a multiple of N* (--horizon: the old spelling).",
 )
 @option("mixture")
 @option("power")
@@ -1529,7 +1504,7 @@ def sequential(
     b_only,
     both_wrong,
     trials,
-    horizon,
+    horizon_factor,
     mixture,
     power,
     alpha,
@@ -1547,7 +1522,7 @@ def sequential(
             n_trials=trials,
             alpha=alpha,
             power=power,
-            horizon_factor=horizon,
+            horizon_factor=horizon_factor,
             mixture=mixture,
             seed=seed,
             jobs=jobs,
@@ -1763,7 +1738,8 @@ def store_export(store_path, output_path, as_json):
     type=click.Choice(["all", "adjacent"]),
     default="all",
     show_default=True,
-    help="Every pair of each task's models, or the rank-adjacent ones.",
+    help="Every pair of each task's models, or the rank-adjacent ones (audit's default; "
+    "this command's product is the file of every pair's row).",
 )
 @click.option("--task", "tasks", multiple=True, help="Only this task (repeatable).")
 @click.option(
@@ -1783,10 +1759,10 @@ def store_audit(store_path, output_path, family, tasks, block_pairs, alpha, powe
     run over the whole family; the rows stream to --output. For the cluster bootstrap, rank
     sets and trajectories, which resample items, use evalgap audit --store STORE.
     """
-    from evalgap.jobs.store import audit_store_streamed
+    from evalgap.jobs.store import store_audit as store_audit_job
 
     with _progress(as_json, "store audit") as tick:
-        result = audit_store_streamed(
+        result = store_audit_job(
             store_path,
             output_path,
             family=family,
@@ -1963,7 +1939,7 @@ def _render_groups(result, console) -> None:
 # name; every other ``name=`` is looked up in the commands' own options.
 PYTHON_NAME_FLAGS = {
     "paths": "--scores",
-    "horizon_factor": "--horizon",
+    "horizon_factor": "--horizon-factor",
     "chain_procedure": "--procedure",
     "output": "--output",
     "n_trials": "--trials",

@@ -59,6 +59,7 @@ import numpy as np
 import pandas as pd
 
 from evalgap.errors import InputError
+from evalgap.stats import paired
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sources (
@@ -870,20 +871,12 @@ def _write_pairs(con, task, models, *, cluster_models=None) -> None:
     if rows_t.size == 0 or len(names) < 2:
         return
     if binary and few:
-        observed, correct = x0 >= 0, x0 == 1
-
-        def counts(left, right):
-            return np.stack([np.count_nonzero(left[t] & right, axis=1) for t in rows_t])
-
-        n = counts(observed, observed)
-        s_t = counts(correct, observed)  # the touched model's correct answers, shared items
-        s_o = counts(observed, correct)  # the other model's
-        s_tt, s_oo, s_to = s_t, s_o, counts(correct, correct)
+        sums = paired.pair_sums_from_codes(x0, rows_t)
     else:
         if mask is None:
             names, x0, mask, binary = read_vectors(con, task)
-        n, s_t, s_o, s_tt, s_oo, s_to = _products(x0, mask, rows_t, binary)
-    _insert_pairs(con, task, names, rows_t, n, s_t, s_o, s_tt, s_oo, s_to)
+        sums = paired.pair_sums(x0, mask, rows_t, binary=binary)
+    _insert_pairs(con, task, names, rows_t, sums)
 
 
 def _item_clusters(con, task, n_ix):
@@ -900,7 +893,7 @@ def _item_clusters(con, task, n_ix):
 
 def _write_cluster_pairs(con, task, models, *, block_models: int = 512) -> None:
     """The per-cluster statistics of the pairs of ``models`` with every model of the task:
-    for each cluster, the products of :func:`_products` on that cluster's item columns."""
+    for each cluster, :func:`evalgap.stats.paired.pair_sums` on that cluster's item columns."""
     marks = ", ".join("?" * len(models))
     con.execute(
         f"DELETE FROM pair_cluster_stats WHERE task = ? AND (model_a IN ({marks}) "
@@ -922,29 +915,18 @@ def _write_cluster_pairs(con, task, models, *, block_models: int = 512) -> None:
         xc, mc = np.ascontiguousarray(x0[:, cols]), np.ascontiguousarray(mask[:, cols])
         for start in range(0, touched.size, block_models):
             rows_t = touched[start : start + block_models]
-            sums = _products(xc, mc, rows_t, binary)
+            sums = paired.pair_sums(xc, mc, rows_t, binary=binary)
             _insert_pairs(
-                con, task, names, rows_t, *sums, cluster=str(cluster), done=touched[:start]
+                con, task, names, rows_t, sums, cluster=str(cluster), done=touched[:start]
             )
 
 
-def _products(x0, mask, rows_t, binary):
-    """The touched rows' pair sums against every model: one matrix product per statistic."""
-    xt, mt = x0[rows_t], mask[rows_t]
-    n = mt @ mask.T
-    s_t = xt @ mask.T  # the touched model's sum on the shared items
-    s_o = mt @ x0.T  # the other model's
-    s_tt = s_t if binary else (xt * xt) @ mask.T  # 0/1 scores are their own squares
-    s_oo = s_o if binary else mt @ (x0 * x0).T
-    s_to = xt @ x0.T
-    return n, s_t, s_o, s_tt, s_oo, s_to
-
-
-def _insert_pairs(
-    con, task, names, rows_t, n, s_t, s_o, s_tt, s_oo, s_to, *, cluster=None, done=()
-) -> None:
+def _insert_pairs(con, task, names, rows_t, sums, *, cluster=None, done=()) -> None:
     """Insert the pairs of the ``rows_t`` models (``done``: models of earlier blocks of
     the same update, whose pairs with these are written already)."""
+    n, s_t, s_o, s_tt, s_oo, s_to = (
+        sums.n, sums.sum_t, sums.sum_o, sums.sum_tt, sums.sum_oo, sums.sum_to
+    )
     touched = np.zeros(len(names), dtype=bool)
     touched[rows_t] = True
     earlier = np.zeros(len(names), dtype=bool)
@@ -1075,10 +1057,12 @@ def _task_pair_stats(con, task, block_models, block_items):
         mf = mask if not graded else mask.astype(np.float64)
         for start in range(0, k, block_models):
             rows_slice = slice(start, min(start + block_models, k))
-            acc_n[rows_slice] += mf[rows_slice] @ mf.T
-            acc_a[rows_slice] += xf[rows_slice] @ mf.T
-            acc_ab[rows_slice] += xf[rows_slice] @ xf.T
-            acc_a2[rows_slice] += (xf[rows_slice] * xf[rows_slice]) @ mf.T
+            # every row is computed: the other side's sums are the transposes
+            sums = paired.pair_sums(xf, mf, rows_slice, binary=not graded, both_sides=False)
+            acc_n[rows_slice] += sums.n
+            acc_a[rows_slice] += sums.sum_t
+            acc_ab[rows_slice] += sums.sum_to
+            acc_a2[rows_slice] += sums.sum_tt
     _rebuild_vectors(con, task, models, n_items, block_models)
     for table in ("_ids", "_mids", "_num"):
         con.execute(f"DROP TABLE {table}")
@@ -1160,12 +1144,13 @@ def pair_stats(con, *, tasks=None, pairs=None) -> pd.DataFrame:
         frame = con.execute(
             f"SELECT * FROM pair_stats {where} ORDER BY task, model_a, model_b", params
         ).df()
-    frame["both_correct"] = frame["sum_ab"]
-    frame["a_only"] = frame["sum_a"] - frame["sum_ab"]
-    frame["b_only"] = frame["sum_b"] - frame["sum_ab"]
-    frame["both_wrong"] = frame["n"] - frame["sum_a"] - frame["sum_b"] + frame["sum_ab"]
-    frame["sum_d"] = frame["sum_a"] - frame["sum_b"]
-    frame["sum_d2"] = frame["sum_a2"] - 2 * frame["sum_ab"] + frame["sum_b2"]
+    a, b, ab = frame["sum_a"], frame["sum_b"], frame["sum_ab"]
+    frame["both_correct"], frame["a_only"], frame["b_only"], frame["both_wrong"] = (
+        paired.counts_from_sums(frame["n"], a, b, ab)
+    )
+    frame["sum_d"], frame["sum_d2"] = paired.difference_sums(
+        a, b, ab, frame["sum_a2"], frame["sum_b2"]
+    )
     return frame
 
 

@@ -13,10 +13,17 @@ SciPy only; pandas is loaded when a table is given.
 from __future__ import annotations
 
 import numbers
-import sys
 from pathlib import Path
 
 from evalgap.errors import InputError
+from evalgap.jobs._inputs import (
+    _check_columns,
+    _is_source,
+    _is_table,
+    _renamed,
+    long_scores,
+    scores_of,
+)
 from evalgap.jobs.compare import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_PERMUTATIONS,
@@ -26,19 +33,10 @@ from evalgap.jobs.compare import (
 )
 from evalgap.stats import _validate
 
-COLUMN_OPTIONS = (
-    "model_column",
-    "item_column",
-    "score_column",
-    "task_column",
-    "run_column",
-    "cluster_column",
-)
-
 
 def compare(
-    a=None,
-    b=None,
+    scores=None,
+    scores_b=None,
     *,
     both_correct: int | None = None,
     a_only: int | None = None,
@@ -67,10 +65,11 @@ def compare(
 
     Give the data in one of three forms:
 
-    * two score arrays ``a`` and ``b`` (aligned, one score per item, binary or graded);
+    * two score arrays, ``scores`` of model A and ``scores_b`` of model B (aligned, one
+      score per item, binary or graded);
     * the four 2x2 counts of a binary comparison (``both_correct=``, ``a_only=``,
       ``b_only=``, ``both_wrong=``);
-    * a table of per-item scores as ``a`` -- a long DataFrame (name its columns with
+    * a table of per-item scores as ``scores`` -- a long DataFrame (name its columns with
       ``model_column=``, ``item_column=``, ``score_column=``, ...; unnamed ones are
       detected), a ScoreSet, or a path (or list of paths) to result files -- with
       ``model_a=`` and ``model_b=`` naming the two models. Each pair uses the items both
@@ -78,8 +77,11 @@ def compare(
 
     Parameters
     ----------
-    a, b : array_like, DataFrame, ScoreSet, str or Path, optional
-        Scores of model A and model B, or (``a`` alone) a table of scores.
+    scores : array_like, DataFrame, ScoreSet, str or Path, optional
+        A table of per-item scores (with ``model_a=`` and ``model_b=``; the
+        ``--scores`` of the command line), or model A's scores beside ``scores_b``.
+    scores_b : array_like, optional
+        Model B's scores, aligned with ``scores`` (two arrays).
     both_correct, a_only, b_only, both_wrong : int, optional
         The 2x2 counts of a binary comparison (instead of scores).
     model_a, model_b : str, optional
@@ -144,6 +146,9 @@ def compare(
         "seed": seed,
     }
     counts = (both_correct, a_only, b_only, both_wrong)
+    scores = _renamed(columns, "a", "scores", scores)
+    scores_b = _renamed(columns, "b", "scores_b", scores_b)
+    a, b = scores, scores_b  # model A's scores or a table; model B's scores
     _check_columns(columns, "compare")
     _validate.arguments(
         both_correct=both_correct, a_only=a_only, b_only=b_only, both_wrong=both_wrong,
@@ -159,7 +164,7 @@ def compare(
     if any(c is not None for c in counts):
         if a is not None or b is not None:
             raise InputError(
-                "give either scores (a, b or a table) or the four 2x2 counts "
+                "give either scores (scores= and scores_b=, or a table) or the four 2x2 counts "
                 "(both_correct=, a_only=, b_only=, both_wrong=), not both"
             )
         missing = [
@@ -216,11 +221,12 @@ def compare(
         )
     if b is not None:
         raise InputError(
-            "give a table of scores as the first argument alone, with model_a= and model_b="
+            "give a table of scores as scores= alone, with model_a= and model_b="
         )
     if not _is_source(a):
         raise InputError(
-            f"compare(a, b) needs two score arrays (got one {type(a).__name__}), or a table of "
+            f"compare(scores, scores_b) needs two score arrays (got one {type(a).__name__}), "
+            "or a table of "
             "scores with model_a= and model_b=, or the four 2x2 counts"
         )
     if not model_a or not model_b:
@@ -339,7 +345,7 @@ def _compare_by(data, model_a, model_b, by, adjustment, settings, n_permutations
 
 
 def audit(
-    data=None,
+    scores=None,
     *,
     pairs=None,
     family: str = "adjacent",
@@ -372,12 +378,12 @@ def audit(
 
     Parameters
     ----------
-    data : DataFrame, ScoreSet, str, Path or list, optional
+    scores : DataFrame, ScoreSet, str, Path or list, optional
         Per-item scores of K models: a long DataFrame (name its columns with
         ``model_column=``, ``item_column=``, ``score_column=``, ``task_column=``,
         ``cluster_column=``...; unnamed ones are detected), a ScoreSet, or result files.
     pairs : DataFrame, optional
-        Instead of ``data``: one row per displayed pair with columns ``model_a, model_b,
+        Instead of ``scores``: one row per displayed pair with columns ``model_a, model_b,
         both_correct, a_only, b_only, both_wrong`` (and optionally ``task``), A above B.
     family : {"adjacent", "all"}
         Rank-adjacent pairs or all pairs, per task.
@@ -407,7 +413,7 @@ def audit(
     options : LoadOptions, optional
         With paths: how to read them (format, layout, metric, filter...).
     **columns
-        Column names of a DataFrame or table file (see ``data``).
+        Column names of a DataFrame or table file (see ``scores``).
 
     Returns
     -------
@@ -437,6 +443,7 @@ def audit(
         "chain_procedure": procedure,
         "mixture": mixture,
     }
+    scores = _renamed(columns, "data", "scores", scores)
     _check_columns(columns, "audit")
     _validate.arguments(
         family=family, family_size=family_size, procedure=procedure, mixture=mixture,
@@ -445,8 +452,8 @@ def audit(
         n_rank_bootstrap=n_rank_bootstrap, seed=seed, models=models, tasks=tasks,
         complete_case=complete_case, strict=strict,
     )
-    if (pairs is None) == (data is None):
-        raise InputError("give either data= (per-item scores) or pairs= (per-pair 2x2 counts)")
+    if (pairs is None) == (scores is None):
+        raise InputError("give either scores= (per-item scores) or pairs= (per-pair 2x2 counts)")
     if pairs is not None:
         if family != "adjacent":
             raise InputError("family='all' needs per-item scores; pairs= lists its pairs itself")
@@ -458,7 +465,7 @@ def audit(
         if ignored:
             raise InputError(
                 f"{', '.join(ignored)}: not for pairs= (2x2 counts have no per-item scores to "
-                "select, cluster or rank); leave it out, or pass per-item scores as data="
+                "select, cluster or rank); leave it out, or pass per-item scores as scores="
             )
         if isinstance(pairs, (str, Path)):
             from evalgap.io.tables import read_frame
@@ -470,7 +477,7 @@ def audit(
             )
         return audit_counts(pairs, **settings)
     score_set = scores_of(
-        data,
+        scores,
         models=models,
         tasks=tasks,
         complete_case=complete_case,
@@ -491,7 +498,7 @@ def audit(
 
 
 def ranks(
-    data=None,
+    scores=None,
     *,
     battles=None,
     alpha: float = 0.05,
@@ -523,10 +530,10 @@ def ranks(
 
     Parameters
     ----------
-    data : DataFrame, ScoreSet, str, Path or list, optional
+    scores : DataFrame, ScoreSet, str, Path or list, optional
         Per-item scores of K models (binary or graded), as for :func:`evalgap.audit`.
     battles : DataFrame, str or Path, optional
-        Instead of ``data``: one row per battle with ``model_a, model_b, winner``
+        Instead of ``scores``: one row per battle with ``model_a, model_b, winner``
         (``model_a``, ``model_b``, ``tie`` or ``tie (bothbad)``).
     alpha : float
         One minus the simultaneous confidence level of the rank sets.
@@ -569,14 +576,15 @@ def ranks(
     """
     from evalgap.jobs.ranks import ranks_battles, ranks_scores
 
+    scores = _renamed(columns, "data", "scores", scores)
     _check_columns(columns, "ranks")
     _validate.arguments(
         alpha=alpha, n_bootstrap=n_bootstrap, seed=seed, top_k=top_k, method=method,
         bootstrap=bootstrap, ties=ties, models=models, tasks=tasks,
         complete_case=complete_case, strict=strict,
     )
-    if (battles is None) == (data is None):
-        raise InputError("give either data= (per-item scores) or battles= (a battle table)")
+    if (battles is None) == (scores is None):
+        raise InputError("give either scores= (per-item scores) or battles= (a battle table)")
     if battles is not None:
         stray = _per_item_options_given(
             models, tasks, complete_case, strict, options, columns,
@@ -600,7 +608,7 @@ def ranks(
     if battle_format is not None or ties != "half":
         raise InputError("battle_format= and ties= apply to battles= only; drop them")
     score_set = scores_of(
-        data,
+        scores,
         models=models,
         tasks=tasks,
         complete_case=complete_case,
@@ -621,7 +629,7 @@ def ranks(
 
 
 def degrade(
-    data=None,
+    scores=None,
     *,
     baseline: str | None = None,
     candidate: str | None = None,
@@ -647,12 +655,12 @@ def degrade(
 
     Parameters
     ----------
-    data : DataFrame, ScoreSet, str, Path or list, optional
+    scores : DataFrame, ScoreSet, str, Path or list, optional
         Per-item scores holding both models (see :func:`compare` for the forms).
     baseline, candidate : str
-        The two models in ``data`` (A = baseline, B = candidate).
+        The two models in ``scores`` (A = baseline, B = candidate).
     counts : DataFrame or path, optional
-        Instead of ``data``: per-task counts with columns ``task, a_only, b_only`` and
+        Instead of ``scores``: per-task counts with columns ``task, a_only, b_only`` and
         optionally ``both_correct, both_wrong``.
     alpha : float
         Significance level of each of the three tests.
@@ -696,14 +704,15 @@ def degrade(
     from evalgap.jobs.degrade import DEFAULT_PERMUTATIONS as PERMS
     from evalgap.jobs.degrade import check_roles, degrade_counts, degrade_scores, with_margins
 
+    scores = _renamed(columns, "data", "scores", scores)
     _check_columns(columns, "degrade")
     _validate.arguments(
         alpha=alpha, permutation=permutation, n_permutations=n_permutations,
         n_simulations=n_simulations, seed=seed, margin=margin, equivalence=equivalence,
         tasks=tasks, strict=strict,
     )
-    if counts is not None and data is not None:
-        raise InputError("give either data= (per-item scores) or counts= (per-task counts)")
+    if counts is not None and scores is not None:
+        raise InputError("give either scores= (per-item scores) or counts= (per-task counts)")
     if counts is not None:
         ignored = {
             "permutation": permutation,
@@ -714,7 +723,7 @@ def degrade(
         }
         if any(ignored.values()):
             names = ", ".join(f"{k}=" for k, v in ignored.items() if v)
-            raise InputError(f"{names}: for per-item scores (data=), not counts=; leave out")
+            raise InputError(f"{names}: for per-item scores (scores=), not counts=; leave out")
         if isinstance(counts, (str, Path)):
             from evalgap.io.tables import read_frame
 
@@ -738,13 +747,18 @@ def degrade(
     if not baseline or not candidate:
         raise InputError("name the two models of the scores: baseline= and candidate=")
     check_roles(baseline, candidate)
-    if data is None:  # each model from its own outputs
+    if scores is None:  # each model from its own outputs
         score_set, baseline, candidate = _two_outputs(
             baseline, candidate, options=options, tasks=tasks, strict=strict, **columns
         )
-        data = score_set
+        scores = score_set
     score_set = scores_of(
-        data, models=[baseline, candidate], tasks=tasks, strict=strict, options=options, **columns
+        scores,
+        models=[baseline, candidate],
+        tasks=tasks,
+        strict=strict,
+        options=options,
+        **columns,
     )
     result = degrade_scores(
         score_set,
@@ -768,7 +782,7 @@ def _two_outputs(baseline, candidate, *, options, tasks, strict, **columns):
     for role, path in (("baseline", baseline), ("candidate", candidate)):
         if not Path(path).exists():
             raise InputError(
-                f"{role}={path!r}: without data=, the baseline and the candidate are paths to "
+                f"{role}={path!r}: without scores=, the baseline and the candidate are paths to "
                 "each model's outputs; no such file or directory"
             )
     frames, names, notes = [], [], []
@@ -797,7 +811,7 @@ def _two_outputs(baseline, candidate, *, options, tasks, strict, **columns):
     return score_set, names[0], names[1]
 
 
-def trim(data, *, model: str, tasks=None, strict: bool = False, options=None, **columns):
+def trim(scores=None, *, model: str, tasks=None, strict: bool = False, options=None, **columns):
     """Keep the items whose score varied across a baseline's repeated runs (Section 4.1).
 
     Items solved right (or wrong) in every run carry no signal for degradation tests;
@@ -806,7 +820,7 @@ def trim(data, *, model: str, tasks=None, strict: bool = False, options=None, **
 
     Parameters
     ----------
-    data : DataFrame, ScoreSet, str, Path or list
+    scores : DataFrame, ScoreSet, str, Path or list
         Per-item scores with several runs per item (name the run column with
         ``run_column=`` unless it is detected).
     model : str
@@ -836,16 +850,21 @@ def trim(data, *, model: str, tasks=None, strict: bool = False, options=None, **
     """
     from evalgap.jobs.degrade import trim_items
 
+    scores = _renamed(columns, "data", "scores", scores)
+    if scores is None:
+        raise InputError(
+            "trim() needs scores= (per-item scores: a table, a ScoreSet or result files)"
+        )
     _check_columns(columns, "trim")
     _validate.arguments(model=model, tasks=tasks, strict=strict)
     score_set = scores_of(
-        data, models=[model], tasks=tasks, strict=strict, options=options, **columns
+        scores, models=[model], tasks=tasks, strict=strict, options=options, **columns
     )
     return trim_items(score_set, model)
 
 
 def align(
-    data,
+    scores=None,
     *,
     models=None,
     tasks=None,
@@ -858,7 +877,7 @@ def align(
 
     Parameters
     ----------
-    data : DataFrame, LongScores, str, Path or list
+    scores : DataFrame, LongScores, str, Path or list
         A long table of scores (one row per model, item and optionally task and run) with
         its own column names, or result files.
     models, tasks : list of str, optional
@@ -888,10 +907,15 @@ def align(
     >>> s.models, s.report.items_left_out
     (('a', 'b'), 2)
     """
+    scores = _renamed(columns, "data", "scores", scores)
+    if scores is None:
+        raise InputError(
+            "align() needs scores= (per-item scores: a table, a ScoreSet or result files)"
+        )
     _check_columns(columns, "align")
     _validate.arguments(models=models, tasks=tasks, strict=strict, complete_case=complete_case)
     return scores_of(
-        data,
+        scores,
         models=models,
         tasks=tasks,
         strict=strict,
@@ -899,87 +923,6 @@ def align(
         options=options,
         **columns,
     )
-
-
-def scores_of(
-    data,
-    *,
-    models=None,
-    tasks=None,
-    strict: bool = False,
-    complete_case: bool = False,
-    options=None,
-    **columns,
-):
-    """Return ``data`` (DataFrame, LongScores, ScoreSet or result paths) as an aligned ScoreSet."""
-    from evalgap._scores import ScoreSet
-    from evalgap._scores import align as align_frame
-
-    if isinstance(data, ScoreSet):
-        if models is not None:
-            for m in models:
-                data.model_index(m)  # raises naming the model and the ones there are
-        return data
-    long = long_scores(data, options=options, **columns)
-    return align_frame(
-        long.frame,
-        models=list(models) if models is not None else None,
-        tasks=list(tasks) if tasks is not None else None,
-        strict=strict,
-        source=long.source,
-        complete_case=complete_case,
-        notes=long.notes,
-    )
-
-
-def long_scores(data, *, options=None, **columns):
-    """Return ``data`` (DataFrame, LongScores or result paths) in the long interchange layout."""
-    from evalgap._scores import LongScores
-
-    if isinstance(data, LongScores):
-        return data
-    if data is None and options is not None and getattr(options, "store", None):
-        import dataclasses
-
-        from evalgap.io.sources import load_scores
-
-        return load_scores([], dataclasses.replace(options, **columns))
-    if _is_table(data):
-        from evalgap.io.tables import long_from_frame
-
-        return long_from_frame(data, **columns)
-    if isinstance(data, (str, Path)) or (
-        isinstance(data, (list, tuple)) and data and all(isinstance(p, (str, Path)) for p in data)
-    ):
-        import dataclasses
-
-        from evalgap.io.options import LoadOptions
-        from evalgap.io.sources import load_scores
-
-        return load_scores(data, dataclasses.replace(options or LoadOptions(), **columns))
-    raise InputError(
-        "scores must be a pandas DataFrame (long layout), a ScoreSet, or paths to result "
-        f"files; got {type(data).__name__}"
-    )
-
-
-def _is_source(value) -> bool:
-    """True for what holds the scores of several models: a table, a ScoreSet or paths."""
-    from evalgap._scores import LongScores, ScoreSet
-
-    if _is_table(value) or isinstance(value, (str, Path, LongScores, ScoreSet)):
-        return True
-    return (
-        isinstance(value, (list, tuple))
-        and bool(value)
-        and all(isinstance(p, (str, Path)) for p in value)
-    )
-
-
-def _is_table(value) -> bool:
-    """True for a pandas DataFrame (without importing pandas when it is not loaded)."""
-    pd = sys.modules.get("pandas")
-    return pd is not None and isinstance(value, pd.DataFrame)
 
 
 def _per_item_options_given(
@@ -997,12 +940,3 @@ def _per_item_options_given(
         **dict.fromkeys(columns, True),
     }
     return [f"{name}=" for name, used in given.items() if used]
-
-
-def _check_columns(columns: dict, job: str) -> None:
-    unknown = sorted(set(columns) - set(COLUMN_OPTIONS))
-    if unknown:
-        raise TypeError(
-            f"{job}() got unexpected keyword argument{'s' if len(unknown) > 1 else ''} "
-            f"{', '.join(map(repr, unknown))} (column options: {', '.join(COLUMN_OPTIONS)})"
-        )

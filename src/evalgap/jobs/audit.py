@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
@@ -43,7 +44,8 @@ if TYPE_CHECKING:  # the audit imports the rank job only when it runs it
     from evalgap.jobs.ranks import RanksResult
 from evalgap.errors import InputError
 from evalgap.io import counts as count_columns
-from evalgap.stats import _validate, intervals, multiplicity, resample, sequential, tests
+from evalgap.jobs.pair_tests import pair_tests
+from evalgap.stats import _validate, intervals, multiplicity, resample, sequential
 from evalgap.stats import clusters as cl
 from evalgap.stats import power as pw
 from evalgap.stats.paired import is_binary, summarize_counts, summarize_pairs
@@ -476,10 +478,40 @@ class AuditResult(Result):
         """Return the per-pair table as a DataFrame (see :class:`PairTable`)."""
         return self.pairs.to_frame()
 
+    def to_html(
+        self,
+        path: str | os.PathLike | None = None,
+        *,
+        title: str | None = None,
+        provenance: dict | None = None,
+    ) -> str:
+        """Return the HTML report of ``audit --html`` (written to ``path`` when given).
+
+        See :func:`evalgap.report_html`: the same page as the command line's, apart from
+        the provenance section.
+
+        Parameters
+        ----------
+        path : str or Path, optional
+            Where to write the page.
+        title : str, optional
+            The page title.
+        provenance : dict, optional
+            What produced the result (the command line records its inputs and options).
+
+        Returns
+        -------
+        str
+            The self-contained HTML page.
+        """
+        from evalgap.report.html import report_html
+
+        return report_html(self, path, title=title, provenance=provenance)
+
     @property
     def verdict(self) -> str:
         """One plain sentence: how many displayed pairs this benchmark leaves unresolved."""
-        from evalgap.report.sentences import audit_verdict  # rich loads only when asked
+        from evalgap.report.sentences import audit_verdict
 
         return audit_verdict(self)
 
@@ -492,9 +524,9 @@ class AuditResult(Result):
     @property
     def tier_method(self) -> str:
         """Which procedure made the tiers (the rank sets' level, method and replicates)."""
-        from evalgap.report.sentences import tier_method  # rich loads only when asked
+        from evalgap.report.sentences import tier_method
 
-        return tier_method(self)
+        return tier_method(self, MAX_AUDIT_RANK_MODELS)
 
     @property
     def procedures(self) -> tuple[str, ...]:
@@ -616,7 +648,7 @@ def audit_scores(
     for t_index, task in enumerate(score_set.tasks):
         entries = {e.model: e for e in score_set.report.entries if e.task == task.task}
         displayed = np.array([entries[m].mean_score for m in score_set.models])
-        order = np.lexsort((np.array(score_set.models), -displayed))
+        order = rank_order(np.array(score_set.models), displayed)
         # A model with no score on this task has no place in its ranking (as in the rank
         # sets): it would be chained to the last model by a pair with no items.
         scored = ~np.isnan(task.scores).all(axis=0)
@@ -645,7 +677,7 @@ def audit_scores(
                     "items_missing": entry.items_missing,
                 }
             )
-        first, second = _family_pairs(order, family)
+        first, second = family_pairs(order, family)
         rank_of = np.zeros(len(score_set.models), dtype=np.int64)
         rank_of[order] = np.arange(1, order.size + 1)
         if first.size == 0:
@@ -667,19 +699,7 @@ def audit_scores(
                     "index_b": second,
                     "rank_a": rank_of[first],
                     "rank_b": rank_of[second],
-                    "binary": s.binary,
-                    "n_items": s.n_items,
-                    "accuracy_a": s.accuracy_a,
-                    "accuracy_b": s.accuracy_b,
-                    "delta": s.delta,
-                    "correlation": s.correlation,
-                    "a_only": s.a_only,
-                    "b_only": s.b_only,
-                    "sd_diff": s.sd_diff,
-                    "se": s.se,
-                    "variance_a": s.variance_a,
-                    "variance_b": s.variance_b,
-                    "order_reversed": s.delta < 0,
+                    **_summary_columns(s),
                 }
             )
         )
@@ -813,19 +833,7 @@ def audit_counts(
             "index_b": -1,
             "rank_a": 0,
             "rank_b": 0,
-            "binary": True,
-            "n_items": np.atleast_1d(s.n_items),
-            "accuracy_a": np.atleast_1d(s.accuracy_a),
-            "accuracy_b": np.atleast_1d(s.accuracy_b),
-            "delta": np.atleast_1d(s.delta),
-            "correlation": np.atleast_1d(s.correlation),
-            "a_only": counts["a_only"],
-            "b_only": counts["b_only"],
-            "sd_diff": np.atleast_1d(s.sd_diff),
-            "se": np.atleast_1d(s.se),
-            "variance_a": np.atleast_1d(s.accuracy_a * (1 - s.accuracy_a)),
-            "variance_b": np.atleast_1d(s.accuracy_b * (1 - s.accuracy_b)),
-            "order_reversed": np.atleast_1d(s.delta) < 0,
+            **_summary_columns(s),
         }
     )
     listed = _listed_order(pairs)
@@ -857,6 +865,29 @@ def audit_counts(
     return dataclasses.replace(result, n_bootstrap=n_bootstrap)
 
 
+def _summary_columns(s) -> dict:
+    """The pair table's statistics columns from a paired summary (one entry per pair); a
+    binary summary of counts has the Bernoulli variances ``p (1 - p)``."""
+    accuracy_a, accuracy_b = np.atleast_1d(s.accuracy_a), np.atleast_1d(s.accuracy_b)
+    delta = np.atleast_1d(s.delta)
+    binary = s.variance_a is None  # summarize_counts: binary counts, no score variances
+    return {
+        "binary": s.binary,
+        "n_items": np.atleast_1d(s.n_items),
+        "accuracy_a": accuracy_a,
+        "accuracy_b": accuracy_b,
+        "delta": delta,
+        "correlation": np.atleast_1d(s.correlation),
+        "a_only": np.atleast_1d(s.a_only),
+        "b_only": np.atleast_1d(s.b_only),
+        "sd_diff": np.atleast_1d(s.sd_diff),
+        "se": np.atleast_1d(s.se),
+        "variance_a": accuracy_a * (1 - accuracy_a) if binary else s.variance_a,
+        "variance_b": accuracy_b * (1 - accuracy_b) if binary else s.variance_b,
+        "order_reversed": delta < 0,
+    }
+
+
 # --- the vectorized evaluation of every pair ------------------------------------------------
 
 
@@ -880,41 +911,33 @@ def _evaluate(
     binary = p["binary"].to_numpy(dtype=bool)
     b = p["a_only"].to_numpy()
     c = p["b_only"].to_numpy()
-    t = np.asarray(tests.wald_statistic(delta, sd, n), dtype=float)
+    # the 2x2 cells a binary pair's interval needs, from its accuracy (pair statistics keep no
+    # both_correct)
+    both_correct = np.maximum(np.round(p["accuracy_a"].to_numpy(dtype=float) * n) - b, 0.0)
+    both_wrong = np.maximum(n - both_correct - b - c, 0.0)
+    pt = pair_tests(
+        binary=binary, n_items=n, delta=delta, sd_diff=sd, a_only=b, b_only=c,
+        both_correct=both_correct, both_wrong=both_wrong, alpha=alpha, power=power,
+    )  # fmt: skip
+    t = pt.statistic
     p["statistic"] = t
-    nan = np.full(len(p), np.nan)
-    p["p_mcnemar"] = np.where(binary, tests.mcnemar(b, c).p_value, nan)
-    exact, mid_p = tests.mcnemar_exact_and_mid_p(b, c)
-    p["p_exact"] = np.where(binary, exact, nan)
-    p["p_mid_p"] = np.where(binary, mid_p, nan)
-    sample_sd = sd * np.sqrt(n / np.maximum(n - 1, 1))
-    p["p_paired_t"] = np.where(
-        binary, nan, tests.paired_t_from_moments(delta, sample_sd, n).p_value
-    )
-    p["delta_low"], p["delta_high"] = _gap_intervals(p, alpha)
+    p["p_mcnemar"] = pt.p_mcnemar
+    p["p_exact"] = pt.p_exact
+    p["p_mid_p"] = pt.p_mid_p
+    p["p_paired_t"] = pt.p_paired_t
+    p["delta_low"], p["delta_high"] = pt.delta_low, pt.delta_high
     kw = {"alpha": alpha, "power": power}
-    required = np.asarray(pw.required_n(delta, sd, **kw), dtype=float)
-    # As compare: N* is at least the items that hold the differing items any valid test
-    # needs, and not estimated (nor the pair resolved) with fewer differing items than that.
-    differing = b + c
-    testable = differing >= tests.min_differing_items(alpha)
-    floor = tests.required_n_floor(differing, n, alpha)
-    required = np.where((sd > 0) & testable, np.maximum(required, floor), np.nan)
+    testable = pt.testable
+    required = pt.required_n
     p["required_n"] = required
-    p["resolution_ratio"] = np.where(np.isnan(required), np.nan, pw.resolution_ratio(n, required))
+    p["resolution_ratio"] = pt.resolution_ratio
     p["unpaired_required_n"] = pw.unpaired_required_n(delta, p["variance_a"], p["variance_b"], **kw)
     with np.errstate(divide="ignore", invalid="ignore"):
         p["paired_efficiency"] = p["unpaired_required_n"] / p["required_n"]
     # Procedures: replace z_{1-alpha/2} by each procedure's level (Definition 1, Section 6.3).
-    p["resolved_fixed_n"] = multiplicity.resolved_single_step(t, alpha, power, 1) & (
-        required <= n
-    )
-    p["resolved_bonferroni"] = multiplicity.resolved_single_step(t, alpha, power, family_size)
-    p["resolved_sidak"] = multiplicity.resolved_single_step(t, alpha, power, family_size, "sidak")
-    p["resolved_holm"] = multiplicity.resolved_holm(t, alpha, power, family_size)
-    p["resolved_bh"] = multiplicity.resolved_bh(t, alpha, power, family_size)
-    for column in ("resolved_bonferroni", "resolved_sidak", "resolved_holm", "resolved_bh"):
-        p[column] = p[column].to_numpy() & testable  # no valid test rejects on fewer items
+    p["resolved_fixed_n"] = multiplicity.resolved_single_step(t, alpha, power, 1) & pt.resolved
+    for proc, verdict in family_verdicts(t, testable, alpha, power, family_size).items():
+        p[f"resolved_{proc}"] = verdict
     u = np.where(binary, sequential.boundary(b + c, alpha, mixture=mixture), np.nan)
     p["anytime_boundary"] = u
     p["required_n_anytime"] = sequential.required_n_anytime(required, u, alpha, power)
@@ -944,32 +967,40 @@ def _evaluate(
     return p
 
 
-def _gap_intervals(p: pd.DataFrame, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """Per pair, the (1 - alpha) paired interval of delta, as ``compare`` gives it.
+def family_verdicts(
+    statistic: np.ndarray, testable: np.ndarray, alpha: float, power: float, family_size: int
+) -> dict[str, np.ndarray]:
+    """Return each family procedure's verdicts: resolved at its level (Section 6.3).
 
-    Binary pairs: Newcombe's method 10 on the pair's 2x2 table; graded pairs: the paired t
-    interval (sample SD of the differences). NaN for a pair with fewer than 2 items.
+    Bonferroni's and Sidak's single-step levels, Holm's step-down and Benjamini-Hochberg's
+    step-up over the whole family (``statistic`` holds every pair of it), each replacing
+    ``z_{1-alpha/2}`` in Definition 1; a pair with too few differing items for any valid test
+    (``testable`` False) is never resolved.
+
+    Parameters
+    ----------
+    statistic : numpy.ndarray
+        Every pair's Wald statistic, the whole family.
+    testable : numpy.ndarray
+        Whether enough items differ in each pair for a valid test to reject.
+    alpha, power : float
+        The level and power.
+    family_size : int
+        The family's size m.
+
+    Returns
+    -------
+    dict
+        ``{"bonferroni", "sidak", "holm", "bh"}`` -> boolean array over pairs.
     """
-    n = p["n_items"].to_numpy(dtype=float)
-    delta = p["delta"].to_numpy(dtype=float)
-    binary = p["binary"].to_numpy(dtype=bool)
-    low = np.full(len(p), np.nan)
-    high = np.full(len(p), np.nan)
-    if binary.any():
-        a_only = p["a_only"].to_numpy(dtype=float)[binary]
-        b_only = p["b_only"].to_numpy(dtype=float)[binary]
-        both_correct = np.round(p["accuracy_a"].to_numpy(dtype=float)[binary] * n[binary])
-        both_correct = np.maximum(both_correct - a_only, 0.0)
-        both_wrong = np.maximum(n[binary] - both_correct - a_only - b_only, 0.0)
-        ci = intervals.newcombe_interval(both_correct, a_only, b_only, both_wrong, alpha)
-        low[binary], high[binary] = ci.low, ci.high
-    graded = ~binary & (n >= 2)
-    if graded.any():
-        sd = p["sd_diff"].to_numpy(dtype=float)[graded]
-        sample_sd = sd * np.sqrt(n[graded] / (n[graded] - 1))
-        ci = intervals.t_interval(delta[graded], sample_sd, n[graded], alpha)
-        low[graded], high[graded] = ci.low, ci.high
-    return low, high
+    t, m = statistic, family_size
+    verdicts = {
+        "bonferroni": multiplicity.resolved_single_step(t, alpha, power, m),
+        "sidak": multiplicity.resolved_single_step(t, alpha, power, m, "sidak"),
+        "holm": multiplicity.resolved_holm(t, alpha, power, m),
+        "bh": multiplicity.resolved_bh(t, alpha, power, m),
+    }
+    return {proc: np.asarray(v) & testable for proc, v in verdicts.items()}
 
 
 def _required_n_intervals(p, n_resamples, seed, score_set, kw, notes) -> None:
@@ -1116,13 +1147,7 @@ def _clustered(pairs, score_set: ScoreSet, *, alpha, power, n_resamples, seed, p
             a_stats = cl.cluster_stats(d, labels)
             a_icc, a_mbar = cl.icc_from_stats(a_stats.sizes, a_stats.sums, a_stats.sumsq)
             alternatives[name] += int(np.sum(~(cl.design_effect(a_icc, a_mbar) * required <= n)))
-    p["icc"] = icc
-    p["design_effect"] = cl.design_effect(np.nan_to_num(icc), np.nan_to_num(mbar_all, nan=1.0))
-    p.loc[np.isnan(icc), "design_effect"] = np.nan
-    p["required_n_clustered"] = p["required_n"] * p["design_effect"]
-    has = ~np.isnan(icc)
-    verdict = np.where(has, p["required_n_clustered"].to_numpy() <= p["n_items"].to_numpy(), None)
-    p["resolved_clustered"] = pd.array(verdict, dtype="boolean")
+    clustered_verdicts(p, icc, mbar_all)
     distribution = {}
     if boot_unresolved is not None:
         counts = pd.Series(boot_unresolved).value_counts(normalize=True).sort_index()
@@ -1203,24 +1228,14 @@ def _trajectories(p: pd.DataFrame, score_set: ScoreSet | None, alpha, power, mix
 def _finish(
     pairs, rankings, alpha, power, family, m, chain_procedure, stress, trajectories, notes
 ) -> AuditResult:
-    procedures = [proc for proc in PROCEDURES if f"resolved_{proc}" in pairs.columns]
-    unresolved = {}
-    for proc in procedures:
-        column = pairs[f"resolved_{proc}"]
-        if column.isna().all():
-            continue
-        unresolved[proc] = int((~column.fillna(True).astype(bool)).sum())
+    unresolved = count_unresolved(pairs)
     if chain_procedure not in unresolved:
         raise InputError(
             f"procedure={chain_procedure!r} gave no verdicts for these data "
             f"(choose one of {', '.join(unresolved)})"
         )
-    sensitivity = {
-        "correlation_minus_0.1": int((~pairs["resolved_correlation_minus"]).sum()),
-        "correlation": unresolved["fixed_n"],
-        "correlation_plus_0.1": int((~pairs["resolved_correlation_plus"]).sum()),
-    }
-    chains = _chains(pairs, rankings, chain_procedure)
+    sensitivity = sensitivity_counts(pairs)
+    chains = unresolved_chains(pairs, rankings, chain_procedure)
     return AuditResult(
         alpha=float(alpha),
         power=float(power),
@@ -1240,7 +1255,94 @@ def _finish(
     )
 
 
-def _chains(pairs, rankings, procedure) -> dict:
+def rank_order(names: np.ndarray, means: np.ndarray) -> np.ndarray:
+    """Return the models' indices best first: by mean score, ties by name.
+
+    Parameters
+    ----------
+    names : numpy.ndarray
+        The models' names.
+    means : numpy.ndarray
+        Their displayed (mean) scores.
+
+    Returns
+    -------
+    numpy.ndarray
+        Indices into ``names``, rank 1 first.
+    """
+    return np.lexsort((np.asarray(names).astype(str), -np.asarray(means, dtype=float)))
+
+
+def clustered_verdicts(pairs: pd.DataFrame, icc: np.ndarray, mean_size: np.ndarray) -> None:
+    """Add each pair's cluster design effect, clustered N* and clustered verdict to ``pairs``.
+
+    ``design_effect = 1 + (m - 1) ICC`` (Section 6.4) from the pair's ICC and mean cluster
+    size; pairs without an ICC (no clusters) get NaN and no verdict.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        The pair table (``required_n``, ``n_items``); ``icc``, ``design_effect``,
+        ``required_n_clustered`` and ``resolved_clustered`` are set on it.
+    icc, mean_size : numpy.ndarray
+        Each pair's ICC of the differences and mean cluster size (NaN without clusters).
+    """
+    has = ~np.isnan(icc)
+    design = cl.design_effect(np.nan_to_num(icc), np.nan_to_num(mean_size, nan=1.0))
+    pairs["icc"] = icc
+    pairs["design_effect"] = np.where(has, design, np.nan)
+    pairs["required_n_clustered"] = pairs["required_n"] * pairs["design_effect"]
+    verdict = np.where(
+        has, pairs["required_n_clustered"].to_numpy() <= pairs["n_items"].to_numpy(), None
+    )
+    pairs["resolved_clustered"] = pd.array(verdict, dtype="boolean")
+
+
+def count_unresolved(pairs: pd.DataFrame) -> dict[str, int]:
+    """Return the pairs left unresolved, per procedure that gave verdicts.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        Pair rows with ``resolved_<procedure>`` columns (a missing verdict counts as none).
+
+    Returns
+    -------
+    dict
+        Procedure (in :data:`PROCEDURES` order) -> unresolved pairs; a procedure whose
+        verdicts are all missing is left out.
+    """
+    out = {}
+    for proc in PROCEDURES:
+        column = pairs.get(f"resolved_{proc}")
+        if column is None or column.isna().all():
+            continue
+        out[proc] = int((~column.fillna(True).astype(bool)).sum())
+    return out
+
+
+def sensitivity_counts(pairs: pd.DataFrame) -> dict[str, int]:
+    """Return the unresolved pairs at fixed n with the correlation moved by -0.1, as
+    estimated, and +0.1 (Section 6.2).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        Pair rows with ``resolved_fixed_n`` and ``resolved_correlation_minus/plus``.
+
+    Returns
+    -------
+    dict
+        ``correlation_minus_0.1``, ``correlation``, ``correlation_plus_0.1`` -> counts.
+    """
+    return {
+        "correlation_minus_0.1": int((~pairs["resolved_correlation_minus"]).sum()),
+        "correlation": int((~pairs["resolved_fixed_n"].fillna(True).astype(bool)).sum()),
+        "correlation_plus_0.1": int((~pairs["resolved_correlation_plus"]).sum()),
+    }
+
+
+def unresolved_chains(pairs, rankings, procedure) -> dict:
     """Per task, the unresolved chains: runs of models chained by unresolved rank-adjacent
     gaps, best first (a model resolved from both neighbours is a chain of one).
 
@@ -1313,7 +1415,9 @@ def _listed_family(pairs: pd.DataFrame, listed: pd.DataFrame) -> str:
     return "listed"
 
 
-def _family_pairs(order: np.ndarray, family: str) -> tuple[np.ndarray, np.ndarray]:
+def family_pairs(order: np.ndarray, family: str) -> tuple[np.ndarray, np.ndarray]:
+    """Return the family's pairs of models ranked ``order`` (best first): the upper and the
+    lower model of each, rank-adjacent pairs or all pairs in row-major order."""
     if family == "adjacent":
         return order[:-1], order[1:]
     upper, lower = np.triu_indices(order.size, k=1)

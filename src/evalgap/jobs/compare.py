@@ -19,6 +19,7 @@ import numpy as np
 
 from evalgap._results import Result
 from evalgap.errors import InputError
+from evalgap.jobs.pair_tests import PairTests, pair_tests
 from evalgap.stats import _validate, intervals, resample, tests
 from evalgap.stats import power as pw
 from evalgap.stats.paired import (
@@ -41,6 +42,9 @@ CORRELATION_SHIFT = pw.CORRELATION_SHIFT
 @dataclass(frozen=True, repr=False)
 class PValues(Result):
     """p-values of one comparison, by test; None where a test does not apply.
+
+    Not a table (no ``to_frame()``): its entries are the rows of
+    :meth:`CompareResult.to_frame` (one per test).
 
     Attributes
     ----------
@@ -71,6 +75,9 @@ class PValues(Result):
 class RequiredNInterval(Result):
     """Bootstrap percentile interval of N* (Section 6.1, Appendix I).
 
+    Not a table (no ``to_frame()``): an interval of one number (N*), part of
+    :class:`CompareResult`.
+
     Attributes
     ----------
     low, high : float
@@ -96,6 +103,8 @@ class RequiredNInterval(Result):
 class CorrelationSensitivity(Result):
     """The verdict recomputed at a perturbed correlation (clamped to the admissible range).
 
+    Not a table (no ``to_frame()``): one row of ``CompareResult.correlation_sensitivity``.
+
     Attributes
     ----------
     correlation : float
@@ -118,6 +127,9 @@ class CorrelationSensitivity(Result):
 @dataclass(frozen=True, repr=False)
 class BootstrapResult(Result):
     """The paired percentile bootstrap of Definition 2.
+
+    Not a table (no ``to_frame()``): a few numbers of one pair;
+    :meth:`CompareResult.to_frame` holds its p-value.
 
     Attributes
     ----------
@@ -251,7 +263,7 @@ class CompareResult(Result):
     @property
     def verdict(self) -> str:
         """One plain sentence: what the tests say and whether the benchmark resolves the gap."""
-        from evalgap.report.sentences import compare_verdict  # rich loads only when asked
+        from evalgap.report.sentences import compare_verdict
 
         return compare_verdict(self)
 
@@ -332,15 +344,18 @@ def compare_counts(
     s = summarize_counts(both_correct, a_only, b_only, both_wrong)
     n = int(s.n_items)
     too_few = _too_few_items(int(s.a_only) + int(s.b_only), alpha, alternative)
+    pt = pair_tests(
+        binary=[True], n_items=[n], delta=[s.delta], sd_diff=[s.sd_diff], a_only=[s.a_only],
+        b_only=[s.b_only], both_correct=[both_correct], both_wrong=[both_wrong], alpha=alpha,
+        power=power, alternative=alternative,
+    )  # fmt: skip
     p = PValues(
-        mcnemar=float(tests.mcnemar(s.a_only, s.b_only, alternative=alternative).p_value),
-        mcnemar_cc=float(
-            tests.mcnemar(s.a_only, s.b_only, correction=True, alternative=alternative).p_value
-        ),
-        exact=float(tests.mcnemar_exact(s.a_only, s.b_only, alternative=alternative)),
-        mid_p=float(tests.mcnemar_exact(s.a_only, s.b_only, alternative=alternative, mid_p=True)),
+        mcnemar=float(pt.p_mcnemar[0]),
+        mcnemar_cc=float(pt.p_mcnemar_cc[0]),
+        exact=float(pt.p_exact[0]),
+        mid_p=float(pt.p_mid_p[0]),
     )
-    newcombe = intervals.newcombe_interval(both_correct, a_only, b_only, both_wrong, alpha)
+    newcombe = pt.interval(0)
     wald = intervals.wald_interval(s.delta, s.se, alpha)
     boot = req_ci = None
     if n_bootstrap and not too_few:
@@ -360,6 +375,7 @@ def compare_counts(
     return _assemble(
         s,
         p,
+        pt,
         primary=newcombe,
         all_intervals=(newcombe, wald) + ((boot.ci,) if boot else ()),
         alpha=alpha,
@@ -469,8 +485,12 @@ def compare_scores(
     too_few = _too_few_items(int(s.a_only) + int(s.b_only), alpha, alternative)
     # The same "no spread" as summarize_moments (spread within rounding of the scale is none).
     sd_sample = float(d.std(ddof=1)) if s.sd_diff > 0 else 0.0
-    t_res = tests.paired_t_from_moments(s.delta, sd_sample, n, alternative=alternative)
-    p = PValues(paired_t=float(t_res.p_value))
+    pt = pair_tests(
+        binary=[False], n_items=[n], delta=[s.delta], sd_diff=[s.sd_diff], a_only=[s.a_only],
+        b_only=[s.b_only], sd_sample=[sd_sample], alpha=alpha, power=power,
+        alternative=alternative,
+    )  # fmt: skip
+    p = PValues(paired_t=float(pt.p_paired_t[0]))
     if n_permutations:
         flip = tests.sign_flip_test(
             a,
@@ -480,7 +500,7 @@ def compare_scores(
             seed=resample.child_seed(seed, "sign_flip"),
         )
         p = dataclasses.replace(p, sign_flip=float(flip.p_value))
-    t_ci = intervals.t_interval(s.delta, sd_sample, n, alpha)
+    t_ci = pt.interval(0)
     wald = intervals.wald_interval(s.delta, s.se, alpha)
     boot = req_ci = None
     if n_bootstrap and not too_few:
@@ -500,6 +520,7 @@ def compare_scores(
     return _assemble(
         s,
         p,
+        pt,
         primary=boot.ci if boot else t_ci,
         all_intervals=((boot.ci,) if boot else ()) + (t_ci, wald),
         alpha=alpha,
@@ -562,6 +583,7 @@ def _outside_unit_interval(a: np.ndarray, b: np.ndarray) -> str:
 def _assemble(
     s: PairedSummary,
     p: PValues,
+    pt: PairTests,
     *,
     primary,
     all_intervals,
@@ -588,7 +610,7 @@ def _assemble(
     notes = list(extra_notes)
     degenerate = bool(s.sd_diff == 0) or too_few
     against = bool(pw.opposes_alternative(float(s.delta), alternative))
-    floor = float(tests.required_n_floor(int(s.a_only) + int(s.b_only), n, alpha, alternative))
+    floor = float(pt.required_n_floor[0])
     if too_few:
         required = mde = q = math.nan
     elif degenerate:
@@ -601,18 +623,18 @@ def _assemble(
         )
         required = mde = q = math.nan
     else:
-        required = float(pw.required_n(s.delta, s.sd_diff, **kw)) if not against else math.inf
-        if required < floor:
+        required = float(pt.required_n[0])
+        formula = float(pt.required_n_formula[0])
+        if formula < floor:
             notes.append(
-                f"Eq. 3 gives N* = {required:.3g}, fewer items than hold the "
+                f"Eq. 3 gives N* = {formula:.3g}, fewer items than hold the "
                 f"{int(tests.min_differing_items(alpha, alternative))} differing items any valid "
                 f"test needs at alpha={_validate.show(float(alpha))}; N* is raised to "
                 f"{math.ceil(floor * (1 - 1e-12)):,}, the items that hold that many at this "
                 "sample's rate of differing items"
             )
-            required = floor
         mde = float(pw.mde(n, s.sd_diff, **kw))
-        q = float(pw.resolution_ratio(n, required))
+        q = float(pt.resolution_ratio[0])
     if against:
         side = "A" if alternative == "greater" else "B"
         notes.append(
@@ -658,7 +680,7 @@ def _assemble(
         else None,
         mde=None if degenerate else mde,
         resolution_ratio=None if degenerate else q,
-        resolved=bool(q >= 1),
+        resolved=bool(pt.resolved[0]),
         unpaired_required_n=pw.round_up(unpaired),
         paired_efficiency=(unpaired / required)
         if math.isfinite(required) and required > 0

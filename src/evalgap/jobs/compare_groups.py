@@ -28,6 +28,8 @@ ADJUSTMENTS = ("holm", "bonferroni", "sidak", "bh")
 class GroupComparison(Result):
     """One group's comparison and its p-value adjusted for the number of groups.
 
+    Not a table (no ``to_frame()``): one row of :meth:`CompareGroupsResult.to_frame`.
+
     Attributes
     ----------
     group : str
@@ -91,14 +93,9 @@ class CompareGroupsResult(Result):
     @property
     def verdict(self) -> str:
         """One sentence: in how many groups the gap is significant after the correction."""
-        k, m = len(self.significant_groups), len(self.groups)
-        test = "exact McNemar" if self.pooled.binary else "paired t"
-        listed = f" ({', '.join(self.significant_groups[:5])}" + (", ...)" if k > 5 else ")")
-        return (
-            f"{self.model_a} and {self.model_b} differ significantly in {k} of {m} "
-            f"{self.by} group{'s' if m != 1 else ''}{listed if k else ''} "
-            f"({test} p-values, {self.adjustment}-adjusted over {m} groups, alpha={self.alpha:g})"
-        )
+        from evalgap.report.sentences import compare_groups_verdict
+
+        return compare_groups_verdict(self)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per group: items, accuracies, gap, p-values, q and the verdict."""

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from evalgap._results import Result, plain
+from evalgap._results import Result, TableResult, plain
 from evalgap._scores import ScoreSet
 from evalgap.errors import InputError
 from evalgap.io import counts
@@ -40,6 +40,8 @@ DEFAULT_PERMUTATIONS = 100_000
 @dataclass(frozen=True, repr=False)
 class TaskDegradation(Result):
     """One task's paired comparison of baseline (A) and candidate (B).
+
+    Not a table (no ``to_frame()``): one row of :meth:`DegradeResult.to_frame`.
 
     Attributes
     ----------
@@ -79,7 +81,7 @@ class TaskDegradation(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class DegradeResult(Result):
+class DegradeResult(TableResult):
     """Everything ``evalgap degrade`` reports (the documented ``--json`` contract).
 
     Attributes
@@ -151,6 +153,7 @@ class DegradeResult(Result):
         "verdict",
     )
     _headline = ("degraded", "p_values")
+    _rows = "tasks"
 
     @property
     def false_alarm_bound(self) -> float:
@@ -190,7 +193,7 @@ class DegradeResult(Result):
     @property
     def verdict(self) -> str:
         """A paragraph a release manager can paste into a pull request."""
-        from evalgap.report.sentences import degrade_verdict  # rich loads only when asked
+        from evalgap.report.sentences import degrade_verdict
 
         return degrade_verdict(self)
 

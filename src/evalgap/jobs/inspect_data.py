@@ -16,6 +16,7 @@ import pandas as pd
 
 from evalgap._results import Result
 from evalgap._scores import AlignmentReport, LongScores, ScoreSet, align
+from evalgap.errors import InputError
 
 
 @dataclass(frozen=True, repr=False)
@@ -76,25 +77,32 @@ class DataSummary(Result):
 
 
 def inspect_data(
-    scores: LongScores,
+    scores,
     *,
     models=None,
     tasks=None,
     strict: bool = False,
     score_set: ScoreSet | None = None,
+    options=None,
+    **columns,
 ) -> DataSummary:
     """Summarise a long score table and its alignment (see the module docstring).
 
     Parameters
     ----------
-    scores : LongScores
-        What a loader read (:func:`evalgap.load_scores`).
+    scores : LongScores, DataFrame, str, Path or list
+        What a loader read (:func:`evalgap.load_scores`), a long DataFrame, or result
+        files (``inspect-data --scores``), as the other jobs take them.
     models, tasks : list of str, optional
         Select models and tasks.
     strict : bool
         Treat any left-out row as an error.
     score_set : ScoreSet, optional
         The alignment, when already done.
+    options : LoadOptions, optional
+        With paths: how to read them (format, layout, metric, filter...).
+    **columns
+        Column names of a DataFrame or table file (``model_column=``...).
 
     Returns
     -------
@@ -108,6 +116,16 @@ def inspect_data(
     >>> [m.model for m in summary.models], summary.binary
     (['model-x', 'model-y'], True)
     """
+    if not isinstance(scores, LongScores):
+        from evalgap.jobs._inputs import _check_columns, long_scores
+
+        _check_columns(columns, "inspect_data")
+        scores = long_scores(scores, options=options, **columns)
+    elif columns or options is not None:
+        raise InputError(
+            "options= and column names are for paths or a DataFrame; these scores are "
+            "already read"
+        )
     aligned = score_set or align(
         scores.frame, models=models, tasks=tasks, strict=strict, source=scores.source
     )

@@ -17,9 +17,9 @@ import numpy as np
 
 from evalgap._results import Result
 from evalgap.errors import InputError
-from evalgap.jobs.plan import check_countable
 from evalgap.stats import _validate
 from evalgap.stats import variance_components as vc
+from evalgap.stats._validate import check_countable
 
 DEFAULT_MAX_RUNS = 10
 # The frontier has a row per K: beyond this many runs per item a frontier is not a plan (and
@@ -32,6 +32,9 @@ SMALL_RERUN_SAVING = 0.2
 @dataclass(frozen=True, repr=False)
 class PilotComponents(Result):
     """The variance components of the per-item difference, as the pilot estimates them.
+
+    Not a table (no ``to_frame()``): a few variance components of one pilot, part of
+    :class:`PilotPlan`.
 
     Attributes
     ----------
@@ -62,6 +65,8 @@ class PilotComponents(Result):
 @dataclass(frozen=True, repr=False)
 class Design(Result):
     """One design: N items, each run K times by each model.
+
+    Not a table (no ``to_frame()``): one row of :meth:`PilotPlan.to_frame` (the frontier).
 
     Attributes
     ----------
@@ -248,7 +253,7 @@ def plan_pilot(
         cost_per_run=cost_per_run, price_per_1k_tokens=price_per_1k_tokens,
         tokens_per_item=tokens_per_item, n_items=n_items, max_runs=max_runs, tasks=tasks,
     )
-    from evalgap.jobs.api import long_scores
+    from evalgap.jobs._inputs import long_scores
 
     alpha, power = (float(x) for x in _validate.levels(alpha, power, "two-sided"))
     max_runs = _validate.whole_number(max_runs, "max_runs", 1)

@@ -15,11 +15,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalgap._results import Result
+from evalgap._results import Result, RowResult
 from evalgap.errors import InputError
 from evalgap.stats import _validate
 from evalgap.stats import noninferiority as ni
 from evalgap.stats import power as pw
+from evalgap.stats._validate import check_countable
 
 SHORTCUT_EPSILON = 0.05  # the epsilon of Corollary 1 reported by default
 
@@ -27,6 +28,9 @@ SHORTCUT_EPSILON = 0.05  # the epsilon of Corollary 1 reported by default
 @dataclass(frozen=True, repr=False)
 class Conventions(Result):
     """The ``K/h^2`` and ``2K/h^2`` sample sizes and their ``x (1 - rho)`` read-outs, rounded up.
+
+    Not a table (no ``to_frame()``): four sample sizes of one plan, part of
+    :meth:`PlanResult.to_frame`'s row.
 
     See :class:`evalgap.stats.power.CalculatorConventions` for which tool returns which.
 
@@ -46,7 +50,7 @@ class Conventions(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class DegradationPlan(Result):
+class DegradationPlan(RowResult):
     """Items needed to detect an accuracy drop at a flip rate (Degradation paper, Eq. 11).
 
     Attributes
@@ -79,7 +83,7 @@ class DegradationPlan(Result):
     @property
     def verdict(self) -> str:
         """One plain sentence."""
-        from evalgap.report.sentences import degradation_plan_verdict  # rich loads on demand
+        from evalgap.report.sentences import degradation_plan_verdict
 
         return degradation_plan_verdict(self)
 
@@ -160,7 +164,7 @@ def plan_degradation(
 
 
 @dataclass(frozen=True, repr=False)
-class NonInferiorityPlan(Result):
+class NonInferiorityPlan(RowResult):
     """Items needed to show a candidate no worse than a margin (Tango's test, Nam 1997).
 
     Attributes
@@ -234,7 +238,7 @@ def plan_noninferiority(
 
 
 @dataclass(frozen=True, repr=False)
-class PlanResult(Result):
+class PlanResult(RowResult):
     """A prospective sample-size plan for one paired comparison.
 
     Attributes
@@ -290,34 +294,9 @@ class PlanResult(Result):
     @property
     def verdict(self) -> str:
         """One plain sentence summarising the plan."""
-        setting = f"at alpha={self.alpha:g}, power {self.power:g}"
-        if self.required_n is None:
-            out = "a zero gap cannot be resolved by any number of items"
-            if self.delta != 0:  # pragma: no cover - plan() refuses an overflowing N*
-                out = "no finite number of items resolves this gap"
-            if self.mde is not None:
-                out += (
-                    f"; with {self.n_items:,} items the smallest resolvable gap {setting} "
-                    f"is {self.mde:.4f} ({100 * self.mde:.2f} points)"
-                )
-            return out
-        gap = f"a gap of {abs(self.delta):.4g} ({100 * abs(self.delta):.2f} points)"
-        out = (
-            f"resolving {gap} {setting} needs {self.required_n:,} paired "
-            f"item{'' if self.required_n == 1 else 's'}"
-        )
-        if self.conventions and self.conventions.one_sample_shortcut is not None:
-            out += (
-                f"; the unpaired Cohen-h shortcut (1-rho) K/h^2 would say "
-                f"{self.conventions.one_sample_shortcut:,}, about half"
-            )
-        if self.n_items is not None:
-            status = "resolve it" if self.resolved else "do not resolve it"
-            out += (
-                f"; {self.n_items:,} items {status} (q={self.resolution_ratio:.2f}, "
-                f"power {self.power_at_n:.2f}, MDE {self.mde:.4f})"
-            )
-        return out
+        from evalgap.report.sentences import plan_verdict
+
+        return plan_verdict(self)
 
 
 # Options of the plans read from files (a pilot, a reference): refused on the other plans.
@@ -632,24 +611,6 @@ def _check_finite_required(required: float, delta: float, sd: float) -> None:
     if delta != 0:
         check_countable(
             required, f"a gap of {_validate.show(delta)} with sd_diff {_validate.show(sd)}"
-        )
-
-
-def check_countable(required: float, what: str, option: str = "delta=") -> None:
-    """Refuse a sample size beyond floating point (a gap far too small for any benchmark).
-
-    A finite N*, however large, is reported as a whole number; one that overflows to
-    infinity is an ``InputError`` naming ``option``, never an ``OverflowError``.
-    """
-    if math.isnan(required):
-        raise InputError(
-            f"{what}: the items needed are not defined at these settings (the sample-size "
-            f"formula breaks down); check {option}"
-        )
-    if not math.isfinite(required):
-        raise InputError(
-            f"{what} needs more items than floating point can count (N* overflows): no "
-            f"feasible benchmark resolves it; check the units of {option}"
         )
 
 

@@ -29,6 +29,8 @@ from evalgap.stats.weighted import weighted_gap
 class Stratum(Result):
     """One stratum of the design.
 
+    Not a table (no ``to_frame()``): one row of :meth:`SamplingDesign.to_frame`.
+
     Attributes
     ----------
     stratum : int
@@ -210,7 +212,7 @@ def plan_sampling(
         alpha=alpha, power=power, n_strata=n_strata, seed=seed, tasks=tasks,
         model_a=model_a, model_b=model_b,
     )
-    from evalgap.jobs.api import long_scores
+    from evalgap.jobs._inputs import long_scores
 
     alpha, power = (float(x) for x in _validate.levels(alpha, power, "two-sided"))
     n_strata = _validate.whole_number(n_strata, "n_strata", 1)
@@ -334,6 +336,8 @@ def plan_sampling(
 @dataclass(frozen=True, repr=False)
 class PairValidation(Result):
     """Repeated sampling of one held-back pair under its design.
+
+    Not a table (no ``to_frame()``): one row of :meth:`SamplingValidation.to_frame`.
 
     Attributes
     ----------

@@ -28,6 +28,7 @@ import math
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from scipy import optimize
@@ -150,6 +151,7 @@ class CalibrationResult(Result):
     """
 
     _headline = ("alpha", "n_items", "n_trials")
+    simulation: ClassVar[str] = "calibration"  # which study: the renderers dispatch on it
 
     alpha: float
     power: float
@@ -365,6 +367,7 @@ class ProspectiveResult(Result):
     """
 
     _headline = ("alpha", "n_trials")
+    simulation: ClassVar[str] = "prospective"  # which study: the renderers dispatch on it
 
     alpha: float
     power: float
@@ -421,6 +424,22 @@ def prospective_counts(score_set, pairs) -> dict:
     return counts
 
 
+def _pairs_of_scores(pairs, scores) -> dict:
+    """The 2x2 counts of the model pairs ``pairs`` (``(A, B)`` each) in ``scores``."""
+    from evalgap.jobs._inputs import scores_of
+
+    if isinstance(pairs, (str, dict)) or not pairs or not all(
+        isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(m, str) for m in p)
+        for p in pairs
+    ):
+        raise InputError(
+            "with scores=, pairs= names the model pairs to subsample: a list of (A, B); "
+            f"got {_validate.show(pairs)}"
+        )
+    models = list(dict.fromkeys(m for pair in pairs for m in pair))
+    return prospective_counts(scores_of(scores, models=models), pairs)
+
+
 def _pair_counts(cells, name: str) -> tuple:
     """Check a pair's 2x2 counts: four non-negative whole numbers."""
     if isinstance(cells, (str, bytes, dict)) or not hasattr(cells, "__len__") or len(cells) != 4:
@@ -437,8 +456,9 @@ def _prospective_size(cells, size, trials, alpha, stream):
 
 
 def prospective(
-    pairs: dict,
+    pairs,
     *,
+    scores=None,
     fractions=(0.8, 1.0, 1.2),
     n_trials: int = 1000,
     alpha: float = 0.05,
@@ -455,8 +475,13 @@ def prospective(
 
     Parameters
     ----------
-    pairs : dict
-        Label -> ``(both_correct, a_only, b_only, both_wrong)``.
+    pairs : dict or list of (str, str)
+        Label -> ``(both_correct, a_only, b_only, both_wrong)``; with ``scores``, the model
+        pairs ``(A, B)`` to subsample (``simulate prospective --pair A B``), each labelled
+        ``"A vs B"`` and counted on the items both models scored.
+    scores : DataFrame, ScoreSet, str, Path or list, optional
+        Per-item binary scores holding the models of ``pairs`` (the ``--scores`` of the
+        command line; see :func:`evalgap.audit` for the forms).
     fractions : sequence of float
         Subsample sizes as multiples of N*.
     n_trials : int
@@ -481,6 +506,8 @@ def prospective(
     _validate.levels(alpha, power)
     n_trials = study_count(n_trials, "n_trials")
     fractions = study_grid(fractions, "fractions", _fraction)
+    if scores is not None:
+        pairs = _pairs_of_scores(pairs, scores)
     if not isinstance(pairs, dict) or not pairs:
         raise InputError(
             "pairs must be a dict of label -> (both_correct, a_only, b_only, both_wrong); "
@@ -545,6 +572,7 @@ class PowerCurveResult(Result):
     """
 
     _headline = ("kind", "n_trials", "n_bootstrap")
+    simulation: ClassVar[str] = "power_curve"  # which study: the renderers dispatch on it
 
     kind: str
     alpha: float
@@ -778,6 +806,7 @@ class SequentialResult(Result):
     """
 
     _headline = ("required_n", "type1", "rejection_rate")
+    simulation: ClassVar[str] = "sequential"  # which study: the renderers dispatch on it
 
     alpha: float
     mixture: str
@@ -1005,6 +1034,7 @@ class AggregationResult(Result):
     """
 
     _headline = ("alpha", "n_experiments", "flip_rate")
+    simulation: ClassVar[str] = "aggregation"  # which study: the renderers dispatch on it
 
     alpha: float
     n_experiments: int

@@ -2,7 +2,7 @@
 
 The DuckDB I/O lives in :mod:`evalgap.io.store`; this module runs the jobs and returns their
 results. Every job reads a store in place of score files (``--store STORE``, or
-:func:`read_store` in Python): the store gives back the long table its sources' loaders gave,
+:func:`store_read` in Python): the store gives back the long table its sources' loaders gave,
 so ``audit --store`` gives exactly the numbers of ``audit --scores`` on the same files.
 
 What is exact, and from what: the audit of a store reads its items (the audit's cluster
@@ -13,7 +13,7 @@ graded differences, per task, and per cluster when the items carry clusters) are
 to date at each add, for the new models' pairs only, and equal the statistics recomputed
 from scratch; they are what a pairwise table of a thousand-model board -- its verdicts, and
 each pair's cluster ICC, design effect and clustered verdict -- is read from without
-touching the items (:func:`audit_store`, :func:`audit_store_streamed`).
+touching the items (:func:`store_audit_in_memory`, :func:`store_audit`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalgap._results import Result
+from evalgap._results import Result, TableResult
 from evalgap.errors import InputError
 from evalgap.stats import _validate
 
@@ -29,6 +29,9 @@ from evalgap.stats import _validate
 @dataclass(frozen=True, repr=False)
 class StoreAddResult(Result):
     """What ``store add`` did.
+
+    Not a table (no ``to_frame()``): lists of source paths and a row count;
+    :meth:`StoreListResult.to_frame` is the table of sources.
 
     Attributes
     ----------
@@ -56,7 +59,7 @@ class StoreAddResult(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class StoreListResult(Result):
+class StoreListResult(TableResult):
     """What a store holds.
 
     Attributes
@@ -80,10 +83,11 @@ class StoreListResult(Result):
     n_runs: int
     sources: tuple
     _headline = ("n_rows",)
+    _rows = "sources"
 
 
 @dataclass(frozen=True, repr=False)
-class StoreRemoveResult(Result):
+class StoreRemoveResult(TableResult):
     """What ``store remove`` did.
 
     Attributes
@@ -103,11 +107,15 @@ class StoreRemoveResult(Result):
     models_removed: int
     removed_sources: tuple = ()
     _headline = ("rows_removed",)
+    _rows = "removed_sources"
 
 
 @dataclass(frozen=True, repr=False)
 class StoreExportResult(Result):
     """What ``store export`` wrote.
+
+    Not a table (no ``to_frame()``): a path and a row count; the rows are in the Parquet
+    file ``output``.
 
     Attributes
     ----------
@@ -123,7 +131,9 @@ class StoreExportResult(Result):
     _headline = ("output", "rows")
 
 
-def store_add(store, paths, options=None, *, progress=None, **columns) -> StoreAddResult:
+def store_add(
+    store, scores=None, options=None, *, progress=None, **columns
+) -> StoreAddResult:
     """Add score sources to a store (created if absent); return what was added and skipped.
 
     Each path (file or directory, any source :func:`evalgap.load_scores` reads) is one
@@ -141,8 +151,9 @@ def store_add(store, paths, options=None, *, progress=None, **columns) -> StoreA
     ----------
     store : str or Path
         The store file (DuckDB).
-    paths : str, Path or list of them
-        Score files or directories; each is one source.
+    scores : str, Path or list of them
+        Score files or directories (``store add STORE SOURCES...``); each is one source.
+        (``paths=``, its earlier name, still works with a DeprecationWarning.)
     options : LoadOptions, optional
         How to read them (recorded with each source).
     progress : callable, optional
@@ -169,7 +180,9 @@ def store_add(store, paths, options=None, *, progress=None, **columns) -> StoreA
 
     from evalgap.io import store as io
     from evalgap.io.options import LoadOptions
+    from evalgap.jobs._inputs import _renamed
 
+    paths = _renamed(columns, "paths", "scores", scores)  # the score files to add
     options = options or LoadOptions()
     if not isinstance(options, LoadOptions):
         raise InputError(
@@ -190,7 +203,7 @@ def store_add(store, paths, options=None, *, progress=None, **columns) -> StoreA
         paths = [paths]
     if not isinstance(paths, (list, tuple)) or not all(isinstance(p, (str, Path)) for p in paths):
         raise InputError(
-            f"store_add(paths=...): a path or a list of paths (str or Path); got {paths!r:.80}"
+            f"store_add(scores=...): a path or a list of paths (str or Path); got {paths!r:.80}"
         )
     if not paths:
         raise InputError("store add: give at least one score file or directory")
@@ -355,7 +368,7 @@ def store_export(store, output) -> StoreExportResult:
     return StoreExportResult(str(store), str(output), rows)
 
 
-def read_store(store, *, models=None, tasks=None):
+def store_read(store, *, models=None, tasks=None):
     """Return a store's scores as a LongScores, the table every job takes.
 
     ``models`` and ``tasks`` are pushed into the query (alignment still selects and orders).
@@ -377,7 +390,7 @@ def read_store(store, *, models=None, tasks=None):
     >>> import tempfile, os, evalgap
     >>> path = os.path.join(tempfile.mkdtemp(), "board.duckdb")
     >>> _ = evalgap.store_add(path, ["examples/two_models.csv"])
-    >>> len(evalgap.read_store(path).frame)
+    >>> len(evalgap.store_read(path).frame)
     4000
     """
     from evalgap.io import store as io
@@ -436,7 +449,7 @@ def store_pairs(store, *, tasks=None):
         return io.pair_stats(con, tasks=tasks)
 
 
-def audit_store(store, *, family: str = "adjacent", tasks=None, **settings):
+def store_audit_in_memory(store, *, family: str = "adjacent", tasks=None, **settings):
     """Audit a store's binary leaderboard from its pair statistics alone (no item is read).
 
     Per task, models are ranked by their mean score over their own items (as ``audit``
@@ -471,71 +484,42 @@ def audit_store(store, *, family: str = "adjacent", tasks=None, **settings):
     >>> import tempfile, os, evalgap
     >>> path = os.path.join(tempfile.mkdtemp(), "board.duckdb")
     >>> _ = evalgap.store_add(path, ["examples/two_models.csv"])
-    >>> evalgap.audit_store(path, n_bootstrap=0).unresolved["fixed_n"]
+    >>> evalgap.store_audit_in_memory(path, n_bootstrap=0).unresolved["fixed_n"]
     1
     """
     import dataclasses
 
     _validate.arguments(tasks=tasks, **settings)
-    import numpy as np
     import pandas as pd
 
     from evalgap.io import store as io
-    from evalgap.jobs.audit import audit_counts
 
     tasks = _check_audit_arguments(family, tasks, settings)
     with io.opened(store, "auditing it") as con:
-        means = io.model_means(con, tasks=tasks)
-        if not means["binary"].all():
-            raise InputError(
-                "an audit from pair statistics needs binary scores; audit the items of a graded "
-                "store with evalgap.audit(evalgap.read_store(STORE))"
-            )
-        wanted = []
-        for task, sub in means.groupby("task", sort=False):
-            names = sub["model"].to_numpy(dtype=object)
-            order = np.lexsort((names.astype(str), -sub["mean"].to_numpy()))
-            ranked = names[order]
-            if family == "adjacent":
-                upper, lower = ranked[:-1], ranked[1:]
-            else:
-                i, j = np.triu_indices(len(ranked), k=1)
-                upper, lower = ranked[i], ranked[j]
-            wanted.append(pd.DataFrame({"task": task, "upper": upper, "lower": lower}))
-        if not wanted:
-            raise InputError(_no_scores(con, tasks))
-        wanted = pd.concat(wanted, ignore_index=True)
-        if wanted.empty:
+        ranked = _ranked_models(con, tasks)
+        # one block per task: the whole family at once
+        blocks = [b for b in _pair_blocks(con, ranked, family, block_pairs=None) if len(b)]
+        if not blocks:
             raise InputError(f"{store}: no pairs to audit (one model per task)")
-        wanted["model_a"] = np.where(
-            wanted["upper"] < wanted["lower"], wanted["upper"], wanted["lower"]
-        )
-        wanted["model_b"] = np.where(
-            wanted["upper"] < wanted["lower"], wanted["lower"], wanted["upper"]
-        )
-        stats = io.pair_stats(con, pairs=wanted)
-        clusters = io.pair_cluster_stats(con, pairs=wanted)
-    table = wanted.merge(stats, on=["task", "model_a", "model_b"], how="left", sort=False)
-    _refuse_unpaired(store, table)
-    flip = (table["upper"] != table["model_a"]).to_numpy()
-    a_only = table["a_only"].to_numpy()
-    b_only = table["b_only"].to_numpy()
-    frame = pd.DataFrame(
-        {
-            "task": table["task"],
-            "model_a": table["upper"],
-            "model_b": table["lower"],
-            "both_correct": table["both_correct"].round().astype(np.int64),
-            "a_only": np.where(flip, b_only, a_only).round().astype(np.int64),
-            "b_only": np.where(flip, a_only, b_only).round().astype(np.int64),
-            "both_wrong": table["both_wrong"].round().astype(np.int64),
-        }
-    )
-    result = audit_counts(frame, source=str(store), **settings)
-    result = dataclasses.replace(result, family=family)  # the family asked for, whatever K
+        counts = [_block_counts(con, block, store) for block in blocks]
+        wanted = [c.attrs.pop("wanted") for c in counts]
+        frame = pd.concat(counts, ignore_index=True)
+        frame.attrs["wanted"] = pd.concat(wanted, ignore_index=True)
+        result = _audit_block(con, frame, settings, source=str(store))
+    return dataclasses.replace(result, family=family)  # the family asked for, whatever K
+
+
+def _audit_block(con, counts, settings, **fixed):
+    """Audit pairs from their stored statistics: the 2x2 recipe of ``audit(pairs=)``, then
+    each pair's clustered verdict from its per-cluster sums when the store keeps clusters."""
+    from evalgap.io import store as io
+    from evalgap.jobs.audit import audit_counts
+
+    result = audit_counts(counts, **fixed, **settings)
+    clusters = io.pair_cluster_stats(con, pairs=counts.attrs["wanted"])
     if clusters.empty:
         return result
-    return _clustered_from_statistics(result, clusters, settings)
+    return _clustered_from_statistics(result, clusters)
 
 
 def _check_audit_arguments(family, tasks, settings):
@@ -568,7 +552,7 @@ def _refuse_unpaired(store, table) -> None:
         )
 
 
-def _clustered_from_statistics(result, clusters, settings):
+def _clustered_from_statistics(result, clusters):
     """The cluster ICC, design effect and clustered verdict of every pair, from the stored
     per-cluster sums (Section 6.4; what ``audit`` computes from the items' differences)."""
     import dataclasses
@@ -576,8 +560,9 @@ def _clustered_from_statistics(result, clusters, settings):
     import numpy as np
     import pandas as pd
 
-    from evalgap.jobs.audit import PairTable
+    from evalgap.jobs.audit import PairTable, clustered_verdicts, count_unresolved
     from evalgap.stats import clusters as cl
+    from evalgap.stats.paired import difference_sums
 
     pairs = result.pairs.to_frame()
     upper, lower = pairs["model_a"].to_numpy(dtype=object), pairs["model_b"].to_numpy(dtype=object)
@@ -599,33 +584,27 @@ def _clustered_from_statistics(result, clusters, settings):
         _, cluster_codes = np.unique(sub["cluster"].to_numpy(dtype=str), return_inverse=True)
         shape = (cluster_codes.max() + 1, rows.size)
         sizes, sums, sumsq = np.zeros(shape), np.zeros(shape), np.zeros(shape)
-        d_sum = sub["sign"] * (sub["sum_a"] - sub["sum_b"])
-        d_sq = sub["sum_a2"] - 2 * sub["sum_ab"] + sub["sum_b2"]
+        d_sum, d_sq = difference_sums(
+            sub["sum_a"], sub["sum_b"], sub["sum_ab"], sub["sum_a2"], sub["sum_b2"]
+        )
+        d_sum = sub["sign"] * d_sum
         sizes[cluster_codes, row_codes] = sub["n"].to_numpy(dtype=float)
         sums[cluster_codes, row_codes] = d_sum.to_numpy()
         sumsq[cluster_codes, row_codes] = d_sq.to_numpy()
         value, size = cl.icc_from_stats(sizes, sums, sumsq)
         icc[rows], mbar[rows] = value, size
-    design = np.where(
-        np.isnan(icc), np.nan, cl.design_effect(np.nan_to_num(icc), np.nan_to_num(mbar, nan=1.0))
-    )
-    pairs["icc"] = icc
-    pairs["design_effect"] = design
-    pairs["required_n_clustered"] = pairs["required_n"] * design
-    verdict = np.where(
-        np.isnan(icc), None, pairs["required_n_clustered"].to_numpy() <= pairs["n_items"]
-    )
-    pairs["resolved_clustered"] = pd.array(verdict, dtype="boolean")
-    unresolved = dict(result.unresolved)
-    unresolved["clustered"] = int((~pairs["resolved_clustered"].fillna(True)).sum())
+    clustered_verdicts(pairs, icc, mbar)
     return dataclasses.replace(
-        result, pairs=PairTable.from_frame(pairs), unresolved=unresolved
+        result, pairs=PairTable.from_frame(pairs), unresolved=count_unresolved(pairs)
     )
 
 
 @dataclass(frozen=True, repr=False)
 class StoreAuditSummary(Result):
     """An all-pairs audit of a store streamed from its pair statistics to a Parquet file.
+
+    Not a table (no ``to_frame()``): counts of a family too large to hold; every pair's row
+    is in the Parquet file ``output`` (``pandas.read_parquet(summary.output)``).
 
     Attributes
     ----------
@@ -659,7 +638,7 @@ class StoreAuditSummary(Result):
     _headline = ("family", "n_pairs", "unresolved")
 
 
-def audit_store_streamed(
+def store_audit(
     store,
     output,
     *,
@@ -673,13 +652,14 @@ def audit_store_streamed(
     """Audit every pair of a binary store from its statistics, in bounded memory.
 
     The pair table of a K-model board has K(K-1)/2 rows per task: 12.5 million at K =
-    5,000, more than :func:`audit_store` holds in memory. This streams it in blocks of
-    ``block_pairs`` pairs, twice: the first pass computes every pair's Wald statistic (one
-    float per pair) so the step-wise procedures (Holm, Benjamini-Hochberg) see the whole
-    family; the second audits each block as :func:`audit_store` does (same family size)
-    with Holm's and BH's verdicts taken from the whole family, and appends its rows to the
-    Parquet file ``output``. Every row equals the corresponding row of
-    ``audit_store(store, family=family)`` (tested: every verdict and p-value identically; the
+    5,000, more than :func:`store_audit_in_memory` holds in memory. This streams it in
+    blocks of ``block_pairs`` pairs, twice: the first pass computes every pair's Wald
+    statistic (one float per pair) so the step-wise procedures (Holm, Benjamini-Hochberg)
+    see the whole family; the second audits each block as :func:`store_audit_in_memory`
+    does (same family size) with Holm's and BH's verdicts taken from the whole family, and
+    appends its rows to the Parquet file ``output``. Every row equals the corresponding row
+    of ``store_audit_in_memory(store, family=family)`` (tested: every verdict and p-value
+    identically; the
     anytime boundary, solved by bisection on each block's distinct discordant counts, to
     1e-13 relative); only the rank-adjacent rows (for the chains) and the counts stay in
     memory.
@@ -691,7 +671,9 @@ def audit_store_streamed(
     output : str or Path
         The Parquet file to write every pair's row to.
     family : {"all", "adjacent"}
-        Which pairs, per task.
+        Which pairs, per task. Every pair by default, unlike :func:`evalgap.audit` (which
+        shows a ranking, hence its rank-adjacent default): this job's product is the file of
+        every pair's row.
     tasks : list of str, optional
         Only these tasks.
     block_pairs : int
@@ -714,7 +696,7 @@ def audit_store_streamed(
     >>> folder = tempfile.mkdtemp()
     >>> path = os.path.join(folder, "board.duckdb")
     >>> _ = evalgap.store_add(path, ["examples/two_models.csv"])
-    >>> s = audit_store_streamed(path, os.path.join(folder, "pairs.parquet"), n_bootstrap=0)
+    >>> s = store_audit(path, os.path.join(folder, "pairs.parquet"), n_bootstrap=0)
     >>> s.n_pairs, s.unresolved["fixed_n"]
     (1, 1)
     """
@@ -726,9 +708,15 @@ def audit_store_streamed(
 
     from evalgap.io import store as io
     from evalgap.io._write import atomic_write
-    from evalgap.jobs.audit import PROCEDURES, _chains, audit_counts
-    from evalgap.stats import multiplicity, tests
+    from evalgap.jobs.audit import (
+        PROCEDURES,
+        count_unresolved,
+        family_verdicts,
+        sensitivity_counts,
+        unresolved_chains,
+    )
     from evalgap.stats import power as pw
+    from evalgap.stats import tests
     from evalgap.stats.paired import summarize_counts
 
     alpha = settings.get("alpha", 0.05)
@@ -756,21 +744,24 @@ def audit_store_streamed(
                 "cluster_column= to a store"
             )
         statistic = np.empty(m)
+        testable = np.empty(m, dtype=bool)
         start = 0
         tick = progress or (lambda *_: None)
         for k, block in enumerate(blocks):  # pass 1: the family's statistics
             tick(k, 2 * len(blocks), "statistics of every pair")
             frame = _block_counts(con, block, store)
             s = summarize_counts(*(frame[c].to_numpy() for c in _COUNTS))
-            statistic[start : start + len(frame)] = tests.wald_statistic(
-                s.delta, s.sd_diff, s.n_items
-            )
-            start += len(frame)
-        holm = multiplicity.resolved_holm(statistic, alpha, power, m)
-        bh = multiplicity.resolved_bh(statistic, alpha, power, m)
-        unresolved = dict.fromkeys(PROCEDURES, 0)
-        sensitivity = {"correlation_minus_0.1": 0, "correlation": 0, "correlation_plus_0.1": 0}
-        adjacent, seen = [], set()
+            stop = start + len(frame)
+            statistic[start:stop] = tests.wald_statistic(s.delta, s.sd_diff, s.n_items)
+            testable[start:stop] = s.a_only + s.b_only >= tests.min_differing_items(alpha)
+            start = stop
+        # Holm's and BH's verdicts rank the whole family; each block's are taken from here
+        stepwise = family_verdicts(statistic, testable, alpha, power, m)
+        unresolved: dict[str, int] = {}
+        sensitivity = dict.fromkeys(
+            ("correlation_minus_0.1", "correlation", "correlation_plus_0.1"), 0
+        )
+        adjacent = []
 
         def write(handle):  # pass 2: audit each block, append its rows to the file
             writer, start = None, 0
@@ -778,34 +769,21 @@ def audit_store_streamed(
                 for k, block in enumerate(blocks):
                     tick(len(blocks) + k, 2 * len(blocks), "verdicts, written to Parquet")
                     frame = _block_counts(con, block, store)
-                    result = audit_counts(
-                        frame, family_size=m, chain_procedure="fixed_n", source=str(store),
-                        **settings,
-                    )
-                    clusters = io.pair_cluster_stats(con, pairs=frame.attrs["wanted"])
-                    if not clusters.empty:
-                        result = _clustered_from_statistics(result, clusters, settings)
+                    result = _audit_block(
+                        con, frame, settings, family_size=m, chain_procedure="fixed_n",
+                        source=str(store),
+                    )  # fmt: skip
                     rows = result.pairs.to_frame()
                     stop = start + len(rows)
-                    rows["resolved_holm"] = holm[start:stop]
-                    rows["resolved_bh"] = bh[start:stop]
+                    rows["resolved_holm"] = stepwise["holm"][start:stop]
+                    rows["resolved_bh"] = stepwise["bh"][start:stop]
                     rows["rank_a"] = block["rank_a"].to_numpy() + 1
                     rows["rank_b"] = block["rank_b"].to_numpy() + 1
                     start = stop
-                    for proc in PROCEDURES:
-                        column = f"resolved_{proc}"
-                        if column in rows.columns and not rows[column].isna().all():
-                            seen.add(proc)
-                            unresolved[proc] += int(
-                                (~rows[column].fillna(True).astype(bool)).sum()
-                            )
-                    sensitivity["correlation"] += int(
-                        (~rows["resolved_fixed_n"].astype(bool)).sum()
-                    )
-                    for name in ("minus", "plus"):
-                        sensitivity[f"correlation_{name}_0.1"] += int(
-                            (~rows[f"resolved_correlation_{name}"]).sum()
-                        )
+                    for proc, count in count_unresolved(rows).items():
+                        unresolved[proc] = unresolved.get(proc, 0) + count
+                    for key, count in sensitivity_counts(rows).items():
+                        sensitivity[key] += count
                     adjacent.append(rows[rows["rank_b"] == rows["rank_a"] + 1])
                     table = pa.Table.from_pandas(rows, preserve_index=False)
                     if writer is None:  # the family is said in the file, as on every view
@@ -827,12 +805,12 @@ def audit_store_streamed(
         ],
         ignore_index=True,
     )
-    chains = _chains(pd.concat(adjacent, ignore_index=True), ranking, chain_procedure)
+    chains = unresolved_chains(pd.concat(adjacent, ignore_index=True), ranking, chain_procedure)
     return StoreAuditSummary(
         family=family,
         family_size=m,
         n_pairs=m,
-        unresolved={proc: n for proc, n in unresolved.items() if proc in seen},
+        unresolved={proc: unresolved[proc] for proc in PROCEDURES if proc in unresolved},
         correlation_sensitivity=sensitivity,
         chains=chains,
         output=str(output),
@@ -868,9 +846,8 @@ def _no_scores(con, tasks) -> str:
 
 def _ranked_models(con, tasks) -> dict:
     """Per task, the models best first (mean over their own items, ties by name)."""
-    import numpy as np
-
     from evalgap.io import store as io
+    from evalgap.jobs.audit import rank_order
 
     means = io.model_means(con, tasks=tasks)
     if means.empty:
@@ -878,23 +855,26 @@ def _ranked_models(con, tasks) -> dict:
     if not means["binary"].all():
         raise InputError(
             "an audit from pair statistics needs binary scores; audit the items of a graded "
-            "store with evalgap.audit(evalgap.read_store(STORE))"
+            "store with evalgap.audit(evalgap.store_read(STORE))"
         )
     out = {}
     for task, sub in means.groupby("task", sort=False):
         names = sub["model"].to_numpy(dtype=object)
-        out[task] = names[np.lexsort((names.astype(str), -sub["mean"].to_numpy()))]
+        out[task] = names[rank_order(names, sub["mean"].to_numpy())]
     return out
 
 
 def _pair_blocks(con, ranked, family, block_pairs):
-    """Blocks of (task, rank_a, rank_b), A above B, in rank order (row-major)."""
+    """Blocks of (task, rank_a, rank_b), A above B, in rank order (row-major); with
+    ``block_pairs=None`` one block per task."""
     import numpy as np
+
+    from evalgap.jobs.audit import family_pairs
 
     for task, names in ranked.items():
         k = len(names)
-        if family == "adjacent":
-            yield _block(task, names, np.arange(k - 1), np.arange(1, k))
+        if family == "adjacent" or block_pairs is None:
+            yield _block(task, names, *family_pairs(np.arange(k), family))
             continue
         rows_per_upper = np.arange(k - 1, 0, -1)
         first = 0

@@ -30,13 +30,16 @@ every log, checked field by field when read back (never code: no pickle).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
 import numbers
 import os
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -45,6 +48,9 @@ from evalgap._results import Result
 from evalgap.errors import InputError, first_line
 from evalgap.stats import _validate, sequential
 from evalgap.stats import power as pw
+
+if TYPE_CHECKING:
+    from evalgap.io.follow import LogFollower
 
 TARGETS = ("pair", "adjacent", "all", "baseline")
 STATE_FORMAT = "evalgap watch state"
@@ -91,6 +97,13 @@ class WatchStatus(Result):
         Why the evaluation may stop (empty while it should go on).
     notes : tuple of str
         What the monitor waits for, left out or could not project (one line each).
+    new_records : int
+        Records the look that made this status read (0 from :meth:`Monitor.status`).
+    bytes_read : int
+        Bytes of log read so far.
+    stopped : {"", "decided", "budget", "timeout", "once"}
+        Why :func:`watch` returned: every target decided, the item budget spent, no new
+        record within ``timeout``, or one look asked for; empty while watching goes on.
     """
 
     pairs: pd.DataFrame
@@ -100,8 +113,11 @@ class WatchStatus(Result):
     done: bool
     reason: str
     notes: tuple = ()
+    new_records: int = 0
+    bytes_read: int = 0
+    stopped: str = ""
     _derived: ClassVar[tuple[str, ...]] = ("verdict",)
-    _headline: ClassVar[tuple[str, ...]] = ("done",)
+    _headline: ClassVar[tuple[str, ...]] = ("done", "stopped")
 
     def to_frame(self) -> pd.DataFrame:
         """Return the per-pair table."""
@@ -199,13 +215,20 @@ class Monitor:
             )
             if self.price < 0:
                 raise InputError(f"price_per_1k_tokens must be a number >= 0; got {self.price:g}")
-        self.follower = None  # a LogFollower, after follow()
+        self.follower: LogFollower | None = None  # after follow()
         self._scores: dict = {}  # (task, model) -> {item: score}
         self._tokens: dict = {}  # (task, model) -> [tokens, items with tokens]
         self._pairs: dict = {}  # (task, a, b), oriented as reported (A - B) -> _Pair
         self._order: dict = {}  # task -> models in order of first appearance
         self._task_items: dict = {}  # task -> the items it has, when known
         self._records: list = []  # every update in arrival order (the saved state)
+
+    def __repr__(self) -> str:
+        target = {"pair": f"pair={self.pair!r}", "baseline": f"baseline={self.baseline!r}"}
+        return (
+            f"Monitor({target.get(self.targets, f'targets={self.targets!r}')}, "
+            f"alpha={self.alpha:g}, records={len(self._records):,})"
+        )
 
     # --- input --------------------------------------------------------------------------
 
@@ -340,6 +363,8 @@ class Monitor:
         return len(records)
 
     def _check_named_models(self) -> None:
+        if self.follower is None:
+            return
         found = self.follower.models | {m for _, m in self._scores}
         named = list(self.pair or ()) + ([self.baseline] if self.baseline else [])
         missing = [m for m in named if m not in found]
@@ -686,7 +711,7 @@ def _item_id(item) -> str:
         and math.isfinite(item)
         and float(item).is_integer()
     ):
-        return str(int(item))  # a whole number read as a decimal (an id column with gaps)
+        return str(int(float(item)))  # a whole number read as a decimal (an id column with gaps)
     raise InputError(
         f"item must be an id (text or a whole number); got {_validate.show(item)} "
         f"({type(item).__name__})"
@@ -714,10 +739,13 @@ def _normal_path(path) -> str:
     return os.path.normpath(os.path.abspath(os.fspath(path)))
 
 
+STOPS = ("decided", "budget", "timeout", "once")
+
+
 def watch(
-    logs,
+    logs: str | os.PathLike | Sequence[str | os.PathLike],
     *,
-    pair=None,
+    pair: Sequence[str] | None = None,
     baseline: str | None = None,
     targets: str = "adjacent",
     metric: str | None = None,
@@ -729,29 +757,62 @@ def watch(
     budget: int | None = None,
     price_per_1k_tokens: float | None = None,
     tokens_per_item: float | None = None,
-    state=None,
+    interval: float = 10.0,
+    timeout: float | None = None,
+    once: bool = True,
+    state: str | os.PathLike | None = None,
+    on_status: Callable[[WatchStatus], object] | None = None,
 ) -> WatchStatus:
-    """Return one look at evaluation logs in progress (``evalgap watch --once``).
+    """Return where evaluation logs in progress stand after one look, or after watching them
+    until every target is decided (``evalgap watch``).
+
+    Each look reads only what the logs gained since the last one; between looks the call
+    sleeps ``interval`` seconds. It returns when every target is decided or the budget is
+    spent (``stopped`` is ``"decided"`` or ``"budget"``), after one look with ``once=True``
+    (``"once"``), or after ``timeout`` seconds without a new record (``"timeout"``).
 
     Parameters
     ----------
     logs : path or list of paths
         Directories (or files) of lm-eval ``samples_*.jsonl`` files or inspect_ai logs.
-    pair, baseline, targets, alpha, power, budget, price_per_1k_tokens
-        As :class:`Monitor` takes them (``pair=(A, B)`` watches that pair, ``baseline=``
-        each model against it, else ``targets`` of ``"adjacent"`` or ``"all"``).
+    pair : tuple of str, optional
+        Watch one pair: model A and model B.
+    baseline : str, optional
+        Watch every model against this one.
+    targets : {"adjacent", "all"}
+        Without ``pair`` or ``baseline``: the pairs adjacent in the current ranking, or all.
     metric, scorer, score_key, reducer : str, optional
         How to read the logs, as the loaders take them.
+    alpha, power : float
+        Error level (per pair, or the family's false discovery rate); power of the
+        projected item counts.
+    budget : int, optional
+        Items per model after which the evaluation stops whatever is decided.
+    price_per_1k_tokens : float, optional
+        Price of 1,000 tokens: the projected cost of the further items.
     tokens_per_item : float, optional
-        Tokens one item costs a model, for logs that record none.
+        Tokens one item costs a model, for logs that record none (needs
+        ``price_per_1k_tokens``).
+    interval : float
+        Seconds between looks (>= 0).
+    timeout : float, optional
+        Stop after this many seconds without a new record (> 0).
+    once : bool
+        Look once and return (the default in Python; the command line watches until
+        decided unless ``--once``).
     state : path, optional
-        A state file: the look continues from it (reading only what the logs gained since)
-        and saves to it; written for other logs or settings, it is refused.
+        A state file: read when it exists (refused when written for other logs or
+        settings), so the watch continues from it reading only what the logs gained since,
+        and saved after every look.
+    on_status : callable, optional
+        Called with the :class:`WatchStatus` of every look (its ``new_records`` and
+        ``bytes_read`` say what that look read), e.g. to print progress.
 
     Returns
     -------
     WatchStatus
-        Its ``done`` says whether to stop; ``notes`` what was waited for or left out.
+        The last look: ``done`` says whether to stop, ``stopped`` why the call returned,
+        ``notes`` what was waited for or left out.
 
     Examples
     --------
@@ -763,13 +824,26 @@ def watch(
     ...     _ = (root / model / "samples_qa_2026-01-01T00-00-00.jsonl").write_text(
     ...         "\\n".join(lines) + "\\n")
     >>> status = watch(root, pair=("a", "b"))
-    >>> bool(status.done), int(status.pairs["n_items"].iloc[0])
-    (True, 300)
+    >>> bool(status.done), status.stopped, int(status.pairs["n_items"].iloc[0])
+    (True, 'decided', 300)
     """
     if pair is not None and baseline is not None:
         raise InputError("give either pair= or baseline=, not both")
+    if tokens_per_item is not None and price_per_1k_tokens is None:
+        raise InputError("tokens_per_item= needs price_per_1k_tokens= for a projected cost")
     if state is not None and not isinstance(state, (str, os.PathLike)):
         raise InputError(f"state= takes a path; got {_validate.show(state)}")
+    if not isinstance(once, (bool, np.bool_)):
+        raise InputError(f"once must be True or False; got {_validate.show(once)}")
+    if on_status is not None and not callable(on_status):
+        raise InputError(
+            f"on_status= takes a function of a status; got {_validate.show(on_status)}"
+        )
+    interval = float(_validate.numbers(interval, "interval", what="a number of seconds >= 0"))
+    if interval < 0:
+        raise InputError(f"interval must be a number of seconds >= 0; got {interval:g}")
+    if timeout is not None:
+        timeout = float(_validate.positive(timeout, "timeout"))
     monitor = Monitor(
         targets="pair" if pair is not None else "baseline" if baseline is not None else targets,
         pair=pair,
@@ -781,15 +855,43 @@ def watch(
     )
     monitor.follow(logs, metric=metric, scorer=scorer, score_key=score_key, reducer=reducer)
     if state is not None and os.path.exists(state):
-        saved = Monitor.load(state, price_per_1k_tokens=price_per_1k_tokens)
+        try:
+            saved = Monitor.load(state, price_per_1k_tokens=price_per_1k_tokens)
+        except InputError as exc:
+            raise InputError(f"state= {exc}") from None
         if saved.settings != monitor.settings:
             raise InputError(
-                f"state= {state}: written for other logs, pairs or levels; delete it or give "
+                f"state= {state}: written for other logs=, pairs or levels; delete it or give "
                 "another path"
             )
         monitor = saved
-    monitor.poll(tokens_per_item=tokens_per_item)
-    status = monitor.status()
-    if state is not None:
-        monitor.save(state)
-    return status
+    quiet_since = time.monotonic()
+    while True:
+        added = monitor.poll(tokens_per_item=tokens_per_item)
+        if added:
+            quiet_since = time.monotonic()
+        status = monitor.status()
+        if state is not None:
+            try:
+                monitor.save(state)
+            except InputError as exc:
+                raise InputError(f"state= {exc}") from None
+        stopped = ""
+        if status.done:
+            decided = len(status.pairs) and bool(status.pairs["decided"].all())
+            stopped = "decided" if decided else "budget"
+        elif once:
+            stopped = "once"
+        elif timeout is not None and time.monotonic() - quiet_since >= timeout:
+            stopped = "timeout"
+        status = dataclasses.replace(
+            status,
+            new_records=added,
+            bytes_read=0 if monitor.follower is None else monitor.follower.bytes_read,
+            stopped=stopped,
+        )
+        if on_status is not None:
+            on_status(status)
+        if stopped:
+            return status
+        time.sleep(interval)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evalgap._results import Result
+from evalgap._results import RowResult
 from evalgap.errors import InputError
 from evalgap.stats import _validate, intervals
 from evalgap.stats import weighted as sw
@@ -27,7 +27,7 @@ DESIGN_SUFFIXES = (".csv", ".tsv", ".parquet", ".gz", ".txt")
 
 
 @dataclass(frozen=True, repr=False)
-class WeightedCompareResult(Result):
+class WeightedCompareResult(RowResult):
     """The weighted gap of a sample of items and its design-based test.
 
     Attributes
@@ -301,7 +301,7 @@ def design_table(weights, strata=None, *, data=None, options=None, **columns):
             f"[, stratum]) or a DataFrame; got {type(weights).__name__}"
         )
     from evalgap._scores import ScoreSet
-    from evalgap.jobs.api import long_scores
+    from evalgap.jobs._inputs import long_scores
 
     if isinstance(data, ScoreSet):
         raise InputError(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from evalgap.jobs.compare_groups import CompareGroupsResult
+from evalgap.report.shapes import CompareGroupsResult
 from evalgap.report.text import clean, format_p, markup
 
 

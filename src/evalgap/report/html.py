@@ -17,8 +17,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalgap.jobs.audit import AuditResult
+from evalgap._results import Result
+from evalgap.errors import InputError
 from evalgap.report import plots
+from evalgap.report.shapes import AuditResult
 from evalgap.report.text import (
     clean,
     format_p,
@@ -206,6 +208,64 @@ def audit_report(
     if r.cluster_stress is not None:
         parts.append(_cluster_section(r))
     return _page(title, parts, r.notes, provenance, GLOSSARY)
+
+
+def report_html(
+    result: Result,
+    path: str | os.PathLike | None = None,
+    *,
+    title: str | None = None,
+    provenance: dict | None = None,
+) -> str:
+    """Return a result's HTML report -- the page ``--html`` writes -- and write it to ``path``.
+
+    The same page as the command line draws for the same inputs, byte for byte, except the
+    provenance section: the command line records its command, input files and options there
+    (see :func:`provenance`); from Python it says the page came from the Python API unless
+    ``provenance`` is given.
+
+    Parameters
+    ----------
+    result : AuditResult or RanksResult
+        What :func:`evalgap.audit` or :func:`evalgap.ranks` returned (``audit --html``,
+        ``ranks --html``); other results have no HTML page.
+    path : str or Path, optional
+        Where to write the page (atomically: a temporary file beside it, then a rename).
+    title : str, optional
+        The page title (default ``"evalgap audit"`` / ``"evalgap ranks"``).
+    provenance : dict, optional
+        What produced the result, as :func:`provenance` returns it.
+
+    Returns
+    -------
+    str
+        The page: one self-contained HTML document (inline CSS and SVG, no scripts).
+
+    Examples
+    --------
+    >>> import pandas as pd, evalgap
+    >>> pairs = pd.DataFrame({"model_a": ["x"], "model_b": ["y"], "both_correct": [80],
+    ...     "a_only": [15], "b_only": [5], "both_wrong": [0]})
+    >>> page = evalgap.report_html(evalgap.audit(pairs=pairs, n_bootstrap=0))
+    >>> page.startswith("<!DOCTYPE html>"), "<title>evalgap audit</title>" in page
+    (True, True)
+    """
+    kind = type(result).__name__
+    if kind not in HTML_PAGES:
+        raise InputError(
+            f"result= is a {kind}: HTML reports are drawn for "
+            f"{' and '.join(HTML_PAGES)} (evalgap.audit, evalgap.ranks); use to_dict() or "
+            "to_frame() for the others"
+        )
+    if title is not None and (not isinstance(title, str) or not title.strip()):
+        raise InputError(f"title= must be non-empty text; got {title!r}")
+    render, default_title = HTML_PAGES[kind]
+    page = render(result, title=title or default_title, provenance=provenance)
+    if path is not None:
+        from evalgap.io._write import atomic_write
+
+        atomic_write(path, lambda handle: handle.write(page), option="path=", what="the report")
+    return page
 
 
 def _page(title: str, parts: list[str], notes, provenance, glossary: dict) -> str:
@@ -1092,3 +1152,10 @@ def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | Non
             "in --json.</p>"
         )
     return _page(title, parts, r.notes, provenance, RANKS_GLOSSARY)
+
+
+# Result type name -> (page renderer, default title); by name, so this layer imports no job.
+HTML_PAGES = {
+    "AuditResult": (audit_report, "evalgap audit"),
+    "RanksResult": (ranks_report, "evalgap ranks"),
+}

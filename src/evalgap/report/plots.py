@@ -11,8 +11,10 @@ warnings are kept off the terminal.
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import math
+import re
 import warnings
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -71,13 +73,26 @@ def _new_figure(width: float, height: float, *, panels: int = 1) -> Figure:
 
 
 def to_svg(fig: Figure) -> str:
-    """Return the figure as SVG text (without the XML prologue)."""
+    """Return the figure as SVG text (without the XML prologue).
+
+    The same figure gives the same text, so a report is reproducible byte for byte: no date,
+    and the ids of clip paths and markers (random by default) are hashed from the figure's
+    content, then suffixed by a digest of the whole figure so two figures on one page never
+    share an id.
+    """
     buffer = io.StringIO()
-    with matplotlib.rc_context(RC), warnings.catch_warnings():
+    with matplotlib.rc_context({**RC, "svg.hashsalt": "evalgap"}), warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        fig.savefig(buffer, format="svg", bbox_inches="tight")
+        fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
     text = buffer.getvalue()
-    return text[text.index("<svg") :]
+    text = text[text.index("<svg") :]
+    digest = hashlib.sha256(text.encode()).hexdigest()[:8]
+    ids = set(re.findall(r'id="([a-z][0-9a-f]{10})"', text))
+    if ids:
+        text = re.sub(
+            r"\b(" + "|".join(sorted(ids)) + r")\b", lambda m: f"{m[1]}-{digest}", text
+        )
+    return text
 
 
 def _plain_log(axis: Any) -> None:

@@ -14,12 +14,16 @@ import numpy as np
 
 from evalgap.report.text import format_n, format_p, format_q, number, pairs_noun
 
-if TYPE_CHECKING:  # the jobs import this module; their result types are only annotations
-    from evalgap.jobs.audit import AuditResult
-    from evalgap.jobs.compare import CompareResult
-    from evalgap.jobs.degrade import DegradeResult
-    from evalgap.jobs.plan import DegradationPlan
-    from evalgap.jobs.ranks import RanksResult
+if TYPE_CHECKING:  # structural types: the jobs import this module, it imports no job
+    from evalgap.report.shapes import (
+        AuditResult,
+        CompareGroupsResult,
+        CompareResult,
+        DegradationPlan,
+        DegradeResult,
+        PlanResult,
+        RanksResult,
+    )
 
 
 def compare_verdict(r: CompareResult) -> str:
@@ -117,6 +121,19 @@ def _items(n: int) -> str:
     return f"{n:,} item{'' if n == 1 else 's'}"
 
 
+def compare_groups_verdict(r: CompareGroupsResult) -> str:
+    """Return compare --by's sentence: in how many groups the gap is significant after the
+    correction."""
+    k, m = len(r.significant_groups), len(r.groups)
+    test = "exact McNemar" if r.pooled.binary else "paired t"
+    listed = f" ({', '.join(r.significant_groups[:5])}" + (", ...)" if k > 5 else ")")
+    return (
+        f"{r.model_a} and {r.model_b} differ significantly in {k} of {m} "
+        f"{r.by} group{'s' if m != 1 else ''}{listed if k else ''} "
+        f"({test} p-values, {r.adjustment}-adjusted over {m} groups, alpha={r.alpha:g})"
+    )
+
+
 def audit_verdict(r: AuditResult) -> str:
     """Return the audit's sentence: how many pairs the benchmark resolves, the chains, the tiers.
 
@@ -177,19 +194,30 @@ def audit_verdict(r: AuditResult) -> str:
     return sentence + "."
 
 
-def tier_method(r: AuditResult) -> str:
-    """Return which procedure made an audit's tiers (or why it has none)."""
+def tier_method(r: AuditResult, max_rank_models: int) -> str:
+    """Return which procedure made an audit's tiers (or why it has none).
+
+    Parameters
+    ----------
+    r : AuditResult
+        The audit.
+    max_rank_models : int
+        The most models an audit computes rank sets for (the job's limit).
+
+    Returns
+    -------
+    str
+        The procedure and its replicates, or the reason there are no tiers.
+    """
     ranks = r.rank_sets
     if ranks is None:
-        from evalgap.jobs.audit import MAX_AUDIT_RANK_MODELS
-
         if r.alignment is None:
             return "no tiers: rank sets need per-item scores, and pair counts have none"
         largest = int(r.rankings.groupby("task").size().max()) if len(r.rankings) else 0
-        if largest > MAX_AUDIT_RANK_MODELS:
+        if largest > max_rank_models:
             return (
                 f"no tiers: rank sets are left out of audits of more than "
-                f"{MAX_AUDIT_RANK_MODELS} models (evalgap ranks computes them)"
+                f"{max_rank_models} models (evalgap ranks computes them)"
             )
         return "no tiers: the rank sets were skipped (0 rank-set bootstrap replicates)"
     level = f"{100 * (1 - ranks.alpha):g}%"
@@ -382,6 +410,38 @@ def degradation_plan_verdict(r: DegradationPlan) -> str:
             f"; with {r.n_items:,} items the power is {r.power_at_n:.2f} and drops "
             f"of {100 * r.detectable_drop:.2f} points are detected with power "
             f"{r.power:g}"
+        )
+    return out
+
+
+def plan_verdict(r: PlanResult) -> str:
+    """Return plan's sentence: the paired items a gap needs, and what a given N resolves."""
+    setting = f"at alpha={r.alpha:g}, power {r.power:g}"
+    if r.required_n is None:
+        out = "a zero gap cannot be resolved by any number of items"
+        if r.delta != 0:  # pragma: no cover - plan() refuses an overflowing N*
+            out = "no finite number of items resolves this gap"
+        if r.mde is not None:
+            out += (
+                f"; with {r.n_items:,} items the smallest resolvable gap {setting} "
+                f"is {r.mde:.4f} ({100 * r.mde:.2f} points)"
+            )
+        return out
+    gap = f"a gap of {abs(r.delta):.4g} ({100 * abs(r.delta):.2f} points)"
+    out = (
+        f"resolving {gap} {setting} needs {r.required_n:,} paired "
+        f"item{'' if r.required_n == 1 else 's'}"
+    )
+    if r.conventions and r.conventions.one_sample_shortcut is not None:
+        out += (
+            f"; the unpaired Cohen-h shortcut (1-rho) K/h^2 would say "
+            f"{r.conventions.one_sample_shortcut:,}, about half"
+        )
+    if r.n_items is not None:
+        status = "resolve it" if r.resolved else "do not resolve it"
+        out += (
+            f"; {r.n_items:,} items {status} (q={r.resolution_ratio:.2f}, "
+            f"power {r.power_at_n:.2f}, MDE {r.mde:.4f})"
         )
     return out
 

@@ -16,12 +16,15 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-if TYPE_CHECKING:  # the renderers take results; importing their jobs would load pandas
-    from evalgap.jobs.audit import AuditResult
-    from evalgap.jobs.compare import CompareResult
-    from evalgap.jobs.degrade import DegradeResult, TrimResult
-    from evalgap.jobs.inspect_data import DataSummary
-    from evalgap.jobs.plan import PlanResult
+if TYPE_CHECKING:  # structural types: the report layer never imports a job
+    from evalgap.report.shapes import (
+        AuditResult,
+        CompareResult,
+        DataSummary,
+        DegradeResult,
+        PlanResult,
+        TrimResult,
+    )
 from evalgap.report.text import (
     MAX_DISPLAY_NAME,
     clean,
@@ -765,9 +768,8 @@ def render_trim(r: TrimResult, console: Console) -> None:
 
 def render_simulation(result, console: Console) -> None:
     """Print a simulation study in the layout of the paper's table or figure it reproduces."""
-    from evalgap.jobs import simulate as sim
-
-    if isinstance(result, sim.CalibrationResult):
+    kind = getattr(result, "simulation", None)
+    if kind == "calibration":
         rows = [
             [
                 markup(name),
@@ -792,7 +794,7 @@ def render_simulation(result, console: Console) -> None:
             f"Monte Carlo SE: {number(se, '.1f')} pp on Type-I error, "
             f"{number(se_power, '.1f')} pp on power, per cell."
         )
-    elif isinstance(result, sim.ProspectiveResult):
+    elif kind == "prospective":
         headers = ["pair", "|delta|", "rho", "N*", *[f"{f:g} N*" for f in result.fractions]]
         rows = [
             [
@@ -813,7 +815,7 @@ def render_simulation(result, console: Console) -> None:
             title_justify="left",
         )
         _largest_se(console, [se for pair in result.pairs for se in pair["power_se"]], "power")
-    elif isinstance(result, sim.PowerCurveResult):
+    elif kind == "power_curve":
         for curve in result.curves:
             crossing = (
                 "never"
@@ -829,7 +831,7 @@ def render_simulation(result, console: Console) -> None:
                 )
                 + f"; reaches {result.power:g} at n = {crossing}"
             )
-    elif isinstance(result, sim.SequentialResult):
+    elif kind == "sequential":
         r, d = result, result.to_dict()
         console.print(
             f"mixture e-process ({markup(r.mixture)}), {plural(r.n_trials, 'trial')} per "
@@ -899,7 +901,7 @@ def render_simulation(result, console: Console) -> None:
             title_justify="left",
         )
         console.print(markup(result.verdict))
-    elif isinstance(result, sim.AggregationResult):
+    elif kind == "aggregation":
         shown = [t for t in (1, 2, 5, 10, 20) if t in result.task_counts]
         for scenario, rates in result.rates.items():
             rows = [

@@ -13,8 +13,6 @@ import re
 import unicodedata
 from typing import SupportsFloat
 
-from rich.markup import escape
-
 # C0 controls and DEL as their Unicode "control pictures" (ESC -> U+241B), so a reader
 # sees that the name holds a control character. Every other code point that is invisible
 # and changes what a terminal or browser shows becomes U+FFFD, decided by its Unicode
@@ -54,6 +52,8 @@ def markup(value: object, *, keep_layout: bool = False) -> str:
     Use it for every name, note or path placed in text that Rich parses as markup
     (``console.print`` and table cells).
     """
+    from rich.markup import escape  # here, so the sentences the jobs build load no rich
+
     # rich's escape leaves a trailing backslash, which would escape the closing tag that
     # follows it in a template ("[dim]{name}[/]"); double it so it prints as itself.
     text = escape(clean(value, keep_layout=keep_layout))

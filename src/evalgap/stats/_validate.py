@@ -292,3 +292,30 @@ def _names(value: object, name: str) -> None:
     bad = [v for v in value if not isinstance(v, str)]
     if bad:
         raise InputError(f"{name} must be a list of names (strings); got {show(bad[0])}")
+
+
+def check_countable(required: float, what: str, option: str = "delta=") -> None:
+    """Refuse a sample size beyond floating point (a gap far too small for any benchmark).
+
+    A finite N*, however large, is reported as a whole number; one that overflows to
+    infinity is an ``InputError`` naming ``option``, never an ``OverflowError``.
+
+    Parameters
+    ----------
+    required : float
+        The sample size computed.
+    what : str
+        What it is for, as the message opens (``"a gap of 1e-300"``).
+    option : str
+        The keyword to check, named in the message.
+    """
+    if np.isnan(required):
+        raise InputError(
+            f"{what}: the items needed are not defined at these settings (the sample-size "
+            f"formula breaks down); check {option}"
+        )
+    if not np.isfinite(required):
+        raise InputError(
+            f"{what} needs more items than floating point can count (N* overflows): no "
+            f"feasible benchmark resolves it; check the units of {option}"
+        )

@@ -432,3 +432,150 @@ def _summarize_pairs_graded(
         variance_a=out["var_a"],
         variance_b=out["var_b"],
     )
+
+
+@dataclass(frozen=True)
+class PairSums:
+    """Sums over the items both models of each pair scored: rows ``t`` (given models) by
+    columns ``o`` (every model).
+
+    Attributes
+    ----------
+    n : numpy.ndarray
+        Shared items, ``M_t M^T``.
+    sum_t, sum_o : numpy.ndarray
+        The row model's and the column model's score sums on them, ``X_t M^T`` and ``M_t X^T``
+        (``sum_o`` is None when not asked for).
+    sum_tt, sum_oo : numpy.ndarray
+        Their sums of squares, ``X_t^2 M^T`` and ``M_t (X^2)^T`` (``sum_oo`` None when not
+        asked for).
+    sum_to : numpy.ndarray
+        The sum of products, ``X_t X^T``.
+    """
+
+    n: np.ndarray
+    sum_t: np.ndarray
+    sum_o: np.ndarray | None
+    sum_tt: np.ndarray
+    sum_oo: np.ndarray | None
+    sum_to: np.ndarray
+
+
+def pair_sums(
+    scores: np.ndarray,
+    observed: np.ndarray,
+    rows: np.ndarray | slice,
+    *,
+    binary: bool,
+    both_sides: bool = True,
+) -> PairSums:
+    """Return the pair sums of the models ``rows`` against every model: one matrix product
+    per statistic.
+
+    ``scores`` and ``observed`` are (models x items), ``scores`` 0 where unobserved and
+    ``observed`` the 0/1 mask. A pair's paired summary (gap, sd of the differences,
+    correlation, 2x2 cells) follows from these six sums; summed over blocks of items they
+    give the sums over all items, so a store can accumulate them a block at a time. Every
+    product is taken in the arrays' own dtype: 0/1 arrays in float32 are exact while a
+    block's sums stay below 2^24.
+
+    Parameters
+    ----------
+    scores, observed : numpy.ndarray
+        (K, N) scores (0 where unobserved) and the observed mask, of one dtype.
+    rows : numpy.ndarray or slice
+        The models whose pairs with every model are wanted.
+    binary : bool
+        0/1 scores, which are their own squares (two products saved).
+    both_sides : bool
+        Also the column model's sums (``sum_o``, ``sum_oo``); leave them out when every
+        row is computed, where they are the transposes of ``sum_t`` and ``sum_tt``.
+
+    Returns
+    -------
+    PairSums
+        (len(rows), K) arrays.
+    """
+    x_t, m_t = scores[rows], observed[rows]
+    n = m_t @ observed.T
+    sum_t = x_t @ observed.T
+    sum_tt = sum_t if binary else (x_t * x_t) @ observed.T
+    sum_o = sum_oo = None
+    if both_sides:
+        sum_o = m_t @ scores.T
+        sum_oo = sum_o if binary else m_t @ (scores * scores).T
+    return PairSums(n, sum_t, sum_o, sum_tt, sum_oo, x_t @ scores.T)
+
+
+def pair_sums_from_codes(codes: np.ndarray, rows: np.ndarray) -> PairSums:
+    """Return :func:`pair_sums` of binary scores held as int8 codes (-1 unobserved, 0, 1),
+    counted without a float copy (for a few rows against many models).
+
+    Parameters
+    ----------
+    codes : numpy.ndarray
+        (K, N) int8 codes.
+    rows : numpy.ndarray
+        The models whose pairs with every model are wanted.
+
+    Returns
+    -------
+    PairSums
+        (len(rows), K) integer arrays; squares equal the sums (0/1 scores).
+    """
+    observed, correct = codes >= 0, codes == 1
+
+    def counts(left: BoolArray, right: BoolArray) -> IntArray:
+        return np.stack([np.count_nonzero(left[t] & right, axis=1) for t in rows])
+
+    n = counts(observed, observed)
+    sum_t = counts(correct, observed)  # the row model's correct answers, shared items
+    sum_o = counts(observed, correct)  # the column model's
+    return PairSums(n, sum_t, sum_o, sum_t, sum_o, counts(correct, correct))
+
+
+def counts_from_sums(
+    n: CountOrArray, sum_a: CountOrArray, sum_b: CountOrArray, sum_ab: CountOrArray
+) -> tuple[float | np.ndarray, float | np.ndarray, float | np.ndarray, float | np.ndarray]:
+    """Return a binary pair's 2x2 counts from its sums over the shared items.
+
+    With 0/1 scores ``sum_ab`` counts the items both got right, so ``both_correct = sum_ab``,
+    ``a_only = sum_a - sum_ab``, ``b_only = sum_b - sum_ab`` and ``both_wrong = n - sum_a -
+    sum_b + sum_ab``. Broadcasts over pairs.
+
+    Parameters
+    ----------
+    n, sum_a, sum_b, sum_ab : array_like
+        Shared items, each model's score sum on them, and the sum of products
+        (:func:`pair_sums`).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(both_correct, a_only, b_only, both_wrong)``.
+    """
+    return sum_ab, sum_a - sum_ab, sum_b - sum_ab, n - sum_a - sum_b + sum_ab
+
+
+def difference_sums(
+    sum_a: FloatOrArray,
+    sum_b: FloatOrArray,
+    sum_ab: FloatOrArray,
+    sum_a2: FloatOrArray,
+    sum_b2: FloatOrArray,
+) -> tuple[FloatOrArray, FloatOrArray]:
+    """Return the sum and the sum of squares of a pair's per-item differences ``D = A - B``
+    from its sums over the shared items: ``sum D = sum_a - sum_b`` and
+    ``sum D^2 = sum_a2 - 2 sum_ab + sum_b2``. Broadcasts over pairs.
+
+    Parameters
+    ----------
+    sum_a, sum_b, sum_ab, sum_a2, sum_b2 : array_like
+        The pair's sums (:func:`pair_sums`).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(sum_d, sum_d2)``.
+    """
+    return sum_a - sum_b, sum_a2 - 2 * sum_ab + sum_b2

@@ -153,6 +153,8 @@ def score_interval(
     """Return the (1 - alpha) normal interval of each score alone: ``score -/+ z se`` with
     ``z`` the (1 - alpha/2) standard normal quantile (marginal: one model at a time).
 
+    Examples
+    --------
     >>> [round(float(v), 4) for v in score_interval(np.array([0.5]), np.array([0.01]))[1]]
     [0.5196]
     """

@@ -1,0 +1,128 @@
+"""Turn what a job is given (a DataFrame, LongScores, a ScoreSet, result paths, a store)
+into the long layout or an aligned ScoreSet.
+
+Every job below the public front doors (:mod:`evalgap.jobs.api`) reads its data through
+these helpers, so they live beneath all jobs and import none.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+from evalgap.errors import InputError
+
+
+def scores_of(
+    data,
+    *,
+    models=None,
+    tasks=None,
+    strict: bool = False,
+    complete_case: bool = False,
+    options=None,
+    **columns,
+):
+    """Return ``data`` (DataFrame, LongScores, ScoreSet or result paths) as an aligned ScoreSet."""
+    from evalgap._scores import ScoreSet
+    from evalgap._scores import align as align_frame
+
+    if isinstance(data, ScoreSet):
+        if models is not None:
+            for m in models:
+                data.model_index(m)  # raises naming the model and the ones there are
+        return data
+    long = long_scores(data, options=options, **columns)
+    return align_frame(
+        long.frame,
+        models=list(models) if models is not None else None,
+        tasks=list(tasks) if tasks is not None else None,
+        strict=strict,
+        source=long.source,
+        complete_case=complete_case,
+        notes=long.notes,
+    )
+
+
+def long_scores(data, *, options=None, **columns):
+    """Return ``data`` (DataFrame, LongScores or result paths) in the long interchange layout."""
+    from evalgap._scores import LongScores
+
+    if isinstance(data, LongScores):
+        return data
+    if data is None and options is not None and getattr(options, "store", None):
+        import dataclasses
+
+        from evalgap.io.sources import load_scores
+
+        return load_scores([], dataclasses.replace(options, **columns))
+    if _is_table(data):
+        from evalgap.io.tables import long_from_frame
+
+        return long_from_frame(data, **columns)
+    if isinstance(data, (str, Path)) or (
+        isinstance(data, (list, tuple)) and data and all(isinstance(p, (str, Path)) for p in data)
+    ):
+        import dataclasses
+
+        from evalgap.io.options import LoadOptions
+        from evalgap.io.sources import load_scores
+
+        return load_scores(data, dataclasses.replace(options or LoadOptions(), **columns))
+    raise InputError(
+        "scores must be a pandas DataFrame (long layout), a ScoreSet, or paths to result "
+        f"files; got {type(data).__name__}"
+    )
+
+
+def _is_source(value) -> bool:
+    """True for what holds the scores of several models: a table, a ScoreSet or paths."""
+    from evalgap._scores import LongScores, ScoreSet
+
+    if _is_table(value) or isinstance(value, (str, Path, LongScores, ScoreSet)):
+        return True
+    return (
+        isinstance(value, (list, tuple))
+        and bool(value)
+        and all(isinstance(p, (str, Path)) for p in value)
+    )
+
+
+def _is_table(value) -> bool:
+    """True for a pandas DataFrame (without importing pandas when it is not loaded)."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(value, pd.DataFrame)
+
+
+COLUMN_OPTIONS = (
+    "model_column",
+    "item_column",
+    "score_column",
+    "task_column",
+    "run_column",
+    "cluster_column",
+)
+
+def _renamed(columns: dict, old: str, new: str, value: object) -> object:
+    """Return the value given for a keyword renamed in this release (``old=`` still works,
+    with a DeprecationWarning; both spellings at once are refused)."""
+    if old not in columns:
+        return value
+    if value is not None:
+        raise InputError(f"{old}= is the old name of {new}=; give {new}= alone")
+    warnings.warn(
+        f"{old}= is now called {new}=; the old name will be removed in a later release",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return columns.pop(old)
+
+
+def _check_columns(columns: dict, job: str) -> None:
+    unknown = sorted(set(columns) - set(COLUMN_OPTIONS))
+    if unknown:
+        raise TypeError(
+            f"{job}() got unexpected keyword argument{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(map(repr, unknown))} (column options: {', '.join(COLUMN_OPTIONS)})"
+        )
