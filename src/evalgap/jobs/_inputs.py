@@ -9,21 +9,27 @@ from __future__ import annotations
 
 import sys
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from evalgap.errors import InputError
 
+if TYPE_CHECKING:
+    from evalgap._scores import LongScores, ScoreSet, ScoresInput
+    from evalgap.io.options import LoadOptions
+
 
 def scores_of(
-    data,
+    data: ScoresInput | None,
     *,
-    models=None,
-    tasks=None,
+    models: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
     strict: bool = False,
     complete_case: bool = False,
-    options=None,
-    **columns,
-):
+    options: LoadOptions | None = None,
+    **columns: Any,
+) -> ScoreSet:
     """Return ``data`` (DataFrame, LongScores, ScoreSet or result paths) as an aligned ScoreSet."""
     from evalgap._scores import ScoreSet
     from evalgap._scores import align as align_frame
@@ -45,7 +51,9 @@ def scores_of(
     )
 
 
-def long_scores(data, *, options=None, **columns):
+def long_scores(
+    data: ScoresInput | None, *, options: LoadOptions | None = None, **columns: Any
+) -> LongScores:
     """Return ``data`` (DataFrame, LongScores or result paths) in the long interchange layout."""
     from evalgap._scores import LongScores
 

@@ -13,7 +13,9 @@ SciPy only; pandas is loaded when a table is given.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from evalgap.errors import InputError
 from evalgap.jobs._inputs import (
@@ -33,10 +35,23 @@ from evalgap.jobs.compare import (
 )
 from evalgap.stats import _validate
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from evalgap._scores import ScoreSet, ScoresInput
+    from evalgap.io.options import LoadOptions
+    from evalgap.jobs.audit import AuditResult
+    from evalgap.jobs.compare import CompareResult
+    from evalgap.jobs.compare_groups import CompareGroupsResult
+    from evalgap.jobs.degrade import DegradeResult, TrimResult
+    from evalgap.jobs.ranks import RanksResult
+    from evalgap.jobs.weighted import WeightedCompareResult
+    from evalgap.stats._types import ArrayLike
+
 
 def compare(
-    scores=None,
-    scores_b=None,
+    scores: ScoresInput | ArrayLike | None = None,
+    scores_b: ArrayLike | None = None,
     *,
     both_correct: int | None = None,
     a_only: int | None = None,
@@ -55,12 +70,12 @@ def compare(
     seed: int | None = 0,
     complete_case: bool = False,
     strict: bool = False,
-    tasks=None,
-    weights=None,
-    strata=None,
-    options=None,
-    **columns,
-):
+    tasks: Sequence[str] | None = None,
+    weights: str | Path | pd.DataFrame | ArrayLike | None = None,
+    strata: str | ArrayLike | None = None,
+    options: LoadOptions | None = None,
+    **columns: Any,
+) -> CompareResult | CompareGroupsResult | WeightedCompareResult:
     """Test one paired gap (A minus B) and say whether the benchmark can resolve it.
 
     Give the data in one of three forms:
@@ -345,9 +360,9 @@ def _compare_by(data, model_a, model_b, by, adjustment, settings, n_permutations
 
 
 def audit(
-    scores=None,
+    scores: ScoresInput | None = None,
     *,
-    pairs=None,
+    pairs: pd.DataFrame | None = None,
     family: str = "adjacent",
     family_size: int | None = None,
     procedure: str = "fixed_n",
@@ -359,14 +374,14 @@ def audit(
     n_bootstrap_required_n: int = 500,
     n_rank_bootstrap: int = 1000,
     seed: int | None = 0,
-    models=None,
-    tasks=None,
+    models: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
     complete_case: bool = False,
     strict: bool = False,
-    progress=None,
-    options=None,
-    **columns,
-):
+    progress: Callable[..., object] | None = None,
+    options: LoadOptions | None = None,
+    **columns: Any,
+) -> AuditResult:
     """Audit a leaderboard: which displayed rankings can the benchmark resolve?
 
     Per task, models are ranked by their mean score; every rank-adjacent pair
@@ -498,9 +513,9 @@ def audit(
 
 
 def ranks(
-    scores=None,
+    scores: ScoresInput | None = None,
     *,
-    battles=None,
+    battles: pd.DataFrame | str | Path | None = None,
     alpha: float = 0.05,
     n_bootstrap: int = 1000,
     seed: int | None = 0,
@@ -509,14 +524,14 @@ def ranks(
     bootstrap: str = "multiplier",
     ties: str = "half",
     battle_format: str | None = None,
-    models=None,
-    tasks=None,
+    models: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
     complete_case: bool = False,
     strict: bool = False,
-    progress=None,
-    options=None,
-    **columns,
-):
+    progress: Callable[..., object] | None = None,
+    options: LoadOptions | None = None,
+    **columns: Any,
+) -> RanksResult:
     """Which rank can each model claim? Simultaneous rank confidence sets and tiers.
 
     Per task, every pair of models' difference in mean score is bounded at once by a
@@ -629,11 +644,11 @@ def ranks(
 
 
 def degrade(
-    scores=None,
+    scores: ScoresInput | None = None,
     *,
     baseline: str | None = None,
     candidate: str | None = None,
-    counts=None,
+    counts: pd.DataFrame | str | Path | None = None,
     alpha: float = 0.05,
     permutation: bool = False,
     n_permutations: int | None = None,
@@ -641,11 +656,11 @@ def degrade(
     seed: int | None = 0,
     margin: float | None = None,
     equivalence: float | None = None,
-    tasks=None,
+    tasks: Sequence[str] | None = None,
     strict: bool = False,
-    options=None,
-    **columns,
-):
+    options: LoadOptions | None = None,
+    **columns: Any,
+) -> DegradeResult:
     """Has the candidate (quantized, optimized...) got significantly worse than the baseline?
 
     Exact one-sided McNemar per task (*When LLMs get significantly worse*, Eq. 5),
@@ -811,7 +826,15 @@ def _two_outputs(baseline, candidate, *, options, tasks, strict, **columns):
     return score_set, names[0], names[1]
 
 
-def trim(scores=None, *, model: str, tasks=None, strict: bool = False, options=None, **columns):
+def trim(
+    scores: ScoresInput | None = None,
+    *,
+    model: str,
+    tasks: Sequence[str] | None = None,
+    strict: bool = False,
+    options: LoadOptions | None = None,
+    **columns: Any,
+) -> TrimResult:
     """Keep the items whose score varied across a baseline's repeated runs (Section 4.1).
 
     Items solved right (or wrong) in every run carry no signal for degradation tests;
@@ -864,15 +887,15 @@ def trim(scores=None, *, model: str, tasks=None, strict: bool = False, options=N
 
 
 def align(
-    scores=None,
+    scores: ScoresInput | None = None,
     *,
-    models=None,
-    tasks=None,
+    models: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
     strict: bool = False,
     complete_case: bool = False,
-    options=None,
-    **columns,
-):
+    options: LoadOptions | None = None,
+    **columns: Any,
+) -> ScoreSet:
     """Align per-item scores into a :class:`ScoreSet` (models x items, per task).
 
     Parameters

@@ -1342,7 +1342,9 @@ def sensitivity_counts(pairs: pd.DataFrame) -> dict[str, int]:
     }
 
 
-def unresolved_chains(pairs, rankings, procedure) -> dict:
+def unresolved_chains(
+    pairs: pd.DataFrame, rankings: pd.DataFrame, procedure: str
+) -> dict[str, list[list[str]]]:
     """Per task, the unresolved chains: runs of models chained by unresolved rank-adjacent
     gaps, best first (a model resolved from both neighbours is a chain of one).
 

@@ -32,6 +32,7 @@ from evalgap.stats.paired import (
 
 if TYPE_CHECKING:
     from evalgap._scores import AlignmentReport
+    from evalgap.stats._types import ArrayLike
 
 DEFAULT_BOOTSTRAP = 10_000
 DEFAULT_REQUIRED_N_BOOTSTRAP = 500  # Appendix I: "N* CI, B = 500 bootstrap"
@@ -395,8 +396,8 @@ def compare_counts(
 
 
 def compare_scores(
-    scores_a,
-    scores_b,
+    scores_a: ArrayLike,
+    scores_b: ArrayLike,
     *,
     alpha: float = 0.05,
     power: float = 0.8,

@@ -11,6 +11,7 @@ every group is given beside them, saying that it pools.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -127,7 +128,7 @@ def compare_by_group(
     by: str = "task",
     adjustment: str = "holm",
     alpha: float = 0.05,
-    **settings,
+    **settings: Any,
 ) -> CompareGroupsResult:
     """Compare ``model_a`` and ``model_b`` within each task of ``score_set`` and pooled.
 

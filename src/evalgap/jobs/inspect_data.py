@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -17,6 +19,10 @@ import pandas as pd
 from evalgap._results import Result
 from evalgap._scores import AlignmentReport, LongScores, ScoreSet, align
 from evalgap.errors import InputError
+
+if TYPE_CHECKING:
+    from evalgap._scores import ScoresInput
+    from evalgap.io.options import LoadOptions
 
 
 @dataclass(frozen=True, repr=False)
@@ -77,14 +83,14 @@ class DataSummary(Result):
 
 
 def inspect_data(
-    scores,
+    scores: ScoresInput,
     *,
-    models=None,
-    tasks=None,
+    models: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
     strict: bool = False,
     score_set: ScoreSet | None = None,
-    options=None,
-    **columns,
+    options: LoadOptions | None = None,
+    **columns: Any,
 ) -> DataSummary:
     """Summarise a long score table and its alignment (see the module docstring).
 

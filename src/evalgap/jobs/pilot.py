@@ -11,7 +11,9 @@ power) -- the frontier -- and, given what an item and a run cost, the cheapest.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,6 +22,10 @@ from evalgap.errors import InputError
 from evalgap.stats import _validate
 from evalgap.stats import variance_components as vc
 from evalgap.stats._validate import check_countable
+
+if TYPE_CHECKING:
+    from evalgap._scores import ScoresInput
+    from evalgap.io.options import LoadOptions
 
 DEFAULT_MAX_RUNS = 10
 # The frontier has a row per K: beyond this many runs per item a frontier is not a plan (and
@@ -169,7 +175,7 @@ class PilotPlan(Result):
 
 
 def plan_pilot(
-    pilot,
+    pilot: ScoresInput,
     *,
     model_a: str | None = None,
     model_b: str | None = None,
@@ -182,9 +188,9 @@ def plan_pilot(
     tokens_per_item: float | None = None,
     n_items: int | None = None,
     max_runs: int = DEFAULT_MAX_RUNS,
-    tasks=None,
-    options=None,
-    **columns,
+    tasks: Sequence[str] | None = None,
+    options: LoadOptions | None = None,
+    **columns: Any,
 ) -> PilotPlan:
     """Plan items x reruns from a pilot in which both models ran items several times.
 

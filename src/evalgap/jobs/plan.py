@@ -11,7 +11,10 @@ independent-samples N for contrast.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,6 +24,12 @@ from evalgap.stats import _validate
 from evalgap.stats import noninferiority as ni
 from evalgap.stats import power as pw
 from evalgap.stats._validate import check_countable
+
+if TYPE_CHECKING:
+    from evalgap._scores import ScoresInput
+    from evalgap.io.options import LoadOptions
+    from evalgap.jobs.pilot import PilotPlan
+    from evalgap.jobs.sampling_design import SamplingDesign
 
 SHORTCUT_EPSILON = 0.05  # the epsilon of Corollary 1 reported by default
 
@@ -328,22 +337,22 @@ def plan(
     alternative: str = "two-sided",
     flip_rate: float | None = None,
     margin: float | None = None,
-    pilot=None,
-    reference=None,
+    pilot: ScoresInput | None = None,
+    reference: ScoresInput | None = None,
     model_a: str | None = None,
     model_b: str | None = None,
     n_strata: int | None = None,
     seed: int | None = None,
-    output=None,
+    output: str | Path | None = None,
     cost_per_item: float | None = None,
     cost_per_run: float | None = None,
     price_per_1k_tokens: float | None = None,
     tokens_per_item: float | None = None,
     max_runs: int | None = None,
-    tasks=None,
-    options=None,
-    **columns,
-):
+    tasks: Sequence[str] | None = None,
+    options: LoadOptions | None = None,
+    **columns: Any,
+) -> PlanResult | PilotPlan | SamplingDesign | DegradationPlan | NonInferiorityPlan:
     """Return a sample-size plan: the one ``evalgap plan`` makes for the same options.
 
     Which plan is chosen by what is given, as on the command line:

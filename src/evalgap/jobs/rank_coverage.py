@@ -18,9 +18,9 @@ the bootstrap forced shows why.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -30,6 +30,9 @@ from evalgap._results import Result
 from evalgap.errors import InputError
 from evalgap.stats import _validate, resample
 from evalgap.stats import ranks as rk
+
+if TYPE_CHECKING:
+    from evalgap.stats._types import ArrayLike
 
 HERMITE = np.polynomial.hermite_e.hermegauss(80)
 DIFFICULTY_SD = 1.5
@@ -119,7 +122,7 @@ class RankCoverageResult(Result):
         return rank_coverage_verdict(self)
 
 
-def true_scores(abilities) -> np.ndarray:
+def true_scores(abilities: ArrayLike) -> np.ndarray:
     """``theta_j = E_d sigmoid(a_j - d)`` with ``d ~ N(0, DIFFICULTY_SD^2)`` (quadrature)."""
     nodes, weights = HERMITE
     a = np.asarray(abilities, dtype=float)
@@ -171,7 +174,7 @@ def _simulate(config: Configuration, n_simulations, n_bootstrap, alpha, stream):
 
 
 def rank_coverage(
-    configurations=None,
+    configurations: Sequence[Configuration] | None = None,
     *,
     n_simulations: int = 200,
     n_bootstrap: int = 400,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -270,7 +271,7 @@ def _one_method(methods: dict) -> str:
 
 
 def ranks_battles(
-    battles,
+    battles: pd.DataFrame | str | Path,
     *,
     alpha: float = 0.05,
     n_bootstrap: int = 1000,

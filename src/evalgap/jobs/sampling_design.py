@@ -14,7 +14,9 @@ reference, what the design really delivers: bias, coverage and items saved.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,6 +25,11 @@ from evalgap.errors import InputError
 from evalgap.stats import _validate
 from evalgap.stats import stratified as st
 from evalgap.stats.weighted import weighted_gap
+
+if TYPE_CHECKING:
+    from evalgap._scores import ScoresInput
+    from evalgap.io.options import LoadOptions
+    from evalgap.stats._types import ArrayLike
 
 
 @dataclass(frozen=True, repr=False)
@@ -143,21 +150,21 @@ class SamplingDesign(Result):
 
 
 def plan_sampling(
-    reference,
+    reference: ScoresInput,
     *,
-    model_a,
-    model_b=None,
-    accuracy_a=None,
-    accuracy_b=None,
-    n_items=None,
-    delta=None,
-    alpha=0.05,
-    power=0.8,
-    n_strata=st.DEFAULT_STRATA,
-    seed=0,
-    tasks=None,
-    options=None,
-    **columns,
+    model_a: str,
+    model_b: str | None = None,
+    accuracy_a: float | None = None,
+    accuracy_b: float | None = None,
+    n_items: int | None = None,
+    delta: float | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    n_strata: int = st.DEFAULT_STRATA,
+    seed: int | None = 0,
+    tasks: Sequence[str] | None = None,
+    options: LoadOptions | None = None,
+    **columns: Any,
 ) -> SamplingDesign:
     """Draw a stratified item sample that resolves one pair's full-benchmark gap cheaply.
 
@@ -404,16 +411,16 @@ class SamplingValidation(Result):
 
 
 def validate_sampling(
-    matrix,
-    models,
-    pairs,
+    matrix: ArrayLike,
+    models: Sequence[str],
+    pairs: Sequence[tuple[int, int]],
     *,
-    n_items=800,
-    n_repeats=1000,
-    n_strata=st.DEFAULT_STRATA,
-    leader_known=False,
-    alpha=0.05,
-    seed=0,
+    n_items: int = 800,
+    n_repeats: int = 1000,
+    n_strata: int = st.DEFAULT_STRATA,
+    leader_known: bool = False,
+    alpha: float = 0.05,
+    seed: int | None = 0,
 ) -> SamplingValidation:
     """Measure a stratified design's bias, coverage and saving on held-back pairs.
 

@@ -25,10 +25,10 @@ so results do not depend on it.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from scipy import optimize
@@ -38,6 +38,9 @@ from evalgap.errors import InputError
 from evalgap.stats import _validate, aggregation, generators, resample, sequential, tests
 from evalgap.stats import power as pw
 from evalgap.stats.paired import summarize_counts
+
+if TYPE_CHECKING:
+    from evalgap._scores import ScoreSet, ScoresInput
 
 CALIBRATION_VARIANTS = ("mcnemar", "exact", "mid_p", "mcnemar_cc", "bootstrap")
 GRID_ACCURACY = (0.5, 0.7, 0.9)
@@ -96,7 +99,7 @@ MAX_ITEMS = 1_000_000
 MAX_BATCH = 50_000_000  # numbers one batch holds (about 400 MB as float64)
 
 
-def study_count(value, name: str, minimum: int = 1, maximum: int = MAX_TRIALS) -> int:
+def study_count(value: object, name: str, minimum: int = 1, maximum: int = MAX_TRIALS) -> int:
     """Return ``value`` as an int after checking it is a whole number in [minimum, maximum]."""
     number = _validate.whole_number(value, name, minimum)
     if number > maximum:
@@ -116,7 +119,7 @@ def check_batch(rows: int, columns: int, names: str) -> None:
         )
 
 
-def study_grid(values, name: str, check) -> tuple:
+def study_grid(values: object, name: str, check: Callable[[Any], object]) -> tuple:
     """Return a non-empty sequence of numbers as a tuple, each passed through ``check``."""
     if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
         raise InputError(f"{name} must be a list of numbers; got {_validate.show(values)}")
@@ -224,7 +227,9 @@ def _gap(value) -> float:
     return float(value)
 
 
-def tuned_delta(p: float, latent_correlation: float, n_items: int, alpha=0.05, power=0.8):
+def tuned_delta(
+    p: float, latent_correlation: float, n_items: int, alpha: float = 0.05, power: float = 0.8
+) -> float:
     """Return the gap delta at which Equation (6) gives N* = n_items for marginals p -/+ delta/2."""
 
     def gap(delta):
@@ -271,11 +276,11 @@ def calibration(
     n_bootstrap: int = 1000,
     alpha: float = 0.05,
     power: float = 0.8,
-    accuracies=GRID_ACCURACY,
-    latent_correlations=GRID_LATENT_CORRELATION,
+    accuracies: Sequence[float] = GRID_ACCURACY,
+    latent_correlations: Sequence[float] = GRID_LATENT_CORRELATION,
     seed: int | None = 0,
     jobs: int = 1,
-    progress=None,
+    progress: Callable[[int, int], object] | None = None,
 ) -> CalibrationResult:
     """Type-I error and power of the McNemar family and the bootstrap on a (p, rho) grid.
 
@@ -407,7 +412,7 @@ class ProspectiveResult(Result):
         }
 
 
-def prospective_counts(score_set, pairs) -> dict:
+def prospective_counts(score_set: ScoreSet, pairs: Sequence[tuple[str, str]]) -> dict:
     """Return ``{"A vs B": 2x2 counts}`` for each pair, on the items BOTH models scored.
 
     Each pair is taken on its own items (``score_set.pair``; items where either score is
@@ -456,16 +461,16 @@ def _prospective_size(cells, size, trials, alpha, stream):
 
 
 def prospective(
-    pairs,
+    pairs: dict[str, Sequence[int]] | Sequence[tuple[str, str]],
     *,
-    scores=None,
-    fractions=(0.8, 1.0, 1.2),
+    scores: ScoresInput | None = None,
+    fractions: Sequence[float] = (0.8, 1.0, 1.2),
     n_trials: int = 1000,
     alpha: float = 0.05,
     power: float = 0.8,
     seed: int | None = 0,
     jobs: int = 1,
-    progress=None,
+    progress: Callable[[int, int], object] | None = None,
 ) -> ProspectiveResult:
     """Subsample each real pair (label -> 2x2 counts) to ``fraction * N*`` items, M times.
 
@@ -631,17 +636,17 @@ def _graded_point(shape_b, rho, n, trials, n_bootstrap, alpha, stream):
 def power_curve(
     *,
     kind: str = "binary",
-    deltas=(0.02, 0.04, 0.08),
+    deltas: Sequence[float] = (0.02, 0.04, 0.08),
     accuracy_a: float = 0.65,
     latent_correlation: float = 0.3,
-    fractions=(0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0),
+    fractions: Sequence[float] = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0),
     n_trials: int | None = None,
     n_bootstrap: int | None = None,
     alpha: float = 0.05,
     power: float = 0.8,
     seed: int | None = 0,
     jobs: int = 1,
-    progress=None,
+    progress: Callable[[int, int], object] | None = None,
 ) -> PowerCurveResult:
     """Bootstrap power at ``fraction * N*`` items for each gap (binary, or Beta(4, 2) graded).
 
@@ -887,7 +892,7 @@ def _sequential_chunk(psi, theta, horizon, table, trials, stream, keep):
 
 
 def sequential_study(
-    pair_counts,
+    pair_counts: tuple[int, int, int, int],
     *,
     n_trials: int = 600,
     alpha: float = 0.05,
@@ -896,7 +901,7 @@ def sequential_study(
     mixture: str = "grid",
     seed: int | None = 0,
     jobs: int = 1,
-    progress=None,
+    progress: Callable[[int, int], object] | None = None,
 ) -> SequentialResult:
     """Run the e-process under H0 (discordance kept, signs fair) and H1 (the pair's signs).
 
@@ -1138,14 +1143,14 @@ def _small_tasks_chunk(n_tasks, experiments, n_permutations, alpha, stream):
 
 def aggregation_study(
     *,
-    task_counts=tuple(range(1, 21)),
+    task_counts: Sequence[int] = tuple(range(1, 21)),
     n_experiments: int = 1000,
     flip_rate: float = 0.1,
     alpha: float = 0.05,
     n_permutations: int = 99,
     seed: int | None = 0,
     jobs: int = 1,
-    progress=None,
+    progress: Callable[[int, int], object] | None = None,
 ) -> AggregationResult:
     """Run the aggregation study: N_i ~ U(500, 10000) items per task, flip rate 0.1,
     degradation probability q = 1/2 (null), 0.52 on every task, or 0.58 on the first only;

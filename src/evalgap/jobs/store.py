@@ -18,12 +18,22 @@ touching the items (:func:`store_audit_in_memory`, :func:`store_audit`).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from evalgap._results import Result, TableResult
 from evalgap.errors import InputError
 from evalgap.stats import _validate
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from evalgap._scores import LongScores
+    from evalgap.io._files import PathsArg
+    from evalgap.io.options import LoadOptions
+    from evalgap.jobs.audit import AuditResult
 
 
 @dataclass(frozen=True, repr=False)
@@ -132,7 +142,12 @@ class StoreExportResult(Result):
 
 
 def store_add(
-    store, scores=None, options=None, *, progress=None, **columns
+    store: str | Path,
+    scores: PathsArg | None = None,
+    options: LoadOptions | None = None,
+    *,
+    progress: Callable[..., object] | None = None,
+    **columns: Any,
 ) -> StoreAddResult:
     """Add score sources to a store (created if absent); return what was added and skipped.
 
@@ -252,7 +267,7 @@ def _sources_of(paths, options):
     return out, notes
 
 
-def store_list(store) -> StoreListResult:
+def store_list(store: str | Path) -> StoreListResult:
     """Return the models, tasks, rows and sources of a store.
 
     Parameters
@@ -288,7 +303,13 @@ def store_list(store) -> StoreListResult:
     )
 
 
-def store_remove(store, *, models=(), sources=(), source_paths=()) -> StoreRemoveResult:
+def store_remove(
+    store: str | Path,
+    *,
+    models: Sequence[str] | None = (),
+    sources: Sequence[str] = (),
+    source_paths: Sequence[str] = (),
+) -> StoreRemoveResult:
     """Remove models and/or sources (by id or by path) from a store, in one transaction.
 
     The pair statistics of what the removed rows touched are recomputed. A source that
@@ -337,7 +358,7 @@ def store_remove(store, *, models=(), sources=(), source_paths=()) -> StoreRemov
     return StoreRemoveResult(str(store), **out)
 
 
-def store_export(store, output) -> StoreExportResult:
+def store_export(store: str | Path, output: str | Path) -> StoreExportResult:
     """Write a store's long scores to a Parquet file (DuckDB's COPY, no pandas in between).
 
     Parameters
@@ -368,7 +389,9 @@ def store_export(store, output) -> StoreExportResult:
     return StoreExportResult(str(store), str(output), rows)
 
 
-def store_read(store, *, models=None, tasks=None):
+def store_read(
+    store: str | Path, *, models: Sequence[str] | None = None, tasks: Sequence[str] | None = None
+) -> LongScores:
     """Return a store's scores as a LongScores, the table every job takes.
 
     ``models`` and ``tasks`` are pushed into the query (alignment still selects and orders).
@@ -417,7 +440,7 @@ def _names(argument: str, value):
     return value or None
 
 
-def store_pairs(store, *, tasks=None):
+def store_pairs(store: str | Path, *, tasks: Sequence[str] | None = None) -> pd.DataFrame:
     """Return the stored per-pair statistics (2x2 counts, difference moments) as a DataFrame.
 
     Parameters
@@ -449,7 +472,13 @@ def store_pairs(store, *, tasks=None):
         return io.pair_stats(con, tasks=tasks)
 
 
-def store_audit_in_memory(store, *, family: str = "adjacent", tasks=None, **settings):
+def store_audit_in_memory(
+    store: str | Path,
+    *,
+    family: str = "adjacent",
+    tasks: Sequence[str] | None = None,
+    **settings: Any,
+) -> AuditResult:
     """Audit a store's binary leaderboard from its pair statistics alone (no item is read).
 
     Per task, models are ranked by their mean score over their own items (as ``audit``
@@ -639,15 +668,15 @@ class StoreAuditSummary(Result):
 
 
 def store_audit(
-    store,
-    output,
+    store: str | Path,
+    output: str | Path,
     *,
     family: str = "all",
-    tasks=None,
+    tasks: Sequence[str] | None = None,
     block_pairs: int = 1_000_000,
     chain_procedure: str = "fixed_n",
-    progress=None,
-    **settings,
+    progress: Callable[..., object] | None = None,
+    **settings: Any,
 ) -> StoreAuditSummary:
     """Audit every pair of a binary store from its statistics, in bounded memory.
 

@@ -12,8 +12,10 @@ stratum's size in the benchmark (the design's ``stratum_size``) and is left out 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,6 +23,13 @@ from evalgap._results import RowResult
 from evalgap.errors import InputError
 from evalgap.stats import _validate, intervals
 from evalgap.stats import weighted as sw
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from evalgap._scores import ScoreSet, ScoresInput
+    from evalgap.io.options import LoadOptions
+    from evalgap.stats._types import Alternative, ArrayLike
 
 DESIGN_COLUMNS = ("item_id", "weight")
 DESIGN_SUFFIXES = (".csv", ".tsv", ".parquet", ".gz", ".txt")
@@ -113,18 +122,18 @@ class WeightedCompareResult(RowResult):
 
 
 def weighted_result(
-    a,
-    b,
-    weights,
-    strata=None,
+    a: ArrayLike,
+    b: ArrayLike,
+    weights: ArrayLike,
+    strata: ArrayLike | None = None,
     *,
-    stratum_sizes=None,
-    model_a="A",
-    model_b="B",
-    alpha=0.05,
-    power=0.8,
-    alternative="two-sided",
-    notes=(),
+    stratum_sizes: ArrayLike | None = None,
+    model_a: str = "A",
+    model_b: str = "B",
+    alpha: float = 0.05,
+    power: float = 0.8,
+    alternative: Alternative = "two-sided",
+    notes: Sequence[str] = (),
 ) -> WeightedCompareResult:
     """The weighted comparison of aligned score arrays with a weight (and stratum) per item."""
     from evalgap.jobs.compare import _numeric, _too_few_items
@@ -206,7 +215,14 @@ def weighted_result(
 
 
 def compare_weighted(
-    score_set, model_a, model_b, design, *, alpha=0.05, power=0.8, alternative="two-sided"
+    score_set: ScoreSet,
+    model_a: str,
+    model_b: str,
+    design: pd.DataFrame,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    alternative: Alternative = "two-sided",
 ) -> WeightedCompareResult:
     """Weighted comparison of two models of ``score_set``; ``design`` is a DataFrame with
     ``item_id``, ``weight``, optionally ``stratum``, ``stratum_size`` and ``task`` (see
@@ -257,7 +273,14 @@ def compare_weighted(
     )
 
 
-def design_table(weights, strata=None, *, data=None, options=None, **columns):
+def design_table(
+    weights: ArrayLike,
+    strata: ArrayLike | None = None,
+    *,
+    data: ScoresInput | None = None,
+    options: LoadOptions | None = None,
+    **columns: Any,
+) -> pd.DataFrame:
     """The design as a DataFrame (``item_id``, ``weight``[, ``stratum``, ``stratum_size``]
     [, ``task``]).
 
