@@ -438,7 +438,7 @@ class _Selection:
         self.models = list(options.model_columns)
         self.tasks = list(options.tasks)
         self.path = path
-        self.seen = {"model": set(), "task": set()}
+        self.seen: dict[str, set[str]] = {"model": set(), "task": set()}
         self.rows = 0
         self.positions = None
 

@@ -9,12 +9,16 @@ pairs; a single pair is a pair of length one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from evalgap.stats import intervals, tests
 from evalgap.stats import power as pw
+
+if TYPE_CHECKING:
+    from evalgap.stats._types import Alternative
 
 
 @dataclass(frozen=True)
@@ -97,7 +101,7 @@ def pair_tests(
     b_only: ArrayLike,
     alpha: float,
     power: float,
-    alternative: str = "two-sided",
+    alternative: Alternative = "two-sided",
     both_correct: ArrayLike | None = None,
     both_wrong: ArrayLike | None = None,
     sd_sample: ArrayLike | None = None,
@@ -141,7 +145,7 @@ def pair_tests(
 
 def _pair_tests(
     binary: ArrayLike, n_items: ArrayLike, delta: ArrayLike, sd_diff: ArrayLike,
-    a_only: ArrayLike, b_only: ArrayLike, alpha: float, power: float, alternative: str,
+    a_only: ArrayLike, b_only: ArrayLike, alpha: float, power: float, alternative: Alternative,
     both_correct: ArrayLike | None, both_wrong: ArrayLike | None, sd_sample: ArrayLike | None,
 ) -> PairTests:  # fmt: skip
     n = np.asarray(n_items, dtype=np.float64)
@@ -176,9 +180,11 @@ def _pair_tests(
     if graded.any():
         ci = intervals.t_interval(delta[graded], sd_sample[graded], n[graded], alpha)
         low[graded], high[graded] = ci.low, ci.high
-    kw = {"alpha": alpha, "power": power, "alternative": alternative}
     against = np.asarray(pw.opposes_alternative(delta, alternative), dtype=bool)
-    formula = np.asarray(pw.required_n(delta, sd, **kw), dtype=np.float64)
+    formula = np.asarray(
+        pw.required_n(delta, sd, alpha=alpha, power=power, alternative=alternative),
+        dtype=np.float64,
+    )
     formula = np.where(against, np.inf, formula)
     differing = b + c
     testable = differing >= tests.min_differing_items(alpha, alternative)

@@ -469,12 +469,12 @@ def _chains_section(r: AuditResult) -> list[str]:
                 continue
             k += 1
             positions = [ranks.get((task, m)) for m in chain]
-            positions = [p for p in positions if p is not None]
+            known = [p for p in positions if p is not None]
             rows.append(
                 {
                     "Task": task,
                     "Chain": f"chain {k}",
-                    "Ranks": f"{min(positions)}–{max(positions)}" if positions else "",
+                    "Ranks": f"{min(known)}–{max(known)}" if known else "",
                     "Models": len(chain),
                     "Members, best first": ", ".join(clean(m) for m in chain),
                 }
@@ -1129,7 +1129,7 @@ def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | Non
         if better is not None:
             models = sub["model"].tolist()[: plots.MAX_HEATMAP_MODELS]
             index = {m: i for i, m in enumerate(r.models_of(task))}
-            verdicts = {}
+            verdicts: dict[tuple[str, str], bool | None] = {}
             for a_pos, a in enumerate(models):
                 for b in models[a_pos + 1 :]:
                     i, j = index[a], index[b]

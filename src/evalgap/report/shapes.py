@@ -122,6 +122,9 @@ class AuditResult(_Verdict, Protocol):
     def rankings(self) -> Any: ...
 
     @property
+    def sidak_inflation(self) -> Any: ...
+
+    @property
     def tier_method(self) -> Any: ...
 
     @property

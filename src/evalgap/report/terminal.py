@@ -17,6 +17,8 @@ from rich.table import Table
 from rich.text import Text
 
 if TYPE_CHECKING:  # structural types: the report layer never imports a job
+    from rich.console import JustifyMethod
+
     from evalgap.report.shapes import (
         AuditResult,
         CompareResult,
@@ -71,7 +73,7 @@ def print_notes(console: Console, notes, *, style: str = "yellow", label: str = 
 
 def print_table(
     console: Console,
-    columns: list[tuple[str, str]],
+    columns: list[tuple[str, JustifyMethod]],
     rows: list[list[str]],
     *,
     names: tuple[int, ...] = (),
@@ -188,7 +190,8 @@ def _print_stacked(console, columns, rows, names, name_line, legend, options) ->
             out.append_text(cell)
             if j < len(line) - 1:
                 out.append(gap)
-        return out.rstrip() or out
+        out.rstrip()  # in place
+        return out
 
     title = options.get("title")
     if title:
@@ -492,7 +495,7 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
             "--json or --html for every pair)"
         )
     several_tasks = frame["task"].nunique() > 1
-    columns = [("task", "left")] if several_tasks else []
+    columns: list[tuple[str, JustifyMethod]] = [("task", "left")] if several_tasks else []
     level = f"{100 * (1 - r.alpha):g}%"
     columns += [
         ("A", "left"),
@@ -779,7 +782,9 @@ def render_simulation(result, console: Console) -> None:
             ]
             for name, v in result.variants.items()
         ]
-        headers = ("test", "max |Type-I - alpha|", "power, median", "max |power - target|")
+        headers: tuple[str, ...] | list[str] = (
+            "test", "max |Type-I - alpha|", "power, median", "max |power - target|"
+        )  # fmt: skip
         print_table(
             console,
             [(h, "left" if h == "test" else "right") for h in headers],
@@ -961,7 +966,9 @@ def render_ranks(r, console: Console, *, max_rows: int = 60) -> None:
     for task, sub in frame.groupby("task", sort=False):
         sub = sub.sort_values(["rank", "model"])
         shown = sub.head(max_rows)
-        columns = [("rank", "right"), ("model", "left"), ("score", "right"), ("se", "right")]
+        columns: list[tuple[str, JustifyMethod]] = [
+            ("rank", "right"), ("model", "left"), ("score", "right"), ("se", "right")
+        ]  # fmt: skip
         columns += [("n", "right"), ("rank set", "center")]
         columns += [("marginal", "center")] if marginal is not None else []
         columns += [("tier", "right")]
