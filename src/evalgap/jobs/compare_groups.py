@@ -11,7 +11,7 @@ every group is given beside them, saying that it pools.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -126,7 +126,7 @@ def compare_by_group(
     model_b: str,
     *,
     by: str = "task",
-    adjustment: str = "holm",
+    adjustment: Literal["holm", "bonferroni", "sidak", "bh"] = "holm",
     alpha: float = 0.05,
     **settings: Any,
 ) -> CompareGroupsResult:

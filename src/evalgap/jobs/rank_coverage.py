@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -61,7 +61,7 @@ class Configuration:
     abilities: tuple[float, ...]
     n_items: int
     kind: str = "binary"
-    method: str = "auto"
+    method: Literal["auto", "bootstrap", "holm"] = "auto"
 
 
 def _blocks(k: int, step: float, size: int) -> tuple[float, ...]:

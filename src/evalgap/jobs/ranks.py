@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -163,8 +163,8 @@ def ranks_scores(
     seed: int | None = 0,
     top_k: int | None = None,
     use_clusters: bool = True,
-    method: str = "auto",
-    bootstrap: str = "multiplier",
+    method: Literal["auto", "bootstrap", "holm"] = "auto",
+    bootstrap: Literal["multiplier", "empirical"] = "multiplier",
     progress: Callable[..., None] | None = None,
     replicates_name: str = "n_bootstrap",
 ) -> RanksResult:
@@ -277,8 +277,8 @@ def ranks_battles(
     n_bootstrap: int = 1000,
     seed: int | None = 0,
     top_k: int | None = None,
-    method: str = "auto",
-    ties: str = "half",
+    method: Literal["auto", "bootstrap", "holm"] = "auto",
+    ties: Literal["half", "davidson"] = "half",
     file_format: str | None = None,
 ) -> RanksResult:
     """Rank sets from arena battles by their Bradley-Terry scores (see :func:`evalgap.ranks`).
