@@ -27,6 +27,8 @@ from evalgap.stats import stratified as st
 from evalgap.stats.weighted import weighted_gap
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from evalgap._scores import ScoresInput
     from evalgap.io.options import LoadOptions
     from evalgap.stats._types import ArrayLike
@@ -121,7 +123,7 @@ class SamplingDesign(Result):
     strata: tuple[Stratum, ...]
     seed: int
     notes: tuple[str, ...]
-    design: object = None  # the DataFrame (task, item_id, weight, stratum, stratum_size)
+    design: pd.DataFrame | None = None  # (task, item_id, weight, stratum, stratum_size)
     _omit = ("design",)
     _derived = ("verdict",)
     _headline = ("n_items", "items_ratio")
@@ -133,13 +135,14 @@ class SamplingDesign(Result):
 
         return sampling_design_verdict(self)
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """The design file's rows: ``task, item_id, weight, stratum, stratum_size`` (what to run).
 
         Returns
         -------
         pandas.DataFrame
         """
+        assert self.design is not None  # sampling_design always sets it
         return self.design.copy()
 
     def write(self, path) -> None:
@@ -263,6 +266,7 @@ def plan_sampling(
     probability = {}
     for name, accuracy in sides.values():
         if known[name] == "accuracy":
+            assert accuracy is not None  # "accuracy" is known only from a given accuracy
             probability[name] = fit.probabilities(
                 st.ability_for_accuracy(accuracy, fit.slope, fit.intercept)
             )

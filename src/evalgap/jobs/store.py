@@ -618,8 +618,8 @@ def _clustered_from_statistics(result, clusters):
         )
         d_sum = sub["sign"] * d_sum
         sizes[cluster_codes, row_codes] = sub["n"].to_numpy(dtype=float)
-        sums[cluster_codes, row_codes] = d_sum.to_numpy()
-        sumsq[cluster_codes, row_codes] = d_sq.to_numpy()
+        sums[cluster_codes, row_codes] = np.asarray(d_sum)  # pandas Series in, Series out
+        sumsq[cluster_codes, row_codes] = np.asarray(d_sq)
         value, size = cl.icc_from_stats(sizes, sums, sumsq)
         icc[rows], mbar[rows] = value, size
     clustered_verdicts(pairs, icc, mbar)
