@@ -156,7 +156,8 @@ def weighted_result(
             f"strata= must give one label per item: {np.asarray(strata).size:,} labels for "
             f"{a.size:,} items"
         )
-    if strata is not None and any(label != label or label is None for label in strata):
+    labels = np.asarray(strata, dtype=object)  # the labels as given (NaN stays NaN)
+    if strata is not None and any(label != label or label is None for label in labels):
         raise InputError("strata= holds missing labels (NaN or None): give every item its stratum")
     with np.errstate(over="ignore", invalid="ignore"):
         d = a - b
