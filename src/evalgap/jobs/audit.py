@@ -651,7 +651,7 @@ def audit_scores(
         order = rank_order(np.array(score_set.models), displayed)
         # A model with no score on this task has no place in its ranking (as in the rank
         # sets): it would be chained to the last model by a pair with no items.
-        scored = ~np.isnan(task.scores).all(axis=0)
+        scored = np.asarray(~np.isnan(task.scores).all(axis=0))
         if not scored.all():
             absent = [score_set.models[j] for j in np.flatnonzero(~scored)]
             shown = ", ".join(absent[:5])
@@ -942,7 +942,7 @@ def _evaluate(
     p["anytime_boundary"] = u
     p["required_n_anytime"] = sequential.required_n_anytime(required, u, alpha, power)
     p["resolved_anytime_valid"] = pd.array(
-        np.where(binary, sequential.resolved_anytime(t, u, power), None), dtype="boolean"
+        np.where(binary, sequential.resolved_anytime(t, u, power), np.array(None)), dtype="boolean"
     )
     if not binary.all():
         notes.append("anytime-valid verdicts need binary scores; graded pairs have none")
@@ -1171,7 +1171,7 @@ def _alternative_clusterings(task, pairs, seed, t_index) -> dict:
     rng = np.random.Generator(np.random.PCG64(stream))
     difficulty = np.nanmean(task.scores, axis=1)
     edges = np.quantile(difficulty, [0.25, 0.5, 0.75])
-    quartiles = np.searchsorted(edges, difficulty, side="right")
+    quartiles = np.asarray(np.searchsorted(edges, difficulty, side="right"))
     if np.unique(quartiles).size < 2:
         quartiles = np.arange(difficulty.size) % 4
     position = pd.Series(np.arange(labels.size)).groupby(labels).cumcount().to_numpy()

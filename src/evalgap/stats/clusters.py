@@ -70,7 +70,10 @@ def cluster_stats(differences: ArrayLike, labels: ArrayLike) -> ClusterStats:
 
 
 def icc_from_stats(
-    sizes: FloatArray, sums: FloatArray, sumsq: FloatArray, weights: FloatArray | None = None
+    sizes: FloatArray,
+    sums: FloatArray,
+    sumsq: FloatArray,
+    weights: FloatArray | IntArray | None = None,
 ) -> tuple[FloatArray, FloatArray]:
     """Return the one-way ANOVA ICC of D and the mean cluster size, from cluster statistics.
 
