@@ -28,7 +28,7 @@ import math
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 from scipy import optimize
@@ -51,7 +51,7 @@ def run_chunks(
     function: Callable,
     chunks: list,
     jobs: int = 1,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int], object] | None = None,
     *,
     done: int = 0,
     total: int | None = None,
@@ -705,7 +705,7 @@ def power_curve(
             required = float(
                 pw.required_n_from_counts(cells[1], cells[2], 1.0, alpha=alpha, power=power)
             )
-            payload = (cells,)
+            payload: tuple[Any, ...] = (cells,)
         else:
             mean_b = 4.0 / 6.0 - delta
             shape_b = (2.0 * mean_b / (1.0 - mean_b), 2.0)
@@ -854,7 +854,9 @@ def _sequential_chunk(psi, theta, horizon, table, trials, stream, keep):
     active = np.ones(trials, dtype=bool)
     crossed = np.zeros(trials, dtype=bool)
     stop = np.full(trials, np.nan)
-    kept = [([], []) for _ in range(min(keep, trials))]
+    kept: list[tuple[list[np.ndarray], list[np.ndarray]]] = [
+        ([], []) for _ in range(min(keep, trials))
+    ]
     done = 0
     while active.any():
         block = SEQUENTIAL_STEP_BLOCK
@@ -898,7 +900,7 @@ def sequential_study(
     alpha: float = 0.05,
     power: float = 0.8,
     horizon_factor: float = 5.0,
-    mixture: str = "grid",
+    mixture: Literal["grid", "beta"] = "grid",
     seed: int | None = 0,
     jobs: int = 1,
     progress: Callable[[int, int], object] | None = None,
@@ -992,12 +994,14 @@ def sequential_study(
                 "items": pos[::step].tolist(),
                 "log_e": log_e[::step].tolist(),
             }
+    required_n = pw.round_up(required)
+    assert required_n is not None  # required is finite (checked above)
     return SequentialResult(
         alpha=float(alpha),
         mixture=mixture,
         n_trials=n_trials,
         horizon=horizon,
-        required_n=pw.round_up(required),
+        required_n=required_n,
         discordance=psi,
         theta=theta,
         type1=float(null.mean()),
