@@ -604,7 +604,7 @@ class LogFollower:
 # --- validation of saved data (plain JSON; any mismatch is a ValueError naming the field) ---
 
 
-def _fields(data: object, what: str, **types: type) -> dict[str, Any]:
+def _fields(data: object, what: str, **types: type | tuple[type, ...]) -> dict[str, Any]:
     if not isinstance(data, dict) or set(data) != set(types):
         raise ValueError(what)
     for name, kind in types.items():

@@ -671,7 +671,7 @@ class Monitor:
         spent = [self._tokens.get((row.task, m)) for m in (row.model_a, row.model_b)]
         if any(s is None or s[1] == 0 for s in spent):
             return None
-        per_item = sum(s[0] / s[1] for s in spent)
+        per_item = sum(s[0] / s[1] for s in spent if s is not None)  # no None here (returned above)
         return row.further_items * per_item / 1000 * self.price
 
     def _done(self, frame):
