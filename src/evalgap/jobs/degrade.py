@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -355,6 +356,7 @@ def degrade_scores(
             else tasks
         )
     if graded:
+        assert perm is not None  # computed above for graded scores
         runs = max(int(t.run_counts.max()) for t in score_set.tasks)
         if runs > 1:
             notes.append(f"up to {runs} runs per item were averaged per item (Appendix D.1)")
@@ -561,6 +563,7 @@ def _binary_result(tasks, *, alpha, n_simulations, seed, baseline, candidate, no
     b = np.array([t.a_only for t in tasks])
     c = np.array([t.b_only for t in tasks])
     fisher, left_out = aggregation.fisher_over_tasks(b, c)
+    assert isinstance(left_out, int)  # one family of tasks (1-D counts): scalar results
     p_values = {
         "pooled": aggregation.pooled_p_value(b, c),
         "max_drop": float(aggregation.max_drop_p_value(b, c)),
@@ -642,7 +645,7 @@ def with_margins(
                 "table both_correct and both_wrong columns (or per-item scores), and leave "
                 "out tasks without items"
             )
-    out = {}
+    out: dict[str, Any] = {}  # DegradeResult fields by name
     for field_name, verdict, value in (
         ("non_inferiority", "non_inferior", margin),
         ("equivalence", "equivalent", equivalence),
@@ -683,9 +686,9 @@ def _margin_tests(tasks, margin: float, alpha: float) -> list[tuple]:
         n = task.n_items
         sd = task.se * math.sqrt(n) * math.sqrt(n / max(n - 1, 1))  # ddof 1
         change = -task.delta  # the tests take candidate minus baseline
-        _, p, low, high = ni.noninferiority_mean(change, sd, n, margin, alpha)
-        _, p_upper, _, _ = ni.noninferiority_mean(-change, sd, n, margin, alpha)
-        out[k] = (task.delta, p, p_upper, -high, -low)
+        _, p_mean, low_mean, high_mean = ni.noninferiority_mean(change, sd, n, margin, alpha)
+        _, p_upper_mean, _, _ = ni.noninferiority_mean(-change, sd, n, margin, alpha)
+        out[k] = (task.delta, p_mean, p_upper_mean, -high_mean, -low_mean)
     return [tuple(float(v) for v in row) for row in out]
 
 
