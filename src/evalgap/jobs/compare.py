@@ -32,7 +32,7 @@ from evalgap.stats.paired import (
 
 if TYPE_CHECKING:
     from evalgap._scores import AlignmentReport
-    from evalgap.stats._types import ArrayLike
+    from evalgap.stats._types import Alternative, ArrayLike, FloatOrArray
 
 DEFAULT_BOOTSTRAP = 10_000
 DEFAULT_REQUIRED_N_BOOTSTRAP = 500  # Appendix I: "N* CI, B = 500 bootstrap"
@@ -290,7 +290,7 @@ def compare_counts(
     *,
     alpha: float = 0.05,
     power: float = 0.8,
-    alternative: str = "two-sided",
+    alternative: Alternative = "two-sided",
     n_bootstrap: int = DEFAULT_BOOTSTRAP,
     n_bootstrap_required_n: int = DEFAULT_REQUIRED_N_BOOTSTRAP,
     seed: int | None = 0,
@@ -346,9 +346,9 @@ def compare_counts(
     n = int(s.n_items)
     too_few = _too_few_items(int(s.a_only) + int(s.b_only), alpha, alternative)
     pt = pair_tests(
-        binary=[True], n_items=[n], delta=[s.delta], sd_diff=[s.sd_diff], a_only=[s.a_only],
-        b_only=[s.b_only], both_correct=[both_correct], both_wrong=[both_wrong], alpha=alpha,
-        power=power, alternative=alternative,
+        binary=[True], n_items=[n], delta=[float(s.delta)], sd_diff=[float(s.sd_diff)],
+        a_only=[int(s.a_only)], b_only=[int(s.b_only)], both_correct=[both_correct],
+        both_wrong=[both_wrong], alpha=alpha, power=power, alternative=alternative,
     )  # fmt: skip
     p = PValues(
         mcnemar=float(pt.p_mcnemar[0]),
@@ -401,7 +401,7 @@ def compare_scores(
     *,
     alpha: float = 0.05,
     power: float = 0.8,
-    alternative: str = "two-sided",
+    alternative: Alternative = "two-sided",
     n_bootstrap: int = DEFAULT_BOOTSTRAP,
     n_bootstrap_required_n: int = DEFAULT_REQUIRED_N_BOOTSTRAP,
     n_permutations: int = DEFAULT_PERMUTATIONS,
@@ -487,9 +487,9 @@ def compare_scores(
     # The same "no spread" as summarize_moments (spread within rounding of the scale is none).
     sd_sample = float(d.std(ddof=1)) if s.sd_diff > 0 else 0.0
     pt = pair_tests(
-        binary=[False], n_items=[n], delta=[s.delta], sd_diff=[s.sd_diff], a_only=[s.a_only],
-        b_only=[s.b_only], sd_sample=[sd_sample], alpha=alpha, power=power,
-        alternative=alternative,
+        binary=[False], n_items=[n], delta=[float(s.delta)], sd_diff=[float(s.sd_diff)],
+        a_only=[int(s.a_only)], b_only=[int(s.b_only)], sd_sample=[sd_sample], alpha=alpha,
+        power=power, alternative=alternative,
     )  # fmt: skip
     p = PValues(paired_t=float(pt.p_paired_t[0]))
     if n_permutations:
@@ -568,7 +568,7 @@ def _too_few_items(differing: int, alpha, alternative) -> str:
     )
 
 
-def _estimable(delta: float, too_few: str, alternative: str) -> bool:
+def _estimable(delta: FloatOrArray, too_few: str, alternative: Alternative) -> bool:
     """Whether N*, the MDE and q are estimated (enough differing items, tested side)."""
     return not too_few and not bool(pw.opposes_alternative(delta, alternative))
 
@@ -657,7 +657,7 @@ def _assemble(
     return CompareResult(
         model_a=model_a,
         model_b=model_b,
-        binary=s.binary,
+        binary=bool(s.binary),  # one pair
         n_items=n,
         accuracy_a=float(s.accuracy_a),
         accuracy_b=float(s.accuracy_b),
@@ -717,7 +717,7 @@ def _sensitivity(s: PairedSummary, variances, n, kw) -> tuple[CorrelationSensiti
         out.append(
             CorrelationSensitivity(
                 correlation=float(rho),
-                required_n=pw.round_up(required),
+                required_n=pw.round_up(float(required)),
                 resolution_ratio=float(q),
                 resolved=bool(q >= 1),
             )
@@ -730,10 +730,10 @@ def _bootstrap_result(draws: resample.PairedBootstrap, seed, alpha) -> Bootstrap
     return BootstrapResult(
         n_resamples=draws.n_resamples,
         seed=seed,
-        p_value=draws.p_value,
+        p_value=float(draws.p_value),
         ci=ci,
         method="monte_carlo",
-        monte_carlo_se=draws.monte_carlo_se,
+        monte_carlo_se=float(draws.monte_carlo_se),
     )
 
 
