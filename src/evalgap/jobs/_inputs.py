@@ -11,13 +11,15 @@ import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from evalgap.errors import InputError
 
 if TYPE_CHECKING:
     from evalgap._scores import LongScores, ScoreSet, ScoresInput
     from evalgap.io.options import LoadOptions
+
+_T = TypeVar("_T")  # a renamed keyword's value, of the type its new name takes
 
 
 def scores_of(
@@ -112,7 +114,7 @@ COLUMN_OPTIONS = (
     "cluster_column",
 )
 
-def _renamed(columns: dict, old: str, new: str, value: object) -> object:
+def _renamed(columns: dict, old: str, new: str, value: _T) -> _T:
     """Return the value given for a keyword renamed in this release (``old=`` still works,
     with a DeprecationWarning; both spellings at once are refused)."""
     if old not in columns:

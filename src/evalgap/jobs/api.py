@@ -15,7 +15,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 
 from evalgap.errors import InputError
 from evalgap.jobs._inputs import (
@@ -46,7 +46,29 @@ if TYPE_CHECKING:
     from evalgap.jobs.degrade import DegradeResult, TrimResult
     from evalgap.jobs.ranks import RanksResult
     from evalgap.jobs.weighted import WeightedCompareResult
-    from evalgap.stats._types import ArrayLike
+    from evalgap.stats._types import Alternative, ArrayLike
+
+    class _CompareSettings(TypedDict):
+        """The settings ``compare`` hands to each comparison."""
+
+        alpha: float
+        power: float
+        alternative: Alternative
+        n_bootstrap: int
+        n_bootstrap_required_n: int
+        seed: int | None
+
+    class _AuditSettings(TypedDict):
+        """The settings ``audit`` hands to the audit of counts or of scores."""
+
+        family_size: int | None
+        alpha: float
+        power: float
+        n_bootstrap: int
+        n_bootstrap_required_n: int
+        seed: int | None
+        chain_procedure: str
+        mixture: str
 
 
 def compare(
@@ -60,10 +82,10 @@ def compare(
     model_a: str | None = None,
     model_b: str | None = None,
     by: str | None = None,
-    adjustment: str = "holm",
+    adjustment: Literal["holm", "bonferroni", "sidak", "bh"] = "holm",
     alpha: float = 0.05,
     power: float = 0.8,
-    alternative: str = "two-sided",
+    alternative: Alternative = "two-sided",
     n_bootstrap: int = DEFAULT_BOOTSTRAP,
     n_bootstrap_required_n: int = DEFAULT_REQUIRED_N_BOOTSTRAP,
     n_permutations: int = DEFAULT_PERMUTATIONS,
@@ -152,7 +174,7 @@ def compare(
     >>> round(r.p_values.exact, 3), r.resolved
     (0.054, False)
     """
-    settings = {
+    settings: _CompareSettings = {
         "alpha": alpha,
         "power": power,
         "alternative": alternative,
@@ -195,11 +217,12 @@ def compare(
             raise InputError("by= needs per-item scores; 2x2 counts have no groups")
         if weights is not None:
             raise InputError("weights= needs per-item scores; 2x2 counts have no items")
-        if sum(int(c) for c in counts) == 0:
+        given = cast("tuple[int, int, int, int]", counts)  # none is None (checked above)
+        if sum(int(c) for c in given) == 0:
             raise InputError(
                 "the four counts add up to 0 items; give the counts of a real comparison"
             )
-        return compare_counts(*counts, model_a=model_a or "A", model_b=model_b or "B", **settings)
+        return compare_counts(*given, model_a=model_a or "A", model_b=model_b or "B", **settings)
     if a is None:
         raise InputError(
             "nothing to compare: give two score arrays, a table of scores with model_a= and "
@@ -212,13 +235,16 @@ def compare(
     if b is not None and not _is_table(b) and not _is_table(a):
         if by is not None:
             raise InputError("by= needs a table of scores with groups; got two arrays")
+        # Score arrays from here on: compare_scores and weighted_result refuse, in one line,
+        # anything else (a path, a ScoreSet, an array of text)
+        a = cast("ArrayLike", a)
         if weights is not None:
             from evalgap.jobs.weighted import weighted_result
 
             return weighted_result(
                 a,
                 b,
-                weights,
+                cast("ArrayLike", weights),  # refused in one line unless an array of numbers
                 strata,
                 model_a=model_a or "A",
                 model_b=model_b or "B",
@@ -267,7 +293,10 @@ def compare(
     if weights is not None:
         from evalgap.jobs.weighted import design_table
 
-        design = design_table(weights, strata, data=a, options=options, **columns)
+        # a column name, design file or DataFrame; anything else is refused in one line
+        design_given = cast("str | Path | pd.DataFrame", weights)
+        column = cast("str | None", strata)  # a stratum column's name, else refused in one line
+        design = design_table(design_given, column, data=a, options=options, **columns)
     score_set = scores_of(
         a,
         models=[model_a, model_b],
@@ -448,7 +477,7 @@ def audit(
     """
     from evalgap.jobs.audit import audit_counts, audit_scores
 
-    settings = {
+    settings: _AuditSettings = {
         "family_size": family_size,
         "alpha": alpha,
         "power": power,
@@ -520,9 +549,9 @@ def ranks(
     n_bootstrap: int = 1000,
     seed: int | None = 0,
     top_k: int | None = None,
-    method: str = "auto",
-    bootstrap: str = "multiplier",
-    ties: str = "half",
+    method: Literal["auto", "bootstrap", "holm"] = "auto",
+    bootstrap: Literal["multiplier", "empirical"] = "multiplier",
+    ties: Literal["half", "davidson"] = "half",
     battle_format: str | None = None,
     models: Sequence[str] | None = None,
     tasks: Sequence[str] | None = None,
@@ -800,7 +829,9 @@ def _two_outputs(baseline, candidate, *, options, tasks, strict, **columns):
                 f"{role}={path!r}: without scores=, the baseline and the candidate are paths to "
                 "each model's outputs; no such file or directory"
             )
-    frames, names, notes = [], [], []
+    frames: list[pd.DataFrame] = []
+    names: list[str] = []
+    notes: list[str] = []
     for role, path in (("baseline", baseline), ("candidate", candidate)):
         table = long_scores(str(path), options=options, **columns)
         models = list(dict.fromkeys(table.frame["model"]))

@@ -617,7 +617,7 @@ def audit_scores(
     mixture: str = "grid",
     cluster_label: str = "cluster",
     n_rank_bootstrap: int = 1000,
-    progress: Callable[[int, int, str], None] | None = None,
+    progress: Callable[[int, int, str], object] | None = None,
 ) -> AuditResult:
     """Audit every task of ``score_set`` (aligned per-item scores of K models).
 

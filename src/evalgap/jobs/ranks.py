@@ -165,7 +165,7 @@ def ranks_scores(
     use_clusters: bool = True,
     method: Literal["auto", "bootstrap", "holm"] = "auto",
     bootstrap: Literal["multiplier", "empirical"] = "multiplier",
-    progress: Callable[..., None] | None = None,
+    progress: Callable[..., object] | None = None,
     replicates_name: str = "n_bootstrap",
 ) -> RanksResult:
     """Rank sets for every task of an aligned score set (see :func:`evalgap.ranks`);

@@ -275,8 +275,8 @@ def compare_weighted(
 
 
 def design_table(
-    weights: ArrayLike,
-    strata: ArrayLike | None = None,
+    weights: str | Path | pd.DataFrame,
+    strata: str | None = None,
     *,
     data: ScoresInput | None = None,
     options: LoadOptions | None = None,
