@@ -172,13 +172,13 @@ class Monitor:
         self,
         *,
         targets: str = "adjacent",
-        pair=None,
+        pair: Sequence[str] | None = None,
         baseline: str | None = None,
         alpha: float = 0.05,
         power: float = 0.8,
         budget: int | None = None,
         price_per_1k_tokens: float | None = None,
-    ):
+    ) -> None:
         _validate.arguments(
             targets=targets, alpha=alpha, power=power, budget=budget,
             price_per_1k_tokens=price_per_1k_tokens,
@@ -232,7 +232,10 @@ class Monitor:
 
     # --- input --------------------------------------------------------------------------
 
-    def update(self, model: str, item, score: float, *, task: str = "all", tokens=None):
+    def update(
+        self, model: str, item: str | int, score: float, *, task: str = "all",
+        tokens: float | None = None,
+    ) -> None:  # fmt: skip
         """Record one score (in [0, 1]) of ``model`` on ``item``; repeated items are refused.
 
         ``item`` is text or a whole number (``7`` and ``"7"`` are one item); ``tokens`` is
@@ -309,7 +312,10 @@ class Monitor:
 
     # --- following logs -------------------------------------------------------------------
 
-    def follow(self, logs, *, metric=None, scorer=None, score_key=None, reducer=None) -> None:
+    def follow(
+        self, logs: str | os.PathLike | Sequence[str | os.PathLike], *, metric: str | None = None,
+        scorer: str | None = None, score_key: str | None = None, reducer: str | None = None,
+    ) -> None:  # fmt: skip
         """Follow evaluation logs: each :meth:`poll` adds the records they gained.
 
         ``logs`` is a directory or file (or a list of them) of lm-eval ``samples_*.jsonl``
@@ -342,7 +348,7 @@ class Monitor:
             reducer=reducer,
         )
 
-    def poll(self, *, tokens_per_item=None) -> int:
+    def poll(self, *, tokens_per_item: float | None = None) -> int:
         """Read what the followed logs gained since the last poll; return the records added.
 
         A model named by ``pair=`` or ``baseline=`` must be in the logs as soon as the logs
@@ -397,7 +403,7 @@ class Monitor:
             "reducer": None if follower is None else follower.reducer,
         }
 
-    def save(self, path) -> None:
+    def save(self, path: str | os.PathLike) -> None:
         """Write the monitor's whole state (scores, decisions, place in the logs) to ``path``:
         versioned JSON, written to a temporary file beside it and renamed over it."""
         from evalgap.io._write import atomic_write
@@ -424,7 +430,7 @@ class Monitor:
             raise InputError(str(exc).strip()) from None
 
     @classmethod
-    def load(cls, path, *, price_per_1k_tokens: float | None = None) -> Monitor:
+    def load(cls, path: str | os.PathLike, *, price_per_1k_tokens: float | None = None) -> Monitor:
         """Read a monitor written by :meth:`save` (refused, naming the file, when ``path`` is
         not one: every field is checked before use)."""
         from evalgap.io import follow
@@ -636,6 +642,7 @@ class Monitor:
         if self.targets == "all":
             return keys
         if self.targets == "pair":
+            assert self.pair is not None  # targets="pair" is refused without pair=
             wanted = set(map(str, self.pair))
             return [k for k in keys if {k[1], k[2]} == wanted]
         if self.targets == "baseline":
