@@ -32,7 +32,7 @@ import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -190,7 +190,7 @@ class PairTable:
         if len(lengths) > 1:  # pragma: no cover - an internal invariant
             raise ValueError("PairTable columns differ in length")
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         columns = self.__dict__.get("columns", {})
         if name in columns:
             return columns[name]

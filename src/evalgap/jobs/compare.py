@@ -31,6 +31,8 @@ from evalgap.stats.paired import (
 )
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from evalgap._scores import AlignmentReport
     from evalgap.stats._types import Alternative, ArrayLike, FloatOrArray
 
@@ -268,7 +270,7 @@ class CompareResult(Result):
 
         return compare_verdict(self)
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Return the tests as a table: one row per test with its p-value.
 
         Returns

@@ -24,6 +24,8 @@ from evalgap.stats import variance_components as vc
 from evalgap.stats._validate import check_countable
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from evalgap._scores import ScoresInput
     from evalgap.io.options import LoadOptions
 
@@ -167,7 +169,7 @@ class PilotPlan(Result):
         """Whether unlimited reruns would cut the items needed by at least a fifth."""
         return self.rerun_saving >= SMALL_RERUN_SAVING
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """The frontier as a DataFrame (one row per K)."""
         import pandas as pd
 

@@ -14,6 +14,7 @@ reference, what the design really delivers: bias, coverage and items saved.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -145,7 +146,7 @@ class SamplingDesign(Result):
         assert self.design is not None  # sampling_design always sets it
         return self.design.copy()
 
-    def write(self, path) -> None:
+    def write(self, path: str | os.PathLike) -> None:
         """Write the design file (CSV, or Parquet by the suffix) for ``compare --weights``."""
         from evalgap.io._write import write_table
 
@@ -402,7 +403,7 @@ class SamplingValidation(Result):
     alpha: float
     _headline = ("pairs", "n_repeats")
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per pair.
 
         Returns

@@ -40,6 +40,8 @@ from evalgap.stats import power as pw
 from evalgap.stats.paired import summarize_counts
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from evalgap._scores import ScoreSet, ScoresInput
 
 CALIBRATION_VARIANTS = ("mcnemar", "exact", "mid_p", "mcnemar_cc", "bootstrap")
@@ -178,7 +180,7 @@ class CalibrationResult(Result):
             }
         return out
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Return one row per grid cell and test: Type-I error and power with their SEs."""
         import pandas as pd
 
@@ -380,7 +382,7 @@ class ProspectiveResult(Result):
     fractions: tuple[float, ...]
     pairs: tuple[dict, ...]
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Return one row per pair and subsample size: items, empirical power and its SE."""
         import pandas as pd
 
@@ -586,7 +588,7 @@ class PowerCurveResult(Result):
     n_bootstrap: int
     curves: tuple[dict, ...]
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Return one row per gap and sample size: bootstrap power and its SE."""
         import pandas as pd
 
@@ -1052,7 +1054,7 @@ class AggregationResult(Result):
     rates: dict  # scenario -> test -> list over task counts
     n_permutations: int | None = None
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Return one row per scenario, test and task count: the rejection rate and its SE."""
         import pandas as pd
 
