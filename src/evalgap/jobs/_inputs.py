@@ -11,11 +11,13 @@ import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
 from evalgap.errors import InputError
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from evalgap._scores import LongScores, ScoreSet, ScoresInput
     from evalgap.io.options import LoadOptions
 
@@ -86,7 +88,7 @@ def long_scores(
     )
 
 
-def _is_source(value) -> bool:
+def _is_source(value: object) -> bool:
     """True for what holds the scores of several models: a table, a ScoreSet or paths."""
     from evalgap._scores import LongScores, ScoreSet
 
@@ -99,7 +101,7 @@ def _is_source(value) -> bool:
     )
 
 
-def _is_table(value) -> bool:
+def _is_table(value: object) -> TypeGuard[pd.DataFrame]:
     """True for a pandas DataFrame (without importing pandas when it is not loaded)."""
     pd = sys.modules.get("pandas")
     return pd is not None and isinstance(value, pd.DataFrame)

@@ -332,7 +332,9 @@ def compare(
     return result
 
 
-def _refuse_resampling(n_bootstrap, n_bootstrap_required_n, n_permutations, seed) -> None:
+def _refuse_resampling(
+    n_bootstrap: object, n_bootstrap_required_n: object, n_permutations: object, seed: object
+) -> None:
     """The weighted (design-based) test resamples nothing: its resampling settings are refused
     when set away from their defaults rather than ignored."""
     given = {
@@ -350,7 +352,11 @@ def _refuse_resampling(n_bootstrap, n_bootstrap_required_n, n_permutations, seed
             )
 
 
-def _compare_by(data, model_a, model_b, by, adjustment, settings, n_permutations, **kw):
+def _compare_by(
+    data: ScoresInput, model_a: str, model_b: str, by: str,
+    adjustment: Literal["holm", "bonferroni", "sidak", "bh"], settings: _CompareSettings,
+    n_permutations: int, **kw: Any,
+) -> CompareGroupsResult:  # fmt: skip
     from evalgap.jobs.compare_groups import compare_by_group
 
     columns = dict(kw.pop("columns"))
@@ -817,7 +823,10 @@ def degrade(
     return with_margins(result, margin=margin, equivalence=equivalence)
 
 
-def _two_outputs(baseline, candidate, *, options, tasks, strict, **columns):
+def _two_outputs(
+    baseline: str, candidate: str, *, options: LoadOptions | None,
+    tasks: Sequence[str] | None, strict: bool, **columns: Any,
+) -> tuple[ScoreSet, str, str]:  # fmt: skip
     """Align a baseline and a candidate read each from its own path (one model each)."""
     import pandas as pd
 
@@ -980,8 +989,9 @@ def align(
 
 
 def _per_item_options_given(
-    models, tasks, complete_case, strict, options, columns, **job_options: bool
-) -> list[str]:
+    models: Sequence[str] | None, tasks: Sequence[str] | None, complete_case: bool,
+    strict: bool, options: LoadOptions | None, columns: dict[str, Any], **job_options: bool,
+) -> list[str]:  # fmt: skip
     """The per-item score options given (``name=``), which a table of pair counts or of
     battles cannot honour; ``job_options`` flags the job's own such options as given."""
     given = {
