@@ -130,13 +130,15 @@ def monitoring_study(
     return MonitoringResult(pd.DataFrame(rows), alpha)
 
 
-def _binary_differences(rng, shape, discordance):
+def _binary_differences(
+    rng: np.random.Generator, shape: tuple[int, int], discordance: float
+) -> np.ndarray:
     """Paired binary differences under H0: 0 w.p. 1 - discordance, else -1/+1 evenly."""
     u = rng.random(shape)
     return np.where(u < discordance / 2, 1, np.where(u < discordance, -1, 0)).astype(np.int8)
 
 
-def _crossed(d, table):
+def _crossed(d: np.ndarray, table: np.ndarray) -> np.ndarray:
     """Whether each trial's e-process (rows of differences in time order) ever reaches the
     level of ``table``: ``|b - c| >= D(b + c)`` (the exact integer boundary)."""
     b = np.cumsum(d > 0, axis=-1)
@@ -144,7 +146,9 @@ def _crossed(d, table):
     return (np.abs(b - c) >= sequential.excess_boundary(b + c, table)).any(axis=-1)
 
 
-def _family_errors(rng, n_trials, horizon, k, alpha) -> int:
+def _family_errors(
+    rng: np.random.Generator, n_trials: int, horizon: int, k: int, alpha: float
+) -> int:
     """Trials where e-BH over all m pairs of K equal binary models ever rejects, every item a
     look: e-BH rejects at a look when, for some j, j pairs have ``e >= m / (j alpha)``, that is
     ``|b - c|`` at or above the integer boundary of level ``j alpha / m``. Model scores share

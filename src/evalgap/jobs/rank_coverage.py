@@ -130,7 +130,10 @@ def true_scores(abilities: ArrayLike) -> np.ndarray:
     return values @ weights / weights.sum()
 
 
-def _simulate(config: Configuration, n_simulations, n_bootstrap, alpha, stream):
+def _simulate(
+    config: Configuration, n_simulations: int, n_bootstrap: int, alpha: float,
+    stream: np.random.SeedSequence,
+) -> dict[str, object]:  # fmt: skip
     data_stream, bootstrap_stream = stream.spawn(2)
     rng = np.random.Generator(np.random.PCG64(data_stream))
     seeds = bootstrap_stream.spawn(n_simulations)

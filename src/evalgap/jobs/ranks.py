@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -24,6 +24,9 @@ from evalgap._results import Result
 from evalgap._scores import AlignmentReport, ScoreSet
 from evalgap.errors import InputError
 from evalgap.stats import _validate, resample
+
+if TYPE_CHECKING:
+    from evalgap.stats.ranks import RankSets
 
 RANK_COLUMNS = (
     "task",
@@ -237,7 +240,9 @@ def ranks_scores(
     )
 
 
-def _rank_frame(task: str, models, sets, order, alpha: float) -> pd.DataFrame:
+def _rank_frame(
+    task: str, models: np.ndarray, sets: RankSets, order: np.ndarray, alpha: float
+) -> pd.DataFrame:
     from evalgap.stats.ranks import score_interval
 
     low, high = score_interval(sets.score, sets.se, alpha)
@@ -258,7 +263,7 @@ def _rank_frame(task: str, models, sets, order, alpha: float) -> pd.DataFrame:
     )
 
 
-def _top_models(models, sets) -> list[str]:
+def _top_models(models: np.ndarray, sets: RankSets) -> list[str]:
     """The models of the top-k set, best first."""
     inside = np.flatnonzero(np.asarray(sets.top_k, dtype=bool))
     order = np.lexsort((models[inside], np.asarray(sets.rank)[inside]))

@@ -30,7 +30,7 @@ from evalgap.stats.weighted import weighted_gap
 if TYPE_CHECKING:
     import pandas as pd
 
-    from evalgap._scores import ScoresInput
+    from evalgap._scores import LongScores, ScoresInput
     from evalgap.io.options import LoadOptions
     from evalgap.stats._types import ArrayLike
 
@@ -522,7 +522,9 @@ def validate_sampling(
     return SamplingValidation(pairs=tuple(rows), n_repeats=n_repeats, alpha=alpha)
 
 
-def _reference_matrix(long, tasks):
+def _reference_matrix(
+    long: LongScores, tasks: Sequence[str] | None
+) -> tuple[np.ndarray, list[str], pd.DataFrame, list[str]]:
     """Models x items (mean over runs; NaN where unscored), model names, item keys, notes."""
     import pandas as pd
 
@@ -560,14 +562,17 @@ def _reference_matrix(long, tasks):
     return wide.to_numpy(dtype=float), models, keys, notes
 
 
-def _leader(matrix, models, model_a):
+def _leader(matrix: np.ndarray, models: list[str], model_a: str) -> str:
     """The reference's most accurate model other than model A (the current leader)."""
     accuracy = np.nanmean(matrix, axis=1)
     order = [models[k] for k in np.argsort(-accuracy, kind="stable")]
     return next(m for m in order if m != model_a)
 
 
-def _design_frame(keys, chosen, weights, labels, sizes):
+def _design_frame(
+    keys: pd.DataFrame, chosen: np.ndarray, weights: np.ndarray, labels: np.ndarray,
+    sizes: np.ndarray,
+) -> pd.DataFrame:  # fmt: skip
     design = keys.iloc[chosen].reset_index(drop=True).copy()
     design["item_id"] = design["item_id"].astype(str)
     design["weight"] = weights

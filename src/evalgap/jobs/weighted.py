@@ -353,7 +353,7 @@ def design_table(
     return _check_design(table, "stratum" if strata else None, long.source)
 
 
-def _check_design(table, strata, source):
+def _check_design(table: pd.DataFrame, strata: str | None, source: str) -> pd.DataFrame:
     missing = [c for c in DESIGN_COLUMNS if c not in table.columns]
     if missing:
         raise InputError(
