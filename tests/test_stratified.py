@@ -143,6 +143,14 @@ def test_plan_sampling_errors_name_what_to_fix(kwargs, message):
         plan_sampling(_long(y), **kwargs)
 
 
+def test_a_reference_of_model_a_alone_has_no_leader_and_says_so():
+    # model_b defaults to the reference's leader other than model A: with model A alone
+    # there is none, which raised a bare StopIteration (a traceback without a message)
+    y, *_ = _board(n_models=1, n_items=200)
+    with pytest.raises(InputError, match="model_b=: the reference holds no model but 'm00'"):
+        plan_sampling(_long(y), model_a="m00")
+
+
 def test_a_reference_model_with_an_accuracy_is_held_out():
     y, *_ = _board(n_models=8, n_items=500)
     d = plan_sampling(_long(y), model_a="m00", accuracy_a=0.4, model_b="m01", n_items=100)

@@ -566,7 +566,13 @@ def _leader(matrix: np.ndarray, models: list[str], model_a: str) -> str:
     """The reference's most accurate model other than model A (the current leader)."""
     accuracy = np.nanmean(matrix, axis=1)
     order = [models[k] for k in np.argsort(-accuracy, kind="stable")]
-    return next(m for m in order if m != model_a)
+    leader = next((m for m in order if m != model_a), None)
+    if leader is None:  # a bare StopIteration before
+        raise InputError(
+            f"model_b=: the reference holds no model but {model_a!r}, so it has no leader to "
+            "plan against; name model_b=, or give a reference of several models"
+        )
+    return leader
 
 
 def _design_frame(
