@@ -107,10 +107,10 @@ class ClusterStress(Result):
     column: str
     n_resamples: int
     seed: int | None
-    unresolved_distribution: dict
+    unresolved_distribution: dict[int, float]
     intervals: pd.DataFrame
     leave_one_out: pd.DataFrame
-    alternatives: dict
+    alternatives: dict[str, int]
     _json_names: ClassVar[dict] = {
         "column": "cluster_column",
         "intervals": "pairs",
@@ -182,8 +182,8 @@ class PairTable:
         None (None where the procedure does not apply, e.g. anytime-valid for graded pairs).
     """
 
-    columns: dict
-    resolved: dict
+    columns: dict[str, np.ndarray]
+    resolved: dict[str, np.ndarray]
 
     def __post_init__(self) -> None:
         lengths = {len(v) for v in (*self.columns.values(), *self.resolved.values())}
@@ -455,13 +455,13 @@ class AuditResult(Result):
     chain_procedure: str
     rankings: pd.DataFrame
     pairs: PairTable
-    unresolved: dict
+    unresolved: dict[str, int]
     bonferroni_inflation: float
     sidak_inflation: float
-    chains: dict
-    correlation_sensitivity: dict
+    chains: dict[str, list[list[str]]]
+    correlation_sensitivity: dict[str, int]
     cluster_stress: ClusterStress | None
-    trajectories: dict
+    trajectories: dict[str, dict[str, Any]]
     notes: tuple[str, ...] = field(default=())
     alignment: AlignmentReport | None = None
     n_bootstrap: int | None = None  # Monte Carlo resamples of the graded pairs' bootstrap p

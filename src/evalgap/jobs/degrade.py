@@ -136,15 +136,15 @@ class DegradeResult(TableResult):
     method: str  # "exact" (binary) or "permutation" (graded, or asked for)
     tasks: tuple[TaskDegradation, ...]
     total: TaskDegradation
-    p_values: dict
+    p_values: dict[str, float]
     fisher_tasks_left_out: int
     max_drop_monte_carlo: float | None
     n_simulations: int | None
     permutation: aggregation.PermutationAggregates | None
     notes: tuple[str, ...] = field(default=())
     max_drop_task: str | None = None  # the task with the largest standardized drop
-    non_inferiority: dict | None = None
-    equivalence: dict | None = None
+    non_inferiority: dict[str, Any] | None = None
+    equivalence: dict[str, Any] | None = None
     _derived = (
         "degraded",
         "gate_fails",
@@ -563,9 +563,10 @@ def _binary_result(tasks, *, alpha, n_simulations, seed, baseline, candidate, no
     b = np.array([t.a_only for t in tasks])
     c = np.array([t.b_only for t in tasks])
     fisher, left_out = aggregation.fisher_over_tasks(b, c)
-    assert isinstance(left_out, int)  # one family of tasks (1-D counts): scalar results
+    # one family of tasks (1-D counts): scalar results
+    assert isinstance(fisher, float) and isinstance(left_out, int)
     p_values = {
-        "pooled": aggregation.pooled_p_value(b, c),
+        "pooled": float(aggregation.pooled_p_value(b, c)),
         "max_drop": float(aggregation.max_drop_p_value(b, c)),
         "fisher": fisher,
     }

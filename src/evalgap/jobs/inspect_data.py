@@ -62,7 +62,7 @@ class DataSummary(Result):
     """
 
     source: str
-    columns: dict
+    columns: dict[str, Any]
     notes: tuple[str, ...]
     models: tuple[ModelSummary, ...]
     tasks: tuple[tuple[str, int, int], ...]  # (task, items in the input, items kept)

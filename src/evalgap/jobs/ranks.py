@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -88,12 +88,12 @@ class RanksResult(Result):
     n_bootstrap: int
     ranks: pd.DataFrame
     marginal: pd.DataFrame
-    methods: dict
-    top_k: dict | None = None
-    shown_better: dict = field(default_factory=dict)
+    methods: dict[str, str]
+    top_k: dict[str, Any] | None = None
+    shown_better: dict[str, np.ndarray] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     alignment: AlignmentReport | None = None
-    bradley_terry: dict | None = None
+    bradley_terry: dict[str, Any] | None = None
     _omit: ClassVar[tuple[str, ...]] = ("shown_better",)
     _derived: ClassVar[tuple[str, ...]] = ("verdict",)
     _headline: ClassVar[tuple[str, ...]] = ("method",)

@@ -107,7 +107,7 @@ class SamplingDesign(Result):
 
     model_a: str
     model_b: str
-    known: dict
+    known: dict[str, str]
     n_reference_models: int
     n_population: int
     n_items: int

@@ -826,7 +826,7 @@ class SequentialResult(Result):
     rejection_rate: float
     stopping_ratio_median: float | None
     stopping_ratio_mean: float | None
-    trajectories: dict
+    trajectories: dict[str, dict[str, list[float]]]
 
     def to_dict(self) -> dict:
         """Return the study as plain data."""
@@ -1051,7 +1051,7 @@ class AggregationResult(Result):
     n_experiments: int
     flip_rate: float
     task_counts: tuple[int, ...]
-    rates: dict  # scenario -> test -> list over task counts
+    rates: dict[str, dict[str, list[float]]]  # scenario -> test -> list over task counts
     n_permutations: int | None = None
 
     def to_frame(self) -> pd.DataFrame:

@@ -60,11 +60,11 @@ class StoreAddResult(Result):
     """
 
     store: str
-    added_sources: tuple
-    skipped_sources: tuple
+    added_sources: tuple[str, ...]
+    skipped_sources: tuple[str, ...]
     rows_added: int
-    notes: tuple = ()
-    replaced_sources: tuple = ()
+    notes: tuple[str, ...] = ()
+    replaced_sources: tuple[str, ...] = ()
     _headline = ("added_sources", "skipped_sources", "rows_added")
 
 
@@ -86,12 +86,12 @@ class StoreListResult(TableResult):
     """
 
     store: str
-    models: tuple
-    tasks: tuple
+    models: tuple[str, ...]
+    tasks: tuple[str, ...]
     n_rows: int
     n_items: int
     n_runs: int
-    sources: tuple
+    sources: tuple[dict[str, Any], ...]
     _headline = ("n_rows",)
     _rows = "sources"
 
@@ -115,7 +115,7 @@ class StoreRemoveResult(TableResult):
     rows_removed: int
     sources_removed: int
     models_removed: int
-    removed_sources: tuple = ()
+    removed_sources: tuple[dict[str, Any], ...] = ()
     _headline = ("rows_removed",)
     _rows = "removed_sources"
 
@@ -659,9 +659,9 @@ class StoreAuditSummary(Result):
     family: str
     family_size: int
     n_pairs: int
-    unresolved: dict
-    correlation_sensitivity: dict
-    chains: dict
+    unresolved: dict[str, int]
+    correlation_sensitivity: dict[str, int]
+    chains: dict[str, list[list[str]]]
     output: str
     notes: tuple[str, ...]
     _headline = ("family", "n_pairs", "unresolved")

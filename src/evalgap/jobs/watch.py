@@ -39,7 +39,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -63,7 +63,7 @@ GRID_POINTS = 401  # candidate means of the confidence sequence (steps of 0.005 
 class _Pair:
     model_a: str
     model_b: str
-    differences: list = field(default_factory=list)
+    differences: list[float] = field(default_factory=list)
     binary: bool = True
     a_only: int = 0
     b_only: int = 0
@@ -109,10 +109,10 @@ class WatchStatus(Result):
     pairs: pd.DataFrame
     alpha: float
     procedure: str
-    items_seen: dict
+    items_seen: dict[str, Any]
     done: bool
     reason: str
-    notes: tuple = ()
+    notes: tuple[str, ...] = ()
     new_records: int = 0
     bytes_read: int = 0
     stopped: str = ""
