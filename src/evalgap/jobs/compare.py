@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from evalgap._scores import AlignmentReport
-    from evalgap.stats._types import Alternative, ArrayLike, FloatOrArray
+    from evalgap.stats._types import Alternative, ArrayLike, CountOrArray, FloatOrArray
 
 DEFAULT_BOOTSTRAP = 10_000
 DEFAULT_REQUIRED_N_BOOTSTRAP = 500  # Appendix I: "N* CI, B = 500 bootstrap"
@@ -543,7 +543,7 @@ def compare_scores(
     )
 
 
-def _numeric(scores, name: str) -> np.ndarray:
+def _numeric(scores: object, name: str) -> np.ndarray:
     """Return scores as floats; strings or objects are refused (NaN is checked later)."""
     try:
         arr = np.asarray(scores)
@@ -554,7 +554,7 @@ def _numeric(scores, name: str) -> np.ndarray:
     return arr.astype(float)
 
 
-def _too_few_items(differing: int, alpha, alternative) -> str:
+def _too_few_items(differing: int, alpha: float, alternative: Alternative) -> str:
     """Return the note of the minimum-items rule, or "" when there are enough items."""
     needed = int(tests.min_differing_items(alpha, alternative))
     if differing >= needed:
@@ -588,28 +588,28 @@ def _assemble(
     p: PValues,
     pt: PairTests,
     *,
-    primary,
-    all_intervals,
-    alpha,
-    power_,
-    alternative,
-    bootstrap,
-    req_ci,
-    variances,
-    cells,
-    required_discordant,
-    model_a,
-    model_b,
-    alignment,
-    extra_notes=(),
-    too_few=False,
+    primary: intervals.Interval,
+    all_intervals: tuple[intervals.Interval, ...],
+    alpha: float,
+    power_: float,
+    alternative: Alternative,
+    bootstrap: BootstrapResult | None,
+    req_ci: RequiredNInterval | None,
+    variances: tuple[float, float],
+    cells: tuple[int | None, int | None],
+    required_discordant: FloatOrArray | None,
+    model_a: str,
+    model_b: str,
+    alignment: AlignmentReport | None,
+    extra_notes: tuple[str, ...] = (),
+    too_few: bool = False,
 ) -> CompareResult:
     """Assemble the result; N*, the MDE and q are left out (None, not resolved) when the
     differences have no spread, when fewer items differ than any valid test needs (their
     spread is not estimable from so few), and N* is infinite (q = 0) when the gap lies on the
     side a one-sided alternative does not test."""
     n = int(s.n_items)
-    kw = {"alpha": alpha, "power": power_, "alternative": alternative}
+    kw: dict[str, Any] = {"alpha": alpha, "power": power_, "alternative": alternative}
     notes = list(extra_notes)
     degenerate = bool(s.sd_diff == 0) or too_few
     against = bool(pw.opposes_alternative(float(s.delta), alternative))
@@ -700,7 +700,9 @@ def _assemble(
     )
 
 
-def _sensitivity(s: PairedSummary, variances, n, kw) -> tuple[CorrelationSensitivity, ...]:
+def _sensitivity(
+    s: PairedSummary, variances: tuple[float, float], n: int, kw: dict[str, Any]
+) -> tuple[CorrelationSensitivity, ...]:
     """N* and the verdict at rho -/+ 0.1 (Section 6.2), marginals held at their estimates."""
     out = []
     for shift in (-CORRELATION_SHIFT, CORRELATION_SHIFT):
@@ -727,7 +729,9 @@ def _sensitivity(s: PairedSummary, variances, n, kw) -> tuple[CorrelationSensiti
     return tuple(out)
 
 
-def _bootstrap_result(draws: resample.PairedBootstrap, seed, alpha) -> BootstrapResult:
+def _bootstrap_result(
+    draws: resample.PairedBootstrap, seed: int | None, alpha: float
+) -> BootstrapResult:
     ci = intervals.Interval(draws.low, draws.high, "bootstrap_percentile", 1.0 - alpha)
     return BootstrapResult(
         n_resamples=draws.n_resamples,
@@ -739,7 +743,9 @@ def _bootstrap_result(draws: resample.PairedBootstrap, seed, alpha) -> Bootstrap
     )
 
 
-def _exact_bootstrap(a_only, b_only, n, alpha, alternative) -> BootstrapResult:
+def _exact_bootstrap(
+    a_only: CountOrArray, b_only: CountOrArray, n: int, alpha: float, alternative: Alternative
+) -> BootstrapResult:
     """The bootstrap of a binary pair from its exact law (no resampling, no seed)."""
     p = float(resample.binary_bootstrap_p_value(a_only, b_only, n, alternative))
     low, high = resample.binary_bootstrap_interval(a_only, b_only, n, alpha)
@@ -749,7 +755,9 @@ def _exact_bootstrap(a_only, b_only, n, alpha, alternative) -> BootstrapResult:
     )
 
 
-def _required_n_interval(bounds, n, n_resamples) -> RequiredNInterval:
+def _required_n_interval(
+    bounds: tuple[FloatOrArray, FloatOrArray], n: int, n_resamples: int
+) -> RequiredNInterval:
     """The 5th-95th percentile interval of bootstrap N* (Appendix I) and whether it holds N."""
     low, high = float(bounds[0]), float(bounds[1])
     return RequiredNInterval(
@@ -761,11 +769,14 @@ def _required_n_interval(bounds, n, n_resamples) -> RequiredNInterval:
     )
 
 
-def _levels(alpha, power_, alternative) -> dict:
+def _levels(alpha: float, power_: float, alternative: Alternative) -> dict[str, Any]:
     return {"alpha": alpha, "power": power_, "alternative": alternative}
 
 
-def _check_settings(alpha, power_, alternative, n_bootstrap, n_bootstrap_required_n, seed):
+def _check_settings(
+    alpha: float, power_: float, alternative: Alternative, n_bootstrap: int,
+    n_bootstrap_required_n: int, seed: int | None,
+) -> None:  # fmt: skip
     """Validate every option before any work, each error naming its parameter."""
     _validate.arguments(
         alpha=alpha, power=power_, alternative=alternative, n_bootstrap=n_bootstrap,
