@@ -1,0 +1,255 @@
+"""Every option more than one command takes, defined once, with one help text."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import click
+
+from evalgap.errors import InputError
+
+PROBABILITY = click.FloatRange(0, 1, min_open=True, max_open=True)
+COUNT = click.IntRange(min=0)
+
+
+# Every option more than one command takes, defined once: (flags, click settings). A command
+# may override a setting (a default, a help text) with option(name, **overrides).
+SHARED_OPTIONS = {
+    "alpha": (
+        ("--alpha",),
+        {
+            "type": PROBABILITY,
+            "default": 0.05,
+            "show_default": True,
+            "help": "Significance level, in (0, 1).",
+        },
+    ),
+    "power": (
+        ("--power",),
+        {
+            "type": PROBABILITY,
+            "default": 0.8,
+            "show_default": True,
+            "help": "Target power 1 - beta, in (0, 1).",
+        },
+    ),
+    "alternative": (
+        ("--alternative",),
+        {
+            "type": click.Choice(["two-sided", "greater", "less"]),
+            "default": "two-sided",
+            "show_default": True,
+            "help": "'greater': H1 is that A is better; 'less': that B is better.",
+        },
+    ),
+    "json": (
+        ("--json", "as_json"),
+        {"is_flag": True, "help": "Print the result as JSON instead of a report."},
+    ),
+    "seed": (
+        ("--seed",),
+        {
+            "type": click.IntRange(min=0),
+            "default": 0,
+            "show_default": True,
+            "help": "Seed of every resampling step; the same seed gives the same numbers.",
+        },
+    ),
+    "n_bootstrap": (
+        ("--n-bootstrap",),
+        {
+            "type": click.IntRange(min=0),
+            "show_default": True,
+            "help": "Bootstrap resamples (0: skip).",
+        },
+    ),
+    "n_bootstrap_required_n": (
+        ("--n-bootstrap-required-n",),
+        {
+            "type": click.IntRange(min=0),
+            "default": 500,
+            "show_default": True,
+            "help": "Bootstrap resamples for the N* interval (0: skip).",
+        },
+    ),
+    "trials": (
+        ("--trials",),
+        {
+            "type": click.IntRange(min=10),
+            "show_default": True,
+            "help": "Simulated trials (per cell, size or hypothesis).",
+        },
+    ),
+    "mixture": (
+        ("--mixture",),
+        {
+            "type": click.Choice(["grid", "beta"]),
+            "default": "grid",
+            "show_default": True,
+            "help": "e-process mixture: uniform grid (paper) or Beta(2,2).",
+        },
+    ),
+    "price_per_1k_tokens": (
+        ("--price-per-1k-tokens",),
+        {
+            "type": click.FloatRange(min=0),
+            "help": "Price of 1,000 tokens, for costs (tokens from inspect logs' model usage, "
+            "or --tokens-per-item: lm-eval logs carry no counts).",
+        },
+    ),
+    "tokens_per_item": (
+        ("--tokens-per-item",),
+        {
+            "type": click.FloatRange(min=0, min_open=True),
+            "help": "Tokens one run of one item costs each model (prompt and answer).",
+        },
+    ),
+    "both_correct": (("--both-correct",), {"type": COUNT, "help": "Items both models got right."}),
+    "a_only": (("--a-only",), {"type": COUNT, "help": "Items only model A got right."}),
+    "b_only": (("--b-only",), {"type": COUNT, "help": "Items only model B got right."}),
+    "both_wrong": (("--both-wrong",), {"type": COUNT, "help": "Items both models got wrong."}),
+}
+
+
+class _OutputFile(click.Path):
+    """A file to write: its folder checked when the option is read, before any work."""
+
+    def __init__(self):
+        super().__init__(dir_okay=False)
+
+    def convert(self, value, param, ctx):
+        from evalgap.io._write import check_target
+
+        value = super().convert(value, param, ctx)
+        check_target(value, option=param.opts[0] if param is not None else "--output")
+        return value
+
+
+OUTPUT_FILE = _OutputFile()
+
+
+class _FigureFile(_OutputFile):
+    """A figure to write: its format (by suffix) checked too, before a long study runs."""
+
+    def convert(self, value, param, ctx):
+        from pathlib import Path
+
+        value = super().convert(value, param, ctx)
+        if Path(value).suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise InputError(f"--plot {value}: give a .png, .svg or .pdf file name")
+        return value
+
+
+FIGURE_FILE = _FigureFile()
+
+
+def option(name: str, **overrides):
+    """The shared option ``name`` (see SHARED_OPTIONS), with per-command overrides.
+
+    ``--json`` comes with ``--json-indent N``, which only sets how the JSON is written.
+    """
+    flags, settings = SHARED_OPTIONS[name]
+    decorate = click.option(*flags, **{**settings, **overrides})
+    if name != "json":
+        return decorate
+    indent = click.option(
+        "--json-indent",
+        type=click.IntRange(min=0),
+        metavar="N",
+        expose_value=False,
+        callback=_remember_indent,
+        help="With --json: indent by N spaces, for people to read (default: compact).",
+    )
+    return lambda func: indent(decorate(func))
+
+
+def _remember_indent(ctx, _param, value):
+    if value is not None:
+        ctx.ensure_object(dict)["json_indent"] = value
+    return value
+
+
+def counts_options(func, **overrides):
+    """The four 2x2 counts."""
+    for name in ("both_wrong", "b_only", "a_only", "both_correct"):
+        func = option(name, **overrides)(func)
+    return func
+
+
+def common_test_options(func):
+    for name in ("json", "alternative", "power", "alpha"):
+        func = option(name)(func)
+    return func
+
+
+# Options LoadOptions does not take: the paths are passed apart, alignment acts on the rest.
+NOT_LOAD_OPTIONS = ("scores_paths", "hub", "strict", "complete_case")
+
+SCORE_SOURCES = """
+\b
+Score sources (detected from the path; --format forces one):
+  long table   CSV/TSV/Parquet/JSONL (.gz ok), one row per (model, item)
+  wide table   --layout wide, one column per model (--models-in rows: per item)
+  lm-eval      samples_<task>_<stamp>.jsonl files or lm_eval --output_path dirs
+  oll          Open LLM Leaderboard details Parquet (v2 or v1), or --hub REPO
+  inspect      inspect_ai logs (.json or .eval)
+  helm         HELM run dirs with per_instance_stats.json
+  alpaca-eval  AlpacaEval annotations.json (judge preferences vs a baseline)
+"""
+
+
+def loader_options(func):
+    """Options shared by every job that reads per-item scores (one loader serves all jobs).
+
+    The flags of :class:`~evalgap.io.options.LoadOptions` are built from its fields, so a
+    loader option is defined once; the paths and the alignment switches are added here.
+    """
+
+    from evalgap.io.options import LoadOptions
+
+    options = [
+        click.option(
+            "--strict",
+            is_flag=True,
+            help="Treat any missing, duplicated or unusable item as an error.",
+        ),
+        click.option(
+            "--complete-case",
+            is_flag=True,
+            help="Use only the items every selected model scored (one common item set) "
+            "instead of each pair's own shared items; says how many items that drops.",
+        ),
+    ]
+    for f in reversed(dataclasses.fields(LoadOptions)):
+        meta = f.metadata
+        kwargs = {"help": meta["help"]}
+        if "choices" in meta:
+            kwargs["type"] = click.Choice(list(meta["choices"]))
+        if meta.get("path"):
+            kwargs["type"] = click.Path(dir_okay=False)
+        if meta.get("multiple"):
+            kwargs["multiple"] = True
+        elif meta.get("is_flag"):
+            kwargs["is_flag"] = True
+        elif f.default is not None:
+            kwargs.update(default=f.default, show_default=True)
+        options.append(click.option(meta["flag"], f.name, **kwargs))
+    options += [
+        click.option(
+            "--hub",
+            multiple=True,
+            metavar="REPO",
+            help="Download Open LLM Leaderboard details from the Hugging Face Hub "
+            "(needs huggingface_hub).",
+        ),
+        click.option(
+            "--scores",
+            "scores_paths",
+            multiple=True,
+            type=click.Path(path_type=str),
+            help="Score file or directory (repeatable; any mix of sources).",
+        ),
+    ]
+    for decorate in options:
+        func = decorate(func)
+    return func
