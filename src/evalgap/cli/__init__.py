@@ -8,6 +8,6 @@ Exit codes: 0 success, 2 bad input (one line on stderr naming the option or file
 to do).
 """
 
-from evalgap.cli._main import PYTHON_NAME_FLAGS, cli, flags_for_python_names, main
+from evalgap.cli._main import cli, main
 
-__all__ = ["PYTHON_NAME_FLAGS", "cli", "flags_for_python_names", "main"]
+__all__ = ["cli", "main"]

@@ -1,74 +1,71 @@
-"""Reading the scores the loader options name (files, Hub repos, a results store)."""
+"""The loader flags as the library's keywords: where the scores are and how to read them."""
 
 from __future__ import annotations
 
-import click
-
 from evalgap.cli._options import NOT_LOAD_OPTIONS
-from evalgap.cli._render import progress_bar
+
+# The loader flags a job takes as keywords of its own (the rest travel in ``options``).
+COLUMN_OPTIONS = (
+    "model_column",
+    "item_column",
+    "score_column",
+    "task_column",
+    "run_column",
+    "cluster_column",
+)
 
 
-def load_long(loader: dict, *, quiet: bool = True):
-    """Read the scores named by the loader options into the long layout (LongScores).
+def score_keywords(
+    given: dict, *, data: str = "scores", models: bool = False, complete_case: bool = True
+) -> dict:
+    """Take the loader flags out of ``given``; return them as keywords of a job.
 
-    Unless ``quiet``, a progress bar with an estimate covers the reading of tables.
+    ``data`` is the job's keyword for the score sources (the paths given, Hub downloads
+    included; None when none); ``options`` is None when every reading option is left at its
+    default, so a job can tell per-item options given from none; column names given become
+    the job's own column keywords. With ``models``, ``--models`` also selects the models.
     """
-    from evalgap.io.open_llm_leaderboard import download_details
-    from evalgap.io.sources import load_scores
-    from evalgap.io.tables import reporting_progress
+    from evalgap.io.options import LoadOptions
 
-    paths = list(loader["scores_paths"]) + [str(download_details(r)) for r in loader["hub"]]
-    options = load_options(loader)
-    with progress_bar(quiet, "reading scores", by_bytes=True) as tick, reporting_progress(tick):
-        return load_scores(paths, options)
+    loader = {k: given.pop(k) for k in [*_fields(), *NOT_LOAD_OPTIONS] if k in given}
+    paths = [*loader.get("scores", ()), *_downloads(loader.get("hub", ()))]
+    reading = {k: v for k, v in loader.items() if k not in NOT_LOAD_OPTIONS}
+    columns = {k: reading.pop(k) for k in COLUMN_OPTIONS if reading.get(k) is not None}
+    tasks = list(reading.get("tasks", ())) or None
+    options = LoadOptions(**{k: v for k, v in reading.items() if k in _fields()})
+    keywords = {
+        "options": None if options == LoadOptions() else options,
+        "tasks": tasks,
+        **columns,
+    }
+    if "scores" in loader:
+        keywords[data] = paths or None
+    if "strict" in loader:
+        keywords["strict"] = loader["strict"]
+    if complete_case and "complete_case" in loader:
+        keywords["complete_case"] = loader["complete_case"]
+    if models:
+        keywords["models"] = list(loader["model_columns"]) or None
+    return keywords
+
+
+def _fields() -> set[str]:
+    import dataclasses
+
+    from evalgap.io.options import LoadOptions
+
+    return {f.name for f in dataclasses.fields(LoadOptions)}
+
+
+def _downloads(repos) -> list[str]:
+    """Open LLM Leaderboard details downloaded from the Hub, as local paths."""
+    if not repos:
+        return []
+    from evalgap.io.open_llm_leaderboard import download_details
+
+    return [str(download_details(repo)) for repo in repos]
 
 
 def inputs(loader: dict) -> list:
     """The score files, Hub repos and store the loader options name (for provenance)."""
-    return [*loader["scores_paths"], *loader["hub"], *filter(None, [loader["store"]])]
-
-
-def has_scores(loader: dict) -> bool:
-    """Whether the loader options name scores: files, Hub repos or a results store."""
-    return bool(loader["scores_paths"] or loader["hub"] or loader.get("store"))
-
-
-def load_options(loader: dict):
-    """The LoadOptions of the loader flags."""
-    from evalgap.io.options import LoadOptions
-
-    return LoadOptions(**{k: v for k, v in loader.items() if k not in NOT_LOAD_OPTIONS})
-
-
-def alignment(loader: dict) -> dict:
-    """The alignment settings of the loader options, as the jobs' keyword arguments."""
-    return {
-        "tasks": list(loader["tasks"]) or None,
-        "strict": loader["strict"],
-        "complete_case": loader["complete_case"],
-    }
-
-
-def read_scores(loader: dict, *, models, quiet: bool = True):
-    """Read and align the scores named by the loader options; return (long table, ScoreSet).
-
-    The loader's notes travel in the alignment report, so every job shows them on the
-    terminal and in --json alike.
-    """
-    from evalgap.jobs.api import scores_of
-
-    table = load_long(loader, quiet=quiet)
-    if models is None:
-        models = list(loader["model_columns"]) or None
-    return table, scores_of(table, models=models, **alignment(loader))
-
-
-def given_options() -> dict:
-    """The options of this invocation the user gave (not left at their defaults)."""
-    ctx = click.get_current_context()
-    return {
-        param.opts[0]: ctx.params[param.name]
-        for param in ctx.command.params
-        if param.name in ctx.params
-        and ctx.get_parameter_source(param.name) is not click.core.ParameterSource.DEFAULT
-    }
+    return [*loader["scores"], *loader["hub"], *filter(None, [loader.get("store")])]

@@ -7,6 +7,7 @@ import sys
 import click
 
 from evalgap import __version__
+from evalgap.cli._command import flag_finder, group
 from evalgap.cli.audit import audit
 from evalgap.cli.compare import compare
 from evalgap.cli.degrade import degrade, trim
@@ -19,7 +20,7 @@ from evalgap.cli.watch import watch
 from evalgap.errors import InputError
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="evalgap")
 @click.option(
     "--width",
@@ -51,84 +52,6 @@ for command in (
 ):
     cli.add_command(command)
 
-# Python keywords of the jobs and loaders whose flag is not the click parameter of the same
-# name; every other ``name=`` is looked up in the commands' own options.
-PYTHON_NAME_FLAGS = {
-    "paths": "--scores",
-    "horizon_factor": "--horizon",
-    "chain_procedure": "--procedure",
-    "output": "--output",
-    "n_trials": "--trials",
-    "n_experiments": "--experiments",
-    "n_simulations": "--simulations",
-    "n_models": "--models",
-}
-
-# ``name=`` starting a word, then a quoted value, a pair of quoted values, a number, an
-# UPPER-case placeholder, True, or nothing (the parameter itself).
-PYTHON_NAME_PATTERN = (
-    r"(?<![\w'\"./=\\-])(?P<name>[a-z][a-z0-9_]*)="
-    r"(?:'(?P<quoted>[^'\s]*)'"
-    r"|\((?P<pair>'[^'\s]*'(?:, '[^'\s]*')+)\)"
-    r"|(?P<word>True|[-+]?\d[\d.eE+-]*|[-+]?(?:inf|nan)|[A-Z][A-Z_]*(?:=[A-Z][A-Z_]*)?)"
-    r"(?=[\s,;:)\]]|\.(?:\s|$)|$)"
-    r"|(?=[\s,;:)\]]|\.(?:\s|$)|$))"
-)
-
-
-def flags_for_python_names(message: str, argv=None) -> str:
-    """Return an error message with each Python keyword (``model_column=``) as its CLI flag.
-
-    Jobs and loaders name the Python parameter a user passed (``model_column=``,
-    ``delta=0.5``, ``on_error='skip'``, ``strict=True``); on the command line the same
-    parameter is a flag (``--model-column``, ``--delta 0.5``, ``--on-error skip``,
-    ``--strict``). Flags come from the invoked command's click options (``param.name ->
-    param.opts[0]``), then ``PYTHON_NAME_FLAGS`` (the loaders' keywords), then every other
-    command's; a name that is no parameter is left as written.
-    """
-    import re
-
-    chain: list[click.Command] = [cli]
-    for word in sys.argv[1:] if argv is None else argv:
-        if isinstance(chain[-1], click.Group) and word in chain[-1].commands:
-            chain.append(chain[-1].commands[word])
-    everything, pending = [], [cli]
-    while pending:
-        command = pending.pop()
-        everything.append(command)
-        if isinstance(command, click.Group):
-            pending.extend(command.commands.values())
-    flags: dict[str, tuple[str, bool]] = {}
-
-    def add(commands) -> None:
-        for command in commands:
-            for param in command.params:
-                if isinstance(param, click.Option) and param.name:
-                    flags.setdefault(param.name, (param.opts[0], bool(param.is_flag)))
-
-    add(reversed(chain))  # the invoked command's options win, then the library's own names
-    for name, flag in PYTHON_NAME_FLAGS.items():
-        flags.setdefault(name, (flag, False))
-    add(everything)
-
-    def to_flag(match: re.Match) -> str:
-        if match["name"] not in flags:
-            return match[0]
-        flag, is_flag = flags[match["name"]]
-        if match["quoted"] is not None:
-            return f"{flag} {match['quoted']}"
-        if match["pair"] is not None:
-            return " ".join([flag, *(v.strip("'") for v in match["pair"].split(", "))])
-        if match["word"] is not None:
-            return flag if is_flag and match["word"] == "True" else f"{flag} {match['word']}"
-        return flag
-
-    # the entry checks open with the parameter itself: "alpha must be a finite number ..."
-    lead = re.match(r"(?P<name>[a-z][a-z0-9_]*)(?= must be )", message)
-    if lead and lead["name"] in flags:
-        message = flags[lead["name"]][0] + message[lead.end() :]
-    return re.sub(PYTHON_NAME_PATTERN, to_flag, message)
-
 
 def main(argv=None) -> int:
     """Run the CLI; return the exit code (0 ok, 2 bad input)."""
@@ -139,7 +62,7 @@ def main(argv=None) -> int:
     except InputError as exc:
         from evalgap.report.text import clean
 
-        message = flags_for_python_names(str(exc), argv)
+        message = exc.render(flag_finder(getattr(exc, "command", None)))
         click.echo(f"evalgap: error: {clean(message)}", err=True)
         return 2
     except click.UsageError as exc:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import click
 
 
@@ -73,41 +75,113 @@ class progress_bar:
         return False
 
 
-def emit(result, as_json: bool, job: str) -> None:
-    if as_json:
+@contextlib.contextmanager
+def working(quiet: bool, title: str, *, by_bytes: bool = False):
+    """A progress bar for one library call: the reading of score tables, then the job's phases.
+
+    Yields the callback to hand to a job that reports its progress; reads of tables report
+    through the same bar (labelled 'reading scores'), so only one bar is ever live.
+    """
+    from evalgap.io.tables import reporting_progress
+
+    with progress_bar(quiet, title, by_bytes=by_bytes) as report:
+
+        def reading(done, total):
+            report(done, total, "reading scores")
+
+        with reporting_progress(reading):
+            yield report
+
+
+# The terminal renderer of each result type (by class name, so this module imports no job);
+# every other result of the simulation studies and of the store has one renderer each.
+RENDERERS = {
+    "CompareResult": "render_compare",
+    "CompareGroupsResult": "render_compare_groups",
+    "WeightedCompareResult": "render_weighted_compare",
+    "PlanResult": "render_plan",
+    "DegradationPlan": "render_plan_degradation",
+    "NonInferiorityPlan": "render_plan_degradation",
+    "PilotPlan": "render_pilot_plan",
+    "SamplingDesign": "render_sampling_design",
+    "DataSummary": "render_data",
+    "AuditResult": "render_audit",
+    "RanksResult": "render_ranks",
+    "DegradeResult": "render_degrade",
+    "TrimResult": "render_trim",
+    "WatchStatus": "render_watch",
+}
+RENDERERS_BY_MODULE = {
+    "evalgap.jobs.simulate": "render_simulation",
+    "evalgap.jobs.monitoring": "render_simulation",
+    "evalgap.jobs.rank_coverage": "render_simulation",
+    "evalgap.jobs.store": "render_store",
+}
+
+
+def renderer(result):
+    """The terminal renderer of ``result``, found from its type."""
+    from evalgap.report import terminal
+
+    kind = type(result)
+    name = RENDERERS.get(kind.__name__) or RENDERERS_BY_MODULE.get(kind.__module__)
+    if name is None:
+        raise TypeError(f"no terminal renderer for {kind.__name__}")
+    if name == "render_compare_groups":
+        from evalgap.report.groups import render_compare_groups
+
+        return render_compare_groups
+    return getattr(terminal, name)
+
+
+def emit(result, json: bool = False) -> None:
+    """Print ``result``: as JSON (with --json; a dict as it is), or through its renderer."""
+    if json:
         from evalgap.report.json_output import to_json
 
         ctx = click.get_current_context(silent=True)
-        indent = (ctx.obj or {}).get("json_indent") if ctx is not None else None
+        indent = (ctx.find_root().obj or {}).get("json_indent") if ctx is not None else None
         click.echo(to_json(result, indent=indent))
         return
-    from evalgap.report import terminal
+    renderer(result)(result, console())
 
-    out = console()
-    renderers = {
-        "compare": terminal.render_compare,
-        "compare-by": _render_groups,
-        "plan": terminal.render_plan,
-        "inspect-data": terminal.render_data,
-        "audit": terminal.render_audit,
-        "ranks": terminal.render_ranks,
-        "degrade": terminal.render_degrade,
-        "trim": terminal.render_trim,
-        "plan-degradation": terminal.render_plan_degradation,
-        "plan-pilot": terminal.render_pilot_plan,
-        "plan-sampling": terminal.render_sampling_design,
-        "compare-weighted": terminal.render_weighted_compare,
-        "simulate": terminal.render_simulation,
-        "store-add": terminal.render_store,
-        "store-list": terminal.render_store,
-        "store-remove": terminal.render_store,
-        "store-export": terminal.render_store,
-        "store-audit": terminal.render_store,
+
+def given_options() -> dict:
+    """The options of this invocation the user gave (not left at their defaults)."""
+    ctx = click.get_current_context()
+    return {
+        param.opts[0]: ctx.params[param.name]
+        for param in ctx.command.params
+        if param.name in ctx.params
+        and ctx.get_parameter_source(param.name) is not click.core.ParameterSource.DEFAULT
     }
-    renderers[job](result, out)
 
 
-def _render_groups(result, console) -> None:
-    from evalgap.report.groups import render_compare_groups
+def write_html(result, path: str, sources: list, *, quiet: bool) -> None:
+    """--html: the result's self-contained HTML page, with what produced it."""
+    from evalgap.report.html import audit_report, provenance, ranks_report, write_report
 
-    render_compare_groups(result, console)
+    page = {"AuditResult": audit_report, "RanksResult": ranks_report}[type(result).__name__]
+    command = click.get_current_context().command.name
+    made_by = provenance(sources, given_options(), command=command)
+    write_report(path, page(result, provenance=made_by))
+    if not quiet:
+        note(f"report written to {path}")
+
+
+# The figure of each study's result (report.plots), by class name.
+FIGURES = {
+    "CalibrationResult": "calibration_figure",
+    "ProspectiveResult": "prospective_figure",
+    "PowerCurveResult": "power_curve_figure",
+    "SequentialResult": "sequential_figure",
+    "AggregationResult": "aggregation_figure",
+    "RankCoverageResult": "rank_coverage_figure",
+}
+
+
+def save_plot(result, path: str) -> None:
+    """--plot: draw the result's figure into ``path`` (.png, .svg or .pdf)."""
+    from evalgap.report import plots
+
+    plots.save_figure(getattr(plots, FIGURES[type(result).__name__])(result), path)

@@ -4,16 +4,10 @@ from __future__ import annotations
 
 import click
 
-from evalgap.cli._load import given_options, has_scores, inputs, read_scores
-from evalgap.cli._options import (
-    OUTPUT_FILE,
-    SCORE_SOURCES,
-    common_test_options,
-    loader_options,
-    option,
-)
-from evalgap.cli._render import emit, note, progress_bar
-from evalgap.errors import InputError
+from evalgap.cli._command import command
+from evalgap.cli._load import inputs, score_keywords
+from evalgap.cli._options import SCORE_SOURCES, common_test_options, loader_options, option
+from evalgap.cli._render import emit, note, working, write_html
 
 AUDIT_EXAMPLES = """
 \b
@@ -30,21 +24,14 @@ Examples:
 """
 
 
-@click.command(epilog=AUDIT_EXAMPLES + SCORE_SOURCES)
+@command(epilog=AUDIT_EXAMPLES + SCORE_SOURCES)
 @click.option(
     "--pairs",
-    "pairs_path",
     type=click.Path(dir_okay=False),
     help="CSV with model_a,model_b,both_correct,a_only,b_only,both_wrong per pair.",
 )
 @loader_options
-@click.option(
-    "--family",
-    type=click.Choice(["adjacent", "all"]),
-    default="adjacent",
-    show_default=True,
-    help="Rank-adjacent pairs or all pairs, per task.",
-)
+@option("family", default="adjacent")
 @click.option(
     "--family-size",
     type=click.IntRange(min=1),
@@ -82,39 +69,14 @@ Examples:
     help="Bootstrap replicates of the rank sets (as evalgap ranks; 0: skip).",
 )
 @option("seed")
-@click.option(
-    "--output",
-    "output_path",
-    type=OUTPUT_FILE,
+@option(
+    "output",
     help="Write the per-pair table to this .parquet (or .csv) file; --json then keeps the "
     "summary and names the file (for hundreds of thousands of pairs).",
 )
-@click.option(
-    "--html",
-    "html_path",
-    type=OUTPUT_FILE,
-    help="Write a self-contained HTML report (tables and figures) to this file.",
-)
+@option("html")
 @common_test_options
-def audit(
-    pairs_path,
-    family,
-    family_size,
-    procedure,
-    mixture,
-    n_cluster_bootstrap,
-    n_bootstrap,
-    n_bootstrap_required_n,
-    n_rank_bootstrap,
-    seed,
-    output_path,
-    html_path,
-    alpha,
-    power,
-    alternative,
-    as_json,
-    **loader,
-):
+def audit(json, html, output, **given):
     """Which displayed rankings can this benchmark resolve? (a whole leaderboard)
 
     Per task, models are ranked by displayed accuracy; every rank-adjacent pair (or every
@@ -123,79 +85,25 @@ def audit(
     """
     from evalgap.jobs.api import audit as audit_job
 
-    if alternative != "two-sided":
-        raise InputError("--alternative: the audit tests two-sided gaps; leave it at two-sided")
-    settings = {
-        "family": family,
-        "family_size": family_size,
-        "alpha": alpha,
-        "power": power,
-        "n_bootstrap": n_bootstrap,
-        "n_bootstrap_required_n": n_bootstrap_required_n,
-        "seed": seed,
-        "procedure": procedure,
-        "mixture": mixture,
-    }
-    given_scores = has_scores(loader)
-    if bool(pairs_path) == given_scores:
-        raise InputError("give either --pairs FILE (per-pair 2x2 counts) or --scores FILE")
-    if pairs_path:
-        if family != "adjacent":
-            raise InputError(
-                "--family all needs per-item --scores; a --pairs file lists its pairs itself"
-            )
-        ignored = [flag for flag in given_options() if flag not in AUDIT_PAIRS_FLAGS]
-        if ignored:
-            raise InputError(
-                f"{', '.join(ignored)}: not for a --pairs file of 2x2 counts (it has no "
-                "per-item scores to read, cluster or rank); leave it out, or audit --scores"
-            )
-        result = audit_job(pairs=pairs_path, **settings)
+    sources = [given["pairs"]] if given["pairs"] else inputs(given)
+    source = score_keywords(given)
+    with working(json, "audit") as progress:
+        result = audit_job(**source, progress=progress, **given)
+    if html:
+        write_html(result, html, sources, quiet=json)
+    if output and _write_pairs(result, output, json):
+        return
+    emit(result, json)
+
+
+def _write_pairs(result, output: str, json: bool) -> bool:
+    """--output: the per-pair table to a file; --json then prints the summary naming it
+    (and True: the result is printed)."""
+    from evalgap.io._write import write_table
+
+    write_table(result.to_frame(), output, option="--output")
+    if json:
+        emit({**result.to_dict(pairs=False), "pairs_output": str(output)}, True)
     else:
-        _, score_set = read_scores(loader, models=None, quiet=as_json)
-        with progress_bar(as_json, "audit") as progress:
-            result = audit_job(
-                score_set,
-                n_cluster_bootstrap=n_cluster_bootstrap,
-                n_rank_bootstrap=n_rank_bootstrap,
-                cluster_column=loader["cluster_column"],
-                progress=progress,
-                **settings,
-            )
-    if html_path:
-        from evalgap.report.html import audit_report, provenance, write_report
-
-        sources = [pairs_path] if pairs_path else inputs(loader)
-        write_report(
-            html_path, audit_report(result, provenance=provenance(sources, given_options()))
-        )
-        if not as_json:
-            note(f"report written to {html_path}")
-    if output_path:
-        from evalgap.io._write import write_table
-
-        write_table(result.to_frame(), output_path, option="--output")
-        if as_json:
-            emit({**result.to_dict(pairs=False), "pairs_output": str(output_path)}, True, "")
-            return
-        note(f"pair table written to {output_path}")
-    emit(result, as_json, "audit")
-
-
-# The audit flags a --pairs file of 2x2 counts honours; any other given flag is refused.
-AUDIT_PAIRS_FLAGS = (
-    "--pairs",
-    "--family",
-    "--family-size",
-    "--procedure",
-    "--mixture",
-    "--n-bootstrap",
-    "--n-bootstrap-required-n",
-    "--seed",
-    "--output",
-    "--html",
-    "--alpha",
-    "--power",
-    "--alternative",
-    "--json",
-)
+        note(f"pair table written to {output}")
+    return json

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from evalgap.cli._load import has_scores, load_options, read_scores
-from evalgap.cli._options import OUTPUT_FILE, SCORE_SOURCES, loader_options, option
-from evalgap.cli._render import emit
-from evalgap.errors import InputError
+from evalgap.cli._command import command
+from evalgap.cli._load import score_keywords
+from evalgap.cli._options import SCORE_SOURCES, loader_options, option
+from evalgap.cli._render import emit, working
 
 DEGRADE_EXAMPLES = """
 \b
@@ -27,10 +27,9 @@ Examples:
 """
 
 
-@click.command(epilog=DEGRADE_EXAMPLES + SCORE_SOURCES)
+@command(epilog=DEGRADE_EXAMPLES + SCORE_SOURCES)
 @click.option(
     "--counts",
-    "counts_path",
     type=click.Path(dir_okay=False),
     help="CSV with task,a_only,b_only[,both_correct,both_wrong] (A = baseline).",
 )
@@ -50,14 +49,10 @@ Examples:
 @click.option(
     "--n-permutations",
     type=click.IntRange(min=1),
-    default=100_000,
-    show_default=True,
-    help="Sign-flip permutations of the permutation tests.",
+    help="Sign-flip permutations of the permutation tests (default: 100,000).",
 )
-@click.option(
-    "--simulations",
-    type=click.IntRange(min=1),
-    help="Also run Algorithm 4's Monte Carlo max-drop with this many simulations.",
+@option(
+    "simulations", help="Also run Algorithm 4's Monte Carlo max-drop with this many simulations."
 )
 @option("seed", help="Seed of the permutations and simulations.")
 @click.option(
@@ -78,21 +73,7 @@ Examples:
     "non-inferiority is not shown on every task (then a drop within the margin passes).",
 )
 @option("json")
-def degrade(
-    counts_path,
-    baseline,
-    candidate,
-    alpha,
-    permutation,
-    n_permutations,
-    simulations,
-    seed,
-    margin,
-    equivalence,
-    fail_on_degradation,
-    as_json,
-    **loader,
-):
+def degrade(json, fail_on_degradation, **given):
     """Has the candidate (optimized, quantized...) got significantly worse than the baseline?
 
     Exact one-sided McNemar per task, aggregated over tasks by the pooled, Fisher and
@@ -104,75 +85,15 @@ def degrade(
     """
     from evalgap.jobs.api import degrade as degrade_job
 
-    settings = {
-        "alpha": alpha,
-        "n_simulations": simulations,
-        "seed": seed,
-        "margin": margin,
-        "equivalence": equivalence,
-    }
-    given_scores = has_scores(loader)
-    if counts_path:
-        if given_scores or baseline or candidate:
-            raise InputError(
-                "give either --counts FILE or scores (--scores with --baseline and "
-                "--candidate, or --baseline PATH --candidate PATH), not both"
-            )
-        ctx = click.get_current_context()
-        scores_only = {"permutation", "n_permutations", *loader}  # per-item scores' options
-        given = [
-            q.opts[0]
-            for q in ctx.command.params
-            if q.name in scores_only
-            and ctx.get_parameter_source(q.name)
-            in (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
-        ]
-        if given:
-            raise InputError(
-                f"{', '.join(given)}: for per-item scores, not --counts (per-task counts); "
-                "leave them out or give scores"
-            )
-        result = degrade_job(counts=counts_path, **settings)
-    else:
-        if not baseline or not candidate:
-            raise InputError(
-                "name the baseline and the candidate: --baseline and --candidate "
-                "(model names in --scores, or paths to each model's outputs)"
-            )
-        from pathlib import Path
-
-        from evalgap.jobs.degrade import check_roles
-
-        check_roles(baseline, candidate)
-        given_paths = [Path(x).exists() for x in (baseline, candidate)]
-        if any(given_paths) and not all(given_paths):
-            raise InputError(
-                "--baseline and --candidate must both be paths to score files or both model names"
-            )
-        if all(given_paths):
-            if loader["scores_paths"]:
-                raise InputError("with --baseline PATH --candidate PATH, leave out --scores")
-            data = None
-            options = load_options(loader)
-        else:
-            data, options = read_scores(loader, models=[baseline, candidate])[1], None
-        result = degrade_job(
-            data,
-            baseline=baseline,
-            candidate=candidate,
-            permutation=permutation,
-            n_permutations=n_permutations,
-            options=options,
-            tasks=list(loader["tasks"]) or None,
-            strict=loader["strict"],
-            **settings,
-        )
-    emit(result, as_json, "degrade")
+    source = score_keywords(given, complete_case=False)
+    with working(json, "reading scores", by_bytes=True):
+        result = degrade_job(**source, **given)
+    emit(result, json)
     if fail_on_degradation and result.gate_fails:
         raise click.exceptions.Exit(1)
 
 
-@click.command(
+@command(
     epilog="""
 \b
 Examples:
@@ -185,14 +106,13 @@ Examples:
 )
 @loader_options
 @click.option("--model", required=True, help="The baseline model whose runs are read.")
-@click.option(
-    "--output",
-    type=OUTPUT_FILE,
+@option(
+    "output",
     required=True,
     help="Where to write the kept items (CSV: task,item_id,correct_share).",
 )
 @option("json", help="Print the counts as JSON.")
-def trim(model, output, as_json, **loader):
+def trim(json, output, **given):
     """Keep the items that flip across repeated baseline runs (Section 4.1).
 
     Items solved right (or wrong) in every run carry no signal for degradation tests; the
@@ -201,7 +121,8 @@ def trim(model, output, as_json, **loader):
     from evalgap.io._write import write_csv
     from evalgap.jobs.api import trim as trim_job
 
-    _, score_set = read_scores(loader, models=[model], quiet=as_json)
-    result = trim_job(score_set, model=model)
+    source = score_keywords(given, complete_case=False)
+    with working(json, "reading scores", by_bytes=True):
+        result = trim_job(**source, **given)
     write_csv(result.kept, output, option="--output")
-    emit(result, as_json, "trim")
+    emit(result, json)

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import click
-
-from evalgap.cli._load import has_scores, read_scores
+from evalgap.cli._command import command
+from evalgap.cli._load import score_keywords
 from evalgap.cli._options import SCORE_SOURCES, loader_options, option
-from evalgap.cli._render import emit
-from evalgap.errors import InputError
+from evalgap.cli._render import emit, working
 
 
-@click.command(
+@command(
     "inspect-data",
     epilog=SCORE_SOURCES
     + """
@@ -24,7 +22,7 @@ Examples:
 )
 @loader_options
 @option("json", help="Print the summary as JSON.")
-def inspect_data_command(as_json, **loader):
+def inspect_data_command(json, **given):
     """Show what was read: models, tasks, items, metric, scores and the alignment report.
 
     The first command to run on new files. Models are not paired here: every model is
@@ -32,7 +30,7 @@ def inspect_data_command(as_json, **loader):
     """
     from evalgap.jobs.inspect_data import inspect_data
 
-    if not has_scores(loader):
-        raise InputError("give --scores FILE (repeatable) or --hub REPO")
-    table, score_set = read_scores(loader, models=None, quiet=as_json)
-    emit(inspect_data(table, score_set=score_set), as_json, "inspect-data")
+    source = score_keywords(given)
+    with working(json, "reading scores", by_bytes=True):
+        result = inspect_data(**source)
+    emit(result, json)

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import click
 
-from evalgap.cli._load import load_options
+from evalgap.cli._command import command
+from evalgap.cli._load import score_keywords
 from evalgap.cli._options import (
-    NOT_LOAD_OPTIONS,
-    OUTPUT_FILE,
+    NOT_SCORE_SOURCES,
     PROBABILITY,
     common_test_options,
     loader_options,
     option,
 )
-from evalgap.cli._render import emit, note
-from evalgap.errors import InputError
+from evalgap.cli._render import emit, note, working
 
 PLAN_EXAMPLES = """
 \b
@@ -45,7 +44,7 @@ Examples:
 """
 
 
-@click.command(epilog=PLAN_EXAMPLES)
+@command(epilog=PLAN_EXAMPLES)
 @click.option("--accuracy-a", type=PROBABILITY, help="Expected accuracy of model A, in (0, 1).")
 @click.option(
     "--accuracy-b",
@@ -111,14 +110,13 @@ Examples:
 @click.option(
     "--n-strata",
     type=click.IntRange(min=1),
-    default=6,
-    show_default=True,
-    help="Reference: strata of the item sample.",
+    help="Reference: strata of the item sample (default: 6).",
 )
-@option("seed", help="Reference: seed of the item draw.")
-@click.option(
-    "--output",
-    type=OUTPUT_FILE,
+@option(
+    "seed", default=None, show_default=False, help="Reference: seed of the item draw (default: 0)."
+)
+@option(
+    "output",
     help="Reference: write the design file (task, item_id, weight, stratum; .csv or "
     ".parquet) that compare --weights reads when the results come back.",
 )
@@ -137,59 +135,35 @@ Examples:
 @click.option(
     "--max-runs",
     type=click.IntRange(min=1),
-    default=10,
-    show_default=True,
-    help="Pilot: the largest runs per item laid out on the frontier.",
+    help="Pilot: the largest runs per item laid out on the frontier (default: 10).",
 )
-@loader_options
+@loader_options(exclude=NOT_SCORE_SOURCES)
 @common_test_options
-@click.pass_context
-def plan(ctx, pilot, reference, output, as_json, **settings):
+def plan(json, **given):
     """How many paired items does a comparison need? (before running it)
 
     With --flip-rate and --delta: how many items a degradation test needs to detect a drop.
     With --pilot: how many items and how many reruns, and the cheapest design for the costs.
     With --reference: which items to run so one pair's full-benchmark gap resolves fastest.
     """
-    import dataclasses
-
-    from evalgap.io.options import LoadOptions
     from evalgap.jobs.plan import plan as make_plan
 
-    names = {f.name for f in dataclasses.fields(LoadOptions)} | set(NOT_LOAD_OPTIONS)
-    loader = {k: settings.pop(k) for k in list(settings) if k in names}
-    stray = [
-        f
-        for f, k in (("--scores", "scores_paths"), ("--hub", "hub"), ("--store", "store"))
-        if loader[k]
-    ]
-    stray += [
-        f for f, k in (("--strict", "strict"), ("--complete-case", "complete_case")) if loader[k]
-    ]
-    if stray:
-        raise InputError(
-            f"{', '.join(stray)}: plan reads its scores from --pilot FILE or --reference FILE"
-        )
-    for name in ("n_strata", "seed", "max_runs"):  # a default is not an option given
-        if ctx.get_parameter_source(name) is click.core.ParameterSource.DEFAULT:
-            settings[name] = None
-    result = make_plan(
-        pilot=list(pilot) or None,
-        reference=list(reference) or None,
-        output=output,
-        tasks=list(loader["tasks"]) or None,
-        options=load_options(loader),
-        **settings,
-    )
-    if not reference:
-        emit(result, as_json, PLAN_RENDERERS[type(result).__name__])
+    source = score_keywords(given)
+    given.update(pilot=list(given["pilot"]) or None, reference=list(given["reference"]) or None)
+    with working(json, "reading scores", by_bytes=True):
+        result = make_plan(**source, **given)
+    if given["reference"]:
+        _design(result, given["output"], json)
         return
-    if as_json:
-        out = result.to_dict()
-        out["design_file"] = str(output) if output else None
-        emit(out, True, "")
+    emit(result, json)
+
+
+def _design(result, output: str | None, json: bool) -> None:
+    """The item sample of plan --reference, and where its design file went."""
+    if json:
+        emit({**result.to_dict(), "design_file": str(output) if output else None}, True)
         return
-    emit(result, False, "plan-sampling")
+    emit(result)
     if output:
         note(
             f"design file written to {output}: run its items, then read the results "
@@ -197,11 +171,3 @@ def plan(ctx, pilot, reference, output, as_json, **settings):
         )
     else:
         note("add --output FILE to write the item list (the design file compare --weights reads)")
-
-
-PLAN_RENDERERS = {
-    "PlanResult": "plan",
-    "PilotPlan": "plan-pilot",
-    "DegradationPlan": "plan-degradation",
-    "NonInferiorityPlan": "plan-degradation",
-}

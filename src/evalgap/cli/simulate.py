@@ -6,20 +6,18 @@ import functools
 
 import click
 
-from evalgap.cli._load import read_scores
-from evalgap.cli._options import FIGURE_FILE, PROBABILITY, counts_options, loader_options, option
-from evalgap.cli._render import emit, note, progress_bar
-from evalgap.errors import InputError
+from evalgap.cli._command import group
+from evalgap.cli._load import score_keywords
+from evalgap.cli._options import PROBABILITY, counts_options, loader_options, option
+from evalgap.cli._render import emit, note, save_plot, working
 
 
-def _simulation_options(func):
+def _simulation_options(func=None, *, plot: bool = True):
+    """The options of every study: --json, --jobs, --seed, --alpha (and --plot, when the
+    study has a figure)."""
+    if func is None:
+        return lambda f: _simulation_options(f, plot=plot)
     options = [
-        click.option(
-            "--plot",
-            "plot_path",
-            type=FIGURE_FILE,
-            help="Write the study's figure to this .png, .svg or .pdf file.",
-        ),
         option("json", help="Print the results as JSON."),
         click.option(
             "--jobs",
@@ -31,12 +29,25 @@ def _simulation_options(func):
         option("seed", help="Seed of every random stream."),
         option("alpha"),
     ]
+    if plot:
+        options.insert(0, option("plot"))
     for decorate in options:
         func = decorate(func)
     return func
 
 
-@click.group()
+def _run(study, title: str, json: bool, plot: str | None = None, **settings) -> None:
+    """Run one study with a progress bar, then print it and draw its figure."""
+    with working(json, title) as progress:
+        result = study(progress=progress, **settings)
+    if plot:
+        save_plot(result, plot)
+    emit(result, json)
+    if plot and not json:
+        note(f"figure written to {plot}")
+
+
+@group()
 def simulate():
     """Simulation studies: calibrate every test and check every prescription.
 
@@ -64,22 +75,11 @@ def simulate():
 )
 @option("power")
 @_simulation_options
-def calibration(n_items, trials, n_bootstrap, power, alpha, seed, jobs, as_json, plot_path):
+def calibration(**given):
     """Type-I error and power of five paired tests on the (p, rho_z) grid (Table 2)."""
-    from evalgap.jobs.simulate import calibration as run
+    from evalgap.jobs.simulate import calibration as study
 
-    with progress_bar(as_json, "calibration") as tick:
-        result = run(
-            n_items=n_items,
-            n_trials=trials,
-            n_bootstrap=n_bootstrap,
-            alpha=alpha,
-            power=power,
-            seed=seed,
-            jobs=jobs,
-            progress=tick,
-        )
-    _finish_simulation(result, "calibration_figure", as_json, plot_path)
+    _run(study, "calibration", **given)
 
 
 @simulate.command()
@@ -95,21 +95,12 @@ def calibration(n_items, trials, n_bootstrap, power, alpha, seed, jobs, as_json,
 @option("trials", default=1000, help="Subsamples per pair and size.")
 @option("power")
 @_simulation_options
-def prospective(pairs, trials, power, alpha, seed, jobs, as_json, plot_path, **loader):
+def prospective(**given):
     """Empirical McNemar power at 0.8 N*, N* and 1.2 N* of real pairs (Table 10)."""
-    from evalgap.jobs.simulate import prospective as run
-    from evalgap.jobs.simulate import prospective_counts
+    from evalgap.jobs.simulate import prospective_study
 
-    if not pairs:
-        raise InputError("name the pairs to validate with --pair MODEL_A MODEL_B (repeatable)")
-    models = list(dict.fromkeys(m for pair in pairs for m in pair))
-    _, score_set = read_scores(loader, models=models, quiet=as_json)
-    counts = prospective_counts(score_set, pairs)
-    with progress_bar(as_json, "prospective") as tick:
-        result = run(
-            counts, n_trials=trials, alpha=alpha, power=power, seed=seed, jobs=jobs, progress=tick
-        )
-    _finish_simulation(result, "prospective_figure", as_json, plot_path)
+    source = score_keywords(given)
+    _run(prospective_study, "prospective", **source, **given)
 
 
 @simulate.command("power-curve")
@@ -136,24 +127,11 @@ def prospective(pairs, trials, power, alpha, seed, jobs, as_json, plot_path, **l
 )
 @option("power")
 @_simulation_options
-def power_curve(kind, deltas, trials, n_bootstrap, power, alpha, seed, jobs, as_json, plot_path):
+def power_curve(deltas, **given):
     """Bootstrap power against n, with N* marked (Figures 5-6)."""
-    from evalgap.jobs.simulate import power_curve as run
+    from evalgap.jobs.simulate import power_curve as study
 
-    deltas = deltas or (0.02, 0.04, 0.08)
-    with progress_bar(as_json, "power curve") as tick:
-        result = run(
-            kind=kind,
-            deltas=deltas,
-            n_trials=trials,
-            n_bootstrap=n_bootstrap,
-            alpha=alpha,
-            power=power,
-            seed=seed,
-            jobs=jobs,
-            progress=tick,
-        )
-    _finish_simulation(result, "power_curve_figure", as_json, plot_path)
+    _run(study, "power curve", deltas=deltas or (0.02, 0.04, 0.08), **given)
 
 
 @simulate.command()
@@ -161,6 +139,7 @@ def power_curve(kind, deltas, trials, n_bootstrap, power, alpha, seed, jobs, as_
 @option("trials", default=600, help="Trials under H0 and under H1.")
 @click.option(
     "--horizon",
+    "horizon_factor",
     type=click.FloatRange(min=1.0),
     default=5.0,
     show_default=True,
@@ -169,59 +148,26 @@ def power_curve(kind, deltas, trials, n_bootstrap, power, alpha, seed, jobs, as_
 @option("mixture")
 @option("power")
 @_simulation_options
-def sequential(
-    both_correct,
-    a_only,
-    b_only,
-    both_wrong,
-    trials,
-    horizon,
-    mixture,
-    power,
-    alpha,
-    seed,
-    jobs,
-    as_json,
-    plot_path,
-):
+def sequential(both_correct, a_only, b_only, both_wrong, **given):
     """The mixture e-process under H0 and H1, calibrated to a pair (Appendix C, Figure 4)."""
     from evalgap.jobs.simulate import sequential_study
 
-    with progress_bar(as_json, "sequential") as tick:
-        result = sequential_study(
-            (both_correct, a_only, b_only, both_wrong),
-            n_trials=trials,
-            alpha=alpha,
-            power=power,
-            horizon_factor=horizon,
-            mixture=mixture,
-            seed=seed,
-            jobs=jobs,
-            progress=tick,
-        )
-    _finish_simulation(result, "sequential_figure", as_json, plot_path)
+    counts = (both_correct, a_only, b_only, both_wrong)
+    _run(functools.partial(sequential_study, counts), "sequential", **given)
 
 
 @simulate.command()
 @click.option("--max-tasks", type=click.IntRange(min=1, max=100), default=20, show_default=True)
-@click.option("--experiments", type=click.IntRange(min=10), default=1000, show_default=True)
+@click.option(
+    "--experiments", "n_experiments", type=click.IntRange(min=10), default=1000, show_default=True
+)
 @click.option("--flip-rate", type=PROBABILITY, default=0.1, show_default=True)
 @_simulation_options
-def aggregation(max_tasks, experiments, flip_rate, alpha, seed, jobs, as_json, plot_path):
+def aggregation(max_tasks, **given):
     """Rejection rates of pooled, max-drop, Fisher and any-of-three against T (Figure 3)."""
     from evalgap.jobs.simulate import aggregation_study
 
-    with progress_bar(as_json, "aggregation") as tick:
-        result = aggregation_study(
-            task_counts=tuple(range(1, max_tasks + 1)),
-            n_experiments=experiments,
-            flip_rate=flip_rate,
-            alpha=alpha,
-            seed=seed,
-            jobs=jobs,
-            progress=tick,
-        )
-    _finish_simulation(result, "aggregation_figure", as_json, plot_path)
+    _run(aggregation_study, "aggregation", task_counts=tuple(range(1, max_tasks + 1)), **given)
 
 
 @simulate.command()
@@ -235,35 +181,23 @@ def aggregation(max_tasks, experiments, flip_rate, alpha, seed, jobs, as_json, p
 )
 @click.option(
     "--models",
+    "n_models",
     type=click.IntRange(min=3),
     default=6,
     show_default=True,
     help="Models of the e-BH family scenario.",
 )
-@_simulation_options
-def monitoring(trials, horizon, models, alpha, seed, jobs, as_json, plot_path):
+@_simulation_options(plot=False)
+def monitoring(**given):
     """Type-I error of stopping when `watch` says decided, looking after every item."""
     from evalgap.jobs.monitoring import monitoring_study
 
-    if plot_path:
-        raise InputError("--plot: the monitoring study has no figure; its table says it all")
-    if jobs != 1:
-        raise InputError("--jobs: the monitoring study runs in one process; leave --jobs out")
-    with progress_bar(as_json, "monitoring") as tick:
-        result = monitoring_study(
-            n_trials=trials,
-            horizon=horizon,
-            n_models=models,
-            alpha=alpha,
-            seed=seed,
-            progress=tick,
-        )
-    emit(result, as_json, "simulate")
+    _run(monitoring_study, "monitoring", **given)
 
 
 @simulate.command("rank-coverage")
-@click.option(
-    "--simulations",
+@option(
+    "simulations",
     type=click.IntRange(min=10),
     default=200,
     show_default=True,
@@ -271,27 +205,8 @@ def monitoring(trials, horizon, models, alpha, seed, jobs, as_json, plot_path):
 )
 @option("n_bootstrap", default=400, help="Bootstrap draws of each rank-set computation.")
 @_simulation_options
-def rank_coverage(simulations, n_bootstrap, alpha, seed, jobs, as_json, plot_path):
+def rank_coverage(**given):
     """Simultaneous coverage of the true ranks by `evalgap ranks` (near-ties, many models)."""
     from evalgap.jobs.rank_coverage import rank_coverage as study
 
-    with progress_bar(as_json, "rank coverage") as tick:
-        result = study(
-            n_simulations=simulations,
-            n_bootstrap=n_bootstrap,
-            alpha=alpha,
-            seed=seed,
-            jobs=jobs,
-            progress=tick,
-        )
-    _finish_simulation(result, "rank_coverage_figure", as_json, plot_path)
-
-
-def _finish_simulation(result, figure: str, as_json: bool, plot_path) -> None:
-    if plot_path:
-        from evalgap.report import plots
-
-        plots.save_figure(getattr(plots, figure)(result), plot_path)
-    emit(result, as_json, "simulate")
-    if plot_path and not as_json:
-        note(f"figure written to {plot_path}")
+    _run(study, "rank coverage", **given)

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import click
 
-from evalgap.cli._load import has_scores, load_options
-from evalgap.cli._options import SCORE_SOURCES, loader_options, option
-from evalgap.cli._render import emit, progress_bar
-from evalgap.errors import InputError
+from evalgap.cli._command import group
+from evalgap.cli._load import score_keywords
+from evalgap.cli._options import (
+    NOT_SCORE_SOURCES,
+    SCORE_SOURCES,
+    loader_options,
+    option,
+    store_argument,
+)
+from evalgap.cli._render import emit, working
 
 STORE_EXAMPLES = """
 \b
@@ -27,7 +33,7 @@ Examples:
 """
 
 
-@click.group(epilog=STORE_EXAMPLES)
+@group(epilog=STORE_EXAMPLES)
 def store():
     """A results store for a growing leaderboard: one DuckDB file, no server.
 
@@ -38,39 +44,36 @@ def store():
 
 
 @store.command("add", epilog=STORE_EXAMPLES + SCORE_SOURCES)
-@click.argument("store_path", metavar="STORE", type=click.Path(dir_okay=False))
-@click.argument("sources", metavar="SOURCES...", nargs=-1, required=True, type=click.Path())
-@loader_options
+@store_argument
+@click.argument("paths", metavar="SOURCES...", nargs=-1, required=True, type=click.Path())
+@loader_options(exclude=NOT_SCORE_SOURCES)
 @option("json")
-def store_add(store_path, sources, as_json, **loader):
-    """Add score files or directories to STORE (created if absent); skip those already in it."""
+def store_add(store, paths, json, **given):
+    """Add score files or directories to STORE (created if absent); skip those already in it.
+
+    The alignment switches (--strict, --complete-case) apply when a job reads the store.
+    """
     from evalgap.jobs.store import store_add as add_job
 
-    if has_scores(loader):
-        raise InputError("store add takes its sources as arguments; drop --scores/--hub/--store")
-    switches = [flag for flag in ("strict", "complete_case") if loader[flag]]
-    if switches:  # alignment switches: they apply when a job reads the store
-        raise InputError(
-            f"{switches[0]}=True: store add keeps every row; give it to the job that reads "
-            "the store (evalgap audit --store STORE ...)"
-        )
-    with progress_bar(as_json, "adding sources", by_bytes=True) as progress:
-        result = add_job(store_path, list(sources), load_options(loader), progress=progress)
-    emit(result, as_json, "store-add")
+    source = score_keywords(given)
+    source.pop("tasks")  # kept in options, which select the rows stored
+    with working(json, "adding sources", by_bytes=True) as progress:
+        result = add_job(store, list(paths), progress=progress, **source)
+    emit(result, json)
 
 
 @store.command("list", epilog=STORE_EXAMPLES)
-@click.argument("store_path", metavar="STORE", type=click.Path(dir_okay=False))
+@store_argument
 @option("json")
-def store_list(store_path, as_json):
+def store_list(store, json):
     """List the models, tasks, items, runs and sources of STORE."""
     from evalgap.jobs.store import store_list as list_job
 
-    emit(list_job(store_path), as_json, "store-list")
+    emit(list_job(store), json)
 
 
 @store.command("remove", epilog=STORE_EXAMPLES)
-@click.argument("store_path", metavar="STORE", type=click.Path(dir_okay=False))
+@store_argument
 @click.option("--model", "models", multiple=True, help="Remove this model (repeatable).")
 @click.option(
     "--source", "sources", multiple=True, help="Remove this source by its id (repeatable)."
@@ -82,46 +85,39 @@ def store_list(store_path, as_json):
     help="Remove the source added from this path (repeatable).",
 )
 @option("json")
-def store_remove(store_path, models, sources, source_paths, as_json):
+def store_remove(store, json, **given):
     """Remove models or sources from STORE (one transaction)."""
     from evalgap.jobs.store import store_remove as remove_job
 
-    result = remove_job(store_path, models=models, sources=sources, source_paths=source_paths)
-    emit(result, as_json, "store-remove")
+    emit(remove_job(store, **given), json)
 
 
 @store.command("export", epilog=STORE_EXAMPLES)
-@click.argument("store_path", metavar="STORE", type=click.Path(dir_okay=False))
+@store_argument
 @click.option(
     "--output",
-    "output_path",
     required=True,
     type=click.Path(dir_okay=False),
     help="The Parquet file to write.",
 )
 @option("json")
-def store_export(store_path, output_path, as_json):
+def store_export(store, output, json):
     """Export the long scores of STORE to Parquet (model, task, item_id, run, score, cluster)."""
     from evalgap.jobs.store import store_export as export_job
 
-    emit(export_job(store_path, output_path), as_json, "store-export")
+    emit(export_job(store, output), json)
 
 
 @store.command("audit", epilog=STORE_EXAMPLES)
-@click.argument("store_path", metavar="STORE", type=click.Path(dir_okay=False))
+@store_argument
 @click.option(
     "--output",
-    "output_path",
     required=True,
     type=click.Path(dir_okay=False),
     help="The Parquet file every pair's row is written to (as audit --output).",
 )
-@click.option(
-    "--family",
-    type=click.Choice(["all", "adjacent"]),
-    default="all",
-    show_default=True,
-    help="Every pair of each task's models, or the rank-adjacent ones.",
+@option(
+    "family", default="all", help="Every pair of each task's models, or the rank-adjacent ones."
 )
 @click.option("--task", "tasks", multiple=True, help="Only this task (repeatable).")
 @click.option(
@@ -134,7 +130,7 @@ def store_export(store_path, output_path, as_json):
 @option("alpha")
 @option("power")
 @option("json")
-def store_audit(store_path, output_path, family, tasks, block_pairs, alpha, power, as_json):
+def store_audit(store, output, tasks, json, **given):
     """Audit every pair of a binary STORE from its pair statistics, in bounded memory.
 
     No item is read: each pair's 2x2 counts come from the store. Holm and Benjamini-Hochberg
@@ -143,17 +139,14 @@ def store_audit(store_path, output_path, family, tasks, block_pairs, alpha, powe
     """
     from evalgap.jobs.store import audit_store_streamed
 
-    with progress_bar(as_json, "store audit") as tick:
+    with working(json, "store audit") as progress:
         result = audit_store_streamed(
-            store_path,
-            output_path,
-            family=family,
+            store,
+            output,
             tasks=list(tasks) or None,
-            block_pairs=block_pairs,
-            alpha=alpha,
-            power=power,
+            progress=progress,
             n_bootstrap=0,
             n_bootstrap_required_n=0,
-            progress=tick,
+            **given,
         )
-    emit(result, as_json, "store-audit")
+    emit(result, json)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
+from evalgap.cli._command import command
 from evalgap.cli._options import OUTPUT_FILE, option
-from evalgap.cli._render import console, note
-from evalgap.errors import InputError
+from evalgap.cli._render import emit, note
 
 WATCH_EXAMPLES = """
 \b
@@ -22,10 +22,9 @@ Examples:
 """
 
 
-@click.command(epilog=WATCH_EXAMPLES)
+@command(epilog=WATCH_EXAMPLES)
 @click.option(
     "--logs",
-    "log_paths",
     multiple=True,
     required=True,
     type=click.Path(path_type=str),
@@ -67,7 +66,6 @@ Examples:
 @click.option("--once", is_flag=True, help="Look once and exit: 0 if every target is decided.")
 @click.option(
     "--state",
-    "state_path",
     type=OUTPUT_FILE,
     help="Keep the place in the logs and the pairs' evidence in this file between runs (with "
     "--once: each run reads only what was appended since the last).",
@@ -75,26 +73,7 @@ Examples:
 @option("power")
 @option("json", help="Print one JSON line per look instead of a report.")
 @option("alpha")
-def watch(
-    log_paths,
-    pair,
-    baseline,
-    targets,
-    metric,
-    scorer,
-    score_key,
-    reducer,
-    budget,
-    interval,
-    timeout,
-    price_per_1k_tokens,
-    tokens_per_item,
-    once,
-    state_path,
-    power,
-    as_json,
-    alpha,
-):
+def watch(json, once, interval, timeout, state, tokens_per_item, **given):
     """Watch an evaluation in progress: which pairs are decided, when to stop.
 
     Reads only the lines appended since the last look. Binary pairs: the discordant-sign
@@ -103,50 +82,20 @@ def watch(
     or --timeout reached), 2 (bad input).
     """
     import time
-    from pathlib import Path
 
-    from evalgap.jobs.watch import Monitor
+    from evalgap.jobs.watch import save_state
 
-    if pair and baseline:
-        raise InputError("give either --pair A B or --baseline M, not both")
-    if tokens_per_item is not None and price_per_1k_tokens is None:
-        raise InputError("--tokens-per-item needs --price-per-1k-tokens for a projected cost")
-    monitor = Monitor(
-        targets="pair" if pair else "baseline" if baseline else targets,
-        pair=tuple(pair) if pair else None,
-        baseline=baseline,
-        alpha=alpha,
-        power=power,
-        budget=budget,
-        price_per_1k_tokens=price_per_1k_tokens,
-    )
-    monitor.follow(
-        list(log_paths), metric=metric, scorer=scorer, score_key=score_key, reducer=reducer
-    )
-    if state_path and Path(state_path).exists():
-        try:
-            saved = Monitor.load(state_path, price_per_1k_tokens=price_per_1k_tokens)
-        except InputError as exc:
-            raise InputError(f"--state {exc}") from None
-        if saved.settings != monitor.settings:
-            raise InputError(
-                f"--state {state_path}: written for other --logs, pairs or levels; delete it "
-                "or give another path"
-            )
-        monitor = saved
+    monitor = _monitor(state, **given)
     quiet_since = time.monotonic()
     while True:
         added = monitor.poll(tokens_per_item=tokens_per_item)
         if added:
             quiet_since = time.monotonic()
         status = monitor.status()
-        if state_path:
-            try:
-                monitor.save(state_path)
-            except InputError as exc:
-                raise InputError(f"--state {exc}") from None
-        if as_json or added or once:
-            _emit_watch(status, as_json, added, monitor.follower.bytes_read)
+        if state:
+            save_state(monitor, state)
+        if json or added or once:
+            _show(status, json, added, monitor.follower.bytes_read)
         if status.done:
             return
         if once:
@@ -157,14 +106,24 @@ def watch(
         time.sleep(interval)
 
 
-def _emit_watch(status, as_json: bool, new_records: int, bytes_read: int) -> None:
-    if as_json:
-        from evalgap.report.json_output import to_json
+def _monitor(state, logs, pair, baseline, targets, metric, scorer, score_key, reducer, **settings):
+    """A monitor following the logs, resumed from the state file when there is one."""
+    from evalgap.jobs.watch import Monitor, resume
 
-        click.echo(
-            to_json({**status.to_dict(), "new_records": new_records, "bytes_read": bytes_read})
-        )
+    chosen = "pair" if pair else "baseline" if baseline and not pair else targets
+    monitor = Monitor(
+        targets=chosen, pair=tuple(pair) if pair else None, baseline=baseline, **settings
+    )
+    monitor.follow(list(logs), metric=metric, scorer=scorer, score_key=score_key, reducer=reducer)
+    return resume(monitor, state, price_per_1k_tokens=settings["price_per_1k_tokens"])
+
+
+def _show(status, json: bool, new_records: int, bytes_read: int) -> None:
+    """One look: a JSON line (with what was read) or the terminal report."""
+    if json:
+        emit({**status.to_dict(), "new_records": new_records, "bytes_read": bytes_read}, True)
         return
+    from evalgap.cli._render import console
     from evalgap.report import terminal
 
     terminal.render_watch(status, console(), new_records=new_records)

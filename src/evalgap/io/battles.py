@@ -85,7 +85,9 @@ def read_battles(data, *, name: str | None = None, fmt: str | None = None) -> Ba
     """
     if fmt is not None and fmt not in FORMATS:
         raise InputError(
-            f"fmt={fmt!r} does not apply to battles; give one of {', '.join(FORMATS)}"
+            "{fmt} does not apply to battles; give one of " + ", ".join(FORMATS),
+            param="fmt",
+            fmt=fmt,
         )
     from_file = isinstance(data, (str, Path))
     json_array = from_file and _is_json_array(Path(data), fmt)

@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.io import inspect_logs, lm_eval
 
 MAX_LINE = 64 * 2**20  # a longer line is a broken file, not a record still being written
@@ -325,13 +325,15 @@ class LogFollower:
                 value = float(value)
             if not isinstance(value, (int, float)):
                 raise InputError(
-                    f"{path}: line {cursor.line} has no numeric {cursor.metric!r} (name the "
-                    "per-item metric with metric=)"
+                    escape(f"{path}: line {cursor.line} has no numeric {cursor.metric!r} ")
+                    + "(name the per-item metric with {metric})",
+                    param="metric",
                 )
             if not 0 <= value <= 1:
                 raise InputError(
-                    f"{path}: line {cursor.line}: {cursor.metric!r} is {value!r}, not a score in "
-                    "[0, 1] (name a per-item metric in [0, 1] with metric=)"
+                    escape(f"{path}: line {cursor.line}: {cursor.metric!r} is {value!r}, ")
+                    + "not a score in [0, 1] (name a per-item metric in [0, 1] with {metric})",
+                    param="metric",
                 )
             task = cursor.task
             flt = record.get("filter")
@@ -422,8 +424,9 @@ class LogFollower:
                     continue
                 if not 0 <= score <= 1:
                     raise InputError(
-                        f"{path}: sample {item!r} of {new.model} scores {score!r}, not a score in "
-                        "[0, 1] (choose another scorer with scorer=)"
+                        escape(f"{path}: sample {item!r} of {new.model} scores {score!r}, ")
+                        + "not a score in [0, 1] (choose another scorer with {scorer})",
+                        param="scorer",
                     )
                 runs[run] = float(score)
             if str(item) in new.tokens:  # a .json log is read whole: its tokens, anew

@@ -42,7 +42,7 @@ from pathlib import Path
 import pandas as pd
 
 from evalgap._scores import LongScores
-from evalgap.errors import InputError, first_line
+from evalgap.errors import InputError, escape, first_line
 from evalgap.io._files import as_paths, expand
 from evalgap.io._zip import Archive, ZipReadError
 
@@ -399,8 +399,12 @@ def _number(value, extra, score_key, log: _Log, sample_id):
     if isinstance(value, dict):
         if score_key is None:
             raise InputError(
-                f"{log.path}: sample {sample_id!r} scores a dict of values "
-                f"({', '.join(map(str, value))}); choose one with score_key="
+                escape(
+                    f"{log.path}: sample {sample_id!r} scores a dict of values "
+                    f"({', '.join(map(str, value))}); choose one with "
+                )
+                + "{score_key}",
+                param="score_key",
             )
         if score_key not in value:
             raise InputError(
@@ -477,8 +481,11 @@ def choose_reducer(log: _Log, wanted: str | None) -> str:
         )
     if len(recorded) > 1:
         raise InputError(
-            f"{log.path}: epochs are reduced with {' and '.join(map(repr, recorded))}; "
-            f"choose one with reducer= (e.g. reducer='{recorded[0]}')"
+            escape(f"{log.path}: epochs are reduced with {' and '.join(map(repr, recorded))}; ")
+            + "choose one with {reducer} (e.g. {reducer="
+            + escape(recorded[0])
+            + "})",
+            param="reducer",
         )
     return recorded[0]
 

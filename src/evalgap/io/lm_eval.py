@@ -44,7 +44,7 @@ from pathlib import Path
 import pandas as pd
 
 from evalgap._scores import LongScores
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.io._files import as_paths, expand
 from evalgap.io._limits import open_maybe_gzip, read_lines
 
@@ -256,9 +256,13 @@ def _choose_filters(
             continue
         if filter_name is None:
             raise InputError(
-                f"task {task} was scored under {len(filters)} filters ({', '.join(filters)}), "
-                "each over the same documents; choose one with filter_name=NAME (pooling them "
-                "would count every document twice)"
+                escape(
+                    f"task {task} was scored under {len(filters)} filters "
+                    f"({', '.join(filters)}), each over the same documents; "
+                )
+                + "choose one with {filter_name=NAME} (pooling them would count every document "
+                "twice)",
+                param="filter_name",
             )
         if filter_name not in filters:
             raise InputError(

@@ -1272,9 +1272,14 @@ def check_read_options(con, path, options) -> None:
         if differ:
             source, theirs = differ[0]
             raise InputError(
-                f"{f.name}={value!r}: the store keeps the rows its sources' loaders gave and "
-                f"source {source} was read with {f.name}={theirs!r}; a store is read as stored: "
-                f"drop {f.name}=, or add the files with it to a new store (evalgap store add)"
+                "{" + f.name + "}: the store keeps the rows its sources' loaders gave and "
+                "source {source!s} was read with {" + f.name + "!n} set to {theirs!r}; a store "
+                "is read as stored: drop {" + f.name + "!n}, or add the files with it to a new "
+                "store (evalgap store add)",
+                param=f.name,
+                source=source,
+                theirs=theirs,
+                **{f.name: value},
             )
 
 
@@ -1286,16 +1291,23 @@ def _check_stored_clusters(path, column, recorded) -> None:
         return
     if not any(roles):
         raise InputError(
-            f"cluster_column={column!r}: {path} keeps no cluster labels (its sources were "
-            f"added without clusters); give items=FILE with a {column!r} column, or add the "
-            f"files with cluster_column={column!r} to a new store"
+            "{cluster_column}: {path!s} keeps no cluster labels (its sources were added "
+            "without clusters); give {items=FILE} with a {cluster_column!r} column, or add "
+            "the files with {cluster_column} to a new store",
+            param="cluster_column",
+            cluster_column=column,
+            path=path,
         )
     stored = ", ".join(sorted(repr(str(r)) for r in roles if r)) or "none"
     raise InputError(
-        f"cluster_column={column!r}: {path} keeps the clusters of {stored}, read when its "
-        f"sources were added{'' if all(roles) else ' (some sources have none)'}; drop "
-        f"cluster_column= to use them, give items=FILE with a {column!r} column, or add the "
-        f"files with cluster_column={column!r} to a new store"
+        "{cluster_column}: {path!s} keeps the clusters of {stored!s}, read when its sources "
+        "were added{some!s}; drop {cluster_column!n} to use them, give {items=FILE} with a "
+        "{cluster_column!r} column, or add the files with {cluster_column} to a new store",
+        param="cluster_column",
+        cluster_column=column,
+        path=path,
+        stored=stored,
+        some="" if all(roles) else " (some sources have none)",
     )
 
 
@@ -1606,12 +1618,16 @@ def remove(con, *, models=(), sources=(), paths=()) -> dict:
 def _source_id(value) -> int:
     """A source id: an integer (or a string of digits, as typed); anything else is refused."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer, str)):
-        raise InputError(f"sources={value!r}: a source id is an integer (see store list)")
+        raise InputError(
+            "{sources}: a source id is an integer (see store list)", param="sources", sources=value
+        )
     text = str(value).strip()
     if not text.isdigit():
         raise InputError(
-            f"sources={value!r}: a source id is an integer (see store list); remove a source "
-            "by the path it was added from with source_paths="
+            "{sources}: a source id is an integer (see store list); remove a source by the "
+            "path it was added from with {source_paths}",
+            param="sources",
+            sources=value,
         )
     return int(text)
 

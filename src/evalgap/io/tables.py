@@ -20,7 +20,7 @@ import pandas as pd
 from pandas.api import types as ptypes
 
 from evalgap._scores import LongScores, number_form
-from evalgap.errors import InputError, first_line
+from evalgap.errors import InputError, escape, fields, first_line
 from evalgap.io import _limits
 from evalgap.io._limits import is_gzip, open_maybe_gzip, read_lines
 from evalgap.io._write import unescape_cell
@@ -436,9 +436,12 @@ def _choose_columns(path: Path, found: list[str], given: dict, sample, exclude=(
     if chosen["model"] is None or chosen["score"] is None:
         _refuse_wide(path, sample(), chosen)
     for role in missing:
+        keyword = flags[role].rstrip("=")
         raise InputError(
-            f"{path}: cannot find the {role.replace('_', ' ')} column; name it with "
-            f"{flags[role]} (columns found: {column_listing(found)})"
+            escape(f"{path}: cannot find the {role.replace('_', ' ')} column; name it with ")
+            + fields(keyword)
+            + escape(f" (columns found: {column_listing(found)})"),
+            param=keyword,
         )
     return chosen, notes
 
@@ -456,9 +459,12 @@ def _refuse_wide(path: Path, raw: pd.DataFrame, chosen: dict) -> None:
     numeric = [c for c in raw.columns if c not in ids and _numeric_column(raw[c])]
     if len(numeric) >= 2:
         raise InputError(
-            f"{path}: no model or score column, but {len(numeric)} numeric columns "
-            f"({', '.join(map(str, numeric[:4]))}{', ...' if len(numeric) > 4 else ''}): this "
-            "looks like a wide table with one column per model; pass layout='wide'"
+            escape(
+                f"{path}: no model or score column, but {len(numeric)} numeric columns "
+                f"({', '.join(map(str, numeric[:4]))}{', ...' if len(numeric) > 4 else ''}): "
+            )
+            + "this looks like a wide table with one column per model; pass {layout=wide}",
+            param="layout",
         )
 
 
@@ -873,8 +879,10 @@ def read_wide_table(
     item_col = item_column or _detect("item_id", raw.columns, named)
     if item_col is None or item_col not in raw.columns:
         raise InputError(
-            f"{path}: cannot find the item id column; name it with item_column= "
-            f"(columns found: {found})"
+            escape(f"{path}: cannot find the item id column; name it with ")
+            + "{item_column}"
+            + escape(f" (columns found: {found})"),
+            param="item_column",
         )
     if task_column == NO_TASK and NO_TASK not in raw.columns:
         task_col = None
@@ -1045,8 +1053,10 @@ def apply_item_file(
     item_col = item_column or _detect("item_id", raw.columns, named)
     if item_col is None or item_col not in raw.columns:
         raise InputError(
-            f"{path}: cannot find the item id column; name it with item_column= "
-            f"(columns found: {found})"
+            escape(f"{path}: cannot find the item id column; name it with ")
+            + "{item_column}"
+            + escape(f" (columns found: {found})"),
+            param="item_column",
         )
     task_col = _detect("task", raw.columns, named | {item_col})
     keys = ["item_id"] + (["task"] if task_col else [])

@@ -1407,8 +1407,11 @@ def _family_size(declared, n_pairs: int) -> int:
     declared = _validate.whole_number(declared, "family_size", 1)
     if int(declared) < n_pairs:
         raise InputError(
-            f"family_size={int(declared)} is smaller than the {n_pairs} pairs audited; "
-            f"declare at least {n_pairs} (a family contains every pair it tests)"
+            "{family_size}"
+            + f" is smaller than the {n_pairs} pairs audited; declare at least {n_pairs} (a "
+            "family contains every pair it tests)",
+            param="family_size",
+            family_size=int(declared),
         )
     return int(declared)
 

@@ -273,8 +273,11 @@ def _alpha(alpha) -> float:
     value = float(_validate.probability(alpha, "alpha"))
     if value < _validate.MIN_ALPHA:
         raise InputError(
-            f"alpha={_validate.show(alpha)} is below {_validate.MIN_ALPHA:g}: smaller levels "
-            "leave the floating-point range; give a larger alpha"
+            "{alpha:g}"
+            + f" is below {_validate.MIN_ALPHA:g}: smaller levels leave the floating-point "
+            "range; give a larger alpha",
+            param="alpha",
+            alpha=value,
         )
     return value
 
@@ -299,8 +302,10 @@ def check_roles(baseline: str, candidate: str) -> None:
     """Raise when the baseline and the candidate are the same model (or the same path)."""
     if str(baseline) == str(candidate):
         raise InputError(
-            f"baseline= and candidate= are both {baseline!r}; name two different models "
-            "(or two different outputs) to compare"
+            "{baseline!n} and {candidate!n} are both {baseline!r}; name two different models "
+            "(or two different outputs) to compare",
+            param="baseline",
+            baseline=baseline,
         )
 
 

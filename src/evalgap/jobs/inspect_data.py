@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from evalgap._results import Result
-from evalgap._scores import AlignmentReport, LongScores, ScoreSet, align
+from evalgap._scores import AlignmentReport, ScoreSet, align
+from evalgap.errors import InputError
 
 
 @dataclass(frozen=True, repr=False)
@@ -76,25 +77,32 @@ class DataSummary(Result):
 
 
 def inspect_data(
-    scores: LongScores,
+    scores=None,
     *,
     models=None,
     tasks=None,
     strict: bool = False,
+    complete_case: bool = False,
     score_set: ScoreSet | None = None,
+    options=None,
+    **columns,
 ) -> DataSummary:
     """Summarise a long score table and its alignment (see the module docstring).
 
     Parameters
     ----------
-    scores : LongScores
-        What a loader read (:func:`evalgap.load_scores`).
+    scores : LongScores, DataFrame, str, Path or list
+        What a loader read (:func:`evalgap.load_scores`), a long DataFrame, or result files.
     models, tasks : list of str, optional
-        Select models and tasks.
-    strict : bool
-        Treat any left-out row as an error.
+        Select models and tasks (``models`` defaults to ``options.model_columns``).
+    strict, complete_case : bool
+        Treat any left-out row as an error; keep only the items every model scored.
     score_set : ScoreSet, optional
         The alignment, when already done.
+    options : LoadOptions, optional
+        With paths: how to read them (format, layout, metric, filter...).
+    **columns
+        Column names of a DataFrame or table file.
 
     Returns
     -------
@@ -108,8 +116,19 @@ def inspect_data(
     >>> [m.model for m in summary.models], summary.binary
     (['model-x', 'model-y'], True)
     """
+    from evalgap.jobs.api import _models, _stored, long_scores
+
+    if scores is None and not _stored(options):
+        raise InputError("nothing to inspect: give {scores=FILE} (repeatable)", param="scores")
+    scores = long_scores(scores, options=options, **columns)
     aligned = score_set or align(
-        scores.frame, models=models, tasks=tasks, strict=strict, source=scores.source
+        scores.frame,
+        models=_models(models, options),
+        tasks=list(tasks) if tasks is not None else None,
+        strict=strict,
+        complete_case=complete_case,
+        source=scores.source,
+        notes=scores.notes,
     )
     summaries = []
     for model in aligned.models:

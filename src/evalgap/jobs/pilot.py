@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evalgap._results import Result
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.jobs.plan import check_countable
 from evalgap.stats import _validate
 from evalgap.stats import variance_components as vc
@@ -254,8 +254,12 @@ def plan_pilot(
     max_runs = _validate.whole_number(max_runs, "max_runs", 1)
     if max_runs > MAX_RUNS:
         raise InputError(
-            f"max_runs= must be at most {MAX_RUNS:,}: the frontier lays out one design per "
-            f"runs count, and the cost-optimal runs are given beyond it anyway; got {max_runs:,}"
+            "{max_runs} must be at most "
+            + escape(
+                f"{MAX_RUNS:,}: the frontier lays out one design per runs count, and the "
+                f"cost-optimal runs are given beyond it anyway; got {max_runs:,}"
+            ),
+            param="max_runs",
         )
     if n_items is not None:
         n_items = _validate.whole_number(n_items, "n_items", 1)
@@ -273,9 +277,11 @@ def plan_pilot(
     model_a, model_b = _models(frame, model_a, model_b, long.source)
     if "run" not in frame.columns:
         raise InputError(
-            f"{long.source}: the pilot has no run column, so run-to-run noise cannot be told "
-            "from item-to-item differences; name it with run_column= (lm-eval: all_runs; "
+            escape(long.source)
+            + ": the pilot has no run column, so run-to-run noise cannot be told from "
+            "item-to-item differences; name it with {run_column} (lm-eval: {all_runs!b}; "
             "inspect: epochs)",
+            param="run_column",
         )
     notes = list(long.notes)
     cost_per_item, cost_per_run, tokens = _costs(
@@ -330,7 +336,7 @@ def plan_pilot(
     span = _check_gap(delta, runs_a, runs_b)
     kw = {"alpha": alpha, "power": power}
     if between <= 0 and c.within_items == 0:
-        raise InputError(_no_spread(delta, span, c, kw, long.source))
+        raise InputError(_no_spread(delta, span, c, kw, long.source), param="delta", delta=delta)
     runs = np.arange(1, max_runs + 1)
     needed = np.atleast_1d(vc.required_items(between, c.within_items, delta, runs, **kw))
     check_countable(float(needed[0]), f"a gap of {_validate.show(delta)}")
@@ -408,8 +414,13 @@ def _check_gap(delta, runs_a, runs_b) -> float | None:
         return None
     if abs(delta) > span:
         raise InputError(
-            f"delta={_validate.show(delta)} is beyond any gap of {scale}: a gap is at most "
-            f"{span:.4g} there; give it in the scores' units (0.05 = 5 points of accuracy)"
+            "{delta:g}"
+            + escape(
+                f" is beyond any gap of {scale}: a gap is at most {span:.4g} there; give it in "
+                "the scores' units (0.05 = 5 points of accuracy)"
+            ),
+            param="delta",
+            delta=delta,
         )
     return span
 
@@ -418,7 +429,7 @@ def _no_spread(delta, span, c, kw, source) -> str:
     """The refusal of a pilot whose per-item differences have no spread (sigma_D = 0)."""
     from evalgap.stats.power import required_n, round_up
 
-    out = (
+    out = escape(
         f"{source}: the pilot's per-item differences have no spread (the between-item and "
         f"run-to-run variances are both 0: every item's A minus B is the same in every run), "
         "so sigma_D estimates as 0 and the items needed are not estimable from this pilot"
@@ -428,8 +439,8 @@ def _no_spread(delta, span, c, kw, source) -> str:
         # at most (span - delta)(span + delta), so this many items suffice whatever the spread.
         bound = round_up(float(required_n(delta, math.sqrt(span**2 - delta**2), **kw)))
         if bound is not None:
-            out += f"; at most {max(bound, 2):,} items resolve delta={delta:g} whatever the spread"
-    return out + "; pilot more (or harder) items, or plan without a pilot from an assumed sd_diff="
+            out += f"; at most {max(bound, 2):,} items resolve " + "{delta:g} whatever the spread"
+    return out + "; pilot more (or harder) items, or plan without a pilot from an assumed {sd_diff}"
 
 
 def _show_runs(k: float) -> str:

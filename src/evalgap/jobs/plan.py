@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evalgap._results import Result
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape, fields, named, param_of
 from evalgap.stats import _validate
 from evalgap.stats import noninferiority as ni
 from evalgap.stats import power as pw
@@ -132,8 +132,11 @@ def plan_degradation(
     if delta > flip_rate:
         # The drop is (c - b)/N and the flip rate (b + c)/N: a drop above it is impossible.
         raise InputError(
-            f"delta={_validate.show(delta)} exceeds flip_rate={_validate.show(flip_rate)}: "
-            "an accuracy drop comes from items that flip, so it cannot exceed the flip rate"
+            "{delta:g} exceeds {flip_rate:g}: an accuracy drop comes from items that flip, so "
+            "it cannot exceed the flip rate",
+            param="delta",
+            delta=delta,
+            flip_rate=flip_rate,
         )
     if n_items is not None:
         n_items = _validate.whole_number(n_items, "n_items", 1)
@@ -466,7 +469,7 @@ def plan(
                 "tokens_per_item",
                 "max_runs",
             ),
-            "reference= plans from the reference's scores; drop {names}",
+            "{reference} plans from the reference's scores; drop {names}",
         )
         _two_sided(alternative, "reference plans are for the two-sided test")
         if model_a is None:
@@ -509,7 +512,7 @@ def plan(
                 "seed",
                 "output",
             ),
-            "pilot= plans from the pilot's scores; drop {names}",
+            "{pilot} plans from the pilot's scores; drop {names}",
         )
         _two_sided(alternative, "pilot plans are for the two-sided test")
         from evalgap.jobs.pilot import DEFAULT_MAX_RUNS, plan_pilot
@@ -532,19 +535,23 @@ def plan(
             **columns,
         )
     if output is not None:
-        raise InputError("output=: only with reference= (it writes the design file)")
+        raise InputError(
+            "{output}: only with {reference} (it writes the design file)", param="output"
+        )
     _refuse(
         given,
         (*FILE_PLAN_OPTIONS, *_loader_settings(options), *columns),
-        "{names}: only with pilot= (a plan from a pilot) or reference= (an item sample)",
+        "{names}: only with {pilot} (a plan from a pilot) or {reference} (an item sample)",
     )
     if margin is not None:
         if flip_rate is None:
-            raise InputError("a non-inferiority plan takes margin= with flip_rate=")
+            raise InputError(
+                "a non-inferiority plan takes {margin} with {flip_rate}", param="flip_rate"
+            )
         _refuse(
             given | {"n_items": n_items},
             ("accuracy_a", "accuracy_b", "correlation", "sd_diff", "n_items"),
-            "{names}: a non-inferiority plan takes margin=, flip_rate= and delta= only",
+            "{names}: a non-inferiority plan takes {margin}, {flip_rate} and {delta} only",
         )
         _two_sided(alternative, "non-inferiority plans are one-sided already")
         return plan_noninferiority(
@@ -591,12 +598,14 @@ def _refuse(given: dict, names, message: str) -> None:
     """Raise ``message`` naming those of ``names`` that were given."""
     stray = [n for n in names if given.get(n) is not None]
     if stray:
-        raise InputError(message.format(names=", ".join(n + "=" for n in stray)))
+        raise InputError(message.replace("{names}", fields(*stray)), param=stray[0])
 
 
 def _two_sided(alternative, why: str) -> None:
     if alternative != "two-sided":
-        raise InputError(f"alternative={alternative!r}: {why}")
+        raise InputError(
+            "{alternative}: " + escape(why), param="alternative", alternative=alternative
+        )
 
 
 def _plan_paired(
@@ -619,8 +628,9 @@ def _plan_paired(
         return _plan_binary(accuracy_a, accuracy_b, correlation, delta, n_items, kw)
     if delta is None or sd_diff is None:
         raise InputError(
-            "give accuracy_a=, accuracy_b= (or delta=) and correlation= (binary scores) "
-            "or delta= and sd_diff= (graded scores)"
+            "give {accuracy_a}, {accuracy_b} (or {delta}) and {correlation} (binary scores) "
+            "or {delta} and {sd_diff} (graded scores)",
+            param="accuracy_a",
         )
     sd = float(_validate.positive(sd_diff, "sd_diff"))
     required = float(pw.required_n(delta, sd, **kw))
@@ -643,13 +653,21 @@ def check_countable(required: float, what: str, option: str = "delta=") -> None:
     """
     if math.isnan(required):
         raise InputError(
-            f"{what}: the items needed are not defined at these settings (the sample-size "
-            f"formula breaks down); check {option}"
+            escape(
+                f"{what}: the items needed are not defined at these settings (the sample-size "
+                "formula breaks down); check "
+            )
+            + named(option),
+            param=param_of(option),
         )
     if not math.isfinite(required):
         raise InputError(
-            f"{what} needs more items than floating point can count (N* overflows): no "
-            f"feasible benchmark resolves it; check the units of {option}"
+            escape(
+                f"{what} needs more items than floating point can count (N* overflows): no "
+                "feasible benchmark resolves it; check the units of "
+            )
+            + named(option),
+            param=param_of(option),
         )
 
 

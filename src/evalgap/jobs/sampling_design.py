@@ -273,8 +273,10 @@ def plan_sampling(
         raise InputError("delta must be non-zero: no design resolves a gap of zero")
     if abs(delta) > 1:
         raise InputError(
-            f"delta={_validate.show(delta)} is beyond any gap of scores in [0, 1] (the "
-            "reference's scale): a gap is at most 1; give it as a share (0.05 = 5 points)"
+            "{delta:g} is beyond any gap of scores in [0, 1] (the reference's scale): a gap "
+            "is at most 1; give it as a share (0.05 = 5 points)",
+            param="delta",
+            delta=delta,
         )
     need_design, need_srs = st.items_needed(
         sizes, s2, population_variance, delta, alpha=alpha, power=power

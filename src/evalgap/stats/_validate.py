@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape, named, param_of
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 
@@ -26,17 +26,26 @@ def numbers(value, name: str, *, what: str = "a finite number") -> np.ndarray:
     ``InputError`` naming ``name``: nothing is coerced silently (``"0.05"`` is not 0.05).
     """
     if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
-        raise InputError(f"{name} must be {what}; got {show(value)}")
+        raise InputError(
+            named(name) + escape(f" must be {what}; got {show(value)}"), param=param_of(name)
+        )
     try:
         # Python ints beyond int64 would become an object array: take them as floats.
         raw = np.asarray(float(value) if isinstance(value, int) else value)
     except (TypeError, ValueError, OverflowError):
-        raise InputError(f"{name} must be {what}; got {show(value)}") from None
+        raise InputError(
+            named(name) + escape(f" must be {what}; got {show(value)}"), param=param_of(name)
+        ) from None
     if raw.dtype.kind not in "iuf":
-        raise InputError(f"{name} must be {what}; got {show(value)}")
+        raise InputError(
+            named(name) + escape(f" must be {what}; got {show(value)}"), param=param_of(name)
+        )
     arr = raw.astype(float)
     if np.any(~np.isfinite(arr)):
-        raise InputError(f"{name} must be {what}; got {show(_first(arr[~np.isfinite(arr)]))}")
+        raise InputError(
+            named(name) + escape(f" must be {what}; got {show(_first(arr[~np.isfinite(arr)]))}"),
+            param=param_of(name),
+        )
     return arr
 
 
@@ -46,7 +55,10 @@ def probability(value, name: str, *, open_interval: bool = True) -> np.ndarray:
     arr = numbers(value, name, what=f"a finite number in {bounds}")
     bad = (arr <= 0) | (arr >= 1) if open_interval else (arr < 0) | (arr > 1)
     if np.any(bad):
-        raise InputError(f"{name} must lie in {bounds}; got {show(_first(arr[bad]))}")
+        raise InputError(
+            named(name) + escape(f" must lie in {bounds}; got {show(_first(arr[bad]))}"),
+            param=param_of(name),
+        )
     return arr
 
 
@@ -64,16 +76,24 @@ def levels(alpha, power, alternative: str = "two-sided"):
     _check_alternative(alternative)
     if np.any(alpha < MIN_ALPHA):
         raise InputError(
-            f"alpha must be at least {MIN_ALPHA:g} (smaller levels leave the floating-point "
-            f"range); got {show(_first(alpha[alpha < MIN_ALPHA]))}"
+            "{alpha!b} must be at least "
+            + escape(
+                f"{MIN_ALPHA:g} (smaller levels leave the floating-point range); got "
+                f"{show(_first(alpha[alpha < MIN_ALPHA]))}"
+            ),
+            param="alpha",
         )
     low = np.broadcast_to(power <= alpha, np.broadcast(alpha, power).shape)
     if np.any(low):
         a = _first(np.broadcast_to(alpha, low.shape)[low])
         p = _first(np.broadcast_to(power, low.shape)[low])
         raise InputError(
-            f"power must exceed alpha ({show(a)}): a level-alpha test rejects with probability "
-            f"alpha even with no gap, so a power of {show(p)} is reached by any number of items"
+            "{power!b} must exceed {alpha!b} "
+            + escape(
+                f"({show(a)}): a level-alpha test rejects with probability alpha even with no "
+                f"gap, so a power of {show(p)} is reached by any number of items"
+            ),
+            param="power",
         )
     return alpha, power
 
@@ -84,12 +104,18 @@ def counts(value, name: str) -> np.ndarray:
     bad = (arr < 0) | (arr != np.floor(arr))
     if np.any(bad):
         raise InputError(
-            f"{name} must be a non-negative whole number; got {show(_first(arr[bad]))}"
+            named(name)
+            + escape(f" must be a non-negative whole number; got {show(_first(arr[bad]))}"),
+            param=param_of(name),
         )
     if np.any(arr >= MAX_COUNT):
         raise InputError(
-            f"{name} must be below 2^53 (counts beyond it are not exact in floating point); "
-            f"got {show(_first(arr[arr >= MAX_COUNT]))}"
+            named(name)
+            + escape(
+                f" must be below 2^53 (counts beyond it are not exact in floating point); "
+                f"got {show(_first(arr[arr >= MAX_COUNT]))}"
+            ),
+            param=param_of(name),
         )
     return arr
 
@@ -98,9 +124,14 @@ def whole_number(value, name: str, minimum: int = 0) -> int:
     """Return ``value`` as an int after checking it is a whole number >= ``minimum``."""
     arr = numbers(value, name, what=f"a whole number >= {minimum}")
     if arr.ndim != 0 or arr != np.floor(arr) or arr < minimum:
-        raise InputError(f"{name} must be a whole number >= {minimum}; got {show(value)}")
+        raise InputError(
+            named(name) + escape(f" must be a whole number >= {minimum}; got {show(value)}"),
+            param=param_of(name),
+        )
     if arr >= MAX_COUNT:
-        raise InputError(f"{name} must be below 2^53; got {show(value)}")
+        raise InputError(
+            named(name) + escape(f" must be below 2^53; got {show(value)}"), param=param_of(name)
+        )
     return int(arr)
 
 
@@ -109,7 +140,9 @@ def positive(value, name: str) -> np.ndarray:
     arr = numbers(value, name, what="a positive finite number")
     if np.any(arr <= 0):
         raise InputError(
-            f"{name} must be a positive finite number; got {show(_first(arr[arr <= 0]))}"
+            named(name)
+            + escape(f" must be a positive finite number; got {show(_first(arr[arr <= 0]))}"),
+            param=param_of(name),
         )
     return arr
 
@@ -188,8 +221,16 @@ ARGUMENT_KINDS = {
         "count",
     ),
     **dict.fromkeys(
-        ("family_size", "top_k", "n_items", "max_runs", "n_strata", "n_repeats", "budget",
-         "block_pairs"),
+        (
+            "family_size",
+            "top_k",
+            "n_items",
+            "max_runs",
+            "n_strata",
+            "n_repeats",
+            "budget",
+            "block_pairs",
+        ),
         "positive_count",
     ),
     "seed": "seed",
@@ -251,7 +292,10 @@ def arguments(**values) -> None:
             }.get(kind, _RANGES.get(name, "a finite number"))
             arr = numbers(value, name, what=what)
             if arr.ndim != 0:
-                raise InputError(f"{name} must be one number, {what}; got {show(value)}")
+                raise InputError(
+                    named(name) + escape(f" must be one number, {what}; got {show(value)}"),
+                    param=param_of(name),
+                )
             if kind == "probability":
                 probability(arr, name)
             elif kind == "count":
@@ -260,7 +304,8 @@ def arguments(**values) -> None:
             whole_number(value, name, 1)
         elif kind == "seed":
             if not isinstance(value, (np.random.Generator, np.random.SeedSequence)) and (
-                isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
+                isinstance(value, (bool, np.bool_))
+                or not isinstance(value, (int, np.integer))
                 or value < 0
             ):
                 raise InputError(
@@ -268,10 +313,16 @@ def arguments(**values) -> None:
                 )
         elif kind == "flag":
             if not isinstance(value, (bool, np.bool_)):
-                raise InputError(f"{name} must be True or False; got {show(value)}")
+                raise InputError(
+                    named(name) + escape(f" must be True or False; got {show(value)}"),
+                    param=param_of(name),
+                )
         elif kind == "text":
             if not isinstance(value, str):
-                raise InputError(f"{name} must be a string; got {show(value)}")
+                raise InputError(
+                    named(name) + escape(f" must be a string; got {show(value)}"),
+                    param=param_of(name),
+                )
         else:
             _names(value, name)
 
@@ -279,7 +330,13 @@ def arguments(**values) -> None:
 def _names(value, name: str) -> None:
     """Check a list (tuple, array...) of names: an iterable of strings, not one string."""
     if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
-        raise InputError(f"{name} must be a list of names; got {show(value)}")
+        raise InputError(
+            named(name) + escape(f" must be a list of names; got {show(value)}"),
+            param=param_of(name),
+        )
     bad = [v for v in value if not isinstance(v, str)]
     if bad:
-        raise InputError(f"{name} must be a list of names (strings); got {show(bad[0])}")
+        raise InputError(
+            named(name) + escape(f" must be a list of names (strings); got {show(bad[0])}"),
+            param=param_of(name),
+        )
