@@ -1,7 +1,8 @@
 """Errors name what the user typed: the Python keyword from Python, the flag from the CLI.
 
-Jobs and loaders write ``model_column=`` (the keyword of the public function); the CLI's
-``main`` turns each such name into its flag (``--model-column``) before printing.
+Jobs and loaders write their parameters as fields of the message (``InputError("{model_column}
+...", param="model_column")``): ``str(error)`` says ``model_column=``, and the CLI renders the
+same message with the invoked command's flag (``--model-column``); nothing rewrites text.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 Every mistake a user can make (a bad option, a malformed file, an impossible correlation)
 raises one of these with a one-line message that names the argument, file or row and says
-what to do. The command line catches them once and prints the message with exit code 2.
+what to do. The command line catches them once (``evalgap.cli``) and prints the message as
+one line with exit code 2.
 
 A message about a parameter names it the way the caller wrote it: ``delta=0.5`` from Python,
 ``--delta 0.5`` from the command line. The library writes the parameter as a field of the

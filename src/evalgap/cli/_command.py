@@ -14,16 +14,30 @@ import click
 from evalgap.errors import InputError
 
 
+class BadInput(click.ClickException):
+    """An InputError as the invoked command shows it: one line naming its flags, exit code 2."""
+
+    exit_code = 2
+
+    def __init__(self, error: InputError, command: click.Command | None) -> None:
+        super().__init__(error.render(flag_finder(command)))
+        self.error = error
+
+    def show(self, file=None) -> None:
+        from evalgap.report.text import clean
+
+        click.echo(f"evalgap: error: {clean(self.message)}", err=True)
+
+
 class Context(click.Context):
-    """A context that marks an InputError with the innermost command it was raised under."""
+    """A context that turns an InputError into a BadInput naming the innermost command's
+    flags (so ``main`` and click's own runner, ``CliRunner``, print the same line)."""
 
     def invoke(self, callback, /, *args, **kwargs):
         try:
             return super().invoke(callback, *args, **kwargs)
         except InputError as exc:
-            if getattr(exc, "command", None) is None:
-                exc.command = self.command
-            raise
+            raise BadInput(exc, self.command) from exc
 
 
 class Command(click.Command):

@@ -7,7 +7,7 @@ import sys
 import click
 
 from evalgap import __version__
-from evalgap.cli._command import flag_finder, group
+from evalgap.cli._command import BadInput, group
 from evalgap.cli.audit import audit
 from evalgap.cli.compare import compare
 from evalgap.cli.degrade import degrade, trim
@@ -59,11 +59,11 @@ def main(argv=None) -> int:
         code = cli.main(args=argv, prog_name="evalgap", standalone_mode=False)
         if isinstance(code, int):  # click hands back an Exit's code when not standalone
             return code
-    except InputError as exc:
-        from evalgap.report.text import clean
-
-        message = exc.render(flag_finder(getattr(exc, "command", None)))
-        click.echo(f"evalgap: error: {clean(message)}", err=True)
+    except BadInput as exc:
+        exc.show()
+        return exc.exit_code
+    except InputError as exc:  # raised while reading an option (a file to write, say)
+        BadInput(exc, None).show()
         return 2
     except click.UsageError as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # bare 'evalgap' (click >= 8.2)

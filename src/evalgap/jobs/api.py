@@ -957,6 +957,10 @@ def trim(
 
     data = scores if scores is not None else data  # until the data argument is named scores
     _check_columns(columns, "trim")
+    if data is None and not _stored(options):
+        raise InputError(
+            "nothing to trim: give the baseline's repeated runs, {scores=FILE}", param="scores"
+        )
     _validate.arguments(model=model, tasks=tasks, strict=strict)
     score_set = scores_of(
         data, models=[model], tasks=tasks, strict=strict, options=options, **columns
