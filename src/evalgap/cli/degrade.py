@@ -111,7 +111,7 @@ Examples:
     required=True,
     help="Where to write the kept items (CSV: task,item_id,correct_share).",
 )
-@option("json", help="Print the counts as JSON.")
+@option("json")
 def trim(json, output, **given):
     """Keep the items that flip across repeated baseline runs (Section 4.1).
 

@@ -21,7 +21,7 @@ Examples:
 """,
 )
 @loader_options
-@option("json", help="Print the summary as JSON.")
+@option("json")
 def inspect_data_command(json, **given):
     """Show what was read: models, tasks, items, metric, scores and the alignment report.
 

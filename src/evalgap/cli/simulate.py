@@ -18,7 +18,7 @@ def _simulation_options(func=None, *, plot: bool = True):
     if func is None:
         return lambda f: _simulation_options(f, plot=plot)
     options = [
-        option("json", help="Print the results as JSON."),
+        option("json"),
         click.option(
             "--jobs",
             type=click.IntRange(min=1),

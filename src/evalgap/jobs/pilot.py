@@ -271,8 +271,9 @@ def plan_pilot(
         if frame.empty:
             present = ", ".join(map(str, list(dict.fromkeys(long.frame["task"]))[:6]))
             raise InputError(
-                f"tasks=: {long.source} has no pilot scores for {', '.join(tasks)} "
-                f"(tasks: {present})"
+                escape(f"{long.source} has no pilot scores for {', '.join(tasks)} (tasks: ")
+                + escape(f"{present})"),
+                param="tasks",
             )
     model_a, model_b = _models(frame, model_a, model_b, long.source)
     if "run" not in frame.columns:
@@ -328,7 +329,8 @@ def plan_pilot(
         delta = c.delta
         if delta == 0:
             raise InputError(
-                "the pilot's gap is exactly 0: give the gap to resolve with delta=",
+                "the pilot's gap is exactly 0: give the gap to resolve with {delta}",
+                param="delta",
             )
     delta = float(_validate.numbers(delta, "delta"))
     if delta == 0:
@@ -452,20 +454,28 @@ def _models(frame, model_a, model_b, source):
     if model_a is None and model_b is None:
         if len(present) != 2:
             raise InputError(
-                f"{source}: the pilot has {len(present)} models ({', '.join(present[:6])}"
-                f"{', ...' if len(present) > 6 else ''}); name the two with model_a= and model_b=",
+                escape(
+                    f"{source}: the pilot has {len(present)} models ({', '.join(present[:6])}"
+                    f"{', ...' if len(present) > 6 else ''}); "
+                )
+                + "name the two with {model_a} and {model_b}",
+                param="model_a",
             )
         return present[0], present[1]
     for name, value in (("model_a", model_a), ("model_b", model_b)):
         if value is None:
-            raise InputError("give both model_a= and model_b= (or neither)")
+            raise InputError("give both {model_a} and {model_b} (or neither)", param="model_a")
         if value not in present:
             raise InputError(
                 f"{name}=: {source} has no model {value!r} in the pilot "
                 f"(models: {', '.join(present[:6])})"
             )
     if model_a == model_b:
-        raise InputError(f"model_a= and model_b= are both {model_a!r}; name two models")
+        raise InputError(
+            "{model_a!n} and {model_b!n} are both {name!r}; name two models",
+            param="model_a",
+            name=model_a,
+        )
     return model_a, model_b
 
 
@@ -522,24 +532,33 @@ def _costs(cost_per_item, cost_per_run, price, tokens, pilot, source, notes):
             raise InputError(f"{name}= must be a finite number >= 0; got {value!r}")
     if price is not None:
         if cost_per_run is not None:
-            raise InputError("give cost_per_run= or price_per_1k_tokens=, not both")
+            raise InputError(
+                "give {cost_per_run} or {price_per_1k_tokens}, not both", param="cost_per_run"
+            )
         if tokens is None:
             tokens = _logged_tokens(pilot)
             if tokens is None:
                 raise InputError(
-                    f"{source} records no token counts; give tokens_per_item= with "
-                    "price_per_1k_tokens=",
+                    escape(f"{source} records no token counts; ")
+                    + "give {tokens_per_item} with {price_per_1k_tokens}",
+                    param="tokens_per_item",
                 )
             notes.append(f"{tokens:,.0f} tokens per run of an item, from the logs' model usage")
         cost_per_run = float(tokens) * float(price) / 1000
     elif tokens is not None:
-        raise InputError("tokens_per_item= prices runs only with price_per_1k_tokens=")
+        raise InputError(
+            "{tokens_per_item} prices runs only with {price_per_1k_tokens}",
+            param="tokens_per_item",
+        )
     if cost_per_item is None and cost_per_run is None:
         return None, None, None
     cost_per_item = float(cost_per_item or 0.0)
     cost_per_run = float(cost_per_run or 0.0)
     if cost_per_item == 0 and cost_per_run == 0:
-        raise InputError("the costs are both 0: give a positive cost_per_item= or cost_per_run=")
+        raise InputError(
+            "the costs are both 0: give a positive {cost_per_item} or {cost_per_run}",
+            param="cost_per_item",
+        )
     return cost_per_item, cost_per_run, None if tokens is None else float(tokens)
 
 

@@ -126,8 +126,9 @@ def plan_degradation(
     flip_rate = float(_validate.probability(flip_rate, "flip_rate"))
     if not delta > 0:
         raise InputError(
-            "delta= must be a positive accuracy drop for a degradation plan; "
-            f"got {_validate.show(delta)}"
+            "{delta} must be a positive accuracy drop for a degradation plan; got {value!s}",
+            param="delta",
+            value=_validate.show(delta),
         )
     if delta > flip_rate:
         # The drop is (c - b)/N and the flip rate (b + c)/N: a drop above it is impossible.
@@ -455,7 +456,9 @@ def plan(
         given.update(_loader_settings(options))
     if reference is not None:
         if pilot is not None:
-            raise InputError("pilot= and reference= are two plans; give one of them")
+            raise InputError(
+                "{pilot} and {reference} are two plans; give one of them", param="pilot"
+            )
         _refuse(
             given,
             (
@@ -474,7 +477,8 @@ def plan(
         _two_sided(alternative, "reference plans are for the two-sided test")
         if model_a is None:
             raise InputError(
-                "reference=: name model A with model_a= (a new model with accuracy_a=)"
+                "{reference}: name model A with {model_a} (a new model with {accuracy_a})",
+                param="model_a",
             )
         from evalgap.jobs.sampling_design import plan_sampling
         from evalgap.stats.stratified import DEFAULT_STRATA
@@ -569,8 +573,9 @@ def plan(
         ]
         if stray or delta is None:
             raise InputError(
-                "a degradation plan takes flip_rate= with delta= (the drop to detect)"
-                + (f" and not {', '.join(n + '=' for n in stray)}" if stray else "")
+                "a degradation plan takes {flip_rate} with {delta} (the drop to detect)"
+                + (f" and not {fields(*stray)}" if stray else ""),
+                param="delta",
             )
         _two_sided(alternative, "degradation plans are one-sided already")
         return plan_degradation(
@@ -621,8 +626,9 @@ def _plan_paired(
     binary = accuracy_a is not None or accuracy_b is not None or correlation is not None
     if binary and (sd_diff is not None or (delta is not None and accuracy_b is not None)):
         raise InputError(
-            "give either accuracies with a correlation (binary; delta= may replace "
-            "accuracy_b=) or delta with sd_diff (graded), not both"
+            "give either accuracies with a correlation (binary; {delta} may replace "
+            "{accuracy_b}) or delta with sd_diff (graded), not both",
+            param="delta",
         )
     if binary:
         return _plan_binary(accuracy_a, accuracy_b, correlation, delta, n_items, kw)
@@ -673,11 +679,15 @@ def check_countable(required: float, what: str, option: str = "delta=") -> None:
 
 def _plan_binary(accuracy_a, accuracy_b, correlation, gap, n_items, kw) -> PlanResult:
     if accuracy_a is None:
-        raise InputError("accuracy_a= is required for a binary plan (a proportion in (0, 1))")
+        raise InputError(
+            "{accuracy_a} is required for a binary plan (a proportion in (0, 1))",
+            param="accuracy_a",
+        )
     if correlation is None:
         raise InputError(
-            "correlation= is required for a binary plan: the per-item correlation "
-            "of the two models' scores (e.g. from a previous run)"
+            "{correlation} is required for a binary plan: the per-item correlation "
+            "of the two models' scores (e.g. from a previous run)",
+            param="correlation",
         )
     pa = float(_validate.probability(accuracy_a, "accuracy_a"))
     rho = float(_validate.numbers(correlation, "correlation", what="a finite number in [-1, 1]"))
@@ -690,13 +700,20 @@ def _plan_binary(accuracy_a, accuracy_b, correlation, gap, n_items, kw) -> PlanR
             pb = rounded
         if gap != 0 and pb == pa:
             raise InputError(
-                f"delta={_validate.show(gap)} is below the precision of accuracy_a="
-                f"{_validate.show(pa)}: the two accuracies would be equal"
+                "{delta} is below the precision of {accuracy_a}: the two accuracies would be "
+                "equal",
+                param="delta",
+                delta=gap,
+                accuracy_a=pa,
             )
         if not 0 < pb < 1:
             raise InputError(
-                f"accuracy_a={_validate.show(pa)} minus delta={_validate.show(gap)} gives "
-                f"accuracy_b = {_validate.show(pb)}, outside (0, 1); the gap is A minus B"
+                "{accuracy_a:g} minus {delta:g}"
+                + escape(f" gives accuracy_b = {_validate.show(pb)}, outside (0, 1); ")
+                + "the gap is A minus B",
+                param="delta",
+                accuracy_a=pa,
+                delta=gap,
             )
         accuracy_b = pb
     pb = pa if accuracy_b is None else float(_validate.probability(accuracy_b, "accuracy_b"))
