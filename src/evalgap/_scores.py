@@ -348,8 +348,14 @@ def align(
     problems = [m for m in report.messages() if not m.endswith("(detected)")]
     if strict and problems:
         raise InputError(
-            f"{where}strict=True: {problems[0]}"
-            f"{f' (and {len(problems) - 1} more)' if len(problems) > 1 else ''}"
+            escape(where)
+            + "{strict}"
+            + escape(
+                f": {problems[0]}"
+                f"{f' (and {len(problems) - 1} more)' if len(problems) > 1 else ''}"
+            ),
+            param="strict",
+            strict=True,
         )
     if sum(kept_counts.values()) == 0:
         raise InputError(

@@ -451,7 +451,11 @@ def _rows(log, chosen, score_key, extra, on_error, by_input, notes, reducer=None
             f"{', ...' if len(errored) > 5 else ''})"
         )
         if on_error == "fail":
-            raise InputError(f"{message}; rerun them (inspect eval-retry) or pass on_error='skip'")
+            raise InputError(
+                escape(f"{message}; rerun them (inspect eval-retry) or pass ")
+                + "{on_error=skip}",
+                param="on_error",
+            )
         notes.append(f"{message} left out (--on-error fail to stop instead)")
     if unscored:
         notes.append(f"{log.path.name}: {unscored} samples without a {chosen!r} score left out")
@@ -475,9 +479,12 @@ def choose_reducer(log: _Log, wanted: str | None) -> str:
         if wanted == "mean" or wanted in recorded:
             return wanted
         raise InputError(
-            f"{log.path}: no epoch reducer {wanted!r} in the log (it reduces epochs with "
-            f"{', '.join(map(repr, recorded))}); give one of those, or 'mean' to average "
-            "the epochs, with reducer="
+            escape(
+                f"{log.path}: no epoch reducer {wanted!r} in the log (it reduces epochs with "
+                f"{', '.join(map(repr, recorded))}); "
+            )
+            + "give one of those, or 'mean' to average the epochs, with {reducer}",
+            param="reducer",
         )
     if len(recorded) > 1:
         raise InputError(
@@ -501,9 +508,13 @@ def _reduced(log, chosen, score_key, extra, rows, by_input, notes, reducer):
     ]
     if not match:
         raise InputError(
-            f"{log.path}: epochs are reduced with {reducer!r} and the log holds no "
-            f"reductions for scorer {chosen!r}; evalgap will not guess another reducer: "
-            "average the epochs with reducer='mean', or rerun with the mean reducer"
+            escape(
+                f"{log.path}: epochs are reduced with {reducer!r} and the log holds no "
+                f"reductions for scorer {chosen!r}; "
+            )
+            + "evalgap will not guess another reducer: average the epochs with "
+            "{reducer=mean}, or rerun with the mean reducer",
+            param="reducer",
         )
     kept = {r[0] for r in rows}
     inputs = {str(s.get("id")): s for s in log.samples if s.get("epoch", 1) == 1}

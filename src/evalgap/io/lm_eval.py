@@ -314,8 +314,12 @@ def check_metric_tasks(metric, tasks) -> None:
     for task in named:
         if task not in known:
             raise InputError(
-                f"metric= names task {task!r}, which is not in the input; tasks found: "
-                f"{', '.join(sorted(known)[:12])}"
+                "{metric}"
+                + escape(
+                    f" names task {task!r}, which is not in the input; tasks found: "
+                    f"{', '.join(sorted(known)[:12])}"
+                ),
+                param="metric",
             )
 
 
@@ -331,8 +335,10 @@ def one_metric_per_task(metrics_used: dict) -> dict:
         if len(set(used.values())) > 1:
             detail = ", ".join(f"{m}: {u}" for m, u in sorted(used.items()))
             raise InputError(
-                f"task {task}: the models were scored with different metrics "
-                f"({detail}); choose one with metric='{task}=NAME'"
+                escape(f"task {task}: the models were scored with different metrics ({detail}); ")
+                + "choose one with {metric}",
+                param="metric",
+                metric=f"{task}=NAME",
             )
         out[task] = next(iter(used.values()))
     return out
@@ -684,9 +690,13 @@ def _read_samples(f: SampleFile, metric: str | None):
         value = record.get(used)
         if isinstance(value, (list, tuple, dict)):
             raise InputError(
-                f"{f.path}: {lineno}: metric {used!r} is corpus-level (its "
-                f"per-item value is a {type(value).__name__}); choose a per-item metric "
-                f"with metric= (logged: {', '.join(available)})"
+                escape(
+                    f"{f.path}: {lineno}: metric {used!r} is corpus-level (its per-item value "
+                    f"is a {type(value).__name__}); "
+                )
+                + "choose a per-item metric with {metric}"
+                + escape(f" (logged: {', '.join(available)})"),
+                param="metric",
             )
         doc_ids.append(doc)
         filters.append(str(flt))

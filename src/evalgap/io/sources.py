@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from evalgap._scores import LongScores
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.io import alpaca_eval, helm, inspect_logs, lm_eval, open_llm_leaderboard, tables
 from evalgap.io.options import LoadOptions
 
@@ -48,8 +48,12 @@ def detect_source(path: Path, *, model_column: str | None = None) -> str:
         if found:
             return found[0]
         raise InputError(
-            f"{path}: no evaluation outputs recognised in this directory "
-            f"(looked for {', '.join(SOURCES)}); give a file, or force a source with fmt="
+            escape(
+                f"{path}: no evaluation outputs recognised in this directory "
+                f"(looked for {', '.join(SOURCES)}); "
+            )
+            + "give a file, or force a source with {fmt}",
+            param="fmt",
         )
     if lm_eval.is_lm_eval_path(path):
         return "lm-eval"
@@ -213,7 +217,10 @@ def table_directory(path: Path, o: LoadOptions) -> tuple[list[Path], list[str]]:
     is a table of another format than a forced ``fmt``. A wide table is read from its file.
     """
     if o.layout == "wide":
-        raise InputError(f"{path}: is a directory; layout='wide' reads one table: give the file")
+        raise InputError(
+            escape(f"{path}: is a directory; ") + "{layout=wide} reads one table: give the file",
+            param="layout",
+        )
     files = table_files(path)
     if not files:
         raise InputError(f"{path}: no table files (CSV/TSV/Parquet/JSONL) in this directory")
@@ -232,8 +239,9 @@ def table_directory(path: Path, o: LoadOptions) -> tuple[list[Path], list[str]]:
             )
     if not scores:
         raise InputError(
-            f"{path}: none of its {len(files)} table files has a model and a score column; "
-            "name them with model_column= and score_column=, or give the file"
+            escape(f"{path}: none of its {len(files)} table files has a model and a score column; ")
+            + "name them with {model_column} and {score_column}, or give the file",
+            param="model_column",
         )
     return scores, notes
 

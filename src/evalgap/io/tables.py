@@ -80,8 +80,12 @@ def detect_format(path: Path) -> str:
         if name.endswith(suffix):
             return fmt
     raise InputError(
-        f"{path}: cannot tell the table format from the file name; supported: "
-        f"{', '.join(FORMATS)} (optionally .gz); force one with fmt="
+        escape(
+            f"{path}: cannot tell the table format from the file name; supported: "
+            f"{', '.join(FORMATS)} (optionally .gz); "
+        )
+        + "force one with {fmt}",
+        param="fmt",
     )
 
 
@@ -326,9 +330,12 @@ def long_table_batches(
                         where = np.flatnonzero(blank[codes])
                         if where.size:
                             raise InputError(
-                                f"{path}: row {rows + int(where[0]) + 1} has an empty cluster "
-                                f"label in column {chosen['cluster']!r}; give every item a "
-                                "label, or leave out cluster_column="
+                                escape(
+                                    f"{path}: row {rows + int(where[0]) + 1} has an empty "
+                                    f"cluster label in column {chosen['cluster']!r}; "
+                                )
+                                + "give every item a label, or leave out {cluster_column}",
+                                param="cluster_column",
                             )
                     out[role] = pd.Categorical.from_codes(codes, labels)
                 if "task" not in out:
@@ -619,9 +626,12 @@ class _Codes:
         """Refuse an empty cluster label, naming the file and the first such row."""
         if self.first_blank is not None:
             raise InputError(
-                f"{path}: row {self.first_blank + 1} has an empty cluster label in column "
-                f"{column!r} ({self.blank_rows:,} such rows); give every item a label, or "
-                "leave out cluster_column="
+                escape(
+                    f"{path}: row {self.first_blank + 1} has an empty cluster label in column "
+                    f"{column!r} ({self.blank_rows:,} such rows); "
+                )
+                + "give every item a label, or leave out {cluster_column}",
+                param="cluster_column",
             )
 
 
@@ -906,8 +916,10 @@ def read_wide_table(
         )
     if not models:
         raise InputError(
-            f"{path}: no numeric model column; name them with model_columns= "
-            f"(columns found: {found})"
+            escape(f"{path}: no numeric model column; ")
+            + "name them with {model_columns}"
+            + escape(f" (columns found: {found})"),
+            param="model_columns",
         )
     columns = {"item_id": item_col, "task": task_col}
     numeric = all(
@@ -1046,8 +1058,10 @@ def apply_item_file(
     found = column_listing(raw.columns)
     if cluster_column is not None and cluster_column not in raw.columns:
         raise InputError(
-            f"{path}: no column {cluster_column!r} (given as cluster_column=); "
-            f"columns found: {found}"
+            escape(f"{path}: no column {cluster_column!r} (given as ")
+            + "{cluster_column}"
+            + escape(f"); columns found: {found}"),
+            param="cluster_column",
         )
     named = {c for c in (item_column, cluster_column) if c}
     item_col = item_column or _detect("item_id", raw.columns, named)
@@ -1070,9 +1084,13 @@ def apply_item_file(
         if blank.any():
             row = int(np.flatnonzero(blank)[0])
             raise InputError(
-                f"{path}: row {row + 1} (item {listed['item_id'].iloc[row]!r}) has an empty "
-                f"cluster label in column {cluster_column!r} ({int(blank.sum()):,} such rows); "
-                "give every item a label, or leave out cluster_column="
+                escape(
+                    f"{path}: row {row + 1} (item {listed['item_id'].iloc[row]!r}) has an "
+                    f"empty cluster label in column {cluster_column!r} "
+                    f"({int(blank.sum()):,} such rows); "
+                )
+                + "give every item a label, or leave out {cluster_column}",
+                param="cluster_column",
             )
         listed["cluster"] = labels.astype(str)
     if listed.duplicated(subset=keys).any():
