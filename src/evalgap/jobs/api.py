@@ -17,7 +17,7 @@ import numbers
 import sys
 from pathlib import Path
 
-from evalgap.errors import InputError, fields
+from evalgap.errors import InputError, escape, fields
 from evalgap.jobs.compare import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_PERMUTATIONS,
@@ -208,7 +208,7 @@ def compare(
         _refuse_resampling(n_bootstrap, n_bootstrap_required_n, n_permutations, seed)
     if b is not None and not _is_table(b) and not _is_table(a):
         if by is not None:
-            raise InputError("by= needs a table of scores with groups; got two arrays")
+            raise InputError("{by} needs a table of scores with groups; got two arrays", param="by")
         if weights is not None:
             from evalgap.jobs.weighted import weighted_result
 
@@ -233,12 +233,14 @@ def compare(
         )
     if b is not None:
         raise InputError(
-            "give a table of scores as the first argument alone, with model_a= and model_b="
+            "give a table of scores as the first argument alone, with {model_a} and {model_b}",
+            param="model_a",
         )
     if a is not None and not _is_source(a):
         raise InputError(
-            f"compare(a, b) needs two score arrays (got one {type(a).__name__}), or a table of "
-            "scores with model_a= and model_b=, or the four 2x2 counts"
+            escape(f"compare(a, b) needs two score arrays (got one {type(a).__name__}), ")
+            + "or a table of scores with {model_a} and {model_b}, or the four 2x2 counts",
+            param="scores",
         )
     if not model_a or not model_b:
         raise InputError(
@@ -530,7 +532,8 @@ def audit(
             return audit_counts(read_frame(pairs), source=str(pairs), **settings)
         if not _is_table(pairs):
             raise InputError(
-                f"pairs= must be a DataFrame or a CSV path; got {type(pairs).__name__}"
+                "{pairs} must be a DataFrame or a CSV path; got " + type(pairs).__name__,
+                param="pairs",
             )
         return audit_counts(pairs, **settings)
     score_set = scores_of(
@@ -812,7 +815,8 @@ def degrade(
             frame, source = counts, "the counts table"
         else:
             raise InputError(
-                f"counts= must be a DataFrame or a CSV path; got {type(counts).__name__}"
+                "{counts} must be a DataFrame or a CSV path; got " + type(counts).__name__,
+                param="counts",
             )
         result = degrade_counts(
             frame,

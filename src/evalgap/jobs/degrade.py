@@ -25,7 +25,7 @@ import pandas as pd
 
 from evalgap._results import Result, plain
 from evalgap._scores import ScoreSet
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.io import counts
 from evalgap.stats import _validate, aggregation
 from evalgap.stats import noninferiority as ni
@@ -456,8 +456,10 @@ def trim_items(score_set: ScoreSet, model: str) -> TrimResult:
     runs = min(int(t.run_counts[:, column].min()) for t in score_set.tasks)
     if runs < 2:
         raise InputError(
-            f"trimming needs several runs of {model} per item (a run column, "
-            "inspect epochs or lm-eval all_runs=True); found items with a single run"
+            escape(f"trimming needs several runs of {model} per item (a run column, ")
+            + "inspect epochs or lm-eval {all_runs}); found items with a single run",
+            param="run_column",
+            all_runs=True,
         )
     kept, per_task = [], []
     for task in score_set.tasks:

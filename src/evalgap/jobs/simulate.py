@@ -491,6 +491,14 @@ def prospective_study(
     -------
     ProspectiveResult
         Empirical McNemar power at 0.8 N*, N* and 1.2 N* of each pair.
+
+    Examples
+    --------
+    >>> from evalgap import simulate
+    >>> r = simulate.prospective_study(
+    ...     "examples/two_models.csv", pairs=[("model-x", "model-y")], n_trials=20)
+    >>> r.n_trials
+    20
     """
     from evalgap.jobs.api import scores_of
 
