@@ -1212,8 +1212,11 @@ def _finish(
         unresolved[proc] = int((~column.fillna(True).astype(bool)).sum())
     if chain_procedure not in unresolved:
         raise InputError(
-            f"procedure={chain_procedure!r} gave no verdicts for these data "
-            f"(choose one of {', '.join(unresolved)})"
+            "{procedure} gave no verdicts for these data (choose one of "
+            + ", ".join(unresolved)
+            + ")",
+            param="procedure",
+            procedure=chain_procedure,
         )
     sensitivity = {
         "correlation_minus_0.1": int((~pairs["resolved_correlation_minus"]).sum()),
