@@ -36,6 +36,11 @@ def _simulation_options(func=None, *, plot: bool = True):
     return func
 
 
+def _examples(*lines: str) -> str:
+    """An Examples block for a study's --help."""
+    return "\n\b\nExamples:\n" + "".join(f"  {line}\n" for line in lines)
+
+
 def _run(study, title: str, json: bool, plot: str | None = None, **settings) -> None:
     """Run one study with a progress bar, then print it and draw its figure."""
     with working(json, title) as progress:
@@ -64,7 +69,7 @@ def simulate():
     """
 
 
-@simulate.command()
+@simulate.command(epilog=_examples("evalgap simulate calibration --plot calibration.png"))
 @click.option("--n-items", type=click.IntRange(min=10), default=500, show_default=True)
 @option("trials", default=1500, help="Trials per grid cell and hypothesis.")
 @option(
@@ -82,7 +87,12 @@ def calibration(**given):
     _run(study, "calibration", **given)
 
 
-@simulate.command()
+@simulate.command(
+    epilog=_examples(
+        "evalgap simulate prospective --scores ../shared/data/mmlu_pro/mmlu_pro_long.csv.gz \\",
+        "    --pair gemma-7b_5shots Meta-Llama-3-8B_5shots",
+    )
+)
 @loader_options
 @click.option(
     "--pair",
@@ -103,7 +113,9 @@ def prospective(**given):
     _run(prospective_study, "prospective", **source, **given)
 
 
-@simulate.command("power-curve")
+@simulate.command(
+    "power-curve", epilog=_examples("evalgap simulate power-curve --kind graded --plot graded.svg")
+)
 @click.option(
     "--kind",
     type=click.Choice(["binary", "graded"]),
@@ -134,7 +146,12 @@ def power_curve(deltas, **given):
     _run(study, "power curve", deltas=deltas or (0.02, 0.04, 0.08), **given)
 
 
-@simulate.command()
+@simulate.command(
+    epilog=_examples(
+        "evalgap simulate sequential --both-correct 618 --a-only 100 --b-only 78 \\",
+        "    --both-wrong 376",
+    )
+)
 @functools.partial(counts_options, required=True)
 @option("trials", default=600, help="Trials under H0 and under H1.")
 @click.option(
@@ -156,7 +173,7 @@ def sequential(both_correct, a_only, b_only, both_wrong, **given):
     _run(functools.partial(sequential_study, counts), "sequential", **given)
 
 
-@simulate.command()
+@simulate.command(epilog=_examples("evalgap simulate aggregation --jobs 2 --json"))
 @click.option("--max-tasks", type=click.IntRange(min=1, max=100), default=20, show_default=True)
 @click.option(
     "--experiments", "n_experiments", type=click.IntRange(min=10), default=1000, show_default=True
@@ -170,7 +187,7 @@ def aggregation(max_tasks, **given):
     _run(aggregation_study, "aggregation", task_counts=tuple(range(1, max_tasks + 1)), **given)
 
 
-@simulate.command()
+@simulate.command(epilog=_examples("evalgap simulate monitoring --trials 500"))
 @option("trials", default=2000, help="Simulated evaluations per scenario.")
 @click.option(
     "--horizon",
@@ -195,7 +212,9 @@ def monitoring(**given):
     _run(monitoring_study, "monitoring", **given)
 
 
-@simulate.command("rank-coverage")
+@simulate.command(
+    "rank-coverage", epilog=_examples("evalgap simulate rank-coverage --simulations 100")
+)
 @option(
     "simulations",
     type=click.IntRange(min=10),
