@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from evalgap._scores import LongScores
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.io._files import as_paths, expand
 
 FILE = "annotations.json"
@@ -114,9 +114,12 @@ def read_annotations(paths, *, cluster_column: str | None = None) -> LongScores:
                 label = record[cluster_column]
                 if label is None or (isinstance(label, str) and not label.strip()):
                     raise InputError(
-                        f"{path}: record {number} has an empty cluster label in field "
-                        f"{cluster_column!r}; give every record a label, or leave out "
-                        "cluster_column="
+                        escape(
+                            f"{path}: record {number} has an empty cluster label in field "
+                            f"{cluster_column!r}; "
+                        )
+                        + "give every record a label, or leave out {cluster_column}",
+                        param="cluster_column",
                     )
                 row["cluster"] = str(label)
             rows.append(row)

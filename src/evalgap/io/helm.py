@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from evalgap._scores import LongScores
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.io._files import as_paths, expand
 
 STATS_FILE = "per_instance_stats.json"
@@ -74,8 +74,9 @@ def read_helm(paths, *, stat: str = "exact_match") -> LongScores:
     if not frames:
         found = sorted({a for _, names in lacking for a in names})
         raise InputError(
-            f"no HELM run has a stat named {stat!r}; stats found: "
-            f"{', '.join(found[:12])} (choose with stat=)"
+            escape(f"no HELM run has a stat named {stat!r}; stats found: {', '.join(found[:12])}")
+            + " (choose with {stat})",
+            param="stat",
         )
     for name, available in lacking:
         notes.append(

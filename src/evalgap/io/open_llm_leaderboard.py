@@ -33,7 +33,7 @@ from pathlib import Path
 import pandas as pd
 
 from evalgap._scores import LongScores
-from evalgap.errors import InputError, first_line
+from evalgap.errors import InputError, escape, first_line
 from evalgap.io._files import as_paths, expand
 from evalgap.io.lm_eval import (
     check_metric_tasks,
@@ -323,8 +323,12 @@ def _read_v2(path, schema, model, task, wanted):
     used = wanted or default_metric(task, available)
     if used in names and used not in available:
         raise InputError(
-            f"{path}: column {used!r} is not a numeric per-item metric; choose one of "
-            f"{', '.join(available)} with metric="
+            escape(
+                f"{path}: column {used!r} is not a numeric per-item metric; choose one of "
+                f"{', '.join(available)} with "
+            )
+            + "{metric}",
+            param="metric",
         )
     if used not in available:
         raise InputError(f"{path}: no metric {used!r}; metrics found: {', '.join(available)}")
@@ -403,8 +407,9 @@ def _metric_value(metrics: dict, used: str, path):
     value = metrics.get(used)
     if isinstance(value, str):
         raise InputError(
-            f"{path}: metric {used!r} holds text ({value[:30]!r}), not a per-item score; "
-            "choose a numeric metric with metric="
+            escape(f"{path}: metric {used!r} holds text ({value[:30]!r}), not a per-item score; ")
+            + "choose a numeric metric with {metric}",
+            param="metric",
         )
     return value
 

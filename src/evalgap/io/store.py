@@ -1541,12 +1541,20 @@ def remove(con, *, models=(), sources=(), paths=()) -> dict:
             "SELECT source_id, path FROM sources WHERE source_id = ?", [source_id]
         ).fetchall()
         if not found:
-            raise InputError(f"sources={s!r}: no source with that id in the store (see store list)")
+            raise InputError(
+                "{sources}: no source with that id in the store (see store list)",
+                param="sources",
+                sources=s,
+            )
         ids.append(source_id)
         matched.append({"source_id": source_id, "path": found[0][1], "matched": "id"})
     for p in paths:
         if not isinstance(p, (str, Path)):
-            raise InputError(f"source_paths={p!r}: a path is a string (see store list)")
+            raise InputError(
+                "{source_paths}: a path is a string (see store list)",
+                param="source_paths",
+                source_paths=p,
+            )
         found = [
             r
             for r in con.execute("SELECT source_id, path FROM sources").fetchall()
@@ -1554,7 +1562,9 @@ def remove(con, *, models=(), sources=(), paths=()) -> dict:
         ]
         if not found:
             raise InputError(
-                f"source_paths={str(p)!r}: no source added from that path (see store list)"
+                "{source_paths}: no source added from that path (see store list)",
+                param="source_paths",
+                source_paths=str(p),
             )
         for source_id, path in found:
             ids.append(source_id)
@@ -1563,7 +1573,9 @@ def remove(con, *, models=(), sources=(), paths=()) -> dict:
     stored = {r[0] for r in con.execute("SELECT DISTINCT model FROM scores").fetchall()}
     for m in models:
         if m not in stored:
-            raise InputError(f"models={m!r}: no such model in the store (see store list)")
+            raise InputError(
+                "{models}: no such model in the store (see store list)", param="models", models=m
+            )
     con.execute("BEGIN TRANSACTION")
     try:
         before = con.execute("SELECT count(*) FROM scores").fetchall()[0][0]
@@ -1641,12 +1653,21 @@ def export(con, output) -> int:
     output = Path(output)
     if output.suffix != ".parquet":
         raise InputError(
-            f"output={str(output)!r}: store export writes Parquet; name a .parquet file"
+            "{output}: store export writes Parquet; name a .parquet file",
+            param="output",
+            output=str(output),
         )
     if output.is_dir():
-        raise InputError(f"output={str(output)!r}: is a directory; name a .parquet file")
+        raise InputError(
+            "{output}: is a directory; name a .parquet file", param="output", output=str(output)
+        )
     if not output.parent.is_dir():
-        raise InputError(f"output={str(output)!r}: no folder {str(output.parent)!r} to write in")
+        raise InputError(
+            "{output}: no folder {folder!r} to write in",
+            param="output",
+            output=str(output),
+            folder=str(output.parent),
+        )
     temporary = output.with_name(f".{output.name}.{os.getpid()}.tmp")
     try:
         _copy(con, temporary)

@@ -230,7 +230,10 @@ def _fraction(value, name: str = "fractions") -> float:
 def _gap(value) -> float:
     """A number (NaN and inf are left to the gap check, which says why they have no N*)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
-        raise InputError(f"deltas= must be a finite, non-zero gap; got {_validate.show(value)}")
+        raise InputError(
+            "{deltas} must be a finite, non-zero gap; got " + escape(_validate.show(value)),
+            param="deltas",
+        )
     return float(value)
 
 
