@@ -15,15 +15,14 @@ COLUMN_OPTIONS = (
 )
 
 
-def score_keywords(
-    given: dict, *, data: str = "scores", models: bool = False, complete_case: bool = True
-) -> dict:
+def score_keywords(given: dict, *, data: str = "scores", complete_case: bool = True) -> dict:
     """Take the loader flags out of ``given``; return them as keywords of a job.
 
     ``data`` is the job's keyword for the score sources (the paths given, Hub downloads
     included; None when none); ``options`` is None when every reading option is left at its
     default, so a job can tell per-item options given from none; column names given become
-    the job's own column keywords. With ``models``, ``--models`` also selects the models.
+    the job's own column keywords (``--models`` travels in ``options``, whose
+    ``model_columns`` the jobs take as the models to keep).
     """
     from evalgap.io.options import LoadOptions
 
@@ -44,8 +43,6 @@ def score_keywords(
         keywords["strict"] = loader["strict"]
     if complete_case and "complete_case" in loader:
         keywords["complete_case"] = loader["complete_case"]
-    if models:
-        keywords["models"] = list(loader["model_columns"]) or None
     return keywords
 
 
