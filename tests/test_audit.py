@@ -465,7 +465,7 @@ def test_options_a_pairs_table_cannot_honour_are_refused(settings):
     import evalgap
 
     name = next(iter(settings))
-    with pytest.raises(InputError, match=f"^{name}=: not for pairs= "):
+    with pytest.raises(InputError, match=f"^{name}=: not for a pairs= file "):
         evalgap.audit(pairs=table_7(), **settings)
 
 

@@ -710,7 +710,7 @@ def test_an_in_progress_log_with_another_reducer_waits_for_its_reductions(tmp_pa
 def test_every_option_a_watch_message_names_is_an_option_of_watch(run_cli, tmp_path):
     import re
 
-    from evalgap.cli import watch
+    from evalgap.cli.watch import watch
 
     options = {o for p in watch.params for o in p.opts}
     source = sorted((FRAMEWORKS / "inspect" / "plain_eval").glob("*.eval"))
