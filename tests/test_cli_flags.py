@@ -102,7 +102,7 @@ CASES = {
     ),
     "simulate-sequential": (
         ["simulate", "sequential", *COUNTS, "--horizon", "1e9"],
-        "--horizon 1e+09 x N* = ",
+        "--horizon-factor 1e+09 x N* = ",
         lambda tmp: sim.sequential_study((5, 5, 3, 4), horizon_factor=1e9),
         "horizon_factor=1e+09 x N* = ",
     ),

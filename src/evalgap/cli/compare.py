@@ -75,6 +75,6 @@ def compare(json, **given):
     from evalgap.jobs.api import compare as compare_job
 
     with working(json, "reading scores", by_bytes=True):
-        source = score_keywords(given, data="a")
+        source = score_keywords(given, data="scores")
         result = compare_job(**source, **given)
     emit(result, json)

@@ -527,7 +527,7 @@ def prospective_study(
     >>> r.n_trials
     20
     """
-    from evalgap.jobs.api import scores_of
+    from evalgap.jobs._inputs import scores_of
 
     if not pairs:
         raise InputError(
