@@ -40,11 +40,22 @@ class Context(click.Context):
             raise BadInput(exc, self.command) from exc
 
 
-class Command(click.Command):
+class _ParsesOptions:
+    """An InputError raised while an option's value is read (an output file, a figure's
+    format) names this command's flag, as one raised by the job does."""
+
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, args)  # type: ignore[misc]
+        except InputError as exc:
+            raise BadInput(exc, self) from exc  # type: ignore[arg-type]
+
+
+class Command(_ParsesOptions, click.Command):
     context_class = Context
 
 
-class Group(click.Group):
+class Group(_ParsesOptions, click.Group):
     context_class = Context
     command_class = Command
 

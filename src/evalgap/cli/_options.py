@@ -6,7 +6,6 @@ import dataclasses
 
 import click
 
-from evalgap.errors import InputError
 from evalgap.io.registry import format_help, format_names
 
 PROBABILITY = click.FloatRange(0, 1, min_open=True, max_open=True)
@@ -34,11 +33,10 @@ class _FigureFile(_OutputFile):
     """A figure to write: its format (by suffix) checked too, before a long study runs."""
 
     def convert(self, value, param, ctx):
-        from pathlib import Path
+        from evalgap.report.plots import figure_format
 
         value = super().convert(value, param, ctx)
-        if Path(value).suffix.lower() not in (".png", ".svg", ".pdf"):
-            raise InputError(f"--plot {value}: give a .png, .svg or .pdf file name")
+        figure_format(value)  # the library's check, before the study runs
         return value
 
 
