@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-CLI = Path(__file__).resolve().parents[1] / "src" / "evalgap" / "cli"
+CLI = Path(__file__).resolve().parents[2] / "src" / "evalgap" / "cli"
 MODULES = sorted(CLI.glob("*.py"))
 
 
