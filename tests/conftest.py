@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-# The installed console script, beside this interpreter (tests/test_entry_points.py runs it).
+# The installed console script, beside this interpreter (tests/cli/test_entry_points.py runs it).
 EVALGAP = Path(sys.executable).parent / "evalgap"
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from paper_tables import TABLE_7
+
 MODELS = ("org-a/alpha", "org-b/beta", "org-c/gamma")
 TASKS = {"arc_easy": 40, "gsm8k": 30}
 STAMP = "2026-01-21T03-44-18.458309"
@@ -200,3 +202,47 @@ def leaderboard_matrix(n_models: int, n_items: int, *, missing: float = 0.0, see
     if missing:
         x[rng.random(x.shape) < missing] = np.nan
     return x, [f"m{m:04d}" for m in range(n_models)]
+
+
+def table_7() -> pd.DataFrame:
+    rows = []
+    for r in TABLE_7:
+        upper, lower = r.label.split(" vs ")
+        rows.append(
+            dict(
+                zip(
+                    ["model_a", "model_b", "both_correct", "a_only", "b_only", "both_wrong"],
+                    [f"rank {upper}", f"rank {lower}", *r.cells],
+                    strict=True,
+                )
+            )
+        )
+    return pd.DataFrame(rows)
+
+
+def clustered_board(
+    seed=0,
+    n_items=3000,
+    accuracies=(0.74, 0.72, 0.70, 0.64, 0.60),
+    cluster_effect=0.0,
+    n_clusters=10,
+):
+    """Synthetic binary leaderboard; a cluster effect shifts each model's accuracy per cluster."""
+    rng = np.random.default_rng(seed)
+    clusters = rng.integers(0, n_clusters, n_items)
+    latent = rng.normal(size=n_items)[:, None] * 0.8 + rng.normal(size=(n_items, len(accuracies)))
+    shift = rng.normal(0, cluster_effect, (n_clusters, len(accuracies)))[clusters]
+    thresholds = np.quantile(latent, accuracies, axis=0).diagonal()
+    scores = (latent + shift < thresholds).astype(float)
+    rows = [
+        {
+            "model": f"m{j}",
+            "task": "all",
+            "item_id": str(i),
+            "score": scores[i, j],
+            "cluster": f"c{clusters[i]}",
+        }
+        for i in range(n_items)
+        for j in range(len(accuracies))
+    ]
+    return pd.DataFrame(rows)

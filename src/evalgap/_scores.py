@@ -35,7 +35,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from evalgap._results import Result
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.stats._types import ArrayLike, BoolArray, FloatArray, IntArray
 
 
@@ -373,12 +373,18 @@ def align(
     problems = [m for m in report.messages() if not m.endswith("(detected)")]
     if strict and problems:
         raise InputError(
-            f"{where}strict=True: {problems[0]}"
-            f"{f' (and {len(problems) - 1} more)' if len(problems) > 1 else ''}"
+            escape(where)
+            + "{strict}"
+            + escape(
+                f": {problems[0]}"
+                f"{f' (and {len(problems) - 1} more)' if len(problems) > 1 else ''}"
+            ),
+            param="strict",
+            strict=True,
         )
     if sum(kept_counts.values()) == 0:
         raise InputError(
-            (
+            escape(
                 f"{where}no item is scored for every selected model "
                 f"({_listing(model_order)}); nothing to compare"
                 if complete_case
@@ -390,7 +396,8 @@ def align(
                 entries,
                 _all_items(frame, model_order, tasks) if complete_case else task_scores,
                 model_order,
-            )
+            ),
+            param="score_column",
         )
     return ScoreSet(tuple(str(m) for m in model_order), tuple(task_scores), report, source)
 
@@ -713,16 +720,18 @@ def _align_general(
         model, task, item = idx[0], idx[1], idx[2]
         first = conflicts.iloc[0]
         run = f" run {idx[3]!r}" if has_run else ""
-        hint = (
-            "fix the file"
-            if has_run
-            else "name the run column with run_column= if these are repeated runs, or fix the file"
-        )
-        raise InputError(
+        conflict = (
             f"{where}item {item!r}{run} of model {model!r}"
             f"{'' if task == 'all' else f' (task {task})'} has conflicting scores "
-            f"{first['min']:g} and {first['max']:g} in different rows ({len(conflicts):,} such "
-            f"items); {hint}"
+            f"{first['min']:g} and {first['max']:g} in different rows ({len(conflicts):,} "
+            "such items); "
+        )
+        if has_run:
+            raise InputError(conflict + "fix the file")
+        raise InputError(
+            escape(conflict) + "name the run column with {run_column} if these are repeated "
+            "runs, or fix the file",
+            param="run_column",
         )
     duplicates = (spread["size"] - 1).groupby(level=["model", "task"], sort=False).sum()
     deduped = usable.drop_duplicates(subset=key)
@@ -803,8 +812,10 @@ def _refuse_missing(
     if missing:
         if column == "task" and available == ["all"]:
             raise InputError(
-                f"{where}no task {missing[0]!r}: the scores have no task column (every row "
-                "is task 'all'); name the column that holds the task with task_column="
+                escape(f"{where}no task {missing[0]!r}: ")
+                + "the scores have no task column (every row is task 'all'); name the column "
+                "that holds the task with {task_column}",
+                param="task_column",
             )
         raise InputError(
             f"{where}no {column} {missing[0]!r}{_suggestion(missing[0], available)}; "
@@ -896,7 +907,7 @@ def _id_form_hint(tasks: Sequence[TaskScores], models: Sequence[str], i: int, j:
         for x in ids_a[:100_000]:
             number = number_form(x)
             if number is not None and number in forms and str(forms[number]) != str(x):
-                return (
+                return escape(
                     f"; their item ids differ only in how numbers are written ({x!r} for "
                     f"{models[i]!r}, {forms[number]!r} for {models[j]!r}): write the ids alike "
                     "in every file (an id column read as decimals turns 1 into 1.0)"
@@ -926,9 +937,9 @@ def _no_item_cause(
         _, bad, _ = _numeric_scores(frame["score"])
         example = frame["score"][bad.to_numpy()].iloc[0] if bad.any() else None
         return (
-            f": the scores are not numeric ({non_numeric:,} rows, e.g. {example!r}); map "
-            "them to numbers (1 for a correct answer, 0 for a wrong one; true/false is read "
-            "as 1/0), or name the column that holds the numbers with score_column="
+            escape(f": the scores are not numeric ({non_numeric:,} rows, e.g. {example!r}); ")
+            + "map them to numbers (1 for a correct answer, 0 for a wrong one; true/false is "
+            "read as 1/0), or name the column that holds the numbers with {score_column}"
         )
     names = [str(m) for m in model_order]
     if task_scores and len(names) <= 50:

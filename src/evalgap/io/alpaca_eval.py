@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, cast
 import pandas as pd
 
 from evalgap._scores import LongScores
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.io._files import PathsArg, as_paths, expand
 
 if TYPE_CHECKING:
@@ -119,9 +119,12 @@ def read_annotations(paths: PathsArg, *, cluster_column: str | None = None) -> L
                 label = record[cluster_column]
                 if label is None or (isinstance(label, str) and not label.strip()):
                     raise InputError(
-                        f"{path}: record {number} has an empty cluster label in field "
-                        f"{cluster_column!r}; give every record a label, or leave out "
-                        "cluster_column="
+                        escape(
+                            f"{path}: record {number} has an empty cluster label in field "
+                            f"{cluster_column!r}; "
+                        )
+                        + "give every record a label, or leave out {cluster_column}",
+                        param="cluster_column",
                     )
                 row["cluster"] = str(label)
             rows.append(row)

@@ -90,7 +90,9 @@ def read_battles(
     """
     if fmt is not None and fmt not in FORMATS:
         raise InputError(
-            f"fmt={fmt!r} does not apply to battles; give one of {', '.join(FORMATS)}"
+            "{fmt} does not apply to battles; give one of " + ", ".join(FORMATS),
+            param="fmt",
+            fmt=fmt,
         )
     from_file = isinstance(data, (str, Path))
     json_array = from_file and _is_json_array(Path(data), fmt)

@@ -44,7 +44,7 @@ from typing import Any, TypeAlias, cast
 
 import numpy as np
 
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.io import inspect_logs, lm_eval
 from evalgap.io._files import PathArg
 
@@ -339,13 +339,15 @@ class LogFollower:
                 value = float(value)
             if not isinstance(value, (int, float)):
                 raise InputError(
-                    f"{path}: line {cursor.line} has no numeric {cursor.metric!r} (name the "
-                    "per-item metric with metric=)"
+                    escape(f"{path}: line {cursor.line} has no numeric {cursor.metric!r} ")
+                    + "(name the per-item metric with {metric})",
+                    param="metric",
                 )
             if not 0 <= value <= 1:
                 raise InputError(
-                    f"{path}: line {cursor.line}: {cursor.metric!r} is {value!r}, not a score in "
-                    "[0, 1] (name a per-item metric in [0, 1] with metric=)"
+                    escape(f"{path}: line {cursor.line}: {cursor.metric!r} is {value!r}, ")
+                    + "not a score in [0, 1] (name a per-item metric in [0, 1] with {metric})",
+                    param="metric",
                 )
             task = cursor.task
             flt = record.get("filter")
@@ -436,8 +438,9 @@ class LogFollower:
                     continue
                 if not 0 <= score <= 1:
                     raise InputError(
-                        f"{path}: sample {item!r} of {new.model} scores {score!r}, not a score in "
-                        "[0, 1] (choose another scorer with scorer=)"
+                        escape(f"{path}: sample {item!r} of {new.model} scores {score!r}, ")
+                        + "not a score in [0, 1] (choose another scorer with {scorer})",
+                        param="scorer",
                     )
                 runs[run] = float(score)
             if str(item) in new.tokens:  # a .json log is read whole: its tokens, anew

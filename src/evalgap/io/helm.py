@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from evalgap._scores import LongScores
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.io._files import PathsArg, as_paths, expand
 
 if TYPE_CHECKING:
@@ -78,8 +78,9 @@ def read_helm(paths: PathsArg, *, stat: str = "exact_match") -> LongScores:
     if not frames:
         found = sorted({a for _, names in lacking for a in names})
         raise InputError(
-            f"no HELM run has a stat named {stat!r}; stats found: "
-            f"{', '.join(found[:12])} (choose with stat=)"
+            escape(f"no HELM run has a stat named {stat!r}; stats found: {', '.join(found[:12])}")
+            + " (choose with {stat})",
+            param="stat",
         )
     for name, stats_found in lacking:
         notes.append(

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 import pandas as pd
 
 from evalgap._scores import LongScores
-from evalgap.errors import InputError, first_line
+from evalgap.errors import InputError, escape, first_line
 from evalgap.io._files import PathArg, PathsArg, as_paths, expand
 from evalgap.io._zip import Archive, ZipReadError
 
@@ -415,8 +415,12 @@ def _number(
     if isinstance(value, dict):
         if score_key is None:
             raise InputError(
-                f"{log.path}: sample {sample_id!r} scores a dict of values "
-                f"({', '.join(map(str, value))}); choose one with score_key="
+                escape(
+                    f"{log.path}: sample {sample_id!r} scores a dict of values "
+                    f"({', '.join(map(str, value))}); choose one with "
+                )
+                + "{score_key}",
+                param="score_key",
             )
         if score_key not in value:
             raise InputError(
@@ -472,7 +476,11 @@ def _rows(
             f"{', ...' if len(errored) > 5 else ''})"
         )
         if on_error == "fail":
-            raise InputError(f"{message}; rerun them (inspect eval-retry) or pass on_error='skip'")
+            raise InputError(
+                escape(f"{message}; rerun them (inspect eval-retry) or pass ")
+                + "{on_error=skip}",
+                param="on_error",
+            )
         notes.append(f"{message} left out (--on-error fail to stop instead)")
     if unscored:
         notes.append(f"{log.path.name}: {unscored} samples without a {chosen!r} score left out")
@@ -496,14 +504,20 @@ def choose_reducer(log: _Log, wanted: str | None) -> str:
         if wanted == "mean" or wanted in recorded:
             return wanted
         raise InputError(
-            f"{log.path}: no epoch reducer {wanted!r} in the log (it reduces epochs with "
-            f"{', '.join(map(repr, recorded))}); give one of those, or 'mean' to average "
-            "the epochs, with reducer="
+            escape(
+                f"{log.path}: no epoch reducer {wanted!r} in the log (it reduces epochs with "
+                f"{', '.join(map(repr, recorded))}); "
+            )
+            + "give one of those, or 'mean' to average the epochs, with {reducer}",
+            param="reducer",
         )
     if len(recorded) > 1:
         raise InputError(
-            f"{log.path}: epochs are reduced with {' and '.join(map(repr, recorded))}; "
-            f"choose one with reducer= (e.g. reducer='{recorded[0]}')"
+            escape(f"{log.path}: epochs are reduced with {' and '.join(map(repr, recorded))}; ")
+            + "choose one with {reducer} (e.g. {reducer="
+            + escape(recorded[0])
+            + "})",
+            param="reducer",
         )
     return recorded[0]
 
@@ -528,9 +542,13 @@ def _reduced(
     ]
     if not match:
         raise InputError(
-            f"{log.path}: epochs are reduced with {reducer!r} and the log holds no "
-            f"reductions for scorer {chosen!r}; evalgap will not guess another reducer: "
-            "average the epochs with reducer='mean', or rerun with the mean reducer"
+            escape(
+                f"{log.path}: epochs are reduced with {reducer!r} and the log holds no "
+                f"reductions for scorer {chosen!r}; "
+            )
+            + "evalgap will not guess another reducer: average the epochs with "
+            "{reducer=mean}, or rerun with the mean reducer",
+            param="reducer",
         )
     kept = {r[0] for r in rows}
     inputs = {str(s.get("id")): s for s in log.samples if s.get("epoch", 1) == 1}

@@ -47,7 +47,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeAlias
 import pandas as pd
 
 from evalgap._scores import LongScores
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.io._files import PathsArg, as_paths, expand
 from evalgap.io._limits import open_maybe_gzip, read_lines
 
@@ -267,9 +267,13 @@ def _choose_filters(
             continue
         if filter_name is None:
             raise InputError(
-                f"task {task} was scored under {len(filters)} filters ({', '.join(filters)}), "
-                "each over the same documents; choose one with filter_name=NAME (pooling them "
-                "would count every document twice)"
+                escape(
+                    f"task {task} was scored under {len(filters)} filters "
+                    f"({', '.join(filters)}), each over the same documents; "
+                )
+                + "choose one with {filter_name=NAME} (pooling them would count every document "
+                "twice)",
+                param="filter_name",
             )
         if filter_name not in filters:
             raise InputError(
@@ -321,8 +325,12 @@ def check_metric_tasks(metric: Metric | None, tasks: Iterable[str]) -> None:
     for task in named:
         if task not in known:
             raise InputError(
-                f"metric= names task {task!r}, which is not in the input; tasks found: "
-                f"{', '.join(sorted(known)[:12])}"
+                "{metric}"
+                + escape(
+                    f" names task {task!r}, which is not in the input; tasks found: "
+                    f"{', '.join(sorted(known)[:12])}"
+                ),
+                param="metric",
             )
 
 
@@ -338,8 +346,10 @@ def one_metric_per_task(metrics_used: dict[tuple[str, str], str]) -> dict[str, s
         if len(set(used.values())) > 1:
             detail = ", ".join(f"{m}: {u}" for m, u in sorted(used.items()))
             raise InputError(
-                f"task {task}: the models were scored with different metrics "
-                f"({detail}); choose one with metric='{task}=NAME'"
+                escape(f"task {task}: the models were scored with different metrics ({detail}); ")
+                + "choose one with {metric}",
+                param="metric",
+                metric=f"{task}=NAME",
             )
         out[task] = next(iter(used.values()))
     return out
@@ -691,9 +701,13 @@ def _read_samples(f: SampleFile, metric: str | None) -> pd.DataFrame:
         value = record.get(used)
         if isinstance(value, (list, tuple, dict)):
             raise InputError(
-                f"{f.path}: {lineno}: metric {used!r} is corpus-level (its "
-                f"per-item value is a {type(value).__name__}); choose a per-item metric "
-                f"with metric= (logged: {', '.join(available)})"
+                escape(
+                    f"{f.path}: {lineno}: metric {used!r} is corpus-level (its per-item value "
+                    f"is a {type(value).__name__}); "
+                )
+                + "choose a per-item metric with {metric}"
+                + escape(f" (logged: {', '.join(available)})"),
+                param="metric",
             )
         doc_ids.append(doc)
         filters.append(str(flt))

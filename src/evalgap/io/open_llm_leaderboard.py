@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from evalgap._scores import LongScores
-from evalgap.errors import InputError, first_line
+from evalgap.errors import InputError, escape, first_line
 from evalgap.io._files import PathsArg, as_paths, expand
 from evalgap.io.lm_eval import (
     Metric,
@@ -350,8 +350,12 @@ def _read_v2(
     used = wanted or default_metric(task, available)
     if used in names and used not in available:
         raise InputError(
-            f"{path}: column {used!r} is not a numeric per-item metric; choose one of "
-            f"{', '.join(available)} with metric="
+            escape(
+                f"{path}: column {used!r} is not a numeric per-item metric; choose one of "
+                f"{', '.join(available)} with "
+            )
+            + "{metric}",
+            param="metric",
         )
     if used not in available:
         raise InputError(f"{path}: no metric {used!r}; metrics found: {', '.join(available)}")
@@ -432,8 +436,9 @@ def _metric_value(metrics: dict[str, Any], used: str, path: Path) -> object:
     value = metrics.get(used)
     if isinstance(value, str):
         raise InputError(
-            f"{path}: metric {used!r} holds text ({value[:30]!r}), not a per-item score; "
-            "choose a numeric metric with metric="
+            escape(f"{path}: metric {used!r} holds text ({value[:30]!r}), not a per-item score; ")
+            + "choose a numeric metric with {metric}",
+            param="metric",
         )
     return value
 

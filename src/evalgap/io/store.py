@@ -1227,9 +1227,14 @@ def check_read_options(con, path, options) -> None:
         if differ:
             source, theirs = differ[0]
             raise InputError(
-                f"{f.name}={value!r}: the store keeps the rows its sources' loaders gave and "
-                f"source {source} was read with {f.name}={theirs!r}; a store is read as stored: "
-                f"drop {f.name}=, or add the files with it to a new store (evalgap store add)"
+                "{" + f.name + "}: the store keeps the rows its sources' loaders gave and "
+                "source {source!s} was read with {" + f.name + "!n} set to {theirs!r}; a store "
+                "is read as stored: drop {" + f.name + "!n}, or add the files with it to a new "
+                "store (evalgap store add)",
+                param=f.name,
+                source=source,
+                theirs=theirs,
+                **{f.name: value},
             )
 
 
@@ -1241,16 +1246,23 @@ def _check_stored_clusters(path, column, recorded) -> None:
         return
     if not any(roles):
         raise InputError(
-            f"cluster_column={column!r}: {path} keeps no cluster labels (its sources were "
-            f"added without clusters); give items=FILE with a {column!r} column, or add the "
-            f"files with cluster_column={column!r} to a new store"
+            "{cluster_column}: {path!s} keeps no cluster labels (its sources were added "
+            "without clusters); give {items=FILE} with a {cluster_column!r} column, or add "
+            "the files with {cluster_column} to a new store",
+            param="cluster_column",
+            cluster_column=column,
+            path=path,
         )
     stored = ", ".join(sorted(repr(str(r)) for r in roles if r)) or "none"
     raise InputError(
-        f"cluster_column={column!r}: {path} keeps the clusters of {stored}, read when its "
-        f"sources were added{'' if all(roles) else ' (some sources have none)'}; drop "
-        f"cluster_column= to use them, give items=FILE with a {column!r} column, or add the "
-        f"files with cluster_column={column!r} to a new store"
+        "{cluster_column}: {path!s} keeps the clusters of {stored!s}, read when its sources "
+        "were added{some!s}; drop {cluster_column!n} to use them, give {items=FILE} with a "
+        "{cluster_column!r} column, or add the files with {cluster_column} to a new store",
+        param="cluster_column",
+        cluster_column=column,
+        path=path,
+        stored=stored,
+        some="" if all(roles) else " (some sources have none)",
     )
 
 
@@ -1484,12 +1496,20 @@ def remove(con, *, models=(), sources=(), paths=()) -> dict:
             "SELECT source_id, path FROM sources WHERE source_id = ?", [source_id]
         ).fetchall()
         if not found:
-            raise InputError(f"sources={s!r}: no source with that id in the store (see store list)")
+            raise InputError(
+                "{sources}: no source with that id in the store (see store list)",
+                param="sources",
+                sources=s,
+            )
         ids.append(source_id)
         matched.append({"source_id": source_id, "path": found[0][1], "matched": "id"})
     for p in paths:
         if not isinstance(p, (str, Path)):
-            raise InputError(f"source_paths={p!r}: a path is a string (see store list)")
+            raise InputError(
+                "{source_paths}: a path is a string (see store list)",
+                param="source_paths",
+                source_paths=p,
+            )
         found = [
             r
             for r in con.execute("SELECT source_id, path FROM sources").fetchall()
@@ -1497,7 +1517,9 @@ def remove(con, *, models=(), sources=(), paths=()) -> dict:
         ]
         if not found:
             raise InputError(
-                f"source_paths={str(p)!r}: no source added from that path (see store list)"
+                "{source_paths}: no source added from that path (see store list)",
+                param="source_paths",
+                source_paths=str(p),
             )
         for source_id, path in found:
             ids.append(source_id)
@@ -1506,7 +1528,9 @@ def remove(con, *, models=(), sources=(), paths=()) -> dict:
     stored = {r[0] for r in con.execute("SELECT DISTINCT model FROM scores").fetchall()}
     for m in models:
         if m not in stored:
-            raise InputError(f"models={m!r}: no such model in the store (see store list)")
+            raise InputError(
+                "{models}: no such model in the store (see store list)", param="models", models=m
+            )
     con.execute("BEGIN TRANSACTION")
     try:
         before = con.execute("SELECT count(*) FROM scores").fetchall()[0][0]
@@ -1561,12 +1585,16 @@ def remove(con, *, models=(), sources=(), paths=()) -> dict:
 def _source_id(value) -> int:
     """A source id: an integer (or a string of digits, as typed); anything else is refused."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer, str)):
-        raise InputError(f"sources={value!r}: a source id is an integer (see store list)")
+        raise InputError(
+            "{sources}: a source id is an integer (see store list)", param="sources", sources=value
+        )
     text = str(value).strip()
     if not text.isdigit():
         raise InputError(
-            f"sources={value!r}: a source id is an integer (see store list); remove a source "
-            "by the path it was added from with source_paths="
+            "{sources}: a source id is an integer (see store list); remove a source by the "
+            "path it was added from with {source_paths}",
+            param="sources",
+            sources=value,
         )
     return int(text)
 
@@ -1580,12 +1608,21 @@ def export(con, output) -> int:
     output = Path(output)
     if output.suffix != ".parquet":
         raise InputError(
-            f"output={str(output)!r}: store export writes Parquet; name a .parquet file"
+            "{output}: store export writes Parquet; name a .parquet file",
+            param="output",
+            output=str(output),
         )
     if output.is_dir():
-        raise InputError(f"output={str(output)!r}: is a directory; name a .parquet file")
+        raise InputError(
+            "{output}: is a directory; name a .parquet file", param="output", output=str(output)
+        )
     if not output.parent.is_dir():
-        raise InputError(f"output={str(output)!r}: no folder {str(output.parent)!r} to write in")
+        raise InputError(
+            "{output}: no folder {folder!r} to write in",
+            param="output",
+            output=str(output),
+            folder=str(output.parent),
+        )
     temporary = output.with_name(f".{output.name}.{os.getpid()}.tmp")
     try:
         _copy(con, temporary)

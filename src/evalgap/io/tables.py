@@ -23,7 +23,7 @@ import pandas as pd
 from pandas.api import types as ptypes
 
 from evalgap._scores import LongScores, number_form
-from evalgap.errors import InputError, first_line
+from evalgap.errors import InputError, escape, fields, first_line
 from evalgap.io import _limits
 from evalgap.io._files import PathArg
 from evalgap.io._limits import is_gzip, open_maybe_gzip, read_lines
@@ -91,8 +91,12 @@ def detect_format(path: Path) -> str:
         if name.endswith(suffix):
             return fmt
     raise InputError(
-        f"{path}: cannot tell the table format from the file name; supported: "
-        f"{', '.join(FORMATS)} (optionally .gz); force one with fmt="
+        escape(
+            f"{path}: cannot tell the table format from the file name; supported: "
+            f"{', '.join(FORMATS)} (optionally .gz); "
+        )
+        + "force one with {fmt}",
+        param="fmt",
     )
 
 
@@ -342,9 +346,12 @@ def long_table_batches(
                         where = np.flatnonzero(blank[codes])
                         if where.size:
                             raise InputError(
-                                f"{path}: row {rows + int(where[0]) + 1} has an empty cluster "
-                                f"label in column {chosen['cluster']!r}; give every item a "
-                                "label, or leave out cluster_column="
+                                escape(
+                                    f"{path}: row {rows + int(where[0]) + 1} has an empty "
+                                    f"cluster label in column {chosen['cluster']!r}; "
+                                )
+                                + "give every item a label, or leave out {cluster_column}",
+                                param="cluster_column",
                             )
                     out[role] = pd.Categorical.from_codes(codes, labels)
                 if "task" not in out:
@@ -458,9 +465,12 @@ def _choose_columns(
     if chosen["model"] is None or chosen["score"] is None:
         _refuse_wide(path, sample(), chosen)
     for role in missing:
+        keyword = flags[role].rstrip("=")
         raise InputError(
-            f"{path}: cannot find the {role.replace('_', ' ')} column; name it with "
-            f"{flags[role]} (columns found: {column_listing(found)})"
+            escape(f"{path}: cannot find the {role.replace('_', ' ')} column; name it with ")
+            + fields(keyword)
+            + escape(f" (columns found: {column_listing(found)})"),
+            param=keyword,
         )
     return chosen, notes
 
@@ -478,9 +488,12 @@ def _refuse_wide(path: object, raw: pd.DataFrame, chosen: dict[str, str | None])
     numeric = [c for c in raw.columns if c not in ids and _numeric_column(raw[c])]
     if len(numeric) >= 2:
         raise InputError(
-            f"{path}: no model or score column, but {len(numeric)} numeric columns "
-            f"({', '.join(map(str, numeric[:4]))}{', ...' if len(numeric) > 4 else ''}): this "
-            "looks like a wide table with one column per model; pass layout='wide'"
+            escape(
+                f"{path}: no model or score column, but {len(numeric)} numeric columns "
+                f"({', '.join(map(str, numeric[:4]))}{', ...' if len(numeric) > 4 else ''}): "
+            )
+            + "this looks like a wide table with one column per model; pass {layout=wide}",
+            param="layout",
         )
 
 
@@ -643,9 +656,12 @@ class _Codes:
         """Refuse an empty cluster label, naming the file and the first such row."""
         if self.first_blank is not None:
             raise InputError(
-                f"{path}: row {self.first_blank + 1} has an empty cluster label in column "
-                f"{column!r} ({self.blank_rows:,} such rows); give every item a label, or "
-                "leave out cluster_column="
+                escape(
+                    f"{path}: row {self.first_blank + 1} has an empty cluster label in column "
+                    f"{column!r} ({self.blank_rows:,} such rows); "
+                )
+                + "give every item a label, or leave out {cluster_column}",
+                param="cluster_column",
             )
 
 
@@ -909,8 +925,10 @@ def read_wide_table(
     item_col = item_column or _detect("item_id", raw.columns, named)
     if item_col is None or item_col not in raw.columns:
         raise InputError(
-            f"{path}: cannot find the item id column; name it with item_column= "
-            f"(columns found: {found})"
+            escape(f"{path}: cannot find the item id column; name it with ")
+            + "{item_column}"
+            + escape(f" (columns found: {found})"),
+            param="item_column",
         )
     if task_column == NO_TASK and NO_TASK not in raw.columns:
         task_col = None
@@ -934,8 +952,10 @@ def read_wide_table(
         )
     if not models:
         raise InputError(
-            f"{path}: no numeric model column; name them with model_columns= "
-            f"(columns found: {found})"
+            escape(f"{path}: no numeric model column; ")
+            + "name them with {model_columns}"
+            + escape(f" (columns found: {found})"),
+            param="model_columns",
         )
     columns = {"item_id": item_col, "task": task_col}
     numeric = all(
@@ -1076,15 +1096,19 @@ def apply_item_file(
     found = column_listing(raw.columns)
     if cluster_column is not None and cluster_column not in raw.columns:
         raise InputError(
-            f"{path}: no column {cluster_column!r} (given as cluster_column=); "
-            f"columns found: {found}"
+            escape(f"{path}: no column {cluster_column!r} (given as ")
+            + "{cluster_column}"
+            + escape(f"); columns found: {found}"),
+            param="cluster_column",
         )
     named = {c for c in (item_column, cluster_column) if c}
     item_col = item_column or _detect("item_id", raw.columns, named)
     if item_col is None or item_col not in raw.columns:
         raise InputError(
-            f"{path}: cannot find the item id column; name it with item_column= "
-            f"(columns found: {found})"
+            escape(f"{path}: cannot find the item id column; name it with ")
+            + "{item_column}"
+            + escape(f" (columns found: {found})"),
+            param="item_column",
         )
     task_col = _detect("task", raw.columns, named | {item_col})
     keys = ["item_id"] + (["task"] if task_col else [])
@@ -1098,9 +1122,13 @@ def apply_item_file(
         if blank.any():
             row = int(np.flatnonzero(blank)[0])
             raise InputError(
-                f"{path}: row {row + 1} (item {listed['item_id'].iloc[row]!r}) has an empty "
-                f"cluster label in column {cluster_column!r} ({int(blank.sum()):,} such rows); "
-                "give every item a label, or leave out cluster_column="
+                escape(
+                    f"{path}: row {row + 1} (item {listed['item_id'].iloc[row]!r}) has an "
+                    f"empty cluster label in column {cluster_column!r} "
+                    f"({int(blank.sum()):,} such rows); "
+                )
+                + "give every item a label, or leave out {cluster_column}",
+                param="cluster_column",
             )
         listed["cluster"] = labels.astype(str)
     if listed.duplicated(subset=keys).any():

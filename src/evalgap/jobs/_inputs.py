@@ -138,3 +138,22 @@ def _check_columns(columns: dict, job: str) -> None:
             f"{job}() got unexpected keyword argument{'s' if len(unknown) > 1 else ''} "
             f"{', '.join(map(repr, unknown))} (column options: {', '.join(COLUMN_OPTIONS)})"
         )
+
+
+def _stored(options: LoadOptions | None) -> bool:
+    """True when the reading options name a results store (the scores need no paths)."""
+    return bool(getattr(options, "store", None))
+
+
+def _models(
+    models: Sequence[str] | None, options: LoadOptions | None
+) -> Sequence[str] | None:
+    """The models to keep: ``models``, else the reading options' ``model_columns``."""
+    if models is None and options is not None and options.model_columns:
+        return list(options.model_columns)
+    return models
+
+
+def _unless_default(options: LoadOptions) -> LoadOptions | None:
+    """``options``, or None when every reading option is at its default."""
+    return None if options == type(options)() else options

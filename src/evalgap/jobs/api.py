@@ -12,17 +12,21 @@ SciPy only; pandas is loaded when a table is given.
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape, fields
 from evalgap.jobs._inputs import (
     _check_columns,
     _is_source,
     _is_table,
+    _models,
     _renamed,
+    _stored,
+    _unless_default,
     long_scores,
     scores_of,
 )
@@ -195,14 +199,20 @@ def compare(
         complete_case=complete_case, strict=strict, tasks=tasks,
     )
     if strata is not None and weights is None:
-        raise InputError("strata= goes with weights= (a stratified item sample); give both")
+        raise InputError(
+            "{strata} goes with {weights} (a stratified item sample); give both", param="strata"
+        )
     if by is None and adjustment != "holm":
-        raise InputError("adjustment= corrects over the groups of by=; give by= or leave it")
+        raise InputError(
+            "{adjustment} corrects over the groups of {by}; give {by} or leave it",
+            param="adjustment",
+        )
     if any(c is not None for c in counts):
-        if a is not None or b is not None:
+        if a is not None or b is not None or _stored(options):
             raise InputError(
-                "give either scores (scores= and scores_b=, or a table) or the four 2x2 counts "
-                "(both_correct=, a_only=, b_only=, both_wrong=), not both"
+                "give either scores ({scores} and {scores_b}, or a table) or the four 2x2 counts "
+                "({both_correct}, {a_only}, {b_only}, {both_wrong}), not both",
+                param="scores",
             )
         missing = [
             n
@@ -211,30 +221,40 @@ def compare(
         ]
         if missing:
             raise InputError(
-                f"missing {', '.join(f'{m}=' for m in missing)}: give all four 2x2 counts"
+                f"missing {fields(*missing)}: give all four 2x2 counts, "
+                "or a table of scores ({scores}) with {model_a} and {model_b}",
+                param=missing[0],
             )
         if by is not None:
-            raise InputError("by= needs per-item scores; 2x2 counts have no groups")
+            raise InputError("{by} needs per-item scores; 2x2 counts have no groups", param="by")
         if weights is not None:
-            raise InputError("weights= needs per-item scores; 2x2 counts have no items")
+            raise InputError(
+                "{weights} and {strata} need per-item {scores}; 2x2 counts have no items",
+                param="weights",
+            )
         given = cast("tuple[int, int, int, int]", counts)  # none is None (checked above)
         if sum(int(c) for c in given) == 0:
             raise InputError(
                 "the four counts add up to 0 items; give the counts of a real comparison"
             )
         return compare_counts(*given, model_a=model_a or "A", model_b=model_b or "B", **settings)
-    if a is None:
+    if a is None and not _stored(options):
         raise InputError(
-            "nothing to compare: give two score arrays, a table of scores with model_a= and "
-            "model_b=, or the four 2x2 counts"
+            "nothing to compare: give two score arrays, a table of scores ({scores}) with "
+            "{model_a} and {model_b}, or the four 2x2 counts",
+            param="scores",
         )
     if weights is not None and by is not None:
-        raise InputError("weights= and by= cannot be combined: compare one weighted gap")
+        raise InputError(
+            "{by} with {weights}: the weighted gap is one estimate of the whole benchmark; "
+            "compare one group at a time with {tasks}",
+            param="by",
+        )
     if weights is not None:
         _refuse_resampling(n_bootstrap, n_bootstrap_required_n, n_permutations, seed)
     if b is not None and not _is_table(b) and not _is_table(a):
         if by is not None:
-            raise InputError("by= needs a table of scores with groups; got two arrays")
+            raise InputError("{by} needs a table of scores with groups; got two arrays", param="by")
         # Score arrays from here on: compare_scores and weighted_result refuse, in one line,
         # anything else (a path, a ScoreSet, an array of text)
         a = cast("ArrayLike", a)
@@ -262,18 +282,28 @@ def compare(
         )
     if b is not None:
         raise InputError(
-            "give a table of scores as scores= alone, with model_a= and model_b="
+            "give a table of scores as {scores} alone, with {model_a} and {model_b}",
+            param="model_a",
         )
-    if not _is_source(a):
+    if a is not None and not _is_source(a):
         raise InputError(
-            f"compare(scores, scores_b) needs two score arrays (got one {type(a).__name__}), "
-            "or a table of "
-            "scores with model_a= and model_b=, or the four 2x2 counts"
+            escape(
+                f"compare(scores, scores_b) needs two score arrays (got one {type(a).__name__}), "
+            )
+            + "or a table of scores with {model_a} and {model_b}, or the four 2x2 counts",
+            param="scores",
         )
     if not model_a or not model_b:
-        raise InputError("a table of scores needs model_a= and model_b= (the models to compare)")
+        raise InputError(
+            "a table of scores needs {model_a} and {model_b} (the two models to compare)",
+            param="model_a" if not model_a else "model_b",
+        )
     if model_a == model_b:
-        raise InputError(f"model_a= and model_b= are both {model_a!r}; name two models")
+        raise InputError(
+            "{model_a!n} and {model_b!n} are both {value!r}; name two models",
+            param="model_a",
+            value=model_a,
+        )
     if by is not None:
         return _compare_by(
             a,
@@ -292,6 +322,14 @@ def compare(
     design = None
     if weights is not None:
         from evalgap.jobs.weighted import design_table
+
+        if a is None and not _is_table(weights) and not Path(str(weights)).is_file():
+            raise InputError(
+                "{weights}: with {store}, give the design file (item_id, weight[, stratum, "
+                "stratum_size]); a store keeps no weight column",
+                param="weights",
+                weights=str(weights),
+            )
 
         # a column name, design file or DataFrame; anything else is refused in one line
         design_given = cast("str | Path | pd.DataFrame", weights)
@@ -347,8 +385,9 @@ def _refuse_resampling(
         same = isinstance(value, numbers.Integral) and not isinstance(value, bool)
         if value is not default and not (same and value == default):
             raise InputError(
-                f"{name}=: the weighted gap's design-based test resamples nothing; leave "
-                f"{name} at its default with weights="
+                fields(name) + ": the weighted gap's design-based test resamples nothing; "
+                "leave it at its default with {weights}",
+                param=name,
             )
 
 
@@ -362,15 +401,20 @@ def _compare_by(
     columns = dict(kw.pop("columns"))
     if by != "task" and _is_table(data) and by not in data.columns:
         raise InputError(
-            f"by={by!r}: the table has no column {by!r} to group by (columns: "
-            f"{', '.join(map(str, data.columns[:8]))}); by='task' groups by the task column"
+            "{by}: the table has no column {by!r} to group by (columns: {columns!s}); "
+            "{by=task} groups by the task column",
+            param="by",
+            by=by,
+            columns=", ".join(map(str, data.columns[:8])),
         )
     if by != "task":
         given = columns.get("task_column")
         if given and given != by:
             raise InputError(
-                f"by={by!r} and task_column={given!r} name different columns; "
-                "by=COLUMN groups by that column"
+                "{by} and {task_column} name different columns; {by=COLUMN} groups by that column",
+                param="by",
+                by=by,
+                task_column=given,
             )
         columns["task_column"] = by
     from evalgap._scores import ScoreSet
@@ -379,8 +423,11 @@ def _compare_by(
         data = long_scores(data, options=kw.pop("options", None), **columns)
         if by != "task" and data.columns.get("task") != by:
             raise InputError(
-                f"by={by!r}: {data.source} has no column {by!r} to group by "
-                "(use by='task' for a log's tasks)"
+                "{by}: {source!s} has no column {by!r} to group by (use {by=task} for a "
+                "log's tasks)",
+                param="by",
+                by=by,
+                source=data.source,
             )
     score_set = scores_of(data, models=[model_a, model_b], **kw)
     return compare_by_group(
@@ -404,6 +451,7 @@ def audit(
     mixture: str = "grid",
     alpha: float = 0.05,
     power: float = 0.8,
+    alternative: str = "two-sided",
     n_cluster_bootstrap: int = 1000,
     n_bootstrap: int = 2000,
     n_bootstrap_required_n: int = 500,
@@ -447,6 +495,8 @@ def audit(
         The e-process mixture of the anytime-valid boundary.
     alpha, power : float
         Significance level and target power.
+    alternative : {"two-sided"}
+        The audit tests two-sided gaps (any other value is refused).
     n_cluster_bootstrap, n_bootstrap, n_bootstrap_required_n : int
         Resamples of the cluster bootstrap, of each pair's bootstrap p-value and of each
         pair's N* interval (0 skips a step).
@@ -502,20 +552,38 @@ def audit(
         n_rank_bootstrap=n_rank_bootstrap, seed=seed, models=models, tasks=tasks,
         complete_case=complete_case, strict=strict,
     )
-    if (pairs is None) == (scores is None):
-        raise InputError("give either scores= (per-item scores) or pairs= (per-pair 2x2 counts)")
+    if alternative != "two-sided":
+        raise InputError(
+            "{alternative}: the audit tests two-sided gaps; leave it at two-sided",
+            param="alternative",
+            alternative=alternative,
+        )
+    if (pairs is None) == (scores is None and not _stored(options)):
+        raise InputError(
+            "give either {pairs=FILE} (per-pair 2x2 counts) or {scores=FILE} (per-item scores)",
+            param="pairs",
+        )
     if pairs is not None:
         if family != "adjacent":
-            raise InputError("family='all' needs per-item scores; pairs= lists its pairs itself")
+            raise InputError(
+                "{family=all} needs per-item {scores}; a {pairs} file lists its pairs itself",
+                param="family",
+            )
         ignored = _per_item_options_given(
-            models, tasks, complete_case, strict, options, columns,
+            models,
+            tasks,
+            complete_case,
+            strict,
+            options,
+            columns,
             n_cluster_bootstrap=n_cluster_bootstrap != 1000,
             n_rank_bootstrap=n_rank_bootstrap != 1000,
         )
         if ignored:
             raise InputError(
-                f"{', '.join(ignored)}: not for pairs= (2x2 counts have no per-item scores to "
-                "select, cluster or rank); leave it out, or pass per-item scores as scores="
+                f"{fields(*ignored)}: not for a {{pairs}} file of 2x2 counts (it has no "
+                "per-item scores to read, cluster or rank); leave it out, or audit {scores}",
+                param=ignored[0],
             )
         if isinstance(pairs, (str, Path)):
             from evalgap.io.tables import read_frame
@@ -523,12 +591,13 @@ def audit(
             return audit_counts(read_frame(pairs), source=str(pairs), **settings)
         if not _is_table(pairs):
             raise InputError(
-                f"pairs= must be a DataFrame or a CSV path; got {type(pairs).__name__}"
+                "{pairs} must be a DataFrame or a CSV path; got " + type(pairs).__name__,
+                param="pairs",
             )
         return audit_counts(pairs, **settings)
     score_set = scores_of(
         scores,
-        models=models,
+        models=_models(models, options),
         tasks=tasks,
         complete_case=complete_case,
         strict=strict,
@@ -633,17 +702,28 @@ def ranks(
         bootstrap=bootstrap, ties=ties, models=models, tasks=tasks,
         complete_case=complete_case, strict=strict,
     )
-    if (battles is None) == (scores is None):
-        raise InputError("give either scores= (per-item scores) or battles= (a battle table)")
+    if (battles is None) == (scores is None and not _stored(options)):
+        raise InputError(
+            "give either {battles=FILE} (arena battles) or {scores=FILE} (per-item scores)",
+            param="battles",
+        )
     if battles is not None:
+        if options is not None and options.fmt is not None:  # the battle file's format
+            battle_format = battle_format or options.fmt
+            options = _unless_default(dataclasses.replace(options, fmt=None))
         stray = _per_item_options_given(
-            models, tasks, complete_case, strict, options, columns,
+            models,
+            tasks,
+            complete_case,
+            strict,
+            options,
+            columns,
             bootstrap=bootstrap != "multiplier",
         )
         if stray:
             raise InputError(
-                f"{', '.join(stray)}: per-item score options do not apply "
-                "to battles=; drop them"
+                f"{fields(*stray)}: per-item score options do not apply to {{battles}}; drop them",
+                param=stray[0],
             )
         return ranks_battles(
             battles,
@@ -656,10 +736,14 @@ def ranks(
             file_format=battle_format,
         )
     if battle_format is not None or ties != "half":
-        raise InputError("battle_format= and ties= apply to battles= only; drop them")
+        given = [n for n, v in (("battle_format", battle_format), ("ties", ties != "half")) if v]
+        raise InputError(
+            f"{fields(*given)}: for {{battles}} only; drop it with per-item {{scores}}",
+            param=given[0],
+        )
     score_set = scores_of(
         scores,
-        models=models,
+        models=_models(models, options),
         tasks=tasks,
         complete_case=complete_case,
         strict=strict,
@@ -761,19 +845,25 @@ def degrade(
         n_simulations=n_simulations, seed=seed, margin=margin, equivalence=equivalence,
         tasks=tasks, strict=strict,
     )
-    if counts is not None and scores is not None:
-        raise InputError("give either scores= (per-item scores) or counts= (per-task counts)")
+    if counts is not None and (scores is not None or _stored(options) or baseline or candidate):
+        raise InputError(
+            "give either {counts=FILE} (per-task counts) or scores ({scores} with {baseline} "
+            "and {candidate}, or {baseline=PATH} {candidate=PATH}), not both",
+            param="counts",
+        )
     if counts is not None:
-        ignored = {
-            "permutation": permutation,
-            "n_permutations": n_permutations is not None,
-            "tasks": tasks is not None,
-            "strict": strict,
-            "options": options is not None,
-        }
-        if any(ignored.values()):
-            names = ", ".join(f"{k}=" for k, v in ignored.items() if v)
-            raise InputError(f"{names}: for per-item scores (scores=), not counts=; leave out")
+        ignored = _per_item_options_given(
+            None, tasks, False, strict, options, columns,
+            permutation=permutation, n_permutations=n_permutations is not None,
+        )  # fmt: skip
+        # its own options first: they are what a counts table most plainly cannot honour
+        ignored.sort(key=lambda name: name not in ("permutation", "n_permutations"))
+        if ignored:
+            raise InputError(
+                f"{fields(*ignored)}: for per-item scores ({{scores}}), not {{counts}} "
+                "(per-task counts); leave them out or give scores",
+                param=ignored[0],
+            )
         if isinstance(counts, (str, Path)):
             from evalgap.io.tables import read_frame
 
@@ -782,7 +872,8 @@ def degrade(
             frame, source = counts, "the counts table"
         else:
             raise InputError(
-                f"counts= must be a DataFrame or a CSV path; got {type(counts).__name__}"
+                "{counts} must be a DataFrame or a CSV path; got " + type(counts).__name__,
+                param="counts",
             )
         result = degrade_counts(
             frame,
@@ -790,14 +881,29 @@ def degrade(
             n_simulations=n_simulations,
             seed=seed,
             source=source,
-            baseline=baseline or "baseline",
-            candidate=candidate or "candidate",
+            baseline="baseline",
+            candidate="candidate",
         )
         return with_margins(result, margin=margin, equivalence=equivalence)
     if not baseline or not candidate:
-        raise InputError("name the two models of the scores: baseline= and candidate=")
+        raise InputError(
+            "name the baseline and the candidate: {baseline} and {candidate} (models of "
+            "{scores}, or paths to each model's outputs)",
+            param="baseline" if not baseline else "candidate",
+        )
     check_roles(baseline, candidate)
-    if scores is None:  # each model from its own outputs
+    paths = [Path(str(x)).exists() for x in (baseline, candidate)]
+    if any(paths) and not all(paths):
+        raise InputError(
+            "{baseline} and {candidate} must both be paths to score files or both model names",
+            param="baseline",
+        )
+    if all(paths) and (scores is not None or _stored(options)):
+        raise InputError(
+            "with {baseline=PATH} {candidate=PATH} (each model's outputs), leave out {scores}",
+            param="scores",
+        )
+    if scores is None and not _stored(options):  # each model from its own outputs
         score_set, baseline, candidate = _two_outputs(
             baseline, candidate, options=options, tasks=tasks, strict=strict, **columns
         )
@@ -835,8 +941,10 @@ def _two_outputs(
     for role, path in (("baseline", baseline), ("candidate", candidate)):
         if not Path(path).exists():
             raise InputError(
-                f"{role}={path!r}: without scores=, the baseline and the candidate are paths to "
-                "each model's outputs; no such file or directory"
+                fields(role) + ": without {scores}, the baseline and the candidate are paths "
+                "to each model's outputs; no such file or directory",
+                param=role,
+                **{role: str(path)},
             )
     frames: list[pd.DataFrame] = []
     names: list[str] = []
@@ -846,8 +954,12 @@ def _two_outputs(
         models = list(dict.fromkeys(table.frame["model"]))
         if len(models) != 1:
             raise InputError(
-                f"{role}={path}: holds {len(models)} models "
-                f"({', '.join(models[:5])}); point it at one model's outputs"
+                fields(role) + ": holds {count!s} models ({names!s}); point it at one model's "
+                "outputs",
+                param=role,
+                count=len(models),
+                names=", ".join(models[:5]),
+                **{role: str(path)},
             )
         names.append(f"{models[0]} ({Path(path).name})")
         frames.append(table.frame.assign(model=names[-1]))
@@ -914,11 +1026,11 @@ def trim(
     from evalgap.jobs.degrade import trim_items
 
     scores = _renamed(columns, "data", "scores", scores)
-    if scores is None:
-        raise InputError(
-            "trim() needs scores= (per-item scores: a table, a ScoreSet or result files)"
-        )
     _check_columns(columns, "trim")
+    if scores is None and not _stored(options):
+        raise InputError(
+            "nothing to trim: give the baseline's repeated runs, {scores=FILE}", param="scores"
+        )
     _validate.arguments(model=model, tasks=tasks, strict=strict)
     score_set = scores_of(
         scores, models=[model], tasks=tasks, strict=strict, options=options, **columns
@@ -999,8 +1111,13 @@ def _per_item_options_given(
         "tasks": tasks is not None,
         "complete_case": bool(complete_case),
         "strict": bool(strict),
-        "options": options is not None,
-        **job_options,
-        **dict.fromkeys(columns, True),
     }
-    return [f"{name}=" for name, used in given.items() if used]
+    if options is not None:  # each reading option set away from its default, by its name
+        default = type(options)()
+        for f in dataclasses.fields(options):
+            if getattr(options, f.name) != getattr(default, f.name):
+                given[f.name] = True
+    given.update(dict.fromkeys(columns, True))
+    given.update(job_options)
+    return [name for name, used in given.items() if used]
+

@@ -1231,8 +1231,11 @@ def _finish(
     unresolved = count_unresolved(pairs)
     if chain_procedure not in unresolved:
         raise InputError(
-            f"procedure={chain_procedure!r} gave no verdicts for these data "
-            f"(choose one of {', '.join(unresolved)})"
+            "{procedure} gave no verdicts for these data (choose one of "
+            + ", ".join(unresolved)
+            + ")",
+            param="procedure",
+            procedure=chain_procedure,
         )
     sensitivity = sensitivity_counts(pairs)
     chains = unresolved_chains(pairs, rankings, chain_procedure)
@@ -1513,8 +1516,11 @@ def _family_size(declared, n_pairs: int) -> int:
     declared = _validate.whole_number(declared, "family_size", 1)
     if int(declared) < n_pairs:
         raise InputError(
-            f"family_size={int(declared)} is smaller than the {n_pairs} pairs audited; "
-            f"declare at least {n_pairs} (a family contains every pair it tests)"
+            "{family_size}"
+            + f" is smaller than the {n_pairs} pairs audited; declare at least {n_pairs} (a "
+            "family contains every pair it tests)",
+            param="family_size",
+            family_size=int(declared),
         )
     return int(declared)
 

@@ -26,7 +26,7 @@ import pandas as pd
 
 from evalgap._results import Result, TableResult, plain
 from evalgap._scores import ScoreSet
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.io import counts
 from evalgap.stats import _validate, aggregation
 from evalgap.stats import noninferiority as ni
@@ -277,8 +277,11 @@ def _alpha(alpha) -> float:
     value = float(_validate.probability(alpha, "alpha"))
     if value < _validate.MIN_ALPHA:
         raise InputError(
-            f"alpha={_validate.show(alpha)} is below {_validate.MIN_ALPHA:g}: smaller levels "
-            "leave the floating-point range; give a larger alpha"
+            "{alpha:g}"
+            + f" is below {_validate.MIN_ALPHA:g}: smaller levels leave the floating-point "
+            "range; give a larger alpha",
+            param="alpha",
+            alpha=value,
         )
     return value
 
@@ -303,8 +306,10 @@ def check_roles(baseline: str, candidate: str) -> None:
     """Raise when the baseline and the candidate are the same model (or the same path)."""
     if str(baseline) == str(candidate):
         raise InputError(
-            f"baseline= and candidate= are both {baseline!r}; name two different models "
-            "(or two different outputs) to compare"
+            "{baseline!n} and {candidate!n} are both {baseline!r}; name two different models "
+            "(or two different outputs) to compare",
+            param="baseline",
+            baseline=baseline,
         )
 
 
@@ -456,8 +461,10 @@ def trim_items(score_set: ScoreSet, model: str) -> TrimResult:
     runs = min(int(t.run_counts[:, column].min()) for t in score_set.tasks)
     if runs < 2:
         raise InputError(
-            f"trimming needs several runs of {model} per item (a run column, "
-            "inspect epochs or lm-eval all_runs=True); found items with a single run"
+            escape(f"trimming needs several runs of {model} per item (a run column, ")
+            + "inspect epochs or lm-eval {all_runs}); found items with a single run",
+            param="run_column",
+            all_runs=True,
         )
     kept, per_task = [], []
     for task in score_set.tasks:

@@ -83,11 +83,12 @@ class DataSummary(Result):
 
 
 def inspect_data(
-    scores: ScoresInput,
+    scores: ScoresInput | None = None,
     *,
     models: Sequence[str] | None = None,
     tasks: Sequence[str] | None = None,
     strict: bool = False,
+    complete_case: bool = False,
     score_set: ScoreSet | None = None,
     options: LoadOptions | None = None,
     **columns: Any,
@@ -100,9 +101,9 @@ def inspect_data(
         What a loader read (:func:`evalgap.load_scores`), a long DataFrame, or result
         files (``inspect-data --scores``), as the other jobs take them.
     models, tasks : list of str, optional
-        Select models and tasks.
-    strict : bool
-        Treat any left-out row as an error.
+        Select models and tasks (``models`` defaults to ``options.model_columns``).
+    strict, complete_case : bool
+        Treat any left-out row as an error; keep only the items every model scored.
     score_set : ScoreSet, optional
         The alignment, when already done.
     options : LoadOptions, optional
@@ -122,9 +123,11 @@ def inspect_data(
     >>> [m.model for m in summary.models], summary.binary
     (['model-x', 'model-y'], True)
     """
-    if not isinstance(scores, LongScores):
-        from evalgap.jobs._inputs import _check_columns, long_scores
+    from evalgap.jobs._inputs import _check_columns, _models, _stored, long_scores
 
+    if scores is None and not _stored(options):
+        raise InputError("nothing to inspect: give {scores=FILE} (repeatable)", param="scores")
+    if not isinstance(scores, LongScores):
         _check_columns(columns, "inspect_data")
         scores = long_scores(scores, options=options, **columns)
     elif columns or options is not None:
@@ -133,7 +136,13 @@ def inspect_data(
             "already read"
         )
     aligned = score_set or align(
-        scores.frame, models=models, tasks=tasks, strict=strict, source=scores.source
+        scores.frame,
+        models=_models(models, options),
+        tasks=list(tasks) if tasks is not None else None,
+        strict=strict,
+        complete_case=complete_case,
+        source=scores.source,
+        notes=scores.notes,
     )
     summaries = []
     for model in aligned.models:

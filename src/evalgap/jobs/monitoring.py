@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from evalgap._results import Result
+from evalgap.errors import InputError
 from evalgap.stats import _validate, resample, sequential
 
 SCENARIOS = ("binary pair", "graded pair", "binary family")
@@ -59,6 +60,7 @@ def monitoring_study(
     discordance: float = 0.2,
     alpha: float = 0.05,
     seed: int | None = 0,
+    jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
 ) -> MonitoringResult:
     """Run the study (see the module docstring).
@@ -77,6 +79,8 @@ def monitoring_study(
         Level of the rule.
     seed : int or None
         Seed.
+    jobs : int
+        Processes: the study runs in one (any other value is refused).
     progress : callable, optional
         Called with ``(done, total)`` after each scenario.
 
@@ -91,13 +95,17 @@ def monitoring_study(
     ['binary pair', 'graded pair', 'binary family']
     """
     alpha = float(_validate.probability(alpha, "alpha"))
+    if jobs != 1:
+        raise InputError(
+            "{jobs}: the monitoring study runs in one process; leave it at 1", param="jobs"
+        )
     from evalgap.jobs.simulate import MAX_ITEMS, check_batch, study_count
 
     n_trials = study_count(n_trials, "n_trials")
     horizon = study_count(horizon, "horizon", 2, MAX_ITEMS)
     n_models = study_count(n_models, "n_models", 3, 100)
     # a scenario holds every trial's path: trials x items (x models for the family)
-    check_batch(n_trials, horizon * n_models, "n_trials= x horizon= x n_models=")
+    check_batch(n_trials, horizon * n_models, "{n_trials} x {horizon} x {n_models}")
     discordance = float(_validate.probability(discordance, "discordance"))
     streams = resample.seed_sequence(seed).spawn(len(SCENARIOS))
     threshold = -np.log(alpha)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from evalgap._results import Result
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.stats import _validate
 from evalgap.stats import variance_components as vc
 from evalgap.stats._validate import check_countable
@@ -267,8 +267,12 @@ def plan_pilot(
     max_runs = _validate.whole_number(max_runs, "max_runs", 1)
     if max_runs > MAX_RUNS:
         raise InputError(
-            f"max_runs= must be at most {MAX_RUNS:,}: the frontier lays out one design per "
-            f"runs count, and the cost-optimal runs are given beyond it anyway; got {max_runs:,}"
+            "{max_runs} must be at most "
+            + escape(
+                f"{MAX_RUNS:,}: the frontier lays out one design per runs count, and the "
+                f"cost-optimal runs are given beyond it anyway; got {max_runs:,}"
+            ),
+            param="max_runs",
         )
     if n_items is not None:
         n_items = _validate.whole_number(n_items, "n_items", 1)
@@ -280,15 +284,18 @@ def plan_pilot(
         if frame.empty:
             present = ", ".join(map(str, list(dict.fromkeys(long.frame["task"]))[:6]))
             raise InputError(
-                f"tasks=: {long.source} has no pilot scores for {', '.join(tasks)} "
-                f"(tasks: {present})"
+                escape(f"{long.source} has no pilot scores for {', '.join(tasks)} (tasks: ")
+                + escape(f"{present})"),
+                param="tasks",
             )
     model_a, model_b = _models(frame, model_a, model_b, long.source)
     if "run" not in frame.columns:
         raise InputError(
-            f"{long.source}: the pilot has no run column, so run-to-run noise cannot be told "
-            "from item-to-item differences; name it with run_column= (lm-eval: all_runs; "
+            escape(long.source)
+            + ": the pilot has no run column, so run-to-run noise cannot be told from "
+            "item-to-item differences; name it with {run_column} (lm-eval: {all_runs!b}; "
             "inspect: epochs)",
+            param="run_column",
         )
     notes = list(long.notes)
     cost_per_item, cost_per_run, tokens = _costs(
@@ -335,7 +342,8 @@ def plan_pilot(
         delta = c.delta
         if delta == 0:
             raise InputError(
-                "the pilot's gap is exactly 0: give the gap to resolve with delta=",
+                "the pilot's gap is exactly 0: give the gap to resolve with {delta}",
+                param="delta",
             )
     delta = float(_validate.numbers(delta, "delta"))
     if delta == 0:
@@ -343,7 +351,7 @@ def plan_pilot(
     span = _check_gap(delta, runs_a, runs_b)
     kw = {"alpha": alpha, "power": power}
     if between <= 0 and c.within_items == 0:
-        raise InputError(_no_spread(delta, span, c, kw, long.source))
+        raise InputError(_no_spread(delta, span, c, kw, long.source), param="delta", delta=delta)
     runs = np.arange(1, max_runs + 1)
     needed = np.atleast_1d(vc.required_items(between, c.within_items, delta, runs, **kw))
     check_countable(float(needed[0]), f"a gap of {_validate.show(delta)}")
@@ -421,8 +429,13 @@ def _check_gap(delta, runs_a, runs_b) -> float | None:
         return None
     if abs(delta) > span:
         raise InputError(
-            f"delta={_validate.show(delta)} is beyond any gap of {scale}: a gap is at most "
-            f"{span:.4g} there; give it in the scores' units (0.05 = 5 points of accuracy)"
+            "{delta:g}"
+            + escape(
+                f" is beyond any gap of {scale}: a gap is at most {span:.4g} there; give it in "
+                "the scores' units (0.05 = 5 points of accuracy)"
+            ),
+            param="delta",
+            delta=delta,
         )
     return span
 
@@ -431,7 +444,7 @@ def _no_spread(delta, span, c, kw, source) -> str:
     """The refusal of a pilot whose per-item differences have no spread (sigma_D = 0)."""
     from evalgap.stats.power import required_n, round_up
 
-    out = (
+    out = escape(
         f"{source}: the pilot's per-item differences have no spread (the between-item and "
         f"run-to-run variances are both 0: every item's A minus B is the same in every run), "
         "so sigma_D estimates as 0 and the items needed are not estimable from this pilot"
@@ -441,8 +454,8 @@ def _no_spread(delta, span, c, kw, source) -> str:
         # at most (span - delta)(span + delta), so this many items suffice whatever the spread.
         bound = round_up(float(required_n(delta, math.sqrt(span**2 - delta**2), **kw)))
         if bound is not None:
-            out += f"; at most {max(bound, 2):,} items resolve delta={delta:g} whatever the spread"
-    return out + "; pilot more (or harder) items, or plan without a pilot from an assumed sd_diff="
+            out += f"; at most {max(bound, 2):,} items resolve " + "{delta:g} whatever the spread"
+    return out + "; pilot more (or harder) items, or plan without a pilot from an assumed {sd_diff}"
 
 
 def _show_runs(k: float) -> str:
@@ -454,20 +467,28 @@ def _models(frame, model_a, model_b, source):
     if model_a is None and model_b is None:
         if len(present) != 2:
             raise InputError(
-                f"{source}: the pilot has {len(present)} models ({', '.join(present[:6])}"
-                f"{', ...' if len(present) > 6 else ''}); name the two with model_a= and model_b=",
+                escape(
+                    f"{source}: the pilot has {len(present)} models ({', '.join(present[:6])}"
+                    f"{', ...' if len(present) > 6 else ''}); "
+                )
+                + "name the two with {model_a} and {model_b}",
+                param="model_a",
             )
         return present[0], present[1]
     for name, value in (("model_a", model_a), ("model_b", model_b)):
         if value is None:
-            raise InputError("give both model_a= and model_b= (or neither)")
+            raise InputError("give both {model_a} and {model_b} (or neither)", param="model_a")
         if value not in present:
             raise InputError(
                 f"{name}=: {source} has no model {value!r} in the pilot "
                 f"(models: {', '.join(present[:6])})"
             )
     if model_a == model_b:
-        raise InputError(f"model_a= and model_b= are both {model_a!r}; name two models")
+        raise InputError(
+            "{model_a!n} and {model_b!n} are both {name!r}; name two models",
+            param="model_a",
+            name=model_a,
+        )
     return model_a, model_b
 
 
@@ -524,24 +545,33 @@ def _costs(cost_per_item, cost_per_run, price, tokens, pilot, source, notes):
             raise InputError(f"{name}= must be a finite number >= 0; got {value!r}")
     if price is not None:
         if cost_per_run is not None:
-            raise InputError("give cost_per_run= or price_per_1k_tokens=, not both")
+            raise InputError(
+                "give {cost_per_run} or {price_per_1k_tokens}, not both", param="cost_per_run"
+            )
         if tokens is None:
             tokens = _logged_tokens(pilot)
             if tokens is None:
                 raise InputError(
-                    f"{source} records no token counts; give tokens_per_item= with "
-                    "price_per_1k_tokens=",
+                    escape(f"{source} records no token counts; ")
+                    + "give {tokens_per_item} with {price_per_1k_tokens}",
+                    param="tokens_per_item",
                 )
             notes.append(f"{tokens:,.0f} tokens per run of an item, from the logs' model usage")
         cost_per_run = float(tokens) * float(price) / 1000
     elif tokens is not None:
-        raise InputError("tokens_per_item= prices runs only with price_per_1k_tokens=")
+        raise InputError(
+            "{tokens_per_item} prices runs only with {price_per_1k_tokens}",
+            param="tokens_per_item",
+        )
     if cost_per_item is None and cost_per_run is None:
         return None, None, None
     cost_per_item = float(cost_per_item or 0.0)
     cost_per_run = float(cost_per_run or 0.0)
     if cost_per_item == 0 and cost_per_run == 0:
-        raise InputError("the costs are both 0: give a positive cost_per_item= or cost_per_run=")
+        raise InputError(
+            "the costs are both 0: give a positive {cost_per_item} or {cost_per_run}",
+            param="cost_per_item",
+        )
     return cost_per_item, cost_per_run, None if tokens is None else float(tokens)
 
 

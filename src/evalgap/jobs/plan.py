@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from evalgap._results import Result, RowResult
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape, fields
 from evalgap.stats import _validate
 from evalgap.stats import noninferiority as ni
 from evalgap.stats import power as pw
@@ -139,14 +139,18 @@ def plan_degradation(
     flip_rate = float(_validate.probability(flip_rate, "flip_rate"))
     if not delta > 0:
         raise InputError(
-            "delta= must be a positive accuracy drop for a degradation plan; "
-            f"got {_validate.show(delta)}"
+            "{delta} must be a positive accuracy drop for a degradation plan; got {value!s}",
+            param="delta",
+            value=_validate.show(delta),
         )
     if delta > flip_rate:
         # The drop is (c - b)/N and the flip rate (b + c)/N: a drop above it is impossible.
         raise InputError(
-            f"delta={_validate.show(delta)} exceeds flip_rate={_validate.show(flip_rate)}: "
-            "an accuracy drop comes from items that flip, so it cannot exceed the flip rate"
+            "{delta:g} exceeds {flip_rate:g}: an accuracy drop comes from items that flip, so "
+            "it cannot exceed the flip rate",
+            param="delta",
+            delta=delta,
+            flip_rate=flip_rate,
         )
     if n_items is not None:
         n_items = _validate.whole_number(n_items, "n_items", 1)
@@ -440,7 +444,9 @@ def plan(
         given.update(_loader_settings(options))
     if reference is not None:
         if pilot is not None:
-            raise InputError("pilot= and reference= are two plans; give one of them")
+            raise InputError(
+                "{pilot} and {reference} are two plans; give one of them", param="pilot"
+            )
         _refuse(
             given,
             (
@@ -454,12 +460,13 @@ def plan(
                 "tokens_per_item",
                 "max_runs",
             ),
-            "reference= plans from the reference's scores; drop {names}",
+            "{reference} plans from the reference's scores; drop {names}",
         )
         _two_sided(alternative, "reference plans are for the two-sided test")
         if model_a is None:
             raise InputError(
-                "reference=: name model A with model_a= (a new model with accuracy_a=)"
+                "{reference}: name model A with {model_a} (a new model with {accuracy_a})",
+                param="model_a",
             )
         from evalgap.jobs.sampling_design import plan_sampling
         from evalgap.stats.stratified import DEFAULT_STRATA
@@ -497,7 +504,7 @@ def plan(
                 "seed",
                 "output",
             ),
-            "pilot= plans from the pilot's scores; drop {names}",
+            "{pilot} plans from the pilot's scores; drop {names}",
         )
         _two_sided(alternative, "pilot plans are for the two-sided test")
         from evalgap.jobs.pilot import DEFAULT_MAX_RUNS, plan_pilot
@@ -520,19 +527,23 @@ def plan(
             **columns,
         )
     if output is not None:
-        raise InputError("output=: only with reference= (it writes the design file)")
+        raise InputError(
+            "{output}: only with {reference} (it writes the design file)", param="output"
+        )
     _refuse(
         given,
         (*FILE_PLAN_OPTIONS, *_loader_settings(options), *columns),
-        "{names}: only with pilot= (a plan from a pilot) or reference= (an item sample)",
+        "{names}: only with {pilot} (a plan from a pilot) or {reference} (an item sample)",
     )
     if margin is not None:
         if flip_rate is None:
-            raise InputError("a non-inferiority plan takes margin= with flip_rate=")
+            raise InputError(
+                "a non-inferiority plan takes {margin} with {flip_rate}", param="flip_rate"
+            )
         _refuse(
             given | {"n_items": n_items},
             ("accuracy_a", "accuracy_b", "correlation", "sd_diff", "n_items"),
-            "{names}: a non-inferiority plan takes margin=, flip_rate= and delta= only",
+            "{names}: a non-inferiority plan takes {margin}, {flip_rate} and {delta} only",
         )
         _two_sided(alternative, "non-inferiority plans are one-sided already")
         return plan_noninferiority(
@@ -550,8 +561,9 @@ def plan(
         ]
         if stray or delta is None:
             raise InputError(
-                "a degradation plan takes flip_rate= with delta= (the drop to detect)"
-                + (f" and not {', '.join(n + '=' for n in stray)}" if stray else "")
+                "a degradation plan takes {flip_rate} with {delta} (the drop to detect)"
+                + (f" and not {fields(*stray)}" if stray else ""),
+                param="delta",
             )
         _two_sided(alternative, "degradation plans are one-sided already")
         return plan_degradation(
@@ -579,12 +591,14 @@ def _refuse(given: dict, names, message: str) -> None:
     """Raise ``message`` naming those of ``names`` that were given."""
     stray = [n for n in names if given.get(n) is not None]
     if stray:
-        raise InputError(message.format(names=", ".join(n + "=" for n in stray)))
+        raise InputError(message.replace("{names}", fields(*stray)), param=stray[0])
 
 
 def _two_sided(alternative, why: str) -> None:
     if alternative != "two-sided":
-        raise InputError(f"alternative={alternative!r}: {why}")
+        raise InputError(
+            "{alternative}: " + escape(why), param="alternative", alternative=alternative
+        )
 
 
 def _plan_paired(
@@ -600,15 +614,17 @@ def _plan_paired(
     binary = accuracy_a is not None or accuracy_b is not None or correlation is not None
     if binary and (sd_diff is not None or (delta is not None and accuracy_b is not None)):
         raise InputError(
-            "give either accuracies with a correlation (binary; delta= may replace "
-            "accuracy_b=) or delta with sd_diff (graded), not both"
+            "give either accuracies with a correlation (binary; {delta} may replace "
+            "{accuracy_b}) or delta with sd_diff (graded), not both",
+            param="delta",
         )
     if binary:
         return _plan_binary(accuracy_a, accuracy_b, correlation, delta, n_items, kw)
     if delta is None or sd_diff is None:
         raise InputError(
-            "give accuracy_a=, accuracy_b= (or delta=) and correlation= (binary scores) "
-            "or delta= and sd_diff= (graded scores)"
+            "give {accuracy_a}, {accuracy_b} (or {delta}) and {correlation} (binary scores) "
+            "or {delta} and {sd_diff} (graded scores)",
+            param="accuracy_a",
         )
     sd = float(_validate.positive(sd_diff, "sd_diff"))
     required = float(pw.required_n(delta, sd, **kw))
@@ -625,11 +641,15 @@ def _check_finite_required(required: float, delta: float, sd: float) -> None:
 
 def _plan_binary(accuracy_a, accuracy_b, correlation, gap, n_items, kw) -> PlanResult:
     if accuracy_a is None:
-        raise InputError("accuracy_a= is required for a binary plan (a proportion in (0, 1))")
+        raise InputError(
+            "{accuracy_a} is required for a binary plan (a proportion in (0, 1))",
+            param="accuracy_a",
+        )
     if correlation is None:
         raise InputError(
-            "correlation= is required for a binary plan: the per-item correlation "
-            "of the two models' scores (e.g. from a previous run)"
+            "{correlation} is required for a binary plan: the per-item correlation "
+            "of the two models' scores (e.g. from a previous run)",
+            param="correlation",
         )
     pa = float(_validate.probability(accuracy_a, "accuracy_a"))
     rho = float(_validate.numbers(correlation, "correlation", what="a finite number in [-1, 1]"))
@@ -642,13 +662,20 @@ def _plan_binary(accuracy_a, accuracy_b, correlation, gap, n_items, kw) -> PlanR
             pb = rounded
         if gap != 0 and pb == pa:
             raise InputError(
-                f"delta={_validate.show(gap)} is below the precision of accuracy_a="
-                f"{_validate.show(pa)}: the two accuracies would be equal"
+                "{delta} is below the precision of {accuracy_a}: the two accuracies would be "
+                "equal",
+                param="delta",
+                delta=gap,
+                accuracy_a=pa,
             )
         if not 0 < pb < 1:
             raise InputError(
-                f"accuracy_a={_validate.show(pa)} minus delta={_validate.show(gap)} gives "
-                f"accuracy_b = {_validate.show(pb)}, outside (0, 1); the gap is A minus B"
+                "{accuracy_a:g} minus {delta:g}"
+                + escape(f" gives accuracy_b = {_validate.show(pb)}, outside (0, 1); ")
+                + "the gap is A minus B",
+                param="delta",
+                accuracy_a=pa,
+                delta=gap,
             )
         accuracy_b = pb
     pb = pa if accuracy_b is None else float(_validate.probability(accuracy_b, "accuracy_b"))

@@ -27,7 +27,7 @@ import pandas as pd
 from scipy import special
 
 from evalgap._results import Result
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.stats import _validate, resample
 from evalgap.stats import ranks as rk
 
@@ -225,12 +225,19 @@ def rank_coverage(
     n_bootstrap = study_count(n_bootstrap, "n_bootstrap", 1, MAX_RESAMPLES)
     if rk.MIN_TAIL_REPLICATES / alpha > MAX_RESAMPLES:  # no n_bootstrap could serve it
         raise InputError(
-            f"alpha={alpha:g}: the rank sets need at least {rk.MIN_TAIL_REPLICATES} / alpha "
-            f"bootstrap draws, more than the {MAX_RESAMPLES:,} this study runs; use "
-            f"alpha={rk.MIN_TAIL_REPLICATES / MAX_RESAMPLES:g} or more"
+            "{alpha:g}"
+            + escape(
+                f": the rank sets need at least {rk.MIN_TAIL_REPLICATES} / alpha bootstrap "
+                f"draws, more than the {MAX_RESAMPLES:,} this study runs; use "
+            )
+            + "{alpha="
+            + f"{rk.MIN_TAIL_REPLICATES / MAX_RESAMPLES:g}"
+            + "} or more",
+            param="alpha",
+            alpha=alpha,
         )
     # each simulated leaderboard runs its own bootstrap: the work is their product
-    check_batch(n_simulations, n_bootstrap, "n_simulations= x n_bootstrap=")
+    check_batch(n_simulations, n_bootstrap, "{n_simulations} x {n_bootstrap}")
     configurations = tuple(CONFIGURATIONS if configurations is None else configurations)
     if not configurations:
         raise InputError("rank_coverage needs at least one configuration")

@@ -22,7 +22,7 @@ import pandas as pd
 
 from evalgap._results import Result
 from evalgap._scores import AlignmentReport, ScoreSet
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.stats import _validate, resample
 
 if TYPE_CHECKING:
@@ -299,7 +299,9 @@ def ranks_battles(
 
     _validate.probability(alpha, "alpha")
     if method == "holm":
-        raise InputError("method='holm' needs per-item scores; battles use the bootstrap")
+        raise InputError(
+            "{method=holm} needs per-item scores; battles use the bootstrap", param="method"
+        )
     if method not in ("auto", "bootstrap"):
         raise InputError(f"method must be one of auto, bootstrap, holm; got {method!r}")
     table = read_battles(battles, fmt=file_format)
@@ -329,11 +331,16 @@ def ranks_battles(
             draws = draws[~failed]
             if draws.shape[0] < need:
                 raise InputError(
-                    f"n_bootstrap={n_bootstrap}: {int(failed.sum()):,} of {n_bootstrap:,} "
-                    "bootstrap replicates left a model without a win or a loss, and the "
-                    f"{draws.shape[0]:,} left cannot determine the critical value (at least "
-                    f"{need:,} are needed); add battles for the models with few of them, or "
-                    "raise n_bootstrap"
+                    "{n_bootstrap}"
+                    + escape(
+                        f": {int(failed.sum()):,} of {n_bootstrap:,} bootstrap replicates left "
+                        f"a model without a win or a loss, and the {draws.shape[0]:,} left "
+                        f"cannot determine the critical value (at least {need:,} are needed); "
+                        "add battles for the models with few of them, or raise "
+                    )
+                    + "{n_bootstrap!n}",
+                    param="n_bootstrap",
+                    n_bootstrap=n_bootstrap,
                 )
         covariance = model.robust_covariance
     else:

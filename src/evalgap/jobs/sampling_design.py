@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from evalgap._results import Result
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape, fields
 from evalgap.stats import _validate
 from evalgap.stats import stratified as st
 from evalgap.stats.weighted import weighted_gap
@@ -232,7 +232,11 @@ def plan_sampling(
     matrix, models, keys, notes = _reference_matrix(long, tasks)
     model_b = model_b if model_b is not None else _leader(matrix, models, model_a)
     if model_a == model_b:
-        raise InputError(f"model_a= and model_b= are both {model_a!r}; name two models")
+        raise InputError(
+            "{model_a!n} and {model_b!n} are both {name!r}; name two models",
+            param="model_a",
+            name=model_a,
+        )
     sides = {"a": (model_a, accuracy_a), "b": (model_b, accuracy_b)}
     known, held = {}, set()
     for side, (name, accuracy) in sides.items():
@@ -250,15 +254,22 @@ def plan_sampling(
         else:
             listing = ", ".join(models[:6]) + (", ..." if len(models) > 6 else "")
             raise InputError(
-                f"model_{side}=: {name!r} is not in the reference ({listing}); for a new "
-                f"model give its expected accuracy with accuracy_{side}="
+                fields(f"model_{side}")
+                + escape(f": {name!r} is not in the reference ({listing}); ")
+                + "for a new model give its expected accuracy with "
+                + fields(f"accuracy_{side}"),
+                param=f"model_{side}",
             )
     if all(v == "responses" for v in known.values()):
         gap = float(np.nanmean(matrix[models.index(model_a)] - matrix[models.index(model_b)]))
         raise InputError(
-            f"both {model_a!r} and {model_b!r} are in the reference, so their full gap is "
-            f"already known ({gap:+.4f}); plan for a model not yet run by giving its expected "
-            "accuracy (accuracy_a=), which holds it out of the reference"
+            escape(
+                f"both {model_a!r} and {model_b!r} are in the reference, so their full gap is "
+                f"already known ({gap:+.4f}); "
+            )
+            + "plan for a model not yet run by giving its expected accuracy ({accuracy_a}), "
+            "which holds it out of the reference",
+            param="accuracy_a",
         )
     fitted = [i for i, m in enumerate(models) if m not in held]
     fit = st.fit_2pl(matrix[fitted])
@@ -287,8 +298,10 @@ def plan_sampling(
         raise InputError("delta must be non-zero: no design resolves a gap of zero")
     if abs(delta) > 1:
         raise InputError(
-            f"delta={_validate.show(delta)} is beyond any gap of scores in [0, 1] (the "
-            "reference's scale): a gap is at most 1; give it as a share (0.05 = 5 points)"
+            "{delta:g} is beyond any gap of scores in [0, 1] (the reference's scale): a gap "
+            "is at most 1; give it as a share (0.05 = 5 points)",
+            param="delta",
+            delta=delta,
         )
     need_design, need_srs = st.items_needed(
         sizes, s2, population_variance, delta, alpha=alpha, power=power

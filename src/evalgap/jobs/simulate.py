@@ -34,7 +34,7 @@ import numpy as np
 from scipy import optimize
 
 from evalgap._results import Result
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape, fields
 from evalgap.stats import _validate, aggregation, generators, resample, sequential, tests
 from evalgap.stats import power as pw
 from evalgap.stats.paired import summarize_counts
@@ -106,18 +106,32 @@ def study_count(value: object, name: str, minimum: int = 1, maximum: int = MAX_T
     number = _validate.whole_number(value, name, minimum)
     if number > maximum:
         raise InputError(
-            f"{name}={number} is more than this study runs (at most {maximum:,}); "
-            "ask for fewer"
+            fields(name) + " is more than this study runs (at most {maximum!s}); ask for fewer",
+            param=name,
+            maximum=f"{maximum:,}",
+            **{name: number},
         )
     return number
 
 
-def check_batch(rows: int, columns: int, names: str) -> None:
-    """Refuse ``rows x columns`` numbers (held in a batch, or drawn) above ``MAX_BATCH``."""
+def check_batch(rows: int, columns: int, names: str, **values) -> None:
+    """Refuse ``rows x columns`` numbers (held in a batch, or drawn) above ``MAX_BATCH``.
+
+    ``names`` is an InputError template naming the parameters behind the two sizes
+    (``"{n_trials} x {n_bootstrap}"``), ``values`` the values it shows.
+    """
     if rows * columns > MAX_BATCH:
+        import string
+
+        first = next(f for _, f, _, _ in string.Formatter().parse(names) if f)
         raise InputError(
-            f"{names}: {rows:,} x {columns:,} = {rows * columns:,} numbers to hold or draw, "
-            f"more than {MAX_BATCH:,}: lower one of them"
+            names
+            + escape(
+                f": {rows:,} x {columns:,} = {rows * columns:,} numbers to hold or draw, "
+                f"more than {MAX_BATCH:,}: lower one of them"
+            ),
+            param=first.split("=")[0],
+            **values,
         )
 
 
@@ -224,7 +238,8 @@ def _gap(value) -> float:
     """A number (NaN and inf are left to the gap check, which says why they have no N*)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
         raise InputError(
-            f"deltas= must be a finite, non-zero gap; got {_validate.show(value)}"
+            "{deltas} must be a finite, non-zero gap; got " + escape(_validate.show(value)),
+            param="deltas",
         )
     return float(value)
 
@@ -244,9 +259,17 @@ def tuned_delta(
     if gap(upper) > 0:  # even the largest admissible gap needs more items than n_items
         fewest = pw.round_up(gap(upper) + n_items)
         raise InputError(
-            f"n_items={n_items} is too small for the calibration grid: at accuracy {p:g} and "
-            f"latent correlation {latent_correlation:g} even the largest gap needs "
-            f"{fewest} items for power {power:g}; use n_items={fewest} or more"
+            "{n_items}"
+            + escape(
+                f" is too small for the calibration grid: at accuracy {p:g} and latent "
+                f"correlation {latent_correlation:g} even the largest gap needs {fewest} items "
+                f"for power {power:g}; use "
+            )
+            + "{n_items="
+            + str(fewest)
+            + "} or more",
+            param="n_items",
+            n_items=n_items,
         )
     return float(optimize.brentq(gap, 1e-5, upper, xtol=1e-10))
 
@@ -325,7 +348,7 @@ def calibration(
     n_items = study_count(n_items, "n_items", 10, MAX_ITEMS)
     n_trials = study_count(n_trials, "n_trials")
     n_bootstrap = study_count(n_bootstrap, "n_bootstrap", 1, MAX_RESAMPLES)
-    check_batch(n_trials, n_bootstrap, "n_trials= x n_bootstrap=")
+    check_batch(n_trials, n_bootstrap, "{n_trials} x {n_bootstrap}")
     accuracies = study_grid(accuracies, "accuracies", _accuracy)
     latent_correlations = study_grid(latent_correlations, "latent_correlations", _correlation)
     grid = [(p, rho) for p in accuracies for rho in latent_correlations]
@@ -426,7 +449,9 @@ def prospective_counts(score_set: ScoreSet, pairs: Sequence[tuple[str, str]]) ->
     for a, b in pairs:
         x, y = score_set.pair(a, b)  # the items both scored; raises when there are none
         if not (is_binary(x) and is_binary(y)):
-            raise InputError(f"pairs=({a!r}, {b!r}): the prospective study needs binary scores")
+            raise InputError(
+                "{pairs}: the prospective study needs binary scores", param="pairs", pairs=(a, b)
+            )
         counts[f"{a} vs {b}"] = tuple(int(v) for v in counts_from_scores(x, y))
     return counts
 
@@ -460,6 +485,76 @@ def _pair_counts(cells, name: str) -> tuple:
 def _prospective_size(cells, size, trials, alpha, stream):
     _, b, c, _ = generators.paired_counts(cells, size, trials, _rng(stream))
     return float(np.mean(tests.mcnemar(b, c).p_value <= alpha))
+
+
+def prospective_study(
+    scores=None,
+    *,
+    pairs,
+    n_trials: int = 1000,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    seed: int | None = 0,
+    jobs: int = 1,
+    progress=None,
+    tasks=None,
+    strict: bool = False,
+    complete_case: bool = False,
+    options=None,
+    **columns,
+) -> ProspectiveResult:
+    """Return the prospective study of real pairs read from per-item scores.
+
+    Parameters
+    ----------
+    scores : DataFrame, ScoreSet, str, Path or list
+        Per-item binary scores holding the models of ``pairs`` (see :func:`evalgap.compare`).
+    pairs : list of (str, str)
+        The pairs to subsample, each (model A, model B).
+    n_trials, alpha, power, seed, jobs, progress
+        As for :func:`prospective`.
+    tasks, strict, complete_case, options, **columns
+        How to read and align the scores, as for :func:`evalgap.audit`.
+
+    Returns
+    -------
+    ProspectiveResult
+        Empirical McNemar power at 0.8 N*, N* and 1.2 N* of each pair.
+
+    Examples
+    --------
+    >>> from evalgap import simulate
+    >>> r = simulate.prospective_study(
+    ...     "examples/two_models.csv", pairs=[("model-x", "model-y")], n_trials=20)
+    >>> r.n_trials
+    20
+    """
+    from evalgap.jobs._inputs import scores_of
+
+    if not pairs:
+        raise InputError(
+            "name the pairs to validate: {pairs} (model A and model B; repeatable)",
+            param="pairs",
+        )
+    models = list(dict.fromkeys(m for pair in pairs for m in pair))
+    score_set = scores_of(
+        scores,
+        models=models,
+        tasks=tasks,
+        strict=strict,
+        complete_case=complete_case,
+        options=options,
+        **columns,
+    )
+    return prospective(
+        prospective_counts(score_set, pairs),
+        n_trials=n_trials,
+        alpha=alpha,
+        power=power,
+        seed=seed,
+        jobs=jobs,
+        progress=progress,
+    )
 
 
 def prospective(
@@ -696,7 +791,7 @@ def power_curve(
     trials = study_count(default if n_trials is None else n_trials, "n_trials")
     boot = default if n_bootstrap is None else n_bootstrap
     boot = study_count(boot, "n_bootstrap", 1, MAX_RESAMPLES)
-    check_batch(trials, boot, "n_trials= x n_bootstrap=")
+    check_batch(trials, boot, "{n_trials} x {n_bootstrap}")
     chunks, meta = [], []
     streams = _streams(seed, len(deltas) * len(fractions) + 1)
     k = 0
@@ -720,13 +815,18 @@ def power_curve(
         limit = POWER_CURVE_MAX_ITEMS[kind]
         if not math.isfinite(required) or max(fractions) * required > limit:
             raise InputError(
-                f"deltas={asked:g}: N* = {required:,.0f} items, so the curve would simulate "
-                f"up to {max(fractions) * required:,.0f} items per trial; at most {limit:,} "
-                f"for {kind} scores: give a larger gap"
+                "{deltas:g}"
+                + escape(
+                    f": N* = {required:,.0f} items, so the curve would simulate up to "
+                    f"{max(fractions) * required:,.0f} items per trial; at most {limit:,} "
+                    f"for {kind} scores: give a larger gap"
+                ),
+                param="deltas",
+                deltas=asked,
             )
         sizes = [max(2, round(f * required)) for f in fractions]
         if kind == "graded":  # a graded trial holds its items, and each resample its means
-            check_batch(trials, max(sizes), f"deltas={asked:g}: n_trials= x items")
+            check_batch(trials, max(sizes), "{deltas}: {n_trials!n} x items", deltas=asked)
         meta.append((delta, required, sizes))
         for n in sizes:
             chunks.append((*payload, n, trials, boot, alpha, streams[k]))
@@ -755,13 +855,15 @@ POWER_CURVE_MAX_ITEMS = {"binary": 10**9, "graded": 20_000}  # graded trials hol
 def _check_curve_deltas(kind, deltas, accuracy_a) -> None:
     """Refuse gaps without an N* (zero, NaN, inf) or outside the marginals' range."""
     if not len(deltas):
-        raise InputError("give at least one gap in deltas=")
+        raise InputError("give at least one gap in {deltas}", param="deltas")
     low, high = (accuracy_a - 1, accuracy_a) if kind == "binary" else (-1 / 3, 2 / 3)
     for delta in deltas:
         if not math.isfinite(delta) or delta == 0:
             raise InputError(
-                f"deltas= must be a finite, non-zero gap (a zero gap has no N* to trace); "
-                f"got {delta!r}"
+                "{deltas} must be a finite, non-zero gap (a zero gap has no N* to trace); "
+                "got {value!r}",
+                param="deltas",
+                value=delta,
             )
         if not low < delta < high:
             what = (
@@ -769,7 +871,7 @@ def _check_curve_deltas(kind, deltas, accuracy_a) -> None:
                 if kind == "binary"
                 else "model B's Beta mean 2/3 - delta must lie in (0, 1)"
             )
-            raise InputError(f"deltas={delta:g}: {what}")
+            raise InputError("{deltas:g}: " + escape(what), param="deltas", deltas=delta)
 
 
 def _crossing(sizes, rates, target):
@@ -950,11 +1052,15 @@ def sequential_study(
         or horizon_factor < 1
     ):
         raise InputError(
-            f"horizon_factor= must be a finite multiple of N* >= 1; got {horizon_factor!r}"
+            "{horizon_factor} must be a finite multiple of N* >= 1; got {value!r}",
+            param="horizon_factor",
+            value=horizon_factor,
         )
     if mixture not in sequential.MIXTURES:
         raise InputError(
-            f"mixture= must be one of {', '.join(sequential.MIXTURES)}; got {mixture!r}"
+            "{mixture} must be one of "
+            + escape(f"{', '.join(sequential.MIXTURES)}; got {mixture!r}"),
+            param="mixture",
         )
     n_trials = study_count(n_trials, "n_trials")
     s = summarize_counts(*_pair_counts(pair_counts, "pair_counts"))
@@ -966,13 +1072,19 @@ def sequential_study(
     required = float(pw.required_n(s.delta, s.sd_diff, alpha=alpha, power=power))
     if not math.isfinite(required) or horizon_factor * required > SEQUENTIAL_MAX_HORIZON:
         raise InputError(
-            f"horizon_factor={horizon_factor:g} x N* = {horizon_factor * required:,.0f} items per "
-            f"trial (N* = {required:,.0f}); the sequential study follows at most "
-            f"{SEQUENTIAL_MAX_HORIZON:,}: lower horizon_factor=, or study a pair with a larger gap"
+            "{horizon_factor:g}"
+            + escape(
+                f" x N* = {horizon_factor * required:,.0f} items per trial (N* = "
+                f"{required:,.0f}); the sequential study follows at most "
+                f"{SEQUENTIAL_MAX_HORIZON:,}: lower "
+            )
+            + "{horizon_factor!n}, or study a pair with a larger gap",
+            param="horizon_factor",
+            horizon_factor=horizon_factor,
         )
     horizon = math.ceil(horizon_factor * required)
     # a trial under H0 walks its discordant items up to the horizon: bound the draws
-    check_batch(n_trials, math.ceil(horizon * psi), "n_trials= x discordant items to the horizon")
+    check_batch(n_trials, math.ceil(horizon * psi), "{n_trials} x discordant items to the horizon")
     table = sequential.excess_table(horizon, alpha, mixture=mixture)
     chunk = 100
     sizes = [min(chunk, n_trials - i) for i in range(0, n_trials, chunk)]
@@ -1199,7 +1311,7 @@ def aggregation_study(
         task_counts, "task_counts", lambda v: study_count(v, "task_counts", 1, 100)
     )
     # the small-task scenario holds experiments x sign flips x (up to 50) items at once
-    check_batch(n_experiments, (n_permutations + 1) * 50, "n_experiments= x n_permutations=")
+    check_batch(n_experiments, (n_permutations + 1) * 50, "{n_experiments} x {n_permutations}")
     chunks = []
     streams = _streams(seed, (len(AGGREGATION_SCENARIOS) + 1) * len(task_counts))
     k = 0

@@ -348,11 +348,16 @@ def store_remove(
     )
     if not models and not sources and not paths:
         raise InputError(
-            "store remove: name what to remove with models=, sources= or source_paths="
+            "store remove: name what to remove with {models}, {sources} or {source_paths}",
+            param="models",
         )
     bad = [m for m in models if not isinstance(m, str)]
     if bad:
-        raise InputError(f"models={bad[0]!r}: a model is named by a string (see store list)")
+        raise InputError(
+            "{models}: a model is named by a string (see store list)",
+            param="models",
+            models=bad[0],
+        )
     with io.opened(store, "removing", read_only=False, kept="; the store is as it was") as con:
         out = io.remove(con, models=tuple(models), sources=tuple(sources), paths=tuple(paths))
     return StoreRemoveResult(str(store), **out)
@@ -752,10 +757,16 @@ def store_audit(
     power = settings.get("power", 0.8)
     tasks = _check_audit_arguments(family, tasks, {**settings, "chain_procedure": chain_procedure})
     if isinstance(block_pairs, bool) or not isinstance(block_pairs, int) or block_pairs < 1:
-        raise InputError(f"block_pairs={block_pairs!r}: must be a whole number of pairs >= 1")
+        raise InputError(
+            "{block_pairs}: must be a whole number of pairs >= 1",
+            param="block_pairs",
+            block_pairs=block_pairs,
+        )
     if Path(output).suffix.lower() != ".parquet":
         raise InputError(
-            f"output={str(output)!r}: store audit writes Parquet; name a .parquet file"
+            "{output}: store audit writes Parquet; name a .parquet file",
+            param="output",
+            output=str(output),
         )
     io.refuse_overwriting(store, output)
     with io.opened(store, "auditing it") as con:

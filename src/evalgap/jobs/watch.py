@@ -185,12 +185,18 @@ class Monitor:
         )
         if targets not in TARGETS:
             raise InputError(f"targets must be one of {', '.join(TARGETS)}; got {targets!r}")
+        if pair is not None and baseline is not None:
+            raise InputError("give either {pair} or {baseline}, not both", param="pair")
         if pair is not None:
             if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
                 raise InputError("pair= must be two models (model_a, model_b)")
             pair = (_name(pair[0], "pair="), _name(pair[1], "pair="))
             if pair[0] == pair[1]:
-                raise InputError(f"pair= must name two different models; got {pair[0]!r} twice")
+                raise InputError(
+                    "{pair} must name two different models; got {model!r} twice",
+                    param="pair",
+                    model=pair[0],
+                )
         if targets == "pair" and (pair is None or pair[0] == pair[1]):
             raise InputError("targets='pair' needs pair=(model_a, model_b), two models")
         if baseline is not None:
@@ -359,6 +365,11 @@ class Monitor:
         """
         if self.follower is None:
             raise InputError("poll() needs logs to follow: call follow(logs) first")
+        if tokens_per_item is not None and self.price is None:
+            raise InputError(
+                "{tokens_per_item} needs {price_per_1k_tokens} for a projected cost",
+                param="tokens_per_item",
+            )
         records = self.follower.poll()
         self._check_named_models()
         for model, task, item, score, tokens in records:
@@ -834,10 +845,6 @@ def watch(
     >>> bool(status.done), status.stopped, int(status.pairs["n_items"].iloc[0])
     (True, 'decided', 300)
     """
-    if pair is not None and baseline is not None:
-        raise InputError("give either pair= or baseline=, not both")
-    if tokens_per_item is not None and price_per_1k_tokens is None:
-        raise InputError("tokens_per_item= needs price_per_1k_tokens= for a projected cost")
     if state is not None and not isinstance(state, (str, os.PathLike)):
         raise InputError(f"state= takes a path; got {_validate.show(state)}")
     if not isinstance(once, (bool, np.bool_)):
@@ -861,17 +868,7 @@ def watch(
         price_per_1k_tokens=price_per_1k_tokens,
     )
     monitor.follow(logs, metric=metric, scorer=scorer, score_key=score_key, reducer=reducer)
-    if state is not None and os.path.exists(state):
-        try:
-            saved = Monitor.load(state, price_per_1k_tokens=price_per_1k_tokens)
-        except InputError as exc:
-            raise InputError(f"state= {exc}") from None
-        if saved.settings != monitor.settings:
-            raise InputError(
-                f"state= {state}: written for other logs=, pairs or levels; delete it or give "
-                "another path"
-            )
-        monitor = saved
+    monitor = resume(monitor, state, price_per_1k_tokens=price_per_1k_tokens)
     quiet_since = time.monotonic()
     while True:
         added = monitor.poll(tokens_per_item=tokens_per_item)
@@ -879,10 +876,7 @@ def watch(
             quiet_since = time.monotonic()
         status = monitor.status()
         if state is not None:
-            try:
-                monitor.save(state)
-            except InputError as exc:
-                raise InputError(f"state= {exc}") from None
+            save_state(monitor, state)
         stopped = ""
         if status.done:
             decided = len(status.pairs) and bool(status.pairs["decided"].all())
@@ -902,3 +896,61 @@ def watch(
         if stopped:
             return status
         time.sleep(interval)
+
+
+def resume(monitor: Monitor, state, *, price_per_1k_tokens: float | None = None) -> Monitor:
+    """Return the monitor saved in ``state`` when it watches what ``monitor`` watches.
+
+    Parameters
+    ----------
+    monitor : Monitor
+        A new monitor, following its logs.
+    state : path or None
+        A state file written by :meth:`Monitor.save`; absent (or None), ``monitor`` is kept.
+    price_per_1k_tokens : float, optional
+        The price the resumed monitor projects costs with.
+
+    Returns
+    -------
+    Monitor
+        The saved monitor, or ``monitor``; a state written for other logs, pairs or levels
+        is refused.
+    """
+    if state is None or not os.path.exists(state):
+        return monitor
+    try:
+        saved = Monitor.load(state, price_per_1k_tokens=price_per_1k_tokens)
+    except InputError as exc:
+        raise _state_error(exc, state) from None
+    if saved.settings != monitor.settings:
+        raise InputError(
+            "{state}: written for other {logs!n}, pairs or levels; delete it or give another path",
+            param="state",
+            state=str(state),
+        )
+    return saved
+
+
+def save_state(monitor: Monitor, state) -> None:
+    """Write ``monitor`` to the state file ``state`` (:meth:`Monitor.save`); a failure names
+    the parameter as :func:`resume` does.
+
+    Parameters
+    ----------
+    monitor : Monitor
+        The monitor to save.
+    state : path
+        The state file.
+    """
+    try:
+        monitor.save(state)
+    except InputError as exc:
+        raise _state_error(exc, state) from None
+
+
+def _state_error(exc: InputError, state) -> InputError:
+    """The error of reading or writing the state file, naming the ``state`` parameter."""
+    text, where = str(exc), str(state)
+    rest = text[len(where) + 2 :] if text.startswith(where + ": ") else text
+    rest = rest.replace("{", "{{").replace("}", "}}")
+    return InputError("{state}: " + rest, param="state", state=where)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from evalgap._results import RowResult
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.stats import _validate, intervals
 from evalgap.stats import weighted as sw
 
@@ -316,8 +316,10 @@ def design_table(
         isinstance(weights, str) and Path(weights).suffix.lower() in DESIGN_SUFFIXES
     ):
         raise InputError(
-            f"weights={str(weights)!r}: no such design file (a design file holds item_id, "
-            "weight[, stratum, stratum_size]; a name without a file suffix is a column)"
+            "{weights}: no such design file (a design file holds item_id, weight[, stratum, "
+            "stratum_size]; a name without a file suffix is a column)",
+            param="weights",
+            weights=str(weights),
         )
     if not isinstance(weights, str):
         raise InputError(
@@ -329,15 +331,20 @@ def design_table(
 
     if isinstance(data, ScoreSet):
         raise InputError(
-            f"weights={weights!r} names a column of a scores table, and a ScoreSet keeps no "
-            "such column: give the design (item_id, weight[, stratum]) as a DataFrame or file"
+            "{weights} names a column of a scores table, and a ScoreSet keeps no such column: "
+            "give the design (item_id, weight[, stratum]) as a DataFrame or file",
+            param="weights",
+            weights=weights,
         )
     given = {k: v for k, v in columns.items() if k not in ("score_column", "cluster_column")}
     long = long_scores(data, options=options, score_column=weights, cluster_column=strata, **given)
     if long.columns.get("score") != weights or (strata and long.columns.get("cluster") != strata):
         raise InputError(
-            f"{long.source}: weights={weights!r} names a column of a scores table, and this "
-            "source is not one; give the design file (item_id, weight[, stratum]) instead"
+            escape(f"{long.source}: ")
+            + "{weights} names a column of a scores table, and this source is not one; give "
+            "the design file (item_id, weight[, stratum]) instead",
+            param="weights",
+            weights=weights,
         )
     frame = long.frame.rename(columns={"score": "weight", "cluster": "stratum"})
     keys = ["task", "item_id"]

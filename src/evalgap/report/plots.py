@@ -443,21 +443,31 @@ def unresolved_distribution(distribution: dict[int, float], n_pairs: int) -> str
     return to_svg(fig)
 
 
-def save_figure(fig: Figure, path: PathArg) -> None:
-    """Write the figure to ``path`` (PNG, SVG or PDF by its suffix)."""
+def figure_format(path: PathArg) -> str:
+    """Return the figure format ``path`` names by its suffix (``png``, ``svg``, ``pdf``), or
+    raise an InputError naming the ``plot`` parameter (checked before a long study runs)."""
     from pathlib import Path
 
     from evalgap.errors import InputError
-    from evalgap.io._write import atomic_write
 
     suffix = Path(path).suffix.lower()
     if suffix not in (".png", ".svg", ".pdf"):
-        raise InputError(f"--plot {path}: give a .png, .svg or .pdf file name")
+        raise InputError(
+            "{plot}: give a .png, .svg or .pdf file name", param="plot", plot=str(path)
+        )
+    return suffix[1:]
+
+
+def save_figure(fig: Figure, path: PathArg) -> None:
+    """Write the figure to ``path`` (PNG, SVG or PDF by its suffix)."""
+    from evalgap.io._write import atomic_write
+
+    fmt = figure_format(path)
 
     def draw(handle: IO[bytes]) -> None:
         with matplotlib.rc_context(RC), warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            fig.savefig(handle, format=suffix[1:], bbox_inches="tight", dpi=150)
+            fig.savefig(handle, format=fmt, bbox_inches="tight", dpi=150)
 
     # A failure (a full disk, a bad name) leaves no partial figure behind.
     atomic_write(path, draw, option="--plot", mode="wb", what="the figure")

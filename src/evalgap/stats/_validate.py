@@ -9,7 +9,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape, named, param_of
 from evalgap.stats._types import Alternative, FloatArray
 
 ALTERNATIVES = ("two-sided", "greater", "less")
@@ -29,17 +29,26 @@ def numbers(value: object, name: str, *, what: str = "a finite number") -> Float
     ``InputError`` naming ``name``: nothing is coerced silently (``"0.05"`` is not 0.05).
     """
     if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
-        raise InputError(f"{name} must be {what}; got {show(value)}")
+        raise InputError(
+            named(name) + escape(f" must be {what}; got {show(value)}"), param=param_of(name)
+        )
     try:
         # Python ints beyond int64 would become an object array: take them as floats.
         raw = np.asarray(float(value) if isinstance(value, int) else value)
     except (TypeError, ValueError, OverflowError):
-        raise InputError(f"{name} must be {what}; got {show(value)}") from None
+        raise InputError(
+            named(name) + escape(f" must be {what}; got {show(value)}"), param=param_of(name)
+        ) from None
     if raw.dtype.kind not in "iuf":
-        raise InputError(f"{name} must be {what}; got {show(value)}")
+        raise InputError(
+            named(name) + escape(f" must be {what}; got {show(value)}"), param=param_of(name)
+        )
     arr = raw.astype(float)
     if np.any(~np.isfinite(arr)):
-        raise InputError(f"{name} must be {what}; got {show(_first(arr[~np.isfinite(arr)]))}")
+        raise InputError(
+            named(name) + escape(f" must be {what}; got {show(_first(arr[~np.isfinite(arr)]))}"),
+            param=param_of(name),
+        )
     return arr
 
 
@@ -49,7 +58,10 @@ def probability(value: object, name: str, *, open_interval: bool = True) -> Floa
     arr = numbers(value, name, what=f"a finite number in {bounds}")
     bad = (arr <= 0) | (arr >= 1) if open_interval else (arr < 0) | (arr > 1)
     if np.any(bad):
-        raise InputError(f"{name} must lie in {bounds}; got {show(_first(arr[bad]))}")
+        raise InputError(
+            named(name) + escape(f" must lie in {bounds}; got {show(_first(arr[bad]))}"),
+            param=param_of(name),
+        )
     return arr
 
 
@@ -69,16 +81,24 @@ def levels(
     _check_alternative(alternative)
     if np.any(alphas < MIN_ALPHA):
         raise InputError(
-            f"alpha must be at least {MIN_ALPHA:g} (smaller levels leave the floating-point "
-            f"range); got {show(_first(alphas[alphas < MIN_ALPHA]))}"
+            "{alpha!b} must be at least "
+            + escape(
+                f"{MIN_ALPHA:g} (smaller levels leave the floating-point range); got "
+                f"{show(_first(alphas[alphas < MIN_ALPHA]))}"
+            ),
+            param="alpha",
         )
     low = np.broadcast_to(powers <= alphas, np.broadcast(alphas, powers).shape)
     if np.any(low):
         a = _first(np.broadcast_to(alphas, low.shape)[low])
         p = _first(np.broadcast_to(powers, low.shape)[low])
         raise InputError(
-            f"power must exceed alpha ({show(a)}): a level-alpha test rejects with probability "
-            f"alpha even with no gap, so a power of {show(p)} is reached by any number of items"
+            "{power!b} must exceed {alpha!b} "
+            + escape(
+                f"({show(a)}): a level-alpha test rejects with probability alpha even with no "
+                f"gap, so a power of {show(p)} is reached by any number of items"
+            ),
+            param="power",
         )
     return alphas, powers
 
@@ -89,12 +109,18 @@ def counts(value: object, name: str) -> FloatArray:
     bad = (arr < 0) | (arr != np.floor(arr))
     if np.any(bad):
         raise InputError(
-            f"{name} must be a non-negative whole number; got {show(_first(arr[bad]))}"
+            named(name)
+            + escape(f" must be a non-negative whole number; got {show(_first(arr[bad]))}"),
+            param=param_of(name),
         )
     if np.any(arr >= MAX_COUNT):
         raise InputError(
-            f"{name} must be below 2^53 (counts beyond it are not exact in floating point); "
-            f"got {show(_first(arr[arr >= MAX_COUNT]))}"
+            named(name)
+            + escape(
+                f" must be below 2^53 (counts beyond it are not exact in floating point); "
+                f"got {show(_first(arr[arr >= MAX_COUNT]))}"
+            ),
+            param=param_of(name),
         )
     return arr
 
@@ -103,9 +129,14 @@ def whole_number(value: object, name: str, minimum: int = 0) -> int:
     """Return ``value`` as an int after checking it is a whole number >= ``minimum``."""
     arr = numbers(value, name, what=f"a whole number >= {minimum}")
     if arr.ndim != 0 or arr != np.floor(arr) or arr < minimum:
-        raise InputError(f"{name} must be a whole number >= {minimum}; got {show(value)}")
+        raise InputError(
+            named(name) + escape(f" must be a whole number >= {minimum}; got {show(value)}"),
+            param=param_of(name),
+        )
     if arr >= MAX_COUNT:
-        raise InputError(f"{name} must be below 2^53; got {show(value)}")
+        raise InputError(
+            named(name) + escape(f" must be below 2^53; got {show(value)}"), param=param_of(name)
+        )
     return int(arr)
 
 
@@ -114,7 +145,9 @@ def positive(value: object, name: str) -> FloatArray:
     arr = numbers(value, name, what="a positive finite number")
     if np.any(arr <= 0):
         raise InputError(
-            f"{name} must be a positive finite number; got {show(_first(arr[arr <= 0]))}"
+            named(name)
+            + escape(f" must be a positive finite number; got {show(_first(arr[arr <= 0]))}"),
+            param=param_of(name),
         )
     return arr
 
@@ -197,8 +230,16 @@ ARGUMENT_KINDS = {
         "count",
     ),
     **dict.fromkeys(
-        ("family_size", "top_k", "n_items", "max_runs", "n_strata", "n_repeats", "budget",
-         "block_pairs"),
+        (
+            "family_size",
+            "top_k",
+            "n_items",
+            "max_runs",
+            "n_strata",
+            "n_repeats",
+            "budget",
+            "block_pairs",
+        ),
         "positive_count",
     ),
     "seed": "seed",
@@ -260,7 +301,10 @@ def arguments(**values: object) -> None:
             }.get(kind, _RANGES.get(name, "a finite number"))
             arr = numbers(value, name, what=what)
             if arr.ndim != 0:
-                raise InputError(f"{name} must be one number, {what}; got {show(value)}")
+                raise InputError(
+                    named(name) + escape(f" must be one number, {what}; got {show(value)}"),
+                    param=param_of(name),
+                )
             if kind == "probability":
                 probability(arr, name)
             elif kind == "count":
@@ -269,7 +313,8 @@ def arguments(**values: object) -> None:
             whole_number(value, name, 1)
         elif kind == "seed":
             if not isinstance(value, (np.random.Generator, np.random.SeedSequence)) and (
-                isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
+                isinstance(value, (bool, np.bool_))
+                or not isinstance(value, (int, np.integer))
                 or value < 0
             ):
                 raise InputError(
@@ -277,10 +322,16 @@ def arguments(**values: object) -> None:
                 )
         elif kind == "flag":
             if not isinstance(value, (bool, np.bool_)):
-                raise InputError(f"{name} must be True or False; got {show(value)}")
+                raise InputError(
+                    named(name) + escape(f" must be True or False; got {show(value)}"),
+                    param=param_of(name),
+                )
         elif kind == "text":
             if not isinstance(value, str):
-                raise InputError(f"{name} must be a string; got {show(value)}")
+                raise InputError(
+                    named(name) + escape(f" must be a string; got {show(value)}"),
+                    param=param_of(name),
+                )
         else:
             _names(value, name)
 
@@ -288,10 +339,16 @@ def arguments(**values: object) -> None:
 def _names(value: object, name: str) -> None:
     """Check a list (tuple, array...) of names: an iterable of strings, not one string."""
     if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
-        raise InputError(f"{name} must be a list of names; got {show(value)}")
+        raise InputError(
+            named(name) + escape(f" must be a list of names; got {show(value)}"),
+            param=param_of(name),
+        )
     bad = [v for v in value if not isinstance(v, str)]
     if bad:
-        raise InputError(f"{name} must be a list of names (strings); got {show(bad[0])}")
+        raise InputError(
+            named(name) + escape(f" must be a list of names (strings); got {show(bad[0])}"),
+            param=param_of(name),
+        )
 
 
 def check_countable(required: float, what: str, option: str = "delta=") -> None:
@@ -311,11 +368,19 @@ def check_countable(required: float, what: str, option: str = "delta=") -> None:
     """
     if np.isnan(required):
         raise InputError(
-            f"{what}: the items needed are not defined at these settings (the sample-size "
-            f"formula breaks down); check {option}"
+            escape(
+                f"{what}: the items needed are not defined at these settings (the sample-size "
+                "formula breaks down); check "
+            )
+            + named(option),
+            param=param_of(option),
         )
     if not np.isfinite(required):
         raise InputError(
-            f"{what} needs more items than floating point can count (N* overflows): no "
-            f"feasible benchmark resolves it; check the units of {option}"
+            escape(
+                f"{what} needs more items than floating point can count (N* overflows): no "
+                "feasible benchmark resolves it; check the units of "
+            )
+            + named(option),
+            param=param_of(option),
         )

@@ -484,7 +484,8 @@ def _fit_davidson(data: Battles) -> BradleyTerryFit:
     if not (win.any() or loss.any()):
         raise InputError(
             "every battle is a tie: Davidson's tie parameter has no finite estimate (it "
-            "grows without bound); use ties='half', where equal models score 0"
+            "grows without bound); use {ties=half}, where equal models score 0",
+            param="ties",
         )
 
     def negative(params: FloatArray) -> tuple[float, FloatArray]:
@@ -519,7 +520,8 @@ def _fit_davidson(data: Battles) -> BradleyTerryFit:
     if not (result.success or np.isfinite(result.fun)) or not np.isfinite(full).all():
         raise InputError(
             "Davidson's tie model has no finite estimate on these battles (its information "
-            "matrix is singular); use ties='half'"
+            "matrix is singular); use {ties=half}",
+            param="ties",
         )
     embed = np.zeros((k, k))
     embed[:-1, :-1] = full[:-1, :-1]

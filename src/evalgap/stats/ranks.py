@@ -46,7 +46,7 @@ from typing import Literal
 import numpy as np
 from scipy import special
 
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape, fields
 from evalgap.stats import _validate
 from evalgap.stats import tests as _tests
 from evalgap.stats._types import ArrayLike, BoolArray, FloatArray, IntArray, Seed
@@ -141,9 +141,15 @@ def check_replicates(count: int, alpha: float, name: str = "n_bootstrap") -> Non
     if count < need:
         level = f"{100 * (1 - alpha):g}%"
         raise InputError(
-            f"{name}={count}: {count:,} bootstrap replicates cannot determine the "
-            f"{level} critical value of the rank sets; give {name}={need} or more "
-            f"(at least {MIN_TAIL_REPLICATES} / alpha)"
+            fields(name)
+            + escape(
+                f": {count:,} bootstrap replicates cannot determine the {level} critical value "
+                "of the rank sets; give "
+            )
+            + "{" + f"{name}={need}" + "}"
+            + escape(f" or more (at least {MIN_TAIL_REPLICATES} / alpha)"),
+            param=name,
+            **{name: count},
         )
 
 

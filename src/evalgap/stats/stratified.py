@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.stats._types import ArrayLike, FloatArray, IntArray
 from evalgap.stats.power import z_sum_squared
 
@@ -273,11 +273,20 @@ def neyman_allocation(
     n = int(n_items)
     floor = np.minimum(size, minimum)
     if n > size.sum():
-        raise InputError(f"n_items={n:,} exceeds the {int(size.sum()):,} items there are")
+        raise InputError(
+            "{n_items:,}" + escape(f" exceeds the {int(size.sum()):,} items there are"),
+            param="n_items",
+            n_items=n,
+        )
     if n < floor.sum():
         raise InputError(
-            f"n_items={n:,} is too few for {size.size} strata of at least {minimum} items; "
-            f"give at least {int(floor.sum()):,} or fewer strata"
+            "{n_items:,}"
+            + escape(
+                f" is too few for {size.size} strata of at least {minimum} items; give at "
+                f"least {int(floor.sum()):,} or fewer strata"
+            ),
+            param="n_items",
+            n_items=n,
         )
     share = size * sd
     if share.sum() <= 0:

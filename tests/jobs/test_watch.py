@@ -291,7 +291,7 @@ def test_an_eval_archive_has_only_its_new_samples_parsed(tmp_path, monkeypatch):
     from evalgap.io.follow import LogFollower
 
     source = sorted(
-        (Path(__file__).parent / "fixtures" / "frameworks" / "inspect" / "plain_eval").glob(
+        (Path(__file__).parents[1] / "fixtures" / "frameworks" / "inspect" / "plain_eval").glob(
             "*.eval"
         )
     )[0]
@@ -353,7 +353,7 @@ def test_a_state_file_carries_the_place_in_the_logs_between_runs(run_cli, tmp_pa
 
 # --- regression tests: state, logs that are rewritten, re-run, copied, reduced ---------------
 
-FRAMEWORKS = Path(__file__).parent / "fixtures" / "frameworks"
+FRAMEWORKS = Path(__file__).parents[1] / "fixtures" / "frameworks"
 
 
 def _lines(root, model, task, records, stamp="2026-01-01T00-00-00", mode="w"):
@@ -710,7 +710,7 @@ def test_an_in_progress_log_with_another_reducer_waits_for_its_reductions(tmp_pa
 def test_every_option_a_watch_message_names_is_an_option_of_watch(run_cli, tmp_path):
     import re
 
-    from evalgap.cli import watch
+    from evalgap.cli.watch import watch
 
     options = {o for p in watch.params for o in p.opts}
     source = sorted((FRAMEWORKS / "inspect" / "plain_eval").glob("*.eval"))

@@ -27,7 +27,7 @@ from evalgap.io.inspect_logs import read_inspect, value_to_float
 from evalgap.io.lm_eval import read_lm_eval
 from evalgap.io.sources import LoadOptions, load_scores
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "frameworks"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "frameworks"
 INSPECT = FIXTURES / "inspect"
 LM_EVAL = sorted(p for p in FIXTURES.glob("lm_eval-*") if p.is_dir())
 

@@ -23,7 +23,7 @@ from evalgap.stats import clusters as cl
 from evalgap.stats.paired import summarize_pairs, summarize_scores
 
 from conftest import shared_file
-from test_audit import leaderboard, table_7
+from synthetic import clustered_board, table_7
 
 
 def _with_holes(x: np.ndarray, rng, share=0.2) -> np.ndarray:
@@ -105,7 +105,7 @@ def test_cluster_statistics_use_each_pairs_items():
 
 
 def test_audit_pairs_use_their_own_items_and_say_who_lacks_items():
-    frame = leaderboard(n_items=1000)
+    frame = clustered_board(n_items=1000)
     drop = (frame.model == "m2") & frame.item_id.isin([str(k) for k in range(300)])
     frame = frame[~drop]
     result = audit_scores(
@@ -156,7 +156,7 @@ def test_a_pair_listed_twice_is_refused():
 
 def test_models_option_selects_models_of_a_long_table(tmp_path, capsys):
     path = tmp_path / "long.csv"
-    leaderboard(n_items=300).to_csv(path, index=False)
+    clustered_board(n_items=300).to_csv(path, index=False)
     code = main(
         [
             "audit",
@@ -266,7 +266,7 @@ def test_python_api_inputs_that_used_to_crash():
     """A blank cluster label through the Python API, and load_scores(None): one clear error."""
     from evalgap.io.sources import load_scores
 
-    frame = leaderboard(n_items=50)
+    frame = clustered_board(n_items=50)
     frame.loc[frame.item_id == "7", "cluster"] = None  # item 7 has no label in any row
     with pytest.raises(InputError, match="1 items have no cluster label in any row"):
         align(frame)

@@ -15,7 +15,7 @@ from evalgap.io.sources import LoadOptions, load_scores
 from evalgap.jobs.audit import audit_counts, audit_scores
 
 from conftest import shared_file
-from paper_tables import TABLE_7
+from synthetic import clustered_board, table_7
 
 JSON_KEYS = {"family_size", "bonferroni_inflation", "unresolved", "pairs", "tiers"}
 PAIR_KEYS = {
@@ -31,22 +31,6 @@ PAIR_KEYS = {
     "verdicts",
 }
 PROCEDURE_KEYS = {"fixed_n", "bonferroni", "sidak", "holm", "bh", "anytime_valid"}
-
-
-def table_7() -> pd.DataFrame:
-    rows = []
-    for r in TABLE_7:
-        upper, lower = r.label.split(" vs ")
-        rows.append(
-            dict(
-                zip(
-                    ["model_a", "model_b", "both_correct", "a_only", "b_only", "both_wrong"],
-                    [f"rank {upper}", f"rank {lower}", *r.cells],
-                    strict=True,
-                )
-            )
-        )
-    return pd.DataFrame(rows)
 
 
 def unresolved(result, procedure):
@@ -123,36 +107,8 @@ def test_binned_and_verdict_tables():
     assert table.loc["anytime_valid", "unresolved"] == 5
 
 
-def leaderboard(
-    seed=0,
-    n_items=3000,
-    accuracies=(0.74, 0.72, 0.70, 0.64, 0.60),
-    cluster_effect=0.0,
-    n_clusters=10,
-):
-    """Synthetic binary leaderboard; a cluster effect shifts each model's accuracy per cluster."""
-    rng = np.random.default_rng(seed)
-    clusters = rng.integers(0, n_clusters, n_items)
-    latent = rng.normal(size=n_items)[:, None] * 0.8 + rng.normal(size=(n_items, len(accuracies)))
-    shift = rng.normal(0, cluster_effect, (n_clusters, len(accuracies)))[clusters]
-    thresholds = np.quantile(latent, accuracies, axis=0).diagonal()
-    scores = (latent + shift < thresholds).astype(float)
-    rows = [
-        {
-            "model": f"m{j}",
-            "task": "all",
-            "item_id": str(i),
-            "score": scores[i, j],
-            "cluster": f"c{clusters[i]}",
-        }
-        for i in range(n_items)
-        for j in range(len(accuracies))
-    ]
-    return pd.DataFrame(rows)
-
-
 def test_every_pair_agrees_with_compare():
-    frame = leaderboard()
+    frame = clustered_board()
     result = audit_scores(
         align(frame), family="all", n_bootstrap=0, n_bootstrap_required_n=0, use_clusters=False
     )
@@ -174,7 +130,7 @@ def test_every_pair_agrees_with_compare():
 
 
 def test_adjacent_family_ranks_by_displayed_accuracy_and_flags_reversals():
-    frame = leaderboard()
+    frame = clustered_board()
     # 600 extra items that only m1 was scored on, all right: its displayed accuracy (over its
     # own items) rises above m0's, while on the shared items it stays below
     extra = pd.DataFrame(
@@ -196,7 +152,7 @@ def test_adjacent_family_ranks_by_displayed_accuracy_and_flags_reversals():
 
 
 def test_clustered_verdicts_and_stress_tests():
-    frame = leaderboard(cluster_effect=0.6, n_items=4000)
+    frame = clustered_board(cluster_effect=0.6, n_items=4000)
     result = audit_scores(
         align(frame), n_bootstrap=0, n_bootstrap_required_n=0, n_cluster_bootstrap=300, seed=1
     )
@@ -216,7 +172,7 @@ def test_clustered_verdicts_and_stress_tests():
 
 
 def test_graded_scores_audit_without_anytime_verdicts():
-    frame = leaderboard(n_items=800)
+    frame = clustered_board(n_items=800)
     frame["score"] = frame["score"] * 0.6 + np.random.default_rng(0).random(len(frame)) * 0.4
     result = audit_scores(
         align(frame), n_bootstrap=200, n_bootstrap_required_n=100, use_clusters=False
@@ -465,7 +421,7 @@ def test_options_a_pairs_table_cannot_honour_are_refused(settings):
     import evalgap
 
     name = next(iter(settings))
-    with pytest.raises(InputError, match=f"^{name}=: not for pairs= "):
+    with pytest.raises(InputError, match=f"^{name}=: not for a pairs= file "):
         evalgap.audit(pairs=table_7(), **settings)
 
 
@@ -486,7 +442,7 @@ def test_cli_refuses_flags_a_pairs_file_cannot_honour(tmp_path, capsys):
 def test_a_model_without_scores_on_a_task_is_left_out_of_its_ranking_and_said():
     """It was ranked last with no score and chained to the model above it through a pair with
     no items, so the chains held a model the tiers (rank sets) left out."""
-    frame = leaderboard(n_items=400, accuracies=(0.7, 0.6, 0.5))
+    frame = clustered_board(n_items=400, accuracies=(0.7, 0.6, 0.5))
     other = frame.assign(task="second")
     frame = pd.concat([frame, other[other["model"] != "m2"]], ignore_index=True)
     r = audit_scores(align(frame), n_bootstrap=0, n_bootstrap_required_n=0, seed=0)

@@ -22,7 +22,7 @@ from evalgap.stats import sequential, tests
 from conftest import shared_file
 from synthetic import leaderboard_matrix
 
-REFERENCE = Path(__file__).parent / "fixtures" / "identity"
+REFERENCE = Path(__file__).parents[1] / "fixtures" / "identity"
 OPTIONS = dict(family="all", n_bootstrap=0, n_bootstrap_required_n=0, n_cluster_bootstrap=0)
 
 

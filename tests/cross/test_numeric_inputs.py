@@ -66,7 +66,7 @@ CLI_CASES = [
             "0.3",
         ],
         2,
-        "power must exceed alpha (0.05)",
+        "--power must exceed --alpha (0.05)",
         "needs",
         id="power-below-alpha-refused",
     ),

@@ -18,6 +18,6 @@ def test_store_add_runs_without_datetime_utc(tmp_path, monkeypatch):
     ).to_csv(csv, index=False)
     store = tmp_path / "s.duckdb"
     evalgap.store_add(store, [csv])
-    back = evalgap.read_store(store)
+    back = evalgap.store_read(store)
     assert sorted(back.frame["model"].unique()) == ["a", "b"]
     assert back.frame["score"].astype(float).sum() == 3.0

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
-from evalgap.cli import main
 from test_compare_groups import _frame
+
+from evalgap.cli import main
 
 
 def test_group_verdict_keeps_model_names_and_labels_as_written(tmp_path, capsys):

@@ -19,7 +19,7 @@ from evalgap.io.inspect_logs import read_inspect
 from evalgap.io.lm_eval import read_lm_eval
 from evalgap.io.tables import read_frame, read_long_table
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "frameworks"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "frameworks"
 EVAL = next((FIXTURES / "inspect" / "plain_eval").glob("*.eval"))
 MiB = 2**20
 

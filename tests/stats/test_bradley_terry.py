@@ -247,7 +247,8 @@ def test_a_json_array_of_battles_is_read_record_by_record(run_cli, tmp_path):
     assert "--format lm-eval does not apply to battles" in refused.stderr
     stray = run_cli("ranks", "--battles", path, "--model-column", "m", "--bootstrap", "empirical")
     assert stray.returncode == 2
-    assert "--model-column, --bootstrap: score-table options do not apply" in stray.stderr
+    refusal = "--model-column, --bootstrap: per-item score options do not apply to --battles"
+    assert refusal in stray.stderr
     with pytest.raises(InputError, match="models=: per-item score options do not apply"):
         evalgap.ranks(battles=path, models=["x"])
 

@@ -22,7 +22,7 @@ import evalgap.simulate as simulate
 from evalgap.cli import cli
 from evalgap.report.json_output import to_json
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TWO_MODELS = ROOT / "examples" / "two_models.csv"
 PILOT_RUNS = ROOT / "examples" / "pilot_runs.csv"
 

@@ -25,7 +25,7 @@ from evalgap._scores import align
 from evalgap.jobs.audit import audit_counts, audit_scores
 from evalgap.report.html import audit_report
 
-from test_audit import leaderboard, table_7
+from synthetic import clustered_board, table_7
 
 BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
 if BROWSER is None and os.environ.get("CI"):
@@ -132,7 +132,7 @@ def long_named(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def test_clustered_report_at_1280px(tmp_path):
-    frame = long_named(leaderboard(cluster_effect=0.6, n_items=2000))
+    frame = long_named(clustered_board(cluster_effect=0.6, n_items=2000))
     result = audit_scores(align(frame), n_cluster_bootstrap=200, seed=3)
     path = tmp_path / "audit.html"
     text = audit_report(result, provenance={"command": "evalgap audit", "inputs": []})
@@ -160,7 +160,7 @@ def test_clustered_report_at_1280px(tmp_path):
 
 def test_all_pairs_report_with_heatmap_at_1280px(tmp_path):
     accuracies = tuple(np.linspace(0.75, 0.55, 9))
-    frame = long_named(leaderboard(n_items=800, accuracies=accuracies, seed=1))
+    frame = long_named(clustered_board(n_items=800, accuracies=accuracies, seed=1))
     result = audit_scores(align(frame), family="all", n_cluster_bootstrap=0, seed=1)
     path = tmp_path / "all.html"
     path.write_text(audit_report(result), encoding="utf-8")
@@ -185,7 +185,7 @@ def test_ranks_page_in_the_browser(tmp_path):
     import evalgap
     from evalgap.report.html import ranks_report
 
-    frame = long_named(leaderboard(n_items=1500))
+    frame = long_named(clustered_board(n_items=1500))
     result = evalgap.ranks(frame, n_bootstrap=300)
     path = tmp_path / "ranks.html"
     text = ranks_report(result, provenance={"command": "evalgap ranks", "inputs": []})

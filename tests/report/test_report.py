@@ -23,8 +23,8 @@ from evalgap.jobs.audit import audit_counts, audit_scores
 from evalgap.report import html as html_report
 from evalgap.report.text import clean, markup, number, plural
 
-from test_audit import leaderboard, table_7
-from test_cli import EVALGAP
+from conftest import EVALGAP
+from synthetic import clustered_board, table_7
 
 LONG = "organisation-name/Some-Very-Long-Model-Name-70B-Instruct-v0.3_5shots"
 
@@ -181,7 +181,7 @@ def test_graded_audit_gives_the_full_report(tmp_path, capsys):
 
 @pytest.fixture(scope="module")
 def small_audit():
-    return audit_scores(align(leaderboard(n_items=600)), n_cluster_bootstrap=0, seed=1)
+    return audit_scores(align(clustered_board(n_items=600)), n_cluster_bootstrap=0, seed=1)
 
 
 def test_report_leads_with_models_and_names_no_json_keys(small_audit):
@@ -212,7 +212,7 @@ def test_rankings_columns_from_the_lead_are_shown_when_present(small_audit):
 
 @pytest.fixture(scope="module")
 def all_pairs_audit():
-    frame = leaderboard(n_items=300, accuracies=tuple(np.linspace(0.8, 0.5, 14)), seed=2)
+    frame = clustered_board(n_items=300, accuracies=tuple(np.linspace(0.8, 0.5, 14)), seed=2)
     return audit_scores(align(frame), family="all", n_cluster_bootstrap=0, n_bootstrap=0, seed=2)
 
 
@@ -284,7 +284,7 @@ def test_counts_report_without_per_item_data():
 
 
 def test_figures_raise_no_library_warning():
-    frame = leaderboard(n_items=400, accuracies=tuple(np.linspace(0.8, 0.5, 6)), seed=4)
+    frame = clustered_board(n_items=400, accuracies=tuple(np.linspace(0.8, 0.5, 6)), seed=4)
     frame["model"] = frame["model"].map(lambda m: f"{LONG}-{m}-$x^2$")
     result = audit_scores(align(frame), n_cluster_bootstrap=20, seed=4)
     with warnings.catch_warnings():
@@ -321,7 +321,7 @@ def test_too_narrow_width_wraps_rows_instead_of_dropping_columns(tmp_path, capsy
 def test_pair_table_says_how_many_rows_it_shows(capsys):
     from evalgap.report.terminal import make_console, render_audit
 
-    frame = leaderboard(n_items=200, accuracies=tuple(np.linspace(0.70, 0.60, 48)), seed=5)
+    frame = clustered_board(n_items=200, accuracies=tuple(np.linspace(0.70, 0.60, 48)), seed=5)
     result = audit_scores(align(frame), n_cluster_bootstrap=0, n_bootstrap=0, seed=5)
     unresolved = int((~result.to_frame()["resolved_fixed_n"]).sum())
     assert unresolved > 40
@@ -415,7 +415,7 @@ def test_tiers_and_chains_read_the_same_in_terminal_json_and_html(capsys):
 
 def test_audit_page_uses_q_not_r_and_says_what_unresolved_means():
     r = audit_scores(
-        align(leaderboard(n_items=800)), n_bootstrap=0, n_bootstrap_required_n=0,
+        align(clustered_board(n_items=800)), n_bootstrap=0, n_bootstrap_required_n=0,
         n_rank_bootstrap=0, n_cluster_bootstrap=0,
     )  # fmt: skip
     page = html_report.audit_report(r)
@@ -433,7 +433,7 @@ def test_audit_page_uses_q_not_r_and_says_what_unresolved_means():
     assert binned.loc["total", "q_median"] == pytest.approx(q.median())
     assert binned.loc["total", "q_smallest"] == pytest.approx(q.min())
     all_pairs = audit_scores(
-        align(leaderboard(n_items=800)), family="all", n_bootstrap=0, n_bootstrap_required_n=0,
+        align(clustered_board(n_items=800)), family="all", n_bootstrap=0, n_bootstrap_required_n=0,
         n_rank_bootstrap=0, n_cluster_bootstrap=0,
     )  # fmt: skip
     page = html_report.audit_report(all_pairs)
@@ -442,7 +442,7 @@ def test_audit_page_uses_q_not_r_and_says_what_unresolved_means():
 
 def test_audit_pair_table_fits_with_the_gap_interval_and_the_rest_behind_details():
     r = audit_scores(
-        align(leaderboard(n_items=800)), n_bootstrap=0, n_bootstrap_required_n=0,
+        align(clustered_board(n_items=800)), n_bootstrap=0, n_bootstrap_required_n=0,
         n_rank_bootstrap=0, n_cluster_bootstrap=0,
     )  # fmt: skip
     page = html_report.audit_report(r)
@@ -469,7 +469,7 @@ def test_audit_terminal_report_of_200k_character_names_is_linear(capsys):
     from evalgap.report.text import MAX_DISPLAY_NAME, display_name
 
     long_a, long_b = "a" * 200_000, "a" * 199_999 + "b"
-    frame = leaderboard(n_items=300, accuracies=(0.7, 0.6, 0.5))
+    frame = clustered_board(n_items=300, accuracies=(0.7, 0.6, 0.5))
     frame["model"] = frame["model"].map({"m0": long_a, "m1": long_b, "m2": "short"})
     r = audit_scores(align(frame), n_bootstrap=0, n_bootstrap_required_n=0)
     render_audit(r, make_console())
@@ -491,7 +491,7 @@ def test_audit_page_of_long_names_draws_short_labels():
     from evalgap.report.text import display_name
 
     long_a, long_b = "a" * 50_000, "a" * 49_999 + "b"
-    frame = leaderboard(n_items=300, accuracies=(0.7, 0.6, 0.5))
+    frame = clustered_board(n_items=300, accuracies=(0.7, 0.6, 0.5))
     frame["model"] = frame["model"].map({"m0": long_a, "m1": long_b, "m2": "short"})
     frame["task"] = "t" * 50_000
     r = audit_scores(

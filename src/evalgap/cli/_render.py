@@ -1,0 +1,187 @@
+"""Output of a command: the console, notes on stderr, progress bars, the result's renderer."""
+
+from __future__ import annotations
+
+import contextlib
+
+import click
+
+
+def note(text: str) -> None:
+    """A dim line on stderr (where a file was written)."""
+    from evalgap.report.text import markup
+
+    console(stderr=True).print(f"[dim]{markup(text)}[/]")
+
+
+def console(*, stderr: bool = False):
+    """The Console of this invocation (honours --width; full width when not a terminal)."""
+    from evalgap.report.terminal import make_console
+
+    ctx = click.get_current_context(silent=True)
+    width = (ctx.find_root().obj or {}).get("width") if ctx is not None else None
+    return make_console(stderr=stderr, width=width)
+
+
+class progress_bar:
+    """A progress bar on stderr (silent with --json), driven by the job's own callback.
+
+    The job calls ``report(done, total)`` (or ``report(done, total, label)`` to name its
+    phase); the bar takes its total from the job, so the CLI never repeats it. With
+    ``by_bytes``, the callback counts bytes read and the bar shows a time estimate (on a
+    terminal only: logs stay clean).
+    """
+
+    def __init__(self, quiet: bool, title: str, by_bytes: bool = False):
+        self.quiet, self.title, self.by_bytes = quiet, title, by_bytes
+        self.progress = None
+        self.task = None
+
+    def __enter__(self):
+        # on a terminal only: elsewhere the bar draws nothing but leaves a blank line on
+        # stderr, before the one-line error when the job fails
+        if self.quiet or not console(stderr=True).is_terminal:
+            return lambda *_: None
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        estimate = (TimeRemainingColumn(),) if self.by_bytes else ()
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TimeElapsedColumn(),
+            *estimate,
+            console=console(stderr=True),
+            transient=True,
+        )
+        return self.report
+
+    def report(self, done, total, label: str | None = None) -> None:
+        # started at the first report: an option refused before any work leaves stderr one line
+        if self.task is None:
+            self.task = self.progress.add_task(self.title, total=total)
+            self.progress.start()
+        description = f"{self.title}: {label}" if label else self.title
+        self.progress.update(self.task, completed=done, total=total, description=description)
+
+    def __exit__(self, *exc):
+        if self.task is not None:
+            self.progress.stop()
+        return False
+
+
+@contextlib.contextmanager
+def working(quiet: bool, title: str, *, by_bytes: bool = False):
+    """A progress bar for one library call: the reading of score tables, then the job's phases.
+
+    Yields the callback to hand to a job that reports its progress; reads of tables report
+    through the same bar (labelled 'reading scores'), so only one bar is ever live.
+    """
+    from evalgap.io.tables import reporting_progress
+
+    with progress_bar(quiet, title, by_bytes=by_bytes) as report:
+
+        def reading(done, total):
+            report(done, total, "reading scores")
+
+        with reporting_progress(reading):
+            yield report
+
+
+# The terminal renderer of each result type (by class name, so this module imports no job);
+# every other result of the simulation studies and of the store has one renderer each.
+RENDERERS = {
+    "CompareResult": "render_compare",
+    "CompareGroupsResult": "render_compare_groups",
+    "WeightedCompareResult": "render_weighted_compare",
+    "PlanResult": "render_plan",
+    "DegradationPlan": "render_plan_degradation",
+    "NonInferiorityPlan": "render_plan_degradation",
+    "PilotPlan": "render_pilot_plan",
+    "SamplingDesign": "render_sampling_design",
+    "DataSummary": "render_data",
+    "AuditResult": "render_audit",
+    "RanksResult": "render_ranks",
+    "DegradeResult": "render_degrade",
+    "TrimResult": "render_trim",
+    "WatchStatus": "render_watch",
+}
+RENDERERS_BY_MODULE = {
+    "evalgap.jobs.simulate": "render_simulation",
+    "evalgap.jobs.monitoring": "render_simulation",
+    "evalgap.jobs.rank_coverage": "render_simulation",
+    "evalgap.jobs.store": "render_store",
+}
+
+
+def renderer(result):
+    """The terminal renderer of ``result``, found from its type."""
+    from evalgap.report import terminal
+
+    kind = type(result)
+    name = RENDERERS.get(kind.__name__) or RENDERERS_BY_MODULE.get(kind.__module__)
+    if name is None:
+        raise TypeError(f"no terminal renderer for {kind.__name__}")
+    if name == "render_compare_groups":
+        from evalgap.report.groups import render_compare_groups
+
+        return render_compare_groups
+    return getattr(terminal, name)
+
+
+def emit(result, json: bool = False) -> None:
+    """Print ``result``: as JSON (with --json; a dict as it is), or through its renderer."""
+    if json:
+        from evalgap.report.json_output import to_json
+
+        ctx = click.get_current_context(silent=True)
+        indent = (ctx.find_root().obj or {}).get("json_indent") if ctx is not None else None
+        click.echo(to_json(result, indent=indent))
+        return
+    renderer(result)(result, console())
+
+
+def given_options() -> dict:
+    """The options of this invocation the user gave (not left at their defaults)."""
+    ctx = click.get_current_context()
+    return {
+        param.opts[0]: ctx.params[param.name]
+        for param in ctx.command.params
+        if param.name in ctx.params
+        and ctx.get_parameter_source(param.name) is not click.core.ParameterSource.DEFAULT
+    }
+
+
+def write_html(result, path: str, sources: list, *, quiet: bool) -> None:
+    """--html: the result's self-contained HTML page, with what produced it."""
+    from evalgap.report.html import audit_report, provenance, ranks_report, write_report
+
+    page = {"AuditResult": audit_report, "RanksResult": ranks_report}[type(result).__name__]
+    command = click.get_current_context().command.name
+    made_by = provenance(sources, given_options(), command=command)
+    write_report(path, page(result, provenance=made_by))
+    if not quiet:
+        note(f"report written to {path}")
+
+
+# The figure of each study's result (report.plots), by class name.
+FIGURES = {
+    "CalibrationResult": "calibration_figure",
+    "ProspectiveResult": "prospective_figure",
+    "PowerCurveResult": "power_curve_figure",
+    "SequentialResult": "sequential_figure",
+    "AggregationResult": "aggregation_figure",
+    "RankCoverageResult": "rank_coverage_figure",
+}
+
+
+def save_plot(result, path: str) -> None:
+    """--plot: draw the result's figure into ``path`` (.png, .svg or .pdf)."""
+    from evalgap.report import plots
+
+    plots.save_figure(getattr(plots, FIGURES[type(result).__name__])(result), path)

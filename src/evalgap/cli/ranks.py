@@ -1,0 +1,83 @@
+"""evalgap ranks: the simultaneous rank sets each model can claim."""
+
+from __future__ import annotations
+
+import click
+
+from evalgap.cli._command import command
+from evalgap.cli._load import inputs, score_keywords
+from evalgap.cli._options import SCORE_SOURCES, loader_options, option
+from evalgap.cli._render import emit, working, write_html
+
+RANKS_EXAMPLES = """
+\b
+Examples:
+  # Which rank can each of 29 MMLU-Pro models claim (subject clusters resampled)?
+  evalgap ranks --scores ../shared/data/mmlu_pro/mmlu_pro_long.csv.gz \\
+      --cluster-column category --html ranks.html
+\b
+  # An LLM-judge board (graded preferences against a fixed baseline):
+  evalgap ranks --scores ../shared/data/alpaca_eval/alpaca_eval_long.csv.gz \\
+      --score-column win --top-k 5 --json
+\b
+  # Arena battles (model_a, model_b, winner), Bradley-Terry:
+  evalgap ranks --battles battles.csv
+"""
+
+
+@command(epilog=RANKS_EXAMPLES + SCORE_SOURCES)
+@click.option(
+    "--battles",
+    type=click.Path(dir_okay=False),
+    help="Arena battles (model_a, model_b, winner) instead of --scores: a table, JSON Lines "
+    "or a JSON array (LMArena's clean_battle files).",
+)
+@loader_options
+@option("n_bootstrap", default=1000, help="Bootstrap replicates of the rank sets.")
+@option("seed")
+@click.option(
+    "--top-k",
+    type=click.IntRange(min=1),
+    help="Also list the models that could be among the best K.",
+)
+@click.option(
+    "--method",
+    type=click.Choice(["auto", "bootstrap", "holm"]),
+    default="auto",
+    show_default=True,
+    help="Max-t stepdown bootstrap, Holm pairwise tests, or the bootstrap unless there are "
+    "too many models for the items.",
+)
+@click.option(
+    "--bootstrap",
+    type=click.Choice(["multiplier", "empirical"]),
+    default="multiplier",
+    show_default=True,
+    help="Gaussian multiplier weights on items (clusters), or items resampled with replacement.",
+)
+@click.option(
+    "--ties",
+    type=click.Choice(["half", "davidson"]),
+    default="half",
+    show_default=True,
+    help="Battles: a tie as half a win each, or Davidson's tie model.",
+)
+@option("html")
+@option("json")
+@option("alpha")
+def ranks(json, html, **given):
+    """Which rank can each model claim? (simultaneous rank sets and tiers)
+
+    Per task, all pairs' differences are bounded at once (studentized max-|t| bootstrap with
+    stepdown); each model gets the set of ranks it can claim, a marginal set, and a tier.
+    With --battles, --format names the battle file's format.
+    """
+    from evalgap.jobs.api import ranks as ranks_job
+
+    sources = [given["battles"]] if given["battles"] else inputs(given)
+    source = score_keywords(given)
+    with working(json, "ranks") as progress:
+        result = ranks_job(**source, progress=progress, **given)
+    if html:
+        write_html(result, html, sources, quiet=json)
+    emit(result, json)

@@ -1,0 +1,232 @@
+"""evalgap simulate: the simulation studies behind every prescription."""
+
+from __future__ import annotations
+
+import functools
+
+import click
+
+from evalgap.cli._command import group
+from evalgap.cli._load import score_keywords
+from evalgap.cli._options import PROBABILITY, counts_options, loader_options, option
+from evalgap.cli._render import emit, note, save_plot, working
+
+
+def _simulation_options(func=None, *, plot: bool = True):
+    """The options of every study: --json, --jobs, --seed, --alpha (and --plot, when the
+    study has a figure)."""
+    if func is None:
+        return lambda f: _simulation_options(f, plot=plot)
+    options = [
+        option("json"),
+        click.option(
+            "--jobs",
+            type=click.IntRange(min=1),
+            default=1,
+            show_default=True,
+            help="Processes to spread the trials over; results do not depend on it.",
+        ),
+        option("seed", help="Seed of every random stream."),
+        option("alpha"),
+    ]
+    if plot:
+        options.insert(0, option("plot"))
+    for decorate in options:
+        func = decorate(func)
+    return func
+
+
+def _examples(*lines: str) -> str:
+    """An Examples block for a study's --help."""
+    return "\n\b\nExamples:\n" + "".join(f"  {line}\n" for line in lines)
+
+
+def _run(study, title: str, json: bool, plot: str | None = None, **settings) -> None:
+    """Run one study with a progress bar, then print it and draw its figure."""
+    with working(json, title) as progress:
+        result = study(progress=progress, **settings)
+    if plot:
+        save_plot(result, plot)
+    emit(result, json)
+    if plot and not json:
+        note(f"figure written to {plot}")
+
+
+@group()
+def simulate():
+    """Simulation studies: calibrate every test and check every prescription.
+
+    \b
+    Examples:
+      evalgap simulate calibration --plot calibration.png
+      evalgap simulate prospective --scores ../shared/data/mmlu_pro/mmlu_pro_long.csv.gz \\
+          --pair gemma-7b_5shots Meta-Llama-3-8B_5shots
+      evalgap simulate power-curve --kind graded --plot graded.svg
+      evalgap simulate sequential --both-correct 618 --a-only 100 --b-only 78 --both-wrong 376
+      evalgap simulate aggregation --jobs 2 --json
+      evalgap simulate rank-coverage --simulations 100
+      evalgap simulate monitoring --trials 500
+    """
+
+
+@simulate.command(epilog=_examples("evalgap simulate calibration --plot calibration.png"))
+@click.option("--n-items", type=click.IntRange(min=10), default=500, show_default=True)
+@option("trials", default=1500, help="Trials per grid cell and hypothesis.")
+@option(
+    "n_bootstrap",
+    type=click.IntRange(min=10),
+    default=1000,
+    help="Bootstrap resamples per trial for the paired bootstrap test.",
+)
+@option("power")
+@_simulation_options
+def calibration(**given):
+    """Type-I error and power of five paired tests on the (p, rho_z) grid (Table 2)."""
+    from evalgap.jobs.simulate import calibration as study
+
+    _run(study, "calibration", **given)
+
+
+@simulate.command(
+    epilog=_examples(
+        "evalgap simulate prospective --scores ../shared/data/mmlu_pro/mmlu_pro_long.csv.gz \\",
+        "    --pair gemma-7b_5shots Meta-Llama-3-8B_5shots",
+    )
+)
+@loader_options
+@click.option(
+    "--pair",
+    "pairs",
+    nargs=2,
+    multiple=True,
+    metavar="A B",
+    help="Two models of --scores to subsample (repeatable).",
+)
+@option("trials", default=1000, help="Subsamples per pair and size.")
+@option("power")
+@_simulation_options
+def prospective(**given):
+    """Empirical McNemar power at 0.8 N*, N* and 1.2 N* of real pairs (Table 10)."""
+    from evalgap.jobs.simulate import prospective_study
+
+    source = score_keywords(given)
+    _run(prospective_study, "prospective", **source, **given)
+
+
+@simulate.command(
+    "power-curve", epilog=_examples("evalgap simulate power-curve --kind graded --plot graded.svg")
+)
+@click.option(
+    "--kind",
+    type=click.Choice(["binary", "graded"]),
+    default="binary",
+    show_default=True,
+    help="Latent-copula Bernoulli or Beta(4, 2) graded scores.",
+)
+@click.option(
+    "--delta",
+    "deltas",
+    type=float,
+    multiple=True,
+    help="Gaps to trace (repeatable; default 0.02, 0.04, 0.08).",
+)
+@option("trials", show_default=False, help="Trials per point (default 500 binary, 200 graded).")
+@option(
+    "n_bootstrap",
+    type=click.IntRange(min=10),
+    show_default=False,
+    help="Bootstrap resamples per trial (default 500 binary, 200 graded).",
+)
+@option("power")
+@_simulation_options
+def power_curve(deltas, **given):
+    """Bootstrap power against n, with N* marked (Figures 5-6)."""
+    from evalgap.jobs.simulate import power_curve as study
+
+    _run(study, "power curve", deltas=deltas or (0.02, 0.04, 0.08), **given)
+
+
+@simulate.command(
+    epilog=_examples(
+        "evalgap simulate sequential --both-correct 618 --a-only 100 --b-only 78 \\",
+        "    --both-wrong 376",
+    )
+)
+@functools.partial(counts_options, required=True)
+@option("trials", default=600, help="Trials under H0 and under H1.")
+@click.option(
+    "--horizon-factor",
+    "--horizon",
+    "horizon_factor",
+    type=click.FloatRange(min=1.0),
+    default=5.0,
+    show_default=True,
+    help="Items to follow, as a multiple of N* (--horizon: the old spelling).",
+)
+@option("mixture")
+@option("power")
+@_simulation_options
+def sequential(both_correct, a_only, b_only, both_wrong, **given):
+    """The mixture e-process under H0 and H1, calibrated to a pair (Appendix C, Figure 4)."""
+    from evalgap.jobs.simulate import sequential_study
+
+    counts = (both_correct, a_only, b_only, both_wrong)
+    _run(functools.partial(sequential_study, counts), "sequential", **given)
+
+
+@simulate.command(epilog=_examples("evalgap simulate aggregation --jobs 2 --json"))
+@click.option("--max-tasks", type=click.IntRange(min=1, max=100), default=20, show_default=True)
+@click.option(
+    "--experiments", "n_experiments", type=click.IntRange(min=10), default=1000, show_default=True
+)
+@click.option("--flip-rate", type=PROBABILITY, default=0.1, show_default=True)
+@_simulation_options
+def aggregation(max_tasks, **given):
+    """Rejection rates of pooled, max-drop, Fisher and any-of-three against T (Figure 3)."""
+    from evalgap.jobs.simulate import aggregation_study
+
+    _run(aggregation_study, "aggregation", task_counts=tuple(range(1, max_tasks + 1)), **given)
+
+
+@simulate.command(epilog=_examples("evalgap simulate monitoring --trials 500"))
+@option("trials", default=2000, help="Simulated evaluations per scenario.")
+@click.option(
+    "--horizon",
+    type=click.IntRange(min=2),
+    default=2000,
+    show_default=True,
+    help="Items followed; the rule looks after every one.",
+)
+@click.option(
+    "--models",
+    "n_models",
+    type=click.IntRange(min=3),
+    default=6,
+    show_default=True,
+    help="Models of the e-BH family scenario.",
+)
+@_simulation_options(plot=False)
+def monitoring(**given):
+    """Type-I error of stopping when `watch` says decided, looking after every item."""
+    from evalgap.jobs.monitoring import monitoring_study
+
+    _run(monitoring_study, "monitoring", **given)
+
+
+@simulate.command(
+    "rank-coverage", epilog=_examples("evalgap simulate rank-coverage --simulations 100")
+)
+@option(
+    "simulations",
+    type=click.IntRange(min=10),
+    default=200,
+    show_default=True,
+    help="Simulated leaderboards per configuration.",
+)
+@option("n_bootstrap", default=400, help="Bootstrap draws of each rank-set computation.")
+@_simulation_options
+def rank_coverage(**given):
+    """Simultaneous coverage of the true ranks by `evalgap ranks` (near-ties, many models)."""
+    from evalgap.jobs.rank_coverage import rank_coverage as study
+
+    _run(study, "rank coverage", **given)
