@@ -6,16 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from evalgap.cli._options import NOT_LOAD_OPTIONS
-
-# The loader flags a job takes as keywords of its own (the rest travel in ``options``).
-COLUMN_OPTIONS = (
-    "model_column",
-    "item_column",
-    "score_column",
-    "task_column",
-    "run_column",
-    "cluster_column",
-)
+from evalgap.jobs._inputs import COLUMN_OPTIONS  # the loader flags a job takes as its own
 
 
 def score_keywords(

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
@@ -44,6 +43,7 @@ if TYPE_CHECKING:  # the audit imports the rank job only when it runs it
     from evalgap.jobs.ranks import RanksResult
 from evalgap.errors import InputError
 from evalgap.io import counts as count_columns
+from evalgap.jobs._pages import HtmlPage
 from evalgap.jobs.pair_tests import pair_tests
 from evalgap.stats import _validate, intervals, multiplicity, resample, sequential
 from evalgap.stats import clusters as cl
@@ -399,7 +399,7 @@ def _json_ints(values) -> list:
 
 
 @dataclass(frozen=True, repr=False)
-class AuditResult(Result):
+class AuditResult(HtmlPage, Result):
     """Everything ``evalgap audit`` reports (the documented ``--json`` contract).
 
     Attributes
@@ -477,36 +477,6 @@ class AuditResult(Result):
     def to_frame(self) -> pd.DataFrame:
         """Return the per-pair table as a DataFrame (see :class:`PairTable`)."""
         return self.pairs.to_frame()
-
-    def to_html(
-        self,
-        path: str | os.PathLike | None = None,
-        *,
-        title: str | None = None,
-        provenance: dict | None = None,
-    ) -> str:
-        """Return the HTML report of ``audit --html`` (written to ``path`` when given).
-
-        See :func:`evalgap.report_html`: the same page as the command line's, apart from
-        the provenance section.
-
-        Parameters
-        ----------
-        path : str or Path, optional
-            Where to write the page.
-        title : str, optional
-            The page title.
-        provenance : dict, optional
-            What produced the result (the command line records its inputs and options).
-
-        Returns
-        -------
-        str
-            The self-contained HTML page.
-        """
-        from evalgap.report.html import report_html
-
-        return report_html(self, path, title=title, provenance=provenance)
 
     @property
     def verdict(self) -> str:

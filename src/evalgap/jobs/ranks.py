@@ -11,7 +11,6 @@ go through Bradley-Terry (:mod:`evalgap.stats.bradley_terry`) and the same sets.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +22,7 @@ import pandas as pd
 from evalgap._results import Result
 from evalgap._scores import AlignmentReport, ScoreSet
 from evalgap.errors import InputError, escape
+from evalgap.jobs._pages import HtmlPage
 from evalgap.stats import _validate, resample
 
 RANK_COLUMNS = (
@@ -41,7 +41,7 @@ RANK_COLUMNS = (
 
 
 @dataclass(frozen=True, repr=False)
-class RanksResult(Result):
+class RanksResult(HtmlPage, Result):
     """Everything ``evalgap ranks`` reports (the documented ``--json`` contract).
 
     Attributes
@@ -111,36 +111,6 @@ class RanksResult(Result):
             out["marginal_low"] = m["rank_low"].reindex(keys).to_numpy()
             out["marginal_high"] = m["rank_high"].reindex(keys).to_numpy()
         return out
-
-    def to_html(
-        self,
-        path: str | os.PathLike | None = None,
-        *,
-        title: str | None = None,
-        provenance: dict | None = None,
-    ) -> str:
-        """Return the HTML report of ``ranks --html`` (written to ``path`` when given).
-
-        See :func:`evalgap.report_html`: the same page as the command line's, apart from
-        the provenance section.
-
-        Parameters
-        ----------
-        path : str or Path, optional
-            Where to write the page.
-        title : str, optional
-            The page title.
-        provenance : dict, optional
-            What produced the result (the command line records its inputs and options).
-
-        Returns
-        -------
-        str
-            The self-contained HTML page.
-        """
-        from evalgap.report.html import report_html
-
-        return report_html(self, path, title=title, provenance=provenance)
 
     def models_of(self, task: str) -> list[str]:
         """The models of ``task`` in the order of ``shown_better``'s rows."""
