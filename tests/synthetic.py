@@ -246,3 +246,37 @@ def clustered_board(
         for j in range(len(accuracies))
     ]
     return pd.DataFrame(rows)
+
+
+def two_model_board() -> pd.DataFrame:
+    """1,000 items: only a right on 50, only b right on 28 (Wald t = 22 / sqrt(78 - 0.484) =
+    2.50). Fixed n asks t >= z_0.975 + z_0.8 = 2.80, so the pair is unresolved and a, b form
+    one unresolved chain; the rank set of two models asks only |t| >= about 1.96, so a is
+    shown better than b and they are two tiers."""
+    a = np.r_[np.ones(50), np.zeros(28), np.ones(600), np.zeros(322)]
+    b = np.r_[np.zeros(50), np.ones(28), np.ones(600), np.zeros(322)]
+    items = [f"q{i}" for i in range(1000)]
+    return pd.concat(
+        [
+            pd.DataFrame({"model": name, "task": "all", "item_id": items, "score": values})
+            for name, values in (("a", a), ("b", b))
+        ],
+        ignore_index=True,
+    )
+
+
+def grouped_pair(seed=0, n=600):
+    rng = np.random.default_rng(seed)
+    group = rng.choice(["g1", "g2", "g3"], n)
+    shift = pd.Series({"g1": 0.15, "g2": 0.02, "g3": 0.0})[group].to_numpy()
+    a = (rng.random(n) < 0.6 + shift).astype(float)
+    b = (rng.random(n) < 0.6).astype(float)
+    ids = [f"q{i}" for i in range(n)]
+    return pd.DataFrame(
+        {
+            "model": ["a"] * n + ["b"] * n,
+            "task": np.concatenate([group, group]),
+            "item_id": ids + ids,
+            "score": np.concatenate([a, b]),
+        }
+    )

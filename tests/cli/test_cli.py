@@ -333,7 +333,7 @@ def test_inspect_data_help_lists_the_sources(run_cli):
 
 
 def test_audit_pairs_file_json(run_cli, tmp_path):
-    from test_audit import table_7
+    from synthetic import table_7
 
     path = tmp_path / "pairs.csv"
     table_7().to_csv(path, index=False)

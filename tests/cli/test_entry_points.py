@@ -43,7 +43,7 @@ def test_plan():
 
 
 def test_audit(tmp_path):
-    from test_audit import table_7
+    from synthetic import table_7
 
     path = tmp_path / "pairs.csv"
     table_7().to_csv(path, index=False)

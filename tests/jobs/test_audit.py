@@ -15,7 +15,7 @@ from evalgap.io.sources import LoadOptions, load_scores
 from evalgap.jobs.audit import audit_counts, audit_scores
 
 from conftest import shared_file
-from synthetic import clustered_board, table_7
+from synthetic import clustered_board, table_7, two_model_board
 
 JSON_KEYS = {"family_size", "bonferroni_inflation", "unresolved", "pairs", "tiers"}
 PAIR_KEYS = {
@@ -265,23 +265,6 @@ def test_counts_table_of_all_pairs_is_the_all_family_with_one_row_per_model():
 
 
 # --- chains and tiers: two things, two names ------------------------------------------------
-
-
-def two_model_board() -> pd.DataFrame:
-    """1,000 items: only a right on 50, only b right on 28 (Wald t = 22 / sqrt(78 - 0.484) =
-    2.50). Fixed n asks t >= z_0.975 + z_0.8 = 2.80, so the pair is unresolved and a, b form
-    one unresolved chain; the rank set of two models asks only |t| >= about 1.96, so a is
-    shown better than b and they are two tiers."""
-    a = np.r_[np.ones(50), np.zeros(28), np.ones(600), np.zeros(322)]
-    b = np.r_[np.zeros(50), np.ones(28), np.ones(600), np.zeros(322)]
-    items = [f"q{i}" for i in range(1000)]
-    return pd.concat(
-        [
-            pd.DataFrame({"model": name, "task": "all", "item_id": items, "score": values})
-            for name, values in (("a", a), ("b", b))
-        ],
-        ignore_index=True,
-    )
 
 
 def test_tiers_are_the_rank_set_tiers_and_chains_are_their_own_thing():

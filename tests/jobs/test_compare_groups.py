@@ -16,29 +16,13 @@ from evalgap.jobs.compare import compare_scores
 from evalgap.jobs.compare_groups import compare_by_group
 
 from conftest import shared_file
+from synthetic import grouped_pair
 
 LLAMA = ("Meta-Llama-3_1-8B-Instruct_5shots", "Meta-Llama-3_1-8B_5shots")
 
 
-def _frame(seed=0, n=600):
-    rng = np.random.default_rng(seed)
-    group = rng.choice(["g1", "g2", "g3"], n)
-    shift = pd.Series({"g1": 0.15, "g2": 0.02, "g3": 0.0})[group].to_numpy()
-    a = (rng.random(n) < 0.6 + shift).astype(float)
-    b = (rng.random(n) < 0.6).astype(float)
-    ids = [f"q{i}" for i in range(n)]
-    return pd.DataFrame(
-        {
-            "model": ["a"] * n + ["b"] * n,
-            "task": np.concatenate([group, group]),
-            "item_id": ids + ids,
-            "score": np.concatenate([a, b]),
-        }
-    )
-
-
 def test_each_group_is_the_pair_on_that_groups_items_with_holm_over_groups():
-    frame = _frame()
+    frame = grouped_pair()
     result = compare_by_group(align(frame), "a", "b", n_bootstrap=0, n_bootstrap_required_n=0)
     raw = []
     for g in result.groups:
@@ -60,7 +44,7 @@ def test_each_group_is_the_pair_on_that_groups_items_with_holm_over_groups():
 
 
 def test_cli_by_a_column_of_the_table(tmp_path, capsys):
-    frame = _frame().rename(columns={"task": "category"})
+    frame = grouped_pair().rename(columns={"task": "category"})
     path = tmp_path / "scores.csv"
     frame.to_csv(path, index=False)
     argv = [
@@ -90,7 +74,7 @@ def test_cli_by_a_column_of_the_table(tmp_path, capsys):
 
 def test_pooled_compare_of_several_tasks_says_it_pools(tmp_path, capsys):
     path = tmp_path / "scores.csv"
-    _frame().to_csv(path, index=False)
+    grouped_pair().to_csv(path, index=False)
     argv = [
         "compare",
         "--scores",
@@ -112,7 +96,7 @@ def test_pooled_compare_of_several_tasks_says_it_pools(tmp_path, capsys):
 
 def test_by_needs_scores_and_a_known_adjustment():
     with pytest.raises(InputError, match="adjustment must be one of"):
-        compare_by_group(align(_frame()), "a", "b", adjustment="fdr")
+        compare_by_group(align(grouped_pair()), "a", "b", adjustment="fdr")
 
 
 def test_mmlu_pro_llama_by_category():

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import json
 
-from test_compare_groups import _frame
-
 from evalgap.cli import main
+
+from synthetic import grouped_pair
 
 
 def test_group_verdict_keeps_model_names_and_labels_as_written(tmp_path, capsys):
     # The terminal upper-cased the verdict's first letter, the first letter of model A's
     # name: 'a' was reported as 'A' (a different model). Hostile group labels (markup,
     # escapes, bidi) are shown inert, and a group of one item is left out and counted.
-    frame = _frame().rename(columns={"task": "category"})
+    frame = grouped_pair().rename(columns={"task": "category"})
     frame["model"] = frame["model"].map({"a": "gpt-x", "b": "b"})
     evil = "\x1b[31mred\x1b[0m[red]x[/red]\u202e=1+1"
     frame["category"] = frame["category"].map({"g1": evil, "g2": "g2", "g3": "g3"})
@@ -35,7 +35,7 @@ def test_items_left_out_of_the_groups_are_counted_in_terminal_and_json(tmp_path,
     # Rows with no group label, and an item one model files under another group, vanished
     # from the grouped comparison without a word (the pooled n just shrank); now the
     # alignment's exclusions are notes of the result, in the terminal and in --json.
-    frame = _frame().rename(columns={"task": "category"})
+    frame = grouped_pair().rename(columns={"task": "category"})
     blank = frame["item_id"].isin([f"q{i}" for i in range(7)])
     frame.loc[blank, "category"] = ""
     moved = (frame["model"] == "b") & (frame["item_id"] == "q10")

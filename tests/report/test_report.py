@@ -394,7 +394,7 @@ def test_tiers_and_chains_read_the_same_in_terminal_json_and_html(capsys):
     from evalgap.report.json_output import to_json
     from evalgap.report.terminal import make_console, render_audit
 
-    from test_audit import two_model_board
+    from synthetic import two_model_board
 
     r = evalgap.audit(two_model_board(), n_bootstrap=0, n_bootstrap_required_n=0, seed=0)
     method = "95% simultaneous rank sets (max-t stepdown bootstrap, B=1,000)"

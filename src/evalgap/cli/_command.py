@@ -7,11 +7,12 @@ context records the command on the error as it passes, so no message is ever rew
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Callable
+from typing import IO, Any
 
 import click
 
-from evalgap.errors import InputError
+from evalgap.errors import FlagOf, InputError
 
 
 class BadInput(click.ClickException):
@@ -23,7 +24,7 @@ class BadInput(click.ClickException):
         super().__init__(error.render(flag_finder(command)))
         self.error = error
 
-    def show(self, file=None) -> None:
+    def show(self, file: IO[Any] | None = None) -> None:
         from evalgap.report.text import clean
 
         click.echo(f"evalgap: error: {clean(self.message)}", err=True)
@@ -33,22 +34,24 @@ class Context(click.Context):
     """A context that turns an InputError into a BadInput naming the innermost command's
     flags (so ``main`` and click's own runner, ``CliRunner``, print the same line)."""
 
-    def invoke(self, callback, /, *args, **kwargs):
+    def invoke(
+        self, callback: click.Command | Callable[..., Any], /, *args: Any, **kwargs: Any
+    ) -> Any:
         try:
             return super().invoke(callback, *args, **kwargs)
         except InputError as exc:
             raise BadInput(exc, self.command) from exc
 
 
-class _ParsesOptions:
+class _ParsesOptions(click.Command):
     """An InputError raised while an option's value is read (an output file, a figure's
     format) names this command's flag, as one raised by the job does."""
 
-    def parse_args(self, ctx, args):
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
-            return super().parse_args(ctx, args)  # type: ignore[misc]
+            return super().parse_args(ctx, args)
         except InputError as exc:
-            raise BadInput(exc, self) from exc  # type: ignore[arg-type]
+            raise BadInput(exc, self) from exc
 
 
 class Command(_ParsesOptions, click.Command):
@@ -62,11 +65,18 @@ class Group(_ParsesOptions, click.Group):
 
 Group.group_class = Group
 
-command = functools.partial(click.command, cls=Command)
-group = functools.partial(click.group, cls=Group)
+
+def command(name: str | None = None, **attrs: Any) -> Callable[[Callable[..., Any]], Command]:
+    """``click.command`` making one of these commands."""
+    return click.command(name, cls=Command, **attrs)
 
 
-def flag_finder(command: click.Command | None):
+def group(name: str | None = None, **attrs: Any) -> Callable[[Callable[..., Any]], Group]:
+    """``click.group`` making one of these groups (its subcommands are these commands)."""
+    return click.group(name, cls=Group, **attrs)
+
+
+def flag_finder(command: click.Command | None) -> FlagOf:
     """Return ``flag_of(name)``: the command's own option named ``name`` as (flag, is_switch).
 
     The first long flag of the option whose Python name is ``name`` (``--pair`` for
@@ -74,7 +84,7 @@ def flag_finder(command: click.Command | None):
     """
     params = {p.name: p for p in (command.params if command is not None else ())}
 
-    def flag_of(name: str):
+    def flag_of(name: str) -> tuple[str, bool] | None:
         param = params.get(name)
         if not isinstance(param, click.Option):
             return None

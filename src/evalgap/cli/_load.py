@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from evalgap.cli._options import NOT_LOAD_OPTIONS
 from evalgap.jobs._inputs import COLUMN_OPTIONS  # the loader flags a job takes as its own
 
 
-def score_keywords(given: dict, *, data: str = "scores", complete_case: bool = True) -> dict:
+def score_keywords(
+    given: dict[str, Any], *, data: str = "scores", complete_case: bool = True
+) -> dict[str, Any]:
     """Take the loader flags out of ``given``; return them as keywords of a job.
 
     ``data`` is the job's keyword for the score sources (the paths given, Hub downloads
@@ -23,7 +28,7 @@ def score_keywords(given: dict, *, data: str = "scores", complete_case: bool = T
     columns = {k: reading.pop(k) for k in COLUMN_OPTIONS if reading.get(k) is not None}
     tasks = list(reading.get("tasks", ())) or None
     options = LoadOptions(**{k: v for k, v in reading.items() if k in _fields()})
-    keywords = {
+    keywords: dict[str, Any] = {
         "options": None if options == LoadOptions() else options,
         "tasks": tasks,
         **columns,
@@ -45,7 +50,7 @@ def _fields() -> set[str]:
     return {f.name for f in dataclasses.fields(LoadOptions)}
 
 
-def _downloads(repos) -> list[str]:
+def _downloads(repos: Iterable[str]) -> list[str]:
     """Open LLM Leaderboard details downloaded from the Hub, as local paths."""
     if not repos:
         return []
@@ -54,6 +59,6 @@ def _downloads(repos) -> list[str]:
     return [str(download_details(repo)) for repo in repos]
 
 
-def inputs(loader: dict) -> list:
+def inputs(loader: dict[str, Any]) -> list[str]:
     """The score files, Hub repos and store the loader options name (for provenance)."""
     return [*loader["scores"], *loader["hub"], *filter(None, [loader.get("store")])]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 
 import click
 
@@ -29,7 +30,7 @@ from evalgap.errors import InputError
     "unbounded when output is not a terminal).",
 )
 @click.pass_context
-def cli(ctx, width):
+def cli(ctx: click.Context, width: int | None) -> None:
     """evalgap: is a gap between two models real, and could this benchmark have shown it?
 
     Paired tests, required sample sizes (N*), minimum detectable effects and the resolution
@@ -53,7 +54,7 @@ for command in (
     cli.add_command(command)
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit code (0 ok, 2 bad input)."""
     try:
         code = cli.main(args=argv, prog_name="evalgap", standalone_mode=False)

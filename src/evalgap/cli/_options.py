@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+from collections.abc import Callable
+from typing import Any, TypeVar, overload
 
 import click
 
@@ -11,19 +14,27 @@ from evalgap.io.registry import format_help, format_names
 PROBABILITY = click.FloatRange(0, 1, min_open=True, max_open=True)
 COUNT = click.IntRange(min=0)
 
+# A command's function as the option decorators take and return it.
+F = TypeVar("F", bound=Callable[..., Any])
+
 
 class _OutputFile(click.Path):
     """A file to write: its folder checked when the option is read, before any work."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(dir_okay=False)
 
-    def convert(self, value, param, ctx):
+    def convert(
+        self,
+        value: str | os.PathLike[str],
+        param: click.Parameter | None,
+        ctx: click.Context | None,
+    ) -> str | bytes | os.PathLike[str]:
         from evalgap.io._write import check_target
 
-        value = super().convert(value, param, ctx)
-        check_target(value, option=param.opts[0] if param is not None else "--output")
-        return value
+        path = super().convert(value, param, ctx)
+        check_target(path, option=param.opts[0] if param is not None else "--output")
+        return path
 
 
 OUTPUT_FILE = _OutputFile()
@@ -32,12 +43,17 @@ OUTPUT_FILE = _OutputFile()
 class _FigureFile(_OutputFile):
     """A figure to write: its format (by suffix) checked too, before a long study runs."""
 
-    def convert(self, value, param, ctx):
+    def convert(
+        self,
+        value: str | os.PathLike[str],
+        param: click.Parameter | None,
+        ctx: click.Context | None,
+    ) -> str | bytes | os.PathLike[str]:
         from evalgap.report.plots import figure_format
 
-        value = super().convert(value, param, ctx)
-        figure_format(value)  # the library's check, before the study runs
-        return value
+        path = super().convert(value, param, ctx)
+        figure_format(os.fsdecode(path))  # the library's check, before the study runs
+        return path
 
 
 FIGURE_FILE = _FigureFile()
@@ -166,7 +182,7 @@ SHARED_OPTIONS = {
 }
 
 
-def option(name: str, **overrides):
+def option(name: str, **overrides: Any) -> Callable[[F], F]:
     """The shared option ``name`` (see SHARED_OPTIONS), with per-command overrides.
 
     ``--json`` comes with ``--json-indent N``, which only sets how the JSON is written.
@@ -183,28 +199,32 @@ def option(name: str, **overrides):
         callback=_remember_indent,
         help="With --json: indent by N spaces, for people to read (default: compact).",
     )
-    return lambda func: indent(decorate(func))
+
+    def both(func: F) -> F:
+        return indent(decorate(func))
+
+    return both
 
 
-def store_argument(func):
+def store_argument(func: F) -> F:
     """The STORE argument of the store commands: a DuckDB file."""
     return click.argument("store", metavar="STORE", type=click.Path(dir_okay=False))(func)
 
 
-def _remember_indent(ctx, _param, value):
+def _remember_indent(ctx: click.Context, _param: click.Parameter, value: int | None) -> int | None:
     if value is not None:
         ctx.ensure_object(dict)["json_indent"] = value
     return value
 
 
-def counts_options(func, **overrides):
+def counts_options(func: F, **overrides: Any) -> F:
     """The four 2x2 counts."""
     for name in ("both_wrong", "b_only", "a_only", "both_correct"):
         func = option(name, **overrides)(func)
     return func
 
 
-def common_test_options(func):
+def common_test_options(func: F) -> F:
     for name in ("json", "alternative", "power", "alpha"):
         func = option(name)(func)
     return func
@@ -218,7 +238,11 @@ SCORE_SOURCES = (
 )
 
 
-def loader_options(func=None, *, exclude: tuple[str, ...] = ()):
+@overload
+def loader_options(func: F, *, exclude: tuple[str, ...] = ()) -> F: ...
+@overload
+def loader_options(func: None = None, *, exclude: tuple[str, ...] = ()) -> Callable[[F], F]: ...
+def loader_options(func: F | None = None, *, exclude: tuple[str, ...] = ()) -> F | Callable[[F], F]:
     """Options shared by every job that reads per-item scores (one loader serves all jobs).
 
     The flags of :class:`~evalgap.io.options.LoadOptions` are built from its fields, so a
@@ -227,7 +251,11 @@ def loader_options(func=None, *, exclude: tuple[str, ...] = ()):
     reads its scores from --pilot or --reference, not --scores), which it then does not offer.
     """
     if func is None:
-        return lambda f: loader_options(f, exclude=exclude)
+
+        def with_exclusions(f: F) -> F:
+            return loader_options(f, exclude=exclude)
+
+        return with_exclusions
     from evalgap.io.options import LoadOptions
 
     options = {
@@ -245,7 +273,7 @@ def loader_options(func=None, *, exclude: tuple[str, ...] = ()):
     }
     for f in reversed(dataclasses.fields(LoadOptions)):
         meta = f.metadata
-        kwargs = {"help": meta["help"]}
+        kwargs: dict[str, Any] = {"help": meta["help"]}
         if "choices" in meta:
             kwargs["type"] = click.Choice(list(meta["choices"]))
         if f.name == "fmt":  # the sources' names, from their registry

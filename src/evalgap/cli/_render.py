@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import click
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
+
+    from evalgap._results import Result
 
 
 def note(text: str) -> None:
@@ -14,13 +22,23 @@ def note(text: str) -> None:
     console(stderr=True).print(f"[dim]{markup(text)}[/]")
 
 
-def console(*, stderr: bool = False):
+def console(*, stderr: bool = False) -> Console:
     """The Console of this invocation (honours --width; full width when not a terminal)."""
     from evalgap.report.terminal import make_console
 
     ctx = click.get_current_context(silent=True)
     width = (ctx.find_root().obj or {}).get("width") if ctx is not None else None
     return make_console(stderr=stderr, width=width)
+
+
+class Report(Protocol):
+    """The progress callback a job is handed: ``report(done, total[, label])``."""
+
+    def __call__(self, done: int, total: int, label: str | None = None, /) -> None: ...
+
+
+def _silent(*_: object) -> None:
+    """The callback when no bar is drawn."""
 
 
 class progress_bar:
@@ -32,16 +50,16 @@ class progress_bar:
     terminal only: logs stay clean).
     """
 
-    def __init__(self, quiet: bool, title: str, by_bytes: bool = False):
+    def __init__(self, quiet: bool, title: str, by_bytes: bool = False) -> None:
         self.quiet, self.title, self.by_bytes = quiet, title, by_bytes
-        self.progress = None
-        self.task = None
+        self.progress: Progress | None = None
+        self.task: TaskID | None = None
 
-    def __enter__(self):
+    def __enter__(self) -> Report:
         # on a terminal only: elsewhere the bar draws nothing but leaves a blank line on
         # stderr, before the one-line error when the job fails
         if self.quiet or not console(stderr=True).is_terminal:
-            return lambda *_: None
+            return _silent
         from rich.progress import (
             BarColumn,
             Progress,
@@ -61,22 +79,23 @@ class progress_bar:
         )
         return self.report
 
-    def report(self, done, total, label: str | None = None) -> None:
+    def report(self, done: int, total: int, label: str | None = None, /) -> None:
         # started at the first report: an option refused before any work leaves stderr one line
+        assert self.progress is not None  # handed out by __enter__ only once the bar exists
         if self.task is None:
             self.task = self.progress.add_task(self.title, total=total)
             self.progress.start()
         description = f"{self.title}: {label}" if label else self.title
         self.progress.update(self.task, completed=done, total=total, description=description)
 
-    def __exit__(self, *exc):
-        if self.task is not None:
+    def __exit__(self, *exc: object) -> Literal[False]:
+        if self.progress is not None and self.task is not None:
             self.progress.stop()
         return False
 
 
 @contextlib.contextmanager
-def working(quiet: bool, title: str, *, by_bytes: bool = False):
+def working(quiet: bool, title: str, *, by_bytes: bool = False) -> Iterator[Report]:
     """A progress bar for one library call: the reading of score tables, then the job's phases.
 
     Yields the callback to hand to a job that reports its progress; reads of tables report
@@ -86,7 +105,7 @@ def working(quiet: bool, title: str, *, by_bytes: bool = False):
 
     with progress_bar(quiet, title, by_bytes=by_bytes) as report:
 
-        def reading(done, total):
+        def reading(done: int, total: int) -> None:
             report(done, total, "reading scores")
 
         with reporting_progress(reading):
@@ -119,7 +138,7 @@ RENDERERS_BY_MODULE = {
 }
 
 
-def renderer(result):
+def renderer(result: object) -> Callable[[Any, Console], None]:
     """The terminal renderer of ``result``, found from its type."""
     from evalgap.report import terminal
 
@@ -134,7 +153,7 @@ def renderer(result):
     return getattr(terminal, name)
 
 
-def emit(result, json: bool = False) -> None:
+def emit(result: object, json: bool = False) -> None:
     """Print ``result``: as JSON (with --json; a dict as it is), or through its renderer."""
     if json:
         from evalgap.report.json_output import to_json
@@ -146,7 +165,7 @@ def emit(result, json: bool = False) -> None:
     renderer(result)(result, console())
 
 
-def given_options() -> dict:
+def given_options() -> dict[str, Any]:
     """The options of this invocation the user gave (not left at their defaults)."""
     ctx = click.get_current_context()
     return {
@@ -157,12 +176,15 @@ def given_options() -> dict:
     }
 
 
-def write_html(result, path: str, sources: list, *, quiet: bool) -> None:
-    """--html: the result's self-contained HTML page, with what produced it."""
+def write_html(result: Result, path: str, sources: list[str], *, quiet: bool) -> None:
+    """--html: the result's self-contained HTML page (audit or ranks), with what produced it."""
     from evalgap.report.html import audit_report, provenance, ranks_report, write_report
 
-    page = {"AuditResult": audit_report, "RanksResult": ranks_report}[type(result).__name__]
+    page: Callable[..., str] = {"AuditResult": audit_report, "RanksResult": ranks_report}[
+        type(result).__name__
+    ]
     command = click.get_current_context().command.name
+    assert command is not None  # click names every command it makes from its function
     made_by = provenance(sources, given_options(), command=command)
     write_report(path, page(result, provenance=made_by))
     if not quiet:
@@ -180,7 +202,7 @@ FIGURES = {
 }
 
 
-def save_plot(result, path: str) -> None:
+def save_plot(result: object, path: str) -> None:
     """--plot: draw the result's figure into ``path`` (.png, .svg or .pdf)."""
     from evalgap.report import plots
 

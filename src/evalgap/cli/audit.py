@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import click
 
 from evalgap.cli._command import command
 from evalgap.cli._load import inputs, score_keywords
 from evalgap.cli._options import SCORE_SOURCES, common_test_options, loader_options, option
 from evalgap.cli._render import emit, note, working, write_html
+
+if TYPE_CHECKING:
+    from evalgap.jobs.audit import AuditResult
 
 AUDIT_EXAMPLES = """
 \b
@@ -76,7 +81,7 @@ Examples:
 )
 @option("html")
 @common_test_options
-def audit(json, html, output, **given):
+def audit(json: bool, html: str | None, output: str | None, **given: Any) -> None:
     """Which displayed rankings can this benchmark resolve? (a whole leaderboard)
 
     Per task, models are ranked by displayed accuracy; every rank-adjacent pair (or every
@@ -96,7 +101,7 @@ def audit(json, html, output, **given):
     emit(result, json)
 
 
-def _write_pairs(result, output: str, json: bool) -> bool:
+def _write_pairs(result: AuditResult, output: str, json: bool) -> bool:
     """--output: the per-pair table to a file; --json then prints the summary naming it
     (and True: the result is printed)."""
     from evalgap.io._write import write_table

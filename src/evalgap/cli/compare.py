@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from evalgap.cli._command import command
@@ -66,7 +68,7 @@ Examples:
     "--strata",
     help="With --weights: the column of stratum labels (default: the design's 'stratum').",
 )
-def compare(json, **given):
+def compare(json: bool, **given: Any) -> None:
     """Test one paired gap and say whether the benchmark can resolve it.
 
     Give either the four 2x2 counts of a binary comparison, or --scores with --model-a and

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from evalgap.cli._command import command
@@ -73,7 +75,7 @@ Examples:
     "non-inferiority is not shown on every task (then a drop within the margin passes).",
 )
 @option("json")
-def degrade(json, fail_on_degradation, **given):
+def degrade(json: bool, fail_on_degradation: bool, **given: Any) -> None:
     """Has the candidate (optimized, quantized...) got significantly worse than the baseline?
 
     Exact one-sided McNemar per task, aggregated over tasks by the pooled, Fisher and
@@ -112,7 +114,7 @@ Examples:
     help="Where to write the kept items (CSV: task,item_id,correct_share).",
 )
 @option("json")
-def trim(json, output, **given):
+def trim(json: bool, output: str, **given: Any) -> None:
     """Keep the items that flip across repeated baseline runs (Section 4.1).
 
     Items solved right (or wrong) in every run carry no signal for degradation tests; the

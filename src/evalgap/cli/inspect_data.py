@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from evalgap.cli._command import command
 from evalgap.cli._load import score_keywords
 from evalgap.cli._options import SCORE_SOURCES, loader_options, option
@@ -22,7 +24,7 @@ Examples:
 )
 @loader_options
 @option("json")
-def inspect_data_command(json, **given):
+def inspect_data_command(json: bool, **given: Any) -> None:
     """Show what was read: models, tasks, items, metric, scores and the alignment report.
 
     The first command to run on new files. Models are not paired here: every model is

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import click
 
 from evalgap.cli._command import command
@@ -14,6 +16,9 @@ from evalgap.cli._options import (
     option,
 )
 from evalgap.cli._render import emit, note, working
+
+if TYPE_CHECKING:
+    from evalgap._results import Result
 
 PLAN_EXAMPLES = """
 \b
@@ -139,7 +144,7 @@ Examples:
 )
 @loader_options(exclude=NOT_SCORE_SOURCES)
 @common_test_options
-def plan(json, **given):
+def plan(json: bool, **given: Any) -> None:
     """How many paired items does a comparison need? (before running it)
 
     With --flip-rate and --delta: how many items a degradation test needs to detect a drop.
@@ -158,7 +163,7 @@ def plan(json, **given):
     emit(result, json)
 
 
-def _design(result, output: str | None, json: bool) -> None:
+def _design(result: Result, output: str | None, json: bool) -> None:
     """The item sample of plan --reference, and where its design file went."""
     if json:
         emit({**result.to_dict(), "design_file": str(output) if output else None}, True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from evalgap.cli._command import command
@@ -65,7 +67,7 @@ Examples:
 @option("html")
 @option("json")
 @option("alpha")
-def ranks(json, html, **given):
+def ranks(json: bool, html: str | None, **given: Any) -> None:
     """Which rank can each model claim? (simultaneous rank sets and tiers)
 
     Per task, all pairs' differences are bounded at once (studentized max-|t| bootstrap with

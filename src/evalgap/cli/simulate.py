@@ -3,21 +3,31 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import Any, overload
 
 import click
 
 from evalgap.cli._command import group
 from evalgap.cli._load import score_keywords
-from evalgap.cli._options import PROBABILITY, counts_options, loader_options, option
+from evalgap.cli._options import PROBABILITY, F, counts_options, loader_options, option
 from evalgap.cli._render import emit, note, save_plot, working
 
 
-def _simulation_options(func=None, *, plot: bool = True):
+@overload
+def _simulation_options(func: F, *, plot: bool = True) -> F: ...
+@overload
+def _simulation_options(func: None = None, *, plot: bool = True) -> Callable[[F], F]: ...
+def _simulation_options(func: F | None = None, *, plot: bool = True) -> F | Callable[[F], F]:
     """The options of every study: --json, --jobs, --seed, --alpha (and --plot, when the
     study has a figure)."""
     if func is None:
-        return lambda f: _simulation_options(f, plot=plot)
-    options = [
+
+        def with_plot(f: F) -> F:
+            return _simulation_options(f, plot=plot)
+
+        return with_plot
+    options: list[Callable[[F], F]] = [
         option("json"),
         click.option(
             "--jobs",
@@ -41,7 +51,9 @@ def _examples(*lines: str) -> str:
     return "\n\b\nExamples:\n" + "".join(f"  {line}\n" for line in lines)
 
 
-def _run(study, title: str, json: bool, plot: str | None = None, **settings) -> None:
+def _run(
+    study: Callable[..., object], title: str, json: bool, plot: str | None = None, **settings: Any
+) -> None:
     """Run one study with a progress bar, then print it and draw its figure."""
     with working(json, title) as progress:
         result = study(progress=progress, **settings)
@@ -53,7 +65,7 @@ def _run(study, title: str, json: bool, plot: str | None = None, **settings) -> 
 
 
 @group()
-def simulate():
+def simulate() -> None:
     """Simulation studies: calibrate every test and check every prescription.
 
     \b
@@ -80,7 +92,7 @@ def simulate():
 )
 @option("power")
 @_simulation_options
-def calibration(**given):
+def calibration(**given: Any) -> None:
     """Type-I error and power of five paired tests on the (p, rho_z) grid (Table 2)."""
     from evalgap.jobs.simulate import calibration as study
 
@@ -105,7 +117,7 @@ def calibration(**given):
 @option("trials", default=1000, help="Subsamples per pair and size.")
 @option("power")
 @_simulation_options
-def prospective(**given):
+def prospective(**given: Any) -> None:
     """Empirical McNemar power at 0.8 N*, N* and 1.2 N* of real pairs (Table 10)."""
     from evalgap.jobs.simulate import prospective_study
 
@@ -139,7 +151,7 @@ def prospective(**given):
 )
 @option("power")
 @_simulation_options
-def power_curve(deltas, **given):
+def power_curve(deltas: tuple[float, ...], **given: Any) -> None:
     """Bootstrap power against n, with N* marked (Figures 5-6)."""
     from evalgap.jobs.simulate import power_curve as study
 
@@ -166,7 +178,7 @@ def power_curve(deltas, **given):
 @option("mixture")
 @option("power")
 @_simulation_options
-def sequential(both_correct, a_only, b_only, both_wrong, **given):
+def sequential(both_correct: int, a_only: int, b_only: int, both_wrong: int, **given: Any) -> None:
     """The mixture e-process under H0 and H1, calibrated to a pair (Appendix C, Figure 4)."""
     from evalgap.jobs.simulate import sequential_study
 
@@ -181,7 +193,7 @@ def sequential(both_correct, a_only, b_only, both_wrong, **given):
 )
 @click.option("--flip-rate", type=PROBABILITY, default=0.1, show_default=True)
 @_simulation_options
-def aggregation(max_tasks, **given):
+def aggregation(max_tasks: int, **given: Any) -> None:
     """Rejection rates of pooled, max-drop, Fisher and any-of-three against T (Figure 3)."""
     from evalgap.jobs.simulate import aggregation_study
 
@@ -206,7 +218,7 @@ def aggregation(max_tasks, **given):
     help="Models of the e-BH family scenario.",
 )
 @_simulation_options(plot=False)
-def monitoring(**given):
+def monitoring(**given: Any) -> None:
     """Type-I error of stopping when `watch` says decided, looking after every item."""
     from evalgap.jobs.monitoring import monitoring_study
 
@@ -225,7 +237,7 @@ def monitoring(**given):
 )
 @option("n_bootstrap", default=400, help="Bootstrap draws of each rank-set computation.")
 @_simulation_options
-def rank_coverage(**given):
+def rank_coverage(**given: Any) -> None:
     """Simultaneous coverage of the true ranks by `evalgap ranks` (near-ties, many models)."""
     from evalgap.jobs.rank_coverage import rank_coverage as study
 

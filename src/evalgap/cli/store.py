@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from evalgap.cli._command import group
@@ -34,7 +36,7 @@ Examples:
 
 
 @group(epilog=STORE_EXAMPLES)
-def store():
+def store() -> None:
     """A results store for a growing leaderboard: one DuckDB file, no server.
 
     Every job reads it with --store STORE in place of --scores; each source is added in one
@@ -48,7 +50,7 @@ def store():
 @click.argument("paths", metavar="SOURCES...", nargs=-1, required=True, type=click.Path())
 @loader_options(exclude=NOT_SCORE_SOURCES)
 @option("json")
-def store_add(store, paths, json, **given):
+def store_add(store: str, paths: tuple[str, ...], json: bool, **given: Any) -> None:
     """Add score files or directories to STORE (created if absent); skip those already in it.
 
     The alignment switches (--strict, --complete-case) apply when a job reads the store.
@@ -65,7 +67,7 @@ def store_add(store, paths, json, **given):
 @store.command("list", epilog=STORE_EXAMPLES)
 @store_argument
 @option("json")
-def store_list(store, json):
+def store_list(store: str, json: bool) -> None:
     """List the models, tasks, items, runs and sources of STORE."""
     from evalgap.jobs.store import store_list as list_job
 
@@ -85,7 +87,7 @@ def store_list(store, json):
     help="Remove the source added from this path (repeatable).",
 )
 @option("json")
-def store_remove(store, json, **given):
+def store_remove(store: str, json: bool, **given: Any) -> None:
     """Remove models or sources from STORE (one transaction)."""
     from evalgap.jobs.store import store_remove as remove_job
 
@@ -101,7 +103,7 @@ def store_remove(store, json, **given):
     help="The Parquet file to write.",
 )
 @option("json")
-def store_export(store, output, json):
+def store_export(store: str, output: str, json: bool) -> None:
     """Export the long scores of STORE to Parquet (model, task, item_id, run, score, cluster)."""
     from evalgap.jobs.store import store_export as export_job
 
@@ -133,7 +135,7 @@ def store_export(store, output, json):
 @option("alpha")
 @option("power")
 @option("json")
-def store_audit(store, output, tasks, json, **given):
+def store_audit(store: str, output: str, tasks: tuple[str, ...], json: bool, **given: Any) -> None:
     """Audit every pair of a binary STORE from its pair statistics, in bounded memory.
 
     No item is read: each pair's 2x2 counts come from the store. Holm and Benjamini-Hochberg

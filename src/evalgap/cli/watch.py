@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import click
 
 from evalgap.cli._command import command
 from evalgap.cli._options import OUTPUT_FILE, option
 from evalgap.cli._render import emit, note
+
+if TYPE_CHECKING:
+    from evalgap.jobs.watch import WatchStatus
 
 WATCH_EXAMPLES = """
 \b
@@ -73,7 +78,15 @@ Examples:
 @option("power")
 @option("json", help="Print one JSON line per look instead of a report.")
 @option("alpha")
-def watch(json, once, interval, timeout, state, tokens_per_item, **given):
+def watch(
+    json: bool,
+    once: bool,
+    interval: float,
+    timeout: float | None,
+    state: str | None,
+    tokens_per_item: float | None,
+    **given: Any,
+) -> None:
     """Watch an evaluation in progress: which pairs are decided, when to stop.
 
     Reads only the lines appended since the last look. Binary pairs: the discordant-sign
@@ -83,7 +96,7 @@ def watch(json, once, interval, timeout, state, tokens_per_item, **given):
     """
     from evalgap.jobs.watch import watch as watch_logs
 
-    def show(status) -> None:
+    def show(status: WatchStatus) -> None:
         if json or status.new_records or once:
             _show(status, json)
         if status.stopped == "timeout":
@@ -97,7 +110,7 @@ def watch(json, once, interval, timeout, state, tokens_per_item, **given):
         raise click.exceptions.Exit(1)
 
 
-def _show(status, json: bool) -> None:
+def _show(status: WatchStatus, json: bool) -> None:
     """One look: a JSON line (with what was read) or the terminal report."""
     if json:
         emit(status.to_dict(), True)
