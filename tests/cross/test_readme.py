@@ -8,7 +8,7 @@ from conftest import ROOT
 
 TEST_COMMAND = (
     'python3 -m venv .venv && . .venv/bin/activate && pip install -e ".[test]" '
-    "&& ruff check . && mypy && mkdocs build --strict && pytest"
+    "&& ruff check . && lint-imports && mypy && mkdocs build --strict && pytest"
 )
 
 
