@@ -118,7 +118,9 @@ def _renamed(columns: dict, old: str, new: str, value: object) -> object:
     if old not in columns:
         return value
     if value is not None:
-        raise InputError(f"{old}= is the old name of {new}=; give {new}= alone")
+        raise InputError(
+            "{" + old + "} is the old name of {" + new + "}; give {" + new + "} alone", param=old
+        )
     warnings.warn(
         f"{old}= is now called {new}=; the old name will be removed in a later release",
         DeprecationWarning,

@@ -1592,7 +1592,9 @@ def _check(family, alpha, power, chain_procedure, **resamples) -> None:
         _validate.whole_number(value, name, 0)
     if chain_procedure not in PROCEDURES:
         raise InputError(
-            f"procedure= must be one of {', '.join(PROCEDURES)}; got {chain_procedure!r}"
+            "{procedure} must be one of " + ", ".join(PROCEDURES) + "; got {got!r}",
+            param="procedure",
+            got=chain_procedure,
         )
 
 

@@ -478,8 +478,12 @@ def _models(frame, model_a, model_b, source):
             raise InputError("give both {model_a} and {model_b} (or neither)", param="model_a")
         if value not in present:
             raise InputError(
-                f"{name}=: {source} has no model {value!r} in the pilot "
-                f"(models: {', '.join(present[:6])})"
+                "{" + name + "}"
+                + escape(
+                    f": {source} has no model {value!r} in the pilot "
+                    f"(models: {', '.join(present[:6])})"
+                ),
+                param=name,
             )
     if model_a == model_b:
         raise InputError(
@@ -540,7 +544,9 @@ def _costs(cost_per_item, cost_per_run, price, tokens, pilot, source, notes):
         ("tokens_per_item", tokens),
     ):
         if value is not None and not float(_validate.numbers(value, name)) >= 0:
-            raise InputError(f"{name}= must be a finite number >= 0; got {value!r}")
+            raise InputError(
+                "{" + name + "} must be a finite number >= 0; got {got!r}", param=name, got=value
+            )
     if price is not None:
         if cost_per_run is not None:
             raise InputError(

@@ -463,8 +463,10 @@ def _pairs_of_scores(pairs, scores) -> dict:
         for p in pairs
     ):
         raise InputError(
-            "with scores=, pairs= names the model pairs to subsample: a list of (A, B); "
-            f"got {_validate.show(pairs)}"
+            "with {scores}, {pairs} names the model pairs to subsample: a list of (A, B); "
+            "got {got!s}",
+            param="pairs",
+            got=_validate.show(pairs),
         )
     models = list(dict.fromkeys(m for pair in pairs for m in pair))
     return prospective_counts(scores_of(scores, models=models), pairs)
