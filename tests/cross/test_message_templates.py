@@ -89,20 +89,36 @@ def plain_keywords(root: Path, known: set[str]) -> list[str]:
     found = []
     for path in sorted(root.rglob("*.py")):
         relative = path.relative_to(root).as_posix()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+        for node in ast.walk(tree):
             if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "InputError"):
                 continue
             if not node.args:
                 continue
-            text = _template(node.args[0])
-            literal = FIELD.sub("", text.replace("{{", "").replace("}}", ""))
-            shown = text.replace(VALUE, "{...}")
-            if re.search(VALUE + r"\w*=", literal):  # f"{name}=", f"{column}s="
-                found.append(f"{relative}:{node.lineno}: a keyword built as text in {shown!r}")
-            for match in KEYWORD.finditer(literal):
-                word = match.group(1)
-                if word in known and (relative, word) not in ALLOWED:
-                    found.append(f"{relative}:{node.lineno}: {word}= in {shown!r}")
+            message = node.args[0]
+            helper = functions.get(getattr(getattr(message, "func", None), "id", ""))
+            if helper is not None:  # InputError(_why(...)): the messages the helper returns
+                returned = [r.value for r in ast.walk(helper) if isinstance(r, ast.Return)]
+                texts = [_template(value) for value in returned if value is not None]
+            else:
+                texts = [_template(message)]
+            for text in texts:
+                found += _keywords(text, relative, node.lineno, known)
+    return found
+
+
+def _keywords(text: str, relative: str, line: int, known: set[str]) -> list[str]:
+    """The plain keywords of one message template."""
+    found = []
+    literal = FIELD.sub("", text.replace("{{", "").replace("}}", ""))
+    shown = text.replace(VALUE, "{...}")
+    if re.search(VALUE + r"\w*=", literal):  # f"{name}=", f"{column}s="
+        found.append(f"{relative}:{line}: a keyword built as text in {shown!r}")
+    for match in KEYWORD.finditer(literal):
+        word = match.group(1)
+        if word in known and (relative, word) not in ALLOWED:
+            found.append(f"{relative}:{line}: {word}= in {shown!r}")
     return found
 
 
@@ -127,8 +143,12 @@ def test_the_scan_finds_a_plain_keyword(tmp_path):
         "    raise InputError(escape(f'{path}: ') + 'force one with {fmt} or {layout=wide}')\n"
         "def k(name):\n"
         "    raise InputError(named(f'{name}=') + ' must be one', param=name)\n"
+        "def _why(n):\n"
+        "    return f'tasks={n!r}: no such task'\n"
+        "def w(n):\n"
+        "    raise InputError(_why(n))\n"
         "def m(name, n):\n"
         "    raise InputError('give ' + '{' + f'{name}={n}' + '}' + ' or more', param=name)\n"
     )
-    found = plain_keywords(tmp_path, {"fmt", "layout"})
-    assert [line.split(":")[1] for line in found] == ["3", "5"], found
+    found = plain_keywords(tmp_path, {"fmt", "layout", "tasks"})
+    assert [line.split(":")[1] for line in found] == ["3", "5", "13"], found

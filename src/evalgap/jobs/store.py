@@ -886,17 +886,22 @@ def store_audit(
 _COUNTS = ("both_correct", "a_only", "b_only", "both_wrong")
 
 
-def _no_scores(con, tasks) -> str:
+def _no_scores(con, tasks) -> InputError:
     """Why there is nothing to audit: an empty store, or tasks it does not hold."""
     stored = [
         r[0] for r in con.execute("SELECT DISTINCT task FROM vectors ORDER BY task").fetchall()
     ]
     if not stored:
-        return "the store is empty; add scores with evalgap store add STORE FILE"
+        return InputError("the store is empty; add scores with evalgap store add STORE FILE")
     missing = [t for t in tasks or () if t not in stored]
-    return (
-        f"tasks={missing[0] if missing else tasks[0]!r}: no such task in the store; tasks "
-        f"found: {', '.join(stored[:10])}{', ...' if len(stored) > 10 else ''}"
+    return InputError(
+        "{tasks}"
+        + escape(
+            f": no such task in the store; tasks "
+            f"found: {', '.join(stored[:10])}{', ...' if len(stored) > 10 else ''}"
+        ),
+        param="tasks",
+        tasks=missing[0] if missing else tasks[0],
     )
 
 
@@ -907,7 +912,7 @@ def _ranked_models(con, tasks) -> dict:
 
     means = io.model_means(con, tasks=tasks)
     if means.empty:
-        raise InputError(_no_scores(con, tasks))
+        raise _no_scores(con, tasks)
     if not means["binary"].all():
         raise InputError(
             "an audit from pair statistics needs binary scores; audit the items of a graded "
