@@ -85,6 +85,12 @@ CASES = {
         lambda t: evalgap.store_audit(t / "board.parquet", t / "board.parquet"),
         "board.parquet': that is the store file itself; writing there would replace the store",
     ),
+    "plan-delta": (  # a message led by the bare name: "{delta!b} must be"
+        lambda t: ["plan", "--delta", "0", "--pilot", ROOT / "examples" / "pilot_runs.csv"],
+        "--delta must be non-zero: no design resolves a gap of zero",
+        lambda t: evalgap.plan(delta=0, pilot=ROOT / "examples" / "pilot_runs.csv"),
+        "delta must be non-zero: no design resolves a gap of zero",
+    ),
 }
 
 
@@ -104,6 +110,7 @@ def test_the_cli_shows_its_flag_and_python_the_keyword(case, tmp_path):
         "compare-strata": "--strata",
         "store-audit-task": "--task nosuch",
         "store-audit-output": "--output " + str(tmp_path / "board.parquet"),
+        "plan-delta": "--delta",
     }[case]
     assert flag in line
     with pytest.raises(InputError) as info:

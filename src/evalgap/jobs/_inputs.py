@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 
 if TYPE_CHECKING:
     from evalgap._scores import LongScores, ScoreSet, ScoresInput
@@ -79,8 +79,12 @@ def long_scores(
 
         return load_scores(data, dataclasses.replace(options or LoadOptions(), **columns))
     raise InputError(
-        "scores must be a pandas DataFrame (long layout), a ScoreSet, or paths to result "
-        f"files; got {type(data).__name__}"
+        "{scores!b}"
+        + escape(
+            " must be a pandas DataFrame (long layout), a ScoreSet, or paths to result "
+            f"files; got {type(data).__name__}"
+        ),
+        param="scores",
     )
 
 

@@ -42,7 +42,7 @@ from evalgap._scores import AlignmentReport, ScoreSet
 
 if TYPE_CHECKING:  # the audit imports the rank job only when it runs it
     from evalgap.jobs.ranks import RanksResult
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.io import counts as count_columns
 from evalgap.jobs.pair_tests import pair_tests
 from evalgap.stats import _validate, intervals, multiplicity, resample, sequential
@@ -1582,7 +1582,10 @@ def _bucket(label, inside, unresolved, q) -> dict:
 def _check(family, alpha, power, chain_procedure, **resamples) -> None:
     """Refuse bad settings with one line naming the keyword (``resamples``: counts >= 0)."""
     if family not in FAMILIES:
-        raise InputError(f"family must be one of {', '.join(FAMILIES)}; got {family!r}")
+        raise InputError(
+            "{family!b}" + escape(f" must be one of {', '.join(FAMILIES)}; got {family!r}"),
+            param="family",
+        )
     for name, value in (("alpha", alpha), ("power", power)):
         if np.ndim(value) != 0:  # an audit has one level: a list would broadcast silently
             raise InputError(f"{name} must be one number; got {_validate.show(value)}")

@@ -345,7 +345,10 @@ def plan_pilot(
             )
     delta = float(_validate.numbers(delta, "delta"))
     if delta == 0:
-        raise InputError("delta must be non-zero: no design resolves a gap of zero")
+        raise InputError(
+            "{delta!b}" + escape(" must be non-zero: no design resolves a gap of zero"),
+            param="delta",
+        )
     span = _check_gap(delta, runs_a, runs_b)
     kw = {"alpha": alpha, "power": power}
     if between <= 0 and c.within_items == 0:

@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from evalgap._results import Result
-from evalgap.errors import InputError, first_line, named, param_of
+from evalgap.errors import InputError, escape, first_line, named, param_of
 from evalgap.stats import _validate, sequential
 from evalgap.stats import power as pw
 
@@ -184,7 +184,10 @@ class Monitor:
             price_per_1k_tokens=price_per_1k_tokens,
         )
         if targets not in TARGETS:
-            raise InputError(f"targets must be one of {', '.join(TARGETS)}; got {targets!r}")
+            raise InputError(
+                "{targets!b}" + escape(f" must be one of {', '.join(TARGETS)}; got {targets!r}"),
+                param="targets",
+            )
         if pair is not None and baseline is not None:
             raise InputError("give either {pair} or {baseline}, not both", param="pair")
         if pair is not None:
@@ -227,7 +230,13 @@ class Monitor:
                 _validate.numbers(price_per_1k_tokens, "price_per_1k_tokens", what="a number >= 0")
             )
             if self.price < 0:
-                raise InputError(f"price_per_1k_tokens must be a number >= 0; got {self.price:g}")
+                raise InputError(
+                    "{price_per_1k_tokens!b}"
+                    + escape(
+                        f" must be a number >= 0; got {self.price:g}"
+                    ),
+                    param="price_per_1k_tokens",
+                )
         self.follower: LogFollower | None = None  # after follow()
         self._scores: dict = {}  # (task, model) -> {item: score}
         self._tokens: dict = {}  # (task, model) -> [tokens, items with tokens]
@@ -862,7 +871,10 @@ def watch(
             "{state} takes a path; got {got!s}", param="state", got=_validate.show(state)
         )
     if not isinstance(once, (bool, np.bool_)):
-        raise InputError(f"once must be True or False; got {_validate.show(once)}")
+        raise InputError(
+            "{once!b}" + escape(f" must be True or False; got {_validate.show(once)}"),
+            param="once",
+        )
     if on_status is not None and not callable(on_status):
         raise InputError(
             "{on_status} takes a function of a status; got {got!s}",
@@ -871,7 +883,10 @@ def watch(
         )
     interval = float(_validate.numbers(interval, "interval", what="a number of seconds >= 0"))
     if interval < 0:
-        raise InputError(f"interval must be a number of seconds >= 0; got {interval:g}")
+        raise InputError(
+            "{interval!b}" + escape(f" must be a number of seconds >= 0; got {interval:g}"),
+            param="interval",
+        )
     if timeout is not None:
         timeout = float(_validate.positive(timeout, "timeout"))
     monitor = Monitor(
