@@ -431,15 +431,20 @@ def _check_align_arguments(
     """Refuse wrong types with an error naming the parameter; return models/tasks as lists."""
     if not isinstance(frame, pd.DataFrame):
         raise InputError(
-            f"align(frame=...): expected a pandas DataFrame in the long layout (columns "
-            f"model, task, item_id, score), got {type(frame).__name__}"
+            "align({frame}...): expected a pandas DataFrame in the long layout (columns "
+            "model, task, item_id, score), got " + escape(type(frame).__name__),
+            param="frame",
         )
     missing = [c for c in ("model", "task", "item_id", "score") if c not in frame.columns]
     if missing:
         raise InputError(
-            f"align(frame=...): the frame has no column {', '.join(map(repr, missing))}; "
-            f"the long layout has columns model, task, item_id, score "
-            f"(found: {_listing(frame.columns)})"
+            "align({frame}...): "
+            + escape(
+                f"the frame has no column {', '.join(map(repr, missing))}; "
+                f"the long layout has columns model, task, item_id, score "
+                f"(found: {_listing(frame.columns)})"
+            ),
+            param="frame",
         )
     out: list[list[str] | None] = []
     for name, value in (("models", models), ("tasks", tasks)):
@@ -448,8 +453,9 @@ def _check_align_arguments(
             continue
         if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
             raise InputError(
-                f"align({name}=...): expected a list of names, got {type(value).__name__} "
-                f"{value!r:.60}"
+                "align({" + name + "}...): "
+                + escape(f"expected a list of names, got {type(value).__name__} {value!r:.60}"),
+                param=name,
             )
         out.append(list(value) or None)
     return out

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TypeAlias
 
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape, named, param_of
 
 # A file or directory argument, and one or several of them (what every loader takes).
 PathArg: TypeAlias = str | os.PathLike[str]
@@ -22,19 +22,26 @@ def as_paths(paths: object, *, param: str = "paths") -> list[Path]:
     items = [paths] if isinstance(paths, (str, os.PathLike)) else paths
     if isinstance(items, (bytes, dict)) or not hasattr(items, "__iter__"):
         raise InputError(
-            f"{param}=: expected a path or a list of paths, got {type(paths).__name__}"
+            named(f"{param}=")
+            + escape(f": expected a path or a list of paths, got {type(paths).__name__}"),
+            param=param_of(f"{param}="),
         )
     out = []
     for p in list(items):
         if not isinstance(p, (str, os.PathLike)):
             raise InputError(
-                f"{param}=: every path must be a string or a Path, got {type(p).__name__}"
+                named(f"{param}=")
+                + escape(f": every path must be a string or a Path, got {type(p).__name__}"),
+                param=param_of(f"{param}="),
             )
         if not str(p).strip():
-            raise InputError(f"{param}=: an empty path; give a file or folder")
+            raise InputError(
+                named(f"{param}=") + ": an empty path; give a file or folder",
+                param=param_of(f"{param}="),
+            )
         out.append(Path(p))
     if not out:
-        raise InputError(f"{param}=: no path given")
+        raise InputError(named(f"{param}=") + ": no path given", param=param_of(f"{param}="))
     return out
 
 

@@ -20,7 +20,7 @@ from typing import IO
 import numpy as np
 import pandas as pd
 
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.io import tables
 from evalgap.io._files import PathArg
 from evalgap.stats._types import FloatArray, IntArray
@@ -105,7 +105,13 @@ def read_battles(
     elif isinstance(data, pd.DataFrame):
         source, frame = name or "DataFrame", data
     else:
-        raise InputError(f"battles must be a file path or a DataFrame; got {type(data).__name__}")
+        raise InputError(
+            "{battles!b}"
+            + escape(
+                f" must be a file path or a DataFrame; got {type(data).__name__}"
+            ),
+            param="battles",
+        )
     missing = [c for c in REQUIRED if c not in frame.columns]
     if missing:
         raise InputError(

@@ -130,7 +130,11 @@ def read_inspect(
     ``reducer`` chooses the epoch reducer of logs that record several (see the module).
     """
     if on_error not in ON_ERROR:
-        raise InputError(f"on_error= must be one of {', '.join(ON_ERROR)}; got {on_error!r}")
+        raise InputError(
+            "{on_error} must be one of " + escape(", ".join(ON_ERROR)) + "; got {got!r}",
+            param="on_error",
+            got=on_error,
+        )
     paths = as_paths(paths)
     extra = dict(value_map or {})
     notes: list[str] = []

@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from evalgap._scores import LongScores
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.io import registry, tables
 from evalgap.io.options import LoadOptions
 from evalgap.io.registry import Source, resolve
@@ -51,7 +51,9 @@ def source_of(path: Path, options: LoadOptions) -> str:
             if options.fmt == row.name or options.fmt in row.format_names:
                 return row.name
         raise InputError(
-            f"fmt= must be one of {', '.join(registry.format_names())}; got {options.fmt!r}"
+            "{fmt} must be one of " + escape(", ".join(registry.format_names())) + "; got {got!r}",
+            param="fmt",
+            got=options.fmt,
         )
     return _detect(path, options)
 
@@ -187,16 +189,20 @@ def _detect(path: Path, options: LoadOptions) -> str:
         if found:
             return found[0]
         raise InputError(
-            f"{path}: no evaluation outputs recognised in this directory "
-            f"(looked for {', '.join(row.name for row in registry.SOURCES)}); give a file, "
-            "or force a source with fmt="
+            escape(
+                f"{path}: no evaluation outputs recognised in this directory "
+                f"(looked for {', '.join(row.name for row in registry.SOURCES)}); give a file, "
+            )
+            + "or force a source with {fmt}",
+            param="fmt",
         )
     for row in sorted(registry.SOURCES, key=lambda r: r.fallback):  # the fallback last
         if resolve(row.detect)(path, options):
             return row.name
     raise InputError(
-        f"{path}: not recognised as any source ({', '.join(registry.format_names())}); "
-        "force one with fmt="
+        escape(f"{path}: not recognised as any source ({', '.join(registry.format_names())}); ")
+        + "force one with {fmt}",
+        param="fmt",
     )
 
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from evalgap._scores import LongScores
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.io.options import LoadOptions
 from evalgap.io.reading import detect_source, read_paths
 
@@ -50,13 +50,16 @@ def load_scores(
     """
     if options is not None and not isinstance(options, LoadOptions):
         raise InputError(
-            f"load_scores(options=...): expected a LoadOptions, got {type(options).__name__}"
+            "load_scores({options}...): expected a LoadOptions, got "
+            + escape(type(options).__name__),
+            param="options",
         )
     options = options or LoadOptions()
     if options.store:
         if paths:
             raise InputError(
-                "give either score files (paths=) or a results store (store=), not both"
+                "give either score files ({paths}) or a results store ({store}), not both",
+                param="paths",
             )
         from evalgap.io import store
 
@@ -65,17 +68,19 @@ def load_scores(
         paths = [paths]
     elif paths is None or not hasattr(paths, "__iter__"):
         raise InputError(
-            "load_scores(paths=...): expected a path or a list of paths, "
-            f"got {type(paths).__name__}"
+            "load_scores({paths}...): expected a path or a list of paths, got "
+            + escape(type(paths).__name__),
+            param="paths",
         )
     paths = list(paths)  # a generator is read once
     if not all(isinstance(p, (str, Path)) for p in paths):
         bad = next(p for p in paths if not isinstance(p, (str, Path)))
         raise InputError(
-            "load_scores(paths=...): every path must be a string or a Path, "
-            f"got {type(bad).__name__}"
+            "load_scores({paths}...): every path must be a string or a Path, got "
+            + escape(type(bad).__name__),
+            param="paths",
         )
     files = [Path(p) for p in paths]
     if not files:
-        raise InputError("no score files given; pass paths=FILE (repeatable)")
+        raise InputError("no score files given; pass {paths=FILE} (repeatable)", param="paths")
     return read_paths(files, options)

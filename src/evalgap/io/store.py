@@ -58,7 +58,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape, named, param_of
 from evalgap.stats import paired
 
 SCHEMA = """
@@ -151,8 +151,10 @@ def refuse_overwriting(store, output, option: str = "output") -> None:
         same = False
     if same:
         raise InputError(
-            f"{option}={str(output)!r}: that is the store file itself; writing there would "
-            "replace the store: name another file"
+            named(f"{option}=") + ": that is the store file itself; writing there would "
+            "replace the store: name another file",
+            param=param_of(f"{option}="),
+            **{option: str(output)},
         )
 
 
@@ -420,10 +422,13 @@ def _refuse_other_reading(con, path, same_path, opts) -> None:
         if theirs != mine:
             name = next(k for k in sorted(set(mine) | set(theirs)) if mine.get(k) != theirs.get(k))
             raise InputError(
-                f"{path}: stored already as source {source_id}, read with {name}="
-                f"{theirs.get(name)!r} (here {mine.get(name)!r}); its rows would be stored "
-                "twice: remove it first (store remove, source_paths=PATH) or add it with the "
-                "same options"
+                escape(f"{path}: stored already as source {source_id}, read with ")
+                + named(f"{name}=")
+                + escape(f" (here {mine.get(name)!r}); its rows would be stored ")
+                + "twice: remove it first (store remove, {source_paths=PATH}) or add it with "
+                "the same options",
+                param=param_of(f"{name}="),
+                **({name: theirs.get(name)} if param_of(f"{name}=") else {}),
             )
 
 
@@ -812,11 +817,16 @@ def _refuse_conflict(con, task, conflicts, source_id) -> None:
         return f"{r[4]} (source {r[3]})"
 
     raise InputError(
-        f"item {item!r} of model {first['model']!r}{'' if task == 'all' else f' (task {task})'}"
-        f"{'' if run == '1' else f' run {run!r}'} would be stored with the scores {low[2]:g} "
-        f"({where(low)}) and {high[2]:g} ({where(high)}) ({len(conflicts):,} such items); "
-        "a store holds one score per item and run: remove the other source first (store "
-        "remove, sources=ID), or name the runs with run_column="
+        escape(
+            f"item {item!r} of model {first['model']!r}"
+            f"{'' if task == 'all' else f' (task {task})'}"
+            f"{'' if run == '1' else f' run {run!r}'} would be stored with the scores "
+            f"{low[2]:g} ({where(low)}) and {high[2]:g} ({where(high)}) "
+            f"({len(conflicts):,} such items); "
+        )
+        + "a store holds one score per item and run: remove the other source first (store "
+        "remove, {sources=ID}), or name the runs with {run_column}",
+        param="run_column",
     )
 
 
@@ -1304,8 +1314,10 @@ def refuse_unknown(con, column: str, wanted) -> None:
     if missing:
         shown = ", ".join(stored[:10]) + (", ..." if len(stored) > 10 else "")
         raise InputError(
-            f"{column}s={missing[0]!r}: no such {column} in the store; {column}s found: "
-            f"{shown or 'none'}"
+            "{" + column + "s}"
+            + escape(f": no such {column} in the store; {column}s found: {shown or 'none'}"),
+            param=f"{column}s",
+            **{f"{column}s": missing[0]},
         )
 
 

@@ -154,7 +154,11 @@ def _check_file(path: PathArg, fmt: str | None) -> tuple[Path, str, str | None]:
         raise InputError(f"{path}: the file is empty")
     fmt = fmt or detect_format(path)
     if fmt not in FORMATS:
-        raise InputError(f"fmt= must be one of {', '.join(FORMATS)}; got {fmt!r}")
+        raise InputError(
+            "{fmt} must be one of " + escape(", ".join(FORMATS)) + "; got {got!r}",
+            param="fmt",
+            got=fmt,
+        )
     if fmt == "parquet":
         try:
             import pyarrow.parquet as pq
@@ -920,7 +924,9 @@ def read_wide_table(
         )
         return LongScores(frame, str(path), {"model": model_col}, tuple(notes))
     if models_in != "columns":
-        raise InputError(f"models_in= must be 'columns' or 'rows'; got {models_in!r}")
+        raise InputError(
+            "{models_in} must be 'columns' or 'rows'; got {got!r}", param="models_in", got=models_in
+        )
     # A column named for one role (or as a model) is never detected as another.
     item_col = item_column or _detect("item_id", raw.columns, named)
     if item_col is None or item_col not in raw.columns:
@@ -1199,7 +1205,9 @@ def read(paths: list[Path], options: LoadOptions) -> LongScores:
             exclude_columns=exclude_columns,
         )
     if options.layout != "long":
-        raise InputError(f"layout= must be 'long' or 'wide'; got {options.layout!r}")
+        raise InputError(
+            "{layout} must be 'long' or 'wide'; got {got!r}", param="layout", got=options.layout
+        )
     return read_long_table(
         path,
         fmt=fmt,
@@ -1260,7 +1268,10 @@ def table_directory(path: Path, options: LoadOptions) -> tuple[list[Path], list[
     is a table of another format than a forced ``fmt``. A wide table is read from its file.
     """
     if options.layout == "wide":
-        raise InputError(f"{path}: is a directory; layout='wide' reads one table: give the file")
+        raise InputError(
+            escape(f"{path}: is a directory; ") + "{layout=wide} reads one table: give the file",
+            param="layout",
+        )
     files = table_files(path)
     if not files:
         raise InputError(f"{path}: no table files (CSV/TSV/Parquet/JSONL) in this directory")
@@ -1283,7 +1294,8 @@ def table_directory(path: Path, options: LoadOptions) -> tuple[list[Path], list[
             )
     if not scores:
         raise InputError(
-            f"{path}: none of its {len(files)} table files has a model and a score column; "
-            "name them with model_column= and score_column=, or give the file"
+            escape(f"{path}: none of its {len(files)} table files has a model and a score column; ")
+            + "name them with {model_column} and {score_column}, or give the file",
+            param="model_column",
         )
     return scores, notes

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -83,8 +83,12 @@ def long_scores(
 
         return load_scores(data, dataclasses.replace(options or LoadOptions(), **columns))
     raise InputError(
-        "scores must be a pandas DataFrame (long layout), a ScoreSet, or paths to result "
-        f"files; got {type(data).__name__}"
+        "{scores!b}"
+        + escape(
+            " must be a pandas DataFrame (long layout), a ScoreSet, or paths to result "
+            f"files; got {type(data).__name__}"
+        ),
+        param="scores",
     )
 
 
@@ -122,7 +126,9 @@ def _renamed(columns: dict, old: str, new: str, value: _T) -> _T:
     if old not in columns:
         return value
     if value is not None:
-        raise InputError(f"{old}= is the old name of {new}=; give {new}= alone")
+        raise InputError(
+            "{" + old + "} is the old name of {" + new + "}; give {" + new + "} alone", param=old
+        )
     warnings.warn(
         f"{old}= is now called {new}=; the old name will be removed in a later release",
         DeprecationWarning,

@@ -1085,7 +1085,8 @@ def align(
     scores = _renamed(columns, "data", "scores", scores)
     if scores is None:
         raise InputError(
-            "align() needs scores= (per-item scores: a table, a ScoreSet or result files)"
+            "align() needs {scores} (per-item scores: a table, a ScoreSet or result files)",
+            param="scores",
         )
     _check_columns(columns, "align")
     _validate.arguments(models=models, tasks=tasks, strict=strict, complete_case=complete_case)

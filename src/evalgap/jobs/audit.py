@@ -41,7 +41,7 @@ from evalgap._scores import AlignmentReport, ScoreSet
 
 if TYPE_CHECKING:  # the audit imports the rank job only when it runs it
     from evalgap.jobs.ranks import RanksResult
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.io import counts as count_columns
 from evalgap.jobs._pages import HtmlPage
 from evalgap.jobs.pair_tests import pair_tests
@@ -1552,7 +1552,10 @@ def _bucket(label, inside, unresolved, q) -> dict:
 def _check(family, alpha, power, chain_procedure, **resamples) -> None:
     """Refuse bad settings with one line naming the keyword (``resamples``: counts >= 0)."""
     if family not in FAMILIES:
-        raise InputError(f"family must be one of {', '.join(FAMILIES)}; got {family!r}")
+        raise InputError(
+            "{family!b}" + escape(f" must be one of {', '.join(FAMILIES)}; got {family!r}"),
+            param="family",
+        )
     for name, value in (("alpha", alpha), ("power", power)):
         if np.ndim(value) != 0:  # an audit has one level: a list would broadcast silently
             raise InputError(f"{name} must be one number; got {_validate.show(value)}")
@@ -1562,7 +1565,9 @@ def _check(family, alpha, power, chain_procedure, **resamples) -> None:
         _validate.whole_number(value, name, 0)
     if chain_procedure not in PROCEDURES:
         raise InputError(
-            f"procedure= must be one of {', '.join(PROCEDURES)}; got {chain_procedure!r}"
+            "{procedure} must be one of " + ", ".join(PROCEDURES) + "; got {got!r}",
+            param="procedure",
+            got=chain_procedure,
         )
 
 

@@ -18,7 +18,7 @@ import pandas as pd
 
 from evalgap._results import Result
 from evalgap._scores import ScoreSet
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.jobs.compare import CompareResult, compare_scores
 from evalgap.stats import multiplicity
 
@@ -148,7 +148,13 @@ def compare_by_group(
     CompareGroupsResult
     """
     if adjustment not in ADJUSTMENTS:
-        raise InputError(f"adjustment must be one of {', '.join(ADJUSTMENTS)}; got {adjustment!r}")
+        raise InputError(
+            "{adjustment!b}"
+            + escape(
+                f" must be one of {', '.join(ADJUSTMENTS)}; got {adjustment!r}"
+            ),
+            param="adjustment",
+        )
     i, j = score_set.model_index(model_a), score_set.model_index(model_b)
     groups, p_values = [], []
     # what alignment left out (rows without a group label, items one model lacks in a group,

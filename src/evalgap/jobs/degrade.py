@@ -296,9 +296,17 @@ def _share(value, name: str) -> float | None:
             raise TypeError
         share = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        raise InputError(f"{name}= must be {what}; got {_validate.show(value)}") from None
+        raise InputError(
+            "{" + name + "} must be " + escape(what) + "; got {got!s}",
+            param=name,
+            got=_validate.show(value),
+        ) from None
     if share.ndim != 0 or not 0 < float(share) < 1:
-        raise InputError(f"{name}= must be {what}; got {_validate.show(value)}")
+        raise InputError(
+            "{" + name + "} must be " + escape(what) + "; got {got!s}",
+            param=name,
+            got=_validate.show(value),
+        )
     return float(share)
 
 

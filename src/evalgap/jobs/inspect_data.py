@@ -132,8 +132,9 @@ def inspect_data(
         scores = long_scores(scores, options=options, **columns)
     elif columns or options is not None:
         raise InputError(
-            "options= and column names are for paths or a DataFrame; these scores are "
-            "already read"
+            "{options} and column names are for paths or a DataFrame; these scores are "
+            "already read",
+            param="options",
         )
     aligned = score_set or align(
         scores.frame,

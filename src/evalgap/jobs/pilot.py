@@ -347,7 +347,10 @@ def plan_pilot(
             )
     delta = float(_validate.numbers(delta, "delta"))
     if delta == 0:
-        raise InputError("delta must be non-zero: no design resolves a gap of zero")
+        raise InputError(
+            "{delta!b}" + escape(" must be non-zero: no design resolves a gap of zero"),
+            param="delta",
+        )
     span = _check_gap(delta, runs_a, runs_b)
     kw = {"alpha": alpha, "power": power}
     if between <= 0 and c.within_items == 0:
@@ -480,8 +483,12 @@ def _models(frame, model_a, model_b, source):
             raise InputError("give both {model_a} and {model_b} (or neither)", param="model_a")
         if value not in present:
             raise InputError(
-                f"{name}=: {source} has no model {value!r} in the pilot "
-                f"(models: {', '.join(present[:6])})"
+                "{" + name + "}"
+                + escape(
+                    f": {source} has no model {value!r} in the pilot "
+                    f"(models: {', '.join(present[:6])})"
+                ),
+                param=name,
             )
     if model_a == model_b:
         raise InputError(
@@ -542,7 +549,9 @@ def _costs(cost_per_item, cost_per_run, price, tokens, pilot, source, notes):
         ("tokens_per_item", tokens),
     ):
         if value is not None and not float(_validate.numbers(value, name)) >= 0:
-            raise InputError(f"{name}= must be a finite number >= 0; got {value!r}")
+            raise InputError(
+                "{" + name + "} must be a finite number >= 0; got {got!r}", param=name, got=value
+            )
     if price is not None:
         if cost_per_run is not None:
             raise InputError(

@@ -273,7 +273,10 @@ def ranks_battles(
             "{method=holm} needs per-item scores; battles use the bootstrap", param="method"
         )
     if method not in ("auto", "bootstrap"):
-        raise InputError(f"method must be one of auto, bootstrap, holm; got {method!r}")
+        raise InputError(
+            "{method!b}" + escape(f" must be one of auto, bootstrap, holm; got {method!r}"),
+            param="method",
+        )
     table = read_battles(battles, fmt=file_format)
     data = bt.battles(table.model_a, table.model_b, table.outcome, len(table.models))
     model = bt.fit(data, ties=ties, names=table.models)

@@ -295,7 +295,10 @@ def plan_sampling(
     delta_predicted = delta is None
     delta = float(mu.mean()) if delta is None else float(_validate.numbers(delta, "delta"))
     if delta == 0:
-        raise InputError("delta must be non-zero: no design resolves a gap of zero")
+        raise InputError(
+            "{delta!b}" + escape(" must be non-zero: no design resolves a gap of zero"),
+            param="delta",
+        )
     if abs(delta) > 1:
         raise InputError(
             "{delta:g} is beyond any gap of scores in [0, 1] (the reference's scale): a gap "

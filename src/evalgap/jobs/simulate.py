@@ -465,8 +465,10 @@ def _pairs_of_scores(pairs, scores) -> dict:
         for p in pairs
     ):
         raise InputError(
-            "with scores=, pairs= names the model pairs to subsample: a list of (A, B); "
-            f"got {_validate.show(pairs)}"
+            "with {scores}, {pairs} names the model pairs to subsample: a list of (A, B); "
+            "got {got!s}",
+            param="pairs",
+            got=_validate.show(pairs),
         )
     models = list(dict.fromkeys(m for pair in pairs for m in pair))
     return prospective_counts(scores_of(scores, models=models), pairs)
@@ -612,8 +614,12 @@ def prospective(
         pairs = _pairs_of_scores(pairs, scores)
     if not isinstance(pairs, dict) or not pairs:
         raise InputError(
-            "pairs must be a dict of label -> (both_correct, a_only, b_only, both_wrong); "
-            f"got {_validate.show(pairs)}"
+            "{pairs!b}"
+            + escape(
+                " must be a dict of label -> (both_correct, a_only, b_only, both_wrong); "
+                f"got {_validate.show(pairs)}"
+            ),
+            param="pairs",
         )
     pairs = {label: _pair_counts(cells, f"pair {label}") for label, cells in pairs.items()}
     chunks, meta = [], []
@@ -780,7 +786,10 @@ def power_curve(
     paired-t required N from the SD of D (estimated on 200,000 simulated items).
     """
     if kind not in ("binary", "graded"):
-        raise InputError(f"kind must be 'binary' or 'graded'; got {kind!r}")
+        raise InputError(
+            "{kind!b}" + escape(f" must be 'binary' or 'graded'; got {kind!r}"),
+            param="kind",
+        )
     _validate.levels(alpha, power)
     accuracy_a = _accuracy(accuracy_a, "accuracy_a")
     latent_correlation = _correlation(latent_correlation, "latent_correlation")

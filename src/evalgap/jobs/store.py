@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalgap._results import Result, TableResult
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape, named, param_of
 from evalgap.stats import _validate
 
 if TYPE_CHECKING:
@@ -201,14 +201,19 @@ def store_add(
     options = options or LoadOptions()
     if not isinstance(options, LoadOptions):
         raise InputError(
-            f"store_add(options=...): expected a LoadOptions, got {type(options).__name__}"
+            "store_add({options}...): expected a LoadOptions, got "
+            + escape(type(options).__name__),
+            param="options",
         )
     if columns:
         known = {f.name for f in dataclasses.fields(LoadOptions)}
         unknown = sorted(set(columns) - known)
         if unknown:
             raise InputError(
-                f"store_add: unknown loader option {unknown[0]}= (see evalgap.LoadOptions)"
+                "store_add: unknown loader option "
+                + named(f"{unknown[0]}=")
+                + " (see evalgap.LoadOptions)",
+                param=param_of(f"{unknown[0]}="),
             )
         for name, value in columns.items():  # a name alone where a list is taken: that name
             if isinstance(value, str) and isinstance(getattr(LoadOptions(), name), tuple):
@@ -218,7 +223,9 @@ def store_add(
         paths = [paths]
     if not isinstance(paths, (list, tuple)) or not all(isinstance(p, (str, Path)) for p in paths):
         raise InputError(
-            f"store_add(scores=...): a path or a list of paths (str or Path); got {paths!r:.80}"
+            "store_add({scores}...): a path or a list of paths (str or Path); got "
+            + escape(f"{paths!r:.80}"),
+            param="scores",
         )
     if not paths:
         raise InputError("store add: give at least one score file or directory")
@@ -438,10 +445,12 @@ def _names(argument: str, value):
     try:
         value = list(value)
     except TypeError:
-        raise InputError(f"{argument}={value!r}: a name or a list of names") from None
+        raise InputError(
+            "{" + argument + "}: a name or a list of names", param=argument, **{argument: value}
+        ) from None
     bad = [v for v in value if not isinstance(v, str)]
     if bad:
-        raise InputError(f"{argument}={bad[0]!r}: names are strings")
+        raise InputError("{" + argument + "}: names are strings", **{argument: bad[0]})
     return value or None
 
 
@@ -568,7 +577,9 @@ def _check_audit_arguments(family, tasks, settings):
         ("mixture", settings.get("mixture", "grid"), MIXTURES),
     ):
         if not isinstance(value, str) or value not in choices:
-            raise InputError(f"{name}={value!r}: must be one of {', '.join(choices)}")
+            raise InputError(
+                "{" + name + "}: must be one of " + escape(", ".join(choices)), **{name: value}
+            )
     return _names("tasks", tasks)
 
 
@@ -579,10 +590,13 @@ def _refuse_unpaired(store, table) -> None:
         row = table.loc[missing].iloc[0]
         task = "" if row["task"] == "all" else f" (task {row['task']})"
         raise InputError(
-            f"{store}: models {row['upper']!r} and {row['lower']!r}{task} share no item "
-            f"({int(missing.sum()):,} such pairs); a pair is compared on the items both "
-            "scored: audit the tasks whose models share items (tasks=), or audit the items "
-            "of a selection of models (evalgap.audit with models=)"
+            escape(
+                f"{store}: models {row['upper']!r} and {row['lower']!r}{task} share no item "
+                f"({int(missing.sum()):,} such pairs); a pair is compared on the items both "
+            )
+            + "scored: audit the tasks whose models share items ({tasks}), or audit the items "
+            "of a selection of models (evalgap.audit with {models})",
+            param="tasks",
         )
 
 
@@ -779,9 +793,11 @@ def store_audit(
         clustered = con.execute("SELECT count(*) FROM pair_cluster_stats").fetchall()[0][0]
         if chain_procedure == "clustered" and not clustered:
             raise InputError(
-                f"chain_procedure='clustered': {store} keeps no cluster labels, so no pair has a "
-                "clustered verdict; choose another procedure, or add the files with "
-                "cluster_column= to a store"
+                "{chain_procedure=clustered}: "
+                + escape(f"{store} keeps no cluster labels, so no pair has a ")
+                + "clustered verdict; choose another procedure, or add the files with "
+                "{cluster_column} to a store",
+                param="chain_procedure",
             )
         statistic = np.empty(m)
         testable = np.empty(m, dtype=bool)
@@ -870,17 +886,22 @@ def store_audit(
 _COUNTS = ("both_correct", "a_only", "b_only", "both_wrong")
 
 
-def _no_scores(con, tasks) -> str:
+def _no_scores(con, tasks) -> InputError:
     """Why there is nothing to audit: an empty store, or tasks it does not hold."""
     stored = [
         r[0] for r in con.execute("SELECT DISTINCT task FROM vectors ORDER BY task").fetchall()
     ]
     if not stored:
-        return "the store is empty; add scores with evalgap store add STORE FILE"
+        return InputError("the store is empty; add scores with evalgap store add STORE FILE")
     missing = [t for t in tasks or () if t not in stored]
-    return (
-        f"tasks={missing[0] if missing else tasks[0]!r}: no such task in the store; tasks "
-        f"found: {', '.join(stored[:10])}{', ...' if len(stored) > 10 else ''}"
+    return InputError(
+        "{tasks}"
+        + escape(
+            f": no such task in the store; tasks "
+            f"found: {', '.join(stored[:10])}{', ...' if len(stored) > 10 else ''}"
+        ),
+        param="tasks",
+        tasks=missing[0] if missing else tasks[0],
     )
 
 
@@ -891,7 +912,7 @@ def _ranked_models(con, tasks) -> dict:
 
     means = io.model_means(con, tasks=tasks)
     if means.empty:
-        raise InputError(_no_scores(con, tasks))
+        raise _no_scores(con, tasks)
     if not means["binary"].all():
         raise InputError(
             "an audit from pair statistics needs binary scores; audit the items of a graded "

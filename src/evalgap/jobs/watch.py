@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from evalgap._results import Result
-from evalgap.errors import InputError, first_line
+from evalgap.errors import InputError, escape, first_line, named, param_of
 from evalgap.stats import _validate, sequential
 from evalgap.stats import power as pw
 
@@ -184,12 +184,15 @@ class Monitor:
             price_per_1k_tokens=price_per_1k_tokens,
         )
         if targets not in TARGETS:
-            raise InputError(f"targets must be one of {', '.join(TARGETS)}; got {targets!r}")
+            raise InputError(
+                "{targets!b}" + escape(f" must be one of {', '.join(TARGETS)}; got {targets!r}"),
+                param="targets",
+            )
         if pair is not None and baseline is not None:
             raise InputError("give either {pair} or {baseline}, not both", param="pair")
         if pair is not None:
             if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
-                raise InputError("pair= must be two models (model_a, model_b)")
+                raise InputError("{pair} must be two models (model_a, model_b)", param="pair")
             pair = (_name(pair[0], "pair="), _name(pair[1], "pair="))
             if pair[0] == pair[1]:
                 raise InputError(
@@ -198,17 +201,24 @@ class Monitor:
                     model=pair[0],
                 )
         if targets == "pair" and (pair is None or pair[0] == pair[1]):
-            raise InputError("targets='pair' needs pair=(model_a, model_b), two models")
+            raise InputError(
+                "{targets=pair} needs {pair}(model_a, model_b), two models", param="targets"
+            )
         if baseline is not None:
             baseline = _name(baseline, "baseline=")
         if targets == "baseline" and not baseline:
-            raise InputError("targets='baseline' needs baseline= (the model to compare against)")
+            raise InputError(
+                "{targets=baseline} needs {baseline} (the model to compare against)",
+                param="targets",
+            )
         if (pair is not None and targets != "pair") or (
             baseline is not None and targets != "baseline"
         ):
+            given = "pair" if pair is not None else "baseline"
             raise InputError(
-                f"{'pair=' if pair is not None else 'baseline='} is used with "
-                f"targets='{'pair' if pair is not None else 'baseline'}', not {targets!r}"
+                "{" + given + "} is used with {targets=" + given + "}, not {got!r}",
+                param=given,
+                got=targets,
             )
         self.targets, self.pair, self.baseline = targets, pair, baseline
         self.alpha = float(_validate.probability(alpha, "alpha"))
@@ -220,7 +230,13 @@ class Monitor:
                 _validate.numbers(price_per_1k_tokens, "price_per_1k_tokens", what="a number >= 0")
             )
             if self.price < 0:
-                raise InputError(f"price_per_1k_tokens must be a number >= 0; got {self.price:g}")
+                raise InputError(
+                    "{price_per_1k_tokens!b}"
+                    + escape(
+                        f" must be a number >= 0; got {self.price:g}"
+                    ),
+                    param="price_per_1k_tokens",
+                )
         self.follower: LogFollower | None = None  # after follow()
         self._scores: dict = {}  # (task, model) -> {item: score}
         self._tokens: dict = {}  # (task, model) -> [tokens, items with tokens]
@@ -253,7 +269,9 @@ class Monitor:
         if tokens is not None:
             tokens = float(_validate.numbers(tokens, "tokens", what="a number >= 0"))
             if tokens < 0:
-                raise InputError(f"tokens= must be a number >= 0; got {tokens:g}")
+                raise InputError(
+                    "{tokens} must be a number >= 0; got {got!s}", param="tokens", got=f"{tokens:g}"
+                )
         key = (task, model)
         seen = self._scores.setdefault(key, {})
         if item in seen:
@@ -335,9 +353,13 @@ class Monitor:
         elif isinstance(logs, (list, tuple)):
             paths = list(logs)
         else:
-            raise InputError(f"logs= takes a path or a list of paths; got {_validate.show(logs)}")
+            raise InputError(
+                "{logs} takes a path or a list of paths; got {got!s}",
+                param="logs",
+                got=_validate.show(logs),
+            )
         if not paths:
-            raise InputError("logs= names no log directory or file")
+            raise InputError("{logs} names no log directory or file", param="logs")
         for name, value in (
             ("metric", metric),
             ("scorer", scorer),
@@ -709,7 +731,11 @@ def _name(value, what: str) -> str:
     if isinstance(value, np.str_):
         value = str(value)
     if not isinstance(value, str) or not value.strip():
-        raise InputError(f"{what} must be a non-empty name (text); got {_validate.show(value)}")
+        raise InputError(
+            named(what) + " must be a non-empty name (text); got {got!s}",
+            param=param_of(what),
+            got=_validate.show(value),
+        )
     return value
 
 
@@ -753,7 +779,9 @@ def _score(score, model: str, item: str) -> float:
 def _normal_path(path) -> str:
     """A path spelled one way: absolute, without '.', '..' or a trailing separator."""
     if not isinstance(path, (str, os.PathLike)):
-        raise InputError(f"logs= takes paths; got {_validate.show(path)}")
+        raise InputError(
+            "{logs} takes paths; got {got!s}", param="logs", got=_validate.show(path)
+        )
     return os.path.normpath(os.path.abspath(os.fspath(path)))
 
 
@@ -846,16 +874,26 @@ def watch(
     (True, 'decided', 300)
     """
     if state is not None and not isinstance(state, (str, os.PathLike)):
-        raise InputError(f"state= takes a path; got {_validate.show(state)}")
+        raise InputError(
+            "{state} takes a path; got {got!s}", param="state", got=_validate.show(state)
+        )
     if not isinstance(once, (bool, np.bool_)):
-        raise InputError(f"once must be True or False; got {_validate.show(once)}")
+        raise InputError(
+            "{once!b}" + escape(f" must be True or False; got {_validate.show(once)}"),
+            param="once",
+        )
     if on_status is not None and not callable(on_status):
         raise InputError(
-            f"on_status= takes a function of a status; got {_validate.show(on_status)}"
+            "{on_status} takes a function of a status; got {got!s}",
+            param="on_status",
+            got=_validate.show(on_status),
         )
     interval = float(_validate.numbers(interval, "interval", what="a number of seconds >= 0"))
     if interval < 0:
-        raise InputError(f"interval must be a number of seconds >= 0; got {interval:g}")
+        raise InputError(
+            "{interval!b}" + escape(f" must be a number of seconds >= 0; got {interval:g}"),
+            param="interval",
+        )
     if timeout is not None:
         timeout = float(_validate.positive(timeout, "timeout"))
     monitor = Monitor(

@@ -144,21 +144,31 @@ def weighted_result(
     except (TypeError, ValueError):  # ragged nesting
         w = np.asarray([object()])
     if w.dtype.kind not in "iuf":
-        raise InputError(f"weights= must be an array of positive numbers; got {w.dtype} values")
+        raise InputError(
+            "{weights} must be an array of positive numbers; got {got!s} values",
+            param="weights",
+            got=w.dtype,
+        )
     if not (a.shape == b.shape == w.shape) or a.ndim != 1:
         raise InputError(
-            f"weights= must give one weight per item: {w.size:,} weights for {a.size:,} items"
+            "{weights} must give one weight per item: "
+            + f"{w.size:,} weights for {a.size:,} items",
+            param="weights",
         )
     if not (np.isfinite(a).all() and np.isfinite(b).all()):
         raise InputError("the scores must be finite numbers (no NaN or inf): one per item")
     if strata is not None and np.asarray(strata).shape != a.shape:
         raise InputError(
-            f"strata= must give one label per item: {np.asarray(strata).size:,} labels for "
-            f"{a.size:,} items"
+            "{strata} must give one label per item: "
+            + f"{np.asarray(strata).size:,} labels for {a.size:,} items",
+            param="strata",
         )
     labels = np.asarray(strata, dtype=object)  # the labels as given (NaN stays NaN)
     if strata is not None and any(label != label or label is None for label in labels):
-        raise InputError("strata= holds missing labels (NaN or None): give every item its stratum")
+        raise InputError(
+            "{strata} holds missing labels (NaN or None): give every item its stratum",
+            param="strata",
+        )
     with np.errstate(over="ignore", invalid="ignore"):
         d = a - b
     if not np.abs(d).max(initial=0.0) <= 1e150:
@@ -294,8 +304,10 @@ def design_table(
 
     if strata is not None and not isinstance(strata, str):
         raise InputError(
-            "strata= with a table or design names its stratum column; got "
-            f"{type(strata).__name__} (an array of labels goes with two score arrays)"
+            "{strata} with a table or design names its stratum column; got "
+            + escape(type(strata).__name__)
+            + " (an array of labels goes with two score arrays)",
+            param="strata",
         )
     if isinstance(weights, (str, Path)) and Path(weights).is_file():
         from evalgap.io._write import unescape_cell
@@ -323,8 +335,9 @@ def design_table(
         )
     if not isinstance(weights, str):
         raise InputError(
-            "weights= is a column of the scores table, a design file (item_id, weight"
-            f"[, stratum]) or a DataFrame; got {type(weights).__name__}"
+            "{weights} is a column of the scores table, a design file (item_id, weight"
+            "[, stratum]) or a DataFrame; got " + escape(type(weights).__name__),
+            param="weights",
         )
     from evalgap._scores import ScoreSet
     from evalgap.jobs._inputs import long_scores

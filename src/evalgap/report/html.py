@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from evalgap._results import Result
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.report import plots
 from evalgap.report.shapes import AuditResult
 from evalgap.report.text import (
@@ -253,12 +253,18 @@ def report_html(
     kind = type(result).__name__
     if kind not in HTML_PAGES:
         raise InputError(
-            f"result= is a {kind}: HTML reports are drawn for "
-            f"{' and '.join(HTML_PAGES)} (evalgap.audit, evalgap.ranks); use to_dict() or "
-            "to_frame() for the others"
+            "{result} is a "
+            + escape(
+                f"{kind}: HTML reports are drawn for "
+                f"{' and '.join(HTML_PAGES)} (evalgap.audit, evalgap.ranks); use to_dict() or "
+                "to_frame() for the others"
+            ),
+            param="result",
         )
     if title is not None and (not isinstance(title, str) or not title.strip()):
-        raise InputError(f"title= must be non-empty text; got {title!r}")
+        raise InputError(
+            "{title} must be non-empty text; got {got!r}", param="title", got=title
+        )
     render, default_title = HTML_PAGES[kind]
     page = render(result, title=title or default_title, provenance=provenance)
     if path is not None:

@@ -169,7 +169,13 @@ def alternative(value: object) -> Alternative:
 
 def _check_alternative(value: object) -> Alternative:
     if not isinstance(value, str) or value not in ALTERNATIVES:
-        raise InputError(f"alternative must be one of {', '.join(ALTERNATIVES)}; got {show(value)}")
+        raise InputError(
+            "{alternative!b}"
+            + escape(
+                f" must be one of {', '.join(ALTERNATIVES)}; got {show(value)}"
+            ),
+            param="alternative",
+        )
     return cast(Alternative, value)  # one of ALTERNATIVES, checked above
 
 
@@ -318,7 +324,11 @@ def arguments(**values: object) -> None:
                 or value < 0
             ):
                 raise InputError(
-                    f"seed must be a non-negative integer, a Generator or None; got {show(value)}"
+                    "{seed!b}"
+                    + escape(
+                        f" must be a non-negative integer, a Generator or None; got {show(value)}"
+                    ),
+                    param="seed",
                 )
         elif kind == "flag":
             if not isinstance(value, (bool, np.bool_)):

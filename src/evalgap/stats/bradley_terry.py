@@ -28,7 +28,7 @@ from scipy import optimize, special
 from scipy.sparse import coo_matrix, csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.stats import _validate
 from evalgap.stats._types import ArrayLike, FloatArray, IntArray, Seed
 from evalgap.stats.resample import seed_sequence
@@ -185,7 +185,10 @@ def fit(
     [0.314, 0.1283, -0.4423]
     """
     if ties not in TIES:
-        raise InputError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
+        raise InputError(
+            "{ties!b}" + escape(f" must be one of {', '.join(TIES)}; got {ties!r}"),
+            param="ties",
+        )
     check_connected(data, names)
     if ties == "davidson":
         return _fit_davidson(data)

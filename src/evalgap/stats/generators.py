@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special, stats
 
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.stats import _validate
 from evalgap.stats._types import FloatArray, IntArray
 
@@ -39,7 +39,10 @@ def latent_cells(accuracy_a: float, accuracy_b: float, latent_correlation: float
     pb = float(_validate.probability(accuracy_b, "accuracy_b"))
     rho = float(latent_correlation)
     if not -1 < rho < 1:
-        raise InputError(f"latent_correlation must lie in (-1, 1); got {rho}")
+        raise InputError(
+            "{latent_correlation!b}" + escape(f" must lie in (-1, 1); got {rho}"),
+            param="latent_correlation",
+        )
     qa, qb = special.ndtri(pa), special.ndtri(pb)
     both = float(stats.multivariate_normal(mean=[0, 0], cov=[[1, rho], [rho, 1]]).cdf([qa, qb]))
     cells = np.array([both, pa - both, pb - both, 1 - pa - pb + both])

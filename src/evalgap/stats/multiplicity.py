@@ -22,7 +22,7 @@ from typing import Any, Literal
 import numpy as np
 from scipy import special
 
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.stats import _validate, intervals
 from evalgap.stats._types import ArrayLike, BoolArray, FloatArray, FloatOrArray
 
@@ -154,7 +154,10 @@ def adjust_p_values(
         out = np.empty_like(p)
         out[order] = np.minimum(stepped, 1.0)
     else:
-        raise InputError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+        raise InputError(
+            "{method!b}" + escape(f" must be one of {', '.join(METHODS)}; got {method!r}"),
+            param="method",
+        )
     return out.reshape(np.shape(p_values))
 
 
@@ -177,5 +180,8 @@ def holm_rows(p_values: ArrayLike, family_size: int | None = None) -> FloatArray
 
 def _family_size(value: Any) -> int:
     if isinstance(value, bool) or int(value) != value or value < 1:
-        raise InputError(f"family_size must be a whole number >= 1; got {value!r}")
+        raise InputError(
+            "{family_size!b}" + escape(f" must be a whole number >= 1; got {value!r}"),
+            param="family_size",
+        )
     return int(value)

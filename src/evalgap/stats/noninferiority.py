@@ -42,7 +42,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import special
 
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.stats import _validate
 from evalgap.stats._types import ArrayLike, BoolArray, FloatArray, FloatOrArray, IntArray
 from evalgap.stats.intervals import z_quantile
@@ -60,7 +60,10 @@ TIE = 1e-10  # relative: scores this close to the observed one count as at least
 def _margin(margin: object) -> float:
     value = _validate.numbers(margin, "margin")
     if value.ndim != 0 or not 0 < float(value) < 1:
-        raise InputError(f"margin must be one number in (0, 1); got {_validate.show(margin)}")
+        raise InputError(
+            "{margin!b}" + escape(f" must be one number in (0, 1); got {_validate.show(margin)}"),
+            param="margin",
+        )
     return float(value)
 
 
@@ -178,7 +181,10 @@ def _outcomes(
     n = _validate.counts(n_items, "n_items")
     x1, x2, n = np.broadcast_arrays(x1, x2, n)
     if np.any(n < x1 + x2) or np.any(n < 1):
-        raise InputError("n_items must be at least the discordant items, and at least 1")
+        raise InputError(
+            "{n_items!b}" + escape(" must be at least the discordant items, and at least 1"),
+            param="n_items",
+        )
     return x1, x2, n
 
 
@@ -253,11 +259,18 @@ def noninferiority_required_n(
     f = _validate.numbers(flip_rate, "flip_rate")
     d = _validate.numbers(delta, "delta")
     if np.any((f <= 0) | (f > 1)) or np.any(np.abs(d) > f):
-        raise InputError("flip_rate must be in (0, 1] and |delta| at most the flip rate")
+        raise InputError(
+            "{flip_rate!b}" + escape(" must be in (0, 1] and |delta| at most the flip rate"),
+            param="flip_rate",
+        )
     if np.any(d <= -margin):
         raise InputError(
-            "delta must exceed -margin: no sample size shows a candidate worse "
-            "than the margin to be no worse than it"
+            "{delta!b}"
+            + escape(
+                " must exceed -margin: no sample size shows a candidate worse "
+                "than the margin to be no worse than it"
+            ),
+            param="delta",
         )
     x1, x2 = (f + d) / 2, (f - d) / 2  # expected shares, per item
     p2 = constrained_p2(x1, x2, 1.0, -margin)

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.stats import _validate, intervals, resample
 from evalgap.stats._types import (
     Alternative,
@@ -79,7 +79,7 @@ def required_n(
     delta = np.asarray(delta, dtype=float)
     sd = np.asarray(sd_diff, dtype=float)
     if np.any(sd < 0) or np.any(~np.isfinite(sd)):
-        raise InputError("sd_diff must be a finite number >= 0")
+        raise InputError("{sd_diff!b}" + escape(" must be a finite number >= 0"), param="sd_diff")
     k = z_sum_squared(alpha, power, alternative)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
         n = np.where(delta != 0, k * (sd / np.abs(delta)) ** 2, np.inf)
@@ -467,7 +467,10 @@ def check_correlation(accuracy_a: ArrayLike, accuracy_b: ArrayLike, correlation:
     """Raise ``InputError`` naming the admissible interval if ``correlation`` is outside it."""
     rho = np.asarray(correlation, dtype=float)
     if np.any(~np.isfinite(rho)):
-        raise InputError("correlation must be a finite number in [-1, 1]")
+        raise InputError(
+            "{correlation!b}" + escape(" must be a finite number in [-1, 1]"),
+            param="correlation",
+        )
     low, high = correlation_bounds(accuracy_a, accuracy_b)
     bad = (rho < np.asarray(low) - 1e-12) | (rho > np.asarray(high) + 1e-12)
     if np.any(bad):
@@ -558,7 +561,10 @@ def lemma_constant(p: ArrayLike, correlation: ArrayLike) -> FloatOrArray:
     p = _validate.probability(p, "p")
     rho = np.asarray(correlation, dtype=float)
     if np.any(rho >= 1):
-        raise InputError("correlation must be below 1 for the Lemma 1 constant")
+        raise InputError(
+            "{correlation!b}" + escape(" must be below 1 for the Lemma 1 constant"),
+            param="correlation",
+        )
     u = p * (1 - p)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         # Accuracies within ~1e-154 of 0 or 1: u^2 underflows and C is infinite.

@@ -326,9 +326,18 @@ def rank_sets(
     """
     alpha = float(_validate.probability(alpha, "alpha"))
     if method not in METHODS:
-        raise InputError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+        raise InputError(
+            "{method!b}" + escape(f" must be one of {', '.join(METHODS)}; got {method!r}"),
+            param="method",
+        )
     if bootstrap not in BOOTSTRAPS:
-        raise InputError(f"bootstrap must be one of {', '.join(BOOTSTRAPS)}; got {bootstrap!r}")
+        raise InputError(
+            "{bootstrap!b}"
+            + escape(
+                f" must be one of {', '.join(BOOTSTRAPS)}; got {bootstrap!r}"
+            ),
+            param="bootstrap",
+        )
     _check_top_k(top_k)
     x = np.asarray(x, dtype=float)
     if np.isinf(x).any():
@@ -838,7 +847,10 @@ def _check_top_k(top_k: int | None) -> None:
     except (TypeError, ValueError, OverflowError):
         whole = False
     if isinstance(top_k, bool) or not whole or int(top_k) < 1:
-        raise InputError(f"top_k must be a whole number >= 1; got {top_k!r}")
+        raise InputError(
+            "{top_k!b}" + escape(f" must be a whole number >= 1; got {top_k!r}"),
+            param="top_k",
+        )
 
 
 # --- assembly --------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from typing import Any, Literal, overload
 import numpy as np
 from scipy import special
 
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.stats import _binomial as binomial
 from evalgap.stats import _validate
 from evalgap.stats._types import (
@@ -68,7 +68,11 @@ def seed_sequence(seed: Seed) -> np.random.SeedSequence:
         return np.random.SeedSequence()
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InputError(
-            f"seed must be a non-negative integer, a Generator or None; got {_validate.show(seed)}"
+            "{seed!b}"
+            + escape(
+                f" must be a non-negative integer, a Generator or None; got {_validate.show(seed)}"
+            ),
+            param="seed",
         )
     return np.random.SeedSequence(int(seed))
 
@@ -592,7 +596,10 @@ def _binary_pair_arrays(
     c = _validate.counts(b_only, "b_only")
     n = _validate.counts(n_items, "n_items")
     if np.any(b + c > n) or np.any(n < 1):
-        raise InputError("n_items must be at least 1 and at least a_only + b_only")
+        raise InputError(
+            "{n_items!b}" + escape(" must be at least 1 and at least a_only + b_only"),
+            param="n_items",
+        )
     return b, c, n
 
 

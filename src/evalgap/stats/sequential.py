@@ -26,7 +26,7 @@ from typing import Any, Literal
 import numpy as np
 from scipy import special
 
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.stats import _validate
 from evalgap.stats._types import ArrayLike, BoolArray, FloatArray, FloatOrArray, IntArray
 from evalgap.stats.power import critical_values
@@ -58,7 +58,10 @@ def log_e_value(
         a = float(_validate.positive(beta_shape, "beta_shape"))
         out = special.betaln(b + a, c + a) - special.betaln(a, a) + n * np.log(2.0)
     else:
-        raise InputError(f"mixture must be one of {', '.join(MIXTURES)}; got {mixture!r}")
+        raise InputError(
+            "{mixture!b}" + escape(f" must be one of {', '.join(MIXTURES)}; got {mixture!r}"),
+            param="mixture",
+        )
     return _validate.scalar_or_array(out)
 
 
@@ -89,7 +92,10 @@ def boundary(
     target = -np.log(alpha)
     shape = float(_validate.positive(beta_shape, "beta_shape"))
     if mixture not in MIXTURES:
-        raise InputError(f"mixture must be one of {', '.join(MIXTURES)}; got {mixture!r}")
+        raise InputError(
+            "{mixture!b}" + escape(f" must be one of {', '.join(MIXTURES)}; got {mixture!r}"),
+            param="mixture",
+        )
     shape = shape if mixture == "beta" else 0.0
     d, reachable = _solve_excess(
         values, _start(values, target, mixture, shape), target, mixture, shape

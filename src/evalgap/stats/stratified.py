@@ -229,7 +229,7 @@ def quantile_strata(score: ArrayLike, n_strata: int = DEFAULT_STRATA) -> IntArra
     """
     s = np.asarray(score, dtype=float)
     if n_strata < 1:
-        raise InputError("n_strata must be at least 1")
+        raise InputError("{n_strata!b}" + escape(" must be at least 1"), param="n_strata")
     edges = np.quantile(s, np.linspace(0, 1, n_strata + 1)[1:-1])
     raw = np.searchsorted(edges, s, side="right")
     _, labels = np.unique(raw, return_inverse=True)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.stats import _validate
 from evalgap.stats._types import ArrayLike, FloatArray, FloatOrArray, IntArray
 from evalgap.stats.power import z_sum_squared
@@ -135,7 +135,10 @@ def required_items(
     variance = np.maximum(np.asarray(between_items) + np.asarray(within_items) / k, 0.0)
     delta = float(_validate.numbers(delta, "delta"))
     if delta == 0:
-        raise InputError("delta must be non-zero: no design resolves a gap of zero")
+        raise InputError(
+            "{delta!b}" + escape(" must be non-zero: no design resolves a gap of zero"),
+            param="delta",
+        )
     with np.errstate(over="ignore", divide="ignore"):  # a gap below ~1e-154: N is infinite
         items = np.ceil(z_sum_squared(alpha, power) * variance / delta**2)
     return _validate.scalar_or_array(items)
@@ -167,7 +170,10 @@ def runs_for_items(
     n = np.asarray(n_items, dtype=float)
     delta = float(_validate.numbers(delta, "delta"))
     if delta == 0:
-        raise InputError("delta must be non-zero: no design resolves a gap of zero")
+        raise InputError(
+            "{delta!b}" + escape(" must be non-zero: no design resolves a gap of zero"),
+            param="delta",
+        )
     room = n * delta**2 / z_sum_squared(alpha, power) - np.asarray(between_items, dtype=float)
     with np.errstate(divide="ignore"):
         runs = np.where(room > 0, np.asarray(within_items, dtype=float) / room, np.inf)
