@@ -394,7 +394,8 @@ def mde(
     n = _validate.positive(n_items, "n_items")
     sd = np.asarray(sd_diff, dtype=float)
     k = z_sum_squared(alpha, power, alternative)
-    return _validate.scalar_or_array(np.sqrt(k) * sd / np.sqrt(n))
+    with np.errstate(over="ignore"):  # a gap beyond the largest float is an infinite MDE
+        return _validate.scalar_or_array(np.sqrt(k) * sd / np.sqrt(n))
 
 
 def resolution_ratio(n_items: ArrayLike, required: ArrayLike) -> FloatOrArray:
