@@ -585,8 +585,9 @@ def _leader(matrix: np.ndarray, models: list[str], model_a: str) -> str:
     leader = next((m for m in order if m != model_a), None)
     if leader is None:  # a bare StopIteration before
         raise InputError(
-            f"model_b=: the reference holds no model but {model_a!r}, so it has no leader to "
-            "plan against; name model_b=, or give a reference of several models"
+            escape(f"the reference holds no model but {model_a!r}, so it has no leader to ")
+            + "plan against; name {model_b!n}, or give a reference of several models",
+            param="model_b",
         )
     return leader
 
