@@ -101,7 +101,7 @@ def working(quiet: bool, title: str, *, by_bytes: bool = False) -> Iterator[Repo
     Yields the callback to hand to a job that reports its progress; reads of tables report
     through the same bar (labelled 'reading scores'), so only one bar is ever live.
     """
-    from evalgap.io.tables import reporting_progress
+    from evalgap.io._progress import reporting_progress
 
     with progress_bar(quiet, title, by_bytes=by_bytes) as report:
 

@@ -13,10 +13,8 @@ import io
 import json
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager as ContextManager
-from contextlib import contextmanager
-from contextvars import ContextVar
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TypeAlias
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -27,11 +25,11 @@ from evalgap.errors import InputError, escape, fields, first_line
 from evalgap.io import _limits
 from evalgap.io._files import PathArg
 from evalgap.io._limits import is_gzip, open_maybe_gzip, read_lines
+from evalgap.io._progress import _PROGRESS, Progress
 from evalgap.io._write import unescape_cell
 from evalgap.stats._types import BoolArray
 
 # A reader's progress callback: called with (bytes read, bytes in all).
-Progress: TypeAlias = Callable[[int, int], object]
 
 if TYPE_CHECKING:
     from evalgap.io.options import LoadOptions
@@ -57,21 +55,6 @@ CANDIDATES = {
     "task": ("task", "task_name", "benchmark", "dataset", "subset"),
     "run": ("run", "epoch", "seed", "repeat", "trial", "sample"),
 }
-
-
-# The progress callback of the reads under way (set by the CLI around loading, so loaders
-# called through several layers report without each layer passing it on).
-_PROGRESS: ContextVar[Progress | None] = ContextVar("evalgap_read_progress", default=None)
-
-
-@contextmanager
-def reporting_progress(callback: Progress | None) -> Iterator[Progress | None]:
-    """Within the block, table reads call ``callback(done_bytes, total_bytes)`` as they go."""
-    token = _PROGRESS.set(callback)
-    try:
-        yield callback
-    finally:
-        _PROGRESS.reset(token)
 
 
 def detect_format(path: Path) -> str:
