@@ -38,7 +38,7 @@ class InputError(ValueError):
         ``--by task``; an UPPER-case placeholder stays unquoted); ``{name!r}`` and
         ``{name!s}`` show a value of ``values`` alone, as ``str.format`` does; literal braces
         are doubled. A template that names no parameter is prefixed with ``param``
-        (``"pairs=: ..."``, ``"--pair: ..."``).
+        (``"pairs=: ..."``, ``"--pairs: ..."``).
     param : str, optional
         The Python parameter the message is about.
     **values
