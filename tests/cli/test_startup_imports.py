@@ -1,0 +1,76 @@
+"""What ``evalgap compare`` from 2x2 counts loads: nothing it does not use.
+
+The counts path needs NumPy, ``scipy.special`` (through the statistics core), click and rich;
+a table reader, a store, plots or ``scipy.stats`` would only add start-up time (pandas alone
+costs more than the whole command). The command runs in a fresh interpreter so that the
+modules other tests imported do not hide a stray import; nothing here is timed (the
+benchmark ``benchmarks/bench_cli.py`` measures the speed).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+# Libraries and modules of evalgap that the counts path must not import.
+NOT_LOADED = (
+    "pandas",
+    "pyarrow",
+    "duckdb",
+    "matplotlib",
+    "scipy.stats",
+    "scipy.optimize",
+    "scipy.sparse",
+    "evalgap._scores",
+    "evalgap.io.tables",
+    "evalgap.io.reading",
+    "evalgap.io.sources",
+    "evalgap.io.store",
+    "evalgap.jobs.audit",
+    "evalgap.report.html",
+    "evalgap.report.plots",
+)
+
+COUNTS = ["--both-correct", "7986", "--a-only", "295", "--b-only", "249", "--both-wrong", "1512"]
+
+PROGRAM = """
+import contextlib, io, json, sys
+from evalgap.cli import main
+out = io.StringIO()
+code = 0
+with contextlib.redirect_stdout(out):
+    try:
+        main(sys.argv[1:])
+    except SystemExit as stop:
+        code = stop.code
+names = json.loads(sys.stdin.read())
+print(json.dumps({"code": code, "report": out.getvalue(),
+                  "loaded": [name for name in names if name in sys.modules]}))
+"""
+
+
+def run_counts(*extra: str) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", PROGRAM, "compare", *COUNTS, *extra],
+        input=json.dumps(NOT_LOADED),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def test_compare_from_counts_loads_no_table_reader_store_plot_or_scipy_stats():
+    ran = run_counts()
+    assert ran["code"] == 0
+    # the full terminal report was printed: its figures are the HellaSwag pair's
+    assert "20,256" in ran["report"] and "0.049" in ran["report"]
+    assert ran["loaded"] == []
+
+
+def test_compare_from_counts_as_json_loads_none_of_them_either():
+    ran = run_counts("--json")
+    assert ran["code"] == 0
+    assert json.loads(ran["report"])["required_n"] == 20_256
+    assert ran["loaded"] == []
