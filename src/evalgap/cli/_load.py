@@ -6,16 +6,14 @@ from collections.abc import Iterable
 from typing import Any
 
 from evalgap.cli._options import NOT_LOAD_OPTIONS
-from evalgap.jobs._inputs import COLUMN_OPTIONS  # the loader flags a job takes as its own
+from evalgap.jobs._inputs import COLUMN_OPTIONS, _unless_default  # the jobs' own names
 
 
-def score_keywords(
-    given: dict[str, Any], *, data: str = "scores", complete_case: bool = True
-) -> dict[str, Any]:
+def score_keywords(given: dict[str, Any], *, complete_case: bool = True) -> dict[str, Any]:
     """Take the loader flags out of ``given``; return them as keywords of a job.
 
-    ``data`` is the job's keyword for the score sources (the paths given, Hub downloads
-    included; None when none); ``options`` is None when every reading option is left at its
+    ``scores`` holds the score sources (the paths given, Hub downloads included; None when
+    none), as every job names them; ``options`` is None when every reading option is left at its
     default, so a job can tell per-item options given from none; column names given become
     the job's own column keywords (``--models`` travels in ``options``, whose
     ``model_columns`` the jobs take as the models to keep).
@@ -29,12 +27,12 @@ def score_keywords(
     tasks = list(reading.get("tasks", ())) or None
     options = LoadOptions(**{k: v for k, v in reading.items() if k in _fields()})
     keywords: dict[str, Any] = {
-        "options": None if options == LoadOptions() else options,
+        "options": _unless_default(options),
         "tasks": tasks,
         **columns,
     }
     if "scores" in loader:
-        keywords[data] = paths or None
+        keywords["scores"] = paths or None
     if "strict" in loader:
         keywords["strict"] = loader["strict"]
     if complete_case and "complete_case" in loader:

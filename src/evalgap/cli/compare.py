@@ -77,6 +77,6 @@ def compare(json: bool, **given: Any) -> None:
     from evalgap.jobs.api import compare as compare_job
 
     with working(json, "reading scores", by_bytes=True):
-        source = score_keywords(given, data="scores")
+        source = score_keywords(given)
         result = compare_job(**source, **given)
     emit(result, json)
