@@ -1,0 +1,575 @@
+"""Fragility of paired verdicts: the fewest items whose removal reverses each one.
+
+A verdict is a claim about a pair: "A is significantly better than B" (a test rejects at its
+level, favouring A) or "A resolves B" (Definition 1: ``|T| >= z_{1-alpha'/2} + z_{1-beta}``
+with enough differing items for any valid test, i.e. ``q >= 1``); or the absence of one.
+Its fragility is the smallest number of items whose removal from the pair reverses it: a
+claim is lost, or, for a pair with no claim, one appears (favouring either model). The
+other way round, the items that would *settle* an unresolved pair at the observed rates are
+``N* - N`` (:func:`evalgap.stats.power.required_n`); the two answer the same question from
+the two sides of the line.
+
+**Binary pairs: exact.** Every McNemar-family test depends on the items only through the
+discordant counts ``b`` (A right, B wrong) and ``c`` (B right, A wrong); the Wald statistic
+``T = (b - c) / sqrt(b + c - (b - c)^2 / N)`` (Eq. 1 with Eq. 5's variance) also on ``N``.
+Each is monotone in each count: a claim for A grows stronger when a ``c`` item or (for
+``T``) a concordant item is removed, and weaker when a ``b`` item is. So the cheapest way to
+end a claim for A removes ``b`` items only; the cheapest way to create one removes ``c``
+items, then (for ``T``, whose variance counts the concordant items) concordant ones, the
+``c`` items first because each moves ``T`` further. Along each such sequence the claim is
+monotone in the number removed, and a bisection finds the exact count for all pairs at once
+(``O(log N)`` evaluations of the test, vectorized over pairs). The tests check the count
+against an exhaustive search over every mix of removals.
+
+**Graded pairs: bounds, exact where they meet.** For the paired t test and the Wald
+statistic the best removal set is a subset-selection problem. The greedy sequence (remove
+the largest differences in the claim's direction) gives a removal set that does reverse the
+claim: an *upper bound* ``items``. A certified *lower bound* holds for any set of ``k``
+items: the sum of differences cannot fall below ``S - (sum of the k largest)`` and the
+centred sum of squares of what remains cannot exceed the full sample's, so while
+``T_k >= (S - top_k) sqrt((n_k - ddof)/n_k) / sqrt(SS)`` still clears the bar no ``k``
+items can reverse the claim. Where the two meet the count is exact (``exact`` True). For a
+graded pair with no claim only the greedy upper bound is given, and NaN there means the
+greedy search found no set, not that none exists (``exact`` False). The sign test depends only
+on the counts of positive and negative differences, so its fragility is the binary exact
+one on those counts.
+
+**Multiplicity.** Under Bonferroni or Sidak a pair's verdict is its test at a fixed level.
+Under Holm's step-down the level a pair must clear depends on the others; holding every
+other pair's statistic fixed (only this pair's items are removed), it is one number per pair
+(:func:`holm_levels`), and the pair's fragility is that of its test at that level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from scipy import special
+
+from evalgap.errors import InputError, escape
+from evalgap.stats import _validate, intervals, tests
+from evalgap.stats._types import Alternative, ArrayLike, BoolArray, FloatArray
+from evalgap.stats.power import gap_and_variance_from_counts
+
+BinaryTest = Literal["exact", "mid_p", "mcnemar", "mcnemar_cc", "wald"]
+GradedTest = Literal["paired_t", "wald"]
+BINARY_TESTS: tuple[str, ...] = ("exact", "mid_p", "mcnemar", "mcnemar_cc", "wald")
+GRADED_TESTS: tuple[str, ...] = ("paired_t", "wald")
+
+
+@dataclass(frozen=True)
+class Flips:
+    """The fewest removals that reverse each pair's verdict (arrays over pairs).
+
+    Attributes
+    ----------
+    decided : numpy.ndarray of bool
+        The verdict now: whether the test claims a winner (rejects, or resolves).
+    favours : numpy.ndarray of int
+        +1 where the claim favours A, -1 where it favours B, 0 where there is none.
+    items : numpy.ndarray of float
+        The fewest items whose removal reverses the verdict; NaN where no removal can
+        (e.g. too few differing items for any claim to appear). An upper bound where
+        ``exact`` is False.
+    lower : numpy.ndarray of float
+        A certified lower bound on that count (equal to ``items`` where ``exact``); NaN
+        where none is known.
+    exact : numpy.ndarray of bool
+        Whether ``items`` is the exact minimum.
+    after : numpy.ndarray of int
+        The claim after the removal: +1 A, -1 B, 0 none.
+    remove_a_only, remove_b_only, remove_concordant : numpy.ndarray of float
+        A removal set of ``items`` items that reverses the verdict, by kind: items only A
+        got right (graded: A scored higher), items only B got right (B higher), items on
+        which the two agree. Any items of a kind serve equally for binary pairs; for graded
+        pairs the kinds count the greedy set (the largest differences of that sign).
+    """
+
+    decided: BoolArray
+    favours: np.ndarray
+    items: FloatArray
+    lower: FloatArray
+    exact: BoolArray
+    after: np.ndarray
+    remove_a_only: FloatArray
+    remove_b_only: FloatArray
+    remove_concordant: FloatArray
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the arrays as lists (NaN as None)."""
+        out: dict[str, Any] = {}
+        for name in self.__dataclass_fields__:
+            value = np.asarray(getattr(self, name))
+            if value.dtype.kind == "f":
+                out[name] = [None if np.isnan(v) else v for v in value.ravel().tolist()]
+            else:
+                out[name] = value.ravel().tolist()
+        return out
+
+
+def resolution_threshold(
+    level: ArrayLike, power: ArrayLike, alternative: Alternative = "two-sided"
+) -> FloatArray:
+    """Return the ``|T|`` a pair must reach to be resolved at ``level``: ``z + z_{1-beta}``.
+
+    ``z = z_{1-level/2}`` (``z_{1-level}`` one-sided): Definition 1, the line ``q = 1``.
+    """
+    return np.asarray(
+        intervals.z_quantile(level, alternative) + special.ndtri(np.asarray(power, float)),
+        dtype=float,
+    )
+
+
+def claims(
+    test: BinaryTest,
+    a_only: ArrayLike,
+    b_only: ArrayLike,
+    n_items: ArrayLike,
+    level: ArrayLike,
+    *,
+    alternative: Alternative = "two-sided",
+    power: float = 0.8,
+    min_differing: ArrayLike = 0,
+) -> tuple[BoolArray, BoolArray]:
+    """Return whether a binary pair's test claims A better, and whether it claims B better.
+
+    ``"exact"``, ``"mid_p"``, ``"mcnemar"`` (chi-square) and ``"mcnemar_cc"`` (continuity
+    corrected) claim a winner when their p-value is at most ``level``; ``"wald"`` when
+    ``|T|`` reaches :func:`resolution_threshold` and at least ``min_differing`` items differ
+    (the pair is resolved, ``q >= 1``). Arrays broadcast over pairs.
+    """
+    b = np.asarray(a_only, dtype=float)
+    c = np.asarray(b_only, dtype=float)
+    n = np.asarray(n_items, dtype=float)
+    level = np.asarray(level, dtype=float)
+    if test == "wald":
+        delta, variance = gap_and_variance_from_counts(b, c, np.maximum(n, 1.0))
+        t = np.asarray(tests.wald_statistic(delta, np.sqrt(variance), np.maximum(n, 1.0)))
+        bar = resolution_threshold(level, power, alternative)
+        enough = (b + c) >= np.asarray(min_differing, dtype=float)
+        for_a, for_b = (t >= bar) & enough, (t <= -bar) & enough
+    else:
+        p = _p_value(test, b, c, alternative)
+        for_a, for_b = (p <= level) & (b > c), (p <= level) & (c > b)
+    if alternative == "greater":
+        for_b = np.zeros_like(for_b)
+    elif alternative == "less":
+        for_a = np.zeros_like(for_a)
+    return np.asarray(for_a, dtype=bool), np.asarray(for_b, dtype=bool)
+
+
+def _p_value(test: str, b: FloatArray, c: FloatArray, alternative: Alternative) -> FloatArray:
+    if test == "exact":
+        return np.asarray(tests.mcnemar_exact(b, c, alternative=alternative), dtype=float)
+    if test == "mid_p":
+        p = tests.mcnemar_exact(b, c, alternative=alternative, mid_p=True)
+        return np.asarray(p, dtype=float)
+    if test in ("mcnemar", "mcnemar_cc"):
+        result = tests.mcnemar(b, c, correction=test == "mcnemar_cc", alternative=alternative)
+        return np.asarray(result.p_value, dtype=float)
+    raise InputError(
+        "{test!b}" + escape(f" must be one of {', '.join(BINARY_TESTS)}; got {test!r}"),
+        param="test",
+    )
+
+
+def binary_flips(
+    a_only: ArrayLike,
+    b_only: ArrayLike,
+    n_items: ArrayLike,
+    *,
+    test: BinaryTest = "exact",
+    level: ArrayLike = 0.05,
+    alternative: Alternative = "two-sided",
+    power: float = 0.8,
+    min_differing: ArrayLike = 0,
+) -> Flips:
+    """Return the exact fewest items whose removal reverses each binary pair's verdict.
+
+    Parameters
+    ----------
+    a_only, b_only : array_like
+        Discordant counts ``b`` (only A right) and ``c`` (only B right), one per pair.
+    n_items : array_like
+        Items of each pair (the concordant ones are ``N - b - c``).
+    test : {"exact", "mid_p", "mcnemar", "mcnemar_cc", "wald"}
+        The test whose verdict is examined (see :func:`claims`).
+    level : array_like
+        Its level per pair: ``alpha``, or a procedure's (Bonferroni ``alpha/m``, or Holm's
+        from :func:`holm_levels`).
+    alternative : {"two-sided", "greater", "less"}
+        The tested side: one-sided, only a claim for that side counts.
+    power : float
+        The power of the resolution line (``"wald"`` only).
+    min_differing : array_like
+        Items that must differ for a ``"wald"`` claim (``tests.min_differing_items``).
+
+    Returns
+    -------
+    Flips
+        Per pair: the verdict, the exact fewest removals that reverse it and which kinds of
+        items to remove (see the module docstring for why this is the minimum).
+
+    Examples
+    --------
+    The HellaSwag pair of Table 6 (b = 295, c = 249, N = 10,042) is significant by the
+    chi-square test (p = 0.049), and removing one of its 295 A-only items ends that:
+
+    >>> f = binary_flips(295, 249, 10_042, test="mcnemar")
+    >>> bool(f.decided[0]), float(f.items[0]), float(f.remove_a_only[0])
+    (True, 1.0, 1.0)
+    """
+    b = _validate.counts(a_only, "a_only")
+    c = _validate.counts(b_only, "b_only")
+    n = _validate.counts(n_items, "n_items")
+    _validate.alternative(alternative)
+    if test not in BINARY_TESTS:
+        _p_value(test, b, c, alternative)  # raises the message naming the tests
+    b, c, n, level_b, need = np.broadcast_arrays(
+        b, c, n, np.asarray(level, float), np.asarray(min_differing, float)
+    )
+    b, c, n, level_b, need = (np.atleast_1d(np.asarray(v, float)) for v in (b, c, n, level_b, need))
+    if np.any(b + c > n):
+        raise InputError("{n_items!b} must be at least a_only + b_only", param="n_items")
+    concordant = n - b - c
+    kw: dict[str, Any] = {"alternative": alternative, "power": power}
+
+    def claim(bb: FloatArray, cc: FloatArray, nn: FloatArray) -> tuple[BoolArray, BoolArray]:
+        return claims(test, bb, cc, nn, level_b, min_differing=need, **kw)
+
+    for_a, for_b = claim(b, c, n)
+    favours = np.where(for_a, 1, np.where(for_b, -1, 0))
+    decided = favours != 0
+    nan = np.full(b.shape, np.nan)
+    items, after = nan.copy(), np.zeros(b.shape, dtype=int)
+    rem_a, rem_b, rem_c = (np.zeros(b.shape) for _ in range(3))
+
+    # A claim for A ends when enough A-only items go (for B: B-only items).
+    lose_a = _fewest(lambda k: ~claim(b - k, c, n - k)[0], np.where(for_a, b, 0.0))
+    lose_b = _fewest(lambda k: ~claim(b, c - k, n - k)[1], np.where(for_b, c, 0.0))
+    items = np.where(for_a, lose_a, np.where(for_b, lose_b, items))
+    rem_a = np.where(for_a, np.nan_to_num(lose_a), rem_a)
+    rem_b = np.where(for_b, np.nan_to_num(lose_b), rem_b)
+
+    # No claim: the fewest removals that create one, for A (remove B-only items, then, for the
+    # Wald statistic, concordant ones) or for B (the mirror), whichever is fewer.
+    extra = concordant if test == "wald" else np.zeros_like(concordant)
+    open_ = ~decided
+    # Removing differing items below min_differing ends any "wald" claim, so stop there.
+    spare = np.maximum(b + c - need, 0.0) if test == "wald" else b + c
+    first_a = np.minimum(c, spare)
+    first_b = np.minimum(b, spare)
+
+    def toward_a(k: FloatArray) -> BoolArray:
+        j = np.minimum(k, first_a)
+        return claim(b, c - j, n - k)[0]
+
+    def toward_b(k: FloatArray) -> BoolArray:
+        j = np.minimum(k, first_b)
+        return claim(b - j, c, n - k)[1]
+
+    gain_a = _fewest(toward_a, np.where(open_ & (alternative != "less"), first_a + extra, 0.0))
+    gain_b = _fewest(toward_b, np.where(open_ & (alternative != "greater"), first_b + extra, 0.0))
+    pick_a = open_ & ~np.isnan(gain_a) & (np.isnan(gain_b) | (gain_a <= gain_b))
+    pick_b = open_ & ~np.isnan(gain_b) & ~pick_a
+    items = np.where(pick_a, gain_a, np.where(pick_b, gain_b, items))
+    after = np.where(pick_a, 1, np.where(pick_b, -1, after))
+    k_a, k_b = np.nan_to_num(gain_a), np.nan_to_num(gain_b)
+    rem_b = np.where(pick_a, np.minimum(k_a, first_a), rem_b)
+    rem_a = np.where(pick_b, np.minimum(k_b, first_b), rem_a)
+    rem_c = np.where(pick_a, k_a - np.minimum(k_a, first_a), rem_c)
+    rem_c = np.where(pick_b, k_b - np.minimum(k_b, first_b), rem_c)
+    none = np.isnan(items)
+    rem_a, rem_b, rem_c = (np.where(none, np.nan, r) for r in (rem_a, rem_b, rem_c))
+    return Flips(
+        decided=decided,
+        favours=favours,
+        items=items,
+        lower=items.copy(),
+        exact=~none,
+        after=after,
+        remove_a_only=rem_a,
+        remove_b_only=rem_b,
+        remove_concordant=rem_c,
+    )
+
+
+def _fewest(done: Callable[[FloatArray], BoolArray], most: FloatArray) -> FloatArray:
+    """Return per pair the smallest ``k`` in ``1..most`` with ``done(k)``; NaN where none.
+
+    ``done`` must be monotone in ``k`` (False then True) and broadcast over pairs; pairs with
+    ``most = 0`` are not searched.
+    """
+    most = np.asarray(most, dtype=float)
+
+    def done_at(k: FloatArray) -> BoolArray:
+        return done(np.minimum(k, most))  # unsearched pairs are evaluated at 0, harmlessly
+
+    possible = (most >= 1) & done_at(np.maximum(most, 1.0))
+    low = np.ones_like(most)
+    high = np.where(possible, most, 1.0)
+    while np.any(low < high):
+        mid = np.floor((low + high) / 2.0)
+        hit = done_at(mid)
+        high = np.where(hit, mid, high)
+        low = np.where(hit, low, mid + 1.0)
+    return np.where(possible, low, np.nan)
+
+
+def holm_levels(
+    statistic: ArrayLike,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    family_size: int | None = None,
+) -> FloatArray:
+    """Return the level each pair must clear under Holm's step-down, the others held fixed.
+
+    Sorted by ``|T|`` (largest first), Holm tests the r-th pair at ``alpha/(m - r + 1)`` and
+    stops at the first that fails (:func:`evalgap.stats.multiplicity.resolved_holm`). Move
+    one pair's statistic while the others stay: it is resolved exactly when it clears
+    ``alpha/(m - t)``, where ``t`` is the number of the *other* pairs that Holm resolves
+    ahead of it when it is placed last among those it beats. For a resolved pair at rank
+    ``r`` that is ``r - 1`` plus the run of following pairs that still clear the level of
+    the rank one earlier; for an unresolved pair it is the number Holm resolves now.
+
+    So ``resolved_holm(T)[i] == (|T_i| >= resolution_threshold(holm_levels(T)[i]))`` for any
+    value of ``T_i`` with the others fixed, which the tests check by moving each pair.
+
+    Examples
+    --------
+    >>> [round(float(v), 4) for v in holm_levels([5.0, 4.0, 0.5])]
+    [0.025, 0.025, 0.05]
+    """
+    t = np.abs(np.asarray(statistic, dtype=float)).ravel()
+    n = t.size
+    m = n if family_size is None else int(family_size)
+    order = np.argsort(-t, kind="stable")
+    ranked = t[order]
+    rank = np.arange(1, n + 1)
+    bar = np.asarray(resolution_threshold(alpha / (m - rank + 1), power), dtype=float)
+    passes = ranked >= bar
+    resolved_now = int(np.cumprod(passes).sum())
+    # After the pair at rank r leaves, the pair at rank u > r moves to rank u - 1.
+    moved = np.zeros(n, dtype=bool)
+    moved[1:] = ranked[1:] >= bar[:-1]
+    # first_fail[u]: the first index >= u (0-based) where a moved pair fails.
+    fails = np.where(moved, n, np.arange(n))
+    first_fail = np.append(np.minimum.accumulate(fails[::-1])[::-1], n)
+    r0 = np.arange(n)  # 0-based rank
+    ahead = np.where(r0 < resolved_now, r0 + (first_fail[np.minimum(r0 + 1, n)] - (r0 + 1)), 0)
+    ahead = np.where(r0 < resolved_now, ahead, resolved_now)
+    out = np.empty(n)
+    out[order] = alpha / (m - ahead)
+    return out.reshape(np.shape(statistic))
+
+
+def graded_flips(
+    differences: ArrayLike,
+    *,
+    test: GradedTest = "paired_t",
+    level: ArrayLike = 0.05,
+    alternative: Alternative = "two-sided",
+    power: float = 0.8,
+    min_differing: ArrayLike = 0,
+) -> Flips:
+    """Return bounds on the fewest items whose removal reverses each graded pair's verdict.
+
+    Parameters
+    ----------
+    differences : array_like, shape (pairs, items)
+        Per-item differences ``D = X^A - X^B``; NaN where a pair has no score for an item.
+    test : {"paired_t", "wald"}
+        The paired t test (sample SD) at ``level``, or resolution by the Wald statistic
+        (plug-in SD) at ``level`` and ``power`` with ``min_differing`` non-zero differences.
+    level, alternative, power, min_differing
+        As in :func:`binary_flips`.
+
+    Returns
+    -------
+    Flips
+        ``items`` from the greedy sequence (the largest differences in the claim's
+        direction removed first): a set that does reverse the verdict, so an upper bound;
+        ``lower`` a certified lower bound for a claim that exists (see the module
+        docstring), NaN for a pair without one; ``exact`` where the two meet.
+
+    Examples
+    --------
+    >>> d = [[0.5, 0.4, 0.3, 0.2, 0.1, 0.0, 0.3, 0.2]]
+    >>> f = graded_flips(d)
+    >>> int(f.favours[0]), float(f.items[0]), float(f.lower[0])
+    (1, 4.0, 2.0)
+    """
+    d = np.atleast_2d(np.asarray(differences, dtype=float))
+    _validate.alternative(alternative)
+    if test not in GRADED_TESTS:
+        raise InputError(
+            "{test!b}" + escape(f" must be one of {', '.join(GRADED_TESTS)}; got {test!r}"),
+            param="test",
+        )
+    pairs = d.shape[0]
+    level_p = np.broadcast_to(np.asarray(level, float), (pairs,)).astype(float)
+    need = np.broadcast_to(np.asarray(min_differing, float), (pairs,)).astype(float)
+    ddof = 1 if test == "paired_t" else 0
+    present = ~np.isnan(d)
+    n = present.sum(axis=1).astype(float)
+    s = np.nansum(d, axis=1)
+    q = np.nansum(d * d, axis=1)
+    nonzero = (present & (d != 0)).sum(axis=1).astype(float)
+    ss = np.maximum(q - np.divide(s * s, n, out=np.zeros_like(s), where=n > 0), 0.0)
+    kw = {"test": test, "alternative": alternative, "power": power, "ddof": ddof}
+    for_a, for_b = _graded_claims(s, ss, n, nonzero, level_p, need, **kw)  # type: ignore[arg-type]
+    favours = np.where(for_a, 1, np.where(for_b, -1, 0))
+    nan = np.full(pairs, np.nan)
+    items, lower, after = nan.copy(), nan.copy(), np.zeros(pairs, dtype=int)
+    rem_a, rem_b, rem_c = np.zeros(pairs), np.zeros(pairs), np.zeros(pairs)
+    # Sign +1: a claim for A weakens as the largest D go and one appears as the smallest go.
+    for sign, claim_now in ((1.0, for_a), (-1.0, for_b)):
+        # Drop the largest sign * D first (to lose a claim for that side) ...
+        lose = _greedy(sign * d, present, n, sign * s, q, nonzero, level_p, need, kw, lose=True)
+        items = np.where(claim_now, lose.items, items)
+        lower = np.where(claim_now, lose.lower, lower)
+        mine, theirs = (rem_a, rem_b) if sign > 0 else (rem_b, rem_a)
+        mine[claim_now], theirs[claim_now] = lose.favouring[claim_now], lose.against[claim_now]
+        rem_c[claim_now] = lose.tied[claim_now]
+    open_ = favours == 0
+    for sign, side in ((1.0, 1), (-1.0, -1)):
+        if (side == 1 and alternative == "less") or (side == -1 and alternative == "greater"):
+            continue
+        # ... and the smallest sign * D first to create a claim for that side.
+        gain = _greedy(sign * d, present, n, sign * s, q, nonzero, level_p, need, kw, lose=False)
+        better = open_ & ~np.isnan(gain.items) & (np.isnan(items) | (gain.items < items))
+        items = np.where(better, gain.items, items)
+        after = np.where(better, side, after)
+        # Kinds as seen from sign * D: "against" are the items favouring the other model.
+        mine, theirs = (rem_a, rem_b) if side == 1 else (rem_b, rem_a)
+        mine[better], theirs[better] = gain.favouring[better], gain.against[better]
+        rem_c[better] = gain.tied[better]
+    none = np.isnan(items)
+    exact = ~none & (lower == items)
+    rem_a, rem_b, rem_c = (np.where(none, np.nan, r) for r in (rem_a, rem_b, rem_c))
+    return Flips(
+        decided=favours != 0,
+        favours=favours,
+        items=items,
+        lower=lower,
+        exact=exact,
+        after=after,
+        remove_a_only=rem_a,
+        remove_b_only=rem_b,
+        remove_concordant=rem_c,
+    )
+
+
+def _graded_claims(
+    s: FloatArray,
+    ss: FloatArray,
+    n: FloatArray,
+    nonzero: FloatArray,
+    level: FloatArray,
+    need: FloatArray,
+    *,
+    test: str,
+    alternative: Alternative,
+    power: float,
+    ddof: int,
+) -> tuple[BoolArray, BoolArray]:
+    """Whether moments ``(S, SS, n)`` claim A better / B better (the verdict of the test)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        delta = np.where(n > 0, s / np.maximum(n, 1.0), 0.0)
+        sd = np.sqrt(np.maximum(ss, 0.0) / np.maximum(n - ddof, 1.0))
+    usable = n > ddof + 0
+    if test == "paired_t":
+        p = np.asarray(
+            tests.paired_t_from_moments(
+                delta, sd, np.maximum(n, 2.0), alternative=alternative
+            ).p_value,
+            dtype=float,
+        )
+        yes = usable & (n >= 2) & (p <= level)
+        for_a, for_b = yes & (delta > 0), yes & (delta < 0)
+    else:
+        t = np.asarray(tests.wald_statistic(delta, sd, np.maximum(n, 1.0)), dtype=float)
+        bar = resolution_threshold(level, power, alternative)
+        enough = usable & (nonzero >= need)
+        for_a, for_b = enough & (t >= bar), enough & (t <= -bar)
+    if alternative == "greater":
+        for_b = np.zeros_like(for_b)
+    elif alternative == "less":
+        for_a = np.zeros_like(for_a)
+    return np.asarray(for_a, dtype=bool), np.asarray(for_b, dtype=bool)
+
+
+@dataclass(frozen=True)
+class _Greedy:
+    items: FloatArray  # the count at which the claim reverses; NaN where it never does
+    lower: FloatArray  # certified lower bound (losing a claim only)
+    favouring: FloatArray  # removed items with values > 0 (favouring the claimed side),
+    tied: FloatArray  # = 0
+    against: FloatArray  # and < 0
+
+
+def _greedy(
+    values: FloatArray,
+    present: BoolArray,
+    n: FloatArray,
+    s: FloatArray,
+    q: FloatArray,
+    nonzero: FloatArray,
+    level: FloatArray,
+    need: FloatArray,
+    kw: dict[str, Any],
+    *,
+    lose: bool,
+) -> _Greedy:
+    """Remove items one by one in the greedy order; return the first count that reverses.
+
+    ``values`` is ``sign * D``, so the claim examined is "A better" on ``values`` (a claim for
+    B is a claim for A on ``-D``). With ``lose`` the claim exists, the largest values go
+    first, and the count is the first at which it is gone, with the certified lower bound
+    beside it; otherwise the smallest values go first and the count is the first at which a
+    claim appears (no bound).
+    """
+    filled = np.where(present, values, -np.inf if lose else np.inf)
+    ordered = -np.sort(-filled, axis=1) if lose else np.sort(filled, axis=1)
+    ordered = np.where(np.isfinite(ordered), ordered, 0.0)
+    k = np.arange(1, ordered.shape[1] + 1, dtype=float)
+    s_k = s[:, None] - np.cumsum(ordered, axis=1)
+    q_k = q[:, None] - np.cumsum(ordered * ordered, axis=1)
+    n_k = n[:, None] - k[None, :]
+    nz_k = nonzero[:, None] - np.cumsum(ordered != 0, axis=1)
+    valid = n_k >= 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ss_k = np.maximum(q_k - np.where(n_k > 0, s_k * s_k / n_k, 0.0), 0.0)
+    shape = s_k.shape
+    lv, nd = np.broadcast_to(level[:, None], shape), np.broadcast_to(need[:, None], shape)
+    kw_a = {**kw, "alternative": "greater" if kw["alternative"] != "two-sided" else "two-sided"}
+
+    def holds(s_: FloatArray, ss_: FloatArray, nz_: FloatArray) -> BoolArray:
+        args = (s_.ravel(), ss_.ravel(), np.maximum(n_k, 0).ravel(), nz_.ravel())
+        for_a, _ = _graded_claims(*args, lv.ravel(), nd.ravel(), **kw_a)
+        return for_a.reshape(shape) & valid
+
+    still = holds(s_k, ss_k, nz_k)
+    items = _first_true(~still & valid) if lose else _first_true(still)
+    lower = np.full(n.shape, np.nan)
+    if lose:
+        # Certified: S' >= S - (k largest), SS' <= SS, and at most k non-zero differences go.
+        ss_all = np.maximum(q - np.where(n > 0, s * s / np.maximum(n, 1.0), 0.0), 0.0)
+        nz_low = nonzero[:, None] - k[None, :]
+        bound = holds(s_k, np.broadcast_to(ss_all[:, None], shape), nz_low)
+        lower = _first_true(~bound & valid)
+    at = np.nan_to_num(items).astype(np.int64)
+    kinds = []
+    for mask in (ordered > 0, ordered == 0, ordered < 0):
+        counted = np.concatenate([np.zeros((shape[0], 1)), np.cumsum(mask, axis=1)], axis=1)
+        kinds.append(np.take_along_axis(counted, at[:, None], axis=1)[:, 0])
+    return _Greedy(items, lower, *kinds)
+
+
+def _first_true(mask: BoolArray) -> FloatArray:
+    """1-based index of the first True per row; NaN where none."""
+    any_ = mask.any(axis=1)
+    return np.where(any_, np.argmax(mask, axis=1) + 1.0, np.nan)

@@ -1,0 +1,256 @@
+"""Items to flip: the exact binary counts against exhaustive and one-at-a-time searches with
+scipy's tests, Holm's per-pair level against the procedure itself, graded bounds against
+every subset of small samples."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats as sps
+
+from evalgap.stats import fragility, multiplicity
+
+LEVEL = 0.05
+POWER = 0.8
+NEED = 6  # tests.min_differing_items(0.05): the fewest differing items any valid test needs
+
+
+def oracle_claim(test, b, c, n, level=LEVEL, alternative="two-sided"):
+    """+1 / -1 / 0: which model the test declares better, from scipy, written independently."""
+    if b + c == 0:
+        return 0
+    if test == "wald":
+        delta = (b - c) / n
+        var = (b + c) / n - delta**2
+        t = np.sign(delta) * np.inf if var <= 0 else delta / np.sqrt(var / n)
+        z = sps.norm.isf(level / 2 if alternative == "two-sided" else level)
+        bar = z + sps.norm.ppf(POWER)
+        side = 1 if t >= bar else -1 if t <= -bar else 0
+        side = side if b + c >= NEED else 0
+    else:
+        if test == "exact":
+            p = sps.binomtest(int(b), int(b + c), 0.5, alternative=_scipy_side(alternative)).pvalue
+        elif test == "mcnemar":
+            if alternative == "two-sided":
+                p = sps.chi2.sf((b - c) ** 2 / (b + c), 1)
+            else:
+                z = (b - c) / np.sqrt(b + c)
+                p = sps.norm.sf(z) if alternative == "greater" else sps.norm.cdf(z)
+        elif test == "mcnemar_cc":
+            if alternative == "two-sided":
+                p = sps.chi2.sf(max(abs(b - c) - 1, 0) ** 2 / (b + c), 1)
+            else:  # Edwards' correction moves b - c one step towards the null
+                p = sps.norm.sf((b - c - 1) / np.sqrt(b + c))
+        else:
+            raise AssertionError(test)
+        side = int(np.sign(b - c)) if p <= level else 0
+    if alternative == "greater":
+        side = max(side, 0)
+    elif alternative == "less":
+        side = min(side, 0)
+    return side
+
+
+def _scipy_side(alternative):
+    return {"two-sided": "two-sided", "greater": "greater", "less": "less"}[alternative]
+
+
+def exhaustive(test, b, c, n, alternative="two-sided"):
+    """Fewest removals (any mix of A-only, B-only and concordant items) that change the claim."""
+    now = oracle_claim(test, b, c, n, alternative=alternative)
+    best = None
+    concordant = n - b - c
+    for i in range(b + 1):
+        for j in range(c + 1):
+            for k in range(concordant + 1):
+                total = i + j + k
+                if total == 0 or (best is not None and total >= best) or n - total < 1:
+                    continue
+                after = oracle_claim(test, b - i, c - j, n - total, alternative=alternative)
+                if (now != 0 and after != now) or (now == 0 and after != 0):
+                    best = total
+    return now, best
+
+
+@pytest.mark.parametrize("test", ["exact", "mcnemar", "mcnemar_cc", "wald"])
+@pytest.mark.parametrize("alternative", ["two-sided", "greater"])
+def test_binary_flips_equal_an_exhaustive_search(test, alternative):
+    rng = np.random.default_rng(7)
+    cases = [(9, 0, 12), (12, 3, 16), (3, 12, 16), (7, 7, 20), (14, 2, 17), (0, 0, 4)]
+    cases += [tuple(int(v) for v in row) for row in rng.integers(0, 14, size=(14, 2))]
+    for b, c, *rest in cases:
+        n = rest[0] if rest else b + c + int(rng.integers(0, 6))
+        now, best = exhaustive(test, b, c, n, alternative)
+        f = fragility.binary_flips(
+            b, c, n, test=test, alternative=alternative, min_differing=NEED if test == "wald" else 0
+        )
+        assert int(f.favours[0]) == now, (b, c, n)
+        got = None if np.isnan(f.items[0]) else int(f.items[0])
+        assert got == best, (test, b, c, n, now)
+        if got is not None:
+            # The removal set it names does reverse the verdict.
+            ra, rb, rc = (
+                int(v[0]) for v in (f.remove_a_only, f.remove_b_only, f.remove_concordant)
+            )
+            assert ra + rb + rc == got and ra <= b and rb <= c and rc <= n - b - c
+            after = oracle_claim(test, b - ra, c - rb, n - got, alternative=alternative)
+            assert after != now and after == int(f.after[0])
+
+
+def one_at_a_time(test, b, c, n, level):
+    """Remove one item at a time, trying each kind and keeping the one that moves the verdict
+    most (the p-value up for a claim, down for none), until the verdict changes."""
+
+    def p_of(bb, cc, nn):
+        if test == "exact":
+            return sps.binomtest(bb, bb + cc, 0.5).pvalue if bb + cc else 1.0
+        return sps.chi2.sf((bb - cc) ** 2 / (bb + cc), 1) if bb + cc else 1.0
+
+    now = oracle_claim(test, b, c, n, level)
+    state, steps = (b, c, n), 0
+    while True:
+        bb, cc, nn = state
+        options = []
+        if bb:
+            options.append((bb - 1, cc, nn - 1))
+        if cc:
+            options.append((bb, cc - 1, nn - 1))
+        if nn > bb + cc:
+            options.append((bb, cc, nn - 1))
+        if not options:
+            return None
+        key = (lambda s: -p_of(*s)) if now else (lambda s: p_of(*s))
+        state = min(options, key=key)
+        steps += 1
+        if oracle_claim(test, *state, level) != now:
+            return steps
+
+
+@pytest.mark.parametrize("test", ["exact", "mcnemar"])
+def test_binary_flips_equal_removing_one_item_at_a_time_on_board_sized_pairs(test):
+    """Pairs with MMLU-Pro's shape (12,032 items, hundreds of discordant items), at alpha and
+    at a Bonferroni level: the count the bisection finds is the greedy search's."""
+    rng = np.random.default_rng(3)
+    for _ in range(6):
+        c = int(rng.integers(150, 500))
+        b = c + int(rng.integers(0, 90))
+        level = float(rng.choice([LEVEL, LEVEL / 406]))
+        f = fragility.binary_flips(b, c, 12_032, test=test, level=level)
+        expected = one_at_a_time(test, b, c, 12_032, level)
+        assert (None if np.isnan(f.items[0]) else int(f.items[0])) == expected
+
+
+def test_claims_agree_with_the_pair_tests_p_values():
+    from evalgap.stats import tests
+
+    b = np.array([295, 249, 40, 0, 12])
+    c = np.array([249, 295, 20, 0, 12])
+    for_a, for_b = fragility.claims("exact", b, c, b + c + 100, LEVEL)
+    p = tests.mcnemar_exact(b, c)
+    np.testing.assert_array_equal(for_a | for_b, p <= LEVEL)
+    np.testing.assert_array_equal(for_a, (p <= LEVEL) & (b > c))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.floats(0, 8, allow_nan=False), min_size=1, max_size=12),
+    st.integers(0, 3),
+    st.floats(0, 9, allow_nan=False),
+)
+def test_holm_level_reproduces_the_procedure_for_any_value_of_one_pair(values, extra, moved):
+    t = np.array(values)
+    m = t.size + extra
+    levels = fragility.holm_levels(t, LEVEL, POWER, m)
+    for i in range(t.size):
+        for value in (t[i], moved, levels[i] * 0 + moved / 2):
+            trial = t.copy()
+            trial[i] = value
+            resolved = multiplicity.resolved_holm(trial, LEVEL, POWER, m)[i]
+            bar = fragility.resolution_threshold(levels[i], POWER)
+            assert resolved == (abs(value) >= bar), (t, i, value, levels[i])
+
+
+def test_bonferroni_level_is_single_step():
+    t = np.array([5.0, 3.3, 2.0])
+    assert fragility.holm_levels(t, LEVEL, POWER, 3)[2] == pytest.approx(LEVEL / 1)
+    f = fragility.binary_flips(
+        [300, 300], [200, 200], 12_032, test="wald", level=[LEVEL, LEVEL / 45]
+    )
+    assert f.items[0] > f.items[1]  # a stricter level is easier to lose
+
+
+def brute_graded(d, test, level=LEVEL):
+    """Fewest items whose removal (any subset) changes the verdict; the verdict from scipy."""
+
+    def side(x):
+        x = np.asarray(x, float)
+        if x.size < 2:
+            return 0
+        if test == "paired_t":
+            if np.all(x == x[0]):
+                return int(np.sign(x[0])) if x[0] != 0 else 0
+            p = sps.ttest_1samp(x, 0.0).pvalue
+            return int(np.sign(x.mean())) if p <= level else 0
+        sd = x.std()
+        t = np.sign(x.mean()) * np.inf if sd == 0 else x.mean() / (sd / np.sqrt(x.size))
+        bar = sps.norm.isf(level / 2) + sps.norm.ppf(POWER)
+        ok = np.count_nonzero(x) >= NEED
+        return (1 if t >= bar else -1 if t <= -bar else 0) if ok else 0
+
+    now = side(d)
+    for k in range(1, len(d)):
+        for drop in itertools.combinations(range(len(d)), k):
+            if side(np.delete(d, drop)) != now:
+                return now, k
+    return now, None
+
+
+@pytest.mark.parametrize("test", ["paired_t", "wald"])
+def test_graded_bounds_bracket_the_exhaustive_answer(test):
+    rng = np.random.default_rng(11)
+    exact_seen = 0
+    for _ in range(25):
+        n = int(rng.integers(7, 11))
+        d = np.round(rng.normal(rng.choice([0.0, 0.3, 0.6]), 0.4, n), 2)
+        now, best = brute_graded(d, test)
+        f = fragility.graded_flips(
+            d[None, :], test=test, min_differing=NEED if test == "wald" else 0
+        )
+        assert int(f.favours[0]) == now
+        if best is None or (now == 0 and np.isnan(f.items[0])):
+            # Without a claim only the greedy search is run; NaN there says it found no set.
+            assert best is not None or np.isnan(f.items[0])
+            continue
+        assert f.items[0] >= best  # the greedy set reverses it, so it is never below the minimum
+        if now != 0:
+            assert f.lower[0] <= best
+        if f.exact[0]:
+            exact_seen += 1
+            assert f.items[0] == best
+    assert exact_seen >= 1  # the bound is loose (SS of what remains <= the full SS) but meets
+
+
+def test_graded_sign_of_claims_and_missing_items():
+    d = np.array(
+        [
+            [0.5, 0.4, 0.3, 0.2, 0.1, 0.0, 0.3, 0.2],
+            [-0.5, -0.4, -0.3, -0.2, -0.1, 0.0, -0.3, np.nan],
+        ]
+    )
+    f = fragility.graded_flips(d)
+    assert f.favours.tolist() == [1, -1]
+    # Removing the greedy set from each row reverses its verdict.
+    assert f.remove_a_only[0] == f.items[0] and f.remove_b_only[1] == f.items[1]
+
+
+def test_binary_flips_refuses_impossible_counts():
+    from evalgap.errors import InputError
+
+    with pytest.raises(InputError, match="n_items"):
+        fragility.binary_flips(10, 10, 5)
+    with pytest.raises(InputError, match="test"):
+        fragility.binary_flips(10, 1, 50, test="z")  # type: ignore[arg-type]
