@@ -302,6 +302,17 @@ class ScoreSet:
             )
         return a, b
 
+    def pair_items(self, model_a: str, model_b: str) -> np.ndarray:
+        """Return the ids of the items :meth:`pair` returns, in its order (``task/item`` when
+        there are several tasks)."""
+        i, j = self.model_index(model_a), self.model_index(model_b)
+        several = len(self.tasks) > 1
+        parts = []
+        for t in self.tasks:
+            ids = np.asarray(t.item_ids)[t.pair_rows(i, j)].astype(str)
+            parts.append(np.char.add(f"{t.task}/", ids) if several else ids)
+        return np.concatenate(parts) if parts else np.array([], dtype=str)
+
 
 # Each key column's codes (int32, -1 for missing) and its distinct values.
 _KeyCodes: TypeAlias = dict[str, tuple[NDArray[np.int32], np.ndarray]]
@@ -376,8 +387,7 @@ def align(
             escape(where)
             + "{strict}"
             + escape(
-                f": {problems[0]}"
-                f"{f' (and {len(problems) - 1} more)' if len(problems) > 1 else ''}"
+                f": {problems[0]}{f' (and {len(problems) - 1} more)' if len(problems) > 1 else ''}"
             ),
             param="strict",
             strict=True,
@@ -453,7 +463,9 @@ def _check_align_arguments(
             continue
         if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
             raise InputError(
-                "align({" + name + "}...): "
+                "align({"
+                + name
+                + "}...): "
                 + escape(f"expected a list of names, got {type(value).__name__} {value!r:.60}"),
                 param=name,
             )

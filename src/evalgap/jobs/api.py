@@ -192,11 +192,24 @@ def compare(
     a, b = scores, scores_b  # model A's scores or a table; model B's scores
     _check_columns(columns, "compare")
     _validate.arguments(
-        both_correct=both_correct, a_only=a_only, b_only=b_only, both_wrong=both_wrong,
-        model_a=model_a, model_b=model_b, by=by, adjustment=adjustment, alpha=alpha,
-        power=power, alternative=alternative, n_bootstrap=n_bootstrap,
-        n_bootstrap_required_n=n_bootstrap_required_n, n_permutations=n_permutations, seed=seed,
-        complete_case=complete_case, strict=strict, tasks=tasks,
+        both_correct=both_correct,
+        a_only=a_only,
+        b_only=b_only,
+        both_wrong=both_wrong,
+        model_a=model_a,
+        model_b=model_b,
+        by=by,
+        adjustment=adjustment,
+        alpha=alpha,
+        power=power,
+        alternative=alternative,
+        n_bootstrap=n_bootstrap,
+        n_bootstrap_required_n=n_bootstrap_required_n,
+        n_permutations=n_permutations,
+        seed=seed,
+        complete_case=complete_case,
+        strict=strict,
+        tasks=tasks,
     )
     if strata is not None and weights is None:
         raise InputError(
@@ -357,6 +370,7 @@ def compare(
         model_a=model_a,
         model_b=model_b,
         alignment=score_set.report,
+        item_ids=score_set.pair_items(model_a, model_b),
         n_permutations=n_permutations,
         **settings,
     )
@@ -546,11 +560,21 @@ def audit(
     scores = _renamed(columns, "data", "scores", scores)
     _check_columns(columns, "audit")
     _validate.arguments(
-        family=family, family_size=family_size, procedure=procedure, mixture=mixture,
-        alpha=alpha, power=power, n_cluster_bootstrap=n_cluster_bootstrap,
-        n_bootstrap=n_bootstrap, n_bootstrap_required_n=n_bootstrap_required_n,
-        n_rank_bootstrap=n_rank_bootstrap, seed=seed, models=models, tasks=tasks,
-        complete_case=complete_case, strict=strict,
+        family=family,
+        family_size=family_size,
+        procedure=procedure,
+        mixture=mixture,
+        alpha=alpha,
+        power=power,
+        n_cluster_bootstrap=n_cluster_bootstrap,
+        n_bootstrap=n_bootstrap,
+        n_bootstrap_required_n=n_bootstrap_required_n,
+        n_rank_bootstrap=n_rank_bootstrap,
+        seed=seed,
+        models=models,
+        tasks=tasks,
+        complete_case=complete_case,
+        strict=strict,
     )
     if alternative != "two-sided":
         raise InputError(
@@ -698,9 +722,17 @@ def ranks(
     scores = _renamed(columns, "data", "scores", scores)
     _check_columns(columns, "ranks")
     _validate.arguments(
-        alpha=alpha, n_bootstrap=n_bootstrap, seed=seed, top_k=top_k, method=method,
-        bootstrap=bootstrap, ties=ties, models=models, tasks=tasks,
-        complete_case=complete_case, strict=strict,
+        alpha=alpha,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        top_k=top_k,
+        method=method,
+        bootstrap=bootstrap,
+        ties=ties,
+        models=models,
+        tasks=tasks,
+        complete_case=complete_case,
+        strict=strict,
     )
     if (battles is None) == (scores is None and not _stored(options)):
         raise InputError(
@@ -841,9 +873,15 @@ def degrade(
     scores = _renamed(columns, "data", "scores", scores)
     _check_columns(columns, "degrade")
     _validate.arguments(
-        alpha=alpha, permutation=permutation, n_permutations=n_permutations,
-        n_simulations=n_simulations, seed=seed, margin=margin, equivalence=equivalence,
-        tasks=tasks, strict=strict,
+        alpha=alpha,
+        permutation=permutation,
+        n_permutations=n_permutations,
+        n_simulations=n_simulations,
+        seed=seed,
+        margin=margin,
+        equivalence=equivalence,
+        tasks=tasks,
+        strict=strict,
     )
     if counts is not None and (scores is not None or _stored(options) or baseline or candidate):
         raise InputError(
@@ -1121,4 +1159,3 @@ def _per_item_options_given(
     given.update(dict.fromkeys(columns, True))
     given.update(job_options)
     return [name for name, used in given.items() if used]
-

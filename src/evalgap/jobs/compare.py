@@ -19,6 +19,7 @@ import numpy as np
 
 from evalgap._results import Result
 from evalgap.errors import InputError
+from evalgap.jobs.fragility import Fragility, pair_fragility
 from evalgap.jobs.pair_tests import PairTests, pair_tests
 from evalgap.stats import _validate, intervals, resample, tests
 from evalgap.stats import power as pw
@@ -214,6 +215,9 @@ class CompareResult(Result):
         N* and the verdict at rho -/+ 0.1 (Section 6.2).
     bootstrap : BootstrapResult or None
         The paired bootstrap (None when skipped).
+    fragility : Fragility or None
+        Items to flip: for each test the verdict uses (exact and chi-square, or paired t and
+        sign test, and resolution), the fewest items whose removal reverses it, and which.
     alignment : AlignmentReport or None
         What the alignment kept and left out (per-item inputs).
     notes : tuple of str
@@ -252,6 +256,7 @@ class CompareResult(Result):
     required_n_interval: RequiredNInterval | None
     correlation_sensitivity: tuple[CorrelationSensitivity, ...]
     bootstrap: BootstrapResult | None
+    fragility: Fragility | None = None
     alignment: AlignmentReport | None = None
     notes: tuple[str, ...] = field(default=())
     _derived = ("verdict",)
@@ -341,8 +346,12 @@ def compare_counts(
     """
     _check_settings(alpha, power, alternative, n_bootstrap, n_bootstrap_required_n, seed)
     _validate.arguments(
-        both_correct=both_correct, a_only=a_only, b_only=b_only, both_wrong=both_wrong,
-        model_a=model_a, model_b=model_b,
+        both_correct=both_correct,
+        a_only=a_only,
+        b_only=b_only,
+        both_wrong=both_wrong,
+        model_a=model_a,
+        model_b=model_b,
     )
     s = summarize_counts(both_correct, a_only, b_only, both_wrong)
     n = int(s.n_items)
@@ -375,26 +384,55 @@ def compare_counts(
     discordant = pw.required_n_discordant(
         s.a_only, s.b_only, n, alpha=alpha, power=power, alternative=alternative
     )
-    return _assemble(
-        s,
-        p,
-        pt,
-        primary=newcombe,
-        all_intervals=(newcombe, wald) + ((boot.ci,) if boot else ()),
-        alpha=alpha,
-        power_=power,
-        alternative=alternative,
-        bootstrap=boot,
-        req_ci=req_ci,
-        variances=(variance_a, variance_b),
-        cells=(int(both_correct), int(both_wrong)),
-        required_discordant=discordant,
-        model_a=model_a,
-        model_b=model_b,
-        alignment=alignment,
-        extra_notes=(too_few,) if too_few else (),
-        too_few=bool(too_few),
+    return with_fragility(
+        _assemble(
+            s,
+            p,
+            pt,
+            primary=newcombe,
+            all_intervals=(newcombe, wald) + ((boot.ci,) if boot else ()),
+            alpha=alpha,
+            power_=power,
+            alternative=alternative,
+            bootstrap=boot,
+            req_ci=req_ci,
+            variances=(variance_a, variance_b),
+            cells=(int(both_correct), int(both_wrong)),
+            required_discordant=discordant,
+            model_a=model_a,
+            model_b=model_b,
+            alignment=alignment,
+            extra_notes=(too_few,) if too_few else (),
+            too_few=bool(too_few),
+        )
     )
+
+
+def with_fragility(
+    result: CompareResult,
+    scores_a: ArrayLike | None = None,
+    scores_b: ArrayLike | None = None,
+    item_ids: ArrayLike | None = None,
+) -> CompareResult:
+    """Return ``result`` with its items to flip (naming the items when scores and ids are
+    given)."""
+    fragility = pair_fragility(
+        a_only=result.a_only,
+        b_only=result.b_only,
+        n_items=result.n_items,
+        binary=result.binary,
+        alpha=result.alpha,
+        power=result.power,
+        alternative=result.alternative,  # type: ignore[arg-type]
+        model_a=result.model_a,
+        model_b=result.model_b,
+        required_n=result.required_n,
+        resolved=result.resolved,
+        scores_a=scores_a,
+        scores_b=scores_b,
+        item_ids=item_ids,
+    )
+    return dataclasses.replace(result, fragility=fragility)
 
 
 def compare_scores(
@@ -411,6 +449,7 @@ def compare_scores(
     model_a: str = "A",
     model_b: str = "B",
     alignment: AlignmentReport | None = None,
+    item_ids: ArrayLike | None = None,
 ) -> CompareResult:
     """Compare two models from aligned per-item scores (1-D arrays, binary or graded).
 
@@ -437,6 +476,8 @@ def compare_scores(
         Labels of the two models.
     alignment : AlignmentReport, optional
         The alignment report of the scores, carried into the result.
+    item_ids : array_like, optional
+        The items' ids, aligned with the scores: the items to flip are then named.
 
     Returns
     -------
@@ -466,8 +507,13 @@ def compare_scores(
             f"scores differ by up to {spread:.3g}: beyond about 1e150 the variance of the "
             "differences overflows; rescale the scores"
         )
+    if item_ids is not None and np.shape(item_ids) != a.shape:
+        raise InputError(
+            f"{{item_ids}} must give one id per score ({a.size}); got {np.size(item_ids)}",
+            param="item_ids",
+        )
     if is_binary(a) and is_binary(b):
-        return compare_counts(
+        counted = compare_counts(
             *map(int, counts_from_scores(a, b)),
             alpha=alpha,
             power=power,
@@ -479,6 +525,7 @@ def compare_scores(
             model_b=model_b,
             alignment=alignment,
         )
+        return with_fragility(counted, a, b, item_ids)
     s = summarize_moments(a, b)
     outside = bool(np.any((a < 0) | (a > 1) | (b < 0) | (b > 1)))
     n = int(s.n_items)
@@ -520,7 +567,7 @@ def compare_scores(
             **_levels(alpha, power, alternative),
         )
         req_ci = _required_n_interval(bounds, n, n_bootstrap_required_n)
-    return _assemble(
+    result = _assemble(
         s,
         p,
         pt,
@@ -541,6 +588,7 @@ def compare_scores(
         + ((too_few,) if too_few else ()),
         too_few=bool(too_few),
     )
+    return with_fragility(result, a, b, item_ids)
 
 
 def _numeric(scores: object, name: str) -> np.ndarray:
@@ -779,8 +827,12 @@ def _check_settings(
 ) -> None:  # fmt: skip
     """Validate every option before any work, each error naming its parameter."""
     _validate.arguments(
-        alpha=alpha, power=power_, alternative=alternative, n_bootstrap=n_bootstrap,
-        n_bootstrap_required_n=n_bootstrap_required_n, seed=seed,
+        alpha=alpha,
+        power=power_,
+        alternative=alternative,
+        n_bootstrap=n_bootstrap,
+        n_bootstrap_required_n=n_bootstrap_required_n,
+        seed=seed,
     )
     _validate.levels(alpha, power_, alternative)
     _validate.whole_number(n_bootstrap, "n_bootstrap", 0)

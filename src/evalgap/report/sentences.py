@@ -78,6 +78,39 @@ def compare_verdict(r: CompareResult) -> str:
     return sentence
 
 
+def flip_removal(entry, binary: bool, model_a: str, model_b: str) -> str:
+    """Return what an items-to-flip entry removes: "2 items only model-x got right"."""
+    if entry.items_to_flip is None:
+        return "no removal changes it"
+    a_kind, b_kind, same = (
+        (f"only {model_a} got right", f"only {model_b} got right", "both agree on")
+        if binary
+        else (f"{model_a} scored higher", f"{model_b} scored higher", "tied")
+    )
+    kinds = (
+        (entry.remove_a_only, a_kind),
+        (entry.remove_b_only, b_kind),
+        (entry.remove_concordant, same),
+    )
+    text = " and ".join(f"{count:,} {_noun(count)} {what}" for count, what in kinds if count)
+    if entry.exact:
+        return text
+    if entry.lower_bound is not None:
+        return f"{text} (at most; at least {entry.lower_bound:,})"
+    return f"{text} (found greedily; fewer may do)"
+
+
+def _noun(count: int) -> str:
+    return "item" if count == 1 else "items"
+
+
+def flip_claim(model: str | None, test: str) -> str:
+    """Return a verdict as the items-to-flip table names it: "model-x better", "unresolved"."""
+    if test == "resolution":
+        return f"resolved, {model} better" if model else "unresolved"
+    return f"{model} better" if model else "no difference shown"
+
+
 def _one_sided(r) -> str:
     """The tested side, for the resolution clause: "" two-sided."""
     if r.alternative == "two-sided":
@@ -564,9 +597,7 @@ def pilot_plan_verdict(r) -> str:
 
 def weighted_compare_verdict(r) -> str:
     """The weighted gap in one sentence: the estimate, its test and the design's N*."""
-    standing = (
-        f" standing for {r.population_size:,}" if r.population_size is not None else ""
-    )
+    standing = f" standing for {r.population_size:,}" if r.population_size is not None else ""
     test = "design-based z-test"
     if r.alternative != "two-sided":
         better = r.model_a if r.alternative == "greater" else r.model_b

@@ -193,6 +193,9 @@ class CompareResult(_Gap, Protocol):
     def correlation_sensitivity(self) -> Any: ...
 
     @property
+    def fragility(self) -> Any: ...
+
+    @property
     def intervals(self) -> Any: ...
 
     @property

@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # structural types: the report layer never imports a job
         PlanResult,
         TrimResult,
     )
+from evalgap.report.sentences import flip_claim, flip_removal
 from evalgap.report.text import (
     MAX_DISPLAY_NAME,
     clean,
@@ -231,6 +232,13 @@ TEST_NAMES = {
     "sign_flip": "sign-flip permutation",
     "bootstrap": "paired bootstrap (Definition 2)",
 }
+FLIP_LABELS = {
+    **TEST_NAMES,
+    "exact": "exact test",
+    "mcnemar": "chi-square",
+    "sign": "sign test",
+    "resolution": "resolution (q >= 1)",
+}
 PROCEDURE_SHORT = {
     "fixed_n": ("fix", "fixed n"),
     "bonferroni": ("bon", "Bonferroni"),
@@ -339,11 +347,43 @@ def render_compare(r: CompareResult, console: Console) -> None:
             f"N* {format_n(s.required_n)}, {'resolved' if s.resolved else 'unresolved'}",
         )
     console.print(res)
+    if r.fragility is not None:
+        _render_fragility(r, console)
     if r.alignment is not None:
         print_notes(console, r.alignment.messages())
     print_notes(console, r.notes)
     console.print()
     console.print(markup(_capitalise(r.verdict) + "."))
+
+
+def _render_fragility(r: CompareResult, console: Console) -> None:
+    """The items-to-flip table: per test, the verdict now, the fewest removals that reverse
+    it, and the verdict after."""
+    rows = []
+    for e in r.fragility.tests:
+        count = "-" if e.items_to_flip is None else f"{e.items_to_flip:,}"
+        rows.append(
+            [
+                FLIP_LABELS[e.test],
+                markup(flip_claim(e.claim, e.test)),
+                count,
+                markup(flip_removal(e, r.binary, r.model_a, r.model_b)),
+                markup(flip_claim(e.after, e.test)) if e.items_to_flip is not None else "-",
+            ]
+        )
+    print_table(
+        console,
+        [("test", "left"), ("verdict", "left"), ("items to flip", "right"),
+         ("remove", "left"), ("then", "left")],
+        rows,
+        title="items to flip (the fewest removals that reverse each verdict)",
+        title_justify="left",
+    )  # fmt: skip
+    resolve = r.fragility["resolution"].items_to_resolve
+    if resolve is not None:
+        console.print(
+            f"the other way: {resolve:,} more items at these rates would resolve the gap (N* - N)"
+        )
 
 
 def render_plan(r: PlanResult, console: Console) -> None:
@@ -1130,18 +1170,27 @@ def render_sampling_design(r, console: Console) -> None:
         t.add_row(markup(name), "its responses" if how == "responses" else "its expected accuracy")
     t.add_row("gap sized for" + (" (predicted)" if r.delta_predicted else ""), f"{r.delta:+.4f}")
     t.add_row("predicted share of items they disagree on", f"{r.predicted_disagreement:.3f}")
-    t.add_row(f"predicted SE from {r.n_items:,} items: design / random", (
-        f"{number(r.predicted_se, '.4f')} / {number(r.srs_se, '.4f')}"))
-    t.add_row("items needed (N*): design / random", (
-        f"{format_n(r.required_n_design)} / {format_n(r.required_n_srs)}"))
+    t.add_row(
+        f"predicted SE from {r.n_items:,} items: design / random",
+        (f"{number(r.predicted_se, '.4f')} / {number(r.srs_se, '.4f')}"),
+    )
+    t.add_row(
+        "items needed (N*): design / random",
+        (f"{format_n(r.required_n_design)} / {format_n(r.required_n_srs)}"),
+    )
     t.add_row("items ratio (predicted)", number(r.items_ratio, ".3f"))
     console.print(t)
     s = Table(title="strata (Neyman allocation)", title_justify="left")
     for name in ("stratum", "items", "drawn", "weight", "predicted SD"):
         s.add_column(name, justify="right", no_wrap=True)
     for h in r.strata:
-        s.add_row(str(h.stratum), f"{h.size:,}", f"{h.n_items:,}", f"{h.weight:.3g}",
-                  number(h.predicted_sd, ".3f"))
+        s.add_row(
+            str(h.stratum),
+            f"{h.size:,}",
+            f"{h.n_items:,}",
+            f"{h.weight:.3g}",
+            number(h.predicted_sd, ".3f"),
+        )
     console.print(s)
     print_notes(console, r.notes)
     console.print()
