@@ -84,3 +84,89 @@ def test_item_ids_must_match_the_scores():
 
     with pytest.raises(InputError, match="item_ids"):
         compare_scores([1, 0, 1], [0, 0, 1], item_ids=["a", "b"])
+
+
+@pytest.fixture(scope="module")
+def mmlu_pro_pairs():
+    from conftest import shared_file
+
+    from evalgap.jobs.audit import audit_scores
+
+    scores = shared_file("mmlu_pro", "mmlu_pro_long.csv.gz")
+    board = evalgap.align(evalgap.load_scores(str(scores)).frame)
+    r = audit_scores(
+        board, family="all", n_bootstrap=0, n_bootstrap_required_n=0, n_cluster_bootstrap=0,
+        n_rank_bootstrap=0,
+    )  # fmt: skip
+    return r.pairs.to_frame()
+
+
+def _brute(pairs, row, procedure, alpha=0.05, power=0.8):
+    """Remove one item at a time (of whichever kind moves the verdict most), recomputing the
+    statistic from the counts and the procedure's verdict over the whole family, until the
+    verdict changes; return the number removed."""
+    from scipy import stats as sps
+
+    from evalgap.stats import multiplicity
+
+    b0, c0, n0 = (int(pairs[k].iloc[row]) for k in ("a_only", "b_only", "n_items"))
+    t_all = pairs["statistic"].to_numpy(dtype=float).copy()
+    m = len(t_all)
+
+    def state(b, c, n):
+        if procedure in ("exact", "mcnemar"):
+            if b + c == 0:
+                return 0, 1.0
+            p = (
+                sps.binomtest(b, b + c, 0.5).pvalue
+                if procedure == "exact"
+                else sps.chi2.sf((b - c) ** 2 / (b + c), 1)
+            )
+            return (int(np.sign(b - c)) if p <= alpha else 0), p
+        delta = (b - c) / n
+        var = (b + c) / n - delta**2
+        t = delta / np.sqrt(var / n) if var > 0 else np.sign(delta) * np.inf
+        t_all[row] = t
+        if procedure == "holm":
+            ok = multiplicity.resolved_holm(t_all, alpha, power, m)[row]
+        else:
+            level = alpha if procedure == "fixed_n" else alpha / m
+            ok = abs(t) >= multiplicity.resolution_threshold(level, power)
+        ok = ok and b + c >= 6
+        return (int(np.sign(t)) if ok else 0), -abs(t)
+
+    now, _ = state(b0, c0, n0)
+    b, c, n, k = b0, c0, n0, 0
+    while True:
+        moves = [(b - 1, c, n - 1)] if b else []
+        moves += [(b, c - 1, n - 1)] if c else []
+        moves += [(b, c, n - 1)] if n > b + c else []
+        scored = [(state(*mv), mv) for mv in moves]
+        # a claim: push the strength down (p up / |T| down); none: push it up
+        key = (lambda s: -s[0][1]) if now else (lambda s: s[0][1])
+        changed = [s for s in scored if s[0][0] != now]
+        k += 1
+        if changed:
+            return k
+        b, c, n = min(scored, key=key)[1]
+
+
+@pytest.mark.parametrize("procedure", ["exact", "mcnemar", "fixed_n", "bonferroni", "holm"])
+def test_mmlu_pro_items_to_flip_equal_one_at_a_time_search(procedure, mmlu_pro_pairs):
+    from evalgap.jobs.fragility import board_flips
+
+    pairs = mmlu_pro_pairs
+    assert len(pairs) == 406
+    flips = board_flips(
+        a_only=pairs["a_only"].to_numpy(), b_only=pairs["b_only"].to_numpy(),
+        n_items=pairs["n_items"].to_numpy(), binary=pairs["binary"].to_numpy(),
+        statistic=pairs["statistic"].to_numpy(), alpha=0.05, power=0.8, family_size=406,
+    )[{"fixed_n": "resolution"}.get(procedure, procedure)]  # fmt: skip
+    assert np.isfinite(flips.items).all()  # on this board every verdict can be reversed
+    rng = np.random.default_rng(1)
+    # a sample of pairs: the closest calls (fewest items to flip) and a random few of those
+    # a one-at-a-time search finishes quickly (under 60 removals)
+    quick = np.flatnonzero(flips.items <= 60)
+    sample = set(np.argsort(flips.items)[:4]) | set(rng.choice(quick, 3, replace=False))
+    for row in sorted(int(r) for r in sample):
+        assert flips.items[row] == _brute(pairs, row, procedure), (procedure, row)

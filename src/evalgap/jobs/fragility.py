@@ -12,6 +12,7 @@ resolution entry carries that figure as ``items_to_resolve``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -164,42 +165,77 @@ def pair_fragility(
     -------
     Fragility
     """
-    need = int(tests.min_differing_items(alpha, alternative))
     d = None
     if scores_a is not None and scores_b is not None:
         d = np.asarray(scores_a, dtype=float) - np.asarray(scores_b, dtype=float)
+    flips = board_flips(
+        a_only=np.array([a_only]),
+        b_only=np.array([b_only]),
+        n_items=np.array([n_items]),
+        binary=np.array([binary]),
+        statistic=np.array([0.0]),  # a family of one: no procedure's level depends on it
+        alpha=alpha,
+        power=power,
+        family_size=1,
+        alternative=alternative,
+        differences=None if d is None else (lambda rows: d[None, :]),
+        procedures=("resolution",),
+    )
+    required = None if resolved or required_n is None else max(int(required_n) - n_items, 0)
+    return pair_entries(
+        flips,
+        0,
+        tests=tuple(BINARY if binary else GRADED),
+        level={"resolution": alpha},
+        names=(model_a, model_b),
+        binary=binary,
+        differences=d,
+        item_ids=item_ids,
+        items_to_resolve=required,
+    )
+
+
+def pair_entries(
+    flips: dict[str, fr.Flips],
+    row: int,
+    *,
+    tests: tuple[str, ...],
+    level: dict[str, float],
+    names: tuple[str, str],
+    binary: bool,
+    differences: np.ndarray | None = None,
+    item_ids: ArrayLike | None = None,
+    items_to_resolve: int | None = None,
+) -> Fragility:
+    """Return pair ``row``'s entries of ``flips`` (from :func:`board_flips`) for ``tests``.
+
+    ``level`` gives each test's level where it is not alpha (alpha otherwise, under the key
+    ``"alpha"``); ``differences`` and ``item_ids`` (the pair's per-item differences and ids)
+    name one removal set.
+    """
     ids = None if item_ids is None else np.asarray(item_ids).astype(str)
-    names = {1: model_a, -1: model_b, 0: None}
+    who = {1: names[0], -1: names[1], 0: None}
     entries = []
-    plan = BINARY if binary else GRADED
-    for test, core in plan.items():
-        common: dict[str, Any] = {"level": alpha, "alternative": alternative, "power": power}
-        if core == "wald":
-            common["min_differing"] = need
-        if binary or test == "sign":
-            flips = fr.binary_flips(a_only, b_only, n_items, test=core, **common)  # type: ignore[arg-type]
-            method = EXACT_METHOD if binary else SIGN_METHOD
-        else:
-            assert d is not None, "graded pairs need their per-item scores"
-            flips = fr.graded_flips(d[None, :], test=core, **common)  # type: ignore[arg-type]
-            method = BOUNDED_METHOD if flips.decided[0] else GREEDY_METHOD
-        to_resolve = None
-        if test == "resolution" and not resolved and required_n is not None:
-            to_resolve = max(int(required_n) - int(n_items), 0)
+    for test in tests:
+        f = flips[test]
+        graded_bound = not binary and test != "sign"
+        method = (BOUNDED_METHOD if f.decided[row] else GREEDY_METHOD) if graded_bound else (
+            SIGN_METHOD if test == "sign" else EXACT_METHOD
+        )  # fmt: skip
         entries.append(
             TestFragility(
                 test=test,
-                level=float(alpha),
-                claim=names[int(flips.favours[0])],
-                items_to_flip=_count(flips.items[0]),
-                exact=bool(flips.exact[0]),
-                lower_bound=_count(flips.lower[0]),
-                after=names[int(flips.after[0])],
-                remove_a_only=_count(flips.remove_a_only[0]),
-                remove_b_only=_count(flips.remove_b_only[0]),
-                remove_concordant=_count(flips.remove_concordant[0]),
-                item_ids=_removal_set(flips, d, ids, binary),
-                items_to_resolve=to_resolve,
+                level=float(level.get(test, level.get("alpha", np.nan))),
+                claim=who[int(f.favours[row])],
+                items_to_flip=_count(f.items[row]),
+                exact=bool(f.exact[row]),
+                lower_bound=_count(f.lower[row]),
+                after=who[int(f.after[row])],
+                remove_a_only=_count(f.remove_a_only[row]),
+                remove_b_only=_count(f.remove_b_only[row]),
+                remove_concordant=_count(f.remove_concordant[row]),
+                item_ids=_removal_set(_take(f, np.array([row])), differences, ids, binary),
+                items_to_resolve=items_to_resolve if test == "resolution" else None,
                 method=method,
             )
         )
@@ -227,3 +263,163 @@ def _removal_set(flips: fr.Flips, d: np.ndarray | None, ids: np.ndarray | None, 
     else:  # the differences most against the side the removal would favour, first
         picked = np.argsort(int(flips.after[0]) * d, kind="stable")[:k]
     return tuple(ids[np.sort(picked)].tolist())
+
+
+# A board's verdicts: the tests and the resolution procedures the audit reports per pair.
+BOARD_TESTS = ("exact", "mcnemar", "paired_t", "sign")
+BOARD_PROCEDURES = ("resolution", "bonferroni", "sidak", "holm")
+# Graded pairs need their per-item differences: (pairs x items) floats, at most this many
+# at once; a board whose graded pairs hold more is computed block by block.
+GRADED_BLOCK = 1 << 24
+
+
+def board_flips(
+    *,
+    a_only: np.ndarray,
+    b_only: np.ndarray,
+    n_items: np.ndarray,
+    binary: np.ndarray,
+    statistic: np.ndarray,
+    alpha: float,
+    power: float,
+    family_size: int,
+    alternative: Alternative = "two-sided",
+    differences: Callable[[np.ndarray], np.ndarray] | None = None,
+    procedures: tuple[str, ...] = BOARD_PROCEDURES,
+) -> dict[str, fr.Flips]:
+    """Return the items to flip of every pair of a family, per test and per procedure.
+
+    Parameters
+    ----------
+    a_only, b_only, n_items, binary, statistic : numpy.ndarray
+        Per pair: the discordant counts, the items, whether the scores are 0/1, and the
+        Wald statistic the procedures rank (the whole family, as the audit's verdicts).
+    alpha, power : float
+        The level and power.
+    family_size : int
+        The family's size m.
+    alternative : {"two-sided", "greater", "less"}
+        The tested side (compare); the audit is two-sided.
+    differences : callable, optional
+        ``differences(rows) -> (len(rows), items)`` per-item differences of those pairs
+        (NaN where a pair lacks an item); needed for graded pairs' paired t test and
+        resolution. Without it those entries are NaN.
+    procedures : tuple of str
+        The resolution procedures to compute (all by default).
+
+    Returns
+    -------
+    dict
+        ``{"exact", "mcnemar"}`` (binary pairs; NaN for graded), ``{"paired_t", "sign"}``
+        (graded; NaN for binary) and the resolution procedures ``{"resolution"`` (fixed n,
+        at alpha), ``"bonferroni", "sidak", "holm"}`` -> a
+        :class:`evalgap.stats.fragility.Flips` over the pairs. Holm's entry holds the other
+        pairs' statistics fixed (only the pair's own items removed).
+    """
+    m = int(family_size)
+    b, c, n = (np.asarray(v, dtype=float) for v in (a_only, b_only, n_items))
+    binary = np.asarray(binary, dtype=bool)
+    need = int(tests.min_differing_items(alpha, alternative))
+    levels = board_levels(statistic, alpha, power, m, procedures)
+    side: dict[str, Any] = {"alternative": alternative}
+    out: dict[str, fr.Flips] = {}
+    for test in BOARD_TESTS:
+        core = "exact" if test == "sign" else test
+        rows = ~binary if test in ("paired_t", "sign") else binary
+        if test == "paired_t":
+            out[test] = _graded(rows, differences, test="paired_t", level=alpha, **side)
+        else:
+            level = np.full(b.shape, float(alpha))
+            out[test] = _binary(rows, (b, c, n), test=core, level=level, **side)
+    for name, level in levels.items():
+        kw = {"power": power, "min_differing": need, **side}
+        binary_part = _binary(binary, (b, c, n), test="wald", level=level, **kw)
+        graded_part = _graded(~binary, differences, test="wald", level=level, **kw)
+        out[name] = _merge(binary, binary_part, graded_part)
+    return out
+
+
+def board_levels(
+    statistic: np.ndarray, alpha: float, power: float, family_size: int, procedures=BOARD_PROCEDURES
+) -> dict[str, np.ndarray]:
+    """Return each resolution procedure's level per pair (Holm's with the others fixed)."""
+    from evalgap.stats import multiplicity
+
+    shape = np.shape(statistic)
+    m = int(family_size)
+    make = {
+        "resolution": lambda: np.full(shape, float(alpha)),
+        "bonferroni": lambda: np.full(shape, float(multiplicity.per_pair_alpha(alpha, m))),
+        "sidak": lambda: np.full(shape, float(multiplicity.per_pair_alpha(alpha, m, "sidak"))),
+        "holm": lambda: np.asarray(fr.holm_levels(statistic, alpha, power, m), dtype=float),
+    }
+    return {name: make[name]() for name in procedures}
+
+
+def _binary(
+    rows: np.ndarray, counts: tuple[np.ndarray, ...], *, level: np.ndarray, **kw: Any
+) -> fr.Flips:
+    """Binary pairs' flips for the pairs in ``rows``, placed over all pairs (NaN elsewhere)."""
+    full = _empty(rows.size)
+    index = np.flatnonzero(rows)
+    if index.size:
+        b, c, n = (v[index] for v in counts)
+        _place(full, index, fr.binary_flips(b, c, n, level=level[index], **kw))
+    return full
+
+
+def _graded(
+    rows: np.ndarray,
+    differences: Callable[[np.ndarray], np.ndarray] | None,
+    *,
+    test: str,
+    level: Any,
+    **kw: Any,
+) -> fr.Flips:
+    """Graded pairs' flips, block by block of their per-item differences."""
+    full = _empty(rows.size)
+    index = np.flatnonzero(rows)
+    if differences is None or index.size == 0:
+        return full
+    level = np.broadcast_to(np.asarray(level, dtype=float), rows.shape)
+    first = differences(index[:1])
+    per_block = max(1, GRADED_BLOCK // max(first.shape[1], 1))
+    for start in range(0, index.size, per_block):
+        block = index[start : start + per_block]
+        d = differences(block)
+        part = fr.graded_flips(d, test=test, level=level[block], **kw)  # type: ignore[arg-type]
+        _place(full, block, part)
+    return full
+
+
+def _empty(size: int) -> fr.Flips:
+    nan = np.full(size, np.nan)
+    zeros = np.zeros(size, dtype=int)
+    return fr.Flips(
+        decided=np.zeros(size, dtype=bool),
+        favours=zeros.copy(),
+        items=nan.copy(),
+        lower=nan.copy(),
+        exact=np.zeros(size, dtype=bool),
+        after=zeros.copy(),
+        remove_a_only=nan.copy(),
+        remove_b_only=nan.copy(),
+        remove_concordant=nan.copy(),
+    )
+
+
+def _place(full: fr.Flips, rows: np.ndarray, part: fr.Flips) -> None:
+    for name in fr.Flips.__dataclass_fields__:
+        getattr(full, name)[rows] = getattr(part, name)
+
+
+def _merge(binary: np.ndarray, a: fr.Flips, b: fr.Flips) -> fr.Flips:
+    """Binary pairs from ``a``, graded from ``b``."""
+    merged = _empty(binary.size)
+    _place(merged, np.flatnonzero(binary), _take(a, binary))
+    _place(merged, np.flatnonzero(~binary), _take(b, ~binary))
+    return merged
+
+
+def _take(f: fr.Flips, rows: np.ndarray) -> fr.Flips:
+    return fr.Flips(**{name: getattr(f, name)[rows] for name in fr.Flips.__dataclass_fields__})
