@@ -11,6 +11,7 @@ names (``--n-bootstrap`` is ``n_bootstrap=``):
   anytime-valid verdicts, clusters, tiers;
 * :func:`ranks` -- which rank each model can claim: simultaneous rank sets, tiers, top-k
   sets, also for arena battles (Bradley-Terry);
+* :func:`fragility` -- how few items would reverse each verdict of a board's pairs;
 * :func:`degrade`, :func:`trim` -- has an optimized model got worse?
 * :func:`watch`, :class:`Monitor` -- an evaluation in progress: when can it stop?
 * :func:`report_html` -- the HTML page of an audit or of rank sets (``--html``);
@@ -44,6 +45,11 @@ _HOMES = {
     "audit": "evalgap.jobs.api",
     "degrade": "evalgap.jobs.api",
     "ranks": "evalgap.jobs.api",
+    "fragility": "evalgap.jobs.api",
+    "FragilityResult": "evalgap.jobs.fragility",
+    "PairFragility": "evalgap.jobs.fragility",
+    "Fragility": "evalgap.jobs.fragility",
+    "TestFragility": "evalgap.jobs.fragility",
     "Monitor": "evalgap.jobs.watch",
     "watch": "evalgap.jobs.watch",
     "WatchStatus": "evalgap.jobs.watch",

@@ -124,6 +124,17 @@ def test_audit_json_and_html(board, tmp_path, monkeypatch):
         evalgap.report_html(evalgap.compare(both_correct=5, a_only=3, b_only=1, both_wrong=1))
 
 
+def test_fragility_of_a_board_and_of_pair_counts(board, tmp_path):
+    same(
+        run_json("fragility", "--scores", board, "--family", "all"),
+        evalgap.fragility(str(board), family="all"),
+    )
+    pairs = tmp_path / "pairs.csv"
+    pd.DataFrame({"model_a": ["x"], "model_b": ["y"], "both_correct": [7986], "a_only": [295],
+                  "b_only": [249], "both_wrong": [1512]}).to_csv(pairs, index=False)
+    same(run_json("fragility", "--pairs", pairs), evalgap.fragility(pairs=str(pairs)))
+
+
 def test_audit_of_pair_counts(tmp_path):
     pairs = tmp_path / "pairs.csv"
     pd.DataFrame({"model_a": ["x", "y"], "model_b": ["y", "z"],

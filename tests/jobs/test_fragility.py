@@ -88,9 +88,9 @@ def test_item_ids_must_match_the_scores():
 
 @pytest.fixture(scope="module")
 def mmlu_pro_pairs():
-    from conftest import shared_file
-
     from evalgap.jobs.audit import audit_scores
+
+    from conftest import shared_file
 
     scores = shared_file("mmlu_pro", "mmlu_pro_long.csv.gz")
     board = evalgap.align(evalgap.load_scores(str(scores)).frame)
@@ -170,3 +170,49 @@ def test_mmlu_pro_items_to_flip_equal_one_at_a_time_search(procedure, mmlu_pro_p
     sample = set(np.argsort(flips.items)[:4]) | set(rng.choice(quick, 3, replace=False))
     for row in sorted(int(r) for r in sample):
         assert flips.items[row] == _brute(pairs, row, procedure), (procedure, row)
+
+
+def test_board_entries_name_items_whose_removal_reverses_the_verdict():
+    """A graded board (AlpacaEval-like preferences are graded; here synthetic scores in
+    [0, 1]) and a binary one: removing a pair's listed items and auditing again reverses
+    that entry's verdict."""
+    rng = np.random.default_rng(2)
+    rows = []
+    for m, skill in (("a", 0.62), ("b", 0.55), ("c", 0.545)):
+        for i in range(400):
+            rows.append((m, f"q{i:03d}", float(np.clip(rng.normal(skill, 0.25), 0, 1))))
+    frame = pd.DataFrame(rows, columns=["model", "item_id", "score"])
+    r = evalgap.fragility(frame, family="all")
+    assert len(r.pairs) == 3 and not r.pairs[0].binary
+    for pair in r.pairs:
+        t = pair.fragility["paired_t"]
+        if t.items_to_flip is None:
+            continue
+        assert len(t.item_ids) == t.items_to_flip
+        kept = frame[~frame["item_id"].isin(t.item_ids)]
+        a = kept[kept.model == pair.model_a].set_index("item_id")["score"]
+        b = kept[kept.model == pair.model_b].set_index("item_id")["score"]
+        after = evalgap.compare(a.to_numpy(), b.reindex(a.index).to_numpy(), **QUIET,
+                                n_permutations=0)  # fmt: skip
+        declared = after.p_values.paired_t <= 0.05
+        assert declared != (t.claim is not None)
+    frame_table = r.to_frame()
+    assert set(frame_table["test"]) == {"paired_t", "sign", "resolution", "bonferroni",
+                                        "sidak", "holm"}  # fmt: skip
+    assert r.verdict.startswith(f"{sum(1 for p in r.pairs if _fragile(p))} of all 3 pairs")
+
+
+def _fragile(pair):
+    return any(e.items_to_flip is not None and e.items_to_flip <= 10 for e in pair.fragility.tests)
+
+
+def test_fragility_refuses_what_it_cannot_use(run_cli, tmp_path):
+    from evalgap import InputError
+
+    with pytest.raises(InputError, match="give either"):
+        evalgap.fragility()
+    out = run_cli("fragility", "--scores", EXAMPLE, "--family", "some")
+    assert out.returncode == 2 and "--family" in out.stderr and "Traceback" not in out.stderr
+    out = run_cli("fragility", "--scores", EXAMPLE)
+    assert out.returncode == 0 and "items to flip" in out.stdout
+    assert "the closest call is model-x vs model-y" in out.stdout

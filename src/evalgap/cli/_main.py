@@ -12,6 +12,7 @@ from evalgap.cli._command import BadInput, group
 from evalgap.cli.audit import audit
 from evalgap.cli.compare import compare
 from evalgap.cli.degrade import degrade, trim
+from evalgap.cli.fragility import fragility
 from evalgap.cli.inspect_data import inspect_data_command
 from evalgap.cli.plan import plan
 from evalgap.cli.ranks import ranks
@@ -43,6 +44,7 @@ for command in (
     audit,
     compare,
     degrade,
+    fragility,
     inspect_data_command,
     plan,
     ranks,

@@ -129,6 +129,7 @@ RENDERERS = {
     "DegradeResult": "render_degrade",
     "TrimResult": "render_trim",
     "WatchStatus": "render_watch",
+    "FragilityResult": "render_fragility",
 }
 RENDERERS_BY_MODULE = {
     "evalgap.jobs.simulate": "render_simulation",
@@ -150,6 +151,10 @@ def renderer(result: object) -> Callable[[Any, Console], None]:
         from evalgap.report.groups import render_compare_groups
 
         return render_compare_groups
+    if name == "render_fragility":
+        from evalgap.report.fragility import render_fragility
+
+        return render_fragility
     return getattr(terminal, name)
 
 

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from evalgap.jobs.compare import CompareResult
     from evalgap.jobs.compare_groups import CompareGroupsResult
     from evalgap.jobs.degrade import DegradeResult, TrimResult
+    from evalgap.jobs.fragility import FragilityResult
     from evalgap.jobs.ranks import RanksResult
     from evalgap.jobs.weighted import WeightedCompareResult
     from evalgap.stats._types import Alternative, ArrayLike
@@ -638,6 +639,91 @@ def audit(
         progress=progress,
         **settings,
     )
+
+
+def fragility(
+    scores: ScoresInput | None = None,
+    *,
+    pairs: pd.DataFrame | None = None,
+    family: str = "adjacent",
+    family_size: int | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    models: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
+    complete_case: bool = False,
+    strict: bool = False,
+    progress: Callable[..., object] | None = None,
+    options: LoadOptions | None = None,
+    **columns: Any,
+) -> FragilityResult:
+    """How few items would reverse each verdict of a leaderboard's pairs?
+
+    For every pair the audit judges (rank-adjacent per task, or all pairs), and for every
+    test and procedure behind its verdicts -- the exact and chi-square McNemar tests (binary
+    scores), the paired t and sign tests (graded), resolution at alpha and under Bonferroni,
+    Sidak and Holm -- the fewest items whose removal from the pair reverses the verdict, and
+    which (see :mod:`evalgap.stats.fragility`: exact for binary pairs, bounds for graded).
+
+    Parameters
+    ----------
+    scores : DataFrame, ScoreSet, str, Path or list, optional
+        Per-item scores, as :func:`audit` takes them.
+    pairs : DataFrame, optional
+        Instead: per-pair 2x2 counts (``model_a, model_b, both_correct, a_only, b_only,
+        both_wrong``); removal sets are then counts, not item ids.
+    family, family_size, alpha, power, models, tasks, complete_case, strict, options
+        As in :func:`audit`.
+    progress : callable, optional
+        Called with the name of each phase as it starts.
+    **columns
+        Column names of a DataFrame or table file.
+
+    Returns
+    -------
+    FragilityResult
+        One row per pair with its entries per test (``result.pairs``; ``to_frame()`` one
+        row per pair and test), and the sentence.
+
+    Examples
+    --------
+    >>> import pandas as pd, evalgap
+    >>> pairs = pd.DataFrame({"model_a": ["x"], "model_b": ["y"], "both_correct": [7986],
+    ...     "a_only": [295], "b_only": [249], "both_wrong": [1512]})
+    >>> r = evalgap.fragility(pairs=pairs)
+    >>> r.pairs[0].fragility["mcnemar"].items_to_flip
+    1
+    """
+    from evalgap.jobs.fragility import board_fragility
+
+    quiet = {"n_bootstrap": 0, "n_bootstrap_required_n": 0, "alpha": alpha, "power": power}
+    if pairs is not None:
+        result = audit(pairs=pairs, family=family, family_size=family_size, **quiet)  # type: ignore[arg-type]
+        return board_fragility(result)
+    if scores is None and not _stored(options):
+        raise InputError(
+            "give either {pairs=FILE} (per-pair 2x2 counts) or {scores=FILE} (per-item scores)",
+            param="pairs",
+        )
+    score_set = scores_of(
+        _renamed(columns, "data", "scores", scores),
+        models=_models(models, options),
+        tasks=tasks,
+        complete_case=complete_case,
+        strict=strict,
+        options=options,
+        **columns,
+    )
+    result = audit(
+        score_set,
+        family=family,
+        family_size=family_size,
+        n_cluster_bootstrap=0,
+        n_rank_bootstrap=0,
+        progress=progress,
+        **quiet,  # type: ignore[arg-type]
+    )
+    return board_fragility(result, score_set)
 
 
 def ranks(

@@ -12,17 +12,20 @@ resolution entry carries that figure as ``items_to_resolve``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from evalgap._results import Result, plain
+from evalgap._results import Result, RowResult, TableResult, plain
 from evalgap.stats import fragility as fr
 from evalgap.stats import tests
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from evalgap.stats._types import Alternative, ArrayLike
 
 # The tests each kind of pair's verdict uses, in report order: test -> (core test, label).
@@ -37,7 +40,7 @@ BOUNDED_METHOD = GREEDY_METHOD + "; certified lower bound: the sum falls by at m
 
 
 @dataclass(frozen=True, repr=False)
-class TestFragility(Result):
+class TestFragility(RowResult):
     """How few items reverse one test's verdict about a pair.
 
     Attributes
@@ -110,6 +113,18 @@ class Fragility(Result):
             fields.pop("test")
             out[entry.test] = fields
         return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return one row per test (``item_ids`` joined by commas).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``test`` and the entry's fields.
+        """
+        import pandas as pd
+
+        return pd.DataFrame(_test_rows(self))
 
     def __getitem__(self, test: str) -> TestFragility:
         for entry in self.tests:
@@ -423,3 +438,241 @@ def _merge(binary: np.ndarray, a: fr.Flips, b: fr.Flips) -> fr.Flips:
 
 def _take(f: fr.Flips, rows: np.ndarray) -> fr.Flips:
     return fr.Flips(**{name: getattr(f, name)[rows] for name in fr.Flips.__dataclass_fields__})
+
+
+# A family this size or smaller lists each removal set by item id; a larger one gives counts
+# (its ids would dwarf the table) and says so.
+ITEM_IDS_PAIRS = 1000
+
+
+@dataclass(frozen=True, repr=False)
+class PairFragility(Result):
+    """One pair of a board and its items to flip (a row of :class:`FragilityResult`).
+
+    Attributes
+    ----------
+    task, model_a, model_b : str
+        The pair, A ranked above B.
+    binary : bool
+        Whether both models' scores are 0/1.
+    n_items : int
+        Items both scored.
+    delta : float
+        A's mean minus B's.
+    fragility : Fragility
+        Per test and procedure, as in ``compare``.
+    """
+
+    task: str
+    model_a: str
+    model_b: str
+    binary: bool
+    n_items: int
+    delta: float
+    fragility: Fragility
+    _headline = ("model_a", "model_b")
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return one row per test, the pair's ``task, model_a, model_b, delta`` first.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        import pandas as pd
+
+        return pd.DataFrame(_pair_rows(self))
+
+
+@dataclass(frozen=True, repr=False)
+class FragilityResult(TableResult):
+    """Items to flip for every pair of a board (``evalgap fragility``).
+
+    Attributes
+    ----------
+    family : str
+        ``adjacent`` (rank-adjacent pairs per task) or ``all``.
+    family_size : int
+        m, the size of the family the procedures' levels count.
+    alpha, power : float
+        The settings.
+    pairs : tuple of PairFragility
+        One per pair of the family, in the audit's order.
+    notes : tuple of str
+        What the numbers need said beside them.
+    verdict : str
+        One sentence (a property): how many verdicts a few removals reverse, and the
+        closest call.
+    """
+
+    family: str
+    family_size: int
+    alpha: float
+    power: float
+    pairs: tuple[PairFragility, ...]
+    notes: tuple[str, ...] = ()
+    _rows = "pairs"
+    _derived = ("verdict",)
+    _headline = ("family", "family_size")
+
+    @property
+    def verdict(self) -> str:
+        """One sentence: how many verdicts a few removals reverse, and the closest call."""
+        from evalgap.report.sentences import fragility_verdict
+
+        return fragility_verdict(self)
+
+    def closest(self) -> tuple[PairFragility, TestFragility] | None:
+        """The pair and test whose verdict the fewest removals reverse (None: no removal
+        reverses any)."""
+        found = [
+            (entry.items_to_flip, n, pair, entry)
+            for n, pair in enumerate(self.pairs)
+            for entry in pair.fragility.tests
+            if entry.items_to_flip is not None
+        ]
+        if not found:
+            return None
+        _, _, pair, entry = min(found, key=lambda f: (f[0], f[1]))
+        return pair, entry
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return one row per pair and test.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``task, model_a, model_b, delta, test`` and the entry's fields
+            (``items_to_flip, exact, lower_bound, claim, after, ...``).
+        """
+        import pandas as pd
+
+        return pd.DataFrame([row for pair in self.pairs for row in _pair_rows(pair)])
+
+
+def _test_rows(fragility: Fragility) -> list[dict[str, Any]]:
+    """One dict per test: its JSON fields, ``item_ids`` joined by commas."""
+    rows = []
+    for entry in fragility.tests:
+        fields = plain(entry)
+        fields["item_ids"] = ",".join(fields["item_ids"])
+        rows.append(fields)
+    return rows
+
+
+def _pair_rows(pair: PairFragility) -> list[dict[str, Any]]:
+    head = {k: getattr(pair, k) for k in ("task", "model_a", "model_b", "delta")}
+    return [{**head, **row} for row in _test_rows(pair.fragility)]
+
+
+def board_fragility(audit: Any, score_set: Any = None) -> FragilityResult:
+    """Return the items to flip of every pair an audit judged.
+
+    Parameters
+    ----------
+    audit : AuditResult
+        The audit of the board (its pairs, family, settings).
+    score_set : ScoreSet, optional
+        The board's per-item scores: graded pairs need them, and with them each removal
+        set is named by item id (families of up to 1,000 pairs).
+
+    Returns
+    -------
+    FragilityResult
+    """
+    pairs = audit.pairs
+    binary = np.asarray(pairs.binary, dtype=bool)
+    notes = []
+    lookup = _differences_of(pairs, score_set) if score_set is not None else None
+    if lookup is None and not binary.all():
+        notes.append(
+            "graded pairs' paired t and resolution entries need per-item scores; "
+            "they are left empty"
+        )
+    flips = board_flips(
+        a_only=np.asarray(pairs.a_only),
+        b_only=np.asarray(pairs.b_only),
+        n_items=np.asarray(pairs.n_items),
+        binary=binary,
+        statistic=np.asarray(pairs.statistic, dtype=float),
+        alpha=audit.alpha,
+        power=audit.power,
+        family_size=audit.family_size,
+        differences=lookup,
+    )
+    levels = {name: v for name, v in board_levels(
+        np.asarray(pairs.statistic, dtype=float), audit.alpha, audit.power, audit.family_size
+    ).items()}  # fmt: skip
+    name_ids = lookup is not None and len(pairs) <= ITEM_IDS_PAIRS
+    if lookup is not None and not name_ids:
+        notes.append(
+            f"removal sets are given as counts, not item ids, for families of more than "
+            f"{ITEM_IDS_PAIRS:,} pairs"
+        )
+    rows = []
+    for k in range(len(pairs)):
+        is_binary = bool(binary[k])
+        tests_k = ("exact", "mcnemar") if is_binary else ("paired_t", "sign")
+        d = ids = None
+        if name_ids:
+            d, ids = _pair_items(pairs, k, score_set)
+        entry = pair_entries(
+            flips,
+            k,
+            tests=tests_k + BOARD_PROCEDURES,
+            level={"alpha": audit.alpha, **{p: float(v[k]) for p, v in levels.items()}},
+            names=(str(pairs.model_a[k]), str(pairs.model_b[k])),
+            binary=is_binary,
+            differences=d,
+            item_ids=ids,
+            items_to_resolve=_to_resolve(pairs, k),
+        )
+        rows.append(
+            PairFragility(
+                task=str(pairs.task[k]),
+                model_a=str(pairs.model_a[k]),
+                model_b=str(pairs.model_b[k]),
+                binary=is_binary,
+                n_items=int(pairs.n_items[k]),
+                delta=float(pairs.delta[k]),
+                fragility=entry,
+            )
+        )
+    return FragilityResult(
+        family=audit.family,
+        family_size=int(audit.family_size),
+        alpha=float(audit.alpha),
+        power=float(audit.power),
+        pairs=tuple(rows),
+        notes=tuple(notes),
+    )
+
+
+def _to_resolve(pairs: Any, k: int) -> int | None:
+    required = float(pairs.required_n[k])
+    if not np.isfinite(required) or float(pairs.resolution_ratio[k]) >= 1:
+        return None
+    return max(math.ceil(required) - int(pairs.n_items[k]), 0)
+
+
+def _pair_items(pairs: Any, k: int, score_set: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Pair ``k``'s per-item differences and item ids on the items both models scored."""
+    task = next(t for t in score_set.tasks if t.task == str(pairs.task[k]))
+    i = score_set.model_index(str(pairs.model_a[k]))
+    j = score_set.model_index(str(pairs.model_b[k]))
+    rows = task.pair_rows(i, j)
+    return task.scores[rows, i] - task.scores[rows, j], np.asarray(task.item_ids)[rows]
+
+
+def _differences_of(pairs: Any, score_set: Any) -> Callable[[np.ndarray], np.ndarray]:
+    """``rows -> (len(rows), items)`` per-item differences, NaN where a pair lacks an item."""
+
+    def differences(rows: np.ndarray) -> np.ndarray:
+        parts = [_pair_items(pairs, int(k), score_set)[0] for k in rows]
+        width = max((p.size for p in parts), default=0)
+        out = np.full((len(parts), width), np.nan)
+        for r, part in enumerate(parts):
+            out[r, : part.size] = part
+        return out
+
+    return differences

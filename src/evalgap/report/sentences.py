@@ -100,13 +100,55 @@ def flip_removal(entry, binary: bool, model_a: str, model_b: str) -> str:
     return f"{text} (found greedily; fewer may do)"
 
 
+# A verdict that this many removals or fewer reverse is called fragile in the sentence.
+FRAGILE_ITEMS = 10
+
+
+def fragility_verdict(r) -> str:
+    """Return ``evalgap fragility``'s sentence: how many pairs have a verdict that a few
+    removals reverse, and the closest call."""
+    pairs = pairs_noun(r.family, len(r.pairs))
+    fragile = sum(
+        any(e.items_to_flip is not None and e.items_to_flip <= FRAGILE_ITEMS
+            for e in p.fragility.tests)
+        for p in r.pairs
+    )  # fmt: skip
+    closest = r.closest()
+    if closest is None:
+        return f"no removal of items reverses any verdict of the {pairs}"
+    pair, entry = closest
+    bound = "" if entry.exact else "at most "
+    where = "" if pair.task in ("", "all") else f" on {pair.task}"
+    return (
+        f"{fragile} of {pairs} have a verdict that removing {FRAGILE_ITEMS} items or fewer "
+        f"reverses; the closest call is {pair.model_a} vs {pair.model_b}{where}: removing "
+        f"{bound}{entry.items_to_flip:,} {_noun(entry.items_to_flip)} reverses its "
+        f"{FLIP_TEST_NAMES[entry.test]} verdict ({flip_claim(entry.claim, entry.test)})"
+    )
+
+
+# The items-to-flip entries whose verdict is resolution (q >= 1 at a procedure's level).
+RESOLUTION_ENTRIES = ("resolution", "bonferroni", "sidak", "holm")
+# How a sentence names the test behind an items-to-flip entry.
+FLIP_TEST_NAMES = {
+    "exact": "exact-test",
+    "mcnemar": "chi-square",
+    "paired_t": "paired t",
+    "sign": "sign-test",
+    "resolution": "resolution",
+    "bonferroni": "Bonferroni resolution",
+    "sidak": "Sidak resolution",
+    "holm": "Holm resolution",
+}
+
+
 def _noun(count: int) -> str:
     return "item" if count == 1 else "items"
 
 
 def flip_claim(model: str | None, test: str) -> str:
     """Return a verdict as the items-to-flip table names it: "model-x better", "unresolved"."""
-    if test == "resolution":
+    if test in RESOLUTION_ENTRIES:
         return f"resolved, {model} better" if model else "unresolved"
     return f"{model} better" if model else "no difference shown"
 

@@ -1,0 +1,60 @@
+"""Terminal report of ``evalgap fragility``: per pair, the items to flip of each verdict."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+
+from evalgap.report.sentences import FLIP_TEST_NAMES
+from evalgap.report.terminal import _capitalise, print_notes, print_table
+from evalgap.report.text import markup
+
+# Column order: the tests (binary, then graded), then resolution under each procedure.
+COLUMNS = ("exact", "mcnemar", "paired_t", "sign", "resolution", "bonferroni", "sidak", "holm")
+LEGEND = (
+    "each cell: the fewest items whose removal from the pair reverses that verdict; "
+    "* marks a verdict that now declares a winner (the removal ends it), unmarked cells a "
+    "verdict with none (the removal creates one); <= an upper bound (graded pairs); - no "
+    "removal can"
+)
+
+
+def flip_cell(entry: Any) -> str:
+    """One table cell: ``3*`` (a claim three removals end), ``16``, ``<=7``, ``-``."""
+    if entry is None:
+        return ""
+    if entry.items_to_flip is None:
+        return "-"
+    bound = "" if entry.exact else "<="
+    return f"{bound}{entry.items_to_flip:,}{'*' if entry.claim else ''}"
+
+
+def render_fragility(r: Any, console: Console) -> None:
+    """Print one row per pair with a cell per test and procedure, then the sentence."""
+    present = [t for t in COLUMNS if any(_entry(p, t) for p in r.pairs)]
+    several = len({p.task for p in r.pairs}) > 1
+    head = [("task", "left")] * several + [("model A", "left"), ("model B", "left")]
+    columns = head + [("delta", "right")] + [(FLIP_TEST_NAMES[t], "right") for t in present]
+    rows = []
+    for p in r.pairs:
+        cells = [p.task] * several + [p.model_a, p.model_b]  # raw: print_table escapes names
+        cells.append(f"{100 * p.delta:+.2f}")
+        cells.extend(flip_cell(_entry(p, t)) for t in present)
+        rows.append(cells)
+    print_table(
+        console,
+        columns,  # type: ignore[arg-type]
+        rows,
+        names=tuple(range(len(head))),
+        title=f"items to flip (alpha={r.alpha:g}, power {r.power:g}, family of {r.family_size:,})",
+        title_justify="left",
+        legend=LEGEND,
+    )
+    print_notes(console, r.notes)
+    console.print()
+    console.print(markup(_capitalise(r.verdict) + "."))
+
+
+def _entry(pair: Any, test: str) -> Any:
+    return next((e for e in pair.fragility.tests if e.test == test), None)
