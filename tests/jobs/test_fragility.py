@@ -216,3 +216,38 @@ def test_fragility_refuses_what_it_cannot_use(run_cli, tmp_path):
     out = run_cli("fragility", "--scores", EXAMPLE)
     assert out.returncode == 0 and "items to flip" in out.stdout
     assert "the closest call is model-x vs model-y" in out.stdout
+
+
+def test_degrade_removal_sets_reverse_each_verdict():
+    """The KV-FP8 row (6 tasks): removing the items each entry names and running degrade
+    again reverses that test's verdict; pooled is exact (one fewer does not)."""
+    from scipy import stats as sps
+
+    b = [250, 25, 23, 448, 479, 16]
+    c = [234, 25, 23, 347, 393, 20]
+    table = pd.DataFrame({"task": [f"t{i}" for i in range(6)], "a_only": b, "b_only": c})
+    r = evalgap.degrade(counts=table)
+    p_of = {"pooled": lambda x: x.p_values["pooled"], "max_drop": lambda x: x.p_values["max_drop"],
+            "fisher": lambda x: x.p_values["fisher"],
+            "degraded": lambda x: min(x.p_values.values())}  # fmt: skip
+    for entry in r.fragility.tests:
+        assert entry.claim and entry.items_to_flip is not None
+        assert sum(entry.remove_a_only.values()) == entry.items_to_flip
+        cut = table.copy()
+        for task, k in entry.remove_a_only.items():
+            cut.loc[cut.task == task, "a_only"] -= k
+        assert p_of[entry.test](evalgap.degrade(counts=cut)) > r.alpha, entry.test
+    pooled = r.fragility["pooled"]
+    assert pooled.exact
+    total_b, total_c = sum(b), sum(c)
+    k = next(k for k in range(1, total_b) if
+             sps.binomtest(total_b - k, total_b - k + total_c, alternative="greater").pvalue > 0.05)
+    assert pooled.items_to_flip == k
+
+
+def test_degrade_of_graded_scores_has_no_items_to_flip():
+    rng = np.random.default_rng(0)
+    rows = [(m, "t", f"q{i}", float(rng.random())) for m in ("base", "cand") for i in range(80)]
+    frame = pd.DataFrame(rows, columns=["model", "task", "item_id", "score"])
+    r = evalgap.degrade(frame, baseline="base", candidate="cand", n_permutations=200)
+    assert r.method == "permutation" and r.fragility is None

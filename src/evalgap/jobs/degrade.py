@@ -28,6 +28,7 @@ from evalgap._results import Result, TableResult, plain
 from evalgap._scores import ScoreSet
 from evalgap.errors import InputError, escape
 from evalgap.io import counts
+from evalgap.jobs.fragility import Fragility, degrade_fragility
 from evalgap.stats import _validate, aggregation
 from evalgap.stats import noninferiority as ni
 from evalgap.stats import power as pw
@@ -117,6 +118,11 @@ class DegradeResult(TableResult):
         delta, upper_bound, p_value, non_inferior``: ``delta`` is baseline minus candidate as
         in ``tasks`` (positive = a drop), ``upper_bound`` the one-sided (1 - alpha) upper
         bound of the drop (below M exactly when ``non_inferior``).
+    fragility : Fragility or None
+        Items to flip (exact tests on binary scores): for ``pooled`` (exact), ``max_drop``,
+        ``fisher`` and ``degraded`` (the gate, any of the three) the fewest removals found
+        that reverse the verdict (greedy over tasks except pooled: an upper bound), and how
+        many items of each kind per task.
     equivalence : dict or None
         With an equivalence margin M: ``margin``, ``equivalent``, ``pooled`` and ``tasks[]``
         with ``delta`` and the bounds ``lower_bound, upper_bound`` of the (1 - 2 alpha)
@@ -145,6 +151,7 @@ class DegradeResult(TableResult):
     max_drop_task: str | None = None  # the task with the largest standardized drop
     non_inferiority: dict[str, Any] | None = None
     equivalence: dict[str, Any] | None = None
+    fragility: Fragility | None = None
     _derived = (
         "degraded",
         "gate_fails",
@@ -618,6 +625,7 @@ def _binary_result(tasks, *, alpha, n_simulations, seed, baseline, candidate, no
         permutation=None,
         notes=tuple(notes),
         max_drop_task=_largest(tasks, aggregation.max_drop_statistics(b, c)),
+        fragility=degrade_fragility(b, c, tuple(t.task for t in tasks), float(alpha)),
     )
 
 

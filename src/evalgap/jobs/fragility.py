@@ -103,7 +103,7 @@ class Fragility(Result):
     Its JSON form maps each test to its entry: ``{"exact": {"items_to_flip": 3, ...}, ...}``.
     """
 
-    tests: tuple[TestFragility, ...]
+    tests: tuple[TestFragility | TaskTestFragility, ...]
 
     def to_dict(self) -> dict[str, Any]:
         """Return ``{test: entry}`` (each entry its fields, ``test`` itself left out)."""
@@ -126,7 +126,7 @@ class Fragility(Result):
 
         return pd.DataFrame(_test_rows(self))
 
-    def __getitem__(self, test: str) -> TestFragility:
+    def __getitem__(self, test: str) -> Any:
         for entry in self.tests:
             if entry.test == test:
                 return entry
@@ -522,7 +522,7 @@ class FragilityResult(TableResult):
 
         return fragility_verdict(self)
 
-    def closest(self) -> tuple[PairFragility, TestFragility] | None:
+    def closest(self) -> tuple[PairFragility, Any] | None:
         """The pair and test whose verdict the fewest removals reverse (None: no removal
         reverses any)."""
         found = [
@@ -676,3 +676,116 @@ def _differences_of(pairs: Any, score_set: Any) -> Callable[[np.ndarray], np.nda
         return out
 
     return differences
+
+
+@dataclass(frozen=True, repr=False)
+class TaskTestFragility(Result):
+    """How few items reverse one of ``degrade``'s multi-task verdicts.
+
+    Attributes
+    ----------
+    test : str
+        ``pooled`` (exact, on summed counts), ``max_drop``, ``fisher``, or ``degraded`` (the
+        gate: any of the three rejecting).
+    level : float
+        Alpha.
+    claim : bool
+        Whether the verdict now says the candidate got worse.
+    items_to_flip : int or None
+        The fewest removals that reverse it (None where the search found none). Exact for
+        ``pooled``; for the others the size of a greedy set (one item at a time from the
+        task that moves the p-value most), an upper bound.
+    exact : bool
+        Whether ``items_to_flip`` is the exact minimum.
+    remove_a_only, remove_b_only : dict
+        Per task, the items only the baseline (A) or only the candidate (B) got right that
+        the removal set takes (tasks with none left out).
+    method : str
+        How the count was found.
+    """
+
+    test: str
+    level: float
+    claim: bool
+    items_to_flip: int | None
+    exact: bool
+    remove_a_only: dict[str, int]
+    remove_b_only: dict[str, int]
+    method: str
+    _headline = ("test", "items_to_flip")
+
+
+TASK_GREEDY_METHOD = (
+    "greedy: one item at a time from the task that moves the p-value most (an upper bound)"
+)
+
+
+def degrade_fragility(
+    a_only: np.ndarray, b_only: np.ndarray, tasks: tuple[str, ...], alpha: float
+) -> Fragility:
+    """Return the items to flip of each of ``degrade``'s exact verdicts (binary scores).
+
+    Parameters
+    ----------
+    a_only, b_only : numpy.ndarray
+        Per task: items only the baseline / only the candidate got right.
+    tasks : tuple of str
+        The tasks' names.
+    alpha : float
+        The level of each test.
+
+    Returns
+    -------
+    Fragility
+        Entries ``pooled``, ``max_drop``, ``fisher`` and ``degraded`` (the gate).
+    """
+    from evalgap.stats import aggregation as ag
+
+    b, c = np.asarray(a_only, dtype=float), np.asarray(b_only, dtype=float)
+
+    def pooled(bb: np.ndarray, cc: np.ndarray) -> np.ndarray:
+        s = bb.sum(axis=-1), cc.sum(axis=-1)
+        return np.asarray(tests.mcnemar_exact(*s, alternative="greater"), dtype=float)
+
+    def fisher(bb: np.ndarray, cc: np.ndarray) -> np.ndarray:
+        return ag.fisher_over_informative(ag.task_p_values(bb, cc), (bb + cc) > 0)
+
+    def gate(bb: np.ndarray, cc: np.ndarray) -> np.ndarray:
+        parts = (pooled(bb, cc), np.asarray(ag.max_drop_p_value(bb, cc)), fisher(bb, cc))
+        return np.minimum.reduce(parts)
+
+    def per_task(counts: np.ndarray) -> dict[str, int]:
+        return {t: int(k) for t, k in zip(tasks, counts, strict=True) if k > 0}
+
+    entries = []
+    total = fr.binary_flips(b.sum(), c.sum(), b.sum() + c.sum(), test="exact", level=alpha,
+                            alternative="greater")  # fmt: skip
+    k = _count(total.items[0])
+    # Pooled: any items of the kind serve; take them from the tasks in order.
+    take_a = _spread(b, total.remove_a_only[0]) if k is not None else b * 0
+    take_b = _spread(c, total.remove_b_only[0]) if k is not None else c * 0
+    entries.append(
+        TaskTestFragility("pooled", alpha, bool(total.decided[0]), k, k is not None,
+                          per_task(take_a), per_task(take_b), EXACT_METHOD)
+    )  # fmt: skip
+    for name, p_value in (
+        ("max_drop", ag.max_drop_p_value),
+        ("fisher", fisher),
+        ("degraded", gate),
+    ):
+        found = fr.task_flips(b, c, p_value, alpha)  # type: ignore[arg-type]
+        k = _count(found.items)
+        entries.append(
+            TaskTestFragility(
+                name, alpha, found.decided, k, False,
+                per_task(np.nan_to_num(found.remove_a_only)),
+                per_task(np.nan_to_num(found.remove_b_only)), TASK_GREEDY_METHOD,
+            )
+        )  # fmt: skip
+    return Fragility(tests=tuple(entries))
+
+
+def _spread(available: np.ndarray, count: float) -> np.ndarray:
+    """Take ``count`` items from the tasks in order, as many from each as it has."""
+    before = np.concatenate([[0.0], np.cumsum(available)[:-1]])
+    return np.clip(count - before, 0.0, available)

@@ -274,6 +274,9 @@ class DegradeResult(_Verdict, Protocol):
     """The degradation gate (``evalgap.degrade``)."""
 
     @property
+    def fragility(self) -> Any: ...
+
+    @property
     def baseline(self) -> Any: ...
 
     @property

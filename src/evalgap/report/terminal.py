@@ -356,6 +356,13 @@ def render_compare(r: CompareResult, console: Console) -> None:
     console.print(markup(_capitalise(r.verdict) + "."))
 
 
+def _task_flip_cell(entry) -> str:
+    """A degrade items-to-flip cell: ``122`` (exact), ``<=96`` (greedy), ``-`` (none found)."""
+    if entry.items_to_flip is None:
+        return "-"
+    return f"{'' if entry.exact else '<='}{entry.items_to_flip:,}"
+
+
 def _render_fragility(r: CompareResult, console: Console) -> None:
     """The items-to-flip table: per test, the verdict now, the fewest removals that reverse
     it, and the verdict after."""
@@ -721,12 +728,28 @@ def render_degrade(r: DegradeResult, console: Console) -> None:
                     "",
                 ]
             )
+    columns = [("test", "left"), ("p-value", "right"), ("at alpha", "center")]
+    legend = None
+    if r.fragility is not None:
+        columns.append(("items to flip", "right"))
+        flips = {e.test: e for e in r.fragility.tests}
+        for row in rows:
+            key = row[0].replace("-", "_")
+            row.append(_task_flip_cell(flips[key]) if key in flips else "")
+        gate = flips["degraded"]
+        rows.append(["any of the three (the gate)", "", "[red]degraded[/]" if gate.claim else "-",
+                     _task_flip_cell(gate)])  # fmt: skip
+        legend = (
+            "items to flip: the fewest items whose removal reverses the verdict (<=: a greedy "
+            "set over tasks, an upper bound)"
+        )
     print_table(
         console,
-        [("test", "left"), ("p-value", "right"), ("at alpha", "center")],
+        columns,  # type: ignore[arg-type]
         rows,
         title=f"aggregated over tasks (alpha={r.alpha:g})",
         title_justify="left",
+        legend=legend,
     )
     _render_margins(r, console)
     rules = r.rules_of_thumb

@@ -573,3 +573,66 @@ def _first_true(mask: BoolArray) -> FloatArray:
     """1-based index of the first True per row; NaN where none."""
     any_ = mask.any(axis=1)
     return np.where(any_, np.argmax(mask, axis=1) + 1.0, np.nan)
+
+
+@dataclass(frozen=True)
+class TaskFlips:
+    """Removals over the tasks of one family that reverse a multi-task verdict (greedy).
+
+    Attributes
+    ----------
+    decided : bool
+        The verdict now (the combined p-value at most ``level``).
+    items : float
+        The removals the greedy search needed; NaN where none reverses it (or the search
+        stopped at its limit). An upper bound on the fewest.
+    remove_a_only, remove_b_only : numpy.ndarray
+        Per task, how many A-only (B-only) items the removal set takes.
+    """
+
+    decided: bool
+    items: float
+    remove_a_only: np.ndarray
+    remove_b_only: np.ndarray
+
+
+def task_flips(
+    a_only: ArrayLike,
+    b_only: ArrayLike,
+    p_value: Callable[[FloatArray, FloatArray], FloatArray],
+    level: float,
+    *,
+    limit: int = 100_000,
+) -> TaskFlips:
+    """Return a greedy removal set over tasks that reverses a one-sided multi-task verdict.
+
+    ``p_value(b, c)`` maps counts of shape ``(..., T)`` to p-values of shape ``(...)`` (the
+    pooled, max-drop and Fisher tests of *When LLMs get significantly worse* all do, and so
+    does their minimum). The verdict claims "A better" (a drop from A to B) when the p-value
+    is at most ``level``. To end the claim, one A-only item is removed at a time, from the
+    task whose removal raises the p-value most; to create one, one B-only item at a time,
+    from the task whose removal lowers it most. Each step evaluates every task's move at once
+    (one call on a ``(T, T)`` batch). The count is an upper bound on the fewest removals: the
+    greedy set does reverse the verdict, but a different mix over tasks might do it with
+    fewer.
+    """
+    b = np.asarray(_validate.counts(a_only, "a_only"), dtype=float).ravel().copy()
+    c = np.asarray(_validate.counts(b_only, "b_only"), dtype=float).ravel().copy()
+    tasks = b.size
+    start_b, start_c = b.copy(), c.copy()
+    decided = bool(np.asarray(p_value(b, c)) <= level)
+    pool = b if decided else c
+    eye = np.eye(tasks)
+    steps = 0
+    while steps < min(limit, int(pool.sum())):
+        moves_b = b[None, :] - (eye if decided else 0.0)
+        moves_c = c[None, :] - (0.0 if decided else eye)
+        p = np.asarray(p_value(np.maximum(moves_b, 0.0), np.maximum(moves_c, 0.0)), dtype=float)
+        p = np.where(pool > 0, p, -np.inf if decided else np.inf)
+        t = int(np.argmax(p) if decided else np.argmin(p))
+        pool[t] -= 1.0
+        steps += 1
+        if (p[t] <= level) != decided:
+            return TaskFlips(decided, float(steps), start_b - b, start_c - c)
+    nothing = np.full(tasks, np.nan)
+    return TaskFlips(decided, np.nan, nothing, nothing.copy())
