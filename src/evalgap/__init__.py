@@ -12,6 +12,7 @@ names (``--n-bootstrap`` is ``n_bootstrap=``):
 * :func:`ranks` -- which rank each model can claim: simultaneous rank sets, tiers, top-k
   sets, also for arena battles (Bradley-Terry);
 * :func:`fragility` -- how few items would reverse each verdict of a board's pairs;
+* :func:`card` -- a leaderboard card (Markdown, HTML, JSON): what each model can claim;
 * :func:`degrade`, :func:`trim` -- has an optimized model got worse?
 * :func:`watch`, :class:`Monitor` -- an evaluation in progress: when can it stop?
 * :func:`report_html` -- the HTML page of an audit or of rank sets (``--html``);
@@ -46,6 +47,11 @@ _HOMES = {
     "degrade": "evalgap.jobs.api",
     "ranks": "evalgap.jobs.api",
     "fragility": "evalgap.jobs.api",
+    "card": "evalgap.jobs.api",
+    "CardResult": "evalgap.jobs.card",
+    "TaskCard": "evalgap.jobs.card",
+    "ModelCard": "evalgap.jobs.card",
+    "PairCard": "evalgap.jobs.card",
     "FragilityResult": "evalgap.jobs.fragility",
     "PairFragility": "evalgap.jobs.fragility",
     "Fragility": "evalgap.jobs.fragility",

@@ -196,3 +196,20 @@ def test_ranks_page_in_the_browser(tmp_path):
     tasks = result.ranks["task"].nunique()
     assert len(re.findall(r"<svg", dom)) == 2 * tasks  # rank intervals and heatmap per task
     assert "Rank set" in dom and "Tier" in dom
+
+
+def test_card_page_in_the_browser(tmp_path):
+    """The leaderboard card: no console message, both tables per task, every model named."""
+    import evalgap
+
+    frame = long_named(clustered_board(n_items=1500))
+    result = evalgap.card(frame, n_bootstrap=300)
+    path = tmp_path / "card.html"
+    text = result.to_html(path)
+    assert "<script" not in text
+    dom, log = open_in_browser(path, tmp_path / "profile")
+    assert ":CONSOLE" not in log
+    assert dom.count("<table") == 2 * len(result.tasks)
+    for model in frame["model"].unique():
+        assert model.split("/")[0] in dom
+    assert screenshot_width(path, tmp_path / "profile", tmp_path) == WIDTH

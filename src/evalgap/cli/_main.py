@@ -10,6 +10,7 @@ import click
 from evalgap import __version__
 from evalgap.cli._command import BadInput, group
 from evalgap.cli.audit import audit
+from evalgap.cli.card import card
 from evalgap.cli.compare import compare
 from evalgap.cli.degrade import degrade, trim
 from evalgap.cli.fragility import fragility
@@ -42,6 +43,7 @@ def cli(ctx: click.Context, width: int | None) -> None:
 
 for command in (
     audit,
+    card,
     compare,
     degrade,
     fragility,

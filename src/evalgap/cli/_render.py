@@ -130,6 +130,7 @@ RENDERERS = {
     "TrimResult": "render_trim",
     "WatchStatus": "render_watch",
     "FragilityResult": "render_fragility",
+    "CardResult": "render_card",
 }
 RENDERERS_BY_MODULE = {
     "evalgap.jobs.simulate": "render_simulation",
@@ -155,7 +156,14 @@ def renderer(result: object) -> Callable[[Any, Console], None]:
         from evalgap.report.fragility import render_fragility
 
         return render_fragility
+    if name == "render_card":
+        return _print_markdown
     return getattr(terminal, name)
+
+
+def _print_markdown(result: Any, console: Console) -> None:
+    """The card in the terminal: its Markdown, as it would be pasted (no Rich markup)."""
+    console.print(result.to_markdown(), markup=False, highlight=False, end="")
 
 
 def emit(result: object, json: bool = False) -> None:
@@ -182,12 +190,11 @@ def given_options() -> dict[str, Any]:
 
 
 def write_html(result: Result, path: str, sources: list[str], *, quiet: bool) -> None:
-    """--html: the result's self-contained HTML page (audit or ranks), with what produced it."""
-    from evalgap.report.html import audit_report, provenance, ranks_report, write_report
+    """--html: the result's self-contained HTML page (audit, ranks, card), with what produced
+    it."""
+    from evalgap.report.html import HTML_PAGES, provenance, write_report
 
-    page: Callable[..., str] = {"AuditResult": audit_report, "RanksResult": ranks_report}[
-        type(result).__name__
-    ]
+    page: Callable[..., str] = HTML_PAGES[type(result).__name__][0]
     command = click.get_current_context().command.name
     assert command is not None  # click names every command it makes from its function
     made_by = provenance(sources, given_options(), command=command)

@@ -226,9 +226,10 @@ def report_html(
 
     Parameters
     ----------
-    result : AuditResult or RanksResult
-        What :func:`evalgap.audit` or :func:`evalgap.ranks` returned (``audit --html``,
-        ``ranks --html``); other results have no HTML page.
+    result : AuditResult, RanksResult or CardResult
+        What :func:`evalgap.audit`, :func:`evalgap.ranks` or :func:`evalgap.card` returned
+        (``audit --html``, ``ranks --html``, ``card --html``); other results have no HTML
+        page.
     path : str or Path, optional
         Where to write the page (atomically: a temporary file beside it, then a rename).
     title : str, optional
@@ -256,7 +257,8 @@ def report_html(
             "{result} is a "
             + escape(
                 f"{kind}: HTML reports are drawn for "
-                f"{' and '.join(HTML_PAGES)} (evalgap.audit, evalgap.ranks); use to_dict() or "
+                f"{', '.join(HTML_PAGES)} (evalgap.audit, evalgap.ranks, evalgap.card); use "
+                "to_dict() or "
                 "to_frame() for the others"
             ),
             param="result",
@@ -1160,8 +1162,90 @@ def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | Non
     return _page(title, parts, r.notes, provenance, RANKS_GLOSSARY)
 
 
+# --- evalgap card ---------------------------------------------------------------------------
+
+CARD_GLOSSARY = {
+    **RANKS_GLOSSARY,
+    "Separated": "The rank sets show A better than B, simultaneously over all pairs.",
+    "q": "N / N*: at least 1 when the benchmark's items resolve the gap at (alpha, power).",
+    "Items to flip": "The fewest items whose removal from the pair reverses the verdict "
+    "(<=: an upper bound, for graded scores).",
+    "Signal-to-noise": "The SD of the models' scores over the median standard error of one "
+    "score.",
+}
+
+
+def card_report(result, *, title: str = "evalgap card", provenance: dict | None = None) -> str:
+    """Return the leaderboard card as one HTML page: per task the models and the adjacent
+    pairs (the same rows as the Markdown card and ``--json``)."""
+    r = result
+    level = f"{100 * (1 - r.settings['alpha']):g}%"
+    parts = [f"<h1>{_e(title)}</h1>", f"<p class='summary'>{_e(_capitalised(r.verdict))}.</p>"]
+    for t in r.tasks:
+        parts.append(f"<h2>{_e(t.task)} ({t.n_items:,} items)</h2>")
+        parts.append(
+            f"<p>Adjacent pairs separated: {t.separated} of {len(t.pairs)}; resolved (q &ge; 1): "
+            f"{t.resolved} of {len(t.pairs)}; models with a single rank: {t.single_rank} of "
+            f"{len(t.models)}; signal-to-noise: {_e(number(t.signal_to_noise, '.3g'))}.</p>"
+        )
+        models = pd.DataFrame(
+            {
+                "Rank": [m.rank for m in t.models],
+                "Model": [m.model for m in t.models],
+                "Score": [m.score for m in t.models],
+                f"{level} interval": [
+                    f"[{_format(m.score_low)}, {_format(m.score_high)}]" for m in t.models
+                ],
+                "Rank set": [_rank_span(m.rank_low, m.rank_high) for m in t.models],
+                "Marginal set": [_rank_span(m.marginal_low, m.marginal_high) for m in t.models],
+                "Tier": [m.tier for m in t.models],
+                "Items missing": [m.items_missing for m in t.models],
+            }
+        )
+        text = (f"{level} interval", "Rank set", "Marginal set")
+        parts.append(_table(models, text=text, names=("Model",)))
+        if t.pairs:
+            test = "exact" if t.pairs[0].test == "exact" else "paired t"
+            flips = [
+                "" if p.items_to_flip is None
+                else f"{'' if p.items_to_flip_exact else '<='}{p.items_to_flip:,}"
+                for p in t.pairs
+            ]  # fmt: skip
+            pairs = pd.DataFrame(
+                {
+                    "Model A": [p.model_a for p in t.pairs],
+                    "Model B": [p.model_b for p in t.pairs],
+                    "Gap (points)": [100 * p.delta for p in t.pairs],
+                    f"{level} interval": [
+                        f"[{_format(100 * p.delta_low, signed=True)}, "
+                        f"{_format(100 * p.delta_high, signed=True)}]"
+                        for p in t.pairs
+                    ],
+                    f"p ({test})": [p.p_value for p in t.pairs],
+                    "q": [p.resolution_ratio for p in t.pairs],
+                    "Separated": [p.separated for p in t.pairs],
+                    f"Items to flip ({test})": flips,
+                    "Items to flip (q >= 1)": [p.items_to_flip_resolution for p in t.pairs],
+                }
+            )
+            pair_text = (f"{level} interval", f"Items to flip ({test})")
+            parts.append(_table(pairs, text=pair_text, names=("Model A", "Model B")))
+    s = r.settings
+    parts.append(
+        "<h2>Settings</h2><p>"
+        + _e(
+            f"alpha {s['alpha']:g}; power {s['power']:g}; rank sets: {s['method']}"
+            + (f", {s['n_bootstrap']:,} bootstrap replicates" if s["n_bootstrap"] else "")
+            + f"; seed {s['seed']}; evalgap {s['evalgap_version']}."
+        )
+        + "</p>"
+    )
+    return _page(title, parts, r.notes, provenance, CARD_GLOSSARY)
+
+
 # Result type name -> (page renderer, default title); by name, so this layer imports no job.
 HTML_PAGES = {
     "AuditResult": (audit_report, "evalgap audit"),
     "RanksResult": (ranks_report, "evalgap ranks"),
+    "CardResult": (card_report, "evalgap card"),
 }

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evalgap.report.text import format_n, format_p, format_q, number, pairs_noun
+from evalgap.report.text import format_n, format_p, format_q, number, pairs_noun, plural
 
 if TYPE_CHECKING:  # structural types: the jobs import this module, it imports no job
     from evalgap.report.shapes import (
@@ -129,6 +129,25 @@ def fragility_verdict(r) -> str:
 
 # The items-to-flip entries whose verdict is resolution (q >= 1 at a procedure's level).
 RESOLUTION_ENTRIES = ("resolution", "bonferroni", "sidak", "holm")
+def card_verdict(r) -> str:
+    """Return the card's sentence: what share of the ranking the benchmark can claim."""
+    pairs = sum(len(t.pairs) for t in r.tasks)
+    models = sum(len(t.models) for t in r.tasks)
+    separated = sum(t.separated for t in r.tasks)
+    resolved = sum(t.resolved for t in r.tasks)
+    single = sum(t.single_rank for t in r.tasks)
+    level = f"{100 * (1 - r.settings['alpha']):g}%"
+    if len(r.tasks) > 1:
+        where = f" over {len(r.tasks)} tasks"
+        claim = f"{single} of the {models:,} rankings of a model on a task are a single rank"
+    else:
+        where, claim = "", f"{single} of {plural(models, 'model')} can claim a single rank"
+    return (
+        f"{separated} of {plural(pairs, 'adjacent pair')}{where} are separated by the {level} "
+        f"simultaneous rank sets ({resolved} resolved, q >= 1), and {claim}"
+    )
+
+
 # How a sentence names the test behind an items-to-flip entry.
 FLIP_TEST_NAMES = {
     "exact": "exact-test",

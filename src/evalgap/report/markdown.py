@@ -1,0 +1,117 @@
+"""GitHub-flavoured Markdown: the leaderboard card (a README section or a pull-request comment).
+
+Every cell a user's data can reach (model and task names) is cleaned of control characters
+and escaped, so a name cannot break a table or inject markup: ``|`` and the Markdown
+punctuation get a backslash, ``<``, ``>`` and ``&`` become entities.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from evalgap.report.text import clean, format_p, number
+
+_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+
+
+def cell(value: object) -> str:
+    """Return ``value`` as one safe Markdown table cell (one line, escaped)."""
+    text = clean(value).replace("\n", " ")
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _SPECIAL.sub(r"\\\1", text)
+
+
+def prose(value: object) -> str:
+    """Return a sentence for a Markdown paragraph: as :func:`cell`, but ``>`` is kept (it
+    quotes only at the start of a line, and a sentence starts with a letter)."""
+    return cell(value).replace("&gt;", ">")
+
+
+def table(header: list[str], align: str, rows: list[list[str]]) -> str:
+    """Return a Markdown table; ``align`` has one character per column: ``l`` or ``r``."""
+    rule = ["---:" if a == "r" else "---" for a in align]
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(rule) + " |"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _span(low: int, high: int) -> str:
+    return f"{low}" if low == high else f"{low}–{high}"
+
+
+def _flip(count: int | None, exact: bool = True) -> str:
+    if count is None:
+        return "–"
+    return f"{'' if exact else '≤'}{count:,}"
+
+
+def card_markdown(r: Any) -> str:
+    """Return a leaderboard card as Markdown: the sentence, then per task the models, the
+    adjacent pairs and the board figures, then the settings and notes."""
+    level = f"{100 * (1 - r.settings['alpha']):g}%"
+    out = ["## Leaderboard card", "", prose(_capitalised(r.verdict)) + ".", ""]
+    for t in r.tasks:
+        out += [f"### {cell(t.task)} ({t.n_items:,} items)", ""]
+        out.append(
+            f"Adjacent pairs separated: {t.separated} of {len(t.pairs)} · resolved "
+            f"(q ≥ 1): {t.resolved} of {len(t.pairs)} · models with a single rank: "
+            f"{t.single_rank} of {len(t.models)} · signal-to-noise: "
+            f"{number(t.signal_to_noise, '.3g')}"
+        )
+        out.append("")
+        rows = [
+            [
+                str(m.rank),
+                cell(m.model),
+                number(m.score, ".4f"),
+                f"[{number(m.score_low, '.4f')}, {number(m.score_high, '.4f')}]",
+                _span(m.rank_low, m.rank_high),
+                _span(m.marginal_low, m.marginal_high),
+                str(m.tier),
+                f"{m.items_missing:,}",
+            ]
+            for m in t.models
+        ]
+        header = ["Rank", "Model", "Score", f"{level} interval", "Rank set", "Marginal set",
+                  "Tier", "Items missing"]  # fmt: skip
+        out += [table(header, "rlrlllrr", rows), ""]
+        if t.pairs:
+            test = "exact" if t.pairs[0].test == "exact" else "paired t"
+            rows = [
+                [
+                    f"{cell(p.model_a)} vs {cell(p.model_b)}",
+                    number(100 * p.delta, "+.2f"),
+                    f"[{number(100 * p.delta_low, '+.2f')}, {number(100 * p.delta_high, '+.2f')}]",
+                    format_p(p.p_value).removeprefix("p="),
+                    "–" if p.resolution_ratio is None else number(p.resolution_ratio, ".2f"),
+                    "yes" if p.separated else "no",
+                    _flip(p.items_to_flip, p.items_to_flip_exact),
+                    _flip(p.items_to_flip_resolution, p.items_to_flip_exact),
+                ]
+                for p in t.pairs
+            ]
+            header = ["Adjacent pair", "Gap (points)", f"{level} interval", f"p ({test})", "q",
+                      "Separated", f"Items to flip ({test})", "Items to flip (q ≥ 1)"]  # fmt: skip
+            out += [table(header, "lrlrrlrr", rows), ""]
+    s = r.settings
+    out += [
+        "### Settings",
+        "",
+        f"alpha {s['alpha']:g} · power {s['power']:g} · rank sets: {cell(s['method'])}"
+        + (f", {s['n_bootstrap']:,} bootstrap replicates" if s["n_bootstrap"] else "")
+        + f" · seed {cell(s['seed'])} · evalgap {cell(s['evalgap_version'])}",
+        "",
+        "Rank set: the ranks a model can claim, simultaneously for all models; marginal set: "
+        "for that model alone. Separated: the rank sets show A better than B. Items to flip: "
+        "the fewest items whose removal from the pair reverses the verdict (≤: an upper "
+        "bound). Signal-to-noise: the SD of the models' scores over the median standard "
+        "error of one score.",
+    ]
+    if r.notes:
+        out += ["", *(f"- note: {prose(n)}" for n in r.notes)]
+    return "\n".join(out) + "\n"
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]

@@ -1,0 +1,88 @@
+"""The leaderboard card: every number is the one ranks, audit and fragility give; the
+Markdown renders to GitHub tables; names cannot break a table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from markdown_it import MarkdownIt
+
+import evalgap
+
+from synthetic import clustered_board
+
+
+@pytest.fixture(scope="module")
+def board():
+    return clustered_board(n_items=1200, accuracies=(0.74, 0.72, 0.6, 0.59, 0.5), seed=4)
+
+
+@pytest.fixture(scope="module")
+def card(board):
+    return evalgap.card(board, n_bootstrap=300)
+
+
+def test_card_numbers_are_those_of_ranks_audit_and_fragility(board, card):
+    ranks = evalgap.ranks(board, n_bootstrap=300)
+    audit = evalgap.audit(board, n_bootstrap=0, n_bootstrap_required_n=0,
+                          n_cluster_bootstrap=0, n_rank_bootstrap=0)  # fmt: skip
+    flips = evalgap.fragility(board)
+    (task,) = card.tasks
+    expected = ranks.ranks.set_index("model")
+    for m in task.models:
+        row = expected.loc[m.model]
+        assert (m.rank, m.rank_low, m.rank_high, m.tier) == (
+            row["rank"], row["rank_low"], row["rank_high"], row["tier"])  # fmt: skip
+        assert m.score == pytest.approx(row["score"]) and m.items_missing == 0
+    pairs = audit.pairs.to_frame()
+    assert [(p.model_a, p.model_b) for p in task.pairs] == list(
+        zip(pairs["model_a"], pairs["model_b"], strict=True)
+    )
+    for p, (_, row), f in zip(task.pairs, pairs.iterrows(), flips.pairs, strict=True):
+        assert p.p_value == pytest.approx(row["p_exact"])
+        assert p.items_to_flip == f.fragility["exact"].items_to_flip
+        assert p.items_to_flip_resolution == f.fragility["resolution"].items_to_flip
+    assert task.resolved == int((pairs["resolution_ratio"] >= 1).sum())
+    assert task.single_rank == int((expected["rank_low"] == expected["rank_high"]).sum())
+    scores = expected["score"].to_numpy()
+    assert task.signal_to_noise == pytest.approx(
+        scores.std(ddof=1) / np.median(expected["se"]))  # fmt: skip
+
+
+def test_markdown_renders_to_tables_with_every_row(card):
+    html = MarkdownIt("commonmark").enable("table").render(card.to_markdown())
+    (task,) = card.tasks
+    assert html.count("<table>") == 2
+    assert html.count("<tr>") == (1 + len(task.models)) + (1 + len(task.pairs))
+    assert "<h2>Leaderboard card</h2>" in html and "Settings" in html
+
+
+def test_hostile_names_stay_in_their_cell(board):
+    nasty = {"m0": "a|b <script>x</script>", "m1": "*bold* [link](http://x)"}
+    frame = board.assign(model=board["model"].replace(nasty))
+    r = evalgap.card(frame, n_bootstrap=200)
+    html = MarkdownIt("commonmark").enable("table").render(r.to_markdown())
+    assert "<script>" not in html and "<strong>" not in html and "<a href" not in html
+    (task,) = r.tasks
+    cells_per_row = 8
+    body = html.split("<tbody>")[1].split("</tbody>")[0]
+    assert body.count("<tr>") == len(task.models)
+    assert body.count("<td") == cells_per_row * len(task.models)
+
+
+def test_card_cli_writes_markdown_html_and_json(run_cli, board, tmp_path):
+    import json
+
+    scores = tmp_path / "board.csv"
+    board.to_csv(scores, index=False)
+    md, page = tmp_path / "card.md", tmp_path / "card.html"
+    out = run_cli("card", "--scores", scores, "--n-bootstrap", 300, "--output", md, "--html", page)
+    assert out.returncode == 0, out.stderr
+    assert md.read_text().startswith("## Leaderboard card")
+    assert page.read_text().startswith("<!DOCTYPE html>")
+    printed = run_cli("card", "--scores", scores, "--n-bootstrap", 300, "--json")
+    data = json.loads(printed.stdout)
+    assert data["verdict"] == evalgap.card(str(scores), n_bootstrap=300).verdict
+    assert set(data["tasks"][0]) >= {"models", "pairs", "separated", "signal_to_noise"}
+    plain = run_cli("card", "--scores", scores, "--n-bootstrap", 300)
+    assert plain.stdout == md.read_text()
