@@ -254,3 +254,66 @@ def test_binary_flips_refuses_impossible_counts():
         fragility.binary_flips(10, 10, 5)
     with pytest.raises(InputError, match="test"):
         fragility.binary_flips(10, 1, 50, test="z")  # type: ignore[arg-type]
+
+
+def _arena(seed, k, n, spread=0.4):
+    from evalgap.stats import bradley_terry as bt
+
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(0, spread, k)
+    a = rng.integers(0, k, n)
+    b = (a + rng.integers(1, k, n)) % k
+    y = (rng.random(n) < 1 / (1 + np.exp(-(theta[a] - theta[b])))).astype(float)
+    data = bt.battles(a, b, y, k)
+    return data, bt.fit(data)
+
+
+def _refit_order(data, count):
+    from evalgap.stats import bradley_terry as bt
+
+    keep = count > 0
+    reduced = bt.Battles(data.n_models, data.first[keep], data.second[keep],
+                         data.outcome[keep], count[keep].astype(np.int64))  # fmt: skip
+    return bt.fit(reduced).scores
+
+
+def _one_battle_at_a_time(data, a, b):
+    """Remove one battle at a time, refitting for every candidate cell and keeping the
+    removal that lowers theta_a - theta_b most, until B is level with or above A."""
+    count = data.count.astype(float).copy()
+    steps = 0
+    while True:
+        best = None
+        for cell in np.flatnonzero(count > 0):
+            trial = count.copy()
+            trial[cell] -= 1
+            scores = _refit_order(data, trial)
+            if best is None or scores[a] - scores[b] < best[0]:
+                best = (scores[a] - scores[b], cell)
+        count[best[1]] -= 1
+        steps += 1
+        if best[0] <= 0:
+            return steps
+
+
+@pytest.mark.parametrize("seed", [0, 2, 4])
+def test_battle_flips_equal_refitting_after_each_single_removal(seed):
+    data, fitted = _arena(seed, 6, 400)
+    top = np.argsort(-fitted.scores)
+    found = fragility.battle_flips(data, fitted, top[0], top[1])
+    assert found.battles == _one_battle_at_a_time(data, top[0], top[1])
+    assert found.refits >= 1 and np.isfinite(found.predicted)
+
+
+def test_battle_flips_on_a_50_model_arena_are_confirmed_by_refitting():
+    data, fitted = _arena(1, 50, 200_000, spread=0.5)
+    top = np.argsort(-fitted.scores)
+    found = fragility.battle_flips(data, fitted, top[0], top[1])
+    assert found.removed.sum() == found.battles and found.battles < 0.01 * data.n_battles
+    after = _refit_order(data, data.count - found.removed)
+    assert after[top[0]] <= after[top[1]]  # the refit confirms the flip
+    # one battle fewer (the last one of the removal set kept) leaves the order as it was
+    fewer = found.removed.copy()
+    fewer[np.flatnonzero(fewer)[-1]] -= 1
+    kept = _refit_order(data, data.count - fewer)
+    assert kept[top[0]] > kept[top[1]] or found.battles == 1
