@@ -16,6 +16,8 @@ in ``evalgap.jobs.simulate``): a larger request is an ``InputError``, never hour
   T = 1..20 tasks (*When LLMs get significantly worse*, Figure 3);
 * :func:`rank_coverage` -- simultaneous coverage of the true ranks by the rank sets of
   :func:`evalgap.ranks`, near-ties and many models included;
+* :func:`task_rank_coverage` -- rank sets over tasks when the tasks are drawn from a
+  population: two-way (tasks and items) against items-only sets;
 * :func:`monitoring` -- the error of stopping when ``watch`` says a pair is decided, looking
   after every item (binary and graded pairs, and an e-BH family).
 """
@@ -38,6 +40,11 @@ from evalgap.jobs.simulate import (
 )
 from evalgap.jobs.simulate import aggregation_study as aggregation
 from evalgap.jobs.simulate import sequential_study as sequential
+from evalgap.jobs.task_rank_coverage import (
+    TaskConfiguration,
+    TaskRankCoverageResult,
+    task_rank_coverage,
+)
 
 __all__ = [
     "AggregationResult",
@@ -48,6 +55,8 @@ __all__ = [
     "ProspectiveResult",
     "RankCoverageResult",
     "SequentialResult",
+    "TaskConfiguration",
+    "TaskRankCoverageResult",
     "aggregation",
     "calibration",
     "monitoring",
@@ -56,4 +65,5 @@ __all__ = [
     "prospective_study",
     "rank_coverage",
     "sequential",
+    "task_rank_coverage",
 ]

@@ -86,3 +86,17 @@ def test_card_cli_writes_markdown_html_and_json(run_cli, board, tmp_path):
     assert set(data["tasks"][0]) >= {"models", "pairs", "separated", "signal_to_noise"}
     plain = run_cli("card", "--scores", scores, "--n-bootstrap", 300)
     assert plain.stdout == md.read_text()
+
+
+def test_task_rank_coverage_two_way_covers_where_items_only_does_not():
+    from evalgap.jobs.task_rank_coverage import TaskConfiguration, task_rank_coverage
+
+    config = TaskConfiguration("strong interaction", (0.63, 0.6, 0.57, 0.54, 0.51), 0.06, 10,
+                               1000)  # fmt: skip
+    r = task_rank_coverage([config], n_simulations=80, n_bootstrap=300, seed=3)
+    rows = r.rows.set_index("sets")
+    two, one = rows.loc["two-way"], rows.loc["items only"]
+    assert two["coverage"] >= 0.95 - 2 * max(two["coverage_se"], 0.024)
+    assert one["coverage"] < 0.95 - 2 * one["coverage_se"]
+    assert two["mean_width"] > one["mean_width"]
+    assert "items only sets fall short" in r.verdict

@@ -136,6 +136,7 @@ RENDERERS_BY_MODULE = {
     "evalgap.jobs.simulate": "render_simulation",
     "evalgap.jobs.monitoring": "render_simulation",
     "evalgap.jobs.rank_coverage": "render_simulation",
+    "evalgap.jobs.task_rank_coverage": "render_simulation",
     "evalgap.jobs.store": "render_store",
 }
 

@@ -226,6 +226,26 @@ def monitoring(**given: Any) -> None:
 
 
 @simulate.command(
+    "task-rank-coverage",
+    epilog=_examples("evalgap simulate task-rank-coverage --simulations 100"),
+)
+@option(
+    "simulations",
+    type=click.IntRange(min=10),
+    default=200,
+    show_default=True,
+    help="Simulated benchmarks per configuration.",
+)
+@option("n_bootstrap", default=400, help="Bootstrap draws of each rank-set computation.")
+@_simulation_options(plot=False)
+def task_rank_coverage(**given: Any) -> None:
+    """Coverage of rank sets over tasks when the tasks are drawn from a population."""
+    from evalgap.jobs.task_rank_coverage import task_rank_coverage as study
+
+    _run(study, "task rank coverage", **given)
+
+
+@simulate.command(
     "rank-coverage", epilog=_examples("evalgap simulate rank-coverage --simulations 100")
 )
 @option(

@@ -584,6 +584,20 @@ def rank_coverage_verdict(r) -> str:
     )
 
 
+def task_rank_coverage_verdict(r) -> str:
+    """Return the task-rank-coverage study's sentence: which sets reach 1 - alpha - 2 SE."""
+    level = f"{100 * (1 - r.alpha):g}%"
+    parts = []
+    for name, rows in r.rows.groupby("sets", sort=False):
+        short = rows[rows["coverage"] < 1 - r.alpha - 2 * rows["coverage_se"]]
+        worst = rows["coverage"].min()
+        parts.append(
+            f"{name} sets fall short of {level} (by more than 2 Monte Carlo SE) in "
+            f"{len(short)} of {len(rows)} configurations (lowest {worst:.3f})"
+        )
+    return "; ".join(parts) + f" ({r.n_simulations:,} replicates each)."
+
+
 def noninferiority_plan_verdict(r) -> str:
     """Return plan --margin's sentence: the items per task that show non-inferiority."""
     return (

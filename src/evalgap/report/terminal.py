@@ -969,6 +969,29 @@ def render_simulation(result, console: Console) -> None:
             title_justify="left",
         )
         console.print(markup(result.verdict))
+    elif type(result).__name__ == "TaskRankCoverageResult":
+        rows = [
+            [
+                str(row.configuration),
+                f"{row.n_models:,}",
+                f"{row.n_tasks:,} x {row.n_items:,}",
+                markup(row.sets),
+                f"{number(row.coverage, '.3f')} ({number(row.coverage_se, '.3f')})",
+                number(row.mean_width, ".2f"),
+            ]
+            for row in result.rows.itertuples()
+        ]
+        print_table(
+            console,
+            [("configuration", "left"), ("K", "right"), ("tasks x items", "right"),
+             ("sets", "left"), ("coverage (SE)", "right"), ("set size", "right")],
+            rows,
+            names=(0,),
+            title=f"rank sets over tasks: {plural(result.n_simulations, 'simulated benchmark')} "
+            f"per configuration, nominal {1 - result.alpha:g}",
+            title_justify="left",
+        )  # fmt: skip
+        console.print(markup(result.verdict))
     elif kind == "aggregation":
         shown = [t for t in (1, 2, 5, 10, 20) if t in result.task_counts]
         for scenario, rates in result.rates.items():

@@ -92,6 +92,7 @@ PURPOSES = {
     "trajectory": 5,
     "ranks": 6,
     "rank_coverage": 7,
+    "task_rank_coverage": 8,
 }
 
 
