@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ import pandas as pd
 import pytest
 
 import evalgap
+from evalgap.jobs.audit import RESAMPLED_COLUMNS
 
 from conftest import shared_file
 from synthetic import leaderboard_matrix, table_7
@@ -110,3 +112,30 @@ def test_mmlu_pro_audit_of_all_pairs_gives_the_frozen_result():
     expected = _reference("mmlu_pro")
     assert len(expected["pairs"]) == 406
     _same(_plain(result), expected)
+
+
+def test_resampled_columns_wait_until_read_and_then_are_the_frozen_ones():
+    """The verdicts, counts and chains are there without the per-pair bootstraps; reading one
+    resampled column computes all three, with the numbers the eager audit gave."""
+    scores, kwargs = BOARDS["binary_with_clusters"]()
+    result = evalgap.audit(scores, **kwargs)
+    columns = result.pairs.columns
+    assert columns.pending == RESAMPLED_COLUMNS
+    assert result.unresolved and result.verdict and result.chains is not None
+    assert "p_bootstrap" in columns and columns.pending == RESAMPLED_COLUMNS
+    expected = _reference("binary_with_clusters")["pairs"]
+    low = result.pairs.required_n_low
+    assert columns.pending == ()
+    assert [r["required_n_interval"][0] for r in expected] == [
+        None if not np.isfinite(x) else x for x in low
+    ]
+    assert [r["p_values"]["bootstrap"] for r in expected] == result.pairs.p_bootstrap.tolist()
+
+
+def test_a_pickled_audit_carries_its_resampled_columns_computed():
+    scores, kwargs = BOARDS["graded_with_clusters"]()
+    result = evalgap.audit(scores, **kwargs)
+    copy = pickle.loads(pickle.dumps(result))
+    assert isinstance(copy.pairs.columns, dict)
+    _same(_plain(copy), _reference("graded_with_clusters"))
+    assert list(copy.to_frame().columns) == list(result.to_frame().columns)
