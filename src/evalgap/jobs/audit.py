@@ -1166,22 +1166,24 @@ def _clustered(pairs, score_set: ScoreSet, *, alpha, power, n_resamples, seed, p
             icc_q, de_q, required_q = (
                 resample.quantile(b, [0.05, 0.95], axis=0) for b in (b_icc, b_de, b_required)
             )
-            for j, row in enumerate(rows):
-                interval_rows.append(
+            interval_rows.append(
+                pd.DataFrame(
                     {
-                        "task": task.task,
-                        "model_a": p.at[row, "model_a"],
-                        "model_b": p.at[row, "model_b"],
-                        "icc": float(value[j]),
-                        "icc_low": float(icc_q[0, j]),
-                        "icc_high": float(icc_q[1, j]),
-                        "design_effect_low": float(de_q[0, j]),
-                        "design_effect_high": float(de_q[1, j]),
-                        "required_n_clustered_low": float(required_q[0, j]),
-                        "required_n_clustered_high": float(required_q[1, j]),
-                        "unresolved_share": float(b_unresolved[:, j].mean()),
+                        "task": np.full(rows.size, task.task, dtype=object),
+                        "model_a": p["model_a"].to_numpy(dtype=object)[rows],
+                        "model_b": p["model_b"].to_numpy(dtype=object)[rows],
+                        "icc": np.asarray(value, dtype=float),
+                        "icc_low": icc_q[0],
+                        "icc_high": icc_q[1],
+                        "design_effect_low": de_q[0],
+                        "design_effect_high": de_q[1],
+                        "required_n_clustered_low": required_q[0],
+                        "required_n_clustered_high": required_q[1],
+                        # sums of 0/1: exact, whatever the order of summation
+                        "unresolved_share": b_unresolved.mean(axis=0),
                     }
                 )
+            )
         progress("leave one cluster out")
         l_n, l_clustered = cl.leave_one_out_required_n(stats_, alpha, power)
         task_sizes = pd.Series(task.clusters).value_counts()
@@ -1209,7 +1211,9 @@ def _clustered(pairs, score_set: ScoreSet, *, alpha, power, n_resamples, seed, p
         n_resamples=int(n_resamples),
         seed=seed,
         unresolved_distribution=distribution,
-        intervals=pd.DataFrame(interval_rows),
+        intervals=(
+            pd.concat(interval_rows, ignore_index=True) if interval_rows else pd.DataFrame()
+        ),
         leave_one_out=pd.DataFrame(loo_rows),
         alternatives=alternatives,
     )
