@@ -15,6 +15,9 @@ rounds (the order alternating), medians and their ratio: the audit as called, th
 with every per-pair column read (``to_dict()``: its lazy bootstrap columns computed), the
 audit without rank sets, and both sides end to end from the file (``evalgap.audit(path)``
 against ``pandas.read_csv`` + the loop). The one-minute load average is printed beside.
+On a loaded two-core machine OpenBLAS's threads wait on each other in the audit's matrix
+products (rank sets, cluster sums): ``--blas-threads 1`` runs the child with one BLAS
+thread, to tell that wait from the work.
 
 The vectorized audit computes, for all K(K-1)/2 pairs (~500k), every statistic of the core
 (2x2 counts by one matrix product, McNemar chi-square / exact / mid-p, N*, q, the e-process
@@ -175,7 +178,8 @@ def small_board(rounds: int) -> None:
     floor = medians["statsmodels loop"]
     print(
         f"small board: MMLU-Pro, all {n_pairs} pairs, {rounds} interleaved rounds (medians; "
-        f"load average {load_before:.2f} before, {load:.2f} after); statsmodels: Holm rejects "
+        f"load average {load_before:.2f} before, {load:.2f} after; BLAS threads "
+        f"{os.environ.get('OPENBLAS_NUM_THREADS', 'default')}); statsmodels: Holm rejects "
         f"{holm} pairs; its exact McNemar p-values equal evalgap's for {agree:.0%} of pairs"
     )
     for name, seconds in medians.items():
@@ -194,7 +198,13 @@ def main() -> None:
     parser.add_argument("--naive-pairs", type=int, default=2000)
     parser.add_argument("--part", choices=("all", "large", "small"), default="all")
     parser.add_argument("--rounds", type=int, default=9, help="interleaved rounds (small board)")
+    parser.add_argument(
+        "--blas-threads", type=int, help="BLAS threads of the measuring processes (default: as set)"
+    )
     args = parser.parse_args()
+    if args.blas_threads:  # read by OpenBLAS when the spawned child imports numpy
+        for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[name] = str(args.blas_threads)
     if args.part in ("all", "small"):
         small_board(args.rounds)
     if args.part == "small":
