@@ -1056,9 +1056,9 @@ def _resampled(p, n_required_n, n_bootstrap, seed, score_set, alpha, power, note
     """Say now which pairs get no resampled columns (notes); return the function that
     computes them (:data:`RESAMPLED_COLUMNS`), run when one of them is first read.
 
-    The function keeps the pairs' counts and indices (and ``score_set`` for graded pairs) and
-    gives the numbers an eager computation gives: each pair's draws depend on its own data
-    and ``seed`` only.
+    The function keeps the pairs' counts and indices (and ``score_set`` when graded pairs are
+    to be resampled) and gives the numbers an eager computation gives: each pair's draws
+    depend on its own data and ``seed`` only.
     """
     binary = p["binary"].to_numpy(dtype=bool)
     graded = np.flatnonzero(~binary)
@@ -1098,8 +1098,12 @@ def _resampled(p, n_required_n, n_bootstrap, seed, score_set, alpha, power, note
         )
         p_graded = False
 
+    # the scores stay referenced by the result only when graded pairs will be resampled
+    source = score_set if interval_graded or p_graded else None
+
     def differences() -> list[np.ndarray]:
-        return [_pair_differences(task_index[k], index_a[k], index_b[k], score_set) for k in graded]
+        assert source is not None  # only called when graded pairs are resampled
+        return [_pair_differences(task_index[k], index_a[k], index_b[k], source) for k in graded]
 
     def compute() -> dict[str, np.ndarray]:
         low = np.full(binary.size, np.nan)
