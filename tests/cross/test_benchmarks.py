@@ -16,8 +16,9 @@ RUNS = [
     (["bench_core.py", "--quick"], ["speed-up", "pairs of counts", "graded bootstrap"]),
     (["bench_loaders.py", "--size-mb", "8"], ["throughput", "peak memory"]),
     (
-        ["bench_audit.py", "--models", "40", "--items", "1000", "--naive-pairs", "50"],
-        ["vectorized audit", "naive loop", "speed-up"],
+        ["bench_audit.py", "--models", "40", "--items", "1000", "--naive-pairs", "50",
+         "--rounds", "1"],
+        ["small board", "vectorized audit", "naive loop", "speed-up"],
     ),
     (["bench_degrade.py", "--quick"], ["Monte Carlo", "permutation pooled test"]),
     (

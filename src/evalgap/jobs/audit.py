@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -166,6 +166,59 @@ PAIR_FIELDS = {
 }
 
 
+# The per-pair resampling columns: a bootstrap per pair, most of a small board's audit, and
+# read by no verdict, count or sentence; they are computed the first time one is read.
+RESAMPLED_COLUMNS = ("p_bootstrap", "required_n_low", "required_n_high")
+
+
+class PairColumns(Mapping[str, np.ndarray]):
+    """A pair table's columns by name, some of them computed the first time one is read.
+
+    ``deferred`` names columns and a function returning them all (by name); until a column
+    of it is read, nothing of it is computed. The numbers are those the function gives
+    whenever it runs: an audit's deferred columns depend on its inputs and seed only.
+    Pickled or copied, the table is a plain dict with every column computed.
+    """
+
+    def __init__(
+        self,
+        ready: dict[str, np.ndarray],
+        order: tuple[str, ...] | None = None,
+        deferred: Callable[[], dict[str, np.ndarray]] | None = None,
+    ) -> None:
+        self._ready = ready
+        self._order = tuple(order) if order is not None else tuple(ready)
+        self._deferred = deferred
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self._ready and self._deferred is not None and name in self._order:
+            computed = self._deferred()
+            self._ready.update(computed)
+            self._deferred = None
+        return self._ready[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._order
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._order)
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    @property
+    def pending(self) -> tuple[str, ...]:
+        """The columns not computed yet."""
+        return tuple(k for k in self._order if k not in self._ready)
+
+    def lengths(self) -> set[int]:
+        """The lengths of the computed columns."""
+        return {len(v) for v in self._ready.values()}
+
+    def __reduce__(self):
+        return (dict, (dict(self.items()),))
+
+
 @dataclass(frozen=True, repr=False)
 class PairTable:
     """The audit's per-pair results: one NumPy array per column, row k is pair k.
@@ -180,13 +233,21 @@ class PairTable:
         Per procedure (``fixed_n``, ``bonferroni``, ``sidak``, ``holm``, ``bh``,
         ``anytime_valid``, ``clustered``): the verdicts, an object array of True, False or
         None (None where the procedure does not apply, e.g. anytime-valid for graded pairs).
+
+    The resampled columns (:data:`RESAMPLED_COLUMNS`: bootstrap p-values and N* intervals)
+    of an audit are computed when one of them is first read (see :class:`PairColumns`).
     """
 
-    columns: dict[str, np.ndarray]
+    columns: Mapping[str, np.ndarray]
     resolved: dict[str, np.ndarray]
 
     def __post_init__(self) -> None:
-        lengths = {len(v) for v in (*self.columns.values(), *self.resolved.values())}
+        computed = (
+            self.columns.lengths()
+            if isinstance(self.columns, PairColumns)
+            else {len(v) for v in self.columns.values()}
+        )
+        lengths = computed | {len(v) for v in self.resolved.values()}
         if len(lengths) > 1:  # pragma: no cover - an internal invariant
             raise ValueError("PairTable columns differ in length")
 
@@ -207,11 +268,21 @@ class PairTable:
         )
 
     @classmethod
-    def from_frame(cls, frame: pd.DataFrame) -> PairTable:
-        """Build the table from the audit's working frame (its internal columns dropped)."""
+    def from_frame(
+        cls,
+        frame: pd.DataFrame,
+        deferred: Callable[[], dict[str, np.ndarray]] | None = None,
+    ) -> PairTable:
+        """Build the table from the audit's working frame (its internal columns dropped).
+
+        ``deferred`` computes the :data:`RESAMPLED_COLUMNS` the frame does not have, when
+        one of them is first read.
+        """
         n = len(frame)
         columns = {}
         for name in PAIR_FIELDS:
+            if deferred is not None and name in RESAMPLED_COLUMNS:
+                continue
             if name in frame.columns:
                 values = frame[name]
                 if str(values.dtype) == "boolean":
@@ -225,7 +296,9 @@ class PairTable:
             if column in frame.columns:
                 values = frame[column]
                 resolved[proc] = values.astype(object).where(values.notna(), None).to_numpy()
-        return cls(columns, resolved)
+        if deferred is None:
+            return cls(columns, resolved)
+        return cls(PairColumns(columns, tuple(PAIR_FIELDS), deferred), resolved)
 
     def to_frame(self) -> pd.DataFrame:
         """Return the table as a DataFrame: the columns, then ``resolved_<procedure>``.
@@ -682,7 +755,7 @@ def audit_scores(
     notes[:0] = _alignment_notes(score_set)
     m = _family_size(family_size, len(pairs))
     step("statistics")
-    pairs = _evaluate(
+    pairs, deferred = _evaluate(
         pairs,
         alpha=alpha,
         power=power,
@@ -747,6 +820,7 @@ def audit_scores(
         stress,
         trajectories,
         notes,
+        deferred,
     )
     return dataclasses.replace(
         result, alignment=score_set.report, n_bootstrap=n_bootstrap, rank_sets=rank_sets
@@ -816,7 +890,7 @@ def audit_counts(
     family = _listed_family(pairs, listed)
     m = _family_size(family_size, len(pairs))
     notes: list[str] = []
-    pairs = _evaluate(
+    pairs, deferred = _evaluate(
         pairs,
         alpha=alpha,
         power=power,
@@ -831,7 +905,9 @@ def audit_counts(
     rankings = listed.drop(columns="model_b_side").rename(
         columns={"accuracy": "displayed_accuracy", "n_items": "items_scored"}
     )[["task", "rank", "model", "displayed_accuracy", "items_scored"]]
-    result = _finish(pairs, rankings, alpha, power, family, m, chain_procedure, None, {}, notes)
+    result = _finish(
+        pairs, rankings, alpha, power, family, m, chain_procedure, None, {}, notes, deferred
+    )
     return dataclasses.replace(result, n_bootstrap=n_bootstrap)
 
 
@@ -873,7 +949,9 @@ def _evaluate(
     seed,
     score_set,
     notes,
-) -> pd.DataFrame:
+) -> tuple[pd.DataFrame, Callable[[], dict[str, np.ndarray]]]:
+    """Every pair's statistics and verdicts; and the function computing its resampled
+    columns (see :func:`_resampled`)."""
     p = pairs.copy()
     n = p["n_items"].to_numpy(dtype=float)
     delta = p["delta"].to_numpy()
@@ -932,9 +1010,10 @@ def _evaluate(
             **kw,
         )
         p[f"resolved_correlation_{name}"] = (np.asarray(q) >= 1) & testable
-    _required_n_intervals(p, n_bootstrap_required_n, seed, score_set, kw, notes)
-    _bootstrap_arbiter(p, n_bootstrap, seed, score_set, alpha, notes)
-    return p
+    deferred = _resampled(
+        p, n_bootstrap_required_n, n_bootstrap, seed, score_set, alpha, power, notes
+    )
+    return p, deferred
 
 
 def family_verdicts(
@@ -973,77 +1052,84 @@ def family_verdicts(
     return {proc: np.asarray(v) & testable for proc, v in verdicts.items()}
 
 
-def _required_n_intervals(p, n_resamples, seed, score_set, kw, notes) -> None:
-    """Bootstrap intervals of N* per pair, the same numbers ``compare`` gives for each pair."""
-    low = np.full(len(p), np.nan)
-    high = np.full(len(p), np.nan)
-    binary = p["binary"].to_numpy(dtype=bool)
-    if n_resamples and binary.any():
-        if binary.sum() > MAX_PAIRS_BINARY_BOOTSTRAP:
-            notes.append(
-                f"N* intervals skipped for {binary.sum():,} binary pairs (more than "
-                f"{MAX_PAIRS_BINARY_BOOTSTRAP:,}){FEWER_PAIRS}"
-            )
-        else:
-            idx = np.flatnonzero(binary)
-            low[idx], high[idx] = pw.required_n_bootstrap_interval(
-                p["a_only"].to_numpy()[idx],
-                p["b_only"].to_numpy()[idx],
-                p["n_items"].to_numpy()[idx],
-                n_resamples,
-                seed,
-                **kw,
-            )
-    graded = np.flatnonzero(~binary)
-    if n_resamples and graded.size and score_set is not None:
-        if graded.size > MAX_PAIRS_GRADED_BOOTSTRAP:
-            notes.append(
-                f"N* intervals skipped for {graded.size:,} graded pairs (more than "
-                f"{MAX_PAIRS_GRADED_BOOTSTRAP:,}){FEWER_PAIRS}"
-            )
-        else:
-            differences = [_pair_differences(p.iloc[k], score_set) for k in graded]
-            low[graded], high[graded] = pw.required_n_bootstrap_interval(
-                n_resamples=n_resamples, seed=seed, differences=differences, **kw
-            )
-    p["required_n_low"] = low
-    p["required_n_high"] = high
+def _resampled(p, n_required_n, n_bootstrap, seed, score_set, alpha, power, notes) -> Callable:
+    """Say now which pairs get no resampled columns (notes); return the function that
+    computes them (:data:`RESAMPLED_COLUMNS`), run when one of them is first read.
 
-
-def _bootstrap_arbiter(p, n_resamples, seed, score_set, alpha, notes) -> None:
-    """The fourth arbiter of Table 11: the paired percentile bootstrap p-value.
-
-    Binary pairs get the exact bootstrap p-value (the resampling law is a multinomial on the
-    2x2 cells, so no Monte Carlo is needed and the seed does not matter); graded pairs a
-    seeded Monte Carlo bootstrap of ``n_resamples`` draws, the one ``compare`` runs.
+    The function keeps the pairs' counts and indices (and ``score_set`` when graded pairs are
+    to be resampled) and gives the numbers an eager computation gives: each pair's draws
+    depend on its own data and ``seed`` only.
     """
-    out = np.full(len(p), np.nan)
     binary = p["binary"].to_numpy(dtype=bool)
-    if n_resamples and binary.any():
-        if binary.sum() > MAX_PAIRS_BINARY_BOOTSTRAP:
-            notes.append(
-                f"bootstrap p-values skipped: {binary.sum():,} pairs (more than "
-                f"{MAX_PAIRS_BINARY_BOOTSTRAP:,}); the exact, mid-p and chi-square p-values "
-                "are given for every pair"
-            )
-        else:
-            idx = np.flatnonzero(binary)
-            out[idx] = resample.binary_bootstrap_p_value(
-                p["a_only"].to_numpy()[idx],
-                p["b_only"].to_numpy()[idx],
-                p["n_items"].to_numpy()[idx],
-            )
     graded = np.flatnonzero(~binary)
-    if n_resamples and graded.size > MAX_PAIRS_GRADED_BOOTSTRAP and score_set is not None:
+    a_only, b_only = p["a_only"].to_numpy(), p["b_only"].to_numpy()
+    n_items = p["n_items"].to_numpy()
+    task_index, index_a, index_b = (p[c].to_numpy() for c in ("task_index", "index_a", "index_b"))
+    # N* intervals (the same numbers compare gives for each pair)
+    interval_binary = bool(n_required_n and binary.any())
+    if interval_binary and binary.sum() > MAX_PAIRS_BINARY_BOOTSTRAP:
+        notes.append(
+            f"N* intervals skipped for {binary.sum():,} binary pairs (more than "
+            f"{MAX_PAIRS_BINARY_BOOTSTRAP:,}){FEWER_PAIRS}"
+        )
+        interval_binary = False
+    interval_graded = bool(n_required_n and graded.size and score_set is not None)
+    if interval_graded and graded.size > MAX_PAIRS_GRADED_BOOTSTRAP:
+        notes.append(
+            f"N* intervals skipped for {graded.size:,} graded pairs (more than "
+            f"{MAX_PAIRS_GRADED_BOOTSTRAP:,}){FEWER_PAIRS}"
+        )
+        interval_graded = False
+    # the fourth arbiter of Table 11: the paired percentile bootstrap p-value
+    p_binary = bool(n_bootstrap and binary.any())
+    if p_binary and binary.sum() > MAX_PAIRS_BINARY_BOOTSTRAP:
+        notes.append(
+            f"bootstrap p-values skipped: {binary.sum():,} pairs (more than "
+            f"{MAX_PAIRS_BINARY_BOOTSTRAP:,}); the exact, mid-p and chi-square p-values "
+            "are given for every pair"
+        )
+        p_binary = False
+    p_graded = bool(n_bootstrap and graded.size and score_set is not None)
+    if p_graded and graded.size > MAX_PAIRS_GRADED_BOOTSTRAP:
         notes.append(
             f"bootstrap p-values skipped for {graded.size:,} graded pairs (more than "
             f"{MAX_PAIRS_GRADED_BOOTSTRAP:,}); the paired t p-value is given for every pair"
             f"{FEWER_PAIRS}"
         )
-    elif n_resamples and graded.size and score_set is not None:
-        differences = [_pair_differences(p.iloc[k], score_set) for k in graded]
-        out[graded] = resample.paired_bootstrap(differences, n_resamples, seed, alpha=alpha).p_value
-    p["p_bootstrap"] = out
+        p_graded = False
+
+    # the scores stay referenced by the result only when graded pairs will be resampled
+    source = score_set if interval_graded or p_graded else None
+
+    def differences() -> list[np.ndarray]:
+        assert source is not None  # only called when graded pairs are resampled
+        return [_pair_differences(task_index[k], index_a[k], index_b[k], source) for k in graded]
+
+    def compute() -> dict[str, np.ndarray]:
+        low = np.full(binary.size, np.nan)
+        high = np.full(binary.size, np.nan)
+        p_value = np.full(binary.size, np.nan)
+        idx = np.flatnonzero(binary)
+        kw = {"alpha": alpha, "power": power}
+        if interval_binary:
+            low[idx], high[idx] = pw.required_n_bootstrap_interval(
+                a_only[idx], b_only[idx], n_items[idx], n_required_n, seed, **kw
+            )
+        d = differences() if interval_graded or p_graded else []
+        if interval_graded:
+            low[graded], high[graded] = pw.required_n_bootstrap_interval(
+                n_resamples=n_required_n, seed=seed, differences=d, **kw
+            )
+        # Binary pairs: the exact bootstrap p-value (the resampling law is a multinomial on
+        # the 2x2 cells, so no Monte Carlo is needed and the seed does not matter); graded
+        # pairs: a seeded Monte Carlo bootstrap of n_bootstrap draws, the one compare runs.
+        if p_binary:
+            p_value[idx] = resample.binary_bootstrap_p_value(a_only[idx], b_only[idx], n_items[idx])
+        if p_graded:
+            p_value[graded] = resample.paired_bootstrap(d, n_bootstrap, seed, alpha=alpha).p_value
+        return {"p_bootstrap": p_value, "required_n_low": low, "required_n_high": high}
+
+    return compute
 
 
 # --- clusters ------------------------------------------------------------------------------
@@ -1084,22 +1170,24 @@ def _clustered(pairs, score_set: ScoreSet, *, alpha, power, n_resamples, seed, p
             icc_q, de_q, required_q = (
                 resample.quantile(b, [0.05, 0.95], axis=0) for b in (b_icc, b_de, b_required)
             )
-            for j, row in enumerate(rows):
-                interval_rows.append(
+            interval_rows.append(
+                pd.DataFrame(
                     {
-                        "task": task.task,
-                        "model_a": p.at[row, "model_a"],
-                        "model_b": p.at[row, "model_b"],
-                        "icc": float(value[j]),
-                        "icc_low": float(icc_q[0, j]),
-                        "icc_high": float(icc_q[1, j]),
-                        "design_effect_low": float(de_q[0, j]),
-                        "design_effect_high": float(de_q[1, j]),
-                        "required_n_clustered_low": float(required_q[0, j]),
-                        "required_n_clustered_high": float(required_q[1, j]),
-                        "unresolved_share": float(b_unresolved[:, j].mean()),
+                        "task": np.full(rows.size, task.task, dtype=object),
+                        "model_a": p["model_a"].to_numpy(dtype=object)[rows],
+                        "model_b": p["model_b"].to_numpy(dtype=object)[rows],
+                        "icc": np.asarray(value, dtype=float),
+                        "icc_low": icc_q[0],
+                        "icc_high": icc_q[1],
+                        "design_effect_low": de_q[0],
+                        "design_effect_high": de_q[1],
+                        "required_n_clustered_low": required_q[0],
+                        "required_n_clustered_high": required_q[1],
+                        # sums of 0/1: exact, whatever the order of summation
+                        "unresolved_share": b_unresolved.mean(axis=0),
                     }
                 )
+            )
         progress("leave one cluster out")
         l_n, l_clustered = cl.leave_one_out_required_n(stats_, alpha, power)
         task_sizes = pd.Series(task.clusters).value_counts()
@@ -1127,7 +1215,9 @@ def _clustered(pairs, score_set: ScoreSet, *, alpha, power, n_resamples, seed, p
         n_resamples=int(n_resamples),
         seed=seed,
         unresolved_distribution=distribution,
-        intervals=pd.DataFrame(interval_rows),
+        intervals=(
+            pd.concat(interval_rows, ignore_index=True) if interval_rows else pd.DataFrame()
+        ),
         leave_one_out=pd.DataFrame(loo_rows),
         alternatives=alternatives,
     )
@@ -1175,7 +1265,7 @@ def _trajectories(p: pd.DataFrame, score_set: ScoreSet | None, alpha, power, mix
     out = {}
     for k in closeness.sort_values().index[:4]:
         row = p.loc[k]
-        d = _pair_differences(row, score_set)
+        d = _pair_differences(row["task_index"], row["index_a"], row["index_b"], score_set)
         # Items arrive in a seeded random order: file order (category blocks) would make a
         # curve reflect the file's layout, not what monitoring the evaluation would see.
         rng = np.random.Generator(np.random.PCG64(resample.child_seed(seed, "trajectory")))
@@ -1196,8 +1286,9 @@ def _trajectories(p: pd.DataFrame, score_set: ScoreSet | None, alpha, power, mix
 
 
 def _finish(
-    pairs, rankings, alpha, power, family, m, chain_procedure, stress, trajectories, notes
-) -> AuditResult:
+    pairs, rankings, alpha, power, family, m, chain_procedure, stress, trajectories, notes,
+    deferred=None,
+) -> AuditResult:  # fmt: skip
     unresolved = count_unresolved(pairs)
     if chain_procedure not in unresolved:
         raise InputError(
@@ -1216,7 +1307,7 @@ def _finish(
         family_size=int(m),
         chain_procedure=chain_procedure,
         rankings=rankings,
-        pairs=PairTable.from_frame(pairs),
+        pairs=PairTable.from_frame(pairs, deferred),
         unresolved=unresolved,
         bonferroni_inflation=float(multiplicity.inflation(alpha, power, m, "bonferroni")),
         sidak_inflation=float(multiplicity.inflation(alpha, power, m, "sidak")),
@@ -1399,10 +1490,10 @@ def family_pairs(order: np.ndarray, family: str) -> tuple[np.ndarray, np.ndarray
     return order[upper], order[lower]
 
 
-def _pair_differences(row, score_set: ScoreSet) -> np.ndarray:
+def _pair_differences(task_index, index_a, index_b, score_set: ScoreSet) -> np.ndarray:
     """Per-item differences of one pair on the items both models scored."""
-    task = score_set.tasks[int(row["task_index"])]
-    i, j = int(row["index_a"]), int(row["index_b"])
+    task = score_set.tasks[int(task_index)]
+    i, j = int(index_a), int(index_b)
     rows = task.pair_rows(i, j)
     return task.scores[rows, i] - task.scores[rows, j]
 

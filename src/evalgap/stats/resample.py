@@ -374,12 +374,15 @@ def quantile(draws: ArrayLike, q: float | Sequence[float], axis: int = -1) -> Fl
     import warnings
 
     x = np.asarray(draws, dtype=float)
+    # nanquantile takes the quantile of each slice in a Python loop (the NaN-free values,
+    # then quantile's own arithmetic); without NaN, quantile does the same on all at once
+    of = np.nanquantile if np.isnan(x).any() else np.quantile
     with warnings.catch_warnings(), np.errstate(invalid="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN slice is NaN, as said
-        out = np.nanquantile(x, q, axis=axis)
+        out = of(x, q, axis=axis)
         if np.isinf(x).any():
             big = np.finfo(float).max / 4  # no overflow in the interpolation
-            clipped = np.nanquantile(np.clip(x, -big, big), q, axis=axis)
+            clipped = of(np.clip(x, -big, big), q, axis=axis)
             among = np.isnan(out) & (np.abs(clipped) >= big)
             out = np.where(among, np.copysign(np.inf, clipped), out)
     return out
