@@ -193,9 +193,9 @@ def given_options() -> dict[str, Any]:
 def write_html(result: Result, path: str, sources: list[str], *, quiet: bool) -> None:
     """--html: the result's self-contained HTML page (audit, ranks, card), with what produced
     it."""
-    from evalgap.report.html import HTML_PAGES, provenance, write_report
+    from evalgap.report.html import page_renderer, provenance, write_report
 
-    page: Callable[..., str] = HTML_PAGES[type(result).__name__][0]
+    page = page_renderer(type(result).__name__)
     command = click.get_current_context().command.name
     assert command is not None  # click names every command it makes from its function
     made_by = provenance(sources, given_options(), command=command)

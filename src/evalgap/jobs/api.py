@@ -928,6 +928,19 @@ def card(
     -------
     CardResult
         The card (``tasks``, ``settings``, ``notes``, the sentence).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, evalgap
+    >>> rng = np.random.default_rng(0)
+    >>> p = {"a": 0.8, "b": 0.7, "c": 0.69}
+    >>> rows = [(m, f"q{i}", int(rng.random() < p[m])) for m in p for i in range(600)]
+    >>> card = evalgap.card(pd.DataFrame(rows, columns=["model", "item_id", "score"]),
+    ...                     n_bootstrap=300)
+    >>> sorted((m.model, m.rank_low, m.rank_high) for m in card.tasks[0].models)
+    [('a', 1, 1), ('b', 2, 3), ('c', 2, 3)]
+    >>> card.to_markdown().splitlines()[0]
+    '## Leaderboard card'
     """
     from evalgap.jobs.card import card_scores
 

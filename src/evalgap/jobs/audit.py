@@ -40,6 +40,7 @@ from evalgap._results import Result, plain
 from evalgap._scores import AlignmentReport, ScoreSet
 
 if TYPE_CHECKING:  # the audit imports the rank job only when it runs it
+    from evalgap.jobs.fragility import FragilityResult
     from evalgap.jobs.ranks import RanksResult
 from evalgap.errors import InputError, escape
 from evalgap.io import counts as count_columns
@@ -62,6 +63,10 @@ BUCKETS = (
 # Above these many pairs the per-pair resampling steps are skipped (and the notes say so).
 MAX_PAIRS_BINARY_BOOTSTRAP = 20_000
 MAX_PAIRS_GRADED_BOOTSTRAP = 500
+# Items to flip, per test and procedure, for families up to these sizes (evalgap fragility
+# computes them for any family): about 0.5 s per 10,000 binary pairs.
+MAX_PAIRS_FRAGILITY = 20_000
+MAX_PAIRS_GRADED_FRAGILITY = 500
 TRAJECTORY_POINTS = 400
 LARGE_PAIR_TABLE = 100_000  # above, the per-pair JSON runs to hundreds of megabytes
 FEWER_PAIRS = "; audit fewer pairs (the adjacent family, or a selection of models) to get them"
@@ -513,6 +518,12 @@ class AuditResult(HtmlPage, Result):
     rank_sets : RanksResult or None
         Every model's simultaneous rank set and tier (as ``evalgap ranks``), for audits of
         per-item scores of up to ``MAX_AUDIT_RANK_MODELS`` models.
+    fragility : FragilityResult or None
+        Items to flip of every pair, per test and procedure (as ``evalgap fragility``, with
+        counts by kind but no item ids), for families of up to ``MAX_PAIRS_FRAGILITY``
+        binary pairs (``MAX_PAIRS_GRADED_FRAGILITY`` graded ones). In ``--json`` each pair
+        row carries its entries as ``fragility``; ``to_frame()`` has a column
+        ``items_to_flip_<test>`` per test.
     tiers : dict or None
         (property) Per task: the rank-set tiers, best first, the same as ``evalgap ranks``
         gives; None when the audit has no rank sets (see ``tier_method``).
@@ -539,6 +550,7 @@ class AuditResult(HtmlPage, Result):
     alignment: AlignmentReport | None = None
     n_bootstrap: int | None = None  # Monte Carlo resamples of the graded pairs' bootstrap p
     rank_sets: RanksResult | None = None
+    fragility: FragilityResult | None = None
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{p}={k}" for p, k in self.unresolved.items())
@@ -548,8 +560,13 @@ class AuditResult(HtmlPage, Result):
         )
 
     def to_frame(self) -> pd.DataFrame:
-        """Return the per-pair table as a DataFrame (see :class:`PairTable`)."""
-        return self.pairs.to_frame()
+        """Return the per-pair table as a DataFrame (see :class:`PairTable`), with the
+        ``items_to_flip_<test>`` columns when the audit has its items to flip."""
+        frame = self.pairs.to_frame()
+        if self.fragility is not None:
+            for test, counts in self.fragility.counts().items():
+                frame[f"items_to_flip_{test}"] = counts
+        return frame
 
     @property
     def verdict(self) -> str:
@@ -630,7 +647,7 @@ class AuditResult(HtmlPage, Result):
             "tiers": self.tiers,
             "tier_method": self.tier_method,
             "rankings": plain(self.rankings),
-            "pairs": self.pairs.to_records() if pairs else None,
+            "pairs": self._pair_records() if pairs else None,
             "binned": plain(self.binned_table()),
             "correlation_sensitivity": dict(self.correlation_sensitivity),
             "cluster_stress": self.cluster_stress.to_dict() if self.cluster_stress else None,
@@ -642,6 +659,13 @@ class AuditResult(HtmlPage, Result):
         if not pairs:
             del out["pairs"]
         return out
+
+    def _pair_records(self) -> list[dict]:
+        records = self.pairs.to_records()
+        if self.fragility is not None:
+            for record, pair in zip(records, self.fragility.pairs, strict=True):
+                record["fragility"] = pair.fragility.to_dict()
+        return records
 
 
 def audit_scores(
@@ -822,9 +846,27 @@ def audit_scores(
         notes,
         deferred,
     )
-    return dataclasses.replace(
+    result = dataclasses.replace(
         result, alignment=score_set.report, n_bootstrap=n_bootstrap, rank_sets=rank_sets
     )
+    return _with_fragility(result, score_set)
+
+
+def _with_fragility(result: AuditResult, score_set: ScoreSet | None) -> AuditResult:
+    """The audit with its items to flip, or a note saying why a large family has none."""
+    from evalgap.jobs.fragility import board_fragility
+
+    binary = np.asarray(result.pairs.binary, dtype=bool)
+    graded = int((~binary).sum())
+    if binary.sum() > MAX_PAIRS_FRAGILITY or graded > MAX_PAIRS_GRADED_FRAGILITY:
+        note = (
+            f"items to flip are left out for {len(binary):,} pairs (more than "
+            f"{MAX_PAIRS_FRAGILITY:,} binary or {MAX_PAIRS_GRADED_FRAGILITY:,} graded ones); "
+            "evalgap fragility computes them"
+        )
+        return dataclasses.replace(result, notes=(*result.notes, note))
+    flips = board_fragility(result, score_set, name_items=False)
+    return dataclasses.replace(result, fragility=flips)
 
 
 def audit_counts(
@@ -908,7 +950,7 @@ def audit_counts(
     result = _finish(
         pairs, rankings, alpha, power, family, m, chain_procedure, None, {}, notes, deferred
     )
-    return dataclasses.replace(result, n_bootstrap=n_bootstrap)
+    return _with_fragility(dataclasses.replace(result, n_bootstrap=n_bootstrap), None)
 
 
 def _summary_columns(s) -> dict:

@@ -237,7 +237,7 @@ def card_scores(
         n_rank_bootstrap=0,
         seed=seed,
     )
-    flips = board_fragility(audit, score_set)
+    flips = audit.fragility or board_fragility(audit, score_set, name_items=False)
     pairs = audit.pairs.to_frame()
     tasks = []
     for task in score_set.tasks:

@@ -536,6 +536,15 @@ class FragilityResult(TableResult):
         _, _, pair, entry = min(found, key=lambda f: (f[0], f[1]))
         return pair, entry
 
+    def counts(self) -> dict[str, list[int | None]]:
+        """Per test and procedure, the items to flip of every pair (None where a pair has no
+        such entry, or no removal reverses it)."""
+        tests: dict[str, list[int | None]] = {}
+        for k, pair in enumerate(self.pairs):
+            for entry in pair.fragility.tests:
+                tests.setdefault(entry.test, [None] * len(self.pairs))[k] = entry.items_to_flip
+        return tests
+
     def to_frame(self) -> pd.DataFrame:
         """Return one row per pair and test.
 
@@ -565,7 +574,9 @@ def _pair_rows(pair: PairFragility) -> list[dict[str, Any]]:
     return [{**head, **row} for row in _test_rows(pair.fragility)]
 
 
-def board_fragility(audit: Any, score_set: Any = None) -> FragilityResult:
+def board_fragility(
+    audit: Any, score_set: Any = None, *, name_items: bool = True
+) -> FragilityResult:
     """Return the items to flip of every pair an audit judged.
 
     Parameters
@@ -575,6 +586,8 @@ def board_fragility(audit: Any, score_set: Any = None) -> FragilityResult:
     score_set : ScoreSet, optional
         The board's per-item scores: graded pairs need them, and with them each removal
         set is named by item id (families of up to 1,000 pairs).
+    name_items : bool
+        Name the removal sets by item id (False: counts by kind only, as the audit keeps).
 
     Returns
     -------
@@ -603,8 +616,8 @@ def board_fragility(audit: Any, score_set: Any = None) -> FragilityResult:
     levels = {name: v for name, v in board_levels(
         np.asarray(pairs.statistic, dtype=float), audit.alpha, audit.power, audit.family_size
     ).items()}  # fmt: skip
-    name_ids = lookup is not None and len(pairs) <= ITEM_IDS_PAIRS
-    if lookup is not None and not name_ids:
+    name_ids = name_items and lookup is not None and len(pairs) <= ITEM_IDS_PAIRS
+    if name_items and lookup is not None and not name_ids:
         notes.append(
             f"removal sets are given as counts, not item ids, for families of more than "
             f"{ITEM_IDS_PAIRS:,} pairs"

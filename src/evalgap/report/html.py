@@ -12,7 +12,9 @@ import hashlib
 import html
 import math
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -267,8 +269,8 @@ def report_html(
         raise InputError(
             "{title} must be non-empty text; got {got!r}", param="title", got=title
         )
-    render, default_title = HTML_PAGES[kind]
-    page = render(result, title=title or default_title, provenance=provenance)
+    default_title = HTML_PAGES[kind][1]
+    page = page_renderer(kind)(result, title=title or default_title, provenance=provenance)
     if path is not None:
         from evalgap.io._write import atomic_write
 
@@ -1243,9 +1245,15 @@ def card_report(result, *, title: str = "evalgap card", provenance: dict | None 
     return _page(title, parts, r.notes, provenance, CARD_GLOSSARY)
 
 
-# Result type name -> (page renderer, default title); by name, so this layer imports no job.
+# Result type name -> (page renderer's name in this module, default title); by name, so this
+# layer imports no job, and the renderer is looked up when a page is drawn.
 HTML_PAGES = {
-    "AuditResult": (audit_report, "evalgap audit"),
-    "RanksResult": (ranks_report, "evalgap ranks"),
-    "CardResult": (card_report, "evalgap card"),
+    "AuditResult": ("audit_report", "evalgap audit"),
+    "RanksResult": ("ranks_report", "evalgap ranks"),
+    "CardResult": ("card_report", "evalgap card"),
 }
+
+
+def page_renderer(kind: str) -> Callable[..., str]:
+    """The function drawing the page of a result type (by its class name)."""
+    return cast("Callable[..., str]", globals()[HTML_PAGES[kind][0]])

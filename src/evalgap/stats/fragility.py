@@ -51,7 +51,7 @@ from scipy import special
 
 from evalgap.errors import InputError, escape
 from evalgap.stats import _validate, intervals, tests
-from evalgap.stats._types import Alternative, ArrayLike, BoolArray, FloatArray
+from evalgap.stats._types import Alternative, ArrayLike, BoolArray, FloatArray, IntArray
 from evalgap.stats.power import gap_and_variance_from_counts
 
 BinaryTest = Literal["exact", "mid_p", "mcnemar", "mcnemar_cc", "wald"]
@@ -133,13 +133,15 @@ def claims(
     alternative: Alternative = "two-sided",
     power: float = 0.8,
     min_differing: ArrayLike = 0,
+    threshold: ArrayLike | None = None,
 ) -> tuple[BoolArray, BoolArray]:
     """Return whether a binary pair's test claims A better, and whether it claims B better.
 
     ``"exact"``, ``"mid_p"``, ``"mcnemar"`` (chi-square) and ``"mcnemar_cc"`` (continuity
     corrected) claim a winner when their p-value is at most ``level``; ``"wald"`` when
     ``|T|`` reaches :func:`resolution_threshold` and at least ``min_differing`` items differ
-    (the pair is resolved, ``q >= 1``). Arrays broadcast over pairs.
+    (the pair is resolved, ``q >= 1``); ``threshold`` gives that ``|T|`` when the caller
+    has it already. Arrays broadcast over pairs.
     """
     b = np.asarray(a_only, dtype=float)
     c = np.asarray(b_only, dtype=float)
@@ -148,7 +150,11 @@ def claims(
     if test == "wald":
         delta, variance = gap_and_variance_from_counts(b, c, np.maximum(n, 1.0))
         t = np.asarray(tests.wald_statistic(delta, np.sqrt(variance), np.maximum(n, 1.0)))
-        bar = resolution_threshold(level, power, alternative)
+        bar = (
+            resolution_threshold(level, power, alternative)
+            if threshold is None
+            else np.asarray(threshold, dtype=float)
+        )
         enough = (b + c) >= np.asarray(min_differing, dtype=float)
         for_a, for_b = (t >= bar) & enough, (t <= -bar) & enough
     else:
@@ -237,8 +243,14 @@ def binary_flips(
     concordant = n - b - c
     kw: dict[str, Any] = {"alternative": alternative, "power": power}
 
-    def claim(bb: FloatArray, cc: FloatArray, nn: FloatArray) -> tuple[BoolArray, BoolArray]:
-        return claims(test, bb, cc, nn, level_b, min_differing=need, **kw)
+    bar = resolution_threshold(level_b, power, alternative) if test == "wald" else level_b
+
+    def claim(
+        bb: FloatArray, cc: FloatArray, nn: FloatArray, rows: IntArray | slice = slice(None)
+    ) -> tuple[BoolArray, BoolArray]:
+        return claims(
+            test, bb, cc, nn, level_b[rows], min_differing=need[rows], threshold=bar[rows], **kw
+        )
 
     for_a, for_b = claim(b, c, n)
     favours = np.where(for_a, 1, np.where(for_b, -1, 0))
@@ -248,8 +260,14 @@ def binary_flips(
     rem_a, rem_b, rem_c = (np.zeros(b.shape) for _ in range(3))
 
     # A claim for A ends when enough A-only items go (for B: B-only items).
-    lose_a = _fewest(lambda k: ~claim(b - k, c, n - k)[0], np.where(for_a, b, 0.0))
-    lose_b = _fewest(lambda k: ~claim(b, c - k, n - k)[1], np.where(for_b, c, 0.0))
+    def end_a(k: FloatArray, r: IntArray) -> BoolArray:
+        return ~claim(b[r] - k, c[r], n[r] - k, r)[0]
+
+    def end_b(k: FloatArray, r: IntArray) -> BoolArray:
+        return ~claim(b[r], c[r] - k, n[r] - k, r)[1]
+
+    lose_a = _fewest(end_a, np.where(for_a, b, 0.0))
+    lose_b = _fewest(end_b, np.where(for_b, c, 0.0))
     items = np.where(for_a, lose_a, np.where(for_b, lose_b, items))
     rem_a = np.where(for_a, np.nan_to_num(lose_a), rem_a)
     rem_b = np.where(for_b, np.nan_to_num(lose_b), rem_b)
@@ -263,13 +281,13 @@ def binary_flips(
     first_a = np.minimum(c, spare)
     first_b = np.minimum(b, spare)
 
-    def toward_a(k: FloatArray) -> BoolArray:
-        j = np.minimum(k, first_a)
-        return claim(b, c - j, n - k)[0]
+    def toward_a(k: FloatArray, r: IntArray) -> BoolArray:
+        j = np.minimum(k, first_a[r])
+        return claim(b[r], c[r] - j, n[r] - k, r)[0]
 
-    def toward_b(k: FloatArray) -> BoolArray:
-        j = np.minimum(k, first_b)
-        return claim(b - j, c, n - k)[1]
+    def toward_b(k: FloatArray, r: IntArray) -> BoolArray:
+        j = np.minimum(k, first_b[r])
+        return claim(b[r] - j, c[r], n[r] - k, r)[1]
 
     gain_a = _fewest(toward_a, np.where(open_ & (alternative != "less"), first_a + extra, 0.0))
     gain_b = _fewest(toward_b, np.where(open_ & (alternative != "greater"), first_b + extra, 0.0))
@@ -297,26 +315,31 @@ def binary_flips(
     )
 
 
-def _fewest(done: Callable[[FloatArray], BoolArray], most: FloatArray) -> FloatArray:
+def _fewest(done: Callable[[FloatArray, IntArray], BoolArray], most: FloatArray) -> FloatArray:
     """Return per pair the smallest ``k`` in ``1..most`` with ``done(k)``; NaN where none.
 
-    ``done`` must be monotone in ``k`` (False then True) and broadcast over pairs; pairs with
-    ``most = 0`` are not searched.
+    ``done(k, rows)`` answers for the pairs ``rows`` at counts ``k`` (aligned), and must be
+    monotone in ``k`` (False then True); pairs with ``most = 0`` are not searched, and each
+    step of the bisection evaluates only the pairs whose bracket is still open.
     """
     most = np.asarray(most, dtype=float)
-
-    def done_at(k: FloatArray) -> BoolArray:
-        return done(np.minimum(k, most))  # unsearched pairs are evaluated at 0, harmlessly
-
-    possible = (most >= 1) & done_at(np.maximum(most, 1.0))
-    low = np.ones_like(most)
-    high = np.where(possible, most, 1.0)
-    while np.any(low < high):
-        mid = np.floor((low + high) / 2.0)
-        hit = done_at(mid)
-        high = np.where(hit, mid, high)
-        low = np.where(hit, low, mid + 1.0)
-    return np.where(possible, low, np.nan)
+    out = np.full(most.shape, np.nan)
+    rows = np.flatnonzero(most >= 1)
+    if rows.size == 0:
+        return out
+    rows = rows[done(most[rows], rows)]
+    low = np.ones(rows.size)
+    high = most[rows].copy()
+    while True:
+        open_ = np.flatnonzero(low < high)
+        if open_.size == 0:
+            break
+        mid = np.floor((low[open_] + high[open_]) / 2.0)
+        hit = done(mid, rows[open_])
+        high[open_] = np.where(hit, mid, high[open_])
+        low[open_] = np.where(hit, low[open_], mid + 1.0)
+    out[rows] = low
+    return out
 
 
 def holm_levels(
