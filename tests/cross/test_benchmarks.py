@@ -44,6 +44,11 @@ RUNS = [
     ),
     (["bench_watch.py", "--gib", "0.02", "--batch", "500"], ["look time"]),
     (
+        ["bench_fragility.py", "--models", "30", "--items", "500", "--replicates", "200",
+         "--rounds", "1"],
+        ["load average", "evalgap card"],
+    ),
+    (
         ["bench_store.py", "--models", "100", "--items", "1000", "--big-models", "200",
          "--oll-models", "10"],
         ["rows/s", "on disk", "ratio", "file by file"],

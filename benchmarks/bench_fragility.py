@@ -1,0 +1,144 @@
+"""Items to flip and the leaderboard card, measured on the commands users run.
+
+    python benchmarks/bench_fragility.py                  # MMLU-Pro, and a 1,000 x 20,000 card
+    python benchmarks/bench_fragility.py --models 100 --items 2000 --replicates 200   # smoke
+
+1. MMLU-Pro (29 models, all 406 pairs, from ../shared/data): the items to flip of every pair,
+   every test and procedure (``board_flips``, the statistics alone), interleaved with the
+   same counts found by removing one item at a time and recomputing scipy's exact test on a
+   few pairs (the brute force the exact count replaces), scaled to 406 pairs; then
+   ``evalgap fragility --family all`` end to end in a fresh process.
+2. ``evalgap card`` on a synthetic board of K models x N binary items (a long Parquet file,
+   as a leaderboard keeps it), end to end in a fresh process: wall time and peak memory.
+The machine's load average is printed beside the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_phases import scores_matrix
+
+ROOT = Path(__file__).resolve().parents[1]
+MMLU_PRO = ROOT.parent / "shared" / "data" / "mmlu_pro" / "mmlu_pro_long.csv.gz"
+
+
+def _brute_exact(b: int, c: int, alpha: float = 0.05) -> int:
+    """Remove one A-only item at a time, recomputing scipy's exact test, until p > alpha."""
+    from scipy import stats
+
+    k = 0
+    while stats.binomtest(b - k, b - k + c, 0.5).pvalue <= alpha:
+        k += 1
+    return k
+
+
+def mmlu_pro(rounds: int) -> None:
+    import evalgap
+    from evalgap.jobs.fragility import board_flips
+
+    if not MMLU_PRO.exists():
+        print(f"MMLU-Pro: skipped ({MMLU_PRO} is not present)")
+        return
+    audit = evalgap.audit(
+        str(MMLU_PRO), family="all", n_bootstrap=0, n_bootstrap_required_n=0,
+        n_rank_bootstrap=0,
+    )  # fmt: skip
+    p = audit.pairs
+    args = dict(
+        a_only=np.asarray(p.a_only), b_only=np.asarray(p.b_only), n_items=np.asarray(p.n_items),
+        binary=np.asarray(p.binary), statistic=np.asarray(p.statistic, dtype=float),
+        alpha=0.05, power=0.8, family_size=len(p),
+    )  # fmt: skip
+    flips = board_flips(**args)["exact"]
+    claimed = np.flatnonzero(flips.decided & (flips.favours == 1))
+    sample = claimed[np.argsort(flips.items[claimed])][:: max(1, claimed.size // 8)][:8]
+    fast, slow = [], []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        board_flips(**args)
+        fast.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        found = [_brute_exact(int(p.a_only[k]), int(p.b_only[k])) for k in sample]
+        slow.append((time.perf_counter() - start) / len(sample))
+    assert found == [int(flips.items[k]) for k in sample]
+    per_pair = float(np.median(slow))
+    print(
+        f"MMLU-Pro, all {len(p)} pairs, every test and procedure: {np.median(fast):.3f} s "
+        f"(median of {rounds}); one item at a time with scipy's exact test: {per_pair:.3f} s "
+        f"per claimed pair, {per_pair * len(p):.1f} s for {len(p)} (one test): ratio "
+        f"{per_pair * len(p) / np.median(fast):.0f}x"
+    )
+    seconds, peak = _timed(["fragility", "--scores", str(MMLU_PRO), "--family", "all", "--json"])
+    print(f"evalgap fragility --family all (CLI, end to end): {seconds:.2f} s, peak {peak:.2f} GiB")
+
+
+# Runs the command line in this interpreter and reports its own peak resident memory (KiB).
+RUN = (
+    "import resource, sys; from evalgap.cli import main; code = main(sys.argv[1:]); "
+    "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); "
+    "sys.exit(code)"
+)
+
+
+def _timed(args: list[str]) -> tuple[float, float]:
+    """Run ``evalgap ARGS`` in a fresh process; return its wall time and peak memory (GiB)."""
+    start = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, "-c", RUN, *args], capture_output=True, text=True, cwd=ROOT
+    )
+    seconds = time.perf_counter() - start
+    if out.returncode != 0:
+        raise SystemExit(out.stderr[-2000:])
+    return seconds, int(out.stderr.strip().splitlines()[-1]) * 1024 / 2**30
+
+
+def card(n_models: int, n_items: int, replicates: int) -> None:
+    import pandas as pd
+
+    x = scores_matrix(n_models, n_items)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "board.parquet"
+        items, models = np.meshgrid(np.arange(n_items), np.arange(n_models), indexing="ij")
+        pd.DataFrame(
+            {
+                "model": pd.Categorical.from_codes(
+                    models.ravel(), [f"org/model-{m:04d}" for m in range(n_models)]
+                ),
+                "item_id": items.ravel().astype(np.int32),
+                "score": x.ravel(),
+            }
+        ).to_parquet(path, index=False)
+        seconds, peak = _timed(
+            ["card", "--scores", str(path), "--n-bootstrap", str(replicates),
+             "--output", str(Path(folder) / "card.md"), "--html", str(Path(folder) / "card.html")]
+        )  # fmt: skip
+    print(
+        f"evalgap card, {n_models:,} models x {n_items:,} items, B = {replicates:,} (CLI, end "
+        f"to end, Markdown and HTML): {seconds:.1f} s, peak {peak:.2f} GiB"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", type=int, default=1000)
+    parser.add_argument("--items", type=int, default=20_000)
+    parser.add_argument("--replicates", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    print(f"load average: {', '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    mmlu_pro(args.rounds)
+    card(args.models, args.items, args.replicates)
+
+
+if __name__ == "__main__":
+    main()
