@@ -52,6 +52,8 @@ _HOMES = {
     "TaskCard": "evalgap.jobs.card",
     "ModelCard": "evalgap.jobs.card",
     "PairCard": "evalgap.jobs.card",
+    "OverTasksCard": "evalgap.jobs.card",
+    "OverTasksModel": "evalgap.jobs.card",
     "FragilityResult": "evalgap.jobs.fragility",
     "PairFragility": "evalgap.jobs.fragility",
     "Fragility": "evalgap.jobs.fragility",

@@ -100,3 +100,23 @@ def test_task_rank_coverage_two_way_covers_where_items_only_does_not():
     assert one["coverage"] < 0.95 - 2 * one["coverage_se"]
     assert two["mean_width"] > one["mean_width"]
     assert "items only sets fall short" in r.verdict
+
+
+def test_card_over_tasks_has_both_kinds_of_sets():
+    frames = []
+    for t in range(4):
+        part = clustered_board(n_items=400, accuracies=(0.74, 0.72, 0.6), seed=10 + t)
+        frames.append(part.assign(task=f"t{t}"))
+    import pandas as pd
+
+    board = pd.concat(frames, ignore_index=True)
+    r = evalgap.card(board, n_bootstrap=300)
+    o = r.over_tasks
+    assert o is not None and o.n_tasks == 4 and len(o.models) == 3
+    scores = [np.mean([t.models[[m.model for m in t.models].index(name)].score
+                       for t in r.tasks]) for name in (m.model for m in o.models)]  # fmt: skip
+    assert [m.score for m in o.models] == pytest.approx(scores)
+    assert all(m.se > 0 and m.se_items > 0 for m in o.models)
+    assert "### Over the 4 tasks" in r.to_markdown() and "Over the 4 tasks" in r.to_html()
+    single = evalgap.card(board[board.task == "t0"], n_bootstrap=300)
+    assert single.over_tasks is None

@@ -266,9 +266,7 @@ def report_html(
             param="result",
         )
     if title is not None and (not isinstance(title, str) or not title.strip()):
-        raise InputError(
-            "{title} must be non-empty text; got {got!r}", param="title", got=title
-        )
+        raise InputError("{title} must be non-empty text; got {got!r}", param="title", got=title)
     default_title = HTML_PAGES[kind][1]
     page = page_renderer(kind)(result, title=title or default_title, provenance=provenance)
     if path is not None:
@@ -456,7 +454,7 @@ def _tier_numbers(r: AuditResult) -> dict:
 
 
 def _tier_sentence(r: AuditResult) -> str:
-    """"Tiers from 95% simultaneous rank sets (...)." or "No tiers: <why>."."""
+    """ "Tiers from 95% simultaneous rank sets (...)." or "No tiers: <why>."."""
     method = r.tier_method
     return f"{_capitalised(method)}." if r.tiers is None else f"Tiers from {method}."
 
@@ -1172,8 +1170,7 @@ CARD_GLOSSARY = {
     "q": "N / N*: at least 1 when the benchmark's items resolve the gap at (alpha, power).",
     "Items to flip": "The fewest items whose removal from the pair reverses the verdict "
     "(<=: an upper bound, for graded scores).",
-    "Signal-to-noise": "The SD of the models' scores over the median standard error of one "
-    "score.",
+    "Signal-to-noise": "The SD of the models' scores over the median standard error of one score.",
 }
 
 
@@ -1232,6 +1229,29 @@ def card_report(result, *, title: str = "evalgap card", provenance: dict | None 
             )
             pair_text = (f"{level} interval", f"Items to flip ({test})")
             parts.append(_table(pairs, text=pair_text, names=("Model A", "Model B")))
+    if r.over_tasks is not None:
+        o = r.over_tasks
+        parts.append(f"<h2>Over the {o.n_tasks} tasks</h2>")
+        parts.append(
+            "<p>The mean of the task scores. Rank sets with the tasks fixed (their items "
+            "resampled) and with the tasks drawn from a population (tasks and items "
+            f"resampled); the second are {_e(number(o.widening, '.2f'))}x as wide on average."
+            "</p>"
+        )
+        frame = pd.DataFrame(
+            {
+                "Model": [m.model for m in o.models],
+                "Score": [m.score for m in o.models],
+                "Rank set (these tasks)": [
+                    _rank_span(m.rank_low_items, m.rank_high_items) for m in o.models
+                ],
+                "Rank set (tasks sampled)": [_rank_span(m.rank_low, m.rank_high) for m in o.models],
+                "SE (these tasks)": [m.se_items for m in o.models],
+                "SE (tasks sampled)": [m.se for m in o.models],
+            }
+        )
+        spans = ("Rank set (these tasks)", "Rank set (tasks sampled)")
+        parts.append(_table(frame, text=spans, names=("Model",)))
     s = r.settings
     parts.append(
         "<h2>Settings</h2><p>"

@@ -94,6 +94,24 @@ def card_markdown(r: Any) -> str:
             header = ["Adjacent pair", "Gap (points)", f"{level} interval", f"p ({test})", "q",
                       "Separated", f"Items to flip ({test})", "Items to flip (q ≥ 1)"]  # fmt: skip
             out += [table(header, "lrlrrlrr", rows), ""]
+    if r.over_tasks is not None:
+        o = r.over_tasks
+        out += [
+            f"### Over the {o.n_tasks} tasks",
+            "",
+            f"The mean of the task scores. Rank sets with the tasks fixed (their items "
+            f"resampled) and with the tasks drawn from a population (tasks and items "
+            f"resampled); the second are {number(o.widening, '.2f')}x as wide on average.",
+            "",
+        ]
+        rows = [
+            [cell(m.model), number(m.score, ".4f"), _span(m.rank_low_items, m.rank_high_items),
+             _span(m.rank_low, m.rank_high), number(m.se_items, ".4f"), number(m.se, ".4f")]
+            for m in o.models
+        ]  # fmt: skip
+        header = ["Model", "Score", "Rank set (these tasks)", "Rank set (tasks sampled)",
+                  "SE (these tasks)", "SE (tasks sampled)"]  # fmt: skip
+        out += [table(header, "lrllrr", rows), ""]
     s = r.settings
     out += [
         "### Settings",
