@@ -248,6 +248,8 @@ def test_the_readme_opens_with_the_five_questions():
     assert [p.values[0][0] for p in _five_questions()] == [
         "compare",
         "ranks",
+        "fragility",
+        "card",
         "plan",
         "degrade",
         "watch",
