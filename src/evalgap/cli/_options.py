@@ -171,6 +171,20 @@ SHARED_OPTIONS = {
             "help": "Rank-adjacent pairs or all pairs, per task.",
         },
     ),
+    "pairs": (
+        ("--pairs",),
+        {
+            "type": click.Path(dir_okay=False),
+            "help": "CSV with model_a,model_b,both_correct,a_only,b_only,both_wrong per pair.",
+        },
+    ),
+    "family_size": (
+        ("--family-size",),
+        {
+            "type": click.IntRange(min=1),
+            "help": "Declared family size m (default: the number of pairs judged).",
+        },
+    ),
     "simulations": (
         ("--simulations", "n_simulations"),
         {"type": click.IntRange(min=1), "help": "Monte Carlo simulations."},

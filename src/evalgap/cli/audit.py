@@ -30,18 +30,10 @@ Examples:
 
 
 @command(epilog=AUDIT_EXAMPLES + SCORE_SOURCES)
-@click.option(
-    "--pairs",
-    type=click.Path(dir_okay=False),
-    help="CSV with model_a,model_b,both_correct,a_only,b_only,both_wrong per pair.",
-)
+@option("pairs")
 @loader_options
 @option("family", default="adjacent")
-@click.option(
-    "--family-size",
-    type=click.IntRange(min=1),
-    help="Declared family size m (default: the number of pairs audited).",
-)
+@option("family_size")
 @click.option(
     "--procedure",
     type=click.Choice(

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import click
-
 from evalgap.cli._command import command
 from evalgap.cli._load import score_keywords
 from evalgap.cli._options import SCORE_SOURCES, loader_options, option
@@ -25,18 +23,10 @@ Examples:
 
 
 @command(epilog=FRAGILITY_EXAMPLES + SCORE_SOURCES)
-@click.option(
-    "--pairs",
-    type=click.Path(dir_okay=False),
-    help="CSV with model_a,model_b,both_correct,a_only,b_only,both_wrong per pair.",
-)
+@option("pairs")
 @loader_options
 @option("family", default="adjacent")
-@click.option(
-    "--family-size",
-    type=click.IntRange(min=1),
-    help="Declared family size m (default: the number of pairs judged).",
-)
+@option("family_size")
 @option("json")
 @option("alpha")
 @option("power")
