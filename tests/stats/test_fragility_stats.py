@@ -317,3 +317,43 @@ def test_battle_flips_on_a_50_model_arena_are_confirmed_by_refitting():
     fewer[np.flatnonzero(fewer)[-1]] -= 1
     kept = _refit_order(data, data.count - fewer)
     assert kept[top[0]] > kept[top[1]] or found.battles == 1
+
+
+def _t_side(b, c, n, bar):
+    if n < 2 or b + c == 0:
+        return 0
+    d = np.r_[np.ones(b), -np.ones(c), np.zeros(n - b - c)]
+    sd = d.std(ddof=1)
+    t = np.sign(d.mean()) * np.inf if sd == 0 else d.mean() / (sd / np.sqrt(n))
+    return 1 if t > bar else -1 if t < -bar else 0
+
+
+def test_studentized_flips_equal_an_exhaustive_search():
+    """The rank sets' "shown better" at a critical value: exact against every removal mix."""
+    bar = 2.7
+    for b, c, n in [(14, 2, 20), (9, 0, 12), (3, 12, 18), (6, 6, 15), (11, 4, 30)]:
+        now = _t_side(b, c, n, bar)
+        best = None
+        for i in range(b + 1):
+            for j in range(c + 1):
+                for k in range(n - b - c + 1):
+                    total = i + j + k
+                    if total == 0 or (best is not None and total >= best):
+                        continue
+                    if _t_side(b - i, c - j, n - total, bar) != now:
+                        best = total
+        f = fragility.binary_flips(b, c, n, test="t", threshold=bar)
+        assert int(f.favours[0]) == now
+        assert (None if np.isnan(f.items[0]) else int(f.items[0])) == best, (b, c, n)
+
+
+def test_studentized_graded_bounds_and_a_missing_threshold():
+    from evalgap.errors import InputError
+
+    d = np.array([[0.5, 0.4, 0.3, 0.2, 0.1, 0.0, 0.3, 0.2, 0.4, 0.1]])
+    f = fragility.graded_flips(d, test="t", threshold=3.0)
+    assert f.favours[0] == 1 and f.lower[0] <= f.items[0]
+    with pytest.raises(InputError, match="threshold"):
+        fragility.graded_flips(d, test="t")
+    with pytest.raises(InputError, match="threshold"):
+        fragility.binary_flips(3, 1, 10, test="t")

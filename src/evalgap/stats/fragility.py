@@ -54,10 +54,10 @@ from evalgap.stats import _validate, intervals, tests
 from evalgap.stats._types import Alternative, ArrayLike, BoolArray, FloatArray, IntArray
 from evalgap.stats.power import gap_and_variance_from_counts
 
-BinaryTest = Literal["exact", "mid_p", "mcnemar", "mcnemar_cc", "wald"]
-GradedTest = Literal["paired_t", "wald"]
-BINARY_TESTS: tuple[str, ...] = ("exact", "mid_p", "mcnemar", "mcnemar_cc", "wald")
-GRADED_TESTS: tuple[str, ...] = ("paired_t", "wald")
+BinaryTest = Literal["exact", "mid_p", "mcnemar", "mcnemar_cc", "wald", "t"]
+GradedTest = Literal["paired_t", "wald", "t"]
+BINARY_TESTS: tuple[str, ...] = ("exact", "mid_p", "mcnemar", "mcnemar_cc", "wald", "t")
+GRADED_TESTS: tuple[str, ...] = ("paired_t", "wald", "t")
 
 
 @dataclass(frozen=True)
@@ -141,13 +141,24 @@ def claims(
     corrected) claim a winner when their p-value is at most ``level``; ``"wald"`` when
     ``|T|`` reaches :func:`resolution_threshold` and at least ``min_differing`` items differ
     (the pair is resolved, ``q >= 1``); ``threshold`` gives that ``|T|`` when the caller
-    has it already. Arrays broadcast over pairs.
+    has it already. ``"t"`` claims a winner when the studentized gap (the paired t
+    statistic, sample SD) exceeds ``threshold``: a rank set's "shown better" at its stepdown
+    critical value. Arrays broadcast over pairs.
     """
     b = np.asarray(a_only, dtype=float)
     c = np.asarray(b_only, dtype=float)
     n = np.asarray(n_items, dtype=float)
     level = np.asarray(level, dtype=float)
-    if test == "wald":
+    if test == "t":
+        if threshold is None:
+            raise InputError("the studentized test needs its {threshold}", param="threshold")
+        size = np.maximum(n, 2.0)
+        delta, variance = gap_and_variance_from_counts(b, c, size)
+        sd = np.sqrt(variance * size / (size - 1.0))  # the sample SD (divisor N - 1)
+        t = np.asarray(tests.wald_statistic(delta, sd, size)) * (n >= 2)
+        bar = np.asarray(threshold, dtype=float)
+        for_a, for_b = t > bar, t < -bar
+    elif test == "wald":
         delta, variance = gap_and_variance_from_counts(b, c, np.maximum(n, 1.0))
         t = np.asarray(tests.wald_statistic(delta, np.sqrt(variance), np.maximum(n, 1.0)))
         bar = (
@@ -192,6 +203,7 @@ def binary_flips(
     alternative: Alternative = "two-sided",
     power: float = 0.8,
     min_differing: ArrayLike = 0,
+    threshold: ArrayLike | None = None,
 ) -> Flips:
     """Return the exact fewest items whose removal reverses each binary pair's verdict.
 
@@ -212,6 +224,8 @@ def binary_flips(
         The power of the resolution line (``"wald"`` only).
     min_differing : array_like
         Items that must differ for a ``"wald"`` claim (``tests.min_differing_items``).
+    threshold : array_like, optional
+        The critical value of the ``"t"`` test, per pair.
 
     Returns
     -------
@@ -234,16 +248,23 @@ def binary_flips(
     _validate.alternative(alternative)
     if test not in BINARY_TESTS:
         _p_value(test, b, c, alternative)  # raises the message naming the tests
-    b, c, n, level_b, need = np.broadcast_arrays(
-        b, c, n, np.asarray(level, float), np.asarray(min_differing, float)
+    given = np.asarray(np.nan if threshold is None else threshold, float)
+    b, c, n, level_b, need, given = np.broadcast_arrays(
+        b, c, n, np.asarray(level, float), np.asarray(min_differing, float), given
     )
-    b, c, n, level_b, need = (np.atleast_1d(np.asarray(v, float)) for v in (b, c, n, level_b, need))
+    b, c, n, level_b, need, given = (
+        np.atleast_1d(np.asarray(v, float)) for v in (b, c, n, level_b, need, given)
+    )
+    if test == "t" and threshold is None:
+        raise InputError("the studentized test needs its {threshold}", param="threshold")
     if np.any(b + c > n):
         raise InputError("{n_items!b} must be at least a_only + b_only", param="n_items")
     concordant = n - b - c
     kw: dict[str, Any] = {"alternative": alternative, "power": power}
 
-    bar = resolution_threshold(level_b, power, alternative) if test == "wald" else level_b
+    bar = {"wald": resolution_threshold(level_b, power, alternative), "t": given}.get(
+        test, level_b
+    )
 
     def claim(
         bb: FloatArray, cc: FloatArray, nn: FloatArray, rows: IntArray | slice = slice(None)
@@ -274,7 +295,7 @@ def binary_flips(
 
     # No claim: the fewest removals that create one, for A (remove B-only items, then, for the
     # Wald statistic, concordant ones) or for B (the mirror), whichever is fewer.
-    extra = concordant if test == "wald" else np.zeros_like(concordant)
+    extra = concordant if test in ("wald", "t") else np.zeros_like(concordant)
     open_ = ~decided
     # Removing differing items below min_differing ends any "wald" claim, so stop there.
     spare = np.maximum(b + c - need, 0.0) if test == "wald" else b + c
@@ -397,6 +418,7 @@ def graded_flips(
     alternative: Alternative = "two-sided",
     power: float = 0.8,
     min_differing: ArrayLike = 0,
+    threshold: ArrayLike | None = None,
 ) -> Flips:
     """Return bounds on the fewest items whose removal reverses each graded pair's verdict.
 
@@ -404,10 +426,11 @@ def graded_flips(
     ----------
     differences : array_like, shape (pairs, items)
         Per-item differences ``D = X^A - X^B``; NaN where a pair has no score for an item.
-    test : {"paired_t", "wald"}
-        The paired t test (sample SD) at ``level``, or resolution by the Wald statistic
-        (plug-in SD) at ``level`` and ``power`` with ``min_differing`` non-zero differences.
-    level, alternative, power, min_differing
+    test : {"paired_t", "wald", "t"}
+        The paired t test (sample SD) at ``level``; resolution by the Wald statistic
+        (plug-in SD) at ``level`` and ``power`` with ``min_differing`` non-zero differences;
+        or the studentized gap against ``threshold`` (a rank set's "shown better").
+    level, alternative, power, min_differing, threshold
         As in :func:`binary_flips`.
 
     Returns
@@ -433,9 +456,13 @@ def graded_flips(
             param="test",
         )
     pairs = d.shape[0]
-    level_p = np.broadcast_to(np.asarray(level, float), (pairs,)).astype(float)
+    if test == "t" and threshold is None:
+        raise InputError("the studentized test needs its {threshold}", param="threshold")
+    # The studentized test compares with its threshold where the others use their level.
+    compared = np.asarray(threshold if test == "t" else level, dtype=float)
+    level_p = np.broadcast_to(compared, (pairs,)).astype(float)
     need = np.broadcast_to(np.asarray(min_differing, float), (pairs,)).astype(float)
-    ddof = 1 if test == "paired_t" else 0
+    ddof = 0 if test == "wald" else 1
     present = ~np.isnan(d)
     n = present.sum(axis=1).astype(float)
     s = np.nansum(d, axis=1)
@@ -499,7 +526,8 @@ def _graded_claims(
     power: float,
     ddof: int,
 ) -> tuple[BoolArray, BoolArray]:
-    """Whether moments ``(S, SS, n)`` claim A better / B better (the verdict of the test)."""
+    """Whether moments ``(S, SS, n)`` claim A better / B better (the verdict of the test);
+    for ``test="t"`` the ``level`` array holds the critical values of the studentized gap."""
     with np.errstate(divide="ignore", invalid="ignore"):
         delta = np.where(n > 0, s / np.maximum(n, 1.0), 0.0)
         sd = np.sqrt(np.maximum(ss, 0.0) / np.maximum(n - ddof, 1.0))
@@ -513,6 +541,10 @@ def _graded_claims(
         )
         yes = usable & (n >= 2) & (p <= level)
         for_a, for_b = yes & (delta > 0), yes & (delta < 0)
+    elif test == "t":
+        t = np.asarray(tests.wald_statistic(delta, sd, np.maximum(n, 1.0)), dtype=float)
+        usable = usable & (n >= 2)
+        for_a, for_b = usable & (t > level), usable & (t < -level)
     else:
         t = np.asarray(tests.wald_statistic(delta, sd, np.maximum(n, 1.0)), dtype=float)
         bar = resolution_threshold(level, power, alternative)
