@@ -120,3 +120,28 @@ def test_card_over_tasks_has_both_kinds_of_sets():
     assert "### Over the 4 tasks" in r.to_markdown() and "Over the 4 tasks" in r.to_html()
     single = evalgap.card(board[board.task == "t0"], n_bootstrap=300)
     assert single.over_tasks is None
+
+
+@pytest.mark.parametrize("source", ["mmlu_pro", "bbh"])
+def test_card_of_real_boards_writes_markdown_html_and_json(source, run_cli, tmp_path):
+    """MMLU-Pro with its 14 categories as tasks, and BBH's 27 tasks: every format written,
+    the JSON's tasks those of the Markdown."""
+    import json
+
+    from conftest import shared_file
+
+    if source == "mmlu_pro":
+        args = ["--scores", shared_file("mmlu_pro", "mmlu_pro_long.csv.gz"), "--items",
+                shared_file("mmlu_pro", "mmlu_pro_items.csv"), "--task-column", "category"]
+        tasks = 14
+    else:
+        args = ["--scores", shared_file("bbh_codex", "bbh_codex_long.csv")]
+        tasks = 27
+    md, page = tmp_path / "card.md", tmp_path / "card.html"
+    out = run_cli("card", *args, "--n-bootstrap", 300, "--output", md, "--html", page, "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert len(data["tasks"]) == tasks and data["over_tasks"]["n_tasks"] == tasks
+    text = md.read_text()
+    assert text.count("\n### ") == tasks + 2  # each task, over tasks, settings
+    assert page.read_text().count("<h2>") >= tasks + 2
