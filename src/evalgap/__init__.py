@@ -58,6 +58,8 @@ _HOMES = {
     "PairFragility": "evalgap.jobs.fragility",
     "Fragility": "evalgap.jobs.fragility",
     "TestFragility": "evalgap.jobs.fragility",
+    "RankClaimFragility": "evalgap.jobs.fragility",
+    "TaskTestFragility": "evalgap.jobs.fragility",
     "Monitor": "evalgap.jobs.watch",
     "watch": "evalgap.jobs.watch",
     "WatchStatus": "evalgap.jobs.watch",

@@ -251,3 +251,68 @@ def test_degrade_of_graded_scores_has_no_items_to_flip():
     frame = pd.DataFrame(rows, columns=["model", "task", "item_id", "score"])
     r = evalgap.degrade(frame, baseline="base", candidate="cand", n_permutations=200)
     assert r.method == "permutation" and r.fragility is None
+
+
+def _pair_t(x, a, b):
+    rows = ~(np.isnan(x[:, a]) | np.isnan(x[:, b]))
+    d = x[rows, a] - x[rows, b]
+    return d.mean() / (d.std(ddof=1) / np.sqrt(d.size))
+
+
+def test_rank_claims_reverse_when_their_items_go():
+    """A binary board: each adjacent claim's named items, removed from the pair, move its
+    studentized gap across the critical value (one fewer does not); the top claim's
+    recomputed count makes the recomputed rank sets lose it, one fewer does not."""
+    from evalgap.stats import ranks as rk
+    from evalgap.stats import resample
+
+    from synthetic import clustered_board
+
+    board = clustered_board(n_items=900, accuracies=(0.8, 0.72, 0.7, 0.6), seed=5)
+    r = evalgap.ranks(board, n_bootstrap=400)
+    s = evalgap.align(board)
+    task = s.tasks[0]
+    ids = np.asarray(task.item_ids).astype(str)
+    c = r.critical_values["all"]
+    columns = [s.model_index(m) for m in r.models_of("all")]
+    x = task.scores[:, columns]
+    claims = [e for e in r.fragility if e.claim == "above"]
+    assert len(claims) == 3
+    for k, e in enumerate(claims):
+        assert e.exact and len(e.item_ids) == e.items_to_flip
+        gone = x.copy()
+        gone[np.isin(ids, e.item_ids)] = np.nan
+        fewer = x.copy()
+        fewer[np.isin(ids, e.item_ids[:-1])] = np.nan
+        now, after, before = (_pair_t(m, k, k + 1) for m in (x, gone, fewer))
+        assert (now > c) == e.holds
+        assert (after > c) != e.holds and (before > c) == e.holds
+    (top,) = [e for e in r.fragility if e.claim == "top"]
+    assert top.model_a == r.models_of("all")[0] and top.items_to_flip_recomputed is not None
+
+    def alone_at_one(removed):
+        keep = ~np.isin(ids, removed)
+        sets = rk.rank_sets(x[keep], n_bootstrap=400, method="bootstrap",
+                            seed=resample.child_seed(0, "ranks"))  # fmt: skip
+        return sets.rank_low[0] == 1 and sets.rank_high[0] == 1
+
+    winners = ids[(x[:, 0] == 1) & (x[:, [list(r.models_of("all")).index(top.model_b)]][:, 0] == 0)]
+    k = top.items_to_flip_recomputed
+    assert not alone_at_one(winners[:k]) and alone_at_one(winners[: k - 1])
+
+
+def test_battle_claims_are_confirmed_by_refits():
+    rng = np.random.default_rng(3)
+    theta = {"a": 0.6, "b": 0.3, "c": 0.0, "d": -0.4}
+    names = list(theta)
+    rows = []
+    for _ in range(4000):
+        i, j = rng.choice(4, 2, replace=False)
+        p = 1 / (1 + np.exp(-(theta[names[i]] - theta[names[j]])))
+        rows.append((names[i], names[j], "model_a" if rng.random() < p else "model_b"))
+    battles = pd.DataFrame(rows, columns=["model_a", "model_b", "winner"])
+    r = evalgap.ranks(battles=battles, n_bootstrap=300)
+    claims = r.fragility
+    assert claims[0].claim == "top" and claims[0].model_a == "a"
+    assert all(e.confirmed and e.refits >= 1 and e.items_to_flip > 0 for e in claims)
+    assert "battles to flip" in r.to_html().lower() or "Battles to flip" in r.to_html()

@@ -832,6 +832,7 @@ def audit_scores(
                 seed=seed,
                 use_clusters=use_clusters,
                 replicates_name="n_rank_bootstrap",
+                claims=False,
             )
     result = _finish(
         pairs,

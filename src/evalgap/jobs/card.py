@@ -289,6 +289,7 @@ def card_scores(
         seed=seed,
         use_clusters=use_clusters,
         progress=progress,
+        claims=False,
     )
     audit = audit_scores(
         score_set,

@@ -12,6 +12,7 @@ resolution entry carries that figure as ``items_to_resolve``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -802,3 +803,250 @@ def _spread(available: np.ndarray, count: float) -> np.ndarray:
     """Take ``count`` items from the tasks in order, as many from each as it has."""
     before = np.concatenate([[0.0], np.cumsum(available)[:-1]])
     return np.clip(count - before, 0.0, available)
+
+
+# Rank claims are checked by recomputing the rank sets without the removal set on boards of
+# at most this many models (a second bootstrap); larger boards give the counts unchecked.
+CONFIRM_MODELS = 100
+RANK_METHOD = (
+    "exact (binary) or bounds (graded) for the studentized gap against the task's stepdown "
+    "critical value, held fixed"
+)
+BATTLE_METHOD = "battles by their influence on the two scores' gap, confirmed by refits"
+
+
+@dataclass(frozen=True, repr=False)
+class RankClaimFragility(Result):
+    """How few items (or battles) reverse one rank claim of ``evalgap ranks``.
+
+    Attributes
+    ----------
+    task : str
+        The task (``battles`` for an arena).
+    claim : str
+        ``"top"``: ``model_a`` alone holds rank 1 (shown better than every other model;
+        arenas: the highest score); ``"above"``: ``model_a`` is shown better than
+        ``model_b``, the next model in the ranking (arenas: scores above it).
+    model_a, model_b : str
+        The claim's models; for ``top``, ``model_b`` is the competitor whose pair reverses
+        first.
+    holds : bool
+        Whether the claim holds now (an ``above`` claim need not: then the count is what
+        would make it hold).
+    items_to_flip : int or None
+        The fewest items (battles) whose removal reverses the claim; None where none can.
+    exact : bool
+        Whether the count is the exact minimum (with the critical value held fixed).
+    lower_bound : int or None
+        A certified lower bound (graded pairs).
+    remove_a_only, remove_b_only, remove_concordant : int or None
+        The removal by kind (items only A / only B got right, items they agree on); for
+        battles ``remove_a_only`` counts the battles removed.
+    item_ids : tuple of str
+        One removal set by item id (empty for battles).
+    critical_value : float
+        The stepdown critical value held fixed (NaN for battles).
+    confirmed : bool or None
+        Whether recomputing (refitting) without the removal set reverses the claim; None
+        where it was not checked.
+    items_to_flip_recomputed : int or None
+        The top claim: the fewest items along the same removal order whose removal makes the
+        recomputed rank sets (a new bootstrap, a new critical value) lose the claim, found by
+        recomputing (doubling, then bisection); None where not checked or not found.
+    refits : int
+        Recomputations (refits) the confirmation took.
+    method : str
+        How the count was found.
+    """
+
+    task: str
+    claim: str
+    model_a: str
+    model_b: str
+    holds: bool
+    items_to_flip: int | None
+    exact: bool
+    lower_bound: int | None
+    remove_a_only: int | None
+    remove_b_only: int | None
+    remove_concordant: int | None
+    item_ids: tuple[str, ...]
+    critical_value: float
+    confirmed: bool | None
+    items_to_flip_recomputed: int | None
+    refits: int
+    method: str
+    _headline = ("claim", "model_a", "items_to_flip")
+
+
+def rank_fragility(
+    ranks: Any,
+    score_set: Any,
+    *,
+    seed: Any = 0,
+    n_bootstrap: int = 1000,
+    use_clusters: bool = True,
+) -> tuple[tuple[RankClaimFragility, ...], tuple[str, ...]]:
+    """Return the items to flip of each task's rank claims, and notes on the tasks left out.
+
+    Per task ranked by the max-t stepdown bootstrap on items (not clusters): the top claim
+    (a single rank 1) and each rank-adjacent pair's claim. A pair's "shown better" is its
+    studentized gap above the task's final critical value; with that value held fixed the
+    fewest removals follow from :func:`evalgap.stats.fragility.binary_flips` (exact) or
+    :func:`evalgap.stats.fragility.graded_flips` (bounds). The top claim fails as soon as one
+    of its pairs does, so its count is the smallest of its pairs'. On boards of up to
+    ``CONFIRM_MODELS`` models the rank sets are recomputed without the top claim's removal
+    set (same seed), to confirm that the claim is gone.
+    """
+    out: list[RankClaimFragility] = []
+    notes: list[str] = []
+    for task in score_set.tasks:
+        name = task.task
+        method = ranks.methods.get(name, "")
+        critical = ranks.critical_values.get(name, float("nan"))
+        if "bootstrap" not in method or not np.isfinite(critical):
+            if name in ranks.methods:
+                notes.append(f"task {name}: no items to flip for rank claims ({method})")
+            continue
+        if use_clusters and task.clusters is not None:
+            notes.append(
+                f"task {name}: no items to flip for rank claims (cluster-robust rank sets; "
+                "removing items changes their clusters' sums)"
+            )
+            continue
+        out.extend(_task_rank_claims(task, ranks, score_set, critical, seed, n_bootstrap))
+    return tuple(out), tuple(notes)
+
+
+def _task_rank_claims(
+    task: Any, ranks: Any, score_set: Any, critical: float, seed: Any, n_bootstrap: int
+) -> list[RankClaimFragility]:
+    """One task's top claim and adjacent claims (see :func:`rank_fragility`)."""
+    name = task.task
+    models = ranks.models_of(name)
+    better = ranks.shown_better[name]
+    column = {m: score_set.model_index(m) for m in models}
+    ids = np.asarray(task.item_ids).astype(str)
+
+    def flips(a: str, b: str) -> tuple[fr.Flips, np.ndarray, np.ndarray]:
+        x, y = task.scores[:, column[a]], task.scores[:, column[b]]
+        rows = ~(np.isnan(x) | np.isnan(y))
+        d = x[rows] - y[rows]
+        if np.isin(x[rows], (0.0, 1.0)).all() and np.isin(y[rows], (0.0, 1.0)).all():
+            b_, c_ = float((d > 0).sum()), float((d < 0).sum())
+            found = fr.binary_flips(b_, c_, float(rows.sum()), test="t", threshold=critical)
+            return found, d, ids[rows]
+        return fr.graded_flips(d[None, :], test="t", threshold=critical), d, ids[rows]
+
+    def entry(claim: str, a: str, b: str, f: fr.Flips, d: np.ndarray, item: np.ndarray,
+              holds: bool) -> RankClaimFragility:  # fmt: skip
+        binary = bool(np.isin(d, (-1.0, 0.0, 1.0)).all())
+        return RankClaimFragility(
+            task=str(name), claim=claim, model_a=a, model_b=b, holds=holds,
+            items_to_flip=_count(f.items[0]), exact=bool(f.exact[0]),
+            lower_bound=_count(f.lower[0]), remove_a_only=_count(f.remove_a_only[0]),
+            remove_b_only=_count(f.remove_b_only[0]),
+            remove_concordant=_count(f.remove_concordant[0]),
+            item_ids=_removal_set(f, d, item, binary), critical_value=float(critical),
+            confirmed=None, items_to_flip_recomputed=None, refits=0, method=RANK_METHOD,
+        )  # fmt: skip
+
+    out = []
+    top, *rest = models
+    if rest and better[0, 1:].all():
+        found = [(flips(top, other), other) for other in rest]
+        (f, d, item), other = min(
+            found, key=lambda g: np.inf if np.isnan(g[0][0].items[0]) else g[0][0].items[0]
+        )
+        top_entry = entry("top", top, other, f, d, item, True)
+        if len(models) <= CONFIRM_MODELS and top_entry.items_to_flip:
+            top_entry = _confirm_top(top_entry, task, models, column, d, item, ranks, seed,
+                                     n_bootstrap)  # fmt: skip
+        out.append(top_entry)
+    for i in range(len(models) - 1):
+        a, b = models[i], models[i + 1]
+        f, d, item = flips(a, b)
+        out.append(entry("above", a, b, f, d, item, bool(better[i, i + 1])))
+    return out
+
+
+def _confirm_top(entry: RankClaimFragility, task: Any, models: list[str],
+                 column: dict[str, int], d: np.ndarray, item: np.ndarray, ranks: Any,
+                 seed: Any, n_bootstrap: int) -> RankClaimFragility:  # fmt: skip
+    """Recompute the rank sets without the top claim's removal set (and, if the claim still
+    holds, without longer prefixes of the same removal order) to confirm it is lost."""
+    from evalgap.stats import ranks as rk
+    from evalgap.stats import resample
+
+    # The removal order: the top model's winning items first (binary: in the scores' order;
+    # graded: the largest differences), as the count was found.
+    binary = bool(np.isin(d, (-1.0, 0.0, 1.0)).all())
+    ahead = np.flatnonzero(d > 0)
+    order = ahead if binary else ahead[np.argsort(-d[ahead], kind="stable")]
+    ids = np.asarray(task.item_ids).astype(str)
+    refits = 0
+
+    def gone(k: int) -> bool:
+        nonlocal refits
+        refits += 1
+        keep = ~np.isin(ids, item[order[:k]])
+        x = task.scores[keep][:, [column[m] for m in models]]
+        sets = rk.rank_sets(
+            x, alpha=ranks.alpha, n_bootstrap=n_bootstrap, method="bootstrap",
+            seed=resample.child_seed(seed, "ranks"),
+        )  # fmt: skip
+        return not (int(sets.rank_low[0]) == 1 and int(sets.rank_high[0]) == 1)
+
+    k0 = int(entry.items_to_flip or 0)
+    first = gone(k0)
+    if first:  # the claim holds with no removal: the fewest lie in 1..k0
+        low, high = 0, k0
+    else:  # lengthen the removal along the same order until the recomputed sets lose it:
+        # steps of 1% of the count, doubling (the new critical value is close to the old)
+        low, step = k0, max(1, -(-k0 // 100))
+        while True:
+            if low >= order.size:
+                return dataclasses.replace(entry, confirmed=False, refits=refits)
+            high = min(low + step, int(order.size))
+            if gone(high):
+                break
+            low, step = high, 2 * step
+    while high - low > 1:
+        mid = (low + high) // 2
+        if gone(mid):
+            high = mid
+        else:
+            low = mid
+    return dataclasses.replace(entry, confirmed=first, items_to_flip_recomputed=high, refits=refits)
+
+
+def battle_fragility(
+    data: Any, fitted: Any, names: list[str], order: np.ndarray
+) -> tuple[RankClaimFragility, ...]:
+    """Return the battles to flip of an arena's order claims: the top score and each pair of
+    adjacent scores (influence order, confirmed by refits; see
+    :func:`evalgap.stats.fragility.battle_flips`)."""
+    out = []
+    pairs = [("top", order[0], order[1])] + [
+        ("above", order[i], order[i + 1]) for i in range(len(order) - 1)
+    ]
+    for claim, a, b in pairs:
+        if claim == "top":
+            found = [fr.battle_flips(data, fitted, int(a), int(k)) for k in order[1:]]
+            f = min(found, key=lambda g: np.inf if np.isnan(g.battles) else g.battles)
+            refits = sum(g.refits for g in found)
+            b = f.model_b
+        else:
+            f = fr.battle_flips(data, fitted, int(a), int(b))
+            refits = f.refits
+        k = _count(f.battles)
+        out.append(
+            RankClaimFragility(
+                task="battles", claim=claim, model_a=names[int(a)], model_b=names[int(b)],
+                holds=True, items_to_flip=k, exact=False, lower_bound=None,
+                remove_a_only=k, remove_b_only=None, remove_concordant=None, item_ids=(),
+                critical_value=float("nan"), confirmed=k is not None,
+                items_to_flip_recomputed=k, refits=refits, method=BATTLE_METHOD,
+            )
+        )  # fmt: skip
+    return tuple(out)

@@ -11,6 +11,7 @@ go through Bradley-Terry (:mod:`evalgap.stats.bradley_terry`) and the same sets.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ from evalgap._results import Result
 from evalgap._scores import AlignmentReport, ScoreSet
 from evalgap.errors import InputError, escape
 from evalgap.jobs._pages import HtmlPage
+from evalgap.jobs.fragility import RankClaimFragility, battle_fragility, rank_fragility
 from evalgap.stats import _validate, resample
 
 if TYPE_CHECKING:
@@ -81,6 +83,13 @@ class RanksResult(HtmlPage, Result):
     bradley_terry : dict or None
         Battles only: ``ties``, ``tie_parameter`` (Davidson's nu), ``n_battles``,
         ``models`` and ``win_probability`` (``[i][j]``: model i beats model j).
+    critical_values : dict
+        Per task: the final stepdown critical value of the studentized gaps (NaN for Holm).
+    fragility : tuple of RankClaimFragility or None
+        Items (battles) to flip of the rank claims: each task's top claim (a single rank 1)
+        and each rank-adjacent pair's, with the critical value held fixed (see
+        :func:`evalgap.jobs.fragility.rank_fragility`); arenas: the top score and adjacent
+        scores, by influence and refits.
     """
 
     method: str
@@ -94,6 +103,8 @@ class RanksResult(HtmlPage, Result):
     notes: tuple[str, ...] = ()
     alignment: AlignmentReport | None = None
     bradley_terry: dict[str, Any] | None = None
+    critical_values: dict[str, float] = field(default_factory=dict)
+    fragility: tuple[RankClaimFragility, ...] | None = None
     _omit: ClassVar[tuple[str, ...]] = ("shown_better",)
     _derived: ClassVar[tuple[str, ...]] = ("verdict",)
     _headline: ClassVar[tuple[str, ...]] = ("method",)
@@ -140,14 +151,18 @@ def ranks_scores(
     bootstrap: Literal["multiplier", "empirical"] = "multiplier",
     progress: Callable[..., object] | None = None,
     replicates_name: str = "n_bootstrap",
+    claims: bool = True,
 ) -> RanksResult:
     """Rank sets for every task of an aligned score set (see :func:`evalgap.ranks`);
-    ``replicates_name`` is the caller's name of ``n_bootstrap`` (for its errors)."""
+    ``replicates_name`` is the caller's name of ``n_bootstrap`` (for its errors); ``claims``
+    computes the items to flip of the rank claims (the audit and the card, which show the
+    sets only, leave them out)."""
     from evalgap.stats import ranks as rk
 
     _validate.probability(alpha, "alpha")
     n_bootstrap = _validate.resamples(n_bootstrap, replicates_name)
     rows, marginal_rows, methods, better, top, notes = [], [], {}, {}, {}, []
+    critical: dict[str, float] = {}
     for t_index, task in enumerate(score_set.tasks):
         if progress is not None:
             progress(t_index, len(score_set.tasks), f"task {task.task}")
@@ -178,6 +193,7 @@ def ranks_scores(
             replicates_name=replicates_name,
         )
         methods[task.task] = sets.method
+        critical[task.task] = float(sets.critical_value)
         # rows best first (ties by name); shown_better follows the same order
         order = np.lexsort((models, np.asarray(sets.rank)))
         better[task.task] = np.asarray(sets.shown_better, dtype=bool)[np.ix_(order, order)]
@@ -196,7 +212,7 @@ def ranks_scores(
         raise InputError("nothing to rank: every task has fewer than 2 models with scores")
     if progress is not None:
         progress(len(score_set.tasks), len(score_set.tasks), "done")
-    return RanksResult(
+    result = RanksResult(
         method=_one_method(methods),
         alpha=float(alpha),
         n_bootstrap=n_bootstrap if any("bootstrap" in m for m in methods.values()) else 0,
@@ -207,7 +223,14 @@ def ranks_scores(
         shown_better=better,
         notes=(*score_set.report.messages(), *notes),
         alignment=score_set.report,
+        critical_values=critical,
     )
+    if not claims or bootstrap != "multiplier":
+        return result  # the claims are checked by recomputing with the multiplier bootstrap
+    found, left_out = rank_fragility(
+        result, score_set, seed=seed, n_bootstrap=n_bootstrap, use_clusters=use_clusters
+    )
+    return dataclasses.replace(result, fragility=found, notes=(*result.notes, *left_out))
 
 
 def _rank_frame(
@@ -331,6 +354,10 @@ def ranks_battles(
         rank_high=np.asarray(sets.marginal_high, dtype=np.int64)[order],
     )
     win = model.win_probability()[np.ix_(order, order)]
+    claims = None
+    if ties == "half" and len(models) >= 2:
+        by_score = np.argsort(-np.asarray(model.scores), kind="stable")
+        claims = battle_fragility(data, model, list(models), by_score)
     return RanksResult(
         method=f"{sets.method} (Bradley-Terry)",
         alpha=float(alpha),
@@ -350,4 +377,6 @@ def ranks_battles(
             "models": models[order].tolist(),
             "win_probability": win.tolist(),
         },
+        critical_values={"battles": float(sets.critical_value)},
+        fragility=claims,
     )

@@ -22,6 +22,7 @@ import pandas as pd
 from evalgap._results import Result
 from evalgap.errors import InputError, escape
 from evalgap.report import plots
+from evalgap.report.sentences import flip_rank_claim
 from evalgap.report.shapes import AuditResult
 from evalgap.report.text import (
     clean,
@@ -1072,6 +1073,9 @@ RANKS_GLOSSARY = {
     "score when no score is missing).",
     "Score": "The mean over the model's own items (battles: the Bradley-Terry log-strength); "
     "SE is its standard error, the interval score -/+ z SE for that model alone.",
+    "Items to flip": "The fewest items (battles) whose removal reverses a rank claim, with the "
+    "stepdown's critical value held fixed; Recomputed: the count at which recomputing the rank "
+    "sets without them (a new bootstrap) loses the top claim.",
 }
 
 
@@ -1158,6 +1162,27 @@ def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | Non
         parts.append(
             f"<p class='note'>Showing {MAX_TASK_FIGURES} of {len(tasks)} tasks; every task is "
             "in --json.</p>"
+        )
+    if r.fragility:
+        noun = "Battles" if r.bradley_terry else "Items"
+        claims = r.fragility[:MAX_TABLE_PAIRS]
+        frame = pd.DataFrame(
+            {
+                "Task": [e.task for e in claims],
+                "Model A": [e.model_a for e in claims],
+                "Model B": [e.model_b for e in claims],
+                "Claim": [flip_rank_claim(e) for e in claims],
+                f"{noun} to flip": [
+                    "" if e.items_to_flip is None
+                    else f"{'' if e.exact else '<='}{e.items_to_flip:,}"
+                    for e in claims
+                ],
+                "Recomputed": [e.items_to_flip_recomputed for e in claims],
+            }
+        )  # fmt: skip
+        parts.append(f"<h2 id='fragility'>{noun} to flip</h2>")
+        parts.append(
+            _table(frame, text=("Claim", f"{noun} to flip"), names=("Task", "Model A", "Model B"))
         )
     return _page(title, parts, r.notes, provenance, RANKS_GLOSSARY)
 

@@ -165,6 +165,15 @@ def _noun(count: int) -> str:
     return "item" if count == 1 else "items"
 
 
+def flip_rank_claim(entry) -> str:
+    """Return a rank claim as the table names it: "A alone at rank 1", "A shown above B"."""
+    if entry.claim == "top":
+        return "alone at rank 1" if entry.holds else "not alone at rank 1"
+    if entry.task == "battles":
+        return "scores above"
+    return "shown better" if entry.holds else "not shown better"
+
+
 def flip_claim(model: str | None, test: str) -> str:
     """Return a verdict as the items-to-flip table names it: "model-x better", "unresolved"."""
     if test in RESOLUTION_ENTRIES:

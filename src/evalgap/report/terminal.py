@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # structural types: the report layer never imports a job
         PlanResult,
         TrimResult,
     )
-from evalgap.report.sentences import flip_claim, flip_removal
+from evalgap.report.sentences import flip_claim, flip_rank_claim, flip_removal
 from evalgap.report.text import (
     MAX_DISPLAY_NAME,
     clean,
@@ -1104,9 +1104,39 @@ def render_ranks(r, console: Console, *, max_rows: int = 60) -> None:
                 f"could be among the best {r.top_k['k']}{where}: "
                 + ", ".join(markup(m) for m in models)
             )
+    if r.fragility:
+        _render_rank_claims(r, console, several, max_rows)
     print_notes(console, r.notes)
     console.print()
     console.print(markup(r.verdict))
+
+
+def _render_rank_claims(r, console: Console, several: bool, max_rows: int) -> None:
+    """The items (battles) to flip of the rank claims: the top claim and adjacent pairs."""
+    noun = "battles" if r.bradley_terry else "items"
+    rows = []
+    for e in r.fragility[: max_rows + 1]:
+        count = "-" if e.items_to_flip is None else f"{'' if e.exact else '<='}{e.items_to_flip:,}"
+        rows.append(
+            [e.task] * several
+            + [
+                e.model_a,
+                e.model_b,
+                flip_rank_claim(e),
+                count,
+                "" if e.items_to_flip_recomputed is None else f"{e.items_to_flip_recomputed:,}",
+            ]
+        )
+    head: list[tuple[str, JustifyMethod]] = [("task", "left")] * several
+    head += [("model A", "left"), ("model B", "left")]
+    print_table(
+        console,
+        [*head, ("claim", "left"), (f"{noun} to flip", "right"), ("recomputed", "right")],
+        rows,
+        names=tuple(range(len(head))),
+        title=f"{noun} to flip (the fewest whose removal reverses each rank claim)",
+        title_justify="left",
+    )
 
 
 def _rank_set(low, high) -> str:
