@@ -833,6 +833,7 @@ def audit_scores(
                 use_clusters=use_clusters,
                 replicates_name="n_rank_bootstrap",
                 claims=False,
+                over_tasks=False,
             )
     result = _finish(
         pairs,

@@ -20,6 +20,7 @@ import numpy as np
 from evalgap._results import Result, RowResult, records_frame
 from evalgap._scores import ScoreSet
 from evalgap.jobs._pages import HtmlPage
+from evalgap.jobs.ranks import OverTasks
 
 # The test whose p-value and items to flip the card shows per pair, by kind of scores.
 PAIR_TEST = {True: "exact", False: "paired_t"}
@@ -155,64 +156,6 @@ class TaskCard(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class OverTasksModel(RowResult):
-    """One model's aggregate over tasks on the card.
-
-    Attributes
-    ----------
-    model : str
-        The model.
-    score : float
-        The mean of its task scores.
-    rank_low_items, rank_high_items : int
-        Its simultaneous rank set with the tasks fixed (their items resampled).
-    rank_low, rank_high : int
-        Its simultaneous rank set with the tasks drawn from a population (tasks and items
-        resampled: the claim about the benchmark's kind of task).
-    se_items, se : float
-        The aggregate's standard error under each.
-    """
-
-    model: str
-    score: float
-    rank_low_items: int
-    rank_high_items: int
-    rank_low: int
-    rank_high: int
-    se_items: float
-    se: float
-    _headline = ("model", "score")
-
-
-@dataclass(frozen=True, repr=False)
-class OverTasksCard(Result):
-    """The aggregate over tasks (mean of task scores) with both kinds of rank sets.
-
-    Attributes
-    ----------
-    n_tasks : int
-        Tasks averaged.
-    models : tuple of OverTasksModel
-        Best first.
-    widening : float
-        The mean size of the two-way sets over that of the items-only sets.
-    """
-
-    n_tasks: int
-    models: tuple[OverTasksModel, ...]
-    widening: float
-
-    def to_frame(self) -> Any:
-        """Return the models, one row each.
-
-        Returns
-        -------
-        pandas.DataFrame
-        """
-        return records_frame(self.models)
-
-
-@dataclass(frozen=True, repr=False)
 class CardResult(HtmlPage, Result):
     """A leaderboard card (``evalgap card``): per task, models and adjacent pairs.
 
@@ -223,10 +166,9 @@ class CardResult(HtmlPage, Result):
     settings : dict
         ``alpha``, ``power``, ``n_bootstrap``, ``seed``, the rank-set ``method`` and the
         evalgap version: everything needed to reproduce the card.
-    over_tasks : OverTasksCard or None
+    over_tasks : OverTasks or None
         With several tasks that every model scored: the aggregate over tasks and its rank
-        sets with the tasks fixed and with the tasks sampled (see
-        :mod:`evalgap.stats.task_ranks`).
+        sets with the tasks fixed and with the tasks sampled (as ``evalgap ranks`` gives).
     notes : tuple of str
         What the numbers need said beside them (items left out, fallbacks).
     verdict : str
@@ -235,7 +177,7 @@ class CardResult(HtmlPage, Result):
 
     tasks: tuple[TaskCard, ...]
     settings: dict[str, Any]
-    over_tasks: OverTasksCard | None = None
+    over_tasks: OverTasks | None = None
     notes: tuple[str, ...] = field(default=())
     _derived: ClassVar[tuple[str, ...]] = ("verdict",)
     _headline: ClassVar[tuple[str, ...]] = ()
@@ -316,48 +258,10 @@ def card_scores(
         "method": ranks.method,
         "evalgap_version": __version__,
     }
-    notes = list(dict.fromkeys((*ranks.notes, *audit.notes)))
-    over = _over_tasks(score_set, alpha, n_bootstrap, seed, notes)
-    return CardResult(tasks=tuple(tasks), settings=settings, over_tasks=over, notes=tuple(notes))
-
-
-def _over_tasks(
-    score_set: ScoreSet, alpha: float, n_bootstrap: int, seed: int | None, notes: list[str]
-) -> OverTasksCard | None:
-    """The aggregate over tasks, when there are several and every model scored each."""
-    from evalgap.stats import resample
-    from evalgap.stats.task_ranks import task_rank_sets
-
-    if len(score_set.tasks) < 2 or not n_bootstrap:
-        return None
-    missing = [t.task for t in score_set.tasks if np.isnan(t.scores).all(axis=0).any()]
-    if missing:
-        notes.append(
-            f"no aggregate over tasks: some model has no score on {len(missing)} task(s) "
-            f"(first: {missing[0]})"
-        )
-        return None
-    found = task_rank_sets(
-        [t.scores for t in score_set.tasks],
-        alpha=alpha,
-        n_bootstrap=n_bootstrap,
-        seed=resample.child_seed(seed, "ranks"),
+    notes = tuple(dict.fromkeys((*ranks.notes, *audit.notes)))
+    return CardResult(
+        tasks=tuple(tasks), settings=settings, over_tasks=ranks.over_tasks, notes=notes
     )
-    order = np.lexsort((np.array(score_set.models), -found.score))
-    models = tuple(
-        OverTasksModel(
-            model=str(score_set.models[k]),
-            score=float(found.score[k]),
-            rank_low_items=int(found.items_only.rank_low[k]),
-            rank_high_items=int(found.items_only.rank_high[k]),
-            rank_low=int(found.two_way.rank_low[k]),
-            rank_high=int(found.two_way.rank_high[k]),
-            se_items=float(found.se_items_only[k]),
-            se=float(found.se_two_way[k]),
-        )
-        for k in order
-    )
-    return OverTasksCard(len(score_set.tasks), models, found.widening())
 
 
 def _task_card(task: Any, ranks: Any, pairs: Any, flips: Any) -> TaskCard:

@@ -693,7 +693,7 @@ def _differences_of(pairs: Any, score_set: Any) -> Callable[[np.ndarray], np.nda
 
 
 @dataclass(frozen=True, repr=False)
-class TaskTestFragility(Result):
+class TaskTestFragility(RowResult):
     """How few items reverse one of ``degrade``'s multi-task verdicts.
 
     Attributes
@@ -816,7 +816,7 @@ BATTLE_METHOD = "battles by their influence on the two scores' gap, confirmed by
 
 
 @dataclass(frozen=True, repr=False)
-class RankClaimFragility(Result):
+class RankClaimFragility(RowResult):
     """How few items (or battles) reverse one rank claim of ``evalgap ranks``.
 
     Attributes

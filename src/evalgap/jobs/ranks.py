@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import numpy as np
 import pandas as pd
 
-from evalgap._results import Result
+from evalgap._results import Result, RowResult, records_frame
 from evalgap._scores import AlignmentReport, ScoreSet
 from evalgap.errors import InputError, escape
 from evalgap.jobs._pages import HtmlPage
@@ -43,6 +43,64 @@ RANK_COLUMNS = (
     "rank_high",
     "tier",
 )
+
+
+@dataclass(frozen=True, repr=False)
+class OverTasksModel(RowResult):
+    """One model's aggregate over tasks (``RanksResult.over_tasks``).
+
+    Attributes
+    ----------
+    model : str
+        The model.
+    score : float
+        The mean of its task scores.
+    rank_low_items, rank_high_items : int
+        Its simultaneous rank set with the tasks fixed (their items resampled).
+    rank_low, rank_high : int
+        Its simultaneous rank set with the tasks drawn from a population (tasks and items
+        resampled: the claim about the benchmark's kind of task).
+    se_items, se : float
+        The aggregate's standard error under each.
+    """
+
+    model: str
+    score: float
+    rank_low_items: int
+    rank_high_items: int
+    rank_low: int
+    rank_high: int
+    se_items: float
+    se: float
+    _headline = ("model", "score")
+
+
+@dataclass(frozen=True, repr=False)
+class OverTasks(Result):
+    """The aggregate over tasks (mean of task scores) with both kinds of rank sets.
+
+    Attributes
+    ----------
+    n_tasks : int
+        Tasks averaged.
+    models : tuple of OverTasksModel
+        Best first.
+    widening : float
+        The mean size of the two-way sets over that of the items-only sets.
+    """
+
+    n_tasks: int
+    models: tuple[OverTasksModel, ...]
+    widening: float
+
+    def to_frame(self) -> Any:
+        """Return the models, one row each.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        return records_frame(self.models)
 
 
 @dataclass(frozen=True, repr=False)
@@ -85,6 +143,10 @@ class RanksResult(HtmlPage, Result):
         ``models`` and ``win_probability`` (``[i][j]``: model i beats model j).
     critical_values : dict
         Per task: the final stepdown critical value of the studentized gaps (NaN for Holm).
+    over_tasks : OverTasks or None
+        With several tasks that every model scored: the mean of the task scores and its
+        simultaneous rank sets with the tasks fixed and with the tasks drawn from a
+        population (see :mod:`evalgap.stats.task_ranks`), and how much the second widen.
     fragility : tuple of RankClaimFragility or None
         Items (battles) to flip of the rank claims: each task's top claim (a single rank 1)
         and each rank-adjacent pair's, with the critical value held fixed (see
@@ -105,6 +167,7 @@ class RanksResult(HtmlPage, Result):
     bradley_terry: dict[str, Any] | None = None
     critical_values: dict[str, float] = field(default_factory=dict)
     fragility: tuple[RankClaimFragility, ...] | None = None
+    over_tasks: OverTasks | None = None
     _omit: ClassVar[tuple[str, ...]] = ("shown_better",)
     _derived: ClassVar[tuple[str, ...]] = ("verdict",)
     _headline: ClassVar[tuple[str, ...]] = ("method",)
@@ -152,11 +215,12 @@ def ranks_scores(
     progress: Callable[..., object] | None = None,
     replicates_name: str = "n_bootstrap",
     claims: bool = True,
+    over_tasks: bool = True,
 ) -> RanksResult:
     """Rank sets for every task of an aligned score set (see :func:`evalgap.ranks`);
     ``replicates_name`` is the caller's name of ``n_bootstrap`` (for its errors); ``claims``
-    computes the items to flip of the rank claims (the audit and the card, which show the
-    sets only, leave them out)."""
+    computes the items to flip of the rank claims and ``over_tasks`` the rank sets over
+    tasks (the audit, which shows the sets only, leaves both out; the card the first)."""
     from evalgap.stats import ranks as rk
 
     _validate.probability(alpha, "alpha")
@@ -212,6 +276,7 @@ def ranks_scores(
         raise InputError("nothing to rank: every task has fewer than 2 models with scores")
     if progress is not None:
         progress(len(score_set.tasks), len(score_set.tasks), "done")
+    over = _over_tasks(score_set, alpha, n_bootstrap, seed, notes) if over_tasks else None
     result = RanksResult(
         method=_one_method(methods),
         alpha=float(alpha),
@@ -224,6 +289,7 @@ def ranks_scores(
         notes=(*score_set.report.messages(), *notes),
         alignment=score_set.report,
         critical_values=critical,
+        over_tasks=over,
     )
     if not claims or bootstrap != "multiplier":
         return result  # the claims are checked by recomputing with the multiplier bootstrap
@@ -380,3 +446,59 @@ def ranks_battles(
         critical_values={"battles": float(sets.critical_value)},
         fragility=claims,
     )
+
+
+# Rank sets over tasks draw B x K x K numbers per task: boards up to this many models.
+MAX_OVER_TASKS_MODELS = 200
+
+
+def _over_tasks(
+    score_set: ScoreSet, alpha: float, n_bootstrap: int, seed: int | None, notes: list[str]
+) -> OverTasks | None:
+    """The aggregate over tasks, when there are several and every model scored each."""
+    from evalgap.stats import resample
+    from evalgap.stats.ranks import minimum_replicates
+    from evalgap.stats.task_ranks import task_rank_sets
+
+    if len(score_set.tasks) < 2:
+        return None
+    if n_bootstrap < minimum_replicates(alpha):
+        notes.append(
+            f"no rank sets over tasks: {n_bootstrap:,} bootstrap replicates cannot determine "
+            f"their critical value (at least {minimum_replicates(alpha):,})"
+        )
+        return None
+    if len(score_set.models) > MAX_OVER_TASKS_MODELS:
+        notes.append(
+            f"no rank sets over tasks for more than {MAX_OVER_TASKS_MODELS} models "
+            f"({len(score_set.models):,} here)"
+        )
+        return None
+    missing = [t.task for t in score_set.tasks if np.isnan(t.scores).all(axis=0).any()]
+    if missing:
+        notes.append(
+            f"no aggregate over tasks: some model has no score on {len(missing)} task(s) "
+            f"(first: {missing[0]})"
+        )
+        return None
+    found = task_rank_sets(
+        [t.scores for t in score_set.tasks],
+        alpha=alpha,
+        n_bootstrap=n_bootstrap,
+        seed=resample.child_seed(seed, "ranks"),
+    )
+    order = np.lexsort((np.array(score_set.models), -found.score))
+    models = tuple(
+        OverTasksModel(
+            model=str(score_set.models[k]),
+            score=float(found.score[k]),
+            rank_low_items=int(found.items_only.rank_low[k]),
+            rank_high_items=int(found.items_only.rank_high[k]),
+            rank_low=int(found.two_way.rank_low[k]),
+            rank_high=int(found.two_way.rank_high[k]),
+            se_items=float(found.se_items_only[k]),
+            se=float(found.se_two_way[k]),
+        )
+        for k in order
+    )
+    return OverTasks(len(score_set.tasks), models, found.widening())
