@@ -1163,6 +1163,8 @@ def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | Non
             f"<p class='note'>Showing {MAX_TASK_FIGURES} of {len(tasks)} tasks; every task is "
             "in --json.</p>"
         )
+    if getattr(r, "over_tasks", None) is not None:
+        parts += _over_tasks_section(r.over_tasks)
     if r.fragility:
         noun = "Battles" if r.bradley_terry else "Items"
         claims = r.fragility[:MAX_TABLE_PAIRS]
@@ -1197,6 +1199,32 @@ CARD_GLOSSARY = {
     "(<=: an upper bound, for graded scores).",
     "Signal-to-noise": "The SD of the models' scores over the median standard error of one score.",
 }
+
+
+def _over_tasks_section(o) -> list[str]:
+    """The aggregate over tasks and its two kinds of rank sets (ranks and card pages)."""
+    parts = [f"<h2 id='over-tasks'>Over the {o.n_tasks} tasks</h2>"]
+    parts.append(
+        "<p>The mean of the task scores. Rank sets with the tasks fixed (their items "
+        "resampled) and with the tasks drawn from a population (tasks and items "
+        f"resampled); the second are {_e(number(o.widening, '.2f'))}x as wide on average."
+        "</p>"
+    )
+    frame = pd.DataFrame(
+        {
+            "Model": [m.model for m in o.models],
+            "Score": [m.score for m in o.models],
+            "Rank set (these tasks)": [
+                _rank_span(m.rank_low_items, m.rank_high_items) for m in o.models
+            ],
+            "Rank set (tasks sampled)": [_rank_span(m.rank_low, m.rank_high) for m in o.models],
+            "SE (these tasks)": [m.se_items for m in o.models],
+            "SE (tasks sampled)": [m.se for m in o.models],
+        }
+    )
+    spans = ("Rank set (these tasks)", "Rank set (tasks sampled)")
+    parts.append(_table(frame, text=spans, names=("Model",)))
+    return parts
 
 
 def card_report(result, *, title: str = "evalgap card", provenance: dict | None = None) -> str:
@@ -1255,28 +1283,7 @@ def card_report(result, *, title: str = "evalgap card", provenance: dict | None 
             pair_text = (f"{level} interval", f"Items to flip ({test})")
             parts.append(_table(pairs, text=pair_text, names=("Model A", "Model B")))
     if r.over_tasks is not None:
-        o = r.over_tasks
-        parts.append(f"<h2>Over the {o.n_tasks} tasks</h2>")
-        parts.append(
-            "<p>The mean of the task scores. Rank sets with the tasks fixed (their items "
-            "resampled) and with the tasks drawn from a population (tasks and items "
-            f"resampled); the second are {_e(number(o.widening, '.2f'))}x as wide on average."
-            "</p>"
-        )
-        frame = pd.DataFrame(
-            {
-                "Model": [m.model for m in o.models],
-                "Score": [m.score for m in o.models],
-                "Rank set (these tasks)": [
-                    _rank_span(m.rank_low_items, m.rank_high_items) for m in o.models
-                ],
-                "Rank set (tasks sampled)": [_rank_span(m.rank_low, m.rank_high) for m in o.models],
-                "SE (these tasks)": [m.se_items for m in o.models],
-                "SE (tasks sampled)": [m.se for m in o.models],
-            }
-        )
-        spans = ("Rank set (these tasks)", "Rank set (tasks sampled)")
-        parts.append(_table(frame, text=spans, names=("Model",)))
+        parts += _over_tasks_section(r.over_tasks)
     s = r.settings
     parts.append(
         "<h2>Settings</h2><p>"

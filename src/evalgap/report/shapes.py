@@ -351,6 +351,12 @@ class RanksResult(_Verdict, Protocol):
     """Simultaneous rank sets (``evalgap.ranks``)."""
 
     @property
+    def over_tasks(self) -> Any: ...
+
+    @property
+    def fragility(self) -> Any: ...
+
+    @property
     def method(self) -> Any: ...
 
     @property

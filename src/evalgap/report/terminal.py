@@ -1104,11 +1104,32 @@ def render_ranks(r, console: Console, *, max_rows: int = 60) -> None:
                 f"could be among the best {r.top_k['k']}{where}: "
                 + ", ".join(markup(m) for m in models)
             )
+    if r.over_tasks is not None:
+        _render_over_tasks(r.over_tasks, console)
     if r.fragility:
         _render_rank_claims(r, console, several, max_rows)
     print_notes(console, r.notes)
     console.print()
     console.print(markup(r.verdict))
+
+
+def _render_over_tasks(o, console: Console) -> None:
+    """The aggregate over tasks: rank sets with the tasks fixed and with tasks sampled."""
+    rows = [
+        [m.model, number(m.score, ".4f"), _rank_set(m.rank_low_items, m.rank_high_items),
+         _rank_set(m.rank_low, m.rank_high), number(m.se_items, ".4f"), number(m.se, ".4f")]
+        for m in o.models
+    ]  # fmt: skip
+    print_table(
+        console,
+        [("model", "left"), ("score", "right"), ("set (these tasks)", "center"),
+         ("set (tasks sampled)", "center"), ("se", "right"), ("se (tasks sampled)", "right")],
+        rows,
+        names=(0,),
+        title=f"over the {o.n_tasks} tasks (mean of task scores): the sets with tasks sampled "
+        f"are {number(o.widening, '.2f')}x as wide",
+        title_justify="left",
+    )  # fmt: skip
 
 
 def _render_rank_claims(r, console: Console, several: bool, max_rows: int) -> None:
