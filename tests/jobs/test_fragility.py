@@ -316,3 +316,12 @@ def test_battle_claims_are_confirmed_by_refits():
     assert claims[0].claim == "top" and claims[0].model_a == "a"
     assert all(e.confirmed and e.refits >= 1 and e.items_to_flip > 0 for e in claims)
     assert "battles to flip" in r.to_html().lower() or "Battles to flip" in r.to_html()
+
+
+def test_fragility_refuses_counts_and_scores_together(tmp_path):
+    from evalgap import InputError
+
+    pairs = pd.DataFrame({"model_a": ["x"], "model_b": ["y"], "both_correct": [5],
+                          "a_only": [9], "b_only": [1], "both_wrong": [5]})  # fmt: skip
+    with pytest.raises(InputError, match="not both"):
+        evalgap.fragility(str(EXAMPLE), pairs=pairs)

@@ -698,6 +698,12 @@ def fragility(
     from evalgap.jobs.fragility import board_fragility
 
     quiet = {"n_bootstrap": 0, "n_bootstrap_required_n": 0, "alpha": alpha, "power": power}
+    if pairs is not None and (scores is not None or _stored(options)):
+        raise InputError(
+            "give either {pairs=FILE} (per-pair 2x2 counts) or {scores=FILE} (per-item scores), "
+            "not both",
+            param="pairs",
+        )
     if pairs is not None:
         result = audit(pairs=pairs, family=family, family_size=family_size, **quiet)  # type: ignore[arg-type]
         return board_fragility(result)

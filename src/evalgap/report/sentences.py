@@ -142,9 +142,10 @@ def card_verdict(r) -> str:
         claim = f"{single} of the {models:,} rankings of a model on a task are a single rank"
     else:
         where, claim = "", f"{single} of {plural(models, 'model')} can claim a single rank"
+    verb = "is" if pairs == 1 else "are"
     return (
-        f"{separated} of {plural(pairs, 'adjacent pair')}{where} are separated by the {level} "
-        f"simultaneous rank sets ({resolved} resolved, q >= 1), and {claim}"
+        f"{separated} of {plural(pairs, 'adjacent pair')}{where} {verb} separated by the "
+        f"{level} simultaneous rank sets ({resolved} resolved, q >= 1), and {claim}"
     )
 
 
