@@ -697,15 +697,20 @@ def fragility(
     """
     from evalgap.jobs.fragility import board_fragility
 
-    quiet = {"n_bootstrap": 0, "n_bootstrap_required_n": 0, "alpha": alpha, "power": power}
+    quiet: dict[str, Any] = {
+        "n_bootstrap": 0, "n_bootstrap_required_n": 0, "alpha": alpha, "power": power
+    }  # fmt: skip
     if pairs is not None and (scores is not None or _stored(options)):
         raise InputError(
             "give either {pairs=FILE} (per-pair 2x2 counts) or {scores=FILE} (per-item scores), "
             "not both",
             param="pairs",
         )
-    if pairs is not None:
-        result = audit(pairs=pairs, family=family, family_size=family_size, **quiet)  # type: ignore[arg-type]
+    if pairs is not None:  # the audit refuses the per-item options a counts file cannot use
+        result = audit(
+            pairs=pairs, family=family, family_size=family_size, models=models, tasks=tasks,
+            complete_case=complete_case, strict=strict, options=options, **quiet, **columns,
+        )  # fmt: skip
         return board_fragility(result)
     if scores is None and not _stored(options):
         raise InputError(
@@ -728,7 +733,7 @@ def fragility(
         n_cluster_bootstrap=0,
         n_rank_bootstrap=0,
         progress=progress,
-        **quiet,  # type: ignore[arg-type]
+        **quiet,
     )
     return board_fragility(result, score_set)
 
