@@ -198,6 +198,7 @@ def test_tiles_and_redrawn_blocks_give_the_same_sets(monkeypatch):
         return iter(np.array_split(pair, 3))
 
     monkeypatch.setattr(rk, "TILE_ELEMENTS", 37)
+    monkeypatch.setattr(rk, "BAND_ELEMENTS", 11)
     monkeypatch.setattr(rk, "TILE_REPLICATES", 7)
     monkeypatch.setattr(rk, "KEPT_BYTES", 1000)
     for source in (lambda: np.array_split(draws, 5), blocks):

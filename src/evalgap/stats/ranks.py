@@ -78,10 +78,11 @@ REPLICATE_BLOCK = 256
 MIN_TAIL_REPLICATES = 10
 PAIR_BLOCK_ELEMENTS = 2**24
 # The stepdown's statistics are made per tile of TILE_REPLICATES replicates by rows x columns
-# of at most TILE_ELEMENTS (float32: 1 MiB, within a core's cache); the bootstrap's deviations
+# of at most TILE_ELEMENTS (float32: 2 MiB, about a core's cache); the bootstrap's deviations
 # are kept for the later steps up to KEPT_BYTES, drawn again beyond.
 TILE_REPLICATES = 64
-TILE_ELEMENTS = 2**12
+TILE_ELEMENTS = 2**13
+BAND_ELEMENTS = 2**11  # a band's tiles: narrower, less of their area is outside the band
 KEPT_BYTES = 2**28
 
 
@@ -566,6 +567,8 @@ def _canonical_order(x: np.ndarray) -> IntArray:
     scores, then of the scored items (models alike in both are interchangeable)."""
     observed = ~np.isnan(x)
     probe = np.random.default_rng(0).random(x.shape[0])
+    if observed.all():
+        return np.argsort(x.T @ probe, kind="stable")
     return np.lexsort((observed.T @ probe, np.where(observed, x, 0.0).T @ probe))
 
 
@@ -889,10 +892,11 @@ class _Blocks:
         order = self._order
         for block in self._draw():
             block = np.asarray(block, dtype=np.float32)
+            # rows contiguous: the tiles' differences run along them
             if block.ndim == 2:
-                block = block[:, order]
+                block = np.ascontiguousarray(block.take(order, axis=1))
             else:
-                block = block[:, order[:, None], order[None, :]]
+                block = np.ascontiguousarray(block[:, order[:, None], order[None, :]])
             size += block.nbytes
             if kept is not None:
                 kept = [*kept, block] if size <= KEPT_BYTES else None
@@ -903,20 +907,28 @@ class _Blocks:
         self, requests: Sequence[tuple[np.ndarray, np.ndarray, bool]]
     ) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per request ``(scale, mask, smallest)``: each replicate's largest (and smallest)
-        ``U_jo = (d_j - d_o) scale_jo`` over each row's entries in ``mask`` (B, K); NaN for
-        a row with none. The work covers, per tile of rows, the columns from the first to
-        the last entry in the mask."""
+        ``U_jo = (d_j - d_o) scale_jo`` over each row's entries in ``mask`` (B, K), the scale
+        NaN on the diagonal; NaN (or -inf) for a row with none. The work covers, per tile of
+        rows, the columns from the first to the last entry in the mask: with both extremes
+        (the first step, every entry) the others are NaN, passed over by fmax and fmin; with
+        the largest alone (a band) they are -inf, added, as plain maxima run faster."""
         plans = []
         for scale, mask, smallest in requests:
             present = np.asarray(mask.any(axis=1))
             first = np.argmax(mask, axis=1)
             last = mask.shape[1] - np.argmax(mask[:, ::-1], axis=1)
-            masked = np.where(mask, scale, np.float32(np.nan))
-            plans.append((masked, _tiles(first, last, present), smallest))
+            if smallest:
+                masked, offset = np.where(mask, scale, np.float32(np.nan)), None
+            else:
+                inside = mask & ~np.isnan(scale)
+                masked = np.where(inside, scale, np.float32(0.0))
+                offset = np.where(inside, np.float32(0.0), np.float32(-np.inf))
+            budget = TILE_ELEMENTS if smallest else BAND_ELEMENTS
+            plans.append((masked, offset, _tiles(first, last, present, budget), smallest))
         size = max(
             (
                 TILE_REPLICATES * (r1 - r0) * (c1 - c0)
-                for _, tiles, _ in plans
+                for _, _, tiles, _ in plans
                 for r0, r1, c0, c1 in tiles
             ),
             default=0,
@@ -924,7 +936,7 @@ class _Blocks:
         buffer = np.empty(size, dtype=np.float32)
         parts: list[list[np.ndarray]] = [[] for _ in range(2 * len(plans))]
         for block in self._blocks():
-            for p, (masked, tiles, smallest) in enumerate(plans):
+            for p, (masked, offset, tiles, smallest) in enumerate(plans):
                 high = np.full(block.shape[:2], np.nan, dtype=np.float32)
                 low = np.full(block.shape[:2], np.nan, dtype=np.float32) if smallest else high
                 for s in range(0, block.shape[0], TILE_REPLICATES):
@@ -937,8 +949,11 @@ class _Blocks:
                             np.multiply(u, masked[r0:r1, c0:c1], out=u)
                         else:
                             np.multiply(part[:, r0:r1, c0:c1], masked[r0:r1, c0:c1], out=u)
-                        np.fmax.reduce(u, axis=2, out=high[s : s + shape[0], r0:r1])
-                        if smallest:
+                        if offset is not None:
+                            np.add(u, offset[r0:r1, c0:c1], out=u)
+                            np.maximum.reduce(u, axis=2, out=high[s : s + shape[0], r0:r1])
+                        else:
+                            np.fmax.reduce(u, axis=2, out=high[s : s + shape[0], r0:r1])
                             np.fmin.reduce(u, axis=2, out=low[s : s + shape[0], r0:r1])
                 parts[2 * p].append(high)
                 parts[2 * p + 1].append(low)
@@ -947,10 +962,10 @@ class _Blocks:
 
 
 def _tiles(
-    first: np.ndarray, last: np.ndarray, present: np.ndarray
+    first: np.ndarray, last: np.ndarray, present: np.ndarray, budget: int
 ) -> list[tuple[int, int, int, int]]:
     """Runs of consecutive rows ``[r0, r1)`` with the columns ``[c0, c1)`` spanning their
-    entries (row j's from ``first[j]`` to ``last[j]``), of at most ``TILE_ELEMENTS`` per
+    entries (row j's from ``first[j]`` to ``last[j]``), of at most ``budget`` elements per
     replicate unless a single row is wider."""
     tiles = []
     k = first.size
@@ -962,7 +977,7 @@ def _tiles(
         c0, c1, r1 = int(first[r0]), int(last[r0]), r0 + 1
         while r1 < k and present[r1]:
             lo, hi = min(c0, int(first[r1])), max(c1, int(last[r1]))
-            if (r1 + 1 - r0) * (hi - lo) > TILE_ELEMENTS:
+            if (r1 + 1 - r0) * (hi - lo) > budget:
                 break
             c0, c1, r1 = lo, hi, r1 + 1
         tiles.append((r0, r1, c0, c1))
