@@ -43,8 +43,11 @@ clusters, a t test on the paired difference otherwise), valid for any K and N.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Literal
 
 import numpy as np
@@ -933,32 +936,56 @@ class _Blocks:
             ),
             default=0,
         )
-        buffer = np.empty(size, dtype=np.float32)
         parts: list[list[np.ndarray]] = [[] for _ in range(2 * len(plans))]
+        workers = min(os.cpu_count() or 1, 8)
         for block in self._blocks():
             for p, (masked, offset, tiles, smallest) in enumerate(plans):
                 high = np.full(block.shape[:2], np.nan, dtype=np.float32)
                 low = np.full(block.shape[:2], np.nan, dtype=np.float32) if smallest else high
-                for s in range(0, block.shape[0], TILE_REPLICATES):
-                    part = block[s : s + TILE_REPLICATES]
-                    for r0, r1, c0, c1 in tiles:
-                        shape = (part.shape[0], r1 - r0, c1 - c0)
-                        u = buffer[: shape[0] * shape[1] * shape[2]].reshape(shape)
-                        if part.ndim == 2:
-                            np.subtract(part[:, r0:r1, None], part[:, None, c0:c1], out=u)
-                            np.multiply(u, masked[r0:r1, c0:c1], out=u)
-                        else:
-                            np.multiply(part[:, r0:r1, c0:c1], masked[r0:r1, c0:c1], out=u)
-                        if offset is not None:
-                            np.add(u, offset[r0:r1, c0:c1], out=u)
-                            np.maximum.reduce(u, axis=2, out=high[s : s + shape[0], r0:r1])
-                        else:
-                            np.fmax.reduce(u, axis=2, out=high[s : s + shape[0], r0:r1])
-                            np.fmin.reduce(u, axis=2, out=low[s : s + shape[0], r0:r1])
+                run = partial(_tile_extremes, block, tiles, masked, offset, high, low, size)
+                starts = range(0, block.shape[0], TILE_REPLICATES)
+                # the maxima are exact whichever thread takes which replicates
+                if workers > 1 and len(starts) > 1:
+                    with ThreadPoolExecutor(max_workers=workers) as pool:
+                        list(pool.map(run, starts))
+                else:
+                    for s in starts:
+                        run(s)
                 parts[2 * p].append(high)
                 parts[2 * p + 1].append(low)
         stacked = [np.concatenate(p) for p in parts]
         return [(stacked[2 * p], stacked[2 * p + 1]) for p in range(len(plans))]
+
+
+def _tile_extremes(
+    block: np.ndarray,
+    tiles: list[tuple[int, int, int, int]],
+    masked: np.ndarray,
+    offset: np.ndarray | None,
+    high: np.ndarray,
+    low: np.ndarray,
+    size: int,
+    start: int,
+) -> None:
+    """Fill ``high`` (and ``low`` without ``offset``) for the replicates ``start`` to
+    ``start + TILE_REPLICATES`` of ``block``, tile by tile (see :meth:`_Blocks.row_extremes`)."""
+    part = block[start : start + TILE_REPLICATES]
+    buffer = np.empty(size, dtype=np.float32)
+    for r0, r1, c0, c1 in tiles:
+        shape = (part.shape[0], r1 - r0, c1 - c0)
+        u = buffer[: shape[0] * shape[1] * shape[2]].reshape(shape)
+        if part.ndim == 2:
+            np.subtract(part[:, r0:r1, None], part[:, None, c0:c1], out=u)
+            np.multiply(u, masked[r0:r1, c0:c1], out=u)
+        else:
+            np.multiply(part[:, r0:r1, c0:c1], masked[r0:r1, c0:c1], out=u)
+        rows = (slice(start, start + shape[0]), slice(r0, r1))
+        if offset is not None:
+            np.add(u, offset[r0:r1, c0:c1], out=u)
+            np.maximum.reduce(u, axis=2, out=high[rows])
+        else:
+            np.fmax.reduce(u, axis=2, out=high[rows])
+            np.fmin.reduce(u, axis=2, out=low[rows])
 
 
 def _tiles(
