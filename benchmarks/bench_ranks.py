@@ -48,7 +48,14 @@ ROOT = Path(__file__).resolve().parents[1]
 def _rank_sets(source, board, replicates, calls, draws, queue) -> None:
     """Time ``rank_sets`` on the board (saved as .npy) with the code under ``source`` (None:
     this checkout), the fastest of ``calls`` calls; then, with ``draws``, the stepdown on
-    those draws alone."""
+    those draws alone. An error is put on the queue (the parent would wait for ever)."""
+    try:
+        queue.put(_time_rank_sets(source, board, replicates, calls, draws))
+    except Exception as error:  # handed to the parent, which stops with it
+        queue.put(error)
+
+
+def _time_rank_sets(source, board, replicates, calls, draws) -> dict:
     if source is not None:
         sys.path.insert(0, source)
     from evalgap.stats import ranks
@@ -74,7 +81,7 @@ def _rank_sets(source, board, replicates, calls, draws, queue) -> None:
         same = ranks.rank_sets_from_draws(mean, cov, replicated)
         out["draws_seconds"] = time.perf_counter() - start
         out["draws_sets"] = _sets(same)
-    queue.put(out)
+    return out
 
 
 def _sets(sets) -> dict:
@@ -133,9 +140,10 @@ def rank_set_figures(args, folder: str) -> None:
     results: dict[str, list] = {name: [] for name, _ in versions}
     for round_ in range(args.rounds if args.against else 1):
         for name, source in versions[:: 1 if round_ % 2 == 0 else -1]:
-            results[name].append(
-                in_child(_rank_sets, source, board, args.replicates, calls, draws)
-            )
+            result = in_child(_rank_sets, source, board, args.replicates, calls, draws)
+            if isinstance(result, Exception):
+                raise SystemExit(f"rank sets with the code of {name}: {result}")
+            results[name].append(result)
     this = results["this"]
     seconds = [r["seconds"] for r in this]
     head = f"rank sets, {label}, B = {args.replicates:,} ({this[0]['method']})"
