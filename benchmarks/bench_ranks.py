@@ -168,12 +168,12 @@ def rank_set_figures(args, folder: str) -> None:
         + " ".join(f"{v:.2f}" for v in os.getloadavg())
     )
     old = other[0]["sets"]
-    moved = int(
-        ((sets["rank_low"] != old["rank_low"]) | (sets["rank_high"] != old["rank_high"])).sum()
+    shift = np.maximum(
+        np.abs(sets["rank_low"] - old["rank_low"]), np.abs(sets["rank_high"] - old["rank_high"])
     )
     print(
-        f"  the calls' sets: {moved:,} of {sets['rank_low'].size:,} models' simultaneous sets "
-        f"differ; mean set size {width:.2f} vs "
+        f"  the calls' sets: {int((shift > 0).sum()):,} of {shift.size:,} models' simultaneous "
+        f"sets differ, by at most {int(shift.max())} ranks; mean set size {width:.2f} vs "
         f"{float((old['rank_high'] - old['rank_low'] + 1).mean()):.2f}; critical value "
         f"{sets['critical_value']:.4f} vs {old['critical_value']:.4f}"
     )

@@ -184,8 +184,8 @@ def test_equal_to_the_listed_hypotheses_on_random_boards(k, items, seed, alpha):
 
 
 def test_tiles_and_redrawn_blocks_give_the_same_sets(monkeypatch):
-    """Small tiles, a few replicates per tile, and pair deviations too large to keep (drawn
-    again for each later step): the same sets as the defaults."""
+    """Small tiles, a few replicates per tile shared among threads, and pair deviations
+    too large to keep (drawn again for each later step): the same sets as the defaults."""
     rng = np.random.default_rng(3)
     x = (rng.random((900, 30)) < np.linspace(0.3, 0.8, 30)).astype(float)
     gap, variance, draws = _board(x, n_bootstrap=400)
@@ -201,6 +201,8 @@ def test_tiles_and_redrawn_blocks_give_the_same_sets(monkeypatch):
     monkeypatch.setattr(rk, "BAND_ELEMENTS", 11)
     monkeypatch.setattr(rk, "TILE_REPLICATES", 7)
     monkeypatch.setattr(rk, "KEPT_BYTES", 1000)
+    monkeypatch.setattr(rk, "THREADED_ELEMENTS", 1)
+    monkeypatch.setattr(rk.os, "cpu_count", lambda: 3)
     for source in (lambda: np.array_split(draws, 5), blocks):
         got = rk._max_t(gap, variance, source, 0.05)
         assert (got[0] == default[0]).all() and got[2:] == default[2:]

@@ -87,6 +87,7 @@ TILE_REPLICATES = 64
 TILE_ELEMENTS = 2**13
 BAND_ELEMENTS = 2**11  # a band's tiles: narrower, less of their area is outside the band
 KEPT_BYTES = 2**28
+THREADED_ELEMENTS = 2**24
 
 
 @dataclass(frozen=True)
@@ -536,7 +537,7 @@ def _multiplier_draws(
     ``m* - m = w F`` with ``F`` the centred scores (or cluster sums) over ``n`` and ``w``
     standard normal, so given the data it is exactly ``N(0, F'F)``, with ``F'F`` the
     covariance of :func:`mean_covariance` times ``sqrt((n_j - 1)/n_j (n_k - 1)/n_k)``
-    (times ``(G - 1)/G`` with G clusters). With fewer models than items (clusters) the
+    (with G clusters, times ``(G - 1)/G``). With fewer models than items (clusters) the
     blocks are drawn from that law directly, ``Z L'`` with ``Z`` (B_block, K) standard
     normal and ``L L' = F'F`` (:func:`_gaussian_factor`): the same distribution as the
     weights': at K instead of N normals and products per replicate. The factor is taken in
@@ -944,8 +945,10 @@ class _Blocks:
                 low = np.full(block.shape[:2], np.nan, dtype=np.float32) if smallest else high
                 run = partial(_tile_extremes, block, tiles, masked, offset, high, low, size)
                 starts = range(0, block.shape[0], TILE_REPLICATES)
-                # the maxima are exact whichever thread takes which replicates
-                if workers > 1 and len(starts) > 1:
+                area = sum((r1 - r0) * (c1 - c0) for r0, r1, c0, c1 in tiles)
+                # the maxima are exact whichever thread takes which replicates; threads pay
+                # off from some milliseconds of work
+                if workers > 1 and block.shape[0] * area >= THREADED_ELEMENTS:
                     with ThreadPoolExecutor(max_workers=workers) as pool:
                         list(pool.map(run, starts))
                 else:
