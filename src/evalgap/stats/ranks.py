@@ -662,7 +662,11 @@ def _pair_draws(
     k = x.shape[1]
     # per unit: the complete items' centred sums and their count (K + 1 columns)
     features = np.zeros((n_units, k + 1))
-    np.add.at(features, unit_of[full], np.column_stack([centred[full], ones[full, :1]]))
+    values = np.column_stack([centred[full], ones[full, :1]])
+    if codes is None:  # each item its own unit
+        features[unit_of[full]] = values
+    else:
+        np.add.at(features, unit_of[full], values)
     part = np.flatnonzero((unit_of >= 0) & ~complete)
     part_centred, part_ones, part_unit = centred[part], ones[part], unit_of[part]
     # the incomplete items' missingness patterns (which models scored them): the (K, K) sums
@@ -673,11 +677,11 @@ def _pair_draws(
     if by_pattern:
         pattern_ones = patterns.astype(float)  # (G, K)
         grouped = np.zeros((n_units, patterns.shape[0], k + 1))
-        np.add.at(
-            grouped,
-            (part_unit, pattern_of),
-            np.column_stack([part_centred, np.ones(part.size)]),
-        )
+        values = np.column_stack([part_centred, np.ones(part.size)])
+        if codes is None:
+            grouped[part_unit, pattern_of] = values
+        else:
+            np.add.at(grouped, (part_unit, pattern_of), values)
         features = np.concatenate([features, grouped.reshape(n_units, -1)], axis=1)
     # a model missing from a pattern has zero columns there: they draw 0, left out of the law
     used = np.flatnonzero(features.any(axis=0))
