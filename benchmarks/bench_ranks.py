@@ -1,13 +1,23 @@
-"""Rank sets at leaderboard scale, and the Bradley-Terry bootstrap against refitting.
+"""Rank sets at leaderboard scale (against an earlier version of the code in the same run),
+and the Bradley-Terry bootstrap against refitting.
 
     python benchmarks/bench_ranks.py                      # the issue's sizes
+    python benchmarks/bench_ranks.py --part rank-sets --against 5d6f453 --rounds 3
+    python benchmarks/bench_ranks.py --part rank-sets --against 5d6f453 \\
+        --scores ../shared/data/mmlu_pro/mmlu_pro_long.csv.gz   # a real board, 29 models
     python benchmarks/bench_ranks.py --models 100 --items 2000 --arena-models 10 \\
-        --battles 20000 --replicates 100                  # a smoke run
+        --battles 20000 --replicates 200                  # a smoke run
     python benchmarks/bench_ranks.py --part arena --arena-models 300 --battles 300000 \\
         --refit-replicates 0                              # a large arena alone
 
-1. Rank sets (max-t stepdown bootstrap, B replicates) of K models x N binary items, in a
-   fresh process: wall time and peak resident memory.
+1. Rank sets (max-t stepdown bootstrap, B replicates, simultaneous and marginal) of K models x
+   N binary items, or of a long score file's board (``--scores``), in a fresh process: wall
+   time and peak resident memory. With ``--against REV`` the same call is timed with the
+   code of git revision REV (its ``src`` extracted to a temporary folder) in its own fresh
+   process, in interleaved rounds (the order alternating), and the ratio this / REV is the
+   median of the rounds' ratios. The two calls' sets are compared; and both versions also
+   run the stepdown on one set of draws made here (``rank_sets_from_draws``), where the sets
+   and the critical value must be identical.
 2. A simulated arena (M models, battles with 10% ties): the Bradley-Terry fit, then B
    bootstrap replicates two ways on the same data, side by side: the vectorized bootstrap
    (multinomial weights on the distinct cells, every replicate fitted at once) and a
@@ -18,8 +28,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import resource
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -29,16 +42,151 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _child import in_child
 from bench_phases import scores_matrix
 
+ROOT = Path(__file__).resolve().parents[1]
 
-def _rank_sets(n_models, n_items, replicates, queue) -> None:
+
+def _rank_sets(source, board, replicates, calls, draws, queue) -> None:
+    """Time ``rank_sets`` on the board (saved as .npy) with the code under ``source`` (None:
+    this checkout), the fastest of ``calls`` calls; then, with ``draws``, the stepdown on
+    those draws alone. An error is put on the queue (the parent would wait for ever)."""
+    try:
+        queue.put(_time_rank_sets(source, board, replicates, calls, draws))
+    except Exception as error:  # handed to the parent, which stops with it
+        queue.put(error)
+
+
+def _time_rank_sets(source, board, replicates, calls, draws) -> dict:
+    if source is not None:
+        sys.path.insert(0, source)
     from evalgap.stats import ranks
 
-    x = scores_matrix(n_models, n_items).astype(float)
-    start = time.perf_counter()
-    sets = ranks.rank_sets(x, n_bootstrap=replicates, seed=0, method="bootstrap")
-    seconds = time.perf_counter() - start
+    x = np.load(board)
+    seconds = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        sets = ranks.rank_sets(x, n_bootstrap=replicates, seed=0, method="bootstrap")
+        seconds.append(time.perf_counter() - start)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 2**30
-    queue.put((seconds, peak, sets.method, float((sets.rank_high - sets.rank_low + 1).mean())))
+    out = {
+        "seconds": min(seconds),
+        "peak": peak,
+        "method": sets.method,
+        "sets": _sets(sets),
+        "code": ranks.__file__,
+    }
+    if draws is not None:
+        mean, cov = ranks.mean_covariance(x)[::2]
+        replicated = np.load(draws)
+        start = time.perf_counter()
+        same = ranks.rank_sets_from_draws(mean, cov, replicated)
+        out["draws_seconds"] = time.perf_counter() - start
+        out["draws_sets"] = _sets(same)
+    return out
+
+
+def _sets(sets) -> dict:
+    names = ("rank_low", "rank_high", "marginal_low", "marginal_high", "shown_better")
+    return {
+        **{name: np.asarray(getattr(sets, name)) for name in names},
+        "critical_value": sets.critical_value,
+        "n_steps": sets.n_steps,
+    }
+
+
+def extract(revision: str, folder: str) -> str:
+    """Write ``src`` of git ``revision`` under ``folder``; return the path to put on sys.path."""
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", revision, "src"], check=True, capture_output=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
+    return str(Path(folder) / "src")
+
+
+def score_board(path: str):
+    """The (items, models) matrix of a long score file (model, item id, 0/1 score)."""
+    import pandas as pd
+
+    frame = pd.read_csv(path)
+    item = next(c for c in ("item_id", "question_id", "item") if c in frame.columns)
+    score = next(c for c in ("score", "correct") if c in frame.columns)
+    return frame.pivot_table(index=item, columns="model", values=score).to_numpy(float)
+
+
+def rank_set_figures(args, folder: str) -> None:
+    board = os.path.join(folder, "board.npy")
+    if args.scores:
+        x = score_board(args.scores)
+        label = f"{Path(args.scores).name}, {x.shape[1]:,} models x {x.shape[0]:,} items"
+    else:
+        x = scores_matrix(args.models, args.items).astype(float)
+        label = f"{args.models:,} models x {args.items:,} items"
+    np.save(board, x)
+    draws = None
+    calls = args.calls or (5 if x.size <= 10**6 else 1)
+    if args.against:
+        # one set of draws, the multiplier bootstrap's law, for both versions' stepdowns
+        from evalgap.stats import ranks
+
+        draws = os.path.join(folder, "draws.npy")
+        mean, _, cov = ranks.mean_covariance(x)
+        rng = np.random.default_rng(0)
+        replicated = rng.multivariate_normal(
+            mean, cov, args.replicates, method="eigh", check_valid="ignore"
+        )
+        np.save(draws, replicated)
+    versions = [("this", None)]
+    if args.against:
+        versions.append((args.against, extract(args.against, folder)))
+    results: dict[str, list] = {name: [] for name, _ in versions}
+    for round_ in range(args.rounds if args.against else 1):
+        for name, source in versions[:: 1 if round_ % 2 == 0 else -1]:
+            result = in_child(_rank_sets, source, board, args.replicates, calls, draws)
+            if isinstance(result, Exception):
+                raise SystemExit(f"rank sets with the code of {name}: {result}")
+            results[name].append(result)
+    this = results["this"]
+    seconds = [r["seconds"] for r in this]
+    head = f"rank sets, {label}, B = {args.replicates:,} ({this[0]['method']})"
+    sets = this[0]["sets"]
+    width = float((sets["rank_high"] - sets["rank_low"] + 1).mean())
+    if not args.against:
+        print(
+            f"{head}: {seconds[0]:.2f} s, peak {this[0]['peak']:.2f} GiB; mean set size {width:.1f}"
+        )
+        return
+    other = results[args.against]
+    before = [r["seconds"] for r in other]
+    ratios = [a / b for a, b in zip(seconds, before, strict=True)]
+    print(
+        f"{head}: this code {np.median(seconds):.2f} s (rounds "
+        + ", ".join(f"{v:.2f}" for v in seconds)
+        + f"), {args.against} {np.median(before):.2f} s ("
+        + ", ".join(f"{v:.2f}" for v in before)
+        + f"); ratio this / {args.against} {np.median(ratios):.3f} (rounds "
+        + ", ".join(f"{v:.3f}" for v in ratios)
+        + f"); peak {this[0]['peak']:.2f} vs {other[0]['peak']:.2f} GiB; load "
+        + " ".join(f"{v:.2f}" for v in os.getloadavg())
+    )
+    old = other[0]["sets"]
+    shift = np.maximum(
+        np.abs(sets["rank_low"] - old["rank_low"]), np.abs(sets["rank_high"] - old["rank_high"])
+    )
+    print(
+        f"  the calls' sets: {int((shift > 0).sum()):,} of {shift.size:,} models' simultaneous "
+        f"sets differ, by at most {int(shift.max())} ranks; mean set size {width:.2f} vs "
+        f"{float((old['rank_high'] - old['rank_low'] + 1).mean()):.2f}; critical value "
+        f"{sets['critical_value']:.4f} vs {old['critical_value']:.4f}"
+    )
+    same, before_same = this[0]["draws_sets"], other[0]["draws_sets"]
+    identical = all(
+        np.array_equal(same[name], before_same[name]) for name in same if name != "critical_value"
+    ) and same["critical_value"] == before_same["critical_value"]
+    print(
+        f"  the same draws (rank_sets_from_draws): sets and critical value identical: "
+        f"{'yes' if identical else 'NO'}; this code "
+        f"{np.median([r['draws_seconds'] for r in this]):.2f} s, {args.against} "
+        f"{np.median([r['draws_seconds'] for r in other]):.2f} s"
+    )
 
 
 def _arena_fit(n_models, n_battles, replicates, queue) -> None:
@@ -81,6 +229,12 @@ def main() -> None:
     parser.add_argument("--models", type=int, default=1000)
     parser.add_argument("--items", type=int, default=20000)
     parser.add_argument("--replicates", type=int, default=1000)
+    parser.add_argument("--scores", help="A long score file to rank, not the synthetic board.")
+    parser.add_argument("--against", help="A git revision whose code is timed side by side.")
+    parser.add_argument("--rounds", type=int, default=3, help="Interleaved rounds (--against).")
+    parser.add_argument(
+        "--calls", type=int, help="Calls per process, the fastest kept (default 5 on small boards)."
+    )
     parser.add_argument("--arena-models", type=int, default=50)
     parser.add_argument("--battles", type=int, default=200_000)
     parser.add_argument("--part", choices=("all", "rank-sets", "arena"), default="all")
@@ -92,13 +246,8 @@ def main() -> None:
     args = parser.parse_args()
 
     if args.part in ("all", "rank-sets"):
-        seconds, peak, method, width = in_child(
-            _rank_sets, args.models, args.items, args.replicates
-        )
-        print(
-            f"rank sets, {args.models:,} models x {args.items:,} items, B = {args.replicates:,} "
-            f"({method}): {seconds:.1f} s, peak {peak:.2f} GiB; mean set size {width:.1f}"
-        )
+        with tempfile.TemporaryDirectory() as folder:
+            rank_set_figures(args, folder)
     if args.part == "rank-sets":
         return
     seconds, peak = in_child(_arena_fit, args.arena_models, args.battles, args.replicates)

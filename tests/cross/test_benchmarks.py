@@ -38,7 +38,7 @@ RUNS = [
             "--battles",
             "3000",
             "--replicates",
-            "50",
+            "200",
         ],
         ["rank sets", "speed-up"],
     ),

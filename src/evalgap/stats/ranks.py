@@ -23,12 +23,16 @@ most k: with probability >= 1 - alpha it contains every model truly among the be
 every model below.
 
 Bootstrap. The multiplier bootstrap (Gaussian weights on the items' centred scores, or on
-the clusters' sums with cluster labels) draws ``m* - m`` for all K models as one
-(replicates x items) by (items x models) matrix product per block of replicates; the
-maximum over the K(K-1) ordered pairs is taken per block, and the stepdown needs only each
-replicate's running maximum over the hypotheses sorted by observed t (its records), so the
-(B, K, K) array never exists. With missing scores the replicates' shared-item gaps are drawn
-pair by pair (:func:`_pair_draws`). The empirical (multinomial) bootstrap is an option.
+the clusters' sums with cluster labels) gives ``m* - m`` for all K models; given the data
+that is exactly a normal vector with the covariance of the weighted sums, so with fewer
+models than items (clusters) it is drawn from that law, K normals per replicate times a
+(K, K) factor, instead of weighting the N items (:func:`_multiplier_draws`). The maximum over
+the K(K-1) ordered pairs is taken per tile of replicates and models, from broadcast
+differences of the models' draws, never gathered pair by pair: the first step needs each
+row's largest and smallest statistic, the later steps only the statistics with ``|t|`` at
+most the critical value, near the diagonal in the models' order by score (:func:`_max_t`).
+With missing scores the replicates' shared-item gaps are drawn pair by pair
+(:func:`_pair_draws`). The empirical (multinomial) bootstrap is an option.
 
 Many models for few items. The max-t bootstrap approximates the law of a maximum over
 K(K-1)/2 statistics by a Gaussian one; with K large against the items its coverage falls
@@ -39,8 +43,11 @@ clusters, a t test on the paired difference otherwise), valid for any K and N.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Literal
 
 import numpy as np
@@ -64,8 +71,7 @@ BOOTSTRAPS = ("multiplier", "empirical")
 # 0.95 with 5 on 200, 0.957 with 20 on 1,000 and 0.967 with 100 on 3,000.
 MAX_MODELS_PER_UNIT = 0.1
 MIN_UNITS = 200
-# Replicates drawn per matrix product, and bootstrap statistics held at once when taking the
-# maximum over pairs (float32: 64 MiB).
+# Replicates drawn per matrix product.
 REPLICATE_BLOCK = 256
 # The (1 - alpha) quantile of the bootstrap maximum is read from the replicates' upper tail:
 # with fewer than MIN_TAIL_REPLICATES replicates above it the quantile is the sample maximum
@@ -74,6 +80,14 @@ REPLICATE_BLOCK = 256
 # 200 at alpha = 0.05, 1,000 at alpha = 0.01.
 MIN_TAIL_REPLICATES = 10
 PAIR_BLOCK_ELEMENTS = 2**24
+# The stepdown's statistics are made per tile of TILE_REPLICATES replicates by rows x columns
+# of at most TILE_ELEMENTS (float32: 2 MiB, about a core's cache); the bootstrap's deviations
+# are kept for the later steps up to KEPT_BYTES, drawn again beyond.
+TILE_REPLICATES = 64
+TILE_ELEMENTS = 2**13
+BAND_ELEMENTS = 2**11  # a band's tiles: narrower, less of their area is outside the band
+KEPT_BYTES = 2**28
+THREADED_ELEMENTS = 2**24
 
 
 @dataclass(frozen=True)
@@ -90,8 +104,8 @@ class RankSets:
         Rank by score (1 = best; equal scores share the best rank).
     rank_low, rank_high : numpy.ndarray
         The simultaneous (1 - alpha) rank sets.
-    marginal_low, marginal_high : numpy.ndarray
-        The marginal sets.
+    marginal_low, marginal_high : numpy.ndarray or None
+        The marginal sets (None when not asked for).
     tier : numpy.ndarray
         Tier of each model (1 = top).
     shown_better : numpy.ndarray
@@ -114,8 +128,8 @@ class RankSets:
     rank: IntArray
     rank_low: IntArray
     rank_high: IntArray
-    marginal_low: IntArray
-    marginal_high: IntArray
+    marginal_low: IntArray | None
+    marginal_high: IntArray | None
     tier: IntArray
     shown_better: BoolArray
     top_k: BoolArray | None
@@ -286,6 +300,7 @@ def rank_sets(
     bootstrap: Literal["multiplier", "empirical"] = "multiplier",
     top_k: int | None = None,
     replicates_name: str = "n_bootstrap",
+    marginal: bool = True,
 ) -> RankSets:
     """Simultaneous and marginal rank sets, tiers and a top-k set from per-item scores.
 
@@ -311,6 +326,9 @@ def rank_sets(
         Also return the top-k set.
     replicates_name : str
         The caller's name of ``n_bootstrap``, for the error when it is too small.
+    marginal : bool
+        Also the marginal sets (``False``: the simultaneous sets alone, ``marginal_low``
+        and ``marginal_high`` None; the bootstrap's later steps then test one family).
 
     Returns
     -------
@@ -372,17 +390,25 @@ def rank_sets(
             "coverage, so the sets come from Holm-adjusted pairwise tests (valid, wider)"
         )
     if use_holm:
-        better, better_marginal = _holm(x, gap, variance, shared, codes, alpha)
+        better, holm_marginal = _holm(x, gap, variance, shared, codes, alpha)
+        better_marginal = holm_marginal if marginal else None
         critical, steps, name = np.nan, 0, "Holm pairwise"
     else:
         n_bootstrap = _validate.resamples(n_bootstrap, "n_bootstrap")
         check_replicates(n_bootstrap, alpha, replicates_name)
         draws = _multiplier_draws if bootstrap == "multiplier" else _empirical_draws
         if np.isnan(x).any():
-            deviations = _pair_draws(x, mean, gap, shared, codes, n_bootstrap, seed, bootstrap)
+
+            def deviations() -> Iterator[np.ndarray]:
+                return _pair_draws(x, mean, gap, shared, codes, n_bootstrap, seed, bootstrap)
         else:
-            deviations = draws(x, mean, n, codes, n_bootstrap, seed)
-        better, better_marginal, critical, steps = _max_t(gap, variance, deviations, alpha)
+
+            def deviations() -> Iterator[np.ndarray]:
+                return draws(x, mean, n, codes, n_bootstrap, seed, cov)
+
+        better, better_marginal, critical, steps = _max_t(
+            gap, variance, deviations, alpha, marginal
+        )
         name = "max-t stepdown bootstrap"
     return _assemble(
         mean,
@@ -407,11 +433,13 @@ def rank_sets_from_draws(
     alpha: float = 0.05,
     top_k: int | None = None,
     n: np.ndarray | None = None,
+    marginal: bool = True,
 ) -> RankSets:
     """Rank sets from an estimate, its covariance and bootstrap draws of it (Bradley-Terry).
 
     ``draws`` is (B, K): bootstrap replicates of the estimate (centred here). The same
-    max-t stepdown as :func:`rank_sets`; ``n`` (per model, e.g. battles) is carried along.
+    max-t stepdown as :func:`rank_sets`; ``n`` (per model, e.g. battles) is carried along;
+    ``marginal=False`` leaves the marginal sets out.
 
     Examples
     --------
@@ -430,11 +458,15 @@ def rank_sets_from_draws(
     if cov.shape != (k, k) or draws.ndim != 2 or draws.shape[1] != k:
         raise InputError(f"covariance must be ({k}, {k}) and draws (B, {k})")
     check_replicates(draws.shape[0], alpha)
-    deviations = iter([draws - estimate])
+    if not np.isfinite(draws).all():
+        raise InputError("draws contain NaN or infinite values; leave those replicates out")
+    centred = draws - estimate
     diagonal = np.diag(cov)
     gap = estimate[:, None] - estimate[None, :]
     variance = np.maximum(diagonal[:, None] + diagonal[None, :] - 2 * cov, 0.0)
-    better, better_marginal, critical, steps = _max_t(gap, variance, deviations, alpha)
+    better, better_marginal, critical, steps = _max_t(
+        gap, variance, lambda: [centred], alpha, marginal
+    )
     counts = np.zeros(k, dtype=np.int64) if n is None else np.asarray(n, dtype=np.int64)
     return _assemble(
         estimate,
@@ -497,17 +529,62 @@ def _multiplier_draws(
     clusters: np.ndarray | None,
     n_bootstrap: int,
     seed: Seed,
+    covariance: np.ndarray,
 ) -> Iterator[np.ndarray]:
-    """Blocks of ``m* - m`` (B_block, K): Gaussian weights on the centred items (clusters)."""
-    observed = ~np.isnan(x)
-    centred = np.where(observed, x - mean, 0.0)
-    units = centred if clusters is None else _cluster_sums(centred, clusters)[0]
-    scaled = (units / n).astype(np.float32)
+    """Blocks of ``m* - m`` (B_block, K) float32: Gaussian weights on the centred items
+    (clusters).
+
+    ``m* - m = w F`` with ``F`` the centred scores (or cluster sums) over ``n`` and ``w``
+    standard normal, so given the data it is exactly ``N(0, F'F)``, with ``F'F`` the
+    covariance of :func:`mean_covariance` times ``sqrt((n_j - 1)/n_j (n_k - 1)/n_k)``
+    (with G clusters, times ``(G - 1)/G``). With fewer models than items (clusters) the
+    blocks are drawn from that law directly, ``Z L'`` with ``Z`` (B_block, K) standard
+    normal and ``L L' = F'F`` (:func:`_gaussian_factor`): the same distribution as the
+    weights': at K instead of N normals and products per replicate. The factor is taken in
+    an order of the models fixed by their scores (:func:`_canonical_order`), so that
+    reordering the columns of ``x`` reorders the draws and nothing else.
+    """
+    units = x.shape[0] if clusters is None else int(np.unique(clusters[clusters >= 0]).size)
     rng = np.random.Generator(np.random.PCG64(seed_sequence(seed)))
+    if mean.size < units:
+        if clusters is None:
+            root = np.sqrt((n - 1.0) / n)
+            law = covariance * np.outer(root, root)
+        else:
+            law = covariance * ((units - 1.0) / units)
+        order = _canonical_order(x)
+        factor = np.empty_like(law)
+        factor[:, order] = _gaussian_factor(law[np.ix_(order, order)]).T
+        factor = factor.astype(np.float32)
+    else:
+        centred = x - mean
+        sums = centred if clusters is None else _cluster_sums(centred, clusters)[0]
+        factor = (sums / n).astype(np.float32)
     for start in range(0, n_bootstrap, REPLICATE_BLOCK):
         rows = min(REPLICATE_BLOCK, n_bootstrap - start)
-        weights = rng.standard_normal((rows, units.shape[0]), dtype=np.float32)
-        yield (weights @ scaled).astype(float)
+        yield rng.standard_normal((rows, factor.shape[0]), dtype=np.float32) @ factor
+
+
+def _canonical_order(x: np.ndarray) -> IntArray:
+    """Return an order of the models (columns of ``x``, NaN where missing) that depends on
+    their scores alone, not on the columns' order: by a fixed random projection of the
+    scores, then of the scored items (models alike in both are interchangeable)."""
+    observed = ~np.isnan(x)
+    probe = np.random.default_rng(0).random(x.shape[0])
+    if observed.all():
+        return np.argsort(x.T @ probe, kind="stable")
+    return np.lexsort((observed.T @ probe, np.where(observed, x, 0.0).T @ probe))
+
+
+def _gaussian_factor(covariance: np.ndarray) -> np.ndarray:
+    """Return ``L`` with ``L L' = covariance`` (positive semi-definite): its Cholesky factor,
+    or when that fails (a singular covariance, as of a model scoring every item alike) its
+    eigenvectors times the roots of its eigenvalues (negative rounding clipped to 0)."""
+    try:
+        return np.linalg.cholesky(covariance)
+    except np.linalg.LinAlgError:
+        values, vectors = np.linalg.eigh(covariance)
+        return vectors * np.sqrt(np.clip(values, 0.0, None))
 
 
 def _empirical_draws(
@@ -517,6 +594,7 @@ def _empirical_draws(
     clusters: np.ndarray | None,
     n_bootstrap: int,
     seed: Seed,
+    covariance: np.ndarray,
 ) -> Iterator[np.ndarray]:
     """Blocks of ``m* - m``: items (clusters) resampled with replacement (multinomial)."""
     observed = ~np.isnan(x)
@@ -554,7 +632,19 @@ def _pair_draws(
     product); only the items some model lacks need the (K, K) sums of each replicate.
     Multiplier: ``sum_i w_i r_ijk / n_jk`` with ``r`` the centred paired differences;
     empirical: the mean of the resampled shared items' differences minus ``gap``.
+
+    With few missingness patterns, every sum a replicate needs is ``w F``, ``F`` holding per
+    item (cluster) the complete items' centred scores and count and each pattern's: with
+    Gaussian weights that is exactly ``N(0, F'F)`` given the data, drawn as ``Z L'`` with
+    ``L L' = F'F`` when ``F`` has fewer columns than rows (see :func:`_multiplier_draws`),
+    with the models in :func:`_canonical_order` (the draws then follow the models).
     """
+    restore = None
+    if kind == "multiplier":
+        order = _canonical_order(x)
+        restore = np.argsort(order)
+        x, mean = x[:, order], mean[order]
+        gap, shared = gap[np.ix_(order, order)], shared[np.ix_(order, order)]
     observed = ~np.isnan(x)
     ones = observed.astype(float)
     centred = np.where(observed, x - mean, 0.0)
@@ -569,13 +659,16 @@ def _pair_draws(
         unit_of = np.where(codes >= 0, unit_of - int((labels < 0).any()), -1)
         n_units = int((labels >= 0).sum())
     full = (unit_of >= 0) & complete
-    # complete items summed per unit: (units, K) and their counts
-    full_sums = np.zeros((n_units, x.shape[1]))
-    np.add.at(full_sums, unit_of[full], centred[full])
-    full_counts = np.bincount(unit_of[full], minlength=n_units).astype(float)
+    k = x.shape[1]
+    # per unit: the complete items' centred sums and their count (K + 1 columns)
+    features = np.zeros((n_units, k + 1))
+    values = np.column_stack([centred[full], ones[full, :1]])
+    if codes is None:  # each item its own unit
+        features[unit_of[full]] = values
+    else:
+        np.add.at(features, unit_of[full], values)
     part = np.flatnonzero((unit_of >= 0) & ~complete)
     part_centred, part_ones, part_unit = centred[part], ones[part], unit_of[part]
-    k = x.shape[1]
     # the incomplete items' missingness patterns (which models scored them): the (K, K) sums
     # of a replicate need only each pattern's weighted sums, B x (items x K + patterns x K^2)
     patterns, pattern_of = np.unique(observed[part], axis=0, return_inverse=True)
@@ -583,29 +676,56 @@ def _pair_draws(
     by_pattern = 2 * patterns.shape[0] <= part.size
     if by_pattern:
         pattern_ones = patterns.astype(float)  # (G, K)
-        members = [np.flatnonzero(pattern_of == g) for g in range(patterns.shape[0])]
+        grouped = np.zeros((n_units, patterns.shape[0], k + 1))
+        values = np.column_stack([part_centred, np.ones(part.size)])
+        if codes is None:
+            grouped[part_unit, pattern_of] = values
+        else:
+            np.add.at(grouped, (part_unit, pattern_of), values)
+        features = np.concatenate([features, grouped.reshape(n_units, -1)], axis=1)
+    # a model missing from a pattern has zero columns there: they draw 0, left out of the law
+    used = np.flatnonzero(features.any(axis=0))
+    gaussian = kind == "multiplier" and by_pattern and used.size < n_units
+    if gaussian and codes is None:
+        # each item is a unit of the complete items or of one pattern: F'F is block-diagonal
+        law = np.zeros((features.shape[1], features.shape[1]))
+        values = np.column_stack([centred, np.ones(x.shape[0])])
+        group_of = np.zeros(x.shape[0], dtype=np.int64)
+        group_of[part] = 1 + pattern_of
+        for g in range(1 + patterns.shape[0]):
+            own = values[group_of == g]
+            law[g * (k + 1) : (g + 1) * (k + 1), g * (k + 1) : (g + 1) * (k + 1)] = own.T @ own
+        factor = _gaussian_factor(law[np.ix_(used, used)]).T
+    elif gaussian:
+        factor = _gaussian_factor(features[:, used].T @ features[:, used]).T
     per_replicate = max(k * k, (patterns.shape[0] if by_pattern else part.size) * k, 1)
     block = max(1, min(REPLICATE_BLOCK, PAIR_BLOCK_ELEMENTS // per_replicate))
     rng = np.random.Generator(np.random.PCG64(seed_sequence(seed)))
     with np.errstate(divide="ignore", invalid="ignore"):
         for start in range(0, n_bootstrap, block):
             rows = min(block, n_bootstrap - start)
-            if kind == "multiplier":
-                weights = rng.standard_normal((rows, n_units))
+            if gaussian:
+                normal = rng.standard_normal((rows, used.size), dtype=np.float32)
+                sums = np.zeros((rows, features.shape[1]))
+                sums[:, used] = normal.astype(float) @ factor
             else:
-                weights = rng.multinomial(
-                    n_units, np.full(n_units, 1.0 / n_units), size=rows
-                ).astype(float)
-            model_sums = weights @ full_sums  # (b, K)
-            count = weights @ full_counts  # (b,)
-            w = weights[:, part_unit]  # (b, items with a missing score)
+                if kind == "multiplier":
+                    weights = rng.standard_normal((rows, n_units), dtype=np.float32)
+                    weights = weights.astype(float)
+                else:
+                    weights = rng.multinomial(
+                        n_units, np.full(n_units, 1.0 / n_units), size=rows
+                    ).astype(float)
+                sums = weights @ features
+            model_sums, count = sums[:, :k], sums[:, k]  # (b, K), (b,)
             if by_pattern:
-                sums = np.stack([w[:, m] @ part_centred[m] for m in members], axis=1)
-                totals = np.stack([w[:, m].sum(axis=1) for m in members], axis=1)  # (b, G)
-                cross = np.matmul(sums.transpose(0, 2, 1), pattern_ones)
+                per_pattern = sums[:, k + 1 :].reshape(rows, patterns.shape[0], k + 1)
+                totals = per_pattern[:, :, k]  # (b, G)
+                cross = np.matmul(per_pattern[:, :, :k].transpose(0, 2, 1), pattern_ones)
                 weighted = totals[:, :, None] * pattern_ones  # (b, G, K)
                 both = np.matmul(weighted.transpose(0, 2, 1), pattern_ones)
             else:
+                w = weights[:, part_unit]  # (b, items with a missing score)
                 cross = np.matmul((w[:, :, None] * part_centred).transpose(0, 2, 1), part_ones)
                 both = np.matmul((w[:, :, None] * part_ones).transpose(0, 2, 1), part_ones)
             difference = model_sums[:, :, None] - model_sums[:, None, :] + cross
@@ -616,12 +736,19 @@ def _pair_draws(
                 denominator = count[:, None, None] + both
                 deviation = difference / denominator - gap_centred
             # a pair with no shared item in a replicate (or none at all) keeps its gap
-            yield np.where(np.isfinite(deviation) & (shared >= 2), deviation, 0.0)
+            deviation = np.where(np.isfinite(deviation) & (shared >= 2), deviation, 0.0)
+            if restore is not None:
+                deviation = deviation[:, restore[:, None], restore[None, :]]
+            yield deviation
 
 
 def _max_t(
-    gap: np.ndarray, variance: np.ndarray, deviations: Iterable[np.ndarray], alpha: float
-) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], float, int]:
+    gap: np.ndarray,
+    variance: np.ndarray,
+    deviations: Callable[[], Iterable[np.ndarray]],
+    alpha: float,
+    marginal: bool = True,
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None, float, int]:
     """Stepdown max-t over the ordered pairs, all at once and per model: the rejections.
 
     The hypotheses are ``H_jk: theta_j <= theta_k`` for every ordered pair (Mogstad, Romano,
@@ -630,11 +757,21 @@ def _max_t(
     hypotheses still standing and rejects those with ``t_jk > c``; a rejected ``H_jk`` (j
     shown better than k) leaves, its reverse ``H_kj`` stays. Each pair has one orientation
     with ``t >= 0`` (the only one that can be rejected, as ``c >= 0``) and one with
-    ``t <= 0``, which stands throughout: the maximum over the standing hypotheses is the
-    larger of the replicate's maximum over the second kind (a fixed ``floor``) and its
-    running maximum over the first kind, sorted by ``t``, up to the standing prefix (its
-    records). ``deviations`` yields blocks of model deviations (b, K), whose pair deviations
-    are their differences, or of pair deviations (b, K, K).
+    ``t <= 0``, which stands throughout: the hypotheses standing at a step are those with
+    ``t`` at most the last critical value.
+
+    The statistics are the (K, K) matrix ``U_jo = (d_j - d_o) s_jo`` of each replicate, with
+    ``s_jo`` the inverse standard error signed as ``t_jo`` (the row's orientation with
+    ``t >= 0`` carries the statistic), never gathered pair by pair: the first step needs
+    every row's largest and smallest entry (the reverse orientations' maximum is minus the
+    smallest), one pass of broadcast differences over the models; later steps only the rows'
+    entries with ``|t|`` at most the critical value, which in the models' order by score lie
+    near the diagonal, each step a pass over that band. The values are float32 products
+    exactly as a pair-by-pair computation makes them, so the sets and critical values do not
+    depend on the order of the work. ``deviations`` returns an iterable of blocks of model
+    deviations (b, K), whose pair deviations are their differences, or of pair deviations
+    (b, K, K); it is called again for a later step when the blocks are too large to keep.
+    With ``marginal=False`` only the simultaneous family is tested (marginal sets: None).
     """
     k = gap.shape[0]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -644,142 +781,242 @@ def _max_t(
         exact = np.isfinite(gap) & (variance == 0) & (gap != 0)  # no variation, a gap
         t = np.where(exact, np.copysign(np.inf, gap), t)
     np.fill_diagonal(t, 0.0)
-    # every pair by its orientation with t >= 0: H_{ahead, behind}
+    # every pair by its orientation with t >= 0 (the first model of the pair on a tie):
+    # H_{ahead, behind}, its statistic scaled by inverse_se[ahead, behind]
     first, second = np.triu_indices(k, 1)
     up = t[first, second] >= 0
     ahead, behind = np.where(up, first, second), np.where(up, second, first)
     pair_t = t[ahead, behind]
-    order = np.argsort(pair_t, kind="stable")
-    pair_i, pair_j = ahead[order], behind[order]
-    pair_scale = inverse_se[pair_i, pair_j].astype(np.float32)
-    sorted_t = pair_t[order]
-    # marginal: model j's pairs, each by its orientation with t >= 0 (sign +1: H_jo, j ahead)
-    others = np.array([np.delete(np.arange(k), j) for j in range(k)]).reshape(k, k - 1)
-    own = np.repeat(np.arange(k), k - 1).reshape(k, k - 1)
-    row_t = t[own, others]
-    row_sign = np.where(row_t >= 0, 1.0, -1.0)
-    row_abs = np.abs(row_t)
-    row_order = np.argsort(row_abs, axis=1, kind="stable")
-    row_other = np.take_along_axis(others, row_order, axis=1)
-    row_sign = np.take_along_axis(row_sign, row_order, axis=1)
-    row_scale = (inverse_se[own, row_other] * row_sign).astype(np.float32)
-    row_sorted = np.take_along_axis(row_abs, row_order, axis=1)
-    pair_records, pair_floor, row_records, row_floor = [], [], [], []
-    for block in deviations:
-        block = block.astype(np.float32)
-        paired = block.ndim == 3
-        rows = max(1, PAIR_BLOCK_ELEMENTS // max(pair_i.size, 1))
-        for s in range(0, block.shape[0], rows):
-            d = block[s : s + rows]
-            diff = d[:, pair_i, pair_j] if paired else d[:, pair_i] - d[:, pair_j]
-            stat = diff * pair_scale
-            pair_records.append(_records(stat))
-            pair_floor.append(-stat.min(axis=-1, initial=np.inf))
-        rows = max(1, PAIR_BLOCK_ELEMENTS // max(k * (k - 1), 1))
-        for s in range(0, block.shape[0], rows):
-            d = block[s : s + rows]
-            diff = d[:, own, row_other] if paired else d[:, :, None] - d[:, row_other]
-            stat = diff * row_scale
-            row_records.append(_records(stat))
-            row_floor.append(-stat.min(axis=-1, initial=np.inf))
-    positions, values = _stack_records(pair_records)
-    floor = np.concatenate(pair_floor)[:, None]
-    kept, critical, steps = _stepdown(positions, values, sorted_t[None, :], alpha, floor)
+    # the marginal family of model j: H_jo and H_oj, scaled by inverse_se[j, o] and
+    # signed so that the orientation with t >= 0 carries the statistic
+    row_scale = inverse_se * np.where(t >= 0, 1.0, -1.0)
+    key = np.abs(t)
+    positive = t >= 0
+    symmetric = np.array_equal(inverse_se, inverse_se.T) and np.array_equal(t, -t.T)
+    if symmetric:
+        # then U is symmetric but for pairs with t = 0, whose orientations both stand at
+        # every step: each step's maximum over all entries equals the pairs' maximum
+        pair_scale, pair_key = row_scale, key
+    else:
+        pair_scale = np.zeros((k, k))
+        pair_scale[ahead, behind] = inverse_se[ahead, behind]
+        pair_scale[behind, ahead] = -inverse_se[ahead, behind]
+        pair_key = np.zeros((k, k))
+        pair_key[ahead, behind] = pair_key[behind, ahead] = pair_t
+    # models by score, so that the rows' entries with small |t| lie near the diagonal
+    order = np.argsort(-np.nan_to_num(gap).sum(axis=1), kind="stable")
+    place = np.ix_(order, order)
+    scales = []
+    for matrix in (row_scale, pair_scale):
+        matrix = matrix[place].astype(np.float32)
+        np.fill_diagonal(matrix, np.nan)  # fmax and fmin pass over the diagonal
+        scales.append(matrix)
+    row_scale, pair_scale = scales
+    key, pair_key, positive = key[place], pair_key[place], positive[place]
+    source = _Blocks(deviations, order)
+    rows = np.arange(k)
+    everything = np.ones((k, k), dtype=bool)
+    upper = rows[:, None] < rows[None, :]
+    share = symmetric and marginal
+    requests = [(pair_scale, upper, True)] if not share else []
+    if marginal:
+        requests.append((row_scale, everything, True))
+    results = source.row_extremes(requests)
+    if marginal:
+        row_max, row_min = results[-1]
+        row_floor = -row_min.astype(float)
+        row_maxima = np.fmax(row_max, row_floor)
+    pair_max, pair_min = results[-1] if share else results[0]
+    floor = -np.fmin.reduce(pair_min, axis=1).astype(float)
+    maxima = np.fmax(np.fmax.reduce(pair_max, axis=1), floor)
+    # the simultaneous family: its standing hypotheses, the last critical value
+    standing, threshold, critical, steps, testing = pair_t.size, np.inf, np.inf, 0, True
+    # the marginal families: rows still stepping, each row's standing count and threshold
+    off = ~np.eye(k, dtype=bool)
+    row_standing = np.full(k, k - 1)
+    row_threshold = np.full(k, np.inf)
+    stepping = np.ones(k, dtype=bool) if marginal else np.zeros(k, dtype=bool)
+    while testing or stepping.any():
+        requests = []
+        if testing:
+            steps += 1
+            critical = max(float(np.quantile(maxima, 1 - alpha)), 0.0)
+            count = min(int(np.count_nonzero(pair_t <= critical)), standing)
+            testing = 0 < count < standing
+            if count < standing:
+                standing, threshold = count, critical
+            if testing:
+                requests.append((pair_scale, upper & (pair_key <= threshold), False))
+        if stepping.any():
+            live = np.flatnonzero(stepping)
+            quantile = np.quantile(row_maxima[:, live], 1 - alpha, axis=0)
+            level = np.maximum(quantile, 0.0)
+            count = np.minimum(((key[live] <= level[:, None]) & off[live]).sum(axis=1),
+                               row_standing[live])  # fmt: skip
+            changed = count != row_standing[live]
+            row_standing[live] = count
+            row_threshold[live[changed]] = level[changed]
+            stepping[:] = False
+            stepping[live[changed & (count > 0)]] = True
+            if stepping.any():
+                within = (key <= row_threshold[:, None]) & stepping[:, None]
+                requests.append((row_scale, within, False))
+        if not requests:
+            break
+        results = source.row_extremes(requests)
+        if testing:
+            partial = np.fmax.reduce(results[0][0], axis=1)
+            maxima = np.fmax(partial, floor)
+        if stepping.any():
+            row_maxima[:, stepping] = np.fmax(results[-1][0][:, stepping], row_floor[:, stepping])
     better = np.zeros((k, k), dtype=bool)
-    rejected = order[kept[0] :]  # every hypothesis past the standing prefix is rejected
+    rejected = pair_t > threshold
     better[ahead[rejected], behind[rejected]] = True
-    positions, values = _stack_records(row_records)
-    kept_rows, _, _ = _stepdown(positions, values, row_sorted, alpha, np.concatenate(row_floor))
-    beyond = np.arange(k - 1)[None, :] >= kept_rows[:, None]
-    marginal_better = np.zeros((k, k), dtype=bool)  # [j, o]: j shown better than o
-    marginal_worse = np.zeros((k, k), dtype=bool)  # [j, o]: o shown better than j
-    wins = beyond & (row_sign > 0)
-    losses = beyond & (row_sign < 0)
-    marginal_better[own[wins], row_other[wins]] = True
-    marginal_worse[own[losses], row_other[losses]] = True
-    return better, (marginal_better, marginal_worse), float(critical[0]), steps
+    if not marginal:
+        return better, None, critical, steps
+    shown = key > row_threshold[:, None]
+    ahead_of = np.zeros((k, k), dtype=bool)  # [j, o]: j shown better than o (by the order)
+    ahead_of[place] = shown & positive
+    behind_of = np.zeros((k, k), dtype=bool)
+    behind_of[place] = shown & ~positive
+    return better, (ahead_of, behind_of), critical, steps
 
 
-def _records(stat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Running maxima of ``stat`` (..., P) along P: where each new maximum starts, and its value.
+class _Blocks:
+    """The bootstrap's deviation blocks as float32 in the models' order, kept in memory when
+    they fit in ``KEPT_BYTES`` (else drawn again, the same, for each later step)."""
 
-    A replicate's maximum over the first m pairs is the value of its last record at a
-    position below m; a running maximum of P values has O(log P) records, so all B
-    replicates' records take little memory where the (B, P) statistics would not.
-    """
-    running = np.maximum.accumulate(stat, axis=-1)
-    change = np.empty(running.shape, dtype=bool)
-    change[..., 0] = True
-    change[..., 1:] = running[..., 1:] > running[..., :-1]
-    flat = change.reshape(-1, stat.shape[-1])
-    rows, cols = np.nonzero(flat)
-    count = np.bincount(rows, minlength=flat.shape[0])
-    width = int(count.max())
-    slot = np.arange(rows.size) - np.repeat(np.cumsum(count) - count, count)
-    positions = np.full((flat.shape[0], width), np.iinfo(np.int32).max, dtype=np.int32)
-    values = np.zeros((flat.shape[0], width), dtype=np.float32)
-    positions[rows, slot] = cols
-    values[rows, slot] = running.reshape(flat.shape)[rows, cols]
-    lead = change.shape[:-1]
-    return positions.reshape(*lead, width), values.reshape(*lead, width)
+    def __init__(self, deviations: Callable[[], Iterable[np.ndarray]], order: np.ndarray):
+        self._draw = deviations
+        self._order = order
+        self._kept: list[np.ndarray] | None = None
 
+    def _blocks(self) -> Iterator[np.ndarray]:
+        if self._kept is not None:
+            yield from self._kept
+            return
+        kept: list[np.ndarray] | None = []
+        size = 0
+        order = self._order
+        for block in self._draw():
+            block = np.asarray(block, dtype=np.float32)
+            # rows contiguous: the tiles' differences run along them
+            if block.ndim == 2:
+                block = np.ascontiguousarray(block.take(order, axis=1))
+            else:
+                block = np.ascontiguousarray(block[:, order[:, None], order[None, :]])
+            size += block.nbytes
+            if kept is not None:
+                kept = [*kept, block] if size <= KEPT_BYTES else None
+            yield block
+        self._kept = kept
 
-def _stack_records(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    width = max(p.shape[-1] for p, _ in parts)
-    positions = np.concatenate(
-        [
-            np.pad(
-                p,
-                [(0, 0)] * (p.ndim - 1) + [(0, width - p.shape[-1])],
-                constant_values=np.iinfo(np.int32).max,
-            )
-            for p, _ in parts
-        ]
-    )
-    values = np.concatenate(
-        [np.pad(v, [(0, 0)] * (v.ndim - 1) + [(0, width - v.shape[-1])]) for _, v in parts]
-    )
-    return positions, values
-
-
-def _stepdown(
-    positions: np.ndarray, values: np.ndarray, sorted_t: np.ndarray, alpha: float, floor: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, int]:
-    """Stepdown for one or several families of hypotheses at once.
-
-    ``sorted_t`` (F, P) holds each family's rejectable hypotheses' t (>= 0) ascending;
-    ``positions``/``values`` (B, [F,] R) the replicates' running-maximum records over the
-    same order, ``floor`` (B, F) each replicate's maximum over the hypotheses that stand
-    throughout. The rejectable ones still standing are always a prefix: starting from all
-    P, the critical value is the (1 - alpha) quantile of the replicates' maxima over the
-    prefix and the floor (at least 0), and the prefix shrinks to the t <= it. Returns the
-    final prefix lengths, critical values and the number of steps.
-    """
-    families, p = sorted_t.shape
-    if positions.ndim == 2:
-        positions, values = positions[:, None, :], values[:, None, :]
-    floor = np.asarray(floor, dtype=float).reshape(positions.shape[0], families)
-    kept = np.full(families, p)
-    critical = np.full(families, np.inf)
-    steps = 0
-    while True:
-        live = kept > 0
-        if not live.any():
-            break
-        steps += 1
-        index = (positions < kept[None, :, None]).sum(axis=-1) - 1  # (B, F)
-        maxima = np.take_along_axis(values, np.maximum(index, 0)[..., None], axis=-1)[..., 0]
-        maxima = np.where(index >= 0, np.maximum(maxima, floor), floor)
-        quantile = np.maximum(np.quantile(maxima, 1 - alpha, axis=0), 0.0)
-        critical = np.where(live, quantile, critical)
-        new = np.array(
-            [np.searchsorted(sorted_t[f], critical[f], side="right") for f in range(families)]
+    def row_extremes(
+        self, requests: Sequence[tuple[np.ndarray, np.ndarray, bool]]
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per request ``(scale, mask, smallest)``: each replicate's largest (and smallest)
+        ``U_jo = (d_j - d_o) scale_jo`` over each row's entries in ``mask`` (B, K), the scale
+        NaN on the diagonal; NaN (or -inf) for a row with none. The work covers, per tile of
+        rows, the columns from the first to the last entry in the mask: with both extremes
+        (the first step, every entry) the others are NaN, passed over by fmax and fmin; with
+        the largest alone (a band) they are -inf, added, as plain maxima run faster."""
+        plans = []
+        for scale, mask, smallest in requests:
+            present = np.asarray(mask.any(axis=1))
+            first = np.argmax(mask, axis=1)
+            last = mask.shape[1] - np.argmax(mask[:, ::-1], axis=1)
+            if smallest:
+                masked, offset = np.where(mask, scale, np.float32(np.nan)), None
+            else:
+                inside = mask & ~np.isnan(scale)
+                masked = np.where(inside, scale, np.float32(0.0))
+                offset = np.where(inside, np.float32(0.0), np.float32(-np.inf))
+            budget = TILE_ELEMENTS if smallest else BAND_ELEMENTS
+            plans.append((masked, offset, _tiles(first, last, present, budget), smallest))
+        size = max(
+            (
+                TILE_REPLICATES * (r1 - r0) * (c1 - c0)
+                for _, _, tiles, _ in plans
+                for r0, r1, c0, c1 in tiles
+            ),
+            default=0,
         )
-        new = np.minimum(new, kept)
-        if np.array_equal(new, kept):
-            break
-        kept = new
-    return kept, critical, steps
+        parts: list[list[np.ndarray]] = [[] for _ in range(2 * len(plans))]
+        workers = min(os.cpu_count() or 1, 8)
+        for block in self._blocks():
+            for p, (masked, offset, tiles, smallest) in enumerate(plans):
+                high = np.full(block.shape[:2], np.nan, dtype=np.float32)
+                low = np.full(block.shape[:2], np.nan, dtype=np.float32) if smallest else high
+                run = partial(_tile_extremes, block, tiles, masked, offset, high, low, size)
+                starts = range(0, block.shape[0], TILE_REPLICATES)
+                area = sum((r1 - r0) * (c1 - c0) for r0, r1, c0, c1 in tiles)
+                # the maxima are exact whichever thread takes which replicates; threads pay
+                # off from some milliseconds of work
+                if workers > 1 and block.shape[0] * area >= THREADED_ELEMENTS:
+                    with ThreadPoolExecutor(max_workers=workers) as pool:
+                        list(pool.map(run, starts))
+                else:
+                    for s in starts:
+                        run(s)
+                parts[2 * p].append(high)
+                parts[2 * p + 1].append(low)
+        stacked = [np.concatenate(p) for p in parts]
+        return [(stacked[2 * p], stacked[2 * p + 1]) for p in range(len(plans))]
+
+
+def _tile_extremes(
+    block: np.ndarray,
+    tiles: list[tuple[int, int, int, int]],
+    masked: np.ndarray,
+    offset: np.ndarray | None,
+    high: np.ndarray,
+    low: np.ndarray,
+    size: int,
+    start: int,
+) -> None:
+    """Fill ``high`` (and ``low`` without ``offset``) for the replicates ``start`` to
+    ``start + TILE_REPLICATES`` of ``block``, tile by tile (see :meth:`_Blocks.row_extremes`)."""
+    part = block[start : start + TILE_REPLICATES]
+    buffer = np.empty(size, dtype=np.float32)
+    for r0, r1, c0, c1 in tiles:
+        shape = (part.shape[0], r1 - r0, c1 - c0)
+        u = buffer[: shape[0] * shape[1] * shape[2]].reshape(shape)
+        if part.ndim == 2:
+            np.subtract(part[:, r0:r1, None], part[:, None, c0:c1], out=u)
+            np.multiply(u, masked[r0:r1, c0:c1], out=u)
+        else:
+            np.multiply(part[:, r0:r1, c0:c1], masked[r0:r1, c0:c1], out=u)
+        rows = (slice(start, start + shape[0]), slice(r0, r1))
+        if offset is not None:
+            np.add(u, offset[r0:r1, c0:c1], out=u)
+            np.maximum.reduce(u, axis=2, out=high[rows])
+        else:
+            np.fmax.reduce(u, axis=2, out=high[rows])
+            np.fmin.reduce(u, axis=2, out=low[rows])
+
+
+def _tiles(
+    first: np.ndarray, last: np.ndarray, present: np.ndarray, budget: int
+) -> list[tuple[int, int, int, int]]:
+    """Runs of consecutive rows ``[r0, r1)`` with the columns ``[c0, c1)`` spanning their
+    entries (row j's from ``first[j]`` to ``last[j]``), of at most ``budget`` elements per
+    replicate unless a single row is wider."""
+    tiles = []
+    k = first.size
+    r0 = 0
+    while r0 < k:
+        if not present[r0]:
+            r0 += 1
+            continue
+        c0, c1, r1 = int(first[r0]), int(last[r0]), r0 + 1
+        while r1 < k and present[r1]:
+            lo, hi = min(c0, int(first[r1])), max(c1, int(last[r1]))
+            if (r1 + 1 - r0) * (hi - lo) > budget:
+                break
+            c0, c1, r1 = lo, hi, r1 + 1
+        tiles.append((r0, r1, c0, c1))
+        r0 = r1
+    return tiles
 
 
 # --- Holm fallback ----------------------------------------------------------------------------
@@ -862,7 +1099,7 @@ def _assemble(
     n: np.ndarray,
     gap: np.ndarray,
     better: np.ndarray,
-    marginal: tuple[np.ndarray, np.ndarray],
+    marginal: tuple[np.ndarray, np.ndarray] | None,
     top_k: int | None,
     method: str,
     critical: float,
@@ -875,9 +1112,11 @@ def _assemble(
     rank = 1 + (np.nan_to_num(gap) > 0).sum(axis=0)
     rank_low = 1 + better.sum(axis=0)
     rank_high = k - better.sum(axis=1)
-    marginal_better, marginal_worse = marginal
-    marginal_low = 1 + marginal_worse.sum(axis=1)
-    marginal_high = k - marginal_better.sum(axis=1)
+    marginal_low = marginal_high = None
+    if marginal is not None:
+        marginal_better, marginal_worse = marginal
+        marginal_low = 1 + marginal_worse.sum(axis=1)
+        marginal_high = k - marginal_better.sum(axis=1)
     order = np.lexsort((np.arange(k), -mean, rank))
     top = None
     if top_k is not None:
