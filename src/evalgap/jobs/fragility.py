@@ -992,7 +992,7 @@ def _confirm_top(entry: RankClaimFragility, task: Any, models: list[str],
         keep = ~np.isin(ids, item[order[:k]])
         x = task.scores[keep][:, [column[m] for m in models]]
         sets = rk.rank_sets(
-            x, alpha=ranks.alpha, n_bootstrap=n_bootstrap, method="bootstrap",
+            x, alpha=ranks.alpha, n_bootstrap=n_bootstrap, method="bootstrap", marginal=False,
             seed=resample.child_seed(seed, "ranks"),
         )  # fmt: skip
         return not (int(sets.rank_low[0]) == 1 and int(sets.rank_high[0]) == 1)
