@@ -83,6 +83,9 @@ CREATE TABLE IF NOT EXISTS pair_cluster_stats (
     sum_ab DOUBLE, sum_a2 DOUBLE, sum_b2 DOUBLE, cluster VARCHAR);
 """
 
+# Rows of one Arrow batch read back from the store.
+_BATCH_ROWS = 1 << 20
+
 PAIR_COLUMNS = ("task", "model_a", "model_b", "n", "sum_a", "sum_b", "sum_ab", "sum_a2", "sum_b2")
 
 # Per (model, task, item): runs averaged, unusable scores left out (as alignment does).
@@ -480,28 +483,38 @@ def add_long(con, long, path, sha: str, opts: str, *, pair_stats: bool = True, r
     transaction). With ``pair_stats=False`` (bulk loads), call :func:`rebuild_pair_stats`
     afterwards.
     """
-    frame = _store_frame(long.frame, path)
     con.execute("BEGIN TRANSACTION")
     try:
         source_id = con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchall()[
             0
         ][0]
-        frame.insert(0, "source_id", source_id)
-        con.register("_new_rows", frame)
-        con.execute(
-            "INSERT INTO scores SELECT source_id, seq, model, task, item_id, run, score, cluster "
-            "FROM _new_rows"
-        )
-        con.unregister("_new_rows")
+        rows = _insert_rows(con, _store_frame(long.frame, path, source_id=source_id))
         old = _drop_sources(con, replaces)
         if pair_stats:
             update_pair_stats(con, source_id, also=old)
-        _insert_source_row(con, source_id, path, sha, long, opts, len(frame))
+        _insert_source_row(con, source_id, path, sha, long, opts, rows)
         con.execute("COMMIT")
     except BaseException:
         _rollback(con)
         raise
-    return source_id, len(frame)
+    return source_id, rows
+
+
+def _insert_rows(con, table) -> int:
+    """Append an Arrow table of the store's columns to ``scores``; return its rows.
+
+    DuckDB scans the Arrow buffers in place (ids as dictionary arrays: each label is copied
+    once per batch, not once per row), so no Python object is made per row.
+    """
+    con.register("_new_rows", table)
+    try:
+        con.execute(
+            "INSERT INTO scores SELECT source_id, seq, model, task, item_id, run, score, cluster "
+            "FROM _new_rows"
+        )
+    finally:
+        con.unregister("_new_rows")
+    return table.num_rows
 
 
 def _drop_sources(con, ids) -> list:
@@ -554,19 +567,13 @@ def _add_batches(con, path, sha, opts, streamed, pair_stats, selection, replaces
     try:
         for batch in batches:
             kept = selection.keep(batch)
-            frame = _store_frame(kept, path, offset=read, rows=selection.positions)
-            read += len(batch)
-            if frame.empty:
-                continue
-            frame["seq"] += rows
-            frame.insert(0, "source_id", source_id)
-            con.register("_new_rows", frame)
-            con.execute(
-                "INSERT INTO scores SELECT source_id, seq, model, task, item_id, run, score, "
-                "cluster FROM _new_rows"
+            table = _store_frame(
+                kept, path, offset=read, rows=selection.positions, source_id=source_id,
+                first_seq=rows,
             )
-            con.unregister("_new_rows")
-            rows += len(frame)
+            read += len(batch)
+            if table.num_rows:
+                rows += _insert_rows(con, table)
         if rows == 0:
             return None, 0
         con.execute("BEGIN TRANSACTION")
@@ -608,15 +615,26 @@ def _insert_source_row(con, source_id, path, sha, long, opts, rows) -> None:
 
 
 def _store_frame(
-    frame: pd.DataFrame, path="the source", offset: int = 0, rows=None
-) -> pd.DataFrame:
-    """The long frame as the store's columns (strings, float scores, None where absent).
+    frame: pd.DataFrame,
+    path="the source",
+    offset: int = 0,
+    rows=None,
+    *,
+    source_id: int = 0,
+    first_seq: int = 0,
+):
+    """The long frame as an Arrow table of the store's columns (``source_id, seq, model, task,
+    item_id, run, score, cluster``: text, float scores, null where absent).
 
     Scores are converted as the alignment converts them (``True``/``False`` text is 1/0);
     a score that is not a number (or is infinite) is refused with its row, since the store
     keeps numbers only and would otherwise lose it silently. ``rows``: the loaded table's
-    row of each row of ``frame`` (when some were not selected), for that message.
+    row of each row of ``frame`` (when some were not selected), for that message. ``seq``
+    numbers the rows from ``first_seq``. Categorical ids (what the table readers give) become
+    dictionary arrays of their labels: one ``str()`` per category, none per row.
     """
+    import pyarrow as pa
+
     from evalgap._scores import _numeric_scores
 
     n = len(frame)
@@ -635,22 +653,26 @@ def _store_frame(
 
     def text(name):
         if name not in frame.columns:
-            return np.full(n, None, dtype=object)
+            return pa.nulls(n, pa.string())
         col = frame[name]
-        if isinstance(col.dtype, pd.CategoricalDtype):  # one str() per category, not per row
-            labels = np.array([str(c) for c in col.cat.categories] + [None], dtype=object)
-            return labels[col.cat.codes.to_numpy()]  # code -1 (missing) takes the last: None
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            labels = pa.array([str(c) for c in col.cat.categories], type=pa.string())
+            codes = col.cat.codes.to_numpy().astype(np.int32)
+            return pa.DictionaryArray.from_arrays(pa.array(codes, mask=codes < 0), labels)
         col = col.astype(object)
-        return col.where(col.notna(), None).map(lambda v: v if v is None else str(v)).to_numpy()
+        texts = col.where(col.notna(), None).map(lambda v: v if v is None else str(v))
+        return pa.array(texts.to_numpy(), type=pa.string())
 
-    return pd.DataFrame(
+    return pa.table(
         {
-            "seq": np.arange(n, dtype=np.int64),
+            "source_id": pa.array(np.full(n, source_id, dtype=np.int32)),
+            "seq": pa.array(np.arange(first_seq, first_seq + n, dtype=np.int64)),
             "model": text("model"),
             "task": text("task"),
             "item_id": text("item_id"),
             "run": text("run"),
-            "score": values.to_numpy(dtype=float),
+            # NaN (an empty score) is stored as NULL, as a pandas frame's NaN was
+            "score": pa.array(values.to_numpy(dtype=float), from_pandas=True),
             "cluster": text("cluster"),
         }
     )
@@ -751,6 +773,13 @@ def _refuse_label_clash(con, task, source_id) -> None:
 
 
 def _write_vectors(con, task, models, *, source_id=None) -> None:
+    """Write the vectors of the task's ``models`` (replacing theirs), from their rows.
+
+    Most sources give each (model, item) one row: the vectors are then the rows themselves,
+    scattered straight into a (models x items) matrix from Arrow batches of the numbered rows
+    (:func:`_scatter_vectors`). A source with runs or repeated rows goes through DuckDB's
+    aggregate, which averages the runs and refuses two scores for one run.
+    """
     marks = ", ".join("?" * len(models))
     # Models new to the task have all their rows in the new source: read only its rows
     # (a range of the table), not the whole store.
@@ -759,6 +788,11 @@ def _write_vectors(con, task, models, *, source_id=None) -> None:
     ).fetchall()[0][0]
     only_source = source_id is not None and known == 0
     n_ix = con.execute("SELECT count(*) FROM items WHERE task = ?", [task]).fetchall()[0][0]
+    records = _scatter_vectors(con, task, models, source_id if only_source else None, n_ix)
+    if records is not None:
+        con.execute(f"DELETE FROM vectors WHERE task = ? AND model IN ({marks})", [task, *models])
+        _insert_arrow(con, "vectors", records)
+        return
     # Per item, the mean over its runs, each run's rows collapsed first (as the alignment
     # collapses identical duplicate rows); a run with two different scores is a conflict.
     rows = con.execute(
@@ -792,6 +826,90 @@ def _write_vectors(con, task, models, *, source_id=None) -> None:
         )
     if records:
         con.executemany("INSERT INTO vectors VALUES (?, ?, ?, ?, ?, ?, ?)", records)
+
+
+def _scatter_vectors(con, task, models, source_id, n_ix):
+    """The vectors of ``models`` as an Arrow table of ``vectors`` rows, or None when some
+    (model, item) has more than one row (runs, repeated rows: left to the aggregate).
+
+    The rows (of ``source_id`` alone when given) are read numbered -- model and item as
+    integers, joined in DuckDB -- in Arrow batches and scattered into a matrix: int8 codes
+    (-1 unscored) while every score is 0 or 1, float64 (NaN unscored) from the first other
+    score. Memory: the matrix (one byte a cell for binary scores) and one batch.
+    """
+    import pyarrow as pa
+
+    names = sorted(set(models))
+    k = len(names)
+    con.register(
+        "_touched",
+        pa.table({"model": pa.array(names, pa.string()), "mx": np.arange(k, dtype=np.int32)}),
+    )
+    codes = np.full((k, n_ix), -1, dtype=np.int8)
+    values = None  # float64, once a score is neither 0 nor 1
+    first = np.full(k, np.iinfo(np.int64).max, dtype=np.int64)
+    rows = 0
+    try:
+        reader = con.sql(
+            "SELECT m.mx, i.ix, s.score, s.source_id * 4294967296 + s.seq AS f FROM scores s "
+            "JOIN items i ON s.task = i.task AND s.item_id = i.item_id "
+            "JOIN _touched m ON s.model = m.model "
+            "WHERE s.task = ? AND s.score IS NOT NULL AND isfinite(s.score)"
+            + (" AND s.source_id = ?" if source_id is not None else ""),
+            params=[task, *([source_id] if source_id is not None else [])],
+        ).to_arrow_reader(_BATCH_ROWS)
+        for batch in _closing(reader):
+            mx = batch.column("mx").to_numpy().astype(np.intp)
+            ix = batch.column("ix").to_numpy().astype(np.intp)
+            score = batch.column("score").to_numpy()
+            rows += len(mx)
+            if values is None and not np.isin(score, (0.0, 1.0)).all():
+                values = np.where(codes >= 0, codes, np.nan)
+            if values is None:
+                codes[mx, ix] = score.astype(np.int8)
+            else:
+                values[mx, ix] = score
+            np.minimum.at(first, mx, batch.column("f").to_numpy())
+    finally:
+        con.unregister("_touched")
+    observed = codes >= 0 if values is None else ~np.isnan(values)
+    n = observed.sum(axis=1)
+    if int(n.sum()) != rows:  # a cell written twice: runs to average, or repeated rows
+        return None
+    binary = np.ones(k, dtype=bool)
+    if values is None:
+        total = (codes == 1).sum(axis=1)
+        blobs = [codes[m].tobytes() for m in range(k)]
+    else:
+        binary &= (np.isin(values, (0.0, 1.0)) | ~observed).all(axis=1)
+        total = np.where(observed, values, 0.0).sum(axis=1)
+        blobs = [
+            np.where(observed[m], values[m], -1).astype(np.int8).tobytes()
+            if binary[m]
+            else values[m].tobytes()
+            for m in range(k)
+        ]
+    kept = np.flatnonzero(n > 0)  # a model without a usable score has no vector
+    return pa.table(
+        {
+            "task": pa.array([task] * kept.size, pa.string()),
+            "model": pa.array([names[m] for m in kept], pa.string()),
+            "is_binary": pa.array(binary[kept]),
+            "n_items": pa.array(n[kept].astype(np.int32)),
+            "mean": pa.array(total[kept] / n[kept]),
+            "first_seen": pa.array(first[kept]),
+            "scores": pa.array([blobs[m] for m in kept], pa.binary()),
+        }
+    )
+
+
+def _insert_arrow(con, table_name, table) -> None:
+    """Append an Arrow table whose columns are ``table_name``'s, in order."""
+    con.register("_arrow_rows", table)
+    try:
+        con.execute(f"INSERT INTO {table_name} SELECT * FROM _arrow_rows")
+    finally:
+        con.unregister("_arrow_rows")
 
 
 def _refuse_conflict(con, task, conflicts, source_id) -> None:
@@ -865,12 +983,13 @@ def read_vectors(con, task, models=None, *, as_codes=False):
     return [r[0] for r in rows], np.where(mask, x, 0.0), mask.astype(dtype), False
 
 
-def _write_pairs(con, task, models, *, cluster_models=None) -> None:
-    """The pairs of ``models`` with every model of the task: one product per statistic
-    (the per-cluster sums of ``cluster_models``' pairs, by default the same models)."""
+def _write_pairs(con, task, models, *, cluster_models=None, block_models: int = 2048) -> None:
+    """The pairs of ``models`` with every model of the task: one product per statistic,
+    ``block_models`` of them at a time (the per-cluster sums of ``cluster_models``' pairs, by
+    default the same models)."""
     _write_cluster_pairs(con, task, cluster_models or models)
-    few = len(models) <= 16  # a few new models: count on the int8 codes, no float copies
-    names, x0, mask, binary = read_vectors(con, task, as_codes=few)
+    # binary boards come as their int8 codes; graded ones as scores and mask
+    names, x0, mask, binary = read_vectors(con, task, as_codes=True)
     marks = ", ".join("?" * len(models))
     con.execute(
         f"DELETE FROM pair_stats WHERE task = ? AND (model_a IN ({marks}) OR model_b IN ({marks}))",
@@ -880,13 +999,40 @@ def _write_pairs(con, task, models, *, cluster_models=None) -> None:
     rows_t = np.array([index[m] for m in models if m in index], dtype=np.int64)
     if rows_t.size == 0 or len(names) < 2:
         return
-    if binary and few:
-        sums = paired.pair_sums_from_codes(x0, rows_t)
-    else:
-        if mask is None:
-            names, x0, mask, binary = read_vectors(con, task)
-        sums = paired.pair_sums(x0, mask, rows_t, binary=binary)
-    _insert_pairs(con, task, names, rows_t, sums)
+    for start in range(0, rows_t.size, block_models):
+        block = rows_t[start : start + block_models]
+        if not binary:
+            sums = paired.pair_sums(x0, mask, block, binary=False)
+        elif block.size <= 16:  # a few new models: count on the codes, no float copies
+            sums = paired.pair_sums_from_codes(x0, block)
+        else:
+            sums = _code_pair_sums(x0, block)
+        _insert_pairs(con, task, names, block, sums, done=rows_t[:start])
+
+
+def _code_pair_sums(codes, rows, block_items: int = 4096):
+    """:func:`evalgap.stats.paired.pair_sums` of binary scores held as int8 codes, taken a
+    block of items at a time: memory is one (models x block) float32 copy, not two of the
+    whole board. Each block's products are exact in float32 (counts below 2^24) and summed
+    in float64, so the sums are the exact counts. When ``rows`` are every model in order,
+    the column models' sums are the transpose of the row models' (one product saved)."""
+    k = codes.shape[0]
+    every = rows.size == k and bool((rows == np.arange(k)).all())
+    n = np.zeros((rows.size, k))
+    sum_t, sum_to = np.zeros_like(n), np.zeros_like(n)
+    sum_o = None if every else np.zeros_like(n)
+    for lo in range(0, codes.shape[1], block_items):
+        part = codes[:, lo : lo + block_items]
+        x = (part == 1).astype(np.float32)
+        m = (part >= 0).astype(np.float32)
+        sums = paired.pair_sums(x, m, rows, binary=True, both_sides=not every)
+        n += sums.n
+        sum_t += sums.sum_t
+        sum_to += sums.sum_to
+        if sum_o is not None:
+            sum_o += sums.sum_o
+    sum_o = sum_t.T if sum_o is None else sum_o
+    return paired.PairSums(n, sum_t, sum_o, sum_t, sum_o, sum_to)
 
 
 def _item_clusters(con, task, n_ix):
@@ -934,6 +1080,8 @@ def _write_cluster_pairs(con, task, models, *, block_models: int = 512) -> None:
 def _insert_pairs(con, task, names, rows_t, sums, *, cluster=None, done=()) -> None:
     """Insert the pairs of the ``rows_t`` models (``done``: models of earlier blocks of
     the same update, whose pairs with these are written already)."""
+    import pyarrow as pa
+
     n, s_t, s_o, s_tt, s_oo, s_to = (
         sums.n, sums.sum_t, sums.sum_o, sums.sum_tt, sums.sum_oo, sums.sum_to
     )
@@ -948,26 +1096,31 @@ def _insert_pairs(con, task, names, rows_t, sums, *, cluster=None, done=()) -> N
     keep = (me != other) & (~touched[other] | (me < other)) & ~earlier[other]
     t_idx, o_idx, me, other = t_idx[keep], o_idx[keep], me[keep], other[keep]
     first = me < other  # names are sorted: the smaller index is model_a
-    name_arr = np.array(names, dtype=object)
-    frame = pd.DataFrame(
-        {
-            "task": task,
-            "model_a": np.where(first, name_arr[me], name_arr[other]),
-            "model_b": np.where(first, name_arr[other], name_arr[me]),
-            "n": n[t_idx, o_idx].astype(np.int64),
-            "sum_a": np.where(first, s_t[t_idx, o_idx], s_o[t_idx, o_idx]).astype(np.float64),
-            "sum_b": np.where(first, s_o[t_idx, o_idx], s_t[t_idx, o_idx]).astype(np.float64),
-            "sum_ab": s_to[t_idx, o_idx].astype(np.float64),
-            "sum_a2": np.where(first, s_tt[t_idx, o_idx], s_oo[t_idx, o_idx]).astype(np.float64),
-            "sum_b2": np.where(first, s_oo[t_idx, o_idx], s_tt[t_idx, o_idx]).astype(np.float64),
-        }
-    )
+    labels = pa.array(names, pa.string())
+
+    def name(index):  # a dictionary array: each name copied once, not once per pair
+        return pa.DictionaryArray.from_arrays(pa.array(index.astype(np.int32)), labels)
+
+    def constant(value):
+        return pa.DictionaryArray.from_arrays(
+            pa.array(np.zeros(len(me), dtype=np.int32)), pa.array([value], pa.string())
+        )
+
+    columns = {
+        "task": constant(task),
+        "model_a": name(np.where(first, me, other)),
+        "model_b": name(np.where(first, other, me)),
+        "n": n[t_idx, o_idx].astype(np.int64),
+        "sum_a": np.where(first, s_t[t_idx, o_idx], s_o[t_idx, o_idx]).astype(np.float64),
+        "sum_b": np.where(first, s_o[t_idx, o_idx], s_t[t_idx, o_idx]).astype(np.float64),
+        "sum_ab": s_to[t_idx, o_idx].astype(np.float64),
+        "sum_a2": np.where(first, s_tt[t_idx, o_idx], s_oo[t_idx, o_idx]).astype(np.float64),
+        "sum_b2": np.where(first, s_oo[t_idx, o_idx], s_tt[t_idx, o_idx]).astype(np.float64),
+    }
     if cluster is not None:
-        frame["cluster"] = cluster
-    con.register("_pairs", frame)
+        columns["cluster"] = constant(cluster)
     table = "pair_stats" if cluster is None else "pair_cluster_stats"
-    con.execute(f"INSERT INTO {table} SELECT * FROM _pairs")
-    con.unregister("_pairs")
+    _insert_arrow(con, table, pa.table(columns))
 
 
 def rebuild_pair_stats(con, *, block_models: int = 512, block_items: int = 2048) -> None:
