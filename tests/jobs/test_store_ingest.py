@@ -180,3 +180,77 @@ def test_runs_and_repeated_rows_go_through_the_aggregate(tmp_path, scattered):
     pd.testing.assert_frame_equal(pa_[others], pb[others])
     m0_pairs = pb[~others]
     np.testing.assert_array_equal(m0_pairs["sum_a"], 0.5 * m0_pairs["n"])
+
+
+def _read_back(store):
+    con = io.connect(store, read_only=True)
+    try:
+        rows = con.execute(
+            "SELECT source_id, seq, model, task, item_id, run, score, cluster FROM scores "
+            "ORDER BY source_id, seq"
+        ).df()
+    finally:
+        con.close()
+    return rows, _tables(store)
+
+
+def _variants():
+    """Long Parquet tables the batch reader and DuckDB's read must store alike."""
+    base = _frame(n_models=5, n_items=40, seed=5)
+    base.loc[3, "score"] = np.nan  # an empty score: stored as NULL
+    numbered = base.assign(item_id=base["item_id"].str[1:].astype(int))  # integer ids
+    tasks = pd.concat([base.assign(task="t1"), base.assign(task="t2")], ignore_index=True)
+    runs = base.assign(run=np.where(np.arange(len(base)) % 2, "r1", "r2"))
+    clusters = base.assign(topic=base["item_id"].str[-1])
+    categorical = base.assign(model=base["model"].astype("category"))
+    counts = base.dropna().assign(score=lambda f: f["score"].astype("int8"))
+    return {
+        "plain": (base, {}),
+        "integer ids": (numbered, {}),
+        "tasks": (tasks, {}),
+        "runs": (runs, {"run_column": "run"}),
+        "clusters": (clusters, {"cluster_column": "topic"}),
+        "categorical": (categorical, {}),
+        "integer scores": (counts, {}),
+    }
+
+
+@pytest.mark.parametrize("name", list(_variants()))
+def test_parquet_read_by_duckdb_stores_what_the_batches_store(tmp_path, monkeypatch, name):
+    frame, options = _variants()[name]
+    source = tmp_path / "t.parquet"
+    frame.to_parquet(source, index=False)
+    read = []
+    real = io._insert_parquet
+    monkeypatch.setattr(io, "_insert_parquet", lambda *a: read.append(real(*a)) or read[-1])
+    evalgap.store_add(tmp_path / "fast.duckdb", [source], **options)
+    assert read == [len(frame)]  # DuckDB read it
+    monkeypatch.setattr(io, "_insert_parquet", lambda *a: None)
+    evalgap.store_add(tmp_path / "batches.duckdb", [source], **options)
+    (rows_f, (vf, pf, itf)), (rows_b, (vb, pb, itb)) = (
+        _read_back(tmp_path / "fast.duckdb"),
+        _read_back(tmp_path / "batches.duckdb"),
+    )
+    pd.testing.assert_frame_equal(rows_f, rows_b)
+    for got, want in ((vf, vb), (pf, pb), (itf, itb)):
+        pd.testing.assert_frame_equal(got, want)
+    a = evalgap.store_read(tmp_path / "fast.duckdb").frame
+    pd.testing.assert_frame_equal(a, evalgap.store_read(tmp_path / "batches.duckdb").frame)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda f: f.assign(score=f["score"].where(f.index != 7, np.inf), topic="a"),
+            "row 8 of the",
+        ),
+        (lambda f: f.assign(topic=np.where(f.index == 4, " ", "a")), "row 5 has an empty"),
+    ],
+)
+def test_parquet_the_batches_refuse_is_refused_alike(tmp_path, change, message):
+    source = tmp_path / "t.parquet"
+    change(_frame(n_models=2, n_items=20, seed=6)).to_parquet(source, index=False)
+    with pytest.raises(evalgap.InputError, match=message):
+        evalgap.store_add(tmp_path / "s.duckdb", [source], cluster_column="topic")
+    assert not (tmp_path / "s.duckdb").exists()

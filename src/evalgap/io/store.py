@@ -388,7 +388,7 @@ def add_source(con, path, options, *, pair_stats: bool = True, long=None) -> dic
         streamed = _long_table_batches(path, options)
         if streamed is not None:
             source_id, rows = _add_batches(
-                con, path, sha, opts, streamed, pair_stats, selection, replaced
+                con, path, sha, opts, streamed, pair_stats, selection, replaced, options
             )
             return {
                 **done, "added": rows > 0, "rows": rows, "source_id": source_id,
@@ -545,7 +545,9 @@ def _long_table_batches(path: Path, options):
     return read_batches(path, options)
 
 
-def _add_batches(con, path, sha, opts, streamed, pair_stats, selection, replaces=()):
+def _add_batches(
+    con, path, sha, opts, streamed, pair_stats, selection, replaces=(), options=None
+):
     """Insert a streamed long table as one source, all or nothing; (source_id, rows).
 
     DuckDB holds a transaction's appended rows in memory, so one transaction around a
@@ -565,7 +567,9 @@ def _add_batches(con, path, sha, opts, streamed, pair_stats, selection, replaces
     ][0]
     rows = read = 0
     try:
-        for batch in batches:
+        inserted = _insert_parquet(con, path, streamed, source_id, options)
+        rows = inserted or 0
+        for batch in batches if inserted is None else ():
             kept = selection.keep(batch)
             table = _store_frame(
                 kept, path, offset=read, rows=selection.positions, source_id=source_id,
@@ -594,6 +598,99 @@ def _add_batches(con, path, sha, opts, streamed, pair_stats, selection, replaces
             pass
         raise
     return source_id, rows
+
+
+# Options a long Parquet table may be read with by DuckDB itself: the columns' names.
+_AS_NAMED = (
+    "fmt", "model_column", "item_column", "score_column", "task_column", "run_column",
+    "cluster_column",
+)
+
+
+def _insert_parquet(con, path, streamed, source_id, options):
+    """Insert a long Parquet table's rows read by DuckDB itself (``INSERT ... SELECT FROM
+    read_parquet``, at DuckDB's own pace and memory); return the rows, or None where the
+    batch reader must read it.
+
+    The rows are the ones the batch reader gives (:func:`evalgap.io.tables.long_table_batches`:
+    the same chosen columns; ids as text, ``seq`` the file's row number, NaN scores NULL)
+    where the two read alike: a table source with only column names among its options, ids
+    of text or integers, numeric scores. Anything else -- other types, an infinite score, a
+    blank cluster label, no rows, a file DuckDB refuses -- goes through the batch reader,
+    which says what is wrong as it always has.
+    """
+    import duckdb
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from evalgap.io import reading, registry, tables
+
+    if options is None or path.is_dir():
+        return None
+    for field in dataclasses.fields(options):
+        if field.name not in _AS_NAMED and getattr(options, field.name) != field.default:
+            return None
+    if not registry.source_named(reading.source_of(path, options)).fallback:
+        return None
+    forced = options.fmt if options.fmt in tables.FORMATS else None
+    _, fmt, compression = tables._check_file(path, forced)
+    if fmt != "parquet" or compression is not None:
+        return None
+    chosen = streamed[0]
+    try:
+        schema = pq.read_schema(path)
+    except Exception:
+        return None
+
+    def kind(column):
+        found = schema.field(column).type
+        return found.value_type if pa.types.is_dictionary(found) else found
+
+    def quoted(column):
+        return '"' + str(column).replace('"', '""') + '"'
+
+    def text(role):
+        if not chosen.get(role):
+            return "'all'" if role == "task" else "NULL"
+        return f"CAST({quoted(chosen[role])} AS VARCHAR)"
+
+    roles = [r for r in ("model", "task", "item_id", "run", "cluster") if chosen.get(r)]
+    if any(
+        not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_integer(t))
+        for t in (kind(chosen[r]) for r in roles)
+    ):
+        return None
+    score = kind(chosen["score"])
+    if not (pa.types.is_integer(score) or pa.types.is_floating(score)):
+        return None
+    value = f"CAST({quoted(chosen['score'])} AS DOUBLE)"
+    try:
+        n, infinite = con.execute(
+            f"SELECT count(*), count(*) FILTER (WHERE isinf({value})) FROM read_parquet(?)",
+            [str(path)],
+        ).fetchall()[0]
+        if n == 0 or infinite:
+            return None
+        if chosen.get("cluster"):
+            labels = con.execute(
+                f"SELECT DISTINCT {text('cluster')} FROM read_parquet(?)", [str(path)]
+            ).fetchall()
+            if any(label is not None and not label.strip() for (label,) in labels):
+                return None
+        con.execute(
+            f"""
+            INSERT INTO scores
+            SELECT ?, file_row_number, {text("model")}, {text("task")}, {text("item_id")},
+                   {text("run")}, CASE WHEN isnan({value}) THEN NULL ELSE {value} END,
+                   {text("cluster")}
+            FROM read_parquet(?, file_row_number = true)
+            """,
+            [source_id, str(path)],
+        )
+    except duckdb.Error:
+        con.execute("DELETE FROM scores WHERE source_id = ?", [source_id])
+        return None
+    return int(n)
 
 
 def _insert_source_row(con, source_id, path, sha, long, opts, rows) -> None:
