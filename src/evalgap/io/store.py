@@ -1605,23 +1605,14 @@ def read_long(con, *, models=None, tasks=None):
 def _scan_long(con, where: str, params: list, batch_rows: int = 1 << 20) -> pd.DataFrame:
     """The scores in the order they were added, gathered batch by batch as integer codes.
 
-    Each id column's labels are read first (``SELECT DISTINCT``: a few thousand names, not
-    a row each) and sorted; the rows then arrive as Arrow batches whose ids are looked up in
-    those labels by Arrow's hash lookup (:func:`pyarrow.compute.index_in`), so a
-    20-million-row board costs its codes (4 bytes a row a column), with no Python object per
-    row or per batch label. Rows come in the table's insertion order, which is the order they
-    were added; should the scan ever not be in (source, row) order, the rows are read again
-    sorted.
+    Each batch's id columns are dictionary-encoded by Arrow and their few labels found in
+    (or added to) the labels met so far (:class:`_Labels`), so a 20-million-row board costs
+    its codes (4 bytes a row a column), with no Python object per row or per batch label.
+    Rows come in the table's insertion order, which is the order they were added; should the
+    scan ever not be in (source, row) order, the rows are read again sorted.
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     columns = ("model", "task", "item_id", "run", "cluster")
     table = _labelled_scores(con)
-    labels = {}
-    for c in columns:  # a few thousand names each, not a row each
-        found = con.execute(f"SELECT DISTINCT {c} FROM {table} {where}", params).fetchall()
-        labels[c] = pa.array(sorted(r[0] for r in found if r[0] is not None), pa.string())
     # a join's rows come in no particular order: they are read sorted at once
     orders = ("", "ORDER BY source_id, seq") if table == "scores" else ("ORDER BY source_id, seq",)
     for ordered in orders:
@@ -1630,7 +1621,7 @@ def _scan_long(con, where: str, params: list, batch_rows: int = 1 << 20) -> pd.D
             f"{where} {ordered}",
             params=params,
         ).to_arrow_reader(batch_rows)
-        codes: dict[str, list] = {c: [] for c in columns}
+        labels = {c: _Labels() for c in columns}
         scores, last, in_order = [], -1, True
         for batch in _closing(reader):
             if batch.num_rows and not ordered:  # the sorted read is in order by construction
@@ -1643,15 +1634,13 @@ def _scan_long(con, where: str, params: list, batch_rows: int = 1 << 20) -> pd.D
                     break
                 last = int(key[-1])
             for c in columns:
-                found = pc.index_in(batch.column(c), value_set=labels[c])
-                codes[c].append(found.fill_null(-1).to_numpy().astype(np.int32))
+                labels[c].add(batch.column(c))
             scores.append(batch.column("score").to_numpy(zero_copy_only=False).astype(float))
         if in_order:
             break
     out = {"score": np.concatenate(scores) if scores else np.zeros(0)}
     for c in columns:
-        coded = np.concatenate(codes[c]) if codes[c] else np.zeros(0, dtype=np.int32)
-        names = labels[c].to_pylist()
+        names, coded = labels[c].sorted()
         if c in ("model", "task", "item_id"):  # categories sorted, as astype("category") does
             small = np.int8 if len(names) < 2**7 else np.int16 if len(names) < 2**15 else np.int32
             out[c] = pd.Categorical.from_codes(coded.astype(small), names)
@@ -1662,6 +1651,45 @@ def _scan_long(con, where: str, params: list, batch_rows: int = 1 << 20) -> pd.D
             out[c] = pd.Series(values, dtype=object)  # as the loaders give them: objects
     order = ("model", "task", "item_id", "run", "score", "cluster")
     return pd.DataFrame({c: out[c] for c in order if c in out}, copy=False)
+
+
+class _Labels:
+    """An id column read batch by batch: the labels met so far (an Arrow array) and each
+    row's code into them (-1 where missing)."""
+
+    def __init__(self) -> None:
+        import pyarrow as pa
+
+        self.labels = pa.array([], pa.string())
+        self.parts: list[np.ndarray] = []
+
+    def add(self, column) -> None:
+        """Code a batch's column: Arrow encodes it, and only its distinct labels are looked
+        up in (or appended to) the labels met so far."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        encoded = pc.dictionary_encode(column)
+        local = encoded.dictionary
+        found = pc.index_in(local, value_set=self.labels)
+        new = pc.is_null(found)
+        to_global = found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
+        fresh = np.flatnonzero(new.to_numpy(zero_copy_only=False))
+        to_global[fresh] = len(self.labels) + np.arange(fresh.size, dtype=np.int32)
+        if fresh.size:
+            self.labels = pa.concat_arrays([self.labels, local.filter(new).cast(pa.string())])
+        indices = encoded.indices.fill_null(len(to_global)).to_numpy(zero_copy_only=False)
+        self.parts.append(np.append(to_global, np.int32(-1))[indices])
+
+    def sorted(self) -> tuple[list, np.ndarray]:
+        """The labels sorted, and every row's code into them."""
+        names = self.labels.to_pylist()
+        order = sorted(range(len(names)), key=names.__getitem__)
+        rank = np.empty(len(names) + 1, dtype=np.int32)
+        rank[order] = np.arange(len(names), dtype=np.int32)
+        rank[-1] = -1  # a missing id stays missing
+        coded = np.concatenate(self.parts) if self.parts else np.zeros(0, dtype=np.int32)
+        return [names[k] for k in order], rank[coded]
 
 
 def _labelled_scores(con) -> str:
