@@ -510,6 +510,8 @@ def users(sizes: list[int], n_items: int, rounds: int, folder: Path) -> dict:
 def curve(measured: dict, n_items: int) -> None:
     """Where one machine ends: each command's peak memory and time fitted on the measured
     sizes and extrapolated (an extrapolation, not a measurement) to the machine's memory."""
+    from scipy.optimize import nnls  # costs never shrink with size: non-negative terms
+
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     sizes = sorted(measured)
     if len(sizes) < 2:
@@ -519,15 +521,14 @@ def curve(measured: dict, n_items: int) -> None:
     design = np.column_stack([np.ones_like(k), k * n_items] + ([k**2] if len(k) >= 3 else []))
     print(
         f"\n[curve] where this machine ({memory / 1024**3:.0f} GiB) ends, at {n_items:,} items:"
-        f" least squares on the {len(sizes)} measured sizes ({', '.join(map(str, sizes))} "
-        "models), extrapolated"
+        f" non-negative least squares on the {len(sizes)} measured sizes "
+        f"({', '.join(map(str, sizes))} models), extrapolated"
     )
     grid = np.unique(np.geomspace(max(sizes), 1e6, 400).astype(int))
     for name in measured[sizes[0]]:
         peak = np.array([measured[s][name]["peak"] for s in sizes], dtype=float)
         seconds = np.array([measured[s][name]["seconds"] for s in sizes], dtype=float)
-        coef_p = np.linalg.lstsq(design, peak, rcond=None)[0]
-        coef_t = np.linalg.lstsq(design, seconds, rcond=None)[0]
+        coef_p, coef_t = nnls(design, peak)[0], nnls(design, seconds)[0]
         rows = np.column_stack(
             [np.ones(grid.size), grid * float(n_items)]
             + ([grid.astype(float) ** 2] if len(k) >= 3 else [])

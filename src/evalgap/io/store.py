@@ -1669,6 +1669,9 @@ class _Labels:
         import pyarrow as pa
         import pyarrow.compute as pc
 
+        if column.null_count == len(column):  # no id here (runs, clusters): nothing to hash
+            self.parts.append(np.full(len(column), -1, dtype=np.int32))
+            return
         encoded = pc.dictionary_encode(column)
         local = encoded.dictionary
         found = pc.index_in(local, value_set=self.labels)
@@ -1684,11 +1687,14 @@ class _Labels:
     def sorted(self) -> tuple[list, np.ndarray]:
         """The labels sorted, and every row's code into them."""
         names = self.labels.to_pylist()
+        coded = np.concatenate(self.parts) if self.parts else np.zeros(0, dtype=np.int32)
+        self.parts = []
         order = sorted(range(len(names)), key=names.__getitem__)
+        if order == list(range(len(names))):  # met in order (or none met): codes as they are
+            return names, coded
         rank = np.empty(len(names) + 1, dtype=np.int32)
         rank[order] = np.arange(len(names), dtype=np.int32)
         rank[-1] = -1  # a missing id stays missing
-        coded = np.concatenate(self.parts) if self.parts else np.zeros(0, dtype=np.int32)
         return [names[k] for k in order], rank[coded]
 
 
