@@ -25,10 +25,14 @@ Tables
 Each source is added in ONE transaction (rows, vectors, pair statistics, sources row): a
 loader error, a foreign file or a kill during the add leaves the store as it was. A long table
 or Open LLM Leaderboard details too large for one transaction's memory stream in: their rows
-are committed batch by batch under a source id no sources row lists (no reader sees them), and
+are committed batch by batch (a long Parquet table DuckDB reads alike, in one ``INSERT ...
+SELECT FROM read_parquet``) under a source id no sources row lists (no reader sees them), and
 the source is listed in one last transaction; a failure deletes the rows, and the next
-connection deletes those a kill left. Reading the store back codes its ids batch by batch
-(:func:`read_long`), in bounded memory per row. Adding a
+connection deletes those a kill left. The vectors are the new rows read back numbered in Arrow
+batches and scattered into a matrix (DuckDB's aggregate where an item has several rows), and
+the pair sums of binary scores come from their int8 codes a block of items at a time: memory
+is the (models x items) codes and one block, whatever the source's size. Reading the store
+back codes its ids batch by batch (:func:`read_long`), in bounded memory per row. Adding a
 source whose bytes (and options) are already stored adds nothing. Adding a model updates only
 the pairs of the models the source touches: one product of their vectors with the K stored
 vectors, not the K^2 pairs of the leaderboard and no item re-read. :func:`rebuild_pair_stats`
@@ -557,7 +561,8 @@ def _add_batches(
     transaction (its vectors, pair statistics and sources row, and the removal of the
     sources it ``replaces``). A failure removes the rows; a kill leaves them unlisted, and
     the next connection deletes them. ``selection`` keeps the chosen models' and tasks'
-    rows; with none left nothing is listed.
+    rows; with none left nothing is listed. A long Parquet table that DuckDB reads as the
+    batch reader does is inserted by DuckDB in one statement (:func:`_insert_parquet`).
     """
     from evalgap._scores import LongScores
 
