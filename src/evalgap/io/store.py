@@ -1101,49 +1101,38 @@ def _write_pairs(con, task, models, *, cluster_models=None, block_models: int = 
     rows_t = np.array([index[m] for m in models if m in index], dtype=np.int64)
     if rows_t.size == 0 or len(names) < 2:
         return
-    # every model new (a first add): each block of models is paired with itself and the models
-    # after it only -- the pairs with earlier ones are written already -- in small blocks, so
-    # the products cover little more than half the K x K pairs
-    every = rows_t.size == len(names) and bool((rows_t == np.arange(len(names))).all())
-    step = _TRIANGLE_BLOCK if binary and every and rows_t.size > _TRIANGLE_BLOCK else block_models
-    for start in range(0, rows_t.size, step):
-        block = rows_t[start : start + step]
+    for start in range(0, rows_t.size, block_models):
+        block = rows_t[start : start + block_models]
         if not binary:
             sums = paired.pair_sums(x0, mask, block, binary=False)
         elif block.size <= 16:  # a few new models: count on the codes, no float copies
             sums = paired.pair_sums_from_codes(x0, block)
         else:
-            sums = _code_pair_sums(x0, block, first=start if step == _TRIANGLE_BLOCK else 0)
+            sums = _code_pair_sums(x0, block)
         _insert_pairs(con, task, names, block, sums, done=rows_t[:start])
 
 
-# Models per block when every pair of a new board is computed (see _write_pairs).
-_TRIANGLE_BLOCK = 256
-
-
-def _code_pair_sums(codes, rows, *, first: int = 0, block_items: int = 4096):
+def _code_pair_sums(codes, rows, block_items: int = 4096):
     """:func:`evalgap.stats.paired.pair_sums` of binary scores held as int8 codes, taken a
     block of items at a time: memory is one (models x block) float32 copy, not two of the
     whole board. Each block's products are exact in float32 (counts below 2^24) and summed
-    in float64, so the sums are the exact counts. With ``first``, only the models from
-    ``first`` on are paired (the sums with the others are left 0: no shared item); when
-    ``rows`` are every model in order, the column models' sums are the transpose of the row
-    models' (one product saved)."""
+    in float64, so the sums are the exact counts. When ``rows`` are every model in order,
+    the column models' sums are the transpose of the row models' (one product saved)."""
     k = codes.shape[0]
-    every = first == 0 and rows.size == k and bool((rows == np.arange(k)).all())
+    every = rows.size == k and bool((rows == np.arange(k)).all())
     n = np.zeros((rows.size, k))
     sum_t, sum_to = np.zeros_like(n), np.zeros_like(n)
     sum_o = None if every else np.zeros_like(n)
     for lo in range(0, codes.shape[1], block_items):
-        part = codes[first:, lo : lo + block_items]
+        part = codes[:, lo : lo + block_items]
         x = (part == 1).astype(np.float32)
         m = (part >= 0).astype(np.float32)
-        sums = paired.pair_sums(x, m, rows - first, binary=True, both_sides=not every)
-        n[:, first:] += sums.n
-        sum_t[:, first:] += sums.sum_t
-        sum_to[:, first:] += sums.sum_to
+        sums = paired.pair_sums(x, m, rows, binary=True, both_sides=not every)
+        n += sums.n
+        sum_t += sums.sum_t
+        sum_to += sums.sum_to
         if sum_o is not None:
-            sum_o[:, first:] += sums.sum_o
+            sum_o += sums.sum_o
     sum_o = sum_t.T if sum_o is None else sum_o
     return paired.PairSums(n, sum_t, sum_o, sum_t, sum_o, sum_to)
 
