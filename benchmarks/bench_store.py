@@ -1,23 +1,26 @@
-"""The results store at leaderboard scale: ingestion, size, all-pairs audit, one new model.
+"""The results store at leaderboard scale, measured through the commands users run.
 
-    python benchmarks/bench_store.py                     # (a) 1,000 and (b) 5,000 models
-    python benchmarks/bench_store.py --only incremental       # (a) alone; or scale, ingestion, oll
-    python benchmarks/bench_store.py --models 200 --items 2000 --big-models 400   # a smoke run
+    python benchmarks/bench_store.py --only users     # the commands, 1,000 and 2,000 models
+    python benchmarks/bench_store.py --quick          # a smoke run of every section (small)
+    python benchmarks/bench_store.py                  # every section
 
-Synthetic binary scores (item difficulty, model ability: an OLL-like board), generated a
-block of models at a time so the generator stays in bounded memory, are bulk-loaded into a
-store (one source per block). Each step runs in a fresh child process, so its peak resident
-memory is its own:
-
-(a) incremental: a K-model store; the from-scratch time (every pair's statistics rebuilt
-    block by block, then the audit of the rank-adjacent family from them) against adding
-    one model (its rows, its K pairs joined in DuckDB, in one transaction) and auditing
-    again. Prints the ratio (target < 5%).
-(b) scale: 5,000 models x 20,000 items (1e8 scores): ingestion rate, store size on disk,
-    time and peak memory of the all-pairs statistics and of the audit from them, time of
-    adding one model (target: peak < 4 GB).
-(c) ingestion: one long Parquet file of the 1,000-model board added streamed by batches
-    (out of core) against read whole by the loader, side by side: rows/s and peak memory.
+(u) users: a long Parquet file (model, item_id, correct) of K models x N items, and in each of
+    ``--rounds`` interleaved rounds, each a fresh process timed with its own peak resident
+    memory: DuckDB's own ingest of the file (``CREATE TABLE AS SELECT * FROM
+    read_parquet(...)``, the floor), ``evalgap store add`` (the CLI: rows, vectors and every
+    pair's statistics, what the command does), ``evalgap store audit`` (every pair's verdicts
+    to Parquet), ``evalgap audit --store`` and ``evalgap audit --scores`` of the same Parquet.
+    Prints each command's median time and peak memory, the ratios store add / DuckDB and
+    audit --store / audit --scores, the machine's load, and the curve: from the measured
+    sizes (``--sizes``), a least-squares fit of each command's peak memory and time in the
+    number of scores (K x N) and of pairs (K^2), extrapolated to where the machine's memory
+    ends -- stated as an extrapolation.
+(a) incremental: a K-model store bulk-loaded a block of models at a time (rows only), every
+    pair's statistics rebuilt from the items, against adding one model (its rows, its K pairs
+    in one transaction) and auditing again.
+(b) scale: the same at ``--big-models`` models.
+(c) ingestion: one long Parquet file added by ``store add``'s library call (statistics
+    included) streamed by batches against read whole by the loader first.
 (d) oll: an Open LLM Leaderboard-like details folder (one v2 samples Parquet per model, with
     the document, prompt and response texts the leaderboard writes) added file by file with
     only ids and metric read, against read whole by the loader; and the read of the files
@@ -30,6 +33,8 @@ import argparse
 import os
 import resource
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -215,7 +220,7 @@ def ingest_file(table: str, store: str, streamed: bool, queue) -> None:
     con.execute("SET memory_limit = '1GB'")
     start = time.perf_counter()
     long = None if streamed else load_scores([table], options)
-    outcome = io.add_source(con, table, options, pair_stats=False, long=long)
+    outcome = io.add_source(con, table, options, long=long)
     seconds = time.perf_counter() - start
     con.close()
     queue.put({"seconds": seconds, "rows": outcome["rows"], "peak": _peak()})
@@ -397,18 +402,182 @@ def run(n_models: int, n_items: int, folder: Path, label: str) -> dict:
     return {"built": built, "full": full, "one": one, "size": size, "streamed": streamed}
 
 
+# DuckDB's own ingest of the same file: the floor `store add` is measured against.
+CTAS = """
+import sys, duckdb
+con = duckdb.connect(sys.argv[2])
+con.execute("SET enable_progress_bar = false")
+con.execute("CREATE TABLE scores AS SELECT * FROM read_parquet(?)", [sys.argv[1]])
+con.close()
+"""
+
+
+def command(argv: list[str], folder: Path) -> dict:
+    """Run one command in a fresh process; its wall time and its own peak resident memory."""
+    err = folder / "stderr.txt"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    with open(err, "wb") as handle:
+        start = time.perf_counter()
+        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=handle, env=env)
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(argv)} failed:\n{err.read_text()[-2000:]}")
+    return {"seconds": seconds, "peak": usage.ru_maxrss * 1024}
+
+
+def _fresh(path: Path) -> str:
+    for f in (path, Path(f"{path}.wal")):
+        f.unlink(missing_ok=True)
+    return str(path)
+
+
+def users(sizes: list[int], n_items: int, rounds: int, folder: Path) -> dict:
+    """The commands users run, interleaved round by round with DuckDB's own ingest."""
+    evalgap = [sys.executable, "-m", "evalgap"]
+    gib = 1024**3
+    measured = {}
+    print(
+        f"\n[users] the commands, {rounds} interleaved round(s) per size; load average "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} at the start"
+    )
+    for k in sizes:
+        table = str(folder / f"users-{k}.parquet")
+        in_child(write_parquet, table, k, n_items)
+        runs: dict[str, list] = {}
+        for r in range(rounds):
+            store = _fresh(folder / f"users-{k}.duckdb")
+            steps = {
+                "duckdb CTAS": [
+                    sys.executable,
+                    "-c",
+                    CTAS,
+                    table,
+                    _fresh(folder / f"ctas-{k}.duckdb"),
+                ],
+                "store add": [*evalgap, "store", "add", store, table],
+                "store audit": [
+                    *evalgap,
+                    "store",
+                    "audit",
+                    store,
+                    "--output",
+                    str(folder / f"pairs-{k}.parquet"),
+                    "--json",
+                ],
+                "audit --store": [*evalgap, "audit", "--store", store, "--json"],
+                "audit --scores": [*evalgap, "audit", "--scores", table, "--json"],
+            }
+            # the floor and the add alternate in order from round to round
+            order = list(steps) if r % 2 == 0 else ["store add", "duckdb CTAS", *list(steps)[2:]]
+            for name in order:
+                runs.setdefault(name, []).append(command(steps[name], folder))
+        med = {
+            name: {
+                "seconds": float(np.median([x["seconds"] for x in xs])),
+                "peak": max(x["peak"] for x in xs),
+                "rounds": [x["seconds"] for x in xs],
+            }
+            for name, xs in runs.items()
+        }
+        add_ratio = np.median(
+            [
+                a["seconds"] / c["seconds"]
+                for a, c in zip(runs["store add"], runs["duckdb CTAS"], strict=True)
+            ]
+        )
+        audit_ratio = np.median(
+            [
+                a["seconds"] / c["seconds"]
+                for a, c in zip(runs["audit --store"], runs["audit --scores"], strict=True)
+            ]
+        )
+        print(f"  {k:,} models x {n_items:,} items = {k * n_items:,} scores")
+        for name, m in med.items():
+            print(
+                f"    {name:<15} {m['seconds']:7.1f} s  (rounds "
+                f"{', '.join(f'{x:.1f}' for x in m['rounds'])})   peak {m['peak'] / gib:.2f} GiB"
+            )
+        print(
+            f"    ratio store add / duckdb CTAS: {add_ratio:.2f}   "
+            f"audit --store / audit --scores: {audit_ratio:.2f}"
+        )
+        measured[k] = med
+    print(f"  load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} at the end")
+    return measured
+
+
+def curve(measured: dict, n_items: int) -> None:
+    """Where one machine ends: each command's peak memory and time fitted on the measured
+    sizes and extrapolated (an extrapolation, not a measurement) to the machine's memory."""
+    from scipy.optimize import nnls  # costs never shrink with size: non-negative terms
+
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    sizes = sorted(measured)
+    if len(sizes) < 2:
+        return
+    k = np.array(sizes, dtype=float)
+    # peak = a + b K N (+ c K^2 with three sizes or more: the pairs' accumulators and rows)
+    design = np.column_stack([np.ones_like(k), k * n_items] + ([k**2] if len(k) >= 3 else []))
+    print(
+        f"\n[curve] where this machine ({memory / 1024**3:.0f} GiB) ends, at {n_items:,} items:"
+        f" non-negative least squares on the {len(sizes)} measured sizes "
+        f"({', '.join(map(str, sizes))} models), extrapolated"
+    )
+    grid = np.unique(np.geomspace(max(sizes), 1e6, 400).astype(int))
+    for name in measured[sizes[0]]:
+        peak = np.array([measured[s][name]["peak"] for s in sizes], dtype=float)
+        seconds = np.array([measured[s][name]["seconds"] for s in sizes], dtype=float)
+        coef_p, coef_t = nnls(design, peak)[0], nnls(design, seconds)[0]
+        rows = np.column_stack(
+            [np.ones(grid.size), grid * float(n_items)]
+            + ([grid.astype(float) ** 2] if len(k) >= 3 else [])
+        )
+        over = np.flatnonzero(rows @ coef_p > memory)
+        if over.size:
+            end = int(grid[over[0]])
+            print(
+                f"  {name:<15} stops fitting near {end:,} models ({end * n_items:,.0f} scores), "
+                f"where it would take ~{float(rows[over[0]] @ coef_t):,.0f} s"
+            )
+        else:
+            print(
+                f"  {name:<15} fits up to 1,000,000 models by this fit "
+                f"(peak grows {coef_p[1] * n_items / 1024**2:.2f} MiB per model)"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", type=int, default=1000)
     parser.add_argument("--items", type=int, default=20_000)
     parser.add_argument("--big-models", type=int, default=5000)
-    parser.add_argument("--only", choices=("incremental", "scale", "ingestion", "oll"))
+    parser.add_argument(
+        "--sizes",
+        help="Models per measured size in (u), comma-separated (default: "
+        "MODELS/4, MODELS/2, MODELS, 2 x MODELS).",
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="Interleaved rounds in (u).")
+    parser.add_argument("--only", choices=("users", "incremental", "scale", "ingestion", "oll"))
     parser.add_argument("--oll-models", type=int, default=300, help="Details files for (d).")
+    parser.add_argument("--quick", action="store_true", help="Small sizes: a smoke run.")
     parser.add_argument("--dir", help="Where to write the stores (default: a temp dir).")
     args = parser.parse_args()
+    if args.quick:
+        args.models, args.items, args.big_models, args.oll_models = 100, 1000, 200, 10
+        args.rounds = 1
+    sizes = (
+        [int(x) for x in args.sizes.split(",")]
+        if args.sizes
+        else sorted(
+            {max(args.models // 4, 2), max(args.models // 2, 2), args.models, 2 * args.models}
+        )
+    )
     folder = Path(args.dir or tempfile.mkdtemp(prefix="evalgap-store-"))
     folder.mkdir(parents=True, exist_ok=True)
     try:
+        if args.only in (None, "users"):
+            curve(users(sizes, args.items, args.rounds, folder), args.items)
         if args.only in (None, "ingestion"):
             ingestion(args.models, args.items, folder)
         if args.only in (None, "oll"):

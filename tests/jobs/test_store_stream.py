@@ -172,9 +172,11 @@ def test_oll_details_stream_file_by_file_reading_only_ids_and_metric(tmp_path, m
         evalgap.store_add(store, [board], options, metric=("exact_match",))
 
 
-def test_a_kill_between_committed_batches_leaves_no_trace(tmp_path):
-    """The streamed add commits its rows batch by batch under an unlisted source id: a
-    kill -9 after some batches leaves the store as it was for every reader."""
+@pytest.mark.parametrize("reader", ["batches", "duckdb"])
+def test_a_kill_between_committed_batches_leaves_no_trace(tmp_path, reader):
+    """The streamed add commits its rows batch by batch under an unlisted source id (or all
+    at once, DuckDB reading the Parquet itself): a kill -9 after some batches, or after the
+    rows and before their statistics, leaves the store as it was for every reader."""
     import os
     import signal
     import subprocess
@@ -194,14 +196,17 @@ def test_a_kill_between_committed_batches_leaves_no_trace(tmp_path):
         import evalgap
         from evalgap.io import store as io, tables
         tables.BATCH_ROWS = 1000
-        real, seen = io._store_frame, []
+        hooked = "_store_frame" if {reader!r} == "batches" else "update_pair_stats"
+        if {reader!r} == "batches":
+            io._insert_parquet = lambda *args: None  # the batch reader
+        real, seen = getattr(io, hooked), []
         def slow(*args, **kwargs):
             seen.append(1)
-            if len(seen) == 4:  # three batches committed
+            if len(seen) == (4 if {reader!r} == "batches" else 1):  # rows committed
                 print("inside", flush=True)
                 time.sleep(60)
             return real(*args, **kwargs)
-        io._store_frame = slow
+        setattr(io, hooked, slow)
         evalgap.store_add({str(store)!r}, [{str(source)!r}], item_column="question")
         """
     )

@@ -25,10 +25,14 @@ Tables
 Each source is added in ONE transaction (rows, vectors, pair statistics, sources row): a
 loader error, a foreign file or a kill during the add leaves the store as it was. A long table
 or Open LLM Leaderboard details too large for one transaction's memory stream in: their rows
-are committed batch by batch under a source id no sources row lists (no reader sees them), and
+are committed batch by batch (a long Parquet table DuckDB reads alike, in one ``INSERT ...
+SELECT FROM read_parquet``) under a source id no sources row lists (no reader sees them), and
 the source is listed in one last transaction; a failure deletes the rows, and the next
-connection deletes those a kill left. Reading the store back codes its ids batch by batch
-(:func:`read_long`), in bounded memory per row. Adding a
+connection deletes those a kill left. The vectors are the new rows read back numbered in Arrow
+batches and scattered into a matrix (DuckDB's aggregate where an item has several rows), and
+the pair sums of binary scores come from their int8 codes a block of items at a time: memory
+is the (models x items) codes and one block, whatever the source's size. Reading the store
+back codes its ids batch by batch (:func:`read_long`), in bounded memory per row. Adding a
 source whose bytes (and options) are already stored adds nothing. Adding a model updates only
 the pairs of the models the source touches: one product of their vectors with the K stored
 vectors, not the K^2 pairs of the leaderboard and no item re-read. :func:`rebuild_pair_stats`
@@ -82,6 +86,9 @@ CREATE TABLE IF NOT EXISTS pair_cluster_stats (
     task VARCHAR, model_a VARCHAR, model_b VARCHAR, n BIGINT, sum_a DOUBLE, sum_b DOUBLE,
     sum_ab DOUBLE, sum_a2 DOUBLE, sum_b2 DOUBLE, cluster VARCHAR);
 """
+
+# Rows of one Arrow batch read back from the store.
+_BATCH_ROWS = 1 << 20
 
 PAIR_COLUMNS = ("task", "model_a", "model_b", "n", "sum_a", "sum_b", "sum_ab", "sum_a2", "sum_b2")
 
@@ -385,7 +392,7 @@ def add_source(con, path, options, *, pair_stats: bool = True, long=None) -> dic
         streamed = _long_table_batches(path, options)
         if streamed is not None:
             source_id, rows = _add_batches(
-                con, path, sha, opts, streamed, pair_stats, selection, replaced
+                con, path, sha, opts, streamed, pair_stats, selection, replaced, options
             )
             return {
                 **done, "added": rows > 0, "rows": rows, "source_id": source_id,
@@ -480,28 +487,38 @@ def add_long(con, long, path, sha: str, opts: str, *, pair_stats: bool = True, r
     transaction). With ``pair_stats=False`` (bulk loads), call :func:`rebuild_pair_stats`
     afterwards.
     """
-    frame = _store_frame(long.frame, path)
     con.execute("BEGIN TRANSACTION")
     try:
         source_id = con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchall()[
             0
         ][0]
-        frame.insert(0, "source_id", source_id)
-        con.register("_new_rows", frame)
-        con.execute(
-            "INSERT INTO scores SELECT source_id, seq, model, task, item_id, run, score, cluster "
-            "FROM _new_rows"
-        )
-        con.unregister("_new_rows")
+        rows = _insert_rows(con, _store_frame(long.frame, path, source_id=source_id))
         old = _drop_sources(con, replaces)
         if pair_stats:
             update_pair_stats(con, source_id, also=old)
-        _insert_source_row(con, source_id, path, sha, long, opts, len(frame))
+        _insert_source_row(con, source_id, path, sha, long, opts, rows)
         con.execute("COMMIT")
     except BaseException:
         _rollback(con)
         raise
-    return source_id, len(frame)
+    return source_id, rows
+
+
+def _insert_rows(con, table) -> int:
+    """Append an Arrow table of the store's columns to ``scores``; return its rows.
+
+    DuckDB scans the Arrow buffers in place (ids as dictionary arrays: each label is copied
+    once per batch, not once per row), so no Python object is made per row.
+    """
+    con.register("_new_rows", table)
+    try:
+        con.execute(
+            "INSERT INTO scores SELECT source_id, seq, model, task, item_id, run, score, cluster "
+            "FROM _new_rows"
+        )
+    finally:
+        con.unregister("_new_rows")
+    return table.num_rows
 
 
 def _drop_sources(con, ids) -> list:
@@ -532,7 +549,9 @@ def _long_table_batches(path: Path, options):
     return read_batches(path, options)
 
 
-def _add_batches(con, path, sha, opts, streamed, pair_stats, selection, replaces=()):
+def _add_batches(
+    con, path, sha, opts, streamed, pair_stats, selection, replaces=(), options=None
+):
     """Insert a streamed long table as one source, all or nothing; (source_id, rows).
 
     DuckDB holds a transaction's appended rows in memory, so one transaction around a
@@ -542,7 +561,8 @@ def _add_batches(con, path, sha, opts, streamed, pair_stats, selection, replaces
     transaction (its vectors, pair statistics and sources row, and the removal of the
     sources it ``replaces``). A failure removes the rows; a kill leaves them unlisted, and
     the next connection deletes them. ``selection`` keeps the chosen models' and tasks'
-    rows; with none left nothing is listed.
+    rows; with none left nothing is listed. A long Parquet table that DuckDB reads as the
+    batch reader does is inserted by DuckDB in one statement (:func:`_insert_parquet`).
     """
     from evalgap._scores import LongScores
 
@@ -552,21 +572,17 @@ def _add_batches(con, path, sha, opts, streamed, pair_stats, selection, replaces
     ][0]
     rows = read = 0
     try:
-        for batch in batches:
+        inserted = _insert_parquet(con, path, streamed, source_id, options)
+        rows = inserted or 0
+        for batch in batches if inserted is None else ():
             kept = selection.keep(batch)
-            frame = _store_frame(kept, path, offset=read, rows=selection.positions)
-            read += len(batch)
-            if frame.empty:
-                continue
-            frame["seq"] += rows
-            frame.insert(0, "source_id", source_id)
-            con.register("_new_rows", frame)
-            con.execute(
-                "INSERT INTO scores SELECT source_id, seq, model, task, item_id, run, score, "
-                "cluster FROM _new_rows"
+            table = _store_frame(
+                kept, path, offset=read, rows=selection.positions, source_id=source_id,
+                first_seq=rows,
             )
-            con.unregister("_new_rows")
-            rows += len(frame)
+            read += len(batch)
+            if table.num_rows:
+                rows += _insert_rows(con, table)
         if rows == 0:
             return None, 0
         con.execute("BEGIN TRANSACTION")
@@ -589,6 +605,99 @@ def _add_batches(con, path, sha, opts, streamed, pair_stats, selection, replaces
     return source_id, rows
 
 
+# Options a long Parquet table may be read with by DuckDB itself: the columns' names.
+_AS_NAMED = (
+    "fmt", "model_column", "item_column", "score_column", "task_column", "run_column",
+    "cluster_column",
+)
+
+
+def _insert_parquet(con, path, streamed, source_id, options):
+    """Insert a long Parquet table's rows read by DuckDB itself (``INSERT ... SELECT FROM
+    read_parquet``, at DuckDB's own pace and memory); return the rows, or None where the
+    batch reader must read it.
+
+    The rows are the ones the batch reader gives (:func:`evalgap.io.tables.long_table_batches`:
+    the same chosen columns; ids as text, ``seq`` the file's row number, NaN scores NULL)
+    where the two read alike: a table source with only column names among its options, ids
+    of text or integers, numeric scores. Anything else -- other types, an infinite score, a
+    blank cluster label, no rows, a file DuckDB refuses -- goes through the batch reader,
+    which says what is wrong as it always has.
+    """
+    import duckdb
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from evalgap.io import reading, registry, tables
+
+    if options is None or path.is_dir():
+        return None
+    for field in dataclasses.fields(options):
+        if field.name not in _AS_NAMED and getattr(options, field.name) != field.default:
+            return None
+    if not registry.source_named(reading.source_of(path, options)).fallback:
+        return None
+    forced = options.fmt if options.fmt in tables.FORMATS else None
+    _, fmt, compression = tables._check_file(path, forced)
+    if fmt != "parquet" or compression is not None:
+        return None
+    chosen = streamed[0]
+    try:
+        schema = pq.read_schema(path)
+    except Exception:
+        return None
+
+    def kind(column):
+        found = schema.field(column).type
+        return found.value_type if pa.types.is_dictionary(found) else found
+
+    def quoted(column):
+        return '"' + str(column).replace('"', '""') + '"'
+
+    def text(role):
+        if not chosen.get(role):
+            return "'all'" if role == "task" else "NULL"
+        return f"CAST({quoted(chosen[role])} AS VARCHAR)"
+
+    roles = [r for r in ("model", "task", "item_id", "run", "cluster") if chosen.get(r)]
+    if any(
+        not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_integer(t))
+        for t in (kind(chosen[r]) for r in roles)
+    ):
+        return None
+    score = kind(chosen["score"])
+    if not (pa.types.is_integer(score) or pa.types.is_floating(score)):
+        return None
+    value = f"CAST({quoted(chosen['score'])} AS DOUBLE)"
+    try:
+        n, infinite = con.execute(
+            f"SELECT count(*), count(*) FILTER (WHERE isinf({value})) FROM read_parquet(?)",
+            [str(path)],
+        ).fetchall()[0]
+        if n == 0 or infinite:
+            return None
+        if chosen.get("cluster"):
+            labels = con.execute(
+                f"SELECT DISTINCT {text('cluster')} FROM read_parquet(?)", [str(path)]
+            ).fetchall()
+            if any(label is not None and not label.strip() for (label,) in labels):
+                return None
+        con.execute(
+            f"""
+            INSERT INTO scores
+            SELECT ?, file_row_number, {text("model")}, {text("task")}, {text("item_id")},
+                   {text("run")}, CASE WHEN isnan({value}) THEN NULL ELSE {value} END,
+                   {text("cluster")}
+            FROM read_parquet(?, file_row_number = true)
+            """,
+            [source_id, str(path)],
+        )
+    except duckdb.Error:
+        con.execute("DELETE FROM scores WHERE source_id = ?", [source_id])
+        return None
+    return int(n)
+
+
 def _insert_source_row(con, source_id, path, sha, long, opts, rows) -> None:
     con.execute(
         "INSERT INTO sources (source_id, path, sha256, loader, options, added_at, n_rows, "
@@ -608,15 +717,26 @@ def _insert_source_row(con, source_id, path, sha, long, opts, rows) -> None:
 
 
 def _store_frame(
-    frame: pd.DataFrame, path="the source", offset: int = 0, rows=None
-) -> pd.DataFrame:
-    """The long frame as the store's columns (strings, float scores, None where absent).
+    frame: pd.DataFrame,
+    path="the source",
+    offset: int = 0,
+    rows=None,
+    *,
+    source_id: int = 0,
+    first_seq: int = 0,
+):
+    """The long frame as an Arrow table of the store's columns (``source_id, seq, model, task,
+    item_id, run, score, cluster``: text, float scores, null where absent).
 
     Scores are converted as the alignment converts them (``True``/``False`` text is 1/0);
     a score that is not a number (or is infinite) is refused with its row, since the store
     keeps numbers only and would otherwise lose it silently. ``rows``: the loaded table's
-    row of each row of ``frame`` (when some were not selected), for that message.
+    row of each row of ``frame`` (when some were not selected), for that message. ``seq``
+    numbers the rows from ``first_seq``. Categorical ids (what the table readers give) become
+    dictionary arrays of their labels: one ``str()`` per category, none per row.
     """
+    import pyarrow as pa
+
     from evalgap._scores import _numeric_scores
 
     n = len(frame)
@@ -635,22 +755,26 @@ def _store_frame(
 
     def text(name):
         if name not in frame.columns:
-            return np.full(n, None, dtype=object)
+            return pa.nulls(n, pa.string())
         col = frame[name]
-        if isinstance(col.dtype, pd.CategoricalDtype):  # one str() per category, not per row
-            labels = np.array([str(c) for c in col.cat.categories] + [None], dtype=object)
-            return labels[col.cat.codes.to_numpy()]  # code -1 (missing) takes the last: None
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            labels = pa.array([str(c) for c in col.cat.categories], type=pa.string())
+            codes = col.cat.codes.to_numpy().astype(np.int32)
+            return pa.DictionaryArray.from_arrays(pa.array(codes, mask=codes < 0), labels)
         col = col.astype(object)
-        return col.where(col.notna(), None).map(lambda v: v if v is None else str(v)).to_numpy()
+        texts = col.where(col.notna(), None).map(lambda v: v if v is None else str(v))
+        return pa.array(texts.to_numpy(), type=pa.string())
 
-    return pd.DataFrame(
+    return pa.table(
         {
-            "seq": np.arange(n, dtype=np.int64),
+            "source_id": pa.array(np.full(n, source_id, dtype=np.int32)),
+            "seq": pa.array(np.arange(first_seq, first_seq + n, dtype=np.int64)),
             "model": text("model"),
             "task": text("task"),
             "item_id": text("item_id"),
             "run": text("run"),
-            "score": values.to_numpy(dtype=float),
+            # NaN (an empty score) is stored as NULL, as a pandas frame's NaN was
+            "score": pa.array(values.to_numpy(dtype=float), from_pandas=True),
             "cluster": text("cluster"),
         }
     )
@@ -751,6 +875,13 @@ def _refuse_label_clash(con, task, source_id) -> None:
 
 
 def _write_vectors(con, task, models, *, source_id=None) -> None:
+    """Write the vectors of the task's ``models`` (replacing theirs), from their rows.
+
+    Most sources give each (model, item) one row: the vectors are then the rows themselves,
+    scattered straight into a (models x items) matrix from Arrow batches of the numbered rows
+    (:func:`_scatter_vectors`). A source with runs or repeated rows goes through DuckDB's
+    aggregate, which averages the runs and refuses two scores for one run.
+    """
     marks = ", ".join("?" * len(models))
     # Models new to the task have all their rows in the new source: read only its rows
     # (a range of the table), not the whole store.
@@ -759,6 +890,11 @@ def _write_vectors(con, task, models, *, source_id=None) -> None:
     ).fetchall()[0][0]
     only_source = source_id is not None and known == 0
     n_ix = con.execute("SELECT count(*) FROM items WHERE task = ?", [task]).fetchall()[0][0]
+    records = _scatter_vectors(con, task, models, source_id if only_source else None, n_ix)
+    if records is not None:
+        con.execute(f"DELETE FROM vectors WHERE task = ? AND model IN ({marks})", [task, *models])
+        _insert_arrow(con, "vectors", records)
+        return
     # Per item, the mean over its runs, each run's rows collapsed first (as the alignment
     # collapses identical duplicate rows); a run with two different scores is a conflict.
     rows = con.execute(
@@ -792,6 +928,90 @@ def _write_vectors(con, task, models, *, source_id=None) -> None:
         )
     if records:
         con.executemany("INSERT INTO vectors VALUES (?, ?, ?, ?, ?, ?, ?)", records)
+
+
+def _scatter_vectors(con, task, models, source_id, n_ix):
+    """The vectors of ``models`` as an Arrow table of ``vectors`` rows, or None when some
+    (model, item) has more than one row (runs, repeated rows: left to the aggregate).
+
+    The rows (of ``source_id`` alone when given) are read numbered -- model and item as
+    integers, joined in DuckDB -- in Arrow batches and scattered into a matrix: int8 codes
+    (-1 unscored) while every score is 0 or 1, float64 (NaN unscored) from the first other
+    score. Memory: the matrix (one byte a cell for binary scores) and one batch.
+    """
+    import pyarrow as pa
+
+    names = sorted(set(models))
+    k = len(names)
+    con.register(
+        "_touched",
+        pa.table({"model": pa.array(names, pa.string()), "mx": np.arange(k, dtype=np.int32)}),
+    )
+    codes = np.full((k, n_ix), -1, dtype=np.int8)
+    values = None  # float64, once a score is neither 0 nor 1
+    first = np.full(k, np.iinfo(np.int64).max, dtype=np.int64)
+    rows = 0
+    try:
+        reader = con.sql(
+            "SELECT m.mx, i.ix, s.score, s.source_id * 4294967296 + s.seq AS f FROM scores s "
+            "JOIN items i ON s.task = i.task AND s.item_id = i.item_id "
+            "JOIN _touched m ON s.model = m.model "
+            "WHERE s.task = ? AND s.score IS NOT NULL AND isfinite(s.score)"
+            + (" AND s.source_id = ?" if source_id is not None else ""),
+            params=[task, *([source_id] if source_id is not None else [])],
+        ).to_arrow_reader(_BATCH_ROWS)
+        for batch in _closing(reader):
+            mx = batch.column("mx").to_numpy().astype(np.intp)
+            ix = batch.column("ix").to_numpy().astype(np.intp)
+            score = batch.column("score").to_numpy()
+            rows += len(mx)
+            if values is None and not np.isin(score, (0.0, 1.0)).all():
+                values = np.where(codes >= 0, codes, np.nan)
+            if values is None:
+                codes[mx, ix] = score.astype(np.int8)
+            else:
+                values[mx, ix] = score
+            np.minimum.at(first, mx, batch.column("f").to_numpy())
+    finally:
+        con.unregister("_touched")
+    observed = codes >= 0 if values is None else ~np.isnan(values)
+    n = observed.sum(axis=1)
+    if int(n.sum()) != rows:  # a cell written twice: runs to average, or repeated rows
+        return None
+    binary = np.ones(k, dtype=bool)
+    if values is None:
+        total = (codes == 1).sum(axis=1)
+        blobs = [codes[m].tobytes() for m in range(k)]
+    else:
+        binary &= (np.isin(values, (0.0, 1.0)) | ~observed).all(axis=1)
+        total = np.where(observed, values, 0.0).sum(axis=1)
+        blobs = [
+            np.where(observed[m], values[m], -1).astype(np.int8).tobytes()
+            if binary[m]
+            else values[m].tobytes()
+            for m in range(k)
+        ]
+    kept = np.flatnonzero(n > 0)  # a model without a usable score has no vector
+    return pa.table(
+        {
+            "task": pa.array([task] * kept.size, pa.string()),
+            "model": pa.array([names[m] for m in kept], pa.string()),
+            "is_binary": pa.array(binary[kept]),
+            "n_items": pa.array(n[kept].astype(np.int32)),
+            "mean": pa.array(total[kept] / n[kept]),
+            "first_seen": pa.array(first[kept]),
+            "scores": pa.array([blobs[m] for m in kept], pa.binary()),
+        }
+    )
+
+
+def _insert_arrow(con, table_name, table) -> None:
+    """Append an Arrow table whose columns are ``table_name``'s, in order."""
+    con.register("_arrow_rows", table)
+    try:
+        con.execute(f"INSERT INTO {table_name} SELECT * FROM _arrow_rows")
+    finally:
+        con.unregister("_arrow_rows")
 
 
 def _refuse_conflict(con, task, conflicts, source_id) -> None:
@@ -865,12 +1085,13 @@ def read_vectors(con, task, models=None, *, as_codes=False):
     return [r[0] for r in rows], np.where(mask, x, 0.0), mask.astype(dtype), False
 
 
-def _write_pairs(con, task, models, *, cluster_models=None) -> None:
-    """The pairs of ``models`` with every model of the task: one product per statistic
-    (the per-cluster sums of ``cluster_models``' pairs, by default the same models)."""
+def _write_pairs(con, task, models, *, cluster_models=None, block_models: int = 2048) -> None:
+    """The pairs of ``models`` with every model of the task: one product per statistic,
+    ``block_models`` of them at a time (the per-cluster sums of ``cluster_models``' pairs, by
+    default the same models)."""
     _write_cluster_pairs(con, task, cluster_models or models)
-    few = len(models) <= 16  # a few new models: count on the int8 codes, no float copies
-    names, x0, mask, binary = read_vectors(con, task, as_codes=few)
+    # binary boards come as their int8 codes; graded ones as scores and mask
+    names, x0, mask, binary = read_vectors(con, task, as_codes=True)
     marks = ", ".join("?" * len(models))
     con.execute(
         f"DELETE FROM pair_stats WHERE task = ? AND (model_a IN ({marks}) OR model_b IN ({marks}))",
@@ -880,13 +1101,40 @@ def _write_pairs(con, task, models, *, cluster_models=None) -> None:
     rows_t = np.array([index[m] for m in models if m in index], dtype=np.int64)
     if rows_t.size == 0 or len(names) < 2:
         return
-    if binary and few:
-        sums = paired.pair_sums_from_codes(x0, rows_t)
-    else:
-        if mask is None:
-            names, x0, mask, binary = read_vectors(con, task)
-        sums = paired.pair_sums(x0, mask, rows_t, binary=binary)
-    _insert_pairs(con, task, names, rows_t, sums)
+    for start in range(0, rows_t.size, block_models):
+        block = rows_t[start : start + block_models]
+        if not binary:
+            sums = paired.pair_sums(x0, mask, block, binary=False)
+        elif block.size <= 16:  # a few new models: count on the codes, no float copies
+            sums = paired.pair_sums_from_codes(x0, block)
+        else:
+            sums = _code_pair_sums(x0, block)
+        _insert_pairs(con, task, names, block, sums, done=rows_t[:start])
+
+
+def _code_pair_sums(codes, rows, block_items: int = 4096):
+    """:func:`evalgap.stats.paired.pair_sums` of binary scores held as int8 codes, taken a
+    block of items at a time: memory is one (models x block) float32 copy, not two of the
+    whole board. Each block's products are exact in float32 (counts below 2^24) and summed
+    in float64, so the sums are the exact counts. When ``rows`` are every model in order,
+    the column models' sums are the transpose of the row models' (one product saved)."""
+    k = codes.shape[0]
+    every = rows.size == k and bool((rows == np.arange(k)).all())
+    n = np.zeros((rows.size, k))
+    sum_t, sum_to = np.zeros_like(n), np.zeros_like(n)
+    sum_o = None if every else np.zeros_like(n)
+    for lo in range(0, codes.shape[1], block_items):
+        part = codes[:, lo : lo + block_items]
+        x = (part == 1).astype(np.float32)
+        m = (part >= 0).astype(np.float32)
+        sums = paired.pair_sums(x, m, rows, binary=True, both_sides=not every)
+        n += sums.n
+        sum_t += sums.sum_t
+        sum_to += sums.sum_to
+        if sum_o is not None:
+            sum_o += sums.sum_o
+    sum_o = sum_t.T if sum_o is None else sum_o
+    return paired.PairSums(n, sum_t, sum_o, sum_t, sum_o, sum_to)
 
 
 def _item_clusters(con, task, n_ix):
@@ -934,6 +1182,8 @@ def _write_cluster_pairs(con, task, models, *, block_models: int = 512) -> None:
 def _insert_pairs(con, task, names, rows_t, sums, *, cluster=None, done=()) -> None:
     """Insert the pairs of the ``rows_t`` models (``done``: models of earlier blocks of
     the same update, whose pairs with these are written already)."""
+    import pyarrow as pa
+
     n, s_t, s_o, s_tt, s_oo, s_to = (
         sums.n, sums.sum_t, sums.sum_o, sums.sum_tt, sums.sum_oo, sums.sum_to
     )
@@ -948,26 +1198,31 @@ def _insert_pairs(con, task, names, rows_t, sums, *, cluster=None, done=()) -> N
     keep = (me != other) & (~touched[other] | (me < other)) & ~earlier[other]
     t_idx, o_idx, me, other = t_idx[keep], o_idx[keep], me[keep], other[keep]
     first = me < other  # names are sorted: the smaller index is model_a
-    name_arr = np.array(names, dtype=object)
-    frame = pd.DataFrame(
-        {
-            "task": task,
-            "model_a": np.where(first, name_arr[me], name_arr[other]),
-            "model_b": np.where(first, name_arr[other], name_arr[me]),
-            "n": n[t_idx, o_idx].astype(np.int64),
-            "sum_a": np.where(first, s_t[t_idx, o_idx], s_o[t_idx, o_idx]).astype(np.float64),
-            "sum_b": np.where(first, s_o[t_idx, o_idx], s_t[t_idx, o_idx]).astype(np.float64),
-            "sum_ab": s_to[t_idx, o_idx].astype(np.float64),
-            "sum_a2": np.where(first, s_tt[t_idx, o_idx], s_oo[t_idx, o_idx]).astype(np.float64),
-            "sum_b2": np.where(first, s_oo[t_idx, o_idx], s_tt[t_idx, o_idx]).astype(np.float64),
-        }
-    )
+    labels = pa.array(names, pa.string())
+
+    def name(index):  # a dictionary array: each name copied once, not once per pair
+        return pa.DictionaryArray.from_arrays(pa.array(index.astype(np.int32)), labels)
+
+    def constant(value):
+        return pa.DictionaryArray.from_arrays(
+            pa.array(np.zeros(len(me), dtype=np.int32)), pa.array([value], pa.string())
+        )
+
+    columns = {
+        "task": constant(task),
+        "model_a": name(np.where(first, me, other)),
+        "model_b": name(np.where(first, other, me)),
+        "n": n[t_idx, o_idx].astype(np.int64),
+        "sum_a": np.where(first, s_t[t_idx, o_idx], s_o[t_idx, o_idx]).astype(np.float64),
+        "sum_b": np.where(first, s_o[t_idx, o_idx], s_t[t_idx, o_idx]).astype(np.float64),
+        "sum_ab": s_to[t_idx, o_idx].astype(np.float64),
+        "sum_a2": np.where(first, s_tt[t_idx, o_idx], s_oo[t_idx, o_idx]).astype(np.float64),
+        "sum_b2": np.where(first, s_oo[t_idx, o_idx], s_tt[t_idx, o_idx]).astype(np.float64),
+    }
     if cluster is not None:
-        frame["cluster"] = cluster
-    con.register("_pairs", frame)
+        columns["cluster"] = constant(cluster)
     table = "pair_stats" if cluster is None else "pair_cluster_stats"
-    con.execute(f"INSERT INTO {table} SELECT * FROM _pairs")
-    con.unregister("_pairs")
+    _insert_arrow(con, table, pa.table(columns))
 
 
 def rebuild_pair_stats(con, *, block_models: int = 512, block_items: int = 2048) -> None:
@@ -1355,14 +1610,12 @@ def read_long(con, *, models=None, tasks=None):
 def _scan_long(con, where: str, params: list, batch_rows: int = 1 << 20) -> pd.DataFrame:
     """The scores in the order they were added, gathered batch by batch as integer codes.
 
-    Ids arrive as Arrow batches and are coded against one growing list of labels per
-    column, so a 20-million-row board costs its codes (4 bytes a row a column) rather than a
-    Python string per cell: 3 s at peak 1.2 GB instead of 19-24 s and 8 GB for 1,000 models x
-    20,000 items. Rows come in the table's insertion order, which is the order they were added;
-    should the scan ever not be in (source, row) order, the rows are read again sorted.
+    Each batch's id columns are dictionary-encoded by Arrow and their few labels found in
+    (or added to) the labels met so far (:class:`_Labels`), so a 20-million-row board costs
+    its codes (4 bytes a row a column), with no Python object per row or per batch label.
+    Rows come in the table's insertion order, which is the order they were added; should the
+    scan ever not be in (source, row) order, the rows are read again sorted.
     """
-    from evalgap.io.tables import _Codes, _dictionary
-
     columns = ("model", "task", "item_id", "run", "cluster")
     table = _labelled_scores(con)
     # a join's rows come in no particular order: they are read sorted at once
@@ -1373,41 +1626,81 @@ def _scan_long(con, where: str, params: list, batch_rows: int = 1 << 20) -> pd.D
             f"{where} {ordered}",
             params=params,
         ).to_arrow_reader(batch_rows)
-        ids = {c: _Codes() for c in columns}
-        scores, rows, last, in_order = [], 0, (-1, -1), True
+        labels = {c: _Labels() for c in columns}
+        scores, last, in_order = [], -1, True
         for batch in _closing(reader):
-            key = np.column_stack(
-                [batch.column(c).to_numpy(zero_copy_only=False) for c in ("source_id", "seq")]
-            )
-            if len(key) and not ordered:  # the sorted read is in order by construction
-                step = np.diff(key, axis=0, prepend=[last])
-                if (step[:, 0] < 0).any() or ((step[:, 0] == 0) & (step[:, 1] <= 0)).any():
+            if batch.num_rows and not ordered:  # the sorted read is in order by construction
+                # (source, row) as one increasing integer: seq < 2^32 within a source
+                key = (batch.column("source_id").to_numpy().astype(np.int64) << 32) + batch.column(
+                    "seq"
+                ).to_numpy()
+                if key[0] <= last or (np.diff(key) <= 0).any():
                     in_order = False
                     break
-                last = tuple(key[-1])
+                last = int(key[-1])
             for c in columns:
-                ids[c].add(_dictionary(batch.column(c)), rows)
+                labels[c].add(batch.column(c))
             scores.append(batch.column("score").to_numpy(zero_copy_only=False).astype(float))
-            rows += batch.num_rows
         if in_order:
             break
-    out = {}
-    for c in ("model", "task", "item_id"):  # categories sorted, as astype("category") does
-        codes = ids[c].categorical()
-        out[c] = codes.reorder_categories(sorted(codes.categories))
-    for c in ("run", "score", "cluster"):
-        if c == "score":
-            out[c] = np.concatenate(scores) if scores else np.zeros(0)
-            continue
-        codes = ids[c].categorical()
-        if not len(codes.categories):  # no row has one: the column is left out
-            continue
-        labels = np.array([*codes.categories, None], dtype=object)
-        values = labels[np.asarray(codes.codes, dtype=np.int64)]  # code -1 (missing): None
-        if c == "run":  # a source without runs has one run per item
-            values[pd.isna(values)] = "1"
-        out[c] = pd.Series(values, dtype=object)  # as the loaders give them: objects
-    return pd.DataFrame(out, copy=False)
+    out = {"score": np.concatenate(scores) if scores else np.zeros(0)}
+    for c in columns:
+        names, coded = labels[c].sorted()
+        if c in ("model", "task", "item_id"):  # categories sorted, as astype("category") does
+            small = np.int8 if len(names) < 2**7 else np.int16 if len(names) < 2**15 else np.int32
+            out[c] = pd.Categorical.from_codes(coded.astype(small), names)
+        elif names:  # a column no row has is left out
+            values = np.array([*names, None], dtype=object)[coded]  # code -1 (missing): None
+            if c == "run":  # a source without runs has one run per item
+                values[pd.isna(values)] = "1"
+            out[c] = pd.Series(values, dtype=object)  # as the loaders give them: objects
+    order = ("model", "task", "item_id", "run", "score", "cluster")
+    return pd.DataFrame({c: out[c] for c in order if c in out}, copy=False)
+
+
+class _Labels:
+    """An id column read batch by batch: the labels met so far (an Arrow array) and each
+    row's code into them (-1 where missing)."""
+
+    def __init__(self) -> None:
+        import pyarrow as pa
+
+        self.labels = pa.array([], pa.string())
+        self.parts: list[np.ndarray] = []
+
+    def add(self, column) -> None:
+        """Code a batch's column: Arrow encodes it, and only its distinct labels are looked
+        up in (or appended to) the labels met so far."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if column.null_count == len(column):  # no id here (runs, clusters): nothing to hash
+            self.parts.append(np.full(len(column), -1, dtype=np.int32))
+            return
+        encoded = pc.dictionary_encode(column)
+        local = encoded.dictionary
+        found = pc.index_in(local, value_set=self.labels)
+        new = pc.is_null(found)
+        to_global = found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
+        fresh = np.flatnonzero(new.to_numpy(zero_copy_only=False))
+        to_global[fresh] = len(self.labels) + np.arange(fresh.size, dtype=np.int32)
+        if fresh.size:
+            self.labels = pa.concat_arrays([self.labels, local.filter(new).cast(pa.string())])
+        indices = encoded.indices.fill_null(len(to_global)).to_numpy(zero_copy_only=False)
+        self.parts.append(np.append(to_global, np.int32(-1))[indices])
+
+    def sorted(self) -> tuple[list, np.ndarray]:
+        """The labels sorted, and every row's code into them."""
+        names = self.labels.to_pylist()
+        coded = np.concatenate(self.parts) if self.parts else np.zeros(0, dtype=np.int32)
+        self.parts = []
+        order = sorted(range(len(names)), key=names.__getitem__)
+        if order == list(range(len(names))):  # met in order (or none met): codes as they are
+            return names, coded
+        rank = np.empty(len(names) + 1, dtype=np.int32)
+        rank[order] = np.arange(len(names), dtype=np.int32)
+        rank[-1] = -1  # a missing id stays missing
+        return [names[k] for k in order], rank[coded]
 
 
 def _labelled_scores(con) -> str:
