@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from evalgap._results import Result, RowResult, records_frame
+from evalgap._results import Result, RowResult, TableResult
 from evalgap._scores import ScoreSet
 from evalgap.jobs._pages import HtmlPage
 from evalgap.jobs.ranks import OverTasks
@@ -111,7 +111,7 @@ class PairCard(RowResult):
 
 
 @dataclass(frozen=True, repr=False)
-class TaskCard(Result):
+class TaskCard(TableResult):
     """One task of the card.
 
     Attributes
@@ -144,15 +144,7 @@ class TaskCard(Result):
     single_rank: int
     signal_to_noise: float
     _headline = ("task", "n_items")
-
-    def to_frame(self) -> Any:
-        """Return the task's models, one row each (the pairs: ``records_frame(pairs)``).
-
-        Returns
-        -------
-        pandas.DataFrame
-        """
-        return records_frame(self.models)
+    _rows = "models"  # to_frame(): the models, one row each (pairs: records_frame(pairs))
 
 
 @dataclass(frozen=True, repr=False)

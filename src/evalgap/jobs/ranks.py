@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import numpy as np
 import pandas as pd
 
-from evalgap._results import Result, RowResult, records_frame
+from evalgap._results import Result, RowResult, TableResult
 from evalgap._scores import AlignmentReport, ScoreSet
 from evalgap.errors import InputError, escape
 from evalgap.jobs._pages import HtmlPage
@@ -76,7 +76,7 @@ class OverTasksModel(RowResult):
 
 
 @dataclass(frozen=True, repr=False)
-class OverTasks(Result):
+class OverTasks(TableResult):
     """The aggregate over tasks (mean of task scores) with both kinds of rank sets.
 
     Attributes
@@ -92,15 +92,7 @@ class OverTasks(Result):
     n_tasks: int
     models: tuple[OverTasksModel, ...]
     widening: float
-
-    def to_frame(self) -> Any:
-        """Return the models, one row each.
-
-        Returns
-        -------
-        pandas.DataFrame
-        """
-        return records_frame(self.models)
+    _rows = "models"  # to_frame(): the models, one row each
 
 
 @dataclass(frozen=True, repr=False)
