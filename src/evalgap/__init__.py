@@ -13,6 +13,7 @@ names (``--n-bootstrap`` is ``n_bootstrap=``):
   sets, also for arena battles (Bradley-Terry);
 * :func:`fragility` -- how few items would reverse each verdict of a board's pairs;
 * :func:`card` -- a leaderboard card (Markdown, HTML, JSON): what each model can claim;
+* :func:`estimate` -- a new model's full-benchmark score from a few items, with an interval;
 * :func:`degrade`, :func:`trim` -- has an optimized model got worse?
 * :func:`watch`, :class:`Monitor` -- an evaluation in progress: when can it stop?
 * :func:`report_html` -- the HTML page of an audit or of rank sets (``--html``);
@@ -48,6 +49,9 @@ _HOMES = {
     "ranks": "evalgap.jobs.api",
     "fragility": "evalgap.jobs.api",
     "card": "evalgap.jobs.api",
+    "estimate": "evalgap.jobs.api",
+    "EstimateResult": "evalgap.jobs.estimate",
+    "ModelEstimate": "evalgap.jobs.estimate",
     "CardResult": "evalgap.jobs.card",
     "TaskCard": "evalgap.jobs.card",
     "ModelCard": "evalgap.jobs.card",

@@ -44,6 +44,9 @@ PLACEHOLDERS = {
     "kept.csv": "items written by an earlier trim",
     "pairs.csv": "a user's pair counts",
     "battles.csv": "a user's arena battles",
+    "board.csv": "a reference board scored on the whole benchmark",
+    "new.csv": "a new model's scores on some items",
+    "new_model_100_items.csv": "a new model's scores on some items",
     "details/meta-llama__Llama-3.1-8B-details": "downloaded Open LLM Leaderboard details",
     "benchmark_output/runs/v1/": "a user's HELM run folder",
 }
@@ -53,6 +56,7 @@ SLOW = {
     "store add board.duckdb ../shared": "adds MMLU-Pro to a store, then audits it",
     "ranks --scores ../shared/data/mmlu_pro": "rank sets of MMLU-Pro, B = 1,000",
     "simulate rank-coverage": "about 50 s",
+    "simulate task-rank-coverage": "about 15 s",
     "simulate calibration": "about 8 s",
     "simulate aggregation": "a simulation study",
     "simulate prospective": "a simulation study",

@@ -13,6 +13,7 @@ from evalgap.cli.audit import audit
 from evalgap.cli.card import card
 from evalgap.cli.compare import compare
 from evalgap.cli.degrade import degrade, trim
+from evalgap.cli.estimate import estimate
 from evalgap.cli.fragility import fragility
 from evalgap.cli.inspect_data import inspect_data_command
 from evalgap.cli.plan import plan
@@ -46,6 +47,7 @@ for command in (
     card,
     compare,
     degrade,
+    estimate,
     fragility,
     inspect_data_command,
     plan,

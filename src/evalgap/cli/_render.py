@@ -131,6 +131,7 @@ RENDERERS = {
     "WatchStatus": "render_watch",
     "FragilityResult": "render_fragility",
     "CardResult": "render_card",
+    "EstimateResult": "render_estimate",
 }
 RENDERERS_BY_MODULE = {
     "evalgap.jobs.simulate": "render_simulation",

@@ -594,6 +594,23 @@ def rank_coverage_verdict(r) -> str:
     )
 
 
+def estimate_verdict(r) -> str:
+    """Return estimate's sentence: each model's score and interval, and what it rests on."""
+    level = f"{100 * (1 - r.alpha):g}%"
+    if not r.estimates:
+        return "no model to estimate"
+    parts = [
+        f"{e.model}: {e.score:.3f} [{e.interval[0]:.3f}, {e.interval[1]:.3f}] from "
+        f"{_items(e.n_items)}{' (extrapolated)' if e.extrapolated else ''}"
+        for e in r.estimates[:5]
+    ]
+    more = f", and {len(r.estimates) - 5} more" if len(r.estimates) > 5 else ""
+    return (
+        "; ".join(parts) + more + f" of {r.n_benchmark_items:,} ({level} conformal intervals, "
+        f"calibrated on {plural(r.reference_models, 'reference model')})"
+    )
+
+
 def task_rank_coverage_verdict(r) -> str:
     """Return the task-rank-coverage study's sentence: which sets reach 1 - alpha - 2 SE."""
     level = f"{100 * (1 - r.alpha):g}%"

@@ -1132,6 +1132,37 @@ def _render_over_tasks(o, console: Console) -> None:
     )  # fmt: skip
 
 
+def render_estimate(r, console: Console) -> None:
+    """Print each model's estimated full-benchmark score, its interval and what it rests on."""
+    level = f"{100 * (1 - r.alpha):g}%"
+    rows = [
+        [
+            e.model,
+            number(e.score, ".4f"),
+            f"[{number(e.interval[0], '.4f')}, {number(e.interval[1], '.4f')}]",
+            number(e.half_width, ".4f"),
+            f"{e.n_items:,}",
+            number(e.ability, "+.2f"),
+            "yes" if e.extrapolated else "no",
+        ]
+        for e in r.estimates
+    ]
+    print_table(
+        console,
+        [("model", "left"), ("score", "right"), (f"{level} interval", "center"),
+         ("+/-", "right"), ("items", "right"), ("ability", "right"),
+         ("extrapolated", "center")],
+        rows,
+        names=(0,),
+        title=f"estimated scores over {r.n_benchmark_items:,} items ({level} conformal "
+        f"intervals from {plural(r.reference_models, 'reference model')})",
+        title_justify="left",
+    )  # fmt: skip
+    print_notes(console, r.notes)
+    console.print()
+    console.print(markup(_capitalise(r.verdict) + "."))
+
+
 def _render_rank_claims(r, console: Console, several: bool, max_rows: int) -> None:
     """The items (battles) to flip of the rank claims: the top claim and adjacent pairs."""
     noun = "battles" if r.bradley_terry else "items"

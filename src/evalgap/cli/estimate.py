@@ -1,0 +1,75 @@
+"""evalgap estimate: a new model's full-benchmark score from a few items, with an interval."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from evalgap.cli._command import command
+from evalgap.cli._load import score_keywords
+from evalgap.cli._options import SCORE_SOURCES, loader_options, option
+from evalgap.cli._render import emit, note, working
+
+ESTIMATE_EXAMPLES = """
+\b
+Examples:
+  # A model scored on 100 items, against a reference board of the whole benchmark:
+  evalgap estimate --reference board.csv --scores new_model_100_items.csv
+\b
+  # The 50 items to run next, for a harness (CSV: model,item_id):
+  evalgap estimate --reference board.csv --scores new.csv --next 50 --output next.csv
+"""
+
+
+@command(epilog=ESTIMATE_EXAMPLES + SCORE_SOURCES)
+@click.option(
+    "--reference",
+    required=True,
+    type=click.Path(exists=True),
+    help="A board of models scored on the whole benchmark (the same task and item ids).",
+)
+@loader_options(exclude=("strict", "complete_case"))
+@click.option(
+    "--next",
+    "next_count",
+    type=click.IntRange(min=0),
+    default=50,
+    show_default=True,
+    help="Items to propose to run next, per model (the most informative at its ability).",
+)
+@option("output", help="Write the items to run next to this CSV file (model,item_id).")
+@option("json")
+@option("alpha")
+def estimate(json: bool, output: str | None, **given: Any) -> None:
+    """What would a model score on the whole benchmark? (from a few of its items)
+
+    A 2PL item-response model fitted on the reference board predicts the items the model has
+    not run; the interval is calibrated by estimating each reference model, held out of the
+    fit, from the same items (split conformal), and flags models outside the board's range.
+    """
+    from evalgap.jobs.api import estimate as estimate_job
+
+    source = score_keywords(given, complete_case=False)
+    with working(json, "estimate") as progress:
+        progress(0, 1, "fitting the reference board")
+        result = estimate_job(**source, **given)
+    if output:
+        _write_next(result, output)
+        if not json:
+            note(f"items to run next written to {output}")
+    emit(result, json)
+
+
+def _write_next(result: Any, output: str) -> None:
+    import csv
+
+    from evalgap.io._write import atomic_write
+
+    def write(handle: Any) -> None:
+        rows = csv.writer(handle, lineterminator="\n")
+        rows.writerow(["model", "item_id"])
+        for e in result.estimates:
+            rows.writerows([e.model, item] for item in e.next_items)
+
+    atomic_write(output, write, option="--output", what="the items to run next")

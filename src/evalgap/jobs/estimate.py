@@ -1,0 +1,216 @@
+"""The ``estimate`` job: a model's full-benchmark score from a few of its items, with an
+interval that holds where the item-response model does not.
+
+A 2PL is fitted on a reference board (:func:`evalgap.stats.stratified.fit_2pl`); each new
+model's ability is its posterior mode given the items it was scored on, and its score its own
+answers where it has them and the 2PL's probabilities elsewhere
+(:mod:`evalgap.stats.estimate`). The interval is split conformal: every reference model is
+held out of the fit in turn and estimated from the *same items* the new model answered; the
+``ceil((m + 1)(1 - alpha))``-th smallest of those m absolute errors is the half-width. So the
+interval answers for this design on models like the reference board's; a new model whose
+ability lies outside the board's range is flagged (the calibration says nothing about it).
+The items to run next are the most informative at the estimated ability.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+
+from evalgap._results import RowResult, TableResult
+from evalgap._scores import ScoreSet
+from evalgap.errors import InputError
+from evalgap.stats import _validate
+from evalgap.stats import estimate as est
+from evalgap.stats.stratified import fit_2pl
+
+# Abilities beyond the reference board's range by more than this (in its SD units) are
+# extrapolations the calibration does not cover.
+RANGE_MARGIN = 0.25
+
+
+@dataclass(frozen=True, repr=False)
+class ModelEstimate(RowResult):
+    """One model's estimated full-benchmark score.
+
+    Attributes
+    ----------
+    model : str
+        The model.
+    score : float
+        Its estimated mean score over every item of the benchmark.
+    interval : tuple of float
+        The (1 - alpha) split-conformal interval ``[low, high]`` (clipped to [0, 1]).
+    half_width : float
+        Half its width before clipping (infinite with too few reference models).
+    n_items : int
+        Items the model was scored on.
+    ability : float
+        Its posterior-mode ability on the reference board's scale (models there: mean 0,
+        SD 1).
+    extrapolated : bool
+        Whether that ability lies outside the reference board's range (the interval is
+        calibrated on the reference models only).
+    next_items : tuple of str
+        The items to run next: the most informative at its ability, not yet scored.
+    """
+
+    model: str
+    score: float
+    interval: tuple[float, float]
+    half_width: float
+    n_items: int
+    ability: float
+    extrapolated: bool
+    next_items: tuple[str, ...]
+    _headline = ("model", "score")
+
+
+@dataclass(frozen=True, repr=False)
+class EstimateResult(TableResult):
+    """Full-benchmark scores of new models from few items (``evalgap estimate``).
+
+    Attributes
+    ----------
+    estimates : tuple of ModelEstimate
+        One per new model.
+    alpha : float
+        One minus the intervals' level.
+    n_benchmark_items : int
+        Items of the benchmark (the reference board's).
+    reference_models : int
+        Reference models the 2PL was fitted on and the interval calibrated on.
+    notes : tuple of str
+        What the numbers need said beside them.
+    verdict : str
+        One sentence (a property).
+    """
+
+    estimates: tuple[ModelEstimate, ...]
+    alpha: float
+    n_benchmark_items: int
+    reference_models: int
+    notes: tuple[str, ...] = field(default=())
+    _rows: ClassVar[str] = "estimates"
+    _derived: ClassVar[tuple[str, ...]] = ("verdict",)
+
+    @property
+    def verdict(self) -> str:
+        """One sentence: the estimates, their intervals, and any extrapolation."""
+        from evalgap.report.sentences import estimate_verdict
+
+        return estimate_verdict(self)
+
+
+def _benchmark(score_set: ScoreSet) -> tuple[np.ndarray, np.ndarray]:
+    """The board's (models x items) matrix over every task, and the items' ids."""
+    several = len(score_set.tasks) > 1
+    ids = [
+        np.char.add(f"{t.task}/", np.asarray(t.item_ids).astype(str))
+        if several
+        else np.asarray(t.item_ids).astype(str)
+        for t in score_set.tasks
+    ]
+    matrix = np.concatenate([t.scores for t in score_set.tasks], axis=0).T
+    return matrix, np.concatenate(ids)
+
+
+def estimate_scores(
+    reference: ScoreSet,
+    scores: ScoreSet,
+    *,
+    alpha: float = 0.05,
+    next_count: int = 50,
+) -> EstimateResult:
+    """Return each model of ``scores`` estimated over the benchmark of ``reference``.
+
+    Parameters
+    ----------
+    reference : ScoreSet
+        A board of models scored on (nearly) every item: the benchmark's items and the
+        2PL's fit and calibration.
+    scores : ScoreSet
+        The new models' scores on some of those items (tasks and item ids as in the
+        reference).
+    alpha : float
+        One minus the level of the intervals.
+    next_count : int
+        How many items to propose to run next, per model.
+
+    Returns
+    -------
+    EstimateResult
+    """
+    alpha = float(_validate.probability(alpha, "alpha"))
+    next_count = _validate.whole_number(next_count, "next_count", 0)
+    ref, ids = _benchmark(reference)
+    if ref.shape[0] < 3:
+        raise InputError(
+            f"the reference board has {ref.shape[0]} model(s); the 2PL needs at least 3"
+        )
+    if ((ref[~np.isnan(ref)] < 0) | (ref[~np.isnan(ref)] > 1)).any():
+        raise InputError("reference scores must lie in [0, 1] for the item-response fit")
+    new, new_ids = _benchmark(scores)
+    position = {item: k for k, item in enumerate(ids)}
+    known = np.array([item in position for item in new_ids], dtype=bool)
+    notes = []
+    if not known.all():
+        notes.append(
+            f"{int((~known).sum()):,} scored item(s) are not in the reference board and are left "
+            "out of the estimates"
+        )
+    y = np.full((new.shape[0], ids.size), np.nan)
+    columns = np.array([position[item] for item in new_ids[known]], dtype=np.int64)
+    y[:, columns] = new[:, known]
+    if ((y[~np.isnan(y)] < 0) | (y[~np.isnan(y)] > 1)).any():
+        raise InputError("scores must lie in [0, 1] for the item-response estimate")
+    fit = fit_2pl(ref)
+    if not fit.converged:
+        notes.append(f"the reference 2PL fit stopped after {fit.n_iter} sweeps before converging")
+    theta, _ = est.ability_map(y, fit.slope, fit.intercept)
+    score = est.predicted_score(y, theta, fit.slope, fit.intercept)
+    held_out = [_held_out_fit(ref, j) for j in range(ref.shape[0])]
+    truth = np.nanmean(ref, axis=1)
+    low_range, high_range = fit.ability.min() - RANGE_MARGIN, fit.ability.max() + RANGE_MARGIN
+    rows = []
+    for m, model in enumerate(scores.models):
+        scored = ~np.isnan(y[m])
+        errors = []
+        for j, (slope, intercept) in enumerate(held_out):
+            answers = np.where(scored, ref[j], np.nan)
+            t_j, _ = est.ability_map(answers[None, :], slope, intercept)
+            guess = est.predicted_score(answers[None, :], t_j, slope, intercept)[0]
+            errors.append(guess - truth[j])
+        half = est.conformal_half_width(errors, alpha)
+        proposal = est.next_items(theta[m], fit.slope, fit.intercept, ~scored, next_count)
+        rows.append(
+            ModelEstimate(
+                model=str(model),
+                score=float(score[m]),
+                interval=(float(max(score[m] - half, 0.0)), float(min(score[m] + half, 1.0))),
+                half_width=float(half),
+                n_items=int(scored.sum()),
+                ability=float(theta[m]),
+                extrapolated=bool(not low_range <= theta[m] <= high_range),
+                next_items=tuple(ids[proposal].tolist()),
+            )
+        )
+    if any(r.extrapolated for r in rows):
+        notes.append(
+            "an ability outside the reference board's range is an extrapolation: the interval "
+            "is calibrated on the reference models only; add models like it to the reference"
+        )
+    if not np.isfinite(min((r.half_width for r in rows), default=0.0)):
+        notes.append(
+            f"{ref.shape[0]} reference models are too few for a {100 * (1 - alpha):g}% "
+            f"conformal interval (at least {int(np.ceil(1 / alpha)) - 1} are needed)"
+        )
+    return EstimateResult(tuple(rows), alpha, int(ids.size), int(ref.shape[0]), tuple(notes))
+
+
+def _held_out_fit(ref: np.ndarray, j: int) -> tuple[np.ndarray, np.ndarray]:
+    """The 2PL's item parameters without reference model ``j``."""
+    fit = fit_2pl(np.delete(ref, j, axis=0))
+    return fit.slope, fit.intercept

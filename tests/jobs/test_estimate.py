@@ -1,0 +1,94 @@
+"""estimate: the interval is the conformal quantile of the held-out reference models' errors
+on the same items, it covers on a board the 2PL fits, and every surface says the same."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import evalgap
+from evalgap.stats import estimate as est
+from evalgap.stats.stratified import fit_2pl
+
+
+def _board(seed=0, models=25, items=600):
+    rng = np.random.default_rng(seed)
+    skill = np.linspace(-1.5, 1.5, models)
+    a, c = rng.uniform(0.5, 2, items), rng.normal(0, 1, items)
+    p = 1 / (1 + np.exp(-(np.outer(skill, a) + c)))
+    return (rng.random(p.shape) < p).astype(float)
+
+
+def _long(y, names, columns=None):
+    columns = range(y.shape[1]) if columns is None else columns
+    return pd.DataFrame(
+        [(n, f"q{i:04d}", y[k, i]) for k, n in enumerate(names) for i in columns],
+        columns=["model", "item_id", "score"],
+    )
+
+
+def test_interval_is_the_conformal_quantile_of_held_out_errors():
+    y = _board()
+    ref, new = y[[k for k in range(25) if k != 12]], y[12]
+    chosen = np.arange(0, 600, 6)
+    r = evalgap.estimate(_long(new[None, :], ["new"], chosen),
+                         reference=_long(ref, [f"m{k}" for k in range(24)]))  # fmt: skip
+    e = r.estimates[0]
+    # the oracle, written out: hold each reference model out, estimate it from these items
+    errors = []
+    for j in range(24):
+        fit = fit_2pl(np.delete(ref, j, axis=0))
+        answers = np.full(600, np.nan)
+        answers[chosen] = ref[j, chosen]
+        theta, _ = est.ability_map(answers[None, :], fit.slope, fit.intercept)
+        guess = est.predicted_score(answers[None, :], theta, fit.slope, fit.intercept)[0]
+        errors.append(guess - ref[j].mean())
+    rank = int(np.ceil(25 * 0.95))
+    assert e.half_width == pytest.approx(np.sort(np.abs(errors))[rank - 1])
+    assert e.n_items == 100 and len(e.next_items) == 50
+    assert not set(e.next_items) & {f"q{i:04d}" for i in chosen}
+    assert e.interval[0] <= new.mean() <= e.interval[1]
+
+
+def test_estimates_cover_held_out_models_of_a_board_the_model_fits():
+    y = _board(seed=3, models=22, items=500)
+    covered, errors, sample_errors = 0, [], []
+    rng = np.random.default_rng(4)
+    for k in range(2, 20, 3):
+        ref = np.delete(y, k, axis=0)
+        chosen = np.sort(rng.choice(500, 80, replace=False))
+        r = evalgap.estimate(_long(y[k][None, :], ["new"], chosen),
+                             reference=_long(ref, [f"m{j}" for j in range(21)]))  # fmt: skip
+        e = r.estimates[0]
+        covered += e.interval[0] <= y[k].mean() <= e.interval[1]
+        errors.append(abs(e.score - y[k].mean()))
+        sample_errors.append(abs(y[k, chosen].mean() - y[k].mean()))
+    # every interval covers; with 21 reference models the 2PL's items are noisy, so the error
+    # is about that of the items' own mean (MMLU-Pro's 28 x 12,032 board is where it helps)
+    assert covered == 6 and np.mean(errors) < 1.5 * np.mean(sample_errors)
+
+
+def test_every_surface_says_the_same_and_bad_input_is_one_line(run_cli, tmp_path):
+    y = _board(seed=5, models=22, items=300)
+    board, new = tmp_path / "board.csv", tmp_path / "new.csv"
+    _long(y[:21], [f"m{k}" for k in range(21)]).to_csv(board, index=False)
+    frame = _long(y[21][None, :], ["new"], range(0, 300, 5))
+    extra = pd.DataFrame([("new", "elsewhere", 1.0)], columns=frame.columns)
+    pd.concat([frame, extra]).to_csv(new, index=False)
+    out = run_cli("estimate", "--reference", board, "--scores", new, "--json",
+                  "--output", tmp_path / "next.csv", "--next", 7)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    printed = json.loads(out.stdout)
+    python = evalgap.estimate(str(new), reference=str(board), next_count=7).to_dict()
+    assert printed == json.loads(json.dumps(python))
+    assert "1 scored item(s) are not in the reference board" in " ".join(printed["notes"])
+    written = pd.read_csv(tmp_path / "next.csv")
+    assert written["item_id"].tolist() == list(printed["estimates"][0]["next_items"])
+    assert len(written) == 7
+    missing = run_cli("estimate", "--scores", new)
+    assert missing.returncode == 2 and "--reference" in missing.stderr
+    two = run_cli("estimate", "--reference", board, "--scores", new, "--models", "nobody")
+    assert two.returncode == 2 and "Traceback" not in two.stderr
