@@ -24,7 +24,7 @@ from evalgap._scores import ScoreSet
 from evalgap.errors import InputError
 from evalgap.stats import _validate
 from evalgap.stats import estimate as est
-from evalgap.stats.stratified import fit_2pl
+from evalgap.stats.stratified import IRTFit, fit_2pl
 
 # Abilities beyond the reference board's range by more than this (in its SD units) are
 # extrapolations the calibration does not cover.
@@ -117,12 +117,37 @@ def _benchmark(score_set: ScoreSet) -> tuple[np.ndarray, np.ndarray]:
     return matrix, np.concatenate(ids)
 
 
+@dataclass(frozen=True)
+class Calibration:
+    """A reference board prepared once: its matrix, item ids, 2PL fit, and the item
+    parameters with each model held out (reused across new models and item sets)."""
+
+    matrix: np.ndarray
+    ids: np.ndarray
+    fit: IRTFit
+    held_out: tuple[tuple[np.ndarray, np.ndarray], ...]
+
+
+def calibrate(reference: ScoreSet) -> Calibration:
+    """Fit the reference board's 2PL, and again without each of its models."""
+    ref, ids = _benchmark(reference)
+    if ref.shape[0] < 3:
+        raise InputError(
+            f"the reference board has {ref.shape[0]} model(s); the 2PL needs at least 3"
+        )
+    if ((ref[~np.isnan(ref)] < 0) | (ref[~np.isnan(ref)] > 1)).any():
+        raise InputError("reference scores must lie in [0, 1] for the item-response fit")
+    held = tuple(_held_out_fit(ref, j) for j in range(ref.shape[0]))
+    return Calibration(ref, ids, fit_2pl(ref), held)
+
+
 def estimate_scores(
     reference: ScoreSet,
     scores: ScoreSet,
     *,
     alpha: float = 0.05,
     next_count: int = 50,
+    calibration: Calibration | None = None,
 ) -> EstimateResult:
     """Return each model of ``scores`` estimated over the benchmark of ``reference``.
 
@@ -138,6 +163,8 @@ def estimate_scores(
         One minus the level of the intervals.
     next_count : int
         How many items to propose to run next, per model.
+    calibration : Calibration, optional
+        ``calibrate(reference)``, when several calls share one reference board.
 
     Returns
     -------
@@ -145,13 +172,8 @@ def estimate_scores(
     """
     alpha = float(_validate.probability(alpha, "alpha"))
     next_count = _validate.whole_number(next_count, "next_count", 0)
-    ref, ids = _benchmark(reference)
-    if ref.shape[0] < 3:
-        raise InputError(
-            f"the reference board has {ref.shape[0]} model(s); the 2PL needs at least 3"
-        )
-    if ((ref[~np.isnan(ref)] < 0) | (ref[~np.isnan(ref)] > 1)).any():
-        raise InputError("reference scores must lie in [0, 1] for the item-response fit")
+    prepared = calibration if calibration is not None else calibrate(reference)
+    ref, ids, fit, held_out = prepared.matrix, prepared.ids, prepared.fit, prepared.held_out
     new, new_ids = _benchmark(scores)
     position = {item: k for k, item in enumerate(ids)}
     known = np.array([item in position for item in new_ids], dtype=bool)
@@ -166,12 +188,10 @@ def estimate_scores(
     y[:, columns] = new[:, known]
     if ((y[~np.isnan(y)] < 0) | (y[~np.isnan(y)] > 1)).any():
         raise InputError("scores must lie in [0, 1] for the item-response estimate")
-    fit = fit_2pl(ref)
     if not fit.converged:
         notes.append(f"the reference 2PL fit stopped after {fit.n_iter} sweeps before converging")
     theta, _ = est.ability_map(y, fit.slope, fit.intercept)
     score = est.predicted_score(y, theta, fit.slope, fit.intercept)
-    held_out = [_held_out_fit(ref, j) for j in range(ref.shape[0])]
     truth = np.nanmean(ref, axis=1)
     low_range, high_range = fit.ability.min() - RANGE_MARGIN, fit.ability.max() + RANGE_MARGIN
     rows = []

@@ -1,0 +1,87 @@
+"""How well ``evalgap estimate`` recovers held-out models' MMLU-Pro scores from few items.
+
+    python benchmarks/bench_estimate.py                 # budgets 50-800, 5 draws per model
+    python benchmarks/bench_estimate.py --budgets 100 --draws 1 --models 6    # a smoke run
+
+Leave one model out of MMLU-Pro's 29 (``../shared/data/mmlu_pro``): the other 28 are the
+reference board, the held-out model's answers are the truth. For each budget, items are drawn
+at random; the estimate (``evalgap.jobs.estimate.estimate_scores``, the function the command
+runs) and the items' own mean with its t interval (simple random sampling, finite-population
+corrected) are compared side by side: mean absolute error, 95% interval coverage and median
+half-width over held-out models and draws.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+MMLU_PRO = ROOT.parent / "shared" / "data" / "mmlu_pro" / "mmlu_pro_long.csv.gz"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--budgets", default="50,100,200,400,800")
+    parser.add_argument("--draws", type=int, default=5)
+    parser.add_argument("--models", type=int, default=29, help="held-out models (first K)")
+    args = parser.parse_args()
+    if not MMLU_PRO.exists():
+        print(f"skipped: {MMLU_PRO} is not present")
+        return
+    import pandas as pd
+    from scipy import stats
+
+    import evalgap
+    from evalgap.jobs.estimate import calibrate, estimate_scores
+
+    print(f"load average: {', '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    frame = pd.read_csv(MMLU_PRO)
+    board = evalgap.align(frame)
+    names = list(board.models)
+    x = board.tasks[0].scores.T
+    ids = np.asarray(board.tasks[0].item_ids).astype(str)
+    rng = np.random.default_rng(0)
+    budgets = [int(b) for b in args.budgets.split(",")]
+    rows = {b: {"est": [], "srs": []} for b in budgets}
+    start = time.perf_counter()
+    for k in range(min(args.models, len(names))):
+        truth = np.nanmean(x[k])
+        reference = evalgap.align(frame[frame["model"] != names[k]])
+        prepared = calibrate(reference)  # shared by every budget and draw of this model
+        answered = np.flatnonzero(~np.isnan(x[k]))
+        for b in budgets:
+            for _ in range(args.draws):
+                chosen = np.sort(rng.choice(answered, b, replace=False))
+                part = pd.DataFrame(
+                    {"model": names[k], "question_id": ids[chosen], "correct": x[k, chosen]}
+                )
+                e = estimate_scores(
+                    reference, evalgap.align(part), next_count=0, calibration=prepared
+                ).estimates[0]
+                rows[b]["est"].append(
+                    (abs(e.score - truth), e.interval[0] <= truth <= e.interval[1], e.half_width)
+                )
+                y = x[k, chosen]
+                half = stats.t.ppf(0.975, b - 1) * y.std(ddof=1) / np.sqrt(b) * np.sqrt(
+                    1 - b / answered.size
+                )
+                rows[b]["srs"].append((abs(y.mean() - truth), abs(y.mean() - truth) <= half, half))
+        print(f"  model {k + 1}/{min(args.models, len(names))} done", file=sys.stderr)
+    print(f"held-out models: {min(args.models, len(names))}, draws per budget: {args.draws}, "
+          f"{time.perf_counter() - start:.0f} s")  # fmt: skip
+    print(f"{'items':>6}  {'method':<22} {'MAE':>7} {'coverage':>9} {'median half-width':>18}")
+    for b in budgets:
+        for key, label in (("est", "estimate (2PL)"), ("srs", "random items' mean")):
+            err, cover, half = (np.array(v, dtype=float) for v in zip(*rows[b][key], strict=True))
+            print(f"{b:>6}  {label:<22} {err.mean():7.4f} {cover.mean():9.3f} "
+                  f"{np.median(half):18.4f}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
