@@ -44,6 +44,10 @@ RUNS = [
     ),
     (["bench_watch.py", "--gib", "0.02", "--batch", "500"], ["look time"]),
     (
+        ["bench_estimate.py", "--budgets", "50", "--draws", "1", "--models", "1"],
+        ["MAE", "coverage"],
+    ),
+    (
         ["bench_fragility.py", "--models", "30", "--items", "500", "--replicates", "200",
          "--rounds", "1"],
         ["load average", "evalgap card"],
