@@ -136,7 +136,9 @@ def calibrate(reference: ScoreSet) -> Calibration:
             f"the reference board has {ref.shape[0]} model(s); the 2PL needs at least 3"
         )
     if ((ref[~np.isnan(ref)] < 0) | (ref[~np.isnan(ref)] > 1)).any():
-        raise InputError("reference scores must lie in [0, 1] for the item-response fit")
+        raise InputError(
+            "{reference} scores must lie in [0, 1] for the item-response fit", param="reference"
+        )
     held = tuple(_held_out_fit(ref, j) for j in range(ref.shape[0]))
     return Calibration(ref, ids, fit_2pl(ref), held)
 
@@ -187,7 +189,9 @@ def estimate_scores(
     columns = np.array([position[item] for item in new_ids[known]], dtype=np.int64)
     y[:, columns] = new[:, known]
     if ((y[~np.isnan(y)] < 0) | (y[~np.isnan(y)] > 1)).any():
-        raise InputError("scores must lie in [0, 1] for the item-response estimate")
+        raise InputError(
+            "{scores} must lie in [0, 1] for the item-response estimate", param="scores"
+        )
     if not fit.converged:
         notes.append(f"the reference 2PL fit stopped after {fit.n_iter} sweeps before converging")
     theta, _ = est.ability_map(y, fit.slope, fit.intercept)
