@@ -254,3 +254,15 @@ def test_parquet_the_batches_refuse_is_refused_alike(tmp_path, change, message):
     with pytest.raises(evalgap.InputError, match=message):
         evalgap.store_add(tmp_path / "s.duckdb", [source], cluster_column="topic")
     assert not (tmp_path / "s.duckdb").exists()
+
+
+@pytest.mark.parametrize("rows", [np.arange(9), np.array([2, 7])])
+def test_code_pair_sums_by_blocks_whole_or_not_equal_the_products(rows):
+    # items 0-63 scored by every model (one product per block), the rest with gaps
+    rng = np.random.default_rng(11)
+    codes = (rng.random((9, 150)) < 0.6).astype(np.int8)
+    codes[:, 64:][rng.random((9, 86)) < 0.2] = -1
+    got = io._code_pair_sums(codes, rows, block_items=32)
+    want = _old_pair_sums(codes, rows)
+    for name in ("n", "sum_t", "sum_o", "sum_tt", "sum_oo", "sum_to"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(want, name))

@@ -63,7 +63,6 @@ import numpy as np
 import pandas as pd
 
 from evalgap.errors import InputError, escape, named, param_of
-from evalgap.stats import paired
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sources (
@@ -1089,6 +1088,8 @@ def _write_pairs(con, task, models, *, cluster_models=None, block_models: int = 
     """The pairs of ``models`` with every model of the task: one product per statistic,
     ``block_models`` of them at a time (the per-cluster sums of ``cluster_models``' pairs, by
     default the same models)."""
+    from evalgap.stats import paired
+
     _write_cluster_pairs(con, task, cluster_models or models)
     # binary boards come as their int8 codes; graded ones as scores and mask
     names, x0, mask, binary = read_vectors(con, task, as_codes=True)
@@ -1117,7 +1118,11 @@ def _code_pair_sums(codes, rows, block_items: int = 4096):
     block of items at a time: memory is one (models x block) float32 copy, not two of the
     whole board. Each block's products are exact in float32 (counts below 2^24) and summed
     in float64, so the sums are the exact counts. When ``rows`` are every model in order,
-    the column models' sums are the transpose of the row models' (one product saved)."""
+    the column models' sums are the transpose of the row models' (one product saved); a
+    block every model scored whole takes one product, symmetric for every model in order
+    (:func:`evalgap.stats.paired.pair_sums_observed`)."""
+    from evalgap.stats import paired
+
     k = codes.shape[0]
     every = rows.size == k and bool((rows == np.arange(k)).all())
     n = np.zeros((rows.size, k))
@@ -1126,8 +1131,11 @@ def _code_pair_sums(codes, rows, block_items: int = 4096):
     for lo in range(0, codes.shape[1], block_items):
         part = codes[:, lo : lo + block_items]
         x = (part == 1).astype(np.float32)
-        m = (part >= 0).astype(np.float32)
-        sums = paired.pair_sums(x, m, rows, binary=True, both_sides=not every)
+        if (part >= 0).all():  # every model scored every item of the block: one product
+            sums = paired.pair_sums_observed(x, slice(None) if every else rows)
+        else:
+            m = (part >= 0).astype(np.float32)
+            sums = paired.pair_sums(x, m, rows, binary=True, both_sides=not every)
         n += sums.n
         sum_t += sums.sum_t
         sum_to += sums.sum_to
@@ -1152,6 +1160,8 @@ def _item_clusters(con, task, n_ix):
 def _write_cluster_pairs(con, task, models, *, block_models: int = 512) -> None:
     """The per-cluster statistics of the pairs of ``models`` with every model of the task:
     for each cluster, :func:`evalgap.stats.paired.pair_sums` on that cluster's item columns."""
+    from evalgap.stats import paired
+
     marks = ", ".join("?" * len(models))
     con.execute(
         f"DELETE FROM pair_cluster_stats WHERE task = ? AND (model_a IN ({marks}) "
@@ -1265,6 +1275,8 @@ def _label_items(con, task) -> None:
 
 def _task_pair_stats(con, task, block_models, block_items):
     """Yield the task's pair statistics as frames, a block of first models at a time."""
+    from evalgap.stats import paired
+
     models = [
         r[0]
         for r in con.execute(
@@ -1399,6 +1411,8 @@ def pair_stats(con, *, tasks=None, pairs=None) -> pd.DataFrame:
     ``pairs`` (a frame of ``task, model_a, model_b`` with ``model_a < model_b``) fetches
     only those pairs.
     """
+    from evalgap.stats import paired
+
     where, params = "", []
     if tasks:
         where = f"WHERE task IN ({', '.join('?' * len(tasks))})"
