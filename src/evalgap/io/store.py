@@ -573,6 +573,9 @@ def _add_batches(
     try:
         inserted = _insert_parquet(con, path, streamed, source_id, options)
         rows = inserted or 0
+        given = None
+        if inserted is not None and pair_stats and not replaces:
+            given = _file_vectors(con, path, chosen, source_id)
         for batch in batches if inserted is None else ():
             kept = selection.keep(batch)
             table = _store_frame(
@@ -588,7 +591,7 @@ def _add_batches(
         try:
             old = _drop_sources(con, replaces)
             if pair_stats:
-                update_pair_stats(con, source_id, also=old)
+                update_pair_stats(con, source_id, also=old, given=given)
             described = LongScores(pd.DataFrame(), str(path), chosen, tuple(notes))
             _insert_source_row(con, source_id, path, sha, described, opts, rows)
             con.execute("COMMIT")
@@ -697,6 +700,100 @@ def _insert_parquet(con, path, streamed, source_id, options):
     return int(n)
 
 
+@dataclasses.dataclass(frozen=True)
+class _Given:
+    """A new source's models, item numbering and vectors, read from its file."""
+
+    models: list
+    items: object  # an Arrow table of ``items`` rows
+    vectors: object  # an Arrow table of ``vectors`` rows
+
+
+def _file_vectors(con, path, chosen, source_id):
+    """The models, item numbering and vectors of a long Parquet table just inserted (as
+    :func:`_insert_parquet` inserted it), read from the file's dictionary-encoded id columns
+    (an integer per row, no text hashed or joined), or None where the store must compute
+    them from its rows: a task, run or cluster column, ids that are not text or have nulls,
+    a store that numbers items already, or a (model, item) with several rows.
+
+    The items are numbered in the order of their first row and the vectors scattered as
+    :func:`_scatter_vectors` does from the stored rows, so the store is the same.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    if any(chosen.get(r) for r in ("task", "run", "cluster")):
+        return None
+    if con.execute("SELECT count(*) FROM items WHERE task = 'all'").fetchall()[0][0]:
+        return None
+    model, item, score = chosen["model"], chosen["item_id"], chosen["score"]
+    if len({model, item, score}) < 3:
+        return None
+    try:
+        table = pq.read_table(path, columns=[model, item, score], read_dictionary=[model, item])
+        table = table.select([model, item, score])
+    except Exception:
+        return None
+    for column in (model, item):
+        kind = table.schema.field(column).type
+        if not (
+            pa.types.is_dictionary(kind)
+            and (pa.types.is_string(kind.value_type) or pa.types.is_large_string(kind.value_type))
+        ):
+            return None
+        if table.column(column).null_count:
+            return None
+    table = table.unify_dictionaries()  # one dictionary per column: codes shared by batches
+    labels = {c: table.column(c).chunks[0].dictionary for c in (model, item)}
+    if any(len(pc.unique(d)) != len(d) for d in labels.values()):
+        return None
+    if table.column(score).null_count:
+        values = pc.fill_null(pc.cast(table.column(score), pa.float64(), safe=False), np.nan)
+        table = table.set_column(2, score, values)
+    batches = table.to_batches(max_chunksize=_BATCH_ROWS)
+    n_rows, n_models, n_items = table.num_rows, len(labels[model]), len(labels[item])
+    # items in the order of their first row, numbered from 0 (the task is new); models in
+    # name order, as the store sorts them
+    first = np.full(n_items, n_rows, dtype=np.int64)
+    seen = np.zeros(n_models, dtype=bool)
+    lo = 0
+    for batch in batches:
+        np.minimum.at(first, batch.column(1).indices.to_numpy(), np.arange(lo, lo + len(batch)))
+        seen[batch.column(0).indices.to_numpy()] = True
+        lo += len(batch)
+    numbered = np.flatnonzero(first < n_rows)
+    numbered = numbered[np.argsort(first[numbered], kind="stable")]
+    ix_of = np.full(n_items, -1, dtype=np.intp)
+    ix_of[numbered] = np.arange(numbered.size)
+    items = pa.table(
+        {
+            "task": pa.array(["all"] * numbered.size, pa.string()),
+            "item_id": labels[item].take(pa.array(numbered)).cast(pa.string()),
+            "ix": pa.array(np.arange(numbered.size, dtype=np.int32)),
+        }
+    )
+    model_names = labels[model].to_pylist()
+    names = sorted(model_names[c] for c in np.flatnonzero(seen))
+    rank = {name: r for r, name in enumerate(names)}
+    mx_of = np.full(n_models, -1, dtype=np.intp)
+    mx_of[seen] = [rank[model_names[c]] for c in np.flatnonzero(seen)]
+    scatter = _Scatter(len(names), numbered.size)
+    lo = np.int64(source_id) << 32  # first_seen: (source, row) as one integer
+    for batch in batches:
+        mx = mx_of[batch.column(0).indices.to_numpy()]
+        ix = ix_of[batch.column(1).indices.to_numpy()]
+        part = batch.column(2).to_numpy()
+        f = np.arange(lo, lo + len(batch))
+        lo += len(batch)
+        if part.dtype.kind == "f" and np.isnan(part).any():  # NaN: not a score
+            usable = ~np.isnan(part)
+            mx, ix, part, f = mx[usable], ix[usable], part[usable], f[usable]
+        scatter.add(mx, ix, part, f)
+    vectors = scatter.table("all", names)
+    return None if vectors is None else _Given(names, items, vectors)
+
+
 def _insert_source_row(con, source_id, path, sha, long, opts, rows) -> None:
     con.execute(
         "INSERT INTO sources (source_id, path, sha256, loader, options, added_at, n_rows, "
@@ -779,16 +876,23 @@ def _store_frame(
     )
 
 
-def update_pair_stats(con, source_id: int, also=()) -> None:
+def update_pair_stats(con, source_id: int, also=(), given=None) -> None:
     """Update the store for the (task, model)s a source touches (and ``also``, those of the
-    sources it replaced): vectors, then their pairs."""
-    touched = con.execute(
-        "SELECT DISTINCT task, model FROM scores WHERE source_id = ?", [source_id]
-    ).fetchall()
-    _refresh(con, sorted(set(touched) | set(also)), source_id=source_id, relabel=bool(also))
+    sources it replaced): vectors, then their pairs. ``given``: the source's models, items
+    and vectors read from its file (:func:`_file_vectors`)."""
+    if given is not None:
+        touched = [("all", m) for m in given.models]
+    else:
+        touched = con.execute(
+            "SELECT DISTINCT task, model FROM scores WHERE source_id = ?", [source_id]
+        ).fetchall()
+    _refresh(
+        con, sorted(set(touched) | set(also)), source_id=source_id, relabel=bool(also),
+        given=given,
+    )
 
 
-def _refresh(con, touched, *, source_id=None, relabel=False) -> None:
+def _refresh(con, touched, *, source_id=None, relabel=False, given=None) -> None:
     """Recompute the vectors of the touched (task, model)s and their pairs with every model.
 
     A model's vector is its per-item score on the task's item numbering (runs averaged; int8
@@ -800,14 +904,16 @@ def _refresh(con, touched, *, source_id=None, relabel=False) -> None:
     for task, model in touched:
         by_task.setdefault(task, []).append(model)
     for task, models in by_task.items():
-        if source_id is not None:
+        if given is not None:  # numbered already, no cluster labels
+            _insert_arrow(con, "items", given.items)
+        elif source_id is not None:
             _number_new_items(con, task, source_id)
         # rows gone (a removal, a replaced source) may take or change items' clusters: the
         # labels are read again, and if they changed every pair's cluster sums follow
         relabelled = relabel and _relabel_items(con, task)
-        if source_id is not None:
+        if source_id is not None and given is None:
             _refuse_label_clash(con, task, source_id)
-        _write_vectors(con, task, models, source_id=source_id)
+        _write_vectors(con, task, models, source_id=source_id, given=given)
         every = [
             r[0] for r in con.execute("SELECT model FROM vectors WHERE task = ?", [task]).fetchall()
         ]
@@ -873,7 +979,7 @@ def _refuse_label_clash(con, task, source_id) -> None:
         )
 
 
-def _write_vectors(con, task, models, *, source_id=None) -> None:
+def _write_vectors(con, task, models, *, source_id=None, given=None) -> None:
     """Write the vectors of the task's ``models`` (replacing theirs), from their rows.
 
     Most sources give each (model, item) one row: the vectors are then the rows themselves,
@@ -881,6 +987,9 @@ def _write_vectors(con, task, models, *, source_id=None) -> None:
     (:func:`_scatter_vectors`). A source with runs or repeated rows goes through DuckDB's
     aggregate, which averages the runs and refuses two scores for one run.
     """
+    if given is not None:  # read from the source's file
+        _insert_arrow(con, "vectors", given.vectors)
+        return
     marks = ", ".join("?" * len(models))
     # Models new to the task have all their rows in the new source: read only its rows
     # (a range of the table), not the whole store.
@@ -946,10 +1055,7 @@ def _scatter_vectors(con, task, models, source_id, n_ix):
         "_touched",
         pa.table({"model": pa.array(names, pa.string()), "mx": np.arange(k, dtype=np.int32)}),
     )
-    codes = np.full((k, n_ix), -1, dtype=np.int8)
-    values = None  # float64, once a score is neither 0 nor 1
-    first = np.full(k, np.iinfo(np.int64).max, dtype=np.int64)
-    rows = 0
+    scatter = _Scatter(k, n_ix)
     try:
         reader = con.sql(
             "SELECT m.mx, i.ix, s.score, s.source_id * 4294967296 + s.seq AS f FROM scores s "
@@ -960,48 +1066,73 @@ def _scatter_vectors(con, task, models, source_id, n_ix):
             params=[task, *([source_id] if source_id is not None else [])],
         ).to_arrow_reader(_BATCH_ROWS)
         for batch in _closing(reader):
-            mx = batch.column("mx").to_numpy().astype(np.intp)
-            ix = batch.column("ix").to_numpy().astype(np.intp)
-            score = batch.column("score").to_numpy()
-            rows += len(mx)
-            if values is None and not np.isin(score, (0.0, 1.0)).all():
-                values = np.where(codes >= 0, codes, np.nan)
-            if values is None:
-                codes[mx, ix] = score.astype(np.int8)
-            else:
-                values[mx, ix] = score
-            np.minimum.at(first, mx, batch.column("f").to_numpy())
+            scatter.add(
+                batch.column("mx").to_numpy().astype(np.intp),
+                batch.column("ix").to_numpy().astype(np.intp),
+                batch.column("score").to_numpy(),
+                batch.column("f").to_numpy(),
+            )
     finally:
         con.unregister("_touched")
-    observed = codes >= 0 if values is None else ~np.isnan(values)
-    n = observed.sum(axis=1)
-    if int(n.sum()) != rows:  # a cell written twice: runs to average, or repeated rows
-        return None
-    binary = np.ones(k, dtype=bool)
-    if values is None:
-        total = (codes == 1).sum(axis=1)
-        blobs = [codes[m].tobytes() for m in range(k)]
-    else:
-        binary &= (np.isin(values, (0.0, 1.0)) | ~observed).all(axis=1)
-        total = np.where(observed, values, 0.0).sum(axis=1)
-        blobs = [
-            np.where(observed[m], values[m], -1).astype(np.int8).tobytes()
-            if binary[m]
-            else values[m].tobytes()
-            for m in range(k)
-        ]
-    kept = np.flatnonzero(n > 0)  # a model without a usable score has no vector
-    return pa.table(
-        {
-            "task": pa.array([task] * kept.size, pa.string()),
-            "model": pa.array([names[m] for m in kept], pa.string()),
-            "is_binary": pa.array(binary[kept]),
-            "n_items": pa.array(n[kept].astype(np.int32)),
-            "mean": pa.array(total[kept] / n[kept]),
-            "first_seen": pa.array(first[kept]),
-            "scores": pa.array([blobs[m] for m in kept], pa.binary()),
-        }
-    )
+    return scatter.table(task, names)
+
+
+class _Scatter:
+    """Scores scattered into a (models x items) matrix, a batch of (model, item, score,
+    first) at a time: int8 codes (-1 unscored) while every score is 0 or 1, float64 (NaN
+    unscored) from the first other score; then the ``vectors`` rows."""
+
+    def __init__(self, k: int, n_ix: int) -> None:
+        self.codes = np.full((k, n_ix), -1, dtype=np.int8)
+        self.values: np.ndarray | None = None  # float64, once a score is neither 0 nor 1
+        self.first = np.full(k, np.iinfo(np.int64).max, dtype=np.int64)
+        self.rows = 0
+
+    def add(self, mx, ix, score, first) -> None:
+        self.rows += len(mx)
+        if self.values is None and not np.isin(score, (0.0, 1.0)).all():
+            self.values = np.where(self.codes >= 0, self.codes, np.nan)
+        if self.values is None:
+            self.codes[mx, ix] = score.astype(np.int8)
+        else:
+            self.values[mx, ix] = score
+        np.minimum.at(self.first, mx, first)
+
+    def table(self, task, names):
+        """The ``vectors`` rows of the models ``names`` (the matrix's rows), or None when a
+        cell was written twice (runs to average, or repeated rows)."""
+        import pyarrow as pa
+
+        codes, values, first, k = self.codes, self.values, self.first, len(names)
+        observed = codes >= 0 if values is None else ~np.isnan(values)
+        n = observed.sum(axis=1)
+        if int(n.sum()) != self.rows:
+            return None
+        binary = np.ones(k, dtype=bool)
+        if values is None:
+            total = (codes == 1).sum(axis=1)
+            blobs = [codes[m].tobytes() for m in range(k)]
+        else:
+            binary &= (np.isin(values, (0.0, 1.0)) | ~observed).all(axis=1)
+            total = np.where(observed, values, 0.0).sum(axis=1)
+            blobs = [
+                np.where(observed[m], values[m], -1).astype(np.int8).tobytes()
+                if binary[m]
+                else values[m].tobytes()
+                for m in range(k)
+            ]
+        kept = np.flatnonzero(n > 0)  # a model without a usable score has no vector
+        return pa.table(
+            {
+                "task": pa.array([task] * kept.size, pa.string()),
+                "model": pa.array([names[m] for m in kept], pa.string()),
+                "is_binary": pa.array(binary[kept]),
+                "n_items": pa.array(n[kept].astype(np.int32)),
+                "mean": pa.array(total[kept] / n[kept]),
+                "first_seen": pa.array(first[kept]),
+                "scores": pa.array([blobs[m] for m in kept], pa.binary()),
+            }
+        )
 
 
 def _insert_arrow(con, table_name, table) -> None:
