@@ -299,6 +299,11 @@ def test_vectors_from_the_file_equal_the_aggregate_path(
     )
     if repeated:
         frame = pd.concat([frame, frame.iloc[[3]]])
+    # categorical ids with labels no row has: written in the file's dictionaries
+    for column, unused in (("model", "unused"), ("item_id", "zz")):
+        frame[column] = pd.Categorical(
+            frame[column], categories=[unused, *frame[column].unique()]
+        )
     source = tmp_path / "board.parquet"
     frame.to_parquet(source, index=False)
     new = tmp_path / "new.duckdb"

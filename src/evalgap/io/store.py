@@ -731,59 +731,75 @@ def _file_vectors(con, path, chosen, source_id):
     if len({model, item, score}) < 3:
         return None
     try:
-        table = pq.read_table(path, columns=[model, item, score], read_dictionary=[model, item])
-        table = table.select([model, item, score])
+        source = pq.ParquetFile(path, read_dictionary=[model, item])
     except Exception:
         return None
     for column in (model, item):
-        kind = table.schema.field(column).type
+        kind = source.schema_arrow.field(column).type
         if not (
             pa.types.is_dictionary(kind)
             and (pa.types.is_string(kind.value_type) or pa.types.is_large_string(kind.value_type))
         ):
             return None
-        if table.column(column).null_count:
+
+    def batches():  # the file read again batch by batch (memory: one batch)
+        return source.iter_batches(batch_size=_BATCH_ROWS, columns=[model, item, score])
+
+    # Each batch's dictionary mapped to codes over the whole file, in the order labels are
+    # met (a batch repeating the previous one's dictionary reuses its map).
+    found: dict = {model: {}, item: {}}
+    last: dict = {model: (None, None), item: (None, None)}
+
+    def codes(batch, column):
+        array = batch.column(column)
+        dictionary, known = last[column]
+        if dictionary is None or not array.dictionary.equals(dictionary):
+            index = found[column]
+            known = np.array(
+                [index.setdefault(v, len(index)) for v in array.dictionary.to_pylist()],
+                dtype=np.intp,
+            )
+            last[column] = (array.dictionary, known)
+        return known[array.indices.to_numpy()]
+
+    # first pass: items in the order of their first row, numbered from 0 (the task is
+    # new); the models, in name order as the store sorts them
+    # (a dictionary may hold labels no row has: those are neither items nor models)
+    first, seen = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
+    n_rows, never = 0, np.iinfo(np.int64).max
+    for batch in batches():
+        if batch.column(model).null_count or batch.column(item).null_count:
             return None
-    table = table.unify_dictionaries()  # one dictionary per column: codes shared by batches
-    labels = {c: table.column(c).chunks[0].dictionary for c in (model, item)}
-    if any(len(pc.unique(d)) != len(d) for d in labels.values()):
-        return None
-    if table.column(score).null_count:
-        values = pc.fill_null(pc.cast(table.column(score), pa.float64(), safe=False), np.nan)
-        table = table.set_column(2, score, values)
-    batches = table.to_batches(max_chunksize=_BATCH_ROWS)
-    n_rows, n_models, n_items = table.num_rows, len(labels[model]), len(labels[item])
-    # items in the order of their first row, numbered from 0 (the task is new); models in
-    # name order, as the store sorts them
-    first = np.full(n_items, n_rows, dtype=np.int64)
-    seen = np.zeros(n_models, dtype=bool)
-    lo = 0
-    for batch in batches:
-        np.minimum.at(first, batch.column(1).indices.to_numpy(), np.arange(lo, lo + len(batch)))
-        seen[batch.column(0).indices.to_numpy()] = True
-        lo += len(batch)
-    numbered = np.flatnonzero(first < n_rows)
-    numbered = numbered[np.argsort(first[numbered], kind="stable")]
-    ix_of = np.full(n_items, -1, dtype=np.intp)
-    ix_of[numbered] = np.arange(numbered.size)
+        mc, ic = codes(batch, model), codes(batch, item)
+        first = np.concatenate([first, np.full(len(found[item]) - first.size, never)])
+        seen = np.concatenate([seen, np.zeros(len(found[model]) - seen.size, dtype=bool)])
+        np.minimum.at(first, ic, np.arange(n_rows, n_rows + len(batch)))
+        seen[mc] = True
+        n_rows += len(batch)
+    order = np.flatnonzero(first < never)
+    order = order[np.argsort(first[order], kind="stable")]
+    ix_of = np.full(first.size, -1, dtype=np.intp)
+    ix_of[order] = np.arange(order.size)
     items = pa.table(
         {
-            "task": pa.array(["all"] * numbered.size, pa.string()),
-            "item_id": labels[item].take(pa.array(numbered)).cast(pa.string()),
-            "ix": pa.array(np.arange(numbered.size, dtype=np.int32)),
+            "task": pa.array(["all"] * order.size, pa.string()),
+            "item_id": pa.array(list(found[item]), pa.string()).take(pa.array(order)),
+            "ix": pa.array(np.arange(order.size, dtype=np.int32)),
         }
     )
-    model_names = labels[model].to_pylist()
-    names = sorted(model_names[c] for c in np.flatnonzero(seen))
+    met = list(found[model])
+    names = sorted(met[m] for m in np.flatnonzero(seen))
     rank = {name: r for r, name in enumerate(names)}
-    mx_of = np.full(n_models, -1, dtype=np.intp)
-    mx_of[seen] = [rank[model_names[c]] for c in np.flatnonzero(seen)]
-    scatter = _Scatter(len(names), numbered.size)
+    mx_of = np.array([rank.get(m, -1) for m in met], dtype=np.intp)
+    scatter = _Scatter(len(names), order.size)
     lo = np.int64(source_id) << 32  # first_seen: (source, row) as one integer
-    for batch in batches:
-        mx = mx_of[batch.column(0).indices.to_numpy()]
-        ix = ix_of[batch.column(1).indices.to_numpy()]
-        part = batch.column(2).to_numpy()
+    for batch in batches():
+        mx = mx_of[codes(batch, model)]
+        ix = ix_of[codes(batch, item)]
+        values = batch.column(score)
+        if values.null_count:
+            values = pc.fill_null(pc.cast(values, pa.float64(), safe=False), np.nan)
+        part = values.to_numpy(zero_copy_only=False)
         f = np.arange(lo, lo + len(batch))
         lo += len(batch)
         if part.dtype.kind == "f" and np.isnan(part).any():  # NaN: not a score
