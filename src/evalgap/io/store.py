@@ -742,23 +742,24 @@ def _file_vectors(con, path, chosen, source_id):
         ):
             return None
 
-    def batches():  # the file read again batch by batch (memory: one batch)
-        return source.iter_batches(batch_size=_BATCH_ROWS, columns=[model, item, score])
+    def batches(*columns):  # the file read again batch by batch (memory: one batch)
+        return source.iter_batches(batch_size=_BATCH_ROWS, columns=[model, item, *columns])
 
     # Each batch's dictionary mapped to codes over the whole file, in the order labels are
     # met (a batch repeating the previous one's dictionary reuses its map).
-    found: dict = {model: {}, item: {}}
+    found = {c: pa.array([], pa.string()) for c in (model, item)}
     last: dict = {model: (None, None), item: (None, None)}
 
     def codes(batch, column):
         array = batch.column(column)
         dictionary, known = last[column]
         if dictionary is None or not array.dictionary.equals(dictionary):
-            index = found[column]
-            known = np.array(
-                [index.setdefault(v, len(index)) for v in array.dictionary.to_pylist()],
-                dtype=np.intp,
-            )
+            labels = array.dictionary.cast(pa.string())
+            new = pc.is_null(pc.index_in(labels, value_set=found[column]))
+            if pc.any(new).as_py():
+                added = pc.unique(labels.filter(new))
+                found[column] = pa.concat_arrays([found[column], added])
+            known = pc.index_in(labels, value_set=found[column]).to_numpy().astype(np.intp)
             last[column] = (array.dictionary, known)
         return known[array.indices.to_numpy()]
 
@@ -767,7 +768,7 @@ def _file_vectors(con, path, chosen, source_id):
     # (a dictionary may hold labels no row has: those are neither items nor models)
     first, seen = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
     n_rows, never = 0, np.iinfo(np.int64).max
-    for batch in batches():
+    for batch in batches():  # the ids only
         if batch.column(model).null_count or batch.column(item).null_count:
             return None
         mc, ic = codes(batch, model), codes(batch, item)
@@ -783,17 +784,17 @@ def _file_vectors(con, path, chosen, source_id):
     items = pa.table(
         {
             "task": pa.array(["all"] * order.size, pa.string()),
-            "item_id": pa.array(list(found[item]), pa.string()).take(pa.array(order)),
+            "item_id": found[item].take(pa.array(order)),
             "ix": pa.array(np.arange(order.size, dtype=np.int32)),
         }
     )
-    met = list(found[model])
+    met = found[model].to_pylist()
     names = sorted(met[m] for m in np.flatnonzero(seen))
     rank = {name: r for r, name in enumerate(names)}
     mx_of = np.array([rank.get(m, -1) for m in met], dtype=np.intp)
     scatter = _Scatter(len(names), order.size)
     lo = np.int64(source_id) << 32  # first_seen: (source, row) as one integer
-    for batch in batches():
+    for batch in batches(score):
         mx = mx_of[codes(batch, model)]
         ix = ix_of[codes(batch, item)]
         values = batch.column(score)
