@@ -319,3 +319,14 @@ def test_vectors_from_the_file_equal_the_aggregate_path(
     pd.testing.assert_frame_equal(inew, iold)
     pd.testing.assert_frame_equal(vn, vo)
     pd.testing.assert_frame_equal(pn, po)
+
+
+def test_labels_code_constant_and_varying_batches_alike():
+    import pyarrow as pa
+
+    labels = io._Labels()
+    for batch in (["b", "b", "b"], ["c", "a", "b"], ["a", "a"], [None, "c"], ["c", "c"]):
+        labels.add(pa.array(batch, pa.string()))
+    names, coded = labels.sorted()
+    assert names == ["a", "b", "c"]
+    assert coded.tolist() == [1, 1, 1, 2, 0, 1, 0, 0, -1, 2, 2, 2]

@@ -1833,14 +1833,30 @@ class _Labels:
     def add(self, column) -> None:
         """Code a batch's column: Arrow encodes it, and only its distinct labels are looked
         up in (or appended to) the labels met so far."""
-        import pyarrow as pa
         import pyarrow.compute as pc
 
         if column.null_count == len(column):  # no id here (runs, clusters): nothing to hash
             self.parts.append(np.full(len(column), -1, dtype=np.int32))
             return
+        if (
+            not column.null_count
+            and column[0] == column[-1]  # cheap first: most batches of varying ids stop here
+            and pc.all(pc.equal(column, column[0])).as_py()
+        ):  # one label (a single task, a model's rows): compared, not hashed
+            code = self._to_global(column.slice(0, 1))[0]
+            self.parts.append(np.full(len(column), code, dtype=np.int32))
+            return
         encoded = pc.dictionary_encode(column)
-        local = encoded.dictionary
+        to_global = self._to_global(encoded.dictionary)
+        indices = encoded.indices.fill_null(len(to_global)).to_numpy(zero_copy_only=False)
+        self.parts.append(np.append(to_global, np.int32(-1))[indices])
+
+    def _to_global(self, local) -> np.ndarray:
+        """The codes of distinct labels ``local`` among the labels met so far (new ones
+        appended)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
         found = pc.index_in(local, value_set=self.labels)
         new = pc.is_null(found)
         to_global = found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
@@ -1848,8 +1864,7 @@ class _Labels:
         to_global[fresh] = len(self.labels) + np.arange(fresh.size, dtype=np.int32)
         if fresh.size:
             self.labels = pa.concat_arrays([self.labels, local.filter(new).cast(pa.string())])
-        indices = encoded.indices.fill_null(len(to_global)).to_numpy(zero_copy_only=False)
-        self.parts.append(np.append(to_global, np.int32(-1))[indices])
+        return to_global
 
     def sorted(self) -> tuple[list, np.ndarray]:
         """The labels sorted, and every row's code into them."""
