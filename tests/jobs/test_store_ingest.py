@@ -67,6 +67,20 @@ def scattered(monkeypatch):
 
 
 @pytest.fixture
+def from_file(monkeypatch):
+    """What each :func:`io._file_vectors` call gave: the vectors read from a Parquet file's
+    dictionary-encoded ids, or None (the stored rows are read)."""
+    real, seen = io._file_vectors, []
+
+    def spy(*args):
+        seen.append(real(*args))
+        return seen[-1]
+
+    monkeypatch.setattr(io, "_file_vectors", spy)
+    return seen
+
+
+@pytest.fixture
 def small_batches(monkeypatch):
     """Batches of a few hundred rows: the scatter and the switch to float run over many."""
     monkeypatch.setattr(tables, "BATCH_ROWS", 300)
@@ -76,7 +90,7 @@ def small_batches(monkeypatch):
 
 @pytest.mark.parametrize("suffix", [".parquet", ".csv"])
 def test_scattered_store_equals_the_aggregate_path(
-    tmp_path, monkeypatch, small_batches, scattered, suffix
+    tmp_path, monkeypatch, small_batches, scattered, from_file, suffix
 ):
     # binary models first, graded ones after: the scatter starts in int8 codes and moves to
     # float64 at the first graded batch; each model keeps its own binary flag
@@ -91,9 +105,13 @@ def test_scattered_store_equals_the_aggregate_path(
         frame.to_parquet(source, index=False)
     new = tmp_path / "new.duckdb"
     evalgap.store_add(new, [source])
-    assert len(scattered) == 1 and scattered[0].num_rows == 14  # the scatter wrote them
+    if suffix == ".parquet":  # read from the file's ids, the stored rows never scattered
+        assert len(from_file) == 1 and from_file[0].vectors.num_rows == 14 and not scattered
+    else:
+        assert len(scattered) == 1 and scattered[0].num_rows == 14  # the scatter wrote them
     old = tmp_path / "old.duckdb"
     with monkeypatch.context() as patch:
+        patch.setattr(io, "_file_vectors", lambda *args: None)
         patch.setattr(io, "_scatter_vectors", lambda *args: None)  # the aggregate path
         patch.setattr(io, "_code_pair_sums", _old_pair_sums)
         evalgap.store_add(old, [source])
@@ -254,3 +272,61 @@ def test_parquet_the_batches_refuse_is_refused_alike(tmp_path, change, message):
     with pytest.raises(evalgap.InputError, match=message):
         evalgap.store_add(tmp_path / "s.duckdb", [source], cluster_column="topic")
     assert not (tmp_path / "s.duckdb").exists()
+
+
+@pytest.mark.parametrize("rows", [np.arange(9), np.array([2, 7])])
+def test_code_pair_sums_by_blocks_whole_or_not_equal_the_products(rows):
+    # items 0-63 scored by every model (one product per block), the rest with gaps
+    rng = np.random.default_rng(11)
+    codes = (rng.random((9, 150)) < 0.6).astype(np.int8)
+    codes[:, 64:][rng.random((9, 86)) < 0.2] = -1
+    got = io._code_pair_sums(codes, rows, block_items=32)
+    want = _old_pair_sums(codes, rows)
+    for name in ("n", "sum_t", "sum_o", "sum_tt", "sum_oo", "sum_to"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+
+
+@pytest.mark.parametrize("repeated", [False, True])
+def test_vectors_from_the_file_equal_the_aggregate_path(
+    tmp_path, monkeypatch, small_batches, from_file, repeated
+):
+    # empty scores (NaN) here and there, a model with none, items first met out of order;
+    # a repeated (model, item) row leaves the vectors to the stored rows
+    frame = _frame(n_models=6, n_items=90, seed=4).sample(frac=1.0, random_state=1)
+    frame.loc[frame.index[::7], "score"] = np.nan
+    frame = pd.concat(
+        [frame, pd.DataFrame({"model": "empty", "item_id": ["q0001", "q0002"], "score": np.nan})]
+    )
+    if repeated:
+        frame = pd.concat([frame, frame.iloc[[3]]])
+    # categorical ids with labels no row has: written in the file's dictionaries
+    for column, unused in (("model", "unused"), ("item_id", "zz")):
+        frame[column] = pd.Categorical(
+            frame[column], categories=[unused, *frame[column].unique()]
+        )
+    source = tmp_path / "board.parquet"
+    frame.to_parquet(source, index=False)
+    new = tmp_path / "new.duckdb"
+    evalgap.store_add(new, [source])
+    assert len(from_file) == 1 and (from_file[0] is None) == repeated
+    old = tmp_path / "old.duckdb"
+    with monkeypatch.context() as patch:
+        patch.setattr(io, "_file_vectors", lambda *args: None)
+        patch.setattr(io, "_scatter_vectors", lambda *args: None)  # the aggregate path
+        evalgap.store_add(old, [source])
+    (vn, pn, inew), (vo, po, iold) = _tables(new), _tables(old)
+    assert len(vn) == 6 and "empty" not in set(vn["model"])
+    pd.testing.assert_frame_equal(inew, iold)
+    pd.testing.assert_frame_equal(vn, vo)
+    pd.testing.assert_frame_equal(pn, po)
+
+
+def test_labels_code_constant_and_varying_batches_alike():
+    import pyarrow as pa
+
+    labels = io._Labels()
+    for batch in (["b", "b", "b"], ["c", "a", "b"], ["a", "a"], [None, "c"], ["c", "c"]):
+        labels.add(pa.array(batch, pa.string()))
+    names, coded = labels.sorted()
+    assert names == ["a", "b", "c"]
+    assert coded.tolist() == [1, 1, 1, 2, 0, 1, 0, 0, -1, 2, 2, 2]

@@ -70,3 +70,16 @@ def test_counts_and_difference_sums_follow_from_the_pair_sums():
             graded.sum_oo[0, o],
         )  # fmt: skip
         assert got == pytest.approx((d.sum(), (d * d).sum()))
+
+
+@pytest.mark.parametrize("rows", [slice(None), np.array([5, 0, 3])])
+def test_fully_observed_sums_equal_the_general_products(rows):
+    from evalgap.stats.paired import pair_sums_observed
+
+    rng = np.random.default_rng(7)
+    x = (rng.random((6, 40)) < 0.55).astype(np.float32)
+    full = pair_sums(x, np.ones_like(x), rows, binary=True)
+    got = pair_sums_observed(x, rows)
+    assert got.n[0, 0] == 40 and got.sum_to[0, 1] == (x[rows][0] * x[1]).sum()
+    for name in ("n", "sum_t", "sum_o", "sum_tt", "sum_oo", "sum_to"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(full, name))

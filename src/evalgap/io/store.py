@@ -63,7 +63,6 @@ import numpy as np
 import pandas as pd
 
 from evalgap.errors import InputError, escape, named, param_of
-from evalgap.stats import paired
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sources (
@@ -574,6 +573,9 @@ def _add_batches(
     try:
         inserted = _insert_parquet(con, path, streamed, source_id, options)
         rows = inserted or 0
+        given = None
+        if inserted is not None and pair_stats and not replaces:
+            given = _file_vectors(con, path, chosen, source_id)
         for batch in batches if inserted is None else ():
             kept = selection.keep(batch)
             table = _store_frame(
@@ -589,7 +591,7 @@ def _add_batches(
         try:
             old = _drop_sources(con, replaces)
             if pair_stats:
-                update_pair_stats(con, source_id, also=old)
+                update_pair_stats(con, source_id, also=old, given=given)
             described = LongScores(pd.DataFrame(), str(path), chosen, tuple(notes))
             _insert_source_row(con, source_id, path, sha, described, opts, rows)
             con.execute("COMMIT")
@@ -698,6 +700,117 @@ def _insert_parquet(con, path, streamed, source_id, options):
     return int(n)
 
 
+@dataclasses.dataclass(frozen=True)
+class _Given:
+    """A new source's models, item numbering and vectors, read from its file."""
+
+    models: list
+    items: object  # an Arrow table of ``items`` rows
+    vectors: object  # an Arrow table of ``vectors`` rows
+
+
+def _file_vectors(con, path, chosen, source_id):
+    """The models, item numbering and vectors of a long Parquet table just inserted (as
+    :func:`_insert_parquet` inserted it), read from the file's dictionary-encoded id columns
+    (an integer per row, no text hashed or joined), or None where the store must compute
+    them from its rows: a task, run or cluster column, ids that are not text or have nulls,
+    a store that numbers items already, or a (model, item) with several rows.
+
+    The items are numbered in the order of their first row and the vectors scattered as
+    :func:`_scatter_vectors` does from the stored rows, so the store is the same.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    if any(chosen.get(r) for r in ("task", "run", "cluster")):
+        return None
+    if con.execute("SELECT count(*) FROM items WHERE task = 'all'").fetchall()[0][0]:
+        return None
+    model, item, score = chosen["model"], chosen["item_id"], chosen["score"]
+    if len({model, item, score}) < 3:
+        return None
+    try:
+        source = pq.ParquetFile(path, read_dictionary=[model, item])
+    except Exception:
+        return None
+    for column in (model, item):
+        kind = source.schema_arrow.field(column).type
+        if not (
+            pa.types.is_dictionary(kind)
+            and (pa.types.is_string(kind.value_type) or pa.types.is_large_string(kind.value_type))
+        ):
+            return None
+
+    def batches(*columns):  # the file read again batch by batch (memory: one batch)
+        return source.iter_batches(batch_size=_BATCH_ROWS, columns=[model, item, *columns])
+
+    # Each batch's dictionary mapped to codes over the whole file, in the order labels are
+    # met (a batch repeating the previous one's dictionary reuses its map).
+    found = {c: pa.array([], pa.string()) for c in (model, item)}
+    last: dict = {model: (None, None), item: (None, None)}
+
+    def codes(batch, column):
+        array = batch.column(column)
+        dictionary, known = last[column]
+        if dictionary is None or not array.dictionary.equals(dictionary):
+            labels = array.dictionary.cast(pa.string())
+            new = pc.is_null(pc.index_in(labels, value_set=found[column]))
+            if pc.any(new).as_py():
+                added = pc.unique(labels.filter(new))
+                found[column] = pa.concat_arrays([found[column], added])
+            known = pc.index_in(labels, value_set=found[column]).to_numpy().astype(np.intp)
+            last[column] = (array.dictionary, known)
+        return known[array.indices.to_numpy()]
+
+    # first pass: items in the order of their first row, numbered from 0 (the task is
+    # new); the models, in name order as the store sorts them
+    # (a dictionary may hold labels no row has: those are neither items nor models)
+    first, seen = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
+    n_rows, never = 0, np.iinfo(np.int64).max
+    for batch in batches():  # the ids only
+        if batch.column(model).null_count or batch.column(item).null_count:
+            return None
+        mc, ic = codes(batch, model), codes(batch, item)
+        first = np.concatenate([first, np.full(len(found[item]) - first.size, never)])
+        seen = np.concatenate([seen, np.zeros(len(found[model]) - seen.size, dtype=bool)])
+        np.minimum.at(first, ic, np.arange(n_rows, n_rows + len(batch)))
+        seen[mc] = True
+        n_rows += len(batch)
+    order = np.flatnonzero(first < never)
+    order = order[np.argsort(first[order], kind="stable")]
+    ix_of = np.full(first.size, -1, dtype=np.intp)
+    ix_of[order] = np.arange(order.size)
+    items = pa.table(
+        {
+            "task": pa.array(["all"] * order.size, pa.string()),
+            "item_id": found[item].take(pa.array(order)),
+            "ix": pa.array(np.arange(order.size, dtype=np.int32)),
+        }
+    )
+    met = found[model].to_pylist()
+    names = sorted(met[m] for m in np.flatnonzero(seen))
+    rank = {name: r for r, name in enumerate(names)}
+    mx_of = np.array([rank.get(m, -1) for m in met], dtype=np.intp)
+    scatter = _Scatter(len(names), order.size)
+    lo = np.int64(source_id) << 32  # first_seen: (source, row) as one integer
+    for batch in batches(score):
+        mx = mx_of[codes(batch, model)]
+        ix = ix_of[codes(batch, item)]
+        values = batch.column(score)
+        if values.null_count:
+            values = pc.fill_null(pc.cast(values, pa.float64(), safe=False), np.nan)
+        part = values.to_numpy(zero_copy_only=False)
+        f = np.arange(lo, lo + len(batch))
+        lo += len(batch)
+        if part.dtype.kind == "f" and np.isnan(part).any():  # NaN: not a score
+            usable = ~np.isnan(part)
+            mx, ix, part, f = mx[usable], ix[usable], part[usable], f[usable]
+        scatter.add(mx, ix, part, f)
+    vectors = scatter.table("all", names)
+    return None if vectors is None else _Given(names, items, vectors)
+
+
 def _insert_source_row(con, source_id, path, sha, long, opts, rows) -> None:
     con.execute(
         "INSERT INTO sources (source_id, path, sha256, loader, options, added_at, n_rows, "
@@ -780,16 +893,23 @@ def _store_frame(
     )
 
 
-def update_pair_stats(con, source_id: int, also=()) -> None:
+def update_pair_stats(con, source_id: int, also=(), given=None) -> None:
     """Update the store for the (task, model)s a source touches (and ``also``, those of the
-    sources it replaced): vectors, then their pairs."""
-    touched = con.execute(
-        "SELECT DISTINCT task, model FROM scores WHERE source_id = ?", [source_id]
-    ).fetchall()
-    _refresh(con, sorted(set(touched) | set(also)), source_id=source_id, relabel=bool(also))
+    sources it replaced): vectors, then their pairs. ``given``: the source's models, items
+    and vectors read from its file (:func:`_file_vectors`)."""
+    if given is not None:
+        touched = [("all", m) for m in given.models]
+    else:
+        touched = con.execute(
+            "SELECT DISTINCT task, model FROM scores WHERE source_id = ?", [source_id]
+        ).fetchall()
+    _refresh(
+        con, sorted(set(touched) | set(also)), source_id=source_id, relabel=bool(also),
+        given=given,
+    )
 
 
-def _refresh(con, touched, *, source_id=None, relabel=False) -> None:
+def _refresh(con, touched, *, source_id=None, relabel=False, given=None) -> None:
     """Recompute the vectors of the touched (task, model)s and their pairs with every model.
 
     A model's vector is its per-item score on the task's item numbering (runs averaged; int8
@@ -801,14 +921,16 @@ def _refresh(con, touched, *, source_id=None, relabel=False) -> None:
     for task, model in touched:
         by_task.setdefault(task, []).append(model)
     for task, models in by_task.items():
-        if source_id is not None:
+        if given is not None:  # numbered already, no cluster labels
+            _insert_arrow(con, "items", given.items)
+        elif source_id is not None:
             _number_new_items(con, task, source_id)
         # rows gone (a removal, a replaced source) may take or change items' clusters: the
         # labels are read again, and if they changed every pair's cluster sums follow
         relabelled = relabel and _relabel_items(con, task)
-        if source_id is not None:
+        if source_id is not None and given is None:
             _refuse_label_clash(con, task, source_id)
-        _write_vectors(con, task, models, source_id=source_id)
+        _write_vectors(con, task, models, source_id=source_id, given=given)
         every = [
             r[0] for r in con.execute("SELECT model FROM vectors WHERE task = ?", [task]).fetchall()
         ]
@@ -874,7 +996,7 @@ def _refuse_label_clash(con, task, source_id) -> None:
         )
 
 
-def _write_vectors(con, task, models, *, source_id=None) -> None:
+def _write_vectors(con, task, models, *, source_id=None, given=None) -> None:
     """Write the vectors of the task's ``models`` (replacing theirs), from their rows.
 
     Most sources give each (model, item) one row: the vectors are then the rows themselves,
@@ -882,6 +1004,9 @@ def _write_vectors(con, task, models, *, source_id=None) -> None:
     (:func:`_scatter_vectors`). A source with runs or repeated rows goes through DuckDB's
     aggregate, which averages the runs and refuses two scores for one run.
     """
+    if given is not None:  # read from the source's file
+        _insert_arrow(con, "vectors", given.vectors)
+        return
     marks = ", ".join("?" * len(models))
     # Models new to the task have all their rows in the new source: read only its rows
     # (a range of the table), not the whole store.
@@ -947,10 +1072,7 @@ def _scatter_vectors(con, task, models, source_id, n_ix):
         "_touched",
         pa.table({"model": pa.array(names, pa.string()), "mx": np.arange(k, dtype=np.int32)}),
     )
-    codes = np.full((k, n_ix), -1, dtype=np.int8)
-    values = None  # float64, once a score is neither 0 nor 1
-    first = np.full(k, np.iinfo(np.int64).max, dtype=np.int64)
-    rows = 0
+    scatter = _Scatter(k, n_ix)
     try:
         reader = con.sql(
             "SELECT m.mx, i.ix, s.score, s.source_id * 4294967296 + s.seq AS f FROM scores s "
@@ -961,48 +1083,73 @@ def _scatter_vectors(con, task, models, source_id, n_ix):
             params=[task, *([source_id] if source_id is not None else [])],
         ).to_arrow_reader(_BATCH_ROWS)
         for batch in _closing(reader):
-            mx = batch.column("mx").to_numpy().astype(np.intp)
-            ix = batch.column("ix").to_numpy().astype(np.intp)
-            score = batch.column("score").to_numpy()
-            rows += len(mx)
-            if values is None and not np.isin(score, (0.0, 1.0)).all():
-                values = np.where(codes >= 0, codes, np.nan)
-            if values is None:
-                codes[mx, ix] = score.astype(np.int8)
-            else:
-                values[mx, ix] = score
-            np.minimum.at(first, mx, batch.column("f").to_numpy())
+            scatter.add(
+                batch.column("mx").to_numpy().astype(np.intp),
+                batch.column("ix").to_numpy().astype(np.intp),
+                batch.column("score").to_numpy(),
+                batch.column("f").to_numpy(),
+            )
     finally:
         con.unregister("_touched")
-    observed = codes >= 0 if values is None else ~np.isnan(values)
-    n = observed.sum(axis=1)
-    if int(n.sum()) != rows:  # a cell written twice: runs to average, or repeated rows
-        return None
-    binary = np.ones(k, dtype=bool)
-    if values is None:
-        total = (codes == 1).sum(axis=1)
-        blobs = [codes[m].tobytes() for m in range(k)]
-    else:
-        binary &= (np.isin(values, (0.0, 1.0)) | ~observed).all(axis=1)
-        total = np.where(observed, values, 0.0).sum(axis=1)
-        blobs = [
-            np.where(observed[m], values[m], -1).astype(np.int8).tobytes()
-            if binary[m]
-            else values[m].tobytes()
-            for m in range(k)
-        ]
-    kept = np.flatnonzero(n > 0)  # a model without a usable score has no vector
-    return pa.table(
-        {
-            "task": pa.array([task] * kept.size, pa.string()),
-            "model": pa.array([names[m] for m in kept], pa.string()),
-            "is_binary": pa.array(binary[kept]),
-            "n_items": pa.array(n[kept].astype(np.int32)),
-            "mean": pa.array(total[kept] / n[kept]),
-            "first_seen": pa.array(first[kept]),
-            "scores": pa.array([blobs[m] for m in kept], pa.binary()),
-        }
-    )
+    return scatter.table(task, names)
+
+
+class _Scatter:
+    """Scores scattered into a (models x items) matrix, a batch of (model, item, score,
+    first) at a time: int8 codes (-1 unscored) while every score is 0 or 1, float64 (NaN
+    unscored) from the first other score; then the ``vectors`` rows."""
+
+    def __init__(self, k: int, n_ix: int) -> None:
+        self.codes = np.full((k, n_ix), -1, dtype=np.int8)
+        self.values: np.ndarray | None = None  # float64, once a score is neither 0 nor 1
+        self.first = np.full(k, np.iinfo(np.int64).max, dtype=np.int64)
+        self.rows = 0
+
+    def add(self, mx, ix, score, first) -> None:
+        self.rows += len(mx)
+        if self.values is None and not np.isin(score, (0.0, 1.0)).all():
+            self.values = np.where(self.codes >= 0, self.codes, np.nan)
+        if self.values is None:
+            self.codes[mx, ix] = score.astype(np.int8)
+        else:
+            self.values[mx, ix] = score
+        np.minimum.at(self.first, mx, first)
+
+    def table(self, task, names):
+        """The ``vectors`` rows of the models ``names`` (the matrix's rows), or None when a
+        cell was written twice (runs to average, or repeated rows)."""
+        import pyarrow as pa
+
+        codes, values, first, k = self.codes, self.values, self.first, len(names)
+        observed = codes >= 0 if values is None else ~np.isnan(values)
+        n = observed.sum(axis=1)
+        if int(n.sum()) != self.rows:
+            return None
+        binary = np.ones(k, dtype=bool)
+        if values is None:
+            total = (codes == 1).sum(axis=1)
+            blobs = [codes[m].tobytes() for m in range(k)]
+        else:
+            binary &= (np.isin(values, (0.0, 1.0)) | ~observed).all(axis=1)
+            total = np.where(observed, values, 0.0).sum(axis=1)
+            blobs = [
+                np.where(observed[m], values[m], -1).astype(np.int8).tobytes()
+                if binary[m]
+                else values[m].tobytes()
+                for m in range(k)
+            ]
+        kept = np.flatnonzero(n > 0)  # a model without a usable score has no vector
+        return pa.table(
+            {
+                "task": pa.array([task] * kept.size, pa.string()),
+                "model": pa.array([names[m] for m in kept], pa.string()),
+                "is_binary": pa.array(binary[kept]),
+                "n_items": pa.array(n[kept].astype(np.int32)),
+                "mean": pa.array(total[kept] / n[kept]),
+                "first_seen": pa.array(first[kept]),
+                "scores": pa.array([blobs[m] for m in kept], pa.binary()),
+            }
+        )
 
 
 def _insert_arrow(con, table_name, table) -> None:
@@ -1089,6 +1236,8 @@ def _write_pairs(con, task, models, *, cluster_models=None, block_models: int = 
     """The pairs of ``models`` with every model of the task: one product per statistic,
     ``block_models`` of them at a time (the per-cluster sums of ``cluster_models``' pairs, by
     default the same models)."""
+    from evalgap.stats import paired
+
     _write_cluster_pairs(con, task, cluster_models or models)
     # binary boards come as their int8 codes; graded ones as scores and mask
     names, x0, mask, binary = read_vectors(con, task, as_codes=True)
@@ -1117,7 +1266,11 @@ def _code_pair_sums(codes, rows, block_items: int = 4096):
     block of items at a time: memory is one (models x block) float32 copy, not two of the
     whole board. Each block's products are exact in float32 (counts below 2^24) and summed
     in float64, so the sums are the exact counts. When ``rows`` are every model in order,
-    the column models' sums are the transpose of the row models' (one product saved)."""
+    the column models' sums are the transpose of the row models' (one product saved); a
+    block every model scored whole takes one product, symmetric for every model in order
+    (:func:`evalgap.stats.paired.pair_sums_observed`)."""
+    from evalgap.stats import paired
+
     k = codes.shape[0]
     every = rows.size == k and bool((rows == np.arange(k)).all())
     n = np.zeros((rows.size, k))
@@ -1126,8 +1279,11 @@ def _code_pair_sums(codes, rows, block_items: int = 4096):
     for lo in range(0, codes.shape[1], block_items):
         part = codes[:, lo : lo + block_items]
         x = (part == 1).astype(np.float32)
-        m = (part >= 0).astype(np.float32)
-        sums = paired.pair_sums(x, m, rows, binary=True, both_sides=not every)
+        if (part >= 0).all():  # every model scored every item of the block: one product
+            sums = paired.pair_sums_observed(x, slice(None) if every else rows)
+        else:
+            m = (part >= 0).astype(np.float32)
+            sums = paired.pair_sums(x, m, rows, binary=True, both_sides=not every)
         n += sums.n
         sum_t += sums.sum_t
         sum_to += sums.sum_to
@@ -1152,6 +1308,8 @@ def _item_clusters(con, task, n_ix):
 def _write_cluster_pairs(con, task, models, *, block_models: int = 512) -> None:
     """The per-cluster statistics of the pairs of ``models`` with every model of the task:
     for each cluster, :func:`evalgap.stats.paired.pair_sums` on that cluster's item columns."""
+    from evalgap.stats import paired
+
     marks = ", ".join("?" * len(models))
     con.execute(
         f"DELETE FROM pair_cluster_stats WHERE task = ? AND (model_a IN ({marks}) "
@@ -1265,6 +1423,8 @@ def _label_items(con, task) -> None:
 
 def _task_pair_stats(con, task, block_models, block_items):
     """Yield the task's pair statistics as frames, a block of first models at a time."""
+    from evalgap.stats import paired
+
     models = [
         r[0]
         for r in con.execute(
@@ -1399,6 +1559,8 @@ def pair_stats(con, *, tasks=None, pairs=None) -> pd.DataFrame:
     ``pairs`` (a frame of ``task, model_a, model_b`` with ``model_a < model_b``) fetches
     only those pairs.
     """
+    from evalgap.stats import paired
+
     where, params = "", []
     if tasks:
         where = f"WHERE task IN ({', '.join('?' * len(tasks))})"
@@ -1671,14 +1833,30 @@ class _Labels:
     def add(self, column) -> None:
         """Code a batch's column: Arrow encodes it, and only its distinct labels are looked
         up in (or appended to) the labels met so far."""
-        import pyarrow as pa
         import pyarrow.compute as pc
 
         if column.null_count == len(column):  # no id here (runs, clusters): nothing to hash
             self.parts.append(np.full(len(column), -1, dtype=np.int32))
             return
+        if (
+            not column.null_count
+            and column[0] == column[-1]  # cheap first: most batches of varying ids stop here
+            and pc.all(pc.equal(column, column[0])).as_py()
+        ):  # one label (a single task, a model's rows): compared, not hashed
+            code = self._to_global(column.slice(0, 1))[0]
+            self.parts.append(np.full(len(column), code, dtype=np.int32))
+            return
         encoded = pc.dictionary_encode(column)
-        local = encoded.dictionary
+        to_global = self._to_global(encoded.dictionary)
+        indices = encoded.indices.fill_null(len(to_global)).to_numpy(zero_copy_only=False)
+        self.parts.append(np.append(to_global, np.int32(-1))[indices])
+
+    def _to_global(self, local) -> np.ndarray:
+        """The codes of distinct labels ``local`` among the labels met so far (new ones
+        appended)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
         found = pc.index_in(local, value_set=self.labels)
         new = pc.is_null(found)
         to_global = found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
@@ -1686,8 +1864,7 @@ class _Labels:
         to_global[fresh] = len(self.labels) + np.arange(fresh.size, dtype=np.int32)
         if fresh.size:
             self.labels = pa.concat_arrays([self.labels, local.filter(new).cast(pa.string())])
-        indices = encoded.indices.fill_null(len(to_global)).to_numpy(zero_copy_only=False)
-        self.parts.append(np.append(to_global, np.int32(-1))[indices])
+        return to_global
 
     def sorted(self) -> tuple[list, np.ndarray]:
         """The labels sorted, and every row's code into them."""

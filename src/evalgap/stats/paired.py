@@ -31,7 +31,6 @@ from evalgap.stats._types import (
     FloatOrArray,
     IntArray,
 )
-from evalgap.stats.power import gap_and_variance_from_counts
 
 # Spread below this many units in the last place of the scores' scale is rounding, not
 # spread: a constant difference (0.7 - 0.1 on some items, 0.8 - 0.2 on others) has sd_diff 0,
@@ -142,6 +141,8 @@ def _cell_summary(
     """
     f11, f10, f01, f00 = (np.asarray(v, dtype=float) for v in (n11, n10, n01, n00))
     n = f11 + f10 + f01 + f00
+    from evalgap.stats.power import gap_and_variance_from_counts  # scipy: only when asked
+
     delta, variance = gap_and_variance_from_counts(f10, f01, n)
     sd_diff = np.sqrt(variance)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -505,6 +506,36 @@ def pair_sums(
         sum_o = m_t @ scores.T
         sum_oo = sum_o if binary else m_t @ (scores * scores).T
     return PairSums(n, sum_t, sum_o, sum_tt, sum_oo, x_t @ scores.T)
+
+
+def pair_sums_observed(scores: np.ndarray, rows: np.ndarray | slice) -> PairSums:
+    """Return :func:`pair_sums` of 0/1 scores every model has on every item: one product.
+
+    With nothing unobserved, ``n`` is the number of items, ``sum_t`` and ``sum_o`` are the
+    models' totals, and only ``X_t X^T`` is a product -- symmetric (half the work) when
+    ``rows`` is ``slice(None)``, every model in order. Exact in float32 while the sums stay
+    below 2^24, as :func:`pair_sums`.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        (K, N) 0/1 scores, none unobserved.
+    rows : numpy.ndarray or slice
+        The models whose pairs with every model are wanted.
+
+    Returns
+    -------
+    PairSums
+        (len(rows), K) arrays (``n``, ``sum_t`` and ``sum_o`` broadcast, read-only).
+    """
+    totals = scores.sum(axis=1)
+    every = isinstance(rows, slice) and rows == slice(None)
+    x_t = scores if every else scores[rows]
+    shape = (x_t.shape[0], scores.shape[0])
+    n = np.broadcast_to(np.asarray(scores.shape[1], dtype=scores.dtype), shape)
+    sum_t = np.broadcast_to(totals[rows][:, None], shape)
+    sum_o = np.broadcast_to(totals[None, :], shape)
+    return PairSums(n, sum_t, sum_o, sum_t, sum_o, x_t @ scores.T)
 
 
 def pair_sums_from_codes(codes: np.ndarray, rows: np.ndarray) -> PairSums:
