@@ -30,6 +30,14 @@ def main() -> None:
     parser.add_argument("--budgets", default="50,100,200,400,800")
     parser.add_argument("--draws", type=int, default=5)
     parser.add_argument("--models", type=int, default=29, help="held-out models (first K)")
+    parser.add_argument(
+        "--adaptive",
+        type=int,
+        default=0,
+        metavar="BATCH",
+        help="choose the items adaptively: start from BATCH random items, then add the BATCH "
+        "most informative at the current estimate (evalgap estimate --next BATCH), to the budget",
+    )
     args = parser.parse_args()
     if not MMLU_PRO.exists():
         print(f"skipped: {MMLU_PRO} is not present")
@@ -57,13 +65,27 @@ def main() -> None:
         answered = np.flatnonzero(~np.isnan(x[k]))
         for b in budgets:
             for _ in range(args.draws):
-                chosen = np.sort(rng.choice(answered, b, replace=False))
-                part = pd.DataFrame(
-                    {"model": names[k], "question_id": ids[chosen], "correct": x[k, chosen]}
-                )
-                e = estimate_scores(
-                    reference, evalgap.align(part), next_count=0, calibration=prepared
-                ).estimates[0]
+
+                def run(chosen, count, k=k, reference=reference, prepared=prepared):
+                    part = pd.DataFrame(
+                        {"model": names[k], "question_id": ids[chosen], "correct": x[k, chosen]}
+                    )
+                    return estimate_scores(
+                        reference, evalgap.align(part), next_count=count, calibration=prepared
+                    ).estimates[0]
+
+                if args.adaptive:
+                    chosen = rng.choice(answered, min(args.adaptive, b), replace=False)
+                    while chosen.size < b:
+                        step = min(args.adaptive, b - chosen.size)
+                        proposed = run(chosen, 4 * step).next_items
+                        index = {item: i for i, item in enumerate(ids)}
+                        fresh = [index[i] for i in proposed if index[i] in set(answered)]
+                        chosen = np.concatenate([chosen, fresh[:step]])
+                    chosen = np.sort(chosen)
+                else:
+                    chosen = np.sort(rng.choice(answered, b, replace=False))
+                e = run(chosen, 0)
                 rows[b]["est"].append(
                     (abs(e.score - truth), e.interval[0] <= truth <= e.interval[1], e.half_width)
                 )
@@ -73,8 +95,9 @@ def main() -> None:
                 )
                 rows[b]["srs"].append((abs(y.mean() - truth), abs(y.mean() - truth) <= half, half))
         print(f"  model {k + 1}/{min(args.models, len(names))} done", file=sys.stderr)
+    design = f"adaptive, batches of {args.adaptive}" if args.adaptive else "random items"
     print(f"held-out models: {min(args.models, len(names))}, draws per budget: {args.draws}, "
-          f"{time.perf_counter() - start:.0f} s")  # fmt: skip
+          f"items: {design}, {time.perf_counter() - start:.0f} s")  # fmt: skip
     print(f"{'items':>6}  {'method':<22} {'MAE':>7} {'coverage':>9} {'median half-width':>18}")
     for b in budgets:
         for key, label in (("est", "estimate (2PL)"), ("srs", "random items' mean")):

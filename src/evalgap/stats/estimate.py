@@ -64,14 +64,29 @@ def ability_map(
     if ((y[seen] < 0) | (y[seen] > 1)).any():
         raise InputError("responses must be scores in [0, 1]")
     filled = np.where(seen, y, 0.0)
+
+    def log_posterior(t: FloatArray) -> FloatArray:
+        z = t[:, None] * a + c
+        # log p = -log(1 + e^-z), log(1 - p) = -log(1 + e^z), stable for any z
+        fit = filled * -np.logaddexp(0.0, -z) + (1 - filled) * -np.logaddexp(0.0, z)
+        return (fit * seen).sum(axis=1) - prior * t * t / 2
+
     theta = np.zeros(y.shape[0])
     for _ in range(NEWTON_STEPS):
         p = expit(theta[:, None] * a + c)
         gradient = ((filled - p) * seen) @ a - prior * theta
         curvature = (p * (1 - p) * seen) @ (a * a) + prior
         step = gradient / curvature
-        theta = theta + step
-        if np.abs(step).max(initial=0.0) < TOLERANCE:
+        # Newton's step can overshoot where the items' probabilities saturate: halve it until
+        # the (concave) log posterior does not fall
+        now, scale = log_posterior(theta), np.ones_like(theta)
+        for _ in range(60):
+            worse = log_posterior(theta + scale * step) < now - 1e-12
+            if not worse.any():
+                break
+            scale = np.where(worse, scale / 2, scale)
+        theta = theta + scale * step
+        if np.abs(scale * step).max(initial=0.0) < TOLERANCE:
             break
     p = expit(theta[:, None] * a + c)
     information = (p * (1 - p) * seen) @ (a * a)
