@@ -170,7 +170,7 @@ def test_holm_level_reproduces_the_procedure_for_any_value_of_one_pair(values, e
             trial = t.copy()
             trial[i] = value
             resolved = multiplicity.resolved_holm(trial, LEVEL, POWER, m)[i]
-            bar = fragility.resolution_threshold(levels[i], POWER)
+            bar = multiplicity.resolution_threshold(levels[i], POWER)
             assert resolved == (abs(value) >= bar), (t, i, value, levels[i])
 
 

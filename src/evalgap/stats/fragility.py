@@ -50,8 +50,9 @@ import numpy as np
 from scipy import special
 
 from evalgap.errors import InputError, escape
-from evalgap.stats import _validate, intervals, tests
+from evalgap.stats import _validate, tests
 from evalgap.stats._types import Alternative, ArrayLike, BoolArray, FloatArray, IntArray
+from evalgap.stats.multiplicity import resolution_threshold
 from evalgap.stats.power import gap_and_variance_from_counts
 
 BinaryTest = Literal["exact", "mid_p", "mcnemar", "mcnemar_cc", "wald", "t"]
@@ -110,19 +111,6 @@ class Flips:
         return out
 
 
-def resolution_threshold(
-    level: ArrayLike, power: ArrayLike, alternative: Alternative = "two-sided"
-) -> FloatArray:
-    """Return the ``|T|`` a pair must reach to be resolved at ``level``: ``z + z_{1-beta}``.
-
-    ``z = z_{1-level/2}`` (``z_{1-level}`` one-sided): Definition 1, the line ``q = 1``.
-    """
-    return np.asarray(
-        intervals.z_quantile(level, alternative) + special.ndtri(np.asarray(power, float)),
-        dtype=float,
-    )
-
-
 def claims(
     test: BinaryTest,
     a_only: ArrayLike,
@@ -139,11 +127,11 @@ def claims(
 
     ``"exact"``, ``"mid_p"``, ``"mcnemar"`` (chi-square) and ``"mcnemar_cc"`` (continuity
     corrected) claim a winner when their p-value is at most ``level``; ``"wald"`` when
-    ``|T|`` reaches :func:`resolution_threshold` and at least ``min_differing`` items differ
-    (the pair is resolved, ``q >= 1``); ``threshold`` gives that ``|T|`` when the caller
-    has it already. ``"t"`` claims a winner when the studentized gap (the paired t
-    statistic, sample SD) exceeds ``threshold``: a rank set's "shown better" at its stepdown
-    critical value. Arrays broadcast over pairs.
+    ``|T|`` reaches :func:`evalgap.stats.multiplicity.resolution_threshold` and at least
+    ``min_differing`` items differ (the pair is resolved, ``q >= 1``); ``threshold`` gives
+    that ``|T|`` when the caller has it already. ``"t"`` claims a winner when the
+    studentized gap (the paired t statistic, sample SD) exceeds ``threshold``: a rank set's
+    "shown better" at its stepdown critical value. Arrays broadcast over pairs.
     """
     b = np.asarray(a_only, dtype=float)
     c = np.asarray(b_only, dtype=float)

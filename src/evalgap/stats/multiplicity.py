@@ -24,7 +24,7 @@ from scipy import special
 
 from evalgap.errors import InputError, escape
 from evalgap.stats import _validate, intervals
-from evalgap.stats._types import ArrayLike, BoolArray, FloatArray, FloatOrArray
+from evalgap.stats._types import Alternative, ArrayLike, BoolArray, FloatArray, FloatOrArray
 
 SingleStep = Literal["bonferroni", "sidak"]
 Adjustment = Literal["bonferroni", "sidak", "holm", "bh", "by"]
@@ -61,13 +61,16 @@ def inflation(
     return _validate.scalar_or_array((resolution_threshold(adjusted, power) / base) ** 2)
 
 
-def resolution_threshold(alpha_per_pair: ArrayLike, power: ArrayLike = 0.8) -> FloatArray:
-    """Return ``z_{1-alpha'/2} + z_{1-beta}``: the |T| a pair must reach to be resolved.
+def resolution_threshold(
+    alpha_per_pair: ArrayLike, power: ArrayLike = 0.8, alternative: Alternative = "two-sided"
+) -> FloatArray:
+    """Return ``z_{1-alpha'/2} + z_{1-beta}``: the |T| a pair must reach to be resolved
+    (``z_{1-alpha'}`` one-sided: the line ``q = 1`` of Definition 1).
 
     The quantile is taken from the tail (``-ndtri(alpha'/2)``): per-pair levels of large
     families are far below 1e-16, where ``1 - alpha'/2`` rounds to 1.
     """
-    return intervals.z_quantile(alpha_per_pair) + special.ndtri(
+    return intervals.z_quantile(alpha_per_pair, alternative) + special.ndtri(
         _validate.probability(power, "power")
     )
 
