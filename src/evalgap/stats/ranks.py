@@ -539,7 +539,7 @@ def _multiplier_draws(
     covariance of :func:`mean_covariance` times ``sqrt((n_j - 1)/n_j (n_k - 1)/n_k)``
     (with G clusters, times ``(G - 1)/G``). With fewer models than items (clusters) the
     blocks are drawn from that law directly, ``Z L'`` with ``Z`` (B_block, K) standard
-    normal and ``L L' = F'F`` (:func:`_gaussian_factor`): the same distribution as the
+    normal and ``L L' = F'F`` (:func:`gaussian_factor`): the same distribution as the
     weights': at K instead of N normals and products per replicate. The factor is taken in
     an order of the models fixed by their scores (:func:`_canonical_order`), so that
     reordering the columns of ``x`` reorders the draws and nothing else.
@@ -554,7 +554,7 @@ def _multiplier_draws(
             law = covariance * ((units - 1.0) / units)
         order = _canonical_order(x)
         factor = np.empty_like(law)
-        factor[:, order] = _gaussian_factor(law[np.ix_(order, order)]).T
+        factor[:, order] = gaussian_factor(law[np.ix_(order, order)]).T
         factor = factor.astype(np.float32)
     else:
         centred = x - mean
@@ -576,7 +576,7 @@ def _canonical_order(x: np.ndarray) -> IntArray:
     return np.lexsort((observed.T @ probe, np.where(observed, x, 0.0).T @ probe))
 
 
-def _gaussian_factor(covariance: np.ndarray) -> np.ndarray:
+def gaussian_factor(covariance: np.ndarray) -> np.ndarray:
     """Return ``L`` with ``L L' = covariance`` (positive semi-definite): its Cholesky factor,
     or when that fails (a singular covariance, as of a model scoring every item alike) its
     eigenvectors times the roots of its eigenvalues (negative rounding clipped to 0)."""
@@ -695,9 +695,9 @@ def _pair_draws(
         for g in range(1 + patterns.shape[0]):
             own = values[group_of == g]
             law[g * (k + 1) : (g + 1) * (k + 1), g * (k + 1) : (g + 1) * (k + 1)] = own.T @ own
-        factor = _gaussian_factor(law[np.ix_(used, used)]).T
+        factor = gaussian_factor(law[np.ix_(used, used)]).T
     elif gaussian:
-        factor = _gaussian_factor(features[:, used].T @ features[:, used]).T
+        factor = gaussian_factor(features[:, used].T @ features[:, used]).T
     per_replicate = max(k * k, (patterns.shape[0] if by_pattern else part.size) * k, 1)
     block = max(1, min(REPLICATE_BLOCK, PAIR_BLOCK_ELEMENTS // per_replicate))
     rng = np.random.Generator(np.random.PCG64(seed_sequence(seed)))

@@ -31,7 +31,7 @@ import numpy as np
 from evalgap.errors import InputError
 from evalgap.stats import _validate
 from evalgap.stats._types import FloatArray, Seed
-from evalgap.stats.ranks import RankSets, rank_sets_from_draws
+from evalgap.stats.ranks import RankSets, gaussian_factor, rank_sets_from_draws
 from evalgap.stats.resample import seed_sequence
 
 
@@ -83,10 +83,8 @@ def _within_draws(x: np.ndarray, size: int, rng: np.random.Generator) -> FloatAr
     centred = np.where(observed, x - np.nanmean(x, axis=0), 0.0)
     items, k = centred.shape
     if observed.all() and k < items:
-        # The law of W X_c / n given the data: N(0, X_c' X_c / n^2); a symmetric square root
-        # keeps a singular matrix (a constant model) exact.
-        values, vectors = np.linalg.eigh(centred.T @ centred / (n[:, None] * n[None, :]))
-        root = vectors * np.sqrt(np.maximum(values, 0.0))
+        # The law of W X_c / n given the data: N(0, X_c' X_c / n^2), drawn through its factor
+        root = gaussian_factor(centred.T @ centred / (n[:, None] * n[None, :]))
         return rng.standard_normal((size, k)) @ root.T
     return (rng.standard_normal((size, items)) @ centred) / n
 
