@@ -757,16 +757,12 @@ def degrade_fragility(
 
     b, c = np.asarray(a_only, dtype=float), np.asarray(b_only, dtype=float)
 
-    def pooled(bb: np.ndarray, cc: np.ndarray) -> np.ndarray:
-        s = bb.sum(axis=-1), cc.sum(axis=-1)
-        return np.asarray(tests.mcnemar_exact(*s, alternative="greater"), dtype=float)
-
     def fisher(bb: np.ndarray, cc: np.ndarray) -> np.ndarray:
-        return ag.fisher_over_informative(ag.task_p_values(bb, cc), (bb + cc) > 0)
+        return np.asarray(ag.fisher_over_tasks(bb, cc)[0], dtype=float)
 
     def gate(bb: np.ndarray, cc: np.ndarray) -> np.ndarray:
-        parts = (pooled(bb, cc), np.asarray(ag.max_drop_p_value(bb, cc)), fisher(bb, cc))
-        return np.minimum.reduce(parts)
+        parts = (ag.pooled_p_value(bb, cc), ag.max_drop_p_value(bb, cc), fisher(bb, cc))
+        return np.minimum.reduce([np.asarray(p, dtype=float) for p in parts])
 
     def per_task(counts: np.ndarray) -> dict[str, int]:
         return {t: int(k) for t, k in zip(tasks, counts, strict=True) if k > 0}

@@ -47,11 +47,14 @@ def task_p_values(a_only: ArrayLike, b_only: ArrayLike) -> FloatOrArray:
     return mcnemar_exact(a_only, b_only, alternative="greater")
 
 
-def pooled_p_value(a_only: ArrayLike, b_only: ArrayLike) -> float:
-    """Return the pooled test's p-value: the exact one-sided test on summed counts (Alg. 2)."""
+def pooled_p_value(a_only: ArrayLike, b_only: ArrayLike) -> FloatOrArray:
+    """Return the pooled test's p-value: the exact one-sided test on summed counts (Alg. 2).
+
+    Counts have shape (..., T) and the p-values shape (...) (a float for one family).
+    """
     b = np.asarray(_validate.counts(a_only, "a_only"))
     c = np.asarray(_validate.counts(b_only, "b_only"))
-    return float(mcnemar_exact(b.sum(), c.sum(), alternative="greater"))
+    return mcnemar_exact(b.sum(axis=-1), c.sum(axis=-1), alternative="greater")
 
 
 def fisher_over_tasks(
