@@ -28,15 +28,20 @@ import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, TypeAlias, cast
+from typing import TYPE_CHECKING, ClassVar, TypeAlias, cast
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
+from evalgap._lazy import LazyModule
 from evalgap._results import Result
 from evalgap.errors import InputError, escape
 from evalgap.stats._types import ArrayLike, BoolArray, FloatArray, IntArray
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = LazyModule("pandas")
 
 
 @dataclass(frozen=True)

@@ -204,7 +204,7 @@ def _read_back(store):
     con = io.connect(store, read_only=True)
     try:
         rows = con.execute(
-            "SELECT source_id, seq, model, task, item_id, run, score, cluster FROM scores "
+            "SELECT source_id, seq, model, task, item_id, run, score, cluster FROM all_scores "
             "ORDER BY source_id, seq"
         ).df()
     finally:
@@ -287,8 +287,14 @@ def test_code_pair_sums_by_blocks_whole_or_not_equal_the_products(rows):
 
 
 @pytest.mark.parametrize("repeated", [False, True])
+@pytest.mark.parametrize(
+    ("categorical", "row_group_size"),
+    # one row group; row groups of 37 rows, each with its own dictionary of the labels it
+    # holds: models and items met batch by batch, the matrix grown as they come
+    [(True, None), (True, 37), (False, 37)],
+)
 def test_vectors_from_the_file_equal_the_aggregate_path(
-    tmp_path, monkeypatch, small_batches, from_file, repeated
+    tmp_path, monkeypatch, small_batches, from_file, repeated, categorical, row_group_size
 ):
     # empty scores (NaN) here and there, a model with none, items first met out of order;
     # a repeated (model, item) row leaves the vectors to the stored rows
@@ -300,15 +306,16 @@ def test_vectors_from_the_file_equal_the_aggregate_path(
     if repeated:
         frame = pd.concat([frame, frame.iloc[[3]]])
     # categorical ids with labels no row has: written in the file's dictionaries
-    for column, unused in (("model", "unused"), ("item_id", "zz")):
+    for column, unused in (("model", "unused"), ("item_id", "zz")) if categorical else ():
         frame[column] = pd.Categorical(
             frame[column], categories=[unused, *frame[column].unique()]
         )
     source = tmp_path / "board.parquet"
-    frame.to_parquet(source, index=False)
+    frame.to_parquet(source, index=False, row_group_size=row_group_size)
     new = tmp_path / "new.duckdb"
     evalgap.store_add(new, [source])
     assert len(from_file) == 1 and (from_file[0] is None) == repeated
+    assert repeated or from_file[0].pairs is not None  # the pair sums came with them
     old = tmp_path / "old.duckdb"
     with monkeypatch.context() as patch:
         patch.setattr(io, "_file_vectors", lambda *args: None)
@@ -330,3 +337,83 @@ def test_labels_code_constant_and_varying_batches_alike():
     names, coded = labels.sorted()
     assert names == ["a", "b", "c"]
     assert coded.tolist() == [1, 1, 1, 2, 0, 1, 0, 0, -1, 2, 2, 2]
+
+
+def _stored(store):
+    """A store's rows read back (as a job reads them), vectors, pairs and items."""
+    return evalgap.store_read(store).frame, _tables(store)
+
+
+def test_plain_and_labelled_sources_read_back_in_the_order_added(tmp_path, monkeypatch):
+    # a Parquet table without task, run or cluster (its rows in plain_scores), a CSV (the
+    # batch reader: rows in scores), another Parquet table: the store reads back in the
+    # order added and holds what a store of the batch reader alone holds, before and after
+    # a model of the first source is removed
+    parts = [
+        (_frame(n_models=3, n_items=60, seed=1, prefix="a"), "a.parquet"),
+        (_frame(n_models=2, n_items=60, seed=2, prefix="b"), "b.csv"),
+        (_frame(n_models=2, n_items=70, seed=3, prefix="c"), "c.parquet"),
+    ]
+    sources = []
+    for frame, name in parts:
+        sources.append(tmp_path / name)
+        frame.to_csv(sources[-1], index=False) if name.endswith(".csv") else frame.to_parquet(
+            sources[-1], index=False
+        )
+    fast, slow = tmp_path / "fast.duckdb", tmp_path / "slow.duckdb"
+    evalgap.store_add(fast, sources)
+    with monkeypatch.context() as patch:
+        patch.setattr(io, "_insert_parquet", lambda *a: None)  # the batch reader alone
+        evalgap.store_add(slow, sources)
+    con = io.connect(fast, read_only=True)
+    try:
+        plain = con.execute("SELECT count(*) FROM plain_scores").fetchall()[0][0]
+        labelled = con.execute("SELECT count(*) FROM scores").fetchall()[0][0]
+    finally:
+        con.close()
+    assert (plain, labelled) == (len(parts[0][0]) + len(parts[2][0]), len(parts[1][0]))
+    for removed in ((), ("a1",)):
+        if removed:
+            for store in (fast, slow):
+                evalgap.store_remove(store, models=removed)
+        (rows_f, tables_f), (rows_s, tables_s) = _stored(fast), _stored(slow)
+        pd.testing.assert_frame_equal(rows_f, rows_s)
+        assert list(rows_f["model"].unique()) == [
+            m for m in ("a0", "a1", "a2", "b0", "b1", "c0", "c1") if m not in removed
+        ]
+        for got, want in zip(tables_f, tables_s, strict=True):
+            pd.testing.assert_frame_equal(got, want)
+
+
+def test_a_store_with_plain_rows_is_marked_and_one_made_before_reads_alike(tmp_path):
+    import duckdb
+
+    frame = _frame(n_models=3, n_items=50, seed=6)
+    csv, parquet = tmp_path / "board.csv", tmp_path / "more.parquet"
+    frame.to_csv(csv, index=False)
+    more = _frame(n_models=2, n_items=50, seed=7, prefix="p")
+    more.to_parquet(parquet, index=False)
+    more.to_csv(tmp_path / "more.csv", index=False)
+    store = tmp_path / "s.duckdb"
+    evalgap.store_add(store, [csv])
+    want = evalgap.store_read(store).frame
+    con = duckdb.connect(str(store))  # as the previous version made it: no plain_scores
+    con.execute("DROP TABLE plain_scores")
+    con.execute(f"UPDATE {io.META_TABLE} SET value = '2' WHERE key = 'version'")
+    con.close()
+
+    def version():
+        con = duckdb.connect(str(store), read_only=True)
+        try:
+            return dict(con.execute(f"SELECT * FROM {io.META_TABLE}").fetchall())["version"]
+        finally:
+            con.close()
+
+    pd.testing.assert_frame_equal(evalgap.store_read(store).frame, want)  # read-only: alike
+    evalgap.store_add(store, [tmp_path / "more.csv"])  # rows in scores: still version 2
+    assert version() == "2"
+    evalgap.store_remove(store, models=["p0", "p1"])
+    evalgap.store_add(store, [parquet])  # its rows in plain_scores: the store says so
+    assert version() == "3"
+    got = evalgap.store_read(store).frame
+    assert len(got) == len(want) + len(more) and set(got["model"]) == {"m0", "m1", "m2", "p0", "p1"}

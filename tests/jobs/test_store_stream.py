@@ -34,7 +34,7 @@ def _stored(path):
     con = io.connect(path, read_only=True)
     try:
         return con.execute(
-            "SELECT seq, model, task, item_id, run, score, cluster FROM scores ORDER BY seq"
+            "SELECT seq, model, task, item_id, run, score, cluster FROM all_scores ORDER BY seq"
         ).df()
     finally:
         con.close()

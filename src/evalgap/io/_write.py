@@ -27,13 +27,18 @@ import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-import pandas as pd
-from pandas.api import types as ptypes
-
+from evalgap._lazy import LazyModule
 from evalgap.errors import InputError
 from evalgap.io._files import PathArg
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from pandas.api import types as ptypes
+else:
+    pd = LazyModule("pandas")
+    ptypes = LazyModule("pandas.api.types")
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")

@@ -15,15 +15,20 @@ import gzip
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
+from evalgap._lazy import LazyModule
 from evalgap.errors import InputError, escape
 from evalgap.io import tables
 from evalgap.io._files import PathArg
 from evalgap.stats._types import FloatArray, IntArray
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = LazyModule("pandas")
 
 REQUIRED = ("model_a", "model_b", "winner")
 OPTIONAL = ("question_id", "category")
@@ -107,9 +112,7 @@ def read_battles(
     else:
         raise InputError(
             "{battles!b}"
-            + escape(
-                f" must be a file path or a DataFrame; got {type(data).__name__}"
-            ),
+            + escape(f" must be a file path or a DataFrame; got {type(data).__name__}"),
             param="battles",
         )
     missing = [c for c in REQUIRED if c not in frame.columns]
@@ -119,6 +122,7 @@ def read_battles(
             f"{', '.join(missing)} (found: {', '.join(map(str, frame.columns[:20]))}); a "
             "battle table needs model_a, model_b and winner"
         )
+
     def where(i: int) -> str:
         """A row as the user finds it: the line of a table (after its header), the record
         of a JSON array, the position in a DataFrame."""

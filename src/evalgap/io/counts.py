@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
+from evalgap._lazy import LazyModule
 from evalgap.errors import InputError
 from evalgap.stats._types import ArrayLike, IntArray
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = LazyModule("pandas")
 
 PAIR_COLUMNS = ("model_a", "model_b", "both_correct", "a_only", "b_only", "both_wrong")
 TASK_COLUMNS = ("task", "a_only", "b_only")

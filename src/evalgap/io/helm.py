@@ -14,14 +14,17 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from evalgap._lazy import LazyModule
 from evalgap._scores import LongScores
 from evalgap.errors import InputError, escape
 from evalgap.io._files import PathsArg, as_paths, expand
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from evalgap.io.options import LoadOptions
+else:
+    pd = LazyModule("pandas")
 
 STATS_FILE = "per_instance_stats.json"
 

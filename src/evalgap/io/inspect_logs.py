@@ -41,15 +41,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
-import pandas as pd
-
+from evalgap._lazy import LazyModule
 from evalgap._scores import LongScores
 from evalgap.errors import InputError, escape, first_line
 from evalgap.io._files import PathArg, PathsArg, as_paths, expand
 from evalgap.io._zip import Archive, ZipReadError
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from evalgap.io.options import LoadOptions
+else:
+    pd = LazyModule("pandas")
 
 INDEX_FILES = ("logs.json", "eval-set.json")
 MEMBER = "__evalgap_member__"  # the archive member a sample of an .eval log came from
@@ -481,8 +484,7 @@ def _rows(
         )
         if on_error == "fail":
             raise InputError(
-                escape(f"{message}; rerun them (inspect eval-retry) or pass ")
-                + "{on_error=skip}",
+                escape(f"{message}; rerun them (inspect eval-retry) or pass ") + "{on_error=skip}",
                 param="on_error",
             )
         notes.append(f"{message} left out (--on-error fail to stop instead)")

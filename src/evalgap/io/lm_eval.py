@@ -44,15 +44,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeAlias
 
-import pandas as pd
-
+from evalgap._lazy import LazyModule
 from evalgap._scores import LongScores
 from evalgap.errors import InputError, escape
 from evalgap.io._files import PathsArg, as_paths, expand
 from evalgap.io._limits import open_maybe_gzip, read_lines
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from evalgap.io.options import LoadOptions
+else:
+    pd = LazyModule("pandas")
 
 SAMPLE_FILE = re.compile(
     r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T\d{2}[-:]\d{2}[-:]\d{2}(?:\.\d+)?)"
@@ -160,11 +163,11 @@ def _is_array_samples(path: Path) -> bool:
 def read_lm_eval(
     paths: PathsArg,
     *,
-    metric: Metric | None=None,
+    metric: Metric | None = None,
     filter_name: str | None = None,
     all_runs: bool = False,
     model_name: str | None = None,
-    tasks: Sequence[str] | None=None,
+    tasks: Sequence[str] | None = None,
 ) -> LongScores:
     """Read lm-eval sample logs (files or output directories, many models at once).
 
@@ -247,7 +250,10 @@ def read_lm_eval(
 
 
 def _choose_filters(
-    frame: pd.DataFrame, filter_name: str | None, notes: list[str], tasks: Sequence[str] | None=None
+    frame: pd.DataFrame,
+    filter_name: str | None,
+    notes: list[str],
+    tasks: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """One filter per task: the only one, or ``filter_name``; several are never pooled."""
     keep = pd.Series(True, index=frame.index)
@@ -492,9 +498,7 @@ def _setting_in(data: dict[str, Any] | None, task: str) -> tuple[tuple[str, obje
     if not isinstance(shots, int) or isinstance(shots, bool):
         shots = config.get("num_fewshot")
     shots = shots if isinstance(shots, int) and not isinstance(shots, bool) else None
-    template = data.get("chat_template_sha") or (
-        "applied" if data.get("chat_template") else None
-    )
+    template = data.get("chat_template_sha") or ("applied" if data.get("chat_template") else None)
     system = data.get("system_instruction_sha") or (
         "given" if data.get("system_instruction") else None
     )

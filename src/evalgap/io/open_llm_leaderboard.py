@@ -33,8 +33,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from evalgap._lazy import LazyModule
 from evalgap._scores import LongScores
 from evalgap.errors import InputError, escape, first_line
 from evalgap.io._files import PathsArg, as_paths, expand
@@ -49,7 +48,11 @@ from evalgap.io.lm_eval import (
 from evalgap.io.tables import CANDIDATES, read_frame
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from evalgap.io.options import LoadOptions
+else:
+    pd = LazyModule("pandas")
 
 V2_FILE = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d\-:.]+)\.parquet$")
 V1_FILE = re.compile(r"^details_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d\-:._]+)\.parquet$")

@@ -9,15 +9,19 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from evalgap._lazy import LazyModule
 from evalgap._scores import LongScores
 from evalgap.errors import InputError, escape
 from evalgap.io import registry, tables
 from evalgap.io.options import LoadOptions
 from evalgap.io.registry import Source, resolve
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = LazyModule("pandas")
 
 # Options that name columns of a score table; a framework log has its own fields for these.
 COLUMN_OPTIONS = ("run_column", "item_column", "score_column", "model_column", "task_column")

@@ -58,11 +58,17 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
+from evalgap._lazy import LazyModule
 from evalgap.errors import InputError, escape, named, param_of
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = LazyModule("pandas")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sources (
@@ -73,6 +79,8 @@ ALTER TABLE sources ADD COLUMN IF NOT EXISTS removed_models VARCHAR;
 CREATE TABLE IF NOT EXISTS scores (
     source_id INTEGER, seq BIGINT, model VARCHAR, task VARCHAR, item_id VARCHAR,
     run VARCHAR, score DOUBLE, cluster VARCHAR);
+CREATE TABLE IF NOT EXISTS plain_scores (
+    source_id INTEGER, seq BIGINT, model VARCHAR, item_id VARCHAR, score DOUBLE);
 CREATE TABLE IF NOT EXISTS items (task VARCHAR, item_id VARCHAR, ix INTEGER);
 CREATE TABLE IF NOT EXISTS vectors (
     task VARCHAR, model VARCHAR, is_binary BOOLEAN, n_items INTEGER, mean DOUBLE,
@@ -100,7 +108,10 @@ PAIR_COLUMNS = ("task", "model_a", "model_b", "n", "sum_a", "sum_b", "sum_ab", "
 # at their next write.
 META_TABLE = "evalgap_store"
 STORE_FORMAT = "evalgap-store"
-STORE_VERSION = 2
+STORE_VERSION = 3
+# The version from which a store may hold rows in ``plain_scores``: a store gets it when its
+# first such rows are written, so an evalgap that would not read them refuses the store.
+_PLAIN_VERSION = 3
 _STORE_TABLES = {"sources", "scores", "pair_stats"}
 _REPAIR = (
     "restore it from a copy, or rebuild it: add its sources to a new store (evalgap store "
@@ -137,8 +148,9 @@ def connect(store, *, read_only: bool = False, create: bool = True):
     try:
         with guard(path):
             _check_identity(con, path, read_only)
+            _scores_view(con)
             if not read_only:
-                con.execute(_DROP_UNFINISHED)
+                _delete_scores(con, _DROP_UNFINISHED)
             elif con.execute(_UNFINISHED).fetchall()[0][0]:  # an add killed mid-way
                 con.close()
                 connect(path).close()  # clean up once
@@ -147,6 +159,42 @@ def connect(store, *, read_only: bool = False, create: bool = True):
         _close(con)
         raise
     return con
+
+
+def _scores_view(con) -> None:
+    """Make ``all_scores``, this connection's view of every stored row in the long layout:
+    ``scores`` and, where the store has it, ``plain_scores`` (task ``all``, no run, no
+    cluster). Every read of the rows goes through it; a temporary view, so a store opened
+    read-only (one made before ``plain_scores``) is read alike."""
+    plain = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
+        "AND schema_name = 'main' AND table_name = 'plain_scores'"
+    ).fetchall()[0][0]
+    con.execute(
+        "CREATE OR REPLACE TEMP VIEW all_scores AS SELECT source_id, seq, model, task, "
+        "item_id, run, score, cluster FROM main.scores"
+        + (
+            " UNION ALL SELECT source_id, seq, model, 'all', item_id, CAST(NULL AS VARCHAR), "
+            "score, CAST(NULL AS VARCHAR) FROM main.plain_scores"
+            if plain
+            else ""
+        )
+    )
+
+
+def _mark_version(con, version: int) -> None:
+    """Record that the store is (at least) of ``version``, before writing what needs it."""
+    con.execute(
+        f"UPDATE {META_TABLE} SET value = ? WHERE key = 'version' AND CAST(value AS INTEGER) < ?",
+        [str(version), version],
+    )
+
+
+def _delete_scores(con, where: str, params=()) -> None:
+    """Delete the stored rows ``where`` holds, from both tables of rows (a connection that
+    writes has both: :data:`SCHEMA`)."""
+    for table in ("scores", "plain_scores"):
+        con.execute(f"DELETE FROM {table} WHERE {where}", list(params))
 
 
 def refuse_overwriting(store, output, option: str = "output") -> None:
@@ -321,12 +369,10 @@ def _close(con) -> None:
 # Rows of a source whose add did not finish: a streamed add commits its rows batch by batch
 # (bounded memory) and its sources row last, so they carry an id above every listed source.
 _UNFINISHED = (
-    "SELECT count(*) FROM scores WHERE source_id > "
+    "SELECT count(*) FROM all_scores WHERE source_id > "
     "(SELECT coalesce(max(source_id), 0) FROM sources)"
 )
-_DROP_UNFINISHED = (
-    "DELETE FROM scores WHERE source_id > (SELECT coalesce(max(source_id), 0) FROM sources)"
-)
+_DROP_UNFINISHED = "source_id > (SELECT coalesce(max(source_id), 0) FROM sources)"
 
 
 def content_hash(path: Path) -> str:
@@ -394,18 +440,24 @@ def add_source(con, path, options, *, pair_stats: bool = True, long=None) -> dic
                 con, path, sha, opts, streamed, pair_stats, selection, replaced, options
             )
             return {
-                **done, "added": rows > 0, "rows": rows, "source_id": source_id,
-                "replaced": replaced if rows else (), "notes": selection.notes(),
+                **done,
+                "added": rows > 0,
+                "rows": rows,
+                "source_id": source_id,
+                "replaced": replaced if rows else (),
+                "notes": selection.notes(),
             }
         long = read_paths([path], options)
     long = dataclasses.replace(long, frame=selection.keep(long.frame))
     if long.frame.empty:
         return {**done, "added": False, "rows": 0, "source_id": None, "notes": selection.notes()}
-    source_id, rows = add_long(
-        con, long, path, sha, opts, pair_stats=pair_stats, replaces=replaced
-    )
+    source_id, rows = add_long(con, long, path, sha, opts, pair_stats=pair_stats, replaces=replaced)
     return {
-        **done, "added": True, "rows": rows, "source_id": source_id, "replaced": replaced,
+        **done,
+        "added": True,
+        "rows": rows,
+        "source_id": source_id,
+        "replaced": replaced,
         "notes": selection.notes(),
     }
 
@@ -526,9 +578,9 @@ def _drop_sources(con, ids) -> list:
         return []
     marks = ", ".join("?" * len(ids))
     touched = con.execute(
-        f"SELECT DISTINCT task, model FROM scores WHERE source_id IN ({marks})", list(ids)
+        f"SELECT DISTINCT task, model FROM all_scores WHERE source_id IN ({marks})", list(ids)
     ).fetchall()
-    con.execute(f"DELETE FROM scores WHERE source_id IN ({marks})", list(ids))
+    _delete_scores(con, f"source_id IN ({marks})", ids)
     con.execute(f"DELETE FROM sources WHERE source_id IN ({marks})", list(ids))
     return touched
 
@@ -548,9 +600,7 @@ def _long_table_batches(path: Path, options):
     return read_batches(path, options)
 
 
-def _add_batches(
-    con, path, sha, opts, streamed, pair_stats, selection, replaces=(), options=None
-):
+def _add_batches(con, path, sha, opts, streamed, pair_stats, selection, replaces=(), options=None):
     """Insert a streamed long table as one source, all or nothing; (source_id, rows).
 
     DuckDB holds a transaction's appended rows in memory, so one transaction around a
@@ -566,20 +616,30 @@ def _add_batches(
     from evalgap._scores import LongScores
 
     chosen, notes, batches = streamed
-    source_id = con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchall()[
-        0
-    ][0]
+    source_id = con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchall()[0][0]
     rows = read = 0
     try:
-        inserted = _insert_parquet(con, path, streamed, source_id, options)
+        # the vectors are read from the file while DuckDB inserts its rows (two readers of
+        # one file: the insert waits on DuckDB, the vectors on Arrow, neither holds the GIL)
+        vectors = _Beside(
+            _file_vectors if pair_stats and not replaces and _numbers_no_items(con) else None,
+            path,
+            chosen,
+            source_id,
+        )
+        inserted = _insert_parquet(con, path, streamed, source_id, options, vectors)
+        given = vectors.result()  # joined whether or not DuckDB took the file
+        if inserted is None:
+            given = None
         rows = inserted or 0
-        given = None
-        if inserted is not None and pair_stats and not replaces:
-            given = _file_vectors(con, path, chosen, source_id)
         for batch in batches if inserted is None else ():
             kept = selection.keep(batch)
             table = _store_frame(
-                kept, path, offset=read, rows=selection.positions, source_id=source_id,
+                kept,
+                path,
+                offset=read,
+                rows=selection.positions,
+                source_id=source_id,
                 first_seq=rows,
             )
             read += len(batch)
@@ -600,7 +660,7 @@ def _add_batches(
             raise
     except BaseException:
         try:  # a kill or a dead connection leaves them unlisted: the next open deletes them
-            con.execute("DELETE FROM scores WHERE source_id = ?", [source_id])
+            _delete_scores(con, "source_id = ?", [source_id])
         except Exception:
             pass
         raise
@@ -609,15 +669,21 @@ def _add_batches(
 
 # Options a long Parquet table may be read with by DuckDB itself: the columns' names.
 _AS_NAMED = (
-    "fmt", "model_column", "item_column", "score_column", "task_column", "run_column",
+    "fmt",
+    "model_column",
+    "item_column",
+    "score_column",
+    "task_column",
+    "run_column",
     "cluster_column",
 )
 
 
-def _insert_parquet(con, path, streamed, source_id, options):
+def _insert_parquet(con, path, streamed, source_id, options, beside):
     """Insert a long Parquet table's rows read by DuckDB itself (``INSERT ... SELECT FROM
     read_parquet``, at DuckDB's own pace and memory); return the rows, or None where the
-    batch reader must read it.
+    batch reader must read it. ``beside`` (a :class:`_Beside`) is started as the insert
+    starts, to run while DuckDB works.
 
     The rows are the ones the batch reader gives (:func:`evalgap.io.tables.long_table_batches`:
     the same chosen columns; ids as text, ``seq`` the file's row number, NaN scores NULL)
@@ -625,6 +691,10 @@ def _insert_parquet(con, path, streamed, source_id, options):
     of text or integers, numeric scores. Anything else -- other types, an infinite score, a
     blank cluster label, no rows, a file DuckDB refuses -- goes through the batch reader,
     which says what is wrong as it always has.
+
+    A table without task, run and cluster columns goes to ``plain_scores`` (five columns,
+    not eight: DuckDB writes three fewer columns of 20 million rows, about a second of an
+    add of 1,000 x 20,000), read back through ``all_scores`` as task ``all``.
     """
     import duckdb
     import pyarrow as pa
@@ -684,37 +754,86 @@ def _insert_parquet(con, path, streamed, source_id, options):
             ).fetchall()
             if any(label is not None and not label.strip() for (label,) in labels):
                 return None
+        score = f"CASE WHEN isnan({value}) THEN NULL ELSE {value} END"
+        if any(chosen.get(r) for r in ("task", "run", "cluster")):
+            table = "scores"
+            columns = [text(r) for r in ("model", "task", "item_id", "run")]
+            columns += [score, text("cluster")]
+        else:
+            table = "plain_scores"
+            columns = [text("model"), text("item_id"), score]
+            _mark_version(con, _PLAIN_VERSION)
+        beside.start()
         con.execute(
-            f"""
-            INSERT INTO scores
-            SELECT ?, file_row_number, {text("model")}, {text("task")}, {text("item_id")},
-                   {text("run")}, CASE WHEN isnan({value}) THEN NULL ELSE {value} END,
-                   {text("cluster")}
-            FROM read_parquet(?, file_row_number = true)
-            """,
+            f"INSERT INTO {table} SELECT ?, file_row_number, {', '.join(columns)} "
+            "FROM read_parquet(?, file_row_number = true)",
             [source_id, str(path)],
         )
     except duckdb.Error:
-        con.execute("DELETE FROM scores WHERE source_id = ?", [source_id])
+        _delete_scores(con, "source_id = ?", [source_id])
         return None
     return int(n)
 
 
+class _Beside:
+    """A call run in a thread from :meth:`start` (none when ``call`` is None), its result
+    taken by :meth:`result` (None if never started; its exception raised again)."""
+
+    def __init__(self, call, *args) -> None:
+        import threading
+
+        self.call, self.args = call, args
+        self.thread: threading.Thread | None = None
+        self.outcome: tuple = (None, None)
+
+    def start(self) -> None:
+        import threading
+
+        def run():
+            try:
+                self.outcome = (self.call(*self.args), None)
+            except BaseException as exc:  # raised again in the caller's thread
+                self.outcome = (None, exc)
+
+        if self.call is not None and self.thread is None:
+            self.thread = threading.Thread(target=run, daemon=True, name="evalgap-vectors")
+            self.thread.start()
+
+    def result(self):
+        if self.thread is None:
+            return None
+        self.thread.join()
+        value, exc = self.outcome
+        if exc is not None:
+            raise exc
+        return value
+
+
+def _numbers_no_items(con) -> bool:
+    """Whether the store numbers no item of the task ``all`` yet (a file's own numbering
+    then stands, :func:`_file_vectors`)."""
+    return not con.execute("SELECT count(*) FROM items WHERE task = 'all'").fetchall()[0][0]
+
+
 @dataclasses.dataclass(frozen=True)
 class _Given:
-    """A new source's models, item numbering and vectors, read from its file."""
+    """A new source's models, item numbering and vectors, read from its file; and, where
+    its models are one block of :func:`_write_pairs`, their names (the models with a
+    vector, in name order) and pair sums."""
 
     models: list
     items: object  # an Arrow table of ``items`` rows
     vectors: object  # an Arrow table of ``vectors`` rows
+    pairs: tuple | None = None
 
 
-def _file_vectors(con, path, chosen, source_id):
-    """The models, item numbering and vectors of a long Parquet table just inserted (as
-    :func:`_insert_parquet` inserted it), read from the file's dictionary-encoded id columns
+def _file_vectors(path, chosen, source_id):
+    """The models, item numbering and vectors of a long Parquet table (as
+    :func:`_insert_parquet` inserts it), read from the file's dictionary-encoded id columns
     (an integer per row, no text hashed or joined), or None where the store must compute
     them from its rows: a task, run or cluster column, ids that are not text or have nulls,
-    a store that numbers items already, or a (model, item) with several rows.
+    or a (model, item) with several rows. Only for a store that numbers no item yet
+    (:func:`_numbers_no_items`); it reads the file only, so it runs beside the insert.
 
     The items are numbered in the order of their first row and the vectors scattered as
     :func:`_scatter_vectors` does from the stored rows, so the store is the same.
@@ -724,8 +843,6 @@ def _file_vectors(con, path, chosen, source_id):
     import pyarrow.parquet as pq
 
     if any(chosen.get(r) for r in ("task", "run", "cluster")):
-        return None
-    if con.execute("SELECT count(*) FROM items WHERE task = 'all'").fetchall()[0][0]:
         return None
     model, item, score = chosen["model"], chosen["item_id"], chosen["score"]
     if len({model, item, score}) < 3:
@@ -741,9 +858,6 @@ def _file_vectors(con, path, chosen, source_id):
             and (pa.types.is_string(kind.value_type) or pa.types.is_large_string(kind.value_type))
         ):
             return None
-
-    def batches(*columns):  # the file read again batch by batch (memory: one batch)
-        return source.iter_batches(batch_size=_BATCH_ROWS, columns=[model, item, *columns])
 
     # Each batch's dictionary mapped to codes over the whole file, in the order labels are
     # met (a batch repeating the previous one's dictionary reuses its map).
@@ -763,12 +877,17 @@ def _file_vectors(con, path, chosen, source_id):
             last[column] = (array.dictionary, known)
         return known[array.indices.to_numpy()]
 
-    # first pass: items in the order of their first row, numbered from 0 (the task is
-    # new); the models, in name order as the store sorts them
-    # (a dictionary may hold labels no row has: those are neither items nor models)
+    # One pass: each row scattered at (model, item) in the order their labels are met,
+    # the matrix growing as labels come; then its rows put in name order (as the store
+    # sorts models) and its columns in the order of each item's first row (the numbering,
+    # from 0: the task is new). A dictionary may hold labels no row has: those are neither
+    # items nor models.
+    never = np.iinfo(np.int64).max
     first, seen = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
-    n_rows, never = 0, np.iinfo(np.int64).max
-    for batch in batches():  # the ids only
+    scatter = _Scatter(0, 0)
+    n_rows = 0
+    lo = np.int64(source_id) << 32  # first_seen: (source, row) as one integer
+    for batch in source.iter_batches(batch_size=_BATCH_ROWS, columns=[model, item, score]):
         if batch.column(model).null_count or batch.column(item).null_count:
             return None
         mc, ic = codes(batch, model), codes(batch, item)
@@ -777,26 +896,7 @@ def _file_vectors(con, path, chosen, source_id):
         np.minimum.at(first, ic, np.arange(n_rows, n_rows + len(batch)))
         seen[mc] = True
         n_rows += len(batch)
-    order = np.flatnonzero(first < never)
-    order = order[np.argsort(first[order], kind="stable")]
-    ix_of = np.full(first.size, -1, dtype=np.intp)
-    ix_of[order] = np.arange(order.size)
-    items = pa.table(
-        {
-            "task": pa.array(["all"] * order.size, pa.string()),
-            "item_id": found[item].take(pa.array(order)),
-            "ix": pa.array(np.arange(order.size, dtype=np.int32)),
-        }
-    )
-    met = found[model].to_pylist()
-    names = sorted(met[m] for m in np.flatnonzero(seen))
-    rank = {name: r for r, name in enumerate(names)}
-    mx_of = np.array([rank.get(m, -1) for m in met], dtype=np.intp)
-    scatter = _Scatter(len(names), order.size)
-    lo = np.int64(source_id) << 32  # first_seen: (source, row) as one integer
-    for batch in batches(score):
-        mx = mx_of[codes(batch, model)]
-        ix = ix_of[codes(batch, item)]
+        scatter.grow(seen.size, first.size)
         values = batch.column(score)
         if values.null_count:
             values = pc.fill_null(pc.cast(values, pa.float64(), safe=False), np.nan)
@@ -805,10 +905,30 @@ def _file_vectors(con, path, chosen, source_id):
         lo += len(batch)
         if part.dtype.kind == "f" and np.isnan(part).any():  # NaN: not a score
             usable = ~np.isnan(part)
-            mx, ix, part, f = mx[usable], ix[usable], part[usable], f[usable]
-        scatter.add(mx, ix, part, f)
+            mc, ic, part, f = mc[usable], ic[usable], part[usable], f[usable]
+        scatter.add(mc, ic, part, f)
+    order = np.flatnonzero(first < never)
+    order = order[np.argsort(first[order], kind="stable")]
+    items = pa.table(
+        {
+            "task": pa.array(["all"] * order.size, pa.string()),
+            "item_id": found[item].take(pa.array(order)),
+            "ix": pa.array(np.arange(order.size, dtype=np.int32)),
+        }
+    )
+    met = found[model].to_pylist()
+    rows = sorted(np.flatnonzero(seen), key=lambda m: met[m])
+    names = [met[m] for m in rows]
+    scatter.take(np.asarray(rows, dtype=np.intp), order)
     vectors = scatter.table("all", names)
-    return None if vectors is None else _Given(names, items, vectors)
+    if vectors is None:
+        return None
+    # the store has no other model on the task: every pair is one of these models'
+    kept, x0, mask, binary = scatter.board()
+    pairs = None
+    if kept.size <= _PAIR_BLOCK:
+        pairs = ([names[m] for m in kept], _block_sums(x0, mask, binary, np.arange(kept.size)))
+    return _Given(names, items, vectors, pairs)
 
 
 def _insert_source_row(con, source_id, path, sha, long, opts, rows) -> None:
@@ -901,10 +1021,13 @@ def update_pair_stats(con, source_id: int, also=(), given=None) -> None:
         touched = [("all", m) for m in given.models]
     else:
         touched = con.execute(
-            "SELECT DISTINCT task, model FROM scores WHERE source_id = ?", [source_id]
+            "SELECT DISTINCT task, model FROM all_scores WHERE source_id = ?", [source_id]
         ).fetchall()
     _refresh(
-        con, sorted(set(touched) | set(also)), source_id=source_id, relabel=bool(also),
+        con,
+        sorted(set(touched) | set(also)),
+        source_id=source_id,
+        relabel=bool(also),
         given=given,
     )
 
@@ -934,7 +1057,7 @@ def _refresh(con, touched, *, source_id=None, relabel=False, given=None) -> None
         every = [
             r[0] for r in con.execute("SELECT model FROM vectors WHERE task = ?", [task]).fetchall()
         ]
-        _write_pairs(con, task, models, cluster_models=every if relabelled else None)
+        _write_pairs(con, task, models, cluster_models=every if relabelled else None, given=given)
 
 
 def _relabel_items(con, task) -> bool:
@@ -952,7 +1075,7 @@ def _number_new_items(con, task, source_id) -> None:
         SELECT ?, item_id,
                (SELECT coalesce(max(ix), -1) FROM items WHERE task = ?)
                + row_number() OVER (ORDER BY first)
-        FROM (SELECT item_id, min(seq) AS first FROM scores
+        FROM (SELECT item_id, min(seq) AS first FROM all_scores
               WHERE source_id = ? AND task = ? AND item_id IS NOT NULL
               AND item_id NOT IN (SELECT item_id FROM items WHERE task = ?)
               GROUP BY item_id)
@@ -962,7 +1085,7 @@ def _number_new_items(con, task, source_id) -> None:
     con.execute(
         """
         INSERT INTO item_clusters
-        SELECT ?, i.ix, min(s.cluster) FROM scores s JOIN items i
+        SELECT ?, i.ix, min(s.cluster) FROM all_scores s JOIN items i
           ON s.task = i.task AND s.item_id = i.item_id
         WHERE s.source_id = ? AND s.task = ? AND s.cluster IS NOT NULL
           AND i.ix NOT IN (SELECT ix FROM item_clusters WHERE task = ?)
@@ -977,7 +1100,7 @@ def _refuse_label_clash(con, task, source_id) -> None:
     item another label, or one item two labels, is refused rather than kept in part."""
     clash = con.execute(
         """
-        SELECT s.item_id, c.cluster, s.cluster FROM scores s
+        SELECT s.item_id, c.cluster, s.cluster FROM all_scores s
         JOIN items i ON s.task = i.task AND s.item_id = i.item_id
         JOIN item_clusters c ON c.task = i.task AND c.ix = i.ix
         WHERE s.source_id = ? AND s.task = ? AND s.cluster IS NOT NULL
@@ -1027,7 +1150,7 @@ def _write_vectors(con, task, models, *, source_id=None, given=None) -> None:
         SELECT model, ix, avg(s) AS s, min(f) AS f, bool_or(hi > s) AS conflict FROM (
             SELECT s.model, i.ix, coalesce(s.run, '1') AS r, min(s.score) AS s,
                    max(s.score) AS hi, min(s.source_id * 4294967296 + s.seq) AS f
-            FROM scores s JOIN items i ON s.task = i.task AND s.item_id = i.item_id
+            FROM all_scores s JOIN items i ON s.task = i.task AND s.item_id = i.item_id
             WHERE s.task = ? AND s.model IN ({marks}) AND s.score IS NOT NULL
               AND isfinite(s.score) {"AND s.source_id = ?" if only_source else ""}
             GROUP BY s.model, i.ix, r)
@@ -1075,7 +1198,7 @@ def _scatter_vectors(con, task, models, source_id, n_ix):
     scatter = _Scatter(k, n_ix)
     try:
         reader = con.sql(
-            "SELECT m.mx, i.ix, s.score, s.source_id * 4294967296 + s.seq AS f FROM scores s "
+            "SELECT m.mx, i.ix, s.score, s.source_id * 4294967296 + s.seq AS f FROM all_scores s "
             "JOIN items i ON s.task = i.task AND s.item_id = i.item_id "
             "JOIN _touched m ON s.model = m.model "
             "WHERE s.task = ? AND s.score IS NOT NULL AND isfinite(s.score)"
@@ -1105,6 +1228,26 @@ class _Scatter:
         self.first = np.full(k, np.iinfo(np.int64).max, dtype=np.int64)
         self.rows = 0
 
+    def grow(self, k: int, n_ix: int) -> None:
+        """Make room for ``k`` models and ``n_ix`` items (unscored where new), doubling
+        the room as it grows (each cell copied a bounded number of times): :meth:`take`
+        keeps the rows and columns in use."""
+        have_k, have_n = self.codes.shape
+        dk = 0 if k <= have_k else max(k, 2 * have_k) - have_k
+        dn = 0 if n_ix <= have_n else max(n_ix, 2 * have_n) - have_n
+        if dk or dn:
+            self.codes = np.pad(self.codes, ((0, dk), (0, dn)), constant_values=-1)
+            if self.values is not None:
+                self.values = np.pad(self.values, ((0, dk), (0, dn)), constant_values=np.nan)
+            self.first = np.pad(self.first, (0, dk), constant_values=np.iinfo(np.int64).max)
+
+    def take(self, rows, columns) -> None:
+        """Keep the models ``rows`` and the items ``columns``, in those orders."""
+        self.codes = self.codes[rows][:, columns]
+        if self.values is not None:
+            self.values = self.values[rows][:, columns]
+        self.first = self.first[rows]
+
     def add(self, mx, ix, score, first) -> None:
         self.rows += len(mx)
         if self.values is None and not np.isin(score, (0.0, 1.0)).all():
@@ -1114,6 +1257,18 @@ class _Scatter:
         else:
             self.values[mx, ix] = score
         np.minimum.at(self.first, mx, first)
+
+    def board(self):
+        """The models with a score (the rows :meth:`table` keeps) and their scores as
+        :func:`read_vectors` gives them back (``as_codes``): (rows, codes or scores,
+        mask or None, binary)."""
+        if self.values is None:
+            kept = np.flatnonzero((self.codes >= 0).any(axis=1))
+            return kept, self.codes[kept], None, True
+        observed = ~np.isnan(self.values)
+        kept = np.flatnonzero(observed.any(axis=1))
+        x, mask = self.values[kept], observed[kept]
+        return kept, np.where(mask, x, 0.0), mask.astype(np.float64), False
 
     def table(self, task, names):
         """The ``vectors`` rows of the models ``names`` (the matrix's rows), or None when a
@@ -1167,7 +1322,7 @@ def _refuse_conflict(con, task, conflicts, source_id) -> None:
     found = con.execute(
         """
         SELECT s.item_id, coalesce(s.run, '1') AS r, s.score, s.source_id, src.path
-        FROM scores s JOIN items i ON s.task = i.task AND s.item_id = i.item_id
+        FROM all_scores s JOIN items i ON s.task = i.task AND s.item_id = i.item_id
         LEFT JOIN sources src ON src.source_id = s.source_id
         WHERE s.task = ? AND s.model = ? AND i.ix = ? ORDER BY s.source_id, s.seq
         """,
@@ -1232,13 +1387,23 @@ def read_vectors(con, task, models=None, *, as_codes=False):
     return [r[0] for r in rows], np.where(mask, x, 0.0), mask.astype(dtype), False
 
 
-def _write_pairs(con, task, models, *, cluster_models=None, block_models: int = 2048) -> None:
+# Models whose pairs with every model are taken in one product (memory: 6 x block x K floats).
+_PAIR_BLOCK = 2048
+
+
+def _write_pairs(
+    con, task, models, *, cluster_models=None, block_models: int = _PAIR_BLOCK, given=None
+) -> None:
     """The pairs of ``models`` with every model of the task: one product per statistic,
     ``block_models`` of them at a time (the per-cluster sums of ``cluster_models``' pairs, by
-    default the same models)."""
-    from evalgap.stats import paired
-
+    default the same models). ``given``: a new task's models read from their file, with
+    their pair sums when they were one block (:func:`_file_vectors`)."""
     _write_cluster_pairs(con, task, cluster_models or models)
+    if given is not None and given.pairs is not None:  # a new task: these are all its pairs
+        names, sums = given.pairs
+        if len(names) >= 2:
+            _insert_pairs(con, task, names, np.arange(len(names)), sums)
+        return
     # binary boards come as their int8 codes; graded ones as scores and mask
     names, x0, mask, binary = read_vectors(con, task, as_codes=True)
     marks = ", ".join("?" * len(models))
@@ -1252,13 +1417,20 @@ def _write_pairs(con, task, models, *, cluster_models=None, block_models: int = 
         return
     for start in range(0, rows_t.size, block_models):
         block = rows_t[start : start + block_models]
-        if not binary:
-            sums = paired.pair_sums(x0, mask, block, binary=False)
-        elif block.size <= 16:  # a few new models: count on the codes, no float copies
-            sums = paired.pair_sums_from_codes(x0, block)
-        else:
-            sums = _code_pair_sums(x0, block)
+        sums = _block_sums(x0, mask, binary, block)
         _insert_pairs(con, task, names, block, sums, done=rows_t[:start])
+
+
+def _block_sums(x0, mask, binary, block):
+    """The pair sums of the ``block`` models with every model, from the board as
+    :func:`read_vectors` gives it (``as_codes``)."""
+    from evalgap.stats import paired
+
+    if not binary:
+        return paired.pair_sums(x0, mask, block, binary=False)
+    if block.size <= 16:  # a few new models: count on the codes, no float copies
+        return paired.pair_sums_from_codes(x0, block)
+    return _code_pair_sums(x0, block)
 
 
 def _code_pair_sums(codes, rows, block_items: int = 4096):
@@ -1295,9 +1467,7 @@ def _code_pair_sums(codes, rows, block_items: int = 4096):
 
 def _item_clusters(con, task, n_ix):
     """Each item's cluster label on the task's numbering (None where unlabelled), or None."""
-    rows = con.execute(
-        "SELECT ix, cluster FROM item_clusters WHERE task = ?", [task]
-    ).fetchnumpy()
+    rows = con.execute("SELECT ix, cluster FROM item_clusters WHERE task = ?", [task]).fetchnumpy()
     if len(rows["ix"]) == 0:
         return None
     labels = np.full(n_ix, None, dtype=object)
@@ -1343,7 +1513,12 @@ def _insert_pairs(con, task, names, rows_t, sums, *, cluster=None, done=()) -> N
     import pyarrow as pa
 
     n, s_t, s_o, s_tt, s_oo, s_to = (
-        sums.n, sums.sum_t, sums.sum_o, sums.sum_tt, sums.sum_oo, sums.sum_to
+        sums.n,
+        sums.sum_t,
+        sums.sum_o,
+        sums.sum_tt,
+        sums.sum_oo,
+        sums.sum_to,
     )
     touched = np.zeros(len(names), dtype=bool)
     touched[rows_t] = True
@@ -1395,15 +1570,19 @@ def rebuild_pair_stats(con, *, block_models: int = 512, block_items: int = 2048)
     """
     for table in ("pair_stats", "pair_cluster_stats", "item_clusters", "vectors", "items"):
         con.execute(f"DELETE FROM {table}")
-    for (task,) in con.execute("SELECT DISTINCT task FROM scores ORDER BY task").fetchall():
+    for (task,) in con.execute("SELECT DISTINCT task FROM all_scores ORDER BY task").fetchall():
         for frame in _task_pair_stats(con, task, block_models, block_items):
             if len(frame):
                 con.register("_pairs", frame)
                 con.execute("INSERT INTO pair_stats SELECT * FROM _pairs")
                 con.unregister("_pairs")
         _label_items(con, task)
-        models = [r[0] for r in con.execute(
-            "SELECT model FROM vectors WHERE task = ? ORDER BY model", [task]).fetchall()]
+        models = [
+            r[0]
+            for r in con.execute(
+                "SELECT model FROM vectors WHERE task = ? ORDER BY model", [task]
+            ).fetchall()
+        ]
         _write_cluster_pairs(con, task, models, block_models=block_models)
 
 
@@ -1413,7 +1592,7 @@ def _label_items(con, task) -> None:
     con.execute(
         """
         INSERT INTO item_clusters
-        SELECT ?, i.ix, min(s.cluster) FROM scores s JOIN items i
+        SELECT ?, i.ix, min(s.cluster) FROM all_scores s JOIN items i
           ON s.task = i.task AND s.item_id = i.item_id
         WHERE s.task = ? AND s.cluster IS NOT NULL GROUP BY i.ix
         """,
@@ -1428,20 +1607,20 @@ def _task_pair_stats(con, task, block_models, block_items):
     models = [
         r[0]
         for r in con.execute(
-            "SELECT DISTINCT model FROM scores WHERE task = ? ORDER BY model", [task]
+            "SELECT DISTINCT model FROM all_scores WHERE task = ? ORDER BY model", [task]
         ).fetchall()
     ]
     k = len(models)
     con.execute(
         "CREATE OR REPLACE TEMP TABLE _ids AS SELECT item_id, "
         "(row_number() OVER (ORDER BY item_id)) - 1 AS ix FROM "
-        "(SELECT DISTINCT item_id FROM scores WHERE task = ?)",
+        "(SELECT DISTINCT item_id FROM all_scores WHERE task = ?)",
         [task],
     )
     con.execute(
         "CREATE OR REPLACE TEMP TABLE _mids AS SELECT model, first, "
         "(row_number() OVER (ORDER BY model)) - 1 AS mx FROM "
-        "(SELECT model, min(source_id * 4294967296 + seq) AS first FROM scores "
+        "(SELECT model, min(source_id * 4294967296 + seq) AS first FROM all_scores "
         "WHERE task = ? GROUP BY model)",
         [task],
     )
@@ -1452,7 +1631,7 @@ def _task_pair_stats(con, task, block_models, block_items):
         """
         CREATE OR REPLACE TEMP TABLE _num AS
         SELECT mx, ix, avg(s) AS s FROM (
-            SELECT m.mx, i.ix, coalesce(s.run, '1') AS r, min(s.score) AS s FROM scores s
+            SELECT m.mx, i.ix, coalesce(s.run, '1') AS r, min(s.score) AS s FROM all_scores s
             JOIN _ids i USING (item_id) JOIN _mids m USING (model)
             WHERE s.task = ? AND s.score IS NOT NULL AND isfinite(s.score)
             GROUP BY m.mx, i.ix, r)
@@ -1724,14 +1903,16 @@ def refuse_unknown(con, column: str, wanted) -> None:
     stored = [
         r[0]
         for r in con.execute(
-            f"SELECT {column} FROM scores GROUP BY {column} ORDER BY min(source_id), min(seq)"
+            f"SELECT {column} FROM all_scores GROUP BY {column} ORDER BY min(source_id), min(seq)"
         ).fetchall()
     ]
     missing = [w for w in wanted if w not in set(stored)]
     if missing:
         shown = ", ".join(stored[:10]) + (", ..." if len(stored) > 10 else "")
         raise InputError(
-            "{" + column + "s}"
+            "{"
+            + column
+            + "s}"
             + escape(f": no such {column} in the store; {column}s found: {shown or 'none'}"),
             param=f"{column}s",
             **{f"{column}s": missing[0]},
@@ -1749,7 +1930,9 @@ def read_long(con, *, models=None, tasks=None):
     clauses, params = [], []
     for column, wanted in (("model", models), ("task", tasks)):
         if wanted:
-            stored = {r[0] for r in con.execute(f"SELECT DISTINCT {column} FROM scores").fetchall()}
+            stored = {
+                r[0] for r in con.execute(f"SELECT DISTINCT {column} FROM all_scores").fetchall()
+            }
             if set(wanted) <= stored:
                 clauses.append(f"{column} IN ({', '.join('?' * len(wanted))})")
                 params += list(wanted)
@@ -1781,7 +1964,11 @@ def _scan_long(con, where: str, params: list, batch_rows: int = 1 << 20) -> pd.D
     columns = ("model", "task", "item_id", "run", "cluster")
     table = _labelled_scores(con)
     # a join's rows come in no particular order: they are read sorted at once
-    orders = ("", "ORDER BY source_id, seq") if table == "scores" else ("ORDER BY source_id, seq",)
+    # (the view's two tables come one after the other: sources added alternately to each are
+    # out of order, found so at the first batch out of order, and read sorted)
+    orders = (
+        ("", "ORDER BY source_id, seq") if table == "all_scores" else ("ORDER BY source_id, seq",)
+    )
     for ordered in orders:
         reader = con.sql(
             f"SELECT source_id, seq, model, task, item_id, run, score, cluster FROM {table} "
@@ -1891,13 +2078,14 @@ def _labelled_scores(con) -> str:
     first, so the read gives every row its item's label, as the statistics do.
     """
     labelled = con.execute("SELECT count(*) FROM item_clusters").fetchall()[0][0]
-    if not labelled or not con.execute(
-        "SELECT count(*) FROM scores WHERE cluster IS NULL"
-    ).fetchall()[0][0]:
-        return "scores"
+    if (
+        not labelled
+        or not con.execute("SELECT count(*) FROM all_scores WHERE cluster IS NULL").fetchall()[0][0]
+    ):
+        return "all_scores"
     return (
         "(SELECT s.source_id, s.seq, s.model, s.task, s.item_id, s.run, s.score, "
-        "coalesce(s.cluster, c.cluster) AS cluster FROM scores s "
+        "coalesce(s.cluster, c.cluster) AS cluster FROM all_scores s "
         "LEFT JOIN items i ON s.task = i.task AND s.item_id = i.item_id "
         "LEFT JOIN item_clusters c ON c.task = i.task AND c.ix = i.ix) AS scores"
     )
@@ -1916,17 +2104,17 @@ def summary(con) -> dict:
     models = [
         r[0]
         for r in con.execute(
-            "SELECT model FROM scores GROUP BY model ORDER BY min(source_id), min(seq)"
+            "SELECT model FROM all_scores GROUP BY model ORDER BY min(source_id), min(seq)"
         ).fetchall()
     ]
     tasks = [
         r[0]
         for r in con.execute(
-            "SELECT task FROM scores GROUP BY task ORDER BY min(source_id), min(seq)"
+            "SELECT task FROM all_scores GROUP BY task ORDER BY min(source_id), min(seq)"
         ).fetchall()
     ]
     n_rows, n_items, n_runs = con.execute(
-        "SELECT count(*), count(DISTINCT (task, item_id)), count(DISTINCT run) FROM scores"
+        "SELECT count(*), count(DISTINCT (task, item_id)), count(DISTINCT run) FROM all_scores"
     ).fetchall()[0]
     has_removed = bool(
         con.execute(
@@ -2007,7 +2195,7 @@ def remove(con, *, models=(), sources=(), paths=()) -> dict:
             ids.append(source_id)
             matched.append({"source_id": source_id, "path": path, "matched": "path"})
     ids = sorted(set(ids))
-    stored = {r[0] for r in con.execute("SELECT DISTINCT model FROM scores").fetchall()}
+    stored = {r[0] for r in con.execute("SELECT DISTINCT model FROM all_scores").fetchall()}
     for m in models:
         if m not in stored:
             raise InputError(
@@ -2015,19 +2203,20 @@ def remove(con, *, models=(), sources=(), paths=()) -> dict:
             )
     con.execute("BEGIN TRANSACTION")
     try:
-        before = con.execute("SELECT count(*) FROM scores").fetchall()[0][0]
+        before = con.execute("SELECT count(*) FROM all_scores").fetchall()[0][0]
         touched = _drop_sources(con, ids)
         if models:
             marks = ", ".join("?" * len(models))
             touched += con.execute(
-                f"SELECT DISTINCT task, model FROM scores WHERE model IN ({marks})", list(models)
+                f"SELECT DISTINCT task, model FROM all_scores WHERE model IN ({marks})",
+                list(models),
             ).fetchall()
             losing = con.execute(
-                f"SELECT source_id, list(DISTINCT model ORDER BY model) FROM scores "
+                f"SELECT source_id, list(DISTINCT model ORDER BY model) FROM all_scores "
                 f"WHERE model IN ({marks}) GROUP BY source_id",
                 list(models),
             ).fetchall()
-            con.execute(f"DELETE FROM scores WHERE model IN ({marks})", list(models))
+            _delete_scores(con, f"model IN ({marks})", models)
             for source_id, lost in losing:  # what the source holds now, and what it lost
                 prior = con.execute(
                     "SELECT removed_models FROM sources WHERE source_id = ?", [source_id]
@@ -2041,15 +2230,14 @@ def remove(con, *, models=(), sources=(), paths=()) -> dict:
             # a source left without rows is gone; re-adding it must add it again
             emptied = con.execute(
                 "SELECT source_id, path FROM sources "
-                "WHERE source_id NOT IN (SELECT DISTINCT source_id FROM scores)"
+                "WHERE source_id NOT IN (SELECT DISTINCT source_id FROM all_scores)"
             ).fetchall()
             con.execute(
-                "DELETE FROM sources WHERE source_id NOT IN (SELECT DISTINCT source_id FROM scores)"
+                "DELETE FROM sources "
+                "WHERE source_id NOT IN (SELECT DISTINCT source_id FROM all_scores)"
             )
-            matched += [
-                {"source_id": i, "path": p, "matched": "emptied"} for i, p in emptied
-            ]
-        rows = before - con.execute("SELECT count(*) FROM scores").fetchall()[0][0]
+            matched += [{"source_id": i, "path": p, "matched": "emptied"} for i, p in emptied]
+        rows = before - con.execute("SELECT count(*) FROM all_scores").fetchall()[0][0]
         # the touched models' vectors and pairs are recomputed (or dropped), never stale
         _refresh(con, sorted(set(touched)), relabel=True)
         con.execute("COMMIT")
@@ -2112,12 +2300,12 @@ def export(con, output) -> int:
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
-    return int(con.execute("SELECT count(*) FROM scores").fetchall()[0][0])
+    return int(con.execute("SELECT count(*) FROM all_scores").fetchall()[0][0])
 
 
 def _copy(con, target: Path) -> None:
     con.execute(
-        "COPY (SELECT model, task, item_id, run, score, cluster FROM scores "
+        "COPY (SELECT model, task, item_id, run, score, cluster FROM all_scores "
         "ORDER BY source_id, seq) TO ? (FORMAT PARQUET)",
         [str(target)],
     )

@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
-from pandas.api import types as ptypes
 
+from evalgap._lazy import LazyModule
 from evalgap._scores import LongScores, number_form
 from evalgap.errors import InputError, escape, fields, first_line
 from evalgap.io import _limits
@@ -29,10 +28,14 @@ from evalgap.io._progress import _PROGRESS, Progress
 from evalgap.io._write import unescape_cell
 from evalgap.stats._types import BoolArray
 
-# A reader's progress callback: called with (bytes read, bytes in all).
-
 if TYPE_CHECKING:
+    import pandas as pd
+    from pandas.api import types as ptypes
+
     from evalgap.io.options import LoadOptions
+else:
+    pd = LazyModule("pandas")
+    ptypes = LazyModule("pandas.api.types")
 
 FORMATS = ("csv", "tsv", "parquet", "jsonl")
 
