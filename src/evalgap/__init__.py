@@ -14,6 +14,7 @@ names (``--n-bootstrap`` is ``n_bootstrap=``):
 * :func:`fragility` -- how few items would reverse each verdict of a board's pairs;
 * :func:`card` -- a leaderboard card (Markdown, HTML, JSON): what each model can claim;
 * :func:`estimate` -- a new model's full-benchmark score from a few items, with an interval;
+* :func:`adaptive` -- decide one pair with the items that say most about it, batch by batch;
 * :func:`degrade`, :func:`trim` -- has an optimized model got worse?
 * :func:`watch`, :class:`Monitor` -- an evaluation in progress: when can it stop?
 * :func:`report_html` -- the HTML page of an audit or of rank sets (``--html``);
@@ -50,6 +51,8 @@ _HOMES = {
     "fragility": "evalgap.jobs.api",
     "card": "evalgap.jobs.api",
     "estimate": "evalgap.jobs.api",
+    "adaptive": "evalgap.jobs.api",
+    "AdaptiveResult": "evalgap.jobs.adaptive",
     "EstimateResult": "evalgap.jobs.estimate",
     "ModelEstimate": "evalgap.jobs.estimate",
     "CardResult": "evalgap.jobs.card",

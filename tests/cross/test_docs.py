@@ -47,6 +47,7 @@ PLACEHOLDERS = {
     "board.csv": "a reference board scored on the whole benchmark",
     "new.csv": "a new model's scores on some items",
     "new_model_100_items.csv": "a new model's scores on some items",
+    "pair_so_far.csv": "a pair's scores on the items run so far",
     "details/meta-llama__Llama-3.1-8B-details": "downloaded Open LLM Leaderboard details",
     "benchmark_output/runs/v1/": "a user's HELM run folder",
 }

@@ -9,6 +9,7 @@ import click
 
 from evalgap import __version__
 from evalgap.cli._command import BadInput, group
+from evalgap.cli.adaptive import adaptive
 from evalgap.cli.audit import audit
 from evalgap.cli.card import card
 from evalgap.cli.compare import compare
@@ -43,6 +44,7 @@ def cli(ctx: click.Context, width: int | None) -> None:
 
 
 for command in (
+    adaptive,
     audit,
     card,
     compare,

@@ -132,6 +132,7 @@ RENDERERS = {
     "FragilityResult": "render_fragility",
     "CardResult": "render_card",
     "EstimateResult": "render_estimate",
+    "AdaptiveResult": "render_adaptive",
 }
 RENDERERS_BY_MODULE = {
     "evalgap.jobs.simulate": "render_simulation",

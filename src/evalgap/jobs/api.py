@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
     from evalgap._scores import ScoreSet, ScoresInput
     from evalgap.io.options import LoadOptions
+    from evalgap.jobs.adaptive import AdaptiveResult
     from evalgap.jobs.audit import AuditResult
     from evalgap.jobs.card import CardResult
     from evalgap.jobs.compare import CompareResult
@@ -1045,6 +1046,99 @@ def estimate(
         tasks=tasks, options=options, **columns,
     )  # fmt: skip
     return estimate_scores(board, new, alpha=alpha, next_count=next_count)
+
+
+def adaptive(
+    scores: ScoresInput | None = None,
+    *,
+    reference: ScoresInput | None = None,
+    pair: Sequence[str] | None = None,
+    next_count: int = 50,
+    audit: float = 0.2,
+    alpha: float = 0.05,
+    state: str | Path | None = None,
+    seed: int | None = None,
+    tasks: Sequence[str] | None = None,
+    options: LoadOptions | None = None,
+    **columns: Any,
+) -> AdaptiveResult:
+    """Decide one pair with the items that say most about it: where it stands, and what to
+    run next.
+
+    The decision is the mixture e-process on the signs of the items where the two models
+    differ (Resolution Diagnostics, Eq. 24): valid under continuous monitoring and under any
+    choice of items that does not see the signs it is about to reveal, so the items can be
+    chosen for the information their sign should carry under a 2PL fitted on the reference
+    board (the pair left out) at the pair's abilities so far. A share of each batch
+    (``audit``) is drawn at random from all items; with the ``state`` file keeping those
+    draws, they give an unbiased estimate of the full-benchmark gap (model-assisted
+    difference estimate). See :mod:`evalgap.stats.adaptive`.
+
+    Parameters
+    ----------
+    scores : DataFrame, ScoreSet, str, Path or list, optional
+        The pair's per-item scores on the items run so far (none: the first batch).
+    reference : DataFrame, ScoreSet, str, Path or list
+        A board of models scored on the benchmark (the same task and item ids).
+    pair : tuple of str
+        Model A and model B.
+    next_count : int
+        Items in the next batch.
+    audit : float
+        Share of each batch drawn at random from all items (0 to 1).
+    alpha : float
+        The level of the decision and of the gap's interval.
+    state : str or Path, optional
+        A file keeping the audit draws between calls (read if present, rewritten).
+    seed : int, optional
+        Seed of the audit draws.
+    tasks : list of str, optional
+        Select the tasks (of both inputs).
+    options : LoadOptions, optional
+        With paths: how to read them.
+    **columns
+        Column names of DataFrames or table files (both inputs).
+
+    Returns
+    -------
+    AdaptiveResult
+        ``e_value``, ``decided``, ``better``, ``gap`` and ``gap_interval``, ``next_items``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, evalgap
+    >>> rng = np.random.default_rng(0)
+    >>> skill = np.linspace(-1.5, 1.5, 12)
+    >>> a, c = rng.uniform(0.5, 2.5, 1000), rng.normal(0, 1, 1000)
+    >>> y = (rng.random((12, 1000)) < 1 / (1 + np.exp(-(np.outer(skill, a) + c)))).astype(int)
+    >>> board = pd.DataFrame([(f"m{k}", i, y[k, i]) for k in range(12) for i in range(1000)],
+    ...                      columns=["model", "item_id", "score"])
+    >>> r = evalgap.adaptive(reference=board, pair=("m11", "m3"), next_count=40, seed=0)
+    >>> r.n_items, len(r.next_items)
+    (0, 40)
+    >>> ran = board[board["model"].isin(["m11", "m3"])
+    ...             & board["item_id"].astype(str).isin(r.next_items)]
+    >>> r = evalgap.adaptive(ran, reference=board, pair=("m11", "m3"), seed=1)
+    >>> r.n_items, r.decided, r.better
+    (40, True, 'm11')
+    """
+    from evalgap.jobs.adaptive import adaptive_step
+
+    _validate.arguments(alpha=alpha, tasks=tasks)
+    if reference is None or pair is None or len(pair) != 2:
+        raise InputError(
+            "give a {reference} board scored on the benchmark and the {pair} (two models)",
+            param="reference" if reference is None else "pair",
+        )
+    board = scores_of(reference, tasks=tasks, options=options, **columns)
+    given = _renamed(columns, "data", "scores", scores)
+    ran = None
+    if given is not None or _stored(options):
+        ran = scores_of(given, models=list(pair), tasks=tasks, options=options, **columns)
+    return adaptive_step(
+        board, ran, (str(pair[0]), str(pair[1])), next_count=next_count, audit=audit,
+        alpha=alpha, state=state, seed=seed,
+    )  # fmt: skip
 
 
 def degrade(

@@ -741,3 +741,30 @@ def sampling_design_verdict(r) -> str:
         out + "; the weighted gap is unbiased for the full benchmark whatever the prediction: "
         "read it with compare --weights on the design file"
     )
+
+
+def adaptive_verdict(r) -> str:
+    """Return adaptive's sentence: decided or not, on how many items, and the estimated gap."""
+    counts = f"{r.a_only:,} vs {r.b_only:,} of the items where they differ"
+    if r.decided:
+        other = r.model_b if r.better == r.model_a else r.model_a
+        head = (
+            f"decided after {_items(r.n_items)}: {r.better} is better than {other} on the items "
+            f"run (e-value {number(r.e_value, '.3g')} >= {number(1 / r.alpha, 'g')}, "
+            f"anytime-valid; {counts})"
+        )
+    else:
+        head = (
+            f"not decided after {_items(r.n_items)}: {r.model_a} vs {r.model_b}, e-value "
+            f"{number(r.e_value, '.3g')} < {number(1 / r.alpha, 'g')} ({counts})"
+        )
+    if r.n_audit >= 2:
+        level = f"{100 * (1 - r.alpha):g}%"
+        tail = (
+            f"; full-benchmark gap {number(r.gap, '+.4f')} [{number(r.gap_interval[0], '+.4f')}, "
+            f"{number(r.gap_interval[1], '+.4f')}] ({level}, from {r.n_audit:,} random audit "
+            "draws)"
+        )
+    else:
+        tail = "; the full-benchmark gap needs at least 2 audit draws run"
+    return head + tail

@@ -1163,6 +1163,32 @@ def render_estimate(r, console: Console) -> None:
     console.print(markup(_capitalise(r.verdict) + "."))
 
 
+def render_adaptive(r, console: Console) -> None:
+    """Print where the pair stands, its estimated gap and the next batch's size."""
+    level = f"{100 * (1 - r.alpha):g}%"
+    gap = "-" if r.n_audit < 2 else (
+        f"{number(r.gap, '+.4f')} [{number(r.gap_interval[0], '+.4f')}, "
+        f"{number(r.gap_interval[1], '+.4f')}]"
+    )
+    print_table(
+        console,
+        [("pair", "left"), ("items run", "right"), ("A only", "right"), ("B only", "right"),
+         ("e-value", "right"), ("decided", "center"), (f"gap ({level})", "center"),
+         ("audit draws", "right"), ("next batch", "right")],
+        [[f"{r.model_a} vs {r.model_b}", f"{r.n_items:,}", f"{r.a_only:,}", f"{r.b_only:,}",
+          number(r.e_value, ".3g"), r.better if r.decided else "no", gap,
+          f"{r.n_audit:,}" + (f" (+{r.pending_audit:,} pending)" if r.pending_audit else ""),
+          f"{len(r.next_items):,}"]],
+        names=(0,),
+        title=f"adaptive evaluation over {r.n_benchmark_items:,} items (2PL of "
+        f"{plural(r.reference_models, 'reference model')})",
+        title_justify="left",
+    )  # fmt: skip
+    print_notes(console, r.notes)
+    console.print()
+    console.print(markup(_capitalise(r.verdict) + "."))
+
+
 def _render_rank_claims(r, console: Console, several: bool, max_rows: int) -> None:
     """The items (battles) to flip of the rank claims: the top claim and adjacent pairs."""
     noun = "battles" if r.bradley_terry else "items"

@@ -1,0 +1,348 @@
+"""The ``adaptive`` job: decide one pair with the items that say most about it.
+
+Each call takes the pair's answers so far and a reference board scored on the whole
+benchmark, and returns where the pair stands -- the anytime-valid e-value on the signs of the
+items where the two differ, the full-benchmark gap estimated from the random audit draws --
+and the next batch of items to run (:mod:`evalgap.stats.adaptive`). A state file keeps the
+audit draws (each with the predicted difference fixed when it was drawn), so the estimate
+stays unbiased across calls; the decision needs no state (the e-value is a function of the
+two discordant counts).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from evalgap._results import RowResult
+from evalgap._scores import ScoreSet
+from evalgap.errors import InputError
+from evalgap.jobs.estimate import _benchmark
+from evalgap.stats import _validate
+from evalgap.stats import adaptive as design
+from evalgap.stats.estimate import ability_map
+from evalgap.stats.sequential import log_e_value
+from evalgap.stats.stratified import fit_2pl, success_probability
+
+STATE_FORMAT = "evalgap-adaptive"
+STATE_VERSION = 1
+MAX_STATE_BYTES = 64 * 2**20
+
+
+@dataclass(frozen=True, repr=False)
+class AdaptiveResult(RowResult):
+    """Where one pair stands in an adaptive evaluation, and what to run next
+    (``evalgap adaptive``).
+
+    Attributes
+    ----------
+    model_a, model_b : str
+        The pair.
+    n_items : int
+        Items both models have run.
+    a_only, b_only : int
+        Of those, the items only A (only B) got right (graded scores: where A's score is
+        higher, lower).
+    e_value : float
+        The mixture e-value on those signs (Resolution Diagnostics, Eq. 24).
+    alpha : float
+        The level: the pair is decided when ``e_value >= 1 / alpha``.
+    decided : bool
+        Whether it is.
+    better : str or None
+        The model shown better, once decided.
+    gap : float
+        The full-benchmark gap ``mean(A) - mean(B)`` estimated from the audit draws
+        (model-assisted difference estimate; NaN before any audit draw was run).
+    gap_interval : tuple of float
+        Its normal-theory (1 - alpha) interval (NaN with fewer than two audit draws).
+    n_audit : int
+        Audit draws run (the estimate's sample).
+    pending_audit : int
+        Audit draws proposed but not yet run by both models (proposed again).
+    next_items : tuple of str
+        The items to run next (not yet run by both), most informative first, then the
+        audit draws.
+    n_benchmark_items : int
+        Items of the benchmark (the reference board's).
+    reference_models : int
+        Reference models the 2PL was fitted on (the pair left out).
+    notes : tuple of str
+        What the numbers need said beside them.
+    verdict : str
+        One sentence (a property).
+    """
+
+    model_a: str
+    model_b: str
+    n_items: int
+    a_only: int
+    b_only: int
+    e_value: float
+    alpha: float
+    decided: bool
+    better: str | None
+    gap: float
+    gap_interval: tuple[float, float]
+    n_audit: int
+    pending_audit: int
+    next_items: tuple[str, ...]
+    n_benchmark_items: int
+    reference_models: int
+    notes: tuple[str, ...] = field(default=())
+    _headline = ("model_a", "model_b", "e_value", "decided")
+    _derived = ("verdict",)
+
+    @property
+    def verdict(self) -> str:
+        """One sentence: decided or not, on how many items, and the estimated gap."""
+        from evalgap.report.sentences import adaptive_verdict
+
+        return adaptive_verdict(self)
+
+
+def adaptive_step(
+    reference: ScoreSet,
+    scores: ScoreSet | None,
+    pair: tuple[str, str],
+    *,
+    next_count: int = 50,
+    audit: float = design.AUDIT,
+    alpha: float = 0.05,
+    state: str | os.PathLike | None = None,
+    seed: int | None = None,
+) -> AdaptiveResult:
+    """Return where ``pair`` stands on the items run so far, and the next batch to run.
+
+    Parameters
+    ----------
+    reference : ScoreSet
+        A board scored on the benchmark; the pair's own models, if on it, are left out of
+        the 2PL fit.
+    scores : ScoreSet or None
+        The pair's scores on the items run so far (None: none yet).
+    pair : tuple of str
+        Model A and model B.
+    next_count : int
+        Items in the next batch.
+    audit : float
+        Share of each batch drawn at random from all items (for the gap estimate).
+    alpha : float
+        The level of the decision and of the gap's interval.
+    state : path, optional
+        The file keeping the audit draws between calls (read if present, then rewritten).
+    seed : int, optional
+        Seed of the audit draws.
+
+    Returns
+    -------
+    AdaptiveResult
+    """
+    alpha = float(_validate.probability(alpha, "alpha"))
+    next_count = _validate.whole_number(next_count, "next_count", 0)
+    audit = float(_validate.probability(audit, "audit", open_interval=False))
+    a, b = (str(m) for m in pair)
+    if a == b:
+        raise InputError("{pair} must name two different models", param="pair")
+    ref, ids = _benchmark(reference)
+    keep = [k for k, m in enumerate(reference.models) if str(m) not in (a, b)]
+    if len(keep) < 3:
+        raise InputError(
+            f"the reference board has {len(keep)} model(s) besides the pair; the 2PL needs 3",
+            param="reference",
+        )
+    ref = ref[keep]
+    if ((ref[~np.isnan(ref)] < 0) | (ref[~np.isnan(ref)] > 1)).any():
+        raise InputError("{reference} scores must lie in [0, 1]", param="reference")
+    notes: list[str] = []
+    y = _pair_answers(scores, (a, b), ids, notes)
+    fit = fit_2pl(ref)
+    if not fit.converged:
+        notes.append(f"the reference 2PL fit stopped after {fit.n_iter} sweeps before converging")
+    run = ~np.isnan(y[0]) & ~np.isnan(y[1])
+    one_sided = int((~np.isnan(y[0]) ^ ~np.isnan(y[1])).sum())
+    if one_sided:
+        notes.append(
+            f"{one_sided:,} item(s) run by only one of the two models are left out until both "
+            "have run them"
+        )
+    d = y[0, run] - y[1, run]
+    a_only, b_only = int((d > 0).sum()), int((d < 0).sum())
+    e_value = float(np.exp(log_e_value(a_only, b_only)))
+    decided = e_value >= 1 / alpha
+    better = (a if a_only > b_only else b) if decided else None
+
+    # the abilities on the items run; the predicted differences, fixed for this batch
+    theta = ability_map(np.where(run, y, np.nan), fit.slope, fit.intercept)[0]
+    p = success_probability(theta, fit.slope, fit.intercept)
+    predicted = p[0] - p[1]
+    draws = _read_state(state, (a, b), ids) if state is not None else []
+    index = {item: k for k, item in enumerate(ids)}
+    done = [r for r in draws if run[index[r["item_id"]]]]
+    pending = [r for r in draws if not run[index[r["item_id"]]]]
+    terms = design.assisted_terms(
+        np.array([y[0, index[r["item_id"]]] - y[1, index[r["item_id"]]] for r in done]),
+        np.array([r["predicted"] for r in done]),
+        np.array([r["predicted_mean"] for r in done]),
+    )
+    gap = design.gap_interval(terms, alpha=alpha)
+
+    rng = np.random.default_rng(seed)
+    # pending audit draws are proposed again and no new ones drawn until they are run
+    share = 0.0 if pending else audit
+    items, drawn = design.choose_items(
+        design.sign_information(p[0], p[1]),
+        run | _positions(pending, index),
+        max(next_count, 1),
+        audit=share,
+        rng=rng,
+    )
+    items, drawn = items[:next_count], drawn[:next_count]
+    new_draws = [
+        {
+            "item_id": str(ids[j]),
+            "predicted": float(predicted[j]),
+            "predicted_mean": float(predicted.mean()),
+        }
+        for j in items[drawn]
+    ]
+    to_run = [str(ids[j]) for j in items[~drawn]] + [r["item_id"] for r in pending]
+    to_run += [r["item_id"] for r in new_draws if not run[index[r["item_id"]]]]
+    if state is not None:
+        _write_state(state, (a, b), ids.size, draws + new_draws)
+    elif audit > 0:
+        notes.append(
+            "no state file: the audit draws are not kept between calls, so the gap is not "
+            "estimated; give a state file"
+        )
+    if pending:
+        notes.append(
+            f"{len(pending)} audit draw(s) not yet run by both models are left out of the gap "
+            "estimate until they are, and proposed again"
+        )
+    return AdaptiveResult(
+        model_a=a, model_b=b, n_items=int(run.sum()), a_only=a_only, b_only=b_only,
+        e_value=e_value, alpha=alpha, decided=bool(decided), better=better,
+        gap=gap["estimate"], gap_interval=(gap["low"], gap["high"]), n_audit=int(gap["n"]),
+        pending_audit=len(pending), next_items=tuple(dict.fromkeys(to_run)),
+        n_benchmark_items=int(ids.size), reference_models=len(keep), notes=tuple(notes),
+    )  # fmt: skip
+
+
+def _positions(draws: list[dict[str, Any]], index: dict[str, int]) -> np.ndarray:
+    mask = np.zeros(len(index), dtype=bool)
+    mask[[index[r["item_id"]] for r in draws]] = True
+    return mask
+
+
+def _pair_answers(
+    scores: ScoreSet | None, pair: tuple[str, str], ids: np.ndarray, notes: list[str]
+) -> np.ndarray:
+    """The pair's scores on the benchmark's items (2 x N, NaN where not run)."""
+    y = np.full((2, ids.size), np.nan)
+    if scores is None:
+        return y
+    models = [str(m) for m in scores.models]
+    missing = [m for m in pair if m not in models]
+    if missing and len(models) > 0:
+        shown = ", ".join(repr(m) for m in models[:5])
+        raise InputError(
+            f"{missing[0]!r} is not among the scored models ({shown}); name the pair as the "
+            "scores name it",
+            param="pair",
+        )
+    new, new_ids = _benchmark(scores)
+    position = {item: k for k, item in enumerate(ids)}
+    known = np.array([item in position for item in new_ids], dtype=bool)
+    if not known.all():
+        notes.append(
+            f"{int((~known).sum()):,} scored item(s) are not in the reference board and are left "
+            "out"
+        )
+    columns = np.array([position[item] for item in new_ids[known]], dtype=np.int64)
+    for row, model in enumerate(pair):
+        y[row, columns] = new[models.index(model), known]
+    if ((y[~np.isnan(y)] < 0) | (y[~np.isnan(y)] > 1)).any():
+        raise InputError("{scores} must lie in [0, 1]", param="scores")
+    return y
+
+
+def _read_state(
+    path: str | os.PathLike, pair: tuple[str, str], ids: np.ndarray
+) -> list[dict[str, Any]]:
+    """The audit draws kept in ``path`` (none if it does not exist); a file that is not
+    such a state, or one kept for another pair or benchmark, is refused naming it."""
+    where = str(path)
+    if not os.path.exists(path):
+        return []
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_STATE_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"{where}: cannot read the adaptive state ({exc.strerror})") from None
+    if len(raw) > MAX_STATE_BYTES:
+        raise InputError(f"{where}: larger than an adaptive state file can be; not one")
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        data = None
+    if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
+        raise InputError(f"{where}: not an adaptive state file; delete it or give another path")
+    if data.get("version") != STATE_VERSION:
+        raise InputError(f"{where}: an adaptive state file of another evalgap version; delete it")
+    if data.get("pair") != list(pair) or data.get("benchmark_items") != int(ids.size):
+        raise InputError(
+            f"{where}: kept for another pair or benchmark ({data.get('pair')!r}, "
+            f"{data.get('benchmark_items')!r} items); give another path"
+        )
+    known = set(ids.tolist())
+    draws = data.get("audit_draws")
+    if not isinstance(draws, list):
+        raise InputError(f"{where}: its audit_draws are not a list; not an adaptive state")
+    out = []
+    for k, r in enumerate(draws):
+        ok = (
+            isinstance(r, dict)
+            and isinstance(r.get("item_id"), str)
+            and r["item_id"] in known
+            and all(
+                isinstance(r.get(f), (int, float))
+                and not isinstance(r.get(f), bool)
+                and -1 <= r[f] <= 1
+                for f in ("predicted", "predicted_mean")
+            )
+        )
+        if not ok:
+            raise InputError(
+                f"{where}: audit draw {k + 1} is not an item of the benchmark with predicted "
+                "differences in [-1, 1]; not an adaptive state"
+            )
+        out.append(
+            {
+                "item_id": r["item_id"],
+                "predicted": float(r["predicted"]),
+                "predicted_mean": float(r["predicted_mean"]),
+            }
+        )
+    return out
+
+
+def _write_state(
+    path: str | os.PathLike, pair: tuple[str, str], n: int, draws: list[dict[str, Any]]
+) -> None:
+    from evalgap.io._write import atomic_write
+
+    state = {
+        "format": STATE_FORMAT, "version": STATE_VERSION, "pair": list(pair),
+        "benchmark_items": n, "audit_draws": draws,
+    }  # fmt: skip
+    atomic_write(
+        path,
+        lambda handle: json.dump(state, handle, separators=(",", ":"), allow_nan=False),
+        option="state=",
+        what="the adaptive state",
+    )
