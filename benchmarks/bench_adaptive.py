@@ -7,11 +7,11 @@
 MMLU-Pro (``../shared/data/mmlu_pro``, 29 models x 12,032 items). For each pair a 2PL is
 fitted on the other 27 models (leave the pair out). Then, seed by seed, the pair runs items
 in batches of ``--batch``, chosen as ``evalgap adaptive`` chooses them
-(:func:`evalgap.stats.adaptive.choose_items`: the items of most sign information under the
-abilities refitted on the answers so far, plus an audit share drawn at random), or in a
-random order, and is tested after every item by the mixture e-process on the signs of the
-items where the two differ (:func:`evalgap.stats.sequential.log_e_value`), up to
-``--max-items`` distinct items.
+(:func:`evalgap.jobs.adaptive_study.run_pair`, as ``simulate adaptive`` runs them: the items
+of most sign information under the abilities refitted on the answers so far, plus an audit
+share drawn at random), or in a random order, and is tested after every item by the mixture
+e-process on the signs of the items where the two differ
+(:func:`evalgap.stats.sequential.log_e_value`), up to ``--max-items`` distinct items.
 
 Printed:
 - pairs with their real answers: the share decided within the cap by each design, the
@@ -34,9 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-from evalgap.stats.adaptive import assisted_terms, choose_items, gap_interval, sign_information
+from evalgap.jobs.adaptive_study import run_pair
 from evalgap.stats.estimate import ability_map
-from evalgap.stats.sequential import log_e_value
 from evalgap.stats.stratified import fit_2pl, success_probability
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,60 +49,6 @@ def board() -> tuple[list[str], np.ndarray]:
     frame = pd.read_csv(MMLU_PRO, usecols=["model", "question_id", "correct"])
     wide = frame.pivot_table(index="model", columns="question_id", values="correct")
     return list(wide.index), wide.to_numpy(dtype=float)
-
-
-def run(y_a, y_b, fit, rng, *, adaptive, alpha, batch, audit, max_items):
-    """Run items until max_items distinct; return (distinct items at the first rejection
-    or None, {budget: (estimate, low, high)} of the audit estimate)."""
-    n = y_a.size
-    d = y_a - y_b
-    done = np.zeros(n, dtype=bool)
-    order = rng.permutation(n)  # the random design's order
-    wins = losses = count = 0
-    decided, direction = None, 0
-    terms: list[float] = []
-    estimates = {}
-    bound = np.log(1 / alpha)
-    while count < max_items:
-        if adaptive:
-            answers = np.full((2, n), np.nan)
-            answers[0, done], answers[1, done] = y_a[done], y_b[done]
-            theta = (
-                ability_map(answers, fit.slope, fit.intercept)[0] if done.any() else (np.zeros(2))
-            )
-            p = success_probability(theta, fit.slope, fit.intercept)
-            items, drawn = choose_items(
-                sign_information(p[0], p[1]), done, batch, audit=audit, rng=rng
-            )
-            m = p[0] - p[1]
-            new = drawn  # the audit terms use the predictions fixed before the draw
-            terms += assisted_terms(
-                d[items[new]], m[items[new]], np.full(int(new.sum()), m.mean())
-            ).tolist()
-        else:
-            items = order[count : count + batch]
-        for j in items:
-            if done[j]:
-                continue
-            done[j] = True
-            count += 1
-            if d[j] != 0:
-                wins += d[j] > 0
-                losses += d[j] < 0
-                if decided is None and log_e_value(wins, losses) >= bound:
-                    decided = count
-                    direction = 1 if wins > losses else -1
-            for budget in BUDGETS:
-                if count == budget and adaptive and budget not in estimates:
-                    g = gap_interval(terms)
-                    estimates[budget] = (g["estimate"], g["low"], g["high"])
-            if count >= max_items:
-                break
-        if not adaptive and decided is not None:
-            break
-        if adaptive and decided is not None and count >= max(BUDGETS):
-            break
-    return decided, direction, estimates
 
 
 def balanced_null(y_a, y_b, rng):
@@ -181,7 +126,13 @@ def main() -> None:
     rng = np.random.default_rng(0)
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     chosen = [pairs[t] for t in rng.choice(len(pairs), size=args.pairs, replace=False)]
-    common = dict(alpha=args.alpha, batch=args.batch, audit=args.audit, max_items=args.max_items)
+    common = dict(
+        alpha=args.alpha,
+        batch=args.batch,
+        audit=args.audit,
+        max_items=args.max_items,
+        budgets=BUDGETS,
+    )
     fits = {}
     steps, errors, nulls, wrong = [], {b: [] for b in BUDGETS}, [], []
     for i, j in chosen:
@@ -191,8 +142,12 @@ def main() -> None:
         y_a, y_b = y[i, keep], y[j, keep]
         mu = float((y_a - y_b).mean())
         for seed in range(args.seeds):
-            a, sa, est = run(y_a, y_b, fit, np.random.default_rng(seed), adaptive=True, **common)
-            r, sr, _ = run(y_a, y_b, fit, np.random.default_rng(seed), adaptive=False, **common)
+            ad = run_pair(y_a, y_b, fit, np.random.default_rng(seed), adaptive=True, **common)
+            ra = run_pair(y_a, y_b, fit, np.random.default_rng(seed), adaptive=False, **common)
+            (a, sa, est), (r, sr) = (
+                (ad["decided_at"], ad["direction"], ad["estimates"]),
+                (ra["decided_at"], ra["direction"]),
+            )
             steps.append((a, r))
             truth = np.sign(mu)
             wrong.append((a is not None and sa != truth, r is not None and sr != truth))
@@ -202,15 +157,8 @@ def main() -> None:
         i, j = chosen[run_index % len(chosen)]
         keep = ~np.isnan(y[i]) & ~np.isnan(y[j])
         na, nb = balanced_null(y[i, keep], y[j, keep], np.random.default_rng(10_000 + run_index))
-        z, _, _ = run(
-            na,
-            nb,
-            fits[i, j],
-            np.random.default_rng(run_index),
-            adaptive=True,
-            **{**common, "audit": args.audit},
-        )
-        nulls.append(z is not None)
+        z = run_pair(na, nb, fits[i, j], np.random.default_rng(run_index), adaptive=True, **common)
+        nulls.append(z["decided_at"] is not None)
     print(
         f"MMLU-Pro: {args.pairs} pairs x {args.seeds} seeds, alpha {args.alpha}, batches of "
         f"{args.batch} ({args.audit:.0%} audit draws), at most {args.max_items} items"

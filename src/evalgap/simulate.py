@@ -19,11 +19,15 @@ in ``evalgap.jobs.simulate``): a larger request is an ``InputError``, never hour
 * :func:`task_rank_coverage` -- rank sets over tasks when the tasks are drawn from a
   population: two-way (tasks and items) against items-only sets;
 * :func:`monitoring` -- the error of stopping when ``watch`` says a pair is decided, looking
-  after every item (binary and graded pairs, and an e-BH family).
+  after every item (binary and graded pairs, and an e-BH family);
+* :func:`adaptive` -- the Type-I error and the items saved by choosing a pair's items
+  adaptively (``evalgap adaptive``), on pairs drawn from a 2PL.
 """
 
 from __future__ import annotations
 
+from evalgap.jobs.adaptive_study import AdaptiveConfiguration, AdaptiveStudyResult
+from evalgap.jobs.adaptive_study import adaptive_study as adaptive
 from evalgap.jobs.monitoring import MonitoringResult
 from evalgap.jobs.monitoring import monitoring_study as monitoring
 from evalgap.jobs.rank_coverage import Configuration, RankCoverageResult, rank_coverage
@@ -47,6 +51,8 @@ from evalgap.jobs.task_rank_coverage import (
 )
 
 __all__ = [
+    "AdaptiveConfiguration",
+    "AdaptiveStudyResult",
     "AggregationResult",
     "CalibrationResult",
     "Configuration",
@@ -57,6 +63,7 @@ __all__ = [
     "SequentialResult",
     "TaskConfiguration",
     "TaskRankCoverageResult",
+    "adaptive",
     "aggregation",
     "calibration",
     "monitoring",

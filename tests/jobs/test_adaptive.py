@@ -177,3 +177,42 @@ def test_a_state_file_is_checked_before_use(tmp_path):
     state.write_text(json.dumps(kept))
     with pytest.raises(InputError, match="audit draw 1"):
         job._read_state(state, ("m01", "m02"), np.array([f"q{i:04d}" for i in range(200)]))
+
+
+def test_what_a_review_found(tmp_path, run_cli):
+    y = _board(seed=7, items=300)
+    board = _long(y, NAMES)
+    # one model twice, scores given: one line, not a traceback from the alignment
+    scores = _long(y[[3, 8]], ["m03", "m08"], range(20))
+    with pytest.raises(InputError, match="two different models"):
+        evalgap.adaptive(scores, reference=board, pair=("m03", "m03"))
+    with pytest.raises(InputError, match="two models"):
+        evalgap.adaptive(scores, reference=board, pair="ab")
+    # a benchmark of two tasks, a batch from one of them: its items count
+    two = board.assign(task=np.where(board["item_id"] < "q0150", "t1", "t2"))
+    first = scores.assign(task="t1")
+    r = evalgap.adaptive(first, reference=two, pair=("m03", "m08"), audit=0)
+    assert r.n_items == 20 and not any("not in the reference" in n for n in r.notes)
+    assert all(item.startswith(("t1/", "t2/")) for item in r.next_items)
+    # pending audit draws come first and the batch is never larger than asked
+    state = tmp_path / "s.json"
+    r = evalgap.adaptive(scores, reference=board, pair=("m03", "m08"), next_count=20,
+                         state=state, seed=0)  # fmt: skip
+    r = evalgap.adaptive(scores, reference=board, pair=("m03", "m08"), next_count=3,
+                         state=state, seed=1)  # fmt: skip
+    assert r.pending_audit == 4 and len(r.next_items) == 3
+    pending = [d["item_id"] for d in json.loads(state.read_text())["audit_draws"]]
+    assert set(r.next_items) <= set(pending)
+    # no state file: no audit draw is taken, and the batch is all informative items
+    r = evalgap.adaptive(scores, reference=board, pair=("m03", "m08"), next_count=10)
+    assert len(r.next_items) == 10 and "no audit draw is taken" in " ".join(r.notes)
+    # a version that is not an integer is no version
+    kept = json.loads(state.read_text())
+    kept["version"] = True
+    state.write_text(json.dumps(kept))
+    with pytest.raises(InputError, match="another evalgap version"):
+        evalgap.adaptive(scores, reference=board, pair=("m03", "m08"), state=state)
+    # the batch file, from Python as from the command line
+    batch = tmp_path / "batch.txt"
+    r = evalgap.adaptive(scores, reference=board, pair=("m03", "m08"), output=batch)
+    assert batch.read_text().split() == list(r.next_items)

@@ -417,3 +417,37 @@ def test_a_store_with_plain_rows_is_marked_and_one_made_before_reads_alike(tmp_p
     assert version() == "3"
     got = evalgap.store_read(store).frame
     assert len(got) == len(want) + len(more) and set(got["model"]) == {"m0", "m1", "m2", "p0", "p1"}
+
+
+def test_empty_ids_stay_rows_but_get_no_vector_and_a_removal_keeps_the_counts(tmp_path, run_cli):
+    # a Parquet table with an empty model and item id: DuckDB's insert leaves it to the
+    # batch reader; the rows are stored (read back with the alignment's note) but no
+    # vector, pair, model or item comes of them
+    frame = _frame(n_models=3, n_items=40, seed=8)
+    frame.loc[0, "model"], frame.loc[1, "item_id"], frame.loc[2, "model"] = None, None, "  "
+    source = tmp_path / "nulls.parquet"
+    frame.to_parquet(source, index=False)
+    store = tmp_path / "s.duckdb"
+    evalgap.store_add(store, [source])
+    listed = evalgap.store_list(store)
+    assert set(listed.models) == {"m0", "m1", "m2"}
+    from evalgap.io.options import LoadOptions
+
+    from_store = evalgap.audit(options=LoadOptions(store=str(store)))
+    from_file = evalgap.audit(str(source))
+    assert from_store.to_frame()["n_items"].tolist() == from_file.to_frame()["n_items"].tolist()
+    # a plain Parquet source (plain_scores) and a CSV one; removing a model from each keeps
+    # the row counts of both right, and store list reads the sources it did not touch
+    plain = tmp_path / "plain.parquet"
+    _frame(n_models=2, n_items=30, seed=9, prefix="p").to_parquet(plain, index=False)
+    csv = tmp_path / "c.csv"
+    _frame(n_models=2, n_items=30, seed=10, prefix="c").to_csv(csv, index=False)
+    evalgap.store_add(store, [plain, csv])
+    before = {s["path"]: s["rows"] for s in evalgap.store_list(store).to_dict()["sources"]}
+    evalgap.store_remove(store, models=["p0"])
+    after = {s["path"]: s["rows"] for s in evalgap.store_list(store).to_dict()["sources"]}
+    gone = int((pd.read_parquet(plain)["model"] == "p0").sum())
+    assert after[str(plain)] == before[str(plain)] - gone > 0
+    assert after[str(csv)] == before[str(csv)] and after[str(source)] == before[str(source)]
+    out = run_cli("store", "list", store)
+    assert out.returncode == 0, out.stderr

@@ -48,8 +48,23 @@ class _ParsesOptions(click.Command):
     format) names this command's flag, as one raised by the job does."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        from evalgap.io._write import refuse_clobbering
+
         try:
-            return super().parse_args(ctx, args)
+            rest = super().parse_args(ctx, args)
+            # an output named like an input (or another output) would replace it
+            outputs: dict[str, object] = {}
+            inputs: dict[str, object] = {}
+            for p in self.params:  # options (STORE, an argument, has its own check)
+                if (
+                    isinstance(p, click.Option)
+                    and isinstance(p.type, click.Path)
+                    and ctx.params.get(p.name or "")
+                ):
+                    side = outputs if getattr(p.type, "writes", False) else inputs
+                    side[p.name or ""] = ctx.params[p.name or ""]
+            refuse_clobbering(outputs, inputs)
+            return rest
         except InputError as exc:
             raise BadInput(exc, self) from exc
 

@@ -19,7 +19,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class _OutputFile(click.Path):
-    """A file to write: its folder checked when the option is read, before any work."""
+    """A file to write: its folder checked when the option is read, before any work (and,
+    once every option is read, that it is no input of the command: :class:`_ParsesOptions`)."""
+
+    writes = True
 
     def __init__(self) -> None:
         super().__init__(dir_okay=False)

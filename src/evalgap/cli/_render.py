@@ -139,6 +139,7 @@ RENDERERS_BY_MODULE = {
     "evalgap.jobs.monitoring": "render_simulation",
     "evalgap.jobs.rank_coverage": "render_simulation",
     "evalgap.jobs.task_rank_coverage": "render_simulation",
+    "evalgap.jobs.adaptive_study": "render_simulation",
     "evalgap.jobs.store": "render_store",
 }
 

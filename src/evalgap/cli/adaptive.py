@@ -8,7 +8,7 @@ import click
 
 from evalgap.cli._command import command
 from evalgap.cli._load import score_keywords
-from evalgap.cli._options import SCORE_SOURCES, loader_options, option
+from evalgap.cli._options import OUTPUT_FILE, SCORE_SOURCES, loader_options, option
 from evalgap.cli._render import emit, note, working
 
 ADAPTIVE_EXAMPLES = """
@@ -51,14 +51,14 @@ Examples:
 )
 @click.option(
     "--state",
-    type=click.Path(dir_okay=False),
+    type=OUTPUT_FILE,
     help="A file keeping the audit draws between calls (read if present, then rewritten).",
 )
 @option("output", help="Write the next batch's item ids to this file, one per line.")
 @option("seed", default=None, show_default=False, help="Seed of the audit draws.")
 @option("json")
 @option("alpha")
-def adaptive(json: bool, output: str | None, **given: Any) -> None:
+def adaptive(json: bool, **given: Any) -> None:
     """Which of two models is better, with as few items as it takes? (batch by batch)
 
     Runs next the items whose answers say most about the pair (a 2PL fitted on the reference
@@ -72,17 +72,6 @@ def adaptive(json: bool, output: str | None, **given: Any) -> None:
     with working(json, "adaptive") as progress:
         progress(0, 1, "fitting the reference board")
         result = adaptive_job(**source, **given)
-    if output:
-        _write_batch(result.next_items, output)
-        if not json:
-            note(f"the next batch ({len(result.next_items):,} items) written to {output}")
+    if given.get("output") and not json:
+        note(f"the next batch ({len(result.next_items):,} items) written to {given['output']}")
     emit(result, json)
-
-
-def _write_batch(items: tuple[str, ...], output: str) -> None:
-    from evalgap.io._write import atomic_write
-
-    def write(handle: Any) -> None:
-        handle.writelines(f"{item}\n" for item in items)
-
-    atomic_write(output, write, option="--output", what="the next batch")

@@ -245,6 +245,29 @@ def task_rank_coverage(**given: Any) -> None:
     _run(study, "task rank coverage", **given)
 
 
+@simulate.command(epilog=_examples("evalgap simulate adaptive --simulations 100"))
+@option(
+    "simulations",
+    type=click.IntRange(min=10),
+    default=200,
+    show_default=True,
+    help="Simulated pairs per configuration.",
+)
+@click.option(
+    "--horizon",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Items followed at most; the test looks after every one.",
+)
+@_simulation_options(plot=False)
+def adaptive(**given: Any) -> None:
+    """Type-I error and items saved by adaptive item choice (`evalgap adaptive`)."""
+    from evalgap.jobs.adaptive_study import adaptive_study
+
+    _run(adaptive_study, "adaptive", **given)
+
+
 @simulate.command(
     "rank-coverage", epilog=_examples("evalgap simulate rank-coverage --simulations 100")
 )

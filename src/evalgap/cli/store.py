@@ -10,6 +10,7 @@ from evalgap.cli._command import group
 from evalgap.cli._load import score_keywords
 from evalgap.cli._options import (
     NOT_SCORE_SOURCES,
+    OUTPUT_FILE,
     SCORE_SOURCES,
     loader_options,
     option,
@@ -99,7 +100,7 @@ def store_remove(store: str, json: bool, **given: Any) -> None:
 @click.option(
     "--output",
     required=True,
-    type=click.Path(dir_okay=False),
+    type=OUTPUT_FILE,
     help="The Parquet file to write.",
 )
 @option("json")
@@ -115,7 +116,7 @@ def store_export(store: str, output: str, json: bool) -> None:
 @click.option(
     "--output",
     required=True,
-    type=click.Path(dir_okay=False),
+    type=OUTPUT_FILE,
     help="The Parquet file every pair's row is written to (as audit --output).",
 )
 @option(

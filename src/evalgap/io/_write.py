@@ -88,6 +88,34 @@ def check_target(path: object, *, option: str) -> Path:
     return target
 
 
+def refuse_clobbering(outputs: dict[str, Any], inputs: dict[str, Any]) -> None:
+    """Refuse an output file that is also an input of the same call, or another output.
+
+    ``outputs`` and ``inputs`` map a parameter's name to a path or a list of paths (None
+    and empty are skipped). Paths are compared after resolving symbolic links, so
+    ``./board.csv`` and a link to it are one file. Writing an output over an input would
+    replace the user's data with the result (silently, since the write is atomic); two
+    outputs on one file would leave only the last.
+    """
+    seen: dict[str, tuple[str, str]] = {}
+    for kind, given in (("input", inputs), ("output", outputs)):
+        for name, value in given.items():
+            paths = value if isinstance(value, (list, tuple)) else [value]
+            for path in paths:
+                if path is None or not str(path).strip():
+                    continue
+                key = os.path.realpath(os.fspath(path))
+                if kind == "output" and key in seen:
+                    other, shown = seen[key]
+                    raise InputError(
+                        "{" + name + "}: the same file as {" + other + "}; writing there would "
+                        "replace it: name another file",
+                        param=name,
+                        **{name: str(path), other: shown},
+                    )
+                seen.setdefault(key, (name, str(path)))
+
+
 def atomic_write(
     path: PathArg,
     write: Callable[[IO[Any]], object],

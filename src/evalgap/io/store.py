@@ -747,12 +747,21 @@ def _insert_parquet(con, path, streamed, source_id, options, beside):
     if not (pa.types.is_integer(score) or pa.types.is_floating(score)):
         return None
     value = f"CAST({quoted(chosen['score'])} AS DOUBLE)"
+    # rows with an empty model, task or item id are left out by the batch reader, which
+    # says so: such a file goes to it (the distinct labels are a few thousand at most)
+    ids = [r for r in ("model", "task", "item_id") if chosen.get(r)]
     try:
-        n, infinite = con.execute(
-            f"SELECT count(*), count(*) FILTER (WHERE isinf({value})) FROM read_parquet(?)",
+        n, infinite, *labels = con.execute(
+            f"SELECT count(*), count(*) FILTER (WHERE isinf({value})), "
+            + ", ".join(f"list(DISTINCT {text(r)}) FILTER (WHERE true)" for r in ids)
+            + ", "
+            + " + ".join(f"count(*) FILTER (WHERE {quoted(chosen[r])} IS NULL)" for r in ids)
+            + " FROM read_parquet(?)",
             [str(path)],
         ).fetchall()[0]
-        if n == 0 or infinite:
+        if n == 0 or infinite or labels[-1]:
+            return None
+        if any(not label.strip() for found in labels[:-1] for label in found if label is not None):
             return None
         if chosen.get("cluster"):
             labels = con.execute(
@@ -1031,11 +1040,18 @@ def update_pair_stats(con, source_id: int, also=(), given=None) -> None:
         ).fetchall()
     _refresh(
         con,
-        sorted(set(touched) | set(also)),
+        _keyed(set(touched) | set(also)),
         source_id=source_id,
         relabel=bool(also),
         given=given,
     )
+
+
+def _keyed(touched) -> list:
+    """The (task, model)s with a task and a model, sorted: rows with an empty one stay in
+    the store (read back as given, where the alignment leaves them out and says so) but
+    have no vector and no pair, as the alignment gives them none."""
+    return sorted((t, m) for t, m in touched if t and m and t.strip() and m.strip())
 
 
 def _refresh(con, touched, *, source_id=None, relabel=False, given=None) -> None:
@@ -1083,6 +1099,7 @@ def _number_new_items(con, task, source_id) -> None:
                + row_number() OVER (ORDER BY first)
         FROM (SELECT item_id, min(seq) AS first FROM all_scores
               WHERE source_id = ? AND task = ? AND item_id IS NOT NULL
+              AND trim(item_id) <> ''
               AND item_id NOT IN (SELECT item_id FROM items WHERE task = ?)
               GROUP BY item_id)
         """,
@@ -1353,7 +1370,7 @@ def _refuse_conflict(con, task, conflicts, source_id) -> None:
             f"({len(conflicts):,} such items); "
         )
         + "a store holds one score per item and run: remove the other source first (store "
-        "remove, {sources=ID}), or name the runs with {run_column}",
+        "remove, by the source's id that store list shows), or name the runs with {run_column}",
         param="run_column",
     )
 
@@ -2119,8 +2136,12 @@ def summary(con) -> dict:
             "SELECT task FROM all_scores GROUP BY task ORDER BY min(source_id), min(seq)"
         ).fetchall()
     ]
+    # an empty model, task or item id is no model, task or item (the alignment's rule)
+    models = [m for m in models if m is not None and m.strip()]
+    tasks = [t for t in tasks if t is not None and t.strip()]
     n_rows, n_items, n_runs = con.execute(
-        "SELECT count(*), count(DISTINCT (task, item_id)), count(DISTINCT run) FROM all_scores"
+        "SELECT count(*), count(DISTINCT (task, item_id)) FILTER (WHERE item_id IS NOT NULL "
+        "AND trim(item_id) <> ''), count(DISTINCT run) FROM all_scores"
     ).fetchall()[0]
     has_removed = bool(
         con.execute(
@@ -2142,7 +2163,9 @@ def summary(con) -> dict:
             "options": json.loads(r.options),
             "added_at": r.added_at.isoformat(),
             "rows": int(r.n_rows),
-            "removed_models": json.loads(r.removed_models) if r.removed_models else [],
+            "removed_models": (
+                json.loads(r.removed_models) if isinstance(r.removed_models, str) else []
+            ),
         }
         for r in sources.itertuples()
     ]
@@ -2230,7 +2253,7 @@ def remove(con, *, models=(), sources=(), paths=()) -> dict:
                 removed = sorted({*json.loads(prior or "[]"), *lost})
                 con.execute(
                     "UPDATE sources SET removed_models = ?, n_rows = (SELECT count(*) FROM "
-                    "scores WHERE source_id = ?) WHERE source_id = ?",
+                    "all_scores WHERE source_id = ?) WHERE source_id = ?",
                     [json.dumps(removed), source_id, source_id],
                 )
             # a source left without rows is gone; re-adding it must add it again
@@ -2245,7 +2268,7 @@ def remove(con, *, models=(), sources=(), paths=()) -> dict:
             matched += [{"source_id": i, "path": p, "matched": "emptied"} for i, p in emptied]
         rows = before - con.execute("SELECT count(*) FROM all_scores").fetchall()[0][0]
         # the touched models' vectors and pairs are recomputed (or dropped), never stale
-        _refresh(con, sorted(set(touched)), relabel=True)
+        _refresh(con, _keyed(touched), relabel=True)
         con.execute("COMMIT")
     except BaseException:
         _rollback(con)

@@ -59,7 +59,7 @@ class AdaptiveResult(RowResult):
         The full-benchmark gap ``mean(A) - mean(B)`` estimated from the audit draws
         (model-assisted difference estimate; NaN before any audit draw was run).
     gap_interval : tuple of float
-        Its normal-theory (1 - alpha) interval (NaN with fewer than two audit draws).
+        Its Student-t (1 - alpha) interval (NaN with fewer than two audit draws).
     n_audit : int
         Audit draws run (the estimate's sample).
     pending_audit : int
@@ -114,6 +114,7 @@ def adaptive_step(
     audit: float = design.AUDIT,
     alpha: float = 0.05,
     state: str | os.PathLike | None = None,
+    output: str | os.PathLike | None = None,
     seed: int | None = None,
 ) -> AdaptiveResult:
     """Return where ``pair`` stands on the items run so far, and the next batch to run.
@@ -134,7 +135,10 @@ def adaptive_step(
     alpha : float
         The level of the decision and of the gap's interval.
     state : path, optional
-        The file keeping the audit draws between calls (read if present, then rewritten).
+        The file keeping the audit draws between calls (read if present, then rewritten);
+        without one no audit draw is taken (it could not be kept).
+    output : path, optional
+        Write the next batch's item ids there, one per line.
     seed : int, optional
         Seed of the audit draws.
 
@@ -149,6 +153,7 @@ def adaptive_step(
     if a == b:
         raise InputError("{pair} must name two different models", param="pair")
     ref, ids = _benchmark(reference)
+    several = len(reference.tasks) > 1
     keep = [k for k, m in enumerate(reference.models) if str(m) not in (a, b)]
     if len(keep) < 3:
         raise InputError(
@@ -159,7 +164,7 @@ def adaptive_step(
     if ((ref[~np.isnan(ref)] < 0) | (ref[~np.isnan(ref)] > 1)).any():
         raise InputError("{reference} scores must lie in [0, 1]", param="reference")
     notes: list[str] = []
-    y = _pair_answers(scores, (a, b), ids, notes)
+    y = _pair_answers(scores, (a, b), ids, several, notes)
     fit = fit_2pl(ref)
     if not fit.converged:
         notes.append(f"the reference 2PL fit stopped after {fit.n_iter} sweeps before converging")
@@ -192,16 +197,18 @@ def adaptive_step(
     gap = design.gap_interval(terms, alpha=alpha)
 
     rng = np.random.default_rng(seed)
-    # pending audit draws are proposed again and no new ones drawn until they are run
-    share = 0.0 if pending else audit
-    items, drawn = design.choose_items(
-        design.sign_information(p[0], p[1]),
-        run | _positions(pending, index),
-        max(next_count, 1),
-        audit=share,
-        rng=rng,
-    )
-    items, drawn = items[:next_count], drawn[:next_count]
+    # pending audit draws are proposed again (first, within the batch) and no new one is
+    # drawn until they are run; without a state file no draw is taken (none could be kept)
+    share = 0.0 if pending or state is None else audit
+    room = max(next_count - len(pending), 0)
+    items, drawn = (
+        design.choose_items(
+            design.sign_information(p[0], p[1]), run | _positions(pending, index), room,
+            audit=share, rng=rng,
+        )
+        if room
+        else (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool))
+    )  # fmt: skip
     new_draws = [
         {
             "item_id": str(ids[j]),
@@ -210,15 +217,18 @@ def adaptive_step(
         }
         for j in items[drawn]
     ]
-    to_run = [str(ids[j]) for j in items[~drawn]] + [r["item_id"] for r in pending]
+    to_run = [r["item_id"] for r in pending][:next_count] + [str(ids[j]) for j in items[~drawn]]
     to_run += [r["item_id"] for r in new_draws if not run[index[r["item_id"]]]]
     if state is not None:
         _write_state(state, (a, b), ids.size, draws + new_draws)
     elif audit > 0:
         notes.append(
-            "no state file: the audit draws are not kept between calls, so the gap is not "
-            "estimated; give a state file"
+            "no state file: no audit draw is taken (it could not be kept between calls), so "
+            "the full-benchmark gap is not estimated; give a state file"
         )
+    next_items = tuple(dict.fromkeys(to_run))
+    if output is not None:
+        _write_batch(output, next_items)
     if pending:
         notes.append(
             f"{len(pending)} audit draw(s) not yet run by both models are left out of the gap "
@@ -228,7 +238,7 @@ def adaptive_step(
         model_a=a, model_b=b, n_items=int(run.sum()), a_only=a_only, b_only=b_only,
         e_value=e_value, alpha=alpha, decided=bool(decided), better=better,
         gap=gap["estimate"], gap_interval=(gap["low"], gap["high"]), n_audit=int(gap["n"]),
-        pending_audit=len(pending), next_items=tuple(dict.fromkeys(to_run)),
+        pending_audit=len(pending), next_items=next_items,
         n_benchmark_items=int(ids.size), reference_models=len(keep), notes=tuple(notes),
     )  # fmt: skip
 
@@ -240,7 +250,11 @@ def _positions(draws: list[dict[str, Any]], index: dict[str, int]) -> np.ndarray
 
 
 def _pair_answers(
-    scores: ScoreSet | None, pair: tuple[str, str], ids: np.ndarray, notes: list[str]
+    scores: ScoreSet | None,
+    pair: tuple[str, str],
+    ids: np.ndarray,
+    several: bool,
+    notes: list[str],
 ) -> np.ndarray:
     """The pair's scores on the benchmark's items (2 x N, NaN where not run)."""
     y = np.full((2, ids.size), np.nan)
@@ -255,7 +269,7 @@ def _pair_answers(
             "scores name it",
             param="pair",
         )
-    new, new_ids = _benchmark(scores)
+    new, new_ids = _benchmark(scores, several=several)  # ids qualified as the reference's
     position = {item: k for k, item in enumerate(ids)}
     known = np.array([item in position for item in new_ids], dtype=bool)
     if not known.all():
@@ -292,7 +306,7 @@ def _read_state(
         data = None
     if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
         raise InputError(f"{where}: not an adaptive state file; delete it or give another path")
-    if data.get("version") != STATE_VERSION:
+    if type(data.get("version")) is not int or data["version"] != STATE_VERSION:
         raise InputError(f"{where}: an adaptive state file of another evalgap version; delete it")
     if data.get("pair") != list(pair) or data.get("benchmark_items") != int(ids.size):
         raise InputError(
@@ -329,6 +343,17 @@ def _read_state(
             }
         )
     return out
+
+
+def _write_batch(path: str | os.PathLike, items: tuple[str, ...]) -> None:
+    from evalgap.io._write import atomic_write
+
+    atomic_write(
+        path,
+        lambda handle: handle.writelines(f"{item}\n" for item in items),
+        option="output=",
+        what="the next batch",
+    )
 
 
 def _write_state(

@@ -1057,6 +1057,7 @@ def adaptive(
     audit: float = 0.2,
     alpha: float = 0.05,
     state: str | Path | None = None,
+    output: str | Path | None = None,
     seed: int | None = None,
     tasks: Sequence[str] | None = None,
     options: LoadOptions | None = None,
@@ -1089,7 +1090,10 @@ def adaptive(
     alpha : float
         The level of the decision and of the gap's interval.
     state : str or Path, optional
-        A file keeping the audit draws between calls (read if present, rewritten).
+        A file keeping the audit draws between calls (read if present, rewritten); without
+        it no audit draw is taken and the gap is not estimated.
+    output : str or Path, optional
+        Write the next batch's item ids there, one per line (``--output``).
     seed : int, optional
         Seed of the audit draws.
     tasks : list of str, optional
@@ -1122,23 +1126,37 @@ def adaptive(
     >>> r.n_items, r.decided, r.better
     (40, True, 'm11')
     """
+    from evalgap.io._write import refuse_clobbering
     from evalgap.jobs.adaptive import adaptive_step
 
     _validate.arguments(alpha=alpha, tasks=tasks)
-    if reference is None or pair is None or len(pair) != 2:
+    if reference is None or pair is None or isinstance(pair, str) or len(pair) != 2:
         raise InputError(
             "give a {reference} board scored on the benchmark and the {pair} (two models)",
             param="reference" if reference is None else "pair",
         )
-    board = scores_of(reference, tasks=tasks, options=options, **columns)
+    if str(pair[0]) == str(pair[1]):
+        raise InputError("{pair} must name two different models", param="pair")
     given = _renamed(columns, "data", "scores", scores)
+    refuse_clobbering(
+        {"output": output, "state": state},
+        {k: v for k, v in (("reference", reference), ("scores", given)) if _is_paths(v)},
+    )
+    board = scores_of(reference, tasks=tasks, options=options, **columns)
     ran = None
     if given is not None or _stored(options):
         ran = scores_of(given, models=list(pair), tasks=tasks, options=options, **columns)
     return adaptive_step(
         board, ran, (str(pair[0]), str(pair[1])), next_count=next_count, audit=audit,
-        alpha=alpha, state=state, seed=seed,
+        alpha=alpha, state=state, output=output, seed=seed,
     )  # fmt: skip
+
+
+def _is_paths(value: object) -> bool:
+    """Whether a scores argument names files (a path or a list of paths), not a frame."""
+    if isinstance(value, (str, Path)):
+        return True
+    return isinstance(value, (list, tuple)) and all(isinstance(v, (str, Path)) for v in value)
 
 
 def degrade(

@@ -104,9 +104,13 @@ class EstimateResult(TableResult):
         return estimate_verdict(self)
 
 
-def _benchmark(score_set: ScoreSet) -> tuple[np.ndarray, np.ndarray]:
-    """The board's (models x items) matrix over every task, and the items' ids."""
-    several = len(score_set.tasks) > 1
+def _benchmark(
+    score_set: ScoreSet, *, several: bool | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The board's (models x items) matrix over every task, and the items' ids (``task/id``
+    when ``several``: by default when the board has several tasks; a board of new scores
+    takes the reference's rule, so a batch from one task of a multi-task benchmark matches)."""
+    several = len(score_set.tasks) > 1 if several is None else several
     ids = [
         np.char.add(f"{t.task}/", np.asarray(t.item_ids).astype(str))
         if several
@@ -176,7 +180,7 @@ def estimate_scores(
     next_count = _validate.whole_number(next_count, "next_count", 0)
     prepared = calibration if calibration is not None else calibrate(reference)
     ref, ids, fit, held_out = prepared.matrix, prepared.ids, prepared.fit, prepared.held_out
-    new, new_ids = _benchmark(scores)
+    new, new_ids = _benchmark(scores, several=len(reference.tasks) > 1)
     position = {item: k for k, item in enumerate(ids)}
     known = np.array([item in position for item in new_ids], dtype=bool)
     notes = []

@@ -768,3 +768,25 @@ def adaptive_verdict(r) -> str:
     else:
         tail = "; the full-benchmark gap needs at least 2 audit draws run"
     return head + tail
+
+
+def adaptive_study_verdict(r) -> str:
+    """Return the adaptive study's sentence: null rejections against alpha + 2 SE, and the
+    items adaptive choice saves."""
+    rows = r.rows
+    null = rows[rows["null"]]
+    over = null[null["adaptive_rejected"] > r.alpha + 2 * null["adaptive_rejected_se"]]
+    parts = []
+    if len(null):
+        parts.append(
+            f"under the null the adaptive design rejected in at most "
+            f"{null['adaptive_rejected'].max():.3f} of runs looked at after every item "
+            f"({len(over)} of {len(null)} null configurations above alpha + 2 Monte Carlo SE)"
+        )
+    alt = rows[~rows["null"] & rows["ratio"].notna()]
+    if len(alt):
+        parts.append(
+            f"it needed {alt['ratio'].min():.2f}-{alt['ratio'].max():.2f}x the items of random "
+            "sampling to a decision (medians)"
+        )
+    return "; ".join(parts) + f" ({r.n_simulations:,} replicates each, horizon {r.horizon:,})."

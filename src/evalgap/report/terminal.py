@@ -1008,6 +1008,44 @@ def render_simulation(result, console: Console) -> None:
             )
         errors = result.to_dict()["standard_errors"].values()
         _largest_se(console, [x for tests in errors for v in tests.values() for x in v], "rate")
+    elif type(result).__name__ == "AdaptiveStudyResult":
+        _render_adaptive_study(result, console)
+    else:  # a study without a layout of its own still says what it found
+        console.print(markup(_capitalise(result.verdict)))
+
+
+def _render_adaptive_study(result, console: Console) -> None:
+    """The adaptive study: rejections within the horizon and items to a decision, both
+    designs side by side."""
+
+    def items(value) -> str:
+        return "-" if not math.isfinite(value) else f"{value:,.0f}"
+
+    rows = [
+        [
+            str(row.configuration),
+            number(row.gap, "+.3f"),
+            f"{number(row.adaptive_rejected, '.3f')} ({number(row.adaptive_rejected_se, '.3f')})",
+            f"{number(row.random_rejected, '.3f')} ({number(row.random_rejected_se, '.3f')})",
+            items(row.adaptive_median_items),
+            items(row.random_median_items),
+            "-" if not math.isfinite(row.ratio) else number(row.ratio, ".2f"),
+        ]
+        for row in result.rows.itertuples()
+    ]
+    print_table(
+        console,
+        [("configuration", "left"), ("gap", "right"), ("adaptive: decided (SE)", "right"),
+         ("random: decided (SE)", "right"), ("adaptive items", "right"),
+         ("random items", "right"), ("ratio", "right")],
+        rows,
+        names=(0,),
+        title=f"adaptive item choice: {plural(result.n_simulations, 'simulated pair')} per "
+        f"configuration, looked at after every item up to {result.horizon:,}, alpha "
+        f"{result.alpha:g} (under the null, decided = Type-I error)",
+        title_justify="left",
+    )  # fmt: skip
+    console.print(markup(_capitalise(result.verdict)))
 
 
 def _largest_se(console: Console, ses, what: str) -> None:

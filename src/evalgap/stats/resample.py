@@ -93,6 +93,7 @@ PURPOSES = {
     "ranks": 6,
     "rank_coverage": 7,
     "task_rank_coverage": 8,
+    "adaptive_study": 9,
 }
 
 
