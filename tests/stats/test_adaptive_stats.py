@@ -75,3 +75,13 @@ def test_the_gap_interval_is_students_t():
     g = gap_interval(z, alpha=0.1)
     low, high = stats.t.interval(0.9, 22, loc=z.mean(), scale=stats.sem(z))
     assert (g["low"], g["high"]) == pytest.approx((low, high))
+
+
+def test_a_small_batch_gets_its_audit_share_on_average():
+    rng = np.random.default_rng(11)
+    counts = [
+        choose_items(np.arange(50.0), np.zeros(50, bool), 2, audit=0.2, rng=rng)[1].sum()
+        for _ in range(4000)
+    ]
+    # 0.4 draws a batch on average (SE 0.008)
+    assert np.mean(counts) == pytest.approx(0.4, abs=0.03) and set(counts) == {0, 1}

@@ -74,10 +74,11 @@ def choose_items(
 ) -> tuple[IntArray, BoolArray]:
     """Return the next batch: item indices and which of them are audit draws.
 
-    ``round(audit * batch)`` audit draws are uniform over all ``N`` items, with replacement
-    (an item already run costs nothing again: its answers are reused); the rest are the
-    items not run yet (and not drawn for the audit) of the highest ``information``, ties
-    broken by index.
+    ``audit * batch`` audit draws (rounded up or down at random, in proportion, so a small
+    batch still gets its share on average) are uniform over all ``N`` items, with
+    replacement (an item already run costs nothing again: its answers are reused); the rest
+    are the items not run yet (and not drawn for the audit) of the highest ``information``,
+    ties broken by index.
 
     Parameters
     ----------
@@ -107,7 +108,10 @@ def choose_items(
     if not 0.0 <= float(audit) <= 1.0:
         raise InputError(named("audit") + " must lie in [0, 1]", param=param_of("audit"))
     rng = rng if rng is not None else np.random.default_rng()
-    n_audit = round(float(audit) * int(batch))
+    share = float(audit) * int(batch)
+    n_audit = int(share)
+    if share > n_audit:  # a fraction of a draw: one more, with that chance
+        n_audit += int(rng.random() < share - n_audit)
     drawn = rng.integers(0, info.size, size=n_audit)
     left = ~done
     left[drawn] = False
