@@ -8,7 +8,11 @@ reference board, the held-out model's answers are the truth. For each budget, it
 at random; the estimate (``evalgap.jobs.estimate.estimate_scores``, the function the command
 runs) and the items' own mean with its t interval (simple random sampling, finite-population
 corrected) are compared side by side: mean absolute error, 95% interval coverage and median
-half-width over held-out models and draws.
+half-width over held-out models and draws. Beside them, the stratified design at the same
+budget (``--strata`` strata by quantiles of the reference models' accuracy on each item,
+Neyman allocation from the variance that accuracy predicts, as ``plan --reference`` designs
+a sample): its stratified mean with its normal interval, and the 2PL estimate from the same
+stratified items.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ def main() -> None:
     parser.add_argument("--budgets", default="50,100,200,400,800")
     parser.add_argument("--draws", type=int, default=5)
     parser.add_argument("--models", type=int, default=29, help="held-out models (first K)")
+    parser.add_argument("--strata", type=int, default=10, help="strata of the stratified design")
     parser.add_argument(
         "--adaptive",
         type=int,
@@ -47,6 +52,7 @@ def main() -> None:
 
     import evalgap
     from evalgap.jobs.estimate import calibrate, estimate_scores
+    from evalgap.stats import stratified
 
     print(f"load average: {', '.join(f'{v:.2f}' for v in os.getloadavg())}")
     frame = pd.read_csv(MMLU_PRO)
@@ -56,13 +62,15 @@ def main() -> None:
     ids = np.asarray(board.tasks[0].item_ids).astype(str)
     rng = np.random.default_rng(0)
     budgets = [int(b) for b in args.budgets.split(",")]
-    rows = {b: {"est": [], "srs": []} for b in budgets}
+    rows = {b: {"est": [], "srs": [], "strat": [], "est_strat": []} for b in budgets}
     start = time.perf_counter()
     for k in range(min(args.models, len(names))):
         truth = np.nanmean(x[k])
         reference = evalgap.align(frame[frame["model"] != names[k]])
         prepared = calibrate(reference)  # shared by every budget and draw of this model
         answered = np.flatnonzero(~np.isnan(x[k]))
+        # the stratified design's strata: the reference models' accuracy on each item
+        accuracy = np.nanmean(np.delete(x, k, axis=0)[:, answered], axis=0)
         for b in budgets:
             for _ in range(args.draws):
 
@@ -90,17 +98,47 @@ def main() -> None:
                     (abs(e.score - truth), e.interval[0] <= truth <= e.interval[1], e.half_width)
                 )
                 y = x[k, chosen]
-                half = stats.t.ppf(0.975, b - 1) * y.std(ddof=1) / np.sqrt(b) * np.sqrt(
-                    1 - b / answered.size
+                half = (
+                    stats.t.ppf(0.975, b - 1)
+                    * y.std(ddof=1)
+                    / np.sqrt(b)
+                    * np.sqrt(1 - b / answered.size)
                 )
                 rows[b]["srs"].append((abs(y.mean() - truth), abs(y.mean() - truth) <= half, half))
+                # the stratified design at the same budget
+                strata = stratified.quantile_strata(accuracy, min(args.strata, b // 4))
+                sizes, variances = stratified.stratum_variances(
+                    accuracy, accuracy * (1 - accuracy), strata
+                )
+                allocation = stratified.neyman_allocation(sizes, np.sqrt(variances), b)
+                picked, _ = stratified.draw(strata, allocation, rng)
+                labels, ys = strata[picked], x[k, answered[picked]]
+                means = np.bincount(labels, weights=ys) / allocation
+                spread = np.array(
+                    [ys[labels == h].var(ddof=1) if allocation[h] > 1 else 0.0
+                     for h in range(sizes.size)]
+                )  # fmt: skip
+                w = sizes / sizes.sum()
+                mean = float(w @ means)
+                var = float((w**2 * spread / allocation * (1 - allocation / sizes)).sum())
+                half = 1.96 * np.sqrt(var)
+                rows[b]["strat"].append((abs(mean - truth), abs(mean - truth) <= half, half))
+                e = run(np.sort(answered[picked]), 0)
+                rows[b]["est_strat"].append(
+                    (abs(e.score - truth), e.interval[0] <= truth <= e.interval[1], e.half_width)
+                )
         print(f"  model {k + 1}/{min(args.models, len(names))} done", file=sys.stderr)
     design = f"adaptive, batches of {args.adaptive}" if args.adaptive else "random items"
     print(f"held-out models: {min(args.models, len(names))}, draws per budget: {args.draws}, "
           f"items: {design}, {time.perf_counter() - start:.0f} s")  # fmt: skip
     print(f"{'items':>6}  {'method':<22} {'MAE':>7} {'coverage':>9} {'median half-width':>18}")
     for b in budgets:
-        for key, label in (("est", "estimate (2PL)"), ("srs", "random items' mean")):
+        for key, label in (
+            ("est", "estimate (2PL)"),
+            ("srs", "random items' mean"),
+            ("strat", "stratified mean"),
+            ("est_strat", "2PL, stratified items"),
+        ):
             err, cover, half = (np.array(v, dtype=float) for v in zip(*rows[b][key], strict=True))
             print(f"{b:>6}  {label:<22} {err.mean():7.4f} {cover.mean():9.3f} "
                   f"{np.median(half):18.4f}")  # fmt: skip

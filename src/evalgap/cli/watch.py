@@ -24,6 +24,10 @@ Examples:
 \b
   # One look at the logs (exit 0: everything decided; 1: not yet):
   evalgap watch --logs out/ --once
+\b
+  # Choose the pair's next items as they run (the batch rewritten after each new record):
+  evalgap watch --logs out/ --pair bf16 fp8 --adaptive --reference board.csv \\
+      --next 50 --output batch.txt --adaptive-state pair.json
 """
 
 
@@ -75,6 +79,39 @@ Examples:
     help="Keep the place in the logs and the pairs' evidence in this file between runs (with "
     "--once: each run reads only what was appended since the last).",
 )
+@click.option(
+    "--adaptive",
+    is_flag=True,
+    help="Choose the pair's next items (with --pair and --reference): after each look that "
+    "read new records, the next batch of `evalgap adaptive`, written to --output.",
+)
+@click.option(
+    "--reference",
+    type=click.Path(exists=True),
+    help="With --adaptive: a board scored on the whole benchmark (the logs' task and item ids).",
+)
+@click.option(
+    "--next",
+    "next_count",
+    type=click.IntRange(min=0),
+    default=50,
+    show_default=True,
+    help="With --adaptive: items in the next batch.",
+)
+@click.option(
+    "--audit",
+    type=click.FloatRange(0, 1),
+    default=0.2,
+    show_default=True,
+    help="With --adaptive: share of each batch drawn at random (the gap's unbiased estimate).",
+)
+@click.option(
+    "--adaptive-state",
+    type=OUTPUT_FILE,
+    help="With --adaptive: the file keeping the audit draws between looks and runs.",
+)
+@option("output", help="With --adaptive: write the next batch's item ids here, one per line.")
+@option("seed", default=None, show_default=False, help="With --adaptive: seed of the audit draws.")
 @option("power")
 @option("json", help="Print one JSON line per look instead of a report.")
 @option("alpha")

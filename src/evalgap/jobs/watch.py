@@ -104,6 +104,10 @@ class WatchStatus(Result):
     stopped : {"", "decided", "budget", "timeout", "once"}
         Why :func:`watch` returned: every target decided, the item budget spent, no new
         record within ``timeout``, or one look asked for; empty while watching goes on.
+    adaptive : AdaptiveResult or None
+        With ``adaptive=True``: the pair's place in the adaptive evaluation and the next
+        batch (:func:`evalgap.adaptive` on the scores the logs hold), after a look that
+        read new records (and the first).
     """
 
     pairs: pd.DataFrame
@@ -116,6 +120,7 @@ class WatchStatus(Result):
     new_records: int = 0
     bytes_read: int = 0
     stopped: str = ""
+    adaptive: Any = None
     _derived: ClassVar[tuple[str, ...]] = ("verdict",)
     _headline: ClassVar[tuple[str, ...]] = ("done", "stopped")
 
@@ -808,6 +813,13 @@ def watch(
     once: bool = True,
     state: str | os.PathLike | None = None,
     on_status: Callable[[WatchStatus], object] | None = None,
+    adaptive: bool = False,
+    reference: Any = None,
+    next_count: int = 50,
+    audit: float = 0.2,
+    adaptive_state: str | os.PathLike | None = None,
+    output: str | os.PathLike | None = None,
+    seed: int | None = None,
 ) -> WatchStatus:
     """Return where evaluation logs in progress stand after one look, or after watching them
     until every target is decided (``evalgap watch``).
@@ -853,6 +865,18 @@ def watch(
     on_status : callable, optional
         Called with the :class:`WatchStatus` of every look (its ``new_records`` and
         ``bytes_read`` say what that look read), e.g. to print progress.
+    adaptive : bool
+        Choose the pair's next items (``pair`` needed): after each look that read new
+        records, the next batch of :func:`evalgap.adaptive` on the scores the logs hold,
+        in the status's ``adaptive`` and written to ``output``. The decision is the
+        watch's own (the same e-process, valid whatever order the items come in).
+    reference : DataFrame, path or list, optional
+        With ``adaptive``: the board scored on the whole benchmark (the logs' task and
+        item ids).
+    next_count, audit, adaptive_state, output, seed
+        With ``adaptive``: the batch's size, its random audit share, the file keeping the
+        audit draws (``state`` of :func:`evalgap.adaptive`), the file the batch's item ids
+        are written to, and the audit draws' seed.
 
     Returns
     -------
@@ -896,6 +920,7 @@ def watch(
         )
     if timeout is not None:
         timeout = float(_validate.positive(timeout, "timeout"))
+    board = _adaptive_reference(adaptive, reference, pair, state, adaptive_state, output)
     monitor = Monitor(
         targets="pair" if pair is not None else "baseline" if baseline is not None else targets,
         pair=pair,
@@ -908,6 +933,7 @@ def watch(
     monitor.follow(logs, metric=metric, scorer=scorer, score_key=score_key, reducer=reducer)
     monitor = resume(monitor, state, price_per_1k_tokens=price_per_1k_tokens)
     quiet_since = time.monotonic()
+    first = True
     while True:
         added = monitor.poll(tokens_per_item=tokens_per_item)
         if added:
@@ -923,17 +949,73 @@ def watch(
             stopped = "once"
         elif timeout is not None and time.monotonic() - quiet_since >= timeout:
             stopped = "timeout"
+        chosen = None
+        if board is not None and (added or first):
+            chosen = _next_batch(
+                monitor, board, next_count=next_count, audit=audit, alpha=alpha,
+                state=adaptive_state, output=output, seed=seed,
+            )  # fmt: skip
+        first = False
         status = dataclasses.replace(
             status,
             new_records=added,
             bytes_read=0 if monitor.follower is None else monitor.follower.bytes_read,
             stopped=stopped,
+            adaptive=chosen,
         )
         if on_status is not None:
             on_status(status)
         if stopped:
             return status
         time.sleep(interval)
+
+
+def _adaptive_reference(adaptive, reference, pair, state, adaptive_state, output):
+    """The reference board of an adaptive watch (None without ``adaptive``), after its
+    settings are checked: a pair, a reference, and no file written twice or over an input."""
+    from evalgap.io._write import refuse_clobbering
+    from evalgap.jobs._inputs import scores_of
+
+    if not isinstance(adaptive, (bool, np.bool_)):
+        raise InputError(
+            "{adaptive!b}" + escape(f" must be True or False; got {_validate.show(adaptive)}"),
+            param="adaptive",
+        )
+    if not adaptive:
+        for name, value in (("reference", reference), ("adaptive_state", adaptive_state),
+                            ("output", output)):  # fmt: skip
+            if value is not None:
+                raise InputError("{" + name + "} is used with {adaptive}", param=name)
+        return None
+    if pair is None or reference is None:
+        raise InputError(
+            "{adaptive} needs the {pair} to choose items for and a {reference} board scored "
+            "on the whole benchmark",
+            param="pair" if pair is None else "reference",
+        )
+    paths = reference if isinstance(reference, (list, tuple)) else [reference]
+    refuse_clobbering(
+        {"state": state, "adaptive_state": adaptive_state, "output": output},
+        {"reference": [p for p in paths if isinstance(p, (str, os.PathLike))]},
+    )
+    return scores_of(reference)
+
+
+def _next_batch(monitor: Monitor, board, **settings):
+    """:func:`evalgap.jobs.adaptive.adaptive_step` on the pair's scores the logs hold."""
+    from evalgap.jobs._inputs import scores_of
+    from evalgap.jobs.adaptive import adaptive_step
+
+    assert monitor.pair is not None  # an adaptive watch follows one pair
+    rows = [
+        (task, model, item, score)
+        for (task, model), seen in monitor._scores.items()
+        if model in monitor.pair
+        for item, score in seen.items()
+    ]
+    frame = pd.DataFrame(rows, columns=["task", "model", "item_id", "score"])
+    ran = scores_of(frame) if len(frame) and frame["model"].nunique() == 2 else None
+    return adaptive_step(board, ran, monitor.pair, **settings)
 
 
 def resume(monitor: Monitor, state, *, price_per_1k_tokens: float | None = None) -> Monitor:

@@ -790,3 +790,18 @@ def adaptive_study_verdict(r) -> str:
             "sampling to a decision (medians)"
         )
     return "; ".join(parts) + f" ({r.n_simulations:,} replicates each, horizon {r.horizon:,})."
+
+
+def watch_adaptive_line(a) -> str:
+    """Return the adaptive watch's line: the next batch and the full-benchmark gap so far."""
+    batch = f"next batch: {_items(len(a.next_items))} chosen for {a.model_a} vs {a.model_b}"
+    if a.pending_audit:
+        batch += f" ({a.pending_audit:,} audit draw(s) pending)"
+    if a.n_audit >= 2:
+        level = f"{100 * (1 - a.alpha):g}%"
+        return (
+            f"{batch}; full-benchmark gap {number(a.gap, '+.4f')} "
+            f"[{number(a.gap_interval[0], '+.4f')}, {number(a.gap_interval[1], '+.4f')}] "
+            f"({level}, from {a.n_audit:,} random audit draws)"
+        )
+    return batch + "; the full-benchmark gap needs at least 2 audit draws run"

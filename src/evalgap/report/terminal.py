@@ -27,7 +27,12 @@ if TYPE_CHECKING:  # structural types: the report layer never imports a job
         PlanResult,
         TrimResult,
     )
-from evalgap.report.sentences import flip_claim, flip_rank_claim, flip_removal
+from evalgap.report.sentences import (
+    flip_claim,
+    flip_rank_claim,
+    flip_removal,
+    watch_adaptive_line,
+)
 from evalgap.report.text import (
     MAX_DISPLAY_NAME,
     clean,
@@ -1303,7 +1308,9 @@ def render_watch(status, console: Console, *, new_records: int = 0) -> None:
             title_justify="left",
         )
     console.print(markup(status.verdict))
-    print_notes(console, status.notes)
+    if status.adaptive is not None:
+        console.print(markup(_capitalise(watch_adaptive_line(status.adaptive)) + "."))
+    print_notes(console, status.notes + (() if status.adaptive is None else status.adaptive.notes))
 
 
 def render_pilot_plan(r, console: Console) -> None:
