@@ -92,3 +92,13 @@ def test_every_surface_says_the_same_and_bad_input_is_one_line(run_cli, tmp_path
     assert missing.returncode == 2 and "--reference" in missing.stderr
     two = run_cli("estimate", "--reference", board, "--scores", new, "--models", "nobody")
     assert two.returncode == 2 and "Traceback" not in two.stderr
+
+
+def test_a_one_task_batch_of_a_multi_task_benchmark_counts():
+    y = _board(seed=9, models=22, items=300)
+    names = [f"m{k}" for k in range(21)]
+    board = _long(y[:21], names)
+    board["task"] = np.where(board["item_id"] < "q0150", "t1", "t2")
+    new = _long(y[21][None, :], ["new"], range(0, 150, 3)).assign(task="t1")
+    e = evalgap.estimate(new, reference=board).estimates[0]
+    assert e.n_items == 50 and all(i.startswith(("t1/", "t2/")) for i in e.next_items)
