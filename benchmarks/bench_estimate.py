@@ -135,7 +135,7 @@ def main() -> None:
     for b in budgets:
         for key, label in (
             ("est", "estimate (2PL)"),
-            ("srs", "random items' mean"),
+            ("srs", "chosen items' mean" if args.adaptive else "random items' mean"),
             ("strat", "stratified mean"),
             ("est_strat", "2PL, stratified items"),
         ):
