@@ -280,3 +280,24 @@ def grouped_pair(seed=0, n=600):
             "score": np.concatenate([a, b]),
         }
     )
+
+
+def irt_board(seed=0, models=25, items=600, slopes=(0.5, 2.0)):
+    """Binary answers of ``models`` models of abilities spread over [-1.5, 1.5] to ``items``
+    items of a 2PL (slopes uniform over ``slopes``, intercepts N(0, 1)): a (models, items)
+    array."""
+    rng = np.random.default_rng(seed)
+    skill = np.linspace(-1.5, 1.5, models)
+    a, c = rng.uniform(*slopes, items), rng.normal(0, 1, items)
+    p = 1 / (1 + np.exp(-(np.outer(skill, a) + c)))
+    return (rng.random(p.shape) < p).astype(float)
+
+
+def long_of(y, names, columns=None):
+    """The long frame (model, item_id ``q0000``..., score) of rows ``y`` named ``names``, on
+    the item ``columns`` (default: all)."""
+    columns = range(y.shape[1]) if columns is None else columns
+    return pd.DataFrame(
+        [(n, f"q{i:04d}", y[k, i]) for k, n in enumerate(names) for i in columns],
+        columns=["model", "item_id", "score"],
+    )

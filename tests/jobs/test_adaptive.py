@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import evalgap
@@ -18,21 +17,12 @@ from evalgap.stats.estimate import ability_map
 from evalgap.stats.sequential import log_e_value
 from evalgap.stats.stratified import fit_2pl, success_probability
 
+from synthetic import irt_board
+from synthetic import long_of as _long
+
 
 def _board(seed=0, models=14, items=800):
-    rng = np.random.default_rng(seed)
-    skill = np.linspace(-1.5, 1.5, models)
-    a, c = rng.uniform(0.5, 2.5, items), rng.normal(0, 1, items)
-    p = 1 / (1 + np.exp(-(np.outer(skill, a) + c)))
-    return (rng.random(p.shape) < p).astype(float)
-
-
-def _long(y, names, columns=None):
-    columns = range(y.shape[1]) if columns is None else columns
-    return pd.DataFrame(
-        [(n, f"q{i:04d}", y[k, i]) for k, n in enumerate(names) for i in columns],
-        columns=["model", "item_id", "score"],
-    )
+    return irt_board(seed, models, items, slopes=(0.5, 2.5))
 
 
 NAMES = [f"m{k:02d}" for k in range(14)]

@@ -13,21 +13,8 @@ import evalgap
 from evalgap.stats import estimate as est
 from evalgap.stats.stratified import fit_2pl
 
-
-def _board(seed=0, models=25, items=600):
-    rng = np.random.default_rng(seed)
-    skill = np.linspace(-1.5, 1.5, models)
-    a, c = rng.uniform(0.5, 2, items), rng.normal(0, 1, items)
-    p = 1 / (1 + np.exp(-(np.outer(skill, a) + c)))
-    return (rng.random(p.shape) < p).astype(float)
-
-
-def _long(y, names, columns=None):
-    columns = range(y.shape[1]) if columns is None else columns
-    return pd.DataFrame(
-        [(n, f"q{i:04d}", y[k, i]) for k, n in enumerate(names) for i in columns],
-        columns=["model", "item_id", "score"],
-    )
+from synthetic import irt_board as _board
+from synthetic import long_of as _long
 
 
 def test_interval_is_the_conformal_quantile_of_held_out_errors():

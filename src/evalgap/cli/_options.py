@@ -162,6 +162,32 @@ SHARED_OPTIONS = {
         },
     ),
     "output": (("--output",), {"type": OUTPUT_FILE, "help": "Write the result to this file."}),
+    "reference": (
+        ("--reference",),
+        {
+            "type": click.Path(exists=True),
+            "help": "A board of models scored on the whole benchmark (the same task and item ids).",
+        },
+    ),
+    "next_count": (
+        ("--next", "next_count"),
+        {
+            "type": click.IntRange(min=0),
+            "default": 50,
+            "show_default": True,
+            "help": "Items in the next batch.",
+        },
+    ),
+    "audit": (
+        ("--audit",),
+        {
+            "type": click.FloatRange(0, 1),
+            "default": 0.2,
+            "show_default": True,
+            "help": "Share of each batch drawn at random from all items (the gap's unbiased "
+            "estimate).",
+        },
+    ),
     "plot": (
         ("--plot",),
         {"type": FIGURE_FILE, "help": "Write the study's figure to this .png, .svg or .pdf file."},

@@ -25,30 +25,16 @@ Examples:
 
 
 @command(epilog=ADAPTIVE_EXAMPLES + SCORE_SOURCES)
-@click.option(
-    "--reference",
+@option(
+    "reference",
     required=True,
-    type=click.Path(exists=True),
     help="A board of models scored on the whole benchmark (the same task and item ids); the "
     "pair's own models on it are left out of the fit.",
 )
 @click.option("--pair", nargs=2, required=True, help="Model A and model B.")
 @loader_options(exclude=("strict", "complete_case"))
-@click.option(
-    "--next",
-    "next_count",
-    type=click.IntRange(min=0),
-    default=50,
-    show_default=True,
-    help="Items in the next batch.",
-)
-@click.option(
-    "--audit",
-    type=click.FloatRange(0, 1),
-    default=0.2,
-    show_default=True,
-    help="Share of each batch drawn at random from all items (the gap's unbiased estimate).",
-)
+@option("next_count")
+@option("audit")
 @click.option(
     "--state",
     type=OUTPUT_FILE,

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import click
-
 from evalgap.cli._command import command
 from evalgap.cli._load import score_keywords
 from evalgap.cli._options import SCORE_SOURCES, loader_options, option
@@ -23,19 +21,10 @@ Examples:
 
 
 @command(epilog=ESTIMATE_EXAMPLES + SCORE_SOURCES)
-@click.option(
-    "--reference",
-    required=True,
-    type=click.Path(exists=True),
-    help="A board of models scored on the whole benchmark (the same task and item ids).",
-)
+@option("reference", required=True)
 @loader_options(exclude=("strict", "complete_case"))
-@click.option(
-    "--next",
+@option(
     "next_count",
-    type=click.IntRange(min=0),
-    default=50,
-    show_default=True,
     help="Items to propose to run next, per model (the most informative at its ability).",
 )
 @option("output", help="Write the items to run next to this CSV file (model,item_id).")

@@ -85,26 +85,12 @@ Examples:
     help="Choose the pair's next items (with --pair and --reference): after each look that "
     "read new records, the next batch of `evalgap adaptive`, written to --output.",
 )
-@click.option(
-    "--reference",
-    type=click.Path(exists=True),
+@option(
+    "reference",
     help="With --adaptive: a board scored on the whole benchmark (the logs' task and item ids).",
 )
-@click.option(
-    "--next",
-    "next_count",
-    type=click.IntRange(min=0),
-    default=50,
-    show_default=True,
-    help="With --adaptive: items in the next batch.",
-)
-@click.option(
-    "--audit",
-    type=click.FloatRange(0, 1),
-    default=0.2,
-    show_default=True,
-    help="With --adaptive: share of each batch drawn at random (the gap's unbiased estimate).",
-)
+@option("next_count", help="With --adaptive: items in the next batch.")
+@option("audit", help="With --adaptive: share of each batch drawn at random (the gap's estimate).")
 @click.option(
     "--adaptive-state",
     type=OUTPUT_FILE,

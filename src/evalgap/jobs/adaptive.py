@@ -11,7 +11,6 @@ two discordant counts).
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -290,24 +289,15 @@ def _read_state(
 ) -> list[dict[str, Any]]:
     """The audit draws kept in ``path`` (none if it does not exist); a file that is not
     such a state, or one kept for another pair or benchmark, is refused naming it."""
+    from evalgap.io import state as state_file
+
     where = str(path)
     if not os.path.exists(path):
         return []
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_STATE_BYTES + 1)
-    except OSError as exc:
-        raise InputError(f"{where}: cannot read the adaptive state ({exc.strerror})") from None
-    if len(raw) > MAX_STATE_BYTES:
-        raise InputError(f"{where}: larger than an adaptive state file can be; not one")
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        data = None
-    if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
-        raise InputError(f"{where}: not an adaptive state file; delete it or give another path")
-    if type(data.get("version")) is not int or data["version"] != STATE_VERSION:
-        raise InputError(f"{where}: an adaptive state file of another evalgap version; delete it")
+    data = state_file.read(
+        path, what="adaptive state", fmt=STATE_FORMAT, version=STATE_VERSION,
+        limit=MAX_STATE_BYTES,
+    )  # fmt: skip
     if data.get("pair") != list(pair) or data.get("benchmark_items") != int(ids.size):
         raise InputError(
             f"{where}: kept for another pair or benchmark ({data.get('pair')!r}, "
@@ -359,15 +349,11 @@ def _write_batch(path: str | os.PathLike, items: tuple[str, ...]) -> None:
 def _write_state(
     path: str | os.PathLike, pair: tuple[str, str], n: int, draws: list[dict[str, Any]]
 ) -> None:
-    from evalgap.io._write import atomic_write
+    from evalgap.io import state as state_file
 
-    state = {
-        "format": STATE_FORMAT, "version": STATE_VERSION, "pair": list(pair),
-        "benchmark_items": n, "audit_draws": draws,
-    }  # fmt: skip
-    atomic_write(
+    state_file.write(
         path,
-        lambda handle: json.dump(state, handle, separators=(",", ":"), allow_nan=False),
-        option="state=",
-        what="the adaptive state",
-    )
+        {"format": STATE_FORMAT, "version": STATE_VERSION, "pair": list(pair),
+         "benchmark_items": n, "audit_draws": draws},
+        what="adaptive state",
+    )  # fmt: skip

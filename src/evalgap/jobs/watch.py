@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import json
 import math
 import numbers
 import os
@@ -444,7 +443,7 @@ class Monitor:
     def save(self, path: str | os.PathLike) -> None:
         """Write the monitor's whole state (scores, decisions, place in the logs) to ``path``:
         versioned JSON, written to a temporary file beside it and renamed over it."""
-        from evalgap.io._write import atomic_write
+        from evalgap.io import state as state_file
 
         state = {
             "format": STATE_FORMAT,
@@ -458,12 +457,7 @@ class Monitor:
             "follower": None if self.follower is None else self.follower.to_state(),
         }
         try:
-            atomic_write(
-                path,
-                lambda handle: json.dump(state, handle, separators=(",", ":"), allow_nan=False),
-                option="",
-                what="the watch state",
-            )
+            state_file.write(path, state, what="watch state")
         except InputError as exc:
             raise InputError(str(exc).strip()) from None
 
@@ -472,28 +466,13 @@ class Monitor:
         """Read a monitor written by :meth:`save` (refused, naming the file, when ``path`` is
         not one: every field is checked before use)."""
         from evalgap.io import follow
+        from evalgap.io import state as state_file
 
         where = str(path)
-        try:
-            with open(path, "rb") as handle:
-                raw = handle.read(MAX_STATE_BYTES + 1)
-        except OSError as exc:
-            raise InputError(f"{where}: cannot read the watch state ({exc.strerror})") from None
-        if len(raw) > MAX_STATE_BYTES:
-            raise InputError(f"{where}: larger than a watch state file can be; not one")
-        try:
-            data = json.loads(raw)
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            raise InputError(
-                f"{where}: not a watch state file (not JSON); delete it or give another path"
-            ) from None
-        if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
-            raise InputError(f"{where}: not a watch state file; delete it or give another path")
-        if data.get("version") != STATE_VERSION:
-            raise InputError(
-                f"{where}: a watch state file of another evalgap version "
-                f"({data.get('version')!r}, this one reads {STATE_VERSION}); delete it"
-            )
+        data = state_file.read(
+            path, what="watch state", fmt=STATE_FORMAT, version=STATE_VERSION,
+            limit=MAX_STATE_BYTES,
+        )  # fmt: skip
         try:
             d = follow._fields(
                 data,
