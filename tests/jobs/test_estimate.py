@@ -89,3 +89,16 @@ def test_a_one_task_batch_of_a_multi_task_benchmark_counts():
     new = _long(y[21][None, :], ["new"], range(0, 150, 3)).assign(task="t1")
     e = evalgap.estimate(new, reference=board).estimates[0]
     assert e.n_items == 50 and all(i.startswith(("t1/", "t2/")) for i in e.next_items)
+
+
+def test_the_scores_may_come_from_a_store_and_the_reference_from_its_files(tmp_path, run_cli):
+    y = _board(seed=10, models=22, items=300)
+    board, new = tmp_path / "board.csv", tmp_path / "new.csv"
+    _long(y[:21], [f"m{k}" for k in range(21)]).to_csv(board, index=False)
+    _long(y[21][None, :], ["new"], range(0, 300, 4)).to_csv(new, index=False)
+    store = tmp_path / "s.duckdb"
+    evalgap.store_add(store, [new])
+    from_store = run_cli("estimate", "--reference", board, "--store", store, "--json")
+    from_files = run_cli("estimate", "--reference", board, "--scores", new, "--json")
+    assert from_store.returncode == 0, from_store.stderr
+    assert json.loads(from_store.stdout)["estimates"] == json.loads(from_files.stdout)["estimates"]

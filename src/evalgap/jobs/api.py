@@ -1040,7 +1040,7 @@ def estimate(
             "give the new models' {scores} and a {reference} board scored on the benchmark",
             param="reference" if reference is None else "scores",
         )
-    board = scores_of(reference, tasks=tasks, options=options, **columns)
+    board = scores_of(reference, tasks=tasks, options=_files_only(options), **columns)
     new = scores_of(
         _renamed(columns, "data", "scores", scores), models=_models(models, options),
         tasks=tasks, options=options, **columns,
@@ -1142,7 +1142,7 @@ def adaptive(
         {"output": output, "state": state},
         {k: v for k, v in (("reference", reference), ("scores", given)) if _is_paths(v)},
     )
-    board = scores_of(reference, tasks=tasks, options=options, **columns)
+    board = scores_of(reference, tasks=tasks, options=_files_only(options), **columns)
     ran = None
     if given is not None or _stored(options):
         ran = scores_of(given, models=list(pair), tasks=tasks, options=options, **columns)
@@ -1150,6 +1150,14 @@ def adaptive(
         board, ran, (str(pair[0]), str(pair[1])), next_count=next_count, audit=audit,
         alpha=alpha, state=state, output=output, seed=seed,
     )  # fmt: skip
+
+
+def _files_only(options: LoadOptions | None) -> LoadOptions | None:
+    """``options`` for reading a reference board: a results store (``--store``) stands for
+    the scores being judged, never for the reference, which is always its own files."""
+    if options is None or options.store is None:
+        return options
+    return dataclasses.replace(options, store=None)
 
 
 def _is_paths(value: object) -> bool:
