@@ -183,7 +183,7 @@ def assert_names_whole(text: str, pairs: list[tuple[str, str]], width: int) -> N
         if "\u2026" in word:
             assert word in legend
         elif re.search(r"[A-Za-z]{3,}", word):
-            assert word in names or word in {"delta", "fix", "bon", "hol", "clu"}, word
+            assert word in names or word in {"delta", "fix", "bon", "hol", "clu", "flip"}, word
 
 
 @pytest.mark.parametrize("width", [80, 120])

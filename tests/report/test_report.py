@@ -316,6 +316,8 @@ def test_too_narrow_width_wraps_rows_instead_of_dropping_columns(tmp_path, capsy
     ]
     rows = [line for line in out.splitlines() if re.search(r"\d\.\d{4}\s", line)]
     assert len(rows) == 2 and all(len(row.split()) == 12 for row in rows)
+    # the one column other views also give (items to flip) is left out, saying where it is
+    assert "(too wide for this terminal)" in " ".join(out.split())
 
 
 def test_pair_table_says_how_many_rows_it_shows(capsys):
@@ -515,3 +517,23 @@ def test_counts_audit_says_it_has_no_tiers_and_why_on_every_output(capsys):
     assert "<p>No tiers: rank sets need per-item scores, and pair counts have none.</p>" in page
     render_audit(r, make_console())
     assert f"\n{why}\n" in capsys.readouterr().out
+
+
+def test_the_audit_shows_its_items_to_flip_in_every_view(small_audit, capsys):
+    # the terminal's flip column and the HTML's columns are the to_frame()/JSON counts
+    from evalgap.report.html import audit_report
+    from evalgap.report.terminal import make_console, render_audit
+
+    frame = small_audit.to_frame()
+    assert "items_to_flip_resolution" in frame.columns
+    render_audit(small_audit, make_console())
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.lstrip().startswith("A "))
+    assert header.split()[-1] == "flip"
+    shown = [line.split()[-1] for line in out.splitlines() if re.search(r"\d\.\d{4}\s", line)]
+    counts = frame["items_to_flip_resolution"]
+    want = ["-" if v != v or v is None else f"{int(v):,}" for v in counts]
+    assert shown == want[: len(shown)] and shown
+    page = audit_report(small_audit)
+    for test in ("exact test", "resolved (fixed n)", "resolved (Holm)"):
+        assert f"Items to flip: {test}" in page

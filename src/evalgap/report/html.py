@@ -106,6 +106,17 @@ MAX_TABLE_PAIRS = 5_000
 MAX_DRAWN_PAIRS = 5_000
 MAX_FOREST_MODELS = 100
 
+# The tests and procedures of the audit's items to flip, as the headers name them.
+FLIP_TESTS = {
+    "exact": "exact test",
+    "mcnemar": "McNemar",
+    "paired_t": "paired t",
+    "sign": "sign test",
+    "resolution": "resolved (fixed n)",
+    "bonferroni": "resolved (Bonferroni)",
+    "sidak": "resolved (Šidák)",
+    "holm": "resolved (Holm)",
+}
 PAIR_HEADERS = {
     "task": "Task",
     "model_a": "Model A (ranked higher)",
@@ -630,17 +641,21 @@ def _pairs_table(r: AuditResult) -> str:
     The other columns (correlation, discordant counts, the other p-values) are in a second
     table behind a disclosure, so the first fits a 1280-pixel window without scrolling.
     """
-    p = r.pairs.to_frame()
+    p = r.to_frame()  # the pairs, with their items to flip when the audit has them
     several = p["task"].nunique() > 1
     binary = bool(p["binary"].all()) if "binary" in p.columns else True
     header_names = dict(PAIR_HEADERS)
+    flips = [c for c in p.columns if c.startswith("items_to_flip_")]
+    for c in flips:
+        test = c.removeprefix("items_to_flip_")
+        header_names[c] = f"Items to flip: {FLIP_TESTS.get(test, test)}"
     if not binary:
         header_names["a_only"], header_names["b_only"] = "A higher", "B higher"
     names = ["model_a", "model_b"]
     verdicts = list(r.procedures)
     primary = [c for c in ("p_exact", "p_paired_t") if c in p.columns and not p[c].isna().all()]
     main = ["delta", "delta_interval", "n_items", "required_n", "resolution_ratio", *primary]
-    more = ["correlation", "a_only", "b_only", "p_mid_p", "p_mcnemar", "p_bootstrap"]
+    more = ["correlation", "a_only", "b_only", "p_mid_p", "p_mcnemar", "p_bootstrap", *flips]
     more = [c for c in more if c in p.columns and not p[c].isna().all()]
     total = len(p)
     p = p.head(MAX_TABLE_PAIRS)
@@ -732,6 +747,8 @@ def _pair_cell(r: AuditResult, record: dict, c: str) -> str:
         return f"<td>{_e(text)}</td>"
     if c == "delta":  # the precision of its interval beside it
         return f"<td>{_e(number(value, '+.4f'))}</td>"
+    if c.startswith("items_to_flip_"):  # no removal reverses the verdict: none
+        return "<td class='na'>—</td>" if not _finite(value) else f"<td>{int(value or 0):,}</td>"
     return f"<td>{_e(_format(value))}</td>"
 
 

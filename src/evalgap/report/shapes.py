@@ -70,6 +70,8 @@ class _Gap(_Verdict, Protocol):
 class AuditResult(_Verdict, Protocol):
     """An audit (``audit``, ``audit --store``, ``store audit``): pairs, verdicts, chains, tiers."""
 
+    def to_frame(self) -> Any: ...
+
     @property
     def alignment(self) -> Any: ...
 

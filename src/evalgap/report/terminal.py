@@ -85,6 +85,7 @@ def print_table(
     names: tuple[int, ...] = (),
     name_line: str | None = None,
     legend: str | None = None,
+    optional: tuple[int, str, str] | None = None,
     **table_options,
 ) -> None:
     """Print a table whose names are never split, at any console width.
@@ -100,6 +101,10 @@ def print_table(
        ``str.format`` pattern over the name cells such as ``"{0} vs {1}"``, joins them;
        default: two spaces);
     3. rows are printed whole, at their full width, for the terminal to wrap.
+
+    ``optional`` is (the index of a column the other views also give, the legend's words
+    for it, the legend's words when it is left out): before rows are printed wider than the
+    console (3), the table is tried without it, and the legend says where it is.
 
     A name or a number is never split inside a cell.
     """
@@ -144,8 +149,26 @@ def print_table(
         if best is not None and _distinct(rows, names, best[2]):
             table, shortened, _ = best
             needed = _natural_width(console, table)
-        elif _print_stacked(console, columns, rows, names, name_line, legend, table_options):
+        elif optional is None and _print_stacked(
+            console, columns, rows, names, name_line, legend, table_options
+        ):
             return
+        elif optional is not None and _print_stacked(
+            console, columns, rows, names, name_line,
+            (legend + "; " if legend else "") + optional[1], table_options,
+        ):  # fmt: skip
+            return
+    if optional is not None and needed > width:
+        k, _, elsewhere = optional
+        kept = [j for j in range(len(columns)) if j != k]
+        print_table(
+            console, [columns[j] for j in kept], [[row[j] for j in kept] for row in rows],
+            names=tuple(kept.index(j) for j in names if j != k), name_line=name_line,
+            legend=(legend + "; " if legend else "") + elsewhere, **table_options,
+        )  # fmt: skip
+        return
+    if optional is not None:
+        legend = (legend + "; " if legend else "") + optional[1]
     if needed > width:
         # Rich never renders wider than its console (it would drop columns to fit), so widen
         # the console for this table; the terminal then wraps each row as a whole.
@@ -531,7 +554,7 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
         f"{sens['correlation_plus_0.1']} unresolved (fixed n: {sens['correlation']})"
     )
     _print_missing_items(r, console)
-    frame = r.pairs.to_frame()
+    frame = r.to_frame()  # the pairs, with their items to flip when the audit has them
     if n_pairs <= max_rows:
         shown, title = frame, pairs_noun(r.family, n_pairs)
     else:
@@ -560,6 +583,9 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
     # Sidak's verdicts all but equal Bonferroni's; the full set is in --json and --html.
     shown_procedures = [proc for proc in r.procedures if proc != "sidak" and proc in r.unresolved]
     columns += [(PROCEDURE_SHORT.get(p, (p, p))[0], "center") for p in shown_procedures]
+    flip = "items_to_flip_resolution" if "items_to_flip_resolution" in frame.columns else None
+    if flip is not None:
+        columns.append(("flip", "right"))
     rows = []
     for row in shown.itertuples():
         cells = ([display_name(row.task)] if several_tasks else []) + [
@@ -575,6 +601,10 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
             cells.append(
                 "" if value is None or _missing(value) else ("ok" if value else "[red]no[/]")
             )
+        if flip is not None:
+            count = getattr(row, flip)
+            cells.append("-" if count is None or _missing(count) or count != count else
+                         f"{int(count):,}")  # fmt: skip
         rows.append(cells)
     legend = (
         "verdicts: "
@@ -586,6 +616,15 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
         f"this N, not that they are equal); {level} CI = paired interval of delta "
         "(Newcombe for binary scores, t for graded); N* = items needed, q = N/N*"
     )
+    optional = None
+    if flip is not None:
+        optional = (
+            len(columns) - 1,
+            "flip = the fewest items whose removal reverses the fixed-n verdict (every test "
+            "and procedure: --json, --html, evalgap fragility)",
+            "the fewest items whose removal reverses each verdict: --json, --html, evalgap "
+            "fragility (too wide for this terminal)",
+        )
     print_table(
         console,
         columns,
@@ -593,6 +632,7 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
         names=(0, 1, 2) if several_tasks else (0, 1),
         name_line="{0}: {1} vs {2}" if several_tasks else "{0} vs {1}",
         legend=legend,
+        optional=optional,
         box=box.SIMPLE_HEAD,
         padding=(0, 1),
         pad_edge=False,
