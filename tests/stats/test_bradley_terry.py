@@ -239,9 +239,14 @@ def test_a_json_array_of_battles_is_read_record_by_record(run_cli, tmp_path):
     cut.write_text(json.dumps(records)[:-30])
     with pytest.raises(InputError, match="record 3: not valid JSON"):
         read_battles(cut)
-    out = run_cli("ranks", "--battles", path, "--n-bootstrap", "200", "--json")
+    # three prompts repeated 40 times: too few to resample by prompt, so battle by battle
+    out = run_cli("ranks", "--battles", path, "--n-bootstrap", "200", "--json",
+                  "--cluster-column", "none")  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["bradley_terry"]["n_battles"] == 120
+    assert json.loads(out.stdout)["bradley_terry"]["n_prompts"] is None
+    by_prompt = run_cli("ranks", "--battles", path, "--n-bootstrap", "200")
+    assert by_prompt.returncode == 2 and "--n-bootstrap" in by_prompt.stderr
     refused = run_cli("ranks", "--battles", path, "--format", "lm-eval")
     assert refused.returncode == 2
     assert "--format lm-eval does not apply to battles" in refused.stderr

@@ -77,9 +77,17 @@ class BattleTable:
 
 
 def read_battles(
-    data: PathArg | pd.DataFrame, *, name: str | None = None, fmt: str | None = None
+    data: PathArg | pd.DataFrame,
+    *,
+    name: str | None = None,
+    fmt: str | None = None,
+    prompt_column: str = "question_id",
 ) -> BattleTable:
     """Read a battle table from a file path or a DataFrame.
+
+    ``prompt_column`` names the column whose values group battles fought on one prompt
+    (``question`` of the table; ``"none"``: no grouping); a column named other than
+    ``question_id`` must be there.
 
     ``fmt`` forces the file format (``csv``, ``tsv``, ``parquet``, ``jsonl`` or ``json``, a
     JSON array of records); by default it comes from the name, and a file that opens with
@@ -114,6 +122,14 @@ def read_battles(
             "{battles!b}"
             + escape(f" must be a file path or a DataFrame; got {type(data).__name__}"),
             param="battles",
+        )
+    if prompt_column not in ("question_id", "none") and prompt_column not in frame.columns:
+        raise InputError(
+            "{cluster_column}"
+            + escape(f": the battles have no column {prompt_column!r}; name one of theirs")
+            + " or none",
+            param="cluster_column",
+            cluster_column=prompt_column,
         )
     missing = [c for c in REQUIRED if c not in frame.columns]
     if missing:
@@ -162,14 +178,14 @@ def read_battles(
     n = int(keep.sum())
     optional = {
         column: frame[column].to_numpy()[keep] if column in frame.columns else None
-        for column in ("question_id", "category")
+        for column in (prompt_column, "category")
     }
     return BattleTable(
         models=tuple(str(m) for m in models),
         model_a=codes[:n].astype(np.int64),
         model_b=codes[n:].astype(np.int64),
         outcome=outcome.to_numpy(dtype=float)[keep],
-        question=optional["question_id"],
+        question=None if prompt_column == "none" else optional[prompt_column],
         category=optional["category"],
         source=source,
         notes=tuple(notes),

@@ -843,6 +843,11 @@ def ranks(
         if options is not None and options.fmt is not None:  # the battle file's format
             battle_format = battle_format or options.fmt
             options = _unless_default(dataclasses.replace(options, fmt=None))
+        # --cluster-column (cluster_column=): the battles' prompt column
+        prompt_column = columns.pop("cluster_column", None) or "question_id"
+        if options is not None and options.cluster_column is not None:
+            prompt_column = options.cluster_column
+            options = _unless_default(dataclasses.replace(options, cluster_column=None))
         stray = _per_item_options_given(
             models,
             tasks,
@@ -866,6 +871,7 @@ def ranks(
             method=method,
             ties=ties,
             file_format=battle_format,
+            prompt_column=prompt_column,
         )
     if battle_format is not None or ties != "half":
         given = [n for n, v in (("battle_format", battle_format), ("ties", ties != "half")) if v]

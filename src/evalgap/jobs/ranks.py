@@ -336,8 +336,13 @@ def ranks_battles(
     method: Literal["auto", "bootstrap", "holm"] = "auto",
     ties: Literal["half", "davidson"] = "half",
     file_format: str | None = None,
+    prompt_column: str = "question_id",
 ) -> RanksResult:
     """Rank sets from arena battles by their Bradley-Terry scores (see :func:`evalgap.ranks`).
+
+    Battles sharing a prompt (``prompt_column``, by default ``question_id`` when the table
+    has it; ``"none"``: battle by battle) are resampled, and their sandwich summed, a prompt
+    at a time; a battle without a prompt id is a prompt of its own.
 
     The scores' bootstrap resamples battles (multinomial weights on the distinct pair and
     outcome cells, every replicate fitted at once); the max-t statistic is studentized by
@@ -358,11 +363,41 @@ def ranks_battles(
             "{method!b}" + escape(f" must be one of auto, bootstrap, holm; got {method!r}"),
             param="method",
         )
-    table = read_battles(battles, fmt=file_format)
-    data = bt.battles(table.model_a, table.model_b, table.outcome, len(table.models))
+    table = read_battles(battles, fmt=file_format, prompt_column=prompt_column)
+    # battles on one prompt share its quirks: with prompt ids they are resampled, and the
+    # sandwich summed, a prompt at a time
+    prompts = None
+    if table.question is not None:
+        ids = pd.Series(table.question, dtype=object)
+        known = ids.notna().to_numpy()
+        prompts = np.empty(ids.size, dtype=np.int64)
+        labels, prompts[known] = np.unique(ids[known].astype(str), return_inverse=True)
+        prompts[~known] = labels.size + np.arange((~known).sum())  # each its own prompt
+    data = bt.battles(
+        table.model_a, table.model_b, table.outcome, len(table.models), cluster=prompts
+    )
     model = bt.fit(data, ties=ties, names=table.models)
     stream = resample.child_seed(seed, "ranks")
     notes = list(table.notes)
+    widening = None
+    if prompts is not None and ties == "half":
+        plain = bt.fit(dataclasses.replace(data, clusters=None), ties=ties)
+        widening = float(
+            np.median(
+                np.sqrt(np.diag(model.robust_covariance))
+                / np.sqrt(np.diag(plain.robust_covariance))
+            )
+        )
+        notes.append(
+            f"battles resampled by prompt ({prompt_column}: {data.n_clusters:,} prompts for "
+            f"{data.n_battles:,} battles): the standard errors are {widening:.2f}x those of "
+            "battles resampled one by one (median over models)"
+        )
+    elif prompts is not None:
+        notes.append(
+            f"with Davidson's tie model the prompts ({prompt_column}) are not used: its intervals "
+            "come from the model covariance, as if battles were independent"
+        )
     n_bootstrap = _validate.resamples(n_bootstrap, "n_bootstrap")
     need = rk.minimum_replicates(alpha)
     rk.check_replicates(n_bootstrap, alpha)
@@ -390,8 +425,15 @@ def ranks_battles(
                         f": {int(failed.sum()):,} of {n_bootstrap:,} bootstrap replicates left "
                         f"a model without a win or a loss, and the {draws.shape[0]:,} left "
                         f"cannot determine the critical value (at least {need:,} are needed); "
-                        "add battles for the models with few of them, or raise "
+                        "add battles for the models with few of them"
+                        + (
+                            f" (or prompts: {data.n_clusters:,} are resampled; or resample "
+                            "battle by battle with "
+                            if data.clusters is not None
+                            else ", or raise "
+                        )
                     )
+                    + ("{cluster_column=none}), or raise " if data.clusters is not None else "")
                     + "{n_bootstrap!n}",
                     param="n_bootstrap",
                     n_bootstrap=n_bootstrap,
@@ -432,6 +474,8 @@ def ranks_battles(
             "ties": ties,
             "tie_parameter": model.tie_parameter,
             "n_battles": data.n_battles,
+            "n_prompts": data.n_clusters or None,
+            "prompt_widening": widening,
             "models": models[order].tolist(),
             "win_probability": win.tolist(),
         },

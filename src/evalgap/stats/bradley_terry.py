@@ -55,6 +55,10 @@ class Battles:
         The pair of each cell.
     outcome, count : numpy.ndarray
         Its outcome and how many battles had it.
+    clusters : scipy.sparse.csr_matrix or None
+        With clusters (prompts): a (clusters, cells) matrix of how many battles of each
+        cluster fell in each cell; the sandwich covariance and the bootstrap then treat a
+        cluster's battles as one draw.
     """
 
     n_models: int
@@ -62,6 +66,12 @@ class Battles:
     second: IntArray
     outcome: FloatArray
     count: IntArray
+    clusters: csr_matrix | None = None
+
+    @property
+    def n_clusters(self) -> int:
+        """Clusters of battles (0 without clusters)."""
+        return 0 if self.clusters is None else int(self.clusters.shape[0])
 
     @property
     def n_battles(self) -> int:
@@ -107,9 +117,16 @@ class BradleyTerryFit:
 
 
 def battles(
-    model_a: ArrayLike, model_b: ArrayLike, outcome: ArrayLike, n_models: int | None = None
+    model_a: ArrayLike,
+    model_b: ArrayLike,
+    outcome: ArrayLike,
+    n_models: int | None = None,
+    cluster: ArrayLike | None = None,
 ) -> Battles:
     """Reduce battles (integer codes of the two models, outcome 1/0.5/0 for model_a) to cells.
+
+    ``cluster`` (integer codes 0..C-1, one per battle: the prompt it was fought on) keeps
+    which battles share a cluster, for the clustered sandwich and bootstrap.
 
     Examples
     --------
@@ -131,9 +148,18 @@ def battles(
     first, second = np.where(swap, b, a), np.where(swap, a, b)
     y = np.where(swap, 1.0 - y, y)
     key = (first * k + second) * 3 + np.rint(2 * y).astype(np.int64)
-    cells, count = np.unique(key, return_counts=True)
+    cells, cell_of, count = np.unique(key, return_inverse=True, return_counts=True)
     pair, code = np.divmod(cells, 3)
-    return Battles(k, pair // k, pair % k, code / 2.0, count.astype(np.int64))
+    clusters = None
+    if cluster is not None:
+        c = np.asarray(cluster)
+        if c.shape != a.shape or not np.issubdtype(c.dtype, np.integer) or (c < 0).any():
+            raise InputError("cluster must hold one integer code >= 0 per battle")
+        clusters = csr_matrix(
+            (np.ones(c.size), (c, cell_of)), shape=(int(c.max(initial=-1)) + 1, cells.size)
+        )
+        clusters.sum_duplicates()
+    return Battles(k, pair // k, pair % k, code / 2.0, count.astype(np.int64), clusters)
 
 
 def check_connected(data: Battles, names: Sequence[str] | None = None) -> None:
@@ -199,7 +225,7 @@ def fit(
     information = _information(data, data.count * p * (1 - p))
     covariance = _inverse_centred(information)
     residual = data.outcome - p  # per battle of each cell, the score is residual (e_i - e_j)
-    meat = _information(data, data.count * residual**2)
+    meat = _meat(data, residual)
     robust = covariance @ meat @ covariance
     with np.errstate(divide="ignore"):
         loglik = float(
@@ -232,10 +258,17 @@ def sandwich_is_degenerate(data: Battles, fit: BradleyTerryFit) -> bool:
 
 
 def bootstrap(
-    data: Battles, n_resamples: int, seed: Seed = 0, *, start: FloatArray | None = None
+    data: Battles,
+    n_resamples: int,
+    seed: Seed = 0,
+    *,
+    start: FloatArray | None = None,
+    by_cluster: bool = True,
 ) -> FloatArray:
     """Return (B, K) bootstrap scores: battles resampled (the cells reweighted by multinomial
-    counts) and every replicate fitted (ties as half wins).
+    counts) and every replicate fitted (ties as half wins). With clusters (``data.clusters``)
+    and ``by_cluster``, whole clusters are resampled with replacement instead (the cells'
+    counts are the drawn clusters' counts summed), so battles on one prompt move together.
 
     Each replicate is solved from the full-data scores by chord steps, Newton steps that
     reuse the full data's information matrix (one (K, K) inverse for all replicates; each
@@ -265,10 +298,18 @@ def bootstrap(
     information = _pair_information(pairs, total0 * p0 * (1 - p0), k)
     chord = np.linalg.inv(information[:-1, :-1])  # the last score held at 0
     out = np.empty((n_resamples, k))
-    block = max(1, min(BOOTSTRAP_BLOCK, BOOTSTRAP_ELEMENTS // max(data.count.size, k * k, 1)))
+    clustered = by_cluster and data.clusters is not None
+    c = data.n_clusters
+    widest = max(data.count.size, k * k, c if clustered else 0, 1)
+    block = max(1, min(BOOTSTRAP_BLOCK, BOOTSTRAP_ELEMENTS // widest))
     for begin in range(0, n_resamples, block):
         rows = min(block, n_resamples - begin)
-        counts = rng.multinomial(total_battles, share, size=rows).astype(float)
+        if clustered:
+            assert data.clusters is not None
+            drawn = rng.multinomial(c, np.full(c, 1.0 / c), size=rows).astype(float)
+            counts = np.asarray((data.clusters.T @ drawn.T).T)
+        else:
+            counts = rng.multinomial(total_battles, share, size=rows).astype(float)
         wins, total = pairs.totals(data, counts)
         out[begin : begin + rows] = _chord(pairs, wins, total, theta0, chord)
     return out
@@ -446,6 +487,24 @@ def _newton_row(
         if size <= TOLERANCE:
             return theta
     return np.full(k, np.nan)
+
+
+def _meat(data: Battles, residual: np.ndarray) -> FloatArray:
+    """The sandwich's meat: the sum over independent units of their score contributions'
+    outer products. A battle's contribution is ``residual (e_i - e_j)``; with clusters a
+    cluster's is the sum over its battles (Liang and Zeger, 1986), so battles on one prompt
+    that err alike count as one draw."""
+    if data.clusters is None:
+        return _information(data, data.count * residual**2)
+    k = data.n_models
+    cells = np.arange(data.first.size)
+    signed = csr_matrix(
+        (np.concatenate([residual, -residual]),
+         (np.concatenate([cells, cells]), np.concatenate([data.first, data.second]))),
+        shape=(cells.size, k),
+    )  # fmt: skip
+    per_cluster = data.clusters @ signed  # (clusters, K): each cluster's summed score
+    return np.asarray((per_cluster.T @ per_cluster).todense())
 
 
 def _information(data: Battles, weight: np.ndarray) -> FloatArray:
