@@ -23,6 +23,9 @@ and the Bradley-Terry bootstrap against refitting.
    (multinomial weights on the distinct cells, every replicate fitted at once) and a
    refit-per-replicate loop (resample the battles, aggregate, fit); their ratio. With
    statsmodels installed, the largest gap between the fit and a logistic regression.
+3. The same arena on ``--prompts`` prompts (each battle on a random one): B bootstrap
+   replicates resampled a prompt at a time (what ``ranks --battles`` does when the table has
+   ``question_id``) beside battle by battle, in one run.
 """
 
 from __future__ import annotations
@@ -202,6 +205,25 @@ def _arena_fit(n_models, n_battles, replicates, queue) -> None:
     queue.put((seconds, peak))
 
 
+def prompt_figures(args) -> None:
+    """The bootstrap by prompt beside battle by battle, on the same arena, in one run."""
+    from evalgap.stats import bradley_terry as bt
+
+    a, b, y = arena(args.arena_models, args.battles)
+    prompt = np.random.default_rng(7).integers(0, args.prompts, a.size)
+    data = bt.battles(a, b, y, args.arena_models, cluster=prompt)
+    fit = bt.fit(data)
+    took = {}
+    for by_prompt in (True, False):
+        start = time.perf_counter()
+        bt.bootstrap(data, args.replicates, seed=1, start=fit.scores, by_cluster=by_prompt)
+        took[by_prompt] = time.perf_counter() - start
+    print(
+        f"bootstrap B = {args.replicates:,} on {data.n_clusters:,} prompts: by prompt "
+        f"{took[True]:.2f} s, battle by battle {took[False]:.2f} s"
+    )
+
+
 def arena(n_models, n_battles, seed=0):
     rng = np.random.default_rng(seed)
     strength = rng.normal(0, 1, n_models)
@@ -238,6 +260,7 @@ def main() -> None:
     parser.add_argument("--arena-models", type=int, default=50)
     parser.add_argument("--battles", type=int, default=200_000)
     parser.add_argument("--part", choices=("all", "rank-sets", "arena"), default="all")
+    parser.add_argument("--prompts", type=int, default=50_000, help="Prompts of the arena (3).")
     parser.add_argument(
         "--refit-replicates",
         type=int,
@@ -255,6 +278,7 @@ def main() -> None:
         f"Bradley-Terry in a fresh process, {args.arena_models:,} models, {args.battles:,} "
         f"battles: fit and B = {args.replicates:,} bootstrap {seconds:.1f} s, peak {peak:.2f} GiB"
     )
+    prompt_figures(args)
     refits = args.replicates if args.refit_replicates is None else args.refit_replicates
     if refits == 0:
         return
