@@ -64,6 +64,12 @@ Examples:
     show_default=True,
     help="Battles: a tie as half a win each, or Davidson's tie model.",
 )
+@click.option(
+    "--style",
+    help="Battles: style control by these comma-separated covariates (a column of the "
+    "differences a - b, or NAME_a and NAME_b columns of each answer's value), e.g. "
+    "--style length,markdown.",
+)
 @option("html")
 @option("json")
 @option("alpha")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import codecs
 import gzip
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -64,6 +65,9 @@ class BattleTable:
         What was read.
     notes : tuple of str
         What was left out and why.
+    style : numpy.ndarray or None
+        With ``style`` names: one column per name, each battle's difference between the
+        two answers (a minus b; see :func:`read_battles`).
     """
 
     models: tuple[str, ...]
@@ -74,6 +78,7 @@ class BattleTable:
     category: np.ndarray | None
     source: str
     notes: tuple[str, ...] = ()
+    style: np.ndarray | None = None
 
 
 def read_battles(
@@ -82,12 +87,19 @@ def read_battles(
     name: str | None = None,
     fmt: str | None = None,
     prompt_column: str = "question_id",
+    style: Sequence[str] = (),
 ) -> BattleTable:
     """Read a battle table from a file path or a DataFrame.
 
     ``prompt_column`` names the column whose values group battles fought on one prompt
     (``question`` of the table; ``"none"``: no grouping); a column named other than
     ``question_id`` must be there.
+
+    ``style`` names covariates of style control: for a name ``S``, a numeric column ``S``
+    holds the difference between the two answers itself (a minus b); otherwise columns
+    ``S_a`` and ``S_b`` hold each answer's value (>= 0: a length, a count of headers) and the
+    covariate is their normalized difference ``(S_a - S_b) / (S_a + S_b)`` (0 when both are
+    0), as LMArena's style control takes it.
 
     ``fmt`` forces the file format (``csv``, ``tsv``, ``parquet``, ``jsonl`` or ``json``, a
     JSON array of records); by default it comes from the name, and a file that opens with
@@ -180,6 +192,7 @@ def read_battles(
         column: frame[column].to_numpy()[keep] if column in frame.columns else None
         for column in (prompt_column, "category")
     }
+    covariates = _style(frame, style, source, keep) if style else None
     return BattleTable(
         models=tuple(str(m) for m in models),
         model_a=codes[:n].astype(np.int64),
@@ -189,7 +202,55 @@ def read_battles(
         category=optional["category"],
         source=source,
         notes=tuple(notes),
+        style=covariates,
     )
+
+
+def _style(
+    frame: pd.DataFrame, names: Sequence[str], source: str, keep: np.ndarray
+) -> np.ndarray:
+    """The style covariates of the kept battles, one column per name (see read_battles)."""
+    columns = []
+    for name in names:
+        if name in frame.columns:
+            parts = [name]
+        elif f"{name}_a" in frame.columns and f"{name}_b" in frame.columns:
+            parts = [f"{name}_a", f"{name}_b"]
+        else:
+            raise InputError(
+                "{style}"
+                + escape(
+                    f": {source} has no column {name!r}, nor {name + '_a'!r} and "
+                    f"{name + '_b'!r}; name a column of the differences, or the pair of "
+                    "columns of each answer's value"
+                ),
+                param="style",
+                style=name,
+            )
+        values = []
+        for column in parts:
+            raw = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float)[keep]
+            bad = ~np.isfinite(raw) | (raw < 0 if len(parts) == 2 else False)
+            if bad.any():
+                raise InputError(
+                    "{style}"
+                    + escape(
+                        f": {source}, column {column!r}: battle {int(np.flatnonzero(bad)[0]) + 1} "
+                        f"has {frame[column].to_numpy()[keep][np.flatnonzero(bad)[0]]!r}, not "
+                        + ("a number >= 0" if len(parts) == 2 else "a number")
+                        + f" ({int(bad.sum()):,} such battles); fix or drop them"
+                    ),
+                    param="style",
+                    style=name,
+                )
+            values.append(raw)
+        if len(values) == 1:
+            columns.append(values[0])
+        else:
+            total = values[0] + values[1]
+            columns.append(np.divide(values[0] - values[1], total, out=np.zeros_like(total),
+                                     where=total > 0))  # fmt: skip
+    return np.column_stack(columns)
 
 
 def _opened(path: Path) -> IO[bytes] | gzip.GzipFile:

@@ -752,6 +752,7 @@ def ranks(
     bootstrap: Literal["multiplier", "empirical"] = "multiplier",
     ties: Literal["half", "davidson"] = "half",
     battle_format: str | None = None,
+    style: Sequence[str] | None = None,
     models: Sequence[str] | None = None,
     tasks: Sequence[str] | None = None,
     complete_case: bool = False,
@@ -796,6 +797,11 @@ def ranks(
     battle_format : {"csv", "tsv", "parquet", "jsonl", "json"}, optional
         Battles only: force the battle file's format (default: from its name and content;
         ``json`` is a JSON array of records such as LMArena's ``clean_battle_<date>.json``).
+    style : list of str, optional
+        Battles only: style control. Names of covariates, each a column of the differences
+        between the two answers (a minus b), or a pair ``NAME_a``/``NAME_b`` of each
+        answer's value (their normalized difference); the scores hold them equal and the
+        result's ``bradley_terry.style`` gives their coefficients.
     models, tasks, complete_case, strict, options, **columns
         As for :func:`evalgap.audit`.
     progress : callable, optional
@@ -872,9 +878,11 @@ def ranks(
             ties=ties,
             file_format=battle_format,
             prompt_column=prompt_column,
+            style=_names(style, "style"),
         )
-    if battle_format is not None or ties != "half":
-        given = [n for n, v in (("battle_format", battle_format), ("ties", ties != "half")) if v]
+    if battle_format is not None or ties != "half" or style:
+        only = (("battle_format", battle_format), ("ties", ties != "half"), ("style", style))
+        given = [n for n, v in only if v]
         raise InputError(
             f"{fields(*given)}: for {{battles}} only; drop it with per-item {{scores}}",
             param=given[0],
@@ -1156,6 +1164,17 @@ def adaptive(
         board, ran, (str(pair[0]), str(pair[1])), next_count=next_count, audit=audit,
         alpha=alpha, state=state, output=output, seed=seed,
     )  # fmt: skip
+
+
+def _names(value: object, name: str) -> tuple[str, ...]:
+    """A list of names given as a list, or as one comma-separated string."""
+    if value is None:
+        return ()
+    items = value.split(",") if isinstance(value, str) else list(value)  # type: ignore[call-overload]
+    names = tuple(str(v).strip() for v in items)
+    if any(not n for n in names):
+        raise InputError("{" + name + "} holds an empty name", param=name)
+    return names
 
 
 def _files_only(options: LoadOptions | None) -> LoadOptions | None:

@@ -12,7 +12,7 @@ go through Bradley-Terry (:mod:`evalgap.stats.bradley_terry`) and the same sets.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
@@ -28,6 +28,7 @@ from evalgap.jobs.fragility import RankClaimFragility, battle_fragility, rank_fr
 from evalgap.stats import _validate, resample
 
 if TYPE_CHECKING:
+    from evalgap.stats.bradley_terry import StyleFit
     from evalgap.stats.ranks import RankSets
 
 RANK_COLUMNS = (
@@ -337,12 +338,17 @@ def ranks_battles(
     ties: Literal["half", "davidson"] = "half",
     file_format: str | None = None,
     prompt_column: str = "question_id",
+    style: Sequence[str] = (),
 ) -> RanksResult:
     """Rank sets from arena battles by their Bradley-Terry scores (see :func:`evalgap.ranks`).
 
     Battles sharing a prompt (``prompt_column``, by default ``question_id`` when the table
     has it; ``"none"``: battle by battle) are resampled, and their sandwich summed, a prompt
     at a time; a battle without a prompt id is a prompt of its own.
+
+    ``style`` names covariates (see :func:`evalgap.io.battles.read_battles`): the scores are
+    then style-controlled (:func:`evalgap.stats.bradley_terry.fit_style`), the rank sets
+    drawn from the normal law of their sandwich covariance, and the coefficients reported.
 
     The scores' bootstrap resamples battles (multinomial weights on the distinct pair and
     outcome cells, every replicate fitted at once); the max-t statistic is studentized by
@@ -363,7 +369,12 @@ def ranks_battles(
             "{method!b}" + escape(f" must be one of auto, bootstrap, holm; got {method!r}"),
             param="method",
         )
-    table = read_battles(battles, fmt=file_format, prompt_column=prompt_column)
+    style = tuple(style)
+    if style and ties != "half":
+        raise InputError(
+            "{style} takes ties as half wins; drop {ties=davidson} or the style", param="style"
+        )
+    table = read_battles(battles, fmt=file_format, prompt_column=prompt_column, style=style)
     # battles on one prompt share its quirks: with prompt ids they are resampled, and the
     # sandwich summed, a prompt at a time
     prompts = None
@@ -409,7 +420,24 @@ def ranks_battles(
             "number of battles supports: the model-based standard errors and a parametric "
             "bootstrap are used instead"
         )
-    if ties == "half" and not degenerate:
+    styled = None
+    if style:
+        assert table.style is not None  # read_battles gives the covariates it was asked for
+        styled = bt.fit_style(
+            table.model_a, table.model_b, table.outcome, table.style, len(table.models),
+            cluster=prompts,
+        )  # fmt: skip
+        k = len(table.models)
+        rng = np.random.Generator(np.random.PCG64(stream))
+        covariance = styled.robust_covariance[:k, :k]
+        draws = rng.multivariate_normal(styled.scores, covariance, n_bootstrap)
+        notes.append(
+            f"style-controlled ({', '.join(style)}): the scores hold the answers' style equal; "
+            "the rank sets come from the normal law of their sandwich covariance (a parametric "
+            "bootstrap)"
+        )
+        model = dataclasses.replace(model, scores=styled.scores)
+    elif ties == "half" and not degenerate:
         draws = bt.bootstrap(data, n_bootstrap, stream, start=model.scores)
         failed = np.isnan(draws).any(axis=1)
         if failed.any():
@@ -455,7 +483,7 @@ def ranks_battles(
     )
     win = model.win_probability()[np.ix_(order, order)]
     claims = None
-    if ties == "half" and len(models) >= 2:
+    if ties == "half" and len(models) >= 2 and styled is None:
         by_score = np.argsort(-np.asarray(model.scores), kind="stable")
         claims = battle_fragility(data, model, list(models), by_score)
     return RanksResult(
@@ -476,12 +504,28 @@ def ranks_battles(
             "n_battles": data.n_battles,
             "n_prompts": data.n_clusters or None,
             "prompt_widening": widening,
+            "style": None if styled is None else _style_table(style, styled, len(models), alpha),
             "models": models[order].tolist(),
             "win_probability": win.tolist(),
         },
         critical_values={"battles": float(sets.critical_value)},
         fragility=claims,
     )
+
+
+def _style_table(
+    names: Sequence[str], styled: StyleFit, k: int, alpha: float
+) -> list[dict[str, object]]:
+    """Each style covariate's coefficient with its sandwich SE and (1 - alpha) interval."""
+    from scipy import special
+
+    z = float(special.ndtri(1 - alpha / 2))
+    se = np.sqrt(np.diag(styled.robust_covariance))[k:]
+    return [
+        {"covariate": name, "coefficient": float(c), "se": float(s),
+         "low": float(c - z * s), "high": float(c + z * s)}
+        for name, c, s in zip(names, styled.coefficients, se, strict=True)
+    ]  # fmt: skip
 
 
 # Rank sets over tasks draw B x K x K numbers per task: boards up to this many models.

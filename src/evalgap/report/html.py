@@ -22,7 +22,7 @@ import pandas as pd
 from evalgap._results import Result
 from evalgap.errors import InputError, escape
 from evalgap.report import plots
-from evalgap.report.sentences import flip_rank_claim
+from evalgap.report.sentences import flip_rank_claim, style_line
 from evalgap.report.shapes import AuditResult
 from evalgap.report.text import (
     clean,
@@ -1203,6 +1203,10 @@ def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | Non
         parts.append(
             _table(frame, text=("Claim", f"{noun} to flip"), names=("Task", "Model A", "Model B"))
         )
+    style = (r.bradley_terry or {}).get("style")
+    if style:
+        line = _capitalised(style_line(style, r.alpha))
+        parts.append(f"<h2 id='style'>Style control</h2><p>{_e(line)}.</p>")
     return _page(title, parts, r.notes, provenance, RANKS_GLOSSARY)
 
 

@@ -805,3 +805,17 @@ def watch_adaptive_line(a) -> str:
             f"({level}, from {a.n_audit:,} random audit draws)"
         )
     return batch + "; the full-benchmark gap needs at least 2 audit draws run"
+
+
+def style_line(rows, alpha: float) -> str:
+    """Return the style coefficients' line: each covariate's coefficient and interval."""
+    level = f"{100 * (1 - alpha):g}%"
+    parts = [
+        f"{row['covariate']} {number(row['coefficient'], '+.3f')} "
+        f"[{number(row['low'], '+.3f')}, {number(row['high'], '+.3f')}]"
+        for row in rows
+    ]
+    return (
+        f"style coefficients ({level}, on the log-odds of A winning per unit of the "
+        "difference a - b): " + "; ".join(parts)
+    )

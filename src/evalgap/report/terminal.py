@@ -31,6 +31,7 @@ from evalgap.report.sentences import (
     flip_claim,
     flip_rank_claim,
     flip_removal,
+    style_line,
     watch_adaptive_line,
 )
 from evalgap.report.text import (
@@ -1191,6 +1192,9 @@ def render_ranks(r, console: Console, *, max_rows: int = 60) -> None:
         _render_over_tasks(r.over_tasks, console)
     if r.fragility:
         _render_rank_claims(r, console, several, max_rows)
+    style = (r.bradley_terry or {}).get("style")
+    if style:
+        console.print(markup(_capitalise(style_line(style, r.alpha)) + "."))
     print_notes(console, r.notes)
     console.print()
     console.print(markup(r.verdict))
