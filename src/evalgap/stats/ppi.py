@@ -30,7 +30,11 @@ from evalgap.errors import InputError
 from evalgap.stats._types import ArrayLike, FloatArray
 
 
-def _moments(f_all: FloatArray, f_gold: FloatArray, y_gold: FloatArray):
+def _moments(
+    f_all: FloatArray, f_gold: FloatArray, y_gold: FloatArray
+) -> tuple[int, int, FloatArray, FloatArray, FloatArray, FloatArray]:
+    """``n, N``, the judge's variance over all items and on the labelled ones, and the
+    labelled covariance of judge and gold and variance of the gold."""
     n, big_n = f_gold.shape[-1], f_all.shape[-1]
     var_f = f_all.var(axis=-1, ddof=1)
     fg = f_gold - f_gold.mean(axis=-1, keepdims=True)
