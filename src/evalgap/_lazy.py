@@ -18,7 +18,10 @@ class LazyModule:
         self._name = name
 
     def __getattr__(self, attribute: str) -> Any:
-        return getattr(importlib.import_module(self._name), attribute)
+        value = getattr(importlib.import_module(self._name), attribute)
+        # kept on the proxy: the next read is a plain attribute, as fast as the module's
+        setattr(self, attribute, value)
+        return value
 
     def __repr__(self) -> str:
         return f"<module {self._name!r}, imported at first use>"
