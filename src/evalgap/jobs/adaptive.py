@@ -58,7 +58,8 @@ class AdaptiveResult(RowResult):
         The full-benchmark gap ``mean(A) - mean(B)`` estimated from the audit draws
         (model-assisted difference estimate; NaN before any audit draw was run).
     gap_interval : tuple of float
-        Its Student-t (1 - alpha) interval (NaN with fewer than two audit draws).
+        Its Student-t (1 - alpha) interval (NaN with fewer than two audit draws): a fixed-n
+        interval, valid at a budget chosen in advance, not across looks as the decision is.
     n_audit : int
         Audit draws run (the estimate's sample).
     pending_audit : int

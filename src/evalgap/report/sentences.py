@@ -763,7 +763,7 @@ def adaptive_verdict(r) -> str:
         tail = (
             f"; full-benchmark gap {number(r.gap, '+.4f')} [{number(r.gap_interval[0], '+.4f')}, "
             f"{number(r.gap_interval[1], '+.4f')}] ({level}, from {r.n_audit:,} random audit "
-            "draws)"
+            "draws; a fixed-n interval, not kept valid across looks as the decision is)"
         )
     else:
         tail = "; the full-benchmark gap needs at least 2 audit draws run"
@@ -802,7 +802,7 @@ def watch_adaptive_line(a) -> str:
         return (
             f"{batch}; full-benchmark gap {number(a.gap, '+.4f')} "
             f"[{number(a.gap_interval[0], '+.4f')}, {number(a.gap_interval[1], '+.4f')}] "
-            f"({level}, from {a.n_audit:,} random audit draws)"
+            f"({level}, from {a.n_audit:,} random audit draws; a fixed-n interval)"
         )
     return batch + "; the full-benchmark gap needs at least 2 audit draws run"
 
