@@ -62,3 +62,36 @@ def test_coverage_with_biased_judges_and_narrower_than_gold_only():
     assert covered["ppi"] / runs >= floor and covered["gold"] / runs >= floor, covered
     ratio = np.median(widths["ppi"]) / np.median(widths["gold"])
     assert ratio < 0.95, ratio  # 10% gold labels: narrower than the gold alone
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "cost_gold", "cost_judge"),
+    [(0.1, 0.3, 1.0, 0.01), (0.2, 0.05, 1.0, 0.5), (0.3, 0.1, 1.0, 2.0)],
+)
+def test_the_design_is_the_cheapest_on_a_grid(a, b, cost_gold, cost_judge):
+    from evalgap.stats.ppi import ppi_design
+
+    d = ppi_design(a, b, 0.08, cost_gold=cost_gold, cost_judge=cost_judge)
+    target = d["target_variance"]
+    assert a / d["n_gold"] + b / d["n_judged"] <= target * (1 + 1e-9)
+    assert d["n_gold"] <= d["n_judged"]
+    # the oracle: every (n, N) with n <= N on a grid around the answer, the cheapest feasible
+    best = np.inf
+    for n in range(1, int(3 * d["n_gold"]) + 2):
+        room = target - a / n
+        if room <= 0:
+            continue
+        big_n = max(n, int(np.ceil(b / room - 1e-9)))
+        best = min(best, n * cost_gold + big_n * cost_judge)
+    assert d["cost"] <= best * 1.01 + cost_gold + cost_judge  # within rounding of the optimum
+
+
+def test_with_the_judged_items_given_only_the_labels_are_chosen():
+    from evalgap.stats.ppi import ppi_design
+
+    d = ppi_design(0.1, 0.3, 0.08, n_judged=5000)
+    target = d["target_variance"]
+    assert d["n_judged"] == 5000
+    assert 0.1 / d["n_gold"] + 0.3 / 5000 <= target < 0.1 / (d["n_gold"] - 1) + 0.3 / 5000
+    # too few judged items for this gap whatever the labels: infinite, not a wrong number
+    assert np.isinf(ppi_design(0.1, 0.3, 0.01, n_judged=100)["n_gold"])

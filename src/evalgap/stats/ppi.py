@@ -130,3 +130,66 @@ def ppi_mean(
         "lam": lam_,
         "effective_n": effective,
     }
+
+
+def ppi_design(
+    residual_variance: float,
+    judge_term: float,
+    delta: float,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    cost_gold: float = 1.0,
+    cost_judge: float = 0.0,
+    n_judged: int | None = None,
+) -> dict[str, float]:
+    """Return the gold labels ``n`` and judged items ``N`` that resolve a gap ``delta`` at
+    (alpha, power) with PPI++ at the least cost.
+
+    The estimate's variance is ``A / n + B / N`` with ``A = Var(y - lambda f)`` (the
+    ``residual_variance``) and ``B = 2 lambda Cov(f, y) - lambda^2 Var(f)`` (the
+    ``judge_term``, what the judge's items add; 0 without a judge), both from a pilot; the
+    gap is resolved when it is at most ``V* = (delta / (z_{1-alpha/2} + z_power))^2``.
+    Minimizing ``cost_gold n + cost_judge N`` under that constraint is the two-phase sampling
+    allocation: ``n = sqrt(A / cost_gold) S / V*`` and ``N = sqrt(B / cost_judge) S / V*``
+    with ``S = sqrt(A cost_gold) + sqrt(B cost_judge)``; when that ``N`` is below ``n`` (the
+    judge is too dear to help) every judged item is labelled, ``n = N = (A + B) / V*``. With
+    ``n_judged`` given (the judged items there are), only ``n`` is chosen: ``A / (V* - B /
+    N)``, infinite when the judged items alone leave the variance above ``V*``.
+
+    Returns ``{"n_gold", "n_judged", "cost", "target_variance"}`` (counts rounded up).
+
+    Examples
+    --------
+    >>> d = ppi_design(0.1, 0.3, 0.05, cost_gold=1.0, cost_judge=0.01)
+    >>> d["n_gold"] < d["n_judged"], ppi_design(0.4, 0.0, 0.05)["n_gold"]
+    (True, 1256.0)
+    """
+    a, b = float(residual_variance), max(float(judge_term), 0.0)
+    if not (np.isfinite(a) and a > 0 and np.isfinite(b)):
+        raise InputError("residual_variance must be a finite number > 0 (and judge_term finite)")
+    if not float(delta) > 0:
+        raise InputError("delta must be > 0: the gap to resolve")
+    z = float(special.ndtri(1 - float(alpha) / 2) + special.ndtri(float(power)))
+    target = (float(delta) / z) ** 2
+    if n_judged is not None:  # the judged items there are: only the labels to choose
+        big_n = float(n_judged)
+        room = target - b / big_n
+        n = a / room if room > 0 else np.inf
+        if n > big_n:  # more labels than judged items: more judged items are needed
+            n = np.inf
+    elif b == 0:  # the judge adds nothing: the gold labels alone
+        n = big_n = a / target
+    else:
+        if not float(cost_judge) > 0:
+            raise InputError(
+                "cost_judge must be > 0 to choose the judged items (or give n_judged)"
+            )
+        cg, cj = float(cost_gold), float(cost_judge)
+        both = np.sqrt(a * cg) + np.sqrt(b * cj)
+        n, big_n = np.sqrt(a / cg) * both / target, np.sqrt(b / cj) * both / target
+        if big_n < n:  # the judge is too dear to help: label every judged item
+            n = big_n = (a + b) / target
+    n_gold, judged = (float(np.ceil(v - 1e-9)) if np.isfinite(v) else np.inf for v in (n, big_n))
+    cost = n_gold * float(cost_gold) + judged * float(cost_judge)
+    return {"n_gold": n_gold, "n_judged": judged, "cost": cost, "target_variance": target}
