@@ -167,9 +167,12 @@ def ppi_design(
     """
     a, b = float(residual_variance), max(float(judge_term), 0.0)
     if not (np.isfinite(a) and a > 0 and np.isfinite(b)):
-        raise InputError("residual_variance must be a finite number > 0 (and judge_term finite)")
+        raise InputError(
+            "{residual_variance!b} must be a finite number > 0 (and {judge_term!n} finite)",
+            param="residual_variance",
+        )
     if not float(delta) > 0:
-        raise InputError("delta must be > 0: the gap to resolve")
+        raise InputError("{delta!b} must be > 0: the gap to resolve", param="delta")
     z = float(special.ndtri(1 - float(alpha) / 2) + special.ndtri(float(power)))
     target = (float(delta) / z) ** 2
     if n_judged is not None:  # the judged items there are: only the labels to choose
@@ -183,7 +186,8 @@ def ppi_design(
     else:
         if not float(cost_judge) > 0:
             raise InputError(
-                "cost_judge must be > 0 to choose the judged items (or give n_judged)"
+                "{cost_judge!b} must be > 0 to choose the judged items (or give {n_judged!n})",
+                param="cost_judge",
             )
         cg, cj = float(cost_gold), float(cost_judge)
         both = np.sqrt(a * cg) + np.sqrt(b * cj)
