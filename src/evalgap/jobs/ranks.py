@@ -517,14 +517,17 @@ def _style_table(
     names: Sequence[str], styled: StyleFit, k: int, alpha: float
 ) -> list[dict[str, object]]:
     """Each style covariate's coefficient with its sandwich SE and (1 - alpha) interval."""
-    from scipy import special
+    from evalgap.stats.intervals import wald_interval
 
-    z = float(special.ndtri(1 - alpha / 2))
     se = np.sqrt(np.diag(styled.robust_covariance))[k:]
+    bounds = wald_interval(styled.coefficients, se, alpha)
     return [
-        {"covariate": name, "coefficient": float(c), "se": float(s),
-         "low": float(c - z * s), "high": float(c + z * s)}
-        for name, c, s in zip(names, styled.coefficients, se, strict=True)
+        {"covariate": name, "coefficient": float(c), "se": float(s), "low": float(lo),
+         "high": float(hi)}
+        for name, c, s, lo, hi in zip(
+            names, styled.coefficients, se, np.atleast_1d(bounds.low), np.atleast_1d(bounds.high),
+            strict=True,
+        )
     ]  # fmt: skip
 
 

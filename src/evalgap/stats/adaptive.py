@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from evalgap.errors import InputError, named, param_of
+from evalgap.stats import intervals
 from evalgap.stats._types import ArrayLike, BoolArray, FloatArray, IntArray
 
 AUDIT = 0.2  # the share of each batch drawn at random from all the items
@@ -162,8 +163,6 @@ def gap_interval(terms: ArrayLike, *, alpha: float = 0.05) -> dict[str, Any]:
     >>> round(g["estimate"], 4), round(g["se"], 4), round(g["low"], 4), g["n"]
     (0.15, 0.0645, -0.0554, 4)
     """
-    from scipy import special
-
     z = np.asarray(terms, dtype=float)
     n = z.size
     if n == 0:
@@ -183,7 +182,7 @@ def gap_interval(terms: ArrayLike, *, alpha: float = 0.05) -> dict[str, Any]:
             "high": float("nan"),
             "n": 1,
         }
-    se = float(z.std(ddof=1) / np.sqrt(n))
-    q = float(special.stdtrit(n - 1, 1 - float(alpha) / 2))
-    low, high = max(mean - q * se, -1.0), min(mean + q * se, 1.0)
-    return {"estimate": mean, "se": se, "low": low, "high": high, "n": n}
+    sd = float(z.std(ddof=1))
+    interval = intervals.t_interval(mean, sd, n, alpha)
+    low, high = max(float(interval.low), -1.0), min(float(interval.high), 1.0)
+    return {"estimate": mean, "se": sd / float(np.sqrt(n)), "low": low, "high": high, "n": n}

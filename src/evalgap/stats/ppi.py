@@ -24,10 +24,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 from evalgap.errors import InputError
+from evalgap.stats import intervals
 from evalgap.stats._types import ArrayLike, FloatArray
+from evalgap.stats.power import z_sum_squared
 
 
 def _moments(
@@ -119,14 +120,14 @@ def ppi_mean(
     var_resid = var_y - 2 * lam_ * cov_fy + lam_**2 * var_fg
     variance = var_resid / n + (2 * lam_ * cov_fy - lam_**2 * var_f) / big_n
     se = np.sqrt(np.maximum(variance, 0.0))
-    z = float(special.ndtri(1 - float(alpha) / 2))
+    interval = intervals.wald_interval(estimate, se, alpha)
     with np.errstate(divide="ignore", invalid="ignore"):
         effective = np.where(se > 0, var_y / se**2, np.inf)
     return {
         "estimate": estimate,
         "se": se,
-        "low": estimate - z * se,
-        "high": estimate + z * se,
+        "low": interval.low,
+        "high": interval.high,
         "lam": lam_,
         "effective_n": effective,
     }
@@ -173,8 +174,7 @@ def ppi_design(
         )
     if not float(delta) > 0:
         raise InputError("{delta!b} must be > 0: the gap to resolve", param="delta")
-    z = float(special.ndtri(1 - float(alpha) / 2) + special.ndtri(float(power)))
-    target = (float(delta) / z) ** 2
+    target = float(delta) ** 2 / float(z_sum_squared(alpha, power))
     if n_judged is not None:  # the judged items there are: only the labels to choose
         big_n = float(n_judged)
         room = target - b / big_n
