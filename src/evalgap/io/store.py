@@ -70,6 +70,7 @@ import numpy as np
 
 from evalgap._lazy import LazyModule
 from evalgap.errors import InputError, escape, named, param_of
+from evalgap.io.reading import COLUMN_OPTIONS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -674,15 +675,7 @@ def _add_batches(con, path, sha, opts, streamed, pair_stats, selection, replaces
 
 
 # Options a long Parquet table may be read with by DuckDB itself: the columns' names.
-_AS_NAMED = (
-    "fmt",
-    "model_column",
-    "item_column",
-    "score_column",
-    "task_column",
-    "run_column",
-    "cluster_column",
-)
+_AS_NAMED = ("fmt", *COLUMN_OPTIONS, "cluster_column")
 
 
 def _insert_parquet(con, path, streamed, source_id, options, beside):

@@ -758,16 +758,19 @@ def adaptive_verdict(r) -> str:
             f"not decided after {_items(r.n_items)}: {r.model_a} vs {r.model_b}, e-value "
             f"{number(r.e_value, '.3g')} < {number(1 / r.alpha, 'g')} ({counts})"
         )
-    if r.n_audit >= 2:
-        level = f"{100 * (1 - r.alpha):g}%"
-        tail = (
-            f"; full-benchmark gap {number(r.gap, '+.4f')} [{number(r.gap_interval[0], '+.4f')}, "
-            f"{number(r.gap_interval[1], '+.4f')}] ({level}, from {r.n_audit:,} random audit "
-            "draws; a fixed-n interval, not kept valid across looks as the decision is)"
-        )
-    else:
-        tail = "; the full-benchmark gap needs at least 2 audit draws run"
-    return head + tail
+    return head + "; " + _audit_gap(r)
+
+
+def _audit_gap(a) -> str:
+    """The full-benchmark gap from an adaptive evaluation's audit draws, or what it needs."""
+    if a.n_audit < 2:
+        return "the full-benchmark gap needs at least 2 audit draws run"
+    level = f"{100 * (1 - a.alpha):g}%"
+    return (
+        f"full-benchmark gap {number(a.gap, '+.4f')} [{number(a.gap_interval[0], '+.4f')}, "
+        f"{number(a.gap_interval[1], '+.4f')}] ({level}, from {a.n_audit:,} random audit "
+        "draws; a fixed-n interval, not kept valid across looks as the decision is)"
+    )
 
 
 def adaptive_study_verdict(r) -> str:
@@ -797,14 +800,7 @@ def watch_adaptive_line(a) -> str:
     batch = f"next batch: {_items(len(a.next_items))} chosen for {a.model_a} vs {a.model_b}"
     if a.pending_audit:
         batch += f" ({a.pending_audit:,} audit draw(s) pending)"
-    if a.n_audit >= 2:
-        level = f"{100 * (1 - a.alpha):g}%"
-        return (
-            f"{batch}; full-benchmark gap {number(a.gap, '+.4f')} "
-            f"[{number(a.gap_interval[0], '+.4f')}, {number(a.gap_interval[1], '+.4f')}] "
-            f"({level}, from {a.n_audit:,} random audit draws; a fixed-n interval)"
-        )
-    return batch + "; the full-benchmark gap needs at least 2 audit draws run"
+    return batch + "; " + _audit_gap(a)
 
 
 def style_line(rows, alpha: float) -> str:
