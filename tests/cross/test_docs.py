@@ -57,7 +57,7 @@ SLOW = {
     "store add board.duckdb ../shared": "adds MMLU-Pro to a store, then audits it",
     "ranks --scores ../shared/data/mmlu_pro": "rank sets of MMLU-Pro, B = 1,000",
     "simulate rank-coverage": "about 50 s",
-    "simulate adaptive --jobs 2": "about 60 s",
+    "simulate adaptive --jobs 2": "about 25 s",
     "simulate task-rank-coverage": "about 15 s",
     "simulate calibration": "about 8 s",
     "simulate aggregation": "a simulation study",

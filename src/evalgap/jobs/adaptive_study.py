@@ -103,20 +103,26 @@ def run_pair(
             ).tolist()
         else:
             items = order[count : count + batch]
-        for j in items:
-            if done[j]:
-                continue
-            done[j] = True
-            count += 1
-            if d[j] != 0:
-                wins, losses = wins + (d[j] > 0), losses + (d[j] < 0)
-                if decided_at is None and log_e_value(wins, losses) >= bound:
-                    decided_at, direction = count, 1 if wins > losses else -1
-            if count in budgets and count not in estimates:
-                g = design.gap_interval(terms, alpha=alpha)
-                estimates[count] = (g["estimate"], g["low"], g["high"])
-            if count >= max_items:
-                break
+        # the batch's items not run yet, in order (an audit draw may repeat one), each
+        # tested as it comes: the running counts of the signs, the first crossing
+        _, first = np.unique(items, return_index=True)
+        new = items[np.sort(first)]
+        new = new[~done[new]][: min(max_items, n) - count]
+        if new.size:
+            won = wins + np.cumsum(d[new] > 0)
+            lost = losses + np.cumsum(d[new] < 0)
+            counts = count + np.arange(1, new.size + 1)
+            if decided_at is None:
+                hit = np.flatnonzero((d[new] != 0) & (log_e_value(won, lost) >= bound))
+                if hit.size:
+                    at = int(hit[0])
+                    decided_at, direction = int(counts[at]), 1 if won[at] > lost[at] else -1
+            for budget in budgets:
+                if count < budget <= counts[-1] and budget not in estimates:
+                    g = design.gap_interval(terms, alpha=alpha)
+                    estimates[budget] = (g["estimate"], g["low"], g["high"])
+            done[new] = True
+            wins, losses, count = int(won[-1]), int(lost[-1]), int(counts[-1])
         if decided_at is not None and (not adaptive or count >= last):
             break
     return {"decided_at": decided_at, "direction": direction, "estimates": estimates}
