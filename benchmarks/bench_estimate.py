@@ -2,6 +2,7 @@
 
     python benchmarks/bench_estimate.py                 # budgets 50-800, 5 draws per model
     python benchmarks/bench_estimate.py --budgets 100 --draws 1 --models 6    # a smoke run
+    python benchmarks/bench_estimate.py --floor         # what no design on this 2PL can beat
 
 Leave one model out of MMLU-Pro's 29 (``../shared/data/mmlu_pro``): the other 28 are the
 reference board, the held-out model's answers are the truth. For each budget, items are drawn
@@ -13,6 +14,14 @@ budget (``--strata`` strata by quantiles of the reference models' accuracy on ea
 Neyman allocation from the variance that accuracy predicts, as ``plan --reference`` designs
 a sample): its stratified mean with its normal interval, and the 2PL estimate from the same
 stratified items.
+
+``--floor`` computes, per held-out model, what the best design could reach if it knew the
+model's own 2PL ability (fitted on all its items, which no design has): the difference
+estimator ``mean(p) + mean_S(y - p)`` from n random items has variance ``mean((y - p)^2) / n``,
+and with items drawn in proportion to ``sqrt(p (1 - p))`` (Neyman allocation on the 2PL's own
+probabilities) ``mean(sqrt(p (1 - p)))^2 / n``; the mean absolute error of a normal error is
+``sqrt(2 / pi)`` times its SD. It prints those errors at each budget and the items each needs
+for a mean absolute error of 0.02.
 """
 
 from __future__ import annotations
@@ -43,9 +52,15 @@ def main() -> None:
         help="choose the items adaptively: start from BATCH random items, then add the BATCH "
         "most informative at the current estimate (evalgap estimate --next BATCH), to the budget",
     )
+    parser.add_argument(
+        "--floor", action="store_true", help="the error no design on this 2PL can beat, and exit"
+    )
     args = parser.parse_args()
     if not MMLU_PRO.exists():
         print(f"skipped: {MMLU_PRO} is not present")
+        return
+    if args.floor:
+        floor([int(b) for b in args.budgets.split(",")], args.models)
         return
     import pandas as pd
     from scipy import stats
@@ -142,6 +157,35 @@ def main() -> None:
             err, cover, half = (np.array(v, dtype=float) for v in zip(*rows[b][key], strict=True))
             print(f"{b:>6}  {label:<22} {err.mean():7.4f} {cover.mean():9.3f} "
                   f"{np.median(half):18.4f}")  # fmt: skip
+
+
+def floor(budgets: list[int], n_models: int) -> None:
+    """Print the oracle floors of the module's docstring."""
+    import pandas as pd
+    from scipy.special import expit
+
+    import evalgap
+    from evalgap.stats import estimate as est
+    from evalgap.stats.stratified import fit_2pl
+
+    print(f"load average: {', '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    x = evalgap.align(pd.read_csv(MMLU_PRO)).tasks[0].scores.T
+    x = x[:, ~np.isnan(x).any(axis=0)]  # items every model answered
+    spread = []
+    for k in range(min(n_models, x.shape[0])):
+        fit = fit_2pl(np.delete(x, k, axis=0))
+        ability, _ = est.ability_map(x[k][None, :], fit.slope, fit.intercept, prior_sd=1e3)
+        p = expit(fit.slope * ability[0] + fit.intercept)
+        spread.append((x[k].var(), ((x[k] - p) ** 2).mean(), np.sqrt(p * (1 - p)).mean() ** 2))
+    variance = np.mean(spread, axis=0)  # per item: random mean, oracle difference, oracle Neyman
+    scale = np.sqrt(2 / np.pi)
+    print(f"held-out models: {len(spread)}, items: {x.shape[1]:,}")
+    print(f"{'items':>6} {'random mean':>12} {'oracle difference':>18} {'oracle Neyman':>14}")
+    for b in budgets:
+        mae = scale * np.sqrt(variance / b)
+        print(f"{b:>6} {mae[0]:12.4f} {mae[1]:18.4f} {mae[2]:14.4f}")
+    need = np.ceil(scale**2 * variance / 0.02**2).astype(int)
+    print(f"items for a mean absolute error of 0.02: {need[0]:,} / {need[1]:,} / {need[2]:,}")
 
 
 if __name__ == "__main__":
