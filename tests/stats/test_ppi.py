@@ -95,3 +95,34 @@ def test_with_the_judged_items_given_only_the_labels_are_chosen():
     assert 0.1 / d["n_gold"] + 0.3 / 5000 <= target < 0.1 / (d["n_gold"] - 1) + 0.3 / 5000
     # too few judged items for this gap whatever the labels: infinite, not a wrong number
     assert np.isinf(ppi_design(0.1, 0.3, 0.01, n_judged=100)["n_gold"])
+
+
+def test_judge_bias_is_the_paired_t_test_and_pearson():
+    from evalgap.stats.ppi import judge_bias
+
+    rng = np.random.default_rng(5)
+    y = rng.random(40)
+    f = 0.8 * y + rng.normal(0.05, 0.1, 40)
+    r = judge_bias(f, y)
+    t = stats.ttest_rel(f, y)
+    assert float(r["bias"]) == pytest.approx((f - y).mean())
+    assert float(r["p_value"]) == pytest.approx(t.pvalue, rel=1e-10)
+    assert float(r["correlation"]) == pytest.approx(stats.pearsonr(f, y).statistic)
+    low, high = stats.t.interval(0.95, 39, loc=(f - y).mean(), scale=stats.sem(f - y))
+    assert (float(r["low"]), float(r["high"])) == pytest.approx((low, high))
+    # binary: the agreement is the share of equal scores; vectorized over leading axes
+    fb, yb = np.array([[1, 0, 1, 1], [0, 0, 1, 1]]), np.array([[1, 1, 1, 0], [0, 0, 1, 1]])
+    both = judge_bias(fb, yb)
+    assert both["agreement"].tolist() == [0.5, 1.0] and both["p_value"][1] == 1.0
+
+
+def test_the_variance_terms_are_what_the_design_takes():
+    rng = np.random.default_rng(6)
+    y = rng.normal(0, 1, 3000)
+    f = 0.6 * y + rng.normal(0, 0.6, 3000)
+    gold = rng.choice(3000, 200, replace=False)
+    r = ppi_mean(f, f[gold], y[gold])
+    a, b = float(r["residual_variance"]), float(r["judge_term"])
+    assert a / 200 + b / 3000 == pytest.approx(float(r["se"]) ** 2, rel=1e-12)
+    lam = float(r["lam"])
+    assert a == pytest.approx((y[gold] - lam * f[gold]).var(ddof=1), rel=1e-10)

@@ -118,6 +118,7 @@ RENDERERS = {
     "CompareResult": "render_compare",
     "CompareGroupsResult": "render_compare_groups",
     "WeightedCompareResult": "render_weighted_compare",
+    "GoldCompareResult": "render_gold_compare",
     "PlanResult": "render_plan",
     "DegradationPlan": "render_plan_degradation",
     "NonInferiorityPlan": "render_plan_degradation",

@@ -29,6 +29,10 @@ Examples:
   # Machine-readable output, one-sided test (H1: A better):
   evalgap compare --scores results.csv.gz --model-a new --model-b old \\
       --alternative greater --json
+\b
+  # An LLM judge's scores, with human labels on some items (empty elsewhere):
+  evalgap compare --scores judged.csv --model-a new --model-b old --gold-column human \\
+      --cost-gold 2.0 --cost-judge 0.01
 """
 
 
@@ -67,6 +71,34 @@ Examples:
 @click.option(
     "--strata",
     help="With --weights: the column of stratum labels (default: the design's 'stratum').",
+)
+@click.option(
+    "--gold-column",
+    metavar="COLUMN",
+    help="The scores are a judge's: this column of the scores table holds a gold score "
+    "(human, or a stronger judge) on some items, empty elsewhere. delta and ci are then on "
+    "the gold scale (PPI++), the judge-only figures beside them.",
+)
+@click.option(
+    "--gold",
+    metavar="FILE",
+    help="The gold scores as a second file instead of --gold-column (model, item, score; "
+    "the judge's item ids and tasks).",
+)
+@click.option(
+    "--cost-gold",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="With gold labels: the price of one gold label (for the cheapest design).",
+)
+@click.option(
+    "--cost-judge",
+    type=float,
+    default=0.0,
+    show_default=True,
+    help="With gold labels: the price of judging one more item for both models; > 0 gives "
+    "the cheapest mix of gold labels and judged items that resolves the gap.",
 )
 def compare(json: bool, **given: Any) -> None:
     """Test one paired gap and say whether the benchmark can resolve it.

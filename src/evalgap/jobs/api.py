@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from evalgap.jobs.degrade import DegradeResult, TrimResult
     from evalgap.jobs.estimate import EstimateResult
     from evalgap.jobs.fragility import FragilityResult
+    from evalgap.jobs.gold import GoldCompareResult
     from evalgap.jobs.ranks import RanksResult
     from evalgap.jobs.weighted import WeightedCompareResult
     from evalgap.stats._types import Alternative, ArrayLike
@@ -103,9 +104,13 @@ def compare(
     tasks: Sequence[str] | None = None,
     weights: str | Path | pd.DataFrame | ArrayLike | None = None,
     strata: str | ArrayLike | None = None,
+    gold_column: str | None = None,
+    gold: ScoresInput | None = None,
+    cost_gold: float = 1.0,
+    cost_judge: float = 0.0,
     options: LoadOptions | None = None,
     **columns: Any,
-) -> CompareResult | CompareGroupsResult | WeightedCompareResult:
+) -> CompareResult | CompareGroupsResult | WeightedCompareResult | GoldCompareResult:
     """Test one paired gap (A minus B) and say whether the benchmark can resolve it.
 
     Give the data in one of three forms:
@@ -161,6 +166,18 @@ def compare(
         full benchmark's gap with a design-based SE (:mod:`evalgap.stats.weighted`).
     strata : str or array_like, optional
         With ``weights``: the stratum of each item (a column, or an array).
+    gold_column : str, optional
+        The scores are a judge's; this column of the table holds a gold score (a human, or
+        a stronger judge) on some items, empty elsewhere. The gap is then estimated on the
+        gold scale by paired PPI++ (:mod:`evalgap.stats.ppi`), the judge-only figures kept
+        beside it.
+    gold : DataFrame, ScoreSet, str or Path, optional
+        The gold scores as a second source instead (model, item, score; the same items'
+        ids and tasks as the judge's).
+    cost_gold, cost_judge : float
+        With gold labels: the price of a gold label and of a judged item (both models'
+        answers); with ``cost_judge`` > 0 the result gives the cheapest mix of both that
+        resolves the gap.
     options : LoadOptions, optional
         With paths: how to read them (format, layout, metric, filter...).
     **columns
@@ -171,7 +188,8 @@ def compare(
     -------
     CompareResult
         Tests, intervals, N*, MDE, q = N/N* and the verdict (``CompareGroupsResult`` with
-        ``by``; ``WeightedCompareResult`` with ``weights``).
+        ``by``; ``WeightedCompareResult`` with ``weights``; ``GoldCompareResult`` with
+        gold labels).
 
     Examples
     --------
@@ -219,6 +237,8 @@ def compare(
         raise InputError(
             "{strata} goes with {weights} (a stratified item sample); give both", param="strata"
         )
+    judged = gold_column is not None or gold is not None
+    _check_gold(judged, gold_column, gold, cost_gold, cost_judge, weights=weights, by=by)
     if by is None and adjustment != "holm":
         raise InputError(
             "{adjustment} corrects over the groups of {by}; give {by} or leave it",
@@ -244,10 +264,11 @@ def compare(
             )
         if by is not None:
             raise InputError("{by} needs per-item scores; 2x2 counts have no groups", param="by")
-        if weights is not None:
+        if weights is not None or judged:
             raise InputError(
-                "{weights} and {strata} need per-item {scores}; 2x2 counts have no items",
-                param="weights",
+                ("{gold_column} and {gold}" if judged else "{weights} and {strata}")
+                + " need per-item {scores}; 2x2 counts have no items",
+                param="gold_column" if judged else "weights",
             )
         given = cast("tuple[int, int, int, int]", counts)  # none is None (checked above)
         if sum(int(c) for c in given) == 0:
@@ -272,6 +293,12 @@ def compare(
     if b is not None and not _is_table(b) and not _is_table(a):
         if by is not None:
             raise InputError("{by} needs a table of scores with groups; got two arrays", param="by")
+        if judged:
+            raise InputError(
+                "gold labels ({gold_column} or {gold}) go with a table of scores, where each "
+                "label finds its model and item; got two arrays",
+                param="gold_column" if gold_column is not None else "gold",
+            )
         # Score arrays from here on: compare_scores and weighted_result refuse, in one line,
         # anything else (a path, a ScoreSet, an array of text)
         a = cast("ArrayLike", a)
@@ -361,6 +388,23 @@ def compare(
         options=options,
         **columns,
     )
+    if judged:
+        from evalgap.jobs.gold import compare_gold
+
+        return compare_gold(
+            a,
+            score_set,
+            model_a,
+            model_b,
+            gold_column=gold_column,
+            gold=gold,
+            cost_gold=cost_gold,
+            cost_judge=cost_judge,
+            settings=dict(settings, n_permutations=n_permutations),
+            tasks=tasks,
+            options=options,
+            **columns,
+        )
     if design is not None:
         from evalgap.jobs.weighted import compare_weighted
 
@@ -386,6 +430,41 @@ def compare(
 
         result = dataclasses.replace(result, notes=(*result.notes, note))
     return result
+
+
+def _check_gold(
+    judged: bool, gold_column: object, gold: object, cost_gold: float, cost_judge: float,
+    *, weights: object, by: object,
+) -> None:  # fmt: skip
+    """Gold labels' settings: refused where they would be ignored."""
+    _validate.arguments(cost_gold=cost_gold, cost_judge=cost_judge)
+    if not float(cost_gold) > 0 or not float(cost_judge) >= 0:
+        bad = "cost_gold" if not float(cost_gold) > 0 else "cost_judge"
+        raise InputError(
+            "{cost_gold} must be > 0 and {cost_judge} >= 0 (the prices of a gold label and of "
+            "a judged item)",
+            param=bad,
+        )
+    if not judged and (cost_gold != 1.0 or cost_judge != 0.0):
+        raise InputError(
+            "{cost_gold} and {cost_judge} price gold labels and judged items; give the gold "
+            "labels ({gold_column} or {gold}) or leave them",
+            param="cost_gold" if cost_gold != 1.0 else "cost_judge",
+        )
+    if not judged:
+        return
+    if gold_column is not None and gold is not None:
+        raise InputError(
+            "give the gold labels one way: {gold_column} (a column of the scores table) or "
+            "{gold} (a second source), not both",
+            param="gold",
+        )
+    if weights is not None or by is not None:
+        raise InputError(
+            "gold labels with {weights} or {by}: the gold-scale gap is one estimate over the "
+            "judged items; compare one group at a time with {tasks}",
+            param="weights" if weights is not None else "by",
+        )
 
 
 def _refuse_resampling(

@@ -725,6 +725,54 @@ def weighted_compare_verdict(r) -> str:
     return out
 
 
+def gold_compare_verdict(r) -> str:
+    """The gold-scale gap in one sentence: the PPI++ estimate, its test, the judge's own
+    figure beside it, whether the judge's bias moves the pair, and the gold labels needed."""
+    level = f"{100 * (1 - r.alpha):g}%"
+    test = "z-test"
+    if r.alternative != "two-sided":
+        better = r.model_a if r.alternative == "greater" else r.model_b
+        test = f"one-sided z-test of H1: {better} better,"
+    out = (
+        f"on the gold scale (PPI++ from {r.n_gold:,} gold-labelled of {r.n_items:,} judged "
+        f"items), {r.model_a} minus {r.model_b} is {r.delta:+.4f} ({100 * r.delta:+.2f} "
+        f"points, {level} interval [{float(r.ci.low):+.4f}, {float(r.ci.high):+.4f}]), "
+        f"{'' if r.significant else 'not '}significant ({test} {format_p(r.p_value)}); "
+        f"the judge alone says {r.judge.delta:+.4f} ({r.judge.test} {format_p(r.judge.p_value)})"
+    )
+    if r.judge_flips:
+        out += (
+            f"; the judge favours {r.model_a if r.bias_difference > 0 else r.model_b} by "
+            f"{abs(r.bias_difference):.4f} more than the other ({format_p(r.bias_difference_p)})"
+            ", enough to reverse the comparison"
+        )
+    elif r.bias_difference_p < r.alpha:
+        out += (
+            f"; the judge's bias differs between the models by {r.bias_difference:+.4f} "
+            f"({format_p(r.bias_difference_p)})"
+        )
+    if _against(r):
+        return out + "; " + _against_clause(r)
+    if r.required_gold is not None:
+        out += (
+            f"; resolving a gap this size at alpha={r.alpha:g}{_one_sided(r)}, power "
+            f"{r.power:g} takes {format_n(r.required_gold)} gold labels with these judged items "
+            f"(q={format_q(r.resolution_ratio)})"
+        )
+    elif r.delta != 0 and r.resolution_ratio is not None:
+        out += (
+            f"; these {r.n_items:,} judged items cannot resolve a gap this size at alpha="
+            f"{r.alpha:g}{_one_sided(r)}, power {r.power:g} however many are labelled "
+            f"(q={format_q(r.resolution_ratio)})"
+        )
+    if r.design_gold is not None:
+        out += (
+            f"; the cheapest design that does: {format_n(r.design_gold)} gold labels and "
+            f"{format_n(r.design_judged)} judged items (cost {r.design_cost:,.4g})"
+        )
+    return out
+
+
 def sampling_design_verdict(r) -> str:
     """The stratified design in one sentence: what to run, what it predicts, how to read it."""
     gap = f"{abs(r.delta):.4g} ({100 * abs(r.delta):.2f} points"

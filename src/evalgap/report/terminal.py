@@ -1487,6 +1487,80 @@ def render_weighted_compare(r, console: Console) -> None:
     console.print(markup(_capitalise(r.verdict) + "."))
 
 
+def _bracket(ci, spec: str = "+.4f") -> str:
+    """An interval as ``[low, high]`` (signed by default), escaped for rich."""
+    return f"\\[{number(float(ci.low), spec)}, {number(float(ci.high), spec)}]"
+
+
+def render_gold_compare(r, console: Console) -> None:
+    """Print the gold-scale (PPI++) comparison, the judge's figures beside it, and the verdict."""
+    level = f"{100 * (1 - r.alpha):g}%"
+    t = Table(
+        title=f"{markup(r.model_a)} vs {markup(r.model_b)}, judged, on the gold scale (PPI++)",
+        show_header=False,
+        title_justify="left",
+    )
+    t.add_column(style="bold")
+    t.add_column(justify="right", no_wrap=True)
+    t.add_row("items judged for both models", f"{r.n_items:,}")
+    t.add_row("of them gold-labelled for both", f"{r.n_gold:,}")
+    t.add_row("gap on the gold scale (PPI++)", number(r.delta, "+.4f"))
+    t.add_row(f"{level} interval", _bracket(r.ci))
+    side = {"two-sided": "two-sided", "greater": "H1: A better", "less": "H1: B better"}
+    t.add_row(
+        f"z / p ({side[r.alternative]})",
+        f"{number(r.statistic, '.3f')} / {format_p(r.p_value, bare=True)}",
+    )
+    t.add_row("weight on the judge (lambda)", number(r.lam, ".3f"))
+    t.add_row("effective gold labels", f"{r.effective_n:,.0f}")
+    t.add_row(
+        "gold labels only: gap, interval",
+        f"{number(r.gold_only_delta, '+.4f')} {_bracket(r.gold_only_ci)}",
+    )
+    t.add_row(
+        f"judge only: gap, interval ({r.judge.test} p)",
+        f"{number(r.judge.delta, '+.4f')} {_bracket(r.judge.ci)} "
+        f"({format_p(r.judge.p_value, bare=True)})",
+    )
+    t.add_row(
+        "judge's bias, A minus B (p)",
+        f"{number(r.bias_difference, '+.4f')} {_bracket(r.bias_difference_ci)} "
+        f"({format_p(r.bias_difference_p, bare=True)})",
+    )
+    t.add_row("smallest gap resolved (MDE)", number(r.mde, ".4f"))
+    t.add_row(
+        "gold labels that resolve the gap",
+        "-" if r.required_gold is None else format_n(r.required_gold),
+    )
+    if r.design_gold is not None:
+        t.add_row(
+            "cheapest design: gold labels / judged items",
+            f"{format_n(r.design_gold)} / {format_n(r.design_judged)} "
+            f"(cost {r.design_cost:,.4g})",
+        )
+    console.print(t)
+    m = Table(title="Each model, gold scale and judge", title_justify="left", box=box.SIMPLE)
+    for name in ("model", "gold-scale score", level, "judge", "gold labels", "judge bias",
+                 "agreement"):  # fmt: skip
+        m.add_column(name, justify="left" if name == "model" else "right")
+    for g in r.models:
+        agreement = g.agreement if g.agreement is not None else g.correlation
+        m.add_row(
+            markup(g.model),
+            number(g.score, ".4f"),
+            _bracket(g.ci, ".4f"),
+            number(g.judge_score, ".4f"),
+            f"{g.n_gold:,}",
+            f"{number(g.bias, '+.4f')} {_bracket(g.bias_ci)}",
+            "-" if agreement is None else
+            f"{number(agreement, '.3f')}{'' if g.agreement is not None else ' (r)'}",
+        )  # fmt: skip
+    console.print(m)
+    print_notes(console, r.notes)
+    console.print()
+    console.print(markup(_capitalise(r.verdict) + "."))
+
+
 def render_store(r, console: Console) -> None:
     """Print what a ``store`` command did or what a store holds."""
     name = type(r).__name__

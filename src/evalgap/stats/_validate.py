@@ -215,6 +215,8 @@ ARGUMENT_KINDS = {
             "equivalence",
             "cost_per_item",
             "cost_per_run",
+            "cost_gold",
+            "cost_judge",
             "price_per_1k_tokens",
             "tokens_per_item",
         ),

@@ -27,8 +27,9 @@ import numpy as np
 
 from evalgap.errors import InputError
 from evalgap.stats import intervals
-from evalgap.stats._types import ArrayLike, FloatArray
+from evalgap.stats._types import Alternative, ArrayLike, FloatArray
 from evalgap.stats.power import z_sum_squared
+from evalgap.stats.tests import paired_t_from_moments
 
 
 def _moments(
@@ -94,8 +95,11 @@ def ppi_mean(
     Returns
     -------
     dict
-        ``estimate``, ``se``, ``low``, ``high``, ``lam`` and ``effective_n``: the number of
-        gold labels whose mean alone would be as precise (``Var(y) / se^2``).
+        ``estimate``, ``se``, ``low``, ``high``, ``lam``, ``effective_n`` (the number of
+        gold labels whose mean alone would be as precise: ``Var(y) / se^2``), and the two
+        terms of the variance ``A / n + B / N`` that :func:`ppi_design` takes:
+        ``residual_variance`` ``A = Var(y - lambda f)`` and ``judge_term`` ``B = 2 lambda
+        Cov(f, y) - lambda^2 Var(f)``.
 
     Examples
     --------
@@ -118,7 +122,8 @@ def ppi_mean(
     # Var(lam mean_N(f) + mean_n(y - lam f)), the labelled items among the N:
     # Var(y - lam f) / n + (2 lam Cov(f, y) - lam^2 Var(f)) / N
     var_resid = var_y - 2 * lam_ * cov_fy + lam_**2 * var_fg
-    variance = var_resid / n + (2 * lam_ * cov_fy - lam_**2 * var_f) / big_n
+    judge_term = 2 * lam_ * cov_fy - lam_**2 * var_f
+    variance = var_resid / n + judge_term / big_n
     se = np.sqrt(np.maximum(variance, 0.0))
     interval = intervals.wald_interval(estimate, se, alpha)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -130,6 +135,59 @@ def ppi_mean(
         "high": interval.high,
         "lam": lam_,
         "effective_n": effective,
+        "residual_variance": var_resid,
+        "judge_term": judge_term,
+    }
+
+
+def judge_bias(f_gold: ArrayLike, y_gold: ArrayLike, *, alpha: float = 0.05) -> dict[str, Any]:
+    """Return how a judge's scores depart from the gold on the labelled items.
+
+    Parameters
+    ----------
+    f_gold, y_gold : array_like, (..., n)
+        The judge's and the gold scores on the same labelled items. For a pair of models,
+        give the differences of their scores: the bias is then the judge's bias for model A
+        minus its bias for model B, the amount by which the judge moves the pair's gap.
+    alpha : float
+        One minus the interval's level.
+
+    Returns
+    -------
+    dict
+        ``bias`` ``mean(f - y)``, its ``se`` and paired t interval ``low``, ``high`` and
+        two-sided ``p_value`` (H0: no bias), ``agreement`` (the share of items where judge
+        and gold give the same score: for binary scores, the accuracy of the judge) and
+        the Pearson ``correlation`` of judge and gold (NaN when either is constant).
+
+    Examples
+    --------
+    >>> r = judge_bias([1.0, 1.0, 0.0, 1.0], [1.0, 0.0, 0.0, 1.0])
+    >>> float(r["bias"]), float(r["agreement"])
+    (0.25, 0.75)
+    """
+    f, y = np.asarray(f_gold, dtype=float), np.asarray(y_gold, dtype=float)
+    if f.shape != y.shape or f.ndim == 0:
+        raise InputError("f_gold and y_gold must have the same shape, items on the last axis")
+    n = f.shape[-1]
+    if n < 2:
+        raise InputError("give at least 2 gold labels to measure the judge's bias")
+    d = f - y
+    bias, sd = d.mean(axis=-1), d.std(axis=-1, ddof=1)
+    se = sd / np.sqrt(n)
+    interval = intervals.t_interval(bias, sd, n, alpha)
+    test = paired_t_from_moments(bias, sd, n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fc, yc = f - f.mean(axis=-1, keepdims=True), y - y.mean(axis=-1, keepdims=True)
+        correlation = (fc * yc).sum(axis=-1) / np.sqrt((fc**2).sum(axis=-1) * (yc**2).sum(axis=-1))
+    return {
+        "bias": bias,
+        "se": se,
+        "low": interval.low,
+        "high": interval.high,
+        "p_value": test.p_value,
+        "agreement": (np.abs(d) < 1e-12).mean(axis=-1),
+        "correlation": correlation,
     }
 
 
@@ -140,6 +198,7 @@ def ppi_design(
     *,
     alpha: float = 0.05,
     power: float = 0.8,
+    alternative: Alternative = "two-sided",
     cost_gold: float = 1.0,
     cost_judge: float = 0.0,
     n_judged: int | None = None,
@@ -150,7 +209,8 @@ def ppi_design(
     The estimate's variance is ``A / n + B / N`` with ``A = Var(y - lambda f)`` (the
     ``residual_variance``) and ``B = 2 lambda Cov(f, y) - lambda^2 Var(f)`` (the
     ``judge_term``, what the judge's items add; 0 without a judge), both from a pilot; the
-    gap is resolved when it is at most ``V* = (delta / (z_{1-alpha/2} + z_power))^2``.
+    gap is resolved when it is at most ``V* = (delta / (z_{1-alpha/2} + z_power))^2``
+    (``z_{1-alpha}`` for a one-sided ``alternative``).
     Minimizing ``cost_gold n + cost_judge N`` under that constraint is the two-phase sampling
     allocation: ``n = sqrt(A / cost_gold) S / V*`` and ``N = sqrt(B / cost_judge) S / V*``
     with ``S = sqrt(A cost_gold) + sqrt(B cost_judge)``; when that ``N`` is below ``n`` (the
@@ -174,7 +234,7 @@ def ppi_design(
         )
     if not float(delta) > 0:
         raise InputError("{delta!b} must be > 0: the gap to resolve", param="delta")
-    target = float(delta) ** 2 / float(z_sum_squared(alpha, power))
+    target = float(delta) ** 2 / float(z_sum_squared(alpha, power, alternative))
     if n_judged is not None:  # the judged items there are: only the labels to choose
         big_n = float(n_judged)
         room = target - b / big_n

@@ -1,0 +1,185 @@
+"""compare with gold labels: the gold-scale gap equals PPI++ written out by hand, a column
+and a second source give the same result, the CLI equals Python, the bundled example's
+judge flips the pair, and every misuse is refused in one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import evalgap
+from evalgap.errors import InputError
+
+ROOT = Path(__file__).resolve().parents[2]
+JUDGED = ROOT / "examples" / "judged.csv"
+
+
+def _board(seed=0, n=600, every=5, graded=False):
+    """Two judged models, a gold label on every ``every``-th item for both, and on a few
+    items for model A only."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for m, skill, lenient in (("A", 0.65, 0.0), ("B", 0.55, 0.15)):
+        truth = (rng.random(n) < skill).astype(float)
+        if graded:
+            judge = np.clip(truth * 0.7 + rng.random(n) * 0.3 + lenient, 0, 1)
+        else:
+            judge = np.where(rng.random(n) < 0.9, truth, 1 - truth)
+            judge = np.maximum(judge, (truth == 0) & (rng.random(n) < lenient))
+        for i in range(n):
+            labelled = i % every == 0 or (m == "A" and i % every == 1 and i < 40)
+            rows.append((m, f"q{i:04d}", float(judge[i]), truth[i] if labelled else np.nan))
+    return pd.DataFrame(rows, columns=["model", "item", "score", "human"])
+
+
+def _oracle(frame):
+    wide = frame.pivot(index="item", columns="model", values=["score", "human"])
+    f = (wide["score"]["A"] - wide["score"]["B"]).to_numpy()
+    ya, yb = wide["human"]["A"].to_numpy(), wide["human"]["B"].to_numpy()
+    both = ~(np.isnan(ya) | np.isnan(yb))
+    y, fg = (ya - yb)[both], f[both]
+    n, big_n = both.sum(), f.size
+    cov = np.cov(fg, y)[0, 1]
+    lam = float(np.clip(cov / f.var(ddof=1), 0, 1))
+    estimate = lam * f.mean() + (y - lam * fg).mean()
+    var = (y - lam * fg).var(ddof=1) / n + (2 * lam * cov - lam**2 * f.var(ddof=1)) / big_n
+    return estimate, np.sqrt(var), lam, (fg - y)
+
+
+@pytest.mark.parametrize("graded", [False, True])
+def test_the_gold_scale_gap_is_ppi_written_out(graded):
+    frame = _board(graded=graded)
+    r = evalgap.compare(frame, model_a="A", model_b="B", gold_column="human")
+    estimate, se, lam, shift = _oracle(frame)
+    assert isinstance(r, evalgap.GoldCompareResult)
+    assert r.n_items == 600 and r.n_gold == 120
+    assert r.delta == pytest.approx(estimate, abs=1e-12)
+    assert r.se == pytest.approx(se, rel=1e-10)
+    assert r.lam == pytest.approx(lam)
+    z = stats.norm.ppf(0.975)
+    assert (float(r.ci.low), float(r.ci.high)) == pytest.approx(
+        (estimate - z * se, estimate + z * se)
+    )
+    assert r.p_value == pytest.approx(2 * stats.norm.sf(abs(estimate / se)))
+    # the judge's bias difference is the paired t test of judge minus gold differences
+    assert r.bias_difference == pytest.approx(shift.mean())
+    assert r.bias_difference_p == pytest.approx(stats.ttest_1samp(shift, 0).pvalue)
+    # the judge-only figures are compare's own on the judge's scores
+    plain = evalgap.compare(frame, model_a="A", model_b="B")
+    assert r.judge.delta == pytest.approx(plain.delta)
+    assert r.judge.required_n == plain.required_n
+    assert r.judge.p_value == pytest.approx(
+        plain.p_values.paired_t if graded else plain.p_values.exact
+    )
+    # A has 8 extra labels: they count for its score, not the gap, and a note says so
+    assert [g.n_gold for g in r.models] == [128, 120]
+    assert any("one model only" in note for note in r.notes)
+    assert (r.models[0].agreement is None) == graded
+    frame_rows = r.to_frame()
+    assert frame_rows["delta"].tolist() == pytest.approx(
+        [r.delta, r.gold_only_delta, r.judge.delta]
+    )
+
+
+def test_a_second_source_gives_the_same_result(tmp_path):
+    frame = _board(seed=3)
+    gold = frame.dropna(subset=["human"])[["model", "item", "human"]]
+    gold.columns = ["model", "item", "score"]
+    gold.to_csv(tmp_path / "gold.csv", index=False)
+    by_column = evalgap.compare(frame, model_a="A", model_b="B", gold_column="human")
+    judged = frame.drop(columns="human")
+    by_file = evalgap.compare(judged, model_a="A", model_b="B", gold=tmp_path / "gold.csv")
+    by_frame = evalgap.compare(judged, model_a="A", model_b="B", gold=gold)
+    for other in (by_file, by_frame):
+        assert other.delta == by_column.delta and other.se == by_column.se
+    assert not any("no gold label" in n for n in by_file.notes)  # a gold file has no empty rows
+
+
+def test_the_bundled_example_judge_flips_the_pair_and_the_cli_equals_python(run_cli):
+    r = evalgap.compare(
+        JUDGED, model_a="model-x", model_b="model-y", gold_column="human", cost_judge=0.01
+    )
+    assert r.judge.delta < 0 < r.delta and r.judge.p_value < 0.05
+    assert r.judge_flips and "enough to reverse the comparison" in r.verdict
+    assert r.models[1].bias > 0.05 and r.models[1].bias_ci.low > 0
+    assert r.design_gold is not None and r.design_judged > r.n_items
+    assert r.width_ratio < 1  # narrower than the gold labels alone
+    args = ["compare", "--scores", JUDGED, "--model-a", "model-x", "--model-b", "model-y",
+            "--gold-column", "human", "--cost-judge", "0.01"]  # fmt: skip
+    data = json.loads(run_cli(*args, "--json").stdout)
+    assert data == json.loads(json.dumps(r.to_dict()))
+    text = run_cli(*args).stdout
+    assert "on the gold scale" in text and f"{r.delta:+.4f}" in text
+    assert f"{r.judge.delta:+.4f}" in text and f"{r.design_judged:,}" in text
+
+
+def test_the_design_is_ppi_design_at_the_estimated_gap():
+    from evalgap.stats.ppi import ppi_design
+
+    r = evalgap.compare(
+        JUDGED, model_a="model-x", model_b="model-y", gold_column="human",
+        cost_gold=2.0, cost_judge=0.05,
+    )  # fmt: skip
+    frame = pd.read_csv(JUDGED)
+    wide = frame.pivot(index="item_id", columns="model", values=["score", "human"])
+    f = (wide["score"]["model-x"] - wide["score"]["model-y"]).to_numpy()
+    y = (wide["human"]["model-x"] - wide["human"]["model-y"]).to_numpy()
+    both = ~np.isnan(y)
+    lam = r.lam
+    a = (y[both] - lam * f[both]).var(ddof=1)
+    b = 2 * lam * np.cov(f[both], y[both])[0, 1] - lam**2 * f.var(ddof=1)
+    d = ppi_design(a, b, abs(r.delta), cost_gold=2.0, cost_judge=0.05)
+    assert (r.design_gold, r.design_judged) == (d["n_gold"], d["n_judged"])
+    assert r.design_cost == pytest.approx(d["cost"])
+    q = r.delta**2 / (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) ** 2 / r.se**2
+    assert r.resolution_ratio == pytest.approx(q)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "needle"),
+    [
+        (
+            {"both_correct": 5, "a_only": 2, "b_only": 1, "both_wrong": 3, "gold_column": "h"},
+            "need per-item",
+        ),
+        ({"scores": [1, 0, 1], "scores_b": [0, 0, 1], "gold_column": "h"}, "two arrays"),
+        ({"gold_column": "human", "by": "task"}, "gold labels with"),
+        ({"gold_column": "human", "gold": "x.csv"}, "not both"),
+        ({"cost_judge": 0.5}, "give the gold labels"),
+        ({"gold_column": "human", "cost_gold": 0}, "must be > 0"),
+        ({"gold_column": "human", "cost_judge": "cheap"}, "cost_judge"),
+        ({"gold_column": "nope"}, "nope"),
+        ({"gold": "missing.csv"}, "no such file"),
+    ],
+)
+def test_misuse_is_refused_in_one_line(kwargs, needle):
+    frame = _board()
+    call = dict(kwargs)
+    if "both_correct" not in call and "scores_b" not in call:
+        call = {"scores": frame, "model_a": "A", "model_b": "B", **call}
+    with pytest.raises(InputError) as err:
+        evalgap.compare(**call)
+    assert needle in str(err.value) and "\n" not in str(err.value)
+
+
+def test_bad_gold_cells_and_too_few_labels_are_refused():
+    frame = _board()
+    bad = frame.astype({"human": object})
+    bad.loc[3, "human"] = "yes"
+    with pytest.raises(InputError, match="not a number"):
+        evalgap.compare(bad, model_a="A", model_b="B", gold_column="human")
+    few = frame.copy()
+    few.loc[few.index[10:], "human"] = np.nan
+    few.loc[few["model"] == "B", "human"] = np.nan
+    few.loc[few.index[600:602], "human"] = 1.0
+    with pytest.raises(InputError, match="at least 3"):
+        evalgap.compare(few, model_a="A", model_b="B", gold_column="human")
+    none_b = frame.copy()
+    none_b.loc[none_b["model"] == "B", "human"] = np.nan
+    with pytest.raises(InputError, match="no gold label for 'B'"):
+        evalgap.compare(none_b, model_a="A", model_b="B", gold_column="human")
