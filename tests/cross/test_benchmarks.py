@@ -43,6 +43,7 @@ RUNS = [
         ["rank sets", "speed-up"],
     ),
     (["bench_watch.py", "--gib", "0.02", "--batch", "500"], ["look time"]),
+    (["bench_gold.py", "--pairs", "3", "--runs", "100"], ["coverage", "width ratio"]),
     (
         ["bench_estimate.py", "--budgets", "50", "--draws", "1", "--models", "1"],
         ["MAE", "coverage"],

@@ -46,6 +46,8 @@ PLACEHOLDERS = {
     "battles.csv": "a user's arena battles",
     "board.csv": "a reference board scored on the whole benchmark",
     "new.csv": "a new model's scores on some items",
+    "judged.csv": "a user's judge scores",
+    "gold.csv": "a user's gold labels",
     "new_model_100_items.csv": "a new model's scores on some items",
     "pair_so_far.csv": "a pair's scores on the items run so far",
     "details/meta-llama__Llama-3.1-8B-details": "downloaded Open LLM Leaderboard details",

@@ -61,11 +61,11 @@ def test_the_gold_scale_gap_is_ppi_written_out(graded):
     assert r.delta == pytest.approx(estimate, abs=1e-12)
     assert r.se == pytest.approx(se, rel=1e-10)
     assert r.lam == pytest.approx(lam)
-    z = stats.norm.ppf(0.975)
+    z = stats.t.ppf(0.975, r.n_gold - 1)  # Student's t on the labels' degrees of freedom
     assert (float(r.ci.low), float(r.ci.high)) == pytest.approx(
         (estimate - z * se, estimate + z * se)
     )
-    assert r.p_value == pytest.approx(2 * stats.norm.sf(abs(estimate / se)))
+    assert r.p_value == pytest.approx(2 * stats.t.sf(abs(estimate / se), r.n_gold - 1))
     # the judge's bias difference is the paired t test of judge minus gold differences
     assert r.bias_difference == pytest.approx(shift.mean())
     assert r.bias_difference_p == pytest.approx(stats.ttest_1samp(shift, 0).pvalue)
@@ -183,3 +183,22 @@ def test_bad_gold_cells_and_too_few_labels_are_refused():
     none_b.loc[none_b["model"] == "B", "human"] = np.nan
     with pytest.raises(InputError, match="no gold label for 'B'"):
         evalgap.compare(none_b, model_a="A", model_b="B", gold_column="human")
+
+
+def test_a_store_takes_its_gold_labels_from_a_second_source(run_cli, tmp_path):
+    frame = pd.read_csv(JUDGED)
+    frame.drop(columns="human").to_csv(tmp_path / "judge.csv", index=False)
+    gold = frame.dropna(subset=["human"])[["model", "item_id", "human"]]
+    gold.rename(columns={"human": "score"}).to_csv(tmp_path / "gold.csv", index=False)
+    store = tmp_path / "board.duckdb"
+    assert run_cli("store", "add", store, tmp_path / "judge.csv").returncode == 0
+    pair = ["--model-a", "model-x", "--model-b", "model-y"]
+    stored = json.loads(
+        run_cli(
+            "compare", "--store", store, *pair, "--gold", tmp_path / "gold.csv", "--json"
+        ).stdout
+    )
+    direct = evalgap.compare(JUDGED, model_a="model-x", model_b="model-y", gold_column="human")
+    assert stored["delta"] == pytest.approx(direct.delta) and stored["n_gold"] == direct.n_gold
+    refused = run_cli("compare", "--store", store, *pair, "--gold-column", "human")
+    assert refused.returncode != 0 and "a store keeps no such column" in refused.stderr

@@ -25,10 +25,17 @@ def test_the_estimate_and_se_are_the_formulas():
     ) / 2000
     assert float(r["estimate"]) == pytest.approx(estimate, abs=1e-12)
     assert float(r["se"]) == pytest.approx(np.sqrt(variance), rel=1e-10)
-    # lambda = 0: the gold labels' own mean and t-free normal interval
+    # the interval and test are Student's t on n - 1 degrees of freedom
+    low, high = stats.t.interval(0.95, 149, loc=estimate, scale=np.sqrt(variance))
+    assert (float(r["low"]), float(r["high"])) == pytest.approx((low, high), rel=1e-10)
+    assert float(r["p_value"]) == pytest.approx(
+        2 * stats.t.sf(abs(estimate) / np.sqrt(variance), 149)
+    )
+    # lambda = 0: the gold labels' own mean, interval and test: the one-sample t test
     g = ppi_mean(f, f[gold], y[gold], lam=0.0)
     assert float(g["estimate"]) == pytest.approx(y[gold].mean())
     assert float(g["se"]) == pytest.approx(stats.sem(y[gold]), rel=1e-10)
+    assert float(g["p_value"]) == pytest.approx(stats.ttest_1samp(y[gold], 0).pvalue, rel=1e-10)
     # vectorized over leading axes: two problems at once equal each alone
     both = ppi_mean(np.stack([f, -f]), np.stack([f[gold], -f[gold]]), np.stack([y[gold]] * 2))
     alone = ppi_mean(-f, -f[gold], y[gold])

@@ -25,7 +25,6 @@ from evalgap.errors import InputError, escape
 from evalgap.stats import _validate, intervals
 from evalgap.stats import ppi as sp
 from evalgap.stats.power import mde, opposes_alternative, z_sum_squared
-from evalgap.stats.tests import wald_p_value
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -47,7 +46,7 @@ class GoldScore(RowResult):
     score : float
         The PPI++ estimate of its mean gold score over the judged items.
     ci : Interval
-        Its Wald interval.
+        Its Student-t interval (``n_gold - 1`` degrees of freedom).
     judge_score : float
         The judge's mean over the same items.
     n_items, n_gold : int
@@ -133,9 +132,10 @@ class GoldCompareResult(RowResult):
     se : float
         Its standard error.
     ci : Interval
-        Its two-sided ``1 - alpha`` Wald interval.
+        Its two-sided ``1 - alpha`` Student-t interval (``n_gold - 1`` degrees of freedom:
+        the variance is mostly the labelled items').
     statistic, p_value : float
-        The Wald z of ``delta = 0`` and its p-value (by ``alternative``).
+        The t statistic of ``delta = 0`` and its p-value (by ``alternative``).
     lam : float
         The power-tuned weight on the judge's gap (0: the gold labels alone).
     effective_n : float
@@ -143,9 +143,9 @@ class GoldCompareResult(RowResult):
     gold_only_delta : float
         The gold labels' own mean difference (no judge).
     gold_only_ci : Interval
-        Its Wald interval: the width PPI++ is measured against.
+        Its t interval: the width PPI++ is measured against.
     gold_only_p : float
-        Its Wald test's p-value (by ``alternative``).
+        Its t test's p-value (by ``alternative``).
     judge : JudgeOnly
         The judge-only comparison, kept beside the gold-scale one.
     models : tuple of GoldScore
@@ -299,11 +299,9 @@ def gold_result(
         )
     f = judge_a - judge_b
     y = gold_a[both] - gold_b[both]
-    gap = sp.ppi_mean(f, f[both], y, alpha=alpha)
-    own = sp.ppi_mean(f, f[both], y, alpha=alpha, lam=0.0)
+    gap = sp.ppi_mean(f, f[both], y, alpha=alpha, alternative=alternative)
+    own = sp.ppi_mean(f, f[both], y, alpha=alpha, lam=0.0, alternative=alternative)
     delta, se = float(gap["estimate"]), float(gap["se"])
-    z, p = _wald(delta, se, alternative)
-    own_p = _wald(float(own["estimate"]), float(own["se"]), alternative)[1]
     shift = sp.judge_bias(f[both], y, alpha=alpha)
     binary = bool(np.isin(np.concatenate([judge_a, judge_b]), (0.0, 1.0)).all())
     models = tuple(
@@ -334,17 +332,17 @@ def gold_result(
         delta=delta,
         se=se,
         ci=intervals.Interval(
-            np.float64(gap["low"]), np.float64(gap["high"]), "wald (PPI++)", 1 - alpha
+            np.float64(gap["low"]), np.float64(gap["high"]), "t (PPI++)", 1 - alpha
         ),
-        statistic=float(z),
-        p_value=p,
+        statistic=float(gap["statistic"]),
+        p_value=float(gap["p_value"]),
         lam=float(gap["lam"]),
         effective_n=float(gap["effective_n"]),
         gold_only_delta=float(own["estimate"]),
         gold_only_ci=intervals.Interval(
-            np.float64(own["low"]), np.float64(own["high"]), "wald (gold labels only)", 1 - alpha
+            np.float64(own["low"]), np.float64(own["high"]), "t (gold labels only)", 1 - alpha
         ),
-        gold_only_p=own_p,
+        gold_only_p=float(own["p_value"]),
         judge=JudgeOnly(
             delta=judge.delta,
             ci=judge.ci,
@@ -376,13 +374,6 @@ def gold_result(
     )
 
 
-def _wald(delta: float, se: float, alternative: Alternative) -> tuple[float, float]:
-    """The Wald z of ``delta = 0`` and its p-value (a zero SE: z 0 at a zero gap, else
-    infinite)."""
-    z = delta / se if se > 0 else (0.0 if delta == 0 else float(np.inf * np.sign(delta)))
-    return float(z), float(wald_p_value(z, alternative))
-
-
 def _model_score(
     model: str, judged: np.ndarray, gold: np.ndarray, alpha: float, binary: bool
 ) -> GoldScore:
@@ -400,7 +391,7 @@ def _model_score(
         model=model,
         score=float(est["estimate"]),
         ci=intervals.Interval(
-            np.float64(est["low"]), np.float64(est["high"]), "wald (PPI++)", 1 - alpha
+            np.float64(est["low"]), np.float64(est["high"]), "t (PPI++)", 1 - alpha
         ),
         judge_score=float(judged.mean()),
         n_items=int(judged.size),

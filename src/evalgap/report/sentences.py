@@ -729,10 +729,10 @@ def gold_compare_verdict(r) -> str:
     """The gold-scale gap in one sentence: the PPI++ estimate, its test, the judge's own
     figure beside it, whether the judge's bias moves the pair, and the gold labels needed."""
     level = f"{100 * (1 - r.alpha):g}%"
-    test = "z-test"
+    test = "t test"
     if r.alternative != "two-sided":
         better = r.model_a if r.alternative == "greater" else r.model_b
-        test = f"one-sided z-test of H1: {better} better,"
+        test = f"one-sided t test of H1: {better} better,"
     out = (
         f"on the gold scale (PPI++ from {r.n_gold:,} gold-labelled of {r.n_items:,} judged "
         f"items), {r.model_a} minus {r.model_b} is {r.delta:+.4f} ({100 * r.delta:+.2f} "

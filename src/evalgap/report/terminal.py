@@ -1508,7 +1508,7 @@ def render_gold_compare(r, console: Console) -> None:
     t.add_row(f"{level} interval", _bracket(r.ci))
     side = {"two-sided": "two-sided", "greater": "H1: A better", "less": "H1: B better"}
     t.add_row(
-        f"z / p ({side[r.alternative]})",
+        f"t / p ({side[r.alternative]})",
         f"{number(r.statistic, '.3f')} / {format_p(r.p_value, bare=True)}",
     )
     t.add_row("weight on the judge (lambda)", number(r.lam, ".3f"))
