@@ -133,3 +133,38 @@ def test_the_variance_terms_are_what_the_design_takes():
     assert a / 200 + b / 3000 == pytest.approx(float(r["se"]) ** 2, rel=1e-12)
     lam = float(r["lam"])
     assert a == pytest.approx((y[gold] - lam * f[gold]).var(ddof=1), rel=1e-10)
+
+
+def test_the_joint_covariance_is_the_spread_of_the_estimates_over_boards():
+    from evalgap.stats.ppi import ppi_joint
+
+    rng = np.random.default_rng(7)
+    n_items, runs = 1500, 800
+    estimates, predicted = [], []
+    for _ in range(runs):
+        ease = rng.normal(0, 1.5, n_items)  # shared items
+        p = 1 / (1 + np.exp(-(ease + np.array([[-0.3], [0.0], [0.4]]))))
+        y = (rng.random(p.shape) < p).astype(float)
+        # a judge that sees half of the items' ease: what it misses, the models share
+        f = 1 / (1 + np.exp(-(0.5 * ease + rng.normal(0, 1, p.shape))))
+        # the same items labelled for every model (as a board is annotated), a few more for
+        # the first
+        extra = (np.arange(3) == 0)[:, None] & (rng.random(p.shape) < 0.02)
+        gold = np.where((rng.random(n_items) < 0.1) | extra, y, np.nan)
+        r = ppi_joint(f, gold)
+        estimates.append(r["estimate"])
+        predicted.append(r["covariance"])
+    empirical = np.cov(np.array(estimates).T)
+    mean_predicted = np.mean(predicted, axis=0)
+    # every entry within 3 Monte Carlo SE (of a sample covariance: sqrt((s_mm s_kk + s_mk^2) / R))
+    scale = np.outer(np.diag(empirical), np.diag(empirical))
+    se = np.sqrt((scale + empirical**2) / runs)
+    assert (np.abs(empirical - mean_predicted) <= 3 * se).all(), (empirical, mean_predicted)
+    off = ~np.eye(3, dtype=bool)
+    assert (mean_predicted[off] > 0.1 * np.sqrt(scale[off])).all()  # far from independent
+    # the estimates are ppi_mean's, and the diagonal its variance up to the judge's term
+    for m in range(3):
+        lab = ~np.isnan(gold[m])
+        alone = ppi_mean(f[m], f[m][lab], gold[m][lab])
+        assert float(r["estimate"][m]) == pytest.approx(float(alone["estimate"]))
+        assert predicted[-1][m, m] == pytest.approx(float(alone["se"]) ** 2, rel=0.05)

@@ -154,6 +154,67 @@ def ppi_mean(
     }
 
 
+def ppi_joint(judge: ArrayLike, gold: ArrayLike) -> dict[str, Any]:
+    """Return every model's PPI++ estimate and their joint covariance, on shared items.
+
+    Parameters
+    ----------
+    judge : array_like, (models, N)
+        The judge's scores of every model on every item.
+    gold : array_like, (models, N)
+        The gold scores, NaN where a model's item is not labelled (the labelled items a
+        random subset per model; they may differ between models).
+
+    Returns
+    -------
+    dict
+        ``estimate`` and ``lam`` per model (as :func:`ppi_mean` gives each alone) and
+        ``covariance`` ``(models, models)``: the sum over items of the products of the
+        estimates' influence terms ``lambda_m (f_mi - mean f_m) / N + 1[i labelled for m]
+        (r_mi - mean r_m) / n_m`` with ``r = y - lambda f`` (each part scaled to unbiased
+        variances), so that models judged and labelled on the same items covary as they
+        should. Its diagonal equals :func:`ppi_mean`'s variance but for the judge's
+        variance on the labelled items standing in for that on all items in one term (equal
+        in expectation); rank sets and pair gaps over a board draw from it.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> y = (rng.random((3, 400)) < [[0.3], [0.5], [0.7]]).astype(float)
+    >>> f = np.where(rng.random((3, 400)) < 0.9, y, 1 - y)
+    >>> gold = np.where(rng.random((3, 400)) < 0.2, y, np.nan)
+    >>> r = ppi_joint(f, gold)
+    >>> alone = ppi_mean(f[1], f[1][~np.isnan(gold[1])], gold[1][~np.isnan(gold[1])])
+    >>> bool(np.isclose(r["estimate"][1], alone["estimate"]))
+    True
+    """
+    f, y = np.asarray(judge, dtype=float), np.asarray(gold, dtype=float)
+    if f.ndim != 2 or f.shape != y.shape or np.isnan(f).any():
+        raise InputError(
+            "{judge!b} and {gold!n} must be (models, items) alike, the judge's with no NaN",
+            param="judge",
+        )
+    labelled = ~np.isnan(y)
+    n, big_n = labelled.sum(axis=1), f.shape[1]
+    if (n < 2).any():
+        raise InputError("give every model at least 2 gold labels", param="gold")
+    y0 = np.where(labelled, y, 0.0)
+    f_bar = f.mean(axis=1, keepdims=True)
+    fl_bar = (f * labelled).sum(axis=1, keepdims=True) / n[:, None]
+    yl_bar = y0.sum(axis=1, keepdims=True) / n[:, None]
+    cov_fy = (((f - fl_bar) * (y0 - yl_bar)) * labelled).sum(axis=1) / (n - 1)
+    var_f = f.var(axis=1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = np.clip(np.where(var_f > 0, cov_fy / var_f, 0.0), 0.0, 1.0)
+    r = np.where(labelled, y0 - lam[:, None] * f, 0.0)
+    r_bar = r.sum(axis=1, keepdims=True) / n[:, None]
+    estimate = lam * f_bar[:, 0] + r_bar[:, 0]
+    judge_part = lam[:, None] * (f - f_bar) / big_n * np.sqrt(big_n / (big_n - 1))
+    gold_part = np.where(labelled, r - r_bar, 0.0) / n[:, None] * np.sqrt(n / (n - 1))[:, None]
+    influence = judge_part + gold_part
+    return {"estimate": estimate, "lam": lam, "covariance": influence @ influence.T}
+
+
 def judge_bias(f_gold: ArrayLike, y_gold: ArrayLike, *, alpha: float = 0.05) -> dict[str, Any]:
     """Return how a judge's scores depart from the gold on the labelled items.
 
