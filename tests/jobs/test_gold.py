@@ -202,3 +202,89 @@ def test_a_store_takes_its_gold_labels_from_a_second_source(run_cli, tmp_path):
     assert stored["delta"] == pytest.approx(direct.delta) and stored["n_gold"] == direct.n_gold
     refused = run_cli("compare", "--store", store, *pair, "--gold-column", "human")
     assert refused.returncode != 0 and "a store keeps no such column" in refused.stderr
+
+
+def _judged_board(seed=4, n=1500, share=0.3):
+    """Four models; the judge is lenient to b, so it ranks b first where the gold ranks a
+    first; the same random items are labelled for every model."""
+    rng = np.random.default_rng(seed)
+    ease = rng.normal(0, 1, n)
+    labelled = rng.random(n) < share
+    rows = []
+    for m, skill, lenient in (
+        ("a", 0.8, 0.0),
+        ("b", 0.3, 0.35),
+        ("c", 0.0, 0.0),
+        ("d", -0.6, 0.05),
+    ):
+        truth = rng.random(n) < 1 / (1 + np.exp(-(ease + skill)))
+        judge = np.where(rng.random(n) < 0.92, truth, ~truth) | (~truth & (rng.random(n) < lenient))
+        rows += [
+            (m, f"q{i:04d}", float(judge[i]), float(truth[i]) if labelled[i] else np.nan)
+            for i in range(n)
+        ]
+    return pd.DataFrame(rows, columns=["model", "item", "score", "human"])
+
+
+def test_ranks_on_the_gold_scale_reorder_a_lenient_judge(run_cli, tmp_path):
+    from evalgap.stats import ranks as rk
+    from evalgap.stats import resample
+    from evalgap.stats.ppi import ppi_joint
+
+    frame = _judged_board()
+    judge_only = evalgap.ranks(frame.drop(columns="human"))
+    r = evalgap.ranks(frame, gold_column="human", n_bootstrap=2000, seed=3)
+    assert judge_only.ranks["model"].iloc[0] == "b"  # the lenient judge puts b first
+    assert r.ranks["model"].tolist() == ["a", "b", "c", "d"]
+    top = r.ranks.set_index("model")
+    assert top.loc["a", "rank_low"] == 1 and top.loc["a", "rank_high"] == 1
+    # each score, SE and interval is compare's per-model PPI++; the sets come from the
+    # joint normal law, drawn with the ranks stream
+    pair = evalgap.compare(frame, model_a="a", model_b="b", gold_column="human")
+    assert top.loc["a", "score"] == pytest.approx(pair.models[0].score)
+    assert top.loc["b", "se"] == pytest.approx(pair.models[1].se)
+    assert top.loc["b", "score_low"] == pytest.approx(float(pair.models[1].ci.low))
+    wide = frame.pivot(index="item", columns="model")
+    f, y = wide["score"][list("abcd")].to_numpy().T, wide["human"][list("abcd")].to_numpy().T
+    joint = ppi_joint(f, y)
+    rng = np.random.Generator(np.random.PCG64(resample.child_seed(3, "ranks")))
+    draws = rng.multivariate_normal(joint["estimate"], joint["covariance"], 2000)
+    sets = rk.rank_sets_from_draws(joint["estimate"], joint["covariance"], draws)
+    assert top.loc[list("abcd"), "rank_low"].tolist() == list(sets.rank_low)
+    assert top.loc[list("abcd"), "rank_high"].tolist() == list(sets.rank_high)
+    # the judge against the gold: b's bias is found, and the verdict names it
+    bias = r.gold.set_index("model")
+    assert (
+        bias.loc["b", "bias_low"] > 0.1
+        and bias.loc["a", "bias_low"] < 0 < bias.loc["a", "bias_high"]
+    )
+    assert "for b +" in r.verdict
+    # the CLI: JSON equals Python; the terminal and the page show the judge's table
+    frame.to_csv(tmp_path / "judged.csv", index=False)
+    args = ["ranks", "--scores", tmp_path / "judged.csv", "--gold-column", "human",
+            "--n-bootstrap", "2000", "--seed", "3"]  # fmt: skip
+    data = json.loads(run_cli(*args, "--json").stdout)
+    assert data["ranks"] == json.loads(json.dumps(r.to_dict()))["ranks"]
+    assert data["gold"] == json.loads(json.dumps(r.to_dict()))["gold"]
+    assert data["verdict"] == r.verdict
+    text = run_cli(*args).stdout
+    assert "the judge against the gold labels" in text and f"{bias.loc['b', 'bias']:+.4f}" in text
+    assert run_cli(*args, "--html", tmp_path / "r.html").returncode == 0
+    page = (tmp_path / "r.html").read_text()
+    assert "The judge against the gold labels" in page and f"{bias.loc['b', 'bias']:+.4f}" in page
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "needle"),
+    [
+        ({"method": "holm"}, "normal law"),
+        ({"bootstrap": "empirical"}, "normal law"),
+        ({"gold": "x.csv"}, "not both"),
+    ],
+)
+def test_ranks_refuse_what_the_gold_scale_cannot_honour(kwargs, needle):
+    with pytest.raises(InputError, match=needle):
+        evalgap.ranks(_judged_board(n=200), gold_column="human", **kwargs)
+    battles = pd.DataFrame({"model_a": ["x"], "model_b": ["y"], "winner": ["model_a"]})
+    with pytest.raises(InputError, match="not battles="):
+        evalgap.ranks(battles=battles, gold_column="human")

@@ -267,6 +267,24 @@ def counts_options(func: F, **overrides: Any) -> F:
     return func
 
 
+def gold_options(func: F) -> F:
+    """The gold labels of judged scores: a column of the scores table, or a second file."""
+    func = click.option(
+        "--gold",
+        metavar="FILE",
+        type=click.Path(dir_okay=False),
+        help="The gold scores as a second file instead of --gold-column (model, item, score; "
+        "the judge's item ids and tasks).",
+    )(func)
+    return click.option(
+        "--gold-column",
+        metavar="COLUMN",
+        help="The scores are an LLM judge's: this column of the scores table holds a gold "
+        "score (human, or a stronger judge) on some items, empty elsewhere; the results are "
+        "then on the gold scale (PPI++), with the judge against the gold beside them.",
+    )(func)
+
+
 def common_test_options(func: F) -> F:
     for name in ("json", "alternative", "power", "alpha"):
         func = option(name)(func)

@@ -12,6 +12,7 @@ from evalgap.cli._options import (
     SCORE_SOURCES,
     common_test_options,
     counts_options,
+    gold_options,
     loader_options,
     option,
 )
@@ -72,19 +73,7 @@ Examples:
     "--strata",
     help="With --weights: the column of stratum labels (default: the design's 'stratum').",
 )
-@click.option(
-    "--gold-column",
-    metavar="COLUMN",
-    help="The scores are a judge's: this column of the scores table holds a gold score "
-    "(human, or a stronger judge) on some items, empty elsewhere. delta and ci are then on "
-    "the gold scale (PPI++), the judge-only figures beside them.",
-)
-@click.option(
-    "--gold",
-    metavar="FILE",
-    help="The gold scores as a second file instead of --gold-column (model, item, score; "
-    "the judge's item ids and tasks).",
-)
+@gold_options
 @click.option(
     "--cost-gold",
     type=float,

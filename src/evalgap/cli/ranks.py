@@ -8,7 +8,7 @@ import click
 
 from evalgap.cli._command import command
 from evalgap.cli._load import inputs, score_keywords
-from evalgap.cli._options import SCORE_SOURCES, loader_options, option
+from evalgap.cli._options import SCORE_SOURCES, gold_options, loader_options, option
 from evalgap.cli._render import emit, working, write_html
 
 RANKS_EXAMPLES = """
@@ -24,6 +24,9 @@ Examples:
 \b
   # Arena battles (model_a, model_b, winner), Bradley-Terry:
   evalgap ranks --battles battles.csv
+\b
+  # An LLM judge's scores, ranked on the scale of human labels on some items:
+  evalgap ranks --scores examples/judged.csv --gold-column human
 """
 
 
@@ -70,6 +73,7 @@ Examples:
     "differences a - b, or NAME_a and NAME_b columns of each answer's value), e.g. "
     "--style length,markdown.",
 )
+@gold_options
 @option("html")
 @option("json")
 @option("alpha")

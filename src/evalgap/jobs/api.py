@@ -836,6 +836,8 @@ def ranks(
     tasks: Sequence[str] | None = None,
     complete_case: bool = False,
     strict: bool = False,
+    gold_column: str | None = None,
+    gold: ScoresInput | None = None,
     progress: Callable[..., object] | None = None,
     options: LoadOptions | None = None,
     **columns: Any,
@@ -883,6 +885,12 @@ def ranks(
         result's ``bradley_terry.style`` gives their coefficients.
     models, tasks, complete_case, strict, options, **columns
         As for :func:`evalgap.audit`.
+    gold_column, gold : optional
+        The scores are a judge's, with gold scores on some items (as for
+        :func:`evalgap.compare`): the models are ranked on the gold scale by their PPI++
+        scores, on the items the judge scored for every model, the rank sets drawn from
+        the normal law of the scores' joint covariance (``n_bootstrap`` draws); the
+        result's ``gold`` table gives each model's judge bias and agreement.
     progress : callable, optional
         Called with ``(done, total, label)`` per task.
 
@@ -923,6 +931,18 @@ def ranks(
         raise InputError(
             "give either {battles=FILE} (arena battles) or {scores=FILE} (per-item scores)",
             param="battles",
+        )
+    judged = gold_column is not None or gold is not None
+    if judged and battles is not None:
+        raise InputError(
+            "gold labels ({gold_column} or {gold}) go with per-item {scores}, not {battles}",
+            param="gold_column" if gold_column is not None else "gold",
+        )
+    if judged and (method == "holm" or bootstrap != "multiplier"):
+        raise InputError(
+            "on the gold scale the rank sets come from the normal law of the PPI++ scores' "
+            "covariance: leave {method} and {bootstrap} at their defaults",
+            param="method" if method == "holm" else "bootstrap",
         )
     if battles is not None:
         if options is not None and options.fmt is not None:  # the battle file's format
@@ -975,6 +995,21 @@ def ranks(
         options=options,
         **columns,
     )
+    if judged:
+        from evalgap.jobs.gold import gold_set, ranks_gold
+
+        if gold_column is not None and gold is not None:
+            raise InputError(
+                "give the gold labels one way: {gold_column} or {gold}, not both", param="gold"
+            )
+        golden, unlabelled = gold_set(
+            scores, gold_column=gold_column, gold=gold, models=list(score_set.models),
+            tasks=tasks, options=options, **columns,
+        )  # fmt: skip
+        return ranks_gold(
+            score_set, golden, unlabelled=unlabelled, gold_column=gold_column, alpha=alpha,
+            n_bootstrap=n_bootstrap, seed=seed, top_k=top_k,
+        )  # fmt: skip
     return ranks_scores(
         score_set,
         alpha=alpha,

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from evalgap._scores import ScoreSet, ScoresInput
     from evalgap.io.options import LoadOptions
     from evalgap.jobs.compare import CompareResult
+    from evalgap.jobs.ranks import RanksResult
     from evalgap.stats._types import Alternative
 
 
@@ -45,6 +46,8 @@ class GoldScore(RowResult):
         The model.
     score : float
         The PPI++ estimate of its mean gold score over the judged items.
+    se : float
+        Its standard error.
     ci : Interval
         Its Student-t interval (``n_gold - 1`` degrees of freedom).
     judge_score : float
@@ -69,6 +72,7 @@ class GoldScore(RowResult):
 
     model: str
     score: float
+    se: float
     ci: intervals.Interval
     judge_score: float
     n_items: int
@@ -228,6 +232,11 @@ class GoldCompareResult(RowResult):
             self.bias_difference_p < self.alpha
             and np.sign(self.judge.delta) * np.sign(self.delta) < 0
         )
+
+    def judge_frame(self) -> pd.DataFrame:
+        """Each model's gold-scale score and the judge against the gold (the layout of
+        ``RanksResult.gold``, without its task)."""
+        return _judge_table(None, self.models).drop(columns="task")
 
     @property
     def width_ratio(self) -> float:
@@ -390,6 +399,7 @@ def _model_score(
     return GoldScore(
         model=model,
         score=float(est["estimate"]),
+        se=float(est["se"]),
         ci=intervals.Interval(
             np.float64(est["low"]), np.float64(est["high"]), "t (PPI++)", 1 - alpha
         ),
@@ -496,39 +506,55 @@ def gold_set(
     return scores_of(chosen, models=list(models), tasks=tasks), unlabelled
 
 
+def _gold_rows(ids: np.ndarray, task: str, gold: ScoreSet, columns: list[int]) -> np.ndarray:
+    """``(len(ids), len(columns))``: the gold scores of items ``ids`` of ``task`` for the
+    gold set's model ``columns``, NaN where unlabelled."""
+    out = np.full((ids.size, len(columns)), np.nan)
+    g = next((t for t in gold.tasks if t.task == task), None)
+    if g is None:
+        return out
+    position = {item: k for k, item in enumerate(np.asarray(g.item_ids).astype(str))}
+    at = np.array([position.get(item, -1) for item in ids], dtype=np.int64)
+    found = at >= 0
+    out[found] = g.scores[np.ix_(at[found], np.asarray(columns, dtype=np.int64))]
+    return out
+
+
+def _unlabelled_note(unlabelled: int, gold_column: str | None) -> list[str]:
+    """The note on the rows of the models compared that have no gold label."""
+    if not unlabelled or gold_column is None:
+        return []
+    return [
+        f"{unlabelled:,} of the models' rows have no gold label (empty {gold_column!r}): the "
+        "judge's score stands there"
+    ]
+
+
+def _left_out_labels(gold: ScoreSet, columns: list[int], used: int) -> list[str]:
+    """A note on the gold labels of ``columns`` not on any item the judge's scores use."""
+    total = int(sum((~np.isnan(t.scores[:, columns])).sum() for t in gold.tasks))
+    if total <= used:
+        return []
+    return [
+        f"{total - used:,} gold label(s) are on items the judge did not score for the "
+        "models compared and are left out"
+    ]
+
+
 def gold_pair(
     judged: ScoreSet, gold: ScoreSet, model_a: str, model_b: str
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Both models' gold scores on the items :meth:`ScoreSet.pair` returns for the judge
     (NaN where unlabelled), and notes on gold labels left out."""
     i, j = judged.model_index(model_a), judged.model_index(model_b)
-    gi, gj = gold.model_index(model_a), gold.model_index(model_b)
-    by_task = {t.task: t for t in gold.tasks}
-    parts_a, parts_b, notes = [], [], []
-    used = 0
+    columns = [gold.model_index(model_a), gold.model_index(model_b)]
+    parts = []
     for t in judged.tasks:
-        rows = t.pair_rows(i, j)
-        ids = np.asarray(t.item_ids)[rows].astype(str)
-        g = by_task.get(t.task)
-        if g is None:
-            parts_a.append(np.full(ids.size, np.nan))
-            parts_b.append(np.full(ids.size, np.nan))
-            continue
-        position = {item: k for k, item in enumerate(np.asarray(g.item_ids).astype(str))}
-        at = np.array([position.get(item, -1) for item in ids], dtype=np.int64)
-        found = at >= 0
-        a, b = np.full(ids.size, np.nan), np.full(ids.size, np.nan)
-        a[found], b[found] = g.scores[at[found], gi], g.scores[at[found], gj]
-        parts_a.append(a)
-        parts_b.append(b)
-        used += int((~np.isnan(a)).sum() + (~np.isnan(b)).sum())
-    total = int(sum((~np.isnan(t.scores[:, [gi, gj]])).sum() for t in gold.tasks))
-    if total > used:
-        notes.append(
-            f"{total - used:,} gold label(s) are on items the judge did not score for both "
-            "models and are left out"
-        )
-    return np.concatenate(parts_a), np.concatenate(parts_b), notes
+        ids = np.asarray(t.item_ids)[t.pair_rows(i, j)].astype(str)
+        parts.append(_gold_rows(ids, t.task, gold, columns))
+    rows = np.concatenate(parts) if parts else np.empty((0, 2))
+    notes = _left_out_labels(gold, columns, int((~np.isnan(rows)).sum()))
+    return rows[:, 0], rows[:, 1], notes
 
 
 def compare_gold(
@@ -556,12 +582,7 @@ def compare_gold(
     )  # fmt: skip
     x, y = judged.pair(model_a, model_b)
     gold_a, gold_b, notes = gold_pair(judged, golden, model_a, model_b)
-    if unlabelled and gold_column is not None:
-        notes.insert(
-            0,
-            f"{unlabelled:,} of the two models' rows have no gold label (empty "
-            f"{gold_column!r}): the judge's score stands there",
-        )
+    notes[:0] = _unlabelled_note(unlabelled, gold_column)
     judge = compare_scores(
         x,
         y,
@@ -578,3 +599,137 @@ def compare_gold(
         alternative=settings["alternative"], cost_gold=cost_gold, cost_judge=cost_judge,
         notes=notes,
     )  # fmt: skip
+
+
+def ranks_gold(
+    judged: ScoreSet,
+    gold: ScoreSet,
+    *,
+    unlabelled: int,
+    gold_column: str | None,
+    alpha: float = 0.05,
+    n_bootstrap: int = 1000,
+    seed: int | None = 0,
+    top_k: int | None = None,
+) -> RanksResult:
+    """Rank sets on the gold scale: per task, every model's PPI++ score on the items the
+    judge scored for every model, and the simultaneous sets from the normal law of their
+    joint covariance (:func:`evalgap.stats.ppi.ppi_joint`, shared items making the
+    estimates covary), with each model's judge bias and agreement in ``RanksResult.gold``."""
+    import pandas as pd
+
+    from evalgap.jobs.ranks import RanksResult, _one_method, _rank_frame, _top_models
+    from evalgap.stats import ranks as rk
+    from evalgap.stats import resample
+
+    alpha = float(_validate.probability(alpha, "alpha"))
+    n_bootstrap = _validate.resamples(n_bootstrap, "n_bootstrap")
+    rk.check_replicates(n_bootstrap, alpha)
+    rows, marginal_rows, judge_rows, notes = [], [], [], []
+    methods: dict[str, str] = {}
+    better, top, critical = {}, {}, {}
+    notes.extend(_unlabelled_note(unlabelled, gold_column))
+    used = 0
+    columns = [gold.model_index(m) for m in judged.models]
+    for task in judged.tasks:
+        complete = ~np.isnan(task.scores).any(axis=1)
+        if not complete.all():
+            notes.append(
+                f"task {task.task}: {int((~complete).sum()):,} item(s) not judged for every "
+                "model are left out (the gold-scale scores share their items)"
+            )
+        ids = np.asarray(task.item_ids)[complete].astype(str)
+        f = task.scores[complete].T
+        y = _gold_rows(ids, task.task, gold, columns).T
+        used += int((~np.isnan(y)).sum())
+        n_gold = (~np.isnan(y)).sum(axis=1)
+        keep = n_gold >= 3
+        for name in np.array(judged.models)[~keep]:
+            notes.append(
+                f"task {task.task}: {name} has fewer than 3 gold labels on the items judged for "
+                "every model and is left out of the gold-scale ranks"
+            )
+        models = np.array(judged.models)[keep]
+        if models.size < 2 or f.shape[1] < 3:
+            notes.append(f"task {task.task}: fewer than 2 models with gold labels, no ranks")
+            continue
+        f, y = f[keep], y[keep]
+        joint = sp.ppi_joint(f, y)
+        stream = resample.child_seed(seed, "ranks")  # the same stream for every task
+        rng = np.random.Generator(np.random.PCG64(stream))
+        draws = rng.multivariate_normal(joint["estimate"], joint["covariance"], n_bootstrap)
+        sets = rk.rank_sets_from_draws(
+            joint["estimate"], joint["covariance"], draws, alpha=alpha, top_k=top_k,
+            n=np.full(models.size, f.shape[1]),
+        )  # fmt: skip
+        binary = bool(np.isin(f, (0.0, 1.0)).all())
+        scores = [
+            _model_score(str(m), f[k], y[k], alpha, binary) for k, m in enumerate(models)
+        ]
+        order = np.lexsort((models, np.asarray(sets.rank)))
+        frame = _rank_frame(task.task, models, sets, order, alpha)
+        # each model's score, SE and interval are its own PPI++ (as compare gives them)
+        by_model = {g.model: g for g in scores}
+        frame["se"] = [by_model[m].se for m in frame["model"]]
+        frame["score_low"] = [float(by_model[m].ci.low) for m in frame["model"]]
+        frame["score_high"] = [float(by_model[m].ci.high) for m in frame["model"]]
+        rows.append(frame)
+        marginal_rows.append(
+            frame.assign(
+                rank_low=np.asarray(sets.marginal_low, dtype=np.int64)[order],
+                rank_high=np.asarray(sets.marginal_high, dtype=np.int64)[order],
+            )
+        )
+        judge_rows.append(_judge_table(task.task, [by_model[m] for m in frame["model"]]))
+        methods[task.task] = "max-t stepdown, normal-law draws (PPI++ gold scale)"
+        critical[task.task] = float(sets.critical_value)
+        better[task.task] = np.asarray(sets.shown_better, dtype=bool)[np.ix_(order, order)]
+        if top_k is not None:
+            top[task.task] = _top_models(models, sets)
+    if not rows:
+        raise InputError("nothing to rank on the gold scale: no task has 2 models with gold labels")
+    notes.extend(_left_out_labels(gold, columns, used))
+    notes.append(
+        "gold scale: each score is the model's PPI++ estimate (judge corrected by the gold "
+        "labels); the rank sets come from the normal law of the estimates' joint covariance; "
+        "the rank sets over tasks and the items to flip are not computed on the gold scale"
+    )
+    return RanksResult(
+        method=_one_method(methods),
+        alpha=alpha,
+        n_bootstrap=n_bootstrap,
+        ranks=pd.concat(rows, ignore_index=True),
+        marginal=pd.concat(marginal_rows, ignore_index=True),
+        methods=methods,
+        top_k={"k": int(top_k), "models": top} if top_k is not None else None,
+        shown_better=better,
+        notes=(*judged.report.messages(), *notes),
+        alignment=judged.report,
+        critical_values=critical,
+        gold=pd.concat(judge_rows, ignore_index=True),
+    )
+
+
+
+def _judge_table(task: str | None, scores: Sequence[GoldScore]) -> pd.DataFrame:
+    """Per model: the judge against the gold (the ``gold`` table of ``ranks``)."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        {
+            "task": task,
+            "model": [g.model for g in scores],
+            "score": [g.score for g in scores],
+            "ci_low": [float(g.ci.low) for g in scores],
+            "ci_high": [float(g.ci.high) for g in scores],
+            "judge_score": [g.judge_score for g in scores],
+            "n_gold": [g.n_gold for g in scores],
+            "lam": [g.lam for g in scores],
+            "effective_n": [g.effective_n for g in scores],
+            "bias": [g.bias for g in scores],
+            "bias_low": [float(g.bias_ci.low) for g in scores],
+            "bias_high": [float(g.bias_ci.high) for g in scores],
+            "agreement": [g.agreement for g in scores],
+            "correlation": [g.correlation for g in scores],
+        }
+    )

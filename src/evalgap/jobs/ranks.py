@@ -145,6 +145,14 @@ class RanksResult(HtmlPage, Result):
         and each rank-adjacent pair's, with the critical value held fixed (see
         :func:`evalgap.jobs.fragility.rank_fragility`); arenas: the top score and adjacent
         scores, by influence and refits.
+    gold : pandas.DataFrame or None
+        With gold labels (``gold_column=`` or ``gold=``): the scores are on the gold scale
+        (PPI++) and this table gives, per task and model, the judge against the gold:
+        ``score`` (PPI++) with its t interval ``ci_low``-``ci_high``, ``judge_score``,
+        ``n_gold``, ``lam``, ``effective_n``, ``bias`` (the judge's mean minus the gold's
+        on the labelled items) with its t interval
+        ``bias_low``-``bias_high``, ``agreement`` (binary scores: the share of labelled
+        items where judge and gold agree) and ``correlation``.
     """
 
     method: str
@@ -161,6 +169,7 @@ class RanksResult(HtmlPage, Result):
     critical_values: dict[str, float] = field(default_factory=dict)
     fragility: tuple[RankClaimFragility, ...] | None = None
     over_tasks: OverTasks | None = None
+    gold: pd.DataFrame | None = None
     _omit: ClassVar[tuple[str, ...]] = ("shown_better",)
     _derived: ClassVar[tuple[str, ...]] = ("verdict",)
     _headline: ClassVar[tuple[str, ...]] = ("method",)

@@ -22,7 +22,11 @@ import pandas as pd
 from evalgap._results import Result
 from evalgap.errors import InputError, escape
 from evalgap.report import plots
-from evalgap.report.sentences import flip_rank_claim, style_line
+from evalgap.report.sentences import (
+    flip_rank_claim,
+    judge_table,
+    style_line,
+)
 from evalgap.report.shapes import AuditResult
 from evalgap.report.text import (
     clean,
@@ -1207,6 +1211,16 @@ def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | Non
     if style:
         line = _capitalised(style_line(style, r.alpha))
         parts.append(f"<h2 id='style'>Style control</h2><p>{_e(line)}.</p>")
+    gold = getattr(r, "gold", None)
+    if gold is not None:
+        parts.append("<h2 id='judge'>The judge against the gold labels</h2>")
+        for task, sub in gold.groupby("task", sort=False):
+            headers, rows = judge_table(sub, r.alpha)
+            if gold["task"].nunique() > 1:
+                parts.append(f"<h3>{_e(task)}</h3>")
+            parts.append(
+                _table(pd.DataFrame(rows, columns=headers), text=tuple(headers), names=("model",))
+            )
     return _page(title, parts, r.notes, provenance, RANKS_GLOSSARY)
 
 

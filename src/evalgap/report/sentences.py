@@ -572,7 +572,55 @@ def ranks_verdict(r: RanksResult) -> str:
     if len(parts) > 3:
         shown += f"; and {len(parts) - 3} more tasks"
     level = f"{100 * (1 - r.alpha):g}%"
-    return f"{shown} ({level} simultaneous rank sets, {r.method})."
+    out = f"{shown} ({level} simultaneous rank sets, {r.method})"
+    gold = getattr(r, "gold", None)
+    if gold is not None:
+        out += "; " + judge_bias_clause(gold)
+    return out + "."
+
+
+def judge_bias_clause(gold) -> str:
+    """Which models the judge is biased for (judge minus gold, interval excluding 0)."""
+    biased = gold[(gold["bias_low"] > 0) | (gold["bias_high"] < 0)]
+    several = gold["task"].nunique() > 1
+    if biased.empty:
+        return (
+            "the judge's bias against the gold labels is within its interval of 0 for every "
+            "model"
+        )
+    named = [
+        f"{row.model}{f' ({row.task})' if several else ''} {row.bias:+.3f}"
+        for row in biased.sort_values("bias", key=abs, ascending=False).itertuples()
+    ]
+    shown = ", ".join(named[:5]) + (f" and {len(named) - 5} more" if len(named) > 5 else "")
+    return f"the judge scores differently from the gold labels for {shown} (judge minus gold)"
+
+
+def judge_table(frame, alpha: float) -> tuple[list[str], list[list[str]]]:
+    """The judge against the gold per model (compare's and ranks' table): headers and cells."""
+    level = f"{100 * (1 - alpha):g}%"
+    headers = ["model", "gold-scale score", level, "judge", "gold labels", "judge bias",
+               "agreement"]  # fmt: skip
+    rows = []
+    for row in frame.itertuples():
+        agreement = row.agreement if row.agreement == row.agreement else None  # NaN: graded
+        if agreement is None and row.correlation == row.correlation and row.correlation is not None:
+            shown = f"{number(row.correlation, '.3f')} (r)"
+        else:
+            shown = "-" if agreement is None else number(agreement, ".3f")
+        rows.append(
+            [
+                str(row.model),
+                number(row.score, ".4f"),
+                f"[{number(row.ci_low, '.4f')}, {number(row.ci_high, '.4f')}]",
+                number(row.judge_score, ".4f"),
+                f"{int(row.n_gold):,}",
+                f"{number(row.bias, '+.4f')} [{number(row.bias_low, '+.4f')}, "
+                f"{number(row.bias_high, '+.4f')}]",
+                shown,
+            ]
+        )
+    return headers, rows
 
 
 def rank_coverage_verdict(r) -> str:

@@ -364,6 +364,9 @@ class RanksResult(_Verdict, Protocol):
     @property
     def ranks(self) -> Any: ...
 
+    @property
+    def gold(self) -> Any: ...
+
 
 class TrimResult(Protocol):
     """The items ``trim`` keeps (those that flipped across reruns)."""

@@ -31,6 +31,7 @@ from evalgap.report.sentences import (
     flip_claim,
     flip_rank_claim,
     flip_removal,
+    judge_table,
     style_line,
     watch_adaptive_line,
 )
@@ -1181,6 +1182,13 @@ def render_ranks(r, console: Console, *, max_rows: int = 60) -> None:
             f", {r.method}{more}",
             title_justify="left",
         )
+    gold = getattr(r, "gold", None)
+    if gold is not None:
+        for task, sub in gold.groupby("task", sort=False):
+            _print_judge_table(
+                console, sub, r.alpha,
+                title=f"the judge against the gold labels{f' ({markup(task)})' if several else ''}",
+            )  # fmt: skip
     if r.top_k:
         for task, models in r.top_k["models"].items():
             where = f" ({markup(task)})" if several else ""
@@ -1492,6 +1500,19 @@ def _bracket(ci, spec: str = "+.4f") -> str:
     return f"\\[{number(float(ci.low), spec)}, {number(float(ci.high), spec)}]"
 
 
+def _print_judge_table(console: Console, frame, alpha: float, title: str = "") -> None:
+    """Each model: its gold-scale score and the judge against the gold."""
+    headers, rows = judge_table(frame, alpha)
+    m = Table(
+        title=title or "Each model, gold scale and judge", title_justify="left", box=box.SIMPLE
+    )
+    for name in headers:
+        m.add_column(name, justify="left" if name == "model" else "right")
+    for cells in rows:
+        m.add_row(*(markup(c) for c in cells))
+    console.print(m)
+
+
 def render_gold_compare(r, console: Console) -> None:
     """Print the gold-scale (PPI++) comparison, the judge's figures beside it, and the verdict."""
     level = f"{100 * (1 - r.alpha):g}%"
@@ -1539,23 +1560,7 @@ def render_gold_compare(r, console: Console) -> None:
             f"(cost {r.design_cost:,.4g})",
         )
     console.print(t)
-    m = Table(title="Each model, gold scale and judge", title_justify="left", box=box.SIMPLE)
-    for name in ("model", "gold-scale score", level, "judge", "gold labels", "judge bias",
-                 "agreement"):  # fmt: skip
-        m.add_column(name, justify="left" if name == "model" else "right")
-    for g in r.models:
-        agreement = g.agreement if g.agreement is not None else g.correlation
-        m.add_row(
-            markup(g.model),
-            number(g.score, ".4f"),
-            _bracket(g.ci, ".4f"),
-            number(g.judge_score, ".4f"),
-            f"{g.n_gold:,}",
-            f"{number(g.bias, '+.4f')} {_bracket(g.bias_ci)}",
-            "-" if agreement is None else
-            f"{number(agreement, '.3f')}{'' if g.agreement is not None else ' (r)'}",
-        )  # fmt: skip
-    console.print(m)
+    _print_judge_table(console, r.judge_frame(), r.alpha)
     print_notes(console, r.notes)
     console.print()
     console.print(markup(_capitalise(r.verdict) + "."))
