@@ -80,6 +80,7 @@ _HOMES = {
     "GoldCompareResult": "evalgap.jobs.gold",
     "GoldScore": "evalgap.jobs.gold",
     "JudgeOnly": "evalgap.jobs.gold",
+    "GoldAuditResult": "evalgap.jobs.gold",
     "PValues": "evalgap.jobs.compare",
     "BootstrapResult": "evalgap.jobs.compare",
     "RequiredNInterval": "evalgap.jobs.compare",

@@ -97,7 +97,7 @@ def test_a_second_source_gives_the_same_result(tmp_path):
     by_frame = evalgap.compare(judged, model_a="A", model_b="B", gold=gold)
     for other in (by_file, by_frame):
         assert other.delta == by_column.delta and other.se == by_column.se
-    assert not any("no gold label" in n for n in by_file.notes)  # a gold file has no empty rows
+    assert by_file.notes == by_column.notes  # the unlabelled scores are counted alike
 
 
 def test_the_bundled_example_judge_flips_the_pair_and_the_cli_equals_python(run_cli):
@@ -109,8 +109,19 @@ def test_the_bundled_example_judge_flips_the_pair_and_the_cli_equals_python(run_
     assert r.models[1].bias > 0.05 and r.models[1].bias_ci.low > 0
     assert r.design_gold is not None and r.design_judged > r.n_items
     assert r.width_ratio < 1  # narrower than the gold labels alone
-    args = ["compare", "--scores", JUDGED, "--model-a", "model-x", "--model-b", "model-y",
-            "--gold-column", "human", "--cost-judge", "0.01"]  # fmt: skip
+    args = [
+        "compare",
+        "--scores",
+        JUDGED,
+        "--model-a",
+        "model-x",
+        "--model-b",
+        "model-y",
+        "--gold-column",
+        "human",
+        "--cost-judge",
+        "0.01",
+    ]
     data = json.loads(run_cli(*args, "--json").stdout)
     assert data == json.loads(json.dumps(r.to_dict()))
     text = run_cli(*args).stdout
@@ -122,9 +133,13 @@ def test_the_design_is_ppi_design_at_the_estimated_gap():
     from evalgap.stats.ppi import ppi_design
 
     r = evalgap.compare(
-        JUDGED, model_a="model-x", model_b="model-y", gold_column="human",
-        cost_gold=2.0, cost_judge=0.05,
-    )  # fmt: skip
+        JUDGED,
+        model_a="model-x",
+        model_b="model-y",
+        gold_column="human",
+        cost_gold=2.0,
+        cost_judge=0.05,
+    )
     frame = pd.read_csv(JUDGED)
     wide = frame.pivot(index="item_id", columns="model", values=["score", "human"])
     f = (wide["score"]["model-x"] - wide["score"]["model-y"]).to_numpy()
@@ -149,7 +164,7 @@ def test_the_design_is_ppi_design_at_the_estimated_gap():
         ),
         ({"scores": [1, 0, 1], "scores_b": [0, 0, 1], "gold_column": "h"}, "two arrays"),
         ({"gold_column": "human", "by": "task"}, "gold labels with"),
-        ({"gold_column": "human", "gold": "x.csv"}, "not both"),
+        ({"gold_column": "human", "gold": "x.csv"}, "no such file"),
         ({"cost_judge": 0.5}, "give the gold labels"),
         ({"gold_column": "human", "cost_gold": 0}, "must be > 0"),
         ({"gold_column": "human", "cost_judge": "cheap"}, "cost_judge"),
@@ -171,7 +186,7 @@ def test_bad_gold_cells_and_too_few_labels_are_refused():
     frame = _board()
     bad = frame.astype({"human": object})
     bad.loc[3, "human"] = "yes"
-    with pytest.raises(InputError, match="not a number"):
+    with pytest.raises(InputError, match="not a finite number"):
         evalgap.compare(bad, model_a="A", model_b="B", gold_column="human")
     few = frame.copy()
     few.loc[few.index[10:], "human"] = np.nan
@@ -261,8 +276,17 @@ def test_ranks_on_the_gold_scale_reorder_a_lenient_judge(run_cli, tmp_path):
     assert "for b +" in r.verdict
     # the CLI: JSON equals Python; the terminal and the page show the judge's table
     frame.to_csv(tmp_path / "judged.csv", index=False)
-    args = ["ranks", "--scores", tmp_path / "judged.csv", "--gold-column", "human",
-            "--n-bootstrap", "2000", "--seed", "3"]  # fmt: skip
+    args = [
+        "ranks",
+        "--scores",
+        tmp_path / "judged.csv",
+        "--gold-column",
+        "human",
+        "--n-bootstrap",
+        "2000",
+        "--seed",
+        "3",
+    ]
     data = json.loads(run_cli(*args, "--json").stdout)
     assert data["ranks"] == json.loads(json.dumps(r.to_dict()))["ranks"]
     assert data["gold"] == json.loads(json.dumps(r.to_dict()))["gold"]
@@ -279,7 +303,7 @@ def test_ranks_on_the_gold_scale_reorder_a_lenient_judge(run_cli, tmp_path):
     [
         ({"method": "holm"}, "normal law"),
         ({"bootstrap": "empirical"}, "normal law"),
-        ({"gold": "x.csv"}, "not both"),
+        ({"gold": "x.csv"}, "no such file"),
     ],
 )
 def test_ranks_refuse_what_the_gold_scale_cannot_honour(kwargs, needle):
@@ -288,3 +312,292 @@ def test_ranks_refuse_what_the_gold_scale_cannot_honour(kwargs, needle):
     battles = pd.DataFrame({"model_a": ["x"], "model_b": ["y"], "winner": ["model_a"]})
     with pytest.raises(InputError, match="not battles="):
         evalgap.ranks(battles=battles, gold_column="human")
+
+
+# --- a reviewer's findings, each a regression test --------------------------------------
+
+
+def test_the_gold_column_is_never_the_judges_score_column(tmp_path):
+    frame = _board().rename(columns={"score": "judge", "human": "score"})
+    with pytest.raises(InputError, match="judge's score column too"):
+        evalgap.compare(frame, model_a="A", model_b="B", gold_column="score")
+    r = evalgap.compare(frame, model_a="A", model_b="B", gold_column="score", score_column="judge")
+    assert r.n_items == 600 and r.n_gold == 120
+    with pytest.raises(InputError, match="judge's score column too"):
+        evalgap.compare(_board(), model_a="A", model_b="B", gold_column="score")
+    _board().to_csv(tmp_path / "judged.csv", index=False)
+    with pytest.raises(InputError, match="the judge's own file"):
+        evalgap.compare(
+            tmp_path / "judged.csv", model_a="A", model_b="B", gold=tmp_path / "judged.csv"
+        )
+
+
+def test_a_judge_p_value_of_zero_stays_zero():
+    rng = np.random.default_rng(1)
+    n = 3000
+    gold_a = rng.random(n) < 0.9
+    rows = [("A", f"q{i}", 1.0, float(gold_a[i]) if i % 10 == 0 else np.nan) for i in range(n)]
+    rows += [
+        ("B", f"q{i}", float(rng.random() < 0.001), 0.0 if i % 10 == 0 else np.nan)
+        for i in range(n)
+    ]
+    frame = pd.DataFrame(rows, columns=["model", "item", "score", "human"])
+    r = evalgap.compare(frame, model_a="A", model_b="B", gold_column="human")
+    plain = evalgap.compare(frame, model_a="A", model_b="B")
+    assert r.judge.p_value == plain.p_values.exact < 1e-300
+
+
+def test_tasks_are_strata_and_a_task_without_labels_is_refused():
+    rng = np.random.default_rng(2)
+    rows = []
+    rate = {"t0": 0.6, "t1": 0.05, "t2": 0.05}  # labels far from proportional to the tasks
+    for task, lenient in (("t0", 0.0), ("t1", 0.3), ("t2", 0.3)):
+        truth = {m: rng.random(500) < 0.6 for m in "AB"}
+        labelled = rng.random(500) < rate[task]
+        for m in "AB":
+            judge = truth[m] | ((m == "B") & ~truth[m] & (rng.random(500) < lenient))
+            rows += [
+                (m, task, f"q{i}", float(judge[i]), float(truth[m][i]) if labelled[i] else np.nan)
+                for i in range(500)
+            ]
+    frame = pd.DataFrame(rows, columns=["model", "task", "item", "score", "human"])
+    r = evalgap.compare(frame, model_a="A", model_b="B", gold_column="human")
+    # the stratified estimate: each task's PPI++ weighted by its judged items
+    from evalgap.stats.ppi import ppi_mean
+
+    parts = []
+    for _, sub in frame.groupby("task"):
+        wide = sub.pivot(index="item", columns="model", values=["score", "human"])
+        f = (wide["score"]["A"] - wide["score"]["B"]).to_numpy()
+        y = (wide["human"]["A"] - wide["human"]["B"]).to_numpy()
+        lab = ~np.isnan(y)
+        parts.append(ppi_mean(f, f[lab], y[lab]))
+    assert r.delta == pytest.approx(np.mean([float(p["estimate"]) for p in parts]))
+    assert r.se == pytest.approx(np.sqrt(sum(float(p["se"]) ** 2 for p in parts)) / 3)
+    assert any("stratified by task" in note for note in r.notes)
+    assert any("pooled" in note for note in r.notes)  # compare's own pooling note is kept
+    unlabelled = frame.copy()
+    unlabelled.loc[unlabelled["task"] == "t1", "human"] = np.nan
+    with pytest.raises(InputError, match="task 't1' has 0 item"):
+        evalgap.compare(unlabelled, model_a="A", model_b="B", gold_column="human")
+
+
+@pytest.mark.parametrize(
+    ("value", "needle"), [(5.0, "outside"), (-1.0, "outside"), (np.inf, "not a finite number")]
+)
+def test_gold_labels_off_the_scale_are_refused_naming_the_row(value, needle):
+    frame = _board()
+    frame.loc[5, "human"] = value
+    with pytest.raises(InputError, match=needle) as err:
+        evalgap.compare(frame, model_a="A", model_b="B", gold_column="human")
+    assert "row 6" in str(err.value)
+
+
+def test_what_the_alignment_left_out_is_kept_and_said(run_cli, tmp_path):
+    frame = _board()
+    frame = frame[~((frame["model"] == "A") & frame["item"].isin(["q0003", "q0004"]))]
+    r = evalgap.compare(frame, model_a="A", model_b="B", gold_column="human")
+    assert r.alignment is not None and r.n_items == 598
+    assert any("no score for 2" in m for m in r.alignment.messages())
+    frame.to_csv(tmp_path / "j.csv", index=False)
+    out = run_cli(
+        "compare",
+        "--scores",
+        tmp_path / "j.csv",
+        "--model-a",
+        "A",
+        "--model-b",
+        "B",
+        "--gold-column",
+        "human",
+    )
+    assert "no score for 2" in out.stdout
+    data = json.loads(
+        run_cli(
+            "compare",
+            "--scores",
+            tmp_path / "j.csv",
+            "--model-a",
+            "A",
+            "--model-b",
+            "B",
+            "--gold-column",
+            "human",
+            "--json",
+        ).stdout
+    )
+    assert data["alignment"] is not None and "judge_flips" in data and "significant" in data
+
+
+def test_resolved_gaps_and_label_counts_read_right():
+    frame = _board(n=2000, every=2)
+    r = evalgap.compare(frame, model_a="A", model_b="B", gold_column="human")
+    assert r.resolution_ratio >= 1 and "resolve a gap this size" in r.verdict
+    assert "however many" not in r.verdict
+    # a judge that matches the gold: at least 3 labels, never "1 gold labels"
+    perfect = _board(n=2000, every=4)
+    perfect["score"] = np.where(perfect["human"].notna(), perfect["human"], perfect["score"])
+    p = evalgap.compare(perfect, model_a="A", model_b="B", gold_column="human", cost_judge=0.01)
+    assert p.required_gold is None or p.required_gold >= 3
+    assert p.design_gold is None or p.design_gold >= 3
+    assert "1 gold labels" not in p.verdict
+
+
+def test_few_labels_are_noted_and_a_zero_se_refused():
+    few = _board(every=40)  # 15 items labelled for both
+    r = evalgap.compare(few, model_a="A", model_b="B", gold_column="human")
+    assert r.n_gold == 15 and any("coverage was checked from 30" in n for n in r.notes)
+    rows = [
+        (m, f"q{i}", 0.5, (1.0 if m == "A" else 0.0) if i < 3 else np.nan)
+        for m in "AB"
+        for i in range(50)
+    ]
+    flat = pd.DataFrame(rows, columns=["model", "item", "score", "human"])
+    with pytest.raises(InputError, match="standard error is 0"):
+        evalgap.compare(flat, model_a="A", model_b="B", gold_column="human")
+
+
+def test_strict_and_a_gold_file_with_the_judges_columns(tmp_path):
+    frame = _board().rename(columns={"item": "question", "model": "system"})
+    frame.drop(columns="human").to_csv(tmp_path / "judge.csv", index=False)
+    gold = frame.dropna(subset=["human"])[["system", "question", "human"]]
+    extra = pd.DataFrame({"system": ["C"], "question": ["q0000"], "human": [1.0]})
+    pd.concat([gold, extra]).to_csv(tmp_path / "gold.csv", index=False)
+    columns = {"model_column": "system", "item_column": "question"}
+    r = evalgap.compare(
+        tmp_path / "judge.csv",
+        model_a="A",
+        model_b="B",
+        gold=tmp_path / "gold.csv",
+        gold_column="human",
+        **columns,
+    )
+    assert r.n_gold == 120 and any("1 gold label(s) of other models" in n for n in r.notes)
+    with pytest.raises(InputError, match="models not compared"):
+        evalgap.compare(
+            tmp_path / "judge.csv",
+            model_a="A",
+            model_b="B",
+            strict=True,
+            gold=tmp_path / "gold.csv",
+            gold_column="human",
+            **columns,
+        )
+    stray = pd.concat([gold, pd.DataFrame({"system": ["A"], "question": ["zzz"], "human": [1.0]})])
+    stray[stray["system"] != "C"].to_csv(tmp_path / "stray.csv", index=False)
+    with pytest.raises(InputError, match="strict"):
+        evalgap.compare(
+            tmp_path / "judge.csv",
+            model_a="A",
+            model_b="B",
+            strict=True,
+            gold=tmp_path / "stray.csv",
+            gold_column="human",
+            **columns,
+        )
+    nothing = gold.assign(question="other-" + gold["question"])
+    nothing.to_csv(tmp_path / "nothing.csv", index=False)
+    with pytest.raises(InputError, match="none of the gold labels is on an item"):
+        evalgap.compare(
+            tmp_path / "judge.csv",
+            model_a="A",
+            model_b="B",
+            gold=tmp_path / "nothing.csv",
+            gold_column="human",
+            **columns,
+        )
+
+
+def test_the_python_api_takes_a_scoreset_and_refuses_nonsense():
+    frame = _board()
+    gold = evalgap.align(
+        frame.dropna(subset=["human"]).drop(columns="score").rename(columns={"human": "score"})
+    )
+    r = evalgap.compare(frame.drop(columns="human"), model_a="A", model_b="B", gold=gold)
+    assert r.delta == evalgap.compare(frame, model_a="A", model_b="B", gold_column="human").delta
+    with pytest.raises(InputError, match="gold=") as err:
+        evalgap.compare(frame, model_a="A", model_b="B", gold=123)
+    assert "scores=" not in str(err.value)
+    with pytest.raises(InputError, match=r"cost_gold=.*got None"):
+        evalgap.compare(frame, model_a="A", model_b="B", gold_column="human", cost_gold=None)
+    with pytest.raises(InputError, match="cost_judge= > 0 too"):
+        evalgap.compare(frame, model_a="A", model_b="B", gold_column="human", cost_gold=5)
+
+
+def test_the_gold_audit_is_compare_pair_by_pair(run_cli, tmp_path):
+    from evalgap.stats import multiplicity
+
+    frame = _judged_board(n=1200)
+    r = evalgap.audit(frame, gold_column="human", family="all")
+    assert isinstance(r, evalgap.GoldAuditResult) and len(r.pairs) == 6 and r.family_size == 6
+    assert r.pairs["model_a"].iloc[0] == "a"  # ordered on the gold scale, not the judge's
+    for row in r.pairs.itertuples():
+        one = evalgap.compare(frame, model_a=row.model_a, model_b=row.model_b, gold_column="human")
+        assert row.delta == pytest.approx(one.delta) and row.se == pytest.approx(one.se)
+        assert row.p_value == pytest.approx(one.p_value)
+        assert row.q == pytest.approx(one.resolution_ratio)
+        assert row.judge_flips == one.judge_flips and row.judge_delta == pytest.approx(
+            one.judge.delta
+        )
+        assert row.judge_p_value == pytest.approx(one.judge.p_value)
+        assert (row.required_gold if row.required_gold == row.required_gold else None) == (
+            one.required_gold
+        )
+    t = r.pairs["statistic"].to_numpy()
+    assert r.pairs["resolved_fixed_n"].tolist() == (r.pairs["q"] >= 1).tolist()
+    assert r.pairs["resolved_holm"].tolist() == multiplicity.resolved_holm(t, 0.05, 0.8, 6).tolist()
+    assert r.unresolved["bonferroni"] == int(
+        (~multiplicity.resolved_single_step(t, 0.05, 0.8, 6)).sum()
+    )
+    assert r.pairs["judge_flips"].any() and "reverses" in r.verdict
+    # adjacent: the 3 neighbours in gold-scale order
+    adjacent = evalgap.audit(frame, gold_column="human")
+    assert list(zip(adjacent.pairs["model_a"], adjacent.pairs["model_b"], strict=True)) == [
+        ("a", "b"),
+        ("b", "c"),
+        ("c", "d"),
+    ]
+    # the CLI: JSON equals Python, the terminal and the page say the same
+    frame.to_csv(tmp_path / "judged.csv", index=False)
+    args = [
+        "audit",
+        "--scores",
+        tmp_path / "judged.csv",
+        "--gold-column",
+        "human",
+        "--family",
+        "all",
+    ]
+    data = json.loads(run_cli(*args, "--json").stdout)
+    assert data == json.loads(json.dumps(r.to_dict()))
+    text = run_cli(*args, "--html", tmp_path / "a.html").stdout
+    assert "the audit on the gold scale" in text and r.verdict[1:60] in " ".join(text.split())
+    page = (tmp_path / "a.html").read_text()
+    assert "Pairs on the gold scale" in page and f"{r.pairs['delta'].iloc[0]:+.4f}" in page
+    out = run_cli(*args, "--output", tmp_path / "pairs.csv", "--json")
+    assert "pairs" not in json.loads(out.stdout) and len(pd.read_csv(tmp_path / "pairs.csv")) == 6
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "needle"),
+    [
+        ({"procedure": "anytime"}, "procedure"),
+        ({"seed": 3}, "seed"),
+        ({"n_bootstrap": 10}, "n_bootstrap"),
+    ],
+)
+def test_the_gold_audit_refuses_what_it_does_not_use(kwargs, needle):
+    with pytest.raises(InputError, match=needle):
+        evalgap.audit(_judged_board(n=200), gold_column="human", **kwargs)
+    pairs = pd.DataFrame(
+        {
+            "model_a": ["x"],
+            "model_b": ["y"],
+            "both_correct": [1],
+            "a_only": [2],
+            "b_only": [1],
+            "both_wrong": [3],
+        }
+    )
+    with pytest.raises(InputError, match="not pairs="):
+        evalgap.audit(pairs=pairs, gold_column="human")

@@ -119,6 +119,7 @@ RENDERERS = {
     "CompareGroupsResult": "render_compare_groups",
     "WeightedCompareResult": "render_weighted_compare",
     "GoldCompareResult": "render_gold_compare",
+    "GoldAuditResult": "render_gold_audit",
     "PlanResult": "render_plan",
     "DegradationPlan": "render_plan_degradation",
     "NonInferiorityPlan": "render_plan_degradation",

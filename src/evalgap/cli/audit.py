@@ -8,11 +8,18 @@ import click
 
 from evalgap.cli._command import command
 from evalgap.cli._load import inputs, score_keywords
-from evalgap.cli._options import SCORE_SOURCES, common_test_options, loader_options, option
+from evalgap.cli._options import (
+    SCORE_SOURCES,
+    common_test_options,
+    gold_options,
+    loader_options,
+    option,
+)
 from evalgap.cli._render import emit, note, working, write_html
 
 if TYPE_CHECKING:
     from evalgap.jobs.audit import AuditResult
+    from evalgap.jobs.gold import GoldAuditResult
 
 AUDIT_EXAMPLES = """
 \b
@@ -26,6 +33,9 @@ Examples:
 \b
   # All pairs, JSON:
   evalgap audit --scores lm_eval_out/ --family all --json
+\b
+  # An LLM judge's board with human labels on some items, audited on the gold scale:
+  evalgap audit --scores examples/judged.csv --gold-column human --family all
 """
 
 
@@ -71,6 +81,7 @@ Examples:
     help="Write the per-pair table to this .parquet (or .csv) file; --json then keeps the "
     "summary and names the file (for hundreds of thousands of pairs).",
 )
+@gold_options
 @option("html")
 @common_test_options
 def audit(json: bool, html: str | None, output: str | None, **given: Any) -> None:
@@ -93,7 +104,7 @@ def audit(json: bool, html: str | None, output: str | None, **given: Any) -> Non
     emit(result, json)
 
 
-def _write_pairs(result: AuditResult, output: str, json: bool) -> bool:
+def _write_pairs(result: AuditResult | GoldAuditResult, output: str, json: bool) -> bool:
     """--output: the per-pair table to a file; --json then prints the summary naming it
     (and True: the result is printed)."""
     from evalgap.io._write import write_table

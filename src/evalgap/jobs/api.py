@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from evalgap.jobs.degrade import DegradeResult, TrimResult
     from evalgap.jobs.estimate import EstimateResult
     from evalgap.jobs.fragility import FragilityResult
-    from evalgap.jobs.gold import GoldCompareResult
+    from evalgap.jobs.gold import GoldAuditResult, GoldCompareResult
     from evalgap.jobs.ranks import RanksResult
     from evalgap.jobs.weighted import WeightedCompareResult
     from evalgap.stats._types import Alternative, ArrayLike
@@ -379,8 +379,9 @@ def compare(
         design_given = cast("str | Path | pd.DataFrame", weights)
         column = cast("str | None", strata)  # a stratum column's name, else refused in one line
         design = design_table(design_given, column, data=a, options=options, **columns)
+    judge, judge_column = _judge_source(a, judged, options, columns)
     score_set = scores_of(
-        a,
+        judge,
         models=[model_a, model_b],
         tasks=tasks,
         complete_case=complete_case,
@@ -401,7 +402,9 @@ def compare(
             cost_gold=cost_gold,
             cost_judge=cost_judge,
             settings=dict(settings, n_permutations=n_permutations),
+            judge_column=judge_column,
             tasks=tasks,
+            strict=strict,
             options=options,
             **columns,
         )
@@ -432,11 +435,44 @@ def compare(
     return result
 
 
+def _refuse_for_gold_audit(**given: tuple[object, object]) -> None:
+    """The audit's settings the gold scale does not use, refused when set."""
+    for name, (value, default) in given.items():
+        if value != default:
+            raise InputError(
+                fields(name) + ": the gold-scale audit resamples nothing and tests each pair at "
+                "fixed n and under the family procedures; leave it at its default with "
+                "{gold_column} or {gold}",
+                param=name,
+            )
+
+
+def _judge_source(
+    scores: Any, judged: bool, options: LoadOptions | None, columns: dict[str, Any]
+) -> tuple[Any, str | None]:
+    """With gold labels, the judge's scores read once in the long layout, and the judge's
+    score column (a gold column must be another); else ``scores`` as given."""
+    from evalgap._scores import LongScores, ScoreSet
+
+    if not judged or scores is None or isinstance(scores, (ScoreSet, LongScores)):
+        return scores, columns.get("score_column")
+    long = long_scores(scores, options=options, **columns)
+    return long, long.columns.get("score")
+
+
 def _check_gold(
     judged: bool, gold_column: object, gold: object, cost_gold: float, cost_judge: float,
     *, weights: object, by: object,
 ) -> None:  # fmt: skip
     """Gold labels' settings: refused where they would be ignored."""
+    for name, value in (("cost_gold", cost_gold), ("cost_judge", cost_judge)):
+        if value is None:
+            raise InputError(
+                "{" + name + "} must be a number (the price of "
+                + ("a gold label" if name == "cost_gold" else "a judged item")
+                + "); got None",
+                param=name,
+            )
     _validate.arguments(cost_gold=cost_gold, cost_judge=cost_judge)
     if not float(cost_gold) > 0 or not float(cost_judge) >= 0:
         bad = "cost_gold" if not float(cost_gold) > 0 else "cost_judge"
@@ -453,11 +489,11 @@ def _check_gold(
         )
     if not judged:
         return
-    if gold_column is not None and gold is not None:
+    if cost_gold != 1.0 and cost_judge == 0.0:
         raise InputError(
-            "give the gold labels one way: {gold_column} (a column of the scores table) or "
-            "{gold} (a second source), not both",
-            param="gold",
+            "{cost_gold} prices a gold label against a judged item: give {cost_judge} > 0 too "
+            "(the cheapest mix of both), or leave it",
+            param="cost_gold",
         )
     if weights is not None or by is not None:
         raise InputError(
@@ -558,10 +594,12 @@ def audit(
     tasks: Sequence[str] | None = None,
     complete_case: bool = False,
     strict: bool = False,
+    gold_column: str | None = None,
+    gold: ScoresInput | None = None,
     progress: Callable[..., object] | None = None,
     options: LoadOptions | None = None,
     **columns: Any,
-) -> AuditResult:
+) -> AuditResult | GoldAuditResult:
     """Audit a leaderboard: which displayed rankings can the benchmark resolve?
 
     Per task, models are ranked by their mean score; every rank-adjacent pair
@@ -605,6 +643,12 @@ def audit(
         Select and order models and tasks (all, in order of appearance, by default).
     complete_case, strict : bool
         Keep only items every model scored; treat any left-out row as an error.
+    gold_column, gold : optional
+        The scores are a judge's, with gold scores on some items (as for
+        :func:`evalgap.compare`): every pair is audited on the gold scale instead
+        (:class:`GoldAuditResult`: paired PPI++ gaps, q, and the verdicts at fixed n and
+        under the family procedures), the judge's own figures beside them. The resampling
+        settings, ``procedure`` and ``mixture`` do not apply and are refused.
     progress : callable, optional
         Called with the name of each phase as it starts.
     options : LoadOptions, optional
@@ -616,7 +660,8 @@ def audit(
     -------
     AuditResult
         Rankings, the per-pair table (``result.pairs``, a :class:`PairTable`), unresolved
-        counts per procedure, unresolved chains, rank-set tiers, stress tests and notes.
+        counts per procedure, unresolved chains, rank-set tiers, stress tests and notes
+        (``GoldAuditResult`` with gold labels).
 
     Examples
     --------
@@ -670,6 +715,11 @@ def audit(
             "give either {pairs=FILE} (per-pair 2x2 counts) or {scores=FILE} (per-item scores)",
             param="pairs",
         )
+    if pairs is not None and (gold_column is not None or gold is not None):
+        raise InputError(
+            "gold labels ({gold_column} or {gold}) go with per-item {scores}, not {pairs}",
+            param="gold_column" if gold_column is not None else "gold",
+        )
     if pairs is not None:
         if family != "adjacent":
             raise InputError(
@@ -702,8 +752,17 @@ def audit(
                 param="pairs",
             )
         return audit_counts(pairs, **settings)
+    judged = gold_column is not None or gold is not None
+    if judged:
+        _refuse_for_gold_audit(
+            procedure=(procedure, "fixed_n"), mixture=(mixture, "grid"),
+            n_cluster_bootstrap=(n_cluster_bootstrap, 1000), n_bootstrap=(n_bootstrap, 2000),
+            n_bootstrap_required_n=(n_bootstrap_required_n, 500),
+            n_rank_bootstrap=(n_rank_bootstrap, 1000), seed=(seed, 0),
+        )  # fmt: skip
+    judge, judge_column = _judge_source(scores, judged, options, columns)
     score_set = scores_of(
-        scores,
+        judge,
         models=_models(models, options),
         tasks=tasks,
         complete_case=complete_case,
@@ -711,6 +770,17 @@ def audit(
         options=options,
         **columns,
     )
+    if judged:
+        from evalgap.jobs.gold import audit_gold, gold_set
+
+        golden, gold_notes = gold_set(
+            scores, gold_column=gold_column, gold=gold, models=list(score_set.models),
+            judge_column=judge_column, tasks=tasks, options=options, strict=strict, **columns,
+        )  # fmt: skip
+        return audit_gold(
+            score_set, golden, gold_notes=gold_notes, family=family, family_size=family_size,
+            alpha=alpha, power=power,
+        )  # fmt: skip
     cluster = columns.get("cluster_column") or (options.cluster_column if options else None)
     return audit_scores(
         score_set,
@@ -986,8 +1056,9 @@ def ranks(
             f"{fields(*given)}: for {{battles}} only; drop it with per-item {{scores}}",
             param=given[0],
         )
+    judge, judge_column = _judge_source(scores, judged, options, columns)
     score_set = scores_of(
-        scores,
+        judge,
         models=_models(models, options),
         tasks=tasks,
         complete_case=complete_case,
@@ -998,17 +1069,13 @@ def ranks(
     if judged:
         from evalgap.jobs.gold import gold_set, ranks_gold
 
-        if gold_column is not None and gold is not None:
-            raise InputError(
-                "give the gold labels one way: {gold_column} or {gold}, not both", param="gold"
-            )
-        golden, unlabelled = gold_set(
+        golden, gold_notes = gold_set(
             scores, gold_column=gold_column, gold=gold, models=list(score_set.models),
-            tasks=tasks, options=options, **columns,
+            judge_column=judge_column, tasks=tasks, options=options, strict=strict, **columns,
         )  # fmt: skip
         return ranks_gold(
-            score_set, golden, unlabelled=unlabelled, gold_column=gold_column, alpha=alpha,
-            n_bootstrap=n_bootstrap, seed=seed, top_k=top_k,
+            score_set, golden, gold_notes=gold_notes, alpha=alpha, n_bootstrap=n_bootstrap,
+            seed=seed, top_k=top_k,
         )  # fmt: skip
     return ranks_scores(
         score_set,

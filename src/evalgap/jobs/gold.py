@@ -13,6 +13,7 @@ labels, or gold labels and judged items at their prices (the two-phase allocatio
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ import numpy as np
 
 from evalgap._results import Result, RowResult
 from evalgap.errors import InputError, escape
+from evalgap.jobs._pages import HtmlPage
 from evalgap.stats import _validate, intervals
 from evalgap.stats import ppi as sp
 from evalgap.stats.power import mde, opposes_alternative, z_sum_squared
@@ -29,7 +31,7 @@ from evalgap.stats.power import mde, opposes_alternative, z_sum_squared
 if TYPE_CHECKING:
     import pandas as pd
 
-    from evalgap._scores import ScoreSet, ScoresInput
+    from evalgap._scores import AlignmentReport, ScoreSet, ScoresInput
     from evalgap.io.options import LoadOptions
     from evalgap.jobs.compare import CompareResult
     from evalgap.jobs.ranks import RanksResult
@@ -181,6 +183,13 @@ class GoldCompareResult(RowResult):
         The settings.
     notes : tuple of str
         What was left out and why.
+    alignment : AlignmentReport or None
+        What the alignment of the judge's scores kept and left out.
+    significant, judge_flips : bool
+        Whether the gold-scale test rejects, and whether the judge reverses the
+        comparison (properties, in the JSON).
+    width_ratio : float
+        The PPI++ interval's width over the gold labels' own (a property, in the JSON).
     verdict : str
         One plain sentence (a property).
     """
@@ -216,7 +225,8 @@ class GoldCompareResult(RowResult):
     power: float
     alternative: str
     notes: tuple[str, ...]
-    _derived = ("verdict",)
+    alignment: AlignmentReport | None = None
+    _derived = ("significant", "judge_flips", "width_ratio", "verdict")
     _headline = ("delta", "se", "p_value", "n_gold")
 
     @property
@@ -226,11 +236,11 @@ class GoldCompareResult(RowResult):
 
     @property
     def judge_flips(self) -> bool:
-        """Whether the judge's bias differs between the models (at alpha) and the judge's
-        gap and the gold-scale gap point opposite ways."""
-        return bool(
-            self.bias_difference_p < self.alpha
-            and np.sign(self.judge.delta) * np.sign(self.delta) < 0
+        """Whether the judge reverses the comparison: the gold-scale gap is significant, the
+        judge's gap points the other way, and the judge's bias differs between the two
+        models (at alpha)."""
+        return judge_reverses(
+            self.p_value, self.bias_difference_p, self.judge.delta, self.delta, self.alpha
         )
 
     def judge_frame(self) -> pd.DataFrame:
@@ -246,7 +256,7 @@ class GoldCompareResult(RowResult):
 
     def to_frame(self) -> pd.DataFrame:
         """The gap three ways, one row each: on the gold scale (PPI++), from the gold labels
-        alone, and the judge's own (``estimate``, ``delta``, ``ci_low``, ``ci_high``,
+        alone, and the judge's own (``method``, ``delta``, ``ci_low``, ``ci_high``,
         ``p_value``, ``n_gold``, ``n_items``)."""
         import pandas as pd
 
@@ -259,7 +269,7 @@ class GoldCompareResult(RowResult):
         ]  # fmt: skip
         return pd.DataFrame(
             [
-                {"estimate": name, "delta": delta, "ci_low": float(ci.low),
+                {"method": name, "delta": delta, "ci_low": float(ci.low),
                  "ci_high": float(ci.high), "p_value": p, "n_gold": n,
                  "n_items": self.n_items}
                 for name, delta, ci, p, n in rows
@@ -274,6 +284,18 @@ class GoldCompareResult(RowResult):
         return gold_compare_verdict(self)
 
 
+def judge_reverses(
+    p_value: float, bias_p: float, judge_delta: float, delta: float, alpha: float
+) -> bool:
+    """Whether a judge reverses a comparison: the gold-scale gap is significant, the judge's
+    gap points the other way, and the judge's bias differs between the two models."""
+    return bool(p_value < alpha and bias_p < alpha and np.sign(judge_delta) * np.sign(delta) < 0)
+
+
+MIN_GOLD = 3  # gold labels a t interval needs at the least (two degrees of freedom)
+FEW_GOLD = 30  # below it, a note: the t interval's coverage was checked from there
+
+
 def gold_result(
     judge_a: np.ndarray,
     judge_b: np.ndarray,
@@ -281,6 +303,7 @@ def gold_result(
     gold_b: np.ndarray,
     judge: CompareResult,
     *,
+    strata: np.ndarray | None = None,
     model_a: str = "A",
     model_b: str = "B",
     alpha: float = 0.05,
@@ -291,15 +314,28 @@ def gold_result(
     notes: Sequence[str] = (),
 ) -> GoldCompareResult:
     """The gold-scale comparison of aligned arrays: both models' judge scores on every item,
-    their gold scores NaN where unlabelled, and the judge-only :class:`CompareResult`."""
+    their gold scores NaN where unlabelled, and the judge-only :class:`CompareResult`;
+    ``strata`` (a task per item) makes the estimate stratified
+    (:func:`evalgap.stats.ppi.ppi_stratified`)."""
     notes = list(notes)
     both = ~(np.isnan(gold_a) | np.isnan(gold_b))
     n, big_n = int(both.sum()), int(judge_a.size)
-    if n < 3:
-        raise InputError(
-            f"{n} item(s) have a gold label for both {model_a!r} and {model_b!r}; the "
-            "gold-scale gap needs at least 3 (label more items for both models)"
-        )
+    label = np.zeros(big_n, dtype=np.int64) if strata is None else _codes(strata)
+    names = ["all"] if strata is None else list(dict.fromkeys(np.asarray(strata).tolist()))
+    for k, name in enumerate(names):
+        inside = label == k
+        if int((both & inside).sum()) < MIN_GOLD:
+            where = f"task {name!r} has" if strata is not None else "there are"
+            raise InputError(
+                escape(
+                    f"{where} {int((both & inside).sum())} item(s) labelled for both "
+                    f"{model_a!r} and {model_b!r} (of {int(inside.sum()):,} judged); the "
+                    f"gold-scale gap needs at least {MIN_GOLD} in every task: label more "
+                    "items for both models"
+                )
+                + (", or leave the task out with {tasks}" if strata is not None else ""),
+                param="tasks" if strata is not None else "gold_column",
+            )
     one = int((~np.isnan(gold_a) ^ ~np.isnan(gold_b)).sum())
     if one:
         notes.append(
@@ -307,32 +343,57 @@ def gold_result(
             "score and bias, not the gap (which needs both models' labels on an item)"
         )
     f = judge_a - judge_b
-    y = gold_a[both] - gold_b[both]
-    gap = sp.ppi_mean(f, f[both], y, alpha=alpha, alternative=alternative)
-    own = sp.ppi_mean(f, f[both], y, alpha=alpha, lam=0.0, alternative=alternative)
+    y = gold_a - gold_b
+
+    def parts(values: np.ndarray, gold: np.ndarray, labelled: np.ndarray) -> list:
+        return [
+            (values[label == k], values[(label == k) & labelled], gold[(label == k) & labelled])
+            for k in range(len(names))
+        ]
+
+    gap = sp.ppi_stratified(parts(f, y, both), alpha=alpha, alternative=alternative)
+    own = sp.ppi_stratified(parts(f, y, both), alpha=alpha, lam=0.0, alternative=alternative)
     delta, se = float(gap["estimate"]), float(gap["se"])
-    shift = sp.judge_bias(f[both], y, alpha=alpha)
+    if not se > 0:
+        raise InputError(
+            escape(
+                f"the {n} gold labels of {model_a!r} and {model_b!r} differ by the same "
+                "amount on every item and the judge adds nothing to them: the gap's standard "
+                "error is 0 and no interval can be given; label more items"
+            ),
+            param="gold_column",
+        )
+    if n < FEW_GOLD:
+        notes.append(
+            f"only {n} items are labelled for both models: the t interval's coverage was "
+            f"checked from {FEW_GOLD} labels up, and below it can fall short of "
+            f"{100 * (1 - alpha):g}%"
+        )
+    shift = sp.judge_bias(f[both], y[both], alpha=alpha)
     binary = bool(np.isin(np.concatenate([judge_a, judge_b]), (0.0, 1.0)).all())
     models = tuple(
-        _model_score(m, fj, g, alpha, binary)
+        _model_score(m, fj, g, alpha, binary, strata=strata)
         for m, fj, g in ((model_a, judge_a, gold_a), (model_b, judge_b, gold_b))
     )
     target = delta**2 / float(z_sum_squared(alpha, power, alternative))
     against = bool(opposes_alternative(delta, alternative))
     a_term, b_term = float(gap["residual_variance"]), float(gap["judge_term"])
     required = design = None
-    if delta != 0 and not against and a_term > 0:
-        sizes = sp.ppi_design(
-            a_term, b_term, abs(delta), alpha=alpha, power=power, alternative=alternative,
-            n_judged=big_n,
-        )  # fmt: skip
-        required = int(sizes["n_gold"]) if np.isfinite(sizes["n_gold"]) else None
-        if cost_judge > 0:
+    if delta != 0 and not against:
+        required = _labels_needed(a_term, b_term, abs(delta), big_n, alpha, power, alternative)
+        if cost_judge > 0 and a_term > 0:
             design = sp.ppi_design(
                 a_term, b_term, abs(delta), alpha=alpha, power=power, alternative=alternative,
                 cost_gold=cost_gold, cost_judge=cost_judge,
             )  # fmt: skip
-    ratio = target / se**2 if se > 0 and delta != 0 and not against else None
+    ratio = target / se**2 if delta != 0 and not against else None
+    test = "exact McNemar" if judge.binary else "paired t"
+    judge_p = judge.p_values.exact if judge.binary else judge.p_values.paired_t
+    if strata is not None and len(names) > 1:
+        notes.append(
+            f"stratified by task ({len(names)} tasks): each task's PPI++ estimate is weighted "
+            "by its judged items, so the labels need only be random within each task"
+        )
     return GoldCompareResult(
         model_a=model_a,
         model_b=model_b,
@@ -355,10 +416,8 @@ def gold_result(
         judge=JudgeOnly(
             delta=judge.delta,
             ci=judge.ci,
-            p_value=float(
-                (judge.p_values.exact if judge.binary else judge.p_values.paired_t) or 1.0
-            ),
-            test="exact McNemar" if judge.binary else "paired t",
+            p_value=float(judge_p) if judge_p is not None else float("nan"),
+            test=test,
             required_n=judge.required_n,
             resolution_ratio=judge.resolution_ratio,
         ),
@@ -371,7 +430,7 @@ def gold_result(
         required_gold=required,
         resolution_ratio=ratio,
         mde=float(mde(1, se, alpha=alpha, power=power, alternative=alternative)),
-        design_gold=None if design is None else int(design["n_gold"]),
+        design_gold=None if design is None else max(int(design["n_gold"]), MIN_GOLD),
         design_judged=None if design is None else int(design["n_judged"]),
         design_cost=None if design is None else float(design["cost"]),
         cost_gold=float(cost_gold),
@@ -380,19 +439,63 @@ def gold_result(
         power=float(power),
         alternative=alternative,
         notes=tuple(notes),
+        alignment=judge.alignment,
     )
 
 
+def _codes(labels: np.ndarray) -> np.ndarray:
+    """Each label's position among the distinct labels, in order of appearance."""
+    order = {v: k for k, v in enumerate(dict.fromkeys(np.asarray(labels).tolist()))}
+    return np.array([order[v] for v in np.asarray(labels).tolist()], dtype=np.int64)
+
+
+def _labels_needed(
+    a_term: float, b_term: float, delta: float, n_judged: int, alpha: float, power: float,
+    alternative: Alternative,
+) -> int | None:  # fmt: skip
+    """Gold labels that resolve ``delta`` with ``n_judged`` judged items (at least
+    ``MIN_GOLD``); None when the judged items alone leave too much variance."""
+    if a_term > 0:
+        sizes = sp.ppi_design(
+            a_term, b_term, delta, alpha=alpha, power=power, alternative=alternative,
+            n_judged=n_judged,
+        )  # fmt: skip
+        return max(int(sizes["n_gold"]), MIN_GOLD) if np.isfinite(sizes["n_gold"]) else None
+    # the judge explains the gold on the labelled items: the judged items' variance decides
+    target = delta**2 / float(z_sum_squared(alpha, power, alternative))
+    return MIN_GOLD if max(b_term, 0.0) / n_judged <= target else None
+
+
 def _model_score(
-    model: str, judged: np.ndarray, gold: np.ndarray, alpha: float, binary: bool
+    model: str,
+    judged: np.ndarray,
+    gold: np.ndarray,
+    alpha: float,
+    binary: bool,
+    *,
+    strata: np.ndarray | None = None,
 ) -> GoldScore:
     labelled = ~np.isnan(gold)
     n = int(labelled.sum())
-    if n < 3:
+    label = np.zeros(judged.size, dtype=np.int64) if strata is None else _codes(strata)
+    counts = np.bincount(label[labelled], minlength=int(label.max()) + 1)
+    if counts.min() < MIN_GOLD:
         raise InputError(
-            f"{n} item(s) have a gold label for {model!r}; its gold-scale score needs at least 3"
+            escape(
+                f"{int(counts.min())} item(s) of "
+                + ("a task " if strata is not None and counts.size > 1 else "")
+                + f"have a gold label for {model!r}; its gold-scale score needs at least "
+                f"{MIN_GOLD}" + (" in every task" if strata is not None and counts.size > 1 else "")
+            ),
+            param="gold_column",
         )
-    est = sp.ppi_mean(judged, judged[labelled], gold[labelled], alpha=alpha)
+    est = sp.ppi_stratified(
+        [
+            (judged[label == k], judged[(label == k) & labelled], gold[(label == k) & labelled])
+            for k in range(counts.size)
+        ],
+        alpha=alpha,
+    )
     bias = sp.judge_bias(judged[labelled], gold[labelled], alpha=alpha)
     binary = binary and bool(np.isin(gold[labelled], (0.0, 1.0)).all())
     corr = float(bias["correlation"])
@@ -417,49 +520,65 @@ def _model_score(
     )
 
 
+# The judge's column options a gold file shares (its score column is its own).
+SHARED_COLUMNS = ("model_column", "item_column", "task_column", "run_column")
+
+
 def gold_set(
     data: ScoresInput | None,
     *,
     gold_column: str | None,
     gold: ScoresInput | None,
     models: Sequence[str],
+    judge_column: str | None = None,
     tasks: Sequence[str] | None = None,
     options: LoadOptions | None = None,
+    strict: bool = False,
     **columns: Any,
-) -> tuple[ScoreSet, int]:
-    """The gold scores of ``models`` as a ScoreSet, from a column of the scores table
-    (empty where unlabelled) or from a second source; and the rows without a gold label."""
+) -> tuple[ScoreSet, list[str]]:
+    """The gold scores of ``models`` as a ScoreSet, and notes on the labels left out.
+
+    From ``gold_column`` of the judge's table ``data`` (empty where unlabelled; never the
+    judge's own score column, ``judge_column``), or from the second source ``gold`` (a
+    path, DataFrame, LongScores or ScoreSet; its score column is ``gold_column`` when
+    given, else detected, its model, item, task and run columns the judge's). Labels must
+    be finite numbers in [0, 1]; labels of other models are left out and counted.
+    """
+    from evalgap._scores import LongScores, ScoreSet
     from evalgap.jobs._inputs import long_scores, scores_of
 
-    if (gold_column is None) == (gold is None):
+    param = "gold" if gold is not None else "gold_column"
+    if gold is None and gold_column is None:
         raise InputError(
-            "give the gold labels one way: {gold_column} (a column of the scores table, "
-            "empty where unlabelled) or {gold} (a second source)",
+            "give the gold labels: {gold_column} (a column of the scores table, empty where "
+            "unlabelled) or {gold} (a second source)",
             param="gold_column",
         )
-    if gold_column is not None:
-        if not isinstance(gold_column, str):
-            raise InputError(
-                "{gold_column} names a column of the scores table; got "
-                + escape(type(gold_column).__name__),
-                param="gold_column",
-            )
+    if gold_column is not None and not isinstance(gold_column, str):
+        raise InputError(
+            "{gold_column} names a column; got " + escape(type(gold_column).__name__),
+            param="gold_column",
+        )
+    notes: list[str] = []
+    if gold is None:
         if data is None:
             raise InputError(
                 "{gold_column} names a column of a scores table, and a store keeps no such "
                 "column: give the gold labels as a second source with {gold}",
                 param="gold_column",
             )
-        given = {k: v for k, v in columns.items() if k != "score_column"}
-        try:
-            long = long_scores(data, options=options, score_column=gold_column, **given)
-        except InputError as error:  # name the gold labels, not "the score", as the role
-            text = str(error)
-            if f"no column {gold_column!r} (given for the score)" not in text:
-                raise
+        if gold_column == judge_column:
             raise InputError(
-                escape(text.replace("(given for the score)", "(given for the gold labels)"))
-            ) from None
+                "{gold_column} "
+                + escape(f"{gold_column!r} is the judge's score column too; ")
+                + "name the judge's with {score_column}",
+                param="gold_column",
+            )
+        given = {k: v for k, v in columns.items() if k != "score_column"}
+        long = _read_gold(
+            lambda: long_scores(data, options=options, score_column=gold_column, **given),
+            gold_column,
+        )
         if long.columns.get("score") != gold_column:
             raise InputError(
                 escape(f"{long.source}: ")
@@ -467,43 +586,130 @@ def gold_set(
                 "one; give the gold labels as a second source with {gold}",
                 param="gold_column",
             )
-    else:
-        if isinstance(gold, (str, Path)) and not Path(gold).exists():
+    elif isinstance(gold, ScoreSet):
+        if gold_column is not None:
             raise InputError(
-                "{gold}: no such file {value!r}; give a table of gold scores (model, item, "
-                "score), or name a column of the scores table with {gold_column}",
-                param="gold",
-                value=str(gold),
+                "{gold_column} names the score column of a {gold} table; a ScoreSet has its "
+                "scores already",
+                param="gold_column",
             )
-        long = long_scores(gold, options=None)
+        return _checked_set(gold, models, tasks, param), notes
+    else:
+        if isinstance(gold, (str, Path)):
+            if not Path(gold).exists():
+                raise InputError(
+                    "{gold}: no such file {value!r}; give a table of gold scores (model, item, "
+                    "score), or name a column of the scores table with {gold_column}",
+                    param="gold",
+                    value=str(gold),
+                )
+            judge_paths = data if isinstance(data, (list, tuple)) else [data]
+            if any(
+                isinstance(p, (str, Path)) and Path(p).resolve() == Path(gold).resolve()
+                for p in judge_paths
+            ):
+                raise InputError(
+                    "{gold} is the judge's own file; give the gold labels' file",
+                    param="gold",
+                )
+        elif not isinstance(gold, LongScores) and not hasattr(gold, "columns"):
+            raise InputError(
+                "{gold} must be a table of gold scores (a path, a DataFrame or a ScoreSet); "
+                "got " + escape(type(gold).__name__),
+                param="gold",
+            )
+        shared = {k: columns[k] for k in SHARED_COLUMNS if columns.get(k) is not None}
+        if gold_column is not None:
+            shared["score_column"] = gold_column
+        long = _read_gold(lambda: long_scores(gold, options=None, **shared), None, param="gold")
     frame = long.frame
-    labelled = frame["score"].notna() & (frame["score"].astype(str).str.strip() != "")
-    in_models = frame["model"].astype(str).isin([str(m) for m in models])
-    unlabelled = int((~labelled & in_models).sum())
-    chosen = frame[labelled & in_models]
+    value = pd_numeric(frame["score"])
+    empty = frame["score"].isna().to_numpy() | (
+        frame["score"].astype(str).str.strip().to_numpy() == ""
+    )
+    bad = ~empty & ~np.isfinite(value)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            escape(
+                f"{long.source}: row {row + 1:,} has gold label {frame['score'].iloc[row]!r}, "
+                "not a finite number; "
+            )
+            + "give a number in [0, 1], or leave the cell empty where there is no gold label",
+            param=param,
+        )
+    outside = ~empty & ((value < 0) | (value > 1))
+    if outside.any():
+        row = int(np.flatnonzero(outside)[0])
+        raise InputError(
+            escape(
+                f"{long.source}: row {row + 1:,} has gold label {value[row]:g}, outside [0, 1]; "
+                "give gold scores on the judge's scale (binary, or graded in [0, 1]): rescale them"
+            ),
+            param=param,
+        )
+    wanted = frame["model"].astype(str).isin([str(m) for m in models]).to_numpy()
+    others = int((~empty & ~wanted).sum())
+    if others:
+        notes.append(f"{others:,} gold label(s) of other models are not used")
+    if strict and gold is not None and others:
+        raise InputError(
+            escape(f"{long.source}: {others:,} gold label(s) are of models not compared; ")
+            + "without {strict} they are left out",
+            param="strict",
+        )
+    chosen = frame[~empty & wanted].assign(score=value[~empty & wanted])
     present = set(chosen["model"].astype(str))
     missing = [m for m in models if str(m) not in present]
     if missing:
         raise InputError(
             escape(f"{long.source}: no gold label for {missing[0]!r}; ")
-            + "give gold scores for both models on some of the same items",
-            param="gold_column" if gold_column is not None else "gold",
+            + "give gold scores for the models compared on some of the same items",
+            param=param,
         )
+    return _read_gold(
+        lambda: scores_of(chosen.reset_index(drop=True), models=list(models), tasks=tasks),
+        None,
+        param=param,
+    ), notes
+
+
+def pd_numeric(column: Any) -> np.ndarray:
+    """The cells as numbers (NaN where not a number)."""
     import pandas as pd
 
-    value = pd.to_numeric(chosen["score"], errors="coerce")
-    if value.isna().any():
-        row = chosen.index[int(np.flatnonzero(value.isna().to_numpy())[0])]
-        raise InputError(
-            escape(
-                f"{long.source}: row {int(row) + 1:,} has gold label "
-                f"{chosen['score'].loc[row]!r}, not a number; "
-            )
-            + "give a number, or leave the cell empty where there is no gold label",
-            param="gold_column" if gold_column is not None else "gold",
-        )
-    chosen = chosen.assign(score=value.to_numpy(dtype=float)).reset_index(drop=True)
-    return scores_of(chosen, models=list(models), tasks=tasks), unlabelled
+    return pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
+
+
+def _read_gold(read: Any, gold_column: str | None, *, param: str = "gold_column") -> Any:
+    """Run ``read``; its errors name the gold labels (the option, not "the score")."""
+    try:
+        return read()
+    except InputError as error:
+        text = str(error)
+        if gold_column is not None:
+            text = text.replace("(given for the score)", "(given for the gold labels)")
+        label = "{gold}" if param == "gold" else "{gold_column}"
+        raise InputError("gold labels (" + label + "): " + escape(text), param=param) from None
+
+
+def _checked_set(
+    gold: ScoreSet, models: Sequence[str], tasks: Sequence[str] | None, param: str
+) -> ScoreSet:
+    """A ScoreSet of gold scores: it has the models, its scores lie in [0, 1]."""
+    for m in models:
+        if m not in gold.models:
+            raise InputError(escape(f"no gold label for {m!r} in the gold ScoreSet"), param=param)
+    values = np.concatenate([t.scores.ravel() for t in gold.tasks])
+    values = values[~np.isnan(values)]
+    if ((values < 0) | (values > 1)).any():
+        raise InputError("{gold} scores must lie in [0, 1]", param=param)
+    if tasks:
+        kept = tuple(t for t in gold.tasks if t.task in set(tasks))
+        import dataclasses
+
+        gold = dataclasses.replace(gold, tasks=kept)
+    return gold
 
 
 def _gold_rows(ids: np.ndarray, task: str, gold: ScoreSet, columns: list[int]) -> np.ndarray:
@@ -520,13 +726,13 @@ def _gold_rows(ids: np.ndarray, task: str, gold: ScoreSet, columns: list[int]) -
     return out
 
 
-def _unlabelled_note(unlabelled: int, gold_column: str | None) -> list[str]:
-    """The note on the rows of the models compared that have no gold label."""
-    if not unlabelled or gold_column is None:
+def _unlabelled_note(cells: int, total: int) -> list[str]:
+    """The note on the judged scores of the models compared that have no gold label."""
+    if not cells:
         return []
     return [
-        f"{unlabelled:,} of the models' rows have no gold label (empty {gold_column!r}): the "
-        "judge's score stands there"
+        f"{cells:,} of the {total:,} judged scores of the models compared have no gold label: "
+        "the judge's score stands there"
     ]
 
 
@@ -543,18 +749,32 @@ def _left_out_labels(gold: ScoreSet, columns: list[int], used: int) -> list[str]
 
 def gold_pair(
     judged: ScoreSet, gold: ScoreSet, model_a: str, model_b: str
-) -> tuple[np.ndarray, np.ndarray, list[str]]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
     """Both models' gold scores on the items :meth:`ScoreSet.pair` returns for the judge
-    (NaN where unlabelled), and notes on gold labels left out."""
+    (NaN where unlabelled), each item's task, and notes on gold labels left out."""
     i, j = judged.model_index(model_a), judged.model_index(model_b)
     columns = [gold.model_index(model_a), gold.model_index(model_b)]
-    parts = []
+    parts, tasks = [], []
     for t in judged.tasks:
         ids = np.asarray(t.item_ids)[t.pair_rows(i, j)].astype(str)
         parts.append(_gold_rows(ids, t.task, gold, columns))
+        tasks.append(np.full(ids.size, t.task, dtype=object))
     rows = np.concatenate(parts) if parts else np.empty((0, 2))
-    notes = _left_out_labels(gold, columns, int((~np.isnan(rows)).sum()))
-    return rows[:, 0], rows[:, 1], notes
+    used = int((~np.isnan(rows)).sum())
+    if used == 0:
+        first = next((t for t in gold.tasks if t.scores.size), None)
+        example = "" if first is None else f" (first gold item: task {first.task!r}, id " \
+            f"{str(np.asarray(first.item_ids)[0])!r})"  # fmt: skip
+        raise InputError(
+            escape(
+                f"none of the gold labels is on an item the judge scored for both {model_a!r} "
+                f"and {model_b!r}{example}: the gold labels need the judge's item ids and tasks"
+            ),
+            param="gold_column",
+        )
+    notes = _left_out_labels(gold, columns, used)
+    notes += _unlabelled_note(int(np.isnan(rows).sum()), rows.size)
+    return rows[:, 0], rows[:, 1], np.concatenate(tasks), notes
 
 
 def compare_gold(
@@ -568,21 +788,28 @@ def compare_gold(
     cost_gold: float,
     cost_judge: float,
     settings: dict[str, Any],
+    judge_column: str | None = None,
     tasks: Sequence[str] | None = None,
+    strict: bool = False,
     options: LoadOptions | None = None,
     **columns: Any,
 ) -> GoldCompareResult:
     """``compare`` with gold labels: the judge's pair from ``judged``, the gold from a column
-    of ``data`` or from the source ``gold``."""
+    of ``data`` or from the source ``gold``; several tasks are strata."""
     from evalgap.jobs.compare import compare_scores
+    from evalgap.jobs.compare_groups import pooling_note
 
-    golden, unlabelled = gold_set(
-        data, gold_column=gold_column, gold=gold, models=[model_a, model_b], tasks=tasks,
-        options=options, **columns,
+    golden, notes = gold_set(
+        data, gold_column=gold_column, gold=gold, models=[model_a, model_b],
+        judge_column=judge_column, tasks=tasks, options=options, strict=strict, **columns,
     )  # fmt: skip
     x, y = judged.pair(model_a, model_b)
-    gold_a, gold_b, notes = gold_pair(judged, golden, model_a, model_b)
-    notes[:0] = _unlabelled_note(unlabelled, gold_column)
+    gold_a, gold_b, task_of, more = gold_pair(judged, golden, model_a, model_b)
+    if strict and any("left out" in note for note in more):
+        raise InputError(
+            "{strict}: " + escape(next(note for note in more if "left out" in note)),
+            param="strict",
+        )
     judge = compare_scores(
         x,
         y,
@@ -592,12 +819,13 @@ def compare_gold(
         item_ids=judged.pair_items(model_a, model_b),
         **settings,
     )
-    _validate.probability(settings["alpha"], "alpha")
+    pooled = pooling_note(judged)
+    several = len(set(task_of.tolist())) > 1
     return gold_result(
-        x, y, gold_a, gold_b, judge,
+        x, y, gold_a, gold_b, judge, strata=task_of if several else None,
         model_a=model_a, model_b=model_b, alpha=settings["alpha"], power=settings["power"],
         alternative=settings["alternative"], cost_gold=cost_gold, cost_judge=cost_judge,
-        notes=notes,
+        notes=[*judge.notes, *([pooled] if pooled else []), *notes, *more],
     )  # fmt: skip
 
 
@@ -605,8 +833,7 @@ def ranks_gold(
     judged: ScoreSet,
     gold: ScoreSet,
     *,
-    unlabelled: int,
-    gold_column: str | None,
+    gold_notes: Sequence[str] = (),
     alpha: float = 0.05,
     n_bootstrap: int = 1000,
     seed: int | None = 0,
@@ -625,11 +852,12 @@ def ranks_gold(
     alpha = float(_validate.probability(alpha, "alpha"))
     n_bootstrap = _validate.resamples(n_bootstrap, "n_bootstrap")
     rk.check_replicates(n_bootstrap, alpha)
-    rows, marginal_rows, judge_rows, notes = [], [], [], []
+    rows, marginal_rows, judge_rows = [], [], []
+    notes: list[str] = []
     methods: dict[str, str] = {}
     better, top, critical = {}, {}, {}
-    notes.extend(_unlabelled_note(unlabelled, gold_column))
-    used = 0
+    notes.extend(gold_notes)
+    used = cells = unlabelled = 0
     columns = [gold.model_index(m) for m in judged.models]
     for task in judged.tasks:
         complete = ~np.isnan(task.scores).any(axis=1)
@@ -642,6 +870,7 @@ def ranks_gold(
         f = task.scores[complete].T
         y = _gold_rows(ids, task.task, gold, columns).T
         used += int((~np.isnan(y)).sum())
+        cells, unlabelled = cells + y.size, unlabelled + int(np.isnan(y).sum())
         n_gold = (~np.isnan(y)).sum(axis=1)
         keep = n_gold >= 3
         for name in np.array(judged.models)[~keep]:
@@ -663,9 +892,7 @@ def ranks_gold(
             n=np.full(models.size, f.shape[1]),
         )  # fmt: skip
         binary = bool(np.isin(f, (0.0, 1.0)).all())
-        scores = [
-            _model_score(str(m), f[k], y[k], alpha, binary) for k, m in enumerate(models)
-        ]
+        scores = [_model_score(str(m), f[k], y[k], alpha, binary) for k, m in enumerate(models)]
         order = np.lexsort((models, np.asarray(sets.rank)))
         frame = _rank_frame(task.task, models, sets, order, alpha)
         # each model's score, SE and interval are its own PPI++ (as compare gives them)
@@ -689,6 +916,7 @@ def ranks_gold(
     if not rows:
         raise InputError("nothing to rank on the gold scale: no task has 2 models with gold labels")
     notes.extend(_left_out_labels(gold, columns, used))
+    notes.extend(_unlabelled_note(unlabelled, cells))
     notes.append(
         "gold scale: each score is the model's PPI++ estimate (judge corrected by the gold "
         "labels); the rank sets come from the normal law of the estimates' joint covariance; "
@@ -708,7 +936,6 @@ def ranks_gold(
         critical_values=critical,
         gold=pd.concat(judge_rows, ignore_index=True),
     )
-
 
 
 def _judge_table(task: str | None, scores: Sequence[GoldScore]) -> pd.DataFrame:
@@ -732,4 +959,233 @@ def _judge_table(task: str | None, scores: Sequence[GoldScore]) -> pd.DataFrame:
             "agreement": [g.agreement for g in scores],
             "correlation": [g.correlation for g in scores],
         }
+    )
+
+
+@dataclass(frozen=True, repr=False)
+class GoldAuditResult(HtmlPage, Result):
+    """A judged leaderboard audited on the gold scale (``audit --gold-column``).
+
+    Per task, the models are ordered by their PPI++ scores; every rank-adjacent pair
+    (``family="adjacent"``) or every pair (``"all"``) gets, on the items both were judged
+    on, the paired PPI++ gap that ``compare --gold-column`` gives, its t test, q and the
+    gold labels that would resolve it, and the resolved verdicts of Definition 1 at fixed n
+    and under the family procedures (Bonferroni, Sidak, Holm, BH over the family), the
+    PPI++ statistic in place of the Wald statistic; beside them, the judge's own gap and
+    test and whether the judge's bias flips the pair.
+
+    Attributes
+    ----------
+    alpha, power : float
+        The level and power.
+    family : str
+        ``"adjacent"`` or ``"all"``.
+    family_size : int
+        The family's size m (the pairs audited over every task, or as given).
+    pairs : pandas.DataFrame
+        One row per pair: ``task, model_a, model_b`` (A ahead on the gold scale),
+        ``n_items, n_gold, delta, se, statistic, p_value, ci_low, ci_high, q,
+        required_gold``, ``resolved_fixed_n`` and ``resolved_<procedure>`` per family
+        procedure, ``judge_delta``, ``judge_p_value`` (exact McNemar for binary judges,
+        paired t for graded), ``bias_difference``, ``bias_p_value`` and ``judge_flips``.
+    unresolved : dict
+        Unresolved pairs per procedure (``fixed_n``, ``bonferroni``, ``sidak``, ``holm``,
+        ``bh``).
+    gold : pandas.DataFrame
+        Per task and model, the judge against the gold (as ``RanksResult.gold``).
+    notes : tuple of str
+        What was left out and why.
+    verdict : str
+        One plain sentence (a property).
+    """
+
+    alpha: float
+    power: float
+    family: str
+    family_size: int
+    pairs: pd.DataFrame
+    unresolved: dict[str, int]
+    gold: pd.DataFrame
+    notes: tuple[str, ...] = ()
+    _derived = ("verdict",)
+    _headline = ("family", "unresolved")
+
+    def to_frame(self) -> pd.DataFrame:
+        """The pairs table."""
+        return self.pairs.copy()
+
+    def to_dict(self, *, pairs: bool = True) -> dict[str, Any]:
+        """The JSON form; ``pairs=False`` leaves the pairs table out (``--output`` writes it)."""
+        out = super().to_dict()
+        if not pairs:
+            out.pop("pairs")
+        return out
+
+    @property
+    def verdict(self) -> str:
+        """One plain sentence."""
+        from evalgap.report.sentences import gold_audit_verdict
+
+        return gold_audit_verdict(self)
+
+
+PROCEDURES = ("bonferroni", "sidak", "holm", "bh")
+
+
+def audit_gold(
+    judged: ScoreSet,
+    gold: ScoreSet,
+    *,
+    gold_notes: Sequence[str] = (),
+    family: str = "adjacent",
+    family_size: int | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> GoldAuditResult:
+    """Audit every pair of the family on the gold scale (see :class:`GoldAuditResult`)."""
+    import pandas as pd
+
+    from evalgap.jobs.audit import family_verdicts
+    from evalgap.stats import multiplicity
+    from evalgap.stats.tests import mcnemar_exact, paired_t
+
+    alpha = float(_validate.probability(alpha, "alpha"))
+    power = float(_validate.probability(power, "power"))
+    if family not in ("adjacent", "all"):
+        raise InputError(
+            "{family!b}" + escape(f" must be 'adjacent' or 'all'; got {family!r}"),
+            param="family",
+        )
+    notes = list(gold_notes)
+    columns = [gold.model_index(m) for m in judged.models]
+    rows, tables, used, cells, unlabelled = [], [], 0, 0, 0
+    for task in judged.tasks:
+        ids = np.asarray(task.item_ids).astype(str)
+        labels = _gold_rows(ids, task.task, gold, columns)  # (items, models)
+        x = task.scores
+        used += int((~np.isnan(labels) & ~np.isnan(x)).sum())
+        cells += int((~np.isnan(x)).sum())
+        unlabelled += int((np.isnan(labels) & ~np.isnan(x)).sum())
+        scores, kept = [], []
+        for k, model in enumerate(judged.models):
+            seen = ~np.isnan(x[:, k])
+            if (~np.isnan(labels[seen, k])).sum() < 3:
+                notes.append(
+                    f"task {task.task}: {model} has fewer than 3 gold labels on its judged items "
+                    "and is left out of the gold-scale audit"
+                )
+                continue
+            binary = bool(np.isin(x[seen, k], (0.0, 1.0)).all())
+            scores.append(_model_score(model, x[seen, k], labels[seen, k], alpha, binary))
+            kept.append(k)
+        if len(kept) < 2:
+            notes.append(f"task {task.task}: fewer than 2 models with gold labels, no pairs")
+            continue
+        order = np.argsort([-s.score for s in scores], kind="stable")
+        ranked = [kept[i] for i in order]
+        tables.append(_judge_table(task.task, [scores[i] for i in order]))
+        if family == "adjacent":
+            pairs = list(itertools.pairwise(ranked))
+        else:
+            pairs = [(a, b) for p, a in enumerate(ranked) for b in ranked[p + 1 :]]
+        for i, j in pairs:
+            both = ~(np.isnan(x[:, i]) | np.isnan(x[:, j]))
+            ya, yb = labels[both, i], labels[both, j]
+            labelled = ~(np.isnan(ya) | np.isnan(yb))
+            fa, fb = x[both, i], x[both, j]
+            if labelled.sum() < 3:
+                notes.append(
+                    f"task {task.task}: {judged.models[i]} and {judged.models[j]} share fewer "
+                    "than 3 items labelled for both and are left out"
+                )
+                continue
+            f = fa - fb
+            y = (ya - yb)[labelled]
+            gap = sp.ppi_mean(f, f[labelled], y, alpha=alpha)
+            shift = sp.judge_bias(f[labelled], y, alpha=alpha)
+            binary = bool(np.isin(np.concatenate([fa, fb]), (0.0, 1.0)).all())
+            if binary:
+                judge_p = float(mcnemar_exact(int(((fa == 1) & (fb == 0)).sum()),
+                                              int(((fa == 0) & (fb == 1)).sum())))  # fmt: skip
+            else:
+                judge_p = float(paired_t(fa, fb).p_value) if f.size > 1 else 1.0
+            delta, se = float(gap["estimate"]), float(gap["se"])
+            required = None
+            if delta != 0 and float(gap["residual_variance"]) > 0:
+                sizes = sp.ppi_design(
+                    float(gap["residual_variance"]), float(gap["judge_term"]), abs(delta),
+                    alpha=alpha, power=power, n_judged=int(f.size),
+                )  # fmt: skip
+                required = int(sizes["n_gold"]) if np.isfinite(sizes["n_gold"]) else None
+            threshold = float(multiplicity.resolution_threshold(alpha, power))
+            statistic = delta / se if se > 0 else (0.0 if delta == 0 else np.inf)
+            rows.append(
+                {
+                    "task": task.task,
+                    "model_a": judged.models[i],
+                    "model_b": judged.models[j],
+                    "n_items": int(f.size),
+                    "n_gold": int(labelled.sum()),
+                    "delta": delta,
+                    "se": se,
+                    "statistic": float(statistic),
+                    "p_value": float(gap["p_value"]),
+                    "ci_low": float(gap["low"]),
+                    "ci_high": float(gap["high"]),
+                    "q": (abs(statistic) / threshold) ** 2 if np.isfinite(statistic) else None,
+                    "required_gold": required,
+                    "judge_delta": float(f.mean()),
+                    "judge_p_value": judge_p,
+                    "bias_difference": float(shift["bias"]),
+                    "bias_p_value": float(shift["p_value"]),
+                    "judge_flips": judge_reverses(
+                        float(gap["p_value"]),
+                        float(shift["p_value"]),
+                        float(f.mean()),
+                        delta,
+                        alpha,
+                    ),
+                }
+            )
+    if not rows:
+        raise InputError(
+            "nothing to audit on the gold scale: no pair has 3 items labelled for both models"
+        )
+    notes.extend(_left_out_labels(gold, columns, used))
+    notes.extend(_unlabelled_note(unlabelled, cells))
+    frame = pd.DataFrame(rows)
+    m = len(frame) if family_size is None else int(family_size)
+    if m < len(frame):
+        raise InputError(
+            "{family_size}" + escape(f" is {m}, fewer than the {len(frame)} pairs audited"),
+            param="family_size",
+        )
+    statistic = frame["statistic"].to_numpy(dtype=float)
+    testable = np.ones(statistic.size, dtype=bool)
+    frame.insert(
+        frame.columns.get_loc("required_gold") + 1,
+        "resolved_fixed_n",
+        multiplicity.resolved_single_step(statistic, alpha, power, 1),
+    )
+    verdicts = family_verdicts(statistic, testable, alpha, power, m)
+    for k, name in enumerate(PROCEDURES):
+        at = frame.columns.get_loc("resolved_fixed_n") + 1 + k
+        frame.insert(at, f"resolved_{name}", verdicts[name])
+    unresolved = {"fixed_n": int((~frame["resolved_fixed_n"]).sum())}
+    unresolved.update({name: int((~frame[f"resolved_{name}"]).sum()) for name in PROCEDURES})
+    notes.append(
+        "gold scale: each pair is compared as compare --gold-column compares it (paired PPI++ "
+        "on the items both were judged on), the models ordered by their PPI++ scores; resolved "
+        "means q >= 1 at the procedure's level (Definition 1, the PPI++ statistic in place of "
+        "the Wald statistic)"
+    )
+    return GoldAuditResult(
+        alpha=alpha,
+        power=power,
+        family=family,
+        family_size=m,
+        pairs=frame,
+        unresolved=unresolved,
+        gold=pd.concat(tables, ignore_index=True),
+        notes=(*judged.report.messages(), *notes),
     )

@@ -31,6 +31,7 @@ from evalgap.report.shapes import AuditResult
 from evalgap.report.text import (
     clean,
     format_p,
+    format_q,
     gap_interval,
     number,
     pairs_noun,
@@ -1224,6 +1225,66 @@ def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | Non
     return _page(title, parts, r.notes, provenance, RANKS_GLOSSARY)
 
 
+GOLD_GLOSSARY = {
+    "Gap (gold)": "A minus B on the gold scale: the judge's gap on every item both were judged "
+    "on, corrected by the gold labels where both are labelled (paired PPI++).",
+    "q": "N / N* at fixed n: at least 1 when the labels and judged items resolve the gap at "
+    "(alpha, power).",
+    "Holm": "Resolved under Holm's step-down over the family.",
+    "Gold to resolve": "The gold labels that would resolve the gap with these judged items.",
+    "Judge bias": "The judge's mean minus the gold's on a model's labelled items.",
+    "Flips": "The judge's bias differs between the two models and reverses a significant "
+    "gold-scale gap.",
+}
+
+
+def gold_audit_report(
+    result, *, title: str = "evalgap audit (gold scale)", provenance: dict | None = None
+) -> str:
+    """Return the gold-scale audit as one HTML page: the verdict, the pairs and the judge
+    against the gold per model (no scripts, no network)."""
+    r = result
+    level = f"{100 * (1 - r.alpha):g}%"
+    p = r.pairs
+    pairs = pd.DataFrame(
+        {
+            "Task": p["task"],
+            "Model A": p["model_a"],
+            "Model B": p["model_b"],
+            "Gap (gold)": [number(v, "+.4f") for v in p["delta"]],
+            f"{level} interval": [
+                f"[{number(lo, '+.4f')}, {number(hi, '+.4f')}]"
+                for lo, hi in zip(p["ci_low"], p["ci_high"], strict=True)
+            ],
+            "p": [format_p(v, bare=True) for v in p["p_value"]],
+            "q": ["-" if v is None or v != v else format_q(v) for v in p["q"]],
+            "Fixed n": ["yes" if v else "no" for v in p["resolved_fixed_n"]],
+            "Holm": ["yes" if v else "no" for v in p["resolved_holm"]],
+            "Gold to resolve": [
+                "-" if v is None or v != v else f"{int(v):,}" for v in p["required_gold"]
+            ],
+            "Judge gap": [number(v, "+.4f") for v in p["judge_delta"]],
+            "Judge p": [format_p(v, bare=True) for v in p["judge_p_value"]],
+            "Flips": ["yes" if v else "" for v in p["judge_flips"]],
+        }
+    )
+    parts = [
+        f"<h1>{_e(title)}</h1>",
+        f"<p class='summary'>{_e(_capitalised(r.verdict))}.</p>",
+        "<h2 id='pairs'>Pairs on the gold scale</h2>",
+        _table(pairs, text=tuple(pairs.columns[3:]), names=("Task", "Model A", "Model B")),
+        "<h2 id='judge'>The judge against the gold labels</h2>",
+    ]
+    for task, sub in r.gold.groupby("task", sort=False):
+        headers, rows = judge_table(sub, r.alpha)
+        if r.gold["task"].nunique() > 1:
+            parts.append(f"<h3>{_e(task)}</h3>")
+        parts.append(
+            _table(pd.DataFrame(rows, columns=headers), text=tuple(headers), names=("model",))
+        )
+    return _page(title, parts, r.notes, provenance, GOLD_GLOSSARY)
+
+
 # --- evalgap card ---------------------------------------------------------------------------
 
 CARD_GLOSSARY = {
@@ -1336,6 +1397,7 @@ def card_report(result, *, title: str = "evalgap card", provenance: dict | None 
 # layer imports no job, and the renderer is looked up when a page is drawn.
 HTML_PAGES = {
     "AuditResult": ("audit_report", "evalgap audit"),
+    "GoldAuditResult": ("gold_audit_report", "evalgap audit (gold scale)"),
     "RanksResult": ("ranks_report", "evalgap ranks"),
     "CardResult": ("card_report", "evalgap card"),
 }

@@ -579,6 +579,32 @@ def ranks_verdict(r: RanksResult) -> str:
     return out + "."
 
 
+def gold_audit_verdict(r) -> str:
+    """The gold-scale audit in one sentence: unresolved pairs at fixed n and under Holm, the
+    pairs the judge's bias flips, and the models the judge is biased for."""
+    n = len(r.pairs)
+    noun = "rank-adjacent pair" if r.family == "adjacent" else "pair"
+    fixed = r.unresolved["fixed_n"]
+    out = (
+        f"on the gold scale (PPI++), {fixed:,} of {n:,} {noun}{'s' if n != 1 else ''} "
+        f"{'is' if fixed == 1 else 'are'} unresolved at fixed n (q < 1 at alpha={r.alpha:g}, "
+        f"power {r.power:g}) and {r.unresolved['holm']:,} under Holm over m={r.family_size:,}"
+    )
+    flips = r.pairs[r.pairs["judge_flips"]]
+    several = r.pairs["task"].nunique() > 1
+    if len(flips):
+        named = [
+            f"{row.model_b} over {row.model_a}{f' ({row.task})' if several else ''}"
+            for row in flips.itertuples()
+        ]
+        shown = ", ".join(named[:5]) + (f" and {len(named) - 5} more" if len(named) > 5 else "")
+        out += (
+            f"; the judge's bias reverses {len(flips):,} pair{'s' if len(flips) != 1 else ''} "
+            f"(the judge puts {shown})"
+        )
+    return out + "; " + judge_bias_clause(r.gold)
+
+
 def judge_bias_clause(gold) -> str:
     """Which models the judge is biased for (judge minus gold, interval excluding 0)."""
     biased = gold[(gold["bias_low"] > 0) | (gold["bias_high"] < 0)]
@@ -788,32 +814,44 @@ def gold_compare_verdict(r) -> str:
         f"{'' if r.significant else 'not '}significant ({test} {format_p(r.p_value)}); "
         f"the judge alone says {r.judge.delta:+.4f} ({r.judge.test} {format_p(r.judge.p_value)})"
     )
+    favoured = r.model_a if r.bias_difference > 0 else r.model_b
+    opposite = np.sign(r.judge.delta) * np.sign(r.delta) < 0
     if r.judge_flips:
         out += (
-            f"; the judge favours {r.model_a if r.bias_difference > 0 else r.model_b} by "
-            f"{abs(r.bias_difference):.4f} more than the other ({format_p(r.bias_difference_p)})"
-            ", enough to reverse the comparison"
+            f"; the judge favours {favoured} by {abs(r.bias_difference):.4f} more than the other "
+            f"({format_p(r.bias_difference_p)}), enough to reverse the comparison"
         )
     elif r.bias_difference_p < r.alpha:
         out += (
-            f"; the judge's bias differs between the models by {r.bias_difference:+.4f} "
+            f"; the judge favours {favoured} by {abs(r.bias_difference):.4f} more than the other "
             f"({format_p(r.bias_difference_p)})"
+            + (
+                ", and its gap points the other way, but the gold-scale gap is not significant: "
+                "which model is better is not established"
+                if opposite
+                else ""
+            )
         )
     if _against(r):
         return out + "; " + _against_clause(r)
-    if r.required_gold is not None:
+    setting = f"at alpha={r.alpha:g}{_one_sided(r)}, power {r.power:g}"
+    if r.resolution_ratio is not None and r.resolution_ratio >= 1:
         out += (
-            f"; resolving a gap this size at alpha={r.alpha:g}{_one_sided(r)}, power "
-            f"{r.power:g} takes {format_n(r.required_gold)} gold labels with these judged items "
+            f"; q={format_q(r.resolution_ratio)}: these gold labels and judged items resolve a "
+            f"gap this size {setting}"
+        )
+    elif r.required_gold is not None:
+        out += (
+            f"; resolving a gap this size {setting} takes {format_n(r.required_gold)} gold "
+            f"label{'' if r.required_gold == 1 else 's'} with these judged items "
             f"(q={format_q(r.resolution_ratio)})"
         )
     elif r.delta != 0 and r.resolution_ratio is not None:
         out += (
-            f"; these {r.n_items:,} judged items cannot resolve a gap this size at alpha="
-            f"{r.alpha:g}{_one_sided(r)}, power {r.power:g} however many are labelled "
-            f"(q={format_q(r.resolution_ratio)})"
+            f"; these {r.n_items:,} judged items cannot resolve a gap this size {setting} "
+            f"however many are labelled (q={format_q(r.resolution_ratio)})"
         )
-    if r.design_gold is not None:
+    if r.design_gold is not None and (r.resolution_ratio is None or r.resolution_ratio < 1):
         out += (
             f"; the cheapest design that does: {format_n(r.design_gold)} gold labels and "
             f"{format_n(r.design_judged)} judged items (cost {r.design_cost:,.4g})"

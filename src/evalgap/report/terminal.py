@@ -41,6 +41,7 @@ from evalgap.report.text import (
     display_name,
     format_n,
     format_p,
+    format_q,
     gap_interval,
     is_long_name,
     markup,
@@ -1561,6 +1562,65 @@ def render_gold_compare(r, console: Console) -> None:
         )
     console.print(t)
     _print_judge_table(console, r.judge_frame(), r.alpha)
+    if r.alignment is not None:
+        print_notes(console, r.alignment.messages())
+    print_notes(console, r.notes)
+    console.print()
+    console.print(markup(_capitalise(r.verdict) + "."))
+
+
+def render_gold_audit(r, console: Console) -> None:
+    """Print the gold-scale audit: every pair's PPI++ gap and verdicts, the judge beside it,
+    and the judge against the gold per model."""
+    frame = r.pairs
+    several = frame["task"].nunique() > 1
+    columns: list[tuple[str, JustifyMethod]] = [("task", "left")] if several else []
+    columns += [("model A", "left"), ("model B", "left"), ("gap (gold)", "right"),
+                (f"{100 * (1 - r.alpha):g}%", "right"), ("p", "right"), ("q", "right"),
+                ("fixed n", "center"), ("Holm", "center"), ("gold to resolve", "right"),
+                ("judge gap", "right"), ("judge p", "right"), ("flips", "center")]  # fmt: skip
+    rows = []
+    for row in frame.itertuples():
+        cells = [str(row.task)] if several else []
+        cells += [
+            str(row.model_a),
+            str(row.model_b),
+            number(row.delta, "+.4f"),
+            f"\\[{number(row.ci_low, '+.4f')}, {number(row.ci_high, '+.4f')}]",
+            format_p(row.p_value, bare=True),
+            "-" if row.q is None or row.q != row.q else format_q(row.q),
+            "yes" if row.resolved_fixed_n else "no",
+            "yes" if row.resolved_holm else "no",
+            "-" if row.required_gold is None or row.required_gold != row.required_gold
+            else format_n(int(row.required_gold)),
+            number(row.judge_delta, "+.4f"),
+            format_p(row.judge_p_value, bare=True),
+            "yes" if row.judge_flips else "",
+        ]  # fmt: skip
+        rows.append(cells)
+    print_table(
+        console,
+        columns,
+        rows,
+        names=(0, 1, 2) if several else (0, 1),
+        legend=(
+            "gap (gold): A minus B on the gold scale (PPI++); q = N/N* at fixed n; fixed n, "
+            f"Holm: resolved (q >= 1) at alpha, and under Holm over m={r.family_size:,}; gold "
+            "to resolve: gold labels that resolve the gap with these judged items; flips: the "
+            "judge's bias reverses the pair"
+        ),
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1),
+        pad_edge=False,
+        title=f"the audit on the gold scale: {plural(len(frame), 'pair')} "
+        f"({'rank-adjacent' if r.family == 'adjacent' else 'all pairs'})",
+        title_justify="left",
+    )
+    for task, sub in r.gold.groupby("task", sort=False):
+        _print_judge_table(
+            console, sub, r.alpha,
+            title=f"the judge against the gold labels{f' ({markup(task)})' if several else ''}",
+        )  # fmt: skip
     print_notes(console, r.notes)
     console.print()
     console.print(markup(_capitalise(r.verdict) + "."))

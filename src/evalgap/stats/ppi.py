@@ -151,6 +151,72 @@ def ppi_mean(
         "effective_n": effective,
         "residual_variance": var_resid,
         "judge_term": judge_term,
+        "gold_variance": var_y,
+        "df": np.full(np.shape(estimate), n - 1.0),
+    }
+
+
+def ppi_stratified(
+    parts: list[tuple[ArrayLike, ArrayLike, ArrayLike]],
+    *,
+    alpha: float = 0.05,
+    lam: float | None = None,
+    alternative: Alternative = "two-sided",
+) -> dict[str, Any]:
+    """Return the PPI++ estimate over strata (tasks) labelled at different rates.
+
+    Each stratum ``(f_all, f_gold, y_gold)`` gets its own :func:`ppi_mean` (its own tuned
+    ``lambda``), and the strata are weighted by their judged items ``w_t = N_t / N``:
+    ``estimate = sum w_t estimate_t``, ``se^2 = sum w_t^2 se_t^2``. A single pooled estimate
+    would be biased when the labels are not spread over the strata in proportion (all of
+    them in one task, say); stratified, each stratum's labels need only be random within it.
+    The t interval and test take Satterthwaite's degrees of freedom
+    ``se^4 / sum (w_t^2 se_t^2)^2 / df_t``. ``residual_variance`` and ``judge_term`` are
+    the strata's weighted means, the terms of :func:`ppi_design` for labels and judged
+    items added in proportion to the strata; ``effective_n`` is ``sum w_t Var_t(y) / se^2``.
+    One stratum gives :func:`ppi_mean`'s figures.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> y = (rng.random(400) < 0.6).astype(float); f = y.copy()
+    >>> one = ppi_stratified([(f, f[:50], y[:50])])
+    >>> float(one["estimate"]) == float(ppi_mean(f, f[:50], y[:50])["estimate"])
+    True
+    """
+    if not parts:
+        raise InputError("give at least one stratum")
+    each = [
+        ppi_mean(f, fg, yg, alpha=alpha, lam=lam, alternative=alternative) for f, fg, yg in parts
+    ]
+    sizes = np.array([np.asarray(f).shape[-1] for f, _, _ in parts], dtype=float)
+    w = sizes / sizes.sum()
+
+    def weighted(key: str) -> float:
+        return float(sum(wt * float(r[key]) for wt, r in zip(w, each, strict=True)))
+
+    estimate = weighted("estimate")
+    terms = np.array([wt**2 * float(r["se"]) ** 2 for wt, r in zip(w, each, strict=True)])
+    variance = float(terms.sum())
+    se = float(np.sqrt(variance))
+    dfs = np.array([float(r["df"]) for r in each])
+    df = variance**2 / float((terms**2 / dfs).sum()) if variance > 0 else float(dfs.sum())
+    interval = intervals.t_interval(estimate, se * np.sqrt(df + 1), df + 1, alpha)
+    test = paired_t_from_moments(estimate, se * np.sqrt(df + 1), df + 1, alternative=alternative)
+    gold_variance = weighted("gold_variance")
+    return {
+        "estimate": estimate,
+        "se": se,
+        "low": float(interval.low),
+        "high": float(interval.high),
+        "statistic": float(test.statistic),
+        "p_value": float(test.p_value),
+        "lam": weighted("lam"),
+        "effective_n": gold_variance / variance if variance > 0 else float("inf"),
+        "residual_variance": weighted("residual_variance"),
+        "judge_term": weighted("judge_term"),
+        "gold_variance": gold_variance,
+        "df": float(df),
     }
 
 
