@@ -2,6 +2,7 @@
 
     python benchmarks/bench_gold.py                      # 60 pairs + the flipped pair, 1,000 runs
     python benchmarks/bench_gold.py --pairs 5 --runs 100   # a smoke run
+    python benchmarks/bench_gold.py --labels 30,50,80,160  # coverage by the number of labels
 
 The judge's preferences of AlpacaEval 2.0 (``../shared/data/alpaca_eval``: 58 models x 805
 instructions, GPT-4-turbo's probability that the model beats the baseline) are taken as
@@ -16,7 +17,8 @@ estimates the gap by paired PPI++ with its t interval, and by the gold labels al
 Printed: the coverage of the true gold-scale gap over every run of every pair with its
 Monte Carlo SE (the floor 0.95 - 2 SE), the gold labels alone beside it, the median ratio of
 the PPI++ interval's width to the gold-only one, the flipped pair's row, and the worst
-pairs.
+pairs. ``--labels`` instead prints, for each number of labelled items per pair, the two
+coverages and the width ratio (where the t interval stops covering).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1000, help="runs per pair")
     parser.add_argument("--label-share", type=float, default=0.1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--labels", default="", help="labelled items per pair, e.g. 30,50,80")
     args = parser.parse_args()
     if not ALPACA.exists():
         print(f"skipped: {ALPACA} is not present")
@@ -57,6 +60,16 @@ def main() -> None:
         (int(i), int(j))
         for i, j in (rng.choice(len(models), 2, replace=False) for _ in range(args.pairs))
     ]
+    if args.labels:
+        print(f"{len(pairs)} pairs x {args.runs:,} runs per count of labelled items")
+        print(f"{'labels':>7} {'PPI++':>7} {'gold only':>10} {'floor':>7} {'width ratio':>12}")
+        for count in (int(c) for c in args.labels.split(",")):
+            share = count / judge.shape[1]
+            r = gold_coverage(judge, bias, pairs, label_share=share, runs=args.runs, seed=args.seed)
+            floor = 1 - r.alpha - 2 * r.monte_carlo_se
+            print(f"{count:>7} {r.coverage:7.4f} {r.gold_only_coverage:10.4f} {floor:7.4f} "
+                  f"{r.width_ratio:12.3f}")  # fmt: skip
+        return
     start = time.perf_counter()
     r = gold_coverage(
         judge, bias, pairs, models=models, label_share=args.label_share, runs=args.runs,

@@ -446,7 +446,7 @@ def test_resolved_gaps_and_label_counts_read_right():
 def test_few_labels_are_noted_and_a_zero_se_refused():
     few = _board(every=40)  # 15 items labelled for both
     r = evalgap.compare(few, model_a="A", model_b="B", gold_column="human")
-    assert r.n_gold == 15 and any("coverage was checked from 30" in n for n in r.notes)
+    assert r.n_gold == 15 and any("covered 95% from 80 labels" in n for n in r.notes)
     rows = [
         (m, f"q{i}", 0.5, (1.0 if m == "A" else 0.0) if i < 3 else np.nan)
         for m in "AB"

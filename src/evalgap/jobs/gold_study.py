@@ -178,7 +178,7 @@ def gold_coverage(
                 gold_only_coverage=out["gold"][0],
                 width=out["ppi"][1],
                 gold_only_width=out["gold"][1],
-                width_ratio=out["ppi"][1] / out["gold"][1],
+                width_ratio=out["ppi"][1] / out["gold"][1] if out["gold"][1] > 0 else np.nan,
                 flipped=bool(judge_gap * true_gap < 0),
             )
         )
@@ -191,7 +191,7 @@ def gold_coverage(
         coverage=float(np.mean([r.coverage for r in rows])),
         gold_only_coverage=float(np.mean([r.gold_only_coverage for r in rows])),
         monte_carlo_se=float(np.sqrt(level * alpha / (runs * len(rows)))),
-        width_ratio=float(np.median([r.width_ratio for r in rows])),
+        width_ratio=float(np.nanmedian([r.width_ratio for r in rows])),
     )
 
 
