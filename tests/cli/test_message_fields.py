@@ -66,9 +66,11 @@ CASES = {
             *("compare", "--scores", t / "scores.csv", "--model-a", "x", "--model-b", "y"),
             *("--strata", "stratum"),
         ],
-        "--strata goes with --weights (a stratified item sample); give both",
+        "--strata goes with --weights (a stratified item sample) or with gold labels drawn by "
+        "stratum (--gold-column); give one",
         lambda t: evalgap.compare(t / "scores.csv", model_a="x", model_b="y", strata="stratum"),
-        "strata= goes with weights= (a stratified item sample); give both",
+        "strata= goes with weights= (a stratified item sample) or with gold labels drawn by "
+        "stratum (gold_column=); give one",
     ),
     "store-audit-task": (
         lambda t: [

@@ -601,3 +601,64 @@ def test_the_gold_audit_refuses_what_it_does_not_use(kwargs, needle):
     )
     with pytest.raises(InputError, match="not pairs="):
         evalgap.audit(pairs=pairs, gold_column="human")
+
+
+def test_labels_drawn_by_stratum_are_weighted_by_stratum(run_cli, tmp_path):
+    from evalgap.stats.ppi import ppi_mean
+
+    rng = np.random.default_rng(9)
+    rows = []
+    for stratum, rate, lenient in (("easy", 0.5, 0.0), ("hard", 0.04, 0.4)):
+        truth = {m: rng.random(800) < (0.8 if stratum == "easy" else 0.3) for m in "AB"}
+        labelled = rng.random(800) < rate
+        for m in "AB":
+            judge = truth[m] | ((m == "B") & ~truth[m] & (rng.random(800) < lenient))
+            rows += [
+                (
+                    m,
+                    f"{stratum}{i}",
+                    stratum,
+                    float(judge[i]),
+                    float(truth[m][i]) if labelled[i] else np.nan,
+                )
+                for i in range(800)
+            ]
+    frame = pd.DataFrame(rows, columns=["model", "item", "band", "score", "human"])
+    r = evalgap.compare(frame, model_a="A", model_b="B", gold_column="human", strata="band")
+    parts = []
+    for _, sub in frame.groupby("band"):
+        wide = sub.pivot(index="item", columns="model", values=["score", "human"])
+        f = (wide["score"]["A"] - wide["score"]["B"]).to_numpy()
+        y = (wide["human"]["A"] - wide["human"]["B"]).to_numpy()
+        parts.append(ppi_mean(f, f[~np.isnan(y)], y[~np.isnan(y)]))
+    assert r.delta == pytest.approx(np.mean([float(p["estimate"]) for p in parts]))
+    assert any(
+        "stratified by stratum (2 strata" in n.replace("stratums", "strata") for n in r.notes
+    )
+    pooled = evalgap.compare(frame, model_a="A", model_b="B", gold_column="human")
+    assert abs(pooled.delta - r.delta) > 0.01  # unstratified, the hard stratum is under-weighted
+    frame.to_csv(tmp_path / "s.csv", index=False)
+    out = run_cli(
+        "compare",
+        "--scores",
+        tmp_path / "s.csv",
+        "--model-a",
+        "A",
+        "--model-b",
+        "B",
+        "--gold-column",
+        "human",
+        "--strata",
+        "band",
+        "--json",
+    )
+    assert json.loads(out.stdout)["delta"] == pytest.approx(r.delta)
+    with pytest.raises(InputError, match=r"strata=.*cluster_column="):
+        evalgap.compare(
+            frame,
+            model_a="A",
+            model_b="B",
+            gold_column="human",
+            strata="band",
+            cluster_column="band",
+        )

@@ -71,7 +71,9 @@ Examples:
 )
 @click.option(
     "--strata",
-    help="With --weights: the column of stratum labels (default: the design's 'stratum').",
+    help="With --weights: the column of stratum labels (default: the design's 'stratum'). "
+    "With gold labels: the column of the strata within which the labels were drawn at "
+    "random; the gold-scale gap is stratified by it.",
 )
 @gold_options
 @click.option(

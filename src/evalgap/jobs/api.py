@@ -165,7 +165,10 @@ def compare(
         arrays an array. The gap is then the weighted (Horvitz-Thompson) estimate of the
         full benchmark's gap with a design-based SE (:mod:`evalgap.stats.weighted`).
     strata : str or array_like, optional
-        With ``weights``: the stratum of each item (a column, or an array).
+        With ``weights``: the stratum of each item (a column, or an array). With gold
+        labels: a column holding each item's stratum, within which the labels were drawn at
+        random (at any rate per stratum); the gold-scale gap is then stratified by it (and
+        by task).
     gold_column : str, optional
         The scores are a judge's; this column of the table holds a gold score (a human, or
         a stronger judge) on some items, empty elsewhere. The gap is then estimated on the
@@ -233,11 +236,26 @@ def compare(
         strict=strict,
         tasks=tasks,
     )
-    if strata is not None and weights is None:
-        raise InputError(
-            "{strata} goes with {weights} (a stratified item sample); give both", param="strata"
-        )
     judged = gold_column is not None or gold is not None
+    if strata is not None and weights is None and not judged:
+        raise InputError(
+            "{strata} goes with {weights} (a stratified item sample) or with gold labels drawn "
+            "by stratum ({gold_column}); give one",
+            param="strata",
+        )
+    if judged and strata is not None:
+        if not isinstance(strata, str):
+            raise InputError(
+                "{strata} with gold labels names a column of the scores table (each item's "
+                "stratum); got " + escape(type(strata).__name__),
+                param="strata",
+            )
+        if columns.get("cluster_column") or (options is not None and options.cluster_column):
+            raise InputError(
+                "{strata} and {cluster_column}: with gold labels, give the strata alone",
+                param="strata",
+            )
+        columns = {**columns, "cluster_column": strata}
     _check_gold(judged, gold_column, gold, cost_gold, cost_judge, weights=weights, by=by)
     if by is None and adjustment != "holm":
         raise InputError(
@@ -403,6 +421,7 @@ def compare(
             cost_judge=cost_judge,
             settings=dict(settings, n_permutations=n_permutations),
             judge_column=judge_column,
+            strata=strata is not None,
             tasks=tasks,
             strict=strict,
             options=options,

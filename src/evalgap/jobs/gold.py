@@ -304,6 +304,7 @@ def gold_result(
     judge: CompareResult,
     *,
     strata: np.ndarray | None = None,
+    stratum: str = "task",
     model_a: str = "A",
     model_b: str = "B",
     alpha: float = 0.05,
@@ -315,7 +316,7 @@ def gold_result(
 ) -> GoldCompareResult:
     """The gold-scale comparison of aligned arrays: both models' judge scores on every item,
     their gold scores NaN where unlabelled, and the judge-only :class:`CompareResult`;
-    ``strata`` (a task per item) makes the estimate stratified
+    ``strata`` (a task, or ``stratum``, per item) makes the estimate stratified
     (:func:`evalgap.stats.ppi.ppi_stratified`)."""
     notes = list(notes)
     both = ~(np.isnan(gold_a) | np.isnan(gold_b))
@@ -325,16 +326,22 @@ def gold_result(
     for k, name in enumerate(names):
         inside = label == k
         if int((both & inside).sum()) < MIN_GOLD:
-            where = f"task {name!r} has" if strata is not None else "there are"
+            where = f"{stratum} {name!r} has" if strata is not None else "there are"
             raise InputError(
                 escape(
                     f"{where} {int((both & inside).sum())} item(s) labelled for both "
                     f"{model_a!r} and {model_b!r} (of {int(inside.sum()):,} judged); the "
-                    f"gold-scale gap needs at least {MIN_GOLD} in every task: label more "
+                    f"gold-scale gap needs at least {MIN_GOLD} in every {stratum}: label more "
                     "items for both models"
                 )
-                + (", or leave the task out with {tasks}" if strata is not None else ""),
-                param="tasks" if strata is not None else "gold_column",
+                + (
+                    ", or leave the task out with {tasks}"
+                    if strata is not None and stratum == "task"
+                    else ""
+                ),
+                param=("tasks" if stratum == "task" else "strata")
+                if strata is not None
+                else "gold_column",
             )
     one = int((~np.isnan(gold_a) ^ ~np.isnan(gold_b)).sum())
     if one:
@@ -391,8 +398,10 @@ def gold_result(
     judge_p = judge.p_values.exact if judge.binary else judge.p_values.paired_t
     if strata is not None and len(names) > 1:
         notes.append(
-            f"stratified by task ({len(names)} tasks): each task's PPI++ estimate is weighted "
-            "by its judged items, so the labels need only be random within each task"
+            f"stratified by {stratum} ({len(names)} {'strata' if stratum == 'stratum' else 'tasks'}"
+            f"): each {stratum}'s PPI++ "
+            f"estimate is weighted by its judged items, so the labels need only be random "
+            f"within each {stratum}"
         )
     return GoldCompareResult(
         model_a=model_a,
@@ -789,19 +798,22 @@ def compare_gold(
     cost_judge: float,
     settings: dict[str, Any],
     judge_column: str | None = None,
+    strata: bool = False,
     tasks: Sequence[str] | None = None,
     strict: bool = False,
     options: LoadOptions | None = None,
     **columns: Any,
 ) -> GoldCompareResult:
     """``compare`` with gold labels: the judge's pair from ``judged``, the gold from a column
-    of ``data`` or from the source ``gold``; several tasks are strata."""
+    of ``data`` or from the source ``gold``; several tasks are strata, and so are the
+    judge's clusters with ``strata`` (the column given as the strata)."""
     from evalgap.jobs.compare import compare_scores
     from evalgap.jobs.compare_groups import pooling_note
 
+    shared = {k: v for k, v in columns.items() if k != "cluster_column"}
     golden, notes = gold_set(
         data, gold_column=gold_column, gold=gold, models=[model_a, model_b],
-        judge_column=judge_column, tasks=tasks, options=options, strict=strict, **columns,
+        judge_column=judge_column, tasks=tasks, options=options, strict=strict, **shared,
     )  # fmt: skip
     x, y = judged.pair(model_a, model_b)
     gold_a, gold_b, task_of, more = gold_pair(judged, golden, model_a, model_b)
@@ -820,13 +832,49 @@ def compare_gold(
         **settings,
     )
     pooled = pooling_note(judged)
+    if strata:
+        task_of = _with_strata(judged, model_a, model_b, task_of, columns.get("cluster_column"))
     several = len(set(task_of.tolist())) > 1
     return gold_result(
         x, y, gold_a, gold_b, judge, strata=task_of if several else None,
+        stratum="stratum" if strata else "task",
         model_a=model_a, model_b=model_b, alpha=settings["alpha"], power=settings["power"],
         alternative=settings["alternative"], cost_gold=cost_gold, cost_judge=cost_judge,
         notes=[*judge.notes, *([pooled] if pooled else []), *notes, *more],
     )  # fmt: skip
+
+
+def _with_strata(
+    judged: ScoreSet, model_a: str, model_b: str, task_of: np.ndarray, column: str | None
+) -> np.ndarray:
+    """Each pair item's stratum (``task/stratum``, or the stratum alone with one task), from
+    the judge's clusters read from the strata column."""
+    i, j = judged.model_index(model_a), judged.model_index(model_b)
+    labels = []
+    for t in judged.tasks:
+        rows = t.pair_rows(i, j)
+        if t.clusters is None:
+            raise InputError(
+                "{strata} " + escape(f"{column!r} gives no stratum for task {t.task!r}"),
+                param="strata",
+            )
+        labels.append(np.asarray(t.clusters, dtype=object)[rows])
+    stratum = np.concatenate(labels)
+    missing = np.array([v is None or v != v or str(v) == "" for v in stratum])
+    if missing.any():
+        raise InputError(
+            "{strata} "
+            + escape(
+                f"{column!r} is empty for {int(missing.sum()):,} of the pair's items; give "
+                "every item its stratum"
+            ),
+            param="strata",
+        )
+    several = len(set(task_of.tolist())) > 1
+    return np.array(
+        [f"{t}/{s}" if several else str(s) for t, s in zip(task_of, stratum, strict=True)],
+        dtype=object,
+    )
 
 
 def ranks_gold(
