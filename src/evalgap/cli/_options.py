@@ -162,6 +162,15 @@ SHARED_OPTIONS = {
         },
     ),
     "output": (("--output",), {"type": OUTPUT_FILE, "help": "Write the result to this file."}),
+    "markdown": (
+        ("--markdown",),
+        {
+            "type": OUTPUT_FILE,
+            "metavar": "FILE",
+            "help": "Also write the report as GitHub-flavoured Markdown to this file (a job "
+            "summary or a pull-request comment: the terminal's tables and sentences, no ANSI).",
+        },
+    ),
     "reference": (
         ("--reference",),
         {

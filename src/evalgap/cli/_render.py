@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import click
@@ -112,66 +112,6 @@ def working(quiet: bool, title: str, *, by_bytes: bool = False) -> Iterator[Repo
             yield report
 
 
-# The terminal renderer of each result type (by class name, so this module imports no job);
-# every other result of the simulation studies and of the store has one renderer each.
-RENDERERS = {
-    "CompareResult": "render_compare",
-    "CompareGroupsResult": "render_compare_groups",
-    "WeightedCompareResult": "render_weighted_compare",
-    "GoldCompareResult": "render_gold_compare",
-    "GoldAuditResult": "render_gold_audit",
-    "PlanResult": "render_plan",
-    "DegradationPlan": "render_plan_degradation",
-    "NonInferiorityPlan": "render_plan_degradation",
-    "PilotPlan": "render_pilot_plan",
-    "SamplingDesign": "render_sampling_design",
-    "DataSummary": "render_data",
-    "AuditResult": "render_audit",
-    "RanksResult": "render_ranks",
-    "DegradeResult": "render_degrade",
-    "TrimResult": "render_trim",
-    "WatchStatus": "render_watch",
-    "FragilityResult": "render_fragility",
-    "CardResult": "render_card",
-    "EstimateResult": "render_estimate",
-    "AdaptiveResult": "render_adaptive",
-}
-RENDERERS_BY_MODULE = {
-    "evalgap.jobs.simulate": "render_simulation",
-    "evalgap.jobs.monitoring": "render_simulation",
-    "evalgap.jobs.rank_coverage": "render_simulation",
-    "evalgap.jobs.task_rank_coverage": "render_simulation",
-    "evalgap.jobs.adaptive_study": "render_simulation",
-    "evalgap.jobs.store": "render_store",
-}
-
-
-def renderer(result: object) -> Callable[[Any, Console], None]:
-    """The terminal renderer of ``result``, found from its type."""
-    from evalgap.report import terminal
-
-    kind = type(result)
-    name = RENDERERS.get(kind.__name__) or RENDERERS_BY_MODULE.get(kind.__module__)
-    if name is None:
-        raise TypeError(f"no terminal renderer for {kind.__name__}")
-    if name == "render_compare_groups":
-        from evalgap.report.groups import render_compare_groups
-
-        return render_compare_groups
-    if name == "render_fragility":
-        from evalgap.report.fragility import render_fragility
-
-        return render_fragility
-    if name == "render_card":
-        return _print_markdown
-    return getattr(terminal, name)
-
-
-def _print_markdown(result: Any, console: Console) -> None:
-    """The card in the terminal: its Markdown, as it would be pasted (no Rich markup)."""
-    console.print(result.to_markdown(), markup=False, highlight=False, end="")
-
-
 def emit(result: object, json: bool = False) -> None:
     """Print ``result``: as JSON (with --json; a dict as it is), or through its renderer."""
     if json:
@@ -181,6 +121,8 @@ def emit(result: object, json: bool = False) -> None:
         indent = (ctx.find_root().obj or {}).get("json_indent") if ctx is not None else None
         click.echo(to_json(result, indent=indent))
         return
+    from evalgap.report.views import renderer
+
     renderer(result)(result, console())
 
 
@@ -193,6 +135,19 @@ def given_options() -> dict[str, Any]:
         if param.name in ctx.params
         and ctx.get_parameter_source(param.name) is not click.core.ParameterSource.DEFAULT
     }
+
+
+def write_markdown(result: object, path: str | None, *, quiet: bool) -> None:
+    """--markdown: the result's report as GitHub-flavoured Markdown, written atomically."""
+    if not path:
+        return
+    from evalgap.io._write import atomic_write
+    from evalgap.report.markdown import result_markdown
+
+    text = result_markdown(result)
+    atomic_write(path, lambda handle: handle.write(text), option="--markdown", what="the report")
+    if not quiet:
+        note(f"Markdown report written to {path}")
 
 
 def write_html(result: Result, path: str, sources: list[str], *, quiet: bool) -> None:

@@ -15,7 +15,7 @@ from evalgap.cli._options import (
     loader_options,
     option,
 )
-from evalgap.cli._render import emit, note, working, write_html
+from evalgap.cli._render import emit, note, working, write_html, write_markdown
 
 if TYPE_CHECKING:
     from evalgap.jobs.audit import AuditResult
@@ -83,8 +83,11 @@ Examples:
 )
 @gold_options
 @option("html")
+@option("markdown")
 @common_test_options
-def audit(json: bool, html: str | None, output: str | None, **given: Any) -> None:
+def audit(
+    json: bool, html: str | None, markdown: str | None, output: str | None, **given: Any
+) -> None:
     """Which displayed rankings can this benchmark resolve? (a whole leaderboard)
 
     Per task, models are ranked by displayed accuracy; every rank-adjacent pair (or every
@@ -99,6 +102,7 @@ def audit(json: bool, html: str | None, output: str | None, **given: Any) -> Non
         result = audit_job(**source, progress=progress, **given)
     if html:
         write_html(result, html, sources, quiet=json)
+    write_markdown(result, markdown, quiet=json)
     if output and _write_pairs(result, output, json):
         return
     emit(result, json)

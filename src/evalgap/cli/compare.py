@@ -16,7 +16,7 @@ from evalgap.cli._options import (
     loader_options,
     option,
 )
-from evalgap.cli._render import emit, working
+from evalgap.cli._render import emit, working, write_markdown
 
 COMPARE_EXAMPLES = """
 \b
@@ -91,7 +91,8 @@ Examples:
     help="With gold labels: the price of judging one more item for both models; > 0 gives "
     "the cheapest mix of gold labels and judged items that resolves the gap.",
 )
-def compare(json: bool, **given: Any) -> None:
+@option("markdown")
+def compare(json: bool, markdown: str | None, **given: Any) -> None:
     """Test one paired gap and say whether the benchmark can resolve it.
 
     Give either the four 2x2 counts of a binary comparison, or --scores with --model-a and
@@ -102,4 +103,5 @@ def compare(json: bool, **given: Any) -> None:
     with working(json, "reading scores", by_bytes=True):
         source = score_keywords(given)
         result = compare_job(**source, **given)
+    write_markdown(result, markdown, quiet=json)
     emit(result, json)

@@ -9,7 +9,7 @@ import click
 from evalgap.cli._command import command
 from evalgap.cli._load import score_keywords
 from evalgap.cli._options import SCORE_SOURCES, loader_options, option
-from evalgap.cli._render import emit, working
+from evalgap.cli._render import emit, working, write_markdown
 
 DEGRADE_EXAMPLES = """
 \b
@@ -74,8 +74,9 @@ Examples:
     help="Exit with code 1 when the candidate is degraded or, with --margin, when "
     "non-inferiority is not shown on every task (then a drop within the margin passes).",
 )
+@option("markdown")
 @option("json")
-def degrade(json: bool, fail_on_degradation: bool, **given: Any) -> None:
+def degrade(json: bool, fail_on_degradation: bool, markdown: str | None, **given: Any) -> None:
     """Has the candidate (optimized, quantized...) got significantly worse than the baseline?
 
     Exact one-sided McNemar per task, aggregated over tasks by the pooled, Fisher and
@@ -90,6 +91,7 @@ def degrade(json: bool, fail_on_degradation: bool, **given: Any) -> None:
     source = score_keywords(given, complete_case=False)
     with working(json, "reading scores", by_bytes=True):
         result = degrade_job(**source, **given)
+    write_markdown(result, markdown, quiet=json)
     emit(result, json)
     if fail_on_degradation and result.gate_fails:
         raise click.exceptions.Exit(1)

@@ -9,7 +9,7 @@ import click
 from evalgap.cli._command import command
 from evalgap.cli._load import inputs, score_keywords
 from evalgap.cli._options import SCORE_SOURCES, gold_options, loader_options, option
-from evalgap.cli._render import emit, working, write_html
+from evalgap.cli._render import emit, working, write_html, write_markdown
 
 RANKS_EXAMPLES = """
 \b
@@ -75,9 +75,10 @@ Examples:
 )
 @gold_options
 @option("html")
+@option("markdown")
 @option("json")
 @option("alpha")
-def ranks(json: bool, html: str | None, **given: Any) -> None:
+def ranks(json: bool, html: str | None, markdown: str | None, **given: Any) -> None:
     """Which rank can each model claim? (simultaneous rank sets and tiers)
 
     Per task, all pairs' differences are bounded at once (studentized max-|t| bootstrap with
@@ -92,4 +93,5 @@ def ranks(json: bool, html: str | None, **given: Any) -> None:
         result = ranks_job(**source, progress=progress, **given)
     if html:
         write_html(result, html, sources, quiet=json)
+    write_markdown(result, markdown, quiet=json)
     emit(result, json)

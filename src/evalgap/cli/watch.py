@@ -8,7 +8,7 @@ import click
 
 from evalgap.cli._command import command
 from evalgap.cli._options import OUTPUT_FILE, option
-from evalgap.cli._render import emit, note
+from evalgap.cli._render import emit, note, write_markdown
 
 if TYPE_CHECKING:
     from evalgap.jobs.watch import WatchStatus
@@ -99,6 +99,10 @@ Examples:
 @option("output", help="With --adaptive: write the next batch's item ids here, one per line.")
 @option("seed", default=None, show_default=False, help="With --adaptive: seed of the audit draws.")
 @option("power")
+@option(
+    "markdown",
+    help="Also write the latest look's report as GitHub-flavoured Markdown to this file.",
+)
 @option("json", help="Print one JSON line per look instead of a report.")
 @option("alpha")
 def watch(
@@ -108,6 +112,7 @@ def watch(
     timeout: float | None,
     state: str | None,
     tokens_per_item: float | None,
+    markdown: str | None,
     **given: Any,
 ) -> None:
     """Watch an evaluation in progress: which pairs are decided, when to stop.
@@ -121,6 +126,7 @@ def watch(
 
     def show(status: WatchStatus) -> None:
         if json or status.new_records or once:
+            write_markdown(status, markdown, quiet=True)
             _show(status, json)
         if status.stopped == "timeout":
             note(f"no new record for {timeout:g} s: stopping with targets undecided")

@@ -42,3 +42,33 @@ class HtmlPage:
 
         page = cast("Result", self)  # mixed into result classes only (AuditResult, RanksResult)
         return report_html(page, path, title=title, provenance=provenance)
+
+
+class MarkdownPage:
+    """A result with a Markdown report (``--markdown``): ``to_markdown``."""
+
+    def to_markdown(self, path: str | os.PathLike | None = None) -> str:
+        """Return the report of the command's ``--markdown`` (written to ``path`` when given).
+
+        GitHub-flavoured Markdown for a CI job summary or a pull-request comment: a heading,
+        then the tables and sentences the terminal prints, as text (no ANSI codes), every
+        cell escaped.
+
+        Parameters
+        ----------
+        path : str or Path, optional
+            Where to write it.
+
+        Returns
+        -------
+        str
+            The Markdown.
+        """
+        from evalgap.report.markdown import result_markdown
+
+        text = result_markdown(self)
+        if path is not None:
+            from evalgap.io._write import atomic_write
+
+            atomic_write(path, lambda handle: handle.write(text), option="path=", what="the report")
+        return text

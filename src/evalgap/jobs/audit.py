@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # the audit imports the rank job only when it runs it
     from evalgap.jobs.ranks import RanksResult
 from evalgap.errors import InputError, escape
 from evalgap.io import counts as count_columns
-from evalgap.jobs._pages import HtmlPage
+from evalgap.jobs._pages import HtmlPage, MarkdownPage
 from evalgap.jobs.pair_tests import pair_tests
 from evalgap.stats import _validate, intervals, multiplicity, resample, sequential
 from evalgap.stats import clusters as cl
@@ -477,7 +477,7 @@ def _json_ints(values) -> list:
 
 
 @dataclass(frozen=True, repr=False)
-class AuditResult(HtmlPage, Result):
+class AuditResult(HtmlPage, MarkdownPage, Result):
     """Everything ``evalgap audit`` reports (the documented ``--json`` contract).
 
     Attributes

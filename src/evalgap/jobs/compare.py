@@ -19,6 +19,7 @@ import numpy as np
 
 from evalgap._results import Result
 from evalgap.errors import InputError
+from evalgap.jobs._pages import MarkdownPage
 from evalgap.jobs.fragility import Fragility, pair_fragility
 from evalgap.jobs.pair_tests import PairTests, pair_tests
 from evalgap.stats import _validate, intervals, resample, tests
@@ -167,7 +168,7 @@ class BootstrapResult(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class CompareResult(Result):
+class CompareResult(MarkdownPage, Result):
     """Everything ``evalgap compare`` reports about one paired gap (A minus B).
 
     Attributes

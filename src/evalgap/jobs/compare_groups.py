@@ -19,6 +19,7 @@ import pandas as pd
 from evalgap._results import Result
 from evalgap._scores import ScoreSet
 from evalgap.errors import InputError, escape
+from evalgap.jobs._pages import MarkdownPage
 from evalgap.jobs.compare import CompareResult, compare_scores
 from evalgap.stats import multiplicity
 
@@ -64,7 +65,7 @@ class GroupComparison(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class CompareGroupsResult(Result):
+class CompareGroupsResult(MarkdownPage, Result):
     """A pair compared per group (``groups``), with a multiplicity correction, and pooled.
 
     Attributes

@@ -28,6 +28,7 @@ from evalgap._results import Result, TableResult, plain
 from evalgap._scores import ScoreSet
 from evalgap.errors import InputError, escape
 from evalgap.io import counts
+from evalgap.jobs._pages import MarkdownPage
 from evalgap.jobs.fragility import Fragility, degrade_fragility
 from evalgap.stats import _validate, aggregation
 from evalgap.stats import noninferiority as ni
@@ -83,7 +84,7 @@ class TaskDegradation(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class DegradeResult(TableResult):
+class DegradeResult(MarkdownPage, TableResult):
     """Everything ``evalgap degrade`` reports (the documented ``--json`` contract).
 
     Attributes

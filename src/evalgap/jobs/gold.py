@@ -23,7 +23,7 @@ import numpy as np
 
 from evalgap._results import Result, RowResult
 from evalgap.errors import InputError, escape
-from evalgap.jobs._pages import HtmlPage
+from evalgap.jobs._pages import HtmlPage, MarkdownPage
 from evalgap.stats import _validate, intervals
 from evalgap.stats import ppi as sp
 from evalgap.stats.power import mde, opposes_alternative, z_sum_squared
@@ -122,7 +122,7 @@ class JudgeOnly(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class GoldCompareResult(RowResult):
+class GoldCompareResult(MarkdownPage, RowResult):
     """The gap between two judged models on the gold scale (PPI++), with the judge's figures.
 
     Attributes
@@ -1011,7 +1011,7 @@ def _judge_table(task: str | None, scores: Sequence[GoldScore]) -> pd.DataFrame:
 
 
 @dataclass(frozen=True, repr=False)
-class GoldAuditResult(HtmlPage, Result):
+class GoldAuditResult(HtmlPage, MarkdownPage, Result):
     """A judged leaderboard audited on the gold scale (``audit --gold-column``).
 
     Per task, the models are ordered by their PPI++ scores; every rank-adjacent pair

@@ -23,7 +23,7 @@ import pandas as pd
 from evalgap._results import Result, RowResult, TableResult
 from evalgap._scores import AlignmentReport, ScoreSet
 from evalgap.errors import InputError, escape
-from evalgap.jobs._pages import HtmlPage
+from evalgap.jobs._pages import HtmlPage, MarkdownPage
 from evalgap.jobs.fragility import RankClaimFragility, battle_fragility, rank_fragility
 from evalgap.stats import _validate, resample
 
@@ -97,7 +97,7 @@ class OverTasks(TableResult):
 
 
 @dataclass(frozen=True, repr=False)
-class RanksResult(HtmlPage, Result):
+class RanksResult(HtmlPage, MarkdownPage, Result):
     """Everything ``evalgap ranks`` reports (the documented ``--json`` contract).
 
     Attributes

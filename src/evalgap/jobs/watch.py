@@ -45,6 +45,7 @@ import pandas as pd
 
 from evalgap._results import Result
 from evalgap.errors import InputError, escape, first_line, named, param_of
+from evalgap.jobs._pages import MarkdownPage
 from evalgap.stats import _validate, sequential
 from evalgap.stats import power as pw
 
@@ -72,7 +73,7 @@ class _Pair:
 
 
 @dataclass(frozen=True, repr=False)
-class WatchStatus(Result):
+class WatchStatus(MarkdownPage, Result):
     """Where an evaluation in progress stands (the ``watch --json`` record of one update).
 
     Attributes

@@ -21,6 +21,7 @@ import numpy as np
 
 from evalgap._results import RowResult
 from evalgap.errors import InputError, escape
+from evalgap.jobs._pages import MarkdownPage
 from evalgap.stats import _validate, intervals
 from evalgap.stats import weighted as sw
 
@@ -36,7 +37,7 @@ DESIGN_SUFFIXES = (".csv", ".tsv", ".parquet", ".gz", ".txt")
 
 
 @dataclass(frozen=True, repr=False)
-class WeightedCompareResult(RowResult):
+class WeightedCompareResult(MarkdownPage, RowResult):
     """The weighted gap of a sample of items and its design-based test.
 
     Attributes

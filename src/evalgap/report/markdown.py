@@ -10,6 +10,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from evalgap.report.terminal import UNBOUNDED_WIDTH
 from evalgap.report.text import clean, format_p, number
 
 _SPECIAL = re.compile(r"([\\`*_\[\]|~])")
@@ -133,3 +138,92 @@ def card_markdown(r: Any) -> str:
 
 def _capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+# --- every other result: its terminal view, replayed into Markdown -------------------------
+
+# The heading of each result's Markdown report (by class name).
+HEADINGS = {
+    "CompareResult": "evalgap compare",
+    "WeightedCompareResult": "evalgap compare (weighted)",
+    "GoldCompareResult": "evalgap compare (gold scale)",
+    "CompareGroupsResult": "evalgap compare (by group)",
+    "DegradeResult": "evalgap degrade",
+    "AuditResult": "evalgap audit",
+    "GoldAuditResult": "evalgap audit (gold scale)",
+    "RanksResult": "evalgap ranks",
+    "WatchStatus": "evalgap watch",
+}
+
+
+class MarkdownConsole(Console):
+    """A console that records what a terminal renderer prints as GitHub-flavoured Markdown.
+
+    Tables become Markdown tables (their title in bold above; a table without a header gets
+    empty header cells), printed lines become paragraphs, and ``note:`` lines a list. Rich
+    markup is resolved to plain text first, then every cell and line is escaped
+    (:func:`cell`, :func:`prose`): the report says exactly what the terminal says, with no
+    ANSI codes and no way for a name to break a table.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(width=UNBOUNDED_WIDTH, emoji=False, highlight=False, color_system=None)
+        self.blocks: list[str] = []
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        for obj in objects:
+            if isinstance(obj, Table):
+                self.blocks.append(_table_markdown(obj))
+            else:
+                text = obj.plain if isinstance(obj, Text) else Text.from_markup(str(obj)).plain
+                if text.strip():
+                    self.blocks.append(_line_markdown(text))
+
+    def markdown(self) -> str:
+        """The recorded blocks, notes gathered into lists."""
+        out: list[str] = []
+        for block in self.blocks:
+            if block.startswith("- ") and out and out[-1].startswith("- "):
+                out[-1] += "\n" + block
+            else:
+                out.append(block)
+        return "\n\n".join(out) + "\n"
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, Text):
+        return value.plain
+    return Text.from_markup(str(value)).plain
+
+
+def _line_markdown(text: str) -> str:
+    """A printed line: a list item for a note, a paragraph otherwise."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if lines and lines[0].startswith("note:"):
+        return "\n".join(f"- {prose(line)}" for line in lines)
+    return "\n\n".join(prose(line.strip()) for line in lines)
+
+
+def _table_markdown(t: Table) -> str:
+    """A Rich table as a Markdown table, its title in bold above."""
+    columns = t.columns
+    header = [cell(_plain(c.header)) if t.show_header else " " for c in columns]
+    align = "".join("r" if c.justify == "right" else "l" for c in columns)
+    cells = [[cell(_plain(v)) for v in c._cells] for c in columns]
+    rows = [list(row) for row in zip(*cells, strict=True)] if cells else []
+    title = f"**{cell(_plain(t.title))}**\n\n" if t.title else ""
+    return title + table(header, align, rows)
+
+
+def result_markdown(result: Any) -> str:
+    """Return a result's report as GitHub-flavoured Markdown: a heading, then what its
+    terminal view prints, table by table and line by line (see :class:`MarkdownConsole`)."""
+    from evalgap.report.views import renderer
+
+    kind = type(result).__name__
+    if kind == "CardResult":
+        return str(card_markdown(result))
+    out = MarkdownConsole()
+    renderer(result)(result, out)
+    heading = HEADINGS.get(kind, "evalgap")
+    return f"## {heading}\n\n" + out.markdown()
