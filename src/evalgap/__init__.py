@@ -73,6 +73,8 @@ _HOMES = {
     "RanksResult": "evalgap.jobs.ranks",
     "trim": "evalgap.jobs.api",
     "align": "evalgap.jobs.api",
+    "against_baseline": "evalgap.jobs.api",
+    "read_inspect_frames": "evalgap.io.inspect_frames",
     "compare_counts": "evalgap.jobs.compare",
     "compare_scores": "evalgap.jobs.compare",
     "CompareResult": "evalgap.jobs.compare",

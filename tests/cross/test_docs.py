@@ -47,6 +47,8 @@ PLACEHOLDERS = {
     "board.csv": "a reference board scored on the whole benchmark",
     "new.csv": "a new model's scores on some items",
     "judged.csv": "a user's judge scores",
+    "arith.py": "a user's inspect task",
+    "logs/base": "a user's inspect logs",
     "gold.csv": "a user's gold labels",
     "new_model_100_items.csv": "a new model's scores on some items",
     "pair_so_far.csv": "a pair's scores on the items run so far",

@@ -487,7 +487,9 @@ def _check_gold(
     for name, value in (("cost_gold", cost_gold), ("cost_judge", cost_judge)):
         if value is None:
             raise InputError(
-                "{" + name + "} must be a number (the price of "
+                "{"
+                + name
+                + "} must be a number (the price of "
                 + ("a gold label" if name == "cost_gold" else "a judged item")
                 + "); got None",
                 param=name,
@@ -1757,3 +1759,103 @@ def _per_item_options_given(
     given.update(dict.fromkeys(columns, True))
     given.update(job_options)
     return [name for name, used in given.items() if used]
+
+
+# The baseline's model takes this suffix when it has the new log's model name.
+BASELINE_SUFFIX = " (baseline)"
+
+
+def against_baseline(
+    log: str | Path,
+    baseline: str | Path,
+    *,
+    model: str | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    **settings: Any,
+) -> list[CompareResult]:
+    """Compare each task of the inspect_ai log ``log`` with the same task in ``baseline``.
+
+    Parameters
+    ----------
+    log : str or Path
+        The new run's log (``.eval`` or ``.json``).
+    baseline : str or Path
+        A baseline log, or a folder of logs (its latest log of each task and model is used).
+    model : str, optional
+        The baseline model, when the folder holds several for the task.
+    alpha, power : float
+        As for :func:`evalgap.compare`.
+    **settings
+        Other settings of :func:`evalgap.compare` (``n_bootstrap``, ``seed``...).
+
+    Returns
+    -------
+    list of CompareResult
+        One per task of ``log``: the new model as A, the baseline's as B (named with
+        ``" (baseline)"`` when both have one name), on the samples both scored.
+
+    Examples
+    --------
+    The inspect_ai extension runs this at the end of each task; a baseline that is not
+    there is one line of error:
+
+    >>> import evalgap
+    >>> evalgap.against_baseline("logs/new.eval", "no/such/folder")
+    Traceback (most recent call last):
+    evalgap.errors.InputError: log=: no such file or folder 'logs/new.eval'
+    """
+    import pandas as pd
+
+    from evalgap._scores import LongScores
+    from evalgap.io.inspect_logs import read_inspect
+
+    new_path, base_path = Path(log), Path(baseline)
+    for name, path in (("log", new_path), ("baseline", base_path)):
+        if not path.exists():
+            raise InputError(
+                "{" + name + "}" + escape(f": no such file or folder {str(path)!r}"), param=name
+            )
+    new_read, base_read = read_inspect([new_path]), read_inspect([base_path])
+    new, base = new_read.frame, base_read.frame
+    results = []
+    for task, mine in new.groupby("task", sort=False):
+        theirs = base[base["task"] == task]
+        if theirs.empty:
+            tasks = ", ".join(sorted(map(str, base["task"].unique()))) or "none"
+            raise InputError(
+                escape(f"{base_path}: no log of task {task!r}; tasks there: {tasks}"),
+                param="baseline",
+            )
+        models = list(dict.fromkeys(theirs["model"].astype(str)))
+        if model is not None:
+            if model not in models:
+                raise InputError(
+                    escape(f"{base_path}: no model {model!r} ran task {task!r}; models: ")
+                    + escape(", ".join(models)),
+                    param="model",
+                )
+            theirs = theirs[theirs["model"].astype(str) == model]
+        elif len(models) > 1:
+            raise InputError(
+                escape(
+                    f"{base_path}: {len(models)} models ran task {task!r} ({', '.join(models)}); "
+                )
+                + "name the baseline's with {model}",
+                param="model",
+            )
+        a = str(mine["model"].iloc[0])
+        b = str(theirs["model"].iloc[0])
+        if a == b:
+            b = b + BASELINE_SUFFIX
+            theirs = theirs.assign(model=b)
+        # the two logs as the reader gives them, as `evalgap compare` on both files reads them
+        both = LongScores(
+            frame=pd.concat([theirs, mine], ignore_index=True),
+            source=f"{base_path}, {new_path}",
+            columns=new_read.columns,
+            notes=tuple(dict.fromkeys((*base_read.notes, *new_read.notes))),
+        )
+        result = compare(both, model_a=a, model_b=b, alpha=alpha, power=power, **settings)
+        results.append(cast("CompareResult", result))  # a table without by/weights/gold
+    return results

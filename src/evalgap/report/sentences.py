@@ -605,6 +605,12 @@ def gold_audit_verdict(r) -> str:
     return out + "; " + judge_bias_clause(r.gold)
 
 
+def baseline_line(r: CompareResult) -> str:
+    """The inspect_ai extension's line at the end of a task: the pair, then compare's
+    verdict, word for word."""
+    return f"evalgap: {r.model_a} against {r.model_b}: {compare_verdict(r)}."
+
+
 def judge_bias_clause(gold) -> str:
     """Which models the judge is biased for (judge minus gold, interval excluding 0)."""
     biased = gold[(gold["bias_low"] > 0) | (gold["bias_high"] < 0)]

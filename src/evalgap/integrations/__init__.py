@@ -1,0 +1,1 @@
+"""evalgap inside the tools where evaluations run (the inspect_ai extension)."""
