@@ -151,7 +151,8 @@ def test_the_design_is_ppi_design_at_the_estimated_gap():
     d = ppi_design(a, b, abs(r.delta), cost_gold=2.0, cost_judge=0.05)
     assert (r.design_gold, r.design_judged) == (d["n_gold"], d["n_judged"])
     assert r.design_cost == pytest.approx(d["cost"])
-    q = r.delta**2 / (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) ** 2 / r.se**2
+    # q from the t test's normal equivalent (never >= 1 when the t test does not reject)
+    q = stats.norm.isf(r.p_value / 2) ** 2 / (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) ** 2
     assert r.resolution_ratio == pytest.approx(q)
 
 
@@ -263,8 +264,11 @@ def test_ranks_on_the_gold_scale_reorder_a_lenient_judge(run_cli, tmp_path):
     f, y = wide["score"][list("abcd")].to_numpy().T, wide["human"][list("abcd")].to_numpy().T
     joint = ppi_joint(f, y)
     rng = np.random.Generator(np.random.PCG64(resample.child_seed(3, "ranks")))
-    draws = rng.multivariate_normal(joint["estimate"], joint["covariance"], 2000)
+    df = float((~np.isnan(y)).sum(axis=1).min() - 1)  # the multivariate t of the t intervals
+    normal = rng.multivariate_normal(np.zeros(4), joint["covariance"], 2000)
+    draws = joint["estimate"] + normal / np.sqrt(rng.chisquare(df, 2000) / df)[:, None]
     sets = rk.rank_sets_from_draws(joint["estimate"], joint["covariance"], draws)
+    assert r.critical_values["all"] == pytest.approx(float(sets.critical_value))
     assert top.loc[list("abcd"), "rank_low"].tolist() == list(sets.rank_low)
     assert top.loc[list("abcd"), "rank_high"].tolist() == list(sets.rank_high)
     # the judge against the gold: b's bias is found, and the verdict names it
@@ -375,7 +379,15 @@ def test_tasks_are_strata_and_a_task_without_labels_is_refused():
     assert r.delta == pytest.approx(np.mean([float(p["estimate"]) for p in parts]))
     assert r.se == pytest.approx(np.sqrt(sum(float(p["se"]) ** 2 for p in parts)) / 3)
     assert any("stratified by task" in note for note in r.notes)
-    assert any("pooled" in note for note in r.notes)  # compare's own pooling note is kept
+    assert not any("pooled" in note for note in r.notes)  # stratified, not pooled
+    # the judge's bias difference is stratified the same way (each task's, weighted)
+    biases = []
+    for _, sub in frame.groupby("task"):
+        wide = sub.pivot(index="item", columns="model", values=["score", "human"])
+        f = (wide["score"]["A"] - wide["score"]["B"]).to_numpy()
+        y = (wide["human"]["A"] - wide["human"]["B"]).to_numpy()
+        biases.append((f - y)[~np.isnan(y)].mean())
+    assert r.bias_difference == pytest.approx(np.mean(biases))
     unlabelled = frame.copy()
     unlabelled.loc[unlabelled["task"] == "t1", "human"] = np.nan
     with pytest.raises(InputError, match="task 't1' has 0 item"):
@@ -661,4 +673,97 @@ def test_labels_drawn_by_stratum_are_weighted_by_stratum(run_cli, tmp_path):
             gold_column="human",
             strata="band",
             cluster_column="band",
+        )
+
+
+# --- a second review's findings -----------------------------------------------------------
+
+
+def test_ranks_score_each_model_on_its_own_judged_items():
+    frame = _judged_board(n=600)
+    rng = np.random.default_rng(1)
+    drop = (frame["model"] == "d") & (rng.random(len(frame)) < 0.6)
+    holed = frame[~drop]
+    r = evalgap.ranks(holed, gold_column="human")
+    top = r.ranks.set_index("model")
+    # a model's score is on its own judged items: compare's, for a pair judged on the same items
+    one = evalgap.compare(holed, model_a="a", model_b="b", gold_column="human")
+    assert top.loc["a", "score"] == pytest.approx(one.models[0].score)
+    assert top.loc["b", "score"] == pytest.approx(one.models[1].score)
+    plain = evalgap.compare(frame, model_a="a", model_b="b", gold_column="human")
+    assert one.models[0].score == pytest.approx(plain.models[0].score)  # untouched by d's holes
+    assert top.loc["d", "n_items"] == int((~drop & (frame["model"] == "d")).sum())
+    audit = evalgap.audit(holed, gold_column="human", family="all")
+    gold = r.gold.set_index("model")
+    assert gold.loc["a", "n_gold"] == audit.gold.set_index("model").loc["a", "n_gold"]
+    assert not any("fewer than" in n for n in r.notes)
+
+
+def test_audit_rows_read_a_ahead_and_share_compares_guards():
+    for seed in range(6):
+        frame = _judged_board(seed=seed, n=400)
+        r = evalgap.audit(frame, gold_column="human", family="all")
+        assert (r.pairs["delta"] >= 0).all()
+        assert all(v is None or (isinstance(v, int) and v >= 3) for v in r.pairs["required_gold"])
+        # q >= 1 only where the t test rejects: resolved is never "not significant"
+        resolved = r.pairs[r.pairs["resolved_fixed_n"]]
+        assert (resolved["p_value"] < 0.05).all()
+    rows = [
+        (m, f"q{i}", 0.5, (1.0 if m == "A" else 0.0) if i < 3 else np.nan)
+        for m in "AB"
+        for i in range(50)
+    ]
+    rows += [("C", f"q{i}", float(i % 2), float(i % 3 == 0)) for i in range(50)]
+    flat = pd.DataFrame(rows, columns=["model", "item", "score", "human"])
+    flat.loc[(flat["model"] == "C") & (flat["item"].isin(["q0", "q2"])), "human"] = 1.0
+    flat.loc[(flat["model"] == "C") & (flat["item"] == "q1"), "human"] = 0.0
+    out = evalgap.audit(flat, gold_column="human", family="all")
+    assert any("standard error is 0, and the pair is left out" in n for n in out.notes)
+
+
+def test_resolved_means_significant_at_few_labels():
+    for seed in range(8):
+        rng = np.random.default_rng(seed)
+        rows = []
+        for m, skill in (("A", 0.8), ("B", 0.3)):
+            truth = rng.random(60) < skill
+            rows += [
+                (m, f"q{i}", float(truth[i]), float(truth[i]) if i < 5 else np.nan)
+                for i in range(60)
+            ]
+        try:
+            r = evalgap.compare(
+                pd.DataFrame(rows, columns=["model", "item", "score", "human"]),
+                model_a="A",
+                model_b="B",
+                gold_column="human",
+            )
+        except InputError:  # five labels that differ alike: no interval, said in one line
+            continue
+        if r.resolution_ratio is not None and r.resolution_ratio >= 1:
+            assert r.p_value < r.alpha, (seed, r.p_value, r.resolution_ratio)
+        if r.p_value >= r.alpha:
+            assert "resolve a gap this size" not in r.verdict
+
+
+def test_clusters_strict_and_conflicting_labels_on_the_gold_scale(tmp_path):
+    frame = _judged_board(n=300).assign(subject=lambda f: f["item"].str[-1])
+    for job in (evalgap.ranks, evalgap.audit):
+        with pytest.raises(InputError, match="do not use clusters"):
+            job(frame, gold_column="human", cluster_column="subject")
+    with pytest.raises(InputError, match="do not use clusters"):
+        evalgap.compare(
+            frame, model_a="a", model_b="b", gold_column="human", cluster_column="subject"
+        )
+    judged = frame.drop(columns=["human", "subject"])
+    gold = frame.dropna(subset=["human"])[["model", "item", "human"]]
+    stray = pd.concat([gold, pd.DataFrame({"model": ["a"], "item": ["zzz"], "human": [1.0]})])
+    stray.to_csv(tmp_path / "g.csv", index=False)
+    for job in (evalgap.ranks, evalgap.audit):
+        with pytest.raises(InputError, match="strict"):
+            job(judged, gold=tmp_path / "g.csv", gold_column="human", strict=True)
+    twice = pd.concat([gold, gold.iloc[:1].assign(human=1 - gold["human"].iloc[0])])
+    with pytest.raises(InputError, match="different gold labels on different rows"):
+        evalgap.compare(
+            judged, model_a="a", model_b="b", gold=twice.rename(columns={"human": "score"})
         )

@@ -168,3 +168,25 @@ def test_the_joint_covariance_is_the_spread_of_the_estimates_over_boards():
         alone = ppi_mean(f[m], f[m][lab], gold[m][lab])
         assert float(r["estimate"][m]) == pytest.approx(float(alone["estimate"]))
         assert predicted[-1][m, m] == pytest.approx(float(alone["se"]) ** 2, rel=0.05)
+
+
+def test_rank_sets_from_joint_t_draws_cover_tied_models():
+    from evalgap.stats import ranks as rk
+    from evalgap.stats.ppi import joint_t_draws, ppi_joint
+
+    rng = np.random.default_rng(5)
+    runs, covered = 1200, 0
+    for _ in range(runs):
+        ease = rng.normal(0, 1, 600)
+        p = np.repeat((1 / (1 + np.exp(-ease)))[None, :], 4, axis=0)  # four tied models
+        y = (rng.random(p.shape) < p).astype(float)
+        f = np.where(rng.random(p.shape) < 0.85, y, 1 - y)
+        labelled = np.zeros(600, dtype=bool)
+        labelled[rng.choice(600, 80, replace=False)] = True
+        joint = ppi_joint(f, np.where(labelled, y, np.nan))
+        draws = joint_t_draws(joint["estimate"], joint["covariance"], 79, 1000, rng)
+        sets = rk.rank_sets_from_draws(
+            joint["estimate"], joint["covariance"], draws, marginal=False
+        )
+        covered += bool(np.all(np.asarray(sets.rank_low) == 1))
+    assert covered / runs >= 0.95 - 2 * np.sqrt(0.95 * 0.05 / runs), covered / runs

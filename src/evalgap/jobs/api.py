@@ -243,6 +243,8 @@ def compare(
             "by stratum ({gold_column}); give one",
             param="strata",
         )
+    if judged and strata is None:
+        _refuse_gold_clusters(columns, options)
     if judged and strata is not None:
         if not isinstance(strata, str):
             raise InputError(
@@ -452,6 +454,17 @@ def compare(
 
         result = dataclasses.replace(result, notes=(*result.notes, note))
     return result
+
+
+def _refuse_gold_clusters(columns: dict[str, Any], options: LoadOptions | None) -> None:
+    """Clusters are not used on the gold scale (its intervals treat items as independent):
+    refused rather than ignored."""
+    if columns.get("cluster_column") or (options is not None and options.cluster_column):
+        raise InputError(
+            "{cluster_column}: the gold-scale intervals treat items as independent and do not "
+            "use clusters; leave it out (compare takes labels drawn by stratum with {strata})",
+            param="cluster_column",
+        )
 
 
 def _refuse_for_gold_audit(**given: tuple[object, object]) -> None:
@@ -775,6 +788,7 @@ def audit(
         return audit_counts(pairs, **settings)
     judged = gold_column is not None or gold is not None
     if judged:
+        _refuse_gold_clusters(columns, options)
         _refuse_for_gold_audit(
             procedure=(procedure, "fixed_n"), mixture=(mixture, "grid"),
             n_cluster_bootstrap=(n_cluster_bootstrap, 1000), n_bootstrap=(n_bootstrap, 2000),
@@ -800,7 +814,7 @@ def audit(
         )  # fmt: skip
         return audit_gold(
             score_set, golden, gold_notes=gold_notes, family=family, family_size=family_size,
-            alpha=alpha, power=power,
+            alpha=alpha, power=power, strict=strict,
         )  # fmt: skip
     cluster = columns.get("cluster_column") or (options.cluster_column if options else None)
     return audit_scores(
@@ -1024,6 +1038,8 @@ def ranks(
             param="battles",
         )
     judged = gold_column is not None or gold is not None
+    if judged and battles is None:
+        _refuse_gold_clusters(columns, options)
     if judged and battles is not None:
         raise InputError(
             "gold labels ({gold_column} or {gold}) go with per-item {scores}, not {battles}",
@@ -1096,7 +1112,7 @@ def ranks(
         )  # fmt: skip
         return ranks_gold(
             score_set, golden, gold_notes=gold_notes, alpha=alpha, n_bootstrap=n_bootstrap,
-            seed=seed, top_k=top_k,
+            seed=seed, top_k=top_k, strict=strict,
         )  # fmt: skip
     return ranks_scores(
         score_set,

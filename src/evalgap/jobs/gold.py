@@ -349,18 +349,12 @@ def gold_result(
             f"{one:,} item(s) have a gold label for one model only: they enter that model's "
             "score and bias, not the gap (which needs both models' labels on an item)"
         )
-    f = judge_a - judge_b
-    y = gold_a - gold_b
-
-    def parts(values: np.ndarray, gold: np.ndarray, labelled: np.ndarray) -> list:
-        return [
-            (values[label == k], values[(label == k) & labelled], gold[(label == k) & labelled])
-            for k in range(len(names))
-        ]
-
-    gap = sp.ppi_stratified(parts(f, y, both), alpha=alpha, alternative=alternative)
-    own = sp.ppi_stratified(parts(f, y, both), alpha=alpha, lam=0.0, alternative=alternative)
-    delta, se = float(gap["estimate"]), float(gap["se"])
+    fig = gap_figures(
+        judge_a - judge_b, gold_a - gold_b, label, alpha=alpha, power=power,
+        alternative=alternative,
+    )  # fmt: skip
+    gap, own, shift = fig["gap"], fig["own"], fig["shift"]
+    delta, se = fig["delta"], fig["se"]
     if not se > 0:
         raise InputError(
             escape(
@@ -370,30 +364,25 @@ def gold_result(
             ),
             param="gold_column",
         )
-    if n < FEW_GOLD:
-        notes.append(
-            f"only {n} items are labelled for both models: calibrated on AlpacaEval, the t "
-            f"interval covered 95% from {FEW_GOLD} labels, but 93% at 50 and 89% at 30 (pairs "
-            "whose labels rarely differ): below it, read the interval as too narrow"
-        )
-    shift = sp.judge_bias(f[both], y[both], alpha=alpha)
+    fewest = int(np.bincount(label[both], minlength=len(names)).min())
+    if fewest < FEW_GOLD:
+        where = "the items labelled for both models"
+        if len(names) > 1:
+            where += f" in a {stratum} (of {n} in all)"
+        notes.append(_few_labels_note(fewest, where))
     binary = bool(np.isin(np.concatenate([judge_a, judge_b]), (0.0, 1.0)).all())
     models = tuple(
         _model_score(m, fj, g, alpha, binary, strata=strata)
         for m, fj, g in ((model_a, judge_a, gold_a), (model_b, judge_b, gold_b))
     )
-    target = delta**2 / float(z_sum_squared(alpha, power, alternative))
     against = bool(opposes_alternative(delta, alternative))
     a_term, b_term = float(gap["residual_variance"]), float(gap["judge_term"])
-    required = design = None
-    if delta != 0 and not against:
-        required = _labels_needed(a_term, b_term, abs(delta), big_n, alpha, power, alternative)
-        if cost_judge > 0 and a_term > 0:
-            design = sp.ppi_design(
-                a_term, b_term, abs(delta), alpha=alpha, power=power, alternative=alternative,
-                cost_gold=cost_gold, cost_judge=cost_judge,
-            )  # fmt: skip
-    ratio = target / se**2 if delta != 0 and not against else None
+    required, ratio, design = fig["required"], fig["q"], None
+    if delta != 0 and not against and cost_judge > 0 and a_term > 0:
+        design = sp.ppi_design(
+            a_term, b_term, abs(delta), alpha=alpha, power=power, alternative=alternative,
+            cost_gold=cost_gold, cost_judge=cost_judge,
+        )  # fmt: skip
     test = "exact McNemar" if judge.binary else "paired t"
     judge_p = judge.p_values.exact if judge.binary else judge.p_values.paired_t
     if strata is not None and len(names) > 1:
@@ -452,6 +441,47 @@ def gold_result(
     )
 
 
+def gap_figures(
+    f: np.ndarray,
+    y: np.ndarray,
+    label: np.ndarray,
+    *,
+    alpha: float,
+    power: float,
+    alternative: Alternative = "two-sided",
+) -> dict[str, Any]:
+    """A pair's gold-scale figures from its judge differences ``f`` on every item, its gold
+    differences ``y`` (NaN where either model is unlabelled) and each item's stratum code
+    ``label``: the stratified PPI++ gap (``gap``) and the gold labels' own (``own``), the
+    judge's stratified bias difference (``shift``), the t test's normal equivalent ``z``,
+    ``q`` from it (never 1 or more when the t test does not reject) and the gold labels
+    that resolve the gap (``required``, at least ``MIN_GOLD``). One home for ``compare``
+    and ``audit``."""
+    from evalgap.stats.tests import normal_equivalent
+
+    both = ~np.isnan(y)
+    strata = range(int(label.max()) + 1 if label.size else 1)
+    parts = [(f[label == k], f[(label == k) & both], y[(label == k) & both]) for k in strata]
+    gap = sp.ppi_stratified(parts, alpha=alpha, alternative=alternative)
+    own = sp.ppi_stratified(parts, alpha=alpha, lam=0.0, alternative=alternative)
+    shift = sp.judge_bias_stratified(
+        [(fg, yg) for _, fg, yg in parts], [fa.size for fa, _, _ in parts], alpha=alpha
+    )
+    delta, se = float(gap["estimate"]), float(gap["se"])
+    against = bool(opposes_alternative(delta, alternative))
+    z = float(normal_equivalent(gap["p_value"], np.sign(delta), alternative))
+    q = None
+    required = None
+    if delta != 0 and not against and se > 0:
+        q = z**2 / float(z_sum_squared(alpha, power, alternative))
+        required = _labels_needed(
+            float(gap["residual_variance"]), float(gap["judge_term"]), abs(delta), f.size,
+            alpha, power, alternative,
+        )  # fmt: skip
+    return {"gap": gap, "own": own, "shift": shift, "delta": delta, "se": se, "z": z,
+            "q": q, "required": required}  # fmt: skip
+
+
 def _codes(labels: np.ndarray) -> np.ndarray:
     """Each label's position among the distinct labels, in order of appearance."""
     order = {v: k for k, v in enumerate(dict.fromkeys(np.asarray(labels).tolist()))}
@@ -505,7 +535,12 @@ def _model_score(
         ],
         alpha=alpha,
     )
-    bias = sp.judge_bias(judged[labelled], gold[labelled], alpha=alpha)
+    bias = sp.judge_bias_stratified(
+        [(judged[(label == k) & labelled], gold[(label == k) & labelled])
+         for k in range(counts.size)],
+        [int((label == k).sum()) for k in range(counts.size)],
+        alpha=alpha,
+    )  # fmt: skip
     binary = binary and bool(np.isin(gold[labelled], (0.0, 1.0)).all())
     corr = float(bias["correlation"])
     return GoldScore(
@@ -641,8 +676,8 @@ def gold_set(
         row = int(np.flatnonzero(bad)[0])
         raise InputError(
             escape(
-                f"{long.source}: row {row + 1:,} has gold label {frame['score'].iloc[row]!r}, "
-                "not a finite number; "
+                f"{long.source}: row {row + 1:,} has gold label {_shown(frame['score'].iloc[row])}"
+                ", not a finite number; "
             )
             + "give a number in [0, 1], or leave the cell empty where there is no gold label",
             param=param,
@@ -668,6 +703,30 @@ def gold_set(
             param="strict",
         )
     chosen = frame[~empty & wanted].assign(score=value[~empty & wanted])
+    keys = [c for c in ("model", "task", "item_id") if c in chosen.columns]
+    spread = chosen.groupby(keys, sort=False)["score"].agg(["nunique", "size"])
+    if (spread["nunique"] > 1).any():
+        first = spread.index[int(np.flatnonzero(spread["nunique"].to_numpy() > 1)[0])]
+        raise InputError(
+            escape(
+                f"{long.source}: "
+                + ", ".join(
+                    f"{k.replace('_id', '')} {v!r}" for k, v in zip(keys, first, strict=True)
+                )
+                + " has different gold labels on different rows; a gold label is one score per "
+                "model and item: keep one"
+            ),
+            param=param,
+        )
+    repeated = int((spread["size"] - 1).sum())
+    if repeated:
+        if strict:
+            raise InputError(
+                escape(f"{long.source}: {repeated:,} gold label(s) repeat another row; ")
+                + "without {strict} the repeats are collapsed",
+                param="strict",
+            )
+        notes.append(f"{repeated:,} repeated gold label row(s) were collapsed (same label)")
     present = set(chosen["model"].astype(str))
     missing = [m for m in models if str(m) not in present]
     if missing:
@@ -681,6 +740,11 @@ def gold_set(
         None,
         param=param,
     ), notes
+
+
+def _shown(value: Any) -> str:
+    """A cell as the user wrote it: text quoted, a number plain (no NumPy repr)."""
+    return repr(value) if isinstance(value, str) else str(getattr(value, "item", lambda: value)())
 
 
 def pd_numeric(column: Any) -> np.ndarray:
@@ -840,7 +904,7 @@ def compare_gold(
         stratum="stratum" if strata else "task",
         model_a=model_a, model_b=model_b, alpha=settings["alpha"], power=settings["power"],
         alternative=settings["alternative"], cost_gold=cost_gold, cost_judge=cost_judge,
-        notes=[*judge.notes, *([pooled] if pooled else []), *notes, *more],
+        notes=[*judge.notes, *([pooled] if pooled and not several else []), *notes, *more],
     )  # fmt: skip
 
 
@@ -886,10 +950,12 @@ def ranks_gold(
     n_bootstrap: int = 1000,
     seed: int | None = 0,
     top_k: int | None = None,
+    strict: bool = False,
 ) -> RanksResult:
-    """Rank sets on the gold scale: per task, every model's PPI++ score on the items the
-    judge scored for every model, and the simultaneous sets from the normal law of their
-    joint covariance (:func:`evalgap.stats.ppi.ppi_joint`, shared items making the
+    """Rank sets on the gold scale: per task, every model's PPI++ score on its own judged
+    items (as ``compare --gold-column`` gives it), and the simultaneous sets drawn from the
+    multivariate t law (``min(n) - 1`` degrees of freedom, as each score's t interval) of
+    their joint covariance (:func:`evalgap.stats.ppi.ppi_joint`: shared items make the
     estimates covary), with each model's judge bias and agreement in ``RanksResult.gold``."""
     import pandas as pd
 
@@ -901,50 +967,56 @@ def ranks_gold(
     n_bootstrap = _validate.resamples(n_bootstrap, "n_bootstrap")
     rk.check_replicates(n_bootstrap, alpha)
     rows, marginal_rows, judge_rows = [], [], []
-    notes: list[str] = []
+    notes: list[str] = list(gold_notes)
     methods: dict[str, str] = {}
     better, top, critical = {}, {}, {}
-    notes.extend(gold_notes)
     used = cells = unlabelled = 0
+    fewest: tuple[int, str, str] | None = None
     columns = [gold.model_index(m) for m in judged.models]
     for task in judged.tasks:
-        complete = ~np.isnan(task.scores).any(axis=1)
-        if not complete.all():
-            notes.append(
-                f"task {task.task}: {int((~complete).sum()):,} item(s) not judged for every "
-                "model are left out (the gold-scale scores share their items)"
-            )
-        ids = np.asarray(task.item_ids)[complete].astype(str)
-        f = task.scores[complete].T
+        ids = np.asarray(task.item_ids).astype(str)
+        f = task.scores.T  # (models, items), NaN where a model was not judged
         y = _gold_rows(ids, task.task, gold, columns).T
+        y = np.where(np.isnan(f), np.nan, y)  # labels on unjudged items: counted below
         used += int((~np.isnan(y)).sum())
-        cells, unlabelled = cells + y.size, unlabelled + int(np.isnan(y).sum())
+        cells += int((~np.isnan(f)).sum())
+        unlabelled += int((np.isnan(y) & ~np.isnan(f)).sum())
         n_gold = (~np.isnan(y)).sum(axis=1)
-        keep = n_gold >= 3
-        for name in np.array(judged.models)[~keep]:
+        n_judged = (~np.isnan(f)).sum(axis=1)
+        keep = (n_gold >= MIN_GOLD) & (n_judged >= 2)
+        for k in np.flatnonzero(~keep & (n_judged > 0)):
             notes.append(
-                f"task {task.task}: {name} has fewer than 3 gold labels on the items judged for "
-                "every model and is left out of the gold-scale ranks"
+                f"task {task.task}: {judged.models[k]} has {int(n_gold[k])} gold label(s) on its "
+                f"{int(n_judged[k]):,} judged items (at least {MIN_GOLD} are needed) and is left "
+                "out of the gold-scale ranks"
             )
         models = np.array(judged.models)[keep]
-        if models.size < 2 or f.shape[1] < 3:
+        if models.size < 2:
             notes.append(f"task {task.task}: fewer than 2 models with gold labels, no ranks")
             continue
         f, y = f[keep], y[keep]
+        for count, m in zip(n_gold[keep].tolist(), models.tolist(), strict=True):
+            if fewest is None or count < fewest[0]:
+                fewest = (int(count), str(m), task.task)
         joint = sp.ppi_joint(f, y)
+        df = float(n_gold[keep].min() - 1)
         stream = resample.child_seed(seed, "ranks")  # the same stream for every task
         rng = np.random.Generator(np.random.PCG64(stream))
-        draws = rng.multivariate_normal(joint["estimate"], joint["covariance"], n_bootstrap)
+        draws = sp.joint_t_draws(joint["estimate"], joint["covariance"], df, n_bootstrap, rng)
+        binary = bool(np.isin(f[~np.isnan(f)], (0.0, 1.0)).all())
+        scores = [
+            _model_score(str(m), f[k][~np.isnan(f[k])], y[k][~np.isnan(f[k])], alpha, binary)
+            for k, m in enumerate(models)
+        ]
         sets = rk.rank_sets_from_draws(
             joint["estimate"], joint["covariance"], draws, alpha=alpha, top_k=top_k,
-            n=np.full(models.size, f.shape[1]),
+            n=n_judged[keep],
         )  # fmt: skip
-        binary = bool(np.isin(f, (0.0, 1.0)).all())
-        scores = [_model_score(str(m), f[k], y[k], alpha, binary) for k, m in enumerate(models)]
         order = np.lexsort((models, np.asarray(sets.rank)))
         frame = _rank_frame(task.task, models, sets, order, alpha)
         # each model's score, SE and interval are its own PPI++ (as compare gives them)
         by_model = {g.model: g for g in scores}
+        frame["score"] = [by_model[m].score for m in frame["model"]]
         frame["se"] = [by_model[m].se for m in frame["model"]]
         frame["score_low"] = [float(by_model[m].ci.low) for m in frame["model"]]
         frame["score_high"] = [float(by_model[m].ci.high) for m in frame["model"]]
@@ -956,19 +1028,28 @@ def ranks_gold(
             )
         )
         judge_rows.append(_judge_table(task.task, [by_model[m] for m in frame["model"]]))
-        methods[task.task] = "max-t stepdown, normal-law draws (PPI++ gold scale)"
+        methods[task.task] = "max-t stepdown, multivariate-t draws (PPI++ gold scale)"
         critical[task.task] = float(sets.critical_value)
         better[task.task] = np.asarray(sets.shown_better, dtype=bool)[np.ix_(order, order)]
         if top_k is not None:
             top[task.task] = _top_models(models, sets)
     if not rows:
-        raise InputError("nothing to rank on the gold scale: no task has 2 models with gold labels")
-    notes.extend(_left_out_labels(gold, columns, used))
+        raise InputError(
+            "nothing to rank on the gold scale: no task has 2 models with "
+            f"{MIN_GOLD} gold labels each on their judged items"
+        )
+    left = _left_out_labels(gold, columns, used)
+    if strict and left:
+        raise InputError("{strict}: " + escape(left[0]), param="strict")
+    notes.extend(left)
     notes.extend(_unlabelled_note(unlabelled, cells))
+    if fewest is not None and fewest[0] < FEW_GOLD:
+        notes.append(_few_labels_note(fewest[0], f"{fewest[1]} (task {fewest[2]})"))
     notes.append(
-        "gold scale: each score is the model's PPI++ estimate (judge corrected by the gold "
-        "labels); the rank sets come from the normal law of the estimates' joint covariance; "
-        "the rank sets over tasks and the items to flip are not computed on the gold scale"
+        "gold scale: each score is the model's PPI++ estimate on its judged items (the judge "
+        "corrected by the gold labels); the rank sets come from the multivariate t law of the "
+        "estimates' joint covariance; the rank sets over tasks and the items to flip are not "
+        "computed on the gold scale"
     )
     return RanksResult(
         method=_one_method(methods),
@@ -983,6 +1064,15 @@ def ranks_gold(
         alignment=judged.report,
         critical_values=critical,
         gold=pd.concat(judge_rows, ignore_index=True),
+    )
+
+
+def _few_labels_note(n: int, where: str) -> str:
+    """The note on an interval from fewer than ``FEW_GOLD`` gold labels (bench_gold.py)."""
+    return (
+        f"only {n} gold labels for {where}: calibrated on AlpacaEval, the t interval covered "
+        f"95% from {FEW_GOLD} labels, but 93% at 50 and 89% at 30 (pairs whose labels rarely "
+        "differ): below it, read the interval as too narrow"
     )
 
 
@@ -1089,6 +1179,7 @@ def audit_gold(
     family_size: int | None = None,
     alpha: float = 0.05,
     power: float = 0.8,
+    strict: bool = False,
 ) -> GoldAuditResult:
     """Audit every pair of the family on the gold scale (see :class:`GoldAuditResult`)."""
     import pandas as pd
@@ -1103,6 +1194,12 @@ def audit_gold(
         raise InputError(
             "{family!b}" + escape(f" must be 'adjacent' or 'all'; got {family!r}"),
             param="family",
+        )
+    if len(judged.models) < 2:
+        raise InputError(
+            escape(f"the audit compares models and there is {len(judged.models)}; ")
+            + "give at least 2 (check {models})",
+            param="models",
         )
     notes = list(gold_notes)
     columns = [gold.model_index(m) for m in judged.models]
@@ -1140,56 +1237,56 @@ def audit_gold(
             both = ~(np.isnan(x[:, i]) | np.isnan(x[:, j]))
             ya, yb = labels[both, i], labels[both, j]
             labelled = ~(np.isnan(ya) | np.isnan(yb))
-            fa, fb = x[both, i], x[both, j]
-            if labelled.sum() < 3:
+            if labelled.sum() < MIN_GOLD:
                 notes.append(
                     f"task {task.task}: {judged.models[i]} and {judged.models[j]} share fewer "
-                    "than 3 items labelled for both and are left out"
+                    f"than {MIN_GOLD} items labelled for both and are left out"
                 )
                 continue
-            f = fa - fb
-            y = (ya - yb)[labelled]
-            gap = sp.ppi_mean(f, f[labelled], y, alpha=alpha)
-            shift = sp.judge_bias(f[labelled], y, alpha=alpha)
-            binary = bool(np.isin(np.concatenate([fa, fb]), (0.0, 1.0)).all())
-            if binary:
+            label = np.zeros(int(both.sum()), dtype=np.int64)
+            fig = gap_figures(x[both, i] - x[both, j], ya - yb, label, alpha=alpha, power=power)
+            if fig["delta"] < 0:  # each row reads "A ahead": the pair's own gap orients it
+                i, j = j, i
+                ya, yb = yb, ya
+                fig = gap_figures(x[both, i] - x[both, j], ya - yb, label, alpha=alpha, power=power)
+            if not fig["se"] > 0:
+                notes.append(
+                    f"task {task.task}: {judged.models[i]} and {judged.models[j]} have gold "
+                    "labels that differ by the same amount on every item (and a judge that adds "
+                    "nothing): the gap's standard error is 0, and the pair is left out"
+                )
+                continue
+            fa, fb = x[both, i], x[both, j]
+            if bool(np.isin(np.concatenate([fa, fb]), (0.0, 1.0)).all()):
                 judge_p = float(mcnemar_exact(int(((fa == 1) & (fb == 0)).sum()),
                                               int(((fa == 0) & (fb == 1)).sum())))  # fmt: skip
             else:
-                judge_p = float(paired_t(fa, fb).p_value) if f.size > 1 else 1.0
-            delta, se = float(gap["estimate"]), float(gap["se"])
-            required = None
-            if delta != 0 and float(gap["residual_variance"]) > 0:
-                sizes = sp.ppi_design(
-                    float(gap["residual_variance"]), float(gap["judge_term"]), abs(delta),
-                    alpha=alpha, power=power, n_judged=int(f.size),
-                )  # fmt: skip
-                required = int(sizes["n_gold"]) if np.isfinite(sizes["n_gold"]) else None
-            threshold = float(multiplicity.resolution_threshold(alpha, power))
-            statistic = delta / se if se > 0 else (0.0 if delta == 0 else np.inf)
+                judge_p = float(paired_t(fa, fb).p_value)
+            gap, shift, delta = fig["gap"], fig["shift"], fig["delta"]
             rows.append(
                 {
                     "task": task.task,
                     "model_a": judged.models[i],
                     "model_b": judged.models[j],
-                    "n_items": int(f.size),
+                    "n_items": int(fa.size),
                     "n_gold": int(labelled.sum()),
                     "delta": delta,
-                    "se": se,
-                    "statistic": float(statistic),
+                    "se": fig["se"],
+                    "statistic": float(gap["statistic"]),
+                    "z": fig["z"],
                     "p_value": float(gap["p_value"]),
                     "ci_low": float(gap["low"]),
                     "ci_high": float(gap["high"]),
-                    "q": (abs(statistic) / threshold) ** 2 if np.isfinite(statistic) else None,
-                    "required_gold": required,
-                    "judge_delta": float(f.mean()),
+                    "q": fig["q"],
+                    "required_gold": fig["required"],
+                    "judge_delta": float((fa - fb).mean()),
                     "judge_p_value": judge_p,
                     "bias_difference": float(shift["bias"]),
                     "bias_p_value": float(shift["p_value"]),
                     "judge_flips": judge_reverses(
                         float(gap["p_value"]),
                         float(shift["p_value"]),
-                        float(f.mean()),
+                        float((fa - fb).mean()),
                         delta,
                         alpha,
                     ),
@@ -1199,7 +1296,10 @@ def audit_gold(
         raise InputError(
             "nothing to audit on the gold scale: no pair has 3 items labelled for both models"
         )
-    notes.extend(_left_out_labels(gold, columns, used))
+    left = _left_out_labels(gold, columns, used)
+    if strict and left:
+        raise InputError("{strict}: " + escape(left[0]), param="strict")
+    notes.extend(left)
     notes.extend(_unlabelled_note(unlabelled, cells))
     frame = pd.DataFrame(rows)
     m = len(frame) if family_size is None else int(family_size)
@@ -1208,7 +1308,7 @@ def audit_gold(
             "{family_size}" + escape(f" is {m}, fewer than the {len(frame)} pairs audited"),
             param="family_size",
         )
-    statistic = frame["statistic"].to_numpy(dtype=float)
+    statistic = frame["z"].to_numpy(dtype=float)  # the t tests' normal equivalents
     testable = np.ones(statistic.size, dtype=bool)
     frame.insert(
         frame.columns.get_loc("required_gold") + 1,
@@ -1219,6 +1319,12 @@ def audit_gold(
     for k, name in enumerate(PROCEDURES):
         at = frame.columns.get_loc("resolved_fixed_n") + 1 + k
         frame.insert(at, f"resolved_{name}", verdicts[name])
+    frame["required_gold"] = pd.Series(
+        [None if v is None or v != v else int(v) for v in frame["required_gold"]], dtype=object
+    )
+    smallest = int(frame["n_gold"].min())
+    if smallest < FEW_GOLD:
+        notes.append(_few_labels_note(smallest, "the items labelled for both models of a pair"))
     unresolved = {"fixed_n": int((~frame["resolved_fixed_n"]).sum())}
     unresolved.update({name: int((~frame[f"resolved_{name}"]).sum()) for name in PROCEDURES})
     notes.append(

@@ -1112,11 +1112,16 @@ def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | Non
     r = result
     tasks = list(dict.fromkeys(r.ranks["task"]))
     level = f"{100 * (1 - r.alpha):g}%"
+    gold = getattr(r, "gold", None)
     parts = [
         f"<h1>{_e(title)}</h1>",
         f"<p class='summary'>{_e(r.verdict)}</p>",
         f"<p>Method: {_e(r.method)}; alpha = {r.alpha:g}"
-        + (f", {r.n_bootstrap:,} bootstrap replicates" if r.n_bootstrap else "")
+        + (
+            f", {r.n_bootstrap:,} {'draws' if gold is not None else 'bootstrap replicates'}"
+            if r.n_bootstrap
+            else ""
+        )
         + ".</p>",
     ]
     for task in tasks[:MAX_TASK_FIGURES]:
@@ -1212,7 +1217,6 @@ def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | Non
     if style:
         line = _capitalised(style_line(style, r.alpha))
         parts.append(f"<h2 id='style'>Style control</h2><p>{_e(line)}.</p>")
-    gold = getattr(r, "gold", None)
     if gold is not None:
         parts.append("<h2 id='judge'>The judge against the gold labels</h2>")
         for task, sub in gold.groupby("task", sort=False):
@@ -1222,9 +1226,19 @@ def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | Non
             parts.append(
                 _table(pd.DataFrame(rows, columns=headers), text=tuple(headers), names=("model",))
             )
-    return _page(title, parts, r.notes, provenance, RANKS_GLOSSARY)
+    glossary = RANKS_GLOSSARY if gold is None else GOLD_RANKS_GLOSSARY
+    return _page(title, parts, r.notes, provenance, glossary)
 
 
+GOLD_RANKS_GLOSSARY = {
+    **{k: v for k, v in RANKS_GLOSSARY.items() if k not in ("Score", "Items to flip")},
+    "Score": "The model's PPI++ score on its judged items: the judge's mean corrected by the "
+    "gold labels; SE is its standard error, the interval its t interval (that model alone). "
+    "The rank sets are drawn from the multivariate t law of the scores' joint covariance.",
+    "Judge bias": "The judge's mean minus the gold's on a model's labelled items.",
+    "Agreement": "Binary scores: the share of labelled items where judge and gold agree; "
+    "graded: their correlation r.",
+}
 GOLD_GLOSSARY = {
     "Gap (gold)": "A minus B on the gold scale: the judge's gap on every item both were judged "
     "on, corrected by the gold labels where both are labelled (paired PPI++).",

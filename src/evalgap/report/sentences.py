@@ -632,7 +632,7 @@ def judge_table(frame, alpha: float) -> tuple[list[str], list[list[str]]]:
     """The judge against the gold per model (compare's and ranks' table): headers and cells."""
     level = f"{100 * (1 - alpha):g}%"
     headers = ["model", "gold-scale score", level, "judge", "gold labels", "judge bias",
-               "agreement"]  # fmt: skip
+               "agreement (r: graded)"]  # fmt: skip
     rows = []
     for row in frame.itertuples():
         agreement = row.agreement if row.agreement == row.agreement else None  # NaN: graded

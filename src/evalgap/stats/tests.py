@@ -297,6 +297,27 @@ def wald_p_value(statistic: ArrayLike, alternative: Alternative = "two-sided") -
     return _validate.scalar_or_array(p)
 
 
+def normal_equivalent(
+    p_value: ArrayLike, sign: ArrayLike, alternative: Alternative = "two-sided"
+) -> FloatOrArray:
+    """Return the normal statistic whose p-value is ``p_value`` (with the sign of the gap):
+    ``z = Phi^{-1}(1 - p/2)`` two-sided, ``Phi^{-1}(1 - p)`` one-sided.
+
+    A t test's verdict put on the normal scale of Definition 1: a resolution ratio ``q =
+    (z / (z_{1-alpha/2} + z_power))^2`` from it is never 1 or more when the t test does not
+    reject (where a Wald statistic divided by the same SE could be).
+
+    Examples
+    --------
+    >>> round(float(normal_equivalent(0.05, 1)), 4)
+    1.96
+    """
+    p = np.clip(np.asarray(p_value, dtype=float), 1e-300, 1.0)
+    tail = p / 2 if alternative == "two-sided" else p
+    z = -special.ndtri(tail)
+    return _validate.scalar_or_array(np.where(np.asarray(sign) < 0, -z, z))
+
+
 def paired_t_from_moments(
     mean_diff: ArrayLike,
     sd_diff_sample: ArrayLike,
