@@ -45,7 +45,7 @@ from lm_eval.api.registry import get_model, register_model  # noqa: E402
 try:
     get_model("dummy")  # load the built-in models before registering one more
 except Exception:
-    import lm_eval.models  # noqa: F401  (older versions register on import)
+    import lm_eval.models  # older versions register their models on import
 
 OUT = Path(sys.argv[1])
 PARTS = set(sys.argv[2].split(",")) if len(sys.argv) > 2 else None  # rebuild only these
@@ -285,6 +285,26 @@ def main() -> None:
                 *common,
             ]
         )
+    # lm_eval.simple_evaluate(..., log_samples=True) in Python: the results dict it returns
+    # (per-sample records under "samples"), saved as JSON, for evalgap.read_lm_eval_results
+    for name, skill in (("weightless-a", 150), ("weightless-b", 110)):
+        if not want("simple_evaluate") or V < (0, 4, 13):
+            break
+        from lm_eval.tasks import TaskManager
+
+        results = lm_eval.simple_evaluate(
+            model=Weightless(pretrained=name, skill=skill),
+            tasks=["tiny_gen", "tiny_mc"],
+            task_manager=TaskManager(include_path=str(tasks)),
+            log_samples=True,
+            random_seed=0,
+            numpy_random_seed=0,
+            torch_random_seed=0,
+            batch_size=1,
+        )
+        target = OUT / "simple_evaluate" / f"{name}.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(results, default=str, indent=1))
     (OUT / "VERSION").write_text(str(VERSION) + "\n")
     shutil.rmtree(OUT.parent / "lm_eval_tasks", ignore_errors=True)
 

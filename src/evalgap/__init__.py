@@ -75,6 +75,8 @@ _HOMES = {
     "align": "evalgap.jobs.api",
     "against_baseline": "evalgap.jobs.api",
     "read_inspect_frames": "evalgap.io.inspect_frames",
+    "read_lm_eval_results": "evalgap.io.lm_eval",
+    "compare_lm_eval": "evalgap.jobs.api",
     "compare_counts": "evalgap.jobs.compare",
     "compare_scores": "evalgap.jobs.compare",
     "CompareResult": "evalgap.jobs.compare",

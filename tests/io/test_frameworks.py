@@ -539,3 +539,48 @@ def test_lm_eval_record_with_a_null_doc_id_is_one_line(tmp_path, doc_id):
     samples.write_text("\n".join(lines) + "\n")
     with pytest.raises(InputError, match=r"samples_tiny_.*: line 2 has doc_id .*; lm-eval numbers"):
         read_lm_eval(tmp_path)
+
+
+def test_simple_evaluate_dicts_read_as_their_log_files(tmp_path):
+    """lm_eval.simple_evaluate(..., log_samples=True) dicts of the two weightless models give
+    the per-item scores their --log_samples files give, and lm-eval's own means."""
+    import evalgap
+    from evalgap.io.lm_eval import read_lm_eval_results
+
+    source = FIXTURES / "lm_eval-0.4.13"
+    dicts = {
+        name: json.loads(
+            gzip.decompress((source / "simple_evaluate" / f"{name}.json.gz").read_bytes())
+        )
+        for name in ("weightless-a", "weightless-b")
+    }
+    got = read_lm_eval_results(dicts, filter_name="flexible-extract")
+    files = read_lm_eval(_restored(source / "runs", tmp_path), filter_name="flexible-extract")
+    keys = ["model", "task", "item_id"]
+    mine = got.frame.assign(score=got.frame["score"].astype(float)).set_index(keys)["score"]
+    theirs = files.frame.assign(score=files.frame["score"].astype(float)).set_index(keys)["score"]
+    assert len(mine) == 120 and mine.sort_index().equals(theirs.sort_index())
+    for name, run in dicts.items():  # lm-eval's own means
+        means = got.frame[got.frame["model"] == name].groupby("task")["score"].mean()
+        assert float(means["tiny_mc"]) == pytest.approx(run["results"]["tiny_mc"]["acc,none"])
+        assert float(means["tiny_gen:flexible-extract"]) == pytest.approx(
+            run["results"]["tiny_gen"]["exact_match,flexible-extract"]
+        )
+    r = evalgap.compare_lm_eval(
+        dicts["weightless-a"],
+        dicts["weightless-b"],
+        model_a="weightless-a",
+        model_b="weightless-b",
+        filter_name="flexible-extract",
+        by="task",
+    )
+    on_files = evalgap.compare(
+        str(_restored(source / "runs", tmp_path / "again")),
+        model_a="weightless-a",
+        model_b="weightless-b",
+        options=LoadOptions(filter_name="flexible-extract"),
+        by="task",
+    )
+    assert [g.result.delta for g in r.groups] == [g.result.delta for g in on_files.groups]
+    with pytest.raises(evalgap.InputError, match="log_samples=True"):
+        evalgap.compare_lm_eval({"results": {}}, {"results": {}})

@@ -750,3 +750,73 @@ def read(paths: list[Path], options: LoadOptions) -> LongScores:
         model_name=options.model_name,
         tasks=tuple(options.tasks) or None,
     )
+
+
+def read_lm_eval_results(
+    results: Mapping[str, Mapping[str, Any]],
+    *,
+    metric: Metric | None = None,
+    filter_name: str | None = None,
+) -> LongScores:
+    """Read the dicts ``lm_eval.simple_evaluate(..., log_samples=True)`` returns.
+
+    Parameters
+    ----------
+    results : mapping
+        ``{name: results}``: each run's results dict under the name its model takes (the
+        dict carries no model name when the model was passed as an object).
+    metric, filter_name
+        As for :func:`read_lm_eval`.
+
+    Returns
+    -------
+    LongScores
+        As :func:`read_lm_eval` reads the same runs from ``lm_eval --log_samples`` files:
+        each dict is laid out as lm-eval writes it (a results file and one samples file per
+        task) and read by the same reader, so filters, metrics and run settings are handled
+        alike.
+
+    Examples
+    --------
+    Two runs' dicts, shaped as ``simple_evaluate`` returns them (here three documents):
+
+    >>> import evalgap
+    >>> def run(correct):
+    ...     return {"results": {"arc": {"acc,none": sum(correct) / 3}}, "configs": {},
+    ...             "samples": {"arc": [{"doc_id": i, "doc": {"q": i}, "filter": "none",
+    ...                                  "metrics": ["acc"], "acc": c}
+    ...                                 for i, c in enumerate(correct)]}}
+    >>> long = evalgap.read_lm_eval_results({"new": run([1, 1, 0]), "base": run([1, 0, 0])})
+    >>> long.frame.groupby("model")["score"].sum().to_dict()
+    {'base': 1, 'new': 2}
+    """
+    import tempfile
+
+    if not isinstance(results, Mapping) or not results:
+        raise InputError(
+            "{results} must map each run's name to the dict lm_eval.simple_evaluate returned",
+            param="results",
+        )
+    with tempfile.TemporaryDirectory(prefix="evalgap-lm-eval-") as folder:
+        for k, (name, run) in enumerate(results.items()):
+            if not isinstance(run, Mapping) or not isinstance(run.get("samples"), Mapping):
+                raise InputError(
+                    "{results}"
+                    + escape(
+                        f"[{name!r}] has no per-sample records; call lm_eval.simple_evaluate "
+                        "with log_samples=True"
+                    ),
+                    param="results",
+                )
+            out = Path(folder) / f"run{k}"
+            out.mkdir()
+            stamp = "2000-01-01T00-00-00.000000"
+            header = {key: value for key, value in run.items() if key != "samples"}
+            header["model_name"] = str(name)
+            (out / f"results_{stamp}.json").write_text(json.dumps(header, default=str))
+            for task, records in run["samples"].items():
+                lines = "".join(json.dumps(r, default=str) + "\n" for r in records)
+                (out / f"samples_{task}_{stamp}.jsonl").write_text(lines)
+        read = read_lm_eval([folder], metric=metric, filter_name=filter_name)
+    notes = tuple(n.replace(folder, "<results>") for n in read.notes)
+    return dataclasses.replace(read, source="lm_eval.simple_evaluate results", notes=notes)

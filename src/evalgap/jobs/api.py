@@ -1875,3 +1875,60 @@ def against_baseline(
         result = compare(both, model_a=a, model_b=b, alpha=alpha, power=power, **settings)
         results.append(cast("CompareResult", result))  # a table without by/weights/gold
     return results
+
+
+
+def compare_lm_eval(
+    results_a: Any,
+    results_b: Any,
+    *,
+    model_a: str = "a",
+    model_b: str = "b",
+    metric: Any = None,
+    filter_name: str | None = None,
+    by: str | None = None,
+    **settings: Any,
+) -> CompareResult | CompareGroupsResult:
+    """Compare two lm-evaluation-harness runs from the dicts ``simple_evaluate`` returns.
+
+    Parameters
+    ----------
+    results_a, results_b : dict
+        What ``lm_eval.simple_evaluate(..., log_samples=True)`` returned for each run.
+    model_a, model_b : str
+        The runs' names (the dicts carry none when the model was passed as an object).
+    metric, filter_name
+        lm-eval's metric (one name, or ``task=name``) and the filter of tasks scored under
+        several (see :func:`evalgap.read_lm_eval_results`).
+    by : str, optional
+        ``"task"``: compare within each task, p-values adjusted over tasks.
+    **settings
+        Other settings of :func:`evalgap.compare` (``alpha``, ``power``, ``seed``...).
+
+    Returns
+    -------
+    CompareResult or CompareGroupsResult
+        As :func:`evalgap.compare` gives them on the runs' ``--log_samples`` files.
+
+    Examples
+    --------
+    Without ``log_samples=True`` a run's dict has no per-item scores, and that is said:
+
+    >>> import evalgap
+    >>> evalgap.compare_lm_eval({"results": {}}, {"results": {}})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    evalgap.errors.InputError: results=['a'] has no per-sample records; ...
+    """
+    from evalgap.io.lm_eval import read_lm_eval_results
+
+    if model_a == model_b:
+        raise InputError(
+            "{model_a!n} and {model_b!n} are both {value!r}; name the two runs apart",
+            param="model_a",
+            value=model_a,
+        )
+    long = read_lm_eval_results(
+        {model_a: results_a, model_b: results_b}, metric=metric, filter_name=filter_name
+    )
+    result = compare(long, model_a=model_a, model_b=model_b, by=by, **settings)
+    return cast("CompareResult | CompareGroupsResult", result)
