@@ -48,6 +48,8 @@ PLACEHOLDERS = {
     "new.csv": "a new model's scores on some items",
     "judged.csv": "a user's judge scores",
     "arith.py": "a user's inspect task",
+    "reports/": "a user's SWE-bench run reports",
+    "experiments/evaluation/verified": "a SWE-bench/experiments checkout",
     "logs/base": "a user's inspect logs",
     "gold.csv": "a user's gold labels",
     "new_model_100_items.csv": "a new model's scores on some items",

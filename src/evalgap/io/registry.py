@@ -128,6 +128,13 @@ SOURCES: tuple[Source, ...] = (
         options=("scorer", "score_key", "on_error", "reducer"),
     ),
     Source(
+        "swebench",
+        "SWE-bench run reports, or leaderboard results/results.json (+ --items)",
+        detect="evalgap.io.swebench:detect",
+        read="evalgap.io.swebench:read",
+        options=("model_name",),
+    ),
+    Source(
         "alpaca-eval",
         "AlpacaEval annotations.json (judge preferences vs a baseline)",
         detect="evalgap.io.alpaca_eval:detect",

@@ -1,0 +1,227 @@
+"""Read SWE-bench results: the harness's run reports and the leaderboard's ``results.json``.
+
+* **A run report** (``<model>.<run_id>.json``, written by ``swebench.harness.
+  run_evaluation``'s ``make_run_report``): ``total_instances`` and the instance ids by
+  outcome (``resolved_ids``, ``unresolved_ids``, ``empty_patch_ids``, ``error_ids``,
+  ``incomplete_ids``, ``completed_ids``). Every instance of the dataset is in one of these
+  lists, so each becomes an item: 1 when resolved, 0 otherwise -- the harness's own
+  denominator (an empty patch, an error or no prediction counts as not resolved, and the
+  notes count them). The model is the file's name without ``.json`` (the harness names it
+  ``<model>.<run_id>``; ``model_name`` renames a single file's).
+* **A leaderboard folder** (the SWE-bench/experiments layout, ``evaluation/<split>/
+  <system>/results/results.json``): ``{"resolved": [...], "no_generation": [...],
+  "no_logs": [...]}``. Only the resolved instances are listed; the unresolved are the rest
+  of the split, so the split's instance ids must be given as an item file (``items``:
+  one instance id per row). The model is the ``<system>`` folder, the task the ``<split>``.
+
+Instances are items of task ``swe-bench`` (run reports) or of the split (leaderboard).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evalgap._lazy import LazyModule
+from evalgap._scores import LongScores
+from evalgap.errors import InputError, escape
+from evalgap.io._files import PathsArg, as_paths
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from evalgap.io.options import LoadOptions
+else:
+    pd = LazyModule("pandas")
+
+REPORT_KEYS = ("total_instances", "resolved_ids")
+REPORT_LISTS = (
+    "resolved_ids",
+    "unresolved_ids",
+    "empty_patch_ids",
+    "error_ids",
+    "incomplete_ids",
+    "completed_ids",
+    "submitted_ids",
+)
+LEADERBOARD_FILE = "results.json"
+TASK = "swe-bench"
+MAX_BYTES = 64 * 2**20  # a run report of the full test split is a few hundred KB
+
+
+def _json(path: Path) -> Any:
+    size = path.stat().st_size
+    if size > MAX_BYTES:
+        raise InputError(
+            f"{path}: {size:,} bytes, more than a SWE-bench results file holds "
+            f"({MAX_BYTES:,}); not read"
+        )
+    try:
+        return json.loads(path.read_bytes())
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise InputError(f"{path}: not valid JSON ({type(exc).__name__})") from None
+
+
+def _head(path: Path) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read(4096)
+
+
+def is_run_report(path: Path) -> bool:
+    """A harness run report: a JSON object with ``total_instances`` and ``resolved_ids``."""
+    if path.suffix != ".json" or not path.is_file():
+        return False
+    head = _head(path)
+    return head.lstrip()[:1] == b"{" and all(f'"{k}"'.encode() in head for k in REPORT_KEYS)
+
+
+def is_leaderboard_results(path: Path) -> bool:
+    """The leaderboard's ``results/results.json``: ``resolved`` beside ``no_generation``."""
+    if path.name != LEADERBOARD_FILE or path.parent.name != "results" or not path.is_file():
+        return False
+    head = _head(path)
+    return head.lstrip()[:1] == b"{" and b'"resolved"' in head
+
+
+def _ids(value: Any, key: str, path: Path) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise InputError(f"{path}: {key!r} must be a list of instance ids")
+    return list(value)
+
+
+def _report_rows(path: Path, model: str) -> tuple[list[tuple[str, str, str, float]], list[str]]:
+    data = _json(path)
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: a SWE-bench run report is a JSON object")
+    lists = {k: set(_ids(data.get(k), k, path)) for k in REPORT_LISTS}
+    resolved = lists["resolved_ids"]
+    universe = set().union(*(lists[k] for k in REPORT_LISTS if k != "submitted_ids"))
+    total = data.get("total_instances")
+    notes = []
+    if isinstance(total, int) and total != len(universe):
+        raise InputError(
+            escape(
+                f"{path}: total_instances is {total:,} but its id lists name {len(universe):,} "
+                "instances; the report is incomplete (written by an older harness?): give "
+                "the instance ids as an item file, or regenerate the report"
+            )
+        )
+    not_run = len(lists["incomplete_ids"] | lists["empty_patch_ids"] | lists["error_ids"])
+    if not_run:
+        notes.append(
+            f"{model}: {len(lists['incomplete_ids']):,} instance(s) without a prediction, "
+            f"{len(lists['empty_patch_ids']):,} with an empty patch and "
+            f"{len(lists['error_ids']):,} with an evaluation error count as not resolved "
+            "(as the harness counts them)"
+        )
+    rows = [(model, TASK, i, 1.0 if i in resolved else 0.0) for i in sorted(universe)]
+    return rows, notes
+
+
+def _leaderboard_rows(
+    path: Path, universe: list[str]
+) -> tuple[list[tuple[str, str, str, float]], list[str]]:
+    data = _json(path)
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: a leaderboard results.json is a JSON object")
+    model = path.parent.parent.name
+    split = path.parent.parent.parent.name or TASK
+    resolved = set(_ids(data.get("resolved"), "resolved", path))
+    known = set(universe)
+    stray = resolved - known
+    if stray:
+        raise InputError(
+            escape(
+                f"{path}: {len(stray):,} resolved instance(s) are not in the item file (first: "
+                f"{sorted(stray)[0]!r}); give the instance ids of split {split!r}"
+            )
+        )
+    notes = []
+    missing = [k for k in ("no_generation", "no_logs") if data.get(k)]
+    if missing:
+        counts = ", ".join(f"{len(data[k]):,} {k}" for k in missing)
+        notes.append(f"{model}: {counts} instance(s) count as not resolved (as the leaderboard)")
+    return [(model, split, i, 1.0 if i in resolved else 0.0) for i in universe], notes
+
+
+def _instances(items: str | None, paths: list[Path]) -> list[str]:
+    if not items:
+        raise InputError(
+            escape(
+                f"{paths[0]}: a SWE-bench leaderboard results.json lists only the resolved "
+                "instances; give the split's instance ids as an item file "
+            )
+            + "({items}: one instance_id per row) so the rest count as not resolved",
+            param="items",
+        )
+    from evalgap.io.tables import read_frame
+
+    frame = read_frame(Path(items), as_text=True)
+    column = next(
+        (c for c in frame.columns if str(c).lower() in ("instance_id", "item_id", "item", "id")),
+        frame.columns[0],
+    )
+    ids = [str(v) for v in frame[column].dropna().tolist() if str(v).strip()]
+    if not ids:
+        raise InputError(escape(f"{items}: no instance ids"), param="items")
+    return list(dict.fromkeys(ids))
+
+
+def read_swebench(
+    paths: PathsArg, *, items: str | None = None, model_name: str | None = None
+) -> LongScores:
+    """Read SWE-bench run reports and leaderboard folders (see the module) into the long
+    layout: one row per model and instance, 1 when resolved."""
+    paths = as_paths(paths)
+    files: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            files += sorted(q for q in p.rglob("*.json") if is_run_report(q))
+            files += sorted(q for q in p.rglob(LEADERBOARD_FILE) if is_leaderboard_results(q))
+        else:
+            files.append(p)
+    if not files:
+        raise InputError(f"{paths[0]}: no SWE-bench run report or results/results.json found")
+    rows: list[tuple[str, str, str, float]] = []
+    notes: list[str] = []
+    universe: list[str] | None = None
+    if model_name is not None and len(files) > 1:
+        raise InputError(
+            "{model_name} names the model of one file; these are "
+            + escape(f"{len(files)} files (each report is named after its model)"),
+            param="model_name",
+        )
+    for f in files:
+        if is_run_report(f):
+            got, said = _report_rows(f, model_name or f.name.removesuffix(".json"))
+        elif is_leaderboard_results(f):
+            universe = universe if universe is not None else _instances(items, files)
+            got, said = _leaderboard_rows(f, universe)
+        else:
+            raise InputError(f"{f}: neither a SWE-bench run report nor a results/results.json")
+        rows += got
+        notes += said
+    frame = pd.DataFrame(rows, columns=["model", "task", "item_id", "score"])
+    return LongScores(
+        frame=frame,
+        source=", ".join(map(str, paths)),
+        columns={"item_id": "instance_id", "score": "resolved"},
+        notes=tuple(notes),
+    )
+
+
+def detect(path: Path, options: LoadOptions) -> bool:
+    """Whether ``path`` is a run report, a leaderboard results.json, or a folder of them."""
+    if path.is_dir():
+        return any(is_run_report(q) for q in path.glob("*.json")) or any(
+            is_leaderboard_results(q) for q in path.rglob(LEADERBOARD_FILE)
+        )
+    return is_run_report(path) or is_leaderboard_results(path)
+
+
+def read(paths: list[Path], options: LoadOptions) -> LongScores:
+    """Read SWE-bench results as ``options`` say (:func:`read_swebench`)."""
+    return read_swebench(paths, items=options.items, model_name=options.model_name)

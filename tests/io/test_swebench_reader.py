@@ -1,0 +1,77 @@
+"""SWE-bench results: run reports written by the harness's own make_run_report (swebench
+5.0.2) and leaderboard folders in the SWE-bench/experiments layout; the means and instance
+counts equal the tool's own figures, nothing is dropped silently."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import evalgap
+from evalgap.errors import InputError
+from evalgap.io.options import LoadOptions
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "frameworks" / "swebench-5.0.2"
+REPORTS = FIXTURES / "run_reports"
+BOARD = FIXTURES / "leaderboard"
+
+
+def test_run_reports_give_the_harness_resolved_rate_over_every_instance(run_cli):
+    long = evalgap.load_scores([REPORTS])
+    assert set(long.frame["model"]) == {"org__model-a.demo", "org__model-b.demo"}
+    for path in REPORTS.glob("*.json"):
+        report = json.loads(path.read_text())
+        mine = long.frame[long.frame["model"] == path.name.removesuffix(".json")]
+        assert len(mine) == report["total_instances"]
+        assert mine["score"].mean() == pytest.approx(
+            report["resolved_instances"] / report["total_instances"]
+        )
+        assert set(mine.loc[mine["score"] == 1, "item_id"]) == set(report["resolved_ids"])
+    assert any("2 with an empty patch and 1 with an evaluation error" in n for n in long.notes)
+    out = run_cli(
+        "compare",
+        "--scores",
+        REPORTS,
+        "--model-a",
+        "org__model-a.demo",
+        "--model-b",
+        "org__model-b.demo",
+        "--json",
+    )
+    data = json.loads(out.stdout)
+    assert data["n_items"] == 20 and data["accuracy_a"] == 0.5 and data["accuracy_b"] == 0.3
+
+
+def test_a_leaderboard_folder_needs_the_splits_instances_and_counts_the_rest_as_unresolved():
+    with pytest.raises(InputError, match="give the split's instance ids as an item file"):
+        evalgap.load_scores([BOARD / "evaluation"])
+    long = evalgap.load_scores(
+        [BOARD / "evaluation"], LoadOptions(items=str(BOARD / "instances.csv"))
+    )
+    assert set(long.frame["task"]) == {"verified"}
+    for folder in ("20250101_sys-a", "20250102_sys-b"):
+        results = json.loads(
+            (BOARD / "evaluation/verified" / folder / "results/results.json").read_text()
+        )
+        mine = long.frame[long.frame["model"] == folder]
+        assert len(mine) == 20
+        assert mine["score"].mean() == pytest.approx(len(results["resolved"]) / 20)
+    assert any("1 no_generation" in n for n in long.notes)
+    assert any("1 no_logs" in n for n in long.notes)
+
+
+def test_bad_swebench_files_are_one_line_errors(tmp_path):
+    report = json.loads((REPORTS / "org__model-a.demo.json").read_text())
+    report["total_instances"] = 500
+    (tmp_path / "short.demo.json").write_text(json.dumps(report))
+    with pytest.raises(InputError, match="total_instances is 500 but its id lists name 20"):
+        evalgap.load_scores([tmp_path / "short.demo.json"])
+    stray = tmp_path / "evaluation" / "lite" / "sys" / "results"
+    stray.mkdir(parents=True)
+    (stray / "results.json").write_text(json.dumps({"resolved": ["nope-1"], "no_generation": []}))
+    with pytest.raises(InputError, match="not in the item file"):
+        evalgap.load_scores(
+            [tmp_path / "evaluation"], LoadOptions(items=str(BOARD / "instances.csv"))
+        )
