@@ -305,8 +305,8 @@ def test_ranks_on_the_gold_scale_reorder_a_lenient_judge(run_cli, tmp_path):
 @pytest.mark.parametrize(
     ("kwargs", "needle"),
     [
-        ({"method": "holm"}, "normal law"),
-        ({"bootstrap": "empirical"}, "normal law"),
+        ({"method": "holm"}, "multivariate t law"),
+        ({"bootstrap": "empirical"}, "multivariate t law"),
         ({"gold": "x.csv"}, "no such file"),
     ],
 )

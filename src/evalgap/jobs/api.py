@@ -399,7 +399,14 @@ def compare(
         design_given = cast("str | Path | pd.DataFrame", weights)
         column = cast("str | None", strata)  # a stratum column's name, else refused in one line
         design = design_table(design_given, column, data=a, options=options, **columns)
-    judge, judge_column = _judge_source(a, judged, options, columns)
+    try:
+        judge, judge_column = _judge_source(a, judged, options, columns)
+    except InputError as error:  # the strata column is read as the judge's cluster column
+        if strata is None or "(given for the cluster)" not in str(error):
+            raise
+        raise InputError(
+            escape(str(error).replace("(given for the cluster)", "(given as the strata)"))
+        ) from None
     score_set = scores_of(
         judge,
         models=[model_a, model_b],
@@ -1047,8 +1054,8 @@ def ranks(
         )
     if judged and (method == "holm" or bootstrap != "multiplier"):
         raise InputError(
-            "on the gold scale the rank sets come from the normal law of the PPI++ scores' "
-            "covariance: leave {method} and {bootstrap} at their defaults",
+            "on the gold scale the rank sets come from the multivariate t law of the PPI++ "
+            "scores' covariance: leave {method} and {bootstrap} at their defaults",
             param="method" if method == "holm" else "bootstrap",
         )
     if battles is not None:
