@@ -463,6 +463,20 @@ def compare(
     return result
 
 
+def _gold_of_board(
+    scores: Any, score_set: ScoreSet, gold_column: str | None, gold: Any,
+    judge_column: str | None, tasks: Sequence[str] | None, options: LoadOptions | None,
+    strict: bool, columns: dict[str, Any],
+) -> tuple[ScoreSet, list[str]]:  # fmt: skip
+    """The gold labels of every model of a judged board (ranks and audit)."""
+    from evalgap.jobs.gold import gold_set
+
+    return gold_set(
+        scores, gold_column=gold_column, gold=gold, models=list(score_set.models),
+        judge_column=judge_column, tasks=tasks, options=options, strict=strict, **columns,
+    )  # fmt: skip
+
+
 def _refuse_gold_clusters(columns: dict[str, Any], options: LoadOptions | None) -> None:
     """Clusters are not used on the gold scale (its intervals treat items as independent):
     refused rather than ignored."""
@@ -813,12 +827,11 @@ def audit(
         **columns,
     )
     if judged:
-        from evalgap.jobs.gold import audit_gold, gold_set
+        from evalgap.jobs.gold import audit_gold
 
-        golden, gold_notes = gold_set(
-            scores, gold_column=gold_column, gold=gold, models=list(score_set.models),
-            judge_column=judge_column, tasks=tasks, options=options, strict=strict, **columns,
-        )  # fmt: skip
+        golden, gold_notes = _gold_of_board(
+            scores, score_set, gold_column, gold, judge_column, tasks, options, strict, columns
+        )
         return audit_gold(
             score_set, golden, gold_notes=gold_notes, family=family, family_size=family_size,
             alpha=alpha, power=power, strict=strict,
@@ -1111,12 +1124,11 @@ def ranks(
         **columns,
     )
     if judged:
-        from evalgap.jobs.gold import gold_set, ranks_gold
+        from evalgap.jobs.gold import ranks_gold
 
-        golden, gold_notes = gold_set(
-            scores, gold_column=gold_column, gold=gold, models=list(score_set.models),
-            judge_column=judge_column, tasks=tasks, options=options, strict=strict, **columns,
-        )  # fmt: skip
+        golden, gold_notes = _gold_of_board(
+            scores, score_set, gold_column, gold, judge_column, tasks, options, strict, columns
+        )
         return ranks_gold(
             score_set, golden, gold_notes=gold_notes, alpha=alpha, n_bootstrap=n_bootstrap,
             seed=seed, top_k=top_k, strict=strict,
