@@ -75,3 +75,23 @@ def test_bad_swebench_files_are_one_line_errors(tmp_path):
         evalgap.load_scores(
             [tmp_path / "evaluation"], LoadOptions(items=str(BOARD / "instances.csv"))
         )
+
+
+def test_a_full_split_report_is_detected_by_its_leading_counts(tmp_path):
+    report = json.loads((REPORTS / "org__model-a.demo.json").read_text())
+    ids = [f"repo__repo-{i}" for i in range(2294)]  # SWE-bench test's size: long id lists
+    report.update(
+        total_instances=2294,
+        completed_instances=2294,
+        resolved_instances=500,
+        completed_ids=ids,
+        resolved_ids=ids[:500],
+        unresolved_ids=ids[500:],
+        incomplete_ids=[],
+        empty_patch_ids=[],
+        error_ids=[],
+        submitted_ids=ids,
+    )
+    (tmp_path / "big.run.json").write_text(json.dumps(report, indent=4))
+    long = evalgap.load_scores([tmp_path])
+    assert len(long.frame) == 2294 and long.frame["score"].sum() == 500

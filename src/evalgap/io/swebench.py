@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 else:
     pd = LazyModule("pandas")
 
-REPORT_KEYS = ("total_instances", "resolved_ids")
+# The counts the harness writes first (the id lists follow, long for a full split).
+REPORT_KEYS = ("total_instances", "resolved_instances")
 REPORT_LISTS = (
     "resolved_ids",
     "unresolved_ids",
@@ -69,7 +70,8 @@ def _head(path: Path) -> bytes:
 
 
 def is_run_report(path: Path) -> bool:
-    """A harness run report: a JSON object with ``total_instances`` and ``resolved_ids``."""
+    """A harness run report: a JSON object opening with ``total_instances`` and
+    ``resolved_instances`` (its id lists follow)."""
     if path.suffix != ".json" or not path.is_file():
         return False
     head = _head(path)
