@@ -69,6 +69,15 @@ def test_the_gate_fails_with_its_report_in_the_summary_and_outputs(tmp_path):
     assert "exit-code=1" in output.read_text() and "report=" in output.read_text()
 
 
+def test_a_failed_run_never_publishes_an_earlier_report(tmp_path):
+    (tmp_path / "report.md").write_text("## evalgap degrade\n\nan earlier run: passed\n")
+    done, output = _run_step(tmp_path, "degrade", "--scores\nmissing.csv")
+    assert done.returncode == 2 and not (tmp_path / "report.md").exists()
+    summary = tmp_path / "summary.md"
+    assert not summary.exists() or "earlier run" not in summary.read_text()
+    assert "exit-code=2" in output.read_text()
+
+
 def test_no_input_runs_as_a_command(tmp_path):
     done, _ = _run_step(
         tmp_path, "degrade", "--scores\n$(touch pwned)\n`touch pwned2`; touch pwned3"

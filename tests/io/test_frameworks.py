@@ -463,8 +463,12 @@ def test_lm_eval_task_selection_limits_the_filter_choice(tmp_path):
 def _lm_eval_run(folder: Path, stamp: str, shots: int, correct: list[int], model="m") -> None:
     """One lm-eval 0.4.x run: a results file recording n-shot and a samples file."""
     folder.mkdir(parents=True, exist_ok=True)
-    results = {"results": {"tiny": {"acc,none": 0.5}}, "n-shot": {"tiny": shots},
-               "configs": {"tiny": {"num_fewshot": shots}}, "model_name": model}  # fmt: skip
+    results = {
+        "results": {"tiny": {"acc,none": 0.5}},
+        "n-shot": {"tiny": shots},
+        "configs": {"tiny": {"num_fewshot": shots}},
+        "model_name": model,
+    }
     (folder / f"results_{stamp}.json").write_text(json.dumps(results))
     records = [
         {"doc_id": i, "doc": {"q": i}, "filter": "none", "metrics": ["acc"], "acc": c}
@@ -584,3 +588,30 @@ def test_simple_evaluate_dicts_read_as_their_log_files(tmp_path):
     assert [g.result.delta for g in r.groups] == [g.result.delta for g in on_files.groups]
     with pytest.raises(evalgap.InputError, match="log_samples=True"):
         evalgap.compare_lm_eval({"results": {}}, {"results": {}})
+
+
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        (lambda d: d["samples"]["tiny_mc"][0].update(acc=10**400), "not a score"),
+        (lambda d: d["samples"].update({"a/b": []}), "cannot be a task name"),
+        (lambda d: d["samples"]["tiny_mc"][0].pop("doc_id"), "results['run']"),
+    ],
+)
+def test_bad_simple_evaluate_dicts_are_one_line_errors(change, needle):
+    from evalgap.io.lm_eval import read_lm_eval_results
+
+    run = json.loads(
+        gzip.decompress(
+            (FIXTURES / "lm_eval-0.4.13" / "simple_evaluate" / "weightless-a.json.gz").read_bytes()
+        )
+    )
+    change(run)
+    with pytest.raises(InputError) as err:
+        read_lm_eval_results({"run": run}, filter_name="strict-match")
+    assert needle in str(err.value) and "\n" not in str(err.value)
+    assert "evalgap-lm-eval-" not in str(err.value)  # never a temporary path
+    with pytest.raises(InputError, match="must be the dict"):
+        read_lm_eval_results({"run": 3})
+    with pytest.raises(InputError, match="names a metric"):
+        read_lm_eval_results({"run": run}, metric=3)

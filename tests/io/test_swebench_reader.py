@@ -95,3 +95,18 @@ def test_a_full_split_report_is_detected_by_its_leading_counts(tmp_path):
     (tmp_path / "big.run.json").write_text(json.dumps(report, indent=4))
     long = evalgap.load_scores([tmp_path])
     assert len(long.frame) == 2294 and long.frame["score"].sum() == 500
+
+
+def test_contradictory_or_malformed_lists_are_refused(tmp_path):
+    report = json.loads((REPORTS / "org__model-a.demo.json").read_text())
+    report["unresolved_ids"] = [*report["unresolved_ids"], report["resolved_ids"][0]]
+    (tmp_path / "both.run.json").write_text(json.dumps(report))
+    with pytest.raises(InputError, match="listed as resolved and as not resolved"):
+        evalgap.load_scores([tmp_path / "both.run.json"])
+    odd = tmp_path / "evaluation" / "lite" / "sys" / "results"
+    odd.mkdir(parents=True)
+    (odd / "results.json").write_text(json.dumps({"resolved": [], "no_generation": 5}))
+    with pytest.raises(InputError, match="'no_generation' must be a list of instance ids"):
+        evalgap.load_scores(
+            [tmp_path / "evaluation"], LoadOptions(items=str(BOARD / "instances.csv"))
+        )

@@ -138,19 +138,36 @@ def test_the_cli_writes_the_same_markdown_and_keeps_its_terminal_output(run_cli,
     assert same.returncode == 2 and "--markdown" in same.stderr  # never over an input
     # a degraded gate writes its report before exiting 1
     _board(2).to_csv(tmp_path / "b.csv", index=False)
-    gate = run_cli("degrade", "--scores", tmp_path / "b.csv", "--baseline", "m1", "--candidate",
-                   "m0", "--fail-on-degradation", "--markdown", tmp_path / "d.md")  # fmt: skip
+    gate = run_cli(
+        "degrade",
+        "--scores",
+        tmp_path / "b.csv",
+        "--baseline",
+        "m1",
+        "--candidate",
+        "m0",
+        "--fail-on-degradation",
+        "--markdown",
+        tmp_path / "d.md",
+    )
     assert gate.returncode == 1 and "evalgap degrade" in (tmp_path / "d.md").read_text()
     for command, extra in (("audit", []), ("ranks", ["--n-bootstrap", "400"])):
         _board().to_csv(tmp_path / "board.csv", index=False)
-        run = run_cli(command, "--scores", tmp_path / "board.csv", *extra,
-                      "--markdown", tmp_path / f"{command}.md")  # fmt: skip
+        run = run_cli(
+            command,
+            "--scores",
+            tmp_path / "board.csv",
+            *extra,
+            "--markdown",
+            tmp_path / f"{command}.md",
+        )
         assert run.returncode == 0 and (tmp_path / f"{command}.md").read_text().startswith(
             f"## evalgap {command}"
         )
     logs = _watch_logs(tmp_path / "logs")
-    look = run_cli("watch", "--logs", logs, "--pair", "a", "b", "--once", "--markdown",
-                   tmp_path / "w.md")  # fmt: skip
+    look = run_cli(
+        "watch", "--logs", logs, "--pair", "a", "b", "--once", "--markdown", tmp_path / "w.md"
+    )
     assert look.returncode in (0, 1) and "## evalgap watch" in (tmp_path / "w.md").read_text()
 
 
@@ -163,3 +180,22 @@ def test_hostile_names_cannot_break_a_table_or_inject_markup():
     for rows in tables:
         assert len({len(row) for row in rows}) == 1
     assert hostile in unescape(re.sub("<[^>]+>", "", html))
+
+
+def test_names_with_rich_markup_or_mentions_read_as_written():
+    for name in ("gpt[v2]", "x[/]y", "@octocat", "fix #12"):
+        frame = (
+            _board(2)
+            .replace({"model": {"m0": name}})
+            .assign(task=lambda f: np.where(f["item"].str[-1] < "5", "t1", "t2"))
+        )
+        r = evalgap.compare(frame, model_a=name, model_b="m1", by="task", task_column="task")
+        html, tables = _render(r.to_markdown())
+        words = unescape(re.sub("<[^>]+>", "", html))
+        assert name in words and r.verdict[:20] in " ".join(words.split())
+        assert all(len({len(row) for row in rows}) == 1 for rows in tables)
+        assert "<a " not in html
+    text = evalgap.compare(
+        _board(2).replace({"model": {"m0": "@octocat"}}), model_a="@octocat", model_b="m1"
+    ).to_markdown()
+    assert "@octocat" not in text and "&#64;octocat" in text  # no mention in a PR comment

@@ -713,6 +713,11 @@ def _read_samples(f: SampleFile, metric: str | None) -> pd.DataFrame:
                 + escape(f" (logged: {', '.join(available)})"),
                 param="metric",
             )
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53:
+            raise InputError(
+                f"{f.path}: {lineno}: metric {used!r} is {str(value)[:20]}..., not a score; "
+                "lm-eval writes a per-item metric as a number such as 0, 1 or 0.73"
+            )
         doc_ids.append(doc)
         filters.append(str(flt))
         hashes.append(_doc_key(record))
@@ -797,9 +802,32 @@ def read_lm_eval_results(
             "{results} must map each run's name to the dict lm_eval.simple_evaluate returned",
             param="results",
         )
+    if metric is not None and not isinstance(metric, (str, Mapping, list, tuple)):
+        raise InputError(
+            "{metric} names a metric (one name, or one per task); got "
+            + escape(type(metric).__name__),
+            param="metric",
+        )
+    names = [str(name) for name in results]
     with tempfile.TemporaryDirectory(prefix="evalgap-lm-eval-") as folder:
+
+        def named(text: str) -> str:
+            """Messages name the run and its task, not the temporary files."""
+            for k, name in enumerate(names):
+                text = text.replace(str(Path(folder) / f"run{k}"), f"results[{name!r}]")
+            return text.replace(folder, "<results>")
+
         for k, (name, run) in enumerate(results.items()):
-            if not isinstance(run, Mapping) or not isinstance(run.get("samples"), Mapping):
+            if not isinstance(run, Mapping):
+                raise InputError(
+                    "{results}"
+                    + escape(
+                        f"[{name!r}] must be the dict lm_eval.simple_evaluate returned; got "
+                        f"{type(run).__name__}"
+                    ),
+                    param="results",
+                )
+            if not isinstance(run.get("samples"), Mapping):
                 raise InputError(
                     "{results}"
                     + escape(
@@ -813,10 +841,42 @@ def read_lm_eval_results(
             stamp = "2000-01-01T00-00-00.000000"
             header = {key: value for key, value in run.items() if key != "samples"}
             header["model_name"] = str(name)
-            (out / f"results_{stamp}.json").write_text(json.dumps(header, default=str))
-            for task, records in run["samples"].items():
-                lines = "".join(json.dumps(r, default=str) + "\n" for r in records)
-                (out / f"samples_{task}_{stamp}.jsonl").write_text(lines)
-        read = read_lm_eval([folder], metric=metric, filter_name=filter_name)
-    notes = tuple(n.replace(folder, "<results>") for n in read.notes)
+            try:
+                (out / f"results_{stamp}.json").write_text(json.dumps(header, default=str))
+                for task, records in run["samples"].items():
+                    if not isinstance(task, str) or not task or "/" in task or "\\" in task:
+                        raise InputError(
+                            "{results}"
+                            + escape(
+                                f"[{name!r}]: task {task!r} cannot be a task name (lm-eval "
+                                "names its files after it); rename it"
+                            ),
+                            param="results",
+                        )
+                    if not isinstance(records, list):
+                        raise InputError(
+                            "{results}"
+                            + escape(f"[{name!r}]['samples'][{task!r}] must be a list of records"),
+                            param="results",
+                        )
+                    lines = "".join(json.dumps(r, default=str) + "\n" for r in records)
+                    (out / f"samples_{task}_{stamp}.jsonl").write_text(lines)
+            except InputError:
+                raise
+            except (OverflowError, ValueError, TypeError, RecursionError) as exc:
+                raise InputError(
+                    "{results}"
+                    + escape(f"[{name!r}] holds a value JSON cannot carry ({type(exc).__name__})"),
+                    param="results",
+                ) from None
+        try:
+            read = read_lm_eval([folder], metric=metric, filter_name=filter_name)
+        except InputError as error:
+            raise InputError(escape(named(str(error)))) from None
+        except (OverflowError, ValueError, TypeError) as exc:
+            raise InputError(
+                "{results}" + escape(f" hold a score that is not a number ({type(exc).__name__})"),
+                param="results",
+            ) from None
+        notes = tuple(named(n) for n in read.notes)
     return dataclasses.replace(read, source="lm_eval.simple_evaluate results", notes=notes)

@@ -100,6 +100,14 @@ def _report_rows(path: Path, model: str) -> tuple[list[tuple[str, str, str, floa
         raise InputError(f"{path}: a SWE-bench run report is a JSON object")
     lists = {k: set(_ids(data.get(k), k, path)) for k in REPORT_LISTS}
     resolved = lists["resolved_ids"]
+    both = resolved & (lists["unresolved_ids"] | lists["error_ids"] | lists["empty_patch_ids"])
+    if both:
+        raise InputError(
+            escape(
+                f"{path}: {len(both):,} instance(s) are listed as resolved and as not resolved "
+                f"(first: {sorted(both)[0]!r}); the report contradicts itself"
+            )
+        )
     universe = set().union(*(lists[k] for k in REPORT_LISTS if k != "submitted_ids"))
     total = data.get("total_instances")
     notes = []
@@ -142,9 +150,10 @@ def _leaderboard_rows(
             )
         )
     notes = []
-    missing = [k for k in ("no_generation", "no_logs") if data.get(k)]
+    listed = {k: _ids(data.get(k), k, path) for k in ("no_generation", "no_logs")}
+    missing = [k for k, v in listed.items() if v]
     if missing:
-        counts = ", ".join(f"{len(data[k]):,} {k}" for k in missing)
+        counts = ", ".join(f"{len(listed[k]):,} {k}" for k in missing)
         notes.append(f"{model}: {counts} instance(s) count as not resolved (as the leaderboard)")
     return [(model, split, i, 1.0 if i in resolved else 0.0) for i in universe], notes
 

@@ -24,6 +24,8 @@ def cell(value: object) -> str:
     """Return ``value`` as one safe Markdown table cell (one line, escaped)."""
     text = clean(value).replace("\n", " ")
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    # "@name" and "#12" would mention a user or link an issue in a pull-request comment
+    text = text.replace("#", "&#35;").replace("@", "&#64;")
     return _SPECIAL.sub(r"\\\1", text)
 
 
@@ -171,11 +173,15 @@ class MarkdownConsole(Console):
         self.blocks: list[str] = []
 
     def print(self, *objects: Any, **kwargs: Any) -> None:
+        markup = kwargs.get("markup", True) is not False  # as the terminal prints it
         for obj in objects:
             if isinstance(obj, Table):
                 self.blocks.append(_table_markdown(obj))
             else:
-                text = obj.plain if isinstance(obj, Text) else Text.from_markup(str(obj)).plain
+                if isinstance(obj, Text):
+                    text = obj.plain
+                else:
+                    text = Text.from_markup(str(obj)).plain if markup else str(obj)
                 if text.strip():
                     self.blocks.append(_line_markdown(text))
 
