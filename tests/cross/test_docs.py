@@ -49,6 +49,8 @@ PLACEHOLDERS = {
     "judged.csv": "a user's judge scores",
     "arith.py": "a user's inspect task",
     "reports/": "a user's SWE-bench run reports",
+    "results/org__model-a": "a user's MTEB results",
+    "results/org__model-b": "a user's MTEB results",
     "experiments/evaluation/verified": "a SWE-bench/experiments checkout",
     "logs/base": "a user's inspect logs",
     "gold.csv": "a user's gold labels",

@@ -135,6 +135,13 @@ SOURCES: tuple[Source, ...] = (
         options=("model_name",),
     ),
     Source(
+        "mteb",
+        "MTEB result JSON (<org>__<model>/<revision>/<Task>.json): one item per task",
+        detect="evalgap.io.mteb:detect",
+        read="evalgap.io.mteb:read",
+        options=("model_name",),
+    ),
+    Source(
         "alpaca-eval",
         "AlpacaEval annotations.json (judge preferences vs a baseline)",
         detect="evalgap.io.alpaca_eval:detect",

@@ -1,0 +1,58 @@
+"""MTEB results written by mteb's own TaskResult.to_disk (mteb 2.26.24): one item per task,
+each task's score equal to mteb's own get_score(), models read from the results layout."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import evalgap
+from evalgap.errors import InputError
+
+ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "frameworks" / "mteb-2.26.24"
+ORACLE = json.loads((ROOT / "oracle.json").read_text())
+
+
+def test_each_tasks_score_is_mtebs_own_and_models_come_from_the_layout(run_cli):
+    long = evalgap.load_scores([ROOT / "org__model-a", ROOT / "org__model-b"])
+    assert set(long.frame["model"]) == {"org/model-a", "org/model-b"}
+    for model, tasks in ORACLE.items():
+        mine = long.frame[long.frame["model"] == model].set_index("item_id")["score"]
+        assert len(mine) == len(tasks) == 5
+        for task, score in tasks.items():
+            assert mine[task] == pytest.approx(score, abs=1e-12)
+    assert any("average main_score over several splits" in n for n in long.notes)
+    out = run_cli(
+        "compare",
+        "--scores",
+        ROOT / "org__model-a",
+        "--scores",
+        ROOT / "org__model-b",
+        "--model-a",
+        "org/model-a",
+        "--model-b",
+        "org/model-b",
+        "--json",
+    )
+    data = json.loads(out.stdout)
+    assert data["n_items"] == 5
+    means = {m: sum(t.values()) / 5 for m, t in ORACLE.items()}  # MTEB's mean over tasks
+    assert data["accuracy_a"] == pytest.approx(means["org/model-a"])
+
+
+def test_old_format_and_off_scale_results_are_refused(tmp_path):
+    old = {
+        "task_name": "X",
+        "mteb_version": "1.2.0",
+        "scores": {"test": {"en": {"main_score": 0.5}}},
+    }
+    (tmp_path / "m" / "r").mkdir(parents=True)
+    (tmp_path / "m" / "r" / "X.json").write_text(json.dumps(old))
+    with pytest.raises(InputError, match=r"before 1\.11"):
+        evalgap.load_scores([tmp_path / "m" / "r" / "X.json"])
+    pct = {"task_name": "Y", "mteb_version": "2.0", "scores": {"test": [{"main_score": 81.2}]}}
+    (tmp_path / "m" / "r" / "Y.json").write_text(json.dumps(pct))
+    with pytest.raises(InputError, match="outside \\[0, 1\\]"):
+        evalgap.load_scores([tmp_path / "m" / "r" / "Y.json"])
