@@ -146,7 +146,7 @@ def test_a_path_no_row_claims_is_refused_in_one_line(tmp_path):
 def test_every_row_is_complete():
     fields = {f.name for f in dataclasses.fields(LoadOptions)}
     names = [row.name for row in registry.SOURCES]
-    assert len(set(names)) == len(names) == 8
+    assert len(set(names)) == len(names) == 9
     assert len(set(registry.format_names())) == len(registry.format_names())
     for row in registry.SOURCES:
         assert callable(resolve(row.detect)) and callable(resolve(row.read)), row.name
@@ -182,6 +182,6 @@ def test_the_cli_format_choices_and_source_list_are_the_registry():
                 assert f"  {row.name}" in command.epilog and row.help in command.epilog, name
     assert with_format >= 7 and with_list >= 6
     assert registry.format_names() == (
-        "lm-eval", "helm", "oll", "inspect", "swebench", "mteb", "alpaca-eval", "csv", "tsv",
-        "parquet", "jsonl",
+        "lm-eval", "helm", "oll", "inspect", "swebench", "mteb", "eee", "every-eval-ever",
+        "alpaca-eval", "csv", "tsv", "parquet", "jsonl",
     )

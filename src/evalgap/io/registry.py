@@ -142,6 +142,13 @@ SOURCES: tuple[Source, ...] = (
         options=("model_name",),
     ),
     Source(
+        "eee",
+        "Every Eval Ever instance-level records (JSON lines)",
+        detect="evalgap.io.eee:detect",
+        read="evalgap.io.eee:read",
+        formats=("eee", "every-eval-ever"),
+    ),
+    Source(
         "alpaca-eval",
         "AlpacaEval annotations.json (judge preferences vs a baseline)",
         detect="evalgap.io.alpaca_eval:detect",
