@@ -110,3 +110,18 @@ def test_contradictory_or_malformed_lists_are_refused(tmp_path):
         evalgap.load_scores(
             [tmp_path / "evaluation"], LoadOptions(items=str(BOARD / "instances.csv"))
         )
+
+
+def test_per_instance_reports_are_the_instances_that_ran():
+    long = evalgap.load_scores([FIXTURES / "instance_reports"])
+    for model, report_file in (
+        ("org/model-a", "org__model-a.demo.json"),
+        ("org/model-b", "org__model-b.demo.json"),
+    ):
+        report = json.loads((REPORTS / report_file).read_text())
+        mine = long.frame[long.frame["model"] == model]
+        # the instances the harness completed, and the ones it resolved
+        ran = set(report["resolved_ids"]) | set(report["unresolved_ids"])
+        assert set(mine["item_id"]) == ran
+        assert int(mine["score"].sum()) == report["resolved_instances"]
+    assert any("only the instances that ran are known" in n for n in long.notes)

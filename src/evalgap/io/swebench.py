@@ -14,7 +14,13 @@
   of the split, so the split's instance ids must be given as an item file (``items``:
   one instance id per row). The model is the ``<system>`` folder, the task the ``<split>``.
 
-Instances are items of task ``swe-bench`` (run reports) or of the split (leaderboard).
+* **Per-instance reports** (``logs/run_evaluation/<run_id>/<model>/<instance_id>/
+  report.json``, ``{instance_id: {"resolved": ..., ...}}``): each is one item of its model
+  (the folder above the instance's). Only the instances that ran are known, so the notes say
+  that the run report is the harness's denominator.
+
+Instances are items of task ``swe-bench`` (run reports and per-instance reports) or of the
+split (leaderboard).
 """
 
 from __future__ import annotations
@@ -84,6 +90,35 @@ def is_leaderboard_results(path: Path) -> bool:
         return False
     head = _head(path)
     return head.lstrip()[:1] == b"{" and b'"resolved"' in head
+
+
+def is_instance_report(path: Path) -> bool:
+    """A per-instance ``report.json``: ``{instance_id: {..., "resolved": ...}}``."""
+    if path.name != "report.json" or not path.is_file():
+        return False
+    head = _head(path)
+    return head.lstrip()[:1] == b"{" and b'"resolved"' in head and b'"tests_status"' in head
+
+
+def _instance_rows(files: list[Path]) -> tuple[list[tuple[str, str, str, float]], list[str]]:
+    rows, models = [], set()
+    for f in files:
+        data = _json(f)
+        if not isinstance(data, dict) or len(data) != 1:
+            raise InputError(f"{f}: a per-instance report holds one instance")
+        ((instance, report),) = data.items()
+        resolved = report.get("resolved") if isinstance(report, dict) else None
+        if not isinstance(resolved, bool):
+            raise InputError(escape(f"{f}: instance {instance!r} has no true/false resolved"))
+        model = f.parent.parent.name.replace("__", "/")
+        models.add(model)
+        rows.append((model, TASK, str(instance), 1.0 if resolved else 0.0))
+    note = (
+        f"{len(rows):,} per-instance report(s) of {len(models)} model(s): only the instances "
+        "that ran are known; the harness's run report (<model>.<run_id>.json) also counts "
+        "those with no prediction, an empty patch or an error"
+    )
+    return rows, [note]
 
 
 def _ids(value: Any, key: str, path: Path) -> list[str]:
@@ -192,10 +227,14 @@ def read_swebench(
         if p.is_dir():
             files += sorted(q for q in p.rglob("*.json") if is_run_report(q))
             files += sorted(q for q in p.rglob(LEADERBOARD_FILE) if is_leaderboard_results(q))
+            files += sorted(q for q in p.rglob("report.json") if is_instance_report(q))
         else:
             files.append(p)
     if not files:
-        raise InputError(f"{paths[0]}: no SWE-bench run report or results/results.json found")
+        raise InputError(
+            f"{paths[0]}: no SWE-bench run report, results/results.json or per-instance "
+            "report.json found"
+        )
     rows: list[tuple[str, str, str, float]] = []
     notes: list[str] = []
     universe: list[str] | None = None
@@ -205,6 +244,12 @@ def read_swebench(
             + escape(f"{len(files)} files (each report is named after its model)"),
             param="model_name",
         )
+    instance_files = [f for f in files if is_instance_report(f)]
+    files = [f for f in files if not is_instance_report(f)]
+    if instance_files:
+        got, said = _instance_rows(instance_files)
+        rows += got
+        notes += said
     for f in files:
         if is_run_report(f):
             got, said = _report_rows(f, model_name or f.name.removesuffix(".json"))
@@ -227,10 +272,12 @@ def read_swebench(
 def detect(path: Path, options: LoadOptions) -> bool:
     """Whether ``path`` is a run report, a leaderboard results.json, or a folder of them."""
     if path.is_dir():
-        return any(is_run_report(q) for q in path.glob("*.json")) or any(
-            is_leaderboard_results(q) for q in path.rglob(LEADERBOARD_FILE)
+        return (
+            any(is_run_report(q) for q in path.glob("*.json"))
+            or any(is_leaderboard_results(q) for q in path.rglob(LEADERBOARD_FILE))
+            or any(is_instance_report(q) for q in path.rglob("report.json"))
         )
-    return is_run_report(path) or is_leaderboard_results(path)
+    return is_run_report(path) or is_leaderboard_results(path) or is_instance_report(path)
 
 
 def read(paths: list[Path], options: LoadOptions) -> LongScores:
