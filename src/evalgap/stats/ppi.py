@@ -189,21 +189,56 @@ def ppi_stratified(
     each = [
         ppi_mean(f, fg, yg, alpha=alpha, lam=lam, alternative=alternative) for f, fg, yg in parts
     ]
-    sizes = np.array([np.asarray(f).shape[-1] for f, _, _ in parts], dtype=float)
-    w = sizes / sizes.sum()
+    sizes = [np.asarray(f).shape[-1] for f, _, _ in parts]
+    combined = _strata_combined(
+        each, sizes, "estimate", [float(r["df"]) for r in each], alpha, alternative
+    )
+    weighted, variance = combined["weighted"], combined["se"] ** 2
+    gold_variance = weighted("gold_variance")
+    return {
+        "estimate": combined["estimate"],
+        "se": combined["se"],
+        "low": combined["low"],
+        "high": combined["high"],
+        "statistic": combined["statistic"],
+        "p_value": combined["p_value"],
+        "lam": weighted("lam"),
+        "effective_n": gold_variance / variance if variance > 0 else float("inf"),
+        "residual_variance": weighted("residual_variance"),
+        "judge_term": weighted("judge_term"),
+        "gold_variance": gold_variance,
+        "df": combined["df"],
+    }
 
-    def weighted(key: str) -> float:
-        return float(sum(wt * float(r[key]) for wt, r in zip(w, each, strict=True)))
 
-    estimate = weighted("estimate")
+def _strata_combined(
+    each: list[dict[str, Any]],
+    sizes: ArrayLike,
+    key: str,
+    dfs: list[float],
+    alpha: float,
+    alternative: Alternative = "two-sided",
+) -> dict[str, Any]:
+    """Strata's estimates ``each[t][key]`` (SE ``each[t]["se"]``, ``dfs[t]`` degrees of
+    freedom) weighted by their items ``w_t = N_t / N``: ``sum w_t est_t``, ``se^2 = sum
+    w_t^2 se_t^2``, and the t interval and test on Satterthwaite's degrees of freedom
+    ``se^4 / sum (w_t^2 se_t^2)^2 / df_t``; ``weighted(k)`` weights any other entry alike.
+    The one home of the stratified combination (:func:`ppi_stratified`,
+    :func:`judge_bias_stratified`)."""
+    w = np.asarray(sizes, dtype=float)
+    w = w / w.sum()
+
+    def weighted(k: str) -> float:
+        return float(sum(wt * float(r[k]) for wt, r in zip(w, each, strict=True)))
+
+    estimate = weighted(key)
     terms = np.array([wt**2 * float(r["se"]) ** 2 for wt, r in zip(w, each, strict=True)])
     variance = float(terms.sum())
     se = float(np.sqrt(variance))
-    dfs = np.array([float(r["df"]) for r in each])
-    df = variance**2 / float((terms**2 / dfs).sum()) if variance > 0 else float(dfs.sum())
+    df_t = np.asarray(dfs, dtype=float)
+    df = variance**2 / float((terms**2 / df_t).sum()) if variance > 0 else float(df_t.sum())
     interval = intervals.t_interval(estimate, se * np.sqrt(df + 1), df + 1, alpha)
     test = paired_t_from_moments(estimate, se * np.sqrt(df + 1), df + 1, alternative=alternative)
-    gold_variance = weighted("gold_variance")
     return {
         "estimate": estimate,
         "se": se,
@@ -211,12 +246,8 @@ def ppi_stratified(
         "high": float(interval.high),
         "statistic": float(test.statistic),
         "p_value": float(test.p_value),
-        "lam": weighted("lam"),
-        "effective_n": gold_variance / variance if variance > 0 else float("inf"),
-        "residual_variance": weighted("residual_variance"),
-        "judge_term": weighted("judge_term"),
-        "gold_variance": gold_variance,
         "df": float(df),
+        "weighted": weighted,
     }
 
 
@@ -302,27 +333,19 @@ def judge_bias_stratified(
     0.25
     """
     each = [judge_bias(fg, yg, alpha=alpha) for fg, yg in parts]
-    w = np.asarray(sizes, dtype=float)
-    w = w / w.sum()
-    bias = float(sum(wt * float(r["bias"]) for wt, r in zip(w, each, strict=True)))
-    terms = np.array([wt**2 * float(r["se"]) ** 2 for wt, r in zip(w, each, strict=True)])
-    variance = float(terms.sum())
-    dfs = np.array([np.asarray(fg).shape[-1] - 1.0 for fg, _ in parts])
-    df = variance**2 / float((terms**2 / dfs).sum()) if variance > 0 else float(dfs.sum())
-    se = float(np.sqrt(variance))
-    interval = intervals.t_interval(bias, se * np.sqrt(df + 1), df + 1, alpha)
-    test = paired_t_from_moments(bias, se * np.sqrt(df + 1), df + 1)
+    dfs = [np.asarray(fg).shape[-1] - 1.0 for fg, _ in parts]
+    combined = _strata_combined(each, sizes, "bias", dfs, alpha)
     pooled = judge_bias(
         np.concatenate([np.asarray(fg, dtype=float) for fg, _ in parts]),
         np.concatenate([np.asarray(yg, dtype=float) for _, yg in parts]),
         alpha=alpha,
     )
     return {
-        "bias": bias,
-        "se": se,
-        "low": float(interval.low),
-        "high": float(interval.high),
-        "p_value": float(test.p_value),
+        "bias": combined["estimate"],
+        "se": combined["se"],
+        "low": combined["low"],
+        "high": combined["high"],
+        "p_value": combined["p_value"],
         "agreement": pooled["agreement"],
         "correlation": pooled["correlation"],
     }
