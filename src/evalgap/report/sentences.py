@@ -777,13 +777,18 @@ def pilot_plan_verdict(r) -> str:
     return out
 
 
+def _named_test(r, name: str) -> str:
+    """A test's name, with the side of a one-sided alternative."""
+    if r.alternative == "two-sided":
+        return name
+    better = r.model_a if r.alternative == "greater" else r.model_b
+    return f"one-sided {name} of H1: {better} better,"
+
+
 def weighted_compare_verdict(r) -> str:
     """The weighted gap in one sentence: the estimate, its test and the design's N*."""
     standing = f" standing for {r.population_size:,}" if r.population_size is not None else ""
-    test = "design-based z-test"
-    if r.alternative != "two-sided":
-        better = r.model_a if r.alternative == "greater" else r.model_b
-        test = f"one-sided {test} of H1: {better} better,"
+    test = _named_test(r, "design-based z-test")
     out = (
         f"the weighted gap {r.delta:+.4f} ({100 * r.delta:+.2f} points; the sample's plain "
         f"mean difference is {r.unweighted_delta:+.4f}) estimates the full benchmark's gap "
@@ -809,10 +814,7 @@ def gold_compare_verdict(r) -> str:
     """The gold-scale gap in one sentence: the PPI++ estimate, its test, the judge's own
     figure beside it, whether the judge's bias moves the pair, and the gold labels needed."""
     level = f"{100 * (1 - r.alpha):g}%"
-    test = "t test"
-    if r.alternative != "two-sided":
-        better = r.model_a if r.alternative == "greater" else r.model_b
-        test = f"one-sided t test of H1: {better} better,"
+    test = _named_test(r, "t test")
     out = (
         f"on the gold scale (PPI++ from {r.n_gold:,} gold-labelled of {r.n_items:,} judged "
         f"items), {r.model_a} minus {r.model_b} is {r.delta:+.4f} ({100 * r.delta:+.2f} "
