@@ -21,13 +21,17 @@ in ``evalgap.jobs.simulate``): a larger request is an ``InputError``, never hour
 * :func:`monitoring` -- the error of stopping when ``watch`` says a pair is decided, looking
   after every item (binary and graded pairs, and an e-BH family);
 * :func:`adaptive` -- the Type-I error and the items saved by choosing a pair's items
-  adaptively (``evalgap adaptive``), on pairs drawn from a 2PL.
+  adaptively (``evalgap adaptive``), on pairs drawn from a 2PL;
+* :func:`estimate_study` -- leave one model of a real board out and estimate its score from
+  few items (``evalgap estimate``) beside the items' mean and the stratified design, with
+  the floors no design on the board's 2PL can beat.
 """
 
 from __future__ import annotations
 
 from evalgap.jobs.adaptive_study import AdaptiveConfiguration, AdaptiveStudyResult
 from evalgap.jobs.adaptive_study import adaptive_study as adaptive
+from evalgap.jobs.estimate_study import EstimateStudyResult, estimate_study
 from evalgap.jobs.monitoring import MonitoringResult
 from evalgap.jobs.monitoring import monitoring_study as monitoring
 from evalgap.jobs.rank_coverage import Configuration, RankCoverageResult, rank_coverage
@@ -56,6 +60,7 @@ __all__ = [
     "AggregationResult",
     "CalibrationResult",
     "Configuration",
+    "EstimateStudyResult",
     "MonitoringResult",
     "PowerCurveResult",
     "ProspectiveResult",
@@ -66,6 +71,7 @@ __all__ = [
     "adaptive",
     "aggregation",
     "calibration",
+    "estimate_study",
     "monitoring",
     "power_curve",
     "prospective",

@@ -82,3 +82,16 @@ def test_posterior_mode_is_found_where_newton_alone_overshoots(seed):
     found = optimize.minimize_scalar(minus_log_posterior, bounds=(-30, 30), method="bounded",
                                      options={"xatol": 1e-10})  # fmt: skip
     assert theta[0] == pytest.approx(found.x, abs=1e-5)
+
+
+def test_items_no_model_was_scored_on_change_nothing():
+    # they are left out of the sums: the mode and SD equal those of the scored items alone
+    rng = np.random.default_rng(5)
+    a, c = rng.uniform(0.5, 2.0, 500), rng.normal(0, 1, 500)
+    y = np.full((2, 500), np.nan)
+    y[:, :40] = rng.random((2, 40)) < expit(0.4 * a[:40] + c[:40])
+    y[1, 40] = 1.0  # scored by one model only: still in the sums
+    theta, sd = estimate.ability_map(y, a, c)
+    alone, alone_sd = estimate.ability_map(y[:, :41], a[:41], c[:41])
+    np.testing.assert_allclose(theta, alone, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(sd, alone_sd, rtol=0, atol=1e-12)

@@ -172,6 +172,7 @@ FIGURES = {
     "SequentialResult": "sequential_figure",
     "AggregationResult": "aggregation_figure",
     "RankCoverageResult": "rank_coverage_figure",
+    "EstimateStudyResult": "estimate_study_figure",
 }
 
 

@@ -78,6 +78,7 @@ def simulate() -> None:
       evalgap simulate aggregation --jobs 2 --json
       evalgap simulate rank-coverage --simulations 100
       evalgap simulate monitoring --trials 500
+      evalgap simulate estimate --scores examples/board.csv --budget 40 --budget 100
     """
 
 
@@ -266,6 +267,70 @@ def adaptive(**given: Any) -> None:
     from evalgap.jobs.adaptive_study import adaptive_study
 
     _run(adaptive_study, "adaptive", **given)
+
+
+@simulate.command(
+    epilog=_examples(
+        "evalgap simulate estimate --scores examples/board.csv --budget 40 --budget 100",
+        "evalgap simulate estimate --scores ../shared/data/mmlu_pro/mmlu_pro_long.csv.gz \\",
+        "    --adaptive 20 --jobs 2 --plot estimate.png",
+    )
+)
+@loader_options
+@click.option(
+    "--budget",
+    "budgets",
+    type=click.IntRange(min=2),
+    multiple=True,
+    help="Items per sample (repeatable; default 50, 100, 200, 400, 800).",
+)
+@click.option(
+    "--draws",
+    "n_draws",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    help="Item samples per held-out model and budget.",
+)
+@click.option(
+    "--held-out",
+    "held_out",
+    multiple=True,
+    metavar="MODEL",
+    help="A model to hold out in turn (repeatable; default: every model of --scores).",
+)
+@click.option(
+    "--strata",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="Strata of the stratified design.",
+)
+@click.option(
+    "--adaptive",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    metavar="BATCH",
+    help="Also choose items adaptively: BATCH random items, then the BATCH most informative "
+    "at the current estimate (estimate --next BATCH), to the budget.",
+)
+@click.option(
+    "--target",
+    type=click.FloatRange(min=0, min_open=True),
+    default=0.02,
+    show_default=True,
+    help="The mean absolute error whose items the floors are said to need.",
+)
+@_simulation_options
+def estimate(budgets: tuple[int, ...], held_out: tuple[str, ...], **given: Any) -> None:
+    """Hold each model of a board out and estimate its score from few items (`estimate`)."""
+    from evalgap.jobs.estimate_study import estimate_study
+
+    source = score_keywords(given)
+    if budgets:  # else the study's own default
+        given["budgets"] = budgets
+    _run(estimate_study, "estimate study", held_out=held_out or None, **source, **given)
 
 
 @simulate.command(

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
+from scipy.special import expit
 
 from evalgap._results import RowResult, TableResult
 from evalgap._scores import ScoreSet
@@ -134,7 +135,12 @@ class Calibration:
 
 def calibrate(reference: ScoreSet) -> Calibration:
     """Fit the reference board's 2PL, and again without each of its models."""
-    ref, ids = _benchmark(reference)
+    return calibrate_matrix(*_benchmark(reference))
+
+
+def calibrate_matrix(ref: np.ndarray, ids: np.ndarray) -> Calibration:
+    """:func:`calibrate` on a reference board given as its (models x items) matrix and the
+    items' ids."""
     if ref.shape[0] < 3:
         raise InputError(
             f"the reference board has {ref.shape[0]} model(s); the 2PL needs at least 3"
@@ -145,6 +151,32 @@ def calibrate(reference: ScoreSet) -> Calibration:
         )
     held = tuple(_held_out_fit(ref, j) for j in range(ref.shape[0]))
     return Calibration(ref, ids, fit_2pl(ref), held)
+
+
+def estimated(
+    y: np.ndarray, prepared: Calibration, alpha: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each row of ``y`` (new models x the benchmark's items, NaN where not scored): its
+    full-benchmark score, its ability, and the split-conformal half-width of the design of
+    its scored items (every reference model held out of the fit and estimated from those
+    items; its error over the items it has, so a reference model with missing items is
+    compared with its own mean)."""
+    ref, fit = prepared.matrix, prepared.fit
+    theta, _ = est.ability_map(y, fit.slope, fit.intercept)
+    score = est.predicted_score(y, theta, fit.slope, fit.intercept)
+    own = ~np.isnan(ref)
+    truth = np.nanmean(ref, axis=1)
+    half = np.empty(y.shape[0])
+    for m in range(y.shape[0]):
+        scored = ~np.isnan(y[m])
+        errors = []
+        for j, (slope, intercept) in enumerate(prepared.held_out):
+            answers = np.where(scored, ref[j], np.nan)
+            t_j, _ = est.ability_map(answers[None, :], slope, intercept)
+            filled = np.where(np.isnan(answers), expit(t_j[0] * slope + intercept), answers)
+            errors.append(filled[own[j]].mean() - truth[j])
+        half[m] = est.conformal_half_width(errors, alpha)
+    return score, theta, half
 
 
 def estimate_scores(
@@ -179,7 +211,7 @@ def estimate_scores(
     alpha = float(_validate.probability(alpha, "alpha"))
     next_count = _validate.whole_number(next_count, "next_count", 0)
     prepared = calibration if calibration is not None else calibrate(reference)
-    ref, ids, fit, held_out = prepared.matrix, prepared.ids, prepared.fit, prepared.held_out
+    ref, ids, fit = prepared.matrix, prepared.ids, prepared.fit
     new, new_ids = _benchmark(scores, several=len(reference.tasks) > 1)
     position = {item: k for k, item in enumerate(ids)}
     known = np.array([item in position for item in new_ids], dtype=bool)
@@ -198,20 +230,12 @@ def estimate_scores(
         )
     if not fit.converged:
         notes.append(f"the reference 2PL fit stopped after {fit.n_iter} sweeps before converging")
-    theta, _ = est.ability_map(y, fit.slope, fit.intercept)
-    score = est.predicted_score(y, theta, fit.slope, fit.intercept)
-    truth = np.nanmean(ref, axis=1)
+    score, theta, halves = estimated(y, prepared, alpha)
     low_range, high_range = fit.ability.min() - RANGE_MARGIN, fit.ability.max() + RANGE_MARGIN
     rows = []
     for m, model in enumerate(scores.models):
         scored = ~np.isnan(y[m])
-        errors = []
-        for j, (slope, intercept) in enumerate(held_out):
-            answers = np.where(scored, ref[j], np.nan)
-            t_j, _ = est.ability_map(answers[None, :], slope, intercept)
-            guess = est.predicted_score(answers[None, :], t_j, slope, intercept)[0]
-            errors.append(guess - truth[j])
-        half = est.conformal_half_width(errors, alpha)
+        half = halves[m]
         proposal = est.next_items(theta[m], fit.slope, fit.intercept, ~scored, next_count)
         rows.append(
             ModelEstimate(

@@ -28,7 +28,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, NullLocator
 
-from evalgap.report.text import plot_label
+from evalgap.report.text import plot_label, plural
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
@@ -616,4 +616,41 @@ def rank_coverage_figure(result: Any) -> Figure:
     ax.set_xlabel("simultaneous coverage of the true ranks (+/- 2 Monte Carlo SE)")
     ax.set_title(f"rank coverage, {result.n_simulations:,} leaderboards each", fontsize=10)
     ax.grid(axis="x", color="#eeeeee")
+    return fig
+
+
+@_plain_text
+def estimate_study_figure(result: Any) -> Figure:
+    """Mean absolute error and coverage against items, per design (``simulate estimate``);
+    the design-unbiased floors dashed, the target error and the nominal level dotted."""
+    fig = _new_figure(11, 4.2, panels=2)
+    left, right = fig.subplots(1, 2)
+    rows = result.rows
+    for _, part in rows.groupby("design", sort=False):
+        label = str(part["label"].iloc[0])
+        if part["cases"].iloc[0] == 0:
+            left.plot(part["budget"], part["mae"], linestyle="--", linewidth=1, label=label)
+            continue
+        left.errorbar(part["budget"], part["mae"], yerr=2 * part["mae_se"], marker="o", ms=4,
+                      capsize=2, label=label)  # fmt: skip
+        right.errorbar(part["budget"], part["coverage"], yerr=2 * part["coverage_se"],
+                       marker="o", ms=4, capsize=2, label=label)  # fmt: skip
+    left.axhline(result.target, color="black", linestyle=":", linewidth=1)
+    right.axhline(1 - result.alpha, color="black", linestyle=":", linewidth=1)
+    budgets = sorted(rows["budget"].unique())
+    for ax in (left, right):
+        ax.set_xscale("log")
+        ax.set_xticks(budgets, [f"{b:,}" for b in budgets])
+        ax.minorticks_off()
+        ax.set_xlabel("items the held-out model was scored on")
+    left.set_ylim(bottom=0)
+    left.set_ylabel("mean absolute error")
+    right.set_ylabel("coverage of the interval")
+    left.set_title(
+        f"{plural(len(result.held_out), 'held-out model')} x {plural(result.n_draws, 'draw')}; "
+        f"dotted: {result.target:g}",
+        fontsize=10,
+    )
+    right.set_title(f"nominal {1 - result.alpha:g} dotted", fontsize=10)
+    left.legend(fontsize=7)
     return fig

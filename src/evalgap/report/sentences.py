@@ -937,6 +937,54 @@ def adaptive_study_verdict(r) -> str:
     return "; ".join(parts) + f" ({r.n_simulations:,} replicates each, horizon {r.horizon:,})."
 
 
+def estimate_study_verdict(r) -> str:
+    """Return the estimate study's sentence: where the 2PL estimate beats the items' mean and
+    how its intervals covered, the first design to reach the target error, and the floors'
+    items."""
+    rows = r.rows[r.rows["cases"] > 0]
+    by = rows.pivot(index="budget", columns="design", values="mae")
+    better = [int(b) for b in by.index if by.loc[b, "estimate"] < by.loc[b, "random_mean"]]
+    first = (
+        f"the 2PL estimate's mean absolute error was below the random items' mean at "
+        f"{len(better)} of {len(by)} budget(s)"
+        + (f" ({', '.join(f'{b:,}' for b in better)} items)" if better else "")
+    )
+    own = rows[rows["design"] == "estimate"]
+    level = f"{100 * (1 - r.alpha):g}%"
+    if not np.isfinite(own["median_half_width"]).all():
+        first += (
+            f"; its {level} intervals were unbounded: {r.n_models - 1} reference models are "
+            f"too few (at least {math.ceil(1 / r.alpha) - 1} are needed)"
+        )
+    else:
+        first += (
+            f", and its {level} intervals covered {own['coverage'].min():.3f}-"
+            f"{own['coverage'].max():.3f} of the held-out models' scores"
+        )
+    parts = [first]
+    reached = rows[rows["mae"] <= r.target].sort_values(["budget", "mae"])
+    if len(reached):
+        best = reached.iloc[0]
+        parts.append(
+            f"the first design to reach a mean absolute error of {r.target:g} was "
+            f"{best['label']} at {int(best['budget']):,} items ({best['mae']:.4f})"
+        )
+    else:
+        best = rows.sort_values("mae").iloc[0]
+        parts.append(
+            f"no design reached a mean absolute error of {r.target:g} (the smallest: "
+            f"{best['mae']:.4f}, {best['label']} at {int(best['budget']):,} items)"
+        )
+    need = {k: "all" if v is None else f"{v:,}" for k, v in r.items_for_target.items()}
+    parts.append(
+        f"even knowing each model's own 2PL ability, a design-unbiased estimate needs "
+        f"{need['floor_difference']} random items for {r.target:g} "
+        f"({need['floor_neyman']} drawn by Neyman allocation; the items' mean "
+        f"{need['random_mean']})"
+    )
+    return "; ".join(parts) + "."
+
+
 def watch_adaptive_line(a) -> str:
     """Return the adaptive watch's line: the next batch and the full-benchmark gap so far."""
     batch = f"next batch: {_items(len(a.next_items))} chosen for {a.model_a} vs {a.model_b}"

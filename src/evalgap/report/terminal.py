@@ -1058,6 +1058,8 @@ def render_simulation(result, console: Console) -> None:
         _largest_se(console, [x for tests in errors for v in tests.values() for x in v], "rate")
     elif type(result).__name__ == "AdaptiveStudyResult":
         _render_adaptive_study(result, console)
+    elif type(result).__name__ == "EstimateStudyResult":
+        _render_estimate_study(result, console)
     else:  # a study without a layout of its own still says what it found
         console.print(markup(_capitalise(result.verdict)))
 
@@ -1091,6 +1093,38 @@ def _render_adaptive_study(result, console: Console) -> None:
         title=f"adaptive item choice: {plural(result.n_simulations, 'simulated pair')} per "
         f"configuration, looked at after every item up to {result.horizon:,}, alpha "
         f"{result.alpha:g} (under the null, decided = Type-I error)",
+        title_justify="left",
+    )  # fmt: skip
+    console.print(markup(_capitalise(result.verdict)))
+
+
+def _render_estimate_study(result, console: Console) -> None:
+    """The estimate study: each design's error, coverage and width per budget, the floors
+    beside them."""
+
+    def cell(value, pattern: str) -> str:
+        return "-" if not math.isfinite(value) else number(value, pattern)
+
+    rows = [
+        [
+            f"{row.budget:,}",
+            markup(str(row.label)),
+            f"{number(row.mae, '.4f')} ({number(row.mae_se, '.4f')})" if row.cases else
+            number(row.mae, ".4f"),
+            cell(row.coverage, ".3f"),
+            cell(row.median_half_width, ".4f"),
+        ]
+        for row in result.rows.itertuples()
+    ]
+    print_table(
+        console,
+        [("items", "right"), ("design", "left"), ("mean abs. error (SE)", "right"),
+         ("coverage", "right"), ("median half-width", "right")],
+        rows,
+        names=(1,),
+        title=f"estimate, leave one model out: {plural(len(result.held_out), 'held-out model')}"
+        f" x {plural(result.n_draws, 'draw')} per budget, {result.n_items:,} items, "
+        f"intervals at {1 - result.alpha:g}",
         title_justify="left",
     )  # fmt: skip
     console.print(markup(_capitalise(result.verdict)))

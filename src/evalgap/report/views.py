@@ -42,6 +42,7 @@ RENDERERS_BY_MODULE = {
     "evalgap.jobs.rank_coverage": "render_simulation",
     "evalgap.jobs.task_rank_coverage": "render_simulation",
     "evalgap.jobs.adaptive_study": "render_simulation",
+    "evalgap.jobs.estimate_study": "render_simulation",
     "evalgap.jobs.store": "render_store",
 }
 

@@ -63,6 +63,10 @@ def ability_map(
     seen = ~np.isnan(y)
     if ((y[seen] < 0) | (y[seen] > 1)).any():
         raise InputError("responses must be scores in [0, 1]")
+    # items no model was scored on add nothing to the posterior: leave them out of the sums
+    used = seen.any(axis=0)
+    if not used.all():
+        y, a, c, seen = y[:, used], a[used], c[used], seen[:, used]
     filled = np.where(seen, y, 0.0)
 
     def log_posterior(t: FloatArray) -> FloatArray:

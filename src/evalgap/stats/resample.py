@@ -94,6 +94,7 @@ PURPOSES = {
     "rank_coverage": 7,
     "task_rank_coverage": 8,
     "adaptive_study": 9,
+    "estimate_study": 10,
 }
 
 

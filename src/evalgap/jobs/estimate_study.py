@@ -1,0 +1,366 @@
+"""Validation study: how well does ``evalgap estimate`` recover a board's own models from few
+items? (``simulate estimate``)
+
+Leave one model of a real board out: the other models are the reference board, the held-out
+model's answers are the truth (its mean over the items it has; the benchmark is cut to those
+items, so the estimate and the truth count the same items). For each budget and draw, its
+score is estimated from a sample of its items by each design, side by side:
+
+* ``estimate``: the 2PL estimate of :func:`evalgap.estimate` (its answers, the 2PL's
+  probabilities elsewhere; the split-conformal interval of the reference models held out)
+  from items drawn at random;
+* ``random_mean``: those random items' own mean with its t interval, finite-population
+  corrected (simple random sampling);
+* ``stratified_mean``: the stratified design of ``plan --reference`` at the same budget
+  (strata by quantiles of the reference models' accuracy on each item, Neyman allocation
+  from the variance that accuracy predicts) and its stratified mean with a normal interval;
+* ``estimate_stratified``: the 2PL estimate from those stratified items;
+* ``estimate_adaptive`` (with ``adaptive=BATCH``): the 2PL estimate from items chosen as
+  ``estimate --next BATCH`` proposes them: BATCH random items, then the BATCH most
+  informative at the current estimate, to the budget.
+
+Beside them, two floors no sampling design on the reference 2PL can beat (``floor_*``, no
+draws: closed forms). They give the held-out model its own 2PL ability fitted on all its
+items, which no design has: the difference estimator ``mean(p) + mean_S(y - p)`` from n
+random items has variance ``mean((y - p)^2) / n``, and with items drawn in proportion to
+``sqrt(p (1 - p))`` (Neyman allocation on the 2PL's own probabilities)
+``mean(sqrt(p (1 - p)))^2 / n``; a normal error's mean absolute value is ``sqrt(2 / pi)``
+times its SD.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from evalgap._results import Result
+from evalgap.errors import InputError
+from evalgap.stats import _validate, resample, stratified
+from evalgap.stats import estimate as est
+from evalgap.stats.stratified import IRTFit, success_probability
+
+# The designs in the order the table gives them, with their labels.
+DESIGNS = {
+    "estimate": "estimate (2PL), random items",
+    "random_mean": "random items' mean",
+    "stratified_mean": "stratified mean",
+    "estimate_stratified": "estimate (2PL), stratified items",
+    "estimate_adaptive": "estimate (2PL), adaptive items",
+    "floor_difference": "design-unbiased floor, random items",
+    "floor_neyman": "design-unbiased floor, Neyman items",
+}
+FLOORS = ("floor_difference", "floor_neyman")
+# Items per stratum the stratified design asks for at least (a stratum's variance needs two).
+ITEMS_PER_STRATUM = 4
+
+
+@dataclass(frozen=True, repr=False)
+class EstimateStudyResult(Result):
+    """Errors, coverage and widths of ``estimate`` and its rivals, per budget (leave one
+    model out of a real board).
+
+    Attributes
+    ----------
+    rows : pandas.DataFrame
+        Per budget and design (:data:`DESIGNS`): ``budget, design, label, mae`` (mean
+        absolute error over held-out models and draws), ``mae_se`` (its Monte Carlo SE),
+        ``coverage`` (share of intervals holding the truth), ``coverage_se``,
+        ``median_half_width``, ``cases`` (held-out models x draws). The floors have
+        ``cases`` 0 and no coverage or width (closed forms).
+    alpha : float
+        One minus the intervals' level.
+    n_draws : int
+        Item samples per held-out model and budget.
+    held_out : tuple of str
+        The models held out in turn.
+    n_items : int
+        Items of the board.
+    n_models : int
+        Models of the board (each held out has the others as its reference).
+    target : float
+        The mean absolute error ``items_for_target`` is computed for.
+    items_for_target : dict
+        The items each needs for a mean absolute error of ``target``: the random items'
+        mean (``random_mean``, from the answers' variance) and each floor; None when not
+        even every item would.
+    """
+
+    rows: pd.DataFrame
+    alpha: float
+    n_draws: int
+    held_out: tuple[str, ...]
+    n_items: int
+    n_models: int
+    target: float
+    items_for_target: dict[str, int | None]
+    _headline: ClassVar[tuple[str, ...]] = ("n_draws", "n_items")
+    _derived: ClassVar[tuple[str, ...]] = ("verdict",)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return the per-budget, per-design rows."""
+        return self.rows.copy()
+
+    @property
+    def verdict(self) -> str:
+        """The estimate's error and coverage against the items' mean, and the floor."""
+        from evalgap.report.sentences import estimate_study_verdict
+
+        return estimate_study_verdict(self)
+
+
+def _floors(y: np.ndarray, fit: IRTFit) -> tuple[float, float, float, float, int]:
+    """For a held-out model's answers ``y`` on the items of the reference 2PL ``fit``, what
+    its estimators' variances are made of: the answers' variance ``S_y^2``, the variance
+    ``S_e^2`` of what its own 2PL ability leaves unexplained (``e = y - p``),
+    ``mean(sqrt(v))^2`` and ``mean(v)`` for ``v = p (1 - p)``, and the items ``N``."""
+    # the ability no design has: its posterior mode on all its items, with a flat prior
+    theta, _ = est.ability_map(y[None, :], fit.slope, fit.intercept, prior_sd=1e3)
+    p = success_probability(theta, fit.slope, fit.intercept)[0]
+    v = p * (1 - p)
+    return (
+        float(y.var(ddof=1)),
+        float((y - p).var(ddof=1)),
+        float(np.sqrt(v).mean() ** 2),
+        float(v.mean()),
+        int(y.size),
+    )
+
+
+def floor_variances(moments: np.ndarray, n: int | np.ndarray) -> np.ndarray:
+    """Per held-out model (rows of :func:`_floors`) and sample size ``n``: the variances of
+    the random items' mean ``S_y^2 / n (1 - n/N)``, of the difference estimator on its own
+    2PL ability ``S_e^2 / n (1 - n/N)``, and of that estimator with items drawn by Neyman
+    allocation on the 2PL's probabilities ``mean(sqrt(v))^2 / n - mean(v) / N`` (columns)."""
+    s_y, s_e, root, mean_v, size = (np.asarray(moments, dtype=float)[:, j, None] for j in range(5))
+    n = np.asarray(n, dtype=float)
+    fpc = np.clip(1 - n / size, 0.0, None)
+    return np.stack([s_y / n * fpc, s_e / n * fpc, np.clip(root / n - mean_v / size, 0, None)],
+                    axis=1)  # fmt: skip
+
+
+def _held_out(
+    x: np.ndarray, k: int, budgets: Sequence[int], draws: int, strata: int, adaptive: int,
+    alpha: float, stream: np.random.SeedSequence,
+) -> dict[str, Any]:  # fmt: skip
+    """Every design's (error, covered, half-width) for held-out model ``k``, per budget."""
+    from evalgap.jobs.estimate import calibrate_matrix, estimated
+
+    # the adaptive design has a stream of its own: asking for it changes no other design's draws
+    main, own_stream = stream.spawn(2)
+    rng = np.random.Generator(np.random.PCG64(main))
+    rng_adaptive = np.random.Generator(np.random.PCG64(own_stream))
+    own = np.flatnonzero(~np.isnan(x[k]))
+    y_all = x[k, own]
+    truth = float(y_all.mean())
+    ref = np.delete(x, k, axis=0)[:, own]
+    prepared = calibrate_matrix(ref, own.astype(str))
+    fit = prepared.fit
+    accuracy = np.nan_to_num(np.nanmean(ref, axis=0), nan=0.5)  # every item has >= 1 answer
+    size = own.size
+    cases: dict[tuple[int, str], list[tuple[float, bool, float]]] = {}
+
+    def two_pl(chosen: np.ndarray) -> tuple[float, float]:
+        y = np.full((1, size), np.nan)
+        y[0, chosen] = y_all[chosen]
+        score, _, half = estimated(y, prepared, alpha)
+        return float(score[0]), float(half[0])
+
+    def record(budget: int, design: str, value: float, half: float) -> None:
+        error = value - truth
+        cases.setdefault((budget, design), []).append((abs(error), abs(error) <= half, half))
+
+    z = float(sps.norm.ppf(1 - alpha / 2))
+    for b in budgets:
+        for _ in range(draws):
+            chosen = np.sort(rng.choice(size, b, replace=False))
+            record(b, "estimate", *two_pl(chosen))
+            ys = y_all[chosen]
+            t = float(sps.t.ppf(1 - alpha / 2, b - 1))
+            record(b, "random_mean", float(ys.mean()),
+                   t * ys.std(ddof=1) / np.sqrt(b) * np.sqrt(1 - b / size))  # fmt: skip
+            count = max(1, min(strata, b // ITEMS_PER_STRATUM))
+            labels = stratified.quantile_strata(accuracy, count)
+            sizes, variances = stratified.stratum_variances(
+                accuracy, accuracy * (1 - accuracy), labels
+            )
+            allocation = stratified.neyman_allocation(sizes, np.sqrt(variances), b)
+            picked, _ = stratified.draw(labels, allocation, rng)
+            h, ys = labels[picked], y_all[picked]
+            means = np.bincount(h, weights=ys, minlength=sizes.size) / allocation
+            spread = np.array(
+                [ys[h == s].var(ddof=1) if allocation[s] > 1 else 0.0 for s in range(sizes.size)]
+            )
+            variance = stratified.stratified_variance(sizes, allocation, spread)
+            record(b, "stratified_mean", float(sizes @ means / sizes.sum()), z * np.sqrt(variance))
+            record(b, "estimate_stratified", *two_pl(picked))
+            if adaptive:
+                chosen = rng_adaptive.choice(size, min(adaptive, b), replace=False)
+                while chosen.size < b:
+                    y = np.full((1, size), np.nan)
+                    y[0, chosen] = y_all[chosen]
+                    theta, _ = est.ability_map(y, fit.slope, fit.intercept)
+                    free = np.ones(size, dtype=bool)
+                    free[chosen] = False
+                    step = min(adaptive, b - chosen.size)
+                    chosen = np.concatenate(
+                        [chosen, est.next_items(theta[0], fit.slope, fit.intercept, free, step)]
+                    )
+                record(b, "estimate_adaptive", *two_pl(np.sort(chosen)))
+    return {"cases": cases, "floors": _floors(y_all, fit)}
+
+
+def _standard_error(values: np.ndarray) -> float:
+    """The Monte Carlo SE of a mean of ``values`` (NaN with one value)."""
+    return float(values.std(ddof=1) / np.sqrt(values.size)) if values.size > 1 else np.nan
+
+
+def estimate_study(
+    scores=None,
+    *,
+    budgets: Sequence[int] = (50, 100, 200, 400, 800),
+    n_draws: int = 5,
+    held_out: Sequence[str] | None = None,
+    strata: int = 10,
+    adaptive: int = 0,
+    target: float = 0.02,
+    alpha: float = 0.05,
+    seed: int | None = 0,
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+    tasks=None,
+    strict: bool = False,
+    complete_case: bool = False,
+    options=None,
+    **columns,
+) -> EstimateStudyResult:
+    """Run the leave-one-model-out study of ``estimate`` on a real board (module docstring).
+
+    Parameters
+    ----------
+    scores : DataFrame, ScoreSet, str, Path or list
+        A board of models scored on (nearly) every item, scores in [0, 1] (see
+        :func:`evalgap.estimate`'s ``reference``); at least 4 models.
+    budgets : sequence of int
+        Items per sample.
+    n_draws : int
+        Item samples per held-out model and budget.
+    held_out : sequence of str, optional
+        The models to hold out in turn (default: every model).
+    strata : int
+        Strata of the stratified design (fewer when the budget gives fewer than 4 items
+        each).
+    adaptive : int
+        When positive, also choose items adaptively in batches of this size.
+    target : float
+        The mean absolute error whose items the floors are said to need.
+    alpha : float
+        One minus the intervals' level.
+    seed : int or None
+        Seed of every stream (each held-out model has its own).
+    jobs : int
+        Processes to spread the held-out models over; results do not depend on it.
+    progress : callable, optional
+        Called with (done, total) held-out models.
+    tasks, strict, complete_case, options, **columns
+        How to read and align the scores, as for :func:`evalgap.audit`.
+
+    Returns
+    -------
+    EstimateStudyResult
+
+    Examples
+    --------
+    >>> from evalgap import simulate
+    >>> r = simulate.estimate_study("examples/leaderboard.csv", budgets=[40], n_draws=2)
+    >>> r.rows[["design", "cases"]].head(2).values.tolist()
+    [['estimate', 16], ['random_mean', 16]]
+    """
+    from evalgap.jobs._inputs import scores_of
+    from evalgap.jobs.estimate import _benchmark
+    from evalgap.jobs.simulate import run_chunks, study_count
+
+    alpha = float(_validate.probability(alpha, "alpha"))
+    target = float(_validate.positive(target, "target"))
+    n_draws = study_count(n_draws, "n_draws")
+    strata = _validate.whole_number(strata, "strata", 1)
+    adaptive = _validate.whole_number(adaptive, "adaptive", 0)
+    budgets = sorted({_validate.whole_number(b, "budgets", 2) for b in budgets})
+    if not budgets:
+        raise InputError("name at least one budget: {budgets}", param="budgets")
+    score_set = scores_of(
+        scores, tasks=tasks, strict=strict, complete_case=complete_case, options=options,
+        **columns,
+    )  # fmt: skip
+    x, _ = _benchmark(score_set)
+    names = [str(m) for m in score_set.models]
+    if len(names) < 4:
+        raise InputError(
+            f"the board has {len(names)} model(s); holding one out needs at least 4 (3 for "
+            "the 2PL of the rest)"
+        )
+    chosen = names if held_out is None else list(dict.fromkeys(str(m) for m in held_out))
+    unknown = [m for m in chosen if m not in names]
+    if unknown or not chosen:
+        raise InputError(
+            "{held_out} must name models of the board: " + ", ".join(unknown or ["none named"]),
+            param="held_out",
+        )
+    fewest = min(int((~np.isnan(x[names.index(m)])).sum()) for m in chosen)
+    if budgets[-1] > fewest:
+        raise InputError(
+            f"budget {budgets[-1]:,} is more than the {fewest:,} items a held-out model has; "
+            "ask for smaller {budgets}",
+            param="budgets",
+        )
+    streams = resample.child_seed(seed, "estimate_study").spawn(len(chosen))
+    chunks = [
+        (x, names.index(m), budgets, n_draws, strata, adaptive, alpha, stream)
+        for m, stream in zip(chosen, streams, strict=True)
+    ]
+    found = run_chunks(_held_out, chunks, jobs, progress)
+    rows = []
+    designs = [d for d in DESIGNS if d not in FLOORS and (adaptive or d != "estimate_adaptive")]
+    moments = np.array([f["floors"] for f in found])
+    scale = np.sqrt(2 / np.pi)  # a normal error's mean absolute value over its SD
+    for b in budgets:
+        for design in designs:
+            err, cover, half = (
+                np.array(v, dtype=float)
+                for v in zip(*[c for f in found for c in f["cases"][(b, design)]], strict=True)
+            )
+            rows.append({
+                "budget": b, "design": design, "label": DESIGNS[design],
+                "mae": float(err.mean()), "mae_se": _standard_error(err),
+                "coverage": float(cover.mean()),
+                "coverage_se": float(resample.monte_carlo_se(cover.mean(), cover.size)),
+                "median_half_width": float(np.median(half)), "cases": int(err.size),
+            })  # fmt: skip
+        floor = (scale * np.sqrt(floor_variances(moments, b))).mean(axis=0)[:, 0]
+        for design, mae in zip(FLOORS, floor[1:], strict=True):
+            rows.append({
+                "budget": b, "design": design, "label": DESIGNS[design], "mae": float(mae),
+                "mae_se": 0.0, "coverage": np.nan, "coverage_se": np.nan,
+                "median_half_width": np.nan, "cases": 0,
+            })  # fmt: skip
+    # the smallest sample whose mean absolute error over the held-out models is the target
+    grid = np.arange(1, int(moments[:, 4].max()) + 1)
+    curve = (scale * np.sqrt(floor_variances(moments, grid))).mean(axis=0)
+    need = {}
+    for design, row in zip(("random_mean", *FLOORS), curve, strict=True):
+        hit = np.flatnonzero(row <= target)
+        need[design] = int(grid[hit[0]]) if hit.size else None
+    return EstimateStudyResult(
+        pd.DataFrame(rows),
+        alpha,
+        n_draws,
+        tuple(chosen),
+        int(x.shape[1]),
+        len(names),
+        target,
+        need,
+    )

@@ -1,0 +1,122 @@
+"""simulate estimate: leave one model out of a board; every design is exact when it sees every
+item, the floors are the sampling variances they say, the study does not depend on --jobs or
+on asking for the adaptive design, and every surface says the same."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalgap import simulate
+from evalgap.errors import InputError
+from evalgap.jobs.estimate_study import DESIGNS, floor_variances
+
+from synthetic import irt_board, long_of
+
+BOARD = "examples/board.csv"
+
+
+def test_every_design_is_exact_when_it_sees_every_item():
+    r = simulate.estimate_study(BOARD, budgets=[400], n_draws=1, held_out=["model-03", "model-17"])
+    rows = r.rows.set_index("design")
+    # all 400 items scored: the 2PL estimate is the model's own mean, the stratified design
+    # takes every stratum whole, and sampling without replacement leaves no variance
+    sampled = ["estimate", "random_mean", "stratified_mean", "estimate_stratified"]
+    assert rows.loc[sampled, "mae"].max() == pytest.approx(0, abs=1e-12)
+    assert rows.loc[["floor_difference", "floor_neyman"], "mae"].max() == pytest.approx(0, abs=1e-9)
+    assert rows.loc["estimate", "cases"] == 2 and rows.loc["floor_neyman", "cases"] == 0
+    assert list(rows.index) == [d for d in DESIGNS if d != "estimate_adaptive"]
+
+
+def test_the_difference_floor_is_the_variance_of_sampling_without_replacement():
+    # S_e^2 / n (1 - n/N): the exact variance of the mean of n of N values drawn without
+    # replacement, against 20,000 draws
+    rng = np.random.default_rng(3)
+    e = rng.normal(0, 1, 300) ** 2
+    n = 40
+    means = np.array([rng.choice(e, n, replace=False).mean() for _ in range(20_000)])
+    moments = np.array([[e.var(ddof=1), e.var(ddof=1), 0.25, 0.25, e.size]])
+    formula = floor_variances(moments, n)[0, :2, 0]
+    se = means.var(ddof=1) * math.sqrt(2 / (means.size - 1))  # SE of a normal variance
+    assert formula[0] == formula[1] == pytest.approx(means.var(ddof=1), abs=4 * se)
+    # Neyman on constant probabilities: mean(sqrt v)^2 / n - mean(v) / N
+    assert floor_variances(moments, n)[0, 2, 0] == pytest.approx(0.25 / n - 0.25 / 300)
+
+
+def test_items_for_target_solve_the_closed_form():
+    r = simulate.estimate_study(BOARD, budgets=[50], n_draws=1, held_out=["model-05"])
+    y = pd.read_csv(BOARD).query("model == 'model-05'")["score"].to_numpy(float)
+    s2, size = y.var(ddof=1), y.size
+
+    def mae(n):  # the random items' mean: sqrt(2 / pi) times its SD
+        return math.sqrt(2 / math.pi) * math.sqrt(s2 / n * (1 - n / size))
+
+    n = r.items_for_target["random_mean"]
+    assert mae(n) <= 0.02 < mae(n - 1)
+    assert r.items_for_target["floor_neyman"] <= r.items_for_target["floor_difference"]
+
+
+def test_the_study_depends_on_neither_jobs_nor_asking_for_the_adaptive_design():
+    keywords = {"budgets": [30, 60], "n_draws": 2, "held_out": ["model-02", "model-12", "model-21"]}
+    one = simulate.estimate_study(BOARD, **keywords)
+    two = simulate.estimate_study(BOARD, jobs=2, **keywords)
+    pd.testing.assert_frame_equal(one.rows, two.rows)
+    more = simulate.estimate_study(BOARD, adaptive=15, **keywords)
+    plain = more.rows[more.rows["design"] != "estimate_adaptive"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(one.rows, plain)
+    adaptive = more.rows.set_index(["budget", "design"]).loc[(60, "estimate_adaptive")]
+    assert adaptive["cases"] == 6 and 0 < adaptive["mae"] < 0.2
+
+
+def test_intervals_cover_on_a_board_the_2pl_fits():
+    r = simulate.estimate_study(BOARD, budgets=[100], n_draws=3)
+    own = r.rows.set_index("design").loc["estimate"]
+    # 72 held-out estimates at nominal 0.95: at least 0.95 - 3 SE
+    assert own["coverage"] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / 72)
+    assert own["mae"] < 0.05 and np.isfinite(own["median_half_width"])
+
+
+def test_too_few_reference_models_say_the_intervals_are_unbounded():
+    y = irt_board(seed=2, models=8, items=200)
+    r = simulate.estimate_study(long_of(y, [f"m{k}" for k in range(8)]), budgets=[50], n_draws=1)
+    assert np.isinf(r.rows.set_index("design").loc["estimate", "median_half_width"])
+    assert "intervals were unbounded: 7 reference models are too few (at least 19" in r.verdict
+
+
+def test_bad_requests_are_refused_before_any_work():
+    with pytest.raises(InputError, match="more than the 400 items"):
+        simulate.estimate_study(BOARD, budgets=[401])
+    with pytest.raises(InputError, match="nobody"):
+        simulate.estimate_study(BOARD, held_out=["nobody"])
+    three = long_of(irt_board(models=3, items=50), ["a", "b", "c"])
+    with pytest.raises(InputError, match="at least 4"):
+        simulate.estimate_study(three, budgets=[10])
+    with pytest.raises(InputError, match="budgets"):
+        simulate.estimate_study(BOARD, budgets=[1])
+
+
+def test_every_surface_says_the_same(run_cli, tmp_path):
+    figure = tmp_path / "estimate.svg"
+    args = ("simulate", "estimate", "--scores", BOARD, "--budget", "40", "--budget", "80", "--draws", "1",
+            "--held-out", "model-01", "--held-out", "model-20")  # fmt: skip
+    out = run_cli(*args, "--json")
+    assert out.returncode == 0, out.stderr
+    python = simulate.estimate_study(
+        BOARD, budgets=[40, 80], n_draws=1, held_out=["model-01", "model-20"]
+    )
+    assert json.loads(out.stdout) == json.loads(json.dumps(python.to_dict()))
+    shown = run_cli(*args, "--plot", figure)
+    assert shown.returncode == 0 and figure.read_text().startswith("<?xml")
+    text = " ".join(shown.stdout.split())
+    assert python.verdict[1:] in text and "design-unbiased floor, Neyman items" in text
+    for row in python.rows.itertuples():
+        assert f"{row.mae:.4f}" in text
+    bad = run_cli("simulate", "estimate", "--scores", BOARD, "--budget", "x")
+    assert bad.returncode == 2 and "--budget" in bad.stderr and "Traceback" not in bad.stderr
+    many = run_cli("simulate", "estimate", "--scores", BOARD, "--budget", "500")
+    assert many.returncode != 0 and "--budget" in many.stderr
+    assert len(many.stderr.strip().splitlines()) == 1
