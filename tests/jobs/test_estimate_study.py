@@ -10,10 +10,13 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import optimize
+from scipy.special import expit
 
 from evalgap import simulate
 from evalgap.errors import InputError
 from evalgap.jobs.estimate_study import DESIGNS, floor_variances
+from evalgap.stats.stratified import fit_2pl
 
 from synthetic import irt_board, long_of
 
@@ -27,7 +30,8 @@ def test_every_design_is_exact_when_it_sees_every_item():
     # takes every stratum whole, and sampling without replacement leaves no variance
     sampled = ["estimate", "random_mean", "stratified_mean", "estimate_stratified"]
     assert rows.loc[sampled, "mae"].max() == pytest.approx(0, abs=1e-12)
-    assert rows.loc[["floor_difference", "floor_neyman"], "mae"].max() == pytest.approx(0, abs=1e-9)
+    floors = ["floor_difference", "floor_neyman", "floor_model"]
+    assert rows.loc[floors, "mae"].max() == pytest.approx(0, abs=1e-9)
     assert rows.loc["estimate", "cases"] == 2 and rows.loc["floor_neyman", "cases"] == 0
     assert list(rows.index) == [d for d in DESIGNS if d != "estimate_adaptive"]
 
@@ -45,6 +49,27 @@ def test_the_difference_floor_is_the_variance_of_sampling_without_replacement():
     assert formula[0] == formula[1] == pytest.approx(means.var(ddof=1), abs=4 * se)
     # Neyman on constant probabilities: mean(sqrt v)^2 / n - mean(v) / N
     assert floor_variances(moments, n)[0, 2, 0] == pytest.approx(0.25 / n - 0.25 / 300)
+
+
+def test_the_model_floor_is_the_2pls_misfit_at_the_maximum_likelihood_ability():
+    r = simulate.estimate_study(BOARD, budgets=[50, 100], n_draws=1, held_out=["model-09"])
+    frame = pd.read_csv(BOARD)
+    wide = frame.pivot(index="model", columns="item_id", values="score").to_numpy(float)
+    k = 9
+    fit = fit_2pl(np.delete(wide, k, axis=0))
+    y = wide[k]
+
+    def minus_log_likelihood(t):  # scipy's optimizer, not the Newton steps of ability_map
+        z = t * fit.slope + fit.intercept
+        return -(y @ z - np.logaddexp(0, z).sum())
+
+    theta = optimize.minimize_scalar(minus_log_likelihood, bounds=(-10, 10), method="bounded",
+                                     options={"xatol": 1e-10}).x  # fmt: skip
+    misfit = abs(expit(theta * fit.slope + fit.intercept).mean() - y.mean())
+    rows = r.rows[r.rows["design"] == "floor_model"].set_index("budget")["mae"]
+    assert rows[50] == pytest.approx(misfit * (1 - 50 / 400), abs=1e-5)
+    assert rows[100] == pytest.approx(misfit * (1 - 100 / 400), abs=1e-5)
+    assert f"misses a model's score by {rows[50]:.4f}" in r.verdict
 
 
 def test_items_for_target_solve_the_closed_form():
@@ -101,8 +126,8 @@ def test_bad_requests_are_refused_before_any_work():
 
 def test_every_surface_says_the_same(run_cli, tmp_path):
     figure = tmp_path / "estimate.svg"
-    args = ("simulate", "estimate", "--scores", BOARD, "--budget", "40", "--budget", "80", "--draws", "1",
-            "--held-out", "model-01", "--held-out", "model-20")  # fmt: skip
+    args = ("simulate", "estimate", "--scores", BOARD, "--budget", "40", "--budget", "80",
+            "--draws", "1", "--held-out", "model-01", "--held-out", "model-20")  # fmt: skip
     out = run_cli(*args, "--json")
     assert out.returncode == 0, out.stderr
     python = simulate.estimate_study(

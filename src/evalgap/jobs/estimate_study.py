@@ -19,13 +19,17 @@ score is estimated from a sample of its items by each design, side by side:
   ``estimate --next BATCH`` proposes them: BATCH random items, then the BATCH most
   informative at the current estimate, to the budget.
 
-Beside them, two floors no sampling design on the reference 2PL can beat (``floor_*``, no
-draws: closed forms). They give the held-out model its own 2PL ability fitted on all its
-items, which no design has: the difference estimator ``mean(p) + mean_S(y - p)`` from n
-random items has variance ``mean((y - p)^2) / n``, and with items drawn in proportion to
+Beside them, three floors (``floor_*``, no draws: closed forms). They give the held-out
+model its own 2PL ability fitted on all its items, which no design has. Two bound the
+design-unbiased estimates: the difference estimator ``mean(p) + mean_S(y - p)`` from n
+random items has variance ``S_e^2 / n (1 - n/N)`` (``S_e^2`` the variance of ``y - p``
+over the items), and with items drawn in proportion to
 ``sqrt(p (1 - p))`` (Neyman allocation on the 2PL's own probabilities)
-``mean(sqrt(p (1 - p)))^2 / n``; a normal error's mean absolute value is ``sqrt(2 / pi)``
-times its SD.
+``mean(sqrt(p (1 - p)))^2 / n - mean(p (1 - p)) / N`` (both finite-population corrected);
+a normal error's mean absolute value is ``sqrt(2 / pi)`` times its SD. The third is where
+the 2PL estimate itself stops: the 2PL's mean probability at that ability misses the model's
+score by ``|mean(p) - mean(y)|`` (one ability cannot describe a model strong in some
+subjects and weak in others), on the ``1 - n/N`` share of the items it predicts.
 """
 
 from __future__ import annotations
@@ -53,8 +57,9 @@ DESIGNS = {
     "estimate_adaptive": "estimate (2PL), adaptive items",
     "floor_difference": "design-unbiased floor, random items",
     "floor_neyman": "design-unbiased floor, Neyman items",
+    "floor_model": "2PL at the model's own ability",
 }
-FLOORS = ("floor_difference", "floor_neyman")
+FLOORS = ("floor_difference", "floor_neyman", "floor_model")
 # Items per stratum the stratified design asks for at least (a stratum's variance needs two).
 ITEMS_PER_STRATUM = 4
 
@@ -113,11 +118,12 @@ class EstimateStudyResult(Result):
         return estimate_study_verdict(self)
 
 
-def _floors(y: np.ndarray, fit: IRTFit) -> tuple[float, float, float, float, int]:
+def _floors(y: np.ndarray, fit: IRTFit) -> tuple[float, float, float, float, int, float]:
     """For a held-out model's answers ``y`` on the items of the reference 2PL ``fit``, what
     its estimators' variances are made of: the answers' variance ``S_y^2``, the variance
     ``S_e^2`` of what its own 2PL ability leaves unexplained (``e = y - p``),
-    ``mean(sqrt(v))^2`` and ``mean(v)`` for ``v = p (1 - p)``, and the items ``N``."""
+    ``mean(sqrt(v))^2`` and ``mean(v)`` for ``v = p (1 - p)``, the items ``N``, and the
+    2PL's misfit ``mean(p) - mean(y)``."""
     # the ability no design has: its posterior mode on all its items, with a flat prior
     theta, _ = est.ability_map(y[None, :], fit.slope, fit.intercept, prior_sd=1e3)
     p = success_probability(theta, fit.slope, fit.intercept)[0]
@@ -128,6 +134,7 @@ def _floors(y: np.ndarray, fit: IRTFit) -> tuple[float, float, float, float, int
         float(np.sqrt(v).mean() ** 2),
         float(v.mean()),
         int(y.size),
+        float(p.mean() - y.mean()),
     )
 
 
@@ -341,7 +348,9 @@ def estimate_study(
                 "median_half_width": float(np.median(half)), "cases": int(err.size),
             })  # fmt: skip
         floor = (scale * np.sqrt(floor_variances(moments, b))).mean(axis=0)[:, 0]
-        for design, mae in zip(FLOORS, floor[1:], strict=True):
+        # the 2PL's own misfit, on the items a sample of b leaves to it
+        misfit = float((np.abs(moments[:, 5]) * np.clip(1 - b / moments[:, 4], 0, None)).mean())
+        for design, mae in zip(FLOORS, [*floor[1:], misfit], strict=True):
             rows.append({
                 "budget": b, "design": design, "label": DESIGNS[design], "mae": float(mae),
                 "mae_se": 0.0, "coverage": np.nan, "coverage_se": np.nan,
@@ -351,7 +360,7 @@ def estimate_study(
     grid = np.arange(1, int(moments[:, 4].max()) + 1)
     curve = (scale * np.sqrt(floor_variances(moments, grid))).mean(axis=0)
     need = {}
-    for design, row in zip(("random_mean", *FLOORS), curve, strict=True):
+    for design, row in zip(("random_mean", *FLOORS[:2]), curve, strict=True):
         hit = np.flatnonzero(row <= target)
         need[design] = int(grid[hit[0]]) if hit.size else None
     return EstimateStudyResult(

@@ -982,6 +982,11 @@ def estimate_study_verdict(r) -> str:
         f"({need['floor_neyman']} drawn by Neyman allocation; the items' mean "
         f"{need['random_mean']})"
     )
+    misfit = r.rows[r.rows["design"] == "floor_model"].sort_values("budget")["mae"]
+    parts.append(
+        f"and the 2PL at that ability misses a model's score by {misfit.iloc[0]:.4f} on average "
+        "over the items it predicts: an error more items for the ability do not remove"
+    )
     return "; ".join(parts) + "."
 
 
