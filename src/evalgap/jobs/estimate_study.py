@@ -283,9 +283,12 @@ def estimate_study(
     Examples
     --------
     >>> from evalgap import simulate
-    >>> r = simulate.estimate_study("examples/leaderboard.csv", budgets=[40], n_draws=2)
+    >>> r = simulate.estimate_study("examples/board.csv", budgets=[100], n_draws=2,
+    ...                             held_out=["model-04", "model-19"])
     >>> r.rows[["design", "cases"]].head(2).values.tolist()
-    [['estimate', 16], ['random_mean', 16]]
+    [['estimate', 4], ['random_mean', 4]]
+    >>> r.items_for_target
+    {'random_mean': 177, 'floor_difference': 164, 'floor_neyman': 148}
     """
     from evalgap.jobs._inputs import scores_of
     from evalgap.jobs.estimate import _benchmark
