@@ -167,7 +167,10 @@ def _held_out(
     ref = np.delete(x, k, axis=0)[:, own]
     prepared = calibrate_matrix(ref, own.astype(str))
     fit = prepared.fit
-    accuracy = np.nan_to_num(np.nanmean(ref, axis=0), nan=0.5)  # every item has >= 1 answer
+    # the reference models' accuracy on each item (0.5 where none of them has it)
+    answered = (~np.isnan(ref)).sum(axis=0)
+    total = np.nansum(ref, axis=0)
+    accuracy = np.divide(total, answered, out=np.full(total.shape, 0.5), where=answered > 0)
     size = own.size
     cases: dict[tuple[int, str], list[tuple[float, bool, float]]] = {}
 
@@ -317,10 +320,29 @@ def estimate_study(
     unknown = [m for m in chosen if m not in names]
     if unknown or not chosen:
         raise InputError(
-            "{held_out} must name models of the board: " + ", ".join(unknown or ["none named"]),
+            "{held_out} must name models of the board, not {unknown!s}",
             param="held_out",
+            unknown=", ".join(unknown) if unknown else "none",
         )
-    fewest = min(int((~np.isnan(x[names.index(m)])).sum()) for m in chosen)
+    seen = ~np.isnan(x)
+    if ((x[seen] < 0) | (x[seen] > 1)).any():
+        raise InputError(
+            "{scores} must lie in [0, 1] for the item-response fit (rescale them first)",
+            param="scores",
+        )
+    for m in chosen:
+        shared = (seen & seen[names.index(m)]).sum(axis=1)
+        alone = [names[j] for j in np.flatnonzero(shared == 0)]
+        if alone:
+            raise InputError(
+                "held-out model {model!s} shares no item with {alone!s}: the reference 2PL "
+                "needs every other model on some of its items; leave those models out of "
+                "{scores} or hold out others ({held_out})",
+                param="scores",
+                model=m,
+                alone=", ".join(alone),
+            )
+    fewest = min(int(seen[names.index(m)].sum()) for m in chosen)
     if budgets[-1] > fewest:
         raise InputError(
             f"budget {budgets[-1]:,} is more than the {fewest:,} items a held-out model has; "
