@@ -89,6 +89,9 @@ class EstimateStudyResult(Result):
         Models of the board (each held out has the others as its reference).
     target : float
         The mean absolute error ``items_for_target`` is computed for.
+    misfit : float
+        The 2PL's mean absolute misfit: ``|mean(p) - mean(y)|`` at each held-out model's own
+        ability, over all its items, averaged over the held-out models.
     items_for_target : dict
         The items each needs for a mean absolute error of ``target``: the random items'
         mean (``random_mean``, from the answers' variance) and each floor; None when not
@@ -102,6 +105,7 @@ class EstimateStudyResult(Result):
     n_items: int
     n_models: int
     target: float
+    misfit: float
     items_for_target: dict[str, int | None]
     _headline: ClassVar[tuple[str, ...]] = ("n_draws", "n_items")
     _derived: ClassVar[tuple[str, ...]] = ("verdict",)
@@ -396,5 +400,6 @@ def estimate_study(
         int(x.shape[1]),
         len(names),
         target,
+        float(np.abs(moments[:, 5]).mean()),
         need,
     )

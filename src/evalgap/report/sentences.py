@@ -982,10 +982,9 @@ def estimate_study_verdict(r) -> str:
         f"({need['floor_neyman']} drawn by Neyman allocation; the items' mean "
         f"{need['random_mean']})"
     )
-    misfit = r.rows[r.rows["design"] == "floor_model"].sort_values("budget")["mae"]
     parts.append(
-        f"and the 2PL at that ability misses a model's score by {misfit.iloc[0]:.4f} on average "
-        "over the items it predicts: an error more items for the ability do not remove"
+        f"and the 2PL at that ability misses a model's score by {r.misfit:.4f} on average: an "
+        "error more items for the ability do not remove"
     )
     return "; ".join(parts) + "."
 
