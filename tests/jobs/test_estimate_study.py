@@ -15,7 +15,8 @@ from scipy.special import expit
 
 from evalgap import simulate
 from evalgap.errors import InputError
-from evalgap.jobs.estimate_study import DESIGNS, floor_variances
+from evalgap.jobs.estimate_study import DESIGNS
+from evalgap.stats.estimate import floor_variances
 from evalgap.stats.stratified import fit_2pl
 
 from synthetic import irt_board, long_of

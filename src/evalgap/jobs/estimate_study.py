@@ -40,11 +40,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from evalgap._results import Result
 from evalgap.errors import InputError
-from evalgap.stats import _validate, resample, stratified
+from evalgap.stats import _validate, intervals, resample, stratified, weighted
 from evalgap.stats import estimate as est
 from evalgap.stats.stratified import IRTFit, success_probability
 
@@ -142,18 +141,6 @@ def _floors(y: np.ndarray, fit: IRTFit) -> tuple[float, float, float, float, int
     )
 
 
-def floor_variances(moments: np.ndarray, n: int | np.ndarray) -> np.ndarray:
-    """Per held-out model (rows of :func:`_floors`) and sample size ``n``: the variances of
-    the random items' mean ``S_y^2 / n (1 - n/N)``, of the difference estimator on its own
-    2PL ability ``S_e^2 / n (1 - n/N)``, and of that estimator with items drawn by Neyman
-    allocation on the 2PL's probabilities ``mean(sqrt(v))^2 / n - mean(v) / N`` (columns)."""
-    s_y, s_e, root, mean_v, size = (np.asarray(moments, dtype=float)[:, j, None] for j in range(5))
-    n = np.asarray(n, dtype=float)
-    fpc = np.clip(1 - n / size, 0.0, None)
-    return np.stack([s_y / n * fpc, s_e / n * fpc, np.clip(root / n - mean_v / size, 0, None)],
-                    axis=1)  # fmt: skip
-
-
 def _held_out(
     x: np.ndarray, k: int, budgets: Sequence[int], draws: int, strata: int, adaptive: int,
     alpha: float, stream: np.random.SeedSequence,
@@ -188,29 +175,25 @@ def _held_out(
         error = value - truth
         cases.setdefault((budget, design), []).append((abs(error), abs(error) <= half, half))
 
-    z = float(sps.norm.ppf(1 - alpha / 2))
     for b in budgets:
         for _ in range(draws):
             chosen = np.sort(rng.choice(size, b, replace=False))
             record(b, "estimate", *two_pl(chosen))
             ys = y_all[chosen]
-            t = float(sps.t.ppf(1 - alpha / 2, b - 1))
-            record(b, "random_mean", float(ys.mean()),
-                   t * ys.std(ddof=1) / np.sqrt(b) * np.sqrt(1 - b / size))  # fmt: skip
+            sd = ys.std(ddof=1) * np.sqrt(1 - b / size)  # finite-population corrected
+            t = intervals.t_interval(ys.mean(), sd, b, alpha)
+            record(b, "random_mean", float(ys.mean()), float(t.high - ys.mean()))
             count = max(1, min(strata, b // ITEMS_PER_STRATUM))
             labels = stratified.quantile_strata(accuracy, count)
             sizes, variances = stratified.stratum_variances(
                 accuracy, accuracy * (1 - accuracy), labels
             )
             allocation = stratified.neyman_allocation(sizes, np.sqrt(variances), b)
-            picked, _ = stratified.draw(labels, allocation, rng)
-            h, ys = labels[picked], y_all[picked]
-            means = np.bincount(h, weights=ys, minlength=sizes.size) / allocation
-            spread = np.array(
-                [ys[h == s].var(ddof=1) if allocation[s] > 1 else 0.0 for s in range(sizes.size)]
-            )
-            variance = stratified.stratified_variance(sizes, allocation, spread)
-            record(b, "stratified_mean", float(sizes @ means / sizes.sum()), z * np.sqrt(variance))
+            picked, weights = stratified.draw(labels, allocation, rng)
+            # the stratified mean (Horvitz-Thompson: weights N_h / n_h) and its design SE
+            g = weighted.weighted_gap(y_all[picked], weights, strata=labels[picked],
+                                      stratum_sizes=sizes[labels[picked]], alpha=alpha)  # fmt: skip
+            record(b, "stratified_mean", g.delta, g.ci_high - g.delta)
             record(b, "estimate_stratified", *two_pl(picked))
             if adaptive:
                 chosen = rng_adaptive.choice(size, min(adaptive, b), replace=False)
@@ -376,7 +359,7 @@ def estimate_study(
                 "coverage_se": float(resample.monte_carlo_se(cover.mean(), cover.size)),
                 "median_half_width": float(np.median(half)), "cases": int(err.size),
             })  # fmt: skip
-        floor = (scale * np.sqrt(floor_variances(moments, b))).mean(axis=0)[:, 0]
+        floor = (scale * np.sqrt(est.floor_variances(moments, b))).mean(axis=0)[:, 0]
         # the 2PL's own misfit, on the items a sample of b leaves to it
         misfit = float((np.abs(moments[:, 5]) * np.clip(1 - b / moments[:, 4], 0, None)).mean())
         for design, mae in zip(FLOORS, [*floor[1:], misfit], strict=True):
@@ -387,7 +370,7 @@ def estimate_study(
             })  # fmt: skip
     # the smallest sample whose mean absolute error over the held-out models is the target
     grid = np.arange(1, int(moments[:, 4].max()) + 1)
-    curve = (scale * np.sqrt(floor_variances(moments, grid))).mean(axis=0)
+    curve = (scale * np.sqrt(est.floor_variances(moments, grid))).mean(axis=0)
     need = {}
     for design, row in zip(("random_mean", *FLOORS[:2]), curve, strict=True):
         hit = np.flatnonzero(row <= target)

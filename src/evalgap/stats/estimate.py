@@ -178,3 +178,33 @@ def conformal_half_width(errors: ArrayLike, alpha: float = 0.05) -> float:
     alpha = float(_validate.probability(alpha, "alpha"))
     rank = int(np.ceil((e.size + 1) * (1 - alpha)))
     return float(e[rank - 1]) if rank <= e.size else float("inf")
+
+
+def floor_variances(moments: ArrayLike, n: ArrayLike) -> FloatArray:
+    """Return the sampling variances no design on a 2PL can beat, per model and sample size.
+
+    ``moments`` holds one row per model: ``S_y^2`` (its answers' variance over the ``N``
+    items), ``S_e^2`` (the variance of ``y - p``, ``p`` the 2PL's probabilities at its own
+    ability), ``mean(sqrt(v))^2`` and ``mean(v)`` (``v = p (1 - p)``) and ``N`` (further
+    columns are ignored). For each sample size in ``n`` the columns of the result are the
+    variances of the random items' mean ``S_y^2 / n (1 - n/N)``; of the difference estimator
+    ``mean(p) + mean_S(y - p)`` from random items ``S_e^2 / n (1 - n/N)``; and of that
+    estimator with items drawn by Neyman allocation on the 2PL's probabilities
+    ``mean(sqrt(v))^2 / n - mean(v) / N`` (simple random sampling without replacement and
+    item-level strata).
+
+    Returns
+    -------
+    numpy.ndarray, shape (models, 3, len(n))
+
+    Examples
+    --------
+    >>> floor_variances([[0.25, 0.2, 0.16, 0.2, 100]], [10, 100]).round(4).tolist()
+    [[[0.0225, 0.0], [0.018, 0.0], [0.014, 0.0]]]
+    """
+    m = np.atleast_2d(np.asarray(moments, dtype=float))
+    s_y, s_e, root, mean_v, size = (m[:, j, None] for j in range(5))
+    n = np.atleast_1d(np.asarray(n, dtype=float))
+    fpc = np.clip(1 - n / size, 0.0, None)
+    neyman = np.clip(root / n - mean_v / size, 0.0, None)
+    return np.stack([s_y / n * fpc, s_e / n * fpc, neyman], axis=1)
