@@ -102,3 +102,31 @@ def test_the_scores_may_come_from_a_store_and_the_reference_from_its_files(tmp_p
     from_files = run_cli("estimate", "--reference", board, "--scores", new, "--json")
     assert from_store.returncode == 0, from_store.stderr
     assert json.loads(from_store.stdout)["estimates"] == json.loads(from_files.stdout)["estimates"]
+
+
+def test_a_reference_model_with_missing_items_is_calibrated_on_its_own_items():
+    y = _board()
+    ref, new = y[[k for k in range(25) if k != 12]], y[12]
+    # reference model m3 lacks the first 400 items it got right: over its own items it scores
+    # far below what the 2PL says of all 600, so the two ways of counting differ
+    ref[3, :400][ref[3, :400] == 1] = np.nan
+    frame = _long(ref, [f"m{k}" for k in range(24)]).dropna()
+    chosen = np.arange(0, 600, 6)
+    own_items, all_items = [], []
+    for j in range(24):
+        fit = fit_2pl(np.delete(ref, j, axis=0))
+        answers = np.full(600, np.nan)
+        answers[chosen] = ref[j, chosen]
+        theta, _ = est.ability_map(answers[None, :], fit.slope, fit.intercept)
+        p = 1 / (1 + np.exp(-(theta[0] * fit.slope + fit.intercept)))
+        own = ~np.isnan(ref[j])
+        filled = np.where(np.isnan(answers), p, answers)  # answers where scored, else the 2PL
+        own_items.append(abs(filled[own].mean() - ref[j, own].mean()))
+        all_items.append(abs(filled.mean() - ref[j, own].mean()))
+    assert own_items[3] != pytest.approx(all_items[3], abs=1e-3)
+    # the level whose conformal rank ceil(25 (1 - alpha)) is m3's error
+    rank = int(np.flatnonzero(np.argsort(own_items) == 3)[0]) + 1
+    alpha = 1 - rank / 25 + 1e-9
+    e = evalgap.estimate(_long(new[None, :], ["new"], chosen), reference=frame,
+                         alpha=alpha).estimates[0]  # fmt: skip
+    assert e.half_width == pytest.approx(own_items[3])

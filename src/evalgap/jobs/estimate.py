@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
-from scipy.special import expit
 
 from evalgap._results import RowResult, TableResult
 from evalgap._scores import ScoreSet
@@ -173,8 +172,8 @@ def estimated(
         for j, (slope, intercept) in enumerate(prepared.held_out):
             answers = np.where(scored, ref[j], np.nan)
             t_j, _ = est.ability_map(answers[None, :], slope, intercept)
-            filled = np.where(np.isnan(answers), expit(t_j[0] * slope + intercept), answers)
-            errors.append(filled[own[j]].mean() - truth[j])
+            guess = est.predicted_score(answers, t_j, slope, intercept, items=own[j])[0]
+            errors.append(guess - truth[j])
         half[m] = est.conformal_half_width(errors, alpha)
     return score, theta, half
 

@@ -106,22 +106,35 @@ def information(ability: ArrayLike, slope: ArrayLike, intercept: ArrayLike) -> F
 
 
 def predicted_score(
-    responses: ArrayLike, ability: ArrayLike, slope: ArrayLike, intercept: ArrayLike
+    responses: ArrayLike,
+    ability: ArrayLike,
+    slope: ArrayLike,
+    intercept: ArrayLike,
+    *,
+    items: ArrayLike | None = None,
 ) -> FloatArray:
     """Return each model's full-benchmark score: its answers where scored, the 2PL elsewhere.
 
-    ``(sum over scored items of y_i + sum over the others of p_i(theta)) / N``.
+    ``(sum over scored items of y_i + sum over the others of p_i(theta)) / N``, over every
+    item, or over the items where ``items`` (a boolean mask, models x items or one row for
+    all) is true.
 
     Examples
     --------
     >>> a, c = np.ones(3), np.zeros(3)
     >>> predicted_score([[1.0, np.nan, np.nan]], [0.0], a, c).round(4).tolist()
     [0.6667]
+    >>> predicted_score([[1.0, np.nan, np.nan]], [0.0], a, c, items=[True, True, False]).tolist()
+    [0.75]
     """
     y = np.atleast_2d(np.asarray(responses, dtype=float))
     theta = np.atleast_1d(np.asarray(ability, dtype=float))
     p = expit(theta[:, None] * np.asarray(slope, dtype=float) + np.asarray(intercept, dtype=float))
-    return np.where(np.isnan(y), p, y).mean(axis=1)
+    filled = np.where(np.isnan(y), p, y)
+    if items is None:
+        return filled.mean(axis=1)
+    mask = np.broadcast_to(np.asarray(items, dtype=bool), filled.shape)
+    return (filled * mask).sum(axis=1) / mask.sum(axis=1)
 
 
 def next_items(
