@@ -255,7 +255,7 @@ def test_ranks_on_the_gold_scale_reorder_a_lenient_judge(run_cli, tmp_path):
     top = r.ranks.set_index("model")
     assert top.loc["a", "rank_low"] == 1 and top.loc["a", "rank_high"] == 1
     # each score, SE and interval is compare's per-model PPI++; the sets come from the
-    # joint normal law, drawn with the ranks stream
+    # joint multivariate t law, drawn with the ranks stream
     pair = evalgap.compare(frame, model_a="a", model_b="b", gold_column="human")
     assert top.loc["a", "score"] == pytest.approx(pair.models[0].score)
     assert top.loc["b", "se"] == pytest.approx(pair.models[1].se)
@@ -446,13 +446,17 @@ def test_resolved_gaps_and_label_counts_read_right():
     r = evalgap.compare(frame, model_a="A", model_b="B", gold_column="human")
     assert r.resolution_ratio >= 1 and "resolve a gap this size" in r.verdict
     assert "however many" not in r.verdict
-    # a judge that matches the gold: at least 3 labels, never "1 gold labels"
-    perfect = _board(n=2000, every=4)
-    perfect["score"] = np.where(perfect["human"].notna(), perfect["human"], perfect["score"])
-    p = evalgap.compare(perfect, model_a="A", model_b="B", gold_column="human", cost_judge=0.01)
-    assert p.required_gold is None or p.required_gold >= 3
-    assert p.design_gold is None or p.design_gold >= 3
-    assert "1 gold labels" not in p.verdict
+    # a judge that matches the gold where labelled leaves no residual variance: the labels
+    # needed are the floor of 3, never "1 gold labels" (resolved: required_gold; not
+    # resolvable by these judged items: the cheapest design's labels)
+    for n, field in ((3000, "required_gold"), (120, "design_gold")):
+        perfect = _board(n=n, every=2)
+        perfect["score"] = np.where(perfect["human"].notna(), perfect["human"], perfect["score"])
+        p = evalgap.compare(perfect, model_a="A", model_b="B", gold_column="human",
+                            cost_judge=0.01)  # fmt: skip
+        assert getattr(p, field) == 3
+        assert "1 gold labels" not in p.verdict
+    assert "the cheapest design that does: 3 gold labels" in p.verdict
 
 
 def test_few_labels_are_noted_and_a_zero_se_refused():
@@ -706,6 +710,16 @@ def test_audit_rows_read_a_ahead_and_share_compares_guards():
         # q >= 1 only where the t test rejects: resolved is never "not significant"
         resolved = r.pairs[r.pairs["resolved_fixed_n"]]
         assert (resolved["p_value"] < 0.05).all()
+    # with c judged on fewer items, the pair's own gap (on the items both were judged on)
+    # can run against the models' own scores: the row is turned so it reads "A ahead"
+    frame = _judged_board(seed=0, n=300)
+    holed = frame[~((frame["model"] == "c") & (np.random.default_rng(0).random(len(frame)) < 0.6))]
+    r = evalgap.audit(holed, gold_column="human", family="all")
+    score = r.gold.set_index("model")["score"]
+    turned = r.pairs[[score[a] < score[b] for a, b in zip(r.pairs["model_a"], r.pairs["model_b"])]]
+    assert list(zip(turned["model_a"], turned["model_b"])) == [("d", "c")]
+    one = evalgap.compare(holed, model_a="d", model_b="c", gold_column="human")
+    assert turned["delta"].iloc[0] == pytest.approx(one.delta) and one.delta > 0
     rows = [
         (m, f"q{i}", 0.5, (1.0 if m == "A" else 0.0) if i < 3 else np.nan)
         for m in "AB"
@@ -765,3 +779,25 @@ def test_clusters_strict_and_conflicting_labels_on_the_gold_scale(tmp_path):
         evalgap.compare(
             judged, model_a="a", model_b="b", gold=twice.rename(columns={"human": "score"})
         )
+
+
+def test_agreement_is_one_rule_in_every_view():
+    # b's judge is graded: b has a correlation and no agreement, the binary judges keep
+    # theirs, in ranks, audit and compare alike
+    frame = _judged_board(n=400)
+    graded = frame["model"] == "b"
+    frame.loc[graded, "score"] = 0.2 + 0.6 * frame.loc[graded, "score"]
+    views = [
+        evalgap.ranks(frame, gold_column="human").gold.set_index("model")["agreement"],
+        evalgap.audit(frame, gold_column="human", family="all").gold.set_index("model")[
+            "agreement"
+        ],
+    ]
+    for view in views:
+        assert np.isnan(float(view["b"]) if view["b"] is not None else np.nan)
+        for m in "acd":
+            assert 0.5 < float(view[m]) <= 1
+        assert float(view["a"]) == pytest.approx(float(views[0]["a"]))
+    pair = evalgap.compare(frame, model_a="a", model_b="b", gold_column="human")
+    assert pair.models[0].agreement == pytest.approx(float(views[0]["a"]))
+    assert pair.models[1].agreement is None

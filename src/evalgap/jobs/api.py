@@ -1014,7 +1014,7 @@ def ranks(
         The scores are a judge's, with gold scores on some items (as for
         :func:`evalgap.compare`): the models are ranked on the gold scale by their PPI++
         scores, on the items the judge scored for every model, the rank sets drawn from
-        the normal law of the scores' joint covariance (``n_bootstrap`` draws); the
+        the multivariate t law of the scores' joint covariance (``n_bootstrap`` draws); the
         result's ``gold`` table gives each model's judge bias and agreement.
     progress : callable, optional
         Called with ``(done, total, label)`` per task.

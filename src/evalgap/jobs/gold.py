@@ -370,9 +370,8 @@ def gold_result(
         if len(names) > 1:
             where += f" in a {stratum} (of {n} in all)"
         notes.append(_few_labels_note(fewest, where))
-    binary = bool(np.isin(np.concatenate([judge_a, judge_b]), (0.0, 1.0)).all())
     models = tuple(
-        _model_score(m, fj, g, alpha, binary, strata=strata)
+        _model_score(m, fj, g, alpha, strata=strata)
         for m, fj, g in ((model_a, judge_a, gold_a), (model_b, judge_b, gold_b))
     )
     against = bool(opposes_alternative(delta, alternative))
@@ -510,10 +509,11 @@ def _model_score(
     judged: np.ndarray,
     gold: np.ndarray,
     alpha: float,
-    binary: bool,
     *,
     strata: np.ndarray | None = None,
 ) -> GoldScore:
+    """One model's gold-scale score and judge bias; its agreement with the gold when its
+    judge scores and its gold labels are both binary (one rule for every view)."""
     labelled = ~np.isnan(gold)
     n = int(labelled.sum())
     label = np.zeros(judged.size, dtype=np.int64) if strata is None else _codes(strata)
@@ -541,7 +541,7 @@ def _model_score(
         [int((label == k).sum()) for k in range(counts.size)],
         alpha=alpha,
     )  # fmt: skip
-    binary = binary and bool(np.isin(gold[labelled], (0.0, 1.0)).all())
+    binary = bool(np.isin(judged, (0.0, 1.0)).all() and np.isin(gold[labelled], (0.0, 1.0)).all())
     corr = float(bias["correlation"])
     return GoldScore(
         model=model,
@@ -1003,9 +1003,8 @@ def ranks_gold(
         stream = resample.child_seed(seed, "ranks")  # the same stream for every task
         rng = np.random.Generator(np.random.PCG64(stream))
         draws = sp.joint_t_draws(joint["estimate"], joint["covariance"], df, n_bootstrap, rng)
-        binary = bool(np.isin(f[~np.isnan(f)], (0.0, 1.0)).all())
         scores = [
-            _model_score(str(m), f[k][~np.isnan(f[k])], y[k][~np.isnan(f[k])], alpha, binary)
+            _model_score(str(m), f[k][~np.isnan(f[k])], y[k][~np.isnan(f[k])], alpha)
             for k, m in enumerate(models)
         ]
         sets = rk.rank_sets_from_draws(
@@ -1214,14 +1213,13 @@ def audit_gold(
         scores, kept = [], []
         for k, model in enumerate(judged.models):
             seen = ~np.isnan(x[:, k])
-            if (~np.isnan(labels[seen, k])).sum() < 3:
+            if (~np.isnan(labels[seen, k])).sum() < MIN_GOLD:
                 notes.append(
-                    f"task {task.task}: {model} has fewer than 3 gold labels on its judged items "
-                    "and is left out of the gold-scale audit"
+                    f"task {task.task}: {model} has fewer than {MIN_GOLD} gold labels on its "
+                    "judged items and is left out of the gold-scale audit"
                 )
                 continue
-            binary = bool(np.isin(x[seen, k], (0.0, 1.0)).all())
-            scores.append(_model_score(model, x[seen, k], labels[seen, k], alpha, binary))
+            scores.append(_model_score(model, x[seen, k], labels[seen, k], alpha))
             kept.append(k)
         if len(kept) < 2:
             notes.append(f"task {task.task}: fewer than 2 models with gold labels, no pairs")

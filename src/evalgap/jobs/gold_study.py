@@ -19,7 +19,7 @@ import numpy as np
 
 from evalgap._results import RowResult, TableResult
 from evalgap.errors import InputError
-from evalgap.stats import _validate
+from evalgap.stats import _validate, resample
 from evalgap.stats import ppi as sp
 from evalgap.stats._types import ArrayLike
 
@@ -190,7 +190,7 @@ def gold_coverage(
         alpha=float(alpha),
         coverage=float(np.mean([r.coverage for r in rows])),
         gold_only_coverage=float(np.mean([r.gold_only_coverage for r in rows])),
-        monte_carlo_se=float(np.sqrt(level * alpha / (runs * len(rows)))),
+        monte_carlo_se=float(resample.monte_carlo_se(level, runs * len(rows))),
         width_ratio=float(np.nanmedian([r.width_ratio for r in rows])),
     )
 
