@@ -68,3 +68,26 @@ def test_bad_records_are_one_line_errors(tmp_path):
     (tmp_path / "y.jsonl").write_text(json.dumps(record) + "\n{not json\n")
     with pytest.raises(InputError, match="line 2 is not valid JSON"):
         evalgap.load_scores([tmp_path / "y.jsonl"])
+
+
+def test_a_damaged_gzip_or_text_that_is_not_utf8_is_a_one_line_error(tmp_path, run_cli):
+    import gzip
+
+    from evalgap.io.options import LoadOptions
+
+    EEE = LoadOptions(fmt="eee")
+
+    text = "".join(json.dumps(r) + "\n" for r in _records(next(ROOT.glob("*.jsonl"))))
+    packed = gzip.compress(text.encode())
+    (tmp_path / "cut.jsonl.gz").write_bytes(packed[: len(packed) // 2])
+    with pytest.raises(InputError, match=r"cut.jsonl.gz: cannot be read after line \d+"):
+        evalgap.load_scores([tmp_path / "cut.jsonl.gz"], EEE)
+    out = run_cli("ranks", "--scores", tmp_path / "cut.jsonl.gz", "--format", "eee")
+    assert out.returncode != 0 and "cut.jsonl.gz: cannot be read" in out.stderr
+    assert "Traceback" not in out.stderr and "aborted" not in out.stderr
+    (tmp_path / "plain.jsonl.gz").write_text(text)  # named .gz, not gzip
+    with pytest.raises(InputError, match="plain.jsonl.gz: cannot be read after line 0"):
+        evalgap.load_scores([tmp_path / "plain.jsonl.gz"], EEE)
+    (tmp_path / "latin.jsonl").write_bytes(b'{"model_id": "caf\xe9"}\n')
+    with pytest.raises(InputError, match="line 1 is not UTF-8 text"):
+        evalgap.load_scores([tmp_path / "latin.jsonl"], EEE)

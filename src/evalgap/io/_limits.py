@@ -166,11 +166,19 @@ def read_lines(
     (default ``MAX_LINE_BYTES``).
 
     A longer line is an error naming ``where`` and the line: the line is never held whole.
+    A stream that cannot be read on (a truncated or damaged gzip file) is an error naming
+    ``where`` and the last line read.
     """
     limit = MAX_LINE_BYTES if limit is None else limit
     number = 0
     while True:
-        line = handle.readline(limit + 1)
+        try:
+            line = handle.readline(limit + 1)
+        except (OSError, EOFError) as exc:
+            raise InputError(
+                f"{where}: cannot be read after line {number} ({exc or type(exc).__name__}); "
+                "the file may be truncated or damaged"
+            ) from None
         if not line:
             return
         number += 1

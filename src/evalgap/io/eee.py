@@ -78,7 +78,9 @@ def read_eee(paths: PathsArg) -> LongScores:
                 where = f"{f}: line {lineno}"
                 try:
                     record = json.loads(raw)
-                except (UnicodeDecodeError, ValueError, RecursionError):
+                except UnicodeDecodeError:
+                    raise InputError(f"{where} is not UTF-8 text; the records are JSON") from None
+                except (ValueError, RecursionError):
                     raise InputError(
                         f"{where} is not valid JSON; the file may be truncated"
                     ) from None
