@@ -86,7 +86,7 @@ def test_a_damaged_gzip_or_text_that_is_not_utf8_is_a_one_line_error(tmp_path, r
     assert out.returncode != 0 and "cut.jsonl.gz: cannot be read" in out.stderr
     assert "Traceback" not in out.stderr and "aborted" not in out.stderr
     (tmp_path / "plain.jsonl.gz").write_text(text)  # named .gz, not gzip
-    with pytest.raises(InputError, match="plain.jsonl.gz: cannot be read after line 0"):
+    with pytest.raises(InputError, match=r"plain\.jsonl\.gz: cannot be read after line 0"):
         evalgap.load_scores([tmp_path / "plain.jsonl.gz"], EEE)
     (tmp_path / "latin.jsonl").write_bytes(b'{"model_id": "caf\xe9"}\n')
     with pytest.raises(InputError, match="line 1 is not UTF-8 text"):
