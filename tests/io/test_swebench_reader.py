@@ -125,3 +125,55 @@ def test_per_instance_reports_are_the_instances_that_ran():
         assert set(mine["item_id"]) == ran
         assert int(mine["score"].sum()) == report["resolved_instances"]
     assert any("only the instances that ran are known" in n for n in long.notes)
+
+
+def _harness_folder(root: Path, runs=("demo",)) -> Path:
+    """The harness's working folder: the run reports, and each run's per-instance reports
+    under logs/run_evaluation/<run_id>/<model>/<instance>/report.json."""
+    import shutil
+
+    for report in REPORTS.glob("*.json"):
+        shutil.copy(report, root / report.name)
+    for run in runs:
+        shutil.copytree(FIXTURES / "instance_reports", root / "logs/run_evaluation" / run)
+    return root
+
+
+def test_a_run_report_stands_for_its_runs_per_instance_reports(tmp_path):
+    long = evalgap.load_scores([_harness_folder(tmp_path)])
+    # read alone, each source would give two models; together the run reports stand
+    assert set(long.frame["model"]) == {"org__model-a.demo", "org__model-b.demo"}
+    assert len(long.frame) == 40
+    assert any("per-instance report(s) are left out: the run report of their run" in n
+               for n in long.notes)  # fmt: skip
+
+
+def test_per_instance_reports_of_two_runs_are_runs_of_the_same_items(tmp_path):
+    folder = _harness_folder(tmp_path, runs=("demo", "demo2"))
+    for report in folder.glob("*.json"):
+        report.unlink()  # no run report: the per-instance reports are the data
+    long = evalgap.load_scores([folder])
+    a = long.frame[long.frame["model"] == "org/model-a"]
+    assert set(a["run"]) == {"demo", "demo2"} and len(a) == 2 * a["item_id"].nunique()
+    assert any("org/model-a: per-instance reports of 2 runs (demo, demo2)" in n for n in long.notes)
+    # the jobs average the runs per item: the same figures as one run
+    one = evalgap.compare([folder / "logs/run_evaluation/demo"], model_a="org/model-a",
+                          model_b="org/model-b")  # fmt: skip
+    two = evalgap.compare([folder], model_a="org/model-a", model_b="org/model-b")
+    assert two.delta == pytest.approx(one.delta) and two.n_items == one.n_items
+
+
+def test_leaderboard_splits_are_read_one_at_a_time_and_model_name_is_honoured(tmp_path):
+    import shutil
+
+    shutil.copytree(BOARD / "evaluation", tmp_path / "evaluation")
+    shutil.copytree(tmp_path / "evaluation/verified", tmp_path / "evaluation/lite")
+    items = LoadOptions(items=str(BOARD / "instances.csv"))
+    with pytest.raises(InputError, match=r"results of 2 splits \(lite, verified\)"):
+        evalgap.load_scores([tmp_path / "evaluation"], items)
+    one = BOARD / "evaluation/verified/20250101_sys-a/results/results.json"
+    named = evalgap.load_scores([one], LoadOptions(items=items.items, model_name="sys-a"))
+    assert set(named.frame["model"]) == {"sys-a"}
+    report = next((FIXTURES / "instance_reports/org__model-a").glob("*/report.json"))
+    named = evalgap.load_scores([report], LoadOptions(model_name="model-a"))
+    assert set(named.frame["model"]) == {"model-a"}

@@ -7,7 +7,7 @@
   lists, so each becomes an item: 1 when resolved, 0 otherwise -- the harness's own
   denominator (an empty patch, an error or no prediction counts as not resolved, and the
   notes count them). The model is the file's name without ``.json`` (the harness names it
-  ``<model>.<run_id>``; ``model_name`` renames a single file's).
+  ``<model>.<run_id>``).
 * **A leaderboard folder** (the SWE-bench/experiments layout, ``evaluation/<split>/
   <system>/results/results.json``): ``{"resolved": [...], "no_generation": [...],
   "no_logs": [...]}``. Only the resolved instances are listed; the unresolved are the rest
@@ -16,16 +16,21 @@
 
 * **Per-instance reports** (``logs/run_evaluation/<run_id>/<model>/<instance_id>/
   report.json``, ``{instance_id: {"resolved": ..., ...}}``): each is one item of its model
-  (the folder above the instance's). Only the instances that ran are known, so the notes say
-  that the run report is the harness's denominator.
+  (the folder above the instance's), of run ``<run_id>``: several runs of a model are runs
+  of the same items, averaged per item. Only the instances that ran are known, so the notes
+  say that the run report is the harness's denominator; a run whose run report is read too
+  (the harness's working folder holds both) is read from its run report alone, and the notes
+  count the per-instance reports left out.
 
 Instances are items of task ``swe-bench`` (run reports and per-instance reports) or of the
-split (leaderboard).
+split (leaderboard: one split at a time, since the item file lists one split's ids).
+``model_name`` names the model of a single file of any of the three kinds.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +60,8 @@ REPORT_LISTS = (
 LEADERBOARD_FILE = "results.json"
 TASK = "swe-bench"
 MAX_BYTES = 64 * 2**20  # a run report of the full test split is a few hundred KB
+# One score: model, task, instance id, run (the run report, run_id or system), 1 if resolved.
+Row = tuple[str, str, str, str, float]
 
 
 def _json(path: Path) -> Any:
@@ -100,8 +107,9 @@ def is_instance_report(path: Path) -> bool:
     return head.lstrip()[:1] == b"{" and b'"resolved"' in head and b'"tests_status"' in head
 
 
-def _instance_rows(files: list[Path]) -> tuple[list[tuple[str, str, str, float]], list[str]]:
-    rows, models = [], set()
+def _instance_rows(files: list[Path], model_name: str | None = None) -> tuple[list[Row], list[str]]:
+    rows: list[Row] = []
+    runs: dict[str, set[str]] = {}
     for f in files:
         data = _json(f)
         if not isinstance(data, dict) or len(data) != 1:
@@ -110,15 +118,25 @@ def _instance_rows(files: list[Path]) -> tuple[list[tuple[str, str, str, float]]
         resolved = report.get("resolved") if isinstance(report, dict) else None
         if not isinstance(resolved, bool):
             raise InputError(escape(f"{f}: instance {instance!r} has no true/false resolved"))
-        model = f.parent.parent.name.replace("__", "/")
-        models.add(model)
-        rows.append((model, TASK, str(instance), 1.0 if resolved else 0.0))
-    note = (
-        f"{len(rows):,} per-instance report(s) of {len(models)} model(s): only the instances "
+        model = model_name or f.parent.parent.name.replace("__", "/")
+        run = _run_id(f)
+        runs.setdefault(model, set()).add(run)
+        rows.append((model, TASK, str(instance), run, 1.0 if resolved else 0.0))
+    notes = [
+        f"{len(rows):,} per-instance report(s) of {len(runs)} model(s): only the instances "
         "that ran are known; the harness's run report (<model>.<run_id>.json) also counts "
         "those with no prediction, an empty patch or an error"
-    )
-    return rows, [note]
+    ]
+    several = {m: r for m, r in runs.items() if len(r) > 1}
+    if several:
+        model, found = next(iter(several.items()))
+        notes.append(
+            escape(
+                f"{model}: per-instance reports of {len(found)} runs ({', '.join(sorted(found))})"
+                ", averaged per instance"
+            )
+        )
+    return rows, notes
 
 
 def _ids(value: Any, key: str, path: Path) -> list[str]:
@@ -129,7 +147,7 @@ def _ids(value: Any, key: str, path: Path) -> list[str]:
     return list(value)
 
 
-def _report_rows(path: Path, model: str) -> tuple[list[tuple[str, str, str, float]], list[str]]:
+def _report_rows(path: Path, model: str) -> tuple[list[Row], list[str]]:
     data = _json(path)
     if not isinstance(data, dict):
         raise InputError(f"{path}: a SWE-bench run report is a JSON object")
@@ -162,18 +180,24 @@ def _report_rows(path: Path, model: str) -> tuple[list[tuple[str, str, str, floa
             f"{len(lists['error_ids']):,} with an evaluation error count as not resolved "
             "(as the harness counts them)"
         )
-    rows = [(model, TASK, i, 1.0 if i in resolved else 0.0) for i in sorted(universe)]
+    run = path.name.removesuffix(".json")
+    rows = [(model, TASK, i, run, 1.0 if i in resolved else 0.0) for i in sorted(universe)]
     return rows, notes
 
 
+def _split(path: Path) -> str:
+    """The split of a leaderboard ``evaluation/<split>/<system>/results/results.json``."""
+    return path.parent.parent.parent.name or TASK
+
+
 def _leaderboard_rows(
-    path: Path, universe: list[str]
-) -> tuple[list[tuple[str, str, str, float]], list[str]]:
+    path: Path, universe: list[str], model_name: str | None = None
+) -> tuple[list[Row], list[str]]:
     data = _json(path)
     if not isinstance(data, dict):
         raise InputError(f"{path}: a leaderboard results.json is a JSON object")
-    model = path.parent.parent.name
-    split = path.parent.parent.parent.name or TASK
+    model = model_name or path.parent.parent.name
+    split = _split(path)
     resolved = set(_ids(data.get("resolved"), "resolved", path))
     known = set(universe)
     stray = resolved - known
@@ -190,7 +214,8 @@ def _leaderboard_rows(
     if missing:
         counts = ", ".join(f"{len(listed[k]):,} {k}" for k in missing)
         notes.append(f"{model}: {counts} instance(s) count as not resolved (as the leaderboard)")
-    return [(model, split, i, 1.0 if i in resolved else 0.0) for i in universe], notes
+    run = path.parent.parent.name
+    return [(model, split, i, run, 1.0 if i in resolved else 0.0) for i in universe], notes
 
 
 def _instances(items: str | None, paths: list[Path]) -> list[str]:
@@ -216,51 +241,77 @@ def _instances(items: str | None, paths: list[Path]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
+def _found(folder: Path) -> Iterator[Path]:
+    """The SWE-bench files under ``folder``, at any depth: run reports, leaderboard
+    results.json and per-instance report.json (lazily, so detection stops at the first)."""
+    yield from (q for q in sorted(folder.rglob("*.json")) if is_run_report(q))
+    yield from (q for q in sorted(folder.rglob(LEADERBOARD_FILE)) if is_leaderboard_results(q))
+    yield from (q for q in sorted(folder.rglob("report.json")) if is_instance_report(q))
+
+
 def read_swebench(
     paths: PathsArg, *, items: str | None = None, model_name: str | None = None
 ) -> LongScores:
-    """Read SWE-bench run reports and leaderboard folders (see the module) into the long
-    layout: one row per model and instance, 1 when resolved."""
+    """Read SWE-bench run reports, leaderboard folders and per-instance reports (see the
+    module) into the long layout: one row per model, instance and run, 1 when resolved."""
     paths = as_paths(paths)
     files: list[Path] = []
     for p in paths:
-        if p.is_dir():
-            files += sorted(q for q in p.rglob("*.json") if is_run_report(q))
-            files += sorted(q for q in p.rglob(LEADERBOARD_FILE) if is_leaderboard_results(q))
-            files += sorted(q for q in p.rglob("report.json") if is_instance_report(q))
-        else:
-            files.append(p)
+        files += list(_found(p)) if p.is_dir() else [p]
     if not files:
         raise InputError(
             f"{paths[0]}: no SWE-bench run report, results/results.json or per-instance "
             "report.json found"
         )
-    rows: list[tuple[str, str, str, float]] = []
+    rows: list[Row] = []
     notes: list[str] = []
-    universe: list[str] | None = None
     if model_name is not None and len(files) > 1:
         raise InputError(
             "{model_name} names the model of one file; these are "
             + escape(f"{len(files)} files (each report is named after its model)"),
             param="model_name",
         )
-    instance_files = [f for f in files if is_instance_report(f)]
-    files = [f for f in files if not is_instance_report(f)]
-    if instance_files:
-        got, said = _instance_rows(instance_files)
-        rows += got
-        notes += said
-    for f in files:
-        if is_run_report(f):
-            got, said = _report_rows(f, model_name or f.name.removesuffix(".json"))
-        elif is_leaderboard_results(f):
-            universe = universe if universe is not None else _instances(items, files)
-            got, said = _leaderboard_rows(f, universe)
-        else:
+    reports = [f for f in files if is_run_report(f)]
+    boards = [f for f in files if not is_run_report(f) and is_leaderboard_results(f)]
+    instance_files = [f for f in files if f not in reports and f not in boards]
+    for f in instance_files:
+        if not is_instance_report(f):
             raise InputError(f"{f}: neither a SWE-bench run report nor a results/results.json")
+    # the harness writes a run's report beside its per-instance reports: read together, the
+    # run report (every instance) stands for them
+    stems = {f.name.removesuffix(".json") for f in reports}
+    covered = [f for f in instance_files if f"{f.parent.parent.name}.{_run_id(f)}" in stems]
+    if covered:
+        instance_files = [f for f in instance_files if f not in covered]
+        notes.append(
+            f"{len(covered):,} per-instance report(s) are left out: the run report of their "
+            "run is read too and counts every instance"
+        )
+    if instance_files:
+        got, said = _instance_rows(instance_files, model_name)
         rows += got
         notes += said
-    frame = pd.DataFrame(rows, columns=["model", "task", "item_id", "score"])
+    for f in reports:
+        got, said = _report_rows(f, model_name or f.name.removesuffix(".json"))
+        rows += got
+        notes += said
+    splits = sorted({_split(f) for f in boards})
+    if len(splits) > 1:
+        raise InputError(
+            escape(
+                f"{boards[0]}: leaderboard results of {len(splits)} splits "
+                f"({', '.join(splits)}) but one list of instance ids; read one split at a time"
+            )
+            + " (its {items})",
+            param="items",
+        )
+    if boards:
+        universe = _instances(items, boards)
+        for f in boards:
+            got, said = _leaderboard_rows(f, universe, model_name)
+            rows += got
+            notes += said
+    frame = pd.DataFrame(rows, columns=["model", "task", "item_id", "run", "score"])
     return LongScores(
         frame=frame,
         source=", ".join(map(str, paths)),
@@ -269,14 +320,15 @@ def read_swebench(
     )
 
 
+def _run_id(path: Path) -> str:
+    """The run of a per-instance report (``<run_id>/<model>/<instance>/report.json``)."""
+    return path.parent.parent.parent.name
+
+
 def detect(path: Path, options: LoadOptions) -> bool:
     """Whether ``path`` is a run report, a leaderboard results.json, or a folder of them."""
     if path.is_dir():
-        return (
-            any(is_run_report(q) for q in path.glob("*.json"))
-            or any(is_leaderboard_results(q) for q in path.rglob(LEADERBOARD_FILE))
-            or any(is_instance_report(q) for q in path.rglob("report.json"))
-        )
+        return next(_found(path), None) is not None
     return is_run_report(path) or is_leaderboard_results(path) or is_instance_report(path)
 
 
