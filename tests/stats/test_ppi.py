@@ -190,3 +190,19 @@ def test_rank_sets_from_joint_t_draws_cover_tied_models():
         )
         covered += bool(np.all(np.asarray(sets.rank_low) == 1))
     assert covered / runs >= 0.95 - 2 * np.sqrt(0.95 * 0.05 / runs), covered / runs
+
+
+def test_a_judge_that_explains_the_gold_needs_only_the_minimum_of_labels():
+    from evalgap.errors import InputError
+    from evalgap.stats.ppi import ppi_design
+
+    # A = 0: by the formulas no labels; the floor is counted in the labels and in the cost
+    target = 0.05**2 / (1.959963984540054 + 0.8416212335729143) ** 2
+    fixed = ppi_design(0.0, 0.3, 0.05, n_judged=5000, minimum_gold=3)
+    assert fixed["n_gold"] == 3 and fixed["n_judged"] == 5000
+    assert np.isinf(ppi_design(0.0, 0.3, 0.05, n_judged=100, minimum_gold=3)["n_gold"])
+    cheap = ppi_design(0.0, 0.3, 0.05, cost_gold=2.0, cost_judge=0.01, minimum_gold=3)
+    assert cheap["n_gold"] == 3 and cheap["n_judged"] == np.ceil(0.3 / target - 1e-9)
+    assert cheap["cost"] == pytest.approx(3 * 2.0 + cheap["n_judged"] * 0.01)
+    with pytest.raises(InputError, match="residual_variance"):
+        ppi_design(-0.1, 0.3, 0.05)

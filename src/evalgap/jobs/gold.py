@@ -377,10 +377,10 @@ def gold_result(
     against = bool(opposes_alternative(delta, alternative))
     a_term, b_term = float(gap["residual_variance"]), float(gap["judge_term"])
     required, ratio, design = fig["required"], fig["q"], None
-    if delta != 0 and not against and cost_judge > 0 and a_term > 0:
+    if delta != 0 and not against and cost_judge > 0:
         design = sp.ppi_design(
             a_term, b_term, abs(delta), alpha=alpha, power=power, alternative=alternative,
-            cost_gold=cost_gold, cost_judge=cost_judge,
+            cost_gold=cost_gold, cost_judge=cost_judge, minimum_gold=MIN_GOLD,
         )  # fmt: skip
     test = "exact McNemar" if judge.binary else "paired t"
     judge_p = judge.p_values.exact if judge.binary else judge.p_values.paired_t
@@ -427,7 +427,7 @@ def gold_result(
         required_gold=required,
         resolution_ratio=ratio,
         mde=float(mde(1, se, alpha=alpha, power=power, alternative=alternative)),
-        design_gold=None if design is None else max(int(design["n_gold"]), MIN_GOLD),
+        design_gold=None if design is None else int(design["n_gold"]),
         design_judged=None if design is None else int(design["n_judged"]),
         design_cost=None if design is None else float(design["cost"]),
         cost_gold=float(cost_gold),
@@ -493,15 +493,11 @@ def _labels_needed(
 ) -> int | None:  # fmt: skip
     """Gold labels that resolve ``delta`` with ``n_judged`` judged items (at least
     ``MIN_GOLD``); None when the judged items alone leave too much variance."""
-    if a_term > 0:
-        sizes = sp.ppi_design(
-            a_term, b_term, delta, alpha=alpha, power=power, alternative=alternative,
-            n_judged=n_judged,
-        )  # fmt: skip
-        return max(int(sizes["n_gold"]), MIN_GOLD) if np.isfinite(sizes["n_gold"]) else None
-    # the judge explains the gold on the labelled items: the judged items' variance decides
-    target = delta**2 / float(z_sum_squared(alpha, power, alternative))
-    return MIN_GOLD if max(b_term, 0.0) / n_judged <= target else None
+    sizes = sp.ppi_design(
+        a_term, b_term, delta, alpha=alpha, power=power, alternative=alternative,
+        n_judged=n_judged, minimum_gold=MIN_GOLD,
+    )  # fmt: skip
+    return int(sizes["n_gold"]) if np.isfinite(sizes["n_gold"]) else None
 
 
 def _model_score(

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from evalgap.errors import InputError
-from evalgap.stats import intervals
+from evalgap.stats import _validate, intervals
 from evalgap.stats._types import Alternative, ArrayLike, FloatArray
 from evalgap.stats.power import z_sum_squared
 from evalgap.stats.tests import paired_t_from_moments
@@ -426,6 +426,7 @@ def ppi_design(
     cost_gold: float = 1.0,
     cost_judge: float = 0.0,
     n_judged: int | None = None,
+    minimum_gold: int = 1,
 ) -> dict[str, float]:
     """Return the gold labels ``n`` and judged items ``N`` that resolve a gap ``delta`` at
     (alpha, power) with PPI++ at the least cost.
@@ -440,7 +441,9 @@ def ppi_design(
     with ``S = sqrt(A cost_gold) + sqrt(B cost_judge)``; when that ``N`` is below ``n`` (the
     judge is too dear to help) every judged item is labelled, ``n = N = (A + B) / V*``. With
     ``n_judged`` given (the judged items there are), only ``n`` is chosen: ``A / (V* - B /
-    N)``, infinite when the judged items alone leave the variance above ``V*``.
+    N)``, infinite when the judged items alone leave the variance above ``V*``. A judge that
+    explains the gold on the pilot's labels (``A = 0``) needs no labels by these formulas;
+    ``n`` is at least ``minimum_gold`` (and the cost counts them).
 
     Returns ``{"n_gold", "n_judged", "cost", "target_variance"}`` (counts rounded up).
 
@@ -451,11 +454,12 @@ def ppi_design(
     (True, 1256.0)
     """
     a, b = float(residual_variance), max(float(judge_term), 0.0)
-    if not (np.isfinite(a) and a > 0 and np.isfinite(b)):
+    if not (np.isfinite(a) and a >= 0 and np.isfinite(b)):
         raise InputError(
-            "{residual_variance!b} must be a finite number > 0 (and {judge_term!n} finite)",
+            "{residual_variance!b} must be a finite number >= 0 (and {judge_term!n} finite)",
             param="residual_variance",
         )
+    minimum = _validate.whole_number(minimum_gold, "minimum_gold", 1)
     if not float(delta) > 0:
         raise InputError("{delta!b} must be > 0: the gap to resolve", param="delta")
     target = float(delta) ** 2 / float(z_sum_squared(alpha, power, alternative))
@@ -478,6 +482,9 @@ def ppi_design(
         n, big_n = np.sqrt(a / cg) * both / target, np.sqrt(b / cj) * both / target
         if big_n < n:  # the judge is too dear to help: label every judged item
             n = big_n = (a + b) / target
+    n = max(n, minimum)
+    if n_judged is None:  # the labelled items are judged too
+        big_n = max(big_n, n)
     n_gold, judged = (float(np.ceil(v - 1e-9)) if np.isfinite(v) else np.inf for v in (n, big_n))
     cost = n_gold * float(cost_gold) + judged * float(cost_judge)
     return {"n_gold": n_gold, "n_judged": judged, "cost": cost, "target_variance": target}
