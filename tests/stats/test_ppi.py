@@ -206,3 +206,30 @@ def test_a_judge_that_explains_the_gold_needs_only_the_minimum_of_labels():
     assert cheap["cost"] == pytest.approx(3 * 2.0 + cheap["n_judged"] * 0.01)
     with pytest.raises(InputError, match="residual_variance"):
         ppi_design(-0.1, 0.3, 0.05)
+
+
+def test_strata_combine_by_judged_items_with_satterthwaites_degrees_of_freedom():
+    # the combination written out from each stratum's own ppi_mean, against scipy's t law
+    from evalgap.stats.ppi import ppi_stratified
+
+    rng = np.random.default_rng(11)
+    parts = []
+    for n_all, n_gold, p in ((900, 40, 0.7), (300, 120, 0.4), (600, 12, 0.55)):
+        y = (rng.random(n_all) < p).astype(float)
+        f = np.where(rng.random(n_all) < 0.85, y, 1 - y)
+        parts.append((f, f[:n_gold], y[:n_gold]))
+    for alternative in ("two-sided", "greater"):
+        r = ppi_stratified(parts, alpha=0.1, alternative=alternative)
+        each = [ppi_mean(*part, alpha=0.1) for part in parts]
+        w = np.array([900, 300, 600]) / 1800
+        est = sum(wt * e["estimate"] for wt, e in zip(w, each, strict=True))
+        terms = np.array([wt**2 * e["se"] ** 2 for wt, e in zip(w, each, strict=True)])
+        se = np.sqrt(terms.sum())
+        df = terms.sum() ** 2 / (terms**2 / np.array([39, 119, 11])).sum()
+        assert r["estimate"] == pytest.approx(est) and r["se"] == pytest.approx(se)
+        assert r["df"] == pytest.approx(df)
+        half = stats.t.ppf(0.95, df) * se
+        assert (r["low"], r["high"]) == pytest.approx((est - half, est + half))
+        tail = stats.t.sf(est / se, df)
+        want = tail if alternative == "greater" else 2 * min(tail, 1 - tail)
+        assert r["p_value"] == pytest.approx(want, rel=1e-9)
