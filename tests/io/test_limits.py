@@ -187,3 +187,22 @@ def test_a_csv_row_longer_than_the_block_is_one_line_naming_the_bound(tmp_path, 
     path.write_text("model,item_id,score\na," + "x" * 200_000 + ",1\nb,1,0\n")
     with pytest.raises(InputError, match=r"long\.csv: a row is longer than 0\.0625 MiB; a score"):
         read_long_table(path)
+
+
+def test_a_json_file_is_read_whole_only_within_its_bound(tmp_path):
+    from evalgap.io._limits import read_json
+
+    path = tmp_path / "doc.json"
+    path.write_text('{"a": [1, 2, 3]}')
+    assert read_json(path, limit=16) == {"a": [1, 2, 3]}
+    too_big = r"doc\.json: larger than a results file holds \(15 bytes\)"
+    with pytest.raises(InputError, match=too_big):
+        read_json(path, limit=15, what="a results file")
+    path.write_text('{"a": [1, 2,\n 3}')
+    with pytest.raises(InputError, match=r"doc\.json: not valid JSON \(.*line 2 column 3"):
+        read_json(path)
+    path.write_bytes(b'{"a": "caf\xe9"}')
+    with pytest.raises(InputError, match=r"doc\.json: not UTF-8 text"):
+        read_json(path)
+    with pytest.raises(InputError, match=r"missing\.json: cannot be read"):
+        read_json(tmp_path / "missing.json")

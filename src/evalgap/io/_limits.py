@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import os
 from collections.abc import Iterator
 from contextlib import AbstractContextManager as ContextManager
@@ -41,6 +42,7 @@ EXPANSION_RATIO = 200
 EXPANSION_FLOOR = 256 * 2**20
 MAX_MEMBER_BYTES = 256 * 2**20
 MAX_LINE_BYTES = 64 * 2**20
+MAX_JSON_BYTES = 256 * 2**20  # one JSON document read whole
 PARQUET_ROWS_FLOOR = 2**22
 PARQUET_ROWS_PER_BYTE = 20
 _CHUNK = 2**20
@@ -153,6 +155,40 @@ def open_maybe_gzip(
     hint = "if the file is genuine, decompress it (gunzip) and pass the plain file"
     inner = gzip.open(path, "rb") if raw is None else gzip.GzipFile(fileobj=raw)
     return bounded(inner, limit, too_large(path, limit, size, hint))
+
+
+def read_bounded(path: str | os.PathLike[str], limit: int, what: str = "this file") -> bytes:
+    """Return a file's bytes, refusing one larger than ``limit`` (``what`` says what it
+    should be, in the one-line error) before reading it whole."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(limit + 1)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if len(raw) > limit:
+        raise InputError(f"{path}: larger than {what} holds ({mib(limit)}); not read")
+    return raw
+
+
+def parse_json(raw: bytes, where: object) -> Any:
+    """Decode one JSON document, or a one-line error naming ``where``: not UTF-8, not valid
+    JSON (with the decoder's line and column), or nested too deeply."""
+    try:
+        return json.loads(raw)
+    except UnicodeDecodeError:
+        raise InputError(f"{where}: not UTF-8 text") from None
+    except ValueError as exc:
+        raise InputError(f"{where}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise InputError(f"{where}: not valid JSON (nested too deeply)") from None
+
+
+def read_json(
+    path: str | os.PathLike[str], limit: int = MAX_JSON_BYTES, what: str = "a JSON file"
+) -> Any:
+    """One JSON file, read whole within ``limit`` bytes (:func:`read_bounded`,
+    :func:`parse_json`)."""
+    return parse_json(read_bounded(path, limit, what), path)
 
 
 def read_lines(

@@ -10,7 +10,6 @@ scenario run for two models pairs up. Train trials are runs of the same item.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +17,7 @@ from evalgap._lazy import LazyModule
 from evalgap._scores import LongScores
 from evalgap.errors import InputError, escape
 from evalgap.io._files import PathsArg, as_paths, expand
+from evalgap.io._limits import read_json
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -113,12 +113,7 @@ def _task_labels(runs: list[tuple[Path, str, str, str]]) -> dict[Path, str]:
 
 
 def _load(path: Path) -> list[Any]:
-    try:
-        data = json.loads(path.read_bytes())
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
-    except (ValueError, RecursionError) as exc:
-        raise InputError(f"{path}: not valid JSON ({exc})") from None
+    data = read_json(path, what="a HELM stats file")
     if not isinstance(data, list):
         raise InputError(f"{path}: expected a list of per-instance entries")
     for entry in data:
@@ -140,8 +135,8 @@ def _model_and_task(run: Path) -> tuple[str, str, str]:
     if spec_path.exists():
         spec: object
         try:
-            spec = json.loads(spec_path.read_bytes())
-        except (ValueError, RecursionError):
+            spec = read_json(spec_path, what="a HELM run spec")
+        except InputError:  # a damaged spec only loses the names it would give
             spec = None
         if isinstance(spec, dict):
             name = spec["name"] if isinstance(spec.get("name"), str) else name

@@ -45,6 +45,7 @@ from evalgap._lazy import LazyModule
 from evalgap._scores import LongScores
 from evalgap.errors import InputError, escape, first_line
 from evalgap.io._files import PathArg, PathsArg, as_paths, expand
+from evalgap.io._limits import parse_json, read_json
 from evalgap.io._zip import Archive, ZipReadError
 
 if TYPE_CHECKING:
@@ -199,7 +200,7 @@ def _log_files(paths: Iterable[Path]) -> list[Path]:
 
 
 def _indexed(index: Path) -> list[Path]:
-    data = _json(index.read_bytes(), index)
+    data = read_json(index)
     if index.name == "logs.json" and isinstance(data, dict):
         names = list(data)
     else:
@@ -214,20 +215,9 @@ def _indexed(index: Path) -> list[Path]:
     return files
 
 
-def _json(raw: bytes, where: object) -> object:
-    try:
-        return json.loads(raw)
-    except UnicodeDecodeError:
-        raise InputError(f"{where}: not UTF-8 text") from None
-    except ValueError as exc:
-        raise InputError(f"{where}: not valid JSON ({exc})") from None
-    except RecursionError:
-        raise InputError(f"{where}: not valid JSON (nested too deeply)") from None
-
-
 def _sample(raw: bytes, where: object) -> dict[str, Any]:
     """A sample member of an ``.eval`` archive: a JSON object, else an error naming it."""
-    data = _json(raw, where)
+    data = parse_json(raw, where)
     if not isinstance(data, dict):
         raise InputError(f"{where}: a sample is a JSON object; got a {type(data).__name__}")
     return data
@@ -239,7 +229,7 @@ def _read_log(
     if path.suffix == ".eval":
         header, samples, reductions = _read_eval(path, skip)
     else:
-        header = _json(path.read_bytes(), path)
+        header = read_json(path)
         if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
             raise InputError(f"{path}: not an inspect_ai log (no 'eval' header object)")
         listed = header.get("samples")
@@ -300,7 +290,7 @@ def _read_eval(
             )
             if header_name is None:
                 raise InputError(f"{path}: no header.json in the .eval archive")
-            header = _json(archive.read(header_name), f"{path}: {header_name}")
+            header = parse_json(archive.read(header_name), f"{path}: {header_name}")
             if not isinstance(header, dict):
                 raise InputError(f"{path}: {header_name} is not a JSON object")
             samples = [
@@ -309,7 +299,7 @@ def _read_eval(
                 if n.startswith("samples/") and n.endswith(".json") and n not in skip
             ]
             reductions = (
-                _json(archive.read("reductions.json"), f"{path}: reductions.json")
+                parse_json(archive.read("reductions.json"), f"{path}: reductions.json")
                 if "reductions.json" in names
                 else []
             )

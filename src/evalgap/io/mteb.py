@@ -13,7 +13,6 @@ what to do, never half read.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +20,7 @@ from evalgap._lazy import LazyModule
 from evalgap._scores import LongScores
 from evalgap.errors import InputError, escape
 from evalgap.io._files import PathsArg, as_paths
+from evalgap.io._limits import read_json
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -102,12 +102,7 @@ def read_mteb(paths: PathsArg, *, model_name: str | None = None) -> LongScores:
     seen: dict[tuple[str, str], Path] = {}
     averaged = 0
     for f in files:
-        if f.stat().st_size > MAX_BYTES:
-            raise InputError(f"{f}: larger than an mteb result file ({MAX_BYTES:,} bytes)")
-        try:
-            data = json.loads(f.read_bytes())
-        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-            raise InputError(f"{f}: not valid JSON ({type(exc).__name__})") from None
+        data = read_json(f, MAX_BYTES, "an mteb result file")
         if not isinstance(data, dict):
             raise InputError(f"{f}: an mteb result is a JSON object")
         task, score, count = _task_score(data, f)

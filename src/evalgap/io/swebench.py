@@ -29,7 +29,6 @@ split (leaderboard: one split at a time, since the item file lists one split's i
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,6 +37,7 @@ from evalgap._lazy import LazyModule
 from evalgap._scores import LongScores
 from evalgap.errors import InputError, escape
 from evalgap.io._files import PathsArg, as_paths
+from evalgap.io._limits import read_json
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -65,16 +65,7 @@ Row = tuple[str, str, str, str, float]
 
 
 def _json(path: Path) -> Any:
-    size = path.stat().st_size
-    if size > MAX_BYTES:
-        raise InputError(
-            f"{path}: {size:,} bytes, more than a SWE-bench results file holds "
-            f"({MAX_BYTES:,}); not read"
-        )
-    try:
-        return json.loads(path.read_bytes())
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise InputError(f"{path}: not valid JSON ({type(exc).__name__})") from None
+    return read_json(path, MAX_BYTES, "a SWE-bench results file")
 
 
 def _head(path: Path) -> bytes:
