@@ -26,7 +26,11 @@ from evalgap.errors import InputError, escape
 from evalgap.jobs._pages import HtmlPage, MarkdownPage
 from evalgap.stats import _validate, intervals
 from evalgap.stats import ppi as sp
-from evalgap.stats.power import mde, opposes_alternative, z_sum_squared
+from evalgap.stats.power import (
+    mde,
+    opposes_alternative,
+    statistic_resolution_ratio,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -472,7 +476,7 @@ def gap_figures(
     q = None
     required = None
     if delta != 0 and not against and se > 0:
-        q = z**2 / float(z_sum_squared(alpha, power, alternative))
+        q = float(statistic_resolution_ratio(z, alpha, power, alternative))
         required = _labels_needed(
             float(gap["residual_variance"]), float(gap["judge_term"]), abs(delta), f.size,
             alpha, power, alternative,
@@ -969,6 +973,7 @@ def ranks_gold(
     used = cells = unlabelled = 0
     fewest: tuple[int, str, str] | None = None
     columns = [gold.model_index(m) for m in judged.models]
+    stream = resample.child_seed(seed, "ranks")  # the same stream for every task
     for task in judged.tasks:
         ids = np.asarray(task.item_ids).astype(str)
         f = task.scores.T  # (models, items), NaN where a model was not judged
@@ -996,8 +1001,7 @@ def ranks_gold(
                 fewest = (int(count), str(m), task.task)
         joint = sp.ppi_joint(f, y)
         df = float(n_gold[keep].min() - 1)
-        stream = resample.child_seed(seed, "ranks")  # the same stream for every task
-        rng = np.random.Generator(np.random.PCG64(stream))
+        rng = np.random.Generator(np.random.PCG64(stream))  # restarted for every task
         draws = sp.joint_t_draws(joint["estimate"], joint["covariance"], df, n_bootstrap, rng)
         scores = [
             _model_score(str(m), f[k][~np.isnan(f[k])], y[k][~np.isnan(f[k])], alpha)
@@ -1117,7 +1121,8 @@ class GoldAuditResult(HtmlPage, MarkdownPage, Result):
         The family's size m (the pairs audited over every task, or as given).
     pairs : pandas.DataFrame
         One row per pair: ``task, model_a, model_b`` (A ahead on the gold scale),
-        ``n_items, n_gold, delta, se, statistic, p_value, ci_low, ci_high, q,
+        ``n_items, n_gold, delta, se, statistic`` (the t statistic), ``z`` (its normal
+        equivalent, which q and the resolved verdicts use), ``p_value, ci_low, ci_high, q,
         required_gold``, ``resolved_fixed_n`` and ``resolved_<procedure>`` per family
         procedure, ``judge_delta``, ``judge_p_value`` (exact McNemar for binary judges,
         paired t for graded), ``bias_difference``, ``bias_p_value`` and ``judge_flips``.

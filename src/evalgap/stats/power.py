@@ -411,6 +411,27 @@ def resolution_ratio(n_items: ArrayLike, required: ArrayLike) -> FloatOrArray:
     return _validate.scalar_or_array(q)
 
 
+def statistic_resolution_ratio(
+    statistic: ArrayLike,
+    alpha: FloatOrArray = 0.05,
+    power: FloatOrArray = 0.8,
+    alternative: Alternative = "two-sided",
+) -> FloatOrArray:
+    """Return ``q = z^2 / (z_{1-alpha/2} + z_power)^2`` from a test's z statistic.
+
+    With ``z = delta sqrt(N) / sigma`` and ``N* = (z_{1-alpha/2} + z_power)^2 sigma^2 /
+    delta^2`` (Eq. 3) this is ``N / N*`` (Definition 1), for any test whose statistic has
+    that form (a t statistic through its normal equivalent); ``z_{1-alpha}`` one-sided.
+
+    Examples
+    --------
+    >>> round(float(statistic_resolution_ratio(2.8016)), 4)
+    1.0
+    """
+    z = np.asarray(statistic, dtype=float)
+    return _validate.scalar_or_array(z**2 / z_sum_squared(alpha, power, alternative))
+
+
 def power_at(
     delta: ArrayLike,
     sd_diff: ArrayLike,
