@@ -820,11 +820,23 @@ def _left_out_labels(gold: ScoreSet, columns: list[int], used: int) -> list[str]
     ]
 
 
+def _label_notes(
+    gold: ScoreSet, columns: list[int], used: int, unlabelled: int, cells: int, strict: bool
+) -> list[str]:
+    """The notes on the gold labels: those left out (refused under ``strict``) and the
+    judged scores without one."""
+    left = _left_out_labels(gold, columns, used)
+    if strict and left:
+        raise InputError("{strict}: " + escape(left[0]), param="strict")
+    return left + _unlabelled_note(unlabelled, cells)
+
+
 def gold_pair(
-    judged: ScoreSet, gold: ScoreSet, model_a: str, model_b: str
+    judged: ScoreSet, gold: ScoreSet, model_a: str, model_b: str, *, strict: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
     """Both models' gold scores on the items :meth:`ScoreSet.pair` returns for the judge
-    (NaN where unlabelled), each item's task, and notes on gold labels left out."""
+    (NaN where unlabelled), each item's task, and notes on gold labels left out (refused
+    under ``strict``)."""
     i, j = judged.model_index(model_a), judged.model_index(model_b)
     columns = [gold.model_index(model_a), gold.model_index(model_b)]
     parts, tasks = [], []
@@ -845,8 +857,7 @@ def gold_pair(
             ),
             param="gold_column",
         )
-    notes = _left_out_labels(gold, columns, used)
-    notes += _unlabelled_note(int(np.isnan(rows).sum()), rows.size)
+    notes = _label_notes(gold, columns, used, int(np.isnan(rows).sum()), rows.size, strict)
     return rows[:, 0], rows[:, 1], np.concatenate(tasks), notes
 
 
@@ -880,12 +891,7 @@ def compare_gold(
         judge_column=judge_column, tasks=tasks, options=options, strict=strict, **shared,
     )  # fmt: skip
     x, y = judged.pair(model_a, model_b)
-    gold_a, gold_b, task_of, more = gold_pair(judged, golden, model_a, model_b)
-    if strict and any("left out" in note for note in more):
-        raise InputError(
-            "{strict}: " + escape(next(note for note in more if "left out" in note)),
-            param="strict",
-        )
+    gold_a, gold_b, task_of, more = gold_pair(judged, golden, model_a, model_b, strict=strict)
     judge = compare_scores(
         x,
         y,
@@ -1037,11 +1043,7 @@ def ranks_gold(
             "nothing to rank on the gold scale: no task has 2 models with "
             f"{MIN_GOLD} gold labels each on their judged items"
         )
-    left = _left_out_labels(gold, columns, used)
-    if strict and left:
-        raise InputError("{strict}: " + escape(left[0]), param="strict")
-    notes.extend(left)
-    notes.extend(_unlabelled_note(unlabelled, cells))
+    notes.extend(_label_notes(gold, columns, used, unlabelled, cells, strict))
     if fewest is not None and fewest[0] < FEW_GOLD:
         notes.append(_few_labels_note(fewest[0], f"{fewest[1]} (task {fewest[2]})"))
     notes.append(
@@ -1295,11 +1297,7 @@ def audit_gold(
         raise InputError(
             "nothing to audit on the gold scale: no pair has 3 items labelled for both models"
         )
-    left = _left_out_labels(gold, columns, used)
-    if strict and left:
-        raise InputError("{strict}: " + escape(left[0]), param="strict")
-    notes.extend(left)
-    notes.extend(_unlabelled_note(unlabelled, cells))
+    notes.extend(_label_notes(gold, columns, used, unlabelled, cells, strict))
     frame = pd.DataFrame(rows)
     m = len(frame) if family_size is None else int(family_size)
     if m < len(frame):
