@@ -51,14 +51,14 @@ def report(log_path: str | Path, baseline: str | Path, *, model: str | None = No
     atomic_write(
         path.with_name(path.name + ".evalgap.json"),
         lambda handle: handle.write(payload),
-        option=ENV_BASELINE,
+        option="the comparison beside the log,",
         what="the comparison",
     )
     text = "\n".join(result_markdown(r) for r in results)
     atomic_write(
         path.with_name(path.name + ".evalgap.md"),
         lambda handle: handle.write(text),
-        option=ENV_BASELINE,
+        option="the comparison beside the log,",
         what="the comparison",
     )
     return "\n".join(lines)
@@ -81,11 +81,17 @@ class EvalgapHooks(Hooks):
             return
         location = str(getattr(data.log, "location", "") or "")
         if not location or ("://" in location and not location.startswith("file://")):
-            print(f"evalgap: the log is not a local file ({location!r}); nothing compared")
+            print(
+                f"evalgap: the log is not a local file ({location!r}); nothing compared",
+                file=sys.stderr,
+            )
             return
         status = getattr(data.log, "status", "success")
         if status != "success":
-            print(f"evalgap: the task ended with status {status!r}; nothing compared")
+            print(
+                f"evalgap: the task ended with status {status!r}; nothing compared",
+                file=sys.stderr,
+            )
             return
         try:
             text = report(
