@@ -1218,26 +1218,23 @@ def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | Non
         line = _capitalised(style_line(style, r.alpha))
         parts.append(f"<h2 id='style'>Style control</h2><p>{_e(line)}.</p>")
     if gold is not None:
-        parts.append("<h2 id='judge'>The judge against the gold labels</h2>")
-        for task, sub in gold.groupby("task", sort=False):
-            headers, rows = judge_table(sub, r.alpha)
-            if gold["task"].nunique() > 1:
-                parts.append(f"<h3>{_e(task)}</h3>")
-            parts.append(
-                _table(pd.DataFrame(rows, columns=headers), text=tuple(headers), names=("model",))
-            )
+        parts += _judge_sections(gold, r.alpha)
     glossary = RANKS_GLOSSARY if gold is None else GOLD_RANKS_GLOSSARY
     return _page(title, parts, r.notes, provenance, glossary)
 
 
+# The terms of the judge-against-the-gold table, on every page that shows it.
+JUDGE_GLOSSARY = {
+    "Judge bias": "The judge's mean minus the gold's on a model's labelled items.",
+    "Agreement": "Binary scores: the share of labelled items where judge and gold agree; "
+    "graded: their correlation r.",
+}
 GOLD_RANKS_GLOSSARY = {
     **{k: v for k, v in RANKS_GLOSSARY.items() if k not in ("Score", "Items to flip")},
     "Score": "The model's PPI++ score on its judged items: the judge's mean corrected by the "
     "gold labels; SE is its standard error, the interval its t interval (that model alone). "
     "The rank sets are drawn from the multivariate t law of the scores' joint covariance.",
-    "Judge bias": "The judge's mean minus the gold's on a model's labelled items.",
-    "Agreement": "Binary scores: the share of labelled items where judge and gold agree; "
-    "graded: their correlation r.",
+    **JUDGE_GLOSSARY,
 }
 GOLD_GLOSSARY = {
     "Gap (gold)": "A minus B on the gold scale: the judge's gap on every item both were judged "
@@ -1246,10 +1243,23 @@ GOLD_GLOSSARY = {
     "(alpha, power).",
     "Holm": "Resolved under Holm's step-down over the family.",
     "Gold to resolve": "The gold labels that would resolve the gap with these judged items.",
-    "Judge bias": "The judge's mean minus the gold's on a model's labelled items.",
     "Flips": "The judge's bias differs between the two models and reverses a significant "
     "gold-scale gap.",
+    **JUDGE_GLOSSARY,
 }
+
+
+def _judge_sections(gold: pd.DataFrame, alpha: float) -> list[str]:
+    """The judge against the gold labels: a heading, and a table per task."""
+    parts = ["<h2 id='judge'>The judge against the gold labels</h2>"]
+    for task, sub in gold.groupby("task", sort=False):
+        headers, rows = judge_table(sub, alpha)
+        if gold["task"].nunique() > 1:
+            parts.append(f"<h3>{_e(task)}</h3>")
+        parts.append(
+            _table(pd.DataFrame(rows, columns=headers), text=tuple(headers), names=("model",))
+        )
+    return parts
 
 
 def gold_audit_report(
@@ -1287,15 +1297,8 @@ def gold_audit_report(
         f"<p class='summary'>{_e(_capitalised(r.verdict))}.</p>",
         "<h2 id='pairs'>Pairs on the gold scale</h2>",
         _table(pairs, text=tuple(pairs.columns[3:]), names=("Task", "Model A", "Model B")),
-        "<h2 id='judge'>The judge against the gold labels</h2>",
+        *_judge_sections(r.gold, r.alpha),
     ]
-    for task, sub in r.gold.groupby("task", sort=False):
-        headers, rows = judge_table(sub, r.alpha)
-        if r.gold["task"].nunique() > 1:
-            parts.append(f"<h3>{_e(task)}</h3>")
-        parts.append(
-            _table(pd.DataFrame(rows, columns=headers), text=tuple(headers), names=("model",))
-        )
     return _page(title, parts, r.notes, provenance, GOLD_GLOSSARY)
 
 
