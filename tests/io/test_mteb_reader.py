@@ -10,6 +10,7 @@ import pytest
 
 import evalgap
 from evalgap.errors import InputError
+from evalgap.io.options import LoadOptions
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "frameworks" / "mteb-2.26.24"
 ORACLE = json.loads((ROOT / "oracle.json").read_text())
@@ -56,3 +57,24 @@ def test_old_format_and_off_scale_results_are_refused(tmp_path):
     (tmp_path / "m" / "r" / "Y.json").write_text(json.dumps(pct))
     with pytest.raises(InputError, match="outside \\[0, 1\\]"):
         evalgap.load_scores([tmp_path / "m" / "r" / "Y.json"])
+
+
+def test_a_file_given_alone_says_where_its_model_name_came_from(tmp_path):
+    import shutil
+
+    one = next((ROOT / "org__model-a").rglob("SciFact.json"))
+    (tmp_path / "downloads").mkdir()
+    shutil.copy(one, tmp_path / "downloads" / "SciFact.json")
+    long = evalgap.load_scores([tmp_path / "downloads" / "SciFact.json"])
+    assert set(long.frame["model"]) == {tmp_path.name}
+    assert any(f"model {tmp_path.name} named after the folder two levels above" in n
+               for n in long.notes)  # fmt: skip
+    named = evalgap.load_scores(
+        [tmp_path / "downloads" / "SciFact.json"], LoadOptions(model_name="org/model-a")
+    )
+    assert set(named.frame["model"]) == {"org/model-a"} and not any(
+        "two levels above" in n for n in named.notes
+    )
+    # read as a folder, the layout names the models: nothing to say
+    folder = evalgap.load_scores([ROOT / "org__model-a"])
+    assert not any("two levels above" in n for n in folder.notes)

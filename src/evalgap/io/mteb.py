@@ -124,6 +124,13 @@ def read_mteb(paths: PathsArg, *, model_name: str | None = None) -> LongScores:
         averaged += count > 1
         rows.append((model, TASK, task, score))
     notes = []
+    loose = sorted({r[0] for r, f in zip(rows, files, strict=True) if f in paths})
+    if loose and model_name is None:
+        notes.append(
+            f"model {', '.join(loose)} named after the folder two levels above a result file "
+            "given alone (mteb's <model>/<revision>/<task>.json); if the file is not in that "
+            "layout, name its model with --model-name"
+        )
     if averaged:
         notes.append(
             f"{averaged:,} task result(s) average main_score over several splits or subsets, "
