@@ -171,6 +171,24 @@ def test_leaderboard_splits_are_read_one_at_a_time_and_model_name_is_honoured(tm
     items = LoadOptions(items=str(BOARD / "instances.csv"))
     with pytest.raises(InputError, match=r"results of 2 splits \(lite, verified\)"):
         evalgap.load_scores([tmp_path / "evaluation"], items)
+    # an item file with a task column (the split) gives each split its own ids
+    import pandas as pd
+
+    ids = pd.read_csv(BOARD / "instances.csv")["instance_id"]
+    more = pd.concat([ids, pd.Series(["extra__extra-1"])])  # verified lists one id more
+    both = pd.concat([pd.DataFrame({"instance_id": more, "task": "verified"}),
+                      pd.DataFrame({"instance_id": ids, "task": "lite"})])  # fmt: skip
+    both.to_csv(tmp_path / "splits.csv", index=False)
+    split_items = LoadOptions(items=str(tmp_path / "splits.csv"))
+    long = evalgap.load_scores([tmp_path / "evaluation"], split_items)
+    counts = long.frame.groupby("task")["item_id"].nunique().to_dict()
+    assert counts == {"lite": 20, "verified": 21}
+    both[both["task"] == "verified"].to_csv(tmp_path / "one.csv", index=False)
+    with pytest.raises(InputError, match="no instance ids of split 'lite'"):
+        evalgap.load_scores([tmp_path / "evaluation"], LoadOptions(items=str(tmp_path / "one.csv")))
+    pd.DataFrame({"name": ids}).to_csv(tmp_path / "odd.csv", index=False)
+    with pytest.raises(InputError, match="no instance id column"):
+        evalgap.load_scores([BOARD / "evaluation"], LoadOptions(items=str(tmp_path / "odd.csv")))
     one = BOARD / "evaluation/verified/20250101_sys-a/results/results.json"
     named = evalgap.load_scores([one], LoadOptions(items=items.items, model_name="sys-a"))
     assert set(named.frame["model"]) == {"sys-a"}

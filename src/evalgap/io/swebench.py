@@ -23,7 +23,7 @@
   count the per-instance reports left out.
 
 Instances are items of task ``swe-bench`` (run reports and per-instance reports) or of the
-split (leaderboard: one split at a time, since the item file lists one split's ids).
+split (leaderboard: an item file of several splits names each id's split in a task column).
 ``model_name`` names the model of a single file of any of the three kinds.
 """
 
@@ -209,7 +209,10 @@ def _leaderboard_rows(
     return [(model, split, i, run, 1.0 if i in resolved else 0.0) for i in universe], notes
 
 
-def _instances(items: str | None, paths: list[Path]) -> list[str]:
+def _instances(items: str | None, paths: list[Path]) -> dict[str | None, list[str]]:
+    """The split's instance ids from the item file: its item id column (detected as for any
+    item file); with a task column (the splits' names), each split's ids, keyed by split
+    (else one list, keyed None)."""
     if not items:
         raise InputError(
             escape(
@@ -219,17 +222,29 @@ def _instances(items: str | None, paths: list[Path]) -> list[str]:
             + "({items}: one instance_id per row) so the rest count as not resolved",
             param="items",
         )
-    from evalgap.io.tables import read_frame
+    from evalgap.io.tables import _detect, column_listing, read_frame
 
     frame = read_frame(Path(items), as_text=True)
-    column = next(
-        (c for c in frame.columns if str(c).lower() in ("instance_id", "item_id", "item", "id")),
-        frame.columns[0],
-    )
-    ids = [str(v) for v in frame[column].dropna().tolist() if str(v).strip()]
-    if not ids:
+    frame.columns = [str(c) for c in frame.columns]
+    column = _detect("item_id", frame.columns, ())
+    if column is None:
+        raise InputError(
+            escape(
+                f"{items}: no instance id column (columns found: "
+                f"{column_listing(frame.columns)}); name it instance_id"
+            ),
+            param="items",
+        )
+    split = _detect("task", frame.columns, (column,))
+    frame = frame[frame[column].notna() & (frame[column].astype(str).str.strip() != "")]
+    if frame.empty:
         raise InputError(escape(f"{items}: no instance ids"), param="items")
-    return list(dict.fromkeys(ids))
+    if split is None:
+        return {None: list(dict.fromkeys(frame[column].astype(str)))}
+    return {
+        str(name): list(dict.fromkeys(part[column].astype(str)))
+        for name, part in frame.groupby(split, sort=False)
+    }
 
 
 def _found(folder: Path) -> Iterator[Path]:
@@ -286,19 +301,29 @@ def read_swebench(
         got, said = _report_rows(f, model_name or f.name.removesuffix(".json"))
         rows += got
         notes += said
-    splits = sorted({_split(f) for f in boards})
-    if len(splits) > 1:
-        raise InputError(
-            escape(
-                f"{boards[0]}: leaderboard results of {len(splits)} splits "
-                f"({', '.join(splits)}) but one list of instance ids; read one split at a time"
-            )
-            + " (its {items})",
-            param="items",
-        )
     if boards:
-        universe = _instances(items, boards)
+        listed = _instances(items, boards)
+        splits = sorted({_split(f) for f in boards})
+        if None in listed and len(splits) > 1:
+            raise InputError(
+                escape(
+                    f"{boards[0]}: leaderboard results of {len(splits)} splits "
+                    f"({', '.join(splits)}) but one list of instance ids; read one split at a "
+                    "time, or give the ids of every split with a task column (the split) in "
+                )
+                + "{items}",
+                param="items",
+            )
+        lacking = [s for s in splits if None not in listed and s not in listed]
+        if lacking:
+            raise InputError(
+                escape(f"{items}: no instance ids of split {lacking[0]!r} (splits listed: ")
+                + escape(f"{', '.join(sorted(k for k in listed if k))}); give them in ")
+                + "{items}",
+                param="items",
+            )
         for f in boards:
+            universe = listed[None] if None in listed else listed[_split(f)]
             got, said = _leaderboard_rows(f, universe, model_name)
             rows += got
             notes += said
