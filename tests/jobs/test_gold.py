@@ -802,3 +802,12 @@ def test_agreement_is_one_rule_in_every_view():
     pair = evalgap.compare(frame, model_a="a", model_b="b", gold_column="human")
     assert pair.models[0].agreement == pytest.approx(float(views[0]["a"]))
     assert pair.models[1].agreement is None
+
+
+def test_progress_is_reported_on_the_gold_scale_too():
+    frame = _judged_board(n=300)
+    for job in (evalgap.ranks, evalgap.audit):
+        calls = []
+        job(frame, gold_column="human", progress=lambda *a, calls=calls: calls.append(a))
+        tasks = evalgap.align(frame.drop(columns="human")).tasks
+        assert calls == [(k, len(tasks), f"task {t.task}") for k, t in enumerate(tasks)]

@@ -834,7 +834,7 @@ def audit(
         )
         return audit_gold(
             score_set, golden, gold_notes=gold_notes, family=family, family_size=family_size,
-            alpha=alpha, power=power, strict=strict,
+            alpha=alpha, power=power, strict=strict, progress=progress,
         )  # fmt: skip
     cluster = columns.get("cluster_column") or (options.cluster_column if options else None)
     return audit_scores(
@@ -1131,7 +1131,7 @@ def ranks(
         )
         return ranks_gold(
             score_set, golden, gold_notes=gold_notes, alpha=alpha, n_bootstrap=n_bootstrap,
-            seed=seed, top_k=top_k, strict=strict,
+            seed=seed, top_k=top_k, strict=strict, progress=progress,
         )  # fmt: skip
     return ranks_scores(
         score_set,

@@ -14,7 +14,7 @@ labels, or gold labels and judged items at their prices (the two-phase allocatio
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -957,6 +957,7 @@ def ranks_gold(
     seed: int | None = 0,
     top_k: int | None = None,
     strict: bool = False,
+    progress: Callable[[int, int, str], object] | None = None,
 ) -> RanksResult:
     """Rank sets on the gold scale: per task, every model's PPI++ score on its own judged
     items (as ``compare --gold-column`` gives it), and the simultaneous sets drawn from the
@@ -980,7 +981,9 @@ def ranks_gold(
     fewest: tuple[int, str, str] | None = None
     columns = [gold.model_index(m) for m in judged.models]
     stream = resample.child_seed(seed, "ranks")  # the same stream for every task
-    for task in judged.tasks:
+    for index, task in enumerate(judged.tasks):
+        if progress is not None:
+            progress(index, len(judged.tasks), f"task {task.task}")
         ids = np.asarray(task.item_ids).astype(str)
         f = task.scores.T  # (models, items), NaN where a model was not judged
         y = _gold_rows(ids, task.task, gold, columns).T
@@ -1182,6 +1185,7 @@ def audit_gold(
     alpha: float = 0.05,
     power: float = 0.8,
     strict: bool = False,
+    progress: Callable[[int, int, str], object] | None = None,
 ) -> GoldAuditResult:
     """Audit every pair of the family on the gold scale (see :class:`GoldAuditResult`)."""
     import pandas as pd
@@ -1206,7 +1210,9 @@ def audit_gold(
     notes = list(gold_notes)
     columns = [gold.model_index(m) for m in judged.models]
     rows, tables, used, cells, unlabelled = [], [], 0, 0, 0
-    for task in judged.tasks:
+    for index, task in enumerate(judged.tasks):
+        if progress is not None:
+            progress(index, len(judged.tasks), f"task {task.task}")
         ids = np.asarray(task.item_ids).astype(str)
         labels = _gold_rows(ids, task.task, gold, columns)  # (items, models)
         x = task.scores
