@@ -309,9 +309,11 @@ def test_an_eval_archive_has_only_its_new_samples_parsed(tmp_path, monkeypatch):
                     out.writestr(name, data)
 
     parsed = []
-    original = inspect_logs._json
+    original = inspect_logs.parse_json
     monkeypatch.setattr(
-        inspect_logs, "_json", lambda raw, where: parsed.append(str(where)) or original(raw, where)
+        inspect_logs,
+        "parse_json",
+        lambda raw, where: parsed.append(str(where)) or original(raw, where),
     )
     follower = LogFollower([tmp_path])
     write(3)
