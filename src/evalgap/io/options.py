@@ -8,9 +8,12 @@ loader flags from this one definition (and imports nothing heavy to do so). The 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeVar
+
+_T = TypeVar("_T")
 
 
-def _option(default, flag: str, help: str, **click_kwargs):
+def _option(default: _T, flag: str, help: str, **click_kwargs: object) -> _T:
     """A LoadOptions field with its flag, help and click settings in the metadata."""
     return field(default=default, metadata={"flag": flag, "help": help, **click_kwargs})
 

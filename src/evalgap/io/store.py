@@ -64,7 +64,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
@@ -73,7 +73,19 @@ from evalgap.errors import InputError, escape, named, param_of
 from evalgap.io.reading import COLUMN_OPTIONS
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator, Sequence
+    from types import TracebackType
+
     import pandas as pd
+    import pyarrow as pa
+    from duckdb import DuckDBPyConnection
+
+    from evalgap._scores import LongScores
+    from evalgap.io.options import LoadOptions
+    from evalgap.stats.paired import PairSums
+
+    # a long table read batch by batch: (columns, notes, frames)
+    Streamed = tuple[dict, list[str], Iterator[pd.DataFrame]]
 else:
     pd = LazyModule("pandas")
 
@@ -126,7 +138,9 @@ _REPAIR = (
 )
 
 
-def connect(store, *, read_only: bool = False, create: bool = True):
+def connect(
+    store: str | os.PathLike[str], *, read_only: bool = False, create: bool = True
+) -> DuckDBPyConnection:
     """Open the store (creating its tables unless ``read_only``); raise InputError if not one."""
     import duckdb
 
@@ -168,7 +182,7 @@ def connect(store, *, read_only: bool = False, create: bool = True):
     return con
 
 
-def _scores_view(con) -> None:
+def _scores_view(con: DuckDBPyConnection) -> None:
     """Make ``all_scores``, this connection's view of every stored row in the long layout:
     ``scores`` and, where the store has it, ``plain_scores`` (task ``all``, no run, no
     cluster). Every read of the rows goes through it; a temporary view, so a store opened
@@ -189,7 +203,7 @@ def _scores_view(con) -> None:
     )
 
 
-def _mark_version(con, version: int) -> None:
+def _mark_version(con: DuckDBPyConnection, version: int) -> None:
     """Record that the store is (at least) of ``version``, before writing what needs it."""
     con.execute(
         f"UPDATE {META_TABLE} SET value = ? WHERE key = 'version' AND CAST(value AS INTEGER) < ?",
@@ -197,14 +211,16 @@ def _mark_version(con, version: int) -> None:
     )
 
 
-def _delete_scores(con, where: str, params=()) -> None:
+def _delete_scores(con: DuckDBPyConnection, where: str, params: Sequence[object] = ()) -> None:
     """Delete the stored rows ``where`` holds, from both tables of rows (a connection that
     writes has both: :data:`SCHEMA`)."""
     for table in ("scores", "plain_scores"):
         con.execute(f"DELETE FROM {table} WHERE {where}", list(params))
 
 
-def refuse_overwriting(store, output, option: str = "output") -> None:
+def refuse_overwriting(
+    store: str | os.PathLike[str], output: str | os.PathLike[str], option: str = "output"
+) -> None:
     """Refuse an output file that is the store itself (writing it would replace the store)."""
     try:
         same = Path(output).resolve() == Path(store).resolve()
@@ -229,7 +245,7 @@ def _is_duckdb_file(path: Path) -> bool:
     return not head or head[8:12] == b"DUCK"
 
 
-def _check_identity(con, path: Path, read_only: bool) -> None:
+def _check_identity(con: DuckDBPyConnection, path: Path, read_only: bool) -> None:
     """Refuse a DuckDB file that is not an evalgap store; create or label a store to write."""
     tables = {
         r[0]
@@ -298,13 +314,18 @@ class guard:
     was").
     """
 
-    def __init__(self, path, doing: str = "", *, kept: str = ""):
+    def __init__(self, path: str | os.PathLike[str], doing: str = "", *, kept: str = "") -> None:
         self.path, self.doing, self.kept = Path(path), doing, kept
 
-    def __enter__(self):
+    def __enter__(self) -> guard:
         return self
 
-    def __exit__(self, kind, exc, tb):
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> Literal[False]:
         import duckdb
 
         if exc is None or isinstance(exc, InputError):
@@ -338,7 +359,9 @@ class guard:
 
 
 @contextlib.contextmanager
-def opened(store, doing: str = "", *, read_only: bool = True, kept: str = ""):
+def opened(
+    store: str | os.PathLike[str], doing: str = "", *, read_only: bool = True, kept: str = ""
+) -> Iterator[DuckDBPyConnection]:
     """The store's connection, closed at the end, with its errors as one line (:class:`guard`)."""
     con = connect(store, read_only=read_only, create=False)
     try:
@@ -348,7 +371,7 @@ def opened(store, doing: str = "", *, read_only: bool = True, kept: str = ""):
         _close(con)
 
 
-def _is_damage(exc) -> bool:
+def _is_damage(exc: BaseException) -> bool:
     """Whether a DuckDB error says the file is damaged (a checksum, a bad block, a bad header)."""
     import duckdb
 
@@ -358,7 +381,7 @@ def _is_damage(exc) -> bool:
     )
 
 
-def _rollback(con) -> None:
+def _rollback(con: DuckDBPyConnection) -> None:
     """Roll back, keeping the error that caused it (a damaged store may refuse the rollback)."""
     try:
         con.execute("ROLLBACK")
@@ -366,7 +389,7 @@ def _rollback(con) -> None:
         pass
 
 
-def _close(con) -> None:
+def _close(con: DuckDBPyConnection) -> None:
     try:
         con.close()
     except Exception:
@@ -395,7 +418,7 @@ def content_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
-def options_json(options) -> str:
+def options_json(options: LoadOptions) -> str:
     """The loader options as sorted JSON (tuples as lists), recorded with each source."""
     import dataclasses
 
@@ -410,7 +433,14 @@ def options_json(options) -> str:
     )
 
 
-def add_source(con, path, options, *, pair_stats: bool = True, long=None) -> dict:
+def add_source(
+    con: DuckDBPyConnection,
+    path: str | os.PathLike[str],
+    options: LoadOptions,
+    *,
+    pair_stats: bool = True,
+    long: LongScores | None = None,
+) -> dict:
     """Add one source (file or directory) in one transaction; return what was done.
 
     Returns ``{"path", "added", "sha256", "rows", "source_id", "replaced", "notes"}``;
@@ -474,7 +504,7 @@ def add_source(con, path, options, *, pair_stats: bool = True, long=None) -> dic
 _SELECTION_OPTIONS = ("model_columns", "tasks")
 
 
-def _refuse_other_reading(con, path, same_path, opts) -> None:
+def _refuse_other_reading(con: DuckDBPyConnection, path: Path, same_path: str, opts: str) -> None:
     """Refuse a path stored already with other reading options (its rows would be in the
     store twice, read two ways); other selections of models or tasks are fine."""
     mine = {k: v for k, v in json.loads(opts).items() if k not in _SELECTION_OPTIONS}
@@ -504,13 +534,13 @@ class _Selection:
     left without rows (nothing is added from it).
     """
 
-    def __init__(self, options, path):
+    def __init__(self, options: LoadOptions, path: Path) -> None:
         self.models = list(options.model_columns)
         self.tasks = list(options.tasks)
         self.path = path
         self.seen: dict[str, set[str]] = {"model": set(), "task": set()}
         self.rows = 0
-        self.positions = None
+        self.positions: np.ndarray | None = None
 
     def keep(self, frame: pd.DataFrame) -> pd.DataFrame:
         mask = np.ones(len(frame), dtype=bool)
@@ -538,7 +568,16 @@ class _Selection:
         return tuple(out)
 
 
-def add_long(con, long, path, sha: str, opts: str, *, pair_stats: bool = True, replaces=()):
+def add_long(
+    con: DuckDBPyConnection,
+    long: LongScores,
+    path: Path,
+    sha: str,
+    opts: str,
+    *,
+    pair_stats: bool = True,
+    replaces: Sequence[int] = (),
+) -> tuple[int, int]:
     """Insert a LongScores as one source in one transaction; return (source_id, rows).
 
     ``replaces``: ids of stored sources the new one replaces (deleted in the same
@@ -562,7 +601,7 @@ def add_long(con, long, path, sha: str, opts: str, *, pair_stats: bool = True, r
     return source_id, rows
 
 
-def _insert_rows(con, table) -> int:
+def _insert_rows(con: DuckDBPyConnection, table: pa.Table) -> int:
     """Append an Arrow table of the store's columns to ``scores``; return its rows.
 
     DuckDB scans the Arrow buffers in place (ids as dictionary arrays: each label is copied
@@ -579,7 +618,7 @@ def _insert_rows(con, table) -> int:
     return table.num_rows
 
 
-def _drop_sources(con, ids) -> list:
+def _drop_sources(con: DuckDBPyConnection, ids: Sequence[int]) -> list:
     """Delete the rows and sources rows of ``ids``; return the (task, model)s they touched."""
     if not ids:
         return []
@@ -592,7 +631,7 @@ def _drop_sources(con, ids) -> list:
     return touched
 
 
-def _long_table_batches(path: Path, options):
+def _long_table_batches(path: Path, options: LoadOptions) -> Streamed | None:
     """A source read batch by batch (out of core), or None for sources read whole.
 
     What :func:`evalgap.load_scores` reads through a source's ``batches`` function
@@ -607,7 +646,17 @@ def _long_table_batches(path: Path, options):
     return read_batches(path, options)
 
 
-def _add_batches(con, path, sha, opts, streamed, pair_stats, selection, replaces=(), options=None):
+def _add_batches(
+    con: DuckDBPyConnection,
+    path: Path,
+    sha: str,
+    opts: str,
+    streamed: Streamed,
+    pair_stats: bool,
+    selection: _Selection,
+    replaces: Sequence[int] = (),
+    options: LoadOptions | None = None,
+) -> tuple[int | None, int]:
     """Insert a streamed long table as one source, all or nothing; (source_id, rows).
 
     DuckDB holds a transaction's appended rows in memory, so one transaction around a
@@ -678,7 +727,14 @@ def _add_batches(con, path, sha, opts, streamed, pair_stats, selection, replaces
 _AS_NAMED = ("fmt", *COLUMN_OPTIONS, "cluster_column")
 
 
-def _insert_parquet(con, path, streamed, source_id, options, beside):
+def _insert_parquet(
+    con: DuckDBPyConnection,
+    path: Path,
+    streamed: Streamed,
+    source_id: int,
+    options: LoadOptions | None,
+    beside: _Beside,
+) -> int | None:
     """Insert a long Parquet table's rows read by DuckDB itself (``INSERT ... SELECT FROM
     read_parquet``, at DuckDB's own pace and memory); return the rows, or None where the
     batch reader must read it. ``beside`` (a :class:`_Beside`) is started as the insert
@@ -718,14 +774,14 @@ def _insert_parquet(con, path, streamed, source_id, options, beside):
     except Exception:
         return None
 
-    def kind(column):
+    def kind(column: str) -> pa.DataType:
         found = schema.field(column).type
         return found.value_type if pa.types.is_dictionary(found) else found
 
-    def quoted(column):
+    def quoted(column: str) -> str:
         return '"' + str(column).replace('"', '""') + '"'
 
-    def text(role):
+    def text(role: str) -> str:
         if not chosen.get(role):
             return "'all'" if role == "task" else "NULL"
         return f"CAST({quoted(chosen[role])} AS VARCHAR)"
@@ -787,7 +843,7 @@ class _Beside:
     """A call run in a thread from :meth:`start` (none when ``call`` is None), its result
     taken by :meth:`result` (None if never started; its exception raised again)."""
 
-    def __init__(self, call, *args) -> None:
+    def __init__(self, call: Callable[..., _Given | None] | None, *args: object) -> None:
         import threading
 
         self.call, self.args = call, args
@@ -797,17 +853,20 @@ class _Beside:
     def start(self) -> None:
         import threading
 
-        def run():
+        call = self.call
+        if call is None or self.thread is not None:
+            return
+
+        def run() -> None:
             try:
-                self.outcome = (self.call(*self.args), None)
+                self.outcome = (call(*self.args), None)
             except BaseException as exc:  # raised again in the caller's thread
                 self.outcome = (None, exc)
 
-        if self.call is not None and self.thread is None:
-            self.thread = threading.Thread(target=run, daemon=True, name="evalgap-vectors")
-            self.thread.start()
+        self.thread = threading.Thread(target=run, daemon=True, name="evalgap-vectors")
+        self.thread.start()
 
-    def result(self):
+    def result(self) -> _Given | None:
         if self.thread is None:
             return None
         self.thread.join()
@@ -817,7 +876,7 @@ class _Beside:
         return value
 
 
-def _numbers_no_items(con) -> bool:
+def _numbers_no_items(con: DuckDBPyConnection) -> bool:
     """Whether the store numbers no item of the task ``all`` yet (a file's own numbering
     then stands, :func:`_file_vectors`)."""
     return not con.execute("SELECT count(*) FROM items WHERE task = 'all'").fetchall()[0][0]
@@ -835,7 +894,7 @@ class _Given:
     pairs: tuple | None = None
 
 
-def _file_vectors(path, chosen, source_id):
+def _file_vectors(path: Path, chosen: dict, source_id: int) -> _Given | None:
     """The models, item numbering and vectors of a long Parquet table (as
     :func:`_insert_parquet` inserts it), read from the file's dictionary-encoded id columns
     (an integer per row, no text hashed or joined), or None where the store must compute
@@ -872,7 +931,7 @@ def _file_vectors(path, chosen, source_id):
     found = {c: pa.array([], pa.string()) for c in (model, item)}
     last: dict = {model: (None, None), item: (None, None)}
 
-    def codes(batch, column):
+    def codes(batch: pa.RecordBatch, column: str) -> np.ndarray:
         array = batch.column(column)
         dictionary, known = last[column]
         if dictionary is None or not array.dictionary.equals(dictionary):
@@ -939,7 +998,15 @@ def _file_vectors(path, chosen, source_id):
     return _Given(names, items, vectors, pairs)
 
 
-def _insert_source_row(con, source_id, path, sha, long, opts, rows) -> None:
+def _insert_source_row(
+    con: DuckDBPyConnection,
+    source_id: int,
+    path: Path,
+    sha: str,
+    long: LongScores,
+    opts: str,
+    rows: int,
+) -> None:
     con.execute(
         "INSERT INTO sources (source_id, path, sha256, loader, options, added_at, n_rows, "
         "notes, columns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -959,13 +1026,13 @@ def _insert_source_row(con, source_id, path, sha, long, opts, rows) -> None:
 
 def _store_frame(
     frame: pd.DataFrame,
-    path="the source",
+    path: str | Path = "the source",
     offset: int = 0,
-    rows=None,
+    rows: np.ndarray | None = None,
     *,
     source_id: int = 0,
     first_seq: int = 0,
-):
+) -> pa.Table:
     """The long frame as an Arrow table of the store's columns (``source_id, seq, model, task,
     item_id, run, score, cluster``: text, float scores, null where absent).
 
@@ -994,7 +1061,7 @@ def _store_frame(
             "keeps numeric scores: fix or drop those rows, then add the file again"
         )
 
-    def text(name):
+    def text(name: str) -> pa.Array:
         if name not in frame.columns:
             return pa.nulls(n, pa.string())
         col = frame[name]
@@ -1021,7 +1088,12 @@ def _store_frame(
     )
 
 
-def update_pair_stats(con, source_id: int, also=(), given=None) -> None:
+def update_pair_stats(
+    con: DuckDBPyConnection,
+    source_id: int,
+    also: Iterable[tuple[str, str]] = (),
+    given: _Given | None = None,
+) -> None:
     """Update the store for the (task, model)s a source touches (and ``also``, those of the
     sources it replaced): vectors, then their pairs. ``given``: the source's models, items
     and vectors read from its file (:func:`_file_vectors`)."""
@@ -1040,14 +1112,21 @@ def update_pair_stats(con, source_id: int, also=(), given=None) -> None:
     )
 
 
-def _keyed(touched) -> list:
+def _keyed(touched: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     """The (task, model)s with a task and a model, sorted: rows with an empty one stay in
     the store (read back as given, where the alignment leaves them out and says so) but
     have no vector and no pair, as the alignment gives them none."""
     return sorted((t, m) for t, m in touched if t and m and t.strip() and m.strip())
 
 
-def _refresh(con, touched, *, source_id=None, relabel=False, given=None) -> None:
+def _refresh(
+    con: DuckDBPyConnection,
+    touched: Iterable[tuple[str, str]],
+    *,
+    source_id: int | None = None,
+    relabel: bool = False,
+    given: _Given | None = None,
+) -> None:
     """Recompute the vectors of the touched (task, model)s and their pairs with every model.
 
     A model's vector is its per-item score on the task's item numbering (runs averaged; int8
@@ -1075,7 +1154,7 @@ def _refresh(con, touched, *, source_id=None, relabel=False, given=None) -> None
         _write_pairs(con, task, models, cluster_models=every if relabelled else None, given=given)
 
 
-def _relabel_items(con, task) -> bool:
+def _relabel_items(con: DuckDBPyConnection, task: str) -> bool:
     """Label the task's items from the rows now stored; return whether a label changed."""
     query = "SELECT ix, cluster FROM item_clusters WHERE task = ? ORDER BY ix"
     before = con.execute(query, [task]).fetchall()
@@ -1083,7 +1162,7 @@ def _relabel_items(con, task) -> bool:
     return con.execute(query, [task]).fetchall() != before
 
 
-def _number_new_items(con, task, source_id) -> None:
+def _number_new_items(con: DuckDBPyConnection, task: str, source_id: int) -> None:
     con.execute(
         """
         INSERT INTO items
@@ -1111,7 +1190,7 @@ def _number_new_items(con, task, source_id) -> None:
     )
 
 
-def _refuse_label_clash(con, task, source_id) -> None:
+def _refuse_label_clash(con: DuckDBPyConnection, task: str, source_id: int) -> None:
     """An item has one cluster label (the alignment refuses two): a source giving a stored
     item another label, or one item two labels, is refused rather than kept in part."""
     clash = con.execute(
@@ -1135,7 +1214,14 @@ def _refuse_label_clash(con, task, source_id) -> None:
         )
 
 
-def _write_vectors(con, task, models, *, source_id=None, given=None) -> None:
+def _write_vectors(
+    con: DuckDBPyConnection,
+    task: str,
+    models: Sequence[str],
+    *,
+    source_id: int | None = None,
+    given: _Given | None = None,
+) -> None:
     """Write the vectors of the task's ``models`` (replacing theirs), from their rows.
 
     Most sources give each (model, item) one row: the vectors are then the rows themselves,
@@ -1194,7 +1280,9 @@ def _write_vectors(con, task, models, *, source_id=None, given=None) -> None:
         con.executemany("INSERT INTO vectors VALUES (?, ?, ?, ?, ?, ?, ?)", records)
 
 
-def _scatter_vectors(con, task, models, source_id, n_ix):
+def _scatter_vectors(
+    con: DuckDBPyConnection, task: str, models: Iterable[str], source_id: int | None, n_ix: int
+) -> pa.Table | None:
     """The vectors of ``models`` as an Arrow table of ``vectors`` rows, or None when some
     (model, item) has more than one row (runs, repeated rows: left to the aggregate).
 
@@ -1257,14 +1345,14 @@ class _Scatter:
                 self.values = np.pad(self.values, ((0, dk), (0, dn)), constant_values=np.nan)
             self.first = np.pad(self.first, (0, dk), constant_values=np.iinfo(np.int64).max)
 
-    def take(self, rows, columns) -> None:
+    def take(self, rows: np.ndarray, columns: np.ndarray) -> None:
         """Keep the models ``rows`` and the items ``columns``, in those orders."""
         self.codes = self.codes[rows][:, columns]
         if self.values is not None:
             self.values = self.values[rows][:, columns]
         self.first = self.first[rows]
 
-    def add(self, mx, ix, score, first) -> None:
+    def add(self, mx: np.ndarray, ix: np.ndarray, score: np.ndarray, first: np.ndarray) -> None:
         self.rows += len(mx)
         if self.values is None and not np.isin(score, (0.0, 1.0)).all():
             self.values = np.where(self.codes >= 0, self.codes, np.nan)
@@ -1274,7 +1362,7 @@ class _Scatter:
             self.values[mx, ix] = score
         np.minimum.at(self.first, mx, first)
 
-    def board(self):
+    def board(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, bool]:
         """The models with a score (the rows :meth:`table` keeps) and their scores as
         :func:`read_vectors` gives them back (``as_codes``): (rows, codes or scores,
         mask or None, binary)."""
@@ -1286,7 +1374,7 @@ class _Scatter:
         x, mask = self.values[kept], observed[kept]
         return kept, np.where(mask, x, 0.0), mask.astype(np.float64), False
 
-    def table(self, task, names):
+    def table(self, task: str, names: list[str]) -> pa.Table | None:
         """The ``vectors`` rows of the models ``names`` (the matrix's rows), or None when a
         cell was written twice (runs to average, or repeated rows)."""
         import pyarrow as pa
@@ -1323,7 +1411,7 @@ class _Scatter:
         )
 
 
-def _insert_arrow(con, table_name, table) -> None:
+def _insert_arrow(con: DuckDBPyConnection, table_name: str, table: pa.Table) -> None:
     """Append an Arrow table whose columns are ``table_name``'s, in order."""
     con.register("_arrow_rows", table)
     try:
@@ -1332,7 +1420,9 @@ def _insert_arrow(con, table_name, table) -> None:
         con.unregister("_arrow_rows")
 
 
-def _refuse_conflict(con, task, conflicts, source_id) -> None:
+def _refuse_conflict(
+    con: DuckDBPyConnection, task: str, conflicts: pd.DataFrame, source_id: int | None
+) -> None:
     """Raise naming an item the store would hold with two different scores (and where)."""
     first = conflicts.iloc[0]
     found = con.execute(
@@ -1349,7 +1439,7 @@ def _refuse_conflict(con, task, conflicts, source_id) -> None:
     low = min(scores, key=lambda r: r[2])
     high = max(scores, key=lambda r: r[2])
 
-    def where(r):
+    def where(r: tuple[Any, ...]) -> str:
         if r[3] == source_id or r[4] is None:
             return "the file being added"
         return f"{r[4]} (source {r[3]})"
@@ -1368,7 +1458,25 @@ def _refuse_conflict(con, task, conflicts, source_id) -> None:
     )
 
 
-def read_vectors(con, task, models=None, *, as_codes=False):
+@overload
+def read_vectors(
+    con: DuckDBPyConnection,
+    task: str,
+    models: Sequence[str] | None = ...,
+    *,
+    as_codes: Literal[False] = ...,
+) -> tuple[list[str], np.ndarray, np.ndarray, bool]: ...
+@overload
+def read_vectors(
+    con: DuckDBPyConnection, task: str, models: Sequence[str] | None = ..., *, as_codes: bool
+) -> tuple[list[str], np.ndarray, np.ndarray | None, bool]: ...
+def read_vectors(
+    con: DuckDBPyConnection,
+    task: str,
+    models: Sequence[str] | None = None,
+    *,
+    as_codes: bool = False,
+) -> tuple[list[str], np.ndarray, np.ndarray | None, bool]:
     """The task's model vectors as (names, scores with 0 where unscored, observed mask, binary).
 
     With ``as_codes`` a binary board comes as its int8 codes (1, 0, -1 unscored) in place of
@@ -1408,7 +1516,13 @@ _PAIR_BLOCK = 2048
 
 
 def _write_pairs(
-    con, task, models, *, cluster_models=None, block_models: int = _PAIR_BLOCK, given=None
+    con: DuckDBPyConnection,
+    task: str,
+    models: Sequence[str],
+    *,
+    cluster_models: Sequence[str] | None = None,
+    block_models: int = _PAIR_BLOCK,
+    given: _Given | None = None,
 ) -> None:
     """The pairs of ``models`` with every model of the task: one product per statistic,
     ``block_models`` of them at a time (the per-cluster sums of ``cluster_models``' pairs, by
@@ -1437,19 +1551,22 @@ def _write_pairs(
         _insert_pairs(con, task, names, block, sums, done=rows_t[:start])
 
 
-def _block_sums(x0, mask, binary, block):
+def _block_sums(
+    x0: np.ndarray, mask: np.ndarray | None, binary: bool, block: np.ndarray
+) -> PairSums:
     """The pair sums of the ``block`` models with every model, from the board as
     :func:`read_vectors` gives it (``as_codes``)."""
     from evalgap.stats import paired
 
     if not binary:
+        assert mask is not None  # graded boards come with their mask
         return paired.pair_sums(x0, mask, block, binary=False)
     if block.size <= 16:  # a few new models: count on the codes, no float copies
         return paired.pair_sums_from_codes(x0, block)
     return _code_pair_sums(x0, block)
 
 
-def _code_pair_sums(codes, rows, block_items: int = 4096):
+def _code_pair_sums(codes: np.ndarray, rows: np.ndarray, block_items: int = 4096) -> PairSums:
     """:func:`evalgap.stats.paired.pair_sums` of binary scores held as int8 codes, taken a
     block of items at a time: memory is one (models x block) float32 copy, not two of the
     whole board. Each block's products are exact in float32 (counts below 2^24) and summed
@@ -1476,12 +1593,13 @@ def _code_pair_sums(codes, rows, block_items: int = 4096):
         sum_t += sums.sum_t
         sum_to += sums.sum_to
         if sum_o is not None:
+            assert sums.sum_o is not None  # both sides asked for
             sum_o += sums.sum_o
     sum_o = sum_t.T if sum_o is None else sum_o
     return paired.PairSums(n, sum_t, sum_o, sum_t, sum_o, sum_to)
 
 
-def _item_clusters(con, task, n_ix):
+def _item_clusters(con: DuckDBPyConnection, task: str, n_ix: int) -> np.ndarray | None:
     """Each item's cluster label on the task's numbering (None where unlabelled), or None."""
     rows = con.execute("SELECT ix, cluster FROM item_clusters WHERE task = ?", [task]).fetchnumpy()
     if len(rows["ix"]) == 0:
@@ -1491,7 +1609,9 @@ def _item_clusters(con, task, n_ix):
     return labels
 
 
-def _write_cluster_pairs(con, task, models, *, block_models: int = 512) -> None:
+def _write_cluster_pairs(
+    con: DuckDBPyConnection, task: str, models: Sequence[str], *, block_models: int = 512
+) -> None:
     """The per-cluster statistics of the pairs of ``models`` with every model of the task:
     for each cluster, :func:`evalgap.stats.paired.pair_sums` on that cluster's item columns."""
     from evalgap.stats import paired
@@ -1523,7 +1643,16 @@ def _write_cluster_pairs(con, task, models, *, block_models: int = 512) -> None:
             )
 
 
-def _insert_pairs(con, task, names, rows_t, sums, *, cluster=None, done=()) -> None:
+def _insert_pairs(
+    con: DuckDBPyConnection,
+    task: str,
+    names: Sequence[str],
+    rows_t: np.ndarray,
+    sums: PairSums,
+    *,
+    cluster: str | None = None,
+    done: Sequence[int] | np.ndarray = (),
+) -> None:
     """Insert the pairs of the ``rows_t`` models (``done``: models of earlier blocks of
     the same update, whose pairs with these are written already)."""
     import pyarrow as pa
@@ -1536,6 +1665,7 @@ def _insert_pairs(con, task, names, rows_t, sums, *, cluster=None, done=()) -> N
         sums.sum_oo,
         sums.sum_to,
     )
+    assert s_o is not None and s_oo is not None  # the column models' sums: both sides given
     touched = np.zeros(len(names), dtype=bool)
     touched[rows_t] = True
     earlier = np.zeros(len(names), dtype=bool)
@@ -1549,10 +1679,11 @@ def _insert_pairs(con, task, names, rows_t, sums, *, cluster=None, done=()) -> N
     first = me < other  # names are sorted: the smaller index is model_a
     labels = pa.array(names, pa.string())
 
-    def name(index):  # a dictionary array: each name copied once, not once per pair
+    # a dictionary array: each name copied once, not once per pair
+    def name(index: np.ndarray) -> pa.DictionaryArray:
         return pa.DictionaryArray.from_arrays(pa.array(index.astype(np.int32)), labels)
 
-    def constant(value):
+    def constant(value: str) -> pa.DictionaryArray:
         return pa.DictionaryArray.from_arrays(
             pa.array(np.zeros(len(me), dtype=np.int32)), pa.array([value], pa.string())
         )
@@ -1574,7 +1705,9 @@ def _insert_pairs(con, task, names, rows_t, sums, *, cluster=None, done=()) -> N
     _insert_arrow(con, table, pa.table(columns))
 
 
-def rebuild_pair_stats(con, *, block_models: int = 512, block_items: int = 2048) -> None:
+def rebuild_pair_stats(
+    con: DuckDBPyConnection, *, block_models: int = 512, block_items: int = 2048
+) -> None:
     """Recompute every pair's statistics (and every model's vector) from scratch, from the
     items: blocks of models x streamed items.
 
@@ -1602,7 +1735,7 @@ def rebuild_pair_stats(con, *, block_models: int = 512, block_items: int = 2048)
         _write_cluster_pairs(con, task, models, block_models=block_models)
 
 
-def _label_items(con, task) -> None:
+def _label_items(con: DuckDBPyConnection, task: str) -> None:
     """Every item's cluster label of the task, from all its rows."""
     con.execute("DELETE FROM item_clusters WHERE task = ?", [task])
     con.execute(
@@ -1616,7 +1749,9 @@ def _label_items(con, task) -> None:
     )
 
 
-def _task_pair_stats(con, task, block_models, block_items):
+def _task_pair_stats(
+    con: DuckDBPyConnection, task: str, block_models: int, block_items: int
+) -> Iterator[pd.DataFrame]:
     """Yield the task's pair statistics as frames, a block of first models at a time."""
     from evalgap.stats import paired
 
@@ -1690,9 +1825,9 @@ def _task_pair_stats(con, task, block_models, block_items):
     # Pairs are written a block of first models at a time: the K^2/2 rows of names never
     # sit in memory at once.
     for start in range(0, k, block_models):
-        rows = np.arange(start, min(start + block_models, k))
-        i, second = np.nonzero(np.arange(k)[None, :] > rows[:, None])
-        first = rows[i]
+        block_rows = np.arange(start, min(start + block_models, k))
+        i, second = np.nonzero(np.arange(k)[None, :] > block_rows[:, None])
+        first = block_rows[i]
         keep = acc_n[first, second] > 0
         first, second = first[keep], second[keep]
         yield pd.DataFrame(
@@ -1710,7 +1845,9 @@ def _task_pair_stats(con, task, block_models, block_items):
         )
 
 
-def _rebuild_vectors(con, task, models, n_items, block_models) -> None:
+def _rebuild_vectors(
+    con: DuckDBPyConnection, task: str, models: Sequence[str], n_items: int, block_models: int
+) -> None:
     """Renumber the task's items and rewrite every model's vector, a block of models at a time."""
     con.execute("DELETE FROM items WHERE task = ?", [task])
     con.execute("INSERT INTO items SELECT ?, item_id, ix FROM _ids", [task])
@@ -1748,7 +1885,12 @@ def _rebuild_vectors(con, task, models, n_items, block_models) -> None:
             con.executemany("INSERT INTO vectors VALUES (?, ?, ?, ?, ?, ?, ?)", records)
 
 
-def pair_stats(con, *, tasks=None, pairs=None) -> pd.DataFrame:
+def pair_stats(
+    con: DuckDBPyConnection,
+    *,
+    tasks: Sequence[str] | None = None,
+    pairs: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """The stored pair statistics with the 2x2 counts and difference moments beside them.
 
     ``pairs`` (a frame of ``task, model_a, model_b`` with ``model_a < model_b``) fetches
@@ -1776,7 +1918,7 @@ def pair_stats(con, *, tasks=None, pairs=None) -> pd.DataFrame:
     return frame
 
 
-def pair_cluster_stats(con, *, pairs) -> pd.DataFrame:
+def pair_cluster_stats(con: DuckDBPyConnection, *, pairs: pd.DataFrame) -> pd.DataFrame:
     """The stored per-cluster statistics of ``pairs`` (``task, model_a, model_b`` with
     ``model_a < model_b``); empty when the store keeps no clusters."""
     if con.execute("SELECT count(*) FROM pair_cluster_stats").fetchall()[0][0] == 0:
@@ -1784,7 +1926,9 @@ def pair_cluster_stats(con, *, pairs) -> pd.DataFrame:
     return _fetch_pairs(con, "pair_cluster_stats", pairs, order=", cluster")
 
 
-def _fetch_pairs(con, table, pairs, order=""):
+def _fetch_pairs(
+    con: DuckDBPyConnection, table: str, pairs: pd.DataFrame, order: str = ""
+) -> pd.DataFrame:
     """The rows of ``table`` for the ``pairs`` wanted (a join in DuckDB)."""
     con.register("_wanted", pairs[["task", "model_a", "model_b"]])
     try:
@@ -1796,7 +1940,7 @@ def _fetch_pairs(con, table, pairs, order=""):
         con.unregister("_wanted")
 
 
-def model_means(con, *, tasks=None) -> pd.DataFrame:
+def model_means(con: DuckDBPyConnection, *, tasks: Sequence[str] | None = None) -> pd.DataFrame:
     """Per task and model: the mean over the model's own items (runs averaged), whether
     every score is 0 or 1 (``binary``), in order of appearance."""
     where, params = "", []
@@ -1821,7 +1965,7 @@ STORE_READ_OPTIONS = {
 }
 
 
-def check_read_options(con, path, options) -> None:
+def check_read_options(con: DuckDBPyConnection, path: Path, options: LoadOptions) -> None:
     """Refuse a loader option a store read cannot honour, in one line naming it.
 
     Every option of :class:`~evalgap.io.options.LoadOptions` left at its default is fine.
@@ -1860,7 +2004,7 @@ def check_read_options(con, path, options) -> None:
             )
 
 
-def _check_stored_clusters(path, column, recorded) -> None:
+def _check_stored_clusters(path: Path, column: str, recorded: list[tuple[int, dict, dict]]) -> None:
     """Refuse ``cluster_column`` unless the stored clusters are that column's."""
     roles = {c.get("cluster") for _, _, c in recorded}
     named = {r for r in roles if r and (r == column or str(r).endswith(":" + column))}
@@ -1888,7 +2032,7 @@ def _check_stored_clusters(path, column, recorded) -> None:
     )
 
 
-def load(options):
+def load(options: LoadOptions) -> LongScores:
     """The scores of the store ``options.store`` names, read with the loader ``options``.
 
     What :func:`evalgap.load_scores` returns for ``store=``: every option is honoured or
@@ -1897,6 +2041,7 @@ def load(options):
     """
     from evalgap.io import tables
 
+    assert options.store is not None  # a store is read only when one is named
     path = Path(options.store)
     con = connect(path, read_only=True)
     try:
@@ -1912,7 +2057,7 @@ def load(options):
     return long
 
 
-def refuse_unknown(con, column: str, wanted) -> None:
+def refuse_unknown(con: DuckDBPyConnection, column: str, wanted: Sequence[str] | None) -> None:
     """Raise naming a wanted model or task the store does not hold, with those it holds."""
     if not wanted:
         return
@@ -1935,7 +2080,12 @@ def refuse_unknown(con, column: str, wanted) -> None:
         )
 
 
-def read_long(con, *, models=None, tasks=None):
+def read_long(
+    con: DuckDBPyConnection,
+    *,
+    models: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
+) -> LongScores:
     """The stored scores as a LongScores (rows in the order they were added).
 
     ``models``/``tasks`` are pushed into the query when every one named is stored (an unknown
@@ -1968,7 +2118,9 @@ def read_long(con, *, models=None, tasks=None):
     )
 
 
-def _scan_long(con, where: str, params: list, batch_rows: int = 1 << 20) -> pd.DataFrame:
+def _scan_long(
+    con: DuckDBPyConnection, where: str, params: list, batch_rows: int = 1 << 20
+) -> pd.DataFrame:
     """The scores in the order they were added, gathered batch by batch as integer codes.
 
     Each batch's id columns are dictionary-encoded by Arrow and their few labels found in
@@ -2033,7 +2185,7 @@ class _Labels:
         self.labels = pa.array([], pa.string())
         self.parts: list[np.ndarray] = []
 
-    def add(self, column) -> None:
+    def add(self, column: pa.Array) -> None:
         """Code a batch's column: Arrow encodes it, and only its distinct labels are looked
         up in (or appended to) the labels met so far."""
         import pyarrow.compute as pc
@@ -2054,7 +2206,7 @@ class _Labels:
         indices = encoded.indices.fill_null(len(to_global)).to_numpy(zero_copy_only=False)
         self.parts.append(np.append(to_global, np.int32(-1))[indices])
 
-    def _to_global(self, local) -> np.ndarray:
+    def _to_global(self, local: pa.Array) -> np.ndarray:
         """The codes of distinct labels ``local`` among the labels met so far (new ones
         appended)."""
         import pyarrow as pa
@@ -2083,7 +2235,7 @@ class _Labels:
         return [names[k] for k in order], rank[coded]
 
 
-def _labelled_scores(con) -> str:
+def _labelled_scores(con: DuckDBPyConnection) -> str:
     """The scores table to read: as stored, or with each row's item label filled in where
     the row has none and its item has one.
 
@@ -2107,7 +2259,7 @@ def _labelled_scores(con) -> str:
     )
 
 
-def _closing(reader):
+def _closing(reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
     """Yield a record batch reader's batches; close it however the loop ends."""
     try:
         yield from reader
@@ -2115,7 +2267,7 @@ def _closing(reader):
         reader.close()
 
 
-def summary(con) -> dict:
+def summary(con: DuckDBPyConnection) -> dict:
     """Models, tasks, rows and sources of the store (``store list``)."""
     models = [
         r[0]
@@ -2172,7 +2324,13 @@ def summary(con) -> dict:
     }
 
 
-def remove(con, *, models=(), sources=(), paths=()) -> dict:
+def remove(
+    con: DuckDBPyConnection,
+    *,
+    models: Sequence[str] = (),
+    sources: Iterable[object] = (),
+    paths: Iterable[object] = (),
+) -> dict:
     """Remove models (all their rows) and/or sources (by id, or by the path they were added
     from), in one transaction.
 
@@ -2274,7 +2432,7 @@ def remove(con, *, models=(), sources=(), paths=()) -> dict:
     }
 
 
-def _source_id(value) -> int:
+def _source_id(value: object) -> int:
     """A source id: an integer (or a string of digits, as typed); anything else is refused."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer, str)):
         raise InputError(
@@ -2291,7 +2449,7 @@ def _source_id(value) -> int:
     return int(text)
 
 
-def export(con, output) -> int:
+def export(con: DuckDBPyConnection, output: str | os.PathLike[str]) -> int:
     """Write the long scores to a Parquet file with DuckDB's COPY; return the rows written.
 
     The file is written beside ``output`` under a temporary name and renamed over it only
@@ -2325,7 +2483,7 @@ def export(con, output) -> int:
     return int(con.execute("SELECT count(*) FROM all_scores").fetchall()[0][0])
 
 
-def _copy(con, target: Path) -> None:
+def _copy(con: DuckDBPyConnection, target: Path) -> None:
     con.execute(
         "COPY (SELECT model, task, item_id, run, score, cluster FROM all_scores "
         "ORDER BY source_id, seq) TO ? (FORMAT PARQUET)",
