@@ -77,7 +77,7 @@ def _phases(path: str, layout: str, folder: str, queue) -> None:
     import evalgap
     from evalgap.io._write import write_table
     from evalgap.io.options import LoadOptions
-    from evalgap.jobs.api import scores_of
+    from evalgap.jobs._inputs import scores_of
     from evalgap.report.json_output import to_json
     from evalgap.stats.sequential import boundary
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from evalgap.io.tables import read_wide_table
-from evalgap.jobs.api import scores_of
+from evalgap.jobs._inputs import scores_of
 
 
 def wide_frame(seed: int = 0) -> pd.DataFrame:

@@ -12,20 +12,28 @@ two discordant counts).
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from evalgap._results import RowResult
 from evalgap._scores import ScoreSet
 from evalgap.errors import InputError
+from evalgap.jobs._board import files_only, is_paths
+from evalgap.jobs._inputs import _renamed, _stored, scores_of
 from evalgap.jobs.estimate import _benchmark
 from evalgap.stats import _validate
 from evalgap.stats import adaptive as design
 from evalgap.stats.estimate import ability_map
 from evalgap.stats.sequential import log_e_value
 from evalgap.stats.stratified import fit_2pl, success_probability
+
+if TYPE_CHECKING:
+    from evalgap._scores import ScoresInput
+    from evalgap.io.options import LoadOptions
 
 STATE_FORMAT = "evalgap-adaptive"
 STATE_VERSION = 1
@@ -357,4 +365,107 @@ def _write_state(
         {"format": STATE_FORMAT, "version": STATE_VERSION, "pair": list(pair),
          "benchmark_items": n, "audit_draws": draws},
         what="adaptive state",
+    )  # fmt: skip
+
+
+def adaptive(
+    scores: ScoresInput | None = None,
+    *,
+    reference: ScoresInput | None = None,
+    pair: Sequence[str] | None = None,
+    next_count: int = 50,
+    audit: float = 0.2,
+    alpha: float = 0.05,
+    state: str | Path | None = None,
+    output: str | Path | None = None,
+    seed: int | None = None,
+    tasks: Sequence[str] | None = None,
+    options: LoadOptions | None = None,
+    **columns: Any,
+) -> AdaptiveResult:
+    """Decide one pair with the items that say most about it: where it stands, and what to
+    run next.
+
+    The decision is the mixture e-process on the signs of the items where the two models
+    differ (Resolution Diagnostics, Eq. 24): valid under continuous monitoring and under any
+    choice of items that does not see the signs it is about to reveal, so the items can be
+    chosen for the information their sign should carry under a 2PL fitted on the reference
+    board (the pair left out) at the pair's abilities so far. A share of each batch
+    (``audit``) is drawn at random from all items; with the ``state`` file keeping those
+    draws, they give an unbiased estimate of the full-benchmark gap (model-assisted
+    difference estimate). See :mod:`evalgap.stats.adaptive`.
+
+    Parameters
+    ----------
+    scores : DataFrame, ScoreSet, str, Path or list, optional
+        The pair's per-item scores on the items run so far (none: the first batch).
+    reference : DataFrame, ScoreSet, str, Path or list
+        A board of models scored on the benchmark (the same task and item ids).
+    pair : tuple of str
+        Model A and model B.
+    next_count : int
+        Items in the next batch.
+    audit : float
+        Share of each batch drawn at random from all items (0 to 1).
+    alpha : float
+        The level of the decision and of the gap's interval.
+    state : str or Path, optional
+        A file keeping the audit draws between calls (read if present, rewritten); without
+        it no audit draw is taken and the gap is not estimated.
+    output : str or Path, optional
+        Write the next batch's item ids there, one per line (``--output``).
+    seed : int, optional
+        Seed of the audit draws.
+    tasks : list of str, optional
+        Select the tasks (of both inputs).
+    options : LoadOptions, optional
+        With paths: how to read them.
+    **columns
+        Column names of DataFrames or table files (both inputs).
+
+    Returns
+    -------
+    AdaptiveResult
+        ``e_value``, ``decided``, ``better``, ``gap`` and ``gap_interval``, ``next_items``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, evalgap
+    >>> rng = np.random.default_rng(0)
+    >>> skill = np.linspace(-1.5, 1.5, 12)
+    >>> a, c = rng.uniform(0.5, 2.5, 1000), rng.normal(0, 1, 1000)
+    >>> y = (rng.random((12, 1000)) < 1 / (1 + np.exp(-(np.outer(skill, a) + c)))).astype(int)
+    >>> board = pd.DataFrame([(f"m{k}", i, y[k, i]) for k in range(12) for i in range(1000)],
+    ...                      columns=["model", "item_id", "score"])
+    >>> r = evalgap.adaptive(reference=board, pair=("m11", "m3"), next_count=40, seed=0)
+    >>> r.n_items, len(r.next_items)
+    (0, 40)
+    >>> ran = board[board["model"].isin(["m11", "m3"])
+    ...             & board["item_id"].astype(str).isin(r.next_items)]
+    >>> r = evalgap.adaptive(ran, reference=board, pair=("m11", "m3"), seed=1)
+    >>> r.n_items, r.decided, r.better
+    (40, True, 'm11')
+    """
+    from evalgap.io._write import refuse_clobbering
+
+    _validate.arguments(alpha=alpha, tasks=tasks)
+    if reference is None or pair is None or isinstance(pair, str) or len(pair) != 2:
+        raise InputError(
+            "give a {reference} board scored on the benchmark and the {pair} (two models)",
+            param="reference" if reference is None else "pair",
+        )
+    if str(pair[0]) == str(pair[1]):
+        raise InputError("{pair} must name two different models", param="pair")
+    given = _renamed(columns, "data", "scores", scores)
+    refuse_clobbering(
+        {"output": output, "state": state},
+        {k: v for k, v in (("reference", reference), ("scores", given)) if is_paths(v)},
+    )
+    board = scores_of(reference, tasks=tasks, options=files_only(options), **columns)
+    ran = None
+    if given is not None or _stored(options):
+        ran = scores_of(given, models=list(pair), tasks=tasks, options=options, **columns)
+    return adaptive_step(
+        board, ran, (str(pair[0]), str(pair[1])), next_count=next_count, audit=audit,
+        alpha=alpha, state=state, output=output, seed=seed,
     )  # fmt: skip

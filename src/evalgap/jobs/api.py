@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 
 from evalgap.errors import InputError, escape, fields
+from evalgap.jobs._board import judge_source, names, per_item_options_given, refuse_gold_clusters
 from evalgap.jobs._inputs import (
     _check_columns,
     _is_source,
@@ -44,13 +45,10 @@ if TYPE_CHECKING:
 
     from evalgap._scores import ScoreSet, ScoresInput
     from evalgap.io.options import LoadOptions
-    from evalgap.jobs.adaptive import AdaptiveResult
     from evalgap.jobs.audit import AuditResult
     from evalgap.jobs.card import CardResult
     from evalgap.jobs.compare import CompareResult
     from evalgap.jobs.compare_groups import CompareGroupsResult
-    from evalgap.jobs.degrade import DegradeResult, TrimResult
-    from evalgap.jobs.estimate import EstimateResult
     from evalgap.jobs.fragility import FragilityResult
     from evalgap.jobs.gold import GoldAuditResult, GoldCompareResult
     from evalgap.jobs.ranks import RanksResult
@@ -244,7 +242,7 @@ def compare(
             param="strata",
         )
     if judged and strata is None:
-        _refuse_gold_clusters(columns, options)
+        refuse_gold_clusters(columns, options)
     if judged and strata is not None:
         if not isinstance(strata, str):
             raise InputError(
@@ -400,7 +398,7 @@ def compare(
         column = cast("str | None", strata)  # a stratum column's name, else refused in one line
         design = design_table(design_given, column, data=a, options=options, **columns)
     try:
-        judge, judge_column = _judge_source(a, judged, options, columns)
+        judge, judge_column = judge_source(a, judged, options, columns)
     except InputError as error:  # the strata column is read as the judge's cluster column
         if strata is None or "(given for the cluster)" not in str(error):
             raise
@@ -477,17 +475,6 @@ def _gold_of_board(
     )  # fmt: skip
 
 
-def _refuse_gold_clusters(columns: dict[str, Any], options: LoadOptions | None) -> None:
-    """Clusters are not used on the gold scale (its intervals treat items as independent):
-    refused rather than ignored."""
-    if columns.get("cluster_column") or (options is not None and options.cluster_column):
-        raise InputError(
-            "{cluster_column}: the gold-scale intervals treat items as independent and do not "
-            "use clusters; leave it out (compare takes labels drawn by stratum with {strata})",
-            param="cluster_column",
-        )
-
-
 def _refuse_for_gold_audit(**given: tuple[object, object]) -> None:
     """The audit's settings the gold scale does not use, refused when set."""
     for name, (value, default) in given.items():
@@ -498,19 +485,6 @@ def _refuse_for_gold_audit(**given: tuple[object, object]) -> None:
                 "{gold_column} or {gold}",
                 param=name,
             )
-
-
-def _judge_source(
-    scores: Any, judged: bool, options: LoadOptions | None, columns: dict[str, Any]
-) -> tuple[Any, str | None]:
-    """With gold labels, the judge's scores read once in the long layout, and the judge's
-    score column (a gold column must be another); else ``scores`` as given."""
-    from evalgap._scores import LongScores, ScoreSet
-
-    if not judged or scores is None or isinstance(scores, (ScoreSet, LongScores)):
-        return scores, columns.get("score_column")
-    long = long_scores(scores, options=options, **columns)
-    return long, long.columns.get("score")
 
 
 def _check_gold(
@@ -781,7 +755,7 @@ def audit(
                 "{family=all} needs per-item {scores}; a {pairs} file lists its pairs itself",
                 param="family",
             )
-        ignored = _per_item_options_given(
+        ignored = per_item_options_given(
             models,
             tasks,
             complete_case,
@@ -809,14 +783,14 @@ def audit(
         return audit_counts(pairs, **settings)
     judged = gold_column is not None or gold is not None
     if judged:
-        _refuse_gold_clusters(columns, options)
+        refuse_gold_clusters(columns, options)
         _refuse_for_gold_audit(
             procedure=(procedure, "fixed_n"), mixture=(mixture, "grid"),
             n_cluster_bootstrap=(n_cluster_bootstrap, 1000), n_bootstrap=(n_bootstrap, 2000),
             n_bootstrap_required_n=(n_bootstrap_required_n, 500),
             n_rank_bootstrap=(n_rank_bootstrap, 1000), seed=(seed, 0),
         )  # fmt: skip
-    judge, judge_column = _judge_source(scores, judged, options, columns)
+    judge, judge_column = judge_source(scores, judged, options, columns)
     score_set = scores_of(
         judge,
         models=_models(models, options),
@@ -1059,7 +1033,7 @@ def ranks(
         )
     judged = gold_column is not None or gold is not None
     if judged and battles is None:
-        _refuse_gold_clusters(columns, options)
+        refuse_gold_clusters(columns, options)
     if judged and battles is not None:
         raise InputError(
             "gold labels ({gold_column} or {gold}) go with per-item {scores}, not {battles}",
@@ -1080,7 +1054,7 @@ def ranks(
         if options is not None and options.cluster_column is not None:
             prompt_column = options.cluster_column
             options = _unless_default(dataclasses.replace(options, cluster_column=None))
-        stray = _per_item_options_given(
+        stray = per_item_options_given(
             models,
             tasks,
             complete_case,
@@ -1104,7 +1078,7 @@ def ranks(
             ties=ties,
             file_format=battle_format,
             prompt_column=prompt_column,
-            style=_names(style, "style"),
+            style=names(style, "style"),
         )
     if battle_format is not None or ties != "half" or style:
         only = (("battle_format", battle_format), ("ties", ties != "half"), ("style", style))
@@ -1113,7 +1087,7 @@ def ranks(
             f"{fields(*given)}: for {{battles}} only; drop it with per-item {{scores}}",
             param=given[0],
         )
-    judge, judge_column = _judge_source(scores, judged, options, columns)
+    judge, judge_column = judge_source(scores, judged, options, columns)
     score_set = scores_of(
         judge,
         models=_models(models, options),
@@ -1223,579 +1197,6 @@ def card(
     )
 
 
-def estimate(
-    scores: ScoresInput | None = None,
-    *,
-    reference: ScoresInput | None = None,
-    alpha: float = 0.05,
-    next_count: int = 50,
-    models: Sequence[str] | None = None,
-    tasks: Sequence[str] | None = None,
-    options: LoadOptions | None = None,
-    **columns: Any,
-) -> EstimateResult:
-    """A new model's full-benchmark score from a few of its items, with an honest interval.
-
-    A 2PL item-response model is fitted on a reference board scored on the whole benchmark;
-    each new model's score is its own answers where it has them and the fitted model's
-    probabilities at its estimated ability elsewhere. The interval is split conformal: each
-    reference model, held out of the fit, is estimated from the same items the new model
-    answered, and the spread of those errors sets the half-width; an ability outside the
-    reference board's range is flagged as an extrapolation. The items to run next (the most
-    informative at the estimated ability) come with each estimate.
-
-    Parameters
-    ----------
-    scores : DataFrame, ScoreSet, str, Path or list
-        The new models' per-item scores on some of the benchmark's items.
-    reference : DataFrame, ScoreSet, str, Path or list
-        A board of models scored on the benchmark (the same task and item ids).
-    alpha : float
-        One minus the intervals' level.
-    next_count : int
-        Items to propose to run next, per model.
-    models, tasks : list of str, optional
-        Select the new models and the tasks (of both).
-    options : LoadOptions, optional
-        With paths: how to read them.
-    **columns
-        Column names of DataFrames or table files (both inputs).
-
-    Returns
-    -------
-    EstimateResult
-        One estimate per new model (``score``, ``interval``, ``n_items``, ``next_items``).
-
-    Examples
-    --------
-    >>> import numpy as np, pandas as pd, evalgap
-    >>> rng = np.random.default_rng(0)
-    >>> skill = np.linspace(-1.5, 1.5, 25)
-    >>> a, c = rng.uniform(0.5, 2, 800), rng.normal(0, 1, 800)
-    >>> p = 1 / (1 + np.exp(-(np.outer(skill, a) + c)))
-    >>> y = (rng.random(p.shape) < p).astype(int)
-    >>> board = pd.DataFrame([(f"m{k}", i, y[k, i]) for k in range(24) for i in range(800)],
-    ...                      columns=["model", "item_id", "score"])
-    >>> new = pd.DataFrame([("new", i, y[24, i]) for i in range(0, 800, 8)],
-    ...                    columns=["model", "item_id", "score"])
-    >>> r = evalgap.estimate(new, reference=board)
-    >>> e = r.estimates[0]
-    >>> e.n_items, bool(e.interval[0] <= y[24].mean() <= e.interval[1])
-    (100, True)
-    """
-    from evalgap.jobs.estimate import estimate_scores
-
-    _validate.arguments(alpha=alpha, models=models, tasks=tasks)
-    if (scores is None and not _stored(options)) or reference is None:
-        raise InputError(
-            "give the new models' {scores} and a {reference} board scored on the benchmark",
-            param="reference" if reference is None else "scores",
-        )
-    board = scores_of(reference, tasks=tasks, options=_files_only(options), **columns)
-    new = scores_of(
-        _renamed(columns, "data", "scores", scores), models=_models(models, options),
-        tasks=tasks, options=options, **columns,
-    )  # fmt: skip
-    return estimate_scores(board, new, alpha=alpha, next_count=next_count)
-
-
-def adaptive(
-    scores: ScoresInput | None = None,
-    *,
-    reference: ScoresInput | None = None,
-    pair: Sequence[str] | None = None,
-    next_count: int = 50,
-    audit: float = 0.2,
-    alpha: float = 0.05,
-    state: str | Path | None = None,
-    output: str | Path | None = None,
-    seed: int | None = None,
-    tasks: Sequence[str] | None = None,
-    options: LoadOptions | None = None,
-    **columns: Any,
-) -> AdaptiveResult:
-    """Decide one pair with the items that say most about it: where it stands, and what to
-    run next.
-
-    The decision is the mixture e-process on the signs of the items where the two models
-    differ (Resolution Diagnostics, Eq. 24): valid under continuous monitoring and under any
-    choice of items that does not see the signs it is about to reveal, so the items can be
-    chosen for the information their sign should carry under a 2PL fitted on the reference
-    board (the pair left out) at the pair's abilities so far. A share of each batch
-    (``audit``) is drawn at random from all items; with the ``state`` file keeping those
-    draws, they give an unbiased estimate of the full-benchmark gap (model-assisted
-    difference estimate). See :mod:`evalgap.stats.adaptive`.
-
-    Parameters
-    ----------
-    scores : DataFrame, ScoreSet, str, Path or list, optional
-        The pair's per-item scores on the items run so far (none: the first batch).
-    reference : DataFrame, ScoreSet, str, Path or list
-        A board of models scored on the benchmark (the same task and item ids).
-    pair : tuple of str
-        Model A and model B.
-    next_count : int
-        Items in the next batch.
-    audit : float
-        Share of each batch drawn at random from all items (0 to 1).
-    alpha : float
-        The level of the decision and of the gap's interval.
-    state : str or Path, optional
-        A file keeping the audit draws between calls (read if present, rewritten); without
-        it no audit draw is taken and the gap is not estimated.
-    output : str or Path, optional
-        Write the next batch's item ids there, one per line (``--output``).
-    seed : int, optional
-        Seed of the audit draws.
-    tasks : list of str, optional
-        Select the tasks (of both inputs).
-    options : LoadOptions, optional
-        With paths: how to read them.
-    **columns
-        Column names of DataFrames or table files (both inputs).
-
-    Returns
-    -------
-    AdaptiveResult
-        ``e_value``, ``decided``, ``better``, ``gap`` and ``gap_interval``, ``next_items``.
-
-    Examples
-    --------
-    >>> import numpy as np, pandas as pd, evalgap
-    >>> rng = np.random.default_rng(0)
-    >>> skill = np.linspace(-1.5, 1.5, 12)
-    >>> a, c = rng.uniform(0.5, 2.5, 1000), rng.normal(0, 1, 1000)
-    >>> y = (rng.random((12, 1000)) < 1 / (1 + np.exp(-(np.outer(skill, a) + c)))).astype(int)
-    >>> board = pd.DataFrame([(f"m{k}", i, y[k, i]) for k in range(12) for i in range(1000)],
-    ...                      columns=["model", "item_id", "score"])
-    >>> r = evalgap.adaptive(reference=board, pair=("m11", "m3"), next_count=40, seed=0)
-    >>> r.n_items, len(r.next_items)
-    (0, 40)
-    >>> ran = board[board["model"].isin(["m11", "m3"])
-    ...             & board["item_id"].astype(str).isin(r.next_items)]
-    >>> r = evalgap.adaptive(ran, reference=board, pair=("m11", "m3"), seed=1)
-    >>> r.n_items, r.decided, r.better
-    (40, True, 'm11')
-    """
-    from evalgap.io._write import refuse_clobbering
-    from evalgap.jobs.adaptive import adaptive_step
-
-    _validate.arguments(alpha=alpha, tasks=tasks)
-    if reference is None or pair is None or isinstance(pair, str) or len(pair) != 2:
-        raise InputError(
-            "give a {reference} board scored on the benchmark and the {pair} (two models)",
-            param="reference" if reference is None else "pair",
-        )
-    if str(pair[0]) == str(pair[1]):
-        raise InputError("{pair} must name two different models", param="pair")
-    given = _renamed(columns, "data", "scores", scores)
-    refuse_clobbering(
-        {"output": output, "state": state},
-        {k: v for k, v in (("reference", reference), ("scores", given)) if _is_paths(v)},
-    )
-    board = scores_of(reference, tasks=tasks, options=_files_only(options), **columns)
-    ran = None
-    if given is not None or _stored(options):
-        ran = scores_of(given, models=list(pair), tasks=tasks, options=options, **columns)
-    return adaptive_step(
-        board, ran, (str(pair[0]), str(pair[1])), next_count=next_count, audit=audit,
-        alpha=alpha, state=state, output=output, seed=seed,
-    )  # fmt: skip
-
-
-def _names(value: object, name: str) -> tuple[str, ...]:
-    """A list of names given as a list, or as one comma-separated string."""
-    if value is None:
-        return ()
-    items = value.split(",") if isinstance(value, str) else list(value)  # type: ignore[call-overload]
-    names = tuple(str(v).strip() for v in items)
-    if any(not n for n in names):
-        raise InputError("{" + name + "} holds an empty name", param=name)
-    return names
-
-
-def _files_only(options: LoadOptions | None) -> LoadOptions | None:
-    """``options`` for reading a reference board: a results store (``--store``) stands for
-    the scores being judged, never for the reference, which is always its own files."""
-    if options is None or options.store is None:
-        return options
-    return dataclasses.replace(options, store=None)
-
-
-def _is_paths(value: object) -> bool:
-    """Whether a scores argument names files (a path or a list of paths), not a frame."""
-    if isinstance(value, (str, Path)):
-        return True
-    return isinstance(value, (list, tuple)) and all(isinstance(v, (str, Path)) for v in value)
-
-
-def degrade(
-    scores: ScoresInput | None = None,
-    *,
-    baseline: str | None = None,
-    candidate: str | None = None,
-    counts: pd.DataFrame | str | Path | None = None,
-    alpha: float = 0.05,
-    permutation: bool = False,
-    n_permutations: int | None = None,
-    n_simulations: int | None = None,
-    seed: int | None = 0,
-    margin: float | None = None,
-    equivalence: float | None = None,
-    tasks: Sequence[str] | None = None,
-    strict: bool = False,
-    options: LoadOptions | None = None,
-    **columns: Any,
-) -> DegradeResult:
-    """Has the candidate (quantized, optimized...) got significantly worse than the baseline?
-
-    Exact one-sided McNemar per task (*When LLMs get significantly worse*, Eq. 5),
-    aggregated over tasks by the pooled, Fisher and max-drop tests; the candidate is flagged
-    when any of them rejects (false-alarm rate at most 3 alpha). Graded scores (several runs
-    averaged, or a continuous metric) get the permutation versions.
-
-    Parameters
-    ----------
-    scores : DataFrame, ScoreSet, str, Path or list, optional
-        Per-item scores holding both models (see :func:`compare` for the forms).
-    baseline, candidate : str
-        The two models in ``scores`` (A = baseline, B = candidate).
-    counts : DataFrame or path, optional
-        Instead of ``scores``: per-task counts with columns ``task, a_only, b_only`` and
-        optionally ``both_correct, both_wrong``.
-    alpha : float
-        Significance level of each of the three tests.
-    permutation : bool
-        Also run the permutation tests on binary scores.
-    n_permutations : int, optional
-        Sign-flip permutations of the permutation tests (default 100,000).
-    n_simulations : int, optional
-        Also run the Monte Carlo max-drop (Algorithm 4) with this many simulations.
-    seed : int or None
-        Seed of the permutations and simulations.
-    margin : float, optional
-        Also test non-inferiority: is the candidate no worse than ``margin`` (a share,
-        0.01 = one point) on every task? (``result.non_inferiority``; it then decides
-        ``result.gate_fails``). Every ``delta`` of the result is baseline minus candidate.
-    equivalence : float, optional
-        Also test equivalence within +/- ``equivalence`` (TOST; ``result.equivalence``).
-    tasks : list of str, optional
-        Select tasks.
-    strict : bool
-        Treat any left-out row as an error.
-    options : LoadOptions, optional
-        With paths: how to read them (format, layout, metric, filter...).
-    **columns
-        Column names of a DataFrame or table file.
-
-    Returns
-    -------
-    DegradeResult
-        ``degraded``, the three p-values, per-task results and the verdict.
-
-    Examples
-    --------
-    >>> import pandas as pd, evalgap
-    >>> counts = pd.DataFrame({"task": ["gsm8k", "mmlu"], "a_only": [60, 30],
-    ...     "b_only": [25, 28]})
-    >>> r = evalgap.degrade(counts=counts)
-    >>> r.degraded, r.max_drop_task
-    (True, 'gsm8k')
-    """
-    from evalgap.jobs.degrade import DEFAULT_PERMUTATIONS as PERMS
-    from evalgap.jobs.degrade import check_roles, degrade_counts, degrade_scores, with_margins
-
-    scores = _renamed(columns, "data", "scores", scores)
-    _check_columns(columns, "degrade")
-    _validate.arguments(
-        alpha=alpha,
-        permutation=permutation,
-        n_permutations=n_permutations,
-        n_simulations=n_simulations,
-        seed=seed,
-        margin=margin,
-        equivalence=equivalence,
-        tasks=tasks,
-        strict=strict,
-    )
-    if counts is not None and (scores is not None or _stored(options) or baseline or candidate):
-        raise InputError(
-            "give either {counts=FILE} (per-task counts) or scores ({scores} with {baseline} "
-            "and {candidate}, or {baseline=PATH} {candidate=PATH}), not both",
-            param="counts",
-        )
-    if counts is not None:
-        ignored = _per_item_options_given(
-            None, tasks, False, strict, options, columns,
-            permutation=permutation, n_permutations=n_permutations is not None,
-        )  # fmt: skip
-        # its own options first: they are what a counts table most plainly cannot honour
-        ignored.sort(key=lambda name: name not in ("permutation", "n_permutations"))
-        if ignored:
-            raise InputError(
-                f"{fields(*ignored)}: for per-item scores ({{scores}}), not {{counts}} "
-                "(per-task counts); leave them out or give scores",
-                param=ignored[0],
-            )
-        if isinstance(counts, (str, Path)):
-            from evalgap.io.tables import read_frame
-
-            frame, source = read_frame(counts), str(counts)
-        elif _is_table(counts):
-            frame, source = counts, "the counts table"
-        else:
-            raise InputError(
-                "{counts} must be a DataFrame or a CSV path; got " + type(counts).__name__,
-                param="counts",
-            )
-        result = degrade_counts(
-            frame,
-            alpha=alpha,
-            n_simulations=n_simulations,
-            seed=seed,
-            source=source,
-            baseline="baseline",
-            candidate="candidate",
-        )
-        return with_margins(result, margin=margin, equivalence=equivalence)
-    if not baseline or not candidate:
-        raise InputError(
-            "name the baseline and the candidate: {baseline} and {candidate} (models of "
-            "{scores}, or paths to each model's outputs)",
-            param="baseline" if not baseline else "candidate",
-        )
-    check_roles(baseline, candidate)
-    paths = [Path(str(x)).exists() for x in (baseline, candidate)]
-    if any(paths) and not all(paths):
-        raise InputError(
-            "{baseline} and {candidate} must both be paths to score files or both model names",
-            param="baseline",
-        )
-    if all(paths) and (scores is not None or _stored(options)):
-        raise InputError(
-            "with {baseline=PATH} {candidate=PATH} (each model's outputs), leave out {scores}",
-            param="scores",
-        )
-    if scores is None and not _stored(options):  # each model from its own outputs
-        score_set, baseline, candidate = _two_outputs(
-            baseline, candidate, options=options, tasks=tasks, strict=strict, **columns
-        )
-        scores = score_set
-    score_set = scores_of(
-        scores,
-        models=[baseline, candidate],
-        tasks=tasks,
-        strict=strict,
-        options=options,
-        **columns,
-    )
-    result = degrade_scores(
-        score_set,
-        baseline,
-        candidate,
-        alpha=alpha,
-        permutation=permutation,
-        n_permutations=PERMS if n_permutations is None else n_permutations,
-        n_simulations=n_simulations,
-        seed=seed,
-    )
-    return with_margins(result, margin=margin, equivalence=equivalence)
-
-
-def _two_outputs(
-    baseline: str, candidate: str, *, options: LoadOptions | None,
-    tasks: Sequence[str] | None, strict: bool, **columns: Any,
-) -> tuple[ScoreSet, str, str]:  # fmt: skip
-    """Align a baseline and a candidate read each from its own path (one model each)."""
-    import pandas as pd
-
-    from evalgap._scores import align as align_frame
-
-    for role, path in (("baseline", baseline), ("candidate", candidate)):
-        if not Path(path).exists():
-            raise InputError(
-                fields(role) + ": without {scores}, the baseline and the candidate are paths "
-                "to each model's outputs; no such file or directory",
-                param=role,
-                **{role: str(path)},
-            )
-    frames: list[pd.DataFrame] = []
-    names: list[str] = []
-    notes: list[str] = []
-    for role, path in (("baseline", baseline), ("candidate", candidate)):
-        table = long_scores(str(path), options=options, **columns)
-        models = list(dict.fromkeys(table.frame["model"]))
-        if len(models) != 1:
-            raise InputError(
-                fields(role) + ": holds {count!s} models ({names!s}); point it at one model's "
-                "outputs",
-                param=role,
-                count=len(models),
-                names=", ".join(models[:5]),
-                **{role: str(path)},
-            )
-        names.append(f"{models[0]} ({Path(path).name})")
-        frames.append(table.frame.assign(model=names[-1]))
-        notes.extend(f"{role}: {note}" for note in table.notes)
-    if names[0] == names[1]:
-        names[1] += " [candidate]"
-        frames[1] = frames[1].assign(model=names[1])
-    score_set = align_frame(
-        pd.concat(frames, ignore_index=True),
-        models=names,
-        tasks=list(tasks) if tasks is not None else None,
-        strict=strict,
-        source=f"{baseline}, {candidate}",
-        notes=notes,
-    )
-    return score_set, names[0], names[1]
-
-
-def trim(
-    scores: ScoresInput | None = None,
-    *,
-    model: str,
-    tasks: Sequence[str] | None = None,
-    strict: bool = False,
-    options: LoadOptions | None = None,
-    **columns: Any,
-) -> TrimResult:
-    """Keep the items whose score varied across a baseline's repeated runs (Section 4.1).
-
-    Items solved right (or wrong) in every run carry no signal for degradation tests;
-    ``result.kept`` lists the others (``task, item_id, correct_share``), for
-    ``degrade(..., )`` on those items.
-
-    Parameters
-    ----------
-    scores : DataFrame, ScoreSet, str, Path or list
-        Per-item scores with several runs per item (name the run column with
-        ``run_column=`` unless it is detected).
-    model : str
-        The baseline model whose runs are read.
-    tasks : list of str, optional
-        Select tasks.
-    strict : bool
-        Treat any left-out row as an error.
-    options : LoadOptions, optional
-        With paths: how to read them (format, layout, metric, filter...).
-    **columns
-        Column names of a DataFrame or table file.
-
-    Returns
-    -------
-    TrimResult
-        The kept items and per-task counts.
-
-    Examples
-    --------
-    >>> import pandas as pd, evalgap
-    >>> runs = pd.DataFrame({"model": "base", "item": ["q1", "q1", "q2", "q2"],
-    ...     "run": [1, 2, 1, 2], "correct": [1, 0, 1, 1]})
-    >>> r = evalgap.trim(runs, model="base", score_column="correct")
-    >>> r.kept["item_id"].tolist()
-    ['q1']
-    """
-    from evalgap.jobs.degrade import trim_items
-
-    scores = _renamed(columns, "data", "scores", scores)
-    _check_columns(columns, "trim")
-    if scores is None and not _stored(options):
-        raise InputError(
-            "nothing to trim: give the baseline's repeated runs, {scores=FILE}", param="scores"
-        )
-    _validate.arguments(model=model, tasks=tasks, strict=strict)
-    score_set = scores_of(
-        scores, models=[model], tasks=tasks, strict=strict, options=options, **columns
-    )
-    return trim_items(score_set, model)
-
-
-def align(
-    scores: ScoresInput | None = None,
-    *,
-    models: Sequence[str] | None = None,
-    tasks: Sequence[str] | None = None,
-    strict: bool = False,
-    complete_case: bool = False,
-    options: LoadOptions | None = None,
-    **columns: Any,
-) -> ScoreSet:
-    """Align per-item scores into a :class:`ScoreSet` (models x items, per task).
-
-    Parameters
-    ----------
-    scores : DataFrame, LongScores, str, Path or list
-        A long table of scores (one row per model, item and optionally task and run) with
-        its own column names, or result files.
-    models, tasks : list of str, optional
-        Select and order what is kept (all, in order of appearance, by default).
-    strict : bool
-        Treat any missing, duplicated or unusable row as an error.
-    complete_case : bool
-        Keep only the items every selected model scored (pairs otherwise use the items
-        both models scored).
-    options : LoadOptions, optional
-        With paths: how to read them (format, layout, metric, filter...).
-    **columns
-        ``model_column``, ``item_column``, ``score_column``, ``task_column``,
-        ``run_column``, ``cluster_column`` (detected when not named).
-
-    Returns
-    -------
-    ScoreSet
-        Scores per task with an :class:`AlignmentReport` saying what was kept and left out.
-
-    Examples
-    --------
-    >>> import pandas as pd, evalgap
-    >>> df = pd.DataFrame({"llm": ["a", "a", "b", "b"], "q": [1, 2, 1, 3],
-    ...     "ok": [1, 0, 1, 1]})
-    >>> s = evalgap.align(df, model_column="llm", item_column="q", score_column="ok")
-    >>> s.models, s.report.items_left_out
-    (('a', 'b'), 2)
-    """
-    scores = _renamed(columns, "data", "scores", scores)
-    if scores is None:
-        raise InputError(
-            "align() needs {scores} (per-item scores: a table, a ScoreSet or result files)",
-            param="scores",
-        )
-    _check_columns(columns, "align")
-    _validate.arguments(models=models, tasks=tasks, strict=strict, complete_case=complete_case)
-    return scores_of(
-        scores,
-        models=models,
-        tasks=tasks,
-        strict=strict,
-        complete_case=complete_case,
-        options=options,
-        **columns,
-    )
-
-
-def _per_item_options_given(
-    models: Sequence[str] | None, tasks: Sequence[str] | None, complete_case: bool,
-    strict: bool, options: LoadOptions | None, columns: dict[str, Any], **job_options: bool,
-) -> list[str]:  # fmt: skip
-    """The per-item score options given (``name=``), which a table of pair counts or of
-    battles cannot honour; ``job_options`` flags the job's own such options as given."""
-    given = {
-        "models": models is not None,
-        "tasks": tasks is not None,
-        "complete_case": bool(complete_case),
-        "strict": bool(strict),
-    }
-    if options is not None:  # each reading option set away from its default, by its name
-        default = type(options)()
-        for f in dataclasses.fields(options):
-            if getattr(options, f.name) != getattr(default, f.name):
-                given[f.name] = True
-    given.update(dict.fromkeys(columns, True))
-    given.update(job_options)
-    return [name for name, used in given.items() if used]
-
-
 # The baseline's model takes this suffix when it has the new log's model name.
 BASELINE_SUFFIX = " (baseline)"
 
@@ -1894,7 +1295,6 @@ def against_baseline(
         result = compare(both, model_a=a, model_b=b, alpha=alpha, power=power, **settings)
         results.append(cast("CompareResult", result))  # a table without by/weights/gold
     return results
-
 
 
 def compare_lm_eval(

@@ -18,22 +18,37 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from evalgap._results import Result, TableResult, plain
 from evalgap._scores import ScoreSet
-from evalgap.errors import InputError, escape
+from evalgap.errors import InputError, escape, fields
 from evalgap.io import counts
+from evalgap.jobs._board import per_item_options_given
+from evalgap.jobs._inputs import (
+    _check_columns,
+    _is_table,
+    _renamed,
+    _stored,
+    long_scores,
+    scores_of,
+)
 from evalgap.jobs._pages import MarkdownPage
 from evalgap.jobs.fragility import Fragility, degrade_fragility
 from evalgap.stats import _validate, aggregation
 from evalgap.stats import noninferiority as ni
 from evalgap.stats import power as pw
 from evalgap.stats.paired import is_binary, summarize_counts
+
+if TYPE_CHECKING:
+    from evalgap._scores import ScoresInput
+    from evalgap.io.options import LoadOptions
 
 DELTA_RULE = 0.02  # Dutta et al. (2024): an accuracy drop above 2 points
 FLIP_RULE = 0.05  # Dutta et al. (2024): a flip rate of 5% or more
@@ -737,3 +752,281 @@ def _margin_row(task: TaskDegradation, test: tuple, verdict: str, alpha: float) 
         "p_value": float(np.maximum(p_low, p_high)),  # NaN (no test) stays NaN
         "equivalent": bool(np.maximum(p_low, p_high) <= alpha),
     }
+
+
+def degrade(
+    scores: ScoresInput | None = None,
+    *,
+    baseline: str | None = None,
+    candidate: str | None = None,
+    counts: pd.DataFrame | str | Path | None = None,
+    alpha: float = 0.05,
+    permutation: bool = False,
+    n_permutations: int | None = None,
+    n_simulations: int | None = None,
+    seed: int | None = 0,
+    margin: float | None = None,
+    equivalence: float | None = None,
+    tasks: Sequence[str] | None = None,
+    strict: bool = False,
+    options: LoadOptions | None = None,
+    **columns: Any,
+) -> DegradeResult:
+    """Has the candidate (quantized, optimized...) got significantly worse than the baseline?
+
+    Exact one-sided McNemar per task (*When LLMs get significantly worse*, Eq. 5),
+    aggregated over tasks by the pooled, Fisher and max-drop tests; the candidate is flagged
+    when any of them rejects (false-alarm rate at most 3 alpha). Graded scores (several runs
+    averaged, or a continuous metric) get the permutation versions.
+
+    Parameters
+    ----------
+    scores : DataFrame, ScoreSet, str, Path or list, optional
+        Per-item scores holding both models (see :func:`compare` for the forms).
+    baseline, candidate : str
+        The two models in ``scores`` (A = baseline, B = candidate).
+    counts : DataFrame or path, optional
+        Instead of ``scores``: per-task counts with columns ``task, a_only, b_only`` and
+        optionally ``both_correct, both_wrong``.
+    alpha : float
+        Significance level of each of the three tests.
+    permutation : bool
+        Also run the permutation tests on binary scores.
+    n_permutations : int, optional
+        Sign-flip permutations of the permutation tests (default 100,000).
+    n_simulations : int, optional
+        Also run the Monte Carlo max-drop (Algorithm 4) with this many simulations.
+    seed : int or None
+        Seed of the permutations and simulations.
+    margin : float, optional
+        Also test non-inferiority: is the candidate no worse than ``margin`` (a share,
+        0.01 = one point) on every task? (``result.non_inferiority``; it then decides
+        ``result.gate_fails``). Every ``delta`` of the result is baseline minus candidate.
+    equivalence : float, optional
+        Also test equivalence within +/- ``equivalence`` (TOST; ``result.equivalence``).
+    tasks : list of str, optional
+        Select tasks.
+    strict : bool
+        Treat any left-out row as an error.
+    options : LoadOptions, optional
+        With paths: how to read them (format, layout, metric, filter...).
+    **columns
+        Column names of a DataFrame or table file.
+
+    Returns
+    -------
+    DegradeResult
+        ``degraded``, the three p-values, per-task results and the verdict.
+
+    Examples
+    --------
+    >>> import pandas as pd, evalgap
+    >>> counts = pd.DataFrame({"task": ["gsm8k", "mmlu"], "a_only": [60, 30],
+    ...     "b_only": [25, 28]})
+    >>> r = evalgap.degrade(counts=counts)
+    >>> r.degraded, r.max_drop_task
+    (True, 'gsm8k')
+    """
+    scores = _renamed(columns, "data", "scores", scores)
+    _check_columns(columns, "degrade")
+    _validate.arguments(
+        alpha=alpha, permutation=permutation, n_permutations=n_permutations,
+        n_simulations=n_simulations, seed=seed, margin=margin, equivalence=equivalence,
+        tasks=tasks, strict=strict,
+    )  # fmt: skip
+    if counts is not None and (scores is not None or _stored(options) or baseline or candidate):
+        raise InputError(
+            "give either {counts=FILE} (per-task counts) or scores ({scores} with {baseline} "
+            "and {candidate}, or {baseline=PATH} {candidate=PATH}), not both",
+            param="counts",
+        )
+    if counts is not None:
+        _refuse_for_counts(tasks, strict, options, columns, permutation, n_permutations)
+        frame, source = _counts_table(counts)
+        result = degrade_counts(
+            frame, alpha=alpha, n_simulations=n_simulations, seed=seed, source=source,
+            baseline="baseline", candidate="candidate",
+        )  # fmt: skip
+        return with_margins(result, margin=margin, equivalence=equivalence)
+    score_set, baseline, candidate = _baseline_and_candidate(
+        scores, baseline, candidate, tasks=tasks, strict=strict, options=options, **columns
+    )
+    result = degrade_scores(
+        score_set, baseline, candidate, alpha=alpha, permutation=permutation,
+        n_permutations=DEFAULT_PERMUTATIONS if n_permutations is None else n_permutations,
+        n_simulations=n_simulations, seed=seed,
+    )  # fmt: skip
+    return with_margins(result, margin=margin, equivalence=equivalence)
+
+
+def _refuse_for_counts(
+    tasks: Sequence[str] | None, strict: bool, options: LoadOptions | None,
+    columns: dict[str, Any], permutation: bool, n_permutations: int | None,
+) -> None:  # fmt: skip
+    """The per-item options a table of per-task counts cannot honour, refused."""
+    ignored = per_item_options_given(
+        None, tasks, False, strict, options, columns,
+        permutation=permutation, n_permutations=n_permutations is not None,
+    )  # fmt: skip
+    # its own options first: they are what a counts table most plainly cannot honour
+    ignored.sort(key=lambda name: name not in ("permutation", "n_permutations"))
+    if ignored:
+        raise InputError(
+            f"{fields(*ignored)}: for per-item scores ({{scores}}), not {{counts}} "
+            "(per-task counts); leave them out or give scores",
+            param=ignored[0],
+        )
+
+
+def _counts_table(counts: object) -> tuple[pd.DataFrame, str]:
+    """The per-task counts as a frame, and what to call their source."""
+    if isinstance(counts, (str, Path)):
+        from evalgap.io.tables import read_frame
+
+        return read_frame(counts), str(counts)
+    if _is_table(counts):
+        return counts, "the counts table"
+    raise InputError(
+        "{counts} must be a DataFrame or a CSV path; got " + type(counts).__name__,
+        param="counts",
+    )
+
+
+def _baseline_and_candidate(
+    scores: ScoresInput | None, baseline: str | None, candidate: str | None, *,
+    tasks: Sequence[str] | None, strict: bool, options: LoadOptions | None, **columns: Any,
+) -> tuple[ScoreSet, str, str]:  # fmt: skip
+    """The two models' aligned scores, from one table (two model names) or from each
+    model's own outputs (two paths), with the names they go by."""
+    if not baseline or not candidate:
+        raise InputError(
+            "name the baseline and the candidate: {baseline} and {candidate} (models of "
+            "{scores}, or paths to each model's outputs)",
+            param="baseline" if not baseline else "candidate",
+        )
+    check_roles(baseline, candidate)
+    paths = [Path(str(x)).exists() for x in (baseline, candidate)]
+    if any(paths) and not all(paths):
+        raise InputError(
+            "{baseline} and {candidate} must both be paths to score files or both model names",
+            param="baseline",
+        )
+    if all(paths) and (scores is not None or _stored(options)):
+        raise InputError(
+            "with {baseline=PATH} {candidate=PATH} (each model's outputs), leave out {scores}",
+            param="scores",
+        )
+    if scores is None and not _stored(options):  # each model from its own outputs
+        scores, baseline, candidate = _two_outputs(
+            baseline, candidate, options=options, tasks=tasks, strict=strict, **columns
+        )
+    score_set = scores_of(
+        scores, models=[baseline, candidate], tasks=tasks, strict=strict, options=options,
+        **columns,
+    )  # fmt: skip
+    return score_set, baseline, candidate
+
+
+def _two_outputs(
+    baseline: str, candidate: str, *, options: LoadOptions | None,
+    tasks: Sequence[str] | None, strict: bool, **columns: Any,
+) -> tuple[ScoreSet, str, str]:  # fmt: skip
+    """Align a baseline and a candidate read each from its own path (one model each)."""
+    from evalgap._scores import align as align_frame
+
+    for role, path in (("baseline", baseline), ("candidate", candidate)):
+        if not Path(path).exists():
+            raise InputError(
+                fields(role) + ": without {scores}, the baseline and the candidate are paths "
+                "to each model's outputs; no such file or directory",
+                param=role,
+                **{role: str(path)},
+            )
+    frames: list[pd.DataFrame] = []
+    names: list[str] = []
+    notes: list[str] = []
+    for role, path in (("baseline", baseline), ("candidate", candidate)):
+        table = long_scores(str(path), options=options, **columns)
+        models = list(dict.fromkeys(table.frame["model"]))
+        if len(models) != 1:
+            raise InputError(
+                fields(role) + ": holds {count!s} models ({names!s}); point it at one model's "
+                "outputs",
+                param=role,
+                count=len(models),
+                names=", ".join(models[:5]),
+                **{role: str(path)},
+            )
+        names.append(f"{models[0]} ({Path(path).name})")
+        frames.append(table.frame.assign(model=names[-1]))
+        notes.extend(f"{role}: {note}" for note in table.notes)
+    if names[0] == names[1]:
+        names[1] += " [candidate]"
+        frames[1] = frames[1].assign(model=names[1])
+    score_set = align_frame(
+        pd.concat(frames, ignore_index=True),
+        models=names,
+        tasks=list(tasks) if tasks is not None else None,
+        strict=strict,
+        source=f"{baseline}, {candidate}",
+        notes=notes,
+    )
+    return score_set, names[0], names[1]
+
+
+def trim(
+    scores: ScoresInput | None = None,
+    *,
+    model: str,
+    tasks: Sequence[str] | None = None,
+    strict: bool = False,
+    options: LoadOptions | None = None,
+    **columns: Any,
+) -> TrimResult:
+    """Keep the items whose score varied across a baseline's repeated runs (Section 4.1).
+
+    Items solved right (or wrong) in every run carry no signal for degradation tests;
+    ``result.kept`` lists the others (``task, item_id, correct_share``), for
+    ``degrade(..., )`` on those items.
+
+    Parameters
+    ----------
+    scores : DataFrame, ScoreSet, str, Path or list
+        Per-item scores with several runs per item (name the run column with
+        ``run_column=`` unless it is detected).
+    model : str
+        The baseline model whose runs are read.
+    tasks : list of str, optional
+        Select tasks.
+    strict : bool
+        Treat any left-out row as an error.
+    options : LoadOptions, optional
+        With paths: how to read them (format, layout, metric, filter...).
+    **columns
+        Column names of a DataFrame or table file.
+
+    Returns
+    -------
+    TrimResult
+        The kept items and per-task counts.
+
+    Examples
+    --------
+    >>> import pandas as pd, evalgap
+    >>> runs = pd.DataFrame({"model": "base", "item": ["q1", "q1", "q2", "q2"],
+    ...     "run": [1, 2, 1, 2], "correct": [1, 0, 1, 1]})
+    >>> r = evalgap.trim(runs, model="base", score_column="correct")
+    >>> r.kept["item_id"].tolist()
+    ['q1']
+    """
+    scores = _renamed(columns, "data", "scores", scores)
+    _check_columns(columns, "trim")
+    if scores is None and not _stored(options):
+        raise InputError(
+            "nothing to trim: give the baseline's repeated runs, {scores=FILE}", param="scores"
+        )
+    _validate.arguments(model=model, tasks=tasks, strict=strict)
+    score_set = scores_of(
+        scores, models=[model], tasks=tasks, strict=strict, options=options, **columns
+    )
+    return trim_items(score_set, model)

@@ -14,17 +14,24 @@ The items to run next are the most informative at the estimated ability.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from evalgap._results import RowResult, TableResult
 from evalgap._scores import ScoreSet
 from evalgap.errors import InputError
+from evalgap.jobs._board import files_only
+from evalgap.jobs._inputs import _models, _renamed, _stored, scores_of
 from evalgap.stats import _validate
 from evalgap.stats import estimate as est
 from evalgap.stats.stratified import IRTFit, fit_2pl
+
+if TYPE_CHECKING:
+    from evalgap._scores import ScoresInput
+    from evalgap.io.options import LoadOptions
 
 # Abilities beyond the reference board's range by more than this (in its SD units) are
 # extrapolations the calibration does not cover.
@@ -265,3 +272,77 @@ def _held_out_fit(ref: np.ndarray, j: int) -> tuple[np.ndarray, np.ndarray]:
     """The 2PL's item parameters without reference model ``j``."""
     fit = fit_2pl(np.delete(ref, j, axis=0))
     return fit.slope, fit.intercept
+
+
+def estimate(
+    scores: ScoresInput | None = None,
+    *,
+    reference: ScoresInput | None = None,
+    alpha: float = 0.05,
+    next_count: int = 50,
+    models: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
+    options: LoadOptions | None = None,
+    **columns: Any,
+) -> EstimateResult:
+    """A new model's full-benchmark score from a few of its items, with an honest interval.
+
+    A 2PL item-response model is fitted on a reference board scored on the whole benchmark;
+    each new model's score is its own answers where it has them and the fitted model's
+    probabilities at its estimated ability elsewhere. The interval is split conformal: each
+    reference model, held out of the fit, is estimated from the same items the new model
+    answered, and the spread of those errors sets the half-width; an ability outside the
+    reference board's range is flagged as an extrapolation. The items to run next (the most
+    informative at the estimated ability) come with each estimate.
+
+    Parameters
+    ----------
+    scores : DataFrame, ScoreSet, str, Path or list
+        The new models' per-item scores on some of the benchmark's items.
+    reference : DataFrame, ScoreSet, str, Path or list
+        A board of models scored on the benchmark (the same task and item ids).
+    alpha : float
+        One minus the intervals' level.
+    next_count : int
+        Items to propose to run next, per model.
+    models, tasks : list of str, optional
+        Select the new models and the tasks (of both).
+    options : LoadOptions, optional
+        With paths: how to read them.
+    **columns
+        Column names of DataFrames or table files (both inputs).
+
+    Returns
+    -------
+    EstimateResult
+        One estimate per new model (``score``, ``interval``, ``n_items``, ``next_items``).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, evalgap
+    >>> rng = np.random.default_rng(0)
+    >>> skill = np.linspace(-1.5, 1.5, 25)
+    >>> a, c = rng.uniform(0.5, 2, 800), rng.normal(0, 1, 800)
+    >>> p = 1 / (1 + np.exp(-(np.outer(skill, a) + c)))
+    >>> y = (rng.random(p.shape) < p).astype(int)
+    >>> board = pd.DataFrame([(f"m{k}", i, y[k, i]) for k in range(24) for i in range(800)],
+    ...                      columns=["model", "item_id", "score"])
+    >>> new = pd.DataFrame([("new", i, y[24, i]) for i in range(0, 800, 8)],
+    ...                    columns=["model", "item_id", "score"])
+    >>> r = evalgap.estimate(new, reference=board)
+    >>> e = r.estimates[0]
+    >>> e.n_items, bool(e.interval[0] <= y[24].mean() <= e.interval[1])
+    (100, True)
+    """
+    _validate.arguments(alpha=alpha, models=models, tasks=tasks)
+    if (scores is None and not _stored(options)) or reference is None:
+        raise InputError(
+            "give the new models' {scores} and a {reference} board scored on the benchmark",
+            param="reference" if reference is None else "scores",
+        )
+    board = scores_of(reference, tasks=tasks, options=files_only(options), **columns)
+    new = scores_of(
+        _renamed(columns, "data", "scores", scores), models=_models(models, options),
+        tasks=tasks, options=options, **columns,
+    )  # fmt: skip
+    return estimate_scores(board, new, alpha=alpha, next_count=next_count)
