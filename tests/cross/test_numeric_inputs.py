@@ -20,7 +20,7 @@ from scipy import stats
 
 from evalgap.cli import main
 from evalgap.errors import InputError
-from evalgap.jobs.compare import compare_counts, compare_scores
+from evalgap.jobs.compare_pair import compare_counts, compare_scores
 from evalgap.jobs.plan import plan, plan_degradation
 from evalgap.stats import resample
 

@@ -14,7 +14,7 @@ import pytest
 
 from evalgap._scores import align
 from evalgap.jobs.audit import audit_counts, audit_scores
-from evalgap.jobs.compare import compare_counts, compare_scores
+from evalgap.jobs.compare_pair import compare_counts, compare_scores
 from evalgap.stats import power as pw
 from evalgap.stats import resample
 

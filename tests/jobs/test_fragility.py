@@ -58,7 +58,7 @@ def test_graded_pair_removal_set_reverses_the_paired_t_verdict():
     assert t.claim == "A" and t.items_to_flip is not None
     assert t.lower_bound <= t.items_to_flip
     # with ids (the table route names them); here by position
-    from evalgap.jobs.compare import compare_scores
+    from evalgap.jobs.compare_pair import compare_scores
 
     named = compare_scores(a, b, item_ids=ids, **QUIET, n_permutations=0)
     drop = np.isin(ids, named.fragility["paired_t"].item_ids)
@@ -80,7 +80,7 @@ def test_counts_give_counts_and_json_carries_every_test():
 
 def test_item_ids_must_match_the_scores():
     from evalgap import InputError
-    from evalgap.jobs.compare import compare_scores
+    from evalgap.jobs.compare_pair import compare_scores
 
     with pytest.raises(InputError, match="item_ids"):
         compare_scores([1, 0, 1], [0, 0, 1], item_ids=["a", "b"])

@@ -39,7 +39,7 @@ def report(log_path: str | Path, baseline: str | Path, *, model: str | None = No
     """Compare the log with its baseline, write the results beside it, return the text
     printed at the end of the task."""
     from evalgap.io._write import atomic_write
-    from evalgap.jobs.api import against_baseline
+    from evalgap.jobs.compare import against_baseline
     from evalgap.report.json_output import to_json
     from evalgap.report.markdown import result_markdown
     from evalgap.report.sentences import baseline_line

@@ -1,445 +1,82 @@
-"""The ``compare`` job: is the gap between two models real, and could this benchmark resolve it?
+"""The ``compare`` job's front door: one paired gap, from whatever form the scores take.
 
-Given a 2x2 table or two aligned score arrays, :func:`compare_counts` and
-:func:`compare_scores` run every paired test that fits the data (the McNemar family for
-binary scores; the paired t and sign-flip tests for graded scores; the paired bootstrap of
-Definition 2 for both), interval estimates of the gap, and the resolution diagnostics of
-*Resolution Diagnostics* Section 3: N* (Eq. 3/6), the MDE (Eq. 4), q = N/N* and the verdict,
-with a bootstrap interval for N* and the correlation sensitivity of Section 6.2.
+:func:`compare` reads its data (two score arrays, the four 2x2 counts, or a table of per-item
+scores with two model names), refuses what it cannot honour, and hands the pair to its
+recipe: :mod:`evalgap.jobs.compare_pair` for one pair, :mod:`evalgap.jobs.compare_groups`
+within groups (``by=``), :mod:`evalgap.jobs.weighted` under a sampling design (``weights=``)
+and :mod:`evalgap.jobs.gold` on the gold scale (gold labels). Each variant builds on the
+one-pair recipe, so the front door sits above them all. :func:`against_baseline` and
+:func:`compare_lm_eval` compare what an inspect_ai log or lm-eval's ``simple_evaluate`` gives.
+
+Nothing heavy is imported at module level: ``compare`` from counts needs NumPy and SciPy
+only; pandas is loaded when a table is given.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import math
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+import numbers
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 
-import numpy as np
-
-from evalgap._results import Result
-from evalgap.errors import InputError
-from evalgap.jobs._pages import MarkdownPage
-from evalgap.jobs.fragility import Fragility, pair_fragility
-from evalgap.jobs.pair_tests import PairTests, pair_tests
-from evalgap.stats import _validate, intervals, resample, tests
-from evalgap.stats import power as pw
-from evalgap.stats.paired import (
-    PairedSummary,
-    counts_from_scores,
-    is_binary,
-    summarize_counts,
-    summarize_moments,
+from evalgap.errors import InputError, escape, fields
+from evalgap.jobs._board import judge_source, refuse_gold_clusters
+from evalgap.jobs._inputs import (
+    _check_columns,
+    _is_source,
+    _is_table,
+    _renamed,
+    _stored,
+    long_scores,
+    scores_of,
 )
+from evalgap.jobs.compare_pair import (
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_REQUIRED_N_BOOTSTRAP,
+    compare_counts,
+    compare_scores,
+)
+from evalgap.stats import _validate
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from evalgap._scores import AlignmentReport
-    from evalgap.stats._types import Alternative, ArrayLike, CountOrArray, FloatOrArray
+    from evalgap._scores import ScoresInput
+    from evalgap.io.options import LoadOptions
+    from evalgap.jobs.compare_groups import CompareGroupsResult
+    from evalgap.jobs.compare_pair import CompareResult
+    from evalgap.jobs.gold import GoldCompareResult
+    from evalgap.jobs.weighted import WeightedCompareResult
+    from evalgap.stats._types import Alternative, ArrayLike
 
-DEFAULT_BOOTSTRAP = 10_000
-DEFAULT_REQUIRED_N_BOOTSTRAP = 500  # Appendix I: "N* CI, B = 500 bootstrap"
-DEFAULT_PERMUTATIONS = 10_000
-CORRELATION_SHIFT = pw.CORRELATION_SHIFT
+    class _CompareSettings(TypedDict):
+        """The settings ``compare`` hands to each comparison."""
 
-
-@dataclass(frozen=True, repr=False)
-class PValues(Result):
-    """p-values of one comparison, by test; None where a test does not apply.
-
-    Not a table (no ``to_frame()``): its entries are the rows of
-    :meth:`CompareResult.to_frame` (one per test).
-
-    Attributes
-    ----------
-    mcnemar, mcnemar_cc : float or None
-        McNemar's chi-square test, without and with continuity correction (binary scores).
-    exact, mid_p : float or None
-        The exact conditional binomial test on the discordant items, and its mid-p.
-    paired_t, sign_flip : float or None
-        The paired t test and the sign-flip permutation test (graded scores).
-    bootstrap : float or None
-        The paired percentile bootstrap of Definition 2.
-    """
-
-    mcnemar: float | None = None
-    mcnemar_cc: float | None = None
-    exact: float | None = None
-    mid_p: float | None = None
-    paired_t: float | None = None
-    sign_flip: float | None = None
-    bootstrap: float | None = None
-
-    def __repr__(self) -> str:
-        given = {k: v for k, v in self.to_dict().items() if v is not None}
-        return f"PValues({', '.join(f'{k}={v:.4g}' for k, v in given.items())})"
+        alpha: float
+        power: float
+        alternative: Alternative
+        n_bootstrap: int
+        n_bootstrap_required_n: int
+        seed: int | None
 
 
-@dataclass(frozen=True, repr=False)
-class RequiredNInterval(Result):
-    """Bootstrap percentile interval of N* (Section 6.1, Appendix I).
-
-    Not a table (no ``to_frame()``): an interval of one number (N*), part of
-    :class:`CompareResult`.
-
-    Attributes
-    ----------
-    low, high : float
-        The 5th and 95th percentiles of N* over the resamples (``inf`` when a resample has
-        no gap; None in JSON).
-    level : float
-        The interval's coverage, 0.90.
-    n_resamples : int
-        Bootstrap draws.
-    straddles_n : bool
-        True when the interval contains the benchmark's size N: the verdict is not robust.
-    """
-
-    low: float
-    high: float
-    level: float
-    n_resamples: int
-    straddles_n: bool
-    _headline = ("low", "high", "straddles_n")
+# The baseline's model takes this suffix when it has the new log's model name.
+BASELINE_SUFFIX = " (baseline)"
 
 
-@dataclass(frozen=True, repr=False)
-class CorrelationSensitivity(Result):
-    """The verdict recomputed at a perturbed correlation (clamped to the admissible range).
-
-    Not a table (no ``to_frame()``): one row of ``CompareResult.correlation_sensitivity``.
-
-    Attributes
-    ----------
-    correlation : float
-        The perturbed correlation (Section 6.2: the estimate -/+ 0.1, clamped).
-    required_n : int or None
-        N* at that correlation.
-    resolution_ratio : float
-        q = N / N* at that correlation.
-    resolved : bool
-        Whether q >= 1.
-    """
-
-    correlation: float
-    required_n: int | None
-    resolution_ratio: float
-    resolved: bool
-    _headline = ("correlation", "required_n", "resolved")
-
-
-@dataclass(frozen=True, repr=False)
-class BootstrapResult(Result):
-    """The paired percentile bootstrap of Definition 2.
-
-    Not a table (no ``to_frame()``): a few numbers of one pair;
-    :meth:`CompareResult.to_frame` holds its p-value.
-
-    Attributes
-    ----------
-    n_resamples : int or None
-        Monte Carlo draws; None for the exact bootstrap.
-    seed : int or None
-        The seed of the Monte Carlo draws; None for the exact bootstrap.
-    p_value : float
-        The bootstrap p-value.
-    ci : Interval
-        The percentile interval of the gap.
-    method : str
-        ``"exact"`` for binary pairs (the bootstrap law summed over the 2x2 multinomial: no
-        resamples, no seed, no Monte Carlo error) or ``"monte_carlo"`` for graded scores.
-    monte_carlo_se : float or None
-        The standard error of a Monte Carlo p-value.
-    """
-
-    method: str
-    n_resamples: int | None
-    seed: int | None
-    p_value: float
-    monte_carlo_se: float | None
-    ci: intervals.Interval
-    _headline = ("method", "p_value")
-
-    @property
-    def p_floor(self) -> float:
-        """The resolution of a Monte Carlo p-value (1/B); 0 for the exact bootstrap."""
-        return 1.0 / self.n_resamples if self.n_resamples else 0.0
-
-
-@dataclass(frozen=True, repr=False)
-class CompareResult(MarkdownPage, Result):
-    """Everything ``evalgap compare`` reports about one paired gap (A minus B).
-
-    Attributes
-    ----------
-    model_a, model_b : str
-        The two models; the gap is A minus B.
-    binary : bool
-        True for 0/1 scores (McNemar family), False for graded scores.
-    n_items : int
-        Items both models scored (N).
-    accuracy_a, accuracy_b, delta : float
-        Mean scores and their difference on those items.
-    both_correct, a_only, b_only, both_wrong : int or None
-        The 2x2 cells (binary); for graded scores ``a_only``/``b_only`` count the items where
-        A or B scored higher and the other two are None.
-    correlation : float or None
-        The per-item correlation of the two models' scores (None when a model is constant).
-    sd_diff, se : float
-        sigma_D, the SD of the per-item differences (Eq. 2), and the SE of the gap.
-    alpha, power, alternative
-        The settings.
-    p_values : PValues
-        Every test that fits the data.
-    ci : Interval
-        The primary interval of the gap (Newcombe for binary, bootstrap for graded scores).
-    intervals : tuple of Interval
-        Every interval computed.
-    required_n : int or None
-        N*, the items needed to resolve this gap at (alpha, power) (Eq. 3/6).
-    required_n_discordant : int or None
-        Connor's discordance-form N* (binary).
-    mde : float or None
-        The minimum detectable effect at N items (Eq. 4).
-    resolution_ratio : float or None
-        q = N / N*; the benchmark resolves the gap when q >= 1.
-    resolved : bool
-        Whether q >= 1.
-    unpaired_required_n : int or None
-        N* if the items were not paired (the calculator pitfall).
-    paired_efficiency : float or None
-        unpaired N* / paired N*.
-    required_n_interval : RequiredNInterval or None
-        The bootstrap interval of N* (Section 6.1).
-    correlation_sensitivity : tuple of CorrelationSensitivity
-        N* and the verdict at rho -/+ 0.1 (Section 6.2).
-    bootstrap : BootstrapResult or None
-        The paired bootstrap (None when skipped).
-    fragility : Fragility or None
-        Items to flip: for each test the verdict uses (exact and chi-square, or paired t and
-        sign test, and resolution), the fewest items whose removal reverses it, and which.
-    alignment : AlignmentReport or None
-        What the alignment kept and left out (per-item inputs).
-    notes : tuple of str
-        Everything the result needs said beside the numbers.
-    verdict : str
-        One plain sentence (a property).
-    """
-
-    model_a: str
-    model_b: str
-    binary: bool
-    n_items: int
-    accuracy_a: float
-    accuracy_b: float
-    delta: float
-    both_correct: int | None
-    a_only: int
-    b_only: int
-    both_wrong: int | None
-    correlation: float | None
-    sd_diff: float
-    se: float
-    alpha: float
-    power: float
-    alternative: str
-    p_values: PValues
-    ci: intervals.Interval
-    intervals: tuple[intervals.Interval, ...]
-    required_n: int | None
-    required_n_discordant: int | None
-    mde: float | None
-    resolution_ratio: float | None
-    resolved: bool
-    unpaired_required_n: int | None
-    paired_efficiency: float | None
-    required_n_interval: RequiredNInterval | None
-    correlation_sensitivity: tuple[CorrelationSensitivity, ...]
-    bootstrap: BootstrapResult | None
-    fragility: Fragility | None = None
-    alignment: AlignmentReport | None = None
-    notes: tuple[str, ...] = field(default=())
-    _derived = ("verdict",)
-    _headline = ("delta", "n_items", "required_n")
-
-    @property
-    def too_few_items(self) -> bool:
-        """Whether fewer items differ than any valid test needs at alpha (the tests give no
-        verdict, and N*, the MDE and q are not estimated)."""
-        return any(note.startswith("too few items") for note in self.notes)
-
-    @property
-    def verdict(self) -> str:
-        """One plain sentence: what the tests say and whether the benchmark resolves the gap."""
-        from evalgap.report.sentences import compare_verdict
-
-        return compare_verdict(self)
-
-    def to_frame(self) -> pd.DataFrame:
-        """Return the tests as a table: one row per test with its p-value.
-
-        Returns
-        -------
-        pandas.DataFrame
-            Columns ``test, p_value``, for the tests that apply to these scores.
-        """
-        import pandas as pd
-
-        rows = [(k, v) for k, v in self.p_values.to_dict().items() if v is not None]
-        return pd.DataFrame(rows, columns=["test", "p_value"])
-
-
-def compare_counts(
-    both_correct: int,
-    a_only: int,
-    b_only: int,
-    both_wrong: int,
-    *,
-    alpha: float = 0.05,
-    power: float = 0.8,
-    alternative: Alternative = "two-sided",
-    n_bootstrap: int = DEFAULT_BOOTSTRAP,
-    n_bootstrap_required_n: int = DEFAULT_REQUIRED_N_BOOTSTRAP,
-    seed: int | None = 0,
-    model_a: str = "A",
-    model_b: str = "B",
-    alignment: AlignmentReport | None = None,
-) -> CompareResult:
-    """Compare two models from the 2x2 counts of a binary evaluation on shared items.
-
-    Runs McNemar (chi-square, continuity-corrected), the exact conditional binomial test
-    and its mid-p, the paired bootstrap of Definition 2 computed exactly (its law is the
-    multinomial on the four cells: no resampling, the same p whatever the seed), Wald and
-    Newcombe intervals, N* (Eq. 6) with its bootstrap interval (B = ``n_bootstrap_required_n``
-    multinomial draws), Connor's discordance-form N*, the MDE (Eq. 4), q and the correlation
-    sensitivity. ``n_bootstrap=0`` skips the bootstrap test (any other value runs the exact
-    one); ``n_bootstrap_required_n=0`` skips the N* interval. Work and memory do not grow
-    with N (4e9 items take milliseconds).
-
-    Parameters
-    ----------
-    both_correct, a_only, b_only, both_wrong : int
-        The 2x2 counts: items both models got right, only A, only B, neither.
-    alpha, power : float
-        Significance level and target power, in (0, 1).
-    alternative : {"two-sided", "greater", "less"}
-        ``"greater"``: H1 is that A is better.
-    n_bootstrap, n_bootstrap_required_n : int
-        Resamples of the bootstrap test (graded scores) and of the N* interval; 0 skips.
-    seed : int or None
-        Seed of every resampling step.
-    model_a, model_b : str
-        Labels of the two models.
-    alignment : AlignmentReport, optional
-        The alignment report of the scores, carried into the result.
-
-    Returns
-    -------
-    CompareResult
-        Tests, intervals, N*, MDE, q and the verdict.
-
-    Examples
-    --------
-    >>> r = compare_counts(7986, 295, 249, 1512)
-    >>> r.required_n, round(r.resolution_ratio, 2), r.resolved
-    (20256, 0.5, False)
-    """
-    _check_settings(alpha, power, alternative, n_bootstrap, n_bootstrap_required_n, seed)
-    _validate.arguments(
-        both_correct=both_correct,
-        a_only=a_only,
-        b_only=b_only,
-        both_wrong=both_wrong,
-        model_a=model_a,
-        model_b=model_b,
-    )
-    s = summarize_counts(both_correct, a_only, b_only, both_wrong)
-    n = int(s.n_items)
-    too_few = _too_few_items(int(s.a_only) + int(s.b_only), alpha, alternative)
-    pt = pair_tests(
-        binary=[True], n_items=[n], delta=[float(s.delta)], sd_diff=[float(s.sd_diff)],
-        a_only=[int(s.a_only)], b_only=[int(s.b_only)], both_correct=[both_correct],
-        both_wrong=[both_wrong], alpha=alpha, power=power, alternative=alternative,
-    )  # fmt: skip
-    p = PValues(
-        mcnemar=float(pt.p_mcnemar[0]),
-        mcnemar_cc=float(pt.p_mcnemar_cc[0]),
-        exact=float(pt.p_exact[0]),
-        mid_p=float(pt.p_mid_p[0]),
-    )
-    newcombe = pt.interval(0)
-    wald = intervals.wald_interval(s.delta, s.se, alpha)
-    boot = req_ci = None
-    if n_bootstrap and not too_few:
-        boot = _exact_bootstrap(s.a_only, s.b_only, n, alpha, alternative)
-        p = dataclasses.replace(p, bootstrap=boot.p_value)
-    if n_bootstrap_required_n and s.sd_diff > 0 and _estimable(s.delta, too_few, alternative):
-        levels = _levels(alpha, power, alternative)
-        bounds = pw.required_n_bootstrap_interval(
-            s.a_only, s.b_only, n, n_bootstrap_required_n, seed, **levels
-        )
-        req_ci = _required_n_interval(bounds, n, n_bootstrap_required_n)
-    variance_a = float(s.accuracy_a * (1 - s.accuracy_a))
-    variance_b = float(s.accuracy_b * (1 - s.accuracy_b))
-    discordant = pw.required_n_discordant(
-        s.a_only, s.b_only, n, alpha=alpha, power=power, alternative=alternative
-    )
-    return with_fragility(
-        _assemble(
-            s,
-            p,
-            pt,
-            primary=newcombe,
-            all_intervals=(newcombe, wald) + ((boot.ci,) if boot else ()),
-            alpha=alpha,
-            power_=power,
-            alternative=alternative,
-            bootstrap=boot,
-            req_ci=req_ci,
-            variances=(variance_a, variance_b),
-            cells=(int(both_correct), int(both_wrong)),
-            required_discordant=discordant,
-            model_a=model_a,
-            model_b=model_b,
-            alignment=alignment,
-            extra_notes=(too_few,) if too_few else (),
-            too_few=bool(too_few),
-        )
-    )
-
-
-def with_fragility(
-    result: CompareResult,
-    scores_a: ArrayLike | None = None,
+def compare(
+    scores: ScoresInput | ArrayLike | None = None,
     scores_b: ArrayLike | None = None,
-    item_ids: ArrayLike | None = None,
-) -> CompareResult:
-    """Return ``result`` with its items to flip (naming the items when scores and ids are
-    given)."""
-    fragility = pair_fragility(
-        a_only=result.a_only,
-        b_only=result.b_only,
-        n_items=result.n_items,
-        binary=result.binary,
-        alpha=result.alpha,
-        power=result.power,
-        alternative=result.alternative,  # type: ignore[arg-type]
-        model_a=result.model_a,
-        model_b=result.model_b,
-        required_n=result.required_n,
-        resolved=result.resolved,
-        scores_a=scores_a,
-        scores_b=scores_b,
-        item_ids=item_ids,
-    )
-    return dataclasses.replace(result, fragility=fragility)
-
-
-def compare_scores(
-    scores_a: ArrayLike,
-    scores_b: ArrayLike,
     *,
+    both_correct: int | None = None,
+    a_only: int | None = None,
+    b_only: int | None = None,
+    both_wrong: int | None = None,
+    model_a: str | None = None,
+    model_b: str | None = None,
+    by: str | None = None,
+    adjustment: Literal["holm", "bonferroni", "sidak", "bh"] = "holm",
     alpha: float = 0.05,
     power: float = 0.8,
     alternative: Alternative = "two-sided",
@@ -447,395 +84,645 @@ def compare_scores(
     n_bootstrap_required_n: int = DEFAULT_REQUIRED_N_BOOTSTRAP,
     n_permutations: int = DEFAULT_PERMUTATIONS,
     seed: int | None = 0,
-    model_a: str = "A",
-    model_b: str = "B",
-    alignment: AlignmentReport | None = None,
-    item_ids: ArrayLike | None = None,
-) -> CompareResult:
-    """Compare two models from aligned per-item scores (1-D arrays, binary or graded).
+    complete_case: bool = False,
+    strict: bool = False,
+    tasks: Sequence[str] | None = None,
+    weights: str | Path | pd.DataFrame | ArrayLike | None = None,
+    strata: str | ArrayLike | None = None,
+    gold_column: str | None = None,
+    gold: ScoresInput | None = None,
+    cost_gold: float = 1.0,
+    cost_judge: float = 0.0,
+    options: LoadOptions | None = None,
+    **columns: Any,
+) -> CompareResult | CompareGroupsResult | WeightedCompareResult | GoldCompareResult:
+    """Test one paired gap (A minus B) and say whether the benchmark can resolve it.
 
-    Binary scores are reduced to their 2x2 counts and compared exactly as by
-    :func:`compare_counts`. Graded scores get the paired t test, the sign-flip permutation
-    test, the paired bootstrap (Definition 2), t/Wald/bootstrap intervals and N* from the
-    standard deviation of the per-item differences (Eq. 3).
+    Give the data in one of three forms:
+
+    * two score arrays, ``scores`` of model A and ``scores_b`` of model B (aligned, one
+      score per item, binary or graded);
+    * the four 2x2 counts of a binary comparison (``both_correct=``, ``a_only=``,
+      ``b_only=``, ``both_wrong=``);
+    * a table of per-item scores as ``scores`` -- a long DataFrame (name its columns with
+      ``model_column=``, ``item_column=``, ``score_column=``, ...; unnamed ones are
+      detected), a ScoreSet, or a path (or list of paths) to result files -- with
+      ``model_a=`` and ``model_b=`` naming the two models. Each pair uses the items both
+      models scored; what is left out is counted in ``result.alignment``.
 
     Parameters
     ----------
-    scores_a, scores_b : array_like
-        Aligned per-item scores of A and B (1-D, the same length, no missing values).
-    n_permutations : int
-        Sign-flip permutations of the graded test; 0 skips it.
+    scores : array_like, DataFrame, ScoreSet, str or Path, optional
+        A table of per-item scores (with ``model_a=`` and ``model_b=``; the
+        ``--scores`` of the command line), or model A's scores beside ``scores_b``.
+    scores_b : array_like, optional
+        Model B's scores, aligned with ``scores`` (two arrays).
+    both_correct, a_only, b_only, both_wrong : int, optional
+        The 2x2 counts of a binary comparison (instead of scores).
+    model_a, model_b : str, optional
+        The models to compare in a table; labels of the arrays otherwise.
+    by : str, optional
+        With a table: compare within each group -- ``"task"``, or a column name -- and
+        pooled, with p-values adjusted over groups by ``adjustment``.
+    adjustment : {"holm", "bonferroni", "sidak", "bh"}
+        The multiplicity correction over groups (with ``by``).
     alpha, power : float
         Significance level and target power, in (0, 1).
     alternative : {"two-sided", "greater", "less"}
-        ``"greater"``: H1 is that A is better.
-    n_bootstrap, n_bootstrap_required_n : int
-        Resamples of the bootstrap test (graded scores) and of the N* interval; 0 skips.
+        ``"greater"``: H1 is that A is better; ``"less"``: that B is better.
+    n_bootstrap : int
+        Resamples of the paired bootstrap test for graded scores (binary pairs use its
+        exact law); 0 skips it.
+    n_bootstrap_required_n : int
+        Resamples of the N* bootstrap interval; 0 skips it.
+    n_permutations : int
+        Sign-flip permutations for graded scores; 0 skips the test.
     seed : int or None
         Seed of every resampling step.
-    model_a, model_b : str
-        Labels of the two models.
-    alignment : AlignmentReport, optional
-        The alignment report of the scores, carried into the result.
-    item_ids : array_like, optional
-        The items' ids, aligned with the scores: the items to flip are then named.
+    complete_case, strict : bool
+        With a table: keep only items every model scored; treat any left-out row as an error.
+    tasks : list of str, optional
+        With a table: the tasks to keep.
+    weights : str, Path, DataFrame or array_like, optional
+        Items sampled with unequal probabilities (a stratified design): each item's weight
+        ``1 / pi_i`` -- a column of the scores table, a design file or DataFrame with
+        ``item_id``, ``weight`` (optionally ``stratum``, ``task``), or with two score
+        arrays an array. The gap is then the weighted (Horvitz-Thompson) estimate of the
+        full benchmark's gap with a design-based SE (:mod:`evalgap.stats.weighted`).
+    strata : str or array_like, optional
+        With ``weights``: the stratum of each item (a column, or an array). With gold
+        labels: a column holding each item's stratum, within which the labels were drawn at
+        random (at any rate per stratum); the gold-scale gap is then stratified by it (and
+        by task).
+    gold_column : str, optional
+        The scores are a judge's; this column of the table holds a gold score (a human, or
+        a stronger judge) on some items, empty elsewhere. The gap is then estimated on the
+        gold scale by paired PPI++ (:mod:`evalgap.stats.ppi`), the judge-only figures kept
+        beside it.
+    gold : DataFrame, ScoreSet, str or Path, optional
+        The gold scores as a second source instead (model, item, score; the same items'
+        ids and tasks as the judge's).
+    cost_gold, cost_judge : float
+        With gold labels: the price of a gold label and of a judged item (both models'
+        answers); with ``cost_judge`` > 0 the result gives the cheapest mix of both that
+        resolves the gap.
+    options : LoadOptions, optional
+        With paths: how to read them (format, layout, metric, filter...).
+    **columns
+        With a DataFrame or paths: ``model_column``, ``item_column``, ``score_column``,
+        ``task_column``, ``run_column``, ``cluster_column``.
 
     Returns
     -------
     CompareResult
-        Tests, intervals, N*, MDE, q and the verdict.
+        Tests, intervals, N*, MDE, q = N/N* and the verdict (``CompareGroupsResult`` with
+        ``by``; ``WeightedCompareResult`` with ``weights``; ``GoldCompareResult`` with
+        gold labels).
 
     Examples
     --------
-    >>> import numpy as np
-    >>> a = np.array([0.9, 0.7, 0.8, 0.6, 0.95, 0.5])
-    >>> b = np.array([0.8, 0.7, 0.6, 0.65, 0.9, 0.4])
-    >>> r = compare_scores(a, b, n_bootstrap=0, n_bootstrap_required_n=0, n_permutations=0)
-    >>> r.binary, round(r.delta, 4), round(r.p_values.paired_t, 3)
-    (False, 0.0667, 0.121)
+    >>> import evalgap
+    >>> r = evalgap.compare(both_correct=7986, a_only=295, b_only=249, both_wrong=1512)
+    >>> r.n_items, r.required_n, round(r.resolution_ratio, 2)
+    (10042, 20256, 0.5)
+    >>> round(r.p_values.exact, 3), r.resolved
+    (0.054, False)
     """
-    _check_settings(alpha, power, alternative, n_bootstrap, n_bootstrap_required_n, seed)
-    _validate.whole_number(n_permutations, "n_permutations", 0)
-    a, b = _numeric(scores_a, "scores_a"), _numeric(scores_b, "scores_b")
-    if a.ndim != 1 or a.shape != b.shape:
-        raise InputError("compare_scores needs two 1-D score arrays of the same length")
-    spread = 0.0  # each moment of the differences must be finite (their squares beyond 1e154 not)
-    if np.isfinite(a).all() and np.isfinite(b).all():  # NaN and inf are refused below, by name
-        with np.errstate(over="ignore"):
-            spread = float(np.abs(a - b).max(initial=0.0))
-    if spread > 1e150:
-        raise InputError(
-            f"scores differ by up to {spread:.3g}: beyond about 1e150 the variance of the "
-            "differences overflows; rescale the scores"
-        )
-    if item_ids is not None and np.shape(item_ids) != a.shape:
-        raise InputError(
-            f"{{item_ids}} must give one id per score ({a.size}); got {np.size(item_ids)}",
-            param="item_ids",
-        )
-    if is_binary(a) and is_binary(b):
-        counted = compare_counts(
-            *map(int, counts_from_scores(a, b)),
-            alpha=alpha,
-            power=power,
-            alternative=alternative,
-            n_bootstrap=n_bootstrap,
-            n_bootstrap_required_n=n_bootstrap_required_n,
-            seed=seed,
-            model_a=model_a,
-            model_b=model_b,
-            alignment=alignment,
-        )
-        return with_fragility(counted, a, b, item_ids)
-    s = summarize_moments(a, b)
-    outside = bool(np.any((a < 0) | (a > 1) | (b < 0) | (b > 1)))
-    n = int(s.n_items)
-    if n < 2:
-        raise InputError("graded comparisons need at least 2 shared items")
-    d = a - b
-    too_few = _too_few_items(int(s.a_only) + int(s.b_only), alpha, alternative)
-    # The same "no spread" as summarize_moments (spread within rounding of the scale is none).
-    sd_sample = float(d.std(ddof=1)) if s.sd_diff > 0 else 0.0
-    pt = pair_tests(
-        binary=[False], n_items=[n], delta=[float(s.delta)], sd_diff=[float(s.sd_diff)],
-        a_only=[int(s.a_only)], b_only=[int(s.b_only)], sd_sample=[sd_sample], alpha=alpha,
-        power=power, alternative=alternative,
-    )  # fmt: skip
-    p = PValues(paired_t=float(pt.p_paired_t[0]))
-    if n_permutations:
-        flip = tests.sign_flip_test(
-            a,
-            b,
-            n_resamples=n_permutations,
-            alternative=alternative,
-            seed=resample.child_seed(seed, "sign_flip"),
-        )
-        p = dataclasses.replace(p, sign_flip=float(flip.p_value))
-    t_ci = pt.interval(0)
-    wald = intervals.wald_interval(s.delta, s.se, alpha)
-    boot = req_ci = None
-    if n_bootstrap and not too_few:
-        draws = resample.paired_bootstrap(
-            d, n_bootstrap, seed, alpha=alpha, alternative=alternative
-        )
-        boot = _bootstrap_result(draws, seed, alpha)
-        p = dataclasses.replace(p, bootstrap=boot.p_value)
-    if n_bootstrap_required_n and s.sd_diff > 0 and _estimable(s.delta, too_few, alternative):
-        bounds = pw.required_n_bootstrap_interval(
-            n_resamples=n_bootstrap_required_n,
-            seed=seed,
-            differences=d,
-            **_levels(alpha, power, alternative),
-        )
-        req_ci = _required_n_interval(bounds, n, n_bootstrap_required_n)
-    result = _assemble(
-        s,
-        p,
-        pt,
-        primary=boot.ci if boot else t_ci,
-        all_intervals=((boot.ci,) if boot else ()) + (t_ci, wald),
-        alpha=alpha,
-        power_=power,
-        alternative=alternative,
-        bootstrap=boot,
-        req_ci=req_ci,
-        variances=(float(a.var()), float(b.var())),
-        cells=(None, None),
-        required_discordant=None,
-        model_a=model_a,
-        model_b=model_b,
-        alignment=alignment,
-        extra_notes=((_outside_unit_interval(a, b),) if outside else ())
-        + ((too_few,) if too_few else ()),
-        too_few=bool(too_few),
-    )
-    return with_fragility(result, a, b, item_ids)
 
-
-def _numeric(scores: object, name: str) -> np.ndarray:
-    """Return scores as floats; strings or objects are refused (NaN is checked later)."""
-    try:
-        arr = np.asarray(scores)
-    except (TypeError, ValueError):
-        arr = np.asarray([object()])
-    if arr.dtype.kind not in "biuf":
-        raise InputError(f"{name} must be an array of numeric scores; got {arr.dtype} values")
-    return arr.astype(float)
-
-
-def _too_few_items(differing: int, alpha: float, alternative: Alternative) -> str:
-    """Return the note of the minimum-items rule, or "" when there are enough items."""
-    needed = int(tests.min_differing_items(alpha, alternative))
-    if differing >= needed:
-        return ""
-    smallest_p = 2.0 ** (1 - differing) if alternative == "two-sided" else 2.0**-differing
-    return (
-        f"too few items: only {differing:,} item{'s' if differing != 1 else ''} differ "
-        f"between the models, and at alpha={_validate.show(float(alpha))} no valid test can "
-        f"reject with fewer than {needed} (all {differing:,} signs alike give a sign-flip "
-        f"p of {_validate.show(min(smallest_p, 1.0))}); the bootstrap is not run, the "
-        "tests give no verdict, and N*, the MDE and q are not estimated (the spread of the "
-        "differences rests on those few items)"
-    )
-
-
-def _estimable(delta: FloatOrArray, too_few: str, alternative: Alternative) -> bool:
-    """Whether N*, the MDE and q are estimated (enough differing items, tested side)."""
-    return not too_few and not bool(pw.opposes_alternative(delta, alternative))
-
-
-def _outside_unit_interval(a: np.ndarray, b: np.ndarray) -> str:
-    low, high = min(a.min(), b.min()), max(a.max(), b.max())
-    return (
-        f"scores lie outside [0, 1] (from {low:g} to {high:g}): they are compared as "
-        "real-valued scores; the McNemar tests need 0/1 scores"
-    )
-
-
-def _assemble(
-    s: PairedSummary,
-    p: PValues,
-    pt: PairTests,
-    *,
-    primary: intervals.Interval,
-    all_intervals: tuple[intervals.Interval, ...],
-    alpha: float,
-    power_: float,
-    alternative: Alternative,
-    bootstrap: BootstrapResult | None,
-    req_ci: RequiredNInterval | None,
-    variances: tuple[float, float],
-    cells: tuple[int | None, int | None],
-    required_discordant: FloatOrArray | None,
-    model_a: str,
-    model_b: str,
-    alignment: AlignmentReport | None,
-    extra_notes: tuple[str, ...] = (),
-    too_few: bool = False,
-) -> CompareResult:
-    """Assemble the result; N*, the MDE and q are left out (None, not resolved) when the
-    differences have no spread, when fewer items differ than any valid test needs (their
-    spread is not estimable from so few), and N* is infinite (q = 0) when the gap lies on the
-    side a one-sided alternative does not test."""
-    n = int(s.n_items)
-    kw: dict[str, Any] = {"alpha": alpha, "power": power_, "alternative": alternative}
-    notes = list(extra_notes)
-    degenerate = bool(s.sd_diff == 0) or too_few
-    against = bool(pw.opposes_alternative(float(s.delta), alternative))
-    floor = float(pt.required_n_floor[0])
-    if too_few:
-        required = mde = q = math.nan
-    elif degenerate:
-        # Every item differs the same way (or not at all): the plug-in sigma_D is 0 and
-        # Equations (3)-(4) would claim N* = 0 and MDE = 0, artefacts of the estimate.
-        notes.append(
-            "every item differs between the models in the same way, so the per-item "
-            "differences have no spread and N*, the MDE and q cannot be estimated from these "
-            "data; plan with an assumed correlation instead (evalgap plan)"
-        )
-        required = mde = q = math.nan
-    else:
-        required = float(pt.required_n[0])
-        formula = float(pt.required_n_formula[0])
-        if formula < floor:
-            notes.append(
-                f"Eq. 3 gives N* = {formula:.3g}, fewer items than hold the "
-                f"{int(tests.min_differing_items(alpha, alternative))} differing items any valid "
-                f"test needs at alpha={_validate.show(float(alpha))}; N* is raised to "
-                f"{math.ceil(floor * (1 - 1e-12)):,}, the items that hold that many at this "
-                "sample's rate of differing items"
-            )
-        mde = float(pw.mde(n, s.sd_diff, **kw))
-        q = float(pt.resolution_ratio[0])
-    if against:
-        side = "A" if alternative == "greater" else "B"
-        notes.append(
-            f"the observed gap ({s.delta + 0.0:+.4g}) lies on the side the one-sided "
-            f"alternative ({alternative}: {side} better) does not test: it is no evidence for "
-            "that alternative, and no number of items resolves a gap in the tested direction "
-            "from this estimate (N* infinite, q = 0)"
-        )
-    if req_ci is not None and not degenerate:
-        # The bootstrap's N* obeys the same floor (a resample with no spread gives N* = 0).
-        low, high = max(req_ci.low, floor), max(req_ci.high, floor)
-        req_ci = dataclasses.replace(req_ci, low=low, high=high, straddles_n=bool(low <= n <= high))
-    unpaired = math.nan  # independent items with constant scores are degenerate as well
-    if variances[0] + variances[1] > 0 and not too_few and not against:
-        unpaired = float(pw.unpaired_required_n(s.delta, variances[0], variances[1], **kw))
-    correlation = float(s.correlation) if np.isfinite(s.correlation) else None
-    if correlation is None:
-        notes.append("the correlation is undefined because one model's scores are constant")
-    return CompareResult(
-        model_a=model_a,
-        model_b=model_b,
-        binary=bool(s.binary),  # one pair
-        n_items=n,
-        accuracy_a=float(s.accuracy_a),
-        accuracy_b=float(s.accuracy_b),
-        delta=float(s.delta) + 0.0,  # never -0.0
-        both_correct=cells[0],
-        a_only=int(s.a_only),
-        b_only=int(s.b_only),
-        both_wrong=cells[1],
-        correlation=correlation,
-        sd_diff=float(s.sd_diff),
-        se=float(s.se),
-        alpha=float(alpha),
-        power=float(power_),
-        alternative=alternative,
-        p_values=p,
-        ci=primary,
-        intervals=tuple(all_intervals),
-        required_n=pw.round_up(required),
-        required_n_discordant=pw.round_up(float(required_discordant))
-        if required_discordant is not None and not too_few and not against
-        else None,
-        mde=None if degenerate else mde,
-        resolution_ratio=None if degenerate else q,
-        resolved=bool(pt.resolved[0]),
-        unpaired_required_n=pw.round_up(unpaired),
-        paired_efficiency=(unpaired / required)
-        if math.isfinite(required) and required > 0
-        else None,
-        required_n_interval=req_ci,
-        correlation_sensitivity=(
-            _sensitivity(s, variances, n, kw)
-            if correlation is not None and not too_few and not against
-            else ()
-        ),
-        bootstrap=bootstrap,
-        alignment=alignment,
-        notes=tuple(notes),
-    )
-
-
-def _sensitivity(
-    s: PairedSummary, variances: tuple[float, float], n: int, kw: dict[str, Any]
-) -> tuple[CorrelationSensitivity, ...]:
-    """N* and the verdict at rho -/+ 0.1 (Section 6.2), marginals held at their estimates."""
-    out = []
-    for shift in (-CORRELATION_SHIFT, CORRELATION_SHIFT):
-        rho, required, q = pw.correlation_sensitivity(
-            s.delta,
-            variances[0],
-            variances[1],
-            s.correlation,
-            n,
-            shift,
-            binary=s.binary,
-            accuracy_a=s.accuracy_a,
-            accuracy_b=s.accuracy_b,
-            **kw,
-        )
-        out.append(
-            CorrelationSensitivity(
-                correlation=float(rho),
-                required_n=pw.round_up(float(required)),
-                resolution_ratio=float(q),
-                resolved=bool(q >= 1),
-            )
-        )
-    return tuple(out)
-
-
-def _bootstrap_result(
-    draws: resample.PairedBootstrap, seed: int | None, alpha: float
-) -> BootstrapResult:
-    ci = intervals.Interval(draws.low, draws.high, "bootstrap_percentile", 1.0 - alpha)
-    return BootstrapResult(
-        n_resamples=draws.n_resamples,
-        seed=seed,
-        p_value=float(draws.p_value),
-        ci=ci,
-        method="monte_carlo",
-        monte_carlo_se=float(draws.monte_carlo_se),
-    )
-
-
-def _exact_bootstrap(
-    a_only: CountOrArray, b_only: CountOrArray, n: int, alpha: float, alternative: Alternative
-) -> BootstrapResult:
-    """The bootstrap of a binary pair from its exact law (no resampling, no seed)."""
-    p = float(resample.binary_bootstrap_p_value(a_only, b_only, n, alternative))
-    low, high = resample.binary_bootstrap_interval(a_only, b_only, n, alpha)
-    ci = intervals.Interval(float(low), float(high), "bootstrap_percentile", 1.0 - alpha)
-    return BootstrapResult(
-        n_resamples=None, seed=None, p_value=p, ci=ci, method="exact", monte_carlo_se=None
-    )
-
-
-def _required_n_interval(
-    bounds: tuple[FloatOrArray, FloatOrArray], n: int, n_resamples: int
-) -> RequiredNInterval:
-    """The 5th-95th percentile interval of bootstrap N* (Appendix I) and whether it holds N."""
-    low, high = float(bounds[0]), float(bounds[1])
-    return RequiredNInterval(
-        low=low,
-        high=high,
-        level=0.90,
-        n_resamples=int(n_resamples),
-        straddles_n=bool(low <= n <= high),
-    )
-
-
-def _levels(alpha: float, power_: float, alternative: Alternative) -> dict[str, Any]:
-    return {"alpha": alpha, "power": power_, "alternative": alternative}
-
-
-def _check_settings(
-    alpha: float, power_: float, alternative: Alternative, n_bootstrap: int,
-    n_bootstrap_required_n: int, seed: int | None,
-) -> None:  # fmt: skip
-    """Validate every option before any work, each error naming its parameter."""
+    settings: _CompareSettings = {
+        "alpha": alpha, "power": power, "alternative": alternative, "n_bootstrap": n_bootstrap,
+        "n_bootstrap_required_n": n_bootstrap_required_n, "seed": seed,
+    }  # fmt: skip
+    counts = (both_correct, a_only, b_only, both_wrong)
+    a = _renamed(columns, "a", "scores", scores)  # model A's scores, or a table
+    b = _renamed(columns, "b", "scores_b", scores_b)  # model B's scores
+    _check_columns(columns, "compare")
     _validate.arguments(
-        alpha=alpha,
-        power=power_,
-        alternative=alternative,
-        n_bootstrap=n_bootstrap,
-        n_bootstrap_required_n=n_bootstrap_required_n,
-        seed=seed,
+        both_correct=both_correct, a_only=a_only, b_only=b_only, both_wrong=both_wrong,
+        model_a=model_a, model_b=model_b, by=by, adjustment=adjustment, alpha=alpha,
+        power=power, alternative=alternative, n_bootstrap=n_bootstrap,
+        n_bootstrap_required_n=n_bootstrap_required_n, n_permutations=n_permutations,
+        seed=seed, complete_case=complete_case, strict=strict, tasks=tasks,
+    )  # fmt: skip
+    judged = gold_column is not None or gold is not None
+    columns = _strata_as_clusters(strata, weights, judged, options, columns)
+    _check_gold(judged, gold_column, gold, cost_gold, cost_judge, weights=weights, by=by)
+    if by is None and adjustment != "holm":
+        raise InputError(
+            "{adjustment} corrects over the groups of {by}; give {by} or leave it",
+            param="adjustment",
+        )
+    if any(c is not None for c in counts):
+        _refuse_beside_counts(counts, a, b, options, by=by, weights=weights, judged=judged)
+        given = cast("tuple[int, int, int, int]", counts)  # none is None (checked above)
+        return compare_counts(*given, model_a=model_a or "A", model_b=model_b or "B", **settings)
+    _refuse_without_scores(a, options, weights, by, n_bootstrap, n_bootstrap_required_n,
+                           n_permutations, seed)  # fmt: skip
+    if b is not None and not _is_table(b) and not _is_table(a):
+        return _compare_arrays(
+            a, b, model_a or "A", model_b or "B", by=by, judged=judged, gold_column=gold_column,
+            weights=weights, strata=strata, settings=settings, n_permutations=n_permutations,
+        )  # fmt: skip
+    model_a, model_b = _table_pair(a, b, model_a, model_b)
+    read = {"tasks": tasks, "complete_case": complete_case, "strict": strict, "options": options}
+    if by is not None:
+        return _compare_by(a, model_a, model_b, by, adjustment, settings, n_permutations,
+                           columns=columns, **read)  # fmt: skip
+    return _compare_table(
+        a, model_a, model_b, weights=weights, strata=strata, judged=judged,
+        gold=(gold_column, gold, cost_gold, cost_judge), settings=settings,
+        n_permutations=n_permutations, read=read, columns=columns,
+    )  # fmt: skip
+
+
+def _strata_as_clusters(
+    strata: object, weights: object, judged: bool, options: LoadOptions | None,
+    columns: dict[str, Any],
+) -> dict[str, Any]:  # fmt: skip
+    """The column options, with gold labels drawn by stratum read as the judge's clusters;
+    ``strata`` without a design or gold labels refused."""
+    if strata is not None and weights is None and not judged:
+        raise InputError(
+            "{strata} goes with {weights} (a stratified item sample) or with gold labels drawn "
+            "by stratum ({gold_column}); give one",
+            param="strata",
+        )
+    if judged and strata is None:
+        refuse_gold_clusters(columns, options)
+    if not judged or strata is None:
+        return columns
+    if not isinstance(strata, str):
+        raise InputError(
+            "{strata} with gold labels names a column of the scores table (each item's "
+            "stratum); got " + escape(type(strata).__name__),
+            param="strata",
+        )
+    if columns.get("cluster_column") or (options is not None and options.cluster_column):
+        raise InputError(
+            "{strata} and {cluster_column}: with gold labels, give the strata alone",
+            param="strata",
+        )
+    return {**columns, "cluster_column": strata}
+
+
+def _refuse_beside_counts(
+    counts: tuple[int | None, ...], a: object, b: object, options: LoadOptions | None, *,
+    by: str | None, weights: object, judged: bool,
+) -> None:  # fmt: skip
+    """The four 2x2 counts: all of them, alone, and of a real comparison."""
+    if a is not None or b is not None or _stored(options):
+        raise InputError(
+            "give either scores ({scores} and {scores_b}, or a table) or the four 2x2 counts "
+            "({both_correct}, {a_only}, {b_only}, {both_wrong}), not both",
+            param="scores",
+        )
+    names = ("both_correct", "a_only", "b_only", "both_wrong")
+    missing = [n for n, v in zip(names, counts, strict=True) if v is None]
+    if missing:
+        raise InputError(
+            f"missing {fields(*missing)}: give all four 2x2 counts, "
+            "or a table of scores ({scores}) with {model_a} and {model_b}",
+            param=missing[0],
+        )
+    if by is not None:
+        raise InputError("{by} needs per-item scores; 2x2 counts have no groups", param="by")
+    if weights is not None or judged:
+        raise InputError(
+            ("{gold_column} and {gold}" if judged else "{weights} and {strata}")
+            + " need per-item {scores}; 2x2 counts have no items",
+            param="gold_column" if judged else "weights",
+        )
+    if sum(int(c) for c in cast("tuple[int, ...]", counts)) == 0:
+        raise InputError("the four counts add up to 0 items; give the counts of a real comparison")
+
+
+def _refuse_without_scores(
+    a: object, options: LoadOptions | None, weights: object, by: str | None,
+    n_bootstrap: object, n_bootstrap_required_n: object, n_permutations: object, seed: object,
+) -> None:  # fmt: skip
+    """Scores to compare, and a weighted gap's settings that would be ignored, refused."""
+    if a is None and not _stored(options):
+        raise InputError(
+            "nothing to compare: give two score arrays, a table of scores ({scores}) with "
+            "{model_a} and {model_b}, or the four 2x2 counts",
+            param="scores",
+        )
+    if weights is not None and by is not None:
+        raise InputError(
+            "{by} with {weights}: the weighted gap is one estimate of the whole benchmark; "
+            "compare one group at a time with {tasks}",
+            param="by",
+        )
+    if weights is not None:
+        _refuse_resampling(n_bootstrap, n_bootstrap_required_n, n_permutations, seed)
+
+
+def _compare_arrays(
+    a: Any, b: ArrayLike, model_a: str, model_b: str, *, by: str | None, judged: bool,
+    gold_column: str | None, weights: object, strata: object, settings: _CompareSettings,
+    n_permutations: int,
+) -> CompareResult | WeightedCompareResult:  # fmt: skip
+    """Two score arrays: the paired comparison, or the weighted one with ``weights``."""
+    if by is not None:
+        raise InputError("{by} needs a table of scores with groups; got two arrays", param="by")
+    if judged:
+        raise InputError(
+            "gold labels ({gold_column} or {gold}) go with a table of scores, where each "
+            "label finds its model and item; got two arrays",
+            param="gold_column" if gold_column is not None else "gold",
+        )
+    # Score arrays from here on: compare_scores and weighted_result refuse, in one line,
+    # anything else (a path, a ScoreSet, an array of text)
+    if weights is not None:
+        from evalgap.jobs.weighted import weighted_result
+
+        return weighted_result(
+            a, b,
+            cast("ArrayLike", weights),  # refused in one line unless an array of numbers
+            cast("ArrayLike | None", strata), model_a=model_a, model_b=model_b,
+            alpha=settings["alpha"], power=settings["power"],
+            alternative=settings["alternative"],
+        )  # fmt: skip
+    return compare_scores(
+        a, b, model_a=model_a, model_b=model_b, n_permutations=n_permutations, **settings
     )
-    _validate.levels(alpha, power_, alternative)
-    _validate.whole_number(n_bootstrap, "n_bootstrap", 0)
-    _validate.whole_number(n_bootstrap_required_n, "n_bootstrap_required_n", 0)
-    resample.seed_sequence(seed)
+
+
+def _table_pair(a: object, b: object, model_a: str | None, model_b: str | None) -> tuple[str, str]:
+    """The two models of a table of scores, named and different."""
+    if b is not None:
+        raise InputError(
+            "give a table of scores as {scores} alone, with {model_a} and {model_b}",
+            param="model_a",
+        )
+    if a is not None and not _is_source(a):
+        raise InputError(
+            escape(
+                f"compare(scores, scores_b) needs two score arrays (got one {type(a).__name__}), "
+            )
+            + "or a table of scores with {model_a} and {model_b}, or the four 2x2 counts",
+            param="scores",
+        )
+    if not model_a or not model_b:
+        raise InputError(
+            "a table of scores needs {model_a} and {model_b} (the two models to compare)",
+            param="model_a" if not model_a else "model_b",
+        )
+    if model_a == model_b:
+        raise InputError(
+            "{model_a!n} and {model_b!n} are both {value!r}; name two models",
+            param="model_a",
+            value=model_a,
+        )
+    return model_a, model_b
+
+
+def _compare_table(
+    a: Any, model_a: str, model_b: str, *, weights: object, strata: object, judged: bool,
+    gold: tuple[str | None, Any, float, float], settings: _CompareSettings,
+    n_permutations: int, read: dict[str, Any], columns: dict[str, Any],
+) -> CompareResult | WeightedCompareResult | GoldCompareResult:  # fmt: skip
+    """Two models of a table of scores: on the gold scale with gold labels, weighted under
+    a design, else paired on the items both scored."""
+    options = read["options"]
+    design = None if weights is None else _design(a, weights, strata, options, columns)
+    judge, judge_column = _judge_of(a, judged, strata, options, columns)
+    score_set = scores_of(judge, models=[model_a, model_b], **read, **columns)
+    if judged:
+        from evalgap.jobs.gold import compare_gold
+
+        gold_column, labels, cost_gold, cost_judge = gold
+        return compare_gold(
+            a, score_set, model_a, model_b, gold_column=gold_column, gold=labels,
+            cost_gold=cost_gold, cost_judge=cost_judge,
+            settings=dict(settings, n_permutations=n_permutations), judge_column=judge_column,
+            strata=strata is not None, tasks=read["tasks"], strict=read["strict"],
+            options=options, **columns,
+        )  # fmt: skip
+    if design is not None:
+        from evalgap.jobs.weighted import compare_weighted
+
+        return compare_weighted(
+            score_set, model_a, model_b, design, alpha=settings["alpha"],
+            power=settings["power"], alternative=settings["alternative"],
+        )  # fmt: skip
+    x, y = score_set.pair(model_a, model_b)
+    result = compare_scores(
+        x, y, model_a=model_a, model_b=model_b, alignment=score_set.report,
+        item_ids=score_set.pair_items(model_a, model_b), n_permutations=n_permutations,
+        **settings,
+    )  # fmt: skip
+    from evalgap.jobs.compare_groups import pooling_note
+
+    note = pooling_note(score_set)
+    if note:
+        import dataclasses
+
+        result = dataclasses.replace(result, notes=(*result.notes, note))
+    return result
+
+
+def _design(
+    a: Any, weights: object, strata: object, options: LoadOptions | None,
+    columns: dict[str, Any],
+) -> Any:  # fmt: skip
+    """The sampling design of the items: a weight column, a design file or a DataFrame."""
+    from evalgap.jobs.weighted import design_table
+
+    if a is None and not _is_table(weights) and not Path(str(weights)).is_file():
+        raise InputError(
+            "{weights}: with {store}, give the design file (item_id, weight[, stratum, "
+            "stratum_size]); a store keeps no weight column",
+            param="weights",
+            weights=str(weights),
+        )
+    # a column name, design file or DataFrame; anything else is refused in one line
+    design_given = cast("str | Path | pd.DataFrame", weights)
+    column = cast("str | None", strata)  # a stratum column's name, else refused in one line
+    return design_table(design_given, column, data=a, options=options, **columns)
+
+
+def _judge_of(
+    a: Any, judged: bool, strata: object, options: LoadOptions | None, columns: dict[str, Any]
+) -> tuple[Any, str | None]:
+    """The judge's scores and score column (see :func:`judge_source`), an error about the
+    strata column naming it as such."""
+    try:
+        return judge_source(a, judged, options, columns)
+    except InputError as error:  # the strata column is read as the judge's cluster column
+        if strata is None or "(given for the cluster)" not in str(error):
+            raise
+        raise InputError(
+            escape(str(error).replace("(given for the cluster)", "(given as the strata)"))
+        ) from None
+
+
+def _check_gold(
+    judged: bool, gold_column: object, gold: object, cost_gold: float, cost_judge: float,
+    *, weights: object, by: object,
+) -> None:  # fmt: skip
+    """Gold labels' settings: refused where they would be ignored."""
+    for name, value in (("cost_gold", cost_gold), ("cost_judge", cost_judge)):
+        if value is None:
+            raise InputError(
+                "{"
+                + name
+                + "} must be a number (the price of "
+                + ("a gold label" if name == "cost_gold" else "a judged item")
+                + "); got None",
+                param=name,
+            )
+    _validate.arguments(cost_gold=cost_gold, cost_judge=cost_judge)
+    if not float(cost_gold) > 0 or not float(cost_judge) >= 0:
+        bad = "cost_gold" if not float(cost_gold) > 0 else "cost_judge"
+        raise InputError(
+            "{cost_gold} must be > 0 and {cost_judge} >= 0 (the prices of a gold label and of "
+            "a judged item)",
+            param=bad,
+        )
+    if not judged and (cost_gold != 1.0 or cost_judge != 0.0):
+        raise InputError(
+            "{cost_gold} and {cost_judge} price gold labels and judged items; give the gold "
+            "labels ({gold_column} or {gold}) or leave them",
+            param="cost_gold" if cost_gold != 1.0 else "cost_judge",
+        )
+    if not judged:
+        return
+    if cost_gold != 1.0 and cost_judge == 0.0:
+        raise InputError(
+            "{cost_gold} prices a gold label against a judged item: give {cost_judge} > 0 too "
+            "(the cheapest mix of both), or leave it",
+            param="cost_gold",
+        )
+    if weights is not None or by is not None:
+        raise InputError(
+            "gold labels with {weights} or {by}: the gold-scale gap is one estimate over the "
+            "judged items; compare one group at a time with {tasks}",
+            param="weights" if weights is not None else "by",
+        )
+
+
+def _refuse_resampling(
+    n_bootstrap: object, n_bootstrap_required_n: object, n_permutations: object, seed: object
+) -> None:
+    """The weighted (design-based) test resamples nothing: its resampling settings are refused
+    when set away from their defaults rather than ignored."""
+    given = {
+        "n_bootstrap": (n_bootstrap, DEFAULT_BOOTSTRAP),
+        "n_bootstrap_required_n": (n_bootstrap_required_n, DEFAULT_REQUIRED_N_BOOTSTRAP),
+        "n_permutations": (n_permutations, DEFAULT_PERMUTATIONS),
+        "seed": (seed, 0),
+    }
+    for name, (value, default) in given.items():
+        same = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+        if value is not default and not (same and value == default):
+            raise InputError(
+                fields(name) + ": the weighted gap's design-based test resamples nothing; "
+                "leave it at its default with {weights}",
+                param=name,
+            )
+
+
+def _compare_by(
+    data: ScoresInput, model_a: str, model_b: str, by: str,
+    adjustment: Literal["holm", "bonferroni", "sidak", "bh"], settings: _CompareSettings,
+    n_permutations: int, **kw: Any,
+) -> CompareGroupsResult:  # fmt: skip
+    from evalgap.jobs.compare_groups import compare_by_group
+
+    columns = dict(kw.pop("columns"))
+    if by != "task" and _is_table(data) and by not in data.columns:
+        raise InputError(
+            "{by}: the table has no column {by!r} to group by (columns: {columns!s}); "
+            "{by=task} groups by the task column",
+            param="by",
+            by=by,
+            columns=", ".join(map(str, data.columns[:8])),
+        )
+    if by != "task":
+        given = columns.get("task_column")
+        if given and given != by:
+            raise InputError(
+                "{by} and {task_column} name different columns; {by=COLUMN} groups by that column",
+                param="by",
+                by=by,
+                task_column=given,
+            )
+        columns["task_column"] = by
+    from evalgap._scores import ScoreSet
+
+    if not isinstance(data, ScoreSet):
+        data = long_scores(data, options=kw.pop("options", None), **columns)
+        if by != "task" and data.columns.get("task") != by:
+            raise InputError(
+                "{by}: {source!s} has no column {by!r} to group by (use {by=task} for a "
+                "log's tasks)",
+                param="by",
+                by=by,
+                source=data.source,
+            )
+    score_set = scores_of(data, models=[model_a, model_b], **kw)
+    return compare_by_group(
+        score_set,
+        model_a,
+        model_b,
+        by=by,
+        adjustment=adjustment,
+        n_permutations=n_permutations,
+        **settings,
+    )
+
+
+def against_baseline(
+    log: str | Path,
+    baseline: str | Path,
+    *,
+    model: str | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    **settings: Any,
+) -> list[CompareResult]:
+    """Compare each task of the inspect_ai log ``log`` with the same task in ``baseline``.
+
+    Parameters
+    ----------
+    log : str or Path
+        The new run's log (``.eval`` or ``.json``).
+    baseline : str or Path
+        A baseline log, or a folder of logs (its latest log of each task and model is used).
+    model : str, optional
+        The baseline model, when the folder holds several for the task.
+    alpha, power : float
+        As for :func:`evalgap.compare`.
+    **settings
+        Other settings of :func:`evalgap.compare` (``n_bootstrap``, ``seed``...).
+
+    Returns
+    -------
+    list of CompareResult
+        One per task of ``log``: the new model as A, the baseline's as B (named with
+        ``" (baseline)"`` when both have one name), on the samples both scored.
+
+    Examples
+    --------
+    The inspect_ai extension runs this at the end of each task; a baseline that is not
+    there is one line of error:
+
+    >>> import evalgap
+    >>> evalgap.against_baseline("logs/new.eval", "no/such/folder")
+    Traceback (most recent call last):
+    evalgap.errors.InputError: log=: no such file or folder 'logs/new.eval'
+    """
+    import pandas as pd
+
+    from evalgap._scores import LongScores
+    from evalgap.io.inspect_logs import read_inspect
+
+    new_path, base_path = Path(log), Path(baseline)
+    for name, path in (("log", new_path), ("baseline", base_path)):
+        if not path.exists():
+            raise InputError(
+                "{" + name + "}" + escape(f": no such file or folder {str(path)!r}"), param=name
+            )
+    new_read, base_read = read_inspect([new_path]), read_inspect([base_path])
+    results = []
+    for task, mine in new_read.frame.groupby("task", sort=False):
+        theirs = _baseline_rows(base_read.frame, task, base_path, model)
+        a = str(mine["model"].iloc[0])
+        b = str(theirs["model"].iloc[0])
+        if a == b:
+            b = b + BASELINE_SUFFIX
+            theirs = theirs.assign(model=b)
+        # the two logs as the reader gives them, as `evalgap compare` on both files reads them
+        both = LongScores(
+            frame=pd.concat([theirs, mine], ignore_index=True),
+            source=f"{base_path}, {new_path}",
+            columns=new_read.columns,
+            notes=tuple(dict.fromkeys((*base_read.notes, *new_read.notes))),
+        )
+        result = compare(both, model_a=a, model_b=b, alpha=alpha, power=power, **settings)
+        results.append(cast("CompareResult", result))  # a table without by/weights/gold
+    return results
+
+
+def _baseline_rows(base: pd.DataFrame, task: Any, base_path: Path, model: str | None) -> Any:
+    """The baseline's rows of ``task``: of its one model, or of ``model``."""
+    theirs = base[base["task"] == task]
+    if theirs.empty:
+        tasks = ", ".join(sorted(map(str, base["task"].unique()))) or "none"
+        raise InputError(
+            escape(f"{base_path}: no log of task {task!r}; tasks there: {tasks}"),
+            param="baseline",
+        )
+    models = list(dict.fromkeys(theirs["model"].astype(str)))
+    if model is not None:
+        if model not in models:
+            raise InputError(
+                escape(f"{base_path}: no model {model!r} ran task {task!r}; models: ")
+                + escape(", ".join(models)),
+                param="model",
+            )
+        return theirs[theirs["model"].astype(str) == model]
+    if len(models) > 1:
+        raise InputError(
+            escape(f"{base_path}: {len(models)} models ran task {task!r} ({', '.join(models)}); ")
+            + "name the baseline's with {model}",
+            param="model",
+        )
+    return theirs
+
+
+def compare_lm_eval(
+    results_a: Any,
+    results_b: Any,
+    *,
+    model_a: str = "a",
+    model_b: str = "b",
+    metric: Any = None,
+    filter_name: str | None = None,
+    by: str | None = None,
+    **settings: Any,
+) -> CompareResult | CompareGroupsResult:
+    """Compare two lm-evaluation-harness runs from the dicts ``simple_evaluate`` returns.
+
+    Parameters
+    ----------
+    results_a, results_b : dict
+        What ``lm_eval.simple_evaluate(..., log_samples=True)`` returned for each run.
+    model_a, model_b : str
+        The runs' names (the dicts carry none when the model was passed as an object).
+    metric, filter_name
+        lm-eval's metric (one name, or ``task=name``) and the filter of tasks scored under
+        several (see :func:`evalgap.read_lm_eval_results`).
+    by : str, optional
+        ``"task"``: compare within each task, p-values adjusted over tasks.
+    **settings
+        Other settings of :func:`evalgap.compare` (``alpha``, ``power``, ``seed``...).
+
+    Returns
+    -------
+    CompareResult or CompareGroupsResult
+        As :func:`evalgap.compare` gives them on the runs' ``--log_samples`` files.
+
+    Examples
+    --------
+    Without ``log_samples=True`` a run's dict has no per-item scores, and that is said:
+
+    >>> import evalgap
+    >>> evalgap.compare_lm_eval({"results": {}}, {"results": {}})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    evalgap.errors.InputError: results=['a'] has no per-sample records; ...
+    """
+    from evalgap.io.lm_eval import read_lm_eval_results
+
+    if model_a == model_b:
+        raise InputError(
+            "{model_a!n} and {model_b!n} are both {value!r}; name the two runs apart",
+            param="model_a",
+            value=model_a,
+        )
+    long = read_lm_eval_results(
+        {model_a: results_a, model_b: results_b}, metric=metric, filter_name=filter_name
+    )
+    result = compare(long, model_a=model_a, model_b=model_b, by=by, **settings)
+    return cast("CompareResult | CompareGroupsResult", result)

@@ -20,7 +20,7 @@ from evalgap._results import Result
 from evalgap._scores import ScoreSet
 from evalgap.errors import InputError, escape
 from evalgap.jobs._pages import MarkdownPage
-from evalgap.jobs.compare import CompareResult, compare_scores
+from evalgap.jobs.compare_pair import CompareResult, compare_scores
 from evalgap.stats import multiplicity
 
 ADJUSTMENTS = ("holm", "bonferroni", "sidak", "bh")

@@ -137,7 +137,7 @@ def weighted_result(
     notes: Sequence[str] = (),
 ) -> WeightedCompareResult:
     """The weighted comparison of aligned score arrays with a weight (and stratum) per item."""
-    from evalgap.jobs.compare import _numeric, _too_few_items
+    from evalgap.jobs.compare_pair import _numeric, _too_few_items
 
     a, b = _numeric(a, "scores_a"), _numeric(b, "scores_b")
     try:
@@ -182,7 +182,7 @@ def weighted_result(
         alternative=alternative,
     )
     # The minimum-items rule and a zero design-based SE leave the design's N* unestimable,
-    # as they leave compare's (see evalgap.jobs.compare._assemble).
+    # as they leave compare's (see evalgap.jobs.compare_pair._assemble).
     too_few = _too_few_items(int(np.count_nonzero(d)), alpha, alternative)
     if too_few:
         notes = (*notes, too_few)
