@@ -49,7 +49,7 @@ _HOMES = {
     "degrade": "evalgap.jobs.degrade",
     "ranks": "evalgap.jobs.api",
     "fragility": "evalgap.jobs.api",
-    "card": "evalgap.jobs.api",
+    "card": "evalgap.jobs.card",
     "estimate": "evalgap.jobs.estimate",
     "adaptive": "evalgap.jobs.adaptive",
     "AdaptiveResult": "evalgap.jobs.adaptive",

@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from evalgap._scores import ScoreSet, ScoresInput
     from evalgap.io.options import LoadOptions
     from evalgap.jobs.audit import AuditResult
-    from evalgap.jobs.card import CardResult
     from evalgap.jobs.fragility import FragilityResult
     from evalgap.jobs.gold import GoldAuditResult
     from evalgap.jobs.ranks import RanksResult
@@ -604,84 +603,6 @@ def ranks(
         method=method,
         bootstrap=bootstrap,
         progress=progress,
-    )
-
-
-def card(
-    scores: ScoresInput | None = None,
-    *,
-    alpha: float = 0.05,
-    power: float = 0.8,
-    n_bootstrap: int = 1000,
-    seed: int | None = 0,
-    models: Sequence[str] | None = None,
-    tasks: Sequence[str] | None = None,
-    complete_case: bool = False,
-    strict: bool = False,
-    progress: Callable[..., object] | None = None,
-    options: LoadOptions | None = None,
-    **columns: Any,
-) -> CardResult:
-    """A leaderboard card: what each model and each adjacent pair can claim, on one page.
-
-    Per task: each model's score and interval, simultaneous and marginal rank sets and tier
-    (as :func:`ranks`), and the items it lacks; each rank-adjacent pair's gap, interval,
-    p-value, q (as :func:`audit`) and items to flip (as :func:`fragility`); the adjacent
-    pairs separated, the models with a single rank and the benchmark's signal-to-noise
-    ratio; and the settings. ``result.to_markdown()`` gives GitHub-flavoured Markdown (a
-    README section or a pull-request comment), ``result.to_html(path)`` the page of ``card
-    --html``.
-
-    Parameters
-    ----------
-    scores : DataFrame, ScoreSet, str, Path or list
-        Per-item scores, as :func:`ranks` takes them (``cluster_column=`` for clustered
-        items; ``task_column=`` names the tasks, e.g. categories).
-    alpha, power : float
-        The level of the sets, tests and intervals, and the power of N*.
-    n_bootstrap : int
-        Bootstrap replicates of the rank sets.
-    seed : int or None
-        Seed of every resampling step.
-    models, tasks, complete_case, strict, options
-        As in :func:`ranks`.
-    progress : callable, optional
-        Called as the rank sets of each task are computed.
-    **columns
-        Column names of a DataFrame or table file.
-
-    Returns
-    -------
-    CardResult
-        The card (``tasks``, ``settings``, ``notes``, the sentence).
-
-    Examples
-    --------
-    >>> import numpy as np, pandas as pd, evalgap
-    >>> rng = np.random.default_rng(0)
-    >>> p = {"a": 0.8, "b": 0.7, "c": 0.69}
-    >>> rows = [(m, f"q{i}", int(rng.random() < p[m])) for m in p for i in range(600)]
-    >>> card = evalgap.card(pd.DataFrame(rows, columns=["model", "item_id", "score"]),
-    ...                     n_bootstrap=300)
-    >>> sorted((m.model, m.rank_low, m.rank_high) for m in card.tasks[0].models)
-    [('a', 1, 1), ('b', 2, 3), ('c', 2, 3)]
-    >>> card.to_markdown().splitlines()[0]
-    '## Leaderboard card'
-    """
-    from evalgap.jobs.card import card_scores
-
-    _validate.arguments(alpha=alpha, power=power, n_bootstrap=n_bootstrap, seed=seed)
-    score_set = scores_of(
-        _renamed(columns, "data", "scores", scores),
-        models=_models(models, options),
-        tasks=tasks,
-        complete_case=complete_case,
-        strict=strict,
-        options=options,
-        **columns,
-    )
-    return card_scores(
-        score_set, alpha=alpha, power=power, n_bootstrap=n_bootstrap, seed=seed, progress=progress
     )
 
 
