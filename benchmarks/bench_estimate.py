@@ -51,10 +51,10 @@ def main() -> None:
     result = evalgap.simulate.estimate_study(
         board,
         budgets=[int(b) for b in args.budgets.split(",")],
-        n_draws=args.draws,
+        n_trials=args.draws,
         held_out=list(board.models)[: args.models],
-        strata=args.strata,
-        adaptive=args.adaptive,
+        n_strata=args.strata,
+        adaptive_batch=args.adaptive,
         jobs=args.jobs,
         progress=lambda done, total: print(f"  model {done}/{total} done", file=sys.stderr),
     )

@@ -101,16 +101,16 @@ CASES = {
         "deltas= must be a finite, non-zero gap",
     ),
     "simulate-sequential": (
-        ["simulate", "sequential", *COUNTS, "--horizon", "1e9"],
+        ["simulate", "sequential", *COUNTS, "--horizon-factor", "1e9"],
         "--horizon-factor 1e+09 x N* = ",
         lambda tmp: sim.sequential_study((5, 5, 3, 4), horizon_factor=1e9),
         "horizon_factor=1e+09 x N* = ",
     ),
     "simulate-aggregation": (
-        ["simulate", "aggregation", "--experiments", "10000000000"],
-        "--experiments 10000000000 is more than this study runs",
-        lambda tmp: sim.aggregation_study(n_experiments=10**10),
-        "n_experiments=10000000000 is more than this study runs",
+        ["simulate", "aggregation", "--n-trials", "10000000000"],
+        "--n-trials 10000000000 is more than this study runs",
+        lambda tmp: sim.aggregation_study(n_trials=10**10),
+        "n_trials=10000000000 is more than this study runs",
     ),
     "simulate-monitoring": (
         ["simulate", "monitoring", "--jobs", "2"],
@@ -119,15 +119,15 @@ CASES = {
         "jobs=: the monitoring study runs in one process",
     ),
     "simulate-rank-coverage": (
-        ["simulate", "rank-coverage", "--simulations", "10000000000"],
-        "--simulations 10000000000 is more than this study runs",
-        lambda tmp: rank_coverage.rank_coverage(n_simulations=10**10),
-        "n_simulations=10000000000 is more than this study runs",
+        ["simulate", "rank-coverage", "--n-trials", "10000000000"],
+        "--n-trials 10000000000 is more than this study runs",
+        lambda tmp: rank_coverage.rank_coverage(n_trials=10**10),
+        "n_trials=10000000000 is more than this study runs",
     ),
     "store-remove": (
         ["store", "remove", "board.duckdb", "--source", "a.csv"],
         "--source a.csv: a source id is an integer (see store list); remove a source by the "
-        "path it was added from with --path",
+        "path it was added from with --source-path",
         lambda tmp: evalgap.store_remove(tmp / "board.duckdb", sources=["a.csv"]),
         "sources='a.csv': a source id is an integer (see store list); remove a source by the "
         "path it was added from with source_paths=",

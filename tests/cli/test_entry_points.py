@@ -87,7 +87,7 @@ def test_inspect_data():
 
 def test_simulate_calibration():
     data = run_json(
-        "simulate", "calibration", "--n-items", "100", "--trials", "10", "--n-bootstrap", "10"
+        "simulate", "calibration", "--n-items", "100", "--n-trials", "10", "--n-bootstrap", "10"
     )
     assert len(data["cells"]) == 9 and data["n_trials"] == 10
     assert set(data["variants"]) == {"mcnemar", "exact", "mid_p", "mcnemar_cc", "bootstrap"}
@@ -96,7 +96,7 @@ def test_simulate_calibration():
 def test_simulate_prospective():
     data = run_json(
         "simulate", "prospective", "--scores", TWO_MODELS, "--pair", "model-x", "model-y",
-        "--trials", "10",
+        "--n-trials", "10",
     )  # fmt: skip
     (pair,) = data["pairs"]
     assert pair["pair"] == "model-x vs model-y"
@@ -105,7 +105,7 @@ def test_simulate_prospective():
 
 def test_simulate_power_curve():
     data = run_json(
-        "simulate", "power-curve", "--delta", "0.05", "--trials", "10", "--n-bootstrap", "10"
+        "simulate", "power-curve", "--delta", "0.05", "--n-trials", "10", "--n-bootstrap", "10"
     )
     (curve,) = data["curves"]
     assert curve["delta"] == 0.05 and curve["required_n"] in curve["n"]
@@ -114,14 +114,14 @@ def test_simulate_power_curve():
 def test_simulate_sequential():
     data = run_json(
         "simulate", "sequential", "--both-correct", "716", "--a-only", "100", "--b-only", "78",
-        "--both-wrong", "278", "--trials", "10",
+        "--both-wrong", "278", "--n-trials", "10",
     )  # fmt: skip
     assert data["required_n"] == 3376  # compare's N* for the same counts
 
 
 def test_simulate_aggregation():
-    data = run_json("simulate", "aggregation", "--max-tasks", "2", "--experiments", "10")
-    assert data["task_counts"] == [1, 2] and data["n_experiments"] == 10
+    data = run_json("simulate", "aggregation", "--max-tasks", "2", "--n-trials", "10")
+    assert data["task_counts"] == [1, 2] and data["n_trials"] == 10
 
 
 def test_python_dash_m_runs_the_cli():

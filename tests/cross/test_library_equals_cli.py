@@ -256,20 +256,22 @@ def test_watch_once(tmp_path):
 
 
 def test_simulate_studies(board):
-    same(run_json("simulate", "calibration", "--n-items", 60, "--trials", 20, "--n-bootstrap", 20),
+    same(run_json("simulate", "calibration", "--n-items", 60, "--n-trials", 20,
+                  "--n-bootstrap", 20),
          simulate.calibration(n_items=60, n_trials=20, n_bootstrap=20))
-    same(run_json("simulate", "power-curve", "--delta", 0.1, "--trials", 10, "--n-bootstrap", 10),
+    same(run_json("simulate", "power-curve", "--delta", 0.1, "--n-trials", 10,
+                  "--n-bootstrap", 10),
          simulate.power_curve(deltas=(0.1,), n_trials=10, n_bootstrap=10))
     arc = {"both_correct": 716, "a_only": 100, "b_only": 78, "both_wrong": 278}
-    same(run_json("simulate", "sequential", *flags(arc), "--trials", 20,
+    same(run_json("simulate", "sequential", *flags(arc), "--n-trials", 20,
                   "--horizon-factor", 1.5),
          simulate.sequential(tuple(arc.values()), n_trials=20, horizon_factor=1.5))
-    same(run_json("simulate", "aggregation", "--max-tasks", 2, "--experiments", 20),
-         simulate.aggregation(task_counts=(1, 2), n_experiments=20))
-    same(run_json("simulate", "monitoring", "--trials", 20, "--horizon", 50, "--models", 3),
+    same(run_json("simulate", "aggregation", "--max-tasks", 2, "--n-trials", 20),
+         simulate.aggregation(task_counts=(1, 2), n_trials=20))
+    same(run_json("simulate", "monitoring", "--n-trials", 20, "--horizon", 50, "--n-models", 3),
          simulate.monitoring(n_trials=20, horizon=50, n_models=3))
     same(run_json("simulate", "prospective", "--scores", board, "--pair", "alpha", "gamma",
-                  "--trials", 20),
+                  "--n-trials", 20),
          simulate.prospective([("alpha", "gamma")], scores=str(board), n_trials=20))
     with pytest.raises(evalgap.InputError, match=r"a list of \(A, B\)"):
         simulate.prospective({"x": (1, 2, 3, 4)}, scores=str(board))
@@ -277,8 +279,8 @@ def test_simulate_studies(board):
 
 @pytest.mark.slow  # every default configuration: about 8 s each way
 def test_simulate_rank_coverage():
-    same(run_json("simulate", "rank-coverage", "--simulations", 10, "--n-bootstrap", 200),
-         simulate.rank_coverage(n_simulations=10, n_bootstrap=200))
+    same(run_json("simulate", "rank-coverage", "--n-trials", 10, "--n-bootstrap", 200),
+         simulate.rank_coverage(n_trials=10, n_bootstrap=200))
 
 
 # --- inspect-data and the store -----------------------------------------------------------

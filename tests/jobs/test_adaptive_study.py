@@ -20,7 +20,7 @@ def test_null_rejections_stay_within_alpha_and_a_far_pair_is_decided_sooner():
     r = simulate.adaptive(
         [AdaptiveConfiguration("null", 0.2, 0.2, 600),
          AdaptiveConfiguration("apart", 0.6, 0.0, 1000)],
-        n_simulations=60, horizon=500, alpha=0.1,
+        n_trials=60, horizon=500, alpha=0.1,
     )  # fmt: skip
     null, apart = r.rows.iloc[0], r.rows.iloc[1]
     assert null["adaptive_rejected"] <= 0.1 + 2 * np.sqrt(0.1 * 0.9 / 60)
@@ -50,10 +50,10 @@ def test_run_pair_decides_when_the_e_value_first_reaches_one_over_alpha():
 
 def test_bad_settings_are_refused_and_the_cli_says_the_same(run_cli):
     with pytest.raises(InputError, match="horizon must be a whole number >= 1"):
-        simulate.adaptive(n_simulations=10, horizon=0)
-    out = run_cli("simulate", "adaptive", "--simulations", 10, "--horizon", 60, "--json")
+        simulate.adaptive(n_trials=10, horizon=0)
+    out = run_cli("simulate", "adaptive", "--n-trials", 10, "--horizon", 60, "--json")
     assert out.returncode == 0, out.stderr
-    python = simulate.adaptive(n_simulations=10, horizon=60).to_dict()
+    python = simulate.adaptive(n_trials=10, horizon=60).to_dict()
     assert json.loads(out.stdout) == json.loads(json.dumps(python))
-    text = run_cli("simulate", "adaptive", "--simulations", 10, "--horizon", 60)
+    text = run_cli("simulate", "adaptive", "--n-trials", 10, "--horizon", 60)
     assert python["verdict"][1:40] in " ".join(text.stdout.split())

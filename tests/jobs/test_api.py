@@ -211,7 +211,7 @@ def test_strict_refuses_what_is_left_out_not_what_is_detected(tmp_path):
 def test_calibration_too_small_a_benchmark_is_refused_with_the_smallest_size(run_cli):
     with pytest.raises(evalgap.InputError, match=r"n_items=10 is too small.*n_items=32 or more"):
         evalgap.simulate.calibration(n_items=10, n_trials=20, n_bootstrap=20)
-    out = run_cli("simulate", "calibration", "--n-items", "10", "--trials", "20")
+    out = run_cli("simulate", "calibration", "--n-items", "10", "--n-trials", "20")
     assert out.returncode == 2
     assert "use --n-items 32 or more" in out.stderr and "Traceback" not in out.stderr
 

@@ -93,7 +93,7 @@ def test_task_rank_coverage_two_way_covers_where_items_only_does_not():
 
     config = TaskConfiguration("strong interaction", (0.63, 0.6, 0.57, 0.54, 0.51), 0.06, 10,
                                1000)  # fmt: skip
-    r = task_rank_coverage([config], n_simulations=80, n_bootstrap=300, seed=3)
+    r = task_rank_coverage([config], n_trials=80, n_bootstrap=300, seed=3)
     rows = r.rows.set_index("sets")
     two, one = rows.loc["two-way"], rows.loc["items only"]
     assert two["coverage"] >= 0.95 - 2 * max(two["coverage_se"], 0.024)

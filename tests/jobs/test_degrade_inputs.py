@@ -147,4 +147,4 @@ def test_options_for_scores_are_refused_with_counts(tmp_path, capsys):
     counts = pd.read_csv(path)
     with pytest.raises(InputError, match=r"^permutation=, tasks=: for per-item scores"):
         evalgap.degrade(counts=counts, permutation=True, tasks=["a"])
-    assert main(["degrade", "--counts", str(path), "--simulations", "50", "--seed", "1"]) == 0
+    assert main(["degrade", "--counts", str(path), "--n-simulations", "50", "--seed", "1"]) == 0

@@ -25,7 +25,7 @@ BOARD = "examples/board.csv"
 
 
 def test_every_design_is_exact_when_it_sees_every_item():
-    r = simulate.estimate_study(BOARD, budgets=[400], n_draws=1, held_out=["model-03", "model-17"])
+    r = simulate.estimate_study(BOARD, budgets=[400], n_trials=1, held_out=["model-03", "model-17"])
     rows = r.rows.set_index("design")
     # all 400 items scored: the 2PL estimate is the model's own mean, the stratified design
     # takes every stratum whole, and sampling without replacement leaves no variance
@@ -53,7 +53,7 @@ def test_the_difference_floor_is_the_variance_of_sampling_without_replacement():
 
 
 def test_the_model_floor_is_the_2pls_misfit_at_the_maximum_likelihood_ability():
-    r = simulate.estimate_study(BOARD, budgets=[50, 100], n_draws=1, held_out=["model-09"])
+    r = simulate.estimate_study(BOARD, budgets=[50, 100], n_trials=1, held_out=["model-09"])
     frame = pd.read_csv(BOARD)
     wide = frame.pivot(index="model", columns="item_id", values="score").to_numpy(float)
     k = 9
@@ -75,7 +75,7 @@ def test_the_model_floor_is_the_2pls_misfit_at_the_maximum_likelihood_ability():
 
 
 def test_items_for_target_solve_the_closed_form():
-    r = simulate.estimate_study(BOARD, budgets=[50], n_draws=1, held_out=["model-05"])
+    r = simulate.estimate_study(BOARD, budgets=[50], n_trials=1, held_out=["model-05"])
     y = pd.read_csv(BOARD).query("model == 'model-05'")["score"].to_numpy(float)
     s2, size = y.var(ddof=1), y.size
 
@@ -88,11 +88,11 @@ def test_items_for_target_solve_the_closed_form():
 
 
 def test_the_study_depends_on_neither_jobs_nor_asking_for_the_adaptive_design():
-    keywords = {"budgets": [30, 60], "n_draws": 2, "held_out": ["model-02", "model-12", "model-21"]}
+    keywords = {"budgets": [30, 60], "n_trials": 2, "held_out": ["model-02", "model-12", "model-21"]}
     one = simulate.estimate_study(BOARD, **keywords)
     two = simulate.estimate_study(BOARD, jobs=2, **keywords)
     pd.testing.assert_frame_equal(one.rows, two.rows)
-    more = simulate.estimate_study(BOARD, adaptive=15, **keywords)
+    more = simulate.estimate_study(BOARD, adaptive_batch=15, **keywords)
     plain = more.rows[more.rows["design"] != "estimate_adaptive"].reset_index(drop=True)
     pd.testing.assert_frame_equal(one.rows, plain)
     adaptive = more.rows.set_index(["budget", "design"]).loc[(60, "estimate_adaptive")]
@@ -100,7 +100,7 @@ def test_the_study_depends_on_neither_jobs_nor_asking_for_the_adaptive_design():
 
 
 def test_intervals_cover_on_a_board_the_2pl_fits():
-    r = simulate.estimate_study(BOARD, budgets=[100], n_draws=3)
+    r = simulate.estimate_study(BOARD, budgets=[100], n_trials=3)
     own = r.rows.set_index("design").loc["estimate"]
     # 72 held-out estimates at nominal 0.95: at least 0.95 - 3 SE
     assert own["coverage"] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / 72)
@@ -109,7 +109,7 @@ def test_intervals_cover_on_a_board_the_2pl_fits():
 
 def test_too_few_reference_models_say_the_intervals_are_unbounded():
     y = irt_board(seed=2, models=8, items=200)
-    r = simulate.estimate_study(long_of(y, [f"m{k}" for k in range(8)]), budgets=[50], n_draws=1)
+    r = simulate.estimate_study(long_of(y, [f"m{k}" for k in range(8)]), budgets=[50], n_trials=1)
     assert np.isinf(r.rows.set_index("design").loc["estimate", "median_half_width"])
     assert "intervals were unbounded: 7 reference models are too few (at least 19" in r.verdict
 
@@ -133,21 +133,21 @@ def test_bad_requests_are_refused_before_any_work():
         simulate.estimate_study(apart, budgets=[20], held_out=["model-05"])
     # a model that shares items with every other runs, on its own items; so does one with
     # items missing (model-03: 50 items), against a truth over those 50
-    r = simulate.estimate_study(apart, budgets=[50], n_draws=1, held_out=["model-10"])
+    r = simulate.estimate_study(apart, budgets=[50], n_trials=1, held_out=["model-10"])
     assert r.rows.set_index("design").loc["estimate", "cases"] == 1
     short = frame[~((frame["model"] == "model-03") & (frame["item_id"] < "item-350"))]
-    exact = simulate.estimate_study(short, budgets=[50], n_draws=1, held_out=["model-03"])
+    exact = simulate.estimate_study(short, budgets=[50], n_trials=1, held_out=["model-03"])
     assert exact.rows.set_index("design").loc["random_mean", "mae"] == pytest.approx(0, abs=1e-12)
 
 
 def test_every_surface_says_the_same(run_cli, tmp_path):
     figure = tmp_path / "estimate.svg"
     args = ("simulate", "estimate", "--scores", BOARD, "--budget", "40", "--budget", "80",
-            "--draws", "1", "--held-out", "model-01", "--held-out", "model-20")  # fmt: skip
+            "--n-trials", "1", "--held-out", "model-01", "--held-out", "model-20")  # fmt: skip
     out = run_cli(*args, "--json")
     assert out.returncode == 0, out.stderr
     python = simulate.estimate_study(
-        BOARD, budgets=[40, 80], n_draws=1, held_out=["model-01", "model-20"]
+        BOARD, budgets=[40, 80], n_trials=1, held_out=["model-01", "model-20"]
     )
     assert json.loads(out.stdout) == json.loads(json.dumps(python.to_dict()))
     shown = run_cli(*args, "--plot", figure)
@@ -167,6 +167,6 @@ def test_items_only_the_held_out_model_has_run_without_a_warning():
     # (RuntimeWarnings fail the suite) items 380-399 are scored by model-07 alone
     frame = pd.read_csv(BOARD)
     own = frame[~((frame["model"] != "model-07") & (frame["item_id"] >= "item-380"))]
-    r = simulate.estimate_study(own, budgets=[100], n_draws=1, held_out=["model-07"])
+    r = simulate.estimate_study(own, budgets=[100], n_trials=1, held_out=["model-07"])
     assert r.rows.set_index("design").loc["estimate", "cases"] == 1
     assert r.n_items == 400

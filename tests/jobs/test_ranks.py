@@ -301,7 +301,7 @@ def test_rank_coverage_study_runs_and_reports_its_monte_carlo_error(run_cli):
     from evalgap import simulate
 
     config = simulate.Configuration("4 tied", (0.0,) * 4, 300)
-    r = simulate.rank_coverage([config], n_simulations=40, n_bootstrap=200, seed=1)
+    r = simulate.rank_coverage([config], n_trials=40, n_bootstrap=200, seed=1)
     row = r.rows.iloc[0]
     assert row["coverage_se"] == pytest.approx(
         np.sqrt(row["coverage"] * (1 - row["coverage"]) / 40)
@@ -309,7 +309,7 @@ def test_rank_coverage_study_runs_and_reports_its_monte_carlo_error(run_cli):
     assert row["coverage"] >= 0.95 - 2 * max(row["coverage_se"], 0.035)
     assert row["mean_width"] > 3.5  # four tied models: the sets hold (almost) every rank
     out = run_cli(
-        "simulate", "rank-coverage", "--simulations", "10", "--n-bootstrap", "200", "--json"
+        "simulate", "rank-coverage", "--n-trials", "10", "--n-bootstrap", "200", "--json"
     )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)

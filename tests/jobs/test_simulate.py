@@ -57,8 +57,8 @@ def test_results_do_not_depend_on_the_number_of_processes():
     one = sim.calibration(n_trials=60, n_bootstrap=50, seed=5, jobs=1)
     two = sim.calibration(n_trials=60, n_bootstrap=50, seed=5, jobs=2)
     assert one.to_dict() == two.to_dict()
-    a = sim.aggregation_study(task_counts=(1, 3), n_experiments=50, seed=2, jobs=1)
-    b = sim.aggregation_study(task_counts=(1, 3), n_experiments=50, seed=2, jobs=3)
+    a = sim.aggregation_study(task_counts=(1, 3), n_trials=50, seed=2, jobs=1)
+    b = sim.aggregation_study(task_counts=(1, 3), n_trials=50, seed=2, jobs=3)
     assert a.rates == b.rates
 
 
@@ -134,7 +134,7 @@ def test_sequential_controls_type_one_error_and_stops():
 
 
 def test_aggregation_reproduces_figure_3_ordering():
-    result = sim.aggregation_study(task_counts=(1, 5, 20), n_experiments=1000, seed=4)
+    result = sim.aggregation_study(task_counts=(1, 5, 20), n_trials=1000, seed=4)
     se = math.sqrt(0.05 * 0.95 / 1000)
     for test in ("pooled", "max_drop", "fisher"):
         assert max(result.rates["null"][test]) <= 0.05 + 3 * se
@@ -177,7 +177,7 @@ FIGURES = [
     ),
     (
         "aggregation_figure",
-        lambda: sim.aggregation_study(task_counts=(1, 2), n_experiments=40),
+        lambda: sim.aggregation_study(task_counts=(1, 2), n_trials=40),
         ["number of tasks T", "rejection rate"],
     ),
 ]
@@ -202,7 +202,7 @@ def test_cli_calibration_json_contract(tmp_path, run_cli):
     out = run_cli(
         "simulate",
         "calibration",
-        "--trials",
+        "--n-trials",
         "40",
         "--n-bootstrap",
         "40",
@@ -230,7 +230,7 @@ def test_cli_prospective_needs_pairs(run_cli):
     ("args", "expected"),
     [
         (
-            ["power-curve", "--trials", "30", "--n-bootstrap", "30", "--delta", "0.05"],
+            ["power-curve", "--n-trials", "30", "--n-bootstrap", "30", "--delta", "0.05"],
             "reaches 0.8 at n =",
         ),
         (
@@ -244,12 +244,12 @@ def test_cli_prospective_needs_pairs(run_cli):
                 "78",
                 "--both-wrong",
                 "278",
-                "--trials",
+                "--n-trials",
                 "30",
             ],
             "Type-I rate under H0",
         ),
-        (["aggregation", "--max-tasks", "3", "--experiments", "30"], "rejection rate by number"),
+        (["aggregation", "--max-tasks", "3", "--n-trials", "30"], "rejection rate by number"),
     ],
     ids=["power-curve", "sequential", "aggregation"],
 )

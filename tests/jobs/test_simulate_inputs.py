@@ -23,9 +23,9 @@ ARC = ["--both-correct", "716", "--a-only", "100", "--b-only", "78", "--both-wro
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (  # --horizon: the old spelling, still read
-            ["sequential", *ARC, "--horizon", "nan"],
-            "--horizon-factor must be a finite multiple of N*",
+        (  # --horizon, its old spelling, counts items in the other studies: refused here
+            ["sequential", *ARC, "--horizon", "5"],
+            "--horizon is no longer read here: give --horizon-factor (a multiple of N*)",
         ),
         (
             ["sequential", *ARC, "--horizon-factor", "inf"],
@@ -58,12 +58,12 @@ ARC = ["--both-correct", "716", "--a-only", "100", "--b-only", "78", "--both-wro
         (["power-curve", "--delta", "1e-6"], "at most 1,000,000,000 for binary scores"),
     ],
     ids=[
-        "horizon-nan", "horizon-inf", "horizon-1e9", "near-tie", "delta-0", "delta-nan",
+        "horizon-refused", "horizon-inf", "horizon-1e9", "near-tie", "delta-0", "delta-nan",
         "delta-range", "graded-delta-0", "graded-tiny-delta", "binary-tiny-delta",
     ],
 )
 def test_simulation_options_give_one_line_errors(capsys, args, expected):
-    assert main(["simulate", *args, "--trials", "10"]) == 2
+    assert main(["simulate", *args, "--n-trials", "10"]) == 2
     out = capsys.readouterr()
     assert out.err.count("\n") == 1 and out.err.startswith("evalgap: error: ")
     assert expected in out.err
@@ -116,7 +116,7 @@ MMLU_SECOND = ("DeepSeek-Coder-V2_5shots", "Meta-Llama-3_1-8B_5shots")
 
 def _prospective(capsys, *pairs):
     path = shared_file("mmlu_pro", "mmlu_pro_long.csv.gz")
-    args = ["simulate", "prospective", "--scores", str(path), "--trials", "10", "--json"]
+    args = ["simulate", "prospective", "--scores", str(path), "--n-trials", "10", "--json"]
     for a, b in pairs:
         args += ["--pair", a, b]
     assert main(args) == 0, capsys.readouterr().err
@@ -163,9 +163,9 @@ SMALL = {
     ),
     "power_curve": ((), dict(n_trials=10, n_bootstrap=10, deltas=(0.08,), fractions=(1.0,))),
     "sequential": (((618, 100, 78, 376),), dict(n_trials=10)),
-    "aggregation": ((), dict(task_counts=(1, 2), n_experiments=20, n_permutations=9)),
+    "aggregation": ((), dict(task_counts=(1, 2), n_trials=20, n_permutations=9)),
     "prospective": (({"p": (618, 100, 78, 376)},), dict(n_trials=10, fractions=(1.0,))),
-    "rank_coverage": ((), dict(n_simulations=10, n_bootstrap=20)),
+    "rank_coverage": ((), dict(n_trials=10, n_bootstrap=20)),
     "monitoring": ((), dict(n_trials=10, horizon=50)),
 }
 COUNT_ARGUMENTS = [
@@ -227,9 +227,9 @@ def test_batch_cap_bounds_memory():
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["calibration", "--trials", "1000000000"], "--trials 1000000000 is more than"),
-        (["aggregation", "--experiments", "10000000000"], "--experiments 10000000000 is more"),
-        (["rank-coverage", "--simulations", "10000000000"], "--simulations 10000000000 is"),
+        (["calibration", "--n-trials", "1000000000"], "--n-trials 1000000000 is more than"),
+        (["aggregation", "--n-trials", "10000000000"], "--n-trials 10000000000 is more"),
+        (["rank-coverage", "--n-trials", "10000000000"], "--n-trials 10000000000 is"),
         (["monitoring", "--horizon", "10000000000"], "--horizon 10000000000 is more than"),
         (["monitoring", "--jobs", "2"], "--jobs: the monitoring study runs in one process"),
     ],
@@ -243,9 +243,9 @@ def test_huge_simulation_requests_are_one_line_errors(capsys, args, expected):
 @pytest.mark.parametrize(
     "args",
     [
-        ["sequential", *ARC, "--trials", "10"],
-        ["aggregation", "--experiments", "10", "--max-tasks", "2"],
-        ["power-curve", "--trials", "10", "--n-bootstrap", "10", "--delta", "0.08"],
+        ["sequential", *ARC, "--n-trials", "10"],
+        ["aggregation", "--n-trials", "10", "--max-tasks", "2"],
+        ["power-curve", "--n-trials", "10", "--n-bootstrap", "10", "--delta", "0.08"],
     ],
 )
 def test_every_monte_carlo_figure_in_the_terminal_reports_its_error(capsys, args):
@@ -283,7 +283,7 @@ def test_a_figure_name_without_a_known_format_is_refused_before_the_study(monkey
 def test_sequential_trials_are_bounded_by_the_draws_they_walk(capsys):
     # 10^6 trials of the ARC pair walk up to 2,564 discordant items each (2.6 x 10^9 draws:
     # an hour); refused at once, the count worked out from N* and the pair's discordance.
-    assert main(["simulate", "sequential", *ARC, "--trials", "1000000"]) == 2
+    assert main(["simulate", "sequential", *ARC, "--n-trials", "1000000"]) == 2
     err = capsys.readouterr().err
     from evalgap.stats import power as pw
     from evalgap.stats.paired import summarize_counts
@@ -291,7 +291,7 @@ def test_sequential_trials_are_bounded_by_the_draws_they_walk(capsys):
     s = summarize_counts(716, 100, 78, 278)
     horizon = np.ceil(5 * float(pw.required_n(s.delta, s.sd_diff)))
     walked = int(np.ceil(horizon * 178 / 1172))
-    assert f"--trials x discordant items to the horizon: 1,000,000 x {walked:,} =" in err
+    assert f"--n-trials x discordant items to the horizon: 1,000,000 x {walked:,} =" in err
     assert "more than 50,000,000" in err and err.count("\n") == 1
 
 

@@ -277,7 +277,7 @@ def test_list_remove_export(tmp_path, run_cli):
     assert listed["n_rows"] == len(pd.read_csv(csv)) + len(frame)
     removed = _json(run_cli, "store", "remove", store, "--model", "new-m0")
     assert removed["rows_removed"] == (frame["model"] == "new-m0").sum()
-    removed = _json(run_cli, "store", "remove", store, "--path", str(other))
+    removed = _json(run_cli, "store", "remove", store, "--source-path", str(other))
     assert removed["sources_removed"] == 1
     pairs = evalgap.store_pairs(store)
     assert len(pairs) == 15 and not pairs["model_b"].str.startswith("new").any()

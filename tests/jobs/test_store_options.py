@@ -218,8 +218,8 @@ def test_a_source_id_never_matches_a_file_named_like_it(tmp_path, run_cli, monke
     removed = _json(run_cli, "store", "remove", store, "--source", "1")
     assert removed["removed_sources"] == [{"source_id": 1, "path": "a.csv", "matched": "id"}]
     assert [s["path"] for s in evalgap.store_list(store).sources] == ["1"]
-    _one_line_error(run_cli("store", "remove", store, "--source", "a.csv"), "--path")
-    removed = _json(run_cli, "store", "remove", store, "--path", "1")
+    _one_line_error(run_cli("store", "remove", store, "--source", "a.csv"), "--source-path")
+    removed = _json(run_cli, "store", "remove", store, "--source-path", "1")
     assert removed["removed_sources"] == [{"source_id": 2, "path": "1", "matched": "path"}]
 
 

@@ -213,7 +213,7 @@ def test_monitoring_study_keeps_the_level_when_looking_after_every_item(run_cli)
     assert list(rows.index) == ["binary pair", "graded pair", "binary family"]
     assert (rows["error_rate"] <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / 400)).all()
     assert rows.loc["binary family", "n_models"] == 6
-    out = run_cli("simulate", "monitoring", "--trials", "50", "--horizon", "100", "--json")
+    out = run_cli("simulate", "monitoring", "--n-trials", "50", "--horizon", "100", "--json")
     assert out.returncode == 0, out.stderr
 
 

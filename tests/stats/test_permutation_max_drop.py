@@ -97,7 +97,7 @@ def test_permutation_max_drop_size_on_small_tasks():
 
 
 def test_aggregation_study_reports_small_task_type_one_error():
-    result = sim.aggregation_study(task_counts=(1, 4), n_experiments=60, seed=1)
+    result = sim.aggregation_study(task_counts=(1, 4), n_trials=60, seed=1)
     small = result.rates[sim.SMALL_TASKS_SCENARIO]
     assert set(small) == set(sim.SMALL_TASK_TESTS)
     # one task: the scale cancels, so the printed and sign-invariant max-drop coincide
@@ -105,5 +105,5 @@ def test_aggregation_study_reports_small_task_type_one_error():
     data = result.to_dict()
     assert data["n_permutations"] == 99 and data["small_task_items"] == [20, 50]
     assert len(data["standard_errors"][sim.SMALL_TASKS_SCENARIO]["max_drop"]) == 2
-    again = sim.aggregation_study(task_counts=(1, 4), n_experiments=60, seed=1, jobs=2)
+    again = sim.aggregation_study(task_counts=(1, 4), n_trials=60, seed=1, jobs=2)
     assert again.rates == result.rates

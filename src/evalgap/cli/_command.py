@@ -7,12 +7,15 @@ context records the command on the error as it passes, so no message is ever rew
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import IO, Any
+from collections.abc import Callable, Mapping
+from typing import IO, Any, TypeVar
 
 import click
 
 from evalgap.errors import FlagOf, InputError
+
+# The context's record of the output given as '-' (its parameter's name), if any.
+STDOUT_OUTPUT = "evalgap.stdout_output"
 
 
 class BadInput(click.ClickException):
@@ -45,11 +48,21 @@ class Context(click.Context):
 
 class _ParsesOptions(click.Command):
     """An InputError raised while an option's value is read (an output file, a figure's
-    format) names this command's flag, as one raised by the job does."""
+    format) names this command's flag, as one raised by the job does.
+
+    A flag renamed in this release is read through ``renamed_flags`` (old -> new: read as the
+    new flag, with a deprecation line on stderr) or refused through ``refused_flags`` (old ->
+    the one-line reason naming the new flag, where the old spelling would be ambiguous); see
+    :func:`renamed`. Neither appears in ``--help``.
+    """
+
+    renamed_flags: Mapping[str, str] = {}
+    refused_flags: Mapping[str, str] = {}
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        from evalgap.io._write import refuse_clobbering
+        from evalgap.io._write import claim_stdout, refuse_clobbering
 
+        args = self._rename(ctx, args)
         try:
             rest = super().parse_args(ctx, args)
             # an output named like an input (or another output) would replace it
@@ -64,9 +77,56 @@ class _ParsesOptions(click.Command):
                     side = outputs if getattr(p.type, "writes", False) else inputs
                     side[p.name or ""] = ctx.params[p.name or ""]
             refuse_clobbering(outputs, inputs)
+            # '-': the one output that replaces the report on standard output (cli._render)
+            ctx.meta[STDOUT_OUTPUT] = claim_stdout(outputs, json=bool(ctx.params.get("json")))
             return rest
         except InputError as exc:
             raise BadInput(exc, self) from exc
+
+    def _rename(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """``args`` with each old spelling of a renamed flag as its new one."""
+        if not (self.renamed_flags or self.refused_flags):
+            return args
+        out: list[str] = []
+        for k, arg in enumerate(args):
+            if arg == "--":  # what follows is an argument, never a flag
+                return out + args[k:]
+            flag, eq, value = arg.partition("=")
+            if flag in self.refused_flags:
+                raise click.UsageError(self.refused_flags[flag], ctx)
+            if flag in self.renamed_flags:
+                new = self.renamed_flags[flag]
+                if not ctx.resilient_parsing:
+                    click.echo(
+                        f"evalgap: warning: {flag} is now {new}; the old spelling will be "
+                        "removed in a later release",
+                        err=True,
+                    )
+                arg = new + eq + value
+            out.append(arg)
+        return out
+
+
+_C = TypeVar("_C", bound=click.Command)
+
+
+def renamed(
+    kept: Mapping[str, str] | None = None, refused: Mapping[str, str] | None = None
+) -> Callable[[_C], _C]:
+    """Mark a command's flags renamed in this release (apply above the command decorator).
+
+    ``kept`` maps an old spelling to its new flag: still read for one release, with a
+    deprecation line on stderr. ``refused`` maps an old spelling to a one-line message naming
+    the new flag, for an old spelling that would be ambiguous (it means something else in
+    other commands and takes the same values). Neither is listed by ``--help``.
+    """
+
+    def mark(command: _C) -> _C:
+        command.renamed_flags = dict(kept or {})  # type: ignore[attr-defined]
+        command.refused_flags = dict(refused or {})  # type: ignore[attr-defined]
+        return command
+
+    return mark
 
 
 class Command(_ParsesOptions, click.Command):

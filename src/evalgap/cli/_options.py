@@ -122,12 +122,12 @@ SHARED_OPTIONS = {
             "help": "Bootstrap resamples for the N* interval (0: skip).",
         },
     ),
-    "trials": (
-        ("--trials", "n_trials"),
+    "n_trials": (
+        ("--n-trials",),
         {
             "type": click.IntRange(min=10),
             "show_default": True,
-            "help": "Simulated trials (per cell, size or hypothesis).",
+            "help": "Trials: replicates of the simulation study (per cell, size or hypothesis).",
         },
     ),
     "mixture": (
@@ -222,10 +222,6 @@ SHARED_OPTIONS = {
             "type": click.IntRange(min=1),
             "help": "Declared family size m (default: the number of pairs judged).",
         },
-    ),
-    "simulations": (
-        ("--simulations", "n_simulations"),
-        {"type": click.IntRange(min=1), "help": "Monte Carlo simulations."},
     ),
     "both_correct": (("--both-correct",), {"type": COUNT, "help": "Items both models got right."}),
     "a_only": (("--a-only",), {"type": COUNT, "help": "Items only model A got right."}),

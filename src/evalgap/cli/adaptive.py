@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from evalgap.cli._command import command
+from evalgap.cli._defaults import audit_draw_seed
 from evalgap.cli._load import score_keywords
 from evalgap.cli._options import OUTPUT_FILE, SCORE_SOURCES, loader_options, option
 from evalgap.cli._render import emit, note, working
@@ -41,7 +42,7 @@ Examples:
     help="A file keeping the audit draws between calls (read if present, then rewritten).",
 )
 @option("output", help="Write the next batch's item ids to this file, one per line.")
-@option("seed", default=None, show_default=False, help="Seed of the audit draws.")
+@audit_draw_seed
 @option("json")
 @option("alpha")
 def adaptive(json: bool, **given: Any) -> None:

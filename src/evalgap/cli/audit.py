@@ -65,7 +65,8 @@ Examples:
     "n_bootstrap",
     default=2000,
     help="Resamples for each graded pair's bootstrap p-value (binary pairs get the exact "
-    "bootstrap; 0: skip).",
+    "bootstrap; 0: skip). Fewer than compare's 10,000 for one pair: the audit bootstraps "
+    "every pair of the board.",
 )
 @option("n_bootstrap_required_n", help="Resamples for each pair's N* interval (0: skip).")
 @click.option(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from evalgap.cli._command import command
+from evalgap.cli._defaults import rank_set_bootstrap
 from evalgap.cli._load import inputs, score_keywords
 from evalgap.cli._options import SCORE_SOURCES, loader_options, option
 from evalgap.cli._render import emit, note, working, write_html
@@ -24,7 +25,7 @@ Examples:
 
 @command(epilog=CARD_EXAMPLES + SCORE_SOURCES)
 @loader_options
-@option("n_bootstrap", default=1000, help="Bootstrap replicates of the rank sets.")
+@rank_set_bootstrap
 @option("seed")
 @option("output", help="Write the card's Markdown to this file (.md).")
 @option("html")

@@ -47,7 +47,8 @@ Examples:
     "n_bootstrap",
     default=10_000,
     help="Bootstrap resamples for the paired bootstrap test and interval of graded scores "
-    "(binary pairs get the exact bootstrap, no resamples; 0: skip the bootstrap).",
+    "(binary pairs get the exact bootstrap, no resamples; 0: skip the bootstrap). More than "
+    "audit's 2,000: compare bootstraps one pair, audit every pair of a board.",
 )
 @option("n_bootstrap_required_n")
 @option("seed")
@@ -98,7 +99,7 @@ def compare(json: bool, markdown: str | None, **given: Any) -> None:
     Give either the four 2x2 counts of a binary comparison, or --scores with --model-a and
     --model-b. Items not scored for both models are left out and counted in the output.
     """
-    from evalgap.jobs.api import compare as compare_job
+    from evalgap.jobs.compare import compare as compare_job
 
     with working(json, "reading scores", by_bytes=True):
         source = score_keywords(given)

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from evalgap.cli._command import command
+from evalgap.cli._command import command, renamed
 from evalgap.cli._load import score_keywords
 from evalgap.cli._options import SCORE_SOURCES, loader_options, option
 from evalgap.cli._render import emit, working, write_markdown
@@ -29,6 +29,7 @@ Examples:
 """
 
 
+@renamed(kept={"--simulations": "--n-simulations"})
 @command(epilog=DEGRADE_EXAMPLES + SCORE_SOURCES)
 @click.option(
     "--counts",
@@ -53,8 +54,11 @@ Examples:
     type=click.IntRange(min=1),
     help="Sign-flip permutations of the permutation tests (default: 100,000).",
 )
-@option(
-    "simulations", help="Also run Algorithm 4's Monte Carlo max-drop with this many simulations."
+@click.option(
+    "--n-simulations",
+    type=click.IntRange(min=1),
+    help="Also run Algorithm 4's Monte Carlo max-drop with this many draws of its null (a "
+    "simulation study's replicates are --n-trials).",
 )
 @option("seed", help="Seed of the permutations and simulations.")
 @click.option(

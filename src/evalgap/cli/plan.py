@@ -118,7 +118,11 @@ Examples:
     help="Reference: strata of the item sample (default: 6).",
 )
 @option(
-    "seed", default=None, show_default=False, help="Reference: seed of the item draw (default: 0)."
+    "seed",
+    default=None,
+    show_default=False,
+    help="Reference: seed of the item draw (default: 0; the other plans draw nothing and "
+    "refuse it).",
 )
 @option(
     "output",

@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from evalgap.cli._command import command
+from evalgap.cli._defaults import rank_set_bootstrap
 from evalgap.cli._load import inputs, score_keywords
 from evalgap.cli._options import SCORE_SOURCES, gold_options, loader_options, option
 from evalgap.cli._render import emit, working, write_html, write_markdown
@@ -38,7 +39,7 @@ Examples:
     "or a JSON array (LMArena's clean_battle files).",
 )
 @loader_options
-@option("n_bootstrap", default=1000, help="Bootstrap replicates of the rank sets.")
+@rank_set_bootstrap
 @option("seed")
 @click.option(
     "--top-k",

@@ -8,7 +8,7 @@ from typing import Any, overload
 
 import click
 
-from evalgap.cli._command import group
+from evalgap.cli._command import group, renamed
 from evalgap.cli._load import score_keywords
 from evalgap.cli._options import PROBABILITY, F, counts_options, loader_options, option
 from evalgap.cli._render import emit, note, save_plot, working
@@ -46,6 +46,13 @@ def _simulation_options(func: F | None = None, *, plot: bool = True) -> F | Call
     return func
 
 
+# Why the studies' rank-set bootstrap is smaller than the ranks command's 1,000.
+_RANK_SET_BOOTSTRAP = (
+    "Bootstrap draws of each rank-set computation (fewer than ranks' 1,000: every trial of "
+    "every configuration computes its own rank sets)."
+)
+
+
 def _examples(*lines: str) -> str:
     """An Examples block for a study's --help."""
     return "\n\b\nExamples:\n" + "".join(f"  {line}\n" for line in lines)
@@ -76,20 +83,22 @@ def simulate() -> None:
       evalgap simulate power-curve --kind graded --plot graded.svg
       evalgap simulate sequential --both-correct 618 --a-only 100 --b-only 78 --both-wrong 376
       evalgap simulate aggregation --jobs 2 --json
-      evalgap simulate rank-coverage --simulations 100
-      evalgap simulate monitoring --trials 500
+      evalgap simulate rank-coverage --n-trials 100
+      evalgap simulate monitoring --n-trials 500
       evalgap simulate estimate --scores examples/board.csv --budget 40 --budget 100
     """
 
 
+@renamed(kept={"--trials": "--n-trials"})
 @simulate.command(epilog=_examples("evalgap simulate calibration --plot calibration.png"))
 @click.option("--n-items", type=click.IntRange(min=10), default=500, show_default=True)
-@option("trials", default=1500, help="Trials per grid cell and hypothesis.")
+@option("n_trials", default=1500, help="Trials per grid cell and hypothesis.")
 @option(
     "n_bootstrap",
     type=click.IntRange(min=10),
     default=1000,
-    help="Bootstrap resamples per trial for the paired bootstrap test.",
+    help="Bootstrap resamples per trial for the paired bootstrap test (fewer than compare's "
+    "10,000: every trial of every cell runs its own bootstrap).",
 )
 @option("power")
 @_simulation_options
@@ -100,6 +109,7 @@ def calibration(**given: Any) -> None:
     _run(study, "calibration", **given)
 
 
+@renamed(kept={"--trials": "--n-trials"})
 @simulate.command(
     epilog=_examples(
         "evalgap simulate prospective --scores ../shared/data/mmlu_pro/mmlu_pro_long.csv.gz \\",
@@ -115,7 +125,7 @@ def calibration(**given: Any) -> None:
     metavar="A B",
     help="Two models of --scores to subsample (repeatable).",
 )
-@option("trials", default=1000, help="Subsamples per pair and size.")
+@option("n_trials", default=1000, help="Trials (subsamples) per pair and size.")
 @option("power")
 @_simulation_options
 def prospective(**given: Any) -> None:
@@ -126,6 +136,7 @@ def prospective(**given: Any) -> None:
     _run(prospective_study, "prospective", **source, **given)
 
 
+@renamed(kept={"--trials": "--n-trials"})
 @simulate.command(
     "power-curve", epilog=_examples("evalgap simulate power-curve --kind graded --plot graded.svg")
 )
@@ -143,12 +154,13 @@ def prospective(**given: Any) -> None:
     multiple=True,
     help="Gaps to trace (repeatable; default 0.02, 0.04, 0.08).",
 )
-@option("trials", show_default=False, help="Trials per point (default 500 binary, 200 graded).")
+@option("n_trials", show_default=False, help="Trials per point (default 500 binary, 200 graded).")
 @option(
     "n_bootstrap",
     type=click.IntRange(min=10),
     show_default=False,
-    help="Bootstrap resamples per trial (default 500 binary, 200 graded).",
+    help="Bootstrap resamples per trial (default 500 binary, 200 graded: fewer than "
+    "compare's 10,000, as every trial of every point runs its own bootstrap).",
 )
 @option("power")
 @_simulation_options
@@ -159,6 +171,13 @@ def power_curve(deltas: tuple[float, ...], **given: Any) -> None:
     _run(study, "power curve", deltas=deltas or (0.02, 0.04, 0.08), **given)
 
 
+@renamed(
+    kept={"--trials": "--n-trials"},
+    refused={
+        "--horizon": "--horizon is no longer read here: give --horizon-factor (a multiple of "
+        "N*); --horizon counts items in the other studies",
+    },
+)
 @simulate.command(
     epilog=_examples(
         "evalgap simulate sequential --both-correct 618 --a-only 100 --b-only 78 \\",
@@ -166,15 +185,13 @@ def power_curve(deltas: tuple[float, ...], **given: Any) -> None:
     )
 )
 @functools.partial(counts_options, required=True)
-@option("trials", default=600, help="Trials under H0 and under H1.")
+@option("n_trials", default=600, help="Trials under H0 and under H1.")
 @click.option(
     "--horizon-factor",
-    "--horizon",
-    "horizon_factor",
     type=click.FloatRange(min=1.0),
     default=5.0,
     show_default=True,
-    help="Items to follow, as a multiple of N* (--horizon: the old spelling).",
+    help="Items to follow, as a multiple of N*.",
 )
 @option("mixture")
 @option("power")
@@ -187,11 +204,10 @@ def sequential(both_correct: int, a_only: int, b_only: int, both_wrong: int, **g
     _run(functools.partial(sequential_study, counts), "sequential", **given)
 
 
+@renamed(kept={"--experiments": "--n-trials"})
 @simulate.command(epilog=_examples("evalgap simulate aggregation --jobs 2 --json"))
 @click.option("--max-tasks", type=click.IntRange(min=1, max=100), default=20, show_default=True)
-@click.option(
-    "--experiments", "n_experiments", type=click.IntRange(min=10), default=1000, show_default=True
-)
+@option("n_trials", default=1000, help="Trials (simulated experiments) per number of tasks.")
 @click.option("--flip-rate", type=PROBABILITY, default=0.1, show_default=True)
 @_simulation_options
 def aggregation(max_tasks: int, **given: Any) -> None:
@@ -201,8 +217,9 @@ def aggregation(max_tasks: int, **given: Any) -> None:
     _run(aggregation_study, "aggregation", task_counts=tuple(range(1, max_tasks + 1)), **given)
 
 
-@simulate.command(epilog=_examples("evalgap simulate monitoring --trials 500"))
-@option("trials", default=2000, help="Simulated evaluations per scenario.")
+@renamed(kept={"--trials": "--n-trials", "--models": "--n-models"})
+@simulate.command(epilog=_examples("evalgap simulate monitoring --n-trials 500"))
+@option("n_trials", default=2000, help="Trials (simulated evaluations) per scenario.")
 @click.option(
     "--horizon",
     type=click.IntRange(min=2),
@@ -211,8 +228,7 @@ def aggregation(max_tasks: int, **given: Any) -> None:
     help="Items followed; the rule looks after every one.",
 )
 @click.option(
-    "--models",
-    "n_models",
+    "--n-models",
     type=click.IntRange(min=3),
     default=6,
     show_default=True,
@@ -226,18 +242,13 @@ def monitoring(**given: Any) -> None:
     _run(monitoring_study, "monitoring", **given)
 
 
+@renamed(kept={"--simulations": "--n-trials"})
 @simulate.command(
     "task-rank-coverage",
-    epilog=_examples("evalgap simulate task-rank-coverage --simulations 100"),
+    epilog=_examples("evalgap simulate task-rank-coverage --n-trials 100"),
 )
-@option(
-    "simulations",
-    type=click.IntRange(min=10),
-    default=200,
-    show_default=True,
-    help="Simulated benchmarks per configuration.",
-)
-@option("n_bootstrap", default=400, help="Bootstrap draws of each rank-set computation.")
+@option("n_trials", default=200, help="Trials (simulated benchmarks) per configuration.")
+@option("n_bootstrap", default=400, help=_RANK_SET_BOOTSTRAP)
 @_simulation_options(plot=False)
 def task_rank_coverage(**given: Any) -> None:
     """Coverage of rank sets over tasks when the tasks are drawn from a population."""
@@ -246,14 +257,9 @@ def task_rank_coverage(**given: Any) -> None:
     _run(study, "task rank coverage", **given)
 
 
-@simulate.command(epilog=_examples("evalgap simulate adaptive --simulations 100"))
-@option(
-    "simulations",
-    type=click.IntRange(min=10),
-    default=200,
-    show_default=True,
-    help="Simulated pairs per configuration.",
-)
+@renamed(kept={"--simulations": "--n-trials"})
+@simulate.command(epilog=_examples("evalgap simulate adaptive --n-trials 100"))
+@option("n_trials", default=200, help="Trials (simulated pairs) per configuration.")
 @click.option(
     "--horizon",
     type=click.IntRange(min=1),
@@ -269,11 +275,12 @@ def adaptive(**given: Any) -> None:
     _run(adaptive_study, "adaptive", **given)
 
 
+@renamed(kept={"--draws": "--n-trials", "--strata": "--n-strata", "--adaptive": "--adaptive-batch"})
 @simulate.command(
     epilog=_examples(
         "evalgap simulate estimate --scores examples/board.csv --budget 40 --budget 100",
         "evalgap simulate estimate --scores ../shared/data/mmlu_pro/mmlu_pro_long.csv.gz \\",
-        "    --adaptive 20 --jobs 2 --plot estimate.png",
+        "    --adaptive-batch 20 --jobs 2 --plot estimate.png",
     )
 )
 @loader_options
@@ -284,13 +291,11 @@ def adaptive(**given: Any) -> None:
     multiple=True,
     help="Items per sample (repeatable; default 50, 100, 200, 400, 800).",
 )
-@click.option(
-    "--draws",
-    "n_draws",
+@option(
+    "n_trials",
     type=click.IntRange(min=1),
     default=5,
-    show_default=True,
-    help="Item samples per held-out model and budget.",
+    help="Trials (item samples) per held-out model and budget.",
 )
 @click.option(
     "--held-out",
@@ -300,14 +305,15 @@ def adaptive(**given: Any) -> None:
     help="A model to hold out in turn (repeatable; default: every model of --scores).",
 )
 @click.option(
-    "--strata",
+    "--n-strata",
     type=click.IntRange(min=1),
     default=10,
     show_default=True,
-    help="Strata of the stratified design.",
+    help="Strata of the stratified design, at most one per 4 items of the budget (10: the "
+    "setting of the published study; plan --reference's own default is 6).",
 )
 @click.option(
-    "--adaptive",
+    "--adaptive-batch",
     type=click.IntRange(min=0),
     default=0,
     show_default=True,
@@ -333,17 +339,12 @@ def estimate(budgets: tuple[int, ...], held_out: tuple[str, ...], **given: Any) 
     _run(estimate_study, "estimate study", held_out=held_out or None, **source, **given)
 
 
+@renamed(kept={"--simulations": "--n-trials"})
 @simulate.command(
-    "rank-coverage", epilog=_examples("evalgap simulate rank-coverage --simulations 100")
+    "rank-coverage", epilog=_examples("evalgap simulate rank-coverage --n-trials 100")
 )
-@option(
-    "simulations",
-    type=click.IntRange(min=10),
-    default=200,
-    show_default=True,
-    help="Simulated leaderboards per configuration.",
-)
-@option("n_bootstrap", default=400, help="Bootstrap draws of each rank-set computation.")
+@option("n_trials", default=200, help="Trials (simulated leaderboards) per configuration.")
+@option("n_bootstrap", default=400, help=_RANK_SET_BOOTSTRAP)
 @_simulation_options
 def rank_coverage(**given: Any) -> None:
     """Simultaneous coverage of the true ranks by `evalgap ranks` (near-ties, many models)."""

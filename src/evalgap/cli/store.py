@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from evalgap.cli._command import group
+from evalgap.cli._command import group, renamed
 from evalgap.cli._load import score_keywords
 from evalgap.cli._options import (
     NOT_SCORE_SOURCES,
@@ -75,6 +75,7 @@ def store_list(store: str, json: bool) -> None:
     emit(list_job(store), json)
 
 
+@renamed(kept={"--path": "--source-path"})
 @store.command("remove", epilog=STORE_EXAMPLES)
 @store_argument
 @click.option("--model", "models", multiple=True, help="Remove this model (repeatable).")
@@ -82,7 +83,7 @@ def store_list(store: str, json: bool) -> None:
     "--source", "sources", multiple=True, help="Remove this source by its id (repeatable)."
 )
 @click.option(
-    "--path",
+    "--source-path",
     "source_paths",
     multiple=True,
     help="Remove the source added from this path (repeatable).",

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from evalgap.cli._command import command
+from evalgap.cli._defaults import audit_draw_seed
 from evalgap.cli._options import OUTPUT_FILE, option
 from evalgap.cli._render import emit, note, write_markdown
 
@@ -97,7 +98,7 @@ Examples:
     help="With --adaptive: the file keeping the audit draws between looks and runs.",
 )
 @option("output", help="With --adaptive: write the next batch's item ids here, one per line.")
-@option("seed", default=None, show_default=False, help="With --adaptive: seed of the audit draws.")
+@audit_draw_seed
 @option("power")
 @option(
     "markdown",

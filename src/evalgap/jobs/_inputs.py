@@ -7,11 +7,12 @@ these helpers, so they live beneath all jobs and import none.
 
 from __future__ import annotations
 
+import functools
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
+from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar, cast
 
 from evalgap.errors import InputError, escape
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from evalgap.io.options import LoadOptions
 
 _T = TypeVar("_T")  # a renamed keyword's value, of the type its new name takes
+_F = TypeVar("_F", bound=Callable[..., Any])  # a function whose keywords were renamed
 
 
 def scores_of(
@@ -135,6 +137,24 @@ def _renamed(columns: dict, old: str, new: str, value: _T) -> _T:
         stacklevel=3,
     )
     return columns.pop(old)
+
+
+def renamed_keywords(**old_to_new: str) -> Callable[[_F], _F]:
+    """Keep the keywords a function had in an earlier release (``old=new``) working for one
+    release: the old name is read as the new one, with a DeprecationWarning; both at once are
+    refused. The signature shown is the new one."""
+
+    def decorate(func: _F) -> _F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            for old, new in old_to_new.items():
+                if old in kwargs:
+                    kwargs[new] = _renamed(kwargs, old, new, kwargs.pop(new, None))
+            return func(*args, **kwargs)
+
+        return cast("_F", wrapper)
+
+    return decorate
 
 
 def _check_columns(columns: dict, job: str) -> None:

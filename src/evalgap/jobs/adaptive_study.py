@@ -23,6 +23,7 @@ import pandas as pd
 
 from evalgap._results import Result
 from evalgap.errors import InputError
+from evalgap.jobs._inputs import renamed_keywords
 from evalgap.stats import _validate, resample
 from evalgap.stats import adaptive as design
 from evalgap.stats.estimate import ability_map
@@ -143,7 +144,7 @@ class AdaptiveStudyResult(Result):
         random medians).
     alpha : float
         The level.
-    n_simulations : int
+    n_trials : int
         Replicates per configuration.
     horizon : int
         Items followed at most.
@@ -151,9 +152,9 @@ class AdaptiveStudyResult(Result):
 
     rows: pd.DataFrame
     alpha: float
-    n_simulations: int
+    n_trials: int
     horizon: int
-    _headline: ClassVar[tuple[str, ...]] = ("n_simulations",)
+    _headline: ClassVar[tuple[str, ...]] = ("n_trials",)
     _derived: ClassVar[tuple[str, ...]] = ("verdict",)
 
     def to_frame(self) -> pd.DataFrame:
@@ -169,7 +170,7 @@ class AdaptiveStudyResult(Result):
 
 
 def _simulate(
-    config: AdaptiveConfiguration, n_simulations: int, horizon: int, alpha: float,
+    config: AdaptiveConfiguration, n_trials: int, horizon: int, alpha: float,
     stream: np.random.SeedSequence,
 ) -> dict[str, object]:  # fmt: skip
     rng = np.random.Generator(np.random.PCG64(stream))
@@ -180,7 +181,7 @@ def _simulate(
     fit = fit_2pl(board.astype(float))
     p = success_probability(np.array([config.theta_a, config.theta_b]), a, c)
     decided: dict[str, list[int | None]] = {"adaptive": [], "random": []}
-    for _ in range(n_simulations):
+    for _ in range(n_trials):
         y = (rng.random(p.shape) < p).astype(float)
         for name in decided:
             found = run_pair(y[0], y[1], fit, rng, adaptive=name == "adaptive", alpha=alpha,
@@ -198,7 +199,7 @@ def _simulate(
     for k, name in enumerate(decided):
         share = float(np.mean([x is not None for x in decided[name]]))
         row[f"{name}_rejected"] = share
-        row[f"{name}_rejected_se"] = float(resample.monte_carlo_se(share, n_simulations))
+        row[f"{name}_rejected_se"] = float(resample.monte_carlo_se(share, n_trials))
         row[f"{name}_median_items"] = float(np.median([b[k] for b in both])) if both else np.nan
     row["ratio"] = (
         row["adaptive_median_items"] / row["random_median_items"] if both else np.nan  # type: ignore[operator]
@@ -206,10 +207,11 @@ def _simulate(
     return row
 
 
+@renamed_keywords(n_simulations="n_trials")
 def adaptive_study(
     configurations: Sequence[AdaptiveConfiguration] | None = None,
     *,
-    n_simulations: int = 200,
+    n_trials: int = 200,
     horizon: int = 1000,
     alpha: float = 0.05,
     seed: int | None = 0,
@@ -222,7 +224,7 @@ def adaptive_study(
     ----------
     configurations : sequence of AdaptiveConfiguration, optional
         The pairs to simulate (default :data:`CONFIGURATIONS`).
-    n_simulations : int
+    n_trials : int
         Replicates per configuration.
     horizon : int
         Items followed at most (looked at after every one).
@@ -243,22 +245,22 @@ def adaptive_study(
     --------
     >>> from evalgap.jobs.adaptive_study import AdaptiveConfiguration, adaptive_study
     >>> r = adaptive_study([AdaptiveConfiguration("far apart", 1.0, -1.0, 400)],
-    ...                    n_simulations=10, horizon=200)
+    ...                    n_trials=10, horizon=200)
     >>> float(r.rows["adaptive_rejected"][0]), float(r.rows["random_rejected"][0])
     (1.0, 1.0)
     """
     from evalgap.jobs.simulate import run_chunks, study_count
 
     alpha = float(_validate.probability(alpha, "alpha"))
-    n_simulations = study_count(n_simulations, "n_simulations")
+    n_trials = study_count(n_trials, "n_trials")
     horizon = _validate.whole_number(horizon, "horizon", 1)
     configs = tuple(CONFIGURATIONS if configurations is None else configurations)
     if not configs:
         raise InputError("adaptive_study needs at least one configuration")
     streams = resample.child_seed(seed, "adaptive_study").spawn(len(configs))
     chunks = [
-        (config, n_simulations, horizon, alpha, stream)
+        (config, n_trials, horizon, alpha, stream)
         for config, stream in zip(configs, streams, strict=True)
     ]
     rows = run_chunks(_simulate, chunks, jobs, progress)
-    return AdaptiveStudyResult(pd.DataFrame(rows), alpha, n_simulations, horizon)
+    return AdaptiveStudyResult(pd.DataFrame(rows), alpha, n_trials, horizon)

@@ -15,7 +15,7 @@ score is estimated from a sample of its items by each design, side by side:
   (strata by quantiles of the reference models' accuracy on each item, Neyman allocation
   from the variance that accuracy predicts) and its stratified mean with a normal interval;
 * ``estimate_stratified``: the 2PL estimate from those stratified items;
-* ``estimate_adaptive`` (with ``adaptive=BATCH``): the 2PL estimate from items chosen as
+* ``estimate_adaptive`` (with ``adaptive_batch=BATCH``): the 2PL estimate from items chosen as
   ``estimate --next BATCH`` proposes them: BATCH random items, then the BATCH most
   informative at the current estimate, to the budget.
 
@@ -43,6 +43,7 @@ import pandas as pd
 
 from evalgap._results import Result
 from evalgap.errors import InputError
+from evalgap.jobs._inputs import renamed_keywords
 from evalgap.stats import _validate, intervals, resample, stratified, weighted
 from evalgap.stats import estimate as est
 from evalgap.stats.stratified import IRTFit, success_probability
@@ -78,7 +79,7 @@ class EstimateStudyResult(Result):
         ``cases`` 0 and no coverage or width (closed forms).
     alpha : float
         One minus the intervals' level.
-    n_draws : int
+    n_trials : int
         Item samples per held-out model and budget.
     held_out : tuple of str
         The models held out in turn.
@@ -99,14 +100,14 @@ class EstimateStudyResult(Result):
 
     rows: pd.DataFrame
     alpha: float
-    n_draws: int
+    n_trials: int
     held_out: tuple[str, ...]
     n_items: int
     n_models: int
     target: float
     misfit: float
     items_for_target: dict[str, int | None]
-    _headline: ClassVar[tuple[str, ...]] = ("n_draws", "n_items")
+    _headline: ClassVar[tuple[str, ...]] = ("n_trials", "n_items")
     _derived: ClassVar[tuple[str, ...]] = ("verdict",)
 
     def to_frame(self) -> pd.DataFrame:
@@ -216,14 +217,15 @@ def _standard_error(values: np.ndarray) -> float:
     return float(values.std(ddof=1) / np.sqrt(values.size)) if values.size > 1 else np.nan
 
 
+@renamed_keywords(n_draws="n_trials", strata="n_strata", adaptive="adaptive_batch")
 def estimate_study(
     scores=None,
     *,
     budgets: Sequence[int] = (50, 100, 200, 400, 800),
-    n_draws: int = 5,
+    n_trials: int = 5,
     held_out: Sequence[str] | None = None,
-    strata: int = 10,
-    adaptive: int = 0,
+    n_strata: int = 10,
+    adaptive_batch: int = 0,
     target: float = 0.02,
     alpha: float = 0.05,
     seed: int | None = 0,
@@ -244,14 +246,14 @@ def estimate_study(
         :func:`evalgap.estimate`'s ``reference``); at least 4 models.
     budgets : sequence of int
         Items per sample.
-    n_draws : int
+    n_trials : int
         Item samples per held-out model and budget.
     held_out : sequence of str, optional
         The models to hold out in turn (default: every model).
-    strata : int
+    n_strata : int
         Strata of the stratified design (fewer when the budget gives fewer than 4 items
         each).
-    adaptive : int
+    adaptive_batch : int
         When positive, also choose items adaptively in batches of this size.
     target : float
         The mean absolute error whose items the floors are said to need.
@@ -273,7 +275,7 @@ def estimate_study(
     Examples
     --------
     >>> from evalgap import simulate
-    >>> r = simulate.estimate_study("examples/board.csv", budgets=[100], n_draws=2,
+    >>> r = simulate.estimate_study("examples/board.csv", budgets=[100], n_trials=2,
     ...                             held_out=["model-04", "model-19"])
     >>> r.rows[["design", "cases"]].head(2).values.tolist()
     [['estimate', 4], ['random_mean', 4]]
@@ -286,9 +288,9 @@ def estimate_study(
 
     alpha = float(_validate.probability(alpha, "alpha"))
     target = float(_validate.positive(target, "target"))
-    n_draws = study_count(n_draws, "n_draws")
-    strata = _validate.whole_number(strata, "strata", 1)
-    adaptive = _validate.whole_number(adaptive, "adaptive", 0)
+    n_trials = study_count(n_trials, "n_trials")
+    n_strata = _validate.whole_number(n_strata, "n_strata", 1)
+    adaptive_batch = _validate.whole_number(adaptive_batch, "adaptive_batch", 0)
     budgets = sorted({_validate.whole_number(b, "budgets", 2) for b in budgets})
     if not budgets:
         raise InputError("name at least one budget: {budgets}", param="budgets")
@@ -338,12 +340,14 @@ def estimate_study(
         )
     streams = resample.child_seed(seed, "estimate_study").spawn(len(chosen))
     chunks = [
-        (x, names.index(m), budgets, n_draws, strata, adaptive, alpha, stream)
+        (x, names.index(m), budgets, n_trials, n_strata, adaptive_batch, alpha, stream)
         for m, stream in zip(chosen, streams, strict=True)
     ]
     found = run_chunks(_held_out, chunks, jobs, progress)
     rows = []
-    designs = [d for d in DESIGNS if d not in FLOORS and (adaptive or d != "estimate_adaptive")]
+    designs = [
+        d for d in DESIGNS if d not in FLOORS and (adaptive_batch or d != "estimate_adaptive")
+    ]
     moments = np.array([f["floors"] for f in found])
     scale = np.sqrt(2 / np.pi)  # a normal error's mean absolute value over its SD
     for b in budgets:
@@ -378,7 +382,7 @@ def estimate_study(
     return EstimateStudyResult(
         pd.DataFrame(rows),
         alpha,
-        n_draws,
+        n_trials,
         tuple(chosen),
         int(x.shape[1]),
         len(names),

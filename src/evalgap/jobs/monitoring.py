@@ -38,7 +38,7 @@ class MonitoringResult(Result):
     Attributes
     ----------
     rows : pandas.DataFrame
-        ``scenario, n_models, horizon, trials, error_rate, error_se``.
+        ``scenario, n_models, horizon, n_trials, error_rate, error_se``.
     alpha : float
         The level of the rule.
     """
@@ -128,7 +128,7 @@ def monitoring_study(
                 "scenario": scenario,
                 "n_models": models,
                 "horizon": horizon,
-                "trials": n_trials,
+                "n_trials": n_trials,
                 "error_rate": rate,
                 "error_se": float(resample.monte_carlo_se(rate, n_trials)),
             }

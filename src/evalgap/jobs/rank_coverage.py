@@ -28,6 +28,7 @@ from scipy import special
 
 from evalgap._results import Result
 from evalgap.errors import InputError, escape
+from evalgap.jobs._inputs import renamed_keywords
 from evalgap.stats import _validate, resample
 from evalgap.stats import ranks as rk
 
@@ -99,15 +100,15 @@ class RankCoverageResult(Result):
         (replicate, model) marginal sets holding the true rank).
     alpha : float
         One minus the nominal level.
-    n_simulations, n_bootstrap : int
+    n_trials, n_bootstrap : int
         Replicates per configuration; bootstrap draws per replicate.
     """
 
     rows: pd.DataFrame
     alpha: float
-    n_simulations: int
+    n_trials: int
     n_bootstrap: int
-    _headline: ClassVar[tuple[str, ...]] = ("n_simulations",)
+    _headline: ClassVar[tuple[str, ...]] = ("n_trials",)
     _derived: ClassVar[tuple[str, ...]] = ("verdict",)
 
     def to_frame(self) -> pd.DataFrame:
@@ -131,17 +132,17 @@ def true_scores(abilities: ArrayLike) -> np.ndarray:
 
 
 def _simulate(
-    config: Configuration, n_simulations: int, n_bootstrap: int, alpha: float,
+    config: Configuration, n_trials: int, n_bootstrap: int, alpha: float,
     stream: np.random.SeedSequence,
 ) -> dict[str, object]:  # fmt: skip
     data_stream, bootstrap_stream = stream.spawn(2)
     rng = np.random.Generator(np.random.PCG64(data_stream))
-    seeds = bootstrap_stream.spawn(n_simulations)
+    seeds = bootstrap_stream.spawn(n_trials)
     theta = true_scores(config.abilities)
     true_rank = 1 + (theta[None, :] > theta[:, None] + 1e-12).sum(axis=1)
     k = theta.size
     covered, width, marginal, methods = 0, 0.0, 0, set()
-    for s in range(n_simulations):
+    for s in range(n_trials):
         d = rng.normal(0.0, DIFFICULTY_SD, config.n_items)
         mean = special.expit(np.asarray(config.abilities)[None, :] - d[:, None])
         if config.kind == "binary":
@@ -162,7 +163,7 @@ def _simulate(
         marginal += int(
             ((sets.marginal_low <= true_rank) & (true_rank <= sets.marginal_high)).sum()
         )
-    coverage = covered / n_simulations
+    coverage = covered / n_trials
     return {
         "configuration": config.name,
         "n_models": k,
@@ -170,16 +171,17 @@ def _simulate(
         "kind": config.kind,
         "method": " / ".join(sorted(methods)),
         "coverage": coverage,
-        "coverage_se": float(resample.monte_carlo_se(coverage, n_simulations)),
-        "mean_width": width / n_simulations,
-        "marginal_coverage": marginal / (n_simulations * k),
+        "coverage_se": float(resample.monte_carlo_se(coverage, n_trials)),
+        "mean_width": width / n_trials,
+        "marginal_coverage": marginal / (n_trials * k),
     }
 
 
+@renamed_keywords(n_simulations="n_trials")
 def rank_coverage(
     configurations: Sequence[Configuration] | None = None,
     *,
-    n_simulations: int = 200,
+    n_trials: int = 200,
     n_bootstrap: int = 400,
     alpha: float = 0.05,
     seed: int | None = 0,
@@ -192,7 +194,7 @@ def rank_coverage(
     ----------
     configurations : sequence of Configuration, optional
         The leaderboards to simulate (default :data:`CONFIGURATIONS`).
-    n_simulations : int
+    n_trials : int
         Replicates per configuration.
     n_bootstrap : int
         Bootstrap draws per replicate.
@@ -214,14 +216,14 @@ def rank_coverage(
     --------
     >>> from evalgap.jobs.rank_coverage import Configuration, rank_coverage
     >>> r = rank_coverage([Configuration("3 models", (0.0, -0.3, -0.6), 300)],
-    ...                   n_simulations=20, n_bootstrap=200)
+    ...                   n_trials=20, n_bootstrap=200)
     >>> r.rows[["n_models", "method"]].to_numpy().tolist()
     [[3, 'max-t stepdown bootstrap']]
     """
     alpha = float(_validate.probability(alpha, "alpha"))
     from evalgap.jobs.simulate import MAX_RESAMPLES, check_batch, study_count
 
-    n_simulations = study_count(n_simulations, "n_simulations")
+    n_trials = study_count(n_trials, "n_trials")
     n_bootstrap = study_count(n_bootstrap, "n_bootstrap", 1, MAX_RESAMPLES)
     if rk.MIN_TAIL_REPLICATES / alpha > MAX_RESAMPLES:  # no n_bootstrap could serve it
         raise InputError(
@@ -237,7 +239,7 @@ def rank_coverage(
             alpha=alpha,
         )
     # each simulated leaderboard runs its own bootstrap: the work is their product
-    check_batch(n_simulations, n_bootstrap, "{n_simulations} x {n_bootstrap}")
+    check_batch(n_trials, n_bootstrap, "{n_trials} x {n_bootstrap}")
     configurations = tuple(CONFIGURATIONS if configurations is None else configurations)
     if not configurations:
         raise InputError("rank_coverage needs at least one configuration")
@@ -245,8 +247,8 @@ def rank_coverage(
 
     streams = resample.child_seed(seed, "rank_coverage").spawn(len(configurations))
     chunks = [
-        (config, n_simulations, n_bootstrap, alpha, stream)
+        (config, n_trials, n_bootstrap, alpha, stream)
         for config, stream in zip(configurations, streams, strict=True)
     ]
     rows = run_chunks(_simulate, chunks, jobs, progress)
-    return RankCoverageResult(pd.DataFrame(rows), alpha, n_simulations, n_bootstrap)
+    return RankCoverageResult(pd.DataFrame(rows), alpha, n_trials, n_bootstrap)

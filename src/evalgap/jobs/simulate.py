@@ -35,6 +35,7 @@ from scipy import optimize
 
 from evalgap._results import Result
 from evalgap.errors import InputError, escape, fields
+from evalgap.jobs._inputs import renamed_keywords
 from evalgap.stats import _validate, aggregation, generators, resample, sequential, tests
 from evalgap.stats import power as pw
 from evalgap.stats.paired import summarize_counts
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from evalgap._scores import ScoreSet, ScoresInput
+    from evalgap.io.options import LoadOptions
+    from evalgap.stats._types import Seed
 
 CALIBRATION_VARIANTS = ("mcnemar", "exact", "mid_p", "mcnemar_cc", "bootstrap")
 GRID_ACCURACY = (0.5, 0.7, 0.9)
@@ -80,11 +83,11 @@ def run_chunks(
         return out
 
 
-def _streams(seed, n: int) -> list[np.random.SeedSequence]:
+def _streams(seed: Seed, n: int) -> list[np.random.SeedSequence]:
     return resample.seed_sequence(seed).spawn(n)
 
 
-def _rng(stream) -> np.random.Generator:
+def _rng(stream: np.random.SeedSequence) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(stream))
 
 
@@ -114,7 +117,7 @@ def study_count(value: object, name: str, minimum: int = 1, maximum: int = MAX_T
     return number
 
 
-def check_batch(rows: int, columns: int, names: str, **values) -> None:
+def check_batch(rows: int, columns: int, names: str, **values: object) -> None:
     """Refuse ``rows x columns`` numbers (held in a batch, or drawn) above ``MAX_BATCH``.
 
     ``names`` is an InputError template naming the parameters behind the two sizes
@@ -145,7 +148,7 @@ def study_grid(values: object, name: str, check: Callable[[Any], object]) -> tup
     return tuple(check(v) for v in values)
 
 
-def _jobs(jobs) -> int:
+def _jobs(jobs: object) -> int:
     return study_count(jobs, "jobs", 1, 1024)
 
 
@@ -214,18 +217,18 @@ class CalibrationResult(Result):
         }
 
 
-def _accuracy(value, name: str = "accuracies") -> float:
+def _accuracy(value: object, name: str = "accuracies") -> float:
     return float(_validate.probability(value, name))
 
 
-def _correlation(value, name: str = "latent_correlations") -> float:
+def _correlation(value: object, name: str = "latent_correlations") -> float:
     number = float(_validate.numbers(value, name, what="a finite number in (-1, 1)"))
     if not -1 < number < 1:
         raise InputError(f"{name} must lie in (-1, 1); got {_validate.show(number)}")
     return number
 
 
-def _fraction(value, name: str = "fractions") -> float:
+def _fraction(value: object, name: str = "fractions") -> float:
     number = float(_validate.numbers(value, name, what="a finite number in (0, 100]"))
     if not 0 < number <= 100:
         raise InputError(
@@ -234,7 +237,7 @@ def _fraction(value, name: str = "fractions") -> float:
     return number
 
 
-def _gap(value) -> float:
+def _gap(value: object) -> float:
     """A number (NaN and inf are left to the gap check, which says why they have no N*)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
         raise InputError(
@@ -249,7 +252,7 @@ def tuned_delta(
 ) -> float:
     """Return the gap delta at which Equation (6) gives N* = n_items for marginals p -/+ delta/2."""
 
-    def gap(delta):
+    def gap(delta: float) -> float:
         cells = generators.latent_cells(p + delta / 2, p - delta / 2, latent_correlation)
         # the cells are proportions: N* per item of the pair's 2x2 table (Equation 6)
         required = pw.required_n_from_counts(cells[1], cells[2], 1.0, alpha=alpha, power=power)
@@ -274,7 +277,16 @@ def tuned_delta(
     return float(optimize.brentq(gap, 1e-5, upper, xtol=1e-10))
 
 
-def _calibration_cell(p, rho, delta, n, trials, n_bootstrap, alpha, stream):
+def _calibration_cell(
+    p: float,
+    rho: float,
+    delta: float,
+    n: int,
+    trials: int,
+    n_bootstrap: int,
+    alpha: float,
+    stream: np.random.SeedSequence,
+) -> dict[str, dict[str, float]]:
     rng = _rng(stream)
     out = {}
     for hypothesis, gap in (("type1", 0.0), ("power", delta)):
@@ -456,7 +468,7 @@ def prospective_counts(score_set: ScoreSet, pairs: Sequence[tuple[str, str]]) ->
     return counts
 
 
-def _pairs_of_scores(pairs, scores) -> dict:
+def _pairs_of_scores(pairs: object, scores: ScoresInput) -> dict:
     """The 2x2 counts of the model pairs ``pairs`` (``(A, B)`` each) in ``scores``."""
     from evalgap.jobs._inputs import scores_of
 
@@ -474,7 +486,7 @@ def _pairs_of_scores(pairs, scores) -> dict:
     return prospective_counts(scores_of(scores, models=models), pairs)
 
 
-def _pair_counts(cells, name: str) -> tuple:
+def _pair_counts(cells: object, name: str) -> tuple:
     """Check a pair's 2x2 counts: four non-negative whole numbers."""
     if isinstance(cells, (str, bytes, dict)) or not hasattr(cells, "__len__") or len(cells) != 4:
         raise InputError(
@@ -484,26 +496,28 @@ def _pair_counts(cells, name: str) -> tuple:
     return tuple(int(_validate.counts(c, name)) for c in cells)
 
 
-def _prospective_size(cells, size, trials, alpha, stream):
+def _prospective_size(
+    cells: np.ndarray, size: int, trials: int, alpha: float, stream: np.random.SeedSequence
+) -> float:
     _, b, c, _ = generators.paired_counts(cells, size, trials, _rng(stream))
     return float(np.mean(tests.mcnemar(b, c).p_value <= alpha))
 
 
 def prospective_study(
-    scores=None,
+    scores: ScoresInput | None = None,
     *,
-    pairs,
+    pairs: Sequence[tuple[str, str]],
     n_trials: int = 1000,
     alpha: float = 0.05,
     power: float = 0.8,
     seed: int | None = 0,
     jobs: int = 1,
-    progress=None,
-    tasks=None,
+    progress: Callable[[int, int], object] | None = None,
+    tasks: Sequence[str] | None = None,
     strict: bool = False,
     complete_case: bool = False,
-    options=None,
-    **columns,
+    options: LoadOptions | None = None,
+    **columns: Any,
 ) -> ProspectiveResult:
     """Return the prospective study of real pairs read from per-item scores.
 
@@ -719,14 +733,29 @@ class PowerCurveResult(Result):
         }
 
 
-def _binary_point(cells, n, trials, n_bootstrap, alpha, stream):
+def _binary_point(
+    cells: np.ndarray,
+    n: int,
+    trials: int,
+    n_bootstrap: int,
+    alpha: float,
+    stream: np.random.SeedSequence,
+) -> float:
     rng = _rng(stream)
     _, b, c, _ = generators.paired_counts(cells, n, trials, rng)
     b_star, c_star = resample.bootstrap_counts(b, c, n, n_bootstrap, rng)
     return float(np.mean(resample.bootstrap_p_value((b_star - c_star) / n) <= alpha))
 
 
-def _graded_point(shape_b, rho, n, trials, n_bootstrap, alpha, stream):
+def _graded_point(
+    shape_b: tuple[float, float],
+    rho: float,
+    n: int,
+    trials: int,
+    n_bootstrap: int,
+    alpha: float,
+    stream: np.random.SeedSequence,
+) -> float:
     rng = _rng(stream)
     a, b = generators.paired_beta(n, (4.0, 2.0), shape_b, rho, trials, rng)
     rejections = 0
@@ -861,7 +890,7 @@ def power_curve(
 POWER_CURVE_MAX_ITEMS = {"binary": 10**9, "graded": 20_000}  # graded trials hold every item
 
 
-def _check_curve_deltas(kind, deltas, accuracy_a) -> None:
+def _check_curve_deltas(kind: str, deltas: Sequence[float], accuracy_a: float) -> None:
     """Refuse gaps without an N* (zero, NaN, inf) or outside the marginals' range."""
     if not len(deltas):
         raise InputError("give at least one gap in {deltas}", param="deltas")
@@ -883,7 +912,7 @@ def _check_curve_deltas(kind, deltas, accuracy_a) -> None:
             raise InputError("{deltas:g}: " + escape(what), param="deltas", deltas=delta)
 
 
-def _crossing(sizes, rates, target):
+def _crossing(sizes: Sequence[float], rates: Sequence[float], target: float) -> float | None:
     """The n at which the curve reaches the target, by linear interpolation (None if never).
 
     A curve already at the target at its smallest n reached it there (or before): that n,
@@ -952,7 +981,15 @@ SEQUENTIAL_STEP_BLOCK = 4096  # discordant items drawn at a time: bounds memory 
 TRAJECTORY_POINTS = 300  # points kept per sample trajectory
 
 
-def _sequential_chunk(psi, theta, horizon, table, trials, stream, keep):
+def _sequential_chunk(
+    psi: float,
+    theta: float,
+    horizon: int,
+    table: np.ndarray,
+    trials: int,
+    stream: np.random.SeedSequence,
+    keep: int,
+) -> tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
     """Simulate trials; return (crossed, stopping items, a few trajectories).
 
     Items arrive in blocks of discordant items, drawn step-major from two streams (gaps between
@@ -1155,7 +1192,7 @@ class AggregationResult(Result):
     ----------
     alpha, flip_rate : float
         Level of each test; share of items that flip.
-    n_experiments : int
+    n_trials : int
         Experiments per scenario and task count.
     task_counts : tuple of int
         The task counts T.
@@ -1165,11 +1202,11 @@ class AggregationResult(Result):
         Sign flips per permutation test in the small-task scenario.
     """
 
-    _headline = ("alpha", "n_experiments", "flip_rate")
+    _headline = ("alpha", "n_trials", "flip_rate")
     simulation: ClassVar[str] = "aggregation"  # which study: the renderers dispatch on it
 
     alpha: float
-    n_experiments: int
+    n_trials: int
     flip_rate: float
     task_counts: tuple[int, ...]
     rates: dict[str, dict[str, list[float]]]  # scenario -> test -> list over task counts
@@ -1189,7 +1226,7 @@ class AggregationResult(Result):
                             "test": test,
                             "tasks": t,
                             "rate": rate,
-                            "se": _se(rate, self.n_experiments),
+                            "se": _se(rate, self.n_trials),
                         }
                     )
         return pd.DataFrame(rows)
@@ -1198,20 +1235,28 @@ class AggregationResult(Result):
         """Return the study as plain data."""
         return {
             "alpha": self.alpha,
-            "n_experiments": self.n_experiments,
+            "n_trials": self.n_trials,
             "flip_rate": self.flip_rate,
             "task_counts": list(self.task_counts),
             "n_permutations": self.n_permutations,
             "small_task_items": list(SMALL_TASK_ITEMS),
             "rejection_rates": self.rates,
             "standard_errors": {
-                s: {t: [_se(x, self.n_experiments) for x in v] for t, v in tests_.items()}
+                s: {t: [_se(x, self.n_trials) for x in v] for t, v in tests_.items()}
                 for s, tests_ in self.rates.items()
             },
         }
 
 
-def _aggregation_chunk(first_q, other_q, n_tasks, experiments, flip_rate, alpha, stream):
+def _aggregation_chunk(
+    first_q: float,
+    other_q: float,
+    n_tasks: int,
+    experiments: int,
+    flip_rate: float,
+    alpha: float,
+    stream: np.random.SeedSequence,
+) -> dict[str, float]:
     rng = _rng(stream)
     sizes = rng.integers(500, 10_001, size=(experiments, n_tasks))
     flips = rng.binomial(sizes, flip_rate)
@@ -1231,7 +1276,9 @@ def _aggregation_chunk(first_q, other_q, n_tasks, experiments, flip_rate, alpha,
     return {k: float(np.mean(v)) for k, v in reject.items()}
 
 
-def _small_tasks_chunk(n_tasks, experiments, n_permutations, alpha, stream):
+def _small_tasks_chunk(
+    n_tasks: int, experiments: int, n_permutations: int, alpha: float, stream: np.random.SeedSequence
+) -> dict[str, float]:
     """Null rejection rates of the permutation aggregates on small graded tasks.
 
     Each item is concordant (both models score alike, D = 0) with probability 1/2, else both
@@ -1268,10 +1315,11 @@ def _small_tasks_chunk(n_tasks, experiments, n_permutations, alpha, stream):
     return {name: rejected[name] / experiments for name in SMALL_TASK_TESTS}
 
 
+@renamed_keywords(n_experiments="n_trials")
 def aggregation_study(
     *,
     task_counts: Sequence[int] = tuple(range(1, 21)),
-    n_experiments: int = 1000,
+    n_trials: int = 1000,
     flip_rate: float = 0.1,
     alpha: float = 0.05,
     n_permutations: int = 99,
@@ -1289,7 +1337,7 @@ def aggregation_study(
     ----------
     task_counts : sequence of int
         Numbers of tasks T.
-    n_experiments : int
+    n_trials : int
         Simulated experiments per scenario and T.
     flip_rate : float
         Share of items that flip.
@@ -1308,28 +1356,28 @@ def aggregation_study(
     Examples
     --------
     >>> from evalgap import simulate
-    >>> r = simulate.aggregation(task_counts=(1, 3), n_experiments=50, n_permutations=19)
+    >>> r = simulate.aggregation(task_counts=(1, 3), n_trials=50, n_permutations=19)
     >>> sorted(r.rates)
     ['balanced', 'null', 'null_small_tasks', 'single_task']
     """
     _validate.probability(alpha, "alpha")
     _validate.probability(flip_rate, "flip_rate")
     n_permutations = study_count(n_permutations, "n_permutations", 1, MAX_RESAMPLES)
-    n_experiments = study_count(n_experiments, "n_experiments")
+    n_trials = study_count(n_trials, "n_trials")
     task_counts = study_grid(
         task_counts, "task_counts", lambda v: study_count(v, "task_counts", 1, 100)
     )
     # the small-task scenario holds experiments x sign flips x (up to 50) items at once
-    check_batch(n_experiments, (n_permutations + 1) * 50, "{n_experiments} x {n_permutations}")
+    check_batch(n_trials, (n_permutations + 1) * 50, "{n_trials} x {n_permutations}")
     chunks = []
     streams = _streams(seed, (len(AGGREGATION_SCENARIOS) + 1) * len(task_counts))
     k = 0
     for first_q, other_q in AGGREGATION_SCENARIOS.values():
         for t in task_counts:
-            chunks.append((first_q, other_q, t, n_experiments, flip_rate, alpha, streams[k]))
+            chunks.append((first_q, other_q, t, n_trials, flip_rate, alpha, streams[k]))
             k += 1
     small_chunks = [
-        (t, n_experiments, n_permutations, alpha, streams[k + i]) for i, t in enumerate(task_counts)
+        (t, n_trials, n_permutations, alpha, streams[k + i]) for i, t in enumerate(task_counts)
     ]
     total = len(chunks) + len(small_chunks)
     results = run_chunks(_aggregation_chunk, chunks, jobs, progress, total=total)
@@ -1343,5 +1391,5 @@ def aggregation_study(
         rates[name] = {test: [r[test] for r in rows] for test in AGGREGATION_TESTS}
     rates[SMALL_TASKS_SCENARIO] = {test: [r[test] for r in small] for test in SMALL_TASK_TESTS}
     return AggregationResult(
-        float(alpha), n_experiments, float(flip_rate), tuple(task_counts), rates, n_permutations
+        float(alpha), n_trials, float(flip_rate), tuple(task_counts), rates, n_permutations
     )

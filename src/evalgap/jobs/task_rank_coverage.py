@@ -26,6 +26,7 @@ import pandas as pd
 
 from evalgap._results import Result
 from evalgap.errors import InputError
+from evalgap.jobs._inputs import renamed_keywords
 from evalgap.stats import _validate, resample
 from evalgap.stats.task_ranks import task_rank_sets
 
@@ -78,15 +79,15 @@ class TaskRankCoverageResult(Result):
         n_models, n_tasks, n_items, interaction, sets, coverage, coverage_se, mean_width``.
     alpha : float
         One minus the nominal level.
-    n_simulations, n_bootstrap : int
+    n_trials, n_bootstrap : int
         Replicates per configuration; bootstrap draws per replicate.
     """
 
     rows: pd.DataFrame
     alpha: float
-    n_simulations: int
+    n_trials: int
     n_bootstrap: int
-    _headline: ClassVar[tuple[str, ...]] = ("n_simulations",)
+    _headline: ClassVar[tuple[str, ...]] = ("n_trials",)
     _derived: ClassVar[tuple[str, ...]] = ("verdict",)
 
     def to_frame(self) -> pd.DataFrame:
@@ -102,17 +103,17 @@ class TaskRankCoverageResult(Result):
 
 
 def _simulate(
-    config: TaskConfiguration, n_simulations: int, n_bootstrap: int, alpha: float,
+    config: TaskConfiguration, n_trials: int, n_bootstrap: int, alpha: float,
     stream: np.random.SeedSequence,
 ) -> list[dict[str, object]]:  # fmt: skip
     data_stream, bootstrap_stream = stream.spawn(2)
     rng = np.random.Generator(np.random.PCG64(data_stream))
-    seeds = bootstrap_stream.spawn(n_simulations)
+    seeds = bootstrap_stream.spawn(n_trials)
     mu = np.asarray(config.means, dtype=float)
     true_rank = 1 + (mu[None, :] > mu[:, None] + 1e-12).sum(axis=1)
     covered = {"items only": 0, "two-way": 0}
     width = {"items only": 0.0, "two-way": 0.0}
-    for s in range(n_simulations):
+    for s in range(n_trials):
         difficulty = rng.normal(0.0, TASK_DIFFICULTY_SD, (config.n_tasks, 1))
         interaction = rng.normal(0.0, config.interaction, (config.n_tasks, mu.size))
         p = np.clip(mu[None, :] + difficulty + interaction, 0.02, 0.98)
@@ -127,7 +128,7 @@ def _simulate(
             width[name] += float((high - low + 1).mean())
     rows = []
     for name in ("items only", "two-way"):
-        coverage = covered[name] / n_simulations
+        coverage = covered[name] / n_trials
         rows.append(
             {
                 "configuration": config.name,
@@ -137,17 +138,18 @@ def _simulate(
                 "interaction": config.interaction,
                 "sets": name,
                 "coverage": coverage,
-                "coverage_se": float(resample.monte_carlo_se(coverage, n_simulations)),
-                "mean_width": width[name] / n_simulations,
+                "coverage_se": float(resample.monte_carlo_se(coverage, n_trials)),
+                "mean_width": width[name] / n_trials,
             }
         )
     return rows
 
 
+@renamed_keywords(n_simulations="n_trials")
 def task_rank_coverage(
     configurations: Sequence[TaskConfiguration] | None = None,
     *,
-    n_simulations: int = 200,
+    n_trials: int = 200,
     n_bootstrap: int = 400,
     alpha: float = 0.05,
     seed: int | None = 0,
@@ -160,7 +162,7 @@ def task_rank_coverage(
     ----------
     configurations : sequence of TaskConfiguration, optional
         The benchmarks to simulate (default :data:`CONFIGURATIONS`).
-    n_simulations : int
+    n_trials : int
         Replicates per configuration.
     n_bootstrap : int
         Bootstrap draws per replicate and kind of sets.
@@ -181,23 +183,23 @@ def task_rank_coverage(
     --------
     >>> from evalgap.jobs.task_rank_coverage import TaskConfiguration, task_rank_coverage
     >>> r = task_rank_coverage([TaskConfiguration("3 models", (0.7, 0.6, 0.5), 0.0, 4, 100)],
-    ...                        n_simulations=10, n_bootstrap=200)
+    ...                        n_trials=10, n_bootstrap=200)
     >>> r.rows["sets"].tolist()
     ['items only', 'two-way']
     """
     from evalgap.jobs.simulate import MAX_RESAMPLES, check_batch, run_chunks, study_count
 
     alpha = float(_validate.probability(alpha, "alpha"))
-    n_simulations = study_count(n_simulations, "n_simulations")
+    n_trials = study_count(n_trials, "n_trials")
     n_bootstrap = study_count(n_bootstrap, "n_bootstrap", 1, MAX_RESAMPLES)
-    check_batch(n_simulations, n_bootstrap, "{n_simulations} x {n_bootstrap}")
+    check_batch(n_trials, n_bootstrap, "{n_trials} x {n_bootstrap}")
     configs = tuple(CONFIGURATIONS if configurations is None else configurations)
     if not configs:
         raise InputError("task_rank_coverage needs at least one configuration")
     streams = resample.child_seed(seed, "task_rank_coverage").spawn(len(configs))
     chunks = [
-        (config, n_simulations, n_bootstrap, alpha, stream)
+        (config, n_trials, n_bootstrap, alpha, stream)
         for config, stream in zip(configs, streams, strict=True)
     ]
     rows = [row for part in run_chunks(_simulate, chunks, jobs, progress) for row in part]
-    return TaskRankCoverageResult(pd.DataFrame(rows), alpha, n_simulations, n_bootstrap)
+    return TaskRankCoverageResult(pd.DataFrame(rows), alpha, n_trials, n_bootstrap)

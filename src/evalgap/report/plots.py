@@ -614,7 +614,7 @@ def rank_coverage_figure(result: Any) -> Figure:
     )
     ax.invert_yaxis()
     ax.set_xlabel("simultaneous coverage of the true ranks (+/- 2 Monte Carlo SE)")
-    ax.set_title(f"rank coverage, {result.n_simulations:,} leaderboards each", fontsize=10)
+    ax.set_title(f"rank coverage, {result.n_trials:,} leaderboards each", fontsize=10)
     ax.grid(axis="x", color="#eeeeee")
     return fig
 
@@ -647,7 +647,7 @@ def estimate_study_figure(result: Any) -> Figure:
     left.set_ylabel("mean absolute error")
     right.set_ylabel("coverage of the interval")
     left.set_title(
-        f"{plural(len(result.held_out), 'held-out model')} x {plural(result.n_draws, 'draw')}; "
+        f"{plural(len(result.held_out), 'held-out model')} x {plural(result.n_trials, 'draw')}; "
         f"dotted: {result.target:g}",
         fontsize=10,
     )

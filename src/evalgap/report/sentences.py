@@ -663,7 +663,7 @@ def rank_coverage_verdict(r) -> str:
     if short.empty:
         return (
             f"simultaneous coverage of the true ranks is at least {level} (within 2 Monte Carlo "
-            f"SE) in all {len(rows)} configurations ({r.n_simulations:,} replicates each)."
+            f"SE) in all {len(rows)} configurations ({r.n_trials:,} replicates each)."
         )
     names = "; ".join(
         f"{row.configuration} ({row.coverage:.3f}, {row.method})" for row in short.itertuples()
@@ -702,7 +702,7 @@ def task_rank_coverage_verdict(r) -> str:
             f"{name} sets fall short of {level} (by more than 2 Monte Carlo SE) in "
             f"{len(short)} of {len(rows)} configurations (lowest {worst:.3f})"
         )
-    return "; ".join(parts) + f" ({r.n_simulations:,} replicates each)."
+    return "; ".join(parts) + f" ({r.n_trials:,} replicates each)."
 
 
 def noninferiority_plan_verdict(r) -> str:
@@ -934,7 +934,7 @@ def adaptive_study_verdict(r) -> str:
             f"it needed {alt['ratio'].min():.2f}-{alt['ratio'].max():.2f}x the items of random "
             "sampling to a decision (medians)"
         )
-    return "; ".join(parts) + f" ({r.n_simulations:,} replicates each, horizon {r.horizon:,})."
+    return "; ".join(parts) + f" ({r.n_trials:,} replicates each, horizon {r.horizon:,})."
 
 
 def estimate_study_verdict(r) -> str:

@@ -1012,7 +1012,7 @@ def render_simulation(result, console: Console) -> None:
             ],
             rows,
             names=(0,),
-            title=f"rank coverage: {plural(result.n_simulations, 'simulated leaderboard')} per "
+            title=f"rank coverage: {plural(result.n_trials, 'simulated leaderboard')} per "
             f"configuration, nominal {1 - result.alpha:g}",
             title_justify="left",
         )
@@ -1035,7 +1035,7 @@ def render_simulation(result, console: Console) -> None:
              ("sets", "left"), ("coverage (SE)", "right"), ("set size", "right")],
             rows,
             names=(0,),
-            title=f"rank sets over tasks: {plural(result.n_simulations, 'simulated benchmark')} "
+            title=f"rank sets over tasks: {plural(result.n_trials, 'simulated benchmark')} "
             f"per configuration, nominal {1 - result.alpha:g}",
             title_justify="left",
         )  # fmt: skip
@@ -1090,7 +1090,7 @@ def _render_adaptive_study(result, console: Console) -> None:
          ("random items", "right"), ("ratio", "right")],
         rows,
         names=(0,),
-        title=f"adaptive item choice: {plural(result.n_simulations, 'simulated pair')} per "
+        title=f"adaptive item choice: {plural(result.n_trials, 'simulated pair')} per "
         f"configuration, looked at after every item up to {result.horizon:,}, alpha "
         f"{result.alpha:g} (under the null, decided = Type-I error)",
         title_justify="left",
@@ -1123,7 +1123,7 @@ def _render_estimate_study(result, console: Console) -> None:
         rows,
         names=(1,),
         title=f"estimate, leave one model out: {plural(len(result.held_out), 'held-out model')}"
-        f" x {plural(result.n_draws, 'draw')} per budget, {result.n_items:,} items, "
+        f" x {plural(result.n_trials, 'draw')} per budget, {result.n_items:,} items, "
         f"intervals at {1 - result.alpha:g}",
         title_justify="left",
     )  # fmt: skip
