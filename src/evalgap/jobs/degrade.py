@@ -295,7 +295,7 @@ def degrade_counts(
     )
 
 
-def _alpha(alpha) -> float:
+def _alpha(alpha: float) -> float:
     """The level, in (0, 1) and not below the smallest whose quantiles stay finite."""
     value = float(_validate.probability(alpha, "alpha"))
     if value < _validate.MIN_ALPHA:
@@ -309,7 +309,7 @@ def _alpha(alpha) -> float:
     return value
 
 
-def _share(value, name: str) -> float | None:
+def _share(value: object, name: str) -> float | None:
     """A margin: one number in (0, 1) (a share: 0.01 = one point), or None."""
     if value is None:
         return None
@@ -532,13 +532,15 @@ def trim_items(score_set: ScoreSet, model: str) -> TrimResult:
 # --- helpers -------------------------------------------------------------------------------
 
 
-def _task(name, b, c, both_correct=None, both_wrong=None) -> TaskDegradation:
+def _task(
+    name: str, b: int, c: int, both_correct: int | None = None, both_wrong: int | None = None
+) -> TaskDegradation:
     p = float(aggregation.task_p_values(b, c))
-    n = None if both_correct is None else int(both_correct + b + c + both_wrong)
     flips = b + c
-    if n == 0:  # a task without items: its counts are known, its rates are not
-        return TaskDegradation(name, 0, 0, 0, 0, 0, p, None, math.nan, None, None, None, None)
-    if n:
+    if both_correct is not None and both_wrong is not None:
+        n = int(both_correct + b + c + both_wrong)
+        if n == 0:  # a task without items: its counts are known, its rates are not
+            return TaskDegradation(name, 0, 0, 0, 0, 0, p, None, math.nan, None, None, None, None)
         s = summarize_counts(both_correct, b, c, both_wrong)  # delta, se: Var[D] of Appendix B
         return TaskDegradation(
             name,
@@ -557,7 +559,7 @@ def _task(name, b, c, both_correct=None, both_wrong=None) -> TaskDegradation:
         )
     return TaskDegradation(
         name,
-        n,
+        None,
         int(b),
         int(c),
         None,
@@ -572,7 +574,7 @@ def _task(name, b, c, both_correct=None, both_wrong=None) -> TaskDegradation:
     )
 
 
-def _graded_task(name, a, b) -> TaskDegradation:
+def _graded_task(name: str, a: np.ndarray, b: np.ndarray) -> TaskDegradation:
     d = a - b
     n = d.size
     differ = np.count_nonzero(d)
@@ -597,7 +599,16 @@ def _replace_p(task: TaskDegradation, p: float) -> TaskDegradation:
     return TaskDegradation(**{**task.__dict__, "p_value": float(p)})
 
 
-def _binary_result(tasks, *, alpha, n_simulations, seed, baseline, candidate, notes):
+def _binary_result(
+    tasks: list[TaskDegradation],
+    *,
+    alpha: float,
+    n_simulations: int | None,
+    seed: int | None,
+    baseline: str,
+    candidate: str,
+    notes: Sequence[str],
+) -> DegradeResult:
     b = np.array([t.a_only for t in tasks])
     c = np.array([t.b_only for t in tasks])
     fisher, left_out = aggregation.fisher_over_tasks(b, c)
@@ -622,7 +633,8 @@ def _binary_result(tasks, *, alpha, n_simulations, seed, baseline, candidate, no
         int(b.sum()),
         int(c.sum()),
         *(
-            (sum(t.both_correct for t in tasks), sum(t.both_wrong for t in tasks))
+            # every task has its four counts when it has its items
+            (sum(t.both_correct or 0 for t in tasks), sum(t.both_wrong or 0 for t in tasks))
             if full
             else (None, None)
         ),
@@ -645,7 +657,7 @@ def _binary_result(tasks, *, alpha, n_simulations, seed, baseline, candidate, no
     )
 
 
-def _largest(tasks, z) -> str | None:
+def _largest(tasks: Sequence[TaskDegradation], z: np.ndarray | Sequence[float]) -> str | None:
     """The task with the largest max-drop statistic (None when no task has flips)."""
     z = np.asarray(z, dtype=float)
     if z.size == 0 or not np.isfinite(z).any():
@@ -653,7 +665,13 @@ def _largest(tasks, z) -> str | None:
     return tasks[int(np.nanargmax(np.where(np.isfinite(z), z, -np.inf)))].task
 
 
-def _graded_total(tasks, differences, score_set, i, j) -> TaskDegradation:
+def _graded_total(
+    tasks: Sequence[TaskDegradation],
+    differences: list[np.ndarray],
+    score_set: ScoreSet,
+    i: int,
+    j: int,
+) -> TaskDegradation:
     d = np.concatenate(differences)
     a, b = score_set.pair(score_set.models[i], score_set.models[j])
     total = _graded_task("all", a, b)
@@ -703,7 +721,7 @@ def with_margins(
     return dataclasses.replace(result, **out)
 
 
-def _margin_tests(tasks, margin: float, alpha: float) -> list[tuple]:
+def _margin_tests(tasks: Sequence[TaskDegradation], margin: float, alpha: float) -> list[tuple]:
     """Per task ``(delta, p_noninferior, p_nonsuperior, lower, upper)`` in the drop's frame
     (baseline minus candidate): the statistics core works with candidate minus baseline, so
     its lower bound of the change is minus the upper bound of the drop. Binary tasks in one
@@ -723,11 +741,12 @@ def _margin_tests(tasks, margin: float, alpha: float) -> list[tuple]:
     for k, task in enumerate(tasks):
         if out[k] is not None:
             continue
-        n = task.n_items
-        sd = task.se * math.sqrt(n) * math.sqrt(n / max(n - 1, 1))  # ddof 1
-        change = -task.delta  # the tests take candidate minus baseline
-        _, p_mean, low_mean, high_mean = ni.noninferiority_mean(change, sd, n, margin, alpha)
-        _, p_upper_mean, _, _ = ni.noninferiority_mean(-change, sd, n, margin, alpha)
+        n_items, se, delta = task.n_items, task.se, task.delta
+        assert n_items is not None and se is not None and delta is not None  # a graded task's
+        sd = se * math.sqrt(n_items) * math.sqrt(n_items / max(n_items - 1, 1))  # ddof 1
+        shift = -delta  # the tests take candidate minus baseline
+        _, p_mean, low_mean, high_mean = ni.noninferiority_mean(shift, sd, n_items, margin, alpha)
+        _, p_upper_mean, _, _ = ni.noninferiority_mean(-shift, sd, n_items, margin, alpha)
         out[k] = (task.delta, p_mean, p_upper_mean, -high_mean, -low_mean)
     return [tuple(float(v) for v in row) for row in out]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -262,7 +262,9 @@ def _count(value: float) -> int | None:
     return None if np.isnan(value) else int(value)
 
 
-def _removal_set(flips: fr.Flips, d: np.ndarray | None, ids: np.ndarray | None, binary: bool):
+def _removal_set(
+    flips: fr.Flips, d: np.ndarray | None, ids: np.ndarray | None, binary: bool
+) -> tuple:
     """One removal set by item id: for binary pairs the first items of each kind in the
     scores' order (any of a kind serve alike); for graded pairs the greedy set itself."""
     if d is None or ids is None or np.isnan(flips.items[0]):
@@ -356,7 +358,11 @@ def board_flips(
 
 
 def board_levels(
-    statistic: np.ndarray, alpha: float, power: float, family_size: int, procedures=BOARD_PROCEDURES
+    statistic: np.ndarray,
+    alpha: float,
+    power: float,
+    family_size: int,
+    procedures: Iterable[str] = BOARD_PROCEDURES,
 ) -> dict[str, np.ndarray]:
     """Return each resolution procedure's level per pair (Holm's with the others fixed)."""
     from evalgap.stats import multiplicity

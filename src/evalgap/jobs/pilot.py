@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from evalgap._scores import ScoresInput
     from evalgap.io.options import LoadOptions
+    from evalgap.stats.variance_components import VarianceComponents
 
 DEFAULT_MAX_RUNS = 10
 # The frontier has a row per K: beyond this many runs per item a frontier is not a plan (and
@@ -360,12 +361,12 @@ def plan_pilot(
     check_countable(float(needed[0]), f"a gap of {_validate.show(delta)}")
     needed = np.maximum(needed, 2)
     se = np.atleast_1d(vc.standard_error(between, c.within_items, needed, runs))
-    costed = cost_per_item is not None
+    costed = cost_per_item is not None  # and so cost_per_run: both or neither (_costs)
     cost = (
         np.atleast_1d(
             vc.design_cost(needed, runs, cost_per_item=cost_per_item, cost_per_run=cost_per_run)
         )
-        if costed
+        if cost_per_item is not None and cost_per_run is not None
         else np.full(runs.size, np.nan)
     )
     frontier = tuple(
@@ -373,7 +374,7 @@ def plan_pilot(
         for n, k, s, x in zip(needed, runs, se, cost, strict=True)
     )
     cheapest = optimal = None
-    if costed:
+    if cost_per_item is not None and cost_per_run is not None:
         cheapest = frontier[int(np.argmin(cost))]  # the first minimum: fewer runs on a tie
         optimal = float(
             vc.optimal_runs(
@@ -415,7 +416,7 @@ def plan_pilot(
     )
 
 
-def _check_gap(delta, runs_a, runs_b) -> float | None:
+def _check_gap(delta: float, runs_a: np.ndarray, runs_b: np.ndarray) -> float | None:
     """Refuse a gap no two models can have on the pilot's scale; return that scale's width.
 
     Scores within [0, 1] (0/1 correctness, graded shares) are on the unit scale, whatever
@@ -443,7 +444,9 @@ def _check_gap(delta, runs_a, runs_b) -> float | None:
     return span
 
 
-def _no_spread(delta, span, c, kw, source) -> str:
+def _no_spread(
+    delta: float, span: float | None, c: VarianceComponents, kw: dict[str, Any], source: str
+) -> str:
     """The refusal of a pilot whose per-item differences have no spread (sigma_D = 0)."""
     from evalgap.stats.power import required_n, round_up
 
@@ -465,7 +468,9 @@ def _show_runs(k: float) -> str:
     return "unbounded" if not math.isfinite(k) else f"{k:.1f}"
 
 
-def _models(frame, model_a, model_b, source):
+def _models(
+    frame: pd.DataFrame, model_a: str | None, model_b: str | None, source: str
+) -> tuple[str, str]:
     present = list(dict.fromkeys(frame["model"].astype(str)))
     if model_a is None and model_b is None:
         if len(present) != 2:
@@ -496,10 +501,13 @@ def _models(frame, model_a, model_b, source):
             param="model_a",
             name=model_a,
         )
+    assert model_a is not None and model_b is not None  # refused above otherwise
     return model_a, model_b
 
 
-def _run_matrices(frame, model_a, model_b, source):
+def _run_matrices(
+    frame: pd.DataFrame, model_a: str, model_b: str, source: str
+) -> tuple[np.ndarray, np.ndarray, int]:
     """(items, runs) score arrays of each model over the items both scored, NaN-padded."""
     import pandas as pd
 
@@ -540,7 +548,15 @@ def _run_matrices(frame, model_a, model_b, source):
     return out[0], out[1], dropped
 
 
-def _costs(cost_per_item, cost_per_run, price, tokens, pilot, source, notes):
+def _costs(
+    cost_per_item: float | None,
+    cost_per_run: float | None,
+    price: float | None,
+    tokens: float | None,
+    pilot: ScoresInput,
+    source: str,
+    notes: list[str],
+) -> tuple[float, float, float | None] | tuple[None, None, None]:
     """(cost_per_item, cost_per_run, tokens_per_item): None, None, None without costs."""
     for name, value in (
         ("cost_per_item", cost_per_item),
@@ -584,7 +600,7 @@ def _costs(cost_per_item, cost_per_run, price, tokens, pilot, source, notes):
     return cost_per_item, cost_per_run, None if tokens is None else float(tokens)
 
 
-def _logged_tokens(pilot) -> float | None:
+def _logged_tokens(pilot: ScoresInput) -> float | None:
     """Mean tokens of one run of one item, from inspect logs' model usage (None: unknown)."""
     from pathlib import Path
 

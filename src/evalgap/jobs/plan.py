@@ -11,7 +11,7 @@ independent-samples N for contrast.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -574,7 +574,7 @@ def plan(
     )
 
 
-def _loader_settings(options) -> dict:
+def _loader_settings(options: LoadOptions | None) -> dict:
     """The loader settings of ``options`` that differ from their defaults, by name."""
     import dataclasses
 
@@ -587,14 +587,14 @@ def _loader_settings(options) -> dict:
     }
 
 
-def _refuse(given: dict, names, message: str) -> None:
+def _refuse(given: dict, names: Iterable[str], message: str) -> None:
     """Raise ``message`` naming those of ``names`` that were given."""
     stray = [n for n in names if given.get(n) is not None]
     if stray:
         raise InputError(message.replace("{names}", fields(*stray)), param=stray[0])
 
 
-def _two_sided(alternative, why: str) -> None:
+def _two_sided(alternative: str, why: str) -> None:
     if alternative != "two-sided":
         raise InputError(
             "{alternative}: " + escape(why), param="alternative", alternative=alternative
@@ -602,7 +602,15 @@ def _two_sided(alternative, why: str) -> None:
 
 
 def _plan_paired(
-    accuracy_a, accuracy_b, correlation, delta, sd_diff, n_items, alpha, power, alternative
+    accuracy_a: float | None,
+    accuracy_b: float | None,
+    correlation: float | None,
+    delta: float | None,
+    sd_diff: float | None,
+    n_items: int | None,
+    alpha: float,
+    power: float,
+    alternative: str,
 ) -> PlanResult:
     """The paired plan of :func:`plan`: binary (Eq. 6) or graded (Eq. 3)."""
     alpha, power = (float(x) for x in _validate.levels(alpha, power, alternative))
@@ -610,7 +618,7 @@ def _plan_paired(
         n_items = _validate.whole_number(n_items, "n_items", 1)
     if delta is not None:
         delta = float(_validate.numbers(delta, "delta")) + 0.0  # never a -0.0 gap
-    kw = {"alpha": alpha, "power": power, "alternative": alternative}
+    kw: dict[str, Any] = {"alpha": alpha, "power": power, "alternative": alternative}
     binary = accuracy_a is not None or accuracy_b is not None or correlation is not None
     if binary and (sd_diff is not None or (delta is not None and accuracy_b is not None)):
         raise InputError(
@@ -639,7 +647,14 @@ def _check_finite_required(required: float, delta: float, sd: float) -> None:
         )
 
 
-def _plan_binary(accuracy_a, accuracy_b, correlation, gap, n_items, kw) -> PlanResult:
+def _plan_binary(
+    accuracy_a: float | None,
+    accuracy_b: float | None,
+    correlation: float | None,
+    gap: float | None,
+    n_items: int | None,
+    kw: dict[str, Any],
+) -> PlanResult:
     if accuracy_a is None:
         raise InputError(
             "{accuracy_a} is required for a binary plan (a proportion in (0, 1))",
@@ -732,7 +747,17 @@ def _plan_binary(accuracy_a, accuracy_b, correlation, gap, n_items, kw) -> PlanR
     )
 
 
-def _finish(pa, pb, rho, delta, sd, n_items, kw, required, extras) -> PlanResult:
+def _finish(
+    pa: float | None,
+    pb: float | None,
+    rho: float | None,
+    delta: float,
+    sd: float,
+    n_items: int | None,
+    kw: dict[str, Any],
+    required: float,
+    extras: dict[str, Any],
+) -> PlanResult:
     mde = q = power_at_n = None
     # A zero gap is never resolved, whatever the size; otherwise the verdict needs a size.
     resolved = False if not math.isfinite(required) else None

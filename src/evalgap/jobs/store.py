@@ -18,17 +18,19 @@ touching the items (:func:`store_audit_in_memory`, :func:`store_audit`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from evalgap._results import Result, TableResult
 from evalgap.errors import InputError, escape, named, param_of
 from evalgap.stats import _validate
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
+    from duckdb import DuckDBPyConnection
 
     from evalgap._scores import LongScores
     from evalgap.io._files import PathsArg
@@ -262,7 +264,9 @@ def store_add(
     )
 
 
-def _sources_of(paths, options):
+def _sources_of(
+    paths: Iterable[str | Path], options: LoadOptions
+) -> tuple[list[Path], list[str]]:
     """The sources to add: each path, a directory of tables as its score tables; and notes."""
     from evalgap.io.reading import source_files
 
@@ -437,7 +441,7 @@ def store_read(
         return io.read_long(con, models=models, tasks=tasks)
 
 
-def _names(argument: str, value):
+def _names(argument: str, value: str | Iterable[str] | None) -> list[str] | None:
     """A selection of names as a list (one name alone taken as itself), or None."""
     if value is None:
         return None
@@ -552,7 +556,9 @@ def store_audit_in_memory(
     return dataclasses.replace(result, family=family)  # the family asked for, whatever K
 
 
-def _audit_block(con, counts, settings, **fixed):
+def _audit_block(
+    con: DuckDBPyConnection, counts: pd.DataFrame, settings: dict[str, Any], **fixed: Any
+) -> AuditResult:
     """Audit pairs from their stored statistics: the 2x2 recipe of ``audit(pairs=)``, then
     each pair's clustered verdict from its per-cluster sums when the store keeps clusters."""
     from evalgap.io import store as io
@@ -565,7 +571,9 @@ def _audit_block(con, counts, settings, **fixed):
     return _clustered_from_statistics(result, clusters)
 
 
-def _check_audit_arguments(family, tasks, settings):
+def _check_audit_arguments(
+    family: str, tasks: str | Sequence[str] | None, settings: dict[str, Any]
+) -> list[str] | None:
     """Refuse an unknown family or procedure in one line listing the choices; return the
     tasks as a list (a single name taken as one task)."""
     from evalgap.jobs.audit import FAMILIES, PROCEDURES
@@ -583,7 +591,7 @@ def _check_audit_arguments(family, tasks, settings):
     return _names("tasks", tasks)
 
 
-def _refuse_unpaired(store, table) -> None:
+def _refuse_unpaired(store: str | Path, table: pd.DataFrame) -> None:
     """Refuse pairs of the family with no item both models scored (no statistics stored)."""
     missing = table["n"].isna().to_numpy()
     if missing.any():
@@ -600,7 +608,7 @@ def _refuse_unpaired(store, table) -> None:
         )
 
 
-def _clustered_from_statistics(result, clusters):
+def _clustered_from_statistics(result: AuditResult, clusters: pd.DataFrame) -> AuditResult:
     """The cluster ICC, design effect and clustered verdict of every pair, from the stored
     per-cluster sums (Section 6.4; what ``audit`` computes from the items' differences)."""
     import dataclasses
@@ -819,7 +827,7 @@ def store_audit(
         )
         adjacent = []
 
-        def write(handle):  # pass 2: audit each block, append its rows to the file
+        def write(handle: IO[Any]) -> None:  # pass 2: audit each block, append its rows to the file
             writer, start = None, 0
             try:
                 for k, block in enumerate(blocks):
@@ -886,7 +894,7 @@ def store_audit(
 _COUNTS = ("both_correct", "a_only", "b_only", "both_wrong")
 
 
-def _no_scores(con, tasks) -> InputError:
+def _no_scores(con: DuckDBPyConnection, tasks: Sequence[str] | None) -> InputError:
     """Why there is nothing to audit: an empty store, or tasks it does not hold."""
     stored = [
         r[0] for r in con.execute("SELECT DISTINCT task FROM vectors ORDER BY task").fetchall()
@@ -901,11 +909,11 @@ def _no_scores(con, tasks) -> InputError:
             f"found: {', '.join(stored[:10])}{', ...' if len(stored) > 10 else ''}"
         ),
         param="tasks",
-        tasks=missing[0] if missing else tasks[0],
+        tasks=missing[0] if missing else tasks[0] if tasks else None,
     )
 
 
-def _ranked_models(con, tasks) -> dict:
+def _ranked_models(con: DuckDBPyConnection, tasks: Sequence[str] | None) -> dict:
     """Per task, the models best first (mean over their own items, ties by name)."""
     from evalgap.io import store as io
     from evalgap.jobs.audit import rank_order
@@ -925,7 +933,9 @@ def _ranked_models(con, tasks) -> dict:
     return out
 
 
-def _pair_blocks(con, ranked, family, block_pairs):
+def _pair_blocks(
+    con: DuckDBPyConnection, ranked: dict, family: str, block_pairs: int | None
+) -> Iterator[pd.DataFrame]:
     """Blocks of (task, rank_a, rank_b), A above B, in rank order (row-major); with
     ``block_pairs=None`` one block per task."""
     import numpy as np
@@ -949,7 +959,7 @@ def _pair_blocks(con, ranked, family, block_pairs):
             first = last
 
 
-def _block(task, names, upper, lower):
+def _block(task: str, names: np.ndarray, upper: np.ndarray, lower: np.ndarray) -> pd.DataFrame:
     import pandas as pd
 
     block = pd.DataFrame({"task": task, "rank_a": upper, "rank_b": lower})
@@ -957,7 +967,9 @@ def _block(task, names, upper, lower):
     return block
 
 
-def _block_counts(con, block, store="the store"):
+def _block_counts(
+    con: DuckDBPyConnection, block: pd.DataFrame, store: str | Path = "the store"
+) -> pd.DataFrame:
     """The 2x2 counts of a block's pairs, oriented A (upper rank) minus B."""
     import numpy as np
     import pandas as pd

@@ -41,15 +41,22 @@ from evalgap.report.text import (
     display_name,
     format_n,
     format_p,
+    format_count,
+    format_gap,
+    format_level,
     format_q,
     gap_interval,
+    format_percent,
+    format_points,
     is_long_name,
+    format_score,
     markup,
     number,
     pairs_noun,
     plural,
 )
 
+    score_interval,
 # Width used when the output is not a terminal (a pipe, a file, a CI log): wide enough that
 # no line is wrapped, since whatever reads it (a log viewer, grep) wraps or scrolls itself.
 UNBOUNDED_WIDTH = 10_000
@@ -287,18 +294,17 @@ def render_compare(r: CompareResult, console: Console) -> None:
     data = Table(title=f"compare: {markup(title)}", show_header=False, title_justify="left")
     data.add_column(style="bold")
     data.add_column(justify="right")
-    data.add_row("items (N)", f"{r.n_items:,}")
+    data.add_row("items (N)", format_count(r.n_items))
     label = "accuracy" if r.binary else "mean score"
-    data.add_row(f"{label} A / B", f"{number(r.accuracy_a, '.4f')} / {number(r.accuracy_b, '.4f')}")
-    data.add_row(
-        "delta (A - B)",
-        f"{number(r.delta, '+.4f')} ({number(100 * r.delta, '+.2f')} points)",
-    )
+    data.add_row(f"{label} A / B", f"{format_score(r.accuracy_a)} / {format_score(r.accuracy_b)}")
+    data.add_row("delta (A - B)", f"{format_gap(r.delta)} ({format_points(r.delta)} points)")
     if r.binary:
-        data.add_row("both correct / both wrong", f"{r.both_correct:,} / {r.both_wrong:,}")
-        data.add_row("only A correct / only B correct", f"{r.a_only:,} / {r.b_only:,}")
+        both = f"{format_count(r.both_correct)} / {format_count(r.both_wrong)}"
+        data.add_row("both correct / both wrong", both)
+        only = f"{format_count(r.a_only)} / {format_count(r.b_only)}"
+        data.add_row("only A correct / only B correct", only)
     else:
-        data.add_row("A higher / B higher", f"{r.a_only:,} / {r.b_only:,}")
+        data.add_row("A higher / B higher", f"{format_count(r.a_only)} / {format_count(r.b_only)}")
     data.add_row(
         "correlation", "undefined" if r.correlation is None else number(r.correlation, ".3f")
     )
@@ -317,7 +323,7 @@ def render_compare(r: CompareResult, console: Console) -> None:
     for key, p in r.p_values.to_dict().items():
         if p is None:
             continue
-        text = format_p(p, floor if key == "bootstrap" else 0.0).removeprefix("p=")
+        text = format_p(p, floor if key == "bootstrap" else 0.0, bare=True)
         if key == "bootstrap" and r.bootstrap is not None and r.bootstrap.monte_carlo_se:
             text += f" (MC se {number(r.bootstrap.monte_carlo_se, '.2g')})"
         decision = "too few items" if too_few else ("reject" if p <= r.alpha else "-")
@@ -332,9 +338,9 @@ def render_compare(r: CompareResult, console: Console) -> None:
     rows = [
         [
             markup(interval.method),
-            f"{interval.level:.0%}",
-            number(interval.low, "+.5f"),
-            number(interval.high, "+.5f"),
+            format_percent(interval.level, 0),
+            format_gap(interval.low),
+            format_gap(interval.high),
         ]
         for interval in r.intervals
     ]
@@ -361,12 +367,12 @@ def render_compare(r: CompareResult, console: Console) -> None:
     if r.required_n_discordant is not None:
         res.add_row("N* (Connor discordance form)", format_n(r.required_n_discordant))
     if r.resolution_ratio is not None:
-        res.add_row("resolution ratio q = N/N*", number(r.resolution_ratio, ".3g"))
+        res.add_row("resolution ratio q = N/N*", format_q(r.resolution_ratio))
     res.add_row("resolved (q >= 1)", "yes" if r.resolved else "no")
     if r.mde is not None:
         res.add_row(
             "minimum detectable effect at N",
-            f"{number(r.mde, '.4f')} ({number(100 * r.mde, '.2f')} points)",
+            f"{format_gap(r.mde, signed=False)} ({format_points(r.mde, signed=False)} points)",
         )
     if r.unpaired_required_n is not None:
         res.add_row("unpaired (independent items) N", format_n(r.unpaired_required_n))
@@ -391,7 +397,7 @@ def _task_flip_cell(entry) -> str:
     """A degrade items-to-flip cell: ``122`` (exact), ``<=96`` (greedy), ``-`` (none found)."""
     if entry.items_to_flip is None:
         return "-"
-    return f"{'' if entry.exact else '<='}{entry.items_to_flip:,}"
+    return f"{'' if entry.exact else '<='}{format_count(entry.items_to_flip)}"
 
 
 def _render_fragility(r: CompareResult, console: Console) -> None:
@@ -399,7 +405,7 @@ def _render_fragility(r: CompareResult, console: Console) -> None:
     it, and the verdict after."""
     rows = []
     for e in r.fragility.tests:
-        count = "-" if e.items_to_flip is None else f"{e.items_to_flip:,}"
+        count = "-" if e.items_to_flip is None else format_count(e.items_to_flip)
         rows.append(
             [
                 FLIP_LABELS[e.test],
@@ -420,7 +426,8 @@ def _render_fragility(r: CompareResult, console: Console) -> None:
     resolve = r.fragility["resolution"].items_to_resolve
     if resolve is not None:
         console.print(
-            f"the other way: {resolve:,} more items at these rates would resolve the gap (N* - N)"
+            f"the other way: {format_count(resolve)} more items at these rates would resolve the "
+            "gap (N* - N)"
         )
 
 
@@ -435,19 +442,19 @@ def render_plan(r: PlanResult, console: Console) -> None:
     t.add_column(justify="right", no_wrap=True)
     if r.accuracy_a is not None:
         b = r.accuracy_b if r.accuracy_b is not None else r.accuracy_a
-        t.add_row("accuracy A / B", f"{number(r.accuracy_a, '.4f')} / {number(b, '.4f')}")
+        t.add_row("accuracy A / B", f"{format_score(r.accuracy_a)} / {format_score(b)}")
         t.add_row("correlation", number(r.correlation, ".3f"))
         if r.correlation_bounds:
             low, high = r.correlation_bounds
             t.add_row("admissible correlations", f"\\[{number(low, '.3f')}, {number(high, '.3f')}]")
-    t.add_row("gap delta", number(r.delta, "+.4f"))
+    t.add_row("gap delta", format_gap(r.delta))
     t.add_row("sd of differences", number(r.sd_diff, ".4f"))
     t.add_row("required paired items N*", format_n(r.required_n))
     if r.n_items is not None:
-        t.add_row("items available N", f"{r.n_items:,}")
-        t.add_row("resolution ratio q", number(r.resolution_ratio, ".3g"))
+        t.add_row("items available N", format_count(r.n_items))
+        t.add_row("resolution ratio q", format_q(r.resolution_ratio))
         t.add_row("power at N (exact, footnote 1)", number(r.power_at_n, ".3f"))
-        t.add_row("minimum detectable effect at N", number(r.mde, ".4f"))
+        t.add_row("minimum detectable effect at N", format_gap(r.mde, signed=False))
     if r.unpaired_required_n is not None:
         t.add_row("unpaired N per model (contrast)", format_n(r.unpaired_required_n))
         t.add_row("efficiency gained by pairing", f"{number(r.paired_efficiency, '.2f')}x")
@@ -491,9 +498,9 @@ def render_data(d: DataSummary, console: Console) -> None:
     rows = [
         [
             s.model,
-            f"{s.items_scored:,}",
-            number(s.mean_score, ".4f"),
-            f"{s.items_kept:,}",
+            format_count(s.items_scored),
+            format_score(s.mean_score),
+            format_count(s.items_kept),
             str(s.max_runs),
         ]
         for s in d.models
@@ -512,7 +519,7 @@ def render_data(d: DataSummary, console: Console) -> None:
         title=plural(len(d.models), "model"),
         title_justify="left",
     )
-    rows = [[task, f"{items:,}", f"{kept:,}"] for task, items, kept in d.tasks]
+    rows = [[task, format_count(items), format_count(kept)] for task, items, kept in d.tasks]
     print_table(
         console,
         [("task", "left"), ("items", "right"), ("kept for every model", "right")],
@@ -574,7 +581,7 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
         )
     several_tasks = frame["task"].nunique() > 1
     columns: list[tuple[str, JustifyMethod]] = [("task", "left")] if several_tasks else []
-    level = f"{100 * (1 - r.alpha):g}%"
+    level = format_level(r.alpha)
     columns += [
         ("A", "left"),
         ("B", "left"),
@@ -594,10 +601,10 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
         cells = ([display_name(row.task)] if several_tasks else []) + [
             display_name(row.model_a),
             display_name(row.model_b),
-            number(row.delta, "+.4f"),
+            format_gap(row.delta),
             gap_interval(row.delta_low, row.delta_high),
             format_n(row.required_n),
-            number(row.resolution_ratio, ".3g"),
+            format_q(row.resolution_ratio),
         ]
         for proc in shown_procedures:
             value = getattr(row, f"resolved_{proc}")
@@ -607,7 +614,7 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
         if flip is not None:
             count = getattr(row, flip)
             cells.append("-" if count is None or _missing(count) or count != count else
-                         f"{int(count):,}")  # fmt: skip
+                         format_count(int(count)))  # fmt: skip
         rows.append(cells)
     legend = (
         "verdicts: "
@@ -653,11 +660,12 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
         )
     if r.cluster_stress is not None and r.cluster_stress.unresolved_distribution:
         dist = ", ".join(
-            f"{k}: {number(100 * v, '.1f')}%"
+            f"{k}: {format_percent(v)}"
             for k, v in r.cluster_stress.unresolved_distribution.items()
         )
         console.print(
-            f"cluster bootstrap (B={r.cluster_stress.n_resamples:,}) unresolved counts: {dist}"
+            f"cluster bootstrap (B={format_count(r.cluster_stress.n_resamples)}) unresolved "
+            f"counts: {dist}"
         )
         alt = ", ".join(f"{markup(k)} {v}" for k, v in r.cluster_stress.alternatives.items())
         console.print(f"alternative clusterings, unresolved: {alt}")
@@ -709,7 +717,7 @@ def _print_missing_items(r: AuditResult, console: Console) -> None:
         return
     several = rankings["task"].nunique() > 1
     parts = [
-        f"{markup(display_name(row.model))} {int(row.items_missing):,}"
+        f"{markup(display_name(row.model))} {format_count(int(row.items_missing))}"
         + (f" ({markup(display_name(row.task))})" if several else "")
         for row in lacking.itertuples()
     ]
@@ -730,14 +738,14 @@ def render_degrade(r: DegradeResult, console: Console) -> None:
         rows.append(
             [
                 str(task.task),
-                _opt(task.n_items, "{:,}"),
-                f"{task.a_only:,}",
-                f"{task.b_only:,}",
-                _pct(task.flip_rate, ".2f"),
-                _pct(task.degradation_rate, ".1f"),
+                "" if task.n_items is None else format_count(task.n_items),
+                format_count(task.a_only),
+                format_count(task.b_only),
+                _pct(task.flip_rate, 2),
+                _pct(task.degradation_rate, 1),
                 ""
                 if task.delta is None or not math.isfinite(task.delta)
-                else number(100 * task.delta, "+.2f") + "pt",
+                else format_points(task.delta) + "pt",
                 "" if total_row else _degrade_p(task.p_value),
             ]
         )
@@ -762,7 +770,7 @@ def render_degrade(r: DegradeResult, console: Console) -> None:
     if r.max_drop_monte_carlo is not None:
         rows.append(
             [
-                f"max-drop, Monte Carlo (S={r.n_simulations:,})",
+                f"max-drop, Monte Carlo (S={format_count(r.n_simulations)})",
                 _degrade_p(r.max_drop_monte_carlo),
                 "",
             ]
@@ -771,7 +779,8 @@ def render_degrade(r: DegradeResult, console: Console) -> None:
         for name in ("pooled", "max_drop", "fisher"):
             rows.append(
                 [
-                    f"{name.replace('_', '-')}, permutation (m={r.permutation.n_permutations:,})",
+                    f"{name.replace('_', '-')}, permutation "
+                    f"(m={format_count(r.permutation.n_permutations)})",
                     _degrade_p(getattr(r.permutation, name)),
                     "",
                 ]
@@ -837,7 +846,7 @@ def _render_margins(r: DegradeResult, console: Console) -> None:
             rows.append(
                 [
                     "pooled (all items)" if pooled else str(t["task"]),
-                    f"{t['n_items']:,}",
+                    format_count(t['n_items']),
                     pt(t["delta"]),
                     *(pt(t[f"{b.split()[0]}_bound"]) for b in bounds),
                     _degrade_p(t["p_value"]),
@@ -861,7 +870,7 @@ def _render_margins(r: DegradeResult, console: Console) -> None:
 def render_trim(r: TrimResult, console: Console) -> None:
     """Print how many items flip across the baseline's runs, per task."""
     rows = [
-        [str(row.task), f"{row.items:,}", f"{row.never_flip:,}", f"{row.kept:,}"]
+        [str(row.task), *(format_count(n) for n in (row.items, row.never_flip, row.kept))]
         for row in r.per_task.itertuples()
     ]
     print_table(
@@ -875,8 +884,8 @@ def render_trim(r: TrimResult, console: Console) -> None:
     total, kept = int(r.per_task["items"].sum()), int(r.per_task["kept"].sum())
     share = number(100 * kept / total, ".1f") + "%" if total else "no items"
     console.print(
-        f"Kept {kept:,} of {plural(total, 'item')} ({share}); the other "
-        f"{total - kept:,} never flipped across {plural(r.runs, 'run')}."
+        f"Kept {format_count(kept)} of {plural(total, 'item')} ({share}); the other "
+        f"{format_count(total - kept)} never flipped across {plural(r.runs, 'run')}."
     )
 
 
@@ -917,7 +926,7 @@ def render_simulation(result, console: Console) -> None:
                 str(pair["pair"]),
                 f"{number(100 * pair['abs_delta'], '.2f')}pp",
                 number(pair["correlation"], ".2f"),
-                f"{pair['required_n']:,}",
+                format_count(pair['required_n']),
                 *[number(p, ".3f") for p in pair["power"]],
             ]
             for pair in result.pairs
@@ -936,13 +945,14 @@ def render_simulation(result, console: Console) -> None:
             crossing = (
                 "never"
                 if curve["crossing"] is None
-                else f"{curve['crossing']:,.0f} "
+                else f"{format_count(curve['crossing'])} "
                 f"({number(curve['crossing'] / curve['required_n'], '.2f')} N*)"
             )
             console.print(
-                f"delta {number(curve['delta'], '.4g')}: N* {curve['required_n']:,}; power "
+                f"delta {number(curve['delta'], '.4g')}: N* {format_count(curve['required_n'])}; "
+                "power "
                 + ", ".join(
-                    f"{number(p, '.2f')} (SE {number(se, '.2f')})@{n:,}"
+                    f"{number(p, '.2f')} (SE {number(se, '.2f')})@{format_count(n)}"
                     for n, p, se in zip(curve["n"], curve["power"], curve["power_se"], strict=True)
                 )
                 + f"; reaches {result.power:g} at n = {crossing}"
@@ -951,7 +961,7 @@ def render_simulation(result, console: Console) -> None:
         r, d = result, result.to_dict()
         console.print(
             f"mixture e-process ({markup(r.mixture)}), {plural(r.n_trials, 'trial')} per "
-            f"hypothesis, up to {plural(r.horizon, 'item')} (N* = {r.required_n:,})"
+            f"hypothesis, up to {plural(r.horizon, 'item')} (N* = {format_count(r.required_n)})"
         )
         console.print(
             f"Type-I rate under H0: {number(r.type1, '.3f')} (SE {number(d['type1_se'], '.3f')}, "
@@ -967,8 +977,8 @@ def render_simulation(result, console: Console) -> None:
         rows = [
             [
                 str(row.scenario),
-                f"{row.n_models:,}",
-                f"{row.horizon:,}",
+                format_count(row.n_models),
+                format_count(row.horizon),
                 f"{number(row.error_rate, '.4f')} ({number(row.error_se, '.4f')})",
             ]
             for row in result.rows.itertuples()
@@ -990,8 +1000,8 @@ def render_simulation(result, console: Console) -> None:
         rows = [
             [
                 str(row.configuration),
-                f"{row.n_models:,}",
-                f"{row.n_items:,}",
+                format_count(row.n_models),
+                format_count(row.n_items),
                 markup(row.method),
                 f"{number(row.coverage, '.3f')} ({number(row.coverage_se, '.3f')})",
                 number(row.mean_width, ".1f"),
@@ -1021,8 +1031,8 @@ def render_simulation(result, console: Console) -> None:
         rows = [
             [
                 str(row.configuration),
-                f"{row.n_models:,}",
-                f"{row.n_tasks:,} x {row.n_items:,}",
+                format_count(row.n_models),
+                f"{format_count(row.n_tasks)} x {format_count(row.n_items)}",
                 markup(row.sets),
                 f"{number(row.coverage, '.3f')} ({number(row.coverage_se, '.3f')})",
                 number(row.mean_width, ".2f"),
@@ -1091,7 +1101,7 @@ def _render_adaptive_study(result, console: Console) -> None:
         rows,
         names=(0,),
         title=f"adaptive item choice: {plural(result.n_trials, 'simulated pair')} per "
-        f"configuration, looked at after every item up to {result.horizon:,}, alpha "
+        f"configuration, looked at after every item up to {format_count(result.horizon)}, alpha "
         f"{result.alpha:g} (under the null, decided = Type-I error)",
         title_justify="left",
     )  # fmt: skip
@@ -1107,7 +1117,7 @@ def _render_estimate_study(result, console: Console) -> None:
 
     rows = [
         [
-            f"{row.budget:,}",
+            format_count(row.budget),
             markup(str(row.label)),
             f"{number(row.mae, '.4f')} ({number(row.mae_se, '.4f')})" if row.cases else
             number(row.mae, ".4f"),
@@ -1123,7 +1133,7 @@ def _render_estimate_study(result, console: Console) -> None:
         rows,
         names=(1,),
         title=f"estimate, leave one model out: {plural(len(result.held_out), 'held-out model')}"
-        f" x {plural(result.n_trials, 'draw')} per budget, {result.n_items:,} items, "
+        f" x {plural(result.n_trials, 'draw')} per budget, {format_count(result.n_items)} items, "
         f"intervals at {1 - result.alpha:g}",
         title_justify="left",
     )  # fmt: skip
@@ -1139,8 +1149,7 @@ def _largest_se(console: Console, ses, what: str) -> None:
 def _opt(value, pattern: str) -> str:
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return ""
-    return pattern.format(value)
-
+    return format_percent(value, digits)
 
 def _pct(value, spec: str) -> str:
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
@@ -1168,7 +1177,7 @@ def render_ranks(r, console: Console, *, max_rows: int = 60) -> None:
     frame = r.ranks
     marginal = r.marginal.set_index(["task", "model"]) if len(r.marginal) else None
     several = frame["task"].nunique() > 1
-    level = f"{100 * (1 - r.alpha):g}%"
+    level = format_level(r.alpha)
     for task, sub in frame.groupby("task", sort=False):
         sub = sub.sort_values(["rank", "model"])
         shown = sub.head(max_rows)
@@ -1183,9 +1192,9 @@ def render_ranks(r, console: Console, *, max_rows: int = 60) -> None:
             cells = [
                 str(row.rank),
                 str(row.model),
-                number(row.score, ".4f"),
-                number(row.se, ".4f"),
-                f"{int(row.n_items):,}",
+                format_score(row.score),
+                format_score(row.se),
+                format_count(row.n_items),
                 _rank_set(row.rank_low, row.rank_high),
             ]
             if marginal is not None:
@@ -1194,7 +1203,7 @@ def render_ranks(r, console: Console, *, max_rows: int = 60) -> None:
             cells.append(str(row.tier))
             rows.append(cells)
         more = (
-            f" (the first {max_rows} of {len(sub):,}; --json or --html for all)"
+            f" (the first {max_rows} of {format_count(len(sub))}; --json or --html for all)"
             if len(sub) > max_rows
             else ""
         )
@@ -1246,8 +1255,8 @@ def render_ranks(r, console: Console, *, max_rows: int = 60) -> None:
 def _render_over_tasks(o, console: Console) -> None:
     """The aggregate over tasks: rank sets with the tasks fixed and with tasks sampled."""
     rows = [
-        [m.model, number(m.score, ".4f"), _rank_set(m.rank_low_items, m.rank_high_items),
-         _rank_set(m.rank_low, m.rank_high), number(m.se_items, ".4f"), number(m.se, ".4f")]
+        [m.model, format_score(m.score), _rank_set(m.rank_low_items, m.rank_high_items),
+         _rank_set(m.rank_low, m.rank_high), format_score(m.se_items), format_score(m.se)]
         for m in o.models
     ]  # fmt: skip
     print_table(
@@ -1264,14 +1273,14 @@ def _render_over_tasks(o, console: Console) -> None:
 
 def render_estimate(r, console: Console) -> None:
     """Print each model's estimated full-benchmark score, its interval and what it rests on."""
-    level = f"{100 * (1 - r.alpha):g}%"
+    level = format_level(r.alpha)
     rows = [
         [
             e.model,
-            number(e.score, ".4f"),
-            f"[{number(e.interval[0], '.4f')}, {number(e.interval[1], '.4f')}]",
-            number(e.half_width, ".4f"),
-            f"{e.n_items:,}",
+            format_score(e.score),
+            score_interval(*e.interval),
+            format_score(e.half_width),
+            format_count(e.n_items),
             number(e.ability, "+.2f"),
             "yes" if e.extrapolated else "no",
         ]
@@ -1284,7 +1293,7 @@ def render_estimate(r, console: Console) -> None:
          ("extrapolated", "center")],
         rows,
         names=(0,),
-        title=f"estimated scores over {r.n_benchmark_items:,} items ({level} conformal "
+        title=f"estimated scores over {format_count(r.n_benchmark_items)} items ({level} conformal "
         f"intervals from {plural(r.reference_models, 'reference model')})",
         title_justify="left",
     )  # fmt: skip
@@ -1295,22 +1304,23 @@ def render_estimate(r, console: Console) -> None:
 
 def render_adaptive(r, console: Console) -> None:
     """Print where the pair stands, its estimated gap and the next batch's size."""
-    level = f"{100 * (1 - r.alpha):g}%"
+    level = format_level(r.alpha)
     gap = "-" if r.n_audit < 2 else (
-        f"{number(r.gap, '+.4f')} [{number(r.gap_interval[0], '+.4f')}, "
-        f"{number(r.gap_interval[1], '+.4f')}]"
+        f"{format_gap(r.gap)} {gap_interval(*r.gap_interval)}"
     )
     print_table(
         console,
         [("pair", "left"), ("items run", "right"), ("A only", "right"), ("B only", "right"),
          ("e-value", "right"), ("decided", "center"), (f"gap ({level})", "center"),
          ("audit draws", "right"), ("next batch", "right")],
-        [[f"{r.model_a} vs {r.model_b}", f"{r.n_items:,}", f"{r.a_only:,}", f"{r.b_only:,}",
+        [[f"{r.model_a} vs {r.model_b}", format_count(r.n_items), format_count(r.a_only),
+          format_count(r.b_only),
           number(r.e_value, ".3g"), r.better if r.decided else "no", gap,
-          f"{r.n_audit:,}" + (f" (+{r.pending_audit:,} pending)" if r.pending_audit else ""),
-          f"{len(r.next_items):,}"]],
+          format_count(r.n_audit)
+          + (f" (+{format_count(r.pending_audit)} pending)" if r.pending_audit else ""),
+          format_count(len(r.next_items))]],
         names=(0,),
-        title=f"adaptive evaluation over {r.n_benchmark_items:,} items (2PL of "
+        title=f"adaptive evaluation over {format_count(r.n_benchmark_items)} items (2PL of "
         f"{plural(r.reference_models, 'reference model')})",
         title_justify="left",
     )  # fmt: skip
@@ -1324,7 +1334,10 @@ def _render_rank_claims(r, console: Console, several: bool, max_rows: int) -> No
     noun = "battles" if r.bradley_terry else "items"
     rows = []
     for e in r.fragility[: max_rows + 1]:
-        count = "-" if e.items_to_flip is None else f"{'' if e.exact else '<='}{e.items_to_flip:,}"
+        count = (
+            "-" if e.items_to_flip is None
+            else f"{'' if e.exact else '<='}{format_count(e.items_to_flip)}"
+        )  # fmt: skip
         rows.append(
             [e.task] * several
             + [
@@ -1332,7 +1345,9 @@ def _render_rank_claims(r, console: Console, several: bool, max_rows: int) -> No
                 e.model_b,
                 flip_rank_claim(e),
                 count,
-                "" if e.items_to_flip_recomputed is None else f"{e.items_to_flip_recomputed:,}",
+                ""
+                if e.items_to_flip_recomputed is None
+                else format_count(e.items_to_flip_recomputed),
             ]
         )
     head: list[tuple[str, JustifyMethod]] = [("task", "left")] * several
@@ -1367,7 +1382,8 @@ def render_watch(status, console: Console, *, new_records: int = 0) -> None:
             f"[{number(row.lower, '+.3f')}, {number(row.upper, '+.3f')}]",
             number(row.e_value, ".3g"),
             "[green]yes[/]" if row.decided else "no",
-            format_n(row.further_items),
+            further(row),
+            format_n(None if isna(row.required_n) else row.required_n),
         ]
         for row in frame.itertuples()
     ]
@@ -1404,14 +1420,15 @@ def render_pilot_plan(r, console: Console) -> None:
     """Print the pilot's variance components, the (N, K) frontier and the verdict."""
     c = r.variance_components
     t = Table(
-        title=f"pilot: {markup(r.model_a)} vs {markup(r.model_b)} ({c.n_items:,} items, "
+        title=f"pilot: {markup(r.model_a)} vs {markup(r.model_b)} ({format_count(c.n_items)} "
+              "items, "
         f"{c.runs_per_item:.3g} runs per item and model)",
         show_header=False,
         title_justify="left",
     )
     t.add_column(style="bold")
     t.add_column(justify="right", no_wrap=True)
-    t.add_row("pilot gap delta", number(c.pilot_delta, "+.4f"))
+    t.add_row("pilot gap delta", format_gap(c.pilot_delta))
     t.add_row("between items (variance of true differences)", number(c.between_items, ".4g"))
     t.add_row("within items (run noise, A + B)", number(c.within_items, ".4g"))
     t.add_row("  of which A / B", f"{number(c.within_a, '.4g')} / {number(c.within_b, '.4g')}")
@@ -1419,7 +1436,7 @@ def render_pilot_plan(r, console: Console) -> None:
     if r.cost_per_item is not None:
         t.add_row("cost per item / per run", f"{r.cost_per_item:g} / {r.cost_per_run:.4g}")
     if r.tokens_per_item is not None:
-        t.add_row("tokens per run of an item", f"{r.tokens_per_item:,.0f}")
+        t.add_row("tokens per run of an item", format_count(r.tokens_per_item))
     console.print(t)
     f = Table(
         title=f"designs resolving delta={r.delta:+.4g} (alpha={r.alpha:g}, power {r.power:g})",
@@ -1431,9 +1448,9 @@ def render_pilot_plan(r, console: Console) -> None:
         mark = " *" if r.cheapest is not None and d.n_runs == r.cheapest.n_runs else ""
         f.add_row(
             f"{d.n_runs}{mark}",
-            f"{d.n_items:,}",
-            number(d.se, ".4f"),
-            f"{2 * d.n_items * d.n_runs:,}",
+            format_count(d.n_items),
+            format_score(d.se),
+            format_count(2 * d.n_items * d.n_runs),
             "-" if d.cost is None else f"{d.cost:,.4g}",
         )
     console.print(f)
@@ -1445,8 +1462,10 @@ def render_pilot_plan(r, console: Console) -> None:
 def render_sampling_design(r, console: Console) -> None:
     """Print the stratified design: what is known, the strata, the predicted saving."""
     t = Table(
-        title=f"stratified sample for {markup(r.model_a)} vs {markup(r.model_b)} ({r.n_items:,} of "
-        f"{r.n_population:,} items, IRT fit on {r.n_reference_models} reference models)",
+        title=f"stratified sample for {markup(r.model_a)} vs {markup(r.model_b)} "
+              f"({format_count(r.n_items)} of "
+        f"{format_count(r.n_population)} items, IRT fit on {r.n_reference_models} reference "
+        "models)",
         show_header=False,
         title_justify="left",
     )
@@ -1457,8 +1476,8 @@ def render_sampling_design(r, console: Console) -> None:
     t.add_row("gap sized for" + (" (predicted)" if r.delta_predicted else ""), f"{r.delta:+.4f}")
     t.add_row("predicted share of items they disagree on", f"{r.predicted_disagreement:.3f}")
     t.add_row(
-        f"predicted SE from {r.n_items:,} items: design / random",
-        (f"{number(r.predicted_se, '.4f')} / {number(r.srs_se, '.4f')}"),
+        f"predicted SE from {format_count(r.n_items)} items: design / random",
+        (f"{format_score(r.predicted_se)} / {format_score(r.srs_se)}"),
     )
     t.add_row(
         "items needed (N*): design / random",
@@ -1472,8 +1491,8 @@ def render_sampling_design(r, console: Console) -> None:
     for h in r.strata:
         s.add_row(
             str(h.stratum),
-            f"{h.size:,}",
-            f"{h.n_items:,}",
+            format_count(h.size),
+            format_count(h.n_items),
             f"{h.weight:.3g}",
             number(h.predicted_sd, ".3f"),
         )
@@ -1499,20 +1518,20 @@ def render_weighted_compare(r, console: Console) -> None:
     )
     t.add_column(style="bold")
     t.add_column(justify="right", no_wrap=True)
-    t.add_row("items in the sample", f"{r.n_items:,}")
+    t.add_row("items in the sample", format_count(r.n_items))
     if r.population_size is not None:
-        t.add_row("benchmark items (stratum sizes)", f"{r.population_size:,}")
+        t.add_row("benchmark items (stratum sizes)", format_count(r.population_size))
     t.add_row("sum of the weights", f"{r.weight_sum:,.6g}")
-    t.add_row("effective sample size (Kish)", f"{r.effective_n:,.0f}")
+    t.add_row("effective sample size (Kish)", format_count(r.effective_n))
     if r.n_strata is not None:
-        t.add_row("strata", f"{r.n_strata:,}")
-    t.add_row("weighted gap delta", number(r.delta, "+.4f"))
-    t.add_row("plain mean difference (unweighted)", number(r.unweighted_delta, "+.4f"))
-    t.add_row("design-based SE", number(r.se, ".4f"))
+        t.add_row("strata", format_count(r.n_strata))
+    t.add_row("weighted gap delta", format_gap(r.delta))
+    t.add_row("plain mean difference (unweighted)", format_gap(r.unweighted_delta))
+    t.add_row("design-based SE", format_score(r.se))
     ci = r.confidence_interval
     t.add_row(
         f"{100 * ci.level:g}% interval",
-        f"\\[{number(float(ci.low), '+.4f')}, {number(float(ci.high), '+.4f')}]",
+        gap_interval(float(ci.low), float(ci.high)),
     )
     side = {"two-sided": "two-sided", "greater": "H1: A better", "less": "H1: B better"}
     t.add_row(
@@ -1550,7 +1569,7 @@ def _print_judge_table(console: Console, frame, alpha: float, title: str = "") -
 
 def render_gold_compare(r, console: Console) -> None:
     """Print the gold-scale (PPI++) comparison, the judge's figures beside it, and the verdict."""
-    level = f"{100 * (1 - r.alpha):g}%"
+    level = format_level(r.alpha)
     t = Table(
         title=f"{markup(r.model_a)} vs {markup(r.model_b)}, judged, on the gold scale (PPI++)",
         show_header=False,
@@ -1558,9 +1577,9 @@ def render_gold_compare(r, console: Console) -> None:
     )
     t.add_column(style="bold")
     t.add_column(justify="right", no_wrap=True)
-    t.add_row("items judged for both models", f"{r.n_items:,}")
-    t.add_row("of them gold-labelled for both", f"{r.n_gold:,}")
-    t.add_row("gap on the gold scale (PPI++)", number(r.delta, "+.4f"))
+    t.add_row("items judged for both models", format_count(r.n_items))
+    t.add_row("of them gold-labelled for both", format_count(r.n_gold))
+    t.add_row("gap on the gold scale (PPI++)", format_gap(r.delta))
     t.add_row(f"{level} interval", _bracket(r.ci))
     side = {"two-sided": "two-sided", "greater": "H1: A better", "less": "H1: B better"}
     t.add_row(
@@ -1568,22 +1587,22 @@ def render_gold_compare(r, console: Console) -> None:
         f"{number(r.statistic, '.3f')} / {format_p(r.p_value, bare=True)}",
     )
     t.add_row("weight on the judge (lambda)", number(r.lam, ".3f"))
-    t.add_row("effective gold labels", f"{r.effective_n:,.0f}")
+    t.add_row("effective gold labels", format_count(r.effective_n))
     t.add_row(
         "gold labels only: gap, interval",
-        f"{number(r.gold_only_delta, '+.4f')} {_bracket(r.gold_only_ci)}",
+        f"{format_gap(r.gold_only_delta)} {_bracket(r.gold_only_ci)}",
     )
     t.add_row(
         f"judge only: gap, interval ({r.judge.test} p)",
-        f"{number(r.judge.delta, '+.4f')} {_bracket(r.judge.ci)} "
+        f"{format_gap(r.judge.delta)} {_bracket(r.judge.ci)} "
         f"({format_p(r.judge.p_value, bare=True)})",
     )
     t.add_row(
         "judge's bias, A minus B (p)",
-        f"{number(r.bias_difference, '+.4f')} {_bracket(r.bias_difference_ci)} "
+        f"{format_gap(r.bias_difference)} {_bracket(r.bias_difference_ci)} "
         f"({format_p(r.bias_difference_p, bare=True)})",
     )
-    t.add_row("smallest gap resolved (MDE)", number(r.mde, ".4f"))
+    t.add_row("smallest gap resolved (MDE)", format_gap(r.mde, signed=False))
     t.add_row(
         "gold labels that resolve the gap",
         "-" if r.required_gold is None else format_n(r.required_gold),
@@ -1610,7 +1629,7 @@ def render_gold_audit(r, console: Console) -> None:
     several = frame["task"].nunique() > 1
     columns: list[tuple[str, JustifyMethod]] = [("task", "left")] if several else []
     columns += [("model A", "left"), ("model B", "left"), ("gap (gold)", "right"),
-                (f"{100 * (1 - r.alpha):g}%", "right"), ("p", "right"), ("q", "right"),
+                (format_level(r.alpha), "right"), ("p", "right"), ("q", "right"),
                 ("fixed n", "center"), ("Holm", "center"), ("gold to resolve", "right"),
                 ("judge gap", "right"), ("judge p", "right"), ("flips", "center")]  # fmt: skip
     rows = []
@@ -1619,15 +1638,15 @@ def render_gold_audit(r, console: Console) -> None:
         cells += [
             str(row.model_a),
             str(row.model_b),
-            number(row.delta, "+.4f"),
-            f"\\[{number(row.ci_low, '+.4f')}, {number(row.ci_high, '+.4f')}]",
+            format_gap(row.delta),
+            gap_interval(row.ci_low, row.ci_high),
             format_p(row.p_value, bare=True),
             "-" if row.q is None or row.q != row.q else format_q(row.q),
             "yes" if row.resolved_fixed_n else "no",
             "yes" if row.resolved_holm else "no",
             "-" if row.required_gold is None or row.required_gold != row.required_gold
             else format_n(int(row.required_gold)),
-            number(row.judge_delta, "+.4f"),
+            format_gap(row.judge_delta),
             format_p(row.judge_p_value, bare=True),
             "yes" if row.judge_flips else "",
         ]  # fmt: skip
@@ -1639,7 +1658,8 @@ def render_gold_audit(r, console: Console) -> None:
         names=(0, 1, 2) if several else (0, 1),
         legend=(
             "gap (gold): A minus B on the gold scale (PPI++); q = N/N* at fixed n; fixed n, "
-            f"Holm: resolved (q >= 1) at alpha, and under Holm over m={r.family_size:,}; gold "
+            "Holm: resolved (q >= 1) at alpha, and under Holm over "
+            f"m={format_count(r.family_size)}; gold "
             "to resolve: gold labels that resolve the gap with these judged items; flips: the "
             "judge's bias reverses the pair"
         ),
@@ -1678,18 +1698,19 @@ def render_store(r, console: Console) -> None:
                 "nothing added"
             )
         console.print(
-            f"{plural(len(r.added_sources), 'source')} added ({r.rows_added:,} rows), "
-            f"{len(r.skipped_sources):,} already stored, in {markup(r.store)}"
+            f"{plural(len(r.added_sources), 'source')} added ({format_count(r.rows_added)} rows), "
+            f"{format_count(len(r.skipped_sources))} already stored, in {markup(r.store)}"
         )
         print_notes(console, r.notes)
     elif name == "StoreListResult":
         console.print(
             f"[bold]{markup(r.store)}:[/] {plural(len(r.models), 'model')}, "
-            f"{plural(len(r.tasks), 'task')}, {r.n_items:,} items, {r.n_rows:,} rows, "
+            f"{plural(len(r.tasks), 'task')}, {format_count(r.n_items)} items, "
+            f"{format_count(r.n_rows)} rows, "
             f"{plural(r.n_runs, 'run label')}"
         )
         rows = [
-            [str(s["source_id"]), s["path"], f"{s['rows']:,}", s["added_at"][:19]]
+            [str(s["source_id"]), s["path"], format_count(s['rows']), s["added_at"][:19]]
             for s in r.sources
         ]
         print_table(
@@ -1716,19 +1737,20 @@ def render_store(r, console: Console) -> None:
             )
             console.print(f"removed source {s['source_id']} ({markup(s['path'])}): {how}")
         console.print(
-            f"removed {r.rows_removed:,} rows ({plural(r.sources_removed, 'source')}, "
+            f"removed {format_count(r.rows_removed)} rows ({plural(r.sources_removed, 'source')}, "
             f"{plural(r.models_removed, 'model')}) from {markup(r.store)}; pair statistics "
             "recomputed"
         )
     elif name == "StoreAuditSummary":
         console.print(
             f"audit from the pair statistics: {plural(r.n_pairs, r.family + ' pair')} "
-            f"(family {r.family}, family size {r.family_size:,}), every row in {markup(r.output)}"
+            f"(family {r.family}, family size {format_count(r.family_size)}), every row in "
+            f"{markup(r.output)}"
         )
         print_table(
             console,
             [("procedure", "left"), ("unresolved", "right")],
-            [[proc, f"{n:,}"] for proc, n in r.unresolved.items()],
+            [[proc, format_count(n)] for proc, n in r.unresolved.items()],
             title="unresolved pairs",
             title_justify="left",
         )
@@ -1736,8 +1758,9 @@ def render_store(r, console: Console) -> None:
             joined = sum(len(c) > 1 for c in chains)
             console.print(
                 f"{markup(task)}: {plural(len(chains), 'unresolved chain')} "
-                f"({joined:,} of more than one model)"
+                f"({format_count(joined)} of more than one model)"
             )
         print_notes(console, r.notes)
     else:
-        console.print(f"wrote {r.rows:,} rows of {markup(r.store)} to {markup(r.output)}")
+        console.print(f"wrote {format_count(r.rows)} rows of {markup(r.store)} to "
+                      f"{markup(r.output)}")
