@@ -39,24 +39,24 @@ from evalgap.report.text import (
     MAX_DISPLAY_NAME,
     clean,
     display_name,
-    format_n,
-    format_p,
     format_count,
     format_gap,
     format_level,
-    format_q,
-    gap_interval,
+    format_n,
+    format_p,
     format_percent,
     format_points,
-    is_long_name,
+    format_q,
     format_score,
+    gap_interval,
+    is_long_name,
     markup,
     number,
     pairs_noun,
     plural,
+    score_interval,
 )
 
-    score_interval,
 # Width used when the output is not a terminal (a pipe, a file, a CI log): wide enough that
 # no line is wrapped, since whatever reads it (a log viewer, grep) wraps or scrolls itself.
 UNBOUNDED_WIDTH = 10_000
@@ -826,7 +826,7 @@ def _render_margins(r: DegradeResult, console: Console) -> None:
     delta is baseline minus candidate, as in the table above."""
 
     def pt(value) -> str:
-        return number(100 * value, "+.2f")
+        return format_points(value)
 
     for key, verdict, title in (
         ("non_inferiority", "non_inferior", "non-inferiority: drop below {m:g} points?"),
@@ -909,7 +909,8 @@ def render_simulation(result, console: Console) -> None:
             console,
             [(h, "left" if h == "test" else "right") for h in headers],
             rows,
-            title=f"calibration: n={result.n_items:,}, {plural(result.n_trials, 'trial')} per "
+            title=f"calibration: n={format_count(result.n_items)}, "
+            f"{plural(result.n_trials, 'trial')} per "
             "cell (Table 2 layout)",
             title_justify="left",
         )
@@ -1079,7 +1080,7 @@ def _render_adaptive_study(result, console: Console) -> None:
     designs side by side."""
 
     def items(value) -> str:
-        return "-" if not math.isfinite(value) else f"{value:,.0f}"
+        return "-" if not math.isfinite(value) else format_count(value)
 
     rows = [
         [
@@ -1100,7 +1101,7 @@ def _render_adaptive_study(result, console: Console) -> None:
          ("random items", "right"), ("ratio", "right")],
         rows,
         names=(0,),
-        title=f"adaptive item choice: {plural(result.n_trials, 'simulated pair')} per "
+        title=f"adaptive item choice: {plural(result.n_simulations, 'simulated pair')} per "
         f"configuration, looked at after every item up to {format_count(result.horizon)}, alpha "
         f"{result.alpha:g} (under the null, decided = Type-I error)",
         title_justify="left",
@@ -1146,15 +1147,10 @@ def _largest_se(console: Console, ses, what: str) -> None:
         console.print(f"Monte Carlo SE: at most {number(max(ses), '.3f')} on each {what}.")
 
 
-def _opt(value, pattern: str) -> str:
+def _pct(value, digits: int) -> str:
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return ""
     return format_percent(value, digits)
-
-def _pct(value, spec: str) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return ""
-    return number(100 * value, spec) + "%"
 
 
 def _degrade_p(p) -> str:
@@ -1382,8 +1378,7 @@ def render_watch(status, console: Console, *, new_records: int = 0) -> None:
             f"[{number(row.lower, '+.3f')}, {number(row.upper, '+.3f')}]",
             number(row.e_value, ".3g"),
             "[green]yes[/]" if row.decided else "no",
-            further(row),
-            format_n(None if isna(row.required_n) else row.required_n),
+            format_n(row.further_items),
         ]
         for row in frame.itertuples()
     ]
@@ -1549,9 +1544,9 @@ def render_weighted_compare(r, console: Console) -> None:
     console.print(markup(_capitalise(r.verdict) + "."))
 
 
-def _bracket(ci, spec: str = "+.4f") -> str:
-    """An interval as ``[low, high]`` (signed by default), escaped for rich."""
-    return f"\\[{number(float(ci.low), spec)}, {number(float(ci.high), spec)}]"
+def _bracket(ci) -> str:
+    """A gap's interval object as ``[low, high]``."""
+    return gap_interval(float(ci.low), float(ci.high))
 
 
 def _print_judge_table(console: Console, frame, alpha: float, title: str = "") -> None:
