@@ -156,12 +156,92 @@ def format_n(n: SupportsFloat | None, *, infinite: str = "infinite") -> str:
     return f"{math.ceil(float(n)):,}"
 
 
+# --- one formatter per kind of number ------------------------------------------------------
+# Every report (terminal, Markdown, HTML, sentences) turns a number into text through one of
+# these, so the same value reads the same everywhere. The JSON output keeps the raw numbers.
+
+SCORE_SPEC = ".4f"  # a score on its own scale (mean accuracy, Bradley-Terry strength)
+GAP_SPEC = "+.4f"  # a gap (delta) on the scale of the scores, always signed
+POINTS_SPEC = "+.2f"  # a gap in percentage points (100 x delta), always signed
+
+
+def _interval(low: SupportsFloat | None, high: SupportsFloat | None, spec: str) -> str:
+    # the one bracket style of every interval: "[low, high]"; a dash when an end is missing
+    if low is None or high is None:
+        return "\u2014"
+    try:
+        if not math.isfinite(float(low) + float(high)):
+            return "\u2014"
+    except (TypeError, ValueError):
+        return "\u2014"
+    return f"[{number(low, spec)}, {number(high, spec)}]"
+
+
+def format_score(value: SupportsFloat | None) -> str:
+    """Return a score (or a standard error on its scale): ``0.6943``, four decimals."""
+    return number(value, SCORE_SPEC)
+
+
+def score_interval(low: SupportsFloat | None, high: SupportsFloat | None) -> str:
+    """Return a score's interval: ``[0.6943, 0.7107]``; a dash when either end is missing."""
+    return _interval(low, high, SCORE_SPEC)
+
+
+def format_gap(value: SupportsFloat | None, *, signed: bool = True) -> str:
+    """Return a gap (delta) on the scale of the scores, signed: ``+0.0123``, ``-0.0040``.
+
+    ``signed=False`` for a size that has no direction (an MDE, ``|delta|``): ``0.0123``.
+    """
+    return number(value, GAP_SPEC if signed else GAP_SPEC[1:])
+
+
 def gap_interval(low: SupportsFloat | None, high: SupportsFloat | None) -> str:
     """Return a gap's interval on the scale of delta: ``[-0.0123, +0.0456]``; a dash when
     either end is missing."""
-    if low is None or high is None or not math.isfinite(float(low) + float(high)):
+    return _interval(low, high, GAP_SPEC)
+
+
+def format_points(delta: SupportsFloat | None, *, signed: bool = True) -> str:
+    """Return a gap in percentage points (``100 * delta``), signed: ``+6.15``; ``signed=False``
+    for a size (``6.15``)."""
+    spec = POINTS_SPEC if signed else POINTS_SPEC[1:]
+    return number(None if delta is None else 100 * float(delta), spec)
+
+
+def points_interval(low: SupportsFloat | None, high: SupportsFloat | None) -> str:
+    """Return a gap's interval in percentage points: ``[+4.87, +7.43]`` (ends given as
+    deltas, not yet multiplied by 100)."""
+    if low is None or high is None:
         return "\u2014"
-    return f"[{number(low, '+.4f')}, {number(high, '+.4f')}]"
+    return _interval(100 * float(low), 100 * float(high), POINTS_SPEC)
+
+
+def format_count(count: SupportsFloat | None) -> str:
+    """Return a count of items, rows, pairs or draws: ``1,032``; a dash when missing."""
+    return number(count, ",.0f")
+
+
+def format_percent(share: SupportsFloat | None, digits: int = 1) -> str:
+    """Return a share or a rate (0 to 1) as a percentage: ``12.3%``; a dash when missing."""
+    if share is None or not math.isfinite(float(share)):
+        return "\u2014"
+    return number(100 * float(share), f".{digits}f") + "%"
+
+
+def format_statistic(value: SupportsFloat | None) -> str:
+    """Return a statistic of no kind above (a correlation, an ICC, a design effect): four
+    significant digits, ``1,234`` from a thousand up, ``1.23e-05`` below a thousandth."""
+    if value is None or not math.isfinite(float(value)):
+        return number(value)
+    size = abs(float(value))
+    if size >= 1000:
+        return number(value, ",.0f")
+    return number(value, ".2e" if 0 < size < 1e-3 else ".4g")
+
+
+def format_level(alpha: float) -> str:
+    """Return the confidence level of ``alpha``: ``95%``."""
+    return f"{100 * (1 - alpha):g}%"
 
 
 def pairs_noun(family: str, count: int) -> str:
@@ -172,6 +252,9 @@ def pairs_noun(family: str, count: int) -> str:
     return plural(count, noun)
 
 
-def format_q(q: float) -> str:
-    """Return a resolution ratio q: two decimals below 10, whole numbers above."""
-    return f"{q:.2f}" if q < 10 else f"{q:,.0f}"
+def format_q(q: SupportsFloat | None) -> str:
+    """Return a resolution ratio q: two decimals below 10, whole numbers above; a dash when
+    there is none (no gap to resolve)."""
+    if q is None or math.isnan(float(q)):
+        return "\u2014"
+    return number(q, ".2f" if float(q) < 10 else ",.0f")
