@@ -8,7 +8,7 @@ from rich.console import Console
 
 from evalgap.report.sentences import FLIP_TEST_NAMES
 from evalgap.report.terminal import _capitalise, print_notes, print_table
-from evalgap.report.text import markup
+from evalgap.report.text import format_count, format_points, markup
 
 # Column order: the tests (binary, then graded), then resolution under each procedure.
 COLUMNS = ("exact", "mcnemar", "paired_t", "sign", "resolution", "bonferroni", "sidak", "holm")
@@ -27,7 +27,7 @@ def flip_cell(entry: Any) -> str:
     if entry.items_to_flip is None:
         return "-"
     bound = "" if entry.exact else "<="
-    return f"{bound}{entry.items_to_flip:,}{'*' if entry.claim else ''}"
+    return f"{bound}{format_count(entry.items_to_flip)}{'*' if entry.claim else ''}"
 
 
 def render_fragility(r: Any, console: Console) -> None:
@@ -35,11 +35,12 @@ def render_fragility(r: Any, console: Console) -> None:
     present = [t for t in COLUMNS if any(_entry(p, t) for p in r.pairs)]
     several = len({p.task for p in r.pairs}) > 1
     head = [("task", "left")] * several + [("model A", "left"), ("model B", "left")]
-    columns = head + [("delta", "right")] + [(FLIP_TEST_NAMES[t], "right") for t in present]
+    columns = [*head, ("delta (points)", "right")]
+    columns += [(FLIP_TEST_NAMES[t], "right") for t in present]
     rows = []
     for p in r.pairs:
         cells = [p.task] * several + [p.model_a, p.model_b]  # raw: print_table escapes names
-        cells.append(f"{100 * p.delta:+.2f}")
+        cells.append(format_points(p.delta))
         cells.extend(flip_cell(_entry(p, t)) for t in present)
         rows.append(cells)
     print_table(
@@ -47,7 +48,8 @@ def render_fragility(r: Any, console: Console) -> None:
         columns,  # type: ignore[arg-type]
         rows,
         names=tuple(range(len(head))),
-        title=f"items to flip (alpha={r.alpha:g}, power {r.power:g}, family of {r.family_size:,})",
+        title=f"items to flip (alpha={r.alpha:g}, power {r.power:g}, family of "
+        f"{format_count(r.family_size)})",
         title_justify="left",
         legend=LEGEND,
     )

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from evalgap.report.shapes import CompareGroupsResult
-from evalgap.report.text import clean, format_p, markup
+from evalgap.report.text import clean, format_count, format_p, format_points, format_q, markup
 
 
 def render_compare_groups(r: CompareGroupsResult, console: Console) -> None:
@@ -24,11 +24,11 @@ def render_compare_groups(r: CompareGroupsResult, console: Console) -> None:
         q = g.result.resolution_ratio
         table.add_row(
             markup(g.group),
-            f"{g.result.n_items:,}",
-            f"{100 * g.result.delta:+.2f}",
-            format_p(g.p_value),
-            format_p(g.p_adjusted),
-            "—" if q is None else f"{q:.2f}",
+            format_count(g.result.n_items),
+            format_points(g.result.delta),
+            format_p(g.p_value, bare=True),
+            format_p(g.p_adjusted, bare=True),
+            format_q(q),
             "too few items" if g.result.too_few_items else ("reject" if g.significant else "-"),
         )
     p = r.pooled
@@ -36,11 +36,11 @@ def render_compare_groups(r: CompareGroupsResult, console: Console) -> None:
     table.add_section()
     table.add_row(
         "pooled",
-        f"{p.n_items:,}",
-        f"{100 * p.delta:+.2f}",
-        format_p(pooled_p),
+        format_count(p.n_items),
+        format_points(p.delta),
+        format_p(pooled_p, bare=True),
         "",
-        "—" if p.resolution_ratio is None else f"{p.resolution_ratio:.2f}",
+        format_q(p.resolution_ratio),
         "",
     )
     console.print(table)

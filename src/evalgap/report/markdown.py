@@ -15,7 +15,18 @@ from rich.table import Table
 from rich.text import Text
 
 from evalgap.report.terminal import UNBOUNDED_WIDTH
-from evalgap.report.text import clean, format_p, number
+from evalgap.report.text import (
+    clean,
+    format_count,
+    format_level,
+    format_p,
+    format_points,
+    format_q,
+    format_score,
+    number,
+    points_interval,
+    score_interval,
+)
 
 _SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 
@@ -50,16 +61,16 @@ def _span(low: int, high: int) -> str:
 def _flip(count: int | None, exact: bool = True) -> str:
     if count is None:
         return "–"
-    return f"{'' if exact else '≤'}{count:,}"
+    return f"{'' if exact else '≤'}{format_count(count)}"
 
 
 def card_markdown(r: Any) -> str:
     """Return a leaderboard card as Markdown: the sentence, then per task the models, the
     adjacent pairs and the board figures, then the settings and notes."""
-    level = f"{100 * (1 - r.settings['alpha']):g}%"
+    level = format_level(r.settings["alpha"])
     out = ["## Leaderboard card", "", prose(_capitalised(r.verdict)) + ".", ""]
     for t in r.tasks:
-        out += [f"### {cell(t.task)} ({t.n_items:,} items)", ""]
+        out += [f"### {cell(t.task)} ({format_count(t.n_items)} items)", ""]
         out.append(
             f"Adjacent pairs separated: {t.separated} of {len(t.pairs)} · resolved "
             f"(q ≥ 1): {t.resolved} of {len(t.pairs)} · models with a single rank: "
@@ -71,12 +82,12 @@ def card_markdown(r: Any) -> str:
             [
                 str(m.rank),
                 cell(m.model),
-                number(m.score, ".4f"),
-                f"[{number(m.score_low, '.4f')}, {number(m.score_high, '.4f')}]",
+                format_score(m.score),
+                score_interval(m.score_low, m.score_high),
                 _span(m.rank_low, m.rank_high),
                 _span(m.marginal_low, m.marginal_high),
                 str(m.tier),
-                f"{m.items_missing:,}",
+                format_count(m.items_missing),
             ]
             for m in t.models
         ]
@@ -88,10 +99,10 @@ def card_markdown(r: Any) -> str:
             rows = [
                 [
                     f"{cell(p.model_a)} vs {cell(p.model_b)}",
-                    number(100 * p.delta, "+.2f"),
-                    f"[{number(100 * p.delta_low, '+.2f')}, {number(100 * p.delta_high, '+.2f')}]",
-                    format_p(p.p_value).removeprefix("p="),
-                    "–" if p.resolution_ratio is None else number(p.resolution_ratio, ".2f"),
+                    format_points(p.delta),
+                    points_interval(p.delta_low, p.delta_high),
+                    format_p(p.p_value, bare=True),
+                    format_q(p.resolution_ratio),
                     "yes" if p.separated else "no",
                     _flip(p.items_to_flip, p.items_to_flip_exact),
                     _flip(p.items_to_flip_resolution, p.items_to_flip_exact),
@@ -112,8 +123,8 @@ def card_markdown(r: Any) -> str:
             "",
         ]
         rows = [
-            [cell(m.model), number(m.score, ".4f"), _span(m.rank_low_items, m.rank_high_items),
-             _span(m.rank_low, m.rank_high), number(m.se_items, ".4f"), number(m.se, ".4f")]
+            [cell(m.model), format_score(m.score), _span(m.rank_low_items, m.rank_high_items),
+             _span(m.rank_low, m.rank_high), format_score(m.se_items), format_score(m.se)]
             for m in o.models
         ]  # fmt: skip
         header = ["Model", "Score", "Rank set (these tasks)", "Rank set (tasks sampled)",
@@ -124,7 +135,7 @@ def card_markdown(r: Any) -> str:
         "### Settings",
         "",
         f"alpha {s['alpha']:g} · power {s['power']:g} · rank sets: {cell(s['method'])}"
-        + (f", {s['n_bootstrap']:,} bootstrap replicates" if s["n_bootstrap"] else "")
+        + (f", {format_count(s['n_bootstrap'])} bootstrap replicates" if s["n_bootstrap"] else "")
         + f" · seed {cell(s['seed'])} · evalgap {cell(s['evalgap_version'])}",
         "",
         "Rank set: the ranks a model can claim, simultaneously for all models; marginal set: "
