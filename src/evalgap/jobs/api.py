@@ -189,7 +189,7 @@ def audit(
     >>> r.unresolved["fixed_n"], r.unresolved["bonferroni"]
     (1, 1)
     """
-    from evalgap.jobs.audit import audit_counts, audit_scores
+    from evalgap.jobs.audit import audit_scores
 
     settings: _AuditSettings = {
         "family_size": family_size,
@@ -237,37 +237,19 @@ def audit(
             param="gold_column" if gold_column is not None else "gold",
         )
     if pairs is not None:
-        if family != "adjacent":
-            raise InputError(
-                "{family=all} needs per-item {scores}; a {pairs} file lists its pairs itself",
-                param="family",
-            )
-        ignored = per_item_options_given(
+        return _audit_pairs(
+            pairs,
+            family,
             models,
             tasks,
             complete_case,
             strict,
             options,
             columns,
-            n_cluster_bootstrap=n_cluster_bootstrap != 1000,
-            n_rank_bootstrap=n_rank_bootstrap != 1000,
+            n_cluster_bootstrap,
+            n_rank_bootstrap,
+            settings,
         )
-        if ignored:
-            raise InputError(
-                f"{fields(*ignored)}: not for a {{pairs}} file of 2x2 counts (it has no "
-                "per-item scores to read, cluster or rank); leave it out, or audit {scores}",
-                param=ignored[0],
-            )
-        if isinstance(pairs, (str, Path)):
-            from evalgap.io.tables import read_frame
-
-            return audit_counts(read_frame(pairs), source=str(pairs), **settings)
-        if not _is_table(pairs):
-            raise InputError(
-                "{pairs} must be a DataFrame or a CSV path; got " + type(pairs).__name__,
-                param="pairs",
-            )
-        return audit_counts(pairs, **settings)
     judged = gold_column is not None or gold is not None
     if judged:
         refuse_gold_clusters(columns, options)
@@ -496,7 +478,7 @@ def ranks(
     >>> r.ranks[["model", "rank_low", "rank_high", "tier"]].to_numpy().tolist()
     [['b', 1, 2, 1], ['a', 1, 2, 1], ['c', 3, 3, 2]]
     """
-    from evalgap.jobs.ranks import ranks_battles, ranks_scores
+    from evalgap.jobs.ranks import ranks_scores
 
     scores = _renamed(columns, "data", "scores", scores)
     _check_columns(columns, "ranks")
@@ -533,39 +515,23 @@ def ranks(
             param="method" if method == "holm" else "bootstrap",
         )
     if battles is not None:
-        if options is not None and options.fmt is not None:  # the battle file's format
-            battle_format = battle_format or options.fmt
-            options = _unless_default(dataclasses.replace(options, fmt=None))
-        # --cluster-column (cluster_column=): the battles' prompt column
-        prompt_column = columns.pop("cluster_column", None) or "question_id"
-        if options is not None and options.cluster_column is not None:
-            prompt_column = options.cluster_column
-            options = _unless_default(dataclasses.replace(options, cluster_column=None))
-        stray = per_item_options_given(
+        return _ranks_battles(
+            battles,
+            options,
+            columns,
             models,
             tasks,
             complete_case,
             strict,
-            options,
-            columns,
-            bootstrap=bootstrap != "multiplier",
-        )
-        if stray:
-            raise InputError(
-                f"{fields(*stray)}: per-item score options do not apply to {{battles}}; drop them",
-                param=stray[0],
-            )
-        return ranks_battles(
-            battles,
+            battle_format,
             alpha=alpha,
             n_bootstrap=n_bootstrap,
             seed=seed,
             top_k=top_k,
             method=method,
             ties=ties,
-            file_format=battle_format,
-            prompt_column=prompt_column,
-            style=names(style, "style"),
+            bootstrap=bootstrap,
+            style=style,
         )
     if battle_format is not None or ties != "half" or style:
         only = (("battle_format", battle_format), ("ties", ties != "half"), ("style", style))
@@ -608,3 +574,84 @@ def ranks(
 
 # The baseline's model takes this suffix when it has the new log's model name.
 BASELINE_SUFFIX = " (baseline)"
+
+
+def _audit_pairs(
+    pairs: Any, family: str, models: Sequence[str] | None, tasks: Sequence[str] | None,
+    complete_case: bool, strict: bool, options: LoadOptions | None, columns: dict[str, Any],
+    n_cluster_bootstrap: int, n_rank_bootstrap: int, settings: _AuditSettings,
+) -> AuditResult:  # fmt: skip
+    """The audit of a table of per-pair 2x2 counts, the per-item options refused."""
+    from evalgap.jobs.audit import audit_counts
+
+    if family != "adjacent":
+        raise InputError(
+            "{family=all} needs per-item {scores}; a {pairs} file lists its pairs itself",
+            param="family",
+        )
+    ignored = per_item_options_given(
+        models,
+        tasks,
+        complete_case,
+        strict,
+        options,
+        columns,
+        n_cluster_bootstrap=n_cluster_bootstrap != 1000,
+        n_rank_bootstrap=n_rank_bootstrap != 1000,
+    )
+    if ignored:
+        raise InputError(
+            f"{fields(*ignored)}: not for a {{pairs}} file of 2x2 counts (it has no "
+            "per-item scores to read, cluster or rank); leave it out, or audit {scores}",
+            param=ignored[0],
+        )
+    if isinstance(pairs, (str, Path)):
+        from evalgap.io.tables import read_frame
+
+        return audit_counts(read_frame(pairs), source=str(pairs), **settings)
+    if not _is_table(pairs):
+        raise InputError(
+            "{pairs} must be a DataFrame or a CSV path; got " + type(pairs).__name__,
+            param="pairs",
+        )
+    return audit_counts(pairs, **settings)
+
+
+def _ranks_battles(
+    battles: Any, options: LoadOptions | None, columns: dict[str, Any],
+    models: Sequence[str] | None, tasks: Sequence[str] | None, complete_case: bool,
+    strict: bool, battle_format: str | None, **settings: Any,
+) -> RanksResult:  # fmt: skip
+    """Ranks of arena battles, the per-item score options refused."""
+    from evalgap.jobs.ranks import ranks_battles
+
+    bootstrap, style = settings.pop("bootstrap"), settings.pop("style")
+    if options is not None and options.fmt is not None:  # the battle file's format
+        battle_format = battle_format or options.fmt
+        options = _unless_default(dataclasses.replace(options, fmt=None))
+    # --cluster-column (cluster_column=): the battles' prompt column
+    prompt_column = columns.pop("cluster_column", None) or "question_id"
+    if options is not None and options.cluster_column is not None:
+        prompt_column = options.cluster_column
+        options = _unless_default(dataclasses.replace(options, cluster_column=None))
+    stray = per_item_options_given(
+        models,
+        tasks,
+        complete_case,
+        strict,
+        options,
+        columns,
+        bootstrap=bootstrap != "multiplier",
+    )
+    if stray:
+        raise InputError(
+            f"{fields(*stray)}: per-item score options do not apply to {{battles}}; drop them",
+            param=stray[0],
+        )
+    return ranks_battles(
+        battles,
+        file_format=battle_format,
+        prompt_column=prompt_column,
+        style=names(style, "style"),
+        **settings,
+    )
