@@ -5,8 +5,9 @@ have shown it? Every job of the command line is a function here, with the same o
 names (``--n-bootstrap`` is ``n_bootstrap=``):
 
 * :func:`compare` -- one paired gap: tests, intervals, N*, MDE, q = N/N* and a verdict;
-* :func:`plan`, :func:`plan_degradation`, :func:`plan_pilot`, :func:`plan_sampling` --
-  sample sizes before running (items, items x reruns at a cost, and which items to run);
+* :func:`plan` -- sample sizes before running (items; items x reruns at a cost with a
+  pilot; which items to run from a reference board; a degradation or non-inferiority test),
+  and :func:`validate_sampling` to check a sampling design on held-back pairs;
 * :func:`audit` -- a whole leaderboard: every pair on its own shared items, multiplicity,
   anytime-valid verdicts, clusters, tiers;
 * :func:`ranks` -- which rank each model can claim: simultaneous rank sets, tiers, top-k
@@ -25,7 +26,8 @@ names (``--n-bootstrap`` is ``n_bootstrap=``):
 * :mod:`evalgap.stats` -- the vectorized statistics core (NumPy/SciPy only).
 
 Names are imported on first use, so ``import evalgap`` (and ``evalgap --version``) stays
-fast; ``dir(evalgap)`` and ``__all__`` list everything.
+fast; ``dir(evalgap)`` and ``__all__`` list everything. A name of an earlier release that
+left ``__all__`` still works for one release, with a DeprecationWarning saying what to use.
 
 Examples
 --------
@@ -60,68 +62,39 @@ _HOMES = {
     "ModelCard": "evalgap.jobs.card",
     "PairCard": "evalgap.jobs.card",
     "OverTasks": "evalgap.jobs.ranks",
-    "OverTasksModel": "evalgap.jobs.ranks",
     "FragilityResult": "evalgap.jobs.fragility",
-    "PairFragility": "evalgap.jobs.fragility",
     "Fragility": "evalgap.jobs.fragility",
-    "TestFragility": "evalgap.jobs.fragility",
-    "RankClaimFragility": "evalgap.jobs.fragility",
-    "TaskTestFragility": "evalgap.jobs.fragility",
     "Monitor": "evalgap.jobs.watch",
     "watch": "evalgap.jobs.watch",
     "WatchStatus": "evalgap.jobs.watch",
     "RanksResult": "evalgap.jobs.ranks",
     "trim": "evalgap.jobs.degrade",
     "align": "evalgap.jobs._board",
-    "against_baseline": "evalgap.jobs.compare",
-    "read_inspect_frames": "evalgap.io.inspect_frames",
-    "read_lm_eval_results": "evalgap.io.lm_eval",
-    "compare_lm_eval": "evalgap.jobs.compare",
-    "compare_counts": "evalgap.jobs.compare_pair",
-    "compare_scores": "evalgap.jobs.compare_pair",
     "CompareResult": "evalgap.jobs.compare_pair",
     "WeightedCompareResult": "evalgap.jobs.weighted",
     "GoldCompareResult": "evalgap.jobs.gold",
-    "GoldScore": "evalgap.jobs.gold",
-    "JudgeOnly": "evalgap.jobs.gold",
     "GoldAuditResult": "evalgap.jobs.gold",
-    "PValues": "evalgap.jobs.compare_pair",
-    "BootstrapResult": "evalgap.jobs.compare_pair",
-    "RequiredNInterval": "evalgap.jobs.compare_pair",
-    "CorrelationSensitivity": "evalgap.jobs.compare_pair",
     "CompareGroupsResult": "evalgap.jobs.compare_groups",
-    "GroupComparison": "evalgap.jobs.compare_groups",
     "AuditResult": "evalgap.jobs.audit",
     "PairTable": "evalgap.jobs.audit",
-    "ClusterStress": "evalgap.jobs.audit",
     "DegradeResult": "evalgap.jobs.degrade",
-    "TaskDegradation": "evalgap.jobs.degrade",
     "TrimResult": "evalgap.jobs.degrade",
     "plan": "evalgap.jobs.plan",
-    "plan_degradation": "evalgap.jobs.plan",
-    "plan_noninferiority": "evalgap.jobs.plan",
     "NonInferiorityPlan": "evalgap.jobs.plan",
     "PlanResult": "evalgap.jobs.plan",
-    "plan_pilot": "evalgap.jobs.pilot",
-    "plan_sampling": "evalgap.jobs.sampling_design",
     "validate_sampling": "evalgap.jobs.sampling_design",
     "SamplingDesign": "evalgap.jobs.sampling_design",
     "SamplingValidation": "evalgap.jobs.sampling_design",
-    "PairValidation": "evalgap.jobs.sampling_design",
-    "Stratum": "evalgap.jobs.sampling_design",
     "PilotPlan": "evalgap.jobs.pilot",
-    "PilotComponents": "evalgap.jobs.pilot",
     "Design": "evalgap.jobs.pilot",
     "DegradationPlan": "evalgap.jobs.plan",
-    "Conventions": "evalgap.jobs.plan",
     "ScoreSet": "evalgap._scores",
-    "TaskScores": "evalgap._scores",
     "AlignmentReport": "evalgap._scores",
-    "ModelAlignment": "evalgap._scores",
     "LongScores": "evalgap._scores",
     "LoadOptions": "evalgap.io.options",
     "load_scores": "evalgap.io.sources",
-    "read_long_table": "evalgap.io.tables",
+    "read_lm_eval_results": "evalgap.io.lm_eval",
+    "read_inspect_frames": "evalgap.io.inspect_frames",
     "report_html": "evalgap.report.html",
     "inspect_data": "evalgap.jobs.inspect_data",
     "DataSummary": "evalgap.jobs.inspect_data",
@@ -132,7 +105,6 @@ _HOMES = {
     "store_export": "evalgap.jobs.store",
     "store_pairs": "evalgap.jobs.store",
     "store_read": "evalgap.jobs.store",
-    "store_audit_in_memory": "evalgap.jobs.store",
     "store_audit": "evalgap.jobs.store",
     "StoreAuditSummary": "evalgap.jobs.store",
     "StoreAddResult": "evalgap.jobs.store",
@@ -141,12 +113,76 @@ _HOMES = {
     "StoreExportResult": "evalgap.jobs.store",
 }
 _SUBMODULES = ("simulate", "stats")
+# Names of an earlier release that left the public namespace -> the module that still holds
+# each (reached through ``_RENAMED`` below, with a DeprecationWarning).
+_FORMER_HOMES = {
+    "JudgeOnly": "evalgap.jobs.gold",
+    "GoldScore": "evalgap.jobs.gold",
+    "compare_counts": "evalgap.jobs.compare_pair",
+    "compare_scores": "evalgap.jobs.compare_pair",
+    "compare_lm_eval": "evalgap.jobs.compare",
+    "against_baseline": "evalgap.jobs.compare",
+    "plan_degradation": "evalgap.jobs.plan",
+    "plan_noninferiority": "evalgap.jobs.plan",
+    "plan_pilot": "evalgap.jobs.pilot",
+    "plan_sampling": "evalgap.jobs.sampling_design",
+    "store_audit_in_memory": "evalgap.jobs.store",
+    "read_long_table": "evalgap.io.tables",
+    "PValues": "evalgap.jobs.compare_pair",
+    "BootstrapResult": "evalgap.jobs.compare_pair",
+    "RequiredNInterval": "evalgap.jobs.compare_pair",
+    "CorrelationSensitivity": "evalgap.jobs.compare_pair",
+    "GroupComparison": "evalgap.jobs.compare_groups",
+    "TaskDegradation": "evalgap.jobs.degrade",
+    "ClusterStress": "evalgap.jobs.audit",
+    "OverTasksModel": "evalgap.jobs.ranks",
+    "TestFragility": "evalgap.jobs.fragility",
+    "PairFragility": "evalgap.jobs.fragility",
+    "RankClaimFragility": "evalgap.jobs.fragility",
+    "TaskTestFragility": "evalgap.jobs.fragility",
+    "ModelAlignment": "evalgap._scores",
+    "TaskScores": "evalgap._scores",
+    "PilotComponents": "evalgap.jobs.pilot",
+    "Conventions": "evalgap.jobs.plan",
+    "PairValidation": "evalgap.jobs.sampling_design",
+    "Stratum": "evalgap.jobs.sampling_design",
+}
 # Names of an earlier release -> their name now (still importable, with a DeprecationWarning;
 # not in ``__all__``).
 _RENAMED = {
     "read_store": "store_read",
     "audit_store": "store_audit_in_memory",
     "audit_store_streamed": "store_audit",
+    "compare_counts": "compare",
+    "compare_scores": "compare",
+    "compare_lm_eval": "compare",
+    "against_baseline": "compare",
+    "plan_degradation": "plan",
+    "plan_noninferiority": "plan",
+    "plan_pilot": "plan",
+    "plan_sampling": "plan",
+    "store_audit_in_memory": "store_audit",
+    "read_long_table": "load_scores",
+    "GoldScore": "GoldCompareResult",
+    "JudgeOnly": "GoldCompareResult",
+    "PValues": "CompareResult",
+    "BootstrapResult": "CompareResult",
+    "RequiredNInterval": "CompareResult",
+    "CorrelationSensitivity": "CompareResult",
+    "GroupComparison": "CompareGroupsResult",
+    "TaskDegradation": "DegradeResult",
+    "ClusterStress": "AuditResult",
+    "OverTasksModel": "OverTasks",
+    "TestFragility": "FragilityResult",
+    "PairFragility": "FragilityResult",
+    "RankClaimFragility": "FragilityResult",
+    "TaskTestFragility": "FragilityResult",
+    "ModelAlignment": "AlignmentReport",
+    "TaskScores": "ScoreSet",
+    "PilotComponents": "PilotPlan",
+    "Conventions": "PlanResult",
+    "PairValidation": "SamplingValidation",
+    "Stratum": "SamplingDesign",
 }
 
 __all__ = sorted([*_HOMES, *_SUBMODULES, "__version__"])
@@ -160,13 +196,20 @@ def __getattr__(name: str) -> Any:  # the lazy re-export: its type is the named 
     elif name in _RENAMED:
         import warnings
 
+        new = _RENAMED[name]
+        said = (
+            f"evalgap.{name} is no longer a public name; use evalgap.{new}"
+            if name in _FORMER_HOMES
+            else f"evalgap.{name} is now evalgap.{new}"
+        )
         warnings.warn(
-            f"evalgap.{name} is now evalgap.{_RENAMED[name]}; the old name will be removed in "
-            "a later release",
+            said + "; the old name will be removed in a later release",
             DeprecationWarning,
             stacklevel=2,
         )
-        return __getattr__(_RENAMED[name])
+        if name in _FORMER_HOMES:  # the object itself, until the name goes
+            return getattr(importlib.import_module(_FORMER_HOMES[name]), name)
+        return __getattr__(new)
     else:
         raise AttributeError(f"module 'evalgap' has no attribute {name!r}")
     globals()[name] = value

@@ -608,8 +608,8 @@ def against_baseline(
     The inspect_ai extension runs this at the end of each task; a baseline that is not
     there is one line of error:
 
-    >>> import evalgap
-    >>> evalgap.against_baseline("logs/new.eval", "no/such/folder")
+    >>> from evalgap.jobs.compare import against_baseline
+    >>> against_baseline("logs/new.eval", "no/such/folder")
     Traceback (most recent call last):
     evalgap.errors.InputError: log=: no such file or folder 'logs/new.eval'
     """
@@ -693,7 +693,7 @@ def compare_lm_eval(
         The runs' names (the dicts carry none when the model was passed as an object).
     metric, filter_name
         lm-eval's metric (one name, or ``task=name``) and the filter of tasks scored under
-        several (see :func:`evalgap.read_lm_eval_results`).
+        several (see :func:`evalgap.io.lm_eval.read_lm_eval_results`).
     by : str, optional
         ``"task"``: compare within each task, p-values adjusted over tasks.
     **settings
@@ -708,8 +708,8 @@ def compare_lm_eval(
     --------
     Without ``log_samples=True`` a run's dict has no per-item scores, and that is said:
 
-    >>> import evalgap
-    >>> evalgap.compare_lm_eval({"results": {}}, {"results": {}})  # doctest: +ELLIPSIS
+    >>> from evalgap.jobs.compare import compare_lm_eval
+    >>> compare_lm_eval({"results": {}}, {"results": {}})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     evalgap.errors.InputError: results=['a'] has no per-sample records; ...
     """
