@@ -3,6 +3,8 @@
 The command line is a thin package: no module over 400 lines, no command body over 40
 lines, no argument check of its own (every check is the library's, so Python callers get
 it too). Counted from the sources' syntax trees, so a new command is checked as it lands.
+The library reads in one sitting too: no function body over 100 lines, each job's front door
+in the job's own module (no ``jobs/api.py`` of them all), and at most 70 public names.
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
-CLI = Path(__file__).resolve().parents[2] / "src" / "evalgap" / "cli"
+import evalgap
+
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "evalgap"
+CLI = PACKAGE / "cli"
 MODULES = sorted(CLI.glob("*.py"))
 
 
@@ -73,3 +78,78 @@ def test_the_body_count_sees_a_long_command():
     lines = "\n".join(f"    x{i} = {i}" for i in range(41))
     tree = ast.parse(f'@cli.command()\ndef long():\n    """Help."""\n{lines}\n')
     assert [_body_lines(f) for f in _commands(tree)] == [41]
+
+
+MAX_BODY = 100
+# Bodies over MAX_BODY that are being split now, each at its length when listed: the list may
+# only shrink (a body that grows, or a new long one, fails), and an entry goes once its body
+# fits.
+BEING_SPLIT = {
+    "_scores.py:_align_dense": 138,
+    "jobs/audit.py:audit_scores": 143,
+    "jobs/audit.py:to_records": 106,
+    "jobs/estimate_study.py:estimate_study": 108,
+    "jobs/gold.py:gold_result": 120,
+    "jobs/gold.py:gold_set": 152,
+    "jobs/gold.py:ranks_gold": 106,
+    "jobs/gold.py:audit_gold": 158,
+    "jobs/pilot.py:plan_pilot": 157,
+    "jobs/plan.py:plan": 159,
+    "jobs/ranks.py:ranks_battles": 156,
+    "jobs/sampling_design.py:plan_sampling": 141,
+    "jobs/store.py:store_audit": 133,
+    "report/html.py:ranks_report": 113,
+    "report/terminal.py:render_compare": 101,
+    "report/terminal.py:render_audit": 165,
+    "report/terminal.py:render_simulation": 182,
+    "stats/ranks.py:_pair_draws": 101,
+    "stats/ranks.py:_max_t": 107,
+}
+
+
+def _function_bodies() -> dict[str, int]:
+    """``module:function`` -> the lines of its body (docstring left out), for every function
+    and method of the package, nested ones included."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                key = f"{path.relative_to(PACKAGE).as_posix()}:{node.name}"
+                found[key] = max(found.get(key, 0), _body_lines(node))
+    return found
+
+
+def test_no_function_body_over_100_lines():
+    bodies = _function_bodies()
+    long = {k: n for k, n in bodies.items() if n > MAX_BODY}
+    grown = {k: n for k, n in long.items() if n > BEING_SPLIT.get(k, MAX_BODY)}
+    assert not grown, f"bodies over {MAX_BODY} lines (or longer than when listed): {grown}"
+    done = sorted(k for k in BEING_SPLIT if bodies.get(k, 0) <= MAX_BODY)
+    assert not done, f"these fit now; take them off BEING_SPLIT: {done}"
+
+
+def test_the_body_count_sees_a_long_function():
+    lines = "\n".join(f"    x{i} = {i}" for i in range(101))
+    tree = ast.parse(f'def long():\n    """Doc."""\n{lines}\n')
+    assert [_body_lines(f) for f in tree.body] == [101]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the audit, ranks and fragility front doors wait for their recipes to leave the "
+    "cycle with gold.py and audit.py; this mark goes when api.py does",
+)
+def test_the_front_doors_sit_beside_their_recipes():
+    assert not (PACKAGE / "jobs" / "api.py").exists()
+
+
+def test_the_public_api_is_small():
+    assert len(evalgap.__all__) <= 70, len(evalgap.__all__)
+    # a name that left it still works for one release, with a warning naming the new one
+    gone = set(evalgap._RENAMED)
+    assert not gone & set(evalgap.__all__)
+    assert all(evalgap._RENAMED[name] in evalgap.__all__ or evalgap._RENAMED[name] in gone
+               for name in gone)  # fmt: skip
+    with pytest.warns(DeprecationWarning, match="use evalgap.compare"):
+        assert evalgap.compare_counts.__name__ == "compare_counts"
