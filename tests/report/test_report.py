@@ -21,7 +21,7 @@ from evalgap.cli import main
 from evalgap.errors import InputError
 from evalgap.jobs.audit import audit_counts, audit_scores
 from evalgap.report import html as html_report
-from evalgap.report.text import clean, markup, number, plural
+from evalgap.report.text import clean, markup, number, plural, score_interval
 
 from conftest import EVALGAP
 from synthetic import clustered_board, table_7
@@ -205,8 +205,8 @@ def test_rankings_columns_from_the_lead_are_shown_when_present(small_audit):
     from dataclasses import replace
 
     text = html_report.audit_report(replace(result, rankings=rankings))
-    low = number(rankings["ci_low"].iloc[0], ".4f")
-    assert f"{low} – " in text
+    # the one bracket style of a score's interval, as ranks and card print it
+    assert score_interval(rankings["ci_low"].iloc[0], rankings["ci_high"].iloc[0]) in text
     assert "<td class=''>12</td>" in text and "1 model lack items" in text
 
 

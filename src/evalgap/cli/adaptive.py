@@ -60,5 +60,8 @@ def adaptive(json: bool, **given: Any) -> None:
         progress(0, 1, "fitting the reference board")
         result = adaptive_job(**source, **given)
     if given.get("output") and not json:
-        note(f"the next batch ({len(result.next_items):,} items) written to {given['output']}")
+        from evalgap.report.text import plural
+
+        items = plural(len(result.next_items), "item")
+        note(f"the next batch ({items}) written to {given['output']}")
     emit(result, json)

@@ -46,8 +46,10 @@ import pandas as pd
 from evalgap._results import Result
 from evalgap.errors import InputError, escape, first_line, named, param_of
 from evalgap.jobs._pages import MarkdownPage
+from evalgap.jobs.pair_tests import pair_tests
 from evalgap.stats import _validate, sequential
 from evalgap.stats import power as pw
+from evalgap.stats.paired import summarize_scores
 
 if TYPE_CHECKING:
     from evalgap.io.follow import LogFollower
@@ -64,6 +66,8 @@ class _Pair:
     model_a: str
     model_b: str
     differences: list[float] = field(default_factory=list)
+    scores_a: list[float] = field(default_factory=list)  # the shared items' scores, as compare
+    scores_b: list[float] = field(default_factory=list)  # reads them (its N*, one computation)
     binary: bool = True
     a_only: int = 0
     b_only: int = 0
@@ -81,10 +85,14 @@ class WatchStatus(MarkdownPage, Result):
     pairs : pandas.DataFrame
         Per target pair: ``task, model_a, model_b, n_items, delta, lower, upper`` (the
         anytime-valid confidence sequence of delta = A - B), ``e_value``, ``decided``,
-        ``further_items`` (projected at the current estimates, 0 once decided; infinite
-        when no gap shows, or when the task's items could not decide it), ``further_cost``
-        (with token counts and a price) and ``task_items`` (the items the task has, when
-        known).
+        ``further_items`` (the items the watch's anytime-valid rule still needs at the
+        current estimates, 0 once decided; infinite when no gap shows or too few items
+        differ to project one), ``exceeds_task`` (the projection needs more items than the
+        task has: said in the notes too), ``further_cost`` (with token counts and a price;
+        None for items the task does not have), ``task_items`` (the items the task has,
+        when known) and ``required_n`` (N* at a fixed n, as :func:`evalgap.compare` gives it
+        on the same items; smaller than the anytime-valid need; missing where not
+        estimated). Every view (terminal, Markdown, JSON) prints these values.
     alpha : float
         The error level (per pair, or the family's false discovery rate).
     procedure : str
@@ -297,6 +305,8 @@ class Monitor:
             state = self._pairs.setdefault((task, a, b), _Pair(a, b))
             d = self._scores[(task, a)][item] - self._scores[(task, b)][item]
             state.differences.append(d)
+            state.scores_a.append(self._scores[(task, a)][item])
+            state.scores_b.append(self._scores[(task, b)][item])
             if d not in (-1.0, 0.0, 1.0) or self._scores[(task, a)][item] not in (0.0, 1.0):
                 state.binary = False
             state.a_only += d > 0
@@ -548,12 +558,13 @@ class Monitor:
 
     def status(self) -> WatchStatus:
         """Return where every target stands now (see :class:`WatchStatus`)."""
-        rows = []
+        rows, summaries = [], []
         for key in self._target_keys():
             task, a, b = key
             state = self._pairs[key]
             d = np.asarray(state.differences)
             low, high = self._interval(state, d)
+            summaries.append(summarize_scores(state.scores_a, state.scores_b))
             rows.append(
                 {
                     "task": task,
@@ -564,21 +575,11 @@ class Monitor:
                     "lower": low,
                     "upper": high,
                     "e_value": self._e_value(state),
-                    "sd": float(d.std(ddof=1)) if d.size > 1 else math.nan,
                 }
             )
-        columns = [
-            "task",
-            "model_a",
-            "model_b",
-            "n_items",
-            "delta",
-            "lower",
-            "upper",
-            "e_value",
-            "sd",
-        ]
+        columns = ["task", "model_a", "model_b", "n_items", "delta", "lower", "upper", "e_value"]
         frame = pd.DataFrame(rows, columns=columns)
+        fixed_n = self._required_n(summaries)
         procedure = "e-process" if self.targets == "pair" else "e-BH"
         decided = np.zeros(len(frame), dtype=bool)
         if procedure == "e-process":
@@ -606,25 +607,36 @@ class Monitor:
             )
         frame["decided"] = decided
         notes = list(self.follower.notes) if self.follower is not None else []
-        further = []
-        for done, row in zip(decided, frame.itertuples(), strict=True):
-            needed = 0 if done else self._further(row)
+        further, exceeds = [], []
+        for done, row, summary, required in zip(
+            decided, frame.itertuples(), summaries, fixed_n, strict=True
+        ):
+            needed = 0 if done else self._further(row.n_items, summary, required)
             total = self._task_items.get(row.task)
-            if total is not None and math.isfinite(needed) and row.n_items + needed > total:
+            over = total is not None and math.isfinite(needed) and row.n_items + needed > total
+            if over:
                 notes.append(
                     f"task {row.task}: {row.model_a} vs {row.model_b} cannot be decided with the "
-                    f"task's {total:,} items at the current estimates (it would need about "
-                    f"{row.n_items + needed:,} in all)"
+                    f"task's {total:,} items at the current estimates: the watch's anytime-valid "
+                    f"rule needs about {needed:,} more ({row.n_items + needed:,} in all; a test "
+                    f"at a fixed n, as evalgap compare's N*, would need {required:,.0f})"
                 )
-                needed = math.inf
             further.append(needed)
+            exceeds.append(over)
         frame["further_items"] = further
-        frame["further_cost"] = [self._cost(row) for row in frame.itertuples()]
+        frame["exceeds_task"] = exceeds
+        frame["further_cost"] = [
+            None if over else self._cost(row)
+            for over, row in zip(exceeds, frame.itertuples(), strict=True)
+        ]
         frame["task_items"] = [self._task_items.get(t) for t in frame["task"]]
+        frame["required_n"] = pd.array(
+            [None if math.isnan(v) else int(v) for v in fixed_n], dtype="Int64"
+        )
         items = {f"{t}|{m}": len(v) for (t, m), v in self._scores.items()}
         done, reason = self._done(frame)
         return WatchStatus(
-            frame.drop(columns=["sd"]),
+            frame,
             self.alpha,
             procedure,
             items,
@@ -680,15 +692,39 @@ class Monitor:
             if self.targets != "baseline" or self.baseline in key[1:]
         }
 
-    def _further(self, row) -> float:
-        """Items still needed to decide at the current estimates (anytime-valid N* - n)."""
-        if row.n_items < 2 or row.delta == 0 or not row.sd > 0:
+    def _required_n(self, summaries: list) -> np.ndarray:
+        """Each pair's N* at a fixed n, as ``evalgap compare`` computes it on the same items
+        (:func:`evalgap.jobs.pair_tests.pair_tests`: Eq. 3 raised to its floor; NaN where it
+        is not estimated: no spread, or too few items differ)."""
+        if not summaries:
+            return np.zeros(0)
+
+        def field(name: str) -> np.ndarray:
+            return np.array([getattr(s, name) for s in summaries])
+
+        binary = field("binary").astype(bool)
+        a_only, b_only, n = field("a_only"), field("b_only"), field("n_items")
+        # binary pairs: A's correct items are both_correct + a_only
+        both_correct = np.where(binary, np.rint(field("accuracy_a") * n) - a_only, 0)
+        tested = pair_tests(
+            binary=binary, n_items=n, delta=field("delta"), sd_diff=field("sd_diff"),
+            a_only=a_only, b_only=b_only, both_correct=both_correct,
+            both_wrong=np.where(binary, n - a_only - b_only - both_correct, 0),
+            alpha=self.alpha, power=self.power,
+        )  # fmt: skip
+        return np.asarray(pw.round_up_all(tested.required_n), dtype=float)  # as compare's
+
+    def _further(self, n_items: int, summary: Any, required: float) -> float:
+        """Items still needed to decide by the watch's own rule at the current estimates:
+        the anytime-valid N* (Section 6.5: Eq. 3 with the e-process's boundary u in place of
+        z_{1-alpha/2}, u at the discordant items N* would bring) minus the items seen;
+        infinite where N* is not finite (no gap, no spread, or too few items differ)."""
+        if not math.isfinite(required):
             return math.inf
-        fixed = float(pw.required_n(row.delta, row.sd, alpha=self.alpha, power=self.power))
-        flip = row.sd**2 + row.delta**2  # E[D^2]: the discordant share for binary scores
-        u = sequential.boundary(max(fixed * flip, 1.0), self.alpha)
-        needed = float(sequential.required_n_anytime(fixed, u, self.alpha, self.power))
-        return max(math.ceil(needed) - row.n_items, 1) if math.isfinite(needed) else math.inf
+        flip = summary.sd_diff**2 + summary.delta**2  # E[D^2]: the discordant share (binary)
+        u = sequential.boundary(max(required * flip, 1.0), self.alpha)
+        needed = float(sequential.required_n_anytime(required, u, self.alpha, self.power))
+        return max(math.ceil(needed) - n_items, 1) if math.isfinite(needed) else math.inf
 
     def _cost(self, row):
         if self.price is None or not math.isfinite(row.further_items):

@@ -30,13 +30,23 @@ from evalgap.report.sentences import (
 from evalgap.report.shapes import AuditResult
 from evalgap.report.text import (
     clean,
+    format_count,
+    format_gap,
+    format_level,
+    format_n,
     format_p,
+    format_percent,
+    format_points,
     format_q,
+    format_score,
+    format_statistic,
     gap_interval,
     number,
     pairs_noun,
     plot_label,
     plural,
+    points_interval,
+    score_interval,
 )
 
 STYLE = """
@@ -204,7 +214,8 @@ def audit_report(
         "<nav>" + "".join(f"<a href='#{key}'>{_e(name)}</a>" for key, name in sections) + "</nav>",
         f"<p class='summary'>{_e(_summary(r))}</p>",
         f"<p>{_e(_capitalised(pairs_noun(r.family, n_pairs)))} on {plural(n_tasks, 'task')}; "
-        f"alpha = {r.alpha:g}, power = {r.power:g}; family size m = {r.family_size:,} (Bonferroni "
+        f"alpha = {r.alpha:g}, power = {r.power:g}; family size m = {format_count(r.family_size)} "
+        "(Bonferroni "
         f"multiplies N* by {number(r.bonferroni_inflation, '.2f')}, Sidak by "
         f"{number(r.sidak_inflation, '.2f')}). Each pair is tested on the items both of its "
         "models scored.</p>",
@@ -353,22 +364,17 @@ def _models_section(r: AuditResult) -> list[str]:
     rows = []
     for row in rankings.itertuples(index=False):
         record = row._asdict()
-        low, high = record.get("ci_low"), record.get("ci_high")
-        interval = (
-            f"{number(low, '.4f')} – {number(high, '.4f')}"
-            if _finite(low) and _finite(high)
-            else "—"
-        )
+        interval = score_interval(record.get("ci_low"), record.get("ci_high"))
         missing = record.get("items_missing")
         rows.append(
             {
                 **({"Task": record["task"]} if several else {}),
                 "Rank": int(record["rank"]),
                 "Model": record["model"],
-                "Score": number(record["displayed_accuracy"], ".4f"),
+                "Score": format_score(record["displayed_accuracy"]),
                 "95% interval": interval,
-                "Items scored": f"{int(record['items_scored']):,}",
-                "Items missing": f"{int(missing):,}" if _finite(missing) else "—",
+                "Items scored": format_count(record["items_scored"]),
+                "Items missing": format_count(missing) if _finite(missing) else "—",
                 "Unresolved chain": chain_names.get((record["task"], record["model"]), ""),
                 **({"Tier": tier_of.get((record["task"], record["model"]), "")} if tier_of else {}),
             }
@@ -427,8 +433,8 @@ def _verdicts_section(r: AuditResult) -> list[str]:
         rows.append(
             {
                 "Procedure": PROCEDURE_NAMES.get(proc, proc),
-                "Unresolved pairs": "—" if count is None else f"{count:,}",
-                "Share": "—" if count is None or not n else f"{number(100 * count / n, '.0f')}%",
+                "Unresolved pairs": format_count(count),
+                "Share": "—" if count is None or not n else format_percent(count / n, 0),
                 "What it asks": PROCEDURE_MEANING.get(proc, "")
                 if count is not None
                 else "Does not apply: " + BINARY_ONLY.get(proc, "no verdicts for these data"),
@@ -436,7 +442,8 @@ def _verdicts_section(r: AuditResult) -> list[str]:
         )
     out = [
         "<h2 id='verdicts'>Unresolved pairs by procedure</h2>",
-        f"<p>Out of {_e(pairs_noun(r.family, n))}; family size m = {r.family_size:,}.</p>",
+        f"<p>Out of {_e(pairs_noun(r.family, n))}; family size m = "
+        f"{format_count(r.family_size)}.</p>",
         _table(pd.DataFrame(rows), text=("Procedure", "What it asks")),
     ]
     sens = r.correlation_sensitivity
@@ -580,7 +587,7 @@ def _heatmap_section(r: AuditResult) -> list[str]:
 
 def _rank_sets_section(ranks) -> list[str]:
     """The rank-interval plot of each task (the sets of evalgap ranks)."""
-    level = f"{100 * (1 - ranks.alpha):g}%"
+    level = format_level(ranks.alpha)
     out = [
         "<h2 id='ranks'>Rank sets</h2>",
         f"<p>{_e(ranks.verdict)} A model's rank set holds every rank it can claim; the sets "
@@ -628,7 +635,9 @@ def _flips_section(r: AuditResult) -> list[str]:
     ]
     frame = flips[[c for c in columns if c in flips.columns]].copy()
     for c in ("required_n", "required_n_clustered"):
-        frame[c] = frame[c].map(_round_up)
+        frame[c] = frame[c].map(format_n)
+    if "delta" in frame.columns:
+        frame["delta"] = frame["delta"].map(format_gap)
     frame = frame.rename(columns=PAIR_HEADERS)
     out.append(
         _table(
@@ -721,10 +730,11 @@ def _pairs_table(r: AuditResult) -> str:
     if len(p) < total:
         notes.insert(
             0,
-            f"Showing the first {len(p):,} of {total:,} pairs (in rank order); the --json "
+            f"Showing the first {format_count(len(p))} of {format_count(total)} pairs (in rank "
+            "order); the --json "
             "output lists every pair.",
         )
-    level = f"{100 * (1 - r.alpha):g}%"
+    level = format_level(r.alpha)
     legend = (
         "<p class='note'>yes = resolved (enough items for this gap under the procedure); "
         "no = unresolved (at this N the benchmark cannot tell the two apart; not a claim that "
@@ -741,7 +751,9 @@ def _pair_cell(r: AuditResult, record: dict, c: str) -> str:
     if c == "delta_interval":
         return f"<td>{_e(gap_interval(record.get('delta_low'), record.get('delta_high')))}</td>"
     if c == "required_n":
-        value = _round_up(value)
+        return f"<td>{_e(format_n(value))}</td>"
+    if c == "resolution_ratio":
+        return f"<td>{_e(format_q(value) if _finite(value) else '—')}</td>"
     if c == "correlation" and not _finite(value):
         return "<td class='na'>—</td>"
     if c.startswith("p_"):
@@ -751,9 +763,9 @@ def _pair_cell(r: AuditResult, record: dict, c: str) -> str:
         text = "" if not _finite(value) else format_p(value, floor, bare=True)
         return f"<td>{_e(text)}</td>"
     if c == "delta":  # the precision of its interval beside it
-        return f"<td>{_e(number(value, '+.4f'))}</td>"
+        return f"<td>{_e(format_gap(value))}</td>"
     if c.startswith("items_to_flip_"):  # no removal reverses the verdict: none
-        return "<td class='na'>—</td>" if not _finite(value) else f"<td>{int(value or 0):,}</td>"
+        return "<td class='na'>—</td>" if not _finite(value) else f"<td>{format_count(value)}</td>"
     return f"<td>{_e(_format(value))}</td>"
 
 
@@ -781,8 +793,8 @@ def _binned_table(r: AuditResult) -> str:
             "|Δ|": labels.get(row["bucket"], row["bucket"]),
             "Pairs": row["pairs"],
             "Unresolved (fixed n)": row["unresolved"],
-            "Median q = N/N*": _format(row["q_median"]) if _finite(row["q_median"]) else "—",
-            "Smallest q": _format(row["q_smallest"]) if _finite(row["q_smallest"]) else "—",
+            "Median q = N/N*": format_q(row["q_median"]) if _finite(row["q_median"]) else "—",
+            "Smallest q": format_q(row["q_smallest"]) if _finite(row["q_smallest"]) else "—",
         }
         for row in r.binned_table().to_dict(orient="records")
     ]
@@ -797,8 +809,8 @@ def _figures_section(r: AuditResult) -> list[str]:
         # a seeded sample keeps the SVG small; the same pairs on every run
         keep = np.sort(np.random.default_rng(0).choice(len(p), MAX_DRAWN_PAIRS, replace=False))
         sampled = (
-            f" The charts draw a random sample (seed 0) of {MAX_DRAWN_PAIRS:,} of the "
-            f"{len(p):,} pairs."
+            f" The charts draw a random sample (seed 0) of {format_count(MAX_DRAWN_PAIRS)} of the "
+            f"{format_count(len(p))} pairs."
         )
         total = len(p)
         p = p.iloc[keep]
@@ -855,7 +867,8 @@ def _cluster_section(r: AuditResult) -> str:
     s = r.cluster_stress
     parts = [
         "<h2 id='clusters'>Cluster stress tests</h2>",
-        f"<p>Cluster bootstrap: B = {s.n_resamples:,}, seed {_e(s.seed)}, clusters from "
+        f"<p>Cluster bootstrap: B = {format_count(s.n_resamples)}, seed {_e(s.seed)}, clusters "
+        "from "
         f"'{_e(s.column)}'. Share of draws by unresolved count under the clustered verdict:</p>",
     ]
     dist = pd.DataFrame(
@@ -979,7 +992,7 @@ def _describe_input(path) -> dict:
     info = {"path": clean(path)}
     try:
         if p.is_file():
-            info["size"] = f"{p.stat().st_size:,} bytes"
+            info["size"] = f"{format_count(p.stat().st_size)} bytes"
             digest = hashlib.sha256()
             with p.open("rb") as handle:
                 for block in iter(lambda: handle.read(1 << 20), b""):
@@ -1010,8 +1023,8 @@ def _legend(items: dict) -> str:
 
 def _shown(shown: int, total: int, noun: str) -> str:
     if shown >= total:
-        return f"All {total:,} {noun} are shown."
-    return f"Showing {shown:,} of {total:,} {noun}."
+        return f"All {format_count(total)} {noun} are shown."
+    return f"Showing {format_count(shown)} of {format_count(total)} {noun}."
 
 
 def _table(frame: pd.DataFrame, text=(), names=()) -> str:
@@ -1036,12 +1049,6 @@ def _figure(svg: str, caption: str) -> str:
     return f"<figure>{svg}<figcaption class='note'>{_e(caption)}</figcaption></figure>"
 
 
-def _round_up(value):
-    if value is None or not _finite(value):
-        return math.inf if value is not None and not pd.isna(value) else None
-    return math.ceil(float(value))
-
-
 def _finite(value) -> bool:
     try:
         return value is not None and value is not pd.NA and math.isfinite(float(value))
@@ -1049,26 +1056,16 @@ def _finite(value) -> bool:
         return False
 
 
-def _format(value, *, signed: bool = False) -> str:
+def _format(value) -> str:
+    # A cell the page did not format by its kind (score, gap, p, q, count: text.py does)
     if value is None or value is pd.NA:
         return ""
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
     if isinstance(value, (int, np.integer)):
-        return f"{int(value):,}"
+        return format_count(value)
     if isinstance(value, (float, np.floating)):
-        value = float(value)
-        if math.isnan(value):
-            return ""
-        if math.isinf(value):
-            return "infinite" if value > 0 else "-infinite"
-        if value.is_integer() and abs(value) >= 1000:
-            return number(value, ",.0f")
-        if abs(value) >= 1000:
-            return number(value, ",.0f")
-        if value != 0 and abs(value) < 1e-3:
-            return number(value, "+.2e" if signed else ".2e")
-        return number(value, "+.4f" if signed else ".4g")
+        return "" if math.isnan(value) else format_statistic(value)
     return clean(value)
 
 
@@ -1111,14 +1108,15 @@ def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | Non
     and the pairwise heatmap of the pairs the method orders (no scripts, no network)."""
     r = result
     tasks = list(dict.fromkeys(r.ranks["task"]))
-    level = f"{100 * (1 - r.alpha):g}%"
+    level = format_level(r.alpha)
     gold = getattr(r, "gold", None)
     parts = [
         f"<h1>{_e(title)}</h1>",
         f"<p class='summary'>{_e(r.verdict)}</p>",
         f"<p>Method: {_e(r.method)}; alpha = {r.alpha:g}"
         + (
-            f", {r.n_bootstrap:,} {'draws' if gold is not None else 'bootstrap replicates'}"
+            f", {format_count(r.n_bootstrap)} "
+            f"{'draws' if gold is not None else 'bootstrap replicates'}"
             if r.n_bootstrap
             else ""
         )
@@ -1138,12 +1136,12 @@ def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | Non
         columns = {
             "Rank": sub["rank"].to_numpy(),
             "Model": sub["model"].to_numpy(),
-            "Score": sub["score"].to_numpy(),
-            "SE": sub["se"].to_numpy(),
+            "Score": [format_score(v) for v in sub["score"]],
+            "SE": [format_score(v) for v in sub["se"]],
         }
         if "score_low" in sub:
             columns[f"{level} interval"] = [
-                f"[{_format(lo)}, {_format(hi)}]"
+                score_interval(lo, hi)
                 for lo, hi in zip(sub["score_low"], sub["score_high"], strict=True)
             ]
         columns["Battles" if r.bradley_terry else "Items"] = sub["n_items"].to_numpy()
@@ -1203,7 +1201,7 @@ def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | Non
                 "Claim": [flip_rank_claim(e) for e in claims],
                 f"{noun} to flip": [
                     "" if e.items_to_flip is None
-                    else f"{'' if e.exact else '<='}{e.items_to_flip:,}"
+                    else f"{'' if e.exact else '<='}{format_count(e.items_to_flip)}"
                     for e in claims
                 ],
                 "Recomputed": [e.items_to_flip_recomputed for e in claims],
@@ -1268,26 +1266,25 @@ def gold_audit_report(
     """Return the gold-scale audit as one HTML page: the verdict, the pairs and the judge
     against the gold per model (no scripts, no network)."""
     r = result
-    level = f"{100 * (1 - r.alpha):g}%"
+    level = format_level(r.alpha)
     p = r.pairs
     pairs = pd.DataFrame(
         {
             "Task": p["task"],
             "Model A": p["model_a"],
             "Model B": p["model_b"],
-            "Gap (gold)": [number(v, "+.4f") for v in p["delta"]],
+            "Gap (gold)": [format_gap(v) for v in p["delta"]],
             f"{level} interval": [
-                f"[{number(lo, '+.4f')}, {number(hi, '+.4f')}]"
-                for lo, hi in zip(p["ci_low"], p["ci_high"], strict=True)
+                gap_interval(lo, hi) for lo, hi in zip(p["ci_low"], p["ci_high"], strict=True)
             ],
             "p": [format_p(v, bare=True) for v in p["p_value"]],
-            "q": ["-" if v is None or v != v else format_q(v) for v in p["q"]],
+            "q": [format_q(v) for v in p["q"]],
             "Fixed n": ["yes" if v else "no" for v in p["resolved_fixed_n"]],
             "Holm": ["yes" if v else "no" for v in p["resolved_holm"]],
             "Gold to resolve": [
-                "-" if v is None or v != v else f"{int(v):,}" for v in p["required_gold"]
+                "—" if v is None or v != v else format_n(v) for v in p["required_gold"]
             ],
-            "Judge gap": [number(v, "+.4f") for v in p["judge_delta"]],
+            "Judge gap": [format_gap(v) for v in p["judge_delta"]],
             "Judge p": [format_p(v, bare=True) for v in p["judge_p_value"]],
             "Flips": ["yes" if v else "" for v in p["judge_flips"]],
         }
@@ -1326,13 +1323,13 @@ def _over_tasks_section(o) -> list[str]:
     frame = pd.DataFrame(
         {
             "Model": [m.model for m in o.models],
-            "Score": [m.score for m in o.models],
+            "Score": [format_score(m.score) for m in o.models],
             "Rank set (these tasks)": [
                 _rank_span(m.rank_low_items, m.rank_high_items) for m in o.models
             ],
             "Rank set (tasks sampled)": [_rank_span(m.rank_low, m.rank_high) for m in o.models],
-            "SE (these tasks)": [m.se_items for m in o.models],
-            "SE (tasks sampled)": [m.se for m in o.models],
+            "SE (these tasks)": [format_score(m.se_items) for m in o.models],
+            "SE (tasks sampled)": [format_score(m.se) for m in o.models],
         }
     )
     spans = ("Rank set (these tasks)", "Rank set (tasks sampled)")
@@ -1344,10 +1341,10 @@ def card_report(result, *, title: str = "evalgap card", provenance: dict | None 
     """Return the leaderboard card as one HTML page: per task the models and the adjacent
     pairs (the same rows as the Markdown card and ``--json``)."""
     r = result
-    level = f"{100 * (1 - r.settings['alpha']):g}%"
+    level = format_level(r.settings["alpha"])
     parts = [f"<h1>{_e(title)}</h1>", f"<p class='summary'>{_e(_capitalised(r.verdict))}.</p>"]
     for t in r.tasks:
-        parts.append(f"<h2>{_e(t.task)} ({t.n_items:,} items)</h2>")
+        parts.append(f"<h2>{_e(t.task)} ({_e(plural(t.n_items, 'item'))})</h2>")
         parts.append(
             f"<p>Adjacent pairs separated: {t.separated} of {len(t.pairs)}; resolved (q &ge; 1): "
             f"{t.resolved} of {len(t.pairs)}; models with a single rank: {t.single_rank} of "
@@ -1357,14 +1354,12 @@ def card_report(result, *, title: str = "evalgap card", provenance: dict | None 
             {
                 "Rank": [m.rank for m in t.models],
                 "Model": [m.model for m in t.models],
-                "Score": [m.score for m in t.models],
-                f"{level} interval": [
-                    f"[{_format(m.score_low)}, {_format(m.score_high)}]" for m in t.models
-                ],
+                "Score": [format_score(m.score) for m in t.models],
+                f"{level} interval": [score_interval(m.score_low, m.score_high) for m in t.models],
                 "Rank set": [_rank_span(m.rank_low, m.rank_high) for m in t.models],
                 "Marginal set": [_rank_span(m.marginal_low, m.marginal_high) for m in t.models],
                 "Tier": [m.tier for m in t.models],
-                "Items missing": [m.items_missing for m in t.models],
+                "Items missing": [format_count(m.items_missing) for m in t.models],
             }
         )
         text = (f"{level} interval", "Rank set", "Marginal set")
@@ -1373,24 +1368,26 @@ def card_report(result, *, title: str = "evalgap card", provenance: dict | None 
             test = "exact" if t.pairs[0].test == "exact" else "paired t"
             flips = [
                 "" if p.items_to_flip is None
-                else f"{'' if p.items_to_flip_exact else '<='}{p.items_to_flip:,}"
+                else f"{'' if p.items_to_flip_exact else '<='}{format_count(p.items_to_flip)}"
                 for p in t.pairs
             ]  # fmt: skip
             pairs = pd.DataFrame(
                 {
                     "Model A": [p.model_a for p in t.pairs],
                     "Model B": [p.model_b for p in t.pairs],
-                    "Gap (points)": [100 * p.delta for p in t.pairs],
+                    "Gap (points)": [format_points(p.delta) for p in t.pairs],
                     f"{level} interval": [
-                        f"[{_format(100 * p.delta_low, signed=True)}, "
-                        f"{_format(100 * p.delta_high, signed=True)}]"
-                        for p in t.pairs
+                        points_interval(p.delta_low, p.delta_high) for p in t.pairs
                     ],
-                    f"p ({test})": [p.p_value for p in t.pairs],
-                    "q": [p.resolution_ratio for p in t.pairs],
+                    f"p ({test})": [format_p(p.p_value, bare=True) for p in t.pairs],
+                    "q": [format_q(p.resolution_ratio) for p in t.pairs],
                     "Separated": [p.separated for p in t.pairs],
                     f"Items to flip ({test})": flips,
-                    "Items to flip (q >= 1)": [p.items_to_flip_resolution for p in t.pairs],
+                    "Items to flip (q >= 1)": [
+                        "" if p.items_to_flip_resolution is None
+                        else format_count(p.items_to_flip_resolution)
+                        for p in t.pairs
+                    ],
                 }
             )
             pair_text = (f"{level} interval", f"Items to flip ({test})")
@@ -1402,7 +1399,8 @@ def card_report(result, *, title: str = "evalgap card", provenance: dict | None 
         "<h2>Settings</h2><p>"
         + _e(
             f"alpha {s['alpha']:g}; power {s['power']:g}; rank sets: {s['method']}"
-            + (f", {s['n_bootstrap']:,} bootstrap replicates" if s["n_bootstrap"] else "")
+            + (f", {format_count(s['n_bootstrap'])} bootstrap "
+               "replicates" if s["n_bootstrap"] else "")
             + f"; seed {s['seed']}; evalgap {s['evalgap_version']}."
         )
         + "</p>"

@@ -28,7 +28,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, NullLocator
 
-from evalgap.report.text import plot_label, plural
+from evalgap.report.text import format_count, plot_label, plural
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
@@ -103,7 +103,7 @@ def _plain_log(axis: Any) -> None:
 
 def _tick(value: float, _position: object = None) -> str:
     if value >= 1:
-        return f"{value:,.0f}"
+        return format_count(value)
     return f"{value:g}"
 
 
@@ -234,7 +234,7 @@ def rank_intervals(ranks: pd.DataFrame, title: str, *, level: str = "95%") -> st
             fontsize=7,
         )
     else:
-        ax.set_ylabel(f"{k:,} models, best first")
+        ax.set_ylabel(f"{format_count(k)} models, best first")
         ax.yaxis.set_major_locator(NullLocator())
     ax.set_ylim(k - 0.5, -0.5)
     ax.set_xlim(0.3, k + 0.7)
@@ -331,7 +331,7 @@ def required_n_comparison(pairs: pd.DataFrame) -> str:
             color="grey",
             linestyle=":",
             linewidth=1,
-            label=f"items available (median N = {n:,.0f})",
+            label=f"items available (median N = {format_count(n)})",
         )
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -516,7 +516,7 @@ def prospective_figure(result: Any) -> Figure:
             yerr=[2 * s for s in pair["power_se"]],
             marker="o",
             capsize=2,
-            label=f"{plot_label(pair['pair'])} (N*={pair['required_n']:,})",
+            label=f"{plot_label(pair['pair'])} (N*={format_count(pair['required_n'])})",
         )
     ax.axhline(result.power, color="black", linestyle="--", linewidth=1)
     ax.axvline(1.0, color="grey", linestyle=":", linewidth=1)
@@ -614,7 +614,8 @@ def rank_coverage_figure(result: Any) -> Figure:
     )
     ax.invert_yaxis()
     ax.set_xlabel("simultaneous coverage of the true ranks (+/- 2 Monte Carlo SE)")
-    ax.set_title(f"rank coverage, {result.n_trials:,} leaderboards each", fontsize=10)
+    ax.set_title(f"rank coverage, {format_count(result.n_trials)} leaderboards "
+                 "each", fontsize=10)
     ax.grid(axis="x", color="#eeeeee")
     return fig
 
@@ -640,7 +641,7 @@ def estimate_study_figure(result: Any) -> Figure:
     budgets = sorted(rows["budget"].unique())
     for ax in (left, right):
         ax.set_xscale("log")
-        ax.set_xticks(budgets, [f"{b:,}" for b in budgets])
+        ax.set_xticks(budgets, [format_count(b) for b in budgets])
         ax.minorticks_off()
         ax.set_xlabel("items the held-out model was scored on")
     left.set_ylim(bottom=0)

@@ -12,7 +12,22 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evalgap.report.text import format_n, format_p, format_q, number, pairs_noun, plural
+from evalgap.report.text import (
+    format_count,
+    format_gap,
+    format_level,
+    format_n,
+    format_p,
+    format_percent,
+    format_points,
+    format_q,
+    format_score,
+    gap_interval,
+    number,
+    pairs_noun,
+    plural,
+    score_interval,
+)
 
 if TYPE_CHECKING:  # structural types: the jobs import this module, it imports no job
     from evalgap.report.shapes import (
@@ -60,12 +75,12 @@ def compare_verdict(r: CompareResult) -> str:
     elif r.resolved:
         second = (
             f"q={format_q(r.resolution_ratio)}: the {_items(r.n_items)} resolve a gap this "
-            f"size {setting} (N*={r.required_n:,})"
+            f"size {setting} (N*={format_count(r.required_n)})"
         )
     else:
         second = (
             f"q={format_q(r.resolution_ratio)}: resolving a gap this size {setting} needs "
-            f"{_items(r.required_n)} (this benchmark has {r.n_items:,})"
+            f"{_items(r.required_n)} (this benchmark has {format_count(r.n_items)})"
         )
     sentence = f"{first}; {second}"
     ci = r.required_n_interval
@@ -92,11 +107,13 @@ def flip_removal(entry, binary: bool, model_a: str, model_b: str) -> str:
         (entry.remove_b_only, b_kind),
         (entry.remove_concordant, same),
     )
-    text = " and ".join(f"{count:,} {_noun(count)} {what}" for count, what in kinds if count)
+    text = " and ".join(
+        f"{format_count(count)} {_noun(count)} {what}" for count, what in kinds if count
+    )
     if entry.exact:
         return text
     if entry.lower_bound is not None:
-        return f"{text} (at most; at least {entry.lower_bound:,})"
+        return f"{text} (at most; at least {format_count(entry.lower_bound)})"
     return f"{text} (found greedily; fewer may do)"
 
 
@@ -122,7 +139,7 @@ def fragility_verdict(r) -> str:
     return (
         f"{fragile} of {pairs} have a verdict that removing {FRAGILE_ITEMS} items or fewer "
         f"reverses; the closest call is {pair.model_a} vs {pair.model_b}{where}: removing "
-        f"{bound}{entry.items_to_flip:,} {_noun(entry.items_to_flip)} reverses its "
+        f"{bound}{format_count(entry.items_to_flip)} {_noun(entry.items_to_flip)} reverses its "
         f"{FLIP_TEST_NAMES[entry.test]} verdict ({flip_claim(entry.claim, entry.test)})"
     )
 
@@ -136,10 +153,13 @@ def card_verdict(r) -> str:
     separated = sum(t.separated for t in r.tasks)
     resolved = sum(t.resolved for t in r.tasks)
     single = sum(t.single_rank for t in r.tasks)
-    level = f"{100 * (1 - r.settings['alpha']):g}%"
+    level = format_level(r.settings["alpha"])
     if len(r.tasks) > 1:
         where = f" over {len(r.tasks)} tasks"
-        claim = f"{single} of the {models:,} rankings of a model on a task are a single rank"
+        claim = (
+            f"{single} of the {format_count(models)} rankings of a model on a task are a "
+            "single rank"
+        )
     else:
         where, claim = "", f"{single} of {plural(models, 'model')} can claim a single rank"
     verb = "is" if pairs == 1 else "are"
@@ -199,7 +219,8 @@ def _against(r) -> bool:
 def _against_clause(r) -> str:
     better, other = (r.model_a, r.model_b) if r.alternative == "greater" else (r.model_b, r.model_a)
     return (
-        f"the observed gap ({100 * r.delta:+.2f} points, {r.model_a} minus {r.model_b}) favours "
+        f"the observed gap ({format_points(r.delta)} points, {r.model_a} minus {r.model_b}) "
+        "favours "
         f"{other}, the side the one-sided test (H1: {better} better) does not look at: it is "
         f"no evidence that {better} is better, and no number of items resolves a gap in that "
         "direction from this estimate"
@@ -222,7 +243,7 @@ def _test_clause(r: CompareResult, first, second, floor: float = 0.0) -> str:
 
 
 def _items(n: int) -> str:
-    return f"{n:,} item{'' if n == 1 else 's'}"
+    return f"{format_count(n)} item{'' if n == 1 else 's'}"
 
 
 def compare_groups_verdict(r: CompareGroupsResult) -> str:
@@ -251,30 +272,34 @@ def audit_verdict(r: AuditResult) -> str:
     fixed = r.unresolved["fixed_n"]
     setting = f"at alpha={r.alpha:g}, power {r.power:g}"
     sentence = (
-        f"{fixed:,} of {pairs_noun(r.family, pairs)} {'is' if fixed == 1 else 'are'} "
+        f"{format_count(fixed)} of {pairs_noun(r.family, pairs)} {'is' if fixed == 1 else 'are'} "
         f"unresolved {setting} (q < 1 at fixed n)"
     )
     extra = []
     if r.chain_procedure != "fixed_n" and r.chain_procedure in r.unresolved:
         extra.append(
-            f"{r.unresolved[r.chain_procedure]:,} with {_procedure(r.chain_procedure)} "
-            f"over a family of {r.family_size:,}"
+            f"{format_count(r.unresolved[r.chain_procedure])} with {_procedure(r.chain_procedure)} "
+            f"over a family of {format_count(r.family_size)}"
         )
     elif "bonferroni" in r.unresolved:
         extra.append(
-            f"{r.unresolved['bonferroni']:,} with Bonferroni over a family of {r.family_size:,}"
+            f"{format_count(r.unresolved['bonferroni'])} with Bonferroni over a family of "
+            f"{format_count(r.family_size)}"
         )
     for proc, words in (("anytime_valid", "with anytime-valid testing"),
                         ("clustered", "once clustering is accounted for")):  # fmt: skip
         if proc in r.unresolved and proc != r.chain_procedure:
-            extra.append(f"{r.unresolved[proc]:,} {words}")
+            extra.append(f"{format_count(r.unresolved[proc])} {words}")
     if extra:
         sentence += "; " + ", ".join(extra)
     sens = r.correlation_sensitivity
     low = min(sens["correlation_minus_0.1"], sens["correlation_plus_0.1"])
     high = max(sens["correlation_minus_0.1"], sens["correlation_plus_0.1"])
     if low != high or low != fixed:
-        sentence += f"; moving the correlation by -/+ 0.1 gives {low:,} to {high:,} unresolved"
+        sentence += (
+            f"; moving the correlation by -/+ 0.1 gives {format_count(low)} to "
+            f"{format_count(high)} unresolved"
+        )
     chains = [c for task_chains in r.chains.values() for c in task_chains if len(c) > 1]
     under = "fixed n" if r.chain_procedure == "fixed_n" else _procedure(r.chain_procedure)
     if chains:
@@ -324,11 +349,11 @@ def tier_method(r: AuditResult, max_rank_models: int) -> str:
                 f"{max_rank_models} models (evalgap ranks computes them)"
             )
         return "no tiers: the rank sets were skipped (0 rank-set bootstrap replicates)"
-    level = f"{100 * (1 - ranks.alpha):g}%"
+    level = format_level(ranks.alpha)
     described = []
     for method in dict.fromkeys(ranks.methods.values()):
         if "bootstrap" in method:
-            described.append(f"{method}, B={ranks.n_bootstrap:,}")
+            described.append(f"{method}, B={format_count(ranks.n_bootstrap)}")
         else:
             described.append(
                 f"{method} tests, the fallback where the models are too many for the items "
@@ -339,7 +364,7 @@ def tier_method(r: AuditResult, max_rank_models: int) -> str:
 
 
 def _count(count: int, noun: str) -> str:
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+    return f"{format_count(count)} {noun}{'' if count == 1 else 's'}"
 
 
 _PROCEDURE_NAMES = {
@@ -370,23 +395,25 @@ def degrade_verdict(r: DegradeResult) -> str:
     )
     t = r.total
     size = (
-        f" over {t.n_items:,} items in {len(r.tasks)} task(s)"
+        f" over {format_count(t.n_items)} items in {len(r.tasks)} task(s)"
         if t.n_items is not None
         else f" over {len(r.tasks)} task(s)"
     )
     gap = ""
     if t.delta is not None and t.n_items:
         change = (
-            f"a drop of {100 * t.delta:.2f} points"
+            f"a drop of {format_points(t.delta, signed=False)} points"
             if t.delta >= 0
-            else f"a gain of {-100 * t.delta:.2f} points"
+            else f"a gain of {format_points(-t.delta, signed=False)} points"
         )
         gap = (
-            f" The candidate's accuracy is {100 * t.accuracy_candidate:.2f}% against "
-            f"{100 * t.accuracy_baseline:.2f}% ({change}, SE {100 * t.se:.2f}); "
-            f"{100 * t.flip_rate:.2f}% of items flipped"
+            f" The candidate's accuracy is {format_percent(t.accuracy_candidate, 2)} against "
+            f"{format_percent(t.accuracy_baseline, 2)} ({change}, SE "
+            f"{format_points(t.se, signed=False)}); "
+            f"{format_percent(t.flip_rate, 2)} of items flipped"
             + (
-                f" and {100 * t.degradation_rate:.1f}% of the flips went against the candidate."
+                f" and {format_percent(t.degradation_rate)} of the flips went against the "
+                "candidate."
                 if t.a_only + t.b_only
                 else "."
             )
@@ -425,7 +452,8 @@ def degrade_verdict(r: DegradeResult) -> str:
         )
     elif not r.degraded and r.detectable_drop is not None:
         detail = (
-            f" At this size and flip rate, drops of {100 * r.detectable_drop:.2f} "
+            " At this size and flip rate, drops of "
+            f"{format_points(r.detectable_drop, signed=False)} "
             "points or more would be detected with 80% power."
         )
     bound = (
@@ -440,7 +468,7 @@ def degrade_verdict(r: DegradeResult) -> str:
 
 def _noninferiority_sentences(r: DegradeResult) -> str:
     """The gate's decision with a margin: per-task upper bounds of the drop, worst first."""
-    level = f"{100 * (1 - r.alpha):g}%"
+    level = format_level(r.alpha)
     ni = r.non_inferiority
     margin = 100 * ni["margin"]
     ranked = sorted(ni["tasks"], key=_worst_first)
@@ -482,7 +510,7 @@ def _worst_first(row: dict) -> float:
 
 
 def _points(share: float) -> str:
-    return number(100 * share, "+.2f")
+    return format_points(share)
 
 
 def _equivalence_sentence(r: DegradeResult) -> str:
@@ -505,14 +533,14 @@ def _p(p) -> str:
 def degradation_plan_verdict(r: DegradationPlan) -> str:
     """Return plan --flip-rate's sentence: the items needed to detect the drop."""
     out = (
-        f"detecting a drop of {100 * r.delta:.2f} points at a flip rate of "
-        f"{100 * r.flip_rate:.1f}% (one-sided, alpha={r.alpha:g}, power "
+        f"detecting a drop of {format_points(r.delta, signed=False)} points at a flip rate of "
+        f"{format_percent(r.flip_rate)} (one-sided, alpha={r.alpha:g}, power "
         f"{r.power:g}) needs {format_n(r.required_n, infinite='infinitely many')} items"
     )
     if r.n_items is not None:
         out += (
-            f"; with {r.n_items:,} items the power is {r.power_at_n:.2f} and drops "
-            f"of {100 * r.detectable_drop:.2f} points are detected with power "
+            f"; with {format_count(r.n_items)} items the power is {r.power_at_n:.2f} and drops "
+            f"of {format_points(r.detectable_drop, signed=False)} points are detected with power "
             f"{r.power:g}"
         )
     return out
@@ -527,25 +555,26 @@ def plan_verdict(r: PlanResult) -> str:
             out = "no finite number of items resolves this gap"
         if r.mde is not None:
             out += (
-                f"; with {r.n_items:,} items the smallest resolvable gap {setting} "
-                f"is {r.mde:.4f} ({100 * r.mde:.2f} points)"
+                f"; with {format_count(r.n_items)} items the smallest resolvable gap {setting} "
+                f"is {format_gap(r.mde, signed=False)} ({format_points(r.mde, signed=False)} "
+                "points)"
             )
         return out
-    gap = f"a gap of {abs(r.delta):.4g} ({100 * abs(r.delta):.2f} points)"
+    gap = f"a gap of {abs(r.delta):.4g} ({format_points(abs(r.delta), signed=False)} points)"
     out = (
-        f"resolving {gap} {setting} needs {r.required_n:,} paired "
+        f"resolving {gap} {setting} needs {format_count(r.required_n)} paired "
         f"item{'' if r.required_n == 1 else 's'}"
     )
     if r.conventions and r.conventions.one_sample_shortcut is not None:
         out += (
             f"; the unpaired Cohen-h shortcut (1-rho) K/h^2 would say "
-            f"{r.conventions.one_sample_shortcut:,}, about half"
+            f"{format_count(r.conventions.one_sample_shortcut)}, about half"
         )
     if r.n_items is not None:
         status = "resolve it" if r.resolved else "do not resolve it"
         out += (
-            f"; {r.n_items:,} items {status} (q={r.resolution_ratio:.2f}, "
-            f"power {r.power_at_n:.2f}, MDE {r.mde:.4f})"
+            f"; {format_count(r.n_items)} items {status} (q={format_q(r.resolution_ratio)}, "
+            f"power {r.power_at_n:.2f}, MDE {format_gap(r.mde, signed=False)})"
         )
     return out
 
@@ -564,14 +593,16 @@ def ranks_verdict(r: RanksResult) -> str:
         width = float((sub["rank_high"] - sub["rank_low"] + 1).mean()) if k else 0.0
         where = f"on {task}, " if frame["task"].nunique() > 1 else ""
         parts.append(
-            f"{where}{k:,} model{'s' if k != 1 else ''} fall into {tiers:,} "
-            f"tier{'s' if tiers != 1 else ''}; {alone:,} can claim a single rank, and a rank "
+            f"{where}{format_count(k)} model{'s' if k != 1 else ''} fall into "
+            f"{format_count(tiers)} "
+            f"tier{'s' if tiers != 1 else ''}; {format_count(alone)} can claim a single rank, and "
+            "a rank "
             f"set holds {width:.1f} ranks on average"
         )
     shown = "; ".join(parts[:3])
     if len(parts) > 3:
         shown += f"; and {len(parts) - 3} more tasks"
-    level = f"{100 * (1 - r.alpha):g}%"
+    level = format_level(r.alpha)
     out = f"{shown} ({level} simultaneous rank sets, {r.method})"
     gold = getattr(r, "gold", None)
     if gold is not None:
@@ -586,9 +617,11 @@ def gold_audit_verdict(r) -> str:
     noun = "rank-adjacent pair" if r.family == "adjacent" else "pair"
     fixed = r.unresolved["fixed_n"]
     out = (
-        f"on the gold scale (PPI++), {fixed:,} of {n:,} {noun}{'s' if n != 1 else ''} "
+        f"on the gold scale (PPI++), {format_count(fixed)} of {format_count(n)} "
+        f"{noun}{'s' if n != 1 else ''} "
         f"{'is' if fixed == 1 else 'are'} unresolved at fixed n (q < 1 at alpha={r.alpha:g}, "
-        f"power {r.power:g}) and {r.unresolved['holm']:,} under Holm over m={r.family_size:,}"
+        f"power {r.power:g}) and {format_count(r.unresolved['holm'])} under Holm over "
+        f"m={format_count(r.family_size)}"
     )
     flips = r.pairs[r.pairs["judge_flips"]]
     several = r.pairs["task"].nunique() > 1
@@ -599,7 +632,8 @@ def gold_audit_verdict(r) -> str:
         ]
         shown = ", ".join(named[:5]) + (f" and {len(named) - 5} more" if len(named) > 5 else "")
         out += (
-            f"; the judge's bias reverses {len(flips):,} pair{'s' if len(flips) != 1 else ''} "
+            f"; the judge's bias reverses {format_count(len(flips))} "
+            f"pair{'s' if len(flips) != 1 else ''} "
             f"(the judge puts {shown})"
         )
     return out + "; " + judge_bias_clause(r.gold)
@@ -621,7 +655,7 @@ def judge_bias_clause(gold) -> str:
             "model"
         )
     named = [
-        f"{row.model}{f' ({row.task})' if several else ''} {row.bias:+.3f}"
+        f"{row.model}{f' ({row.task})' if several else ''} {format_gap(row.bias)}"
         for row in biased.sort_values("bias", key=abs, ascending=False).itertuples()
     ]
     shown = ", ".join(named[:5]) + (f" and {len(named) - 5} more" if len(named) > 5 else "")
@@ -630,7 +664,7 @@ def judge_bias_clause(gold) -> str:
 
 def judge_table(frame, alpha: float) -> tuple[list[str], list[list[str]]]:
     """The judge against the gold per model (compare's and ranks' table): headers and cells."""
-    level = f"{100 * (1 - alpha):g}%"
+    level = format_level(alpha)
     headers = ["model", "gold-scale score", level, "judge", "gold labels", "judge bias",
                "agreement (r: graded)"]  # fmt: skip
     rows = []
@@ -643,12 +677,11 @@ def judge_table(frame, alpha: float) -> tuple[list[str], list[list[str]]]:
         rows.append(
             [
                 str(row.model),
-                number(row.score, ".4f"),
-                f"[{number(row.ci_low, '.4f')}, {number(row.ci_high, '.4f')}]",
-                number(row.judge_score, ".4f"),
-                f"{int(row.n_gold):,}",
-                f"{number(row.bias, '+.4f')} [{number(row.bias_low, '+.4f')}, "
-                f"{number(row.bias_high, '+.4f')}]",
+                format_score(row.score),
+                score_interval(row.ci_low, row.ci_high),
+                format_score(row.judge_score),
+                format_count(row.n_gold),
+                f"{format_gap(row.bias)} {gap_interval(row.bias_low, row.bias_high)}",
                 shown,
             ]
         )
@@ -659,11 +692,12 @@ def rank_coverage_verdict(r) -> str:
     """Return the rank-coverage study's sentence: where coverage reaches 1 - alpha - 2 SE."""
     rows = r.rows
     short = rows[rows["coverage"] < 1 - r.alpha - 2 * rows["coverage_se"]]
-    level = f"{100 * (1 - r.alpha):g}%"
+    level = format_level(r.alpha)
     if short.empty:
         return (
             f"simultaneous coverage of the true ranks is at least {level} (within 2 Monte Carlo "
-            f"SE) in all {len(rows)} configurations ({r.n_trials:,} replicates each)."
+            f"SE) in all {len(rows)} configurations ({format_count(r.n_trials)} replicates "
+            "each)."
         )
     names = "; ".join(
         f"{row.configuration} ({row.coverage:.3f}, {row.method})" for row in short.itertuples()
@@ -676,24 +710,26 @@ def rank_coverage_verdict(r) -> str:
 
 def estimate_verdict(r) -> str:
     """Return estimate's sentence: each model's score and interval, and what it rests on."""
-    level = f"{100 * (1 - r.alpha):g}%"
+    level = format_level(r.alpha)
     if not r.estimates:
         return "no model to estimate"
     parts = [
-        f"{e.model}: {e.score:.3f} [{e.interval[0]:.3f}, {e.interval[1]:.3f}] from "
+        f"{e.model}: {format_score(e.score)} {score_interval(*e.interval)} from "
         f"{_items(e.n_items)}{' (extrapolated)' if e.extrapolated else ''}"
         for e in r.estimates[:5]
     ]
     more = f", and {len(r.estimates) - 5} more" if len(r.estimates) > 5 else ""
     return (
-        "; ".join(parts) + more + f" of {r.n_benchmark_items:,} ({level} conformal intervals, "
+        "; ".join(parts)
+        + more
+        + f" of {format_count(r.n_benchmark_items)} ({level} conformal intervals, "
         f"calibrated on {plural(r.reference_models, 'reference model')})"
     )
 
 
 def task_rank_coverage_verdict(r) -> str:
     """Return the task-rank-coverage study's sentence: which sets reach 1 - alpha - 2 SE."""
-    level = f"{100 * (1 - r.alpha):g}%"
+    level = format_level(r.alpha)
     parts = []
     for name, rows in r.rows.groupby("sets", sort=False):
         short = rows[rows["coverage"] < 1 - r.alpha - 2 * rows["coverage_se"]]
@@ -702,16 +738,17 @@ def task_rank_coverage_verdict(r) -> str:
             f"{name} sets fall short of {level} (by more than 2 Monte Carlo SE) in "
             f"{len(short)} of {len(rows)} configurations (lowest {worst:.3f})"
         )
-    return "; ".join(parts) + f" ({r.n_trials:,} replicates each)."
+    return "; ".join(parts) + f" ({format_count(r.n_trials)} replicates each)."
 
 
 def noninferiority_plan_verdict(r) -> str:
     """Return plan --margin's sentence: the items per task that show non-inferiority."""
     return (
         f"showing the candidate no worse than {100 * r.margin:g} points, with "
-        f"{100 * r.flip_rate:.1f}% of items flipping and an expected drop of "
-        f"{100 * r.delta:.2f} points (one-sided alpha={r.alpha:g}, power {r.power:g}), needs "
-        f"{r.required_n:,} items per task"
+        f"{format_percent(r.flip_rate)} of items flipping and an expected drop of "
+        f"{format_points(r.delta, signed=False)} points (one-sided alpha={r.alpha:g}, power "
+        f"{r.power:g}), needs "
+        f"{format_count(r.required_n)} items per task"
     )
 
 
@@ -743,34 +780,39 @@ def watch_verdict(r) -> str:
 def pilot_plan_verdict(r) -> str:
     """The (N, K) plan in one sentence: items at one run, the cheapest design, and whether
     reruns can help at all."""
-    gap = f"a gap of {abs(r.delta):.4g} ({100 * abs(r.delta):.2f} points"
+    gap = f"a gap of {abs(r.delta):.4g} ({format_points(abs(r.delta), signed=False)} points"
     gap += ", the pilot's)" if r.delta_from_pilot else ")"
     one = r.frontier[0]
     out = (
-        f"resolving {gap} at alpha={r.alpha:g}, power {r.power:g} takes {one.n_items:,} "
+        f"resolving {gap} at alpha={r.alpha:g}, power {r.power:g} takes "
+        f"{format_count(one.n_items)} "
         f"items run once by each model"
     )
     if r.cheapest is not None:
         c = r.cheapest
         out += (
-            f"; the cheapest design is {c.n_items:,} items x {c.n_runs} run"
+            f"; the cheapest design is {format_count(c.n_items)} items x {c.n_runs} run"
             f"{'s' if c.n_runs != 1 else ''} (cost {c.cost:,.4g})"
         )
     if not r.reruns_help:
         out += (
-            f"; reruns cannot help much: even unlimited reruns leave {r.items_floor:,} of the "
-            f"{one.n_items:,} items needed, because the items, not the runs, carry the noise"
+            "; reruns cannot help much: even unlimited reruns leave "
+            f"{format_count(r.items_floor)} of the "
+            f"{format_count(one.n_items)} items needed, because the items, not the runs, carry "
+            "the noise"
         )
     if r.n_items is not None:
         if r.runs_needed is not None and math.isfinite(r.runs_needed):
             k = int(r.runs_needed)
             out += (
-                f"; on a fixed set of {r.n_items:,} items (a closed benchmark, where reruns "
+                f"; on a fixed set of {format_count(r.n_items)} items (a closed benchmark, where "
+                "reruns "
                 f"are the only lever) {k} run{'s' if k != 1 else ''} per model resolve it"
             )
         else:
             out += (
-                f"; on a fixed set of {r.n_items:,} items no number of reruns resolves it: "
+                f"; on a fixed set of {format_count(r.n_items)} items no number of reruns "
+                "resolves it: "
                 f"the smallest gap even unlimited reruns resolve there is "
                 f"{r.mde_unlimited_runs:.4g}"
             )
@@ -787,12 +829,17 @@ def _named_test(r, name: str) -> str:
 
 def weighted_compare_verdict(r) -> str:
     """The weighted gap in one sentence: the estimate, its test and the design's N*."""
-    standing = f" standing for {r.population_size:,}" if r.population_size is not None else ""
+    standing = (
+        f" standing for {format_count(r.population_size)}"
+        if r.population_size is not None
+        else ""
+    )
     test = _named_test(r, "design-based z-test")
     out = (
-        f"the weighted gap {r.delta:+.4f} ({100 * r.delta:+.2f} points; the sample's plain "
-        f"mean difference is {r.unweighted_delta:+.4f}) estimates the full benchmark's gap "
-        f"from {r.n_items:,} items{standing}; "
+        f"the weighted gap {format_gap(r.delta)} ({format_points(r.delta)} points; the sample's "
+        "plain "
+        f"mean difference is {format_gap(r.unweighted_delta)}) estimates the full benchmark's gap "
+        f"from {format_count(r.n_items)} items{standing}; "
     )
     if r.too_few_items:
         return out + (
@@ -813,25 +860,29 @@ def weighted_compare_verdict(r) -> str:
 def gold_compare_verdict(r) -> str:
     """The gold-scale gap in one sentence: the PPI++ estimate, its test, the judge's own
     figure beside it, whether the judge's bias moves the pair, and the gold labels needed."""
-    level = f"{100 * (1 - r.alpha):g}%"
+    level = format_level(r.alpha)
     test = _named_test(r, "t test")
     out = (
-        f"on the gold scale (PPI++ from {r.n_gold:,} gold-labelled of {r.n_items:,} judged "
-        f"items), {r.model_a} minus {r.model_b} is {r.delta:+.4f} ({100 * r.delta:+.2f} "
-        f"points, {level} interval [{float(r.ci.low):+.4f}, {float(r.ci.high):+.4f}]), "
+        f"on the gold scale (PPI++ from {format_count(r.n_gold)} gold-labelled of "
+        f"{format_count(r.n_items)} judged "
+        f"items), {r.model_a} minus {r.model_b} is {format_gap(r.delta)} ({format_points(r.delta)} "
+        f"points, {level} interval {gap_interval(r.ci.low, r.ci.high)}), "
         f"{'' if r.significant else 'not '}significant ({test} {format_p(r.p_value)}); "
-        f"the judge alone says {r.judge.delta:+.4f} ({r.judge.test} {format_p(r.judge.p_value)})"
+        f"the judge alone says {format_gap(r.judge.delta)} ({r.judge.test} "
+        f"{format_p(r.judge.p_value)})"
     )
     favoured = r.model_a if r.bias_difference > 0 else r.model_b
     opposite = np.sign(r.judge.delta) * np.sign(r.delta) < 0
     if r.judge_flips:
         out += (
-            f"; the judge favours {favoured} by {abs(r.bias_difference):.4f} more than the other "
+            f"; the judge favours {favoured} by "
+            f"{format_gap(abs(r.bias_difference), signed=False)} more than the other "
             f"({format_p(r.bias_difference_p)}), enough to reverse the comparison"
         )
     elif r.bias_difference_p < r.alpha:
         out += (
-            f"; the judge favours {favoured} by {abs(r.bias_difference):.4f} more than the other "
+            f"; the judge favours {favoured} by "
+            f"{format_gap(abs(r.bias_difference), signed=False)} more than the other "
             f"({format_p(r.bias_difference_p)})"
             + (
                 ", and its gap points the other way, but the gold-scale gap is not significant: "
@@ -856,7 +907,8 @@ def gold_compare_verdict(r) -> str:
         )
     elif r.delta != 0 and r.resolution_ratio is not None:
         out += (
-            f"; these {r.n_items:,} judged items cannot resolve a gap this size {setting} "
+            f"; these {format_count(r.n_items)} judged items cannot resolve a gap this size "
+            f"{setting} "
             f"however many are labelled (q={format_q(r.resolution_ratio)})"
         )
     if r.design_gold is not None and (r.resolution_ratio is None or r.resolution_ratio < 1):
@@ -869,13 +921,14 @@ def gold_compare_verdict(r) -> str:
 
 def sampling_design_verdict(r) -> str:
     """The stratified design in one sentence: what to run, what it predicts, how to read it."""
-    gap = f"{abs(r.delta):.4g} ({100 * abs(r.delta):.2f} points"
+    gap = f"{abs(r.delta):.4g} ({format_points(abs(r.delta), signed=False)} points"
     gap += ", the predicted gap)" if r.delta_predicted else ")"
     out = (
-        f"run these {r.n_items:,} of the {r.n_population:,} items on {r.model_a} and "
+        f"run these {format_count(r.n_items)} of the {format_count(r.n_population)} items on "
+        f"{r.model_a} and "
         f"{r.model_b}: resolving a gap of {gap} at alpha={r.alpha:g}, power {r.power:g} is "
-        f"predicted to take {r.required_n_design:,} items with this design against "
-        f"{r.required_n_srs:,} drawn at random (ratio {r.items_ratio:.2f})"
+        f"predicted to take {format_count(r.required_n_design)} items with this design against "
+        f"{format_count(r.required_n_srs)} drawn at random (ratio {r.items_ratio:.2f})"
     )
     if r.items_ratio > 0.95:
         out += "; the reference barely predicts where these two disagree, so expect little saving"
@@ -887,7 +940,7 @@ def sampling_design_verdict(r) -> str:
 
 def adaptive_verdict(r) -> str:
     """Return adaptive's sentence: decided or not, on how many items, and the estimated gap."""
-    counts = f"{r.a_only:,} vs {r.b_only:,} of the items where they differ"
+    counts = f"{format_count(r.a_only)} vs {format_count(r.b_only)} of the items where they differ"
     if r.decided:
         other = r.model_b if r.better == r.model_a else r.model_a
         head = (
@@ -907,11 +960,11 @@ def _audit_gap(a) -> str:
     """The full-benchmark gap from an adaptive evaluation's audit draws, or what it needs."""
     if a.n_audit < 2:
         return "the full-benchmark gap needs at least 2 audit draws run"
-    level = f"{100 * (1 - a.alpha):g}%"
+    level = format_level(a.alpha)
     return (
-        f"full-benchmark gap {number(a.gap, '+.4f')} [{number(a.gap_interval[0], '+.4f')}, "
-        f"{number(a.gap_interval[1], '+.4f')}] ({level}, from {a.n_audit:,} random audit "
-        "draws; a fixed-n interval, not kept valid across looks as the decision is)"
+        f"full-benchmark gap {format_gap(a.gap)} {gap_interval(*a.gap_interval)} ({level}, "
+        f"from {format_count(a.n_audit)} random audit draws; a fixed-n interval, not kept valid "
+        "across looks as the decision is)"
     )
 
 
@@ -934,7 +987,9 @@ def adaptive_study_verdict(r) -> str:
             f"it needed {alt['ratio'].min():.2f}-{alt['ratio'].max():.2f}x the items of random "
             "sampling to a decision (medians)"
         )
-    return "; ".join(parts) + f" ({r.n_trials:,} replicates each, horizon {r.horizon:,})."
+    return "; ".join(parts) + (
+        f" ({format_count(r.n_trials)} replicates each, horizon {format_count(r.horizon)})."
+    )
 
 
 def estimate_study_verdict(r) -> str:
@@ -947,10 +1002,10 @@ def estimate_study_verdict(r) -> str:
     first = (
         f"the 2PL estimate's mean absolute error was below the random items' mean at "
         f"{len(better)} of {len(by)} budget(s)"
-        + (f" ({', '.join(f'{b:,}' for b in better)} items)" if better else "")
+        + (f" ({', '.join(f'{format_count(b)}' for b in better)} items)" if better else "")
     )
     own = rows[rows["design"] == "estimate"]
-    level = f"{100 * (1 - r.alpha):g}%"
+    level = format_level(r.alpha)
     if not np.isfinite(own["median_half_width"]).all():
         first += (
             f"; its {level} intervals were unbounded: {r.n_models - 1} reference models are "
@@ -967,15 +1022,15 @@ def estimate_study_verdict(r) -> str:
         best = reached.iloc[0]
         parts.append(
             f"the first design to reach a mean absolute error of {r.target:g} was "
-            f"{best['label']} at {int(best['budget']):,} items ({best['mae']:.4f})"
+            f"{best['label']} at {format_count(int(best['budget']))} items ({best['mae']:.4f})"
         )
     else:
         best = rows.sort_values("mae").iloc[0]
         parts.append(
             f"no design reached a mean absolute error of {r.target:g} (the smallest: "
-            f"{best['mae']:.4f}, {best['label']} at {int(best['budget']):,} items)"
+            f"{best['mae']:.4f}, {best['label']} at {format_count(int(best['budget']))} items)"
         )
-    need = {k: "all" if v is None else f"{v:,}" for k, v in r.items_for_target.items()}
+    need = {k: "all" if v is None else format_count(v) for k, v in r.items_for_target.items()}
     parts.append(
         f"even knowing each model's own 2PL ability, a design-unbiased estimate needs "
         f"{need['floor_difference']} random items for {r.target:g} "
@@ -993,13 +1048,13 @@ def watch_adaptive_line(a) -> str:
     """Return the adaptive watch's line: the next batch and the full-benchmark gap so far."""
     batch = f"next batch: {_items(len(a.next_items))} chosen for {a.model_a} vs {a.model_b}"
     if a.pending_audit:
-        batch += f" ({a.pending_audit:,} audit draw(s) pending)"
+        batch += f" ({format_count(a.pending_audit)} audit draw(s) pending)"
     return batch + "; " + _audit_gap(a)
 
 
 def style_line(rows, alpha: float) -> str:
     """Return the style coefficients' line: each covariate's coefficient and interval."""
-    level = f"{100 * (1 - alpha):g}%"
+    level = format_level(alpha)
     parts = [
         f"{row['covariate']} {number(row['coefficient'], '+.3f')} "
         f"[{number(row['low'], '+.3f')}, {number(row['high'], '+.3f')}]"

@@ -1363,9 +1363,21 @@ def _rank_set(low, high) -> str:
     return str(low) if low == high else f"{low}-{high}"
 
 
-def render_watch(status, console: Console, *, new_records: int = 0) -> None:
-    """Print one look at an evaluation in progress: the target pairs and the verdict."""
+def render_watch(status: Any, console: Console) -> None:
+    """Print one look at an evaluation in progress: the target pairs and the verdict.
+
+    Every count is the status's own (the terminal, ``--markdown`` and ``to_markdown`` print
+    the same): the records the look read, the further items by the watch's anytime-valid rule
+    (with the items the task has when they fall short), and N* at a fixed n as ``compare``
+    gives it on the same items.
+    """
     import time
+
+    from pandas import isna
+
+    def further(row: Any) -> str:
+        text = format_n(row.further_items)
+        return f"{text} (task has {int(row.task_items):,})" if row.exceeds_task else text
 
     frame = status.pairs
     rows = [
@@ -1378,7 +1390,8 @@ def render_watch(status, console: Console, *, new_records: int = 0) -> None:
             f"[{number(row.lower, '+.3f')}, {number(row.upper, '+.3f')}]",
             number(row.e_value, ".3g"),
             "[green]yes[/]" if row.decided else "no",
-            format_n(row.further_items),
+            further(row),
+            format_n(None if isna(row.required_n) else row.required_n),
         ]
         for row in frame.itertuples()
     ]
@@ -1394,7 +1407,8 @@ def render_watch(status, console: Console, *, new_records: int = 0) -> None:
                 ("confidence sequence", "center"),
                 ("e", "right"),
                 ("decided", "center"),
-                ("more items", "right"),
+                ("more items (anytime-valid)", "right"),
+                ("N* (fixed n)", "right"),
             ],
             rows,
             names=(0, 1, 2),
@@ -1402,7 +1416,7 @@ def render_watch(status, console: Console, *, new_records: int = 0) -> None:
             box=box.SIMPLE_HEAD,
             padding=(0, 1),
             pad_edge=False,
-            title=f"{time.strftime('%H:%M:%S')}: {plural(new_records, 'new record')}",
+            title=f"{time.strftime('%H:%M:%S')}: {plural(status.new_records, 'new record')}",
             title_justify="left",
         )
     console.print(markup(status.verdict))
