@@ -20,12 +20,17 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 class _OutputFile(click.Path):
     """A file to write: its folder checked when the option is read, before any work (and,
-    once every option is read, that it is no input of the command: :class:`_ParsesOptions`)."""
+    once every option is read, that it is no input of the command: :class:`_ParsesOptions`).
+
+    ``-`` is standard output where ``stdout`` (a text the user reads or pipes on: a report,
+    a table, item ids); elsewhere (a file read back, a binary file) it is refused.
+    """
 
     writes = True
 
-    def __init__(self) -> None:
+    def __init__(self, *, stdout: bool = False) -> None:
         super().__init__(dir_okay=False)
+        self.stdout = stdout
 
     def convert(
         self,
@@ -36,11 +41,16 @@ class _OutputFile(click.Path):
         from evalgap.io._write import check_target
 
         path = super().convert(value, param, ctx)
-        check_target(path, option=param.opts[0] if param is not None else "--output")
+        flag = param.opts[0] if param is not None else "--output"
+        check_target(path, option=flag, stdout=self.stdout)
         return path
 
 
 OUTPUT_FILE = _OutputFile()
+# A text output that may go to standard output instead ('-'): it then replaces the report
+# there (refused with --json, whose record goes there, or with another output on '-').
+TEXT_OUTPUT = _OutputFile(stdout=True)
+STDOUT_HELP = " ('-': standard output, in place of the report; not with --json)"
 
 
 class _FigureFile(_OutputFile):
@@ -157,18 +167,25 @@ SHARED_OPTIONS = {
     "html": (
         ("--html",),
         {
-            "type": OUTPUT_FILE,
-            "help": "Write a self-contained HTML report (tables and figures) to this file.",
+            "type": TEXT_OUTPUT,
+            "help": "Write a self-contained HTML report (tables and figures) to this file"
+            + STDOUT_HELP
+            + ".",
         },
     ),
-    "output": (("--output",), {"type": OUTPUT_FILE, "help": "Write the result to this file."}),
+    "output": (
+        ("--output",),
+        {"type": TEXT_OUTPUT, "help": "Write the result to this file" + STDOUT_HELP + "."},
+    ),
     "markdown": (
         ("--markdown",),
         {
-            "type": OUTPUT_FILE,
+            "type": TEXT_OUTPUT,
             "metavar": "FILE",
             "help": "Also write the report as GitHub-flavoured Markdown to this file (a job "
-            "summary or a pull-request comment: the terminal's tables and sentences, no ANSI).",
+            "summary or a pull-request comment: the terminal's tables and sentences, no ANSI)"
+            + STDOUT_HELP
+            + ".",
         },
     ),
     "reference": (

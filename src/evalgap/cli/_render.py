@@ -112,8 +112,28 @@ def working(quiet: bool, title: str, *, by_bytes: bool = False) -> Iterator[Repo
             yield report
 
 
+def replaced_by_stdout() -> bool:
+    """True when an output given as ``-`` (``--markdown -``, ``--output -``, ...) takes the
+    place of the report on standard output (:func:`evalgap.io._write.claim_stdout`)."""
+    from evalgap.cli._command import STDOUT_OUTPUT
+
+    ctx = click.get_current_context(silent=True)
+    return ctx is not None and ctx.meta.get(STDOUT_OUTPUT) is not None
+
+
+def written(what: str, path: str) -> None:
+    """Say on stderr where ``what`` was written (nothing for standard output: it shows)."""
+    from evalgap.io._write import is_stdout
+
+    if not is_stdout(path):
+        note(f"{what} written to {path}")
+
+
 def emit(result: object, json: bool = False) -> None:
-    """Print ``result``: as JSON (with --json; a dict as it is), or through its renderer."""
+    """Print ``result``: as JSON (with --json; a dict as it is), or through its renderer;
+    nothing when an output given as ``-`` took the report's place on standard output."""
+    if not json and replaced_by_stdout():
+        return
     if json:
         from evalgap.report.json_output import to_json
 
@@ -138,7 +158,8 @@ def given_options() -> dict[str, Any]:
 
 
 def write_markdown(result: object, path: str | None, *, quiet: bool) -> None:
-    """--markdown: the result's report as GitHub-flavoured Markdown, written atomically."""
+    """--markdown: the result's report as GitHub-flavoured Markdown, written atomically (or
+    to standard output for ``-``)."""
     if not path:
         return
     from evalgap.io._write import atomic_write
@@ -147,7 +168,7 @@ def write_markdown(result: object, path: str | None, *, quiet: bool) -> None:
     text = result_markdown(result)
     atomic_write(path, lambda handle: handle.write(text), option="--markdown", what="the report")
     if not quiet:
-        note(f"Markdown report written to {path}")
+        written("Markdown report", path)
 
 
 def write_html(result: Result, path: str, sources: list[str], *, quiet: bool) -> None:
@@ -161,7 +182,7 @@ def write_html(result: Result, path: str, sources: list[str], *, quiet: bool) ->
     made_by = provenance(sources, given_options(), command=command)
     write_report(path, page(result, provenance=made_by))
     if not quiet:
-        note(f"report written to {path}")
+        written("report", path)
 
 
 # The figure of each study's result (report.plots), by class name.

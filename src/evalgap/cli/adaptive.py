@@ -9,8 +9,8 @@ import click
 from evalgap.cli._command import command
 from evalgap.cli._defaults import audit_draw_seed
 from evalgap.cli._load import score_keywords
-from evalgap.cli._options import OUTPUT_FILE, SCORE_SOURCES, loader_options, option
-from evalgap.cli._render import emit, note, working
+from evalgap.cli._options import OUTPUT_FILE, SCORE_SOURCES, STDOUT_HELP, loader_options, option
+from evalgap.cli._render import emit, working, written
 
 ADAPTIVE_EXAMPLES = """
 \b
@@ -41,7 +41,10 @@ Examples:
     type=OUTPUT_FILE,
     help="A file keeping the audit draws between calls (read if present, then rewritten).",
 )
-@option("output", help="Write the next batch's item ids to this file, one per line.")
+@option(
+    "output",
+    help="Write the next batch's item ids to this file, one per line" + STDOUT_HELP + ".",
+)
 @audit_draw_seed
 @option("json")
 @option("alpha")
@@ -62,6 +65,5 @@ def adaptive(json: bool, **given: Any) -> None:
     if given.get("output") and not json:
         from evalgap.report.text import plural
 
-        items = plural(len(result.next_items), "item")
-        note(f"the next batch ({items}) written to {given['output']}")
+        written(f"the next batch ({plural(len(result.next_items), 'item')})", given["output"])
     emit(result, json)

@@ -15,7 +15,7 @@ from evalgap.cli._options import (
     loader_options,
     option,
 )
-from evalgap.cli._render import emit, note, working, write_html, write_markdown
+from evalgap.cli._render import emit, working, write_html, write_markdown, written
 
 if TYPE_CHECKING:
     from evalgap.jobs.audit import AuditResult
@@ -80,7 +80,8 @@ Examples:
 @option(
     "output",
     help="Write the per-pair table to this .parquet (or .csv) file; --json then keeps the "
-    "summary and names the file (for hundreds of thousands of pairs).",
+    "summary and names the file (for hundreds of thousands of pairs). '-': the table as CSV "
+    "on standard output, in place of the report (not with --json).",
 )
 @gold_options
 @option("html")
@@ -118,5 +119,5 @@ def _write_pairs(result: AuditResult | GoldAuditResult, output: str, json: bool)
     if json:
         emit({**result.to_dict(pairs=False), "pairs_output": str(output)}, True)
     else:
-        note(f"pair table written to {output}")
+        written("pair table", output)
     return json

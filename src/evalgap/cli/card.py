@@ -7,8 +7,8 @@ from typing import Any
 from evalgap.cli._command import command
 from evalgap.cli._defaults import rank_set_bootstrap
 from evalgap.cli._load import inputs, score_keywords
-from evalgap.cli._options import SCORE_SOURCES, loader_options, option
-from evalgap.cli._render import emit, note, working, write_html
+from evalgap.cli._options import SCORE_SOURCES, STDOUT_HELP, loader_options, option
+from evalgap.cli._render import emit, working, write_html, written
 
 CARD_EXAMPLES = """
 \b
@@ -27,7 +27,7 @@ Examples:
 @loader_options
 @rank_set_bootstrap
 @option("seed")
-@option("output", help="Write the card's Markdown to this file (.md).")
+@option("output", help="Write the card's Markdown to this file (.md)" + STDOUT_HELP + ".")
 @option("html")
 @option("json")
 @option("alpha")
@@ -54,6 +54,6 @@ def card(json: bool, html: str | None, output: str | None, **given: Any) -> None
         text = result.to_markdown()
         atomic_write(output, lambda handle: handle.write(text), option="--output", what="the card")
         if not json:
-            note(f"card written to {output}")
+            written("card", output)
             return
     emit(result, json)

@@ -8,7 +8,7 @@ import click
 
 from evalgap.cli._command import command, renamed
 from evalgap.cli._load import score_keywords
-from evalgap.cli._options import SCORE_SOURCES, loader_options, option
+from evalgap.cli._options import SCORE_SOURCES, STDOUT_HELP, loader_options, option
 from evalgap.cli._render import emit, working, write_markdown
 
 DEGRADE_EXAMPLES = """
@@ -117,7 +117,7 @@ Examples:
 @option(
     "output",
     required=True,
-    help="Where to write the kept items (CSV: task,item_id,correct_share).",
+    help="Where to write the kept items (CSV: task,item_id,correct_share)" + STDOUT_HELP + ".",
 )
 @option("json")
 def trim(json: bool, output: str, **given: Any) -> None:

@@ -6,8 +6,8 @@ from typing import Any
 
 from evalgap.cli._command import command
 from evalgap.cli._load import score_keywords
-from evalgap.cli._options import SCORE_SOURCES, loader_options, option
-from evalgap.cli._render import emit, note, working
+from evalgap.cli._options import SCORE_SOURCES, STDOUT_HELP, loader_options, option
+from evalgap.cli._render import emit, working, written
 
 ESTIMATE_EXAMPLES = """
 \b
@@ -27,7 +27,10 @@ Examples:
     "next_count",
     help="Items to propose to run next, per model (the most informative at its ability).",
 )
-@option("output", help="Write the items to run next to this CSV file (model,item_id).")
+@option(
+    "output",
+    help="Write the items to run next to this CSV file (model,item_id)" + STDOUT_HELP + ".",
+)
 @option("json")
 @option("alpha")
 def estimate(json: bool, output: str | None, **given: Any) -> None:
@@ -46,7 +49,7 @@ def estimate(json: bool, output: str | None, **given: Any) -> None:
     if output:
         _write_next(result, output)
         if not json:
-            note(f"items to run next written to {output}")
+            written("items to run next", output)
     emit(result, json)
 
 

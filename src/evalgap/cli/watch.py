@@ -8,7 +8,7 @@ import click
 
 from evalgap.cli._command import command
 from evalgap.cli._defaults import audit_draw_seed
-from evalgap.cli._options import OUTPUT_FILE, option
+from evalgap.cli._options import OUTPUT_FILE, STDOUT_HELP, option
 from evalgap.cli._render import emit, note, write_markdown
 
 if TYPE_CHECKING:
@@ -97,12 +97,19 @@ Examples:
     type=OUTPUT_FILE,
     help="With --adaptive: the file keeping the audit draws between looks and runs.",
 )
-@option("output", help="With --adaptive: write the next batch's item ids here, one per line.")
+@option(
+    "output",
+    type=OUTPUT_FILE,  # rewritten after every look, for the harness to read: a file, never '-'
+    help="With --adaptive: write the next batch's item ids to this file (rewritten after each "
+    "look), one per line.",
+)
 @audit_draw_seed
 @option("power")
 @option(
     "markdown",
-    help="Also write the latest look's report as GitHub-flavoured Markdown to this file.",
+    help="Also write the latest look's report as GitHub-flavoured Markdown to this file"
+    + STDOUT_HELP.replace("the report", "each look's report")
+    + ".",
 )
 @option("json", help="Print one JSON line per look instead of a report.")
 @option("alpha")
@@ -141,11 +148,6 @@ def watch(
 
 
 def _show(status: WatchStatus, json: bool) -> None:
-    """One look: a JSON line (with what was read) or the terminal report."""
-    if json:
-        emit(status.to_dict(), True)
-        return
-    from evalgap.cli._render import console
-    from evalgap.report import terminal
-
-    terminal.render_watch(status, console(), new_records=status.new_records)
+    """One look: a JSON line (with what was read) or the terminal report (the renderer of
+    --markdown too, so both say the same counts)."""
+    emit(status.to_dict() if json else status, json)

@@ -3,6 +3,9 @@
 * :func:`atomic_write` writes to a temporary file beside the target and renames it over the
   target only when writing succeeded, so a failure (a full disk, an exception while
   rendering) leaves no partial file and keeps any previous one.
+* ``-`` is standard output (:data:`STDOUT`): a text (a report, a CSV) goes there instead of
+  to a file named ``-``; an output read back or binary refuses it (:func:`check_target`),
+  and :func:`claim_stdout` keeps standard output to one thing per command.
 * :func:`write_csv` is the one CSV writer of the tool. A text cell that starts with ``=``,
   ``+``, ``-``, ``@``, a tab or a carriage return is a formula to a spreadsheet (CSV formula
   injection: a model name or item id such as ``=HYPERLINK(...)`` would run when the file is
@@ -24,6 +27,7 @@ import csv
 import os
 import re
 import secrets
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -41,6 +45,7 @@ else:
     ptypes = LazyModule("pandas.api.types")
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+STDOUT = "-"  # the path naming standard output, as in every Unix tool
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
@@ -60,16 +65,30 @@ def unescape_cell(value: object) -> object:
     return value
 
 
-def check_target(path: object, *, option: str) -> Path:
+def is_stdout(path: object) -> bool:
+    """True for ``-``, the path that names standard output."""
+    return isinstance(path, str) and path == STDOUT
+
+
+def check_target(path: object, *, option: str, stdout: bool = False) -> Path:
     """Return ``path`` as a Path when a file can be written there, else raise ``InputError``.
 
     Called before any work (a CLI option's type) and again by :func:`atomic_write`: a
     missing or unwritable folder, or a folder given as the file, is one line naming the
     option, the path and the folder, never a traceback after a long computation.
-    ``option`` is the flag (``--output``) or the Python keyword (``output=``).
+    ``option`` is the flag (``--output``) or the Python keyword (``output=``). ``-`` is
+    standard output: accepted with ``stdout=True`` (a text the user reads or pipes on),
+    refused otherwise (a file read back, or binary), never a file named ``-``.
     """
     if not isinstance(path, (str, os.PathLike)):
         raise InputError(f"{option}: expected a file path, got {type(path).__name__} {path!r:.40}")
+    if is_stdout(path):
+        if not stdout:
+            raise InputError(
+                f"{_where(option, Path(STDOUT))}: writes a file, not standard output; give a "
+                "file name"
+            )
+        return Path(STDOUT)
     target = Path(path)
     where = _where(option, target)
     if not str(path).strip():
@@ -102,8 +121,8 @@ def refuse_clobbering(outputs: dict[str, Any], inputs: dict[str, Any]) -> None:
         for name, value in given.items():
             paths = value if isinstance(value, (list, tuple)) else [value]
             for path in paths:
-                if path is None or not str(path).strip():
-                    continue
+                if path is None or not str(path).strip() or (kind == "output" and is_stdout(path)):
+                    continue  # standard output is no file (two outputs there: claim_stdout)
                 key = os.path.realpath(os.fspath(path))
                 if kind == "output" and key in seen:
                     other, shown = seen[key]
@@ -116,6 +135,32 @@ def refuse_clobbering(outputs: dict[str, Any], inputs: dict[str, Any]) -> None:
                 seen.setdefault(key, (name, str(path)))
 
 
+def claim_stdout(outputs: dict[str, Any], *, json: bool = False) -> str | None:
+    """Return the name of the one output given as ``-`` (standard output), or None.
+
+    ``outputs`` maps a parameter's name to the path it was given. Standard output carries
+    one thing: two outputs on ``-``, or one with ``json`` (whose record is printed there),
+    are refused naming both, so neither is silently mixed into the other.
+    """
+    dashed = [name for name, path in outputs.items() if is_stdout(path)]
+    if len(dashed) > 1:
+        first, second = dashed[:2]
+        raise InputError(
+            "{" + first + "} and {" + second + "} both write to standard output; give one "
+            "of them a file name",
+            param=first,
+            **{first: STDOUT, second: STDOUT},
+        )
+    if dashed and json:
+        raise InputError(
+            "{" + dashed[0] + "} writes to standard output, where {json} prints its record; "
+            "give {" + dashed[0] + "!n} a file name or leave out {json!n}",
+            param=dashed[0],
+            **{dashed[0]: STDOUT},
+        )
+    return dashed[0] if dashed else None
+
+
 def atomic_write(
     path: PathArg,
     write: Callable[[IO[Any]], object],
@@ -123,6 +168,7 @@ def atomic_write(
     option: str,
     mode: str = "w",
     what: str = "the file",
+    stdout: bool = True,
 ) -> None:
     """Call ``write(handle)`` on a temporary file beside ``path``, then rename it to ``path``.
 
@@ -134,7 +180,22 @@ def atomic_write(
     full disk, an exception while rendering, an interrupt) it is removed, any previous file
     stays as it was, and an ``OSError`` becomes one line naming the path. A target that
     exists and is not a regular file (``/dev/stdout``, a named pipe) is written directly.
+    ``-`` writes a text to standard output (refused with ``stdout=False``, for a file that
+    is read back, and for binary ``mode``).
     """
+    if is_stdout(path):
+        check_target(path, option=option, stdout=stdout and "b" not in mode)
+        where = _where(option, Path(STDOUT))
+        try:
+            write(sys.stdout)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise  # the reader stopped early (| head): as for any report printed there
+        except OSError as exc:
+            raise InputError(f"{where}: cannot write {what} ({_reason(exc)})") from None
+        except UnicodeEncodeError as exc:
+            raise _not_unicode(where, what, exc) from None
+        return
     target = check_target(path, option=option)
     where = _where(option, target)
     kwargs: dict[str, Any] = {"encoding": "utf-8", "newline": ""} if "b" not in mode else {}
@@ -189,6 +250,8 @@ def atomic_target(path: PathArg, *, option: str, what: str = "the file") -> Iter
 
 
 def _where(option: str, target: Path) -> str:
+    if not option:  # the caller names the parameter itself (a state file)
+        return str(target)
     return f"{option}{str(target)!r}" if option.endswith("=") else f"{option} {target}"
 
 
@@ -211,8 +274,10 @@ def _not_unicode(where: str, what: str, exc: UnicodeEncodeError) -> InputError:
 
 def _format(path: PathArg, option: str, formats: tuple[str, ...]) -> str:
     """The suffix naming the format to write (``.csv``), checked against ``formats``; a
-    device or pipe (``/dev/stdout``) takes the first. A CSV is never written under another
-    format's name (``pairs.json``, ``pairs.xlsx``)."""
+    device or pipe (``/dev/stdout``), or ``-``, takes the first. A CSV is never written under
+    another format's name (``pairs.json``, ``pairs.xlsx``)."""
+    if is_stdout(path):
+        return formats[0]
     target = check_target(path, option=option)
     if _is_special(target):
         return formats[0]

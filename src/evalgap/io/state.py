@@ -64,4 +64,5 @@ def write(path: str | os.PathLike, data: dict[str, Any], *, what: str) -> None:
         lambda handle: json.dump(data, handle, separators=(",", ":"), allow_nan=False),
         option="",
         what=f"the {what}",
+        stdout=False,  # a state is read back: never a file named '-', nor standard output
     )

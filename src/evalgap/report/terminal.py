@@ -1363,7 +1363,7 @@ def _rank_set(low, high) -> str:
     return str(low) if low == high else f"{low}-{high}"
 
 
-def render_watch(status: Any, console: Console) -> None:
+def render_watch(status, console: Console) -> None:
     """Print one look at an evaluation in progress: the target pairs and the verdict.
 
     Every count is the status's own (the terminal, ``--markdown`` and ``to_markdown`` print
@@ -1375,7 +1375,7 @@ def render_watch(status: Any, console: Console) -> None:
 
     from pandas import isna
 
-    def further(row: Any) -> str:
+    def further(row) -> str:
         text = format_n(row.further_items)
         return f"{text} (task has {int(row.task_items):,})" if row.exceeds_task else text
 
