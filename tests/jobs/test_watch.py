@@ -742,7 +742,7 @@ def test_every_option_a_watch_message_names_is_an_option_of_watch(run_cli, tmp_p
     assert set(re.findall(r"--[a-z][a-z0-9-]*", out.stderr)) <= options
 
 
-def test_a_projection_never_exceeds_the_items_a_task_has():
+def test_a_projection_beyond_the_items_a_task_has_is_flagged_and_kept():
     rng = np.random.default_rng(4)
     monitor = evalgap.Monitor(targets="pair", pair=("a", "b"))
     for i in range(100):
@@ -750,11 +750,22 @@ def test_a_projection_never_exceeds_the_items_a_task_has():
         monitor.update("b", i, float(rng.random() < 0.58))
     open_ = monitor.status().pairs.iloc[0]
     assert 150 < open_["further_items"] < np.inf  # at these estimates: far more than 150
+    assert not open_["exceeds_task"]  # the task's size is not known yet
     monitor.set_task_items("all", 250)
     status = monitor.status()
     row = status.pairs.iloc[0]
-    assert row["further_items"] == np.inf and row["task_items"] == 250
-    assert any("cannot be decided with the task's 250 items" in n for n in status.notes)
+    # the same projection, flagged: the task cannot supply it (no cost for items not there)
+    assert row["further_items"] == open_["further_items"] and row["task_items"] == 250
+    assert row["exceeds_task"] and row["further_cost"] is None
+    further, total = int(row["further_items"]), int(row["further_items"]) + 100
+    assert any(
+        "cannot be decided with the task's 250 items" in n
+        and f"needs about {further:,} more ({total:,} in all" in n
+        and f"would need {int(row['required_n']):,})" in n
+        for n in status.notes
+    )
+    assert "none of the others can be decided with its task's items" in status.verdict
+    assert f"would need about {further:,} more, anytime-valid" in status.verdict
 
 
 def test_an_inspect_log_says_how_many_items_its_task_has(tmp_path):
