@@ -764,14 +764,22 @@ def watch_verdict(r) -> str:
     )
     open_ = frame[~frame["decided"]]
     if len(open_):
-        finite = open_["further_items"][np.isfinite(open_["further_items"].astype(float))]
-        if len(finite):
+        further = open_["further_items"].astype(float)
+        projected = np.isfinite(further)
+        reachable = projected & ~open_["exceeds_task"].astype(bool)
+        if reachable.any():
             out += (
-                f"; the nearest of the others needs about {format_n(float(finite.min()))} more "
-                "items at the current estimates"
+                f"; the nearest of the others needs about {format_n(further[reachable].min())} "
+                "more items at the current estimates (anytime-valid)"
+            )
+        elif projected.any():
+            out += (
+                "; none of the others can be decided with its task's items at the current "
+                f"estimates (the nearest would need about {format_n(further[projected].min())} "
+                "more, anytime-valid)"
             )
         else:
-            out += "; the others show no gap to resolve at these estimates"
+            out += "; the others show no gap to project yet (none, or too few items differ)"
     if r.done:
         out += f"; stop: {r.reason}"
     return out
