@@ -56,7 +56,7 @@ def adaptive(json: bool, **given: Any) -> None:
     differ with an anytime-valid e-process: look after every batch, stop when it decides.
     A random share of each batch estimates the full-benchmark gap without bias.
     """
-    from evalgap.jobs.api import adaptive as adaptive_job
+    from evalgap.jobs.adaptive import adaptive as adaptive_job
 
     source = score_keywords(given, complete_case=False)
     with working(json, "adaptive") as progress:

@@ -40,7 +40,7 @@ def card(json: bool, html: str | None, output: str | None, **given: Any) -> None
     pairs are separated, how many models can claim a single rank, the signal-to-noise ratio,
     and the settings.
     """
-    from evalgap.jobs.api import card as card_job
+    from evalgap.jobs.card import card as card_job
 
     sources = inputs(given)
     source = score_keywords(given)

@@ -90,7 +90,7 @@ def degrade(json: bool, fail_on_degradation: bool, markdown: str | None, **given
     (degraded, or with --margin not shown non-inferior, with --fail-on-degradation), 2 (bad
     input).
     """
-    from evalgap.jobs.api import degrade as degrade_job
+    from evalgap.jobs.degrade import degrade as degrade_job
 
     source = score_keywords(given, complete_case=False)
     with working(json, "reading scores", by_bytes=True):
@@ -127,7 +127,7 @@ def trim(json: bool, output: str, **given: Any) -> None:
     others are written to --output, for degrade --items.
     """
     from evalgap.io._write import write_csv
-    from evalgap.jobs.api import trim as trim_job
+    from evalgap.jobs.degrade import trim as trim_job
 
     source = score_keywords(given, complete_case=False)
     with working(json, "reading scores", by_bytes=True):

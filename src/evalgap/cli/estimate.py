@@ -40,7 +40,7 @@ def estimate(json: bool, output: str | None, **given: Any) -> None:
     not run; the interval is calibrated by estimating each reference model, held out of the
     fit, from the same items (split conformal), and flags models outside the board's range.
     """
-    from evalgap.jobs.api import estimate as estimate_job
+    from evalgap.jobs.estimate import estimate as estimate_job
 
     source = score_keywords(given, complete_case=False)
     with working(json, "estimate") as progress:
