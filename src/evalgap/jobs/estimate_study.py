@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -47,6 +47,10 @@ from evalgap.jobs._inputs import renamed_keywords
 from evalgap.stats import _validate, intervals, resample, stratified, weighted
 from evalgap.stats import estimate as est
 from evalgap.stats.stratified import IRTFit, success_probability
+
+if TYPE_CHECKING:
+    from evalgap._scores import ScoresInput
+    from evalgap.io.options import LoadOptions
 
 # The designs in the order the table gives them, with their labels.
 DESIGNS = {
@@ -219,7 +223,7 @@ def _standard_error(values: np.ndarray) -> float:
 
 @renamed_keywords(n_draws="n_trials", strata="n_strata", adaptive="adaptive_batch")
 def estimate_study(
-    scores=None,
+    scores: ScoresInput | None = None,
     *,
     budgets: Sequence[int] = (50, 100, 200, 400, 800),
     n_trials: int = 5,
@@ -231,11 +235,11 @@ def estimate_study(
     seed: int | None = 0,
     jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
-    tasks=None,
+    tasks: Sequence[str] | None = None,
     strict: bool = False,
     complete_case: bool = False,
-    options=None,
-    **columns,
+    options: LoadOptions | None = None,
+    **columns: Any,
 ) -> EstimateStudyResult:
     """Run the leave-one-model-out study of ``estimate`` on a real board (module docstring).
 

@@ -468,7 +468,7 @@ def prospective_counts(score_set: ScoreSet, pairs: Sequence[tuple[str, str]]) ->
     return counts
 
 
-def _pairs_of_scores(pairs: object, scores: ScoresInput) -> dict:
+def _pairs_of_scores(pairs: Any, scores: ScoresInput) -> dict:
     """The 2x2 counts of the model pairs ``pairs`` (``(A, B)`` each) in ``scores``."""
     from evalgap.jobs._inputs import scores_of
 
@@ -486,7 +486,7 @@ def _pairs_of_scores(pairs: object, scores: ScoresInput) -> dict:
     return prospective_counts(scores_of(scores, models=models), pairs)
 
 
-def _pair_counts(cells: object, name: str) -> tuple:
+def _pair_counts(cells: Any, name: str) -> tuple:
     """Check a pair's 2x2 counts: four non-negative whole numbers."""
     if isinstance(cells, (str, bytes, dict)) or not hasattr(cells, "__len__") or len(cells) != 4:
         raise InputError(
@@ -1277,7 +1277,11 @@ def _aggregation_chunk(
 
 
 def _small_tasks_chunk(
-    n_tasks: int, experiments: int, n_permutations: int, alpha: float, stream: np.random.SeedSequence
+    n_tasks: int,
+    experiments: int,
+    n_permutations: int,
+    alpha: float,
+    stream: np.random.SeedSequence,
 ) -> dict[str, float]:
     """Null rejection rates of the permutation aggregates on small graded tasks.
 

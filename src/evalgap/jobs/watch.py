@@ -52,7 +52,9 @@ from evalgap.stats import power as pw
 from evalgap.stats.paired import summarize_scores
 
 if TYPE_CHECKING:
+    from evalgap._scores import ScoreSet
     from evalgap.io.follow import LogFollower
+    from evalgap.jobs.adaptive import AdaptiveResult
 
 TARGETS = ("pair", "adjacent", "all", "baseline")
 STATE_FORMAT = "evalgap watch state"
@@ -726,7 +728,7 @@ class Monitor:
         needed = float(sequential.required_n_anytime(required, u, self.alpha, self.power))
         return max(math.ceil(needed) - n_items, 1) if math.isfinite(needed) else math.inf
 
-    def _cost(self, row):
+    def _cost(self, row: Any) -> float | None:
         if self.price is None or not math.isfinite(row.further_items):
             return None
         spent = [self._tokens.get((row.task, m)) for m in (row.model_a, row.model_b)]
@@ -735,7 +737,7 @@ class Monitor:
         per_item = sum(s[0] / s[1] for s in spent if s is not None)  # no None here (returned above)
         return row.further_items * per_item / 1000 * self.price
 
-    def _done(self, frame):
+    def _done(self, frame: pd.DataFrame) -> tuple[bool, str]:
         if len(frame) and bool(frame["decided"].all()):
             return True, "every target pair is decided"
         if (
@@ -747,7 +749,7 @@ class Monitor:
         return False, ""
 
 
-def _name(value, what: str) -> str:
+def _name(value: object, what: str) -> str:
     """A model, task or option name: non-empty text."""
     if isinstance(value, np.str_):
         value = str(value)
@@ -760,7 +762,7 @@ def _name(value, what: str) -> str:
     return value
 
 
-def _item_id(item) -> str:
+def _item_id(item: object) -> str:
     """An item id as text, as the table loaders read an id column (``7`` and ``"7"`` alike)."""
     if isinstance(item, np.str_):
         item = str(item)
@@ -783,7 +785,7 @@ def _item_id(item) -> str:
     )
 
 
-def _score(score, model: str, item: str) -> float:
+def _score(score: object, model: str, item: str) -> float:
     if isinstance(score, (bool, np.bool_)):
         return float(score)
     if not isinstance(score, numbers.Real) or not math.isfinite(score):
@@ -797,7 +799,7 @@ def _score(score, model: str, item: str) -> float:
     return value
 
 
-def _normal_path(path) -> str:
+def _normal_path(path: object) -> str:
     """A path spelled one way: absolute, without '.', '..' or a trailing separator."""
     if not isinstance(path, (str, os.PathLike)):
         raise InputError(
@@ -986,7 +988,14 @@ def watch(
         time.sleep(interval)
 
 
-def _adaptive_reference(adaptive, reference, pair, state, adaptive_state, output):
+def _adaptive_reference(
+    adaptive: bool,
+    reference: Any,
+    pair: Sequence[str] | None,
+    state: str | os.PathLike | None,
+    adaptive_state: str | os.PathLike | None,
+    output: str | os.PathLike | None,
+) -> ScoreSet | None:
     """The reference board of an adaptive watch (None without ``adaptive``), after its
     settings are checked: a pair, a reference, and no file written twice or over an input."""
     from evalgap.io._write import refuse_clobbering
@@ -1017,7 +1026,7 @@ def _adaptive_reference(adaptive, reference, pair, state, adaptive_state, output
     return scores_of(reference)
 
 
-def _next_batch(monitor: Monitor, board, **settings):
+def _next_batch(monitor: Monitor, board: ScoreSet, **settings: Any) -> AdaptiveResult:
     """:func:`evalgap.jobs.adaptive.adaptive_step` on the pair's scores the logs hold."""
     from evalgap.jobs._inputs import scores_of
     from evalgap.jobs.adaptive import adaptive_step
@@ -1034,7 +1043,12 @@ def _next_batch(monitor: Monitor, board, **settings):
     return adaptive_step(board, ran, monitor.pair, **settings)
 
 
-def resume(monitor: Monitor, state, *, price_per_1k_tokens: float | None = None) -> Monitor:
+def resume(
+    monitor: Monitor,
+    state: str | os.PathLike | None,
+    *,
+    price_per_1k_tokens: float | None = None,
+) -> Monitor:
     """Return the monitor saved in ``state`` when it watches what ``monitor`` watches.
 
     Parameters
@@ -1067,7 +1081,7 @@ def resume(monitor: Monitor, state, *, price_per_1k_tokens: float | None = None)
     return saved
 
 
-def save_state(monitor: Monitor, state) -> None:
+def save_state(monitor: Monitor, state: str | os.PathLike) -> None:
     """Write ``monitor`` to the state file ``state`` (:meth:`Monitor.save`); a failure names
     the parameter as :func:`resume` does.
 
@@ -1084,7 +1098,7 @@ def save_state(monitor: Monitor, state) -> None:
         raise _state_error(exc, state) from None
 
 
-def _state_error(exc: InputError, state) -> InputError:
+def _state_error(exc: InputError, state: str | os.PathLike) -> InputError:
     """The error of reading or writing the state file, naming the ``state`` parameter."""
     text, where = str(exc), str(state)
     rest = text[len(where) + 2 :] if text.startswith(where + ": ") else text

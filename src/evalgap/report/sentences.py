@@ -8,7 +8,8 @@ formatters of :mod:`evalgap.report.text`. Nothing here computes a statistic.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,6 +31,8 @@ from evalgap.report.text import (
 )
 
 if TYPE_CHECKING:  # structural types: the jobs import this module, it imports no job
+    import pandas as pd
+
     from evalgap.report.shapes import (
         AuditResult,
         CompareGroupsResult,
@@ -93,7 +96,7 @@ def compare_verdict(r: CompareResult) -> str:
     return sentence
 
 
-def flip_removal(entry, binary: bool, model_a: str, model_b: str) -> str:
+def flip_removal(entry: Any, binary: bool, model_a: str, model_b: str) -> str:
     """Return what an items-to-flip entry removes: "2 items only model-x got right"."""
     if entry.items_to_flip is None:
         return "no removal changes it"
@@ -121,7 +124,7 @@ def flip_removal(entry, binary: bool, model_a: str, model_b: str) -> str:
 FRAGILE_ITEMS = 10
 
 
-def fragility_verdict(r) -> str:
+def fragility_verdict(r: Any) -> str:
     """Return ``evalgap fragility``'s sentence: how many pairs have a verdict that a few
     removals reverse, and the closest call."""
     pairs = pairs_noun(r.family, len(r.pairs))
@@ -146,7 +149,7 @@ def fragility_verdict(r) -> str:
 
 # The items-to-flip entries whose verdict is resolution (q >= 1 at a procedure's level).
 RESOLUTION_ENTRIES = ("resolution", "bonferroni", "sidak", "holm")
-def card_verdict(r) -> str:
+def card_verdict(r: Any) -> str:
     """Return the card's sentence: what share of the ranking the benchmark can claim."""
     pairs = sum(len(t.pairs) for t in r.tasks)
     models = sum(len(t.models) for t in r.tasks)
@@ -186,7 +189,7 @@ def _noun(count: int) -> str:
     return "item" if count == 1 else "items"
 
 
-def flip_rank_claim(entry) -> str:
+def flip_rank_claim(entry: Any) -> str:
     """Return a rank claim as the table names it: "A alone at rank 1", "A shown above B"."""
     if entry.claim == "top":
         return "alone at rank 1" if entry.holds else "not alone at rank 1"
@@ -202,21 +205,21 @@ def flip_claim(model: str | None, test: str) -> str:
     return f"{model} better" if model else "no difference shown"
 
 
-def _one_sided(r) -> str:
+def _one_sided(r: Any) -> str:
     """The tested side, for the resolution clause: "" two-sided."""
     if r.alternative == "two-sided":
         return ""
     return f" one-sided (H1: {r.model_a if r.alternative == 'greater' else r.model_b} better)"
 
 
-def _against(r) -> bool:
+def _against(r: Any) -> bool:
     """Whether the gap lies on the side a one-sided alternative does not test."""
     from evalgap.stats.power import opposes_alternative
 
     return bool(opposes_alternative(r.delta, r.alternative))
 
 
-def _against_clause(r) -> str:
+def _against_clause(r: Any) -> str:
     better, other = (r.model_a, r.model_b) if r.alternative == "greater" else (r.model_b, r.model_a)
     return (
         f"the observed gap ({format_points(r.delta)} points, {r.model_a} minus {r.model_b}) "
@@ -227,7 +230,12 @@ def _against_clause(r) -> str:
     )
 
 
-def _test_clause(r: CompareResult, first, second, floor: float = 0.0) -> str:
+def _test_clause(
+    r: CompareResult,
+    first: tuple[str, float],
+    second: tuple[str, float | None],
+    floor: float = 0.0,
+) -> str:
     (name1, p1), (name2, p2) = first, second
     if p2 is None:
         verdict = "significant" if p1 <= r.alpha else "not significant"
@@ -526,7 +534,7 @@ def _equivalence_sentence(r: DegradeResult) -> str:
     )
 
 
-def _p(p) -> str:
+def _p(p: float | None) -> str:
     return format_p(p, digits=3, bare=True)
 
 
@@ -610,7 +618,7 @@ def ranks_verdict(r: RanksResult) -> str:
     return out + "."
 
 
-def gold_audit_verdict(r) -> str:
+def gold_audit_verdict(r: Any) -> str:
     """The gold-scale audit in one sentence: unresolved pairs at fixed n and under Holm, the
     pairs the judge's bias flips, and the models the judge is biased for."""
     n = len(r.pairs)
@@ -645,7 +653,7 @@ def baseline_line(r: CompareResult) -> str:
     return f"evalgap: {r.model_a} against {r.model_b}: {compare_verdict(r)}."
 
 
-def judge_bias_clause(gold) -> str:
+def judge_bias_clause(gold: pd.DataFrame) -> str:
     """Which models the judge is biased for (judge minus gold, interval excluding 0)."""
     biased = gold[(gold["bias_low"] > 0) | (gold["bias_high"] < 0)]
     several = gold["task"].nunique() > 1
@@ -662,7 +670,7 @@ def judge_bias_clause(gold) -> str:
     return f"the judge scores differently from the gold labels for {shown} (judge minus gold)"
 
 
-def judge_table(frame, alpha: float) -> tuple[list[str], list[list[str]]]:
+def judge_table(frame: pd.DataFrame, alpha: float) -> tuple[list[str], list[list[str]]]:
     """The judge against the gold per model (compare's and ranks' table): headers and cells."""
     level = format_level(alpha)
     headers = ["model", "gold-scale score", level, "judge", "gold labels", "judge bias",
@@ -688,7 +696,7 @@ def judge_table(frame, alpha: float) -> tuple[list[str], list[list[str]]]:
     return headers, rows
 
 
-def rank_coverage_verdict(r) -> str:
+def rank_coverage_verdict(r: Any) -> str:
     """Return the rank-coverage study's sentence: where coverage reaches 1 - alpha - 2 SE."""
     rows = r.rows
     short = rows[rows["coverage"] < 1 - r.alpha - 2 * rows["coverage_se"]]
@@ -708,7 +716,7 @@ def rank_coverage_verdict(r) -> str:
     )
 
 
-def estimate_verdict(r) -> str:
+def estimate_verdict(r: Any) -> str:
     """Return estimate's sentence: each model's score and interval, and what it rests on."""
     level = format_level(r.alpha)
     if not r.estimates:
@@ -727,7 +735,7 @@ def estimate_verdict(r) -> str:
     )
 
 
-def task_rank_coverage_verdict(r) -> str:
+def task_rank_coverage_verdict(r: Any) -> str:
     """Return the task-rank-coverage study's sentence: which sets reach 1 - alpha - 2 SE."""
     level = format_level(r.alpha)
     parts = []
@@ -741,7 +749,7 @@ def task_rank_coverage_verdict(r) -> str:
     return "; ".join(parts) + f" ({format_count(r.n_trials)} replicates each)."
 
 
-def noninferiority_plan_verdict(r) -> str:
+def noninferiority_plan_verdict(r: Any) -> str:
     """Return plan --margin's sentence: the items per task that show non-inferiority."""
     return (
         f"showing the candidate no worse than {100 * r.margin:g} points, with "
@@ -752,7 +760,7 @@ def noninferiority_plan_verdict(r) -> str:
     )
 
 
-def watch_verdict(r) -> str:
+def watch_verdict(r: Any) -> str:
     """Return the monitor's sentence: decided targets, what the others need, whether to stop."""
     frame = r.pairs
     if frame.empty:
@@ -785,7 +793,7 @@ def watch_verdict(r) -> str:
     return out
 
 
-def pilot_plan_verdict(r) -> str:
+def pilot_plan_verdict(r: Any) -> str:
     """The (N, K) plan in one sentence: items at one run, the cheapest design, and whether
     reruns can help at all."""
     gap = f"a gap of {abs(r.delta):.4g} ({format_points(abs(r.delta), signed=False)} points"
@@ -827,7 +835,7 @@ def pilot_plan_verdict(r) -> str:
     return out
 
 
-def _named_test(r, name: str) -> str:
+def _named_test(r: Any, name: str) -> str:
     """A test's name, with the side of a one-sided alternative."""
     if r.alternative == "two-sided":
         return name
@@ -835,7 +843,7 @@ def _named_test(r, name: str) -> str:
     return f"one-sided {name} of H1: {better} better,"
 
 
-def weighted_compare_verdict(r) -> str:
+def weighted_compare_verdict(r: Any) -> str:
     """The weighted gap in one sentence: the estimate, its test and the design's N*."""
     standing = (
         f" standing for {format_count(r.population_size)}"
@@ -865,7 +873,7 @@ def weighted_compare_verdict(r) -> str:
     return out
 
 
-def gold_compare_verdict(r) -> str:
+def gold_compare_verdict(r: Any) -> str:
     """The gold-scale gap in one sentence: the PPI++ estimate, its test, the judge's own
     figure beside it, whether the judge's bias moves the pair, and the gold labels needed."""
     level = format_level(r.alpha)
@@ -927,7 +935,7 @@ def gold_compare_verdict(r) -> str:
     return out
 
 
-def sampling_design_verdict(r) -> str:
+def sampling_design_verdict(r: Any) -> str:
     """The stratified design in one sentence: what to run, what it predicts, how to read it."""
     gap = f"{abs(r.delta):.4g} ({format_points(abs(r.delta), signed=False)} points"
     gap += ", the predicted gap)" if r.delta_predicted else ")"
@@ -946,7 +954,7 @@ def sampling_design_verdict(r) -> str:
     )
 
 
-def adaptive_verdict(r) -> str:
+def adaptive_verdict(r: Any) -> str:
     """Return adaptive's sentence: decided or not, on how many items, and the estimated gap."""
     counts = f"{format_count(r.a_only)} vs {format_count(r.b_only)} of the items where they differ"
     if r.decided:
@@ -964,7 +972,7 @@ def adaptive_verdict(r) -> str:
     return head + "; " + _audit_gap(r)
 
 
-def _audit_gap(a) -> str:
+def _audit_gap(a: Any) -> str:
     """The full-benchmark gap from an adaptive evaluation's audit draws, or what it needs."""
     if a.n_audit < 2:
         return "the full-benchmark gap needs at least 2 audit draws run"
@@ -976,7 +984,7 @@ def _audit_gap(a) -> str:
     )
 
 
-def adaptive_study_verdict(r) -> str:
+def adaptive_study_verdict(r: Any) -> str:
     """Return the adaptive study's sentence: null rejections against alpha + 2 SE, and the
     items adaptive choice saves."""
     rows = r.rows
@@ -1000,7 +1008,7 @@ def adaptive_study_verdict(r) -> str:
     )
 
 
-def estimate_study_verdict(r) -> str:
+def estimate_study_verdict(r: Any) -> str:
     """Return the estimate study's sentence: where the 2PL estimate beats the items' mean and
     how its intervals covered, the first design to reach the target error, and the floors'
     items."""
@@ -1052,7 +1060,7 @@ def estimate_study_verdict(r) -> str:
     return "; ".join(parts) + "."
 
 
-def watch_adaptive_line(a) -> str:
+def watch_adaptive_line(a: Any) -> str:
     """Return the adaptive watch's line: the next batch and the full-benchmark gap so far."""
     batch = f"next batch: {_items(len(a.next_items))} chosen for {a.model_a} vs {a.model_b}"
     if a.pending_audit:
@@ -1060,7 +1068,7 @@ def watch_adaptive_line(a) -> str:
     return batch + "; " + _audit_gap(a)
 
 
-def style_line(rows, alpha: float) -> str:
+def style_line(rows: Iterable[Mapping[str, Any]], alpha: float) -> str:
     """Return the style coefficients' line: each covariate's coefficient and interval."""
     level = format_level(alpha)
     parts = [

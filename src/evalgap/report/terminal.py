@@ -8,7 +8,8 @@ do not fit are shortened with an ellipsis and listed in full below the table.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.console import Console
@@ -17,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 if TYPE_CHECKING:  # structural types: the report layer never imports a job
+    import pandas as pd
     from rich.console import JustifyMethod
 
     from evalgap.report.shapes import (
@@ -79,7 +81,9 @@ def make_console(*, stderr: bool = False, width: int | None = None) -> Console:
     return Console(stderr=stderr, width=width, emoji=False, highlight=False)
 
 
-def print_notes(console: Console, notes, *, style: str = "yellow", label: str = "note:") -> None:
+def print_notes(
+    console: Console, notes: Iterable[str], *, style: str = "yellow", label: str = "note:"
+) -> None:
     """Print one ``note: ...`` line per message (user strings escaped)."""
     for note in notes:
         console.print(
@@ -96,7 +100,7 @@ def print_table(
     name_line: str | None = None,
     legend: str | None = None,
     optional: tuple[int, str, str] | None = None,
-    **table_options,
+    **table_options: Any,
 ) -> None:
     """Print a table whose names are never split, at any console width.
 
@@ -120,7 +124,7 @@ def print_table(
     """
     width = console.width
 
-    def build(limit: int | None):
+    def build(limit: int | None) -> tuple[Table, dict[str, str]]:
         shortened: dict[str, str] = {}
         table = Table(**table_options)
         for k, (header, justify) in enumerate(columns):
@@ -197,13 +201,21 @@ def print_table(
             console.print(f"  {markup(short)} = {markup(full)}")
 
 
-def _distinct(rows, names, limit: int) -> bool:
+def _distinct(rows: list[list[str]], names: tuple[int, ...], limit: int) -> bool:
     """True when no two names read alike once shortened to ``limit`` characters."""
     every = {row[k] for row in rows for k in names}
     return len({_shorten(name, limit) for name in every}) == len(every)
 
 
-def _print_stacked(console, columns, rows, names, name_line, legend, options) -> bool:
+def _print_stacked(
+    console: Console,
+    columns: list[tuple[str, JustifyMethod]],
+    rows: list[list[str]],
+    names: tuple[int, ...],
+    name_line: str | None,
+    legend: str | None,
+    options: dict[str, Any],
+) -> bool:
     """Print each row's names on a line of their own above its other cells; False when
     even the other cells are wider than the console."""
     values = [k for k in range(len(columns)) if k not in names]
@@ -217,15 +229,16 @@ def _print_stacked(console, columns, rows, names, name_line, legend, options) ->
     if line_width > console.width:
         return False
 
-    def names_of(row) -> Text:
+    def names_of(row: Sequence[str]) -> Text:
         parts = [row[k] for k in names]
         return Text(name_line.format(*parts) if name_line else "  ".join(parts))
 
-    def values_of(line, justify) -> Text:
+    def values_of(line: list[Text], justify: list[JustifyMethod]) -> Text:
         out = Text(indent)
         for j, cell in enumerate(line):
             cell = cell.copy()
-            cell.align(justify[j], widths[j])
+            # the tables' columns are left, right or centre, never 'default' or 'full'
+            cell.align(justify[j], widths[j])  # type: ignore[arg-type]
             out.append_text(cell)
             if j < len(line) - 1:
                 out.append(gap)
@@ -393,7 +406,7 @@ def render_compare(r: CompareResult, console: Console) -> None:
     console.print(markup(_capitalise(r.verdict) + "."))
 
 
-def _task_flip_cell(entry) -> str:
+def _task_flip_cell(entry: Any) -> str:
     """A degrade items-to-flip cell: ``122`` (exact), ``<=96`` (greedy), ``-`` (none found)."""
     if entry.items_to_flip is None:
         return "-"
@@ -485,7 +498,7 @@ def render_plan(r: PlanResult, console: Console) -> None:
     console.print(markup(_capitalise(r.verdict) + "."))
 
 
-def render_plan_degradation(r, console: Console) -> None:
+def render_plan_degradation(r: Any, console: Console) -> None:
     """Print the degradation plan's verdict sentence."""
     console.print(markup(_capitalise(r.verdict) + "."))
 
@@ -825,7 +838,7 @@ def _render_margins(r: DegradeResult, console: Console) -> None:
     """Per task non-inferiority (and equivalence), the worst upper bound of the drop first;
     delta is baseline minus candidate, as in the table above."""
 
-    def pt(value) -> str:
+    def pt(value: float | None) -> str:
         return format_points(value)
 
     for key, verdict, title in (
@@ -889,7 +902,7 @@ def render_trim(r: TrimResult, console: Console) -> None:
     )
 
 
-def render_simulation(result, console: Console) -> None:
+def render_simulation(result: Any, console: Console) -> None:
     """Print a simulation study in the layout of the paper's table or figure it reproduces."""
     kind = getattr(result, "simulation", None)
     if kind == "calibration":
@@ -910,7 +923,7 @@ def render_simulation(result, console: Console) -> None:
             [(h, "left" if h == "test" else "right") for h in headers],
             rows,
             title=f"calibration: n={format_count(result.n_items)}, "
-            f"{plural(result.n_trials, 'trial')} per "
+                  f"{plural(result.n_trials, 'trial')} per "
             "cell (Table 2 layout)",
             title_justify="left",
         )
@@ -1075,11 +1088,11 @@ def render_simulation(result, console: Console) -> None:
         console.print(markup(_capitalise(result.verdict)))
 
 
-def _render_adaptive_study(result, console: Console) -> None:
+def _render_adaptive_study(result: Any, console: Console) -> None:
     """The adaptive study: rejections within the horizon and items to a decision, both
     designs side by side."""
 
-    def items(value) -> str:
+    def items(value: float) -> str:
         return "-" if not math.isfinite(value) else format_count(value)
 
     rows = [
@@ -1101,7 +1114,7 @@ def _render_adaptive_study(result, console: Console) -> None:
          ("random items", "right"), ("ratio", "right")],
         rows,
         names=(0,),
-        title=f"adaptive item choice: {plural(result.n_simulations, 'simulated pair')} per "
+        title=f"adaptive item choice: {plural(result.n_trials, 'simulated pair')} per "
         f"configuration, looked at after every item up to {format_count(result.horizon)}, alpha "
         f"{result.alpha:g} (under the null, decided = Type-I error)",
         title_justify="left",
@@ -1109,11 +1122,11 @@ def _render_adaptive_study(result, console: Console) -> None:
     console.print(markup(_capitalise(result.verdict)))
 
 
-def _render_estimate_study(result, console: Console) -> None:
+def _render_estimate_study(result: Any, console: Console) -> None:
     """The estimate study: each design's error, coverage and width per budget, the floors
     beside them."""
 
-    def cell(value, pattern: str) -> str:
+    def cell(value: float, pattern: str) -> str:
         return "-" if not math.isfinite(value) else number(value, pattern)
 
     rows = [
@@ -1141,19 +1154,19 @@ def _render_estimate_study(result, console: Console) -> None:
     console.print(markup(_capitalise(result.verdict)))
 
 
-def _largest_se(console: Console, ses, what: str) -> None:
+def _largest_se(console: Console, ses: Sequence[float], what: str) -> None:
     """Say the Monte Carlo error of a table's figures: the largest SE among them."""
     if ses:
         console.print(f"Monte Carlo SE: at most {number(max(ses), '.3f')} on each {what}.")
 
 
-def _pct(value, digits: int) -> str:
+def _pct(value: float | None, digits: int) -> str:
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return ""
     return format_percent(value, digits)
 
 
-def _degrade_p(p) -> str:
+def _degrade_p(p: float | None) -> str:
     if p is None or not math.isfinite(p):
         return ""
     return format_p(p, digits=3, bare=True)
@@ -1163,12 +1176,12 @@ def _capitalise(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _missing(value) -> bool:
+def _missing(value: object) -> bool:
     """True for pandas' missing value (a nullable verdict), without importing pandas."""
     return type(value).__name__ == "NAType"
 
 
-def render_ranks(r, console: Console, *, max_rows: int = 60) -> None:
+def render_ranks(r: Any, console: Console, *, max_rows: int = 60) -> None:
     """Print each task's models best first: score, its SE, the rank sets and the tier."""
     frame = r.ranks
     marginal = r.marginal.set_index(["task", "model"]) if len(r.marginal) else None
@@ -1248,7 +1261,7 @@ def render_ranks(r, console: Console, *, max_rows: int = 60) -> None:
     console.print(markup(r.verdict))
 
 
-def _render_over_tasks(o, console: Console) -> None:
+def _render_over_tasks(o: Any, console: Console) -> None:
     """The aggregate over tasks: rank sets with the tasks fixed and with tasks sampled."""
     rows = [
         [m.model, format_score(m.score), _rank_set(m.rank_low_items, m.rank_high_items),
@@ -1267,7 +1280,7 @@ def _render_over_tasks(o, console: Console) -> None:
     )  # fmt: skip
 
 
-def render_estimate(r, console: Console) -> None:
+def render_estimate(r: Any, console: Console) -> None:
     """Print each model's estimated full-benchmark score, its interval and what it rests on."""
     level = format_level(r.alpha)
     rows = [
@@ -1298,7 +1311,7 @@ def render_estimate(r, console: Console) -> None:
     console.print(markup(_capitalise(r.verdict) + "."))
 
 
-def render_adaptive(r, console: Console) -> None:
+def render_adaptive(r: Any, console: Console) -> None:
     """Print where the pair stands, its estimated gap and the next batch's size."""
     level = format_level(r.alpha)
     gap = "-" if r.n_audit < 2 else (
@@ -1325,7 +1338,7 @@ def render_adaptive(r, console: Console) -> None:
     console.print(markup(_capitalise(r.verdict) + "."))
 
 
-def _render_rank_claims(r, console: Console, several: bool, max_rows: int) -> None:
+def _render_rank_claims(r: Any, console: Console, several: bool, max_rows: int) -> None:
     """The items (battles) to flip of the rank claims: the top claim and adjacent pairs."""
     noun = "battles" if r.bradley_terry else "items"
     rows = []
@@ -1358,12 +1371,12 @@ def _render_rank_claims(r, console: Console, several: bool, max_rows: int) -> No
     )
 
 
-def _rank_set(low, high) -> str:
+def _rank_set(low: float, high: float) -> str:
     low, high = int(low), int(high)
     return str(low) if low == high else f"{low}-{high}"
 
 
-def render_watch(status, console: Console) -> None:
+def render_watch(status: Any, console: Console) -> None:
     """Print one look at an evaluation in progress: the target pairs and the verdict.
 
     Every count is the status's own (the terminal, ``--markdown`` and ``to_markdown`` print
@@ -1375,7 +1388,7 @@ def render_watch(status, console: Console) -> None:
 
     from pandas import isna
 
-    def further(row) -> str:
+    def further(row: Any) -> str:
         text = format_n(row.further_items)
         return f"{text} (task has {int(row.task_items):,})" if row.exceeds_task else text
 
@@ -1425,7 +1438,7 @@ def render_watch(status, console: Console) -> None:
     print_notes(console, status.notes + (() if status.adaptive is None else status.adaptive.notes))
 
 
-def render_pilot_plan(r, console: Console) -> None:
+def render_pilot_plan(r: Any, console: Console) -> None:
     """Print the pilot's variance components, the (N, K) frontier and the verdict."""
     c = r.variance_components
     t = Table(
@@ -1468,7 +1481,7 @@ def render_pilot_plan(r, console: Console) -> None:
     console.print(markup(_capitalise(r.verdict) + "."))
 
 
-def render_sampling_design(r, console: Console) -> None:
+def render_sampling_design(r: Any, console: Console) -> None:
     """Print the stratified design: what is known, the strata, the predicted saving."""
     t = Table(
         title=f"stratified sample for {markup(r.model_a)} vs {markup(r.model_b)} "
@@ -1511,13 +1524,13 @@ def render_sampling_design(r, console: Console) -> None:
     console.print(markup(_capitalise(r.verdict) + "."))
 
 
-def _opposes(r) -> bool:
+def _opposes(r: Any) -> bool:
     from evalgap.stats.power import opposes_alternative
 
     return bool(opposes_alternative(r.delta, r.alternative))
 
 
-def render_weighted_compare(r, console: Console) -> None:
+def render_weighted_compare(r: Any, console: Console) -> None:
     """Print the weighted (design-based) comparison and its verdict."""
     t = Table(
         title=f"{markup(r.model_a)} vs {markup(r.model_b)}, weighted (items sampled with "
@@ -1558,12 +1571,14 @@ def render_weighted_compare(r, console: Console) -> None:
     console.print(markup(_capitalise(r.verdict) + "."))
 
 
-def _bracket(ci) -> str:
+def _bracket(ci: Any) -> str:
     """A gap's interval object as ``[low, high]``."""
     return gap_interval(float(ci.low), float(ci.high))
 
 
-def _print_judge_table(console: Console, frame, alpha: float, title: str = "") -> None:
+def _print_judge_table(
+    console: Console, frame: pd.DataFrame, alpha: float, title: str = ""
+) -> None:
     """Each model: its gold-scale score and the judge against the gold."""
     headers, rows = judge_table(frame, alpha)
     m = Table(
@@ -1576,7 +1591,7 @@ def _print_judge_table(console: Console, frame, alpha: float, title: str = "") -
     console.print(m)
 
 
-def render_gold_compare(r, console: Console) -> None:
+def render_gold_compare(r: Any, console: Console) -> None:
     """Print the gold-scale (PPI++) comparison, the judge's figures beside it, and the verdict."""
     level = format_level(r.alpha)
     t = Table(
@@ -1631,7 +1646,7 @@ def render_gold_compare(r, console: Console) -> None:
     console.print(markup(_capitalise(r.verdict) + "."))
 
 
-def render_gold_audit(r, console: Console) -> None:
+def render_gold_audit(r: Any, console: Console) -> None:
     """Print the gold-scale audit: every pair's PPI++ gap and verdicts, the judge beside it,
     and the judge against the gold per model."""
     frame = r.pairs
@@ -1689,7 +1704,7 @@ def render_gold_audit(r, console: Console) -> None:
     console.print(markup(_capitalise(r.verdict) + "."))
 
 
-def render_store(r, console: Console) -> None:
+def render_store(r: Any, console: Console) -> None:
     """Print what a ``store`` command did or what a store holds."""
     name = type(r).__name__
     if name == "StoreAddResult":
