@@ -247,6 +247,15 @@ class TaskScores:
         """Boolean ``(n_items, n_models)``: True where the model scored the item."""
         return ~np.isnan(self.scores)
 
+    def cluster_codes(self, use_clusters: bool = True) -> IntArray | None:
+        """The clusters as integer codes, one per item (-1: no cluster), or None without
+        clusters (or with ``use_clusters`` false): what the rank sets and board scores take."""
+        if not use_clusters or self.clusters is None:
+            return None
+        import pandas as pd
+
+        return np.asarray(pd.factorize(pd.Series(self.clusters), use_na_sentinel=True)[0])
+
     @property
     def complete(self) -> bool:
         """True when every model scored every item of the task."""

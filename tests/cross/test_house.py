@@ -86,7 +86,6 @@ MAX_BODY = 100
 # fits.
 BEING_SPLIT = {
     "_scores.py:_align_dense": 138,
-    "jobs/audit.py:audit_scores": 143,
     "jobs/audit.py:to_records": 106,
     "jobs/estimate_study.py:estimate_study": 108,
     "jobs/gold.py:gold_result": 120,

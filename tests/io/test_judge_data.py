@@ -119,7 +119,7 @@ def test_per_model_means_are_the_leaderboard_win_rates_in_json():
     code, out = run(*AUDIT, "--scores", data, "--json", *NO_DRAWS)
     assert code == 0
     result = json.loads(out)
-    means = {row["model"]: row["displayed_accuracy"] for row in result["rankings"]}
+    means = {row["model"]: row["own_items_mean"] for row in result["rankings"]}
     assert len(means) == 58
     for model, (rate, _) in figures.items():
         assert round(100 * means[model], 3) == pytest.approx(rate, abs=1e-9), model
@@ -409,8 +409,8 @@ from evalgap.report import plots
 assert matplotlib.rcParams._get("backend") is sentinel  # importing chose none
 
 ranking = pd.DataFrame({{"rank": [1, 2, 3], "model": ["a", "b", "c"],
-                        "displayed_accuracy": [0.7, 0.6, 0.5],
-                        "ci_low": [0.65, 0.55, 0.45], "ci_high": [0.75, 0.65, 0.55]}})
+                        "score": [0.7, 0.6, 0.5],
+                        "score_low": [0.65, 0.55, 0.45], "score_high": [0.75, 0.65, 0.55]}})
 
 def draw(tag):
     assert plots.forest(ranking, [["b", "c"]], "scores").startswith("<svg")

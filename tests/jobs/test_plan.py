@@ -17,6 +17,9 @@ from scipy import stats
 
 import evalgap
 from evalgap.errors import InputError
+from evalgap.jobs.pilot import plan_pilot
+from evalgap.jobs.plan import plan_degradation, plan_noninferiority
+from evalgap.jobs.sampling_design import plan_sampling
 from evalgap.stats import noninferiority as ni
 from evalgap.stats import stratified as st
 from evalgap.stats import variance_components as vc
@@ -34,11 +37,11 @@ def test_a_pilot_gap_too_small_for_floating_point_is_refused_not_an_overflow(run
     """delta=1e-300 made N* infinite and int() raised OverflowError; 1e-150 is a huge whole
     number, Eq. 3 to the last digit."""
     with pytest.raises(InputError, match=r"a gap of 1e-300 needs more items than floating"):
-        evalgap.plan_pilot(PILOT, run_column="run", delta=1e-300)
+        plan_pilot(PILOT, run_column="run", delta=1e-300)
     out = run_cli("plan", "--pilot", str(PILOT), "--delta", "1e-300")
     assert out.returncode == 2 and "check the units of --delta" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
-    p = evalgap.plan_pilot(PILOT, run_column="run", delta=1e-150)
+    p = plan_pilot(PILOT, run_column="run", delta=1e-150)
     c = p.variance_components
     exact = _k() * (c.between_items + c.within_items) / 1e-300
     assert p.frontier[0].n_items == int(np.ceil(exact)) and p.frontier[0].n_items > 10**299
@@ -51,7 +54,7 @@ def test_a_noninferiority_plan_at_a_tiny_alpha_takes_the_tail_quantile(run_cli):
     p2 = float(ni.constrained_p2(flip / 2, flip / 2, 1.0, -margin))
     v0, v1 = 2 * p2 - margin * (1 + margin), flip
     n = (stats.norm.isf(alpha) * v0**0.5 + stats.norm.ppf(0.8) * v1**0.5) ** 2 / margin**2
-    got = evalgap.plan_noninferiority(margin=margin, flip_rate=flip, alpha=alpha)
+    got = plan_noninferiority(margin=margin, flip_rate=flip, alpha=alpha)
     assert got.required_n == math.ceil(n)
     out = run_cli("plan", "--margin", "0.05", "--flip-rate", "0.1", "--alpha", "1e-20", "--json")
     assert out.returncode == 0 and f'"required_n": {math.ceil(n)}' in out.stdout
@@ -61,8 +64,8 @@ def test_a_degradation_drop_too_small_for_floating_point_is_refused_without_warn
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(InputError, match="a drop of 1e-300 needs more items"):
-            evalgap.plan_degradation(delta=1e-300, flip_rate=0.1)
-        huge = evalgap.plan_degradation(delta=1e-150, flip_rate=0.1).required_n
+            plan_degradation(delta=1e-300, flip_rate=0.1)
+        huge = plan_degradation(delta=1e-150, flip_rate=0.1).required_n
     assert huge == pytest.approx(0.1 * _k(sides=1) / 1e-300, rel=1e-12)
 
 
@@ -89,16 +92,16 @@ FORMS = {
     "accuracies": lambda a, p, d: evalgap.plan(
         accuracy_a=0.6, accuracy_b=d, correlation=0.3, alpha=a, power=p
     ),
-    "degradation": lambda a, p, d: evalgap.plan_degradation(
+    "degradation": lambda a, p, d: plan_degradation(
         delta=d, flip_rate=0.1, alpha=a, power=p, n_items=100
     ),
-    "noninferiority": lambda a, p, d: evalgap.plan_noninferiority(
+    "noninferiority": lambda a, p, d: plan_noninferiority(
         margin=0.05, flip_rate=0.1, delta=d, alpha=a, power=p
     ),
-    "margin": lambda a, p, d: evalgap.plan_noninferiority(
+    "margin": lambda a, p, d: plan_noninferiority(
         margin=d, flip_rate=0.1, alpha=a, power=p
     ),
-    "pilot": lambda a, p, d: evalgap.plan_pilot(
+    "pilot": lambda a, p, d: plan_pilot(
         _PILOT,
         run_column="run",
         delta=d,
@@ -108,7 +111,7 @@ FORMS = {
         cost_per_item=1,
         cost_per_run=0.1,
     ),
-    "reference": lambda a, p, d: evalgap.plan_sampling(
+    "reference": lambda a, p, d: plan_sampling(
         _REFERENCE, model_a="new", accuracy_a=0.5, delta=d, alpha=a, power=p
     ),
 }
@@ -275,11 +278,11 @@ def test_the_python_plan_refuses_what_the_chosen_plan_does_not_take(kwargs, mess
     [
         # a list broadcast into arrays and failed as a TypeError
         (lambda: evalgap.plan(delta=[0.05, 0.1], sd_diff=0.3), r"delta must be one number"),
-        (lambda: evalgap.plan_degradation(delta=0.01, flip_rate=0.1, alpha=[0.05]), "alpha must"),
-        (lambda: evalgap.plan_sampling(_REFERENCE, model_a="x", accuracy_a=[0.5]), "accuracy_a"),
-        (lambda: evalgap.plan_pilot(_PILOT, delta=0.05, cost_per_item=[1]), "cost_per_item must"),
+        (lambda: plan_degradation(delta=0.01, flip_rate=0.1, alpha=[0.05]), "alpha must"),
+        (lambda: plan_sampling(_REFERENCE, model_a="x", accuracy_a=[0.5]), "accuracy_a"),
+        (lambda: plan_pilot(_PILOT, delta=0.05, cost_per_item=[1]), "cost_per_item must"),
         # a string cost was a ValueError, True a cost of 1
-        (lambda: evalgap.plan_pilot(_PILOT, delta=0.05, cost_per_item="abc"), "finite number"),
+        (lambda: plan_pilot(_PILOT, delta=0.05, cost_per_item="abc"), "finite number"),
         (lambda: evalgap.plan(pilot=_PILOT, delta=0.05, cost_per_run=True), "got True"),
         # a task given as a string was read letter by letter ('the pilot has 0 models')
         (lambda: evalgap.plan(pilot=_PILOT, delta=0.05, tasks="arc"), r"tasks must be a list"),

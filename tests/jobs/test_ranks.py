@@ -527,8 +527,11 @@ def test_mmlu_pro_separates_gemini_flash_from_deepseek_coder_on_their_shared_ite
 
 def test_html_page_carries_the_marginal_sets_and_score_intervals_as_the_json(run_cli, tmp_path):
     """The ranks page lacked the marginal-set column and the score intervals; every view
-    shows the same sets and tiers, and the interval is score -/+ z_{1 - alpha/2} SE."""
+    shows the same sets and tiers, and the interval of a binary score is Wilson's
+    (statsmodels' ``proportion_confint`` as the oracle)."""
     import re
+
+    from statsmodels.stats.proportion import proportion_confint
 
     x = _leaderboard([0.85, 0.7, 0.69, 0.5], 1500, seed=13)
     frame = pd.DataFrame(x, columns=list("abcd")).melt(var_name="model", value_name="score")
@@ -549,15 +552,14 @@ def test_html_page_carries_the_marginal_sets_and_score_intervals_as_the_json(run
     body = re.search(r"<tbody>(.*?)</tbody>", html).group(1)
     rows = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", body)]
     marginal = {row["model"]: row for row in data["marginal"]}
-    z = stats.norm.ppf(0.95)
     for cells, row in zip(rows, data["ranks"], strict=True):
         assert cells[1] == row["model"]
         span = lambda lo, hi: str(lo) if lo == hi else f"{lo}-{hi}"  # noqa: E731
         assert cells[6] == span(row["rank_low"], row["rank_high"])
         m = marginal[row["model"]]
         assert cells[7] == span(m["rank_low"], m["rank_high"]) and cells[8] == str(row["tier"])
-        assert row["score_low"] == pytest.approx(row["score"] - z * row["se"])
-        assert row["score_high"] == pytest.approx(row["score"] + z * row["se"])
+        wilson = proportion_confint(row["score"] * 1500, 1500, alpha=0.1, method="wilson")
+        assert (row["score_low"], row["score_high"]) == pytest.approx(wilson, rel=1e-12)
         low, high = (float(v) for v in cells[4].strip("[]").split(", "))
         assert low == pytest.approx(row["score_low"], abs=1e-4)
         assert high == pytest.approx(row["score_high"], abs=1e-4)

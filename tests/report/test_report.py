@@ -199,14 +199,14 @@ def test_rankings_columns_from_the_lead_are_shown_when_present(small_audit):
     result = small_audit
     rankings = result.rankings.assign(
         items_missing=[0, 12, 0, 0, 0],
-        ci_low=result.rankings["displayed_accuracy"] - 0.02,
-        ci_high=result.rankings["displayed_accuracy"] + 0.02,
+        score_low=result.rankings["score"] - 0.02,
+        score_high=result.rankings["score"] + 0.02,
     )
     from dataclasses import replace
 
     text = html_report.audit_report(replace(result, rankings=rankings))
     # the one bracket style of a score's interval, as ranks and card print it
-    assert score_interval(rankings["ci_low"].iloc[0], rankings["ci_high"].iloc[0]) in text
+    assert score_interval(rankings["score_low"].iloc[0], rankings["score_high"].iloc[0]) in text
     assert "<td class=''>12</td>" in text and "1 model lack items" in text
 
 

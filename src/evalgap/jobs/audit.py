@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from evalgap._results import Result, plain
-from evalgap._scores import AlignmentReport, ScoreSet
+from evalgap._scores import AlignmentReport, ScoreSet, TaskScores
 
 if TYPE_CHECKING:  # the audit imports the rank job only when it runs it
     from evalgap.jobs.fragility import FragilityResult
@@ -46,10 +46,13 @@ from evalgap.errors import InputError, escape
 from evalgap.io import counts as count_columns
 from evalgap.jobs._pages import HtmlPage, MarkdownPage
 from evalgap.jobs.pair_tests import pair_tests
-from evalgap.stats import _validate, intervals, multiplicity, resample, sequential
+from evalgap.report.text import plural
+from evalgap.stats import _validate, multiplicity, resample, sequential
 from evalgap.stats import clusters as cl
 from evalgap.stats import power as pw
-from evalgap.stats.paired import is_binary, summarize_counts, summarize_pairs
+from evalgap.stats.board import BoardScores, board_notes, board_scores
+from evalgap.stats.paired import summarize_counts, summarize_pairs
+from evalgap.stats.ranks import pair_gaps
 
 PROCEDURES = ("fixed_n", "bonferroni", "sidak", "holm", "bh", "anytime_valid", "clustered")
 FAMILIES = ("adjacent", "all")
@@ -220,7 +223,7 @@ class PairColumns(Mapping[str, np.ndarray]):
         """The lengths of the computed columns."""
         return {len(v) for v in self._ready.values()}
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[dict], tuple[dict]]:
         return (dict, (dict(self.items()),))
 
 
@@ -453,12 +456,12 @@ _RECORD_FLOATS = (
 )
 
 
-def _interval_methods(binary) -> list:
+def _interval_methods(binary: np.ndarray) -> list:
     """Per pair, the method of its gap interval: ``newcombe`` (binary) or ``paired_t``."""
     return np.where(np.asarray(binary, dtype=bool), "newcombe", "paired_t").tolist()
 
 
-def _json_floats(values) -> list:
+def _json_floats(values: Any) -> list:
     """A column as Python floats, with None where a value is NaN or infinite."""
     x = np.asarray(values, dtype=float)
     out = x.astype(object)
@@ -466,7 +469,7 @@ def _json_floats(values) -> list:
     return out.tolist()
 
 
-def _json_ints(values) -> list:
+def _json_ints(values: Any) -> list:
     """A column of whole numbers as Python ints, with None where a value is missing."""
     x = np.asarray(values, dtype=float)
     finite = np.isfinite(x)
@@ -491,7 +494,9 @@ class AuditResult(HtmlPage, MarkdownPage, Result):
     chain_procedure : str
         The procedure whose rank-adjacent verdicts make the unresolved chains.
     rankings : pandas.DataFrame
-        Per task and model: rank, displayed accuracy and its interval, items scored/missing.
+        Per task and model, best first: ``task, rank, model, score, score_low, score_high,
+        own_items_mean, n_items, items_missing``, the same rows, order and numbers as
+        ``evalgap ranks`` gives (:func:`evalgap.stats.board.board_scores`).
     pairs : PairTable
         The per-pair results (``.to_frame()`` for a DataFrame).
     unresolved : dict
@@ -708,68 +713,8 @@ def audit_scores(
             progress(PHASES.index(phase), len(PHASES), phase)
 
     step("pairs")
-    parts, rankings, notes = [], [], []
-    z = float(intervals.z_quantile(alpha))
-    models = pd.Index(score_set.models)
-    task_names = pd.Index([t.task for t in score_set.tasks])
-    for t_index, task in enumerate(score_set.tasks):
-        entries = {e.model: e for e in score_set.report.entries if e.task == task.task}
-        displayed = np.array([entries[m].mean_score for m in score_set.models])
-        order = rank_order(np.array(score_set.models), displayed)
-        # A model with no score on this task has no place in its ranking (as in the rank
-        # sets): it would be chained to the last model by a pair with no items.
-        scored = np.asarray(~np.isnan(task.scores).all(axis=0))
-        if not scored.all():
-            absent = [score_set.models[j] for j in np.flatnonzero(~scored)]
-            shown = ", ".join(absent[:5])
-            shown += f", and {len(absent) - 5} more" if len(absent) > 5 else ""
-            notes.append(
-                f"task {task.task}: {len(absent)} model{'s have' if len(absent) != 1 else ' has'} "
-                f"no score and {'are' if len(absent) != 1 else 'is'} left out of its ranking "
-                f"({shown})"
-            )
-            order = order[scored[order]]
-        low, high = _score_intervals(task.scores, z, alpha)
-        for rank, m in enumerate(order, start=1):
-            entry = entries[score_set.models[m]]
-            rankings.append(
-                {
-                    "task": task.task,
-                    "rank": rank,
-                    "model": score_set.models[m],
-                    "displayed_accuracy": float(displayed[m]),
-                    "ci_low": float(low[m]),
-                    "ci_high": float(high[m]),
-                    "items_scored": entry.items_scored,
-                    "items_missing": entry.items_missing,
-                }
-            )
-        first, second = family_pairs(order, family)
-        rank_of = np.zeros(len(score_set.models), dtype=np.int64)
-        rank_of[order] = np.arange(1, order.size + 1)
-        if first.size == 0:
-            notes.append(f"task {task.task}: fewer than 2 models, no pairs")
-            continue
-        s = summarize_pairs(task.scores, first, second)
-        parts.append(
-            pd.DataFrame(
-                {
-                    "task": pd.Categorical.from_codes(
-                        np.full(first.size, t_index), categories=task_names
-                    ),
-                    "task_index": t_index,
-                    # model names as codes into the model list: half a million pairs
-                    # cost no string building here
-                    "model_a": pd.Categorical.from_codes(first, categories=models),
-                    "model_b": pd.Categorical.from_codes(second, categories=models),
-                    "index_a": first,
-                    "index_b": second,
-                    "rank_a": rank_of[first],
-                    "rank_b": rank_of[second],
-                    **_summary_columns(s),
-                }
-            )
-        )
+    notes: list[str] = []
+    parts, rankings = _board_pairs(score_set, family, alpha, use_clusters, notes)
     if not parts:
         raise InputError("nothing to audit: every task has fewer than 2 models")
     pairs = pd.concat(parts, ignore_index=True)
@@ -813,28 +758,9 @@ def audit_scores(
         )
     step("trajectories")
     trajectories = _trajectories(pairs, score_set, alpha, power, mixture, seed)
-    rank_sets = None
     if n_rank_bootstrap:
         step("rank sets")
-        largest = max(len(score_set.models), 0)
-        if largest > MAX_AUDIT_RANK_MODELS:
-            notes.append(
-                f"rank sets are left out of audits of more than {MAX_AUDIT_RANK_MODELS} "
-                f"models ({largest:,} here); evalgap ranks computes them"
-            )
-        else:
-            from evalgap.jobs.ranks import ranks_scores
-
-            rank_sets = ranks_scores(
-                score_set,
-                alpha=alpha,
-                n_bootstrap=n_rank_bootstrap,
-                seed=seed,
-                use_clusters=use_clusters,
-                replicates_name="n_rank_bootstrap",
-                claims=False,
-                over_tasks=False,
-            )
+    rank_sets = _rank_sets(score_set, alpha, n_rank_bootstrap, seed, use_clusters, notes)
     result = _finish(
         pairs,
         pd.DataFrame(rankings),
@@ -852,6 +778,92 @@ def audit_scores(
         result, alignment=score_set.report, n_bootstrap=n_bootstrap, rank_sets=rank_sets
     )
     return _with_fragility(result, score_set)
+
+
+def _board_pairs(
+    score_set: ScoreSet, family: str, alpha: float, use_clusters: bool, notes: list[str]
+) -> tuple[list[pd.DataFrame], list[dict[str, Any]]]:
+    """Per task: the family's pairs (with their paired summaries) and the ranking rows, both
+    in the board's order (:func:`board_order`, as ``ranks`` lists the models)."""
+    parts: list[pd.DataFrame] = []
+    rankings: list[dict[str, Any]] = []
+    models = pd.Index(score_set.models)
+    task_names = pd.Index([t.task for t in score_set.tasks])
+    for t_index, task in enumerate(score_set.tasks):
+        order, board = board_order(task, np.array(score_set.models), alpha, use_clusters, notes)
+        for position, m in enumerate(order):
+            rankings.append(
+                {
+                    "task": task.task,
+                    "rank": int(board.rank[position]),
+                    "model": score_set.models[m],
+                    "score": float(board.score[position]),
+                    "score_low": float(board.score_low[position]),
+                    "score_high": float(board.score_high[position]),
+                    "own_items_mean": float(board.own_items_mean[position]),
+                    "n_items": int(board.n[position]),
+                    "items_missing": int(task.scores.shape[0] - board.n[position]),
+                }
+            )
+        first, second = family_pairs(order, family)
+        rank_of = np.zeros(len(score_set.models), dtype=np.int64)
+        rank_of[order] = board.rank
+        if first.size == 0:
+            notes.append(f"task {task.task}: fewer than 2 models, no pairs")
+            continue
+        s = summarize_pairs(task.scores, first, second)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "task": pd.Categorical.from_codes(
+                        np.full(first.size, t_index), categories=task_names
+                    ),
+                    "task_index": t_index,
+                    # model names as codes into the model list: half a million pairs
+                    # cost no string building here
+                    "model_a": pd.Categorical.from_codes(first, categories=models),
+                    "model_b": pd.Categorical.from_codes(second, categories=models),
+                    "index_a": first,
+                    "index_b": second,
+                    "rank_a": rank_of[first],
+                    "rank_b": rank_of[second],
+                    **_summary_columns(s),
+                }
+            )
+        )
+    return parts, rankings
+
+
+def _rank_sets(
+    score_set: ScoreSet,
+    alpha: float,
+    n_rank_bootstrap: int,
+    seed: int | None,
+    use_clusters: bool,
+    notes: list[str],
+) -> RanksResult | None:
+    """Every model's rank set and tier as ``ranks`` gives them, or None (and why)."""
+    if not n_rank_bootstrap:
+        return None
+    largest = max(len(score_set.models), 0)
+    if largest > MAX_AUDIT_RANK_MODELS:
+        notes.append(
+            f"rank sets are left out of audits of more than {MAX_AUDIT_RANK_MODELS} "
+            f"models ({largest:,} here); evalgap ranks computes them"
+        )
+        return None
+    from evalgap.jobs.ranks import ranks_scores
+
+    return ranks_scores(
+        score_set,
+        alpha=alpha,
+        n_bootstrap=n_rank_bootstrap,
+        seed=seed,
+        use_clusters=use_clusters,
+        replicates_name="n_rank_bootstrap",
+        claims=False,
+        over_tasks=False,
+    )
 
 
 def _with_fragility(result: AuditResult, score_set: ScoreSet | None) -> AuditResult:
@@ -947,15 +959,15 @@ def audit_counts(
         notes=notes,
     )
     rankings = listed.drop(columns="model_b_side").rename(
-        columns={"accuracy": "displayed_accuracy", "n_items": "items_scored"}
-    )[["task", "rank", "model", "displayed_accuracy", "items_scored"]]
+        columns={"accuracy": "score"}
+    )[["task", "rank", "model", "score", "n_items"]]
     result = _finish(
         pairs, rankings, alpha, power, family, m, chain_procedure, None, {}, notes, deferred
     )
     return _with_fragility(dataclasses.replace(result, n_bootstrap=n_bootstrap), None)
 
 
-def _summary_columns(s) -> dict:
+def _summary_columns(s: Any) -> dict:
     """The pair table's statistics columns from a paired summary (one entry per pair); a
     binary summary of counts has the Bernoulli variances ``p (1 - p)``."""
     accuracy_a, accuracy_b = np.atleast_1d(s.accuracy_a), np.atleast_1d(s.accuracy_b)
@@ -984,15 +996,15 @@ def _summary_columns(s) -> dict:
 def _evaluate(
     pairs: pd.DataFrame,
     *,
-    alpha,
-    power,
-    family_size,
-    mixture,
-    n_bootstrap,
-    n_bootstrap_required_n,
-    seed,
-    score_set,
-    notes,
+    alpha: float,
+    power: float,
+    family_size: int,
+    mixture: Any,  # validated by _check; a sequential.Mixture
+    n_bootstrap: int,
+    n_bootstrap_required_n: int,
+    seed: int | None,
+    score_set: ScoreSet | None,
+    notes: list[str],
 ) -> tuple[pd.DataFrame, Callable[[], dict[str, np.ndarray]]]:
     """Every pair's statistics and verdicts; and the function computing its resampled
     columns (see :func:`_resampled`)."""
@@ -1018,7 +1030,7 @@ def _evaluate(
     p["p_mid_p"] = pt.p_mid_p
     p["p_paired_t"] = pt.p_paired_t
     p["delta_low"], p["delta_high"] = pt.delta_low, pt.delta_high
-    kw = {"alpha": alpha, "power": power}
+    kw: dict[str, Any] = {"alpha": alpha, "power": power}
     testable = pt.testable
     required = pt.required_n
     p["required_n"] = required
@@ -1096,7 +1108,16 @@ def family_verdicts(
     return {proc: np.asarray(v) & testable for proc, v in verdicts.items()}
 
 
-def _resampled(p, n_required_n, n_bootstrap, seed, score_set, alpha, power, notes) -> Callable:
+def _resampled(
+    p: pd.DataFrame,
+    n_required_n: int,
+    n_bootstrap: int,
+    seed: int | None,
+    score_set: ScoreSet | None,
+    alpha: float,
+    power: float,
+    notes: list[str],
+) -> Callable:
     """Say now which pairs get no resampled columns (notes); return the function that
     computes them (:data:`RESAMPLED_COLUMNS`), run when one of them is first read.
 
@@ -1154,7 +1175,7 @@ def _resampled(p, n_required_n, n_bootstrap, seed, score_set, alpha, power, note
         high = np.full(binary.size, np.nan)
         p_value = np.full(binary.size, np.nan)
         idx = np.flatnonzero(binary)
-        kw = {"alpha": alpha, "power": power}
+        kw: dict[str, Any] = {"alpha": alpha, "power": power}
         if interval_binary:
             low[idx], high[idx] = pw.required_n_bootstrap_interval(
                 a_only[idx], b_only[idx], n_items[idx], n_required_n, seed, **kw
@@ -1179,7 +1200,17 @@ def _resampled(p, n_required_n, n_bootstrap, seed, score_set, alpha, power, note
 # --- clusters ------------------------------------------------------------------------------
 
 
-def _clustered(pairs, score_set: ScoreSet, *, alpha, power, n_resamples, seed, progress, label):
+def _clustered(
+    pairs: pd.DataFrame,
+    score_set: ScoreSet,
+    *,
+    alpha: float,
+    power: float,
+    n_resamples: int,
+    seed: int | None,
+    progress: Callable[..., object],
+    label: str,
+) -> tuple[pd.DataFrame, ClusterStress]:
     p = pairs.copy()
     icc = np.full(len(p), np.nan)
     mbar_all = np.full(len(p), np.nan)
@@ -1268,7 +1299,9 @@ def _clustered(pairs, score_set: ScoreSet, *, alpha, power, n_resamples, seed, p
     return p, stress
 
 
-def _alternative_clusterings(task, pairs, seed, t_index) -> dict:
+def _alternative_clusterings(
+    task: Any, pairs: pd.DataFrame, seed: int | None, t_index: int
+) -> dict:
     """Random clusters of the real sizes (null check), difficulty quartiles, split halves."""
     labels = np.asarray(task.clusters)
     stream = resample.child_seed(seed, "alternative_clusters", (t_index,))
@@ -1290,7 +1323,14 @@ def _alternative_clusterings(task, pairs, seed, t_index) -> dict:
 # --- e-process trajectories (Figure 4) -------------------------------------------------------
 
 
-def _trajectories(p: pd.DataFrame, score_set: ScoreSet | None, alpha, power, mixture, seed) -> dict:
+def _trajectories(
+    p: pd.DataFrame,
+    score_set: ScoreSet | None,
+    alpha: float,
+    power: float,
+    mixture: Any,  # validated by _check; a sequential.Mixture
+    seed: int | None,
+) -> dict:
     """log e_n along the items of the (up to) four binary pairs nearest the anytime boundary.
 
     Each pair's items are taken in a seeded random order (the order an evaluation that
@@ -1330,9 +1370,18 @@ def _trajectories(p: pd.DataFrame, score_set: ScoreSet | None, alpha, power, mix
 
 
 def _finish(
-    pairs, rankings, alpha, power, family, m, chain_procedure, stress, trajectories, notes,
-    deferred=None,
-) -> AuditResult:  # fmt: skip
+    pairs: pd.DataFrame,
+    rankings: pd.DataFrame,
+    alpha: float,
+    power: float,
+    family: str,
+    m: int,
+    chain_procedure: str,
+    stress: ClusterStress | None,
+    trajectories: dict,
+    notes: list[str],
+    deferred: Callable[[], dict[str, np.ndarray]] | None = None,
+) -> AuditResult:
     unresolved = count_unresolved(pairs)
     if chain_procedure not in unresolved:
         raise InputError(
@@ -1361,6 +1410,48 @@ def _finish(
         trajectories=trajectories,
         notes=tuple(notes),
     )
+
+
+def board_order(
+    task: TaskScores, names: np.ndarray, alpha: float, use_clusters: bool, notes: list[str]
+) -> tuple[np.ndarray, BoardScores]:
+    """The task's models best first and their board scores in that order (the order of
+    ``evalgap ranks``: the same models, scores and intervals), saying who is left out."""
+    counts = (~np.isnan(task.scores)).sum(axis=0)
+    for label, absent in (
+        ("no score", np.flatnonzero(counts == 0)),
+        ("a score on 1 item only (a standard error needs 2)", np.flatnonzero(counts == 1)),
+    ):
+        if absent.size:
+            shown = ", ".join(names[absent[:5]].tolist())
+            shown += f", and {absent.size - 5} more" if absent.size > 5 else ""
+            notes.append(
+                f"task {task.task}: {plural(int(absent.size), 'model')} "
+                f"{'have' if absent.size != 1 else 'has'} {label} and "
+                f"{'are' if absent.size != 1 else 'is'} left out of its ranking ({shown})"
+            )
+    scored = np.flatnonzero(counts >= 2)
+    x = task.scores[:, scored]
+    codes = task.cluster_codes(use_clusters)
+    # pair_gaps needs two models; one model (or none) has no pair
+    gap = pair_gaps(x)[0] if scored.size >= 2 else np.zeros((scored.size, scored.size))
+    board = board_scores(x, names[scored], gap=gap, clusters=codes, alpha=alpha)
+    notes.extend(f"task {task.task}: {note}" for note in board_notes(board))
+    keep = board.order
+    ordered = BoardScores(
+        score=board.score[keep],
+        se=board.se[keep],
+        score_low=board.score_low[keep],
+        score_high=board.score_high[keep],
+        own_items_mean=board.own_items_mean[keep],
+        n=board.n[keep],
+        rank=board.rank[keep],
+        order=np.arange(keep.size),
+        interval=board.interval,
+        against=board.against,
+        reversed=board.reversed,
+    )
+    return scored[keep], ordered
 
 
 def rank_order(names: np.ndarray, means: np.ndarray) -> np.ndarray:
@@ -1534,35 +1625,14 @@ def family_pairs(order: np.ndarray, family: str) -> tuple[np.ndarray, np.ndarray
     return order[upper], order[lower]
 
 
-def _pair_differences(task_index, index_a, index_b, score_set: ScoreSet) -> np.ndarray:
+def _pair_differences(
+    task_index: int, index_a: int, index_b: int, score_set: ScoreSet
+) -> np.ndarray:
     """Per-item differences of one pair on the items both models scored."""
     task = score_set.tasks[int(task_index)]
     i, j = int(index_a), int(index_b)
     rows = task.pair_rows(i, j)
     return task.scores[rows, i] - task.scores[rows, j]
-
-
-def _score_intervals(scores: np.ndarray, z: float, alpha: float):
-    """Per model: a (1 - alpha) interval of the mean over its own items.
-
-    Binary scores: Wilson's score interval; graded: mean -/+ z sd/sqrt(n).
-    """
-    observed = ~np.isnan(scores)
-    n = observed.sum(axis=0)
-    filled = scores if n.min() == scores.shape[0] else np.where(observed, scores, 0.0)
-    low = np.full(scores.shape[1], np.nan)
-    high = np.full(scores.shape[1], np.nan)
-    has = n > 0
-    if not has.any():
-        return low, high
-    if is_binary(filled):
-        low[has], high[has] = intervals.wilson_interval(filled[:, has].sum(axis=0), n[has], alpha)
-        return low, high
-    mean = filled[:, has].sum(axis=0) / n[has]
-    centred = np.where(observed[:, has], filled[:, has] - mean, 0.0)
-    se = np.sqrt((centred * centred).sum(axis=0) / n[has]) / np.sqrt(n[has])
-    low[has], high[has] = mean - z * se, mean + z * se
-    return low, high
 
 
 def _drop_pairs_without_items(pairs: pd.DataFrame, notes: list) -> pd.DataFrame:
@@ -1614,7 +1684,7 @@ def _alignment_notes(score_set: ScoreSet) -> list[str]:
     return out + report.row_messages()
 
 
-def _family_size(declared, n_pairs: int) -> int:
+def _family_size(declared: int | None, n_pairs: int) -> int:
     """The family size m: the pairs audited, or a declared m that is at least that many."""
     if declared is None:
         return n_pairs
@@ -1672,7 +1742,7 @@ def _refuse_repeated_pairs(table: pd.DataFrame, source: str) -> None:
         )
 
 
-def _bucket(label, inside, unresolved, q) -> dict:
+def _bucket(label: str, inside: pd.Series, unresolved: pd.Series, q: pd.Series) -> dict:
     count = int(inside.sum())
     values = q[inside].dropna()
     return {
@@ -1684,7 +1754,7 @@ def _bucket(label, inside, unresolved, q) -> dict:
     }
 
 
-def _check(family, alpha, power, chain_procedure, **resamples) -> None:
+def _check(family: str, alpha: float, power: float, chain_procedure: str, **resamples: int) -> None:
     """Refuse bad settings with one line naming the keyword (``resamples``: counts >= 0)."""
     if family not in FAMILIES:
         raise InputError(
@@ -1706,7 +1776,7 @@ def _check(family, alpha, power, chain_procedure, **resamples) -> None:
         )
 
 
-def _finite(value):
+def _finite(value: Any) -> float | None:
     if value is None:
         return None
     try:

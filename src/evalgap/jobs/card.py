@@ -11,16 +11,22 @@ give, so the card, ``ranks``, ``audit`` and ``fragility`` agree.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from evalgap._results import Result, RowResult, TableResult
 from evalgap._scores import ScoreSet
+from evalgap.jobs._inputs import _models, _renamed, scores_of
 from evalgap.jobs._pages import HtmlPage
 from evalgap.jobs.ranks import OverTasks
+from evalgap.stats import _validate
+
+if TYPE_CHECKING:
+    from evalgap._scores import ScoresInput
+    from evalgap.io.options import LoadOptions
 
 # The test whose p-value and items to flip the card shows per pair, by kind of scores.
 PAIR_TEST = {True: "exact", False: "paired_t"}
@@ -37,7 +43,10 @@ class ModelCard(RowResult):
     rank : int
         One plus the models ahead of it.
     score, score_low, score_high : float
-        Its mean score and (1 - alpha) interval (that model alone).
+        Its board score and (1 - alpha) interval, that model alone (as ``evalgap ranks``:
+        the mean, or with items missing the additive fit model + item).
+    own_items_mean : float
+        Its mean over the items it was scored on.
     rank_low, rank_high : int
         Its simultaneous rank set (all models at once, level 1 - alpha).
     marginal_low, marginal_high : int
@@ -55,6 +64,7 @@ class ModelCard(RowResult):
     score: float
     score_low: float
     score_high: float
+    own_items_mean: float
     rank_low: int
     rank_high: int
     marginal_low: int
@@ -76,7 +86,7 @@ class PairCard(RowResult):
     n_items : int
         Items both scored.
     delta, delta_low, delta_high : float
-        A's mean minus B's and its (1 - alpha) paired interval.
+        A's mean minus B's on the items both scored, and its (1 - alpha) paired interval.
     test : str
         The test shown: ``exact`` (binary) or ``paired_t`` (graded).
     p_value : float
@@ -268,6 +278,7 @@ def _task_card(task: Any, ranks: Any, pairs: Any, flips: Any) -> TaskCard:
             score=float(row.score),
             score_low=float(row.score_low),
             score_high=float(row.score_high),
+            own_items_mean=float(row.own_items_mean),
             rank_low=int(row.rank_low),
             rank_high=int(row.rank_high),
             marginal_low=int(marginal.loc[row.model, "rank_low"]),
@@ -314,8 +325,84 @@ def _task_card(task: Any, ranks: Any, pairs: Any, flips: Any) -> TaskCard:
         n_items=total,
         models=models,
         pairs=tuple(cards),
-        separated=sum(p.separated for p in cards),
-        resolved=int(sum(bool(q >= 1) for q in pairs["resolution_ratio"].to_numpy(float))),
+        separated=ranks.separated[name],
+        resolved=int(pairs["resolved_fixed_n"].sum()),
         single_rank=sum(m.rank_low == m.rank_high for m in models),
         signal_to_noise=spread / se if se > 0 else float("inf"),
+    )
+
+
+def card(
+    scores: ScoresInput | None = None,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    n_bootstrap: int = 1000,
+    seed: int | None = 0,
+    models: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
+    complete_case: bool = False,
+    strict: bool = False,
+    progress: Callable[..., object] | None = None,
+    options: LoadOptions | None = None,
+    **columns: Any,
+) -> CardResult:
+    """A leaderboard card: what each model and each adjacent pair can claim, on one page.
+
+    Per task: each model's score and interval, simultaneous and marginal rank sets and tier
+    (as :func:`ranks`), and the items it lacks; each rank-adjacent pair's gap, interval,
+    p-value, q (as :func:`audit`) and items to flip (as :func:`fragility`); the adjacent
+    pairs separated, the models with a single rank and the benchmark's signal-to-noise
+    ratio; and the settings. ``result.to_markdown()`` gives GitHub-flavoured Markdown (a
+    README section or a pull-request comment), ``result.to_html(path)`` the page of ``card
+    --html``.
+
+    Parameters
+    ----------
+    scores : DataFrame, ScoreSet, str, Path or list
+        Per-item scores, as :func:`ranks` takes them (``cluster_column=`` for clustered
+        items; ``task_column=`` names the tasks, e.g. categories).
+    alpha, power : float
+        The level of the sets, tests and intervals, and the power of N*.
+    n_bootstrap : int
+        Bootstrap replicates of the rank sets.
+    seed : int or None
+        Seed of every resampling step.
+    models, tasks, complete_case, strict, options
+        As in :func:`ranks`.
+    progress : callable, optional
+        Called as the rank sets of each task are computed.
+    **columns
+        Column names of a DataFrame or table file.
+
+    Returns
+    -------
+    CardResult
+        The card (``tasks``, ``settings``, ``notes``, the sentence).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, evalgap
+    >>> rng = np.random.default_rng(0)
+    >>> p = {"a": 0.8, "b": 0.7, "c": 0.69}
+    >>> rows = [(m, f"q{i}", int(rng.random() < p[m])) for m in p for i in range(600)]
+    >>> card = evalgap.card(pd.DataFrame(rows, columns=["model", "item_id", "score"]),
+    ...                     n_bootstrap=300)
+    >>> sorted((m.model, m.rank_low, m.rank_high) for m in card.tasks[0].models)
+    [('a', 1, 1), ('b', 2, 3), ('c', 2, 3)]
+    >>> card.to_markdown().splitlines()[0]
+    '## Leaderboard card'
+    """
+    _validate.arguments(alpha=alpha, power=power, n_bootstrap=n_bootstrap, seed=seed)
+    score_set = scores_of(
+        _renamed(columns, "data", "scores", scores),
+        models=_models(models, options),
+        tasks=tasks,
+        complete_case=complete_case,
+        strict=strict,
+        options=options,
+        **columns,
+    )
+    return card_scores(
+        score_set, alpha=alpha, power=power, n_bootstrap=n_bootstrap, seed=seed, progress=progress
     )

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     from evalgap._scores import AlignmentReport, ScoreSet, ScoresInput
     from evalgap.io.options import LoadOptions
-    from evalgap.jobs.compare import CompareResult
+    from evalgap.jobs.compare_pair import CompareResult
     from evalgap.jobs.ranks import RanksResult
     from evalgap.stats._types import Alternative
 
@@ -882,8 +882,8 @@ def compare_gold(
     """``compare`` with gold labels: the judge's pair from ``judged``, the gold from a column
     of ``data`` or from the source ``gold``; several tasks are strata, and so are the
     judge's clusters with ``strata`` (the column given as the strata)."""
-    from evalgap.jobs.compare import compare_scores
     from evalgap.jobs.compare_groups import pooling_note
+    from evalgap.jobs.compare_pair import compare_scores
 
     shared = {k: v for k, v in columns.items() if k != "cluster_column"}
     golden, notes = gold_set(
@@ -1028,6 +1028,7 @@ def ranks_gold(
         frame["se"] = [by_model[m].se for m in frame["model"]]
         frame["score_low"] = [float(by_model[m].ci.low) for m in frame["model"]]
         frame["score_high"] = [float(by_model[m].ci.high) for m in frame["model"]]
+        frame["own_items_mean"] = frame["score"]
         rows.append(frame)
         marginal_rows.append(
             frame.assign(

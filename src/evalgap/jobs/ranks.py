@@ -38,6 +38,7 @@ RANK_COLUMNS = (
     "se",
     "score_low",
     "score_high",
+    "own_items_mean",
     "n_items",
     "rank",
     "rank_low",
@@ -111,13 +112,15 @@ class RanksResult(HtmlPage, MarkdownPage, Result):
     n_bootstrap : int
         Bootstrap replicates (0 when no task used the bootstrap).
     ranks : pandas.DataFrame
-        One row per task and model: ``task, model, score, se, score_low, score_high,
-        n_items, rank, rank_low, rank_high, tier``. ``score`` is the mean over the model's
-        own items (Bradley-Terry: the log-strength), ``se`` its standard error,
-        ``score_low``-``score_high`` its (1 - alpha) normal interval (that model alone),
-        ``rank`` one plus the models ahead of
-        it on the items both scored (the rank by score when no score is missing; ties share
-        the best rank), ``rank_low``-``rank_high`` the simultaneous set.
+        One row per task and model, best first: ``task, model, score, se, score_low,
+        score_high, own_items_mean, n_items, rank, rank_low, rank_high, tier``. ``score``
+        is the board score (:func:`evalgap.stats.board.board_scores`: the mean on complete
+        data, the additive fit model + item when items are missing; Bradley-Terry: the
+        log-strength), ``se`` its standard error, ``score_low``-``score_high`` its
+        (1 - alpha) interval (that model alone; Wilson's for binary scores),
+        ``own_items_mean`` the mean over the model's own items, ``rank`` one plus the models
+        with a higher score (ties share the best rank), ``rank_low``-``rank_high`` the
+        simultaneous set. ``audit`` and ``card`` list the models in this order.
     marginal : pandas.DataFrame
         The same keys, with each model's marginal set (valid for that model alone).
     methods : dict
@@ -171,7 +174,7 @@ class RanksResult(HtmlPage, MarkdownPage, Result):
     over_tasks: OverTasks | None = None
     gold: pd.DataFrame | None = None
     _omit: ClassVar[tuple[str, ...]] = ("shown_better",)
-    _derived: ClassVar[tuple[str, ...]] = ("verdict",)
+    _derived: ClassVar[tuple[str, ...]] = ("separated", "verdict")
     _headline: ClassVar[tuple[str, ...]] = ("method",)
 
     @property
@@ -180,6 +183,16 @@ class RanksResult(HtmlPage, MarkdownPage, Result):
         from evalgap.report.sentences import ranks_verdict
 
         return ranks_verdict(self)
+
+    @property
+    def separated(self) -> dict[str, int]:
+        """Per task: the adjacent rows of the rank table (each model and the next) whose
+        upper model the simultaneous sets show better than the lower (the card's and the
+        pages' count of separated pairs)."""
+        return {
+            task: int(np.diagonal(np.asarray(better, dtype=bool), offset=1).sum())
+            for task, better in self.shown_better.items()
+        }
 
     def to_frame(self) -> pd.DataFrame:
         """Return ``ranks`` with the marginal sets as ``marginal_low``/``marginal_high``."""
@@ -244,9 +257,7 @@ def ranks_scores(
         if models.size < 2:
             notes.append(f"task {task.task}: fewer than 2 models with scores, no ranks")
             continue
-        clusters = None
-        if use_clusters and task.clusters is not None:
-            clusters = pd.factorize(pd.Series(task.clusters), use_na_sentinel=True)[0]
+        clusters = task.cluster_codes(use_clusters)
         sets = rk.rank_sets(
             x[:, scored],
             alpha=alpha,
@@ -306,15 +317,20 @@ def _rank_frame(
 ) -> pd.DataFrame:
     from evalgap.stats.ranks import score_interval
 
-    low, high = score_interval(sets.score, sets.se, alpha)
+    if sets.score_low is not None and sets.score_high is not None:
+        low, high = sets.score_low, sets.score_high
+    else:  # battles: a strength's normal interval
+        low, high = score_interval(sets.score, sets.se, alpha)
+    own = sets.own_items_mean if sets.own_items_mean is not None else sets.score
     return pd.DataFrame(
         {
             "task": task,
             "model": models[order],
             "score": np.asarray(sets.score, dtype=float)[order],
             "se": np.asarray(sets.se, dtype=float)[order],
-            "score_low": low[order],
-            "score_high": high[order],
+            "score_low": np.asarray(low, dtype=float)[order],
+            "score_high": np.asarray(high, dtype=float)[order],
+            "own_items_mean": np.asarray(own, dtype=float)[order],
             "n_items": np.asarray(sets.n, dtype=np.int64)[order],
             "rank": np.asarray(sets.rank, dtype=np.int64)[order],
             "rank_low": np.asarray(sets.rank_low, dtype=np.int64)[order],

@@ -914,7 +914,9 @@ def _no_scores(con: DuckDBPyConnection, tasks: Sequence[str] | None) -> InputErr
 
 
 def _ranked_models(con: DuckDBPyConnection, tasks: Sequence[str] | None) -> dict:
-    """Per task, the models best first (mean over their own items, ties by name)."""
+    """Per task, the models best first, in the order ``audit`` and ``ranks`` list them: by
+    mean on a complete board; where models lack items, by the board of their stored items
+    (:func:`evalgap.stats.board.board_scores`: the paired rank, then the additive score)."""
     from evalgap.io import store as io
     from evalgap.jobs.audit import rank_order
 
@@ -929,8 +931,34 @@ def _ranked_models(con: DuckDBPyConnection, tasks: Sequence[str] | None) -> dict
     out = {}
     for task, sub in means.groupby("task", sort=False):
         names = sub["model"].to_numpy(dtype=object)
-        out[task] = names[rank_order(names, sub["mean"].to_numpy())]
+        out[task] = _board_of_items(con, str(task))
+        if out[task] is None:
+            out[task] = names[rank_order(names, sub["mean"].to_numpy())]
     return out
+
+
+def _board_of_items(con: DuckDBPyConnection, task: str) -> np.ndarray | None:
+    """The task's models in board order from its stored items, or None when every model
+    scored every item (the order by mean is then the board's)."""
+    import numpy as np
+
+    from evalgap._scores import TaskScores
+    from evalgap.io import store as io
+    from evalgap.jobs.audit import board_order
+
+    names, codes, _, _ = io.read_vectors(con, task, as_codes=True)
+    if (codes >= 0).all():
+        return None
+    scores = np.where(codes >= 0, codes, np.nan).T
+    items = TaskScores(
+        task=task,
+        item_ids=np.arange(scores.shape[0]),
+        scores=scores,
+        run_counts=(codes >= 0).T.astype(np.int64),
+        clusters=None,
+    )
+    order, _ = board_order(items, np.array(names, dtype=object), 0.05, False, [])
+    return np.array(names, dtype=object)[order]
 
 
 def _pair_blocks(

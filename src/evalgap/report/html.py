@@ -12,9 +12,9 @@ import hashlib
 import html
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -48,6 +48,9 @@ from evalgap.report.text import (
     points_interval,
     score_interval,
 )
+
+if TYPE_CHECKING:
+    from evalgap.io._files import PathArg
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1220px;
@@ -153,9 +156,16 @@ PAIR_HEADERS = {
     "design_effect": "Design effect",
     "required_n_clustered": "N* clustered",
 }
+# What a board's score is, in every page that lists one (audit, ranks, card)
+SCORE_MEANING = (
+    "The model's mean score; where models lack items, the additive fit model + item over the "
+    "scores there are, which charges a model with the difficulty of the items it lacks (its "
+    "mean over its own items is shown as Own-items mean). The order of every table of the board."
+)
 GLOSSARY = {
-    "Score": "the model's mean score on the items it was scored on (its displayed score).",
-    "95% interval": "a 95% confidence interval of that mean over the model's own items.",
+    "Score": SCORE_MEANING,
+    "95% interval": "a 95% confidence interval of the score, that model alone (Wilson's for "
+    "binary scores).",
     "Items missing": "items of the task with no usable score for this model; each pair is "
     "tested on the items both of its models scored.",
     "Δ = A − B": "difference of the two models' mean scores on their shared items.",
@@ -304,7 +314,13 @@ def report_html(
     return page
 
 
-def _page(title: str, parts: list[str], notes, provenance, glossary: dict) -> str:
+def _page(
+    title: str,
+    parts: list[str],
+    notes: Iterable[str],
+    provenance: dict | None,
+    glossary: dict,
+) -> str:
     """One self-contained page: the sections, the notes, provenance and the glossary."""
     parts = [*parts, *(f"<p class='note'>note: {_e(note)}</p>" for note in notes)]
     parts += _provenance_section(provenance)
@@ -318,7 +334,7 @@ def _page(title: str, parts: list[str], notes, provenance, glossary: dict) -> st
     )
 
 
-def provenance(inputs, options: dict, *, command: str = "audit") -> dict:
+def provenance(inputs: Iterable[PathArg], options: dict, *, command: str = "audit") -> dict:
     """Return what produced a report: input files (size, SHA-256), version, options, date.
 
     ``options`` maps each option the user gave to its value. The date honours
@@ -341,7 +357,7 @@ def provenance(inputs, options: dict, *, command: str = "audit") -> dict:
     }
 
 
-def write_report(path, text: str) -> None:
+def write_report(path: PathArg, text: str) -> None:
     """Write ``text`` to ``path`` atomically: a temporary file beside it, then a rename.
 
     A failure leaves no partial file (and an existing report untouched).
@@ -364,16 +380,16 @@ def _models_section(r: AuditResult) -> list[str]:
     rows = []
     for row in rankings.itertuples(index=False):
         record = row._asdict()
-        interval = score_interval(record.get("ci_low"), record.get("ci_high"))
+        interval = score_interval(record.get("score_low"), record.get("score_high"))
         missing = record.get("items_missing")
         rows.append(
             {
                 **({"Task": record["task"]} if several else {}),
                 "Rank": int(record["rank"]),
                 "Model": record["model"],
-                "Score": format_score(record["displayed_accuracy"]),
+                "Score": format_score(record["score"]),
                 "95% interval": interval,
-                "Items scored": format_count(record["items_scored"]),
+                "Items scored": format_count(record["n_items"]),
                 "Items missing": format_count(missing) if _finite(missing) else "—",
                 "Unresolved chain": chain_names.get((record["task"], record["model"]), ""),
                 **({"Tier": tier_of.get((record["task"], record["model"]), "")} if tier_of else {}),
@@ -401,8 +417,8 @@ def _models_section(r: AuditResult) -> list[str]:
         everyone = rankings[rankings["task"] == task]
         sub = everyone.sort_values("rank").head(MAX_FOREST_MODELS)
         caption = (
-            "Each model's score on its own items"
-            + (" with its 95% interval" if "ci_low" in sub.columns else "")
+            "Each model's score"
+            + (" with its 95% interval" if "score_low" in sub.columns else "")
             + "; models in one shaded bracket form an unresolved chain under "
             f"{PROCEDURE_IN_PROSE.get(r.chain_procedure, r.chain_procedure)} (each "
             "adjacent gap unresolved)."
@@ -585,7 +601,7 @@ def _heatmap_section(r: AuditResult) -> list[str]:
     return out
 
 
-def _rank_sets_section(ranks) -> list[str]:
+def _rank_sets_section(ranks: Any) -> list[str]:
     """The rank-interval plot of each task (the sets of evalgap ranks)."""
     level = format_level(ranks.alpha)
     out = [
@@ -606,7 +622,7 @@ def _rank_sets_section(ranks) -> list[str]:
     return out
 
 
-def _rank_figure_frame(ranks, task) -> pd.DataFrame:
+def _rank_figure_frame(ranks: Any, task: str) -> pd.DataFrame:
     sub = ranks.ranks[ranks.ranks["task"] == task].sort_values(["rank", "model"])
     marginal = ranks.marginal[ranks.marginal["task"] == task].set_index("model")
     figure = sub.copy()
@@ -987,7 +1003,7 @@ def _provenance_section(prov: dict | None) -> list[str]:
 # --- helpers ------------------------------------------------------------------------------
 
 
-def _describe_input(path) -> dict:
+def _describe_input(path: PathArg) -> dict:
     p = Path(str(path))
     info = {"path": clean(path)}
     try:
@@ -1005,7 +1021,7 @@ def _describe_input(path) -> dict:
     return info
 
 
-def _option_value(value) -> str:
+def _option_value(value: object) -> str:
     if isinstance(value, (list, tuple)):
         return ", ".join(clean(v) for v in value)
     if isinstance(value, bool):
@@ -1027,8 +1043,8 @@ def _shown(shown: int, total: int, noun: str) -> str:
     return f"Showing {format_count(shown)} of {format_count(total)} {noun}."
 
 
-def _table(frame: pd.DataFrame, text=(), names=()) -> str:
-    def css(column):
+def _table(frame: pd.DataFrame, text: Iterable[str] = (), names: Iterable[str] = ()) -> str:
+    def css(column: str) -> str:
         if column in names:
             return "name"
         return "text" if column in text else ""
@@ -1049,14 +1065,14 @@ def _figure(svg: str, caption: str) -> str:
     return f"<figure>{svg}<figcaption class='note'>{_e(caption)}</figcaption></figure>"
 
 
-def _finite(value) -> bool:
+def _finite(value: Any) -> bool:
     try:
         return value is not None and value is not pd.NA and math.isfinite(float(value))
     except (TypeError, ValueError):
         return False
 
 
-def _format(value) -> str:
+def _format(value: object) -> str:
     # A cell the page did not format by its kind (score, gap, p, q, count: text.py does)
     if value is None or value is pd.NA:
         return ""
@@ -1069,11 +1085,11 @@ def _format(value) -> str:
     return clean(value)
 
 
-def _e(value) -> str:
+def _e(value: object) -> str:
     return html.escape(clean(value))
 
 
-def _name(value) -> str:
+def _name(value: object) -> str:
     """A model name, escaped, that a narrow cell wraps after '_' or '/' before anywhere else."""
     return _e(_format(value)).replace("_", "_<wbr>").replace("/", "/<wbr>")
 
@@ -1088,22 +1104,23 @@ RANKS_GLOSSARY = {
     "Tier": "A run of models, consecutive in the ranking, that cannot be ordered among "
     "themselves: a new tier starts where every model above is shown better than every model "
     "from there down.",
-    "Rank": "One plus the number of models ahead of it on the items both scored (the rank by "
-    "score when no score is missing).",
-    "Score": "The mean over the model's own items (battles: the Bradley-Terry log-strength); "
-    "SE is its standard error, the interval score -/+ z SE for that model alone.",
+    "Rank": "One plus the number of models with a higher score (equal scores share a rank).",
+    "Score": SCORE_MEANING + " Battles: the Bradley-Terry log-strength. SE is its standard "
+    "error.",
     "Items to flip": "The fewest items (battles) whose removal reverses a rank claim, with the "
     "stepdown's critical value held fixed; Recomputed: the count at which recomputing the rank "
     "sets without them (a new bootstrap) loses the top claim.",
 }
 
 
-def _rank_span(low, high) -> str:
+def _rank_span(low: float, high: float) -> str:
     low, high = int(low), int(high)
     return str(low) if low == high else f"{low}-{high}"
 
 
-def ranks_report(result, *, title: str = "evalgap ranks", provenance: dict | None = None) -> str:
+def ranks_report(
+    result: Any, *, title: str = "evalgap ranks", provenance: dict | None = None
+) -> str:
     """Return the rank sets as one HTML page: per task, the rank-interval plot, the table
     and the pairwise heatmap of the pairs the method orders (no scripts, no network)."""
     r = result
@@ -1261,7 +1278,7 @@ def _judge_sections(gold: pd.DataFrame, alpha: float) -> list[str]:
 
 
 def gold_audit_report(
-    result, *, title: str = "evalgap audit (gold scale)", provenance: dict | None = None
+    result: Any, *, title: str = "evalgap audit (gold scale)", provenance: dict | None = None
 ) -> str:
     """Return the gold-scale audit as one HTML page: the verdict, the pairs and the judge
     against the gold per model (no scripts, no network)."""
@@ -1311,7 +1328,7 @@ CARD_GLOSSARY = {
 }
 
 
-def _over_tasks_section(o) -> list[str]:
+def _over_tasks_section(o: Any) -> list[str]:
     """The aggregate over tasks and its two kinds of rank sets (ranks and card pages)."""
     parts = [f"<h2 id='over-tasks'>Over the {o.n_tasks} tasks</h2>"]
     parts.append(
@@ -1337,7 +1354,9 @@ def _over_tasks_section(o) -> list[str]:
     return parts
 
 
-def card_report(result, *, title: str = "evalgap card", provenance: dict | None = None) -> str:
+def card_report(
+    result: Any, *, title: str = "evalgap card", provenance: dict | None = None
+) -> str:
     """Return the leaderboard card as one HTML page: per task the models and the adjacent
     pairs (the same rows as the Markdown card and ``--json``)."""
     r = result

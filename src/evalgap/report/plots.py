@@ -119,22 +119,22 @@ def forest(ranking: pd.DataFrame, groups: list[list[str]], title: str) -> str:
     """Each model's score with its 95% interval, best first; unresolved chains as brackets.
 
     ``ranking`` holds one task's rows of ``AuditResult.rankings``; intervals are drawn when
-    its ``ci_low``/``ci_high`` columns are present. Models of one unresolved chain (``groups``,
-    ``AuditResult.chains``) share a shaded band and a bracket labelled "chain k".
+    its ``score_low``/``score_high`` columns are present. Models of one unresolved chain
+    (``groups``, ``AuditResult.chains``) share a shaded band and a bracket labelled "chain k".
     """
     ranking = ranking.sort_values("rank")
     k = len(ranking)
     fig = _new_figure(8, 1.2 + 0.26 * k)
     ax = fig.subplots()
     y = np.arange(k)
-    score = ranking["displayed_accuracy"].to_numpy(dtype=float)
+    score = ranking["score"].to_numpy(dtype=float)
     group_of = {m: g for g, members in enumerate(groups) for m in members}
     sizes = {g: len(members) for g, members in enumerate(groups)}
     tied = np.array([sizes.get(group_of.get(m, -1), 1) > 1 for m in ranking["model"]])
     colours = np.where(tied, UNRESOLVED, RESOLVED)
-    if {"ci_low", "ci_high"} <= set(ranking.columns):
-        low = ranking["ci_low"].to_numpy(dtype=float)
-        high = ranking["ci_high"].to_numpy(dtype=float)
+    if {"score_low", "score_high"} <= set(ranking.columns):
+        low = ranking["score_low"].to_numpy(dtype=float)
+        high = ranking["score_high"].to_numpy(dtype=float)
         ok = np.isfinite(low) & np.isfinite(high)
         for colour in (RESOLVED, UNRESOLVED):
             sel = ok & (colours == colour)
@@ -175,8 +175,8 @@ def forest(ranking: pd.DataFrame, groups: list[list[str]], title: str) -> str:
         fontsize=7,
     )
     ax.invert_yaxis()
-    with_intervals = {"ci_low", "ci_high"} <= set(ranking.columns)
-    ax.set_xlabel("score on the model's own items" + (" (95% interval)" if with_intervals else ""))
+    with_intervals = {"score_low", "score_high"} <= set(ranking.columns)
+    ax.set_xlabel("score" + (" (95% interval)" if with_intervals else ""))
     ax.set_title(title, fontsize=10)
     ax.grid(axis="x", color="#eeeeee")
     return to_svg(fig)

@@ -57,6 +57,7 @@ from evalgap.errors import InputError, escape, fields
 from evalgap.stats import _validate
 from evalgap.stats import tests as _tests
 from evalgap.stats._types import ArrayLike, BoolArray, FloatArray, IntArray, Seed
+from evalgap.stats.board import BoardScores, board_notes, board_scores, paired_rank
 from evalgap.stats.clusters import cluster_stats
 from evalgap.stats.multiplicity import holm_rows
 from evalgap.stats.paired import summarize_pairs
@@ -97,7 +98,9 @@ class RankSets:
     Attributes
     ----------
     score, se : numpy.ndarray
-        Mean over each model's own items; its standard error (sd/sqrt(n), or cluster-robust).
+        The board score (:func:`evalgap.stats.board.board_scores`: the mean on complete data,
+        the additive fit model + item when items are missing; a Bradley-Terry strength for
+        battles) and its standard error (sd/sqrt(n), or cluster-robust).
     n : numpy.ndarray
         Items each model scored.
     rank : numpy.ndarray
@@ -120,6 +123,10 @@ class RankSets:
         Stepdown steps.
     notes : tuple of str
         Why a fallback was taken, and similar.
+    score_low, score_high : numpy.ndarray or None
+        The score's (1 - alpha) interval, that model alone (None for battles).
+    own_items_mean : numpy.ndarray or None
+        The mean over each model's own items (None for battles).
     """
 
     score: FloatArray
@@ -137,6 +144,9 @@ class RankSets:
     critical_value: float
     n_steps: int
     notes: tuple[str, ...] = ()
+    score_low: FloatArray | None = None
+    score_high: FloatArray | None = None
+    own_items_mean: FloatArray | None = None
 
 
 def minimum_replicates(alpha: float) -> int:
@@ -365,6 +375,7 @@ def rank_sets(
         raise InputError(f"clusters must hold one label per item ({x.shape[0]}); got {codes.shape}")
     mean, n, cov = mean_covariance(x, codes)
     gap, variance, shared = pair_gaps(x, codes, mean=mean, covariance=cov)
+    board = board_scores(x, gap=gap, clusters=codes, alpha=alpha)
     k = mean.size
     off = ~np.eye(k, dtype=bool)
     units = int(np.unique(codes[codes >= 0]).size) if codes is not None else int(shared[off].min())
@@ -377,10 +388,12 @@ def rank_sets(
         )
     if np.isnan(x).any():
         notes.append(
-            "some models lack scores on some items: each score is the mean over the model's "
-            "own items, while ranks, sets and tiers compare each pair on the items both "
-            "scored, so the order can differ from the scores"
+            "some models lack scores on some items: ranks, rank sets and tiers compare each "
+            "pair on the items both scored; each score is the additive fit model + item over "
+            "the scores there are (on complete data the mean), which charges a model with the "
+            "difficulty of the items it lacks; own_items_mean is the mean over its own items"
         )
+    notes.extend(board_notes(board))
     use_holm = method == "holm"
     if method == "auto" and (k >= MAX_MODELS_PER_UNIT * units or units < MIN_UNITS):
         use_holm = True
@@ -411,8 +424,8 @@ def rank_sets(
         )
         name = "max-t stepdown bootstrap"
     return _assemble(
-        mean,
-        np.sqrt(np.diag(cov)),
+        board.score,
+        board.se,
         n,
         gap,
         better,
@@ -422,6 +435,7 @@ def rank_sets(
         critical,
         steps,
         notes,
+        board=board,
     )
 
 
@@ -1105,11 +1119,12 @@ def _assemble(
     critical: float,
     steps: int,
     notes: Sequence[str],
+    board: BoardScores | None = None,
 ) -> RankSets:
     k = mean.size
     # the rank by the same paired gaps as the sets: 1 + the models ahead on shared items
-    # (without missing scores, the rank by mean)
-    rank = 1 + (np.nan_to_num(gap) > 0).sum(axis=0)
+    # (without missing scores, the rank by mean); stats.board orders every view by it
+    rank = paired_rank(gap)
     rank_low = 1 + better.sum(axis=0)
     rank_high = k - better.sum(axis=1)
     marginal_low = marginal_high = None
@@ -1117,13 +1132,16 @@ def _assemble(
         marginal_better, marginal_worse = marginal
         marginal_low = 1 + marginal_worse.sum(axis=1)
         marginal_high = k - marginal_better.sum(axis=1)
-    order = np.lexsort((np.arange(k), -mean, rank))
+    order = np.lexsort((np.arange(k), -mean, rank)) if board is None else board.order
     top = None
     if top_k is not None:
         top = rank_low <= int(top_k)
     return RankSets(
         score=mean,
         se=se,
+        score_low=None if board is None else board.score_low,
+        score_high=None if board is None else board.score_high,
+        own_items_mean=None if board is None else board.own_items_mean,
         n=np.asarray(n),
         rank=rank,
         rank_low=rank_low,

@@ -1,0 +1,293 @@
+"""One score per model of a board, one rank by the paired comparisons, and one order.
+
+Every view of a leaderboard (``ranks``, ``audit``, ``card``; terminal, JSON, HTML, Markdown)
+lists its models by :func:`board_scores`, so none contradicts another.
+
+**The rank** is the paired estimand's, as the rank sets' (:mod:`evalgap.stats.ranks`): one
+plus the models ahead of the model on the items both scored. It always lies in the model's
+simultaneous rank set, and on complete data it is the rank by mean. The models are listed by
+rank, equal ranks by score, then by name.
+
+When every model was scored on every item, a model's score is its mean. When some models
+lack items, the mean over a model's own items is not comparable across models (a model that
+skipped the hard items looks better than it is), while every pair is compared on the items
+both scored. The board score is then the **additive two-way fit** ``x_ij = a_j + b_i + e_ij``
+(model ``j``, item ``i``) by least squares over the observed cells, reported on the scale of
+a mean over all the task's items: ``score_j = a_j + mean_i b_i``. It equals the mean on
+complete data, and it credits a model for the difficulty (the item effects, estimated from
+the models that did score them) of the items it lacks. The mean over a model's own items is
+kept beside it as ``own_items_mean``. On real boards the score and the rank agree; where
+models skip items in a way that makes the paired gaps intransitive (A ahead of B on their
+shared items, B ahead of C by more than A), no score can agree with every pair, and
+``against`` counts the listed rows whose score is below the next row's.
+
+The fit is a linear function of the observed scores, ``score_j = sum_i g_ij``, so its
+standard error follows from the per-item terms ``g_ij`` with items (or clusters of items) as
+the sampling units: ``se_j^2 = N/(N - 1) sum_i (g_ij - score_j/N)^2``, which on complete data
+is the usual ``sd_j^2 / n`` (ddof 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from evalgap.errors import InputError, escape
+from evalgap.stats._types import ArrayLike, FloatArray, IntArray
+from evalgap.stats.intervals import wilson_interval
+
+__all__ = ["BoardScores", "additive_scores", "board_notes", "board_scores", "paired_rank"]
+
+
+@dataclass(frozen=True)
+class BoardScores:
+    """The scores, intervals and order of K models on one task (arrays of length K).
+
+    Attributes
+    ----------
+    score : numpy.ndarray
+        The board score: the mean on complete data, the additive two-way fit otherwise.
+    se : numpy.ndarray
+        Its standard error (items, or clusters of items, as sampling units).
+    score_low, score_high : numpy.ndarray
+        Its (1 - alpha) interval, that model alone: Wilson's interval at the effective
+        number of items ``score (1 - score) / v`` for binary scores (``v`` the variance
+        without the small-sample factor, so ``n`` on complete data: Wilson's interval of the
+        proportion), ``score -/+ z se`` for graded scores.
+    own_items_mean : numpy.ndarray
+        The mean over the items the model was scored on.
+    n : numpy.ndarray
+        Items the model was scored on.
+    rank : numpy.ndarray
+        1 + the models ahead of it on the items both scored (the rank by score on complete
+        data; equal ranks are shared).
+    order : numpy.ndarray
+        The models' indices best first: by rank, then score, then name.
+    interval : str
+        ``"wilson"`` or ``"normal"``.
+    against : int
+        Listed rows (each model and the next) whose score is below the next row's.
+    reversed : int
+        Listed rows whose gap on the items both scored is negative.
+    """
+
+    score: FloatArray
+    se: FloatArray
+    score_low: FloatArray
+    score_high: FloatArray
+    own_items_mean: FloatArray
+    n: IntArray
+    rank: IntArray
+    order: IntArray
+    interval: str
+    against: int = 0
+    reversed: int = 0
+
+
+def additive_scores(x: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """Return each model's board score and the per-item terms that sum to it.
+
+    ``x`` is (items, models) with NaN where a model has no score; items no model scored are
+    left out. On complete data the score is the mean and the terms are ``x / N``. Otherwise,
+    with ``R`` the observed cells, ``m_i`` the models scoring item ``i``, ``xbar_i`` their
+    mean and ``c = R (x - xbar)``, the model effects solve the normal equations after the
+    item effects are profiled out, ``(diag(n) - R' diag(1/m) R) a = c' 1`` (a graph
+    Laplacian: one free constant per connected set of models), and
+    ``score_j = a_j - u'a + mean_i xbar_i`` with ``u = R' (1/m) / N``, which the constant
+    does not move. The per-item terms are ``g_i = Q P c_i + xbar_i / N`` (``P`` the
+    pseudo-inverse, ``Q = I - 1 u'``).
+
+    Returns
+    -------
+    score : numpy.ndarray
+        (K,) board scores.
+    terms : numpy.ndarray
+        (N, K) per-item terms; ``terms.sum(axis=0) == score``.
+
+    Examples
+    --------
+    Model 1 skipped the item the others fail: its own items' mean is 1.0, its board score is
+    charged with that item's difficulty:
+
+    >>> x = np.array([[1.0, 1.0, 1.0], [0.0, np.nan, 0.0], [1.0, 1.0, 0.0]])
+    >>> [round(float(s), 4) for s in additive_scores(x)[0]]
+    [0.6667, 0.75, 0.3333]
+    """
+    values = np.asarray(x, dtype=float)
+    if values.ndim != 2:
+        raise InputError(
+            "{x!b}" + escape(f" must be (items, models); got shape {values.shape}"), param="x"
+        )
+    observed = ~np.isnan(values)
+    scored = values[observed.any(axis=1)]
+    observed = observed[observed.any(axis=1)]
+    items = scored.shape[0]
+    if items == 0:
+        raise InputError("no item has a score")
+    if observed.all():
+        return scored.sum(axis=0) / items, scored / items
+    cells = observed.astype(float)
+    per_item = cells.sum(axis=1)
+    filled = np.where(observed, scored, 0.0)
+    item_mean = filled.sum(axis=1) / per_item
+    centred = np.where(observed, scored - item_mean[:, None], 0.0)
+    laplacian = np.diag(cells.sum(axis=0)) - (cells / per_item[:, None]).T @ cells
+    u = (cells / per_item[:, None]).sum(axis=0) / items
+    # (N, K): item i's share of the model effects, the least-norm solution of L a_i = c_i
+    # (SVD-based: an eigen-decomposition's pseudo-inverse keeps the zero eigenvalue's
+    # rounding error, 1e-13, as a huge 1/lambda)
+    effect = np.linalg.lstsq(laplacian, centred.T, rcond=None)[0].T
+    terms = effect - (effect @ u)[:, None] + (item_mean / items)[:, None]
+    return terms.sum(axis=0), terms
+
+
+def board_scores(
+    x: ArrayLike,
+    names: ArrayLike | None = None,
+    *,
+    gap: ArrayLike,
+    clusters: ArrayLike | None = None,
+    alpha: float = 0.05,
+) -> BoardScores:
+    """Return the board's scores, their intervals, ranks and order (see the module).
+
+    Parameters
+    ----------
+    x : array_like
+        (items, models) scores, NaN where a model has no score; every model needs one.
+    names : array_like, optional
+        The models' names: ties in rank and score are ordered by name (without names, by
+        position).
+    gap : array_like
+        (K, K) paired gaps, ``gap[j, k]`` the mean of ``x_j - x_k`` over the items both
+        scored (NaN where they cannot be compared): :func:`evalgap.stats.ranks.pair_gaps`.
+    clusters : array_like, optional
+        Integer cluster labels, one per item (-1 leaves an item out of the variance): the
+        standard error then sums the per-item terms per cluster, times ``G/(G - 1)``.
+    alpha : float
+        The interval is at level 1 - alpha.
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 0.0], [1.0, 0.0]])
+    >>> m = x.mean(axis=0)
+    >>> b = board_scores(x, ["a", "b"], gap=m[:, None] - m[None, :])
+    >>> b.score.tolist(), b.rank.tolist(), [round(float(v), 4) for v in b.score_low]
+    ([0.75, 0.25], [1, 2], [0.3006, 0.0456])
+    """
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 2:
+        raise InputError(
+            "{x!b}" + escape(f" must be (items, models); got shape {x.shape}"), param="x"
+        )
+    keys = np.arange(x.shape[1]) if names is None else np.asarray(names).astype(str)
+    if keys.shape != (x.shape[1],):
+        raise InputError(f"{keys.size} names for scores of shape {x.shape}")
+    observed = ~np.isnan(x)
+    n = observed.sum(axis=0).astype(np.int64)
+    if x.shape[1] == 0:  # no model: an empty board
+        empty = np.zeros(0)
+        order = np.zeros(0, dtype=np.int64)
+        return BoardScores(empty, empty, empty, empty, empty, order, order, order, "normal")
+    if (n == 0).any():
+        raise InputError("every model needs a score on at least one item")
+    own = np.where(observed, x, 0.0).sum(axis=0) / n
+    score, terms = additive_scores(x)
+    kept = observed.any(axis=1)
+    variance = _variance(terms, score, None if clusters is None else np.asarray(clusters)[kept])
+    units = terms.shape[0] if clusters is None else _units(np.asarray(clusters)[kept])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.sqrt(variance * units / (units - 1.0)) if units > 1 else np.full_like(score, np.nan)
+    binary = bool(np.isin(x[observed], (0.0, 1.0)).all())
+    low, high = _interval(score, se, variance, n, binary, alpha)
+    gap = np.asarray(gap, dtype=float)
+    if gap.shape != (x.shape[1], x.shape[1]):
+        raise InputError(
+            "{gap!b}" + escape(f" must be ({x.shape[1]}, {x.shape[1]}); got {gap.shape}"),
+            param="gap",
+        )
+    rank = paired_rank(gap)
+    order = np.lexsort((keys, -score, rank))
+    upper, lower = order[:-1], order[1:]
+    return BoardScores(
+        score=score,
+        se=se,
+        score_low=low,
+        score_high=high,
+        own_items_mean=own,
+        n=n,
+        rank=rank.astype(np.int64),
+        order=order.astype(np.int64),
+        interval="wilson" if binary else "normal",
+        against=int((score[upper] < score[lower]).sum()),
+        reversed=int((gap[upper, lower] < 0).sum()),
+    )
+
+
+def paired_rank(gap: ArrayLike) -> IntArray:
+    """Return one plus the models ahead of each model on the items both scored: the count of
+    positive entries in each column of the (K, K) paired gaps (NaN: not compared).
+
+    Examples
+    --------
+    >>> paired_rank(np.array([[0.0, 0.1, np.nan], [-0.1, 0.0, 0.2], [np.nan, -0.2, 0.0]]))
+    array([1, 2, 2])
+    """
+    return np.asarray(1 + (np.nan_to_num(np.asarray(gap, dtype=float)) > 0).sum(axis=0))
+
+
+def board_notes(board: BoardScores) -> tuple[str, ...]:
+    """What a board's listing needs said beside it: rows whose score or paired gap runs
+    against the listed order (only where models skipped items)."""
+    notes = []
+    if board.against:
+        notes.append(
+            f"{board.against} listed row{'s have' if board.against != 1 else ' has'} a lower "
+            "score than the next row: the models are listed by their paired rank, and where "
+            "models skipped different items the paired gaps are not transitive, so no score "
+            "agrees with every pair"
+        )
+    if board.reversed:
+        notes.append(
+            f"{board.reversed} rank-adjacent pair{'s have' if board.reversed != 1 else ' has'} "
+            "a negative gap on the items both scored: the paired gaps are not transitive there"
+        )
+    return tuple(notes)
+
+
+def _units(clusters: np.ndarray) -> int:
+    return int(np.unique(clusters[clusters >= 0]).size)
+
+
+def _variance(terms: FloatArray, score: FloatArray, clusters: np.ndarray | None) -> FloatArray:
+    """The sum of squared centred per-unit terms (no small-sample factor)."""
+    centred = terms - score / terms.shape[0]
+    if clusters is not None:
+        keep = clusters >= 0
+        codes, index = np.unique(clusters[keep], return_inverse=True)
+        sums = np.zeros((codes.size, terms.shape[1]))
+        np.add.at(sums, index, centred[keep])
+        centred = sums
+    return np.asarray((centred * centred).sum(axis=0), dtype=float)
+
+
+def _interval(
+    score: FloatArray,
+    se: FloatArray,
+    variance: FloatArray,
+    n: IntArray,
+    binary: bool,
+    alpha: float,
+) -> tuple[FloatArray, FloatArray]:
+    if not binary:
+        z = special.ndtri(1 - float(alpha) / 2)
+        return score - z * se, score + z * se
+    # Wilson at the effective number of items; at a score of 0 or 1 (no variance) the
+    # model's own items
+    p = np.clip(score, 0.0, 1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        effective = np.where(variance > 0, p * (1 - p) / variance, n.astype(float))
+    effective = np.where(np.isfinite(effective) & (effective > 0), effective, n.astype(float))
+    return wilson_interval(p * effective, effective, alpha)

@@ -1,0 +1,132 @@
+"""The board's one score, rank and order (evalgap.stats.board), against independent oracles."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evalgap.errors import InputError
+from evalgap.stats.board import additive_scores, board_notes, board_scores, paired_rank
+from evalgap.stats.ranks import mean_covariance, pair_gaps
+
+
+def _incomplete(items: int, models: int, missing: float, seed: int, binary: bool = True):
+    rng = np.random.default_rng(seed)
+    skill = np.linspace(0.3, 0.8, models)
+    x = rng.random((items, models)) < skill if binary else rng.random((items, models)) * skill
+    x = x.astype(float)
+    x[rng.random(x.shape) < missing] = np.nan
+    x[:, 0] = np.where(np.isnan(x[:, 0]), 1.0, x[:, 0])  # one complete model keeps it connected
+    return x
+
+
+def test_additive_fit_equals_least_squares_with_model_and_item_dummies():
+    """statsmodels' OLS of score ~ C(model) + C(item) on the observed cells, its predictions
+    averaged over every item: the board score of each model."""
+    sm = pytest.importorskip("statsmodels.api")
+    x = _incomplete(30, 5, 0.25, seed=1)
+    rows, cols = np.nonzero(~np.isnan(x))
+    design = np.column_stack(
+        [np.eye(5)[cols], np.eye(30)[rows][:, 1:]]  # model dummies, item dummies but one
+    )
+    fit = sm.OLS(x[rows, cols], design).fit()
+    every_item = np.column_stack(
+        [np.repeat(np.eye(5), 30, axis=0), np.tile(np.eye(30)[:, 1:], (5, 1))]
+    )
+    expected = fit.predict(every_item).reshape(5, 30).mean(axis=1)
+    score, terms = additive_scores(x)
+    np.testing.assert_allclose(score, expected, atol=1e-12)
+    np.testing.assert_allclose(terms.sum(axis=0), score, atol=1e-14)
+
+
+def test_complete_data_gives_the_mean_its_standard_error_and_wilsons_interval():
+    proportion_confint = pytest.importorskip("statsmodels.stats.proportion").proportion_confint
+    x = _incomplete(400, 4, 0.0, seed=2)
+    mean = x.mean(axis=0)
+    board = board_scores(x, list("abcd"), gap=mean[:, None] - mean[None, :], alpha=0.1)
+    np.testing.assert_array_equal(board.score, board.own_items_mean)
+    np.testing.assert_allclose(board.se, x.std(axis=0, ddof=1) / np.sqrt(400), rtol=1e-12)
+    low, high = proportion_confint(x.sum(axis=0), 400, alpha=0.1, method="wilson")
+    np.testing.assert_allclose(board.score_low, low, rtol=1e-12)
+    np.testing.assert_allclose(board.score_high, high, rtol=1e-12)
+    assert board.rank.tolist() == [4, 3, 2, 1] and board.order.tolist() == [3, 2, 1, 0]
+    assert board.interval == "wilson" and board.against == 0 and board.reversed == 0
+
+
+def test_clustered_standard_error_is_the_cluster_robust_one_on_complete_data():
+    x = _incomplete(120, 3, 0.0, seed=3, binary=False)
+    clusters = np.arange(120) % 6
+    _, _, cov = mean_covariance(x, clusters)
+    board = board_scores(x, gap=pair_gaps(x)[0], clusters=clusters)
+    np.testing.assert_allclose(board.se, np.sqrt(np.diag(cov)), rtol=1e-12)
+    assert board.interval == "normal"
+
+
+def test_a_model_that_scored_every_item_gets_its_mean_whoever_else_skipped():
+    x = _incomplete(50, 6, 0.3, seed=4)
+    score, _ = additive_scores(x)
+    assert score[0] == pytest.approx(np.nanmean(x[:, 0]), abs=1e-13)
+    assert not np.isclose(score[1:], np.nanmean(x[:, 1:], axis=0)).all()
+
+
+def test_skipping_hard_items_charges_the_model_and_the_rank_follows_the_shared_items():
+    """B skipped the 40 items everyone else fails: its own-items mean (0.75) flatters it; the
+    fit charges it with their difficulty. A beats B on every shared item, so A ranks first."""
+    a = np.r_[np.ones(120), np.zeros(40), np.zeros(40)]
+    b = np.r_[np.ones(110), np.zeros(10), np.full(40, np.nan), np.zeros(40)]
+    c = np.r_[np.ones(100), np.zeros(60), np.zeros(40)]
+    x = np.column_stack([a, b, c])
+    board = board_scores(x, list("abc"), gap=pair_gaps(x)[0])
+    assert board.own_items_mean[1] == pytest.approx(110 / 160)
+    assert board.score[1] == pytest.approx(110 / 200, abs=0.02)
+    assert board.order.tolist() == [0, 1, 2] and board.rank.tolist() == [1, 2, 3]
+    assert board.against == 0 and board.reversed == 0 and board_notes(board) == ()
+
+
+def test_intransitive_shared_items_are_listed_by_paired_rank_and_said():
+    """A is right wherever B is (and on 50 more) on their shared items, but B skipped 1,000
+    items A fails: no score agrees with every pair. The list follows the paired rank, and
+    the note says the score runs against it."""
+    a = np.zeros(4000)
+    a[:2500] = 1.0
+    b = np.full(4000, np.nan)
+    b[:3000] = 0.0
+    b[:2450] = 1.0
+    c = (np.random.default_rng(2).random(4000) < 0.3).astype(float)
+    x = np.column_stack([a, b, c])
+    board = board_scores(x, list("abc"), gap=pair_gaps(x)[0])
+    assert board.rank.tolist() == [1, 2, 3] and board.order.tolist() == [0, 1, 2]
+    assert board.score[1] > board.score[0] and board.against == 1 and board.reversed == 0
+    assert "lower score than the next row" in board_notes(board)[0]
+
+
+def test_paired_rank_counts_the_models_ahead_and_ignores_pairs_not_compared():
+    gap = np.array([[0.0, 0.1, np.nan], [-0.1, 0.0, 0.2], [np.nan, -0.2, 0.0]])
+    assert paired_rank(gap).tolist() == [1, 2, 2]
+
+
+def test_bad_shapes_are_refused_naming_the_argument():
+    with pytest.raises(InputError, match="must be \\(items, models\\)"):
+        board_scores(np.zeros(3), gap=np.zeros((1, 1)))
+    with pytest.raises(InputError, match="gap must be \\(2, 2\\)"):
+        board_scores(np.zeros((3, 2)), gap=np.zeros((3, 3)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    shift=st.floats(-0.5, 0.5),
+    permutation_seed=st.integers(0, 100),
+)
+def test_invariants_item_shifts_and_model_order(seed, shift, permutation_seed):
+    """Moving one item's scores by a constant moves every score by shift/N (the item effect
+    takes it); listing the models in another order permutes the results."""
+    x = _incomplete(25, 4, 0.3, seed=seed, binary=False)
+    score, _ = additive_scores(x)
+    moved = x.copy()
+    moved[3] += shift
+    np.testing.assert_allclose(additive_scores(moved)[0], score + shift / 25, atol=1e-10)
+    perm = np.random.default_rng(permutation_seed).permutation(4)
+    np.testing.assert_allclose(additive_scores(x[:, perm])[0], score[perm], atol=1e-10)
