@@ -101,8 +101,6 @@ BEING_SPLIT = {
     "report/terminal.py:render_compare": 101,
     "report/terminal.py:render_audit": 165,
     "report/terminal.py:render_simulation": 182,
-    "stats/ranks.py:_pair_draws": 101,
-    "stats/ranks.py:_max_t": 107,
 }
 
 

@@ -660,20 +660,69 @@ def _pair_draws(
         x, mean = x[:, order], mean[order]
         gap, shared = gap[np.ix_(order, order)], shared[np.ix_(order, order)]
     observed = ~np.isnan(x)
-    ones = observed.astype(float)
     centred = np.where(observed, x - mean, 0.0)
     gap_centred = np.nan_to_num(gap - (mean[:, None] - mean[None, :]))
-    complete = observed.all(axis=1)
     codes = None if clusters is None else np.asarray(clusters)
-    if codes is None:
-        unit_of = np.arange(x.shape[0])
-        n_units = x.shape[0]
-    else:
-        labels, unit_of = np.unique(codes, return_inverse=True)
-        unit_of = np.where(codes >= 0, unit_of - int((labels < 0).any()), -1)
-        n_units = int((labels >= 0).sum())
-    full = (unit_of >= 0) & complete
+    sums = _pair_sums(centred, observed, codes)
+    # a model missing from a pattern has zero columns there: they draw 0, left out of the law
+    used = np.flatnonzero(sums.features.any(axis=0))
+    gaussian = kind == "multiplier" and sums.by_pattern and used.size < sums.n_units
+    factor = _pair_factor(sums, centred, used, codes is not None) if gaussian else None
     k = x.shape[1]
+    groups = sums.pattern_ones.shape[0] if sums.by_pattern else sums.part_unit.size
+    per_replicate = max(k * k, groups * k, 1)
+    block = max(1, min(REPLICATE_BLOCK, PAIR_BLOCK_ELEMENTS // per_replicate))
+    rng = np.random.Generator(np.random.PCG64(seed_sequence(seed)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for start in range(0, n_bootstrap, block):
+            rows = min(block, n_bootstrap - start)
+            weights = None
+            if factor is not None:
+                normal = rng.standard_normal((rows, used.size), dtype=np.float32)
+                totals = np.zeros((rows, sums.features.shape[1]))
+                totals[:, used] = normal.astype(float) @ factor
+            else:
+                weights = _unit_weights(rng, rows, sums.n_units, kind)
+                totals = weights @ sums.features
+            deviation = _pair_deviation(totals, weights, sums, gap_centred, shared, kind)
+            if restore is not None:
+                deviation = deviation[:, restore[:, None], restore[None, :]]
+            yield deviation
+
+
+@dataclass(frozen=True)
+class _PairSums:
+    """What a replicate of :func:`_pair_draws` weights, per unit (item or cluster): the
+    ``features`` (the complete items' centred scores and count, then with ``by_pattern``
+    each missingness pattern's), and the items some model lacks."""
+
+    features: np.ndarray  # (units, K + 1), or (units, (1 + G) (K + 1)) by pattern
+    n_units: int
+    part: IntArray  # the items some model lacks
+    part_unit: IntArray  # their units
+    part_centred: np.ndarray  # their centred scores, 0 where missing
+    part_ones: np.ndarray  # 1 where scored
+    pattern_of: IntArray  # their missingness pattern
+    pattern_ones: np.ndarray  # (G, K): 1 where the pattern's items are scored
+    by_pattern: bool
+
+
+def _item_units(codes: np.ndarray | None, n_items: int) -> tuple[IntArray, int]:
+    """Each item's unit (itself, or its cluster's index; -1: none) and the number of units."""
+    if codes is None:
+        return np.arange(n_items), n_items
+    labels, unit_of = np.unique(codes, return_inverse=True)
+    unit_of = np.where(codes >= 0, unit_of - int((labels < 0).any()), -1)
+    return unit_of, int((labels >= 0).sum())
+
+
+def _pair_sums(centred: np.ndarray, observed: np.ndarray, codes: np.ndarray | None) -> _PairSums:
+    """Return the units' features and incomplete items that :func:`_pair_draws` weights."""
+    unit_of, n_units = _item_units(codes, centred.shape[0])
+    ones = observed.astype(float)
+    complete = observed.all(axis=1)
+    full = (unit_of >= 0) & complete
+    k = centred.shape[1]
     # per unit: the complete items' centred sums and their count (K + 1 columns)
     features = np.zeros((n_units, k + 1))
     values = np.column_stack([centred[full], ones[full, :1]])
@@ -682,78 +731,99 @@ def _pair_draws(
     else:
         np.add.at(features, unit_of[full], values)
     part = np.flatnonzero((unit_of >= 0) & ~complete)
-    part_centred, part_ones, part_unit = centred[part], ones[part], unit_of[part]
+    part_unit = unit_of[part]
     # the incomplete items' missingness patterns (which models scored them): the (K, K) sums
     # of a replicate need only each pattern's weighted sums, B x (items x K + patterns x K^2)
     patterns, pattern_of = np.unique(observed[part], axis=0, return_inverse=True)
     pattern_of = pattern_of.reshape(-1)
     by_pattern = 2 * patterns.shape[0] <= part.size
     if by_pattern:
-        pattern_ones = patterns.astype(float)  # (G, K)
         grouped = np.zeros((n_units, patterns.shape[0], k + 1))
-        values = np.column_stack([part_centred, np.ones(part.size)])
+        values = np.column_stack([centred[part], np.ones(part.size)])
         if codes is None:
             grouped[part_unit, pattern_of] = values
         else:
             np.add.at(grouped, (part_unit, pattern_of), values)
         features = np.concatenate([features, grouped.reshape(n_units, -1)], axis=1)
-    # a model missing from a pattern has zero columns there: they draw 0, left out of the law
-    used = np.flatnonzero(features.any(axis=0))
-    gaussian = kind == "multiplier" and by_pattern and used.size < n_units
-    if gaussian and codes is None:
-        # each item is a unit of the complete items or of one pattern: F'F is block-diagonal
-        law = np.zeros((features.shape[1], features.shape[1]))
-        values = np.column_stack([centred, np.ones(x.shape[0])])
-        group_of = np.zeros(x.shape[0], dtype=np.int64)
-        group_of[part] = 1 + pattern_of
-        for g in range(1 + patterns.shape[0]):
-            own = values[group_of == g]
-            law[g * (k + 1) : (g + 1) * (k + 1), g * (k + 1) : (g + 1) * (k + 1)] = own.T @ own
-        factor = gaussian_factor(law[np.ix_(used, used)]).T
-    elif gaussian:
-        factor = gaussian_factor(features[:, used].T @ features[:, used]).T
-    per_replicate = max(k * k, (patterns.shape[0] if by_pattern else part.size) * k, 1)
-    block = max(1, min(REPLICATE_BLOCK, PAIR_BLOCK_ELEMENTS // per_replicate))
-    rng = np.random.Generator(np.random.PCG64(seed_sequence(seed)))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for start in range(0, n_bootstrap, block):
-            rows = min(block, n_bootstrap - start)
-            if gaussian:
-                normal = rng.standard_normal((rows, used.size), dtype=np.float32)
-                sums = np.zeros((rows, features.shape[1]))
-                sums[:, used] = normal.astype(float) @ factor
-            else:
-                if kind == "multiplier":
-                    weights = rng.standard_normal((rows, n_units), dtype=np.float32)
-                    weights = weights.astype(float)
-                else:
-                    weights = rng.multinomial(
-                        n_units, np.full(n_units, 1.0 / n_units), size=rows
-                    ).astype(float)
-                sums = weights @ features
-            model_sums, count = sums[:, :k], sums[:, k]  # (b, K), (b,)
-            if by_pattern:
-                per_pattern = sums[:, k + 1 :].reshape(rows, patterns.shape[0], k + 1)
-                totals = per_pattern[:, :, k]  # (b, G)
-                cross = np.matmul(per_pattern[:, :, :k].transpose(0, 2, 1), pattern_ones)
-                weighted = totals[:, :, None] * pattern_ones  # (b, G, K)
-                both = np.matmul(weighted.transpose(0, 2, 1), pattern_ones)
-            else:
-                w = weights[:, part_unit]  # (b, items with a missing score)
-                cross = np.matmul((w[:, :, None] * part_centred).transpose(0, 2, 1), part_ones)
-                both = np.matmul((w[:, :, None] * part_ones).transpose(0, 2, 1), part_ones)
-            difference = model_sums[:, :, None] - model_sums[:, None, :] + cross
-            difference -= cross.transpose(0, 2, 1)
-            if kind == "multiplier":
-                deviation = (difference - gap_centred * (count[:, None, None] + both)) / shared
-            else:
-                denominator = count[:, None, None] + both
-                deviation = difference / denominator - gap_centred
-            # a pair with no shared item in a replicate (or none at all) keeps its gap
-            deviation = np.where(np.isfinite(deviation) & (shared >= 2), deviation, 0.0)
-            if restore is not None:
-                deviation = deviation[:, restore[:, None], restore[None, :]]
-            yield deviation
+    return _PairSums(
+        features=features,
+        n_units=n_units,
+        part=part,
+        part_unit=part_unit,
+        part_centred=centred[part],
+        part_ones=ones[part],
+        pattern_of=pattern_of,
+        pattern_ones=patterns.astype(float),
+        by_pattern=by_pattern,
+    )
+
+
+def _pair_factor(
+    sums: _PairSums, centred: np.ndarray, used: IntArray, clustered: bool
+) -> np.ndarray:
+    """Return ``L'`` with ``L L' = F'F``, ``F`` the features' ``used`` columns: the law of
+    their Gaussian-weighted sums (:func:`gaussian_factor`)."""
+    if clustered:
+        chosen = sums.features[:, used]
+        return gaussian_factor(chosen.T @ chosen).T
+    # each item is a unit of the complete items or of one pattern: F'F is block-diagonal
+    k = centred.shape[1]
+    width = sums.features.shape[1]
+    law = np.zeros((width, width))
+    values = np.column_stack([centred, np.ones(centred.shape[0])])
+    group_of = np.zeros(centred.shape[0], dtype=np.int64)
+    group_of[sums.part] = 1 + sums.pattern_of
+    for g in range(1 + sums.pattern_ones.shape[0]):
+        own = values[group_of == g]
+        span = slice(g * (k + 1), (g + 1) * (k + 1))
+        law[span, span] = own.T @ own
+    return gaussian_factor(law[np.ix_(used, used)]).T
+
+
+def _unit_weights(rng: np.random.Generator, rows: int, n_units: int, kind: str) -> np.ndarray:
+    """Return the replicates' weights per unit (rows, units): standard normal (multiplier) or
+    multinomial counts of a resample (empirical)."""
+    if kind == "multiplier":
+        weights = rng.standard_normal((rows, n_units), dtype=np.float32)
+        return weights.astype(float)
+    return rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=rows).astype(float)
+
+
+def _pair_deviation(
+    totals: np.ndarray,
+    weights: np.ndarray | None,
+    sums: _PairSums,
+    gap_centred: np.ndarray,
+    shared: np.ndarray,
+    kind: str,
+) -> np.ndarray:
+    """Return the replicates' paired gap deviations (b, K, K) from their weighted sums of the
+    features (``totals``) and, without patterns, their weights of the incomplete items."""
+    k = gap_centred.shape[0]
+    rows = totals.shape[0]
+    model_sums, count = totals[:, :k], totals[:, k]  # (b, K), (b,)
+    if sums.by_pattern:
+        pattern_ones = sums.pattern_ones
+        per_pattern = totals[:, k + 1 :].reshape(rows, pattern_ones.shape[0], k + 1)
+        per_total = per_pattern[:, :, k]  # (b, G)
+        cross = np.matmul(per_pattern[:, :, :k].transpose(0, 2, 1), pattern_ones)
+        weighted = per_total[:, :, None] * pattern_ones  # (b, G, K)
+        both = np.matmul(weighted.transpose(0, 2, 1), pattern_ones)
+    else:
+        assert weights is not None  # drawn per unit when not by pattern
+        w = weights[:, sums.part_unit]  # (b, items with a missing score)
+        part_centred, part_ones = sums.part_centred, sums.part_ones
+        cross = np.matmul((w[:, :, None] * part_centred).transpose(0, 2, 1), part_ones)
+        both = np.matmul((w[:, :, None] * part_ones).transpose(0, 2, 1), part_ones)
+    difference = model_sums[:, :, None] - model_sums[:, None, :] + cross
+    difference -= cross.transpose(0, 2, 1)
+    if kind == "multiplier":
+        deviation = (difference - gap_centred * (count[:, None, None] + both)) / shared
+    else:
+        denominator = count[:, None, None] + both
+        deviation = difference / denominator - gap_centred
+    # a pair with no shared item in a replicate (or none at all) keeps its gap
+    return np.where(np.isfinite(deviation) & (shared >= 2), deviation, 0.0)
 
 
 def _max_t(
@@ -788,6 +858,30 @@ def _max_t(
     With ``marginal=False`` only the simultaneous family is tested (marginal sets: None).
     """
     k = gap.shape[0]
+    t, inverse_se = _t_statistics(gap, variance)
+    # every pair by its orientation with t >= 0 (the first model of the pair on a tie):
+    # H_{ahead, behind}, its statistic scaled by inverse_se[ahead, behind]
+    first, second = np.triu_indices(k, 1)
+    up = t[first, second] >= 0
+    ahead, behind = np.where(up, first, second), np.where(up, second, first)
+    pair_t = t[ahead, behind]
+    frame = _stepdown_frame(gap, t, inverse_se, ahead, behind)
+    source = _Blocks(deviations, frame.order)
+    start = _first_maxima(source, frame, marginal)
+    threshold, critical, steps, row_threshold = _step_down(
+        source, frame, pair_t, start, alpha, marginal
+    )
+    better = np.zeros((k, k), dtype=bool)
+    rejected = pair_t > threshold
+    better[ahead[rejected], behind[rejected]] = True
+    if not marginal:
+        return better, None, critical, steps
+    return better, _marginal_shown(frame, row_threshold), critical, steps
+
+
+def _t_statistics(gap: np.ndarray, variance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``t_jk = gap_jk / se_jk`` (infinite for a gap without variation, 0 where it is
+    undefined and on the diagonal) and the inverse standard errors (0 where unusable)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         usable = np.isfinite(gap) & (variance > 0)
         inverse_se = np.where(usable, 1.0 / np.sqrt(np.where(usable, variance, 1.0)), 0.0)
@@ -795,11 +889,32 @@ def _max_t(
         exact = np.isfinite(gap) & (variance == 0) & (gap != 0)  # no variation, a gap
         t = np.where(exact, np.copysign(np.inf, gap), t)
     np.fill_diagonal(t, 0.0)
-    # every pair by its orientation with t >= 0 (the first model of the pair on a tie):
-    # H_{ahead, behind}, its statistic scaled by inverse_se[ahead, behind]
-    first, second = np.triu_indices(k, 1)
-    up = t[first, second] >= 0
-    ahead, behind = np.where(up, first, second), np.where(up, second, first)
+    return t, inverse_se
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """The stepdown's (K, K) scales and keys in the models' order by score (``order``;
+    ``place`` takes a matrix into it): ``row_scale`` for the marginal families and
+    ``pair_scale`` for the simultaneous one (float32, NaN on the diagonal), ``key`` the
+    entries' ``|t|``, ``pair_key`` each pair's ``t >= 0`` on both orientations, ``positive``
+    where ``t >= 0``; ``symmetric`` when the two families' statistics coincide."""
+
+    order: IntArray
+    place: tuple[np.ndarray, ...]
+    row_scale: np.ndarray
+    pair_scale: np.ndarray
+    key: np.ndarray
+    pair_key: np.ndarray
+    positive: np.ndarray
+    symmetric: bool
+
+
+def _stepdown_frame(
+    gap: np.ndarray, t: np.ndarray, inverse_se: np.ndarray, ahead: IntArray, behind: IntArray
+) -> _Frame:
+    """Return the scales and keys of :func:`_max_t`'s two families, in the models' order."""
+    k = gap.shape[0]
     pair_t = t[ahead, behind]
     # the marginal family of model j: H_jo and H_oj, scaled by inverse_se[j, o] and
     # signed so that the orientation with t >= 0 carries the statistic
@@ -825,17 +940,34 @@ def _max_t(
         matrix = matrix[place].astype(np.float32)
         np.fill_diagonal(matrix, np.nan)  # fmax and fmin pass over the diagonal
         scales.append(matrix)
-    row_scale, pair_scale = scales
-    key, pair_key, positive = key[place], pair_key[place], positive[place]
-    source = _Blocks(deviations, order)
+    return _Frame(
+        order=order,
+        place=place,
+        row_scale=scales[0],
+        pair_scale=scales[1],
+        key=key[place],
+        pair_key=pair_key[place],
+        positive=positive[place],
+        symmetric=symmetric,
+    )
+
+
+_Maxima = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _first_maxima(source: _Blocks, frame: _Frame, marginal: bool) -> _Maxima:
+    """Return the first step's replicate maxima over every pair and their floor (minus the
+    smallest entry: the reverse orientations' maximum), then the same per model (B, K),
+    empty (0, K) without the marginal families."""
+    k = frame.order.size
     rows = np.arange(k)
-    everything = np.ones((k, k), dtype=bool)
     upper = rows[:, None] < rows[None, :]
-    share = symmetric and marginal
-    requests = [(pair_scale, upper, True)] if not share else []
+    share = frame.symmetric and marginal
+    requests = [(frame.pair_scale, upper, True)] if not share else []
     if marginal:
-        requests.append((row_scale, everything, True))
+        requests.append((frame.row_scale, np.ones((k, k), dtype=bool), True))
     results = source.row_extremes(requests)
+    row_maxima = row_floor = np.empty((0, k))
     if marginal:
         row_max, row_min = results[-1]
         row_floor = -row_min.astype(float)
@@ -843,10 +975,27 @@ def _max_t(
     pair_max, pair_min = results[-1] if share else results[0]
     floor = -np.fmin.reduce(pair_min, axis=1).astype(float)
     maxima = np.fmax(np.fmax.reduce(pair_max, axis=1), floor)
+    return maxima, floor, row_maxima, row_floor
+
+
+def _step_down(
+    source: _Blocks,
+    frame: _Frame,
+    pair_t: np.ndarray,
+    start: _Maxima,
+    alpha: float,
+    marginal: bool,
+) -> tuple[float, float, int, np.ndarray]:
+    """Step both families down from the first maxima until neither rejects more: return
+    the simultaneous family's last threshold, its last critical value and its steps, and
+    each model's marginal threshold (infinite where nothing was rejected)."""
+    maxima, floor, row_maxima, row_floor = start
+    k = frame.order.size
+    rows = np.arange(k)
+    upper = rows[:, None] < rows[None, :]
     # the simultaneous family: its standing hypotheses, the last critical value
     standing, threshold, critical, steps, testing = pair_t.size, np.inf, np.inf, 0, True
     # the marginal families: rows still stepping, each row's standing count and threshold
-    off = ~np.eye(k, dtype=bool)
     row_standing = np.full(k, k - 1)
     row_threshold = np.full(k, np.inf)
     stepping = np.ones(k, dtype=bool) if marginal else np.zeros(k, dtype=bool)
@@ -860,40 +1009,57 @@ def _max_t(
             if count < standing:
                 standing, threshold = count, critical
             if testing:
-                requests.append((pair_scale, upper & (pair_key <= threshold), False))
+                requests.append((frame.pair_scale, upper & (frame.pair_key <= threshold), False))
         if stepping.any():
-            live = np.flatnonzero(stepping)
-            quantile = np.quantile(row_maxima[:, live], 1 - alpha, axis=0)
-            level = np.maximum(quantile, 0.0)
-            count = np.minimum(((key[live] <= level[:, None]) & off[live]).sum(axis=1),
-                               row_standing[live])  # fmt: skip
-            changed = count != row_standing[live]
-            row_standing[live] = count
-            row_threshold[live[changed]] = level[changed]
-            stepping[:] = False
-            stepping[live[changed & (count > 0)]] = True
+            _row_step(row_maxima, frame.key, row_standing, row_threshold, stepping, alpha)
             if stepping.any():
-                within = (key <= row_threshold[:, None]) & stepping[:, None]
-                requests.append((row_scale, within, False))
+                within = (frame.key <= row_threshold[:, None]) & stepping[:, None]
+                requests.append((frame.row_scale, within, False))
         if not requests:
             break
         results = source.row_extremes(requests)
         if testing:
-            partial = np.fmax.reduce(results[0][0], axis=1)
-            maxima = np.fmax(partial, floor)
+            maxima = np.fmax(np.fmax.reduce(results[0][0], axis=1), floor)
         if stepping.any():
             row_maxima[:, stepping] = np.fmax(results[-1][0][:, stepping], row_floor[:, stepping])
-    better = np.zeros((k, k), dtype=bool)
-    rejected = pair_t > threshold
-    better[ahead[rejected], behind[rejected]] = True
-    if not marginal:
-        return better, None, critical, steps
-    shown = key > row_threshold[:, None]
+    return threshold, critical, steps, row_threshold
+
+
+def _row_step(
+    row_maxima: np.ndarray,
+    key: np.ndarray,
+    row_standing: np.ndarray,
+    row_threshold: np.ndarray,
+    stepping: np.ndarray,
+    alpha: float,
+) -> None:
+    """One step of the marginal families still ``stepping``, in place: each one's critical
+    value from its replicate maxima, its standing count and threshold where it rejected
+    more, and ``stepping`` left true only for those (with hypotheses still standing)."""
+    k = key.shape[0]
+    off = ~np.eye(k, dtype=bool)
+    live = np.flatnonzero(stepping)
+    quantile = np.quantile(row_maxima[:, live], 1 - alpha, axis=0)
+    level = np.maximum(quantile, 0.0)
+    count = np.minimum(((key[live] <= level[:, None]) & off[live]).sum(axis=1),
+                       row_standing[live])  # fmt: skip
+    changed = count != row_standing[live]
+    row_standing[live] = count
+    row_threshold[live[changed]] = level[changed]
+    stepping[:] = False
+    stepping[live[changed & (count > 0)]] = True
+
+
+def _marginal_shown(frame: _Frame, row_threshold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``[j, o]``: model j shown better than o, and shown worse, by j's marginal
+    family (in the input's order of the models)."""
+    k = frame.order.size
+    shown = frame.key > row_threshold[:, None]
     ahead_of = np.zeros((k, k), dtype=bool)  # [j, o]: j shown better than o (by the order)
-    ahead_of[place] = shown & positive
+    ahead_of[frame.place] = shown & frame.positive
     behind_of = np.zeros((k, k), dtype=bool)
-    behind_of[place] = shown & ~positive
-    return better, (ahead_of, behind_of), critical, steps
+    behind_of[frame.place] = shown & ~frame.positive
+    return ahead_of, behind_of
 
 
 class _Blocks:
