@@ -212,7 +212,7 @@ class RanksResult(HtmlPage, MarkdownPage, Result):
         """Per task: the models of each tier, best tier first (the audit's ``tiers`` layout)."""
         out = {}
         for task, sub in self.ranks.groupby("task", sort=False):
-            sub = sub.sort_values(["rank", "model"])
+            sub = sub.sort_values("rank", kind="stable")  # rows are in board order
             out[task] = [g["model"].tolist() for _, g in sub.groupby("tier", sort=True)]
         return out
 
@@ -271,8 +271,9 @@ def ranks_scores(
         )
         methods[task.task] = sets.method
         critical[task.task] = float(sets.critical_value)
-        # rows best first (ties by name); shown_better follows the same order
-        order = np.lexsort((models, np.asarray(sets.rank)))
+        # rows best first, the board's order (stats.board: rank, score, name); shown_better
+        # follows the same order
+        order = np.lexsort((models, -np.asarray(sets.score), np.asarray(sets.rank)))
         better[task.task] = np.asarray(sets.shown_better, dtype=bool)[np.ix_(order, order)]
         frame = _rank_frame(task.task, models, sets, order, alpha)
         rows.append(frame)

@@ -29,6 +29,7 @@ from evalgap.report.sentences import (
 )
 from evalgap.report.shapes import AuditResult
 from evalgap.report.text import (
+    OWN_ITEMS_MEAN,
     clean,
     format_count,
     format_gap,
@@ -47,6 +48,7 @@ from evalgap.report.text import (
     plural,
     points_interval,
     score_interval,
+    shows_own_items_mean,
 )
 
 if TYPE_CHECKING:
@@ -162,12 +164,17 @@ SCORE_MEANING = (
     "scores there are, which charges a model with the difficulty of the items it lacks (its "
     "mean over its own items is shown as Own-items mean). The order of every table of the board."
 )
+OWN_ITEMS_MEANING = (
+    "The model's mean over the items it was scored on, shown where some model lacks items "
+    "(what a leaderboard that ignores the missing items prints)."
+)
 GLOSSARY = {
     "Score": SCORE_MEANING,
     "95% interval": "a 95% confidence interval of the score, that model alone (Wilson's for "
     "binary scores).",
     "Items missing": "items of the task with no usable score for this model; each pair is "
     "tested on the items both of its models scored.",
+    OWN_ITEMS_MEAN: OWN_ITEMS_MEANING,
     "Δ = A − B": "difference of the two models' mean scores on their shared items.",
     "Corr. ρ": "per-item correlation of the two models' scores (pairing gains 1/(1 − ρ)).",
     "Only A right / Only B right": "discordant items (binary scores); for graded scores, "
@@ -389,6 +396,7 @@ def _models_section(r: AuditResult) -> list[str]:
                 "Model": record["model"],
                 "Score": format_score(record["score"]),
                 "95% interval": interval,
+                OWN_ITEMS_MEAN: format_score(record.get("own_items_mean", record["score"])),
                 "Items scored": format_count(record["n_items"]),
                 "Items missing": format_count(missing) if _finite(missing) else "—",
                 "Unresolved chain": chain_names.get((record["task"], record["model"]), ""),
@@ -396,6 +404,10 @@ def _models_section(r: AuditResult) -> list[str]:
             }
         )
     frame = pd.DataFrame(rows)
+    if "own_items_mean" not in rankings or not shows_own_items_mean(
+        rankings["score"], rankings["own_items_mean"]
+    ):
+        frame = frame.drop(columns=OWN_ITEMS_MEAN)
     out.append(_table(frame, text=("Task", "Unresolved chain"), names=("Model",)))
     out.append(f"<p class='note'>{_e(_tier_sentence(r))}</p>")
     lacking = (
@@ -415,7 +427,7 @@ def _models_section(r: AuditResult) -> list[str]:
     shown = tasks[:MAX_TASK_FIGURES]
     for task in shown:
         everyone = rankings[rankings["task"] == task]
-        sub = everyone.sort_values("rank").head(MAX_FOREST_MODELS)
+        sub = everyone.sort_values("rank", kind="stable").head(MAX_FOREST_MODELS)
         caption = (
             "Each model's score"
             + (" with its 95% interval" if "score_low" in sub.columns else "")
@@ -569,7 +581,7 @@ def _heatmap_section(r: AuditResult) -> list[str]:
     shown = tasks[:MAX_TASK_FIGURES]
     frame = r.pairs.to_frame()
     for task in shown:
-        ranking = r.rankings[r.rankings["task"] == task].sort_values("rank")
+        ranking = r.rankings[r.rankings["task"] == task].sort_values("rank", kind="stable")
         models = ranking["model"].tolist()
         k = len(models)
         limit = plots.MAX_HEATMAP_MODELS
@@ -623,7 +635,7 @@ def _rank_sets_section(ranks: Any) -> list[str]:
 
 
 def _rank_figure_frame(ranks: Any, task: str) -> pd.DataFrame:
-    sub = ranks.ranks[ranks.ranks["task"] == task].sort_values(["rank", "model"])
+    sub = ranks.ranks[ranks.ranks["task"] == task].sort_values("rank", kind="stable")
     marginal = ranks.marginal[ranks.marginal["task"] == task].set_index("model")
     figure = sub.copy()
     if len(marginal):
@@ -1104,7 +1116,9 @@ RANKS_GLOSSARY = {
     "Tier": "A run of models, consecutive in the ranking, that cannot be ordered among "
     "themselves: a new tier starts where every model above is shown better than every model "
     "from there down.",
-    "Rank": "One plus the number of models with a higher score (equal scores share a rank).",
+    "Rank": "One plus the number of models ahead of it on the items both scored (on complete "
+    "data, the rank by score); equal ranks are listed by score.",
+    OWN_ITEMS_MEAN: OWN_ITEMS_MEANING,
     "Score": SCORE_MEANING + " Battles: the Bradley-Terry log-strength. SE is its standard "
     "error.",
     "Items to flip": "The fewest items (battles) whose removal reverses a rank claim, with the "
@@ -1140,7 +1154,7 @@ def ranks_report(
         + ".</p>",
     ]
     for task in tasks[:MAX_TASK_FIGURES]:
-        sub = r.ranks[r.ranks["task"] == task].sort_values(["rank", "model"])
+        sub = r.ranks[r.ranks["task"] == task].sort_values("rank", kind="stable")
         figure = _rank_figure_frame(r, task)
         parts.append(f"<h2>{_e(task)}</h2>")
         parts.append(
@@ -1156,6 +1170,8 @@ def ranks_report(
             "Score": [format_score(v) for v in sub["score"]],
             "SE": [format_score(v) for v in sub["se"]],
         }
+        if "own_items_mean" in sub and shows_own_items_mean(sub["score"], sub["own_items_mean"]):
+            columns[OWN_ITEMS_MEAN] = [format_score(v) for v in sub["own_items_mean"]]
         if "score_low" in sub:
             columns[f"{level} interval"] = [
                 score_interval(lo, hi)
@@ -1381,6 +1397,9 @@ def card_report(
                 "Items missing": [format_count(m.items_missing) for m in t.models],
             }
         )
+        own = [m.own_items_mean for m in t.models]
+        if shows_own_items_mean([m.score for m in t.models], own):
+            models.insert(4, OWN_ITEMS_MEAN, [format_score(v) for v in own])
         text = (f"{level} interval", "Rank set", "Marginal set")
         parts.append(_table(models, text=text, names=("Model",)))
         if t.pairs:

@@ -16,6 +16,7 @@ from rich.text import Text
 
 from evalgap.report.terminal import UNBOUNDED_WIDTH
 from evalgap.report.text import (
+    OWN_ITEMS_MEAN,
     clean,
     format_count,
     format_level,
@@ -26,6 +27,7 @@ from evalgap.report.text import (
     number,
     points_interval,
     score_interval,
+    shows_own_items_mean,
 )
 
 _SPECIAL = re.compile(r"([\\`*_\[\]|~])")
@@ -93,7 +95,13 @@ def card_markdown(r: Any) -> str:
         ]
         header = ["Rank", "Model", "Score", f"{level} interval", "Rank set", "Marginal set",
                   "Tier", "Items missing"]  # fmt: skip
-        out += [table(header, "rlrlllrr", rows), ""]
+        align = "rlrlllrr"
+        if shows_own_items_mean([m.score for m in t.models], [m.own_items_mean for m in t.models]):
+            header.insert(4, OWN_ITEMS_MEAN)
+            align = align[:4] + "r" + align[4:]
+            for row, m in zip(rows, t.models, strict=True):
+                row.insert(4, format_score(m.own_items_mean))
+        out += [table(header, align, rows), ""]
         if t.pairs:
             test = "exact" if t.pairs[0].test == "exact" else "paired t"
             rows = [

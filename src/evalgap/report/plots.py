@@ -122,7 +122,7 @@ def forest(ranking: pd.DataFrame, groups: list[list[str]], title: str) -> str:
     its ``score_low``/``score_high`` columns are present. Models of one unresolved chain
     (``groups``, ``AuditResult.chains``) share a shaded band and a bracket labelled "chain k".
     """
-    ranking = ranking.sort_values("rank")
+    ranking = ranking.sort_values("rank", kind="stable")  # rows are in board order
     k = len(ranking)
     fig = _new_figure(8, 1.2 + 0.26 * k)
     ax = fig.subplots()
@@ -191,7 +191,7 @@ def rank_intervals(ranks: pd.DataFrame, title: str, *, level: str = "95%") -> st
     inner bar (a marginal set lies inside the simultaneous one). Tiers are shaded bands,
     alternately. Above :data:`MAX_LABELLED_BARS` models the names are left out.
     """
-    ranks = ranks.sort_values(["rank", "model"])
+    ranks = ranks.sort_values("rank", kind="stable")  # rows are in board order
     k = len(ranks)
     labelled = k <= MAX_LABELLED_BARS
     fig = _new_figure(8, min(14.0, 1.3 + (0.24 if labelled else 0.012) * k))

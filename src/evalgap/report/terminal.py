@@ -39,6 +39,7 @@ from evalgap.report.sentences import (
 )
 from evalgap.report.text import (
     MAX_DISPLAY_NAME,
+    OWN_ITEMS_MEAN,
     clean,
     display_name,
     format_count,
@@ -57,6 +58,7 @@ from evalgap.report.text import (
     pairs_noun,
     plural,
     score_interval,
+    shows_own_items_mean,
 )
 
 # Width used when the output is not a terminal (a pipe, a file, a CI log): wide enough that
@@ -1188,11 +1190,13 @@ def render_ranks(r: Any, console: Console, *, max_rows: int = 60) -> None:
     several = frame["task"].nunique() > 1
     level = format_level(r.alpha)
     for task, sub in frame.groupby("task", sort=False):
-        sub = sub.sort_values(["rank", "model"])
+        sub = sub.sort_values("rank", kind="stable")  # rows are in board order
         shown = sub.head(max_rows)
         columns: list[tuple[str, JustifyMethod]] = [
             ("rank", "right"), ("model", "left"), ("score", "right"), ("se", "right")
         ]  # fmt: skip
+        own = "own_items_mean" in sub and shows_own_items_mean(sub["score"], sub["own_items_mean"])
+        columns += [(OWN_ITEMS_MEAN.lower(), "right")] if own else []
         columns += [("n", "right"), ("rank set", "center")]
         columns += [("marginal", "center")] if marginal is not None else []
         columns += [("tier", "right")]
@@ -1203,6 +1207,7 @@ def render_ranks(r: Any, console: Console, *, max_rows: int = 60) -> None:
                 str(row.model),
                 format_score(row.score),
                 format_score(row.se),
+                *([format_score(row.own_items_mean)] if own else []),
                 format_count(row.n_items),
                 _rank_set(row.rank_low, row.rank_high),
             ]

@@ -11,6 +11,7 @@ import hashlib
 import math
 import re
 import unicodedata
+from collections.abc import Iterable
 from typing import SupportsFloat
 
 # C0 controls and DEL as their Unicode "control pictures" (ESC -> U+241B), so a reader
@@ -93,6 +94,16 @@ def plot_label(value: object) -> str:
     ``plots`` draws every figure with mathtext off, so a ``$`` stays a dollar sign.
     """
     return display_name(value)
+
+
+# The column of a model's mean over its own items, shown beside the board score where models
+# lack items (the score then charges the missing items' difficulty; stats.board)
+OWN_ITEMS_MEAN = "Own-items mean"
+
+
+def shows_own_items_mean(score: Iterable[float], own: Iterable[float]) -> bool:
+    """Whether a board's own-items means differ from its scores (some model lacks items)."""
+    return any(a != b for a, b in zip(score, own, strict=True))
 
 
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:
