@@ -548,27 +548,11 @@ def _align_dense(
     (m_codes, m_plain), (t_codes, t_plain), (i_codes, i_plain) = (
         key_codes.pop(c) for c in ("model", "task", "item_id")
     )
-    n_i = max(len(i_plain), 1)
-    # Every (task, item) of the input, in order of appearance: the universe that missing
-    # items are counted against, whichever models are selected.
-    if len(t_plain) == 1:  # item codes are already numbered in order of appearance
-        u_codes, u_pairs = i_codes, np.arange(len(i_plain), dtype=np.int64)
-    else:
-        u_codes, u_pairs = pd.factorize(t_codes.astype(np.int64) * n_i + i_codes)
-        u_codes = u_codes.astype(np.int32)
-    u_task, u_item = u_pairs // n_i, u_pairs % n_i
+    u_codes, u_task, u_item = _item_universe(t_codes, len(t_plain), i_codes, len(i_plain))
+    n_u = u_task.size
     del i_codes, key_codes
 
-    # Selection, decided on the distinct values (as _select decides on the rows).
-    chosen = None
-    if models:
-        _refuse_missing("model", models, list(m_plain), where)
-        chosen = pd.Index(m_plain).isin(models)[m_codes]
-    if tasks:
-        seen = t_codes if chosen is None else t_codes[chosen]
-        _refuse_missing("task", tasks, list(t_plain[pd.unique(seen)]), where)
-        in_tasks = pd.Index(t_plain).isin(tasks)[t_codes]
-        chosen = in_tasks if chosen is None else chosen & in_tasks
+    chosen = _dense_selection(m_codes, m_plain, t_codes, t_plain, models, tasks, where)
     score_column = frame["score"]
     cluster_codes, cluster_plain = (
         _codes(frame["cluster"]) if "cluster" in frame.columns else (None, None)
@@ -580,23 +564,125 @@ def _align_dense(
             cluster_codes = cluster_codes[chosen]
     model_order = list(models) if models else list(m_plain[pd.unique(m_codes)])
     task_order = list(tasks) if tasks else list(t_plain[pd.unique(t_codes)])
-    n_m, n_t, n_u = len(model_order), len(task_order), len(u_pairs)
+    n_m, n_t = len(model_order), len(task_order)
     m_pos = pd.Index(model_order).get_indexer(m_plain).astype(np.int32)[m_codes]
     t_pos = pd.Index(task_order).get_indexer(t_plain).astype(np.int32)[t_codes]
     del m_codes, t_codes
 
-    score, non_numeric, empty = _numeric_scores(score_column)
-    score = score.to_numpy(dtype=float)
-    non_numeric, empty = non_numeric.to_numpy(dtype=bool), empty.to_numpy(dtype=bool)
-    usable = ~(non_numeric | empty)
-    mt = m_pos.astype(np.int64) * n_t + t_pos
-    rows = np.bincount(mt, minlength=n_m * n_t)
-    bad_counts = np.bincount(mt[non_numeric], minlength=n_m * n_t)
-    empty_counts = np.bincount(mt[empty], minlength=n_m * n_t)
-    del mt, non_numeric, empty
+    score, usable, counts = _dense_scores(score_column, m_pos, t_pos, n_m, n_t)
+    row_of_u, members_of = _task_members(task_order, t_plain, u_task, u_item, i_plain)
+    if not usable.all():
+        m_pos, t_pos, u_codes, score = m_pos[usable], t_pos[usable], u_codes[usable], score[usable]
+        if cluster_codes is not None:
+            cluster_codes = cluster_codes[usable]
+    wides = _scatter_tasks(task_order, members_of, row_of_u, u_codes, m_pos, t_pos, score, n_m)
+    if wides is None:
+        return None  # duplicate rows: collapsed, or refused as conflicts, by the general path
+    del m_pos, t_pos, score
 
-    # Each universe entry's row in its task's matrix: items sorted as the general path does.
-    row_of_u = np.zeros(n_u, dtype=np.int32)
+    labels = None
+    if cluster_codes is not None and cluster_plain is not None:  # both or neither
+        labels = _dense_cluster_labels(
+            cluster_codes, cluster_plain, u_codes, n_u, where, i_plain[u_item]
+        )
+    entries, task_scores = [], []
+    union_counts, kept_counts, common_counts = {}, {}, {}
+    for k, task in enumerate(task_order):
+        members, ids = members_of[task]
+        wide = cast(FloatArray, wides[k])  # released (None) only after its task is done
+        present = ~np.isnan(wide)
+        complete = present.all(axis=1)
+        keep = cast(BoolArray, complete if complete_case else present.any(axis=1))
+        union_counts[task] = int(members.size)
+        common_counts[task] = int(complete.sum())
+        kept_counts[task] = int(keep.sum())
+        cells = [int(c[j * n_t + k]) for c in counts for j in range(n_m)]
+        entries.extend(_dense_model_alignments(str(task), model_order, wide, present, keep, cells))
+        cl = None if labels is None else _kept_labels(labels, members, keep)
+        task_scores.append(
+            TaskScores(
+                task=str(task),
+                item_ids=ids[keep],
+                scores=wide[keep] if not keep.all() else wide,
+                run_counts=present[keep].astype(np.int64),
+                clusters=cl,
+            )
+        )
+        wides[k] = None
+    return model_order, task_scores, entries, union_counts, kept_counts, common_counts
+
+
+def _kept_labels(labels: np.ndarray, members: np.ndarray, keep: BoolArray) -> np.ndarray:
+    """Return the cluster labels of a task's kept items (an object array)."""
+    kept = np.empty(int(keep.sum()), dtype=object)
+    kept[:] = labels[members[keep]]
+    return kept
+
+
+def _item_universe(
+    t_codes: np.ndarray, n_tasks: int, i_codes: np.ndarray, n_items: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every (task, item) of the input, in order of appearance: the universe that missing
+    items are counted against, whichever models are selected. Return each row's entry in it
+    and each entry's task and item code."""
+    n_i = max(n_items, 1)
+    if n_tasks == 1:  # item codes are already numbered in order of appearance
+        u_codes, u_pairs = i_codes, np.arange(n_items, dtype=np.int64)
+    else:
+        u_codes, u_pairs = pd.factorize(t_codes.astype(np.int64) * n_i + i_codes)
+        u_codes = u_codes.astype(np.int32)
+    return u_codes, u_pairs // n_i, u_pairs % n_i
+
+
+def _dense_selection(
+    m_codes: np.ndarray,
+    m_plain: np.ndarray,
+    t_codes: np.ndarray,
+    t_plain: np.ndarray,
+    models: Sequence[str] | None,
+    tasks: Sequence[str] | None,
+    where: str,
+) -> BoolArray | None:
+    """Return the rows of the selected models and tasks (None: every row), decided on the
+    distinct values as :func:`_select` decides on the rows; a name not there is refused."""
+    chosen = None
+    if models:
+        _refuse_missing("model", models, list(m_plain), where)
+        chosen = pd.Index(m_plain).isin(models)[m_codes]
+    if tasks:
+        seen = t_codes if chosen is None else t_codes[chosen]
+        _refuse_missing("task", tasks, list(t_plain[pd.unique(seen)]), where)
+        in_tasks = pd.Index(t_plain).isin(tasks)[t_codes]
+        chosen = in_tasks if chosen is None else chosen & in_tasks
+    return chosen
+
+
+def _dense_scores(
+    score_column: pd.Series, m_pos: np.ndarray, t_pos: np.ndarray, n_m: int, n_t: int
+) -> tuple[FloatArray, BoolArray, tuple[IntArray, IntArray, IntArray]]:
+    """Return the rows' scores as floats, which are usable, and per (model, task) cell
+    (``model * n_t + task``) its rows, its non-numeric scores and its empty ones."""
+    score, non_numeric, empty = _numeric_scores(score_column)
+    non_numeric, empty = non_numeric.to_numpy(dtype=bool), empty.to_numpy(dtype=bool)
+    mt = m_pos.astype(np.int64) * n_t + t_pos
+    counts = (
+        np.bincount(mt, minlength=n_m * n_t),
+        np.bincount(mt[non_numeric], minlength=n_m * n_t),
+        np.bincount(mt[empty], minlength=n_m * n_t),
+    )
+    return score.to_numpy(dtype=float), ~(non_numeric | empty), counts
+
+
+def _task_members(
+    task_order: Sequence[str],
+    t_plain: np.ndarray,
+    u_task: np.ndarray,
+    u_item: np.ndarray,
+    i_plain: np.ndarray,
+) -> tuple[NDArray[np.int32], dict[str, tuple[np.ndarray, np.ndarray]]]:
+    """Return each universe entry's row in its task's matrix, and per task its entries and
+    item ids in that order: items sorted as the general path does."""
+    row_of_u = np.zeros(u_task.size, dtype=np.int32)
     members_of = {}
     t_index = pd.Index(t_plain)
     for task in task_order:
@@ -610,15 +696,26 @@ def _align_dense(
         members = members[order]
         row_of_u[members] = np.arange(members.size)
         members_of[task] = (members, ids[order])
+    return row_of_u, members_of
 
-    if not usable.all():
-        m_pos, t_pos, u_codes, score = m_pos[usable], t_pos[usable], u_codes[usable], score[usable]
-        if cluster_codes is not None:
-            cluster_codes = cluster_codes[usable]
+
+def _scatter_tasks(
+    task_order: Sequence[str],
+    members_of: dict[str, tuple[np.ndarray, np.ndarray]],
+    row_of_u: np.ndarray,
+    u_codes: np.ndarray,
+    m_pos: np.ndarray,
+    t_pos: np.ndarray,
+    score: FloatArray,
+    n_m: int,
+) -> list[FloatArray | None] | None:
+    """Return each task's (items, models) matrix of the usable rows' scores (the row of
+    their universe entry, the column of their model), NaN where unscored; None when a cell
+    is filled twice."""
+    n_t = len(task_order)
     by_task = np.argsort(t_pos, kind="stable") if n_t > 1 else None
     bounds = np.searchsorted(t_pos[by_task], np.arange(n_t + 1)) if n_t > 1 else [0, t_pos.size]
     wides: list[FloatArray | None] = []
-    flat = None
     for k, task in enumerate(task_order):
         members, _ = members_of[task]
         take = by_task[bounds[k] : bounds[k + 1]] if by_task is not None else slice(None)
@@ -627,60 +724,43 @@ def _align_dense(
         wide.ravel()[flat] = score[take]
         # Usable scores are finite: fewer filled cells than rows means a repeated cell.
         if np.count_nonzero(~np.isnan(wide)) != flat.size:
-            return None  # duplicate rows: collapsed, or refused as conflicts, by the general path
+            return None
         wides.append(wide)
-    del flat, m_pos, t_pos, score
+    return wides
 
-    labels = None
-    if cluster_codes is not None and cluster_plain is not None:  # both or neither
-        labels = _dense_cluster_labels(
-            cluster_codes, cluster_plain, u_codes, n_u, where, i_plain[u_item]
-        )
-    entries, task_scores = [], []
-    union_counts, kept_counts, common_counts = {}, {}, {}
-    for k, task in enumerate(task_order):
-        members, ids = members_of[task]
-        wide = cast(FloatArray, wides[k])  # released (None) only after its task is done
-        present = ~np.isnan(wide)
-        present_any = present.any(axis=1)
-        complete = present.all(axis=1)
-        keep = complete if complete_case else present_any
-        union_counts[task] = int(members.size)
-        common_counts[task] = int(complete.sum())
-        kept_counts[task] = int(keep.sum())
-        for j, m in enumerate(model_order):
-            col = present[:, j]
-            scored = bool(col.any())
-            entries.append(
-                ModelAlignment(
-                    model=str(m),
-                    task=str(task),
-                    rows=int(rows[j * n_t + k]),
-                    items_scored=int(col.sum()),
-                    items_kept=int((col & keep).sum()),
-                    items_missing=int((~col).sum()),
-                    duplicates_collapsed=0,
-                    non_numeric=int(bad_counts[j * n_t + k]),
-                    empty_scores=int(empty_counts[j * n_t + k]),
-                    max_runs=1 if scored else 0,
-                    mean_score=float(pd.Series(wide[:, j]).mean()) if scored else float("nan"),
-                )
-            )
-        cl = None
-        if labels is not None:
-            cl = np.empty(int(keep.sum()), dtype=object)
-            cl[:] = labels[members[keep]]
-        task_scores.append(
-            TaskScores(
-                task=str(task),
-                item_ids=ids[keep],
-                scores=wide[keep] if not keep.all() else wide,
-                run_counts=present[keep].astype(np.int64),
-                clusters=cl,
+
+def _dense_model_alignments(
+    task: str,
+    model_order: Sequence[str],
+    wide: FloatArray,
+    present: BoolArray,
+    keep: BoolArray,
+    cells: list[int],
+) -> list[ModelAlignment]:
+    """Return each model's alignment on one task, from its column of the task's matrix and
+    its cell's counts (``cells``: the rows, then the non-numeric, then the empty scores,
+    model by model); ``present`` marks the scored cells, ``keep`` the items kept."""
+    n_m = len(model_order)
+    entries = []
+    for j, m in enumerate(model_order):
+        col = present[:, j]
+        scored = bool(col.any())
+        entries.append(
+            ModelAlignment(
+                model=str(m),
+                task=task,
+                rows=cells[j],
+                items_scored=int(col.sum()),
+                items_kept=int((col & keep).sum()),
+                items_missing=int((~col).sum()),
+                duplicates_collapsed=0,
+                non_numeric=cells[n_m + j],
+                empty_scores=cells[2 * n_m + j],
+                max_runs=1 if scored else 0,
+                mean_score=float(pd.Series(wide[:, j]).mean()) if scored else float("nan"),
             )
         )
-        wides[k] = None
-    return model_order, task_scores, entries, union_counts, kept_counts, common_counts
+    return entries
 
 
 def _dense_cluster_labels(

@@ -85,7 +85,6 @@ MAX_BODY = 100
 # only shrink (a body that grows, or a new long one, fails), and an entry goes once its body
 # fits.
 BEING_SPLIT = {
-    "_scores.py:_align_dense": 138,
     "jobs/audit.py:to_records": 106,
     "jobs/estimate_study.py:estimate_study": 108,
     "jobs/gold.py:gold_result": 120,
