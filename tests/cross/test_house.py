@@ -92,7 +92,6 @@ BEING_SPLIT = {
     "jobs/gold.py:ranks_gold": 106,
     "jobs/gold.py:audit_gold": 158,
     "jobs/pilot.py:plan_pilot": 157,
-    "jobs/plan.py:plan": 159,
     "jobs/ranks.py:ranks_battles": 156,
     "jobs/sampling_design.py:plan_sampling": 141,
     "jobs/store.py:store_audit": 133,

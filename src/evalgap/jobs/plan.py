@@ -447,32 +447,9 @@ def plan(
             raise InputError(
                 "{pilot} and {reference} are two plans; give one of them", param="pilot"
             )
-        _refuse(
-            given,
-            (
-                "correlation",
-                "sd_diff",
-                "flip_rate",
-                "margin",
-                "cost_per_item",
-                "cost_per_run",
-                "price_per_1k_tokens",
-                "tokens_per_item",
-                "max_runs",
-            ),
-            "{reference} plans from the reference's scores; drop {names}",
-        )
-        _two_sided(alternative, "reference plans are for the two-sided test")
-        if model_a is None:
-            raise InputError(
-                "{reference}: name model A with {model_a} (a new model with {accuracy_a})",
-                param="model_a",
-            )
-        from evalgap.jobs.sampling_design import plan_sampling
-        from evalgap.stats.stratified import DEFAULT_STRATA
-
-        result = plan_sampling(
+        return _reference_plan(
             reference,
+            given,
             model_a=model_a,
             model_b=model_b,
             accuracy_a=accuracy_a,
@@ -481,50 +458,33 @@ def plan(
             delta=delta,
             alpha=alpha,
             power=power,
-            n_strata=DEFAULT_STRATA if n_strata is None else n_strata,
-            seed=0 if seed is None else seed,
+            alternative=alternative,
+            n_strata=n_strata,
+            seed=seed,
+            output=output,
             tasks=tasks,
             options=options,
-            **columns,
+            columns=columns,
         )
-        if output is not None:
-            result.write(output)
-        return result
     if pilot is not None:
-        _refuse(
-            given,
-            (
-                "accuracy_a",
-                "accuracy_b",
-                "correlation",
-                "sd_diff",
-                "flip_rate",
-                "margin",
-                "n_strata",
-                "seed",
-                "output",
-            ),
-            "{pilot} plans from the pilot's scores; drop {names}",
-        )
-        _two_sided(alternative, "pilot plans are for the two-sided test")
-        from evalgap.jobs.pilot import DEFAULT_MAX_RUNS, plan_pilot
-
-        return plan_pilot(
+        return _pilot_plan(
             pilot,
+            given,
             model_a=model_a,
             model_b=model_b,
             delta=delta,
             alpha=alpha,
             power=power,
+            alternative=alternative,
             cost_per_item=cost_per_item,
             cost_per_run=cost_per_run,
             price_per_1k_tokens=price_per_1k_tokens,
             tokens_per_item=tokens_per_item,
             n_items=n_items,
-            max_runs=DEFAULT_MAX_RUNS if max_runs is None else max_runs,
+            max_runs=max_runs,
             tasks=tasks,
             options=options,
-            **columns,
+            columns=columns,
         )
     if output is not None:
         raise InputError(
@@ -536,41 +496,193 @@ def plan(
         "{names}: only with {pilot} (a plan from a pilot) or {reference} (an item sample)",
     )
     if margin is not None:
-        if flip_rate is None:
-            raise InputError(
-                "a non-inferiority plan takes {margin} with {flip_rate}", param="flip_rate"
-            )
-        _refuse(
-            given | {"n_items": n_items},
-            ("accuracy_a", "accuracy_b", "correlation", "sd_diff", "n_items"),
-            "{names}: a non-inferiority plan takes {margin}, {flip_rate} and {delta} only",
-        )
-        _two_sided(alternative, "non-inferiority plans are one-sided already")
-        return plan_noninferiority(
-            margin=margin,
-            flip_rate=flip_rate,
-            delta=0.0 if delta is None else delta,
-            alpha=alpha,
-            power=power,
+        return _noninferiority_plan(
+            given | {"n_items": n_items}, margin, flip_rate, delta, alpha, power, alternative
         )
     if flip_rate is not None:
-        stray = [
-            n
-            for n in ("accuracy_a", "accuracy_b", "correlation", "sd_diff")
-            if given[n] is not None
-        ]
-        if stray or delta is None:
-            raise InputError(
-                "a degradation plan takes {flip_rate} with {delta} (the drop to detect)"
-                + (f" and not {fields(*stray)}" if stray else ""),
-                param="delta",
-            )
-        _two_sided(alternative, "degradation plans are one-sided already")
-        return plan_degradation(
-            delta=delta, flip_rate=flip_rate, n_items=n_items, alpha=alpha, power=power
-        )
+        return _degradation_plan(given, flip_rate, delta, n_items, alpha, power, alternative)
     return _plan_paired(
         accuracy_a, accuracy_b, correlation, delta, sd_diff, n_items, alpha, power, alternative
+    )
+
+
+def _reference_plan(
+    reference: ScoresInput,
+    given: dict[str, Any],
+    *,
+    model_a: str | None,
+    model_b: str | None,
+    accuracy_a: float | None,
+    accuracy_b: float | None,
+    n_items: int | None,
+    delta: float | None,
+    alpha: float,
+    power: float,
+    alternative: str,
+    n_strata: int | None,
+    seed: int | None,
+    output: str | Path | None,
+    tasks: Sequence[str] | None,
+    options: LoadOptions | None,
+    columns: dict[str, Any],
+) -> SamplingDesign:
+    """Return :func:`plan`'s stratified item sample from a reference (written to ``output``
+    when given), refusing the options it does not take."""
+    _refuse(
+        given,
+        (
+            "correlation",
+            "sd_diff",
+            "flip_rate",
+            "margin",
+            "cost_per_item",
+            "cost_per_run",
+            "price_per_1k_tokens",
+            "tokens_per_item",
+            "max_runs",
+        ),
+        "{reference} plans from the reference's scores; drop {names}",
+    )
+    _two_sided(alternative, "reference plans are for the two-sided test")
+    if model_a is None:
+        raise InputError(
+            "{reference}: name model A with {model_a} (a new model with {accuracy_a})",
+            param="model_a",
+        )
+    from evalgap.jobs.sampling_design import plan_sampling
+    from evalgap.stats.stratified import DEFAULT_STRATA
+
+    result = plan_sampling(
+        reference,
+        model_a=model_a,
+        model_b=model_b,
+        accuracy_a=accuracy_a,
+        accuracy_b=accuracy_b,
+        n_items=n_items,
+        delta=delta,
+        alpha=alpha,
+        power=power,
+        n_strata=DEFAULT_STRATA if n_strata is None else n_strata,
+        seed=0 if seed is None else seed,
+        tasks=tasks,
+        options=options,
+        **columns,
+    )
+    if output is not None:
+        result.write(output)
+    return result
+
+
+def _pilot_plan(
+    pilot: ScoresInput,
+    given: dict[str, Any],
+    *,
+    model_a: str | None,
+    model_b: str | None,
+    delta: float | None,
+    alpha: float,
+    power: float,
+    alternative: str,
+    cost_per_item: float | None,
+    cost_per_run: float | None,
+    price_per_1k_tokens: float | None,
+    tokens_per_item: float | None,
+    n_items: int | None,
+    max_runs: int | None,
+    tasks: Sequence[str] | None,
+    options: LoadOptions | None,
+    columns: dict[str, Any],
+) -> PilotPlan:
+    """Return :func:`plan`'s items x reruns plan from a pilot, refusing the options it does
+    not take."""
+    _refuse(
+        given,
+        (
+            "accuracy_a",
+            "accuracy_b",
+            "correlation",
+            "sd_diff",
+            "flip_rate",
+            "margin",
+            "n_strata",
+            "seed",
+            "output",
+        ),
+        "{pilot} plans from the pilot's scores; drop {names}",
+    )
+    _two_sided(alternative, "pilot plans are for the two-sided test")
+    from evalgap.jobs.pilot import DEFAULT_MAX_RUNS, plan_pilot
+
+    return plan_pilot(
+        pilot,
+        model_a=model_a,
+        model_b=model_b,
+        delta=delta,
+        alpha=alpha,
+        power=power,
+        cost_per_item=cost_per_item,
+        cost_per_run=cost_per_run,
+        price_per_1k_tokens=price_per_1k_tokens,
+        tokens_per_item=tokens_per_item,
+        n_items=n_items,
+        max_runs=DEFAULT_MAX_RUNS if max_runs is None else max_runs,
+        tasks=tasks,
+        options=options,
+        **columns,
+    )
+
+
+def _noninferiority_plan(
+    given: dict[str, Any],
+    margin: float,
+    flip_rate: float | None,
+    delta: float | None,
+    alpha: float,
+    power: float,
+    alternative: str,
+) -> NonInferiorityPlan:
+    """Return :func:`plan`'s non-inferiority plan, refusing the options it does not take."""
+    if flip_rate is None:
+        raise InputError(
+            "a non-inferiority plan takes {margin} with {flip_rate}", param="flip_rate"
+        )
+    _refuse(
+        given,
+        ("accuracy_a", "accuracy_b", "correlation", "sd_diff", "n_items"),
+        "{names}: a non-inferiority plan takes {margin}, {flip_rate} and {delta} only",
+    )
+    _two_sided(alternative, "non-inferiority plans are one-sided already")
+    return plan_noninferiority(
+        margin=margin,
+        flip_rate=flip_rate,
+        delta=0.0 if delta is None else delta,
+        alpha=alpha,
+        power=power,
+    )
+
+
+def _degradation_plan(
+    given: dict[str, Any],
+    flip_rate: float,
+    delta: float | None,
+    n_items: int | None,
+    alpha: float,
+    power: float,
+    alternative: str,
+) -> DegradationPlan:
+    """Return :func:`plan`'s degradation plan, refusing the options it does not take."""
+    stray = [
+        n for n in ("accuracy_a", "accuracy_b", "correlation", "sd_diff") if given[n] is not None
+    ]
+    if stray or delta is None:
+        raise InputError(
+            "a degradation plan takes {flip_rate} with {delta} (the drop to detect)"
+            + (f" and not {fields(*stray)}" if stray else ""),
+            param="delta",
+        )
+    _two_sided(alternative, "degradation plans are one-sided already")
+    return plan_degradation(
+        delta=delta, flip_rate=flip_rate, n_items=n_items, alpha=alpha, power=power
     )
 
 
