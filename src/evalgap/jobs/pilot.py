@@ -22,11 +22,12 @@ from evalgap.errors import InputError, escape
 from evalgap.stats import _validate
 from evalgap.stats import variance_components as vc
 from evalgap.stats._validate import check_countable
+from evalgap.stats.power import z_sum_squared
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from evalgap._scores import ScoresInput
+    from evalgap._scores import LongScores, ScoresInput
     from evalgap.io.options import LoadOptions
     from evalgap.stats.variance_components import VarianceComponents
 
@@ -262,33 +263,11 @@ def plan_pilot(
         cost_per_run=cost_per_run, price_per_1k_tokens=price_per_1k_tokens,
         tokens_per_item=tokens_per_item, n_items=n_items, max_runs=max_runs, tasks=tasks,
     )
-    from evalgap.jobs._inputs import long_scores
-
     alpha, power = (float(x) for x in _validate.levels(alpha, power, "two-sided"))
-    max_runs = _validate.whole_number(max_runs, "max_runs", 1)
-    if max_runs > MAX_RUNS:
-        raise InputError(
-            "{max_runs} must be at most "
-            + escape(
-                f"{MAX_RUNS:,}: the frontier lays out one design per runs count, and the "
-                f"cost-optimal runs are given beyond it anyway; got {max_runs:,}"
-            ),
-            param="max_runs",
-        )
+    max_runs = _check_max_runs(max_runs)
     if n_items is not None:
         n_items = _validate.whole_number(n_items, "n_items", 1)
-    long = long_scores(pilot, options=options, **columns)
-    frame = long.frame
-    if tasks is not None:
-        tasks = [tasks] if isinstance(tasks, str) else [str(t) for t in tasks]
-        frame = frame[frame["task"].isin(tasks)]
-        if frame.empty:
-            present = ", ".join(map(str, list(dict.fromkeys(long.frame["task"]))[:6]))
-            raise InputError(
-                escape(f"{long.source} has no pilot scores for {', '.join(tasks)} (tasks: ")
-                + escape(f"{present})"),
-                param="tasks",
-            )
+    long, frame = _pilot_frame(pilot, tasks, options, columns)
     model_a, model_b = _models(frame, model_a, model_b, long.source)
     if "run" not in frame.columns:
         raise InputError(
@@ -302,35 +281,8 @@ def plan_pilot(
     cost_per_item, cost_per_run, tokens = _costs(
         cost_per_item, cost_per_run, price_per_1k_tokens, tokens_per_item, pilot, long.source, notes
     )
-    runs_a, runs_b, dropped = _run_matrices(frame, model_a, model_b, long.source)
-    if dropped:
-        notes.append(
-            f"{dropped:,} item{'s' if dropped != 1 else ''} scored by only one of the two "
-            "models left out of the pilot"
-        )
-    for name, runs in ((model_a, runs_a), (model_b, runs_b)):
-        if not ((~np.isnan(runs)).sum(axis=1) >= 2).any():
-            raise InputError(
-                f"{long.source}: model {name!r} ran no item twice in the pilot, so its "
-                "run-to-run noise is unknown; a pilot needs repeated runs (lm-eval: all_runs; "
-                "inspect: epochs)"
-            )
-    with np.errstate(over="ignore", invalid="ignore"):
-        c = vc.paired_components(runs_a, runs_b)
-    if not all(math.isfinite(x) for x in (c.between_items, c.within_items, c.delta)):
-        raise InputError(
-            f"{long.source}: the pilot's scores (up to {np.nanmax(np.abs([runs_a, runs_b])):.3g})"
-            " are too large for their variances to be computed in floating point; rescale them"
-        )
-    components = PilotComponents(
-        between_items=c.between_items,
-        within_items=c.within_items,
-        runs_per_item=c.runs_per_item,
-        n_items=c.n_items,
-        within_a=c.within_a,
-        within_b=c.within_b,
-        pilot_delta=c.delta,
-    )
+    runs_a, runs_b = _pilot_runs(frame, model_a, model_b, long.source, notes)
+    c = _paired_components(runs_a, runs_b, long.source)
     between = c.between_items
     if between < 0:
         notes.append(
@@ -339,64 +291,37 @@ def plan_pilot(
         )
         between = 0.0
     delta_from_pilot = delta is None
-    if delta is None:
-        delta = c.delta
-        if delta == 0:
-            raise InputError(
-                "the pilot's gap is exactly 0: give the gap to resolve with {delta}",
-                param="delta",
-            )
-    delta = float(_validate.numbers(delta, "delta"))
-    if delta == 0:
-        raise InputError(
-            "{delta!b}" + escape(" must be non-zero: no design resolves a gap of zero"),
-            param="delta",
-        )
+    delta = _gap_to_resolve(delta, c.delta)
     span = _check_gap(delta, runs_a, runs_b)
     kw = {"alpha": alpha, "power": power}
     if between <= 0 and c.within_items == 0:
         raise InputError(_no_spread(delta, span, c, kw, long.source), param="delta", delta=delta)
-    runs = np.arange(1, max_runs + 1)
-    needed = np.atleast_1d(vc.required_items(between, c.within_items, delta, runs, **kw))
-    check_countable(float(needed[0]), f"a gap of {_validate.show(delta)}")
-    needed = np.maximum(needed, 2)
-    se = np.atleast_1d(vc.standard_error(between, c.within_items, needed, runs))
-    costed = cost_per_item is not None  # and so cost_per_run: both or neither (_costs)
-    cost = (
-        np.atleast_1d(
-            vc.design_cost(needed, runs, cost_per_item=cost_per_item, cost_per_run=cost_per_run)
-        )
-        if cost_per_item is not None and cost_per_run is not None
-        else np.full(runs.size, np.nan)
-    )
-    frontier = tuple(
-        Design(int(n), int(k), float(s), float(x) if costed else None)
-        for n, k, s, x in zip(needed, runs, se, cost, strict=True)
+    needed, cost, frontier = _frontier(
+        between, c.within_items, delta, max_runs, cost_per_item, cost_per_run, kw
     )
     cheapest = optimal = None
     if cost_per_item is not None and cost_per_run is not None:
         cheapest = frontier[int(np.argmin(cost))]  # the first minimum: fewer runs on a tie
-        optimal = float(
-            vc.optimal_runs(
-                between, c.within_items, cost_per_item=cost_per_item, cost_per_run=cost_per_run
-            )
+        optimal = _optimal_runs(
+            between, c.within_items, cost_per_item, cost_per_run, max_runs, notes
         )
-        if optimal > max_runs:
-            notes.append(
-                f"the cost-optimal number of runs ({_show_runs(optimal)}) is beyond the "
-                f"frontier's {max_runs} (max_runs=)"
-            )
     floor = vc.required_items(between, 0.0, delta, 1, **kw) if between > 0 else 0.0
     runs_needed = mde = None
     if n_items is not None:
         runs_needed = float(vc.runs_for_items(between, c.within_items, delta, n_items, **kw))
-        from evalgap.stats.power import z_sum_squared
-
         mde = math.sqrt(z_sum_squared(alpha, power) * between / n_items)
     return PilotPlan(
         model_a=model_a,
         model_b=model_b,
-        variance_components=components,
+        variance_components=PilotComponents(
+            between_items=c.between_items,
+            within_items=c.within_items,
+            runs_per_item=c.runs_per_item,
+            n_items=c.n_items,
+            within_a=c.within_a,
+            within_b=c.within_b,
+            pilot_delta=c.delta,
+        ),
         delta=delta,
         delta_from_pilot=delta_from_pilot,
         alpha=alpha,
@@ -414,6 +339,153 @@ def plan_pilot(
         mde_unlimited_runs=mde,
         notes=tuple(notes),
     )
+
+
+def _check_max_runs(max_runs: int) -> int:
+    """Return ``max_runs`` as a whole number from 1 to :data:`MAX_RUNS`, else refuse it."""
+    max_runs = _validate.whole_number(max_runs, "max_runs", 1)
+    if max_runs > MAX_RUNS:
+        raise InputError(
+            "{max_runs} must be at most "
+            + escape(
+                f"{MAX_RUNS:,}: the frontier lays out one design per runs count, and the "
+                f"cost-optimal runs are given beyond it anyway; got {max_runs:,}"
+            ),
+            param="max_runs",
+        )
+    return max_runs
+
+
+def _pilot_frame(
+    pilot: ScoresInput,
+    tasks: Sequence[str] | None,
+    options: LoadOptions | None,
+    columns: dict[str, Any],
+) -> tuple[LongScores, pd.DataFrame]:
+    """Return the pilot's long scores and their rows of the chosen tasks (refused when
+    there are none)."""
+    from evalgap.jobs._inputs import long_scores
+
+    long = long_scores(pilot, options=options, **columns)
+    frame = long.frame
+    if tasks is not None:
+        tasks = [tasks] if isinstance(tasks, str) else [str(t) for t in tasks]
+        frame = frame[frame["task"].isin(tasks)]
+        if frame.empty:
+            present = ", ".join(map(str, list(dict.fromkeys(long.frame["task"]))[:6]))
+            raise InputError(
+                escape(f"{long.source} has no pilot scores for {', '.join(tasks)} (tasks: ")
+                + escape(f"{present})"),
+                param="tasks",
+            )
+    return long, frame
+
+
+def _pilot_runs(
+    frame: pd.DataFrame, model_a: str, model_b: str, source: str, notes: list[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return the two models' (items, runs) scores on the items both scored, noting the
+    items left out; refused when a model ran no item twice."""
+    runs_a, runs_b, dropped = _run_matrices(frame, model_a, model_b, source)
+    if dropped:
+        notes.append(
+            f"{dropped:,} item{'s' if dropped != 1 else ''} scored by only one of the two "
+            "models left out of the pilot"
+        )
+    for name, runs in ((model_a, runs_a), (model_b, runs_b)):
+        if not ((~np.isnan(runs)).sum(axis=1) >= 2).any():
+            raise InputError(
+                f"{source}: model {name!r} ran no item twice in the pilot, so its "
+                "run-to-run noise is unknown; a pilot needs repeated runs (lm-eval: all_runs; "
+                "inspect: epochs)"
+            )
+    return runs_a, runs_b
+
+
+def _paired_components(
+    runs_a: np.ndarray, runs_b: np.ndarray, source: str
+) -> VarianceComponents:
+    """Return the pilot's between-item and run-noise components
+    (:func:`evalgap.stats.variance_components.paired_components`), refused when they
+    overflow."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        c = vc.paired_components(runs_a, runs_b)
+    if not all(math.isfinite(x) for x in (c.between_items, c.within_items, c.delta)):
+        raise InputError(
+            f"{source}: the pilot's scores (up to {np.nanmax(np.abs([runs_a, runs_b])):.3g})"
+            " are too large for their variances to be computed in floating point; rescale them"
+        )
+    return c
+
+
+def _gap_to_resolve(delta: float | None, pilot_delta: float) -> float:
+    """Return the gap the designs resolve: ``delta``, else the pilot's; refused when 0."""
+    if delta is None:
+        delta = pilot_delta
+        if delta == 0:
+            raise InputError(
+                "the pilot's gap is exactly 0: give the gap to resolve with {delta}",
+                param="delta",
+            )
+    delta = float(_validate.numbers(delta, "delta"))
+    if delta == 0:
+        raise InputError(
+            "{delta!b}" + escape(" must be non-zero: no design resolves a gap of zero"),
+            param="delta",
+        )
+    return delta
+
+
+def _optimal_runs(
+    between: float,
+    within: float,
+    cost_per_item: float,
+    cost_per_run: float,
+    max_runs: int,
+    notes: list[str],
+) -> float:
+    """Return the cost-optimal runs per item (in closed form), noting when it lies beyond
+    the frontier."""
+    optimal = float(
+        vc.optimal_runs(between, within, cost_per_item=cost_per_item, cost_per_run=cost_per_run)
+    )
+    if optimal > max_runs:
+        notes.append(
+            f"the cost-optimal number of runs ({_show_runs(optimal)}) is beyond the "
+            f"frontier's {max_runs} (max_runs=)"
+        )
+    return optimal
+
+
+def _frontier(
+    between: float,
+    within: float,
+    delta: float,
+    max_runs: int,
+    cost_per_item: float | None,
+    cost_per_run: float | None,
+    kw: dict[str, Any],
+) -> tuple[np.ndarray, np.ndarray, tuple[Design, ...]]:
+    """Return per runs count K = 1..max_runs the items that resolve ``delta`` (Eq. 3), the
+    design's cost (NaN without costs) and the designs."""
+    runs = np.arange(1, max_runs + 1)
+    needed = np.atleast_1d(vc.required_items(between, within, delta, runs, **kw))
+    check_countable(float(needed[0]), f"a gap of {_validate.show(delta)}")
+    needed = np.maximum(needed, 2)
+    se = np.atleast_1d(vc.standard_error(between, within, needed, runs))
+    costed = cost_per_item is not None  # and so cost_per_run: both or neither (_costs)
+    cost = (
+        np.atleast_1d(
+            vc.design_cost(needed, runs, cost_per_item=cost_per_item, cost_per_run=cost_per_run)
+        )
+        if cost_per_item is not None and cost_per_run is not None
+        else np.full(runs.size, np.nan)
+    )
+    frontier = tuple(
+        Design(int(n), int(k), float(s), float(x) if costed else None)
+        for n, k, s, x in zip(needed, runs, se, cost, strict=True)
+    )
+    return needed, cost, frontier
 
 
 def _check_gap(delta: float, runs_a: np.ndarray, runs_b: np.ndarray) -> float | None:
