@@ -86,7 +86,6 @@ MAX_BODY = 100
 # fits.
 BEING_SPLIT = {
     "jobs/audit.py:to_records": 106,
-    "jobs/estimate_study.py:estimate_study": 108,
     "jobs/gold.py:gold_result": 120,
     "jobs/gold.py:gold_set": 152,
     "jobs/gold.py:ranks_gold": 106,

@@ -304,6 +304,34 @@ def estimate_study(
     )  # fmt: skip
     x, _ = _benchmark(score_set)
     names = [str(m) for m in score_set.models]
+    chosen = _held_out_models(names, held_out)
+    _check_board(x, names, chosen, budgets)
+    streams = resample.child_seed(seed, "estimate_study").spawn(len(chosen))
+    chunks = [
+        (x, names.index(m), budgets, n_trials, n_strata, adaptive_batch, alpha, stream)
+        for m, stream in zip(chosen, streams, strict=True)
+    ]
+    found = run_chunks(_held_out, chunks, jobs, progress)
+    designs = [
+        d for d in DESIGNS if d not in FLOORS and (adaptive_batch or d != "estimate_adaptive")
+    ]
+    moments = np.array([f["floors"] for f in found])
+    return EstimateStudyResult(
+        pd.DataFrame(_study_rows(found, moments, budgets, designs)),
+        alpha,
+        n_trials,
+        tuple(chosen),
+        int(x.shape[1]),
+        len(names),
+        target,
+        float(np.abs(moments[:, 5]).mean()),
+        _items_for_target(moments, target),
+    )
+
+
+def _held_out_models(names: list[str], held_out: Sequence[str] | None) -> list[str]:
+    """Return the models to hold out in turn (default: every model), refusing a board of
+    fewer than 4 models and a name not on it."""
     if len(names) < 4:
         raise InputError(
             f"the board has {len(names)} model(s); holding one out needs at least 4 (3 for "
@@ -317,6 +345,12 @@ def estimate_study(
             param="held_out",
             unknown=", ".join(unknown) if unknown else "none",
         )
+    return chosen
+
+
+def _check_board(x: np.ndarray, names: list[str], chosen: list[str], budgets: list[int]) -> None:
+    """Refuse a board the study cannot run on: scores outside [0, 1], a held-out model
+    sharing no item with another, a budget over a held-out model's items."""
     seen = ~np.isnan(x)
     if ((x[seen] < 0) | (x[seen] > 1)).any():
         raise InputError(
@@ -342,18 +376,18 @@ def estimate_study(
             "ask for smaller {budgets}",
             param="budgets",
         )
-    streams = resample.child_seed(seed, "estimate_study").spawn(len(chosen))
-    chunks = [
-        (x, names.index(m), budgets, n_trials, n_strata, adaptive_batch, alpha, stream)
-        for m, stream in zip(chosen, streams, strict=True)
-    ]
-    found = run_chunks(_held_out, chunks, jobs, progress)
+
+
+# a normal error's mean absolute value over its SD
+_MEAN_ABSOLUTE_SCALE = np.sqrt(2 / np.pi)
+
+
+def _study_rows(
+    found: list[dict[str, Any]], moments: np.ndarray, budgets: list[int], designs: list[str]
+) -> list[dict[str, Any]]:
+    """Return the study's rows: per budget, each design's error, coverage and interval width
+    over the held-out models' samples, then each floor's error."""
     rows = []
-    designs = [
-        d for d in DESIGNS if d not in FLOORS and (adaptive_batch or d != "estimate_adaptive")
-    ]
-    moments = np.array([f["floors"] for f in found])
-    scale = np.sqrt(2 / np.pi)  # a normal error's mean absolute value over its SD
     for b in budgets:
         for design in designs:
             err, cover, half = (
@@ -367,7 +401,8 @@ def estimate_study(
                 "coverage_se": float(resample.monte_carlo_se(cover.mean(), cover.size)),
                 "median_half_width": float(np.median(half)), "cases": int(err.size),
             })  # fmt: skip
-        floor = (scale * np.sqrt(est.floor_variances(moments, b))).mean(axis=0)[:, 0]
+        floor = (_MEAN_ABSOLUTE_SCALE * np.sqrt(est.floor_variances(moments, b))).mean(axis=0)
+        floor = floor[:, 0]
         # the 2PL's own misfit, on the items a sample of b leaves to it
         misfit = float((np.abs(moments[:, 5]) * np.clip(1 - b / moments[:, 4], 0, None)).mean())
         for design, mae in zip(FLOORS, [*floor[1:], misfit], strict=True):
@@ -376,21 +411,17 @@ def estimate_study(
                 "mae_se": 0.0, "coverage": np.nan, "coverage_se": np.nan,
                 "median_half_width": np.nan, "cases": 0,
             })  # fmt: skip
-    # the smallest sample whose mean absolute error over the held-out models is the target
+    return rows
+
+
+def _items_for_target(moments: np.ndarray, target: float) -> dict[str, int | None]:
+    """Return per design (random mean and the first two floors) the smallest sample whose
+    mean absolute error over the held-out models is at most ``target`` (None: no sample up
+    to the largest held-out model's items)."""
     grid = np.arange(1, int(moments[:, 4].max()) + 1)
-    curve = (scale * np.sqrt(est.floor_variances(moments, grid))).mean(axis=0)
+    curve = (_MEAN_ABSOLUTE_SCALE * np.sqrt(est.floor_variances(moments, grid))).mean(axis=0)
     need = {}
     for design, row in zip(("random_mean", *FLOORS[:2]), curve, strict=True):
         hit = np.flatnonzero(row <= target)
         need[design] = int(grid[hit[0]]) if hit.size else None
-    return EstimateStudyResult(
-        pd.DataFrame(rows),
-        alpha,
-        n_trials,
-        tuple(chosen),
-        int(x.shape[1]),
-        len(names),
-        target,
-        float(np.abs(moments[:, 5]).mean()),
-        need,
-    )
+    return need
