@@ -135,10 +135,14 @@ def additive_scores(x: ArrayLike) -> tuple[FloatArray, FloatArray]:
     centred = np.where(observed, scored - item_mean[:, None], 0.0)
     laplacian = np.diag(cells.sum(axis=0)) - (cells / per_item[:, None]).T @ cells
     u = (cells / per_item[:, None]).sum(axis=0) / items
-    # (N, K): item i's share of the model effects, the least-norm solution of L a_i = c_i
-    # (SVD-based: an eigen-decomposition's pseudo-inverse keeps the zero eigenvalue's
-    # rounding error, 1e-13, as a huge 1/lambda)
-    effect = np.linalg.lstsq(laplacian, centred.T, rcond=None)[0].T
+    # (N, K): item i's share of the model effects, the least-norm solution of L a_i = c_i,
+    # through one pseudo-inverse from the SVD (singular values below K eps of the largest
+    # are the free constants; an eigen-decomposition kept the zero eigenvalue's rounding
+    # error, 1e-13, as a huge 1/lambda)
+    u_l, singular, v_l = np.linalg.svd(laplacian)
+    keep = singular > singular[0] * laplacian.shape[0] * np.finfo(float).eps
+    inverse = (v_l[keep].T / singular[keep]) @ u_l[:, keep].T
+    effect = centred @ inverse
     terms = effect - (effect @ u)[:, None] + (item_mean / items)[:, None]
     return terms.sum(axis=0), terms
 
@@ -147,7 +151,7 @@ def board_scores(
     x: ArrayLike,
     names: ArrayLike | None = None,
     *,
-    gap: ArrayLike,
+    gap: ArrayLike | None = None,
     clusters: ArrayLike | None = None,
     alpha: float = 0.05,
 ) -> BoardScores:
@@ -160,9 +164,10 @@ def board_scores(
     names : array_like, optional
         The models' names: ties in rank and score are ordered by name (without names, by
         position).
-    gap : array_like
+    gap : array_like, optional
         (K, K) paired gaps, ``gap[j, k]`` the mean of ``x_j - x_k`` over the items both
         scored (NaN where they cannot be compared): :func:`evalgap.stats.ranks.pair_gaps`.
+        Needed where scores are missing; on complete data they are the means' differences.
     clusters : array_like, optional
         Integer cluster labels, one per item (-1 leaves an item out of the variance): the
         standard error then sums the per-item terms per cluster, times ``G/(G - 1)``.
@@ -172,8 +177,7 @@ def board_scores(
     Examples
     --------
     >>> x = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 0.0], [1.0, 0.0]])
-    >>> m = x.mean(axis=0)
-    >>> b = board_scores(x, ["a", "b"], gap=m[:, None] - m[None, :])
+    >>> b = board_scores(x, ["a", "b"])
     >>> b.score.tolist(), b.rank.tolist(), [round(float(v), 4) for v in b.score_low]
     ([0.75, 0.25], [1, 2], [0.3006, 0.0456])
     """
@@ -202,6 +206,14 @@ def board_scores(
         se = np.sqrt(variance * units / (units - 1.0)) if units > 1 else np.full_like(score, np.nan)
     binary = bool(np.isin(x[observed], (0.0, 1.0)).all())
     low, high = _interval(score, se, variance, n, binary, alpha)
+    if gap is None:
+        if not observed.all():
+            raise InputError(
+                "{gap!b}" + escape(" is needed where scores are missing (the gaps on the items "
+                "both models scored)"),
+                param="gap",
+            )
+        gap = score[:, None] - score[None, :]
     gap = np.asarray(gap, dtype=float)
     if gap.shape != (x.shape[1], x.shape[1]):
         raise InputError(
