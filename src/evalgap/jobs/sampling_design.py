@@ -238,6 +238,75 @@ def plan_sampling(
             name=model_a,
         )
     sides = {"a": (model_a, accuracy_a), "b": (model_b, accuracy_b)}
+    known, held = _known_models(sides, models, notes)
+    if all(v == "responses" for v in known.values()):
+        gap = float(np.nanmean(matrix[models.index(model_a)] - matrix[models.index(model_b)]))
+        raise InputError(
+            escape(
+                f"both {model_a!r} and {model_b!r} are in the reference, so their full gap is "
+                f"already known ({gap:+.4f}); "
+            )
+            + "plan for a model not yet run by giving its expected accuracy ({accuracy_a}), "
+            "which holds it out of the reference",
+            param="accuracy_a",
+        )
+    fitted = [i for i, m in enumerate(models) if m not in held]
+    fit = st.fit_2pl(matrix[fitted])
+    if not fit.converged:
+        notes.append(f"the IRT fit stopped after {fit.n_iter} sweeps before converging")
+    probability = _success_probabilities(fit, matrix, models, fitted, sides, known)
+    mu, v = st.difference_moments(probability[model_a], probability[model_b])
+    labels = st.quantile_strata(np.sqrt(v), n_strata)
+    sizes, s2 = st.stratum_variances(mu, v, labels)
+    population_variance = float(v.mean() + mu.var())
+    delta_predicted = delta is None
+    delta = _planned_gap(delta, mu)
+    population = len(keys)
+    required_design, need_srs = _items_required(
+        sizes, s2, population_variance, delta, alpha, power
+    )
+    if n_items is None:
+        n_items = required_design
+        if required_design >= population:
+            notes.append(
+                f"the design needs all {population:,} items of the benchmark for this gap: "
+                "the whole benchmark is drawn"
+            )
+    n_items = _validate.whole_number(n_items, "n_items", 1)
+    allocation = st.neyman_allocation(sizes, np.sqrt(s2), n_items)
+    chosen, weights = st.draw(labels, allocation, np.random.default_rng(seed))
+    design = _design_frame(keys, chosen, weights, labels, sizes)
+    srs_variance = (1 - n_items / population) * population_variance / n_items
+    return SamplingDesign(
+        model_a=model_a,
+        model_b=model_b,
+        known=known,
+        n_reference_models=len(fitted),
+        n_population=population,
+        n_items=n_items,
+        delta=delta,
+        delta_predicted=delta_predicted,
+        alpha=alpha,
+        power=power,
+        predicted_se=math.sqrt(st.stratified_variance(sizes, allocation, s2)),
+        srs_se=math.sqrt(max(srs_variance, 0.0)),
+        required_n_design=required_design,
+        required_n_srs=math.ceil(need_srs),
+        items_ratio=required_design / math.ceil(need_srs) if need_srs > 0 else math.nan,
+        predicted_disagreement=float((v + mu**2).mean()),
+        strata=_strata(sizes, allocation, s2),
+        seed=seed,
+        notes=tuple(notes),
+        design=design,
+    )
+
+
+def _known_models(
+    sides: dict[str, tuple[str, float | None]], models: list[str], notes: list[str]
+) -> tuple[dict[str, str], set[str]]:
+    """Return how each of the two models is known ("accuracy": a given expected accuracy;
+    "responses": its scores in the reference) and the reference models set aside (given an
+    accuracy); refuse a model neither in the reference nor given an accuracy."""
     known, held = {}, set()
     for side, (name, accuracy) in sides.items():
         if accuracy is not None:
@@ -260,21 +329,19 @@ def plan_sampling(
                 + fields(f"accuracy_{side}"),
                 param=f"model_{side}",
             )
-    if all(v == "responses" for v in known.values()):
-        gap = float(np.nanmean(matrix[models.index(model_a)] - matrix[models.index(model_b)]))
-        raise InputError(
-            escape(
-                f"both {model_a!r} and {model_b!r} are in the reference, so their full gap is "
-                f"already known ({gap:+.4f}); "
-            )
-            + "plan for a model not yet run by giving its expected accuracy ({accuracy_a}), "
-            "which holds it out of the reference",
-            param="accuracy_a",
-        )
-    fitted = [i for i, m in enumerate(models) if m not in held]
-    fit = st.fit_2pl(matrix[fitted])
-    if not fit.converged:
-        notes.append(f"the IRT fit stopped after {fit.n_iter} sweeps before converging")
+    return known, held
+
+
+def _success_probabilities(
+    fit: st.IRTFit,
+    matrix: np.ndarray,
+    models: list[str],
+    fitted: list[int],
+    sides: dict[str, tuple[str, float | None]],
+    known: dict[str, str],
+) -> dict[str, np.ndarray]:
+    """Return each of the two models' success probability per item: from the 2PL at the
+    ability of its given accuracy, or its own scores with the 2PL's where it has none."""
     probability = {}
     for name, accuracy in sides.values():
         if known[name] == "accuracy":
@@ -288,11 +355,12 @@ def plan_sampling(
             probability[name] = np.where(
                 np.isnan(own), fit.probabilities(fit.ability[row]), own
             )
-    mu, v = st.difference_moments(probability[model_a], probability[model_b])
-    labels = st.quantile_strata(np.sqrt(v), n_strata)
-    sizes, s2 = st.stratum_variances(mu, v, labels)
-    population_variance = float(v.mean() + mu.var())
-    delta_predicted = delta is None
+    return probability
+
+
+def _planned_gap(delta: float | None, mu: np.ndarray) -> float:
+    """Return the gap to plan for: ``delta``, else the predicted mean difference; refused
+    when 0 or beyond 1."""
     delta = float(mu.mean()) if delta is None else float(_validate.numbers(delta, "delta"))
     if delta == 0:
         raise InputError(
@@ -306,28 +374,33 @@ def plan_sampling(
             param="delta",
             delta=delta,
         )
+    return delta
+
+
+def _items_required(
+    sizes: np.ndarray,
+    s2: np.ndarray,
+    population_variance: float,
+    delta: float,
+    alpha: float,
+    power: float,
+) -> tuple[int, float]:
+    """Return the items the stratified design needs to resolve ``delta`` and the (continuous)
+    items a simple random sample needs."""
     need_design, need_srs = st.items_needed(
         sizes, s2, population_variance, delta, alpha=alpha, power=power
     )
-    population = len(keys)
     # The whole allocation (at least 2 per stratum, rounded) must reach the target itself:
     # the continuous optimum rounded up can fall short of it.
     required_design = st.items_for_variance(
         sizes, s2, st.target_variance(delta, alpha=alpha, power=power), math.ceil(need_design)
     )
-    if n_items is None:
-        n_items = required_design
-        if required_design >= population:
-            notes.append(
-                f"the design needs all {population:,} items of the benchmark for this gap: "
-                "the whole benchmark is drawn"
-            )
-    n_items = _validate.whole_number(n_items, "n_items", 1)
-    allocation = st.neyman_allocation(sizes, np.sqrt(s2), n_items)
-    chosen, weights = st.draw(labels, allocation, np.random.default_rng(seed))
-    design = _design_frame(keys, chosen, weights, labels, sizes)
-    srs_variance = (1 - n_items / population) * population_variance / n_items
-    strata = tuple(
+    return required_design, need_srs
+
+
+def _strata(sizes: np.ndarray, allocation: np.ndarray, s2: np.ndarray) -> tuple[Stratum, ...]:
+    """Return each stratum's size, items drawn, weight and predicted SD."""
+    return tuple(
         Stratum(
             stratum=h,
             size=int(sizes[h]),
@@ -336,28 +409,6 @@ def plan_sampling(
             predicted_sd=float(np.sqrt(s2[h])),
         )
         for h in range(sizes.size)
-    )
-    return SamplingDesign(
-        model_a=model_a,
-        model_b=model_b,
-        known=known,
-        n_reference_models=len(fitted),
-        n_population=population,
-        n_items=n_items,
-        delta=delta,
-        delta_predicted=delta_predicted,
-        alpha=alpha,
-        power=power,
-        predicted_se=math.sqrt(st.stratified_variance(sizes, allocation, s2)),
-        srs_se=math.sqrt(max(srs_variance, 0.0)),
-        required_n_design=required_design,
-        required_n_srs=math.ceil(need_srs),
-        items_ratio=required_design / math.ceil(need_srs) if need_srs > 0 else math.nan,
-        predicted_disagreement=float((v + mu**2).mean()),
-        strata=strata,
-        seed=seed,
-        notes=tuple(notes),
-        design=design,
     )
 
 
