@@ -19,7 +19,7 @@ touching the items (:func:`store_audit_in_memory`, :func:`store_audit`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -757,39 +757,17 @@ def store_audit(
     (1, 1)
     """
     _validate.arguments(tasks=tasks, block_pairs=block_pairs, **settings)
-    import numpy as np
     import pandas as pd
-    import pyarrow as pa
-    import pyarrow.parquet as pq
 
     from evalgap.io import store as io
     from evalgap.io._write import atomic_write
-    from evalgap.jobs.audit import (
-        PROCEDURES,
-        count_unresolved,
-        family_verdicts,
-        sensitivity_counts,
-        unresolved_chains,
-    )
+    from evalgap.jobs.audit import PROCEDURES, family_verdicts, unresolved_chains
     from evalgap.stats import power as pw
-    from evalgap.stats import tests
-    from evalgap.stats.paired import summarize_counts
 
     alpha = settings.get("alpha", 0.05)
     power = settings.get("power", 0.8)
     tasks = _check_audit_arguments(family, tasks, {**settings, "chain_procedure": chain_procedure})
-    if isinstance(block_pairs, bool) or not isinstance(block_pairs, int) or block_pairs < 1:
-        raise InputError(
-            "{block_pairs}: must be a whole number of pairs >= 1",
-            param="block_pairs",
-            block_pairs=block_pairs,
-        )
-    if Path(output).suffix.lower() != ".parquet":
-        raise InputError(
-            "{output}: store audit writes Parquet; name a .parquet file",
-            param="output",
-            output=str(output),
-        )
+    _check_blocks_and_output(block_pairs, output)
     io.refuse_overwriting(store, output)
     with io.opened(store, "auditing it") as con:
         ranked = _ranked_models(con, tasks)
@@ -798,84 +776,28 @@ def store_audit(
         if m == 0:
             raise InputError(f"{store}: no pairs to audit (one model per task)")
         pw.critical_values(alpha, power)  # alpha and power checked before any work
-        clustered = con.execute("SELECT count(*) FROM pair_cluster_stats").fetchall()[0][0]
-        if chain_procedure == "clustered" and not clustered:
-            raise InputError(
-                "{chain_procedure=clustered}: "
-                + escape(f"{store} keeps no cluster labels, so no pair has a ")
-                + "clustered verdict; choose another procedure, or add the files with "
-                "{cluster_column} to a store",
-                param="chain_procedure",
-            )
-        statistic = np.empty(m)
-        testable = np.empty(m, dtype=bool)
-        start = 0
+        _refuse_unclustered(con, store, chain_procedure)
         tick = progress or (lambda *_: None)
-        for k, block in enumerate(blocks):  # pass 1: the family's statistics
-            tick(k, 2 * len(blocks), "statistics of every pair")
-            frame = _block_counts(con, block, store)
-            s = summarize_counts(*(frame[c].to_numpy() for c in _COUNTS))
-            stop = start + len(frame)
-            statistic[start:stop] = tests.wald_statistic(s.delta, s.sd_diff, s.n_items)
-            testable[start:stop] = s.a_only + s.b_only >= tests.min_differing_items(alpha)
-            start = stop
+        statistic, testable = _family_statistics(con, blocks, store, alpha, tick)
         # Holm's and BH's verdicts rank the whole family; each block's are taken from here
         stepwise = family_verdicts(statistic, testable, alpha, power, m)
-        unresolved: dict[str, int] = {}
-        sensitivity = dict.fromkeys(
-            ("correlation_minus_0.1", "correlation", "correlation_plus_0.1"), 0
-        )
-        adjacent = []
+        tally = _AuditTally()
 
-        def write(handle: IO[Any]) -> None:  # pass 2: audit each block, append its rows to the file
-            writer, start = None, 0
-            try:
-                for k, block in enumerate(blocks):
-                    tick(len(blocks) + k, 2 * len(blocks), "verdicts, written to Parquet")
-                    frame = _block_counts(con, block, store)
-                    result = _audit_block(
-                        con, frame, settings, family_size=m, chain_procedure="fixed_n",
-                        source=str(store),
-                    )  # fmt: skip
-                    rows = result.pairs.to_frame()
-                    stop = start + len(rows)
-                    rows["resolved_holm"] = stepwise["holm"][start:stop]
-                    rows["resolved_bh"] = stepwise["bh"][start:stop]
-                    rows["rank_a"] = block["rank_a"].to_numpy() + 1
-                    rows["rank_b"] = block["rank_b"].to_numpy() + 1
-                    start = stop
-                    for proc, count in count_unresolved(rows).items():
-                        unresolved[proc] = unresolved.get(proc, 0) + count
-                    for key, count in sensitivity_counts(rows).items():
-                        sensitivity[key] += count
-                    adjacent.append(rows[rows["rank_b"] == rows["rank_a"] + 1])
-                    table = pa.Table.from_pandas(rows, preserve_index=False)
-                    if writer is None:  # the family is said in the file, as on every view
-                        schema = table.schema.with_metadata(
-                            {**(table.schema.metadata or {}), b"evalgap.family": family.encode()}
-                        )
-                        writer = pq.ParquetWriter(handle, schema)
-                    writer.write_table(table.cast(writer.schema))
-                tick(2 * len(blocks), 2 * len(blocks), "verdicts, written to Parquet")
-            finally:
-                if writer is not None:
-                    writer.close()
+        def write(handle: IO[Any]) -> None:
+            _write_audited_pairs(
+                handle, con, blocks, store, settings, stepwise, family, tick, tally
+            )
 
         atomic_write(output, write, option="--output", mode="wb", what="the pairs table")
-    ranking = pd.concat(
-        [
-            pd.DataFrame({"task": task, "rank": np.arange(1, len(names) + 1), "model": names})
-            for task, names in ranked.items()
-        ],
-        ignore_index=True,
-    )
-    chains = unresolved_chains(pd.concat(adjacent, ignore_index=True), ranking, chain_procedure)
+    adjacent = pd.concat(tally.adjacent, ignore_index=True)
+    chains = unresolved_chains(adjacent, _store_ranking(ranked), chain_procedure)
+    unresolved = tally.unresolved
     return StoreAuditSummary(
         family=family,
         family_size=m,
         n_pairs=m,
         unresolved={proc: unresolved[proc] for proc in PROCEDURES if proc in unresolved},
-        correlation_sensitivity=sensitivity,
+        correlation_sensitivity=tally.sensitivity,
         chains=chains,
         output=str(output),
         notes=(
@@ -888,6 +810,151 @@ def store_audit(
             )
             + f") in {len(blocks)} block(s) of up to {block_pairs:,}",
         ),
+    )
+
+
+def _check_blocks_and_output(block_pairs: int, output: str | Path) -> None:
+    """Refuse a block size that is not a whole number >= 1 and an output not a .parquet."""
+    if isinstance(block_pairs, bool) or not isinstance(block_pairs, int) or block_pairs < 1:
+        raise InputError(
+            "{block_pairs}: must be a whole number of pairs >= 1",
+            param="block_pairs",
+            block_pairs=block_pairs,
+        )
+    if Path(output).suffix.lower() != ".parquet":
+        raise InputError(
+            "{output}: store audit writes Parquet; name a .parquet file",
+            param="output",
+            output=str(output),
+        )
+
+
+def _refuse_unclustered(
+    con: DuckDBPyConnection, store: str | Path, chain_procedure: str
+) -> None:
+    """Refuse the clustered chain procedure on a store that keeps no cluster labels."""
+    clustered = con.execute("SELECT count(*) FROM pair_cluster_stats").fetchall()[0][0]
+    if chain_procedure == "clustered" and not clustered:
+        raise InputError(
+            "{chain_procedure=clustered}: "
+            + escape(f"{store} keeps no cluster labels, so no pair has a ")
+            + "clustered verdict; choose another procedure, or add the files with "
+            "{cluster_column} to a store",
+            param="chain_procedure",
+        )
+
+
+def _family_statistics(
+    con: DuckDBPyConnection,
+    blocks: list[pd.DataFrame],
+    store: str | Path,
+    alpha: float,
+    tick: Callable[..., object],
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pass 1 of :func:`store_audit`: every pair's Wald statistic, block by block, and
+    whether it has enough differing items to be tested."""
+    import numpy as np
+
+    from evalgap.stats import tests
+    from evalgap.stats.paired import summarize_counts
+
+    m = sum(len(b) for b in blocks)
+    statistic = np.empty(m)
+    testable = np.empty(m, dtype=bool)
+    start = 0
+    for k, block in enumerate(blocks):
+        tick(k, 2 * len(blocks), "statistics of every pair")
+        frame = _block_counts(con, block, store)
+        s = summarize_counts(*(frame[c].to_numpy() for c in _COUNTS))
+        stop = start + len(frame)
+        statistic[start:stop] = tests.wald_statistic(s.delta, s.sd_diff, s.n_items)
+        testable[start:stop] = s.a_only + s.b_only >= tests.min_differing_items(alpha)
+        start = stop
+    return statistic, testable
+
+
+@dataclass
+class _AuditTally:
+    """What :func:`store_audit` adds up over its blocks: the unresolved pairs per procedure,
+    the correlation sensitivity counts and the rank-adjacent pairs' rows."""
+
+    unresolved: dict[str, int] = field(default_factory=dict)
+    sensitivity: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(
+            ("correlation_minus_0.1", "correlation", "correlation_plus_0.1"), 0
+        )
+    )
+    adjacent: list[pd.DataFrame] = field(default_factory=list)
+
+    def add(self, rows: pd.DataFrame) -> None:
+        """Count one block's audited pairs in."""
+        from evalgap.jobs.audit import count_unresolved, sensitivity_counts
+
+        for proc, count in count_unresolved(rows).items():
+            self.unresolved[proc] = self.unresolved.get(proc, 0) + count
+        for key, count in sensitivity_counts(rows).items():
+            self.sensitivity[key] += count
+        self.adjacent.append(rows[rows["rank_b"] == rows["rank_a"] + 1])
+
+
+def _write_audited_pairs(
+    handle: IO[Any],
+    con: DuckDBPyConnection,
+    blocks: list[pd.DataFrame],
+    store: str | Path,
+    settings: dict[str, Any],
+    stepwise: dict[str, np.ndarray],
+    family: str,
+    tick: Callable[..., object],
+    tally: _AuditTally,
+) -> None:
+    """Pass 2 of :func:`store_audit`: audit each block with the family's stepwise verdicts,
+    count it in ``tally`` and append its rows to the Parquet file ``handle``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    m = sum(len(b) for b in blocks)
+    writer, start = None, 0
+    try:
+        for k, block in enumerate(blocks):
+            tick(len(blocks) + k, 2 * len(blocks), "verdicts, written to Parquet")
+            frame = _block_counts(con, block, store)
+            result = _audit_block(
+                con, frame, settings, family_size=m, chain_procedure="fixed_n",
+                source=str(store),
+            )  # fmt: skip
+            rows = result.pairs.to_frame()
+            stop = start + len(rows)
+            rows["resolved_holm"] = stepwise["holm"][start:stop]
+            rows["resolved_bh"] = stepwise["bh"][start:stop]
+            rows["rank_a"] = block["rank_a"].to_numpy() + 1
+            rows["rank_b"] = block["rank_b"].to_numpy() + 1
+            start = stop
+            tally.add(rows)
+            table = pa.Table.from_pandas(rows, preserve_index=False)
+            if writer is None:  # the family is said in the file, as on every view
+                schema = table.schema.with_metadata(
+                    {**(table.schema.metadata or {}), b"evalgap.family": family.encode()}
+                )
+                writer = pq.ParquetWriter(handle, schema)
+            writer.write_table(table.cast(writer.schema))
+        tick(2 * len(blocks), 2 * len(blocks), "verdicts, written to Parquet")
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+def _store_ranking(ranked: dict[str, list[str]]) -> pd.DataFrame:
+    """Return each task's models in rank order, one row per (task, rank, model)."""
+    import numpy as np
+    import pandas as pd
+
+    return pd.concat(
+        [
+            pd.DataFrame({"task": task, "rank": np.arange(1, len(names) + 1), "model": names})
+            for task, names in ranked.items()
+        ],
+        ignore_index=True,
     )
 
 
