@@ -4,15 +4,16 @@
     python benchmarks/bench_gold.py --pairs 5 --runs 100   # a smoke run
     python benchmarks/bench_gold.py --labels 30,50,80,160  # coverage by the number of labels
 
-The judge's preferences of AlpacaEval 2.0 (``../shared/data/alpaca_eval``: 58 models x 805
-instructions, GPT-4-turbo's probability that the model beats the baseline) are taken as
-given, and gold labels (a human's 0/1 preference) simulated from them with a known bias per
+The study is the library's (``evalgap simulate gold`` / :func:`evalgap.simulate.gold_study`),
+run on the judge's preferences of AlpacaEval 2.0 (``../shared/data/alpaca_eval``: 58 models x
+805 instructions, GPT-4-turbo's probability that the model beats the baseline) taken as
+given, with gold labels (a human's 0/1 preference) simulated from them with a known bias per
 model, drawn uniformly in [-0.05, 0.10]: model m's gold label on an item is 1 with
-probability ``clip(judge - bias_m, 0, 1)`` (:func:`evalgap.jobs.gold_study.gold_coverage`).
-One pair is built to flip: the two models closest in the judge's win rate, the judge's
-favourite given a bias of 0.10 and the other -0.05, so the gold reverses the judge's order.
-Each run labels a random 10% of the pair's items (``--label-share``) for both models and
-estimates the gap by paired PPI++ with its t interval, and by the gold labels alone.
+probability ``clip(judge - bias_m, 0, 1)``. One pair is built to flip: the two models closest
+in the judge's win rate, the judge's favourite given a bias of 0.10 and the other -0.05, so
+the gold reverses the judge's order. Each run labels a random 10% of the pair's items
+(``--label-share``) for both models and estimates the gap by paired PPI++ with its t
+interval, and by the gold labels alone.
 
 Printed: the coverage of the true gold-scale gap over every run of every pair with its
 Monte Carlo SE (the floor 0.95 - 2 SE), the gold labels alone beside it, the median ratio of
@@ -45,40 +46,27 @@ def main() -> None:
     if not ALPACA.exists():
         print(f"skipped: {ALPACA} is not present")
         return
-    import pandas as pd
-
-    from evalgap.jobs.gold_study import flipped_pair, gold_coverage
+    from evalgap.simulate import gold_study
 
     print(f"load average: {', '.join(f'{v:.2f}' for v in os.getloadavg())}")
-    table = pd.read_csv(ALPACA).drop_duplicates(["model", "item"])
-    wide = table.pivot(index="model", columns="item", values="win")
-    judge, models = wide.to_numpy(dtype=float), [str(m) for m in wide.index]
-    rng = np.random.default_rng(args.seed)
-    bias = rng.uniform(-0.05, 0.10, len(models))
-    flip = flipped_pair(judge, bias)
-    pairs = [flip] + [
-        (int(i), int(j))
-        for i, j in (rng.choice(len(models), 2, replace=False) for _ in range(args.pairs))
-    ]
+    board = {"model_column": "model", "item_column": "item", "score_column": "win",
+             "task_column": "none"}  # fmt: skip
+    settings = {"n_pairs": args.pairs, "n_trials": args.runs, "seed": args.seed, "jobs": 2}
     if args.labels:
-        print(f"{len(pairs)} pairs x {args.runs:,} runs per count of labelled items")
+        print(f"{args.pairs + 1} pairs x {args.runs:,} runs per count of labelled items")
         print(f"{'labels':>7} {'PPI++':>7} {'gold only':>10} {'floor':>7} {'width ratio':>12}")
         for count in (int(c) for c in args.labels.split(",")):
-            share = count / judge.shape[1]
-            r = gold_coverage(judge, bias, pairs, label_share=share, runs=args.runs, seed=args.seed)
+            r = gold_study(ALPACA, label_share=count / 805, **settings, **board)
             floor = 1 - r.alpha - 2 * r.monte_carlo_se
             print(f"{count:>7} {r.coverage:7.4f} {r.gold_only_coverage:10.4f} {floor:7.4f} "
                   f"{r.width_ratio:12.3f}")  # fmt: skip
         return
     start = time.perf_counter()
-    r = gold_coverage(
-        judge, bias, pairs, models=models, label_share=args.label_share, runs=args.runs,
-        seed=args.seed,
-    )  # fmt: skip
+    r = gold_study(ALPACA, label_share=args.label_share, **settings, **board)
     seconds = time.perf_counter() - start
     floor = 1 - r.alpha - 2 * r.monte_carlo_se
     print(
-        f"{len(pairs)} pairs x {r.runs:,} runs, {100 * r.label_share:g}% of the items "
+        f"{len(r.pairs)} pairs x {r.n_trials:,} runs, {100 * r.label_share:g}% of the items "
         f"gold-labelled per run, {seconds:.1f} s"
     )
     print(
@@ -93,7 +81,7 @@ def main() -> None:
     print(frame.loc[[0], columns].round(4).to_string(index=False))
     print(f"pairs the judge's order misleads: {int(frame['flipped'].sum())} of {len(frame)}")
     print("the lowest coverage (per-pair MC SE "
-          f"{np.sqrt(0.95 * 0.05 / r.runs):.4f}):")  # fmt: skip
+          f"{np.sqrt(0.95 * 0.05 / r.n_trials):.4f}):")  # fmt: skip
     print(frame.nsmallest(3, "coverage")[columns].round(4).to_string(index=False))
 
 

@@ -24,7 +24,9 @@ in ``evalgap.jobs.simulate``): a larger request is an ``InputError``, never hour
   adaptively (``evalgap adaptive``), on pairs drawn from a 2PL;
 * :func:`estimate_study` -- leave one model of a real board out and estimate its score from
   few items (``evalgap estimate``) beside the items' mean and the stratified design, with
-  the floors no design on the board's 2PL can beat.
+  the floors no design on the board's 2PL can beat;
+* :func:`gold_study` -- the coverage of the gold-scale gap (``compare --gold-column``) on a
+  judged board, gold labels simulated with a known bias per model and one pair built to flip.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from __future__ import annotations
 from evalgap.jobs.adaptive_study import AdaptiveConfiguration, AdaptiveStudyResult
 from evalgap.jobs.adaptive_study import adaptive_study as adaptive
 from evalgap.jobs.estimate_study import EstimateStudyResult, estimate_study
+from evalgap.jobs.gold_study import GoldCoverageResult, gold_study
 from evalgap.jobs.monitoring import MonitoringResult
 from evalgap.jobs.monitoring import monitoring_study as monitoring
 from evalgap.jobs.rank_coverage import Configuration, RankCoverageResult, rank_coverage
@@ -61,6 +64,7 @@ __all__ = [
     "CalibrationResult",
     "Configuration",
     "EstimateStudyResult",
+    "GoldCoverageResult",
     "MonitoringResult",
     "PowerCurveResult",
     "ProspectiveResult",
@@ -72,6 +76,7 @@ __all__ = [
     "aggregation",
     "calibration",
     "estimate_study",
+    "gold_study",
     "monitoring",
     "power_curve",
     "prospective",

@@ -55,3 +55,51 @@ def test_bad_boards_are_refused():
         gold_coverage(np.full((2, 5), 2.0), np.zeros(2), [(0, 1)])
     with pytest.raises(InputError, match="one number per model"):
         gold_coverage(np.zeros((2, 5)), np.zeros(3), [(0, 1)])
+
+
+def test_the_study_runs_from_the_command_line_as_in_python(run_cli):
+    """`evalgap simulate gold` is the library's gold_study: the same rows in --json, whatever
+    the number of processes."""
+    import json
+
+    from evalgap import simulate
+
+    settings = dict(n_pairs=3, n_trials=150, seed=4)
+    alone = simulate.gold_study("examples/board.csv", **settings)
+    spread = simulate.gold_study("examples/board.csv", jobs=2, **settings)
+    assert alone.to_dict() == spread.to_dict()
+    out = run_cli("simulate", "gold", "--scores", "examples/board.csv", "--n-pairs", "3",
+                  "--n-trials", "150", "--seed", "4", "--json")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["pairs"] == json.loads(json.dumps(alone.to_dict()["pairs"]))
+    assert data["n_trials"] == 150 and len(data["pairs"]) == 4
+    assert data["verdict"] == alone.verdict
+    text = run_cli("simulate", "gold", "--scores", "examples/board.csv", "--n-pairs", "3",
+                   "--n-trials", "150", "--seed", "4")  # fmt: skip
+    assert text.returncode == 0 and "gold study: 4 pairs x 150 runs" in text.stdout
+    assert alone.verdict.split(";")[0] in " ".join(text.stdout.split())
+
+
+def test_the_study_on_alpaca_eval_flips_its_built_pair():
+    from evalgap import simulate
+
+    r = simulate.gold_study(
+        shared_file("alpaca_eval", "alpaca_eval_long.csv.gz"), n_pairs=10, n_trials=300,
+        model_column="model", item_column="item", score_column="win", task_column="none",
+    )  # fmt: skip
+    _check(r)
+    assert len(r.pairs) == 11 and r.pairs[0].n_gold >= 80
+
+
+def test_the_study_refuses_what_it_cannot_honour(run_cli):
+    from evalgap import simulate
+
+    with pytest.raises(InputError, match="bias_low must be at most"):
+        simulate.gold_study("examples/board.csv", bias_low=0.2, bias_high=0.1)
+    frame = pd.DataFrame({"model": list("aabb"), "item": [1, 2, 1, 2], "task": list("xyxy"),
+                          "score": [0.1, 0.2, 0.3, 0.4]})  # fmt: skip
+    with pytest.raises(InputError, match="takes one task"):
+        simulate.gold_study(frame, n_trials=10)
+    out = run_cli("simulate", "gold", "--scores", "examples/board.csv", "--label-share", "2")
+    assert out.returncode == 2 and "--label-share" in out.stderr

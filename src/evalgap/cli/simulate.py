@@ -339,6 +339,46 @@ def estimate(budgets: tuple[int, ...], held_out: tuple[str, ...], **given: Any) 
     _run(estimate_study, "estimate study", held_out=held_out or None, **source, **given)
 
 
+@simulate.command(
+    epilog=_examples(
+        "evalgap simulate gold --scores examples/board.csv --n-pairs 5 --n-trials 200",
+        "evalgap simulate gold --scores ../shared/data/alpaca_eval/alpaca_eval_long.csv.gz \\",
+        "    --score-column win --task-column none",
+    )
+)
+@loader_options
+@click.option(
+    "--n-pairs",
+    type=click.IntRange(min=0),
+    default=60,
+    show_default=True,
+    help="Random pairs beside the one built to flip.",
+)
+@option("n_trials", default=1000, help="Runs (labelled samples) per pair.")
+@click.option(
+    "--label-share",
+    type=PROBABILITY,
+    default=0.1,
+    show_default=True,
+    help="Share of a pair's items labelled per run (at least 3 items).",
+)
+@click.option(
+    "--bias-low",
+    type=float,
+    default=-0.05,
+    show_default=True,
+    help="Lowest judge bias of a model (its gold is 1 with probability judge - bias).",
+)
+@click.option("--bias-high", type=float, default=0.10, show_default=True, help="Highest bias.")
+@_simulation_options(plot=False)
+def gold(**given: Any) -> None:
+    """Coverage of the gold-scale gap (`compare --gold-column`) on a judged board."""
+    from evalgap.jobs.gold_study import gold_study
+
+    source = score_keywords(given)
+    _run(gold_study, "gold study", **source, **given)
+
+
 @renamed(kept={"--simulations": "--n-trials"})
 @simulate.command(
     "rank-coverage", epilog=_examples("evalgap simulate rank-coverage --n-trials 100")

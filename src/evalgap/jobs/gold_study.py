@@ -13,7 +13,9 @@ labels alone; the runs are vectorized.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,6 +24,10 @@ from evalgap.errors import InputError
 from evalgap.stats import _validate, resample
 from evalgap.stats import ppi as sp
 from evalgap.stats._types import ArrayLike
+
+if TYPE_CHECKING:
+    from evalgap._scores import ScoresInput
+    from evalgap.io.options import LoadOptions
 
 
 @dataclass(frozen=True, repr=False)
@@ -68,8 +74,8 @@ class GoldCoverageResult(TableResult):
     Attributes
     ----------
     pairs : tuple of GoldPairCoverage
-        One row per pair.
-    runs : int
+        One row per pair (from :func:`gold_study`, the flipped pair first).
+    n_trials : int
         Runs per pair.
     label_share : float
         Share of each pair's items labelled per run.
@@ -84,7 +90,7 @@ class GoldCoverageResult(TableResult):
     """
 
     pairs: tuple[GoldPairCoverage, ...]
-    runs: int
+    n_trials: int
     label_share: float
     alpha: float
     coverage: float
@@ -93,6 +99,14 @@ class GoldCoverageResult(TableResult):
     width_ratio: float
     _rows = "pairs"
     _headline = ("coverage", "gold_only_coverage", "width_ratio")
+    _derived = ("verdict",)
+
+    @property
+    def verdict(self) -> str:
+        """One sentence: the coverage against its floor, the width saved, the flipped pairs."""
+        from evalgap.report.sentences import gold_study_verdict
+
+        return gold_study_verdict(self)
 
 
 def gold_coverage(
@@ -146,46 +160,67 @@ def gold_coverage(
     runs = _validate.whole_number(runs, "runs", 2)
     names = models or [str(m) for m in range(f.shape[0])]
     rng = np.random.default_rng(seed)
-    rows = []
-    for i, j in pairs:
-        both = ~(np.isnan(f[i]) | np.isnan(f[j]))
-        fa, fb = f[i, both], f[j, both]
-        pa, pb = np.clip(fa - b[i], 0, 1), np.clip(fb - b[j], 0, 1)
-        n_items = int(both.sum())
-        n = max(round(label_share * n_items), 3)
-        true_gap = float((pa - pb).mean())
-        d_f = fa - fb
-        # each run: its labelled items, and both models' gold labels on them
-        chosen = np.argsort(rng.random((runs, n_items)), axis=1)[:, :n]
-        ya = (rng.random((runs, n)) < pa[chosen]).astype(float)
-        yb = (rng.random((runs, n)) < pb[chosen]).astype(float)
-        f_all = np.broadcast_to(d_f, (runs, n_items))
-        out = {}
-        for name, lam in (("ppi", None), ("gold", 0.0)):
-            r = sp.ppi_mean(f_all, d_f[chosen], ya - yb, alpha=alpha, lam=lam)
-            covered = (r["low"] <= true_gap) & (true_gap <= r["high"])
-            out[name] = (float(covered.mean()), float(np.median(r["high"] - r["low"])))
-        judge_gap = float(d_f.mean())
-        rows.append(
-            GoldPairCoverage(
-                model_a=names[i],
-                model_b=names[j],
-                n_items=n_items,
-                n_gold=n,
-                judge_gap=judge_gap,
-                true_gap=true_gap,
-                coverage=out["ppi"][0],
-                gold_only_coverage=out["gold"][0],
-                width=out["ppi"][1],
-                gold_only_width=out["gold"][1],
-                width_ratio=out["ppi"][1] / out["gold"][1] if out["gold"][1] > 0 else np.nan,
-                flipped=bool(judge_gap * true_gap < 0),
-            )
-        )
+    rows = [
+        _pair_coverage(f[i], f[j], b[i], b[j], (names[i], names[j]), label_share, runs, alpha, rng)
+        for i, j in pairs
+    ]
+    return _summary(rows, runs, label_share, alpha)
+
+
+def _pair_coverage(
+    judge_a: np.ndarray,
+    judge_b: np.ndarray,
+    bias_a: float,
+    bias_b: float,
+    names: tuple[str, str],
+    label_share: float,
+    runs: int,
+    alpha: float,
+    rng: np.random.Generator,
+) -> GoldPairCoverage:
+    """One pair's runs: PPI++ and the gold labels alone against the known gold-scale gap."""
+    both = ~(np.isnan(judge_a) | np.isnan(judge_b))
+    fa, fb = judge_a[both], judge_b[both]
+    pa, pb = np.clip(fa - bias_a, 0, 1), np.clip(fb - bias_b, 0, 1)
+    n_items = int(both.sum())
+    n = max(round(label_share * n_items), 3)
+    true_gap = float((pa - pb).mean())
+    d_f = fa - fb
+    # each run: its labelled items, and both models' gold labels on them
+    chosen = np.argsort(rng.random((runs, n_items)), axis=1)[:, :n]
+    ya = (rng.random((runs, n)) < pa[chosen]).astype(float)
+    yb = (rng.random((runs, n)) < pb[chosen]).astype(float)
+    f_all = np.broadcast_to(d_f, (runs, n_items))
+    out = {}
+    for name, lam in (("ppi", None), ("gold", 0.0)):
+        r = sp.ppi_mean(f_all, d_f[chosen], ya - yb, alpha=alpha, lam=lam)
+        covered = (r["low"] <= true_gap) & (true_gap <= r["high"])
+        out[name] = (float(covered.mean()), float(np.median(r["high"] - r["low"])))
+    judge_gap = float(d_f.mean())
+    return GoldPairCoverage(
+        model_a=names[0],
+        model_b=names[1],
+        n_items=n_items,
+        n_gold=n,
+        judge_gap=judge_gap,
+        true_gap=true_gap,
+        coverage=out["ppi"][0],
+        gold_only_coverage=out["gold"][0],
+        width=out["ppi"][1],
+        gold_only_width=out["gold"][1],
+        width_ratio=out["ppi"][1] / out["gold"][1] if out["gold"][1] > 0 else np.nan,
+        flipped=bool(judge_gap * true_gap < 0),
+    )
+
+
+def _summary(
+    rows: list[GoldPairCoverage], runs: int, label_share: float, alpha: float
+) -> GoldCoverageResult:
+    """The pairs' rows with their coverage over every run and its Monte Carlo SE."""
     level = 1 - alpha
     return GoldCoverageResult(
         pairs=tuple(rows),
-        runs=runs,
+        n_trials=runs,
         label_share=float(label_share),
         alpha=float(alpha),
         coverage=float(np.mean([r.coverage for r in rows])),
@@ -211,3 +246,99 @@ def flipped_pair(
     favourite, other = int(middle[k + 1]), int(middle[k])
     bias[favourite], bias[other] = high, low
     return favourite, other
+
+
+def gold_study(
+    scores: ScoresInput,
+    *,
+    n_pairs: int = 60,
+    n_trials: int = 1000,
+    label_share: float = 0.1,
+    bias_low: float = -0.05,
+    bias_high: float = 0.10,
+    alpha: float = 0.05,
+    seed: int | None = 0,
+    jobs: int = 1,
+    progress: Callable[..., object] | None = None,
+    tasks: Sequence[str] | None = None,
+    strict: bool = False,
+    complete_case: bool = False,
+    options: LoadOptions | None = None,
+    **columns: Any,
+) -> GoldCoverageResult:
+    """Return the coverage of the gold-scale gap (``compare --gold-column``) on a judged board.
+
+    The judge's scores of the board (one task) are taken as given and gold labels simulated
+    from them (:func:`gold_coverage`) with a bias per model drawn uniformly in
+    ``[bias_low, bias_high]``; one pair is built to flip (:func:`flipped_pair`: the two
+    models closest in the judge's mean, the judge's favourite given ``bias_high`` and the
+    other ``bias_low``; with a binary judge the bias moves only the items the judge scored 1,
+    and the pair may not flip), and ``n_pairs`` random pairs stand beside it. ``evalgap simulate
+    gold`` runs it; ``benchmarks/bench_gold.py`` runs it on AlpacaEval.
+
+    Parameters
+    ----------
+    scores : DataFrame, ScoreSet, str, Path or list
+        The judge's scores in [0, 1] (any source :func:`evalgap.load_scores` reads).
+    n_pairs : int
+        Random pairs beside the flipped one.
+    n_trials : int
+        Runs per pair (each labels ``label_share`` of the pair's items, at least 3).
+    label_share, alpha
+        As for :func:`gold_coverage`.
+    bias_low, bias_high : float
+        The range of the models' judge biases.
+    seed : int or None
+        Seed of the biases, the pairs and the labels (each pair its own stream, so the
+        results do not depend on ``jobs``).
+    jobs : int
+        Processes to spread the pairs over.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each pair.
+    tasks, strict, complete_case, options, **columns
+        How to read and align the scores, as for :func:`evalgap.audit`.
+
+    Examples
+    --------
+    >>> from evalgap import simulate
+    >>> r = simulate.gold_study("examples/board.csv", n_pairs=3, n_trials=200)
+    >>> len(r.pairs), r.n_trials, bool(r.coverage >= 0.95 - 2 * r.monte_carlo_se)
+    (4, 200, True)
+    """
+    from evalgap.jobs._inputs import scores_of
+    from evalgap.jobs.simulate import run_chunks, study_count
+
+    n_pairs = _validate.whole_number(n_pairs, "n_pairs", 0)
+    n_trials = study_count(n_trials, "n_trials", 2)
+    _validate.probability(label_share, "label_share")
+    alpha = float(_validate.probability(alpha, "alpha"))
+    if not bias_low <= bias_high:
+        raise InputError(
+            "{bias_low!b} must be at most {bias_high}", param="bias_low", bias_high=bias_high
+        )
+    board = scores_of(
+        scores, tasks=tasks, strict=strict, complete_case=complete_case, options=options,
+        **columns,
+    )  # fmt: skip
+    if len(board.tasks) != 1:
+        there = ", ".join(t.task for t in board.tasks)
+        raise InputError(f"the gold study takes one task; name one with {{tasks}} ({there})",
+                         param="tasks")  # fmt: skip
+    judge = np.asarray(board.tasks[0].scores, dtype=float).T
+    stream = resample.child_seed(seed, "gold_study")
+    rng = np.random.default_rng(stream)
+    bias = rng.uniform(bias_low, bias_high, judge.shape[0])
+    flip = flipped_pair(judge, bias, bias_low, bias_high)
+    pairs = [flip] + [
+        (int(i), int(j))
+        for i, j in (rng.choice(judge.shape[0], 2, replace=False) for _ in range(n_pairs))
+    ]
+    names = [str(m) for m in board.models]
+    streams = stream.spawn(len(pairs))
+    chunks = [
+        (judge[i], judge[j], bias[i], bias[j], (names[i], names[j]), label_share, n_trials,
+         alpha, np.random.default_rng(stream))
+        for (i, j), stream in zip(pairs, streams, strict=True)
+    ]  # fmt: skip
+    rows = run_chunks(_pair_coverage, chunks, jobs, progress)
+    return _summary(rows, n_trials, label_share, alpha)

@@ -1080,3 +1080,19 @@ def style_line(rows: Iterable[Mapping[str, Any]], alpha: float) -> str:
         f"style coefficients ({level}, on the log-odds of A winning per unit of the "
         "difference a - b): " + "; ".join(parts)
     )
+
+
+def gold_study_verdict(r: Any) -> str:
+    """Return the gold study's sentence: coverage against its floor, the width saved, flips."""
+    floor = 1 - r.alpha - 2 * r.monte_carlo_se
+    runs = r.n_trials * len(r.pairs)
+    reached = "reaching" if r.coverage >= floor else "below"
+    flipped = sum(p.flipped for p in r.pairs)
+    return (
+        f"PPI++ intervals of the gold-scale gap cover the true gap in "
+        f"{number(r.coverage, '.3f')} of {format_count(runs)} runs, {reached} the floor "
+        f"{number(floor, '.3f')} (1 - alpha - 2 Monte Carlo SE), the gold labels alone in "
+        f"{number(r.gold_only_coverage, '.3f')}; they are {number(r.width_ratio, '.2f')} the "
+        f"gold-only width (median over pairs), and the gold reverses the judge's order in "
+        f"{flipped} of {plural(len(r.pairs), 'pair')}"
+    )

@@ -1793,3 +1793,41 @@ def render_store(r: Any, console: Console) -> None:
     else:
         console.print(f"wrote {format_count(r.rows)} rows of {markup(r.store)} to "
                       f"{markup(r.output)}")
+
+
+def render_gold_coverage(result: Any, console: Console, max_rows: int = 20) -> None:
+    """Print the gold study: each pair's coverage and widths, then the coverage over all."""
+    shown = result.pairs[:max_rows]
+    rows = [
+        [
+            f"{p.model_a} vs {p.model_b}",
+            format_count(p.n_items),
+            format_count(p.n_gold),
+            format_points(p.judge_gap),
+            format_points(p.true_gap),
+            number(p.coverage, ".3f"),
+            number(p.gold_only_coverage, ".3f"),
+            number(p.width_ratio, ".2f"),
+            "yes" if p.flipped else "no",
+        ]
+        for p in shown
+    ]
+    columns: list[tuple[str, JustifyMethod]] = [
+        ("pair", "left"), ("items", "right"), ("labels", "right"), ("judge gap", "right"),
+        ("gold gap", "right"), ("coverage", "right"), ("gold only", "right"),
+        ("width ratio", "right"), ("flipped", "left"),
+    ]  # fmt: skip
+    more = f" (the first {max_rows}; --json for all)" if len(result.pairs) > max_rows else ""
+    print_table(
+        console,
+        columns,
+        rows,
+        names=(0,),
+        title=f"gold study: {plural(len(result.pairs), 'pair')} x "
+        f"{plural(result.n_trials, 'run')}, {format_percent(result.label_share)} of each "
+        f"pair's items labelled per run{more}",
+        title_justify="left",
+        legend="gaps in points; coverage: runs whose PPI++ interval holds the true gold-scale "
+        "gap; gold only: the gold labels alone; width ratio: PPI++ width over gold-only width",
+    )
+    console.print(markup(_capitalise(result.verdict) + "."))

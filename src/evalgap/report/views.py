@@ -35,6 +35,7 @@ RENDERERS = {
     "CardResult": "render_card",
     "EstimateResult": "render_estimate",
     "AdaptiveResult": "render_adaptive",
+    "GoldCoverageResult": "render_gold_coverage",
 }
 RENDERERS_BY_MODULE = {
     "evalgap.jobs.simulate": "render_simulation",

@@ -95,6 +95,7 @@ PURPOSES = {
     "task_rank_coverage": 8,
     "adaptive_study": 9,
     "estimate_study": 10,
+    "gold_study": 11,
 }
 
 
