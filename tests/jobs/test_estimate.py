@@ -37,7 +37,17 @@ def test_interval_is_the_conformal_quantile_of_held_out_errors():
     assert e.half_width == pytest.approx(np.sort(np.abs(errors))[rank - 1])
     assert e.n_items == 100 and len(e.next_items) == 50
     assert not set(e.next_items) & {f"q{i:04d}" for i in chosen}
-    assert e.interval[0] <= new.mean() <= e.interval[1]
+    assert e.ci.low <= new.mean() <= e.ci.high
+    assert (e.ci.method, e.ci.level) == ("split_conformal", 0.95)
+    assert e.ci.low == pytest.approx(max(e.score - e.half_width, 0.0), abs=1e-15)
+    assert e.ci.high == pytest.approx(min(e.score + e.half_width, 1.0), abs=1e-15)
+    # the interval is `ci` in JSON (an object); `interval` still reads for one release
+    entry = r.to_dict()["estimates"][0]
+    assert "interval" not in entry
+    assert entry["ci"] == {"low": e.ci.low, "high": e.ci.high, "method": "split_conformal",
+                           "level": 0.95}  # fmt: skip
+    with pytest.warns(DeprecationWarning, match="renamed ci"):
+        assert e.interval == (e.ci.low, e.ci.high)
 
 
 def test_estimates_cover_held_out_models_of_a_board_the_model_fits():
@@ -50,7 +60,7 @@ def test_estimates_cover_held_out_models_of_a_board_the_model_fits():
         r = evalgap.estimate(_long(y[k][None, :], ["new"], chosen),
                              reference=_long(ref, [f"m{j}" for j in range(21)]))  # fmt: skip
         e = r.estimates[0]
-        covered += e.interval[0] <= y[k].mean() <= e.interval[1]
+        covered += e.ci.low <= y[k].mean() <= e.ci.high
         errors.append(abs(e.score - y[k].mean()))
         sample_errors.append(abs(y[k, chosen].mean() - y[k].mean()))
     # every interval covers; with 21 reference models the 2PL's items are noisy, so the error

@@ -129,12 +129,23 @@ def test_api_weights_from_a_column_a_design_table_or_arrays_agree(tmp_path):
         assert r.se == pytest.approx(expected.se, rel=1e-12)
         assert r.n_strata == 2
     assert by_table.unweighted_delta == pytest.approx(np.mean(a - b))
+    # the interval is `ci` (an object, its former key gone from the JSON); the old
+    # attribute still reads for one release, with a DeprecationWarning
+    data = by_table.to_dict()
+    assert "confidence_interval" not in data
+    assert data["ci"] == {"low": pytest.approx(expected.ci_low, rel=1e-12),
+                          "high": pytest.approx(expected.ci_high, rel=1e-12),
+                          "method": "wald (design-based SE)", "level": 0.95}  # fmt: skip
+    assert data["estimate"]["ci"] == data["ci"] and data["estimate"]["scale"] == "design"
+    with pytest.warns(DeprecationWarning, match="renamed ci"):
+        assert by_table.confidence_interval == by_table.ci
     assert "estimates the full benchmark's gap" in by_table.verdict
     assert set(by_table.to_dict()) >= {
         "delta",
         "se",
         "p_value",
-        "confidence_interval",
+        "ci",
+        "estimate",
         "weight_sum",
         "required_n",
         "verdict",

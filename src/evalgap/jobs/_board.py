@@ -82,6 +82,39 @@ def refuse_gold_clusters(columns: dict[str, Any], options: LoadOptions | None) -
         )
 
 
+def scale_of(*, gold: bool = False, weights: bool = False) -> str:
+    """Return the scale a board's gaps are estimated on, a key of
+    :data:`evalgap.stats.pair_estimate.SCALES`.
+
+    The resolve step's one choice of scale: gold labels put the gap on the gold scale
+    (``"gold"``, PPI++), design weights on the full benchmark the sample stands for
+    (``"design"``, Horvitz-Thompson), anything else on the scores' own paired differences
+    (``"paired"``). A new scale is one function in ``stats/pair_estimate.py``, registered in
+    ``SCALES``, and one branch here on what the board was given.
+
+    Parameters
+    ----------
+    gold : bool
+        Whether gold labels were given (a gold column or source).
+    weights : bool
+        Whether design weights were given.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> scale_of(), scale_of(gold=True), scale_of(weights=True)
+    ('paired', 'gold', 'design')
+    """
+    if gold:
+        return "gold"
+    if weights:
+        return "design"
+    return "paired"
+
+
 def judge_source(
     scores: Any, judged: bool, options: LoadOptions | None, columns: dict[str, Any]
 ) -> tuple[Any, str | None]:

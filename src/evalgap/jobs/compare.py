@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 
 from evalgap.errors import InputError, escape, fields
+from evalgap.jobs import _board
 from evalgap.jobs._board import judge_source, refuse_gold_clusters
 from evalgap.jobs._inputs import (
     _check_columns,
@@ -218,18 +219,21 @@ def compare(
         return compare_counts(*given, model_a=model_a or "A", model_b=model_b or "B", **settings)
     _refuse_without_scores(a, options, weights, by, n_bootstrap, n_bootstrap_required_n,
                            n_permutations, seed)  # fmt: skip
+    # The board's scale (a key of evalgap.stats.pair_estimate.SCALES) picks the recipe
+    scale = _board.scale_of(gold=judged, weights=weights is not None)
     if b is not None and not _is_table(b) and not _is_table(a):
         return _compare_arrays(
             a, b, model_a or "A", model_b or "B", by=by, judged=judged, gold_column=gold_column,
             weights=weights, strata=strata, settings=settings, n_permutations=n_permutations,
+            scale=scale,
         )  # fmt: skip
     model_a, model_b = _table_pair(a, b, model_a, model_b)
     read = {"tasks": tasks, "complete_case": complete_case, "strict": strict, "options": options}
     if by is not None:
         return _compare_by(a, model_a, model_b, by, adjustment, settings, n_permutations,
-                           columns=columns, **read)  # fmt: skip
+                           columns=columns, scale=scale, **read)  # fmt: skip
     return _compare_table(
-        a, model_a, model_b, weights=weights, strata=strata, judged=judged,
+        a, model_a, model_b, weights=weights, strata=strata, scale=scale,
         gold=(gold_column, gold, cost_gold, cost_judge), settings=settings,
         n_permutations=n_permutations, read=read, columns=columns,
     )  # fmt: skip
@@ -320,9 +324,10 @@ def _refuse_without_scores(
 def _compare_arrays(
     a: Any, b: ArrayLike, model_a: str, model_b: str, *, by: str | None, judged: bool,
     gold_column: str | None, weights: object, strata: object, settings: _CompareSettings,
-    n_permutations: int,
+    n_permutations: int, scale: str,
 ) -> CompareResult | WeightedCompareResult:  # fmt: skip
-    """Two score arrays: the paired comparison, or the weighted one with ``weights``."""
+    """Two score arrays: the weighted comparison on the design scale, else compare's
+    recipe with its headline on the board's scale."""
     if by is not None:
         raise InputError("{by} needs a table of scores with groups; got two arrays", param="by")
     if judged:
@@ -333,7 +338,7 @@ def _compare_arrays(
         )
     # Score arrays from here on: compare_scores and weighted_result refuse, in one line,
     # anything else (a path, a ScoreSet, an array of text)
-    if weights is not None:
+    if scale == "design":
         from evalgap.jobs.weighted import weighted_result
 
         return weighted_result(
@@ -344,8 +349,9 @@ def _compare_arrays(
             alternative=settings["alternative"],
         )  # fmt: skip
     return compare_scores(
-        a, b, model_a=model_a, model_b=model_b, n_permutations=n_permutations, **settings
-    )
+        a, b, model_a=model_a, model_b=model_b, n_permutations=n_permutations, scale=scale,
+        **settings,
+    )  # fmt: skip
 
 
 def _table_pair(a: object, b: object, model_a: str | None, model_b: str | None) -> tuple[str, str]:
@@ -378,13 +384,15 @@ def _table_pair(a: object, b: object, model_a: str | None, model_b: str | None) 
 
 
 def _compare_table(
-    a: Any, model_a: str, model_b: str, *, weights: object, strata: object, judged: bool,
+    a: Any, model_a: str, model_b: str, *, weights: object, strata: object, scale: str,
     gold: tuple[str | None, Any, float, float], settings: _CompareSettings,
     n_permutations: int, read: dict[str, Any], columns: dict[str, Any],
 ) -> CompareResult | WeightedCompareResult | GoldCompareResult:  # fmt: skip
-    """Two models of a table of scores: on the gold scale with gold labels, weighted under
-    a design, else paired on the items both scored."""
+    """Two models of a table of scores, by the board's scale: on the gold scale with gold
+    labels, weighted under a design, else paired on the items both scored (with the headline
+    on any other registered scale)."""
     options = read["options"]
+    judged = scale == "gold"
     design = None if weights is None else _design(a, weights, strata, options, columns)
     judge, judge_column = _judge_of(a, judged, strata, options, columns)
     score_set = scores_of(judge, models=[model_a, model_b], **read, **columns)
@@ -399,7 +407,7 @@ def _compare_table(
             strata=strata is not None, tasks=read["tasks"], strict=read["strict"],
             options=options, **columns,
         )  # fmt: skip
-    if design is not None:
+    if scale == "design":
         from evalgap.jobs.weighted import compare_weighted
 
         return compare_weighted(
@@ -410,7 +418,7 @@ def _compare_table(
     result = compare_scores(
         x, y, model_a=model_a, model_b=model_b, alignment=score_set.report,
         item_ids=score_set.pair_items(model_a, model_b), n_permutations=n_permutations,
-        **settings,
+        scale=scale, **settings,
     )  # fmt: skip
     from evalgap.jobs.compare_groups import pooling_note
 
@@ -531,6 +539,7 @@ def _compare_by(
     from evalgap.jobs.compare_groups import compare_by_group
 
     columns = dict(kw.pop("columns"))
+    scale = kw.pop("scale")
     if by != "task" and _is_table(data) and by not in data.columns:
         raise InputError(
             "{by}: the table has no column {by!r} to group by (columns: {columns!s}); "
@@ -569,6 +578,7 @@ def _compare_by(
         by=by,
         adjustment=adjustment,
         n_permutations=n_permutations,
+        scale=scale,
         **settings,
     )
 

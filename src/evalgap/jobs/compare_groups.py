@@ -39,8 +39,8 @@ class GroupComparison(Result):
     result : CompareResult
         The comparison on the group's items.
     p_value, p_adjusted : float
-        The primary p-value (exact McNemar, or paired t for graded scores) and its
-        multiplicity-adjusted value.
+        The primary p-value (the estimate's: exact McNemar, or paired t for graded scores)
+        and its multiplicity-adjusted value.
     significant : bool
         Whether the adjusted p-value is at most alpha.
     """
@@ -100,7 +100,8 @@ class CompareGroupsResult(MarkdownPage, Result):
         return compare_groups_verdict(self)
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per group: items, accuracies, gap, p-values, q and the verdict."""
+        """One row per group: items, accuracies, the gap and its interval's bounds
+        (``delta_low``, ``delta_high``), p-values, q and the verdict."""
         return pd.DataFrame(
             [
                 {
@@ -109,6 +110,8 @@ class CompareGroupsResult(MarkdownPage, Result):
                     "accuracy_a": g.result.accuracy_a,
                     "accuracy_b": g.result.accuracy_b,
                     "delta": g.result.delta,
+                    "delta_low": float(g.result.ci.low),
+                    "delta_high": float(g.result.ci.high),
                     "p_value": g.p_value,
                     "p_adjusted": g.p_adjusted,
                     "significant": g.significant,
@@ -178,9 +181,8 @@ def compare_by_group(
             alpha=alpha,
             **settings,
         )
-        primary = result.p_values.exact if result.binary else result.p_values.paired_t
         groups.append((task.task, result))
-        p_values.append(np.nan if primary is None else primary)
+        p_values.append(result.p_value)
     if not groups:
         raise InputError(f"no {by} group has 2 items both {model_a} and {model_b} scored")
     p = np.asarray(p_values, dtype=float)

@@ -26,6 +26,7 @@ from evalgap.jobs._pages import MarkdownPage
 from evalgap.jobs.fragility import Fragility, pair_fragility
 from evalgap.jobs.pair_tests import PairTests, pair_tests
 from evalgap.stats import _validate, intervals, resample, tests
+from evalgap.stats import pair_estimate as pe
 from evalgap.stats import power as pw
 from evalgap.stats.paired import (
     PairedSummary,
@@ -196,7 +197,8 @@ class CompareResult(MarkdownPage, Result):
     p_values : PValues
         Every test that fits the data.
     ci : Interval
-        The primary interval of the gap (Newcombe for binary, bootstrap for graded scores).
+        The primary interval of the gap (Newcombe for binary, bootstrap for graded scores):
+        ``estimate.ci``.
     intervals : tuple of Interval
         Every interval computed.
     required_n : int or None
@@ -219,6 +221,11 @@ class CompareResult(MarkdownPage, Result):
         N* and the verdict at rho -/+ 0.1 (Section 6.2).
     bootstrap : BootstrapResult or None
         The paired bootstrap (None when skipped).
+    estimate : PairEstimate
+        The gap on its scale (:mod:`evalgap.stats.pair_estimate`; ``"paired"`` unless the
+        board resolves another): ``delta``, ``se``, ``ci``, ``required_n``,
+        ``resolution_ratio`` and ``resolved`` are its figures, and ``p_value`` its test's
+        (the exact McNemar test for binary scores, the paired t test for graded ones).
     fragility : Fragility or None
         Items to flip: for each test the verdict uses (exact and chi-square, or paired t and
         sign test, and resolution), the fewest items whose removal reverses it, and which.
@@ -260,11 +267,18 @@ class CompareResult(MarkdownPage, Result):
     required_n_interval: RequiredNInterval | None
     correlation_sensitivity: tuple[CorrelationSensitivity, ...]
     bootstrap: BootstrapResult | None
+    estimate: pe.PairEstimate
     fragility: Fragility | None = None
     alignment: AlignmentReport | None = None
     notes: tuple[str, ...] = field(default=())
     _derived = ("verdict",)
     _headline = ("delta", "n_items", "required_n")
+
+    @property
+    def p_value(self) -> float:
+        """The headline test's p-value, ``estimate.p_value`` (exact McNemar for binary scores,
+        paired t for graded ones, on the paired scale)."""
+        return float(self.estimate.p_value)
 
     @property
     def too_few_items(self) -> bool:
@@ -371,7 +385,11 @@ def compare_counts(
         exact=float(pt.p_exact[0]),
         mid_p=float(pt.p_mid_p[0]),
     )
-    newcombe = pt.interval(0)
+    estimate = pe.paired(
+        counts=(both_correct, a_only, b_only, both_wrong), alpha=alpha, power=power,
+        alternative=alternative,
+    )  # fmt: skip
+    newcombe = estimate.ci
     wald = intervals.wald_interval(s.delta, s.se, alpha)
     boot = req_ci = None
     if n_bootstrap and not too_few:
@@ -393,7 +411,7 @@ def compare_counts(
             s,
             p,
             pt,
-            primary=newcombe,
+            estimate=estimate,
             all_intervals=(newcombe, wald) + ((boot.ci,) if boot else ()),
             alpha=alpha,
             power_=power,
@@ -454,6 +472,7 @@ def compare_scores(
     model_b: str = "B",
     alignment: AlignmentReport | None = None,
     item_ids: ArrayLike | None = None,
+    scale: str = "paired",
 ) -> CompareResult:
     """Compare two models from aligned per-item scores (1-D arrays, binary or graded).
 
@@ -482,6 +501,10 @@ def compare_scores(
         The alignment report of the scores, carried into the result.
     item_ids : array_like, optional
         The items' ids, aligned with the scores: the items to flip are then named.
+    scale : str
+        The scale of the headline gap, a key of
+        :data:`evalgap.stats.pair_estimate.SCALES` that needs no more than the scores
+        (``"paired"``; see :func:`on_scale`).
 
     Returns
     -------
@@ -529,7 +552,7 @@ def compare_scores(
             model_b=model_b,
             alignment=alignment,
         )
-        return with_fragility(counted, a, b, item_ids)
+        return with_fragility(on_scale(counted, scale, a, b), a, b, item_ids)
     s = summarize_moments(a, b)
     outside = bool(np.any((a < 0) | (a > 1) | (b < 0) | (b > 1)))
     n = int(s.n_items)
@@ -571,11 +594,15 @@ def compare_scores(
             **_levels(alpha, power, alternative),
         )
         req_ci = _required_n_interval(bounds, n, n_bootstrap_required_n)
+    estimate = pe.paired(
+        a, b, alpha=alpha, power=power, alternative=alternative,
+        interval=boot.ci if boot else None,
+    )  # fmt: skip
     result = _assemble(
         s,
         p,
         pt,
-        primary=boot.ci if boot else t_ci,
+        estimate=estimate,
         all_intervals=((boot.ci,) if boot else ()) + (t_ci, wald),
         alpha=alpha,
         power_=power,
@@ -592,7 +619,28 @@ def compare_scores(
         + ((too_few,) if too_few else ()),
         too_few=bool(too_few),
     )
-    return with_fragility(result, a, b, item_ids)
+    return with_fragility(on_scale(result, scale, a, b), a, b, item_ids)
+
+
+def on_scale(
+    result: CompareResult, scale: str, scores_a: np.ndarray, scores_b: np.ndarray
+) -> CompareResult:
+    """Return ``result`` with its headline -- the gap, its SE and interval, N*, q and the
+    verdict -- estimated on ``scale`` (a key of :data:`evalgap.stats.pair_estimate.SCALES`,
+    called with the two score arrays); the paired tests, intervals and diagnostics stay
+    beside it. The paired scale is the result as it is."""
+    if scale == "paired":
+        return result
+    estimate = pe.SCALES[scale](
+        scores_a, scores_b, alpha=result.alpha, power=result.power,
+        alternative=result.alternative,
+    )  # fmt: skip
+    q = float(estimate.resolution_ratio)
+    return dataclasses.replace(
+        result, estimate=estimate, delta=float(estimate.delta) + 0.0, se=float(estimate.se),
+        ci=estimate.ci, required_n=pw.round_up(float(estimate.required_n)),
+        resolution_ratio=None if math.isnan(q) else q, resolved=bool(estimate.resolved),
+    )  # fmt: skip
 
 
 def _numeric(scores: object, name: str) -> np.ndarray:
@@ -640,7 +688,7 @@ def _assemble(
     p: PValues,
     pt: PairTests,
     *,
-    primary: intervals.Interval,
+    estimate: pe.PairEstimate,
     all_intervals: tuple[intervals.Interval, ...],
     alpha: float,
     power_: float,
@@ -659,7 +707,8 @@ def _assemble(
     """Assemble the result; N*, the MDE and q are left out (None, not resolved) when the
     differences have no spread, when fewer items differ than any valid test needs (their
     spread is not estimable from so few), and N* is infinite (q = 0) when the gap lies on the
-    side a one-sided alternative does not test."""
+    side a one-sided alternative does not test. The gap, its interval, N* and q are
+    ``estimate``'s."""
     n = int(s.n_items)
     kw: dict[str, Any] = {"alpha": alpha, "power": power_, "alternative": alternative}
     notes = list(extra_notes)
@@ -678,7 +727,7 @@ def _assemble(
         )
         required = mde = q = math.nan
     else:
-        required = float(pt.required_n[0])
+        required = float(estimate.required_n)
         formula = float(pt.required_n_formula[0])
         if formula < floor:
             notes.append(
@@ -689,7 +738,7 @@ def _assemble(
                 "sample's rate of differing items"
             )
         mde = float(pw.mde(n, s.sd_diff, **kw))
-        q = float(pt.resolution_ratio[0])
+        q = float(estimate.resolution_ratio)
     if against:
         side = "A" if alternative == "greater" else "B"
         notes.append(
@@ -715,19 +764,19 @@ def _assemble(
         n_items=n,
         accuracy_a=float(s.accuracy_a),
         accuracy_b=float(s.accuracy_b),
-        delta=float(s.delta) + 0.0,  # never -0.0
+        delta=float(estimate.delta),
         both_correct=cells[0],
         a_only=int(s.a_only),
         b_only=int(s.b_only),
         both_wrong=cells[1],
         correlation=correlation,
         sd_diff=float(s.sd_diff),
-        se=float(s.se),
+        se=float(estimate.se),
         alpha=float(alpha),
         power=float(power_),
         alternative=alternative,
         p_values=p,
-        ci=primary,
+        ci=estimate.ci,
         intervals=tuple(all_intervals),
         required_n=pw.round_up(required),
         required_n_discordant=pw.round_up(float(required_discordant))
@@ -735,7 +784,7 @@ def _assemble(
         else None,
         mde=None if degenerate else mde,
         resolution_ratio=None if degenerate else q,
-        resolved=bool(pt.resolved[0]),
+        resolved=bool(estimate.resolved),
         unpaired_required_n=pw.round_up(unpaired),
         paired_efficiency=(unpaired / required)
         if math.isfinite(required) and required > 0
@@ -747,6 +796,7 @@ def _assemble(
             else ()
         ),
         bootstrap=bootstrap,
+        estimate=estimate,
         alignment=alignment,
         notes=tuple(notes),
     )

@@ -14,6 +14,7 @@ The items to run next are the most informative at the estimated ability.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -25,7 +26,7 @@ from evalgap._scores import ScoreSet
 from evalgap.errors import InputError
 from evalgap.jobs._board import files_only
 from evalgap.jobs._inputs import _models, _renamed, _stored, scores_of
-from evalgap.stats import _validate
+from evalgap.stats import _validate, intervals
 from evalgap.stats import estimate as est
 from evalgap.stats.stratified import IRTFit, fit_2pl
 
@@ -48,8 +49,10 @@ class ModelEstimate(RowResult):
         The model.
     score : float
         Its estimated mean score over every item of the benchmark.
-    interval : tuple of float
-        The (1 - alpha) split-conformal interval ``[low, high]`` (clipped to [0, 1]).
+    ci : Interval
+        The (1 - alpha) split-conformal interval of the score (clipped to [0, 1]; method
+        ``"split_conformal"``); ``interval``, its former name, still reads ``(low, high)``
+        with a DeprecationWarning for one release.
     half_width : float
         Half its width before clipping (infinite with too few reference models).
     n_items : int
@@ -66,13 +69,23 @@ class ModelEstimate(RowResult):
 
     model: str
     score: float
-    interval: tuple[float, float]
+    ci: intervals.Interval
     half_width: float
     n_items: int
     ability: float
     extrapolated: bool
     next_items: tuple[str, ...]
     _headline = ("model", "score")
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The interval's former name, as ``(low, high)``: use ``ci`` (kept for one release)."""
+        warnings.warn(
+            "ModelEstimate.interval is renamed ci (an Interval); use (e.ci.low, e.ci.high)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return float(self.ci.low), float(self.ci.high)
 
 
 @dataclass(frozen=True, repr=False)
@@ -247,7 +260,12 @@ def estimate_scores(
             ModelEstimate(
                 model=str(model),
                 score=float(score[m]),
-                interval=(float(max(score[m] - half, 0.0)), float(min(score[m] + half, 1.0))),
+                ci=intervals.Interval(
+                    float(max(score[m] - half, 0.0)),
+                    float(min(score[m] + half, 1.0)),
+                    "split_conformal",
+                    1.0 - alpha,
+                ),
                 half_width=float(half),
                 n_items=int(scored.sum()),
                 ability=float(theta[m]),
@@ -315,7 +333,7 @@ def estimate(
     Returns
     -------
     EstimateResult
-        One estimate per new model (``score``, ``interval``, ``n_items``, ``next_items``).
+        One estimate per new model (``score``, ``ci``, ``n_items``, ``next_items``).
 
     Examples
     --------
@@ -331,7 +349,7 @@ def estimate(
     ...                    columns=["model", "item_id", "score"])
     >>> r = evalgap.estimate(new, reference=board)
     >>> e = r.estimates[0]
-    >>> e.n_items, bool(e.interval[0] <= y[24].mean() <= e.interval[1])
+    >>> e.n_items, bool(e.ci.low <= y[24].mean() <= e.ci.high)
     (100, True)
     """
     _validate.arguments(alpha=alpha, models=models, tasks=tasks)

@@ -12,6 +12,7 @@ stratum's size in the benchmark (the design's ``stratum_size``) and is left out 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ from evalgap._results import RowResult
 from evalgap.errors import InputError, escape
 from evalgap.jobs._pages import MarkdownPage
 from evalgap.stats import _validate, intervals
-from evalgap.stats import weighted as sw
+from evalgap.stats import pair_estimate as pe
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -57,8 +58,9 @@ class WeightedCompareResult(MarkdownPage, RowResult):
         The weighted gap's design-based standard error.
     statistic, p_value : float
         The Wald z and its p-value (two-sided or one-sided, by ``alternative``).
-    confidence_interval : Interval
-        The two-sided ``1 - alpha`` Wald interval.
+    ci : Interval
+        The two-sided ``1 - alpha`` Wald interval (``confidence_interval`` until this
+        release, still read with a DeprecationWarning).
     weight_sum : float
         The sum of the weights as given (the benchmark items they stand for only when they
         are inverse probabilities).
@@ -76,6 +78,10 @@ class WeightedCompareResult(MarkdownPage, RowResult):
         The settings.
     notes : tuple of str
         What was left out and why.
+    estimate : PairEstimate
+        The gap on the design scale (:func:`evalgap.stats.pair_estimate.design`), whose
+        figures ``delta``, ``se``, ``p_value``, ``ci``, ``required_n``,
+        ``resolution_ratio`` and ``effective_n`` are.
     verdict : str
         One plain sentence (a property).
     """
@@ -89,7 +95,7 @@ class WeightedCompareResult(MarkdownPage, RowResult):
     se: float
     statistic: float
     p_value: float
-    confidence_interval: intervals.Interval
+    ci: intervals.Interval
     weight_sum: float
     population_size: int | None
     effective_n: float
@@ -99,8 +105,19 @@ class WeightedCompareResult(MarkdownPage, RowResult):
     power: float
     alternative: str
     notes: tuple[str, ...]
+    estimate: pe.PairEstimate
     _derived = ("verdict",)
     _headline = ("delta", "se", "p_value")
+
+    @property
+    def confidence_interval(self) -> intervals.Interval:
+        """The interval's former name: use ``ci`` (kept for one release)."""
+        warnings.warn(
+            "WeightedCompareResult.confidence_interval is renamed ci; use result.ci",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.ci
 
     @property
     def too_few_items(self) -> bool:
@@ -177,12 +194,12 @@ def weighted_result(
             "scores differ by more than 1e150: beyond it the variance of the differences "
             "overflows; rescale the scores"
         )
-    g = sw.weighted_gap(
-        d, w, strata, stratum_sizes=stratum_sizes, alpha=alpha, power=power,
+    g = pe.design(
+        d, weights=w, strata=strata, stratum_sizes=stratum_sizes, alpha=alpha, power=power,
         alternative=alternative,
-    )
-    # The minimum-items rule and a zero design-based SE leave the design's N* unestimable,
-    # as they leave compare's (see evalgap.jobs.compare_pair._assemble).
+    )  # fmt: skip
+    # The minimum-items rule and a zero design-based SE leave the design's N* unestimable
+    # (the estimate's NaN), as they leave compare's: the notes say why.
     too_few = _too_few_items(int(np.count_nonzero(d)), alpha, alternative)
     if too_few:
         notes = (*notes, too_few)
@@ -199,30 +216,28 @@ def weighted_result(
             "the SE has no finite-population correction (conservative when a stratum was "
             "sampled heavily)",
         )
-    estimable = not too_few and not (g.se == 0 and g.delta != 0)
-    required = int(g.required_n) if np.isfinite(g.required_n) and estimable else None
+    required = int(g.required_n) if np.isfinite(g.required_n) else None
     return WeightedCompareResult(
         model_a=model_a,
         model_b=model_b,
-        n_items=g.n_items,
+        n_items=int(g.n_items),
         n_strata=None if strata is None else int(np.unique(np.asarray(strata)).size),
-        delta=g.delta,
+        delta=float(g.delta),
         unweighted_delta=float(np.mean(a - b)),
-        se=g.se,
-        statistic=g.statistic,
-        p_value=g.p_value,
-        confidence_interval=intervals.Interval(
-            np.float64(g.ci_low), np.float64(g.ci_high), "wald (design-based SE)", 1 - alpha
-        ),
-        weight_sum=g.weight_sum,
-        population_size=g.population_size,
-        effective_n=g.effective_n,
+        se=float(g.se),
+        statistic=float(g.parts["statistic"]),
+        p_value=float(g.p_value),
+        ci=g.ci,
+        weight_sum=float(g.parts["weight_sum"]),
+        population_size=g.parts["population_size"],
+        effective_n=float(g.effective_n),
         required_n=required,
-        resolution_ratio=None if required is None else g.n_items / max(required, 1),
+        resolution_ratio=None if required is None else float(g.resolution_ratio),
         alpha=float(alpha),
         power=float(power),
         alternative=alternative,
         notes=tuple(notes),
+        estimate=g,
     )
 
 
