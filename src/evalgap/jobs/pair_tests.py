@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from evalgap.stats import intervals, tests
-from evalgap.stats import power as pw
+from evalgap.stats.pair_estimate import paired_required_n
 
 if TYPE_CHECKING:
     from evalgap.stats._types import Alternative
@@ -180,17 +180,9 @@ def _pair_tests(
     if graded.any():
         ci = intervals.t_interval(delta[graded], sd_sample[graded], n[graded], alpha)
         low[graded], high[graded] = ci.low, ci.high
-    against = np.asarray(pw.opposes_alternative(delta, alternative), dtype=bool)
-    formula = np.asarray(
-        pw.required_n(delta, sd, alpha=alpha, power=power, alternative=alternative),
-        dtype=np.float64,
+    formula, floor, testable, required, q = paired_required_n(
+        delta, sd, n, b + c, alpha=alpha, power=power, alternative=alternative
     )
-    formula = np.where(against, np.inf, formula)
-    differing = b + c
-    testable = differing >= tests.min_differing_items(alpha, alternative)
-    floor = np.asarray(tests.required_n_floor(differing, n, alpha, alternative), dtype=np.float64)
-    required = np.where((sd > 0) & testable, np.maximum(formula, floor), np.nan)
-    q = np.where(np.isnan(required), np.nan, pw.resolution_ratio(n, required))
     return PairTests(
         statistic=statistic,
         p_mcnemar=p_mcnemar,
