@@ -27,8 +27,9 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, NullLocator
+from scipy.special import ndtri
 
-from evalgap.report.text import format_count, plot_label, plural
+from evalgap.report.text import format_count, format_gap, plot_label, plural
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
@@ -184,6 +185,12 @@ def forest(ranking: pd.DataFrame, groups: list[list[str]], title: str) -> str:
 
 @_plain_text
 def rank_intervals(ranks: pd.DataFrame, title: str, *, level: str = "95%") -> str:
+    """The rank-set chart of :func:`rank_sets_figure` as SVG text (the HTML pages')."""
+    return to_svg(rank_sets_figure(ranks, title, level=level))
+
+
+@_plain_text
+def rank_sets_figure(ranks: pd.DataFrame, title: str, *, level: str = "95%") -> Figure:
     """One horizontal bar per model, best first: its simultaneous rank set, point rank marked.
 
     ``ranks`` holds one task's rows with ``model``, ``rank``, ``rank_low``, ``rank_high``
@@ -244,7 +251,7 @@ def rank_intervals(ranks: pd.DataFrame, title: str, *, level: str = "95%") -> st
     )
     ax.set_title(title, fontsize=10)
     ax.grid(axis="x", color="#eeeeee")
-    return to_svg(fig)
+    return fig
 
 
 @_plain_text
@@ -654,4 +661,78 @@ def estimate_study_figure(result: Any) -> Figure:
     )
     right.set_title(f"nominal {1 - result.alpha:g} dotted", fontsize=10)
     left.legend(fontsize=7)
+    return fig
+
+
+@_plain_text
+def compare_figure(result: Any) -> Figure:
+    """The gap of a comparison with its interval, against the smallest gap the benchmark can
+    resolve (the MDE, shaded on both sides of 0): a gap inside the band is unresolved."""
+    delta = float(result.delta)
+    ci = result.ci
+    low, high = float(ci.low), float(ci.high)
+    mde = getattr(result, "mde", None)
+    fig = _new_figure(7, 1.9)
+    ax = fig.subplots()
+    if mde is not None and math.isfinite(float(mde)):
+        ax.axvspan(-float(mde), float(mde), color=NEUTRAL, alpha=0.35, linewidth=0)
+        ax.annotate(
+            "unresolved band (|gap| < MDE)", xy=(0, 0.85), xycoords=("data", "axes fraction"),
+            ha="center", fontsize=7, color="#555555",
+        )  # fmt: skip
+    ax.axvline(0, color="#999999", linewidth=0.8)
+    colour = RESOLVED if (low > 0 or high < 0) else UNRESOLVED
+    ax.hlines(0, low, high, color=colour, linewidth=2.2)
+    ax.scatter([delta], [0], color="black", s=22, zorder=3)
+    reach = max(abs(low), abs(high), float(mde) if mde is not None else 0.0) * 1.25 or 0.01
+    ax.set_xlim(-reach, reach)
+    ax.set_ylim(-1, 1)
+    ax.yaxis.set_major_locator(NullLocator())
+    names = (getattr(result, "model_a", None), getattr(result, "model_b", None))
+    pair = f"{plot_label(names[0])} - {plot_label(names[1])}" if all(names) else "A - B"
+    level = getattr(ci, "level", None)
+    shown = f"{100 * float(level):g}% interval" if level is not None else "interval"
+    ax.set_xlabel(f"gap {pair} ({shown}; shaded: the MDE on either side of 0)")
+    ax.set_title(f"{pair}: gap {format_gap(delta)} [{format_gap(low)}, {format_gap(high)}]",
+                 fontsize=10)  # fmt: skip
+    ax.grid(axis="x", color="#eeeeee")
+    return fig
+
+
+@_plain_text
+def degrade_figure(result: Any) -> Figure:
+    """Each task's drop (baseline minus candidate, in points) with its one-sided (1 - alpha)
+    upper bound (with a margin, the bound of the non-inferiority verdict; else delta + z se),
+    drawn as a symmetric bar, and the margin when one was given."""
+    z = float(ndtri(1 - float(result.alpha)))
+    rows = [t for t in result.tasks if t.delta is not None and t.se is not None]
+    if not rows:
+        raise ValueError("no task has per-item scores, so no drop has an interval to draw")
+    k = len(rows)
+    fig = _new_figure(8, 1.2 + 0.3 * k)
+    ax = fig.subplots()
+    y = np.arange(k)
+    drop = np.array([100 * t.delta for t in rows])
+    upper = drop + np.array([100 * z * t.se for t in rows])
+    margin = (result.non_inferiority or {}).get("margin")
+    if margin is not None:  # the bounds the verdict used (Tango's score interval)
+        bound = {row["task"]: row["upper_bound"] for row in result.non_inferiority["tasks"]}
+        upper = np.array([100 * bound.get(t.task, np.nan) for t in rows])
+    bad = upper >= 100 * margin if margin is not None else drop - (upper - drop) > 0
+    colours = np.where(bad, UNRESOLVED, RESOLVED)
+    ax.hlines(y, drop - (upper - drop), upper, color=list(colours), linewidth=1.8)
+    ax.scatter(drop, y, color="black", s=16, zorder=3)
+    ax.axvline(0, color="#999999", linewidth=0.8)
+    if margin is not None:
+        ax.axvline(100 * margin, color=UNRESOLVED, linestyle="--", linewidth=1)
+    ax.set_yticks(y)
+    ax.set_yticklabels([plot_label(t.task) for t in rows], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel(
+        f"drop in points, {plot_label(result.baseline)} minus {plot_label(result.candidate)} "
+        f"({100 * (1 - 2 * float(result.alpha)):g}% interval; right end: the one-sided bound"
+        + ("; dashed: the margin)" if margin is not None else ")")
+    )
+    ax.set_title("drop per task", fontsize=10)
+    ax.grid(axis="x", color="#eeeeee")
     return fig
