@@ -349,3 +349,6 @@ def test_bad_input_is_one_line():
         pe.paired([0.5, 0.2, 0.1], [0.5, 0.2])
     with pytest.raises(InputError, match="one value per judged item"):
         pe.gold([0.1, 0.2, 0.3], gold_a=[0.1, 0.2])
+    with pytest.raises(InputError, match="strata= must give one label") as raised:
+        pe.gold([0.1, 0.2, 0.3], gold_a=[0.1, 0.2, 0.3], strata=["a", "b"])
+    assert raised.value.param == "strata"

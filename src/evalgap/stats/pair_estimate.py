@@ -393,7 +393,7 @@ def gold(
         raise InputError("the judge's and the gold scores must give one value per judged item")
     label = np.zeros(f.size, dtype=np.int64) if strata is None else stratum_codes(strata)
     if label.shape != f.shape:
-        raise InputError("strata must give one label per judged item")
+        raise InputError("{strata} must give one label per judged item", param="strata")
     both = ~np.isnan(y)
     parts = [
         (f[label == k], f[(label == k) & both], y[(label == k) & both])
