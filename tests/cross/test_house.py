@@ -91,10 +91,6 @@ BEING_SPLIT = {
     "jobs/gold.py:ranks_gold": 106,
     "jobs/gold.py:audit_gold": 158,
     "jobs/ranks.py:ranks_battles": 156,
-    "report/html.py:ranks_report": 113,
-    "report/terminal.py:render_compare": 101,
-    "report/terminal.py:render_audit": 165,
-    "report/terminal.py:render_simulation": 182,
 }
 
 

@@ -8,6 +8,7 @@ the design file's path), the test says so.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -120,8 +121,14 @@ def test_audit_json_and_html(board, tmp_path, monkeypatch):
     assert _without_provenance(page.read_text(encoding="utf-8")) == _without_provenance(returned)
     assert "from the Python API" in returned and "evalgap audit" in page.read_text()
     # a result the command line draws no page for: one line saying which ones it draws
-    with pytest.raises(evalgap.InputError, match="CompareResult: HTML reports are drawn for"):
-        evalgap.report_html(evalgap.compare(both_correct=5, a_only=3, b_only=1, both_wrong=1))
+    # a result without a page of its own is its terminal report as a page, its sentence whole
+    result = evalgap.compare(both_correct=5, a_only=3, b_only=1, both_wrong=1)
+    page = evalgap.report_html(result)
+    assert page.startswith("<!DOCTYPE html>") and "<title>evalgap compare</title>" in page
+    said = " ".join(html.unescape(page).split()).lower()
+    assert " ".join(result.verdict.split()).lower()[:200] in said
+    with pytest.raises(evalgap.InputError, match="not a result of evalgap's jobs"):
+        evalgap.report_html({"delta": 0.1})
 
 
 def test_fragility_of_a_board_and_of_pair_counts(board, tmp_path):

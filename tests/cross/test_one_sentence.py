@@ -123,8 +123,8 @@ def test_every_verdict_property_reads_the_sentences_module():
     import inspect
 
     from evalgap.jobs import audit as audit_job
-    from evalgap.jobs import compare_pair as compare_job
     from evalgap.jobs import compare_groups, degrade, plan, ranks
+    from evalgap.jobs import compare_pair as compare_job
 
     classes = [
         compare_job.CompareResult, compare_groups.CompareGroupsResult, audit_job.AuditResult,

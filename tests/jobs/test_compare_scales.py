@@ -16,6 +16,7 @@ from evalgap.jobs import _board
 from evalgap.stats import intervals
 from evalgap.stats import pair_estimate as pe
 
+
 def _graded(seed=11, n=300):
     rng = np.random.default_rng(seed)
     a = np.clip(rng.normal(0.6, 0.2, n), 0, 1)

@@ -88,7 +88,8 @@ def test_items_for_target_solve_the_closed_form():
 
 
 def test_the_study_depends_on_neither_jobs_nor_asking_for_the_adaptive_design():
-    keywords = {"budgets": [30, 60], "n_trials": 2, "held_out": ["model-02", "model-12", "model-21"]}
+    held_out = ["model-02", "model-12", "model-21"]
+    keywords = {"budgets": [30, 60], "n_trials": 2, "held_out": held_out}
     one = simulate.estimate_study(BOARD, **keywords)
     two = simulate.estimate_study(BOARD, jobs=2, **keywords)
     pd.testing.assert_frame_equal(one.rows, two.rows)

@@ -13,7 +13,7 @@ from scipy import stats
 
 import evalgap
 from evalgap.errors import InputError
-from evalgap.jobs.ranks import RANK_COLUMNS
+from evalgap.jobs._ranks_result import RANK_COLUMNS
 from evalgap.stats import ranks as rk
 
 from conftest import shared_file

@@ -100,17 +100,16 @@ JOBS = {
 @pytest.mark.parametrize("job", list(JOBS))
 def test_each_jobs_markdown_renders_its_tables_and_sentences(job, tmp_path):
     from evalgap.report import terminal
-    from evalgap.report.markdown import HEADINGS
-    from evalgap.report.views import renderer
 
     result = JOBS[job](tmp_path)
     text = result.to_markdown()
-    assert "\x1b[" not in text and text.startswith(f"## {HEADINGS[type(result).__name__]}\n")
+    assert "\x1b[" not in text and text.startswith(f"## {type(result)._heading}\n")
+    assert type(result)._heading.startswith("evalgap ")
     html, tables = _render(text)
     # the terminal's own view, printed as plain text: every table of it is a table here
     console = terminal.make_console(width=10_000)
     with console.capture() as captured:
-        renderer(result)(result, console)
+        result._render(console)
     plain = captured.get()
     assert tables, html
     for rows in tables:

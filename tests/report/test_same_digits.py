@@ -29,7 +29,6 @@ from evalgap.report.text import (
     points_interval,
     score_interval,
 )
-from evalgap.report.views import renderer
 
 from conftest import shared_file
 
@@ -45,7 +44,7 @@ OTHER_INTERVAL = re.compile(r"\d\.\d{3,}\s*[–-]\s*[-+]?\d\.\d{3,}")
 def _terminal(result) -> str:
     buffer = io.StringIO()
     console = Console(file=buffer, width=10_000, color_system=None, emoji=False, highlight=False)
-    renderer(result)(result, console)
+    result._render(console)
     return buffer.getvalue()
 
 

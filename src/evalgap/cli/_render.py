@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import click
+
+from evalgap.jobs._pages import Views
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress, TaskID
 
-    from evalgap._results import Result
 
 
 def note(text: str) -> None:
@@ -129,7 +130,7 @@ def written(what: str, path: str) -> None:
         note(f"{what} written to {path}")
 
 
-def emit(result: object, json: bool = False) -> None:
+def emit(result: Views | Mapping[str, Any], json: bool = False) -> None:
     """Print ``result``: as JSON (with --json; a dict as it is), or through its renderer;
     nothing when an output given as ``-`` took the report's place on standard output."""
     if not json and replaced_by_stdout():
@@ -141,9 +142,9 @@ def emit(result: object, json: bool = False) -> None:
         indent = (ctx.find_root().obj or {}).get("json_indent") if ctx is not None else None
         click.echo(to_json(result, indent=indent))
         return
-    from evalgap.report.views import renderer
-
-    renderer(result)(result, console())
+    if not isinstance(result, Views):
+        raise TypeError("only a job's result has a terminal report; a mapping is printed as JSON")
+    result._render(console())
 
 
 def given_options() -> dict[str, Any]:
@@ -157,48 +158,34 @@ def given_options() -> dict[str, Any]:
     }
 
 
-def write_markdown(result: object, path: str | None, *, quiet: bool) -> None:
+def write_markdown(result: Views, path: str | None, *, quiet: bool) -> None:
     """--markdown: the result's report as GitHub-flavoured Markdown, written atomically (or
     to standard output for ``-``)."""
     if not path:
         return
     from evalgap.io._write import atomic_write
-    from evalgap.report.markdown import result_markdown
 
-    text = result_markdown(result)
+    text = result._markdown()
     atomic_write(path, lambda handle: handle.write(text), option="--markdown", what="the report")
     if not quiet:
         written("Markdown report", path)
 
 
-def write_html(result: Result, path: str, sources: list[str], *, quiet: bool) -> None:
+def write_html(result: Views, path: str, sources: list[str], *, quiet: bool) -> None:
     """--html: the result's self-contained HTML page (audit, ranks, card), with what produced
     it."""
-    from evalgap.report.html import page_renderer, provenance, write_report
+    from evalgap.report.html import provenance, write_report
 
-    page = page_renderer(type(result).__name__)
     command = click.get_current_context().command.name
     assert command is not None  # click names every command it makes from its function
     made_by = provenance(sources, given_options(), command=command)
-    write_report(path, page(result, provenance=made_by))
+    write_report(path, result.to_html(provenance=made_by))
     if not quiet:
         written("report", path)
 
 
-# The figure of each study's result (report.plots), by class name.
-FIGURES = {
-    "CalibrationResult": "calibration_figure",
-    "ProspectiveResult": "prospective_figure",
-    "PowerCurveResult": "power_curve_figure",
-    "SequentialResult": "sequential_figure",
-    "AggregationResult": "aggregation_figure",
-    "RankCoverageResult": "rank_coverage_figure",
-    "EstimateStudyResult": "estimate_study_figure",
-}
-
-
-def save_plot(result: object, path: str) -> None:
-    """--plot: draw the result's figure into ``path`` (.png, .svg or .pdf)."""
+def save_plot(result: Views, path: str) -> None:
+    """--plot: draw the result's figure (``result.plot()``) into ``path`` (.png, .svg or .pdf)."""
     from evalgap.report import plots
 
-    plots.save_figure(getattr(plots, FIGURES[type(result).__name__])(result), path)
+    plots.save_figure(result.plot(), path)

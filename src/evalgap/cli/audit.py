@@ -96,7 +96,7 @@ def audit(
     pair) gets a resolved/unresolved verdict under fixed n, Bonferroni, Sidak, Holm, BH,
     anytime-valid testing and, with --cluster-column, clustering.
     """
-    from evalgap.jobs.api import audit as audit_job
+    from evalgap.jobs.audit import audit as audit_job
 
     sources = [given["pairs"]] if given["pairs"] else inputs(given)
     source = score_keywords(given)

@@ -38,7 +38,7 @@ def fragility(json: bool, **given: Any) -> None:
     Bonferroni, Sidak and Holm), the fewest items whose removal reverses the verdict: exact
     for binary scores, bounds for graded ones.
     """
-    from evalgap.jobs.api import fragility as fragility_job
+    from evalgap.jobs.audit import fragility as fragility_job
 
     source = score_keywords(given)
     with working(json, "fragility") as progress:

@@ -18,7 +18,7 @@ from evalgap.cli._options import (
 from evalgap.cli._render import emit, note, working
 
 if TYPE_CHECKING:
-    from evalgap._results import Result
+    from evalgap.jobs._pages import Views
 
 PLAN_EXAMPLES = """
 \b
@@ -167,7 +167,7 @@ def plan(json: bool, **given: Any) -> None:
     emit(result, json)
 
 
-def _design(result: Result, output: str | None, json: bool) -> None:
+def _design(result: Views, output: str | None, json: bool) -> None:
     """The item sample of plan --reference, and where its design file went."""
     if json:
         emit({**result.to_dict(), "design_file": str(output) if output else None}, True)

@@ -86,7 +86,7 @@ def ranks(json: bool, html: str | None, markdown: str | None, **given: Any) -> N
     stepdown); each model gets the set of ranks it can claim, a marginal set, and a tier.
     With --battles, --format names the battle file's format.
     """
-    from evalgap.jobs.api import ranks as ranks_job
+    from evalgap.jobs.ranks import ranks as ranks_job
 
     sources = [given["battles"]] if given["battles"] else inputs(given)
     source = score_keywords(given)

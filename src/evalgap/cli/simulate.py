@@ -12,6 +12,7 @@ from evalgap.cli._command import group, renamed
 from evalgap.cli._load import score_keywords
 from evalgap.cli._options import PROBABILITY, F, counts_options, loader_options, option
 from evalgap.cli._render import emit, note, save_plot, working
+from evalgap.jobs._pages import Views
 
 
 @overload
@@ -59,7 +60,7 @@ def _examples(*lines: str) -> str:
 
 
 def _run(
-    study: Callable[..., object], title: str, json: bool, plot: str | None = None, **settings: Any
+    study: Callable[..., Views], title: str, json: bool, plot: str | None = None, **settings: Any
 ) -> None:
     """Run one study with a progress bar, then print it and draw its figure."""
     with working(json, title) as progress:

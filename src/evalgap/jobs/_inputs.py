@@ -1,8 +1,8 @@
 """Turn what a job is given (a DataFrame, LongScores, a ScoreSet, result paths, a store)
 into the long layout or an aligned ScoreSet.
 
-Every job below the public front doors (:mod:`evalgap.jobs.api`) reads its data through
-these helpers, so they live beneath all jobs and import none.
+Every job's front door (in the job's own module) reads its data through these helpers, so
+they live beneath all jobs and import none.
 """
 
 from __future__ import annotations

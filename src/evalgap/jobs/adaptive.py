@@ -15,7 +15,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from evalgap._scores import ScoreSet
 from evalgap.errors import InputError
 from evalgap.jobs._board import files_only, is_paths
 from evalgap.jobs._inputs import _renamed, _stored, scores_of
+from evalgap.jobs._pages import Views
 from evalgap.jobs.estimate import _benchmark
 from evalgap.stats import _validate
 from evalgap.stats import adaptive as design
@@ -32,6 +33,8 @@ from evalgap.stats.sequential import log_e_value
 from evalgap.stats.stratified import fit_2pl, success_probability
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from evalgap._scores import ScoresInput
     from evalgap.io.options import LoadOptions
 
@@ -41,7 +44,7 @@ MAX_STATE_BYTES = 64 * 2**20
 
 
 @dataclass(frozen=True, repr=False)
-class AdaptiveResult(RowResult):
+class AdaptiveResult(Views, RowResult):
     """Where one pair stands in an adaptive evaluation, and what to run next
     (``evalgap adaptive``).
 
@@ -111,6 +114,13 @@ class AdaptiveResult(RowResult):
         from evalgap.report.sentences import adaptive_verdict
 
         return adaptive_verdict(self)
+
+    _heading: ClassVar[str] = "evalgap adaptive"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_adaptive
+
+        render_adaptive(self, console)
 
 
 def adaptive_step(

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -24,11 +24,15 @@ import pandas as pd
 from evalgap._results import Result
 from evalgap.errors import InputError
 from evalgap.jobs._inputs import renamed_keywords
+from evalgap.jobs._pages import Views
 from evalgap.stats import _validate, resample
 from evalgap.stats import adaptive as design
 from evalgap.stats.estimate import ability_map
 from evalgap.stats.sequential import log_e_value
 from evalgap.stats.stratified import IRTFit, fit_2pl, success_probability
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 REFERENCE_MODELS = 20
 
@@ -130,7 +134,7 @@ def run_pair(
 
 
 @dataclass(frozen=True, repr=False)
-class AdaptiveStudyResult(Result):
+class AdaptiveStudyResult(Views, Result):
     """Rejections and items to a decision, adaptive against random items, per configuration.
 
     Attributes
@@ -167,6 +171,13 @@ class AdaptiveStudyResult(Result):
         from evalgap.report.sentences import adaptive_study_verdict
 
         return adaptive_study_verdict(self)
+
+    _heading: ClassVar[str] = "evalgap simulate"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_simulation
+
+        render_simulation(self, console)
 
 
 def _simulate(

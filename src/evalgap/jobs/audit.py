@@ -29,21 +29,20 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
 
 import numpy as np
 import pandas as pd
 
 from evalgap._results import Result, plain
 from evalgap._scores import AlignmentReport, ScoreSet, TaskScores
-
-if TYPE_CHECKING:  # the audit imports the rank job only when it runs it
-    from evalgap.jobs.fragility import FragilityResult
-    from evalgap.jobs.ranks import RanksResult
-from evalgap.errors import InputError, escape
+from evalgap.errors import InputError, escape, fields
 from evalgap.io import counts as count_columns
+from evalgap.jobs._board import per_item_options_given, refuse_gold_clusters
+from evalgap.jobs._inputs import _check_columns, _is_table, _models, _renamed, _stored, scores_of
 from evalgap.jobs._pages import HtmlPage, MarkdownPage
 from evalgap.jobs.pair_tests import pair_tests
 from evalgap.report.text import plural
@@ -51,8 +50,32 @@ from evalgap.stats import _validate, multiplicity, resample, sequential
 from evalgap.stats import clusters as cl
 from evalgap.stats import power as pw
 from evalgap.stats.board import BoardScores, board_notes, board_scores
+from evalgap.stats.multiplicity import family_verdicts
 from evalgap.stats.paired import summarize_counts, summarize_pairs
 from evalgap.stats.ranks import pair_gaps
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+if TYPE_CHECKING:  # the audit imports the rank job and the gold scale only when it runs them
+    from evalgap._scores import ScoresInput
+    from evalgap.io.options import LoadOptions
+    from evalgap.jobs.fragility import FragilityResult
+    from evalgap.jobs.gold import GoldAuditResult
+    from evalgap.jobs.ranks import RanksResult
+
+    class _AuditSettings(TypedDict):
+        """The settings ``audit`` hands to the audit of counts or of scores."""
+
+        family_size: int | None
+        alpha: float
+        power: float
+        n_bootstrap: int
+        n_bootstrap_required_n: int
+        seed: int | None
+        chain_procedure: str
+        mixture: str
+
 
 PROCEDURES = ("fixed_n", "bonferroni", "sidak", "holm", "bh", "anytime_valid", "clustered")
 FAMILIES = ("adjacent", "all")
@@ -672,6 +695,342 @@ class AuditResult(HtmlPage, MarkdownPage, Result):
                 record["fragility"] = pair.fragility.to_dict()
         return records
 
+    _heading: ClassVar[str] = "evalgap audit"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_audit
+
+        render_audit(self, console)
+
+    def _page(self, title: str | None, provenance: dict[str, Any] | None) -> str:
+        from evalgap.report.html import audit_report
+
+        return audit_report(self, title=title or "evalgap audit", provenance=provenance)
+
+
+def audit(
+    scores: ScoresInput | None = None,
+    *,
+    pairs: pd.DataFrame | None = None,
+    family: str = "adjacent",
+    family_size: int | None = None,
+    procedure: str = "fixed_n",
+    mixture: str = "grid",
+    alpha: float = 0.05,
+    power: float = 0.8,
+    alternative: str = "two-sided",
+    n_cluster_bootstrap: int = 1000,
+    n_bootstrap: int = 2000,
+    n_bootstrap_required_n: int = 500,
+    n_rank_bootstrap: int = 1000,
+    seed: int | None = 0,
+    models: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
+    complete_case: bool = False,
+    strict: bool = False,
+    gold_column: str | None = None,
+    gold: ScoresInput | None = None,
+    progress: Callable[..., object] | None = None,
+    options: LoadOptions | None = None,
+    **columns: Any,
+) -> AuditResult | GoldAuditResult:
+    """Audit a leaderboard: which displayed rankings can the benchmark resolve?
+
+    Per task, models are ranked by their mean score; every rank-adjacent pair
+    (``family="adjacent"``) or every pair (``"all"``) is compared on the items both models
+    scored and gets a resolved/unresolved verdict under fixed n, Bonferroni, Sidak, Holm,
+    BH, anytime-valid testing and, with cluster labels, clustering (*Resolution
+    Diagnostics*, Sections 6.1-6.5; the procedures put their level in place of
+    ``z_{1-alpha/2}`` in Eq. 3).
+
+    Parameters
+    ----------
+    scores : DataFrame, ScoreSet, str, Path or list, optional
+        Per-item scores of K models: a long DataFrame (name its columns with
+        ``model_column=``, ``item_column=``, ``score_column=``, ``task_column=``,
+        ``cluster_column=``...; unnamed ones are detected), a ScoreSet, or result files.
+    pairs : DataFrame, optional
+        Instead of ``scores``: one row per displayed pair with columns ``model_a, model_b,
+        both_correct, a_only, b_only, both_wrong`` (and optionally ``task``), A above B.
+    family : {"adjacent", "all"}
+        Rank-adjacent pairs or all pairs, per task.
+    family_size : int, optional
+        Declared family size m (default: the number of pairs audited).
+    procedure : str
+        The procedure whose rank-adjacent verdicts make the unresolved chains (``fixed_n``,
+        ``bonferroni``, ``sidak``, ``holm``, ``bh``, ``anytime_valid``, ``clustered``);
+        the tiers come from the rank sets.
+    mixture : {"grid", "beta"}
+        The e-process mixture of the anytime-valid boundary.
+    alpha, power : float
+        Significance level and target power.
+    alternative : {"two-sided"}
+        The audit tests two-sided gaps (any other value is refused).
+    n_cluster_bootstrap, n_bootstrap, n_bootstrap_required_n : int
+        Resamples of the cluster bootstrap, of each pair's bootstrap p-value and of each
+        pair's N* interval (0 skips a step).
+    n_rank_bootstrap : int
+        Bootstrap replicates of the rank sets (see :func:`evalgap.ranks`; 0 skips them).
+    seed : int or None
+        Seed of every resampling step.
+    models, tasks : list of str, optional
+        Select and order models and tasks (all, in order of appearance, by default).
+    complete_case, strict : bool
+        Keep only items every model scored; treat any left-out row as an error.
+    gold_column, gold : optional
+        The scores are a judge's, with gold scores on some items (as for
+        :func:`evalgap.compare`): every pair is audited on the gold scale instead
+        (:class:`GoldAuditResult`: paired PPI++ gaps, q, and the verdicts at fixed n and
+        under the family procedures), the judge's own figures beside them. The resampling
+        settings, ``procedure`` and ``mixture`` do not apply and are refused.
+    progress : callable, optional
+        Called with the name of each phase as it starts.
+    options : LoadOptions, optional
+        With paths: how to read them (format, layout, metric, filter...).
+    **columns
+        Column names of a DataFrame or table file (see ``scores``).
+
+    Returns
+    -------
+    AuditResult
+        Rankings, the per-pair table (``result.pairs``, a :class:`PairTable`), unresolved
+        counts per procedure, unresolved chains, rank-set tiers, stress tests and notes
+        (``GoldAuditResult`` with gold labels).
+
+    Examples
+    --------
+    >>> import pandas as pd, evalgap
+    >>> pairs = pd.DataFrame({"model_a": ["x", "y"], "model_b": ["y", "z"],
+    ...     "both_correct": [7986, 7000], "a_only": [295, 900],
+    ...     "b_only": [249, 300], "both_wrong": [1512, 1842]})
+    >>> r = evalgap.audit(pairs=pairs, n_bootstrap=0, n_bootstrap_required_n=0)
+    >>> r.unresolved["fixed_n"], r.unresolved["bonferroni"]
+    (1, 1)
+    """
+    scores = _renamed(columns, "data", "scores", scores)
+    _check_columns(columns, "audit")
+    _validate.arguments(
+        family=family, family_size=family_size, procedure=procedure, mixture=mixture,
+        alpha=alpha, power=power, n_cluster_bootstrap=n_cluster_bootstrap,
+        n_bootstrap=n_bootstrap, n_bootstrap_required_n=n_bootstrap_required_n,
+        n_rank_bootstrap=n_rank_bootstrap, seed=seed, models=models, tasks=tasks,
+        complete_case=complete_case, strict=strict,
+    )  # fmt: skip
+    _check_audit_sources(scores, pairs, alternative, gold_column, gold, options)
+    settings: _AuditSettings = {
+        "family_size": family_size, "alpha": alpha, "power": power, "n_bootstrap": n_bootstrap,
+        "n_bootstrap_required_n": n_bootstrap_required_n, "seed": seed,
+        "chain_procedure": procedure, "mixture": mixture,
+    }  # fmt: skip
+    if pairs is not None:
+        return _audit_pairs(
+            pairs, family, models, tasks, complete_case, strict, options, columns,
+            n_cluster_bootstrap, n_rank_bootstrap, settings,
+        )  # fmt: skip
+    if gold_column is not None or gold is not None:
+        _refuse_for_gold_audit(
+            columns, options, procedure=(procedure, "fixed_n"), mixture=(mixture, "grid"),
+            n_cluster_bootstrap=(n_cluster_bootstrap, 1000), n_bootstrap=(n_bootstrap, 2000),
+            n_bootstrap_required_n=(n_bootstrap_required_n, 500),
+            n_rank_bootstrap=(n_rank_bootstrap, 1000), seed=(seed, 0),
+        )  # fmt: skip
+    from evalgap.jobs.gold import audit_gold, read_board
+
+    score_set, golden = read_board(
+        scores, gold_column=gold_column, gold=gold, models=models, tasks=tasks,
+        complete_case=complete_case, strict=strict, options=options, columns=columns,
+    )  # fmt: skip
+    if golden is not None:
+        return audit_gold(
+            score_set, golden[0], gold_notes=golden[1], family=family, family_size=family_size,
+            alpha=alpha, power=power, strict=strict, progress=progress,
+        )  # fmt: skip
+    cluster = columns.get("cluster_column") or (options.cluster_column if options else None)
+    return audit_scores(
+        score_set, family=family, n_cluster_bootstrap=n_cluster_bootstrap,
+        n_rank_bootstrap=n_rank_bootstrap, cluster_label=cluster or "cluster",
+        progress=progress, **settings,
+    )  # fmt: skip
+
+
+def _check_audit_sources(
+    scores: Any, pairs: Any, alternative: str, gold_column: str | None, gold: Any,
+    options: LoadOptions | None,
+) -> None:  # fmt: skip
+    """Refuse a one-sided audit, both or neither of ``pairs`` and ``scores``, and gold labels
+    beside a table of pair counts."""
+    if alternative != "two-sided":
+        raise InputError(
+            "{alternative}: the audit tests two-sided gaps; leave it at two-sided",
+            param="alternative",
+            alternative=alternative,
+        )
+    if (pairs is None) == (scores is None and not _stored(options)):
+        raise InputError(
+            "give either {pairs=FILE} (per-pair 2x2 counts) or {scores=FILE} (per-item scores)",
+            param="pairs",
+        )
+    if pairs is not None and (gold_column is not None or gold is not None):
+        raise InputError(
+            "gold labels ({gold_column} or {gold}) go with per-item {scores}, not {pairs}",
+            param="gold_column" if gold_column is not None else "gold",
+        )
+
+
+def _refuse_for_gold_audit(
+    columns: dict[str, Any], options: LoadOptions | None, **given: tuple[object, object]
+) -> None:
+    """Clusters, and the audit's settings the gold scale does not use, refused when set."""
+    refuse_gold_clusters(columns, options)
+    for name, (value, default) in given.items():
+        if value != default:
+            raise InputError(
+                fields(name) + ": the gold-scale audit resamples nothing and tests each pair at "
+                "fixed n and under the family procedures; leave it at its default with "
+                "{gold_column} or {gold}",
+                param=name,
+            )
+
+
+def _audit_pairs(
+    pairs: Any, family: str, models: Sequence[str] | None, tasks: Sequence[str] | None,
+    complete_case: bool, strict: bool, options: LoadOptions | None, columns: dict[str, Any],
+    n_cluster_bootstrap: int, n_rank_bootstrap: int, settings: _AuditSettings,
+) -> AuditResult:  # fmt: skip
+    """The audit of a table of per-pair 2x2 counts, the per-item options refused."""
+    if family != "adjacent":
+        raise InputError(
+            "{family=all} needs per-item {scores}; a {pairs} file lists its pairs itself",
+            param="family",
+        )
+    ignored = per_item_options_given(
+        models,
+        tasks,
+        complete_case,
+        strict,
+        options,
+        columns,
+        n_cluster_bootstrap=n_cluster_bootstrap != 1000,
+        n_rank_bootstrap=n_rank_bootstrap != 1000,
+    )
+    if ignored:
+        raise InputError(
+            f"{fields(*ignored)}: not for a {{pairs}} file of 2x2 counts (it has no "
+            "per-item scores to read, cluster or rank); leave it out, or audit {scores}",
+            param=ignored[0],
+        )
+    if isinstance(pairs, (str, Path)):
+        from evalgap.io.tables import read_frame
+
+        return audit_counts(read_frame(pairs), source=str(pairs), **settings)
+    if not _is_table(pairs):
+        raise InputError(
+            "{pairs} must be a DataFrame or a CSV path; got " + type(pairs).__name__,
+            param="pairs",
+        )
+    return audit_counts(pairs, **settings)
+
+
+def fragility(
+    scores: ScoresInput | None = None,
+    *,
+    pairs: pd.DataFrame | None = None,
+    family: str = "adjacent",
+    family_size: int | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    models: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
+    complete_case: bool = False,
+    strict: bool = False,
+    progress: Callable[..., object] | None = None,
+    options: LoadOptions | None = None,
+    **columns: Any,
+) -> FragilityResult:
+    """How few items would reverse each verdict of a leaderboard's pairs?
+
+    For every pair the audit judges (rank-adjacent per task, or all pairs), and for every
+    test and procedure behind its verdicts -- the exact and chi-square McNemar tests (binary
+    scores), the paired t and sign tests (graded), resolution at alpha and under Bonferroni,
+    Sidak and Holm -- the fewest items whose removal from the pair reverses the verdict, and
+    which (see :mod:`evalgap.stats.fragility`: exact for binary pairs, bounds for graded).
+
+    Parameters
+    ----------
+    scores : DataFrame, ScoreSet, str, Path or list, optional
+        Per-item scores, as :func:`audit` takes them.
+    pairs : DataFrame, optional
+        Instead: per-pair 2x2 counts (``model_a, model_b, both_correct, a_only, b_only,
+        both_wrong``); removal sets are then counts, not item ids.
+    family, family_size, alpha, power, models, tasks, complete_case, strict, options
+        As in :func:`audit`.
+    progress : callable, optional
+        Called with the name of each phase as it starts.
+    **columns
+        Column names of a DataFrame or table file.
+
+    Returns
+    -------
+    FragilityResult
+        One row per pair with its entries per test (``result.pairs``; ``to_frame()`` one
+        row per pair and test), and the sentence.
+
+    Examples
+    --------
+    >>> import pandas as pd, evalgap
+    >>> pairs = pd.DataFrame({"model_a": ["x"], "model_b": ["y"], "both_correct": [7986],
+    ...     "a_only": [295], "b_only": [249], "both_wrong": [1512]})
+    >>> r = evalgap.fragility(pairs=pairs)
+    >>> r.pairs[0].fragility["mcnemar"].items_to_flip
+    1
+    """
+    from evalgap.jobs.fragility import board_fragility
+
+    quiet: dict[str, Any] = {
+        "n_bootstrap": 0, "n_bootstrap_required_n": 0, "alpha": alpha, "power": power
+    }  # fmt: skip
+    _check_fragility_sources(scores, pairs, options)
+    if pairs is not None:  # the audit refuses the per-item options a counts file cannot use
+        result = audit(
+            pairs=pairs, family=family, family_size=family_size, models=models, tasks=tasks,
+            complete_case=complete_case, strict=strict, options=options, **quiet, **columns,
+        )  # fmt: skip
+        return board_fragility(result)
+    score_set = scores_of(
+        _renamed(columns, "data", "scores", scores),
+        models=_models(models, options),
+        tasks=tasks,
+        complete_case=complete_case,
+        strict=strict,
+        options=options,
+        **columns,
+    )
+    result = audit(
+        score_set,
+        family=family,
+        family_size=family_size,
+        n_cluster_bootstrap=0,
+        n_rank_bootstrap=0,
+        progress=progress,
+        **quiet,
+    )
+    return board_fragility(result, score_set)
+
+
+def _check_fragility_sources(scores: Any, pairs: Any, options: LoadOptions | None) -> None:
+    """Refuse both, or neither, of ``pairs`` and ``scores`` (or a store)."""
+    if pairs is not None and (scores is not None or _stored(options)):
+        raise InputError(
+            "give either {pairs=FILE} (per-pair 2x2 counts) or {scores=FILE} (per-item scores), "
+            "not both",
+            param="pairs",
+        )
+    if pairs is None and scores is None and not _stored(options):
+        raise InputError(
+            "give either {pairs=FILE} (per-pair 2x2 counts) or {scores=FILE} (per-item scores)",
+            param="pairs",
+        )
+
 
 def audit_scores(
     score_set: ScoreSet,
@@ -1072,42 +1431,6 @@ def _evaluate(
     return p, deferred
 
 
-def family_verdicts(
-    statistic: np.ndarray, testable: np.ndarray, alpha: float, power: float, family_size: int
-) -> dict[str, np.ndarray]:
-    """Return each family procedure's verdicts: resolved at its level (Section 6.3).
-
-    Bonferroni's and Sidak's single-step levels, Holm's step-down and Benjamini-Hochberg's
-    step-up over the whole family (``statistic`` holds every pair of it), each replacing
-    ``z_{1-alpha/2}`` in Definition 1; a pair with too few differing items for any valid test
-    (``testable`` False) is never resolved.
-
-    Parameters
-    ----------
-    statistic : numpy.ndarray
-        Every pair's Wald statistic, the whole family.
-    testable : numpy.ndarray
-        Whether enough items differ in each pair for a valid test to reject.
-    alpha, power : float
-        The level and power.
-    family_size : int
-        The family's size m.
-
-    Returns
-    -------
-    dict
-        ``{"bonferroni", "sidak", "holm", "bh"}`` -> boolean array over pairs.
-    """
-    t, m = statistic, family_size
-    verdicts = {
-        "bonferroni": multiplicity.resolved_single_step(t, alpha, power, m),
-        "sidak": multiplicity.resolved_single_step(t, alpha, power, m, "sidak"),
-        "holm": multiplicity.resolved_holm(t, alpha, power, m),
-        "bh": multiplicity.resolved_bh(t, alpha, power, m),
-    }
-    return {proc: np.asarray(v) & testable for proc, v in verdicts.items()}
-
-
 def _resampled(
     p: pd.DataFrame,
     n_required_n: int,
@@ -1434,7 +1757,11 @@ def board_order(
     x = task.scores[:, scored]
     codes = task.cluster_codes(use_clusters)
     # pair_gaps needs two models; one model (or none) has no pair
-    gap = pair_gaps(x)[0] if scored.size >= 2 else np.zeros((scored.size, scored.size))
+    # the gaps on the items both scored (pair_gaps needs two models); on complete data the
+    # board takes the means' differences itself
+    gap = None
+    if np.isnan(x).any():
+        gap = pair_gaps(x)[0] if scored.size >= 2 else np.zeros((scored.size, scored.size))
     board = board_scores(x, names[scored], gap=gap, clusters=codes, alpha=alpha)
     notes.extend(f"task {task.task}: {note}" for note in board_notes(board))
     keep = board.order

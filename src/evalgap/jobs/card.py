@@ -19,12 +19,16 @@ import numpy as np
 
 from evalgap._results import Result, RowResult, TableResult
 from evalgap._scores import ScoreSet
+from evalgap.errors import InputError, escape
 from evalgap.jobs._inputs import _models, _renamed, scores_of
 from evalgap.jobs._pages import HtmlPage
 from evalgap.jobs.ranks import OverTasks
 from evalgap.stats import _validate
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+    from rich.console import Console
+
     from evalgap._scores import ScoresInput
     from evalgap.io.options import LoadOptions
 
@@ -191,11 +195,44 @@ class CardResult(HtmlPage, Result):
 
         return card_verdict(self)
 
-    def to_markdown(self) -> str:
-        """Return the card as GitHub-flavoured Markdown (a README section or a PR comment)."""
+    _heading: ClassVar[str] = "evalgap card"
+
+    def _markdown(self) -> str:
+        """The card as GitHub-flavoured Markdown (a README section or a PR comment)."""
         from evalgap.report.markdown import card_markdown
 
-        return card_markdown(self)
+        return str(card_markdown(self))
+
+    def _render(self, console: Console) -> None:
+        """The card in the terminal: its Markdown, as it would be pasted (no Rich markup)."""
+        console.print(self._markdown(), markup=False, highlight=False, end="")
+
+    def _page(self, title: str | None, provenance: dict[str, Any] | None) -> str:
+        from evalgap.report.html import card_report
+
+        return card_report(self, title=title or "evalgap card", provenance=provenance)
+
+    def _figure(self) -> Figure:
+        return self.plot()
+
+    def plot(self, task: str | None = None) -> Figure:
+        """Return a task's rank-set chart (the first task's when ``task`` is None): each
+        model's simultaneous set, its marginal set inside it, its rank and the tiers."""
+        import pandas as pd
+
+        from evalgap.report.plots import rank_sets_figure
+
+        names = [t.task for t in self.tasks]
+        chosen = names[0] if task is None else task
+        if chosen not in names:
+            raise InputError(
+                "{task}" + escape(f" {chosen!r} is not a task of the card ({', '.join(names)})"),
+                param="task",
+            )
+        card = self.tasks[names.index(chosen)]
+        frame = pd.DataFrame([m.to_dict() for m in card.models])
+        level = f"{100 * (1 - self.settings['alpha']):g}%"
+        return rank_sets_figure(frame, f"{chosen}: rank sets", level=level)
 
     def to_frame(self) -> Any:
         """Return the models of every task as one table.

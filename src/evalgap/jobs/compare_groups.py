@@ -11,7 +11,7 @@ every group is given beside them, saying that it pools.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -22,6 +22,9 @@ from evalgap.errors import InputError, escape
 from evalgap.jobs._pages import MarkdownPage
 from evalgap.jobs.compare_pair import CompareResult, compare_scores
 from evalgap.stats import multiplicity
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 ADJUSTMENTS = ("holm", "bonferroni", "sidak", "bh")
 
@@ -122,6 +125,13 @@ class CompareGroupsResult(MarkdownPage, Result):
                 for g in self.groups
             ]
         )
+
+    _heading: ClassVar[str] = "evalgap compare (by group)"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.groups import render_compare_groups
+
+        render_compare_groups(self, console)
 
 
 def compare_by_group(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -38,6 +38,8 @@ from evalgap.stats.paired import (
 
 if TYPE_CHECKING:
     import pandas as pd
+    from matplotlib.figure import Figure
+    from rich.console import Console
 
     from evalgap._scores import AlignmentReport
     from evalgap.stats._types import Alternative, ArrayLike, CountOrArray, FloatOrArray
@@ -305,6 +307,18 @@ class CompareResult(MarkdownPage, Result):
 
         rows = [(k, v) for k, v in self.p_values.to_dict().items() if v is not None]
         return pd.DataFrame(rows, columns=["test", "p_value"])
+
+    _heading: ClassVar[str] = "evalgap compare"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_compare
+
+        render_compare(self, console)
+
+    def _figure(self) -> Figure:
+        from evalgap.report.plots import compare_figure
+
+        return compare_figure(self)
 
 
 def compare_counts(

@@ -21,7 +21,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -39,7 +39,7 @@ from evalgap.jobs._inputs import (
     long_scores,
     scores_of,
 )
-from evalgap.jobs._pages import MarkdownPage
+from evalgap.jobs._pages import MarkdownPage, Views
 from evalgap.jobs.fragility import Fragility, degrade_fragility
 from evalgap.stats import _validate, aggregation
 from evalgap.stats import noninferiority as ni
@@ -47,6 +47,9 @@ from evalgap.stats import power as pw
 from evalgap.stats.paired import is_binary, summarize_counts
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+    from rich.console import Console
+
     from evalgap._scores import ScoresInput
     from evalgap.io.options import LoadOptions
 
@@ -239,6 +242,18 @@ class DegradeResult(MarkdownPage, TableResult):
             keep = ("pooled", "fisher", "max_drop", "n_permutations")
             out["permutation"] = {k: plain(getattr(self.permutation, k)) for k in keep}
         return out
+
+    _heading: ClassVar[str] = "evalgap degrade"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_degrade
+
+        render_degrade(self, console)
+
+    def _figure(self) -> Figure:
+        from evalgap.report.plots import degrade_figure
+
+        return degrade_figure(self)
 
 
 def degrade_counts(
@@ -438,7 +453,7 @@ def degrade_scores(
 
 
 @dataclass(frozen=True, repr=False)
-class TrimResult(Result):
+class TrimResult(Views, Result):
     """Items of a baseline's repeated runs that flipped at least once (Section 4.1).
 
     Attributes
@@ -480,6 +495,13 @@ class TrimResult(Result):
             "never_flip": int(self.per_task["never_flip"].sum()),
             "per_task": self.per_task.to_dict(orient="records"),
         }
+
+    _heading: ClassVar[str] = "evalgap trim"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_trim
+
+        render_trim(self, console)
 
 
 def trim_items(score_set: ScoreSet, model: str) -> TrimResult:

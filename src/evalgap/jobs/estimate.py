@@ -26,11 +26,14 @@ from evalgap._scores import ScoreSet
 from evalgap.errors import InputError
 from evalgap.jobs._board import files_only
 from evalgap.jobs._inputs import _models, _renamed, _stored, scores_of
+from evalgap.jobs._pages import Views
 from evalgap.stats import _validate, intervals
 from evalgap.stats import estimate as est
 from evalgap.stats.stratified import IRTFit, fit_2pl
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from evalgap._scores import ScoresInput
     from evalgap.io.options import LoadOptions
 
@@ -89,7 +92,7 @@ class ModelEstimate(RowResult):
 
 
 @dataclass(frozen=True, repr=False)
-class EstimateResult(TableResult):
+class EstimateResult(Views, TableResult):
     """Full-benchmark scores of new models from few items (``evalgap estimate``).
 
     Attributes
@@ -122,6 +125,13 @@ class EstimateResult(TableResult):
         from evalgap.report.sentences import estimate_verdict
 
         return estimate_verdict(self)
+
+    _heading: ClassVar[str] = "evalgap estimate"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_estimate
+
+        render_estimate(self, console)
 
 
 def _benchmark(

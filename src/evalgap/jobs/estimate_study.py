@@ -44,11 +44,15 @@ import pandas as pd
 from evalgap._results import Result
 from evalgap.errors import InputError
 from evalgap.jobs._inputs import renamed_keywords
+from evalgap.jobs._pages import Views
 from evalgap.stats import _validate, intervals, resample, stratified, weighted
 from evalgap.stats import estimate as est
 from evalgap.stats.stratified import IRTFit, success_probability
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+    from rich.console import Console
+
     from evalgap._scores import ScoresInput
     from evalgap.io.options import LoadOptions
 
@@ -69,7 +73,7 @@ ITEMS_PER_STRATUM = 4
 
 
 @dataclass(frozen=True, repr=False)
-class EstimateStudyResult(Result):
+class EstimateStudyResult(Views, Result):
     """Errors, coverage and widths of ``estimate`` and its rivals, per budget (leave one
     model out of a real board).
 
@@ -124,6 +128,18 @@ class EstimateStudyResult(Result):
         from evalgap.report.sentences import estimate_study_verdict
 
         return estimate_study_verdict(self)
+
+    _heading: ClassVar[str] = "evalgap simulate"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_simulation
+
+        render_simulation(self, console)
+
+    def _figure(self) -> Figure:
+        from evalgap.report.plots import estimate_study_figure
+
+        return estimate_study_figure(self)
 
 
 def _floors(y: np.ndarray, fit: IRTFit) -> tuple[float, float, float, float, int, float]:

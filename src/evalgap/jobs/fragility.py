@@ -16,16 +16,18 @@ import dataclasses
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from evalgap._results import Result, RowResult, TableResult, plain
+from evalgap.jobs._pages import Views
 from evalgap.stats import fragility as fr
 from evalgap.stats import tests
 
 if TYPE_CHECKING:
     import pandas as pd
+    from rich.console import Console
 
     from evalgap.stats._types import Alternative, ArrayLike
 
@@ -492,7 +494,7 @@ class PairFragility(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class FragilityResult(TableResult):
+class FragilityResult(Views, TableResult):
     """Items to flip for every pair of a board (``evalgap fragility``).
 
     Attributes
@@ -564,6 +566,13 @@ class FragilityResult(TableResult):
         import pandas as pd
 
         return pd.DataFrame([row for pair in self.pairs for row in _pair_rows(pair)])
+
+    _heading: ClassVar[str] = "evalgap fragility"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.fragility import render_fragility
+
+        render_fragility(self, console)
 
 
 def _test_rows(fragility: Fragility) -> list[dict[str, Any]]:

@@ -17,7 +17,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -25,20 +25,19 @@ from evalgap._results import Result, RowResult
 from evalgap.errors import InputError, escape
 from evalgap.jobs._pages import HtmlPage, MarkdownPage
 from evalgap.stats import _validate, intervals
+from evalgap.stats import pair_estimate as pe
 from evalgap.stats import ppi as sp
-from evalgap.stats.power import (
-    mde,
-    opposes_alternative,
-    statistic_resolution_ratio,
-)
+from evalgap.stats.power import mde, opposes_alternative
 
 if TYPE_CHECKING:
     import pandas as pd
+    from matplotlib.figure import Figure
+    from rich.console import Console
 
     from evalgap._scores import AlignmentReport, ScoreSet, ScoresInput
     from evalgap.io.options import LoadOptions
+    from evalgap.jobs._ranks_result import RanksResult
     from evalgap.jobs.compare_pair import CompareResult
-    from evalgap.jobs.ranks import RanksResult
     from evalgap.stats._types import Alternative
 
 
@@ -187,6 +186,10 @@ class GoldCompareResult(MarkdownPage, RowResult):
         The settings.
     notes : tuple of str
         What was left out and why.
+    estimate : PairEstimate
+        The gap on the gold scale (:func:`evalgap.stats.pair_estimate.gold`), whose figures
+        ``delta``, ``se``, ``ci``, ``p_value``, ``effective_n``, ``required_gold`` (its
+        ``required_n``) and ``resolution_ratio`` are.
     alignment : AlignmentReport or None
         What the alignment of the judge's scores kept and left out.
     significant, judge_flips : bool
@@ -229,6 +232,7 @@ class GoldCompareResult(MarkdownPage, RowResult):
     power: float
     alternative: str
     notes: tuple[str, ...]
+    estimate: pe.PairEstimate
     alignment: AlignmentReport | None = None
     _derived = ("significant", "judge_flips", "width_ratio", "verdict")
     _headline = ("delta", "se", "p_value", "n_gold")
@@ -260,7 +264,7 @@ class GoldCompareResult(MarkdownPage, RowResult):
 
     def to_frame(self) -> pd.DataFrame:
         """The gap three ways, one row each: on the gold scale (PPI++), from the gold labels
-        alone, and the judge's own (``method``, ``delta``, ``ci_low``, ``ci_high``,
+        alone, and the judge's own (``method``, ``delta``, ``delta_low``, ``delta_high``,
         ``p_value``, ``n_gold``, ``n_items``)."""
         import pandas as pd
 
@@ -273,8 +277,8 @@ class GoldCompareResult(MarkdownPage, RowResult):
         ]  # fmt: skip
         return pd.DataFrame(
             [
-                {"method": name, "delta": delta, "ci_low": float(ci.low),
-                 "ci_high": float(ci.high), "p_value": p, "n_gold": n,
+                {"method": name, "delta": delta, "delta_low": float(ci.low),
+                 "delta_high": float(ci.high), "p_value": p, "n_gold": n,
                  "n_items": self.n_items}
                 for name, delta, ci, p, n in rows
             ]
@@ -287,6 +291,18 @@ class GoldCompareResult(MarkdownPage, RowResult):
 
         return gold_compare_verdict(self)
 
+    _heading: ClassVar[str] = "evalgap compare (gold scale)"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_gold_compare
+
+        render_gold_compare(self, console)
+
+    def _figure(self) -> Figure:
+        from evalgap.report.plots import compare_figure
+
+        return compare_figure(self)
+
 
 def judge_reverses(
     p_value: float, bias_p: float, judge_delta: float, delta: float, alpha: float
@@ -296,7 +312,7 @@ def judge_reverses(
     return bool(p_value < alpha and bias_p < alpha and np.sign(judge_delta) * np.sign(delta) < 0)
 
 
-MIN_GOLD = 3  # gold labels a t interval needs at the least (two degrees of freedom)
+MIN_GOLD = pe.MIN_GOLD  # gold labels a t interval needs at the least (two degrees of freedom)
 FEW_GOLD = 80  # below it, a note: the t interval covered 0.95 from there (bench_gold.py)
 
 
@@ -357,7 +373,7 @@ def gold_result(
         judge_a - judge_b, gold_a - gold_b, label, alpha=alpha, power=power,
         alternative=alternative,
     )  # fmt: skip
-    gap, own, shift = fig["gap"], fig["own"], fig["shift"]
+    estimate, own, shift = fig["estimate"], fig["own"], fig["shift"]
     delta, se = fig["delta"], fig["se"]
     if not se > 0:
         raise InputError(
@@ -379,7 +395,7 @@ def gold_result(
         for m, fj, g in ((model_a, judge_a, gold_a), (model_b, judge_b, gold_b))
     )
     against = bool(opposes_alternative(delta, alternative))
-    a_term, b_term = float(gap["residual_variance"]), float(gap["judge_term"])
+    a_term, b_term = estimate.parts["residual_variance"], estimate.parts["judge_term"]
     required, ratio, design = fig["required"], fig["q"], None
     if delta != 0 and not against and cost_judge > 0:
         design = sp.ppi_design(
@@ -402,13 +418,11 @@ def gold_result(
         n_gold=n,
         delta=delta,
         se=se,
-        ci=intervals.Interval(
-            np.float64(gap["low"]), np.float64(gap["high"]), "t (PPI++)", 1 - alpha
-        ),
-        statistic=float(gap["statistic"]),
-        p_value=float(gap["p_value"]),
-        lam=float(gap["lam"]),
-        effective_n=float(gap["effective_n"]),
+        ci=estimate.ci,
+        statistic=estimate.parts["statistic"],
+        p_value=float(estimate.p_value),
+        lam=estimate.parts["lam"],
+        effective_n=float(estimate.effective_n),
         gold_only_delta=float(own["estimate"]),
         gold_only_ci=intervals.Interval(
             np.float64(own["low"]), np.float64(own["high"]), "t (gold labels only)", 1 - alpha
@@ -440,6 +454,7 @@ def gold_result(
         power=float(power),
         alternative=alternative,
         notes=tuple(notes),
+        estimate=estimate,
         alignment=judge.alignment,
     )
 
@@ -455,53 +470,33 @@ def gap_figures(
 ) -> dict[str, Any]:
     """A pair's gold-scale figures from its judge differences ``f`` on every item, its gold
     differences ``y`` (NaN where either model is unlabelled) and each item's stratum code
-    ``label``: the stratified PPI++ gap (``gap``) and the gold labels' own (``own``), the
-    judge's stratified bias difference (``shift``), the t test's normal equivalent ``z``,
-    ``q`` from it (never 1 or more when the t test does not reject) and the gold labels
-    that resolve the gap (``required``, at least ``MIN_GOLD``). One home for ``compare``
-    and ``audit``."""
-    from evalgap.stats.tests import normal_equivalent
-
+    ``label``: the gap on the gold scale (``estimate``, :func:`evalgap.stats.pair_estimate.gold`,
+    with its ``delta``, ``se``, the t test's normal equivalent ``z``, ``q`` (never 1 or more
+    when the t test does not reject) and the gold labels that resolve the gap,
+    ``required``, at least ``MIN_GOLD``; None where not estimated), the gold labels' own gap
+    (``own``) and the judge's stratified bias difference (``shift``). One home for
+    ``compare`` and ``audit``."""
+    estimate = pe.gold(f, gold_a=y, strata=label, alpha=alpha, power=power,
+                       alternative=alternative)  # fmt: skip
     both = ~np.isnan(y)
     strata = range(int(label.max()) + 1 if label.size else 1)
     parts = [(f[label == k], f[(label == k) & both], y[(label == k) & both]) for k in strata]
-    gap = sp.ppi_stratified(parts, alpha=alpha, alternative=alternative)
     own = sp.ppi_stratified(parts, alpha=alpha, lam=0.0, alternative=alternative)
     shift = sp.judge_bias_stratified(
         [(fg, yg) for _, fg, yg in parts], [fa.size for fa, _, _ in parts], alpha=alpha
     )
-    delta, se = float(gap["estimate"]), float(gap["se"])
-    against = bool(opposes_alternative(delta, alternative))
-    z = float(normal_equivalent(gap["p_value"], np.sign(delta), alternative))
-    q = None
-    required = None
-    if delta != 0 and not against and se > 0:
-        q = float(statistic_resolution_ratio(z, alpha, power, alternative))
-        required = _labels_needed(
-            float(gap["residual_variance"]), float(gap["judge_term"]), abs(delta), f.size,
-            alpha, power, alternative,
-        )  # fmt: skip
-    return {"gap": gap, "own": own, "shift": shift, "delta": delta, "se": se, "z": z,
-            "q": q, "required": required}  # fmt: skip
+    q, required = float(estimate.resolution_ratio), float(estimate.required_n)
+    gap = {"statistic": estimate.parts["statistic"], "p_value": float(estimate.p_value),
+           "low": float(estimate.ci.low), "high": float(estimate.ci.high)}  # fmt: skip
+    return {"estimate": estimate, "gap": gap, "own": own, "shift": shift,
+            "delta": float(estimate.delta), "se": float(estimate.se),
+            "z": estimate.parts["z"], "q": None if np.isnan(q) else q,
+            "required": int(required) if np.isfinite(required) else None}  # fmt: skip
 
 
 def _codes(labels: np.ndarray) -> np.ndarray:
     """Each label's position among the distinct labels, in order of appearance."""
-    order = {v: k for k, v in enumerate(dict.fromkeys(np.asarray(labels).tolist()))}
-    return np.array([order[v] for v in np.asarray(labels).tolist()], dtype=np.int64)
-
-
-def _labels_needed(
-    a_term: float, b_term: float, delta: float, n_judged: int, alpha: float, power: float,
-    alternative: Alternative,
-) -> int | None:  # fmt: skip
-    """Gold labels that resolve ``delta`` with ``n_judged`` judged items (at least
-    ``MIN_GOLD``); None when the judged items alone leave too much variance."""
-    sizes = sp.ppi_design(
-        a_term, b_term, delta, alpha=alpha, power=power, alternative=alternative,
-        n_judged=n_judged, minimum_gold=MIN_GOLD,
-    )  # fmt: skip
-    return int(sizes["n_gold"]) if np.isfinite(sizes["n_gold"]) else None
+    return pe.stratum_codes(labels)
 
 
 def _model_score(
@@ -947,6 +942,31 @@ def _with_strata(
     )
 
 
+def read_board(
+    scores: Any, *, gold_column: str | None, gold: Any, models: Sequence[str] | None,
+    tasks: Sequence[str] | None, complete_case: bool, strict: bool,
+    options: LoadOptions | None, columns: dict[str, Any],
+) -> tuple[ScoreSet, tuple[ScoreSet, list[str]] | None]:  # fmt: skip
+    """The board the ``ranks`` and ``audit`` front doors read: the scores aligned (the
+    judge's, read once, when gold labels are given) and, with gold labels, every model's
+    gold labels with the notes on those left out (None without)."""
+    from evalgap.jobs._board import judge_source
+    from evalgap.jobs._inputs import _models, scores_of
+
+    judged = gold_column is not None or gold is not None
+    judge, judge_column = judge_source(scores, judged, options, columns)
+    board = scores_of(
+        judge, models=_models(models, options), tasks=tasks, complete_case=complete_case,
+        strict=strict, options=options, **columns,
+    )  # fmt: skip
+    if not judged:
+        return board, None
+    return board, gold_set(
+        scores, gold_column=gold_column, gold=gold, models=list(board.models),
+        judge_column=judge_column, tasks=tasks, options=options, strict=strict, **columns,
+    )  # fmt: skip
+
+
 def ranks_gold(
     judged: ScoreSet,
     gold: ScoreSet,
@@ -966,7 +986,7 @@ def ranks_gold(
     estimates covary), with each model's judge bias and agreement in ``RanksResult.gold``."""
     import pandas as pd
 
-    from evalgap.jobs.ranks import RanksResult, _one_method, _rank_frame, _top_models
+    from evalgap.jobs._ranks_result import RanksResult, one_method, rank_frame, top_models
     from evalgap.stats import ranks as rk
     from evalgap.stats import resample
 
@@ -1021,7 +1041,7 @@ def ranks_gold(
             n=n_judged[keep],
         )  # fmt: skip
         order = np.lexsort((models, np.asarray(sets.rank)))
-        frame = _rank_frame(task.task, models, sets, order, alpha)
+        frame = rank_frame(task.task, models, sets, order, alpha)
         # each model's score, SE and interval are its own PPI++ (as compare gives them)
         by_model = {g.model: g for g in scores}
         frame["score"] = [by_model[m].score for m in frame["model"]]
@@ -1041,7 +1061,7 @@ def ranks_gold(
         critical[task.task] = float(sets.critical_value)
         better[task.task] = np.asarray(sets.shown_better, dtype=bool)[np.ix_(order, order)]
         if top_k is not None:
-            top[task.task] = _top_models(models, sets)
+            top[task.task] = top_models(models, sets)
     if not rows:
         raise InputError(
             "nothing to rank on the gold scale: no task has 2 models with "
@@ -1057,7 +1077,7 @@ def ranks_gold(
         "computed on the gold scale"
     )
     return RanksResult(
-        method=_one_method(methods),
+        method=one_method(methods),
         alpha=alpha,
         n_bootstrap=n_bootstrap,
         ranks=pd.concat(rows, ignore_index=True),
@@ -1090,8 +1110,8 @@ def _judge_table(task: str | None, scores: Sequence[GoldScore]) -> pd.DataFrame:
             "task": task,
             "model": [g.model for g in scores],
             "score": [g.score for g in scores],
-            "ci_low": [float(g.ci.low) for g in scores],
-            "ci_high": [float(g.ci.high) for g in scores],
+            "score_low": [float(g.ci.low) for g in scores],
+            "score_high": [float(g.ci.high) for g in scores],
             "judge_score": [g.judge_score for g in scores],
             "n_gold": [g.n_gold for g in scores],
             "lam": [g.lam for g in scores],
@@ -1128,7 +1148,7 @@ class GoldAuditResult(HtmlPage, MarkdownPage, Result):
     pairs : pandas.DataFrame
         One row per pair: ``task, model_a, model_b`` (A ahead on the gold scale),
         ``n_items, n_gold, delta, se, statistic`` (the t statistic), ``z`` (its normal
-        equivalent, which q and the resolved verdicts use), ``p_value, ci_low, ci_high, q,
+        equivalent, which q and the resolved verdicts use), ``p_value, delta_low, delta_high, q,
         required_gold``, ``resolved_fixed_n`` and ``resolved_<procedure>`` per family
         procedure, ``judge_delta``, ``judge_p_value`` (exact McNemar for binary judges,
         paired t for graded), ``bias_difference``, ``bias_p_value`` and ``judge_flips``.
@@ -1172,6 +1192,19 @@ class GoldAuditResult(HtmlPage, MarkdownPage, Result):
 
         return gold_audit_verdict(self)
 
+    _heading: ClassVar[str] = "evalgap audit (gold scale)"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_gold_audit
+
+        render_gold_audit(self, console)
+
+    def _page(self, title: str | None, provenance: dict[str, Any] | None) -> str:
+        from evalgap.report.html import gold_audit_report
+
+        title = title or "evalgap audit (gold scale)"
+        return gold_audit_report(self, title=title, provenance=provenance)
+
 
 PROCEDURES = ("bonferroni", "sidak", "holm", "bh")
 
@@ -1191,7 +1224,6 @@ def audit_gold(
     """Audit every pair of the family on the gold scale (see :class:`GoldAuditResult`)."""
     import pandas as pd
 
-    from evalgap.jobs.audit import family_verdicts
     from evalgap.stats import multiplicity
     from evalgap.stats.tests import mcnemar_exact, paired_t
 
@@ -1283,8 +1315,8 @@ def audit_gold(
                     "statistic": float(gap["statistic"]),
                     "z": fig["z"],
                     "p_value": float(gap["p_value"]),
-                    "ci_low": float(gap["low"]),
-                    "ci_high": float(gap["high"]),
+                    "delta_low": float(gap["low"]),
+                    "delta_high": float(gap["high"]),
                     "q": fig["q"],
                     "required_gold": fig["required"],
                     "judge_delta": float((fa - fb).mean()),
@@ -1319,7 +1351,7 @@ def audit_gold(
         "resolved_fixed_n",
         multiplicity.resolved_single_step(statistic, alpha, power, 1),
     )
-    verdicts = family_verdicts(statistic, testable, alpha, power, m)
+    verdicts = multiplicity.family_verdicts(statistic, testable, alpha, power, m)
     for k, name in enumerate(PROCEDURES):
         at = frame.columns.get_loc("resolved_fixed_n") + 1 + k
         frame.insert(at, f"resolved_{name}", verdicts[name])

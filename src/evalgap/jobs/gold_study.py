@@ -15,17 +15,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from evalgap._results import RowResult, TableResult
 from evalgap.errors import InputError
+from evalgap.jobs._pages import Views
 from evalgap.stats import _validate, resample
 from evalgap.stats import ppi as sp
 from evalgap.stats._types import ArrayLike
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from evalgap._scores import ScoresInput
     from evalgap.io.options import LoadOptions
 
@@ -68,7 +71,7 @@ class GoldPairCoverage(RowResult):
 
 
 @dataclass(frozen=True, repr=False)
-class GoldCoverageResult(TableResult):
+class GoldCoverageResult(Views, TableResult):
     """Coverage of the gold-scale gap over pairs of a judged board.
 
     Attributes
@@ -107,6 +110,13 @@ class GoldCoverageResult(TableResult):
         from evalgap.report.sentences import gold_study_verdict
 
         return gold_study_verdict(self)
+
+    _heading: ClassVar[str] = "evalgap simulate gold"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_gold_coverage
+
+        render_gold_coverage(self, console)
 
 
 def gold_coverage(
@@ -297,6 +307,11 @@ def gold_study(
         Called as ``progress(done, total)`` after each pair.
     tasks, strict, complete_case, options, **columns
         How to read and align the scores, as for :func:`evalgap.audit`.
+
+    Returns
+    -------
+    GoldCoverageResult
+        The flipped pair first, then the random pairs; the coverage over every run.
 
     Examples
     --------

@@ -11,7 +11,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -19,8 +19,11 @@ import pandas as pd
 from evalgap._results import Result
 from evalgap._scores import AlignmentReport, LongScores, ScoreSet, align
 from evalgap.errors import InputError
+from evalgap.jobs._pages import Views
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from evalgap._scores import ScoresInput
     from evalgap.io.options import LoadOptions
 
@@ -38,7 +41,7 @@ class ModelSummary(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class DataSummary(Result):
+class DataSummary(Views, Result):
     """What ``inspect-data`` reports.
 
     Attributes
@@ -80,6 +83,13 @@ class DataSummary(Result):
         out = super().to_dict()
         out["tasks"] = [{"task": t, "items": n, "items_kept": k} for t, n, k in self.tasks]
         return out
+
+    _heading: ClassVar[str] = "evalgap inspect-data"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_data
+
+        render_data(self, console)
 
 
 def inspect_data(

@@ -19,20 +19,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from evalgap._results import Result
 from evalgap.errors import InputError
+from evalgap.jobs._pages import Views
 from evalgap.stats import _validate, resample, sequential
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 SCENARIOS = ("binary pair", "graded pair", "binary family")
 
 
 @dataclass(frozen=True, repr=False)
-class MonitoringResult(Result):
+class MonitoringResult(Views, Result):
     """Type-I error of the stopping rule under continuous monitoring, per scenario.
 
     Attributes
@@ -50,6 +54,13 @@ class MonitoringResult(Result):
     def to_frame(self) -> pd.DataFrame:
         """Return the rows."""
         return self.rows.copy()
+
+    _heading: ClassVar[str] = "evalgap simulate"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_simulation
+
+        render_simulation(self, console)
 
 
 def monitoring_study(

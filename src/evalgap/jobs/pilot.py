@@ -13,12 +13,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from evalgap._results import Result
 from evalgap.errors import InputError, escape
+from evalgap.jobs._pages import Views
 from evalgap.stats import _validate
 from evalgap.stats import variance_components as vc
 from evalgap.stats._validate import check_countable
@@ -26,6 +27,7 @@ from evalgap.stats.power import z_sum_squared
 
 if TYPE_CHECKING:
     import pandas as pd
+    from rich.console import Console
 
     from evalgap._scores import LongScores, ScoresInput
     from evalgap.io.options import LoadOptions
@@ -96,7 +98,7 @@ class Design(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class PilotPlan(Result):
+class PilotPlan(Views, Result):
     """The (N, K) plan from a pilot with reruns.
 
     Attributes
@@ -176,6 +178,13 @@ class PilotPlan(Result):
         import pandas as pd
 
         return pd.DataFrame([d.to_dict() for d in self.frontier])
+
+    _heading: ClassVar[str] = "evalgap plan"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_pilot_plan
+
+        render_pilot_plan(self, console)
 
 
 def plan_pilot(

@@ -14,18 +14,21 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from evalgap._results import Result, RowResult
 from evalgap.errors import InputError, escape, fields
+from evalgap.jobs._pages import Views
 from evalgap.stats import _validate
 from evalgap.stats import noninferiority as ni
 from evalgap.stats import power as pw
 from evalgap.stats._validate import check_countable
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from evalgap._scores import ScoresInput
     from evalgap.io.options import LoadOptions
     from evalgap.jobs.pilot import PilotPlan
@@ -59,7 +62,7 @@ class Conventions(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class DegradationPlan(RowResult):
+class DegradationPlan(Views, RowResult):
     """Items needed to detect an accuracy drop at a flip rate (Degradation paper, Eq. 11).
 
     Attributes
@@ -95,6 +98,13 @@ class DegradationPlan(RowResult):
         from evalgap.report.sentences import degradation_plan_verdict
 
         return degradation_plan_verdict(self)
+
+    _heading: ClassVar[str] = "evalgap plan"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_plan_degradation
+
+        render_plan_degradation(self, console)
 
 
 def plan_degradation(
@@ -177,7 +187,7 @@ def plan_degradation(
 
 
 @dataclass(frozen=True, repr=False)
-class NonInferiorityPlan(RowResult):
+class NonInferiorityPlan(Views, RowResult):
     """Items needed to show a candidate no worse than a margin (Tango's test, Nam 1997).
 
     Attributes
@@ -206,6 +216,13 @@ class NonInferiorityPlan(RowResult):
         from evalgap.report.sentences import noninferiority_plan_verdict
 
         return noninferiority_plan_verdict(self)
+
+    _heading: ClassVar[str] = "evalgap plan"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_plan_degradation
+
+        render_plan_degradation(self, console)
 
 
 def plan_noninferiority(
@@ -251,7 +268,7 @@ def plan_noninferiority(
 
 
 @dataclass(frozen=True, repr=False)
-class PlanResult(RowResult):
+class PlanResult(Views, RowResult):
     """A prospective sample-size plan for one paired comparison.
 
     Attributes
@@ -310,6 +327,13 @@ class PlanResult(RowResult):
         from evalgap.report.sentences import plan_verdict
 
         return plan_verdict(self)
+
+    _heading: ClassVar[str] = "evalgap plan"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_plan
+
+        render_plan(self, console)
 
 
 # Options of the plans read from files (a pilot, a reference): refused on the other plans.

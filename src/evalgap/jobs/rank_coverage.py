@@ -29,10 +29,14 @@ from scipy import special
 from evalgap._results import Result
 from evalgap.errors import InputError, escape
 from evalgap.jobs._inputs import renamed_keywords
+from evalgap.jobs._pages import Views
 from evalgap.stats import _validate, resample
 from evalgap.stats import ranks as rk
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+    from rich.console import Console
+
     from evalgap.stats._types import ArrayLike
 
 HERMITE = np.polynomial.hermite_e.hermegauss(80)
@@ -89,7 +93,7 @@ CONFIGURATIONS = (
 
 
 @dataclass(frozen=True, repr=False)
-class RankCoverageResult(Result):
+class RankCoverageResult(Views, Result):
     """Simultaneous coverage of the true rank vector per configuration.
 
     Attributes
@@ -121,6 +125,18 @@ class RankCoverageResult(Result):
         from evalgap.report.sentences import rank_coverage_verdict
 
         return rank_coverage_verdict(self)
+
+    _heading: ClassVar[str] = "evalgap simulate"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_simulation
+
+        render_simulation(self, console)
+
+    def _figure(self) -> Figure:
+        from evalgap.report.plots import rank_coverage_figure
+
+        return rank_coverage_figure(self)
 
 
 def true_scores(abilities: ArrayLike) -> np.ndarray:

@@ -13,208 +13,230 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
 
-from evalgap._results import Result, RowResult, TableResult
-from evalgap._scores import AlignmentReport, ScoreSet
-from evalgap.errors import InputError, escape
-from evalgap.jobs._pages import HtmlPage, MarkdownPage
-from evalgap.jobs.fragility import RankClaimFragility, battle_fragility, rank_fragility
+from evalgap._scores import ScoreSet
+from evalgap.errors import InputError, escape, fields
+from evalgap.jobs._board import names, per_item_options_given, refuse_gold_clusters
+from evalgap.jobs._inputs import _check_columns, _renamed, _stored, _unless_default
+from evalgap.jobs._ranks_result import (
+    OverTasks,
+    OverTasksModel,
+    RanksResult,
+    one_method,
+    rank_frame,
+    top_models,
+)
+from evalgap.jobs.fragility import battle_fragility, rank_fragility
 from evalgap.stats import _validate, resample
 
 if TYPE_CHECKING:
+    from evalgap._scores import ScoresInput
+    from evalgap.io.options import LoadOptions
     from evalgap.stats.bradley_terry import StyleFit
-    from evalgap.stats.ranks import RankSets
-
-RANK_COLUMNS = (
-    "task",
-    "model",
-    "score",
-    "se",
-    "score_low",
-    "score_high",
-    "own_items_mean",
-    "n_items",
-    "rank",
-    "rank_low",
-    "rank_high",
-    "tier",
-)
 
 
-@dataclass(frozen=True, repr=False)
-class OverTasksModel(RowResult):
-    """One model's aggregate over tasks (``RanksResult.over_tasks``).
+def ranks(
+    scores: ScoresInput | None = None,
+    *,
+    battles: pd.DataFrame | str | Path | None = None,
+    alpha: float = 0.05,
+    n_bootstrap: int = 1000,
+    seed: int | None = 0,
+    top_k: int | None = None,
+    method: Literal["auto", "bootstrap", "holm"] = "auto",
+    bootstrap: Literal["multiplier", "empirical"] = "multiplier",
+    ties: Literal["half", "davidson"] = "half",
+    battle_format: str | None = None,
+    style: Sequence[str] | None = None,
+    models: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
+    complete_case: bool = False,
+    strict: bool = False,
+    gold_column: str | None = None,
+    gold: ScoresInput | None = None,
+    progress: Callable[..., object] | None = None,
+    options: LoadOptions | None = None,
+    **columns: Any,
+) -> RanksResult:
+    """Which rank can each model claim? Simultaneous rank confidence sets and tiers.
 
-    Attributes
+    Per task, every pair of models' difference in mean score is bounded at once by a
+    studentized max-|t| bootstrap over items (clusters with ``cluster_column=``), refined
+    stepwise (Romano and Wolf); a model's rank set runs from one plus the number of models
+    shown better to K minus the number shown worse (Mogstad, Romano, Shaikh and Wilhelm
+    2024, *Review of Economic Studies*). With too many models for the items, where the
+    bootstrap's coverage degrades, the sets come from Holm-adjusted pairwise tests instead,
+    and the result says so. Battles (``battles=``, arena style) are ranked by their
+    Bradley-Terry scores with the same method.
+
+    Parameters
     ----------
-    model : str
-        The model.
-    score : float
-        The mean of its task scores.
-    rank_low_items, rank_high_items : int
-        Its simultaneous rank set with the tasks fixed (their items resampled).
-    rank_low, rank_high : int
-        Its simultaneous rank set with the tasks drawn from a population (tasks and items
-        resampled: the claim about the benchmark's kind of task).
-    se_items, se : float
-        The aggregate's standard error under each.
-    """
-
-    model: str
-    score: float
-    rank_low_items: int
-    rank_high_items: int
-    rank_low: int
-    rank_high: int
-    se_items: float
-    se: float
-    _headline = ("model", "score")
-
-
-@dataclass(frozen=True, repr=False)
-class OverTasks(TableResult):
-    """The aggregate over tasks (mean of task scores) with both kinds of rank sets.
-
-    Attributes
-    ----------
-    n_tasks : int
-        Tasks averaged.
-    models : tuple of OverTasksModel
-        Best first.
-    widening : float
-        The mean size of the two-way sets over that of the items-only sets.
-    """
-
-    n_tasks: int
-    models: tuple[OverTasksModel, ...]
-    widening: float
-    _rows = "models"  # to_frame(): the models, one row each
-
-
-@dataclass(frozen=True, repr=False)
-class RanksResult(HtmlPage, MarkdownPage, Result):
-    """Everything ``evalgap ranks`` reports (the documented ``--json`` contract).
-
-    Attributes
-    ----------
-    method : str
-        How the sets were made: ``"max-t stepdown bootstrap"`` or, where the ratio of
-        models to items is too large for the bootstrap's coverage, ``"Holm pairwise"``
-        (per task in ``methods`` when tasks differ).
+    scores : DataFrame, ScoreSet, str, Path or list, optional
+        Per-item scores of K models (binary or graded), as for :func:`evalgap.audit`.
+    battles : DataFrame, str or Path, optional
+        Instead of ``scores``: one row per battle with ``model_a, model_b, winner``
+        (``model_a``, ``model_b``, ``tie`` or ``tie (bothbad)``).
     alpha : float
-        One minus the simultaneous confidence level.
+        One minus the simultaneous confidence level of the rank sets.
     n_bootstrap : int
-        Bootstrap replicates (0 when no task used the bootstrap).
-    ranks : pandas.DataFrame
-        One row per task and model, best first: ``task, model, score, se, score_low,
-        score_high, own_items_mean, n_items, rank, rank_low, rank_high, tier``. ``score``
-        is the board score (:func:`evalgap.stats.board.board_scores`: the mean on complete
-        data, the additive fit model + item when items are missing; Bradley-Terry: the
-        log-strength), ``se`` its standard error, ``score_low``-``score_high`` its
-        (1 - alpha) interval (that model alone; Wilson's for binary scores),
-        ``own_items_mean`` the mean over the model's own items, ``rank`` one plus the models
-        with a higher score (ties share the best rank), ``rank_low``-``rank_high`` the
-        simultaneous set. ``audit`` and ``card`` list the models in this order.
-    marginal : pandas.DataFrame
-        The same keys, with each model's marginal set (valid for that model alone).
-    methods : dict
-        Per task: the method used.
-    top_k : dict or None
-        ``{"k": k, "models": {task: [models that could be among the best k]}}``.
-    shown_better : dict
-        Per task: a (K, K) boolean array, ``[i, j]`` true when model i is shown better than
-        model j (models in ``models_of(task)`` order). Not in the JSON.
-    notes : tuple of str
-        What the result needs said beside the numbers (fallbacks, items left out).
-    alignment : AlignmentReport or None
-        What the alignment kept and left out.
-    bradley_terry : dict or None
-        Battles only: ``ties``, ``tie_parameter`` (Davidson's nu), ``n_battles``,
-        ``models`` and ``win_probability`` (``[i][j]``: model i beats model j).
-    critical_values : dict
-        Per task: the final stepdown critical value of the studentized gaps (NaN for Holm).
-    over_tasks : OverTasks or None
-        With several tasks that every model scored: the mean of the task scores and its
-        simultaneous rank sets with the tasks fixed and with the tasks drawn from a
-        population (see :mod:`evalgap.stats.task_ranks`), and how much the second widen.
-    fragility : tuple of RankClaimFragility or None
-        Items (battles) to flip of the rank claims: each task's top claim (a single rank 1)
-        and each rank-adjacent pair's, with the critical value held fixed (see
-        :func:`evalgap.jobs.fragility.rank_fragility`); arenas: the top score and adjacent
-        scores, by influence and refits.
-    gold : pandas.DataFrame or None
-        With gold labels (``gold_column=`` or ``gold=``): the scores are on the gold scale
-        (PPI++) and this table gives, per task and model, the judge against the gold:
-        ``score`` (PPI++) with its t interval ``ci_low``-``ci_high``, ``judge_score``,
-        ``n_gold``, ``lam``, ``effective_n``, ``bias`` (the judge's mean minus the gold's
-        on the labelled items) with its t interval
-        ``bias_low``-``bias_high``, ``agreement`` (binary scores: the share of labelled
-        items where judge and gold agree) and ``correlation``.
+        Bootstrap replicates.
+    seed : int or None
+        Seed of the bootstrap.
+    top_k : int, optional
+        Also return the models that could be among the best ``top_k``.
+    method : {"auto", "bootstrap", "holm"}
+        ``auto`` uses the bootstrap unless the models-to-items ratio calls for Holm.
+    bootstrap : {"multiplier", "empirical"}
+        Gaussian multiplier weights on the items (clusters), or items (clusters) resampled
+        with replacement.
+    ties : {"half", "davidson"}
+        Battles only: ties as half a win each, or Davidson's tie model.
+    battle_format : {"csv", "tsv", "parquet", "jsonl", "json"}, optional
+        Battles only: force the battle file's format (default: from its name and content;
+        ``json`` is a JSON array of records such as LMArena's ``clean_battle_<date>.json``).
+    style : list of str, optional
+        Battles only: style control. Names of covariates, each a column of the differences
+        between the two answers (a minus b), or a pair ``NAME_a``/``NAME_b`` of each
+        answer's value (their normalized difference); the scores hold them equal and the
+        result's ``bradley_terry.style`` gives their coefficients.
+    models, tasks, complete_case, strict, options, **columns
+        As for :func:`evalgap.audit`.
+    gold_column, gold : optional
+        The scores are a judge's, with gold scores on some items (as for
+        :func:`evalgap.compare`): the models are ranked on the gold scale by their PPI++
+        scores, on the items the judge scored for every model, the rank sets drawn from
+        the multivariate t law of the scores' joint covariance (``n_bootstrap`` draws); the
+        result's ``gold`` table gives each model's judge bias and agreement.
+    progress : callable, optional
+        Called with ``(done, total, label)`` per task.
+
+    Returns
+    -------
+    RanksResult
+        Per model: score, SE, items, rank, simultaneous and marginal rank sets, tier.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, evalgap
+    >>> rng = np.random.default_rng(0)
+    >>> skill = {"a": 0.8, "b": 0.79, "c": 0.5}
+    >>> df = pd.DataFrame([(m, i, float(rng.random() < p)) for m, p in skill.items()
+    ...     for i in range(400)], columns=["model", "item", "score"])
+    >>> r = evalgap.ranks(df, n_bootstrap=500)
+    >>> r.ranks[["model", "rank_low", "rank_high", "tier"]].to_numpy().tolist()
+    [['b', 1, 2, 1], ['a', 1, 2, 1], ['c', 3, 3, 2]]
     """
+    scores = _renamed(columns, "data", "scores", scores)
+    _check_columns(columns, "ranks")
+    _validate.arguments(
+        alpha=alpha, n_bootstrap=n_bootstrap, seed=seed, top_k=top_k, method=method,
+        bootstrap=bootstrap, ties=ties, models=models, tasks=tasks,
+        complete_case=complete_case, strict=strict,
+    )  # fmt: skip
+    _check_ranks_sources(scores, battles, gold_column, gold, method, bootstrap, columns, options)
+    if battles is not None:
+        return _ranks_battles(
+            battles, options, columns, models, tasks, complete_case, strict, battle_format,
+            alpha=alpha, n_bootstrap=n_bootstrap, seed=seed, top_k=top_k, method=method,
+            ties=ties, bootstrap=bootstrap, style=style,
+        )  # fmt: skip
+    _refuse_battle_options(battle_format, ties, style)
+    from evalgap.jobs.gold import ranks_gold, read_board
 
-    method: str
-    alpha: float
-    n_bootstrap: int
-    ranks: pd.DataFrame
-    marginal: pd.DataFrame
-    methods: dict[str, str]
-    top_k: dict[str, Any] | None = None
-    shown_better: dict[str, np.ndarray] = field(default_factory=dict)
-    notes: tuple[str, ...] = ()
-    alignment: AlignmentReport | None = None
-    bradley_terry: dict[str, Any] | None = None
-    critical_values: dict[str, float] = field(default_factory=dict)
-    fragility: tuple[RankClaimFragility, ...] | None = None
-    over_tasks: OverTasks | None = None
-    gold: pd.DataFrame | None = None
-    _omit: ClassVar[tuple[str, ...]] = ("shown_better",)
-    _derived: ClassVar[tuple[str, ...]] = ("separated", "verdict")
-    _headline: ClassVar[tuple[str, ...]] = ("method",)
+    score_set, golden = read_board(
+        scores, gold_column=gold_column, gold=gold, models=models, tasks=tasks,
+        complete_case=complete_case, strict=strict, options=options, columns=columns,
+    )  # fmt: skip
+    if golden is not None:
+        return ranks_gold(
+            score_set, golden[0], gold_notes=golden[1], alpha=alpha, n_bootstrap=n_bootstrap,
+            seed=seed, top_k=top_k, strict=strict, progress=progress,
+        )  # fmt: skip
+    return ranks_scores(
+        score_set, alpha=alpha, n_bootstrap=n_bootstrap, seed=seed, top_k=top_k,
+        method=method, bootstrap=bootstrap, progress=progress,
+    )  # fmt: skip
 
-    @property
-    def verdict(self) -> str:
-        """One plain sentence: tiers, models with a rank of their own, the method."""
-        from evalgap.report.sentences import ranks_verdict
 
-        return ranks_verdict(self)
+def _check_ranks_sources(
+    scores: Any, battles: Any, gold_column: str | None, gold: Any, method: str, bootstrap: str,
+    columns: dict[str, Any], options: LoadOptions | None,
+) -> None:  # fmt: skip
+    """Refuse both or neither of ``battles`` and ``scores``, and gold labels beside battles,
+    clusters or a rank-set method the gold scale does not use."""
+    if (battles is None) == (scores is None and not _stored(options)):
+        raise InputError(
+            "give either {battles=FILE} (arena battles) or {scores=FILE} (per-item scores)",
+            param="battles",
+        )
+    judged = gold_column is not None or gold is not None
+    if judged and battles is None:
+        refuse_gold_clusters(columns, options)
+    if judged and battles is not None:
+        raise InputError(
+            "gold labels ({gold_column} or {gold}) go with per-item {scores}, not {battles}",
+            param="gold_column" if gold_column is not None else "gold",
+        )
+    if judged and (method == "holm" or bootstrap != "multiplier"):
+        raise InputError(
+            "on the gold scale the rank sets come from the multivariate t law of the PPI++ "
+            "scores' covariance: leave {method} and {bootstrap} at their defaults",
+            param="method" if method == "holm" else "bootstrap",
+        )
 
-    @property
-    def separated(self) -> dict[str, int]:
-        """Per task: the adjacent rows of the rank table (each model and the next) whose
-        upper model the simultaneous sets show better than the lower (the card's and the
-        pages' count of separated pairs)."""
-        return {
-            task: int(np.diagonal(np.asarray(better, dtype=bool), offset=1).sum())
-            for task, better in self.shown_better.items()
-        }
 
-    def to_frame(self) -> pd.DataFrame:
-        """Return ``ranks`` with the marginal sets as ``marginal_low``/``marginal_high``."""
-        out = self.ranks.copy()
-        if len(self.marginal):
-            m = self.marginal.set_index(["task", "model"])
-            keys = pd.MultiIndex.from_frame(out[["task", "model"]])
-            out["marginal_low"] = m["rank_low"].reindex(keys).to_numpy()
-            out["marginal_high"] = m["rank_high"].reindex(keys).to_numpy()
-        return out
+def _refuse_battle_options(battle_format: str | None, ties: str, style: object) -> None:
+    """The battles' own options, refused beside per-item scores."""
+    if battle_format is not None or ties != "half" or style:
+        only = (("battle_format", battle_format), ("ties", ties != "half"), ("style", style))
+        given = [n for n, v in only if v]
+        raise InputError(
+            f"{fields(*given)}: for {{battles}} only; drop it with per-item {{scores}}",
+            param=given[0],
+        )
 
-    def models_of(self, task: str) -> list[str]:
-        """The models of ``task`` in the order of ``shown_better``'s rows."""
-        return self.ranks.loc[self.ranks["task"] == task, "model"].tolist()
 
-    def tiers(self) -> dict:
-        """Per task: the models of each tier, best tier first (the audit's ``tiers`` layout)."""
-        out = {}
-        for task, sub in self.ranks.groupby("task", sort=False):
-            sub = sub.sort_values("rank", kind="stable")  # rows are in board order
-            out[task] = [g["model"].tolist() for _, g in sub.groupby("tier", sort=True)]
-        return out
+def _ranks_battles(
+    battles: Any, options: LoadOptions | None, columns: dict[str, Any],
+    models: Sequence[str] | None, tasks: Sequence[str] | None, complete_case: bool,
+    strict: bool, battle_format: str | None, **settings: Any,
+) -> RanksResult:  # fmt: skip
+    """Ranks of arena battles, the per-item score options refused."""
+    bootstrap, style = settings.pop("bootstrap"), settings.pop("style")
+    if options is not None and options.fmt is not None:  # the battle file's format
+        battle_format = battle_format or options.fmt
+        options = _unless_default(dataclasses.replace(options, fmt=None))
+    # --cluster-column (cluster_column=): the battles' prompt column
+    prompt_column = columns.pop("cluster_column", None) or "question_id"
+    if options is not None and options.cluster_column is not None:
+        prompt_column = options.cluster_column
+        options = _unless_default(dataclasses.replace(options, cluster_column=None))
+    stray = per_item_options_given(
+        models,
+        tasks,
+        complete_case,
+        strict,
+        options,
+        columns,
+        bootstrap=bootstrap != "multiplier",
+    )
+    if stray:
+        raise InputError(
+            f"{fields(*stray)}: per-item score options do not apply to {{battles}}; drop them",
+            param=stray[0],
+        )
+    return ranks_battles(
+        battles,
+        file_format=battle_format,
+        prompt_column=prompt_column,
+        style=names(style, "style"),
+        **settings,
+    )
 
 
 def ranks_scores(
@@ -275,7 +297,7 @@ def ranks_scores(
         # follows the same order
         order = np.lexsort((models, -np.asarray(sets.score), np.asarray(sets.rank)))
         better[task.task] = np.asarray(sets.shown_better, dtype=bool)[np.ix_(order, order)]
-        frame = _rank_frame(task.task, models, sets, order, alpha)
+        frame = rank_frame(task.task, models, sets, order, alpha)
         rows.append(frame)
         marginal_rows.append(
             frame.assign(
@@ -284,7 +306,7 @@ def ranks_scores(
             )
         )
         if top_k is not None:
-            top[task.task] = _top_models(models, sets)
+            top[task.task] = top_models(models, sets)
         notes.extend(f"task {task.task}: {n}" for n in sets.notes)
     if not rows:
         raise InputError("nothing to rank: every task has fewer than 2 models with scores")
@@ -292,7 +314,7 @@ def ranks_scores(
         progress(len(score_set.tasks), len(score_set.tasks), "done")
     over = _over_tasks(score_set, alpha, n_bootstrap, seed, notes) if over_tasks else None
     result = RanksResult(
-        method=_one_method(methods),
+        method=one_method(methods),
         alpha=float(alpha),
         n_bootstrap=n_bootstrap if any("bootstrap" in m for m in methods.values()) else 0,
         ranks=pd.concat(rows, ignore_index=True),
@@ -311,46 +333,6 @@ def ranks_scores(
         result, score_set, seed=seed, n_bootstrap=n_bootstrap, use_clusters=use_clusters
     )
     return dataclasses.replace(result, fragility=found, notes=(*result.notes, *left_out))
-
-
-def _rank_frame(
-    task: str, models: np.ndarray, sets: RankSets, order: np.ndarray, alpha: float
-) -> pd.DataFrame:
-    from evalgap.stats.ranks import score_interval
-
-    if sets.score_low is not None and sets.score_high is not None:
-        low, high = sets.score_low, sets.score_high
-    else:  # battles: a strength's normal interval
-        low, high = score_interval(sets.score, sets.se, alpha)
-    own = sets.own_items_mean if sets.own_items_mean is not None else sets.score
-    return pd.DataFrame(
-        {
-            "task": task,
-            "model": models[order],
-            "score": np.asarray(sets.score, dtype=float)[order],
-            "se": np.asarray(sets.se, dtype=float)[order],
-            "score_low": np.asarray(low, dtype=float)[order],
-            "score_high": np.asarray(high, dtype=float)[order],
-            "own_items_mean": np.asarray(own, dtype=float)[order],
-            "n_items": np.asarray(sets.n, dtype=np.int64)[order],
-            "rank": np.asarray(sets.rank, dtype=np.int64)[order],
-            "rank_low": np.asarray(sets.rank_low, dtype=np.int64)[order],
-            "rank_high": np.asarray(sets.rank_high, dtype=np.int64)[order],
-            "tier": np.asarray(sets.tier, dtype=np.int64)[order],
-        }
-    )
-
-
-def _top_models(models: np.ndarray, sets: RankSets) -> list[str]:
-    """The models of the top-k set, best first."""
-    inside = np.flatnonzero(np.asarray(sets.top_k, dtype=bool))
-    order = np.lexsort((models[inside], np.asarray(sets.rank)[inside]))
-    return models[inside][order].tolist()
-
-
-def _one_method(methods: dict) -> str:
-    distinct = list(dict.fromkeys(methods.values()))
-    return distinct[0] if len(distinct) == 1 else " / ".join(distinct) + " (per task)"
 
 
 def ranks_battles(
@@ -502,7 +484,7 @@ def ranks_battles(
     )
     models = np.array(table.models)
     order = np.lexsort((models, np.asarray(sets.rank)))
-    frame = _rank_frame("battles", models, sets, order, alpha)
+    frame = rank_frame("battles", models, sets, order, alpha)
     marginal = frame.assign(
         rank_low=np.asarray(sets.marginal_low, dtype=np.int64)[order],
         rank_high=np.asarray(sets.marginal_high, dtype=np.int64)[order],
@@ -519,7 +501,7 @@ def ranks_battles(
         ranks=frame,
         marginal=marginal,
         methods={"battles": sets.method},
-        top_k={"k": int(top_k), "models": {"battles": _top_models(models, sets)}}
+        top_k={"k": int(top_k), "models": {"battles": top_models(models, sets)}}
         if top_k is not None
         else None,
         shown_better={"battles": np.asarray(sets.shown_better)[np.ix_(order, order)]},

@@ -17,18 +17,20 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from evalgap._results import Result
 from evalgap.errors import InputError, escape, fields
+from evalgap.jobs._pages import Views
 from evalgap.stats import _validate
 from evalgap.stats import stratified as st
 from evalgap.stats.weighted import weighted_gap
 
 if TYPE_CHECKING:
     import pandas as pd
+    from rich.console import Console
 
     from evalgap._scores import LongScores, ScoresInput
     from evalgap.io.options import LoadOptions
@@ -64,7 +66,7 @@ class Stratum(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class SamplingDesign(Result):
+class SamplingDesign(Views, Result):
     """A stratified item sample for one pair, with what it is predicted to save.
 
     Attributes
@@ -151,6 +153,13 @@ class SamplingDesign(Result):
         from evalgap.io._write import write_table
 
         write_table(self.design, path, option="output=")
+
+    _heading: ClassVar[str] = "evalgap plan"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_sampling_design
+
+        render_sampling_design(self, console)
 
 
 def plan_sampling(

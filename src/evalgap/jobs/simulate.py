@@ -36,12 +36,15 @@ from scipy import optimize
 from evalgap._results import Result
 from evalgap.errors import InputError, escape, fields
 from evalgap.jobs._inputs import renamed_keywords
+from evalgap.jobs._pages import Views
 from evalgap.stats import _validate, aggregation, generators, resample, sequential, tests
 from evalgap.stats import power as pw
 from evalgap.stats.paired import summarize_counts
 
 if TYPE_CHECKING:
     import pandas as pd
+    from matplotlib.figure import Figure
+    from rich.console import Console
 
     from evalgap._scores import ScoreSet, ScoresInput
     from evalgap.io.options import LoadOptions
@@ -156,7 +159,7 @@ def _jobs(jobs: object) -> int:
 
 
 @dataclass(frozen=True, repr=False)
-class CalibrationResult(Result):
+class CalibrationResult(Views, Result):
     """Type-I error and power of five paired-binary tests on a grid (Table 2 layout).
 
     Attributes
@@ -215,6 +218,18 @@ class CalibrationResult(Result):
             "variants": self.variants,
             "cells": list(self.cells),
         }
+
+    _heading: ClassVar[str] = "evalgap simulate"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_simulation
+
+        render_simulation(self, console)
+
+    def _figure(self) -> Figure:
+        from evalgap.report.plots import calibration_figure
+
+        return calibration_figure(self)
 
 
 def _accuracy(value: object, name: str = "accuracies") -> float:
@@ -393,7 +408,7 @@ def calibration(
 
 
 @dataclass(frozen=True, repr=False)
-class ProspectiveResult(Result):
+class ProspectiveResult(Views, Result):
     """Empirical McNemar power when a real pair is subsampled around its N* (Table 10).
 
     Attributes
@@ -447,6 +462,18 @@ class ProspectiveResult(Result):
             "fractions": list(self.fractions),
             "pairs": list(self.pairs),
         }
+
+    _heading: ClassVar[str] = "evalgap simulate"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_simulation
+
+        render_simulation(self, console)
+
+    def _figure(self) -> Figure:
+        from evalgap.report.plots import prospective_figure
+
+        return prospective_figure(self)
 
 
 def prospective_counts(score_set: ScoreSet, pairs: Sequence[tuple[str, str]]) -> dict:
@@ -677,7 +704,7 @@ def prospective(
 
 
 @dataclass(frozen=True, repr=False)
-class PowerCurveResult(Result):
+class PowerCurveResult(Views, Result):
     """Bootstrap power against n for several gaps, with each gap's N* (Figures 5-6).
 
     Attributes
@@ -731,6 +758,18 @@ class PowerCurveResult(Result):
             "n_bootstrap": self.n_bootstrap,
             "curves": list(self.curves),
         }
+
+    _heading: ClassVar[str] = "evalgap simulate"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_simulation
+
+        render_simulation(self, console)
+
+    def _figure(self) -> Figure:
+        from evalgap.report.plots import power_curve_figure
+
+        return power_curve_figure(self)
 
 
 def _binary_point(
@@ -931,7 +970,7 @@ def _crossing(sizes: Sequence[float], rates: Sequence[float], target: float) -> 
 
 
 @dataclass(frozen=True, repr=False)
-class SequentialResult(Result):
+class SequentialResult(Views, Result):
     """The mixture e-process under H0 and H1 calibrated to one pair (Appendix C, Figure 4).
 
     Attributes
@@ -974,6 +1013,18 @@ class SequentialResult(Result):
         out["type1_se"] = _se(self.type1, self.n_trials)
         out["rejection_rate_se"] = _se(self.rejection_rate, self.n_trials)
         return out
+
+    _heading: ClassVar[str] = "evalgap simulate"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_simulation
+
+        render_simulation(self, console)
+
+    def _figure(self) -> Figure:
+        from evalgap.report.plots import sequential_figure
+
+        return sequential_figure(self)
 
 
 SEQUENTIAL_MAX_HORIZON = 1_000_000  # items a trial may follow (the boundary table grows with it)
@@ -1185,7 +1236,7 @@ SMALL_TASK_BLOCK = 25  # experiments per random stream: bounds memory, fixes the
 
 
 @dataclass(frozen=True, repr=False)
-class AggregationResult(Result):
+class AggregationResult(Views, Result):
     """Rejection rates of the degradation aggregates against the number of tasks (Figure 3).
 
     Attributes
@@ -1246,6 +1297,18 @@ class AggregationResult(Result):
                 for s, tests_ in self.rates.items()
             },
         }
+
+    _heading: ClassVar[str] = "evalgap simulate"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_simulation
+
+        render_simulation(self, console)
+
+    def _figure(self) -> Figure:
+        from evalgap.report.plots import aggregation_figure
+
+        return aggregation_figure(self)
 
 
 def _aggregation_chunk(

@@ -21,16 +21,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from evalgap._results import Result, TableResult
 from evalgap.errors import InputError, escape, named, param_of
+from evalgap.jobs._pages import Views
 from evalgap.stats import _validate
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
     from duckdb import DuckDBPyConnection
+    from rich.console import Console
 
     from evalgap._scores import LongScores
     from evalgap.io._files import PathsArg
@@ -39,7 +41,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True, repr=False)
-class StoreAddResult(Result):
+class StoreAddResult(Views, Result):
     """What ``store add`` did.
 
     Not a table (no ``to_frame()``): lists of source paths and a row count;
@@ -69,9 +71,16 @@ class StoreAddResult(Result):
     replaced_sources: tuple[str, ...] = ()
     _headline = ("added_sources", "skipped_sources", "rows_added")
 
+    _heading: ClassVar[str] = "evalgap store"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_store
+
+        render_store(self, console)
+
 
 @dataclass(frozen=True, repr=False)
-class StoreListResult(TableResult):
+class StoreListResult(Views, TableResult):
     """What a store holds.
 
     Attributes
@@ -97,9 +106,16 @@ class StoreListResult(TableResult):
     _headline = ("n_rows",)
     _rows = "sources"
 
+    _heading: ClassVar[str] = "evalgap store"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_store
+
+        render_store(self, console)
+
 
 @dataclass(frozen=True, repr=False)
-class StoreRemoveResult(TableResult):
+class StoreRemoveResult(Views, TableResult):
     """What ``store remove`` did.
 
     Attributes
@@ -121,9 +137,16 @@ class StoreRemoveResult(TableResult):
     _headline = ("rows_removed",)
     _rows = "removed_sources"
 
+    _heading: ClassVar[str] = "evalgap store"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_store
+
+        render_store(self, console)
+
 
 @dataclass(frozen=True, repr=False)
-class StoreExportResult(Result):
+class StoreExportResult(Views, Result):
     """What ``store export`` wrote.
 
     Not a table (no ``to_frame()``): a path and a row count; the rows are in the Parquet
@@ -141,6 +164,13 @@ class StoreExportResult(Result):
     output: str
     rows: int
     _headline = ("output", "rows")
+
+    _heading: ClassVar[str] = "evalgap store"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_store
+
+        render_store(self, console)
 
 
 def store_add(
@@ -656,7 +686,7 @@ def _clustered_from_statistics(result: AuditResult, clusters: pd.DataFrame) -> A
 
 
 @dataclass(frozen=True, repr=False)
-class StoreAuditSummary(Result):
+class StoreAuditSummary(Views, Result):
     """An all-pairs audit of a store streamed from its pair statistics to a Parquet file.
 
     Not a table (no ``to_frame()``): counts of a family too large to hold; every pair's row
@@ -692,6 +722,13 @@ class StoreAuditSummary(Result):
     output: str
     notes: tuple[str, ...]
     _headline = ("family", "n_pairs", "unresolved")
+
+    _heading: ClassVar[str] = "evalgap store"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_store
+
+        render_store(self, console)
 
 
 def store_audit(

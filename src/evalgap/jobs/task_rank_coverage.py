@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -27,8 +27,12 @@ import pandas as pd
 from evalgap._results import Result
 from evalgap.errors import InputError
 from evalgap.jobs._inputs import renamed_keywords
+from evalgap.jobs._pages import Views
 from evalgap.stats import _validate, resample
 from evalgap.stats.task_ranks import task_rank_sets
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 TASK_DIFFICULTY_SD = 0.08
 
@@ -69,7 +73,7 @@ CONFIGURATIONS = (
 
 
 @dataclass(frozen=True, repr=False)
-class TaskRankCoverageResult(Result):
+class TaskRankCoverageResult(Views, Result):
     """Simultaneous coverage of the population ranks, per configuration and kind of sets.
 
     Attributes
@@ -100,6 +104,13 @@ class TaskRankCoverageResult(Result):
         from evalgap.report.sentences import task_rank_coverage_verdict
 
         return task_rank_coverage_verdict(self)
+
+    _heading: ClassVar[str] = "evalgap simulate"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_simulation
+
+        render_simulation(self, console)
 
 
 def _simulate(

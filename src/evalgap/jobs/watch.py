@@ -52,6 +52,8 @@ from evalgap.stats import power as pw
 from evalgap.stats.paired import summarize_scores
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from evalgap._scores import ScoreSet
     from evalgap.io.follow import LogFollower
     from evalgap.jobs.adaptive import AdaptiveResult
@@ -144,6 +146,13 @@ class WatchStatus(MarkdownPage, Result):
         from evalgap.report.sentences import watch_verdict
 
         return watch_verdict(self)
+
+    _heading: ClassVar[str] = "evalgap watch"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_watch
+
+        render_watch(self, console)
 
 
 class Monitor:

@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -28,6 +28,8 @@ from evalgap.stats import pair_estimate as pe
 
 if TYPE_CHECKING:
     import pandas as pd
+    from matplotlib.figure import Figure
+    from rich.console import Console
 
     from evalgap._scores import ScoreSet, ScoresInput
     from evalgap.io.options import LoadOptions
@@ -137,6 +139,18 @@ class WeightedCompareResult(MarkdownPage, RowResult):
         from evalgap.report.sentences import weighted_compare_verdict
 
         return weighted_compare_verdict(self)
+
+    _heading: ClassVar[str] = "evalgap compare (weighted)"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_weighted_compare
+
+        render_weighted_compare(self, console)
+
+    def _figure(self) -> Figure:
+        from evalgap.report.plots import compare_figure
+
+        return compare_figure(self)
 
 
 def weighted_result(

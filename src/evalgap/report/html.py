@@ -12,9 +12,9 @@ import hashlib
 import html
 import math
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -273,10 +273,10 @@ def report_html(
 
     Parameters
     ----------
-    result : AuditResult, RanksResult or CardResult
-        What :func:`evalgap.audit`, :func:`evalgap.ranks` or :func:`evalgap.card` returned
-        (``audit --html``, ``ranks --html``, ``card --html``); other results have no HTML
-        page.
+    result : a job's result
+        What a job returned: :func:`evalgap.audit`, :func:`evalgap.ranks` and
+        :func:`evalgap.card` draw the page of their ``--html``; any other result its terminal
+        report as a page (``result.to_html(path)`` is the same).
     path : str or Path, optional
         Where to write the page (atomically: a temporary file beside it, then a rename).
     title : str, optional
@@ -298,27 +298,13 @@ def report_html(
     >>> page.startswith("<!DOCTYPE html>"), "<title>evalgap audit</title>" in page
     (True, True)
     """
-    kind = type(result).__name__
-    if kind not in HTML_PAGES:
+    to_html = getattr(result, "to_html", None)
+    if not callable(to_html):
         raise InputError(
-            "{result} is a "
-            + escape(
-                f"{kind}: HTML reports are drawn for "
-                f"{', '.join(HTML_PAGES)} (evalgap.audit, evalgap.ranks, evalgap.card); use "
-                "to_dict() or "
-                "to_frame() for the others"
-            ),
+            "{result}" + escape(f" is a {type(result).__name__}, not a result of evalgap's jobs"),
             param="result",
         )
-    if title is not None and (not isinstance(title, str) or not title.strip()):
-        raise InputError("{title} must be non-empty text; got {got!r}", param="title", got=title)
-    default_title = HTML_PAGES[kind][1]
-    page = page_renderer(kind)(result, title=title or default_title, provenance=provenance)
-    if path is not None:
-        from evalgap.io._write import atomic_write
-
-        atomic_write(path, lambda handle: handle.write(page), option="path=", what="the report")
-    return page
+    return str(to_html(path, title=title, provenance=provenance))
 
 
 def _page(
@@ -1154,68 +1140,7 @@ def ranks_report(
         + ".</p>",
     ]
     for task in tasks[:MAX_TASK_FIGURES]:
-        sub = r.ranks[r.ranks["task"] == task].sort_values("rank", kind="stable")
-        figure = _rank_figure_frame(r, task)
-        parts.append(f"<h2>{_e(task)}</h2>")
-        parts.append(
-            _figure(
-                plots.rank_intervals(figure, f"{clean(task)}: rank sets", level=level),
-                f"Thin bars: {level} simultaneous rank sets; thick: marginal sets; dots: the "
-                "ranks (models ahead on shared items); shaded bands: tiers.",
-            )
-        )
-        columns = {
-            "Rank": sub["rank"].to_numpy(),
-            "Model": sub["model"].to_numpy(),
-            "Score": [format_score(v) for v in sub["score"]],
-            "SE": [format_score(v) for v in sub["se"]],
-        }
-        if "own_items_mean" in sub and shows_own_items_mean(sub["score"], sub["own_items_mean"]):
-            columns[OWN_ITEMS_MEAN] = [format_score(v) for v in sub["own_items_mean"]]
-        if "score_low" in sub:
-            columns[f"{level} interval"] = [
-                score_interval(lo, hi)
-                for lo, hi in zip(sub["score_low"], sub["score_high"], strict=True)
-            ]
-        columns["Battles" if r.bradley_terry else "Items"] = sub["n_items"].to_numpy()
-        columns["Rank set"] = [
-            _rank_span(lo, hi) for lo, hi in zip(sub["rank_low"], sub["rank_high"], strict=True)
-        ]
-        if "marginal_low" in figure:
-            columns["Marginal set"] = [
-                _rank_span(lo, hi)
-                for lo, hi in zip(figure["marginal_low"], figure["marginal_high"], strict=True)
-            ]
-        columns["Tier"] = sub["tier"].to_numpy()
-        table = pd.DataFrame(columns)
-        parts.append(
-            _table(
-                table,
-                text=("Rank set", "Marginal set", f"{level} interval"),
-                names=("Model",),
-            )
-        )
-        better = r.shown_better.get(task)
-        if better is not None:
-            models = sub["model"].tolist()[: plots.MAX_HEATMAP_MODELS]
-            index = {m: i for i, m in enumerate(r.models_of(task))}
-            verdicts: dict[tuple[str, str], bool | None] = {}
-            for a_pos, a in enumerate(models):
-                for b in models[a_pos + 1 :]:
-                    i, j = index[a], index[b]
-                    verdicts[(a, b)] = bool(better[i, j] or better[j, i])
-            caption = (
-                "Blue: the pair is ordered (one model shown better, simultaneously over all "
-                "pairs); orange: not ordered."
-            )
-            if len(sub) > len(models):
-                caption += f" Showing the top {len(models)} of {len(sub)} models."
-            parts.append(
-                _figure(
-                    plots.verdict_heatmap(models, verdicts, f"{clean(task)}: ordered pairs"),
-                    caption,
-                )
-            )
+        parts += _rank_task_section(r, task, level)
     if len(tasks) > MAX_TASK_FIGURES:
         parts.append(
             f"<p class='note'>Showing {MAX_TASK_FIGURES} of {len(tasks)} tasks; every task is "
@@ -1223,27 +1148,7 @@ def ranks_report(
         )
     if getattr(r, "over_tasks", None) is not None:
         parts += _over_tasks_section(r.over_tasks)
-    if r.fragility:
-        noun = "Battles" if r.bradley_terry else "Items"
-        claims = r.fragility[:MAX_TABLE_PAIRS]
-        frame = pd.DataFrame(
-            {
-                "Task": [e.task for e in claims],
-                "Model A": [e.model_a for e in claims],
-                "Model B": [e.model_b for e in claims],
-                "Claim": [flip_rank_claim(e) for e in claims],
-                f"{noun} to flip": [
-                    "" if e.items_to_flip is None
-                    else f"{'' if e.exact else '<='}{format_count(e.items_to_flip)}"
-                    for e in claims
-                ],
-                "Recomputed": [e.items_to_flip_recomputed for e in claims],
-            }
-        )  # fmt: skip
-        parts.append(f"<h2 id='fragility'>{noun} to flip</h2>")
-        parts.append(
-            _table(frame, text=("Claim", f"{noun} to flip"), names=("Task", "Model A", "Model B"))
-        )
+    parts += _rank_fragility_section(r)
     style = (r.bradley_terry or {}).get("style")
     if style:
         line = _capitalised(style_line(style, r.alpha))
@@ -1252,6 +1157,109 @@ def ranks_report(
         parts += _judge_sections(gold, r.alpha)
     glossary = RANKS_GLOSSARY if gold is None else GOLD_RANKS_GLOSSARY
     return _page(title, parts, r.notes, provenance, glossary)
+
+
+def _rank_task_section(r: Any, task: str, level: str) -> list[str]:
+    """Return one task's section: the rank-interval plot, the rank table and the heatmap of
+    the pairs the method orders."""
+    sub = r.ranks[r.ranks["task"] == task].sort_values("rank", kind="stable")
+    figure = _rank_figure_frame(r, task)
+    parts = [
+        f"<h2>{_e(task)}</h2>",
+        _figure(
+            plots.rank_intervals(figure, f"{clean(task)}: rank sets", level=level),
+            f"Thin bars: {level} simultaneous rank sets; thick: marginal sets; dots: the "
+            "ranks (models ahead on shared items); shaded bands: tiers.",
+        ),
+        _table(
+            _rank_table(r, sub, figure, level),
+            text=("Rank set", "Marginal set", f"{level} interval"),
+            names=("Model",),
+        ),
+    ]
+    heatmap = _ordered_pairs_figure(r, task, sub)
+    if heatmap is not None:
+        parts.append(heatmap)
+    return parts
+
+
+def _rank_table(r: Any, sub: pd.DataFrame, figure: pd.DataFrame, level: str) -> pd.DataFrame:
+    """Return a task's rank table: rank, model, score and SE (own-items mean and interval
+    when there), items or battles, rank set, marginal set and tier."""
+    columns = {
+        "Rank": sub["rank"].to_numpy(),
+        "Model": sub["model"].to_numpy(),
+        "Score": [format_score(v) for v in sub["score"]],
+        "SE": [format_score(v) for v in sub["se"]],
+    }
+    if "own_items_mean" in sub and shows_own_items_mean(sub["score"], sub["own_items_mean"]):
+        columns[OWN_ITEMS_MEAN] = [format_score(v) for v in sub["own_items_mean"]]
+    if "score_low" in sub:
+        columns[f"{level} interval"] = [
+            score_interval(lo, hi)
+            for lo, hi in zip(sub["score_low"], sub["score_high"], strict=True)
+        ]
+    columns["Battles" if r.bradley_terry else "Items"] = sub["n_items"].to_numpy()
+    columns["Rank set"] = [
+        _rank_span(lo, hi) for lo, hi in zip(sub["rank_low"], sub["rank_high"], strict=True)
+    ]
+    if "marginal_low" in figure:
+        columns["Marginal set"] = [
+            _rank_span(lo, hi)
+            for lo, hi in zip(figure["marginal_low"], figure["marginal_high"], strict=True)
+        ]
+    columns["Tier"] = sub["tier"].to_numpy()
+    return pd.DataFrame(columns)
+
+
+def _ordered_pairs_figure(r: Any, task: str, sub: pd.DataFrame) -> str | None:
+    """Return the heatmap of which of a task's pairs the rank sets order (the top models'),
+    or None without the pairwise verdicts."""
+    better = r.shown_better.get(task)
+    if better is None:
+        return None
+    models = sub["model"].tolist()[: plots.MAX_HEATMAP_MODELS]
+    index = {m: i for i, m in enumerate(r.models_of(task))}
+    verdicts: dict[tuple[str, str], bool | None] = {}
+    for a_pos, a in enumerate(models):
+        for b in models[a_pos + 1 :]:
+            i, j = index[a], index[b]
+            verdicts[(a, b)] = bool(better[i, j] or better[j, i])
+    caption = (
+        "Blue: the pair is ordered (one model shown better, simultaneously over all "
+        "pairs); orange: not ordered."
+    )
+    if len(sub) > len(models):
+        caption += f" Showing the top {len(models)} of {len(sub)} models."
+    return _figure(
+        plots.verdict_heatmap(models, verdicts, f"{clean(task)}: ordered pairs"), caption
+    )
+
+
+def _rank_fragility_section(r: Any) -> list[str]:
+    """Return the section of the items (battles) to flip each rank claim, none without."""
+    if not r.fragility:
+        return []
+    noun = "Battles" if r.bradley_terry else "Items"
+    claims = r.fragility[:MAX_TABLE_PAIRS]
+    frame = pd.DataFrame(
+        {
+            "Task": [e.task for e in claims],
+            "Model A": [e.model_a for e in claims],
+            "Model B": [e.model_b for e in claims],
+            "Claim": [flip_rank_claim(e) for e in claims],
+            f"{noun} to flip": [
+                "" if e.items_to_flip is None
+                else f"{'' if e.exact else '<='}{format_count(e.items_to_flip)}"
+                for e in claims
+            ],
+            "Recomputed": [e.items_to_flip_recomputed for e in claims],
+        }
+    )  # fmt: skip
+    return [
+        f"<h2 id='fragility'>{noun} to flip</h2>",
+        _table(frame, text=("Claim", f"{noun} to flip"), names=("Task", "Model A", "Model B")),
+    ]
 
 
 # The terms of the judge-against-the-gold table, on every page that shows it.
@@ -1308,7 +1316,8 @@ def gold_audit_report(
             "Model B": p["model_b"],
             "Gap (gold)": [format_gap(v) for v in p["delta"]],
             f"{level} interval": [
-                gap_interval(lo, hi) for lo, hi in zip(p["ci_low"], p["ci_high"], strict=True)
+                gap_interval(lo, hi)
+                for lo, hi in zip(p["delta_low"], p["delta_high"], strict=True)
             ],
             "p": [format_p(v, bare=True) for v in p["p_value"]],
             "q": [format_q(v) for v in p["q"]],
@@ -1448,14 +1457,3 @@ def card_report(
 
 # Result type name -> (page renderer's name in this module, default title); by name, so this
 # layer imports no job, and the renderer is looked up when a page is drawn.
-HTML_PAGES = {
-    "AuditResult": ("audit_report", "evalgap audit"),
-    "GoldAuditResult": ("gold_audit_report", "evalgap audit (gold scale)"),
-    "RanksResult": ("ranks_report", "evalgap ranks"),
-    "CardResult": ("card_report", "evalgap card"),
-}
-
-
-def page_renderer(kind: str) -> Callable[..., str]:
-    """The function drawing the page of a result type (by its class name)."""
-    return cast("Callable[..., str]", globals()[HTML_PAGES[kind][0]])

@@ -163,18 +163,6 @@ def _capitalised(text: str) -> str:
 
 # --- every other result: its terminal view, replayed into Markdown -------------------------
 
-# The heading of each result's Markdown report (by class name).
-HEADINGS = {
-    "CompareResult": "evalgap compare",
-    "WeightedCompareResult": "evalgap compare (weighted)",
-    "GoldCompareResult": "evalgap compare (gold scale)",
-    "CompareGroupsResult": "evalgap compare (by group)",
-    "DegradeResult": "evalgap degrade",
-    "AuditResult": "evalgap audit",
-    "GoldAuditResult": "evalgap audit (gold scale)",
-    "RanksResult": "evalgap ranks",
-    "WatchStatus": "evalgap watch",
-}
 
 
 class MarkdownConsole(Console):
@@ -241,14 +229,9 @@ def _table_markdown(t: Table) -> str:
 
 
 def result_markdown(result: Any) -> str:
-    """Return a result's report as GitHub-flavoured Markdown: a heading, then what its
-    terminal view prints, table by table and line by line (see :class:`MarkdownConsole`)."""
-    from evalgap.report.views import renderer
-
-    kind = type(result).__name__
-    if kind == "CardResult":
-        return str(card_markdown(result))
+    """Return a result's report as GitHub-flavoured Markdown: its heading (``_heading``), then
+    what its terminal view prints, table by table and line by line (see
+    :class:`MarkdownConsole`)."""
     out = MarkdownConsole()
-    renderer(result)(result, out)
-    heading = HEADINGS.get(kind, "evalgap")
-    return f"## {heading}\n\n" + out.markdown()
+    result._render(out)
+    return f"## {result._heading}\n\n" + out.markdown()

@@ -686,7 +686,7 @@ def judge_table(frame: pd.DataFrame, alpha: float) -> tuple[list[str], list[list
             [
                 str(row.model),
                 format_score(row.score),
-                score_interval(row.ci_low, row.ci_high),
+                score_interval(row.score_low, row.score_high),
                 format_score(row.judge_score),
                 format_count(row.n_gold),
                 f"{format_gap(row.bias)} {gap_interval(row.bias_low, row.bias_high)}",
@@ -722,7 +722,7 @@ def estimate_verdict(r: Any) -> str:
     if not r.estimates:
         return "no model to estimate"
     parts = [
-        f"{e.model}: {format_score(e.score)} {score_interval(*e.interval)} from "
+        f"{e.model}: {format_score(e.score)} {score_interval(e.ci.low, e.ci.high)} from "
         f"{_items(e.n_items)}{' (extrapolated)' if e.extrapolated else ''}"
         for e in r.estimates[:5]
     ]

@@ -303,8 +303,8 @@ PROCEDURE_SHORT = {
 }
 
 
-def render_compare(r: CompareResult, console: Console) -> None:
-    """Print the comparison: the data, the tests, the intervals, the resolution diagnostics."""
+def _print_compare_data(r: CompareResult, console: Console) -> None:
+    """Print the comparison's data: items, scores, the gap, the agreement counts and spread."""
     title = f"{r.model_a} vs {r.model_b}" if (r.model_a, r.model_b) != ("A", "B") else "A vs B"
     data = Table(title=f"compare: {markup(title)}", show_header=False, title_justify="left")
     data.add_column(style="bold")
@@ -325,6 +325,11 @@ def render_compare(r: CompareResult, console: Console) -> None:
     )
     data.add_row("sd of differences / se", f"{number(r.sd_diff, '.4f')} / {number(r.se, '.5f')}")
     console.print(data)
+
+
+def render_compare(r: CompareResult, console: Console) -> None:
+    """Print the comparison: the data, the tests, the intervals, the resolution diagnostics."""
+    _print_compare_data(r, console)
 
     side = {
         "two-sided": "two-sided",
@@ -554,6 +559,26 @@ def render_data(d: DataSummary, console: Console) -> None:
 
 def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> None:
     """Print the audit: verdicts per procedure, tiers, flips and the pairs at issue."""
+    _print_audit_verdicts(r, console)
+    _print_missing_items(r, console)
+    _print_audit_pairs(r, console, max_rows)
+    _print_cluster_flips(r, console)
+    _print_chains_and_tiers(r, console)
+    if r.rank_sets is not None:
+        console.print(f"rank sets: {markup(r.rank_sets.verdict)}")
+    names = [*r.rankings["model"], *r.rankings["task"]]
+    if any(is_long_name(name) for name in names):
+        console.print(
+            f"[yellow]note:[/] names longer than {MAX_DISPLAY_NAME} characters are shortened "
+            "here (head…tail #digest); --json gives them whole"
+        )
+    print_notes(console, r.notes)
+    console.print()
+    console.print(markup(r.verdict))
+
+
+def _print_audit_verdicts(r: AuditResult, console: Console) -> None:
+    """Print the unresolved pairs per procedure and their sensitivity to the correlation."""
     n_pairs = len(r.pairs)
     rows = [
         [PROCEDURE_SHORT.get(proc, (proc, proc))[1], f"{count} / {n_pairs}"]
@@ -578,8 +603,14 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
         f"correlation -/+ 0.1: {sens['correlation_minus_0.1']} / "
         f"{sens['correlation_plus_0.1']} unresolved (fixed n: {sens['correlation']})"
     )
-    _print_missing_items(r, console)
-    frame = r.to_frame()  # the pairs, with their items to flip when the audit has them
+
+
+def _audit_shown_pairs(
+    r: AuditResult, frame: pd.DataFrame, max_rows: int
+) -> tuple[pd.DataFrame, str]:
+    """Return the audit's pairs to print (all, or the first unresolved ones at fixed n) and
+    the table's title saying which."""
+    n_pairs = len(r.pairs)
     if n_pairs <= max_rows:
         shown, title = frame, pairs_noun(r.family, n_pairs)
     else:
@@ -594,6 +625,14 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
             f"pairs unresolved at fixed n: {which} (of {pairs_noun(r.family, n_pairs)}; "
             "--json or --html for every pair)"
         )
+    return shown, title
+
+
+def _print_audit_pairs(r: AuditResult, console: Console, max_rows: int) -> None:
+    """Print the table of pairs: gap, interval, N*, q, each procedure's verdict and the items
+    to flip it, with its legend."""
+    frame = r.to_frame()  # the pairs, with their items to flip when the audit has them
+    shown, title = _audit_shown_pairs(r, frame, max_rows)
     several_tasks = frame["task"].nunique() > 1
     columns: list[tuple[str, JustifyMethod]] = [("task", "left")] if several_tasks else []
     level = format_level(r.alpha)
@@ -611,26 +650,10 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
     flip = "items_to_flip_resolution" if "items_to_flip_resolution" in frame.columns else None
     if flip is not None:
         columns.append(("flip", "right"))
-    rows = []
-    for row in shown.itertuples():
-        cells = ([display_name(row.task)] if several_tasks else []) + [
-            display_name(row.model_a),
-            display_name(row.model_b),
-            format_gap(row.delta),
-            gap_interval(row.delta_low, row.delta_high),
-            format_n(row.required_n),
-            format_q(row.resolution_ratio),
-        ]
-        for proc in shown_procedures:
-            value = getattr(row, f"resolved_{proc}")
-            cells.append(
-                "" if value is None or _missing(value) else ("ok" if value else "[red]no[/]")
-            )
-        if flip is not None:
-            count = getattr(row, flip)
-            cells.append("-" if count is None or _missing(count) or count != count else
-                         format_count(int(count)))  # fmt: skip
-        rows.append(cells)
+    rows = [
+        _audit_pair_cells(row, several_tasks, shown_procedures, flip)
+        for row in shown.itertuples()
+    ]
     legend = (
         "verdicts: "
         + ", ".join(
@@ -664,6 +687,35 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
         title=title,
         title_justify="left",
     )
+
+
+def _audit_pair_cells(
+    row: Any, several_tasks: bool, shown_procedures: list[str], flip: str | None
+) -> list[str]:
+    """Return one pair's cells of the audit table."""
+    cells = ([display_name(row.task)] if several_tasks else []) + [
+        display_name(row.model_a),
+        display_name(row.model_b),
+        format_gap(row.delta),
+        gap_interval(row.delta_low, row.delta_high),
+        format_n(row.required_n),
+        format_q(row.resolution_ratio),
+    ]
+    for proc in shown_procedures:
+        value = getattr(row, f"resolved_{proc}")
+        cells.append(
+            "" if value is None or _missing(value) else ("ok" if value else "[red]no[/]")
+        )
+    if flip is not None:
+        count = getattr(row, flip)
+        cells.append("-" if count is None or _missing(count) or count != count else
+                     format_count(int(count)))  # fmt: skip
+    return cells
+
+
+def _print_cluster_flips(r: AuditResult, console: Console) -> None:
+    """Print the pairs whose verdict flips under clustering and the cluster bootstrap's
+    unresolved counts."""
     flips = r.flips()
     for row in flips.itertuples():
         console.print(
@@ -684,6 +736,10 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
         )
         alt = ", ".join(f"{markup(k)} {v}" for k, v in r.cluster_stress.alternatives.items())
         console.print(f"alternative clusterings, unresolved: {alt}")
+
+
+def _print_chains_and_tiers(r: AuditResult, console: Console) -> None:
+    """Print each task's chains of unresolved rank-adjacent pairs, then its tiers."""
     procedure = PROCEDURE_SHORT.get(r.chain_procedure, (r.chain_procedure,) * 2)[1]
     for task, chains in r.chains.items():
         joined, rank = [], 1
@@ -708,17 +764,6 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
                 for k, group in enumerate(groups, start=1)
             )
             console.print(f"  {markup(display_name(task))}: {listed}")
-    if r.rank_sets is not None:
-        console.print(f"rank sets: {markup(r.rank_sets.verdict)}")
-    names = [*r.rankings["model"], *r.rankings["task"]]
-    if any(is_long_name(name) for name in names):
-        console.print(
-            f"[yellow]note:[/] names longer than {MAX_DISPLAY_NAME} characters are shortened "
-            "here (head…tail #digest); --json gives them whole"
-        )
-    print_notes(console, r.notes)
-    console.print()
-    console.print(markup(r.verdict))
 
 
 def _print_missing_items(r: AuditResult, console: Console) -> None:
@@ -908,186 +953,226 @@ def render_simulation(result: Any, console: Console) -> None:
     """Print a simulation study in the layout of the paper's table or figure it reproduces."""
     kind = getattr(result, "simulation", None)
     if kind == "calibration":
-        rows = [
-            [
-                markup(name),
-                f"{number(100 * v['type1_max_abs_dev'], '.1f')} pp",
-                number(v["power_median"], ".2f"),
-                f"{number(100 * v['power_max_dev'], '.1f')} pp",
-            ]
-            for name, v in result.variants.items()
-        ]
-        headers: tuple[str, ...] | list[str] = (
-            "test", "max |Type-I - alpha|", "power, median", "max |power - target|"
-        )  # fmt: skip
-        print_table(
-            console,
-            [(h, "left" if h == "test" else "right") for h in headers],
-            rows,
-            title=f"calibration: n={format_count(result.n_items)}, "
-                  f"{plural(result.n_trials, 'trial')} per "
-            "cell (Table 2 layout)",
-            title_justify="left",
-        )
-        se = 100 * math.sqrt(result.alpha * (1 - result.alpha) / result.n_trials)
-        se_power = 100 * math.sqrt(result.power * (1 - result.power) / result.n_trials)
-        console.print(
-            f"Monte Carlo SE: {number(se, '.1f')} pp on Type-I error, "
-            f"{number(se_power, '.1f')} pp on power, per cell."
-        )
+        _render_calibration(result, console)
     elif kind == "prospective":
-        headers = ["pair", "|delta|", "rho", "N*", *[f"{f:g} N*" for f in result.fractions]]
-        rows = [
-            [
-                str(pair["pair"]),
-                f"{number(100 * pair['abs_delta'], '.2f')}pp",
-                number(pair["correlation"], ".2f"),
-                format_count(pair['required_n']),
-                *[number(p, ".3f") for p in pair["power"]],
-            ]
-            for pair in result.pairs
-        ]
-        print_table(
-            console,
-            [(h, "left" if h == "pair" else "right") for h in headers],
-            rows,
-            names=(0,),
-            title=f"prospective validation, {plural(result.n_trials, 'trial')} (Table 10 layout)",
-            title_justify="left",
-        )
-        _largest_se(console, [se for pair in result.pairs for se in pair["power_se"]], "power")
+        _render_prospective(result, console)
     elif kind == "power_curve":
-        for curve in result.curves:
-            crossing = (
-                "never"
-                if curve["crossing"] is None
-                else f"{format_count(curve['crossing'])} "
-                f"({number(curve['crossing'] / curve['required_n'], '.2f')} N*)"
-            )
-            console.print(
-                f"delta {number(curve['delta'], '.4g')}: N* {format_count(curve['required_n'])}; "
-                "power "
-                + ", ".join(
-                    f"{number(p, '.2f')} (SE {number(se, '.2f')})@{format_count(n)}"
-                    for n, p, se in zip(curve["n"], curve["power"], curve["power_se"], strict=True)
-                )
-                + f"; reaches {result.power:g} at n = {crossing}"
-            )
+        _render_power_curve(result, console)
     elif kind == "sequential":
-        r, d = result, result.to_dict()
-        console.print(
-            f"mixture e-process ({markup(r.mixture)}), {plural(r.n_trials, 'trial')} per "
-            f"hypothesis, up to {plural(r.horizon, 'item')} (N* = {format_count(r.required_n)})"
-        )
-        console.print(
-            f"Type-I rate under H0: {number(r.type1, '.3f')} (SE {number(d['type1_se'], '.3f')}, "
-            f"alpha {r.alpha:g}); rejection rate under H1: {number(r.rejection_rate, '.3f')} "
-            f"(SE {number(d['rejection_rate_se'], '.3f')})"
-        )
-        if r.stopping_ratio_median is not None:
-            console.print(
-                f"stopping time under H1: median {number(r.stopping_ratio_median, '.2f')} N*, "
-                f"mean {number(r.stopping_ratio_mean, '.2f')} N*"
-            )
+        _render_sequential(result, console)
     elif type(result).__name__ == "MonitoringResult":
-        rows = [
-            [
-                str(row.scenario),
-                format_count(row.n_models),
-                format_count(row.horizon),
-                f"{number(row.error_rate, '.4f')} ({number(row.error_se, '.4f')})",
-            ]
-            for row in result.rows.itertuples()
-        ]
-        print_table(
-            console,
-            [
-                ("scenario", "left"),
-                ("models", "right"),
-                ("looks", "right"),
-                ("error rate (SE)", "right"),
-            ],
-            rows,
-            names=(0,),
-            title=f"stopping under continuous monitoring, alpha = {result.alpha:g}",
-            title_justify="left",
-        )
+        _render_monitoring(result, console)
     elif type(result).__name__ == "RankCoverageResult":
-        rows = [
-            [
-                str(row.configuration),
-                format_count(row.n_models),
-                format_count(row.n_items),
-                markup(row.method),
-                f"{number(row.coverage, '.3f')} ({number(row.coverage_se, '.3f')})",
-                number(row.mean_width, ".1f"),
-                number(row.marginal_coverage, ".3f"),
-            ]
-            for row in result.rows.itertuples()
-        ]
-        print_table(
-            console,
-            [
-                ("configuration", "left"),
-                ("K", "right"),
-                ("N", "right"),
-                ("method", "left"),
-                ("coverage (SE)", "right"),
-                ("set size", "right"),
-                ("marginal", "right"),
-            ],
-            rows,
-            names=(0,),
-            title=f"rank coverage: {plural(result.n_trials, 'simulated leaderboard')} per "
-            f"configuration, nominal {1 - result.alpha:g}",
-            title_justify="left",
-        )
-        console.print(markup(result.verdict))
+        _render_rank_coverage(result, console)
     elif type(result).__name__ == "TaskRankCoverageResult":
-        rows = [
-            [
-                str(row.configuration),
-                format_count(row.n_models),
-                f"{format_count(row.n_tasks)} x {format_count(row.n_items)}",
-                markup(row.sets),
-                f"{number(row.coverage, '.3f')} ({number(row.coverage_se, '.3f')})",
-                number(row.mean_width, ".2f"),
-            ]
-            for row in result.rows.itertuples()
-        ]
-        print_table(
-            console,
-            [("configuration", "left"), ("K", "right"), ("tasks x items", "right"),
-             ("sets", "left"), ("coverage (SE)", "right"), ("set size", "right")],
-            rows,
-            names=(0,),
-            title=f"rank sets over tasks: {plural(result.n_trials, 'simulated benchmark')} "
-            f"per configuration, nominal {1 - result.alpha:g}",
-            title_justify="left",
-        )  # fmt: skip
-        console.print(markup(result.verdict))
+        _render_task_rank_coverage(result, console)
     elif kind == "aggregation":
-        shown = [t for t in (1, 2, 5, 10, 20) if t in result.task_counts]
-        for scenario, rates in result.rates.items():
-            rows = [
-                [markup(test), *[number(values[result.task_counts.index(n)], ".3f") for n in shown]]
-                for test, values in rates.items()
-            ]
-            print_table(
-                console,
-                [("test", "left"), *[(f"T={n}", "right") for n in shown]],
-                rows,
-                title=f"{markup(scenario.replace('_', ' '))}: rejection rate by number of tasks",
-                title_justify="left",
-            )
-        errors = result.to_dict()["standard_errors"].values()
-        _largest_se(console, [x for tests in errors for v in tests.values() for x in v], "rate")
+        _render_aggregation(result, console)
     elif type(result).__name__ == "AdaptiveStudyResult":
         _render_adaptive_study(result, console)
     elif type(result).__name__ == "EstimateStudyResult":
         _render_estimate_study(result, console)
     else:  # a study without a layout of its own still says what it found
         console.print(markup(_capitalise(result.verdict)))
+
+
+def _render_calibration(result: Any, console: Console) -> None:
+    """Print the calibration study: each test's Type-I and power deviations (Table 2)."""
+    rows = [
+        [
+            markup(name),
+            f"{number(100 * v['type1_max_abs_dev'], '.1f')} pp",
+            number(v["power_median"], ".2f"),
+            f"{number(100 * v['power_max_dev'], '.1f')} pp",
+        ]
+        for name, v in result.variants.items()
+    ]
+    headers: tuple[str, ...] | list[str] = (
+        "test", "max |Type-I - alpha|", "power, median", "max |power - target|"
+    )  # fmt: skip
+    print_table(
+        console,
+        [(h, "left" if h == "test" else "right") for h in headers],
+        rows,
+        title=f"calibration: n={format_count(result.n_items)}, "
+              f"{plural(result.n_trials, 'trial')} per "
+        "cell (Table 2 layout)",
+        title_justify="left",
+    )
+    se = 100 * math.sqrt(result.alpha * (1 - result.alpha) / result.n_trials)
+    se_power = 100 * math.sqrt(result.power * (1 - result.power) / result.n_trials)
+    console.print(
+        f"Monte Carlo SE: {number(se, '.1f')} pp on Type-I error, "
+        f"{number(se_power, '.1f')} pp on power, per cell."
+    )
+
+
+def _render_prospective(result: Any, console: Console) -> None:
+    """Print the prospective validation: each pair's power at fractions of N* (Table 10)."""
+    headers = ["pair", "|delta|", "rho", "N*", *[f"{f:g} N*" for f in result.fractions]]
+    rows = [
+        [
+            str(pair["pair"]),
+            f"{number(100 * pair['abs_delta'], '.2f')}pp",
+            number(pair["correlation"], ".2f"),
+            format_count(pair['required_n']),
+            *[number(p, ".3f") for p in pair["power"]],
+        ]
+        for pair in result.pairs
+    ]
+    print_table(
+        console,
+        [(h, "left" if h == "pair" else "right") for h in headers],
+        rows,
+        names=(0,),
+        title=f"prospective validation, {plural(result.n_trials, 'trial')} (Table 10 layout)",
+        title_justify="left",
+    )
+    _largest_se(console, [se for pair in result.pairs for se in pair["power_se"]], "power")
+
+
+def _render_power_curve(result: Any, console: Console) -> None:
+    """Print each power curve: the power at each n and where it reaches the target."""
+    for curve in result.curves:
+        crossing = (
+            "never"
+            if curve["crossing"] is None
+            else f"{format_count(curve['crossing'])} "
+            f"({number(curve['crossing'] / curve['required_n'], '.2f')} N*)"
+        )
+        console.print(
+            f"delta {number(curve['delta'], '.4g')}: N* {format_count(curve['required_n'])}; "
+            "power "
+            + ", ".join(
+                f"{number(p, '.2f')} (SE {number(se, '.2f')})@{format_count(n)}"
+                for n, p, se in zip(curve["n"], curve["power"], curve["power_se"], strict=True)
+            )
+            + f"; reaches {result.power:g} at n = {crossing}"
+        )
+
+
+def _render_sequential(result: Any, console: Console) -> None:
+    """Print the sequential study: the e-process's Type-I and rejection rates, stopping times."""
+    r, d = result, result.to_dict()
+    console.print(
+        f"mixture e-process ({markup(r.mixture)}), {plural(r.n_trials, 'trial')} per "
+        f"hypothesis, up to {plural(r.horizon, 'item')} (N* = {format_count(r.required_n)})"
+    )
+    console.print(
+        f"Type-I rate under H0: {number(r.type1, '.3f')} (SE {number(d['type1_se'], '.3f')}, "
+        f"alpha {r.alpha:g}); rejection rate under H1: {number(r.rejection_rate, '.3f')} "
+        f"(SE {number(d['rejection_rate_se'], '.3f')})"
+    )
+    if r.stopping_ratio_median is not None:
+        console.print(
+            f"stopping time under H1: median {number(r.stopping_ratio_median, '.2f')} N*, "
+            f"mean {number(r.stopping_ratio_mean, '.2f')} N*"
+        )
+
+
+def _render_monitoring(result: Any, console: Console) -> None:
+    """Print the monitoring study: each scenario's error rate under continuous looks."""
+    rows = [
+        [
+            str(row.scenario),
+            format_count(row.n_models),
+            format_count(row.horizon),
+            f"{number(row.error_rate, '.4f')} ({number(row.error_se, '.4f')})",
+        ]
+        for row in result.rows.itertuples()
+    ]
+    print_table(
+        console,
+        [
+            ("scenario", "left"),
+            ("models", "right"),
+            ("looks", "right"),
+            ("error rate (SE)", "right"),
+        ],
+        rows,
+        names=(0,),
+        title=f"stopping under continuous monitoring, alpha = {result.alpha:g}",
+        title_justify="left",
+    )
+
+
+def _render_rank_coverage(result: Any, console: Console) -> None:
+    """Print the rank-coverage study: each configuration's coverage and set size."""
+    rows = [
+        [
+            str(row.configuration),
+            format_count(row.n_models),
+            format_count(row.n_items),
+            markup(row.method),
+            f"{number(row.coverage, '.3f')} ({number(row.coverage_se, '.3f')})",
+            number(row.mean_width, ".1f"),
+            number(row.marginal_coverage, ".3f"),
+        ]
+        for row in result.rows.itertuples()
+    ]
+    print_table(
+        console,
+        [
+            ("configuration", "left"),
+            ("K", "right"),
+            ("N", "right"),
+            ("method", "left"),
+            ("coverage (SE)", "right"),
+            ("set size", "right"),
+            ("marginal", "right"),
+        ],
+        rows,
+        names=(0,),
+        title=f"rank coverage: {plural(result.n_trials, 'simulated leaderboard')} per "
+        f"configuration, nominal {1 - result.alpha:g}",
+        title_justify="left",
+    )
+    console.print(markup(result.verdict))
+
+
+def _render_task_rank_coverage(result: Any, console: Console) -> None:
+    """Print the rank sets over tasks study: each configuration's coverage."""
+    rows = [
+        [
+            str(row.configuration),
+            format_count(row.n_models),
+            f"{format_count(row.n_tasks)} x {format_count(row.n_items)}",
+            markup(row.sets),
+            f"{number(row.coverage, '.3f')} ({number(row.coverage_se, '.3f')})",
+            number(row.mean_width, ".2f"),
+        ]
+        for row in result.rows.itertuples()
+    ]
+    print_table(
+        console,
+        [("configuration", "left"), ("K", "right"), ("tasks x items", "right"),
+         ("sets", "left"), ("coverage (SE)", "right"), ("set size", "right")],
+        rows,
+        names=(0,),
+        title=f"rank sets over tasks: {plural(result.n_trials, 'simulated benchmark')} "
+        f"per configuration, nominal {1 - result.alpha:g}",
+        title_justify="left",
+    )  # fmt: skip
+    console.print(markup(result.verdict))
+
+
+def _render_aggregation(result: Any, console: Console) -> None:
+    """Print the aggregation study: each scenario's rejection rates by number of tasks."""
+    shown = [t for t in (1, 2, 5, 10, 20) if t in result.task_counts]
+    for scenario, rates in result.rates.items():
+        rows = [
+            [markup(test), *[number(values[result.task_counts.index(n)], ".3f") for n in shown]]
+            for test, values in rates.items()
+        ]
+        print_table(
+            console,
+            [("test", "left"), *[(f"T={n}", "right") for n in shown]],
+            rows,
+            title=f"{markup(scenario.replace('_', ' '))}: rejection rate by number of tasks",
+            title_justify="left",
+        )
+    errors = result.to_dict()["standard_errors"].values()
+    _largest_se(console, [x for tests in errors for v in tests.values() for x in v], "rate")
 
 
 def _render_adaptive_study(result: Any, console: Console) -> None:
@@ -1292,7 +1377,7 @@ def render_estimate(r: Any, console: Console) -> None:
         [
             e.model,
             format_score(e.score),
-            score_interval(*e.interval),
+            score_interval(e.ci.low, e.ci.high),
             format_score(e.half_width),
             format_count(e.n_items),
             number(e.ability, "+.2f"),
@@ -1555,7 +1640,7 @@ def render_weighted_compare(r: Any, console: Console) -> None:
     t.add_row("weighted gap delta", format_gap(r.delta))
     t.add_row("plain mean difference (unweighted)", format_gap(r.unweighted_delta))
     t.add_row("design-based SE", format_score(r.se))
-    ci = r.confidence_interval
+    ci = r.ci
     t.add_row(
         f"{100 * ci.level:g}% interval",
         gap_interval(float(ci.low), float(ci.high)),
@@ -1668,7 +1753,7 @@ def render_gold_audit(r: Any, console: Console) -> None:
             str(row.model_a),
             str(row.model_b),
             format_gap(row.delta),
-            gap_interval(row.ci_low, row.ci_high),
+            gap_interval(row.delta_low, row.delta_high),
             format_p(row.p_value, bare=True),
             "-" if row.q is None or row.q != row.q else format_q(row.q),
             "yes" if row.resolved_fixed_n else "no",

@@ -1,74 +1,55 @@
-"""Which view draws each result: the terminal renderer of every result type.
+"""The views every result shares, drawn from its own terminal renderer.
 
-One registry for the terminal and for the Markdown report (which replays the same renderer
-into a recording console, so both say the same numbers and sentences).
+A result renders itself: its class calls its renderer in ``_render(console)`` (see
+:mod:`evalgap.jobs._pages`), so no table of class names picks a renderer. The Markdown
+report replays the same renderer into a recording console
+(:func:`evalgap.report.markdown.result_markdown`), and :func:`terminal_html` into an HTML
+page or a notebook fragment: every view says the same numbers and sentences.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+import html
+import io
+from typing import Any
 
-if TYPE_CHECKING:
+# A notebook cell's frame around the terminal report (rich's own markup, escaped by rich)
+FRAGMENT = (
+    "<pre style=\"font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; "
+    "line-height: 1.3; white-space: pre-wrap\">{code}</pre>"
+)
+PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{title}</title>
+<style>
+body {{ margin: 1.5em auto; max-width: 1220px; padding: 0 1em; }}
+{stylesheet}
+</style>
+</head>
+<body>
+<pre style="font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 13px">{code}</pre>
+</body>
+</html>
+"""
+# The width the terminal report is laid out at in a page or a cell
+WIDTH = 120
+
+
+def terminal_html(result: Any, *, title: str | None) -> str:
+    """Return ``result``'s terminal report as HTML: a self-contained page titled ``title``,
+    or, with ``title=None``, a fragment for a notebook cell. Every name is escaped."""
     from rich.console import Console
 
-# The terminal renderer of each result type (by class name, so this module imports no job);
-# every other result of the simulation studies and of the store has one renderer each.
-RENDERERS = {
-    "CompareResult": "render_compare",
-    "CompareGroupsResult": "render_compare_groups",
-    "WeightedCompareResult": "render_weighted_compare",
-    "GoldCompareResult": "render_gold_compare",
-    "GoldAuditResult": "render_gold_audit",
-    "PlanResult": "render_plan",
-    "DegradationPlan": "render_plan_degradation",
-    "NonInferiorityPlan": "render_plan_degradation",
-    "PilotPlan": "render_pilot_plan",
-    "SamplingDesign": "render_sampling_design",
-    "DataSummary": "render_data",
-    "AuditResult": "render_audit",
-    "RanksResult": "render_ranks",
-    "DegradeResult": "render_degrade",
-    "TrimResult": "render_trim",
-    "WatchStatus": "render_watch",
-    "FragilityResult": "render_fragility",
-    "CardResult": "render_card",
-    "EstimateResult": "render_estimate",
-    "AdaptiveResult": "render_adaptive",
-    "GoldCoverageResult": "render_gold_coverage",
-}
-RENDERERS_BY_MODULE = {
-    "evalgap.jobs.simulate": "render_simulation",
-    "evalgap.jobs.monitoring": "render_simulation",
-    "evalgap.jobs.rank_coverage": "render_simulation",
-    "evalgap.jobs.task_rank_coverage": "render_simulation",
-    "evalgap.jobs.adaptive_study": "render_simulation",
-    "evalgap.jobs.estimate_study": "render_simulation",
-    "evalgap.jobs.store": "render_store",
-}
-
-
-def renderer(result: object) -> Callable[[Any, Console], None]:
-    """The terminal renderer of ``result``, found from its type."""
-    from evalgap.report import terminal
-
-    kind = type(result)
-    name = RENDERERS.get(kind.__name__) or RENDERERS_BY_MODULE.get(kind.__module__)
-    if name is None:
-        raise TypeError(f"no terminal renderer for {kind.__name__}")
-    if name == "render_compare_groups":
-        from evalgap.report.groups import render_compare_groups
-
-        return render_compare_groups
-    if name == "render_fragility":
-        from evalgap.report.fragility import render_fragility
-
-        return render_fragility
-    if name == "render_card":
-        return _print_markdown
-    return getattr(terminal, name)
-
-
-def _print_markdown(result: Any, console: Console) -> None:
-    """The card in the terminal: its Markdown, as it would be pasted (no Rich markup)."""
-    console.print(result.to_markdown(), markup=False, highlight=False, end="")
+    console = Console(
+        record=True, width=WIDTH, file=io.StringIO(), emoji=False, highlight=False,
+        force_terminal=True, color_system="truecolor",
+    )  # fmt: skip
+    result._render(console)
+    if title is None:
+        return console.export_html(inline_styles=True, code_format=FRAGMENT)
+    # the title goes into the template before rich fills it, braces doubled so a title
+    # holding "{code}" stays text
+    named = html.escape(title).replace("{", "{{").replace("}", "}}")
+    return console.export_html(code_format=PAGE.replace("{title}", named))

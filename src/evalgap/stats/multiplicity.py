@@ -132,6 +132,43 @@ def resolved_bh(
     return out.reshape(np.shape(statistic))
 
 
+def family_verdicts(
+    statistic: np.ndarray, testable: np.ndarray, alpha: float, power: float, family_size: int
+) -> dict[str, np.ndarray]:
+    """Return each family procedure's verdicts: resolved at its level (Section 6.3).
+
+    Bonferroni's and Sidak's single-step levels, Holm's step-down and Benjamini-Hochberg's
+    step-up over the whole family (``statistic`` holds every pair of it), each replacing
+    ``z_{1-alpha/2}`` in Definition 1; a pair with too few differing items for any valid test
+    (``testable`` False) is never resolved. The audit, the store's audit and the gold-scale
+    audit all take their verdicts from here.
+
+    Parameters
+    ----------
+    statistic : numpy.ndarray
+        Every pair's Wald statistic, the whole family.
+    testable : numpy.ndarray
+        Whether enough items differ in each pair for a valid test to reject.
+    alpha, power : float
+        The level and power.
+    family_size : int
+        The family's size m.
+
+    Returns
+    -------
+    dict
+        ``{"bonferroni", "sidak", "holm", "bh"}`` -> boolean array over pairs.
+    """
+    t, m = statistic, family_size
+    verdicts = {
+        "bonferroni": resolved_single_step(t, alpha, power, m),
+        "sidak": resolved_single_step(t, alpha, power, m, "sidak"),
+        "holm": resolved_holm(t, alpha, power, m),
+        "bh": resolved_bh(t, alpha, power, m),
+    }
+    return {proc: np.asarray(v) & testable for proc, v in verdicts.items()}
+
+
 def adjust_p_values(
     p_values: ArrayLike, method: Adjustment, family_size: int | None = None
 ) -> FloatArray:
