@@ -134,29 +134,3 @@ def test_every_verdict_property_reads_the_sentences_module():
         source = inspect.getsource(cls.verdict.fget)
         assert "evalgap.report.sentences import" in source, cls.__name__
         assert len(source.splitlines()) <= 6, cls.__name__
-
-
-def test_the_report_shapes_match_the_job_results():
-    """Each structural type of report/shapes names only what its job's result class has."""
-    import dataclasses
-
-    from evalgap.jobs import audit, compare, compare_groups, degrade, inspect_data, plan, ranks
-    from evalgap.report import shapes
-
-    homes = (audit, compare, compare_groups, degrade, inspect_data, plan, ranks)
-    checked = 0
-    for name, protocol in vars(shapes).items():
-        if name.startswith("_") or not isinstance(protocol, type):
-            continue
-        if protocol.__module__ != shapes.__name__:
-            continue
-        cls = next(getattr(m, name) for m in homes if hasattr(m, name))
-        fields = {f.name for f in dataclasses.fields(cls)}
-        members = {
-            m for k in protocol.__mro__ if k.__module__ == shapes.__name__ for m in vars(k)
-            if not m.startswith("_")
-        }  # fmt: skip
-        missing = sorted(m for m in members if m not in fields and not hasattr(cls, m))
-        assert missing == [], f"{name}: {missing}"
-        checked += 1
-    assert checked == 9

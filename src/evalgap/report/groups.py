@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console
 from rich.table import Table
 
-from evalgap.report.shapes import CompareGroupsResult
 from evalgap.report.text import clean, format_count, format_p, format_points, format_q, markup
 
 
-def render_compare_groups(r: CompareGroupsResult, console: Console) -> None:
+def render_compare_groups(r: Any, console: Console) -> None:
     """Print the per-group table (gap, p, adjusted p, q) and the verdict sentence."""
     test = "exact" if r.pooled.binary else "paired t"
     table = Table(

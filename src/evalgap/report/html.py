@@ -27,7 +27,6 @@ from evalgap.report.sentences import (
     judge_table,
     style_line,
 )
-from evalgap.report.shapes import AuditResult
 from evalgap.report.text import (
     OWN_ITEMS_MEAN,
     clean,
@@ -201,7 +200,7 @@ GLOSSARY = {
 
 
 def audit_report(
-    result: AuditResult, *, title: str = "evalgap audit", provenance: dict | None = None
+    result: Any, *, title: str = "evalgap audit", provenance: dict | None = None
 ) -> str:
     """Return the audit as one HTML page (per-model table first; no scripts, no network).
 
@@ -360,11 +359,11 @@ def write_report(path: PathArg, text: str) -> None:
     atomic_write(path, lambda handle: handle.write(text), option="--html", what="the report")
 
 
-def _summary(r: AuditResult) -> str:
+def _summary(r: Any) -> str:
     return r.verdict
 
 
-def _models_section(r: AuditResult) -> list[str]:
+def _models_section(r: Any) -> list[str]:
     rankings = r.rankings
     several = rankings["task"].nunique() > 1 if len(rankings) else False
     out = ["<h2 id='models'>Models</h2>"]
@@ -439,7 +438,7 @@ def _models_section(r: AuditResult) -> list[str]:
     return out
 
 
-def _verdicts_section(r: AuditResult) -> list[str]:
+def _verdicts_section(r: Any) -> list[str]:
     n = len(r.pairs)
     rows = []
     for proc in r.procedures:
@@ -469,7 +468,7 @@ def _verdicts_section(r: AuditResult) -> list[str]:
     return out
 
 
-def _chain_names(r: AuditResult) -> dict:
+def _chain_names(r: Any) -> dict:
     names = {}
     for task, chains in r.chains.items():
         k = 0
@@ -481,7 +480,7 @@ def _chain_names(r: AuditResult) -> dict:
     return names
 
 
-def _tier_numbers(r: AuditResult) -> dict:
+def _tier_numbers(r: Any) -> dict:
     tiers = r.tiers or {}
     return {
         (task, model): k
@@ -491,13 +490,13 @@ def _tier_numbers(r: AuditResult) -> dict:
     }
 
 
-def _tier_sentence(r: AuditResult) -> str:
+def _tier_sentence(r: Any) -> str:
     """ "Tiers from 95% simultaneous rank sets (...)." or "No tiers: <why>."."""
     method = r.tier_method
     return f"{_capitalised(method)}." if r.tiers is None else f"Tiers from {method}."
 
 
-def _chains_section(r: AuditResult) -> list[str]:
+def _chains_section(r: Any) -> list[str]:
     procedure = PROCEDURE_NAMES.get(r.chain_procedure, r.chain_procedure)
     out = [
         f"<h2 id='chains'>Unresolved chains ({_e(procedure)})</h2>",
@@ -532,7 +531,7 @@ def _chains_section(r: AuditResult) -> list[str]:
     return out
 
 
-def _tiers_section(r: AuditResult) -> list[str]:
+def _tiers_section(r: Any) -> list[str]:
     out = ["<h2 id='tiers'>Tiers</h2>", f"<p>{_e(_tier_sentence(r))}</p>"]
     tiers = r.tiers
     if tiers is None:
@@ -555,7 +554,7 @@ def _tiers_section(r: AuditResult) -> list[str]:
     return out
 
 
-def _heatmap_section(r: AuditResult) -> list[str]:
+def _heatmap_section(r: Any) -> list[str]:
     procedure = r.chain_procedure
     column = f"resolved_{procedure}"
     out = [
@@ -630,7 +629,7 @@ def _rank_figure_frame(ranks: Any, task: str) -> pd.DataFrame:
     return figure
 
 
-def _flips_section(r: AuditResult) -> list[str]:
+def _flips_section(r: Any) -> list[str]:
     out = ["<h2 id='flips'>Pairs whose verdict flips under clustering</h2>"]
     flips = r.flips()
     if not len(flips):
@@ -663,7 +662,7 @@ def _flips_section(r: AuditResult) -> list[str]:
     return out
 
 
-def _pairs_table(r: AuditResult) -> str:
+def _pairs_table(r: Any) -> str:
     """The pairs: names, verdicts, the gap with its interval, N, N*, q and the primary p.
 
     The other columns (correlation, discordant counts, the other p-values) are in a second
@@ -760,7 +759,7 @@ def _pairs_table(r: AuditResult) -> str:
     return f"<div class='scroll'>{table}</div>{more_table}{legend}"
 
 
-def _pair_cell(r: AuditResult, record: dict, c: str) -> str:
+def _pair_cell(r: Any, record: dict, c: str) -> str:
     value = record.get(c)
     if c == "delta_interval":
         return f"<td>{_e(gap_interval(record.get('delta_low'), record.get('delta_high')))}</td>"
@@ -783,7 +782,7 @@ def _pair_cell(r: AuditResult, record: dict, c: str) -> str:
     return f"<td>{_e(_format(value))}</td>"
 
 
-def _family_heading(r: AuditResult) -> str:
+def _family_heading(r: Any) -> str:
     """The pairs of the audit's family: "adjacent pairs", "all pairs", "listed pairs"."""
     return {"adjacent": "adjacent pairs", "all": "all pairs"}.get(r.family, "listed pairs")
 
@@ -792,7 +791,7 @@ def _capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _binned_table(r: AuditResult) -> str:
+def _binned_table(r: Any) -> str:
     """Pairs, unresolved and q by |Δ| (Table 3), from :meth:`AuditResult.binned_table`."""
     labels = {
         "<= 1%": "≤ 1 point",
@@ -815,7 +814,7 @@ def _binned_table(r: AuditResult) -> str:
     return _table(pd.DataFrame(rows), text=("|Δ|",))
 
 
-def _figures_section(r: AuditResult) -> list[str]:
+def _figures_section(r: Any) -> list[str]:
     p = r.pairs.to_frame()
     out = ["<h2 id='figures'>Figures</h2>"]
     sampled = ""
@@ -877,7 +876,7 @@ def _figures_section(r: AuditResult) -> list[str]:
     return out
 
 
-def _cluster_section(r: AuditResult) -> str:
+def _cluster_section(r: Any) -> str:
     s = r.cluster_stress
     parts = [
         "<h2 id='clusters'>Cluster stress tests</h2>",

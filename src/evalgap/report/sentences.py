@@ -33,18 +33,9 @@ from evalgap.report.text import (
 if TYPE_CHECKING:  # structural types: the jobs import this module, it imports no job
     import pandas as pd
 
-    from evalgap.report.shapes import (
-        AuditResult,
-        CompareGroupsResult,
-        CompareResult,
-        DegradationPlan,
-        DegradeResult,
-        PlanResult,
-        RanksResult,
-    )
 
 
-def compare_verdict(r: CompareResult) -> str:
+def compare_verdict(r: Any) -> str:
     """Return compare's sentence: what the tests say, and whether the benchmark resolves it."""
     if r.binary:
         first = _test_clause(
@@ -231,7 +222,7 @@ def _against_clause(r: Any) -> str:
 
 
 def _test_clause(
-    r: CompareResult,
+    r: Any,
     first: tuple[str, float],
     second: tuple[str, float | None],
     floor: float = 0.0,
@@ -254,7 +245,7 @@ def _items(n: int) -> str:
     return f"{format_count(n)} item{'' if n == 1 else 's'}"
 
 
-def compare_groups_verdict(r: CompareGroupsResult) -> str:
+def compare_groups_verdict(r: Any) -> str:
     """Return compare --by's sentence: in how many groups the gap is significant after the
     correction."""
     k, m = len(r.significant_groups), len(r.groups)
@@ -267,7 +258,7 @@ def compare_groups_verdict(r: CompareGroupsResult) -> str:
     )
 
 
-def audit_verdict(r: AuditResult) -> str:
+def audit_verdict(r: Any) -> str:
     """Return the audit's sentence: how many pairs the benchmark resolves, the chains, the tiers.
 
     The one summary of an audit: the terminal, the HTML page and ``--json`` (``verdict``)
@@ -331,7 +322,7 @@ def audit_verdict(r: AuditResult) -> str:
     return sentence + "."
 
 
-def tier_method(r: AuditResult, max_rank_models: int) -> str:
+def tier_method(r: Any, max_rank_models: int) -> str:
     """Return which procedure made an audit's tiers (or why it has none).
 
     Parameters
@@ -389,7 +380,7 @@ def _procedure(name: str) -> str:
     return _PROCEDURE_NAMES.get(name, name)
 
 
-def degrade_verdict(r: DegradeResult) -> str:
+def degrade_verdict(r: Any) -> str:
     """Return degrade's paragraph, one a release manager can paste into a pull request.
 
     With a margin the gate decides on non-inferiority, so that decision opens the paragraph
@@ -474,7 +465,7 @@ def degrade_verdict(r: DegradeResult) -> str:
     return degradation + _equivalence_sentence(r)
 
 
-def _noninferiority_sentences(r: DegradeResult) -> str:
+def _noninferiority_sentences(r: Any) -> str:
     """The gate's decision with a margin: per-task upper bounds of the drop, worst first."""
     level = format_level(r.alpha)
     ni = r.non_inferiority
@@ -521,7 +512,7 @@ def _points(share: float) -> str:
     return format_points(share)
 
 
-def _equivalence_sentence(r: DegradeResult) -> str:
+def _equivalence_sentence(r: Any) -> str:
     eq = r.equivalence
     if eq is None:
         return ""
@@ -538,7 +529,7 @@ def _p(p: float | None) -> str:
     return format_p(p, digits=3, bare=True)
 
 
-def degradation_plan_verdict(r: DegradationPlan) -> str:
+def degradation_plan_verdict(r: Any) -> str:
     """Return plan --flip-rate's sentence: the items needed to detect the drop."""
     out = (
         f"detecting a drop of {format_points(r.delta, signed=False)} points at a flip rate of "
@@ -554,7 +545,7 @@ def degradation_plan_verdict(r: DegradationPlan) -> str:
     return out
 
 
-def plan_verdict(r: PlanResult) -> str:
+def plan_verdict(r: Any) -> str:
     """Return plan's sentence: the paired items a gap needs, and what a given N resolves."""
     setting = f"at alpha={r.alpha:g}, power {r.power:g}"
     if r.required_n is None:
@@ -587,7 +578,7 @@ def plan_verdict(r: PlanResult) -> str:
     return out
 
 
-def ranks_verdict(r: RanksResult) -> str:
+def ranks_verdict(r: Any) -> str:
     """Return the rank job's sentence: tiers, models with a rank of their own, the method.
 
     Per task when there are several (the first three, then how many more).
@@ -647,7 +638,7 @@ def gold_audit_verdict(r: Any) -> str:
     return out + "; " + judge_bias_clause(r.gold)
 
 
-def baseline_line(r: CompareResult) -> str:
+def baseline_line(r: Any) -> str:
     """The inspect_ai extension's line at the end of a task: the pair, then compare's
     verdict, word for word."""
     return f"evalgap: {r.model_a} against {r.model_b}: {compare_verdict(r)}."

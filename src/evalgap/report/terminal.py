@@ -21,14 +21,6 @@ if TYPE_CHECKING:  # structural types: the report layer never imports a job
     import pandas as pd
     from rich.console import JustifyMethod
 
-    from evalgap.report.shapes import (
-        AuditResult,
-        CompareResult,
-        DataSummary,
-        DegradeResult,
-        PlanResult,
-        TrimResult,
-    )
 from evalgap.report.sentences import (
     flip_claim,
     flip_rank_claim,
@@ -303,7 +295,7 @@ PROCEDURE_SHORT = {
 }
 
 
-def _print_compare_data(r: CompareResult, console: Console) -> None:
+def _print_compare_data(r: Any, console: Console) -> None:
     """Print the comparison's data: items, scores, the gap, the agreement counts and spread."""
     title = f"{r.model_a} vs {r.model_b}" if (r.model_a, r.model_b) != ("A", "B") else "A vs B"
     data = Table(title=f"compare: {markup(title)}", show_header=False, title_justify="left")
@@ -327,7 +319,7 @@ def _print_compare_data(r: CompareResult, console: Console) -> None:
     console.print(data)
 
 
-def render_compare(r: CompareResult, console: Console) -> None:
+def render_compare(r: Any, console: Console) -> None:
     """Print the comparison: the data, the tests, the intervals, the resolution diagnostics."""
     _print_compare_data(r, console)
 
@@ -420,7 +412,7 @@ def _task_flip_cell(entry: Any) -> str:
     return f"{'' if entry.exact else '<='}{format_count(entry.items_to_flip)}"
 
 
-def _render_fragility(r: CompareResult, console: Console) -> None:
+def _render_fragility(r: Any, console: Console) -> None:
     """The items-to-flip table: per test, the verdict now, the fewest removals that reverse
     it, and the verdict after."""
     rows = []
@@ -451,7 +443,7 @@ def _render_fragility(r: CompareResult, console: Console) -> None:
         )
 
 
-def render_plan(r: PlanResult, console: Console) -> None:
+def render_plan(r: Any, console: Console) -> None:
     """Print the plan: inputs, N*, MDE and power at N, and the calculator conventions."""
     t = Table(
         title=f"plan (alpha={r.alpha:g}, power {r.power:g}, {r.alternative})",
@@ -510,7 +502,7 @@ def render_plan_degradation(r: Any, console: Console) -> None:
     console.print(markup(_capitalise(r.verdict) + "."))
 
 
-def render_data(d: DataSummary, console: Console) -> None:
+def render_data(d: Any, console: Console) -> None:
     """Print what was read: models, tasks, items, metric notes and the alignment report."""
     console.print(f"[bold]read:[/] {markup(d.source)}")
     for note in d.notes:
@@ -557,7 +549,7 @@ def render_data(d: DataSummary, console: Console) -> None:
         console.print("every model has a usable score for every item; nothing was left out")
 
 
-def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> None:
+def render_audit(r: Any, console: Console, *, max_rows: int = 40) -> None:
     """Print the audit: verdicts per procedure, tiers, flips and the pairs at issue."""
     _print_audit_verdicts(r, console)
     _print_missing_items(r, console)
@@ -577,7 +569,7 @@ def render_audit(r: AuditResult, console: Console, *, max_rows: int = 40) -> Non
     console.print(markup(r.verdict))
 
 
-def _print_audit_verdicts(r: AuditResult, console: Console) -> None:
+def _print_audit_verdicts(r: Any, console: Console) -> None:
     """Print the unresolved pairs per procedure and their sensitivity to the correlation."""
     n_pairs = len(r.pairs)
     rows = [
@@ -606,7 +598,7 @@ def _print_audit_verdicts(r: AuditResult, console: Console) -> None:
 
 
 def _audit_shown_pairs(
-    r: AuditResult, frame: pd.DataFrame, max_rows: int
+    r: Any, frame: pd.DataFrame, max_rows: int
 ) -> tuple[pd.DataFrame, str]:
     """Return the audit's pairs to print (all, or the first unresolved ones at fixed n) and
     the table's title saying which."""
@@ -628,7 +620,7 @@ def _audit_shown_pairs(
     return shown, title
 
 
-def _print_audit_pairs(r: AuditResult, console: Console, max_rows: int) -> None:
+def _print_audit_pairs(r: Any, console: Console, max_rows: int) -> None:
     """Print the table of pairs: gap, interval, N*, q, each procedure's verdict and the items
     to flip it, with its legend."""
     frame = r.to_frame()  # the pairs, with their items to flip when the audit has them
@@ -713,7 +705,7 @@ def _audit_pair_cells(
     return cells
 
 
-def _print_cluster_flips(r: AuditResult, console: Console) -> None:
+def _print_cluster_flips(r: Any, console: Console) -> None:
     """Print the pairs whose verdict flips under clustering and the cluster bootstrap's
     unresolved counts."""
     flips = r.flips()
@@ -738,7 +730,7 @@ def _print_cluster_flips(r: AuditResult, console: Console) -> None:
         console.print(f"alternative clusterings, unresolved: {alt}")
 
 
-def _print_chains_and_tiers(r: AuditResult, console: Console) -> None:
+def _print_chains_and_tiers(r: Any, console: Console) -> None:
     """Print each task's chains of unresolved rank-adjacent pairs, then its tiers."""
     procedure = PROCEDURE_SHORT.get(r.chain_procedure, (r.chain_procedure,) * 2)[1]
     for task, chains in r.chains.items():
@@ -766,7 +758,7 @@ def _print_chains_and_tiers(r: AuditResult, console: Console) -> None:
             console.print(f"  {markup(display_name(task))}: {listed}")
 
 
-def _print_missing_items(r: AuditResult, console: Console) -> None:
+def _print_missing_items(r: Any, console: Console) -> None:
     """One line naming the models that lack items (when the rankings say so)."""
     rankings = r.rankings
     if "items_missing" not in rankings.columns or rankings.empty:
@@ -787,7 +779,7 @@ def _print_missing_items(r: AuditResult, console: Console) -> None:
     )
 
 
-def render_degrade(r: DegradeResult, console: Console) -> None:
+def render_degrade(r: Any, console: Console) -> None:
     """Print per-task counts and tests, the three aggregates, the rules of thumb, the verdict."""
     headers = ("task", "items", "only base", "only cand", "flips", "degr. rate", "delta", "p")
     rows = []
@@ -881,7 +873,7 @@ def render_degrade(r: DegradeResult, console: Console) -> None:
     console.print(markup(r.verdict))
 
 
-def _render_margins(r: DegradeResult, console: Console) -> None:
+def _render_margins(r: Any, console: Console) -> None:
     """Per task non-inferiority (and equivalence), the worst upper bound of the drop first;
     delta is baseline minus candidate, as in the table above."""
 
@@ -927,7 +919,7 @@ def _render_margins(r: DegradeResult, console: Console) -> None:
         )
 
 
-def render_trim(r: TrimResult, console: Console) -> None:
+def render_trim(r: Any, console: Console) -> None:
     """Print how many items flip across the baseline's runs, per task."""
     rows = [
         [str(row.task), *(format_count(n) for n in (row.items, row.never_flip, row.kept))]
