@@ -8,8 +8,8 @@ in ``evalgap.jobs.simulate``): a larger request is an ``InputError``, never hour
 
 * :func:`calibration` -- Type-I error and power of the McNemar family and the paired
   bootstrap on a (p, rho) grid (*Resolution Diagnostics* Table 2);
-* :func:`prospective` -- subsample real pairs to 0.8 N*, N*, 1.2 N* and measure power (Table 10);
-  :func:`prospective_study` reads the pairs' counts from per-item scores first;
+* :func:`prospective` -- subsample real pairs to 0.8 N*, N*, 1.2 N* and measure power
+  (Table 10), given as 2x2 counts or as model pairs of per-item ``scores=``;
 * :func:`power_curve` -- bootstrap power against n with N* marked (Figures 5-6);
 * :func:`sequential` -- the mixture e-process under H0 and H1 (Appendix C, Figure 4);
 * :func:`aggregation` -- pooled, max-drop, Fisher and any-of-three rejection rates over
@@ -47,9 +47,11 @@ from evalgap.jobs.simulate import (
     calibration,
     power_curve,
     prospective,
-    prospective_study,
 )
 from evalgap.jobs.simulate import aggregation_study as aggregation
+
+# deprecated, kept one release: prospective(pairs, scores=...)
+from evalgap.jobs.simulate import prospective_study as prospective_study
 from evalgap.jobs.simulate import sequential_study as sequential
 from evalgap.jobs.task_rank_coverage import (
     TaskConfiguration,
@@ -80,7 +82,6 @@ __all__ = [
     "monitoring",
     "power_curve",
     "prospective",
-    "prospective_study",
     "rank_coverage",
     "sequential",
     "task_rank_coverage",

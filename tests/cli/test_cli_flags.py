@@ -91,7 +91,7 @@ CASES = {
     "simulate-prospective": (
         ["simulate", "prospective", "--scores", PAIR],
         "name the pairs to validate: --pair (model A and model B; repeatable)",
-        lambda tmp: sim.prospective_study(PAIR, pairs=[]),
+        lambda tmp: sim.prospective([], scores=PAIR),
         "name the pairs to validate: pairs= (model A and model B; repeatable)",
     ),
     "simulate-power-curve": (

@@ -311,3 +311,18 @@ def test_rank_coverage_refuses_an_alpha_no_bootstrap_it_runs_can_serve(capsys):
         "evalgap: error: --alpha 1e-300: the rank sets need at least 10 / alpha bootstrap "
         "draws, more than the 100,000 this study runs; use --alpha 0.0001 or more\n"
     )
+
+
+def test_prospective_study_is_prospective_with_scores_and_says_it_is_deprecated():
+    """One name per study: ``prospective(pairs, scores=...)`` reads the scores;
+    ``prospective_study`` (its arguments the other way round) warns and gives the same."""
+    from evalgap import simulate
+
+    pair = [("model-x", "model-y")]
+    one = simulate.prospective(pair, scores="examples/two_models.csv", n_trials=30)
+    with pytest.warns(DeprecationWarning, match="prospective_study is deprecated"):
+        old = simulate.prospective_study("examples/two_models.csv", pairs=pair, n_trials=30)
+    assert one.to_dict() == old.to_dict()
+    assert "prospective_study" not in simulate.__all__
+    with pytest.raises(sim.InputError, match="but no scores were given"):
+        simulate.prospective({"x": (5, 3, 1, 1)}, model_column="m")

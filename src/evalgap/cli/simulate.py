@@ -131,10 +131,10 @@ def calibration(**given: Any) -> None:
 @_simulation_options
 def prospective(**given: Any) -> None:
     """Empirical McNemar power at 0.8 N*, N* and 1.2 N* of real pairs (Table 10)."""
-    from evalgap.jobs.simulate import prospective_study
+    from evalgap.jobs.simulate import prospective as prospective_job
 
     source = score_keywords(given)
-    _run(prospective_study, "prospective", **source, **given)
+    _run(prospective_job, "prospective", **source, **given)
 
 
 @renamed(kept={"--trials": "--n-trials"})

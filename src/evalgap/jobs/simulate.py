@@ -495,11 +495,17 @@ def prospective_counts(score_set: ScoreSet, pairs: Sequence[tuple[str, str]]) ->
     return counts
 
 
-def _pairs_of_scores(pairs: Any, scores: ScoresInput) -> dict:
-    """The 2x2 counts of the model pairs ``pairs`` (``(A, B)`` each) in ``scores``."""
+def _pairs_of_scores(pairs: Any, scores: ScoresInput, **reading: Any) -> dict:
+    """The 2x2 counts of the model pairs ``pairs`` (``(A, B)`` each) in ``scores``, read with
+    ``reading`` (``tasks``, ``strict``, ``complete_case``, ``options`` and column names)."""
     from evalgap.jobs._inputs import scores_of
 
-    if isinstance(pairs, (str, dict)) or not pairs or not all(
+    if not isinstance(pairs, (str, dict)) and not pairs:
+        raise InputError(
+            "name the pairs to validate: {pairs} (model A and model B; repeatable)",
+            param="pairs",
+        )
+    if isinstance(pairs, (str, dict)) or not all(
         isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(m, str) for m in p)
         for p in pairs
     ):
@@ -510,7 +516,7 @@ def _pairs_of_scores(pairs: Any, scores: ScoresInput) -> dict:
             got=_validate.show(pairs),
         )
     models = list(dict.fromkeys(m for pair in pairs for m in pair))
-    return prospective_counts(scores_of(scores, models=models), pairs)
+    return prospective_counts(scores_of(scores, models=models, **reading), pairs)
 
 
 def _pair_counts(cells: Any, name: str) -> tuple:
@@ -531,73 +537,18 @@ def _prospective_size(
 
 
 def prospective_study(
-    scores: ScoresInput | None = None,
-    *,
-    pairs: Sequence[tuple[str, str]],
-    n_trials: int = 1000,
-    alpha: float = 0.05,
-    power: float = 0.8,
-    seed: int | None = 0,
-    jobs: int = 1,
-    progress: Callable[[int, int], object] | None = None,
-    tasks: Sequence[str] | None = None,
-    strict: bool = False,
-    complete_case: bool = False,
-    options: LoadOptions | None = None,
-    **columns: Any,
+    scores: ScoresInput | None = None, *, pairs: Sequence[tuple[str, str]], **settings: Any
 ) -> ProspectiveResult:
-    """Return the prospective study of real pairs read from per-item scores.
+    """Deprecated: ``prospective(pairs, scores=scores, ...)`` (one name per study)."""
+    import warnings
 
-    Parameters
-    ----------
-    scores : DataFrame, ScoreSet, str, Path or list
-        Per-item binary scores holding the models of ``pairs`` (see :func:`evalgap.compare`).
-    pairs : list of (str, str)
-        The pairs to subsample, each (model A, model B).
-    n_trials, alpha, power, seed, jobs, progress
-        As for :func:`prospective`.
-    tasks, strict, complete_case, options, **columns
-        How to read and align the scores, as for :func:`evalgap.audit`.
-
-    Returns
-    -------
-    ProspectiveResult
-        Empirical McNemar power at 0.8 N*, N* and 1.2 N* of each pair.
-
-    Examples
-    --------
-    >>> from evalgap import simulate
-    >>> r = simulate.prospective_study(
-    ...     "examples/two_models.csv", pairs=[("model-x", "model-y")], n_trials=20)
-    >>> r.n_trials
-    20
-    """
-    from evalgap.jobs._inputs import scores_of
-
-    if not pairs:
-        raise InputError(
-            "name the pairs to validate: {pairs} (model A and model B; repeatable)",
-            param="pairs",
-        )
-    models = list(dict.fromkeys(m for pair in pairs for m in pair))
-    score_set = scores_of(
-        scores,
-        models=models,
-        tasks=tasks,
-        strict=strict,
-        complete_case=complete_case,
-        options=options,
-        **columns,
+    warnings.warn(
+        "evalgap.simulate.prospective_study is deprecated; use "
+        "evalgap.simulate.prospective(pairs, scores=...), which reads the same scores",
+        DeprecationWarning,
+        stacklevel=2,
     )
-    return prospective(
-        prospective_counts(score_set, pairs),
-        n_trials=n_trials,
-        alpha=alpha,
-        power=power,
-        seed=seed,
-        jobs=jobs,
-        progress=progress,
-    )
+    return prospective(list(pairs), scores=scores, **settings)
 
 
 def prospective(
@@ -611,6 +562,11 @@ def prospective(
     seed: int | None = 0,
     jobs: int = 1,
     progress: Callable[[int, int], object] | None = None,
+    tasks: Sequence[str] | None = None,
+    strict: bool = False,
+    complete_case: bool = False,
+    options: LoadOptions | None = None,
+    **columns: Any,
 ) -> ProspectiveResult:
     """Subsample each real pair (label -> 2x2 counts) to ``fraction * N*`` items, M times.
 
@@ -635,6 +591,8 @@ def prospective(
         Level of McNemar's test; the power N* is planned for.
     seed, jobs, progress
         As in :func:`calibration`.
+    tasks, strict, complete_case, options, **columns
+        With ``scores``: how to read and align them, as for :func:`evalgap.audit`.
 
     Returns
     -------
@@ -651,8 +609,16 @@ def prospective(
     _validate.levels(alpha, power)
     n_trials = study_count(n_trials, "n_trials")
     fractions = study_grid(fractions, "fractions", _fraction)
+    reading = dict(tasks=tasks, strict=strict, complete_case=complete_case, options=options)
     if scores is not None:
-        pairs = _pairs_of_scores(pairs, scores)
+        pairs = _pairs_of_scores(pairs, scores, **reading, **columns)
+    elif columns or any(v not in (None, False) for v in reading.values()):
+        given = ", ".join(n for n, v in {**reading, **columns}.items() if v not in (None, False))
+        raise InputError(
+            escape(f"{given}: how to read scores, but no scores were given; pass scores= with "
+                   "the model pairs, or leave them out with counts"),
+            param="scores",
+        )  # fmt: skip
     if not isinstance(pairs, dict) or not pairs:
         raise InputError(
             "{pairs!b}"
