@@ -90,7 +90,6 @@ BEING_SPLIT = {
     "jobs/gold.py:gold_set": 152,
     "jobs/gold.py:ranks_gold": 106,
     "jobs/gold.py:audit_gold": 158,
-    "jobs/ranks.py:ranks_battles": 156,
 }
 
 

@@ -36,8 +36,10 @@ from evalgap.stats import _validate, resample
 
 if TYPE_CHECKING:
     from evalgap._scores import ScoresInput
+    from evalgap.io.battles import BattleTable
     from evalgap.io.options import LoadOptions
-    from evalgap.stats.bradley_terry import StyleFit
+    from evalgap.stats.bradley_terry import Battles, BradleyTerryFit, StyleFit
+    from evalgap.stats.ranks import RankSets
 
 
 def ranks(
@@ -368,6 +370,84 @@ def ranks_battles(
     from evalgap.stats import ranks as rk
 
     _validate.probability(alpha, "alpha")
+    style = _checked_battle_options(method, ties, style)
+    table = read_battles(battles, fmt=file_format, prompt_column=prompt_column, style=style)
+    prompts = _prompt_codes(table.question)
+    data = bt.battles(
+        table.model_a, table.model_b, table.outcome, len(table.models), cluster=prompts
+    )
+    model = bt.fit(data, ties=ties, names=table.models)
+    notes = list(table.notes)
+    widening = None
+    if prompts is not None:
+        widening = _prompt_widening(data, model, ties, prompt_column, notes)
+    n_bootstrap = _validate.resamples(n_bootstrap, "n_bootstrap")
+    rk.check_replicates(n_bootstrap, alpha)
+    degenerate = ties == "half" and _sandwich_is_degenerate(data, model, notes)
+    styled = _style_fit(table, prompts, style, notes) if style else None
+    model, covariance, draws = _score_draws(
+        data, model, styled, parametric=degenerate or ties != "half", n_bootstrap=n_bootstrap,
+        stream=resample.child_seed(seed, "ranks"), alpha=alpha, notes=notes,
+    )  # fmt: skip
+    sets = rk.rank_sets_from_draws(
+        model.scores, covariance, draws, alpha=alpha, top_k=top_k, n=data.per_model()
+    )
+    table_of_style = None if styled is None else _style_table(style, styled, alpha)
+    bradley_terry = {"ties": ties, "prompt_widening": widening, "style": table_of_style}
+    return _battles_result(
+        np.array(table.models), data, model, sets, alpha=alpha, n_bootstrap=n_bootstrap,
+        top_k=top_k, claims=ties == "half" and styled is None, bradley_terry=bradley_terry,
+        notes=notes,
+    )  # fmt: skip
+
+
+def _battles_result(
+    models: np.ndarray, data: Battles, model: BradleyTerryFit, sets: RankSets, *, alpha: float,
+    n_bootstrap: int, top_k: int | None, claims: bool, bradley_terry: dict[str, Any],
+    notes: list[str],
+) -> RanksResult:  # fmt: skip
+    """The battles' RanksResult, rows best first; ``claims``: with the items (battles) to
+    flip of the rank claims; ``bradley_terry`` has the fit's ties, prompt widening and
+    style table."""
+    order = np.lexsort((models, np.asarray(sets.rank)))
+    frame = rank_frame("battles", models, sets, order, alpha)
+    fragility = None
+    if claims and len(models) >= 2:
+        by_score = np.argsort(-np.asarray(model.scores), kind="stable")
+        fragility = battle_fragility(data, model, list(models), by_score)
+    return RanksResult(
+        method=f"{sets.method} (Bradley-Terry)",
+        alpha=float(alpha),
+        n_bootstrap=int(n_bootstrap),
+        ranks=frame,
+        marginal=frame.assign(
+            rank_low=np.asarray(sets.marginal_low, dtype=np.int64)[order],
+            rank_high=np.asarray(sets.marginal_high, dtype=np.int64)[order],
+        ),
+        methods={"battles": sets.method},
+        top_k={"k": int(top_k), "models": {"battles": top_models(models, sets)}}
+        if top_k is not None
+        else None,
+        shown_better={"battles": np.asarray(sets.shown_better)[np.ix_(order, order)]},
+        notes=tuple(notes),
+        bradley_terry={
+            "ties": bradley_terry["ties"],
+            "tie_parameter": model.tie_parameter,
+            "n_battles": data.n_battles,
+            "n_prompts": data.n_clusters or None,
+            "prompt_widening": bradley_terry["prompt_widening"],
+            "style": bradley_terry["style"],
+            "models": models[order].tolist(),
+            "win_probability": model.win_probability()[np.ix_(order, order)].tolist(),
+        },
+        critical_values={"battles": float(sets.critical_value)},
+        fragility=fragility,
+    )
+
+
+def _checked_battle_options(method: str, ties: str, style: Sequence[str]) -> tuple[str, ...]:
+    """The style covariates as a tuple, once ``method`` is one battles take and the style
+    goes with ties as half wins."""
     if method == "holm":
         raise InputError(
             "{method=holm} needs per-item scores; battles use the bootstrap", param="method"
@@ -382,151 +462,165 @@ def ranks_battles(
         raise InputError(
             "{style} takes ties as half wins; drop {ties=davidson} or the style", param="style"
         )
-    table = read_battles(battles, fmt=file_format, prompt_column=prompt_column, style=style)
-    # battles on one prompt share its quirks: with prompt ids they are resampled, and the
-    # sandwich summed, a prompt at a time
-    prompts = None
-    if table.question is not None:
-        ids = pd.Series(table.question, dtype=object)
-        known = ids.notna().to_numpy()
-        prompts = np.empty(ids.size, dtype=np.int64)
-        labels, prompts[known] = np.unique(ids[known].astype(str), return_inverse=True)
-        prompts[~known] = labels.size + np.arange((~known).sum())  # each its own prompt
-    data = bt.battles(
-        table.model_a, table.model_b, table.outcome, len(table.models), cluster=prompts
-    )
-    model = bt.fit(data, ties=ties, names=table.models)
-    stream = resample.child_seed(seed, "ranks")
-    notes = list(table.notes)
-    widening = None
-    if prompts is not None and ties == "half":
-        plain = bt.fit(dataclasses.replace(data, clusters=None), ties=ties)
-        widening = float(
-            np.median(
-                np.sqrt(np.diag(model.robust_covariance))
-                / np.sqrt(np.diag(plain.robust_covariance))
-            )
-        )
-        notes.append(
-            f"battles resampled by prompt ({prompt_column}: {data.n_clusters:,} prompts for "
-            f"{data.n_battles:,} battles): the standard errors are {widening:.2f}x those of "
-            "battles resampled one by one (median over models)"
-        )
-    elif prompts is not None:
+    return style
+
+
+def _prompt_codes(question: np.ndarray | None) -> np.ndarray | None:
+    """Each battle's prompt as a code (None without prompt ids): battles on one prompt share
+    its quirks, so they are resampled, and the sandwich summed, a prompt at a time. A battle
+    without a prompt id is a prompt of its own."""
+    if question is None:
+        return None
+    ids = pd.Series(question, dtype=object)
+    known = ids.notna().to_numpy()
+    prompts = np.empty(ids.size, dtype=np.int64)
+    labels, prompts[known] = np.unique(ids[known].astype(str), return_inverse=True)
+    prompts[~known] = labels.size + np.arange((~known).sum())
+    return prompts
+
+
+def _prompt_widening(
+    data: Battles,
+    model: BradleyTerryFit,
+    ties: Literal["half", "davidson"],
+    prompt_column: str,
+    notes: list[str],
+) -> float | None:
+    """How much wider the standard errors are with battles resampled by prompt than one by
+    one (median over models; None under Davidson's ties, which leave the prompts out), said
+    in ``notes``."""
+    from evalgap.stats import bradley_terry as bt
+
+    if ties != "half":
         notes.append(
             f"with Davidson's tie model the prompts ({prompt_column}) are not used: its intervals "
             "come from the model covariance, as if battles were independent"
         )
-    n_bootstrap = _validate.resamples(n_bootstrap, "n_bootstrap")
-    need = rk.minimum_replicates(alpha)
-    rk.check_replicates(n_bootstrap, alpha)
-    degenerate = ties == "half" and bt.sandwich_is_degenerate(data, model)
-    if degenerate:
-        notes.append(
-            "the battles leave the sandwich standard errors at 0 in some direction (every "
-            "battle there has the outcome the model expects, e.g. all ties), which no finite "
-            "number of battles supports: the model-based standard errors and a parametric "
-            "bootstrap are used instead"
+        return None
+    plain = bt.fit(dataclasses.replace(data, clusters=None), ties=ties)
+    widening = float(
+        np.median(
+            np.sqrt(np.diag(model.robust_covariance)) / np.sqrt(np.diag(plain.robust_covariance))
         )
-    styled = None
-    if style:
-        assert table.style is not None  # read_battles gives the covariates it was asked for
-        styled = bt.fit_style(
-            table.model_a, table.model_b, table.outcome, table.style, len(table.models),
-            cluster=prompts,
-        )  # fmt: skip
-        k = len(table.models)
-        rng = np.random.Generator(np.random.PCG64(stream))
+    )
+    notes.append(
+        f"battles resampled by prompt ({prompt_column}: {data.n_clusters:,} prompts for "
+        f"{data.n_battles:,} battles): the standard errors are {widening:.2f}x those of "
+        "battles resampled one by one (median over models)"
+    )
+    return widening
+
+
+def _sandwich_is_degenerate(data: Battles, model: BradleyTerryFit, notes: list[str]) -> bool:
+    """Whether the battles leave the sandwich standard errors at 0 in some direction (then
+    said in ``notes``)."""
+    from evalgap.stats import bradley_terry as bt
+
+    if not bt.sandwich_is_degenerate(data, model):
+        return False
+    notes.append(
+        "the battles leave the sandwich standard errors at 0 in some direction (every "
+        "battle there has the outcome the model expects, e.g. all ties), which no finite "
+        "number of battles supports: the model-based standard errors and a parametric "
+        "bootstrap are used instead"
+    )
+    return True
+
+
+def _style_fit(
+    table: BattleTable, prompts: np.ndarray | None, style: Sequence[str], notes: list[str]
+) -> StyleFit:
+    """The style-controlled Bradley-Terry fit of the battles' ``style`` covariates."""
+    from evalgap.stats import bradley_terry as bt
+
+    assert table.style is not None  # read_battles gives the covariates it was asked for
+    styled = bt.fit_style(
+        table.model_a, table.model_b, table.outcome, table.style, len(table.models),
+        cluster=prompts,
+    )  # fmt: skip
+    notes.append(
+        f"style-controlled ({', '.join(style)}): the scores hold the answers' style equal; "
+        "the rank sets come from the normal law of their sandwich covariance (a parametric "
+        "bootstrap)"
+    )
+    return styled
+
+
+def _score_draws(
+    data: Battles, model: BradleyTerryFit, styled: StyleFit | None, *, parametric: bool,
+    n_bootstrap: int, stream: Any, alpha: float, notes: list[str],
+) -> tuple[BradleyTerryFit, np.ndarray, np.ndarray]:  # fmt: skip
+    """The fit the rank sets use (its scores style-controlled under ``styled``), the scores'
+    covariance, and their replicates: from the normal law of the style fit's sandwich
+    covariance; else from the battles' bootstrap; else (``parametric``: Davidson's ties or a
+    degenerate sandwich) from the normal law of the model covariance."""
+    from evalgap.stats import bradley_terry as bt
+
+    if styled is not None:
+        k = len(model.scores)
         covariance = styled.robust_covariance[:k, :k]
-        draws = rng.multivariate_normal(styled.scores, covariance, n_bootstrap)
-        notes.append(
-            f"style-controlled ({', '.join(style)}): the scores hold the answers' style equal; "
-            "the rank sets come from the normal law of their sandwich covariance (a parametric "
-            "bootstrap)"
-        )
-        model = dataclasses.replace(model, scores=styled.scores)
-    elif ties == "half" and not degenerate:
-        draws = bt.bootstrap(data, n_bootstrap, stream, start=model.scores)
-        failed = np.isnan(draws).any(axis=1)
-        if failed.any():
-            notes.append(
-                f"{int(failed.sum()):,} of {n_bootstrap:,} bootstrap replicates left a model "
-                "without a win or a loss (no Bradley-Terry scores) and were left out"
+        draws = _normal_draws(styled.scores, covariance, n_bootstrap, stream)
+        return dataclasses.replace(model, scores=styled.scores), covariance, draws
+    if parametric:
+        draws = _normal_draws(model.scores, model.covariance, n_bootstrap, stream)
+        return model, model.covariance, draws
+    draws = bt.bootstrap(data, n_bootstrap, stream, start=model.scores)
+    draws = _fitted_replicates(draws, data, n_bootstrap, alpha, notes)
+    return model, model.robust_covariance, draws
+
+
+def _normal_draws(mean: Any, covariance: Any, n: int, stream: Any) -> np.ndarray:
+    """``n`` draws from the normal law (a parametric bootstrap) on the ranks' stream."""
+    rng = np.random.Generator(np.random.PCG64(stream))
+    return rng.multivariate_normal(mean, covariance, n)
+
+
+def _fitted_replicates(
+    draws: np.ndarray, data: Battles, n_bootstrap: int, alpha: float, notes: list[str]
+) -> np.ndarray:
+    """The bootstrap replicates that have Bradley-Terry scores (a replicate that leaves a
+    model without a win or a loss has none), refused when too few are left for the critical
+    value."""
+    from evalgap.stats import ranks as rk
+
+    failed = np.isnan(draws).any(axis=1)
+    if not failed.any():
+        return draws
+    notes.append(
+        f"{int(failed.sum()):,} of {n_bootstrap:,} bootstrap replicates left a model "
+        "without a win or a loss (no Bradley-Terry scores) and were left out"
+    )
+    draws = draws[~failed]
+    need = rk.minimum_replicates(alpha)
+    if draws.shape[0] >= need:
+        return draws
+    clustered = data.clusters is not None
+    raise InputError(
+        "{n_bootstrap}"
+        + escape(
+            f": {int(failed.sum()):,} of {n_bootstrap:,} bootstrap replicates left "
+            f"a model without a win or a loss, and the {draws.shape[0]:,} left "
+            f"cannot determine the critical value (at least {need:,} are needed); "
+            "add battles for the models with few of them"
+            + (
+                f" (or prompts: {data.n_clusters:,} are resampled; or resample "
+                "battle by battle with "
+                if clustered
+                else ", or raise "
             )
-            draws = draws[~failed]
-            if draws.shape[0] < need:
-                raise InputError(
-                    "{n_bootstrap}"
-                    + escape(
-                        f": {int(failed.sum()):,} of {n_bootstrap:,} bootstrap replicates left "
-                        f"a model without a win or a loss, and the {draws.shape[0]:,} left "
-                        f"cannot determine the critical value (at least {need:,} are needed); "
-                        "add battles for the models with few of them"
-                        + (
-                            f" (or prompts: {data.n_clusters:,} are resampled; or resample "
-                            "battle by battle with "
-                            if data.clusters is not None
-                            else ", or raise "
-                        )
-                    )
-                    + ("{cluster_column=none}), or raise " if data.clusters is not None else "")
-                    + "{n_bootstrap!n}",
-                    param="n_bootstrap",
-                    n_bootstrap=n_bootstrap,
-                )
-        covariance = model.robust_covariance
-    else:
-        rng = np.random.Generator(np.random.PCG64(stream))
-        draws = rng.multivariate_normal(model.scores, model.covariance, n_bootstrap)
-        covariance = model.covariance
-    sets = rk.rank_sets_from_draws(
-        model.scores, covariance, draws, alpha=alpha, top_k=top_k, n=data.per_model()
-    )
-    models = np.array(table.models)
-    order = np.lexsort((models, np.asarray(sets.rank)))
-    frame = rank_frame("battles", models, sets, order, alpha)
-    marginal = frame.assign(
-        rank_low=np.asarray(sets.marginal_low, dtype=np.int64)[order],
-        rank_high=np.asarray(sets.marginal_high, dtype=np.int64)[order],
-    )
-    win = model.win_probability()[np.ix_(order, order)]
-    claims = None
-    if ties == "half" and len(models) >= 2 and styled is None:
-        by_score = np.argsort(-np.asarray(model.scores), kind="stable")
-        claims = battle_fragility(data, model, list(models), by_score)
-    return RanksResult(
-        method=f"{sets.method} (Bradley-Terry)",
-        alpha=float(alpha),
-        n_bootstrap=int(n_bootstrap),
-        ranks=frame,
-        marginal=marginal,
-        methods={"battles": sets.method},
-        top_k={"k": int(top_k), "models": {"battles": top_models(models, sets)}}
-        if top_k is not None
-        else None,
-        shown_better={"battles": np.asarray(sets.shown_better)[np.ix_(order, order)]},
-        notes=tuple(notes),
-        bradley_terry={
-            "ties": ties,
-            "tie_parameter": model.tie_parameter,
-            "n_battles": data.n_battles,
-            "n_prompts": data.n_clusters or None,
-            "prompt_widening": widening,
-            "style": None if styled is None else _style_table(style, styled, len(models), alpha),
-            "models": models[order].tolist(),
-            "win_probability": win.tolist(),
-        },
-        critical_values={"battles": float(sets.critical_value)},
-        fragility=claims,
+        )
+        + ("{cluster_column=none}), or raise " if clustered else "")
+        + "{n_bootstrap!n}",
+        param="n_bootstrap",
+        n_bootstrap=n_bootstrap,
     )
 
 
-def _style_table(
-    names: Sequence[str], styled: StyleFit, k: int, alpha: float
-) -> list[dict[str, object]]:
+def _style_table(names: Sequence[str], styled: StyleFit, alpha: float) -> list[dict[str, object]]:
     """Each style covariate's coefficient with its sandwich SE and (1 - alpha) interval."""
     from evalgap.stats.intervals import wald_interval
 
+    k = len(styled.scores)  # the models' scores come first, then the coefficients
     se = np.sqrt(np.diag(styled.robust_covariance))[k:]
     bounds = wald_interval(styled.coefficients, se, alpha)
     return [
