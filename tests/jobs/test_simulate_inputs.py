@@ -324,5 +324,5 @@ def test_prospective_study_is_prospective_with_scores_and_says_it_is_deprecated(
         old = simulate.prospective_study("examples/two_models.csv", pairs=pair, n_trials=30)
     assert one.to_dict() == old.to_dict()
     assert "prospective_study" not in simulate.__all__
-    with pytest.raises(sim.InputError, match="but no scores were given"):
+    with pytest.raises(sim.InputError, match="holds 2x2 counts"):
         simulate.prospective({"x": (5, 3, 1, 1)}, model_column="m")

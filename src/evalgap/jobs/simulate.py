@@ -610,15 +610,16 @@ def prospective(
     n_trials = study_count(n_trials, "n_trials")
     fractions = study_grid(fractions, "fractions", _fraction)
     reading = dict(tasks=tasks, strict=strict, complete_case=complete_case, options=options)
-    if scores is not None:
+    given = [n for n, v in {**reading, **columns}.items() if v not in (None, False)]
+    if scores is not None or (given and not isinstance(pairs, dict)):
+        # model pairs, read from scores= (or from a results store named in options)
         pairs = _pairs_of_scores(pairs, scores, **reading, **columns)
-    elif columns or any(v not in (None, False) for v in reading.values()):
-        given = ", ".join(n for n, v in {**reading, **columns}.items() if v not in (None, False))
+    elif given:
         raise InputError(
-            escape(f"{given}: how to read scores, but no scores were given; pass scores= with "
-                   "the model pairs, or leave them out with counts"),
-            param="scores",
-        )  # fmt: skip
+            fields(*given) + ": how to read scores, but {pairs} holds 2x2 counts; leave them "
+            "out, or give the model pairs with {scores}",
+            param="pairs",
+        )
     if not isinstance(pairs, dict) or not pairs:
         raise InputError(
             "{pairs!b}"
