@@ -350,6 +350,12 @@ class PairTable:
         Built from whole columns (each converted to Python values once, NaN and infinities
         to None), not row by row: half a million pairs take about a second.
         """
+        fields = self._record_fields()
+        return [dict(zip(fields, row, strict=True)) for row in zip(*fields.values(), strict=True)]
+
+    def _record_fields(self) -> dict[str, list]:
+        """Each key of a pair's JSON record, in the record's order, with its values over the
+        pairs (Python values, NaN and infinities as None)."""
         c = self.columns
         number = {k: _json_floats(c[k]) for k in _RECORD_FLOATS}
         whole = {k: _json_ints(c[k]) for k in ("n_items", "a_only", "b_only")}
@@ -365,97 +371,39 @@ class PairTable:
             dict(zip(_P_KEYS, row, strict=True))
             for row in zip(*(number[f"p_{k}"] for k in _P_KEYS), strict=True)
         ]
-        order_reversed = [bool(x) for x in c["order_reversed"]]
-        return [
-            {
-                "task": task,
-                "model_a": a,
-                "model_b": b,
-                "n_items": n,
-                "accuracy_a": acc_a,
-                "accuracy_b": acc_b,
-                "delta": delta,
-                "delta_interval": [d_low, d_high],
-                "delta_interval_method": d_method,
-                "correlation": rho,
-                "a_only": a_only,
-                "b_only": b_only,
-                "sd_diff": sd,
-                "statistic": stat,
-                "required_n": n_star,
-                "resolution_ratio": q,
-                "required_n_interval": [low, high],
-                "p_values": p,
-                "verdicts": v,
-                "anytime_boundary": u,
-                "icc": icc,
-                "design_effect": deff,
-                "required_n_clustered": n_clustered,
-                "unpaired_required_n": n_unpaired,
-                "paired_efficiency": eff,
-                "order_reversed": rev,
-            }
-            for (
-                task,
-                a,
-                b,
-                n,
-                acc_a,
-                acc_b,
-                delta,
-                d_low,
-                d_high,
-                d_method,
-                rho,
-                a_only,
-                b_only,
-                sd,
-                stat,
-                n_star,
-                q,
-                low,
-                high,
-                p,
-                v,
-                u,
-                icc,
-                deff,
-                n_clustered,
-                n_unpaired,
-                eff,
-                rev,
-            ) in zip(
-                c["task"].tolist(),
-                c["model_a"].tolist(),
-                c["model_b"].tolist(),
-                whole["n_items"],
-                number["accuracy_a"],
-                number["accuracy_b"],
-                number["delta"],
-                number["delta_low"],
-                number["delta_high"],
-                _interval_methods(c["binary"]),
-                number["correlation"],
-                whole["a_only"],
-                whole["b_only"],
-                number["sd_diff"],
-                number["statistic"],
-                sizes["required_n"],
-                number["resolution_ratio"],
-                number["required_n_low"],
-                number["required_n_high"],
-                p_values,
-                verdicts,
-                number["anytime_boundary"],
-                number["icc"],
-                number["design_effect"],
-                sizes["required_n_clustered"],
-                sizes["unpaired_required_n"],
-                number["paired_efficiency"],
-                order_reversed,
-                strict=True,
-            )
-        ]
+        return {
+            "task": c["task"].tolist(),
+            "model_a": c["model_a"].tolist(),
+            "model_b": c["model_b"].tolist(),
+            "n_items": whole["n_items"],
+            "accuracy_a": number["accuracy_a"],
+            "accuracy_b": number["accuracy_b"],
+            "delta": number["delta"],
+            "delta_interval": _bounds(number["delta_low"], number["delta_high"]),
+            "delta_interval_method": _interval_methods(c["binary"]),
+            "correlation": number["correlation"],
+            "a_only": whole["a_only"],
+            "b_only": whole["b_only"],
+            "sd_diff": number["sd_diff"],
+            "statistic": number["statistic"],
+            "required_n": sizes["required_n"],
+            "resolution_ratio": number["resolution_ratio"],
+            "required_n_interval": _bounds(number["required_n_low"], number["required_n_high"]),
+            "p_values": p_values,
+            "verdicts": verdicts,
+            "anytime_boundary": number["anytime_boundary"],
+            "icc": number["icc"],
+            "design_effect": number["design_effect"],
+            "required_n_clustered": sizes["required_n_clustered"],
+            "unpaired_required_n": sizes["unpaired_required_n"],
+            "paired_efficiency": number["paired_efficiency"],
+            "order_reversed": [bool(x) for x in c["order_reversed"]],
+        }
+
+
+def _bounds(low: list, high: list) -> list[list]:
+    """Per pair, its interval as ``[low, high]``."""
+    return [[lo, hi] for lo, hi in zip(low, high, strict=True)]
 
 
 _P_KEYS = ("mcnemar", "exact", "mid_p", "bootstrap", "paired_t")
