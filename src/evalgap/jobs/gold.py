@@ -343,26 +343,7 @@ def gold_result(
     n, big_n = int(both.sum()), int(judge_a.size)
     label = np.zeros(big_n, dtype=np.int64) if strata is None else _codes(strata)
     names = ["all"] if strata is None else list(dict.fromkeys(np.asarray(strata).tolist()))
-    for k, name in enumerate(names):
-        inside = label == k
-        if int((both & inside).sum()) < MIN_GOLD:
-            where = f"{stratum} {name!r} has" if strata is not None else "there are"
-            raise InputError(
-                escape(
-                    f"{where} {int((both & inside).sum())} item(s) labelled for both "
-                    f"{model_a!r} and {model_b!r} (of {int(inside.sum()):,} judged); the "
-                    f"gold-scale gap needs at least {MIN_GOLD} in every {stratum}: label more "
-                    "items for both models"
-                )
-                + (
-                    ", or leave the task out with {tasks}"
-                    if strata is not None and stratum == "task"
-                    else ""
-                ),
-                param=("tasks" if stratum == "task" else "strata")
-                if strata is not None
-                else "gold_column",
-            )
+    _refuse_few_labelled(both, label, names, strata is not None, stratum, (model_a, model_b))
     one = int((~np.isnan(gold_a) ^ ~np.isnan(gold_b)).sum())
     if one:
         notes.append(
@@ -373,8 +354,7 @@ def gold_result(
         judge_a - judge_b, gold_a - gold_b, label, alpha=alpha, power=power,
         alternative=alternative,
     )  # fmt: skip
-    estimate, own, shift = fig["estimate"], fig["own"], fig["shift"]
-    delta, se = fig["delta"], fig["se"]
+    estimate, own, shift, se = fig["estimate"], fig["own"], fig["shift"], fig["se"]
     if not se > 0:
         raise InputError(
             escape(
@@ -394,16 +374,10 @@ def gold_result(
         _model_score(m, fj, g, alpha, strata=strata)
         for m, fj, g in ((model_a, judge_a, gold_a), (model_b, judge_b, gold_b))
     )
-    against = bool(opposes_alternative(delta, alternative))
-    a_term, b_term = estimate.parts["residual_variance"], estimate.parts["judge_term"]
-    required, ratio, design = fig["required"], fig["q"], None
-    if delta != 0 and not against and cost_judge > 0:
-        design = sp.ppi_design(
-            a_term, b_term, abs(delta), alpha=alpha, power=power, alternative=alternative,
-            cost_gold=cost_gold, cost_judge=cost_judge, minimum_gold=MIN_GOLD,
-        )  # fmt: skip
-    test = "exact McNemar" if judge.binary else "paired t"
-    judge_p = judge.p_values.exact if judge.binary else judge.p_values.paired_t
+    design = _two_phase_design(
+        estimate, alpha=alpha, power=power, alternative=alternative, cost_gold=cost_gold,
+        cost_judge=cost_judge,
+    )  # fmt: skip
     if strata is not None and len(names) > 1:
         notes.append(
             f"stratified by {stratum} ({len(names)} {'strata' if stratum == 'stratum' else 'tasks'}"
@@ -416,38 +390,20 @@ def gold_result(
         model_b=model_b,
         n_items=big_n,
         n_gold=n,
-        delta=delta,
+        delta=fig["delta"],
         se=se,
         ci=estimate.ci,
         statistic=estimate.parts["statistic"],
         p_value=float(estimate.p_value),
         lam=estimate.parts["lam"],
         effective_n=float(estimate.effective_n),
-        gold_only_delta=float(own["estimate"]),
-        gold_only_ci=intervals.Interval(
-            np.float64(own["low"]), np.float64(own["high"]), "t (gold labels only)", 1 - alpha
-        ),
-        gold_only_p=float(own["p_value"]),
-        judge=JudgeOnly(
-            delta=judge.delta,
-            ci=judge.ci,
-            p_value=float(judge_p) if judge_p is not None else float("nan"),
-            test=test,
-            required_n=judge.required_n,
-            resolution_ratio=judge.resolution_ratio,
-        ),
+        **_gold_only_and_bias(own, shift, alpha),
+        judge=_judge_only(judge),
         models=models,  # type: ignore[arg-type]
-        bias_difference=float(shift["bias"]),
-        bias_difference_ci=intervals.Interval(
-            np.float64(shift["low"]), np.float64(shift["high"]), "paired_t", 1 - alpha
-        ),
-        bias_difference_p=float(shift["p_value"]),
-        required_gold=required,
-        resolution_ratio=ratio,
+        required_gold=fig["required"],
+        resolution_ratio=fig["q"],
         mde=float(mde(1, se, alpha=alpha, power=power, alternative=alternative)),
-        design_gold=None if design is None else int(design["n_gold"]),
-        design_judged=None if design is None else int(design["n_judged"]),
-        design_cost=None if design is None else float(design["cost"]),
+        **design,
         cost_gold=float(cost_gold),
         cost_judge=float(cost_judge),
         alpha=float(alpha),
@@ -456,6 +412,80 @@ def gold_result(
         notes=tuple(notes),
         estimate=estimate,
         alignment=judge.alignment,
+    )
+
+
+def _refuse_few_labelled(
+    both: np.ndarray, label: np.ndarray, names: Sequence[object], stratified: bool,
+    stratum: str, pair: tuple[str, str],
+) -> None:  # fmt: skip
+    """Refuse a gap with fewer than ``MIN_GOLD`` items labelled for both models of ``pair``
+    in a stratum (``names[k]`` is the stratum of ``label == k``)."""
+    for k, name in enumerate(names):
+        inside = label == k
+        if int((both & inside).sum()) >= MIN_GOLD:
+            continue
+        where = f"{stratum} {name!r} has" if stratified else "there are"
+        raise InputError(
+            escape(
+                f"{where} {int((both & inside).sum())} item(s) labelled for both "
+                f"{pair[0]!r} and {pair[1]!r} (of {int(inside.sum()):,} judged); the "
+                f"gold-scale gap needs at least {MIN_GOLD} in every {stratum}: label more "
+                "items for both models"
+            )
+            + (", or leave the task out with {tasks}" if stratified and stratum == "task" else ""),
+            param=("tasks" if stratum == "task" else "strata") if stratified else "gold_column",
+        )
+
+
+def _two_phase_design(
+    estimate: pe.PairEstimate, *, alpha: float, power: float, alternative: Alternative,
+    cost_gold: float, cost_judge: float,
+) -> dict[str, Any]:  # fmt: skip
+    """The cheapest gold labels and judged items that resolve the gap at their prices
+    (``design_gold``, ``design_judged``, ``design_cost``; None without a judge's price, a
+    gap, or with a gap against the alternative)."""
+    delta = float(estimate.delta)
+    if delta == 0 or opposes_alternative(delta, alternative) or not cost_judge > 0:
+        return {"design_gold": None, "design_judged": None, "design_cost": None}
+    design = sp.ppi_design(
+        estimate.parts["residual_variance"], estimate.parts["judge_term"], abs(delta),
+        alpha=alpha, power=power, alternative=alternative, cost_gold=cost_gold,
+        cost_judge=cost_judge, minimum_gold=MIN_GOLD,
+    )  # fmt: skip
+    return {"design_gold": int(design["n_gold"]), "design_judged": int(design["n_judged"]),
+            "design_cost": float(design["cost"])}  # fmt: skip
+
+
+def _gold_only_and_bias(
+    own: dict[str, Any], shift: dict[str, Any], alpha: float
+) -> dict[str, Any]:
+    """The gap from the gold labels alone and the judge's bias difference, as the result's
+    ``gold_only_*`` and ``bias_difference*`` fields."""
+    return {
+        "gold_only_delta": float(own["estimate"]),
+        "gold_only_ci": intervals.Interval(
+            np.float64(own["low"]), np.float64(own["high"]), "t (gold labels only)", 1 - alpha
+        ),
+        "gold_only_p": float(own["p_value"]),
+        "bias_difference": float(shift["bias"]),
+        "bias_difference_ci": intervals.Interval(
+            np.float64(shift["low"]), np.float64(shift["high"]), "paired_t", 1 - alpha
+        ),
+        "bias_difference_p": float(shift["p_value"]),
+    }
+
+
+def _judge_only(judge: CompareResult) -> JudgeOnly:
+    """The judge's own gap and test (exact McNemar for binary scores, else paired t)."""
+    judge_p = judge.p_values.exact if judge.binary else judge.p_values.paired_t
+    return JudgeOnly(
+        delta=judge.delta,
+        ci=judge.ci,
+        p_value=float(judge_p) if judge_p is not None else float("nan"),
+        test="exact McNemar" if judge.binary else "paired t",
+        required_n=judge.required_n,
+        resolution_ratio=judge.resolution_ratio,
     )
 
 
