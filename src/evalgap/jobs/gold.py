@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from rich.console import Console
 
-    from evalgap._scores import AlignmentReport, ScoreSet, ScoresInput
+    from evalgap._scores import AlignmentReport, LongScores, ScoreSet, ScoresInput
     from evalgap.io.options import LoadOptions
     from evalgap.jobs._ranks_result import RanksResult
     from evalgap.jobs.compare_pair import CompareResult
@@ -613,10 +613,36 @@ def gold_set(
     given, else detected, its model, item, task and run columns the judge's). Labels must
     be finite numbers in [0, 1]; labels of other models are left out and counted.
     """
-    from evalgap._scores import LongScores, ScoreSet
-    from evalgap.jobs._inputs import long_scores, scores_of
+    from evalgap._scores import ScoreSet
+    from evalgap.jobs._inputs import scores_of
 
     param = "gold" if gold is not None else "gold_column"
+    _refuse_gold_arguments(gold_column, gold)
+    notes: list[str] = []
+    if gold is None:
+        long: LongScores = _gold_from_column(data, gold_column, judge_column, options, columns)
+    elif isinstance(gold, ScoreSet):
+        if gold_column is not None:
+            raise InputError(
+                "{gold_column} names the score column of a {gold} table; a ScoreSet has its "
+                "scores already",
+                param="gold_column",
+            )
+        return _checked_set(gold, models, tasks, param), notes
+    else:
+        long = _gold_from_source(data, gold, gold_column, columns)
+    chosen = _chosen_labels(
+        long, models, param, strict=strict, second_source=gold is not None, notes=notes
+    )
+    return _read_gold(
+        lambda: scores_of(chosen.reset_index(drop=True), models=list(models), tasks=tasks),
+        None,
+        param=param,
+    ), notes
+
+
+def _refuse_gold_arguments(gold_column: object, gold: object) -> None:
+    """Refuse no gold labels at all, and a ``gold_column`` that is not a name."""
     if gold is None and gold_column is None:
         raise InputError(
             "give the gold labels: {gold_column} (a column of the scores table, empty where "
@@ -628,69 +654,116 @@ def gold_set(
             "{gold_column} names a column; got " + escape(type(gold_column).__name__),
             param="gold_column",
         )
-    notes: list[str] = []
-    if gold is None:
-        if data is None:
-            raise InputError(
-                "{gold_column} names a column of a scores table, and a store keeps no such "
-                "column: give the gold labels as a second source with {gold}",
-                param="gold_column",
-            )
-        if gold_column == judge_column:
-            raise InputError(
-                "{gold_column} "
-                + escape(f"{gold_column!r} is the judge's score column too; ")
-                + "name the judge's with {score_column}",
-                param="gold_column",
-            )
-        given = {k: v for k, v in columns.items() if k != "score_column"}
-        long = _read_gold(
-            lambda: long_scores(data, options=options, score_column=gold_column, **given),
-            gold_column,
+
+
+def _gold_from_column(
+    data: ScoresInput | None, gold_column: str | None, judge_column: str | None,
+    options: LoadOptions | None, columns: dict[str, Any],
+) -> LongScores:  # fmt: skip
+    """The long table of the gold labels in ``gold_column`` of the judge's table ``data``."""
+    from evalgap.jobs._inputs import long_scores
+
+    if data is None:
+        raise InputError(
+            "{gold_column} names a column of a scores table, and a store keeps no such "
+            "column: give the gold labels as a second source with {gold}",
+            param="gold_column",
         )
-        if long.columns.get("score") != gold_column:
+    if gold_column == judge_column:
+        raise InputError(
+            "{gold_column} "
+            + escape(f"{gold_column!r} is the judge's score column too; ")
+            + "name the judge's with {score_column}",
+            param="gold_column",
+        )
+    given = {k: v for k, v in columns.items() if k != "score_column"}
+    long = _read_gold(
+        lambda: long_scores(data, options=options, score_column=gold_column, **given),
+        gold_column,
+    )
+    if long.columns.get("score") != gold_column:
+        raise InputError(
+            escape(f"{long.source}: ")
+            + "{gold_column} names a column of a scores table, and this source is not "
+            "one; give the gold labels as a second source with {gold}",
+            param="gold_column",
+        )
+    return long
+
+
+def _gold_from_source(
+    data: ScoresInput | None, gold: ScoresInput, gold_column: str | None,
+    columns: dict[str, Any],
+) -> LongScores:  # fmt: skip
+    """The long table of the gold labels of the second source ``gold`` (a path or a table,
+    never the judge's own file), read with the judge's model, item, task and run columns."""
+    from evalgap._scores import LongScores
+    from evalgap.jobs._inputs import long_scores
+
+    if isinstance(gold, (str, Path)):
+        if not Path(gold).exists():
             raise InputError(
-                escape(f"{long.source}: ")
-                + "{gold_column} names a column of a scores table, and this source is not "
-                "one; give the gold labels as a second source with {gold}",
-                param="gold_column",
+                "{gold}: no such file {value!r}; give a table of gold scores (model, item, "
+                "score), or name a column of the scores table with {gold_column}",
+                param="gold",
+                value=str(gold),
             )
-    elif isinstance(gold, ScoreSet):
-        if gold_column is not None:
+        judge_paths = data if isinstance(data, (list, tuple)) else [data]
+        if any(
+            isinstance(p, (str, Path)) and Path(p).resolve() == Path(gold).resolve()
+            for p in judge_paths
+        ):
             raise InputError(
-                "{gold_column} names the score column of a {gold} table; a ScoreSet has its "
-                "scores already",
-                param="gold_column",
-            )
-        return _checked_set(gold, models, tasks, param), notes
-    else:
-        if isinstance(gold, (str, Path)):
-            if not Path(gold).exists():
-                raise InputError(
-                    "{gold}: no such file {value!r}; give a table of gold scores (model, item, "
-                    "score), or name a column of the scores table with {gold_column}",
-                    param="gold",
-                    value=str(gold),
-                )
-            judge_paths = data if isinstance(data, (list, tuple)) else [data]
-            if any(
-                isinstance(p, (str, Path)) and Path(p).resolve() == Path(gold).resolve()
-                for p in judge_paths
-            ):
-                raise InputError(
-                    "{gold} is the judge's own file; give the gold labels' file",
-                    param="gold",
-                )
-        elif not isinstance(gold, LongScores) and not hasattr(gold, "columns"):
-            raise InputError(
-                "{gold} must be a table of gold scores (a path, a DataFrame or a ScoreSet); "
-                "got " + escape(type(gold).__name__),
+                "{gold} is the judge's own file; give the gold labels' file",
                 param="gold",
             )
-        shared = {k: columns[k] for k in SHARED_COLUMNS if columns.get(k) is not None}
-        if gold_column is not None:
-            shared["score_column"] = gold_column
-        long = _read_gold(lambda: long_scores(gold, options=None, **shared), None, param="gold")
+    elif not isinstance(gold, LongScores) and not hasattr(gold, "columns"):
+        raise InputError(
+            "{gold} must be a table of gold scores (a path, a DataFrame or a ScoreSet); "
+            "got " + escape(type(gold).__name__),
+            param="gold",
+        )
+    shared = {k: columns[k] for k in SHARED_COLUMNS if columns.get(k) is not None}
+    if gold_column is not None:
+        shared["score_column"] = gold_column
+    return _read_gold(lambda: long_scores(gold, options=None, **shared), None, param="gold")
+
+
+def _chosen_labels(
+    long: LongScores, models: Sequence[str], param: str, *, strict: bool, second_source: bool,
+    notes: list[str],
+) -> pd.DataFrame:
+    """The rows of ``long`` that are gold labels of ``models``, each label a number in
+    [0, 1] and one per model and item (repeats collapsed, or refused under ``strict``, as
+    are labels of other models in a ``second_source``); every model needs one."""
+    frame = long.frame
+    value, empty = _label_values(long, param)
+    wanted = frame["model"].astype(str).isin([str(m) for m in models]).to_numpy()
+    others = int((~empty & ~wanted).sum())
+    if others:
+        notes.append(f"{others:,} gold label(s) of other models are not used")
+    if strict and second_source and others:
+        raise InputError(
+            escape(f"{long.source}: {others:,} gold label(s) are of models not compared; ")
+            + "without {strict} they are left out",
+            param="strict",
+        )
+    chosen = frame[~empty & wanted].assign(score=value[~empty & wanted])
+    _collapse_repeats(chosen, long.source, param, strict=strict, notes=notes)
+    present = set(chosen["model"].astype(str))
+    missing = [m for m in models if str(m) not in present]
+    if missing:
+        raise InputError(
+            escape(f"{long.source}: no gold label for {missing[0]!r}; ")
+            + "give gold scores for the models compared on some of the same items",
+            param=param,
+        )
+    return chosen
+
+
+def _label_values(long: LongScores, param: str) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's gold label as a number, and whether its cell is empty (no label); a label
+    that is not a finite number in [0, 1] is refused."""
     frame = long.frame
     value = pd_numeric(frame["score"])
     empty = frame["score"].isna().to_numpy() | (
@@ -717,24 +790,21 @@ def gold_set(
             ),
             param=param,
         )
-    wanted = frame["model"].astype(str).isin([str(m) for m in models]).to_numpy()
-    others = int((~empty & ~wanted).sum())
-    if others:
-        notes.append(f"{others:,} gold label(s) of other models are not used")
-    if strict and gold is not None and others:
-        raise InputError(
-            escape(f"{long.source}: {others:,} gold label(s) are of models not compared; ")
-            + "without {strict} they are left out",
-            param="strict",
-        )
-    chosen = frame[~empty & wanted].assign(score=value[~empty & wanted])
+    return value, empty
+
+
+def _collapse_repeats(
+    chosen: pd.DataFrame, source: str, param: str, *, strict: bool, notes: list[str]
+) -> None:
+    """Refuse different gold labels of one model and item; note the repeats of one label
+    (collapsed when read; refused under ``strict``)."""
     keys = [c for c in ("model", "task", "item_id") if c in chosen.columns]
     spread = chosen.groupby(keys, sort=False)["score"].agg(["nunique", "size"])
     if (spread["nunique"] > 1).any():
         first = spread.index[int(np.flatnonzero(spread["nunique"].to_numpy() > 1)[0])]
         raise InputError(
             escape(
-                f"{long.source}: "
+                f"{source}: "
                 + ", ".join(
                     f"{k.replace('_id', '')} {v!r}" for k, v in zip(keys, first, strict=True)
                 )
@@ -744,27 +814,15 @@ def gold_set(
             param=param,
         )
     repeated = int((spread["size"] - 1).sum())
-    if repeated:
-        if strict:
-            raise InputError(
-                escape(f"{long.source}: {repeated:,} gold label(s) repeat another row; ")
-                + "without {strict} the repeats are collapsed",
-                param="strict",
-            )
-        notes.append(f"{repeated:,} repeated gold label row(s) were collapsed (same label)")
-    present = set(chosen["model"].astype(str))
-    missing = [m for m in models if str(m) not in present]
-    if missing:
+    if not repeated:
+        return
+    if strict:
         raise InputError(
-            escape(f"{long.source}: no gold label for {missing[0]!r}; ")
-            + "give gold scores for the models compared on some of the same items",
-            param=param,
+            escape(f"{source}: {repeated:,} gold label(s) repeat another row; ")
+            + "without {strict} the repeats are collapsed",
+            param="strict",
         )
-    return _read_gold(
-        lambda: scores_of(chosen.reset_index(drop=True), models=list(models), tasks=tasks),
-        None,
-        param=param,
-    ), notes
+    notes.append(f"{repeated:,} repeated gold label row(s) were collapsed (same label)")
 
 
 def _shown(value: Any) -> str:
