@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from evalgap.jobs._ranks_result import RanksResult
     from evalgap.jobs.compare_pair import CompareResult
     from evalgap.stats._types import Alternative
+    from evalgap.stats.ranks import RankSets
 
 
 @dataclass(frozen=True, repr=False)
@@ -1055,6 +1056,14 @@ def read_board(
     )  # fmt: skip
 
 
+GOLD_RANKS_NOTE = (
+    "gold scale: each score is the model's PPI++ estimate on its judged items (the judge "
+    "corrected by the gold labels); the rank sets come from the multivariate t law of the "
+    "estimates' joint covariance; the rank sets over tasks and the items to flip are not "
+    "computed on the gold scale"
+)
+
+
 def ranks_gold(
     judged: ScoreSet,
     gold: ScoreSet,
@@ -1074,7 +1083,7 @@ def ranks_gold(
     estimates covary), with each model's judge bias and agreement in ``RanksResult.gold``."""
     import pandas as pd
 
-    from evalgap.jobs._ranks_result import RanksResult, one_method, rank_frame, top_models
+    from evalgap.jobs._ranks_result import RanksResult, one_method, top_models
     from evalgap.stats import ranks as rk
     from evalgap.stats import resample
 
@@ -1092,51 +1101,23 @@ def ranks_gold(
     for index, task in enumerate(judged.tasks):
         if progress is not None:
             progress(index, len(judged.tasks), f"task {task.task}")
-        ids = np.asarray(task.item_ids).astype(str)
         f = task.scores.T  # (models, items), NaN where a model was not judged
-        y = _gold_rows(ids, task.task, gold, columns).T
+        y = _gold_rows(np.asarray(task.item_ids).astype(str), task.task, gold, columns).T
         y = np.where(np.isnan(f), np.nan, y)  # labels on unjudged items: counted below
         used += int((~np.isnan(y)).sum())
         cells += int((~np.isnan(f)).sum())
         unlabelled += int((np.isnan(y) & ~np.isnan(f)).sum())
-        n_gold = (~np.isnan(y)).sum(axis=1)
-        n_judged = (~np.isnan(f)).sum(axis=1)
-        keep = (n_gold >= MIN_GOLD) & (n_judged >= 2)
-        for k in np.flatnonzero(~keep & (n_judged > 0)):
-            notes.append(
-                f"task {task.task}: {judged.models[k]} has {int(n_gold[k])} gold label(s) on its "
-                f"{int(n_judged[k]):,} judged items (at least {MIN_GOLD} are needed) and is left "
-                "out of the gold-scale ranks"
-            )
+        n_gold, n_judged = (~np.isnan(y)).sum(axis=1), (~np.isnan(f)).sum(axis=1)
+        keep = _rankable_on_gold(task.task, judged.models, n_gold, n_judged, notes)
         models = np.array(judged.models)[keep]
         if models.size < 2:
             notes.append(f"task {task.task}: fewer than 2 models with gold labels, no ranks")
             continue
-        f, y = f[keep], y[keep]
-        for count, m in zip(n_gold[keep].tolist(), models.tolist(), strict=True):
-            if fewest is None or count < fewest[0]:
-                fewest = (int(count), str(m), task.task)
-        joint = sp.ppi_joint(f, y)
-        df = float(n_gold[keep].min() - 1)
-        rng = np.random.Generator(np.random.PCG64(stream))  # restarted for every task
-        draws = sp.joint_t_draws(joint["estimate"], joint["covariance"], df, n_bootstrap, rng)
-        scores = [
-            _model_score(str(m), f[k][~np.isnan(f[k])], y[k][~np.isnan(f[k])], alpha)
-            for k, m in enumerate(models)
-        ]
-        sets = rk.rank_sets_from_draws(
-            joint["estimate"], joint["covariance"], draws, alpha=alpha, top_k=top_k,
-            n=n_judged[keep],
+        fewest = _fewest_labels(fewest, n_gold[keep], models, task.task)
+        sets, order, frame, scores = _gold_task_ranks(
+            task.task, models, f[keep], y[keep], n_judged[keep], alpha=alpha,
+            n_bootstrap=n_bootstrap, stream=stream, top_k=top_k,
         )  # fmt: skip
-        order = np.lexsort((models, np.asarray(sets.rank)))
-        frame = rank_frame(task.task, models, sets, order, alpha)
-        # each model's score, SE and interval are its own PPI++ (as compare gives them)
-        by_model = {g.model: g for g in scores}
-        frame["score"] = [by_model[m].score for m in frame["model"]]
-        frame["se"] = [by_model[m].se for m in frame["model"]]
-        frame["score_low"] = [float(by_model[m].ci.low) for m in frame["model"]]
-        frame["score_high"] = [float(by_model[m].ci.high) for m in frame["model"]]
-        frame["own_items_mean"] = frame["score"]
         rows.append(frame)
         marginal_rows.append(
             frame.assign(
@@ -1144,7 +1125,7 @@ def ranks_gold(
                 rank_high=np.asarray(sets.marginal_high, dtype=np.int64)[order],
             )
         )
-        judge_rows.append(_judge_table(task.task, [by_model[m] for m in frame["model"]]))
+        judge_rows.append(_judge_table(task.task, scores))
         methods[task.task] = "max-t stepdown, multivariate-t draws (PPI++ gold scale)"
         critical[task.task] = float(sets.critical_value)
         better[task.task] = np.asarray(sets.shown_better, dtype=bool)[np.ix_(order, order)]
@@ -1158,12 +1139,7 @@ def ranks_gold(
     notes.extend(_label_notes(gold, columns, used, unlabelled, cells, strict))
     if fewest is not None and fewest[0] < FEW_GOLD:
         notes.append(_few_labels_note(fewest[0], f"{fewest[1]} (task {fewest[2]})"))
-    notes.append(
-        "gold scale: each score is the model's PPI++ estimate on its judged items (the judge "
-        "corrected by the gold labels); the rank sets come from the multivariate t law of the "
-        "estimates' joint covariance; the rank sets over tasks and the items to flip are not "
-        "computed on the gold scale"
-    )
+    notes.append(GOLD_RANKS_NOTE)
     return RanksResult(
         method=one_method(methods),
         alpha=alpha,
@@ -1178,6 +1154,66 @@ def ranks_gold(
         critical_values=critical,
         gold=pd.concat(judge_rows, ignore_index=True),
     )
+
+
+def _fewest_labels(
+    fewest: tuple[int, str, str] | None, n_gold: np.ndarray, models: np.ndarray, task: str
+) -> tuple[int, str, str] | None:
+    """The fewest gold labels of a ranked model so far, with the model and its task: the
+    first of the fewest wins."""
+    for count, m in zip(n_gold.tolist(), models.tolist(), strict=True):
+        if fewest is None or count < fewest[0]:
+            fewest = (int(count), str(m), task)
+    return fewest
+
+
+def _rankable_on_gold(
+    task: str, models: Sequence[str], n_gold: np.ndarray, n_judged: np.ndarray,
+    notes: list[str],
+) -> np.ndarray:  # fmt: skip
+    """Which models a task's gold-scale ranks take: at least ``MIN_GOLD`` gold labels on
+    at least 2 judged items; the judged models left out are said in ``notes``."""
+    keep = (n_gold >= MIN_GOLD) & (n_judged >= 2)
+    for k in np.flatnonzero(~keep & (n_judged > 0)):
+        notes.append(
+            f"task {task}: {models[int(k)]} has {int(n_gold[k])} gold label(s) on its "
+            f"{int(n_judged[k]):,} judged items (at least {MIN_GOLD} are needed) and is left "
+            "out of the gold-scale ranks"
+        )
+    return keep
+
+
+def _gold_task_ranks(
+    task: str, models: np.ndarray, f: np.ndarray, y: np.ndarray, n_judged: np.ndarray, *,
+    alpha: float, n_bootstrap: int, stream: Any, top_k: int | None,
+) -> tuple[RankSets, np.ndarray, pd.DataFrame, list[GoldScore]]:  # fmt: skip
+    """One task's rank sets on the gold scale from its models' judge scores ``f`` and gold
+    labels ``y`` (``(models, items)``, NaN where absent), drawn on ``stream`` (restarted
+    for every task); the rows' order (best first), the rank table with each model's own
+    PPI++ score, SE and interval (as compare gives them), and those scores in its order."""
+    from evalgap.jobs._ranks_result import rank_frame
+    from evalgap.stats import ranks as rk
+
+    joint = sp.ppi_joint(f, y)
+    df = float((~np.isnan(y)).sum(axis=1).min() - 1)
+    rng = np.random.Generator(np.random.PCG64(stream))
+    draws = sp.joint_t_draws(joint["estimate"], joint["covariance"], df, n_bootstrap, rng)
+    scores = [
+        _model_score(str(m), f[k][~np.isnan(f[k])], y[k][~np.isnan(f[k])], alpha)
+        for k, m in enumerate(models)
+    ]
+    sets = rk.rank_sets_from_draws(
+        joint["estimate"], joint["covariance"], draws, alpha=alpha, top_k=top_k, n=n_judged
+    )
+    order = np.lexsort((models, np.asarray(sets.rank)))
+    frame = rank_frame(task, models, sets, order, alpha)
+    by_model = {g.model: g for g in scores}
+    frame["score"] = [by_model[m].score for m in frame["model"]]
+    frame["se"] = [by_model[m].se for m in frame["model"]]
+    frame["score_low"] = [float(by_model[m].ci.low) for m in frame["model"]]
+    frame["score_high"] = [float(by_model[m].ci.high) for m in frame["model"]]
+    frame["own_items_mean"] = frame["score"]
+    return sets, order, frame, [by_model[m] for m in frame["model"]]
 
 
 def _few_labels_note(n: int, where: str) -> str:
