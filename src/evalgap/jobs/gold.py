@@ -1348,22 +1348,9 @@ def audit_gold(
     """Audit every pair of the family on the gold scale (see :class:`GoldAuditResult`)."""
     import pandas as pd
 
-    from evalgap.stats import multiplicity
-    from evalgap.stats.tests import mcnemar_exact, paired_t
-
     alpha = float(_validate.probability(alpha, "alpha"))
     power = float(_validate.probability(power, "power"))
-    if family not in ("adjacent", "all"):
-        raise InputError(
-            "{family!b}" + escape(f" must be 'adjacent' or 'all'; got {family!r}"),
-            param="family",
-        )
-    if len(judged.models) < 2:
-        raise InputError(
-            escape(f"the audit compares models and there is {len(judged.models)}; ")
-            + "give at least 2 (check {models})",
-            param="models",
-        )
+    _check_gold_audit(judged, family)
     notes = list(gold_notes)
     columns = [gold.model_index(m) for m in judged.models]
     rows, tables, used, cells, unlabelled = [], [], 0, 0, 0
@@ -1376,17 +1363,7 @@ def audit_gold(
         used += int((~np.isnan(labels) & ~np.isnan(x)).sum())
         cells += int((~np.isnan(x)).sum())
         unlabelled += int((np.isnan(labels) & ~np.isnan(x)).sum())
-        scores, kept = [], []
-        for k, model in enumerate(judged.models):
-            seen = ~np.isnan(x[:, k])
-            if (~np.isnan(labels[seen, k])).sum() < MIN_GOLD:
-                notes.append(
-                    f"task {task.task}: {model} has fewer than {MIN_GOLD} gold labels on its "
-                    "judged items and is left out of the gold-scale audit"
-                )
-                continue
-            scores.append(_model_score(model, x[seen, k], labels[seen, k], alpha))
-            kept.append(k)
+        scores, kept = _gold_audit_scores(task.task, judged.models, x, labels, alpha, notes)
         if len(kept) < 2:
             notes.append(f"task {task.task}: fewer than 2 models with gold labels, no pairs")
             continue
@@ -1398,64 +1375,10 @@ def audit_gold(
         else:
             pairs = [(a, b) for p, a in enumerate(ranked) for b in ranked[p + 1 :]]
         for i, j in pairs:
-            both = ~(np.isnan(x[:, i]) | np.isnan(x[:, j]))
-            ya, yb = labels[both, i], labels[both, j]
-            labelled = ~(np.isnan(ya) | np.isnan(yb))
-            if labelled.sum() < MIN_GOLD:
-                notes.append(
-                    f"task {task.task}: {judged.models[i]} and {judged.models[j]} share fewer "
-                    f"than {MIN_GOLD} items labelled for both and are left out"
-                )
-                continue
-            label = np.zeros(int(both.sum()), dtype=np.int64)
-            fig = gap_figures(x[both, i] - x[both, j], ya - yb, label, alpha=alpha, power=power)
-            if fig["delta"] < 0:  # each row reads "A ahead": the pair's own gap orients it
-                i, j = j, i
-                ya, yb = yb, ya
-                fig = gap_figures(x[both, i] - x[both, j], ya - yb, label, alpha=alpha, power=power)
-            if not fig["se"] > 0:
-                notes.append(
-                    f"task {task.task}: {judged.models[i]} and {judged.models[j]} have gold "
-                    "labels that differ by the same amount on every item (and a judge that adds "
-                    "nothing): the gap's standard error is 0, and the pair is left out"
-                )
-                continue
-            fa, fb = x[both, i], x[both, j]
-            if bool(np.isin(np.concatenate([fa, fb]), (0.0, 1.0)).all()):
-                judge_p = float(mcnemar_exact(int(((fa == 1) & (fb == 0)).sum()),
-                                              int(((fa == 0) & (fb == 1)).sum())))  # fmt: skip
-            else:
-                judge_p = float(paired_t(fa, fb).p_value)
-            gap, shift, delta = fig["gap"], fig["shift"], fig["delta"]
-            rows.append(
-                {
-                    "task": task.task,
-                    "model_a": judged.models[i],
-                    "model_b": judged.models[j],
-                    "n_items": int(fa.size),
-                    "n_gold": int(labelled.sum()),
-                    "delta": delta,
-                    "se": fig["se"],
-                    "statistic": float(gap["statistic"]),
-                    "z": fig["z"],
-                    "p_value": float(gap["p_value"]),
-                    "delta_low": float(gap["low"]),
-                    "delta_high": float(gap["high"]),
-                    "q": fig["q"],
-                    "required_gold": fig["required"],
-                    "judge_delta": float((fa - fb).mean()),
-                    "judge_p_value": judge_p,
-                    "bias_difference": float(shift["bias"]),
-                    "bias_p_value": float(shift["p_value"]),
-                    "judge_flips": judge_reverses(
-                        float(gap["p_value"]),
-                        float(shift["p_value"]),
-                        float((fa - fb).mean()),
-                        delta,
-                        alpha,
-                    ),
-                }
-            )
+            row = _gold_pair_row(task.task, judged.models, x, labels, (i, j), alpha=alpha,
+                                 power=power, notes=notes)  # fmt: skip
+            if row is not None:
+                rows.append(row)
     if not rows:
         raise InputError(
             "nothing to audit on the gold scale: no pair has 3 items labelled for both models"
@@ -1468,17 +1391,7 @@ def audit_gold(
             "{family_size}" + escape(f" is {m}, fewer than the {len(frame)} pairs audited"),
             param="family_size",
         )
-    statistic = frame["z"].to_numpy(dtype=float)  # the t tests' normal equivalents
-    testable = np.ones(statistic.size, dtype=bool)
-    frame.insert(
-        frame.columns.get_loc("required_gold") + 1,
-        "resolved_fixed_n",
-        multiplicity.resolved_single_step(statistic, alpha, power, 1),
-    )
-    verdicts = multiplicity.family_verdicts(statistic, testable, alpha, power, m)
-    for k, name in enumerate(PROCEDURES):
-        at = frame.columns.get_loc("resolved_fixed_n") + 1 + k
-        frame.insert(at, f"resolved_{name}", verdicts[name])
+    _insert_verdicts(frame, m, alpha, power)
     frame["required_gold"] = pd.Series(
         [None if v is None or v != v else int(v) for v in frame["required_gold"]], dtype=object
     )
@@ -1503,3 +1416,124 @@ def audit_gold(
         gold=pd.concat(tables, ignore_index=True),
         notes=(*judged.report.messages(), *notes),
     )
+
+
+def _check_gold_audit(judged: ScoreSet, family: str) -> None:
+    """Refuse a family other than adjacent or all pairs, and fewer than 2 models."""
+    if family not in ("adjacent", "all"):
+        raise InputError(
+            "{family!b}" + escape(f" must be 'adjacent' or 'all'; got {family!r}"),
+            param="family",
+        )
+    if len(judged.models) < 2:
+        raise InputError(
+            escape(f"the audit compares models and there is {len(judged.models)}; ")
+            + "give at least 2 (check {models})",
+            param="models",
+        )
+
+
+def _gold_audit_scores(
+    task: str, models: Sequence[str], x: np.ndarray, labels: np.ndarray, alpha: float,
+    notes: list[str],
+) -> tuple[list[GoldScore], list[int]]:  # fmt: skip
+    """A task's gold-scale model scores and their columns: the models with at least
+    ``MIN_GOLD`` gold labels on their judged items (the others said in ``notes``)."""
+    scores, kept = [], []
+    for k, model in enumerate(models):
+        seen = ~np.isnan(x[:, k])
+        if (~np.isnan(labels[seen, k])).sum() < MIN_GOLD:
+            notes.append(
+                f"task {task}: {model} has fewer than {MIN_GOLD} gold labels on its "
+                "judged items and is left out of the gold-scale audit"
+            )
+            continue
+        scores.append(_model_score(model, x[seen, k], labels[seen, k], alpha))
+        kept.append(k)
+    return scores, kept
+
+
+def _gold_pair_row(
+    task: str, models: Sequence[str], x: np.ndarray, labels: np.ndarray,
+    pair: tuple[int, int], *, alpha: float, power: float, notes: list[str],
+) -> dict[str, Any] | None:  # fmt: skip
+    """One audited pair's row on the items both models were judged on, A ahead by the
+    pair's own gold-scale gap; None (said in ``notes``) with fewer than ``MIN_GOLD`` items
+    labelled for both or a gap without a standard error."""
+    i, j = pair
+    both = ~(np.isnan(x[:, i]) | np.isnan(x[:, j]))
+    ya, yb = labels[both, i], labels[both, j]
+    labelled = ~(np.isnan(ya) | np.isnan(yb))
+    if labelled.sum() < MIN_GOLD:
+        notes.append(
+            f"task {task}: {models[i]} and {models[j]} share fewer "
+            f"than {MIN_GOLD} items labelled for both and are left out"
+        )
+        return None
+    label = np.zeros(int(both.sum()), dtype=np.int64)
+    fig = gap_figures(x[both, i] - x[both, j], ya - yb, label, alpha=alpha, power=power)
+    if fig["delta"] < 0:  # each row reads "A ahead": the pair's own gap orients it
+        i, j = j, i
+        ya, yb = yb, ya
+        fig = gap_figures(x[both, i] - x[both, j], ya - yb, label, alpha=alpha, power=power)
+    if not fig["se"] > 0:
+        notes.append(
+            f"task {task}: {models[i]} and {models[j]} have gold "
+            "labels that differ by the same amount on every item (and a judge that adds "
+            "nothing): the gap's standard error is 0, and the pair is left out"
+        )
+        return None
+    fa, fb = x[both, i], x[both, j]
+    gap, shift, delta = fig["gap"], fig["shift"], fig["delta"]
+    return {
+        "task": task,
+        "model_a": models[i],
+        "model_b": models[j],
+        "n_items": int(fa.size),
+        "n_gold": int(labelled.sum()),
+        "delta": delta,
+        "se": fig["se"],
+        "statistic": float(gap["statistic"]),
+        "z": fig["z"],
+        "p_value": float(gap["p_value"]),
+        "delta_low": float(gap["low"]),
+        "delta_high": float(gap["high"]),
+        "q": fig["q"],
+        "required_gold": fig["required"],
+        "judge_delta": float((fa - fb).mean()),
+        "judge_p_value": _judge_p_value(fa, fb),
+        "bias_difference": float(shift["bias"]),
+        "bias_p_value": float(shift["p_value"]),
+        "judge_flips": judge_reverses(
+            float(gap["p_value"]), float(shift["p_value"]), float((fa - fb).mean()), delta, alpha
+        ),
+    }
+
+
+def _judge_p_value(fa: np.ndarray, fb: np.ndarray) -> float:
+    """The judge's own test of a pair: exact McNemar when its scores are binary, else
+    paired t."""
+    from evalgap.stats.tests import mcnemar_exact, paired_t
+
+    if bool(np.isin(np.concatenate([fa, fb]), (0.0, 1.0)).all()):
+        return float(mcnemar_exact(int(((fa == 1) & (fb == 0)).sum()),
+                                   int(((fa == 0) & (fb == 1)).sum())))  # fmt: skip
+    return float(paired_t(fa, fb).p_value)
+
+
+def _insert_verdicts(frame: pd.DataFrame, m: int, alpha: float, power: float) -> None:
+    """Insert, after ``required_gold``, each pair's resolved verdict at fixed n and under
+    every family procedure over a family of ``m``, from the t tests' normal equivalents."""
+    from evalgap.stats import multiplicity
+
+    statistic = frame["z"].to_numpy(dtype=float)
+    testable = np.ones(statistic.size, dtype=bool)
+    frame.insert(
+        frame.columns.get_loc("required_gold") + 1,
+        "resolved_fixed_n",
+        multiplicity.resolved_single_step(statistic, alpha, power, 1),
+    )
+    verdicts = multiplicity.family_verdicts(statistic, testable, alpha, power, m)
+    for k, name in enumerate(PROCEDURES):
+        at = frame.columns.get_loc("resolved_fixed_n") + 1 + k
+        frame.insert(at, f"resolved_{name}", verdicts[name])
