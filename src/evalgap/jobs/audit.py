@@ -42,7 +42,7 @@ from evalgap._scores import AlignmentReport, ScoreSet, TaskScores
 from evalgap.errors import InputError, escape, fields
 from evalgap.io import counts as count_columns
 from evalgap.jobs._board import per_item_options_given, refuse_gold_clusters
-from evalgap.jobs._inputs import _check_columns, _is_table, _models, _renamed, _stored, scores_of
+from evalgap.jobs._inputs import _check_columns, _is_table, _renamed, _stored
 from evalgap.jobs._pages import HtmlPage, MarkdownPage
 from evalgap.jobs.pair_tests import pair_tests
 from evalgap.report.text import plural
@@ -782,20 +782,22 @@ def audit(
             n_bootstrap_required_n=(n_bootstrap_required_n, 500),
             n_rank_bootstrap=(n_rank_bootstrap, 1000), seed=(seed, 0),
         )  # fmt: skip
-    from evalgap.jobs.gold import audit_gold, read_board
+    from evalgap.jobs._resolve import resolve
+    from evalgap.jobs.gold import audit_gold
 
-    score_set, golden = read_board(
+    board = resolve(
         scores, gold_column=gold_column, gold=gold, models=models, tasks=tasks,
         complete_case=complete_case, strict=strict, options=options, columns=columns,
     )  # fmt: skip
-    if golden is not None:
+    if board.scale == "gold":
+        assert board.gold is not None  # the gold scale carries its labels
         return audit_gold(
-            score_set, golden[0], gold_notes=golden[1], family=family, family_size=family_size,
-            alpha=alpha, power=power, strict=strict, progress=progress,
+            board.scores, board.gold, gold_notes=board.gold_notes, family=family,
+            family_size=family_size, alpha=alpha, power=power, strict=strict, progress=progress,
         )  # fmt: skip
     cluster = columns.get("cluster_column") or (options.cluster_column if options else None)
     return audit_scores(
-        score_set, family=family, n_cluster_bootstrap=n_cluster_bootstrap,
+        board.scores, family=family, n_cluster_bootstrap=n_cluster_bootstrap,
         n_rank_bootstrap=n_rank_bootstrap, cluster_label=cluster or "cluster",
         progress=progress, **settings,
     )  # fmt: skip
@@ -944,15 +946,13 @@ def fragility(
             complete_case=complete_case, strict=strict, options=options, **quiet, **columns,
         )  # fmt: skip
         return board_fragility(result)
-    score_set = scores_of(
-        _renamed(columns, "data", "scores", scores),
-        models=_models(models, options),
-        tasks=tasks,
-        complete_case=complete_case,
-        strict=strict,
-        options=options,
-        **columns,
-    )
+    from evalgap.jobs._resolve import resolve
+
+    board = resolve(
+        scores, models=models, tasks=tasks, complete_case=complete_case, strict=strict,
+        options=options, columns=columns,
+    )  # fmt: skip
+    score_set = board.scores
     result = audit(
         score_set,
         family=family,

@@ -20,7 +20,6 @@ import numpy as np
 from evalgap._results import Result, RowResult, TableResult
 from evalgap._scores import ScoreSet
 from evalgap.errors import InputError, escape
-from evalgap.jobs._inputs import _models, _renamed, scores_of
 from evalgap.jobs._pages import HtmlPage
 from evalgap.jobs.ranks import OverTasks
 from evalgap.stats import _validate
@@ -431,15 +430,13 @@ def card(
     '## Leaderboard card'
     """
     _validate.arguments(alpha=alpha, power=power, n_bootstrap=n_bootstrap, seed=seed)
-    score_set = scores_of(
-        _renamed(columns, "data", "scores", scores),
-        models=_models(models, options),
-        tasks=tasks,
-        complete_case=complete_case,
-        strict=strict,
-        options=options,
-        **columns,
-    )
+    from evalgap.jobs._resolve import resolve
+
+    board = resolve(
+        scores, models=models, tasks=tasks, complete_case=complete_case, strict=strict,
+        options=options, columns=columns,
+    )  # fmt: skip
     return card_scores(
-        score_set, alpha=alpha, power=power, n_bootstrap=n_bootstrap, seed=seed, progress=progress
-    )
+        board.scores, alpha=alpha, power=power, n_bootstrap=n_bootstrap, seed=seed,
+        progress=progress,
+    )  # fmt: skip

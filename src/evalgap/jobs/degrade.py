@@ -37,7 +37,6 @@ from evalgap.jobs._inputs import (
     _renamed,
     _stored,
     long_scores,
-    scores_of,
 )
 from evalgap.jobs._pages import MarkdownPage, Views
 from evalgap.jobs.fragility import Fragility, degrade_fragility
@@ -961,11 +960,13 @@ def _baseline_and_candidate(
         scores, baseline, candidate = _two_outputs(
             baseline, candidate, options=options, tasks=tasks, strict=strict, **columns
         )
-    score_set = scores_of(
+    from evalgap.jobs._resolve import resolve
+
+    board = resolve(
         scores, models=[baseline, candidate], tasks=tasks, strict=strict, options=options,
-        **columns,
+        columns=columns,
     )  # fmt: skip
-    return score_set, baseline, candidate
+    return board.scores, baseline, candidate
 
 
 def _two_outputs(
@@ -1067,7 +1068,8 @@ def trim(
             "nothing to trim: give the baseline's repeated runs, {scores=FILE}", param="scores"
         )
     _validate.arguments(model=model, tasks=tasks, strict=strict)
-    score_set = scores_of(
-        scores, models=[model], tasks=tasks, strict=strict, options=options, **columns
-    )
-    return trim_items(score_set, model)
+    from evalgap.jobs._resolve import resolve
+
+    board = resolve(scores, models=[model], tasks=tasks, strict=strict, options=options,
+                    columns=columns)  # fmt: skip
+    return trim_items(board.scores, model)

@@ -148,19 +148,21 @@ def ranks(
             ties=ties, bootstrap=bootstrap, style=style,
         )  # fmt: skip
     _refuse_battle_options(battle_format, ties, style)
-    from evalgap.jobs.gold import ranks_gold, read_board
+    from evalgap.jobs._resolve import resolve
+    from evalgap.jobs.gold import ranks_gold
 
-    score_set, golden = read_board(
+    board = resolve(
         scores, gold_column=gold_column, gold=gold, models=models, tasks=tasks,
         complete_case=complete_case, strict=strict, options=options, columns=columns,
     )  # fmt: skip
-    if golden is not None:
+    if board.scale == "gold":
+        assert board.gold is not None  # the gold scale carries its labels
         return ranks_gold(
-            score_set, golden[0], gold_notes=golden[1], alpha=alpha, n_bootstrap=n_bootstrap,
-            seed=seed, top_k=top_k, strict=strict, progress=progress,
+            board.scores, board.gold, gold_notes=board.gold_notes, alpha=alpha,
+            n_bootstrap=n_bootstrap, seed=seed, top_k=top_k, strict=strict, progress=progress,
         )  # fmt: skip
     return ranks_scores(
-        score_set, alpha=alpha, n_bootstrap=n_bootstrap, seed=seed, top_k=top_k,
+        board.scores, alpha=alpha, n_bootstrap=n_bootstrap, seed=seed, top_k=top_k,
         method=method, bootstrap=bootstrap, progress=progress,
     )  # fmt: skip
 
