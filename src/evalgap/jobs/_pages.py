@@ -146,6 +146,18 @@ class Views:
         return figure
 
 
+class Study(Views):
+    """A simulation study: its table in the layout of the paper's table or figure it
+    reproduces (one renderer for every study)."""
+
+    _heading: ClassVar[str] = "evalgap simulate"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_simulation
+
+        render_simulation(self, console)
+
+
 # The names results were built from before every result had every view (kept so a result
 # may still list them; both are Views)
 class HtmlPage(Views):

@@ -24,7 +24,7 @@ import pandas as pd
 from evalgap._results import Result
 from evalgap.errors import InputError
 from evalgap.jobs._inputs import renamed_keywords
-from evalgap.jobs._pages import Views
+from evalgap.jobs._pages import Study
 from evalgap.stats import _validate, resample
 from evalgap.stats import adaptive as design
 from evalgap.stats.estimate import ability_map
@@ -32,7 +32,7 @@ from evalgap.stats.sequential import log_e_value
 from evalgap.stats.stratified import IRTFit, fit_2pl, success_probability
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    pass
 
 REFERENCE_MODELS = 20
 
@@ -134,7 +134,7 @@ def run_pair(
 
 
 @dataclass(frozen=True, repr=False)
-class AdaptiveStudyResult(Views, Result):
+class AdaptiveStudyResult(Study, Result):
     """Rejections and items to a decision, adaptive against random items, per configuration.
 
     Attributes
@@ -172,12 +172,6 @@ class AdaptiveStudyResult(Views, Result):
 
         return adaptive_study_verdict(self)
 
-    _heading: ClassVar[str] = "evalgap simulate"
-
-    def _render(self, console: Console) -> None:
-        from evalgap.report.terminal import render_simulation
-
-        render_simulation(self, console)
 
 
 def _simulate(

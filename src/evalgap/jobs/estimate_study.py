@@ -44,14 +44,13 @@ import pandas as pd
 from evalgap._results import Result
 from evalgap.errors import InputError
 from evalgap.jobs._inputs import renamed_keywords
-from evalgap.jobs._pages import Views
+from evalgap.jobs._pages import Study
 from evalgap.stats import _validate, intervals, resample, stratified, weighted
 from evalgap.stats import estimate as est
 from evalgap.stats.stratified import IRTFit, success_probability
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-    from rich.console import Console
 
     from evalgap._scores import ScoresInput
     from evalgap.io.options import LoadOptions
@@ -73,7 +72,7 @@ ITEMS_PER_STRATUM = 4
 
 
 @dataclass(frozen=True, repr=False)
-class EstimateStudyResult(Views, Result):
+class EstimateStudyResult(Study, Result):
     """Errors, coverage and widths of ``estimate`` and its rivals, per budget (leave one
     model out of a real board).
 
@@ -129,12 +128,6 @@ class EstimateStudyResult(Views, Result):
 
         return estimate_study_verdict(self)
 
-    _heading: ClassVar[str] = "evalgap simulate"
-
-    def _render(self, console: Console) -> None:
-        from evalgap.report.terminal import render_simulation
-
-        render_simulation(self, console)
 
     def _figure(self) -> Figure:
         from evalgap.report.plots import estimate_study_figure

@@ -26,17 +26,17 @@ import pandas as pd
 
 from evalgap._results import Result
 from evalgap.errors import InputError
-from evalgap.jobs._pages import Views
+from evalgap.jobs._pages import Study
 from evalgap.stats import _validate, resample, sequential
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    pass
 
 SCENARIOS = ("binary pair", "graded pair", "binary family")
 
 
 @dataclass(frozen=True, repr=False)
-class MonitoringResult(Views, Result):
+class MonitoringResult(Study, Result):
     """Type-I error of the stopping rule under continuous monitoring, per scenario.
 
     Attributes
@@ -55,12 +55,6 @@ class MonitoringResult(Views, Result):
         """Return the rows."""
         return self.rows.copy()
 
-    _heading: ClassVar[str] = "evalgap simulate"
-
-    def _render(self, console: Console) -> None:
-        from evalgap.report.terminal import render_simulation
-
-        render_simulation(self, console)
 
 
 def monitoring_study(

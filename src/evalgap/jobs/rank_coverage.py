@@ -29,13 +29,12 @@ from scipy import special
 from evalgap._results import Result
 from evalgap.errors import InputError, escape
 from evalgap.jobs._inputs import renamed_keywords
-from evalgap.jobs._pages import Views
+from evalgap.jobs._pages import Study
 from evalgap.stats import _validate, resample
 from evalgap.stats import ranks as rk
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-    from rich.console import Console
 
     from evalgap.stats._types import ArrayLike
 
@@ -93,7 +92,7 @@ CONFIGURATIONS = (
 
 
 @dataclass(frozen=True, repr=False)
-class RankCoverageResult(Views, Result):
+class RankCoverageResult(Study, Result):
     """Simultaneous coverage of the true rank vector per configuration.
 
     Attributes
@@ -126,12 +125,6 @@ class RankCoverageResult(Views, Result):
 
         return rank_coverage_verdict(self)
 
-    _heading: ClassVar[str] = "evalgap simulate"
-
-    def _render(self, console: Console) -> None:
-        from evalgap.report.terminal import render_simulation
-
-        render_simulation(self, console)
 
     def _figure(self) -> Figure:
         from evalgap.report.plots import rank_coverage_figure

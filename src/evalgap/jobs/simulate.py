@@ -36,7 +36,7 @@ from scipy import optimize
 from evalgap._results import Result
 from evalgap.errors import InputError, escape, fields
 from evalgap.jobs._inputs import renamed_keywords
-from evalgap.jobs._pages import Views
+from evalgap.jobs._pages import Study
 from evalgap.stats import _validate, aggregation, generators, resample, sequential, tests
 from evalgap.stats import power as pw
 from evalgap.stats.paired import summarize_counts
@@ -44,7 +44,6 @@ from evalgap.stats.paired import summarize_counts
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
-    from rich.console import Console
 
     from evalgap._scores import ScoreSet, ScoresInput
     from evalgap.io.options import LoadOptions
@@ -159,7 +158,7 @@ def _jobs(jobs: object) -> int:
 
 
 @dataclass(frozen=True, repr=False)
-class CalibrationResult(Views, Result):
+class CalibrationResult(Study, Result):
     """Type-I error and power of five paired-binary tests on a grid (Table 2 layout).
 
     Attributes
@@ -219,12 +218,6 @@ class CalibrationResult(Views, Result):
             "cells": list(self.cells),
         }
 
-    _heading: ClassVar[str] = "evalgap simulate"
-
-    def _render(self, console: Console) -> None:
-        from evalgap.report.terminal import render_simulation
-
-        render_simulation(self, console)
 
     def _figure(self) -> Figure:
         from evalgap.report.plots import calibration_figure
@@ -408,7 +401,7 @@ def calibration(
 
 
 @dataclass(frozen=True, repr=False)
-class ProspectiveResult(Views, Result):
+class ProspectiveResult(Study, Result):
     """Empirical McNemar power when a real pair is subsampled around its N* (Table 10).
 
     Attributes
@@ -463,12 +456,6 @@ class ProspectiveResult(Views, Result):
             "pairs": list(self.pairs),
         }
 
-    _heading: ClassVar[str] = "evalgap simulate"
-
-    def _render(self, console: Console) -> None:
-        from evalgap.report.terminal import render_simulation
-
-        render_simulation(self, console)
 
     def _figure(self) -> Figure:
         from evalgap.report.plots import prospective_figure
@@ -671,7 +658,7 @@ def prospective(
 
 
 @dataclass(frozen=True, repr=False)
-class PowerCurveResult(Views, Result):
+class PowerCurveResult(Study, Result):
     """Bootstrap power against n for several gaps, with each gap's N* (Figures 5-6).
 
     Attributes
@@ -726,12 +713,6 @@ class PowerCurveResult(Views, Result):
             "curves": list(self.curves),
         }
 
-    _heading: ClassVar[str] = "evalgap simulate"
-
-    def _render(self, console: Console) -> None:
-        from evalgap.report.terminal import render_simulation
-
-        render_simulation(self, console)
 
     def _figure(self) -> Figure:
         from evalgap.report.plots import power_curve_figure
@@ -937,7 +918,7 @@ def _crossing(sizes: Sequence[float], rates: Sequence[float], target: float) -> 
 
 
 @dataclass(frozen=True, repr=False)
-class SequentialResult(Views, Result):
+class SequentialResult(Study, Result):
     """The mixture e-process under H0 and H1 calibrated to one pair (Appendix C, Figure 4).
 
     Attributes
@@ -981,12 +962,6 @@ class SequentialResult(Views, Result):
         out["rejection_rate_se"] = _se(self.rejection_rate, self.n_trials)
         return out
 
-    _heading: ClassVar[str] = "evalgap simulate"
-
-    def _render(self, console: Console) -> None:
-        from evalgap.report.terminal import render_simulation
-
-        render_simulation(self, console)
 
     def _figure(self) -> Figure:
         from evalgap.report.plots import sequential_figure
@@ -1203,7 +1178,7 @@ SMALL_TASK_BLOCK = 25  # experiments per random stream: bounds memory, fixes the
 
 
 @dataclass(frozen=True, repr=False)
-class AggregationResult(Views, Result):
+class AggregationResult(Study, Result):
     """Rejection rates of the degradation aggregates against the number of tasks (Figure 3).
 
     Attributes
@@ -1265,12 +1240,6 @@ class AggregationResult(Views, Result):
             },
         }
 
-    _heading: ClassVar[str] = "evalgap simulate"
-
-    def _render(self, console: Console) -> None:
-        from evalgap.report.terminal import render_simulation
-
-        render_simulation(self, console)
 
     def _figure(self) -> Figure:
         from evalgap.report.plots import aggregation_figure

@@ -39,9 +39,19 @@ if TYPE_CHECKING:
     from evalgap.io.options import LoadOptions
     from evalgap.jobs.audit import AuditResult
 
+class _StoreView(Views):
+    """A store command's result: its summary in the terminal (one renderer for them all)."""
+
+    _heading: ClassVar[str] = "evalgap store"
+
+    def _render(self, console: Console) -> None:
+        from evalgap.report.terminal import render_store
+
+        render_store(self, console)
+
 
 @dataclass(frozen=True, repr=False)
-class StoreAddResult(Views, Result):
+class StoreAddResult(_StoreView, Result):
     """What ``store add`` did.
 
     Not a table (no ``to_frame()``): lists of source paths and a row count;
@@ -71,16 +81,10 @@ class StoreAddResult(Views, Result):
     replaced_sources: tuple[str, ...] = ()
     _headline = ("added_sources", "skipped_sources", "rows_added")
 
-    _heading: ClassVar[str] = "evalgap store"
-
-    def _render(self, console: Console) -> None:
-        from evalgap.report.terminal import render_store
-
-        render_store(self, console)
 
 
 @dataclass(frozen=True, repr=False)
-class StoreListResult(Views, TableResult):
+class StoreListResult(_StoreView, TableResult):
     """What a store holds.
 
     Attributes
@@ -106,16 +110,10 @@ class StoreListResult(Views, TableResult):
     _headline = ("n_rows",)
     _rows = "sources"
 
-    _heading: ClassVar[str] = "evalgap store"
-
-    def _render(self, console: Console) -> None:
-        from evalgap.report.terminal import render_store
-
-        render_store(self, console)
 
 
 @dataclass(frozen=True, repr=False)
-class StoreRemoveResult(Views, TableResult):
+class StoreRemoveResult(_StoreView, TableResult):
     """What ``store remove`` did.
 
     Attributes
@@ -137,16 +135,10 @@ class StoreRemoveResult(Views, TableResult):
     _headline = ("rows_removed",)
     _rows = "removed_sources"
 
-    _heading: ClassVar[str] = "evalgap store"
-
-    def _render(self, console: Console) -> None:
-        from evalgap.report.terminal import render_store
-
-        render_store(self, console)
 
 
 @dataclass(frozen=True, repr=False)
-class StoreExportResult(Views, Result):
+class StoreExportResult(_StoreView, Result):
     """What ``store export`` wrote.
 
     Not a table (no ``to_frame()``): a path and a row count; the rows are in the Parquet
@@ -165,12 +157,6 @@ class StoreExportResult(Views, Result):
     rows: int
     _headline = ("output", "rows")
 
-    _heading: ClassVar[str] = "evalgap store"
-
-    def _render(self, console: Console) -> None:
-        from evalgap.report.terminal import render_store
-
-        render_store(self, console)
 
 
 def store_add(
@@ -686,7 +672,7 @@ def _clustered_from_statistics(result: AuditResult, clusters: pd.DataFrame) -> A
 
 
 @dataclass(frozen=True, repr=False)
-class StoreAuditSummary(Views, Result):
+class StoreAuditSummary(_StoreView, Result):
     """An all-pairs audit of a store streamed from its pair statistics to a Parquet file.
 
     Not a table (no ``to_frame()``): counts of a family too large to hold; every pair's row
@@ -723,12 +709,6 @@ class StoreAuditSummary(Views, Result):
     notes: tuple[str, ...]
     _headline = ("family", "n_pairs", "unresolved")
 
-    _heading: ClassVar[str] = "evalgap store"
-
-    def _render(self, console: Console) -> None:
-        from evalgap.report.terminal import render_store
-
-        render_store(self, console)
 
 
 def store_audit(

@@ -27,12 +27,12 @@ import pandas as pd
 from evalgap._results import Result
 from evalgap.errors import InputError
 from evalgap.jobs._inputs import renamed_keywords
-from evalgap.jobs._pages import Views
+from evalgap.jobs._pages import Study
 from evalgap.stats import _validate, resample
 from evalgap.stats.task_ranks import task_rank_sets
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    pass
 
 TASK_DIFFICULTY_SD = 0.08
 
@@ -73,7 +73,7 @@ CONFIGURATIONS = (
 
 
 @dataclass(frozen=True, repr=False)
-class TaskRankCoverageResult(Views, Result):
+class TaskRankCoverageResult(Study, Result):
     """Simultaneous coverage of the population ranks, per configuration and kind of sets.
 
     Attributes
@@ -105,12 +105,6 @@ class TaskRankCoverageResult(Views, Result):
 
         return task_rank_coverage_verdict(self)
 
-    _heading: ClassVar[str] = "evalgap simulate"
-
-    def _render(self, console: Console) -> None:
-        from evalgap.report.terminal import render_simulation
-
-        render_simulation(self, console)
 
 
 def _simulate(
