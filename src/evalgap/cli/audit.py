@@ -92,9 +92,10 @@ def audit(
 ) -> None:
     """Which displayed rankings can this benchmark resolve? (a whole leaderboard)
 
-    Per task, models are ranked by displayed accuracy; every rank-adjacent pair (or every
-    pair) gets a resolved/unresolved verdict under fixed n, Bonferroni, Sidak, Holm, BH,
-    anytime-valid testing and, with --cluster-column, clustering.
+    Per task, models are listed in the board's one order (as ranks and card list them);
+    every rank-adjacent pair (or every pair) gets a resolved/unresolved verdict under fixed
+    n, Bonferroni, Sidak, Holm, BH, anytime-valid testing and, with --cluster-column,
+    clustering.
     """
     from evalgap.jobs.audit import audit as audit_job
 

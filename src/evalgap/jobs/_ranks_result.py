@@ -115,8 +115,9 @@ class RanksResult(HtmlPage, MarkdownPage, Result):
         log-strength), ``se`` its standard error, ``score_low``-``score_high`` its
         (1 - alpha) interval (that model alone; Wilson's for binary scores),
         ``own_items_mean`` the mean over the model's own items, ``rank`` one plus the models
-        with a higher score (ties share the best rank), ``rank_low``-``rank_high`` the
-        simultaneous set. ``audit`` and ``card`` list the models in this order.
+        ahead on the items both scored (on complete data, the rank by score; equal ranks are
+        shared and listed by score), ``rank_low``-``rank_high`` the simultaneous set.
+        ``audit`` and ``card`` list the models in this order.
     marginal : pandas.DataFrame
         The same keys, with each model's marginal set (valid for that model alone).
     methods : dict

@@ -3,8 +3,9 @@
 Resolution Diagnostics, Sections 6.1-6.5, Tables 3-5 and 8-9, Appendices C, E-G. For K
 models on one or more tasks:
 
-* **Families.** Per task, models are ranked by their displayed accuracy (over their own
-  items); the family is the K-1 rank-adjacent pairs (``family="adjacent"``) or all K(K-1)/2
+* **Families.** Per task, models are listed in the board's one order, as ``ranks`` lists
+  them (:func:`evalgap.stats.board.board_scores`: the paired rank, then the score); the
+  family is the K-1 rank-adjacent pairs (``family="adjacent"``) or all K(K-1)/2
   pairs (``"all"``), A being the higher-ranked model. The family size m is the number of
   pairs over all tasks unless ``family_size`` declares another. An adjacent pair whose
   order reverses on the items both models share is flagged.
@@ -157,9 +158,9 @@ class ClusterStress(Result):
 # The per-pair columns of the audit, in order, and what each holds (PairTable's fields).
 PAIR_FIELDS = {
     "task": "the task the pair is ranked in",
-    "model_a": "the higher-ranked model (by displayed accuracy)",
+    "model_a": "the higher-ranked model (the board's order, as ranks lists it)",
     "model_b": "the lower-ranked model",
-    "rank_a": "A's displayed rank in the task",
+    "rank_a": "A's rank in the task (the board's rank, as ranks gives it)",
     "rank_b": "B's displayed rank in the task",
     "binary": "True when both models' scores are 0/1",
     "n_items": "items both models scored (N)",
