@@ -513,10 +513,12 @@ def store_audit_in_memory(
     tasks: Sequence[str] | None = None,
     **settings: Any,
 ) -> AuditResult:
-    """Audit a store's binary leaderboard from its pair statistics alone (no item is read).
+    """Audit a store's binary leaderboard from its pair statistics (no item is read where
+    every model scored every item).
 
-    Per task, models are ranked by their mean score over their own items (as ``audit``
-    ranks them, ties by name); the rank-adjacent pairs (``family="adjacent"``) or all pairs
+    Per task, models are listed in the board's order, as ``audit`` and ``ranks`` list them
+    (by mean on a complete board; where models lack items, by the board of their stored
+    items); the rank-adjacent pairs (``family="adjacent"``) or all pairs
     take their 2x2 counts from the store, oriented upper minus lower, and are audited as
     :func:`evalgap.audit` audits ``pairs=``. Each pair's statistics, p-values, N* and
     verdicts equal those of ``audit`` on the items; when the store keeps clusters, so do
