@@ -46,7 +46,6 @@ from evalgap.jobs._board import per_item_options_given, refuse_gold_clusters
 from evalgap.jobs._inputs import _check_columns, _is_table, _renamed, _stored
 from evalgap.jobs._pages import HtmlPage, MarkdownPage
 from evalgap.jobs.pair_tests import pair_tests
-from evalgap.report.text import plural
 from evalgap.stats import _validate, multiplicity, resample, sequential
 from evalgap.stats import clusters as cl
 from evalgap.stats import power as pw
@@ -1689,23 +1688,13 @@ def board_order(
 ) -> tuple[np.ndarray, BoardScores]:
     """The task's models best first and their board scores in that order (the order of
     ``evalgap ranks``: the same models, scores and intervals), saying who is left out."""
+    from evalgap.report.sentences import ranking_exclusions
+
     counts = (~np.isnan(task.scores)).sum(axis=0)
-    for label, absent in (
-        ("no score", np.flatnonzero(counts == 0)),
-        ("a score on 1 item only (a standard error needs 2)", np.flatnonzero(counts == 1)),
-    ):
-        if absent.size:
-            shown = ", ".join(names[absent[:5]].tolist())
-            shown += f", and {absent.size - 5} more" if absent.size > 5 else ""
-            notes.append(
-                f"task {task.task}: {plural(int(absent.size), 'model')} "
-                f"{'have' if absent.size != 1 else 'has'} {label} and "
-                f"{'are' if absent.size != 1 else 'is'} left out of its ranking ({shown})"
-            )
+    notes.extend(ranking_exclusions(task.task, names.tolist(), counts.tolist()))
     scored = np.flatnonzero(counts >= 2)
     x = task.scores[:, scored]
     codes = task.cluster_codes(use_clusters)
-    # pair_gaps needs two models; one model (or none) has no pair
     # the gaps on the items both scored (pair_gaps needs two models); on complete data the
     # board takes the means' differences itself
     gap = None

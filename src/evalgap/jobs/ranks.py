@@ -32,6 +32,7 @@ from evalgap.jobs._ranks_result import (
     top_models,
 )
 from evalgap.jobs.fragility import battle_fragility, rank_fragility
+from evalgap.report.sentences import ranking_exclusions
 from evalgap.stats import _validate, resample
 
 if TYPE_CHECKING:
@@ -274,11 +275,7 @@ def ranks_scores(
         x = task.scores
         counts = (~np.isnan(x)).sum(axis=0)
         scored = counts >= 2
-        for name in np.array(score_set.models)[counts == 1]:
-            notes.append(
-                f"task {task.task}: {name} has a score on 1 item only (a mean needs 2 to have a "
-                "standard error) and is left out of the ranks"
-            )
+        notes.extend(ranking_exclusions(task.task, list(score_set.models), counts.tolist()))
         models = np.array(score_set.models)[scored]
         if models.size < 2:
             notes.append(f"task {task.task}: fewer than 2 models with scores, no ranks")

@@ -8,7 +8,7 @@ formatters of :mod:`evalgap.report.text`. Nothing here computes a statistic.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -1087,3 +1087,21 @@ def gold_study_verdict(r: Any) -> str:
         f"gold-only width (median over pairs), and the gold reverses the judge's order in "
         f"{flipped} of {plural(len(r.pairs), 'pair')}"
     )
+
+
+def ranking_exclusions(task: str, names: Sequence[str], counts: Sequence[int]) -> list[str]:
+    """The notes of the models a task's ranking leaves out (no score, or a score on one item,
+    which has no standard error): one sentence for ranks, audit and the card alike."""
+    notes = []
+    reasons = (("no score", 0), ("a score on 1 item only (a standard error needs 2)", 1))
+    for label, least in reasons:
+        absent = [str(n) for n, c in zip(names, counts, strict=True) if int(c) == least]
+        if absent:
+            more = f", and {len(absent) - 5} more" if len(absent) > 5 else ""
+            shown = ", ".join(absent[:5]) + more
+            many = len(absent) != 1
+            notes.append(
+                f"task {task}: {plural(len(absent), 'model')} {'have' if many else 'has'} "
+                f"{label} and {'are' if many else 'is'} left out of its ranking ({shown})"
+            )
+    return notes
