@@ -1702,21 +1702,7 @@ def board_order(
         gap = pair_gaps(x)[0] if scored.size >= 2 else np.zeros((scored.size, scored.size))
     board = board_scores(x, names[scored], gap=gap, clusters=codes, alpha=alpha)
     notes.extend(f"task {task.task}: {note}" for note in board_notes(board))
-    keep = board.order
-    ordered = BoardScores(
-        score=board.score[keep],
-        se=board.se[keep],
-        score_low=board.score_low[keep],
-        score_high=board.score_high[keep],
-        own_items_mean=board.own_items_mean[keep],
-        n=board.n[keep],
-        rank=board.rank[keep],
-        order=np.arange(keep.size),
-        interval=board.interval,
-        against=board.against,
-        reversed=board.reversed,
-    )
-    return scored[keep], ordered
+    return scored[board.order], board.listed()
 
 
 def rank_order(names: np.ndarray, means: np.ndarray) -> np.ndarray:

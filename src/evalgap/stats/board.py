@@ -85,6 +85,24 @@ class BoardScores:
     against: int = 0
     reversed: int = 0
 
+    def listed(self) -> BoardScores:
+        """The same board with every per-model array in the listed order (``order`` becomes
+        ``0..K-1``)."""
+        keep = self.order
+        return BoardScores(
+            score=self.score[keep],
+            se=self.se[keep],
+            score_low=self.score_low[keep],
+            score_high=self.score_high[keep],
+            own_items_mean=self.own_items_mean[keep],
+            n=self.n[keep],
+            rank=self.rank[keep],
+            order=np.arange(keep.size, dtype=np.int64),
+            interval=self.interval,
+            against=self.against,
+            reversed=self.reversed,
+        )
+
 
 def additive_scores(x: ArrayLike) -> tuple[FloatArray, FloatArray]:
     """Return each model's board score and the per-item terms that sum to it.
