@@ -626,11 +626,15 @@ class Monitor:
             total = self._task_items.get(row.task)
             over = total is not None and math.isfinite(needed) and row.n_items + needed > total
             if over:
+                fixed = (
+                    f"; a test at a fixed n, as evalgap compare's N*, would need {required:,.0f}"
+                    if math.isfinite(required)
+                    else ""
+                )
                 notes.append(
                     f"task {row.task}: {row.model_a} vs {row.model_b} cannot be decided with the "
                     f"task's {total:,} items at the current estimates: the watch's anytime-valid "
-                    f"rule needs about {needed:,} more ({row.n_items + needed:,} in all; a test "
-                    f"at a fixed n, as evalgap compare's N*, would need {required:,.0f})"
+                    f"rule needs about {needed:,} more ({row.n_items + needed:,} in all{fixed})"
                 )
             further.append(needed)
             exceeds.append(over)
