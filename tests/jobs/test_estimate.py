@@ -1,5 +1,7 @@
-"""estimate: the interval is the conformal quantile of the held-out reference models' errors
-on the same items, it covers on a board the 2PL fits, and every surface says the same."""
+"""estimate: the default is the design-based control-variate estimate (the plain mean beside
+it); the model-based interval is the conformal quantile of the held-out reference models'
+errors on the same items; both cover on a board the 2PL fits, and every surface says the
+same."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ def test_interval_is_the_conformal_quantile_of_held_out_errors():
     y = _board()
     ref, new = y[[k for k in range(25) if k != 12]], y[12]
     chosen = np.arange(0, 600, 6)
-    r = evalgap.estimate(_long(new[None, :], ["new"], chosen),
+    r = evalgap.estimate(_long(new[None, :], ["new"], chosen), method="model",
                          reference=_long(ref, [f"m{k}" for k in range(24)]))  # fmt: skip
     e = r.estimates[0]
     # the oracle, written out: hold each reference model out, estimate it from these items
@@ -57,12 +59,13 @@ def test_estimates_cover_held_out_models_of_a_board_the_model_fits():
     for k in range(2, 20, 3):
         ref = np.delete(y, k, axis=0)
         chosen = np.sort(rng.choice(500, 80, replace=False))
-        r = evalgap.estimate(_long(y[k][None, :], ["new"], chosen),
+        r = evalgap.estimate(_long(y[k][None, :], ["new"], chosen), method="model",
                              reference=_long(ref, [f"m{j}" for j in range(21)]))  # fmt: skip
         e = r.estimates[0]
         covered += e.ci.low <= y[k].mean() <= e.ci.high
         errors.append(abs(e.score - y[k].mean()))
         sample_errors.append(abs(y[k, chosen].mean() - y[k].mean()))
+        assert e.plain_score == pytest.approx(y[k, chosen].mean())
     # every interval covers; with 21 reference models the 2PL's items are noisy, so the error
     # is about that of the items' own mean (MMLU-Pro's 28 x 12,032 board is where it helps)
     assert covered == 6 and np.mean(errors) < 1.5 * np.mean(sample_errors)
@@ -138,5 +141,67 @@ def test_a_reference_model_with_missing_items_is_calibrated_on_its_own_items():
     rank = int(np.flatnonzero(np.argsort(own_items) == 3)[0]) + 1
     alpha = 1 - rank / 25 + 1e-9
     e = evalgap.estimate(_long(new[None, :], ["new"], chosen), reference=frame,
-                         alpha=alpha).estimates[0]  # fmt: skip
+                         alpha=alpha, method="model").estimates[0]  # fmt: skip
     assert e.half_width == pytest.approx(own_items[3])
+
+
+def test_the_default_is_the_design_based_estimate_with_the_plain_mean_beside_it():
+    y = _board()
+    ref, new = y[[k for k in range(25) if k != 12]], y[12]
+    chosen = np.arange(0, 600, 6)
+    r = evalgap.estimate(_long(new[None, :], ["new"], chosen),
+                         reference=_long(ref, [f"m{k}" for k in range(24)]))  # fmt: skip
+    e = r.estimates[0]
+    # the oracle: the 2PL of the reference board at the model's ability from its items
+    fit = fit_2pl(ref)
+    answers = np.full(600, np.nan)
+    answers[chosen] = new[chosen]
+    theta, _ = est.ability_map(answers[None, :], fit.slope, fit.intercept)
+    p = 1 / (1 + np.exp(-(theta[0] * fit.slope + fit.intercept)))
+    oracle = est.control_variate(new[chosen], p, chosen)
+    assert (r.method, e.method, e.ci.method) == ("design", "design", "design_t")
+    assert e.score == pytest.approx(oracle.score) and e.coefficient == oracle.coefficient
+    assert e.half_width == pytest.approx(oracle.ci.high - oracle.score)
+    assert e.plain_score == pytest.approx(new[chosen].mean())
+    plain_half = oracle.plain_ci.high - oracle.plain_score
+    assert e.width_ratio == pytest.approx(e.half_width / plain_half)
+    assert e.ci.low <= new.mean() <= e.ci.high
+    entry = r.to_dict()["estimates"][0]
+    assert entry["plain_ci"]["method"] == "design_t" and entry["method"] == "design"
+    assert "design-based" in r.verdict and "their mean 0.4" in r.verdict
+    with pytest.raises(evalgap.InputError, match="method") as info:
+        evalgap.estimate(_long(new[None, :], ["new"], chosen), method="best",
+                         reference=_long(ref, [f"m{k}" for k in range(24)]))  # fmt: skip
+    assert info.value.param == "method"
+
+
+def test_the_design_estimate_is_unbiased_for_a_model_unlike_the_reference():
+    # the reference is the 15 weakest models; the strongest is estimated from 60 random items
+    # again and again: the 2PL estimate is pulled towards the board, the design-based one is
+    # not, and its intervals cover
+    y = _board(seed=7, models=22, items=400)
+    order = np.argsort(y.mean(axis=1))
+    ref, new = y[order[:15]], y[order[-1]]
+    board = _long(ref, [f"m{k}" for k in range(15)])
+    from evalgap.jobs.estimate import calibrate
+
+    reference = evalgap.align(board)
+    prepared = calibrate(reference)
+    rng = np.random.default_rng(8)
+    found = []
+    for _ in range(60):
+        chosen = np.sort(rng.choice(400, 60, replace=False))
+        scores = evalgap.align(_long(new[None, :], ["new"], chosen))
+        design = estimate_scores_of(reference, prepared, scores, "design")
+        model = estimate_scores_of(reference, prepared, scores, "model")
+        found.append((design.score, design.ci.low <= new.mean() <= design.ci.high, model.score))
+    design_score, covered, model_score = np.array(found).T
+    assert model_score.mean() < new.mean() - 0.02  # shrunk towards the weaker board
+    assert abs(design_score.mean() - new.mean()) < 3 * design_score.std() / np.sqrt(60) + 0.005
+    assert covered.mean() >= 0.88
+
+
+def estimate_scores_of(reference, prepared, scores, method):
+    from evalgap.jobs.estimate import estimate_scores
+
+    return estimate_scores(reference, scores, method=method, calibration=prepared).estimates[0]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import click
+
 from evalgap.cli._command import command
 from evalgap.cli._load import score_keywords
 from evalgap.cli._options import SCORE_SOURCES, STDOUT_HELP, loader_options, option
@@ -12,8 +14,11 @@ from evalgap.cli._render import emit, working, written
 ESTIMATE_EXAMPLES = """
 \b
 Examples:
-  # A model scored on 100 items, against a reference board of the whole benchmark:
+  # A model scored on 100 random items, against a reference board of the whole benchmark:
   evalgap estimate --reference board.csv --scores new_model_100_items.csv
+\b
+  # The 2PL's own (model-based) estimate, e.g. for items chosen by --next:
+  evalgap estimate --reference board.csv --scores new.csv --method model
 \b
   # The 50 items to run next, for a harness (CSV: model,item_id):
   evalgap estimate --reference board.csv --scores new.csv --next 50 --output next.csv
@@ -23,9 +28,20 @@ Examples:
 @command(epilog=ESTIMATE_EXAMPLES + SCORE_SOURCES)
 @option("reference", required=True)
 @loader_options(exclude=("strict", "complete_case"))
+@click.option(
+    "--method",
+    type=click.Choice(["design", "model"]),
+    default="design",
+    show_default=True,
+    help="design: the random items' mean with the 2PL's predictions as a control variate "
+    "(design-unbiased, t interval from the sampling design); model: the 2PL's own estimate "
+    "(model-based, conformal interval from the reference models, biased towards them for a "
+    "model unlike them).",
+)
 @option(
     "next_count",
-    help="Items to propose to run next, per model (the most informative at its ability).",
+    help="Items to propose to run next, per model (the most informative at its ability: a "
+    "model-based choice, not a random draw).",
 )
 @option(
     "output",
@@ -36,9 +52,12 @@ Examples:
 def estimate(json: bool, output: str | None, **given: Any) -> None:
     """What would a model score on the whole benchmark? (from a few of its items)
 
-    A 2PL item-response model fitted on the reference board predicts the items the model has
-    not run; the interval is calibrated by estimating each reference model, held out of the
-    fit, from the same items (split conformal), and flags models outside the board's range.
+    The scored items (drawn at random) give their mean; a 2PL item-response model fitted on
+    the reference board predicts every item, and the estimate corrects the mean by those
+    predictions as a control variate (PPI++ coefficient). It is unbiased however badly the
+    2PL fits, and its t interval comes from the sampling design. The items' own mean, its
+    interval and the width ratio are printed beside it. --method model gives the 2PL's own
+    estimate with a conformal interval calibrated on the reference models (model-based).
     """
     from evalgap.jobs.estimate import estimate as estimate_job
 

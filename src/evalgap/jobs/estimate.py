@@ -1,15 +1,25 @@
 """The ``estimate`` job: a model's full-benchmark score from a few of its items, with an
-interval that holds where the item-response model does not.
+interval that holds whatever the item-response model's fit.
 
 A 2PL is fitted on a reference board (:func:`evalgap.stats.stratified.fit_2pl`); each new
-model's ability is its posterior mode given the items it was scored on, and its score its own
-answers where it has them and the 2PL's probabilities elsewhere
-(:mod:`evalgap.stats.estimate`). The interval is split conformal: every reference model is
-held out of the fit in turn and estimated from the *same items* the new model answered; the
-``ceil((m + 1)(1 - alpha))``-th smallest of those m absolute errors is the half-width. So the
-interval answers for this design on models like the reference board's; a new model whose
-ability lies outside the board's range is flagged (the calibration says nothing about it).
-The items to run next are the most informative at the estimated ability.
+model's ability is its posterior mode given the items it was scored on
+(:mod:`evalgap.stats.estimate`). Two methods use it:
+
+* ``"design"`` (the default): the scored items' mean corrected by the 2PL's predictions as a
+  control variate (the difference estimator with the PPI++ coefficient,
+  :func:`evalgap.stats.estimate.control_variate`). It is design-unbiased when the items were
+  drawn at random, however badly the 2PL fits the model, and its t interval comes from the
+  sampling design, not from the reference models. The items' own mean and its interval are
+  reported beside it, with the width ratio of the two intervals.
+* ``"model"``: the 2PL's estimate (the model's answers where it has them, the 2PL's
+  probabilities elsewhere) with a split-conformal interval: every reference model is held out
+  of the fit in turn and estimated from the *same items* the new model answered; the
+  ``ceil((m + 1)(1 - alpha))``-th smallest of those m absolute errors is the half-width. It is
+  model-based: it answers for this design on models like the reference board's, and is biased
+  towards the board for a model unlike them (an ability outside the board's range is flagged).
+
+The items to run next are the most informative at the estimated ability: a model-based
+choice, not a random draw, so items chosen that way call for ``method="model"``.
 """
 
 from __future__ import annotations
@@ -17,7 +27,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 
@@ -29,7 +39,7 @@ from evalgap.jobs._inputs import _models, _renamed, _stored, scores_of
 from evalgap.jobs._pages import Views
 from evalgap.stats import _validate, intervals
 from evalgap.stats import estimate as est
-from evalgap.stats.stratified import IRTFit, fit_2pl
+from evalgap.stats.stratified import IRTFit, fit_2pl, success_probability
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -40,6 +50,9 @@ if TYPE_CHECKING:
 # Abilities beyond the reference board's range by more than this (in its SD units) are
 # extrapolations the calibration does not cover.
 RANGE_MARGIN = 0.25
+# The methods of estimate, the default first.
+METHODS = ("design", "model")
+Method = Literal["design", "model"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -53,27 +66,47 @@ class ModelEstimate(RowResult):
     score : float
         Its estimated mean score over every item of the benchmark.
     ci : Interval
-        The (1 - alpha) split-conformal interval of the score (clipped to [0, 1]; method
-        ``"split_conformal"``); ``interval``, its former name, still reads ``(low, high)``
-        with a DeprecationWarning for one release.
+        The score's (1 - alpha) interval, clipped to [0, 1]: method ``"design_t"`` (the
+        design-based t interval, finite-population corrected) or ``"split_conformal"``
+        (``method="model"``); ``interval``, its former name, still reads ``(low, high)`` with
+        a DeprecationWarning for one release.
     half_width : float
         Half its width before clipping (infinite with too few reference models).
+    method : str
+        ``"design"`` (design-unbiased, the 2PL as control variate) or ``"model"`` (the 2PL's
+        estimate: model-based).
+    plain_score : float
+        The scored items' own mean.
+    plain_ci : Interval
+        Its (1 - alpha) t interval (finite-population corrected), clipped to [0, 1].
+    width_ratio : float
+        The score's interval width over the plain mean's (before clipping): below 1, the
+        estimate is the more precise.
+    coefficient : float
+        ``method="design"``: the coefficient on the 2PL's predictions (0: the plain mean, 1:
+        the difference estimator); NaN for ``"model"``.
     n_items : int
         Items the model was scored on.
     ability : float
         Its posterior-mode ability on the reference board's scale (models there: mean 0,
         SD 1).
     extrapolated : bool
-        Whether that ability lies outside the reference board's range (the interval is
-        calibrated on the reference models only).
+        Whether that ability lies outside the reference board's range (the model-based
+        estimate extrapolates there; the design-based one does not depend on it).
     next_items : tuple of str
-        The items to run next: the most informative at its ability, not yet scored.
+        The items to run next: the most informative at its ability, not yet scored (a
+        model-based choice, not a random draw).
     """
 
     model: str
     score: float
     ci: intervals.Interval
     half_width: float
+    method: str
+    plain_score: float
+    plain_ci: intervals.Interval
+    width_ratio: float
+    coefficient: float
     n_items: int
     ability: float
     extrapolated: bool
@@ -99,12 +132,15 @@ class EstimateResult(Views, TableResult):
     ----------
     estimates : tuple of ModelEstimate
         One per new model.
+    method : str
+        ``"design"`` or ``"model"`` (see :class:`ModelEstimate`).
     alpha : float
         One minus the intervals' level.
     n_benchmark_items : int
         Items of the benchmark (the reference board's).
     reference_models : int
-        Reference models the 2PL was fitted on and the interval calibrated on.
+        Reference models the 2PL was fitted on (and, for ``"model"``, the interval
+        calibrated on).
     notes : tuple of str
         What the numbers need said beside them.
     verdict : str
@@ -112,6 +148,7 @@ class EstimateResult(Views, TableResult):
     """
 
     estimates: tuple[ModelEstimate, ...]
+    method: str
     alpha: float
     n_benchmark_items: int
     reference_models: int
@@ -154,7 +191,8 @@ def _benchmark(
 @dataclass(frozen=True)
 class Calibration:
     """A reference board prepared once: its matrix, item ids, 2PL fit, and the item
-    parameters with each model held out (reused across new models and item sets)."""
+    parameters with each model held out (reused across new models and item sets; empty
+    when only the design-based estimate is wanted)."""
 
     matrix: np.ndarray
     ids: np.ndarray
@@ -162,12 +200,13 @@ class Calibration:
     held_out: tuple[tuple[np.ndarray, np.ndarray], ...]
 
 
-def calibrate(reference: ScoreSet) -> Calibration:
-    """Fit the reference board's 2PL, and again without each of its models."""
-    return calibrate_matrix(*_benchmark(reference))
+def calibrate(reference: ScoreSet, *, held_out: bool = True) -> Calibration:
+    """Fit the reference board's 2PL, and again without each of its models (``held_out``:
+    the conformal calibration of ``method="model"``)."""
+    return calibrate_matrix(*_benchmark(reference), held_out=held_out)
 
 
-def calibrate_matrix(ref: np.ndarray, ids: np.ndarray) -> Calibration:
+def calibrate_matrix(ref: np.ndarray, ids: np.ndarray, *, held_out: bool = True) -> Calibration:
     """:func:`calibrate` on a reference board given as its (models x items) matrix and the
     items' ids."""
     if ref.shape[0] < 3:
@@ -178,7 +217,7 @@ def calibrate_matrix(ref: np.ndarray, ids: np.ndarray) -> Calibration:
         raise InputError(
             "{reference} scores must lie in [0, 1] for the item-response fit", param="reference"
         )
-    held = tuple(_held_out_fit(ref, j) for j in range(ref.shape[0]))
+    held = tuple(_held_out_fit(ref, j) for j in range(ref.shape[0])) if held_out else ()
     return Calibration(ref, ids, fit_2pl(ref), held)
 
 
@@ -186,9 +225,9 @@ def estimated(
     y: np.ndarray, prepared: Calibration, alpha: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each row of ``y`` (new models x the benchmark's items, NaN where not scored): its
-    full-benchmark score, its ability, and the split-conformal half-width of the design of
-    its scored items (every reference model held out of the fit and estimated from those
-    items; its error over the items it has, so a reference model with missing items is
+    model-based full-benchmark score, its ability, and the split-conformal half-width of the
+    design of its scored items (every reference model held out of the fit and estimated from
+    those items; its error over the items it has, so a reference model with missing items is
     compared with its own mean)."""
     ref, fit = prepared.matrix, prepared.fit
     theta, _ = est.ability_map(y, fit.slope, fit.intercept)
@@ -208,40 +247,43 @@ def estimated(
     return score, theta, half
 
 
-def estimate_scores(
-    reference: ScoreSet,
-    scores: ScoreSet,
+def design_estimated(
+    y: np.ndarray,
+    fit: IRTFit,
+    alpha: float,
     *,
-    alpha: float = 0.05,
-    next_count: int = 50,
-    calibration: Calibration | None = None,
-) -> EstimateResult:
-    """Return each model of ``scores`` estimated over the benchmark of ``reference``.
+    strata: np.ndarray | None = None,
+    weights: np.ndarray | None = None,
+) -> tuple[list[est.ControlVariateEstimate], np.ndarray]:
+    """Each row of ``y`` (new models x the benchmark's items, NaN where not scored): the
+    design-based estimate of its full-benchmark score, the 2PL's probabilities at its
+    ability as the control variate, and that ability. ``strata`` labels every item (the
+    scored ones drawn at random within each); ``weights`` (models x items) gives the scored
+    items' design weights ``1 / pi``."""
+    theta, _ = est.ability_map(y, fit.slope, fit.intercept)
+    predictions = success_probability(theta, fit.slope, fit.intercept)
+    found = []
+    for m in range(y.shape[0]):
+        at = np.flatnonzero(~np.isnan(y[m]))
+        found.append(
+            est.control_variate(
+                y[m, at],
+                predictions[m],
+                at,
+                strata=strata,
+                weights=None if weights is None else weights[m, at],
+                alpha=alpha,
+            )
+        )
+    return found, theta
 
-    Parameters
-    ----------
-    reference : ScoreSet
-        A board of models scored on (nearly) every item: the benchmark's items and the
-        2PL's fit and calibration.
-    scores : ScoreSet
-        The new models' scores on some of those items (tasks and item ids as in the
-        reference).
-    alpha : float
-        One minus the level of the intervals.
-    next_count : int
-        How many items to propose to run next, per model.
-    calibration : Calibration, optional
-        ``calibrate(reference)``, when several calls share one reference board.
 
-    Returns
-    -------
-    EstimateResult
-    """
-    alpha = float(_validate.probability(alpha, "alpha"))
-    next_count = _validate.whole_number(next_count, "next_count", 0)
-    prepared = calibration if calibration is not None else calibrate(reference)
-    ref, ids, fit = prepared.matrix, prepared.ids, prepared.fit
-    new, new_ids = _benchmark(scores, several=len(reference.tasks) > 1)
+def _scored_matrix(
+    scores: ScoreSet, ids: np.ndarray, several: bool
+) -> tuple[np.ndarray, list[str]]:
+    """The new models' scores on the reference's items (NaN where not scored), and the notes
+    on items the reference does not have."""
+    new, new_ids = _benchmark(scores, several=several)
     position = {item: k for k, item in enumerate(ids)}
     known = np.array([item in position for item in new_ids], dtype=bool)
     notes = []
@@ -257,32 +299,130 @@ def estimate_scores(
         raise InputError(
             "{scores} must lie in [0, 1] for the item-response estimate", param="scores"
         )
+    return y, notes
+
+
+def _clipped(low: float, high: float, method: str, alpha: float) -> intervals.Interval:
+    return intervals.Interval(float(max(low, 0.0)), float(min(high, 1.0)), method, 1.0 - alpha)
+
+
+def estimate_scores(
+    reference: ScoreSet,
+    scores: ScoreSet,
+    *,
+    method: Method = "design",
+    alpha: float = 0.05,
+    next_count: int = 50,
+    calibration: Calibration | None = None,
+) -> EstimateResult:
+    """Return each model of ``scores`` estimated over the benchmark of ``reference``.
+
+    Parameters
+    ----------
+    reference : ScoreSet
+        A board of models scored on (nearly) every item: the benchmark's items and the
+        2PL's fit (and, for ``method="model"``, the interval's calibration).
+    scores : ScoreSet
+        The new models' scores on some of those items (tasks and item ids as in the
+        reference), drawn at random for ``method="design"``.
+    method : {"design", "model"}
+        The design-based estimate with the 2PL as control variate, or the 2PL's own
+        (model-based) estimate (module docstring).
+    alpha : float
+        One minus the level of the intervals.
+    next_count : int
+        How many items to propose to run next, per model.
+    calibration : Calibration, optional
+        ``calibrate(reference)``, when several calls share one reference board.
+
+    Returns
+    -------
+    EstimateResult
+    """
+    alpha = float(_validate.probability(alpha, "alpha"))
+    next_count = _validate.whole_number(next_count, "next_count", 0)
+    method = _method(method)
+    if calibration is not None and method == "model" and not calibration.held_out:
+        calibration = None  # prepared for the design-based estimate only
+    prepared = calibration or calibrate(reference, held_out=method == "model")
+    ref, ids, fit = prepared.matrix, prepared.ids, prepared.fit
+    y, notes = _scored_matrix(scores, ids, len(reference.tasks) > 1)
+    few = [str(scores.models[m]) for m in range(y.shape[0]) if (~np.isnan(y[m])).sum() < 3]
+    if few:
+        raise InputError(
+            "{model!s} has fewer than 3 scored items of the reference board; the design-based "
+            "interval needs at least 3 (score more items)",
+            param="scores",
+            model=few[0],
+        )
     if not fit.converged:
         notes.append(f"the reference 2PL fit stopped after {fit.n_iter} sweeps before converging")
-    score, theta, halves = estimated(y, prepared, alpha)
+    designed, theta = design_estimated(y, fit, alpha)
+    if method == "model":
+        score, _, halves = estimated(y, prepared, alpha)
+    else:
+        score = np.array([d.score for d in designed])
+        halves = np.array([float(d.ci.high) - d.score for d in designed])
     low_range, high_range = fit.ability.min() - RANGE_MARGIN, fit.ability.max() + RANGE_MARGIN
+    interval_method = "design_t" if method == "design" else "split_conformal"
     rows = []
     for m, model in enumerate(scores.models):
-        scored = ~np.isnan(y[m])
-        half = halves[m]
-        proposal = est.next_items(theta[m], fit.slope, fit.intercept, ~scored, next_count)
+        scored, d, half = ~np.isnan(y[m]), designed[m], float(halves[m])
+        plain_half = float(d.plain_ci.high) - d.plain_score
         rows.append(
             ModelEstimate(
                 model=str(model),
                 score=float(score[m]),
-                ci=intervals.Interval(
-                    float(max(score[m] - half, 0.0)),
-                    float(min(score[m] + half, 1.0)),
-                    "split_conformal",
-                    1.0 - alpha,
-                ),
-                half_width=float(half),
+                ci=_clipped(score[m] - half, score[m] + half, interval_method, alpha),
+                half_width=half,
+                method=method,
+                plain_score=d.plain_score,
+                plain_ci=_clipped(float(d.plain_ci.low), float(d.plain_ci.high), "design_t", alpha),
+                width_ratio=half / plain_half if plain_half > 0 else float("nan"),
+                coefficient=d.coefficient if method == "design" else float("nan"),
                 n_items=int(scored.sum()),
                 ability=float(theta[m]),
                 extrapolated=bool(not low_range <= theta[m] <= high_range),
-                next_items=tuple(ids[proposal].tolist()),
+                next_items=tuple(
+                    ids[
+                        est.next_items(theta[m], fit.slope, fit.intercept, ~scored, next_count)
+                    ].tolist()
+                ),
             )
         )
+    notes.extend(_method_notes(rows, method, ref.shape[0], alpha))
+    return EstimateResult(
+        tuple(rows), method, alpha, int(ids.size), int(ref.shape[0]), tuple(notes)
+    )
+
+
+def _method(method: object) -> Method:
+    """The method, or a one-line refusal naming the choices."""
+    if method not in METHODS:
+        raise InputError(
+            "{method} must be one of " + ", ".join(METHODS) + ", not {given!s}",
+            param="method",
+            given=str(method),
+        )
+    return method  # type: ignore[return-value]  # checked against METHODS
+
+
+def _method_notes(
+    rows: list[ModelEstimate], method: str, reference_models: int, alpha: float
+) -> list[str]:
+    """What each method's numbers need said beside them."""
+    notes = []
+    if method == "design":
+        notes.append(
+            "design-based: the intervals hold when the scored items were drawn at random from "
+            "the benchmark, however well the 2PL fits; items chosen as the most informative "
+            "(the next items) are not random, estimate those with the model-based method"
+        )
+        return notes
+    notes.append(
+        "model-based: the 2PL's estimate, biased towards the reference board for a model "
+        "unlike its models; the default design-based estimate does not depend on the fit"
+    )
     if any(r.extrapolated for r in rows):
         notes.append(
             "an ability outside the reference board's range is an extrapolation: the interval "
@@ -290,10 +430,10 @@ def estimate_scores(
         )
     if not np.isfinite(min((r.half_width for r in rows), default=0.0)):
         notes.append(
-            f"{ref.shape[0]} reference models are too few for a {100 * (1 - alpha):g}% "
+            f"{reference_models} reference models are too few for a {100 * (1 - alpha):g}% "
             f"conformal interval (at least {int(np.ceil(1 / alpha)) - 1} are needed)"
         )
-    return EstimateResult(tuple(rows), alpha, int(ids.size), int(ref.shape[0]), tuple(notes))
+    return notes
 
 
 def _held_out_fit(ref: np.ndarray, j: int) -> tuple[np.ndarray, np.ndarray]:
@@ -306,6 +446,7 @@ def estimate(
     scores: ScoresInput | None = None,
     *,
     reference: ScoresInput | None = None,
+    method: Method = "design",
     alpha: float = 0.05,
     next_count: int = 50,
     models: Sequence[str] | None = None,
@@ -315,13 +456,19 @@ def estimate(
 ) -> EstimateResult:
     """A new model's full-benchmark score from a few of its items, with an honest interval.
 
-    A 2PL item-response model is fitted on a reference board scored on the whole benchmark;
-    each new model's score is its own answers where it has them and the fitted model's
-    probabilities at its estimated ability elsewhere. The interval is split conformal: each
-    reference model, held out of the fit, is estimated from the same items the new model
-    answered, and the spread of those errors sets the half-width; an ability outside the
-    reference board's range is flagged as an extrapolation. The items to run next (the most
-    informative at the estimated ability) come with each estimate.
+    A 2PL item-response model is fitted on a reference board scored on the whole benchmark,
+    and each new model's ability estimated from its answers. By default (``method="design"``)
+    the score is the scored items' mean corrected by the 2PL's predictions as a control
+    variate: ``lambda mean(p over all items) + mean(y - lambda p over the scored items)``,
+    ``lambda`` in [0, 1] tuned to the smallest variance (PPI++). With the items drawn at
+    random it is design-unbiased however badly the 2PL fits (a poor fit drives ``lambda`` to
+    0, the plain mean), and its t interval (finite-population corrected) comes from the
+    sampling design. ``method="model"`` gives the 2PL's own estimate (the model's answers,
+    the 2PL's probabilities elsewhere) with a split-conformal interval calibrated on the
+    reference models: model-based, biased towards the board for a model unlike its models.
+    Every estimate comes with the plain mean of the same items, its interval, the width
+    ratio, and the items to run next (the most informative at the estimated ability: a
+    model-based choice, not a random draw).
 
     Parameters
     ----------
@@ -329,6 +476,9 @@ def estimate(
         The new models' per-item scores on some of the benchmark's items.
     reference : DataFrame, ScoreSet, str, Path or list
         A board of models scored on the benchmark (the same task and item ids).
+    method : {"design", "model"}
+        The design-based estimate with the 2PL as control variate, or the 2PL's own
+        model-based estimate.
     alpha : float
         One minus the intervals' level.
     next_count : int
@@ -343,7 +493,8 @@ def estimate(
     Returns
     -------
     EstimateResult
-        One estimate per new model (``score``, ``ci``, ``n_items``, ``next_items``).
+        One estimate per new model (``score``, ``ci``, ``plain_score``, ``plain_ci``,
+        ``width_ratio``, ``n_items``, ``next_items``).
 
     Examples
     --------
@@ -363,6 +514,7 @@ def estimate(
     (100, True)
     """
     _validate.arguments(alpha=alpha, models=models, tasks=tasks)
+    method = _method(method)
     if (scores is None and not _stored(options)) or reference is None:
         raise InputError(
             "give the new models' {scores} and a {reference} board scored on the benchmark",
@@ -373,4 +525,4 @@ def estimate(
         _renamed(columns, "data", "scores", scores), models=_models(models, options),
         tasks=tasks, options=options, **columns,
     )  # fmt: skip
-    return estimate_scores(board, new, alpha=alpha, next_count=next_count)
+    return estimate_scores(board, new, method=method, alpha=alpha, next_count=next_count)
