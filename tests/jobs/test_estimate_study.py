@@ -29,12 +29,13 @@ def test_every_design_is_exact_when_it_sees_every_item():
     rows = r.rows.set_index("design")
     # all 400 items scored: the 2PL estimate is the model's own mean, the stratified design
     # takes every stratum whole, and sampling without replacement leaves no variance
-    sampled = ["estimate", "random_mean", "stratified_mean", "estimate_stratified"]
+    sampled = ["estimate", "random_mean", "model", "stratified_mean", "estimate_stratified",
+               "model_stratified"]  # fmt: skip
     assert rows.loc[sampled, "mae"].max() == pytest.approx(0, abs=1e-12)
     floors = ["floor_difference", "floor_neyman", "floor_model"]
     assert rows.loc[floors, "mae"].max() == pytest.approx(0, abs=1e-9)
     assert rows.loc["estimate", "cases"] == 2 and rows.loc["floor_neyman", "cases"] == 0
-    assert list(rows.index) == [d for d in DESIGNS if d != "estimate_adaptive"]
+    assert list(rows.index) == [d for d in DESIGNS if d != "model_adaptive"]
 
 
 def test_the_difference_floor_is_the_variance_of_sampling_without_replacement():
@@ -94,25 +95,33 @@ def test_the_study_depends_on_neither_jobs_nor_asking_for_the_adaptive_design():
     two = simulate.estimate_study(BOARD, jobs=2, **keywords)
     pd.testing.assert_frame_equal(one.rows, two.rows)
     more = simulate.estimate_study(BOARD, adaptive_batch=15, **keywords)
-    plain = more.rows[more.rows["design"] != "estimate_adaptive"].reset_index(drop=True)
+    plain = more.rows[more.rows["design"] != "model_adaptive"].reset_index(drop=True)
     pd.testing.assert_frame_equal(one.rows, plain)
-    adaptive = more.rows.set_index(["budget", "design"]).loc[(60, "estimate_adaptive")]
+    adaptive = more.rows.set_index(["budget", "design"]).loc[(60, "model_adaptive")]
     assert adaptive["cases"] == 6 and 0 < adaptive["mae"] < 0.2
 
 
 def test_intervals_cover_on_a_board_the_2pl_fits():
     r = simulate.estimate_study(BOARD, budgets=[100], n_trials=3)
-    own = r.rows.set_index("design").loc["estimate"]
+    rows = r.rows.set_index("design")
     # 72 held-out estimates at nominal 0.95: at least 0.95 - 3 SE
-    assert own["coverage"] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / 72)
-    assert own["mae"] < 0.05 and np.isfinite(own["median_half_width"])
+    for design in ("estimate", "model"):
+        own = rows.loc[design]
+        assert own["coverage"] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / 72)
+        assert own["mae"] < 0.05 and np.isfinite(own["median_half_width"])
+    # the ratios are against the random items' mean of the same draws
+    assert rows.loc["estimate", "mae_ratio"] == pytest.approx(
+        rows.loc["estimate", "mae"] / rows.loc["random_mean", "mae"]
+    )
+    assert rows.loc["random_mean", ["mae_ratio", "width_ratio"]].tolist() == [1.0, 1.0]
 
 
 def test_too_few_reference_models_say_the_intervals_are_unbounded():
     y = irt_board(seed=2, models=8, items=200)
     r = simulate.estimate_study(long_of(y, [f"m{k}" for k in range(8)]), budgets=[50], n_trials=1)
-    assert np.isinf(r.rows.set_index("design").loc["estimate", "median_half_width"])
-    assert "intervals were unbounded: 7 reference models are too few (at least 19" in r.verdict
+    assert np.isinf(r.rows.set_index("design").loc["model", "median_half_width"])
+    assert np.isfinite(r.rows.set_index("design").loc["estimate", "median_half_width"])
+    assert "intervals unbounded: 7 reference models are too few, at least 19" in r.verdict
 
 
 def test_bad_requests_are_refused_before_any_work():
@@ -171,3 +180,88 @@ def test_items_only_the_held_out_model_has_run_without_a_warning():
     r = simulate.estimate_study(own, budgets=[100], n_trials=1, held_out=["model-07"])
     assert r.rows.set_index("design").loc["estimate", "cases"] == 1
     assert r.n_items == 400
+
+
+def test_the_strongest_held_out_together_have_the_rest_as_reference():
+    r = simulate.estimate_study(BOARD, budgets=[100], n_trials=2, hold_out="strongest",
+                                n_held_out=4)  # fmt: skip
+    means = pd.read_csv(BOARD).groupby("model")["score"].mean().sort_values()
+    assert set(r.held_out) == set(means.index[-4:]) and r.reference_models == 20
+    assert r.hold_out == "strongest" and "strongest" not in r.held_out
+    rows = r.rows.set_index("design")
+    assert rows.loc["estimate", "cases"] == 8
+    weakest = simulate.estimate_study(BOARD, budgets=[100], n_trials=1, hold_out="weakest",
+                                      n_held_out=3)  # fmt: skip
+    assert set(weakest.held_out) == set(means.index[:3])
+    drawn = simulate.estimate_study(BOARD, budgets=[50], n_trials=1, hold_out="random",
+                                    n_held_out=3, seed=4)  # fmt: skip
+    again = simulate.estimate_study(BOARD, budgets=[50], n_trials=1, hold_out="random",
+                                    n_held_out=3, seed=4)  # fmt: skip
+    assert drawn.held_out == again.held_out and len(drawn.held_out) == 3
+    pd.testing.assert_frame_equal(drawn.rows, again.rows)
+
+
+def test_held_out_groups_refuse_what_they_cannot_do():
+    with pytest.raises(InputError, match="hold_out") as info:
+        simulate.estimate_study(BOARD, budgets=[50], hold_out="best")
+    assert info.value.param == "hold_out"
+    with pytest.raises(InputError, match="in turn") as info:
+        simulate.estimate_study(BOARD, budgets=[50], hold_out="strongest", held_out=["model-01"])
+    assert info.value.param == "held_out"
+    with pytest.raises(InputError, match="fewer than the 3") as info:
+        simulate.estimate_study(BOARD, budgets=[50], hold_out="weakest", n_held_out=22)
+    assert info.value.param == "n_held_out"
+
+
+def _mmlu_pro_board():
+    from evalgap import align
+    from evalgap.jobs.estimate import _benchmark
+
+    from conftest import shared_file
+
+    board = align(pd.read_csv(shared_file("mmlu_pro", "mmlu_pro_long.csv.gz")))
+    return _benchmark(board)[0]
+
+
+def test_mmlu_pro_strongest_nine_from_the_weakest_twenty_beat_the_plain_mean():
+    # the issue's out-of-distribution case: the 2PL of the 20 weakest models as the control
+    # variate of the 9 strongest, 100 random items, 100 draws each (the study's design-based
+    # estimate, without its model-based rivals); a model lacking items is estimated over its
+    # own items, the 2PL fitted there as the study does
+    from evalgap.jobs.estimate import design_estimated
+
+    x = _mmlu_pro_board()
+    order = np.argsort(np.nanmean(x, axis=1), kind="stable")
+    fits = {}
+    rng = np.random.default_rng(39)
+    errors, plain, covered = [], [], []
+    for k in order[20:]:
+        own = np.flatnonzero(~np.isnan(x[k]))
+        if own.size not in fits:
+            fits[own.size] = fit_2pl(x[order[:20]][:, own])
+        y_all = x[k, own]
+        for _ in range(100):
+            y = np.full((1, own.size), np.nan)
+            chosen = rng.choice(own.size, 100, replace=False)
+            y[0, chosen] = y_all[chosen]
+            d = design_estimated(y, fits[own.size], 0.05)[0][0]
+            errors.append(abs(d.score - y_all.mean()))
+            plain.append(abs(d.plain_score - y_all.mean()))
+            covered.append(d.ci.low <= y_all.mean() <= d.ci.high)
+    # 900 cases: 0.81 and 0.948 (the 2PL's own estimate: 1.7 times the plain mean's error)
+    ratio = np.mean(errors) / np.mean(plain)
+    assert ratio <= 0.9, ratio
+    assert np.mean(covered) >= 0.93, np.mean(covered)
+
+
+@pytest.mark.slow  # the study behind the docs' figure: about 30 s
+def test_mmlu_pro_strongest_nine_in_the_study():
+    from conftest import shared_file
+
+    r = simulate.estimate_study(
+        str(shared_file("mmlu_pro", "mmlu_pro_long.csv.gz")), budgets=[100], n_trials=20,
+        hold_out="strongest", n_held_out=9,
+    )  # fmt: skip
+    rows = r.rows.set_index("design")
+    assert rows.loc["estimate", "mae_ratio"] <= 0.9 and rows.loc["estimate", "coverage"] >= 0.93
+    assert rows.loc["model", "mae_ratio"] > 1.2

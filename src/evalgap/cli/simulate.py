@@ -282,6 +282,8 @@ def adaptive(**given: Any) -> None:
         "evalgap simulate estimate --scores examples/board.csv --budget 40 --budget 100",
         "evalgap simulate estimate --scores ../shared/data/mmlu_pro/mmlu_pro_long.csv.gz \\",
         "    --adaptive-batch 20 --jobs 2 --plot estimate.png",
+        "evalgap simulate estimate --scores ../shared/data/mmlu_pro/mmlu_pro_long.csv.gz \\",
+        "    --hold-out strongest --n-held-out 9 --budget 100 --n-trials 20",
     )
 )
 @loader_options
@@ -304,6 +306,23 @@ def adaptive(**given: Any) -> None:
     multiple=True,
     metavar="MODEL",
     help="A model to hold out in turn (repeatable; default: every model of --scores).",
+)
+@click.option(
+    "--hold-out",
+    "hold_out",
+    type=click.Choice(["each", "strongest", "weakest", "random"]),
+    default="each",
+    show_default=True,
+    help="Hold each model out in turn (the others its reference), or the --n-held-out "
+    "strongest, weakest or random models together (the rest the reference: out of "
+    "distribution for the strongest and weakest).",
+)
+@click.option(
+    "--n-held-out",
+    type=click.IntRange(min=1),
+    default=9,
+    show_default=True,
+    help="Models held out together with --hold-out strongest, weakest or random.",
 )
 @click.option(
     "--n-strata",
@@ -331,7 +350,7 @@ def adaptive(**given: Any) -> None:
 )
 @_simulation_options
 def estimate(budgets: tuple[int, ...], held_out: tuple[str, ...], **given: Any) -> None:
-    """Hold each model of a board out and estimate its score from few items (`estimate`)."""
+    """Hold models of a board out and estimate their scores from few items (`estimate`)."""
     from evalgap.jobs.estimate_study import estimate_study
 
     source = score_keywords(given)

@@ -1,39 +1,50 @@
-"""Validation study: how well does ``evalgap estimate`` recover a board's own models from few
-items? (``simulate estimate``)
+"""Validation study: how well does ``evalgap estimate`` recover models' scores from few items,
+on models like the reference board's and unlike them? (``simulate estimate``)
 
-Leave one model of a real board out: the other models are the reference board, the held-out
-model's answers are the truth (its mean over the items it has; the benchmark is cut to those
-items, so the estimate and the truth count the same items). For each budget and draw, its
-score is estimated from a sample of its items by each design, side by side:
+Hold models of a real board out (``hold_out``): each in turn with the others as the reference
+(``"each"``, leave one out), or the ``n_held_out`` strongest, weakest or randomly chosen models
+together, the rest the reference (``"strongest"``, ``"weakest"``, ``"random"``: out of
+distribution for the first two). A held-out model's answers are the truth (its mean over the
+items it has; the benchmark is cut to those items). For each budget and draw, its score is
+estimated from a sample of its items by each design, side by side:
 
-* ``estimate``: the 2PL estimate of :func:`evalgap.estimate` (its answers, the 2PL's
-  probabilities elsewhere; the split-conformal interval of the reference models held out)
-  from items drawn at random;
+* ``estimate``: the default, design-based estimate of :func:`evalgap.estimate` (the random
+  items' mean with the reference 2PL's predictions as a control variate, its design t
+  interval);
 * ``random_mean``: those random items' own mean with its t interval, finite-population
   corrected (simple random sampling);
+* ``model``: the 2PL's own (model-based) estimate, ``estimate(method="model")``, from the same
+  random items, with its split-conformal interval;
 * ``stratified_mean``: the stratified design of ``plan --reference`` at the same budget
   (strata by quantiles of the reference models' accuracy on each item, Neyman allocation
   from the variance that accuracy predicts) and its stratified mean with a normal interval;
-* ``estimate_stratified``: the 2PL estimate from those stratified items;
-* ``estimate_adaptive`` (with ``adaptive_batch=BATCH``): the 2PL estimate from items chosen as
+* ``estimate_stratified``: the design-based estimate from those stratified items (the
+  control variate within the strata);
+* ``model_stratified``: the 2PL's estimate from those stratified items;
+* ``model_adaptive`` (with ``adaptive_batch=BATCH``): the 2PL's estimate from items chosen as
   ``estimate --next BATCH`` proposes them: BATCH random items, then the BATCH most
-  informative at the current estimate, to the budget.
+  informative at the current estimate, to the budget (not random: model-based only).
+
+Each row also gives its error and median interval width over the random items' mean's at the
+same budget (``mae_ratio``, ``width_ratio``; the same draws for the designs on random items).
 
 Beside them, three floors (``floor_*``, no draws: closed forms). They give the held-out
 model its own 2PL ability fitted on all its items, which no design has. Two bound the
 design-unbiased estimates: the difference estimator ``mean(p) + mean_S(y - p)`` from n
 random items has variance ``S_e^2 / n (1 - n/N)`` (``S_e^2`` the variance of ``y - p``
-over the items), and with items drawn in proportion to
-``sqrt(p (1 - p))`` (Neyman allocation on the 2PL's own probabilities)
-``mean(sqrt(p (1 - p)))^2 / n - mean(p (1 - p)) / N`` (both finite-population corrected);
-a normal error's mean absolute value is ``sqrt(2 / pi)`` times its SD. The third is where
-the 2PL estimate itself stops: the 2PL's mean probability at that ability misses the model's
-score by ``|mean(p) - mean(y)|`` (one ability cannot describe a model strong in some
-subjects and weak in others), on the ``1 - n/N`` share of the items it predicts.
+over the items: a control variate cannot remove the answers' scatter around their own
+probabilities), and with items drawn in proportion to ``sqrt(p (1 - p))`` (Neyman allocation
+on the 2PL's own probabilities) ``mean(sqrt(p (1 - p)))^2 / n - mean(p (1 - p)) / N`` (both
+finite-population corrected); a normal error's mean absolute value is ``sqrt(2 / pi)`` times
+its SD. The third is where the 2PL estimate itself stops: the 2PL's mean probability at that
+ability misses the model's score by ``|mean(p) - mean(y)|`` (one ability cannot describe a
+model strong in some subjects and weak in others), on the ``1 - n/N`` share of the items it
+predicts.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -45,7 +56,7 @@ from evalgap._results import Result
 from evalgap.errors import InputError
 from evalgap.jobs._inputs import renamed_keywords
 from evalgap.jobs._pages import Study
-from evalgap.stats import _validate, intervals, resample, stratified, weighted
+from evalgap.stats import _validate, resample, stratified, weighted
 from evalgap.stats import estimate as est
 from evalgap.stats.stratified import IRTFit, success_probability
 
@@ -57,15 +68,19 @@ if TYPE_CHECKING:
 
 # The designs in the order the table gives them, with their labels.
 DESIGNS = {
-    "estimate": "estimate (2PL), random items",
+    "estimate": "estimate (design-based), random items",
     "random_mean": "random items' mean",
+    "model": "2PL (model-based), random items",
     "stratified_mean": "stratified mean",
-    "estimate_stratified": "estimate (2PL), stratified items",
-    "estimate_adaptive": "estimate (2PL), adaptive items",
+    "estimate_stratified": "estimate (design-based), stratified items",
+    "model_stratified": "2PL (model-based), stratified items",
+    "model_adaptive": "2PL (model-based), adaptive items",
     "floor_difference": "design-unbiased floor, random items",
     "floor_neyman": "design-unbiased floor, Neyman items",
     "floor_model": "2PL at the model's own ability",
 }
+# Which models are held out, and what the reference is then (module docstring).
+HOLD_OUT = ("each", "strongest", "weakest", "random")
 FLOORS = ("floor_difference", "floor_neyman", "floor_model")
 # Items per stratum the stratified design asks for at least (a stratum's variance needs two).
 ITEMS_PER_STRATUM = 4
@@ -73,27 +88,34 @@ ITEMS_PER_STRATUM = 4
 
 @dataclass(frozen=True, repr=False)
 class EstimateStudyResult(Study, Result):
-    """Errors, coverage and widths of ``estimate`` and its rivals, per budget (leave one
-    model out of a real board).
+    """Errors, coverage and widths of ``estimate`` and its rivals, per budget (models held
+    out of a real board).
 
     Attributes
     ----------
     rows : pandas.DataFrame
         Per budget and design (:data:`DESIGNS`): ``budget, design, label, mae`` (mean
         absolute error over held-out models and draws), ``mae_se`` (its Monte Carlo SE),
-        ``coverage`` (share of intervals holding the truth), ``coverage_se``,
-        ``median_half_width``, ``cases`` (held-out models x draws). The floors have
-        ``cases`` 0 and no coverage or width (closed forms).
+        ``mae_ratio`` (over the random items' mean's at that budget), ``coverage`` (share of
+        intervals holding the truth), ``coverage_se``, ``median_half_width``,
+        ``width_ratio`` (over the random items' mean's), ``cases`` (held-out models x
+        draws). The floors have ``cases`` 0 and no coverage or width (closed forms).
     alpha : float
         One minus the intervals' level.
     n_trials : int
         Item samples per held-out model and budget.
     held_out : tuple of str
-        The models held out in turn.
+        The models held out.
+    hold_out : str
+        How they were chosen (:data:`HOLD_OUT`): ``"each"`` in turn, the others the
+        reference; ``"strongest"``, ``"weakest"`` or ``"random"`` together, the rest the
+        reference.
+    reference_models : int
+        Models of each held-out model's reference board.
     n_items : int
         Items of the board.
     n_models : int
-        Models of the board (each held out has the others as its reference).
+        Models of the board.
     target : float
         The mean absolute error ``items_for_target`` is computed for.
     misfit : float
@@ -109,6 +131,8 @@ class EstimateStudyResult(Study, Result):
     alpha: float
     n_trials: int
     held_out: tuple[str, ...]
+    hold_out: str
+    reference_models: int
     n_items: int
     n_models: int
     target: float
@@ -127,7 +151,6 @@ class EstimateStudyResult(Study, Result):
         from evalgap.report.sentences import estimate_study_verdict
 
         return estimate_study_verdict(self)
-
 
     def _figure(self) -> Figure:
         from evalgap.report.plots import estimate_study_figure
@@ -156,11 +179,12 @@ def _floors(y: np.ndarray, fit: IRTFit) -> tuple[float, float, float, float, int
 
 
 def _held_out(
-    x: np.ndarray, k: int, budgets: Sequence[int], draws: int, strata: int, adaptive: int,
-    alpha: float, stream: np.random.SeedSequence,
+    x: np.ndarray, k: int, reference_rows: np.ndarray, budgets: Sequence[int], draws: int,
+    strata: int, adaptive: int, alpha: float, stream: np.random.SeedSequence,
 ) -> dict[str, Any]:  # fmt: skip
-    """Every design's (error, covered, half-width) for held-out model ``k``, per budget."""
-    from evalgap.jobs.estimate import calibrate_matrix, estimated
+    """Every design's (error, covered, half-width) for held-out model ``k`` with the models
+    ``reference_rows`` as its reference, per budget."""
+    from evalgap.jobs.estimate import calibrate_matrix
 
     # the adaptive design has a stream of its own: asking for it changes no other design's draws
     main, own_stream = stream.spawn(2)
@@ -168,35 +192,26 @@ def _held_out(
     rng_adaptive = np.random.Generator(np.random.PCG64(own_stream))
     own = np.flatnonzero(~np.isnan(x[k]))
     y_all = x[k, own]
-    truth = float(y_all.mean())
-    ref = np.delete(x, k, axis=0)[:, own]
-    prepared = calibrate_matrix(ref, own.astype(str))
-    fit = prepared.fit
+    ref = x[reference_rows][:, own]
+    # models held out together share a reference: fit it once per item set (the fits are
+    # deterministic, so the results do not depend on the order or the worker)
+    key = (ref.tobytes(), ref.shape)
+    prepared = _CALIBRATED.get(key)
+    if prepared is None:
+        prepared = calibrate_matrix(ref, own.astype(str))
+        _CALIBRATED.clear()
+        _CALIBRATED[key] = prepared
     # the reference models' accuracy on each item (0.5 where none of them has it)
     answered = (~np.isnan(ref)).sum(axis=0)
     total = np.nansum(ref, axis=0)
     accuracy = np.divide(total, answered, out=np.full(total.shape, 0.5), where=answered > 0)
-    size = own.size
     cases: dict[tuple[int, str], list[tuple[float, bool, float]]] = {}
-
-    def two_pl(chosen: np.ndarray) -> tuple[float, float]:
-        y = np.full((1, size), np.nan)
-        y[0, chosen] = y_all[chosen]
-        score, _, half = estimated(y, prepared, alpha)
-        return float(score[0]), float(half[0])
-
-    def record(budget: int, design: str, value: float, half: float) -> None:
-        error = value - truth
-        cases.setdefault((budget, design), []).append((abs(error), abs(error) <= half, half))
-
+    sample = _Sample(y_all, prepared, alpha, float(y_all.mean()), cases)
     for b in budgets:
         for _ in range(draws):
-            chosen = np.sort(rng.choice(size, b, replace=False))
-            record(b, "estimate", *two_pl(chosen))
-            ys = y_all[chosen]
-            sd = ys.std(ddof=1) * np.sqrt(1 - b / size)  # finite-population corrected
-            t = intervals.t_interval(ys.mean(), sd, b, alpha)
-            record(b, "random_mean", float(ys.mean()), float(t.high - ys.mean()))
+            chosen = np.sort(rng.choice(own.size, b, replace=False))
+            sample.design(b, chosen, "estimate", plain="random_mean")
+            sample.model(b, chosen, "model")
             count = max(1, min(strata, b // ITEMS_PER_STRATUM))
             labels = stratified.quantile_strata(accuracy, count)
             sizes, variances = stratified.stratum_variances(
@@ -207,22 +222,77 @@ def _held_out(
             # the stratified mean (Horvitz-Thompson: weights N_h / n_h) and its design SE
             g = weighted.weighted_gap(y_all[picked], weights, strata=labels[picked],
                                       stratum_sizes=sizes[labels[picked]], alpha=alpha)  # fmt: skip
-            record(b, "stratified_mean", g.delta, g.ci_high - g.delta)
-            record(b, "estimate_stratified", *two_pl(picked))
+            sample.record(b, "stratified_mean", g.delta, g.ci_high - g.delta)
+            sample.design(b, picked, "estimate_stratified", strata=labels)
+            sample.model(b, picked, "model_stratified")
             if adaptive:
-                chosen = rng_adaptive.choice(size, min(adaptive, b), replace=False)
-                while chosen.size < b:
-                    y = np.full((1, size), np.nan)
-                    y[0, chosen] = y_all[chosen]
-                    theta, _ = est.ability_map(y, fit.slope, fit.intercept)
-                    free = np.ones(size, dtype=bool)
-                    free[chosen] = False
-                    step = min(adaptive, b - chosen.size)
-                    chosen = np.concatenate(
-                        [chosen, est.next_items(theta[0], fit.slope, fit.intercept, free, step)]
-                    )
-                record(b, "estimate_adaptive", *two_pl(np.sort(chosen)))
-    return {"cases": cases, "floors": _floors(y_all, fit)}
+                sample.model(b, _adaptive_items(y_all, prepared.fit, b, adaptive, rng_adaptive),
+                             "model_adaptive")  # fmt: skip
+    return {"cases": cases, "floors": _floors(y_all, prepared.fit)}
+
+
+_CALIBRATED: dict[tuple[bytes, tuple[int, ...]], Any] = {}
+
+
+@dataclass
+class _Sample:
+    """One held-out model's answers, its reference, and the cases recorded so far."""
+
+    y_all: np.ndarray
+    prepared: Any
+    alpha: float
+    truth: float
+    cases: dict[tuple[int, str], list[tuple[float, bool, float]]]
+
+    def record(self, budget: int, design: str, value: float, half: float) -> None:
+        error = value - self.truth
+        self.cases.setdefault((budget, design), []).append((abs(error), abs(error) <= half, half))
+
+    def _answers(self, chosen: np.ndarray) -> np.ndarray:
+        y = np.full((1, self.y_all.size), np.nan)
+        y[0, chosen] = self.y_all[chosen]
+        return y
+
+    def design(
+        self, budget: int, chosen: np.ndarray, name: str, *, plain: str | None = None,
+        strata: np.ndarray | None = None,
+    ) -> None:  # fmt: skip
+        """Record the design-based estimate from ``chosen`` (and the plain mean, if named)."""
+        from evalgap.jobs.estimate import design_estimated
+
+        found, _ = design_estimated(self._answers(chosen), self.prepared.fit, self.alpha,
+                                    strata=strata)  # fmt: skip
+        d = found[0]
+        self.record(budget, name, d.score, float(d.ci.high) - d.score)
+        if plain:
+            self.record(budget, plain, d.plain_score, float(d.plain_ci.high) - d.plain_score)
+
+    def model(self, budget: int, chosen: np.ndarray, name: str) -> None:
+        """Record the 2PL's estimate from ``chosen`` with its split-conformal half-width."""
+        from evalgap.jobs.estimate import estimated
+
+        score, _, half = estimated(self._answers(np.sort(chosen)), self.prepared, self.alpha)
+        self.record(budget, name, float(score[0]), float(half[0]))
+
+
+def _adaptive_items(
+    y_all: np.ndarray, fit: IRTFit, budget: int, batch: int, rng: np.random.Generator
+) -> np.ndarray:
+    """The items ``estimate --next BATCH`` would have had run: BATCH random items, then the
+    BATCH most informative at the current estimate, to the budget."""
+    size = y_all.size
+    chosen = rng.choice(size, min(batch, budget), replace=False)
+    while chosen.size < budget:
+        y = np.full((1, size), np.nan)
+        y[0, chosen] = y_all[chosen]
+        theta, _ = est.ability_map(y, fit.slope, fit.intercept)
+        free = np.ones(size, dtype=bool)
+        free[chosen] = False
+        step = min(batch, budget - chosen.size)
+        chosen = np.concatenate(
+            [chosen, est.next_items(theta[0], fit.slope, fit.intercept, free, step)]
+        )
+    return chosen
 
 
 def _standard_error(values: np.ndarray) -> float:
@@ -237,6 +307,8 @@ def estimate_study(
     budgets: Sequence[int] = (50, 100, 200, 400, 800),
     n_trials: int = 5,
     held_out: Sequence[str] | None = None,
+    hold_out: str = "each",
+    n_held_out: int = 9,
     n_strata: int = 10,
     adaptive_batch: int = 0,
     target: float = 0.02,
@@ -250,7 +322,7 @@ def estimate_study(
     options: LoadOptions | None = None,
     **columns: Any,
 ) -> EstimateStudyResult:
-    """Run the leave-one-model-out study of ``estimate`` on a real board (module docstring).
+    """Run the held-out-model study of ``estimate`` on a real board (module docstring).
 
     Parameters
     ----------
@@ -262,7 +334,13 @@ def estimate_study(
     n_trials : int
         Item samples per held-out model and budget.
     held_out : sequence of str, optional
-        The models to hold out in turn (default: every model).
+        With ``hold_out="each"``: the models to hold out in turn (default: every model).
+    hold_out : {"each", "strongest", "weakest", "random"}
+        Each model in turn, the others its reference (leave one out); or the
+        ``n_held_out`` strongest, weakest or randomly chosen (by ``seed``) models together,
+        the rest the reference (out of distribution for the strongest and weakest).
+    n_held_out : int
+        Models held out together (not with ``"each"``); at least 3 must stay.
     n_strata : int
         Strata of the stratified design (fewer when the budget gives fewer than 4 items
         each).
@@ -290,8 +368,8 @@ def estimate_study(
     >>> from evalgap import simulate
     >>> r = simulate.estimate_study("examples/board.csv", budgets=[100], n_trials=2,
     ...                             held_out=["model-04", "model-19"])
-    >>> r.rows[["design", "cases"]].head(2).values.tolist()
-    [['estimate', 4], ['random_mean', 4]]
+    >>> r.rows[["design", "cases"]].head(3).values.tolist()
+    [['estimate', 4], ['random_mean', 4], ['model', 4]]
     >>> r.items_for_target
     {'random_mean': 177, 'floor_difference': 164, 'floor_neyman': 148}
     """
@@ -313,29 +391,68 @@ def estimate_study(
     )  # fmt: skip
     x, _ = _benchmark(score_set)
     names = [str(m) for m in score_set.models]
-    chosen = _held_out_models(names, held_out)
+    chosen, groups = _held_out_groups(x, names, held_out, hold_out, n_held_out, seed)
     _check_board(x, names, chosen, budgets)
     streams = resample.child_seed(seed, "estimate_study").spawn(len(chosen))
     chunks = [
-        (x, names.index(m), budgets, n_trials, n_strata, adaptive_batch, alpha, stream)
-        for m, stream in zip(chosen, streams, strict=True)
+        (x, names.index(m), reference, budgets, n_trials, n_strata, adaptive_batch, alpha, stream)
+        for m, reference, stream in zip(chosen, groups, streams, strict=True)
     ]
     found = run_chunks(_held_out, chunks, jobs, progress)
-    designs = [
-        d for d in DESIGNS if d not in FLOORS and (adaptive_batch or d != "estimate_adaptive")
-    ]
+    designs = [d for d in DESIGNS if d not in FLOORS and (adaptive_batch or d != "model_adaptive")]
     moments = np.array([f["floors"] for f in found])
     return EstimateStudyResult(
         pd.DataFrame(_study_rows(found, moments, budgets, designs)),
         alpha,
         n_trials,
         tuple(chosen),
+        hold_out,
+        int(groups[0].size),
         int(x.shape[1]),
         len(names),
         target,
         float(np.abs(moments[:, 5]).mean()),
         _items_for_target(moments, target),
     )
+
+
+def _held_out_groups(
+    x: np.ndarray, names: list[str], held_out: Sequence[str] | None, hold_out: str,
+    n_held_out: int, seed: int | None,
+) -> tuple[list[str], list[np.ndarray]]:  # fmt: skip
+    """The models to hold out and, for each, the rows of its reference board."""
+    if hold_out not in HOLD_OUT:
+        raise InputError(
+            "{hold_out} must be one of " + ", ".join(HOLD_OUT) + ", not {given!s}",
+            param="hold_out",
+            given=str(hold_out),
+        )
+    everyone = np.arange(len(names))
+    if hold_out == "each":
+        chosen = _held_out_models(names, held_out)
+        return chosen, [np.delete(everyone, names.index(m)) for m in chosen]
+    if held_out is not None:
+        raise InputError(
+            "{held_out} names models to hold out in turn (hold_out each); with hold_out "
+            "{hold_out!s} the models are chosen by their score",
+            param="held_out",
+            hold_out=hold_out,
+        )
+    k = _validate.whole_number(n_held_out, "n_held_out", 1)
+    if len(names) - k < 3:
+        raise InputError(
+            f"holding out {k} of the board's {len(names)} models leaves fewer than the 3 "
+            "the reference 2PL needs; ask for a smaller {n_held_out}",
+            param="n_held_out",
+        )
+    order = np.argsort(np.nanmean(x, axis=1), kind="stable")
+    if hold_out == "random":
+        rng = np.random.default_rng(resample.child_seed(seed, "estimate_study", (1,)))
+        group = np.sort(rng.choice(len(names), k, replace=False))
+    else:
+        group = order[-k:] if hold_out == "strongest" else order[:k]
+    reference = np.setdiff1d(everyone, group)
+    return [names[j] for j in group], [reference] * k
 
 
 def _held_out_models(names: list[str], held_out: Sequence[str] | None) -> list[str]:
@@ -396,8 +513,9 @@ def _study_rows(
 ) -> list[dict[str, Any]]:
     """Return the study's rows: per budget, each design's error, coverage and interval width
     over the held-out models' samples, then each floor's error."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for b in budgets:
+        first = len(rows)
         for design in designs:
             err, cover, half = (
                 np.array(v, dtype=float)
@@ -405,22 +523,40 @@ def _study_rows(
             )
             rows.append({
                 "budget": b, "design": design, "label": DESIGNS[design],
-                "mae": float(err.mean()), "mae_se": _standard_error(err),
+                "mae": float(err.mean()), "mae_se": _standard_error(err), "mae_ratio": np.nan,
                 "coverage": float(cover.mean()),
                 "coverage_se": float(resample.monte_carlo_se(cover.mean(), cover.size)),
-                "median_half_width": float(np.median(half)), "cases": int(err.size),
+                "median_half_width": float(np.median(half)), "width_ratio": np.nan,
+                "cases": int(err.size),
             })  # fmt: skip
         floor = (_MEAN_ABSOLUTE_SCALE * np.sqrt(est.floor_variances(moments, b))).mean(axis=0)
         floor = floor[:, 0]
         # the 2PL's own misfit, on the items a sample of b leaves to it
         misfit = float((np.abs(moments[:, 5]) * np.clip(1 - b / moments[:, 4], 0, None)).mean())
         for design, mae in zip(FLOORS, [*floor[1:], misfit], strict=True):
+            # a floor against the random items' mean in closed form (S_y^2 / n (1 - n/N))
             rows.append({
                 "budget": b, "design": design, "label": DESIGNS[design], "mae": float(mae),
-                "mae_se": 0.0, "coverage": np.nan, "coverage_se": np.nan,
-                "median_half_width": np.nan, "cases": 0,
+                "mae_se": 0.0, "mae_ratio": float(mae / floor[0]) if floor[0] > 0 else np.nan,
+                "coverage": np.nan, "coverage_se": np.nan,
+                "median_half_width": np.nan, "width_ratio": np.nan, "cases": 0,
             })  # fmt: skip
+        # each design against the random items' mean at this budget (on random items: the
+        # same draws)
+        plain = next(r for r in rows[first:] if r["design"] == "random_mean")
+        for row in rows[first:]:
+            if not row["cases"]:
+                continue
+            row["mae_ratio"] = _ratio(row["mae"], plain["mae"])
+            row["width_ratio"] = _ratio(row["median_half_width"], plain["median_half_width"])
     return rows
+
+
+def _ratio(value: float, against: float) -> float:
+    """``value / against``, NaN where ``against`` is 0 or either is not finite."""
+    if not (math.isfinite(value) and math.isfinite(against)) or against == 0:
+        return math.nan
+    return float(value / against)
 
 
 def _items_for_target(moments: np.ndarray, target: float) -> dict[str, int | None]:
