@@ -3,16 +3,22 @@
 Scores arrive one at a time (``Monitor.update``) in the order the evaluation produces them.
 For every target pair, each item both models have scored extends its e-process:
 
-* binary scores: the discordant-sign mixture e-process of Appendix C (*Resolution
-  Diagnostics*, Eq. 24), exact under H0 (discordant items favour either model with
-  probability 1/2);
-* graded scores (any score outside {0, 1} turns the pair graded): the two-sided betting
-  e-process for differences in [-1, 1] (:func:`evalgap.stats.sequential.betting_log_e`).
+* binary scores: a mixture of constant bets on the differences, which at delta = 0 is the
+  discordant-sign mixture e-process of Appendix C (*Resolution Diagnostics*, Eq. 24), exact
+  under H0 (discordant items favour either model with probability 1/2);
+* graded scores (any score outside {0, 1} turns the pair graded): the same mixture on
+  differences in [-1, 1].
 
-Both are valid under continuous monitoring: a single target pair is decided at the first
-update where ``e >= 1/alpha``. A family of pairs is decided by e-BH at the current update
-(Wang and Ramdas 2022), which keeps the false discovery rate at alpha when the evaluation
-stops at a time the data choose. ``targets="adjacent"`` reports the pairs adjacent in the
+Each is one member of a family of e-processes, one per candidate value of delta
+(:func:`evalgap.stats.sequential.mixture_update`), and the interval printed beside a
+decision inverts that family: the decision is that the interval leaves 0 out
+(:func:`evalgap.stats.sequential.sequence_bounds`), so the two never disagree. All are valid
+under continuous monitoring: a single target pair is decided at the first update where its
+confidence sequence (the running intersection) leaves 0 out. A family of pairs is decided by
+e-BH at the current update (Wang and Ramdas 2022), which keeps the false discovery rate at
+alpha when the evaluation stops at a time the data choose, with every interval read at level
+``alpha k / K`` (k of K pairs decided), the level at which it leaves 0 out exactly when e-BH
+decides its pair. ``targets="adjacent"`` reports the pairs adjacent in the
 current ranking but applies e-BH over all pairs (the adjacency itself depends on the data).
 Items must arrive in an order that does not depend on the models' answers (a seeded
 shuffle, or the dataset's own order when it is not sorted by difficulty).
@@ -75,8 +81,9 @@ class _Pair:
     binary: bool = True
     a_only: int = 0
     b_only: int = 0
-    decided_at: int | None = None  # items seen when a single-pair target first crossed
-    sequence: sequential.BettingState | None = None  # the confidence sequence so far
+    decided_at: int | None = None  # items seen when the target was first decided
+    decided_sign: int = 0  # the sign of its gap then
+    sequence: sequential.MixtureSequence | None = None  # the e-processes of every mean so far
     processed: int = 0  # differences already in ``sequence``
 
 
@@ -88,7 +95,11 @@ class WatchStatus(MarkdownPage, Result):
     ----------
     pairs : pandas.DataFrame
         Per target pair: ``task, model_a, model_b, n_items, delta, lower, upper`` (the
-        anytime-valid confidence sequence of delta = A - B), ``e_value``, ``decided``,
+        anytime-valid confidence sequence of delta = A - B: one pair's running intersection
+        at alpha; under e-BH, the interval now at level ``alpha k / K``, said in the notes),
+        ``e_value`` (the evidence that decides: the least e-value against the means from 0's
+        side through one grid step past 0; compared with ``1/alpha``, or e-BH's
+        ``K / (k alpha)``), ``decided`` (exactly when the interval leaves 0 out),
         ``further_items`` (the items the watch's anytime-valid rule still needs at the
         current estimates, 0 once decided; infinite when no gap shows or too few items
         differ to project one), ``exceeds_task`` (the projection needs more items than the
@@ -546,7 +557,11 @@ class Monitor:
                 key = tuple(follow._text(v, "decided_at") for v in row[:3])
                 if key not in monitor._pairs:
                     raise ValueError("decided_at")
-                monitor._pairs[key].decided_at = follow._count(row[3], "decided_at")
+                pair_state = monitor._pairs[key]
+                pair_state.decided_at = follow._count(row[3], "decided_at")
+                # the sign it was decided with: its gap's then (the state keeps no interval)
+                first = pair_state.differences[: pair_state.decided_at]
+                pair_state.decided_sign = int(np.sign(np.sum(first)))
             for task, n in d["task_items"].items():
                 monitor.set_task_items(follow._text(task, "task_items"), follow._count(n, "n"))
             if d["follower"] is not None:
@@ -569,55 +584,33 @@ class Monitor:
 
     def status(self) -> WatchStatus:
         """Return where every target stands now (see :class:`WatchStatus`)."""
+        keys = self._target_keys()
+        lower, upper, evidence, level, notes = self._decisions(keys)
         rows, summaries = [], []
-        for key in self._target_keys():
-            task, a, b = key
+        for k, key in enumerate(keys):
             state = self._pairs[key]
-            d = np.asarray(state.differences)
-            low, high = self._interval(state, d)
             summaries.append(summarize_scores(state.scores_a, state.scores_b))
             rows.append(
                 {
-                    "task": task,
-                    "model_a": a,
-                    "model_b": b,
-                    "n_items": d.size,
-                    "delta": float(d.mean()),
-                    "lower": low,
-                    "upper": high,
-                    "e_value": self._e_value(state),
+                    "task": key[0],
+                    "model_a": key[1],
+                    "model_b": key[2],
+                    "n_items": len(state.differences),
+                    "delta": float(np.mean(state.differences)),
+                    "lower": float(lower[k]),
+                    "upper": float(upper[k]),
+                    "e_value": math.exp(min(float(evidence[k]), 700.0)),
                 }
             )
         columns = ["task", "model_a", "model_b", "n_items", "delta", "lower", "upper", "e_value"]
         frame = pd.DataFrame(rows, columns=columns)
         fixed_n = self._required_n(summaries)
         procedure = "e-process" if self.targets == "pair" else "e-BH"
-        decided = np.zeros(len(frame), dtype=bool)
-        if procedure == "e-process":
-            # Ville's inequality holds for the supremum: once crossed, decided for good
-            for k, row in enumerate(frame.itertuples()):
-                state = self._pairs[(row.task, row.model_a, row.model_b)]
-                if state.decided_at is None and row.e_value >= 1 / self.alpha:
-                    state.decided_at = row.n_items
-                decided[k] = state.decided_at is not None
-        elif len(frame):
-            family = self._family_e_values()
-            rejected = dict(
-                zip(
-                    family,
-                    sequential.e_bh(np.array(list(family.values())), self.alpha),
-                    strict=True,
-                )
-            )
-            decided = np.array(
-                [
-                    rejected[k]
-                    for k in zip(frame["task"], frame["model_a"], frame["model_b"], strict=True)
-                ],
-                dtype=bool,
-            )
+        # the one decision: the printed interval leaves 0 out (``sequence_bounds``)
+        decided = np.asarray(evidence >= -np.log(level), dtype=bool)
         frame["decided"] = decided
-        notes = list(self.follower.notes) if self.follower is not None else []
+        notes = (list(self.follower.notes) if self.follower is not None else []) + notes
+        notes += self._reversals(frame)
         further, exceeds = [], []
         for done, row, summary, required in zip(
             decided, frame.itertuples(), summaries, fixed_n, strict=True
@@ -660,27 +653,85 @@ class Monitor:
             tuple(notes),
         )
 
-    def _interval(self, state: _Pair, d: np.ndarray) -> tuple[float, float]:
-        """The pair's anytime-valid interval, extended by the differences since the last look
-        (a look costs the new items, not all of them)."""
-        if state.sequence is None:
-            state.sequence = sequential.betting_start(grid_points=GRID_POINTS)
-        state.sequence = sequential.betting_update(
-            state.sequence, d[state.processed :], alpha=self.alpha
-        )
-        state.processed = d.size
-        return sequential.betting_interval(state.sequence)
+    def _decisions(self, keys: list) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, list]:
+        """Each target's interval and evidence, from one family of e-processes, and the level
+        both are read at: ``(lower, upper, log_evidence, level, notes)``.
 
-    def _e_value(self, state: _Pair) -> float:
-        if state.binary:
-            log_e = float(sequential.log_e_value(state.a_only, state.b_only))
-        elif state.sequence is not None and state.processed == len(state.differences):
-            at = state.sequence  # the e-process at mean 0 is the grid's middle point
-            zero = int(np.argmin(np.abs(at.grid)))
-            log_e = float(np.logaddexp(at.log_up[zero], at.log_down[zero]) - np.log(2.0))
+        Every pair has an e-process per candidate mean of delta
+        (:func:`evalgap.stats.sequential.mixture_update`; at 0 on binary scores, Appendix C's
+        discordant-sign mixture). One pair: the interval keeps the means whose e-process has
+        never reached ``1/alpha`` (the running intersection), and the pair is decided once
+        0 is left out, so at the first item where this happens, for good (Ville). A family:
+        e-BH over the pairs' evidence now (an e-value at any stopping time) decides ``k`` of
+        ``K``, and every interval is read at level ``alpha k / K`` (``alpha / K`` while none
+        is decided): the e-BY intervals of Xu, Wang and Ramdas (2024, *JASA*), whose false
+        coverage rate over the decided pairs is at most alpha, and each leaves 0 out
+        exactly when e-BH decides its pair.
+        """
+        grid = sequential.mean_grid(GRID_POINTS)
+        if not keys:
+            return np.zeros(0), np.zeros(0), np.zeros(0), self.alpha, []
+        if self.targets == "pair":
+            log_e = np.array([self._sequence(self._pairs[k]).log_max for k in keys])
+            level = self.alpha
         else:
-            log_e = float(sequential.betting_log_e(np.asarray(state.differences))[-1])
-        return math.exp(min(log_e, 700.0))
+            family = list(self._family_keys())
+            log_e = np.array([self._current(self._pairs[k], grid) for k in family])
+            evidence = sequential.sequence_bounds(grid, log_e, 0.0)[2]
+            rejected = int(sequential.e_bh(np.exp(np.minimum(evidence, 700.0)), self.alpha).sum())
+            level = self.alpha * max(rejected, 1) / max(len(family), 1)
+            where = {key: k for k, key in enumerate(family)}
+            log_e = log_e[[where[k] for k in keys]]
+        lower, upper, evidence = sequential.sequence_bounds(grid, log_e, -np.log(level))
+        notes = []
+        if self.targets != "pair":
+            notes.append(
+                f"e-BH decides {rejected} of the family's {len(family)} pairs; every interval "
+                f"is at level {level:.3g} (alpha x {max(rejected, 1)}/{len(family)}), so it "
+                "leaves 0 out exactly when its pair is decided"
+            )
+        return lower, upper, evidence, level, notes
+
+    def _sequence(self, state: _Pair) -> sequential.MixtureSequence:
+        """The pair's e-processes, extended by the differences since the last look (a look
+        costs the new items, not all of them)."""
+        if state.sequence is None:
+            state.sequence = sequential.mixture_start(GRID_POINTS)
+        new = state.differences[state.processed :]
+        state.sequence = sequential.mixture_update(state.sequence, np.asarray(new, dtype=float))
+        state.processed = len(state.differences)
+        return state.sequence
+
+    def _current(self, state: _Pair, grid: np.ndarray) -> np.ndarray:
+        """The pair's e-processes now: from its counts when every score is 0 or 1 (the
+        product depends on them only), else extended item by item."""
+        if state.binary:
+            ties = len(state.differences) - state.a_only - state.b_only
+            return sequential.mixture_log_e_counts(state.a_only, state.b_only, ties, grid)
+        return sequential.mixture_log_e(self._sequence(state))
+
+    def _reversals(self, frame: pd.DataFrame) -> list[str]:
+        """Record each target's first decision and say where the gap has since changed sign.
+
+        One pair cannot reverse (its interval only shrinks); under e-BH a pair decided at an
+        earlier look may be undecided now, and its gap may have turned: said, never hidden.
+        """
+        notes = []
+        for row in frame.itertuples():
+            state = self._pairs[(row.task, row.model_a, row.model_b)]
+            sign = int(np.sign(row.delta))
+            if row.decided and state.decided_at is None:
+                state.decided_at = int(row.n_items)
+                state.decided_sign = 1 if row.lower > 0 else -1
+            elif state.decided_at is not None and sign == -state.decided_sign != 0:
+                ahead = row.model_a if state.decided_sign > 0 else row.model_b
+                notes.append(
+                    f"task {row.task}: {row.model_a} vs {row.model_b} was decided with {ahead} "
+                    f"ahead at {state.decided_at:,} items; the gap now reads {row.delta:+.4f} "
+                    f"[{row.lower:+.3f}, {row.upper:+.3f}] after {row.n_items:,}: that early "
+                    "decision has reversed sign"
+                )
+        return notes
 
     def _target_keys(self) -> list:
         keys = list(self._pairs)
@@ -699,13 +750,11 @@ class Monitor:
             adjacent |= {(task, frozenset(p)) for p in itertools.pairwise(ranked)}
         return [k for k in keys if (k[0], frozenset(k[1:])) in adjacent]
 
-    def _family_e_values(self) -> dict:
-        """The e-values of the multiplicity family: every pair, or the baseline's pairs."""
-        return {
-            key: self._e_value(state)
-            for key, state in self._pairs.items()
-            if self.targets != "baseline" or self.baseline in key[1:]
-        }
+    def _family_keys(self) -> list:
+        """The pairs of the multiplicity family: every pair, or the baseline's pairs."""
+        return [
+            key for key in self._pairs if self.targets != "baseline" or self.baseline in key[1:]
+        ]
 
     def _required_n(self, summaries: list) -> np.ndarray:
         """Each pair's N* at a fixed n, as ``evalgap compare`` computes it on the same items

@@ -506,6 +506,155 @@ def betting_interval(state: BettingState) -> tuple[float, float]:
     return float(grid[max(first - 1, 0)]), float(grid[min(last + 1, grid.size - 1)])
 
 
+# --- one process for a decision and its interval: mixtures of constant bets -----------------
+#
+# The decision at delta = 0 and the interval printed beside it come from one family of
+# e-processes, one per candidate mean m of a grid on [-1, 1]:
+#
+#     e_t(m) = mean over theta of prod_{i <= t} (1 + lambda_theta(m) (x_i - m)),
+#     lambda_theta(m) = (2 theta - 1) / (1 + |m|),  theta in THETA_GRID,
+#
+# a mixture of constant bets (Waudby-Smith and Ramdas 2024, Section 5), each factor in
+# [0.02, 1.98] for x in [-1, 1]. Under E[X] = m every product is a nonnegative martingale, so
+# each e_t(m) is one (Ville: P(sup_t e_t(m) >= 1/alpha) <= alpha), for binary and graded
+# differences alike. At m = 0 a binary difference gives (1 + lambda)^b (1 - lambda)^c =
+# theta^b (1 - theta)^c 2^n: exactly the discordant-sign mixture of :func:`log_e_value`, so a
+# binary pair is decided by the e-process of Appendix C and its interval inverts that process.
+
+MEAN_GRID_POINTS = 401  # candidate means: steps of 0.005 on [-1, 1], 0 among them
+SEQUENCE_CHUNK = 32  # items advanced at once (a chunk x grid x theta block of a few MB)
+
+
+def mean_grid(points: int = MEAN_GRID_POINTS) -> FloatArray:
+    """Return the candidate means: ``points`` (odd, >= 5) evenly spaced on [-1, 1], 0 exact."""
+    points = int(points)
+    if points < 5 or points % 2 == 0:
+        raise InputError(f"grid_points must be an odd whole number >= 5; got {points!r}")
+    grid = np.linspace(-1.0, 1.0, points)
+    grid[points // 2] = 0.0
+    return grid
+
+
+def mixture_bets(grid: ArrayLike) -> FloatArray:
+    """Return ``lambda_theta(m) = (2 theta - 1) / (1 + |m|)``: one row per mean of ``grid``."""
+    m = np.asarray(grid, dtype=float)[:, None]
+    return (2 * THETA_GRID - 1)[None, :] / (1 + np.abs(m))
+
+
+def mixture_log_e_counts(
+    a_only: ArrayLike, b_only: ArrayLike, ties: ArrayLike, grid: ArrayLike
+) -> FloatArray:
+    """Return ``log e_t(m)`` on ``grid`` (last axis) after binary differences: ``a_only``
+    items of +1, ``b_only`` of -1 and ``ties`` of 0 (closed form: the product depends on
+    the counts only). Leading axes broadcast over the counts."""
+    grid = np.asarray(grid, dtype=float)
+    bets, m = mixture_bets(grid), grid[:, None]
+    up, down, tie = np.log1p(bets * (1 - m)), np.log1p(-bets * (1 + m)), np.log1p(-bets * m)
+    b, c, z = (np.asarray(v, dtype=float)[..., None, None] for v in (a_only, b_only, ties))
+    terms = b * up + c * down + z * tie
+    return special.logsumexp(terms, axis=-1) - np.log(THETA_GRID.size)
+
+
+@dataclass(frozen=True)
+class MixtureSequence:
+    """The mixture e-processes of every candidate mean after ``count`` observations.
+
+    Attributes
+    ----------
+    grid : numpy.ndarray
+        The candidate means (:func:`mean_grid`).
+    count : int
+        Observations so far.
+    log_scale, capital : numpy.ndarray
+        ``e_t(m) = exp(log_scale[m]) * capital[m].mean()``: each row of products kept with
+        its largest at 1, so long sequences neither overflow nor underflow.
+    log_max : numpy.ndarray
+        ``log sup_{s <= t} e_s(m)``: every item a look (the running intersection of the
+        confidence sequence keeps the means below ``1/alpha`` here).
+    """
+
+    grid: FloatArray
+    count: int
+    log_scale: FloatArray
+    capital: FloatArray
+    log_max: FloatArray
+
+
+def mixture_start(grid_points: int = MEAN_GRID_POINTS) -> MixtureSequence:
+    """The sequence before any observation (see :func:`mixture_update`)."""
+    grid = mean_grid(grid_points)
+    zeros = np.zeros(grid.size)
+    return MixtureSequence(grid, 0, zeros, np.ones((grid.size, THETA_GRID.size)), zeros.copy())
+
+
+def mixture_update(state: MixtureSequence, x: ArrayLike) -> MixtureSequence:
+    """Extend every candidate mean's e-process by the new observations ``x`` (1-D, in order,
+    in [-1, 1]), tracking each one's running maximum after every item.
+
+    Equal to :func:`mixture_log_e_counts` for binary differences (tested); a monitor calls it
+    with what arrived since its last look, at the cost of the new items only.
+    """
+    x = np.asarray(x, dtype=float)
+    if x.size == 0:
+        return state
+    grid = state.grid[None, :, None]
+    bets = mixture_bets(state.grid)[None]
+    log_scale, capital, log_max = state.log_scale, state.capital, state.log_max
+    for start in range(0, x.size, SEQUENCE_CHUNK):
+        block = x[start : start + SEQUENCE_CHUNK, None, None]
+        path = 1 + bets * (block - grid)
+        path[0] *= capital
+        for i in range(1, len(path)):  # in place: several times faster than np.cumprod here
+            path[i] *= path[i - 1]
+        log_e = np.log(path.sum(axis=-1)) + log_scale - np.log(THETA_GRID.size)
+        log_max = np.maximum(log_max, log_e.max(axis=0))
+        top = path[-1].max(axis=-1)
+        capital, log_scale = path[-1] / top[:, None], log_scale + np.log(top)
+    return MixtureSequence(state.grid, state.count + x.size, log_scale, capital, log_max)
+
+
+def mixture_log_e(state: MixtureSequence) -> FloatArray:
+    """Return ``log e_t(m)`` now, on the state's grid."""
+    return np.log(state.capital.sum(axis=-1)) + state.log_scale - np.log(THETA_GRID.size)
+
+
+def sequence_bounds(
+    grid: ArrayLike, log_e: ArrayLike, threshold: ArrayLike
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Return ``(lower, upper, log_evidence)``: the confidence interval a set of e-values on
+    ``grid`` gives at ``threshold`` (``log`` of the level's ``1/alpha``), and the evidence
+    that decides at any threshold exactly when that interval excludes 0.
+
+    The means kept are those with ``log_e < threshold``; the interval runs from the grid
+    point below the first kept to the one above the last (the true bound lies between a
+    kept and an excluded grid point, so widening outward never narrows it). When no grid
+    point is kept, the interval is the two cells around the least-excluded one (the
+    limit of the kept set as the threshold falls). The interval excludes 0 exactly when
+    ``log_evidence >= threshold``, with ``log_evidence`` the least ``log_e`` over the grid
+    means from the far end on 0's side through one step past 0 (every mean the interval
+    must leave out), when the least-excluded mean lies at least two steps past 0, and at
+    most ``min(log e(0), 0)`` (no threshold above 1 is reached) otherwise. Since
+    ``log_evidence <= log_e(0)``, a decision on it is as valid as one on ``e(0)``. Leading
+    axes of ``log_e`` (and ``threshold``) broadcast; the grid is that of :func:`mean_grid`.
+    """
+    grid = np.asarray(grid, dtype=float)
+    log_e = np.asarray(log_e, dtype=float)
+    threshold = np.asarray(threshold, dtype=float)
+    size, zero = grid.size, grid.size // 2
+    kept = log_e < threshold[..., None]
+    least = np.argmin(log_e, axis=-1)
+    any_kept = kept.any(axis=-1)
+    first = np.where(any_kept, np.argmax(kept, axis=-1), least)
+    last = np.where(any_kept, size - 1 - np.argmax(kept[..., ::-1], axis=-1), least)
+    lower = grid[np.maximum(first - 1, 0)]
+    upper = grid[np.minimum(last + 1, size - 1)]
+    above = log_e[..., : zero + 2].min(axis=-1)  # against every mean <= one step above 0
+    below = log_e[..., zero - 1 :].min(axis=-1)
+    none = np.minimum(log_e[..., zero], 0.0)
+    evidence = np.where(least >= zero + 2, above, np.where(least <= zero - 2, below, none))
+    return lower, upper, evidence
+
+
 def e_bh(e_values: ArrayLike, alpha: float = 0.05) -> BoolArray:
     """Return which hypotheses the e-BH procedure rejects (Wang and Ramdas 2022, *JRSS-B*).
 
