@@ -71,8 +71,6 @@ _HOMES = {
     "trim": "evalgap.jobs.degrade",
     "align": "evalgap.jobs._board",
     "CompareResult": "evalgap.jobs.compare_pair",
-    "WeightedCompareResult": "evalgap.jobs.weighted",
-    "GoldCompareResult": "evalgap.jobs.gold",
     "GoldAuditResult": "evalgap.jobs.gold",
     "CompareGroupsResult": "evalgap.jobs.compare_groups",
     "AuditResult": "evalgap.jobs.audit",
@@ -116,8 +114,8 @@ _SUBMODULES = ("simulate", "stats")
 # Names of an earlier release that left the public namespace -> the module that still holds
 # each (reached through ``_RENAMED`` below, with a DeprecationWarning).
 _FORMER_HOMES = {
-    "JudgeOnly": "evalgap.jobs.gold",
-    "GoldScore": "evalgap.jobs.gold",
+    "JudgeOnly": "evalgap.jobs._scale_parts",
+    "GoldScore": "evalgap.jobs._scale_parts",
     "compare_counts": "evalgap.jobs.compare_pair",
     "compare_scores": "evalgap.jobs.compare_pair",
     "compare_lm_eval": "evalgap.jobs.compare",
@@ -163,8 +161,10 @@ _RENAMED = {
     "plan_sampling": "plan",
     "store_audit_in_memory": "store_audit",
     "read_long_table": "load_scores",
-    "GoldScore": "GoldCompareResult",
-    "JudgeOnly": "GoldCompareResult",
+    "GoldScore": "CompareResult",
+    "JudgeOnly": "CompareResult",
+    "GoldCompareResult": "CompareResult",
+    "WeightedCompareResult": "CompareResult",
     "PValues": "CompareResult",
     "BootstrapResult": "CompareResult",
     "RequiredNInterval": "CompareResult",

@@ -296,4 +296,5 @@ def test_every_public_name_is_in_the_reference():
         p.read_text(encoding="utf-8") for p in (ROOT / "docs" / "api").glob("*.md")
     )
     documented = set(re.findall(r"^::: evalgap\.(\w+)", reference, flags=re.M))
-    assert documented == set(evalgap.__all__) - {"__version__"}
+    # the parts of a result live in a private module, documented beside the result
+    assert documented - {"jobs"} == set(evalgap.__all__) - {"__version__"}

@@ -97,8 +97,9 @@ def test_compare_weighted_and_by_group(board):
     weighted = run_json("compare", "--scores", board, *flags(models), "--weights", "w")
     same(weighted, evalgap.compare(str(board), **models, weights="w"))
     assert weighted["delta"] == pytest.approx(
-        evalgap.compare(str(board), **models, weights="w").to_frame()["delta"].iloc[0]
+        evalgap.compare(str(board), **models, weights="w").estimate.delta
     )
+    assert weighted["design"]["unweighted_delta"] != weighted["delta"]
     by = run_json("compare", "--scores", board, *flags(models), "--by", "task",
                   *flags(QUICK_COMPARE))
     same(by, evalgap.compare(str(board), **models, by="task", **QUICK_COMPARE))

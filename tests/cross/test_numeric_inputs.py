@@ -134,7 +134,7 @@ CLI_CASES = [
         ],
         0,
         '"bootstrap": null',
-        "significant",
+        '"significant": true',
         id="bootstrap-from-2-items",
     ),
     pytest.param(

@@ -57,8 +57,9 @@ def test_design_weights_lead_with_the_design_estimate():
     a, b = (rng.random(200) < 0.7).astype(float), (rng.random(200) < 0.6).astype(float)
     w = np.where(np.arange(200) < 80, 5.0, 1.5)
     r = evalgap.compare(a, b, weights=w, strata=np.where(np.arange(200) < 80, "s1", "s2"))
-    assert isinstance(r, evalgap.WeightedCompareResult) and r.estimate.scale == "design"
-    assert r.statistic == r.estimate.parts["statistic"] and r.effective_n == r.estimate.effective_n
+    assert isinstance(r, evalgap.CompareResult) and r.gold is None and r.estimate.scale == "design"
+    assert r.design.statistic == r.estimate.parts["statistic"]
+    assert r.design.effective_n == r.estimate.effective_n
     data = _headline_is_the_estimate(r)
     assert "confidence_interval" not in data
 

@@ -56,33 +56,36 @@ def test_the_gold_scale_gap_is_ppi_written_out(graded):
     frame = _board(graded=graded)
     r = evalgap.compare(frame, model_a="A", model_b="B", gold_column="human")
     estimate, se, lam, shift = _oracle(frame)
-    assert isinstance(r, evalgap.GoldCompareResult)
-    assert r.n_items == 600 and r.n_gold == 120
+    assert isinstance(r, evalgap.CompareResult)
+    assert r.n_items == 600 and r.gold.n_gold == 120
     assert r.delta == pytest.approx(estimate, abs=1e-12)
     assert r.se == pytest.approx(se, rel=1e-10)
-    assert r.lam == pytest.approx(lam)
-    z = stats.t.ppf(0.975, r.n_gold - 1)  # Student's t on the labels' degrees of freedom
+    assert r.gold.lam == pytest.approx(lam)
+    z = stats.t.ppf(0.975, r.gold.n_gold - 1)  # Student's t on the labels' degrees of freedom
     assert (float(r.ci.low), float(r.ci.high)) == pytest.approx(
         (estimate - z * se, estimate + z * se)
     )
-    assert r.p_value == pytest.approx(2 * stats.t.sf(abs(estimate / se), r.n_gold - 1))
+    assert r.p_value == pytest.approx(2 * stats.t.sf(abs(estimate / se), r.gold.n_gold - 1))
     # the judge's bias difference is the paired t test of judge minus gold differences
-    assert r.bias_difference == pytest.approx(shift.mean())
-    assert r.bias_difference_p == pytest.approx(stats.ttest_1samp(shift, 0).pvalue)
+    assert r.gold.bias_difference == pytest.approx(shift.mean())
+    assert r.gold.bias_difference_p == pytest.approx(stats.ttest_1samp(shift, 0).pvalue)
     # the judge-only figures are compare's own on the judge's scores
     plain = evalgap.compare(frame, model_a="A", model_b="B")
-    assert r.judge.delta == pytest.approx(plain.delta)
-    assert r.judge.required_n == plain.required_n
-    assert r.judge.p_value == pytest.approx(
+    assert r.gold.judge.delta == pytest.approx(plain.delta)
+    assert r.gold.judge.required_n == plain.required_n
+    assert r.gold.judge.p_value == pytest.approx(
         plain.p_values.paired_t if graded else plain.p_values.exact
     )
     # A has 8 extra labels: they count for its score, not the gap, and a note says so
-    assert [g.n_gold for g in r.models] == [128, 120]
+    assert [g.n_gold for g in r.gold.models] == [128, 120]
     assert any("one model only" in note for note in r.notes)
-    assert (r.models[0].agreement is None) == graded
-    frame_rows = r.to_frame()
+    assert (r.gold.models[0].agreement is None) == graded
+    frame_rows = r.gold.to_frame()
     assert frame_rows["delta"].tolist() == pytest.approx(
-        [r.delta, r.gold_only_delta, r.judge.delta]
+        [r.gold.gold_only_delta, r.gold.judge.delta]
+    )
+    assert r.to_frame()["p_value"].tolist() == pytest.approx(
+        [r.p_value, r.gold.gold_only_p, r.gold.judge.p_value]
     )
 
 
@@ -104,11 +107,11 @@ def test_the_bundled_example_judge_flips_the_pair_and_the_cli_equals_python(run_
     r = evalgap.compare(
         JUDGED, model_a="model-x", model_b="model-y", gold_column="human", cost_judge=0.01
     )
-    assert r.judge.delta < 0 < r.delta and r.judge.p_value < 0.05
-    assert r.judge_flips and "enough to reverse the comparison" in r.verdict
-    assert r.models[1].bias > 0.05 and r.models[1].bias_ci.low > 0
-    assert r.design_gold is not None and r.design_judged > r.n_items
-    assert r.width_ratio < 1  # narrower than the gold labels alone
+    assert r.gold.judge.delta < 0 < r.delta and r.gold.judge.p_value < 0.05
+    assert r.gold.judge_flips and "enough to reverse the comparison" in r.verdict
+    assert r.gold.models[1].bias > 0.05 and r.gold.models[1].bias_ci.low > 0
+    assert r.gold.design_gold is not None and r.gold.design_judged > r.n_items
+    assert r.gold.width_ratio < 1  # narrower than the gold labels alone
     args = [
         "compare",
         "--scores",
@@ -126,7 +129,7 @@ def test_the_bundled_example_judge_flips_the_pair_and_the_cli_equals_python(run_
     assert data == json.loads(json.dumps(r.to_dict()))
     text = run_cli(*args).stdout
     assert "on the gold scale" in text and f"{r.delta:+.4f}" in text
-    assert f"{r.judge.delta:+.4f}" in text and f"{r.design_judged:,}" in text
+    assert f"{r.gold.judge.delta:+.4f}" in text and f"{r.gold.design_judged:,}" in text
 
 
 def test_the_design_is_ppi_design_at_the_estimated_gap():
@@ -145,12 +148,12 @@ def test_the_design_is_ppi_design_at_the_estimated_gap():
     f = (wide["score"]["model-x"] - wide["score"]["model-y"]).to_numpy()
     y = (wide["human"]["model-x"] - wide["human"]["model-y"]).to_numpy()
     both = ~np.isnan(y)
-    lam = r.lam
+    lam = r.gold.lam
     a = (y[both] - lam * f[both]).var(ddof=1)
     b = 2 * lam * np.cov(f[both], y[both])[0, 1] - lam**2 * f.var(ddof=1)
     d = ppi_design(a, b, abs(r.delta), cost_gold=2.0, cost_judge=0.05)
-    assert (r.design_gold, r.design_judged) == (d["n_gold"], d["n_judged"])
-    assert r.design_cost == pytest.approx(d["cost"])
+    assert (r.gold.design_gold, r.gold.design_judged) == (d["n_gold"], d["n_judged"])
+    assert r.gold.design_cost == pytest.approx(d["cost"])
     # q from the t test's normal equivalent (never >= 1 when the t test does not reject)
     q = stats.norm.isf(r.p_value / 2) ** 2 / (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) ** 2
     assert r.resolution_ratio == pytest.approx(q)
@@ -215,7 +218,8 @@ def test_a_store_takes_its_gold_labels_from_a_second_source(run_cli, tmp_path):
         ).stdout
     )
     direct = evalgap.compare(JUDGED, model_a="model-x", model_b="model-y", gold_column="human")
-    assert stored["delta"] == pytest.approx(direct.delta) and stored["n_gold"] == direct.n_gold
+    assert stored["delta"] == pytest.approx(direct.delta)
+    assert stored["gold"]["n_gold"] == direct.gold.n_gold
     refused = run_cli("compare", "--store", store, *pair, "--gold-column", "human")
     assert refused.returncode != 0 and "a store keeps no such column" in refused.stderr
 
@@ -257,9 +261,9 @@ def test_ranks_on_the_gold_scale_reorder_a_lenient_judge(run_cli, tmp_path):
     # each score, SE and interval is compare's per-model PPI++; the sets come from the
     # joint multivariate t law, drawn with the ranks stream
     pair = evalgap.compare(frame, model_a="a", model_b="b", gold_column="human")
-    assert top.loc["a", "score"] == pytest.approx(pair.models[0].score)
-    assert top.loc["b", "se"] == pytest.approx(pair.models[1].se)
-    assert top.loc["b", "score_low"] == pytest.approx(float(pair.models[1].ci.low))
+    assert top.loc["a", "score"] == pytest.approx(pair.gold.models[0].score)
+    assert top.loc["b", "se"] == pytest.approx(pair.gold.models[1].se)
+    assert top.loc["b", "score_low"] == pytest.approx(float(pair.gold.models[1].ci.low))
     wide = frame.pivot(index="item", columns="model")
     f, y = wide["score"][list("abcd")].to_numpy().T, wide["human"][list("abcd")].to_numpy().T
     joint = ppi_joint(f, y)
@@ -326,7 +330,7 @@ def test_the_gold_column_is_never_the_judges_score_column(tmp_path):
     with pytest.raises(InputError, match="judge's score column too"):
         evalgap.compare(frame, model_a="A", model_b="B", gold_column="score")
     r = evalgap.compare(frame, model_a="A", model_b="B", gold_column="score", score_column="judge")
-    assert r.n_items == 600 and r.n_gold == 120
+    assert r.n_items == 600 and r.gold.n_gold == 120
     with pytest.raises(InputError, match="judge's score column too"):
         evalgap.compare(_board(), model_a="A", model_b="B", gold_column="score")
     _board().to_csv(tmp_path / "judged.csv", index=False)
@@ -348,7 +352,7 @@ def test_a_judge_p_value_of_zero_stays_zero():
     frame = pd.DataFrame(rows, columns=["model", "item", "score", "human"])
     r = evalgap.compare(frame, model_a="A", model_b="B", gold_column="human")
     plain = evalgap.compare(frame, model_a="A", model_b="B")
-    assert r.judge.p_value == plain.p_values.exact < 1e-300
+    assert r.gold.judge.p_value == plain.p_values.exact < 1e-300
 
 
 def test_tasks_are_strata_and_a_task_without_labels_is_refused():
@@ -387,7 +391,7 @@ def test_tasks_are_strata_and_a_task_without_labels_is_refused():
         f = (wide["score"]["A"] - wide["score"]["B"]).to_numpy()
         y = (wide["human"]["A"] - wide["human"]["B"]).to_numpy()
         biases.append((f - y)[~np.isnan(y)].mean())
-    assert r.bias_difference == pytest.approx(np.mean(biases))
+    assert r.gold.bias_difference == pytest.approx(np.mean(biases))
     unlabelled = frame.copy()
     unlabelled.loc[unlabelled["task"] == "t1", "human"] = np.nan
     with pytest.raises(InputError, match="task 't1' has 0 item"):
@@ -438,7 +442,8 @@ def test_what_the_alignment_left_out_is_kept_and_said(run_cli, tmp_path):
             "--json",
         ).stdout
     )
-    assert data["alignment"] is not None and "judge_flips" in data and "significant" in data
+    assert data["alignment"] is not None and "judge_flips" in data["gold"]
+    assert "significant" in data
 
 
 def test_resolved_gaps_and_label_counts_read_right():
@@ -449,12 +454,12 @@ def test_resolved_gaps_and_label_counts_read_right():
     # a judge that matches the gold where labelled leaves no residual variance: the labels
     # needed are the floor of 3, never "1 gold labels" (resolved: required_gold; not
     # resolvable by these judged items: the cheapest design's labels)
-    for n, field in ((3000, "required_gold"), (120, "design_gold")):
+    for n, field in ((3000, "required_n"), (120, "design_gold")):
         perfect = _board(n=n, every=2)
         perfect["score"] = np.where(perfect["human"].notna(), perfect["human"], perfect["score"])
         p = evalgap.compare(perfect, model_a="A", model_b="B", gold_column="human",
                             cost_judge=0.01)  # fmt: skip
-        assert getattr(p, field) == 3
+        assert getattr(p if field == "required_n" else p.gold, field) == 3
         assert "1 gold labels" not in p.verdict
     assert "the cheapest design that does: 3 gold labels" in p.verdict
 
@@ -462,7 +467,7 @@ def test_resolved_gaps_and_label_counts_read_right():
 def test_few_labels_are_noted_and_a_zero_se_refused():
     few = _board(every=40)  # 15 items labelled for both
     r = evalgap.compare(few, model_a="A", model_b="B", gold_column="human")
-    assert r.n_gold == 15 and any("covered 95% from 80 labels" in n for n in r.notes)
+    assert r.gold.n_gold == 15 and any("covered 95% from 80 labels" in n for n in r.notes)
     rows = [
         (m, f"q{i}", 0.5, (1.0 if m == "A" else 0.0) if i < 3 else np.nan)
         for m in "AB"
@@ -488,7 +493,7 @@ def test_strict_and_a_gold_file_with_the_judges_columns(tmp_path):
         gold_column="human",
         **columns,
     )
-    assert r.n_gold == 120 and any("1 gold label(s) of other models" in n for n in r.notes)
+    assert r.gold.n_gold == 120 and any("1 gold label(s) of other models" in n for n in r.notes)
     with pytest.raises(InputError, match="models not compared"):
         evalgap.compare(
             tmp_path / "judge.csv",
@@ -552,12 +557,12 @@ def test_the_gold_audit_is_compare_pair_by_pair(run_cli, tmp_path):
         assert row.delta == pytest.approx(one.delta) and row.se == pytest.approx(one.se)
         assert row.p_value == pytest.approx(one.p_value)
         assert row.q == pytest.approx(one.resolution_ratio)
-        assert row.judge_flips == one.judge_flips and row.judge_delta == pytest.approx(
-            one.judge.delta
+        assert row.judge_flips == one.gold.judge_flips and row.judge_delta == pytest.approx(
+            one.gold.judge.delta
         )
-        assert row.judge_p_value == pytest.approx(one.judge.p_value)
+        assert row.judge_p_value == pytest.approx(one.gold.judge.p_value)
         assert (row.required_gold if row.required_gold == row.required_gold else None) == (
-            one.required_gold
+            one.required_n
         )
     t = r.pairs["statistic"].to_numpy()
     assert r.pairs["resolved_fixed_n"].tolist() == (r.pairs["q"] >= 1).tolist()
@@ -690,10 +695,11 @@ def test_ranks_score_each_model_on_its_own_judged_items():
     top = r.ranks.set_index("model")
     # a model's score is on its own judged items: compare's, for a pair judged on the same items
     one = evalgap.compare(holed, model_a="a", model_b="b", gold_column="human")
-    assert top.loc["a", "score"] == pytest.approx(one.models[0].score)
-    assert top.loc["b", "score"] == pytest.approx(one.models[1].score)
+    assert top.loc["a", "score"] == pytest.approx(one.gold.models[0].score)
+    assert top.loc["b", "score"] == pytest.approx(one.gold.models[1].score)
     plain = evalgap.compare(frame, model_a="a", model_b="b", gold_column="human")
-    assert one.models[0].score == pytest.approx(plain.models[0].score)  # untouched by d's holes
+    # untouched by d's holes
+    assert one.gold.models[0].score == pytest.approx(plain.gold.models[0].score)
     assert top.loc["d", "n_items"] == int((~drop & (frame["model"] == "d")).sum())
     audit = evalgap.audit(holed, gold_column="human", family="all")
     gold = r.gold.set_index("model")
@@ -800,8 +806,8 @@ def test_agreement_is_one_rule_in_every_view():
             assert 0.5 < float(view[m]) <= 1
         assert float(view["a"]) == pytest.approx(float(views[0]["a"]))
     pair = evalgap.compare(frame, model_a="a", model_b="b", gold_column="human")
-    assert pair.models[0].agreement == pytest.approx(float(views[0]["a"]))
-    assert pair.models[1].agreement is None
+    assert pair.gold.models[0].agreement == pytest.approx(float(views[0]["a"]))
+    assert pair.gold.models[1].agreement is None
 
 
 def test_progress_is_reported_on_the_gold_scale_too():

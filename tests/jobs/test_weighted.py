@@ -124,11 +124,11 @@ def test_api_weights_from_a_column_a_design_table_or_arrays_agree(tmp_path):
     )
     by_arrays = evalgap.compare(a, b, weights=w, strata=stratum)
     for r in (by_column, by_table, by_arrays):
-        assert isinstance(r, evalgap.WeightedCompareResult)
+        assert isinstance(r, evalgap.CompareResult)
         assert r.delta == pytest.approx(expected.delta, rel=1e-12)
         assert r.se == pytest.approx(expected.se, rel=1e-12)
-        assert r.n_strata == 2
-    assert by_table.unweighted_delta == pytest.approx(np.mean(a - b))
+        assert r.design.n_strata == 2
+    assert by_table.design.unweighted_delta == pytest.approx(np.mean(a - b))
     # the interval is `ci` (an object, its former key gone from the JSON); the old
     # attribute still reads for one release, with a DeprecationWarning
     data = by_table.to_dict()
@@ -146,10 +146,13 @@ def test_api_weights_from_a_column_a_design_table_or_arrays_agree(tmp_path):
         "p_value",
         "ci",
         "estimate",
-        "weight_sum",
+        "design",
         "required_n",
         "verdict",
     }
+    assert by_table.to_dict()["design"]["weight_sum"] == pytest.approx(by_table.design.weight_sum)
+    # each model's weighted score, whose difference is the weighted gap
+    assert by_table.accuracy_a - by_table.accuracy_b == pytest.approx(by_table.delta, abs=1e-12)
 
 
 def test_cli_compare_weights_with_a_design_file(run_cli, tmp_path):

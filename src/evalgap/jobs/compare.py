@@ -47,8 +47,6 @@ if TYPE_CHECKING:
     from evalgap.io.options import LoadOptions
     from evalgap.jobs.compare_groups import CompareGroupsResult
     from evalgap.jobs.compare_pair import CompareResult
-    from evalgap.jobs.gold import GoldCompareResult
-    from evalgap.jobs.weighted import WeightedCompareResult
     from evalgap.stats._types import Alternative, ArrayLike
 
     class _CompareSettings(TypedDict):
@@ -96,7 +94,7 @@ def compare(
     cost_judge: float = 0.0,
     options: LoadOptions | None = None,
     **columns: Any,
-) -> CompareResult | CompareGroupsResult | WeightedCompareResult | GoldCompareResult:
+) -> CompareResult | CompareGroupsResult:
     """Test one paired gap (A minus B) and say whether the benchmark can resolve it.
 
     Give the data in one of three forms:
@@ -176,9 +174,10 @@ def compare(
     Returns
     -------
     CompareResult
-        Tests, intervals, N*, MDE, q = N/N* and the verdict (``CompareGroupsResult`` with
-        ``by``; ``WeightedCompareResult`` with ``weights``; ``GoldCompareResult`` with
-        gold labels).
+        Tests, intervals, N*, MDE, q = N/N* and the verdict, the headline on the board's
+        scale: with gold labels its part ``gold`` (PPI++ on the gold scale), with
+        ``weights`` its part ``design`` (the design-based gap); ``CompareGroupsResult``
+        with ``by``.
 
     Examples
     --------
@@ -325,7 +324,7 @@ def _compare_arrays(
     a: Any, b: ArrayLike, model_a: str, model_b: str, *, by: str | None, judged: bool,
     gold_column: str | None, weights: object, strata: object, settings: _CompareSettings,
     n_permutations: int, scale: str,
-) -> CompareResult | WeightedCompareResult:  # fmt: skip
+) -> CompareResult:  # fmt: skip
     """Two score arrays: the weighted comparison on the design scale, else compare's
     recipe with its headline on the board's scale."""
     if by is not None:
@@ -387,7 +386,7 @@ def _compare_table(
     a: Any, model_a: str, model_b: str, *, weights: object, strata: object, scale: str,
     gold: tuple[str | None, Any, float, float], settings: _CompareSettings,
     n_permutations: int, read: dict[str, Any], columns: dict[str, Any],
-) -> CompareResult | WeightedCompareResult | GoldCompareResult:  # fmt: skip
+) -> CompareResult:  # fmt: skip
     """Two models of a table of scores, by the board's scale: on the gold scale with gold
     labels, weighted under a design, else paired on the items both scored (with the headline
     on any other registered scale)."""
@@ -734,5 +733,4 @@ def compare_lm_eval(
     long = read_lm_eval_results(
         {model_a: results_a, model_b: results_b}, metric=metric, filter_name=filter_name
     )
-    result = compare(long, model_a=model_a, model_b=model_b, by=by, **settings)
-    return cast("CompareResult | CompareGroupsResult", result)
+    return compare(long, model_a=model_a, model_b=model_b, by=by, **settings)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -23,6 +24,7 @@ import numpy as np
 from evalgap._results import Result
 from evalgap.errors import InputError
 from evalgap.jobs._pages import MarkdownPage
+from evalgap.jobs._scale_parts import DesignScale, GoldScale
 from evalgap.jobs.fragility import Fragility, pair_fragility
 from evalgap.jobs.pair_tests import PairTests, pair_tests
 from evalgap.stats import _validate, intervals, resample, tests
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
 
     from evalgap._scores import AlignmentReport
     from evalgap.stats._types import Alternative, ArrayLike, CountOrArray, FloatOrArray
+    from evalgap.stats.intervals import Interval
 
 DEFAULT_BOOTSTRAP = 10_000
 DEFAULT_REQUIRED_N_BOOTSTRAP = 500  # Appendix I: "N* CI, B = 500 bootstrap"
@@ -175,7 +178,20 @@ class BootstrapResult(Result):
 
 @dataclass(frozen=True, repr=False)
 class CompareResult(MarkdownPage, Result):
-    """Everything ``evalgap compare`` reports about one paired gap (A minus B).
+    """Everything ``evalgap compare`` reports about one paired gap (A minus B), on any scale.
+
+    The headline -- ``delta``, ``se``, ``ci``, ``p_value``, ``required_n``, ``mde``,
+    ``resolution_ratio``, ``resolved`` and the verdict -- is ``estimate``, the gap on the
+    board's scale. On the paired scale (plain scores, counts) every test, interval and
+    diagnostic below is computed. On the gold scale (``gold_column=``/``gold=``: the judge's
+    gap corrected by gold labels, PPI++) the part ``gold`` holds how the gap was made and how
+    the judge departs from the gold; on the design scale (``weights=``: items sampled with
+    unequal probabilities, Horvitz-Thompson) the part ``design`` holds the design's figures.
+    There, ``binary``, the counts ``both_correct``..``both_wrong``, ``correlation`` and
+    ``sd_diff`` describe the scores as compared item by item (the judge's; the sample's,
+    unweighted), ``accuracy_a``/``accuracy_b`` are each model's score on the scale, and the
+    paired-only figures are left out (``p_values`` empty, ``intervals`` the headline's
+    alone, no bootstrap, N* interval, correlation sensitivity or items to flip).
 
     Attributes
     ----------
@@ -235,6 +251,18 @@ class CompareResult(MarkdownPage, Result):
         What the alignment kept and left out (per-item inputs).
     notes : tuple of str
         Everything the result needs said beside the numbers.
+    gold : GoldScale or None
+        On the gold scale: the gold labels, the weight on the judge, the gap from the gold
+        labels alone, the judge's own gap and its bias per model and between the two
+        (:class:`evalgap.jobs._scale_parts.GoldScale`); None on other scales.
+    design : DesignScale or None
+        On the design scale: the strata, the unweighted gap, the weights and Kish's effective
+        sample size (:class:`evalgap.jobs._scale_parts.DesignScale`); None on other scales.
+    p_value : float
+        The headline test's p-value (a property, in the JSON).
+    significant : bool
+        Whether that test rejects at alpha, never with too few differing items (a property,
+        in the JSON).
     verdict : str
         One plain sentence (a property).
     """
@@ -273,14 +301,36 @@ class CompareResult(MarkdownPage, Result):
     fragility: Fragility | None = None
     alignment: AlignmentReport | None = None
     notes: tuple[str, ...] = field(default=())
-    _derived = ("verdict",)
+    gold: GoldScale | None = None
+    design: DesignScale | None = None
+    _derived = ("p_value", "significant", "verdict")
     _headline = ("delta", "n_items", "required_n")
 
     @property
     def p_value(self) -> float:
         """The headline test's p-value, ``estimate.p_value`` (exact McNemar for binary scores,
-        paired t for graded ones, on the paired scale)."""
+        paired t for graded ones, on the paired scale; the PPI++ t test on the gold scale;
+        the design-based z test on the design scale)."""
         return float(self.estimate.p_value)
+
+    @property
+    def confidence_interval(self) -> Interval:
+        """The weighted comparison's former name of ``ci`` (kept for one release)."""
+        import warnings
+
+        warnings.warn(
+            "CompareResult.confidence_interval (the weighted comparison's) is renamed ci; use "
+            "result.ci",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.ci
+
+    @property
+    def significant(self) -> bool:
+        """Whether the headline test rejects ``delta = 0`` at alpha (toward the alternative);
+        never with fewer differing items than any valid test needs."""
+        return self.p_value < self.alpha and not self.too_few_items
 
     @property
     def too_few_items(self) -> bool:
@@ -301,11 +351,20 @@ class CompareResult(MarkdownPage, Result):
         Returns
         -------
         pandas.DataFrame
-            Columns ``test, p_value``, for the tests that apply to these scores.
+            Columns ``test, p_value``, for the tests that apply to these scores; on the
+            gold scale ``ppi_t`` (the headline), ``gold_only_t`` and the judge's own test
+            (``judge_exact_mcnemar`` or ``judge_paired_t``), on the design scale
+            ``design_z``.
         """
         import pandas as pd
 
         rows = [(k, v) for k, v in self.p_values.to_dict().items() if v is not None]
+        if self.gold is not None:
+            judge = "judge_" + self.gold.judge.test.lower().replace(" ", "_")
+            rows = [("ppi_t", self.p_value), ("gold_only_t", self.gold.gold_only_p),
+                    (judge, self.gold.judge.p_value)]  # fmt: skip
+        elif self.design is not None:
+            rows = [("design_z", self.p_value)]
         return pd.DataFrame(rows, columns=["test", "p_value"])
 
     _heading: ClassVar[str] = "evalgap compare"
@@ -649,11 +708,40 @@ def on_scale(
         scores_a, scores_b, alpha=result.alpha, power=result.power,
         alternative=result.alternative,
     )  # fmt: skip
+    return _with_headline(result, estimate)
+
+
+def _with_headline(result: CompareResult, estimate: pe.PairEstimate, **more: Any) -> CompareResult:
+    """``result`` with ``estimate`` as its headline (gap, SE, interval, N*, q, resolved)."""
     q = float(estimate.resolution_ratio)
     return dataclasses.replace(
         result, estimate=estimate, delta=float(estimate.delta) + 0.0, se=float(estimate.se),
         ci=estimate.ci, required_n=pw.round_up(float(estimate.required_n)),
         resolution_ratio=None if math.isnan(q) else q, resolved=bool(estimate.resolved),
+        **more,
+    )  # fmt: skip
+
+
+def scaled(
+    paired: CompareResult,
+    estimate: pe.PairEstimate,
+    *,
+    accuracy: tuple[float, float],
+    mde: float | None,
+    notes: Sequence[str],
+    gold: GoldScale | None = None,
+    design: DesignScale | None = None,
+) -> CompareResult:
+    """The one result on a scale with its own part (gold, design): ``paired`` -- compare's
+    result on the scores as compared item by item -- keeps its counts, correlation and
+    alignment; its headline becomes ``estimate``, each model's score ``accuracy``, and the
+    paired-only tests, intervals and diagnostics are left out (they are not this scale's)."""
+    return _with_headline(
+        paired, estimate, accuracy_a=float(accuracy[0]), accuracy_b=float(accuracy[1]),
+        p_values=PValues(), intervals=(estimate.ci,), required_n_discordant=None, mde=mde,
+        unpaired_required_n=None, paired_efficiency=None, required_n_interval=None,
+        correlation_sensitivity=(), bootstrap=None, fragility=None, notes=tuple(notes),
+        gold=gold, design=design,
     )  # fmt: skip
 
 

@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from evalgap._results import Result, RowResult
+from evalgap._results import Result
 from evalgap.errors import InputError, escape
 from evalgap.jobs._pages import HtmlPage, MarkdownPage
+from evalgap.jobs._scale_parts import GoldScale, GoldScore, JudgeOnly, judge_table
 from evalgap.stats import _validate, intervals
 from evalgap.stats import pair_estimate as pe
 from evalgap.stats import ppi as sp
@@ -31,278 +32,14 @@ from evalgap.stats.power import mde, opposes_alternative
 
 if TYPE_CHECKING:
     import pandas as pd
-    from matplotlib.figure import Figure
     from rich.console import Console
 
-    from evalgap._scores import AlignmentReport, LongScores, ScoreSet, ScoresInput
+    from evalgap._scores import LongScores, ScoreSet, ScoresInput
     from evalgap.io.options import LoadOptions
     from evalgap.jobs._ranks_result import RanksResult
     from evalgap.jobs.compare_pair import CompareResult
     from evalgap.stats._types import Alternative
     from evalgap.stats.ranks import RankSets
-
-
-@dataclass(frozen=True, repr=False)
-class GoldScore(RowResult):
-    """One model's score on the gold scale, and how its judge departs from the gold.
-
-    Attributes
-    ----------
-    model : str
-        The model.
-    score : float
-        The PPI++ estimate of its mean gold score over the judged items.
-    se : float
-        Its standard error.
-    ci : Interval
-        Its Student-t interval (``n_gold - 1`` degrees of freedom).
-    judge_score : float
-        The judge's mean over the same items.
-    n_items, n_gold : int
-        Items judged, and those with a gold label.
-    lam : float
-        The power-tuned weight on the judge (0: the gold labels alone).
-    effective_n : float
-        Gold labels whose mean alone would be as precise.
-    bias : float
-        The judge's mean score minus the gold's, on the labelled items.
-    bias_ci : Interval
-        Its paired t interval.
-    agreement : float or None
-        Binary scores: the share of labelled items where judge and gold agree; None for
-        graded scores.
-    correlation : float or None
-        Pearson correlation of judge and gold on the labelled items (None when either is
-        constant).
-    """
-
-    model: str
-    score: float
-    se: float
-    ci: intervals.Interval
-    judge_score: float
-    n_items: int
-    n_gold: int
-    lam: float
-    effective_n: float
-    bias: float
-    bias_ci: intervals.Interval
-    agreement: float | None
-    correlation: float | None
-    _headline = ("model", "score", "bias")
-
-
-@dataclass(frozen=True, repr=False)
-class JudgeOnly(Result):
-    """The judge's own comparison, as if its scores were the truth.
-
-    Not a table (no ``to_frame()``): its figures are the last row of
-    :meth:`GoldCompareResult.to_frame`.
-
-    Attributes
-    ----------
-    delta : float
-        The judge's gap (A minus B) on the judged items.
-    ci : Interval
-        compare's interval for it.
-    p_value : float
-        compare's test of it (the exact McNemar test for binary scores, the paired t test
-        for graded ones).
-    test : str
-        That test's name.
-    required_n : int or None
-        compare's N* for the judge's gap.
-    resolution_ratio : float or None
-        ``q = N / N*``.
-    """
-
-    delta: float
-    ci: intervals.Interval
-    p_value: float
-    test: str
-    required_n: int | None
-    resolution_ratio: float | None
-    _headline = ("delta", "p_value")
-
-
-@dataclass(frozen=True, repr=False)
-class GoldCompareResult(MarkdownPage, RowResult):
-    """The gap between two judged models on the gold scale (PPI++), with the judge's figures.
-
-    Attributes
-    ----------
-    model_a, model_b : str
-        The two models.
-    n_items : int
-        Items the judge scored for both models.
-    n_gold : int
-        Of them, items with a gold label for both models (the labels the gap uses).
-    delta : float
-        The PPI++ estimate of the gap (A minus B) on the gold scale.
-    se : float
-        Its standard error.
-    ci : Interval
-        Its two-sided ``1 - alpha`` Student-t interval (``n_gold - 1`` degrees of freedom:
-        the variance is mostly the labelled items').
-    statistic, p_value : float
-        The t statistic of ``delta = 0`` and its p-value (by ``alternative``).
-    lam : float
-        The power-tuned weight on the judge's gap (0: the gold labels alone).
-    effective_n : float
-        The gold labels whose paired differences alone would be as precise.
-    gold_only_delta : float
-        The gold labels' own mean difference (no judge).
-    gold_only_ci : Interval
-        Its t interval: the width PPI++ is measured against.
-    gold_only_p : float
-        Its t test's p-value (by ``alternative``).
-    judge : JudgeOnly
-        The judge-only comparison, kept beside the gold-scale one.
-    models : tuple of GoldScore
-        Model A's and model B's gold-scale scores and judge bias.
-    bias_difference : float
-        The judge's bias for A minus its bias for B, on the items labelled for both: how
-        far the judge moves the gap (the judge's gap minus the gold's on those items).
-    bias_difference_ci : Interval
-        Its paired t interval.
-    bias_difference_p : float
-        Its two-sided paired t p-value (H0: the judge is as biased for both).
-    required_gold : int or None
-        Gold labels that resolve the estimated gap at (alpha, power), with the judged items
-        there are (None: the gap is 0, lies against a one-sided alternative, or cannot be
-        resolved without more judged items).
-    resolution_ratio : float or None
-        ``q``: the precision there is over the precision the gap needs, ``V* / se^2``
-        (``N / N*`` when all items are labelled).
-    mde : float
-        The smallest gap this design resolves at (alpha, power).
-    design_gold, design_judged : int or None
-        With ``cost_judge`` > 0: the gold labels and judged items that resolve the gap at
-        the least cost (the two-phase allocation).
-    design_cost : float or None
-        That design's cost at ``cost_gold`` and ``cost_judge``.
-    cost_gold, cost_judge : float
-        The prices of a gold label and of a judged item (both models' answers).
-    alpha, power, alternative
-        The settings.
-    notes : tuple of str
-        What was left out and why.
-    estimate : PairEstimate
-        The gap on the gold scale (:func:`evalgap.stats.pair_estimate.gold`), whose figures
-        ``delta``, ``se``, ``ci``, ``p_value``, ``effective_n``, ``required_gold`` (its
-        ``required_n``) and ``resolution_ratio`` are.
-    alignment : AlignmentReport or None
-        What the alignment of the judge's scores kept and left out.
-    significant, judge_flips : bool
-        Whether the gold-scale test rejects, and whether the judge reverses the
-        comparison (properties, in the JSON).
-    width_ratio : float
-        The PPI++ interval's width over the gold labels' own (a property, in the JSON).
-    verdict : str
-        One plain sentence (a property).
-    """
-
-    model_a: str
-    model_b: str
-    n_items: int
-    n_gold: int
-    delta: float
-    se: float
-    ci: intervals.Interval
-    statistic: float
-    p_value: float
-    lam: float
-    effective_n: float
-    gold_only_delta: float
-    gold_only_ci: intervals.Interval
-    gold_only_p: float
-    judge: JudgeOnly
-    models: tuple[GoldScore, GoldScore]
-    bias_difference: float
-    bias_difference_ci: intervals.Interval
-    bias_difference_p: float
-    required_gold: int | None
-    resolution_ratio: float | None
-    mde: float
-    design_gold: int | None
-    design_judged: int | None
-    design_cost: float | None
-    cost_gold: float
-    cost_judge: float
-    alpha: float
-    power: float
-    alternative: str
-    notes: tuple[str, ...]
-    estimate: pe.PairEstimate
-    alignment: AlignmentReport | None = None
-    _derived = ("significant", "judge_flips", "width_ratio", "verdict")
-    _headline = ("delta", "se", "p_value", "n_gold")
-
-    @property
-    def significant(self) -> bool:
-        """Whether the gold-scale test rejects ``delta = 0`` at level alpha."""
-        return self.p_value < self.alpha
-
-    @property
-    def judge_flips(self) -> bool:
-        """Whether the judge reverses the comparison: the gold-scale gap is significant, the
-        judge's gap points the other way, and the judge's bias differs between the two
-        models (at alpha)."""
-        return judge_reverses(
-            self.p_value, self.bias_difference_p, self.judge.delta, self.delta, self.alpha
-        )
-
-    def judge_frame(self) -> pd.DataFrame:
-        """Each model's gold-scale score and the judge against the gold (the layout of
-        ``RanksResult.gold``, without its task)."""
-        return _judge_table(None, self.models).drop(columns="task")
-
-    @property
-    def width_ratio(self) -> float:
-        """The PPI++ interval's width over the gold labels' own."""
-        own = float(self.gold_only_ci.high - self.gold_only_ci.low)
-        return float(self.ci.high - self.ci.low) / own if own > 0 else float("nan")
-
-    def to_frame(self) -> pd.DataFrame:
-        """The gap three ways, one row each: on the gold scale (PPI++), from the gold labels
-        alone, and the judge's own (``method``, ``delta``, ``delta_low``, ``delta_high``,
-        ``p_value``, ``n_gold``, ``n_items``)."""
-        import pandas as pd
-
-        rows = [
-            ("gold scale (PPI++)", self.delta, self.ci, self.p_value, self.n_gold),
-            ("gold labels only", self.gold_only_delta, self.gold_only_ci, self.gold_only_p,
-             self.n_gold),
-            (f"judge only ({self.judge.test})", self.judge.delta, self.judge.ci,
-             self.judge.p_value, 0),
-        ]  # fmt: skip
-        return pd.DataFrame(
-            [
-                {"method": name, "delta": delta, "delta_low": float(ci.low),
-                 "delta_high": float(ci.high), "p_value": p, "n_gold": n,
-                 "n_items": self.n_items}
-                for name, delta, ci, p, n in rows
-            ]
-        )  # fmt: skip
-
-    @property
-    def verdict(self) -> str:
-        """One plain sentence."""
-        from evalgap.report.sentences import gold_compare_verdict
-
-        return gold_compare_verdict(self)
-
-    _heading: ClassVar[str] = "evalgap compare (gold scale)"
-
-    def _render(self, console: Console) -> None:
-        from evalgap.report.terminal import render_gold_compare
-
-        render_gold_compare(self, console)
-
-    def _figure(self) -> Figure:
-        from evalgap.report.plots import compare_figure
-
-        return compare_figure(self)
 
 
 def judge_reverses(
@@ -334,7 +71,7 @@ def gold_result(
     cost_gold: float = 1.0,
     cost_judge: float = 0.0,
     notes: Sequence[str] = (),
-) -> GoldCompareResult:
+) -> CompareResult:
     """The gold-scale comparison of aligned arrays: both models' judge scores on every item,
     their gold scores NaN where unlabelled, and the judge-only :class:`CompareResult`;
     ``strata`` (a task, or ``stratum``, per item) makes the estimate stratified
@@ -386,34 +123,36 @@ def gold_result(
             f"estimate is weighted by its judged items, so the labels need only be random "
             f"within each {stratum}"
         )
-    return GoldCompareResult(
-        model_a=model_a,
-        model_b=model_b,
-        n_items=big_n,
+    delta = fig["delta"]
+    part = GoldScale(
         n_gold=n,
-        delta=fig["delta"],
-        se=se,
-        ci=estimate.ci,
         statistic=estimate.parts["statistic"],
-        p_value=float(estimate.p_value),
         lam=estimate.parts["lam"],
         effective_n=float(estimate.effective_n),
         **_gold_only_and_bias(own, shift, alpha),
         judge=_judge_only(judge),
         models=models,  # type: ignore[arg-type]
-        required_gold=fig["required"],
-        resolution_ratio=fig["q"],
-        mde=float(mde(1, se, alpha=alpha, power=power, alternative=alternative)),
+        judge_flips=judge_reverses(
+            float(estimate.p_value), float(shift["p_value"]), judge.delta, delta, alpha
+        ),
+        width_ratio=_width_ratio(estimate.ci, own),
         **design,
         cost_gold=float(cost_gold),
         cost_judge=float(cost_judge),
-        alpha=float(alpha),
-        power=float(power),
-        alternative=alternative,
-        notes=tuple(notes),
-        estimate=estimate,
-        alignment=judge.alignment,
     )
+    from evalgap.jobs.compare_pair import scaled
+
+    return scaled(
+        judge, estimate, accuracy=(models[0].score, models[1].score),
+        mde=float(mde(1, se, alpha=alpha, power=power, alternative=alternative)),
+        notes=notes, gold=part,
+    )  # fmt: skip
+
+
+def _width_ratio(ci: intervals.Interval, own: dict[str, Any]) -> float:
+    """The PPI++ interval's width over the gold labels' own (NaN when theirs is 0)."""
+    width = float(own["high"]) - float(own["low"])
+    return float(ci.high - ci.low) / width if width > 0 else float("nan")
 
 
 def _refuse_few_labelled(
@@ -962,7 +701,7 @@ def compare_gold(
     strict: bool = False,
     options: LoadOptions | None = None,
     **columns: Any,
-) -> GoldCompareResult:
+) -> CompareResult:
     """``compare`` with gold labels: the judge's pair from ``judged``, the gold from a column
     of ``data`` or from the source ``gold``; several tasks are strata, and so are the
     judge's clusters with ``strata`` (the column given as the strata)."""
@@ -1125,7 +864,7 @@ def ranks_gold(
                 rank_high=np.asarray(sets.marginal_high, dtype=np.int64)[order],
             )
         )
-        judge_rows.append(_judge_table(task.task, scores))
+        judge_rows.append(judge_table(task.task, scores))
         methods[task.task] = "max-t stepdown, multivariate-t draws (PPI++ gold scale)"
         critical[task.task] = float(sets.critical_value)
         better[task.task] = np.asarray(sets.shown_better, dtype=bool)[np.ix_(order, order)]
@@ -1222,30 +961,6 @@ def _few_labels_note(n: int, where: str) -> str:
         f"only {n} gold labels for {where}: calibrated on AlpacaEval, the t interval covered "
         f"95% from {FEW_GOLD} labels, but 93% at 50 and 89% at 30 (pairs whose labels rarely "
         "differ): below it, read the interval as too narrow"
-    )
-
-
-def _judge_table(task: str | None, scores: Sequence[GoldScore]) -> pd.DataFrame:
-    """Per model: the judge against the gold (the ``gold`` table of ``ranks``)."""
-    import pandas as pd
-
-    return pd.DataFrame(
-        {
-            "task": task,
-            "model": [g.model for g in scores],
-            "score": [g.score for g in scores],
-            "score_low": [float(g.ci.low) for g in scores],
-            "score_high": [float(g.ci.high) for g in scores],
-            "judge_score": [g.judge_score for g in scores],
-            "n_gold": [g.n_gold for g in scores],
-            "lam": [g.lam for g in scores],
-            "effective_n": [g.effective_n for g in scores],
-            "bias": [g.bias for g in scores],
-            "bias_low": [float(g.bias_ci.low) for g in scores],
-            "bias_high": [float(g.bias_ci.high) for g in scores],
-            "agreement": [g.agreement for g in scores],
-            "correlation": [g.correlation for g in scores],
-        }
     )
 
 
@@ -1369,7 +1084,7 @@ def audit_gold(
             continue
         order = np.argsort([-s.score for s in scores], kind="stable")
         ranked = [kept[i] for i in order]
-        tables.append(_judge_table(task.task, [scores[i] for i in order]))
+        tables.append(judge_table(task.task, [scores[i] for i in order]))
         if family == "adjacent":
             pairs = list(itertools.pairwise(ranked))
         else:

@@ -12,145 +12,28 @@ stratum's size in the benchmark (the design's ``stratum_size``) and is left out 
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from evalgap._results import RowResult
 from evalgap.errors import InputError, escape
-from evalgap.jobs._pages import MarkdownPage
-from evalgap.stats import _validate, intervals
+from evalgap.jobs._scale_parts import DesignScale
+from evalgap.stats import _validate
 from evalgap.stats import pair_estimate as pe
+from evalgap.stats.power import mde
 
 if TYPE_CHECKING:
     import pandas as pd
-    from matplotlib.figure import Figure
-    from rich.console import Console
 
-    from evalgap._scores import ScoreSet, ScoresInput
+    from evalgap._scores import AlignmentReport, ScoreSet, ScoresInput
     from evalgap.io.options import LoadOptions
+    from evalgap.jobs.compare_pair import CompareResult
     from evalgap.stats._types import Alternative, ArrayLike
 
 DESIGN_COLUMNS = ("item_id", "weight")
 DESIGN_SUFFIXES = (".csv", ".tsv", ".parquet", ".gz", ".txt")
-
-
-@dataclass(frozen=True, repr=False)
-class WeightedCompareResult(MarkdownPage, RowResult):
-    """The weighted gap of a sample of items and its design-based test.
-
-    Attributes
-    ----------
-    model_a, model_b : str
-        The two models.
-    n_items : int
-        Items in the sample both models scored.
-    n_strata : int or None
-        Strata of the design (None: no strata given).
-    delta : float
-        The weighted gap, an estimate of the full benchmark's gap.
-    unweighted_delta : float
-        The plain mean difference of the sample (biased for the benchmark's gap when the
-        items were drawn with unequal probabilities).
-    se : float
-        The weighted gap's design-based standard error.
-    statistic, p_value : float
-        The Wald z and its p-value (two-sided or one-sided, by ``alternative``).
-    ci : Interval
-        The two-sided ``1 - alpha`` Wald interval (``confidence_interval`` until this
-        release, still read with a DeprecationWarning).
-    weight_sum : float
-        The sum of the weights as given (the benchmark items they stand for only when they
-        are inverse probabilities).
-    population_size : int or None
-        The benchmark items the strata hold (the design's stratum sizes summed); None when
-        the design gives no sizes (then there is no finite-population correction).
-    effective_n : float
-        Kish's effective sample size ``(sum w)^2 / sum w^2``.
-    required_n : int or None
-        Items a design like this one needs at (alpha, power) (None at a zero gap, and
-        one-sided when the gap lies on the side the alternative does not test).
-    resolution_ratio : float or None
-        ``q = n_items / required_n``.
-    alpha, power, alternative
-        The settings.
-    notes : tuple of str
-        What was left out and why.
-    estimate : PairEstimate
-        The gap on the design scale (:func:`evalgap.stats.pair_estimate.design`), whose
-        figures ``delta``, ``se``, ``p_value``, ``ci``, ``required_n``,
-        ``resolution_ratio`` and ``effective_n`` are.
-    verdict : str
-        One plain sentence (a property).
-    """
-
-    model_a: str
-    model_b: str
-    n_items: int
-    n_strata: int | None
-    delta: float
-    unweighted_delta: float
-    se: float
-    statistic: float
-    p_value: float
-    ci: intervals.Interval
-    weight_sum: float
-    population_size: int | None
-    effective_n: float
-    required_n: int | None
-    resolution_ratio: float | None
-    alpha: float
-    power: float
-    alternative: str
-    notes: tuple[str, ...]
-    estimate: pe.PairEstimate
-    _derived = ("verdict",)
-    _headline = ("delta", "se", "p_value")
-
-    @property
-    def confidence_interval(self) -> intervals.Interval:
-        """The interval's former name: use ``ci`` (kept for one release)."""
-        warnings.warn(
-            "WeightedCompareResult.confidence_interval is renamed ci; use result.ci",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self.ci
-
-    @property
-    def too_few_items(self) -> bool:
-        """Whether fewer items differ than any valid test needs at alpha (no verdict)."""
-        return any(note.startswith("too few items") for note in self.notes)
-
-    @property
-    def significant(self) -> bool:
-        """Whether the test rejects ``delta = 0`` at level alpha (toward the alternative);
-        never with fewer differing items than any valid test needs."""
-        return self.p_value < self.alpha and not self.too_few_items
-
-
-    @property
-    def verdict(self) -> str:
-        """One plain sentence."""
-        from evalgap.report.sentences import weighted_compare_verdict
-
-        return weighted_compare_verdict(self)
-
-    _heading: ClassVar[str] = "evalgap compare (weighted)"
-
-    def _render(self, console: Console) -> None:
-        from evalgap.report.terminal import render_weighted_compare
-
-        render_weighted_compare(self, console)
-
-    def _figure(self) -> Figure:
-        from evalgap.report.plots import compare_figure
-
-        return compare_figure(self)
 
 
 def weighted_result(
@@ -166,8 +49,10 @@ def weighted_result(
     power: float = 0.8,
     alternative: Alternative = "two-sided",
     notes: Sequence[str] = (),
-) -> WeightedCompareResult:
-    """The weighted comparison of aligned score arrays with a weight (and stratum) per item."""
+    alignment: AlignmentReport | None = None,
+) -> CompareResult:
+    """The weighted comparison of aligned score arrays with a weight (and stratum) per item:
+    compare's result on the design scale (:func:`evalgap.stats.pair_estimate.design`)."""
     from evalgap.jobs.compare_pair import _numeric, _too_few_items
 
     a, b = _numeric(a, "scores_a"), _numeric(b, "scores_b")
@@ -230,29 +115,45 @@ def weighted_result(
             "the SE has no finite-population correction (conservative when a stratum was "
             "sampled heavily)",
         )
-    required = int(g.required_n) if np.isfinite(g.required_n) else None
-    return WeightedCompareResult(
-        model_a=model_a,
-        model_b=model_b,
-        n_items=int(g.n_items),
+    return _on_design(
+        a, b, g, model_a=model_a, model_b=model_b, notes=notes, alignment=alignment,
+        settings={"alpha": alpha, "power": power, "alternative": alternative},
         n_strata=None if strata is None else int(np.unique(np.asarray(strata)).size),
-        delta=float(g.delta),
+        model_score=lambda x: float(
+            pe.design(x, weights=w, strata=strata, stratum_sizes=stratum_sizes).delta
+        ),
+    )  # fmt: skip
+
+
+def _on_design(
+    a: np.ndarray, b: np.ndarray, g: pe.PairEstimate, *, model_a: str, model_b: str,
+    notes: Sequence[str], alignment: AlignmentReport | None, n_strata: int | None,
+    model_score: Callable[[np.ndarray], float], settings: dict[str, Any],
+) -> CompareResult:  # fmt: skip
+    """compare's one result with the weighted gap ``g`` as its headline: the sample's
+    counts beside it (compare's, unweighted), each model's weighted score (``model_score``)
+    and the design's part."""
+    from evalgap.jobs.compare_pair import compare_scores, scaled
+
+    s = settings
+    sample = compare_scores(
+        a, b, alpha=s["alpha"], power=s["power"], alternative=s["alternative"],
+        n_bootstrap=0, n_bootstrap_required_n=0, n_permutations=0, model_a=model_a,
+        model_b=model_b, alignment=alignment,
+    )  # fmt: skip
+    part = DesignScale(
+        n_strata=n_strata,
         unweighted_delta=float(np.mean(a - b)),
-        se=float(g.se),
         statistic=float(g.parts["statistic"]),
-        p_value=float(g.p_value),
-        ci=g.ci,
         weight_sum=float(g.parts["weight_sum"]),
         population_size=g.parts["population_size"],
         effective_n=float(g.effective_n),
-        required_n=required,
-        resolution_ratio=None if required is None else float(g.resolution_ratio),
-        alpha=float(alpha),
-        power=float(power),
-        alternative=alternative,
-        notes=tuple(notes),
-        estimate=g,
     )
+    estimable = g.se > 0 and not any(n.startswith("too few items") for n in notes)
+    return scaled(
+        sample, g, accuracy=(model_score(a), model_score(b)),
+        mde=float(mde(1, g.se, **s)) if estimable else None, notes=notes, design=part,
+    )  # fmt: skip
 
 
 def compare_weighted(
@@ -264,7 +165,7 @@ def compare_weighted(
     alpha: float = 0.05,
     power: float = 0.8,
     alternative: Alternative = "two-sided",
-) -> WeightedCompareResult:
+) -> CompareResult:
     """Weighted comparison of two models of ``score_set``; ``design`` is a DataFrame with
     ``item_id``, ``weight``, optionally ``stratum``, ``stratum_size`` and ``task`` (see
     :func:`design_table`)."""
@@ -311,6 +212,7 @@ def compare_weighted(
         power=power,
         alternative=alternative,
         notes=notes,
+        alignment=score_set.report,
     )
 
 

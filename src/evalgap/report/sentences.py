@@ -36,7 +36,12 @@ if TYPE_CHECKING:  # structural types: the jobs import this module, it imports n
 
 
 def compare_verdict(r: Any) -> str:
-    """Return compare's sentence: what the tests say, and whether the benchmark resolves it."""
+    """Return compare's sentence on its scale: what the tests say, and whether the benchmark
+    resolves it."""
+    if r.gold is not None:
+        return _gold_compare_verdict(r)
+    if r.design is not None:
+        return _weighted_compare_verdict(r)
     if r.binary:
         first = _test_clause(
             r, ("chi-square", r.p_values.mcnemar), ("the exact test", r.p_values.exact)
@@ -834,18 +839,19 @@ def _named_test(r: Any, name: str) -> str:
     return f"one-sided {name} of H1: {better} better,"
 
 
-def weighted_compare_verdict(r: Any) -> str:
+def _weighted_compare_verdict(r: Any) -> str:
     """The weighted gap in one sentence: the estimate, its test and the design's N*."""
+    d = r.design
     standing = (
-        f" standing for {format_count(r.population_size)}"
-        if r.population_size is not None
+        f" standing for {format_count(d.population_size)}"
+        if d.population_size is not None
         else ""
     )
     test = _named_test(r, "design-based z-test")
     out = (
         f"the weighted gap {format_gap(r.delta)} ({format_points(r.delta)} points; the sample's "
         "plain "
-        f"mean difference is {format_gap(r.unweighted_delta)}) estimates the full benchmark's gap "
+        f"mean difference is {format_gap(d.unweighted_delta)}) estimates the full benchmark's gap "
         f"from {format_count(r.n_items)} items{standing}; "
     )
     if r.too_few_items:
@@ -864,33 +870,33 @@ def weighted_compare_verdict(r: Any) -> str:
     return out
 
 
-def gold_compare_verdict(r: Any) -> str:
+def _gold_compare_verdict(r: Any) -> str:
     """The gold-scale gap in one sentence: the PPI++ estimate, its test, the judge's own
     figure beside it, whether the judge's bias moves the pair, and the gold labels needed."""
-    level = format_level(r.alpha)
+    level, g = format_level(r.alpha), r.gold
     test = _named_test(r, "t test")
     out = (
-        f"on the gold scale (PPI++ from {format_count(r.n_gold)} gold-labelled of "
+        f"on the gold scale (PPI++ from {format_count(g.n_gold)} gold-labelled of "
         f"{format_count(r.n_items)} judged "
         f"items), {r.model_a} minus {r.model_b} is {format_gap(r.delta)} ({format_points(r.delta)} "
         f"points, {level} interval {gap_interval(r.ci.low, r.ci.high)}), "
         f"{'' if r.significant else 'not '}significant ({test} {format_p(r.p_value)}); "
-        f"the judge alone says {format_gap(r.judge.delta)} ({r.judge.test} "
-        f"{format_p(r.judge.p_value)})"
+        f"the judge alone says {format_gap(g.judge.delta)} ({g.judge.test} "
+        f"{format_p(g.judge.p_value)})"
     )
-    favoured = r.model_a if r.bias_difference > 0 else r.model_b
-    opposite = np.sign(r.judge.delta) * np.sign(r.delta) < 0
-    if r.judge_flips:
+    favoured = r.model_a if g.bias_difference > 0 else r.model_b
+    opposite = np.sign(g.judge.delta) * np.sign(r.delta) < 0
+    if g.judge_flips:
         out += (
             f"; the judge favours {favoured} by "
-            f"{format_gap(abs(r.bias_difference), signed=False)} more than the other "
-            f"({format_p(r.bias_difference_p)}), enough to reverse the comparison"
+            f"{format_gap(abs(g.bias_difference), signed=False)} more than the other "
+            f"({format_p(g.bias_difference_p)}), enough to reverse the comparison"
         )
-    elif r.bias_difference_p < r.alpha:
+    elif g.bias_difference_p < r.alpha:
         out += (
             f"; the judge favours {favoured} by "
-            f"{format_gap(abs(r.bias_difference), signed=False)} more than the other "
-            f"({format_p(r.bias_difference_p)})"
+            f"{format_gap(abs(g.bias_difference), signed=False)} more than the other "
+            f"({format_p(g.bias_difference_p)})"
             + (
                 ", and its gap points the other way, but the gold-scale gap is not significant: "
                 "which model is better is not established"
@@ -906,10 +912,10 @@ def gold_compare_verdict(r: Any) -> str:
             f"; q={format_q(r.resolution_ratio)}: these gold labels and judged items resolve a "
             f"gap this size {setting}"
         )
-    elif r.required_gold is not None:
+    elif r.required_n is not None:
         out += (
-            f"; resolving a gap this size {setting} takes {format_n(r.required_gold)} gold "
-            f"label{'' if r.required_gold == 1 else 's'} with these judged items "
+            f"; resolving a gap this size {setting} takes {format_n(r.required_n)} gold "
+            f"label{'' if r.required_n == 1 else 's'} with these judged items "
             f"(q={format_q(r.resolution_ratio)})"
         )
     elif r.delta != 0 and r.resolution_ratio is not None:
@@ -918,10 +924,10 @@ def gold_compare_verdict(r: Any) -> str:
             f"{setting} "
             f"however many are labelled (q={format_q(r.resolution_ratio)})"
         )
-    if r.design_gold is not None and (r.resolution_ratio is None or r.resolution_ratio < 1):
+    if g.design_gold is not None and (r.resolution_ratio is None or r.resolution_ratio < 1):
         out += (
-            f"; the cheapest design that does: {format_n(r.design_gold)} gold labels and "
-            f"{format_n(r.design_judged)} judged items (cost {r.design_cost:,.4g})"
+            f"; the cheapest design that does: {format_n(g.design_gold)} gold labels and "
+            f"{format_n(g.design_judged)} judged items (cost {g.design_cost:,.4g})"
         )
     return out
 

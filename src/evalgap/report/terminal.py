@@ -320,7 +320,14 @@ def _print_compare_data(r: Any, console: Console) -> None:
 
 
 def render_compare(r: Any, console: Console) -> None:
-    """Print the comparison: the data, the tests, the intervals, the resolution diagnostics."""
+    """Print the comparison on its scale: the data, the tests, the intervals, the resolution
+    diagnostics (on the gold or design scale, that scale's table)."""
+    if r.gold is not None:
+        _render_gold_compare(r, console)
+        return
+    if r.design is not None:
+        _render_weighted_compare(r, console)
+        return
     _print_compare_data(r, console)
 
     side = {
@@ -1612,8 +1619,9 @@ def _opposes(r: Any) -> bool:
     return bool(opposes_alternative(r.delta, r.alternative))
 
 
-def render_weighted_compare(r: Any, console: Console) -> None:
+def _render_weighted_compare(r: Any, console: Console) -> None:
     """Print the weighted (design-based) comparison and its verdict."""
+    d = r.design
     t = Table(
         title=f"{markup(r.model_a)} vs {markup(r.model_b)}, weighted (items sampled with "
         "unequal probabilities)",
@@ -1623,14 +1631,14 @@ def render_weighted_compare(r: Any, console: Console) -> None:
     t.add_column(style="bold")
     t.add_column(justify="right", no_wrap=True)
     t.add_row("items in the sample", format_count(r.n_items))
-    if r.population_size is not None:
-        t.add_row("benchmark items (stratum sizes)", format_count(r.population_size))
-    t.add_row("sum of the weights", f"{r.weight_sum:,.6g}")
-    t.add_row("effective sample size (Kish)", format_count(r.effective_n))
-    if r.n_strata is not None:
-        t.add_row("strata", format_count(r.n_strata))
+    if d.population_size is not None:
+        t.add_row("benchmark items (stratum sizes)", format_count(d.population_size))
+    t.add_row("sum of the weights", f"{d.weight_sum:,.6g}")
+    t.add_row("effective sample size (Kish)", format_count(d.effective_n))
+    if d.n_strata is not None:
+        t.add_row("strata", format_count(d.n_strata))
     t.add_row("weighted gap delta", format_gap(r.delta))
-    t.add_row("plain mean difference (unweighted)", format_gap(r.unweighted_delta))
+    t.add_row("plain mean difference (unweighted)", format_gap(d.unweighted_delta))
     t.add_row("design-based SE", format_score(r.se))
     ci = r.ci
     t.add_row(
@@ -1640,7 +1648,7 @@ def render_weighted_compare(r: Any, console: Console) -> None:
     side = {"two-sided": "two-sided", "greater": "H1: A better", "less": "H1: B better"}
     t.add_row(
         f"z / p ({side[r.alternative]})",
-        f"{number(r.statistic, '.3f')} / {format_p(r.p_value, bare=True)}",
+        f"{number(d.statistic, '.3f')} / {format_p(r.p_value, bare=True)}",
     )
     estimable = r.required_n is not None or r.delta == 0 or _opposes(r)
     t.add_row(
@@ -1673,9 +1681,9 @@ def _print_judge_table(
     console.print(m)
 
 
-def render_gold_compare(r: Any, console: Console) -> None:
+def _render_gold_compare(r: Any, console: Console) -> None:
     """Print the gold-scale (PPI++) comparison, the judge's figures beside it, and the verdict."""
-    level = format_level(r.alpha)
+    level, g = format_level(r.alpha), r.gold
     t = Table(
         title=f"{markup(r.model_a)} vs {markup(r.model_b)}, judged, on the gold scale (PPI++)",
         show_header=False,
@@ -1684,43 +1692,43 @@ def render_gold_compare(r: Any, console: Console) -> None:
     t.add_column(style="bold")
     t.add_column(justify="right", no_wrap=True)
     t.add_row("items judged for both models", format_count(r.n_items))
-    t.add_row("of them gold-labelled for both", format_count(r.n_gold))
+    t.add_row("of them gold-labelled for both", format_count(g.n_gold))
     t.add_row("gap on the gold scale (PPI++)", format_gap(r.delta))
     t.add_row(f"{level} interval", _bracket(r.ci))
     side = {"two-sided": "two-sided", "greater": "H1: A better", "less": "H1: B better"}
     t.add_row(
         f"t / p ({side[r.alternative]})",
-        f"{number(r.statistic, '.3f')} / {format_p(r.p_value, bare=True)}",
+        f"{number(g.statistic, '.3f')} / {format_p(r.p_value, bare=True)}",
     )
-    t.add_row("weight on the judge (lambda)", number(r.lam, ".3f"))
-    t.add_row("effective gold labels", format_count(r.effective_n))
+    t.add_row("weight on the judge (lambda)", number(g.lam, ".3f"))
+    t.add_row("effective gold labels", format_count(g.effective_n))
     t.add_row(
         "gold labels only: gap, interval",
-        f"{format_gap(r.gold_only_delta)} {_bracket(r.gold_only_ci)}",
+        f"{format_gap(g.gold_only_delta)} {_bracket(g.gold_only_ci)}",
     )
     t.add_row(
-        f"judge only: gap, interval ({r.judge.test} p)",
-        f"{format_gap(r.judge.delta)} {_bracket(r.judge.ci)} "
-        f"({format_p(r.judge.p_value, bare=True)})",
+        f"judge only: gap, interval ({g.judge.test} p)",
+        f"{format_gap(g.judge.delta)} {_bracket(g.judge.ci)} "
+        f"({format_p(g.judge.p_value, bare=True)})",
     )
     t.add_row(
         "judge's bias, A minus B (p)",
-        f"{format_gap(r.bias_difference)} {_bracket(r.bias_difference_ci)} "
-        f"({format_p(r.bias_difference_p, bare=True)})",
+        f"{format_gap(g.bias_difference)} {_bracket(g.bias_difference_ci)} "
+        f"({format_p(g.bias_difference_p, bare=True)})",
     )
     t.add_row("smallest gap resolved (MDE)", format_gap(r.mde, signed=False))
     t.add_row(
         "gold labels that resolve the gap",
-        "-" if r.required_gold is None else format_n(r.required_gold),
+        "-" if r.required_n is None else format_n(r.required_n),
     )
-    if r.design_gold is not None:
+    if g.design_gold is not None:
         t.add_row(
             "cheapest design: gold labels / judged items",
-            f"{format_n(r.design_gold)} / {format_n(r.design_judged)} "
-            f"(cost {r.design_cost:,.4g})",
+            f"{format_n(g.design_gold)} / {format_n(g.design_judged)} "
+            f"(cost {g.design_cost:,.4g})",
         )
     console.print(t)
-    _print_judge_table(console, r.judge_frame(), r.alpha)
+    _print_judge_table(console, g.judge_frame(), r.alpha)
     if r.alignment is not None:
         print_notes(console, r.alignment.messages())
     print_notes(console, r.notes)
