@@ -23,7 +23,7 @@ def test_interval_is_the_conformal_quantile_of_held_out_errors():
     y = _board()
     ref, new = y[[k for k in range(25) if k != 12]], y[12]
     chosen = np.arange(0, 600, 6)
-    r = evalgap.estimate(_long(new[None, :], ["new"], chosen), method="model",
+    r = evalgap.estimate(_long(new[None, :], ["new"], chosen), estimator="model",
                          reference=_long(ref, [f"m{k}" for k in range(24)]))  # fmt: skip
     e = r.estimates[0]
     # the oracle, written out: hold each reference model out, estimate it from these items
@@ -59,7 +59,7 @@ def test_estimates_cover_held_out_models_of_a_board_the_model_fits():
     for k in range(2, 20, 3):
         ref = np.delete(y, k, axis=0)
         chosen = np.sort(rng.choice(500, 80, replace=False))
-        r = evalgap.estimate(_long(y[k][None, :], ["new"], chosen), method="model",
+        r = evalgap.estimate(_long(y[k][None, :], ["new"], chosen), estimator="model",
                              reference=_long(ref, [f"m{j}" for j in range(21)]))  # fmt: skip
         e = r.estimates[0]
         covered += e.ci.low <= y[k].mean() <= e.ci.high
@@ -141,7 +141,7 @@ def test_a_reference_model_with_missing_items_is_calibrated_on_its_own_items():
     rank = int(np.flatnonzero(np.argsort(own_items) == 3)[0]) + 1
     alpha = 1 - rank / 25 + 1e-9
     e = evalgap.estimate(_long(new[None, :], ["new"], chosen), reference=frame,
-                         alpha=alpha, method="model").estimates[0]  # fmt: skip
+                         alpha=alpha, estimator="model").estimates[0]  # fmt: skip
     assert e.half_width == pytest.approx(own_items[3])
 
 
@@ -159,7 +159,7 @@ def test_the_default_is_the_design_based_estimate_with_the_plain_mean_beside_it(
     theta, _ = est.ability_map(answers[None, :], fit.slope, fit.intercept)
     p = 1 / (1 + np.exp(-(theta[0] * fit.slope + fit.intercept)))
     oracle = est.control_variate(new[chosen], p, chosen)
-    assert (r.method, e.method, e.ci.method) == ("design", "design", "design_t")
+    assert (r.estimator, e.estimator, e.ci.method) == ("design", "design", "design_t")
     assert e.score == pytest.approx(oracle.score) and e.coefficient == oracle.coefficient
     assert e.half_width == pytest.approx(oracle.ci.high - oracle.score)
     assert e.plain_score == pytest.approx(new[chosen].mean())
@@ -167,12 +167,12 @@ def test_the_default_is_the_design_based_estimate_with_the_plain_mean_beside_it(
     assert e.width_ratio == pytest.approx(e.half_width / plain_half)
     assert e.ci.low <= new.mean() <= e.ci.high
     entry = r.to_dict()["estimates"][0]
-    assert entry["plain_ci"]["method"] == "design_t" and entry["method"] == "design"
+    assert entry["plain_ci"]["method"] == "design_t" and entry["estimator"] == "design"
     assert "design-based" in r.verdict and "their mean 0.4" in r.verdict
-    with pytest.raises(evalgap.InputError, match="method") as info:
-        evalgap.estimate(_long(new[None, :], ["new"], chosen), method="best",
+    with pytest.raises(evalgap.InputError, match="estimator") as info:
+        evalgap.estimate(_long(new[None, :], ["new"], chosen), estimator="best",
                          reference=_long(ref, [f"m{k}" for k in range(24)]))  # fmt: skip
-    assert info.value.param == "method"
+    assert info.value.param == "estimator"
 
 
 def test_the_design_estimate_is_unbiased_for_a_model_unlike_the_reference():
@@ -204,4 +204,4 @@ def test_the_design_estimate_is_unbiased_for_a_model_unlike_the_reference():
 def estimate_scores_of(reference, prepared, scores, method):
     from evalgap.jobs.estimate import estimate_scores
 
-    return estimate_scores(reference, scores, method=method, calibration=prepared).estimates[0]
+    return estimate_scores(reference, scores, estimator=method, calibration=prepared).estimates[0]

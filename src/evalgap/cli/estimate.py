@@ -18,7 +18,7 @@ Examples:
   evalgap estimate --reference board.csv --scores new_model_100_items.csv
 \b
   # The 2PL's own (model-based) estimate, e.g. for items chosen by --next:
-  evalgap estimate --reference board.csv --scores new.csv --method model
+  evalgap estimate --reference board.csv --scores new.csv --estimator model
 \b
   # The 50 items to run next, for a harness (CSV: model,item_id):
   evalgap estimate --reference board.csv --scores new.csv --next 50 --output next.csv
@@ -29,7 +29,7 @@ Examples:
 @option("reference", required=True)
 @loader_options(exclude=("strict", "complete_case"))
 @click.option(
-    "--method",
+    "--estimator",
     type=click.Choice(["design", "model"]),
     default="design",
     show_default=True,
@@ -56,7 +56,7 @@ def estimate(json: bool, output: str | None, **given: Any) -> None:
     the reference board predicts every item, and the estimate corrects the mean by those
     predictions as a control variate (PPI++ coefficient). It is unbiased however badly the
     2PL fits, and its t interval comes from the sampling design. The items' own mean, its
-    interval and the width ratio are printed beside it. --method model gives the 2PL's own
+    interval and the width ratio are printed beside it. --estimator model gives the 2PL's own
     estimate with a conformal interval calibrated on the reference models (model-based).
     """
     from evalgap.jobs.estimate import estimate as estimate_job

@@ -9,6 +9,7 @@ from typing import Any, overload
 import click
 
 from evalgap.cli._command import group, renamed
+from evalgap.cli._estimate_study import held_out_options
 from evalgap.cli._load import score_keywords
 from evalgap.cli._options import PROBABILITY, F, counts_options, loader_options, option
 from evalgap.cli._render import emit, note, save_plot, working
@@ -300,30 +301,7 @@ def adaptive(**given: Any) -> None:
     default=5,
     help="Trials (item samples) per held-out model and budget.",
 )
-@click.option(
-    "--held-out",
-    "held_out",
-    multiple=True,
-    metavar="MODEL",
-    help="A model to hold out in turn (repeatable; default: every model of --scores).",
-)
-@click.option(
-    "--hold-out",
-    "hold_out",
-    type=click.Choice(["each", "strongest", "weakest", "random"]),
-    default="each",
-    show_default=True,
-    help="Hold each model out in turn (the others its reference), or the --n-held-out "
-    "strongest, weakest or random models together (the rest the reference: out of "
-    "distribution for the strongest and weakest).",
-)
-@click.option(
-    "--n-held-out",
-    type=click.IntRange(min=1),
-    default=9,
-    show_default=True,
-    help="Models held out together with --hold-out strongest, weakest or random.",
-)
+@held_out_options
 @click.option(
     "--n-strata",
     type=click.IntRange(min=1),

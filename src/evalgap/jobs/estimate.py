@@ -3,7 +3,7 @@ interval that holds whatever the item-response model's fit.
 
 A 2PL is fitted on a reference board (:func:`evalgap.stats.stratified.fit_2pl`); each new
 model's ability is its posterior mode given the items it was scored on
-(:mod:`evalgap.stats.estimate`). Two methods use it:
+(:mod:`evalgap.stats.estimate`). Two estimators use it:
 
 * ``"design"`` (the default): the scored items' mean corrected by the 2PL's predictions as a
   control variate (the difference estimator with the PPI++ coefficient,
@@ -19,7 +19,7 @@ model's ability is its posterior mode given the items it was scored on
   towards the board for a model unlike them (an ability outside the board's range is flagged).
 
 The items to run next are the most informative at the estimated ability: a model-based
-choice, not a random draw, so items chosen that way call for ``method="model"``.
+choice, not a random draw, so items chosen that way call for ``estimator="model"``.
 """
 
 from __future__ import annotations
@@ -50,9 +50,9 @@ if TYPE_CHECKING:
 # Abilities beyond the reference board's range by more than this (in its SD units) are
 # extrapolations the calibration does not cover.
 RANGE_MARGIN = 0.25
-# The methods of estimate, the default first.
-METHODS = ("design", "model")
-Method = Literal["design", "model"]
+# The estimators of estimate, the default first.
+ESTIMATORS = ("design", "model")
+Estimator = Literal["design", "model"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -66,13 +66,13 @@ class ModelEstimate(RowResult):
     score : float
         Its estimated mean score over every item of the benchmark.
     ci : Interval
-        The score's (1 - alpha) interval, clipped to [0, 1]: method ``"design_t"`` (the
+        The score's (1 - alpha) interval, clipped to [0, 1]: its method ``"design_t"`` (the
         design-based t interval, finite-population corrected) or ``"split_conformal"``
-        (``method="model"``); ``interval``, its former name, still reads ``(low, high)`` with
+        (``estimator="model"``); ``interval``, its former name, still reads ``(low, high)`` with
         a DeprecationWarning for one release.
     half_width : float
         Half its width before clipping (infinite with too few reference models).
-    method : str
+    estimator : str
         ``"design"`` (design-unbiased, the 2PL as control variate) or ``"model"`` (the 2PL's
         estimate: model-based).
     plain_score : float
@@ -83,7 +83,7 @@ class ModelEstimate(RowResult):
         The score's interval width over the plain mean's (before clipping): below 1, the
         estimate is the more precise.
     coefficient : float
-        ``method="design"``: the coefficient on the 2PL's predictions (0: the plain mean, 1:
+        ``estimator="design"``: the coefficient on the 2PL's predictions (0: the plain mean, 1:
         the difference estimator); NaN for ``"model"``.
     n_items : int
         Items the model was scored on.
@@ -102,7 +102,7 @@ class ModelEstimate(RowResult):
     score: float
     ci: intervals.Interval
     half_width: float
-    method: str
+    estimator: str
     plain_score: float
     plain_ci: intervals.Interval
     width_ratio: float
@@ -132,7 +132,7 @@ class EstimateResult(Views, TableResult):
     ----------
     estimates : tuple of ModelEstimate
         One per new model.
-    method : str
+    estimator : str
         ``"design"`` or ``"model"`` (see :class:`ModelEstimate`).
     alpha : float
         One minus the intervals' level.
@@ -148,7 +148,7 @@ class EstimateResult(Views, TableResult):
     """
 
     estimates: tuple[ModelEstimate, ...]
-    method: str
+    estimator: str
     alpha: float
     n_benchmark_items: int
     reference_models: int
@@ -202,7 +202,7 @@ class Calibration:
 
 def calibrate(reference: ScoreSet, *, held_out: bool = True) -> Calibration:
     """Fit the reference board's 2PL, and again without each of its models (``held_out``:
-    the conformal calibration of ``method="model"``)."""
+    the conformal calibration of ``estimator="model"``)."""
     return calibrate_matrix(*_benchmark(reference), held_out=held_out)
 
 
@@ -302,15 +302,15 @@ def _scored_matrix(
     return y, notes
 
 
-def _clipped(low: float, high: float, method: str, alpha: float) -> intervals.Interval:
-    return intervals.Interval(float(max(low, 0.0)), float(min(high, 1.0)), method, 1.0 - alpha)
+def _clipped(low: float, high: float, kind: str, alpha: float) -> intervals.Interval:
+    return intervals.Interval(float(max(low, 0.0)), float(min(high, 1.0)), kind, 1.0 - alpha)
 
 
 def estimate_scores(
     reference: ScoreSet,
     scores: ScoreSet,
     *,
-    method: Method = "design",
+    estimator: Estimator = "design",
     alpha: float = 0.05,
     next_count: int = 50,
     calibration: Calibration | None = None,
@@ -321,11 +321,11 @@ def estimate_scores(
     ----------
     reference : ScoreSet
         A board of models scored on (nearly) every item: the benchmark's items and the
-        2PL's fit (and, for ``method="model"``, the interval's calibration).
+        2PL's fit (and, for ``estimator="model"``, the interval's calibration).
     scores : ScoreSet
         The new models' scores on some of those items (tasks and item ids as in the
-        reference), drawn at random for ``method="design"``.
-    method : {"design", "model"}
+        reference), drawn at random for ``estimator="design"``.
+    estimator : {"design", "model"}
         The design-based estimate with the 2PL as control variate, or the 2PL's own
         (model-based) estimate (module docstring).
     alpha : float
@@ -341,10 +341,10 @@ def estimate_scores(
     """
     alpha = float(_validate.probability(alpha, "alpha"))
     next_count = _validate.whole_number(next_count, "next_count", 0)
-    method = _method(method)
-    if calibration is not None and method == "model" and not calibration.held_out:
+    estimator = _estimator(estimator)
+    if calibration is not None and estimator == "model" and not calibration.held_out:
         calibration = None  # prepared for the design-based estimate only
-    prepared = calibration or calibrate(reference, held_out=method == "model")
+    prepared = calibration or calibrate(reference, held_out=estimator == "model")
     ref, ids, fit = prepared.matrix, prepared.ids, prepared.fit
     y, notes = _scored_matrix(scores, ids, len(reference.tasks) > 1)
     few = [str(scores.models[m]) for m in range(y.shape[0]) if (~np.isnan(y[m])).sum() < 3]
@@ -358,13 +358,13 @@ def estimate_scores(
     if not fit.converged:
         notes.append(f"the reference 2PL fit stopped after {fit.n_iter} sweeps before converging")
     designed, theta = design_estimated(y, fit, alpha)
-    if method == "model":
+    if estimator == "model":
         score, _, halves = estimated(y, prepared, alpha)
     else:
         score = np.array([d.score for d in designed])
         halves = np.array([float(d.ci.high) - d.score for d in designed])
     low_range, high_range = fit.ability.min() - RANGE_MARGIN, fit.ability.max() + RANGE_MARGIN
-    interval_method = "design_t" if method == "design" else "split_conformal"
+    interval_method = "design_t" if estimator == "design" else "split_conformal"
     rows = []
     for m, model in enumerate(scores.models):
         scored, d, half = ~np.isnan(y[m]), designed[m], float(halves[m])
@@ -375,11 +375,11 @@ def estimate_scores(
                 score=float(score[m]),
                 ci=_clipped(score[m] - half, score[m] + half, interval_method, alpha),
                 half_width=half,
-                method=method,
+                estimator=estimator,
                 plain_score=d.plain_score,
                 plain_ci=_clipped(float(d.plain_ci.low), float(d.plain_ci.high), "design_t", alpha),
                 width_ratio=half / plain_half if plain_half > 0 else float("nan"),
-                coefficient=d.coefficient if method == "design" else float("nan"),
+                coefficient=d.coefficient if estimator == "design" else float("nan"),
                 n_items=int(scored.sum()),
                 ability=float(theta[m]),
                 extrapolated=bool(not low_range <= theta[m] <= high_range),
@@ -390,33 +390,33 @@ def estimate_scores(
                 ),
             )
         )
-    notes.extend(_method_notes(rows, method, ref.shape[0], alpha))
+    notes.extend(_estimator_notes(rows, estimator, ref.shape[0], alpha))
     return EstimateResult(
-        tuple(rows), method, alpha, int(ids.size), int(ref.shape[0]), tuple(notes)
+        tuple(rows), estimator, alpha, int(ids.size), int(ref.shape[0]), tuple(notes)
     )
 
 
-def _method(method: object) -> Method:
-    """The method, or a one-line refusal naming the choices."""
-    if method not in METHODS:
+def _estimator(estimator: object) -> Estimator:
+    """The estimator, or a one-line refusal naming the choices."""
+    if estimator not in ESTIMATORS:
         raise InputError(
-            "{method} must be one of " + ", ".join(METHODS) + ", not {given!s}",
-            param="method",
-            given=str(method),
+            "{estimator} must be one of " + ", ".join(ESTIMATORS) + ", not {given!s}",
+            param="estimator",
+            given=str(estimator),
         )
-    return method  # type: ignore[return-value]  # checked against METHODS
+    return estimator  # type: ignore[return-value]  # checked against ESTIMATORS
 
 
-def _method_notes(
-    rows: list[ModelEstimate], method: str, reference_models: int, alpha: float
+def _estimator_notes(
+    rows: list[ModelEstimate], estimator: str, reference_models: int, alpha: float
 ) -> list[str]:
-    """What each method's numbers need said beside them."""
+    """What each estimator's numbers need said beside them."""
     notes = []
-    if method == "design":
+    if estimator == "design":
         notes.append(
             "design-based: the intervals hold when the scored items were drawn at random from "
             "the benchmark, however well the 2PL fits; items chosen as the most informative "
-            "(the next items) are not random, estimate those with the model-based method"
+            "(the next items) are not random, estimate those with the model-based estimator"
         )
         return notes
     notes.append(
@@ -446,7 +446,7 @@ def estimate(
     scores: ScoresInput | None = None,
     *,
     reference: ScoresInput | None = None,
-    method: Method = "design",
+    estimator: Estimator = "design",
     alpha: float = 0.05,
     next_count: int = 50,
     models: Sequence[str] | None = None,
@@ -457,13 +457,13 @@ def estimate(
     """A new model's full-benchmark score from a few of its items, with an honest interval.
 
     A 2PL item-response model is fitted on a reference board scored on the whole benchmark,
-    and each new model's ability estimated from its answers. By default (``method="design"``)
+    and each new model's ability estimated from its answers. By default (``estimator="design"``)
     the score is the scored items' mean corrected by the 2PL's predictions as a control
     variate: ``lambda mean(p over all items) + mean(y - lambda p over the scored items)``,
     ``lambda`` in [0, 1] tuned to the smallest variance (PPI++). With the items drawn at
     random it is design-unbiased however badly the 2PL fits (a poor fit drives ``lambda`` to
     0, the plain mean), and its t interval (finite-population corrected) comes from the
-    sampling design. ``method="model"`` gives the 2PL's own estimate (the model's answers,
+    sampling design. ``estimator="model"`` gives the 2PL's own estimate (the model's answers,
     the 2PL's probabilities elsewhere) with a split-conformal interval calibrated on the
     reference models: model-based, biased towards the board for a model unlike its models.
     Every estimate comes with the plain mean of the same items, its interval, the width
@@ -476,7 +476,7 @@ def estimate(
         The new models' per-item scores on some of the benchmark's items.
     reference : DataFrame, ScoreSet, str, Path or list
         A board of models scored on the benchmark (the same task and item ids).
-    method : {"design", "model"}
+    estimator : {"design", "model"}
         The design-based estimate with the 2PL as control variate, or the 2PL's own
         model-based estimate.
     alpha : float
@@ -514,7 +514,7 @@ def estimate(
     (100, True)
     """
     _validate.arguments(alpha=alpha, models=models, tasks=tasks)
-    method = _method(method)
+    estimator = _estimator(estimator)
     if (scores is None and not _stored(options)) or reference is None:
         raise InputError(
             "give the new models' {scores} and a {reference} board scored on the benchmark",
@@ -525,4 +525,4 @@ def estimate(
         _renamed(columns, "data", "scores", scores), models=_models(models, options),
         tasks=tasks, options=options, **columns,
     )  # fmt: skip
-    return estimate_scores(board, new, method=method, alpha=alpha, next_count=next_count)
+    return estimate_scores(board, new, estimator=estimator, alpha=alpha, next_count=next_count)

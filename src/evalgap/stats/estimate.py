@@ -323,7 +323,7 @@ def control_variate(
     if not (np.isfinite(y).all() and np.isfinite(p_all).all()):
         raise InputError("sampled scores and predictions must be finite numbers")
     if coefficient is not None and not 0.0 <= float(coefficient) <= 1.0:
-        raise InputError("coefficient must lie in [0, 1]", param="coefficient")
+        raise InputError("{coefficient} must lie in [0, 1]", param="coefficient")
     if weights is not None:
         if strata is not None:
             raise InputError("give strata or weights, not both")
@@ -332,7 +332,9 @@ def control_variate(
     if strata is not None:
         labels = np.asarray(strata).ravel()
         if labels.size != p_all.size:
-            raise InputError("strata must give one label per item of the predictions")
+            raise InputError(
+                "{strata} must give one label per item of the predictions", param="strata"
+            )
         codes = np.unique(labels, return_inverse=True)[1].reshape(-1)
     size_h = np.bincount(codes).astype(float)
     n_h = np.bincount(codes[at], minlength=size_h.size).astype(float)
@@ -372,7 +374,9 @@ def _weighted_control_variate(
     """:func:`control_variate` for items drawn with unequal probabilities (Hajek means)."""
     w = np.asarray(weights, dtype=float).ravel()
     if w.shape != y.shape or not (np.isfinite(w) & (w > 0)).all():
-        raise InputError("weights must be one positive finite number per sampled item")
+        raise InputError(
+            "{weights} must be one positive finite number per sampled item", param="weights"
+        )
     if y.size < 2:
         raise InputError("the estimate's variance needs at least 2 sampled items")
     share = w / w.sum()
