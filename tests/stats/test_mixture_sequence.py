@@ -86,3 +86,23 @@ def test_the_grid_is_odd_and_holds_zero():
     assert sq.mean_grid(5).tolist() == [-1.0, -0.5, 0.0, 0.5, 1.0]
     with pytest.raises(InputError, match="odd whole number >= 5"):
         sq.mean_grid(400)
+
+
+def test_the_evidence_from_counts_is_exact_inside_its_range_and_on_the_right_side_outside():
+    """Pairs of every size, share of differing items and gap: the few-point evidence equals
+    the whole grid's between 1/alpha and K/alpha and falls on the same side elsewhere."""
+    rng = np.random.default_rng(6)
+    n = rng.integers(0, 12_000, 600)
+    share = rng.uniform(0.02, 0.7, 600)
+    gap = rng.normal(0, 0.02, 600) * rng.choice([0.1, 1, 5], 600)
+    plus, minus = np.clip((share + gap) / 2, 0, 1), np.clip((share - gap) / 2, 0, 1)
+    b = rng.binomial(n, plus)
+    c = rng.binomial(n - b, np.clip(minus / np.maximum(1 - plus, 1e-9), 0, 1))
+    grid, floor, ceiling = sq.mean_grid(), np.log(20), np.log(406 / 0.05)
+    fast = sq.mixture_evidence_counts(b, c, n - b - c, grid, floor, ceiling)
+    whole = sq.sequence_bounds(grid, sq.mixture_log_e_counts(b, c, n - b - c, grid), 0.0)[2]
+    inside = (whole >= floor) & (whole < ceiling)
+    assert inside.sum() > 20
+    np.testing.assert_allclose(fast[inside], whole[inside], atol=1e-9)
+    assert ((fast >= ceiling) == (whole >= ceiling)).all()
+    assert ((fast < floor) == (whole < floor)).all()

@@ -676,12 +676,10 @@ class Monitor:
             level = self.alpha
         else:
             family = list(self._family_keys())
-            log_e = np.array([self._current(self._pairs[k], grid) for k in family])
-            evidence = sequential.sequence_bounds(grid, log_e, 0.0)[2]
+            evidence = self._family_evidence(family, grid)
             rejected = int(sequential.e_bh(np.exp(np.minimum(evidence, 700.0)), self.alpha).sum())
-            level = self.alpha * max(rejected, 1) / max(len(family), 1)
-            where = {key: k for k, key in enumerate(family)}
-            log_e = log_e[[where[k] for k in keys]]
+            level = self.alpha * max(rejected, 1) / len(family)
+            log_e = np.array([self._current(self._pairs[k], grid) for k in keys])
         lower, upper, evidence = sequential.sequence_bounds(grid, log_e, -np.log(level))
         notes = []
         if self.targets != "pair":
@@ -701,6 +699,27 @@ class Monitor:
         state.sequence = sequential.mixture_update(state.sequence, np.asarray(new, dtype=float))
         state.processed = len(state.differences)
         return state.sequence
+
+    def _family_evidence(self, family: list, grid: np.ndarray) -> np.ndarray:
+        """Every family pair's evidence now (as :func:`sequence_bounds` gives it), exact
+        between e-BH's least and largest thresholds, ``1/alpha`` and ``K/alpha``: binary
+        pairs from their counts at a few grid points, graded pairs from their sequences."""
+        states = [self._pairs[k] for k in family]
+        binary = np.array([s.binary for s in states], dtype=bool)
+        evidence = np.empty(len(states))
+        if binary.any():
+            counts = np.array(
+                [[s.a_only, s.b_only, len(s.differences) - s.a_only - s.b_only]
+                 for s, ok in zip(states, binary, strict=True) if ok]
+            )  # fmt: skip
+            evidence[binary] = sequential.mixture_evidence_counts(
+                counts[:, 0], counts[:, 1], counts[:, 2], grid,
+                -np.log(self.alpha), np.log(len(family) / self.alpha),
+            )
+        for k in np.flatnonzero(~binary):
+            log_e = sequential.mixture_log_e(self._sequence(states[k]))
+            evidence[k] = sequential.sequence_bounds(grid, log_e, 0.0)[2]
+        return evidence
 
     def _current(self, state: _Pair, grid: np.ndarray) -> np.ndarray:
         """The pair's e-processes now: from its counts when every score is 0 or 1 (the
