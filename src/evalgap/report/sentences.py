@@ -272,6 +272,8 @@ def audit_verdict(r: Any) -> str:
     verdicts, the correlation -/+ 0.1 range (Section 6.2), the unresolved chains and the
     rank-set tiers with the procedure that made them.
     """
+    if r.gold is not None:
+        return _gold_audit_verdict(r)
     pairs = len(r.pairs)
     fixed = r.unresolved["fixed_n"]
     setting = f"at alpha={r.alpha:g}, power {r.power:g}"
@@ -344,6 +346,11 @@ def tier_method(r: Any, max_rank_models: int) -> str:
     """
     ranks = r.rank_sets
     if ranks is None:
+        if r.gold is not None:
+            return (
+                "no tiers: the audit on the gold scale computes no rank sets (evalgap ranks "
+                "with the gold labels does)"
+            )
         if r.alignment is None:
             return "no tiers: rank sets need per-item scores, and pair counts have none"
         largest = int(r.rankings.groupby("task").size().max()) if len(r.rankings) else 0
@@ -614,7 +621,7 @@ def ranks_verdict(r: Any) -> str:
     return out + "."
 
 
-def gold_audit_verdict(r: Any) -> str:
+def _gold_audit_verdict(r: Any) -> str:
     """The gold-scale audit in one sentence: unresolved pairs at fixed n and under Holm, the
     pairs the judge's bias flips, and the models the judge is biased for."""
     n = len(r.pairs)
@@ -627,8 +634,9 @@ def gold_audit_verdict(r: Any) -> str:
         f"power {r.power:g}) and {format_count(r.unresolved['holm'])} under Holm over "
         f"m={format_count(r.family_size)}"
     )
-    flips = r.pairs[r.pairs["judge_flips"]]
-    several = r.pairs["task"].nunique() > 1
+    frame = r.to_frame()
+    flips = frame[frame["judge_flips"]]
+    several = frame["task"].nunique() > 1
     if len(flips):
         named = [
             f"{row.model_b} over {row.model_a}{f' ({row.task})' if several else ''}"
@@ -713,22 +721,28 @@ def rank_coverage_verdict(r: Any) -> str:
 
 
 def estimate_verdict(r: Any) -> str:
-    """Return estimate's sentence: each model's score and interval, and what it rests on."""
+    """Return estimate's sentence: each model's score and interval beside the plain mean of
+    the same items, and what it rests on."""
     level = format_level(r.alpha)
     if not r.estimates:
         return "no model to estimate"
+    model_based = r.estimator == "model"
     parts = [
         f"{e.model}: {format_score(e.score)} {score_interval(e.ci.low, e.ci.high)} from "
-        f"{_items(e.n_items)}{' (extrapolated)' if e.extrapolated else ''}"
+        f"{_items(e.n_items)} (their mean {format_score(e.plain_score)} "
+        f"{score_interval(e.plain_ci.low, e.plain_ci.high)}, width ratio "
+        f"{number(e.width_ratio, '.2f')})"
+        + (" (extrapolated)" if model_based and e.extrapolated else "")
         for e in r.estimates[:5]
     ]
     more = f", and {len(r.estimates) - 5} more" if len(r.estimates) > 5 else ""
-    return (
-        "; ".join(parts)
-        + more
-        + f" of {format_count(r.n_benchmark_items)} ({level} conformal intervals, "
-        f"calibrated on {plural(r.reference_models, 'reference model')})"
-    )
+    basis = (
+        f"model-based 2PL, {level} conformal intervals calibrated on "
+        f"{plural(r.reference_models, 'reference model')}" if model_based
+        else f"design-based, {level} t intervals, the 2PL of "
+        f"{plural(r.reference_models, 'reference model')} as control variate"
+    )  # fmt: skip
+    return "; ".join(parts) + more + f" of {format_count(r.n_benchmark_items)} ({basis})"
 
 
 def task_rank_coverage_verdict(r: Any) -> str:
@@ -1006,29 +1020,32 @@ def adaptive_study_verdict(r: Any) -> str:
 
 
 def estimate_study_verdict(r: Any) -> str:
-    """Return the estimate study's sentence: where the 2PL estimate beats the items' mean and
-    how its intervals covered, the first design to reach the target error, and the floors'
-    items."""
+    """Return the estimate study's sentence: the design-based estimate's and the 2PL's error
+    against the random items' mean and how their intervals covered, the first design to
+    reach the target error, and the floors' items."""
     rows = r.rows[r.rows["cases"] > 0]
-    by = rows.pivot(index="budget", columns="design", values="mae")
-    better = [int(b) for b in by.index if by.loc[b, "estimate"] < by.loc[b, "random_mean"]]
-    first = (
-        f"the 2PL estimate's mean absolute error was below the random items' mean at "
-        f"{len(better)} of {len(by)} budget(s)"
-        + (f" ({', '.join(f'{format_count(b)}' for b in better)} items)" if better else "")
-    )
-    own = rows[rows["design"] == "estimate"]
     level = format_level(r.alpha)
-    if not np.isfinite(own["median_half_width"]).all():
+
+    def span(design: str, column: str, spec: str) -> str:
+        values = rows.loc[rows["design"] == design, column]
+        low, high = number(values.min(), spec), number(values.max(), spec)
+        return low if low == high else f"{low}-{high}"
+
+    first = (
+        "the design-based estimate's mean absolute error was "
+        f"{span('estimate', 'mae_ratio', '.2f')} times the random items' mean's on the same "
+        f"draws, and its {level} intervals covered "
+        f"{span('estimate', 'coverage', '.3f')}; the model-based 2PL's was "
+        f"{span('model', 'mae_ratio', '.2f')} times"
+    )
+    model = rows[rows["design"] == "model"]
+    if not np.isfinite(model["median_half_width"]).all():
         first += (
-            f"; its {level} intervals were unbounded: {r.n_models - 1} reference models are "
-            f"too few (at least {math.ceil(1 / r.alpha) - 1} are needed)"
+            f" (its conformal intervals unbounded: {r.reference_models} reference models are "
+            f"too few, at least {math.ceil(1 / r.alpha) - 1} are needed)"
         )
     else:
-        first += (
-            f", and its {level} intervals covered {own['coverage'].min():.3f}-"
-            f"{own['coverage'].max():.3f} of the held-out models' scores"
-        )
+        first += f", covering {span('model', 'coverage', '.3f')}"
     parts = [first]
     reached = rows[rows["mae"] <= r.target].sort_values(["budget", "mae"])
     if len(reached):

@@ -557,7 +557,11 @@ def render_data(d: Any, console: Console) -> None:
 
 
 def render_audit(r: Any, console: Console, *, max_rows: int = 40) -> None:
-    """Print the audit: verdicts per procedure, tiers, flips and the pairs at issue."""
+    """Print the audit: verdicts per procedure, tiers, flips and the pairs at issue (on the
+    gold scale, every pair's PPI++ gap and verdicts and the judge against the gold)."""
+    if r.gold is not None:
+        _render_gold_audit(r, console)
+        return
     _print_audit_verdicts(r, console)
     _print_missing_items(r, console)
     _print_audit_pairs(r, console, max_rows)
@@ -1209,8 +1213,8 @@ def _render_adaptive_study(result: Any, console: Console) -> None:
 
 
 def _render_estimate_study(result: Any, console: Console) -> None:
-    """The estimate study: each design's error, coverage and width per budget, the floors
-    beside them."""
+    """The estimate study: each design's error, coverage and width per budget, against the
+    random items' mean, the floors beside them."""
 
     def cell(value: float, pattern: str) -> str:
         return "-" if not math.isfinite(value) else number(value, pattern)
@@ -1221,20 +1225,28 @@ def _render_estimate_study(result: Any, console: Console) -> None:
             markup(str(row.label)),
             f"{number(row.mae, '.4f')} ({number(row.mae_se, '.4f')})" if row.cases else
             number(row.mae, ".4f"),
+            cell(row.mae_ratio, ".2f"),
             cell(row.coverage, ".3f"),
             cell(row.median_half_width, ".4f"),
+            cell(row.width_ratio, ".2f"),
         ]
         for row in result.rows.itertuples()
     ]
+    held = (
+        "leave one model out" if result.hold_out == "each"
+        else f"the {plural(len(result.held_out), f'{result.hold_out} model')} held out together"
+    )  # fmt: skip
     print_table(
         console,
         [("items", "right"), ("design", "left"), ("mean abs. error (SE)", "right"),
-         ("coverage", "right"), ("median half-width", "right")],
+         ("vs items' mean", "right"), ("coverage", "right"), ("median half-width", "right"),
+         ("width ratio", "right")],
         rows,
         names=(1,),
-        title=f"estimate, leave one model out: {plural(len(result.held_out), 'held-out model')}"
-        f" x {plural(result.n_trials, 'draw')} per budget, {format_count(result.n_items)} items, "
-        f"intervals at {1 - result.alpha:g}",
+        title=f"estimate, {held}: {plural(len(result.held_out), 'held-out model')}"
+        f" x {plural(result.n_trials, 'draw')} per budget, "
+        f"{plural(result.reference_models, 'reference model')}, "
+        f"{format_count(result.n_items)} items, intervals at {1 - result.alpha:g}",
         title_justify="left",
     )  # fmt: skip
     console.print(markup(_capitalise(result.verdict)))
@@ -1370,29 +1382,36 @@ def _render_over_tasks(o: Any, console: Console) -> None:
 
 
 def render_estimate(r: Any, console: Console) -> None:
-    """Print each model's estimated full-benchmark score, its interval and what it rests on."""
+    """Print each model's estimated full-benchmark score, its interval, the plain mean of the
+    same items beside it and what the estimate rests on."""
     level = format_level(r.alpha)
     rows = [
         [
             e.model,
             format_score(e.score),
             score_interval(e.ci.low, e.ci.high),
-            format_score(e.half_width),
+            format_score(e.plain_score),
+            score_interval(e.plain_ci.low, e.plain_ci.high),
+            number(e.width_ratio, ".2f"),
             format_count(e.n_items),
             number(e.ability, "+.2f"),
             "yes" if e.extrapolated else "no",
         ]
         for e in r.estimates
     ]
+    kind = (
+        "design-based, the 2PL as control variate" if r.estimator == "design"
+        else f"model-based 2PL, conformal intervals from "
+        f"{plural(r.reference_models, 'reference model')}"
+    )  # fmt: skip
     print_table(
         console,
         [("model", "left"), ("score", "right"), (f"{level} interval", "center"),
-         ("+/-", "right"), ("items", "right"), ("ability", "right"),
-         ("extrapolated", "center")],
+         ("items' mean", "right"), (f"{level} interval", "center"), ("width ratio", "right"),
+         ("items", "right"), ("ability", "right"), ("extrapolated", "center")],
         rows,
         names=(0,),
-        title=f"estimated scores over {format_count(r.n_benchmark_items)} items ({level} conformal "
-        f"intervals from {plural(r.reference_models, 'reference model')})",
+        title=f"estimated scores over {format_count(r.n_benchmark_items)} items ({kind})",
         title_justify="left",
     )  # fmt: skip
     print_notes(console, r.notes)
@@ -1736,10 +1755,10 @@ def _render_gold_compare(r: Any, console: Console) -> None:
     console.print(markup(_capitalise(r.verdict) + "."))
 
 
-def render_gold_audit(r: Any, console: Console) -> None:
+def _render_gold_audit(r: Any, console: Console) -> None:
     """Print the gold-scale audit: every pair's PPI++ gap and verdicts, the judge beside it,
     and the judge against the gold per model."""
-    frame = r.pairs
+    frame = r.to_frame()
     several = frame["task"].nunique() > 1
     columns: list[tuple[str, JustifyMethod]] = [("task", "left")] if several else []
     columns += [("model A", "left"), ("model B", "left"), ("gap (gold)", "right"),
@@ -1754,12 +1773,13 @@ def render_gold_audit(r: Any, console: Console) -> None:
             str(row.model_b),
             format_gap(row.delta),
             gap_interval(row.delta_low, row.delta_high),
-            format_p(row.p_value, bare=True),
-            "-" if row.q is None or row.q != row.q else format_q(row.q),
+            format_p(row.p_ppi_t, bare=True),
+            "-" if row.resolution_ratio is None or row.resolution_ratio != row.resolution_ratio
+            else format_q(row.resolution_ratio),
             "yes" if row.resolved_fixed_n else "no",
             "yes" if row.resolved_holm else "no",
-            "-" if row.required_gold is None or row.required_gold != row.required_gold
-            else format_n(int(row.required_gold)),
+            "-" if row.required_n is None or row.required_n != row.required_n
+            else format_n(int(row.required_n)),
             format_gap(row.judge_delta),
             format_p(row.judge_p_value, bare=True),
             "yes" if row.judge_flips else "",
