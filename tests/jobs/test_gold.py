@@ -550,30 +550,32 @@ def test_the_gold_audit_is_compare_pair_by_pair(run_cli, tmp_path):
 
     frame = _judged_board(n=1200)
     r = evalgap.audit(frame, gold_column="human", family="all")
-    assert isinstance(r, evalgap.GoldAuditResult) and len(r.pairs) == 6 and r.family_size == 6
-    assert r.pairs["model_a"].iloc[0] == "a"  # ordered on the gold scale, not the judge's
-    for row in r.pairs.itertuples():
+    assert isinstance(r, evalgap.AuditResult) and len(r.pairs) == 6 and r.family_size == 6
+    assert r.scale == "gold" and r.rankings["model"].tolist() == r.gold["model"].tolist()
+    pairs = r.to_frame()
+    assert pairs["model_a"].iloc[0] == "a"  # ordered on the gold scale, not the judge's
+    for row in pairs.itertuples():
         one = evalgap.compare(frame, model_a=row.model_a, model_b=row.model_b, gold_column="human")
         assert row.delta == pytest.approx(one.delta) and row.se == pytest.approx(one.se)
-        assert row.p_value == pytest.approx(one.p_value)
-        assert row.q == pytest.approx(one.resolution_ratio)
+        assert row.p_ppi_t == pytest.approx(one.p_value)
+        assert row.resolution_ratio == pytest.approx(one.resolution_ratio)
         assert row.judge_flips == one.gold.judge_flips and row.judge_delta == pytest.approx(
             one.gold.judge.delta
         )
         assert row.judge_p_value == pytest.approx(one.gold.judge.p_value)
-        assert (row.required_gold if row.required_gold == row.required_gold else None) == (
+        assert (row.required_n if row.required_n == row.required_n else None) == (
             one.required_n
         )
-    t = r.pairs["statistic"].to_numpy()
-    assert r.pairs["resolved_fixed_n"].tolist() == (r.pairs["q"] >= 1).tolist()
-    assert r.pairs["resolved_holm"].tolist() == multiplicity.resolved_holm(t, 0.05, 0.8, 6).tolist()
+    t = pairs["statistic"].to_numpy()
+    assert pairs["resolved_fixed_n"].tolist() == (pairs["resolution_ratio"] >= 1).tolist()
+    assert pairs["resolved_holm"].tolist() == multiplicity.resolved_holm(t, 0.05, 0.8, 6).tolist()
     assert r.unresolved["bonferroni"] == int(
         (~multiplicity.resolved_single_step(t, 0.05, 0.8, 6)).sum()
     )
-    assert r.pairs["judge_flips"].any() and "reverses" in r.verdict
+    assert pairs["judge_flips"].any() and "reverses" in r.verdict
     # adjacent: the 3 neighbours in gold-scale order
     adjacent = evalgap.audit(frame, gold_column="human")
-    assert list(zip(adjacent.pairs["model_a"], adjacent.pairs["model_b"], strict=True)) == [
+    assert list(zip(adjacent.pairs.model_a, adjacent.pairs.model_b, strict=True)) == [
         ("a", "b"),
         ("b", "c"),
         ("c", "d"),
@@ -594,7 +596,7 @@ def test_the_gold_audit_is_compare_pair_by_pair(run_cli, tmp_path):
     text = run_cli(*args, "--html", tmp_path / "a.html").stdout
     assert "the audit on the gold scale" in text and r.verdict[1:60] in " ".join(text.split())
     page = (tmp_path / "a.html").read_text()
-    assert "Pairs on the gold scale" in page and f"{r.pairs['delta'].iloc[0]:+.4f}" in page
+    assert "Pairs on the gold scale" in page and f"{pairs['delta'].iloc[0]:+.4f}" in page
     out = run_cli(*args, "--output", tmp_path / "pairs.csv", "--json")
     assert "pairs" not in json.loads(out.stdout) and len(pd.read_csv(tmp_path / "pairs.csv")) == 6
 
@@ -711,19 +713,21 @@ def test_audit_rows_read_a_ahead_and_share_compares_guards():
     for seed in range(6):
         frame = _judged_board(seed=seed, n=400)
         r = evalgap.audit(frame, gold_column="human", family="all")
-        assert (r.pairs["delta"] >= 0).all()
-        assert all(v is None or (isinstance(v, int) and v >= 3) for v in r.pairs["required_gold"])
+        pairs = r.to_frame()
+        assert (pairs["delta"] >= 0).all()
+        assert all(v is None or (isinstance(v, int) and v >= 3) for v in pairs["required_n"])
         # q >= 1 only where the t test rejects: resolved is never "not significant"
-        resolved = r.pairs[r.pairs["resolved_fixed_n"]]
-        assert (resolved["p_value"] < 0.05).all()
+        resolved = pairs[pairs["resolved_fixed_n"]]
+        assert (resolved["p_ppi_t"] < 0.05).all()
     # with c judged on fewer items, the pair's own gap (on the items both were judged on)
     # can run against the models' own scores: the row is turned so it reads "A ahead"
     frame = _judged_board(seed=0, n=300)
     holed = frame[~((frame["model"] == "c") & (np.random.default_rng(0).random(len(frame)) < 0.6))]
     r = evalgap.audit(holed, gold_column="human", family="all")
     score = r.gold.set_index("model")["score"]
-    behind = r.pairs["model_a"].map(score) < r.pairs["model_b"].map(score)
-    turned = r.pairs[behind]
+    pairs = r.to_frame()
+    behind = pairs["model_a"].map(score) < pairs["model_b"].map(score)
+    turned = pairs[behind]
     assert turned[["model_a", "model_b"]].values.tolist() == [["d", "c"]]
     one = evalgap.compare(holed, model_a="d", model_b="c", gold_column="human")
     assert turned["delta"].iloc[0] == pytest.approx(one.delta) and one.delta > 0

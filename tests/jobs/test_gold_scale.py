@@ -45,7 +45,7 @@ def test_gold_labels_lead_with_the_gold_scale_estimate():
 
 def test_the_gold_audit_names_a_gaps_bounds_delta_low_and_delta_high():
     r = evalgap.audit(JUDGED, gold_column="human", family="all")
-    pairs = r.pairs
+    pairs = r.to_frame()
     assert {"delta_low", "delta_high"} <= set(pairs.columns) and "ci_low" not in pairs.columns
     assert (pairs["delta_low"] <= pairs["delta"]).all()
     assert (pairs["delta"] <= pairs["delta_high"]).all()

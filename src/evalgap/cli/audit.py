@@ -19,7 +19,6 @@ from evalgap.cli._render import emit, working, write_html, write_markdown, writt
 
 if TYPE_CHECKING:
     from evalgap.jobs.audit import AuditResult
-    from evalgap.jobs.gold import GoldAuditResult
 
 AUDIT_EXAMPLES = """
 \b
@@ -111,7 +110,7 @@ def audit(
     emit(result, json)
 
 
-def _write_pairs(result: AuditResult | GoldAuditResult, output: str, json: bool) -> bool:
+def _write_pairs(result: AuditResult, output: str, json: bool) -> bool:
     """--output: the per-pair table to a file; --json then prints the summary naming it
     (and True: the result is printed)."""
     from evalgap.io._write import write_table

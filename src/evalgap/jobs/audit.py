@@ -61,7 +61,7 @@ if TYPE_CHECKING:  # the audit imports the rank job and the gold scale only when
     from evalgap._scores import ScoresInput
     from evalgap.io.options import LoadOptions
     from evalgap.jobs.fragility import FragilityResult
-    from evalgap.jobs.gold import GoldAuditResult
+    from evalgap.jobs.gold import GoldAudit
     from evalgap.jobs.ranks import RanksResult
 
     class _AuditSettings(TypedDict):
@@ -197,6 +197,32 @@ PAIR_FIELDS = {
 }
 
 
+# The pair table of an audit on the gold scale (``audit --gold-column``): compare's PPI++ gap
+# of each pair, its verdicts, and the judge beside it.
+GOLD_PAIR_FIELDS = {
+    "task": "the task the pair is ranked in",
+    "model_a": "the model ahead on the pair's own gold-scale gap",
+    "model_b": "the other model",
+    "n_items": "items the judge scored for both models",
+    "n_gold": "of them, items with a gold label for both (the labels the gap uses)",
+    "delta": "the PPI++ gap A minus B on the gold scale, as compare --gold-column gives it",
+    "se": "its standard error",
+    "statistic": "its t statistic (n_gold - 1 degrees of freedom)",
+    "z": "the t statistic's normal equivalent, which q and the verdicts use",
+    "p_ppi_t": "the t test's p-value",
+    "delta_low": "lower end of the (1 - alpha) t interval of delta",
+    "delta_high": "upper end of that interval",
+    "resolution_ratio": "q, the precision there is over the precision the gap needs",
+    "required_n": "gold labels that resolve the gap with the judged items there are",
+    "judge_delta": "the judge's own gap on the same items",
+    "judge_p_value": "the judge's own test (exact McNemar for binary judges, else paired t)",
+    "bias_difference": "the judge's bias for A minus its bias for B",
+    "bias_p_value": "its paired t p-value",
+    "judge_flips": "the judge's bias reverses the pair (significant gold-scale gap, judge's "
+    "gap the other way, bias difference significant)",
+}
+
+
 # The per-pair resampling columns: a bootstrap per pair, most of a small board's audit, and
 # read by no verdict, count or sentence; they are computed the first time one is read.
 RESAMPLED_COLUMNS = ("p_bootstrap", "required_n_low", "required_n_high")
@@ -303,15 +329,17 @@ class PairTable:
         cls,
         frame: pd.DataFrame,
         deferred: Callable[[], dict[str, np.ndarray]] | None = None,
+        fields: Mapping[str, str] = PAIR_FIELDS,
     ) -> PairTable:
         """Build the table from the audit's working frame (its internal columns dropped).
 
         ``deferred`` computes the :data:`RESAMPLED_COLUMNS` the frame does not have, when
-        one of them is first read.
+        one of them is first read; ``fields`` are the columns (:data:`GOLD_PAIR_FIELDS` on
+        the gold scale).
         """
         n = len(frame)
         columns = {}
-        for name in PAIR_FIELDS:
+        for name in fields:
             if deferred is not None and name in RESAMPLED_COLUMNS:
                 continue
             if name in frame.columns:
@@ -329,7 +357,7 @@ class PairTable:
                 resolved[proc] = values.astype(object).where(values.notna(), None).to_numpy()
         if deferred is None:
             return cls(columns, resolved)
-        return cls(PairColumns(columns, tuple(PAIR_FIELDS), deferred), resolved)
+        return cls(PairColumns(columns, tuple(fields), deferred), resolved)
 
     def to_frame(self) -> pd.DataFrame:
         """Return the table as a DataFrame: the columns, then ``resolved_<procedure>``.
@@ -348,8 +376,15 @@ class PairTable:
         """Return one JSON-ready dict per pair (the ``pairs`` of ``audit --json``).
 
         Built from whole columns (each converted to Python values once, NaN and infinities
-        to None), not row by row: half a million pairs take about a second.
+        to None), not row by row: half a million pairs take about a second. On the gold
+        scale, each record is the row's columns and its verdicts as ``resolved``.
         """
+        if "a_only" not in self.columns:  # the gold scale's table
+            records: list[dict] = plain(pd.DataFrame(dict(self.columns)))
+            for record, row in zip(records, zip(*self.resolved.values(), strict=True),
+                                   strict=False):  # fmt: skip
+                record["resolved"] = dict(zip(self.resolved, map(bool, row), strict=True))
+            return records
         fields = self._record_fields()
         return [dict(zip(fields, row, strict=True)) for row in zip(*fields.values(), strict=True)]
 
@@ -500,6 +535,16 @@ class AuditResult(HtmlPage, MarkdownPage, Result):
         binary pairs (``MAX_PAIRS_GRADED_FRAGILITY`` graded ones). In ``--json`` each pair
         row carries its entries as ``fragility``; ``to_frame()`` has a column
         ``items_to_flip_<test>`` per test.
+    gold : pandas.DataFrame or None
+        On the gold scale (``gold_column=``/``gold=``), per task and model the judge against
+        the gold labels (as ``RanksResult.gold``); None on the paired scale. There, the
+        models are ranked by their PPI++ scores (``rankings``: ``task, rank, model, score,
+        score_low, score_high, n_items, n_gold``), each pair is compared as ``compare
+        --gold-column`` compares it (``pairs``: the columns of :data:`GOLD_PAIR_FIELDS`),
+        and the verdicts are those at fixed n and under the family procedures, with no
+        anytime-valid, cluster, correlation-sensitivity, rank-set or items-to-flip parts.
+    scale : str
+        (property) ``"gold"`` with gold labels, else ``"paired"``.
     tiers : dict or None
         (property) Per task: the rank-set tiers, best first, the same as ``evalgap ranks``
         gives; None when the audit has no rank sets (see ``tier_method``).
@@ -527,6 +572,7 @@ class AuditResult(HtmlPage, MarkdownPage, Result):
     n_bootstrap: int | None = None  # Monte Carlo resamples of the graded pairs' bootstrap p
     rank_sets: RanksResult | None = None
     fragility: FragilityResult | None = None
+    gold: pd.DataFrame | None = None
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{p}={k}" for p, k in self.unresolved.items())
@@ -550,6 +596,11 @@ class AuditResult(HtmlPage, MarkdownPage, Result):
         from evalgap.report.sentences import audit_verdict
 
         return audit_verdict(self)
+
+    @property
+    def scale(self) -> str:
+        """``"gold"`` for an audit on the gold scale, else ``"paired"``."""
+        return "paired" if self.gold is None else "gold"
 
     @property
     def tiers(self) -> dict | None:
@@ -630,6 +681,8 @@ class AuditResult(HtmlPage, MarkdownPage, Result):
             "notes": list(self.notes),
             "alignment": self.alignment.to_dict() if self.alignment else None,
             "rank_sets": self.rank_sets.to_dict() if self.rank_sets else None,
+            "scale": self.scale,
+            "gold": plain(self.gold) if self.gold is not None else None,
             "verdict": self.verdict,
         }
         if not pairs:
@@ -681,7 +734,7 @@ def audit(
     progress: Callable[..., object] | None = None,
     options: LoadOptions | None = None,
     **columns: Any,
-) -> AuditResult | GoldAuditResult:
+) -> AuditResult:
     """Audit a leaderboard: which displayed rankings can the benchmark resolve?
 
     Per task, models are ranked by their mean score; every rank-adjacent pair
@@ -728,8 +781,9 @@ def audit(
     gold_column, gold : optional
         The scores are a judge's, with gold scores on some items (as for
         :func:`evalgap.compare`): every pair is audited on the gold scale instead
-        (:class:`GoldAuditResult`: paired PPI++ gaps, q, and the verdicts at fixed n and
-        under the family procedures), the judge's own figures beside them. The resampling
+        (the one :class:`AuditResult`, its ``scale`` ``"gold"``: paired PPI++ gaps, q, and
+        the verdicts at fixed n and under the family procedures, the judge's own figures
+        beside them and the judge against the gold per model in ``gold``). The resampling
         settings, ``procedure`` and ``mixture`` do not apply and are refused.
     progress : callable, optional
         Called with the name of each phase as it starts.
@@ -743,7 +797,7 @@ def audit(
     AuditResult
         Rankings, the per-pair table (``result.pairs``, a :class:`PairTable`), unresolved
         counts per procedure, unresolved chains, rank-set tiers, stress tests and notes
-        (``GoldAuditResult`` with gold labels).
+        (on the gold scale, the part ``gold`` and the gold-scale pair table).
 
     Examples
     --------
@@ -791,16 +845,41 @@ def audit(
     )  # fmt: skip
     if board.scale == "gold":
         assert board.gold is not None  # the gold scale carries its labels
-        return audit_gold(
+        done = audit_gold(
             board.scores, board.gold, gold_notes=board.gold_notes, family=family,
             family_size=family_size, alpha=alpha, power=power, strict=strict, progress=progress,
         )  # fmt: skip
+        return _gold_audit_result(done, alpha=float(alpha), power=float(power), family=family)
     cluster = columns.get("cluster_column") or (options.cluster_column if options else None)
     return audit_scores(
         board.scores, family=family, n_cluster_bootstrap=n_cluster_bootstrap,
         n_rank_bootstrap=n_rank_bootstrap, cluster_label=cluster or "cluster",
         progress=progress, **settings,
     )  # fmt: skip
+
+
+def _gold_audit_result(done: GoldAudit, *, alpha: float, power: float, family: str) -> AuditResult:
+    """The audit's one result on the gold scale: the pairs and verdicts, the chains under
+    Holm, the inflations of N* over the family, and the judge against the gold."""
+    frame, rankings, m = done.pairs, done.rankings, done.family_size
+    return AuditResult(
+        alpha=alpha,
+        power=power,
+        family=family,
+        family_size=m,
+        chain_procedure="holm",
+        rankings=rankings,
+        pairs=PairTable.from_frame(frame, fields=GOLD_PAIR_FIELDS),
+        unresolved=count_unresolved(frame),
+        bonferroni_inflation=float(multiplicity.inflation(alpha, power, m, "bonferroni")),
+        sidak_inflation=float(multiplicity.inflation(alpha, power, m, "sidak")),
+        chains=unresolved_chains(frame, rankings, "holm"),
+        correlation_sensitivity={},
+        cluster_stress=None,
+        trajectories={},
+        notes=tuple(done.notes),
+        gold=done.gold,
+    )
 
 
 def _check_audit_sources(

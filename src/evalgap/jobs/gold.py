@@ -15,15 +15,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from evalgap._results import Result
 from evalgap.errors import InputError, escape
-from evalgap.jobs._pages import HtmlPage, MarkdownPage
 from evalgap.jobs._scale_parts import GoldScale, GoldScore, JudgeOnly, judge_table
 from evalgap.stats import _validate, intervals
 from evalgap.stats import pair_estimate as pe
@@ -32,7 +29,6 @@ from evalgap.stats.power import mde, opposes_alternative
 
 if TYPE_CHECKING:
     import pandas as pd
-    from rich.console import Console
 
     from evalgap._scores import LongScores, ScoreSet, ScoresInput
     from evalgap.io.options import LoadOptions
@@ -964,88 +960,17 @@ def _few_labels_note(n: int, where: str) -> str:
     )
 
 
-@dataclass(frozen=True, repr=False)
-class GoldAuditResult(HtmlPage, MarkdownPage, Result):
-    """A judged leaderboard audited on the gold scale (``audit --gold-column``).
-
-    Per task, the models are ordered by their PPI++ scores; every rank-adjacent pair
-    (``family="adjacent"``) or every pair (``"all"``) gets, on the items both were judged
-    on, the paired PPI++ gap that ``compare --gold-column`` gives, its t test, q and the
-    gold labels that would resolve it, and the resolved verdicts of Definition 1 at fixed n
-    and under the family procedures (Bonferroni, Sidak, Holm, BH over the family), the
-    PPI++ statistic in place of the Wald statistic; beside them, the judge's own gap and
-    test and whether the judge's bias flips the pair.
-
-    Attributes
-    ----------
-    alpha, power : float
-        The level and power.
-    family : str
-        ``"adjacent"`` or ``"all"``.
-    family_size : int
-        The family's size m (the pairs audited over every task, or as given).
-    pairs : pandas.DataFrame
-        One row per pair: ``task, model_a, model_b`` (A ahead on the gold scale),
-        ``n_items, n_gold, delta, se, statistic`` (the t statistic), ``z`` (its normal
-        equivalent, which q and the resolved verdicts use), ``p_value, delta_low, delta_high, q,
-        required_gold``, ``resolved_fixed_n`` and ``resolved_<procedure>`` per family
-        procedure, ``judge_delta``, ``judge_p_value`` (exact McNemar for binary judges,
-        paired t for graded), ``bias_difference``, ``bias_p_value`` and ``judge_flips``.
-    unresolved : dict
-        Unresolved pairs per procedure (``fixed_n``, ``bonferroni``, ``sidak``, ``holm``,
-        ``bh``).
-    gold : pandas.DataFrame
-        Per task and model, the judge against the gold (as ``RanksResult.gold``).
-    notes : tuple of str
-        What was left out and why.
-    verdict : str
-        One plain sentence (a property).
-    """
-
-    alpha: float
-    power: float
-    family: str
-    family_size: int
-    pairs: pd.DataFrame
-    unresolved: dict[str, int]
-    gold: pd.DataFrame
-    notes: tuple[str, ...] = ()
-    _derived = ("verdict",)
-    _headline = ("family", "unresolved")
-
-    def to_frame(self) -> pd.DataFrame:
-        """The pairs table."""
-        return self.pairs.copy()
-
-    def to_dict(self, *, pairs: bool = True) -> dict[str, Any]:
-        """The JSON form; ``pairs=False`` leaves the pairs table out (``--output`` writes it)."""
-        out = super().to_dict()
-        if not pairs:
-            out.pop("pairs")
-        return out
-
-    @property
-    def verdict(self) -> str:
-        """One plain sentence."""
-        from evalgap.report.sentences import gold_audit_verdict
-
-        return gold_audit_verdict(self)
-
-    _heading: ClassVar[str] = "evalgap audit (gold scale)"
-
-    def _render(self, console: Console) -> None:
-        from evalgap.report.terminal import render_gold_audit
-
-        render_gold_audit(self, console)
-
-    def _page(self, title: str | None, provenance: dict[str, Any] | None) -> str:
-        from evalgap.report.html import gold_audit_report
-
-        title = title or "evalgap audit (gold scale)"
-        return gold_audit_report(self, title=title, provenance=provenance)
-
-
 PROCEDURES = ("bonferroni", "sidak", "holm", "bh")
+
+
+class GoldAudit(NamedTuple):
+    """What the audit on the gold scale computes, for the audit to make its result of."""
+
+    pairs: pd.DataFrame
+    rankings: pd.DataFrame
+    gold: pd.DataFrame
+    family_size: int
+    notes: list[str]
 
 
 def audit_gold(
@@ -1059,8 +984,10 @@ def audit_gold(
     power: float = 0.8,
     strict: bool = False,
     progress: Callable[[int, int, str], object] | None = None,
-) -> GoldAuditResult:
-    """Audit every pair of the family on the gold scale (see :class:`GoldAuditResult`)."""
+) -> GoldAudit:
+    """Audit every pair of the family on the gold scale: the pairs with their verdicts, the
+    models by PPI++ score, the judge against the gold, the family's size and the notes (the
+    audit makes them its one result, :class:`~evalgap.AuditResult` on the gold scale)."""
     import pandas as pd
 
     alpha = float(_validate.probability(alpha, "alpha"))
@@ -1069,6 +996,7 @@ def audit_gold(
     notes = list(gold_notes)
     columns = [gold.model_index(m) for m in judged.models]
     rows, tables, used, cells, unlabelled = [], [], 0, 0, 0
+    ranking: list[dict[str, Any]] = []
     for index, task in enumerate(judged.tasks):
         if progress is not None:
             progress(index, len(judged.tasks), f"task {task.task}")
@@ -1085,6 +1013,12 @@ def audit_gold(
         order = np.argsort([-s.score for s in scores], kind="stable")
         ranked = [kept[i] for i in order]
         tables.append(judge_table(task.task, [scores[i] for i in order]))
+        ranking.extend(
+            {"task": task.task, "rank": r + 1, "model": g.model, "score": g.score,
+             "score_low": float(g.ci.low), "score_high": float(g.ci.high),
+             "n_items": g.n_items, "n_gold": g.n_gold}
+            for r, g in enumerate(scores[i] for i in order)
+        )  # fmt: skip
         if family == "adjacent":
             pairs = list(itertools.pairwise(ranked))
         else:
@@ -1107,30 +1041,22 @@ def audit_gold(
             param="family_size",
         )
     _insert_verdicts(frame, m, alpha, power)
-    frame["required_gold"] = pd.Series(
-        [None if v is None or v != v else int(v) for v in frame["required_gold"]], dtype=object
+    frame["required_n"] = pd.Series(
+        [None if v is None or v != v else int(v) for v in frame["required_n"]], dtype=object
     )
     smallest = int(frame["n_gold"].min())
     if smallest < FEW_GOLD:
         notes.append(_few_labels_note(smallest, "the items labelled for both models of a pair"))
-    unresolved = {"fixed_n": int((~frame["resolved_fixed_n"]).sum())}
-    unresolved.update({name: int((~frame[f"resolved_{name}"]).sum()) for name in PROCEDURES})
     notes.append(
         "gold scale: each pair is compared as compare --gold-column compares it (paired PPI++ "
         "on the items both were judged on), the models ordered by their PPI++ scores; resolved "
         "means q >= 1 at the procedure's level (Definition 1, the PPI++ statistic in place of "
         "the Wald statistic)"
     )
-    return GoldAuditResult(
-        alpha=alpha,
-        power=power,
-        family=family,
-        family_size=m,
-        pairs=frame,
-        unresolved=unresolved,
-        gold=pd.concat(tables, ignore_index=True),
-        notes=(*judged.report.messages(), *notes),
-    )
+    return GoldAudit(
+        frame, pd.DataFrame(ranking), pd.concat(tables, ignore_index=True), m,
+        [*judged.report.messages(), *notes],
+    )  # fmt: skip
 
 
 def _check_gold_audit(judged: ScoreSet, family: str) -> None:
@@ -1210,11 +1136,11 @@ def _gold_pair_row(
         "se": fig["se"],
         "statistic": float(gap["statistic"]),
         "z": fig["z"],
-        "p_value": float(gap["p_value"]),
+        "p_ppi_t": float(gap["p_value"]),
         "delta_low": float(gap["low"]),
         "delta_high": float(gap["high"]),
-        "q": fig["q"],
-        "required_gold": fig["required"],
+        "resolution_ratio": fig["q"],
+        "required_n": fig["required"],
         "judge_delta": float((fa - fb).mean()),
         "judge_p_value": _judge_p_value(fa, fb),
         "bias_difference": float(shift["bias"]),
@@ -1237,14 +1163,14 @@ def _judge_p_value(fa: np.ndarray, fb: np.ndarray) -> float:
 
 
 def _insert_verdicts(frame: pd.DataFrame, m: int, alpha: float, power: float) -> None:
-    """Insert, after ``required_gold``, each pair's resolved verdict at fixed n and under
+    """Insert, after ``required_n``, each pair's resolved verdict at fixed n and under
     every family procedure over a family of ``m``, from the t tests' normal equivalents."""
     from evalgap.stats import multiplicity
 
     statistic = frame["z"].to_numpy(dtype=float)
     testable = np.ones(statistic.size, dtype=bool)
     frame.insert(
-        frame.columns.get_loc("required_gold") + 1,
+        frame.columns.get_loc("required_n") + 1,
         "resolved_fixed_n",
         multiplicity.resolved_single_step(statistic, alpha, power, 1),
     )

@@ -207,6 +207,8 @@ def audit_report(
     ``provenance`` (see ``provenance()``) lists the inputs, evalgap version, options and
     date; it is printed at the end of the page.
     """
+    if result.gold is not None:
+        return gold_audit_report(result, title=title, provenance=provenance)
     r = result
     n_pairs = len(r.pairs)
     n_tasks = len(set(r.pairs.task.tolist()))
@@ -1307,7 +1309,7 @@ def gold_audit_report(
     against the gold per model (no scripts, no network)."""
     r = result
     level = format_level(r.alpha)
-    p = r.pairs
+    p = r.to_frame()
     pairs = pd.DataFrame(
         {
             "Task": p["task"],
@@ -1318,12 +1320,12 @@ def gold_audit_report(
                 gap_interval(lo, hi)
                 for lo, hi in zip(p["delta_low"], p["delta_high"], strict=True)
             ],
-            "p": [format_p(v, bare=True) for v in p["p_value"]],
-            "q": [format_q(v) for v in p["q"]],
+            "p": [format_p(v, bare=True) for v in p["p_ppi_t"]],
+            "q": [format_q(v) for v in p["resolution_ratio"]],
             "Fixed n": ["yes" if v else "no" for v in p["resolved_fixed_n"]],
             "Holm": ["yes" if v else "no" for v in p["resolved_holm"]],
             "Gold to resolve": [
-                "—" if v is None or v != v else format_n(v) for v in p["required_gold"]
+                "—" if v is None or v != v else format_n(v) for v in p["required_n"]
             ],
             "Judge gap": [format_gap(v) for v in p["judge_delta"]],
             "Judge p": [format_p(v, bare=True) for v in p["judge_p_value"]],
