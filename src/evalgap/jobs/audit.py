@@ -861,25 +861,10 @@ def audit(
 def _gold_audit_result(done: GoldAudit, *, alpha: float, power: float, family: str) -> AuditResult:
     """The audit's one result on the gold scale: the pairs and verdicts, the chains under
     Holm, the inflations of N* over the family, and the judge against the gold."""
-    frame, rankings, m = done.pairs, done.rankings, done.family_size
-    return AuditResult(
-        alpha=alpha,
-        power=power,
-        family=family,
-        family_size=m,
-        chain_procedure="holm",
-        rankings=rankings,
-        pairs=PairTable.from_frame(frame, fields=GOLD_PAIR_FIELDS),
-        unresolved=count_unresolved(frame),
-        bonferroni_inflation=float(multiplicity.inflation(alpha, power, m, "bonferroni")),
-        sidak_inflation=float(multiplicity.inflation(alpha, power, m, "sidak")),
-        chains=unresolved_chains(frame, rankings, "holm"),
-        correlation_sensitivity={},
-        cluster_stress=None,
-        trajectories={},
-        notes=tuple(done.notes),
-        gold=done.gold,
-    )
+    return _finish(
+        done.pairs, done.rankings, alpha, power, family, done.family_size, "holm", None, {},
+        done.notes, gold=done.gold,
+    )  # fmt: skip
 
 
 def _check_audit_sources(
@@ -1731,7 +1716,11 @@ def _finish(
     trajectories: dict,
     notes: list[str],
     deferred: Callable[[], dict[str, np.ndarray]] | None = None,
+    gold: pd.DataFrame | None = None,
 ) -> AuditResult:
+    """The audit's result from its pair rows and rankings; ``gold`` (the judge against the
+    gold per model) makes it the audit on the gold scale, whose pairs have the columns of
+    :data:`GOLD_PAIR_FIELDS` and no correlation sensitivity."""
     unresolved = count_unresolved(pairs)
     if chain_procedure not in unresolved:
         raise InputError(
@@ -1741,7 +1730,7 @@ def _finish(
             param="procedure",
             procedure=chain_procedure,
         )
-    sensitivity = sensitivity_counts(pairs)
+    sensitivity = sensitivity_counts(pairs) if gold is None else {}
     chains = unresolved_chains(pairs, rankings, chain_procedure)
     return AuditResult(
         alpha=float(alpha),
@@ -1750,7 +1739,9 @@ def _finish(
         family_size=int(m),
         chain_procedure=chain_procedure,
         rankings=rankings,
-        pairs=PairTable.from_frame(pairs, deferred),
+        pairs=PairTable.from_frame(
+            pairs, deferred, fields=PAIR_FIELDS if gold is None else GOLD_PAIR_FIELDS
+        ),
         unresolved=unresolved,
         bonferroni_inflation=float(multiplicity.inflation(alpha, power, m, "bonferroni")),
         sidak_inflation=float(multiplicity.inflation(alpha, power, m, "sidak")),
@@ -1759,6 +1750,7 @@ def _finish(
         cluster_stress=stress,
         trajectories=trajectories,
         notes=tuple(notes),
+        gold=gold,
     )
 
 
