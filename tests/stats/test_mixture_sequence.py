@@ -106,3 +106,12 @@ def test_the_evidence_from_counts_is_exact_inside_its_range_and_on_the_right_sid
     np.testing.assert_allclose(fast[inside], whole[inside], atol=1e-9)
     assert ((fast >= ceiling) == (whole >= ceiling)).all()
     assert ((fast < floor) == (whole < floor)).all()
+
+
+def test_the_e_process_at_zero_along_time_is_the_sequence_at_zero():
+    x = np.random.default_rng(7).uniform(-1, 1, (3, 250))
+    state = sq.mixture_update(sq.mixture_start(), x[1])
+    path = sq.mixture_log_e_zero(x)
+    assert path.shape == (3, 250)
+    assert path[1, -1] == pytest.approx(sq.mixture_log_e(state)[state.grid.size // 2], abs=1e-9)
+    assert path[1].max() == pytest.approx(state.log_max[state.grid.size // 2], abs=1e-9)

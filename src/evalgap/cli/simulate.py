@@ -220,28 +220,35 @@ def aggregation(max_tasks: int, **given: Any) -> None:
 
 
 @renamed(kept={"--trials": "--n-trials", "--models": "--n-models"})
-@simulate.command(epilog=_examples("evalgap simulate monitoring --n-trials 500"))
-@option("n_trials", default=2000, help="Trials (simulated evaluations) per scenario.")
-@click.option(
-    "--horizon",
-    type=click.IntRange(min=2),
-    default=2000,
-    show_default=True,
-    help="Items followed; the rule looks after every one.",
+@simulate.command(
+    epilog=_examples(
+        "evalgap simulate monitoring --n-trials 500",
+        "evalgap simulate monitoring --scores ../shared/data/mmlu_pro/mmlu_pro_long.csv.gz \\",
+        "    --n-trials 200",
+    )
 )
-@click.option(
-    "--n-models",
-    type=click.IntRange(min=3),
-    default=6,
-    show_default=True,
-    help="Models of the e-BH family scenario.",
+@loader_options(exclude=("model_columns",))  # --models is the old spelling of --n-models
+@option(
+    "n_trials",
+    default=None,
+    show_default=False,
+    help="Trials per scenario (default 2,000); with --scores, item orders replayed (default 200).",
 )
+@click.option("--horizon", type=click.IntRange(min=2), help="Items followed, each a look "
+              "(default 2,000; not with --scores).")  # fmt: skip
+@click.option("--n-models", type=click.IntRange(min=3), help="Models of the e-BH family "
+              "scenario (default 6; not with --scores).")  # fmt: skip
+@click.option("--every", type=click.IntRange(min=1), help="With --scores: items between the "
+              "replay's looks (default 100; the last look sees every item).")  # fmt: skip
 @_simulation_options(plot=False)
 def monitoring(**given: Any) -> None:
-    """Type-I error of stopping when `watch` says decided, looking after every item."""
+    """Type-I error of stopping when `watch` says decided, looking after every item; with
+    --scores, e-BH replayed on a real board in random item orders."""
     from evalgap.jobs.monitoring import monitoring_study
 
-    _run(monitoring_study, "monitoring", **given)
+    source = {k: v for k, v in score_keywords(given).items() if v not in (None, False)}
+    settings = {k: v for k, v in given.items() if v is not None}
+    _run(monitoring_study, "monitoring", **source, **settings)
 
 
 @renamed(kept={"--simulations": "--n-trials"})

@@ -541,6 +541,15 @@ def mixture_bets(grid: ArrayLike) -> FloatArray:
     return (2 * THETA_GRID - 1) / (1 + np.abs(m))
 
 
+def mixture_log_e_zero(x: ArrayLike) -> FloatArray:
+    """Return ``log e_t(0)`` after each observation of ``x`` (last axis: time, values in
+    [-1, 1]): the mixture of constant bets at mean 0, vectorized over leading axes (a
+    ``(..., time, theta)`` block is held: callers block long batches)."""
+    x = np.asarray(x, dtype=float)
+    terms = np.cumsum(np.log1p(x[..., None] * (2 * THETA_GRID - 1)), axis=-2)
+    return special.logsumexp(terms, axis=-1) - np.log(THETA_GRID.size)
+
+
 def mixture_log_e_counts(
     a_only: ArrayLike, b_only: ArrayLike, ties: ArrayLike, grid: ArrayLike
 ) -> FloatArray:
