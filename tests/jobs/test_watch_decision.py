@@ -4,7 +4,7 @@ alpha of the streams.
 
 Once "decided" stood beside [-0.08, 1.0] and "not decided" beside [0.16, 0.84]: the decision
 came from the discordant-sign e-process and the interval from another (a betting confidence
-sequence), and 425 of 18,000 looks over 300 such streams disagreed.
+sequence), and about one look in forty over such streams disagreed.
 """
 
 from __future__ import annotations
