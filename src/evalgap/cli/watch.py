@@ -125,10 +125,12 @@ def watch(
 ) -> None:
     """Watch an evaluation in progress: which pairs are decided, when to stop.
 
-    Reads only the lines appended since the last look. Binary pairs: the discordant-sign
-    e-process; graded: a betting e-process; families: e-BH. Valid when watched after every
-    item. Exit codes: 0 (every target decided, or the budget spent), 1 (not decided: --once,
-    or --timeout reached), 2 (bad input).
+    Reads only the lines appended since the last look. A pair is decided exactly when the
+    confidence sequence printed beside it leaves 0 out (one e-process per value of the gap;
+    at 0 on binary pairs, the discordant-sign e-process); families: e-BH, each interval at
+    level alpha k/K. Valid when watched after every item. Exit codes: 0 (every target
+    decided, or the budget spent), 1 (not decided: --once, or --timeout reached), 2 (bad
+    input).
     """
     from evalgap.jobs.watch import watch as watch_logs
 
