@@ -821,3 +821,56 @@ def test_progress_is_reported_on_the_gold_scale_too():
         job(frame, gold_column="human", progress=lambda *a, calls=calls: calls.append(a))
         tasks = evalgap.align(frame.drop(columns="human")).tasks
         assert calls == [(k, len(tasks), f"task {t.task}") for k, t in enumerate(tasks)]
+
+
+def test_a_few_labels_that_agree_give_no_interval_and_no_flag(run_cli, tmp_path):
+    """Three labels that all agree with the judge: no zero-width interval of the score or
+    the bias (NaN ends, a dash in the views), bias p 1 and no flag; three that all disagree
+    one way: the sign test's 0.25, not the t test's 0."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for m in ("a", "b", "c"):
+        judge = (rng.random(200) < 0.6).astype(float)
+        for i in range(200):
+            label = np.nan
+            if i < 3:
+                label = judge[i] if m != "c" else 1 - judge[i] * 0 - 0.0  # c: gold 1 where judged
+            rows.append((m, f"q{i:03d}", judge[i], label))
+    frame = pd.DataFrame(rows, columns=["model", "item", "score", "human"])
+    frame.loc[(frame["model"] == "a") & (frame["item"] < "q003"), "score"] = 1.0
+    frame.loc[(frame["model"] == "a") & (frame["item"] < "q003"), "human"] = 1.0
+    frame.loc[(frame["model"] == "c") & (frame["item"] < "q003"), "score"] = 1.0
+    frame.loc[(frame["model"] == "c") & (frame["item"] < "q003"), "human"] = 0.0
+    one = evalgap.compare(frame, model_a="a", model_b="b", gold_column="human")
+    a = one.gold.models[0]
+    assert np.isnan(float(a.ci.low)) and np.isnan(float(a.bias_ci.low))
+    assert a.bias == 0 and a.bias_p_value == 1.0
+    c = evalgap.compare(frame, model_a="b", model_b="c", gold_column="human").gold.models[1]
+    assert c.bias == 1.0 and c.bias_p_value == 0.25 and np.isnan(float(c.bias_ci.high))
+    assert not one.gold.judge_frame()["bias_flagged"].any()
+    # ranks: a model whose score has no standard error is left out, not ranked as certain
+    labelled = frame.copy()
+    noisy = labelled["model"].isin(["b", "c"]) & (labelled["item"] < "q100")
+    flip = np.random.default_rng(1).random(len(labelled)) < 0.2
+    labelled.loc[noisy, "human"] = np.where(flip, 1 - labelled["score"], labelled["score"])[noisy]
+    r = evalgap.ranks(labelled, gold_column="human", n_bootstrap=200)
+    assert sorted(r.ranks["model"]) == ["b", "c"]
+    assert any("a's 3 gold labels leave its gold-scale score no standard error" in n
+               for n in r.notes)  # fmt: skip
+    frame.to_csv(tmp_path / "few.csv", index=False)
+    text = run_cli("compare", "--scores", tmp_path / "few.csv", "--model-a", "a",
+                   "--model-b", "b", "--gold-column", "human").stdout  # fmt: skip
+    assert "0.0000 —" in " ".join(text.split()) and "nan" not in text
+
+
+def test_judge_bias_flags_are_holm_over_the_models():
+    """Each flag is a Holm-adjusted test over every model of the table: a p of 0.03 among
+    ten models is not a flag; the smallest p below alpha/10 is."""
+    from evalgap.jobs._scale_parts import flag_judge_bias
+    from evalgap.stats.multiplicity import adjust_p_values
+
+    p = np.array([0.001, 0.03, 0.2, 0.5, 0.04, 0.9, 0.6, 0.7, 0.8, 0.011])
+    table = pd.DataFrame({"task": "t", "model": list("abcdefghij"), "bias_p_value": p})
+    flagged = flag_judge_bias(table, 0.05)["bias_flagged"].to_numpy()
+    assert flagged.tolist() == (adjust_p_values(p, "holm") < 0.05).tolist()
+    assert flagged.tolist() == [True] + [False] * 9  # 0.011 x 9 = 0.099: not a flag

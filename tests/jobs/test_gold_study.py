@@ -103,3 +103,36 @@ def test_the_study_refuses_what_it_cannot_honour(run_cli):
         simulate.gold_study(frame, n_trials=10)
     out = run_cli("simulate", "gold", "--scores", "examples/board.csv", "--label-share", "2")
     assert out.returncode == 2 and "--label-share" in out.stderr
+
+
+def test_judge_bias_flags_control_the_family_where_each_models_test_does_not():
+    """With every model's gold drawn from its judge (true bias 0), Holm over the models
+    flags one in at most alpha of the label sets (within Monte Carlo error); each model's
+    own 95% test flags one in most of them."""
+    from evalgap.jobs.gold_study import bias_flags
+
+    rng = np.random.default_rng(5)
+    judge = np.clip(rng.beta(2, 3, (30, 500)) + rng.normal(0, 0.05, (30, 500)), 0, 1)
+    flags = bias_flags(judge, np.zeros(30), label_share=0.1, runs=400, alpha=0.05,
+                       rng=np.random.default_rng(0))  # fmt: skip
+    assert flags is not None and flags.n_unbiased == 30 and flags.n_trials == 400
+    assert flags.family_wise_holm <= 0.05 + 2 * flags.monte_carlo_se
+    # 30 independent tests at 0.05: 1 - 0.95^30 = 0.785 by the closed form
+    assert flags.family_wise_unadjusted == pytest.approx(1 - 0.95**30, abs=0.07)
+    # models with a real bias are not false flags: without an unbiased model, no figure
+    assert bias_flags(judge, np.full(30, 0.05), label_share=0.1, runs=10, alpha=0.05,
+                      rng=np.random.default_rng(0)) is None  # fmt: skip
+
+
+def test_judge_bias_flags_on_alpaca_eval_with_gold_from_the_judge():
+    from evalgap import simulate
+
+    r = simulate.gold_study(
+        shared_file("alpaca_eval", "alpaca_eval_long.csv.gz"), n_pairs=0, n_trials=200,
+        bias_low=0.0, bias_high=0.0, score_column="win", task_column="none",
+    )  # fmt: skip
+    f = r.bias_flags
+    assert f is not None and (f.n_models, f.n_unbiased, f.n_trials) == (58, 58, 200)
+    assert f.family_wise_holm <= 0.05  # the issue's bound, over 200 label sets
+    assert f.family_wise_unadjusted > 0.5  # one in 58 intervals misses by chance
+    assert "judge-bias flags (Holm over the models)" in r.verdict

@@ -148,11 +148,13 @@ class RanksResult(HtmlPage, MarkdownPage, Result):
     gold : pandas.DataFrame or None
         With gold labels (``gold_column=`` or ``gold=``): the scores are on the gold scale
         (PPI++) and this table gives, per task and model, the judge against the gold:
-        ``score`` (PPI++) with its t interval ``ci_low``-``ci_high``, ``judge_score``,
-        ``n_gold``, ``lam``, ``effective_n``, ``bias`` (the judge's mean minus the gold's
-        on the labelled items) with its t interval
-        ``bias_low``-``bias_high``, ``agreement`` (binary scores: the share of labelled
-        items where judge and gold agree) and ``correlation``.
+        ``score`` (PPI++) with its t interval ``score_low``-``score_high``,
+        ``judge_score``, ``n_gold``, ``lam``, ``effective_n``, ``bias`` (the judge's mean
+        minus the gold's on the labelled items) with its t interval ``bias_low``-``bias_high``
+        and test ``bias_p_value``, ``agreement`` (binary scores: the share of labelled
+        items where judge and gold agree), ``correlation``, and ``bias_flagged`` (the bias
+        significant under Holm over every row of the table). An interval whose SE is 0
+        (a few labels that all agree) has NaN ends: it is not given.
     """
 
     method: str

@@ -35,7 +35,8 @@ class GoldScore(RowResult):
     se : float
         Its standard error.
     ci : Interval
-        Its Student-t interval (``n_gold - 1`` degrees of freedom).
+        Its Student-t interval (``n_gold - 1`` degrees of freedom; NaN ends when its SE is 0,
+        as when a few labels all agree with the judge).
     judge_score : float
         The judge's mean over the same items.
     n_items, n_gold : int
@@ -47,7 +48,11 @@ class GoldScore(RowResult):
     bias : float
         The judge's mean score minus the gold's, on the labelled items.
     bias_ci : Interval
-        Its paired t interval.
+        Its paired t interval (NaN ends when the labelled items' differences do not vary:
+        a zero-width interval would claim a certainty a few labels cannot give).
+    bias_p_value : float
+        Its two-sided test of no bias: the paired t test, or where the differences do not
+        vary the exact sign test of the items that differ (1 when none does).
     agreement : float or None
         Binary scores: the share of labelled items where judge and gold agree; None for
         graded scores.
@@ -67,6 +72,7 @@ class GoldScore(RowResult):
     effective_n: float
     bias: float
     bias_ci: intervals.Interval
+    bias_p_value: float
     agreement: float | None
     correlation: float | None
     _headline = ("model", "score", "bias")
@@ -179,10 +185,11 @@ class GoldScale(Result):
     cost_judge: float
     _headline = ("n_gold", "lam", "bias_difference")
 
-    def judge_frame(self) -> pd.DataFrame:
+    def judge_frame(self, alpha: float = 0.05) -> pd.DataFrame:
         """Each model's gold-scale score and the judge against the gold (the layout of
-        ``RanksResult.gold``, without its task)."""
-        return judge_table(None, self.models).drop(columns="task")
+        ``RanksResult.gold``, without its task), the bias flagged under Holm over the two
+        models at ``alpha``."""
+        return flag_judge_bias(judge_table(None, self.models), alpha).drop(columns="task")
 
     def to_frame(self) -> pd.DataFrame:
         """The gap from the gold labels alone and the judge's own, one row each, to set
@@ -223,6 +230,7 @@ def judge_table(task: str | None, scores: Sequence[GoldScore]) -> pd.DataFrame:
             "bias": [g.bias for g in scores],
             "bias_low": [float(g.bias_ci.low) for g in scores],
             "bias_high": [float(g.bias_ci.high) for g in scores],
+            "bias_p_value": [g.bias_p_value for g in scores],
             "agreement": [g.agreement for g in scores],
             "correlation": [g.correlation for g in scores],
         }
@@ -264,3 +272,14 @@ class DesignScale(Result):
     population_size: int | None
     effective_n: float
     _headline = ("n_strata", "effective_n")
+
+
+def flag_judge_bias(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    """``table`` (rows of :func:`judge_table`) with ``bias_flagged``: the models whose judge
+    bias is significant under Holm over every row of the table (the family of models, and
+    tasks, a verdict names), at level ``alpha``."""
+    from evalgap.stats.multiplicity import adjust_p_values
+
+    p = table["bias_p_value"].to_numpy(dtype=float)
+    adjusted = adjust_p_values(p, "holm") if p.size else p
+    return table.assign(bias_flagged=adjusted < alpha)

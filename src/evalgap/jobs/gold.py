@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from evalgap.errors import InputError, escape
-from evalgap.jobs._scale_parts import GoldScale, GoldScore, JudgeOnly, judge_table
+from evalgap.jobs._scale_parts import (
+    GoldScale,
+    GoldScore,
+    JudgeOnly,
+    flag_judge_bias,
+    judge_table,
+)
 from evalgap.stats import _validate, intervals
 from evalgap.stats import pair_estimate as pe
 from evalgap.stats import ppi as sp
@@ -304,22 +310,20 @@ def _model_score(
     )  # fmt: skip
     binary = bool(np.isin(judged, (0.0, 1.0)).all() and np.isin(gold[labelled], (0.0, 1.0)).all())
     corr = float(bias["correlation"])
+    differing = int(np.count_nonzero(judged[labelled] != gold[labelled]))
     return GoldScore(
         model=model,
         score=float(est["estimate"]),
         se=float(est["se"]),
-        ci=intervals.Interval(
-            np.float64(est["low"]), np.float64(est["high"]), "t (PPI++)", 1 - alpha
-        ),
+        ci=_spread_or_none(est, "t (PPI++)", alpha),
         judge_score=float(judged.mean()),
         n_items=int(judged.size),
         n_gold=n,
         lam=float(est["lam"]),
         effective_n=float(est["effective_n"]),
         bias=float(bias["bias"]),
-        bias_ci=intervals.Interval(
-            np.float64(bias["low"]), np.float64(bias["high"]), "paired_t", 1 - alpha
-        ),
+        bias_ci=_spread_or_none(bias, "paired_t", alpha),
+        bias_p_value=_bias_p_value(bias, differing),
         agreement=float(bias["agreement"]) if binary else None,
         correlation=corr if np.isfinite(corr) else None,
     )
@@ -327,6 +331,26 @@ def _model_score(
 
 # The judge's column options a gold file shares (its score column is its own).
 SHARED_COLUMNS = ("model_column", "item_column", "task_column", "run_column")
+
+
+def _spread_or_none(figures: dict[str, Any], method: str, alpha: float) -> intervals.Interval:
+    """A model's t interval from ``figures`` (``low``, ``high``, ``se``); NaN ends when the
+    SE is 0, as when a few gold labels all agree with the judge: an interval of zero width
+    would claim a certainty the labels cannot give."""
+    if not float(figures["se"]) > 0:
+        return intervals.Interval(np.float64(np.nan), np.float64(np.nan), method, 1 - alpha)
+    return intervals.Interval(
+        np.float64(figures["low"]), np.float64(figures["high"]), method, 1 - alpha
+    )
+
+
+def _bias_p_value(bias: dict[str, Any], differing: int) -> float:
+    """The two-sided p-value of no judge bias: the t test's where the differences vary;
+    where they do not, the exact sign test of the ``differing`` items (all one way), 1 when
+    none differs (a t statistic of infinity would call 3 labels certain)."""
+    if float(bias["se"]) > 0:
+        return float(bias["p_value"])
+    return float(min(1.0, 2.0 ** (1 - differing))) if differing else 1.0
 
 
 def gold_set(
@@ -844,6 +868,7 @@ def ranks_gold(
         unlabelled += int((np.isnan(y) & ~np.isnan(f)).sum())
         n_gold, n_judged = (~np.isnan(y)).sum(axis=1), (~np.isnan(f)).sum(axis=1)
         keep = _rankable_on_gold(task.task, judged.models, n_gold, n_judged, notes)
+        keep &= _with_spread(task.task, judged.models, f, y, keep, notes)
         models = np.array(judged.models)[keep]
         if models.size < 2:
             notes.append(f"task {task.task}: fewer than 2 models with gold labels, no ranks")
@@ -860,7 +885,7 @@ def ranks_gold(
                 rank_high=np.asarray(sets.marginal_high, dtype=np.int64)[order],
             )
         )
-        judge_rows.append(judge_table(task.task, scores))
+        judge_rows.append(judge_table(task.task, scores))  # flagged over every task below
         methods[task.task] = "max-t stepdown, multivariate-t draws (PPI++ gold scale)"
         critical[task.task] = float(sets.critical_value)
         better[task.task] = np.asarray(sets.shown_better, dtype=bool)[np.ix_(order, order)]
@@ -869,7 +894,8 @@ def ranks_gold(
     if not rows:
         raise InputError(
             "nothing to rank on the gold scale: no task has 2 models with "
-            f"{MIN_GOLD} gold labels each on their judged items"
+            f"{MIN_GOLD} gold labels each on their judged items and a score with a standard "
+            "error (see the notes)"
         )
     notes.extend(_label_notes(gold, columns, used, unlabelled, cells, strict))
     if fewest is not None and fewest[0] < FEW_GOLD:
@@ -887,7 +913,7 @@ def ranks_gold(
         notes=(*judged.report.messages(), *notes),
         alignment=judged.report,
         critical_values=critical,
-        gold=pd.concat(judge_rows, ignore_index=True),
+        gold=flag_judge_bias(pd.concat(judge_rows, ignore_index=True), alpha),
     )
 
 
@@ -916,6 +942,29 @@ def _rankable_on_gold(
             "out of the gold-scale ranks"
         )
     return keep
+
+
+def _with_spread(
+    task: str, models: Sequence[str], f: np.ndarray, y: np.ndarray, keep: np.ndarray,
+    notes: list[str],
+) -> np.ndarray:  # fmt: skip
+    """Which of the ``keep`` models' gold-scale scores have a standard error: one whose few
+    labels leave no spread (they all agree with the judge, say) would enter the rank sets
+    as known exactly; it is left out, said in ``notes``."""
+    out = keep.copy()
+    if keep.sum() == 0:
+        return out
+    variance = np.diag(sp.ppi_joint(f[keep], y[keep])["covariance"])
+    for k, v in zip(np.flatnonzero(keep), variance, strict=True):
+        if not v > 0:
+            out[k] = False
+            notes.append(
+                f"task {task}: {models[int(k)]}'s {int((~np.isnan(y[k])).sum())} gold labels "
+                "leave its gold-scale score no standard error (they do not vary beside the "
+                "judge), so it would rank as if known exactly; it is left out of the ranks: "
+                "label more of its items"
+            )
+    return out
 
 
 def _gold_task_ranks(
@@ -1054,7 +1103,8 @@ def audit_gold(
         "the Wald statistic)"
     )
     return GoldAudit(
-        frame, pd.DataFrame(ranking), pd.concat(tables, ignore_index=True), m,
+        frame, pd.DataFrame(ranking), flag_judge_bias(pd.concat(tables, ignore_index=True), alpha),
+        m,
         [*judged.report.messages(), *notes],
     )  # fmt: skip
 

@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from evalgap._results import RowResult, TableResult
+from evalgap._results import Result, RowResult, TableResult
 from evalgap.errors import InputError
 from evalgap.jobs._pages import Views
-from evalgap.stats import _validate, resample
+from evalgap.stats import _validate, multiplicity, resample
 from evalgap.stats import ppi as sp
 from evalgap.stats._types import ArrayLike
+from evalgap.stats.tests import paired_t_from_moments
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -71,6 +72,37 @@ class GoldPairCoverage(RowResult):
 
 
 @dataclass(frozen=True, repr=False)
+class JudgeBiasFlags(Result):
+    """How often the per-model judge-bias flags of ``ranks``/``audit``/``card`` (Holm over
+    the models) name a model whose judge is unbiased, over simulated label sets.
+
+    Attributes
+    ----------
+    n_models : int
+        Models of the board (the family the flags are adjusted over).
+    n_unbiased : int
+        Of them, models whose true bias is exactly 0 (their gold drawn from the judge).
+    n_trials : int
+        Label sets simulated (each labels ``label_share`` of the items for every model).
+    family_wise_holm : float
+        Share of label sets in which Holm flags at least one unbiased model (the
+        family-wise error the flags control at alpha).
+    family_wise_unadjusted : float
+        The same without adjustment (each model's own test at alpha), for contrast.
+    monte_carlo_se : float
+        Monte Carlo SE of a rate of alpha over ``n_trials`` label sets.
+    """
+
+    n_models: int
+    n_unbiased: int
+    n_trials: int
+    family_wise_holm: float
+    family_wise_unadjusted: float
+    monte_carlo_se: float
+    _headline = ("family_wise_holm", "family_wise_unadjusted")
+
+
+@dataclass(frozen=True, repr=False)
 class GoldCoverageResult(Views, TableResult):
     """Coverage of the gold-scale gap over pairs of a judged board.
 
@@ -90,6 +122,9 @@ class GoldCoverageResult(Views, TableResult):
         The Monte Carlo SE of a coverage of ``1 - alpha`` over that many runs.
     width_ratio : float
         Median over pairs of the PPI++ width over the gold-only width.
+    bias_flags : JudgeBiasFlags or None
+        With models whose judge is unbiased (``bias_low = bias_high = 0`` makes them all
+        so): how often the Holm-adjusted judge-bias flags name one of them; None otherwise.
     """
 
     pairs: tuple[GoldPairCoverage, ...]
@@ -100,6 +135,7 @@ class GoldCoverageResult(Views, TableResult):
     gold_only_coverage: float
     monte_carlo_se: float
     width_ratio: float
+    bias_flags: JudgeBiasFlags | None = None
     _rows = "pairs"
     _headline = ("coverage", "gold_only_coverage", "width_ratio")
     _derived = ("verdict",)
@@ -223,9 +259,49 @@ def _pair_coverage(
     )
 
 
+def bias_flags(
+    judge: np.ndarray, bias: np.ndarray, *, label_share: float, runs: int, alpha: float,
+    rng: np.random.Generator,
+) -> JudgeBiasFlags | None:  # fmt: skip
+    """Label ``label_share`` of the items for every model in each of ``runs`` label sets
+    (gold 1 with probability ``clip(judge - bias)``), test each model's judge bias as the
+    views do (paired t, the exact sign test where the differences do not vary) and count
+    the sets in which a model of bias 0 is flagged, under Holm over all models and
+    unadjusted; None when no model's bias is 0."""
+    unbiased = bias == 0
+    if not unbiased.any():
+        return None
+    k, n_items = judge.shape
+    n = max(round(label_share * n_items), 3)
+    chosen = np.argsort(rng.random((runs, n_items)), axis=1)[:, :n]  # the same items for all
+    f = judge[:, chosen].transpose(1, 0, 2)  # (runs, models, n)
+    p_gold = np.clip(f - bias[None, :, None], 0, 1)
+    y = np.where(np.isnan(f), np.nan, (rng.random(f.shape) < p_gold).astype(float))
+    d = f - y
+    count = (~np.isnan(d)).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.nanmean(d, axis=-1)
+        sd = np.nanstd(d, axis=-1, ddof=1)
+    p = np.asarray(paired_t_from_moments(mean, sd, count).p_value, dtype=float)
+    differing = (np.nan_to_num(d) != 0).sum(axis=-1)
+    sign = np.where(differing > 0, np.minimum(1.0, 2.0 ** (1.0 - differing)), 1.0)
+    p = np.where(sd > 0, p, sign)
+    p = np.where(count >= 2, p, 1.0)  # a model with fewer labels is not tested
+    holm = multiplicity.holm_rows(p) < alpha
+    return JudgeBiasFlags(
+        n_models=int(k),
+        n_unbiased=int(unbiased.sum()),
+        n_trials=int(runs),
+        family_wise_holm=float(holm[:, unbiased].any(axis=1).mean()),
+        family_wise_unadjusted=float((p[:, unbiased] < alpha).any(axis=1).mean()),
+        monte_carlo_se=float(resample.monte_carlo_se(alpha, runs)),
+    )
+
+
 def _summary(
-    rows: list[GoldPairCoverage], runs: int, label_share: float, alpha: float
-) -> GoldCoverageResult:
+    rows: list[GoldPairCoverage], runs: int, label_share: float, alpha: float,
+    flags: JudgeBiasFlags | None = None,
+) -> GoldCoverageResult:  # fmt: skip
     """The pairs' rows with their coverage over every run and its Monte Carlo SE."""
     level = 1 - alpha
     return GoldCoverageResult(
@@ -237,6 +313,7 @@ def _summary(
         gold_only_coverage=float(np.mean([r.gold_only_coverage for r in rows])),
         monte_carlo_se=float(resample.monte_carlo_se(level, runs * len(rows))),
         width_ratio=float(np.nanmedian([r.width_ratio for r in rows])),
+        bias_flags=flags,
     )
 
 
@@ -356,4 +433,8 @@ def gold_study(
         for (i, j), stream in zip(pairs, streams, strict=True)
     ]  # fmt: skip
     rows = run_chunks(_pair_coverage, chunks, jobs, progress)
-    return _summary(rows, n_trials, label_share, alpha)
+    flags = bias_flags(
+        judge, bias, label_share=label_share, runs=n_trials, alpha=alpha,
+        rng=np.random.default_rng(resample.child_seed(seed, "gold_study", key=(1,))),
+    )  # fmt: skip
+    return _summary(rows, n_trials, label_share, alpha, flags)

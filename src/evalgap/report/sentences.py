@@ -658,27 +658,31 @@ def baseline_line(r: Any) -> str:
 
 
 def judge_bias_clause(gold: pd.DataFrame) -> str:
-    """Which models the judge is biased for (judge minus gold, interval excluding 0)."""
-    biased = gold[(gold["bias_low"] > 0) | (gold["bias_high"] < 0)]
+    """Which models the judge is biased for (judge minus gold): the tests significant under
+    Holm over every model of the table (``bias_flagged``), said as such."""
+    family = f"Holm over the {format_count(len(gold))} models' bias tests"
+    biased = gold[gold["bias_flagged"].astype(bool)]
     several = gold["task"].nunique() > 1
+    if several:
+        family = f"Holm over the {format_count(len(gold))} models and tasks' bias tests"
     if biased.empty:
-        return (
-            "the judge's bias against the gold labels is within its interval of 0 for every "
-            "model"
-        )
+        return f"no model's judge bias against the gold labels is significant ({family})"
     named = [
         f"{row.model}{f' ({row.task})' if several else ''} {format_gap(row.bias)}"
         for row in biased.sort_values("bias", key=abs, ascending=False).itertuples()
     ]
     shown = ", ".join(named[:5]) + (f" and {len(named) - 5} more" if len(named) > 5 else "")
-    return f"the judge scores differently from the gold labels for {shown} (judge minus gold)"
+    return (
+        f"the judge scores differently from the gold labels for {shown} (judge minus gold; "
+        f"{family})"
+    )
 
 
 def judge_table(frame: pd.DataFrame, alpha: float) -> tuple[list[str], list[list[str]]]:
     """The judge against the gold per model (compare's and ranks' table): headers and cells."""
     level = format_level(alpha)
     headers = ["model", "gold-scale score", level, "judge", "gold labels", "judge bias",
-               "agreement (r: graded)"]  # fmt: skip
+               "biased (Holm)", "agreement (r: graded)"]  # fmt: skip
     rows = []
     for row in frame.itertuples():
         agreement = row.agreement if row.agreement == row.agreement else None  # NaN: graded
@@ -694,6 +698,7 @@ def judge_table(frame: pd.DataFrame, alpha: float) -> tuple[list[str], list[list
                 format_score(row.judge_score),
                 format_count(row.n_gold),
                 f"{format_gap(row.bias)} {gap_interval(row.bias_low, row.bias_high)}",
+                "yes" if getattr(row, "bias_flagged", False) else "",
                 shown,
             ]
         )
@@ -1109,6 +1114,17 @@ def gold_study_verdict(r: Any) -> str:
         f"{number(r.gold_only_coverage, '.3f')}; they are {number(r.width_ratio, '.2f')} the "
         f"gold-only width (median over pairs), and the gold reverses the judge's order in "
         f"{flipped} of {plural(len(r.pairs), 'pair')}"
+    ) + ("" if r.bias_flags is None else "; " + _bias_flags_clause(r.bias_flags, r.alpha))
+
+
+def _bias_flags_clause(f: Any, alpha: float) -> str:
+    """How often the judge-bias flags name an unbiased model, under Holm and unadjusted."""
+    return (
+        f"with the judge unbiased for {format_count(f.n_unbiased)} of "
+        f"{plural(f.n_models, 'model')}, the judge-bias flags (Holm over the models) name one "
+        f"of them in {number(f.family_wise_holm, '.3f')} of {format_count(f.n_trials)} label "
+        f"sets (alpha {alpha:g}, Monte Carlo SE {number(f.monte_carlo_se, '.3f')}), each "
+        f"model's own test unadjusted in {number(f.family_wise_unadjusted, '.3f')}"
     )
 
 

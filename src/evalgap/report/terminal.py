@@ -1747,7 +1747,7 @@ def _render_gold_compare(r: Any, console: Console) -> None:
             f"(cost {g.design_cost:,.4g})",
         )
     console.print(t)
-    _print_judge_table(console, g.judge_frame(), r.alpha)
+    _print_judge_table(console, g.judge_frame(r.alpha), r.alpha)
     if r.alignment is not None:
         print_notes(console, r.alignment.messages())
     print_notes(console, r.notes)
