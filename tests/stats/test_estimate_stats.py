@@ -223,3 +223,48 @@ def test_bad_designs_are_one_line_errors():
     assert info.value.param == "coefficient"
     with pytest.raises(InputError, match="distinct items"):
         estimate.control_variate([1.0, 0.0], p, [0, 0])
+
+
+def test_draw_probabilities_follow_the_sd_with_a_uniform_share_and_add_up():
+    rng = np.random.default_rng(11)
+    a, c = rng.uniform(0.5, 2.0, 200), rng.normal(0, 2.0, 200)
+    pi = estimate.draw_probabilities(0.4, a, c, 30, uniform_share=0.25)
+    sd = np.sqrt(expit(0.4 * a + c) * (1 - expit(0.4 * a + c)))
+    assert pi.sum() == pytest.approx(30)
+    assert pi == pytest.approx(30 * (0.75 * sd / sd.sum() + 0.25 / 200))
+    assert pi.min() >= 30 * 0.25 / 200  # the uniform share: no item is out of reach
+    # a batch larger than the uncapped probabilities allow: capped at 1, still adding up
+    capped = estimate.draw_probabilities(0.4, a, c, 150, uniform_share=0.05)
+    assert capped.max() == 1.0 and capped.sum() == pytest.approx(150)
+    with pytest.raises(InputError, match="uniform_share"):
+        estimate.draw_probabilities(0.4, a, c, 30, uniform_share=0.0)
+
+
+def test_systematic_draws_include_each_item_with_its_probability():
+    rng = np.random.default_rng(2)
+    pi = estimate.draw_probabilities(0.0, rng.uniform(0.5, 2, 40), rng.normal(0, 2, 40), 8)
+    counts = np.zeros(40)
+    for seed in range(6000):
+        drawn = estimate.draw_items(pi, seed=seed)
+        assert drawn.size == 8 and np.unique(drawn).size == 8
+        counts[drawn] += 1
+    se = np.sqrt(pi * (1 - pi) / 6000)
+    assert np.all(np.abs(counts / 6000 - pi) <= 4.5 * se + 1e-9)
+    # a uniform draw's weights are 1; a weight is n / (N pi)
+    assert estimate.batch_weights(np.full(10, 0.3), [1, 4, 7]) == pytest.approx([1.0, 1.0, 1.0])
+    assert estimate.batch_weights(pi, [0])[0] == pytest.approx(8 / (40 * pi[0]))
+
+
+def test_strata_of_the_sampled_items_with_their_sizes_equal_every_items_labels():
+    rng = np.random.default_rng(5)
+    labels = np.repeat(["a", "b", "c"], [50, 30, 20])
+    p = rng.uniform(0.1, 0.9, 100)
+    at = np.sort(np.concatenate([rng.choice(np.flatnonzero(labels == h), 6, replace=False)
+                                 for h in "abc"]))  # fmt: skip
+    y = (rng.random(at.size) < p[at]).astype(float)
+    full = estimate.control_variate(y, p, at, strata=labels)
+    sizes = np.array([50, 30, 20])[np.searchsorted(["a", "b", "c"], labels[at])]
+    given = estimate.control_variate(y, p, at, strata=labels[at], stratum_sizes=sizes)
+    assert given.score == pytest.approx(full.score) and given.se == pytest.approx(full.se)
+    with pytest.raises(InputError, match="stratum_sizes"):
+        estimate.control_variate(y, p, at, strata=labels[at], stratum_sizes=sizes * 2)

@@ -177,6 +177,113 @@ def next_items(
     return rng.choice(candidates, min(count, candidates.size), replace=False).astype(np.int64)
 
 
+def draw_probabilities(
+    ability: float,
+    slope: ArrayLike,
+    intercept: ArrayLike,
+    count: int,
+    *,
+    uniform_share: float = 0.2,
+) -> FloatArray:
+    """Return every item's probability of being in a batch of ``count`` drawn with known
+    probabilities: in proportion to the 2PL's standard deviation ``sqrt(p (1 - p))`` at
+    ``ability``, mixed with a uniform share so that no item's probability is 0.
+
+    The share of a draw ``q_i = (1 - u) s_i / sum(s) + u / N`` (``s = sqrt(p (1 - p))``,
+    ``u = uniform_share``) and the inclusion probability ``pi_i = count q_i``. Sampling where
+    the predictor is least sure (Zrnic & Candes 2024, active inference); in proportion to the
+    residual's SD rather than its variance because that minimises the variance of the
+    weighted residuals' mean, ``sum v_i / pi_i`` for a fixed sum of ``pi`` (Neyman
+    allocation with one item per stratum). ``pi`` is capped at 1 with the
+    excess spread over the others so that ``sum(pi) = count``. Every item of the benchmark
+    takes part, scored or not: each batch is then an unbiased sample of the whole benchmark
+    whatever earlier batches drew, which is what lets batches chosen at a moving ability be
+    added up (:func:`batch_weights`).
+
+    Examples
+    --------
+    >>> a, c = np.ones(4), np.array([0.0, 0.0, 3.0, -3.0])
+    >>> draw_probabilities(0.0, a, c, 2, uniform_share=0.2).round(3).tolist()
+    [0.661, 0.661, 0.339, 0.339]
+    """
+    a = np.asarray(slope, dtype=float)
+    size = a.size
+    count = _validate.whole_number(count, "count", 0)
+    share = float(_validate.probability(uniform_share, "uniform_share", open_interval=False))
+    if share == 0:
+        raise InputError(
+            "{uniform_share} must be above 0: an item drawn with probability 0 can never be "
+            "in the sample, and the design-based estimate then misses it",
+            param="uniform_share",
+        )
+    if count > size:
+        raise InputError(f"count {count:,} is more than the benchmark's {size:,} items")
+    p = expit(float(ability) * a + np.asarray(intercept, dtype=float))
+    sd = np.sqrt(p * (1 - p))
+    q = (1 - share) * sd / sd.sum() + share / size if sd.sum() > 0 else np.full(size, 1 / size)
+    pi = count * q
+    # cap at 1 and spread the excess over the uncapped items in proportion (a few rounds)
+    for _ in range(size):
+        over = pi > 1
+        if not over.any():
+            break
+        free = ~over & (pi < 1)
+        pi = np.where(over, 1.0, pi)
+        pi[free] *= (count - (pi == 1).sum()) / pi[free].sum()
+    return np.minimum(pi, 1.0)
+
+
+def draw_items(probabilities: ArrayLike, *, seed: Seed = None) -> IntArray:
+    """Return the items of one batch drawn with the given inclusion probabilities.
+
+    Systematic sampling with probabilities proportional to size in a random order (Madow
+    1949): the items are shuffled, their probabilities laid end to end on ``[0, n)``
+    (``n = sum(pi)``, a whole number), and the items under ``U, U + 1, ..., U + n - 1`` drawn,
+    ``U`` uniform on ``[0, 1)``. Each item is drawn with probability exactly ``pi_i`` and at
+    most once; the batch has exactly ``n`` items.
+
+    Examples
+    --------
+    >>> draw_items([0.5, 0.5, 1.0, 0.0], seed=1).tolist()
+    [0, 2]
+    """
+    pi = np.asarray(probabilities, dtype=float).ravel()
+    if not (np.isfinite(pi).all() and (pi >= 0).all() and (pi <= 1 + 1e-12).all()):
+        raise InputError("{probabilities} must lie in [0, 1]", param="probabilities")
+    count = round(float(pi.sum()))
+    if abs(pi.sum() - count) > 1e-6:
+        raise InputError(
+            "{probabilities} must add up to a whole number of items", param="probabilities"
+        )
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(pi.size)
+    ends = np.cumsum(pi[order])
+    ends[-1] = count  # rounding: the last item's interval ends at n
+    points = rng.random() + np.arange(count)
+    return np.sort(order[np.searchsorted(ends, points, side="right")]).astype(np.int64)
+
+
+def batch_weights(probabilities: ArrayLike, drawn: ArrayLike) -> FloatArray:
+    """Return the design weights of a batch's drawn items, relative to a uniform draw.
+
+    ``n / (N pi_i)`` for a batch of ``n`` items drawn with inclusion probabilities ``pi``
+    (:func:`draw_probabilities`): 1 for every item of a uniform random draw. Each batch's
+    Horvitz-Thompson total ``sum y_i / pi_i`` is unbiased for the benchmark's total given
+    the earlier batches (its probabilities are fixed before it is drawn), so the batches'
+    average weighted by their sizes is unbiased too: an item's weight is the sum of its
+    weights over the batches that drew it (a random first batch's items weigh 1), and the
+    estimate is the weighted mean (:func:`control_variate` with ``weights``).
+
+    Examples
+    --------
+    >>> batch_weights([0.8, 0.8, 0.2, 0.2], [0, 2]).round(3).tolist()
+    [0.625, 2.5]
+    """
+    pi = np.asarray(probabilities, dtype=float).ravel()
+    at = np.asarray(drawn, dtype=np.int64).ravel()
+    return pi.sum() / (pi.size * pi[at])
+
+
 def conformal_half_width(errors: ArrayLike, alpha: float = 0.05) -> float:
     """Return the split-conformal half-width of a (1 - alpha) interval from held-out errors.
 
@@ -262,6 +369,7 @@ def control_variate(
     *,
     strata: ArrayLike | None = None,
     weights: ArrayLike | None = None,
+    stratum_sizes: ArrayLike | None = None,
     coefficient: float | None = None,
     alpha: float = 0.05,
 ) -> ControlVariateEstimate:
@@ -293,10 +401,16 @@ def control_variate(
         A prediction of every item's score (the control variate), fixed before the draw.
     index : array_like of int, shape (n,)
         The sampled items' positions among the N.
-    strata : array_like, shape (N,), optional
-        Every item's stratum (each stratum sampled at least twice).
+    strata : array_like, shape (N,) or (n,), optional
+        Every item's stratum (each stratum sampled at least twice); with ``stratum_sizes``,
+        the sampled items' strata only (a design lists no other item's).
     weights : array_like, shape (n,), optional
         The sampled items' design weights ``1 / pi_i`` (not with ``strata``).
+    stratum_sizes : array_like, shape (n,), optional
+        With ``strata`` of the sampled items: each one's stratum size ``N_h`` in the
+        benchmark (the strata's sizes must add up to N). Then ``W_h = N_h / N`` and the
+        predictions' part is ``lambda (mean_U(p) - sum_h W_h mean_{S_h}(p))``, the same
+        estimator.
     coefficient : float, optional
         ``lambda`` in [0, 1]; tuned from the sample when None.
     alpha : float
@@ -328,19 +442,10 @@ def control_variate(
         if strata is not None:
             raise InputError("give strata or weights, not both")
         return _weighted_control_variate(y, p_all, at, weights, coefficient, alpha)
-    codes = np.zeros(p_all.size, dtype=np.intp)
-    if strata is not None:
-        labels = np.asarray(strata).ravel()
-        if labels.size != p_all.size:
-            raise InputError(
-                "{strata} must give one label per item of the predictions", param="strata"
-            )
-        codes = np.unique(labels, return_inverse=True)[1].reshape(-1)
-    size_h = np.bincount(codes).astype(float)
-    n_h = np.bincount(codes[at], minlength=size_h.size).astype(float)
+    h, size_h = _strata_of(strata, stratum_sizes, at, p_all.size)
+    n_h = np.bincount(h, minlength=size_h.size).astype(float)
     if (n_h < 2).any():
         raise InputError("every stratum needs at least 2 sampled items for its variance")
-    h = codes[at]
     p = p_all[at]
     share = size_h / p_all.size
     factor = share**2 * (1 - n_h / size_h) / n_h / (n_h - 1)
@@ -355,9 +460,9 @@ def control_variate(
     lam = float(np.clip(b_yp / c_pp, 0.0, 1.0)) if tuned and c_pp > 0 else float(coefficient or 0.0)
     mean_y_h = np.bincount(h, weights=y, minlength=n_h.size) / n_h
     mean_p_h = np.bincount(h, weights=p, minlength=n_h.size) / n_h
-    all_p_h = np.bincount(codes, weights=p_all) / size_h
     plain = float((share * mean_y_h).sum())
-    score = plain + lam * float((share * (all_p_h - mean_p_h)).sum())
+    # sum_h W_h mean_{U_h}(p) is the mean of p over every item
+    score = plain + lam * float(p_all.mean() - (share * mean_p_h).sum())
     df = float(y.size - n_h.size)
     variance = max(a_yy - 2 * lam * b_yp + lam**2 * c_pp, 0.0)
     if tuned and df > 1:
@@ -365,6 +470,40 @@ def control_variate(
         df -= 1
     return _cv_result(score, variance, df, lam, plain, max(a_yy, 0.0), float(y.size - n_h.size),
                       alpha)  # fmt: skip
+
+
+def _strata_of(
+    strata: ArrayLike | None, stratum_sizes: ArrayLike | None, at: np.ndarray, size: int
+) -> tuple[np.ndarray, FloatArray]:
+    """The sampled items' stratum codes and each stratum's size in the benchmark."""
+    if strata is None:
+        if stratum_sizes is not None:
+            raise InputError("{stratum_sizes} go with strata", param="stratum_sizes")
+        return np.zeros(at.size, dtype=np.intp), np.array([float(size)])
+    labels = np.asarray(strata).ravel()
+    if stratum_sizes is None:
+        if labels.size != size:
+            raise InputError(
+                "{strata} must give one label per item of the predictions", param="strata"
+            )
+        codes = np.unique(labels, return_inverse=True)[1].reshape(-1)
+        return codes[at], np.bincount(codes).astype(float)
+    sizes = np.asarray(stratum_sizes, dtype=float).ravel()
+    if labels.size != at.size or sizes.size != at.size:
+        raise InputError(
+            "{strata} and {stratum_sizes} must give one label and size per sampled item",
+            param="strata",
+        )
+    codes = np.unique(labels, return_inverse=True)[1].reshape(-1)
+    size_h = np.zeros(codes.max(initial=-1) + 1)
+    size_h[codes] = sizes
+    if (np.abs(sizes - size_h[codes]) > 0).any() or abs(size_h.sum() - size) > 1e-6 * size:
+        raise InputError(
+            f"{{stratum_sizes}} must be one size per stratum adding up to the {size:,} items "
+            f"of the benchmark; they add up to {size_h.sum():,.0f}",
+            param="stratum_sizes",
+        )
+    return codes, size_h
 
 
 def _weighted_control_variate(
