@@ -53,7 +53,11 @@ def test_the_watch_proposes_what_adaptive_proposes_and_writes_it(tmp_path, run_c
     )
     again = evalgap.adaptive(scores, reference=board, pair=("m10", "m02"), next_count=20,
                              seed=4, state=tmp_path / "fresh.json")  # fmt: skip
-    assert again.next_items == a.next_items and again.e_value == pytest.approx(a.e_value)
+    assert again.next_items == a.next_items
+    # the decision, its evidence and the better model are the watch's own (its interval)
+    row = status.pairs.iloc[0]
+    assert (a.decided, a.e_value) == (bool(row["decided"]), pytest.approx(row["e_value"]))
+    assert status.to_dict()["adaptive"]["decided"] == status.to_dict()["pairs"][0]["decided"]
     assert status.to_dict()["adaptive"]["next_items"] == list(a.next_items)
     # the command line: the same batch file and JSON, and the sentence in the report
     board.to_csv(tmp_path / "board.csv", index=False)

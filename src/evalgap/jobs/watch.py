@@ -1055,6 +1055,8 @@ def watch(
                 state=adaptive_state, output=output, seed=seed,
             )  # fmt: skip
         first = False
+        if chosen is not None:
+            chosen = _with_watch_decision(chosen, status)
         status = dataclasses.replace(
             status,
             new_records=added,
@@ -1105,6 +1107,19 @@ def _adaptive_reference(
         {"reference": [p for p in paths if isinstance(p, (str, os.PathLike))]},
     )
     return scores_of(reference)
+
+
+def _with_watch_decision(chosen: AdaptiveResult, status: WatchStatus) -> AdaptiveResult:
+    """The adaptive batch with the watch's own decision, evidence and better model: the
+    pair's row of ``status`` (its interval leaving 0 out), so the two never disagree."""
+    if not len(status.pairs):
+        return chosen
+    row = status.pairs.iloc[0]
+    decided = bool(row["decided"])
+    better = str(row["model_a"] if float(row["delta"]) > 0 else row["model_b"])
+    return dataclasses.replace(
+        chosen, e_value=float(row["e_value"]), decided=decided, better=better if decided else None
+    )
 
 
 def _next_batch(monitor: Monitor, board: ScoreSet, **settings: Any) -> AdaptiveResult:
