@@ -24,6 +24,7 @@ def test_interval_is_the_conformal_quantile_of_held_out_errors():
     ref, new = y[[k for k in range(25) if k != 12]], y[12]
     chosen = np.arange(0, 600, 6)
     r = evalgap.estimate(_long(new[None, :], ["new"], chosen), estimator="model",
+                         next_draw="informative",
                          reference=_long(ref, [f"m{k}" for k in range(24)]))  # fmt: skip
     e = r.estimates[0]
     # the oracle, written out: hold each reference model out, estimate it from these items
@@ -82,12 +83,16 @@ def test_every_surface_says_the_same_and_bad_input_is_one_line(run_cli, tmp_path
                   "--output", tmp_path / "next.csv", "--next", 7)  # fmt: skip
     assert out.returncode == 0, out.stderr
     printed = json.loads(out.stdout)
-    python = evalgap.estimate(str(new), reference=str(board), next_count=7).to_dict()
+    result = evalgap.estimate(str(new), reference=str(board), next_count=7)
+    python = result.to_dict()
     assert printed == json.loads(json.dumps(python))
     assert "1 scored item(s) are not in the reference board" in " ".join(printed["notes"])
-    written = pd.read_csv(tmp_path / "next.csv")
-    assert written["item_id"].tolist() == list(printed["estimates"][0]["next_items"])
-    assert len(written) == 7
+    # the random draw's file is the design after it: the scored items and the batch's draws
+    written = pd.read_csv(tmp_path / "next.csv", dtype={"item_id": str})
+    pd.testing.assert_frame_equal(written, result.next_design(), check_dtype=False)
+    to_run = written.loc[written["scored"] == 0, "item_id"].tolist()
+    assert to_run == list(printed["estimates"][0]["next_items"]) and 0 < len(to_run) <= 7
+    assert (written["scored"] == 1).sum() == 60 and (written["weight"] > 0).all()
     missing = run_cli("estimate", "--scores", new)
     assert missing.returncode == 2 and "--reference" in missing.stderr
     two = run_cli("estimate", "--reference", board, "--scores", new, "--models", "nobody")
@@ -205,3 +210,122 @@ def estimate_scores_of(reference, prepared, scores, method):
     from evalgap.jobs.estimate import estimate_scores
 
     return estimate_scores(reference, scores, estimator=method, calibration=prepared).estimates[0]
+
+
+def test_random_next_items_carry_their_weights_back_into_the_weighted_estimate(run_cli, tmp_path):
+    # round 1: 40 random items; --next draws 30 more with known probabilities and writes the
+    # design; round 2 gives it back: the estimate is the weighted control variate
+    y = _board(seed=12, models=22, items=400)
+    board, new, design = tmp_path / "board.csv", tmp_path / "new.csv", tmp_path / "design.csv"
+    _long(y[:21], [f"m{k}" for k in range(21)]).to_csv(board, index=False)
+    first = np.arange(0, 400, 10)
+    _long(y[21][None, :], ["new"], first).to_csv(new, index=False)
+    out = run_cli("estimate", "--reference", board, "--scores", new, "--next", 30,
+                  "--output", design, "--seed", 3)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    drawn = pd.read_csv(design, dtype={"item_id": str})
+    to_run = drawn.loc[drawn["scored"] == 0, "item_id"].str[1:].astype(int).to_numpy()
+    assert 20 <= to_run.size <= 30 and not set(to_run) & set(first)
+    # the first items weigh 1 (a uniform draw); one drawn again weighs 1 plus its batch weight
+    kept = drawn.loc[drawn["scored"] == 1, "weight"]
+    assert kept.size == 40 and (kept >= 1).all() and (kept > 1).sum() == 30 - to_run.size
+    both = np.sort(np.concatenate([first, to_run]))
+    _long(y[21][None, :], ["new"], both).to_csv(new, index=False)
+    again = run_cli("estimate", "--reference", board, "--scores", new, "--weights", design,
+                    "--next", 0, "--json")  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    e = json.loads(again.stdout)["estimates"][0]
+    # the oracle: the weighted control variate at the ability from those items
+    fit = fit_2pl(y[:21])
+    answers = np.full(400, np.nan)
+    answers[both] = y[21, both]
+    theta, _ = est.ability_map(answers[None, :], fit.slope, fit.intercept)
+    p = 1 / (1 + np.exp(-(theta[0] * fit.slope + fit.intercept)))
+    weight = drawn.set_index(drawn["item_id"].str[1:].astype(int))["weight"]
+    oracle = est.control_variate(y[21, both], p, both, weights=weight.loc[both].to_numpy())
+    assert e["score"] == pytest.approx(oracle.score) and e["n_items"] == both.size
+    assert e["plain_score"] == pytest.approx(oracle.plain_score)
+    assert "weighted by the design" in json.loads(again.stdout)["verdict"]
+
+
+def test_the_design_estimate_refuses_what_it_cannot_weight(run_cli, tmp_path):
+    y = _board(seed=13, models=22, items=300)
+    board, new, listed = tmp_path / "board.csv", tmp_path / "new.csv", tmp_path / "next.csv"
+    _long(y[:21], [f"m{k}" for k in range(21)]).to_csv(board, index=False)
+    _long(y[21][None, :], ["new"], range(0, 300, 6)).to_csv(new, index=False)
+    # the most informative items are a list without probabilities: refused, saying why
+    out = run_cli("estimate", "--reference", board, "--scores", new, "--next-draw",
+                  "informative", "--next", 5, "--output", listed)  # fmt: skip
+    assert out.returncode == 0 and "model-based choice" in out.stdout
+    assert list(pd.read_csv(listed).columns) == ["model", "item_id"]
+    refused = run_cli("estimate", "--reference", board, "--scores", new, "--weights", listed)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "no inclusion probabilities" in refused.stderr and "--estimator model" in refused.stderr
+    # a design that misses scored items, a design with the model-based estimate, strata alone
+    partial = pd.DataFrame({"item_id": [f"q{i:04d}" for i in range(0, 150, 6)], "weight": 2.0})
+    partial.to_csv(tmp_path / "partial.csv", index=False)
+    for extra, words in [
+        (["--weights", tmp_path / "partial.csv"], "25 scored item(s) with no weight in --weights"),
+        (["--weights", tmp_path / "partial.csv", "--estimator", "model"], "--estimator model"),
+        (["--strata", "stratum"], "--strata goes with --weights"),
+    ]:
+        r = run_cli("estimate", "--reference", board, "--scores", new, *extra)
+        assert r.returncode == 2 and words in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+def test_a_stratified_design_is_the_stratified_control_variate():
+    # plan --reference's design: item_id, weight N_h / n_h, stratum, stratum_size
+    y = _board(seed=14, models=22, items=300)
+    rng = np.random.default_rng(15)
+    labels = np.where(np.arange(300) < 100, "easy", "hard")
+    chosen = np.sort(np.concatenate([rng.choice(100, 10, replace=False),
+                                     100 + rng.choice(200, 40, replace=False)]))  # fmt: skip
+    design = pd.DataFrame({
+        "item_id": [f"q{i:04d}" for i in chosen], "stratum": labels[chosen],
+        "weight": np.where(chosen < 100, 100 / 10, 200 / 40),
+        "stratum_size": np.where(chosen < 100, 100, 200),
+    })  # fmt: skip
+    board = _long(y[:21], [f"m{k}" for k in range(21)])
+    new = _long(y[21][None, :], ["new"], chosen)
+    e = evalgap.estimate(new, reference=board, weights=design).estimates[0]
+    fit = fit_2pl(y[:21])
+    answers = np.full(300, np.nan)
+    answers[chosen] = y[21, chosen]
+    theta, _ = est.ability_map(answers[None, :], fit.slope, fit.intercept)
+    p = 1 / (1 + np.exp(-(theta[0] * fit.slope + fit.intercept)))
+    oracle = est.control_variate(y[21, chosen], p, chosen, strata=labels)
+    assert e.score == pytest.approx(oracle.score)
+    assert e.half_width == pytest.approx(oracle.ci.high - oracle.score)
+    # without stratum sizes the weights' sums give them (N_h / n_h times n_h)
+    sizeless = evalgap.estimate(new, reference=board, weights=design.drop(columns="stratum_size"))
+    assert sizeless.estimates[0].score == pytest.approx(e.score)
+    # weights that vary within a stratum are no stratified draw
+    uneven = design.assign(weight=np.linspace(1, 3, len(design)))
+    with pytest.raises(evalgap.InputError, match="vary within a stratum"):
+        evalgap.estimate(new, reference=board, weights=uneven)
+
+
+def test_adaptive_draws_with_known_probabilities_are_unbiased_and_cover():
+    # out of distribution: the 15 weakest models the reference, the 3 strongest estimated
+    # from 80 items drawn as estimate --next 20 draws them, again and again; the weighted
+    # design-based estimate is unbiased and its 95% intervals cover
+    from evalgap.jobs.estimate import calibrate_matrix, design_estimated
+    from evalgap.jobs.estimate_study import adaptive_draws
+
+    y = _board(seed=7, models=22, items=1000)
+    order = np.argsort(y.mean(axis=1))
+    prepared = calibrate_matrix(y[order[:15]], np.arange(1000).astype(str), held_out=False)
+    rng = np.random.default_rng(1)
+    errors, covered = [], []
+    for k in order[-3:]:
+        for _ in range(150):
+            chosen, weights = adaptive_draws(y[k], prepared.fit, 80, 20, rng)
+            assert chosen.size == 80 and np.isfinite(weights[chosen]).all()
+            answers = np.full((1, 1000), np.nan)
+            answers[0, chosen] = y[k, chosen]
+            d = design_estimated(answers, prepared.fit, 0.05, weights=weights[None, :])[0][0]
+            errors.append(d.score - y[k].mean())
+            covered.append(d.ci.low <= y[k].mean() <= d.ci.high)
+    errors = np.array(errors)
+    assert abs(errors.mean()) < 3 * errors.std() / np.sqrt(errors.size)
+    assert abs(np.mean(covered) - 0.95) < 3 * np.sqrt(0.95 * 0.05 / len(covered))

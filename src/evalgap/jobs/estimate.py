@@ -18,8 +18,15 @@ model's ability is its posterior mode given the items it was scored on
   model-based: it answers for this design on models like the reference board's, and is biased
   towards the board for a model unlike them (an ability outside the board's range is flagged).
 
-The items to run next are the most informative at the estimated ability: a model-based
-choice, not a random draw, so items chosen that way call for ``estimator="model"``.
+The items to run next are drawn at random with known probabilities by default
+(``next_draw="random"``): in proportion to the 2PL's variance ``p (1 - p)`` at the model's
+ability, mixed with a uniform share so that every item can be drawn
+(:func:`evalgap.stats.estimate.draw_probabilities`). Each drawn item carries its design weight
+(relative to a uniform draw), and the design after the batch (``design_items``,
+``design_weights``) goes back in as ``weights``: the design-based estimate is then the
+weighted one and stays unbiased. ``next_draw="informative"`` proposes the most informative
+items instead: a model-based choice with no inclusion probabilities, so items chosen that way
+call for ``estimator="model"``.
 """
 
 from __future__ import annotations
@@ -27,7 +34,8 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 import numpy as np
 
@@ -42,6 +50,7 @@ from evalgap.stats import estimate as est
 from evalgap.stats.stratified import IRTFit, fit_2pl, success_probability
 
 if TYPE_CHECKING:
+    import pandas as pd
     from rich.console import Console
 
     from evalgap._scores import ScoresInput
@@ -53,6 +62,11 @@ RANGE_MARGIN = 0.25
 # The estimators of estimate, the default first.
 ESTIMATORS = ("design", "model")
 Estimator = Literal["design", "model"]
+# How the next items are chosen, the default first (module docstring).
+NEXT_DRAWS = ("random", "informative")
+NextDraw = Literal["random", "informative"]
+# The uniform share of a random draw's probabilities: no item's is below this share of 1/N.
+UNIFORM_SHARE = 0.2
 
 
 @dataclass(frozen=True, repr=False)
@@ -94,8 +108,13 @@ class ModelEstimate(RowResult):
         Whether that ability lies outside the reference board's range (the model-based
         estimate extrapolates there; the design-based one does not depend on it).
     next_items : tuple of str
-        The items to run next: the most informative at its ability, not yet scored (a
-        model-based choice, not a random draw).
+        The items to run next, not yet scored: drawn at random with known probabilities
+        (``next_draw="random"``), or the most informative at its ability (``"informative"``:
+        a model-based choice, not a random draw).
+    design_items, design_weights : tuple
+        ``next_draw="random"``: the design after the next batch, every scored or drawn item
+        with its weight relative to a uniform draw (give it back as ``weights``); empty for
+        ``"informative"``.
     """
 
     model: str
@@ -111,6 +130,8 @@ class ModelEstimate(RowResult):
     ability: float
     extrapolated: bool
     next_items: tuple[str, ...]
+    design_items: tuple[str, ...] = ()
+    design_weights: tuple[float, ...] = ()
     _headline = ("model", "score")
 
     @property
@@ -143,6 +164,11 @@ class EstimateResult(Views, TableResult):
         calibrated on).
     notes : tuple of str
         What the numbers need said beside them.
+    next_draw : str
+        How the next items were chosen: ``"random"`` (with known probabilities) or
+        ``"informative"`` (model-based).
+    weighted : bool
+        Whether the scored items came with design weights or strata (``weights``).
     verdict : str
         One sentence (a property).
     """
@@ -153,6 +179,8 @@ class EstimateResult(Views, TableResult):
     n_benchmark_items: int
     reference_models: int
     notes: tuple[str, ...] = field(default=())
+    next_draw: str = "random"
+    weighted: bool = False
     _rows: ClassVar[str] = "estimates"
     _derived: ClassVar[tuple[str, ...]] = ("verdict",)
 
@@ -169,6 +197,25 @@ class EstimateResult(Views, TableResult):
         from evalgap.report.terminal import render_estimate
 
         render_estimate(self, console)
+
+    def next_design(self) -> pd.DataFrame:
+        """Return the items to run next, one row per model and item: ``model, item_id``, and
+        with ``next_draw="random"`` the whole design after the batch, ``model, item_id,
+        weight, scored`` (``scored`` 0: run it), which goes back in as ``weights``."""
+        import pandas as pd
+
+        if self.next_draw != "random":
+            return pd.DataFrame(
+                [(e.model, item) for e in self.estimates for item in e.next_items],
+                columns=["model", "item_id"],
+            )
+        rows = [
+            (e.model, item, weight, int(item not in pending))
+            for e in self.estimates
+            for pending in [set(e.next_items)]
+            for item, weight in zip(e.design_items, e.design_weights, strict=True)
+        ]
+        return pd.DataFrame(rows, columns=["model", "item_id", "weight", "scored"])
 
 
 def _benchmark(
@@ -254,28 +301,56 @@ def design_estimated(
     *,
     strata: np.ndarray | None = None,
     weights: np.ndarray | None = None,
+    stratum_sizes: np.ndarray | None = None,
 ) -> tuple[list[est.ControlVariateEstimate], np.ndarray]:
     """Each row of ``y`` (new models x the benchmark's items, NaN where not scored): the
     design-based estimate of its full-benchmark score, the 2PL's probabilities at its
     ability as the control variate, and that ability. ``strata`` labels every item (the
-    scored ones drawn at random within each); ``weights`` (models x items) gives the scored
-    items' design weights ``1 / pi``."""
+    scored ones drawn at random within each), or with ``stratum_sizes`` (models x items:
+    each scored item's stratum size) each model's scored items (models x items);
+    ``weights`` (models x items) gives the scored items' design weights ``1 / pi``."""
     theta, _ = est.ability_map(y, fit.slope, fit.intercept)
     predictions = success_probability(theta, fit.slope, fit.intercept)
     found = []
     for m in range(y.shape[0]):
         at = np.flatnonzero(~np.isnan(y[m]))
+        labels, sizes = strata, None
+        if stratum_sizes is not None and strata is not None:
+            labels, sizes = strata[m, at], stratum_sizes[m, at]
         found.append(
             est.control_variate(
                 y[m, at],
                 predictions[m],
                 at,
-                strata=strata,
+                strata=labels,
                 weights=None if weights is None else weights[m, at],
+                stratum_sizes=sizes,
                 alpha=alpha,
             )
         )
     return found, theta
+
+
+def next_batch(
+    theta: float, fit: IRTFit, weights: np.ndarray, count: int, uniform_share: float,
+    seed: np.random.SeedSequence,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The items of a batch of ``count`` drawn at random at ability ``theta``
+    (:func:`evalgap.stats.estimate.draw_probabilities`, over every item, scored or not), and
+    the design after it: every item's weight relative to a uniform draw (NaN where neither
+    scored nor drawn). ``weights`` is the design so far (NaN off it); it is rescaled to
+    average 1 over its items, the scale of a uniform draw, before the batch's weights are
+    added (an item drawn again gets both)."""
+    size = weights.size
+    pi = est.draw_probabilities(theta, fit.slope, fit.intercept, min(count, size),
+                                uniform_share=uniform_share)  # fmt: skip
+    drawn = est.draw_items(pi, seed=seed)
+    seen = ~np.isnan(weights)
+    after = np.where(seen, weights, 0.0)
+    if seen.any():
+        after *= seen.sum() / after.sum()
+    after[drawn] += est.batch_weights(pi, drawn)
+    return drawn, np.where(after > 0, after, np.nan)
 
 
 def _scored_matrix(
@@ -302,6 +377,127 @@ def _scored_matrix(
     return y, notes
 
 
+def design_of(
+    weights: object, strata: object, scores: Any, options: LoadOptions | None,
+    columns: dict[str, Any],
+) -> pd.DataFrame:  # fmt: skip
+    """The scored items' design, read by compare's design reader
+    (:func:`evalgap.jobs.weighted.design_table`): a column of the scores table, a design
+    file or a DataFrame. A design with a ``model`` column (the one ``next_design`` writes)
+    gives each model its own, one design table per model."""
+    import pandas as pd
+
+    from evalgap.jobs.weighted import design_table
+
+    frame = weights if isinstance(weights, pd.DataFrame) else None
+    if isinstance(weights, (str, Path)) and Path(weights).is_file():
+        from evalgap.io._write import unescape_cell
+        from evalgap.io.tables import read_frame
+
+        frame = read_frame(Path(weights), as_text=True)
+        for name in ("model", "task", "item_id"):  # evalgap's CSVs escape formula-like cells
+            if name in frame.columns:
+                frame[name] = frame[name].map(unescape_cell, na_action="ignore")
+    if frame is not None and "item_id" in frame.columns and "weight" not in frame.columns:
+        raise InputError(
+            "{weights} lists items but no weight: items chosen as the most informative have "
+            "no inclusion probabilities, so the design-based estimate cannot weight them; "
+            "estimate them with {estimator=model}, or draw the next items with "
+            "{next_draw=random}",
+            param="weights",
+        )
+    if frame is not None and "model" in frame.columns:
+        if strata is not None or "stratum" in frame.columns:
+            raise InputError(
+                "{strata} goes with a design shared by every model; a design with a model "
+                "column is a random draw per model, weighted without strata",
+                param="strata",
+            )
+        parts = [
+            design_table(part.drop(columns="model")).assign(model=str(name))
+            for name, part in frame.groupby("model", sort=False)
+        ]
+        return pd.concat(parts, ignore_index=True)
+    return design_table(
+        cast("str | Path | pd.DataFrame", weights), cast("str | None", strata), data=scores,
+        options=options, **columns,
+    )  # fmt: skip
+
+
+def _design_matrices(
+    design: pd.DataFrame | None, scores: ScoreSet, ids: np.ndarray, y: np.ndarray,
+    several: bool, notes: list[str],
+) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:  # fmt: skip
+    """The design as (models x items) arrays: weights (NaN off the design), and for a
+    stratified design each item's stratum and stratum size (else None). Refuses a scored
+    item without a weight and weights that vary within a stratum; notes design items not
+    scored."""
+    if design is None:
+        return None, None, None
+    key = design["item_id"].astype(str)
+    if "task" in design.columns and several:
+        key = design["task"].astype(str) + "/" + key
+    position = {item: k for k, item in enumerate(ids)}
+    column = key.map(position)
+    if column.isna().any():
+        notes.append(f"{int(column.isna().sum()):,} item(s) of the design are not in the "
+                     "reference board and are left out")  # fmt: skip
+    models = [str(m) for m in scores.models]
+    weights = np.full(y.shape, np.nan)
+    for m, model in enumerate(models):
+        rows = design if "model" not in design.columns else design[design["model"] == model]
+        at = rows.index[column[rows.index].notna()]
+        weights[m, column[at].to_numpy(dtype=np.int64)] = rows.loc[at, "weight"].to_numpy(float)
+    scored = ~np.isnan(y)
+    unweighted = (scored & np.isnan(weights)).sum(axis=1)
+    if unweighted.any():
+        m = int(np.flatnonzero(unweighted)[0])
+        raise InputError(
+            "{model!s} has {count!s} scored item(s) with no weight in {weights}: give every "
+            "scored item its weight (the design the items were drawn by)",
+            param="weights", model=models[m], count=f"{int(unweighted[m]):,}",
+        )  # fmt: skip
+    pending = int((~scored & ~np.isnan(weights)).sum())
+    if pending:
+        notes.append(f"{pending:,} item(s) of the design are not scored yet and are left out "
+                     "(the estimate stays unbiased only once they are run)")  # fmt: skip
+    weights[~scored] = np.nan
+    if "stratum" not in design.columns:
+        return weights, None, None
+    return (weights, *_strata_matrices(design, column, weights, y.shape, ids.size))
+
+
+def _strata_matrices(
+    design: pd.DataFrame, column: pd.Series, weights: np.ndarray, shape: tuple[int, ...],
+    size: int,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """A stratified design's stratum and stratum size per (model, item): the sizes given, or
+    the weights' sums within each stratum scaled to the benchmark's items (the weights of a
+    stratified draw are ``N_h / n_h``, so their sums are the sizes)."""
+    at = column.notna().to_numpy()
+    where = column[at].to_numpy(dtype=np.int64)
+    labels = np.full(shape, None, dtype=object)
+    labels[:, where] = design.loc[at, "stratum"].to_numpy(dtype=object)
+    sizes = np.full(shape, np.nan)
+    for m in range(shape[0]):
+        scored = ~np.isnan(weights[m])
+        codes, first = np.unique(labels[m, scored].astype(str), return_inverse=True)
+        w = weights[m, scored]
+        spread = np.array([np.ptp(w[first == h]) for h in range(codes.size)])
+        if (spread > 1e-9 * w.max()).any():
+            raise InputError(
+                "{strata}: the weights vary within a stratum; a stratified draw weighs every "
+                "item of a stratum alike (N_h / n_h), so give these weights without strata",
+                param="strata",
+            )
+        if "stratum_size" in design.columns:
+            sizes[:, where] = design.loc[at, "stratum_size"].to_numpy(dtype=float)
+        else:
+            total = np.bincount(first, weights=w)
+            sizes[m, scored] = (total * size / total.sum())[first]
+    return labels, sizes
+
+
 def _clipped(low: float, high: float, kind: str, alpha: float) -> intervals.Interval:
     return intervals.Interval(float(max(low, 0.0)), float(min(high, 1.0)), kind, 1.0 - alpha)
 
@@ -314,6 +510,10 @@ def estimate_scores(
     alpha: float = 0.05,
     next_count: int = 50,
     calibration: Calibration | None = None,
+    design: pd.DataFrame | None = None,
+    next_draw: NextDraw = "random",
+    uniform_share: float = UNIFORM_SHARE,
+    seed: int | None = 0,
 ) -> EstimateResult:
     """Return each model of ``scores`` estimated over the benchmark of ``reference``.
 
@@ -334,6 +534,16 @@ def estimate_scores(
         How many items to propose to run next, per model.
     calibration : Calibration, optional
         ``calibrate(reference)``, when several calls share one reference board.
+    design : DataFrame, optional
+        The scored items' design (:func:`design_of`): ``item_id, weight`` and optionally
+        ``model``, ``task``, ``stratum``, ``stratum_size``.
+    next_draw : {"random", "informative"}
+        Draw the next items at random with known probabilities, or propose the most
+        informative (model-based).
+    uniform_share : float
+        The uniform share of a random draw's probabilities, in (0, 1].
+    seed : int, optional
+        Seed of the random draw (each model and design size has its own stream).
 
     Returns
     -------
@@ -341,7 +551,13 @@ def estimate_scores(
     """
     alpha = float(_validate.probability(alpha, "alpha"))
     next_count = _validate.whole_number(next_count, "next_count", 0)
-    estimator = _estimator(estimator)
+    estimator, next_draw = _estimator(estimator), _next_draw(next_draw)
+    if design is not None and estimator == "model":
+        raise InputError(
+            "{weights} are a design for the design-based estimate; the model-based one "
+            "({estimator=model}) does not use them: leave out one or the other",
+            param="weights",
+        )
     if calibration is not None and estimator == "model" and not calibration.held_out:
         calibration = None  # prepared for the design-based estimate only
     prepared = calibration or calibrate(reference, held_out=estimator == "model")
@@ -357,17 +573,23 @@ def estimate_scores(
         )
     if not fit.converged:
         notes.append(f"the reference 2PL fit stopped after {fit.n_iter} sweeps before converging")
-    designed, theta = design_estimated(y, fit, alpha)
+    weights, strata, sizes = _design_matrices(design, scores, ids, y, len(reference.tasks) > 1,
+                                              notes)  # fmt: skip
+    designed, theta = design_estimated(
+        y, fit, alpha, strata=strata, stratum_sizes=sizes,
+        weights=weights if strata is None else None,
+    )  # fmt: skip
     if estimator == "model":
         score, _, halves = estimated(y, prepared, alpha)
     else:
         score = np.array([d.score for d in designed])
         halves = np.array([float(d.ci.high) - d.score for d in designed])
+    draws = _next_items(y, theta, fit, weights, next_count, next_draw, uniform_share, seed)
     low_range, high_range = fit.ability.min() - RANGE_MARGIN, fit.ability.max() + RANGE_MARGIN
     interval_method = "design_t" if estimator == "design" else "split_conformal"
     rows = []
     for m, model in enumerate(scores.models):
-        scored, d, half = ~np.isnan(y[m]), designed[m], float(halves[m])
+        d, half, (upcoming, after) = designed[m], float(halves[m]), draws[m]
         plain_half = float(d.plain_ci.high) - d.plain_score
         rows.append(
             ModelEstimate(
@@ -380,20 +602,79 @@ def estimate_scores(
                 plain_ci=_clipped(float(d.plain_ci.low), float(d.plain_ci.high), "design_t", alpha),
                 width_ratio=half / plain_half if plain_half > 0 else float("nan"),
                 coefficient=d.coefficient if estimator == "design" else float("nan"),
-                n_items=int(scored.sum()),
+                n_items=int((~np.isnan(y[m])).sum()),
                 ability=float(theta[m]),
                 extrapolated=bool(not low_range <= theta[m] <= high_range),
-                next_items=tuple(
-                    ids[
-                        est.next_items(theta[m], fit.slope, fit.intercept, ~scored, next_count)
-                    ].tolist()
-                ),
+                next_items=tuple(ids[upcoming].tolist()),
+                design_items=tuple(ids[np.flatnonzero(~np.isnan(after))].tolist()),
+                design_weights=tuple(after[~np.isnan(after)].tolist()),
             )
         )
     notes.extend(_estimator_notes(rows, estimator, ref.shape[0], alpha))
+    notes.extend(_draw_notes(estimator, next_draw, next_count, design is not None))
     return EstimateResult(
-        tuple(rows), estimator, alpha, int(ids.size), int(ref.shape[0]), tuple(notes)
-    )
+        tuple(rows), estimator, alpha, int(ids.size), int(ref.shape[0]), tuple(notes),
+        next_draw, design is not None,
+    )  # fmt: skip
+
+
+def _next_items(
+    y: np.ndarray, theta: np.ndarray, fit: IRTFit, weights: np.ndarray | None, count: int,
+    next_draw: str, uniform_share: float, seed: int | None,
+) -> list[tuple[np.ndarray, np.ndarray]]:  # fmt: skip
+    """Per model: the items to run next and the design after them (random draws; all NaN
+    for the informative choice)."""
+    from evalgap.stats.resample import seed_sequence
+
+    found = []
+    for m in range(y.shape[0]):
+        scored = ~np.isnan(y[m])
+        if next_draw == "informative" or count == 0:
+            chosen = est.next_items(theta[m], fit.slope, fit.intercept, ~scored, count)
+            found.append((chosen, np.full(scored.size, np.nan)))
+            continue
+        # each model and each design size draws from a stream of its own, so successive
+        # batches of one model are independent draws
+        root = seed_sequence(seed)
+        stream = np.random.SeedSequence(root.entropy, spawn_key=(int(scored.sum()), m))
+        before = np.where(scored, 1.0, np.nan) if weights is None else weights[m]
+        drawn, after = next_batch(float(theta[m]), fit, before, count,
+                                  uniform_share, stream)  # fmt: skip
+        found.append((drawn[~scored[drawn]], after))
+    return found
+
+
+def _next_draw(next_draw: object) -> NextDraw:
+    """How the next items are chosen, or a one-line refusal naming the choices."""
+    if next_draw not in NEXT_DRAWS:
+        raise InputError(
+            "{next_draw} must be one of " + ", ".join(NEXT_DRAWS) + ", not {given!s}",
+            param="next_draw",
+            given=str(next_draw),
+        )
+    return next_draw  # type: ignore[return-value]  # checked against NEXT_DRAWS
+
+
+def _draw_notes(estimator: str, next_draw: str, count: int, weighted: bool) -> list[str]:
+    """What the next items' choice means for the next estimate."""
+    if count == 0:
+        return []
+    if next_draw == "random":
+        return [
+            "the next items are drawn at random with known probabilities (in proportion to the "
+            "2PL's variance at each model's ability, with a uniform share of "
+            "every item): run them and give the design written with them back as the weights, "
+            "and the design-based estimate stays unbiased"
+            + ("" if weighted else " (the items scored so far count as a uniform random draw)")
+        ]
+    if estimator == "design":
+        return [
+            "the next items are the most informative at each model's ability, a model-based "
+            "choice with no inclusion probabilities: once they are scored the design-based "
+            "estimate no longer holds; estimate them with the model-based estimator, or draw "
+            "them at random"
+        ]
+    return []
 
 
 def _estimator(estimator: object) -> Estimator:
@@ -415,8 +696,9 @@ def _estimator_notes(
     if estimator == "design":
         notes.append(
             "design-based: the intervals hold when the scored items were drawn at random from "
-            "the benchmark, however well the 2PL fits; items chosen as the most informative "
-            "(the next items) are not random, estimate those with the model-based estimator"
+            "the benchmark (uniformly, or with the probabilities of the design given as "
+            "weights), however well the 2PL fits; items chosen as the most informative are "
+            "not random, estimate those with the model-based estimator"
         )
         return notes
     notes.append(
@@ -449,6 +731,11 @@ def estimate(
     estimator: Estimator = "design",
     alpha: float = 0.05,
     next_count: int = 50,
+    weights: str | Path | pd.DataFrame | None = None,
+    strata: str | None = None,
+    next_draw: NextDraw = "random",
+    uniform_share: float = UNIFORM_SHARE,
+    seed: int | None = 0,
     models: Sequence[str] | None = None,
     tasks: Sequence[str] | None = None,
     options: LoadOptions | None = None,
@@ -467,8 +754,12 @@ def estimate(
     the 2PL's probabilities elsewhere) with a split-conformal interval calibrated on the
     reference models: model-based, biased towards the board for a model unlike its models.
     Every estimate comes with the plain mean of the same items, its interval, the width
-    ratio, and the items to run next (the most informative at the estimated ability: a
-    model-based choice, not a random draw).
+    ratio, and the items to run next: drawn at random with known probabilities, in
+    proportion to the 2PL's variance ``p (1 - p)`` at the model's ability mixed with a
+    uniform share (``next_draw="random"``), their design weights in ``next_design()`` to
+    give back as ``weights`` (the estimate is then the weighted one, Horvitz-Thompson weights
+    on the residuals, and stays unbiased); or the most informative items
+    (``next_draw="informative"``: model-based, no inclusion probabilities).
 
     Parameters
     ----------
@@ -483,6 +774,22 @@ def estimate(
         One minus the intervals' level.
     next_count : int
         Items to propose to run next, per model.
+    weights : str, Path or DataFrame, optional
+        The design the scored items were drawn by: a column of the scores table with each
+        item's weight ``1 / pi``, a design file or DataFrame (``item_id, weight``[, ``task``,
+        ``stratum``, ``stratum_size``], as ``compare(weights=...)`` reads), or the design
+        ``next_design()`` wrote (with a ``model`` column: one per model). The design-based
+        estimate is then the weighted one (stratified with ``stratum``).
+    strata : str, optional
+        With ``weights``: the column of stratum labels (default: the design's ``stratum``).
+    next_draw : {"random", "informative"}
+        Draw the next items at random with known probabilities, or propose the most
+        informative (a model-based choice: estimate those with ``estimator="model"``).
+    uniform_share : float
+        The uniform share of the random draw's probabilities, in (0, 1]: every item is
+        drawn with at least this share of a uniform draw's probability.
+    seed : int, optional
+        Seed of the random draw of the next items.
     models, tasks : list of str, optional
         Select the new models and the tasks (of both).
     options : LoadOptions, optional
@@ -520,9 +827,14 @@ def estimate(
             "give the new models' {scores} and a {reference} board scored on the benchmark",
             param="reference" if reference is None else "scores",
         )
+    if strata is not None and weights is None:
+        raise InputError("{strata} goes with {weights} (the design's strata)", param="strata")
     board = scores_of(reference, tasks=tasks, options=files_only(options), **columns)
-    new = scores_of(
-        _renamed(columns, "data", "scores", scores), models=_models(models, options),
-        tasks=tasks, options=options, **columns,
+    given = _renamed(columns, "data", "scores", scores)
+    new = scores_of(given, models=_models(models, options), tasks=tasks, options=options,
+                    **columns)  # fmt: skip
+    design = None if weights is None else design_of(weights, strata, given, options, columns)
+    return estimate_scores(
+        board, new, estimator=estimator, alpha=alpha, next_count=next_count, design=design,
+        next_draw=next_draw, uniform_share=uniform_share, seed=seed,
     )  # fmt: skip
-    return estimate_scores(board, new, estimator=estimator, alpha=alpha, next_count=next_count)

@@ -744,7 +744,8 @@ def estimate_verdict(r: Any) -> str:
     basis = (
         f"model-based 2PL, {level} conformal intervals calibrated on "
         f"{plural(r.reference_models, 'reference model')}" if model_based
-        else f"design-based, {level} t intervals, the 2PL of "
+        else f"design-based{', weighted by the design' if r.weighted else ''}"
+        f", {level} t intervals, the 2PL of "
         f"{plural(r.reference_models, 'reference model')} as control variate"
     )  # fmt: skip
     return "; ".join(parts) + more + f" of {format_count(r.n_benchmark_items)} ({basis})"

@@ -1400,7 +1400,8 @@ def render_estimate(r: Any, console: Console) -> None:
         for e in r.estimates
     ]
     kind = (
-        "design-based, the 2PL as control variate" if r.estimator == "design"
+        ("design-based, weighted by the design" if r.weighted
+         else "design-based") + ", the 2PL as control variate" if r.estimator == "design"
         else f"model-based 2PL, conformal intervals from "
         f"{plural(r.reference_models, 'reference model')}"
     )  # fmt: skip
