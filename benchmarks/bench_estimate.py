@@ -4,6 +4,7 @@ like the reference board's and unlike them, against the plain mean of the same i
     python benchmarks/bench_estimate.py                          # every setting, 25-800 items
     python benchmarks/bench_estimate.py --hold-out strongest --budgets 100 --draws 20
     python benchmarks/bench_estimate.py --hold-out each --models 6 --budgets 100 --draws 1
+    python benchmarks/bench_estimate.py --hold-out strongest --adaptive 25 --budgets 100,400
 
 Runs the study of ``evalgap simulate estimate`` (:func:`evalgap.simulate.estimate_study`, one
 recipe for both) on MMLU-Pro's 29 models (``../shared/data/mmlu_pro``) in four settings:
@@ -14,6 +15,11 @@ random items' own mean's on the same draws, the coverage of both 95% intervals a
 width ratio; the model-based 2PL's error ratio and coverage; and the floor of any control
 variate (the 2PL at the model's own ability: the answers' scatter around their own
 probabilities, which no correction removes) as a ratio of the plain mean's expected error.
+``--adaptive BATCH`` adds the items ``estimate --next BATCH`` draws (BATCH random items, then
+batches drawn with known probabilities at the current ability, weighted): the weighted
+design-based estimate's error over the default's from random items at the same budget, its
+bias (mean signed error, with its Monte Carlo SE), the coverage of its intervals and their
+width over the default's; and the 2PL's error from the most informative items.
 ``--table`` prints the study's full table as well.
 """
 
@@ -73,6 +79,8 @@ def main() -> None:
         print(f"\n{setting}: {len(result.held_out)} held out, {result.reference_models} "
               f"reference models, {args.draws} draws each, {seconds:.0f} s")  # fmt: skip
         print_ratios(result)
+        if args.adaptive:
+            print_adaptive(result)
         if args.table:
             render_simulation(result, Console(width=140))
 
@@ -94,6 +102,25 @@ def print_ratios(result: object) -> None:
               f"{e['coverage']:>9.3f} {m['coverage']:>10.3f} {e['width_ratio']:>6.2f} "
               f"{model['mae_ratio']:>9.2f} {model['coverage']:>9.3f} "
               f"{floor['mae_ratio']:>6.2f}")  # fmt: skip
+
+
+def print_adaptive(result: object) -> None:
+    """One line per budget: the adaptive random draws against random items, same budget."""
+    rows = result.rows.set_index(["budget", "design"])  # type: ignore[attr-defined]
+    print("adaptive: the weighted design-based estimate from items drawn by estimate --next "
+          "(known probabilities); vs random: its MAE over the default's from random items; "
+          "2PL informative: the model-based estimate from the most informative items")  # fmt: skip
+    print(f"{'items':>6} {'MAE adaptive':>12} {'MAE random':>10} {'vs random':>9} "
+          f"{'bias (SE)':>16} {'cover adaptive':>14} {'cover random':>12} "
+          f"{'width vs random':>15} {'2PL informative':>15}")  # fmt: skip
+    for budget in sorted({b for b, _ in rows.index}):
+        a, e = rows.loc[(budget, "estimate_adaptive")], rows.loc[(budget, "estimate")]
+        informative = rows.loc[(budget, "model_adaptive")]
+        bias = f"{a['bias']:+.4f} ({a['bias_se']:.4f})"
+        print(f"{budget:>6} {a['mae']:>12.4f} {e['mae']:>10.4f} {a['mae'] / e['mae']:>9.2f} "
+              f"{bias:>16} {a['coverage']:>14.3f} {e['coverage']:>12.3f} "
+              f"{a['median_half_width'] / e['median_half_width']:>15.2f} "
+              f"{informative['mae']:>15.4f}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from scipy.special import expit
 
 from evalgap import simulate
 from evalgap.errors import InputError
-from evalgap.jobs.estimate_study import DESIGNS
+from evalgap.jobs.estimate_study import ADAPTIVE, DESIGNS
 from evalgap.stats.estimate import floor_variances
 from evalgap.stats.stratified import fit_2pl
 
@@ -35,7 +35,7 @@ def test_every_design_is_exact_when_it_sees_every_item():
     floors = ["floor_difference", "floor_neyman", "floor_model"]
     assert rows.loc[floors, "mae"].max() == pytest.approx(0, abs=1e-9)
     assert rows.loc["estimate", "cases"] == 2 and rows.loc["floor_neyman", "cases"] == 0
-    assert list(rows.index) == [d for d in DESIGNS if d != "model_adaptive"]
+    assert list(rows.index) == [d for d in DESIGNS if d not in ADAPTIVE]
 
 
 def test_the_difference_floor_is_the_variance_of_sampling_without_replacement():
@@ -95,10 +95,11 @@ def test_the_study_depends_on_neither_jobs_nor_asking_for_the_adaptive_design():
     two = simulate.estimate_study(BOARD, jobs=2, **keywords)
     pd.testing.assert_frame_equal(one.rows, two.rows)
     more = simulate.estimate_study(BOARD, adaptive_batch=15, **keywords)
-    plain = more.rows[more.rows["design"] != "model_adaptive"].reset_index(drop=True)
+    plain = more.rows[~more.rows["design"].isin(ADAPTIVE)].reset_index(drop=True)
     pd.testing.assert_frame_equal(one.rows, plain)
-    adaptive = more.rows.set_index(["budget", "design"]).loc[(60, "model_adaptive")]
-    assert adaptive["cases"] == 6 and 0 < adaptive["mae"] < 0.2
+    for design in ADAPTIVE:
+        adaptive = more.rows.set_index(["budget", "design"]).loc[(60, design)]
+        assert adaptive["cases"] == 6 and 0 < adaptive["mae"] < 0.2
 
 
 def test_intervals_cover_on_a_board_the_2pl_fits():

@@ -21,9 +21,15 @@ estimated from a sample of its items by each design, side by side:
 * ``estimate_stratified``: the design-based estimate from those stratified items (the
   control variate within the strata);
 * ``model_stratified``: the 2PL's estimate from those stratified items;
+* ``estimate_adaptive`` (with ``adaptive_batch=BATCH``): the design-based estimate, weighted,
+  from items drawn as ``estimate --next BATCH`` draws them: BATCH random items, then batches
+  of BATCH drawn at random in proportion to the 2PL's variance ``p (1 - p)`` at the current
+  ability with a uniform share (``uniform_share``), each item's weight the sum of its
+  batches' (an item drawn again costs nothing), to the budget of distinct items;
 * ``model_adaptive`` (with ``adaptive_batch=BATCH``): the 2PL's estimate from items chosen as
-  ``estimate --next BATCH`` proposes them: BATCH random items, then the BATCH most
-  informative at the current estimate, to the budget (not random: model-based only).
+  ``estimate --next BATCH --next-draw informative`` proposes them: BATCH random items, then
+  the BATCH most informative at the current estimate, to the budget (not random:
+  model-based only).
 
 Each row also gives its error and median interval width over the random items' mean's at the
 same budget (``mae_ratio``, ``width_ratio``; the same draws for the designs on random items).
@@ -74,7 +80,8 @@ DESIGNS = {
     "stratified_mean": "stratified mean",
     "estimate_stratified": "estimate (design-based), stratified items",
     "model_stratified": "2PL (model-based), stratified items",
-    "model_adaptive": "2PL (model-based), adaptive items",
+    "estimate_adaptive": "estimate (design-based), adaptive random items",
+    "model_adaptive": "2PL (model-based), most informative items",
     "floor_difference": "design-unbiased floor, random items",
     "floor_neyman": "design-unbiased floor, Neyman items",
     "floor_model": "2PL at the model's own ability",
@@ -82,6 +89,8 @@ DESIGNS = {
 # Which models are held out, and what the reference is then (module docstring).
 HOLD_OUT = ("each", "strongest", "weakest", "random")
 FLOORS = ("floor_difference", "floor_neyman", "floor_model")
+# The designs that run only with an adaptive batch.
+ADAPTIVE = ("estimate_adaptive", "model_adaptive")
 # Items per stratum the stratified design asks for at least (a stratum's variance needs two).
 ITEMS_PER_STRATUM = 4
 
@@ -96,7 +105,8 @@ class EstimateStudyResult(Study, Result):
     rows : pandas.DataFrame
         Per budget and design (:data:`DESIGNS`): ``budget, design, label, mae`` (mean
         absolute error over held-out models and draws), ``mae_se`` (its Monte Carlo SE),
-        ``mae_ratio`` (over the random items' mean's at that budget), ``coverage`` (share of
+        ``mae_ratio`` (over the random items' mean's at that budget), ``bias`` (mean signed
+        error) and ``bias_se`` (its Monte Carlo SE), ``coverage`` (share of
         intervals holding the truth), ``coverage_se``, ``median_half_width``,
         ``width_ratio`` (over the random items' mean's), ``cases`` (held-out models x
         draws). The floors have ``cases`` 0 and no coverage or width (closed forms).
@@ -226,6 +236,8 @@ def _held_out(
             sample.design(b, picked, "estimate_stratified", strata=labels)
             sample.model(b, picked, "model_stratified")
             if adaptive:
+                picked, weights = adaptive_draws(y_all, prepared.fit, b, adaptive, rng_adaptive)
+                sample.design(b, picked, "estimate_adaptive", weights=weights)
                 sample.model(b, _adaptive_items(y_all, prepared.fit, b, adaptive, rng_adaptive),
                              "model_adaptive")  # fmt: skip
     return {"cases": cases, "floors": _floors(y_all, prepared.fit)}
@@ -246,7 +258,7 @@ class _Sample:
 
     def record(self, budget: int, design: str, value: float, half: float) -> None:
         error = value - self.truth
-        self.cases.setdefault((budget, design), []).append((abs(error), abs(error) <= half, half))
+        self.cases.setdefault((budget, design), []).append((error, abs(error) <= half, half))
 
     def _answers(self, chosen: np.ndarray) -> np.ndarray:
         y = np.full((1, self.y_all.size), np.nan)
@@ -255,13 +267,17 @@ class _Sample:
 
     def design(
         self, budget: int, chosen: np.ndarray, name: str, *, plain: str | None = None,
-        strata: np.ndarray | None = None,
+        strata: np.ndarray | None = None, weights: np.ndarray | None = None,
     ) -> None:  # fmt: skip
-        """Record the design-based estimate from ``chosen`` (and the plain mean, if named)."""
+        """Record the design-based estimate from ``chosen`` (and the plain mean, if named);
+        ``weights`` (every item's, NaN off the sample) for items drawn with unequal
+        probabilities."""
         from evalgap.jobs.estimate import design_estimated
 
-        found, _ = design_estimated(self._answers(chosen), self.prepared.fit, self.alpha,
-                                    strata=strata)  # fmt: skip
+        found, _ = design_estimated(
+            self._answers(chosen), self.prepared.fit, self.alpha, strata=strata,
+            weights=None if weights is None else weights[None, :],
+        )  # fmt: skip
         d = found[0]
         self.record(budget, name, d.score, float(d.ci.high) - d.score)
         if plain:
@@ -273,6 +289,31 @@ class _Sample:
 
         score, _, half = estimated(self._answers(np.sort(chosen)), self.prepared, self.alpha)
         self.record(budget, name, float(score[0]), float(half[0]))
+
+
+def adaptive_draws(
+    y_all: np.ndarray, fit: IRTFit, budget: int, batch: int, rng: np.random.Generator,
+    uniform_share: float = 0.2,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The items ``estimate --next BATCH`` would have had run, and their weights: BATCH
+    random items (weight 1), then batches of BATCH drawn with known probabilities at the
+    current ability (:func:`evalgap.jobs.estimate.next_batch`), until ``budget`` distinct
+    items are scored; the weights are every item's (NaN where not drawn)."""
+    from evalgap.jobs.estimate import next_batch
+
+    size = y_all.size
+    chosen = np.sort(rng.choice(size, min(batch, budget), replace=False))
+    weights = np.full(size, np.nan)
+    weights[chosen] = 1.0
+    while chosen.size < budget:
+        y = np.full((1, size), np.nan)
+        y[0, chosen] = y_all[chosen]
+        theta, _ = est.ability_map(y, fit.slope, fit.intercept)
+        step = min(batch, budget - chosen.size)
+        drawn, weights = next_batch(float(theta[0]), fit, weights, step, uniform_share,
+                                    np.random.SeedSequence(rng.integers(2**63)))  # fmt: skip
+        chosen = np.union1d(chosen, drawn)
+    return chosen, weights
 
 
 def _adaptive_items(
@@ -399,7 +440,7 @@ def estimate_study(
         for m, reference, stream in zip(chosen, groups, streams, strict=True)
     ]
     found = run_chunks(_held_out, chunks, jobs, progress)
-    designs = [d for d in DESIGNS if d not in FLOORS and (adaptive_batch or d != "model_adaptive")]
+    designs = [d for d in DESIGNS if d not in FLOORS and (adaptive_batch or d not in ADAPTIVE)]
     moments = np.array([f["floors"] for f in found])
     return EstimateStudyResult(
         pd.DataFrame(_study_rows(found, moments, budgets, designs)),
@@ -517,13 +558,15 @@ def _study_rows(
     for b in budgets:
         first = len(rows)
         for design in designs:
-            err, cover, half = (
+            signed, cover, half = (
                 np.array(v, dtype=float)
                 for v in zip(*[c for f in found for c in f["cases"][(b, design)]], strict=True)
             )
+            err = np.abs(signed)
             rows.append({
                 "budget": b, "design": design, "label": DESIGNS[design],
                 "mae": float(err.mean()), "mae_se": _standard_error(err), "mae_ratio": np.nan,
+                "bias": float(signed.mean()), "bias_se": _standard_error(signed),
                 "coverage": float(cover.mean()),
                 "coverage_se": float(resample.monte_carlo_se(cover.mean(), cover.size)),
                 "median_half_width": float(np.median(half)), "width_ratio": np.nan,
@@ -538,6 +581,7 @@ def _study_rows(
             rows.append({
                 "budget": b, "design": design, "label": DESIGNS[design], "mae": float(mae),
                 "mae_se": 0.0, "mae_ratio": float(mae / floor[0]) if floor[0] > 0 else np.nan,
+                "bias": np.nan, "bias_se": np.nan,
                 "coverage": np.nan, "coverage_se": np.nan,
                 "median_half_width": np.nan, "width_ratio": np.nan, "cases": 0,
             })  # fmt: skip
