@@ -230,3 +230,45 @@ def test_simultaneous_sets_alone():
     assert alone.critical_value == both.critical_value and alone.n_steps == both.n_steps
     holm = rk.rank_sets(x, method="holm", marginal=False)
     assert holm.marginal_low is None and holm.rank_low.tolist() == [1, 2, 2, 4, 5, 5]
+
+
+def test_normal_scores_are_the_normal_quantiles_of_the_t_probabilities():
+    """scipy.stats as the oracle: z = Phi^-1(F_df(t)), odd and increasing, infinite kept."""
+    from scipy import stats
+
+    t = np.array([-40.0, -6.0, -2.5, -0.3, 0.0, 0.3, 2.5, 6.0, 40.0, np.inf, -np.inf])
+    df = np.array([3, 9, 49, 199, 199, 199, 399, 999, 199, 10, 10])
+    z = rk.normal_scores(t, df)
+    finite = np.abs(t) <= 6
+    expected = stats.norm.ppf(stats.t.cdf(t[finite], df[finite]))
+    assert z[finite] == pytest.approx(expected, rel=1e-9, abs=1e-12)
+    assert (np.abs(z[finite]) <= np.abs(t[finite])).all()  # t's tails are the heavier
+    assert z[-2] == np.inf and z[-1] == -np.inf and z[4] == 0.0
+    assert (np.diff(rk.normal_scores(np.linspace(-50, 50, 2001), 199)) > 0).all()
+    c = rk.t_critical_value(3.0, 199)
+    assert c == pytest.approx(stats.t.isf(stats.norm.sf(3.0), 199), rel=1e-10)
+    assert rk.t_critical_value(3.0, np.inf) == 3.0
+
+
+def test_calibrated_stepdown_is_the_published_one_on_the_normal_scores():
+    """With degrees of freedom, _max_t is Algorithm 3.1 on each t replaced by its normal
+    score (the same draws): the same rejections, steps and critical value; and rank_sets
+    reports that critical value on the t scale of its pairs."""
+    rng = np.random.default_rng(5)
+    for k, items, clusters in [(6, 250, None), (12, 400, None),
+                               (10, 600, np.repeat(np.arange(300), 2))]:  # fmt: skip
+        p = np.repeat(rng.uniform(0.3, 0.8, k // 2), 2)
+        x = (rng.random((items, k)) < p).astype(float)
+        gap, variance, draws = _board(x, clusters)
+        units = items if clusters is None else 300
+        df = np.full((k, k), units - 1.0)
+        t, _ = rk._t_statistics(gap, variance)
+        normal_gap = np.where(variance > 0, rk.normal_scores(t, df) * np.sqrt(variance), gap)
+        expected = _reference(normal_gap, variance, draws)
+        got = rk._max_t(gap, variance, lambda d=draws: [d], 0.05, df=df)
+        assert (got[0] == expected[0]).all() and got[2:] == expected[2:]
+        assert all((g == e).all() for g, e in zip(got[1], expected[1], strict=True))
+        sets = rk.rank_sets(x, n_bootstrap=300, seed=0, clusters=clusters, method="bootstrap")
+        assert sets.critical_value == pytest.approx(rk.t_critical_value(got[2], units - 1.0))
+        published = rk._max_t(gap, variance, lambda d=draws: [d], 0.05)
+        assert got[0].sum() <= published[0].sum()  # the calibration only ever rejects less
