@@ -162,9 +162,10 @@ def _self_test_cases() -> list[dict]:
 def test_the_documented_exit_codes_are_those_of_the_docs():
     codes = _documented_exit_codes()
     assert codes == {"passed": 0, "the gate failed": 1, "bad input": 2}
-    assert "`exit-code` (0 passed, 1 the gate failed, 2 bad input)" in (
-        ROOT / "docs" / "ci.md"
-    ).read_text()
+    assert (
+        "`exit-code` (0 passed, 1 the gate failed, 2 bad input)"
+        in (ROOT / "docs" / "ci.md").read_text()
+    )
 
 
 def test_bad_input_sets_no_report_and_puts_the_error_in_the_summary(tmp_path):
@@ -183,7 +184,9 @@ def test_bad_input_sets_no_report_and_puts_the_error_in_the_summary(tmp_path):
 
 def test_a_gate_that_passes_and_one_that_fails_set_the_report_they_wrote(tmp_path):
     workdir = _workdir(tmp_path)
-    args = "--scores\nexamples/two_models.csv\n--baseline\n{}\n--candidate\n{}\n--fail-on-degradation"
+    args = (
+        "--scores\nexamples/two_models.csv\n--baseline\n{}\n--candidate\n{}\n--fail-on-degradation"
+    )
     codes = _documented_exit_codes()
     for baseline, candidate, expected in [
         ("model-y", "model-x", codes["passed"]),
@@ -239,9 +242,7 @@ def test_what_evalgap_prints_is_read_as_no_workflow_command(tmp_path):
 def test_the_cache_key_follows_the_action_dependencies(tmp_path):
     step = next(s for s in ACTION["runs"]["steps"] if s.get("id") == "pip-cache")
     env = _base_env(tmp_path)
-    env.update(
-        ACTION_PATH=str(ROOT), PYTHON_VERSION="3.11.9", GITHUB_OUTPUT=str(tmp_path / "out")
-    )
+    env.update(ACTION_PATH=str(ROOT), PYTHON_VERSION="3.11.9", GITHUB_OUTPUT=str(tmp_path / "out"))
     done = _bash(step["run"], env, tmp_path)
     assert done.returncode == 0, done.stderr
     outputs = _read_outputs(tmp_path / "out")
@@ -320,7 +321,8 @@ def test_a_release_tag_must_be_the_package_version_with_a_changelog_section(tmp_
     release_check = _release_check()
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "evalgap"\nversion = "1.2.0"\n')
     (tmp_path / "CHANGELOG.md").write_text(
-        "# Changelog\n\n## [Unreleased]\n\n## [1.2.0] - 2026-12-01\n\n- a fix\n\n## [1.1.0]\n\n- x\n"
+        "# Changelog\n\n## [Unreleased]\n\n"
+        "## [1.2.0] - 2026-12-01\n\n- a fix\n\n## [1.1.0]\n\n- x\n"
     )
     assert release_check.check("v1.2.0", tmp_path) == "- a fix\n"
     for tag, says in [
