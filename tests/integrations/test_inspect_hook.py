@@ -19,7 +19,7 @@ pytest.importorskip("inspect_ai", reason="the inspect extra is not installed")
 # outputs carry token usage, so mockllm counts no tokens (tiktoken would download its table).
 SCRIPT = textwrap.dedent(
     """
-    import hashlib, sys
+    import hashlib, os, sys
     from inspect_ai import Task, eval as inspect_eval, task
     from inspect_ai.dataset import Sample
     from inspect_ai.model import ModelOutput, ModelUsage, get_model
@@ -37,49 +37,77 @@ SCRIPT = textwrap.dedent(
         return get_model(f"mockllm/{name}", custom_outputs=answer)
 
     @task
-    def arith(baseline: str = ""):
+    def arith():
+        # the baseline set in the task's own metadata (not a task argument, which would make
+        # each baseline another task to match)
+        baseline = os.environ.get("ARITH_BASELINE", "")
         return Task(
             dataset=[Sample(input=f"What is {i}+{i}? Number only.", target=str(2 * i), id=f"q{i}")
-                     for i in range(120)],
+                     for i in range(60)],
             solver=generate(), scorer=match(),
             metadata={"evalgap_baseline": baseline} if baseline else None,
         )
 
-    name, skill, out, baseline = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-    logs = inspect_eval(arith(baseline=baseline if baseline != "-" else ""),
-                        model=model(name, skill), log_dir=out, display="none")
-    print("LOG", logs[0].location)
+    # each argument is one evaluation: NAME:SKILL:LOG_DIR:BASELINE[:VAR=VALUE...] (the
+    # variables set for that evaluation alone), run in this one process
+    for step in sys.argv[1:]:
+        name, skill, out, baseline, *rest = step.split(":")
+        env = dict(r.split("=", 1) for r in rest)
+        os.environ.update(env)
+        print("STEP", step, flush=True)
+        print("STEP", step, file=sys.stderr, flush=True)
+        os.environ["ARITH_BASELINE"] = baseline if baseline != "-" else ""
+        logs = inspect_eval(arith(),
+                            model=model(name, int(skill)), log_dir=out, display="none")
+        for key in env:
+            del os.environ[key]
+        print("LOG", logs[0].location, flush=True)
     """
 )
 
 
-def _run(tmp_path: Path, name: str, skill: int, out: str, baseline: str = "-", env=None):
+def _run(tmp_path: Path, *steps: str) -> tuple[dict[str, list[str]], dict[str, list[str]], list]:
+    """Run the evaluations in one process; per step, its stdout and stderr lines, and the
+    logs written, in order."""
     script = tmp_path / "run.py"
     script.write_text(SCRIPT)
-    full = {**os.environ, "INSPECT_LOG_LEVEL": "warning", **(env or {})}
-    full.pop("EVALGAP_BASELINE", None) if env is None else None
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EVALGAP_")}
     done = subprocess.run(
-        [sys.executable, str(script), name, str(skill), str(tmp_path / out), baseline],
+        [sys.executable, str(script), *steps],
         capture_output=True,
         text=True,
         cwd=tmp_path,
-        env=full,
+        env={**env, "INSPECT_LOG_LEVEL": "warning"},
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    log = next(line.split(" ", 1)[1] for line in done.stdout.splitlines() if line.startswith("LOG"))
-    return done, Path(log.removeprefix("file://"))
+    out: dict[str, list[str]] = {}
+    err: dict[str, list[str]] = {}
+    for stream, said in ((done.stdout, out), (done.stderr, err)):
+        step = ""
+        for line in stream.splitlines():
+            if line.startswith("STEP "):
+                step = line.split(" ", 1)[1]
+            said.setdefault(step, []).append(line)
+    logs = [
+        Path(line.split(" ", 1)[1].removeprefix("file://"))
+        for line in done.stdout.splitlines()
+        if line.startswith("LOG")
+    ]
+    return out, err, logs
+
+
+def _hook_lines(lines: list[str]) -> list[str]:
+    return [line for line in lines if line.startswith("evalgap:")]
 
 
 def test_the_extension_prints_compares_verdict_and_writes_it_beside_the_log(tmp_path, run_cli):
-    first, base = _run(tmp_path, "alpha", 210, "base")
+    baseline = f"EVALGAP_BASELINE={tmp_path / 'base'}"
+    out, err, (base, new) = _run(tmp_path, "alpha:210:base:-", f"beta:150:new:-:{baseline}")
     # no baseline configured: the hook stays quiet
-    assert not any(line.startswith("evalgap:") for line in first.stdout.splitlines())
-    second, new = _run(
-        tmp_path, "beta", 150, "new", env={"EVALGAP_BASELINE": str(tmp_path / "base")}
-    )
-    printed = [line for line in second.stdout.splitlines() if line.startswith("evalgap:")]
-    assert len(printed) == 1, second.stdout + second.stderr
+    assert not _hook_lines(out["alpha:210:base:-"] + err["alpha:210:base:-"])
+    printed = _hook_lines(out[f"beta:150:new:-:{baseline}"])
+    assert len(printed) == 1, out
     cli = run_cli(
         "compare",
         "--scores",
@@ -93,7 +121,10 @@ def test_the_extension_prints_compares_verdict_and_writes_it_beside_the_log(tmp_
         "--json",
     )
     expected = json.loads(cli.stdout)
-    assert printed[0] == f"evalgap: mockllm/beta against mockllm/alpha: {expected['verdict']}."
+    assert printed[0] == (
+        f"evalgap: mockllm/beta against mockllm/alpha (baseline log {base.relative_to(tmp_path)}"
+        f"): {expected['verdict']}. 60 items compared; left out: none."
+    )
     saved = json.loads(new.with_name(new.name + ".evalgap.json").read_text())
     assert saved == [expected]
     markdown = new.with_name(new.name + ".evalgap.md").read_text()
@@ -101,20 +132,17 @@ def test_the_extension_prints_compares_verdict_and_writes_it_beside_the_log(tmp_
 
 
 def test_the_task_metadata_names_the_baseline_and_a_bad_one_is_one_line(tmp_path):
-    _run(tmp_path, "alpha", 210, "base")
-    done, _ = _run(tmp_path, "beta", 150, "new", baseline=str(tmp_path / "base"))
-    assert sum(line.startswith("evalgap:") for line in done.stdout.splitlines()) == 1
-    missing, _ = _run(tmp_path, "beta", 150, "new2", baseline=str(tmp_path / "nowhere"))
-    assert "evalgap: cannot compare with the baseline" in missing.stderr
-    assert "no such file or folder" in missing.stderr and "Traceback" not in missing.stderr
-    off, _ = _run(
-        tmp_path,
-        "beta",
-        150,
-        "new3",
-        env={"EVALGAP_BASELINE": str(tmp_path / "base"), "EVALGAP_HOOK": "0"},
+    named, missing = f"beta:150:new:{tmp_path / 'base'}", f"beta:150:new2:{tmp_path / 'nowhere'}"
+    off = f"beta:150:new3:-:EVALGAP_BASELINE={tmp_path / 'base'}:EVALGAP_HOOK=0"
+    out, err, _ = _run(tmp_path, "alpha:210:base:-", named, missing, off)
+    assert len(_hook_lines(out[named])) == 1 and not _hook_lines(err[named])
+    [line] = _hook_lines(err[missing])
+    assert line.startswith(
+        "evalgap: cannot compare with the baseline: the task metadata 'evalgap_baseline': "
+        "no such file or folder"
     )
-    assert not any(line.startswith("evalgap:") for line in off.stdout.splitlines())
+    assert not any("Traceback" in line for line in err[missing])
+    assert not _hook_lines(out[off] + err[off])
 
 
 def test_inspects_own_data_frames_read_as_the_logs_do(tmp_path):
@@ -123,12 +151,11 @@ def test_inspects_own_data_frames_read_as_the_logs_do(tmp_path):
     import evalgap
     from evalgap.errors import InputError
 
-    _, base = _run(tmp_path, "alpha", 210, "logs")
-    _, new = _run(tmp_path, "beta", 150, "logs")
+    _, _, (base, new) = _run(tmp_path, "alpha:210:logs:-", "beta:150:logs:-")
     samples, evals = samples_df(str(tmp_path / "logs")), evals_df(str(tmp_path / "logs"))
     long = evalgap.read_inspect_frames(samples, evals)
     assert set(long.frame["model"]) == {"mockllm/alpha", "mockllm/beta"}
-    assert len(long.frame) == 240 and set(long.frame["task"]) == {"arith"}
+    assert len(long.frame) == 120 and set(long.frame["task"]) == {"arith"}
     framed = evalgap.compare(long, model_a="mockllm/beta", model_b="mockllm/alpha")
     logged = evalgap.compare([base, new], model_a="mockllm/beta", model_b="mockllm/alpha")
     assert (framed.delta, framed.a_only, framed.b_only) == (
