@@ -400,7 +400,7 @@ def design_of(
                 frame[name] = frame[name].map(unescape_cell, na_action="ignore")
     if frame is not None and "item_id" in frame.columns and "weight" not in frame.columns:
         raise InputError(
-            "{weights} lists items but no weight: items chosen as the most informative have "
+            "{weights!b} lists items but no weight: items chosen as the most informative have "
             "no inclusion probabilities, so the design-based estimate cannot weight them; "
             "estimate them with {estimator=model}, or draw the next items with "
             "{next_draw=random}",
@@ -409,7 +409,7 @@ def design_of(
     if frame is not None and "model" in frame.columns:
         if strata is not None or "stratum" in frame.columns:
             raise InputError(
-                "{strata} goes with a design shared by every model; a design with a model "
+                "{strata!b} goes with a design shared by every model; a design with a model "
                 "column is a random draw per model, weighted without strata",
                 param="strata",
             )
@@ -552,9 +552,14 @@ def estimate_scores(
     alpha = float(_validate.probability(alpha, "alpha"))
     next_count = _validate.whole_number(next_count, "next_count", 0)
     estimator, next_draw = _estimator(estimator), _next_draw(next_draw)
+    share = _validate.probability(uniform_share, "uniform_share", open_interval=False)
+    uniform_share = float(share)
+    if uniform_share == 0:
+        raise InputError("{uniform_share!b} must be above 0 (no item out of reach)",
+                         param="uniform_share")  # fmt: skip
     if design is not None and estimator == "model":
         raise InputError(
-            "{weights} are a design for the design-based estimate; the model-based one "
+            "{weights!b} are a design for the design-based estimate; the model-based one "
             "({estimator=model}) does not use them: leave out one or the other",
             param="weights",
         )
@@ -828,7 +833,7 @@ def estimate(
             param="reference" if reference is None else "scores",
         )
     if strata is not None and weights is None:
-        raise InputError("{strata} goes with {weights} (the design's strata)", param="strata")
+        raise InputError("{strata!b} goes with {weights} (the design's strata)", param="strata")
     board = scores_of(reference, tasks=tasks, options=files_only(options), **columns)
     given = _renamed(columns, "data", "scores", scores)
     new = scores_of(given, models=_models(models, options), tasks=tasks, options=options,

@@ -212,7 +212,7 @@ def draw_probabilities(
     share = float(_validate.probability(uniform_share, "uniform_share", open_interval=False))
     if share == 0:
         raise InputError(
-            "{uniform_share} must be above 0: an item drawn with probability 0 can never be "
+            "{uniform_share!b} must be above 0: an item drawn with probability 0 can never be "
             "in the sample, and the design-based estimate then misses it",
             param="uniform_share",
         )
@@ -249,11 +249,11 @@ def draw_items(probabilities: ArrayLike, *, seed: Seed = None) -> IntArray:
     """
     pi = np.asarray(probabilities, dtype=float).ravel()
     if not (np.isfinite(pi).all() and (pi >= 0).all() and (pi <= 1 + 1e-12).all()):
-        raise InputError("{probabilities} must lie in [0, 1]", param="probabilities")
+        raise InputError("{probabilities!b} must lie in [0, 1]", param="probabilities")
     count = round(float(pi.sum()))
     if abs(pi.sum() - count) > 1e-6:
         raise InputError(
-            "{probabilities} must add up to a whole number of items", param="probabilities"
+            "{probabilities!b} must add up to a whole number of items", param="probabilities"
         )
     rng = np.random.default_rng(seed)
     order = rng.permutation(pi.size)
@@ -478,7 +478,7 @@ def _strata_of(
     """The sampled items' stratum codes and each stratum's size in the benchmark."""
     if strata is None:
         if stratum_sizes is not None:
-            raise InputError("{stratum_sizes} go with strata", param="stratum_sizes")
+            raise InputError("{stratum_sizes!b} go with strata", param="stratum_sizes")
         return np.zeros(at.size, dtype=np.intp), np.array([float(size)])
     labels = np.asarray(strata).ravel()
     if stratum_sizes is None:
@@ -491,7 +491,7 @@ def _strata_of(
     sizes = np.asarray(stratum_sizes, dtype=float).ravel()
     if labels.size != at.size or sizes.size != at.size:
         raise InputError(
-            "{strata} and {stratum_sizes} must give one label and size per sampled item",
+            "{strata!b} and {stratum_sizes} must give one label and size per sampled item",
             param="strata",
         )
     codes = np.unique(labels, return_inverse=True)[1].reshape(-1)
@@ -499,7 +499,7 @@ def _strata_of(
     size_h[codes] = sizes
     if (np.abs(sizes - size_h[codes]) > 0).any() or abs(size_h.sum() - size) > 1e-6 * size:
         raise InputError(
-            f"{{stratum_sizes}} must be one size per stratum adding up to the {size:,} items "
+            f"{{stratum_sizes!b}} must be one size per stratum adding up to the {size:,} items "
             f"of the benchmark; they add up to {size_h.sum():,.0f}",
             param="stratum_sizes",
         )
