@@ -6,11 +6,13 @@ mode given the items it answered (a standard normal prior on the reference board
 standardized scale: :func:`ability_map`), and its full-benchmark score is its own answers
 where it has them and the 2PL's probabilities elsewhere (:func:`predicted_score`). The items
 that narrow the estimate most are those with the largest Fisher information
-``a_i^2 p_i (1 - p_i)`` at the current ability (:func:`next_items`); drawing them at random
-from a pool of the most informative keeps every candidate's selection probability known and
-positive, which design-based and anytime-valid corrections need. An interval that holds
-when the 2PL does not fit comes from the errors the same design makes on the reference
-models themselves, each held out of the fit (split conformal: :func:`conformal_half_width`).
+``a_i^2 p_i (1 - p_i)`` at the current ability (:func:`next_items`): a model-based choice,
+which leaves most items with no chance of being drawn. Drawing every item with a known,
+positive probability (:func:`draw_probabilities`, :func:`draw_items`, :func:`batch_weights`)
+is what the design-based estimate (:func:`control_variate` with weights) needs. An interval
+that holds for the model-based estimate when the 2PL does not fit comes from the errors the
+same design makes on the reference models themselves, each held out of the fit (split
+conformal: :func:`conformal_half_width`).
 """
 
 from __future__ import annotations
@@ -152,8 +154,9 @@ def next_items(
     """Return ``count`` items to run next: the most informative at ``ability``.
 
     With ``pool > 1`` the items are drawn at random, without replacement, from the
-    ``pool x count`` most informative available ones, so that each candidate's selection
-    probability is known and positive. Fewer items come back when fewer are available.
+    ``pool x count`` most informative available ones; the items outside that pool still have
+    no chance of being drawn, so a design-based estimate needs :func:`draw_probabilities`
+    instead. Fewer items come back when fewer are available.
 
     Examples
     --------
