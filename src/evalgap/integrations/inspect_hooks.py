@@ -313,6 +313,7 @@ def task_ended(log: Any) -> tuple[str, bool] | None:
     if status == "error":
         error = str(getattr(getattr(log, "error", None), "message", "") or "")
         said = (error.strip().splitlines() or ["an error"])[0]
+        said = said if len(said) <= 200 else said[:197] + "..."
         return (
             f"evalgap: task {label} ended in error ({said}), so it was "
             "not compared with the baseline; inspect stops a task at its first failed sample "
