@@ -113,7 +113,9 @@ def estimate(json: bool, output: str | None, **given: Any) -> None:
     if output:
         _write_next(result, output)
         if not json:
-            written("items to run next", output)
+            random = result.next_draw == "random"
+            written("the design with the items to run next" if random else "items to run next",
+                    output)  # fmt: skip
     emit(result, json)
 
 
