@@ -664,6 +664,12 @@ def _draw_notes(estimator: str, next_draw: str, count: int, weighted: bool) -> l
     """What the next items' choice means for the next estimate."""
     if count == 0:
         return []
+    if next_draw == "random" and estimator == "model":
+        return [
+            "the next items are drawn at random with known probabilities; the design written "
+            "with them is for the design-based estimate, the model-based one takes the items "
+            "alone"
+        ]
     if next_draw == "random":
         return [
             "the next items are drawn at random with known probabilities (in proportion to the "
