@@ -61,7 +61,31 @@ def test_clustered_standard_error_is_the_cluster_robust_one_on_complete_data():
     _, _, cov = mean_covariance(x, clusters)
     board = board_scores(x, gap=pair_gaps(x)[0], clusters=clusters)
     np.testing.assert_allclose(board.se, np.sqrt(np.diag(cov)), rtol=1e-12)
-    assert board.interval == "normal"
+    assert board.interval == "wilson"  # graded scores in [0, 1]
+
+
+def test_a_graded_score_in_zero_one_keeps_its_interval_inside_and_normal_in_the_middle():
+    """A graded win rate near 0 (AlpacaEval's vicuna-7b-v1.3 printed [-0.0003, 0.0509]):
+    Wilson's interval at the effective items p(1-p)/se^2 stays in [0, 1]; in the middle it
+    is score -/+ z se to the third decimal; scores outside [0, 1] keep the normal one."""
+    from scipy import stats
+
+    rng = np.random.default_rng(2)
+    low = np.r_[np.zeros(78), 1.0, 0.5]  # a win rate of 0.019 on 80 items
+    mid = rng.beta(20, 20, 80)
+    x = np.column_stack([low, mid])
+    board = board_scores(x)
+    assert board.interval == "wilson" and (board.score_low >= 0).all()
+    z = stats.norm.ppf(0.975)
+    normal = board.score[0] - z * board.se[0]
+    assert normal < 0 < board.score_low[0] < board.score[0]  # the normal one leaves [0, 1]
+    np.testing.assert_allclose(
+        [board.score_low[1], board.score_high[1]],
+        [board.score[1] - z * board.se[1], board.score[1] + z * board.se[1]], atol=1e-3,
+    )
+    wide = board_scores(x * 10 - 2)  # real-valued scores: the normal interval
+    assert wide.interval == "normal"
+    np.testing.assert_allclose(wide.score_low, wide.score - z * wide.se, rtol=1e-12)
 
 
 def test_a_model_that_scored_every_item_gets_its_mean_whoever_else_skipped():
