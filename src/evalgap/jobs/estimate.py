@@ -459,8 +459,9 @@ def _design_matrices(
         )  # fmt: skip
     pending = int((~scored & ~np.isnan(weights)).sum())
     if pending:
-        notes.append(f"{pending:,} item(s) of the design are not scored yet and are left out "
-                     "(the estimate stays unbiased only once they are run)")  # fmt: skip
+        notes.append(f"{pending:,} item(s) of the design are not scored yet and are left out, "
+                     "of the estimate and of the design written with the next items (the "
+                     "estimate stays unbiased only if they are run)")  # fmt: skip
     weights[~scored] = np.nan
     if "stratum" not in design.columns:
         return weights, None, None
