@@ -146,7 +146,8 @@ def test_the_baseline_in_the_default_logs_folder_is_the_same_task_arguments_and_
         f"{expected['verdict']}. 40 items compared; left out: none."
     )
     assert alpha_24.name not in line
-    saved = json.loads(beta_40.with_name(beta_40.name + ".evalgap.json").read_text())
+    saved = beta_40.with_name(beta_40.name + ".evalgap.jsonl").read_text().splitlines()
+    saved = [json.loads(line) for line in saved]
     assert [entry["verdict"] for entry in saved] == [expected["verdict"]]
     # the same pair from the whole folder, as the docs show it: the task chosen by its label
     folder = run_cli(
@@ -273,7 +274,7 @@ def test_a_log_is_not_compared_with_itself(tmp_path, monkeypatch):
     text, to_stderr = _said(log, monkeypatch, EVALGAP_BASELINE=str(log))
     assert to_stderr and "\n" not in text
     assert text.startswith(f"evalgap: cannot compare with the baseline: {ENV_BASELINE}: names")
-    assert not log.with_name(log.name + ".evalgap.json").exists()
+    assert not log.with_name(log.name + ".evalgap.jsonl").exists()
     # a folder holding only the new log of its task has no baseline, and lists what it holds
     text, _ = _said(log, monkeypatch, EVALGAP_BASELINE=str(log.parent))
     assert text.endswith(

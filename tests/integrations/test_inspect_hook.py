@@ -125,7 +125,8 @@ def test_the_extension_prints_compares_verdict_and_writes_it_beside_the_log(tmp_
         f"evalgap: mockllm/beta against mockllm/alpha (baseline log {base.relative_to(tmp_path)}"
         f"): {expected['verdict']}. 60 items compared; left out: none."
     )
-    saved = json.loads(new.with_name(new.name + ".evalgap.json").read_text())
+    saved = new.with_name(new.name + ".evalgap.jsonl").read_text().splitlines()
+    saved = [json.loads(line) for line in saved]
     assert saved == [expected]
     markdown = new.with_name(new.name + ".evalgap.md").read_text()
     assert markdown.startswith("## evalgap compare") and expected["verdict"][1:40] in markdown

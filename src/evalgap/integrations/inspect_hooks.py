@@ -7,7 +7,8 @@ variable ``EVALGAP_BASELINE`` (a log file or a folder of logs, such as inspect's
 or the task's metadata field ``evalgap_baseline`` -- each task of the run prints one line:
 evalgap's paired comparison of the new log's model against the baseline's on the same task
 (the baseline log chosen, the verdict, the items compared and those left out), and writes it
-beside the log as ``<log>.evalgap.json`` and ``<log>.evalgap.md``.
+beside the log as ``<log>.evalgap.jsonl`` (one comparison per line, one line per task) and
+``<log>.evalgap.md``.
 
 In a folder the baseline is the latest finished log of the same task, with the same task
 arguments (``-T``), other than the new log; ``EVALGAP_BASELINE_MODEL`` names its model when
@@ -276,9 +277,11 @@ def report(log_path: str | Path, baseline: str | Path, *, model: str | None = No
     results = against_baseline(path, chosen.path, model=model)
     errored = (_errored(path), _errored(chosen.path))
     lines = [task_line(r, chosen, errored) for r in results]
-    payload = "[" + ",".join(to_json(r) for r in results) + "]\n"
+    # JSON lines, not .json: inspect lists a timestamp-named .json file in its log folder as
+    # a log (`inspect view` would offer this one and fail to open it)
+    payload = "".join(to_json(r) + "\n" for r in results)
     atomic_write(
-        path.with_name(path.name + ".evalgap.json"),
+        path.with_name(path.name + ".evalgap.jsonl"),
         lambda handle: handle.write(payload),
         option="the comparison beside the log,",
         what="the comparison",
