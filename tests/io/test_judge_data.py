@@ -23,6 +23,7 @@ import pandas as pd
 import pytest
 from rich.console import Console
 
+import evalgap
 from evalgap._scores import align
 from evalgap.cli import main
 from evalgap.errors import InputError
@@ -319,10 +320,33 @@ def test_alpaca_cluster_column_is_not_the_task(tmp_path):
     assert table.columns["task"] is None and table.columns["cluster"] == "dataset"
     assert set(table.frame["task"].astype(str)) == {"all"}
     assert not any("dataset" in note for note in table.notes)
-    # without the cluster flag, 'dataset' is still a task column, and said so
-    table = read_long_table(path, score_column="win")
-    assert table.columns["task"] == "dataset"
-    assert "task column: 'dataset' (detected)" in table.notes
+    # without the cluster flag, 'dataset' is not taken as the task either (its name does not
+    # say task: AlpacaEval's README calls it a cluster label), and with no score column the
+    # one numeric column in [0, 1] is the score, said so
+    table = read_long_table(path)
+    assert table.columns["task"] is None and table.columns["score"] == "win"
+    assert any("score column: 'win' (detected: the numeric column with values in [0, 1]; "
+               "'preference' lies outside [0, 1]" in n for n in table.notes)  # fmt: skip
+    named = read_long_table(path, score_column="win", task_column="dataset")
+    assert set(named.frame["task"].astype(str)) == {"koala", "oasst"}
+
+
+def test_two_numeric_columns_in_zero_one_are_listed_with_the_flag_that_names_one(
+    tmp_path, run_cli
+):
+    """A long table with a model column is never called wide: two candidate scores are
+    listed, and the message names the flag of the command run."""
+    path = tmp_path / "two.csv"
+    pd.DataFrame({"model": ["a", "a", "b", "b"], "item": ["i1", "i2", "i1", "i2"],
+                  "win": [0.2, 0.9, 0.5, 0.1], "agree": [1.0, 0.0, 0.5, 0.5]}).to_csv(
+        path, index=False)  # fmt: skip
+    with pytest.raises(InputError, match=r"2 numeric columns could be the score \('win', "
+                                         r"'agree'\), none named as one; name it with "
+                                         r"score_column="):  # fmt: skip
+        read_long_table(path)
+    out = run_cli("audit", "--scores", path)
+    assert out.returncode == 2 and "--score-column" in out.stderr and "wide" not in out.stderr
+    assert "score_column=" not in out.stderr
 
 
 def test_wide_table_roles(tmp_path):
@@ -342,9 +366,10 @@ def test_wide_table_roles(tmp_path):
     assert wide.columns == {"item_id": "item_id", "task": None}
     assert set(wide.frame["task"]) == {"all"} and set(wide.frame["cluster"]) == {"koala", "oasst"}
     assert set(wide.frame["model"]) == {"subset", "m1", "m2"}
-    # without the cluster flag, 'dataset' is the task column ('subset', a model, is not)
+    # without the cluster flag, 'dataset' is not the task column either: its name does not
+    # say task ('subset', a model, is not one)
     wide = read_wide_table(path, model_columns=["subset", "m1"])
-    assert wide.columns["task"] == "dataset"
+    assert wide.columns["task"] is None
     # a column named as the task (or the cluster) is not the item id: the next candidate is
     for given in ({"task_column": "item_id"}, {"cluster_column": "item_id"}):
         wide = read_wide_table(path, model_columns=["m1", "m2"], **given)
@@ -440,3 +465,26 @@ def test_plots_never_switch_the_matplotlib_backend(tmp_path):
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
     for tag in "abc":
         assert (tmp_path / f"fig-{tag}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_alpaca_eval_file_alone_is_one_58_model_board_with_the_leaderboards_figures():
+    """With no option: the score is 'win' (the one numeric column in [0, 1]), 'dataset' is
+    not a task, and each model's score and SE equal the public leaderboard's (the data's
+    README); every score bound on the card lies inside [0, 1]."""
+    path = shared_file(*ALPACA)
+    r = evalgap.ranks(path, n_bootstrap=200)
+    assert set(r.ranks["task"]) == {"all"} and len(r.ranks) == 58
+    board = r.ranks.set_index("model")
+    for model, (win_rate, se) in {
+        "FuseChat-Gemma-2-9B-Instruct": (70.497, 1.343),
+        "FuseChat-Llama-3.2-3B-Instruct": (51.297, 1.483),
+        "Qwen-14B-Chat": (7.502, 0.815),
+        "alpaca-7b": (2.591, 0.487),
+        "NullModel": (76.920, 0.909),
+    }.items():
+        assert 100 * board.loc[model, "score"] == pytest.approx(win_rate, abs=5e-4)
+        assert 100 * board.loc[model, "se"] == pytest.approx(se, abs=5e-4)
+    assert (board["score_low"] >= 0).all() and (board["score_high"] <= 1).all()
+    card = evalgap.card(path, n_bootstrap=200).to_dict()
+    bounds = [m[k] for t in card["tasks"] for m in t["models"] for k in ("score_low", "score_high")]
+    assert len(bounds) == 116 and all(0 <= b <= 1 for b in bounds)

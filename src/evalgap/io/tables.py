@@ -55,7 +55,9 @@ CANDIDATES = {
         "idx",
     ),
     "score": ("score", "correct", "is_correct", "acc", "accuracy", "exact_match", "em", "value"),
-    "task": ("task", "task_name", "benchmark", "dataset", "subset"),
+    # a task column's name says so; a "dataset" or "subset" label (AlpacaEval's source sets,
+    # which its README calls clusters) is never taken as the task: name it with task_column=
+    "task": ("task", "task_name", "subtask", "benchmark"),
     "run": ("run", "epoch", "seed", "repeat", "trial", "sample"),
 }
 
@@ -451,8 +453,10 @@ def _choose_columns(
             if chosen[role] is not None:
                 notes.append(f"{role.replace('_', ' ')} column: {chosen[role]!r} (detected)")
     flags = {"model": "model_column=", "item_id": "item_column=", "score": "score_column="}
+    if chosen["score"] is None and chosen["model"] is not None and given.get("score") is None:
+        chosen["score"] = _score_by_values(path, sample(), chosen, notes)
     missing = [role for role in flags if chosen[role] is None]
-    if chosen["model"] is None or chosen["score"] is None:
+    if chosen["model"] is None:
         _refuse_wide(path, sample(), chosen)
     for role in missing:
         keyword = flags[role].rstrip("=")
@@ -468,6 +472,39 @@ def _choose_columns(
 def _detect(role: str, found: Collection[str], taken: Collection[str]) -> str | None:
     """Return the first candidate name of ``role`` among ``found`` not in ``taken``, or None."""
     return next((c for c in CANDIDATES.get(role, ()) if c in found and c not in taken), None)
+
+
+def _score_by_values(
+    path: object, raw: pd.DataFrame, chosen: dict[str, str | None], notes: list[str]
+) -> str | None:
+    """A long table with a model column but no column named as a score: the one numeric
+    column whose values lie in [0, 1] (said in ``notes``, with the others); several such
+    columns are refused, listed, with the flag that names one; None when there is none."""
+    ids = {chosen.get(r) for r in ("model", "item_id", "task", "cluster", "run")}
+    numeric = [c for c in raw.columns if c not in ids and _numeric_column(raw[c])]
+    inside = [
+        c for c in numeric
+        if pd.to_numeric(raw[c], errors="coerce").dropna().between(0, 1).all()
+    ]  # fmt: skip
+    if len(inside) > 1:
+        raise InputError(
+            escape(
+                f"{path}: {len(inside)} numeric columns could be the score "
+                f"({', '.join(map(repr, inside))}), none named as one; name it with "
+            )
+            + "{score_column}",
+            param="score_column",
+        )
+    if not inside:
+        return None
+    others = [c for c in numeric if c not in inside]
+    verb = "lies" if len(others) == 1 else "lie"
+    beside = f"; {', '.join(map(repr, others))} {verb} outside [0, 1]" if others else ""
+    notes.append(
+        f"score column: {inside[0]!r} (detected: the numeric column with values in [0, 1]"
+        f"{beside}; name another with --score-column)"
+    )
+    return str(inside[0])
 
 
 def _refuse_wide(path: object, raw: pd.DataFrame, chosen: dict[str, str | None]) -> None:
