@@ -136,11 +136,12 @@ def _same(one: Path, other: Path) -> bool:
 def find_baseline(log: str | Path, baseline: str | Path, *, model: str | None = None) -> Baseline:
     """The baseline log for the inspect_ai log ``log``.
 
-    ``baseline`` is a log file of the same task with the same task arguments, other than
-    ``log`` itself, or a folder of logs: there, the latest finished log of the same task with
-    the same task arguments other than ``log`` itself, of the model ``model`` when given
-    (needed when logs of several models match). ``evalgap compare`` labels a task run under
-    several argument sets ``task(arg=value,...)`` and compares those as different tasks.
+    ``baseline`` is a log file of the same task with the same task arguments (never ``log``
+    itself), or a folder of logs: there, the latest finished log of that task and those
+    arguments other than ``log``, of the model ``model`` when given (needed when logs of
+    several models match); ``matching`` counts the logs it was chosen from. ``evalgap
+    compare`` labels a task run under several argument sets ``task(arg=value,...)`` and
+    compares those as different tasks.
 
     Examples
     --------
