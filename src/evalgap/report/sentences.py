@@ -651,12 +651,6 @@ def _gold_audit_verdict(r: Any) -> str:
     return out + "; " + judge_bias_clause(r.gold)
 
 
-def baseline_line(r: Any) -> str:
-    """The inspect_ai extension's line at the end of a task: the pair, then compare's
-    verdict, word for word."""
-    return f"evalgap: {r.model_a} against {r.model_b}: {compare_verdict(r)}."
-
-
 def judge_bias_clause(gold: pd.DataFrame) -> str:
     """Which models the judge is biased for (judge minus gold): the tests significant under
     Holm over every model of the table (``bias_flagged``), said as such."""
