@@ -323,8 +323,9 @@ def adaptive(**given: Any) -> None:
     default=0,
     show_default=True,
     metavar="BATCH",
-    help="Also choose items adaptively: BATCH random items, then the BATCH most informative "
-    "at the current estimate (estimate --next BATCH), to the budget.",
+    help="Also choose items adaptively, BATCH at a time to the budget: drawn at random with "
+    "known probabilities (estimate --next BATCH, weighted; the estimate_adaptive design) and "
+    "the most informative at the current estimate (model-based).",
 )
 @click.option(
     "--target",
