@@ -168,7 +168,7 @@ def test_the_design_is_ppi_design_at_the_estimated_gap():
         ),
         ({"scores": [1, 0, 1], "scores_b": [0, 0, 1], "gold_column": "h"}, "two arrays"),
         ({"gold_column": "human", "by": "task"}, "gold labels with"),
-        ({"gold_column": "human", "gold": "x.csv"}, "no such file"),
+        ({"gold_column": "human", "gold": "x.csv"}, "two ways to give the gold labels"),
         ({"cost_judge": 0.5}, "give the gold labels"),
         ({"gold_column": "human", "cost_gold": 0}, "must be > 0"),
         ({"gold_column": "human", "cost_judge": "cheap"}, "cost_judge"),
@@ -311,7 +311,7 @@ def test_ranks_on_the_gold_scale_reorder_a_lenient_judge(run_cli, tmp_path):
     [
         ({"method": "holm"}, "multivariate t law"),
         ({"bootstrap": "empirical"}, "multivariate t law"),
-        ({"gold": "x.csv"}, "no such file"),
+        ({"gold": "x.csv"}, "two ways to give the gold labels"),
     ],
 )
 def test_ranks_refuse_what_the_gold_scale_cannot_honour(kwargs, needle):
@@ -490,7 +490,6 @@ def test_strict_and_a_gold_file_with_the_judges_columns(tmp_path):
         model_a="A",
         model_b="B",
         gold=tmp_path / "gold.csv",
-        gold_column="human",
         **columns,
     )
     assert r.gold.n_gold == 120 and any("1 gold label(s) of other models" in n for n in r.notes)
@@ -501,7 +500,6 @@ def test_strict_and_a_gold_file_with_the_judges_columns(tmp_path):
             model_b="B",
             strict=True,
             gold=tmp_path / "gold.csv",
-            gold_column="human",
             **columns,
         )
     stray = pd.concat([gold, pd.DataFrame({"system": ["A"], "question": ["zzz"], "human": [1.0]})])
@@ -513,7 +511,6 @@ def test_strict_and_a_gold_file_with_the_judges_columns(tmp_path):
             model_b="B",
             strict=True,
             gold=tmp_path / "stray.csv",
-            gold_column="human",
             **columns,
         )
     nothing = gold.assign(question="other-" + gold["question"])
@@ -524,7 +521,6 @@ def test_strict_and_a_gold_file_with_the_judges_columns(tmp_path):
             model_a="A",
             model_b="B",
             gold=tmp_path / "nothing.csv",
-            gold_column="human",
             **columns,
         )
 
@@ -784,7 +780,7 @@ def test_clusters_strict_and_conflicting_labels_on_the_gold_scale(tmp_path):
     stray.to_csv(tmp_path / "g.csv", index=False)
     for job in (evalgap.ranks, evalgap.audit):
         with pytest.raises(InputError, match="strict"):
-            job(judged, gold=tmp_path / "g.csv", gold_column="human", strict=True)
+            job(judged, gold=tmp_path / "g.csv", strict=True)
     twice = pd.concat([gold, gold.iloc[:1].assign(human=1 - gold["human"].iloc[0])])
     with pytest.raises(InputError, match="different gold labels on different rows"):
         evalgap.compare(
@@ -874,3 +870,21 @@ def test_judge_bias_flags_are_holm_over_the_models():
     flagged = flag_judge_bias(table, 0.05)["bias_flagged"].to_numpy()
     assert flagged.tolist() == (adjust_p_values(p, "holm") < 0.05).tolist()
     assert flagged.tolist() == [True] + [False] * 9  # 0.011 x 9 = 0.099: not a flag
+
+
+def test_gold_and_gold_column_together_are_refused_naming_both_flags(tmp_path, run_cli):
+    frame = _judged_board(n=200)
+    gold = frame.dropna(subset=["human"])[["model", "item", "human"]]
+    gold.to_csv(tmp_path / "g.csv", index=False)
+    judged = frame.drop(columns=["human"])
+    with pytest.raises(InputError, match="gold_column= and gold= are two ways"):
+        evalgap.compare(judged, model_a="a", model_b="b", gold=tmp_path / "g.csv",
+                        gold_column="human")  # fmt: skip
+    judged.to_csv(tmp_path / "j.csv", index=False)
+    out = run_cli("compare", "--scores", tmp_path / "j.csv", "--model-a", "a", "--model-b", "b",
+                  "--gold", tmp_path / "g.csv", "--gold-column", "human")  # fmt: skip
+    assert out.returncode == 2 and "--gold-column and --gold are two ways" in out.stderr
+    # the file alone: its one numeric column in [0, 1] is the gold score
+    alone = evalgap.compare(judged, model_a="a", model_b="b", gold=tmp_path / "g.csv")
+    direct = evalgap.compare(frame, model_a="a", model_b="b", gold_column="human")
+    assert alone.delta == pytest.approx(direct.delta) and alone.gold.n_gold == direct.gold.n_gold

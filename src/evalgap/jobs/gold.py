@@ -402,12 +402,21 @@ def gold_set(
 
 
 def _refuse_gold_arguments(gold_column: object, gold: object) -> None:
-    """Refuse no gold labels at all, and a ``gold_column`` that is not a name."""
+    """Refuse no gold labels at all, both ways at once, and a ``gold_column`` that is not a
+    name."""
     if gold is None and gold_column is None:
         raise InputError(
             "give the gold labels: {gold_column} (a column of the scores table, empty where "
             "unlabelled) or {gold} (a second source)",
             param="gold_column",
+        )
+    if gold is not None and gold_column is not None:
+        raise InputError(
+            "{gold_column} and {gold} are two ways to give the gold labels; give one: "
+            "{gold_column} names a column of the scores table, {gold} a second table (its "
+            "score column is detected as any table's: a column named score, or the one numeric "
+            "column with values in [0, 1])",
+            param="gold",
         )
     if gold_column is not None and not isinstance(gold_column, str):
         raise InputError(
