@@ -40,6 +40,7 @@ def scores_of(
     from evalgap._scores import ScoreSet
     from evalgap._scores import align as align_frame
 
+    _check_columns(columns)
     if isinstance(data, ScoreSet):
         if models is not None:
             for m in models:
@@ -63,6 +64,7 @@ def long_scores(
     """Return ``data`` (DataFrame, LongScores or result paths) in the long interchange layout."""
     from evalgap._scores import LongScores
 
+    _check_columns(columns)
     if isinstance(data, LongScores):
         return data
     if data is None and options is not None and getattr(options, "store", None):
@@ -157,12 +159,21 @@ def renamed_keywords(**old_to_new: str) -> Callable[[_F], _F]:
     return decorate
 
 
-def _check_columns(columns: dict, job: str) -> None:
+def _check_columns(columns: dict, job: str | None = None) -> None:
+    """Refuse keywords that are not column options, as Python refuses an unexpected keyword
+    (a TypeError), naming the job when known and the option a misspelling meant: a wrong
+    keyword reached ``LoadOptions`` or the table reader and was reported from there."""
+    import difflib
+
     unknown = sorted(set(columns) - set(COLUMN_OPTIONS))
     if unknown:
+        meant = difflib.get_close_matches(unknown[0], COLUMN_OPTIONS, n=1)
+        hint = f"; did you mean {meant[0]!r}?" if meant else ""
+        where = f"evalgap.{job}() got an" if job else "got an"
         raise TypeError(
-            f"{job}() got unexpected keyword argument{'s' if len(unknown) > 1 else ''} "
-            f"{', '.join(map(repr, unknown))} (column options: {', '.join(COLUMN_OPTIONS)})"
+            f"{where} unexpected keyword argument{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(map(repr, unknown))} (column options: {', '.join(COLUMN_OPTIONS)}"
+            f"){hint}"
         )
 
 

@@ -456,6 +456,9 @@ def adaptive(
     >>> r.n_items, r.decided, r.better
     (40, True, 'm11')
     """
+    from evalgap.jobs._inputs import _check_columns
+
+    _check_columns(columns, "adaptive")
     from evalgap.io._write import refuse_clobbering
 
     _validate.arguments(alpha=alpha, tasks=tasks)

@@ -998,6 +998,9 @@ def fragility(
     >>> r.pairs[0].fragility["mcnemar"].items_to_flip
     1
     """
+    from evalgap.jobs._inputs import _check_columns
+
+    _check_columns(columns, "fragility")
     from evalgap.jobs.fragility import board_fragility
 
     quiet: dict[str, Any] = {

@@ -429,6 +429,9 @@ def card(
     >>> card.to_markdown().splitlines()[0]
     '## Leaderboard card'
     """
+    from evalgap.jobs._inputs import _check_columns
+
+    _check_columns(columns, "card")
     _validate.arguments(alpha=alpha, power=power, n_bootstrap=n_bootstrap, seed=seed)
     from evalgap.jobs._resolve import resolve
 

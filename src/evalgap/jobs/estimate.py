@@ -832,6 +832,9 @@ def estimate(
     >>> e.n_items, bool(e.ci.low <= y[24].mean() <= e.ci.high)
     (100, True)
     """
+    from evalgap.jobs._inputs import _check_columns
+
+    _check_columns(columns, "estimate")
     _validate.arguments(alpha=alpha, models=models, tasks=tasks)
     estimator = _estimator(estimator)
     if (scores is None and not _stored(options)) or reference is None:

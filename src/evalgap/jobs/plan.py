@@ -437,6 +437,9 @@ def plan(
     >>> p.required_n, p.conventions.one_sample_shortcut, p.conventions.two_sample_shortcut
     (1028, 515, 1030)
     """
+    from evalgap.jobs._inputs import _check_columns
+
+    _check_columns(columns, "plan")
     _validate.arguments(
         accuracy_a=accuracy_a, accuracy_b=accuracy_b, correlation=correlation, delta=delta,
         sd_diff=sd_diff, n_items=n_items, flip_rate=flip_rate, margin=margin, alpha=alpha,

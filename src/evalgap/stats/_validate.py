@@ -153,11 +153,22 @@ def positive(value: object, name: str) -> FloatArray:
 
 
 def show(value: object) -> str:
-    """Return a value as a user reads it: ``nan``, ``0.05``, ``'abc'``, never ``np.float64(..)``."""
+    """Return a value as a user reads it: ``nan``, ``0.05``, ``'abc'``, never ``np.float64(..)``;
+    a float with every digit it needs to be itself (``0.9999999999``, never a rounded ``1``).
+
+    Examples
+    --------
+    >>> show(0.05), show(0.9999999999), show(1.0000001), show(float("nan"))
+    ('0.05', '0.9999999999', '1.0000001', 'nan')
+    """
     if isinstance(value, (np.generic, np.ndarray)) and np.size(value) == 1:
         value = np.asarray(value).item()
     if isinstance(value, float):
-        return f"{value:g}" if value != 0 else "0"
+        if value == 0:
+            return "0"
+        short = f"{value:g}"
+        # the short form where it is the value; else every digit (0.9999999999 is not "1")
+        return short if float(short) == value else repr(value)
     text = str(value) if isinstance(value, (bool, int)) else repr(value)
     return text if len(text) <= 40 else text[:30] + f"... ({len(text)} characters)"
 
