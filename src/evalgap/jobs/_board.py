@@ -64,6 +64,22 @@ def files_only(options: LoadOptions | None) -> LoadOptions | None:
     return dataclasses.replace(options, store=None)
 
 
+def reference_source(reference: Any, options: LoadOptions | None) -> tuple[Any, LoadOptions | None]:
+    """What a reference board is read from, and how: a results store (a DuckDB file given
+    as the reference) is read as the store; anything else as files, a ``--store`` being the
+    scores judged, never the reference (:func:`files_only`)."""
+    from evalgap.io.options import LoadOptions
+
+    if isinstance(reference, (list, tuple)) and len(reference) == 1:
+        reference = reference[0]  # the command line's one --reference
+    if isinstance(reference, (str, Path)) and Path(reference).is_file():
+        with open(reference, "rb") as handle:
+            head = handle.read(12)
+        if head[8:12] == b"DUCK":  # DuckDB's magic bytes: an evalgap store
+            return None, LoadOptions(store=str(reference))  # the whole stored board
+    return reference, files_only(options)
+
+
 def is_paths(value: object) -> bool:
     """Whether a scores argument names files (a path or a list of paths), not a frame."""
     if isinstance(value, (str, Path)):

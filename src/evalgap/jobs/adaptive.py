@@ -22,7 +22,7 @@ import numpy as np
 from evalgap._results import RowResult
 from evalgap._scores import ScoreSet
 from evalgap.errors import InputError
-from evalgap.jobs._board import files_only, is_paths
+from evalgap.jobs._board import is_paths, reference_source
 from evalgap.jobs._inputs import _renamed, _stored, scores_of
 from evalgap.jobs._pages import Views
 from evalgap.jobs.estimate import _benchmark
@@ -474,7 +474,8 @@ def adaptive(
         {"output": output, "state": state},
         {k: v for k, v in (("reference", reference), ("scores", given)) if is_paths(v)},
     )
-    board = scores_of(reference, tasks=tasks, options=files_only(options), **columns)
+    source, read = reference_source(reference, options)
+    board = scores_of(source, tasks=tasks, options=read, **columns)
     ran = None
     if given is not None or _stored(options):
         ran = scores_of(given, models=list(pair), tasks=tasks, options=options, **columns)

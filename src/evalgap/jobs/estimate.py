@@ -42,7 +42,7 @@ import numpy as np
 from evalgap._results import RowResult, TableResult
 from evalgap._scores import ScoreSet
 from evalgap.errors import InputError
-from evalgap.jobs._board import files_only
+from evalgap.jobs._board import reference_source
 from evalgap.jobs._inputs import _models, _renamed, _stored, scores_of
 from evalgap.jobs._pages import Views
 from evalgap.stats import _validate, intervals
@@ -844,7 +844,8 @@ def estimate(
         )
     if strata is not None and weights is None:
         raise InputError("{strata!b} goes with {weights} (the design's strata)", param="strata")
-    board = scores_of(reference, tasks=tasks, options=files_only(options), **columns)
+    source, read = reference_source(reference, options)
+    board = scores_of(source, tasks=tasks, options=read, **columns)
     given = _renamed(columns, "data", "scores", scores)
     new = scores_of(given, models=_models(models, options), tasks=tasks, options=options,
                     **columns)  # fmt: skip

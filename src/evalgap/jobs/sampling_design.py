@@ -237,7 +237,10 @@ def plan_sampling(
     alpha, power = (float(x) for x in _validate.levels(alpha, power, "two-sided"))
     n_strata = _validate.whole_number(n_strata, "n_strata", 1)
     seed = _validate.whole_number(seed, "seed", 0)
-    long = long_scores(reference, options=options, **columns)
+    from evalgap.jobs._board import reference_source
+
+    source, read = reference_source(reference, options)
+    long = long_scores(source, options=read, **columns)
     matrix, models, keys, notes = _reference_matrix(long, tasks)
     model_b = model_b if model_b is not None else _leader(matrix, models, model_a)
     if model_a == model_b:
