@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 import evalgap
+
 from conftest import ROOT
 
 BOARD = ROOT / "examples" / "board.csv"
