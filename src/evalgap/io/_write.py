@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from evalgap._lazy import LazyModule
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.io._files import PathArg
 
 if TYPE_CHECKING:
@@ -247,6 +247,22 @@ def atomic_target(path: PathArg, *, option: str, what: str = "the file") -> Iter
     except BaseException:
         _remove(temporary)
         raise
+
+
+@contextmanager
+def as_keyword(name: str, path: PathArg) -> Iterator[None]:
+    """Let the errors of a write whose path came as the keyword ``name=`` say the parameter
+    as the caller wrote it: ``output='x'`` from Python, ``--output x`` on the command line
+    (a job that writes its own file, run from either)."""
+    try:
+        yield
+    except InputError as error:
+        text, prefix = str(error), f"{name}={str(Path(path))!r}"
+        if error.param is not None or not text.startswith(prefix):
+            raise
+        raise InputError(
+            "{" + name + "}" + escape(text[len(prefix) :]), param=name, **{name: str(path)}
+        ) from None
 
 
 def _where(option: str, target: Path) -> str:
