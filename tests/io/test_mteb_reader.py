@@ -78,3 +78,26 @@ def test_a_file_given_alone_says_where_its_model_name_came_from(tmp_path):
     # read as a folder, the layout names the models: nothing to say
     folder = evalgap.load_scores([ROOT / "org__model-a"])
     assert not any("two levels above" in n for n in folder.notes)
+
+
+def test_a_key_given_twice_is_refused_naming_the_file_and_key(tmp_path, run_cli):
+    """A result with main_score written twice read as the last one, without a word."""
+    folder = tmp_path / "org__m" / "rev"
+    folder.mkdir(parents=True)
+    text = ('{"task_name": "X", "mteb_version": "2.0", "scores": {"test": '
+            '[{"main_score": 0.25, "hf_subset": "default", "main_score": 0.75}]}}')  # fmt: skip
+    (folder / "X.json").write_text(text)
+    out = run_cli("inspect-data", "--scores", folder / "X.json")
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
+    assert out.stderr.startswith("evalgap: error: --scores: ")
+    assert "X.json: key 'main_score' is given twice in one object, as 0.25 and 0.75" in out.stderr
+    with pytest.raises(InputError, match=r"^scores=: .*key 'main_score' is given twice"):
+        evalgap.load_scores([folder / "X.json"])
+    # the fix the message gives (keep one) reads; the same value twice is read once, said
+    (folder / "X.json").write_text(text.replace('"main_score": 0.25, ', ""))
+    assert evalgap.load_scores([folder / "X.json"]).frame["score"].tolist() == [0.75]
+    (folder / "X.json").write_text(text.replace("0.25", "0.75"))
+    long = evalgap.load_scores([folder / "X.json"])
+    assert long.frame["score"].tolist() == [0.75]
+    assert any("key 'main_score' is repeated with the same value (1 extra time)" in n
+               for n in long.notes)  # fmt: skip

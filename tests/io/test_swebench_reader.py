@@ -195,3 +195,62 @@ def test_leaderboard_splits_are_read_one_at_a_time_and_model_name_is_honoured(tm
     report = next((FIXTURES / "instance_reports/org__model-a").glob("*/report.json"))
     named = evalgap.load_scores([report], LoadOptions(model_name="model-a"))
     assert set(named.frame["model"]) == {"model-a"}
+
+
+def test_a_count_that_is_no_number_and_ids_listed_twice_are_said(tmp_path, run_cli):
+    """total_instances "twenty" was read without a word (only an int was checked), and a
+    resolved id listed twice was silently counted once."""
+    report = json.loads((REPORTS / "org__model-a.demo.json").read_text())
+    worded = dict(report, total_instances="twenty")
+    (tmp_path / "worded.demo.json").write_text(json.dumps(worded))
+    out = run_cli("compare", "--scores", tmp_path / "worded.demo.json",
+                  "--model-a", "x", "--model-b", "y")  # fmt: skip
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
+    assert out.stderr.startswith("evalgap: error: --scores: ")
+    assert "worded.demo.json: total_instances is \"twenty\", not a whole number" in out.stderr
+    assert f"write it as one ({report['total_instances']} by the report's id lists)" in out.stderr
+    with pytest.raises(InputError, match=r"^scores=: .*total_instances is \"twenty\""):
+        evalgap.load_scores([tmp_path / "worded.demo.json"])
+    # the fix the message gives works
+    (tmp_path / "worded.demo.json").write_text(json.dumps(dict(report, total_instances=20)))
+    assert len(evalgap.load_scores([tmp_path / "worded.demo.json"]).frame) == 20
+    for bad in (True, -3, 2.5, None):
+        (tmp_path / "odd.demo.json").write_text(json.dumps(dict(report, resolved_instances=bad)))
+        with pytest.raises(InputError, match="resolved_instances is .*, not a whole number"):
+            evalgap.load_scores([tmp_path / "odd.demo.json"])
+    twice = dict(report, resolved_ids=[*report["resolved_ids"], report["resolved_ids"][0]])
+    (tmp_path / "twice.demo.json").write_text(json.dumps(twice))
+    long = evalgap.load_scores([tmp_path / "twice.demo.json"])
+    assert len(long.frame) == 20 and long.frame["score"].sum() == len(report["resolved_ids"])
+    first = report["resolved_ids"][0]
+    assert any(f"resolved_ids lists 1 instance id(s) again (first: {first!r})" in n
+               for n in long.notes)  # fmt: skip
+    board = tmp_path / "evaluation" / "verified" / "sys" / "results"
+    board.mkdir(parents=True)
+    ids = [str(i) for i in evalgap.load_scores(
+        [BOARD / "evaluation"], LoadOptions(items=str(BOARD / "instances.csv"))
+    ).frame["item_id"].unique()[:2]]  # fmt: skip
+    (board / "results.json").write_text(json.dumps({"resolved": [ids[0], ids[0]],
+                                                    "no_generation": []}))  # fmt: skip
+    long = evalgap.load_scores(
+        [tmp_path / "evaluation"], LoadOptions(items=str(BOARD / "instances.csv"))
+    )
+    assert long.frame["score"].sum() == 1
+    assert any("resolved lists 1 instance id(s) again" in n for n in long.notes)
+
+
+def test_a_key_given_twice_is_refused_or_read_once_when_the_values_agree(tmp_path, run_cli):
+    """json.loads keeps the last of two values of a key: a report naming resolved_ids twice
+    read as whichever came last."""
+    report = json.loads((REPORTS / "org__model-a.demo.json").read_text())
+    text = json.dumps(report)
+    twice = text[:-1] + ', "resolved_ids": []}'
+    (tmp_path / "twice.demo.json").write_text(twice)
+    out = run_cli("inspect-data", "--scores", tmp_path / "twice.demo.json")
+    assert out.returncode == 2 and out.stderr.startswith("evalgap: error: --scores: ")
+    assert "twice.demo.json: key 'resolved_ids' is given twice in one object" in out.stderr
+    same = text[:-1] + f', "total_instances": {report["total_instances"]}}}'
+    (tmp_path / "same.demo.json").write_text(same)
+    long = evalgap.load_scores([tmp_path / "same.demo.json"])
+    assert len(long.frame) == report["total_instances"]
+    assert any("key 'total_instances' is repeated with the same value" in n for n in long.notes)

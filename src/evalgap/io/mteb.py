@@ -8,7 +8,9 @@ item: its score is the mean of ``main_score`` over its splits and subsets, as mt
 tasks. The model is the results folder two levels up (``org__model`` read as
 ``org/model``), or ``model_name`` for a single file outside that layout. Files of the older
 format (before mteb 1.11: ``scores`` per split as a mapping of subsets) are refused with
-what to do, never half read.
+what to do, never half read. A key written twice in one object with different values
+(two ``main_score``, two ``test`` splits) is refused, naming the file and the key; the same
+value twice is read once, with a note.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from evalgap._lazy import LazyModule
 from evalgap._scores import LongScores
 from evalgap.errors import InputError, escape
 from evalgap.io._files import PathsArg, as_paths
-from evalgap.io._limits import read_json
+from evalgap.io._json import read_json_checked
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -101,8 +103,10 @@ def read_mteb(paths: PathsArg, *, model_name: str | None = None) -> LongScores:
     rows: list[tuple[str, str, str, float]] = []
     seen: dict[tuple[str, str], Path] = {}
     averaged = 0
+    notes: list[str] = []
     for f in files:
-        data = read_json(f, MAX_BYTES, "an mteb result file")
+        data, repeated = read_json_checked(f, MAX_BYTES, "an mteb result file", param="scores")
+        notes += repeated
         if not isinstance(data, dict):
             raise InputError(f"{f}: an mteb result is a JSON object")
         task, score, count = _task_score(data, f)
@@ -123,7 +127,6 @@ def read_mteb(paths: PathsArg, *, model_name: str | None = None) -> LongScores:
         seen[(model, task)] = f
         averaged += count > 1
         rows.append((model, TASK, task, score))
-    notes = []
     loose = sorted({r[0] for r, f in zip(rows, files, strict=True) if f in paths})
     if loose and model_name is None:
         notes.append(

@@ -29,6 +29,7 @@ split (leaderboard: an item file of several splits names each id's split in a ta
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,7 +38,7 @@ from evalgap._lazy import LazyModule
 from evalgap._scores import LongScores
 from evalgap.errors import InputError, escape
 from evalgap.io._files import PathsArg, as_paths
-from evalgap.io._limits import read_json
+from evalgap.io._json import read_json_checked
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -64,8 +65,10 @@ MAX_BYTES = 64 * 2**20  # a run report of the full test split is a few hundred K
 Row = tuple[str, str, str, str, float]
 
 
-def _json(path: Path) -> Any:
-    return read_json(path, MAX_BYTES, "a SWE-bench results file")
+def _json(path: Path) -> tuple[Any, list[str]]:
+    """A results file and the notes on its harmless repeated keys (a key given twice with
+    different values is refused)."""
+    return read_json_checked(path, MAX_BYTES, "a SWE-bench results file", param="scores")
 
 
 def _head(path: Path) -> bytes:
@@ -101,8 +104,10 @@ def is_instance_report(path: Path) -> bool:
 def _instance_rows(files: list[Path], model_name: str | None = None) -> tuple[list[Row], list[str]]:
     rows: list[Row] = []
     runs: dict[str, set[str]] = {}
+    notes: list[str] = []
     for f in files:
-        data = _json(f)
+        data, repeated = _json(f)
+        notes += repeated
         if not isinstance(data, dict) or len(data) != 1:
             raise InputError(f"{f}: a per-instance report holds one instance")
         ((instance, report),) = data.items()
@@ -113,11 +118,11 @@ def _instance_rows(files: list[Path], model_name: str | None = None) -> tuple[li
         run = _run_id(f)
         runs.setdefault(model, set()).add(run)
         rows.append((model, TASK, str(instance), run, 1.0 if resolved else 0.0))
-    notes = [
+    notes.append(
         f"{len(rows):,} per-instance report(s) of {len(runs)} model(s): only the instances "
         "that ran are known; the harness's run report (<model>.<run_id>.json) also counts "
         "those with no prediction, an empty patch or an error"
-    ]
+    )
     several = {m: r for m, r in runs.items() if len(r) > 1}
     if several:
         model, found = next(iter(several.items()))
@@ -130,19 +135,55 @@ def _instance_rows(files: list[Path], model_name: str | None = None) -> tuple[li
     return rows, notes
 
 
-def _ids(value: Any, key: str, path: Path) -> list[str]:
+def _ids(value: Any, key: str, path: Path, notes: list[str] | None = None) -> list[str]:
+    """The instance ids of a list; with ``notes``, an id listed twice is counted once and
+    said there."""
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise InputError(f"{path}: {key!r} must be a list of instance ids")
-    return list(value)
+        raise InputError(
+            escape(f"{path}: {key!r} must be a list of instance ids (strings)"), param="scores"
+        )
+    ids = list(dict.fromkeys(value))
+    if notes is not None and len(ids) < len(value):
+        seen: set[str] = set()
+        for first in value:
+            if first in seen:
+                break
+            seen.add(first)
+        notes.append(
+            f"{path}: {key} lists {len(value) - len(ids):,} instance id(s) again (first: "
+            f"{first!r}); each instance is counted once"
+        )
+    return ids
+
+
+def _count(data: dict[str, Any], key: str, path: Path, listed: int) -> int | None:
+    """A count the run report states (``total_instances``), or None when it is not there;
+    anything but a whole number is refused with the value as written and the count its id
+    lists give (``listed``)."""
+    value = data.get(key)
+    if value is None and key not in data:
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InputError(
+            escape(
+                f"{path}: {key} is {json.dumps(value)[:40]}, not a whole number of instances; "
+                f"the harness writes a count here: write it as one ({listed:,} by the report's "
+                "id lists)"
+            ),
+            param="scores",
+        )
+    return value
 
 
 def _report_rows(path: Path, model: str) -> tuple[list[Row], list[str]]:
-    data = _json(path)
+    data, notes = _json(path)
     if not isinstance(data, dict):
         raise InputError(f"{path}: a SWE-bench run report is a JSON object")
-    lists = {k: set(_ids(data.get(k), k, path)) for k in REPORT_LISTS}
+    lists = {k: set(_ids(data.get(k), k, path, notes)) for k in REPORT_LISTS}
     resolved = lists["resolved_ids"]
     both = resolved & (lists["unresolved_ids"] | lists["error_ids"] | lists["empty_patch_ids"])
     if both:
@@ -153,9 +194,9 @@ def _report_rows(path: Path, model: str) -> tuple[list[Row], list[str]]:
             )
         )
     universe = set().union(*(lists[k] for k in REPORT_LISTS if k != "submitted_ids"))
-    total = data.get("total_instances")
-    notes = []
-    if isinstance(total, int) and total != len(universe):
+    total = _count(data, "total_instances", path, len(universe))
+    _count(data, "resolved_instances", path, len(resolved))
+    if total is not None and total != len(universe):
         raise InputError(
             escape(
                 f"{path}: total_instances is {total:,} but its id lists name {len(universe):,} "
@@ -184,12 +225,12 @@ def _split(path: Path) -> str:
 def _leaderboard_rows(
     path: Path, universe: list[str], model_name: str | None = None
 ) -> tuple[list[Row], list[str]]:
-    data = _json(path)
+    data, notes = _json(path)
     if not isinstance(data, dict):
         raise InputError(f"{path}: a leaderboard results.json is a JSON object")
     model = model_name or path.parent.parent.name
     split = _split(path)
-    resolved = set(_ids(data.get("resolved"), "resolved", path))
+    resolved = set(_ids(data.get("resolved"), "resolved", path, notes))
     known = set(universe)
     stray = resolved - known
     if stray:
@@ -199,8 +240,7 @@ def _leaderboard_rows(
                 f"{sorted(stray)[0]!r}); give the instance ids of split {split!r}"
             )
         )
-    notes = []
-    listed = {k: _ids(data.get(k), k, path) for k in ("no_generation", "no_logs")}
+    listed = {k: _ids(data.get(k), k, path, notes) for k in ("no_generation", "no_logs")}
     missing = [k for k, v in listed.items() if v]
     if missing:
         counts = ", ".join(f"{len(listed[k]):,} {k}" for k in missing)
