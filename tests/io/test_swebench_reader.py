@@ -207,7 +207,7 @@ def test_a_count_that_is_no_number_and_ids_listed_twice_are_said(tmp_path, run_c
                   "--model-a", "x", "--model-b", "y")  # fmt: skip
     assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
     assert out.stderr.startswith("evalgap: error: --scores: ")
-    assert "worded.demo.json: total_instances is \"twenty\", not a whole number" in out.stderr
+    assert 'worded.demo.json: total_instances is "twenty", not a whole number' in out.stderr
     assert f"write it as one ({report['total_instances']} by the report's id lists)" in out.stderr
     with pytest.raises(InputError, match=r"^scores=: .*total_instances is \"twenty\""):
         evalgap.load_scores([tmp_path / "worded.demo.json"])
@@ -216,7 +216,7 @@ def test_a_count_that_is_no_number_and_ids_listed_twice_are_said(tmp_path, run_c
     assert len(evalgap.load_scores([tmp_path / "worded.demo.json"]).frame) == 20
     for bad in (True, -3, 2.5, None):
         (tmp_path / "odd.demo.json").write_text(json.dumps(dict(report, resolved_instances=bad)))
-        with pytest.raises(InputError, match="resolved_instances is .*, not a whole number"):
+        with pytest.raises(InputError, match=r"resolved_instances is .*, not a whole number"):
             evalgap.load_scores([tmp_path / "odd.demo.json"])
     twice = dict(report, resolved_ids=[*report["resolved_ids"], report["resolved_ids"][0]])
     (tmp_path / "twice.demo.json").write_text(json.dumps(twice))
