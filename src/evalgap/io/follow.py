@@ -11,12 +11,15 @@ previous poll stopped, in chunks of at most ``CHUNK`` bytes, and only up to its 
 line (a line being written stays for the next poll; a line longer than ``MAX_LINE`` is an
 error), so a poll costs the new bytes, not the log, and holds at most a chunk and a line in
 memory. New files (a new task, a new model's folder) are picked up at each poll. A model
-run again in the same folder writes a file with a newer stamp: as the loaders do, the latest
-run of each model and task is followed (said). A file truncated or rewritten in place (a
-restarted run: smaller than the place reached, a new file identity, or other first bytes)
-is read again from the start. An item is passed on once per model and task: records of
-items already passed (a rewritten log, a re-run) are not counted twice, and the notes say
-how many. The model and task of a file, its metric (``metric=`` or lm-eval's default for
+run again in the same folder writes a file with a newer stamp: as the loaders do
+(:func:`evalgap.io.lm_eval.run_time`), the latest run of each model and task is followed
+(said). When a newer run appears after an earlier one was followed, the earlier run's
+records are withdrawn (``replaced`` lists them for the monitor, and a note names the newer
+file) and the newer run's are passed on as it writes them. A file truncated or rewritten in
+place (a restarted run: smaller than the place reached, a new file identity, or other first
+bytes) is read again from the start. An item is passed on once per model and task: records
+of items already passed (a rewritten log) are not counted twice, and the notes say how
+many. The model and task of a file, its metric (``metric=`` or lm-eval's default for
 the task) and the filter labelling (``task:filter`` when records name a filter other than
 ``none``) follow :mod:`evalgap.io.lm_eval`.
 
@@ -124,6 +127,9 @@ class LogFollower:
         self._events: dict = {}  # key -> a note that stays (a switch of run, a rewrite)
         self._waiting: dict = {}  # path -> what is waited for (cleared when it comes)
         self._failure: str | None = None  # the error that stopped a poll half way
+        # runs withdrawn by the last poll (a newer run of the model and task appeared):
+        # (model, the task labels its items were passed under)
+        self.replaced: list[tuple[str, frozenset[str]]] = []
 
     @property
     def notes(self) -> list[str]:
@@ -175,6 +181,7 @@ class LogFollower:
 
     def _poll(self) -> list[tuple]:
         out = []
+        self.replaced = []
         cursors = self._discover()
         for cursor in cursors:
             out.extend(self._read_new(cursor))
@@ -223,7 +230,8 @@ class LogFollower:
                     continue
                 key = f"{f.parent}|{match['task']}"
                 runs[key] = runs.get(key, 0) + 1
-                if key not in latest or match["stamp"] > latest[key][1]:
+                stamp = lm_eval.run_time(match["stamp"])
+                if key not in latest or stamp > lm_eval.run_time(latest[key][1]):
                     latest[key] = (f, match["stamp"], match["task"])
         folders: dict = {}  # model named by its folder -> the folders naming it
         for f, _, _ in latest.values():
@@ -240,6 +248,8 @@ class LogFollower:
                     f"{f.parent.name}; following the newer run ({stamp}), as the loaders "
                     "read the latest"
                 )
+            if self._following.get(key, str(f)) != str(f):
+                self._replace(key, self._following[key], f)
             self._following[key] = str(f)
             cursor = self._cursors.get(str(f))
             if cursor is None:
@@ -256,6 +266,27 @@ class LogFollower:
             self.models.add(cursor.model)
             out.append(cursor)
         return out
+
+    def _replace(self, key: str, earlier: str, newer: Path) -> None:
+        """Withdraw the run followed so far (``earlier``) for ``newer``, another run of the
+        model and task in the same folder: its items are passed on again from the newer
+        file, and ``replaced`` tells the monitor which records to drop."""
+        cursor = self._cursors.pop(earlier, None)
+        if cursor is None:
+            return
+        labels = frozenset(
+            k[1]
+            for k in self._fed
+            if k[0] == cursor.model and (k[1] == cursor.task or k[1].startswith(cursor.task + ":"))
+        )
+        self._fed = {k for k in self._fed if not (k[0] == cursor.model and k[1] in labels)}
+        self.replaced.append((cursor.model, labels))
+        self._events[f"rerun|{key}"] = (
+            f"{cursor.model} / {cursor.task}: run again in {newer.parent.name}; following the "
+            f"newer run's file {newer.name}, whose records replace those of "
+            f"{Path(earlier).name} (as the loaders read the latest run): the pairs of "
+            f"{cursor.model} start again from the newer run's items"
+        )
 
     def _rewritten(self, cursor: _Cursor, stat: os.stat_result) -> bool:
         """Whether the file is no longer the one read up to ``cursor.offset``."""

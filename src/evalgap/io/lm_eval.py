@@ -109,6 +109,16 @@ class SampleFile:
         return f"{self.task} [{self.label}]" if self.label else self.task
 
 
+def run_time(stamp: str) -> str:
+    """Return the key that orders a model's runs of a task by time, the latest last: the run
+    a reader reads (and a follower follows) is the one with the largest key.
+
+    lm-eval stamps a run ``2026-01-02T10-30-00.123456`` (``:`` in older versions); the two
+    separators order alike.
+    """
+    return stamp.replace(":", "-")
+
+
 def default_metric(task: str, available: Iterable[str]) -> str:
     """Return the metric evalgap uses for ``task`` when none is named (see module docstring)."""
     available = list(available)
@@ -190,7 +200,7 @@ def read_lm_eval(
         by_run[(f.model, f.name)].append(f)
     chosen: list[SampleFile] = []
     for (model, task), runs in sorted(by_run.items()):
-        runs.sort(key=lambda f: f.stamp)
+        runs.sort(key=lambda f: run_time(f.stamp))
         if len(runs) > 1 and not all_runs:
             notes.append(
                 f"{model} / {task}: {len(runs)} runs found, using the latest "

@@ -431,12 +431,38 @@ class Monitor:
             )
         records = self.follower.poll()
         self._check_named_models()
+        for model, tasks in self.follower.replaced:
+            self._forget(model, tasks)
         for model, task, item, score, tokens in records:
             used = tokens_per_item if tokens_per_item is not None else tokens
             self.update(model, item, score, task=task, tokens=used)
         for task, n in self.follower.task_items.items():
             self._task_items.setdefault(task, n)
         return len(records)
+
+    def _forget(self, model: str, tasks: frozenset[str]) -> None:
+        """Drop every record of ``model`` on ``tasks`` (a run a newer run of it replaces).
+
+        The monitor is rebuilt from the other records in their arrival order, so the
+        model's pairs start again (their e-processes too) from the newer run's records, as
+        ``evalgap compare`` reads the latest run alone; the other pairs keep their first
+        decisions. The monitor is then the one a saved state of it reads back (a pair of
+        models not named by ``pair`` or ``baseline`` may be listed the other way round: each
+        is A minus B in the order its models first scored a shared item).
+        """
+        kept = [r for r in self._records if not (r[1] == model and r[0] in tasks)]
+        if len(kept) == len(self._records):
+            return
+        decided = {
+            key: (p.decided_at, p.decided_sign)
+            for key, p in self._pairs.items()
+            if p.decided_at is not None and not (key[0] in tasks and model in key[1:])
+        }
+        self._scores, self._tokens, self._pairs, self._order, self._records = {}, {}, {}, {}, []
+        for task, name, item, score, tokens in kept:
+            self.update(name, item, score, task=task, tokens=tokens)
+        for key, (at, sign) in decided.items():
+            self._pairs[key].decided_at, self._pairs[key].decided_sign = at, sign
 
     def _check_named_models(self) -> None:
         if self.follower is None:
