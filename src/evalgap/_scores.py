@@ -950,7 +950,17 @@ def _numeric_scores(raw: pd.Series) -> tuple[pd.Series, pd.Series, pd.Series]:
     else:
         empty = raw.isna() | (raw.astype(str).str.strip() == "")
     bad = (values.isna() & ~empty) | np.isinf(values)
+    number = values.to_numpy(dtype=float)
+    huge = np.isfinite(number) & (np.abs(number) > MAX_SCORE)
+    if huge.any():  # finite, but a variance of such scores overflows: refused in every job
+        raise InputError(
+            f"a score of {float(values[huge].iloc[0]):g} is beyond +/-1e150, where the "
+            "variance of the scores overflows; rescale the scores"
+        )
     return values, bad, empty
+
+
+MAX_SCORE = 1e150  # beyond it a score's square (a variance's term) overflows float64
 
 
 def _bool_text(value: object) -> object:

@@ -254,3 +254,15 @@ def test_zero_padded_ids_match_an_item_file_as_written(tmp_path):
     s = align(kept.frame)
     assert s.n_items == 10 and list(s.tasks[0].item_ids[:3]) == ["0000", "0001", "0002"]
     assert list(s.tasks[0].clusters[:3]) == ["t0", "t1", "t0"]
+
+
+def test_a_score_whose_square_overflows_is_refused_in_every_job(run_cli, tmp_path):
+    """1e308 is finite, but its variance overflows: compare refused it and ranks ranked it
+    (score 2e306, se null, raw warnings); every job now refuses it in one line."""
+    path = tmp_path / "big.csv"
+    pd.DataFrame({"model": list("aabbcc"), "item_id": [1, 2] * 3,
+                  "score": [0.5, 1e308, 0.2, 0.3, 0.1, 0.4]}).to_csv(path, index=False)  # fmt: skip
+    for args in (["ranks"], ["audit"], ["compare", "--model-a", "a", "--model-b", "b"]):
+        out = run_cli(*args, "--scores", path)
+        assert out.returncode == 2 and "beyond +/-1e150" in out.stderr, out.stderr
+        assert "Warning" not in out.stderr and out.stderr.count("\n") == 1
