@@ -146,6 +146,7 @@ SOURCES: tuple[Source, ...] = (
         "Every Eval Ever instance-level records (JSON lines)",
         detect="evalgap.io.eee:detect",
         read="evalgap.io.eee:read",
+        reads_table="evalgap.io.eee:is_instance_file",
         formats=("eee", "every-eval-ever"),
     ),
     Source(
