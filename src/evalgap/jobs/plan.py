@@ -353,6 +353,8 @@ FILE_PLAN_OPTIONS = (
 
 
 def plan(
+    result: Any = None,
+    /,
     *,
     accuracy_a: float | None = None,
     accuracy_b: float | None = None,
@@ -380,11 +382,28 @@ def plan(
     tasks: Sequence[str] | None = None,
     options: LoadOptions | None = None,
     **columns: Any,
-) -> PlanResult | PilotPlan | SamplingDesign | DegradationPlan | NonInferiorityPlan:
+) -> (
+    PlanResult
+    | PilotPlan
+    | SamplingDesign
+    | DegradationPlan
+    | NonInferiorityPlan
+    | list[PlanResult]
+):
     """Return a sample-size plan: the one ``evalgap plan`` makes for the same options.
 
     Which plan is chosen by what is given, as on the command line:
 
+    * ``result`` (a result of :func:`evalgap.compare` or :func:`evalgap.audit`, the one
+      argument given by position): the paired plan from the result's own figures, the one
+      the figures give directly (binary: its ``accuracy_a`` and ``correlation``; graded, or
+      a model scoring the same on every item: its ``sd_diff``; its ``n_items``, ``alpha``,
+      ``power`` and alternative) for the gap ``delta`` (default: the result's own gap);
+      ``n_items`` replaces the result's size. An audit plans the pair named by
+      ``model_a``/``model_b`` (and ``tasks`` when it is in several), or the one pair it
+      has; with several pairs and none named, a list of plans, one per pair in the audit's
+      order. Results on the gold or design scale are refused (their N* counts gold labels
+      or a design's items: their own ``required_n`` says it);
     * ``reference=`` (earlier models' scores on the benchmark): a stratified item sample
       for ``model_a`` vs ``model_b`` (:func:`evalgap.plan_sampling`; ``output=`` writes its
       design file);
@@ -436,6 +455,13 @@ def plan(
     >>> p = plan(accuracy_a=0.65, accuracy_b=0.60, correlation=0.30)
     >>> p.required_n, p.conventions.one_sample_shortcut, p.conventions.two_sample_shortcut
     (1028, 515, 1030)
+
+    From a comparison already run: the items a gap of one point needs on these data.
+
+    >>> import evalgap
+    >>> r = evalgap.compare(both_correct=700, a_only=60, b_only=40, both_wrong=200)
+    >>> evalgap.plan(r).required_n == r.required_n, evalgap.plan(r, delta=0.01).required_n
+    (True, 7710)
     """
     from evalgap.jobs._inputs import _check_columns
 
@@ -469,6 +495,11 @@ def plan(
     }
     if options is not None:  # a loader setting counts as given when it is not the default
         given.update(_loader_settings(options))
+    if result is not None:
+        return _plan_from_result(
+            result, delta=delta, n_items=n_items, alpha=alpha, power=power,
+            alternative=alternative, given=given | {"pilot": pilot, "reference": reference},
+        )  # fmt: skip
     if reference is not None:
         if pilot is not None:
             raise InputError(
@@ -531,6 +562,117 @@ def plan(
     return _plan_paired(
         accuracy_a, accuracy_b, correlation, delta, sd_diff, n_items, alpha, power, alternative
     )
+
+
+# plan(result)'s defaults of the settings a result carries (a given other value is refused)
+_RESULT_SETTINGS = {"alpha": 0.05, "power": 0.8, "alternative": "two-sided"}
+
+
+def _plan_from_result(
+    result: Any,
+    *,
+    delta: float | None,
+    n_items: int | None,
+    alpha: float,
+    power: float,
+    alternative: str,
+    given: dict[str, Any],
+) -> PlanResult | list[PlanResult]:
+    """:func:`plan` from a compare or audit result's own figures (see :func:`plan`)."""
+    model_a, model_b, tasks = given.pop("model_a"), given.pop("model_b"), given.pop("tasks")
+    _refuse(
+        given,
+        given,
+        "{names}: a plan from a result takes its figures from the result; give only "
+        "{delta} (and {n_items} for another size)",
+    )
+    kind = type(result).__name__
+    if kind not in ("CompareResult", "AuditResult"):
+        raise InputError(
+            "plan() takes a result of compare or audit as its one positional argument; "
+            f"got {_validate.show(result)} ({kind})"
+        )
+    for name, value in (("alpha", alpha), ("power", power), ("alternative", alternative)):
+        own = getattr(result, name, _RESULT_SETTINGS[name])
+        if value != _RESULT_SETTINGS[name] and value != own:
+            said = escape(f" is {value!r}, but the {kind} was made at {own!r}; ")
+            raise InputError(
+                "{" + name + "}" + said + "a plan from a result keeps the result's own: run "
+                "the job again with it",
+                param=name,
+            )
+    figures = _result_figures(result, model_a, model_b, tasks)
+    settings = {
+        "alpha": result.alpha,
+        "power": result.power,
+        "alternative": getattr(result, "alternative", "two-sided"),
+    }
+    plans = [_plan_figures(f, delta, n_items, settings) for f in figures]
+    if kind == "AuditResult" and len(plans) > 1:
+        return plans
+    return plans[0]
+
+
+def _plan_figures(
+    f: dict[str, Any], delta: float | None, n_items: int | None, settings: dict[str, Any]
+) -> PlanResult:
+    """The paired plan of one pair's figures: binary from accuracy A and the correlation
+    (the two define the spread at any gap), else graded from the SD of the differences."""
+    gap = f["delta"] if delta is None else delta
+    size = f["n_items"] if n_items is None else n_items
+    rho = f["correlation"]
+    if f["binary"] and rho is not None and not math.isnan(rho):
+        return _plan_paired(f["accuracy_a"], None, rho, gap, None, size, **settings)
+    return _plan_paired(None, None, None, gap, f["sd_diff"], size, **settings)
+
+
+def _result_figures(
+    result: Any, model_a: str | None, model_b: str | None, tasks: Sequence[str] | None
+) -> list[dict[str, Any]]:
+    """The figures a plan takes from a result, one dict per pair (an audit's chosen ones)."""
+    names = ("binary", "n_items", "accuracy_a", "correlation", "sd_diff", "delta")
+    if type(result).__name__ == "CompareResult":
+        if result.gold is not None or result.design is not None:
+            raise InputError(
+                "plan() from a result plans paired items; this comparison is on the "
+                f"{'gold' if result.gold is not None else 'design'} scale, whose N* "
+                "(its required_n) counts what that scale needs"
+            )
+        _refuse({"model_a": model_a, "model_b": model_b, "tasks": tasks},
+                ("model_a", "model_b", "tasks"),
+                "{names}: a compare result has one pair; these choose an audit's")  # fmt: skip
+        return [{n: getattr(result, n) for n in names}]
+    if result.scale != "paired":
+        raise InputError(
+            "plan() from a result plans paired items; this audit is on the gold scale, whose "
+            "N* (its pairs' required_n) counts gold labels"
+        )
+    frame = result.pairs.to_frame()
+    keep = np.ones(len(frame), dtype=bool)
+    if tasks is not None:
+        keep &= frame["task"].isin(list(tasks)).to_numpy()
+    named = [m for m in (model_a, model_b) if m is not None]
+    for model in named:
+        keep &= ((frame["model_a"] == model) | (frame["model_b"] == model)).to_numpy()
+    chosen = frame[keep]
+    if not len(chosen) or (len(named) == 2 and len(chosen) > 1):
+        listed = ", ".join(
+            f"{r.model_a} vs {r.model_b} ({r.task})" for r in frame.head(4).itertuples()
+        )
+        raise InputError(
+            ("no pair of the audit matches" if not len(chosen) else "the audit has that pair "
+             "in several tasks; choose one with {tasks}")
+            + escape(f" (its pairs: {listed}{', ...' if len(frame) > 4 else ''})"),
+            param="tasks" if len(chosen) else "model_a",
+        )  # fmt: skip
+    out = []
+    for row in chosen.to_dict("records"):
+        figures = {n: row[n] for n in names}
+        figures["binary"] = bool(figures["binary"])
+        if model_a is not None and row["model_b"] == model_a:  # named the other way round
+            figures["accuracy_a"], figures["delta"] = row["accuracy_b"], -row["delta"]
+        out.append(figures)
+    return out
 
 
 def _reference_plan(
