@@ -745,7 +745,8 @@ class TaskTestFragility(RowResult):
 
 
 TASK_GREEDY_METHOD = (
-    "greedy: one item at a time from the task that moves the p-value most (an upper bound)"
+    "greedy: from the task that moves the p-value most, in doubling runs, the last one "
+    "bisected (an upper bound)"
 )
 
 

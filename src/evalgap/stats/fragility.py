@@ -652,32 +652,48 @@ def task_flips(
     ``p_value(b, c)`` maps counts of shape ``(..., T)`` to p-values of shape ``(...)`` (the
     pooled, max-drop and Fisher tests of *When LLMs get significantly worse* all do, and so
     does their minimum). The verdict claims "A better" (a drop from A to B) when the p-value
-    is at most ``level``. To end the claim, one A-only item is removed at a time, from the
-    task whose removal raises the p-value most; to create one, one B-only item at a time,
-    from the task whose removal lowers it most. Each step evaluates every task's move at once
-    (one call on a ``(T, T)`` batch). The count is an upper bound on the fewest removals: the
-    greedy set does reverse the verdict, but a different mix over tasks might do it with
-    fewer.
+    is at most ``level``. To end the claim, A-only items are removed, from the task whose
+    removal raises the p-value most; to create one, B-only items, from the task whose removal
+    lowers it most. Each step evaluates every task's move at once (one call on a ``(T, T)``
+    batch) and removes a run of items from the chosen task, the run doubling while the
+    verdict holds; the run that reverses it is bisected to its fewest items. The count is an
+    upper bound on the fewest removals: the set found does reverse the verdict, but a
+    different mix over tasks might do it with fewer. Steps grow with the logarithm of the
+    count, so a billion discordant items take a few dozen evaluations, not one per item.
     """
     b = np.asarray(_validate.counts(a_only, "a_only"), dtype=float).ravel().copy()
     c = np.asarray(_validate.counts(b_only, "b_only"), dtype=float).ravel().copy()
-    tasks = b.size
     start_b, start_c = b.copy(), c.copy()
     decided = bool(np.asarray(p_value(b, c)) <= level)
     pool = b if decided else c
-    eye = np.eye(tasks)
-    steps = 0
-    while steps < min(limit, int(pool.sum())):
-        moves_b = b[None, :] - (eye if decided else 0.0)
-        moves_c = c[None, :] - (0.0 if decided else eye)
+    eye = np.eye(b.size)
+    budget = min(limit, int(pool.sum()))
+    removed, run = 0, 1.0
+
+    def flips(t: int, k: float) -> bool:
+        bb, cc = b.copy(), c.copy()
+        (bb if decided else cc)[t] -= k
+        return bool((np.asarray(p_value(bb, cc)) <= level) != decided)
+
+    while removed < budget:
+        step = np.minimum(pool, min(run, budget - removed)) * eye  # each task's run
+        moves_b = b[None, :] - (step if decided else 0.0)
+        moves_c = c[None, :] - (0.0 if decided else step)
         p = np.asarray(p_value(np.maximum(moves_b, 0.0), np.maximum(moves_c, 0.0)), dtype=float)
         p = np.where(pool > 0, p, -np.inf if decided else np.inf)
         t = int(np.argmax(p) if decided else np.argmin(p))
-        pool[t] -= 1.0
-        steps += 1
-        if (p[t] <= level) != decided:
-            return TaskFlips(decided, float(steps), start_b - b, start_c - c)
-    nothing = np.full(tasks, np.nan)
+        take = float(step[t, t])
+        if (p[t] <= level) != decided:  # this run reverses it: bisect to its fewest items
+            low, high = 0.0, take  # low keeps the verdict, high reverses it
+            while high - low > 1:
+                mid = float(np.floor((low + high) / 2))
+                low, high = (low, mid) if flips(t, mid) else (mid, high)
+            pool[t] -= high
+            return TaskFlips(decided, float(removed + high), start_b - b, start_c - c)
+        pool[t] -= take
+        removed += int(take)
+        run *= 2.0
+    nothing = np.full(b.size, np.nan)
     return TaskFlips(decided, np.nan, nothing, nothing.copy())
 
 
