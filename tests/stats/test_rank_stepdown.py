@@ -13,7 +13,7 @@ from evalgap.errors import InputError
 from evalgap.stats import ranks as rk
 
 
-def _reference(gap, variance, deviations, alpha=0.05):
+def _reference(gap, variance, deviations, alpha=0.05, order_statistic=False):
     """Algorithm 3.1 of Mogstad, Romano, Shaikh and Wilhelm (2024), as the authors' csranks:
     every hypothesis listed with its t and its replicates' float32 statistics, the maximum
     over those standing taken in full at each step.
@@ -22,7 +22,9 @@ def _reference(gap, variance, deviations, alpha=0.05):
     the inverse standard error of the pair's orientation with t >= 0 (the first model of the
     pair on a tie); only that orientation can be rejected (``t > c``, ``c >= 0``), the
     stepdown ends when none is rejected or none of them stands. Marginal, model j: ``H_jo``
-    and ``H_oj`` for every other o, scaled by ``inverse_se[j, o]``.
+    and ``H_oj`` for every other o, scaled by ``inverse_se[j, o]``. ``c`` is the interpolated
+    (1 - alpha) quantile of the maxima, or with ``order_statistic`` their
+    ``ceil((B + 1)(1 - alpha))``-th smallest.
     """
     k = gap.shape[0]
     usable = np.isfinite(gap) & (variance > 0)
@@ -45,7 +47,11 @@ def _reference(gap, variance, deviations, alpha=0.05):
             steps += 1
             stats = np.stack([hypotheses[h][1] for h in sorted(standing)], axis=1)
             maxima = stats.max(axis=1).astype(float)
-            critical = max(float(np.quantile(maxima, 1 - alpha)), 0.0)
+            if order_statistic:
+                rank = int(np.ceil((maxima.size + 1) * (1 - alpha) - 1e-9))
+                critical = max(float(np.sort(maxima)[min(rank, maxima.size) - 1]), 0.0)
+            else:
+                critical = max(float(np.quantile(maxima, 1 - alpha)), 0.0)
             new = {h for h in standing if hypotheses[h][2] and hypotheses[h][0] > critical}
             if not new:
                 break
@@ -252,8 +258,9 @@ def test_normal_scores_are_the_normal_quantiles_of_the_t_probabilities():
 
 def test_calibrated_stepdown_is_the_published_one_on_the_normal_scores():
     """With degrees of freedom, _max_t is Algorithm 3.1 on each t replaced by its normal
-    score (the same draws): the same rejections, steps and critical value; and rank_sets
-    reports that critical value on the t scale of its pairs."""
+    score (the same draws), its critical value the ceil((B + 1)(1 - alpha))-th smallest
+    maximum: the same rejections, steps and critical value; and rank_sets reports that
+    critical value on the t scale of its pairs."""
     rng = np.random.default_rng(5)
     for k, items, clusters in [(6, 250, None), (12, 400, None),
                                (10, 600, np.repeat(np.arange(300), 2))]:  # fmt: skip
@@ -264,7 +271,7 @@ def test_calibrated_stepdown_is_the_published_one_on_the_normal_scores():
         df = np.full((k, k), units - 1.0)
         t, _ = rk._t_statistics(gap, variance)
         normal_gap = np.where(variance > 0, rk.normal_scores(t, df) * np.sqrt(variance), gap)
-        expected = _reference(normal_gap, variance, draws)
+        expected = _reference(normal_gap, variance, draws, order_statistic=True)
         got = rk._max_t(gap, variance, lambda d=draws: [d], 0.05, df=df)
         assert (got[0] == expected[0]).all() and got[2:] == expected[2:]
         assert all((g == e).all() for g, e in zip(got[1], expected[1], strict=True))

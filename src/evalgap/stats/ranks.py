@@ -43,8 +43,11 @@ tied rows; the figures before and after are in the simulation docs). So
 :func:`rank_sets` compares each ``t_jk`` on the bootstrap's scale, as its normal score
 ``Phi^-1(F_(n - 1)(t_jk))`` (n the pair's shared items, or the clusters): the stepdown on
 p-values from the t law (as in the Holm fallback) with the bootstrap's dependence, a min-p
-stepdown (Westfall and Young 1993). Without it (:func:`rank_sets_from_draws`, and
-:func:`_max_t` on its own inputs) the procedure is the published one.
+stepdown (Westfall and Young 1993); and it reads the critical value as the
+``ceil((B + 1)(1 - alpha))``-th smallest of the B replicates' maxima, not an interpolated
+quantile, which loses a share of alpha to the noise of B replicates. Without them
+(:func:`rank_sets_from_draws`, and :func:`_max_t` on its own inputs) the procedure is the
+published one.
 
 Many models for few items. The max-t bootstrap approximates the law of a maximum over
 K(K-1)/2 statistics by a Gaussian one; with K large against the items its coverage falls
@@ -915,7 +918,8 @@ def _max_t(
     Without ``df`` this is Algorithm 3.1 as published. With ``df`` ((K, K) degrees of
     freedom of each pair's t), each ``t_jk`` is first replaced by its normal score
     ``Phi^-1(F_df(t_jk))`` (:func:`normal_scores`), the critical value (returned on that
-    normal scale) then the bootstrap's. The bootstrap's statistics keep the standard error
+    normal scale) then the bootstrap's, read as the order statistic of
+    :func:`_upper_quantile`. The bootstrap's statistics keep the standard error
     fixed, so their law is that of ``gap / se`` with the true ``se``, lighter-tailed than the
     observed t's, whose standard errors are estimated: at the (1 - alpha) quantile of a
     maximum over many pairs (3 to 4) that difference is a share of alpha, and the sets of
@@ -939,7 +943,7 @@ def _max_t(
     source = _Blocks(deviations, frame.order)
     start = _first_maxima(source, frame, marginal)
     threshold, critical, steps, row_threshold = _step_down(
-        source, frame, pair_t, start, alpha, marginal
+        source, frame, pair_t, start, alpha, marginal, calibrated=df is not None
     )
     better = np.zeros((k, k), dtype=bool)
     rejected = pair_t > threshold
@@ -1055,6 +1059,7 @@ def _step_down(
     start: _Maxima,
     alpha: float,
     marginal: bool,
+    calibrated: bool = False,
 ) -> tuple[float, float, int, np.ndarray]:
     """Step both families down from the first maxima until neither rejects more: return
     the simultaneous family's last threshold, its last critical value and its steps, and
@@ -1073,7 +1078,7 @@ def _step_down(
         requests = []
         if testing:
             steps += 1
-            critical = max(float(np.quantile(maxima, 1 - alpha)), 0.0)
+            critical = max(float(_upper_quantile(maxima, alpha, calibrated)), 0.0)
             count = min(int(np.count_nonzero(pair_t <= critical)), standing)
             testing = 0 < count < standing
             if count < standing:
@@ -1081,7 +1086,8 @@ def _step_down(
             if testing:
                 requests.append((frame.pair_scale, upper & (frame.pair_key <= threshold), False))
         if stepping.any():
-            _row_step(row_maxima, frame.key, row_standing, row_threshold, stepping, alpha)
+            _row_step(row_maxima, frame.key, row_standing, row_threshold, stepping, alpha,
+                      calibrated)  # fmt: skip
             if stepping.any():
                 within = (frame.key <= row_threshold[:, None]) & stepping[:, None]
                 requests.append((frame.row_scale, within, False))
@@ -1102,6 +1108,7 @@ def _row_step(
     row_threshold: np.ndarray,
     stepping: np.ndarray,
     alpha: float,
+    calibrated: bool = False,
 ) -> None:
     """One step of the marginal families still ``stepping``, in place: each one's critical
     value from its replicate maxima, its standing count and threshold where it rejected
@@ -1109,7 +1116,7 @@ def _row_step(
     k = key.shape[0]
     off = ~np.eye(k, dtype=bool)
     live = np.flatnonzero(stepping)
-    quantile = np.quantile(row_maxima[:, live], 1 - alpha, axis=0)
+    quantile = _upper_quantile(row_maxima[:, live], alpha, calibrated)
     level = np.maximum(quantile, 0.0)
     count = np.minimum(((key[live] <= level[:, None]) & off[live]).sum(axis=1),
                        row_standing[live])  # fmt: skip
@@ -1118,6 +1125,20 @@ def _row_step(
     row_threshold[live[changed]] = level[changed]
     stepping[:] = False
     stepping[live[changed & (count > 0)]] = True
+
+
+def _upper_quantile(maxima: np.ndarray, alpha: float, calibrated: bool) -> np.ndarray:
+    """The (1 - alpha) quantile of the replicates' maxima (along the first axis): as the
+    published procedure reads it (``numpy.quantile``, interpolated), or calibrated, the
+    ``ceil((B + 1)(1 - alpha))``-th smallest of the B maxima, the order statistic that a
+    statistic exchangeable with the replicates stays at or below with probability at least
+    1 - alpha (Davison and Hinkley 1997, section 2.4); interpolation loses some of alpha
+    to the noise of B replicates."""
+    if not calibrated:
+        return np.asarray(np.quantile(maxima, 1 - alpha, axis=0))
+    count = maxima.shape[0]
+    rank = min(int(np.ceil((count + 1) * (1 - alpha) - 1e-9)), count)
+    return np.partition(maxima, rank - 1, axis=0)[rank - 1]
 
 
 def _marginal_shown(frame: _Frame, row_threshold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
