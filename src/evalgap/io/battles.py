@@ -6,17 +6,30 @@ Columns ``model_a``, ``model_b`` and ``winner`` (Chatbot Arena's spelling: ``mod
 (LMArena's ``clean_battle_<date>.json``, read record by record), optionally gzipped. A battle
 of a model with itself carries no information: such rows are left out and counted in the
 notes.
+
+Every other column is kept for style control: the flat ones as they are, and FastChat's
+nested ``conv_metadata`` (in a JSON array, JSON Lines or Parquet) flattened by
+:func:`flatten_metadata`: a count of one answer keeps its key (``header_count_a``; a mapping
+of counts, ``{"h1": 2, "h2": 1}``, becomes its sum, as FastChat's style control takes it), a
+key with the side inside moves the side to the end (``sum_assistant_a_tokens`` becomes
+``sum_assistant_tokens_a``), and two names of LMArena's style control are added:
+``length_a``/``length_b`` (the answers' tokens) and ``markdown_a``/``markdown_b`` (headers,
+list items and bold spans together). ``--style length,markdown`` thus works on a real
+``clean_battle`` file, and ``--style length,header_count,list_count,bold_count`` takes
+LMArena's four covariates one by one.
 """
 
 from __future__ import annotations
 
 import codecs
+import functools
 import gzip
 import json
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,6 +45,11 @@ else:
     pd = LazyModule("pandas")
 
 REQUIRED = ("model_a", "model_b", "winner")
+METADATA = "conv_metadata"
+# FastChat's markdown counts of each answer (fastchat/serve/monitor/add_markdown_info.py)
+MARKDOWN = ("header_count", "list_count", "bold_count")
+MAX_NAMES = 1000  # field names remembered for a message; a file may not grow memory by them
+NAMES_FROM = 100  # the records whose field names are remembered
 OPTIONAL = ("question_id", "category")
 FORMATS = ("csv", "tsv", "parquet", "jsonl", "json")
 # A JSON array is read in chunks; one record longer than this is an error, not a blow-up.
@@ -124,11 +142,13 @@ def read_battles(
     if from_file:
         source = str(data)
         if json_array:
-            frame = _read_json_array(Path(data))
+            wanted = {n + side for n in style for side in ("", "_a", "_b")}
+            frame = _read_json_array(Path(data), {*REQUIRED, *OPTIONAL, prompt_column}, wanted)
         else:
             frame = tables.read_frame(data, _table_format(Path(data), fmt), as_text=True)
+            frame = _with_metadata(frame)
     elif isinstance(data, pd.DataFrame):
-        source, frame = name or "DataFrame", data
+        source, frame = name or "DataFrame", _with_metadata(data)
     else:
         raise InputError(
             "{battles!b}"
@@ -206,9 +226,7 @@ def read_battles(
     )
 
 
-def _style(
-    frame: pd.DataFrame, names: Sequence[str], source: str, keep: np.ndarray
-) -> np.ndarray:
+def _style(frame: pd.DataFrame, names: Sequence[str], source: str, keep: np.ndarray) -> np.ndarray:
     """The style covariates of the kept battles, one column per name (see read_battles)."""
     columns = []
     for name in names:
@@ -217,12 +235,14 @@ def _style(
         elif f"{name}_a" in frame.columns and f"{name}_b" in frame.columns:
             parts = [f"{name}_a", f"{name}_b"]
         else:
+            offered = _style_names(frame.attrs.get("fields", frame.columns))
             raise InputError(
                 "{style}"
                 + escape(
                     f": {source} has no column {name!r}, nor {name + '_a'!r} and "
                     f"{name + '_b'!r}; name a column of the differences, or the pair of "
                     "columns of each answer's value"
+                    + (f" (pairs in this file: {', '.join(offered)})" if offered else "")
                 ),
                 param="style",
                 style=name,
@@ -251,6 +271,163 @@ def _style(
             columns.append(np.divide(values[0] - values[1], total, out=np.zeros_like(total),
                                      where=total > 0))  # fmt: skip
     return np.column_stack(columns)
+
+
+def _style_names(columns: Iterable[object]) -> list[str]:
+    """The style names a table offers as pairs (``NAME`` for columns ``NAME_a`` and
+    ``NAME_b``), at most 12."""
+    names = {str(c) for c in columns}
+    pairs = sorted(
+        n[:-2] for n in names if n.endswith("_a") and n[:-2] + "_b" in names and n != "model_a"
+    )
+    return pairs[:12] + (["..."] if len(pairs) > 12 else [])
+
+
+def _count(value: object) -> float | None:
+    """A count as FastChat writes one: a number, or a mapping of numbers (their sum); None
+    for anything else."""
+    if type(value) is int or type(value) is float:  # the common case, first
+        return float(value)
+    if isinstance(value, dict):
+        total = 0.0
+        for part in value.values():
+            if isinstance(part, bool) or not isinstance(part, (int, float)):
+                return None
+            total += part
+        return total
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+@functools.lru_cache(maxsize=64)
+def _keys_of(wanted: frozenset[str]) -> tuple[str, ...]:
+    """The metadata keys a set of wanted columns is read from: each name as it is and with
+    its side moved inside (``sum_assistant_tokens_a`` from ``sum_assistant_a_tokens``), and
+    the sources of ``length_*`` and ``markdown_*``."""
+    need = set(wanted)
+    for side in ("_a", "_b"):
+        if "length" + side in wanted:
+            need.add("sum_assistant_tokens" + side)
+        if "markdown" + side in wanted:
+            need.update(name + side for name in MARKDOWN)
+    keys = set(need)
+    for name in need:
+        stem, side = name[:-2], name[-2:]
+        if side in ("_a", "_b"):
+            words = stem.split("_")
+            keys.update(
+                "_".join(words[:i]) + side + "_" + "_".join(words[i:]) for i in range(1, len(words))
+            )
+    return tuple(sorted(keys))
+
+
+@functools.lru_cache(maxsize=4096)  # the same few keys in every record
+def _flat_name(key: str) -> str:
+    """A metadata key with the answer's side moved to the end (``context_a_tokens`` ->
+    ``context_tokens_a``), so ``NAME_a``/``NAME_b`` pair it for style control."""
+    inside = re.fullmatch(r"(.+)_([ab])_(.+)", key)
+    return f"{inside[1]}_{inside[3]}_{inside[2]}" if inside else key
+
+
+def flatten_metadata(
+    metadata: object, wanted: frozenset[str] | None = None
+) -> dict[str, float | None]:
+    """FastChat's ``conv_metadata`` of one battle as flat columns (see the module); with
+    ``wanted``, those columns (and what they are computed from) only.
+
+    Examples
+    --------
+    >>> flat = flatten_metadata({"sum_assistant_a_tokens": 120, "sum_assistant_b_tokens": 80,
+    ...     "header_count_a": {"h1": 1, "h2": 2}, "header_count_b": {"h1": 0, "h2": 0},
+    ...     "turns": 1})
+    >>> flat["length_a"], flat["sum_assistant_tokens_b"], flat["header_count_a"], flat["turns"]
+    (120.0, 80.0, 3.0, 1.0)
+    """
+    if not isinstance(metadata, dict):
+        return {}
+    flat: dict[str, float | None] = {}
+    if wanted is None:
+        pairs: Iterable[tuple[Any, Any]] = metadata.items()
+    else:  # look the few wanted keys up rather than walk every key of every record
+        pairs = ((k, metadata[k]) for k in _keys_of(wanted) if k in metadata)
+    for key, value in pairs:
+        if not isinstance(key, str) or isinstance(value, (str, list)) or value is None:
+            continue
+        flat[_flat_name(key)] = _count(value)
+    for side in ("_a", "_b"):
+        if "sum_assistant_tokens" + side in flat:
+            flat["length" + side] = flat["sum_assistant_tokens" + side]
+        counts = [flat.get(name + side, -1.0) for name in MARKDOWN]
+        if all(c != -1.0 for c in counts):
+            total = None if any(c is None for c in counts) else sum(c or 0.0 for c in counts)
+            flat["markdown" + side] = total
+    return flat
+
+
+def _with_metadata(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its ``conv_metadata`` column (mappings, or JSON text in a CSV cell)
+    flattened into columns beside it; a column of the frame's own keeps its place."""
+    if METADATA not in frame.columns:
+        return frame
+
+    def parsed(value: object) -> object:
+        if isinstance(value, str) and len(value) <= MAX_RECORD_BYTES:
+            try:
+                return json.loads(value)
+            except (ValueError, RecursionError):
+                return None
+        return value
+
+    flat = pd.DataFrame([flatten_metadata(parsed(v)) for v in frame[METADATA]], index=frame.index)
+    extra = [c for c in flat.columns if c not in frame.columns]
+    return pd.concat([frame, flat[extra]], axis=1) if extra else frame
+
+
+def _kept(record: dict[str, Any], wanted: set[str] | None, flatten: bool) -> dict[str, Any]:
+    """The fields of one JSON record kept as columns: its scalars and (``flatten``) its
+    flattened ``conv_metadata`` (the record's own field first), only the ``wanted`` ones if
+    given."""
+    fields = {
+        k: v
+        for k, v in record.items()
+        if (wanted is None or k in wanted) and (v is None or isinstance(v, (str, int, float, bool)))
+    }
+    if flatten and isinstance(record.get(METADATA), dict):
+        some = None if wanted is None else frozenset(wanted)
+        for k, v in flatten_metadata(record[METADATA], some).items():
+            if k not in fields and (wanted is None or k in wanted):
+                fields[k] = v
+    return fields
+
+
+def _collect(
+    value: dict[str, Any],
+    wanted: set[str] | None,
+    flatten: bool,
+    record: int,
+    columns: dict[str, tuple[list[int], list[Any]]],
+    seen: set[str],
+    path: Path,
+) -> None:
+    """Add the kept fields of record number ``record`` (1-based) to ``columns``."""
+    fields = _kept(value, wanted, flatten)
+    if record <= NAMES_FROM and len(seen) < MAX_NAMES:  # the file's fields, for a message
+        named = fields if wanted is None and flatten else _kept(value, None, True)
+        seen.update(list(named)[: MAX_NAMES - len(seen)])
+    for c, v in fields.items():
+        if c not in columns:
+            if len(columns) >= MAX_NAMES:
+                raise InputError(
+                    escape(
+                        f"{path}, record {record:,}: more than {MAX_NAMES:,} different fields "
+                        "in the records; not a battle file"
+                    ),
+                    param="battles",
+                )
+            columns[c] = ([], [])
+        columns[c][0].append(record - 1)
+        columns[c][1].append(v)
 
 
 def _opened(path: Path) -> IO[bytes] | gzip.GzipFile:
@@ -290,19 +467,29 @@ def _table_format(path: Path, fmt: str | None) -> str | None:
     return fmt
 
 
-def _read_json_array(path: Path) -> pd.DataFrame:
-    """Read a JSON array of battle records a chunk at a time, keeping only the battle fields.
+def _read_json_array(
+    path: Path, battle: set[str] | None = None, style: set[str] | None = None
+) -> pd.DataFrame:
+    """Read a JSON array of battle records a chunk at a time into a frame of their fields.
 
-    Memory is bounded by the kept fields and one record (at most ``MAX_RECORD_BYTES``); the
-    file is never held whole. Errors name the record (1-based) and what is wrong.
+    Every scalar field and the flattened ``conv_metadata`` (:func:`flatten_metadata`) is a
+    column, or only the ``battle`` fields and the ``style`` ones (looked for in
+    ``conv_metadata`` too, which is flattened only for them): memory is then bounded by
+    those fields and one
+    record (at most ``MAX_RECORD_BYTES``); the file is never held whole. The names of the
+    fields of the first ``NAMES_FROM`` records (at most ``MAX_NAMES``) are in
+    ``frame.attrs["fields"]``. Errors name the
+    record (1-based) and what is wrong.
     """
     if not path.exists():
         raise InputError(f"{path}: no such file")
     if path.is_dir():
         raise InputError(f"{path}: is a directory; give a battle file")
-    keep = (*REQUIRED, *OPTIONAL)
-    columns: dict[str, list] = {c: [] for c in keep}
+    # per field: the records (0-based) that have it, and its values there
+    columns: dict[str, tuple[list[int], list[Any]]] = {}
     seen: set[str] = set()
+    wanted = None if battle is None else battle | (style or set())
+    flatten = battle is None or bool(style)
     decoder = json.JSONDecoder()
     text_of = codecs.getincrementaldecoder("utf-8")()
     buffer, position, record, started, finished = "", 0, 0, False, False
@@ -352,9 +539,7 @@ def _read_json_array(path: Path) -> pd.DataFrame:
                             f"{path}, record {record:,}: a {type(value).__name__}, not an "
                             "object with model_a, model_b and winner"
                         )
-                    seen.update(value.keys())
-                    for c in keep:
-                        columns[c].append(value.get(c))
+                    _collect(value, wanted, flatten, record, columns, seen, path)
                     position = end
                 if at_end and not finished:
                     raise InputError(f"{path}: the JSON array is not closed (cut short?)")
@@ -364,4 +549,14 @@ def _read_json_array(path: Path) -> pd.DataFrame:
         raise InputError(f"{path}: cannot be read as JSON ({type(exc).__name__}: {exc})") from None
     if not record:
         raise InputError(f"{path}: the JSON array holds no battle")
-    return pd.DataFrame({c: v for c, v in columns.items() if c in seen or c in REQUIRED})
+    index = pd.RangeIndex(record)
+    frame = pd.DataFrame(
+        {
+            c: pd.Series(columns[c][1], index=columns[c][0], dtype=object).reindex(index)
+            if c in columns
+            else pd.Series(None, index=index, dtype=object)
+            for c in dict.fromkeys((*REQUIRED, *columns))
+        }
+    )
+    frame.attrs["fields"] = sorted(seen)
+    return frame
