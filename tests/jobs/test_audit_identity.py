@@ -5,7 +5,9 @@ The references ``tests/fixtures/identity/audit_<board>.json.gz`` were written by
 bootstrap columns (N* intervals, bootstrap p-values) became lazy (issue 30), and written again
 when a board came to be listed by its paired rank with its board scores (issue 38: only the
 rankings and the orientation of pairs whose models lack items changed, checked pair by pair
-before the references were rewritten); floats are compared to 1e-12 relative.
+before the references were rewritten), and when an audit's sentence came to end with what to
+do next about its unresolved pairs (issue 40: the ``verdict`` alone changed, every other key
+checked equal before it was rewritten); floats are compared to 1e-12 relative.
 """
 
 from __future__ import annotations

@@ -405,7 +405,9 @@ def test_weighted_gap_keeps_the_minimum_items_rule_and_no_required_n_from_a_zero
     two = evalgap.compare(np.array([0.9, 0.8]), np.array([0.1, 0.2]), weights=[1.0, 2.0])
     assert not two.significant and two.required_n is None and two.resolution_ratio is None
     assert two.verdict.endswith("too few items differ between the models to test at "
-                                "alpha=0.05, or to estimate the items a design needs")
+                                "alpha=0.05, or to estimate the items a design needs; next: "
+                                "sample more items with this design (too few differ to say "
+                                "how many), or report the two as not told apart")
     same = evalgap.compare(np.ones(10), np.zeros(10), weights=np.arange(1, 11.0))
     assert same.se == 0 and same.required_n is None
     assert any("cannot be estimated" in note for note in same.notes)

@@ -89,7 +89,40 @@ def compare_verdict(r: Any) -> str:
             f"; the 90% bootstrap interval of N* ({low} to {high}) "
             "straddles N, so the verdict is not robust"
         )
-    return sentence
+    return sentence + _next_step(r, r.n_items, "collect")
+
+
+def _next_step(r: Any, have: int, verb: str, what: str = "items") -> str:
+    """What to do next after a comparison that is not decided (empty when it is): collect
+    the items N* asks for beyond those there are, or report the two models as not told apart
+    (a gap not shown is not shown to be zero, so never "tied").
+
+    ``have`` counts what N* counts (items, or gold labels), ``verb`` says how to get more.
+    """
+    if r.significant:
+        return ""
+    if r.too_few_items:
+        return (
+            f"; next: {verb} more {what} (too few differ to say how many), or report the "
+            "two as not told apart"
+        )
+    if _against(r):
+        better = r.model_a if r.alternative == "greater" else r.model_b
+        return f"; next: report {better} as not shown better"
+    apart = "report the two as not told apart"
+    more = 0 if r.delta == 0 or r.required_n is None else r.required_n - have
+    if more <= 0:
+        return f"; next: {apart}"
+    return f"; next: {verb} about {_about(more)} more {what}, or {apart}"
+
+
+def _about(count: float) -> str:
+    """A count to collect, rounded up to two significant digits: ``7,710`` -> ``7,800``."""
+    count = math.ceil(count)
+    if count < 100:
+        return format_count(count)
+    step = 10 ** (len(str(count)) - 2)
+    return format_count(math.ceil(count / step) * step)
 
 
 def flip_removal(entry: Any, binary: bool, model_a: str, model_b: str) -> str:
@@ -326,7 +359,29 @@ def audit_verdict(r: Any) -> str:
             f"; the tiers, from {r.tier_method}, put the {_count(n_models, 'model')}{where} "
             f"in {_count(n_tiers, 'tier')}"
         )
-    return sentence + "."
+    return sentence + _audit_next_step(r, r.pairs.n_items, "collect", "items") + "."
+
+
+def _audit_next_step(r: Any, have: Any, verb: str, what: str) -> str:
+    """What to do next about an audit's pairs unresolved at fixed n (empty when none is):
+    the most further items (or labels) any of them needs by its N*, or report them as not
+    told apart (which does not mean equal).
+    ``have`` counts per pair what N* counts."""
+    unresolved = np.array([v is False for v in r.pairs.resolved["fixed_n"]], dtype=bool)
+    k = int(unresolved.sum())
+    if not k:
+        return ""
+    pairs = "the unresolved pair" if k == 1 else f"the {format_count(k)} unresolved pairs"
+    more = np.asarray(r.pairs.required_n, dtype=float) - np.asarray(have, dtype=float)
+    more = more[unresolved & np.isfinite(more) & (more > 0)]
+    if not len(more):
+        return f"; next: report {pairs} as not told apart"
+    most = "" if k == 1 else " (the most any of them needs)"
+    them = "it" if k == 1 else "them"
+    return (
+        f"; next: for {pairs}, {verb} about {_about(float(more.max()))} more {what}{most}, "
+        f"or report {them} as not told apart"
+    )
 
 
 def tier_method(r: Any, max_rank_models: int) -> str:
@@ -648,7 +703,8 @@ def _gold_audit_verdict(r: Any) -> str:
             f"pair{'s' if len(flips) != 1 else ''} "
             f"(the judge puts {shown})"
         )
-    return out + "; " + judge_bias_clause(r.gold)
+    next_step = _audit_next_step(r, r.pairs.n_gold, "label", "items")
+    return out + "; " + judge_bias_clause(r.gold) + next_step
 
 
 def judge_bias_clause(gold: pd.DataFrame) -> str:
@@ -869,10 +925,11 @@ def _weighted_compare_verdict(r: Any) -> str:
         f"from {format_count(r.n_items)} items{standing}; "
     )
     if r.too_few_items:
-        return out + (
+        out += (
             f"too few items differ between the models to test at alpha={r.alpha:g}, or to "
             "estimate the items a design needs"
         )
+        return out + _next_step(r, r.n_items, "sample", "items with this design")
     out += f"it is {'' if r.significant else 'not '}significant ({test} {format_p(r.p_value)})"
     if _against(r):
         out += "; " + _against_clause(r)
@@ -881,7 +938,7 @@ def _weighted_compare_verdict(r: Any) -> str:
             f"; a design like this one needs {format_n(r.required_n)} items at alpha="
             f"{r.alpha:g}{_one_sided(r)}, power {r.power:g} (q={format_q(r.resolution_ratio)})"
         )
-    return out
+    return out + _next_step(r, r.n_items, "sample", "items with this design")
 
 
 def _gold_compare_verdict(r: Any) -> str:
@@ -943,7 +1000,9 @@ def _gold_compare_verdict(r: Any) -> str:
             f"; the cheapest design that does: {format_n(g.design_gold)} gold labels and "
             f"{format_n(g.design_judged)} judged items (cost {g.design_cost:,.4g})"
         )
-    return out
+    if r.required_n is None and g.design_gold is not None and not r.significant:
+        return out + "; next: follow that design, or report the two as not told apart"
+    return out + _next_step(r, g.n_gold, "label", "items")
 
 
 def sampling_design_verdict(r: Any) -> str:
