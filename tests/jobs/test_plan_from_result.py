@@ -74,7 +74,7 @@ def test_the_result_settings_are_the_plans(binary):
     assert caught.value.param == "alpha"
 
 
-def test_an_audit_plans_the_pair_it_names_or_every_pair(audit):
+def test_an_audit_plans_the_pair_it_names(audit):
     frame = audit.pairs.to_frame()
     row = frame.iloc[0]
     one = evalgap.plan(audit, delta=0.01, model_a=row["model_a"], model_b=row["model_b"])
@@ -89,9 +89,18 @@ def test_an_audit_plans_the_pair_it_names_or_every_pair(audit):
     # named the other way round: A is the first named
     turned = evalgap.plan(audit, delta=0.01, model_a=row["model_b"], model_b=row["model_a"])
     assert turned.accuracy_a == pytest.approx(row["accuracy_b"])
-    every = evalgap.plan(audit, delta=0.01)
-    assert isinstance(every, list) and len(every) == len(frame)
-    assert every[0].to_dict() == one.to_dict()
+    # several pairs and none named: refused, naming the options that choose one
+    with pytest.raises(InputError, match="several pairs there") as caught:
+        evalgap.plan(audit, delta=0.01)
+    assert "model_a" in str(caught.value) and f"{row['model_a']} vs {row['model_b']}" in str(
+        caught.value
+    )
+    # one plan per pair is a loop
+    plans = [
+        evalgap.plan(audit, delta=0.01, model_a=a, model_b=b, tasks=[t])
+        for t, a, b in zip(frame["task"], frame["model_a"], frame["model_b"], strict=True)
+    ]
+    assert plans[0].to_dict() == one.to_dict() and len(plans) == len(frame)
     with pytest.raises(InputError, match="no pair of the audit"):
         evalgap.plan(audit, delta=0.01, model_a="no-such-model")
 

@@ -382,14 +382,7 @@ def plan(
     tasks: Sequence[str] | None = None,
     options: LoadOptions | None = None,
     **columns: Any,
-) -> (
-    PlanResult
-    | PilotPlan
-    | SamplingDesign
-    | DegradationPlan
-    | NonInferiorityPlan
-    | list[PlanResult]
-):
+) -> PlanResult | PilotPlan | SamplingDesign | DegradationPlan | NonInferiorityPlan:
     """Return a sample-size plan: the one ``evalgap plan`` makes for the same options.
 
     Which plan is chosen by what is given, as on the command line:
@@ -401,9 +394,9 @@ def plan(
       ``power`` and alternative) for the gap ``delta`` (default: the result's own gap);
       ``n_items`` replaces the result's size. An audit plans the pair named by
       ``model_a``/``model_b`` (and ``tasks`` when it is in several), or the one pair it
-      has; with several pairs and none named, a list of plans, one per pair in the audit's
-      order. Results on the gold or design scale are refused (their N* counts gold labels
-      or a design's items: their own ``required_n`` says it);
+      has (with several, one plan per pair is a loop over ``audit.to_frame()``'s pairs).
+      Results on the gold or design scale are refused (their N* counts gold labels or a
+      design's items: their own ``required_n`` says it);
     * ``reference=`` (earlier models' scores on the benchmark): a stratified item sample
       for ``model_a`` vs ``model_b`` (:func:`evalgap.plan_sampling`; ``output=`` writes its
       design file);
@@ -577,7 +570,7 @@ def _plan_from_result(
     power: float,
     alternative: str,
     given: dict[str, Any],
-) -> PlanResult | list[PlanResult]:
+) -> PlanResult:
     """:func:`plan` from a compare or audit result's own figures (see :func:`plan`)."""
     model_a, model_b, tasks = given.pop("model_a"), given.pop("model_b"), given.pop("tasks")
     _refuse(
@@ -607,10 +600,7 @@ def _plan_from_result(
         "power": result.power,
         "alternative": getattr(result, "alternative", "two-sided"),
     }
-    plans = [_plan_figures(f, delta, n_items, settings) for f in figures]
-    if kind == "AuditResult" and len(plans) > 1:
-        return plans
-    return plans[0]
+    return _plan_figures(figures, delta, n_items, settings)
 
 
 def _plan_figures(
@@ -628,8 +618,8 @@ def _plan_figures(
 
 def _result_figures(
     result: Any, model_a: str | None, model_b: str | None, tasks: Sequence[str] | None
-) -> list[dict[str, Any]]:
-    """The figures a plan takes from a result, one dict per pair (an audit's chosen ones)."""
+) -> dict[str, Any]:
+    """The figures a plan takes from a result: its pair's, or the audit pair chosen."""
     names = ("binary", "n_items", "accuracy_a", "correlation", "sd_diff", "delta")
     if type(result).__name__ == "CompareResult":
         if result.gold is not None or result.design is not None:
@@ -641,7 +631,7 @@ def _result_figures(
         _refuse({"model_a": model_a, "model_b": model_b, "tasks": tasks},
                 ("model_a", "model_b", "tasks"),
                 "{names}: a compare result has one pair; these choose an audit's")  # fmt: skip
-        return [{n: getattr(result, n) for n in names}]
+        return {n: getattr(result, n) for n in names}
     if result.scale != "paired":
         raise InputError(
             "plan() from a result plans paired items; this audit is on the gold scale, whose "
@@ -655,24 +645,27 @@ def _result_figures(
     for model in named:
         keep &= ((frame["model_a"] == model) | (frame["model_b"] == model)).to_numpy()
     chosen = frame[keep]
-    if not len(chosen) or (len(named) == 2 and len(chosen) > 1):
+    if len(chosen) != 1:
+        shown = chosen if len(chosen) else frame
         listed = ", ".join(
-            f"{r.model_a} vs {r.model_b} ({r.task})" for r in frame.head(4).itertuples()
+            f"{r.model_a} vs {r.model_b} ({r.task})" for r in shown.head(4).itertuples()
         )
-        raise InputError(
-            ("no pair of the audit matches" if not len(chosen) else "the audit has that pair "
-             "in several tasks; choose one with {tasks}")
-            + escape(f" (its pairs: {listed}{', ...' if len(frame) > 4 else ''})"),
-            param="tasks" if len(chosen) else "model_a",
+        more = ", ..." if len(shown) > 4 else ""
+        why = (
+            "no pair of the audit matches" if not len(chosen)
+            else "the audit has several pairs there; name one with {model_a} and {model_b} "
+            "(and {tasks} for a task)"
         )  # fmt: skip
-    out = []
-    for row in chosen.to_dict("records"):
-        figures = {n: row[n] for n in names}
-        figures["binary"] = bool(figures["binary"])
-        if model_a is not None and row["model_b"] == model_a:  # named the other way round
-            figures["accuracy_a"], figures["delta"] = row["accuracy_b"], -row["delta"]
-        out.append(figures)
-    return out
+        raise InputError(
+            why + escape(f" (pairs: {listed}{more})"),
+            param="model_a" if not named or not len(chosen) else "tasks",
+        )
+    row = chosen.to_dict("records")[0]
+    figures = {n: row[n] for n in names}
+    figures["binary"] = bool(figures["binary"])
+    if model_a is not None and row["model_b"] == model_a:  # named the other way round
+        figures["accuracy_a"], figures["delta"] = row["accuracy_b"], -row["delta"]
+    return figures
 
 
 def _reference_plan(
