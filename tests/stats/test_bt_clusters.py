@@ -51,7 +51,7 @@ def test_the_cluster_bootstrap_refits_the_drawn_prompts_battles():
     data = bt.battles(a, b, y, cluster=prompt)
     draws = bt.bootstrap(data, 4, seed=7)
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(7)))
-    drawn = rng.multinomial(300, np.full(300, 1 / 300), size=4)
+    drawn = bt._multinomial_counts(rng, np.ones(300, np.int64), 4).T.astype(np.int64)
     for r in range(4):
         weight = drawn[r][prompt]  # each battle as often as its prompt was drawn
         keep = weight > 0

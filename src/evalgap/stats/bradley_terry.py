@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy import optimize, special
+from scipy import linalg, optimize, special
 from scipy.sparse import coo_matrix, csr_matrix
 from scipy.sparse.csgraph import connected_components
 
@@ -162,19 +162,56 @@ def battles(
     return Battles(k, pair // k, pair % k, code / 2.0, count.astype(np.int64), clusters)
 
 
+def from_counts(wins: ArrayLike, ties: ArrayLike | None = None) -> Battles:
+    """Battles from (K, K) count matrices: ``wins[i, j]`` battles model i won against model
+    j, and ``ties[i, j]`` (i < j; the upper triangle, or a symmetric matrix) the battles
+    they tied. The fit depends on the battles only through these counts, so a fit (and the
+    battle bootstrap) from them equals one from the battles themselves.
+
+    Examples
+    --------
+    >>> wins = np.array([[0, 2, 1], [1, 0, 1], [1, 0, 0]])
+    >>> np.round(fit(from_counts(wins)).scores, 4).tolist()
+    [0.314, 0.1283, -0.4423]
+    """
+    w = np.asarray(wins)
+    k = w.shape[0] if w.ndim == 2 else -1
+    t = np.zeros((max(k, 0),) * 2, dtype=np.int64) if ties is None else np.asarray(ties)
+    for name, m in (("wins", w), ("ties", t)):
+        if m.shape != (k, k) or not np.issubdtype(m.dtype, np.integer) or (m < 0).any():
+            raise InputError(f"{name} must be a square (K, K) matrix of counts >= 0")
+    upper = np.triu(t, 1)
+    lower = np.tril(t, -1).T
+    if lower.any() and upper.any() and not np.array_equal(upper, lower):
+        raise InputError("ties must count each pair once: its upper triangle, or symmetric")
+    tied = np.where(upper.any(), upper, lower)
+    if np.diag(w).any():
+        raise InputError("wins[i, i] must be 0: a model cannot battle itself")
+    i, j = np.triu_indices(k, 1)
+    # cells sorted by pair, then outcome: second won (0), tie (0.5), first won (1)
+    count = np.stack([w[j, i], tied[i, j], w[i, j]], axis=1).ravel()
+    keep = count > 0
+    first, second = np.repeat(i, 3)[keep], np.repeat(j, 3)[keep]
+    outcome = np.tile([0.0, 0.5, 1.0], i.size)[keep]
+    return Battles(k, first, second, outcome, count[keep].astype(np.int64))
+
+
 def check_connected(data: Battles, names: Sequence[str] | None = None) -> None:
     """Raise when the MLE does not exist: the win graph is not strongly connected.
 
     The error lists the groups (by ``names`` when given, else model numbers), the first
     few models of each.
     """
-    k = data.n_models
-    won = data.outcome > 0  # first won or tied: an edge second -> first ("lost to")
-    lost = data.outcome < 1
-    rows = np.concatenate([data.second[won], data.first[lost]])
-    cols = np.concatenate([data.first[won], data.second[lost]])
-    graph = coo_matrix((np.ones(rows.size), (rows, cols)), shape=(k, k))
-    n, labels = connected_components(graph, directed=True, connection="strong")
+    pairs = _Pairs.of(data)
+    wins, total = pairs.totals(data, data.count.astype(float))
+    _check_pairs_connected(pairs, wins, total, data.n_models, names)
+
+
+def _check_pairs_connected(
+    pairs: _Pairs, wins: np.ndarray, total: np.ndarray, k: int, names: Sequence[str] | None
+) -> None:
+    """:func:`check_connected` from each pair's battles and wins of its first model."""
+    n, labels = _strong_components(pairs, wins, total, k)
     if n > 1:
 
         def label(m: int) -> str:
@@ -195,14 +232,34 @@ def check_connected(data: Battles, names: Sequence[str] | None = None) -> None:
         )
 
 
+def _strong_components(
+    pairs: _Pairs, wins: np.ndarray, total: np.ndarray, k: int
+) -> tuple[int, IntArray]:
+    """The strongly connected components of the win graph: an edge from the loser to the
+    winner of each pair with a win (or a loss) of its first model; a tie links both ways."""
+    won, lost = wins > 0, total - wins > 0
+    rows = np.concatenate([pairs.second[won], pairs.first[lost]])
+    cols = np.concatenate([pairs.first[won], pairs.second[lost]])
+    graph = csr_matrix((np.ones(rows.size, dtype=np.int8), (rows, cols)), shape=(k, k))
+    n, labels = connected_components(graph, directed=True, connection="strong")
+    return int(n), labels
+
+
 def fit(
-    data: Battles, *, ties: Literal["half", "davidson"] = "half", names: Sequence[str] | None = None
+    data: Battles,
+    *,
+    ties: Literal["half", "davidson"] = "half",
+    names: Sequence[str] | None = None,
+    start: ArrayLike | None = None,
 ) -> BradleyTerryFit:
     """Maximum-likelihood Bradley-Terry scores with model-based and sandwich covariances.
 
     Ties as half wins: Newton's method on the pairs' win counts (the likelihood depends on
-    the battles only through each pair's battles and wins), with step halving, so the cost
-    is O(pairs + K^3) whatever the number of battles. ``names`` label the models in errors.
+    the battles only through each pair's battles and wins: the (K, K) win and battle count
+    matrices, kept as their nonzero pairs), with step halving, so the cost is O(pairs + K^3)
+    whatever the number of battles. ``start`` (scores, e.g. a fit of nearly the same battles)
+    warm-starts Newton's method; the maximum does not depend on it. ``names`` label the
+    models in errors.
 
     Examples
     --------
@@ -215,17 +272,19 @@ def fit(
             "{ties!b}" + escape(f" must be one of {', '.join(TIES)}; got {ties!r}"),
             param="ties",
         )
-    check_connected(data, names)
     if ties == "davidson":
+        check_connected(data, names)
         return _fit_davidson(data)
+    k = data.n_models
     pairs = _Pairs.of(data)
     wins, total = pairs.totals(data, data.count.astype(float))
-    theta, steps = _newton_one(pairs, wins, total, data.n_models)
+    _check_pairs_connected(pairs, wins, total, k, names)
+    theta, steps = _newton_one(pairs, wins, total, k, _start(start, k))
+    p_pair = special.expit(theta[pairs.first] - theta[pairs.second])
+    covariance = _inverse_centred(_pair_information(pairs, total * p_pair * (1 - p_pair), k))
     p = special.expit(theta[data.first] - theta[data.second])
-    information = _information(data, data.count * p * (1 - p))
-    covariance = _inverse_centred(information)
     residual = data.outcome - p  # per battle of each cell, the score is residual (e_i - e_j)
-    meat = _meat(data, residual)
+    meat = _meat(data, pairs, residual)
     robust = covariance @ meat @ covariance
     with np.errstate(divide="ignore"):
         loglik = float(
@@ -238,6 +297,33 @@ def fit(
             )
         )
     return BradleyTerryFit(theta, covariance, robust, None, loglik, steps)
+
+
+def fit_scores(data: Battles, *, start: ArrayLike | None = None) -> FloatArray:
+    """Return the Bradley-Terry scores alone (ties as half wins, sum zero): :func:`fit`
+    without its covariances, for refits of nearly the same battles (warm-started from
+    ``start``, typically two Newton steps). Raises as :func:`fit` when no MLE exists.
+
+    Examples
+    --------
+    >>> b = battles([0, 0, 0, 1, 1, 2], [1, 1, 2, 2, 0, 0], [1, 1, 1, 1, 1, 1])
+    >>> np.round(fit_scores(b, start=[0.3, 0.1, -0.4]), 4).tolist()
+    [0.314, 0.1283, -0.4423]
+    """
+    pairs = _Pairs.of(data)
+    wins, total = pairs.totals(data, data.count.astype(float))
+    _check_pairs_connected(pairs, wins, total, data.n_models, None)
+    return _newton_one(pairs, wins, total, data.n_models, _start(start, data.n_models))[0]
+
+
+def _start(start: ArrayLike | None, k: int) -> FloatArray:
+    """Newton's starting scores (zeros unless given), refused unless K finite numbers."""
+    if start is None:
+        return np.zeros(k)
+    theta = np.asarray(start, dtype=float)
+    if theta.shape != (k,) or not np.isfinite(theta).all():
+        raise InputError(f"start must hold {k} finite scores, one per model", param="start")
+    return theta
 
 
 def sandwich_is_degenerate(data: Battles, fit: BradleyTerryFit) -> bool:
@@ -289,8 +375,6 @@ def bootstrap(
     check_connected(data)
     theta0 = fit(data).scores if start is None else np.asarray(start, dtype=float)
     rng = np.random.Generator(np.random.PCG64(seed_sequence(seed)))
-    total_battles = data.n_battles
-    share = data.count / total_battles
     pairs = _Pairs.of(data)
     k = data.n_models
     total0 = pairs.totals(data, data.count.astype(float))[1]
@@ -302,27 +386,44 @@ def bootstrap(
     c = data.n_clusters
     widest = max(data.count.size, k * k, c if clustered else 0, 1)
     block = max(1, min(BOOTSTRAP_BLOCK, BOOTSTRAP_ELEMENTS // widest))
+    to_total, to_wins = pairs.summing(data)
     for begin in range(0, n_resamples, block):
         rows = min(block, n_resamples - begin)
         if clustered:
             assert data.clusters is not None
-            drawn = rng.multinomial(c, np.full(c, 1.0 / c), size=rows).astype(float)
-            counts = np.asarray((data.clusters.T @ drawn.T).T)
+            drawn = _multinomial_counts(rng, np.ones(c, dtype=np.int64), rows)
+            counts = np.asarray(data.clusters.T @ drawn)
         else:
-            counts = rng.multinomial(total_battles, share, size=rows).astype(float)
-        wins, total = pairs.totals(data, counts)
+            counts = _multinomial_counts(rng, data.count, rows)
+        # (pairs, rows): each replicate's pair battles and wins of the pair's first model
+        total, wins = np.asarray(to_total @ counts), np.asarray(to_wins @ counts)
         out[begin : begin + rows] = _chord(pairs, wins, total, theta0, chord)
+    return out
+
+
+def _multinomial_counts(rng: np.random.Generator, count: np.ndarray, rows: int) -> FloatArray:
+    """(cells, rows): ``rows`` draws of Multinomial(n, count / n) with ``n = sum(count)``,
+    how often each cell (or cluster) is drawn when its n units are resampled with
+    replacement.
+
+    Drawing the n units' indices and counting them costs O(n) a row; NumPy's multinomial
+    costs O(cells) a row at several times the price per element, so it serves only where
+    the units far outnumber the cells. Both are the same law."""
+    n = int(count.sum())
+    if n > 8 * count.size:
+        return np.ascontiguousarray(rng.multinomial(n, count / n, size=rows).T, dtype=float)
+    out = np.empty((count.size, rows))
+    dtype = np.int32 if count.size < 2**31 else np.int64
+    unit_cell = np.repeat(np.arange(count.size, dtype=dtype), count)
+    for r in range(rows):
+        out[:, r] = np.bincount(unit_cell[rng.integers(0, n, n)], minlength=count.size)
     return out
 
 
 def _has_mle(pairs: _Pairs, wins: np.ndarray, total: np.ndarray, k: int) -> bool:
     """Whether one replicate's pair counts have a finite MLE (a strongly connected win
-    graph: an edge from the loser to the winner of each pair with a win or a loss)."""
-    won, lost = wins > 0, total - wins > 0
-    rows = np.concatenate([pairs.second[won], pairs.first[lost]])
-    cols = np.concatenate([pairs.first[won], pairs.second[lost]])
-    graph = coo_matrix((np.ones(rows.size), (rows, cols)), shape=(k, k))
-    return connected_components(graph, directed=True, connection="strong")[0] == 1
+    graph)."""
+    return _strong_components(pairs, wins, total, k)[0] == 1
 
 
 # --- the fit ---------------------------------------------------------------------------------
@@ -341,9 +442,12 @@ class _Pairs:
     @classmethod
     def of(cls, data: Battles) -> _Pairs:
         k = data.n_models
-        keys, starts = np.unique(data.first * k + data.second, return_index=True)
-        if not np.all(np.diff(data.first * k + data.second) >= 0):  # pragma: no cover
+        key = data.first * k + data.second
+        step = np.diff(key)
+        if (step < 0).any():  # pragma: no cover
             raise ValueError("Battles cells must be sorted by pair")
+        starts = np.flatnonzero(np.r_[True, step != 0]) if key.size else np.zeros(0, np.int64)
+        keys = key[starts]
         first, second = keys // k, keys % k
         rows = np.concatenate([np.arange(keys.size)] * 2)
         values = np.concatenate([np.ones(keys.size), -np.ones(keys.size)])
@@ -357,6 +461,17 @@ class _Pairs:
         wins = np.add.reduceat(counts * data.outcome, self.starts, axis=-1)
         return wins, np.add.reduceat(counts, self.starts, axis=-1)
 
+    def summing(self, data: Battles) -> tuple[csr_matrix, csr_matrix]:
+        """(pairs, cells) matrices that sum cell counts into each pair's battles and into
+        the wins of its first model (a tie as half)."""
+        cells = np.arange(data.first.size)
+        pair = np.repeat(np.arange(self.starts.size), np.diff(np.r_[self.starts, cells.size]))
+        shape = (self.starts.size, cells.size)
+        return (
+            csr_matrix((np.ones(cells.size), (pair, cells)), shape=shape),
+            csr_matrix((data.outcome, (pair, cells)), shape=shape),
+        )
+
     def gradient(self, residual: np.ndarray, k: int) -> FloatArray:
         """``sum_pairs residual (e_first - e_second)`` for each row of ``residual``."""
         residual = np.atleast_2d(residual)
@@ -364,36 +479,48 @@ class _Pairs:
 
 
 def _pair_information(pairs: _Pairs, weight: np.ndarray, k: int) -> FloatArray:
-    """``sum_pairs weight (e_i - e_j)(e_i - e_j)'``: a (K, K) Laplacian."""
-    out = np.zeros((k, k))
-    np.add.at(out, (pairs.first, pairs.second), -weight)
-    np.add.at(out, (pairs.second, pairs.first), -weight)
-    out[np.diag_indices(k)] += np.bincount(pairs.first, weight, k) + np.bincount(
+    """``sum_pairs weight (e_i - e_j)(e_i - e_j)'``: a (K, K) Laplacian (one bincount over
+    the pairs' flat positions, not a scatter per pair)."""
+    half: FloatArray = np.bincount(pairs.first * k + pairs.second, weight, k * k).astype(float)
+    out = half.reshape(k, k)
+    out = -(out + out.T)
+    out[np.diag_indices(k)] = np.bincount(pairs.first, weight, k) + np.bincount(
         pairs.second, weight, k
     )
     return out
 
 
+def _solve_information(information: np.ndarray, gradient: np.ndarray) -> FloatArray:
+    """Newton's step with the last score held at 0: the reduced information is positive
+    definite when the battles connect the models (a Cholesky solve); else least squares."""
+    try:
+        return _cholesky_solve(information[:-1, :-1], gradient[:-1])
+    except linalg.LinAlgError:
+        return np.linalg.lstsq(information[:-1, :-1], gradient[:-1], rcond=None)[0]
+
+
+def _cholesky_solve(matrix: np.ndarray, right: np.ndarray) -> FloatArray:
+    """``matrix^-1 right`` for a positive definite ``matrix`` (LinAlgError otherwise)."""
+    factor = linalg.cho_factor(matrix, lower=True, check_finite=False)
+    return np.asarray(linalg.cho_solve(factor, right, check_finite=False))
+
+
 def _log_likelihood(pairs: _Pairs, wins: np.ndarray, total: np.ndarray, theta: np.ndarray) -> float:
     diff = theta[pairs.first] - theta[pairs.second]
-    return float(np.sum(wins * -np.logaddexp(0, -diff) + (total - wins) * -np.logaddexp(0, diff)))
+    return float(wins @ special.log_expit(diff) + (total - wins) @ special.log_expit(-diff))
 
 
 def _newton_one(
-    pairs: _Pairs, wins: np.ndarray, total: np.ndarray, k: int
+    pairs: _Pairs, wins: np.ndarray, total: np.ndarray, k: int, start: np.ndarray
 ) -> tuple[FloatArray, int]:
-    """Newton's method with step halving on the concave log-likelihood of one data set (the
-    last score held at 0, then the scores centred)."""
-    theta = np.zeros(k)
+    """Newton's method with step halving on the concave log-likelihood of one data set from
+    ``start`` (the last score held at 0, then the scores centred)."""
+    theta = start - start[-1]
     value = _log_likelihood(pairs, wins, total, theta)
     for steps in range(1, NEWTON_STEPS + 1):
         p = special.expit(theta[pairs.first] - theta[pairs.second])
         gradient = pairs.gradient(wins - total * p, k)[0]
-        hessian = _pair_information(pairs, total * p * (1 - p), k)
-        try:
-            step = np.linalg.solve(hessian[:-1, :-1], gradient[:-1])
-        except np.linalg.LinAlgError:
-            step = np.linalg.lstsq(hessian[:-1, :-1], gradient[:-1], rcond=None)[0]
+        step = _solve_information(_pair_information(pairs, total * p * (1 - p), k), gradient)
         scale = 1.0
         while True:
             trial = theta.copy()
@@ -414,26 +541,23 @@ def _newton_one(
 def _chord(
     pairs: _Pairs, wins: np.ndarray, total: np.ndarray, theta0: np.ndarray, chord: np.ndarray
 ) -> FloatArray:
-    """Fit each row of ``wins``/``total`` from ``theta0`` by chord steps (the fixed inverse
-    information ``chord``), then exact Newton steps for rows that have not settled; rows
-    without a finite maximum come back NaN."""
+    """Fit each column of ``wins``/``total`` (pairs, replicates) from ``theta0`` by chord
+    steps (the fixed inverse information ``chord``), then exact Newton steps for replicates
+    that have not settled; returns (replicates, K), NaN rows where no finite maximum exists."""
     k = theta0.size
-    rows = wins.shape[0]
+    rows = wins.shape[1]
     theta = np.repeat((theta0 - theta0[-1])[None, :], rows, axis=0)
     # a model without a win or without a loss: no MLE (the usual way a replicate has none)
-    won = (
-        np.asarray(pairs.incidence.T.maximum(0) @ wins.T).T
-        + np.asarray((-pairs.incidence.T).maximum(0) @ (total - wins).T).T
-    )
-    played = np.asarray(abs(pairs.incidence.T) @ total.T).T
-    settled = ~((won > 0) & (won < played)).all(axis=1)
+    incidence, incidence_t = pairs.incidence, pairs.incidence.T.tocsr()
+    won = incidence_t.maximum(0) @ wins + (-incidence_t).maximum(0) @ (total - wins)
+    played = abs(incidence_t) @ total
+    settled = ~((won > 0) & (won < played)).all(axis=0)
     theta[settled] = np.nan
     # pairs x replicates: the pairs' score differences and the gradient are sparse products
     # with the incidence matrix (much faster than gathering columns of the scores); the
     # replicates still moving are compacted only when some settle
-    incidence, incidence_t = pairs.incidence, pairs.incidence.T.tocsr()
     live = np.flatnonzero(~settled)
-    wins_t, total_t = np.ascontiguousarray(wins[live].T), np.ascontiguousarray(total[live].T)
+    wins_t, total_t = np.ascontiguousarray(wins[:, live]), np.ascontiguousarray(total[:, live])
     current = np.ascontiguousarray(theta[live].T)  # (K, live)
     with np.errstate(over="ignore", invalid="ignore"):
         for _ in range(CHORD_STEPS):
@@ -458,8 +582,8 @@ def _chord(
                 current = np.ascontiguousarray(current[:, keep])
         theta[live] = current.T
         for r in np.flatnonzero(~settled):  # slow settlers: exact Newton if an MLE exists
-            exists = _has_mle(pairs, wins[r], total[r], k)
-            theta[r] = _newton_row(pairs, wins[r], total[r], theta[r]) if exists else np.nan
+            exists = _has_mle(pairs, wins[:, r], total[:, r], k)
+            theta[r] = _newton_row(pairs, wins[:, r], total[:, r], theta[r]) if exists else np.nan
     failed = ~np.isfinite(theta).all(axis=1)
     theta[failed] = np.nan
     theta[~failed] -= theta[~failed].mean(axis=1, keepdims=True)
@@ -477,8 +601,8 @@ def _newton_row(
         gradient = pairs.gradient(wins - total * p, k)[0]
         hessian = _pair_information(pairs, total * p * (1 - p), k)
         try:
-            step = np.linalg.solve(hessian[:-1, :-1], gradient[:-1])
-        except np.linalg.LinAlgError:
+            step = _cholesky_solve(hessian[:-1, :-1], gradient[:-1])
+        except linalg.LinAlgError:
             return np.full(k, np.nan)
         theta[:-1] += step
         size = np.max(np.abs(step), initial=0.0)
@@ -489,14 +613,15 @@ def _newton_row(
     return np.full(k, np.nan)
 
 
-def _meat(data: Battles, residual: np.ndarray) -> FloatArray:
+def _meat(data: Battles, pairs: _Pairs, residual: np.ndarray) -> FloatArray:
     """The sandwich's meat: the sum over independent units of their score contributions'
     outer products. A battle's contribution is ``residual (e_i - e_j)``; with clusters a
     cluster's is the sum over its battles (Liang and Zeger, 1986), so battles on one prompt
     that err alike count as one draw."""
-    if data.clusters is None:
-        return _information(data, data.count * residual**2)
     k = data.n_models
+    if data.clusters is None:
+        squared = np.add.reduceat(data.count * residual**2, pairs.starts) if residual.size else 0
+        return _pair_information(pairs, np.asarray(squared, dtype=float), k)
     cells = np.arange(data.first.size)
     signed = csr_matrix(
         (np.concatenate([residual, -residual]),
@@ -509,23 +634,25 @@ def _meat(data: Battles, residual: np.ndarray) -> FloatArray:
 
 def _information(data: Battles, weight: np.ndarray) -> FloatArray:
     """``sum_cells weight (e_i - e_j)(e_i - e_j)'``: a (K, K) Laplacian."""
-    k = data.n_models
-    out = np.zeros((k, k))
-    np.add.at(out, (data.first, data.second), -weight)
-    np.add.at(out, (data.second, data.first), -weight)
-    np.add.at(out, (data.first, data.first), weight)
-    np.add.at(out, (data.second, data.second), weight)
-    return out
+    pairs = _Pairs.of(data)
+    per_pair = np.add.reduceat(weight, pairs.starts) if weight.size else np.zeros(0)
+    return _pair_information(pairs, np.asarray(per_pair, dtype=float), data.n_models)
 
 
 def _inverse_centred(information: np.ndarray) -> FloatArray:
     """The covariance of sum-zero scores from the information (a Laplacian whose null space
-    is the constant vector): invert it with the last score held at 0, then centre."""
+    is the constant vector): invert it with the last score held at 0 (through its Cholesky
+    factor), then centre (``(I - 11'/K) M (I - 11'/K)``, as row and column means)."""
     k = information.shape[0]
     embed = np.zeros((k, k))
-    embed[:-1, :-1] = np.linalg.inv(information[:-1, :-1])
-    centring = np.eye(k) - 1.0 / k
-    return centring @ embed @ centring
+    reduced = information[:-1, :-1]
+    try:
+        inverse = _cholesky_solve(reduced, np.eye(k - 1))
+    except linalg.LinAlgError:
+        inverse = np.linalg.inv(reduced)
+    embed[:-1, :-1] = (inverse + inverse.T) / 2
+    column = embed.mean(axis=0)
+    return embed - column[None, :] - column[:, None] + column.mean()
 
 
 def _fit_davidson(data: Battles) -> BradleyTerryFit:
