@@ -122,3 +122,28 @@ def test_rank_sets_from_the_count_bootstrap_cover_when_every_model_is_equal():
     runs = 1000
     share = _coverage(runs, np.zeros(8), n=8000, replicates=400)
     assert share >= 0.95 - 2 * np.sqrt(0.95 * 0.05 / runs), share
+
+
+def test_the_style_sandwich_by_prompt_equals_statsmodels_cluster_covariance():
+    """The clustered meat is summed through a sparse (prompts, models) matrix, not a dense
+    (battles, models) one; the covariance is statsmodels' cluster-robust one."""
+    sm = pytest.importorskip("statsmodels.api")
+    a, b, y, _ = _arena(6, 3000, seed=6)
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(a.size, 2))
+    prompt = rng.integers(0, 400, a.size)
+    fit = bt.fit_style(a, b, y, x, 6, cluster=prompt)
+    design = np.zeros((y.size, 6))
+    design[np.arange(y.size), a] += 1
+    design[np.arange(y.size), b] -= 1
+    glm = sm.GLM(y, np.column_stack([design[:, :-1], x]), family=sm.families.Binomial())
+    res = glm.fit(
+        tol=1e-14, cov_type="cluster", cov_kwds={"groups": prompt, "use_correction": False}
+    )
+    embed = np.zeros((8, 8))
+    free = np.r_[0:5, 6:8]
+    embed[np.ix_(free, free)] = res.cov_params()
+    centring = np.eye(8)
+    centring[:6, :6] -= 1 / 6
+    expected = centring @ embed @ centring.T
+    np.testing.assert_allclose(fit.robust_covariance, expected, rtol=1e-6, atol=1e-12)

@@ -823,14 +823,17 @@ def fit_style(
         return float(np.sum(y * -np.logaddexp(0, -z) + (1 - y) * -np.logaddexp(0, z)))
 
     def information(weight: np.ndarray) -> FloatArray:
+        # the (K, K) block and the models' covariate sums by bincounts: the covariates
+        # differ battle by battle, so only these sums, not the battles, can be pooled by pair
         out = np.zeros((k + p, k + p))
-        np.add.at(out, (a, b), -weight)
-        np.add.at(out, (b, a), -weight)
+        pair = np.bincount(a * k + b, weight, k * k).reshape(k, k)
+        out[:k, :k] = -(pair + pair.T)
         out[np.diag_indices(k)] += np.bincount(a, weight, k) + np.bincount(b, weight, k)
         wx = weight[:, None] * x
-        cross = np.zeros((k, p))
-        np.add.at(cross, a, wx)
-        np.add.at(cross, b, -wx)
+        cross = np.stack(
+            [np.bincount(a, wx[:, c], k) - np.bincount(b, wx[:, c], k) for c in range(p)],
+            axis=1,
+        )
         out[:k, k:], out[k:, :k] = cross, cross.T
         out[k:, k:] = x.T @ wx
         return out
@@ -866,18 +869,35 @@ def fit_style(
     centring[:k, :k] -= 1.0 / k  # the scores' sum-zero constraint
     covariance = centring @ inverse @ centring.T
     residual = y - prob
-    units = np.zeros((a.size, k + p))  # each battle's score contribution
-    rows = np.arange(a.size)
-    units[rows, a] += residual
-    units[rows, b] -= residual
-    units[:, k:] = residual[:, None] * x
-    if cluster is not None:
-        codes = np.asarray(cluster)
-        if codes.shape != a.shape or not np.issubdtype(codes.dtype, np.integer):
-            raise InputError("cluster must hold one integer code per battle")
-        summed = np.zeros((int(codes.max(initial=-1)) + 1, k + p))
-        np.add.at(summed, codes, units)
-        units = summed
-    meat = units.T @ units
+    if cluster is None:  # a battle's score is residual (e_a - e_b, x): the information's form
+        meat = information(residual**2)
+    else:
+        meat = _style_cluster_meat(a, b, x, residual, k, cluster)
     robust = centring @ inverse @ meat @ inverse @ centring.T
     return StyleFit(theta - theta.mean(), beta, covariance, robust, now, steps)
+
+
+def _style_cluster_meat(
+    a: np.ndarray, b: np.ndarray, x: np.ndarray, residual: np.ndarray, k: int, cluster: ArrayLike
+) -> FloatArray:
+    """The style fit's meat with each cluster's scores summed: ``U'U`` with ``U`` (clusters,
+    K + p), its model part kept sparse (a cluster touches few models), so memory grows with
+    the battles, not battles x models."""
+    codes = np.asarray(cluster)
+    if codes.shape != a.shape or not np.issubdtype(codes.dtype, np.integer):
+        raise InputError("cluster must hold one integer code per battle")
+    c = int(codes.max(initial=-1)) + 1
+    models = csr_matrix(
+        (np.concatenate([residual, -residual]), (np.tile(codes, 2), np.concatenate([a, b]))),
+        shape=(c, k),
+    )
+    models.sum_duplicates()
+    weighted = residual[:, None] * x
+    covariates = np.stack([np.bincount(codes, weighted[:, j], c) for j in range(x.shape[1])], 1)
+    p = x.shape[1]
+    out = np.empty((k + p, k + p))
+    out[:k, :k] = (models.T @ models).toarray()
+    out[:k, k:] = np.asarray(models.T @ covariates)
+    out[k:, :k] = out[:k, k:].T
+    out[k:, k:] = covariates.T @ covariates
+    return out
