@@ -3,12 +3,20 @@ command line run in-process (``run_cli``) or through the installed entry point (
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-from typing import NamedTuple
+import os
 
-import pytest
+# One BLAS thread per test process: pytest-xdist runs a worker per core, and OpenBLAS's own
+# threads (one per core each) then spin against one another, making a 0.5 s statsmodels
+# oracle take 30 s. Set before NumPy loads (the workers inherit it); a user's setting stands.
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import NamedTuple  # noqa: E402
+
+import pytest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
