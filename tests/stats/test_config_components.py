@@ -1,0 +1,311 @@
+"""Variance components over items x configurations: oracles, unbiasedness, coverage, tests.
+
+Oracles: the textbook expected mean squares of the balanced two-way random model (computed
+here from cell, item and configuration means), statsmodels' type-II sums of squares (the
+fitted-constants reductions of an unbalanced design) and statsmodels' MixedLM with crossed
+random effects (REML equals ANOVA on a balanced design when no estimate is negative).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+from evalgap.errors import InputError
+from evalgap.stats import config_components as cc
+
+TRUTH = np.array([0.04, 0.01, 0.01, 0.03])  # item, configuration, item x configuration, residual
+
+
+def _draw(rng, n_items, n_configurations, n_replicates, components=TRUTH, missing=0.0):
+    """Normal scores of the crossed random model, each missing with probability ``missing``."""
+    sd = np.sqrt(components)
+    y = (
+        rng.normal(0.6, sd[0], (n_items, 1, 1))
+        + rng.normal(0, sd[1], (1, n_configurations, 1))
+        + rng.normal(0, sd[2], (n_items, n_configurations, 1))
+        + rng.normal(0, sd[3], (n_items, n_configurations, n_replicates))
+    )
+    if missing:
+        y[rng.random(y.shape) < missing] = np.nan
+        y[:, :, 0] = np.where(np.isnan(y[:, :, :]).all(axis=2), 0.6, y[:, :, 0])  # no empty cell
+    return y
+
+
+def _anova_oracle(y):
+    """Balanced two-way random model with interaction: mean squares and EMS estimates."""
+    i, c, r = y.shape
+    grand = y.mean()
+    cell = y.mean(axis=2)
+    item = y.mean(axis=(1, 2))
+    configuration = y.mean(axis=(0, 2))
+    ms_item = r * c * ((item - grand) ** 2).sum() / (i - 1)
+    ms_configuration = r * i * ((configuration - grand) ** 2).sum() / (c - 1)
+    interaction = cell - item[:, None] - configuration[None, :] + grand
+    ms_interaction = r * (interaction**2).sum() / ((i - 1) * (c - 1))
+    ms_residual = ((y - cell[:, :, None]) ** 2).sum() / (i * c * (r - 1))
+    estimates = [
+        (ms_item - ms_interaction) / (r * c),
+        (ms_configuration - ms_interaction) / (r * i),
+        (ms_interaction - ms_residual) / r,
+        ms_residual,
+    ]
+    p = sps.f.sf(ms_configuration / ms_interaction, c - 1, (i - 1) * (c - 1))
+    return (
+        np.array([ms_item, ms_configuration, ms_interaction, ms_residual]),
+        np.array(estimates),
+        p,
+    )
+
+
+@pytest.mark.parametrize("shape", [(25, 5, 3), (40, 2, 2), (8, 7, 4)])
+def test_balanced_equals_the_expected_mean_squares_oracle(shape):
+    """Max absolute difference from the oracle: below 1e-15 on these designs (asserted 1e-9)."""
+    y = _draw(np.random.default_rng(sum(shape)), *shape)
+    mean_squares, estimates, p = _anova_oracle(y)
+    c = cc.decompose(y)
+    assert c.balanced
+    np.testing.assert_allclose(c.mean_squares, mean_squares, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(c.estimate, estimates, rtol=1e-9, atol=1e-9)
+    assert c.configuration_test.p_value == pytest.approx(p, rel=1e-9)
+
+
+def test_unbalanced_sums_of_squares_equal_statsmodels_type_ii():
+    """Henderson III's reductions R(a|mu,b), R(b|mu,a), R(ab|mu,a,b) and the residual are the
+    type-II sums of squares of the two-way model with interaction (no empty cell)."""
+    formula = pytest.importorskip("statsmodels.formula.api")
+    anova = pytest.importorskip("statsmodels.stats.anova")
+    y = _draw(np.random.default_rng(5), 20, 4, 3, missing=0.3)
+    item, configuration, replicate = np.nonzero(~np.isnan(y))
+    frame = pd.DataFrame(
+        {"y": y[item, configuration, replicate], "item": item, "configuration": configuration}
+    )
+    fit = formula.ols("y ~ C(item) * C(configuration)", data=frame).fit()
+    table = anova.anova_lm(fit, typ=2)
+    c = cc.decompose(y)
+    assert not c.balanced
+    expected = table["sum_sq"].to_numpy()  # item, configuration, interaction, residual
+    np.testing.assert_allclose(c.mean_squares * c.mean_square_df, expected, rtol=1e-8)
+    np.testing.assert_allclose(c.mean_square_df, table["df"].to_numpy())
+
+
+def test_balanced_equals_statsmodels_mixedlm_with_crossed_effects():
+    """REML of MixedLM (crossed effects as variance components of one group) equals the ANOVA
+    estimates on a balanced design with all estimates positive; agreement is limited by the
+    optimizer's tolerance (about 1e-5 here), not by the estimator."""
+    sm = pytest.importorskip("statsmodels.api")
+    y = _draw(np.random.default_rng(4), 12, 3, 2, components=np.array([0.04, 0.02, 0.02, 0.03]))
+    item, configuration, _ = np.indices(y.shape)
+    frame = pd.DataFrame(
+        {
+            "y": y.ravel(),
+            "item": item.ravel(),
+            "configuration": configuration.ravel(),
+            "cell": (item * 3 + configuration).ravel(),
+            "group": 1,
+        }
+    )
+    model = sm.MixedLM.from_formula(
+        "y ~ 1",
+        groups="group",
+        re_formula="0",
+        vc_formula={
+            "item": "0 + C(item)",
+            "configuration": "0 + C(configuration)",
+            "cell": "0 + C(cell)",
+        },
+        data=frame,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = model.fit(reml=True, method="lbfgs", gtol=1e-10)
+    by_name = dict(zip(fit.model.exog_vc.names, fit.vcomp, strict=True))
+    reml = [by_name["item"], by_name["configuration"], by_name["cell"], fit.scale]
+    estimate = cc.decompose(y).estimate
+    assert (estimate > 0).all()
+    np.testing.assert_allclose(estimate, reml, rtol=2e-3, atol=1e-5)
+
+
+def test_unbalanced_estimates_are_unbiased_with_empty_cells():
+    """Over 300 unbalanced designs (30% of scores missing, some cells empty) each component's
+    mean estimate is within 4 Monte Carlo SE of the truth."""
+    rng = np.random.default_rng(11)
+    estimates = []
+    for _ in range(300):
+        y = _draw(rng, 30, 5, 3)
+        y[rng.random(y.shape) < 0.3] = np.nan
+        estimates.append(cc.decompose(y).estimate)
+    estimates = np.array(estimates)
+    mc_se = estimates.std(axis=0, ddof=1) / np.sqrt(len(estimates))
+    assert (np.abs(estimates.mean(axis=0) - TRUTH) < 4 * mc_se).all()
+
+
+def _coverage(seed, n_simulations, shape, missing=0.0, components=TRUTH):
+    rng = np.random.default_rng(seed)
+    hits = np.zeros(4)
+    for _ in range(n_simulations):
+        c = cc.decompose(_draw(rng, *shape, components=components, missing=missing))
+        hits += (c.lower <= components) & (components <= c.upper)
+    return hits / n_simulations
+
+
+def test_intervals_cover_each_component():
+    """Seed 7, 600 balanced designs of 30 items x 6 configurations x 2 replicates: coverage of
+    the 95% intervals 0.948, 0.953, 0.962, 0.952 (item, configuration, item x configuration,
+    residual). Satterthwaite's interval, tried first, gave 0.926 for the item x configuration
+    part at 1,000 designs of this shape (seed 2); the modified large-sample one 0.942."""
+    coverage = _coverage(7, 600, (30, 6, 2))
+    assert (coverage >= 0.93).all(), coverage
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("shape", "missing", "components"),
+    [
+        ((30, 6, 2), 0.0, TRUTH),
+        ((30, 6, 2), 0.0, np.array([0.04, 0.01, 0.002, 0.03])),
+        ((100, 3, 2), 0.1, np.array([0.04, 0.005, 0.005, 0.05])),
+        ((40, 8, 3), 0.25, np.array([0.04, 0.01, 0.005, 0.05])),
+    ],
+)
+def test_intervals_cover_each_component_long(shape, missing, components):
+    """4,000 designs per case (seed 17), balanced and unbalanced; coverage >= 0.93 each."""
+    coverage = _coverage(17, 4000, shape, missing, components)
+    assert (coverage >= 0.93).all(), coverage
+
+
+def _rejections(seed, n_simulations, shape, components, missing=0.0, alpha=0.05):
+    rng = np.random.default_rng(seed)
+    p = [
+        cc.decompose(
+            _draw(rng, *shape, components=components, missing=missing)
+        ).configuration_test.p_value
+        for _ in range(n_simulations)
+    ]
+    return float(np.mean(np.array(p) < alpha))
+
+
+def test_configuration_effect_test_has_its_size_and_power():
+    """Seed 21, 1,500 balanced designs of 30 items x 4 configurations x 2 replicates, alpha
+    0.05: size 0.044 with no configuration component (bound 0.05 + 2 MC SE = 0.061). Seed 22,
+    ``sigma2_configuration = 0.006`` (an SD of 0.077 between configurations beside an item x
+    configuration SD of 0.1): power 0.809, where the exact power is 0.803 (``F / lambda`` is
+    F(3, 87) with ``lambda = 1 + r I s2_c / (s2_e + r s2_ic)``)."""
+    null = TRUTH * [1, 0, 1, 1]
+    size = _rejections(21, 1500, (30, 4, 2), null)
+    assert size <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / 1500)
+    power = _rejections(22, 1500, (30, 4, 2), null + np.array([0, 0.006, 0, 0]))
+    noncentrality = 1 + 2 * 30 * 0.006 / (0.03 + 2 * 0.01)
+    exact = sps.f.sf(sps.f.isf(0.05, 3, 87) / noncentrality, 3, 87)
+    assert abs(power - exact) < 3 * np.sqrt(exact * (1 - exact) / 1500)
+
+
+@pytest.mark.slow
+def test_configuration_effect_test_size_unbalanced():
+    """The approximate F of an unbalanced design (25% missing), 4,000 designs, seed 23."""
+    size = _rejections(23, 4000, (30, 4, 3), TRUTH * [1, 0, 1, 1], missing=0.25)
+    assert size <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / 4000)
+
+
+def _pair(rng, shift_b, n_items=40, n_configurations=4, n_replicates=2):
+    """Two models on the same items and configurations; B's configuration shifts are A's plus
+    ``shift_b`` (zero: the gap does not depend on the configuration)."""
+    a = _draw(rng, n_items, n_configurations, n_replicates)
+    configuration = rng.normal(0, np.sqrt(shift_b), (1, n_configurations, 1))
+    shared = a - rng.normal(0, 0.1, (n_items, n_configurations, n_replicates))
+    return a, shared - 0.05 + configuration
+
+
+def test_model_configuration_interaction_size_and_power():
+    """Seed 31, 1,500 pairs of 40 items x 4 configurations x 2 replicates whose configurations
+    shift both models alike: size 0.049 (bound 0.061). Seed 32, B's shifts differ from A's
+    with variance 0.001 (the gap's residual variance is 0.01): power 0.80."""
+    rng = np.random.default_rng(31)
+    size = np.mean(
+        [cc.model_configuration_interaction(*_pair(rng, 0.0)).p_value < 0.05 for _ in range(1500)]
+    )
+    assert size <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / 1500)
+    rng = np.random.default_rng(32)
+    power = np.mean(
+        [cc.model_configuration_interaction(*_pair(rng, 0.001)).p_value < 0.05 for _ in range(1500)]
+    )
+    assert power >= 0.7
+
+
+def test_gap_components_are_the_components_of_the_difference():
+    rng = np.random.default_rng(4)
+    a, b = _pair(rng, 0.002)
+    b[0, 0, 1] = np.nan  # a score missing in one model leaves that replicate out
+    gap = cc.decompose_gap(a, b)
+    np.testing.assert_allclose(gap.estimate, cc.decompose(a - b).estimate)
+    assert gap.n_observations == a.size - 1 and not gap.balanced
+
+
+def test_the_standard_error_predicts_the_spread_of_means_over_random_configurations():
+    """Means over 200 items under 1 and under 4 configurations drawn afresh: their SD matches
+    the SE of the true components with the configurations random, and the fixed-configuration
+    SE (which leaves the configuration component out) understates it."""
+    rng = np.random.default_rng(41)
+    for n_configurations in (1, 4):
+        means = [np.nanmean(_draw(rng, 200, n_configurations, 2)) for _ in range(2000)]
+        random = cc.standard_error(TRUTH, 200, n_configurations, 2)
+        fixed = cc.standard_error(TRUTH, 200, n_configurations, 2, configurations="fixed")
+        assert np.std(means) == pytest.approx(random, rel=0.06)
+        assert fixed < 0.75 * np.std(means)
+
+
+def test_the_standard_error_broadcasts_and_matches_the_method():
+    se = cc.standard_error(TRUTH, np.array([100, 1000]), np.array([[1], [4]]))
+    assert se.shape == (2, 2)
+    assert se[0, 0] == pytest.approx(np.sqrt(0.04 / 100 + 0.01 + 0.01 / 100 + 0.03 / 100))
+    c = cc.decompose(_draw(np.random.default_rng(2), 30, 4, 2))
+    assert c.standard_error(500, 3) == cc.standard_error(c.estimate, 500, 3)
+
+
+def test_without_replicates_the_residual_sits_in_the_interaction():
+    y = _draw(np.random.default_rng(6), 30, 5, 1)
+    c = cc.decompose(y)
+    assert np.isnan(c.estimate[3]) and np.isnan(c.interaction_test.p_value)
+    ms_item, _, ms_interaction = _anova_oracle(np.repeat(y, 2, axis=2))[0][:3]
+    # each score twice: the means stay, the item and interaction mean squares double
+    assert c.estimate[2] == pytest.approx(ms_interaction / 2)
+    assert c.estimate[0] == pytest.approx((ms_item - ms_interaction) / 2 / 5)
+    assert c.share[:3].sum() == pytest.approx(1.0)
+
+
+def test_shares_sum_to_one_and_negative_estimates_count_as_zero():
+    c = cc.decompose(_draw(np.random.default_rng(8), 30, 4, 2, components=TRUTH * [1, 0, 1, 1]))
+    assert c.share.sum() == pytest.approx(1.0)
+    assert ((c.share == 0) == (c.estimate <= 0)).all()
+    assert c.lower[c.estimate <= 0].max(initial=0.0) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: cc.decompose(np.zeros((5,))), "must be an"),
+        (lambda: cc.decompose(np.zeros((5, 1, 2))), "at least 2 items and 2 configurations"),
+        (lambda: cc.decompose_gap(np.zeros((5, 2)), np.zeros((5, 3))), "same shape"),
+        (lambda: cc.decompose(np.full((4, 3, 2), np.nan)), "at least one score"),
+        (lambda: cc.standard_error([1, 2], 10), "4 numbers"),
+        (lambda: cc.standard_error(TRUTH, 0), "at least 1"),
+        (lambda: cc.decompose(np.ones((4, 3)), confidence=1.5), "confidence"),
+    ],
+)
+def test_bad_input_is_refused_naming_the_argument(call, message):
+    with pytest.raises(InputError, match=message):
+        call()
+
+
+def test_a_disconnected_design_is_refused():
+    """Items 0-4 are run only under configurations 0-1 and items 5-9 only under 2-3: the
+    configuration effect cannot be told from the items'."""
+    y = _draw(np.random.default_rng(9), 10, 4, 2)
+    y[:5, 2:] = np.nan
+    y[5:, :2] = np.nan
+    with pytest.raises(InputError, match="not connected"):
+        cc.decompose(y)
