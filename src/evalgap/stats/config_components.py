@@ -16,7 +16,7 @@ component the model x item x configuration one.
 
 Estimators (method of moments; unbiased, negative estimates kept and said). Four sums of
 squares, each a reduction of the fitted-constants kind (Henderson's method III; Searle,
-Casella and McCulloch 1992, Variance Components, Section 5.4):
+Casella and McCulloch 1992, Variance Components, Chapter 5):
 
     SS_item          = R(a | mu, b)          df I - 1
     SS_configuration = R(b | mu, a)          df C - 1
@@ -38,15 +38,28 @@ so the estimator is the exact ANOVA one. With one score per cell the residual is
 separable from the item x configuration part: that component then holds both, and the
 residual is NaN.
 
-Intervals are Satterthwaite's (1946): each estimate is a linear combination
-``sum_k c_k MS_k`` of mean squares, taken as a scaled chi-square with
-``nu = (sum_k c_k MS_k)^2 / sum_k (c_k MS_k)^2 / df_k`` degrees of freedom. We use it rather
-than a parametric bootstrap because, for normal scores in a balanced design, the mean squares
-are independent scaled chi-squares, which is exactly the approximation's premise; it is a
-closed form (no random numbers, nothing to seed) and costs nothing on 10,000 items. It is an
-approximation for binary scores and for unbalanced designs, and below nominal when a
-component is small beside those it is a difference from; a non-positive estimate gets the
-interval ``[0, U]`` with ``U`` from its positive terms alone.
+Intervals are the modified large-sample (MLS) intervals of a linear combination of mean
+squares (Graybill and Wang 1980; Ting, Burdick, Graybill, Jeyaratnam and Lu 1990; Burdick and
+Graybill 1992, Chapter 3): each estimate is ``sum_k c_k MS_k``, and the MLS bounds combine
+chi-square and F quantiles of the mean squares' df (formula in ``_modified_large_sample``).
+It is a closed form, like Satterthwaite's (1946) and unlike a parametric bootstrap (no random
+numbers, nothing to seed, nothing to cost on 10,000 items), and for normal scores in a
+balanced design, where the mean squares are independent scaled chi-squares, it keeps its
+level where Satterthwaite's interval does not: a component that is a difference of mean
+squares (the item x configuration part, ``(MS_interaction - MS_residual) / r``) got 0.926
+coverage from Satterthwaite's interval at 30 items x 6 configurations x 2 replicates, and 0.94
+to 0.96 from MLS (this module's tests). For binary scores and unbalanced
+designs it is an approximation too. Each component's Satterthwaite df,
+``nu = (sum_k c_k MS_k)^2 / sum_k (c_k MS_k)^2 / df_k``, is reported beside it.
+
+Tests. The configuration effect: ``F = MS_configuration / MS_interaction`` on
+``(C - 1, (I - 1)(C - 1))`` df, exact in a balanced design; unbalanced, the denominator is the
+combination of interaction and residual mean squares whose expectation is the numerator's
+when ``sigma2_configuration = 0``, with Satterthwaite df (an approximate F). Item x
+configuration: ``MS_interaction / MS_residual``, exact (needs replicates). For a gap the
+first is the test of a model x configuration interaction.
+
+The SE of a mean over N items x C configurations x R replicates is in :func:`standard_error`.
 """
 
 from __future__ import annotations
@@ -94,9 +107,10 @@ class ConfigurationComponents:
         Method-of-moments estimates of ``sigma2_item``, ``sigma2_configuration``,
         ``sigma2_item_configuration`` and ``sigma2_residual`` (unbiased; may be negative).
     lower, upper : ndarray (4,)
-        Satterthwaite interval of each component at ``confidence``.
+        The modified large-sample interval of each component at ``confidence`` (lower bound
+        at least 0).
     df : ndarray (4,)
-        Satterthwaite degrees of freedom of each estimate.
+        Satterthwaite degrees of freedom of each estimate (NaN when it is not positive).
     share : ndarray (4,)
         Each component's share of the variance of one score, negative estimates taken as 0.
     mean_squares, mean_square_df : ndarray (4,)
@@ -401,7 +415,7 @@ def _modified_large_sample(
     """Intervals of each row's ``weights @ mean_squares``, and its Satterthwaite df.
 
     The modified large-sample interval of ``g = sum_q c_q S_q - sum_r c_r S_r`` (all
-    ``c >= 0``; Burdick and Graybill 1992, Section 3.3, after Ting et al. 1990), with
+    ``c >= 0``; Burdick and Graybill 1992, Chapter 3, after Ting et al. 1990), with
     ``a = (1 - confidence) / 2``, ``F_u(a; n, m)`` the upper and ``F_l(a; n, m)`` the lower
     ``a`` quantile of F (``m = inf`` is chi-square / n)::
 
@@ -454,7 +468,7 @@ def _modified_large_sample(
     terms = weights * mean_squares[None, :]
     with np.errstate(divide="ignore", invalid="ignore"):
         nu = terms.sum(axis=1) ** 2 / (terms**2 / df[None, :]).sum(axis=1)
-    return lower, upper, nu
+    return lower, upper, np.where(terms.sum(axis=1) > 0, nu, np.nan)
 
 
 def _configuration_test(per_df: FloatArray, mean_squares: FloatArray, df: FloatArray) -> FTest:
