@@ -293,6 +293,7 @@ def test_shares_sum_to_one_and_negative_estimates_count_as_zero():
     ("call", "message"),
     [
         (lambda: cc.decompose(np.zeros((5,))), "must be an"),
+        (lambda: cc.decompose([["a", "b"], ["c", "d"]]), "array of numbers"),
         (lambda: cc.decompose(np.zeros((5, 1, 2))), "at least 2 items and 2 configurations"),
         (lambda: cc.decompose_gap(np.zeros((5, 2)), np.zeros((5, 3))), "same shape"),
         (lambda: cc.decompose(np.full((4, 3, 2), np.nan)), "at least one score"),

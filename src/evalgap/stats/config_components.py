@@ -279,7 +279,10 @@ def model_configuration_interaction(scores_a: ArrayLike, scores_b: ArrayLike) ->
 
 
 def _as_design(scores: ArrayLike, name: str) -> FloatArray:
-    y = np.asarray(scores, dtype=float)
+    try:
+        y = np.asarray(scores, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be an array of numbers (NaN where missing)") from None
     if y.ndim == 2:
         y = y[:, :, None]
     if y.ndim != 3:
