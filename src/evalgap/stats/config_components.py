@@ -68,6 +68,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+from scipy import special
 from scipy import stats as sps
 
 from evalgap.errors import InputError
@@ -78,6 +79,7 @@ __all__ = [
     "COMPONENTS",
     "ConfigurationComponents",
     "FTest",
+    "MeanInterval",
     "decompose",
     "decompose_gap",
     "model_configuration_interaction",
@@ -95,6 +97,17 @@ class FTest:
     df_numerator: float
     df_denominator: float
     p_value: float
+
+
+@dataclass(frozen=True)
+class MeanInterval:
+    """The observed mean score (or gap) with its SE, df and interval."""
+
+    mean: float
+    standard_error: float
+    df: float
+    lower: float
+    upper: float
 
 
 @dataclass(frozen=True)
@@ -125,6 +138,10 @@ class ConfigurationComponents:
         (needs replicates).
     mean : float
         The mean of all scores.
+    mean_random, mean_fixed : MeanInterval
+        The mean's SE and interval with the configurations a random factor (the claim is
+        about configurations like these: the configuration component enters) or fixed (about
+        these configurations only; the ordinary per-item interval in a balanced design).
     n_items, n_configurations, n_observations : int
         The design's size.
     balanced : bool
@@ -143,6 +160,8 @@ class ConfigurationComponents:
     configuration_test: FTest
     interaction_test: FTest
     mean: float
+    mean_random: MeanInterval
+    mean_fixed: MeanInterval
     n_items: int
     n_configurations: int
     n_observations: int
@@ -315,6 +334,10 @@ def _fit(y: FloatArray, confidence: float) -> ConfigurationComponents:
     weights: FloatArray = np.linalg.inv(per_df).astype(float)
     estimate = weights @ mean_squares
     lower, upper, nu = _modified_large_sample(weights, mean_squares, df, confidence)
+    means = [
+        _mean_interval(counts, weights, mean_squares, df, mean, confidence, random=random)
+        for random in (True, False)
+    ]
     if not replicated:
         pad = np.array([np.nan])
         estimate, lower, upper, nu = (
@@ -336,6 +359,8 @@ def _fit(y: FloatArray, confidence: float) -> ConfigurationComponents:
         configuration_test=_configuration_test(per_df, mean_squares, df),
         interaction_test=_f_test(mean_squares[2], df[2], mean_squares[3], df[3]),
         mean=mean,
+        mean_random=means[0],
+        mean_fixed=means[1],
         n_items=int(y.shape[0]),
         n_configurations=int(y.shape[1]),
         n_observations=int(counts.sum()),
@@ -434,8 +459,8 @@ def _modified_large_sample(
     positive term it is the exact chi-square interval. The lower bound is kept at 0 or above.
     """
     tail = (1 - confidence) / 2
-    chi_upper = sps.chi2.isf(tail, df) / df  # F_u(a; n, inf)
-    chi_lower = sps.chi2.ppf(tail, df) / df  # F_l(a; n, inf)
+    chi_upper = special.chdtri(df, tail) / df  # F_u(a; n, inf)
+    chi_lower = special.chdtri(df, 1 - tail) / df  # F_l(a; n, inf)
     g_single = 1 - 1 / chi_upper
     h_single = 1 / chi_lower - 1
     lower = np.zeros(weights.shape[0])
@@ -450,15 +475,15 @@ def _modified_large_sample(
         v_up += sum((g_single[r] * terms[r]) ** 2 for r in minus)
         for q in plus:
             for r in minus:
-                f_u = sps.f.isf(tail, df[q], df[r])
-                f_l = sps.f.ppf(tail, df[q], df[r])
+                f_u = special.fdtri(df[q], df[r], 1 - tail)
+                f_l = special.fdtri(df[q], df[r], tail)
                 g_qr = ((f_u - 1) ** 2 - (g_single[q] * f_u) ** 2 - h_single[r] ** 2) / f_u
                 h_qr = ((1 - f_l) ** 2 - (h_single[q] * f_l) ** 2 - g_single[r] ** 2) / f_l
                 v_low += g_qr * terms[q] * -terms[r]
                 v_up += h_qr * terms[q] * -terms[r]
         for i, q in enumerate(plus):
             for t in plus[i + 1 :]:
-                pooled = 1 - 1 / (sps.chi2.isf(tail, df[q] + df[t]) / (df[q] + df[t]))
+                pooled = 1 - 1 / (special.chdtri(df[q] + df[t], tail) / (df[q] + df[t]))
                 g_star = (
                     pooled**2 * (df[q] + df[t]) ** 2 / (df[q] * df[t])
                     - g_single[q] ** 2 * df[q] / df[t]
@@ -472,6 +497,55 @@ def _modified_large_sample(
     with np.errstate(divide="ignore", invalid="ignore"):
         nu = terms.sum(axis=1) ** 2 / (terms**2 / df[None, :]).sum(axis=1)
     return lower, upper, np.where(terms.sum(axis=1) > 0, nu, np.nan)
+
+
+def _mean_interval(
+    counts: FloatArray,
+    weights: FloatArray,
+    mean_squares: FloatArray,
+    df: FloatArray,
+    mean: float,
+    confidence: float,
+    *,
+    random: bool,
+) -> MeanInterval:
+    """The grand mean's variance as a combination of mean squares, and its interval.
+
+    ``Var(ybar) = s2_i sum n_i.^2 / n^2 + s2_c sum n_.c^2 / n^2 + s2_ic sum n_ic^2 / n^2
+    + s2_e / n`` (the configuration term only for random configurations); with the estimates
+    written as ``weights @ mean_squares`` it is ``sum_k g_k MS_k``. Balanced, it is
+    ``(MS_item + MS_configuration - MS_interaction) / (I C r)`` (random) or
+    ``MS_item / (I C r)`` (fixed). A non-positive combination keeps its positive terms.
+
+    The interval's half-width is ``sqrt(sum_k t_k^2 g_k MS_k)``, each term scaled by the t
+    quantile of its own mean square's df (and at least the normal one), rather than one t
+    quantile at Satterthwaite's df: with few configurations the configuration term dominates
+    and its df are few, and Satterthwaite's t interval then covered 0.93 where 0.95 was asked
+    (4 configurations; 3 configurations: 0.929), because its estimated df grow exactly when
+    the configuration mean square comes out small. With one term the interval is the exact
+    t interval; with several it is conservative (0.955 to 0.98 where 0.95 was asked, measured
+    in this module's tests). ``df`` reports Satterthwaite's df of the variance.
+    """
+    n = counts.sum()
+    design = np.array(
+        [
+            (counts.sum(axis=1) ** 2).sum() / n**2,
+            (counts.sum(axis=0) ** 2).sum() / n**2 if random else 0.0,
+            (counts**2).sum() / n**2,
+            1 / n,
+        ]
+    )[: df.size]  # one score per cell: the residual is inside the interaction term
+    terms = (design @ weights) * mean_squares
+    if terms.sum() <= 0:
+        terms = np.where(terms > 0, terms, 0.0)
+    variance = float(terms.sum())
+    denominator = float((terms**2 / df).sum())
+    nu = variance**2 / denominator if denominator > 0 else float("nan")
+    tail = (1 - confidence) / 2
+    z = -special.ndtri(tail)
+    quantiles = np.maximum(special.stdtrit(df, 1 - tail), z) ** 2
+    half = float(np.sqrt(max(float(quantiles @ terms), z**2 * variance)))
+    return MeanInterval(mean, float(np.sqrt(variance)), float(nu), mean - half, mean + half)
 
 
 def _configuration_test(per_df: FloatArray, mean_squares: FloatArray, df: FloatArray) -> FTest:
