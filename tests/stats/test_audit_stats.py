@@ -15,7 +15,7 @@ p_values = st.lists(st.floats(1e-12, 0.999), min_size=1, max_size=60)
 
 
 @given(p_values, st.sampled_from(["bonferroni", "sidak", "holm", "bh", "by"]))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 def test_adjusted_p_values_match_statsmodels(p, method):
     name = {"bh": "fdr_bh", "by": "fdr_by"}.get(method, method)
     expected = multipletests(p, alpha=0.05, method=name)[1]
@@ -26,7 +26,7 @@ def test_adjusted_p_values_match_statsmodels(p, method):
     st.lists(st.floats(0.01, 8.0), min_size=1, max_size=60),
     st.sampled_from(["bonferroni", "sidak", "holm", "bh"]),
 )
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 def test_resolution_at_power_one_half_is_rejection(t, method):
     """With power 1/2 (z_{1-beta} = 0) 'resolved' is 'rejected by the procedure' on the Wald
     p-values, so statsmodels' multipletests decisions are an oracle for every procedure."""
