@@ -63,9 +63,9 @@ def _check(counts: dict[str, int]) -> None:
 
 
 def test_decided_exactly_when_the_interval_leaves_zero_out_at_every_look():
-    """120 streams of 100 items, a look every 10: 1,200 looks (the slow test below looks
+    """80 streams of 100 items, a look every 10: 800 looks (the slow test below looks
     30,000 times over 1,000 streams)."""
-    _check(_watch_streams(120, 100))
+    _check(_watch_streams(80, 100))
 
 
 @pytest.mark.slow  # about 5 minutes: 30,000 looks
