@@ -154,3 +154,17 @@ def test_invariants_item_shifts_and_model_order(seed, shift, permutation_seed):
     np.testing.assert_allclose(additive_scores(moved)[0], score + shift / 25, atol=1e-10)
     perm = np.random.default_rng(permutation_seed).permutation(4)
     np.testing.assert_allclose(additive_scores(x[:, perm])[0], score[perm], atol=1e-10)
+
+
+def test_a_task_where_every_model_scores_alike_on_every_item_is_said():
+    """Every model 0 on a whole task (a real board kept from us has such tasks): no warning
+    reaches the user, and the note says nothing separates the models."""
+    import warnings
+
+    x = np.zeros((300, 4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        board = board_scores(x)
+    notes = board_notes(board)
+    assert any("every model has the same score (0) on every item" in n for n in notes)
+    assert (board.score_low == 0).all() and (board.score_high > 0).all()  # Wilson at n

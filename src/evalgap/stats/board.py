@@ -275,6 +275,11 @@ def board_notes(board: BoardScores) -> tuple[str, ...]:
     """What a board's listing needs said beside it: rows whose score or paired gap runs
     against the listed order (only where models skipped items)."""
     notes = []
+    if board.score.size > 1 and np.ptp(board.score) == 0 and not np.any(board.se > 0):
+        notes.append(
+            f"every model has the same score ({board.score[0]:g}) on every item: no item "
+            "separates them, so they share one tier and every rank"
+        )
     if board.against:
         notes.append(
             f"{board.against} listed row{'s have' if board.against != 1 else ' has'} a lower "
