@@ -8,7 +8,9 @@ and the Bradley-Terry bootstrap against refitting.
     python benchmarks/bench_ranks.py --models 100 --items 2000 --arena-models 10 \\
         --battles 20000 --replicates 200                  # a smoke run
     python benchmarks/bench_ranks.py --part arena --arena-models 300 --battles 300000 \\
-        --refit-replicates 0                              # a large arena alone
+        --command-replicates 200,1000 --against 3b6c37f --refit-replicates 0  # fit, bootstrap
+    python benchmarks/bench_ranks.py --part command --arena-models 300 --battles 300000 \\
+        --command-replicates 200,1000 --against 3b6c37f --old-timeout 150  # the command
 
 1. Rank sets (max-t stepdown bootstrap, B replicates, simultaneous and marginal) of K models x
    N binary items, or of a long score file's board (``--scores``), in a fresh process: wall
@@ -18,14 +20,21 @@ and the Bradley-Terry bootstrap against refitting.
    median of the rounds' ratios. The two calls' sets are compared; and both versions also
    run the stepdown on one set of draws made here (``rank_sets_from_draws``), where the sets
    and the critical value must be identical.
-2. A simulated arena (M models, battles with 10% ties): the Bradley-Terry fit, then B
-   bootstrap replicates two ways on the same data, side by side: the vectorized bootstrap
+2. A simulated arena (M models, battles with 10% ties): in a fresh process, the CPU seconds
+   of the Bradley-Terry fit and of B bootstrap replicates (each B of ``--command-replicates``),
+   beside the code of ``--against REV`` in its own fresh process; then B bootstrap
+   replicates two ways on the same data, side by side: the vectorized bootstrap
    (multinomial weights on the distinct cells, every replicate fitted at once) and a
    refit-per-replicate loop (resample the battles, aggregate, fit); their ratio. With
    statsmodels installed, the largest gap between the fit and a logistic regression.
 3. The same arena on ``--prompts`` prompts (each battle on a random one): B bootstrap
    replicates resampled a prompt at a time (what ``ranks --battles`` does when the table has
    ``question_id``) beside battle by battle, in one run.
+4. ``--part command``: the same arena written as a Parquet battle table and ranked by the
+   command users run, ``evalgap ranks --battles FILE --n-bootstrap B --json``, in its own
+   process (CPU seconds, peak memory), for each B; with ``--against REV`` the same command
+   with REV's code (stopped after ``--old-timeout`` CPU seconds); and one choix fit of the
+   same battles (when choix is installed; a tie as a win each way) as the peer's floor.
 """
 
 from __future__ import annotations
@@ -181,9 +190,14 @@ def rank_set_figures(args, folder: str) -> None:
         f"{sets['critical_value']:.4f} vs {old['critical_value']:.4f}"
     )
     same, before_same = this[0]["draws_sets"], other[0]["draws_sets"]
-    identical = all(
-        np.array_equal(same[name], before_same[name]) for name in same if name != "critical_value"
-    ) and same["critical_value"] == before_same["critical_value"]
+    identical = (
+        all(
+            np.array_equal(same[name], before_same[name])
+            for name in same
+            if name != "critical_value"
+        )
+        and same["critical_value"] == before_same["critical_value"]
+    )
     print(
         f"  the same draws (rank_sets_from_draws): sets and critical value identical: "
         f"{'yes' if identical else 'NO'}; this code "
@@ -192,17 +206,146 @@ def rank_set_figures(args, folder: str) -> None:
     )
 
 
-def _arena_fit(n_models, n_battles, replicates, queue) -> None:
+def _arena_fit(source, n_models, n_battles, replicates, queue) -> None:
+    """CPU seconds of the fit and of B bootstrap replicates with the code under ``source``
+    (None: this checkout), and the peak memory of the process."""
+    if source is not None:
+        sys.path.insert(0, source)
     from evalgap.stats import bradley_terry as bt
 
     a, b, y = arena(n_models, n_battles)
-    start = time.perf_counter()
+    start = time.process_time()
     data = bt.battles(a, b, y, n_models)
     fit = bt.fit(data)
-    bt.bootstrap(data, replicates, seed=1, start=fit.scores)
-    seconds = time.perf_counter() - start
+    fitted = time.process_time()
+    draws = bt.bootstrap(data, replicates, seed=1, start=fit.scores)
+    done = time.process_time()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 2**30
-    queue.put((seconds, peak))
+    queue.put((fitted - start, done - fitted, peak, np.nanstd(draws, axis=0)))
+
+
+def arena_figures(args) -> None:
+    """The fit and the bootstrap in a fresh process, beside ``--against`` REV (same run)."""
+    label = f"{args.arena_models:,} models, {args.battles:,} battles"
+    with tempfile.TemporaryDirectory() as folder:
+        old = extract(args.against, folder) if args.against else None
+        for count in [int(v) for v in args.command_replicates.split(",")]:
+            fit, boot, peak, sd = in_child(_arena_fit, None, args.arena_models, args.battles, count)
+            line = (
+                f"Bradley-Terry in a fresh process, {label}, B = {count:,}: fit {fit:.2f} CPU s, "
+                f"bootstrap {boot:.2f} CPU s, peak {peak:.2f} GiB"
+            )
+            if old is not None:
+                fit0, boot0, peak0, sd0 = in_child(
+                    _arena_fit, old, args.arena_models, args.battles, count
+                )
+                line += (
+                    f"; {args.against}: fit {fit0:.2f} s, bootstrap {boot0:.2f} s, peak "
+                    f"{peak0:.2f} GiB; ratios {fit / fit0:.2f} and {boot / boot0:.2f}; bootstrap "
+                    f"SDs median ratio {np.median(sd / sd0):.3f}"
+                )
+            print(line + "; load " + " ".join(f"{v:.2f}" for v in os.getloadavg()))
+
+
+def write_arena(path: str, n_models: int, n_battles: int) -> None:
+    """The simulated arena as a battle table (model_a, model_b, winner) in Parquet."""
+    import pandas as pd
+
+    a, b, y = arena(n_models, n_battles)
+    names = np.array([f"model-{m:04d}" for m in range(n_models)])
+    winner = np.where(y == 1, "model_a", np.where(y == 0, "model_b", "tie"))
+    pd.DataFrame({"model_a": names[a], "model_b": names[b], "winner": winner}).to_parquet(path)
+
+
+def run_command(command, env=None, timeout=None) -> dict:
+    """CPU seconds (user + system) and peak memory of one command in its own process; with
+    ``timeout`` (CPU seconds, checked twice a second) it is stopped there."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=errors, env=env, cwd=ROOT
+        )
+        stopped = False
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            time.sleep(0.5)
+            if timeout is not None and not stopped and _cpu_of(process.pid) > timeout:
+                process.kill()
+                stopped = True
+        process.returncode = os.waitstatus_to_exitcode(status)
+        errors.seek(0)
+        error = errors.read().decode()[-500:]
+    if process.returncode != 0 and not stopped:
+        raise SystemExit(f"{' '.join(command)} failed: {error}")
+    return {
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "wall": time.perf_counter() - start,
+        "peak": usage.ru_maxrss * 1024 / 2**30,
+        "stopped": stopped,
+    }
+
+
+def _cpu_of(pid: int) -> float:
+    """CPU seconds a running process has used so far (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _choix_fit(path: str, queue) -> None:
+    """One choix fit (iterative Luce spectral ranking) of the battles: a tie as a win each way."""
+    try:
+        import choix
+        import pandas as pd
+    except ImportError:
+        queue.put(None)
+        return
+    frame = pd.read_parquet(path)
+    names, codes = np.unique(frame[["model_a", "model_b"]].to_numpy().ravel(), return_inverse=True)
+    a, b = codes.reshape(-1, 2).T
+    winner = frame["winner"].to_numpy()
+    won = np.concatenate([
+        np.c_[a, b][winner != "model_b"], np.c_[b, a][winner != "model_a"]
+    ])  # fmt: skip
+    start = time.process_time()
+    choix.ilsr_pairwise(names.size, won, alpha=1e-6)
+    queue.put(time.process_time() - start)
+
+
+def command_figures(args, folder: str) -> None:
+    """``evalgap ranks --battles FILE`` end to end at each B, this code beside ``--against``
+    REV (stopped after ``--old-timeout`` CPU seconds), and one choix fit, in one run."""
+    path = os.path.join(folder, "battles.parquet")
+    write_arena(path, args.arena_models, args.battles)
+    label = f"{args.arena_models:,} models x {args.battles:,} battles"
+    choix_seconds = in_child(_choix_fit, path)
+    replicates = [int(v) for v in args.command_replicates.split(",")]
+    old_source = extract(args.against, folder) if args.against else None
+    for count in replicates:
+        command = [sys.executable, "-m", "evalgap", "ranks", "--battles", path,
+                   "--n-bootstrap", str(count), "--json"]  # fmt: skip
+        this = run_command(command)
+        line = (
+            f"ranks --battles, {label}, B = {count:,}: this code {this['cpu']:.1f} CPU s "
+            f"({this['wall']:.1f} s wall), peak {this['peak']:.2f} GiB"
+        )
+        if choix_seconds is not None:
+            line += f"; {this['cpu'] / choix_seconds:.1f}x one choix fit ({choix_seconds:.2f} s)"
+        if old_source is not None:
+            env = {**os.environ, "PYTHONPATH": old_source}
+            old = run_command(command, env=env, timeout=args.old_timeout)
+            if old["stopped"]:
+                line += f"; {args.against}: not finished after {old['cpu']:.0f} CPU s"
+            else:
+                line += (
+                    f"; {args.against} {old['cpu']:.1f} CPU s, peak {old['peak']:.2f} GiB: "
+                    f"ratio {this['cpu'] / old['cpu']:.3f}"
+                )
+        print(line + "; load " + " ".join(f"{v:.2f}" for v in os.getloadavg()))
 
 
 def prompt_figures(args) -> None:
@@ -259,7 +402,18 @@ def main() -> None:
     )
     parser.add_argument("--arena-models", type=int, default=50)
     parser.add_argument("--battles", type=int, default=200_000)
-    parser.add_argument("--part", choices=("all", "rank-sets", "arena"), default="all")
+    parser.add_argument("--part", choices=("all", "rank-sets", "arena", "command"), default="all")
+    parser.add_argument(
+        "--command-replicates",
+        default="200,1000",
+        help="B values of the end-to-end ranks --battles runs (comma-separated).",
+    )
+    parser.add_argument(
+        "--old-timeout",
+        type=float,
+        default=900.0,
+        help="CPU seconds after which the --against version of the command is stopped.",
+    )
     parser.add_argument("--prompts", type=int, default=50_000, help="Prompts of the arena (3).")
     parser.add_argument(
         "--refit-replicates",
@@ -273,11 +427,12 @@ def main() -> None:
             rank_set_figures(args, folder)
     if args.part == "rank-sets":
         return
-    seconds, peak = in_child(_arena_fit, args.arena_models, args.battles, args.replicates)
-    print(
-        f"Bradley-Terry in a fresh process, {args.arena_models:,} models, {args.battles:,} "
-        f"battles: fit and B = {args.replicates:,} bootstrap {seconds:.1f} s, peak {peak:.2f} GiB"
-    )
+    if args.part in ("all", "command"):
+        with tempfile.TemporaryDirectory() as folder:
+            command_figures(args, folder)
+    if args.part == "command":
+        return
+    arena_figures(args)
     prompt_figures(args)
     refits = args.replicates if args.refit_replicates is None else args.refit_replicates
     if refits == 0:
