@@ -75,6 +75,9 @@ def _blocks(k: int, step: float, size: int) -> tuple[float, ...]:
 
 CONFIGURATIONS = (
     Configuration("5 models, all tied, binary", (0.0,) * 5, 200),
+    Configuration("10 models, all tied, binary", (0.0,) * 10, 200),
+    Configuration("20 models, all tied, binary", (0.0,) * 20, 400),
+    Configuration("10 models 0.1 apart, binary", tuple(np.arange(10) * -0.1), 200),
     Configuration("5 models, near-ties, binary", tuple(np.arange(5) * -0.02), 2000),
     Configuration("10 models, pairs tied, graded", _blocks(10, 0.1, 2), 1000, "graded"),
     Configuration("20 models, near-ties, binary", tuple(np.arange(20) * -0.03), 3000),
