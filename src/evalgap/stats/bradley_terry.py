@@ -183,7 +183,9 @@ def from_counts(wins: ArrayLike, ties: ArrayLike | None = None) -> Battles:
     upper = np.triu(t, 1)
     lower = np.tril(t, -1).T
     if lower.any() and upper.any() and not np.array_equal(upper, lower):
-        raise InputError("ties must count each pair once: its upper triangle, or symmetric")
+        raise InputError(
+            "{ties!b} must count each pair once: its upper triangle, or symmetric", param="ties"
+        )
     tied = np.where(upper.any(), upper, lower)
     if np.diag(w).any():
         raise InputError("wins[i, i] must be 0: a model cannot battle itself")

@@ -71,7 +71,7 @@ import numpy as np
 from scipy import special
 from scipy import stats as sps
 
-from evalgap.errors import InputError
+from evalgap.errors import InputError, escape
 from evalgap.stats import _validate
 from evalgap.stats._types import ArrayLike, FloatArray, FloatOrArray
 
@@ -171,7 +171,10 @@ class ConfigurationComponents:
     def component(self, name: str) -> float:
         """Return the estimate of the component ``name`` (one of ``COMPONENTS``)."""
         if name not in COMPONENTS:
-            raise InputError(f"name must be one of {', '.join(COMPONENTS)}; got {name!r}")
+            raise InputError(
+                "{name!b}" + escape(f" must be one of {', '.join(COMPONENTS)}; got {name!r}"),
+                param="name",
+            )
         return float(self.estimate[COMPONENTS.index(name)])
 
     def standard_error(
