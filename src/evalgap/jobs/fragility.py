@@ -1032,6 +1032,29 @@ def _confirm_top(entry: RankClaimFragility, task: Any, models: list[str],
     return dataclasses.replace(entry, confirmed=first, items_to_flip_recomputed=high, refits=refits)
 
 
+def _top_battle_flips(
+    data: Any, fitted: Any, top: int, challengers: np.ndarray
+) -> tuple[Any, int]:
+    """The top score's battles to flip: the fewest over its challengers, each predicted by
+    influence and confirmed by refits in the order of its prediction, until a challenger's
+    prediction exceeds twice the fewest confirmed (the top claim falls with its weakest pair;
+    a far prediction is not refitted, so the count stays a confirmed upper bound). Returns
+    the entry and the refits made."""
+    predicted = [fr.battle_flips(data, fitted, top, int(k), confirm=False) for k in challengers]
+    ranked = sorted(predicted, key=lambda g: np.inf if np.isnan(g.predicted) else g.predicted)
+    best, refits = None, 0
+    for guess in ranked:
+        fewest = np.inf if best is None or np.isnan(best.battles) else best.battles
+        if best is not None and not guess.predicted <= 2 * fewest:
+            break
+        found = fr.battle_flips(data, fitted, top, guess.model_b)
+        refits += found.refits
+        if best is None or (not np.isnan(found.battles) and found.battles < fewest):
+            best = found
+    assert best is not None  # an arena has at least two models
+    return best, refits
+
+
 def battle_fragility(
     data: Any, fitted: Any, names: list[str], order: np.ndarray
 ) -> tuple[RankClaimFragility, ...]:
@@ -1044,9 +1067,7 @@ def battle_fragility(
     ]
     for claim, a, b in pairs:
         if claim == "top":
-            found = [fr.battle_flips(data, fitted, int(a), int(k)) for k in order[1:]]
-            f = min(found, key=lambda g: np.inf if np.isnan(g.battles) else g.battles)
-            refits = sum(g.refits for g in found)
+            f, refits = _top_battle_flips(data, fitted, int(a), order[1:])
             b = f.model_b
         else:
             f = fr.battle_flips(data, fitted, int(a), int(b))

@@ -725,7 +725,9 @@ class BattleFlips:
     removed: np.ndarray
 
 
-def battle_flips(data: Any, fitted: Any, model_a: int, model_b: int) -> BattleFlips:
+def battle_flips(
+    data: Any, fitted: Any, model_a: int, model_b: int, *, confirm: bool = True
+) -> BattleFlips:
     """Return the battles whose removal puts ``model_b`` level with or above ``model_a``.
 
     Influence (as Huang et al., ICLR 2026, for arenas): removing one battle of cell c (pair
@@ -735,7 +737,9 @@ def battle_flips(data: Any, fitted: Any, model_a: int, model_b: int) -> BattleFl
     of that effect (most negative first). The predicted count is where the summed effects
     reach the gap; refits along the same order then find the smallest count that reverses the
     order (doubling from the prediction, then bisection), and the number of refits is
-    reported. Ties count as half wins (the default fit).
+    reported; each refit starts from the full fit's scores (a few Newton steps).
+    ``confirm=False`` returns the prediction alone (no refit; ``battles`` NaN). Ties count as
+    half wins (the default fit).
     """
     from evalgap.stats import bradley_terry as bt
 
@@ -762,6 +766,8 @@ def battle_flips(data: Any, fitted: Any, model_a: int, model_b: int) -> BattleFl
         predicted = float(per_cell[:whole].sum() + max(partial, 1.0))
     else:
         predicted = np.nan
+    if not confirm:
+        return BattleFlips(model_a, model_b, np.nan, predicted, 0, nothing)
 
     def removal(k: float) -> np.ndarray:
         take = np.clip(k - np.concatenate([[0.0], np.cumsum(per_cell)[:-1]]), 0.0, per_cell)
@@ -781,7 +787,7 @@ def battle_flips(data: Any, fitted: Any, model_a: int, model_b: int) -> BattleFl
             left[keep].astype(np.int64),
         )  # fmt: skip
         try:
-            scores = bt.fit(reduced).scores
+            scores = bt.fit_scores(reduced, start=theta)
         except InputError:  # the removal disconnects the graph: no MLE, no order
             return False
         return bool(scores[model_a] <= scores[model_b])
