@@ -508,8 +508,10 @@ def _cholesky_solve(matrix: np.ndarray, right: np.ndarray) -> FloatArray:
 
 
 def _log_likelihood(pairs: _Pairs, wins: np.ndarray, total: np.ndarray, theta: np.ndarray) -> float:
+    """``sum wins log s(d) + losses log s(-d)``, with ``log s(-d) = log s(d) - d``: one
+    logarithm per pair (the refits of an arena's items to flip call it thousands of times)."""
     diff = theta[pairs.first] - theta[pairs.second]
-    return float(wins @ special.log_expit(diff) + (total - wins) @ special.log_expit(-diff))
+    return float(total @ special.log_expit(diff) - (total - wins) @ diff)
 
 
 def _newton_one(
