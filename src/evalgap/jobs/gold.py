@@ -323,7 +323,7 @@ def _model_score(
         effective_n=float(est["effective_n"]),
         bias=float(bias["bias"]),
         bias_ci=_spread_or_none(bias, "paired_t", alpha),
-        bias_p_value=_bias_p_value(bias, differing),
+        bias_p_value=float(sp.bias_p_value(bias["p_value"], bias["se"], differing)),
         agreement=float(bias["agreement"]) if binary else None,
         correlation=corr if np.isfinite(corr) else None,
     )
@@ -342,15 +342,6 @@ def _spread_or_none(figures: dict[str, Any], method: str, alpha: float) -> inter
     return intervals.Interval(
         np.float64(figures["low"]), np.float64(figures["high"]), method, 1 - alpha
     )
-
-
-def _bias_p_value(bias: dict[str, Any], differing: int) -> float:
-    """The two-sided p-value of no judge bias: the t test's where the differences vary;
-    where they do not, the exact sign test of the ``differing`` items (all one way), 1 when
-    none differs (a t statistic of infinity would call 3 labels certain)."""
-    if float(bias["se"]) > 0:
-        return float(bias["p_value"])
-    return float(min(1.0, 2.0 ** (1 - differing))) if differing else 1.0
 
 
 def gold_set(

@@ -283,9 +283,7 @@ def bias_flags(
         mean = np.nanmean(d, axis=-1)
         sd = np.nanstd(d, axis=-1, ddof=1)
     p = np.asarray(paired_t_from_moments(mean, sd, count).p_value, dtype=float)
-    differing = (np.nan_to_num(d) != 0).sum(axis=-1)
-    sign = np.where(differing > 0, np.minimum(1.0, 2.0 ** (1.0 - differing)), 1.0)
-    p = np.where(sd > 0, p, sign)
+    p = sp.bias_p_value(p, sd, (np.nan_to_num(d) != 0).sum(axis=-1))
     p = np.where(count >= 2, p, 1.0)  # a model with fewer labels is not tested
     holm = multiplicity.holm_rows(p) < alpha
     return JudgeBiasFlags(

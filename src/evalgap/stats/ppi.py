@@ -364,6 +364,22 @@ def joint_t_draws(
     return est + normal / np.sqrt(rng.chisquare(df, size) / df)[:, None]
 
 
+def bias_p_value(p_t: ArrayLike, se: ArrayLike, differing: ArrayLike) -> FloatArray:
+    """The two-sided p-value of no judge bias: the paired t test's ``p_t`` where the
+    differences vary (``se > 0``); where they do not, the exact sign test of the
+    ``differing`` items (all one way), 1 when none differs (a t statistic of infinity would
+    call three labels that all disagree certain).
+
+    Examples
+    --------
+    >>> bias_p_value([0.01, 0.3, 0.3], [0.1, 0.0, 0.0], [40, 3, 0]).tolist()
+    [0.01, 0.25, 1.0]
+    """
+    k = np.asarray(differing, dtype=float)
+    sign = np.where(k > 0, np.minimum(1.0, 2.0 ** (1.0 - k)), 1.0)
+    return np.asarray(np.where(np.asarray(se, dtype=float) > 0, p_t, sign), dtype=float)
+
+
 def judge_bias(f_gold: ArrayLike, y_gold: ArrayLike, *, alpha: float = 0.05) -> dict[str, Any]:
     """Return how a judge's scores depart from the gold on the labelled items.
 
