@@ -235,6 +235,12 @@ def refuse_overwriting(
         )
 
 
+def is_store_file(path: Path) -> bool:
+    """Whether a non-empty file is a DuckDB database (a results store, by its magic bytes):
+    a store given where score files are read (``--reference``) is read as the store."""
+    return path.is_file() and path.stat().st_size > 0 and _is_duckdb_file(path)
+
+
 def _is_duckdb_file(path: Path) -> bool:
     """Whether a file is a DuckDB database (its magic bytes), or empty (a new one)."""
     try:

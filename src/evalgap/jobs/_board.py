@@ -69,14 +69,12 @@ def reference_source(reference: Any, options: LoadOptions | None) -> tuple[Any, 
     as the reference) is read as the store; anything else as files, a ``--store`` being the
     scores judged, never the reference (:func:`files_only`)."""
     from evalgap.io.options import LoadOptions
+    from evalgap.io.store import is_store_file
 
     if isinstance(reference, (list, tuple)) and len(reference) == 1:
         reference = reference[0]  # the command line's one --reference
-    if isinstance(reference, (str, Path)) and Path(reference).is_file():
-        with open(reference, "rb") as handle:
-            head = handle.read(12)
-        if head[8:12] == b"DUCK":  # DuckDB's magic bytes: an evalgap store
-            return None, LoadOptions(store=str(reference))  # the whole stored board
+    if isinstance(reference, (str, Path)) and is_store_file(Path(reference)):
+        return None, LoadOptions(store=str(reference))  # the whole stored board
     return reference, files_only(options)
 
 
