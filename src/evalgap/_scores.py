@@ -36,6 +36,7 @@ from numpy.typing import NDArray
 from evalgap._lazy import LazyModule
 from evalgap._results import Result
 from evalgap.errors import InputError, escape
+from evalgap.stats import _validate
 from evalgap.stats._types import ArrayLike, BoolArray, FloatArray, IntArray
 
 if TYPE_CHECKING:
@@ -951,7 +952,7 @@ def _numeric_scores(raw: pd.Series) -> tuple[pd.Series, pd.Series, pd.Series]:
         empty = raw.isna() | (raw.astype(str).str.strip() == "")
     bad = (values.isna() & ~empty) | np.isinf(values)
     number = values.to_numpy(dtype=float)
-    huge = np.isfinite(number) & (np.abs(number) > MAX_SCORE)
+    huge = np.isfinite(number) & (np.abs(number) > _validate.MAX_SCORE)
     if huge.any():  # finite, but a variance of such scores overflows: refused in every job
         raise InputError(
             f"a score of {float(values[huge].iloc[0]):g} is beyond +/-1e150, where the "
@@ -959,8 +960,6 @@ def _numeric_scores(raw: pd.Series) -> tuple[pd.Series, pd.Series, pd.Series]:
         )
     return values, bad, empty
 
-
-MAX_SCORE = 1e150  # beyond it a score's square (a variance's term) overflows float64
 
 
 def _bool_text(value: object) -> object:

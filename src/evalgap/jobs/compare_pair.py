@@ -602,7 +602,7 @@ def compare_scores(
     if np.isfinite(a).all() and np.isfinite(b).all():  # NaN and inf are refused below, by name
         with np.errstate(over="ignore"):
             spread = float(np.abs(a - b).max(initial=0.0))
-    if spread > 1e150:
+    if spread > _validate.MAX_SCORE:
         raise InputError(
             f"scores differ by up to {spread:.3g}: beyond about 1e150 the variance of the "
             "differences overflows; rescale the scores"

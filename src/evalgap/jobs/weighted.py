@@ -88,7 +88,7 @@ def weighted_result(
         )
     with np.errstate(over="ignore", invalid="ignore"):
         d = a - b
-    if not np.abs(d).max(initial=0.0) <= 1e150:
+    if not np.abs(d).max(initial=0.0) <= _validate.MAX_SCORE:
         raise InputError(
             "scores differ by more than 1e150: beyond it the variance of the differences "
             "overflows; rescale the scores"

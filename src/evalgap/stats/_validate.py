@@ -104,6 +104,7 @@ def levels(
 
 
 MAX_REPLICATES = 1_000_000  # resamples, permutations or simulations of one job
+MAX_SCORE = 1e150  # beyond it a score's square (a variance's term) overflows float64
 
 
 def replicates(value: object, name: str) -> int:
