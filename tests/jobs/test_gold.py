@@ -827,12 +827,11 @@ def test_a_few_labels_that_agree_give_no_interval_and_no_flag(run_cli, tmp_path)
     rows = []
     for m in ("a", "b", "c"):
         judge = (rng.random(200) < 0.6).astype(float)
-        for i in range(200):
-            label = np.nan
-            if i < 3:
-                label = judge[i] if m != "c" else 1 - judge[i] * 0 - 0.0  # c: gold 1 where judged
-            rows.append((m, f"q{i:03d}", judge[i], label))
+        for i in range(200):  # three labels per model, set below
+            rows.append((m, f"q{i:03d}", judge[i], np.nan))
     frame = pd.DataFrame(rows, columns=["model", "item", "score", "human"])
+    first = frame["item"] < "q003"
+    frame.loc[first, "human"] = frame.loc[first, "score"]  # b: three labels that agree
     frame.loc[(frame["model"] == "a") & (frame["item"] < "q003"), "score"] = 1.0
     frame.loc[(frame["model"] == "a") & (frame["item"] < "q003"), "human"] = 1.0
     frame.loc[(frame["model"] == "c") & (frame["item"] < "q003"), "score"] = 1.0
