@@ -381,7 +381,8 @@ def align(
         raise InputError(f"{where}no row has a model, a task and an item id")
     _refuse_blank_clusters(frame, where)
     aligned = None
-    if "run" not in frame.columns and len(set(models or ())) == len(models or ()):
+    repeated = "run" in frame.columns or "configuration" in frame.columns
+    if not repeated and len(set(models or ())) == len(models or ()):
         aligned = _align_dense(frame, models, tasks, where, complete_case, key_codes)
     if aligned is None:
         aligned = _align_general(_decategorized(frame), models, tasks, where, complete_case)
@@ -825,14 +826,16 @@ def _align_general(
     rows = frame.groupby(["model", "task"], sort=False).size()
     usable = frame[~(non_numeric | empty)]
 
-    key = ["model", "task", "item_id"] + (["run"] if has_run else [])
+    # a configuration (--config-columns) is one more level of repeats of an item: averaged here
+    configured = ["configuration"] if "configuration" in frame.columns else []
+    key = ["model", "task", "item_id", *configured] + (["run"] if has_run else [])
     spread = usable.groupby(key, sort=False)["score"].agg(["size", "min", "max"])
     conflicts = spread[spread["min"] != spread["max"]]
     if len(conflicts):
         idx = conflicts.index[0]
         model, task, item = idx[0], idx[1], idx[2]
         first = conflicts.iloc[0]
-        run = f" run {idx[3]!r}" if has_run else ""
+        run = "".join(f" {name} {value!r}" for name, value in zip(key[3:], idx[3:], strict=True))
         conflict = (
             f"{where}item {item!r}{run} of model {model!r}"
             f"{'' if task == 'all' else f' (task {task})'} has conflicting scores "

@@ -36,7 +36,7 @@ import hashlib
 import json
 import math
 from collections import defaultdict
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 from evalgap._lazy import LazyModule
 from evalgap._scores import LongScores
 from evalgap.errors import InputError, escape, first_line
+from evalgap.io import configurations
 from evalgap.io._files import PathArg, PathsArg, as_paths, expand
 from evalgap.io._limits import parse_json, read_json
 from evalgap.io._zip import Archive, ZipReadError
@@ -117,6 +118,8 @@ class _Log:
     status: str
     rows: list[_Row] = field(default_factory=list)
     epochs: int = 1
+    # the run's metadata fields (model, model_args, generate config, ...: see run_metadata)
+    metadata: dict[str, object] = field(default_factory=dict)
 
 
 def read_inspect(
@@ -127,11 +130,17 @@ def read_inspect(
     value_map: dict[str, float] | None = None,
     on_error: str = "skip",
     reducer: str | None = None,
+    config_columns: Sequence[str] = (),
 ) -> LongScores:
     """Read inspect_ai logs (``.json``, ``.eval``, folders, eval sets) into the long layout.
 
     ``value_map`` maps extra string values to numbers (checked before inspect's mapping).
     ``reducer`` chooses the epoch reducer of logs that record several (see the module).
+    ``config_columns`` names run-metadata fields (:func:`run_metadata`: ``seed``,
+    ``provider``, ``model_args.<key>``, ``generate_config.<key>``...) whose values label
+    each log's configuration (column ``configuration``); the latest log is then kept per
+    configuration, and errored samples are kept as rows without a score, flagged
+    ``errored``, so that they can be counted per configuration (alignment leaves them out).
     """
     if on_error not in ON_ERROR:
         raise InputError(
@@ -140,10 +149,16 @@ def read_inspect(
             got=on_error,
         )
     paths = as_paths(paths)
+    config_columns = configurations.names(config_columns)
     extra = dict(value_map or {})
     notes: list[str] = []
     logs = [_read_log(p) for p in _log_files(paths)]
-    logs = _one_log_per_run(logs, notes)
+    configuration_of = {
+        id(log): configurations.label(configurations.pick(log.metadata, config_columns, log.path))
+        for log in logs
+        if config_columns
+    }
+    logs = _one_log_per_run(logs, notes, configuration_of)
     labels = _task_labels(logs)
     hashed = _tasks_keyed_by_input(logs, labels, notes)
     frames, skipped_scorer = [], []
@@ -153,8 +168,19 @@ def read_inspect(
         if chosen is None:
             skipped_scorer.append(log)
             continue
-        rows = _rows(log, chosen, score_key, extra, on_error, label in hashed, notes, reducer)
+        errored: list[tuple[str, str]] = []
+        rows = _rows(
+            log, chosen, score_key, extra, on_error, label in hashed, notes, reducer, errored
+        )
         frame = pd.DataFrame(rows, columns=["item_id", "run", "score"])
+        if config_columns:
+            frame[configurations.ERRORED] = False
+            failed = pd.DataFrame(errored, columns=["item_id", "run"])
+            frame = pd.concat(
+                [frame, failed.assign(score=None, **{configurations.ERRORED: True})],
+                ignore_index=True,
+            )
+            frame[configurations.COLUMN] = configuration_of[id(log)]
         frame.insert(0, "task", label)
         frame.insert(0, "model", log.model)
         frames.append(frame)
@@ -169,16 +195,69 @@ def read_inspect(
             f"(scorers: {', '.join(_scorers(log)) or 'none'}); this log is left out"
         )
     frame = pd.concat(frames, ignore_index=True)
+    columns: dict[str, str | None] = {
+        "item_id": "samples[].id",
+        "run": "samples[].epoch",
+        "score": "samples[].scores.<scorer>.value",
+    }
+    if config_columns:
+        columns[configurations.COLUMN] = ",".join(config_columns)
     return LongScores(
         frame=frame,
         source=", ".join(map(str, paths)),
-        columns={
-            "item_id": "samples[].id",
-            "run": "samples[].epoch",
-            "score": "samples[].scores.<scorer>.value",
-        },
+        columns=columns,
         notes=tuple(dict.fromkeys(notes)),
     )
+
+
+def run_metadata(info: dict[str, Any]) -> dict[str, object]:
+    """Return the run-metadata fields of a log's ``eval`` header, as ``config_columns`` names them.
+
+    ``model``, ``provider`` (the model's prefix before ``/``), ``model_base_url``,
+    ``model_args`` and each of its entries as ``model_args.<key>``, ``generate_config`` (the
+    model's generate config) and ``generate_config.<key>``, ``seed`` (the generate config's
+    seed), ``task_args.<key>``, ``epochs``, ``revision`` (the task's source commit),
+    ``packages.<name>`` (package versions, ``packages.inspect_ai`` among them) and
+    ``inspect_version``.
+
+    Examples
+    --------
+    >>> fields = run_metadata({"model": "mockllm/m", "model_generate_config": {"seed": 7},
+    ...     "packages": {"inspect_ai": "0.3.1"}})
+    >>> fields["provider"], fields["seed"], fields["inspect_version"]
+    ('mockllm', 7, '0.3.1')
+    """
+    fields: dict[str, object] = {}
+    model = info.get("model")
+    if isinstance(model, str):
+        fields["model"] = model
+        fields["provider"] = model.split("/", 1)[0]
+    if info.get("model_base_url") is not None:
+        fields["model_base_url"] = info["model_base_url"]
+    for name, key in (
+        ("model_args", "model_args"),
+        ("generate_config", "model_generate_config"),
+        ("task_args", "task_args"),
+    ):
+        value = info.get(key)
+        if isinstance(value, dict):
+            fields[name] = value
+            fields.update({f"{name}.{k}": v for k, v in value.items()})
+    generate = info.get("model_generate_config")
+    if isinstance(generate, dict) and generate.get("seed") is not None:
+        fields["seed"] = generate["seed"]
+    config = info.get("config")
+    if isinstance(config, dict) and config.get("epochs") is not None:
+        fields["epochs"] = config["epochs"]
+    revision = info.get("revision")
+    if isinstance(revision, dict) and revision.get("commit"):
+        fields["revision"] = revision["commit"]
+    packages = info.get("packages")
+    if isinstance(packages, dict):
+        fields.update({f"packages.{k}": v for k, v in packages.items()})
+        if "inspect_ai" in packages:
+            fields["inspect_version"] = packages["inspect_ai"]
+    return fields
 
 
 def _log_files(paths: Iterable[Path]) -> list[Path]:
@@ -276,6 +355,7 @@ def _read_log(
         epochs=config["epochs"]
         if isinstance(config.get("epochs"), int) and config["epochs"] > 0
         else 1,
+        metadata=run_metadata(info),
     )
 
 
@@ -310,13 +390,19 @@ def _read_eval(
     return header, samples, reductions
 
 
-def _one_log_per_run(logs: list[_Log], notes: list[str]) -> list[_Log]:
-    """Latest log per (model, task, args) in a folder; models in two folders renamed."""
+def _one_log_per_run(
+    logs: list[_Log], notes: list[str], configuration_of: dict[int, str] | None = None
+) -> list[_Log]:
+    """Latest log per (model, task, args[, configuration]) in a folder; models in two folders
+    renamed."""
+    configuration_of = configuration_of or {}
     by_key: dict[tuple, list[_Log]] = defaultdict(list)
     for log in logs:
-        by_key[(log.model, log.task, _args_text(log.task_args))].append(log)
+        configured = configuration_of.get(id(log), "")
+        by_key[(log.model, log.task, _args_text(log.task_args), configured)].append(log)
     kept = []
-    for (model, task, _), group in by_key.items():
+    for (model, task, _, configured), group in by_key.items():
+        task = f"{task} ({configured})" if configured else task
         folders: dict[Path, list[_Log]] = defaultdict(list)
         for log in group:
             folders[log.path.parent].append(log)
@@ -442,7 +528,9 @@ def _rows(
     by_input: bool,
     notes: list[str],
     reducer: str | None = None,
+    errored_rows: list[tuple[str, str]] | None = None,
 ) -> list[_Row]:
+    """The log's score rows; the errored samples' (item, epoch) appended to ``errored_rows``."""
     errored, unscored, rows = [], 0, []
     key_of: dict[str, object] = {}
     for sample in log.samples:
@@ -458,6 +546,8 @@ def _rows(
                 )
         if sample.get("error"):
             errored.append(sid)
+            if errored_rows is not None:
+                errored_rows.append((key, str(sample.get("epoch", 1))))
             continue
         scores = sample["scores"] if isinstance(sample.get("scores"), dict) else {}
         if chosen not in scores:
@@ -700,4 +790,5 @@ def read(paths: list[Path], options: LoadOptions) -> LongScores:
         score_key=options.score_key,
         on_error=options.on_error,
         reducer=options.reducer,
+        config_columns=options.config_columns,
     )

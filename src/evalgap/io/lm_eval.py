@@ -47,6 +47,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeAlias
 from evalgap._lazy import LazyModule
 from evalgap._scores import LongScores
 from evalgap.errors import InputError, escape
+from evalgap.io import configurations
 from evalgap.io._files import PathsArg, as_paths, expand
 from evalgap.io._limits import open_maybe_gzip, read_lines
 
@@ -102,6 +103,8 @@ class SampleFile:
     # (name, value) pairs of the run's prompt and decoding settings
     setting: tuple[tuple[str, object], ...] = ()
     label: str = ""  # "3-shot": set when the task was run under several settings
+    # the run's metadata fields (seeds, model_args, batch size, versions: see run_metadata)
+    metadata: tuple[tuple[str, object], ...] = ()
 
     @property
     def name(self) -> str:
@@ -178,6 +181,7 @@ def read_lm_eval(
     all_runs: bool = False,
     model_name: str | None = None,
     tasks: Sequence[str] | None = None,
+    config_columns: Sequence[str] = (),
 ) -> LongScores:
     """Read lm-eval sample logs (files or output directories, many models at once).
 
@@ -187,19 +191,29 @@ def read_lm_eval(
     ``model_name`` names the model when the files carry no name (a single model's files).
     ``tasks``: the tasks the job will keep (``--task``); a filter is then only required for
     those, and selecting ``task:filter`` chooses that filter.
+    ``config_columns`` names run-metadata fields (:func:`run_metadata`: ``seed``,
+    ``batch_size``, ``model_args``, ``lm_eval_version``...) whose values label each run's
+    configuration; the latest run is then kept per configuration, and runs under different
+    configurations are kept side by side (column ``configuration``).
     """
     paths = as_paths(paths)
+    config_columns = configurations.names(config_columns)
     files = discover(paths, model_name=model_name)
     notes: list[str] = []
     files = _separate_folders(files, notes)
     files = _label_settings(files, notes)
     check_metric_tasks(metric, {f.task for f in files})
     metric_for = metric_rule(metric)
-    by_run: dict[tuple[str, str], list[SampleFile]] = defaultdict(list)
+    by_run: dict[tuple[str, str, str], list[SampleFile]] = defaultdict(list)
+    configuration_of: dict[Path, str] = {}
     for f in files:
-        by_run[(f.model, f.name)].append(f)
+        if config_columns:
+            picked = configurations.pick(dict(f.metadata), config_columns, f.path)
+            configuration_of[f.path] = configurations.label(picked)
+        by_run[(f.model, f.name, configuration_of.get(f.path, ""))].append(f)
     chosen: list[SampleFile] = []
-    for (model, task), runs in sorted(by_run.items()):
+    for (model, task, configured), runs in sorted(by_run.items()):
+        task = f"{task} ({configured})" if configured else task
         runs.sort(key=lambda f: run_time(f.stamp))
         if len(runs) > 1 and not all_runs:
             notes.append(
@@ -224,6 +238,8 @@ def read_lm_eval(
             continue
         frame, used = read
         frame["run"] = f.stamp
+        if config_columns:
+            frame[configurations.COLUMN] = configuration_of[f.path]
         frames.append(frame)
         metrics_used[(f.model, f.name)] = used
     if predict_only:
@@ -246,17 +262,78 @@ def read_lm_eval(
         default = "" if metric_for(base.get(task, task)) else " (default)"
         notes.append(f"task {task}: metric {used!r}{default}")
     source = ", ".join(str(p) for p in paths)
+    factor = [configurations.COLUMN] if config_columns else []
+    columns: dict[str, str | None] = {
+        "item_id": "doc_id",
+        "task": "task[:filter]",
+        "score": "metric",
+        "run": "run timestamp",
+    }
+    if config_columns:
+        columns[configurations.COLUMN] = ",".join(config_columns)
     return LongScores(
-        frame=frame[["model", "task", "item_id", "run", "score"]],
+        frame=frame[["model", "task", "item_id", "run", "score", *factor]],
         source=source,
-        columns={
-            "item_id": "doc_id",
-            "task": "task[:filter]",
-            "score": "metric",
-            "run": "run timestamp",
-        },
+        columns=columns,
         notes=tuple(notes),
     )
+
+
+SEEDS = ("random_seed", "numpy_seed", "torch_seed", "fewshot_seed")
+
+
+def run_metadata(data: dict[str, Any] | None) -> dict[str, object]:
+    """Return the run-metadata fields of a results file, as ``config_columns`` names them.
+
+    The run's ``config`` entries (``model``, ``model_args``, ``batch_size``, ``device``,
+    ``gen_kwargs``, ``random_seed``, ``numpy_seed``, ``torch_seed``, ``fewshot_seed``,
+    ``model_dtype``, ``model_revision``...), each ``key=value`` of a ``model_args`` string as
+    ``model_args.key``, the file's versions (``lm_eval_version``, ``git_hash``,
+    ``transformers_version``...), and ``seed``: the four seeds as ``lm_eval --seed`` takes
+    them (one number when they are equal, else ``random,numpy,torch,fewshot``).
+
+    Examples
+    --------
+    >>> fields = run_metadata({"config": {"model_args": "pretrained=m,dtype=bf16",
+    ...     "random_seed": 0, "numpy_seed": 1234, "torch_seed": 1234, "fewshot_seed": 1234}})
+    >>> fields["seed"], fields["model_args.dtype"]
+    ('0,1234,1234,1234', 'bf16')
+    """
+    if not data:
+        return {}
+    config = data["config"] if isinstance(data.get("config"), dict) else {}
+    fields: dict[str, object] = {
+        key: value
+        for key, value in config.items()
+        if isinstance(value, (str, int, float, bool, dict, list)) or value is None
+    }
+    args = config.get("model_args")
+    if isinstance(args, str):
+        for part in args.split(","):
+            key, eq, value = part.partition("=")
+            if eq and key.strip():
+                fields[f"model_args.{key.strip()}"] = value.strip()
+    elif isinstance(args, dict):
+        fields.update({f"model_args.{k}": v for k, v in args.items()})
+    for key in (
+        "lm_eval_version",
+        "git_hash",
+        "upper_git_hash",
+        "transformers_version",
+        "model_source",
+        "chat_template_sha",
+        "system_instruction_sha",
+        "fewshot_as_multiturn",
+        "max_length",
+    ):
+        if key in data:
+            fields[key] = data[key]
+    seeds = [config.get(k) for k in SEEDS]
+    if any(s is not None for s in seeds):
+        fields["seed"] = (
+            seeds[0] if len({str(s) for s in seeds}) == 1 else ",".join(map(str, seeds))
+        )
+    return fields
 
 
 def _choose_filters(
@@ -397,6 +474,7 @@ def discover(paths: Iterable[Path], *, model_name: str | None = None) -> list[Sa
                     named=bool(name),
                     filters=_filters_in(results, match["task"]),
                     setting=_setting_in(results, match["task"]),
+                    metadata=tuple(run_metadata(results).items()),
                 )
             )
             continue
@@ -428,6 +506,7 @@ def _array_file(path: Path, model_name: str | None) -> SampleFile:
                 named=bool(name),
                 filters=_filters_in(data, task),
                 setting=_setting_in(data, task),
+                metadata=tuple(run_metadata(data).items()),
             )
     raise InputError(
         f"{path}: an lm-eval 0.4.0-0.4.2 samples file (a JSON array) with no results .json "
@@ -764,6 +843,7 @@ def read(paths: list[Path], options: LoadOptions) -> LongScores:
         all_runs=options.all_runs,
         model_name=options.model_name,
         tasks=tuple(options.tasks) or None,
+        config_columns=options.config_columns,
     )
 
 

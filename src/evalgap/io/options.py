@@ -32,6 +32,12 @@ class LoadOptions:
         Wide tables: models as columns or as rows.
     item_column, score_column, model_column, task_column, run_column, cluster_column : str
         Column names of a score table (default: detected; runs are averaged per item).
+    config_columns : tuple of str
+        Columns (or, in lm-eval and inspect_ai logs, run-metadata fields such as ``seed``)
+        whose values name the configuration a score was run under (``--config-columns
+        seed,provider``): one configuration per combination of their values, kept as a
+        factor of the long table (column ``configuration``). Jobs that do not use it average
+        a model's runs over the configurations, as they average runs.
     items : str, optional
         An item file: keep only the items it lists (and take clusters from it).
     model_columns : tuple of str
@@ -90,6 +96,16 @@ class LoadOptions:
     )
     cluster_column: str | None = _option(
         None, "--cluster-column", "Column with a cluster label (subject, category)."
+    )
+    config_columns: tuple = _option(
+        (),
+        "--config-columns",
+        "Columns naming the configuration a score was run under (seed, provider, harness "
+        "version...), comma-separated; lm-eval and inspect_ai logs: run-metadata fields "
+        "(seed, model_args, batch_size, ...). One configuration per combination of values.",
+        multiple=True,
+        comma=True,
+        metavar="COLUMN[,COLUMN...]",
     )
     items: str | None = _option(
         None,

@@ -132,7 +132,7 @@ def read_batches(path: Path, options: LoadOptions) -> tuple[dict, list[str], Ite
     Sources with a ``batches`` function stream (without an item file to join, which needs
     every row); ``notes`` is complete once the frames are exhausted.
     """
-    if options.items or options.layout != "long":
+    if options.items or options.layout != "long" or options.config_columns:
         return None
     row = registry.source_named(source_of(path, options))
     streamed = resolve(row.batches)(path, options) if row.batches is not None else None
@@ -215,6 +215,14 @@ def _fallback() -> Source:
 
 
 def _read(paths: list[Path], options: LoadOptions, row: Source) -> LongScores:
+    if options.config_columns and "config_columns" not in row.options:
+        taking = ", ".join(r.name for r in registry.SOURCES if "config_columns" in r.options)
+        raise InputError(
+            escape(f"{paths[0]}: the {row.name} reader records no configurations, so ")
+            + "{config_columns}"
+            + escape(f" cannot be honoured ({taking} can); leave it out for these files"),
+            param="config_columns",
+        )
     result = resolve(row.read)(paths, options)
     note = unused_table_options(options, row)
     if note is None:

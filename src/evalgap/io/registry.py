@@ -101,7 +101,7 @@ SOURCES: tuple[Source, ...] = (
         "samples_<task>_<stamp>.jsonl files or lm_eval --output_path dirs",
         detect="evalgap.io.lm_eval:detect",
         read="evalgap.io.lm_eval:read",
-        options=("metric", "filter_name", "all_runs", "model_name", "tasks"),
+        options=("metric", "filter_name", "all_runs", "model_name", "tasks", "config_columns"),
         reads_table="evalgap.io.lm_eval:is_lm_eval_path",
     ),
     Source(
@@ -125,7 +125,7 @@ SOURCES: tuple[Source, ...] = (
         "inspect_ai logs (.json or .eval)",
         detect="evalgap.io.inspect_logs:detect",
         read="evalgap.io.inspect_logs:read",
-        options=("scorer", "score_key", "on_error", "reducer"),
+        options=("scorer", "score_key", "on_error", "reducer", "config_columns"),
     ),
     Source(
         "swebench",
@@ -171,6 +171,7 @@ SOURCES: tuple[Source, ...] = (
             "run_column",
             "cluster_column",
             "model_columns",
+            "config_columns",
         ),
         formats=("csv", "tsv", "parquet", "jsonl"),
         batches="evalgap.io.tables:batches",

@@ -56,6 +56,12 @@ def load_scores(
         )
     options = options or LoadOptions()
     if options.store:
+        if options.config_columns:
+            raise InputError(
+                "a results store keeps one score per model and item, without configurations, "
+                "so {config_columns} cannot be honoured with {store}; read the score files",
+                param="config_columns",
+            )
         if paths:
             raise InputError(
                 "give either score files ({paths}) or a results store ({store}), not both",

@@ -22,6 +22,7 @@ from evalgap._lazy import LazyModule
 from evalgap._scores import LongScores, number_form
 from evalgap.errors import InputError, escape, fields, first_line
 from evalgap.io import _limits
+from evalgap.io import configurations as config
 from evalgap.io._files import PathArg
 from evalgap.io._limits import is_gzip, open_maybe_gzip, read_lines
 from evalgap.io._progress import _PROGRESS, Progress
@@ -186,6 +187,7 @@ def read_long_table(
     cluster_column: str | None = None,
     progress: Progress | None = None,
     exclude_columns: Collection[str | None] = (),
+    config_columns: Sequence[str] = (),
 ) -> LongScores:
     """Read a long score table and map its columns onto the interchange layout.
 
@@ -211,6 +213,9 @@ def read_long_table(
         ``progress(done_bytes, total_bytes)``.
     exclude_columns : sequence of str
         Columns never to detect as a role.
+    config_columns : sequence of str
+        Columns whose values name the configuration of each score (one ``configuration``
+        label per combination, see :mod:`evalgap.io.configurations`).
 
     Returns
     -------
@@ -225,6 +230,8 @@ def read_long_table(
     """
     path, fmt, compression = _check_file(path, fmt)
     progress = progress or _PROGRESS.get()
+    config_columns = config.names(config_columns)
+    exclude_columns = (*exclude_columns, *config_columns)
     given = {
         "model": model_column,
         "item_id": item_column,
@@ -246,6 +253,7 @@ def read_long_table(
             # Keep only the fields a role can take: a log's long prompt or base64 blob
             # is parsed and dropped line by line, never held.
             wanted = {c for c in given.values() if c} | {c for v in CANDIDATES.values() for c in v}
+            wanted |= set(config_columns)
             try:
                 raw = _read_jsonl(path, compression, progress=progress, keep=wanted)
             except InputError:
@@ -259,18 +267,36 @@ def read_long_table(
         if raw.shape[0] == 0:
             raise InputError(f"{path}: the table has a header but no rows")
         every_field = (lambda: read_frame(path, fmt)) if fmt == "jsonl" else (lambda: raw)
+        config.refuse_missing(found, config_columns, path)
         chosen, notes = _choose_columns(path, found, given, every_field, exclude_columns)
-        return LongScores(_interchange(raw, chosen), str(path), chosen, tuple(notes))
+        frame = _interchange(raw, chosen, config_columns)
+        columns = _with_configuration(chosen, config_columns)
+        return LongScores(frame, str(path), columns, tuple(notes))
+    config.refuse_missing(names, config_columns, path)
     chosen, notes = _choose_columns(
         path, names, given, lambda: _head(path, fmt, compression), exclude_columns
     )
     try:
-        frame = _read_columns(path, fmt, compression, chosen, progress)
+        frame = _read_columns(path, fmt, compression, chosen, progress, config_columns)
     except InputError:
         raise
     except Exception as exc:
         raise _read_error(path, fmt, exc) from None
-    return LongScores(frame=frame, source=str(path), columns=chosen, notes=tuple(notes))
+    return LongScores(
+        frame=frame,
+        source=str(path),
+        columns=_with_configuration(chosen, config_columns),
+        notes=tuple(notes),
+    )
+
+
+def _with_configuration(
+    chosen: dict[str, str | None], config_columns: Sequence[str]
+) -> dict[str, str | None]:
+    """The columns of each role, the configuration's among them when it is named."""
+    if not config_columns:
+        return chosen
+    return {**chosen, config.COLUMN: ",".join(config_columns)}
 
 
 def long_table_batches(
@@ -372,6 +398,7 @@ def long_from_frame(
     run_column: str | None = None,
     cluster_column: str | None = None,
     source: str = "the DataFrame",
+    config_columns: Sequence[str] = (),
 ) -> LongScores:
     """Map a long DataFrame already in memory onto the interchange layout.
 
@@ -393,12 +420,18 @@ def long_from_frame(
     }
     found = [str(c) for c in raw.columns]
     raw = raw.set_axis(found, axis=1)
-    chosen, notes = _choose_columns(source, found, given, lambda: raw)
-    return LongScores(_interchange(raw, chosen), source, chosen, tuple(notes))
+    config_columns = config.names(config_columns)
+    config.refuse_missing(found, config_columns, source)
+    chosen, notes = _choose_columns(source, found, given, lambda: raw, config_columns)
+    frame = _interchange(raw, chosen, config_columns)
+    return LongScores(frame, source, _with_configuration(chosen, config_columns), tuple(notes))
 
 
-def _interchange(raw: pd.DataFrame, chosen: dict) -> pd.DataFrame:
-    """The long interchange frame (model, task, item_id, score[, run][, cluster]) of ``raw``."""
+def _interchange(
+    raw: pd.DataFrame, chosen: dict, config_columns: Sequence[str] = ()
+) -> pd.DataFrame:
+    """The long interchange frame (model, task, item_id, score[, run][, cluster]
+    [, configuration]) of ``raw``."""
     frame = pd.DataFrame(
         {
             "model": raw[chosen["model"]].astype(str),
@@ -411,6 +444,8 @@ def _interchange(raw: pd.DataFrame, chosen: dict) -> pd.DataFrame:
         frame["run"] = raw[chosen["run"]].astype(str)
     if chosen["cluster"]:
         frame["cluster"] = raw[chosen["cluster"]].astype(str)
+    if config_columns:
+        frame[config.COLUMN] = config.labels(raw, config_columns)
     return frame.reset_index(drop=True)
 
 
@@ -612,11 +647,14 @@ def _read_columns(
     compression: str | None,
     chosen: dict[str, str | None],
     progress: Progress | None,
+    config_columns: Sequence[str] = (),
 ) -> pd.DataFrame:
-    """Read the chosen columns in batches; ids become categoricals, scores numbers."""
+    """Read the chosen columns in batches; ids become categoricals, scores numbers; the
+    configuration columns, read as ids too, become one ``configuration`` label per row."""
     roles = [r for r in ROLES if chosen.get(r)]
-    columns = list(dict.fromkeys(chosen[r] for r in roles))
+    columns = list(dict.fromkeys([*(chosen[r] for r in roles), *config_columns]))
     ids = {r: _Codes() for r in roles if r != "score"}
+    settings = {c: _Codes() for c in config_columns}
     scores: list[np.ndarray] = []
     rows = 0
     for batch in _batches(path, fmt, compression, columns, progress):
@@ -626,6 +664,8 @@ def _read_columns(
                 scores.append(_score_values(values))
             else:
                 ids[role].add(_dictionary(values), rows)
+        for column, codes in settings.items():
+            codes.add(_dictionary(batch.column(column)), rows)
         rows += batch.num_rows
     if rows == 0:
         raise InputError(f"{path}: the table has a header but no rows")
@@ -643,6 +683,9 @@ def _read_columns(
     for role in ("run", "cluster"):
         if role in ids:
             out[role] = ids[role].categorical()
+    if settings:
+        values = pd.DataFrame({c: codes.categorical() for c, codes in settings.items()})
+        out[config.COLUMN] = config.labels(values, config_columns)
     return pd.DataFrame(out, copy=False)
 
 
@@ -1215,6 +1258,13 @@ def read(paths: list[Path], options: LoadOptions) -> LongScores:
     # With an item file, its clusters are taken from it: the table's column is left out.
     cluster_column = None if options.items else options.cluster_column
     exclude_columns = (options.cluster_column,) if options.items else ()
+    if options.layout == "wide" and options.config_columns:
+        raise InputError(
+            escape(f"{path}: ")
+            + "{config_columns} reads a long table (one row per model, item and configuration); "
+            "a wide table holds one score per model and item: leave out {layout=wide}",
+            param="config_columns",
+        )
     if options.layout == "wide":
         return read_wide_table(
             path,
@@ -1241,6 +1291,7 @@ def read(paths: list[Path], options: LoadOptions) -> LongScores:
         run_column=options.run_column,
         cluster_column=cluster_column,
         exclude_columns=exclude_columns,
+        config_columns=options.config_columns,
     )
 
 

@@ -76,7 +76,8 @@ def long_scores(
     if _is_table(data):
         from evalgap.io.tables import long_from_frame
 
-        return long_from_frame(data, **columns)
+        configured = tuple(getattr(options, "config_columns", ()) or ())
+        return long_from_frame(data, config_columns=configured, **columns)
     if isinstance(data, (str, Path)) or (
         isinstance(data, (list, tuple)) and data and all(isinstance(p, (str, Path)) for p in data)
     ):
