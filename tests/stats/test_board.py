@@ -168,3 +168,30 @@ def test_a_task_where_every_model_scores_alike_on_every_item_is_said():
     notes = board_notes(board)
     assert any("every model has the same score (0) on every item" in n for n in notes)
     assert (board.score_low == 0).all() and (board.score_high > 0).all()  # Wilson at n
+
+
+@pytest.mark.parametrize("kind", ["binary", "graded", "unbounded"])
+def test_complete_boards_read_a_block_at_a_time_give_the_general_paths_numbers_to_the_bit(
+    kind, monkeypatch
+):
+    """The complete-data path (no (N, K) temporaries) against the general one it replaces:
+    every array equal bit for bit, with more items than one block (2,048) holds."""
+    import evalgap.stats.board as board_module
+
+    rng = np.random.default_rng(7)
+    items, models = 4_500, 9
+    if kind == "binary":
+        x = (rng.random((items, models)) < np.linspace(0.3, 0.8, models)).astype(float)
+    elif kind == "graded":
+        x = rng.random((items, models)) * np.linspace(0.5, 1.0, models)
+    else:
+        x = rng.normal(np.linspace(-1, 1, models), 3.0, (items, models))
+    fast = board_scores(x, [f"m{j}" for j in range(models)])
+    monkeypatch.setattr(board_module, "_complete_board", lambda x, block=2048: None)
+    general = board_scores(x, [f"m{j}" for j in range(models)])
+    for name in ("score", "se", "score_low", "score_high", "own_items_mean", "n", "rank"):
+        np.testing.assert_array_equal(getattr(fast, name), getattr(general, name), err_msg=name)
+    assert (fast.interval, fast.against) == (general.interval, general.against)
+    # and the closed form: the mean and sd / sqrt(n) (ddof 1)
+    np.testing.assert_allclose(fast.score, x.mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(fast.se, x.std(axis=0, ddof=1) / np.sqrt(items), rtol=1e-10)

@@ -57,6 +57,8 @@ from evalgap.stats.ranks import pair_gaps
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from evalgap.engine import BoardSums
+
 if TYPE_CHECKING:  # the audit imports the rank job and the gold scale only when it runs them
     from evalgap._scores import ScoresInput
     from evalgap.io.options import LoadOptions
@@ -733,6 +735,8 @@ def audit(
     gold: ScoresInput | None = None,
     progress: Callable[..., object] | None = None,
     options: LoadOptions | None = None,
+    engine: str = "local",
+    scheduler: str | None = None,
     **columns: Any,
 ) -> AuditResult:
     """Audit a leaderboard: which displayed rankings can the benchmark resolve?
@@ -789,6 +793,14 @@ def audit(
         Called with the name of each phase as it starts.
     options : LoadOptions, optional
         With paths: how to read them (format, layout, metric, filter...).
+    engine : {"local", "dask"}
+        Where a binary board in Parquet shards (``scores`` a folder written by
+        ``store_export(..., shard_items=)``) has its pairs' counts summed: in this process,
+        or on a dask.distributed cluster (:func:`audit_shards`; the
+        counts, hence every row, equal the single machine's). Other sources: ``local``.
+    scheduler : str, optional
+        The Dask scheduler's address, with ``engine="dask"`` (default
+        ``$EVALGAP_SCHEDULER``).
     **columns
         Column names of a DataFrame or table file (see ``scores``).
 
@@ -824,6 +836,21 @@ def audit(
         "n_bootstrap_required_n": n_bootstrap_required_n, "seed": seed,
         "chain_procedure": procedure, "mixture": mixture,
     }  # fmt: skip
+    from evalgap.engine.inputs import refuse_off_engine, shards_folder
+
+    folder = shards_folder(scores)
+    if folder is not None or engine != "local" or scheduler is not None:
+        ignored = per_item_options_given(
+            models, None, complete_case, strict, options, columns, pairs=pairs is not None,
+            gold_column=gold_column is not None, gold=gold is not None,
+            n_cluster_bootstrap=n_cluster_bootstrap != 1000,
+            n_rank_bootstrap=n_rank_bootstrap not in (0, 1000),
+        )  # fmt: skip
+        refuse_off_engine(folder, engine, scheduler, [n for n in ignored if n != "tasks"])
+        assert folder is not None  # refused above otherwise
+        return audit_shards(
+            folder, family=family, engine=engine, scheduler=scheduler, tasks=tasks, **settings
+        )
     if pairs is not None:
         return _audit_pairs(
             pairs, family, models, tasks, complete_case, strict, options, columns,
@@ -856,6 +883,92 @@ def audit(
         n_rank_bootstrap=n_rank_bootstrap, cluster_label=cluster or "cluster",
         progress=progress, **settings,
     )  # fmt: skip
+
+
+def shard_counts(sums: Sequence[BoardSums], family: str) -> pd.DataFrame:
+    """The family's pairs of every task from its sums, in the board's order (by mean, ties
+    by name, as ``audit`` lists a complete board), A the upper model: ``task, model_a,
+    model_b, both_correct, a_only, b_only, both_wrong``."""
+    parts = []
+    for s in sums:
+        if not s.complete:
+            raise InputError(
+                "{engine}"
+                + escape(
+                    f": task {s.task!r} has models without a score on some items; an audit "
+                    "from shards lists complete boards (where the board's order is by "
+                    "mean); audit it on one machine with --scores"
+                ),
+                param="engine",
+            )
+        names = np.array(s.models, dtype=object)
+        order = rank_order(names, np.diag(s.right) / s.n_items)
+        first, second = family_pairs(order, family)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "task": s.task, "model_a": names[first], "model_b": names[second],
+                    **s.counts(first, second),
+                }
+            )
+        )  # fmt: skip
+    return pd.concat(parts, ignore_index=True)
+
+
+def audit_shards(
+    folder: str | Path,
+    *,
+    family: str = "adjacent",
+    engine: str = "local",
+    scheduler: str | None = None,
+    tasks: Sequence[str] | None = None,
+    **settings: Any,
+) -> AuditResult:
+    """Audit a binary board in Parquet shards from its pairs' counts, computed on ``engine``.
+
+    Each pair's counts are integer sums over the item blocks, equal on every engine, so
+    every row (statistics, p-values, N*, verdicts) equals the single-machine audit of the
+    same scores. What resamples or reads items (rank sets, clusters) is left out and said
+    in the notes.
+
+    Parameters
+    ----------
+    folder : str or Path
+        The shards folder (``store_export(..., shard_items=)``).
+    family : {"adjacent", "all"}
+        Rank-adjacent pairs or all pairs, per task.
+    engine : {"local", "dask"}
+        Where the sums are computed (:func:`evalgap.engine.board_sums`).
+    scheduler : str, optional
+        The Dask scheduler's address (default ``$EVALGAP_SCHEDULER``).
+    tasks : list of str, optional
+        Only these tasks.
+    **settings
+        ``alpha, power, family_size, n_bootstrap, n_bootstrap_required_n, seed,
+        chain_procedure, mixture`` as :func:`evalgap.audit` takes them.
+
+    Returns
+    -------
+    AuditResult
+    """
+    from evalgap.engine import board_sums
+
+    if family not in FAMILIES:
+        raise InputError(
+            "{family}: must be one of " + escape(", ".join(FAMILIES)), family=family
+        )
+    sums = board_sums(folder, engine=engine, scheduler=scheduler, tasks=tasks)
+    counts = shard_counts(sums, family)
+    if counts.empty:
+        raise InputError(escape(f"{folder}: no pairs to audit (one model per task)"))
+    result = audit_counts(counts, source=str(folder), **settings)
+    blocks = sum(s.blocks for s in sums)
+    note = (
+        f"pair counts from {blocks:,} block products of the shards in {folder} on the "
+        f"{engine} engine; rank sets and cluster statistics read the items and are left "
+        "out of an audit from shards"
+    )
+    return dataclasses.replace(result, family=family, notes=(*result.notes, note))
 
 
 def _gold_audit_result(done: GoldAudit, *, alpha: float, power: float, family: str) -> AuditResult:
@@ -1764,15 +1877,16 @@ def board_order(
     ``evalgap ranks``: the same models, scores and intervals), saying who is left out."""
     from evalgap.report.sentences import ranking_exclusions
 
-    counts = (~np.isnan(task.scores)).sum(axis=0)
+    counts = task.scores.shape[0] - np.isnan(task.scores).sum(axis=0)
     notes.extend(ranking_exclusions(task.task, names.tolist(), counts.tolist()))
     scored = np.flatnonzero(counts >= 2)
-    x = task.scores[:, scored]
+    # a copy of the (N, K) scores only when a model is left out
+    x = task.scores if scored.size == counts.size else task.scores[:, scored]
     codes = task.cluster_codes(use_clusters)
     # the gaps on the items both scored (pair_gaps needs two models); on complete data the
     # board takes the means' differences itself
     gap = None
-    if np.isnan(x).any():
+    if (counts[scored] < x.shape[0]).any():
         gap = pair_gaps(x)[0] if scored.size >= 2 else np.zeros((scored.size, scored.size))
     board = board_scores(x, names[scored], gap=gap, clusters=codes, alpha=alpha)
     notes.extend(f"task {task.task}: {note}" for note in board_notes(board))

@@ -209,26 +209,32 @@ def board_scores(
     keys = np.arange(x.shape[1]) if names is None else np.asarray(names).astype(str)
     if keys.shape != (x.shape[1],):
         raise InputError(f"{keys.size} names for scores of shape {x.shape}")
-    observed = ~np.isnan(x)
-    n = observed.sum(axis=0).astype(np.int64)
     if x.shape[1] == 0:  # no model: an empty board
         empty = np.zeros(0)
         order = np.zeros(0, dtype=np.int64)
         return BoardScores(empty, empty, empty, empty, empty, order, order, order, "normal")
-    if (n == 0).any():
-        raise InputError("every model needs a score on at least one item")
-    own = np.where(observed, x, 0.0).sum(axis=0) / n
-    score, terms = additive_scores(x)
-    kept = observed.any(axis=1)
-    variance = _variance(terms, score, None if clusters is None else np.asarray(clusters)[kept])
-    units = terms.shape[0] if clusters is None else _units(np.asarray(clusters)[kept])
+    complete = _complete_board(x) if clusters is None else None
+    if complete is not None:  # every item scored by every model: no (N, K) temporaries
+        score, variance, binary, bounded = complete
+        n = np.full(x.shape[1], x.shape[0], dtype=np.int64)
+        own, units = score, x.shape[0]
+    else:
+        observed = ~np.isnan(x)
+        n = observed.sum(axis=0).astype(np.int64)
+        if (n == 0).any():
+            raise InputError("every model needs a score on at least one item")
+        own = np.where(observed, x, 0.0).sum(axis=0) / n
+        score, terms = additive_scores(x)
+        kept = observed.any(axis=1)
+        variance = _variance(terms, score, None if clusters is None else np.asarray(clusters)[kept])
+        units = terms.shape[0] if clusters is None else _units(np.asarray(clusters)[kept])
+        binary = bool(np.isin(x[observed], (0.0, 1.0)).all())
+        bounded = bool(((x[observed] >= 0) & (x[observed] <= 1)).all())
     with np.errstate(invalid="ignore", divide="ignore"):
         se = np.sqrt(variance * units / (units - 1.0)) if units > 1 else np.full_like(score, np.nan)
-    binary = bool(np.isin(x[observed], (0.0, 1.0)).all())
-    bounded = bool(((x[observed] >= 0) & (x[observed] <= 1)).all())
     low, high = _interval(score, se, variance, n, binary, alpha, bounded=bounded)
     if gap is None:
-        if not observed.all():
+        if complete is None and np.isnan(x).any():
             raise InputError(
                 "{gap!b}" + escape(" is needed where scores are missing (the gaps on the items "
                 "both models scored)"),
@@ -293,6 +299,38 @@ def board_notes(board: BoardScores) -> tuple[str, ...]:
             "a negative gap on the items both scored: the paired gaps are not transitive there"
         )
     return tuple(notes)
+
+
+def _complete_board(
+    x: FloatArray, block: int = 2048
+) -> tuple[FloatArray, FloatArray, bool, bool] | None:
+    """The board of a matrix with no missing score, read a block of items at a time: the
+    means, the sums of squared centred per-item terms ``sum_i (x_ij/N - score_j/N)^2`` (as
+    :func:`_variance` sums them, row after row, so the figures are the same to the last
+    bit), and whether the scores are 0/1 and within [0, 1]; None when a score is missing.
+
+    The general path holds several (N, K) temporaries (the observed mask, the per-item
+    terms, their squares), each as large as the scores; here one block of rows is."""
+    items = x.shape[0]
+    if items == 0:
+        return None
+    total = np.zeros(x.shape[1])
+    binary = bounded = True
+    for start in range(0, items, block):
+        rows = x[start : start + block]
+        if np.isnan(rows).any():
+            return None
+        # sequential over rows from the running total: the order of x.sum(axis=0)
+        total = np.concatenate([total[None], rows]).sum(axis=0)
+        binary = binary and bool(((rows == 0) | (rows == 1)).all())
+        bounded = bounded and bool(((rows >= 0) & (rows <= 1)).all())
+    score = total / items
+    share = score / items
+    variance = np.zeros(x.shape[1])
+    for start in range(0, items, block):
+        centred = x[start : start + block] / items - share
+        variance = np.concatenate([variance[None], centred * centred]).sum(axis=0)
+    return score, variance, binary, bounded
 
 
 def _units(clusters: np.ndarray) -> int:
