@@ -371,3 +371,67 @@ def test_a_disconnected_design_is_refused():
     y[5:, :2] = np.nan
     with pytest.raises(InputError, match="not connected"):
         cc.decompose(y)
+
+
+def _stack(seed, n_models, shape, missing=0.0):
+    rng = np.random.default_rng(seed)
+    return np.stack([_draw(rng, *shape, missing=missing) for _ in range(n_models)])
+
+
+def test_many_models_balanced_equal_the_expected_mean_squares_oracle():
+    """One shared (balanced) pattern: every model's mean squares, estimates and p-value are
+    the closed-form ANOVA ones, model by model."""
+    y = _stack(60, 5, (25, 4, 3))
+    many = cc.decompose_models(y)
+    assert len(many) == 5 and many.balanced.all()
+    for m in range(5):
+        mean_squares, estimates, p = _anova_oracle(y[m])
+        np.testing.assert_allclose(many.mean_squares[m], mean_squares, rtol=1e-9)
+        np.testing.assert_allclose(many.estimate[m], estimates, rtol=1e-9, atol=1e-12)
+        assert many.configuration_test[m, 3] == pytest.approx(p, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    "case", ["own patterns", "shared unbalanced pattern", "replicated beside not"]
+)
+def test_many_models_equal_one_fit_per_model(case):
+    """The stacked fit is ``decompose`` model by model, whichever models share a pattern of
+    missing scores (and models with one score per cell beside models with replicates)."""
+    y = _stack(61, 4, (30, 5, 3), missing=0.2)
+    if case == "shared unbalanced pattern":
+        y[np.isnan(y).any(axis=0)[None].repeat(4, 0)] = np.nan
+    if case == "replicated beside not":
+        y[1, :, :, 1:] = np.nan
+        y[1, :, :, 0] = np.where(np.isnan(y[1, :, :, 0]), 0.6, y[1, :, :, 0])
+    many = cc.decompose_models(y)
+    for m in range(4):
+        one = cc.decompose(y[m])
+        got = many[m]
+        for name in ("estimate", "lower", "upper", "df", "share", "mean_squares"):
+            np.testing.assert_allclose(
+                getattr(got, name), getattr(one, name), rtol=1e-10, atol=1e-15, equal_nan=True
+            )
+        assert got.configuration_test == pytest.approx(one.configuration_test, nan_ok=True)
+        assert got.mean_random == pytest.approx(one.mean_random, nan_ok=True)
+        assert got.n_observations == one.n_observations and got.balanced == one.balanced
+    if case == "replicated beside not":
+        assert np.isnan(many.estimate[1, 3]) and not np.isnan(many.estimate[0, 3])
+
+
+def test_many_models_to_dict_names_the_test_and_interval_fields():
+    many = cc.decompose_models(_stack(62, 2, (10, 3, 2)))
+    out = many.to_dict()
+    assert len(out["estimate"]) == 2 and len(out["estimate"][0]) == 4
+    assert set(out["configuration_test"]) == {"statistic", "df_numerator", "df_denominator",
+                                              "p_value"}  # fmt: skip
+    assert out["mean_random"]["mean"] == many.mean.tolist()
+
+
+def test_many_models_name_the_model_whose_design_fails():
+    y = _stack(63, 3, (10, 4, 2))
+    y[2, :5, 2:] = np.nan
+    y[2, 5:, :2] = np.nan
+    with pytest.raises(InputError, match=r"not connected.*model 2 of 3"):
+        cc.decompose_models(y)
+    with pytest.raises(InputError, match=r"\(models, items"):
+        cc.decompose_models(np.zeros((3, 4)))

@@ -64,24 +64,25 @@ The SE of a mean over N items x C configurations x R replicates is in :func:`sta
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Literal
 
 import numpy as np
 from scipy import special
-from scipy import stats as sps
 
 from evalgap.errors import InputError, escape
 from evalgap.stats import _validate
-from evalgap.stats._types import ArrayLike, FloatArray, FloatOrArray
+from evalgap.stats._types import ArrayLike, BoolArray, FloatArray, FloatOrArray, IntArray
 
 __all__ = [
     "COMPONENTS",
     "ConfigurationComponents",
     "FTest",
     "MeanInterval",
+    "ModelComponents",
     "decompose",
     "decompose_gap",
+    "decompose_models",
     "model_configuration_interaction",
     "standard_error",
 ]
@@ -195,6 +196,98 @@ class ConfigurationComponents:
         )
 
 
+@dataclass(frozen=True)
+class ModelComponents:
+    """The components of many models (or many gaps) over the same items and configurations.
+
+    The fields of :class:`ConfigurationComponents` stacked over models (first axis);
+    ``result[m]`` is model ``m``'s :class:`ConfigurationComponents`.
+
+    Attributes
+    ----------
+    estimate, lower, upper, df, share, mean_squares, mean_square_df : ndarray (models, 4)
+        As in :class:`ConfigurationComponents`, one row per model.
+    configuration_test, interaction_test : ndarray (models, 4)
+        Each model's F test: statistic, df_numerator, df_denominator, p_value (the fields of
+        :class:`FTest`).
+    mean : ndarray (models,)
+        Each model's mean score.
+    mean_random, mean_fixed : ndarray (models, 5)
+        Each model's mean interval: mean, standard_error, df, lower, upper (the fields of
+        :class:`MeanInterval`).
+    n_items, n_configurations : int
+        The design's size.
+    n_observations : ndarray (models,) of int
+        Scores per model.
+    balanced : ndarray (models,) of bool
+        Every cell of the model's table holds the same number of scores.
+    confidence : float
+        The intervals' confidence level.
+    """
+
+    estimate: FloatArray
+    lower: FloatArray
+    upper: FloatArray
+    df: FloatArray
+    share: FloatArray
+    mean_squares: FloatArray
+    mean_square_df: FloatArray
+    configuration_test: FloatArray
+    interaction_test: FloatArray
+    mean: FloatArray
+    mean_random: FloatArray
+    mean_fixed: FloatArray
+    n_items: int
+    n_configurations: int
+    n_observations: IntArray
+    balanced: BoolArray
+    confidence: float
+
+    def __len__(self) -> int:
+        return int(self.mean.size)
+
+    def __getitem__(self, model: int) -> ConfigurationComponents:
+        """Return model ``model``'s components."""
+        return ConfigurationComponents(
+            estimate=self.estimate[model],
+            lower=self.lower[model],
+            upper=self.upper[model],
+            df=self.df[model],
+            share=self.share[model],
+            mean_squares=self.mean_squares[model],
+            mean_square_df=self.mean_square_df[model],
+            configuration_test=FTest(*map(float, self.configuration_test[model])),
+            interaction_test=FTest(*map(float, self.interaction_test[model])),
+            mean=float(self.mean[model]),
+            mean_random=MeanInterval(*map(float, self.mean_random[model])),
+            mean_fixed=MeanInterval(*map(float, self.mean_fixed[model])),
+            n_items=self.n_items,
+            n_configurations=self.n_configurations,
+            n_observations=int(self.n_observations[model]),
+            balanced=bool(self.balanced[model]),
+            confidence=self.confidence,
+        )
+
+    def to_dict(self) -> dict[str, object]:
+        """Return the fields as plain Python numbers (lists over models; tests and mean
+        intervals as dicts of their named fields)."""
+        named: dict[str, type] = {
+            "configuration_test": FTest,
+            "interaction_test": FTest,
+            "mean_random": MeanInterval,
+            "mean_fixed": MeanInterval,
+        }
+        out: dict[str, object] = {}
+        for name in (f.name for f in fields(self)):
+            value = getattr(self, name)
+            if name in named:
+                keys = [f.name for f in fields(named[name])]
+                out[name] = {k: value[:, i].tolist() for i, k in enumerate(keys)}
+            else:
+                out[name] = np.asarray(value).tolist()
+        return out
+
+
 def standard_error(
     components: ArrayLike,
     n_items: ArrayLike,
@@ -286,6 +379,38 @@ def decompose_gap(
     return _fit(a - b, _validate.probability(confidence, "confidence").item())
 
 
+def decompose_models(scores: ArrayLike, *, confidence: float = 0.95) -> ModelComponents:
+    """Return the variance components of many models' scores over items x configurations.
+
+    One fit per model, vectorized: the Henderson coefficients depend only on which scores are
+    missing, so models sharing that pattern (every balanced board) share one count-table
+    algebra and the rest is a few passes over the array. ``result[m]`` equals
+    ``decompose(scores[m])``. For many gaps, pass the differences ``a - b`` of paired arrays
+    (a score missing in either model is missing in the gap).
+
+    Parameters
+    ----------
+    scores : array (models, items, configurations) or (models, items, configurations, replicates)
+        Scores, NaN where missing; each model's design must be connected.
+    confidence : float
+        Confidence level of the components' intervals.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> item = rng.normal(0, 0.3, (1, 200, 1, 1))
+    >>> shift = rng.normal(0, 0.1, (3, 1, 4, 1))          # each model's configuration shifts
+    >>> scores = item + shift + rng.normal(0, 0.2, (3, 200, 4, 2))
+    >>> many = decompose_models(scores)
+    >>> len(many), many.estimate.shape
+    (3, (3, 4))
+    >>> bool(np.allclose(many[1].estimate, decompose(scores[1]).estimate))
+    True
+    """
+    y = _as_design(scores, "scores", models=True)
+    return _fit_models(y, _validate.probability(confidence, "confidence").item())
+
+
 def model_configuration_interaction(scores_a: ArrayLike, scores_b: ArrayLike) -> FTest:
     """Return the F test of a model x configuration interaction (the gap's configuration effect).
 
@@ -300,144 +425,277 @@ def model_configuration_interaction(scores_a: ArrayLike, scores_b: ArrayLike) ->
     return decompose_gap(scores_a, scores_b).configuration_test
 
 
-def _as_design(scores: ArrayLike, name: str) -> FloatArray:
+def _as_design(scores: ArrayLike, name: str, *, models: bool = False) -> FloatArray:
+    """The scores as (items, configurations, replicates), or with a leading models axis."""
     try:
         y = np.asarray(scores, dtype=float)
     except (TypeError, ValueError):
         raise InputError(f"{name} must be an array of numbers (NaN where missing)") from None
-    if y.ndim == 2:
-        y = y[:, :, None]
-    if y.ndim != 3:
-        raise InputError(
-            f"{name} must be an (items, configurations[, replicates]) array; got {y.ndim} axes"
+    lead = int(models)
+    if y.ndim == 2 + lead:
+        y = y[..., None]
+    if y.ndim != 3 + lead:
+        axes = (
+            "(models, items, configurations[, replicates])"
+            if models
+            else ("(items, configurations[, replicates])")
         )
-    if y.shape[0] < 2 or y.shape[1] < 2:
-        raise InputError(f"{name} needs at least 2 items and 2 configurations; got {y.shape[:2]}")
+        raise InputError(f"{name} must be an {axes} array; got {y.ndim} axes")
+    if models and y.shape[0] < 1:
+        raise InputError(f"{name} needs at least 1 model")
+    if y.shape[lead] < 2 or y.shape[lead + 1] < 2:
+        raise InputError(
+            f"{name} needs at least 2 items and 2 configurations; got {y.shape[lead : lead + 2]}"
+        )
     if np.isinf(y).any():
         raise InputError(f"{name} must hold finite scores or NaN")
     return y
 
 
 def _fit(y: FloatArray, confidence: float) -> ConfigurationComponents:
+    return _fit_models(y[None], confidence)[0]
+
+
+def _fit_models(y: FloatArray, confidence: float) -> ModelComponents:
+    """Fit every model of a (models, items, configurations, replicates) array.
+
+    The Henderson coefficients depend on the cell counts alone, so models sharing one pattern
+    of missing scores (every balanced board) share one count-table algebra; the rest is a few
+    passes over the scores. Models with and without replicates are fitted apart (the latter on
+    three components) and put back in order.
+    """
+    m = y.shape[0]
+    step = max(1, _CHUNK_NUMBERS // max(1, y[0].size))  # models per pass over the scores
+    chunks = [slice(start, start + step) for start in range(0, m, step)]
+    counts = np.empty(y.shape[:3])
+    for part in chunks:
+        counts[part] = (~np.isnan(y[part])).sum(axis=3)
+    empty = (counts.sum(axis=2) == 0).any(axis=1) | (counts.sum(axis=1) == 0).any(axis=1)
+    if empty.any():
+        raise InputError(
+            "every item and every configuration needs at least one score" + _which(empty, m)
+        )
+    shared = bool((counts == counts[:1]).all())
+    common = _Design(counts[:1]) if shared else None
+    mean = np.empty(m)
+    squares = np.empty((m, 4))
+    # each chunk's count-table algebra: coefficients, df, the mean's design
+    parts: list[tuple[FloatArray, FloatArray, FloatArray]] = []
+    for part in chunks:
+        # one pattern: one algebra for every model; else each chunk's models their own
+        design = common or _Design(counts[part], first=part.start, n_models=m)
+        mean[part], totals, sum_squares = _cell_sums(y[part])
+        squares[part] = design.sums_of_squares(totals, sum_squares)
+        if common is None or not parts:
+            parts.append((design.coefficients, design.df, design.mean_design))
+    coefficients, df, mean_design = (np.concatenate(v) for v in zip(*parts, strict=True))
+    n = counts.sum(axis=(1, 2))
+    replicated = np.broadcast_to(df[:, 3] > 0, (m,))
+    out = {
+        "estimate": np.full((m, 4), np.nan),
+        "lower": np.full((m, 4), np.nan),
+        "upper": np.full((m, 4), np.nan),
+        "df": np.full((m, 4), np.nan),
+        "mean_squares": np.full((m, 4), np.nan),
+        "mean_square_df": np.zeros((m, 4)),
+        "configuration_test": np.full((m, 4), np.nan),
+        "interaction_test": np.full((m, 4), np.nan),
+        "mean_random": np.full((m, 5), np.nan),
+        "mean_fixed": np.full((m, 5), np.nan),
+    }
+    for keep in (replicated, ~replicated):
+        if keep.any():
+            own = slice(None) if shared else keep  # the pattern's rows of the algebra
+            _solve(
+                out,
+                keep,
+                squares[keep],
+                coefficients[own],
+                df[own],
+                mean_design[own],
+                mean[keep],
+                confidence,
+            )
+    positive = np.maximum(np.nan_to_num(out["estimate"], nan=0.0), 0.0)
+    total = positive.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(total > 0, positive / total, np.nan)
+    # every cell holds the same number of scores (none empty)
+    balanced = counts.min(axis=(1, 2)) == counts.max(axis=(1, 2))
+    return ModelComponents(
+        share=share,
+        mean=mean,
+        n_items=int(y.shape[1]),
+        n_configurations=int(y.shape[2]),
+        n_observations=n.astype(int),
+        balanced=balanced,
+        confidence=confidence,
+        **out,
+    )
+
+
+# Numbers per pass over the scores (a few models), so the temporaries stay in cache.
+_CHUNK_NUMBERS = 1 << 20
+
+
+def _cell_sums(y: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Per model: the grand mean, the cell totals (I, C) about it and the sum of squares."""
     observed = ~np.isnan(y)
-    counts = observed.sum(axis=2).astype(float)
-    if (counts.sum(axis=1) == 0).any() or (counts.sum(axis=0) == 0).any():
-        raise InputError("every item and every configuration needs at least one score")
-    mean = float(y[observed].mean())
-    centred = np.where(observed, y - mean, 0.0)  # the sums of squares ignore the grand mean
-    totals = centred.sum(axis=2)
-    squares, coefficients, df = _sums_of_squares(counts, totals, float((centred**2).sum()))
-    replicated = df[3] > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(observed, y, 0.0).sum(axis=(1, 2, 3)) / observed.sum(axis=(1, 2, 3))
+    centred = y - mean[:, None, None, None]  # the sums of squares ignore the grand mean
+    centred[~observed] = 0.0
+    return mean, centred.sum(axis=3), np.einsum("micr,micr->m", centred, centred)
+
+
+def _which(bad: BoolArray, n_models: int, first: int = 0) -> str:
+    """`` (model 3 of 5)`` naming the first failing model of a stack (``bad`` over models
+    ``first`` on), nothing for one model."""
+    return f" (model {first + int(np.argmax(bad))} of {n_models})" if n_models > 1 else ""
+
+
+def _solve(
+    out: dict[str, FloatArray],
+    keep: BoolArray,
+    squares: FloatArray,
+    coefficients: FloatArray,
+    df: FloatArray,
+    mean_design: FloatArray,
+    mean: FloatArray,
+    confidence: float,
+) -> None:
+    """Estimates, intervals and tests of the models ``keep`` (one pattern, or one each)."""
+    replicated = bool(df[0, 3] > 0)
     if not replicated:  # one score per cell: the residual lives inside the interaction
-        squares, coefficients, df = squares[:3], coefficients[:3, :3], df[:3]
-        coefficients[:, 2] = df  # the merged component enters each SS as the residual would
+        squares, coefficients, df = squares[:, :3], coefficients[:, :3, :3].copy(), df[:, :3]
+        coefficients[:, :, 2] = df  # the merged component enters each SS as the residual would
+    k = df.shape[1]
     mean_squares = squares / df
-    per_df = coefficients / df[:, None]
+    per_df = coefficients / df[:, :, None]
     # each component as a combination of mean squares: estimate = weights @ mean_squares
     weights: FloatArray = np.linalg.inv(per_df).astype(float)
-    estimate = weights @ mean_squares
+    estimate = np.einsum("...jk,...k->...j", weights, mean_squares)
     lower, upper, nu = _modified_large_sample(weights, mean_squares, df, confidence)
-    means = [
-        _mean_interval(counts, weights, mean_squares, df, mean, confidence, random=random)
-        for random in (True, False)
-    ]
-    if not replicated:
-        pad = np.array([np.nan])
-        estimate, lower, upper, nu = (
-            np.concatenate([v, pad]) for v in (estimate, lower, upper, nu)
+    out["estimate"][keep, :k] = estimate
+    out["lower"][keep, :k] = lower
+    out["upper"][keep, :k] = upper
+    out["df"][keep, :k] = nu
+    out["mean_squares"][keep, :k] = mean_squares
+    out["mean_square_df"][keep, :k] = df
+    for name, random in (("mean_random", True), ("mean_fixed", False)):
+        out[name][keep] = _mean_interval(
+            mean_design, weights, mean_squares, df, mean, confidence, random=random
         )
-        mean_squares, df = np.concatenate([mean_squares, pad]), np.concatenate([df, [0.0]])
-    positive = np.maximum(np.nan_to_num(estimate, nan=0.0), 0.0)
-    total = positive.sum()
-    share = positive / total if total > 0 else np.full(4, np.nan)
-    n_cells = counts[counts > 0]
-    return ConfigurationComponents(
-        estimate=estimate,
-        lower=lower,
-        upper=upper,
-        df=nu,
-        share=share,
-        mean_squares=mean_squares,
-        mean_square_df=df,
-        configuration_test=_configuration_test(per_df, mean_squares, df),
-        interaction_test=_f_test(mean_squares[2], df[2], mean_squares[3], df[3]),
-        mean=mean,
-        mean_random=means[0],
-        mean_fixed=means[1],
-        n_items=int(y.shape[0]),
-        n_configurations=int(y.shape[1]),
-        n_observations=int(counts.sum()),
-        balanced=bool(n_cells.size == counts.size and (n_cells == n_cells[0]).all()),
-        confidence=confidence,
-    )
+    out["configuration_test"][keep] = _configuration_test(per_df, mean_squares, df)
+    if replicated:
+        out["interaction_test"][keep] = _f_test(
+            mean_squares[:, 2], df[:, 2], mean_squares[:, 3], df[:, 3]
+        )
+    else:
+        out["interaction_test"][keep, 1:3] = np.column_stack([df[:, 2], np.zeros(len(df))])
 
 
-def _sums_of_squares(
-    counts: FloatArray, totals: FloatArray, sum_squares: float
-) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Henderson III sums of squares, their expectations' coefficients (4 x 4) and df.
+class _Design:
+    """Henderson III's count-table algebra for one or many patterns of cell counts (P, I, C).
 
-    Rows: item | configuration, configuration | item, interaction, residual; columns: the
-    components in the order of ``COMPONENTS``. Items are absorbed, so the only linear system
-    is C x C: ``A = diag(n_.c) - N' diag(1/n_i.) N`` and ``q = y_.c - N' ybar_i.``.
+    ``coefficients`` (P, 4, 4): the expectations of the four sums of squares in the components
+    (rows: item | configuration, configuration | item, interaction, residual; columns: the
+    components in the order of ``COMPONENTS``); ``df`` (P, 4). Items are absorbed, so the only
+    linear system is C x C: ``A = diag(n_.c) - N' diag(1/n_i.) N``.
     """
-    n_items, n_configurations = counts.shape
-    filled = counts > 0
-    n = counts.sum()
-    cells = int(filled.sum())
-    n_item = counts.sum(axis=1)
-    n_configuration = counts.sum(axis=0)
-    reduction_cells = float((totals[filled] ** 2 / counts[filled]).sum())
-    reduction_items = float((totals.sum(axis=1) ** 2 / n_item).sum())
-    reduction_configurations = float((totals.sum(axis=0) ** 2 / n_configuration).sum())
-    proportions = counts / n_item[:, None]  # p_ic = n_ic / n_i.
-    absorbed = np.diag(n_configuration) - counts.T @ proportions
-    q = totals.sum(axis=0) - proportions.T @ totals.sum(axis=1)
-    absorbed_inverse = np.linalg.pinv(absorbed, rcond=1e-9, hermitian=True)
-    singular = np.linalg.eigvalsh(absorbed)
-    # the constant vector is always in the kernel; a second null direction means two blocks
-    if (singular > 1e-9 * singular.max()).sum() != n_configurations - 1:
-        raise InputError(
-            "the design is not connected: some configurations share no items with the others"
+
+    def __init__(self, counts: FloatArray, first: int = 0, n_models: int = 1) -> None:
+        n_patterns, n_items, n_configurations = counts.shape
+        filled = counts > 0
+        n = counts.sum(axis=(1, 2))
+        cells = filled.sum(axis=(1, 2))
+        with np.errstate(divide="ignore"):
+            self.inverse_counts = np.where(filled, 1 / counts, 0.0)  # empty cells: totals are 0
+        self.n_item = counts.sum(axis=2)
+        self.n_configuration = counts.sum(axis=1)
+        self.proportions = counts / self.n_item[:, :, None]  # p_ic = n_ic / n_i.
+        diagonal = np.eye(n_configurations)[None] * self.n_configuration[:, :, None]
+        absorbed = diagonal - counts.transpose(0, 2, 1) @ self.proportions
+        self.absorbed_inverse = np.linalg.pinv(absorbed, rcond=1e-9, hermitian=True)
+        singular = np.linalg.eigvalsh(absorbed)
+        # the constant vector is always in the kernel; a second null direction means two blocks
+        rank = (singular > 1e-9 * singular.max(axis=1, keepdims=True)).sum(axis=1)
+        if (rank != n_configurations - 1).any():
+            raise InputError(
+                "the design is not connected: some configurations share no items with the others"
+                + _which(rank != n_configurations - 1, n_models, first)
+            )
+        # traces of the additive fit's projection on the cell indicators (module docstring)
+        w = counts**2
+        by_item = (w / self.n_item[:, :, None]).sum(axis=(1, 2))  # sum n_ic^2 / n_i.
+        by_configuration = (w / self.n_configuration[:, None, :]).sum(axis=(1, 2))
+        cross = w.transpose(0, 2, 1) @ self.proportions
+        spread = (
+            np.eye(n_configurations)[None] * w.sum(axis=1)[:, :, None]
+            - cross
+            - cross.transpose(0, 2, 1)
+            + (self.proportions * w.sum(axis=2)[:, :, None]).transpose(0, 2, 1) @ self.proportions
         )
-    reduction_configurations_given_items = float(q @ absorbed_inverse @ q)
-    reduction_additive = reduction_items + reduction_configurations_given_items
-    # traces of the additive fit's projection on the cell indicators (see the module docstring)
-    w = counts**2
-    by_item = float((w / n_item[:, None]).sum())  # sum n_ic^2 / n_i.
-    by_configuration = float((w / n_configuration[None, :]).sum())  # sum n_ic^2 / n_.c
-    spread = (
-        np.diag(w.sum(axis=0))
-        - w.T @ proportions
-        - proportions.T @ w
-        + proportions.T @ (w.sum(axis=1)[:, None] * proportions)
-    )
-    trace_cells = by_item + float(np.trace(absorbed_inverse @ spread))
-    squares = np.array(
-        [
-            reduction_additive - reduction_configurations,
-            reduction_configurations_given_items,
-            reduction_cells - reduction_additive,
-            sum_squares - reduction_cells,
-        ]
-    )
-    df = np.array(
-        [n_items - 1, n_configurations - 1, cells - n_items - n_configurations + 1, n - cells],
-        dtype=float,
-    )
-    coefficients = np.array(
-        [
-            [n - by_configuration, 0.0, trace_cells - by_configuration, df[0]],
-            [0.0, n - by_item, trace_cells - by_item, df[1]],
-            [0.0, 0.0, n - trace_cells, df[2]],
-            [0.0, 0.0, 0.0, df[3]],
-        ]
-    )
-    if df[2] < 1:
-        raise InputError(
-            "the design has no item x configuration degrees of freedom: too few cells hold scores"
+        trace_cells = by_item + np.einsum("pcd,pdc->p", self.absorbed_inverse, spread)
+        self.df = np.column_stack(
+            [
+                np.full(n_patterns, n_items - 1.0),
+                np.full(n_patterns, n_configurations - 1.0),
+                cells - n_items - n_configurations + 1.0,
+                n - cells,
+            ]
         )
-    return np.maximum(squares, 0.0), coefficients, df
+        if (self.df[:, 2] < 1).any():
+            raise InputError(
+                "the design has no item x configuration degrees of freedom: too few cells hold "
+                "scores" + _which(self.df[:, 2] < 1, n_models, first)
+            )
+        # the mean's variance per component: sum n_i.^2, sum n_.c^2, sum n_ic^2 (over n^2), 1 / n
+        self.mean_design = np.column_stack(
+            [
+                (self.n_item**2).sum(axis=1) / n**2,
+                (self.n_configuration**2).sum(axis=1) / n**2,
+                w.sum(axis=(1, 2)) / n**2,
+                1 / n,
+            ]
+        )
+        zero = np.zeros(n_patterns)
+        self.coefficients = np.stack(
+            [
+                np.column_stack(
+                    [n - by_configuration, zero, trace_cells - by_configuration, self.df[:, 0]]
+                ),
+                np.column_stack([zero, n - by_item, trace_cells - by_item, self.df[:, 1]]),
+                np.column_stack([zero, zero, n - trace_cells, self.df[:, 2]]),
+                np.column_stack([zero, zero, zero, self.df[:, 3]]),
+            ],
+            axis=1,
+        )
+
+    def sums_of_squares(self, totals: FloatArray, sum_squares: FloatArray) -> FloatArray:
+        """The four sums of squares (M, 4) of the models' cell totals (M, I, C) about their means
+        (the design's one pattern, or one per model).
+
+        ``R(b | mu, a) = q' A^- q`` with ``q = y_.c - N' ybar_i.``; the other reductions are
+        sums of squared totals over counts.
+        """
+        reduction_cells = (totals**2 * self.inverse_counts).sum(axis=(1, 2))
+        row_totals = totals.sum(axis=2)
+        column_totals = totals.sum(axis=1)
+        reduction_items = (row_totals**2 / self.n_item).sum(axis=1)
+        reduction_configurations = (column_totals**2 / self.n_configuration).sum(axis=1)
+        q = column_totals - (row_totals[:, None, :] @ self.proportions)[:, 0, :]
+        given_items = np.einsum("...c,...cd,...d->...", q, self.absorbed_inverse, q)
+        additive = reduction_items + given_items
+        squares = np.column_stack(
+            [
+                additive - reduction_configurations,
+                given_items,
+                reduction_cells - additive,
+                sum_squares - reduction_cells,
+            ]
+        )
+        return np.maximum(squares, 0.0)
 
 
 def _modified_large_sample(
@@ -445,10 +703,12 @@ def _modified_large_sample(
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Intervals of each row's ``weights @ mean_squares``, and its Satterthwaite df.
 
-    The modified large-sample interval of ``g = sum_q c_q S_q - sum_r c_r S_r`` (all
-    ``c >= 0``; Burdick and Graybill 1992, Chapter 3, after Ting et al. 1990), with
-    ``a = (1 - confidence) / 2``, ``F_u(a; n, m)`` the upper and ``F_l(a; n, m)`` the lower
-    ``a`` quantile of F (``m = inf`` is chi-square / n)::
+    Vectorized over models: ``weights`` (P, K, K), ``mean_squares`` (M, K), ``df`` (P, K), with
+    P = 1 (one pattern) or M. The modified large-sample interval of
+    ``g = sum_q c_q S_q - sum_r c_r S_r`` (all ``c >= 0``; Burdick and Graybill 1992,
+    Chapter 3, after Ting et al. 1990), with ``a = (1 - confidence) / 2``, ``F_u(a; n, m)``
+    the upper and ``F_l(a; n, m)`` the lower ``a`` quantile of F (``m = inf`` is
+    chi-square / n)::
 
         G_q = 1 - 1 / F_u(a; n_q, inf)        H_q = 1 / F_l(a; n_q, inf) - 1
         G_qr = ((F_u(a; n_q, n_r) - 1)^2 - G_q^2 F_u^2 - H_r^2) / F_u(a; n_q, n_r)
@@ -464,56 +724,58 @@ def _modified_large_sample(
     tail = (1 - confidence) / 2
     chi_upper = special.chdtri(df, tail) / df  # F_u(a; n, inf)
     chi_lower = special.chdtri(df, 1 - tail) / df  # F_l(a; n, inf)
-    g_single = 1 - 1 / chi_upper
-    h_single = 1 / chi_lower - 1
-    lower = np.zeros(weights.shape[0])
-    upper = np.zeros(weights.shape[0])
-    for row, c in enumerate(weights):
-        terms = c * mean_squares
-        plus = [k for k in range(c.size) if terms[k] > 0]
-        minus = [k for k in range(c.size) if terms[k] < 0]
-        v_low = sum((g_single[q] * terms[q]) ** 2 for q in plus)
-        v_up = sum((h_single[q] * terms[q]) ** 2 for q in plus)
-        v_low += sum((h_single[r] * terms[r]) ** 2 for r in minus)
-        v_up += sum((g_single[r] * terms[r]) ** 2 for r in minus)
-        for q in plus:
-            for r in minus:
-                f_u = special.fdtri(df[q], df[r], 1 - tail)
-                f_l = special.fdtri(df[q], df[r], tail)
-                g_qr = ((f_u - 1) ** 2 - (g_single[q] * f_u) ** 2 - h_single[r] ** 2) / f_u
-                h_qr = ((1 - f_l) ** 2 - (h_single[q] * f_l) ** 2 - g_single[r] ** 2) / f_l
-                v_low += g_qr * terms[q] * -terms[r]
-                v_up += h_qr * terms[q] * -terms[r]
-        for i, q in enumerate(plus):
-            for t in plus[i + 1 :]:
-                pooled = 1 - 1 / (special.chdtri(df[q] + df[t], tail) / (df[q] + df[t]))
-                g_star = (
-                    pooled**2 * (df[q] + df[t]) ** 2 / (df[q] * df[t])
-                    - g_single[q] ** 2 * df[q] / df[t]
-                    - g_single[t] ** 2 * df[t] / df[q]
-                ) / (len(plus) - 1)
-                v_low += g_star * terms[q] * terms[t]
-        estimate = terms.sum()
-        lower[row] = max(estimate - np.sqrt(max(v_low, 0.0)), 0.0)
-        upper[row] = max(estimate + np.sqrt(max(v_up, 0.0)), 0.0)
-    terms = weights * mean_squares[None, :]
+    g = (1 - 1 / chi_upper)[:, None, :]  # (P, 1, K): over the mean squares of each row
+    h = (1 / chi_lower - 1)[:, None, :]
+    terms = weights * mean_squares[:, None, :]  # (M, K rows, K mean squares)
+    plus, minus = terms > 0, terms < 0
+    v_low = (np.where(plus, g * terms, 0.0) ** 2 + np.where(minus, h * terms, 0.0) ** 2).sum(-1)
+    v_up = (np.where(plus, h * terms, 0.0) ** 2 + np.where(minus, g * terms, 0.0) ** 2).sum(-1)
+    # pairs (q positive, r negative): (P, 1, K, K) coefficients, (M, K, K, K) products
+    dq, dr = df[:, :, None], df[:, None, :]
+    f_u = special.fdtri(dq, dr, 1 - tail)
+    f_l = special.fdtri(dq, dr, tail)
+    g_q, h_q = g[:, 0, :, None], h[:, 0, :, None]
+    g_r, h_r = g[:, 0, None, :], h[:, 0, None, :]
+    g_qr = (((f_u - 1) ** 2 - (g_q * f_u) ** 2 - h_r**2) / f_u)[:, None]
+    h_qr = (((1 - f_l) ** 2 - (h_q * f_l) ** 2 - g_r**2) / f_l)[:, None]
+    opposite = (plus[:, :, :, None] & minus[:, :, None, :]) * (
+        terms[:, :, :, None] * -terms[:, :, None, :]
+    )
+    v_low += (g_qr * opposite).sum(axis=(2, 3))
+    v_up += (h_qr * opposite).sum(axis=(2, 3))
+    # pairs of positive terms q < t
+    pooled_df = dq + dr
+    pooled = 1 - 1 / (special.chdtri(pooled_df, tail) / pooled_df)
+    g_star = (pooled**2 * pooled_df**2 / (dq * dr) - g_q**2 * dq / dr - g_r**2 * dr / dq)[:, None]
+    above = np.triu(np.ones((df.shape[1],) * 2, dtype=bool), 1)
+    both = plus[:, :, :, None] & plus[:, :, None, :] & above
+    n_plus = plus.sum(axis=2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        products = np.where(both, g_star * terms[:, :, :, None] * terms[:, :, None, :], 0.0)
+        v_low += np.where(n_plus > 1, products.sum(axis=(2, 3)) / (n_plus - 1), 0.0)
+    estimate = terms.sum(axis=2)
+    lower = np.maximum(estimate - np.sqrt(np.maximum(v_low, 0.0)), 0.0)
+    upper = np.maximum(estimate + np.sqrt(np.maximum(v_up, 0.0)), 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        nu = terms.sum(axis=1) ** 2 / (terms**2 / df[None, :]).sum(axis=1)
-    return lower, upper, np.where(terms.sum(axis=1) > 0, nu, np.nan)
+        nu = estimate**2 / (terms**2 / df[:, None, :]).sum(axis=2)
+    return lower, upper, np.where(estimate > 0, nu, np.nan)
 
 
 def _mean_interval(
-    counts: FloatArray,
+    mean_design: FloatArray,
     weights: FloatArray,
     mean_squares: FloatArray,
     df: FloatArray,
-    mean: float,
+    mean: FloatArray,
     confidence: float,
     *,
     random: bool,
-) -> MeanInterval:
+) -> FloatArray:
     """The grand mean's variance as a combination of mean squares, and its interval.
 
+    Returns (M, 5): mean, SE, df, lower, upper (the fields of :class:`MeanInterval`).
+    ``mean_design`` (P, 4) holds the four sums over ``n^2`` (the last, ``1 / n``); with one
+    score per cell the residual is inside the interaction term and the last is not used.
     ``Var(ybar) = s2_i sum n_i.^2 / n^2 + s2_c sum n_.c^2 / n^2 + s2_ic sum n_ic^2 / n^2
     + s2_e / n`` (the configuration term only for random configurations); with the estimates
     written as ``weights @ mean_squares`` it is ``sum_k g_k MS_k``. Balanced, it is
@@ -529,53 +791,54 @@ def _mean_interval(
     t interval; with several it is conservative (0.955 to 0.98 where 0.95 was asked, measured
     in this module's tests). ``df`` reports Satterthwaite's df of the variance.
     """
-    n = counts.sum()
-    design = np.array(
-        [
-            (counts.sum(axis=1) ** 2).sum() / n**2,
-            (counts.sum(axis=0) ** 2).sum() / n**2 if random else 0.0,
-            (counts**2).sum() / n**2,
-            1 / n,
-        ]
-    )[: df.size]  # one score per cell: the residual is inside the interaction term
-    terms = (design @ weights) * mean_squares
-    if terms.sum() <= 0:
-        terms = np.where(terms > 0, terms, 0.0)
-    variance = float(terms.sum())
-    denominator = float((terms**2 / df).sum())
-    nu = variance**2 / denominator if denominator > 0 else float("nan")
+    design = mean_design[:, : df.shape[1]] * ([1.0, float(random), 1.0, 1.0][: df.shape[1]])
+    terms = np.einsum("pj,pjk->pk", design, weights) * mean_squares
+    terms = np.where((terms.sum(axis=1, keepdims=True) <= 0) & (terms <= 0), 0.0, terms)
+    variance = terms.sum(axis=1)
+    denominator = (terms**2 / df).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        nu = np.where(denominator > 0, variance**2 / denominator, np.nan)
     tail = (1 - confidence) / 2
     z = -special.ndtri(tail)
     quantiles = np.maximum(special.stdtrit(df, 1 - tail), z) ** 2
-    half = float(np.sqrt(max(float(quantiles @ terms), z**2 * variance)))
-    return MeanInterval(mean, float(np.sqrt(variance)), float(nu), mean - half, mean + half)
+    half = np.sqrt(np.maximum((quantiles * terms).sum(axis=1), z**2 * variance))
+    return np.column_stack([mean, np.sqrt(variance), nu, mean - half, mean + half])
 
 
-def _configuration_test(per_df: FloatArray, mean_squares: FloatArray, df: FloatArray) -> FTest:
-    """F (or approximate F) of the configuration main effect.
+def _configuration_test(per_df: FloatArray, mean_squares: FloatArray, df: FloatArray) -> FloatArray:
+    """F (or approximate F) of the configuration main effect, (M, 4) as in :class:`FTest`.
 
     The denominator is the combination of the interaction and residual mean squares whose
     expectation equals the numerator's when ``sigma2_configuration = 0``; in a balanced design
     (or without replicates) it is ``MS_interaction`` alone and the F test exact.
     """
-    if df.size == 3:
-        return _f_test(mean_squares[1], df[1], mean_squares[2], df[2])
-    weight = per_df[1, 2] / per_df[2, 2]
-    rest = 1.0 - weight  # the residual's share; per_df[:, 3] is 1 in every row
-    if abs(rest) < 1e-9:
-        return _f_test(mean_squares[1], df[1], mean_squares[2], df[2])
-    parts = np.array([weight * mean_squares[2], rest * mean_squares[3]])
-    denominator = float(parts.sum())
+    if df.shape[1] == 3:
+        return _f_test(mean_squares[:, 1], df[:, 1], mean_squares[:, 2], df[:, 2])
+    weight = per_df[:, 1, 2] / per_df[:, 2, 2]
+    rest = 1.0 - weight  # the residual's share; per_df[:, :, 3] is 1 in every row
+    exact = np.abs(rest) < 1e-9  # balanced: MS_interaction alone
+    weight, rest = np.where(exact, 1.0, weight), np.where(exact, 0.0, rest)
+    parts = np.column_stack([weight * mean_squares[:, 2], rest * mean_squares[:, 3]])
+    denominator = parts.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        df_denominator = denominator**2 / float((parts**2 / df[2:]).sum())
-    return _f_test(mean_squares[1], df[1], denominator, df_denominator)
+        df_denominator = np.where(
+            rest == 0, df[:, 2], denominator**2 / (parts**2 / df[:, 2:]).sum(axis=1)
+        )
+    return _f_test(mean_squares[:, 1], df[:, 1], denominator, df_denominator)
 
 
 def _f_test(
-    numerator: float, df_numerator: float, denominator: float, df_denominator: float
-) -> FTest:
-    if not (df_numerator > 0 and df_denominator > 0 and denominator > 0):
-        return FTest(np.nan, float(df_numerator), float(df_denominator), np.nan)
-    statistic = float(numerator / denominator)
-    p = float(sps.f.sf(statistic, df_numerator, df_denominator))
-    return FTest(statistic, float(df_numerator), float(df_denominator), p)
+    numerator: FloatArray,
+    df_numerator: FloatArray,
+    denominator: FloatArray,
+    df_denominator: FloatArray,
+) -> FloatArray:
+    """Statistic, df and p-value (M, 4) of F tests; NaN statistic and p where not computable."""
+    numerator, df_numerator, denominator, df_denominator = np.broadcast_arrays(
+        numerator, df_numerator, denominator, df_denominator
+    )
+    valid = (df_numerator > 0) & (df_denominator > 0) & (denominator > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        statistic = np.where(valid, numerator / denominator, np.nan)
+        p = np.where(valid, special.fdtrc(df_numerator, df_denominator, statistic), np.nan)
+    return np.column_stack([statistic, df_numerator, df_denominator, p]).astype(float)
