@@ -164,6 +164,11 @@ def test_the_baseline_in_the_default_logs_folder_is_the_same_task_arguments_and_
         "log of the same task and arguments, or a folder of logs"
     )
     assert _compare_json(run_cli, alpha_40, beta_40, "toy/beta", "toy/alpha") == expected
+    # the former Python door, given the folder, chooses the same log (it failed on the two -T)
+    from evalgap.jobs.compare import against_baseline
+
+    [result] = against_baseline(beta_40, tmp_path / "logs")
+    assert (result.n_items, result.verdict) == (40, expected["verdict"])
 
 
 def test_a_task_ended_in_error_is_said_and_its_option_keeps_it_going(tmp_path, run_cli):

@@ -598,9 +598,11 @@ def against_baseline(
     log : str or Path
         The new run's log (``.eval`` or ``.json``).
     baseline : str or Path
-        A baseline log, or a folder of logs (its latest log of each task and model is used).
+        A baseline log, or a folder of logs: there, the latest finished log of the same task,
+        task arguments and model, as the inspect_ai extension chooses it
+        (:func:`evalgap.io.inspect_baseline.find_baseline`).
     model : str, optional
-        The baseline model, when the folder holds several for the task.
+        The baseline model, when logs of several models match in the folder.
     alpha, power : float
         As for :func:`evalgap.compare`.
     **settings
@@ -627,12 +629,16 @@ def against_baseline(
     from evalgap._scores import LongScores
     from evalgap.io.inspect_logs import read_inspect
 
+    from evalgap.io.inspect_baseline import find_baseline
+
     new_path, base_path = Path(log), Path(baseline)
     for name, path in (("log", new_path), ("baseline", base_path)):
         if not path.exists():
             raise InputError(
                 "{" + name + "}" + escape(f": no such file or folder {str(path)!r}"), param=name
             )
+    if base_path.is_dir():  # one log of the same task and -T arguments, as the hook picks
+        base_path = find_baseline(new_path, base_path, model=model).path
     new_read, base_read = read_inspect([new_path]), read_inspect([base_path])
     results = []
     for task, mine in new_read.frame.groupby("task", sort=False):
