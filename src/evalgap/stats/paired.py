@@ -469,9 +469,10 @@ def pair_sums(
     *,
     binary: bool,
     both_sides: bool = True,
+    columns: np.ndarray | slice = slice(None),
 ) -> PairSums:
-    """Return the pair sums of the models ``rows`` against every model: one matrix product
-    per statistic.
+    """Return the pair sums of the models ``rows`` against every model (or the models
+    ``columns``): one matrix product per statistic.
 
     ``scores`` and ``observed`` are (models x items), ``scores`` 0 where unobserved and
     ``observed`` the 0/1 mask. A pair's paired summary (gap, sd of the differences,
@@ -491,21 +492,25 @@ def pair_sums(
     both_sides : bool
         Also the column model's sums (``sum_o``, ``sum_oo``); leave them out when every
         row is computed, where they are the transposes of ``sum_t`` and ``sum_tt``.
+    columns : numpy.ndarray or slice
+        The column models (every model by default): one block of models against another
+        computes that rectangle only, as a distributed audit's workers do.
 
     Returns
     -------
     PairSums
-        (len(rows), K) arrays.
+        (len(rows), len(columns)) arrays.
     """
     x_t, m_t = scores[rows], observed[rows]
-    n = m_t @ observed.T
-    sum_t = x_t @ observed.T
-    sum_tt = sum_t if binary else (x_t * x_t) @ observed.T
+    x_o, m_o = scores[columns], observed[columns]
+    n = m_t @ m_o.T
+    sum_t = x_t @ m_o.T
+    sum_tt = sum_t if binary else (x_t * x_t) @ m_o.T
     sum_o = sum_oo = None
     if both_sides:
-        sum_o = m_t @ scores.T
-        sum_oo = sum_o if binary else m_t @ (scores * scores).T
-    return PairSums(n, sum_t, sum_o, sum_tt, sum_oo, x_t @ scores.T)
+        sum_o = m_t @ x_o.T
+        sum_oo = sum_o if binary else m_t @ (x_o * x_o).T
+    return PairSums(n, sum_t, sum_o, sum_tt, sum_oo, x_t @ x_o.T)
 
 
 def pair_sums_observed(scores: np.ndarray, rows: np.ndarray | slice) -> PairSums:
