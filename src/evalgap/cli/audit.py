@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from evalgap.cli._command import command
+from evalgap.cli._engine import engine_options
 from evalgap.cli._load import inputs, score_keywords
 from evalgap.cli._options import (
     SCORE_SOURCES,
@@ -32,6 +33,10 @@ Examples:
 \b
   # All pairs, JSON:
   evalgap audit --scores lm_eval_out/ --family all --json
+\b
+  # Every pair of a board in Parquet shards, summed on a Dask cluster:
+  evalgap audit --scores shards/ --family all --engine dask --scheduler tcp://host:8786 \\
+      --output pairs.parquet
 \b
   # An LLM judge's board with human labels on some items, audited on the gold scale:
   evalgap audit --scores examples/judged.csv --gold-column human --family all
@@ -76,6 +81,7 @@ Examples:
     help="Bootstrap replicates of the rank sets (as evalgap ranks; 0: skip).",
 )
 @option("seed")
+@engine_options
 @option(
     "output",
     help="Write the per-pair table to this .parquet (or .csv) file; --json then keeps the "

@@ -33,6 +33,10 @@ Examples:
   evalgap store list board.duckdb
   evalgap store remove board.duckdb --model old-model
   evalgap store export board.duckdb --output board.parquet
+\b
+  # Beyond one machine: shards of 20,000 items x 500 models, every pair summed on a cluster:
+  evalgap store export board.duckdb --output shards/ --shard-items 20000 --shard-models 500
+  evalgap audit --scores shards/ --family all --engine dask --scheduler tcp://host:8786
 """
 
 
@@ -102,14 +106,28 @@ def store_remove(store: str, json: bool, **given: Any) -> None:
     "--output",
     required=True,
     type=OUTPUT_FILE,
-    help="The Parquet file to write.",
+    help="The Parquet file to write (with --shard-items/--shard-models: a new folder).",
+)
+@click.option(
+    "--shard-items",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Write the binary boards as Parquet shards of this many items (and a manifest), "
+    "for audit --engine dask.",
+)
+@click.option(
+    "--shard-models",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Models per shard (default: every model; with --shard-items or alone).",
 )
 @option("json")
-def store_export(store: str, output: str, json: bool) -> None:
-    """Export the long scores of STORE to Parquet (model, task, item_id, run, score, cluster)."""
+def store_export(store: str, output: str, json: bool, **shards: Any) -> None:
+    """Export the long scores of STORE to Parquet (model, task, item_id, run, score, cluster),
+    or its binary boards as Parquet shards (--shard-items, --shard-models)."""
     from evalgap.jobs.store import store_export as export_job
 
-    emit(export_job(store, output), json)
+    emit(export_job(store, output, **shards), json)
 
 
 @store.command("audit", epilog=STORE_EXAMPLES)

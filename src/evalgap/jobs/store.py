@@ -158,6 +158,30 @@ class StoreExportResult(_StoreView, Result):
     _headline = ("output", "rows")
 
 
+@dataclass(frozen=True, repr=False)
+class ShardsExportResult(_StoreView, Result):
+    """What ``store export --shard-items/--shard-models`` wrote.
+
+    Not a table (no ``to_frame()``): a folder and counts; the manifest in ``output`` lists
+    every shard.
+
+    Attributes
+    ----------
+    store, output : str
+        The store file and the folder written (``manifest.json`` and the Parquet shards).
+    tasks : int
+        Tasks written.
+    shards : int
+        Parquet files written (item blocks x model blocks, summed over tasks).
+    """
+
+    store: str
+    output: str
+    tasks: int
+    shards: int
+    _headline = ("output", "shards")
+
+
 
 def store_add(
     store: str | Path,
@@ -390,20 +414,33 @@ def store_remove(
     return StoreRemoveResult(str(store), **out)
 
 
-def store_export(store: str | Path, output: str | Path) -> StoreExportResult:
-    """Write a store's long scores to a Parquet file (DuckDB's COPY, no pandas in between).
+def store_export(
+    store: str | Path,
+    output: str | Path,
+    *,
+    shard_items: int | None = None,
+    shard_models: int | None = None,
+) -> StoreExportResult | ShardsExportResult:
+    """Write a store's long scores to a Parquet file (DuckDB's COPY, no pandas in between),
+    or its binary boards as Parquet shards for an audit on a cluster.
 
     Parameters
     ----------
     store : str or Path
         The store file.
     output : str or Path
-        The ``.parquet`` file to write: ``model, task, item_id, run, score, cluster``.
+        The ``.parquet`` file to write: ``model, task, item_id, run, score, cluster``; with
+        ``shard_items`` or ``shard_models`` a new or empty folder of shards: per task, one
+        Parquet file of int8 codes per block of items and models, and ``manifest.json``
+        (:mod:`evalgap.io.shards`), which :func:`evalgap.audit` reads, on a cluster with
+        ``engine="dask"``.
+    shard_items, shard_models : int, optional
+        Items and models per shard (default: all of them).
 
     Returns
     -------
-    StoreExportResult
-        The file written and its rows.
+    StoreExportResult or ShardsExportResult
+        The file written and its rows, or the folder and its shards.
 
     Examples
     --------
@@ -412,13 +449,53 @@ def store_export(store: str | Path, output: str | Path) -> StoreExportResult:
     >>> _ = evalgap.store_add(path, ["examples/two_models.csv"])
     >>> evalgap.store_export(path, os.path.join(os.path.dirname(path), "b.parquet")).rows
     4000
+    >>> shards = os.path.join(os.path.dirname(path), "shards")
+    >>> evalgap.store_export(path, shards, shard_items=1000, shard_models=1).shards
+    4
     """
     from evalgap.io import store as io
 
     io.refuse_overwriting(store, output)
+    if shard_items is not None or shard_models is not None:
+        return _export_shards(store, output, shard_items, shard_models)
     with io.opened(store, f"exporting it to {output}") as con:
         rows = io.export(con, output)
     return StoreExportResult(str(store), str(output), rows)
+
+
+def _export_shards(
+    store: str | Path, output: str | Path, shard_items: int | None, shard_models: int | None
+) -> ShardsExportResult:
+    """The store's binary boards as Parquet shards (graded boards refused: their sums are not
+    exact integers, so a cluster could not reproduce the single machine's)."""
+    from evalgap.io import store as io
+    from evalgap.io.shards import write_shards
+
+    big = 2**62  # "all of them": one block along that side
+    with io.opened(store, f"exporting it to {output}") as con:
+        tasks = [
+            r[0] for r in con.execute("SELECT DISTINCT task FROM vectors ORDER BY task").fetchall()
+        ]
+        if not tasks:
+            raise _no_scores(con, None)
+
+        def boards() -> Iterator[tuple[str, list[str], np.ndarray]]:
+            for task in tasks:
+                names, codes, _, binary = io.read_vectors(con, task, as_codes=True)
+                if not binary:
+                    raise InputError(
+                        escape(f"{store}: task {task!r} has graded scores; ")
+                        + "{shard_items}: shards hold binary boards (their sums are exact "
+                        "integers); export the long scores without it",
+                        param="shard_items",
+                    )
+                yield task, names, codes
+
+        written = write_shards(
+            output, boards(), shard_items=shard_items or big, shard_models=shard_models or big
+        )
+    files = sum(len(t.item_blocks) * len(t.model_blocks) for t in written)
+    return ShardsExportResult(str(store), str(output), len(written), files)
 
 
 def store_read(

@@ -1876,6 +1876,11 @@ def render_store(r: Any, console: Console) -> None:
             f"{plural(r.models_removed, 'model')}) from {markup(r.store)}; pair statistics "
             "recomputed"
         )
+    elif name == "ShardsExportResult":
+        console.print(
+            f"wrote {plural(r.shards, 'Parquet shard')} of {plural(r.tasks, 'task')} of "
+            f"{markup(r.store)} to {markup(r.output)} (its manifest.json lists them)"
+        )
     elif name == "StoreAuditSummary":
         console.print(
             f"audit from the pair statistics: {plural(r.n_pairs, r.family + ' pair')} "
