@@ -47,7 +47,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-from scipy import special
 
 from evalgap.errors import InputError, escape
 from evalgap.stats import _validate, tests
@@ -726,7 +725,13 @@ class BattleFlips:
 
 
 def battle_flips(
-    data: Any, fitted: Any, model_a: int, model_b: int, *, confirm: bool = True
+    data: Any,
+    fitted: Any,
+    model_a: int,
+    model_b: int,
+    *,
+    confirm: bool = True,
+    removals: Any = None,
 ) -> BattleFlips:
     """Return the battles whose removal puts ``model_b`` level with or above ``model_a``.
 
@@ -736,72 +741,159 @@ def battle_flips(
     theta_B`` moves by ``-(y - p_c)(C_Ai - C_Aj - C_Bi + C_Bj)``. Battles are removed in order
     of that effect (most negative first). The predicted count is where the summed effects
     reach the gap; refits along the same order then find the smallest count that reverses the
-    order (doubling from the prediction, then bisection), and the number of refits is
-    reported; each refit starts from the full fit's scores (a few Newton steps).
-    ``confirm=False`` returns the prediction alone (no refit; ``battles`` NaN). Ties count as
-    half wins (the default fit).
+    order: the first at the prediction, then (once a count that reverses it and one that does
+    not bracket the answer) at the count where the refitted gaps, interpolated, reach 0,
+    bisecting when that does not close in; the number of refits is reported. Each refit is
+    exact (:class:`evalgap.stats.bradley_terry.Removals`, warm-started from the nearest refit).
+    The order is sorted only as far as it is needed: the battles that move the gap most
+    belong to pairs with A or B (bounded against all others), the full sort only where the
+    search goes past them. ``confirm=False`` returns the prediction alone (no refit;
+    ``battles`` NaN). ``removals`` (a ``Removals.of(data, fitted)``) serves many pairs of
+    one fit; without it the last one built is reused when ``data`` and ``fitted`` are the
+    same objects (an arena's claims ask pair after pair). Ties count as half wins (the
+    default fit).
     """
-    from evalgap.stats import bradley_terry as bt
-
-    theta = np.asarray(fitted.scores, dtype=float)
-    gap = theta[model_a] - theta[model_b]
-    cov = np.asarray(fitted.covariance, dtype=float)
-    first, second = np.asarray(data.first), np.asarray(data.second)
-    p = special.expit(theta[first] - theta[second])
-    lever = cov[model_a, first] - cov[model_a, second] - cov[model_b, first] + cov[model_b, second]
-    effect = -(np.asarray(data.outcome, dtype=float) - p) * lever  # per battle removed
+    refit = _removals_of(data, fitted) if removals is None else removals
+    theta = refit.scores
+    gap = float(theta[model_a] - theta[model_b])
     count = np.asarray(data.count, dtype=float)
-    order = np.argsort(effect, kind="stable")
-    order = order[effect[order] < 0]
-    per_cell = count[order]
-    reach = np.cumsum(effect[order] * per_cell)  # gap change after whole cells
-    available = float(per_cell.sum())
     nothing = np.zeros_like(count)
-    if gap <= 0 or available == 0:
+    if gap <= 0:
         return BattleFlips(model_a, model_b, np.nan, np.nan, 0, nothing)
-    whole = int(np.searchsorted(-reach, gap))  # first cell whose completion reaches the gap
-    if whole < order.size:
-        before = reach[whole - 1] if whole else 0.0
-        partial = np.ceil((gap + before) / -effect[order[whole]])
-        predicted = float(per_cell[:whole].sum() + max(partial, 1.0))
-    else:
-        predicted = np.nan
+    order = _InfluenceOrder(refit, model_a, model_b, count, gap)
+    predicted = order.predicted
+    if not np.isfinite(predicted) and order.available == 0:
+        return BattleFlips(model_a, model_b, np.nan, np.nan, 0, nothing)
     if not confirm:
         return BattleFlips(model_a, model_b, np.nan, predicted, 0, nothing)
+    found: dict[int, tuple[float, Any]] = {0: (gap, theta)}
 
-    def removal(k: float) -> np.ndarray:
-        take = np.clip(k - np.concatenate([[0.0], np.cumsum(per_cell)[:-1]]), 0.0, per_cell)
-        out = nothing.copy()
-        out[order] = take
-        return out
+    def refitted(k: int) -> float:
+        """The refitted gap after removing the first k battles of the order (NaN: no MLE)."""
+        nearest = min(found, key=lambda seen: (abs(seen - k), seen))
+        cells, take = order.removal(k)
+        start = found[nearest][1] if found[nearest][1] is not None else theta
+        found[k] = refit.gap(model_a, model_b, cells, take, start)
+        return found[k][0]
 
-    refits = 0
-
-    def flipped(k: float) -> bool:
-        nonlocal refits
-        refits += 1
-        left = count - removal(k)
-        keep = left > 0
-        reduced = bt.Battles(
-            data.n_models, first[keep], second[keep], np.asarray(data.outcome)[keep],
-            left[keep].astype(np.int64),
-        )  # fmt: skip
-        try:
-            scores = bt.fit_scores(reduced, start=theta)
-        except InputError:  # the removal disconnects the graph: no MLE, no order
-            return False
-        return bool(scores[model_a] <= scores[model_b])
-
-    high = min(predicted if np.isfinite(predicted) else available, available)
-    while not flipped(high):
+    high = int(predicted if np.isfinite(predicted) else order.available)
+    low, low_gap = 0, gap
+    extensions = 0
+    while not (value := refitted(high)) <= 0:  # NaN: no MLE there, not reversed
+        available = int(order.available)  # the full order, sorted only when needed
         if high >= available:
-            return BattleFlips(model_a, model_b, np.nan, predicted, refits, nothing)
-        high = min(2.0 * high, available)
-    low = 0.0  # not flipped at low (the fit as it is)
-    while high - low > 1:
-        mid = np.floor((low + high) / 2.0)
-        if flipped(mid):
-            high = mid
+            return BattleFlips(model_a, model_b, np.nan, predicted, len(found) - 1, nothing)
+        low, low_gap = high, value
+        slope = (gap - value) / high if np.isfinite(value) else 0.0
+        extensions += 1
+        if slope > 0 and extensions < 3:  # extrapolate the refitted gaps to 0, a little past
+            high = min(available, high + max(1, int(np.ceil(1.1 * value / slope))))
         else:
-            low = mid
-    return BattleFlips(model_a, model_b, float(high), predicted, refits, removal(high))
+            high = min(2 * high, available)
+    high_gap, side, repeats = value, 0, 0
+    while high - low > 1:
+        if np.isfinite(low_gap) and repeats < 2:
+            root = low + (high - low) * low_gap / (low_gap - high_gap)
+            k = int(min(max(np.ceil(root), low + 1), high - 1))
+        else:
+            k = (low + high) // 2
+        value = refitted(k)
+        now = 1 if value <= 0 else -1
+        repeats = repeats + 1 if now == side else 0
+        side = now
+        if value <= 0:
+            high, high_gap = k, value
+        else:
+            low, low_gap = k, value
+    cells, take = order.removal(high)
+    removed = nothing.copy()
+    removed[cells] = take
+    return BattleFlips(model_a, model_b, float(high), predicted, len(found) - 1, removed)
+
+
+_LAST_REMOVALS: list[Any] = []  # (data, fitted, Removals) of the last fit asked about
+
+
+def _removals_of(data: Any, fitted: Any) -> Any:
+    """``Removals.of(data, fitted)``, reused while the same fit is asked about."""
+    from evalgap.stats import bradley_terry as bt
+
+    last = _LAST_REMOVALS[:1]
+    if last and last[0][0] is data and last[0][1] is fitted:
+        return last[0][2]
+    refit = bt.Removals.of(data, fitted)
+    _LAST_REMOVALS[:] = [(data, fitted, refit)]
+    return refit
+
+
+class _InfluenceOrder:
+    """The cells that raise B against A, most first (by influence, ties by cell), sorted only
+    as far as needed: first the cells of the pairs with A or B whose effect exceeds what any
+    other cell's can (an exact prefix of the full order), the full order on demand."""
+
+    def __init__(self, refit: Any, model_a: int, model_b: int, count: np.ndarray, gap: float):
+        self.refit, self.model_a, self.model_b, self.count = refit, model_a, model_b, count
+        near, bound = refit.near(model_a, model_b)
+        effect = refit.effect(model_a, model_b, near)
+        keep = effect < -bound
+        self._set(near[keep], effect[keep], complete=near.size == count.size)
+        self.gap = gap
+        if not self.complete and self.reach_index() >= self.cells.size:
+            self.extend(reach=True)
+
+    def _set(self, cells: np.ndarray, effect: np.ndarray, complete: bool) -> None:
+        negative = effect < 0
+        cells, effect = cells[negative], effect[negative]
+        by = np.lexsort((cells, effect))
+        self.cells, self.effect, self.complete = cells[by], effect[by], complete
+        self.per_cell = self.count[self.cells]
+        self.cumulative = np.cumsum(self.per_cell)
+        self.reach = np.cumsum(self.effect * self.per_cell)  # the gap's change after whole cells
+
+    def extend(self, battles: float = np.inf, reach: bool = False) -> None:
+        """Sort the cells with a negative effect, the first until they hold ``battles``
+        battles (or, with ``reach``, until their effects reach the gap), growing a partial
+        selection fourfold at a time; the cells at or below the selection's largest effect
+        are an exact prefix of the full order."""
+        effect = self.refit.effect(self.model_a, self.model_b)
+        negative = np.flatnonzero(effect < 0)
+        values = effect[negative]
+        size = max(4 * self.cells.size, 1024)
+        while size < negative.size:
+            cut = np.partition(values, size)[size]
+            pick = negative[values < cut]
+            self._set(pick, effect[pick], complete=False)
+            enough = self.cumulative[-1] >= battles if self.cumulative.size else False
+            if (reach and self.reach_index() < self.cells.size) or enough:
+                return
+            size *= 4
+        self._set(negative, values, complete=True)
+
+    def reach_index(self) -> int:
+        """The first cell whose completion reaches the gap."""
+        return int(np.searchsorted(-self.reach, self.gap))
+
+    @property
+    def available(self) -> float:
+        if not self.complete:
+            self.extend()
+        return float(self.cumulative[-1]) if self.cumulative.size else 0.0
+
+    @property
+    def predicted(self) -> float:
+        whole = self.reach_index()
+        if whole >= self.cells.size:
+            return np.nan
+        before = self.reach[whole - 1] if whole else 0.0
+        partial = np.ceil((self.gap + before) / -self.effect[whole])
+        return float((self.cumulative[whole - 1] if whole else 0.0) + max(partial, 1.0))
+
+    def removal(self, k: float) -> tuple[np.ndarray, np.ndarray]:
+        """The cells touched by removing the first k battles of the order, and how many of
+        each."""
+        if (not self.cumulative.size or self.cumulative[-1] < k) and not self.complete:
+            self.extend(battles=k)
+        used = int(np.searchsorted(self.cumulative, k)) + 1
+        cells, per_cell = self.cells[:used], self.per_cell[:used]
+        before = np.concatenate([[0.0], self.cumulative[: used - 1]])
+        return cells, np.clip(k - before, 0.0, per_cell)
