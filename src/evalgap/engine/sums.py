@@ -12,7 +12,7 @@ import numpy as np
 
 from evalgap.errors import InputError, escape
 from evalgap.io.shards import ShardTask, read_manifest, read_shard
-from evalgap.stats.paired import pair_sums
+from evalgap.stats.paired import pair_sums, pair_sums_observed
 
 __all__ = ["ENGINES", "SCHEDULER_VARIABLE", "BoardSums", "block_sums", "board_sums"]
 
@@ -81,18 +81,22 @@ def block_sums(
     ``b``: shared items, a's right answers on them, b's, and both right.
 
     The work of one task of a distributed audit: it reads its two shards (one when
-    ``path_a == path_b``) and takes the products of :func:`evalgap.stats.paired.pair_sums`,
-    exact in float32 below 2^24 items, as integers.
+    ``path_a == path_b``) and takes the products of :func:`evalgap.stats.paired.pair_sums`
+    (one product, :func:`~evalgap.stats.paired.pair_sums_observed`, where every item was
+    scored), exact in float32 below 2^24 items, as integers.
     """
     codes_a = read_shard(path_a, models_a)
     same = path_a == path_b
     codes = codes_a if same else np.concatenate([codes_a, read_shard(path_b, models_b)])
     dtype = np.float32 if codes.shape[1] < EXACT_FLOAT32_ITEMS else np.float64
-    observed = (codes >= 0).astype(dtype)
     scores = (codes == 1).astype(dtype)
     k = codes_a.shape[0]
     columns = slice(None) if same else slice(k, None)
-    sums = pair_sums(scores, observed, slice(0, k), binary=True, columns=columns)
+    if (codes >= 0).all():  # every item scored: one product, the rest are totals
+        sums = pair_sums_observed(scores, slice(0, k), columns)
+    else:
+        observed = (codes >= 0).astype(dtype)
+        sums = pair_sums(scores, observed, slice(0, k), binary=True, columns=columns)
     assert sums.sum_o is not None  # both sides asked for
     return np.stack([sums.n, sums.sum_t, sums.sum_o, sums.sum_to]).round().astype(np.int64)
 

@@ -513,7 +513,9 @@ def pair_sums(
     return PairSums(n, sum_t, sum_o, sum_tt, sum_oo, x_t @ x_o.T)
 
 
-def pair_sums_observed(scores: np.ndarray, rows: np.ndarray | slice) -> PairSums:
+def pair_sums_observed(
+    scores: np.ndarray, rows: np.ndarray | slice, columns: np.ndarray | slice = slice(None)
+) -> PairSums:
     """Return :func:`pair_sums` of 0/1 scores every model has on every item: one product.
 
     With nothing unobserved, ``n`` is the number of items, ``sum_t`` and ``sum_o`` are the
@@ -527,20 +529,25 @@ def pair_sums_observed(scores: np.ndarray, rows: np.ndarray | slice) -> PairSums
         (K, N) 0/1 scores, none unobserved.
     rows : numpy.ndarray or slice
         The models whose pairs with every model are wanted.
+    columns : numpy.ndarray or slice
+        The column models (every model by default), as :func:`pair_sums` takes them.
 
     Returns
     -------
     PairSums
-        (len(rows), K) arrays (``n``, ``sum_t`` and ``sum_o`` broadcast, read-only).
+        (len(rows), len(columns)) arrays (``n``, ``sum_t`` and ``sum_o`` broadcast,
+        read-only).
     """
     totals = scores.sum(axis=1)
-    every = isinstance(rows, slice) and rows == slice(None)
+    every_column = isinstance(columns, slice) and columns == slice(None)
+    every = every_column and isinstance(rows, slice) and rows == slice(None)
     x_t = scores if every else scores[rows]
-    shape = (x_t.shape[0], scores.shape[0])
+    x_o = scores if every_column else scores[columns]
+    shape = (x_t.shape[0], x_o.shape[0])
     n = np.broadcast_to(np.asarray(scores.shape[1], dtype=scores.dtype), shape)
     sum_t = np.broadcast_to(totals[rows][:, None], shape)
-    sum_o = np.broadcast_to(totals[None, :], shape)
-    return PairSums(n, sum_t, sum_o, sum_t, sum_o, x_t @ scores.T)
+    sum_o = np.broadcast_to(totals[columns][None, :], shape)
+    return PairSums(n, sum_t, sum_o, sum_t, sum_o, x_t @ x_o.T)
 
 
 def pair_sums_from_codes(codes: np.ndarray, rows: np.ndarray) -> PairSums:

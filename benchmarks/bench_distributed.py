@@ -1,0 +1,205 @@
+"""The distributed audit's pair sums: blocks measured on this machine, the overhead of a
+2-worker Dask cluster against one machine, and a projection to larger boards.
+
+    python benchmarks/bench_distributed.py                 # blocks, then 2,000 x 20,000
+    python benchmarks/bench_distributed.py --quick         # a small board (a smoke run)
+
+(a) blocks: :func:`evalgap.engine.sums.block_sums` of one item block against two model
+    blocks (the unit of work a worker does: read two int8 shards, one float32 product
+    ``X_a X_b'`` where every item was scored -- four with missing scores -- int64 out), CPU
+    seconds per call at a few block shapes of a complete board, with the bytes read and
+    returned and the multiply-adds.
+(b) overhead: a K x N binary board (every model scored every item) in Parquet shards, its
+    pair counts computed, in interleaved rounds,
+      - one machine, in memory: the floor, one float32 product ``X'X`` of the whole matrix
+        (what the single-machine audit's pair counts cost; the counts of a complete board
+        follow from it and the column sums);
+      - one machine, local engine: every block of the shards in this process;
+      - Dask: a LocalCluster of 2 worker processes (1 thread each) summing the same blocks.
+    CPU is user + system time of the whole process tree (the cluster's processes too);
+    every run's counts are checked equal to the floor's. The cluster's start-up is timed
+    apart (it is paid once per cluster, not per audit).
+(c) projection: from the measured block cost (CPU per Ka x Kb x n multiply-adds) and the
+    bytes per partial, the CPU, wall time on W workers and network of 100,000 models x
+    100,000 items; stated as a projection from the blocks measured here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+import numpy as np  # noqa: E402
+import psutil  # noqa: E402
+
+from evalgap.engine import board_sums  # noqa: E402
+from evalgap.engine.sums import block_sums  # noqa: E402
+from evalgap.io.shards import write_shards  # noqa: E402
+
+
+def tree_cpu() -> float:
+    """User + system CPU seconds of this process and every live child."""
+    me = psutil.Process()
+    total = 0.0
+    for p in [me, *me.children(recursive=True)]:
+        try:
+            t = p.cpu_times()
+            total += t.user + t.system + t.children_user + t.children_system
+        except psutil.Error:
+            pass
+    return total
+
+
+def board(k: int, n: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return (rng.random((k, n), dtype=np.float32) < rng.uniform(0.3, 0.9, k)[:, None]).astype(
+        np.int8
+    )
+
+
+def blocks(folder: str, shapes: list[tuple[int, int]], repeats: int) -> list[dict]:
+    """(a): CPU per block_sums call at each (items, models) block shape."""
+    rows = []
+    for n, m in shapes:
+        codes = board(2 * m, n, seed=n + m)
+        path = os.path.join(folder, f"blk-{n}-{m}")
+        (t,) = write_shards(path, [("t", [f"m{i}" for i in range(2 * m)], codes)],
+                            shard_items=n, shard_models=m)  # fmt: skip
+        a, b = t.shards[0]
+        names_a, names_b = t.models[:m], t.models[m:]
+        block_sums(a, names_a, b, names_b)  # warm
+        times = []
+        for _ in range(repeats):
+            c0 = time.process_time()
+            block_sums(a, names_a, b, names_b)
+            times.append(time.process_time() - c0)
+        cpu = float(np.median(times))
+        madds = m * m * n  # one (m x n)(n x m) product: a complete board
+        rows.append(
+            {
+                "items": n, "models": m, "cpu_s": cpu, "gmadd_per_s": madds / cpu / 1e9,
+                "read_mb": 2 * m * n / 1e6, "partial_mb": 4 * m * m * 8 / 1e6,
+            }
+        )  # fmt: skip
+        print(
+            f"  block {n:>6} items x {m:>5} + {m:>5} models: {cpu:7.3f} CPU s, "
+            f"{madds / cpu / 1e9:6.2f} G multiply-adds/s, reads {2 * m * n / 1e6:6.1f} MB "
+            f"(int8), returns {4 * m * m * 8 / 1e6:6.1f} MB (4 int64 arrays)",
+            flush=True,
+        )
+    return rows
+
+
+def overhead(folder: str, k: int, n: int, shard_items: int, shard_models: int, rounds: int):
+    """(b): the floor, the local engine and a 2-worker Dask cluster, interleaved."""
+    from distributed import Client, LocalCluster
+
+    codes = board(k, n, seed=1)
+    path = os.path.join(folder, "board")
+    write_shards(path, [("t", [f"m{i:05d}" for i in range(k)], codes)],
+                 shard_items=shard_items, shard_models=shard_models)  # fmt: skip
+    c0, w0 = tree_cpu(), time.perf_counter()
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                           dashboard_address=":0")  # fmt: skip
+    client = Client(cluster)
+    print(f"  cluster start-up: {time.perf_counter() - w0:.2f} s wall, "
+          f"{tree_cpu() - c0:.2f} CPU s (paid once per cluster)")  # fmt: skip
+    measured: dict[str, list[tuple[float, float]]] = {"floor": [], "local": [], "dask": []}
+
+    def floor() -> np.ndarray:
+        x = codes.astype(np.float32)
+        return (x @ x.T).round().astype(np.int64)
+
+    def local() -> np.ndarray:
+        return board_sums(path)[0].both_correct
+
+    def dask() -> np.ndarray:
+        return board_sums(path, engine="dask", scheduler=cluster.scheduler_address)[0].both_correct
+
+    runs = {"floor": floor, "local": local, "dask": dask}
+    c0, w0 = tree_cpu(), time.perf_counter()
+    expect = floor()
+    assert np.array_equal(dask(), expect)  # the workers import evalgap and pyarrow once
+    print(f"  first audit on the cluster (workers' imports): {time.perf_counter() - w0:.2f} s "
+          f"wall, {tree_cpu() - c0:.2f} CPU s")  # fmt: skip
+    for r in range(rounds):
+        order = list(runs) if r % 2 == 0 else list(reversed(runs))
+        for name in order:
+            c0, w0 = tree_cpu(), time.perf_counter()
+            got = runs[name]()
+            measured[name].append((tree_cpu() - c0, time.perf_counter() - w0))
+            assert np.array_equal(got, expect), f"{name}: counts differ"
+        print(f"  round {r + 1}: " + ", ".join(
+            f"{name} {measured[name][-1][0]:.2f} CPU s / {measured[name][-1][1]:.2f} s"
+            for name in runs))  # fmt: skip
+    client.close()
+    cluster.close()
+    med = {name: tuple(float(np.median([v[i] for v in vals])) for i in (0, 1))
+           for name, vals in measured.items()}  # fmt: skip
+    blocks_run = (n // shard_items) * (k // shard_models) * (k // shard_models + 1) // 2
+    print(f"  {k:,} models x {n:,} items, shards of {shard_items:,} items x {shard_models:,} "
+          f"models ({blocks_run} block products), median of {rounds} rounds, counts equal in "
+          "every run:")  # fmt: skip
+    for name, (cpu, wall) in med.items():
+        print(f"    {name:>5}: {cpu:6.2f} CPU s, {wall:6.2f} s wall, "
+              f"{cpu / max(med['floor'][0], 0.01):5.2f}x the floor's CPU, "
+              f"{wall / max(med['floor'][1], 0.01):5.2f}x its wall")  # fmt: skip
+    return med
+
+
+def projection(rows: list[dict], models: int, items: int, workers: list[int]) -> None:
+    """(c): 100,000 x 100,000 from the largest measured block's rate."""
+    best = max(rows, key=lambda r: r["items"] * r["models"])
+    rate = best["gmadd_per_s"] * 1e9
+    m, n = best["models"], best["items"]
+    item_blocks, model_blocks = -(-items // n), -(-models // m)
+    tasks = item_blocks * model_blocks * (model_blocks + 1) // 2
+    cpu = tasks * m * m * n / rate
+    partial = 4 * m * m * 8
+    network = tasks * partial + tasks * 2 * m * n  # partials up the tree + shards read
+    gathered = 3 * models * models * 8
+    print(f"  from the {n:,} x {m:,} block ({best['gmadd_per_s']:.2f} G multiply-adds/s per "
+          f"core): {models:,} models x {items:,} items = {tasks:,} block tasks, "
+          f"{cpu / 3600:,.1f} CPU hours")  # fmt: skip
+    print(f"    bytes: shards read {tasks * 2 * m * n / 1e12:.2f} TB (each item block read "
+          f"{model_blocks} times), partials reduced {tasks * partial / 1e12:.2f} TB, the "
+          f"totals {gathered / 1e9:,.0f} GB (3 int64 K x K arrays)")  # fmt: skip
+    for w in workers:
+        print(
+            f"    on {w:>4} single-core workers: {cpu / w / 3600:8.2f} h of compute, "
+            f"{network / w / 1.25e9 / 3600:6.2f} h of a 10 Gbit/s link per worker"
+        )
+    print(
+        "    (a projection from the blocks measured here, not a run; the client holds the"
+        " totals and the pair table, so at this size the totals must stay on the workers)"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    print(f"load average: {os.getloadavg()}, cores: {os.cpu_count()}")
+    with tempfile.TemporaryDirectory() as folder:
+        print("(a) blocks")
+        shapes = [(2000, 100)] if args.quick else [(5000, 250), (5000, 500), (10000, 500),
+                                                   (10000, 1000)]  # fmt: skip
+        rows = blocks(folder, shapes, repeats=1 if args.quick else 3)
+        print("(b) overhead against one machine")
+        if args.quick:
+            overhead(folder, 200, 4000, 1000, 100, 1)
+        else:
+            overhead(folder, 2000, 20000, 5000, 500, args.rounds)
+        print("(c) projection")
+        projection(rows, 100_000, 100_000, [2, 16, 64, 256])
+    print(f"load average after: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
