@@ -13,6 +13,8 @@ names (``--n-bootstrap`` is ``n_bootstrap=``):
 * :func:`ranks` -- which rank each model can claim: simultaneous rank sets, tiers, top-k
   sets, also for arena battles (Bradley-Terry);
 * :func:`fragility` -- how few items would reverse each verdict of a board's pairs;
+* :func:`configurations` -- is it the model or the configuration (seed, provider) it ran
+  under? variance components, tests and the gap's interval over configurations;
 * :func:`card` -- a leaderboard card (Markdown, HTML, JSON): what each model can claim;
 * :func:`estimate` -- a new model's full-benchmark score from a few items, with an interval;
 * :func:`adaptive` -- decide one pair with the items that say most about it, batch by batch;
@@ -51,6 +53,8 @@ _HOMES = {
     "degrade": "evalgap.jobs.degrade",
     "ranks": "evalgap.jobs.ranks",
     "fragility": "evalgap.jobs.audit",
+    "configurations": "evalgap.jobs.configurations",
+    "ConfigurationsResult": "evalgap.jobs.configurations",
     "card": "evalgap.jobs.card",
     "estimate": "evalgap.jobs.estimate",
     "adaptive": "evalgap.jobs.adaptive",

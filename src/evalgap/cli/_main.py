@@ -13,6 +13,7 @@ from evalgap.cli.adaptive import adaptive
 from evalgap.cli.audit import audit
 from evalgap.cli.card import card
 from evalgap.cli.compare import compare
+from evalgap.cli.configurations import configurations
 from evalgap.cli.degrade import degrade, trim
 from evalgap.cli.estimate import estimate
 from evalgap.cli.fragility import fragility
@@ -48,6 +49,7 @@ for command in (
     audit,
     card,
     compare,
+    configurations,
     degrade,
     estimate,
     fragility,

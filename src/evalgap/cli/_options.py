@@ -363,8 +363,6 @@ def loader_options(func: F | None = None, *, exclude: tuple[str, ...] = ()) -> F
             kwargs["type"] = click.Choice(list(format_names()))
         if meta.get("path"):
             kwargs["type"] = click.Path(dir_okay=False)
-        if meta.get("comma"):  # --config-columns seed,provider: one flag, several names
-            kwargs["callback"] = _comma_separated
         if "metavar" in meta:
             kwargs["metavar"] = meta["metavar"]
         if meta.get("multiple"):
@@ -391,13 +389,6 @@ def loader_options(func: F | None = None, *, exclude: tuple[str, ...] = ()) -> F
         if name not in exclude:
             func = decorate(func)
     return func
-
-
-def _comma_separated(
-    _ctx: click.Context, _param: click.Parameter, value: tuple[str, ...]
-) -> tuple[str, ...]:
-    """The names of a repeatable flag that also takes a comma-separated list."""
-    return tuple(name.strip() for part in value for name in part.split(",") if name.strip())
 
 
 # The loader options of a command that reads scores only from its own arguments.

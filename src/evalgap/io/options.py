@@ -103,8 +103,7 @@ class LoadOptions:
         "Columns naming the configuration a score was run under (seed, provider, harness "
         "version...), comma-separated; lm-eval and inspect_ai logs: run-metadata fields "
         "(seed, model_args, batch_size, ...). One configuration per combination of values.",
-        multiple=True,
-        comma=True,
+        multiple=True,  # and comma-separated: the readers split the names
         metavar="COLUMN[,COLUMN...]",
     )
     items: str | None = _option(

@@ -1,0 +1,232 @@
+"""Terminal report and sentence of ``evalgap configurations`` (and of the configuration part of
+compare and degrade): the components, the two tests, the mean's two intervals, the errored
+samples per configuration."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from rich.console import Console
+
+from evalgap.report.terminal import print_table
+from evalgap.report.text import (
+    format_count,
+    format_p,
+    format_percent,
+    format_statistic,
+    markup,
+    number,
+)
+
+COMPONENT_NAMES = {
+    "item": "item",
+    "configuration": "configuration",
+    "item_configuration": "item x configuration",
+    "residual": "residual (replicates)",
+}
+GAP_NAMES = {
+    "item": "item",
+    "configuration": "model x configuration",
+    "item_configuration": "model x item x configuration",
+    "residual": "residual (replicates)",
+}
+
+
+def _amount(value: float, pair: bool) -> str:
+    """A score or gap: points for a gap (``+6.2 points``), the score itself otherwise."""
+    if not math.isfinite(value):
+        return "n/a"
+    return f"{100 * value:+.1f} points" if pair else f"{value:.3f}"
+
+
+def _interval(m: Any, pair: bool) -> str:
+    scale = 100 if pair else 1
+    spec = "+.1f" if pair else ".3f"
+    return f"[{scale * m.lower:{spec}}, {scale * m.upper:{spec}}]"
+
+
+def configurations_sentence(r: Any) -> str:
+    """What the configuration does to the score (or gap), and what can be claimed."""
+    c = r.components
+    factors = ", ".join(r.factors)
+    what = "this gap" if r.pair else f"{r.models[0]}'s score"
+    spread = math.sqrt(max(float(c.estimate[1]), 0.0))
+    means = [m for m in r.configuration_means if math.isfinite(m)]
+    low, high = (min(means), max(means)) if means else (math.nan, math.nan)
+    test = c.configuration_test
+    moved = (
+        f"The configuration ({factors}) moves {what} by {_amount(spread, r.pair).lstrip('+')} "
+        f"(SD across configurations; its configurations' means run from "
+        f"{_amount(low, r.pair)} to {_amount(high, r.pair)}; "
+        f"{'model x configuration' if r.pair else 'configuration'} test "
+        f"{format_p(test.p_value)})."
+    )
+    level = f"{100 * c.confidence:g}%"
+    fixed, random = c.mean_fixed, c.mean_random
+    n = r.n_configurations
+    where = (
+        f"Over these {n} configurations the {'gap' if r.pair else 'score'} is "
+        f"{_amount(c.mean, r.pair)}, {level} CI {_interval(fixed, r.pair)}; over "
+        f"configurations like these, {_interval(random, r.pair)}."
+    )
+    if not r.pair:
+        return f"{moved} {where}"
+    fixed_shown = fixed.lower > 0 or fixed.upper < 0
+    random_shown = random.lower > 0 or random.upper < 0
+    if fixed_shown and not random_shown:
+        advice = (
+            f"Claim the gap for these configurations only, or run more configurations: "
+            f"{n} leave the configurations' share of its uncertainty large."
+        )
+    elif random_shown:
+        advice = "The gap holds over configurations like these, not only the ones run."
+    else:
+        advice = "No gap is shown, under these configurations or configurations like them."
+    return f"{moved} {where} {advice}"
+
+
+def render_configurations(r: Any, console: Console) -> None:
+    """Print the components, the tests, the mean's intervals, the samples per configuration
+    and the sentence."""
+    c = r.components
+    head = f"{r.models[0]} - {r.models[1]} (gap)" if r.pair else r.models[0]
+    console.print(
+        f"[bold]configurations:[/] {markup(head)}: {format_count(r.n_items)} items x "
+        f"{r.n_configurations} configurations ({markup(', '.join(r.factors))}), "
+        f"{format_count(c.n_observations)} scores{'' if c.balanced else ' (unbalanced)'}"
+    )
+    print_components(r, console)
+    _print_means(r, console)
+    _print_samples(r, console)
+    left = []
+    if r.items_left_out:
+        left.append(f"{format_count(r.items_left_out)} items without a paired score left out")
+    if r.configurations_left_out:
+        left.append(
+            "configurations without a paired score left out: "
+            + ", ".join(r.configurations_left_out)
+        )
+    for line in left:
+        console.print(f"[dim]{markup(line)}[/]")
+    console.print(markup(r.verdict))
+
+
+def print_components(r: Any, console: Console) -> None:
+    """The components table and the two tests (``r``: anything with ``components``, ``pair``)."""
+    c = r.components
+    names = GAP_NAMES if r.pair else COMPONENT_NAMES
+    level = f"{100 * c.confidence:g}%"
+    frame = r.to_frame()
+    rows = [
+        [
+            names[row.component],
+            number(row.estimate),
+            f"[{number(row.lower)}, {number(row.upper)}]",
+            number(row.df, ".3g"),
+            format_percent(row.share),
+        ]
+        for row in frame.itertuples()
+    ]
+    print_table(
+        console,
+        [
+            ("component", "left"),
+            ("variance", "right"),
+            (f"{level} CI", "right"),
+            ("df", "right"),
+            ("share", "right"),
+        ],
+        rows,
+        names=(0,),
+        title="variance components" + (" of the gap" if r.pair else ""),
+        title_justify="left",
+    )
+    tests = [
+        (
+            "model x configuration" if r.pair else "configuration effect",
+            c.configuration_test,
+        ),
+        ("item x configuration", c.interaction_test),
+    ]
+    print_table(
+        console,
+        [("test", "left"), ("F", "right"), ("df", "right"), ("p", "right")],
+        [
+            [
+                name,
+                format_statistic(t.statistic),
+                f"{number(t.df_numerator, '.4g')}, {number(t.df_denominator, '.4g')}",
+                format_p(t.p_value, bare=True),
+            ]
+            for name, t in tests
+        ],
+        names=(0,),
+        title="tests",
+        title_justify="left",
+    )
+
+
+def _print_means(r: Any, console: Console) -> None:
+    c = r.components
+    level = f"{100 * c.confidence:g}%"
+    print_table(
+        console,
+        [("configurations", "left"), ("mean", "right"), ("SE", "right"), (f"{level} CI", "right")],
+        [
+            [label, _amount(c.mean, r.pair), number(m.standard_error), _interval(m, r.pair)]
+            for label, m in (
+                ("random (configurations like these)", c.mean_random),
+                ("fixed (these configurations only)", c.mean_fixed),
+            )
+        ],
+        names=(0,),
+        title="the mean " + ("gap" if r.pair else "score"),
+        title_justify="left",
+    )
+    if not r.pair:
+        return
+    print_table(
+        console,
+        [("configuration", "left"), ("gap (A - B)", "right")],
+        [
+            [name, _amount(mean, True)]
+            for name, mean in zip(r.configurations, r.configuration_means, strict=True)
+        ],
+        names=(0,),
+        title="the gap per configuration",
+        title_justify="left",
+    )
+
+
+def _print_samples(r: Any, console: Console) -> None:
+    print_table(
+        console,
+        [
+            ("model", "left"),
+            ("configuration", "left"),
+            ("mean", "right"),
+            ("samples", "right"),
+            ("errored", "right"),
+            ("empty", "right"),
+        ],
+        [
+            [
+                s.model,
+                s.configuration,
+                number(s.mean_score, ".3f"),
+                format_count(s.samples),
+                format_count(s.errored),
+                format_count(s.empty),
+            ]
+            for s in r.samples
+        ],
+        names=(0, 1),
+        title="samples per configuration",
+        title_justify="left",
+    )
+    t = r.error_test
+    console.print(
+        f"errored or empty samples vs configuration: {t.method}"
+        + (f", {format_p(t.p_value)}" if math.isfinite(t.p_value) else "")
+    )

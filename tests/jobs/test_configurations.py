@@ -1,0 +1,183 @@
+"""The configurations job: the long table's configurations to components, tests and intervals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+import evalgap
+from evalgap import LoadOptions
+from evalgap.errors import InputError
+
+LOGS = Path(__file__).resolve().parents[2] / "examples" / "configurations" / "logs"
+CONFIG = LoadOptions(config_columns=("model_args.provider", "seed"))
+
+
+def _balanced(seed: int = 5, items: int = 30, configs: int = 4, reps: int = 3):
+    """A long table of two models (items x configurations x replicates) and its arrays."""
+    rng = np.random.default_rng(seed)
+    shift = rng.normal(0, 0.3, (1, configs, 1))
+    a = rng.normal(0, 1, (items, 1, 1)) + shift + rng.normal(0, 0.5, (items, configs, reps))
+    b = a - 0.2 - 0.5 * shift + rng.normal(0, 0.5, (items, configs, reps))
+    rows = [
+        {
+            "model": name,
+            "item": f"q{i:02d}",
+            "provider": f"p{c}",
+            "run": r,
+            "score": y[i, c, r],
+        }
+        for name, y in (("a", a), ("b", b))
+        for i in range(items)
+        for c in range(configs)
+        for r in range(reps)
+    ]
+    return pd.DataFrame(rows), a, b
+
+
+def _anova(y: np.ndarray) -> np.ndarray:
+    """The ANOVA estimator of a balanced two-way random model with replicates, by hand."""
+    n_i, n_c, r = y.shape
+    grand = y.mean()
+    item = y.mean(axis=(1, 2))
+    conf = y.mean(axis=(0, 2))
+    cell = y.mean(axis=2)
+    ms_i = n_c * r * ((item - grand) ** 2).sum() / (n_i - 1)
+    ms_c = n_i * r * ((conf - grand) ** 2).sum() / (n_c - 1)
+    inter = cell - item[:, None] - conf[None, :] + grand
+    ms_ic = r * (inter**2).sum() / ((n_i - 1) * (n_c - 1))
+    ms_e = ((y - cell[:, :, None]) ** 2).sum() / (n_i * n_c * (r - 1))
+    return np.array(
+        [(ms_i - ms_ic) / (n_c * r), (ms_c - ms_ic) / (n_i * r), (ms_ic - ms_e) / r, ms_e]
+    )
+
+
+def test_a_balanced_table_gives_the_anova_estimates_of_the_score_and_the_gap():
+    frame, a, b = _balanced()
+    one = evalgap.configurations(
+        frame,
+        model="a",
+        run_column="run",
+        options=LoadOptions(config_columns=("provider",)),
+    )
+    np.testing.assert_allclose(one.components.estimate, _anova(a), rtol=0, atol=1e-9)
+    gap = evalgap.configurations(
+        frame,
+        model_a="a",
+        model_b="b",
+        run_column="run",
+        options=LoadOptions(config_columns=("provider",)),
+    )
+    np.testing.assert_allclose(gap.components.estimate, _anova(a - b), rtol=0, atol=1e-9)
+    assert gap.components.balanced and gap.n_items == 30 and gap.n_configurations == 4
+    np.testing.assert_allclose(gap.configuration_means, (a - b).mean(axis=(0, 2)), atol=1e-12)
+    # the fixed-configuration SE of a balanced design is the per-item one: MS_item / (I C r)
+    per_item = (a - b).mean(axis=(1, 2))
+    assert gap.components.mean_fixed.standard_error == pytest.approx(
+        per_item.std(ddof=1) / np.sqrt(30), rel=1e-9
+    )
+
+
+def test_real_inspect_logs_count_errored_samples_and_test_them_as_scipy_does():
+    r = evalgap.configurations(LOGS, model="mockllm/wide", options=CONFIG)
+    assert [s.errored for s in r.samples] == [0, 0, 1, 3]
+    assert [s.samples for s in r.samples] == [80] * 4
+    assert r.components.n_observations == 316  # 320 samples, 4 errored
+    # two rows of a 2-configuration table are Fisher's exact test
+    seeds = evalgap.configurations(
+        LOGS,
+        model="mockllm/wide",
+        tasks=None,
+        options=LoadOptions(config_columns=("seed",)),
+    )
+    failed = [s.errored for s in seeds.samples]
+    expected = sps.fisher_exact([[f, 80 - f] for f in failed]).pvalue  # the latest log per seed
+    assert seeds.error_test.method == "Fisher exact"
+    assert seeds.error_test.p_value == pytest.approx(expected, rel=1e-12)
+
+
+def test_the_gap_over_real_logs_reads_like_its_numbers():
+    r = evalgap.configurations(
+        LOGS, model_a="mockllm/wide", model_b="mockllm/narrow", options=CONFIG
+    )
+    c = r.components
+    assert c.configuration_test.p_value < 0.001  # the slow provider costs wide, not narrow
+    assert c.mean_fixed.lower > 0 > c.mean_random.lower
+    assert "Claim the gap for these configurations only, or run more configurations" in r.verdict
+    assert repr(r).startswith("ConfigurationsResult(models=<2>, n_items=80, n_configurations=4")
+    frame = r.to_frame()
+    assert frame["component"].tolist() == [
+        "item",
+        "configuration",
+        "item_configuration",
+        "residual",
+    ]
+
+
+def test_json_terminal_and_markdown_show_one_computation(run_cli):
+    args = ["configurations", "--scores", LOGS, "--config-columns", "model_args.provider,seed"]
+    args += ["--model-a", "mockllm/wide", "--model-b", "mockllm/narrow"]
+    out = run_cli(*args, "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    r = evalgap.configurations(
+        LOGS, model_a="mockllm/wide", model_b="mockllm/narrow", options=CONFIG
+    )
+    assert data == json.loads(json.dumps(r.to_dict()))
+    text = run_cli(*args).stdout
+    markdown = r.to_markdown()
+    f = data["configuration_test"]["statistic"]
+    for view in (text, markdown):
+        assert f"{f:.4g}" in view
+        assert f"{100 * data['mean_random']['lower']:+.1f}" in view
+        assert "model x configuration" in view
+    assert " ".join(data["verdict"].split()) in " ".join(text.split())
+
+
+def test_html_and_markdown_files(run_cli, tmp_path):
+    out = run_cli(
+        "configurations",
+        "--scores",
+        LOGS,
+        "--config-columns",
+        "seed",
+        "--model",
+        "mockllm/narrow",
+        "--html",
+        tmp_path / "r.html",
+        "--markdown",
+        tmp_path / "r.md",
+    )
+    assert out.returncode == 0, out.stderr
+    assert "variance components" in (tmp_path / "r.html").read_text()
+    assert (tmp_path / "r.md").read_text().startswith("## evalgap configurations")
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        (("--model", "mockllm/wide"), "the scores carry no configuration: name the columns"),
+        (("--config-columns", "seed"), "name the model with --model, or the pair with --model-a"),
+        (
+            ("--config-columns", "seed", "--model", "m", "--model-a", "mockllm/wide"),
+            "give --model for one model, or --model-a and --model-b for a pair",
+        ),
+        (("--config-columns", "seed", "--model", "nobody"), "no model 'nobody'; models found"),
+        (("--config-columns", "sead", "--model", "mockllm/wide"), "no run-metadata field 'sead'"),
+    ],
+)
+def test_each_refusal_is_one_line_naming_the_commands_flags(run_cli, given, message):
+    out = run_cli("configurations", "--scores", LOGS, *given)
+    assert out.returncode == 2
+    assert message in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_the_python_refusal_names_the_keyword():
+    with pytest.raises(InputError, match="config_columns="):
+        evalgap.configurations(LOGS, model="mockllm/wide")
