@@ -11,6 +11,7 @@ import os
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
+import re  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -69,3 +70,73 @@ def run_entry_point(*args, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run(
         [str(EVALGAP), *map(str, args)], capture_output=True, text=True, timeout=120, **kwargs
     )
+
+
+# Every error the command line shows names the invoked command's own flags: a flag it does not
+# have (or a Python keyword such as ``model_column=``) sends the user the wrong way. Checked on
+# every BadInput any test provokes, so each message test checks its flags exist on the command.
+_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*(?![\w])")
+_COMMAND_NAMED = re.compile(r"evalgap((?: [a-z][a-z-]*)+)")
+
+
+def command_flags(command) -> set[str]:
+    """The long flags of a click command (its options' every spelling, and ``--help``)."""
+    import click
+
+    flags = {"--help"}
+    for param in getattr(command, "params", ()):
+        if isinstance(param, click.Option):
+            flags.update(o for o in (*param.opts, *param.secondary_opts) if o.startswith("--"))
+    return flags
+
+
+def named_command_flags(text: str) -> set[str]:
+    """The flags of every ``evalgap COMMAND [SUBCOMMAND]`` a message itself names."""
+    from evalgap.cli._main import cli
+
+    flags: set[str] = set()
+    for match in _COMMAND_NAMED.finditer(text):
+        command = cli
+        for word in match.group(1).split():
+            sub = getattr(command, "commands", {}).get(word)
+            if sub is None:
+                break
+            command = sub
+            flags |= command_flags(command)
+    return flags | command_flags(cli)
+
+
+def check_error_flags(error, command, text: str) -> None:
+    """Fail when ``text`` (a CLI error) names a flag ``command`` lacks, or a Python keyword."""
+    import string
+
+    if command is None:
+        return
+    own = command_flags(command)
+    foreign = [f for f in _FLAG.findall(text) if f not in own]
+    foreign = [f for f in foreign if f not in named_command_flags(text)]
+    assert not foreign, f"'{command.name}' has no {foreign}, yet its error names them: {text}"
+    fields = {f for _, f, _, _ in string.Formatter().parse(error.template) if f}
+    fields = {f.split("=", 1)[0] for f in fields} | ({error.param} if error.param else set())
+    keywords = [f"{f}=" for f in fields if re.search(rf"(?<![\w-]){re.escape(f)}=", text)]
+    assert not keywords, f"'{command.name}' error names Python keywords {keywords}: {text}"
+
+
+@pytest.fixture(autouse=True)
+def _errors_name_the_commands_flags(request, monkeypatch):
+    """Check every CLI error rendered during a test with :func:`check_error_flags` (a test of
+    the fallback itself is marked ``renders_keywords``)."""
+    from evalgap.cli import _command
+
+    if request.node.get_closest_marker("renders_keywords"):
+        yield
+        return
+
+    original = _command.BadInput.__init__
+
+    def init(self, error, command):
+        original(self, error, command)
+        check_error_flags(error, command, self.message)
+
+    monkeypatch.setattr(_command.BadInput, "__init__", init)
+    yield

@@ -112,6 +112,14 @@ CASES = {
         lambda tmp: sim.aggregation_study(n_trials=10**10),
         "n_trials=10000000000 is more than this study runs",
     ),
+    "simulate-resamples": (
+        ["simulate", "rank-coverage", "--n-bootstrap", "200000"],
+        "--n-bootstrap 200000 is more than this study runs (at most 100,000: each trial draws "
+        "them anew, so a study holds trials x resamples draws); ask for fewer",
+        lambda tmp: rank_coverage.rank_coverage(n_bootstrap=200_000),
+        "n_bootstrap=200000 is more than this study runs (at most 100,000: each trial draws "
+        "them anew, so a study holds trials x resamples draws); ask for fewer",
+    ),
     "simulate-monitoring": (
         ["simulate", "monitoring", "--jobs", "2"],
         "--jobs: the monitoring study runs in one process",
@@ -163,6 +171,7 @@ def test_an_audit_error_about_pairs_names_audits_flag_not_another_commands():
     assert "--pairs FILE" in line and "--pair " not in line
 
 
+@pytest.mark.renders_keywords
 def test_a_message_keeps_a_keyword_the_command_has_no_flag_for():
     from evalgap.cli._command import BadInput
 

@@ -81,29 +81,29 @@ def check_target(path: object, *, option: str, stdout: bool = False) -> Path:
     refused otherwise (a file read back, or binary), never a file named ``-``.
     """
     if not isinstance(path, (str, os.PathLike)):
-        raise InputError(f"{option}: expected a file path, got {type(path).__name__} {path!r:.40}")
+        raise _fail(option, None, f"expected a file path, got {type(path).__name__} {path!r:.40}")
     if is_stdout(path):
         if not stdout:
-            raise InputError(
-                f"{_where(option, Path(STDOUT))}: writes a file, not standard output; give a "
-                "file name"
+            raise _fail(
+                option, Path(STDOUT), "writes a file, not standard output; give a file name"
             )
         return Path(STDOUT)
     target = Path(path)
-    where = _where(option, target)
     if not str(path).strip():
-        raise InputError(f"{option}: give a file name")
+        raise _fail(option, None, "give a file name")
     if target.is_dir():
-        raise InputError(f"{where}: is a directory; give a file name")
+        raise _fail(option, target, "is a directory; give a file name")
     folder = target.parent
     if not folder.exists():
-        raise InputError(
-            f"{where}: the folder {folder} does not exist; create it first or give another path"
+        raise _fail(
+            option,
+            target,
+            f"the folder {folder} does not exist; create it first or give another path",
         )
     if not folder.is_dir():
-        raise InputError(f"{where}: {folder} is not a folder")
+        raise _fail(option, target, f"{folder} is not a folder")
     if not _is_special(target) and not os.access(folder, os.W_OK | os.X_OK):
-        raise InputError(f"{where}: the folder {folder} is not writable")
+        raise _fail(option, target, f"the folder {folder} is not writable")
     return target
 
 
@@ -185,28 +185,26 @@ def atomic_write(
     """
     if is_stdout(path):
         check_target(path, option=option, stdout=stdout and "b" not in mode)
-        where = _where(option, Path(STDOUT))
         try:
             write(sys.stdout)
             sys.stdout.flush()
         except BrokenPipeError:
             raise  # the reader stopped early (| head): as for any report printed there
         except OSError as exc:
-            raise InputError(f"{where}: cannot write {what} ({_reason(exc)})") from None
+            raise _fail(option, Path(STDOUT), f"cannot write {what} ({_reason(exc)})") from None
         except UnicodeEncodeError as exc:
-            raise _not_unicode(where, what, exc) from None
+            raise _not_unicode(option, Path(STDOUT), what, exc) from None
         return
     target = check_target(path, option=option)
-    where = _where(option, target)
     kwargs: dict[str, Any] = {"encoding": "utf-8", "newline": ""} if "b" not in mode else {}
     if _is_special(target):
         try:
             with open(target, mode, **kwargs) as handle:
                 write(handle)
         except OSError as exc:
-            raise InputError(f"{where}: cannot write {what} ({_reason(exc)})") from None
+            raise _fail(option, target, f"cannot write {what} ({_reason(exc)})") from None
         except UnicodeEncodeError as exc:
-            raise _not_unicode(where, what, exc) from None
+            raise _not_unicode(option, target, what, exc) from None
         return
     # the name is shortened so the temporary name stays within the file system's limit
     temporary = target.with_name(f".{target.name[:120]}.{secrets.token_hex(6)}.tmp")
@@ -219,10 +217,10 @@ def atomic_write(
         os.replace(temporary, target)
     except OSError as exc:
         _remove(temporary)
-        raise InputError(f"{where}: cannot write {what} ({_reason(exc)})") from None
+        raise _fail(option, target, f"cannot write {what} ({_reason(exc)})") from None
     except UnicodeEncodeError as exc:
         _remove(temporary)
-        raise _not_unicode(where, what, exc) from None
+        raise _not_unicode(option, target, what, exc) from None
     except BaseException:
         _remove(temporary)
         raise
@@ -236,39 +234,32 @@ def atomic_target(path: PathArg, *, option: str, what: str = "the file") -> Iter
     ``ParquetWriter``): the same checks, messages and clean-up as :func:`atomic_write`.
     """
     target = check_target(path, option=option)
-    where = _where(option, target)
     temporary = target.with_name(f".{target.name[:120]}.{secrets.token_hex(6)}.tmp")
     try:
         yield temporary
         os.replace(temporary, target)
     except OSError as exc:
         _remove(temporary)
-        raise InputError(f"{where}: cannot write {what} ({_reason(exc)})") from None
+        raise _fail(option, target, f"cannot write {what} ({_reason(exc)})") from None
     except BaseException:
         _remove(temporary)
         raise
 
 
-@contextmanager
-def as_keyword(name: str, path: PathArg) -> Iterator[None]:
-    """Let the errors of a write whose path came as the keyword ``name=`` say the parameter
-    as the caller wrote it: ``output='x'`` from Python, ``--output x`` on the command line
-    (a job that writes its own file, run from either)."""
-    try:
-        yield
-    except InputError as error:
-        text, prefix = str(error), f"{name}={str(Path(path))!r}"
-        if error.param is not None or not text.startswith(prefix):
-            raise
-        raise InputError(
-            "{" + name + "}" + escape(text[len(prefix) :]), param=name, **{name: str(path)}
-        ) from None
+def _fail(option: str, target: Path | None, text: str) -> InputError:
+    """The error of a write to ``target``: ``text`` after the path as the caller gave it
+    (after the option alone when ``target`` is None: no usable path was given).
 
-
-def _where(option: str, target: Path) -> str:
-    if not option:  # the caller names the parameter itself (a state file)
-        return str(target)
-    return f"{option}{str(target)!r}" if option.endswith("=") else f"{option} {target}"
+    ``option`` is the flag (``--output``), the Python keyword (``output=``: the error names
+    the parameter, so a job that writes its own file says ``--output x`` when run from the
+    command line and ``output='x'`` from Python), or empty (the caller names it itself).
+    """
+    if option.endswith("="):
+        name = option[:-1]
+        values = {} if target is None else {name: str(target)}
+        return InputError("{" + name + "}" + escape(f": {text}"), param=name, **values)
+    where = option if target is None else f"{option} {target}" if option else str(target)
+    return InputError(f"{where}: {text}")
 
 
 def _is_special(target: Path) -> bool:
@@ -280,11 +271,13 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or (exc.args[0] if exc.args else "") or type(exc).__name__
 
 
-def _not_unicode(where: str, what: str, exc: UnicodeEncodeError) -> InputError:
+def _not_unicode(option: str, target: Path, what: str, exc: UnicodeEncodeError) -> InputError:
     bad = exc.object[exc.start : exc.end] if isinstance(exc.object, str) else ""
-    return InputError(
-        f"{where}: cannot write {what}: a name holds {bad!r}, which is not valid Unicode "
-        "text (a lone surrogate); fix the name"
+    return _fail(
+        option,
+        target,
+        f"cannot write {what}: a name holds {bad!r}, which is not valid Unicode text (a lone "
+        "surrogate); fix the name",
     )
 
 
@@ -299,9 +292,11 @@ def _format(path: PathArg, option: str, formats: tuple[str, ...]) -> str:
         return formats[0]
     suffix = target.suffix.lower()
     if suffix not in formats:
-        raise InputError(
-            f"{_where(option, target)}: writes {' or '.join(formats)} files; name the file "
-            f"{target.stem or 'out'}{formats[0]}"
+        raise _fail(
+            option,
+            target,
+            f"writes {' or '.join(formats)} files; name the file {target.stem or 'out'}"
+            f"{formats[0]}",
         )
     return suffix
 
@@ -316,7 +311,7 @@ def write_csv(frame: pd.DataFrame, path: PathArg, *, option: str = "--output") -
             if not (ptypes.is_numeric_dtype(values) or ptypes.is_bool_dtype(values)):
                 safe[column] = values.map(escape_cell, na_action="ignore")
     except UnicodeEncodeError as exc:  # pandas stores text as UTF-8 (Arrow)
-        raise _not_unicode(_where(option, Path(path)), "the file", exc) from None
+        raise _not_unicode(option, Path(path), "the file", exc) from None
     safe.columns = [escape_cell(str(c)) for c in safe.columns]
     atomic_write(
         path,

@@ -355,15 +355,14 @@ def _read_state(
 
 
 def _write_batch(path: str | os.PathLike, items: tuple[str, ...]) -> None:
-    from evalgap.io._write import as_keyword, atomic_write
+    from evalgap.io._write import atomic_write
 
-    with as_keyword("output", path):
-        atomic_write(
-            path,
-            lambda handle: handle.writelines(f"{item}\n" for item in items),
-            option="output=",
-            what="the next batch",
-        )
+    atomic_write(
+        path,
+        lambda handle: handle.writelines(f"{item}\n" for item in items),
+        option="output=",
+        what="the next batch",
+    )
 
 
 def _write_state(

@@ -150,10 +150,9 @@ class SamplingDesign(Views, Result):
 
     def write(self, path: str | os.PathLike) -> None:
         """Write the design file (CSV, or Parquet by the suffix) for ``compare --weights``."""
-        from evalgap.io._write import as_keyword, write_table
+        from evalgap.io._write import write_table
 
-        with as_keyword("output", path):
-            write_table(self.design, path, option="output=")
+        write_table(self.design, path, option="output=")
 
     _heading: ClassVar[str] = "evalgap plan"
 

@@ -106,12 +106,27 @@ MAX_ITEMS = 1_000_000
 MAX_BATCH = 50_000_000  # numbers one batch holds (about 400 MB as float64)
 
 
+# Why a bound is what it is, said with the refusal, by the count it bounds. A study's
+# resamples are drawn anew in every trial, so it bounds them tighter than one job does.
+_WHY = {
+    "n_trials": "a million trials put the Monte Carlo SE of a rate below 0.0005",
+    "n_bootstrap": "each trial draws them anew, so a study holds trials x resamples draws",
+    "n_permutations": "each trial draws them anew, so a study holds trials x resamples draws",
+    "n_items": "a trial holds every item's scores of every model in memory",
+    "horizon": "a trial holds every item's scores of every model in memory",
+}
+
+
 def study_count(value: object, name: str, minimum: int = 1, maximum: int = MAX_TRIALS) -> int:
     """Return ``value`` as an int after checking it is a whole number in [minimum, maximum]."""
     number = _validate.whole_number(value, name, minimum)
     if number > maximum:
+        why = _WHY.get(name) if maximum in (MAX_TRIALS, MAX_RESAMPLES, MAX_ITEMS) else None
         raise InputError(
-            fields(name) + " is more than this study runs (at most {maximum!s}); ask for fewer",
+            fields(name)
+            + " is more than this study runs (at most {maximum!s}"
+            + (escape(f": {why}") if why else "")
+            + "); ask for fewer",
             param=name,
             maximum=f"{maximum:,}",
             **{name: number},
