@@ -199,3 +199,27 @@ def test_cli_exports_and_audits_on_the_cluster(tmp_path, cluster, run_cli):
     a, b = json.loads(local.stdout), json.loads(remote.stdout)
     assert a["pairs"] == b["pairs"] and a["unresolved"] == b["unresolved"]
     assert "on the dask engine" in b["notes"][-1]
+
+
+def test_store_audit_of_the_shards_writes_the_stores_rows(tmp_path, cluster, run_cli):
+    # every pair's row of store audit, from the store's statistics or summed on the cluster
+    codes = _board(11, 700, 10)
+    _long([f"m{k:02d}" for k in range(11)], codes).to_csv(tmp_path / "long.csv", index=False)
+    store = tmp_path / "b.duckdb"
+    assert run_cli("store", "add", store, tmp_path / "long.csv").returncode == 0
+    assert run_cli("store", "export", store, "--output", tmp_path / "s", "--shard-items", 250,
+                   "--shard-models", 3).returncode == 0  # fmt: skip
+    stored = run_cli("store", "audit", store, "--output", tmp_path / "a.parquet",
+                     "--block-pairs", 7, "--json")  # fmt: skip
+    sharded = run_cli("store", "audit", tmp_path / "s", "--output", tmp_path / "b.parquet",
+                      "--block-pairs", 7, "--engine", "dask", "--scheduler", cluster,
+                      "--json")  # fmt: skip
+    assert stored.returncode == 0 and sharded.returncode == 0, sharded.stderr
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(tmp_path / "a.parquet"), pd.read_parquet(tmp_path / "b.parquet")
+    )
+    a, b = json.loads(stored.stdout), json.loads(sharded.stdout)
+    assert a["unresolved"] == b["unresolved"] and a["chains"] == b["chains"]
+    assert b["n_pairs"] == 55 and "on the dask engine" in b["notes"][-1]
+    with pytest.raises(InputError, match="shards keep no cluster labels"):
+        evalgap.store_audit(tmp_path / "s", tmp_path / "c.parquet", chain_procedure="clustered")

@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from evalgap.cli._command import group, renamed
+from evalgap.cli._engine import engine_options
 from evalgap.cli._load import score_keywords
 from evalgap.cli._options import (
     NOT_SCORE_SOURCES,
@@ -37,6 +38,7 @@ Examples:
   # Beyond one machine: shards of 20,000 items x 500 models, every pair summed on a cluster:
   evalgap store export board.duckdb --output shards/ --shard-items 20000 --shard-models 500
   evalgap audit --scores shards/ --family all --engine dask --scheduler tcp://host:8786
+  evalgap store audit shards/ --output pairs.parquet --engine dask
 """
 
 
@@ -131,7 +133,7 @@ def store_export(store: str, output: str, json: bool, **shards: Any) -> None:
 
 
 @store.command("audit", epilog=STORE_EXAMPLES)
-@store_argument
+@click.argument("store", metavar="STORE", type=click.Path())
 @click.option(
     "--output",
     required=True,
@@ -154,13 +156,16 @@ def store_export(store: str, output: str, json: bool, **shards: Any) -> None:
 )
 @option("alpha")
 @option("power")
+@engine_options
 @option("json")
 def store_audit(store: str, output: str, tasks: tuple[str, ...], json: bool, **given: Any) -> None:
     """Audit every pair of a binary STORE from its pair statistics, in bounded memory.
 
     No item is read: each pair's 2x2 counts come from the store. Holm and Benjamini-Hochberg
     run over the whole family; the rows stream to --output. For the cluster bootstrap, rank
-    sets and trajectories, which resample items, use evalgap audit --store STORE.
+    sets and trajectories, which resample items, use evalgap audit --store STORE. STORE may
+    be a folder of Parquet shards (store export --shard-items), whose counts are summed in
+    this process or, with --engine dask, on a cluster.
     """
     from evalgap.jobs.store import store_audit as store_audit_job
 

@@ -29,15 +29,19 @@ def refuse_off_engine(
     engine: str,
     scheduler: str | None,
     ignored: Sequence[str],
+    *,
+    source: str = "{scores=FOLDER}",
 ) -> None:
     """Refuse an unknown engine, a scheduler without ``engine="dask"``, the engine without a
-    shards folder, and on one the options it would not honour (``ignored``, by name)."""
+    shards folder (``source`` says how the caller names it), and on one the options it would
+    not honour (``ignored``, by name)."""
     check_engine(engine, scheduler)
     if folder is None:
         raise InputError(
-            "{engine=dask} reads a binary board in Parquet shards: give {scores=FOLDER}, a "
-            "folder with a manifest.json written by evalgap store export STORE --output "
-            "FOLDER --shard-items N; or leave {engine} at local",
+            "{engine=dask} reads a binary board in Parquet shards: give "
+            + source
+            + ", a folder with a manifest.json written by evalgap store export STORE "
+            "--output FOLDER --shard-items N; or leave {engine} at local",
             param="engine",
         )
     if ignored:

@@ -885,25 +885,31 @@ def audit(
     )  # fmt: skip
 
 
+def sums_order(sums: BoardSums) -> np.ndarray:
+    """A complete board's models best first from its sums: by mean, ties by name, as
+    ``audit`` lists it (:func:`rank_order`); a board with missing scores is refused (its
+    order is the additive fit's, which reads the items)."""
+    if not sums.complete:
+        raise InputError(
+            "{engine}"
+            + escape(
+                f": task {sums.task!r} has models without a score on some items; an audit "
+                "from shards lists complete boards (where the board's order is by mean); "
+                "audit its scores on one machine"
+            ),
+            param="engine",
+        )
+    return rank_order(np.array(sums.models, dtype=object), np.diag(sums.right) / sums.n_items)
+
+
 def shard_counts(sums: Sequence[BoardSums], family: str) -> pd.DataFrame:
     """The family's pairs of every task from its sums, in the board's order (by mean, ties
     by name, as ``audit`` lists a complete board), A the upper model: ``task, model_a,
     model_b, both_correct, a_only, b_only, both_wrong``."""
     parts = []
     for s in sums:
-        if not s.complete:
-            raise InputError(
-                "{engine}"
-                + escape(
-                    f": task {s.task!r} has models without a score on some items; an audit "
-                    "from shards lists complete boards (where the board's order is by "
-                    "mean); audit it on one machine with --scores"
-                ),
-                param="engine",
-            )
         names = np.array(s.models, dtype=object)
-        order = rank_order(names, np.diag(s.right) / s.n_items)
-        first, second = family_pairs(order, family)
+        first, second = family_pairs(sums_order(s), family)
         parts.append(
             pd.DataFrame(
                 {

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from evalgap._scores import LongScores
+    from evalgap.engine import BoardSums
     from evalgap.io._files import PathsArg
     from evalgap.io.options import LoadOptions
     from evalgap.jobs.audit import AuditResult
@@ -640,7 +641,7 @@ def store_audit_in_memory(
     with io.opened(store, "auditing it") as con:
         ranked = _ranked_models(con, tasks)
         # one block per task: the whole family at once
-        blocks = [b for b in _pair_blocks(con, ranked, family, block_pairs=None) if len(b)]
+        blocks = [b for b in _pair_blocks(ranked, family, block_pairs=None) if len(b)]
         if not blocks:
             raise InputError(f"{store}: no pairs to audit (one model per task)")
         counts = [_block_counts(con, block, store) for block in blocks]
@@ -799,6 +800,8 @@ def store_audit(
     block_pairs: int = 1_000_000,
     chain_procedure: str = "fixed_n",
     progress: Callable[..., object] | None = None,
+    engine: str = "local",
+    scheduler: str | None = None,
     **settings: Any,
 ) -> StoreAuditSummary:
     """Audit every pair of a binary store from its statistics, in bounded memory.
@@ -834,6 +837,13 @@ def store_audit(
         The procedure whose adjacent verdicts make the unresolved chains.
     progress : callable, optional
         Called as ``progress(done, total, phase)`` after each block of each pass.
+    engine : {"local", "dask"}
+        With ``store`` a folder of Parquet shards (``store_export(..., shard_items=)``):
+        where the pairs' counts are summed, in this process or on a dask.distributed
+        cluster (:func:`evalgap.engine.board_sums`); the rows equal the store's.
+    scheduler : str, optional
+        The Dask scheduler's address, with ``engine="dask"`` (default
+        ``$EVALGAP_SCHEDULER``).
     **settings
         ``alpha, power, n_bootstrap, n_bootstrap_required_n, seed, mixture`` as
         :func:`evalgap.audit` takes them.
@@ -853,38 +863,134 @@ def store_audit(
     (1, 1)
     """
     _validate.arguments(tasks=tasks, block_pairs=block_pairs, **settings)
+    import dataclasses
+
+    import numpy as np
+
+    from evalgap.engine.inputs import refuse_off_engine, shards_folder
+    from evalgap.io import store as io
+
+    tasks = _check_audit_arguments(family, tasks, {**settings, "chain_procedure": chain_procedure})
+    _check_blocks_and_output(block_pairs, output)
+    folder = shards_folder(store)
+    if folder is not None or engine != "local" or scheduler is not None:
+        refuse_off_engine(folder, engine, scheduler, [], source="STORE as a folder")
+        assert folder is not None  # refused above otherwise
+        if chain_procedure == "clustered":
+            raise InputError(
+                "{chain_procedure=clustered}: shards keep no cluster labels; choose another "
+                "procedure",
+                param="chain_procedure",
+            )
+        from evalgap.engine import board_sums
+        from evalgap.jobs.audit import sums_order
+
+        sums = board_sums(folder, engine=engine, scheduler=scheduler, tasks=tasks)
+        ranked = {s.task: np.asarray(s.models, dtype=object)[sums_order(s)] for s in sums}
+        shards = _ShardCounts({s.task: s for s in sums}, folder)
+        summary = _stream_audit(
+            shards, ranked, output, family, block_pairs, chain_procedure, progress, settings
+        )
+        blocks = sum(s.blocks for s in sums)
+        note = f"pair counts from {blocks:,} block products of the shards on the {engine} engine"
+        return dataclasses.replace(summary, notes=(*summary.notes, note))
+    io.refuse_overwriting(store, output)
+    with io.opened(store, "auditing it") as con:
+        ranked = _ranked_models(con, tasks)
+        _refuse_unclustered(con, store, chain_procedure)
+        return _stream_audit(
+            _StoreCounts(con, store), ranked, output, family, block_pairs, chain_procedure,
+            progress, settings,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _StoreCounts:
+    """A store's pair counts per block of pairs, and their audit (clustered verdicts from
+    the per-cluster sums it keeps)."""
+
+    con: DuckDBPyConnection
+    store: str | Path
+
+    @property
+    def name(self) -> str:
+        return str(self.store)
+
+    def counts(self, block: pd.DataFrame) -> pd.DataFrame:
+        return _block_counts(self.con, block, self.store)
+
+    def audit(self, frame: pd.DataFrame, settings: dict[str, Any], **fixed: Any) -> AuditResult:
+        return _audit_block(
+            self.con, frame, settings, chain_procedure="fixed_n", source=str(self.store),
+            **fixed,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _ShardCounts:
+    """Pair counts per block of pairs from the sums of a board in shards (one task per
+    block of pairs, as :func:`_pair_blocks` makes them)."""
+
+    sums: dict[str, BoardSums]
+    name: str
+
+    def counts(self, block: pd.DataFrame) -> pd.DataFrame:
+        import numpy as np
+        import pandas as pd
+
+        s = self.sums[str(block["task"].iloc[0])]
+        names = block.attrs["names"]
+        column = {m: k for k, m in enumerate(s.models)}
+        where = np.array([column[m] for m in names])
+        upper, lower = block["rank_a"].to_numpy(), block["rank_b"].to_numpy()
+        return pd.DataFrame(
+            {
+                "task": block["task"].to_numpy(), "model_a": names[upper],
+                "model_b": names[lower], **s.counts(where[upper], where[lower]),
+            }
+        )  # fmt: skip
+
+    def audit(self, frame: pd.DataFrame, settings: dict[str, Any], **fixed: Any) -> AuditResult:
+        from evalgap.jobs.audit import audit_counts
+
+        return audit_counts(frame, chain_procedure="fixed_n", source=self.name, **fixed, **settings)
+
+
+def _stream_audit(
+    source: _StoreCounts | _ShardCounts,
+    ranked: dict,
+    output: str | Path,
+    family: str,
+    block_pairs: int,
+    chain_procedure: str,
+    progress: Callable[..., object] | None,
+    settings: dict[str, Any],
+) -> StoreAuditSummary:
+    """The two passes of :func:`store_audit` over the family's blocks of pairs, whatever
+    gives their counts."""
     import pandas as pd
 
-    from evalgap.io import store as io
     from evalgap.io._write import atomic_write
     from evalgap.jobs.audit import PROCEDURES, family_verdicts, unresolved_chains
     from evalgap.stats import power as pw
 
     alpha = settings.get("alpha", 0.05)
     power = settings.get("power", 0.8)
-    tasks = _check_audit_arguments(family, tasks, {**settings, "chain_procedure": chain_procedure})
-    _check_blocks_and_output(block_pairs, output)
-    io.refuse_overwriting(store, output)
-    with io.opened(store, "auditing it") as con:
-        ranked = _ranked_models(con, tasks)
-        blocks = list(_pair_blocks(con, ranked, family, block_pairs))
-        m = sum(len(b) for b in blocks)
-        if m == 0:
-            raise InputError(f"{store}: no pairs to audit (one model per task)")
-        pw.critical_values(alpha, power)  # alpha and power checked before any work
-        _refuse_unclustered(con, store, chain_procedure)
-        tick = progress or (lambda *_: None)
-        statistic, testable = _family_statistics(con, blocks, store, alpha, tick)
-        # Holm's and BH's verdicts rank the whole family; each block's are taken from here
-        stepwise = family_verdicts(statistic, testable, alpha, power, m)
-        tally = _AuditTally()
+    blocks = list(_pair_blocks(ranked, family, block_pairs))
+    m = sum(len(b) for b in blocks)
+    if m == 0:
+        raise InputError(f"{source.name}: no pairs to audit (one model per task)")
+    pw.critical_values(alpha, power)  # alpha and power checked before any work
+    tick = progress or (lambda *_: None)
+    statistic, testable = _family_statistics(source, blocks, alpha, tick)
+    # Holm's and BH's verdicts rank the whole family; each block's are taken from here
+    stepwise = family_verdicts(statistic, testable, alpha, power, m)
+    tally = _AuditTally()
 
-        def write(handle: IO[Any]) -> None:
-            _write_audited_pairs(
-                handle, con, blocks, store, settings, stepwise, family, tick, tally
-            )
+    def write(handle: IO[Any]) -> None:
+        _write_audited_pairs(handle, source, blocks, settings, stepwise, family, tick, tally)
 
-        atomic_write(output, write, option="--output", mode="wb", what="the pairs table")
+    atomic_write(output, write, option="--output", mode="wb", what="the pairs table")
     adjacent = pd.concat(tally.adjacent, ignore_index=True)
     chains = unresolved_chains(adjacent, _store_ranking(ranked), chain_procedure)
     unresolved = tally.unresolved
@@ -941,9 +1047,8 @@ def _refuse_unclustered(
 
 
 def _family_statistics(
-    con: DuckDBPyConnection,
+    source: _StoreCounts | _ShardCounts,
     blocks: list[pd.DataFrame],
-    store: str | Path,
     alpha: float,
     tick: Callable[..., object],
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -960,7 +1065,7 @@ def _family_statistics(
     start = 0
     for k, block in enumerate(blocks):
         tick(k, 2 * len(blocks), "statistics of every pair")
-        frame = _block_counts(con, block, store)
+        frame = source.counts(block)
         s = summarize_counts(*(frame[c].to_numpy() for c in _COUNTS))
         stop = start + len(frame)
         statistic[start:stop] = tests.wald_statistic(s.delta, s.sd_diff, s.n_items)
@@ -995,9 +1100,8 @@ class _AuditTally:
 
 def _write_audited_pairs(
     handle: IO[Any],
-    con: DuckDBPyConnection,
+    source: _StoreCounts | _ShardCounts,
     blocks: list[pd.DataFrame],
-    store: str | Path,
     settings: dict[str, Any],
     stepwise: dict[str, np.ndarray],
     family: str,
@@ -1014,11 +1118,7 @@ def _write_audited_pairs(
     try:
         for k, block in enumerate(blocks):
             tick(len(blocks) + k, 2 * len(blocks), "verdicts, written to Parquet")
-            frame = _block_counts(con, block, store)
-            result = _audit_block(
-                con, frame, settings, family_size=m, chain_procedure="fixed_n",
-                source=str(store),
-            )  # fmt: skip
+            result = source.audit(source.counts(block), settings, family_size=m)
             rows = result.pairs.to_frame()
             stop = start + len(rows)
             rows["resolved_holm"] = stepwise["holm"][start:stop]
@@ -1124,9 +1224,7 @@ def _board_of_items(con: DuckDBPyConnection, task: str) -> np.ndarray | None:
     return np.array(names, dtype=object)[order]
 
 
-def _pair_blocks(
-    con: DuckDBPyConnection, ranked: dict, family: str, block_pairs: int | None
-) -> Iterator[pd.DataFrame]:
+def _pair_blocks(ranked: dict, family: str, block_pairs: int | None) -> Iterator[pd.DataFrame]:
     """Blocks of (task, rank_a, rank_b), A above B, in rank order (row-major); with
     ``block_pairs=None`` one block per task."""
     import numpy as np
