@@ -109,7 +109,9 @@ def _sign_scale(scores_a, scores_b, *, alpha, power, alternative):
 def test_a_new_scale_is_one_function_and_one_branch_of_the_resolve_step(monkeypatch):
     # the two places a new scale touches: its function in SCALES, its branch in scale_of
     monkeypatch.setitem(pe.SCALES, "sign", _sign_scale)
-    monkeypatch.setattr(_board, "scale_of", lambda *, gold=False, weights=False: "sign")
+    monkeypatch.setattr(
+        _board, "scale_of", lambda *, gold=False, weights=False, configurations=False: "sign"
+    )
     a, b = _graded(seed=3, n=200)
     r = evalgap.compare(a, b, n_bootstrap=0, n_bootstrap_required_n=0, n_permutations=0)
     assert isinstance(r, evalgap.CompareResult) and r.estimate.scale == "sign"

@@ -17,6 +17,7 @@ from evalgap.cli._options import (
     option,
 )
 from evalgap.cli._render import emit, working, write_markdown
+from evalgap.cli.configurations import configurations_option
 
 COMPARE_EXAMPLES = """
 \b
@@ -30,6 +31,11 @@ Examples:
   # Machine-readable output, one-sided test (H1: A better):
   evalgap compare --scores results.csv.gz --model-a new --model-b old \\
       --alternative greater --json
+\b
+  # Two models' inspect logs under 2 providers x 2 seeds, the provider and seed random:
+  evalgap compare --scores examples/configurations/logs --model-a mockllm/wide \\
+      --model-b mockllm/narrow --config-columns model_args.provider,seed \\
+      --configurations random
 \b
   # An LLM judge's scores, with human labels on some items (empty elsewhere):
   evalgap compare --scores judged.csv --model-a new --model-b old --gold-column human \\
@@ -92,6 +98,7 @@ Examples:
     help="With gold labels: the price of judging one more item for both models; > 0 gives "
     "the cheapest mix of gold labels and judged items that resolves the gap.",
 )
+@configurations_option
 @option("markdown")
 def compare(json: bool, markdown: str | None, **given: Any) -> None:
     """Test one paired gap and say whether the benchmark can resolve it.

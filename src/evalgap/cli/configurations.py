@@ -29,6 +29,17 @@ Examples:
 """
 
 
+# compare's and degrade's flag: the configuration (--config-columns) a random or fixed factor
+configurations_option = click.option(
+    "--configurations",
+    type=click.Choice(["random", "fixed"]),
+    help="With --config-columns: 'random' makes the gap the one over configurations like "
+    "these (the model x configuration component in its SE); 'fixed' keeps the gap over "
+    "these configurations (runs averaged per item, the default without the flag). Either "
+    "adds the variance components and the configuration tests.",
+)
+
+
 @command(epilog=CONFIGURATIONS_EXAMPLES + SCORE_SOURCES)
 @loader_options(exclude=("strict", "complete_case"))
 @click.option("--model", help="One model: the components of its score.")

@@ -10,6 +10,7 @@ from evalgap.cli._command import command, renamed
 from evalgap.cli._load import score_keywords
 from evalgap.cli._options import SCORE_SOURCES, STDOUT_HELP, loader_options, option
 from evalgap.cli._render import emit, working, write_markdown
+from evalgap.cli.configurations import configurations_option
 
 DEGRADE_EXAMPLES = """
 \b
@@ -78,6 +79,7 @@ Examples:
     help="Exit with code 1 when the candidate is degraded or, with --margin, when "
     "non-inferiority is not shown on every task (then a drop within the margin passes).",
 )
+@configurations_option
 @option("markdown")
 @option("json")
 def degrade(json: bool, fail_on_degradation: bool, markdown: str | None, **given: Any) -> None:

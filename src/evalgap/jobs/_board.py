@@ -96,7 +96,7 @@ def refuse_gold_clusters(columns: dict[str, Any], options: LoadOptions | None) -
         )
 
 
-def scale_of(*, gold: bool = False, weights: bool = False) -> str:
+def scale_of(*, gold: bool = False, weights: bool = False, configurations: bool = False) -> str:
     """Return the scale a board's gaps are estimated on, a key of
     :data:`evalgap.stats.pair_estimate.SCALES`.
 
@@ -112,6 +112,9 @@ def scale_of(*, gold: bool = False, weights: bool = False) -> str:
         Whether gold labels were given (a gold column or source).
     weights : bool
         Whether design weights were given.
+    configurations : bool
+        Whether the configurations are a random factor (``configurations="random"``: the
+        gap over configurations like these, ``"configuration"``).
 
     Returns
     -------
@@ -126,6 +129,8 @@ def scale_of(*, gold: bool = False, weights: bool = False) -> str:
         return "gold"
     if weights:
         return "design"
+    if configurations:
+        return "configuration"
     return "paired"
 
 

@@ -92,6 +92,7 @@ def compare(
     gold: ScoresInput | None = None,
     cost_gold: float = 1.0,
     cost_judge: float = 0.0,
+    configurations: Literal["random", "fixed"] | None = None,
     options: LoadOptions | None = None,
     **columns: Any,
 ) -> CompareResult | CompareGroupsResult:
@@ -165,6 +166,13 @@ def compare(
         With gold labels: the price of a gold label and of a judged item (both models'
         answers); with ``cost_judge`` > 0 the result gives the cheapest mix of both that
         resolves the gap.
+    configurations : {"random", "fixed"}, optional
+        With scores read with ``LoadOptions(config_columns=...)`` (each score's seed,
+        provider...): ``"random"`` makes the headline the gap over configurations like
+        these (the model x configuration component in its SE, Satterthwaite's df: the
+        ``configuration`` scale of :mod:`evalgap.stats.pair_estimate`); ``"fixed"`` keeps
+        today's gap over these configurations (runs averaged per item). Either adds the part
+        ``configuration`` (components, the configuration tests, errored samples).
     options : LoadOptions, optional
         With paths: how to read them (format, layout, metric, filter...).
     **columns
@@ -205,6 +213,11 @@ def compare(
         seed=seed, complete_case=complete_case, strict=strict, tasks=tasks,
     )  # fmt: skip
     judged = gold_column is not None or gold is not None
+    if configurations is not None:
+        from evalgap.jobs.configurations import refuse_configurations
+
+        refuse_configurations(configurations, counts=counts, arrays=b, by=by, weights=weights,
+                              judged=judged)  # fmt: skip
     columns = _strata_as_clusters(strata, weights, judged, options, columns)
     _check_gold(judged, gold_column, gold, cost_gold, cost_judge, weights=weights, by=by)
     if by is None and adjustment != "holm":
@@ -219,7 +232,9 @@ def compare(
     _refuse_without_scores(a, options, weights, by, n_bootstrap, n_bootstrap_required_n,
                            n_permutations, seed)  # fmt: skip
     # The board's scale (a key of evalgap.stats.pair_estimate.SCALES) picks the recipe
-    scale = _board.scale_of(gold=judged, weights=weights is not None)
+    scale = _board.scale_of(
+        gold=judged, weights=weights is not None, configurations=configurations == "random"
+    )
     if b is not None and not _is_table(b) and not _is_table(a):
         return _compare_arrays(
             a, b, model_a or "A", model_b or "B", by=by, judged=judged, gold_column=gold_column,
@@ -231,6 +246,13 @@ def compare(
     if by is not None:
         return _compare_by(a, model_a, model_b, by, adjustment, settings, n_permutations,
                            columns=columns, scale=scale, **read)  # fmt: skip
+    if configurations is not None:
+        from evalgap.jobs.configurations import compare_configurations
+
+        return compare_configurations(
+            a, model_a, model_b, configurations=configurations, settings=settings,
+            n_permutations=n_permutations, read=read, columns=columns,
+        )  # fmt: skip
     return _compare_table(
         a, model_a, model_b, weights=weights, strata=strata, scale=scale,
         gold=(gold_column, gold, cost_gold, cost_judge), settings=settings,

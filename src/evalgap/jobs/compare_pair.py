@@ -258,6 +258,12 @@ class CompareResult(MarkdownPage, Result):
     design : DesignScale or None
         On the design scale: the strata, the unweighted gap, the weights and Kish's effective
         sample size (:class:`evalgap.jobs._scale_parts.DesignScale`); None on other scales.
+    configuration : ConfigurationsResult or None
+        With ``configurations=`` (scores read with ``config_columns``): the gap's variance
+        components over the configurations, the model x configuration and item x
+        configuration tests and the errored samples per configuration
+        (:class:`evalgap.ConfigurationsResult`); with ``configurations="random"`` the
+        headline is the gap over configurations like these (the ``configuration`` scale).
     p_value : float
         The headline test's p-value (a property, in the JSON).
     significant : bool
@@ -303,6 +309,7 @@ class CompareResult(MarkdownPage, Result):
     notes: tuple[str, ...] = field(default=())
     gold: GoldScale | None = None
     design: DesignScale | None = None
+    configuration: Result | None = None  # a ConfigurationsResult (evalgap.jobs.configurations)
     _derived = ("p_value", "significant", "verdict")
     _headline = ("delta", "n_items", "required_n")
 
@@ -341,6 +348,10 @@ class CompareResult(MarkdownPage, Result):
     @property
     def verdict(self) -> str:
         """One plain sentence: what the tests say and whether the benchmark resolves the gap."""
+        if self.estimate.scale == "configuration":
+            from evalgap.report.configurations import configuration_compare_verdict
+
+            return configuration_compare_verdict(self)
         from evalgap.report.sentences import compare_verdict
 
         return compare_verdict(self)
@@ -370,6 +381,11 @@ class CompareResult(MarkdownPage, Result):
     _heading: ClassVar[str] = "evalgap compare"
 
     def _render(self, console: Console) -> None:
+        if self.configuration is not None:
+            from evalgap.report.configurations import render_configuration_compare
+
+            render_configuration_compare(self, console)
+            return
         from evalgap.report.terminal import render_compare
 
         render_compare(self, console)
@@ -731,6 +747,7 @@ def scaled(
     notes: Sequence[str],
     gold: GoldScale | None = None,
     design: DesignScale | None = None,
+    configuration: Result | None = None,
 ) -> CompareResult:
     """The one result on a scale with its own part (gold, design): ``paired`` -- compare's
     result on the scores as compared item by item -- keeps its counts, correlation and
@@ -741,7 +758,7 @@ def scaled(
         p_values=PValues(), intervals=(estimate.ci,), required_n_discordant=None, mde=mde,
         unpaired_required_n=None, paired_efficiency=None, required_n_interval=None,
         correlation_sensitivity=(), bootstrap=None, fragility=None, notes=tuple(notes),
-        gold=gold, design=design,
+        gold=gold, design=design, configuration=configuration,
     )  # fmt: skip
 
 

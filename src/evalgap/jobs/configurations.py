@@ -267,3 +267,140 @@ def _result(design: Any, confidence: float) -> ConfigurationsResult:
         items_left_out=items_left_out,
         configurations_left_out=dropped,
     )
+
+
+CONFIGURATIONS = ("random", "fixed")
+
+
+def refuse_configurations(
+    configurations: str, *, counts: tuple, arrays: object, by: object, weights: object,
+    judged: bool,
+) -> None:  # fmt: skip
+    """Refuse ``configurations=`` where it cannot be honoured: it needs a table of scores
+    read with ``config_columns`` (not counts, two arrays, groups, weights or gold labels)."""
+    if configurations not in CONFIGURATIONS:
+        raise InputError(
+            "{configurations}" + f" must be 'random' or 'fixed'; got {configurations!r}",
+            param="configurations",
+        )
+    if any(c is not None for c in counts) or arrays is not None:
+        given = "2x2 counts" if any(c is not None for c in counts) else "two score arrays"
+        raise InputError(
+            "{configurations} needs the configuration of each score, which "
+            + given
+            + " do not carry: give a table or score files with {config_columns}",
+            param="configurations",
+        )
+    for other, name in ((by, "by"), (weights, "weights"), (judged or None, "gold_column")):
+        if other is not None:
+            raise InputError(
+                "{configurations} and {" + name + "} are not taken together: the gap over "
+                "configurations is one estimate of the pair; leave one out",
+                param="configurations",
+            )
+
+
+def compare_configurations(
+    scores: Any, model_a: str, model_b: str, *, configurations: str, settings: Any,
+    n_permutations: int, read: dict[str, Any], columns: dict[str, Any],
+) -> Any:  # fmt: skip
+    """compare's one result with the configurations as a factor: the paired comparison of the
+    per-item means (runs and configurations averaged) and, with ``configurations="random"``,
+    its headline on the ``configuration`` scale (the gap over configurations like these);
+    either way the part ``configuration`` (this job's result for the pair)."""
+    from evalgap._scores import ScoreSet
+    from evalgap.jobs._inputs import long_scores, scores_of
+    from evalgap.jobs.compare_pair import compare_scores, scaled
+    from evalgap.stats import pair_estimate as pe
+    from evalgap.stats import power as pw
+
+    if isinstance(scores, ScoreSet):
+        raise InputError(
+            "{configurations}: an aligned ScoreSet holds one mean per item; give the table or "
+            "score files with {config_columns}",
+            param="configurations",
+        )
+    long = long_scores(scores, options=read["options"], **columns)
+    design = configuration_design(long, (model_a, model_b), read["tasks"])
+    alpha, power, alternative = settings["alpha"], settings["power"], settings["alternative"]
+    part = _result(design, 1 - alpha)
+    score_set = scores_of(
+        long, models=[model_a, model_b], tasks=read["tasks"], strict=read["strict"],
+        complete_case=read["complete_case"],
+    )  # fmt: skip
+    x, y = score_set.pair(model_a, model_b)
+    paired = compare_scores(
+        x, y, model_a=model_a, model_b=model_b, alignment=score_set.report,
+        item_ids=score_set.pair_items(model_a, model_b), n_permutations=n_permutations,
+        **settings,
+    )  # fmt: skip
+    if configurations == "fixed":
+        return dataclasses.replace(paired, configuration=part)
+    a, b, _, _ = design.pair()
+    estimate = pe.SCALES["configuration"](a, b, alpha=alpha, power=power, alternative=alternative)
+    mde = float(np.sqrt(pw.z_sum_squared(alpha, power, alternative)) * estimate.se)
+    return scaled(
+        paired,
+        estimate,
+        accuracy=(float(np.nanmean(a)), float(np.nanmean(b))),
+        mde=mde,
+        notes=paired.notes,
+        configuration=part,
+    )
+
+
+def degrade_configurations(
+    result: Any, long: Any, baseline: str, candidate: str, *, configurations: str,
+    tasks: Sequence[str] | None, margin: float | None, equivalence: float | None,
+    with_margins: Any,
+) -> Any:  # fmt: skip
+    """degrade's result with the pair's configuration part; with ``"random"`` its margins
+    (non-inferiority, equivalence) on the ``configuration`` scale, per task and pooled, in
+    degrade's frame (``delta`` is baseline minus candidate, a drop)."""
+    from scipy import special
+
+    from evalgap.stats import pair_estimate as pe
+
+    design = configuration_design(long, (baseline, candidate), tasks)
+    part = _result(design, 1 - result.alpha)
+    if configurations == "fixed" or (margin is None and equivalence is None):
+        return dataclasses.replace(
+            with_margins(result, margin=margin, equivalence=equivalence), configuration=part
+        )
+    alpha = result.alpha
+    pairs = [
+        (t.task, configuration_design(long, (baseline, candidate), [t.task]).pair()[:2])
+        for t in result.tasks
+    ]
+    pairs.append((result.total.task, design.pair()[:2]))
+    out: dict[str, Any] = {}
+    for field_name, verdict, value in (
+        ("non_inferiority", "non_inferior", margin),
+        ("equivalence", "equivalent", equivalence),
+    ):
+        if value is None:
+            continue
+        rows = []
+        for task, (a, b) in pairs:
+            # the interval at 1 - 2 alpha: its ends are the one-sided 1 - alpha bounds
+            e = pe.configuration(a, b, alpha=2 * alpha)
+            delta, se, df = float(e.delta), float(e.se), float(e.df)
+            p_low = float(special.stdtr(df, (delta - value) / se))  # H0: drop >= margin
+            p_high = float(special.stdtr(df, (-value - delta) / se))  # H0: drop <= -margin
+            row: dict[str, Any] = {"task": task, "n_items": int(e.n_items), "delta": delta}
+            if verdict == "non_inferior":
+                row.update(upper_bound=float(e.ci.high), p_value=p_low,
+                           non_inferior=bool(e.ci.high < value))  # fmt: skip
+            else:
+                row.update(lower_bound=float(e.ci.low), upper_bound=float(e.ci.high),
+                           p_value=max(p_low, p_high),
+                           equivalent=bool(-value < e.ci.low and e.ci.high < value))  # fmt: skip
+            rows.append(row)
+        out[field_name] = {
+            "margin": float(value),
+            verdict: all(r[verdict] for r in rows[:-1]),
+            "pooled": rows[-1],
+            "tasks": rows[:-1],
+            "scale": "configuration",
+        }
+    return dataclasses.replace(result, configuration=part, **out)

@@ -21,7 +21,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -170,6 +170,8 @@ class DegradeResult(MarkdownPage, TableResult):
     non_inferiority: dict[str, Any] | None = None
     equivalence: dict[str, Any] | None = None
     fragility: Fragility | None = None
+    # with configurations=: the pair's configuration part (evalgap.ConfigurationsResult)
+    configuration: Any = None
     _derived = (
         "degraded",
         "gate_fails",
@@ -232,7 +234,7 @@ class DegradeResult(MarkdownPage, TableResult):
             The fields and derived properties; ``permutation`` only when it was run.
         """
         out = super().to_dict()
-        for key in ("non_inferiority", "equivalence"):
+        for key in ("non_inferiority", "equivalence", "configuration"):
             if out[key] is None:
                 del out[key]
         if self.permutation is None:
@@ -248,6 +250,10 @@ class DegradeResult(MarkdownPage, TableResult):
         from evalgap.report.terminal import render_degrade
 
         render_degrade(self, console)
+        if self.configuration is not None:
+            from evalgap.report.configurations import render_configuration_part
+
+            render_configuration_part(self.configuration, console)
 
     def _figure(self) -> Figure:
         from evalgap.report.plots import degrade_figure
@@ -809,6 +815,7 @@ def degrade(
     equivalence: float | None = None,
     tasks: Sequence[str] | None = None,
     strict: bool = False,
+    configurations: Literal["random", "fixed"] | None = None,
     options: LoadOptions | None = None,
     **columns: Any,
 ) -> DegradeResult:
@@ -848,6 +855,11 @@ def degrade(
         Select tasks.
     strict : bool
         Treat any left-out row as an error.
+    configurations : {"random", "fixed"}, optional
+        With scores read with ``LoadOptions(config_columns=...)``: adds the pair's
+        configuration part (``result.configuration``); with ``"random"`` the margins'
+        verdicts (non-inferiority, equivalence) use the gap over configurations like these,
+        compare's ``configuration`` scale, per task and pooled.
     options : LoadOptions, optional
         With paths: how to read them (format, layout, metric, filter...).
     **columns
@@ -874,6 +886,19 @@ def degrade(
         n_simulations=n_simulations, seed=seed, margin=margin, equivalence=equivalence,
         tasks=tasks, strict=strict,
     )  # fmt: skip
+    if configurations is not None:
+        from evalgap.jobs.configurations import refuse_configurations
+
+        refuse_configurations(configurations, counts=(counts,), arrays=None, by=None,
+                              weights=None, judged=False)  # fmt: skip
+        if scores is None:
+            raise InputError(
+                "{configurations} reads the pair from one source: give {scores} (read with "
+                "{config_columns}) and name the models with {baseline} and {candidate}",
+                param="configurations",
+            )
+        scores = long_scores(scores, options=options, **columns)
+        options, columns = None, {}
     if counts is not None and (scores is not None or _stored(options) or baseline or candidate):
         raise InputError(
             "give either {counts=FILE} (per-task counts) or scores ({scores} with {baseline} "
@@ -896,6 +921,14 @@ def degrade(
         n_permutations=DEFAULT_PERMUTATIONS if n_permutations is None else n_permutations,
         n_simulations=n_simulations, seed=seed,
     )  # fmt: skip
+    if configurations is not None:
+        from evalgap.jobs.configurations import degrade_configurations
+
+        return degrade_configurations(
+            result, scores, baseline, candidate, configurations=configurations,
+            tasks=tasks, margin=margin, equivalence=equivalence,
+            with_margins=with_margins,
+        )  # fmt: skip
     return with_margins(result, margin=margin, equivalence=equivalence)
 
 

@@ -230,3 +230,74 @@ def _print_samples(r: Any, console: Console) -> None:
         f"errored or empty samples vs configuration: {t.method}"
         + (f", {format_p(t.p_value)}" if math.isfinite(t.p_value) else "")
     )
+
+
+def configuration_compare_verdict(r: Any) -> str:
+    """compare's sentence with the configurations a random factor: the test of the gap over
+    configurations like these, and what more items or configurations would do."""
+    part = r.configuration
+    level = f"alpha={r.alpha:g}"
+    shown = r.p_value < r.alpha
+    first = (
+        f"over configurations like these the gap is {_amount(r.delta, True)} "
+        f"({format_p(r.p_value)}, t on {number(r.estimate.df, '.3g')} df): "
+        + ("significant" if shown else "not significant")
+        + f" at {level}"
+    )
+    if r.required_n is None:
+        second = (
+            f"no number of items resolves it with {part.n_configurations} configurations: "
+            "the model x configuration term shrinks only with more configurations"
+        )
+    else:
+        second = (
+            f"with {part.n_configurations} configurations it needs "
+            f"{format_count(r.required_n)} items (this run has {format_count(r.n_items)})"
+        )
+    return f"{first}; {second}"
+
+
+def render_configuration_compare(r: Any, console: Console) -> None:
+    """Print compare with its configuration part: today's paired report then the
+    configuration block (fixed), or the gap over configurations like these (random)."""
+    from evalgap.report.terminal import _capitalise, print_notes, render_compare
+
+    part = r.configuration
+    if r.estimate.scale != "configuration":
+        render_compare(r, console)
+        render_configuration_part(part, console)
+        return
+    level = f"{100 * r.ci.level:g}%"
+    rows = [
+        ["items x configurations", f"{format_count(r.n_items)} x {part.n_configurations}"],
+        ["gap (A - B)", _amount(r.delta, True)],
+        ["SE (configurations random)", number(r.se)],
+        [f"{level} CI", _interval(part.components.mean_random, True)],
+        ["t / df / p", f"{format_statistic(r.estimate.parts['statistic'])} / "
+         f"{number(r.estimate.df, '.3g')} / {format_p(r.p_value, bare=True)}"],
+        ["items needed (N*)", format_count(r.required_n) if r.required_n else "more items cannot"],
+    ]  # fmt: skip
+    print_table(
+        console,
+        [("", "left"), ("", "right")],
+        rows,
+        names=(0,),
+        title=f"{markup(r.model_a)} vs {markup(r.model_b)}, over configurations like these "
+        f"({markup(', '.join(part.factors))})",
+        title_justify="left",
+    )
+    print_components(part, console)
+    _print_means(part, console)
+    _print_samples(part, console)
+    print_notes(console, r.notes)
+    console.print(markup(_capitalise(r.verdict) + "."))
+    console.print(markup(part.verdict))
+
+
+def render_configuration_part(part: Any, console: Console) -> None:
+    """The configuration part of a pair's result (degrade): components, tests, the mean gap
+    and its sentence."""
+    console.print()
+    print_components(part, console)
+    _print_means(part, console)
+    console.print(markup(part.verdict))

@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy import special
 
 from evalgap.errors import InputError
-from evalgap.stats import _validate, intervals, tests
+from evalgap.stats import _validate, config_components, intervals, tests
 from evalgap.stats import power as pw
 from evalgap.stats import ppi as sp
 from evalgap.stats import weighted as sw
@@ -513,10 +514,89 @@ def design(
     )
 
 
+def configuration(
+    scores_a: ArrayLike,
+    scores_b: ArrayLike,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    alternative: Alternative = "two-sided",
+) -> PairEstimate:
+    """Return the gap over configurations like the ones run (the configuration a random factor).
+
+    The scores are ``(items, configurations[, replicates])`` arrays, NaN where missing
+    (:func:`~evalgap.stats.config_components.decompose_gap`): the gap is the mean of the
+    paired differences, its SE the random-configuration one (the model x configuration
+    component enters it, ``s2_configuration / C``, so a gap measured under few configurations
+    is not over-claimed), its interval the components' (each mean square's term at its own
+    df's t quantile), its test a t test on Satterthwaite's df of that SE. N* is the items
+    that resolve the gap at this design's configurations and replicates:
+    ``K (s2_i + s2_ic / C + s2_e / (C R)) / (delta^2 - K s2_c / C)``, infinite where more
+    items cannot (``delta^2 <= K s2_c / C``: only more configurations can).
+
+    Returns
+    -------
+    PairEstimate
+        ``scale="configuration"``; ``effective_n`` the items whose plain paired
+        differences would be as precise; ``parts`` holds ``components``
+        (:class:`~evalgap.stats.config_components.ConfigurationComponents`) and
+        ``statistic`` (t).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(2)
+    >>> a = rng.normal(0, 1, (200, 4, 2)) + np.array([0.0, 0.2, -0.2, 0.1])[None, :, None]
+    >>> b = a - 0.1 + rng.normal(0, 0.5, (200, 4, 2))
+    >>> e = configuration(a, b)
+    >>> round(float(e.delta), 3), e.ci.method
+    (0.1, 'configurations random')
+    """
+    c = config_components.decompose_gap(scores_a, scores_b, confidence=1 - alpha)
+    m = c.mean_random
+    t = m.mean / m.standard_error if m.standard_error > 0 else math.nan
+    df = m.df if math.isfinite(m.df) else math.inf
+    if alternative == "two-sided":
+        p = 2.0 * float(special.stdtr(df, -abs(t)))
+    else:
+        p = float(special.stdtr(df, -t if alternative == "greater" else t))
+    s2 = np.maximum(np.nan_to_num(c.estimate, nan=0.0), 0.0)
+    n_c = c.n_configurations
+    n_r = c.n_observations / (c.n_items * n_c)  # replicates per cell, on average
+    k = float(pw.z_sum_squared(alpha, power, alternative))
+    per_item = s2[0] + s2[2] / n_c + s2[3] / (n_c * n_r)
+    room = m.mean**2 - k * s2[1] / n_c  # the part of the gap more items can resolve
+    against = bool(pw.opposes_alternative(m.mean, alternative))
+    required = (
+        math.inf
+        if room <= 0 or against
+        else float(pw.required_n(math.sqrt(room), math.sqrt(per_item), alpha=alpha,
+                                 power=power, alternative=alternative))
+    )  # fmt: skip
+    q = c.n_items / max(required, 1.0) if math.isfinite(required) else 0.0
+    ci = intervals.Interval(
+        np.float64(m.lower), np.float64(m.upper), "configurations random", 1 - alpha
+    )
+    per_item_means = c.mean_fixed.standard_error**2 * c.n_items
+    return PairEstimate(
+        scale="configuration",
+        delta=m.mean,
+        se=m.standard_error,
+        df=df,
+        ci=ci,
+        p_value=min(max(p, 0.0), 1.0) if math.isfinite(t) else math.nan,
+        required_n=required,
+        resolution_ratio=q,
+        effective_n=per_item_means / m.standard_error**2 if m.standard_error > 0 else math.nan,
+        n_items=c.n_items,
+        parts={"components": c, "statistic": t},
+    )
+
+
 #: Every estimation scale by name: a board's scale (``evalgap.jobs._board.scale_of``) is a
 #: key here, and a job estimates its gaps with ``SCALES[scale](scores_a, scores_b, ...)``.
 SCALES: dict[str, Callable[..., PairEstimate]] = {
     "paired": paired,
     "gold": gold,
     "design": design,
+    "configuration": configuration,
 }
