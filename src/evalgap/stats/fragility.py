@@ -738,20 +738,23 @@ def battle_flips(
     Influence (as Huang et al., ICLR 2026, for arenas): removing one battle of cell c (pair
     ``(i, j)``, outcome ``y``) moves the scores by about ``-C s_c`` with ``s_c = (y - p_c)
     (e_i - e_j)`` the battle's score and ``C`` the inverse information, so the gap ``theta_A -
-    theta_B`` moves by ``-(y - p_c)(C_Ai - C_Aj - C_Bi + C_Bj)``. Battles are removed in order
-    of that effect (most negative first). The predicted count is where the summed effects
-    reach the gap; refits along the same order then find the smallest count that reverses the
-    order: the first at the prediction, then (once a count that reverses it and one that does
-    not bracket the answer) at the count where the refitted gaps, interpolated, reach 0,
-    bisecting when that does not close in; the number of refits is reported. Each refit is
-    exact (:class:`evalgap.stats.bradley_terry.Removals`, warm-started from the nearest refit).
-    The order is sorted only as far as it is needed: the battles that move the gap most
-    belong to pairs with A or B (bounded against all others), the full sort only where the
-    search goes past them. ``confirm=False`` returns the prediction alone (no refit;
-    ``battles`` NaN). ``removals`` (a ``Removals.of(data, fitted)``) serves many pairs of
-    one fit; without it the last one built is reused when ``data`` and ``fitted`` are the
-    same objects (an arena's claims ask pair after pair). Ties count as half wins (the
-    default fit).
+    theta_B`` moves by ``-(y - p_c)(C_Ai - C_Aj - C_Bi + C_Bj)``. Battles are removed in
+    order of that effect (most negative first). The predicted count is where the summed
+    effects reach the gap; refits along the same order then find the smallest count that
+    reverses the order: the first at the prediction, then (once a count that reverses it and
+    one that does not bracket the answer) at the count where the refitted gaps,
+    interpolated, reach 0, bisecting when that does not close in; the number of refits is
+    reported. Each refit is exact (:class:`evalgap.stats.bradley_terry.Removals`,
+    warm-started from the nearest refit). The order is sorted only as far as it is needed:
+    the battles that move the gap most belong to pairs with A or B (bounded against all
+    others), the full sort only where the search goes past them. ``confirm=False`` returns
+    the prediction alone (no refit; ``battles`` NaN), or, where the battles of A's and B's
+    pairs that move the gap more than any other battle can do not reach it, a lower bound on
+    the prediction (the rest counted at that most each): enough to rank challengers and to
+    stop where a bound is too far. ``removals`` (a ``Removals.of(data, fitted)``) serves
+    many pairs of one fit; without it the last one built is reused when ``data`` and
+    ``fitted`` are the same objects (an arena's claims ask pair after pair). Ties count as
+    half wins (the default fit).
     """
     refit = _removals_of(data, fitted) if removals is None else removals
     theta = refit.scores
@@ -760,7 +763,7 @@ def battle_flips(
     nothing = np.zeros_like(count)
     if gap <= 0:
         return BattleFlips(model_a, model_b, np.nan, np.nan, 0, nothing)
-    order = _InfluenceOrder(refit, model_a, model_b, count, gap)
+    order = _InfluenceOrder(refit, model_a, model_b, count, gap, exact=confirm)
     predicted = order.predicted
     if not np.isfinite(predicted) and order.available == 0:
         return BattleFlips(model_a, model_b, np.nan, np.nan, 0, nothing)
@@ -831,15 +834,23 @@ class _InfluenceOrder:
     as far as needed: first the cells of the pairs with A or B whose effect exceeds what any
     other cell's can (an exact prefix of the full order), the full order on demand."""
 
-    def __init__(self, refit: Any, model_a: int, model_b: int, count: np.ndarray, gap: float):
+    def __init__(
+        self, refit: Any, model_a: int, model_b: int, count: np.ndarray, gap: float, exact: bool
+    ):
         self.refit, self.model_a, self.model_b, self.count = refit, model_a, model_b, count
         near, bound = refit.near(model_a, model_b)
         effect = refit.effect(model_a, model_b, near)
         keep = effect < -bound
         self._set(near[keep], effect[keep], complete=near.size == count.size)
         self.gap = gap
+        self.lower_bound = np.nan
         if not self.complete and self.reach_index() >= self.cells.size:
-            self.extend(reach=True)
+            reached = -self.reach[-1] if self.reach.size else 0.0
+            battles = self.cumulative[-1] if self.cumulative.size else 0.0
+            if not exact and bound > 0:  # each further battle moves the gap by <= bound
+                self.lower_bound = float(battles + max(np.ceil((gap - reached) / bound), 1.0))
+            else:
+                self.extend(reach=True)
 
     def _set(self, cells: np.ndarray, effect: np.ndarray, complete: bool) -> None:
         negative = effect < 0
@@ -881,6 +892,8 @@ class _InfluenceOrder:
 
     @property
     def predicted(self) -> float:
+        if np.isfinite(self.lower_bound):
+            return self.lower_bound
         whole = self.reach_index()
         if whole >= self.cells.size:
             return np.nan
