@@ -181,3 +181,112 @@ def test_each_refusal_is_one_line_naming_the_commands_flags(run_cli, given, mess
 def test_the_python_refusal_names_the_keyword():
     with pytest.raises(InputError, match="config_columns="):
         evalgap.configurations(LOGS, model="mockllm/wide")
+
+
+def _mean_squares(y: np.ndarray) -> tuple[float, float, float, int, int, int]:
+    """MS_item, MS_configuration, MS_interaction of a balanced design, and I, C, r."""
+    n_i, n_c, r = y.shape
+    grand, item, conf, cell = y.mean(), y.mean(axis=(1, 2)), y.mean(axis=(0, 2)), y.mean(axis=2)
+    ms_i = n_c * r * ((item - grand) ** 2).sum() / (n_i - 1)
+    ms_c = n_i * r * ((conf - grand) ** 2).sum() / (n_c - 1)
+    inter = cell - item[:, None] - conf[None, :] + grand
+    ms_ic = r * (inter**2).sum() / ((n_i - 1) * (n_c - 1))
+    return ms_i, ms_c, ms_ic, n_i, n_c, r
+
+
+def test_compare_random_is_the_closed_form_gap_over_configurations():
+    frame, a, b = _balanced(seed=11)
+    options = LoadOptions(config_columns=("provider",))
+    r = evalgap.compare(frame, model_a="a", model_b="b", run_column="run",
+                        configurations="random", options=options)  # fmt: skip
+    ms_i, ms_c, ms_ic, n_i, n_c, reps = _mean_squares(a - b)
+    n = n_i * n_c * reps
+    variance = (ms_i + ms_c - ms_ic) / n  # E: s2_i/I + s2_c/C + s2_ic/(IC) + s2_e/(ICr)
+    terms = np.array([ms_i, ms_c, -ms_ic]) / n
+    df = variance**2 / (terms**2 / [n_i - 1, n_c - 1, (n_i - 1) * (n_c - 1)]).sum()
+    assert variance > 0
+    assert r.estimate.scale == "configuration"
+    assert r.delta == pytest.approx((a - b).mean(), abs=1e-12)
+    assert r.se == pytest.approx(np.sqrt(variance), rel=1e-9)
+    assert r.estimate.df == pytest.approx(df, rel=1e-9)
+    t = (a - b).mean() / np.sqrt(variance)
+    assert r.p_value == pytest.approx(2 * sps.t.sf(abs(t), df), rel=1e-9)
+    assert r.ci.method == "configurations random"
+    assert (float(r.ci.low), float(r.ci.high)) == (
+        r.configuration.components.mean_random.lower,
+        r.configuration.components.mean_random.upper,
+    )
+
+
+def test_compare_fixed_keeps_todays_gap_and_adds_the_part():
+    frame, _, _ = _balanced(seed=12)
+    options = LoadOptions(config_columns=("provider",))
+    plain = evalgap.compare(frame, model_a="a", model_b="b", run_column="run",
+                            options=options)  # fmt: skip
+    fixed = evalgap.compare(frame, model_a="a", model_b="b", run_column="run",
+                            configurations="fixed", options=options)  # fmt: skip
+    assert plain.configuration is None and fixed.configuration is not None
+    assert fixed.delta == plain.delta and fixed.p_value == plain.p_value
+    assert fixed.estimate.scale == "paired"
+    assert fixed.to_dict()["configuration"]["n_configurations"] == 4
+
+
+def test_degrade_random_margin_uses_the_same_estimate():
+    from evalgap.stats import pair_estimate as pe
+
+    frame, a, b = _balanced(seed=13)
+    options = LoadOptions(config_columns=("provider",))
+    e = pe.configuration(a, b, alpha=0.1)  # one-sided 0.05: the 0.90 interval's upper end
+    for margin, expected in ((float(e.ci.high) + 0.01, True), (float(e.ci.high) - 0.01, False)):
+        r = evalgap.degrade(frame, baseline="a", candidate="b", run_column="run",
+                            margin=margin, configurations="random", options=options)  # fmt: skip
+        pooled = r.non_inferiority["pooled"]
+        assert pooled["upper_bound"] == pytest.approx(float(e.ci.high), rel=1e-12)
+        assert pooled["delta"] == pytest.approx(float(e.delta), rel=1e-12)
+        assert r.non_inferiority["non_inferior"] is expected
+        assert r.non_inferiority["scale"] == "configuration"
+        assert r.gate_fails is not expected
+
+
+def test_compare_random_json_terminal_and_markdown_agree(run_cli):
+    args = ["compare", "--scores", LOGS, "--config-columns", "model_args.provider,seed",
+            "--model-a", "mockllm/wide", "--model-b", "mockllm/narrow",
+            "--configurations", "random"]  # fmt: skip
+    data = json.loads(run_cli(*args, "--json").stdout)
+    text = " ".join(run_cli(*args).stdout.split()).lower()  # the report capitalises sentences
+    assert data["estimate"]["scale"] == "configuration"
+    assert data["se"] == data["configuration"]["mean_random"]["standard_error"]
+    assert f"{100 * data['ci']['low']:+.1f}, {100 * data['ci']['high']:+.1f}" in text
+    assert " ".join(data["verdict"].split()) in text
+    assert " ".join(data["configuration"]["verdict"].split()).lower() in text
+    r = evalgap.compare(LOGS, model_a="mockllm/wide", model_b="mockllm/narrow",
+                        configurations="random", options=CONFIG)  # fmt: skip
+    assert data["delta"] == r.delta
+    assert r.verdict in " ".join(r.to_markdown().split()).lower()
+
+
+@pytest.mark.parametrize(
+    ("command", "given", "message"),
+    [
+        (("compare", "--model-a", "mockllm/wide", "--model-b", "mockllm/narrow"), (),
+         "the scores carry no configuration: name the columns"),
+        (("degrade", "--baseline", "mockllm/wide", "--candidate", "mockllm/narrow"), (),
+         "the scores carry no configuration: name the columns"),
+        (("compare", "--model-a", "mockllm/wide", "--model-b", "mockllm/narrow"),
+         ("--config-columns", "seed", "--by", "task"),
+         "--configurations and --by are not taken together"),
+    ],
+)  # fmt: skip
+def test_compare_and_degrade_refuse_configurations_they_cannot_honour(
+    run_cli, command, given, message
+):
+    out = run_cli(*command, "--scores", LOGS, *given, "--configurations", "random")
+    assert out.returncode == 2
+    assert message in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_counts_carry_no_configuration(run_cli):
+    out = run_cli("compare", "--both-correct", 5, "--a-only", 3, "--b-only", 2,
+                  "--both-wrong", 1, "--configurations", "random")  # fmt: skip
+    assert out.returncode == 2
+    assert "--configurations needs the configuration of each score" in out.stderr
