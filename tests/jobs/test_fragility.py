@@ -325,3 +325,57 @@ def test_fragility_refuses_counts_and_scores_together(tmp_path):
                           "a_only": [9], "b_only": [1], "both_wrong": [5]})  # fmt: skip
     with pytest.raises(InputError, match="not both"):
         evalgap.fragility(str(EXAMPLE), pairs=pairs)
+
+
+def _random_board(seed, n_models=7, n_items=240, graded=False):
+    rng = np.random.default_rng(seed)
+    skill = rng.uniform(0.45, 0.75, n_models)
+    rows = []
+    for m in range(n_models):
+        if graded:
+            scores = np.clip(rng.normal(skill[m], 0.3, n_items), 0, 1)
+        else:
+            scores = (rng.random(n_items) < skill[m]).astype(float)
+        rows += [(f"m{m}", f"q{i:03d}", float(s)) for i, s in enumerate(scores)]
+    return pd.DataFrame(rows, columns=["model", "item_id", "score"])
+
+
+@pytest.mark.parametrize("graded", [False, True])
+def test_all_pairs_fragility_equals_each_pair_compared_alone(graded):
+    """The board's entries (from the audit's pair counts, held as arrays) equal those of
+    ``compare`` run on each pair alone, removal sets by item id included; each row read
+    one at a time equals its JSON and its rows of the frame."""
+    frame = _random_board(3 + graded, graded=graded)
+    r = evalgap.fragility(frame, family="all")
+    assert len(r.pairs) == 21
+    tests = ("paired_t", "sign", "resolution") if graded else ("exact", "mcnemar", "resolution")
+    pairs_json = r.to_dict()["pairs"]
+    table = r.to_frame()
+    for k, pair in enumerate(r.pairs):
+        two = frame[frame.model.isin([pair.model_a, pair.model_b])]
+        alone = evalgap.compare(two, model_a=pair.model_a, model_b=pair.model_b, **QUIET,
+                                n_permutations=0)  # fmt: skip
+        assert pair.n_items == alone.n_items and pair.delta == pytest.approx(alone.delta)
+        for test in tests:
+            board_entry, own = pair.fragility[test].to_dict(), alone.fragility[test].to_dict()
+            if graded and test != "sign":  # the greedy bound: the same count and kinds
+                board_entry.pop("method"), own.pop("method")
+            assert board_entry == own, (k, test)
+        assert pairs_json[k] == pair.to_dict()
+        rows = table[(table.model_a == pair.model_a) & (table.model_b == pair.model_b)]
+        assert rows["items_to_flip"].tolist() == [
+            np.nan if e.items_to_flip is None else e.items_to_flip for e in pair.fragility.tests
+        ] or rows["items_to_flip"].isna().tolist() == [
+            e.items_to_flip is None for e in pair.fragility.tests
+        ]
+    counts = r.counts()
+    assert list(counts) == [*tests[:2], "resolution", "bonferroni", "sidak", "holm"]
+    assert counts[tests[0]] == [p.fragility[tests[0]].items_to_flip for p in r.pairs]
+    closest = min(
+        ((e.items_to_flip, k, j) for k, p in enumerate(r.pairs)
+         for j, e in enumerate(p.fragility.tests) if e.items_to_flip is not None)
+    )  # fmt: skip
+    pair, entry = r.closest()
+    assert (pair.model_a, pair.model_b) == (r.pairs[closest[1]].model_a,
+                                            r.pairs[closest[1]].model_b)  # fmt: skip
+    assert entry == r.pairs[closest[1]].fragility.tests[closest[2]]

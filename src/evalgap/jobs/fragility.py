@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, overload
 
 import numpy as np
 
@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from evalgap.stats._types import Alternative, ArrayLike
 
 # The tests each kind of pair's verdict uses, in report order: test -> (core test, label).
-BINARY = {"exact": "exact", "mcnemar": "mcnemar", "resolution": "wald"}
-GRADED = {"paired_t": "paired_t", "sign": "exact", "resolution": "wald"}
+BINARY_TESTS = ("exact", "mcnemar")
+GRADED_TESTS = ("paired_t", "sign")
 EXACT_METHOD = "exact: bisection over the discordant counts (removals of one kind)"
 SIGN_METHOD = "exact: bisection over the counts of positive and negative differences"
 GREEDY_METHOD = (
@@ -186,6 +186,7 @@ def pair_fragility(
     d = None
     if scores_a is not None and scores_b is not None:
         d = np.asarray(scores_a, dtype=float) - np.asarray(scores_b, dtype=float)
+    procedures = ("resolution",)
     flips = board_flips(
         a_only=np.array([a_only]),
         b_only=np.array([b_only]),
@@ -197,67 +198,42 @@ def pair_fragility(
         family_size=1,
         alternative=alternative,
         differences=None if d is None else (lambda rows: d[None, :]),
-        procedures=("resolution",),
+        procedures=procedures,
     )
-    required = None if resolved or required_n is None else max(int(required_n) - n_items, 0)
-    return pair_entries(
-        flips,
-        0,
-        tests=tuple(BINARY if binary else GRADED),
-        level={"resolution": alpha},
-        names=(model_a, model_b),
-        binary=binary,
-        differences=d,
-        item_ids=item_ids,
-        items_to_resolve=required,
+    required = np.nan if resolved or required_n is None else max(int(required_n) - n_items, 0)
+    named = None
+    if d is not None and item_ids is not None:
+        named = [_named_sets(flips, 0, d, item_ids, binary, procedures)]
+    table = PairFragilities(
+        task=np.array([""]),
+        model_a=np.array([model_a]),
+        model_b=np.array([model_b]),
+        binary=np.array([binary]),
+        n_items=np.array([n_items]),
+        delta=np.array([np.nan]),
+        flips=flips,
+        levels={"alpha": np.array([float(alpha)]), "resolution": np.array([float(alpha)])},
+        items_to_resolve=np.array([required], dtype=float),
+        item_ids=named,
+        procedures=procedures,
     )
+    return table[0].fragility
 
 
-def pair_entries(
+def _named_sets(
     flips: dict[str, fr.Flips],
     row: int,
-    *,
-    tests: tuple[str, ...],
-    level: dict[str, float],
-    names: tuple[str, str],
+    d: np.ndarray,
+    item_ids: ArrayLike,
     binary: bool,
-    differences: np.ndarray | None = None,
-    item_ids: ArrayLike | None = None,
-    items_to_resolve: int | None = None,
-) -> Fragility:
-    """Return pair ``row``'s entries of ``flips`` (from :func:`board_flips`) for ``tests``.
-
-    ``level`` gives each test's level where it is not alpha (alpha otherwise, under the key
-    ``"alpha"``); ``differences`` and ``item_ids`` (the pair's per-item differences and ids)
-    name one removal set.
-    """
-    ids = None if item_ids is None else np.asarray(item_ids).astype(str)
-    who = {1: names[0], -1: names[1], 0: None}
-    entries = []
-    for test in tests:
-        f = flips[test]
-        graded_bound = not binary and test != "sign"
-        method = (BOUNDED_METHOD if f.decided[row] else GREEDY_METHOD) if graded_bound else (
-            SIGN_METHOD if test == "sign" else EXACT_METHOD
-        )  # fmt: skip
-        entries.append(
-            TestFragility(
-                test=test,
-                level=float(level.get(test, level.get("alpha", np.nan))),
-                claim=who[int(f.favours[row])],
-                items_to_flip=_count(f.items[row]),
-                exact=bool(f.exact[row]),
-                lower_bound=_count(f.lower[row]),
-                after=who[int(f.after[row])],
-                remove_a_only=_count(f.remove_a_only[row]),
-                remove_b_only=_count(f.remove_b_only[row]),
-                remove_concordant=_count(f.remove_concordant[row]),
-                item_ids=_removal_set(_take(f, np.array([row])), differences, ids, binary),
-                items_to_resolve=items_to_resolve if test == "resolution" else None,
-                method=method,
-            )
-        )
-    return Fragility(tests=tuple(entries))
+    procedures: tuple[str, ...],
+) -> dict[str, tuple[str, ...]]:
+    """Pair ``row``'s removal set of each entry, by item id (``d``: its differences)."""
+    ids = np.asarray(item_ids).astype(str)
+    return {
+        test: _removal_set(_take(flips[test], np.array([row])), d, ids, binary)
+        for test in _tests_of(binary, procedures)
+    }
 
 
 def _count(value: float) -> int | None:
@@ -493,6 +469,225 @@ class PairFragility(Result):
         return pd.DataFrame(_pair_rows(self))
 
 
+# The fields of a TestFragility after ``test``, in its JSON order.
+ENTRY_FIELDS = tuple(f for f in TestFragility.__dataclass_fields__ if f != "test")
+PAIR_FIELDS = ("task", "model_a", "model_b", "binary", "n_items", "delta")
+
+
+class PairFragilities(Sequence[PairFragility]):
+    """The pairs of a :class:`FragilityResult`: a table of arrays, one row per pair.
+
+    It reads as a sequence of :class:`PairFragility` (``len``, indexing, iteration), each
+    built when it is read; ``to_dict()`` (the JSON list), :meth:`entries` and
+    :meth:`FragilityResult.to_frame` read the arrays column by column, so a family of 10^5
+    pairs costs no object per pair and entry. Every view reads the same columns
+    (:meth:`entries`), so a row read one at a time equals its JSON.
+
+    Parameters
+    ----------
+    task, model_a, model_b : numpy.ndarray of str
+        The pairs, A ranked above B.
+    binary : numpy.ndarray of bool
+        Whether both models' scores are 0/1.
+    n_items : numpy.ndarray of int
+        Items both scored.
+    delta : numpy.ndarray of float
+        A's mean minus B's.
+    flips : dict
+        ``test -> Flips`` over the pairs (:func:`board_flips`).
+    levels : dict
+        ``test -> level`` per pair for the procedures; ``"alpha"`` for the tests.
+    items_to_resolve : numpy.ndarray of float
+        ``N* - N`` of unresolved pairs (NaN elsewhere), for the ``resolution`` entry.
+    item_ids : list of dict, optional
+        Per pair, ``test -> removal set by item id`` (empty sets without it).
+    """
+
+    def __init__(
+        self,
+        *,
+        task: np.ndarray,
+        model_a: np.ndarray,
+        model_b: np.ndarray,
+        binary: np.ndarray,
+        n_items: np.ndarray,
+        delta: np.ndarray,
+        flips: dict[str, fr.Flips],
+        levels: dict[str, np.ndarray],
+        items_to_resolve: np.ndarray,
+        item_ids: list[dict[str, tuple[str, ...]]] | None = None,
+        procedures: tuple[str, ...] = (),
+    ) -> None:
+        self.task, self.model_a, self.model_b = task, model_a, model_b
+        self.binary, self.n_items, self.delta = binary, n_items, delta
+        self._flips, self._levels = flips, levels
+        self._to_resolve, self._item_ids = items_to_resolve, item_ids
+        self._columns: dict[str, dict[str, list[Any]]] | None = None
+        self._procedures = procedures
+
+    def __len__(self) -> int:
+        return int(self.binary.size)
+
+    @overload
+    def __getitem__(self, k: int) -> PairFragility: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[PairFragility]: ...
+
+    def __getitem__(self, k: int | slice) -> PairFragility | list[PairFragility]:
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        row = range(len(self))[k]  # IndexError past the end; negative indices count back
+        columns = self.entries()
+        tests = tuple(
+            TestFragility(test=test, **{f: columns[test][f][row] for f in ENTRY_FIELDS})
+            for test in _tests_of(bool(self.binary[row]), self._procedures)
+        )
+        return PairFragility(
+            task=str(self.task[row]),
+            model_a=str(self.model_a[row]),
+            model_b=str(self.model_b[row]),
+            binary=bool(self.binary[row]),
+            n_items=int(self.n_items[row]),
+            delta=float(self.delta[row]),
+            fragility=Fragility(tests),
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PairFragilities):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable-looking arrays: not hashable
+
+    def __repr__(self) -> str:
+        return f"PairFragilities(<{len(self)} pairs>)"
+
+    def tests(self) -> tuple[str, ...]:
+        """The entries present, in the order the pairs list them (binary tests first where
+        the first pair is binary)."""
+        kinds = [bool(self.binary[0])] if len(self) else []
+        kinds += [not kinds[0]] if kinds and (self.binary != kinds[0]).any() else []
+        return tuple(dict.fromkeys(t for kind in kinds for t in self._tests_of(kind)))
+
+    def entries(self) -> dict[str, dict[str, list[Any]]]:
+        """Return ``test -> field -> values over all pairs`` (each field of
+        :class:`TestFragility` as it reads, ``None`` for a missing count).
+
+        A pair's own entries are those of its kind (binary or graded); the others hold the
+        empty values of a test the pair does not have.
+        """
+        if self._columns is None:
+            self._columns = {test: self._entry_columns(test) for test in self._all_tests()}
+        return self._columns
+
+    def _tests_of(self, binary: bool) -> tuple[str, ...]:
+        return _tests_of(binary, self._procedures)
+
+    def _all_tests(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys((*self._tests_of(True), *self._tests_of(False))))
+
+    def _entry_columns(self, test: str) -> dict[str, list[Any]]:
+        f = self._flips[test]
+        graded_bound = ~self.binary & (test != "sign")
+        if test == "sign":
+            method = np.full(len(self), SIGN_METHOD, dtype=object)
+        else:
+            method = np.where(
+                graded_bound,
+                np.where(f.decided, BOUNDED_METHOD, GREEDY_METHOD),
+                EXACT_METHOD,
+            ).astype(object)
+        claim = _names(f.favours, self.model_a, self.model_b)
+        level = self._levels.get(test, self._levels["alpha"])
+        resolve = _counts(self._to_resolve) if test == "resolution" else [None] * len(self)
+        ids = (
+            [named.get(test, ()) for named in self._item_ids]
+            if self._item_ids is not None
+            else [()] * len(self)
+        )
+        return {
+            "level": np.asarray(level, dtype=float).tolist(),
+            "claim": claim,
+            "items_to_flip": _counts(f.items),
+            "exact": np.asarray(f.exact, dtype=bool).tolist(),
+            "lower_bound": _counts(f.lower),
+            "after": _names(f.after, self.model_a, self.model_b),
+            "remove_a_only": _counts(f.remove_a_only),
+            "remove_b_only": _counts(f.remove_b_only),
+            "remove_concordant": _counts(f.remove_concordant),
+            "item_ids": ids,
+            "items_to_resolve": resolve,
+            "method": method.tolist(),
+        }
+
+    def _head(self) -> dict[str, list[Any]]:
+        return {
+            "task": self.task.tolist(),
+            "model_a": self.model_a.tolist(),
+            "model_b": self.model_b.tolist(),
+            "binary": self.binary.tolist(),
+            "n_items": self.n_items.tolist(),
+            "delta": self.delta.tolist(),
+        }
+
+    def to_dict(self) -> list[dict[str, Any]]:
+        """Return the JSON list: per pair its fields and ``fragility`` (``{test: entry}``),
+        as :meth:`PairFragility.to_dict` gives it."""
+        columns = self.entries()
+        rows = {
+            test: [
+                dict(zip(ENTRY_FIELDS, values, strict=True))
+                for values in zip(*(_json(columns[test][f], f) for f in ENTRY_FIELDS), strict=True)
+            ]
+            for test in self.tests()
+        }
+        head = self._head()
+        head["delta"] = _finite(head["delta"])
+        out = []
+        for k, values in enumerate(zip(*(head[f] for f in PAIR_FIELDS), strict=True)):
+            pair = dict(zip(PAIR_FIELDS, values, strict=True))
+            pair["fragility"] = {test: rows[test][k] for test in self._tests_of(values[3])}
+            out.append(pair)
+        return out
+
+    def items_matrix(self) -> np.ndarray:
+        """Return ``(pairs, entries)`` items to flip, each pair's entries in its own order
+        (its tests, then the procedures; NaN where no removal reverses the verdict)."""
+        out = np.full((len(self), len(self._tests_of(True))), np.nan)
+        for kind in (True, False):
+            rows = self.binary == kind
+            for j, test in enumerate(self._tests_of(kind)):
+                out[rows, j] = self._flips[test].items[rows]
+        return out
+
+
+def _counts(values: np.ndarray) -> list[int | None]:
+    """Whole counts as ints, NaN as None."""
+    return [None if v != v else int(v) for v in np.asarray(values, dtype=float).tolist()]
+
+
+def _names(side: np.ndarray, model_a: np.ndarray, model_b: np.ndarray) -> list[str | None]:
+    """+1 -> model A's name, -1 -> model B's, 0 -> None."""
+    side = np.asarray(side)
+    named = np.where(side > 0, model_a, model_b).astype(object)
+    named[side == 0] = None
+    return named.tolist()
+
+
+def _finite(values: list[Any]) -> list[Any]:
+    return [v if v is None or math.isfinite(v) else None for v in values]
+
+
+def _json(values: list[Any], field: str) -> list[Any]:
+    """A column as the JSON gives it: sets as lists, non-finite levels as None."""
+    if field == "item_ids":
+        return [list(v) for v in values]
+    if field == "level":
+        return _finite(values)
+    return values
+
+
 @dataclass(frozen=True, repr=False)
 class FragilityResult(Views, TableResult):
     """Items to flip for every pair of a board (``evalgap fragility``).
@@ -505,8 +700,9 @@ class FragilityResult(Views, TableResult):
         m, the size of the family the procedures' levels count.
     alpha, power : float
         The settings.
-    pairs : tuple of PairFragility
-        One per pair of the family, in the audit's order.
+    pairs : PairFragilities
+        One :class:`PairFragility` per pair of the family, in the audit's order (a table
+        of arrays that reads as a sequence).
     notes : tuple of str
         What the numbers need said beside them.
     verdict : str
@@ -518,7 +714,7 @@ class FragilityResult(Views, TableResult):
     family_size: int
     alpha: float
     power: float
-    pairs: tuple[PairFragility, ...]
+    pairs: PairFragilities
     notes: tuple[str, ...] = ()
     _rows = "pairs"
     _derived = ("verdict",)
@@ -533,26 +729,32 @@ class FragilityResult(Views, TableResult):
 
     def closest(self) -> tuple[PairFragility, Any] | None:
         """The pair and test whose verdict the fewest removals reverse (None: no removal
-        reverses any)."""
-        found = [
-            (entry.items_to_flip, n, pair, entry)
-            for n, pair in enumerate(self.pairs)
-            for entry in pair.fragility.tests
-            if entry.items_to_flip is not None
-        ]
-        if not found:
+        reverses any); ties go to the earlier pair, then the earlier entry."""
+        items = self.pairs.items_matrix()
+        if not np.isfinite(items).any():
             return None
-        _, _, pair, entry = min(found, key=lambda f: (f[0], f[1]))
-        return pair, entry
+        k, j = np.unravel_index(int(np.nanargmin(items)), items.shape)
+        pair = self.pairs[int(k)]
+        return pair, pair.fragility.tests[int(j)]
 
     def counts(self) -> dict[str, list[int | None]]:
         """Per test and procedure, the items to flip of every pair (None where a pair has no
         such entry, or no removal reverses it)."""
-        tests: dict[str, list[int | None]] = {}
-        for k, pair in enumerate(self.pairs):
-            for entry in pair.fragility.tests:
-                tests.setdefault(entry.test, [None] * len(self.pairs))[k] = entry.items_to_flip
-        return tests
+        columns = self.pairs.entries()
+        out = {}
+        for test in self.pairs.tests():
+            mine = self.pairs.binary if test in ("exact", "mcnemar") else ~self.pairs.binary
+            values = columns[test]["items_to_flip"]
+            if test in BOARD_PROCEDURES:
+                out[test] = values
+            else:
+                out[test] = [v if m else None for v, m in zip(values, mine.tolist(), strict=True)]
+        return out
+
+    def fewest(self) -> np.ndarray:
+        """Per pair, the fewest items that reverse any of its verdicts (NaN: none can)."""
+        least = np.min(np.nan_to_num(self.pairs.items_matrix(), nan=np.inf), axis=1)
+        return np.where(np.isfinite(least), least, np.nan)
 
     def to_frame(self) -> pd.DataFrame:
         """Return one row per pair and test.
@@ -565,7 +767,16 @@ class FragilityResult(Views, TableResult):
         """
         import pandas as pd
 
-        return pd.DataFrame([row for pair in self.pairs for row in _pair_rows(pair)])
+        columns = self.pairs.entries()
+        head = self.pairs._head()
+        records = []
+        for k, kind in enumerate(self.pairs.binary.tolist()):
+            first = {f: head[f][k] for f in ("task", "model_a", "model_b", "delta")}
+            for test in self.pairs._tests_of(kind):
+                entry = {f: plain(columns[test][f][k]) for f in ENTRY_FIELDS}
+                entry["item_ids"] = ",".join(entry["item_ids"])
+                records.append({**first, "test": test, **entry})
+        return pd.DataFrame(records)
 
     _heading: ClassVar[str] = "evalgap fragility"
 
@@ -595,6 +806,11 @@ def board_fragility(
 ) -> FragilityResult:
     """Return the items to flip of every pair an audit judged.
 
+    The counts are the audit's own (its discordant counts and Wald statistics, from its one
+    computation of the pair sums); nothing is recomputed per pair, and the result holds
+    them as arrays (:class:`PairFragilities`), so a family of 10^5 pairs builds no object
+    per pair until one is read.
+
     Parameters
     ----------
     audit : AuditResult
@@ -618,70 +834,68 @@ def board_fragility(
             "graded pairs' paired t and resolution entries need per-item scores; "
             "they are left empty"
         )
+    statistic = np.asarray(pairs.statistic, dtype=float)
     flips = board_flips(
         a_only=np.asarray(pairs.a_only),
         b_only=np.asarray(pairs.b_only),
         n_items=np.asarray(pairs.n_items),
         binary=binary,
-        statistic=np.asarray(pairs.statistic, dtype=float),
+        statistic=statistic,
         alpha=audit.alpha,
         power=audit.power,
         family_size=audit.family_size,
         differences=lookup,
     )
-    levels = {name: v for name, v in board_levels(
-        np.asarray(pairs.statistic, dtype=float), audit.alpha, audit.power, audit.family_size
-    ).items()}  # fmt: skip
+    levels = board_levels(statistic, audit.alpha, audit.power, audit.family_size)
     name_ids = name_items and lookup is not None and len(pairs) <= ITEM_IDS_PAIRS
     if name_items and lookup is not None and not name_ids:
         notes.append(
             f"removal sets are given as counts, not item ids, for families of more than "
             f"{ITEM_IDS_PAIRS:,} pairs"
         )
-    rows = []
-    for k in range(len(pairs)):
-        is_binary = bool(binary[k])
-        tests_k = ("exact", "mcnemar") if is_binary else ("paired_t", "sign")
-        d = ids = None
-        if name_ids:
+    named = None
+    if name_ids:  # at most ITEM_IDS_PAIRS pairs: one removal set per pair and test
+        named = []
+        for k in range(len(pairs)):
             d, ids = _pair_items(pairs, k, score_set)
-        entry = pair_entries(
-            flips,
-            k,
-            tests=tests_k + BOARD_PROCEDURES,
-            level={"alpha": audit.alpha, **{p: float(v[k]) for p, v in levels.items()}},
-            names=(str(pairs.model_a[k]), str(pairs.model_b[k])),
-            binary=is_binary,
-            differences=d,
-            item_ids=ids,
-            items_to_resolve=_to_resolve(pairs, k),
-        )
-        rows.append(
-            PairFragility(
-                task=str(pairs.task[k]),
-                model_a=str(pairs.model_a[k]),
-                model_b=str(pairs.model_b[k]),
-                binary=is_binary,
-                n_items=int(pairs.n_items[k]),
-                delta=float(pairs.delta[k]),
-                fragility=entry,
-            )
-        )
+            named.append(_named_sets(flips, k, d, ids, bool(binary[k]), BOARD_PROCEDURES))
+    table = PairFragilities(
+        task=np.asarray(pairs.task).astype(str),
+        model_a=np.asarray(pairs.model_a).astype(str),
+        model_b=np.asarray(pairs.model_b).astype(str),
+        binary=binary,
+        n_items=np.asarray(pairs.n_items, dtype=np.int64),
+        delta=np.asarray(pairs.delta, dtype=float),
+        flips=flips,
+        levels={"alpha": np.full(binary.shape, float(audit.alpha)), **levels},
+        items_to_resolve=_to_resolve(pairs),
+        item_ids=named,
+    )
     return FragilityResult(
         family=audit.family,
         family_size=int(audit.family_size),
         alpha=float(audit.alpha),
         power=float(audit.power),
-        pairs=tuple(rows),
+        pairs=table,
         notes=tuple(notes),
     )
 
 
-def _to_resolve(pairs: Any, k: int) -> int | None:
-    required = float(pairs.required_n[k])
-    if not np.isfinite(required) or float(pairs.resolution_ratio[k]) >= 1:
-        return None
-    return max(math.ceil(required) - int(pairs.n_items[k]), 0)
+def _tests_of(binary: bool, procedures: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """A pair's entries, in report order: its tests, then resolution per procedure (the
+    board's by default)."""
+    return (*(BINARY_TESTS if binary else GRADED_TESTS), *(procedures or BOARD_PROCEDURES))
+
+
+def _to_resolve(pairs: Any) -> np.ndarray:
+    """Per pair, ``N* - N`` (at least 0) where the pair is unresolved; NaN where resolved or
+    N* is not estimated."""
+    required = np.asarray(pairs.required_n, dtype=float)
+    q = np.asarray(pairs.resolution_ratio, dtype=float)
+    n = np.asarray(pairs.n_items, dtype=float)
+    with np.errstate(invalid="ignore"):
+        short = np.maximum(np.ceil(required) - n, 0.0)
+    return np.where(np.isfinite(required) & ~(q >= 1), short, np.nan)
 
 
 def _pair_items(pairs: Any, k: int, score_set: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from rich.console import Console
 
 from evalgap.report.sentences import FLIP_TEST_NAMES
@@ -30,15 +31,28 @@ def flip_cell(entry: Any) -> str:
     return f"{bound}{format_count(entry.items_to_flip)}{'*' if entry.claim else ''}"
 
 
+# A family larger than this shows its closest calls only (the JSON gives every pair).
+SHOWN_PAIRS = 40
+
+
 def render_fragility(r: Any, console: Console) -> None:
-    """Print one row per pair with a cell per test and procedure, then the sentence."""
-    present = [t for t in COLUMNS if any(_entry(p, t) for p in r.pairs)]
-    several = len({p.task for p in r.pairs}) > 1
+    """Print one row per pair with a cell per test and procedure, then the sentence; of a
+    family of more than ``SHOWN_PAIRS`` pairs, the pairs whose verdicts the fewest removals
+    reverse, in the family's order."""
+    present = [t for t in COLUMNS if t in r.counts()]
+    several = len(set(r.pairs.task.tolist())) > 1
     head = [("task", "left")] * several + [("model A", "left"), ("model B", "left")]
     columns = [*head, ("delta (points)", "right")]
     columns += [(FLIP_TEST_NAMES[t], "right") for t in present]
+    shown: list[int] = list(range(len(r.pairs)))
+    if len(r.pairs) > SHOWN_PAIRS:
+        shown = sorted(np.argsort(r.fewest(), kind="stable")[:SHOWN_PAIRS].tolist())
+        console.print(
+            f"the {SHOWN_PAIRS} closest calls of {format_count(len(r.pairs))} pairs (the fewest "
+            "items to flip; --json for every pair)"
+        )
     rows = []
-    for p in r.pairs:
+    for p in (r.pairs[k] for k in shown):
         cells = [p.task] * several + [p.model_a, p.model_b]  # raw: print_table escapes names
         cells.append(format_points(p.delta))
         cells.extend(flip_cell(_entry(p, t)) for t in present)

@@ -157,11 +157,7 @@ def fragility_verdict(r: Any) -> str:
     """Return ``evalgap fragility``'s sentence: how many pairs have a verdict that a few
     removals reverse, and the closest call."""
     pairs = pairs_noun(r.family, len(r.pairs))
-    fragile = sum(
-        any(e.items_to_flip is not None and e.items_to_flip <= FRAGILE_ITEMS
-            for e in p.fragility.tests)
-        for p in r.pairs
-    )  # fmt: skip
+    fragile = int(np.sum(r.fewest() <= FRAGILE_ITEMS))  # NaN (no removal can) is not
     closest = r.closest()
     if closest is None:
         return f"no removal of items reverses any verdict of the {pairs}"
