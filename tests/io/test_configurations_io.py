@@ -156,3 +156,26 @@ def test_inspect_logs_under_two_providers_and_two_seeds_with_their_errored_sampl
     assert frame.loc[frame["errored"], "score"].isna().all()
     plain = evalgap.load_scores(LOGS)  # without the option: one log per model, as before
     assert "configuration" not in plain.frame.columns
+
+
+def test_lm_eval_runs_under_two_gen_kwargs_are_configurations_when_named(tmp_path):
+    runs = _unzipped(LM_EVAL / "runs", tmp_path)
+    folder = runs / "weightless-a"
+    results = next(folder.glob("results_*.json"))
+    stamp = results.name.removeprefix("results_").removesuffix(".json")
+    later = "2026-11-23T00-00-00.000000"
+    data = json.loads(results.read_text())
+    data["config"]["gen_kwargs"] = {"temperature": 0.7}
+    (folder / f"results_{later}.json").write_text(json.dumps(data))
+    for sample in folder.glob(f"samples_*_{stamp}.jsonl"):
+        (folder / sample.name.replace(stamp, later)).write_bytes(sample.read_bytes())
+    options = dict(filter_name="strict-match", model_columns=("weightless-a",))
+    plain = evalgap.load_scores(folder, LoadOptions(**options))
+    assert any(t.endswith("]") for t in set(plain.frame["task"]))  # two tasks, by gen_kwargs
+    read = evalgap.load_scores(folder, LoadOptions(config_columns=("gen_kwargs",), **options))
+    assert not any(t.endswith("]") for t in set(read.frame["task"]))
+    first = json.dumps(json.loads(results.read_text())["config"]["gen_kwargs"])  # {} here
+    assert set(read.frame["configuration"]) == {
+        f"gen_kwargs={first}",
+        'gen_kwargs={"temperature":0.7}',
+    }

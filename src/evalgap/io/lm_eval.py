@@ -199,6 +199,12 @@ def read_lm_eval(
     paths = as_paths(paths)
     config_columns = configurations.names(config_columns)
     files = discover(paths, model_name=model_name)
+    if config_columns:  # a setting named as a configuration is a factor, not another task
+        named = {SETTING_FIELDS.get(c, c) for c in config_columns}
+        files = [
+            dataclasses.replace(f, setting=tuple(s for s in f.setting if s[0] not in named))
+            for f in files
+        ]
     notes: list[str] = []
     files = _separate_folders(files, notes)
     files = _label_settings(files, notes)
@@ -574,6 +580,12 @@ SETTINGS = {
     "system instruction": lambda v: f"system instruction {v}" if v else "no system instruction",
     "multi-turn few-shot": lambda v: "multi-turn few-shot" if v else "single-turn few-shot",
     "gen_kwargs": lambda v: f"gen_kwargs {v}" if v else "default gen_kwargs",
+}
+# The run-metadata field (config_columns) of each setting that has one
+SETTING_FIELDS = {
+    "chat_template_sha": "chat template",
+    "system_instruction_sha": "system instruction",
+    "fewshot_as_multiturn": "multi-turn few-shot",
 }
 
 
