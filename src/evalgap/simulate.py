@@ -25,6 +25,9 @@ in ``evalgap.jobs.simulate``): a larger request is an ``InputError``, never hour
 * :func:`estimate_study` -- leave one model of a real board out and estimate its score from
   few items (``evalgap estimate``) beside the items' mean and the stratified design, with
   the floors no design on the board's 2PL can beat;
+* :func:`configuration_study` -- size and power of the configuration tests, coverage of the
+  variance components' intervals and of the gap's interval with configurations random beside
+  fixed, on crossed designs with known components (binary and graded);
 * :func:`gold_study` -- the coverage of the gold-scale gap (``compare --gold-column``) on a
   judged board, gold labels simulated with a known bias per model and one pair built to flip.
 """
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 from evalgap.jobs.adaptive_study import AdaptiveConfiguration, AdaptiveStudyResult
 from evalgap.jobs.adaptive_study import adaptive_study as adaptive
+from evalgap.jobs.configuration_study import ConfigurationStudyResult, configuration_study
 from evalgap.jobs.estimate_study import EstimateStudyResult, estimate_study
 from evalgap.jobs.gold_study import GoldCoverageResult, gold_study
 from evalgap.jobs.monitoring import MonitoringResult
@@ -65,6 +69,7 @@ __all__ = [
     "AggregationResult",
     "CalibrationResult",
     "Configuration",
+    "ConfigurationStudyResult",
     "EstimateStudyResult",
     "GoldCoverageResult",
     "MonitoringResult",
@@ -77,6 +82,7 @@ __all__ = [
     "adaptive",
     "aggregation",
     "calibration",
+    "configuration_study",
     "estimate_study",
     "gold_study",
     "monitoring",

@@ -88,6 +88,7 @@ def simulate() -> None:
       evalgap simulate rank-coverage --n-trials 100
       evalgap simulate monitoring --n-trials 500
       evalgap simulate estimate --scores examples/board.csv --budget 40 --budget 100
+      evalgap simulate configurations --n-trials 4000
     """
 
 
@@ -397,3 +398,50 @@ def rank_coverage(**given: Any) -> None:
     from evalgap.jobs.rank_coverage import rank_coverage as study
 
     _run(study, "rank coverage", **given)
+
+
+@simulate.command(
+    epilog=_examples(
+        "evalgap simulate configurations --n-trials 4000",
+        "evalgap simulate configurations --kind graded --configuration-sd 0 \\",
+        "    --configuration-sd 0.03 --n-items 50 --n-configurations 8 --n-runs 3",
+    )
+)
+@click.option(
+    "--kind",
+    "kinds",
+    type=click.Choice(["binary", "graded"]),
+    multiple=True,
+    help="Kinds of score (repeatable; default both).",
+)
+@click.option(
+    "--configuration-sd",
+    "configuration_sds",
+    type=click.FloatRange(min=0),
+    multiple=True,
+    help="SD of each model's configuration shifts (repeatable; default 0, 0.02, 0.04; 0 "
+    "measures the tests' size, above it their power; at most 0.069).",
+)
+@click.option("--n-items", type=click.IntRange(min=2), default=200, show_default=True)
+@click.option("--n-configurations", type=click.IntRange(min=2), default=4, show_default=True)
+@click.option(
+    "--n-runs",
+    type=click.IntRange(min=2),
+    default=2,
+    show_default=True,
+    help="Runs (replicates) per item and configuration (at least 2: the residual needs them).",
+)
+@option("n_trials", default=2000, help="Trials (simulated pairs of models) per row.")
+@_simulation_options(plot=False)
+def configurations(
+    kinds: tuple[str, ...], configuration_sds: tuple[float, ...], **given: Any
+) -> None:
+    """Size, power and coverage of the configuration components, tests and the gap's interval
+    with configurations random beside fixed."""
+    from evalgap.jobs.configuration_study import configuration_study
+
+    if kinds:  # else the study's own defaults
+        given["kinds"] = kinds
+    if configuration_sds:
+        given["configuration_sds"] = configuration_sds
+    _run(configuration_study, "configuration study", **given)

@@ -975,6 +975,8 @@ def render_simulation(result: Any, console: Console) -> None:
         _render_adaptive_study(result, console)
     elif type(result).__name__ == "EstimateStudyResult":
         _render_estimate_study(result, console)
+    elif type(result).__name__ == "ConfigurationStudyResult":
+        _render_configuration_study(result, console)
     else:  # a study without a layout of its own still says what it found
         console.print(markup(_capitalise(result.verdict)))
 
@@ -1154,6 +1156,43 @@ def _render_task_rank_coverage(result: Any, console: Console) -> None:
         names=(0,),
         title=f"rank sets over tasks: {plural(result.n_trials, 'simulated benchmark')} "
         f"per configuration, nominal {1 - result.alpha:g}",
+        title_justify="left",
+    )  # fmt: skip
+    console.print(markup(result.verdict))
+
+
+def _render_configuration_study(result: Any, console: Console) -> None:
+    """Print the configuration study: rejection rates and coverages (SE) per row."""
+
+    def rate(row: Any, name: str) -> str:
+        return f"{number(getattr(row, name), '.3f')} ({number(getattr(row, name + '_se'), '.3f')})"
+
+    components = ("item", "configuration", "item_configuration", "residual")
+    rows = [
+        [
+            markup(row.kind),
+            number(row.configuration_sd, "g"),
+            rate(row, "configuration_rejection"),
+            rate(row, "model_configuration_rejection"),
+            " ".join(number(getattr(row, f"coverage_{c}"), ".3f") for c in components),
+            rate(row, "gap_coverage_random"),
+            rate(row, "gap_coverage_fixed"),
+        ]
+        for row in result.rows.itertuples()
+    ]
+    first = result.rows.iloc[0]
+    print_table(
+        console,
+        [("scores", "left"), ("configuration SD", "right"), ("configuration test", "right"),
+         ("model x configuration", "right"),
+         ("coverage: item, configuration, item x configuration, residual", "right"),
+         ("gap, random", "right"), ("gap, fixed", "right")],
+        rows,
+        names=(0,),
+        title=f"configuration components: {plural(result.n_trials, 'trial')} per row, "
+        f"{format_count(first.n_items)} items x {format_count(first.n_configurations)} "
+        f"configurations x {plural(first.n_runs, 'run')}, alpha "
+        f"{result.alpha:g} (rejection rates and coverages, Monte Carlo SE)",
         title_justify="left",
     )  # fmt: skip
     console.print(markup(result.verdict))

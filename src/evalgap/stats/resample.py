@@ -96,6 +96,7 @@ PURPOSES = {
     "adaptive_study": 9,
     "estimate_study": 10,
     "gold_study": 11,
+    "configuration_study": 12,
 }
 
 
