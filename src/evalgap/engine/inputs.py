@@ -40,8 +40,8 @@ def refuse_off_engine(
         raise InputError(
             "{engine=dask} reads a binary board in Parquet shards: give "
             + source
-            + ", a folder with a manifest.json written by evalgap store export STORE "
-            "--output FOLDER --shard-items N; or leave {engine} at local",
+            + ", a folder with a manifest.json, as evalgap store export writes one with its "
+            "shard options; or leave {engine} at local",
             param="engine",
         )
     if ignored:

@@ -155,7 +155,7 @@ def read_manifest(folder: str | Path) -> list[ShardTask]:
         raise InputError(
             escape(
                 f"{folder}: not a board in Parquet shards (no readable {MANIFEST}: {error}); "
-                "write one with evalgap store export STORE --output FOLDER --shard-items N"
+                "evalgap store export writes one with its shard options"
             )
         ) from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
