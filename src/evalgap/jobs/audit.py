@@ -368,10 +368,7 @@ class PairTable:
         """
         out = pd.DataFrame(dict(self.columns))
         for proc, values in self.resolved.items():
-            column = pd.array(values, dtype="boolean")
-            out[f"resolved_{proc}"] = (
-                column.to_numpy(dtype=bool) if not column.isna().any() else column
-            )
+            out[f"resolved_{proc}"] = verdict_column(values)
         return out
 
     def to_records(self) -> list[dict]:
@@ -436,6 +433,17 @@ class PairTable:
             "paired_efficiency": number["paired_efficiency"],
             "order_reversed": [bool(x) for x in c["order_reversed"]],
         }
+
+
+def verdict_column(values: np.ndarray) -> np.ndarray | pd.api.extensions.ExtensionArray:
+    """A verdict column (an object array of True, False or None) as booleans: a NumPy array
+    when every pair has a verdict, else pandas' nullable ``boolean`` (None missing)."""
+    missing = pd.isna(values)
+    verdicts = np.zeros(len(values), dtype=bool)
+    verdicts[~missing] = values[~missing].astype(bool)
+    if not missing.any():
+        return verdicts
+    return pd.arrays.BooleanArray(verdicts, np.asarray(missing, dtype=bool))
 
 
 def _bounds(low: list, high: list) -> list[list]:
@@ -638,10 +646,10 @@ class AuditResult(HtmlPage, MarkdownPage, Result):
     def binned_table(self) -> pd.DataFrame:
         """Pairs, unresolved (fixed n) and q = N/N* by |delta| bucket (Table 3 layout; the
         paper's r = N*/N is 1/q): ``q_median`` and ``q_smallest`` (the worst pair)."""
-        frame = self.pairs.to_frame()
-        gap = frame["delta"].abs()
-        q = frame["resolution_ratio"].astype(float)
-        unresolved = ~frame["resolved_fixed_n"]
+        columns = self.pairs.columns  # three columns, not the whole table
+        gap = pd.Series(np.abs(np.asarray(columns["delta"], dtype=float)))
+        q = pd.Series(np.asarray(columns["resolution_ratio"], dtype=float))
+        unresolved = ~pd.Series(verdict_column(self.pairs.resolved["fixed_n"]))
         rows = []
         for low, high, label in BUCKETS:
             inside = (gap > low) & (gap <= high) if low > 0 else gap <= high
@@ -1999,18 +2007,7 @@ def unresolved_chains(
     same = task[1:] == task[:-1]
     chain = pd.DataFrame({"task": task[1:][same], "upper": model[:-1][same],
                           "lower": model[1:][same]})
-    verdict = pairs[["task", "model_a", "model_b", f"resolved_{procedure}"]].rename(
-        columns={f"resolved_{procedure}": "resolved"}
-    )
-    found = chain.merge(
-        verdict, left_on=["task", "upper", "lower"], right_on=["task", "model_a", "model_b"],
-        how="left",
-    )["resolved"]
-    back = chain.merge(
-        verdict, left_on=["task", "upper", "lower"], right_on=["task", "model_b", "model_a"],
-        how="left",
-    )["resolved"]
-    resolved = found.fillna(back).fillna(False).astype(bool).to_numpy()
+    resolved = _adjacent_verdicts(pairs, chain, f"resolved_{procedure}")
     out = {}
     position = 0
     for name, sub in ordered.groupby("task", sort=False):
@@ -2023,6 +2020,45 @@ def unresolved_chains(
                 groups[-1].append(lower)
         position += len(models) - 1
         out[name] = groups
+    return out
+
+
+def _adjacent_verdicts(pairs: pd.DataFrame, chain: pd.DataFrame, column: str) -> np.ndarray:
+    """Each rank-adjacent gap's verdict (``chain``: task, upper, lower) from the pair rows,
+    as A-B or B-A; False (chained) where the pair is missing or has no verdict.
+
+    The pairs are looked up by integer keys of (task, model, model), not joined: an audit of
+    all pairs has half a million rows for the K - 1 adjacent gaps of each task."""
+    tasks = pd.Index(pd.unique(chain["task"].to_numpy()))
+    models = pd.Index(pd.unique(np.concatenate([chain["upper"], chain["lower"]])))
+    k = max(len(models), 1)
+
+    def position(index: pd.Index, values: pd.Series) -> np.ndarray:
+        if isinstance(values.dtype, pd.CategoricalDtype):  # the categories looked up once
+            lookup = np.append(index.get_indexer(values.cat.categories), -1)
+            return np.asarray(lookup[values.cat.codes.to_numpy()], dtype=np.int64)
+        return np.asarray(index.get_indexer(values.to_numpy()), dtype=np.int64)
+
+    def keys(task: pd.Series, first: pd.Series, second: pd.Series) -> np.ndarray:
+        codes = [position(tasks, task), position(models, first), position(models, second)]
+        known = (codes[0] >= 0) & (codes[1] >= 0) & (codes[2] >= 0)
+        return np.where(known, (codes[0] * k + codes[1]) * k + codes[2], -1)
+
+    pair_keys = pd.Index(keys(pairs["task"], pairs["model_a"], pairs["model_b"]))
+    verdicts = pairs[column].astype(object).to_numpy()
+    out = np.zeros(len(chain), dtype=bool)
+    found = np.zeros(len(chain), dtype=bool)
+    for first, second in (("upper", "lower"), ("lower", "upper")):  # A-B, else B-A
+        wanted = keys(chain["task"], chain[first], chain[second])
+        row = pair_keys.get_indexer(wanted) if pair_keys.is_unique else None
+        if row is None:  # repeated pairs: the first row of each
+            row = pd.Series(np.arange(len(pair_keys)), index=pair_keys).groupby(level=0).first()
+            row = row.reindex(wanted).fillna(-1).to_numpy(dtype=np.int64)
+        has = (row >= 0) & (wanted >= 0) & ~found
+        verdict = verdicts[np.where(has, row, 0)] if len(verdicts) else np.zeros(0, dtype=object)
+        decided = has & ~pd.isna(verdict)
+        out[decided] = verdict[decided].astype(bool)
+        found |= decided
     return out
 
 
