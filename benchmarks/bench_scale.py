@@ -9,7 +9,9 @@ gzipped) and measures, each in a fresh child process so its peak resident memory
 1. read: ``read_long_table`` (batched, categorical codes), target < 1.5 GB peak;
 2. read + align: ``load_scores`` then ``align`` (the dense path);
 3. the whole CLI ``evalgap audit --family all --json`` (output discarded), target < 4 GB
-   peak, with the time of each phase.
+   peak, with the time of each phase;
+4. the whole CLI ``evalgap ranks --json`` (rank sets, B = 1,000: what ``bench_ranks.py``
+   times in memory, here from the file), with its CPU seconds beside the wall time.
 """
 
 from __future__ import annotations
@@ -103,12 +105,25 @@ def _audit(path: str, as_json: bool, queue) -> None:
     queue.put((code, total, marks, _peak()))
 
 
+def _ranks(path: str, queue) -> None:
+    import contextlib
+    import os
+
+    from evalgap import cli
+
+    start, cpu = time.perf_counter(), time.process_time()
+    with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+        code = cli.main(["ranks", "--scores", path, "--json"])
+    queue.put((code, time.perf_counter() - start, time.process_time() - cpu, _peak()))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", type=int, default=1000)
     parser.add_argument("--items", type=int, default=20_000)
     parser.add_argument("--skip-audit", action="store_true", help="measure loading only")
-    parser.add_argument("--skip-load", action="store_true", help="measure the audit only")
+    parser.add_argument("--skip-load", action="store_true", help="measure the commands only")
+    parser.add_argument("--skip-ranks", action="store_true", help="leave out the ranks command")
     parser.add_argument(
         "--terminal", action="store_true", help="audit with the terminal report, not --json"
     )
@@ -146,6 +161,12 @@ def main() -> None:
                 f"3. audit --family all{'' if args.terminal else ' --json'}: {total:6.1f} s  "
                 f"peak {peak / 2**30:5.2f} GiB   target < 4 GB   (exit {code}; {phases}; "
                 f"{report} report and other {other:.1f} s)"
+            )
+        if not args.skip_ranks:
+            code, total, cpu, peak = in_child(_ranks, str(path))
+            print(
+                f"4. ranks --json:  {total:6.1f} s  peak {peak / 2**30:5.2f} GiB   "
+                f"(exit {code}; {cpu:.1f} CPU s; rank sets with B = 1,000 from the file)"
             )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
