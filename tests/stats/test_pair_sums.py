@@ -83,3 +83,29 @@ def test_fully_observed_sums_equal_the_general_products(rows):
     assert got.n[0, 0] == 40 and got.sum_to[0, 1] == (x[rows][0] * x[1]).sum()
     for name in ("n", "sum_t", "sum_o", "sum_tt", "sum_oo", "sum_to"):
         np.testing.assert_array_equal(getattr(got, name), getattr(full, name))
+
+
+@pytest.mark.parametrize("columns", [slice(2, 5), np.array([4, 1])])
+def test_a_block_of_columns_is_that_rectangle_of_every_pair(columns):
+    # a distributed audit's block: rows against some columns, the same numbers as every
+    # column then sliced, with missing scores and without
+    from evalgap.stats.paired import pair_sums_observed
+
+    rng = np.random.default_rng(8)
+    x = (rng.random((6, 50)) < 0.6).astype(np.float32)
+    m = (rng.random((6, 50)) < 0.8).astype(np.float32)
+    rows = slice(0, 3)
+    for got, full in (
+        (pair_sums(x * m, m, rows, binary=True, columns=columns),
+         pair_sums(x * m, m, rows, binary=True)),
+        (pair_sums_observed(x, rows, columns), pair_sums_observed(x, rows)),
+    ):  # fmt: skip
+        assert got.n.shape == (3, len(range(6)[columns]) if isinstance(columns, slice)
+                               else columns.size)  # fmt: skip
+        for name in ("n", "sum_t", "sum_o", "sum_tt", "sum_oo", "sum_to"):
+            np.testing.assert_array_equal(getattr(got, name), getattr(full, name)[:, columns])
+    # the oracle: integer products of the indicators
+    block = pair_sums(x * m, m, rows, binary=True, columns=columns)
+    xi, mi = (x * m).astype(np.int64), m.astype(np.int64)
+    np.testing.assert_array_equal(block.sum_to, xi[rows] @ xi[columns].T)
+    np.testing.assert_array_equal(block.sum_o, mi[rows] @ xi[columns].T)
