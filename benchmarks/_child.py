@@ -14,3 +14,37 @@ def in_child(target, *args):
     out = queue.get()
     process.join()
     return out
+
+
+def installed_env(cache: str) -> dict[str, str]:
+    """The environment of a command as an install runs it: bytecode cached (under ``cache``,
+    so the source tree stays clean) and one BLAS thread, as the command line sets."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = cache
+    return env
+
+
+def cpu_run(
+    argv: list[str], env: dict[str, str] | None = None, codes: tuple[int, ...] = (0,)
+) -> tuple[float, float]:
+    """Run ``argv`` to completion (output discarded); return its (CPU, wall) seconds.
+
+    CPU is user + system time of the child, read from ``RUSAGE_CHILDREN`` before and after:
+    on a shared machine it moves far less than wall time with the load. An exit code outside
+    ``codes`` raises.
+    """
+    import resource
+    import subprocess
+    import time
+
+    def used() -> float:
+        r = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return r.ru_utime + r.ru_stime
+
+    cpu, start = used(), time.perf_counter()
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    if done.returncode not in codes:
+        raise SystemExit(f"{argv[:3]} exited {done.returncode}: {done.stderr[-1000:]!r}")
+    return used() - cpu, time.perf_counter() - start

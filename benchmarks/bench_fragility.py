@@ -10,6 +10,11 @@
    ``evalgap fragility --family all`` end to end in a fresh process.
 2. ``evalgap card`` on a synthetic board of K models x N binary items (a long Parquet file,
    as a leaderboard keeps it), end to end in a fresh process: wall time and peak memory.
+3. All pairs of a synthetic board (``--pairs-models`` x ``--pairs-items``, 300 x 10,000 by
+   default: 44,850 pairs): ``evalgap fragility --family all`` beside ``evalgap audit
+   --family all`` of the same file, each as a whole process in interleaved rounds, terminal
+   and ``--json``; CPU seconds (the machine is shared), bytecode cached as in an install.
+   The target is fragility <= 2x the audit.
 The machine's load average is printed beside the figures.
 """
 
@@ -26,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
+from _child import cpu_run, installed_env
 from bench_phases import scores_matrix
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,22 +108,27 @@ def _timed(args: list[str]) -> tuple[float, float]:
     return seconds, int(out.stderr.strip().splitlines()[-1]) * 1024 / 2**30
 
 
-def card(n_models: int, n_items: int, replicates: int) -> None:
+def _board_file(n_models: int, n_items: int, path: Path) -> Path:
+    """Write a K x N binary board as a long Parquet file (as a leaderboard keeps it)."""
     import pandas as pd
 
     x = scores_matrix(n_models, n_items)
+    items, models = np.meshgrid(np.arange(n_items), np.arange(n_models), indexing="ij")
+    pd.DataFrame(
+        {
+            "model": pd.Categorical.from_codes(
+                models.ravel(), [f"org/model-{m:04d}" for m in range(n_models)]
+            ),
+            "item_id": items.ravel().astype(np.int32),
+            "score": x.ravel(),
+        }
+    ).to_parquet(path, index=False)
+    return path
+
+
+def card(n_models: int, n_items: int, replicates: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "board.parquet"
-        items, models = np.meshgrid(np.arange(n_items), np.arange(n_models), indexing="ij")
-        pd.DataFrame(
-            {
-                "model": pd.Categorical.from_codes(
-                    models.ravel(), [f"org/model-{m:04d}" for m in range(n_models)]
-                ),
-                "item_id": items.ravel().astype(np.int32),
-                "score": x.ravel(),
-            }
-        ).to_parquet(path, index=False)
+        path = _board_file(n_models, n_items, Path(folder) / "board.parquet")
         seconds, peak = _timed(
             ["card", "--scores", str(path), "--n-bootstrap", str(replicates),
              "--output", str(Path(folder) / "card.md"), "--html", str(Path(folder) / "card.html")]
@@ -128,16 +139,63 @@ def card(n_models: int, n_items: int, replicates: int) -> None:
     )
 
 
+def many_pairs(n_models: int, n_items: int, rounds: int) -> None:
+    """Fragility of all pairs beside the audit of the same file, whole commands, CPU s."""
+    import shutil
+    import statistics
+
+    evalgap = shutil.which("evalgap") or "evalgap"
+    with tempfile.TemporaryDirectory() as folder:
+        path = _board_file(n_models, n_items, Path(folder) / "board.parquet")
+        env = installed_env(str(Path(folder) / "pycache"))
+        cases = {
+            f"{job}{' --json' if json else ''}": [
+                evalgap, job, "--scores", str(path), "--family", "all", *(["--json"] * json)
+            ]
+            for json in (False, True)
+            for job in ("audit", "fragility")
+        }  # fmt: skip
+        for argv in cases.values():  # warm the bytecode and file caches
+            cpu_run(argv, env)
+        cpu: dict[str, list[float]] = {name: [] for name in cases}
+        loads = []
+        for _ in range(rounds):
+            loads.append(os.getloadavg()[0])
+            for name, argv in cases.items():
+                cpu[name].append(cpu_run(argv, env)[0])
+    pairs = n_models * (n_models - 1) // 2
+    print(
+        f"all {pairs:,} pairs of {n_models:,} models x {n_items:,} items (CLI, whole process, "
+        f"median CPU s of {rounds} interleaved rounds; load {min(loads):.1f}-{max(loads):.1f}):"
+    )
+    for view in ("", " --json"):
+        audit, flips = (statistics.median(cpu[f"{job}{view}"]) for job in ("audit", "fragility"))
+        print(
+            f"  fragility{view} {flips:.2f} s vs audit{view} {audit:.2f} s: "
+            f"fragility/audit {flips / audit:.2f}x (target <= 2x)"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", type=int, default=1000)
     parser.add_argument("--items", type=int, default=20_000)
     parser.add_argument("--replicates", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--pairs-models", type=int, default=300)
+    parser.add_argument("--pairs-items", type=int, default=10_000)
+    parser.add_argument(
+        "--part", choices=("all", "mmlu-pro", "card", "pairs"), default="all",
+        help="run one part only",
+    )  # fmt: skip
     args = parser.parse_args()
     print(f"load average: {', '.join(f'{v:.2f}' for v in os.getloadavg())}")
-    mmlu_pro(args.rounds)
-    card(args.models, args.items, args.replicates)
+    if args.part in ("all", "mmlu-pro"):
+        mmlu_pro(args.rounds)
+    if args.part in ("all", "card"):
+        card(args.models, args.items, args.replicates)
+    if args.part in ("all", "pairs"):
+        many_pairs(args.pairs_models, args.pairs_items, args.rounds)
 
 
 if __name__ == "__main__":
