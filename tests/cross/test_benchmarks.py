@@ -50,8 +50,8 @@ RUNS = [
     ),
     (
         ["bench_fragility.py", "--models", "30", "--items", "500", "--replicates", "200",
-         "--rounds", "1"],
-        ["load average", "evalgap card"],
+         "--rounds", "1", "--pairs-models", "30", "--pairs-items", "500"],
+        ["load average", "evalgap card", "fragility/audit"],
     ),
     (
         ["bench_store.py", "--models", "100", "--items", "1000", "--big-models", "200",
