@@ -121,7 +121,7 @@ def _write_pairs(result: AuditResult, output: str, json: bool) -> bool:
     (and True: the result is printed)."""
     from evalgap.io._write import write_table
 
-    write_table(result.to_frame(), output, option="--output")
+    write_table(result.to_arrow(), output, option="--output")
     if json:
         emit({**result.to_dict(pairs=False), "pairs_output": str(output)}, True)
     else:

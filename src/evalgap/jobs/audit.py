@@ -371,6 +371,24 @@ class PairTable:
             out[f"resolved_{proc}"] = verdict_column(values)
         return out
 
+    def to_arrow(self, extra: Mapping[str, np.ndarray] | None = None) -> Any:
+        """Return the table as a ``pyarrow.Table``: the columns of :meth:`to_frame`, with its
+        types and its pandas metadata (read back, it is :meth:`to_frame`), built from the
+        column arrays without a DataFrame between (``--output FILE.parquet``); ``extra``
+        columns are appended after the verdicts."""
+        import pyarrow as pa
+
+        columns: dict[str, Any] = dict(self.columns)
+        for proc, values in self.resolved.items():
+            columns[f"resolved_{proc}"] = verdict_column(values)
+        columns.update(extra or {})
+        head = pd.DataFrame({name: values[:1] for name, values in columns.items()})
+        schema = pa.Schema.from_pandas(head, preserve_index=False)
+        arrays = [
+            pa.array(columns[field.name], type=field.type, from_pandas=True) for field in schema
+        ]
+        return pa.Table.from_arrays(arrays, schema=schema)
+
     def to_records(self) -> list[dict]:
         """Return one JSON-ready dict per pair (the ``pairs`` of ``audit --json``).
 
@@ -595,10 +613,23 @@ class AuditResult(HtmlPage, MarkdownPage, Result):
         """Return the per-pair table as a DataFrame (see :class:`PairTable`), with the
         ``items_to_flip_<test>`` columns when the audit has its items to flip."""
         frame = self.pairs.to_frame()
-        if self.fragility is not None:
-            for test, counts in self.fragility.counts().items():
-                frame[f"items_to_flip_{test}"] = counts
+        for name, counts in self._flip_columns().items():
+            frame[name] = counts
         return frame
+
+    def to_arrow(self) -> Any:
+        """Return the per-pair table as a ``pyarrow.Table`` (:meth:`PairTable.to_arrow`):
+        :meth:`to_frame`'s columns and types, without building the DataFrame."""
+        return self.pairs.to_arrow(self._flip_columns())
+
+    def _flip_columns(self) -> dict[str, np.ndarray]:
+        if self.fragility is None:
+            return {}
+        # each list of counts (None: cannot flip) as pandas types it: float with NaN, or int
+        return {
+            f"items_to_flip_{test}": pd.Series(c).to_numpy()
+            for test, c in self.fragility.counts().items()
+        }
 
     @property
     def verdict(self) -> str:
