@@ -12,6 +12,23 @@ or the ``EVALGAP_SCHEDULER`` environment variable), which read their shards them
 the folder must be at the same path on every worker.
 """
 
-from evalgap.engine.sums import ENGINES, SCHEDULER_VARIABLE, BoardSums, board_sums
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from evalgap.engine._names import ENGINES, SCHEDULER_VARIABLE
+
+if TYPE_CHECKING:
+    from evalgap.engine.sums import BoardSums, board_sums
 
 __all__ = ["ENGINES", "SCHEDULER_VARIABLE", "BoardSums", "board_sums"]
+
+
+def __getattr__(name: str) -> Any:
+    # the sums (NumPy, the shard reader) are imported at their first use, not with the
+    # command line's options
+    if name in ("BoardSums", "board_sums"):
+        from evalgap.engine import sums
+
+        return getattr(sums, name)
+    raise AttributeError(f"module 'evalgap.engine' has no attribute {name!r}")

@@ -10,14 +10,13 @@ from typing import Any
 
 import numpy as np
 
+from evalgap.engine._names import ENGINES, SCHEDULER_VARIABLE
 from evalgap.errors import InputError, escape
 from evalgap.io.shards import ShardTask, read_manifest, read_shard
 from evalgap.stats.paired import pair_sums, pair_sums_observed
 
 __all__ = ["ENGINES", "SCHEDULER_VARIABLE", "BoardSums", "block_sums", "board_sums"]
 
-ENGINES = ("local", "dask")
-SCHEDULER_VARIABLE = "EVALGAP_SCHEDULER"
 # float32 products of 0/1 matrices are exact integers while a block's sums stay below 2^24
 EXACT_FLOAT32_ITEMS = 2**24
 
