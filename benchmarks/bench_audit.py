@@ -4,6 +4,8 @@ all pairs of MMLU-Pro beside a statsmodels loop.
     python benchmarks/bench_audit.py                    # K = 1,000 models, N = 20,000 items
     python benchmarks/bench_audit.py --models 200       # a smaller smoke run
     python benchmarks/bench_audit.py --part small       # MMLU-Pro beside statsmodels alone
+    python benchmarks/bench_audit.py --part command     # the commands beside floor and peer
+    python benchmarks/bench_audit.py --part command --models 200 --items 2000 --rounds 3
 
 Small board (``--part small``; skipped with a message without statsmodels or the data in
 ``../shared/data/mmlu_pro``): ``evalgap.audit(frame, family="all")`` on MMLU-Pro (29 models,
@@ -19,6 +21,18 @@ On a loaded two-core machine OpenBLAS's threads wait on each other in the audit'
 products (rank sets, cluster sums): ``--blas-threads 1`` runs the child with one BLAS
 thread, to tell that wait from the work.
 
+The command (``--part command``): what users run, each side in a fresh process, CPU seconds
+(user + system, from the children's resource usage), interleaved rounds with the order
+alternating, medians and ratios, the load average before and after:
+
+* ``evalgap audit --scores FILE --family all --output pairs.parquet --json`` on a generated
+  K x N binary board (a wide Parquet file, ``--layout wide``, and the same board as a long
+  CSV, gzipped) beside its floor, a float32 ``X^T X`` on the same matrix (the all-pairs
+  counts; only the product is timed), target <= 10x;
+* ``evalgap audit --scores mmlu_pro_long.csv.gz --family all --json`` (and the default
+  family) beside a plain script reading the same file with pandas and running the
+  statsmodels exact-McNemar loop and Holm (:func:`statsmodels_holm`), target <= 1.5x.
+
 The vectorized audit computes, for all K(K-1)/2 pairs (~500k), every statistic of the core
 (2x2 counts by one matrix product, McNemar chi-square / exact / mid-p, N*, q, the e-process
 boundary) and the fixed-n, Bonferroni, Sidak, Holm, BH and anytime-valid verdicts (target
@@ -32,13 +46,16 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import statistics
+import sys
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-from _child import in_child
+from _child import cpu_run, in_child, installed_env
 
 MMLU_PRO = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mmlu_pro"
 
@@ -191,13 +208,125 @@ def small_board(rounds: int) -> None:
         )
 
 
+HERE = Path(__file__).resolve().parent
+
+# the peer, in its own process: pandas reads the file, statsmodels tests every pair, Holm
+PEER = """
+import sys
+sys.path.insert(0, {here!r})
+import pandas as pd
+from bench_audit import statsmodels_holm
+statsmodels_holm(pd.read_csv({path!r}))
+"""
+
+
+def _floor(n_models, n_items, queue) -> None:
+    """The floor of the all-pairs counts: the float32 X^T X of the board's matrix, in a fresh
+    process; only the product is timed (CPU seconds, user + system)."""
+    from bench_phases import scores_matrix
+
+    x = scores_matrix(n_models, n_items).astype(np.float32)
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    x.T @ x
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    queue.put(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+
+
+def interleaved(sides: dict, rounds: int, env: dict[str, str]) -> dict[str, list[float]]:
+    """CPU seconds of each side per round, the order alternating, after one run of each
+    (imports compiled and cached, as in an install). A side is a command line, or a
+    ``(function, *args)`` run by :func:`in_child` that reports its own seconds."""
+
+    def run(side) -> float:
+        if isinstance(side, tuple):
+            return float(in_child(*side))
+        return cpu_run(side, env)[0]
+
+    for side in sides.values():
+        run(side)
+    times: dict[str, list[float]] = {name: [] for name in sides}
+    names = list(sides)
+    for r in range(rounds):
+        for name in names if r % 2 == 0 else names[::-1]:
+            times[name].append(run(sides[name]))
+    return times
+
+
+def command_board(n_models: int, n_items: int, rounds: int, formats: list[str]) -> None:
+    """The audit command on a generated board's files beside the float32 matmul floor."""
+    from bench_phases import write_inputs
+
+    folder = Path(tempfile.mkdtemp(prefix="evalgap-bench-audit-"))
+    try:
+        paths = write_inputs(folder, n_models, n_items, formats)
+        audit = [sys.executable, "-m", "evalgap", "audit", "--family", "all", "--json"]
+        sides: dict = {"floor": (_floor, n_models, n_items)}
+        for fmt, path in paths.items():
+            layout = ["--layout", "wide"] if fmt == "wide" else []
+            output = ["--output", str(folder / f"pairs-{fmt}.parquet")]
+            sides[f"audit, {fmt} file"] = [*audit, "--scores", str(path), *layout, *output]
+        load_before = os.getloadavg()[0]
+        times = interleaved(sides, rounds, installed_env(str(folder / "bytecode")))
+        load_after = os.getloadavg()[0]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    medians = {name: statistics.median(t) for name, t in times.items()}
+    print(
+        f"audit --family all --output pairs.parquet --json, {n_models:,} models x {n_items:,} "
+        f"items, {rounds} interleaved rounds (median CPU seconds, user + system; load average "
+        f"{load_before:.2f} before, {load_after:.2f} after)"
+    )
+    floor = medians["floor"]
+    for name, seconds in medians.items():
+        spread = f"{min(times[name]):.2f}-{max(times[name]):.2f}"
+        ratio = "" if name == "floor" else f"   {seconds / floor:5.1f}x the floor   target <= 10x"
+        label = "float32 X^T X (floor)" if name == "floor" else name
+        print(f"   {label:24s} {seconds:6.2f} s  ({spread}){ratio}")
+
+
+def command_small(rounds: int) -> None:
+    """The MMLU-Pro audit command from the file beside pandas + statsmodels from the file."""
+    path = MMLU_PRO / "mmlu_pro_long.csv.gz"
+    if not path.exists():
+        print(f"MMLU-Pro command: skipped, {path} is not present")
+        return
+    audit = [sys.executable, "-m", "evalgap", "audit", "--scores", str(path), "--json"]
+    sides = {
+        "statsmodels loop": [sys.executable, "-c", PEER.format(here=str(HERE), path=str(path))],
+        "audit --family all": [*audit, "--family", "all"],
+        "audit (adjacent pairs)": audit,
+    }
+    load_before = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory(prefix="evalgap-bytecode-") as cache:
+        times = interleaved(sides, rounds, installed_env(cache))
+    load_after = os.getloadavg()[0]
+    medians = {name: statistics.median(t) for name, t in times.items()}
+    print(
+        f"MMLU-Pro from the file, each side a fresh process (imports included), {rounds} "
+        f"interleaved rounds (median CPU seconds; load average {load_before:.2f} before, "
+        f"{load_after:.2f} after)"
+    )
+    peer = medians["statsmodels loop"]
+    for name, seconds in medians.items():
+        spread = f"{min(times[name]):.2f}-{max(times[name]):.2f}"
+        ratio = "" if name == "statsmodels loop" else f"   {seconds / peer:5.2f}x   target <= 1.5x"
+        print(f"   {name:24s} {seconds:6.2f} s  ({spread}){ratio}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", type=int, default=1000)
     parser.add_argument("--items", type=int, default=20_000)
     parser.add_argument("--naive-pairs", type=int, default=2000)
-    parser.add_argument("--part", choices=("all", "large", "small"), default="all")
+    parser.add_argument("--part", choices=("all", "large", "small", "command"), default="all")
     parser.add_argument("--rounds", type=int, default=9, help="interleaved rounds (small board)")
+    parser.add_argument(
+        "--command-rounds", type=int, default=5, help="interleaved rounds (--part command)"
+    )
+    parser.add_argument(
+        "--formats", nargs="+", choices=("wide", "long"), default=["wide", "long"],
+        help="files of the generated board (--part command)",
+    )  # fmt: skip
     parser.add_argument(
         "--blas-threads", type=int, help="BLAS threads of the measuring processes (default: as set)"
     )
@@ -205,6 +334,12 @@ def main() -> None:
     if args.blas_threads:  # read by OpenBLAS when the spawned child imports numpy
         for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             os.environ[name] = str(args.blas_threads)
+    if args.part == "command":
+        for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(name, "1")  # as the command line runs, floor and peer alike
+        command_small(args.command_rounds)
+        command_board(args.models, args.items, args.command_rounds, args.formats)
+        return
     if args.part in ("all", "small"):
         small_board(args.rounds)
     if args.part == "small":
