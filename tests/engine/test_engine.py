@@ -95,16 +95,19 @@ def test_dask_sums_equal_the_local_engine(tmp_path, cluster):
             assert getattr(b, name).dtype == np.int64
 
 
-def test_audit_on_dask_equals_the_audit_of_the_scores(tmp_path, cluster):
-    # every row of the pair table, every column, as the single-machine audit of the items
-    codes = _board(14, 3000, 3)
+@pytest.mark.parametrize("family", ["all", "adjacent"])
+def test_audit_on_dask_equals_the_audit_of_the_scores(tmp_path, cluster, family):
+    # every row of the pair table, every column, as the single-machine audit of the items,
+    # over two tasks
     models = [f"model-{k:02d}" for k in range(14)]
-    write_shards(tmp_path / "s", [("t", models, codes)], shard_items=800, shard_models=4)
-    single = evalgap.audit(_long(models, codes), family="all")
-    sharded = evalgap.audit(str(tmp_path / "s"), family="all", engine="dask", scheduler=cluster)
+    boards = [("arc", models, _board(14, 3000, 3)), ("mmlu", models, _board(14, 2000, 4))]
+    write_shards(tmp_path / "s", boards, shard_items=800, shard_models=4)
+    items = pd.concat([_long(models, codes, task) for task, _, codes in boards])
+    single = evalgap.audit(items, family=family)
+    sharded = evalgap.audit(str(tmp_path / "s"), family=family, engine="dask", scheduler=cluster)
     pd.testing.assert_frame_equal(single.to_frame(), sharded.to_frame())
     assert single.unresolved == sharded.unresolved
-    assert single.chains == sharded.chains
+    assert single.chains == sharded.chains and sharded.family == family
     assert sharded.rank_sets is None and "left out of an audit from shards" in sharded.notes[-1]
 
 
