@@ -28,7 +28,7 @@ import numpy as np
 from scipy import special
 
 from evalgap.errors import InputError
-from evalgap.stats import _validate, config_components, intervals, tests
+from evalgap.stats import _validate, intervals, tests
 from evalgap.stats import power as pw
 from evalgap.stats import ppi as sp
 from evalgap.stats import weighted as sw
@@ -551,6 +551,8 @@ def configuration(
     >>> round(float(e.delta), 3), e.ci.method
     (0.1, 'configurations random')
     """
+    from evalgap.stats import config_components  # only this scale needs it (start-up)
+
     c = config_components.decompose_gap(scores_a, scores_b, confidence=1 - alpha)
     m = c.mean_random
     t = m.mean / m.standard_error if m.standard_error > 0 else math.nan
