@@ -64,6 +64,7 @@ The SE of a mean over N items x C configurations x R replicates is in :func:`sta
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Literal
 
@@ -73,6 +74,7 @@ from scipy import special
 from evalgap.errors import InputError, escape
 from evalgap.stats import _validate
 from evalgap.stats._types import ArrayLike, BoolArray, FloatArray, FloatOrArray, IntArray
+from evalgap.stats.power import z_sum_squared
 
 __all__ = [
     "COMPONENTS",
@@ -80,10 +82,15 @@ __all__ = [
     "FTest",
     "MeanInterval",
     "ModelComponents",
+    "PlannedDesign",
+    "cheapest_design",
     "decompose",
     "decompose_gap",
     "decompose_models",
+    "expected_half_width",
     "model_configuration_interaction",
+    "required_configurations",
+    "required_items",
     "standard_error",
 ]
 
@@ -330,6 +337,346 @@ def standard_error(
     configuration = s2[1] / c if configurations == "random" else 0.0
     variance = s2[0] / n + configuration + s2[2] / (n * c) + s2[3] / (n * c * r)
     return _validate.scalar_or_array(np.sqrt(variance))
+
+
+# --- planning across configurations ---------------------------------------------------------
+
+
+def _planned_components(components: ArrayLike) -> FloatArray:
+    s2 = np.asarray(components, dtype=float)
+    if s2.shape != (4,):
+        raise InputError("components must hold 4 numbers: " + ", ".join(COMPONENTS))
+    return np.maximum(np.nan_to_num(s2, nan=0.0), 0.0)
+
+
+def _gap(delta: object) -> float:
+    value = float(_validate.numbers(delta, "delta"))
+    if value == 0:
+        raise InputError(
+            "{delta!b}" + escape(" must be non-zero: no design resolves a gap of zero"),
+            param="delta",
+        )
+    return abs(value)
+
+
+def _term_quantiles(df: ArrayLike, confidence: float) -> FloatArray:
+    """Squared two-sided t quantiles at ``df``, at least the normal one (the mean interval's
+    per-mean-square scaling; see :func:`_mean_interval`)."""
+    tail = (1 - confidence) / 2
+    z = -special.ndtri(tail)
+    return np.asarray(np.maximum(special.stdtrit(df, 1 - tail), z) ** 2)
+
+
+def expected_half_width(
+    components: ArrayLike,
+    n_items: ArrayLike,
+    n_configurations: ArrayLike = 1,
+    n_replicates: ArrayLike = 1,
+    *,
+    confidence: float = 0.95,
+    configurations: Literal["random", "fixed"] = "random",
+) -> tuple[FloatOrArray, FloatOrArray]:
+    """Return the half-width of the mean's interval over N x C x R at the components'
+    expected mean squares, and the mean's SE.
+
+    The interval of :attr:`ConfigurationComponents.mean_random` (or ``mean_fixed``) on a
+    balanced design is ``sqrt(sum_k q_k g_k MS_k)`` with ``q_k`` the squared t quantile of
+    ``MS_k``'s df: ``(q_i MS_item + q_c MS_configuration - q_ic MS_interaction) / (N C R)``
+    with the configurations random, ``q_i MS_item / (N C R)`` fixed. Here each mean square is
+    its expectation, ``E[MS_item] = s2_e + R s2_ic + R C s2_i``, ``E[MS_configuration] = s2_e
+    + R s2_ic + R N s2_c``, ``E[MS_interaction] = s2_e + R s2_ic``. With many configurations
+    and items every ``q_k`` is ``z^2`` and the half-width is ``z SE``; with few
+    configurations ``q_c`` (on C - 1 df) makes it wider. Broadcasts.
+
+    Examples
+    --------
+    >>> half, se = expected_half_width([0.04, 0.0002, 0.01, 0.2], 1000, [4, 40], 2)
+    >>> np.round(half / se, 2).tolist()      # z = 1.96 with many configurations
+    [2.83, 1.97]
+    """
+    half, se, _ = _expected_interval(
+        _planned_components(components),
+        n_items,
+        n_configurations,
+        n_replicates,
+        float(_validate.probability(confidence, "confidence")),
+        configurations,
+    )
+    return _validate.scalar_or_array(half), _validate.scalar_or_array(se)
+
+
+def _expected_interval(
+    s2: FloatArray,
+    n_items: ArrayLike,
+    n_configurations: ArrayLike,
+    n_replicates: ArrayLike,
+    level: float,
+    configurations: Literal["random", "fixed"],
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Half-width, SE and the SE's Satterthwaite df at the expected mean squares (the df of
+    ``sum_k g_k E[MS_k]``: about C - 1 when the configurations dominate)."""
+    n, c, r = np.broadcast_arrays(
+        *(
+            np.asarray(_validate.numbers(v, name), dtype=float)
+            for v, name in (
+                (n_items, "n_items"),
+                (n_configurations, "n_configurations"),
+                (n_replicates, "n_replicates"),
+            )
+        )
+    )
+    within = s2[3] + r * s2[2]
+    item = within + r * c * s2[0]
+    z2 = _term_quantiles(np.inf, level)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        terms: tuple[FloatArray, ...] = (item,)
+        dfs: tuple[FloatArray, ...] = (n - 1,)
+        if configurations == "random":
+            terms += (within + r * n * s2[1], -within)
+            dfs += (c - 1, (n - 1) * (c - 1))
+        width = sum(_term_quantiles(d, level) * t for t, d in zip(terms, dfs, strict=True))
+        variance = sum(terms)
+        spread = sum(np.where(t != 0, t**2 / d, 0.0) for t, d in zip(terms, dfs, strict=True))
+        df = np.where(spread > 0, variance**2 / spread, np.inf)
+    width = np.where(np.isnan(width), np.inf, np.maximum(width, z2 * variance))
+    cells = n * c * r
+    return np.sqrt(width / cells), np.sqrt(variance / cells), np.where(np.isnan(df), 0.0, df)
+
+
+def _resolves(
+    s2: FloatArray,
+    delta: float,
+    n: FloatArray,
+    c: FloatArray,
+    r: FloatArray,
+    alpha: float,
+    power: float,
+    configurations: Literal["random", "fixed"],
+) -> BoolArray:
+    """``delta >= H + t_{power, nu} SE``: the gap clears the interval's expected half-width
+    by the power's quantile (t on the SE's df, for the half-width's own noise)."""
+    half, se, df = _expected_interval(s2, n, c, r, 1 - alpha, configurations)
+    with np.errstate(invalid="ignore"):
+        quantile = np.where(df > 0, special.stdtrit(np.maximum(df, 1e-9), power), np.inf)
+    return np.asarray(delta >= half + quantile * se)
+
+
+def _least(
+    passes: Callable[[FloatArray], BoolArray], start: FloatArray, limit: float
+) -> FloatArray:
+    """The least whole x >= ``start`` with ``passes(x)`` (monotone; ``start - 1`` is known to
+    fail), inf where none up to ``limit``: doubling, then bisection, elementwise."""
+    finite = np.isfinite(start)
+    low = np.where(finite, start - 1, 0.0)
+    high = np.where(finite, start, 1.0)
+    ok = finite & passes(high)
+    for _ in range(64):  # doubling until it passes or passes the limit
+        todo = finite & ~ok & (high <= limit)
+        if not todo.any():
+            break
+        low = np.where(todo, high, low)
+        high = np.where(todo, high * 2, high)
+        ok = np.where(todo, passes(np.minimum(high, 2 * limit)), ok)
+    for _ in range(64):  # bisection: low fails, high passes
+        todo = ok & (high - low > 1)
+        if not todo.any():
+            break
+        middle = np.floor((low + high) / 2)
+        good = passes(np.where(todo, middle, high))
+        high = np.where(todo & good, middle, high)
+        low = np.where(todo & ~good, middle, low)
+    return np.where(ok & (high <= limit), high, np.inf)
+
+
+def required_items(
+    components: ArrayLike,
+    delta: float,
+    n_configurations: ArrayLike = 1,
+    n_replicates: ArrayLike = 1,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    configurations: Literal["random", "fixed"] = "random",
+) -> FloatOrArray:
+    """Return the fewest items N whose mean over C configurations x R runs resolves ``delta``.
+
+    Resolves: ``delta >= H + t_{power, nu} SE`` with ``H`` the interval's half-width at the
+    expected mean squares, ``SE`` the mean's (:func:`expected_half_width`) and ``nu`` its
+    Satterthwaite df: the gap's interval then excludes 0 with probability about ``power``
+    (measured in this module's tests by simulation at the planned designs). With every t
+    quantile normal (``H = z_{1-alpha/2} SE``, ``q = z_a + z_b``) it is the closed form
+
+        N = (s2_item + s2_item_configuration / C + s2_residual / (C R))
+            / (delta^2 / q^2 - s2_configuration / C),
+
+    a lower bound from which N rises until the inequality holds (the t quantiles of few
+    configurations widen H). inf when no N does: the configuration term does not shrink
+    with items (``s2_configuration / C >= delta^2 / q^2``: more configurations can help,
+    more items cannot). Broadcasts over ``n_configurations`` and ``n_replicates``.
+
+    Examples
+    --------
+    >>> components = [0.04, 0.0002, 0.01, 0.2]   # item, configuration, item x config, residual
+    >>> required_items(components, 0.03, n_configurations=[2, 4, 8], n_replicates=2).tolist()
+    [inf, 21555.0, 719.0]
+    """
+    s2 = _planned_components(components)
+    delta = _gap(delta)
+    alpha, power = (float(x) for x in _validate.levels(alpha, power, "two-sided"))
+    c, r = np.broadcast_arrays(
+        np.asarray(_validate.numbers(n_configurations, "n_configurations"), dtype=float),
+        np.asarray(_validate.numbers(n_replicates, "n_replicates"), dtype=float),
+    )
+    random = 1.0 if configurations == "random" else 0.0
+    budget = delta**2 / z_sum_squared(alpha, power) - random * s2[1] / c
+    per_item = s2[0] + s2[2] / c + s2[3] / (c * r)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        start = np.where(budget > 0, np.maximum(np.ceil(per_item / budget), 2.0), np.inf)
+    n = _least(
+        lambda n: _resolves(s2, delta, n, c, r, alpha, power, configurations),
+        start,
+        _MAX_PLANNED,
+    )
+    return _validate.scalar_or_array(n)
+
+
+def required_configurations(
+    components: ArrayLike,
+    delta: float,
+    n_items: ArrayLike,
+    n_replicates: ArrayLike = 1,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> FloatOrArray:
+    """Return the fewest configurations C (seeds, providers) a claim of size ``delta`` needs
+    over N items x R runs, with the configurations random.
+
+    The least C >= 2 with ``delta >= H + t_{power, nu} SE`` (:func:`required_items`); with normal
+    quantiles (``q = z_a + z_b``) the closed form
+
+        C = (s2_configuration + s2_item_configuration / N + s2_residual / (N R))
+            / (delta^2 / q^2 - s2_item / N),
+
+    a lower bound from which C rises until the t quantile of the configurations' C - 1 df
+    allows. inf when the items alone cannot resolve ``delta`` (``s2_item / N >= delta^2 /
+    q^2``). Broadcasts over ``n_items`` and ``n_replicates``.
+
+    Examples
+    --------
+    >>> components = [0.04, 0.0002, 0.01, 0.2]
+    >>> required_configurations(components, 0.03, [500, 1000, 4000], 2).tolist()
+    [15.0, 7.0, 5.0]
+    """
+    s2 = _planned_components(components)
+    delta = _gap(delta)
+    alpha, power = (float(x) for x in _validate.levels(alpha, power, "two-sided"))
+    n, r = np.broadcast_arrays(
+        np.asarray(_validate.numbers(n_items, "n_items"), dtype=float),
+        np.asarray(_validate.numbers(n_replicates, "n_replicates"), dtype=float),
+    )
+    budget = delta**2 / z_sum_squared(alpha, power) - s2[0] / n
+    spread = s2[1] + s2[2] / n + s2[3] / (n * r)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        start = np.where(budget > 0, np.maximum(np.ceil(spread / budget), 2.0), np.inf)
+    c = _least(lambda c: _resolves(s2, delta, n, c, r, alpha, power, "random"), start, _MAX_PLANNED)
+    return _validate.scalar_or_array(c)
+
+
+# Designs beyond this many items or configurations are reported as inf (none found).
+_MAX_PLANNED = 1e12
+
+
+@dataclass(frozen=True)
+class PlannedDesign:
+    """A balanced design: N items x C configurations x R runs, its SE, half-width and cost.
+
+    Attributes
+    ----------
+    n_items, n_configurations, n_runs : int
+        The design.
+    standard_error : float
+        The gap's SE over it (:func:`standard_error`).
+    half_width : float
+        The expected half-width of its interval (:func:`expected_half_width`).
+    cost : float
+        ``N cost_per_item + 2 N C R cost_per_run + C cost_per_configuration`` (both models
+        run every item under every configuration R times).
+    """
+
+    n_items: int
+    n_configurations: int
+    n_runs: int
+    standard_error: float
+    half_width: float
+    cost: float
+
+    def to_dict(self) -> dict[str, float]:
+        """Return the fields as plain numbers."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def cheapest_design(
+    components: ArrayLike,
+    delta: float,
+    *,
+    cost_per_item: float = 0.0,
+    cost_per_run: float = 0.0,
+    cost_per_configuration: float = 0.0,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    max_configurations: int = 64,
+    max_runs: int = 10,
+    configurations: Literal["random", "fixed"] = "random",
+) -> PlannedDesign | None:
+    """Return the cheapest (N, C, R) that resolves ``delta``, or None if none up to the limits.
+
+    For every C <= ``max_configurations`` and R <= ``max_runs`` at once, N is
+    :func:`required_items`, and the design costs ``N cost_per_item + 2 N C R cost_per_run +
+    C cost_per_configuration``; the least cost wins (fewer configurations, then fewer runs,
+    on a tie). With the configurations random, C >= 2 when their component is above 0.
+
+    Examples
+    --------
+    >>> components = [0.04, 0.0002, 0.01, 0.2]
+    >>> d = cheapest_design(components, 0.03, cost_per_item=1, cost_per_run=0.05,
+    ...                     cost_per_configuration=200)
+    >>> d.n_items, d.n_configurations, d.n_runs, round(d.cost)
+    (926, 8, 1, 3267)
+    """
+    for name, value in (
+        ("cost_per_item", cost_per_item),
+        ("cost_per_run", cost_per_run),
+        ("cost_per_configuration", cost_per_configuration),
+    ):
+        if float(_validate.numbers(value, name)) < 0:
+            raise InputError("{" + name + "!b} must be at least 0", param=name)
+    c_max = _validate.whole_number(max_configurations, "max_configurations", 1)
+    r_max = _validate.whole_number(max_runs, "max_runs", 1)
+    c = np.arange(1, c_max + 1, dtype=float)[:, None]
+    r = np.arange(1, r_max + 1, dtype=float)[None, :]
+    s2 = _planned_components(components)
+    n = np.asarray(
+        required_items(s2, delta, c, r, alpha=alpha, power=power, configurations=configurations)
+    )
+    if configurations == "random" and s2[1] > 0:
+        n = np.where(c < 2, np.inf, n)  # one configuration cannot show their spread
+    with np.errstate(invalid="ignore"):
+        cost = n * cost_per_item + 2 * n * c * r * cost_per_run + c * cost_per_configuration
+    cost = np.where(np.isfinite(n), cost, np.inf)
+    if not np.isfinite(cost).any():
+        return None
+    i, j = divmod(int(np.argmin(cost)), r_max)  # row-major: the first minimum
+    best = (float(n[i, j]), float(c[i, 0]), float(r[0, j]))
+    half, se, _ = _expected_interval(s2, *best, 1 - float(alpha), configurations)
+    return PlannedDesign(
+        n_items=int(best[0]),
+        n_configurations=int(best[1]),
+        n_runs=int(best[2]),
+        standard_error=float(se),
+        half_width=float(half),
+        cost=float(cost[i, j]),
+    )
 
 
 def decompose(scores: ArrayLike, *, confidence: float = 0.95) -> ConfigurationComponents:
@@ -798,10 +1145,9 @@ def _mean_interval(
     denominator = (terms**2 / df).sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         nu = np.where(denominator > 0, variance**2 / denominator, np.nan)
-    tail = (1 - confidence) / 2
-    z = -special.ndtri(tail)
-    quantiles = np.maximum(special.stdtrit(df, 1 - tail), z) ** 2
-    half = np.sqrt(np.maximum((quantiles * terms).sum(axis=1), z**2 * variance))
+    quantiles = _term_quantiles(df, confidence)
+    z2 = _term_quantiles(np.inf, confidence)
+    half = np.sqrt(np.maximum((quantiles * terms).sum(axis=1), z2 * variance))
     return np.column_stack([mean, np.sqrt(variance), nu, mean - half, mean + half])
 
 
