@@ -10,7 +10,9 @@ and the Bradley-Terry bootstrap against refitting.
     python benchmarks/bench_ranks.py --part arena --arena-models 300 --battles 300000 \\
         --command-replicates 200,1000 --against 3b6c37f --refit-replicates 0  # fit, bootstrap
     python benchmarks/bench_ranks.py --part command --arena-models 300 --battles 300000 \\
-        --command-replicates 200,1000 --against 3b6c37f --old-timeout 150  # the command
+        --command-replicates 1000 --rounds 3      # the command beside choix, interleaved
+    python benchmarks/bench_ranks.py --part command --arena-models 1000 --battles 1000000 \\
+        --command-replicates 1000 --rounds 2
 
 1. Rank sets (max-t stepdown bootstrap, B replicates, simultaneous and marginal) of K models x
    N binary items, or of a long score file's board (``--scores``), in a fresh process: wall
@@ -32,9 +34,10 @@ and the Bradley-Terry bootstrap against refitting.
    ``question_id``) beside battle by battle, in one run.
 4. ``--part command``: the same arena written as a Parquet battle table and ranked by the
    command users run, ``evalgap ranks --battles FILE --n-bootstrap B --json``, in its own
-   process (CPU seconds, peak memory), for each B; with ``--against REV`` the same command
-   with REV's code (stopped after ``--old-timeout`` CPU seconds); and one choix fit of the
-   same battles (when choix is installed; a tie as a win each way) as the peer's floor.
+   process (CPU seconds, peak memory), for each B, interleaved over ``--rounds`` rounds with
+   one choix fit of the same battles (when choix is installed; a tie as a win each way) as
+   the peer's floor, the ratio per round and its median; with ``--against REV`` the same
+   command with REV's code (stopped after ``--old-timeout`` CPU seconds).
 """
 
 from __future__ import annotations
@@ -297,7 +300,8 @@ def _cpu_of(pid: int) -> float:
 
 
 def _choix_fit(path: str, queue) -> None:
-    """One choix fit (iterative Luce spectral ranking) of the battles: a tie as a win each way."""
+    """One choix fit (iterative Luce spectral ranking) of the battles: a tie as a win each way.
+    Puts its CPU seconds (the fit alone, not the file's reading) and the process's peak."""
     try:
         import choix
         import pandas as pd
@@ -313,28 +317,48 @@ def _choix_fit(path: str, queue) -> None:
     ])  # fmt: skip
     start = time.process_time()
     choix.ilsr_pairwise(names.size, won, alpha=1e-6)
-    queue.put(time.process_time() - start)
+    seconds = time.process_time() - start
+    queue.put((seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 2**30))
 
 
 def command_figures(args, folder: str) -> None:
-    """``evalgap ranks --battles FILE`` end to end at each B, this code beside ``--against``
-    REV (stopped after ``--old-timeout`` CPU seconds), and one choix fit, in one run."""
+    """``evalgap ranks --battles FILE`` end to end at each B beside one choix fit of the same
+    file, in ``--rounds`` interleaved rounds (the order alternating; ratios per round, their
+    median printed), this code beside ``--against`` REV (stopped after ``--old-timeout`` CPU
+    seconds) when given; CPU seconds, peak memory and the machine's load."""
     path = os.path.join(folder, "battles.parquet")
     write_arena(path, args.arena_models, args.battles)
     label = f"{args.arena_models:,} models x {args.battles:,} battles"
-    choix_seconds = in_child(_choix_fit, path)
     replicates = [int(v) for v in args.command_replicates.split(",")]
     old_source = extract(args.against, folder) if args.against else None
     for count in replicates:
         command = [sys.executable, "-m", "evalgap", "ranks", "--battles", path,
                    "--n-bootstrap", str(count), "--json"]  # fmt: skip
-        this = run_command(command)
+        runs, peers, loads = [], [], []
+        for round_ in range(args.rounds):
+            steps = ["this", "choix"] if round_ % 2 == 0 else ["choix", "this"]
+            for step in steps:
+                if step == "this":
+                    runs.append(run_command(command))
+                else:
+                    peers.append(in_child(_choix_fit, path))
+            loads.append(os.getloadavg()[0])
+        cpu = [r["cpu"] for r in runs]
+        wall = np.median([r["wall"] for r in runs])
         line = (
-            f"ranks --battles, {label}, B = {count:,}: this code {this['cpu']:.1f} CPU s "
-            f"({this['wall']:.1f} s wall), peak {this['peak']:.2f} GiB"
+            f"ranks --battles, {label}, B = {count:,}: this code {np.median(cpu):.1f} CPU s "
+            f"(rounds {', '.join(f'{v:.1f}' for v in cpu)}; {wall:.1f} s wall), peak "
+            f"{max(r['peak'] for r in runs):.2f} GiB"
         )
-        if choix_seconds is not None:
-            line += f"; {this['cpu'] / choix_seconds:.1f}x one choix fit ({choix_seconds:.2f} s)"
+        if peers[0] is not None:
+            choix_cpu = [p[0] for p in peers]
+            ratios = [a / b for a, b in zip(cpu, choix_cpu, strict=True)]
+            line += (
+                f"; one choix fit {np.median(choix_cpu):.2f} CPU s (peak "
+                f"{max(p[1] for p in peers):.2f} GiB): ratio {np.median(ratios):.1f}x (rounds "
+                + ", ".join(f"{v:.1f}" for v in ratios)
+                + ")"
+            )
         if old_source is not None:
             env = {**os.environ, "PYTHONPATH": old_source}
             old = run_command(command, env=env, timeout=args.old_timeout)
@@ -343,9 +367,9 @@ def command_figures(args, folder: str) -> None:
             else:
                 line += (
                     f"; {args.against} {old['cpu']:.1f} CPU s, peak {old['peak']:.2f} GiB: "
-                    f"ratio {this['cpu'] / old['cpu']:.3f}"
+                    f"ratio {np.median(cpu) / old['cpu']:.3f}"
                 )
-        print(line + "; load " + " ".join(f"{v:.2f}" for v in os.getloadavg()))
+        print(line + "; load (1 min) " + " ".join(f"{v:.1f}" for v in loads), flush=True)
 
 
 def prompt_figures(args) -> None:
@@ -396,7 +420,9 @@ def main() -> None:
     parser.add_argument("--replicates", type=int, default=1000)
     parser.add_argument("--scores", help="A long score file to rank, not the synthetic board.")
     parser.add_argument("--against", help="A git revision whose code is timed side by side.")
-    parser.add_argument("--rounds", type=int, default=3, help="Interleaved rounds (--against).")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="Interleaved rounds (--against; --part command)."
+    )
     parser.add_argument(
         "--calls", type=int, help="Calls per process, the fastest kept (default 5 on small boards)."
     )

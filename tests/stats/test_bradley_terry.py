@@ -301,3 +301,51 @@ def test_a_gzipped_json_array_cut_short_names_the_damage(tmp_path):
     path.write_bytes(whole[: len(whole) // 2])
     with pytest.raises(InputError, match=r"cannot be read as JSON \(EOFError"):
         read_battles(path)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_refits_with_battles_removed_equal_fits_from_scratch(seed):
+    """Removals.gap on a thin dense arena (about 2 battles a pair, so removals often cut a
+    pair's only win or loss): no maximum exactly where a fit from scratch finds the graph
+    disconnected, and otherwise the same side of 0 as that fit's gap, within the bound the
+    early stop certifies."""
+    rng = np.random.default_rng(seed)
+    k = 12
+    a = rng.integers(0, k, 150)
+    b = (a + rng.integers(1, k, a.size)) % k
+    y = (rng.random(a.size) < 0.5).astype(float)
+    data = bt.battles(a, b, y, k)
+    fit = bt.fit(data)
+    removals = bt.Removals.of(data, fit)
+    assert removals.squares is not None  # the dense path, with its graph bypass check
+    outcomes = {"none": 0, "refit": 0}
+    for trial in range(60):
+        if trial % 4 == 0:  # every win of one model (some of its pairs may keep the edge)
+            model = trial % k
+            won = ((data.first == model) & (data.outcome > 0)) | (
+                (data.second == model) & (data.outcome < 1)
+            )
+            cells = np.flatnonzero(won)[: 2 + trial % 5 * 10]
+        else:
+            cells = np.unique(rng.choice(data.count.size, rng.integers(1, 8), replace=False))
+        take = np.minimum(data.count[cells], rng.integers(1, 3, cells.size)).astype(float)
+        if trial % 4 == 0:
+            take = data.count[cells].astype(float)
+        left = data.count.astype(float)
+        left[cells] -= take
+        keep = left > 0
+        reduced = bt.Battles(k, data.first[keep], data.second[keep], data.outcome[keep],
+                             left[keep].astype(np.int64))  # fmt: skip
+        m, n = rng.choice(k, 2, replace=False)
+        gap, scores = removals.gap(int(m), int(n), cells, take)
+        try:
+            exact = bt.fit(reduced).scores
+        except InputError:
+            assert scores is None and np.isnan(gap)
+            outcomes["none"] += 1
+            continue
+        assert scores is not None and np.sign(gap) == np.sign(exact[m] - exact[n])
+        # stopped once the sign is settled: the gap then lies within a quarter of itself
+        assert abs(gap - (exact[m] - exact[n])) <= 0.25 * abs(gap) + 1e-10
+        outcomes["refit"] += 1
+    assert outcomes["none"] >= 3 and outcomes["refit"] >= 20

@@ -31,7 +31,7 @@ from scipy.sparse.csgraph import connected_components
 
 from evalgap.errors import InputError, escape
 from evalgap.stats import _validate
-from evalgap.stats._types import ArrayLike, FloatArray, IntArray, Seed
+from evalgap.stats._types import ArrayLike, BoolArray, FloatArray, IntArray, Seed
 from evalgap.stats.resample import seed_sequence
 
 TIES = ("half", "davidson")
@@ -459,6 +459,8 @@ class Removals:
     model_cells: IntArray  # the cells of each model's pairs, model by model
     model_starts: IntArray
     squares: tuple[FloatArray, FloatArray] | None  # (K, K) wins and battles, dense arenas
+    nothing: FloatArray  # per cell, read-only zeros: the removal of no battle
+    graph: BoolArray | None  # dense arenas: [u, v] when u lost to v at least once
 
     @classmethod
     def of(cls, data: Battles, fitted: BradleyTerryFit) -> Removals:
@@ -472,16 +474,21 @@ class Removals:
         member = np.concatenate([data.first, data.second])
         by_model = np.argsort(member, kind="stable")
         starts = np.searchsorted(member[by_model], np.arange(data.n_models + 1))
-        squares = None
+        squares, graph = None, None
         if _is_dense(pairs, data.n_models):
             k, flat = data.n_models, pairs.first * data.n_models + pairs.second
             squares = (
                 np.bincount(flat, wins, k * k).astype(float).reshape(k, k),
                 np.bincount(flat, total, k * k).astype(float).reshape(k, k),
             )
+            graph = np.zeros((k, k), dtype=bool)
+            graph[pairs.second[wins > 0], pairs.first[wins > 0]] = True
+            graph[pairs.first[total > wins], pairs.second[total > wins]] = True
+        nothing = np.zeros(cells)
+        nothing.flags.writeable = False
         return cls(
             data, theta, np.asarray(fitted.covariance, dtype=float), pairs, pair_of_cell,
-            wins, total, residual, by_model % max(cells, 1), starts, squares,
+            wins, total, residual, by_model % max(cells, 1), starts, squares, nothing, graph,
         )  # fmt: skip
 
     def effect(self, model_a: int, model_b: int, cells: IntArray | None = None) -> FloatArray:
@@ -532,9 +539,8 @@ class Removals:
         fewer = np.bincount(where, take, affected.size)
         fewer_wins = np.bincount(where, take * self.data.outcome[cells], affected.size)
         total, wins = self.total[affected], self.wins[affected]
-        lost_edge = ((wins - fewer_wins <= 0) & (wins > 0)) | (
-            (total - fewer - wins + fewer_wins <= 0) & (total - wins > 0)
-        )
+        no_win = (wins - fewer_wins <= 0) & (wins > 0)  # the pair's first model's last win
+        no_loss = (total - fewer - wins + fewer_wins <= 0) & (total - wins > 0)
 
         def pair_counts() -> tuple[FloatArray, FloatArray]:
             all_wins, all_total = self.wins.copy(), self.total.copy()
@@ -542,7 +548,9 @@ class Removals:
             all_total[affected] -= fewer
             return all_wins, all_total
 
-        if lost_edge.any() and _strong_components(pairs, *pair_counts(), k)[0] > 1:
+        if (no_win | no_loss).any() and not self._connected_without(
+            affected, no_win, no_loss, pair_counts
+        ):
             return np.nan, None
         theta = (self.scores if start is None else start).copy()
         if self.squares is not None:  # the removal made in place on the (K, K) counts, undone
@@ -563,6 +571,34 @@ class Removals:
             except InputError:
                 return np.nan, None
         return float(theta[model_a] - theta[model_b]), theta
+
+    def _connected_without(
+        self,
+        pairs: IntArray,
+        no_win: BoolArray,
+        no_loss: BoolArray,
+        pair_counts: Callable[[], tuple[FloatArray, FloatArray]],
+    ) -> bool:
+        """Whether the win graph stays strongly connected when ``pairs`` lose the edge of
+        their first model's wins (``no_win``: second -> first, loser to winner) or of its
+        losses (``no_loss``: first -> second). It does when every lost edge ``u -> v`` is
+        bypassed, ``u -> w -> v`` for some w (one row and one column of a dense arena's
+        (K, K) graph); else the components are counted from the pairs' counts."""
+        graph = self.graph
+        if graph is not None:
+            first, second = self.pairs.first[pairs], self.pairs.second[pairs]
+            source = np.concatenate([second[no_win], first[no_loss]])
+            target = np.concatenate([first[no_win], second[no_loss]])
+            graph[source, target] = False
+            try:
+                bypassed = all(
+                    (graph[u] & graph[:, v]).any() for u, v in zip(source, target, strict=True)
+                )
+            finally:
+                graph[source, target] = True
+            if bypassed:
+                return True
+        return _strong_components(self.pairs, *pair_counts(), self.data.n_models)[0] == 1
 
     def _chord_gap(
         self,

@@ -760,7 +760,7 @@ def battle_flips(
     theta = refit.scores
     gap = float(theta[model_a] - theta[model_b])
     count = np.asarray(data.count, dtype=float)
-    nothing = np.zeros_like(count)
+    nothing = refit.nothing  # one read-only array for every result that removes nothing
     if gap <= 0:
         return BattleFlips(model_a, model_b, np.nan, np.nan, 0, nothing)
     order = _InfluenceOrder(refit, model_a, model_b, count, gap, exact=confirm)
