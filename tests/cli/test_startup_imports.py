@@ -13,6 +13,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 # Libraries and modules of evalgap that the counts path must not import.
 NOT_LOADED = (
     "pandas",
@@ -22,6 +24,7 @@ NOT_LOADED = (
     "scipy.stats",
     "scipy.optimize",
     "scipy.sparse",
+    "dask",
     "evalgap._scores",
     "evalgap.io.tables",
     "evalgap.io.reading",
@@ -30,6 +33,9 @@ NOT_LOADED = (
     "evalgap.jobs.audit",
     "evalgap.report.html",
     "evalgap.report.plots",
+    "evalgap.engine.sums",
+    "evalgap.io.shards",
+    "evalgap.stats.config_components",
 )
 
 COUNTS = ["--both-correct", "7986", "--a-only", "295", "--b-only", "249", "--both-wrong", "1512"]
@@ -73,4 +79,20 @@ def test_compare_from_counts_as_json_loads_none_of_them_either():
     ran = run_counts("--json")
     assert ran["code"] == 0
     assert json.loads(ran["report"])["required_n"] == 20_256
+    assert ran["loaded"] == []
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["compare", "--help"]])
+def test_version_and_help_load_no_numpy(argv):
+    """They print text: NumPy (as much as the whole command line) and what sits on it wait
+    for a command that computes (an option's choices come from modules that import none)."""
+    done = subprocess.run(
+        [sys.executable, "-c", PROGRAM, *argv],
+        input=json.dumps(["numpy", "scipy", "pandas", "rich", "evalgap.engine.sums"]),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    ran = json.loads(done.stdout)
+    assert ran["code"] in (0, None) and ran["report"]
     assert ran["loaded"] == []

@@ -32,6 +32,21 @@ def test_exact_matches_scipy_binomtest(bc):
     assert float(mcnemar_exact(b, c, alternative="less")) == pytest.approx(less, rel=1e-9)
 
 
+@pytest.mark.parametrize(
+    ("b", "c"),
+    [(295, 249), (0, 1), (1, 0), (7, 0), (13, 40), (5_000, 4_800), (20_000, 1_000),
+     (123_456, 124_000), (10**6, 10**6 + 2_500), (3 * 10**6, 3 * 10**6 - 7_000)],
+)  # fmt: skip
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_exact_equals_scipy_binomtest_to_1e_12(b, c, alternative):
+    """The counts path's exact p-value (the Boost binomial scipy.stats.binom calls, without
+    importing scipy.stats) equals binomtest's to 1e-12, absolute and relative, from one
+    discordant item to millions."""
+    expected = stats.binomtest(b, b + c, 0.5, alternative=alternative).pvalue
+    got = float(mcnemar_exact(b, c, alternative=alternative))
+    assert got == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
 @given(discordant)
 @settings(max_examples=200, deadline=None)
 def test_mid_p_is_exact_minus_half_the_point_mass(bc):
