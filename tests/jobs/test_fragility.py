@@ -379,3 +379,16 @@ def test_all_pairs_fragility_equals_each_pair_compared_alone(graded):
     assert (pair.model_a, pair.model_b) == (r.pairs[closest[1]].model_a,
                                             r.pairs[closest[1]].model_b)  # fmt: skip
     assert entry == r.pairs[closest[1]].fragility.tests[closest[2]]
+
+
+def test_a_large_family_shows_its_closest_calls_and_the_json_every_pair():
+    frame = _random_board(8, n_models=10, n_items=200)
+    r = evalgap.fragility(frame, family="all")
+    assert len(r.pairs) == 45 and len(r.to_dict()["pairs"]) == 45
+    text = r.to_markdown()
+    assert "the 40 closest calls of 45 pairs" in text
+    fewest = r.fewest()
+    shown = [k for k, p in enumerate(r.pairs) if f"| {p.model_a} | {p.model_b} |" in text]
+    assert len(shown) == 40
+    left_out = sorted(set(range(45)) - set(shown))
+    assert np.nan_to_num(fewest[left_out], nan=np.inf).min() >= np.nanmax(fewest[shown])
