@@ -337,7 +337,12 @@ def test_to_dict_is_json_ready_with_the_interval_as_an_object():
 
 
 def test_the_registry_names_each_scale_once():
-    assert pe.SCALES == {"paired": pe.paired, "gold": pe.gold, "design": pe.design}
+    assert pe.SCALES == {
+        "paired": pe.paired,
+        "gold": pe.gold,
+        "design": pe.design,
+        "configuration": pe.configuration,
+    }
     for name, scale in pe.SCALES.items():
         assert scale.__name__ == name
 

@@ -348,10 +348,6 @@ class CompareResult(MarkdownPage, Result):
     @property
     def verdict(self) -> str:
         """One plain sentence: what the tests say and whether the benchmark resolves the gap."""
-        if self.estimate.scale == "configuration":
-            from evalgap.report.configurations import configuration_compare_verdict
-
-            return configuration_compare_verdict(self)
         from evalgap.report.sentences import compare_verdict
 
         return compare_verdict(self)

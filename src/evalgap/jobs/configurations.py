@@ -103,7 +103,7 @@ class ConfigurationsResult(Views, Result):
     def verdict(self) -> str:
         """The plain-language sentence: how far the configuration moves the score or gap, and
         what can be claimed."""
-        from evalgap.report.configurations import configurations_sentence
+        from evalgap.report.sentences import configurations_sentence
 
         return configurations_sentence(self)
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from rich.console import Console
 
+from evalgap.report.sentences import mean_interval_text, score_or_points
 from evalgap.report.terminal import print_table
 from evalgap.report.text import (
     format_count,
@@ -31,59 +32,6 @@ GAP_NAMES = {
     "item_configuration": "model x item x configuration",
     "residual": "residual (replicates)",
 }
-
-
-def _amount(value: float, pair: bool) -> str:
-    """A score or gap: points for a gap (``+6.2 points``), the score itself otherwise."""
-    if not math.isfinite(value):
-        return "n/a"
-    return f"{100 * value:+.1f} points" if pair else f"{value:.3f}"
-
-
-def _interval(m: Any, pair: bool) -> str:
-    scale = 100 if pair else 1
-    spec = "+.1f" if pair else ".3f"
-    return f"[{scale * m.lower:{spec}}, {scale * m.upper:{spec}}]"
-
-
-def configurations_sentence(r: Any) -> str:
-    """What the configuration does to the score (or gap), and what can be claimed."""
-    c = r.components
-    factors = ", ".join(r.factors)
-    what = "this gap" if r.pair else f"{r.models[0]}'s score"
-    spread = math.sqrt(max(float(c.estimate[1]), 0.0))
-    means = [m for m in r.configuration_means if math.isfinite(m)]
-    low, high = (min(means), max(means)) if means else (math.nan, math.nan)
-    test = c.configuration_test
-    moved = (
-        f"The configuration ({factors}) moves {what} by {_amount(spread, r.pair).lstrip('+')} "
-        f"(SD across configurations; its configurations' means run from "
-        f"{_amount(low, r.pair)} to {_amount(high, r.pair)}; "
-        f"{'model x configuration' if r.pair else 'configuration'} test "
-        f"{format_p(test.p_value)})."
-    )
-    level = f"{100 * c.confidence:g}%"
-    fixed, random = c.mean_fixed, c.mean_random
-    n = r.n_configurations
-    where = (
-        f"Over these {n} configurations the {'gap' if r.pair else 'score'} is "
-        f"{_amount(c.mean, r.pair)}, {level} CI {_interval(fixed, r.pair)}; over "
-        f"configurations like these, {_interval(random, r.pair)}."
-    )
-    if not r.pair:
-        return f"{moved} {where}"
-    fixed_shown = fixed.lower > 0 or fixed.upper < 0
-    random_shown = random.lower > 0 or random.upper < 0
-    if fixed_shown and not random_shown:
-        advice = (
-            f"Claim the gap for these configurations only, or run more configurations: "
-            f"{n} leave the configurations' share of its uncertainty large."
-        )
-    elif random_shown:
-        advice = "The gap holds over configurations like these, not only the ones run."
-    else:
-        advice = "No gap is shown, under these configurations or configurations like them."
-    return f"{moved} {where} {advice}"
 
 
 def render_configurations(r: Any, console: Console) -> None:
@@ -174,7 +122,12 @@ def _print_means(r: Any, console: Console) -> None:
         console,
         [("configurations", "left"), ("mean", "right"), ("SE", "right"), (f"{level} CI", "right")],
         [
-            [label, _amount(c.mean, r.pair), number(m.standard_error), _interval(m, r.pair)]
+            [
+                label,
+                score_or_points(c.mean, r.pair),
+                number(m.standard_error),
+                mean_interval_text(m, r.pair),
+            ]
             for label, m in (
                 ("random (configurations like these)", c.mean_random),
                 ("fixed (these configurations only)", c.mean_fixed),
@@ -190,7 +143,7 @@ def _print_means(r: Any, console: Console) -> None:
         console,
         [("configuration", "left"), ("gap (A - B)", "right")],
         [
-            [name, _amount(mean, True)]
+            [name, score_or_points(mean, True)]
             for name, mean in zip(r.configurations, r.configuration_means, strict=True)
         ],
         names=(0,),
@@ -232,31 +185,6 @@ def _print_samples(r: Any, console: Console) -> None:
     )
 
 
-def configuration_compare_verdict(r: Any) -> str:
-    """compare's sentence with the configurations a random factor: the test of the gap over
-    configurations like these, and what more items or configurations would do."""
-    part = r.configuration
-    level = f"alpha={r.alpha:g}"
-    shown = r.p_value < r.alpha
-    first = (
-        f"over configurations like these the gap is {_amount(r.delta, True)} "
-        f"({format_p(r.p_value)}, t on {number(r.estimate.df, '.3g')} df): "
-        + ("significant" if shown else "not significant")
-        + f" at {level}"
-    )
-    if r.required_n is None:
-        second = (
-            f"no number of items resolves it with {part.n_configurations} configurations: "
-            "the model x configuration term shrinks only with more configurations"
-        )
-    else:
-        second = (
-            f"with {part.n_configurations} configurations it needs "
-            f"{format_count(r.required_n)} items (this run has {format_count(r.n_items)})"
-        )
-    return f"{first}; {second}"
-
-
 def render_configuration_compare(r: Any, console: Console) -> None:
     """Print compare with its configuration part: today's paired report then the
     configuration block (fixed), or the gap over configurations like these (random)."""
@@ -270,9 +198,9 @@ def render_configuration_compare(r: Any, console: Console) -> None:
     level = f"{100 * r.ci.level:g}%"
     rows = [
         ["items x configurations", f"{format_count(r.n_items)} x {part.n_configurations}"],
-        ["gap (A - B)", _amount(r.delta, True)],
+        ["gap (A - B)", score_or_points(r.delta, True)],
         ["SE (configurations random)", number(r.se)],
-        [f"{level} CI", _interval(part.components.mean_random, True)],
+        [f"{level} CI", mean_interval_text(part.components.mean_random, True)],
         ["t / df / p", f"{format_statistic(r.estimate.parts['statistic'])} / "
          f"{number(r.estimate.df, '.3g')} / {format_p(r.p_value, bare=True)}"],
         ["items needed (N*)", format_count(r.required_n) if r.required_n else "more items cannot"],

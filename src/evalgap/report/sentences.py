@@ -42,6 +42,8 @@ def compare_verdict(r: Any) -> str:
         return _gold_compare_verdict(r)
     if r.design is not None:
         return _weighted_compare_verdict(r)
+    if r.estimate.scale == "configuration":
+        return configuration_compare_verdict(r)
     if r.binary:
         first = _test_clause(
             r, ("chi-square", r.p_values.mcnemar), ("the exact test", r.p_values.exact)
@@ -1194,3 +1196,86 @@ def ranking_exclusions(task: str, names: Sequence[str], counts: Sequence[int]) -
                 f"{label} and {'are' if many else 'is'} left out of its ranking ({shown})"
             )
     return notes
+
+
+# The configurations job, and compare with the configuration a random factor (issue 42)
+
+
+def score_or_points(value: float, pair: bool) -> str:
+    """A score or gap: points for a gap (``+6.2 points``), the score itself otherwise."""
+    if not math.isfinite(value):
+        return "n/a"
+    return f"{100 * value:+.1f} points" if pair else f"{value:.3f}"
+
+
+def mean_interval_text(m: Any, pair: bool) -> str:
+    """A mean's interval (``m.lower``, ``m.upper``) in points for a gap, as a score else."""
+    scale = 100 if pair else 1
+    spec = "+.1f" if pair else ".3f"
+    return f"[{scale * m.lower:{spec}}, {scale * m.upper:{spec}}]"
+
+
+def configurations_sentence(r: Any) -> str:
+    """What the configuration does to the score (or gap), and what can be claimed."""
+    c = r.components
+    factors = ", ".join(r.factors)
+    what = "this gap" if r.pair else f"{r.models[0]}'s score"
+    spread = math.sqrt(max(float(c.estimate[1]), 0.0))
+    means = [m for m in r.configuration_means if math.isfinite(m)]
+    low, high = (min(means), max(means)) if means else (math.nan, math.nan)
+    test = c.configuration_test
+    by = score_or_points(spread, r.pair).lstrip("+")
+    moved = (
+        f"The configuration ({factors}) moves {what} by {by} "
+        f"(SD across configurations; its configurations' means run from "
+        f"{score_or_points(low, r.pair)} to {score_or_points(high, r.pair)}; "
+        f"{'model x configuration' if r.pair else 'configuration'} test "
+        f"{format_p(test.p_value)})."
+    )
+    level = f"{100 * c.confidence:g}%"
+    fixed, random = c.mean_fixed, c.mean_random
+    n = r.n_configurations
+    where = (
+        f"Over these {n} configurations the {'gap' if r.pair else 'score'} is "
+        f"{score_or_points(c.mean, r.pair)}, {level} CI {mean_interval_text(fixed, r.pair)}; over "
+        f"configurations like these, {mean_interval_text(random, r.pair)}."
+    )
+    if not r.pair:
+        return f"{moved} {where}"
+    fixed_shown = fixed.lower > 0 or fixed.upper < 0
+    random_shown = random.lower > 0 or random.upper < 0
+    if fixed_shown and not random_shown:
+        advice = (
+            f"Claim the gap for these configurations only, or run more configurations: "
+            f"{n} leave the configurations' share of its uncertainty large."
+        )
+    elif random_shown:
+        advice = "The gap holds over configurations like these, not only the ones run."
+    else:
+        advice = "No gap is shown, under these configurations or configurations like them."
+    return f"{moved} {where} {advice}"
+
+
+def configuration_compare_verdict(r: Any) -> str:
+    """compare's sentence with the configurations a random factor: the test of the gap over
+    configurations like these, and what more items or configurations would do."""
+    part = r.configuration
+    level = f"alpha={r.alpha:g}"
+    shown = r.p_value < r.alpha
+    first = (
+        f"over configurations like these the gap is {score_or_points(r.delta, True)} "
+        f"({format_p(r.p_value)}, t on {number(r.estimate.df, '.3g')} df): "
+        + ("significant" if shown else "not significant")
+        + f" at {level}"
+    )
+    if r.required_n is None:
+        second = (
+            f"no number of items resolves it with {part.n_configurations} configurations: "
+            "the model x configuration term shrinks only with more configurations"
+        )
+    else:
+        second = (
+            f"with {part.n_configurations} configurations it needs "
+            f"{format_count(r.required_n)} items (this run has {format_count(r.n_items)})"
+        )
+    return f"{first}; {second}"
