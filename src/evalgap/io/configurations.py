@@ -57,13 +57,26 @@ def label(values: Mapping[str, object]) -> str:
 def labels(frame: pd.DataFrame, columns: Sequence[str]) -> pd.Categorical:
     """Return each row's configuration label from the ``columns`` of ``frame``.
 
-    One label per distinct combination (computed on the combinations, not per row: a table
-    of millions of rows under a few configurations builds a few labels).
+    One label per distinct combination, built from the columns' integer codes (a table of
+    millions of rows under a few configurations formats a few labels, not a label per row);
+    a missing value reads ``nan``.
     """
-    keys = frame[list(columns)].astype(str)
-    codes, uniques = pd.MultiIndex.from_frame(keys).factorize()
-    text = [label(dict(zip(columns, combo, strict=True))) for combo in uniques]
-    return pd.Categorical.from_codes(codes, text)
+    import numpy as np
+
+    codes, values = [], []
+    for column in columns:
+        code, unique = pd.factorize(frame[column], sort=True)  # missing: -1
+        codes.append(code + 1)
+        values.append(["nan", *map(str, unique)])
+    sizes = tuple(len(v) for v in values)
+    combined = np.ravel_multi_index(tuple(codes), sizes)
+    found, inverse = np.unique(combined, return_inverse=True)
+    parts = np.unravel_index(found, sizes)
+    text = [
+        label({c: values[j][parts[j][k]] for j, c in enumerate(columns)})
+        for k in range(found.size)
+    ]
+    return pd.Categorical.from_codes(inverse.reshape(-1), text)
 
 
 def pick(fields: Mapping[str, object], wanted: Sequence[str], where: object) -> dict[str, object]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -79,82 +80,97 @@ def configuration_design(
     long: LongScores, models: Sequence[str], tasks: Sequence[str] | None = None
 ) -> ConfigurationDesign:
     """Return the design of ``models`` (one or two) in ``long``; items of several tasks are
-    pooled (keyed by task and item id)."""
+    pooled (keyed by task and item id).
+
+    Built on the columns' integer codes (no text per row): the rows of the chosen models and
+    tasks, each usable score placed at (model, item, configuration, replicate), the
+    replicate being its rank among the runs of its cell in the order of their labels.
+    """
     frame = long.frame
     if COLUMN not in frame.columns:
         raise InputError(escape(f"{long.source}: ") + NO_CONFIGURATIONS, param="config_columns")
-    found = list(pd.unique(frame["model"].astype(str)))
+    model, found = pd.factorize(frame["model"])
+    found = [str(m) for m in found]
     for m in models:
         if m not in found:
             raise InputError(
                 escape(f"{long.source}: no model {m!r}; models found: {', '.join(found[:20])}")
             )
-    frame = frame[frame["model"].astype(str).isin(list(models))]
+    position = np.array([list(models).index(m) if m in models else -1 for m in found])
+    model = position[model]
+    keep = model >= 0
+    task, task_names = pd.factorize(frame["task"])
     if tasks:
-        frame = frame[frame["task"].astype(str).isin(list(tasks))]
-        if frame.empty:
+        wanted = np.isin(np.asarray(task_names, dtype=str), list(tasks))
+        keep &= wanted[task]
+        if not keep.any():
             raise InputError(
                 "{tasks}" + escape(f" {', '.join(tasks)} holds no scores of these models"),
                 param="tasks",
             )
-    several_tasks = frame["task"].nunique() > 1
-    item = frame["item_id"].astype(str)
-    if several_tasks:
-        item = frame["task"].astype(str) + " / " + item
-    score = pd.to_numeric(frame["score"], errors="coerce").astype(float)
+    item, item_names = pd.factorize(frame["item_id"])
+    item_key = task.astype(np.int64) * len(item_names) + item
+    configuration, configs = pd.factorize(frame[COLUMN], sort=True)
+    score = pd.to_numeric(frame["score"], errors="coerce").to_numpy(dtype=float)
     errored = (
-        frame[ERRORED].fillna(False).astype(bool)
+        frame[ERRORED].fillna(False).to_numpy(dtype=bool)
         if ERRORED in frame.columns
-        else pd.Series(False, index=frame.index)
+        else np.zeros(len(frame), dtype=bool)
     )
-    configuration = frame[COLUMN].astype(str)
-    model = frame["model"].astype(str)
-    counts = (
-        pd.DataFrame(
-            {
-                "model": model,
-                "configuration": configuration,
-                "errored": errored,
-                "empty": score.isna() & ~errored,
-                "score": score.where(~errored),
-            }
-        )
-        .groupby(["model", "configuration"], sort=False)
-        .agg(
-            samples=("errored", "size"),
-            errored=("errored", "sum"),
-            empty=("empty", "sum"),
-            mean_score=("score", "mean"),
-        )
-    )
-    usable = score.notna() & ~errored
-    table = pd.DataFrame(
-        {"model": model, "item": item, "configuration": configuration, "score": score}
-    )[usable]
-    if "run" in frame.columns:
-        table = table.assign(run=frame.loc[usable, "run"].astype(str)).sort_values(
-            "run", kind="stable"
-        )
-    if table.empty:
+    model, item_key, configuration = model[keep], item_key[keep], configuration[keep]
+    score, errored = score[keep], errored[keep]
+    usable = ~np.isnan(score) & ~errored
+    samples = _samples(models, configs, model, configuration, score, errored, usable)
+    if not usable.any():
         raise InputError(escape(f"{long.source}: no usable score of {', '.join(models)}"))
-    replicate = table.groupby(["model", "item", "configuration"], sort=False).cumcount()
-    m_codes = pd.Categorical(table["model"], categories=list(models)).codes
-    i_codes, items = pd.factorize(table["item"], sort=True)
-    c_codes, configs = pd.factorize(table["configuration"], sort=True)
-    scores = np.full((len(models), len(items), len(configs), int(replicate.max()) + 1), np.nan)
-    scores[m_codes, i_codes, c_codes, replicate.to_numpy()] = table["score"].to_numpy()
-    samples = tuple(
-        ConfigurationSamples(
-            str(m), str(c), int(r.samples), int(r.errored), int(r.empty), float(r.mean_score)
-        )
-        for (m, c), r in counts.sort_index().iterrows()
+    run = (
+        pd.factorize(frame["run"].astype(str), sort=True)[0][keep][usable]
+        if "run" in frame.columns
+        else np.zeros(int(usable.sum()), dtype=np.int64)
     )
-    factors = tuple((long.columns.get(COLUMN) or "configuration").split(","))
+    items, item_code = np.unique(item_key[usable], return_inverse=True)
+    used = np.unique(configuration[usable])
+    config_code = np.searchsorted(used, configuration[usable])
+    cell = (model[usable] * items.size + item_code) * used.size + config_code
+    order = np.lexsort((run, cell))
+    first = np.r_[True, cell[order][1:] != cell[order][:-1]]
+    rank = np.arange(order.size)
+    replicate = np.empty(order.size, dtype=np.int64)
+    replicate[order] = rank - np.maximum.accumulate(np.where(first, rank, 0))
+    scores = np.full((len(models), items.size, used.size, int(replicate.max()) + 1), np.nan)
+    scores[model[usable], item_code, config_code, replicate] = score[usable]
+    names = np.asarray(item_names).astype(str)[items % len(item_names)]
+    if len(np.unique(items // len(item_names))) > 1:  # several tasks: "task / item"
+        prefix = np.asarray(task_names).astype(str)[items // len(item_names)]
+        names = np.char.add(np.char.add(prefix, " / "), names)
     return ConfigurationDesign(
         models=tuple(models),
-        item_ids=tuple(map(str, items)),
-        configurations=tuple(map(str, configs)),
-        factors=factors,
+        item_ids=tuple(names.tolist()),
+        configurations=tuple(str(configs[c]) for c in used),
+        factors=tuple((long.columns.get(COLUMN) or "configuration").split(",")),
         scores=scores,
         samples=samples,
     )
+
+
+def _samples(
+    models: Sequence[str], configs: Any, model: np.ndarray, configuration: np.ndarray,
+    score: np.ndarray, errored: np.ndarray, usable: np.ndarray,
+) -> tuple[ConfigurationSamples, ...]:  # fmt: skip
+    """Per model and configuration with rows: samples, errored, empty, mean usable score."""
+    cell = model * len(configs) + configuration
+    size = len(models) * len(configs)
+    rows = np.bincount(cell, minlength=size)
+    failed = np.bincount(cell, weights=errored, minlength=size)
+    empty = np.bincount(cell, weights=~usable & ~errored, minlength=size)
+    scored = np.bincount(cell, weights=usable, minlength=size)
+    total = np.bincount(cell[usable], weights=score[usable], minlength=size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = total / scored
+    return tuple(
+        ConfigurationSamples(
+            models[k // len(configs)], str(configs[k % len(configs)]), int(rows[k]),
+            int(failed[k]), int(empty[k]), float(mean[k]),
+        )
+        for k in np.flatnonzero(rows)
+    )  # fmt: skip
