@@ -179,3 +179,10 @@ def test_lm_eval_runs_under_two_gen_kwargs_are_configurations_when_named(tmp_pat
         f"gen_kwargs={first}",
         'gen_kwargs={"temperature":0.7}',
     }
+
+
+def test_a_store_refuses_configurations_before_writing(tmp_path, run_cli):
+    out = run_cli("store", "add", tmp_path / "s.duckdb", LOGS, "--config-columns", "seed")
+    assert out.returncode == 2
+    assert "--config-columns cannot be honoured here" in out.stderr
+    assert not (tmp_path / "s.duckdb").exists()

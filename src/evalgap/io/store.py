@@ -460,6 +460,13 @@ def add_source(
     """
     from evalgap.io.reading import read_paths
 
+    if options.config_columns:  # the store's rows have no configuration to keep it in
+        raise InputError(
+            "a results store keeps one score per model, item and run, without the "
+            "configuration it was run under, so {config_columns} cannot be honoured here; "
+            "leave it out, or read the files themselves (evalgap configurations)",
+            param="config_columns",
+        )
     path = Path(path)
     if not path.exists():
         raise InputError(f"{path}: no such file or directory")
