@@ -290,3 +290,13 @@ def test_counts_carry_no_configuration(run_cli):
                   "--both-wrong", 1, "--configurations", "random")  # fmt: skip
     assert out.returncode == 2
     assert "--configurations needs the configuration of each score" in out.stderr
+
+
+def test_clusters_are_refused_where_the_configuration_decomposition_ignores_them(run_cli):
+    base = ["--scores", LOGS, "--config-columns", "seed", "--cluster-column", "x"]
+    out = run_cli("compare", *base, "--model-a", "mockllm/wide", "--model-b", "mockllm/narrow",
+                  "--configurations", "fixed")  # fmt: skip
+    assert out.returncode == 2
+    assert "--configurations and --cluster-column are not taken together" in out.stderr
+    with pytest.raises(InputError, match="cluster_column= is not used by the decomposition"):
+        evalgap.configurations(LOGS, model="mockllm/wide", cluster_column="x", options=CONFIG)

@@ -41,7 +41,8 @@ configurations_option = click.option(
 
 
 @command(epilog=CONFIGURATIONS_EXAMPLES + SCORE_SOURCES)
-@loader_options(exclude=("strict", "complete_case"))
+# no clusters nor a model selection: the decomposition is of the one model or pair named
+@loader_options(exclude=("strict", "complete_case", "cluster_column", "model_columns"))
 @click.option("--model", help="One model: the components of its score.")
 @click.option("--model-a", help="Model A of a pair: the components of the gap A - B.")
 @click.option("--model-b", help="Model B of a pair.")

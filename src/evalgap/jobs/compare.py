@@ -216,8 +216,9 @@ def compare(
     if configurations is not None:
         from evalgap.jobs.configurations import refuse_configurations
 
+        clusters = columns.get("cluster_column") or getattr(options, "cluster_column", None)
         refuse_configurations(configurations, counts=counts, arrays=b, by=by, weights=weights,
-                              judged=judged)  # fmt: skip
+                              judged=judged, clusters=clusters)  # fmt: skip
     columns = _strata_as_clusters(strata, weights, judged, options, columns)
     _check_gold(judged, gold_column, gold, cost_gold, cost_judge, weights=weights, by=by)
     if by is None and adjustment != "holm":
@@ -649,9 +650,8 @@ def against_baseline(
     import pandas as pd
 
     from evalgap._scores import LongScores
-    from evalgap.io.inspect_logs import read_inspect
-
     from evalgap.io.inspect_baseline import find_baseline
+    from evalgap.io.inspect_logs import read_inspect
 
     new_path, base_path = Path(log), Path(baseline)
     for name, path in (("log", new_path), ("baseline", base_path)):

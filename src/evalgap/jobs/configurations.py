@@ -215,6 +215,16 @@ def configurations(
 
     _check_columns(columns, "configurations")
     pair = _models(model, model_a, model_b)
+    for name, given in (
+        ("cluster_column", columns.get("cluster_column")),
+        ("models", options.model_columns if options is not None else None),
+    ):
+        if given:
+            raise InputError(
+                "{" + name + "} is not used by the decomposition of one model or pair (named "
+                "with {model}, or {model_a} and {model_b}); leave it out",
+                param=name,
+            )
     long = long_scores(scores, options=options, **columns)
     design = configuration_design(long, pair, tasks)
     return _result(design, confidence)
@@ -274,7 +284,7 @@ CONFIGURATIONS = ("random", "fixed")
 
 def refuse_configurations(
     configurations: str, *, counts: tuple, arrays: object, by: object, weights: object,
-    judged: bool,
+    judged: bool, clusters: object = None,
 ) -> None:  # fmt: skip
     """Refuse ``configurations=`` where it cannot be honoured: it needs a table of scores
     read with ``config_columns`` (not counts, two arrays, groups, weights or gold labels)."""
@@ -291,7 +301,9 @@ def refuse_configurations(
             + " do not carry: give a table or score files with {config_columns}",
             param="configurations",
         )
-    for other, name in ((by, "by"), (weights, "weights"), (judged or None, "gold_column")):
+    others = ((by, "by"), (weights, "weights"), (judged or None, "gold_column"),
+              (clusters, "cluster_column"))  # fmt: skip
+    for other, name in others:
         if other is not None:
             raise InputError(
                 "{configurations} and {" + name + "} are not taken together: the gap over "
