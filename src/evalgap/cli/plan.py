@@ -42,6 +42,11 @@ Examples:
   # Runs priced by tokens, on a closed benchmark of 500 items:
   evalgap plan --pilot logs/ --price-per-1k-tokens 0.002 --n-items 500
 \b
+  # Items x runs x seeds from a pilot run twice under each of 4 seeds:
+  evalgap plan --pilot examples/pilot_configurations.csv --run-column run \\
+      --config-columns seed --delta 0.05 --cost-per-item 1 --cost-per-run 0.01 \\
+      --cost-per-configuration 100
+\b
   # The items to run for a new model (expected accuracy 0.62) vs the leader:
   evalgap plan --reference board.csv --model-a new-model --accuracy-a 0.62 \\
       --n-items 800 --output design.csv
@@ -138,6 +143,12 @@ Examples:
     "--cost-per-run",
     type=click.FloatRange(min=0),
     help="Pilot: what one model's run of one item costs (or --price-per-1k-tokens).",
+)
+@click.option(
+    "--cost-per-configuration",
+    type=click.FloatRange(min=0),
+    help="Pilot with --config-columns: what adding one configuration costs (a seed's or a "
+    "provider's setup); prices items x runs x configurations.",
 )
 @option("price_per_1k_tokens")
 @option("tokens_per_item")

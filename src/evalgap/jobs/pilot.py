@@ -21,8 +21,10 @@ from evalgap._results import Result
 from evalgap.errors import InputError, escape
 from evalgap.jobs._pages import Views
 from evalgap.stats import _validate
+from evalgap.stats import config_components as cc
 from evalgap.stats import variance_components as vc
 from evalgap.stats._validate import check_countable
+from evalgap.stats.config_components import PlannedDesign
 from evalgap.stats.power import z_sum_squared
 
 if TYPE_CHECKING:
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
     from evalgap.stats.variance_components import VarianceComponents
 
 DEFAULT_MAX_RUNS = 10
+DEFAULT_MAX_CONFIGURATIONS = 16
 # The frontier has a row per K: beyond this many runs per item a frontier is not a plan (and
 # its arrays would grow with the option); the cost-optimal K beyond it is given in closed form.
 MAX_RUNS = 1000
@@ -98,6 +101,53 @@ class Design(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class ConfigurationPlan(Result):
+    """Items x runs x configurations, from a pilot run under several configurations.
+
+    Not a table (no ``to_frame()``): part of :class:`PilotPlan`, whose ``configurations`` it is
+    when the pilot carries configuration columns (``config_columns``).
+
+    Attributes
+    ----------
+    factors : tuple of str
+        The columns (or run-metadata fields) naming a configuration.
+    n_configurations : int
+        Configurations in the pilot.
+    components : dict
+        The gap's variance components (:func:`evalgap.stats.config_components.decompose_gap`):
+        ``item``, ``configuration`` (the model x configuration interaction),
+        ``item_configuration`` and ``residual`` (NaN without replicates).
+    interaction_p_value : float
+        The test of a model x configuration interaction (does the gap move with the
+        configuration?).
+    n_items, n_runs : int
+        The items (``n_items``, else the pilot's) and runs per item and configuration (the
+        pilot's) that ``configurations_needed`` is for.
+    configurations_needed : float
+        The fewest configurations resolving ``delta`` over ``n_items`` x ``n_runs`` with the
+        configurations random (inf: the items alone cannot).
+    frontier : tuple of PlannedDesign
+        For C = 2, 3, ... up to ``max_configurations``: the fewest items at ``n_runs`` runs.
+    cheapest : PlannedDesign or None
+        The cheapest (N, C, R) for the costs (with any cost given).
+    cost_per_configuration : float or None
+        What adding one configuration costs (a provider's setup, a harness build).
+    """
+
+    factors: tuple[str, ...]
+    n_configurations: int
+    components: dict[str, float]
+    interaction_p_value: float
+    n_items: int
+    n_runs: int
+    configurations_needed: float
+    frontier: tuple[PlannedDesign, ...]
+    cheapest: PlannedDesign | None
+    cost_per_configuration: float | None
+    _headline = ("n_configurations", "configurations_needed")
+
+
+@dataclass(frozen=True, repr=False)
 class PilotPlan(Views, Result):
     """The (N, K) plan from a pilot with reruns.
 
@@ -135,6 +185,9 @@ class PilotPlan(Views, Result):
         On ``n_items`` items, the smallest gap resolvable with unlimited reruns.
     notes : tuple of str
         What was left out of the pilot, and what was assumed.
+    configurations : ConfigurationPlan or None
+        With configuration columns: the gap's components over items x configurations and
+        the designs across configurations.
     verdict : str
         One plain sentence (a property).
     """
@@ -158,6 +211,7 @@ class PilotPlan(Views, Result):
     runs_needed: float | None
     mde_unlimited_runs: float | None
     notes: tuple[str, ...]
+    configurations: ConfigurationPlan | None = None
     _derived = ("verdict",)
     _headline = ("delta", "cheapest")
 
@@ -203,6 +257,8 @@ def plan_pilot(
     max_runs: int = DEFAULT_MAX_RUNS,
     tasks: Sequence[str] | None = None,
     options: LoadOptions | None = None,
+    cost_per_configuration: float | None = None,
+    max_configurations: int = DEFAULT_MAX_CONFIGURATIONS,
     **columns: Any,
 ) -> PilotPlan:
     """Plan items x reruns from a pilot in which both models ran items several times.
@@ -240,7 +296,14 @@ def plan_pilot(
     tasks : list of str, optional
         The tasks to keep.
     options : LoadOptions, optional
-        With paths: how to read them.
+        With paths: how to read them; its ``config_columns`` (``--config-columns``) name the
+        configuration each score was run under, and the plan then spans configurations too
+        (:class:`ConfigurationPlan`).
+    cost_per_configuration : float, optional
+        With configurations: what adding one configuration costs; the cheapest (N, C, R)
+        costs ``N cost_per_item + 2 N C R cost_per_run + C cost_per_configuration``.
+    max_configurations : int
+        With configurations: the most configurations laid out and searched.
     **columns
         With a DataFrame or a table: ``model_column``, ``item_column``, ``score_column``,
         ``task_column``, ``run_column``.
@@ -271,13 +334,16 @@ def plan_pilot(
         delta=delta, alpha=alpha, power=power, cost_per_item=cost_per_item,
         cost_per_run=cost_per_run, price_per_1k_tokens=price_per_1k_tokens,
         tokens_per_item=tokens_per_item, n_items=n_items, max_runs=max_runs, tasks=tasks,
+        cost_per_configuration=cost_per_configuration,
     )
+    max_configurations = _validate.whole_number(max_configurations, "max_configurations", 2)
     alpha, power = (float(x) for x in _validate.levels(alpha, power, "two-sided"))
     max_runs = _check_max_runs(max_runs)
     if n_items is not None:
         n_items = _validate.whole_number(n_items, "n_items", 1)
     long, frame = _pilot_frame(pilot, tasks, options, columns)
     model_a, model_b = _models(frame, model_a, model_b, long.source)
+    frame = _runs_across_configurations(frame, cost_per_configuration)
     if "run" not in frame.columns:
         raise InputError(
             escape(long.source)
@@ -347,6 +413,10 @@ def plan_pilot(
         runs_needed=runs_needed,
         mde_unlimited_runs=mde,
         notes=tuple(notes),
+        configurations=_configuration_plan(
+            long, (model_a, model_b), tasks, delta, kw, n_items,
+            (cost_per_item, cost_per_run, cost_per_configuration), max_configurations, notes,
+        ),
     )
 
 
@@ -694,3 +764,98 @@ def _logged_tokens(pilot: ScoresInput) -> float | None:
     if not paths or any(detect_source(Path(p)) != "inspect" for p in paths):
         return None
     return inspect_logs.mean_sample_tokens(paths)
+
+
+def _configuration_plan(
+    long: LongScores,
+    models: tuple[str, str],
+    tasks: Sequence[str] | None,
+    delta: float,
+    kw: dict[str, float],
+    n_items: int | None,
+    costs: tuple[float | None, float | None, float | None],
+    max_configurations: int,
+    notes: list[str],
+) -> ConfigurationPlan | None:
+    """The plan across configurations, when the pilot names them (else None; a
+    ``cost_per_configuration`` without them is refused)."""
+    from evalgap.io.configurations import COLUMN
+    from evalgap.jobs._config_design import configuration_design
+
+    if COLUMN not in long.frame.columns:
+        return None
+    design = configuration_design(long, models, tasks)
+    a, b, dropped_items, dropped = design.pair()
+    if dropped_items or dropped:
+        notes.append(
+            f"{dropped_items:,} item(s) and {len(dropped)} configuration(s) without a paired "
+            "run of both models left out of the configuration plan"
+        )
+    if a.shape[1] < 2:
+        raise InputError(
+            escape(f"{long.source}: the pilot ran both models under one configuration only; ")
+            + "a plan across configurations needs two or more (see {config_columns})",
+            param="config_columns",
+        )
+    gap = cc.decompose_gap(a, b, confidence=1 - kw["alpha"])
+    components = np.maximum(np.nan_to_num(gap.estimate, nan=0.0), 0.0)
+    n = int(n_items if n_items is not None else gap.n_items)
+    runs = int(a.shape[2])
+    alpha, power = kw["alpha"], kw["power"]
+    needed = float(cc.required_configurations(components, delta, n, runs, alpha=alpha, power=power))
+    counts = np.arange(2, max_configurations + 1)
+    items = np.asarray(cc.required_items(components, delta, counts, runs, alpha=alpha, power=power))
+    item_cost, run_cost, configuration_cost = (0.0 if c is None else float(c) for c in costs)
+    frontier = []
+    for c, n_c in zip(counts, items, strict=True):
+        if not np.isfinite(n_c):
+            continue
+        half, se = cc.expected_half_width(components, n_c, c, runs, confidence=1 - kw["alpha"])
+        cost = n_c * item_cost + 2 * n_c * c * runs * run_cost + c * configuration_cost
+        frontier.append(PlannedDesign(int(n_c), int(c), runs, float(se), float(half), float(cost)))
+    cheapest = None
+    if any(c is not None for c in costs):
+        cheapest = cc.cheapest_design(
+            components, delta, cost_per_item=item_cost, cost_per_run=run_cost,
+            cost_per_configuration=configuration_cost, max_configurations=max_configurations,
+            max_runs=max(runs, DEFAULT_MAX_RUNS), alpha=alpha, power=power,
+        )  # fmt: skip
+    if np.isnan(gap.estimate[3]):
+        notes.append(
+            "the pilot has one run per item and configuration: the run noise is inside the "
+            "item x configuration component, so more runs are not priced below it"
+        )
+    return ConfigurationPlan(
+        factors=design.factors,
+        n_configurations=int(a.shape[1]),
+        components=dict(zip(cc.COMPONENTS, map(float, gap.estimate), strict=True)),
+        interaction_p_value=float(gap.configuration_test.p_value),
+        n_items=n,
+        n_runs=runs,
+        configurations_needed=needed,
+        frontier=tuple(frontier),
+        cheapest=cheapest,
+        cost_per_configuration=costs[2],
+    )
+
+
+def _runs_across_configurations(
+    frame: pd.DataFrame, cost_per_configuration: float | None
+) -> pd.DataFrame:
+    """For the items x reruns plan, a run under each configuration is one more run of the
+    item: the run label becomes (configuration, run), or the configuration alone. A cost per
+    configuration without configurations is refused."""
+    from evalgap.io.configurations import COLUMN
+
+    if COLUMN not in frame.columns:
+        if cost_per_configuration is not None:
+            raise InputError(
+                "{cost_per_configuration} prices configurations, and the pilot names none: "
+                "say which columns (or run-metadata fields) name them with {config_columns}",
+                param="cost_per_configuration",
+            )
+        return frame
+    configuration = frame[COLUMN].astype(str)
+    if "run" in frame.columns:
+        return frame.assign(run=configuration + " / " + frame["run"].astype(str))
+    return frame.assign(run=configuration)

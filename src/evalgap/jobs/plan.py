@@ -345,6 +345,7 @@ FILE_PLAN_OPTIONS = (
     "output",
     "cost_per_item",
     "cost_per_run",
+    "cost_per_configuration",
     "price_per_1k_tokens",
     "tokens_per_item",
     "max_runs",
@@ -381,6 +382,7 @@ def plan(
     max_runs: int | None = None,
     tasks: Sequence[str] | None = None,
     options: LoadOptions | None = None,
+    cost_per_configuration: float | None = None,
     **columns: Any,
 ) -> PlanResult | PilotPlan | SamplingDesign | DegradationPlan | NonInferiorityPlan:
     """Return a sample-size plan: the one ``evalgap plan`` makes for the same options.
@@ -433,8 +435,9 @@ def plan(
     pilot, reference : path, list of paths or DataFrame, optional
         The files (or table) a pilot or reference plan reads.
     model_a, model_b, n_strata, seed, output, cost_per_item, cost_per_run, price_per_1k_tokens,
-    tokens_per_item, max_runs, tasks, options, **columns
-        As in :func:`evalgap.plan_pilot` and :func:`evalgap.plan_sampling`.
+    tokens_per_item, max_runs, tasks, options, cost_per_configuration, **columns
+        As in :func:`evalgap.plan_pilot` and :func:`evalgap.plan_sampling`
+        (``cost_per_configuration``: a pilot with configuration columns).
 
     Returns
     -------
@@ -465,6 +468,7 @@ def plan(
         power=power, alternative=alternative, seed=seed, n_strata=n_strata, max_runs=max_runs,
         cost_per_item=cost_per_item, cost_per_run=cost_per_run,
         price_per_1k_tokens=price_per_1k_tokens, tokens_per_item=tokens_per_item,
+        cost_per_configuration=cost_per_configuration,
     )
     given = {
         "accuracy_a": accuracy_a,
@@ -480,6 +484,7 @@ def plan(
         "output": output,
         "cost_per_item": cost_per_item,
         "cost_per_run": cost_per_run,
+        "cost_per_configuration": cost_per_configuration,
         "price_per_1k_tokens": price_per_1k_tokens,
         "tokens_per_item": tokens_per_item,
         "max_runs": max_runs,
@@ -529,6 +534,7 @@ def plan(
             alternative=alternative,
             cost_per_item=cost_per_item,
             cost_per_run=cost_per_run,
+            cost_per_configuration=cost_per_configuration,
             price_per_1k_tokens=price_per_1k_tokens,
             tokens_per_item=tokens_per_item,
             n_items=n_items,
@@ -699,6 +705,7 @@ def _reference_plan(
             "margin",
             "cost_per_item",
             "cost_per_run",
+            "cost_per_configuration",
             "price_per_1k_tokens",
             "tokens_per_item",
             "max_runs",
@@ -747,6 +754,7 @@ def _pilot_plan(
     alternative: str,
     cost_per_item: float | None,
     cost_per_run: float | None,
+    cost_per_configuration: float | None,
     price_per_1k_tokens: float | None,
     tokens_per_item: float | None,
     n_items: int | None,
@@ -784,6 +792,7 @@ def _pilot_plan(
         power=power,
         cost_per_item=cost_per_item,
         cost_per_run=cost_per_run,
+        cost_per_configuration=cost_per_configuration,
         price_per_1k_tokens=price_per_1k_tokens,
         tokens_per_item=tokens_per_item,
         n_items=n_items,

@@ -896,6 +896,33 @@ def pilot_plan_verdict(r: Any) -> str:
                 f"the smallest gap even unlimited reruns resolve there is "
                 f"{r.mde_unlimited_runs:.4g}"
             )
+    if r.configurations is not None:
+        out += "; " + _configurations_clause(r.configurations)
+    return out
+
+
+def _configurations_clause(c: Any) -> str:
+    """How many configurations the claim needs (configurations random), and the cheapest
+    items x configurations x runs."""
+    factors = ", ".join(c.factors)
+    if math.isfinite(c.configurations_needed):
+        out = (
+            f"with the configurations ({factors}) random, {format_count(c.n_items)} items x "
+            f"{c.n_runs} run{'s' if c.n_runs != 1 else ''} need "
+            f"{int(c.configurations_needed)} configurations"
+        )
+    else:
+        out = (
+            f"with the configurations ({factors}) random, {format_count(c.n_items)} items "
+            "cannot resolve it under any number of configurations"
+        )
+    if c.cheapest is not None:
+        d = c.cheapest
+        out += (
+            f" (the cheapest: {format_count(d.n_items)} items x {d.n_configurations} "
+            f"configurations x {d.n_runs} run{'s' if d.n_runs != 1 else ''}, cost "
+            f"{d.cost:,.4g})"
+        )
     return out
 
 

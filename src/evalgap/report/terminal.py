@@ -1624,9 +1624,43 @@ def render_pilot_plan(r: Any, console: Console) -> None:
             "-" if d.cost is None else f"{d.cost:,.4g}",
         )
     console.print(f)
+    if r.configurations is not None:
+        _print_configuration_plan(r, console)
     print_notes(console, r.notes)
     console.print()
     console.print(markup(_capitalise(r.verdict) + "."))
+
+
+def _print_configuration_plan(r: Any, console: Console) -> None:
+    """The pilot's gap components over items x configurations, and the designs by C."""
+    c = r.configurations
+    t = Table(
+        title=f"the gap over {format_count(c.n_configurations)} configurations "
+        f"({markup(', '.join(c.factors))}): variance components",
+        show_header=False,
+        title_justify="left",
+    )
+    t.add_column(style="bold")
+    t.add_column(justify="right", no_wrap=True)
+    for name, value in c.components.items():
+        t.add_row(name.replace("_", " x "), number(value, ".4g"))
+    t.add_row("model x configuration test, p", number(c.interaction_p_value, ".3g"))
+    console.print(t)
+    f = Table(
+        title=f"designs resolving delta={r.delta:+.4g} with the configurations random "
+        f"({c.n_runs} run{'s' if c.n_runs != 1 else ''} per item and configuration)",
+        title_justify="left",
+    )
+    for name in ("configurations C", "items N", "SE of the gap", "cost"):
+        f.add_column(name, justify="right", no_wrap=True)
+    for d in c.frontier:
+        f.add_row(
+            str(d.n_configurations),
+            format_count(d.n_items),
+            format_score(d.standard_error),
+            f"{d.cost:,.4g}",
+        )
+    console.print(f)
 
 
 def render_sampling_design(r: Any, console: Console) -> None:

@@ -248,6 +248,7 @@ ARGUMENT_KINDS = {
             "equivalence",
             "cost_per_item",
             "cost_per_run",
+            "cost_per_configuration",
             "cost_gold",
             "cost_judge",
             "price_per_1k_tokens",
