@@ -145,3 +145,31 @@ def test_the_sets_agree_with_the_weights_generator_on_a_clear_board():
         assert getattr(law, name).tolist() == getattr(weighted, name).tolist(), name
     assert law.critical_value == pytest.approx(weighted.critical_value, abs=0.08)
     assert law.shown_better.sum() == weighted.shown_better.sum() > 10
+
+
+def test_rank_sets_from_sums_are_the_sets_of_the_scores():
+    # a complete binary board from its sums over items (what an engine adds up by blocks):
+    # the same sets, tiers and critical value for the same seed; the standard errors equal
+    # to rounding (one sums per item, the other from the counts)
+    from evalgap.errors import InputError
+    from evalgap.stats.board import board_scores, board_scores_from_counts
+    from evalgap.stats.ranks import canonical_probe, rank_sets, rank_sets_from_sums
+
+    rng = np.random.default_rng(5)
+    x = (rng.random((3000, 20)) < rng.uniform(0.5, 0.7, 20)).astype(float)
+    names = [f"m{k}" for k in range(20)]
+    single = rank_sets(x, n_bootstrap=400, seed=3)
+    sums = rank_sets_from_sums(3000, x.sum(axis=0), x.T @ x, x.T @ canonical_probe(3000),
+                               n_bootstrap=400, seed=3)  # fmt: skip
+    for name in ("rank", "rank_low", "rank_high", "marginal_low", "marginal_high", "tier",
+                 "shown_better"):  # fmt: skip
+        np.testing.assert_array_equal(getattr(single, name), getattr(sums, name))
+    assert single.critical_value == pytest.approx(sums.critical_value, rel=1e-12)
+    np.testing.assert_allclose(sums.se, single.se, rtol=1e-12)
+    board = board_scores_from_counts(x.sum(axis=0), 3000, names)
+    expected = board_scores(x, names)
+    np.testing.assert_array_equal(board.score, expected.score)
+    np.testing.assert_array_equal(board.order, expected.order)
+    np.testing.assert_allclose(board.score_low, expected.score_low, rtol=1e-12)
+    with pytest.raises(InputError, match="too many models"):
+        rank_sets_from_sums(150, x[:150].sum(axis=0), x[:150].T @ x[:150], np.zeros(20))

@@ -38,7 +38,14 @@ from evalgap.errors import InputError, escape
 from evalgap.stats._types import ArrayLike, FloatArray, IntArray
 from evalgap.stats.intervals import wilson_interval
 
-__all__ = ["BoardScores", "additive_scores", "board_notes", "board_scores", "paired_rank"]
+__all__ = [
+    "BoardScores",
+    "additive_scores",
+    "board_notes",
+    "board_scores",
+    "board_scores_from_counts",
+    "paired_rank",
+]
 
 
 @dataclass(frozen=True)
@@ -230,21 +237,60 @@ def board_scores(
         units = terms.shape[0] if clusters is None else _units(np.asarray(clusters)[kept])
         binary = bool(np.isin(x[observed], (0.0, 1.0)).all())
         bounded = bool(((x[observed] >= 0) & (x[observed] <= 1)).all())
+    if gap is None and complete is None and np.isnan(x).any():
+        raise InputError(
+            "{gap!b}" + escape(" is needed where scores are missing (the gaps on the items "
+            "both models scored)"),
+            param="gap",
+        )
+    return _listed_board(score, variance, n, units, own, binary, bounded, gap, keys, alpha)
+
+
+def board_scores_from_counts(
+    right: ArrayLike,
+    n_items: int,
+    names: ArrayLike | None = None,
+    *,
+    gap: ArrayLike | None = None,
+    alpha: float = 0.05,
+) -> BoardScores:
+    """Return :func:`board_scores` of a complete binary board from its counts: each model's
+    right answers out of the ``n_items`` items every model scored.
+
+    The score is ``right / N`` and the sum of squared centred per-item terms is
+    ``p (1 - p) / N``, which :func:`board_scores` sums item by item (the same to rounding):
+    an engine summing blocks of items needs no more.
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 0.0], [1.0, 0.0]])
+    >>> b = board_scores_from_counts(x.sum(axis=0), 4, ["a", "b"])
+    >>> b.score.tolist(), b.rank.tolist(), [round(float(v), 4) for v in b.score_low]
+    ([0.75, 0.25], [1, 2], [0.3006, 0.0456])
+    """
+    right = np.asarray(right, dtype=float)
+    keys = np.arange(right.size) if names is None else np.asarray(names).astype(str)
+    score = right / n_items
+    n = np.full(right.size, int(n_items), dtype=np.int64)
+    variance = score * (1.0 - score) / n_items
+    return _listed_board(score, variance, n, int(n_items), score, True, True, gap, keys, alpha)
+
+
+def _listed_board(
+    score: FloatArray, variance: FloatArray, n: IntArray, units: int, own: FloatArray,
+    binary: bool, bounded: bool, gap: ArrayLike | None, keys: np.ndarray, alpha: float,
+) -> BoardScores:  # fmt: skip
+    """The board from its scores and their summed squared per-unit terms: standard errors,
+    intervals, the paired rank and the listed order."""
     with np.errstate(invalid="ignore", divide="ignore"):
         se = np.sqrt(variance * units / (units - 1.0)) if units > 1 else np.full_like(score, np.nan)
     low, high = _interval(score, se, variance, n, binary, alpha, bounded=bounded)
     if gap is None:
-        if complete is None and np.isnan(x).any():
-            raise InputError(
-                "{gap!b}" + escape(" is needed where scores are missing (the gaps on the items "
-                "both models scored)"),
-                param="gap",
-            )
         gap = score[:, None] - score[None, :]
     gap = np.asarray(gap, dtype=float)
-    if gap.shape != (x.shape[1], x.shape[1]):
+    if gap.shape != (score.size, score.size):
         raise InputError(
-            "{gap!b}" + escape(f" must be ({x.shape[1]}, {x.shape[1]}); got {gap.shape}"),
+            "{gap!b}" + escape(f" must be ({score.size}, {score.size}); got {gap.shape}"),
             param="gap",
         )
     rank = paired_rank(gap)

@@ -278,10 +278,7 @@ def pair_gaps(
         mean, _, covariance = mean_covariance(x, clusters)
     k = x.shape[1]
     if observed.all():
-        diagonal = np.diag(covariance)
-        variance = diagonal[:, None] + diagonal[None, :] - 2 * covariance
-        shared = np.full((k, k), x.shape[0], dtype=np.int64)
-        return mean[:, None] - mean[None, :], np.maximum(variance, 0.0), shared
+        return _complete_gaps(mean, covariance, x.shape[0])
     # centre each column on its own mean: the gaps' residuals are unchanged, the sums small
     ones = observed.astype(float)
     centred = np.where(observed, x - mean, 0.0)
@@ -314,6 +311,17 @@ def pair_gaps(
     np.fill_diagonal(gap, 0.0)
     np.fill_diagonal(variance, 0.0)
     return gap, variance, shared.astype(np.int64)
+
+
+def _complete_gaps(
+    mean: np.ndarray, covariance: np.ndarray, n_items: int
+) -> tuple[FloatArray, FloatArray, IntArray]:
+    """:func:`pair_gaps` of a board where every model scored every item: the means'
+    differences and ``cov_jj + cov_kk - 2 cov_jk``."""
+    diagonal = np.diag(covariance)
+    variance = diagonal[:, None] + diagonal[None, :] - 2 * covariance
+    shared = np.full((mean.size, mean.size), n_items, dtype=np.int64)
+    return mean[:, None] - mean[None, :], np.maximum(variance, 0.0), shared
 
 
 def rank_sets(
@@ -439,11 +447,9 @@ def rank_sets(
         # each pair's t is a studentized mean of its shared items (clusters): its degrees
         # of freedom for the small-sample calibration of the stepdown (see _max_t)
         df = np.full((k, k), units - 1.0) if codes is not None else shared - 1.0
-        better, better_marginal, critical, steps = _max_t(
-            gap, variance, deviations, alpha, marginal, df=df
+        better, better_marginal, critical, steps = _bootstrap_sets(
+            gap, variance, deviations, alpha, marginal, df
         )
-        usable = df[off][np.isfinite(gap[off])]
-        critical = t_critical_value(critical, float(usable.min(initial=np.inf)))
         name = "max-t stepdown bootstrap"
     return _assemble(
         board.score,
@@ -459,6 +465,100 @@ def rank_sets(
         notes,
         board=board,
     )
+
+
+def _bootstrap_sets(
+    gap: np.ndarray,
+    variance: np.ndarray,
+    deviations: Callable[[], Iterator[np.ndarray]],
+    alpha: float,
+    marginal: bool,
+    df: np.ndarray,
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None, float, int]:
+    """The max-t stepdown's shown-better pairs (simultaneous, and marginal when asked for),
+    its critical value on the t scale of the fewest degrees of freedom, and its steps."""
+    better, better_marginal, critical, steps = _max_t(
+        gap, variance, deviations, alpha, marginal, df=df
+    )
+    off = ~np.eye(gap.shape[0], dtype=bool)
+    fewest = float(df[off][np.isfinite(gap[off])].min(initial=np.inf))
+    return better, better_marginal, t_critical_value(critical, fewest), steps
+
+
+def rank_sets_from_sums(
+    n_items: int,
+    right: ArrayLike,
+    both_correct: ArrayLike,
+    projection: ArrayLike,
+    *,
+    names: ArrayLike | None = None,
+    alpha: float = 0.05,
+    n_bootstrap: int = 1000,
+    seed: Seed = 0,
+    top_k: int | None = None,
+    replicates_name: str = "n_bootstrap",
+    marginal: bool = True,
+) -> RankSets:
+    """Rank sets of a complete binary board from its sums over items: what
+    :func:`rank_sets` gives for the scores with the multiplier bootstrap.
+
+    Every model scored all ``n_items`` items; ``right`` are the models' right answers,
+    ``both_correct`` the (K, K) items both got right (``X'X``) and ``projection`` the
+    models' sums of :func:`canonical_probe` over their right answers (``X'p``), which fix
+    the order the bootstrap's factor is taken in. From them the means ``right / N``, the
+    covariance of the means ``(X'X - right right' / N) / (N (N - 1))`` and the board
+    (:func:`evalgap.stats.board.board_scores_from_counts`); the same stepdown and the same
+    draws for ``seed`` as :func:`rank_sets`, so the sets are the same as the single
+    machine's (the covariance from integer sums differs from the centred product's by
+    rounding). Sums over blocks of items are exact integers, so an engine can compute them.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> x = (rng.random((2000, 3)) < [0.8, 0.6, 0.59]).astype(float)
+    >>> r = rank_sets_from_sums(2000, x.sum(axis=0), x.T @ x, x.T @ canonical_probe(2000),
+    ...                         n_bootstrap=500)
+    >>> r.rank_low.tolist(), r.rank_high.tolist(), r.tier.tolist()
+    ([1, 2, 2], [1, 3, 3], [1, 2, 2])
+    """
+    from evalgap.stats.board import board_scores_from_counts
+
+    alpha = float(_validate.probability(alpha, "alpha"))
+    _check_top_k(top_k)
+    right = np.asarray(right, dtype=float)
+    k = right.size
+    n = np.full(k, int(n_items), dtype=np.int64)
+    mean = right / n
+    cross = np.asarray(both_correct, dtype=float) - np.outer(right, right) / n_items
+    scale = np.sqrt(n * (n - 1.0))
+    cov = cross / np.outer(scale, scale)
+    gap, variance, shared = _complete_gaps(mean, cov, int(n_items))
+    board = board_scores_from_counts(right, int(n_items), names, gap=gap, alpha=alpha)
+    notes = list(board_notes(board))
+    if k >= MAX_MODELS_PER_UNIT * n_items or n_items < MIN_UNITS:
+        raise InputError(
+            escape(
+                f"{k} models on {n_items:,} items: too many models for the max-t bootstrap's "
+                "coverage, where the sets come from Holm-adjusted pairwise tests on the "
+                "items; rank them on one machine"
+            )
+        )
+    n_bootstrap = _validate.resamples(n_bootstrap, "n_bootstrap")
+    check_replicates(n_bootstrap, alpha, replicates_name)
+    root = np.sqrt((n - 1.0) / n)
+    law = cov * np.outer(root, root)
+    order = np.argsort(np.asarray(projection, dtype=float), kind="stable")
+
+    def deviations() -> Iterator[np.ndarray]:
+        return _law_draws(law, order, n_bootstrap, seed)
+
+    better, better_marginal, critical, steps = _bootstrap_sets(
+        gap, variance, deviations, alpha, marginal, shared - 1.0
+    )
+    return _assemble(
+        board.score, board.se, n, gap, better, better_marginal, top_k,
+        "max-t stepdown bootstrap", critical, steps, notes, board=board,
+    )  # fmt: skip
 
 
 def rank_sets_from_draws(
@@ -617,21 +717,31 @@ def _multiplier_draws(
     reordering the columns of ``x`` reorders the draws and nothing else.
     """
     units = x.shape[0] if clusters is None else int(np.unique(clusters[clusters >= 0]).size)
-    rng = np.random.Generator(np.random.PCG64(seed_sequence(seed)))
     if mean.size < units:
         if clusters is None:
             root = np.sqrt((n - 1.0) / n)
             law = covariance * np.outer(root, root)
         else:
             law = covariance * ((units - 1.0) / units)
-        order = _canonical_order(x)
-        factor = np.empty_like(law)
-        factor[:, order] = gaussian_factor(law[np.ix_(order, order)]).T
-        factor = factor.astype(np.float32)
-    else:
-        centred = x - mean
-        sums = centred if clusters is None else _cluster_sums(centred, clusters)[0]
-        factor = (sums / n).astype(np.float32)
+        return _law_draws(law, _canonical_order(x), n_bootstrap, seed)
+    centred = x - mean
+    sums = centred if clusters is None else _cluster_sums(centred, clusters)[0]
+    return _factor_draws((sums / n).astype(np.float32), n_bootstrap, seed)
+
+
+def _law_draws(
+    law: np.ndarray, order: np.ndarray, n_bootstrap: int, seed: Seed
+) -> Iterator[np.ndarray]:
+    """Blocks of ``Z L'`` with ``L L' = law``, the factor taken in ``order`` of the models
+    (see :func:`_multiplier_draws`)."""
+    factor = np.empty_like(law)
+    factor[:, order] = gaussian_factor(law[np.ix_(order, order)]).T
+    return _factor_draws(factor.astype(np.float32), n_bootstrap, seed)
+
+
+def _factor_draws(factor: np.ndarray, n_bootstrap: int, seed: Seed) -> Iterator[np.ndarray]:
+    """Blocks of standard normal rows times ``factor`` (float32), from ``seed``."""
+    rng = np.random.Generator(np.random.PCG64(seed_sequence(seed)))
     for start in range(0, n_bootstrap, REPLICATE_BLOCK):
         rows = min(REPLICATE_BLOCK, n_bootstrap - start)
         yield rng.standard_normal((rows, factor.shape[0]), dtype=np.float32) @ factor
@@ -642,10 +752,17 @@ def _canonical_order(x: np.ndarray) -> IntArray:
     their scores alone, not on the columns' order: by a fixed random projection of the
     scores, then of the scored items (models alike in both are interchangeable)."""
     observed = ~np.isnan(x)
-    probe = np.random.default_rng(0).random(x.shape[0])
+    probe = canonical_probe(x.shape[0])
     if observed.all():
         return np.argsort(x.T @ probe, kind="stable")
     return np.lexsort((observed.T @ probe, np.where(observed, x, 0.0).T @ probe))
+
+
+def canonical_probe(n_items: int) -> FloatArray:
+    """Return the fixed random weights of the items whose sums order the models
+    (:func:`_canonical_order`): the same for every board of ``n_items`` items, so an engine
+    summing blocks of items orders the models as one machine does."""
+    return np.random.default_rng(0).random(n_items)
 
 
 def gaussian_factor(covariance: np.ndarray) -> np.ndarray:
