@@ -183,13 +183,8 @@ def test_battles_scale_through_the_pairs_win_counts():
     each replicate equals refitting its resampled battles."""
     import tracemalloc
 
-    rng = np.random.default_rng(3)
     k = 500
-    a = rng.integers(0, k, 50_000)
-    b = (a + rng.integers(1, k, a.size)) % k
-    strength = rng.normal(0, 1, k)
-    y = (rng.random(a.size) < 1 / (1 + np.exp(-(strength[a] - strength[b])))).astype(float)
-    data = bt.battles(a, b, y, k)
+    data, strength = _simulated_arena(3, k, 50_000, spread=1.0)
     fit = bt.fit(data)
     assert np.corrcoef(fit.scores, strength)[0, 1] > 0.95
     tracemalloc.start()
@@ -349,3 +344,38 @@ def test_refits_with_battles_removed_equal_fits_from_scratch(seed):
         assert abs(gap - (exact[m] - exact[n])) <= 0.25 * abs(gap) + 1e-10
         outcomes["refit"] += 1
     assert outcomes["none"] >= 3 and outcomes["refit"] >= 20
+
+
+def test_dense_and_pair_by_pair_bootstraps_give_the_same_replicates(monkeypatch):
+    """A dense arena's replicates (gradients from (K, K) count matrices) equal the pair by
+    pair chord steps' on the same seed, and the battles-to-flip refits agree too."""
+    from evalgap.stats import fragility
+
+    k = 15
+    data, _ = _simulated_arena(4, k, 3000, spread=0.5)
+    fit = bt.fit(data)
+    assert bt._is_dense(bt._Pairs.of(data), k)
+    dense = bt.bootstrap(data, 64, seed=3, start=fit.scores)
+    order = np.argsort(-fit.scores)
+    flips = [fragility.battle_flips(data, fit, order[i], order[i + 1]).battles for i in range(4)]
+    monkeypatch.setattr(bt, "_is_dense", lambda pairs, k: False)
+    sparse = bt.bootstrap(data, 64, seed=3, start=fit.scores)
+    np.testing.assert_allclose(dense, sparse, atol=1e-10)
+    removals = bt.Removals.of(data, fit)
+    assert removals.squares is None
+    again = [
+        fragility.battle_flips(data, fit, order[i], order[i + 1], removals=removals).battles
+        for i in range(4)
+    ]
+    assert flips == again
+
+
+def _simulated_arena(seed, k, n, spread):
+    """n battles between random pairs of k models of normal strengths (SD ``spread``), won
+    by the Bradley-Terry law; the battles and the strengths."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, k, n)
+    b = (a + rng.integers(1, k, a.size)) % k
+    strength = rng.normal(0, spread, k)
+    y = (rng.random(a.size) < 1 / (1 + np.exp(-(strength[a] - strength[b])))).astype(float)
+    return bt.battles(a, b, y, k), strength
