@@ -1658,7 +1658,7 @@ def _print_configuration_plan(r: Any, console: Console) -> None:
             str(d.n_configurations),
             format_count(d.n_items),
             format_score(d.standard_error),
-            f"{d.cost:,.4g}",
+            "-" if c.cheapest is None else f"{d.cost:,.4g}",  # no cost given
         )
     console.print(f)
 
