@@ -48,6 +48,7 @@ import os
 import resource
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -220,26 +221,41 @@ statsmodels_holm(pd.read_csv({path!r}))
 """
 
 
-def _floor(n_models, n_items, queue) -> None:
-    """The floor of the all-pairs counts: the float32 X^T X of the board's matrix, in a fresh
-    process; only the product is timed (CPU seconds, user + system)."""
-    from bench_phases import scores_matrix
+# the floor of the all-pairs counts in a fresh process: the float32 X^T X of the board's
+# matrix, only the product timed (CPU seconds, user + system)
+FLOOR = """
+import resource, sys
+sys.path.insert(0, {here!r})
+import numpy as np
+from bench_phases import scores_matrix
+x = scores_matrix({models}, {items}).astype(np.float32)
+before = resource.getrusage(resource.RUSAGE_SELF)
+x.T @ x
+after = resource.getrusage(resource.RUSAGE_SELF)
+print(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+"""
 
-    x = scores_matrix(n_models, n_items).astype(np.float32)
-    before = resource.getrusage(resource.RUSAGE_SELF)
-    x.T @ x
-    after = resource.getrusage(resource.RUSAGE_SELF)
-    queue.put(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+
+def floor_seconds(n_models: int, n_items: int, threads: str) -> float:
+    """CPU seconds of the floor's product on ``threads`` BLAS threads ("default": unset)."""
+    env = dict(os.environ)
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env.pop(name, None) if threads == "default" else env.update({name: threads})
+    code = FLOOR.format(here=str(HERE), models=n_models, items=n_items)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"the floor failed: {done.stderr[-1000:]}")
+    return float(done.stdout)
 
 
 def interleaved(sides: dict, rounds: int, env: dict[str, str]) -> dict[str, list[float]]:
     """CPU seconds of each side per round, the order alternating, after one run of each
     (imports compiled and cached, as in an install). A side is a command line, or a
-    ``(function, *args)`` run by :func:`in_child` that reports its own seconds."""
+    ``(function, *args)`` that returns its own seconds."""
 
     def run(side) -> float:
         if isinstance(side, tuple):
-            return float(in_child(*side))
+            return float(side[0](*side[1:]))
         return cpu_run(side, env)[0]
 
     for side in sides.values():
@@ -260,7 +276,10 @@ def command_board(n_models: int, n_items: int, rounds: int, formats: list[str]) 
     try:
         paths = write_inputs(folder, n_models, n_items, formats)
         audit = [sys.executable, "-m", "evalgap", "audit", "--family", "all", "--json"]
-        sides: dict = {"floor": (_floor, n_models, n_items)}
+        sides: dict = {
+            "floor": (floor_seconds, n_models, n_items, "1"),
+            "floor, default threads": (floor_seconds, n_models, n_items, "default"),
+        }
         for fmt, path in paths.items():
             layout = ["--layout", "wide"] if fmt == "wide" else []
             output = ["--output", str(folder / f"pairs-{fmt}.parquet")]
@@ -276,11 +295,17 @@ def command_board(n_models: int, n_items: int, rounds: int, formats: list[str]) 
         f"items, {rounds} interleaved rounds (median CPU seconds, user + system; load average "
         f"{load_before:.2f} before, {load_after:.2f} after)"
     )
-    floor = medians["floor"]
+    floor, default = medians["floor"], medians["floor, default threads"]
     for name, seconds in medians.items():
         spread = f"{min(times[name]):.2f}-{max(times[name]):.2f}"
-        ratio = "" if name == "floor" else f"   {seconds / floor:5.1f}x the floor   target <= 10x"
-        label = "float32 X^T X (floor)" if name == "floor" else name
+        ratio = (
+            ""
+            if name.startswith("floor")
+            else f"   {seconds / floor:5.1f}x the floor ({seconds / default:4.1f}x the default "
+            "threads' floor)   target <= 10x"
+        )
+        label = {"floor": "float32 X^T X, 1 thread", "floor, default threads":
+                 "float32 X^T X, default"}.get(name, name)  # fmt: skip
         print(f"   {label:24s} {seconds:6.2f} s  ({spread}){ratio}")
 
 
