@@ -226,3 +226,35 @@ def test_store_audit_of_the_shards_writes_the_stores_rows(tmp_path, cluster, run
     assert b["n_pairs"] == 55 and "on the dask engine" in b["notes"][-1]
     with pytest.raises(InputError, match="shards keep no cluster labels"):
         evalgap.store_audit(tmp_path / "s", tmp_path / "c.parquet", chain_procedure="clustered")
+
+
+def test_ranks_on_dask_give_the_single_machines_sets(tmp_path, cluster, run_cli):
+    # the same rank sets, tiers, shown-better pairs and critical values for the same seed;
+    # the standard errors and intervals equal to rounding (from counts, not item by item)
+    models = [f"m{k:02d}" for k in range(15)]
+    boards = [("arc", models, _board(15, 3000, 11)), ("mmlu", models, _board(15, 2500, 12))]
+    write_shards(tmp_path / "s", boards, shard_items=700, shard_models=4)
+    items = pd.concat([_long(models, codes, task) for task, _, codes in boards])
+    single = evalgap.ranks(items, seed=7, top_k=3)
+    sharded = evalgap.ranks(str(tmp_path / "s"), seed=7, top_k=3, engine="dask",
+                            scheduler=cluster)  # fmt: skip
+    exact = ["task", "model", "score", "own_items_mean", "n_items", "rank", "rank_low",
+             "rank_high", "tier"]  # fmt: skip
+    pd.testing.assert_frame_equal(single.ranks[exact], sharded.ranks[exact])
+    for column in ("se", "score_low", "score_high"):
+        np.testing.assert_allclose(sharded.ranks[column], single.ranks[column], rtol=1e-12)
+    pd.testing.assert_frame_equal(single.marginal[exact], sharded.marginal[exact])
+    assert single.critical_values == sharded.critical_values
+    assert single.top_k == sharded.top_k and single.methods == sharded.methods
+    for task in ("arc", "mmlu"):
+        np.testing.assert_array_equal(single.shown_better[task], sharded.shown_better[task])
+    assert "left out of ranks from shards" in sharded.notes[-1]
+    done = run_cli("ranks", "--scores", tmp_path / "s", "--seed", 7, "--engine", "dask",
+                   "--scheduler", cluster, "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert [r["rank_low"] for r in json.loads(done.stdout)["ranks"]] == single.ranks[
+        "rank_low"
+    ].tolist()
+    refused = run_cli("ranks", "--scores", tmp_path / "s", "--bootstrap", "empirical")
+    assert refused.returncode == 2
+    assert refused.stderr.startswith("evalgap: error: --bootstrap: not for a board in Parquet")

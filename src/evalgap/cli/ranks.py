@@ -8,6 +8,7 @@ import click
 
 from evalgap.cli._command import command
 from evalgap.cli._defaults import rank_set_bootstrap
+from evalgap.cli._engine import engine_options
 from evalgap.cli._load import inputs, score_keywords
 from evalgap.cli._options import SCORE_SOURCES, gold_options, loader_options, option
 from evalgap.cli._render import emit, working, write_html, write_markdown
@@ -75,6 +76,7 @@ Examples:
     "--style length,markdown.",
 )
 @gold_options
+@engine_options
 @option("html")
 @option("markdown")
 @option("json")

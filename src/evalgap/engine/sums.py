@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -14,8 +15,16 @@ from evalgap.engine._names import ENGINES, SCHEDULER_VARIABLE
 from evalgap.errors import InputError, escape
 from evalgap.io.shards import ShardTask, read_manifest, read_shard
 from evalgap.stats.paired import pair_sums, pair_sums_observed
+from evalgap.stats.ranks import canonical_probe
 
-__all__ = ["ENGINES", "SCHEDULER_VARIABLE", "BoardSums", "block_sums", "board_sums"]
+__all__ = [
+    "ENGINES",
+    "SCHEDULER_VARIABLE",
+    "BoardSums",
+    "block_projection",
+    "block_sums",
+    "board_sums",
+]
 
 # float32 products of 0/1 matrices are exact integers while a block's sums stay below 2^24
 EXACT_FLOAT32_ITEMS = 2**24
@@ -44,6 +53,10 @@ class BoardSums:
         ``both_correct[j, k]``: items both got right (``X' X``).
     blocks : int
         The (item block, model block, model block) products computed.
+    projection : numpy.ndarray or None
+        Each model's sum of :func:`evalgap.stats.ranks.canonical_probe` over its right
+        answers (``X' p``), which orders the rank-set bootstrap's factor; summed over the
+        item blocks in their order on every engine (None unless asked for).
     """
 
     task: str
@@ -53,6 +66,7 @@ class BoardSums:
     right: np.ndarray
     both_correct: np.ndarray
     blocks: int
+    projection: np.ndarray | None = None
 
     @property
     def complete(self) -> bool:
@@ -100,6 +114,14 @@ def block_sums(
     return np.stack([sums.n, sums.sum_t, sums.sum_o, sums.sum_to]).round().astype(np.int64)
 
 
+def block_projection(path: str, models: Sequence[str], start: int, n_items: int) -> np.ndarray:
+    """Return one shard's models' sums of the canonical probe over their right answers:
+    ``X_block' p[start:start + n]`` (float64)."""
+    codes = read_shard(path, models)
+    probe = canonical_probe(n_items)[start : start + codes.shape[1]]
+    return np.asarray((codes == 1).astype(float) @ probe)
+
+
 def _add(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     return first + second
 
@@ -110,6 +132,7 @@ def board_sums(
     engine: str = "local",
     scheduler: str | None = None,
     tasks: Sequence[str] | None = None,
+    projection: bool = False,
 ) -> list[BoardSums]:
     """Return every task's pair sums over a board in Parquet shards.
 
@@ -125,6 +148,8 @@ def board_sums(
         variable ``EVALGAP_SCHEDULER``. Only with ``engine="dask"``.
     tasks : list of str, optional
         Only these tasks.
+    projection : bool
+        Also each model's ``projection`` (for the rank sets).
 
     Returns
     -------
@@ -141,9 +166,51 @@ def board_sums(
             )
         board = [b for b in board if b.task in tasks]
     if engine == "local":
-        return [_task_sums(t, _run_local) for t in board]
+        sums = [_task_sums(t, _run_local) for t in board]
+        if projection:
+            pairs = zip(sums, board, strict=True)
+            sums = [_with_projection(s, t, _project_local) for s, t in pairs]
+        return sums
     with _client(scheduler) as client:
-        return [_task_sums(t, _on_cluster(client)) for t in board]
+        sums = [_task_sums(t, _on_cluster(client)) for t in board]
+        if projection:
+            run = _project_on_cluster(client)
+            sums = [_with_projection(s, t, run) for s, t in zip(sums, board, strict=True)]
+        return sums
+
+
+Projections = list[tuple[str, Sequence[str], int, int]]
+
+
+def _with_projection(
+    sums: BoardSums, task: ShardTask, run: Callable[[Projections], list[np.ndarray]]
+) -> BoardSums:
+    """``sums`` with each model's projection: the blocks' parts added over the item blocks in
+    their order on the client, so every engine gives the same floats."""
+    jobs: Projections = [
+        (task.shards[i][j], task.models[m0:m1], i0, task.n_items)
+        for j, (m0, m1) in enumerate(task.model_blocks)
+        for i, (i0, _) in enumerate(task.item_blocks)
+    ]
+    parts = iter(run(jobs))
+    projection = np.zeros(len(task.models))
+    for m0, m1 in task.model_blocks:
+        total = np.zeros(m1 - m0)
+        for _ in task.item_blocks:
+            total += next(parts)
+        projection[m0:m1] = total
+    return dataclasses.replace(sums, projection=projection)
+
+
+def _project_local(jobs: Projections) -> list[np.ndarray]:
+    return [block_projection(*job) for job in jobs]
+
+
+def _project_on_cluster(client: Any) -> Callable[[Projections], list[np.ndarray]]:
+    def run(jobs: Projections) -> list[np.ndarray]:
+        return list(client.gather([client.submit(block_projection, *j, pure=False) for j in jobs]))
+
+    return run
 
 
 Jobs = list[tuple[int, int, list[tuple[str, Sequence[str], str, Sequence[str]]]]]

@@ -64,6 +64,8 @@ def ranks(
     gold: ScoresInput | None = None,
     progress: Callable[..., object] | None = None,
     options: LoadOptions | None = None,
+    engine: str = "local",
+    scheduler: str | None = None,
     **columns: Any,
 ) -> RanksResult:
     """Which rank can each model claim? Simultaneous rank confidence sets and tiers.
@@ -117,6 +119,14 @@ def ranks(
         result's ``gold`` table gives each model's judge bias and agreement.
     progress : callable, optional
         Called with ``(done, total, label)`` per task.
+    engine : {"local", "dask"}
+        Where a complete binary board in Parquet shards (``scores`` a folder written by
+        ``store_export(..., shard_items=)``) has its sums over items computed: in this
+        process, or on a dask.distributed cluster (:func:`ranks_shards`; the rank sets equal
+        the single machine's for the same seed). Other sources: ``local``.
+    scheduler : str, optional
+        The Dask scheduler's address, with ``engine="dask"`` (default
+        ``$EVALGAP_SCHEDULER``).
 
     Returns
     -------
@@ -142,6 +152,23 @@ def ranks(
         complete_case=complete_case, strict=strict,
     )  # fmt: skip
     _check_ranks_sources(scores, battles, gold_column, gold, method, bootstrap, columns, options)
+    from evalgap.engine.inputs import refuse_off_engine, shards_folder
+
+    folder = shards_folder(scores)
+    if folder is not None or engine != "local" or scheduler is not None:
+        ignored = per_item_options_given(
+            models, None, complete_case, strict, options, columns,
+            battles=battles is not None, gold_column=gold_column is not None,
+            gold=gold is not None, method=method == "holm",
+            bootstrap=bootstrap != "multiplier", ties=ties != "half",
+            battle_format=battle_format is not None, style=bool(style),
+        )  # fmt: skip
+        refuse_off_engine(folder, engine, scheduler, [n for n in ignored if n != "tasks"])
+        assert folder is not None  # refused above otherwise
+        return ranks_shards(
+            folder, engine=engine, scheduler=scheduler, alpha=alpha, n_bootstrap=n_bootstrap,
+            seed=seed, top_k=top_k, tasks=tasks,
+        )  # fmt: skip
     if battles is not None:
         return _ranks_battles(
             battles, options, columns, models, tasks, complete_case, strict, battle_format,
@@ -294,18 +321,9 @@ def ranks_scores(
         )
         methods[task.task] = sets.method
         critical[task.task] = float(sets.critical_value)
-        # rows best first, the board's order (stats.board: rank, score, name); shown_better
-        # follows the same order
-        order = np.lexsort((models, -np.asarray(sets.score), np.asarray(sets.rank)))
-        better[task.task] = np.asarray(sets.shown_better, dtype=bool)[np.ix_(order, order)]
-        frame = rank_frame(task.task, models, sets, order, alpha)
+        frame, marginal, better[task.task] = _task_views(task.task, models, sets, alpha)
         rows.append(frame)
-        marginal_rows.append(
-            frame.assign(
-                rank_low=np.asarray(sets.marginal_low, dtype=np.int64)[order],
-                rank_high=np.asarray(sets.marginal_high, dtype=np.int64)[order],
-            )
-        )
+        marginal_rows.append(marginal)
         if top_k is not None:
             top[task.task] = top_models(models, sets)
         notes.extend(f"task {task.task}: {n}" for n in sets.notes)
@@ -334,6 +352,90 @@ def ranks_scores(
         result, score_set, seed=seed, n_bootstrap=n_bootstrap, use_clusters=use_clusters
     )
     return dataclasses.replace(result, fragility=found, notes=(*result.notes, *left_out))
+
+
+def _task_views(
+    task: str, models: np.ndarray, sets: RankSets, alpha: float
+) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray]:
+    """One task's rows best first, in the board's order (stats.board: rank, score, name), its
+    rows with the marginal sets, and its shown-better matrix in the same order."""
+    order = np.lexsort((models, -np.asarray(sets.score), np.asarray(sets.rank)))
+    frame = rank_frame(task, models, sets, order, alpha)
+    marginal = frame.assign(
+        rank_low=np.asarray(sets.marginal_low, dtype=np.int64)[order],
+        rank_high=np.asarray(sets.marginal_high, dtype=np.int64)[order],
+    )
+    return frame, marginal, np.asarray(sets.shown_better, dtype=bool)[np.ix_(order, order)]
+
+
+def ranks_shards(
+    folder: str | Path,
+    *,
+    engine: str = "local",
+    scheduler: str | None = None,
+    alpha: float = 0.05,
+    n_bootstrap: int = 1000,
+    seed: int | None = 0,
+    top_k: int | None = None,
+    tasks: Sequence[str] | None = None,
+) -> RanksResult:
+    """Rank sets of a complete binary board in Parquet shards, from its sums over items
+    computed on ``engine`` (:func:`evalgap.engine.board_sums`): each task's sets as
+    :func:`ranks_scores` gives them for the same seed (the multiplier bootstrap;
+    :func:`evalgap.stats.ranks.rank_sets_from_sums`). The items to flip of the rank claims
+    and the sets over tasks read the items and are left out, said in the notes."""
+    from evalgap.engine import board_sums
+    from evalgap.stats import ranks as rk
+
+    _validate.probability(alpha, "alpha")
+    n_bootstrap = _validate.resamples(n_bootstrap, "n_bootstrap")
+    sums = board_sums(folder, engine=engine, scheduler=scheduler, tasks=tasks, projection=True)
+    rows, marginal_rows, better, top = [], [], {}, {}
+    notes: list[str] = []
+    methods: dict[str, str] = {}
+    critical: dict[str, float] = {}
+    for s in sums:
+        if not s.complete:
+            raise InputError(
+                "{engine}"
+                + escape(
+                    f": task {s.task!r} has models without a score on some items; rank sets "
+                    "from shards need a complete board (its sums are the items' moments); "
+                    "rank its scores on one machine"
+                ),
+                param="engine",
+            )
+        models = np.array(s.models)
+        assert s.projection is not None  # asked for
+        sets = rk.rank_sets_from_sums(
+            s.n_items, np.diag(s.right), s.both_correct, s.projection, alpha=alpha,
+            n_bootstrap=n_bootstrap, seed=resample.child_seed(seed, "ranks"), top_k=top_k,
+        )  # fmt: skip
+        methods[s.task], critical[s.task] = sets.method, float(sets.critical_value)
+        frame, marginal, better[s.task] = _task_views(s.task, models, sets, alpha)
+        rows.append(frame)
+        marginal_rows.append(marginal)
+        if top_k is not None:
+            top[s.task] = top_models(models, sets)
+        notes.extend(f"task {s.task}: {n}" for n in sets.notes)
+    blocks = sum(s.blocks for s in sums)
+    notes.append(
+        f"sums from {blocks:,} block products of the shards in {folder} on the {engine} "
+        "engine; the items to flip of the rank claims and the rank sets over tasks read the "
+        "items and are left out of ranks from shards"
+    )
+    return RanksResult(
+        method=one_method(methods),
+        alpha=float(alpha),
+        n_bootstrap=n_bootstrap,
+        ranks=pd.concat(rows, ignore_index=True),
+        marginal=pd.concat(marginal_rows, ignore_index=True),
+        methods=methods,
+        top_k={"k": int(top_k), "models": top} if top_k is not None else None,
+        shown_better=better,
+        notes=tuple(notes),
+        critical_values=critical,
+    )
 
 
 def ranks_battles(
