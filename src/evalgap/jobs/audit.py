@@ -883,13 +883,13 @@ def audit(
             models, None, complete_case, strict, options, columns, pairs=pairs is not None,
             gold_column=gold_column is not None, gold=gold is not None,
             n_cluster_bootstrap=n_cluster_bootstrap != 1000,
-            n_rank_bootstrap=n_rank_bootstrap not in (0, 1000),
         )  # fmt: skip
         refuse_off_engine(folder, engine, scheduler, [n for n in ignored if n != "tasks"])
         assert folder is not None  # refused above otherwise
         return audit_shards(
-            folder, family=family, engine=engine, scheduler=scheduler, tasks=tasks, **settings
-        )
+            folder, family=family, engine=engine, scheduler=scheduler, tasks=tasks,
+            n_rank_bootstrap=n_rank_bootstrap, **settings,
+        )  # fmt: skip
     if pairs is not None:
         return _audit_pairs(
             pairs, family, models, tasks, complete_case, strict, options, columns,
@@ -967,14 +967,16 @@ def audit_shards(
     engine: str = "local",
     scheduler: str | None = None,
     tasks: Sequence[str] | None = None,
+    n_rank_bootstrap: int = 1000,
     **settings: Any,
 ) -> AuditResult:
     """Audit a binary board in Parquet shards from its pairs' counts, computed on ``engine``.
 
     Each pair's counts are integer sums over the item blocks, equal on every engine, so
     every row (statistics, p-values, N*, verdicts) equals the single-machine audit of the
-    same scores. What resamples or reads items (rank sets, clusters) is left out and said
-    in the notes.
+    same scores, and so do the rank sets, from the same sums
+    (:func:`evalgap.jobs.ranks.ranks_from_sums`). Cluster statistics read the items and
+    are left out, said in the notes.
 
     Parameters
     ----------
@@ -988,6 +990,8 @@ def audit_shards(
         The Dask scheduler's address (default ``$EVALGAP_SCHEDULER``).
     tasks : list of str, optional
         Only these tasks.
+    n_rank_bootstrap : int
+        Bootstrap replicates of the rank sets (0 skips them), as :func:`evalgap.audit`.
     **settings
         ``alpha, power, family_size, n_bootstrap, n_bootstrap_required_n, seed,
         chain_procedure, mixture`` as :func:`evalgap.audit` takes them.
@@ -997,23 +1001,48 @@ def audit_shards(
     AuditResult
     """
     from evalgap.engine import board_sums
+    from evalgap.stats.ranks import MAX_MODELS_PER_UNIT, MIN_UNITS
 
     if family not in FAMILIES:
         raise InputError(
             "{family}: must be one of " + escape(", ".join(FAMILIES)), family=family
         )
-    sums = board_sums(folder, engine=engine, scheduler=scheduler, tasks=tasks)
+    sums = board_sums(
+        folder, engine=engine, scheduler=scheduler, tasks=tasks, projection=n_rank_bootstrap > 0
+    )
     counts = shard_counts(sums, family)
     if counts.empty:
         raise InputError(escape(f"{folder}: no pairs to audit (one model per task)"))
     result = audit_counts(counts, source=str(folder), **settings)
-    blocks = sum(s.blocks for s in sums)
-    note = (
-        f"pair counts from {blocks:,} block products of the shards in {folder} on the "
-        f"{engine} engine; rank sets and cluster statistics read the items and are left "
+    notes = [
+        f"pair counts from {sum(s.blocks for s in sums):,} block products of the shards in "
+        f"{folder} on the {engine} engine; cluster statistics read the items and are left "
         "out of an audit from shards"
+    ]
+    rank_sets = None
+    largest = max(len(s.models) for s in sums)
+    if n_rank_bootstrap and largest > MAX_AUDIT_RANK_MODELS:
+        notes.append(
+            f"rank sets are left out of audits of more than {MAX_AUDIT_RANK_MODELS} "
+            f"models ({largest:,} here); evalgap ranks computes them"
+        )
+    elif n_rank_bootstrap and any(
+        len(s.models) >= MAX_MODELS_PER_UNIT * s.n_items or s.n_items < MIN_UNITS for s in sums
+    ):
+        notes.append(
+            "rank sets are left out: too many models for the items, where they come from "
+            "Holm-adjusted pairwise tests on the items (evalgap ranks on one machine)"
+        )
+    elif n_rank_bootstrap:
+        from evalgap.jobs.ranks import ranks_from_sums
+
+        rank_sets = ranks_from_sums(
+            sums, alpha=settings.get("alpha", 0.05), n_bootstrap=n_rank_bootstrap,
+            seed=settings.get("seed", 0), replicates_name="n_rank_bootstrap",
+        )  # fmt: skip
+    return dataclasses.replace(
+        result, family=family, rank_sets=rank_sets, notes=(*result.notes, *notes)
     )
-    return dataclasses.replace(result, family=family, notes=(*result.notes, note))
 
 
 def _gold_audit_result(done: GoldAudit, *, alpha: float, power: float, family: str) -> AuditResult:

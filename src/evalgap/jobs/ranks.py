@@ -37,6 +37,7 @@ from evalgap.stats import _validate, resample
 
 if TYPE_CHECKING:
     from evalgap._scores import ScoresInput
+    from evalgap.engine import BoardSums
     from evalgap.io.battles import BattleTable
     from evalgap.io.options import LoadOptions
     from evalgap.stats.bradley_terry import Battles, BradleyTerryFit, StyleFit
@@ -385,11 +386,33 @@ def ranks_shards(
     :func:`evalgap.stats.ranks.rank_sets_from_sums`). The items to flip of the rank claims
     and the sets over tasks read the items and are left out, said in the notes."""
     from evalgap.engine import board_sums
-    from evalgap.stats import ranks as rk
 
     _validate.probability(alpha, "alpha")
     n_bootstrap = _validate.resamples(n_bootstrap, "n_bootstrap")
     sums = board_sums(folder, engine=engine, scheduler=scheduler, tasks=tasks, projection=True)
+    result = ranks_from_sums(sums, alpha=alpha, n_bootstrap=n_bootstrap, seed=seed, top_k=top_k)
+    blocks = sum(s.blocks for s in sums)
+    note = (
+        f"sums from {blocks:,} block products of the shards in {folder} on the {engine} "
+        "engine; the items to flip of the rank claims and the rank sets over tasks read the "
+        "items and are left out of ranks from shards"
+    )
+    return dataclasses.replace(result, notes=(*result.notes, note))
+
+
+def ranks_from_sums(
+    sums: Sequence[BoardSums],
+    *,
+    alpha: float,
+    n_bootstrap: int,
+    seed: int | None,
+    top_k: int | None = None,
+    replicates_name: str = "n_bootstrap",
+) -> RanksResult:
+    """Every task's rank sets from its sums over items (complete binary boards, each with
+    its projection), as :func:`ranks_scores` gives them for the same seed."""
+    from evalgap.stats import ranks as rk
+
     rows, marginal_rows, better, top = [], [], {}, {}
     notes: list[str] = []
     methods: dict[str, str] = {}
@@ -410,6 +433,7 @@ def ranks_shards(
         sets = rk.rank_sets_from_sums(
             s.n_items, np.diag(s.right), s.both_correct, s.projection, alpha=alpha,
             n_bootstrap=n_bootstrap, seed=resample.child_seed(seed, "ranks"), top_k=top_k,
+            replicates_name=replicates_name,
         )  # fmt: skip
         methods[s.task], critical[s.task] = sets.method, float(sets.critical_value)
         frame, marginal, better[s.task] = _task_views(s.task, models, sets, alpha)
@@ -418,12 +442,6 @@ def ranks_shards(
         if top_k is not None:
             top[s.task] = top_models(models, sets)
         notes.extend(f"task {s.task}: {n}" for n in sets.notes)
-    blocks = sum(s.blocks for s in sums)
-    notes.append(
-        f"sums from {blocks:,} block products of the shards in {folder} on the {engine} "
-        "engine; the items to flip of the rank claims and the rank sets over tasks read the "
-        "items and are left out of ranks from shards"
-    )
     return RanksResult(
         method=one_method(methods),
         alpha=float(alpha),
