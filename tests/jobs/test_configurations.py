@@ -210,7 +210,13 @@ def test_compare_random_is_the_closed_form_gap_over_configurations():
     assert r.se == pytest.approx(np.sqrt(variance), rel=1e-9)
     assert r.estimate.df == pytest.approx(df, rel=1e-9)
     t = (a - b).mean() / np.sqrt(variance)
-    assert r.p_value == pytest.approx(2 * sps.t.sf(abs(t), df), rel=1e-9)
+    assert r.estimate.parts["statistic"] == pytest.approx(t, rel=1e-9)
+    # the test inverts the interval (at 1 - p an end of it is zero), near Satterthwaite's t
+    m = r.configuration.components
+    end = evalgap.stats.config_components.decompose_gap(a, b, confidence=1 - r.p_value)
+    assert end.mean_random.lower == pytest.approx(0.0, abs=1e-9)
+    assert r.p_value == pytest.approx(2 * sps.t.sf(abs(t), df), rel=0.2)
+    assert m.mean_random.standard_error == r.se
     assert r.ci.method == "configurations random"
     assert (float(r.ci.low), float(r.ci.high)) == (
         r.configuration.components.mean_random.lower,
@@ -257,12 +263,12 @@ def test_compare_random_json_terminal_and_markdown_agree(run_cli):
     assert data["estimate"]["scale"] == "configuration"
     assert data["se"] == data["configuration"]["mean_random"]["standard_error"]
     assert f"{100 * data['ci']['low']:+.1f}, {100 * data['ci']['high']:+.1f}" in text
-    assert " ".join(data["verdict"].split()) in text
+    assert " ".join(data["verdict"].split()).lower() in text
     assert " ".join(data["configuration"]["verdict"].split()).lower() in text
     r = evalgap.compare(LOGS, model_a="mockllm/wide", model_b="mockllm/narrow",
                         configurations="random", options=CONFIG)  # fmt: skip
     assert data["delta"] == r.delta
-    assert r.verdict in " ".join(r.to_markdown().split()).lower()
+    assert r.verdict.lower() in " ".join(r.to_markdown().split()).lower()
 
 
 @pytest.mark.parametrize(
@@ -300,3 +306,19 @@ def test_clusters_are_refused_where_the_configuration_decomposition_ignores_them
     assert "--configurations and --cluster-column are not taken together" in out.stderr
     with pytest.raises(InputError, match="cluster_column= is not used by the decomposition"):
         evalgap.configurations(LOGS, model="mockllm/wide", cluster_column="x", options=CONFIG)
+
+
+def test_the_random_configuration_test_agrees_with_its_interval():
+    from evalgap.stats import config_components as cc
+    from evalgap.stats import pair_estimate as pe
+
+    _, a, b = _balanced(seed=14)
+    for alpha in (0.05, 0.2):
+        e = pe.configuration(a, b, alpha=alpha)
+        m = cc.decompose_gap(a, b, confidence=1 - e.p_value).mean_random
+        assert min(abs(m.lower), abs(m.upper)) == pytest.approx(0.0, abs=1e-9)
+        assert (e.p_value <= alpha) == (not e.ci.contains(0.0))
+    greater = pe.configuration_p_value(a, b, alternative="greater")
+    less = pe.configuration_p_value(a, b, alternative="less")
+    assert greater + less == pytest.approx(1.0, abs=1e-12)
+    assert min(greater, less) == pytest.approx(e.p_value / 2, rel=1e-9)

@@ -369,8 +369,6 @@ def degrade_configurations(
     """degrade's result with the pair's configuration part; with ``"random"`` its margins
     (non-inferiority, equivalence) on the ``configuration`` scale, per task and pooled, in
     degrade's frame (``delta`` is baseline minus candidate, a drop)."""
-    from scipy import special
-
     from evalgap.stats import pair_estimate as pe
 
     design = configuration_design(long, (baseline, candidate), tasks)
@@ -394,18 +392,18 @@ def degrade_configurations(
             continue
         rows = []
         for task, (a, b) in pairs:
-            # the interval at 1 - 2 alpha: its ends are the one-sided 1 - alpha bounds
+            # the interval at 1 - 2 alpha: its ends are the one-sided 1 - alpha bounds; the
+            # p-values invert the same interval, so they agree with the verdicts
             e = pe.configuration(a, b, alpha=2 * alpha)
-            delta, se, df = float(e.delta), float(e.se), float(e.df)
-            p_low = float(special.stdtr(df, (delta - value) / se))  # H0: drop >= margin
-            p_high = float(special.stdtr(df, (-value - delta) / se))  # H0: drop <= -margin
-            row: dict[str, Any] = {"task": task, "n_items": int(e.n_items), "delta": delta}
+            below = pe.configuration_p_value(a, b, null=value, alternative="less")
+            row: dict[str, Any] = {"task": task, "n_items": int(e.n_items), "delta": e.delta}
             if verdict == "non_inferior":
-                row.update(upper_bound=float(e.ci.high), p_value=p_low,
+                row.update(upper_bound=float(e.ci.high), p_value=below,
                            non_inferior=bool(e.ci.high < value))  # fmt: skip
             else:
+                above = pe.configuration_p_value(a, b, null=-value, alternative="greater")
                 row.update(lower_bound=float(e.ci.low), upper_bound=float(e.ci.high),
-                           p_value=max(p_low, p_high),
+                           p_value=max(below, above),
                            equivalent=bool(-value < e.ci.low and e.ci.high < value))  # fmt: skip
             rows.append(row)
         out[field_name] = {

@@ -201,7 +201,7 @@ def render_configuration_compare(r: Any, console: Console) -> None:
         ["gap (A - B)", score_or_points(r.delta, True)],
         ["SE (configurations random)", number(r.se)],
         [f"{level} CI", mean_interval_text(part.components.mean_random, True)],
-        ["t / df / p", f"{format_statistic(r.estimate.parts['statistic'])} / "
+        ["t / df / p (its interval's test)", f"{format_statistic(r.estimate.parts['statistic'])} / "
          f"{number(r.estimate.df, '.3g')} / {format_p(r.p_value, bare=True)}"],
         ["items needed (N*)", format_count(r.required_n) if r.required_n else "more items cannot"],
     ]  # fmt: skip

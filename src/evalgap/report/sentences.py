@@ -1291,7 +1291,8 @@ def configuration_compare_verdict(r: Any) -> str:
     shown = r.p_value < r.alpha
     first = (
         f"over configurations like these the gap is {score_or_points(r.delta, True)} "
-        f"({format_p(r.p_value)}, t on {number(r.estimate.df, '.3g')} df): "
+        f"({format_p(r.p_value)}, the test of its interval; SE on "
+        f"{number(r.estimate.df, '.3g')} df): "
         + ("significant" if shown else "not significant")
         + f" at {level}"
     )

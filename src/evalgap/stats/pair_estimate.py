@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 from evalgap.errors import InputError
 from evalgap.stats import _validate, intervals, tests
@@ -529,7 +528,9 @@ def configuration(
     paired differences, its SE the random-configuration one (the model x configuration
     component enters it, ``s2_configuration / C``, so a gap measured under few configurations
     is not over-claimed), its interval the components' (each mean square's term at its own
-    df's t quantile), its test a t test on Satterthwaite's df of that SE. N* is the items
+    df's t quantile), its test that interval inverted (:func:`configuration_p_value`: the test
+    rejects exactly when the interval excludes zero); ``df`` is Satterthwaite's df of the SE
+    and ``parts["statistic"]`` the t ratio, for the report. N* is the items
     that resolve the gap at this design's configurations and replicates:
     ``K (s2_i + s2_ic / C + s2_e / (C R)) / (delta^2 - K s2_c / C)``, infinite where more
     items cannot (``delta^2 <= K s2_c / C``: only more configurations can).
@@ -557,10 +558,7 @@ def configuration(
     m = c.mean_random
     t = m.mean / m.standard_error if m.standard_error > 0 else math.nan
     df = m.df if math.isfinite(m.df) else math.inf
-    if alternative == "two-sided":
-        p = 2.0 * float(special.stdtr(df, -abs(t)))
-    else:
-        p = float(special.stdtr(df, -t if alternative == "greater" else t))
+    p = configuration_p_value(scores_a, scores_b, alternative=alternative)
     s2 = np.maximum(np.nan_to_num(c.estimate, nan=0.0), 0.0)
     n_c = c.n_configurations
     n_r = c.n_observations / (c.n_items * n_c)  # replicates per cell, on average
@@ -585,13 +583,71 @@ def configuration(
         se=m.standard_error,
         df=df,
         ci=ci,
-        p_value=min(max(p, 0.0), 1.0) if math.isfinite(t) else math.nan,
+        p_value=p,
         required_n=required,
         resolution_ratio=q,
         effective_n=per_item_means / m.standard_error**2 if m.standard_error > 0 else math.nan,
         n_items=c.n_items,
         parts={"components": c, "statistic": t},
     )
+
+
+def configuration_p_value(
+    scores_a: ArrayLike,
+    scores_b: ArrayLike,
+    *,
+    null: float = 0.0,
+    alternative: Alternative = "two-sided",
+) -> float:
+    """Return the p-value of ``gap = null`` that agrees with the random-configuration interval.
+
+    The interval of :func:`configuration` scales each mean square's term by its own t
+    quantile, so no single t law gives its test; this inverts the interval instead: the
+    two-sided p-value is the level ``alpha`` at which the ``1 - alpha`` interval's near end
+    reaches ``null`` (found by Brent's method on ``log alpha``), and a one-sided one half of
+    it towards the observed side (one minus half away from it). A test at ``alpha`` then
+    rejects exactly when the interval (at ``1 - alpha``, or ``1 - 2 alpha`` one-sided)
+    excludes ``null``. Below 1e-15 it is 1e-15.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(4)
+    >>> a = rng.normal(0, 1, (100, 3, 2)) + np.array([0.0, 0.3, -0.3])[None, :, None]
+    >>> b = a - 0.3 + rng.normal(0, 0.5, (100, 3, 2))
+    >>> p = configuration_p_value(a, b)
+    >>> from evalgap.stats import config_components as cc
+    >>> m = cc.decompose_gap(a, b, confidence=1 - p).mean_random
+    >>> round(m.lower, 9), round(p, 4)
+    (0.0, 0.0045)
+    """
+    from scipy import optimize
+
+    from evalgap.stats import config_components
+
+    def interval(log_alpha: float) -> config_components.MeanInterval:
+        alpha = math.exp(log_alpha)
+        fit = config_components.decompose_gap(scores_a, scores_b, confidence=1 - alpha)
+        return fit.mean_random
+
+    gap = interval(math.log(0.05)).mean
+    if not math.isfinite(gap) or gap == null:
+        return 1.0 if gap == null else math.nan
+
+    def clearance(log_alpha: float) -> float:  # > 0 where the interval excludes null
+        m = interval(log_alpha)
+        return m.lower - null if gap > null else null - m.upper
+
+    low, high = math.log(1e-15), math.log(1 - 1e-9)
+    if clearance(low) >= 0:
+        two_sided = 1e-15
+    elif clearance(high) <= 0:
+        two_sided = 1.0
+    else:
+        two_sided = math.exp(optimize.brentq(clearance, low, high, xtol=1e-12))
+    if alternative == "two-sided":
+        return two_sided
+    toward = (gap > null) == (alternative == "greater")
+    return two_sided / 2 if toward else 1 - two_sided / 2
 
 
 #: Every estimation scale by name: a board's scale (``evalgap.jobs._board.scale_of``) is a
