@@ -19,6 +19,10 @@
     CPU is user + system time of the whole process tree (the cluster's processes too);
     every run's counts are checked equal to the floor's. The cluster's start-up is timed
     apart (it is paid once per cluster, not per audit).
+(r) rank sets: a K x N board (``--rank-models``, default 1,000 x 20,000, B = 1,000, where the
+    bootstrap applies), ``stats.ranks.rank_sets`` on the matrix in memory against
+    ``evalgap.ranks`` of its shards on the 2-worker cluster (the sums, the projection that
+    orders the factor, then the same stepdown), interleaved; the sets are checked equal.
 (c) projection: from the measured block cost (CPU per Ka x Kb x n multiply-adds) and the
     bytes per partial, the CPU, wall time on W workers and network of 100,000 models x
     100,000 items; stated as a projection from the blocks measured here.
@@ -152,6 +156,54 @@ def overhead(folder: str, k: int, n: int, shard_items: int, shard_models: int, r
     return med
 
 
+def rank_overhead(folder: str, k: int, n: int, shard_items: int, shard_models: int,
+                  rounds: int, replicates: int) -> None:  # fmt: skip
+    """(r): rank sets in memory against the ranks of the shards on a 2-worker cluster."""
+    from distributed import LocalCluster
+
+    import evalgap
+    from evalgap.stats.ranks import rank_sets
+
+    codes = board(k, n, seed=2)
+    path = os.path.join(folder, "ranks")
+    models = [f"m{i:05d}" for i in range(k)]
+    write_shards(path, [("t", models, codes)], shard_items=shard_items,
+                 shard_models=shard_models)  # fmt: skip
+    x = codes.T.astype(float)
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                           dashboard_address=":0")  # fmt: skip
+    from evalgap.stats.resample import child_seed
+
+    def memory() -> np.ndarray:
+        sets = rank_sets(x, n_bootstrap=replicates, seed=child_seed(0, "ranks"), marginal=True)
+        return np.stack([sets.rank_low, sets.rank_high])
+
+    def dask() -> np.ndarray:
+        r = evalgap.ranks(path, n_bootstrap=replicates, seed=0, engine="dask",
+                          scheduler=cluster.scheduler_address).ranks  # fmt: skip
+        by_model = r.set_index("model").loc[models]
+        return np.stack([by_model["rank_low"].to_numpy(), by_model["rank_high"].to_numpy()])
+
+    expect = memory()
+    assert np.array_equal(dask(), expect)  # warm: the workers' imports
+    measured: dict[str, list[tuple[float, float]]] = {"memory": [], "dask": []}
+    runs = {"memory": memory, "dask": dask}
+    for r in range(rounds):
+        for name in list(runs) if r % 2 == 0 else list(reversed(runs)):
+            c0, w0 = tree_cpu(), time.perf_counter()
+            got = runs[name]()
+            measured[name].append((tree_cpu() - c0, time.perf_counter() - w0))
+            assert np.array_equal(got, expect), f"{name}: rank sets differ"
+    cluster.close()
+    med = {name: [float(np.median([v[i] for v in vals])) for i in (0, 1)]
+           for name, vals in measured.items()}  # fmt: skip
+    print(f"  rank sets, {k:,} models x {n:,} items, B = {replicates:,}, median of {rounds} "
+          "rounds, the same sets in every run:")  # fmt: skip
+    for name, (cpu, wall) in med.items():
+        print(f"    {name:>6}: {cpu:6.2f} CPU s, {wall:6.2f} s wall, "
+              f"{cpu / max(med['memory'][0], 0.01):5.2f}x in memory's CPU")  # fmt: skip
+
+
 def projection(rows: list[dict], models: int, items: int, workers: list[int]) -> None:
     """(c): 100,000 x 100,000 from the largest measured block's rate."""
     best = max(rows, key=lambda r: r["items"] * r["models"])
@@ -184,9 +236,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rank-models", type=int, default=1000)
+    parser.add_argument("--only", choices=["ranks"], default=None)
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()}, cores: {os.cpu_count()}")
     with tempfile.TemporaryDirectory() as folder:
+        if args.only == "ranks":
+            rank_overhead(folder, args.rank_models, 20000, 5000, 250, args.rounds, 1000)
+            return
         print("(a) blocks")
         shapes = [(2000, 100)] if args.quick else [(5000, 250), (5000, 500), (10000, 500),
                                                    (10000, 1000)]  # fmt: skip
@@ -196,6 +253,11 @@ def main() -> None:
             overhead(folder, 200, 4000, 1000, 100, 1)
         else:
             overhead(folder, 2000, 20000, 5000, 500, args.rounds)
+        print("(r) rank sets against one machine")
+        if args.quick:
+            rank_overhead(folder, 20, 4000, 1000, 10, 1, 200)
+        else:
+            rank_overhead(folder, args.rank_models, 20000, 5000, 250, args.rounds, 1000)
         print("(c) projection")
         projection(rows, 100_000, 100_000, [2, 16, 64, 256])
     print(f"load average after: {os.getloadavg()}")
