@@ -322,3 +322,16 @@ def test_the_random_configuration_test_agrees_with_its_interval():
     less = pe.configuration_p_value(a, b, alternative="less")
     assert greater + less == pytest.approx(1.0, abs=1e-12)
     assert min(greater, less) == pytest.approx(e.p_value / 2, rel=1e-9)
+
+
+def test_one_configuration_is_refused_naming_what_is_missing(run_cli, tmp_path):
+    frame, _, _ = _balanced(seed=15, items=5, configs=2, reps=1)
+    frame[frame["provider"] == "p0"].to_csv(tmp_path / "one.csv", index=False)
+    for command in (
+        ("configurations", "--model", "a"),
+        ("compare", "--model-a", "a", "--model-b", "b", "--configurations", "random"),
+    ):
+        out = run_cli(*command, "--scores", tmp_path / "one.csv", "--config-columns", "provider")
+        assert out.returncode == 2
+        assert "under 1 configuration (provider=p0)" in out.stderr
+        assert "name other columns with --config-columns" in out.stderr

@@ -72,8 +72,27 @@ class ConfigurationDesign:
         configs = paired[items].any(axis=(0, 2))
         mask = np.where(paired, 1.0, np.nan)
         a, b = (a * mask)[items][:, configs], (b * mask)[items][:, configs]
+        kept = [c for c, k in zip(self.configurations, configs, strict=True) if k]
+        self.require_crossed(a.shape[0], kept, "paired ")
         dropped = tuple(c for c, kept in zip(self.configurations, configs, strict=True) if not kept)
         return a, b, int((~items).sum()), dropped
+
+    def require_crossed(self, n_items: int, configurations: Sequence[str], what: str = "") -> None:
+        """Refuse a design with fewer than 2 items or 2 configurations, saying which."""
+        if n_items >= 2 and len(configurations) >= 2:
+            return
+        shown = ", ".join(configurations[:3]) or "none"
+        raise InputError(
+            escape(
+                f"{' and '.join(self.models)}: {n_items} item{'s' * (n_items != 1)} with "
+                f"{what}scores under {len(configurations)} configuration"
+                f"{'s' * (len(configurations) != 1)} ({shown}); telling the model from its "
+                "configuration needs at least 2 items under at least 2 configurations: run "
+                "another seed or provider, or name other columns with "
+            )
+            + "{config_columns}",
+            param="config_columns",
+        )
 
 
 def configuration_design(

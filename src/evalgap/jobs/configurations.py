@@ -255,6 +255,7 @@ def _result(design: Any, confidence: float) -> ConfigurationsResult:
         components = config_components.decompose_gap(a, b, confidence=confidence)
     else:
         y, items_left_out, dropped = design.scores[0], 0, ()
+        design.require_crossed(y.shape[0], design.configurations)
         components = config_components.decompose(y, confidence=confidence)
     names = tuple(c for c in design.configurations if c not in dropped)
     with warnings.catch_warnings():  # an empty cell (item not run there) has no mean
