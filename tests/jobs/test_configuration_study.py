@@ -48,6 +48,20 @@ def test_the_tests_hold_their_size_and_the_intervals_cover():
     assert "within alpha + 2 MC SE" in r.verdict
 
 
+def test_an_unbalanced_design_keeps_its_level_and_coverage():
+    """A quarter of the runs lost at random (seed 4, 1,500 trials, binary): both tests within
+    alpha + 3 MC SE, every component's interval >= 0.93 - 2 MC SE. At 20,000 trials (seed 5;
+    `simulate configurations --missing 0.25 --n-runs 3`) the sizes are 0.049 and 0.050."""
+    r = study.configuration_study(kinds=["binary"], configuration_sds=[0.0], n_runs=3,
+                                  missing=0.25, n_trials=1500, seed=4)  # fmt: skip
+    row = r.rows.iloc[0]
+    assert row["missing"] == 0.25
+    for name in ("configuration_rejection", "model_configuration_rejection"):
+        assert row[name] <= 0.05 + 3 * row[f"{name}_se"]
+    for component in cc.COMPONENTS:
+        assert row[f"coverage_{component}"] >= 0.93 - 2 * row[f"coverage_{component}_se"]
+
+
 def test_results_do_not_depend_on_the_number_of_processes():
     settings = dict(kinds=["graded"], configuration_sds=[0.02], n_items=1000, n_trials=600)
     assert 600 > study._CHUNK_NUMBERS // (1000 * 4 * 2)  # several chunks to spread
@@ -62,6 +76,7 @@ def test_results_do_not_depend_on_the_number_of_processes():
         ({"configuration_sds": [0.2]}, "configuration_sds must be between 0 and 0.069"),
         ({"kinds": ["ordinal"]}, "kinds must be 'binary' or 'graded'"),
         ({"n_runs": 1}, "n_runs"),
+        ({"missing": 1.0}, "missing must be at least 0 and below 1"),
         ({"configuration_sds": []}, "at least one value"),
     ],
 )

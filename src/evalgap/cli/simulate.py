@@ -431,6 +431,13 @@ def rank_coverage(**given: Any) -> None:
     show_default=True,
     help="Runs (replicates) per item and configuration (at least 2: the residual needs them).",
 )
+@click.option(
+    "--missing",
+    type=click.FloatRange(min=0, max=1, max_open=True),
+    default=0.0,
+    show_default=True,
+    help="Share of runs lost at random (the first run of every cell kept): an unbalanced design.",
+)
 @option("n_trials", default=2000, help="Trials (simulated pairs of models) per row.")
 @_simulation_options(plot=False)
 def configurations(

@@ -26,7 +26,9 @@ the test of a configuration effect on A (size where ``configuration_sd = 0``, po
 otherwise), the test of a model x configuration interaction on the gap, and the gap's mean
 interval with the configurations random and fixed, both against the population gap
 ``mu_A - mu_B = 0.04``. Each figure is a share of trials, with its Monte Carlo SE
-``sqrt(r (1 - r) / S)``.
+``sqrt(r (1 - r) / S)``. With ``missing`` a share of the runs is lost at random (the pair's
+run of a cell together, the first run of every cell kept): the unbalanced design of
+Henderson's method III and the approximate F tests.
 """
 
 from __future__ import annotations
@@ -76,8 +78,9 @@ class ConfigurationStudyResult(Study, Result):
     ----------
     rows : pandas.DataFrame
         Per kind and ``configuration_sd``: ``kind, n_items, n_configurations, n_runs,
-        configuration_sd``; ``configuration_rejection`` (the configuration-effect test on one
-        model's scores: its size where ``configuration_sd`` is 0, its power otherwise) and
+        missing, configuration_sd``; ``configuration_rejection`` (the configuration-effect
+        test on one model's scores: its size where ``configuration_sd`` is 0, its power
+        otherwise) and
         ``model_configuration_rejection`` (the gap's test of a model x configuration
         interaction); ``coverage_item``, ``coverage_configuration``,
         ``coverage_item_configuration``, ``coverage_residual`` (each component's interval);
@@ -108,13 +111,17 @@ class ConfigurationStudyResult(Study, Result):
         null = rows[rows["configuration_sd"] == 0]
         shifted = rows[rows["configuration_sd"] > 0]
         parts = []
-        if len(null):
-            worst = null.loc[null["configuration_rejection"].idxmax()]
-            bound = self.alpha + 2 * worst["configuration_rejection_se"]
-            held = "within" if worst["configuration_rejection"] <= bound else "above"
+        for name, test in (
+            ("configuration_rejection", "configuration-effect test"),
+            ("model_configuration_rejection", "model x configuration test"),
+        ):
+            if not len(null):
+                break
+            worst = null.loc[null[name].idxmax()]
+            bound = self.alpha + 2 * worst[f"{name}_se"]
+            held = "within" if worst[name] <= bound else "above"
             parts.append(
-                f"configuration-effect test: size at most {worst['configuration_rejection']:.3f} "
-                f"({held} alpha + 2 MC SE = {bound:.3f})"
+                f"{test}: size at most {worst[name]:.3f} ({held} alpha + 2 MC SE = {bound:.3f})"
             )
         coverage = rows[[f"coverage_{name}" for name in COMPONENTS]].to_numpy()
         parts.append(f"component intervals cover at least {coverage.min():.3f}")
@@ -160,12 +167,18 @@ def _chunk(
     configuration_sd: float,
     shape: tuple[int, int, int, int],
     alpha: float,
+    missing: float,
     stream: np.random.SeedSequence,
 ) -> np.ndarray:
     """Counts over one chunk of trials: the two tests' rejections, the four components'
     coverage, the gap's coverage with configurations random and fixed."""
     rng = np.random.Generator(np.random.PCG64(stream))
     a, b = _draw(rng, kind, configuration_sd, shape)
+    if missing:  # each run of a pair lost at random, the first run of every cell kept
+        lost = rng.random(shape) < missing
+        lost[..., 0] = False
+        a[lost] = np.nan
+        b[lost] = np.nan
     model = decompose_models(a, confidence=1 - alpha)
     gap = decompose_models(a - b, confidence=1 - alpha)
     truth = true_components(kind, configuration_sd)
@@ -198,6 +211,7 @@ def configuration_study(
     n_items: int = 200,
     n_configurations: int = 4,
     n_runs: int = 2,
+    missing: float = 0.0,
     n_trials: int = 2000,
     alpha: float = 0.05,
     seed: int | None = 0,
@@ -216,6 +230,9 @@ def configuration_study(
     n_items, n_configurations, n_runs : int
         The crossed design of every trial (at least 2 items, 2 configurations, 2 runs:
         the residual needs replicates).
+    missing : float
+        The share of runs lost at random (both models' run of a cell together; the first
+        run of every cell kept): an unbalanced design, fitted by Henderson's method III.
     n_trials : int
         Trials per kind and SD.
     alpha : float
@@ -247,6 +264,13 @@ def configuration_study(
     n_items = study_count(n_items, "n_items", 2, MAX_ITEMS)
     n_configurations = study_count(n_configurations, "n_configurations", 2, 1000)
     n_runs = study_count(n_runs, "n_runs", 2, 1000)
+    missing = float(_validate.numbers(missing, "missing"))
+    if not 0 <= missing < 1:
+        raise InputError(
+            "{missing!b} must be at least 0 and below 1 (a share of runs); got {missing!s}",
+            param="missing",
+            missing=missing,
+        )
     cell = n_items * n_configurations * n_runs
     check_batch(n_items * n_configurations, n_runs, "{n_items} x {n_configurations} x {n_runs}")
 
@@ -277,7 +301,9 @@ def configuration_study(
     chunks = []
     for (kind, sd), setting_stream in zip(settings, root.spawn(len(settings)), strict=True):
         for size, stream in zip(sizes, setting_stream.spawn(len(sizes)), strict=True):
-            chunks.append((kind, sd, (size, n_items, n_configurations, n_runs), alpha, stream))
+            chunks.append(
+                (kind, sd, (size, n_items, n_configurations, n_runs), alpha, missing, stream)
+            )
     counts = run_chunks(_chunk, chunks, jobs, progress)
     rows = []
     for s, (kind, sd) in enumerate(settings):
@@ -287,6 +313,7 @@ def configuration_study(
             "n_items": n_items,
             "n_configurations": n_configurations,
             "n_runs": n_runs,
+            "missing": missing,
             "configuration_sd": sd,
         }
         for name, count in zip(_FIGURES, total, strict=True):
