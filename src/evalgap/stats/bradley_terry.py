@@ -14,7 +14,9 @@ that never lose (or never win) drift to infinity, and :func:`fit` says which the
 Standard errors: model-based (the inverse Fisher information) and sandwich (robust to a
 misspecified win model: ``H^-1 (sum_b s_b s_b') H^-1`` over battles b). The bootstrap
 reweights the distinct (pair, outcome) cells by multinomial counts (resampling battles) and
-fits every replicate at once: a batched Newton step solves B small (K-1) x (K-1) systems.
+solves every replicate of a block from the full fit by chord steps (the full fit's inverse
+information), on (K, K) count matrices where the pairs fill the square (:func:`bootstrap`).
+:class:`Removals` refits the battles with some taken away (the battles to flip a claim).
 """
 
 from __future__ import annotations
