@@ -586,23 +586,29 @@ def _greedy(
     with np.errstate(divide="ignore", invalid="ignore"):
         ss_k = np.maximum(q_k - np.where(n_k > 0, s_k * s_k / n_k, 0.0), 0.0)
     shape = s_k.shape
-    lv, nd = np.broadcast_to(level[:, None], shape), np.broadcast_to(need[:, None], shape)
+    n_k = np.maximum(n_k, 0)
     kw_a = {**kw, "alternative": "greater" if kw["alternative"] != "two-sided" else "two-sided"}
 
-    def holds(s_: FloatArray, ss_: FloatArray, nz_: FloatArray) -> BoolArray:
-        args = (s_.ravel(), ss_.ravel(), np.maximum(n_k, 0).ravel(), nz_.ravel())
-        for_a, _ = _graded_claims(*args, lv.ravel(), nd.ravel(), **kw_a)
-        return for_a.reshape(shape) & valid
+    def holds(rows: np.ndarray, cols: slice, ss_: FloatArray | None) -> BoolArray:
+        """The claim on ``rows`` after the removals ``cols`` (1-based counts ``k``); the
+        pair's level and need broadcast along its row, computed once per pair."""
+        ss_block = ss_k[rows, cols] if ss_ is None else np.broadcast_to(ss_[rows, None], (
+            rows.size, cols.stop - cols.start))  # fmt: skip
+        nz_block = nz_k[rows, cols] if ss_ is None else nonzero[rows, None] - k[None, cols]
+        for_a, _ = _graded_claims(
+            s_k[rows, cols], ss_block, n_k[rows, cols], nz_block, level[rows, None],
+            need[rows, None], **kw_a,
+        )  # fmt: skip
+        return for_a & valid[rows, cols]
 
-    still = holds(s_k, ss_k, nz_k)
-    items = _first_true(~still & valid) if lose else _first_true(still)
-    lower = np.full(n.shape, np.nan)
     if lose:
+        items = _first_where(lambda r, c: ~holds(r, c, None) & valid[r, c], shape)
         # Certified: S' >= S - (k largest), SS' <= SS, and at most k non-zero differences go.
         ss_all = np.maximum(q - np.where(n > 0, s * s / np.maximum(n, 1.0), 0.0), 0.0)
-        nz_low = nonzero[:, None] - k[None, :]
-        bound = holds(s_k, np.broadcast_to(ss_all[:, None], shape), nz_low)
-        lower = _first_true(~bound & valid)
+        lower = _first_where(lambda r, c: ~holds(r, c, ss_all) & valid[r, c], shape)
+    else:
+        items = _first_where(lambda r, c: holds(r, c, None), shape)
+        lower = np.full(n.shape, np.nan)
     at = np.nan_to_num(items).astype(np.int64)
     kinds = []
     for mask in (ordered > 0, ordered == 0, ordered < 0):
@@ -611,10 +617,25 @@ def _greedy(
     return _Greedy(items, lower, *kinds)
 
 
-def _first_true(mask: BoolArray) -> FloatArray:
-    """1-based index of the first True per row; NaN where none."""
-    any_ = mask.any(axis=1)
-    return np.where(any_, np.argmax(mask, axis=1) + 1.0, np.nan)
+def _first_where(
+    condition: Callable[[np.ndarray, slice], BoolArray], shape: tuple[int, ...]
+) -> FloatArray:
+    """1-based index of the first column where ``condition(rows, columns)`` holds, per row;
+    NaN where it never does. The columns are taken in widening blocks and a row leaves once
+    found, so a search that ends after a few removals costs a few columns, not all of them
+    (the answer is the same as evaluating every column)."""
+    rows, cols = shape
+    out = np.full(rows, np.nan)
+    todo = np.arange(rows)
+    start, width = 0, 32
+    while todo.size and start < cols:
+        stop = min(cols, start + width)
+        hit = condition(todo, slice(start, stop))
+        found = hit.any(axis=1)
+        out[todo[found]] = start + np.argmax(hit[found], axis=1) + 1.0
+        todo = todo[~found]
+        start, width = stop, width * 4
+    return out
 
 
 @dataclass(frozen=True)
