@@ -14,7 +14,8 @@
    default: 44,850 pairs): ``evalgap fragility --family all`` beside ``evalgap audit
    --family all`` of the same file, each as a whole process in interleaved rounds, terminal
    and ``--json``; CPU seconds (the machine is shared), bytecode cached as in an install.
-   The target is fragility <= 2x the audit.
+   The target is fragility <= 2x the audit. ``--pairs-graded`` makes the scores graded
+   (the greedy search over each pair's differences instead of the exact binary counts).
 The machine's load average is printed beside the figures.
 """
 
@@ -108,11 +109,16 @@ def _timed(args: list[str]) -> tuple[float, float]:
     return seconds, int(out.stderr.strip().splitlines()[-1]) * 1024 / 2**30
 
 
-def _board_file(n_models: int, n_items: int, path: Path) -> Path:
-    """Write a K x N binary board as a long Parquet file (as a leaderboard keeps it)."""
+def _board_file(n_models: int, n_items: int, path: Path, graded: bool = False) -> Path:
+    """Write a K x N board as a long Parquet file (as a leaderboard keeps it): binary scores,
+    or graded ones (ability plus noise in [0, 1], two decimals)."""
     import pandas as pd
 
     x = scores_matrix(n_models, n_items)
+    if graded:
+        rng = np.random.default_rng(1)
+        ability = np.sort(rng.normal(0.0, 0.3, n_models))[::-1]
+        x = np.clip(0.5 + ability + rng.normal(0.0, 0.3, (n_items, n_models)), 0, 1).round(2)
     items, models = np.meshgrid(np.arange(n_items), np.arange(n_models), indexing="ij")
     pd.DataFrame(
         {
@@ -139,14 +145,14 @@ def card(n_models: int, n_items: int, replicates: int) -> None:
     )
 
 
-def many_pairs(n_models: int, n_items: int, rounds: int) -> None:
+def many_pairs(n_models: int, n_items: int, rounds: int, graded: bool = False) -> None:
     """Fragility of all pairs beside the audit of the same file, whole commands, CPU s."""
     import shutil
     import statistics
 
     evalgap = shutil.which("evalgap") or "evalgap"
     with tempfile.TemporaryDirectory() as folder:
-        path = _board_file(n_models, n_items, Path(folder) / "board.parquet")
+        path = _board_file(n_models, n_items, Path(folder) / "board.parquet", graded)
         env = installed_env(str(Path(folder) / "pycache"))
         cases = {
             f"{job}{' --json' if json else ''}": [
@@ -165,7 +171,8 @@ def many_pairs(n_models: int, n_items: int, rounds: int) -> None:
                 cpu[name].append(cpu_run(argv, env)[0])
     pairs = n_models * (n_models - 1) // 2
     print(
-        f"all {pairs:,} pairs of {n_models:,} models x {n_items:,} items (CLI, whole process, "
+        f"all {pairs:,} pairs of {n_models:,} models x {n_items:,} "
+        f"{'graded' if graded else 'binary'} items (CLI, whole process, "
         f"median CPU s of {rounds} interleaved rounds; load {min(loads):.1f}-{max(loads):.1f}):"
     )
     for view in ("", " --json"):
@@ -185,6 +192,9 @@ def main() -> None:
     parser.add_argument("--pairs-models", type=int, default=300)
     parser.add_argument("--pairs-items", type=int, default=10_000)
     parser.add_argument(
+        "--pairs-graded", action="store_true", help="graded scores in the all-pairs part"
+    )
+    parser.add_argument(
         "--part", choices=("all", "mmlu-pro", "card", "pairs"), default="all",
         help="run one part only",
     )  # fmt: skip
@@ -195,7 +205,7 @@ def main() -> None:
     if args.part in ("all", "card"):
         card(args.models, args.items, args.replicates)
     if args.part in ("all", "pairs"):
-        many_pairs(args.pairs_models, args.pairs_items, args.rounds)
+        many_pairs(args.pairs_models, args.pairs_items, args.rounds, args.pairs_graded)
 
 
 if __name__ == "__main__":
