@@ -62,7 +62,7 @@ def test_without_configurations_the_pilot_plan_is_unchanged_and_their_cost_refus
 
 def test_one_configuration_is_refused_naming_the_option():
     frame = pd.read_csv(PILOT)
-    with pytest.raises(InputError, match="one configuration only"):
+    with pytest.raises(InputError, match=r"at least 2 configurations.*config_columns="):
         plan_pilot(frame[frame.seed == 1], run_column="run", delta=0.05,
                    options=LoadOptions(config_columns=("seed",)))  # fmt: skip
 

@@ -549,3 +549,23 @@ def test_the_cheapest_design_is_the_least_cost_of_the_grid():
                               max_configurations=20, max_runs=5)  # fmt: skip
     assert dear.n_configurations < best.n_configurations
     assert cc.cheapest_design(PLANNED, 0.001, max_configurations=3) is None
+
+
+def test_the_normal_closed_form_is_the_configuration_scales_required_n():
+    """``normal_required_items`` is Eq. 3 with the configuration term taken off the gap, and
+    the configuration scale's N* (compare --configurations random) is it."""
+    from evalgap.stats import pair_estimate
+
+    k = (sps.norm.isf(0.025) + sps.norm.ppf(0.8)) ** 2
+    s2 = np.array([0.04, 0.0004, 0.01, 0.2])
+    expected = k * (0.04 + 0.01 / 4 + 0.2 / 8) / (0.05**2 - k * 0.0004 / 4)
+    assert cc.normal_required_items(s2, 0.05, 4, 2, k=k) == pytest.approx(expected, rel=1e-12)
+    assert np.isinf(cc.normal_required_items(s2, 0.01, 4, 2, k=k))
+    rng = np.random.default_rng(5)
+    a = rng.normal(0, 1, (60, 4, 2)) + np.array([0.0, 0.2, -0.2, 0.1])[None, :, None]
+    b = a - 0.3 + rng.normal(0, 0.5, (60, 4, 2))
+    e = pair_estimate.configuration(a, b)
+    components = np.maximum(cc.decompose_gap(a, b).estimate, 0)
+    assert e.required_n == pytest.approx(
+        float(cc.normal_required_items(components, e.delta, 4, 2, k=k)), rel=1e-12
+    )

@@ -791,12 +791,7 @@ def _configuration_plan(
             f"{dropped_items:,} item(s) and {len(dropped)} configuration(s) without a paired "
             "run of both models left out of the configuration plan"
         )
-    if a.shape[1] < 2:
-        raise InputError(
-            escape(f"{long.source}: the pilot ran both models under one configuration only; ")
-            + "a plan across configurations needs two or more (see {config_columns})",
-            param="config_columns",
-        )
+    # one configuration is refused by the design itself (naming config_columns)
     gap = cc.decompose_gap(a, b, confidence=1 - kw["alpha"])
     components = np.maximum(np.nan_to_num(gap.estimate, nan=0.0), 0.0)
     n = int(n_items if n_items is not None else gap.n_items)

@@ -89,6 +89,7 @@ __all__ = [
     "decompose_models",
     "expected_half_width",
     "model_configuration_interaction",
+    "normal_required_items",
     "required_configurations",
     "required_items",
     "standard_error",
@@ -488,6 +489,37 @@ def _least(
     return np.where(ok & (high <= limit), high, np.inf)
 
 
+def normal_required_items(
+    components: ArrayLike,
+    delta: ArrayLike,
+    n_configurations: ArrayLike = 1,
+    n_replicates: ArrayLike = 1,
+    *,
+    k: float,
+    configurations: Literal["random", "fixed"] = "random",
+) -> FloatOrArray:
+    """Return the items a gap ``delta`` needs over C configurations x R runs with normal
+    quantiles, ``K = (z_a + z_b)^2`` given: the closed form
+
+        N = K (s2_item + s2_item_configuration / C + s2_residual / (C R))
+            / (delta^2 - K s2_configuration / C),
+
+    (*Resolution Diagnostics* Eq. 3 with the configuration term taken off the gap), inf where
+    ``delta^2 <= K s2_configuration / C``: more items cannot help, only more configurations.
+    Unrounded. :func:`required_items` starts from it; the configuration scale's N* is it.
+    """
+    s2 = _planned_components(components)
+    gap = np.asarray(delta, dtype=float)
+    c = np.asarray(n_configurations, dtype=float)
+    r = np.asarray(n_replicates, dtype=float)
+    random = 1.0 if configurations == "random" else 0.0
+    room = gap**2 - k * random * s2[1] / c  # the part of the gap more items can resolve
+    per_item = s2[0] + s2[2] / c + s2[3] / (c * r)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        items = np.where(room > 0, k * per_item / np.where(room > 0, room, 1.0), np.inf)
+    return _validate.scalar_or_array(items)
+
+
 def required_items(
     components: ArrayLike,
     delta: float,
@@ -527,11 +559,9 @@ def required_items(
         np.asarray(_validate.numbers(n_configurations, "n_configurations"), dtype=float),
         np.asarray(_validate.numbers(n_replicates, "n_replicates"), dtype=float),
     )
-    random = 1.0 if configurations == "random" else 0.0
-    budget = delta**2 / z_sum_squared(alpha, power) - random * s2[1] / c
-    per_item = s2[0] + s2[2] / c + s2[3] / (c * r)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        start = np.where(budget > 0, np.maximum(np.ceil(per_item / budget), 2.0), np.inf)
+    k = float(z_sum_squared(alpha, power))
+    normal = normal_required_items(s2, delta, c, r, k=k, configurations=configurations)
+    start = np.where(np.isfinite(normal), np.maximum(np.ceil(normal), 2.0), np.inf)
     n = _least(
         lambda n: _resolves(s2, delta, n, c, r, alpha, power, configurations),
         start,

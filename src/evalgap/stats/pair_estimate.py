@@ -531,8 +531,9 @@ def configuration(
     df's t quantile), its test that interval inverted (:func:`configuration_p_value`: the test
     rejects exactly when the interval excludes zero); ``df`` is Satterthwaite's df of the SE
     and ``parts["statistic"]`` the t ratio, for the report. N* is the items
-    that resolve the gap at this design's configurations and replicates:
-    ``K (s2_i + s2_ic / C + s2_e / (C R)) / (delta^2 - K s2_c / C)``, infinite where more
+    that resolve the gap at this design's configurations and replicates
+    (:func:`~evalgap.stats.config_components.normal_required_items`:
+    ``K (s2_i + s2_ic / C + s2_e / (C R)) / (delta^2 - K s2_c / C)``), infinite where more
     items cannot (``delta^2 <= K s2_c / C``: only more configurations can).
 
     Returns
@@ -559,18 +560,16 @@ def configuration(
     t = m.mean / m.standard_error if m.standard_error > 0 else math.nan
     df = m.df if math.isfinite(m.df) else math.inf
     p = configuration_p_value(scores_a, scores_b, alternative=alternative)
-    s2 = np.maximum(np.nan_to_num(c.estimate, nan=0.0), 0.0)
-    n_c = c.n_configurations
-    n_r = c.n_observations / (c.n_items * n_c)  # replicates per cell, on average
-    k = float(pw.z_sum_squared(alpha, power, alternative))
-    per_item = s2[0] + s2[2] / n_c + s2[3] / (n_c * n_r)
-    room = m.mean**2 - k * s2[1] / n_c  # the part of the gap more items can resolve
+    n_r = c.n_observations / (c.n_items * c.n_configurations)  # runs per cell, on average
+    one_sided = alternative != "two-sided"  # z_{1 - alpha}: the two-sided level 2 alpha
     against = bool(pw.opposes_alternative(m.mean, alternative))
     required = (
         math.inf
-        if room <= 0 or against
-        else float(pw.required_n(math.sqrt(room), math.sqrt(per_item), alpha=alpha,
-                                 power=power, alternative=alternative))
+        if against or m.mean == 0
+        else float(config_components.required_items(
+            c.estimate, abs(m.mean), c.n_configurations, n_r,
+            alpha=2 * alpha if one_sided else alpha, power=power,
+        ))
     )  # fmt: skip
     q = c.n_items / max(required, 1.0) if math.isfinite(required) else 0.0
     ci = intervals.Interval(
