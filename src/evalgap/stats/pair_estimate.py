@@ -560,17 +560,16 @@ def configuration(
     t = m.mean / m.standard_error if m.standard_error > 0 else math.nan
     df = m.df if math.isfinite(m.df) else math.inf
     p = configuration_p_value(scores_a, scores_b, alternative=alternative)
-    n_r = c.n_observations / (c.n_items * c.n_configurations)  # runs per cell, on average
-    one_sided = alternative != "two-sided"  # z_{1 - alpha}: the two-sided level 2 alpha
+    s2 = np.maximum(np.nan_to_num(c.estimate, nan=0.0), 0.0)
+    n_c = c.n_configurations
+    n_r = c.n_observations / (c.n_items * n_c)  # replicates per cell, on average
+    k = float(pw.z_sum_squared(alpha, power, alternative))
     against = bool(pw.opposes_alternative(m.mean, alternative))
     required = (
         math.inf
-        if against or m.mean == 0
-        else float(config_components.required_items(
-            c.estimate, abs(m.mean), c.n_configurations, n_r,
-            alpha=2 * alpha if one_sided else alpha, power=power,
-        ))
-    )  # fmt: skip
+        if against
+        else float(config_components.normal_required_items(s2, m.mean, n_c, n_r, k=k))
+    )
     q = c.n_items / max(required, 1.0) if math.isfinite(required) else 0.0
     ci = intervals.Interval(
         np.float64(m.lower), np.float64(m.upper), "configurations random", 1 - alpha
