@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager as ContextManager
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from pandas.api import types as ptypes
 
+    from evalgap._scores import ScoreSet
     from evalgap.io.options import LoadOptions
 else:
     pd = LazyModule("pandas")
@@ -993,7 +994,45 @@ def read_wide_table(
         raise InputError(
             "{models_in} must be 'columns' or 'rows'; got {got!r}", param="models_in", got=models_in
         )
-    # A column named for one role (or as a model) is never detected as another.
+    item_col, task_col, models = _wide_columns(
+        raw, path, item_column, task_column, cluster_column, model_columns, named, notes
+    )
+    id_columns = [c for c in (item_col, task_col, cluster_column) if c]
+    columns = {"item_id": item_col, "task": task_col}
+    if _numeric_models(raw, models):
+        frame = _scatter_numeric(raw, models, item_col, task_col, cluster_column)
+        return LongScores(frame, str(path), columns, tuple(notes))
+    long = raw.melt(id_vars=id_columns, value_vars=models, var_name="model", value_name="score")
+    # An empty cell of a wide table is an item the model did not score, not an unusable row:
+    # the alignment counts it among the model's missing items.
+    long = long[~(long["score"].isna() | (long["score"].astype(str).str.strip() == ""))]
+    frame = pd.DataFrame(
+        {
+            "model": long["model"].astype(str),
+            "task": long[task_col].astype(str) if task_col else "all",
+            "item_id": long[item_col].astype(str),
+            "score": long["score"],
+        }
+    )
+    if cluster_column:
+        frame["cluster"] = long[cluster_column].astype(str)
+    return LongScores(frame, str(path), columns, tuple(notes))
+
+
+def _wide_columns(
+    raw: pd.DataFrame,
+    path: Path,
+    item_column: str | None,
+    task_column: str | None,
+    cluster_column: str | None,
+    model_columns: Sequence[str] | None,
+    named: set[str],
+    notes: list[str],
+) -> tuple[str, str | None, list[str]]:
+    """Return a wide table's item column, task column (None) and model columns, named or
+    detected (what was detected appended to ``notes``); a column named for one role (or
+    as a model, in ``named``) is never detected as another."""
+    found = column_listing(raw.columns)
     item_col = item_column or _detect("item_id", raw.columns, named)
     if item_col is None or item_col not in raw.columns:
         raise InputError(
@@ -1029,28 +1068,165 @@ def read_wide_table(
             + escape(f" (columns found: {found})"),
             param="model_columns",
         )
-    columns = {"item_id": item_col, "task": task_col}
+    return item_col, task_col, models
+
+
+def _numeric_models(raw: pd.DataFrame, models: Sequence[str]) -> bool:
+    """Whether every model column holds numbers (not booleans) and no model is repeated:
+    the scores are then read as numbers, without text."""
     numeric = all(
         ptypes.is_numeric_dtype(raw[m]) and not ptypes.is_bool_dtype(raw[m]) for m in models
     )
-    if numeric and len(set(models)) == len(models):
-        frame = _scatter_numeric(raw, models, item_col, task_col, cluster_column)
-        return LongScores(frame, str(path), columns, tuple(notes))
-    long = raw.melt(id_vars=id_columns, value_vars=models, var_name="model", value_name="score")
-    # An empty cell of a wide table is an item the model did not score, not an unusable row:
-    # the alignment counts it among the model's missing items.
-    long = long[~(long["score"].isna() | (long["score"].astype(str).str.strip() == ""))]
-    frame = pd.DataFrame(
-        {
-            "model": long["model"].astype(str),
-            "task": long[task_col].astype(str) if task_col else "all",
-            "item_id": long[item_col].astype(str),
-            "score": long["score"],
-        }
+    return numeric and len(set(models)) == len(models)
+
+
+def wide_score_set(
+    path: PathArg,
+    options: LoadOptions,
+    *,
+    models: Sequence[str] | None = None,
+    complete_case: bool = False,
+) -> ScoreSet | None:
+    """A wide table of numeric model columns read straight into its (items, models) matrix
+    and aligned there: the ScoreSet and alignment report that :func:`read_wide_table` then
+    :func:`evalgap._scores.align` give, without the long layout between (20 million cells
+    never become 20 million rows). The columns are chosen, and the file refused, as
+    :func:`read_wide_table` does; the board is :func:`evalgap._scores.align`'s dense path on
+    the matrix (see :func:`_align_matrix`).
+
+    None where the long path decides: a task or cluster column, an item file, models in
+    rows, text or repeated model columns, a blank or repeated item id, a model without a
+    score, or nothing left to compare. ``options`` is the
+    :class:`evalgap.io.options.LoadOptions` the file is read with; ``models`` and
+    ``complete_case`` are :func:`evalgap._scores.align`'s.
+    """
+    if (
+        options.layout != "wide"
+        or options.models_in != "columns"
+        or options.items
+        or options.cluster_column
+        or options.config_columns
+        or (options.task_column and options.task_column != NO_TASK)
+        or (models is not None and len(set(models)) != len(models))
+    ):
+        return None
+    path = Path(path)
+    raw = read_frame(path, options.fmt if options.fmt in FORMATS else None)
+    if raw.shape[0] == 0:
+        raise InputError(f"{path}: the table has a header but no rows")
+    raw.columns = [str(c) for c in raw.columns]
+    notes: list[str] = []
+    model_columns = list(options.model_columns) or None
+    named = {c for c in (options.item_column, options.task_column, options.model_column) if c}
+    named |= set(model_columns or ())
+    item_col, task_col, names = _wide_columns(
+        raw, path, options.item_column, options.task_column, None, model_columns, named, notes
     )
-    if cluster_column:
-        frame["cluster"] = long[cluster_column].astype(str)
-    return LongScores(frame, str(path), columns, tuple(notes))
+    if task_col is not None or not _numeric_models(raw, names):
+        return None
+    ids = np.asarray(raw[item_col].astype(str), dtype=object)
+    if np.unique(ids).size != ids.size or any(not i.strip() for i in ids):
+        return None
+    return _align_matrix(
+        _model_matrix(raw, names), ids, names, str(path), notes, models, complete_case
+    )
+
+
+def _align_matrix(
+    x: np.ndarray,
+    ids: np.ndarray,
+    names: list[str],
+    source: str,
+    notes: list[str],
+    models: Sequence[str] | None,
+    complete_case: bool,
+) -> ScoreSet | None:
+    """The board of a wide table's matrix ``x`` (items in the file's order, one column per
+    model of ``names``), by :func:`evalgap._scores.align`'s rules for the long frame the
+    table would give: a model's rows are its non-empty cells; an infinite score is unusable
+    (counted, left out); a score beyond +/-1e150 is refused; the items are those any model
+    of the file scored, numbered model after model as the long layout lists them, then
+    sorted as every task's items are (``_task_members``). None where a model has no score
+    or nothing is kept (the long path then decides, and says why)."""
+    from evalgap._scores import (
+        AlignmentReport,
+        ScoreSet,
+        TaskScores,
+        _dense_model_alignments,
+        _refuse_missing,
+        _task_members,
+    )
+    from evalgap.stats._validate import MAX_SCORE
+
+    where = f"{source}: "
+    index = list(range(len(names)))
+    if models is not None:
+        _refuse_missing("model", models, list[object](names), where)
+        index = [names.index(m) for m in models]
+    number = ~np.isnan(x)
+    if not number.any(axis=0).all():
+        return None  # a model without a score has no row in the long layout
+    # two passes without temporaries where every score is finite and within the bound
+    within = bool(np.fmax.reduce(x, axis=None) <= MAX_SCORE)
+    within = within and bool(np.fmin.reduce(x, axis=None) >= -MAX_SCORE)
+    usable = number if within else number & np.isfinite(x)
+    if not within:
+        huge = usable & (np.abs(np.where(usable, x, 0.0)) > MAX_SCORE)
+        huge[:, np.setdiff1d(np.arange(len(names)), index)] = False  # the selected are read
+        if huge.any():  # the first in the long layout's order: model after model
+            raise InputError(
+                f"a score of {float(x.T[huge.T][0]):g} is beyond +/-1e150, where the "
+                "variance of the scores overflows; rescale the scores"
+            )
+    any_score = number.any(axis=1)
+    scored = np.flatnonzero(any_score)
+    first_model = np.argmax(number if any_score.all() else number[scored], axis=1)
+    if models is not None:
+        x, number, usable = x[:, index], number[:, index], usable[:, index]
+    universe = scored[np.lexsort((scored, first_model))]
+    _, members_of = _task_members(
+        ["all"], np.array(["all"], dtype=object), np.zeros(universe.size, dtype=np.int64),
+        np.arange(universe.size), ids[universe],
+    )  # fmt: skip
+    members, item_ids = members_of["all"]
+    rows: Any = universe[members]
+    if rows.size == x.shape[0] and (rows == np.arange(rows.size)).all():
+        rows = slice(None)  # the file's order is the board's: no copy to reorder
+    matrix = x[rows] if within else np.where(usable[rows], x[rows], np.nan)
+    present = ~np.isnan(matrix)
+    complete = present.all(axis=1)
+    keep = cast(BoolArray, complete if complete_case else present.any(axis=1))
+    if not keep.any():
+        return None
+    model_order = list(models) if models is not None else names
+    cells = [*number.sum(axis=0).tolist(), *(number & ~usable).sum(axis=0).tolist()]
+    cells += [0] * len(model_order)  # a numeric cell is never blank text
+    task = TaskScores(
+        task="all",
+        item_ids=item_ids[keep],
+        scores=matrix[keep] if not keep.all() else matrix,
+        run_counts=present[keep].astype(np.int64),
+        clusters=None,
+    )
+    report = AlignmentReport(
+        tuple(_dense_model_alignments("all", model_order, matrix, present, keep, cells)),
+        {"all": int(members.size)},
+        {"all": int(keep.sum())},
+        0,
+        items_common={"all": int(complete.sum())},
+        complete_case=complete_case,
+        loader_notes=tuple(notes),
+    )
+    return ScoreSet(tuple(str(m) for m in model_order), (task,), report, source)
+
+
+def _model_matrix(raw: pd.DataFrame, models: Sequence[str]) -> np.ndarray:
+    """The model columns as one (items, models) float matrix, NaN where a cell is empty
+    (each column converted as :func:`_scatter_numeric` converts it)."""
+    out = np.empty((len(raw), len(models)))
+    for j, m in enumerate(models):
+        out[:, j] = raw[m].to_numpy(dtype=float, na_value=np.nan)
+    return out
 
 
 def _scatter_numeric(

@@ -46,6 +46,9 @@ def scores_of(
             for m in models:
                 data.model_index(m)  # raises naming the model and the ones there are
         return data
+    wide = _wide_board(data, models, tasks, strict, complete_case, options, columns)
+    if wide is not None:
+        return wide
     long = long_scores(data, options=options, **columns)
     return align_frame(
         long.frame,
@@ -55,6 +58,33 @@ def scores_of(
         source=long.source,
         complete_case=complete_case,
         notes=long.notes,
+    )
+
+
+def _wide_board(
+    data: ScoresInput | None,
+    models: Sequence[str] | None,
+    tasks: Sequence[str] | None,
+    strict: bool,
+    complete_case: bool,
+    options: LoadOptions | None,
+    columns: dict[str, Any],
+) -> ScoreSet | None:
+    """One wide table file of numeric model columns, read into its matrix and aligned there
+    (no long layout between; the same board); None for every other input."""
+    if isinstance(data, (list, tuple)) and len(data) == 1:
+        data = data[0]  # the command line's one --scores FILE
+    if not isinstance(data, (str, Path)) or tasks is not None or options is None or strict:
+        return None  # strict: the long path says what it refuses
+    if options.layout != "wide" or options.store or not Path(data).is_file():
+        return None
+    import dataclasses
+
+    from evalgap.io.tables import wide_score_set
+
+    chosen = list(models) if models is not None else None
+    return wide_score_set(
+        data, dataclasses.replace(options, **columns), models=chosen, complete_case=complete_case
     )
 
 
