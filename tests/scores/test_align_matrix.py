@@ -134,3 +134,26 @@ def test_a_score_beyond_the_bound_is_refused_as_on_the_long_path(tmp_path, monke
     with pytest.raises(InputError) as matrix_way:
         _matrix_path(path, monkeypatch)
     assert str(matrix_way.value) == str(long_way.value) and "-1e+200" in str(long_way.value)
+
+
+def test_mmlu_pro_as_a_wide_table_gives_the_long_paths_board_and_audit(tmp_path, monkeypatch):
+    """MMLU-Pro pivoted to one column per model (three models lack items): the same board,
+    and the audit of all 406 pairs the same to the last count and verdict."""
+    from conftest import shared_file
+
+    import evalgap
+
+    long = pd.read_csv(shared_file("mmlu_pro", "mmlu_pro_long.csv.gz"))
+    wide = long.pivot(index="question_id", columns="model", values="correct")
+    wide = wide.reset_index().rename(columns={"question_id": "item_id"})
+    wide.columns = [str(c) for c in wide.columns]
+    path = tmp_path / "mmlu_pro_wide.parquet"
+    wide.to_parquet(path, index=False)
+    expected = _long_path(path)
+    board = _matrix_path(path, monkeypatch)
+    _assert_same(board, expected)
+    assert np.isnan(board.tasks[0].scores).any()  # the missing items are there
+    settings = dict(family="all", n_rank_bootstrap=0, n_bootstrap=0, n_bootstrap_required_n=0)
+    got, want = evalgap.audit(board, **settings), evalgap.audit(expected, **settings)
+    pd.testing.assert_frame_equal(got.to_frame(), want.to_frame())
+    assert got.chains == want.chains and got.unresolved == want.unresolved
