@@ -139,9 +139,9 @@ def test_a_score_beyond_the_bound_is_refused_as_on_the_long_path(tmp_path, monke
 def test_mmlu_pro_as_a_wide_table_gives_the_long_paths_board_and_audit(tmp_path, monkeypatch):
     """MMLU-Pro pivoted to one column per model (three models lack items): the same board,
     and the audit of all 406 pairs the same to the last count and verdict."""
-    from conftest import shared_file
-
     import evalgap
+
+    from conftest import shared_file
 
     long = pd.read_csv(shared_file("mmlu_pro", "mmlu_pro_long.csv.gz"))
     wide = long.pivot(index="question_id", columns="model", values="correct")
