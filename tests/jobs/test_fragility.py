@@ -392,3 +392,26 @@ def test_a_large_family_shows_its_closest_calls_and_the_json_every_pair():
     assert len(shown) == 40
     left_out = sorted(set(range(45)) - set(shown))
     assert np.nan_to_num(fewest[left_out], nan=np.inf).min() >= np.nanmax(fewest[shown])
+
+
+def test_board_differences_are_each_pairs_own_on_a_board_with_gaps():
+    """The graded search's differences, taken for a block of pairs from the task's score
+    matrix at once, equal each pair's own (items both scored, in item order, then NaN)."""
+    from evalgap.jobs import fragility as jf
+    from evalgap.jobs.audit import audit_scores
+
+    rng = np.random.default_rng(0)
+    rows = [
+        (f"m{m}", t, f"{t}q{i}", float(np.round(rng.random(), 2)))
+        for t in ("t1", "t2") for m in range(6) for i in range(150) if rng.random() >= 0.15
+    ]  # fmt: skip
+    board = evalgap.align(pd.DataFrame(rows, columns=["model", "task", "item_id", "score"]))
+    pairs = audit_scores(board, family="all", n_bootstrap=0, n_bootstrap_required_n=0,
+                         n_cluster_bootstrap=0, n_rank_bootstrap=0).pairs  # fmt: skip
+    differences = jf._differences_of(pairs, board)
+    for block in (np.arange(len(pairs)), np.array([5, 1, 17, 3])):
+        own = [jf._pair_items(pairs, int(k), board)[0] for k in block]
+        expected = np.full((block.size, max(d.size for d in own)), np.nan)
+        for r, d in enumerate(own):
+            expected[r, : d.size] = d
+        assert np.array_equal(differences(block), expected, equal_nan=True)

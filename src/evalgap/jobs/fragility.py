@@ -910,14 +910,32 @@ def _pair_items(pairs: Any, k: int, score_set: Any) -> tuple[np.ndarray, np.ndar
 
 
 def _differences_of(pairs: Any, score_set: Any) -> Callable[[np.ndarray], np.ndarray]:
-    """``rows -> (len(rows), items)`` per-item differences, NaN where a pair lacks an item."""
+    """``rows -> (len(rows), items)`` per-item differences, NaN where a pair lacks an item.
+
+    Each row holds its pair's differences on the items both models scored, in item order,
+    then NaN (the layout :func:`_pair_items` gives one pair): a task's pairs are taken from
+    its score matrix in one subtraction, and a row with gaps is compacted by a stable sort.
+    """
+    tasks = {t.task: t for t in score_set.tasks}
+    task_of = np.asarray(pairs.task).astype(str)
+    a = np.array([score_set.model_index(m) for m in np.asarray(pairs.model_a).astype(str)])
+    b = np.array([score_set.model_index(m) for m in np.asarray(pairs.model_b).astype(str)])
 
     def differences(rows: np.ndarray) -> np.ndarray:
-        parts = [_pair_items(pairs, int(k), score_set)[0] for k in rows]
-        width = max((p.size for p in parts), default=0)
-        out = np.full((len(parts), width), np.nan)
-        for r, part in enumerate(parts):
-            out[r, : part.size] = part
+        rows = np.asarray(rows)
+        parts: list[tuple[np.ndarray, np.ndarray]] = []
+        for name in dict.fromkeys(task_of[rows].tolist()):
+            at = np.flatnonzero(task_of[rows] == name)
+            x = tasks[name].scores
+            d = (x[:, a[rows[at]]] - x[:, b[rows[at]]]).T
+            missing = np.isnan(d)
+            if missing.any():  # the items both scored first, in item order
+                d = np.take_along_axis(d, np.argsort(missing, axis=1, kind="stable"), axis=1)
+            parts.append((at, d[:, : int((~missing).sum(axis=1).max(initial=0))]))
+        width = max((d.shape[1] for _, d in parts), default=0)
+        out = np.full((rows.size, width), np.nan)
+        for at, d in parts:
+            out[at, : d.shape[1]] = d
         return out
 
     return differences
