@@ -38,24 +38,31 @@ and the Bradley-Terry bootstrap against refitting.
    one choix fit of the same battles (when choix is installed; a tie as a win each way) as
    the peer's floor, the ratio per round and its median; with ``--against REV`` the same
    command with REV's code (stopped after ``--old-timeout`` CPU seconds).
+
+One BLAS thread everywhere, as the command line runs (OpenBLAS's idle threads spin, and their
+CPU seconds would count against whichever side uses BLAS).
 """
 
 from __future__ import annotations
 
-import argparse
 import os
-import resource
-import subprocess
-import sys
-import tempfile
-import time
-from pathlib import Path
 
-import numpy as np
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import argparse  # noqa: E402
+import resource  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _child import in_child
-from bench_phases import scores_matrix
+from _child import in_child  # noqa: E402
+from bench_phases import scores_matrix  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
