@@ -6,6 +6,7 @@ all pairs of MMLU-Pro beside a statsmodels loop.
     python benchmarks/bench_audit.py --part small       # MMLU-Pro beside statsmodels alone
     python benchmarks/bench_audit.py --part command     # the commands beside floor and peer
     python benchmarks/bench_audit.py --part command --models 200 --items 2000 --rounds 3
+    python benchmarks/bench_audit.py --part command --against 50349da   # beside an earlier version
 
 Small board (``--part small``; skipped with a message without statsmodels or the data in
 ``../shared/data/mmlu_pro``): ``evalgap.audit(frame, family="all")`` on MMLU-Pro (29 models,
@@ -268,13 +269,26 @@ def interleaved(sides: dict, rounds: int, env: dict[str, str]) -> dict[str, list
     return times
 
 
-def command_board(n_models: int, n_items: int, rounds: int, formats: list[str]) -> None:
-    """The audit command on a generated board's files beside the float32 matmul floor."""
+def _command_seconds(argv: list[str], env: dict[str, str]) -> float:
+    return cpu_run(argv, env)[0]
+
+
+def command_board(
+    n_models: int, n_items: int, rounds: int, formats: list[str], against: str | None = None
+) -> None:
+    """The audit command on a generated board's files beside the float32 matmul floor (and,
+    with ``against``, the same command from git revision ``against``'s code)."""
     from bench_phases import write_inputs
+    from bench_ranks import extract
 
     folder = Path(tempfile.mkdtemp(prefix="evalgap-bench-audit-"))
     try:
         paths = write_inputs(folder, n_models, n_items, formats)
+        env = installed_env(str(folder / "bytecode"))
+        old = {}
+        if against:  # the same commands from the earlier revision's code, bytecode apart
+            old = {**env, "PYTHONPATH": extract(against, str(folder / "old"))}
+            old["PYTHONPYCACHEPREFIX"] = str(folder / "bytecode-old")
         audit = [sys.executable, "-m", "evalgap", "audit", "--family", "all", "--json"]
         sides: dict = {
             "floor": (floor_seconds, n_models, n_items, "1"),
@@ -284,8 +298,11 @@ def command_board(n_models: int, n_items: int, rounds: int, formats: list[str]) 
             layout = ["--layout", "wide"] if fmt == "wide" else []
             output = ["--output", str(folder / f"pairs-{fmt}.parquet")]
             sides[f"audit, {fmt} file"] = [*audit, "--scores", str(path), *layout, *output]
+            if against:
+                argv = [*audit, "--scores", str(path), *layout, *output]
+                sides[f"{fmt} file, {against}"] = (_command_seconds, argv, old)
         load_before = os.getloadavg()[0]
-        times = interleaved(sides, rounds, installed_env(str(folder / "bytecode")))
+        times = interleaved(sides, rounds, env)
         load_after = os.getloadavg()[0]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -349,6 +366,9 @@ def main() -> None:
         "--command-rounds", type=int, default=5, help="interleaved rounds (--part command)"
     )
     parser.add_argument(
+        "--against", help="git revision whose audit command runs beside (--part command)"
+    )
+    parser.add_argument(
         "--formats", nargs="+", choices=("wide", "long"), default=["wide", "long"],
         help="files of the generated board (--part command)",
     )  # fmt: skip
@@ -363,7 +383,7 @@ def main() -> None:
         for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             os.environ.setdefault(name, "1")  # as the command line runs, floor and peer alike
         command_small(args.command_rounds)
-        command_board(args.models, args.items, args.command_rounds, args.formats)
+        command_board(args.models, args.items, args.command_rounds, args.formats, args.against)
         return
     if args.part in ("all", "small"):
         small_board(args.rounds)
