@@ -436,3 +436,31 @@ def test_task_flips_reverse_the_verdict_never_below_the_fewest_and_scale_to_bill
     calls["n"] = 0
     big = fragility.task_flips([1e9, 3.0], [999_990_000.0, 4.0], pooled, LEVEL)
     assert not big.decided and big.items == 63_561 and calls["n"] < 200
+
+
+def test_graded_greedy_count_equals_replaying_the_removals_one_at_a_time():
+    """The greedy count of a claim that exists (the removal counts scanned in widening
+    blocks) equals removing the claim's largest differences one at a time and testing again
+    with scipy's t test, past the first block of 32 removals; the removal's kinds are the
+    signs of the items it takes."""
+    rng = np.random.default_rng(4)
+    d = np.round(rng.normal(rng.uniform(0.15, 0.4, (12, 1)), 0.5, (12, 300)), 2)
+    d[::3] *= -1  # claims for B too
+    d[rng.random(d.shape) < 0.05] = np.nan
+    f = fragility.graded_flips(d, level=0.01)
+    assert (f.favours != 0).all() and np.nanmax(f.items) > 32
+    for row, sign, count in zip(d, f.favours, f.items, strict=True):
+        x = row[~np.isnan(row)]
+        order = np.argsort(-sign * x, kind="stable")
+        first = next(
+            k for k in range(1, x.size)
+            if sps.ttest_1samp(np.delete(x, order[:k]), 0.0).pvalue > 0.01
+            or np.sign(np.delete(x, order[:k]).mean()) != sign
+        )  # fmt: skip
+        assert count == first
+    removed = [
+        np.sort(-s * r[~np.isnan(r)])[: int(k)]
+        for r, s, k in zip(d, f.favours, f.items, strict=True)
+    ]
+    positive = np.array([(-v > 0).sum() for v in removed])
+    assert np.array_equal(np.where(f.favours > 0, f.remove_a_only, f.remove_b_only), positive)

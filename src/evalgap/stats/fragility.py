@@ -609,12 +609,18 @@ def _greedy(
     else:
         items = _first_where(lambda r, c: holds(r, c, None), shape)
         lower = np.full(n.shape, np.nan)
-    at = np.nan_to_num(items).astype(np.int64)
-    kinds = []
-    for mask in (ordered > 0, ordered == 0, ordered < 0):
-        counted = np.concatenate([np.zeros((shape[0], 1)), np.cumsum(mask, axis=1)], axis=1)
-        kinds.append(np.take_along_axis(counted, at[:, None], axis=1)[:, 0])
-    return _Greedy(items, lower, *kinds)
+    # The removed items by kind: the order is sorted, so the first ``at`` hold the positive
+    # values, then the zeros, then the negative ones (the other way round when the smallest
+    # go first); ``at`` never reaches the padding of missing items (at least one stays).
+    at = np.nan_to_num(items)
+    zero = (present & (values == 0)).sum(axis=1)
+    first = (present & ((values > 0) if lose else (values < 0))).sum(axis=1)
+    taken_first = np.minimum(at, first)
+    tied = np.minimum(np.maximum(at - first, 0), zero)
+    taken_last = at - taken_first - tied
+    favouring, against = (taken_first, taken_last) if lose else (taken_last, taken_first)
+    return _Greedy(items, lower, favouring.astype(float), tied.astype(float),
+                   against.astype(float))  # fmt: skip
 
 
 def _first_where(
