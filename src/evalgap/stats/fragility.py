@@ -578,36 +578,48 @@ def _greedy(
     ordered = -np.sort(-filled, axis=1) if lose else np.sort(filled, axis=1)
     ordered = np.where(np.isfinite(ordered), ordered, 0.0)
     k = np.arange(1, ordered.shape[1] + 1, dtype=float)
-    s_k = s[:, None] - np.cumsum(ordered, axis=1)
-    q_k = q[:, None] - np.cumsum(ordered * ordered, axis=1)
-    n_k = n[:, None] - k[None, :]
-    nz_k = nonzero[:, None] - np.cumsum(ordered != 0, axis=1)
-    valid = n_k >= 1
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ss_k = np.maximum(q_k - np.where(n_k > 0, s_k * s_k / n_k, 0.0), 0.0)
-    shape = s_k.shape
-    n_k = np.maximum(n_k, 0)
+    shape = ordered.shape
     kw_a = {**kw, "alternative": "greater" if kw["alternative"] != "two-sided" else "two-sided"}
 
-    def holds(rows: np.ndarray, cols: slice, ss_: FloatArray | None) -> BoolArray:
-        """The claim on ``rows`` after the removals ``cols`` (1-based counts ``k``); the
-        pair's level and need broadcast along its row, computed once per pair."""
-        ss_block = ss_k[rows, cols] if ss_ is None else np.broadcast_to(ss_[rows, None], (
-            rows.size, cols.stop - cols.start))  # fmt: skip
-        nz_block = nz_k[rows, cols] if ss_ is None else nonzero[rows, None] - k[None, cols]
+    def holds(
+        rows: np.ndarray, cols: slice, ss_: FloatArray | None
+    ) -> tuple[BoolArray, BoolArray]:
+        """Whether the claim still holds on ``rows`` after each count of removals in ``cols``
+        (0-based columns: count ``k = column + 1``), and at least one item stays; ``ss_``
+        replaces the remaining SS (the certified bound). The moments after removal come from
+        the same left-to-right cumulative sums as over all counts, taken only as far as the
+        scan goes; each pair's level and need broadcast along its row."""
+        o = ordered[rows, : cols.stop]
+        s_b = s[rows, None] - np.cumsum(o, axis=1)[:, cols]
+        n_b = n[rows, None] - k[None, cols]
+        valid = n_b >= 1
+        if ss_ is None:
+            q_b = q[rows, None] - np.cumsum(o * o, axis=1)[:, cols]
+            nz_b = nonzero[rows, None] - np.cumsum(o != 0, axis=1)[:, cols]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ss_b = np.maximum(q_b - np.where(n_b > 0, s_b * s_b / n_b, 0.0), 0.0)
+        else:
+            nz_b = nonzero[rows, None] - k[None, cols]
+            ss_b = np.broadcast_to(ss_[rows, None], s_b.shape)
         for_a, _ = _graded_claims(
-            s_k[rows, cols], ss_block, n_k[rows, cols], nz_block, level[rows, None],
-            need[rows, None], **kw_a,
-        )  # fmt: skip
-        return for_a & valid[rows, cols]
+            s_b, ss_b, np.maximum(n_b, 0), nz_b, level[rows, None], need[rows, None], **kw_a
+        )
+        return for_a & valid, valid
+
+    def gone(ss_: FloatArray | None) -> Callable[[np.ndarray, slice], BoolArray]:
+        def test(rows: np.ndarray, cols: slice) -> BoolArray:
+            still, valid = holds(rows, cols, ss_)
+            return ~still & valid
+
+        return test
 
     if lose:
-        items = _first_where(lambda r, c: ~holds(r, c, None) & valid[r, c], shape)
+        items = _first_where(gone(None), shape)
         # Certified: S' >= S - (k largest), SS' <= SS, and at most k non-zero differences go.
         ss_all = np.maximum(q - np.where(n > 0, s * s / np.maximum(n, 1.0), 0.0), 0.0)
-        lower = _first_where(lambda r, c: ~holds(r, c, ss_all) & valid[r, c], shape)
+        lower = _first_where(gone(ss_all), shape)
     else:
-        items = _first_where(lambda r, c: holds(r, c, None), shape)
+        items = _first_where(lambda rows, cols: holds(rows, cols, None)[0], shape)
         lower = np.full(n.shape, np.nan)
     # The removed items by kind: the order is sorted, so the first ``at`` hold the positive
     # values, then the zeros, then the negative ones (the other way round when the smallest
