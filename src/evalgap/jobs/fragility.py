@@ -917,11 +917,16 @@ def _differences_of(pairs: Any, score_set: Any) -> Callable[[np.ndarray], np.nda
     its score matrix in one subtraction, and a row with gaps is compacted by a stable sort.
     """
     tasks = {t.task: t for t in score_set.tasks}
-    task_of = np.asarray(pairs.task).astype(str)
-    a = np.array([score_set.model_index(m) for m in np.asarray(pairs.model_a).astype(str)])
-    b = np.array([score_set.model_index(m) for m in np.asarray(pairs.model_b).astype(str)])
+    column = {model: c for c, model in enumerate(score_set.models)}
+    found: dict[str, np.ndarray] = {}
 
     def differences(rows: np.ndarray) -> np.ndarray:
+        if not found:  # on first use: a board of binary pairs never asks
+            found["task"] = np.asarray(pairs.task).astype(str)
+            for side in ("model_a", "model_b"):
+                names = np.asarray(getattr(pairs, side)).astype(str).tolist()
+                found[side] = np.array([column[m] for m in names], dtype=np.int64)
+        task_of, a, b = found["task"], found["model_a"], found["model_b"]
         rows = np.asarray(rows)
         parts: list[tuple[np.ndarray, np.ndarray]] = []
         for name in dict.fromkeys(task_of[rows].tolist()):
