@@ -287,6 +287,7 @@ def command_board(
         env = installed_env(str(folder / "bytecode"))
         old = {}
         if against:  # the same commands from the earlier revision's code, bytecode apart
+            (folder / "old").mkdir()
             old = {**env, "PYTHONPATH": extract(against, str(folder / "old"))}
             old["PYTHONPYCACHEPREFIX"] = str(folder / "bytecode-old")
         audit = [sys.executable, "-m", "evalgap", "audit", "--family", "all", "--json"]
