@@ -349,19 +349,28 @@ def test_refits_with_battles_removed_equal_fits_from_scratch(seed, monkeypatch):
 
 def test_dense_and_pair_by_pair_bootstraps_give_the_same_replicates(monkeypatch):
     """A dense arena's replicates (gradients from (K, K) count matrices) equal the pair by
-    pair chord steps' on the same seed, and the battles-to-flip refits agree too."""
+    pair chord steps' on the same seed, battle by battle and a prompt at a time, and the
+    battles-to-flip refits agree too."""
     from evalgap.stats import fragility
 
     k = 15
     data, _ = _simulated_arena(4, k, 3000, spread=0.5)
+    prompts = np.random.default_rng(5).integers(0, 400, data.n_battles)
+    first, second = np.repeat(data.first, data.count), np.repeat(data.second, data.count)
+    outcome = np.repeat(data.outcome, data.count)
+    clustered = bt.battles(first, second, outcome, k, cluster=prompts)
     fit = bt.fit(data)
     monkeypatch.setattr(bt, "_is_dense", lambda pairs, k: True)  # the path of big arenas
     dense = bt.bootstrap(data, 64, seed=3, start=fit.scores)
+    dense_by_prompt = bt.bootstrap(clustered, 64, seed=3, start=fit.scores)
     order = np.argsort(-fit.scores)
     flips = [fragility.battle_flips(data, fit, order[i], order[i + 1]).battles for i in range(4)]
     monkeypatch.setattr(bt, "_is_dense", lambda pairs, k: False)
     sparse = bt.bootstrap(data, 64, seed=3, start=fit.scores)
     np.testing.assert_allclose(dense, sparse, atol=1e-10)
+    by_prompt = bt.bootstrap(clustered, 64, seed=3, start=fit.scores)
+    np.testing.assert_allclose(dense_by_prompt, by_prompt, atol=1e-10)
+    assert np.abs(by_prompt - sparse).max() > 1e-3  # the prompts drew other replicates
     removals = bt.Removals.of(data, fit)
     assert removals.squares is None
     again = [
