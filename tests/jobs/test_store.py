@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 import evalgap
+from evalgap.errors import InputError
 from evalgap.io import store as io
 
 from conftest import ROOT, run_entry_point, shared_file
@@ -249,6 +250,9 @@ def test_scores_and_store_are_exclusive(tmp_path, run_cli):
     evalgap.store_add(store, [csv])
     result = run_cli("audit", "--store", store, "--scores", csv)
     assert result.returncode == 2 and "not both" in result.stderr
+    assert "score files (--scores) or a results store (--store), not both" in result.stderr
+    with pytest.raises(InputError, match=r"score files \(scores=\) or a results store \(store="):
+        evalgap.audit([csv], store=store)
     missing = run_cli("audit", "--store", tmp_path / "none.duckdb")
     assert missing.returncode == 2 and "no such store" in missing.stderr
 

@@ -97,6 +97,11 @@ def long_scores(
     _check_columns(columns)
     if isinstance(data, LongScores):
         return data
+    if _stored(options) and data is not None:  # a job's scores are its `scores`, not `paths`
+        raise InputError(
+            "give either score files ({scores}) or a results store ({store}), not both",
+            param="scores",
+        )
     if data is None and options is not None and getattr(options, "store", None):
         import dataclasses
 
