@@ -252,7 +252,7 @@ def test_scores_and_store_are_exclusive(tmp_path, run_cli):
     assert result.returncode == 2 and "not both" in result.stderr
     assert "score files (--scores) or a results store (--store), not both" in result.stderr
     with pytest.raises(InputError, match=r"score files \(scores=\) or a results store \(store="):
-        evalgap.audit([csv], store=store)
+        evalgap.audit([csv], options=evalgap.LoadOptions(store=str(store)))
     missing = run_cli("audit", "--store", tmp_path / "none.duckdb")
     assert missing.returncode == 2 and "no such store" in missing.stderr
 
