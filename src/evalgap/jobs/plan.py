@@ -504,45 +504,19 @@ def plan(
                 "{pilot} and {reference} are two plans; give one of them", param="pilot"
             )
         return _reference_plan(
-            reference,
-            given,
-            model_a=model_a,
-            model_b=model_b,
-            accuracy_a=accuracy_a,
-            accuracy_b=accuracy_b,
-            n_items=n_items,
-            delta=delta,
-            alpha=alpha,
-            power=power,
-            alternative=alternative,
-            n_strata=n_strata,
-            seed=seed,
-            output=output,
-            tasks=tasks,
-            options=options,
-            columns=columns,
-        )
+            reference, given, model_a=model_a, model_b=model_b, accuracy_a=accuracy_a,
+            accuracy_b=accuracy_b, n_items=n_items, delta=delta, alpha=alpha, power=power,
+            alternative=alternative, n_strata=n_strata, seed=seed, output=output, tasks=tasks,
+            options=options, columns=columns,
+        )  # fmt: skip
     if pilot is not None:
         return _pilot_plan(
-            pilot,
-            given,
-            model_a=model_a,
-            model_b=model_b,
-            delta=delta,
-            alpha=alpha,
-            power=power,
-            alternative=alternative,
-            cost_per_item=cost_per_item,
-            cost_per_run=cost_per_run,
-            cost_per_configuration=cost_per_configuration,
-            price_per_1k_tokens=price_per_1k_tokens,
-            tokens_per_item=tokens_per_item,
-            n_items=n_items,
-            max_runs=max_runs,
-            tasks=tasks,
-            options=options,
-            columns=columns,
-        )
+            pilot, given, model_a=model_a, model_b=model_b, delta=delta, alpha=alpha,
+            power=power, alternative=alternative, cost_per_item=cost_per_item,
+            cost_per_run=cost_per_run, cost_per_configuration=cost_per_configuration,
+            price_per_1k_tokens=price_per_1k_tokens, tokens_per_item=tokens_per_item,
+            n_items=n_items, max_runs=max_runs, tasks=tasks, options=options, columns=columns,
+        )  # fmt: skip
     if output is not None:
         raise InputError(
             "{output}: only with {reference} (it writes the design file)", param="output"

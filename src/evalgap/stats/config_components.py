@@ -321,15 +321,12 @@ def standard_error(
     >>> round(float(standard_error([0.04, 0.001, 0.002, 0.05], 1000, 1, configurations="fixed")), 5)
     0.00959
     """
-    s2 = np.asarray(components, dtype=float)
-    if s2.shape != (4,):
-        raise InputError("components must hold 4 numbers: " + ", ".join(COMPONENTS))
+    s2 = _planned_components(components)
     if configurations not in ("random", "fixed"):
         raise InputError(
             "{configurations!b} must be 'random' or 'fixed'",
             param="configurations",
         )
-    s2 = np.maximum(np.nan_to_num(s2, nan=0.0), 0.0)
     n = _validate.numbers(n_items, "n_items")
     c = _validate.numbers(n_configurations, "n_configurations")
     r = _validate.numbers(n_replicates, "n_replicates")
@@ -344,9 +341,13 @@ def standard_error(
 
 
 def _planned_components(components: ArrayLike) -> FloatArray:
+    """The four components as a plan reads them: NaN (not estimable) and negative as 0."""
     s2 = np.asarray(components, dtype=float)
     if s2.shape != (4,):
-        raise InputError("components must hold 4 numbers: " + ", ".join(COMPONENTS))
+        raise InputError(
+            "{components!b} must hold 4 numbers: " + escape(", ".join(COMPONENTS)),
+            param="components",
+        )
     return np.maximum(np.nan_to_num(s2, nan=0.0), 0.0)
 
 
