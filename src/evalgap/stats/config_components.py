@@ -507,7 +507,8 @@ def normal_required_items(
 
     (*Resolution Diagnostics* Eq. 3 with the configuration term taken off the gap), inf where
     ``delta^2 <= K s2_configuration / C``: more items cannot help, only more configurations.
-    Unrounded. :func:`required_items` starts from it; the configuration scale's N* is it.
+    Unrounded: the lower bound :func:`required_items` (the plan's and the configuration
+    scale's N*) starts from.
     """
     s2 = _planned_components(components)
     gap = np.asarray(delta, dtype=float)

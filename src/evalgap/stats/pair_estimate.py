@@ -530,11 +530,12 @@ def configuration(
     is not over-claimed), its interval the components' (each mean square's term at its own
     df's t quantile), its test that interval inverted (:func:`configuration_p_value`: the test
     rejects exactly when the interval excludes zero); ``df`` is Satterthwaite's df of the SE
-    and ``parts["statistic"]`` the t ratio, for the report. N* is the items
-    that resolve the gap at this design's configurations and replicates
-    (:func:`~evalgap.stats.config_components.normal_required_items`:
-    ``K (s2_i + s2_ic / C + s2_e / (C R)) / (delta^2 - K s2_c / C)``), infinite where more
-    items cannot (``delta^2 <= K s2_c / C``: only more configurations can).
+    and ``parts["statistic"]`` the t ratio, for the report. N* is the whole items that
+    resolve the gap at this design's configurations and replicates, as ``plan`` gives them
+    (:func:`~evalgap.stats.config_components.required_items`: from the normal closed form
+    ``K (s2_i + s2_ic / C + s2_e / (C R)) / (delta^2 - K s2_c / C)`` up to where the
+    interval's t quantiles of few configurations still leave the gap resolved), infinite
+    where more items cannot (only more configurations can).
 
     Returns
     -------
@@ -563,12 +564,14 @@ def configuration(
     s2 = np.maximum(np.nan_to_num(c.estimate, nan=0.0), 0.0)
     n_c = c.n_configurations
     n_r = c.n_observations / (c.n_items * n_c)  # replicates per cell, on average
-    k = float(pw.z_sum_squared(alpha, power, alternative))
     against = bool(pw.opposes_alternative(m.mean, alternative))
+    # the plan's N* (t quantiles of few configurations' df, checked by simulation): a
+    # one-sided test at alpha is the two-sided interval at 1 - 2 alpha
+    level = alpha if alternative == "two-sided" else 2 * alpha
     required = (
         math.inf
-        if against
-        else float(config_components.normal_required_items(s2, m.mean, n_c, n_r, k=k))
+        if against or m.mean == 0
+        else float(config_components.required_items(s2, m.mean, n_c, n_r, alpha=level, power=power))
     )
     q = c.n_items / max(required, 1.0) if math.isfinite(required) else 0.0
     ci = intervals.Interval(
