@@ -817,6 +817,11 @@ def _score_values(values: Any) -> np.ndarray:
     if pa.types.is_boolean(kind) and values.null_count == 0:
         return values.to_numpy(zero_copy_only=False).astype(bool)
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        try:  # a column of numbers alone (the usual one) needs no trimming or matching: the
+            # text that casts is a number, and the empty texts that cast ("nan") are NaN both ways
+            return pc.cast(values, pa.float64()).to_numpy(zero_copy_only=False)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
         empty = pc.is_in(pc.utf8_trim_whitespace(values), value_set=pa.array(EMPTY_TEXT))
         values = pc.if_else(empty, pa.scalar(None, kind), values)
         try:
