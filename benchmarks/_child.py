@@ -18,11 +18,15 @@ def in_child(target, *args):
 
 def installed_env(cache: str) -> dict[str, str]:
     """The environment of a command as an install runs it: bytecode cached (under ``cache``,
-    so the source tree stays clean) and one BLAS thread, as the command line sets."""
+    so the source tree stays clean), and one BLAS thread for every process, as the command
+    line sets for itself: otherwise a floor such as ``python -c "import numpy"`` starts
+    OpenBLAS's threads, whose spinning adds CPU time evalgap's own processes do not spend."""
     import os
 
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = cache
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env.setdefault(name, "1")
     return env
 
 
