@@ -826,9 +826,8 @@ def _align_general(
     rows = frame.groupby(["model", "task"], sort=False).size()
     usable = frame[~(non_numeric | empty)]
 
-    # a configuration (--config-columns) is one more level of repeats of an item: averaged here
-    configured = ["configuration"] if "configuration" in frame.columns else []
-    key = ["model", "task", "item_id", *configured] + (["run"] if has_run else [])
+    # a configuration (--config-columns) is one more level of repeats, averaged as runs are
+    key = ["model", "task", "item_id", *(c for c in ("configuration", "run") if c in frame)]
     spread = usable.groupby(key, sort=False)["score"].agg(["size", "min", "max"])
     conflicts = spread[spread["min"] != spread["max"]]
     if len(conflicts):
