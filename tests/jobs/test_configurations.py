@@ -262,7 +262,7 @@ def test_compare_random_json_terminal_and_markdown_agree(run_cli):
     text = " ".join(run_cli(*args).stdout.split()).lower()  # the report capitalises sentences
     assert data["estimate"]["scale"] == "configuration"
     assert data["se"] == data["configuration"]["mean_random"]["standard_error"]
-    assert f"{100 * data['ci']['low']:+.1f}, {100 * data['ci']['high']:+.1f}" in text
+    assert f"[{100 * data['ci']['low']:+.2f}, {100 * data['ci']['high']:+.2f}]" in text
     assert " ".join(data["verdict"].split()).lower() in text
     assert " ".join(data["configuration"]["verdict"].split()).lower() in text
     r = evalgap.compare(LOGS, model_a="mockllm/wide", model_b="mockllm/narrow",

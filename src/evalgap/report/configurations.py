@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.console import Console
 
-from evalgap.report.sentences import mean_interval_text, score_or_points
+from evalgap.report.sentences import mean_interval_text, score_or_points, se_text
 from evalgap.report.terminal import print_table
 from evalgap.report.text import (
     format_count,
@@ -125,7 +125,7 @@ def _print_means(r: Any, console: Console) -> None:
             [
                 label,
                 score_or_points(c.mean, r.pair),
-                number(m.standard_error),
+                se_text(m.standard_error, r.pair),
                 mean_interval_text(m, r.pair),
             ]
             for label, m in (
@@ -199,7 +199,7 @@ def render_configuration_compare(r: Any, console: Console) -> None:
     rows = [
         ["items x configurations", f"{format_count(r.n_items)} x {part.n_configurations}"],
         ["gap (A - B)", score_or_points(r.delta, True)],
-        ["SE (configurations random)", number(r.se)],
+        ["SE (configurations random)", se_text(r.se, True)],
         [f"{level} CI", mean_interval_text(part.components.mean_random, True)],
         ["t / df / p (its interval's test)", f"{format_statistic(r.estimate.parts['statistic'])} / "
          f"{number(r.estimate.df, '.3g')} / {format_p(r.p_value, bare=True)}"],

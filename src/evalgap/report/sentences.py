@@ -27,6 +27,7 @@ from evalgap.report.text import (
     number,
     pairs_noun,
     plural,
+    points_interval,
     score_interval,
 )
 
@@ -1229,17 +1230,21 @@ def ranking_exclusions(task: str, names: Sequence[str], counts: Sequence[int]) -
 
 
 def score_or_points(value: float, pair: bool) -> str:
-    """A score or gap: points for a gap (``+6.2 points``), the score itself otherwise."""
+    """A score or gap as every job shows one: a gap in points (``+6.15 points``, as compare's
+    delta), a score on its own scale (``0.7165``)."""
     if not math.isfinite(value):
         return "n/a"
-    return f"{100 * value:+.1f} points" if pair else f"{value:.3f}"
+    return f"{format_points(value)} points" if pair else format_score(value)
+
+
+def se_text(se: float, pair: bool) -> str:
+    """A standard error in the unit of its mean: points for a gap, the score's scale else."""
+    return f"{format_points(se, signed=False)} points" if pair else number(se)
 
 
 def mean_interval_text(m: Any, pair: bool) -> str:
-    """A mean's interval (``m.lower``, ``m.upper``) in points for a gap, as a score else."""
-    scale = 100 if pair else 1
-    spec = "+.1f" if pair else ".3f"
-    return f"[{scale * m.lower:{spec}}, {scale * m.upper:{spec}}]"
+    """A mean's interval (``m.lower``, ``m.upper``): in points for a gap, as a score else."""
+    return points_interval(m.lower, m.upper) if pair else score_interval(m.lower, m.upper)
 
 
 def configurations_sentence(r: Any) -> str:
