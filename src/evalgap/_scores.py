@@ -297,10 +297,7 @@ class ScoreSet:
     def model_index(self, model: str) -> int:
         """Return the column of ``model``, or raise naming the models available."""
         if model not in self.models:
-            raise InputError(
-                f"no model {model!r} in {self.source or 'the scores'}"
-                f"{_suggestion(model, self.models)}; models found: {_listing(self.models)}"
-            )
+            raise unknown_model(model, self.models, f" in {self.source or 'the scores'}")
         return self.models.index(model)
 
     def pair(self, model_a: str, model_b: str) -> tuple[FloatArray, FloatArray]:
@@ -946,10 +943,7 @@ def _refuse_missing(
                 "that holds the task with {task_column}",
                 param="task_column",
             )
-        raise InputError(
-            f"{where}no {column} {missing[0]!r}{_suggestion(missing[0], available)}; "
-            f"{column}s found: {_listing(available)}"
-        )
+        raise InputError(not_found(column, missing[0], available, before=where))
 
 
 def _numeric_scores(raw: pd.Series) -> tuple[pd.Series, pd.Series, pd.Series]:
@@ -1009,6 +1003,22 @@ def _listing(names: Iterable[object], limit: int = 8) -> str:
     texts = [str(n) for n in names]
     shown = ", ".join(texts[:limit])
     return shown + (f", ... ({len(texts)} in all)" if len(texts) > limit else "")
+
+
+def not_found(
+    column: str, value: object, available: Sequence[object], *, before: str = "", at: str = ""
+) -> str:
+    """The text for a model (task, ...) the scores lack: ``{before}no {column} 'x'{at}``, the
+    ones found, then the closest names (``; did you mean 'y'?``)."""
+    return (
+        f"{before}no {column} {value!r}{at}; {column}s found: {_listing(available)}"
+        f"{_suggestion(value, available)}"
+    )
+
+
+def unknown_model(model: str, available: Sequence[str], where: str = "") -> InputError:
+    """The error for a model the scores lack (no parameter: the text is shown as it is)."""
+    return InputError(not_found("model", model, available, at=where))
 
 
 def _suggestion(name: object, available: Iterable[object]) -> str:

@@ -129,7 +129,10 @@ def test_misspelt_model_names_suggest_the_closest(tmp_path, capsys):
     )
     scores = ["--scores", str(tmp_path / "s.csv")]
     err = _error(capsys, ["compare", *scores, "--model-a", "llama-3-8b", "--model-b", "gemma-7b"])
-    assert "no model 'llama-3-8b'; did you mean 'Llama-3-8B'" in err
+    assert (
+        "no model 'llama-3-8b'; models found: Llama-3-8B, Llama-3-70B, gemma-7b; did you mean "
+        "'Llama-3-8B'"
+    ) in err
     err = _error(capsys, ["inspect-data", *scores, "--models", "gema-7b"])
     assert "did you mean 'gemma-7b'?" in err
     err = _error(capsys, ["degrade", *scores, "--baseline", "gemma-7", "--candidate", "Llama-3-8B"])

@@ -167,7 +167,7 @@ def test_html_and_markdown_files(run_cli, tmp_path):
             ("--config-columns", "seed", "--model", "m", "--model-a", "mockllm/wide"),
             "give --model for one model, or --model-a and --model-b for a pair",
         ),
-        (("--config-columns", "seed", "--model", "nobody"), "no model 'nobody'; models found"),
+        (("--config-columns", "seed", "--model", "nobody"), "no model 'nobody' in "),
         (("--config-columns", "sead", "--model", "mockllm/wide"), "no run-metadata field 'sead'"),
     ],
 )

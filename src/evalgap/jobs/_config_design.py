@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from evalgap._results import Result
-from evalgap._scores import LongScores
+from evalgap._scores import LongScores, unknown_model
 from evalgap.errors import InputError, escape
 from evalgap.io.configurations import COLUMN, ERRORED
 from evalgap.stats._types import FloatArray
@@ -112,9 +112,7 @@ def configuration_design(
     found = [str(m) for m in found]
     for m in models:
         if m not in found:
-            raise InputError(
-                escape(f"{long.source}: no model {m!r}; models found: {', '.join(found[:20])}")
-            )
+            raise unknown_model(m, found, f" in {long.source}")
     position = np.array([list(models).index(m) if m in models else -1 for m in found])
     model = position[model]
     keep = model >= 0

@@ -471,12 +471,12 @@ class Monitor:
         named = list(self.pair or ()) + ([self.baseline] if self.baseline else [])
         missing = [m for m in named if m not in found]
         if found and missing and not self.follower.unread:  # an unread log may name it
-            from evalgap._scores import _listing, _suggestion
+            from evalgap._scores import not_found
 
             raise InputError(
-                f"no model {missing[0]!r} in the logs{_suggestion(missing[0], sorted(found))}; "
-                f"models found: {_listing(sorted(found))} (name the models as the logs do; "
-                "start watching once each named model's log exists)"
+                not_found("model", missing[0], sorted(found), at=" in the logs")
+                + " (name the models as the logs do; start watching once each named model's "
+                "log exists)"
             )
 
     # --- state --------------------------------------------------------------------------
