@@ -470,10 +470,16 @@ def test_battle_flip_predictions_share_one_empty_removal():
     """The top claim asks for every challenger's prediction: those results remove nothing
     and share one read-only array (999 per-cell arrays held 5 GiB at 1,000 models x 1M
     battles), while a confirmed count gets its own."""
+    from evalgap.stats.bradley_terry import Removals
+
     data, fitted = _arena(1, 20, 20_000, spread=0.5)
     top = np.argsort(-fitted.scores)
-    guesses = [fragility.battle_flips(data, fitted, top[0], k, confirm=False) for k in top[1:]]
+    removals = Removals.of(data, fitted)  # one fit's refits, as the arena's claims share them
+    guesses = [
+        fragility.battle_flips(data, fitted, top[0], k, confirm=False, removals=removals)
+        for k in top[1:]
+    ]
     assert all(g.removed is guesses[0].removed for g in guesses)
     assert not guesses[0].removed.flags.writeable and not guesses[0].removed.any()
-    found = fragility.battle_flips(data, fitted, top[0], top[1])
+    found = fragility.battle_flips(data, fitted, top[0], top[1], removals=removals)
     assert found.removed.flags.writeable and found.removed.sum() == found.battles

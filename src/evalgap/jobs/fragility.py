@@ -1294,21 +1294,24 @@ def _confirm_top(entry: RankClaimFragility, task: Any, models: list[str],
 
 
 def _top_battle_flips(
-    data: Any, fitted: Any, top: int, challengers: np.ndarray
+    data: Any, fitted: Any, top: int, challengers: np.ndarray, removals: Any
 ) -> tuple[Any, int]:
     """The top score's battles to flip: the fewest over its challengers, each predicted by
     influence and confirmed by refits in the order of its prediction, until a challenger's
     prediction exceeds twice the fewest confirmed (the top claim falls with its weakest pair;
     a far prediction is not refitted, so the count stays a confirmed upper bound). Returns
     the entry and the refits made."""
-    predicted = [fr.battle_flips(data, fitted, top, int(k), confirm=False) for k in challengers]
+    predicted = [
+        fr.battle_flips(data, fitted, top, int(k), confirm=False, removals=removals)
+        for k in challengers
+    ]
     ranked = sorted(predicted, key=lambda g: np.inf if np.isnan(g.predicted) else g.predicted)
     best, refits = None, 0
     for guess in ranked:
         fewest = np.inf if best is None or np.isnan(best.battles) else best.battles
         if best is not None and not guess.predicted <= 2 * fewest:
             break
-        found = fr.battle_flips(data, fitted, top, guess.model_b)
+        found = fr.battle_flips(data, fitted, top, guess.model_b, removals=removals)
         refits += found.refits
         if best is None or (not np.isnan(found.battles) and found.battles < fewest):
             best = found
@@ -1321,17 +1324,21 @@ def battle_fragility(
 ) -> tuple[RankClaimFragility, ...]:
     """Return the battles to flip of an arena's order claims: the top score and each pair of
     adjacent scores (influence order, confirmed by refits; see
-    :func:`evalgap.stats.fragility.battle_flips`)."""
+    :func:`evalgap.stats.fragility.battle_flips`), every claim's refits from one set of the
+    fit's removals."""
+    from evalgap.stats.bradley_terry import Removals
+
+    removals = Removals.of(data, fitted)
     out = []
     pairs = [("top", order[0], order[1])] + [
         ("above", order[i], order[i + 1]) for i in range(len(order) - 1)
     ]
     for claim, a, b in pairs:
         if claim == "top":
-            f, refits = _top_battle_flips(data, fitted, int(a), order[1:])
+            f, refits = _top_battle_flips(data, fitted, int(a), order[1:], removals)
             b = f.model_b
         else:
-            f = fr.battle_flips(data, fitted, int(a), int(b))
+            f = fr.battle_flips(data, fitted, int(a), int(b), removals=removals)
             refits = f.refits
         k = _count(f.battles)
         out.append(

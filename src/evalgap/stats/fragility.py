@@ -791,11 +791,14 @@ def battle_flips(
     pairs that move the gap more than any other battle can do not reach it, a lower bound on
     the prediction (the rest counted at that most each): enough to rank challengers and to
     stop where a bound is too far. ``removals`` (a ``Removals.of(data, fitted)``) serves
-    many pairs of one fit; without it the last one built is reused when ``data`` and
-    ``fitted`` are the same objects (an arena's claims ask pair after pair). Ties count as
-    half wins (the default fit).
+    many pairs of one fit (an arena's claims ask pair after pair); without it one is built
+    for this pair. Ties count as half wins (the default fit).
     """
-    refit = _removals_of(data, fitted) if removals is None else removals
+    if removals is None:
+        from evalgap.stats.bradley_terry import Removals
+
+        removals = Removals.of(data, fitted)
+    refit = removals
     theta = refit.scores
     gap = float(theta[model_a] - theta[model_b])
     count = np.asarray(data.count, dtype=float)
@@ -851,21 +854,6 @@ def battle_flips(
     removed = nothing.copy()
     removed[cells] = take
     return BattleFlips(model_a, model_b, float(high), predicted, len(found) - 1, removed)
-
-
-_LAST_REMOVALS: list[Any] = []  # (data, fitted, Removals) of the last fit asked about
-
-
-def _removals_of(data: Any, fitted: Any) -> Any:
-    """``Removals.of(data, fitted)``, reused while the same fit is asked about."""
-    from evalgap.stats import bradley_terry as bt
-
-    last = _LAST_REMOVALS[:1]
-    if last and last[0][0] is data and last[0][1] is fitted:
-        return last[0][2]
-    refit = bt.Removals.of(data, fitted)
-    _LAST_REMOVALS[:] = [(data, fitted, refit)]
-    return refit
 
 
 class _InfluenceOrder:
