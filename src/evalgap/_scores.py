@@ -964,10 +964,7 @@ def _numeric_scores(raw: pd.Series) -> tuple[pd.Series, pd.Series, pd.Series]:
     number = values.to_numpy(dtype=float)
     huge = np.isfinite(number) & (np.abs(number) > _validate.MAX_SCORE)
     if huge.any():  # finite, but a variance of such scores overflows: refused in every job
-        raise InputError(
-            f"a score of {float(values[huge].iloc[0]):g} is beyond +/-1e150, where the "
-            "variance of the scores overflows; rescale the scores"
-        )
+        raise _validate.score_too_large(float(values[huge].iloc[0]))
     return values, bad, empty
 
 

@@ -1161,7 +1161,7 @@ def _align_matrix(
         _refuse_missing,
         _task_members,
     )
-    from evalgap.stats._validate import MAX_SCORE
+    from evalgap.stats._validate import MAX_SCORE, score_too_large
 
     where = f"{source}: "
     index = list(range(len(names)))
@@ -1179,10 +1179,7 @@ def _align_matrix(
         huge = usable & (np.abs(np.where(usable, x, 0.0)) > MAX_SCORE)
         huge[:, np.setdiff1d(np.arange(len(names)), index)] = False  # the selected are read
         if huge.any():  # the first in the long layout's order: model after model
-            raise InputError(
-                f"a score of {float(x.T[huge.T][0]):g} is beyond +/-1e150, where the "
-                "variance of the scores overflows; rescale the scores"
-            )
+            raise score_too_large(float(x.T[huge.T][0]))
     any_score = number.any(axis=1)
     scored = np.flatnonzero(any_score)
     first_model = np.argmax(number if any_score.all() else number[scored], axis=1)

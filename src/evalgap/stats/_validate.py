@@ -107,6 +107,14 @@ MAX_REPLICATES = 1_000_000  # resamples, permutations or simulations of one job
 MAX_SCORE = 1e150  # beyond it a score's square (a variance's term) overflows float64
 
 
+def score_too_large(score: float) -> InputError:
+    """The refusal of a finite score beyond +/-``MAX_SCORE``, the same from every reader."""
+    return InputError(  # 1e150: MAX_SCORE as a person writes it
+        f"a score of {score:g} is beyond +/-1e150, where the variance of the scores overflows; "
+        "rescale the scores"
+    )
+
+
 def replicates(value: object, name: str) -> int:
     """Return a replicate count (resamples, permutations, simulations) at most
     ``MAX_REPLICATES``, or raise saying the bound and why."""
