@@ -186,3 +186,21 @@ def test_a_store_refuses_configurations_before_writing(tmp_path, run_cli):
     assert out.returncode == 2
     assert "--config-columns cannot be honoured here" in out.stderr
     assert not (tmp_path / "s.duckdb").exists()
+
+
+def test_a_configuration_column_that_is_read_as_the_score_is_refused(tmp_path, run_cli):
+    """Naming the score column as a configuration gave a gap of 0 over 'configurations' that
+    were the scores themselves; it is refused naming both roles."""
+    path = tmp_path / "s.csv"
+    rows = [f"{m},q{i},{s},{(i + s) % 2}" for m in "ab" for i in range(6) for s in (1, 2)]
+    path.write_text("model,item_id,seed,score\n" + "\n".join(rows) + "\n")
+    done = run_cli(
+        "compare", "--scores", path, "--model-a", "a", "--model-b", "b",
+        "--config-columns", "score", "--configurations", "random",
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"evalgap: error: --config-columns names 'score', which {path} reads as the score "
+        "column; a configuration is what a score was run under (a seed, a provider): name "
+        "other columns\n"
+    )

@@ -270,6 +270,7 @@ def read_long_table(
         every_field = (lambda: read_frame(path, fmt)) if fmt == "jsonl" else (lambda: raw)
         config.refuse_missing(found, config_columns, path)
         chosen, notes = _choose_columns(path, found, given, every_field, exclude_columns)
+        _refuse_config_roles(chosen, config_columns, path)
         frame = _interchange(raw, chosen, config_columns)
         columns = _with_configuration(chosen, config_columns)
         return LongScores(frame, str(path), columns, tuple(notes))
@@ -277,6 +278,7 @@ def read_long_table(
     chosen, notes = _choose_columns(
         path, names, given, lambda: _head(path, fmt, compression), exclude_columns
     )
+    _refuse_config_roles(chosen, config_columns, path)
     try:
         frame = _read_columns(path, fmt, compression, chosen, progress, config_columns)
     except InputError:
@@ -289,6 +291,24 @@ def read_long_table(
         columns=_with_configuration(chosen, config_columns),
         notes=tuple(notes),
     )
+
+
+def _refuse_config_roles(
+    chosen: dict[str, str | None], config_columns: Sequence[str], where: object
+) -> None:
+    """Refuse a configuration column that is also read as the model, item, score, task, run
+    or cluster (a score cannot be what it was run under)."""
+    for role, column in chosen.items():
+        if column is not None and column in config_columns:
+            raise InputError(
+                "{config_columns}"
+                + escape(
+                    f" names {column!r}, which {where} reads as the {role.replace('_', ' ')} "
+                    "column; a configuration is what a score was run under (a seed, a "
+                    "provider): name other columns"
+                ),
+                param="config_columns",
+            )
 
 
 def _with_configuration(
@@ -424,6 +444,7 @@ def long_from_frame(
     config_columns = config.names(config_columns)
     config.refuse_missing(found, config_columns, source)
     chosen, notes = _choose_columns(source, found, given, lambda: raw, config_columns)
+    _refuse_config_roles(chosen, config_columns, source)
     frame = _interchange(raw, chosen, config_columns)
     return LongScores(frame, source, _with_configuration(chosen, config_columns), tuple(notes))
 
