@@ -204,3 +204,28 @@ def test_a_configuration_column_that_is_read_as_the_score_is_refused(tmp_path, r
         "column; a configuration is what a score was run under (a seed, a provider): name "
         "other columns\n"
     )
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_a_score_without_its_configuration_is_refused_by_row(tmp_path, suffix):
+    """A blank provider formed a configuration of its own ('prov=' from a CSV, 'prov=nan'
+    from Parquet), silently; it is refused naming the file, the first row and the count."""
+    frame = pd.DataFrame(
+        {
+            "model": ["a", "a", "b", "b"] * 3,
+            "item_id": [f"q{i // 4}" for i in range(12)],
+            "score": [1, 0] * 6,
+            "prov": ["x", "y", None, "x"] + ["x", "y"] * 4,
+        }
+    )
+    path = tmp_path / f"s{suffix}"
+    if suffix == ".csv":
+        frame.to_csv(path, index=False)
+    else:
+        frame.to_parquet(path)
+    with pytest.raises(InputError) as raised:
+        evalgap.load_scores(path, LoadOptions(config_columns=("prov",)))
+    assert str(raised.value) == (
+        f"{path}: row 3 has no value of 'prov' (1 such row); give every score the "
+        "configuration it was run under, or leave 'prov' out of config_columns="
+    )

@@ -54,18 +54,34 @@ def label(values: Mapping[str, object]) -> str:
     return ", ".join(f"{name}={_text(value)}" for name, value in values.items())
 
 
-def labels(frame: pd.DataFrame, columns: Sequence[str]) -> pd.Categorical:
+def labels(frame: pd.DataFrame, columns: Sequence[str], where: object) -> pd.Categorical:
     """Return each row's configuration label from the ``columns`` of ``frame``.
 
     One label per distinct combination, built from the columns' integer codes (a table of
-    millions of rows under a few configurations formats a few labels, not a label per row);
-    a missing value reads ``nan``.
+    millions of rows under a few configurations formats a few labels, not a label per row).
+    A row without a value (missing or blank) in one of the columns is refused, naming
+    ``where`` and the first such row: it would otherwise form a configuration of its own.
     """
     import numpy as np
 
     codes, values = [], []
     for column in columns:
-        code, unique = pd.factorize(frame[column], sort=True)  # missing: -1
+        given = frame[column]
+        blank = np.array(given.isna(), dtype=bool)
+        if given.dtype == object or isinstance(given.dtype, pd.CategoricalDtype):
+            blank |= (given.astype(str).str.strip() == "").to_numpy()
+        if blank.any():
+            raise InputError(
+                escape(
+                    f"{where}: row {int(np.flatnonzero(blank)[0]) + 1} has no value of "
+                    f"{column!r} ({int(blank.sum()):,} such row{'s' * (int(blank.sum()) != 1)}); "
+                )
+                + "give every score the configuration it was run under, or leave "
+                + escape(repr(column))
+                + " out of {config_columns}",
+                param="config_columns",
+            )
+        code, unique = pd.factorize(given, sort=True)
         codes.append(code + 1)
         values.append(["nan", *map(str, unique)])
     sizes = tuple(len(v) for v in values)

@@ -271,7 +271,7 @@ def read_long_table(
         config.refuse_missing(found, config_columns, path)
         chosen, notes = _choose_columns(path, found, given, every_field, exclude_columns)
         _refuse_config_roles(chosen, config_columns, path)
-        frame = _interchange(raw, chosen, config_columns)
+        frame = _interchange(raw, chosen, config_columns, path)
         columns = _with_configuration(chosen, config_columns)
         return LongScores(frame, str(path), columns, tuple(notes))
     config.refuse_missing(names, config_columns, path)
@@ -445,12 +445,12 @@ def long_from_frame(
     config.refuse_missing(found, config_columns, source)
     chosen, notes = _choose_columns(source, found, given, lambda: raw, config_columns)
     _refuse_config_roles(chosen, config_columns, source)
-    frame = _interchange(raw, chosen, config_columns)
+    frame = _interchange(raw, chosen, config_columns, source)
     return LongScores(frame, source, _with_configuration(chosen, config_columns), tuple(notes))
 
 
 def _interchange(
-    raw: pd.DataFrame, chosen: dict, config_columns: Sequence[str] = ()
+    raw: pd.DataFrame, chosen: dict, config_columns: Sequence[str] = (), where: object = ""
 ) -> pd.DataFrame:
     """The long interchange frame (model, task, item_id, score[, run][, cluster]
     [, configuration]) of ``raw``."""
@@ -467,7 +467,7 @@ def _interchange(
     if chosen["cluster"]:
         frame["cluster"] = raw[chosen["cluster"]].astype(str)
     if config_columns:
-        frame[config.COLUMN] = config.labels(raw, config_columns)
+        frame[config.COLUMN] = config.labels(raw, config_columns, where)
     return frame.reset_index(drop=True)
 
 
@@ -707,7 +707,7 @@ def _read_columns(
             out[role] = ids[role].categorical()
     if settings:
         values = pd.DataFrame({c: codes.categorical() for c, codes in settings.items()})
-        out[config.COLUMN] = config.labels(values, config_columns)
+        out[config.COLUMN] = config.labels(values, config_columns, path)
     return pd.DataFrame(out, copy=False)
 
 
