@@ -24,11 +24,10 @@ def test_two_configurations_with_few_failures_are_fishers_exact_test():
     assert t.p_value == pytest.approx(sps.fisher_exact([[0, 80], [4, 76]]).pvalue, rel=1e-12)
 
 
-def test_more_configurations_with_few_failures_are_seeded_and_repeatable():
+def test_more_configurations_with_few_failures_are_the_exact_freeman_halton_p_value():
     first = failure_association([0, 0, 1, 3], [80, 80, 80, 80])
-    assert first.method.startswith("Fisher-Freeman-Halton")
-    assert first == failure_association([0, 0, 1, 3], [80, 80, 80, 80])
-    # the exact conditional p-value by enumeration of the 4 failures over 4 rows of 80
+    assert first.method == "Fisher-Freeman-Halton exact"
+    # the exact conditional p-value by brute-force enumeration of the 4 failures over 4 rows
     from itertools import product
 
     from scipy.special import comb
@@ -37,7 +36,37 @@ def test_more_configurations_with_few_failures_are_seeded_and_repeatable():
     prob = np.array([np.prod([comb(80, k) for k in t]) for t in tables]) / comb(320, 4)
     observed = np.prod([comb(80, k) for k in (0, 0, 1, 3)]) / comb(320, 4)
     exact = prob[prob <= observed * (1 + 1e-9)].sum()
-    assert first.p_value == pytest.approx(exact, abs=0.015)  # 9,999 tables: MC SE ~ 0.004
+    assert first.p_value == pytest.approx(exact, rel=1e-9)
+    assert first.statistic == pytest.approx(observed, rel=1e-9)
+
+
+def test_unequal_rows_match_a_brute_force_enumeration():
+    from itertools import product
+
+    from scipy.special import comb
+
+    failed, total = (2, 0, 1, 0, 3), (30, 12, 25, 7, 40)
+    n_failed = sum(failed)
+    tables = [
+        t for t in product(*(range(min(n, n_failed) + 1) for n in total)) if sum(t) == n_failed
+    ]
+    prob = np.array([np.prod([comb(n, k) for n, k in zip(total, t, strict=True)]) for t in tables])
+    prob /= comb(sum(total), n_failed)
+    observed = np.prod([comb(n, k) for n, k in zip(total, failed, strict=True)])
+    observed /= comb(sum(total), n_failed)
+    t = failure_association(failed, total)
+    assert t.p_value == pytest.approx(prob[prob <= observed * (1 + 1e-9)].sum(), rel=1e-9)
+
+
+def test_past_the_enumeration_bound_monte_carlo_says_its_error(monkeypatch):
+    from evalgap.stats import contingency
+
+    monkeypatch.setattr(contingency, "MAX_EXACT_TABLES", 10)
+    t = failure_association([0, 0, 1, 3], [80, 80, 80, 80])
+    assert t == failure_association([0, 0, 1, 3], [80, 80, 80, 80])  # seeded: repeatable
+    se = np.sqrt(t.p_value * (1 - t.p_value) / contingency.MONTE_CARLO_TABLES)
+    assert t.method == f"Fisher-Freeman-Halton (9,999 tables, seed 0; Monte Carlo SE {se:.2g})"
+    assert t.p_value == pytest.approx(0.19871167543, abs=4 * se)
 
 
 def test_nothing_to_test_and_bad_counts():
