@@ -568,4 +568,7 @@ def test_the_configuration_scales_required_n_is_the_plans():
     e = pair_estimate.configuration(a, b)
     components = np.maximum(cc.decompose_gap(a, b).estimate, 0)
     assert e.required_n == float(cc.required_items(components, e.delta, 4, 2))
+    # its MDE by the same rule: the gap N* items would resolve is at most delta
+    assert e.parts["mde"] == float(cc.detectable_gap(components, 60, 4, 2))
+    assert float(cc.detectable_gap(components, e.required_n, 4, 2)) <= e.delta
     assert e.required_n >= float(cc.normal_required_items(components, e.delta, 4, 2, k=k))

@@ -325,7 +325,6 @@ def compare_configurations(
     from evalgap.jobs._inputs import long_scores, scores_of
     from evalgap.jobs.compare_pair import compare_scores, scaled
     from evalgap.stats import pair_estimate as pe
-    from evalgap.stats import power as pw
 
     if isinstance(scores, ScoreSet):
         raise InputError(
@@ -351,12 +350,11 @@ def compare_configurations(
         return dataclasses.replace(paired, configuration=part)
     a, b, _, _ = design.pair()
     estimate = pe.SCALES["configuration"](a, b, alpha=alpha, power=power, alternative=alternative)
-    mde = float(np.sqrt(pw.z_sum_squared(alpha, power, alternative)) * estimate.se)
     return scaled(
         paired,
         estimate,
         accuracy=(float(np.nanmean(a)), float(np.nanmean(b))),
-        mde=mde,
+        mde=estimate.parts["mde"],  # the plan's rule, as its N*
         notes=paired.notes,
         configuration=part,
     )

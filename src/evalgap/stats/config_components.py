@@ -445,6 +445,52 @@ def _expected_interval(
     return np.sqrt(width / cells), np.sqrt(variance / cells), np.where(np.isnan(df), 0.0, df)
 
 
+def detectable_gap(
+    components: ArrayLike,
+    n_items: ArrayLike,
+    n_configurations: ArrayLike = 1,
+    n_replicates: ArrayLike = 1,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    configurations: Literal["random", "fixed"] = "random",
+) -> FloatOrArray:
+    """Return the smallest gap a mean over N x C x R resolves: ``H + t_{power, nu} SE``, the
+    interval's expected half-width cleared by the power's quantile (the rule
+    :func:`required_items` inverts; the configuration scale's MDE). Broadcasts.
+
+    Examples
+    --------
+    >>> components = [0.04, 0.0002, 0.01, 0.2]
+    >>> n = required_items(components, 0.03, n_configurations=8, n_replicates=2)
+    >>> bool(detectable_gap(components, n, 8, 2) <= 0.03 < detectable_gap(components, n - 1, 8, 2))
+    True
+    """
+    s2 = _planned_components(components)
+    return _validate.scalar_or_array(
+        _detectable(
+            s2, np.asarray(n_items, dtype=float), np.asarray(n_configurations, dtype=float),
+            np.asarray(n_replicates, dtype=float), alpha, power, configurations,
+        )
+    )  # fmt: skip
+
+
+def _detectable(
+    s2: FloatArray,
+    n: FloatArray,
+    c: FloatArray,
+    r: FloatArray,
+    alpha: float,
+    power: float,
+    configurations: Literal["random", "fixed"],
+) -> FloatArray:
+    """``H + t_{power, nu} SE`` (t on the SE's df, for the half-width's own noise)."""
+    half, se, df = _expected_interval(s2, n, c, r, 1 - alpha, configurations)
+    with np.errstate(invalid="ignore"):
+        quantile = np.where(df > 0, special.stdtrit(np.maximum(df, 1e-9), power), np.inf)
+    return np.asarray(half + quantile * se)
+
+
 def _resolves(
     s2: FloatArray,
     delta: float,
@@ -456,11 +502,8 @@ def _resolves(
     configurations: Literal["random", "fixed"],
 ) -> BoolArray:
     """``delta >= H + t_{power, nu} SE``: the gap clears the interval's expected half-width
-    by the power's quantile (t on the SE's df, for the half-width's own noise)."""
-    half, se, df = _expected_interval(s2, n, c, r, 1 - alpha, configurations)
-    with np.errstate(invalid="ignore"):
-        quantile = np.where(df > 0, special.stdtrit(np.maximum(df, 1e-9), power), np.inf)
-    return np.asarray(delta >= half + quantile * se)
+    by the power's quantile."""
+    return np.asarray(delta >= _detectable(s2, n, c, r, alpha, power, configurations))
 
 
 def _least(

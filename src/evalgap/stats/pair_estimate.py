@@ -530,7 +530,9 @@ def configuration(
     is not over-claimed), its interval the components' (each mean square's term at its own
     df's t quantile), its test that interval inverted (:func:`configuration_p_value`: the test
     rejects exactly when the interval excludes zero); ``df`` is Satterthwaite's df of the SE
-    and ``parts["statistic"]`` the t ratio, for the report. N* is the whole items that
+    and ``parts["statistic"]`` the t ratio, for the report; ``parts["mde"]`` the smallest gap
+    this design resolves by N*'s rule
+    (:func:`~evalgap.stats.config_components.detectable_gap`). N* is the whole items that
     resolve the gap at this design's configurations and replicates, as ``plan`` gives them
     (:func:`~evalgap.stats.config_components.required_items`: from the normal closed form
     ``K (s2_i + s2_ic / C + s2_e / (C R)) / (delta^2 - K s2_c / C)`` up to where the
@@ -573,6 +575,9 @@ def configuration(
         if against or m.mean == 0
         else float(config_components.required_items(s2, m.mean, n_c, n_r, alpha=level, power=power))
     )
+    mde = float(
+        config_components.detectable_gap(s2, c.n_items, n_c, n_r, alpha=level, power=power)
+    )
     q = c.n_items / max(required, 1.0) if math.isfinite(required) else 0.0
     ci = intervals.Interval(
         np.float64(m.lower), np.float64(m.upper), "configurations random", 1 - alpha
@@ -589,7 +594,7 @@ def configuration(
         resolution_ratio=q,
         effective_n=per_item_means / m.standard_error**2 if m.standard_error > 0 else math.nan,
         n_items=c.n_items,
-        parts={"components": c, "statistic": t},
+        parts={"components": c, "statistic": t, "mde": mde},
     )
 
 
