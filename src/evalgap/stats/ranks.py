@@ -304,7 +304,12 @@ def pair_gaps(
                 residual = (part - part.T) - fill * (ones[rows].T @ ones[rows])
                 accumulated += residual**2
             variance = accumulated / shared**2 * (labels.size / (labels.size - 1.0))
-    gap = gap_centred + (mean[:, None] - mean[None, :])
+    # the gaps themselves from the plain sums: equal sums give a gap of exactly 0 (two
+    # models tied on their shared items are not ahead of each other), where the centred
+    # sums plus the means' difference left a rounding error of either sign
+    plain = np.where(observed, x, 0.0).T @ ones
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gap = np.where(shared > 0, (plain - plain.T) / shared, np.nan)
     thin = shared < 2
     gap[thin] = np.nan
     variance[thin] = np.nan
