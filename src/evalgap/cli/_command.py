@@ -7,7 +7,8 @@ context records the command on the error as it passes, so no message is ever rew
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import importlib
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from typing import IO, Any, TypeVar
 
 import click
@@ -133,9 +134,62 @@ class Command(_ParsesOptions, click.Command):
     context_class = Context
 
 
+class LazyCommands(MutableMapping[str, click.Command]):
+    """A group's commands, each imported from its module when first looked up.
+
+    ``table`` maps a command's name to (module, function, the first paragraph of its
+    docstring); listing the names, or their short helps, imports nothing. A command added
+    with ``add_command`` is held as it is.
+    """
+
+    def __init__(self, table: Mapping[str, tuple[str, str, str]]) -> None:
+        self.table = dict(table)
+        self.loaded: dict[str, click.Command] = {}
+
+    def __getitem__(self, name: str) -> click.Command:
+        if name not in self.loaded:
+            if name not in self.table:
+                raise KeyError(name)
+            module, function, _ = self.table[name]
+            self.loaded[name] = getattr(importlib.import_module(module), function)
+        return self.loaded[name]
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self.loaded[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        self.loaded.pop(name, None)
+        self.table.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys([*self.table, *self.loaded]))
+
+    def __len__(self) -> int:
+        return len(set(self.table) | set(self.loaded))
+
+    def short_help(self, name: str, limit: int) -> str:
+        """The command's line in its group's ``--help``, as click shortens it, unimported."""
+        if name in self.loaded or name not in self.table:
+            return self[name].get_short_help_str(limit)
+        return click.utils.make_default_short_help(self.table[name][2], limit).strip()
+
+
 class Group(_ParsesOptions, click.Group):
     context_class = Context
     command_class = Command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """List the commands with their short helps (a lazy group's from its table)."""
+        commands = self.commands
+        if not isinstance(commands, LazyCommands):
+            return super().format_commands(ctx, formatter)
+        names = self.list_commands(ctx)
+        if not names:
+            return None
+        limit = formatter.width - 6 - max(map(len, names))
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, commands.short_help(name, limit)) for name in names])
+        return None
 
 
 Group.group_class = Group

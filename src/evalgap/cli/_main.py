@@ -1,4 +1,9 @@
-"""The ``evalgap`` group and ``main``: the one place an InputError becomes one line, exit 2."""
+"""The ``evalgap`` group and ``main``: the one place an InputError becomes one line, exit 2.
+
+A command's module is imported when that command runs (or its help is shown), never at start:
+``evalgap compare`` does not pay for the simulation studies' or the store's modules. The
+group's ``--help`` lists every command from :data:`COMMANDS` without importing any.
+"""
 
 from __future__ import annotations
 
@@ -8,22 +13,88 @@ from collections.abc import Sequence
 import click
 
 from evalgap import __version__
-from evalgap.cli._command import BadInput, group
-from evalgap.cli.adaptive import adaptive
-from evalgap.cli.audit import audit
-from evalgap.cli.card import card
-from evalgap.cli.compare import compare
-from evalgap.cli.configurations import configurations
-from evalgap.cli.degrade import degrade, trim
-from evalgap.cli.estimate import estimate
-from evalgap.cli.fragility import fragility
-from evalgap.cli.inspect_data import inspect_data_command
-from evalgap.cli.plan import plan
-from evalgap.cli.ranks import ranks
-from evalgap.cli.simulate import simulate
-from evalgap.cli.store import store
-from evalgap.cli.watch import watch
+from evalgap.cli._command import BadInput, LazyCommands, group
 from evalgap.errors import InputError
+
+# name -> (module, function, the first paragraph of its docstring: the group's --help listing,
+# kept equal to the docstring by tests/cli/test_lazy_commands.py).
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "adaptive": (
+        "evalgap.cli.adaptive",
+        "adaptive",
+        "Which of two models is better, with as few items as it takes? (batch by batch)",
+    ),
+    "audit": (
+        "evalgap.cli.audit",
+        "audit",
+        "Which displayed rankings can this benchmark resolve? (a whole leaderboard)",
+    ),
+    "card": (
+        "evalgap.cli.card",
+        "card",
+        "A leaderboard card: what each model and adjacent pair can claim (Markdown by default)",
+    ),
+    "compare": (
+        "evalgap.cli.compare",
+        "compare",
+        "Test one paired gap and say whether the benchmark can resolve it.",
+    ),
+    "configurations": (
+        "evalgap.cli.configurations",
+        "configurations",
+        "Is it the model or the configuration it was run under? (seed, provider, harness...)",
+    ),
+    "degrade": (
+        "evalgap.cli.degrade",
+        "degrade",
+        "Has the candidate (optimized, quantized...) got significantly worse than the baseline?",
+    ),
+    "estimate": (
+        "evalgap.cli.estimate",
+        "estimate",
+        "What would a model score on the whole benchmark? (from a few of its items)",
+    ),
+    "fragility": (
+        "evalgap.cli.fragility",
+        "fragility",
+        "How few items would reverse each verdict? (items to flip, per pair and test)",
+    ),
+    "inspect-data": (
+        "evalgap.cli.inspect_data",
+        "inspect_data_command",
+        "Show what was read: models, tasks, items, metric, scores and the alignment report.",
+    ),
+    "plan": (
+        "evalgap.cli.plan",
+        "plan",
+        "How many paired items does a comparison need? (before running it)",
+    ),
+    "ranks": (
+        "evalgap.cli.ranks",
+        "ranks",
+        "Which rank can each model claim? (simultaneous rank sets and tiers)",
+    ),
+    "simulate": (
+        "evalgap.cli.simulate",
+        "simulate",
+        "Simulation studies: calibrate every test and check every prescription.",
+    ),
+    "store": (
+        "evalgap.cli.store",
+        "store",
+        "A results store for a growing leaderboard: one DuckDB file, no server.",
+    ),
+    "trim": (
+        "evalgap.cli.degrade",
+        "trim",
+        "Keep the items that flip across repeated baseline runs (Section 4.1).",
+    ),
+    "watch": (
+        "evalgap.cli.watch",
+        "watch",
+        "Watch an evaluation in progress: which pairs are decided, when to stop.",
+    ),
+}
 
 
 @group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -44,24 +115,7 @@ def cli(ctx: click.Context, width: int | None) -> None:
     ctx.ensure_object(dict)["width"] = width
 
 
-for command in (
-    adaptive,
-    audit,
-    card,
-    compare,
-    configurations,
-    degrade,
-    estimate,
-    fragility,
-    inspect_data_command,
-    plan,
-    ranks,
-    simulate,
-    store,
-    trim,
-    watch,
-):
-    cli.add_command(command)
+cli.commands = LazyCommands(COMMANDS)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
