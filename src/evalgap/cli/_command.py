@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from typing import IO, Any, TypeVar
 
 import click
-from click.utils import make_default_short_help
 
 from evalgap.errors import FlagOf, InputError
 
@@ -172,7 +171,8 @@ class LazyCommands(MutableMapping[str, click.Command]):
         """The command's line in its group's ``--help``, as click shortens it, unimported."""
         if name in self.loaded or name not in self.table:
             return self[name].get_short_help_str(limit)
-        return make_default_short_help(self.table[name][2], limit).strip()
+        # a stand-in command shortens the text as click's own listing does
+        return click.Command(name, help=self.table[name][2]).get_short_help_str(limit)
 
 
 class Group(_ParsesOptions, click.Group):
