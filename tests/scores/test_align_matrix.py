@@ -157,3 +157,46 @@ def test_mmlu_pro_as_a_wide_table_gives_the_long_paths_board_and_audit(tmp_path,
     got, want = evalgap.audit(board, **settings), evalgap.audit(expected, **settings)
     pd.testing.assert_frame_equal(got.to_frame(), want.to_frame())
     assert got.chains == want.chains and got.unresolved == want.unresolved
+
+
+def _typed_tables():
+    """Parquet tables whose column types Arrow reads alone (integers, floats, integer ids)
+    or leaves to pandas (text scores, booleans, float ids), beside each other."""
+    rng = np.random.default_rng(7)
+    right = (rng.random((60, 3)) < 0.6).astype(np.int8)
+    ints = pd.DataFrame({"item_id": [f"q{i}" for i in range(60)]})
+    for j in range(3):
+        ints[f"m{j}"] = right[:, j]
+    nullable = ints.astype({"m1": "Int64"})
+    nullable.loc[[3, 9], "m1"] = pd.NA  # an integer column with empty cells
+    numbered = ints.assign(item_id=rng.permutation(60) * 3)  # integer ids: sorted as numbers
+    text = ints.assign(m2=ints["m2"].astype(str))  # scores written as text
+    flags = ints.assign(flag=ints["m0"].astype(bool))  # a boolean column: not a model
+    floated = ints.assign(item_id=np.arange(60) + 0.5)  # float ids: pandas spells them
+    single = ints.astype({"m0": np.float32})
+    return {
+        "integers": ints, "nullable": nullable, "integer ids": numbered, "text": text,
+        "booleans": flags, "float ids": floated, "float32": single,
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", list(_typed_tables()))
+def test_every_column_type_gives_the_long_paths_board(tmp_path, monkeypatch, kind):
+    path = tmp_path / "typed.parquet"
+    _typed_tables()[kind].to_parquet(path, index=False)
+    # text scores and booleans (a model column to pandas) are the long path's to read
+    long_way = kind in ("text", "booleans")
+    board = scores_of(str(path), options=WIDE) if long_way else _matrix_path(path, monkeypatch)
+    _assert_same(board, _long_path(path))
+
+
+def test_a_stored_index_is_read_as_pandas_reads_it(tmp_path):
+    frame = _typed_tables()["integers"].set_index("item_id")
+    path = tmp_path / "indexed.parquet"
+    frame.to_parquet(path)  # the item ids stored as the frame's index, not as a column
+    with pytest.raises(InputError) as long_way:
+        _long_path(path)
+    with pytest.raises(InputError) as the_command:
+        scores_of(str(path), options=WIDE)
+    assert str(the_command.value) == str(long_way.value)
+    assert "columns found: m0, m1, m2" in str(long_way.value)

@@ -1021,7 +1021,15 @@ def read_wide_table(
             "{models_in} must be 'columns' or 'rows'; got {got!r}", param="models_in", got=models_in
         )
     item_col, task_col, models = _wide_columns(
-        raw, path, item_column, task_column, cluster_column, model_columns, named, notes
+        list(raw.columns),
+        lambda c: _numeric_column(raw[c]),
+        path,
+        item_column,
+        task_column,
+        cluster_column,
+        model_columns,
+        named,
+        notes,
     )
     id_columns = [c for c in (item_col, task_col, cluster_column) if c]
     columns = {"item_id": item_col, "task": task_col}
@@ -1046,7 +1054,8 @@ def read_wide_table(
 
 
 def _wide_columns(
-    raw: pd.DataFrame,
+    header: Sequence[str],
+    numeric: Callable[[str], bool],
     path: Path,
     item_column: str | None,
     task_column: str | None,
@@ -1057,32 +1066,34 @@ def _wide_columns(
 ) -> tuple[str, str | None, list[str]]:
     """Return a wide table's item column, task column (None) and model columns, named or
     detected (what was detected appended to ``notes``); a column named for one role (or
-    as a model, in ``named``) is never detected as another."""
-    found = column_listing(raw.columns)
-    item_col = item_column or _detect("item_id", raw.columns, named)
-    if item_col is None or item_col not in raw.columns:
+    as a model, in ``named``) is never detected as another. ``header`` is the table's
+    column names; ``numeric(name)`` says whether a column holds scores (as
+    :func:`_numeric_column` does)."""
+    found = column_listing(header)
+    item_col = item_column or _detect("item_id", header, named)
+    if item_col is None or item_col not in header:
         raise InputError(
             escape(f"{path}: cannot find the item id column; name it with ")
             + "{item_column}"
             + escape(f" (columns found: {found})"),
             param="item_column",
         )
-    if task_column == NO_TASK and NO_TASK not in raw.columns:
+    if task_column == NO_TASK and NO_TASK not in header:
         task_col = None
     else:
-        task_col = task_column or _detect("task", raw.columns, named | {item_col})
+        task_col = task_column or _detect("task", header, named | {item_col})
     id_columns = [c for c in (item_col, task_col, cluster_column) if c]
     for c in id_columns:
-        if c not in raw.columns:
+        if c not in header:
             raise InputError(f"{path}: no column {c!r}; columns found: {found}")
     if model_columns:
-        missing = [m for m in model_columns if m not in raw.columns]
+        missing = [m for m in model_columns if m not in header]
         if missing:
             raise InputError(f"{path}: no model column {missing[0]!r}; columns found: {found}")
         models = list(model_columns)
     else:
-        models = [c for c in raw.columns if c not in id_columns and _numeric_column(raw[c])]
-        skipped = [c for c in raw.columns if c not in id_columns and c not in models]
+        models = [c for c in header if c not in id_columns and numeric(c)]
+        skipped = [c for c in header if c not in id_columns and c not in models]
         notes.append(
             f"model columns: {', '.join(models)} (every numeric column; empty cells are "
             "items not scored)" + (f"; not scores: {', '.join(skipped)}" if skipped else "")
@@ -1137,25 +1148,148 @@ def wide_score_set(
     ):
         return None
     path = Path(path)
-    raw = read_frame(path, options.fmt if options.fmt in FORMATS else None)
-    if raw.shape[0] == 0:
+    fmt = options.fmt if options.fmt in FORMATS else None
+    table = _arrow_table(path, fmt)
+    if table is not None:
+        try:
+            return _wide_board(path, _ArrowColumns(table), options, models, complete_case)
+        except _NotArrow:  # a column Arrow alone cannot judge as pandas does
+            pass
+    raw = _PandasColumns(read_frame(path, fmt))
+    return _wide_board(path, raw, options, models, complete_case)
+
+
+class _NotArrow(Exception):
+    """A column whose Arrow type pandas reads in its own way (text, booleans, decimals...)."""
+
+
+class _PandasColumns:
+    """A wide table read by pandas: its columns' names, kinds and values."""
+
+    def __init__(self, raw: pd.DataFrame) -> None:
+        raw.columns = [str(c) for c in raw.columns]
+        self.raw, self.header, self.n_rows = raw, list(raw.columns), raw.shape[0]
+
+    def numeric(self, name: str) -> bool:
+        return _numeric_column(self.raw[name])
+
+    def plain_numbers(self, models: Sequence[str]) -> bool:
+        return _numeric_models(self.raw, models)
+
+    def ids(self, name: str) -> np.ndarray:
+        return np.asarray(self.raw[name].astype(str), dtype=object)
+
+    def matrix(self, models: Sequence[str]) -> np.ndarray:
+        return _model_matrix(self.raw, models)
+
+    def whole(self, models: Sequence[str]) -> bool:
+        return False  # pandas may hold an empty cell of an integer column as NaN: check all
+
+
+class _ArrowColumns:
+    """A wide Parquet table as Arrow read it, judged and converted without a DataFrame: an
+    integer or floating-point column holds numbers as pandas reads them; any other type
+    raises :class:`_NotArrow` (pandas then reads the file)."""
+
+    def __init__(self, table: Any) -> None:
+        self.table, self.header, self.n_rows = table, list(table.column_names), table.num_rows
+
+    def _number_type(self, name: str) -> bool:
+        import pyarrow as pa
+
+        kind = self.table.schema.field(name).type
+        if pa.types.is_integer(kind):
+            return True
+        if kind in (pa.float32(), pa.float64()):
+            return True
+        raise _NotArrow(name)
+
+    def numeric(self, name: str) -> bool:
+        column = self.table.column(name)
+        if self._number_type(name) and column.null_count == column.length():
+            return False
+        values = column.to_numpy()
+        return values.dtype.kind in "iu" or bool((~np.isnan(values)).any())
+
+    def plain_numbers(self, models: Sequence[str]) -> bool:
+        return all(self._number_type(m) for m in models) and len(set(models)) == len(models)
+
+    def ids(self, name: str) -> np.ndarray:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        column = self.table.column(name)
+        kind = column.type
+        if column.null_count or not (
+            pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind)
+        ):
+            raise _NotArrow(name)  # pandas spells a missing, float or date id its own way
+        if pa.types.is_integer(kind):
+            column = pc.cast(column, pa.string())
+        return np.asarray(column.to_numpy(zero_copy_only=False), dtype=object)
+
+    def matrix(self, models: Sequence[str]) -> np.ndarray:
+        """The model columns as one (items, models) float matrix, NaN where a cell is empty:
+        each column converted by NumPy from its own type, as pandas converts it."""
+        columns = (self.table.column(m).to_numpy() for m in models)
+        return _stack_columns(columns, self.n_rows, len(models))
+
+    def whole(self, models: Sequence[str]) -> bool:
+        """Whether every cell of ``models`` holds an integer (none is empty)."""
+        import pyarrow as pa
+
+        columns = [self.table.column(m) for m in models]
+        return all(pa.types.is_integer(c.type) and c.null_count == 0 for c in columns)
+
+
+def _arrow_table(path: Path, fmt: str | None) -> Any:
+    """A Parquet file's table as Arrow reads it (no DataFrame), or None: another format, a
+    stored pandas index or repeated column names (pandas reads those its own way), or a file
+    Arrow cannot read (:func:`read_frame` then says why)."""
+    path, fmt, _ = _check_file(path, fmt)
+    if fmt != "parquet":
+        return None
+    try:
+        import pyarrow.parquet as pq
+
+        table = pq.ParquetFile(path).read()  # not read_table: its dataset layer costs more
+        table.validate(full=True)
+    except Exception:
+        return None
+    stored_index = any(
+        isinstance(c, str) for c in (table.schema.pandas_metadata or {}).get("index_columns", [])
+    )
+    if stored_index or len(set(table.column_names)) != table.num_columns:
+        return None
+    return table
+
+
+def _wide_board(
+    path: Path,
+    table: _PandasColumns | _ArrowColumns,
+    options: LoadOptions,
+    models: Sequence[str] | None,
+    complete_case: bool,
+) -> ScoreSet | None:
+    """:func:`wide_score_set` on a table read by pandas or Arrow."""
+    if table.n_rows == 0:
         raise InputError(f"{path}: the table has a header but no rows")
-    raw.columns = [str(c) for c in raw.columns]
     notes: list[str] = []
     model_columns = list(options.model_columns) or None
     named = {c for c in (options.item_column, options.task_column, options.model_column) if c}
     named |= set(model_columns or ())
     item_col, task_col, names = _wide_columns(
-        raw, path, options.item_column, options.task_column, None, model_columns, named, notes
-    )
-    if task_col is not None or not _numeric_models(raw, names):
+        table.header, table.numeric, path, options.item_column, options.task_column, None,
+        model_columns, named, notes,
+    )  # fmt: skip
+    if task_col is not None or not table.plain_numbers(names):
         return None
-    ids = np.asarray(raw[item_col].astype(str), dtype=object)
+    ids = table.ids(item_col)
     if np.unique(ids).size != ids.size or any(not i.strip() for i in ids):
         return None
-    return _align_matrix(
-        _model_matrix(raw, names), ids, names, str(path), notes, models, complete_case
-    )
+    x = table.matrix(names)
+    whole = table.whole(names)
+    return _align_matrix(x, ids, names, str(path), notes, models, complete_case, whole)
 
 
 def _align_matrix(
@@ -1166,6 +1300,7 @@ def _align_matrix(
     notes: list[str],
     models: Sequence[str] | None,
     complete_case: bool,
+    whole: bool = False,
 ) -> ScoreSet | None:
     """The board of a wide table's matrix ``x`` (items in the file's order, one column per
     model of ``names``), by :func:`evalgap._scores.align`'s rules for the long frame the
@@ -1173,7 +1308,11 @@ def _align_matrix(
     (counted, left out); a score beyond +/-1e150 is refused; the items are those any model
     of the file scored, numbered model after model as the long layout lists them, then
     sorted as every task's items are (``_task_members``). None where a model has no score
-    or nothing is kept (the long path then decides, and says why)."""
+    or nothing is kept (the long path then decides, and says why).
+
+    ``whole``: every cell is known to hold an integer (integer columns without an empty
+    cell), so no cell is checked: every item is kept, in the file's order before sorting,
+    and each score is one run (``run_counts`` a read-only view of ones, no (N, K) array)."""
     from evalgap._scores import (
         AlignmentReport,
         ScoreSet,
@@ -1189,24 +1328,29 @@ def _align_matrix(
     if models is not None:
         _refuse_missing("model", models, list[object](names), where)
         index = [names.index(m) for m in models]
-    number = ~np.isnan(x)
-    if not number.any(axis=0).all():
-        return None  # a model without a score has no row in the long layout
-    # two passes without temporaries where every score is finite and within the bound
-    within = bool(np.fmax.reduce(x, axis=None) <= MAX_SCORE)
-    within = within and bool(np.fmin.reduce(x, axis=None) >= -MAX_SCORE)
-    usable = number if within else number & np.isfinite(x)
-    if not within:
-        huge = usable & (np.abs(np.where(usable, x, 0.0)) > MAX_SCORE)
-        huge[:, np.setdiff1d(np.arange(len(names)), index)] = False  # the selected are read
-        if huge.any():  # the first in the long layout's order: model after model
-            raise score_too_large(float(x.T[huge.T][0]))
-    any_score = number.any(axis=1)
-    scored = np.flatnonzero(any_score)
-    first_model = np.argmax(number if any_score.all() else number[scored], axis=1)
-    if models is not None:
-        x, number, usable = x[:, index], number[:, index], usable[:, index]
-    universe = scored[np.lexsort((scored, first_model))]
+    if whole:
+        universe = np.arange(x.shape[0])
+        if models is not None:
+            x = x[:, index]
+    else:
+        number = ~np.isnan(x)
+        if not number.any(axis=0).all():
+            return None  # a model without a score has no row in the long layout
+        # two passes without temporaries where every score is finite and within the bound
+        within = bool(np.fmax.reduce(x, axis=None) <= MAX_SCORE)
+        within = within and bool(np.fmin.reduce(x, axis=None) >= -MAX_SCORE)
+        usable = number if within else number & np.isfinite(x)
+        if not within:
+            huge = usable & (np.abs(np.where(usable, x, 0.0)) > MAX_SCORE)
+            huge[:, np.setdiff1d(np.arange(len(names)), index)] = False  # the selected are read
+            if huge.any():  # the first in the long layout's order: model after model
+                raise score_too_large(float(x.T[huge.T][0]))
+        any_score = number.any(axis=1)
+        scored = np.flatnonzero(any_score)
+        first_model = np.argmax(number if any_score.all() else number[scored], axis=1)
+        if models is not None:
+            x, number, usable = x[:, index], number[:, index], usable[:, index]
+        universe = scored[np.lexsort((scored, first_model))]
     _, members_of = _task_members(
         ["all"], np.array(["all"], dtype=object), np.zeros(universe.size, dtype=np.int64),
         np.arange(universe.size), ids[universe],
@@ -1215,20 +1359,28 @@ def _align_matrix(
     rows: Any = universe[members]
     if rows.size == x.shape[0] and (rows == np.arange(rows.size)).all():
         rows = slice(None)  # the file's order is the board's: no copy to reorder
-    matrix = x[rows] if within else np.where(usable[rows], x[rows], np.nan)
-    present = ~np.isnan(matrix)
-    complete = present.all(axis=1)
-    keep = cast(BoolArray, complete if complete_case else present.any(axis=1))
-    if not keep.any():
-        return None
     model_order = list(models) if models is not None else names
-    cells = [*number.sum(axis=0).tolist(), *(number & ~usable).sum(axis=0).tolist()]
+    if whole:
+        matrix = x[rows]
+        present: BoolArray = np.broadcast_to(np.True_, matrix.shape)
+        complete = keep = np.ones(matrix.shape[0], dtype=bool)
+        runs = np.broadcast_to(np.int64(1), matrix.shape)
+        cells = [matrix.shape[0]] * len(model_order) + [0] * len(model_order)
+    else:
+        matrix = x[rows] if within else np.where(usable[rows], x[rows], np.nan)
+        present = cast(BoolArray, ~np.isnan(matrix))
+        complete = cast(BoolArray, present.all(axis=1))
+        keep = cast(BoolArray, complete if complete_case else present.any(axis=1))
+        if not keep.any():
+            return None
+        runs = present[keep].astype(np.int64)
+        cells = [*number.sum(axis=0).tolist(), *(number & ~usable).sum(axis=0).tolist()]
     cells += [0] * len(model_order)  # a numeric cell is never blank text
     task = TaskScores(
         task="all",
         item_ids=item_ids[keep],
         scores=matrix[keep] if not keep.all() else matrix,
-        run_counts=present[keep].astype(np.int64),
+        run_counts=runs,
         clusters=None,
     )
     report = AlignmentReport(
@@ -1246,9 +1398,22 @@ def _align_matrix(
 def _model_matrix(raw: pd.DataFrame, models: Sequence[str]) -> np.ndarray:
     """The model columns as one (items, models) float matrix, NaN where a cell is empty
     (each column converted as :func:`_scatter_numeric` converts it)."""
-    out = np.empty((len(raw), len(models)))
-    for j, m in enumerate(models):
-        out[:, j] = raw[m].to_numpy(dtype=float, na_value=np.nan)
+    columns = (raw[m].to_numpy(dtype=float, na_value=np.nan) for m in models)
+    return _stack_columns(columns, len(raw), len(models))
+
+
+def _stack_columns(columns: Iterable[np.ndarray], n_rows: int, n_columns: int) -> np.ndarray:
+    """The columns (each converted to float64) side by side as one C-ordered (rows,
+    columns) matrix, filled a block of columns at a time: one column written down a row-major
+    matrix touches a cache line per cell; a block's rows are written whole."""
+    out = np.empty((n_rows, n_columns))
+    block = np.empty((min(n_columns, 64), n_rows))
+    start = 0
+    for j, values in enumerate(columns):
+        block[j - start] = values
+        if j - start + 1 == block.shape[0] or j + 1 == n_columns:
+            out[:, start : j + 1] = block[: j + 1 - start].T
+            start = j + 1
     return out
 
 
