@@ -25,6 +25,8 @@ The interchange layout (:class:`LongScores`): one row per (model, task, item_id[
 from __future__ import annotations
 
 import difflib
+import re
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +47,78 @@ else:
     pd = LazyModule("pandas")
 
 
+KEYS = ("model", "task", "item_id")
+
+
+@dataclass(frozen=True)
+class LongCodes:
+    """The long layout as integer codes: what a reader of a small table hands the alignment
+    without building a pandas frame.
+
+    Each id role (``model``, ``item_id`` and optionally ``task`` and ``cluster``) is a pair
+    (int32 codes numbered in order of first appearance, the labels as an object array); no
+    code is missing (-1). ``score`` holds the rows' scores as float64. A table without a
+    task column is task ``all``.
+
+    Attributes
+    ----------
+    ids : dict
+        Role -> (codes, labels).
+    score : numpy.ndarray
+        Float64 scores, one per row.
+    """
+
+    ids: dict[str, tuple[NDArray[np.int32], np.ndarray]]
+    score: FloatArray
+
+    def __len__(self) -> int:
+        return int(self.score.size)
+
+    @property
+    def columns(self) -> list[str]:
+        """The layout's column names, as the frame's."""
+        return [*KEYS, "score", *(["cluster"] if "cluster" in self.ids else [])]
+
+    def key(self, role: str) -> tuple[NDArray[np.int32], np.ndarray]:
+        """(codes, labels) of an id role; a table without a task column is task 'all'."""
+        if role == "task" and "task" not in self.ids:
+            return np.zeros(len(self), dtype=np.int32), np.array(["all"], dtype=object)
+        return self.ids[role]
+
+    def to_frame(self) -> pd.DataFrame:
+        """The long interchange frame: ids as categoricals, as the batch reader builds it."""
+        out: dict[str, object] = {role: categorical(*self.key(role)) for role in KEYS}
+        out["score"] = self.score
+        if "cluster" in self.ids:
+            out["cluster"] = categorical(*self.ids["cluster"])
+        return pd.DataFrame(out, copy=False)
+
+
+def categorical(codes: np.ndarray, labels: np.ndarray | Sequence[object]) -> pd.Categorical:
+    """A categorical of ``labels`` with codes in the smallest integer type that holds them."""
+    n = len(labels)
+    small = np.int8 if n < 2**7 else np.int16 if n < 2**15 else np.int32
+    return pd.Categorical.from_codes(np.asarray(codes).astype(small), list(labels))
+
+
+class _Frame:
+    """``LongScores.frame``: the frame given, or one built from the codes at first read."""
+
+    def __get__(self, obj: LongScores | None, owner: type) -> pd.DataFrame:
+        if obj is None:  # no default: the frame (or None with codes) is always given
+            raise AttributeError("frame")
+        frame = obj.__dict__["_frame"]
+        if frame is None and obj.codes is not None:
+            frame = obj.__dict__["_frame"] = obj.codes.to_frame()
+        return frame
+
+    def __set__(self, obj: LongScores, value: pd.DataFrame | None) -> None:
+        obj.__dict__["_frame"] = value
+
+
+_FRAME = _Frame()
+
+
 @dataclass(frozen=True)
 class LongScores:
     """Per-item scores in the long interchange layout, as every loader returns them.
@@ -53,7 +127,9 @@ class LongScores:
     runs of an item) and ``cluster`` (a subject or category label); ``source`` names what
     was read; ``columns`` maps each role to the source field it came from (``None`` when
     absent); ``notes`` say what the loader chose or detected rather than was told, and what
-    it left out before alignment.
+    it left out before alignment. A reader of a small table may give ``codes`` instead
+    (``frame=None``): the frame is then built from them when first read, and the alignment
+    takes the codes (:attr:`table`) without pandas.
 
     Attributes
     ----------
@@ -65,12 +141,20 @@ class LongScores:
         Role -> the source column it came from (None when absent).
     notes : tuple of str
         What the loader chose or detected, and what it left out before alignment.
+    codes : LongCodes or None
+        The same rows as integer codes, when the reader kept them so.
     """
 
-    frame: pd.DataFrame
-    source: str
+    frame: pd.DataFrame = _FRAME  # a descriptor: no default (see _Frame)
+    source: str = ""
     columns: dict[str, str | None] = field(default_factory=dict)
     notes: tuple[str, ...] = field(default=())
+    codes: LongCodes | None = None
+
+    @property
+    def table(self) -> pd.DataFrame | LongCodes:
+        """What :func:`align` takes: the codes when the reader kept them, else the frame."""
+        return self.codes if self.codes is not None else self.frame
 
 
 @dataclass(frozen=True, repr=False)
@@ -346,7 +430,7 @@ ScoresInput: TypeAlias = "pd.DataFrame | LongScores | ScoreSet | str | Path | Se
 
 
 def align(
-    frame: pd.DataFrame,
+    frame: pd.DataFrame | LongCodes,
     *,
     models: Sequence[str] | None = None,
     tasks: Sequence[str] | None = None,
@@ -365,23 +449,31 @@ def align(
     Two paths give identical arrays and reports: a dense one (models and items factorized to
     integer codes, scores scattered straight into each task's matrix) for the usual input
     with one row per model and item, and a general one (pandas group-by) for repeated runs
-    and duplicate rows.
+    and duplicate rows. The dense path needs no pandas: a small table read as codes
+    (:class:`LongCodes`) is aligned without importing it; codes whose rows the dense path
+    cannot take (an empty id or cluster label, duplicate rows) are aligned as their frame.
     """
     models, tasks = _check_align_arguments(frame, models, tasks)
     where = f"{source}: " if source else ""
     keyless, key_codes = _keyless(frame)
     rows_without_key = int(keyless.sum())
-    if rows_without_key:
+    if isinstance(frame, LongCodes) and (rows_without_key or _blank_cluster(frame)):
+        frame = frame.to_frame()
+    if rows_without_key and not isinstance(frame, LongCodes):
         frame = frame[~keyless]
         key_codes = None  # distinct values of the kept rows only: factorized again
-    if frame.empty:
+    if len(frame) == 0:
         raise InputError(f"{where}no row has a model, a task and an item id")
-    _refuse_blank_clusters(frame, where)
     aligned = None
     repeated = "run" in frame.columns or "configuration" in frame.columns
     if not repeated and len(set(models or ())) == len(models or ()):
+        if not isinstance(frame, LongCodes):
+            _refuse_blank_clusters(frame, where)
         aligned = _align_dense(frame, models, tasks, where, complete_case, key_codes)
     if aligned is None:
+        if isinstance(frame, LongCodes):
+            frame = frame.to_frame()
+        _refuse_blank_clusters(frame, where)
         aligned = _align_general(_decategorized(frame), models, tasks, where, complete_case)
     model_order, task_scores, entries, union_counts, kept_counts, common_counts = aligned
     report = AlignmentReport(
@@ -425,6 +517,16 @@ def align(
     return ScoreSet(tuple(str(m) for m in model_order), tuple(task_scores), report, source)
 
 
+def _blank_cluster(codes: LongCodes) -> bool:
+    """Whether a cluster label of the codes is empty (the frame's rules then apply)."""
+    return "cluster" in codes.ids and bool(_blank(codes.ids["cluster"][1]).any())
+
+
+def _blank(labels: np.ndarray) -> BoolArray:
+    """Which distinct labels are empty text (blank once stripped)."""
+    return np.asarray(np.char.strip(np.asarray(labels, dtype=str)) == "", dtype=bool)
+
+
 def _refuse_blank_clusters(frame: pd.DataFrame, where: str) -> None:
     """An item whose cluster label is empty in every row is an error naming the first one.
 
@@ -449,10 +551,10 @@ def _refuse_blank_clusters(frame: pd.DataFrame, where: str) -> None:
 
 
 def _check_align_arguments(
-    frame: pd.DataFrame, models: Sequence[str] | None, tasks: Sequence[str] | None
+    frame: pd.DataFrame | LongCodes, models: Sequence[str] | None, tasks: Sequence[str] | None
 ) -> list[list[str] | None]:
     """Refuse wrong types with an error naming the parameter; return models/tasks as lists."""
-    if not isinstance(frame, pd.DataFrame):
+    if not isinstance(frame, LongCodes) and not isinstance(frame, pd.DataFrame):
         raise InputError(
             "align({frame}...): expected a pandas DataFrame in the long layout (columns "
             "model, task, item_id, score), got " + escape(type(frame).__name__),
@@ -487,7 +589,7 @@ def _check_align_arguments(
 
 
 def _keyless(
-    frame: pd.DataFrame,
+    frame: pd.DataFrame | LongCodes,
 ) -> tuple[BoolArray, _KeyCodes | None]:
     """Return (rows with an empty model, task or item id, each key column's codes).
 
@@ -497,10 +599,10 @@ def _keyless(
     """
     out = np.zeros(len(frame), dtype=bool)
     codes: _KeyCodes = {}
-    for column in ("model", "task", "item_id"):
-        codes[column] = _codes(frame[column])
+    for column in KEYS:
+        codes[column] = frame.key(column) if isinstance(frame, LongCodes) else _codes(frame[column])
         values, uniques = codes[column]
-        blank = np.asarray(pd.Index(uniques).astype(str).str.strip() == "", dtype=bool)
+        blank = _blank(uniques)
         out |= values < 0
         if blank.any():
             out |= blank[np.maximum(values, 0)] & (values >= 0)
@@ -528,8 +630,105 @@ def _codes(column: pd.Series) -> tuple[NDArray[np.int32], np.ndarray]:
     return codes.astype(np.int32), _plain(uniques)
 
 
+# The dense alignment's few table operations, in NumPy so that a small table aligns without
+# pandas. With pandas loaded (a DataFrame was given: its rows can number tens of millions) its
+# hash tables do the same work faster; both give the same codes, in the same order.
+
+
+def _in_order(codes: np.ndarray, n: int, *, hashed: bool | None = None) -> np.ndarray:
+    """The distinct values of ``codes`` (integers in ``[0, n)``) in order of first appearance,
+    as ``pandas.unique`` gives them. ``hashed``: use pandas (default: when it is loaded)."""
+    if hashed if hashed is not None else "pandas" in sys.modules:
+        return np.asarray(pd.unique(codes))
+    if n > 4 * codes.size + 1024:  # a sparse range: sort rather than a table of n entries
+        values, first = np.unique(codes, return_index=True)
+        return values[np.argsort(first, kind="stable")]
+    first = np.full(n, codes.size, dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(codes.size))
+    present = np.flatnonzero(first < codes.size)
+    return present[np.argsort(first[present], kind="stable")].astype(codes.dtype)
+
+
+def _factorize(
+    keys: np.ndarray, n: int, *, hashed: bool | None = None
+) -> tuple[NDArray[np.int32], np.ndarray]:
+    """Codes (int32, in order of first appearance) and distinct values of integer ``keys`` in
+    ``[0, n)``, as ``pandas.factorize`` gives them."""
+    if hashed if hashed is not None else "pandas" in sys.modules:
+        codes, uniques = pd.factorize(keys)
+        return codes.astype(np.int32), np.asarray(uniques)
+    uniques = _in_order(keys, n, hashed=False)
+    rank = dict(zip(uniques.tolist(), range(uniques.size), strict=True))
+    codes = np.fromiter((rank[k] for k in keys.tolist()), dtype=np.int32, count=keys.size)
+    return codes, uniques
+
+
+def _positions(order: Sequence[object], labels: np.ndarray) -> NDArray[np.int32]:
+    """Each label's position in ``order`` (-1: not there), as ``Index.get_indexer``."""
+    where = {name: k for k, name in enumerate(order)}
+    return np.fromiter(
+        (where.get(label, -1) for label in labels.tolist()), dtype=np.int32, count=len(labels)
+    )
+
+
+# A cell spelled as a plain decimal number: one that pandas, Arrow and Python read as the same
+# number (an item id sorted as a number, a small table's score read without either library).
+_PLAIN_INTEGER = re.compile(r"[+-]?[0-9]+")
+PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def _natural_order(ids: np.ndarray) -> np.ndarray:
+    """Positions sorting item ids as :func:`_natural_key` sorts an index: by their numbers
+    when every id is one, else as text (NumPy's quicksort, as pandas sorts an index).
+
+    Ids that are all plain numbers, or of which one is no number at all, are decided here;
+    others (numbers spelled ``1_000`` or `` inf``, ids that are not text) by pandas itself.
+    """
+    texts = ids.tolist()
+    if all(isinstance(x, str) for x in texts):
+        if all(_PLAIN_INTEGER.fullmatch(x) for x in texts):
+            numbers = [int(x) for x in texts]
+            if all(-(2**63) <= x < 2**63 for x in numbers):
+                return np.argsort(np.array(numbers, dtype=np.int64), kind="quicksort")
+        elif all(PLAIN_NUMBER.fullmatch(x) for x in texts):
+            return np.argsort(np.array(texts, dtype=float), kind="quicksort")
+        elif not all(_maybe_number(x) for x in texts):  # one is no number: text order
+            return np.argsort(np.asarray(ids, dtype=object), kind="quicksort")
+    index = pd.Index(ids, name="item_id")
+    return pd.Series(np.arange(len(ids)), index=index).sort_index(key=_natural_key).to_numpy()
+
+
+def _maybe_number(text: str) -> bool:
+    """Whether Python reads ``text`` as a number (infinite or NaN included)."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _score_arrays(raw: pd.Series | np.ndarray) -> tuple[FloatArray, BoolArray, BoolArray]:
+    """:func:`_numeric_scores` as arrays: float scores, non-numeric rows, empty rows.
+
+    Scores read as floats (a small table's codes) are judged in NumPy by the rule
+    :func:`_numeric_scores` applies to a numeric column: NaN is empty, infinity unusable.
+    """
+    if isinstance(raw, np.ndarray) and raw.dtype == np.float64:
+        return raw, _float_checks(raw), np.isnan(raw)
+    values, bad, empty = _numeric_scores(raw)
+    return values.to_numpy(dtype=float), bad.to_numpy(dtype=bool), empty.to_numpy(dtype=bool)
+
+
+def _float_checks(values: FloatArray) -> BoolArray:
+    """Infinite scores (unusable); a finite one too large for a variance is refused."""
+    huge = np.isfinite(values) & (np.abs(values) > _validate.MAX_SCORE)
+    if huge.any():  # finite, but a variance of such scores overflows: refused in every job
+        raise _validate.score_too_large(float(values[huge][0]))
+    return np.isinf(values)
+
+
 def _align_dense(
-    frame: pd.DataFrame,
+    frame: pd.DataFrame | LongCodes,
     models: Sequence[str] | None,
     tasks: Sequence[str] | None,
     where: str,
@@ -542,7 +741,8 @@ def _align_dense(
     (model, task, item) has several usable rows, i.e. duplicates or conflicts. Works on
     NumPy code arrays, never on a copy of the frame.
     """
-    key_codes = key_codes or {c: _codes(frame[c]) for c in ("model", "task", "item_id")}
+    if key_codes is None:
+        key_codes = _keyless(frame)[1] or {}
     # Popped, so the caller's dict no longer holds the code arrays once they are replaced.
     (m_codes, m_plain), (t_codes, t_plain), (i_codes, i_plain) = (
         key_codes.pop(c) for c in ("model", "task", "item_id")
@@ -552,20 +752,22 @@ def _align_dense(
     del i_codes, key_codes
 
     chosen = _dense_selection(m_codes, m_plain, t_codes, t_plain, models, tasks, where)
-    score_column = frame["score"]
+    score_column = frame.score if isinstance(frame, LongCodes) else frame["score"]
     cluster_codes, cluster_plain = (
-        _codes(frame["cluster"]) if "cluster" in frame.columns else (None, None)
+        (frame.key("cluster") if isinstance(frame, LongCodes) else _codes(frame["cluster"]))
+        if "cluster" in frame.columns
+        else (None, None)
     )
     if chosen is not None:
         m_codes, t_codes, u_codes = m_codes[chosen], t_codes[chosen], u_codes[chosen]
         score_column = score_column[chosen]
         if cluster_codes is not None:
             cluster_codes = cluster_codes[chosen]
-    model_order = list(models) if models else list(m_plain[pd.unique(m_codes)])
-    task_order = list(tasks) if tasks else list(t_plain[pd.unique(t_codes)])
+    model_order = list(models) if models else list(m_plain[_in_order(m_codes, len(m_plain))])
+    task_order = list(tasks) if tasks else list(t_plain[_in_order(t_codes, len(t_plain))])
     n_m, n_t = len(model_order), len(task_order)
-    m_pos = pd.Index(model_order).get_indexer(m_plain).astype(np.int32)[m_codes]
-    t_pos = pd.Index(task_order).get_indexer(t_plain).astype(np.int32)[t_codes]
+    m_pos = _positions(model_order, m_plain)[m_codes]
+    t_pos = _positions(task_order, t_plain)[t_codes]
     del m_codes, t_codes
 
     score, usable, counts = _dense_scores(score_column, m_pos, t_pos, n_m, n_t)
@@ -628,8 +830,7 @@ def _item_universe(
     if n_tasks == 1:  # item codes are already numbered in order of appearance
         u_codes, u_pairs = i_codes, np.arange(n_items, dtype=np.int64)
     else:
-        u_codes, u_pairs = pd.factorize(t_codes.astype(np.int64) * n_i + i_codes)
-        u_codes = u_codes.astype(np.int32)
+        u_codes, u_pairs = _factorize(t_codes.astype(np.int64) * n_i + i_codes, n_tasks * n_i)
     return u_codes, u_pairs // n_i, u_pairs % n_i
 
 
@@ -647,29 +848,32 @@ def _dense_selection(
     chosen = None
     if models:
         _refuse_missing("model", models, list(m_plain), where)
-        chosen = pd.Index(m_plain).isin(models)[m_codes]
+        chosen = (_positions(models, m_plain) >= 0)[m_codes]
     if tasks:
         seen = t_codes if chosen is None else t_codes[chosen]
-        _refuse_missing("task", tasks, list(t_plain[pd.unique(seen)]), where)
-        in_tasks = pd.Index(t_plain).isin(tasks)[t_codes]
+        _refuse_missing("task", tasks, list(t_plain[_in_order(seen, len(t_plain))]), where)
+        in_tasks = (_positions(tasks, t_plain) >= 0)[t_codes]
         chosen = in_tasks if chosen is None else chosen & in_tasks
     return chosen
 
 
 def _dense_scores(
-    score_column: pd.Series, m_pos: np.ndarray, t_pos: np.ndarray, n_m: int, n_t: int
+    score_column: pd.Series | FloatArray,
+    m_pos: np.ndarray,
+    t_pos: np.ndarray,
+    n_m: int,
+    n_t: int,
 ) -> tuple[FloatArray, BoolArray, tuple[IntArray, IntArray, IntArray]]:
     """Return the rows' scores as floats, which are usable, and per (model, task) cell
     (``model * n_t + task``) its rows, its non-numeric scores and its empty ones."""
-    score, non_numeric, empty = _numeric_scores(score_column)
-    non_numeric, empty = non_numeric.to_numpy(dtype=bool), empty.to_numpy(dtype=bool)
+    score, non_numeric, empty = _score_arrays(score_column)
     mt = m_pos.astype(np.int64) * n_t + t_pos
     counts = (
         np.bincount(mt, minlength=n_m * n_t),
         np.bincount(mt[non_numeric], minlength=n_m * n_t),
         np.bincount(mt[empty], minlength=n_m * n_t),
     )
-    return score.to_numpy(dtype=float), ~(non_numeric | empty), counts
+    return score, ~(non_numeric | empty), counts
 
 
 def _task_members(
@@ -683,15 +887,11 @@ def _task_members(
     item ids in that order: items sorted as the general path does."""
     row_of_u = np.zeros(u_task.size, dtype=np.int32)
     members_of = {}
-    t_index = pd.Index(t_plain)
+    position = {label: k for k, label in enumerate(t_plain.tolist())}
     for task in task_order:
-        members = np.flatnonzero(u_task == t_index.get_loc(task))
+        members = np.flatnonzero(u_task == position[task])
         ids = i_plain[u_item[members]]
-        order = (
-            pd.Series(np.arange(members.size), index=pd.Index(ids, name="item_id"))
-            .sort_index(key=_natural_key)
-            .to_numpy()
-        )
+        order = _natural_order(ids)
         members = members[order]
         row_of_u[members] = np.arange(members.size)
         members_of[task] = (members, ids[order])
@@ -960,13 +1160,8 @@ def _numeric_scores(raw: pd.Series) -> tuple[pd.Series, pd.Series, pd.Series]:
         empty = raw.isna()  # a number is never blank text: no string copy of every cell
     else:
         empty = raw.isna() | (raw.astype(str).str.strip() == "")
-    bad = (values.isna() & ~empty) | np.isinf(values)
-    number = values.to_numpy(dtype=float)
-    huge = np.isfinite(number) & (np.abs(number) > _validate.MAX_SCORE)
-    if huge.any():  # finite, but a variance of such scores overflows: refused in every job
-        raise _validate.score_too_large(float(values[huge].iloc[0]))
+    bad = (values.isna() & ~empty) | _float_checks(values.to_numpy(dtype=float))
     return values, bad, empty
-
 
 
 def _bool_text(value: object) -> object:

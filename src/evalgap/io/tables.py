@@ -19,7 +19,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 import numpy as np
 
 from evalgap._lazy import LazyModule
-from evalgap._scores import LongScores, number_form
+from evalgap._scores import PLAIN_NUMBER, LongCodes, LongScores, categorical, number_form
 from evalgap.errors import InputError, escape, fields, first_line
 from evalgap.io import _limits
 from evalgap.io import configurations as config
@@ -279,6 +279,11 @@ def read_long_table(
         path, names, given, lambda: _head(path, fmt, compression), exclude_columns
     )
     _refuse_config_roles(chosen, config_columns, path)
+    codes = None if config_columns else _small_table_codes(path, fmt, compression, chosen)
+    if codes is not None:
+        if progress is not None:
+            progress(path.stat().st_size, path.stat().st_size)
+        return LongScores(None, str(path), chosen, tuple(notes), codes=codes)
     try:
         frame = _read_columns(path, fmt, compression, chosen, progress, config_columns)
     except InputError:
@@ -711,6 +716,61 @@ def _read_columns(
     return pd.DataFrame(out, copy=False)
 
 
+# A CSV/TSV up to this size (uncompressed) is read with the standard library: importing pandas
+# and pyarrow takes longer than reading it (see benchmarks/bench_cli.py).
+SMALL_TABLE_BYTES = 2**20
+
+
+def _small_table_codes(
+    path: Path, fmt: str, compression: str | None, chosen: dict[str, str | None]
+) -> LongCodes | None:
+    """A small CSV/TSV's chosen columns as integer codes and float scores, or None to read the
+    file with the batch reader.
+
+    Only what the batch reader would read the same way is taken here: None for a table larger
+    than :data:`SMALL_TABLE_BYTES`, a run column, text that is not UTF-8, a row of another
+    width than the header, an empty id or cluster label, or a score not spelled as a plain
+    number (empty, ``yes``, ``inf``...). Those files are read by :func:`_read_columns`, whose
+    rules (and one-line errors) then apply, so each rule lives there once.
+    """
+    if fmt not in ("csv", "tsv") or chosen.get("run"):
+        return None
+    if compression is None and path.stat().st_size > SMALL_TABLE_BYTES:
+        return None
+    try:
+        with _open(path, compression) as handle:
+            data = handle.read(SMALL_TABLE_BYTES + 1)
+        text = data.decode("utf-8-sig")
+    except Exception:  # a damaged or non-UTF-8 file: the batch reader names the fault
+        return None
+    if len(data) > SMALL_TABLE_BYTES:
+        return None
+    import csv
+
+    rows = csv.reader(io.StringIO(text, newline=""), delimiter="\t" if fmt == "tsv" else ",")
+    try:
+        header = next(rows, [])
+        table = [row for row in rows if row]  # Arrow skips empty lines too
+    except csv.Error:
+        return None
+    if not table or any(len(row) != len(header) for row in table):
+        return None
+    columns = {role: header.index(name) for role, name in chosen.items() if name}
+    scores = [row[columns["score"]] for row in table]
+    if not all(map(PLAIN_NUMBER.fullmatch, scores)):
+        return None
+    ids = {}
+    for role, k in columns.items():
+        if role == "score":
+            continue
+        labels: dict[str, int] = {}
+        codes = [labels.setdefault(row[k], len(labels)) for row in table]
+        if any(not label.strip() for label in labels):
+            return None
+        ids[role] = (np.array(codes, dtype=np.int32), np.array(list(labels), dtype=object))
+    return LongCodes(ids, np.array(scores, dtype=np.float64))
+
+
 class _Codes:
     """An id column gathered batch by batch as integer codes into one list of labels."""
 
@@ -740,9 +800,7 @@ class _Codes:
     def categorical(self) -> pd.Categorical:
         codes = np.concatenate(self.parts) if self.parts else np.zeros(0, dtype=np.int32)
         self.parts = []
-        n = len(self.labels)
-        small = np.int8 if n < 2**7 else np.int16 if n < 2**15 else np.int32
-        return pd.Categorical.from_codes(codes.astype(small), list(self.labels))
+        return categorical(codes, list(self.labels))
 
     def refuse_blank(self, path: object, column: object) -> None:
         """Refuse an empty cluster label, naming the file and the first such row."""

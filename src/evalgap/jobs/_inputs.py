@@ -51,7 +51,7 @@ def scores_of(
         return wide
     long = long_scores(data, options=options, **columns)
     return align_frame(
-        long.frame,
+        long.table,  # a small table's codes align without pandas
         models=list(models) if models is not None else None,
         tasks=list(tasks) if tasks is not None else None,
         strict=strict,

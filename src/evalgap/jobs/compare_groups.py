@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
-import pandas as pd
 
+from evalgap._lazy import LazyModule
 from evalgap._results import Result
 from evalgap._scores import ScoreSet
 from evalgap.errors import InputError, escape
@@ -24,7 +24,10 @@ from evalgap.jobs.compare_pair import CompareResult, compare_scores
 from evalgap.stats import multiplicity
 
 if TYPE_CHECKING:
+    import pandas as pd
     from rich.console import Console
+else:
+    pd = LazyModule("pandas")  # a table only when asked for (to_frame): not at start
 
 ADJUSTMENTS = ("holm", "bonferroni", "sidak", "bh")
 
