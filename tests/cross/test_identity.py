@@ -51,7 +51,9 @@ def _in_reference_order(table: pd.DataFrame, reference) -> pd.DataFrame:
 
 
 # Pairs each board now orients the other way (see the test): on complete data none
-SWAPPED = {"mmlu_pro": 1, "synthetic_300x20000": 0, "synthetic_300x20000_missing": 29}
+# one more on the synthetic board with missing scores since a gap of exactly 0 counts no
+# model ahead in the paired rank (it was a rounding error of either sign)
+SWAPPED = {"mmlu_pro": 1, "synthetic_300x20000": 0, "synthetic_300x20000_missing": 30}
 
 
 @pytest.mark.parametrize(
