@@ -165,7 +165,15 @@ def _pair_tests(
     if sd_sample is None:
         sd_sample = sd * np.sqrt(n / np.maximum(n - 1, 1))
     sd_sample = np.asarray(sd_sample, dtype=np.float64)
-    t_test = tests.paired_t_from_moments(delta, sd_sample, n, alternative=alternative)
+    # the t test is the graded pairs' (McNemar's are the binary ones'): only they are tested
+    moments = np.broadcast_arrays(delta, sd_sample, n, binary)
+    t_pairs = ~moments[3]
+    p_paired_t = np.full(t_pairs.shape, np.nan)
+    if t_pairs.any():
+        t_test = tests.paired_t_from_moments(
+            *(v[t_pairs] for v in moments[:3]), alternative=alternative
+        )
+        p_paired_t[t_pairs] = t_test.p_value
     low, high = nan.copy(), nan.copy()
     if binary.any():
         ci = intervals.newcombe_interval(
@@ -189,7 +197,7 @@ def _pair_tests(
         p_mcnemar_cc=np.where(binary, p_cc, nan),
         p_exact=np.where(binary, exact, nan),
         p_mid_p=np.where(binary, mid_p, nan),
-        p_paired_t=np.where(binary, nan, t_test.p_value),
+        p_paired_t=p_paired_t,
         delta_low=low,
         delta_high=high,
         required_n_formula=formula,

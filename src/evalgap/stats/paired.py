@@ -270,21 +270,31 @@ def summarize_pairs(
         raise InputError(f"scores must be (items, models); got shape {x.shape}")
     i = np.asarray(first, dtype=np.int64)
     j = np.asarray(second, dtype=np.int64)
-    observed = ~np.isnan(x)
-    # the common case, nothing missing, needs no filled copy of the matrix
-    filled = x if observed.all() else np.where(observed, x, 0.0)
-    if not np.isfinite(filled.sum(axis=0)).all() and np.isinf(filled).any():
+    # the common case, nothing missing (no column sums to NaN), needs no mask and no filled
+    # copy of the matrix
+    sums = x.sum(axis=0)
+    complete = not np.isnan(sums).any() or not np.isnan(x).any()
+    observed = np.broadcast_to(np.True_, x.shape) if complete else ~np.isnan(x)
+    filled = x if complete else np.where(observed, x, 0.0)
+    if not np.isfinite(sums if complete else filled.sum(axis=0)).all() and np.isinf(filled).any():
         raise InputError("scores contain infinite values; drop or fix those items")
     # A pair is binary when both its models' scores are 0/1: one graded column (a model with
-    # partial credit) must not turn every other pair graded.
-    column_binary = ((filled == 0) | (filled == 1)).all(axis=0)
+    # partial credit) must not turn every other pair graded. Checked a block of items at a
+    # time: no (N, K) temporaries.
+    column_binary = np.ones(x.shape[1], dtype=bool)
+    for start in range(0, x.shape[0], 2048):
+        rows = filled[start : start + 2048]
+        column_binary &= np.logical_or(rows == 0, rows == 1).all(axis=0)
     pair_binary = column_binary[i] & column_binary[j]
     if pair_binary.all():
-        return _summarize_pairs_binary(filled, observed, i, j)
+        return _summarize_pairs_binary(filled, observed, i, j, complete)
     if not pair_binary.any():
         return _summarize_pairs_graded(filled, observed, i, j, chunk)
     parts = (
-        (pair_binary, _summarize_pairs_binary(filled, observed, i[pair_binary], j[pair_binary])),
+        (
+            pair_binary,
+            _summarize_pairs_binary(filled, observed, i[pair_binary], j[pair_binary], complete),
+        ),
         (
             ~pair_binary,
             _summarize_pairs_graded(filled, observed, i[~pair_binary], j[~pair_binary], chunk),
@@ -303,32 +313,29 @@ def summarize_pairs(
 
 
 def _summarize_pairs_binary(
-    x: FloatArray, observed: BoolArray, i: IntArray, j: IntArray
+    x: FloatArray, observed: BoolArray, i: IntArray, j: IntArray, complete: bool
 ) -> PairedSummary:
     # Sums of 0/1 products are integers, and float32 holds every integer below 2^24 exactly
     # whatever order BLAS adds them in: below 2^24 items the single-precision product is
-    # exact and twice as fast. With every item observed, one product gives all four cells
-    # (a model's column sum is what it scored right among the shared items).
+    # exact and twice as fast, so each pair's cells are read straight into integers. With
+    # every item observed (``complete``), one product gives all four cells: a model's items
+    # right, among the shared ones, are the product's diagonal (x^2 = x on 0/1 scores).
     dtype = np.float32 if x.shape[0] < 2**24 else np.float64
     xs = x.astype(dtype)
     both = xs.T @ xs
-    both_correct = both[i, j].astype(float)
-    if observed.all():
-        right = x.sum(axis=0)
-        a_only = right[i] - both_correct
-        b_only = right[j] - both_correct
-        shared = np.full(i.size, float(x.shape[0]))
+    n11 = both[i, j].astype(np.int64)
+    if complete:
+        right = np.diagonal(both).astype(np.int64)
+        n10 = right[i] - n11
+        n01 = right[j] - n11
+        n = np.full(i.size, x.shape[0], dtype=np.int64)
     else:
         o = observed.astype(dtype)
         scored = xs.T @ o  # scored[k, l]: items model k got right among those l also scored
-        shared = (o.T @ o)[i, j].astype(float)
-        a_only = scored[i, j] - both_correct
-        b_only = scored[j, i] - both_correct
-    both_wrong = shared - both_correct - a_only - b_only
-    n = shared.round().astype(np.int64)
-    n11, n10, n01, n00 = (
-        v.round().astype(np.int64) for v in (both_correct, a_only, b_only, both_wrong)
-    )
+        n = (o.T @ o)[i, j].astype(np.int64)
+        n10 = scored[i, j].astype(np.int64) - n11
+        n01 = scored[j, i].astype(np.int64) - n11
+    n00 = n - n11 - n10 - n01
     cells = _cell_summary(n11, n10, n01, n00)
     return PairedSummary(
         n_items=n,
