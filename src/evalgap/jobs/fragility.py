@@ -322,20 +322,30 @@ def board_flips(
     need = int(tests.min_differing_items(alpha, alternative))
     levels = board_levels(statistic, alpha, power, m, procedures)
     side: dict[str, Any] = {"alternative": alternative}
+    # The graded pairs' searches: the paired t test, then resolution per procedure, over
+    # one sort of each block of differences.
+    resolution = {"test": "wald", "power": power, "min_differing": need, **side}
+    graded = _graded(
+        ~binary,
+        differences,
+        {
+            "paired_t": {"test": "paired_t", "level": alpha, **side},
+            **{name: {"level": level, **resolution} for name, level in levels.items()},
+        },
+    )
     out: dict[str, fr.Flips] = {}
     for test in BOARD_TESTS:
         core = "exact" if test == "sign" else test
         rows = ~binary if test in ("paired_t", "sign") else binary
         if test == "paired_t":
-            out[test] = _graded(rows, differences, test="paired_t", level=alpha, **side)
+            out[test] = graded[test]
         else:
             level = np.full(b.shape, float(alpha))
             out[test] = _binary(rows, (b, c, n), test=core, level=level, **side)
     for name, level in levels.items():
         kw = {"power": power, "min_differing": need, **side}
         binary_part = _binary(binary, (b, c, n), test="wald", level=level, **kw)
-        graded_part = _graded(~binary, differences, test="wald", level=level, **kw)
-        out[name] = _merge(binary, binary_part, graded_part)
+        out[name] = _merge(binary, binary_part, graded[name])
     return out
 
 
@@ -375,24 +385,26 @@ def _binary(
 def _graded(
     rows: np.ndarray,
     differences: Callable[[np.ndarray], np.ndarray] | None,
-    *,
-    test: str,
-    level: Any,
-    **kw: Any,
-) -> fr.Flips:
-    """Graded pairs' flips, block by block of their per-item differences."""
-    full = _empty(rows.size)
+    searches: dict[str, dict[str, Any]],
+) -> dict[str, fr.Flips]:
+    """Graded pairs' flips per named search (``graded_flips`` keywords; a ``level`` per pair
+    or one), block by block of their per-item differences, each block sorted once for all."""
+    full = {name: _empty(rows.size) for name in searches}
     index = np.flatnonzero(rows)
     if differences is None or index.size == 0:
         return full
-    level = np.broadcast_to(np.asarray(level, dtype=float), rows.shape)
+    levels = {
+        name: np.broadcast_to(np.asarray(kw["level"], dtype=float), rows.shape)
+        for name, kw in searches.items()
+    }
     first = differences(index[:1])
     per_block = max(1, GRADED_BLOCK // max(first.shape[1], 1))
     for start in range(0, index.size, per_block):
         block = index[start : start + per_block]
-        d = differences(block)
-        part = fr.graded_flips(d, test=test, level=level[block], **kw)  # type: ignore[arg-type]
-        _place(full, block, part)
+        sorted_ = fr.SortedDifferences(differences(block))
+        for name, kw in searches.items():
+            part = fr.graded_flips(sorted_, **{**kw, "level": levels[name][block]})
+            _place(full[name], block, part)
     return full
 
 

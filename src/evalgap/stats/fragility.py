@@ -49,7 +49,7 @@ from typing import Any, Literal
 import numpy as np
 
 from evalgap.errors import InputError, escape
-from evalgap.stats import _validate, tests
+from evalgap.stats import _validate, intervals, tests
 from evalgap.stats._types import Alternative, ArrayLike, BoolArray, FloatArray, IntArray
 from evalgap.stats.multiplicity import resolution_threshold
 from evalgap.stats.power import gap_and_variance_from_counts
@@ -398,7 +398,7 @@ def holm_levels(
 
 
 def graded_flips(
-    differences: ArrayLike,
+    differences: ArrayLike | SortedDifferences,
     *,
     test: GradedTest = "paired_t",
     level: ArrayLike = 0.05,
@@ -411,8 +411,10 @@ def graded_flips(
 
     Parameters
     ----------
-    differences : array_like, shape (pairs, items)
+    differences : array_like, shape (pairs, items), or SortedDifferences
         Per-item differences ``D = X^A - X^B``; NaN where a pair has no score for an item.
+        A :class:`SortedDifferences` of them serves several tests of the same pairs (it is
+        sorted once).
     test : {"paired_t", "wald", "t"}
         The paired t test (sample SD) at ``level``; resolution by the Wald statistic
         (plug-in SD) at ``level`` and ``power`` with ``min_differing`` non-zero differences;
@@ -435,14 +437,17 @@ def graded_flips(
     >>> int(f.favours[0]), float(f.items[0]), float(f.lower[0])
     (1, 4.0, 2.0)
     """
-    d = np.atleast_2d(np.asarray(differences, dtype=float))
+    if isinstance(differences, SortedDifferences):
+        board = differences
+    else:
+        board = SortedDifferences(differences)
     _validate.alternative(alternative)
     if test not in GRADED_TESTS:
         raise InputError(
             "{test!b}" + escape(f" must be one of {', '.join(GRADED_TESTS)}; got {test!r}"),
             param="test",
         )
-    pairs = d.shape[0]
+    pairs = board.n.size
     if test == "t" and threshold is None:
         raise InputError("the studentized test needs its {threshold}", param="threshold")
     # The studentized test compares with its threshold where the others use their level.
@@ -450,40 +455,36 @@ def graded_flips(
     level_p = np.broadcast_to(compared, (pairs,)).astype(float)
     need = np.broadcast_to(np.asarray(min_differing, float), (pairs,)).astype(float)
     ddof = 0 if test == "wald" else 1
-    present = ~np.isnan(d)
-    n = present.sum(axis=1).astype(float)
-    s = np.nansum(d, axis=1)
-    q = np.nansum(d * d, axis=1)
-    nonzero = (present & (d != 0)).sum(axis=1).astype(float)
-    ss = np.maximum(q - np.divide(s * s, n, out=np.zeros_like(s), where=n > 0), 0.0)
     kw = {"test": test, "alternative": alternative, "power": power, "ddof": ddof}
-    for_a, for_b = _graded_claims(s, ss, n, nonzero, level_p, need, **kw)  # type: ignore[arg-type]
+    b = board
+    for_a, for_b = _graded_claims(b.s, b.ss, b.n, b.nonzero, level_p, need, **kw)  # type: ignore[arg-type]
     favours = np.where(for_a, 1, np.where(for_b, -1, 0))
+    search = _Search(board, level_p, need, kw)
     nan = np.full(pairs, np.nan)
     items, lower, after = nan.copy(), nan.copy(), np.zeros(pairs, dtype=int)
     rem_a, rem_b, rem_c = np.zeros(pairs), np.zeros(pairs), np.zeros(pairs)
     # Sign +1: a claim for A weakens as the largest D go and one appears as the smallest go.
     for sign, claim_now in ((1.0, for_a), (-1.0, for_b)):
         # Drop the largest sign * D first (to lose a claim for that side) ...
-        lose = _greedy(sign * d, present, n, sign * s, q, nonzero, level_p, need, kw, lose=True)
-        items = np.where(claim_now, lose.items, items)
-        lower = np.where(claim_now, lose.lower, lower)
+        rows = np.flatnonzero(claim_now)
+        lose = search.lose(sign, rows)
+        items[rows], lower[rows] = lose.items, lose.lower
         mine, theirs = (rem_a, rem_b) if sign > 0 else (rem_b, rem_a)
-        mine[claim_now], theirs[claim_now] = lose.favouring[claim_now], lose.against[claim_now]
-        rem_c[claim_now] = lose.tied[claim_now]
-    open_ = favours == 0
+        mine[rows], theirs[rows], rem_c[rows] = lose.favouring, lose.against, lose.tied
+    open_ = np.flatnonzero(favours == 0)
     for sign, side in ((1.0, 1), (-1.0, -1)):
         if (side == 1 and alternative == "less") or (side == -1 and alternative == "greater"):
             continue
-        # ... and the smallest sign * D first to create a claim for that side.
-        gain = _greedy(sign * d, present, n, sign * s, q, nonzero, level_p, need, kw, lose=False)
-        better = open_ & ~np.isnan(gain.items) & (np.isnan(items) | (gain.items < items))
-        items = np.where(better, gain.items, items)
-        after = np.where(better, side, after)
-        # Kinds as seen from sign * D: "against" are the items favouring the other model.
+        # ... and the smallest sign * D first to create a claim for that side, fewer
+        # removals than the other side's (a tie keeps the claim for A).
+        gain = search.gain(sign, open_, below=items[open_])
+        better = ~np.isnan(gain.items)
+        rows = open_[better]
+        items[rows] = gain.items[better]
+        after[rows] = side
         mine, theirs = (rem_a, rem_b) if side == 1 else (rem_b, rem_a)
-        mine[better], theirs[better] = gain.favouring[better], gain.against[better]
-        rem_c[better] = gain.tied[better]
+        mine[rows], theirs[rows] = gain.favouring[better], gain.against[better]
+        rem_c[rows] = gain.tied[better]
     none = np.isnan(items)
     exact = ~none & (lower == items)
     rem_a, rem_b, rem_c = (np.where(none, np.nan, r) for r in (rem_a, rem_b, rem_c))
@@ -500,6 +501,71 @@ def graded_flips(
     )
 
 
+class SortedDifferences:
+    """Graded pairs' per-item differences, their moments, and the two removal orders.
+
+    Every test's greedy search removes the differences of a pair in one of two orders (the
+    largest first, or the smallest), so a board's tests and procedures share one sort and
+    one set of prefix sums (``sum D`` and ``sum D^2`` after each count of removals), each
+    made on first use for the pairs that need it.
+
+    Parameters
+    ----------
+    differences : array_like, shape (pairs, items)
+        Per-item differences ``D = X^A - X^B``; NaN where a pair has no score for an item.
+    """
+
+    def __init__(self, differences: ArrayLike) -> None:
+        d = np.atleast_2d(np.asarray(differences, dtype=float))
+        present = ~np.isnan(d)
+        self.differences, self.present = d, present
+        self.n = present.sum(axis=1).astype(float)
+        self.s = np.nansum(d, axis=1)
+        self.q = np.nansum(d * d, axis=1)
+        self.nonzero = (present & (d != 0)).sum(axis=1).astype(float)
+        self.positive = (present & (d > 0)).sum(axis=1).astype(float)
+        self.negative = (present & (d < 0)).sum(axis=1).astype(float)
+        s, n = self.s, self.n
+        centred = self.q - np.divide(s * s, n, out=np.zeros_like(s), where=n > 0)
+        self.ss = np.maximum(centred, 0.0)
+        self._ordered: dict[bool, FloatArray] = {}
+        self._sums: dict[bool, tuple[FloatArray, FloatArray, BoolArray]] = {}
+
+    def ordered(self, largest: bool) -> FloatArray:
+        """Each pair's differences sorted, the largest first (or the smallest), then zeros
+        where items are missing."""
+        if largest not in self._ordered:
+            if not self._ordered:
+                d = np.where(self.present, self.differences, np.inf)
+                ascending = np.sort(d, axis=1)
+                self._ordered[False] = np.where(np.isfinite(ascending), ascending, 0.0)
+            ascending = self._ordered[False]
+            if largest:
+                if self.present.all():
+                    self._ordered[True] = ascending[:, ::-1]
+                else:  # reverse the items each pair has, keep the padding last
+                    column = np.arange(ascending.shape[1])[None, :]
+                    last = self.n[:, None].astype(np.int64) - 1
+                    at = np.where(column <= last, last - column, column)
+                    self._ordered[True] = np.take_along_axis(ascending, at, axis=1)
+        return self._ordered[largest]
+
+    def sums(self, largest: bool, rows: IntArray) -> tuple[FloatArray, FloatArray]:
+        """The running sums of ``D`` and ``D^2`` along an order (rows ``rows`` made)."""
+        ordered = self.ordered(largest)
+        if largest not in self._sums:
+            empty = np.empty(ordered.shape)
+            self._sums[largest] = (empty, np.empty(ordered.shape), np.zeros(ordered.shape[0], bool))
+        total, squares, made = self._sums[largest]
+        todo = rows[~made[rows]]
+        if todo.size:
+            part = ordered[todo]
+            total[todo] = np.cumsum(part, axis=1)
+            squares[todo] = np.cumsum(part * part, axis=1)
+            made[todo] = True
+        return total, squares
+
+
 def _graded_claims(
     s: FloatArray,
     ss: FloatArray,
@@ -512,36 +578,111 @@ def _graded_claims(
     alternative: Alternative,
     power: float,
     ddof: int,
+    critical: FloatArray | None = None,
+    margin: float = 0.0,
 ) -> tuple[BoolArray, BoolArray]:
     """Whether moments ``(S, SS, n)`` claim A better / B better (the verdict of the test);
-    for ``test="t"`` the ``level`` array holds the critical values of the studentized gap."""
+    for ``test="t"`` the ``level`` array holds the critical values of the studentized gap.
+
+    ``critical`` gives the paired t test's critical values at ``n`` (:class:`_Critical`):
+    ``|t|`` is compared with them, and the p-value computed only within ``_BAND`` of one.
+    ``margin`` asks whether the statistic clears its bar by that much (relative) instead: a
+    certificate for the counts before it (the paired t test needs ``critical`` for it).
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
         delta = np.where(n > 0, s / np.maximum(n, 1.0), 0.0)
         sd = np.sqrt(np.maximum(ss, 0.0) / np.maximum(n - ddof, 1.0))
     usable = n > ddof + 0
-    if test == "paired_t":
+    if test == "paired_t" and critical is not None:
+        yes = usable & (n >= 2) & _t_rejects(delta, sd, n, level, critical, alternative, margin)
+        for_a, for_b = yes & (delta > 0), yes & (delta < 0)
+    elif test == "paired_t":
         p = np.asarray(
             tests.paired_t_from_moments(
                 delta, sd, np.maximum(n, 2.0), alternative=alternative
             ).p_value,
             dtype=float,
         )
-        yes = usable & (n >= 2) & (p <= level)
+        yes = usable & (n >= 2) & (p <= level) & (margin == 0)
         for_a, for_b = yes & (delta > 0), yes & (delta < 0)
     elif test == "t":
         t = np.asarray(tests.wald_statistic(delta, sd, np.maximum(n, 1.0)), dtype=float)
         usable = usable & (n >= 2)
-        for_a, for_b = usable & (t > level), usable & (t < -level)
+        bar = level + margin * (np.abs(level) + 1.0)
+        for_a, for_b = usable & (t > bar), usable & (t < -bar)
     else:
         t = np.asarray(tests.wald_statistic(delta, sd, np.maximum(n, 1.0)), dtype=float)
         bar = resolution_threshold(level, power, alternative)
+        bar = bar + margin * (np.abs(bar) + 1.0)
         enough = usable & (nonzero >= need)
         for_a, for_b = enough & (t >= bar), enough & (t <= -bar)
+    if margin > 0:  # a certificate holds where the gap is on the claim's side (monotone)
+        for_a, for_b = for_a & (delta > 0), for_b & (delta < 0)
     if alternative == "greater":
         for_b = np.zeros_like(for_b)
     elif alternative == "less":
         for_a = np.zeros_like(for_a)
     return np.asarray(for_a, dtype=bool), np.asarray(for_b, dtype=bool)
+
+
+def _t_rejects(
+    delta: FloatArray,
+    sd: FloatArray,
+    n: FloatArray,
+    level: FloatArray,
+    critical: FloatArray,
+    alternative: Alternative,
+    margin: float,
+) -> BoolArray:
+    """Whether the paired t test rejects (``p <= level``), by its critical values: the
+    p-value (as :func:`evalgap.stats.tests.paired_t_from_moments` gives it) only where the
+    statistic is within ``_BAND`` of its critical value, the only place the two may part."""
+    size = np.maximum(n, 2.0)
+    delta, sd, size, level, critical = np.broadcast_arrays(delta, sd, size, level, critical)
+    t = np.asarray(tests.wald_statistic(delta, sd, size), dtype=float)
+    statistic = np.abs(t) if alternative == "two-sided" else t
+    scale = np.abs(critical) + 1.0
+    rejects = statistic >= critical + margin * scale
+    if margin == 0:
+        near = np.abs(statistic - critical) <= _BAND * scale
+        if near.any():
+            exact = tests.paired_t_from_moments(
+                delta[near], sd[near], size[near], alternative=alternative
+            )
+            rejects[near] = np.asarray(exact.p_value, dtype=float) <= level[near]
+    return rejects
+
+
+# The paired t test's verdict along a removal order compares |t| with the t quantile at the
+# remaining degrees of freedom (one quantile per df, not a p-value per count); where |t| is
+# this close to it (relative), the p-value is computed as the verdict always was, so the two
+# agree to the bit (stdtrit's quantiles are good to ~1e-12 for levels above 1e-100; the
+# p-values serve levels below that, and more distinct levels than _TABLE_LEVELS).
+_BAND = 1e-8
+_TABLE_LEVELS = 8
+# A certificate that every earlier count keeps the claim: the statistic clears its bar by
+# this much (relative), far above the rounding of the statistic and of the quantile.
+_MARGIN = 1e-6
+
+
+class _Critical:
+    """The paired t test's critical values, per level (of the pairs') and degrees of freedom."""
+
+    def __init__(self, level: FloatArray, alternative: Alternative, most: int):
+        levels, self.index = np.unique(level, return_inverse=True)
+        self.usable = levels.size <= _TABLE_LEVELS and bool(
+            np.all((levels > 1e-100) & (levels < 1.0))
+        )
+        if self.usable:
+            df = np.maximum(np.arange(most + 1, dtype=float), 1.0)
+            self.table = intervals.t_quantile(levels[:, None], df[None, :], alternative)
+
+    def at(self, rows: IntArray, n: FloatArray) -> FloatArray | None:
+        """The critical values of ``rows`` (one per row of ``n``) at ``n`` items."""
+        if not self.usable:
+            return None
+        df = np.minimum(np.maximum(n, 2.0) - 1.0, self.table.shape[1] - 1).astype(np.int64)
+        return self.table[self.index[rows][:, None], df]
 
 
 @dataclass(frozen=True)
@@ -553,107 +694,160 @@ class _Greedy:
     against: FloatArray  # and < 0
 
 
-def _greedy(
-    values: FloatArray,
-    present: BoolArray,
-    n: FloatArray,
-    s: FloatArray,
-    q: FloatArray,
-    nonzero: FloatArray,
-    level: FloatArray,
-    need: FloatArray,
-    kw: dict[str, Any],
-    *,
-    lose: bool,
-) -> _Greedy:
-    """Remove items one by one in the greedy order; return the first count that reverses.
+class _Search:
+    """The greedy removal searches of one test over a :class:`SortedDifferences`.
 
-    ``values`` is ``sign * D``, so the claim examined is "A better" on ``values`` (a claim for
-    B is a claim for A on ``-D``). With ``lose`` the claim exists, the largest values go
-    first, and the count is the first at which it is gone, with the certified lower bound
-    beside it; otherwise the smallest values go first and the count is the first at which a
-    claim appears (no bound).
+    A claim for a side (``sign`` +1: A, -1: B) is examined on ``sign * D``: to lose it the
+    largest ``sign * D`` go first, to create it the smallest. The verdict after ``k``
+    removals depends on the prefix sums only (``n - k``, ``S_k``, ``Q_k``), so each count
+    costs a gather from the shared sums, not a pass over the items.
+
+    Where a claim is lost, the certified bound (the full sample's SS kept) is monotone in
+    ``k`` while the removed differences favour the claim (the first ``P``): ``S_k`` falls,
+    ``n_k`` falls, the SS is fixed, so ``T_k`` falls, the t quantile at ``n_k - 1`` df rises
+    and the count of non-zero differences falls; the first count that ends it is found by
+    bisection there, and by an exhaustive scan past ``P`` (where ``S_k`` grows back). The
+    greedy claim itself is not monotone (removing an extreme value can shrink the SD more
+    than the gap), but it holds wherever the bound does: the same ``S_k`` and ``n_k`` with an
+    SS no larger. So its scan starts at the bound. Both shortcuts are taken only with a
+    floating-point certificate: the statistic clears its bar by ``_MARGIN`` at the last count
+    skipped (the rounding of ``T`` is ~1e-15), and the first removal lowers the SS by more
+    than the rounding of the sums can add (``16 n^2 eps Q``); otherwise the scan starts at 1.
+    A claim is created by an exhaustive scan from 1 (nothing monotone to use there). Every
+    scan evaluates the verdict as it always was, count by count, so the counts are those of
+    a scan over every count.
     """
-    filled = np.where(present, values, -np.inf if lose else np.inf)
-    ordered = -np.sort(-filled, axis=1) if lose else np.sort(filled, axis=1)
-    ordered = np.where(np.isfinite(ordered), ordered, 0.0)
-    k = np.arange(1, ordered.shape[1] + 1, dtype=float)
-    shape = ordered.shape
-    kw_a = {**kw, "alternative": "greater" if kw["alternative"] != "two-sided" else "two-sided"}
 
-    def holds(
-        rows: np.ndarray, cols: slice, ss_: FloatArray | None
-    ) -> tuple[BoolArray, BoolArray]:
-        """Whether the claim still holds on ``rows`` after each count of removals in ``cols``
-        (0-based columns: count ``k = column + 1``), and at least one item stays; ``ss_``
-        replaces the remaining SS (the certified bound). The moments after removal come from
-        the same left-to-right cumulative sums as over all counts, taken only as far as the
-        scan goes; each pair's level and need broadcast along its row."""
-        o = ordered[rows, : cols.stop]
-        s_b = s[rows, None] - np.cumsum(o, axis=1)[:, cols]
-        n_b = n[rows, None] - k[None, cols]
+    def __init__(self, board: SortedDifferences, level: FloatArray, need: FloatArray,
+                 kw: dict[str, Any]):  # fmt: skip
+        self.board, self.level, self.need = board, level, need
+        # A claim for B is a claim for A on -D: one-sided tests examine the upper side.
+        side: Alternative = "greater" if kw["alternative"] != "two-sided" else "two-sided"
+        self.kw = {**kw, "alternative": side}
+        self.critical = (
+            _Critical(level, side, board.differences.shape[1]) if kw["test"] == "paired_t" else None
+        )
+
+    def _holds(self, sign: float, largest: bool, rows: IntArray, k: IntArray, *,
+               bound: bool = False, margin: float = 0.0) -> BoolArray:  # fmt: skip
+        """Whether the claim for ``sign`` holds on ``rows`` after the first ``k`` removals
+        (``k``: one row per row, 1-based counts) of the order, and at least one item stays;
+        ``bound``: with the full sample's SS and every removal counted as non-zero."""
+        b = self.board
+        r = rows[:, None]
+        total, squares = b.sums(largest, rows)
+        column = np.clip(k, 1, total.shape[1]) - 1
+        n_b = b.n[r] - k
         valid = n_b >= 1
-        if ss_ is None:
-            q_b = q[rows, None] - np.cumsum(o * o, axis=1)[:, cols]
-            nz_b = nonzero[rows, None] - np.cumsum(o != 0, axis=1)[:, cols]
+        s_b = sign * (b.s[r] - total[r, column])
+        if bound:
+            nz_b = b.nonzero[r] - k
+            ss_b = np.broadcast_to(b.ss[r], s_b.shape)
+        else:
+            first = b.positive if largest else b.negative  # the non-zero run removed first
+            zero = b.n - b.positive - b.negative
+            nz_b = b.nonzero[r] - (np.minimum(k, first[r]) + np.maximum(k - first[r] - zero[r], 0))
+            q_b = b.q[r] - squares[r, column]
             with np.errstate(divide="ignore", invalid="ignore"):
                 ss_b = np.maximum(q_b - np.where(n_b > 0, s_b * s_b / n_b, 0.0), 0.0)
-        else:
-            nz_b = nonzero[rows, None] - k[None, cols]
-            ss_b = np.broadcast_to(ss_[rows, None], s_b.shape)
-        for_a, _ = _graded_claims(
-            s_b, ss_b, np.maximum(n_b, 0), nz_b, level[rows, None], need[rows, None], **kw_a
-        )
-        return for_a & valid, valid
+        n_b = np.maximum(n_b, 0)
+        critical = None
+        if self.critical is not None:
+            critical = self.critical.at(rows, n_b)
+            if critical is None and margin > 0:  # no certificate without the quantiles
+                return np.zeros(k.shape, dtype=bool)
+        for_a, _ = _graded_claims(s_b, ss_b, n_b.astype(float), nz_b, self.level[r], self.need[r],
+                                  critical=critical, margin=margin, **self.kw)  # fmt: skip
+        return for_a & valid
 
-    def gone(ss_: FloatArray | None) -> Callable[[np.ndarray, slice], BoolArray]:
-        def test(rows: np.ndarray, cols: slice) -> BoolArray:
-            still, valid = holds(rows, cols, ss_)
-            return ~still & valid
+    def lose(self, sign: float, rows: IntArray) -> _Greedy:
+        """The first count that ends the claim of ``rows`` (and its certified bound)."""
+        b = self.board
+        largest = sign > 0
+        last = b.n[rows] - 1  # at least one item stays
+        # The bound: bisection over the removals that favour the claim, where it is monotone.
+        favour = (b.positive if largest else b.negative)[rows]
+        most = np.minimum(favour, last)
 
-        return test
+        def bound_holds(at: IntArray, k: FloatArray, margin: float = 0.0) -> BoolArray:
+            count = k[:, None].astype(np.int64)
+            return self._holds(sign, largest, rows[at], count, bound=True, margin=margin)[:, 0]
 
-    if lose:
-        items = _first_where(gone(None), shape)
-        # Certified: S' >= S - (k largest), SS' <= SS, and at most k non-zero differences go.
-        ss_all = np.maximum(q - np.where(n > 0, s * s / np.maximum(n, 1.0), 0.0), 0.0)
-        lower = _first_where(gone(ss_all), shape)
-    else:
-        items = _first_where(lambda rows, cols: holds(rows, cols, None)[0], shape)
-        lower = np.full(n.shape, np.nan)
-    # The removed items by kind: the order is sorted, so the first ``at`` hold the positive
-    # values, then the zeros, then the negative ones (the other way round when the smallest
-    # go first); ``at`` never reaches the padding of missing items (at least one stays).
-    at = np.nan_to_num(items)
-    zero = (present & (values == 0)).sum(axis=1)
-    first = (present & ((values > 0) if lose else (values < 0))).sum(axis=1)
-    taken_first = np.minimum(at, first)
-    tied = np.minimum(np.maximum(at - first, 0), zero)
-    taken_last = at - taken_first - tied
-    favouring, against = (taken_first, taken_last) if lose else (taken_last, taken_first)
-    return _Greedy(items, lower, favouring.astype(float), tied.astype(float),
-                   against.astype(float))  # fmt: skip
+        low, high = np.zeros(rows.size), most + 1  # holds at low; high: fails or past most
+        while (open_ := np.flatnonzero(high - low > 1)).size:
+            mid = np.floor((low[open_] + high[open_]) / 2.0)
+            holds = bound_holds(open_, mid)
+            low[open_] = np.where(holds, mid, low[open_])
+            high[open_] = np.where(holds, high[open_], mid)
+        # Certificate: every count up to ``low`` holds (by the margin there) ...
+        sure = low == 0
+        check = np.flatnonzero(~sure)
+        if check.size:
+            sure[check] = bound_holds(check, low[check], _MARGIN)
+        skipped = np.where(sure, low, 0.0)
+        lower = np.where(sure & (high <= most), high, np.nan)
+        # ... else (or past the monotone run) the bound is scanned count by count.
+        scan = np.flatnonzero(np.isnan(lower))
+        lower[scan] = self._scan(sign, largest, rows[scan], skipped[scan] + 1, last[scan],
+                                 bound=True, hit=False)  # fmt: skip
+        # The greedy claim holds wherever the bound does (same S_k, SS no larger), when the
+        # first removal lowers the SS by more than the sums' rounding can raise it.
+        n, s, q = b.n[rows], b.s[rows], b.q[rows]
+        top = sign * b.ordered(largest)[rows, 0]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            drop = n / (n - 1.0) * (top - sign * s / n) ** 2
+        safe = drop > 16.0 * n * n * np.finfo(float).eps * q
+        start = np.where(safe, skipped, 0.0) + 1
+        items = self._scan(sign, largest, rows, start, last, hit=False)
+        return self._kinds(items, lower, rows, largest, lose=True)
 
+    def gain(self, sign: float, rows: IntArray, below: FloatArray) -> _Greedy:
+        """The first count that creates a claim for ``sign`` on ``rows``, if fewer than
+        ``below`` (NaN: any)."""
+        largest = sign < 0
+        last = self.board.n[rows] - 1
+        last = np.where(np.isnan(below), last, np.minimum(last, below - 1))
+        items = self._scan(sign, largest, rows, np.ones(rows.size), last, hit=True)
+        return self._kinds(items, np.full(rows.size, np.nan), rows, largest, lose=False)
 
-def _first_where(
-    condition: Callable[[np.ndarray, slice], BoolArray], shape: tuple[int, ...]
-) -> FloatArray:
-    """1-based index of the first column where ``condition(rows, columns)`` holds, per row;
-    NaN where it never does. The columns are taken in widening blocks and a row leaves once
-    found, so a search that ends after a few removals costs a few columns, not all of them
-    (the answer is the same as evaluating every column)."""
-    rows, cols = shape
-    out = np.full(rows, np.nan)
-    todo = np.arange(rows)
-    start, width = 0, 32
-    while todo.size and start < cols:
-        stop = min(cols, start + width)
-        hit = condition(todo, slice(start, stop))
-        found = hit.any(axis=1)
-        out[todo[found]] = start + np.argmax(hit[found], axis=1) + 1.0
-        todo = todo[~found]
-        start, width = stop, width * 4
-    return out
+    def _scan(self, sign: float, largest: bool, rows: IntArray, start: FloatArray,
+              stop: FloatArray, *, hit: bool, bound: bool = False) -> FloatArray:  # fmt: skip
+        """Per row the first count in ``start..stop`` where the claim holds (``hit``) or
+        not; NaN where none. Counts are taken in widening windows and a row leaves once
+        found, so a search that ends after a few counts evaluates a few."""
+        out = np.full(rows.size, np.nan)
+        first = np.asarray(start, dtype=np.int64).copy()
+        stop = np.asarray(stop, dtype=np.int64)
+        todo = np.flatnonzero(first <= stop)
+        width = 32
+        while todo.size:
+            k = first[todo, None] + np.arange(width)[None, :]
+            inside = k <= stop[todo, None]
+            k = np.minimum(k, np.maximum(stop[todo, None], 1))
+            holds = self._holds(sign, largest, rows[todo], k, bound=bound)
+            found = (holds == hit) & inside
+            got = found.any(axis=1)
+            out[todo[got]] = k[got, np.argmax(found[got], axis=1)]
+            first[todo] += width
+            todo = todo[~got]
+            todo = todo[first[todo] <= stop[todo]]
+            width *= 4
+        return out
+
+    def _kinds(self, items: FloatArray, lower: FloatArray, rows: IntArray, largest: bool,
+               lose: bool) -> _Greedy:  # fmt: skip
+        """The removed items by kind: the order is sorted, so the first ``at`` hold the
+        values of the order's first sign, then the zeros, then the others; ``at`` never
+        reaches the padding of missing items (at least one stays)."""
+        b = self.board
+        at = np.nan_to_num(items)
+        first = (b.positive if largest else b.negative)[rows]
+        zero = (b.n - b.positive - b.negative)[rows]
+        taken_first = np.minimum(at, first)
+        tied = np.minimum(np.maximum(at - first, 0), zero)
+        taken_last = at - taken_first - tied
+        favouring, against = (taken_first, taken_last) if lose else (taken_last, taken_first)
+        return _Greedy(items, lower, favouring, tied, against)
 
 
 @dataclass(frozen=True)

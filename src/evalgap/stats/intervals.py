@@ -136,13 +136,25 @@ def newcombe_interval(
     return Interval(f(np.maximum(low, -1.0)), f(np.minimum(high, 1.0)), "newcombe", 1.0 - alpha)
 
 
+def t_quantile(
+    alpha: ArrayLike, df: ArrayLike, alternative: Alternative = "two-sided"
+) -> FloatArray:
+    """Return ``t_{1 - alpha/2, df}`` (``t_{1 - alpha, df}`` one-sided), the t critical value.
+
+    Taken from the tail, ``-stdtrit(df, alpha/2)``, as :func:`z_quantile` is. Arrays
+    broadcast.
+    """
+    alpha = np.asarray(alpha, dtype=float)
+    return -special.stdtrit(df, alpha / 2.0 if alternative == "two-sided" else alpha)
+
+
 def t_interval(
     mean_diff: ArrayLike, sd_diff_sample: ArrayLike, n_items: ArrayLike, alpha: float = 0.05
 ) -> Interval:
     """Return the paired t interval ``mean(D) -/+ t_{1-alpha/2, N-1} s_D / sqrt(N)``."""
     _validate.probability(alpha, "alpha")
     n = np.asarray(n_items, dtype=float)
-    t = -special.stdtrit(n - 1, alpha / 2.0)
+    t = t_quantile(alpha, n - 1)
     half = t * np.asarray(sd_diff_sample, dtype=float) / np.sqrt(n)
     mean = np.asarray(mean_diff, dtype=float)
     f = _validate.scalar_or_array
