@@ -43,6 +43,26 @@ def test_resolution_at_power_one_half_is_rejection(t, method):
     np.testing.assert_array_equal(ours, reject)
 
 
+def test_family_verdicts_share_one_sort_and_give_each_procedures_own():
+    """Holm and BH step through the one order family_verdicts sorts once (ties in |T| kept
+    in their order): the verdicts each procedure gives alone."""
+    rng = np.random.default_rng(5)
+    t = np.round(rng.normal(0.0, 4.0, 3000), 1)  # many ties in |T|, of both signs
+    testable = rng.random(t.size) < 0.9
+    got = multiplicity.family_verdicts(t, testable, 0.05, 0.8, 5000)
+    alone = {
+        "bonferroni": multiplicity.resolved_single_step(t, 0.05, 0.8, 5000),
+        "sidak": multiplicity.resolved_single_step(t, 0.05, 0.8, 5000, "sidak"),
+        "holm": multiplicity.resolved_holm(t, 0.05, 0.8, 5000),
+        "bh": multiplicity.resolved_bh(t, 0.05, 0.8, 5000),
+    }
+    for proc, verdicts in alone.items():
+        np.testing.assert_array_equal(got[proc], verdicts & testable, err_msg=proc)
+    assert 0 < got["holm"].sum() < got["bh"].sum() < testable.sum()
+    order = multiplicity.by_statistic(t)
+    assert (np.diff(np.abs(t)[order]) <= 0).all()
+
+
 def test_inflation_figures_of_sections_6_2_and_6_3():
     assert multiplicity.inflation(0.05, 0.8, 45) == pytest.approx(2.144, abs=5e-4)
     assert multiplicity.inflation(0.05, 0.8, 40) == pytest.approx(2.109, abs=5e-4)

@@ -24,7 +24,14 @@ from scipy import special
 
 from evalgap.errors import InputError, escape
 from evalgap.stats import _validate, intervals
-from evalgap.stats._types import Alternative, ArrayLike, BoolArray, FloatArray, FloatOrArray
+from evalgap.stats._types import (
+    Alternative,
+    ArrayLike,
+    BoolArray,
+    FloatArray,
+    FloatOrArray,
+    IntArray,
+)
 
 SingleStep = Literal["bonferroni", "sidak"]
 Adjustment = Literal["bonferroni", "sidak", "holm", "bh", "by"]
@@ -92,15 +99,18 @@ def resolved_holm(
     alpha: float = 0.05,
     power: float = 0.8,
     family_size: int | None = None,
+    *,
+    order: IntArray | None = None,
 ) -> BoolArray:
     """Return which pairs Holm's step-down procedure resolves.
 
     Sorted by ``|T|`` (largest first), the k-th pair (k = 1..n) is tested at ``alpha/(m-k+1)``;
     it is resolved when it and every pair before it clear ``z_{1-level/2} + z_{1-beta}``.
+    ``order`` is that sort (:func:`by_statistic`) when the caller has it.
     """
     t = np.abs(np.asarray(statistic, dtype=float)).ravel()
     m = t.size if family_size is None else _family_size(family_size)
-    order = np.argsort(-t, kind="stable")
+    order = by_statistic(t) if order is None else order
     k = np.arange(1, t.size + 1)
     clears = t[order] >= resolution_threshold(alpha / (m - k + 1), power)
     step_down = np.cumprod(clears).astype(bool)
@@ -114,15 +124,18 @@ def resolved_bh(
     alpha: float = 0.05,
     power: float = 0.8,
     family_size: int | None = None,
+    *,
+    order: IntArray | None = None,
 ) -> BoolArray:
     """Return which pairs the Benjamini-Hochberg step-up procedure resolves.
 
     Sorted by ``|T|`` (largest first), find the largest k whose pair clears
     ``z_{1-(k alpha/m)/2} + z_{1-beta}``; the k pairs with the largest ``|T|`` are resolved.
+    ``order`` is that sort (:func:`by_statistic`) when the caller has it.
     """
     t = np.abs(np.asarray(statistic, dtype=float)).ravel()
     m = t.size if family_size is None else _family_size(family_size)
-    order = np.argsort(-t, kind="stable")
+    order = by_statistic(t) if order is None else order
     k = np.arange(1, t.size + 1)
     clears = t[order] >= resolution_threshold(k * alpha / m, power)
     last = np.flatnonzero(clears)
@@ -130,6 +143,12 @@ def resolved_bh(
     if last.size:
         out[order[: last[-1] + 1]] = True
     return out.reshape(np.shape(statistic))
+
+
+def by_statistic(statistic: ArrayLike) -> IntArray:
+    """Return the pairs' indices by ``|T|``, largest first (ties in their order): the order
+    Holm's and Benjamini-Hochberg's procedures step through."""
+    return np.argsort(-np.abs(np.asarray(statistic, dtype=float)).ravel(), kind="stable")
 
 
 def family_verdicts(
@@ -160,11 +179,12 @@ def family_verdicts(
         ``{"bonferroni", "sidak", "holm", "bh"}`` -> boolean array over pairs.
     """
     t, m = statistic, family_size
+    order = by_statistic(t)  # one sort for both stepwise procedures
     verdicts = {
         "bonferroni": resolved_single_step(t, alpha, power, m),
         "sidak": resolved_single_step(t, alpha, power, m, "sidak"),
-        "holm": resolved_holm(t, alpha, power, m),
-        "bh": resolved_bh(t, alpha, power, m),
+        "holm": resolved_holm(t, alpha, power, m, order=order),
+        "bh": resolved_bh(t, alpha, power, m, order=order),
     }
     return {proc: np.asarray(v) & testable for proc, v in verdicts.items()}
 
