@@ -320,9 +320,24 @@ def _summarize_pairs_binary(
     # exact and twice as fast, so each pair's cells are read straight into integers. With
     # every item observed (``complete``), one product gives all four cells: a model's items
     # right, among the shared ones, are the product's diagonal (x^2 = x on 0/1 scores).
+    # The products are summed over blocks of items, each block converted into one reused
+    # buffer (no single-precision copy of the whole matrix): whole numbers, so exactly.
     dtype = np.float32 if x.shape[0] < 2**24 else np.float64
-    xs = x.astype(dtype)
-    both = xs.T @ xs
+    k, block = x.shape[1], 4096
+    both = np.zeros((k, k), dtype=dtype)
+    scored = np.zeros((k, k), dtype=dtype)  # [k, l]: items k got right among those l scored
+    shared = np.zeros((k, k), dtype=dtype)
+    rows = np.empty((min(block, x.shape[0]), k), dtype=dtype)
+    seen = rows if complete else np.empty_like(rows)
+    for start in range(0, x.shape[0], block):
+        size = min(start + block, x.shape[0]) - start
+        xs, os = rows[:size], seen[:size]
+        xs[...] = x[start : start + size]
+        both += xs.T @ xs
+        if not complete:
+            os[...] = observed[start : start + size]
+            scored += xs.T @ os
+            shared += os.T @ os
     n11 = both[i, j].astype(np.int64)
     if complete:
         right = np.diagonal(both).astype(np.int64)
@@ -330,9 +345,7 @@ def _summarize_pairs_binary(
         n01 = right[j] - n11
         n = np.full(i.size, x.shape[0], dtype=np.int64)
     else:
-        o = observed.astype(dtype)
-        scored = xs.T @ o  # scored[k, l]: items model k got right among those l also scored
-        n = (o.T @ o)[i, j].astype(np.int64)
+        n = shared[i, j].astype(np.int64)
         n10 = scored[i, j].astype(np.int64) - n11
         n01 = scored[j, i].astype(np.int64) - n11
     n00 = n - n11 - n10 - n01
