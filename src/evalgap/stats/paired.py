@@ -131,7 +131,7 @@ def summarize_counts(
 
 
 def _cell_summary(
-    n11: FloatArray, n10: FloatArray, n01: FloatArray, n00: FloatArray
+    n11: ArrayLike, n10: ArrayLike, n01: ArrayLike, n00: ArrayLike
 ) -> dict[str, Any]:
     """The formulas of :func:`summarize_counts` on 2x2 counts (arrays; NaN where N = 0).
 
