@@ -7,7 +7,10 @@ when a board came to be listed by its paired rank with its board scores (issue 3
 rankings and the orientation of pairs whose models lack items changed, checked pair by pair
 before the references were rewritten), and when an audit's sentence came to end with what to
 do next about its unresolved pairs (issue 40: the ``verdict`` alone changed, every other key
-checked equal before it was rewritten); floats are compared to 1e-12 relative.
+checked equal before it was rewritten), and when a gap of exactly 0 on the items both models
+scored stopped counting one of them ahead (issue 41: in ``binary_with_clusters`` model
+m0002 of t1 shares rank 3 with m0003, its tie, where it had rank 4; that key alone was set,
+every other checked equal); floats are compared to 1e-12 relative.
 """
 
 from __future__ import annotations
