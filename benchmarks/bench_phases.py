@@ -8,12 +8,16 @@ For each K models x N items and each input format (a long CSV, gzipped, one row 
 item; a wide Parquet file, one column per model), one fresh process runs, in order:
 
     import   import evalgap and its libraries
-    read     load_scores (the file to the long layout)
-    align    align (the long layout to per-task score matrices)
+    read     the long CSV: load_scores (the file to the long layout); the wide Parquet file:
+             the board as the command reads it (``scores_of`` with ``layout="wide"``: the
+             file straight into the aligned matrix, no long layout between)
+    align    the long CSV: align (the long layout to per-task score matrices); wide: 0 (in
+             read)
     math     audit(family="all") with the bootstraps off: every pair's counts, tests, N*,
              MDE, q, six procedures and the anytime-valid boundary
     json     the full --json text (every pair)
-    parquet  the per-pair table as Parquet (--output FILE.parquet) plus the JSON summary
+    parquet  the per-pair table as the command writes it (--output FILE.parquet: the Arrow
+             table of ``to_arrow``) plus the JSON summary
 
 and prints the CPU seconds of each phase and the peak resident memory after it, then the
 ratio of the math to a float32 K x N by N x K matrix product on the same matrix (the floor
@@ -82,11 +86,16 @@ def _phases(path: str, layout: str, folder: str, queue) -> None:
     from evalgap.stats.sequential import boundary
 
     mark("import")
-    long = evalgap.load_scores(path, LoadOptions(layout=layout))
-    mark("read")
-    score_set = scores_of(long)
-    del long
-    mark("align")
+    if layout == "wide":  # as audit --layout wide reads it: the file into the matrix
+        score_set = scores_of([path], options=LoadOptions(layout=layout))
+        mark("read")
+        mark("align")
+    else:
+        long = evalgap.load_scores(path, LoadOptions(layout=layout))
+        mark("read")
+        score_set = scores_of(long)
+        del long
+        mark("align")
     result = evalgap.audit(
         score_set, family="all", n_bootstrap=0, n_bootstrap_required_n=0, n_cluster_bootstrap=0
     )
@@ -95,7 +104,7 @@ def _phases(path: str, layout: str, folder: str, queue) -> None:
     size = len(text)
     del text
     mark("json")
-    write_table(result.to_frame(), Path(folder) / "pairs.parquet")
+    write_table(result.to_arrow(), Path(folder) / "pairs.parquet")
     to_json(result.to_dict(pairs=False))
     mark("parquet")
     x = score_set.tasks[0].scores.astype(np.float32)
