@@ -322,16 +322,13 @@ def board_flips(
     need = int(tests.min_differing_items(alpha, alternative))
     levels = board_levels(statistic, alpha, power, m, procedures)
     side: dict[str, Any] = {"alternative": alternative}
-    # The graded pairs' searches: the paired t test, then resolution per procedure, over
-    # one sort of each block of differences.
+    # The graded pairs' searches over one sort of each block of differences: the paired t
+    # test, and resolution at every procedure's level in one search.
     resolution = {"test": "wald", "power": power, "min_differing": need, **side}
     graded = _graded(
         ~binary,
         differences,
-        {
-            "paired_t": {"test": "paired_t", "level": alpha, **side},
-            **{name: {"level": level, **resolution} for name, level in levels.items()},
-        },
+        [({"paired_t": alpha}, {"test": "paired_t", **side}), (levels, resolution)],
     )
     out: dict[str, fr.Flips] = {}
     for test in BOARD_TESTS:
@@ -385,26 +382,32 @@ def _binary(
 def _graded(
     rows: np.ndarray,
     differences: Callable[[np.ndarray], np.ndarray] | None,
-    searches: dict[str, dict[str, Any]],
+    searches: list[tuple[dict[str, Any], dict[str, Any]]],
 ) -> dict[str, fr.Flips]:
-    """Graded pairs' flips per named search (``graded_flips`` keywords; a ``level`` per pair
-    or one), block by block of their per-item differences, each block sorted once for all."""
-    full = {name: _empty(rows.size) for name in searches}
+    """Graded pairs' flips per named level, block by block of their per-item differences,
+    each block sorted once for all: ``searches`` holds ``({name: level}, keywords)`` (a
+    level per pair or one), the levels of one entry searched together."""
+    named = {name: level for levels, _ in searches for name, level in levels.items()}
+    full = {name: _empty(rows.size) for name in named}
     index = np.flatnonzero(rows)
-    if differences is None or index.size == 0:
+    if differences is None or index.size == 0 or not named:
         return full
-    levels = {
-        name: np.broadcast_to(np.asarray(kw["level"], dtype=float), rows.shape)
-        for name, kw in searches.items()
+    per_pair = {
+        name: np.broadcast_to(np.asarray(level, dtype=float), rows.shape)
+        for name, level in named.items()
     }
     first = differences(index[:1])
     per_block = max(1, GRADED_BLOCK // max(first.shape[1], 1))
     for start in range(0, index.size, per_block):
         block = index[start : start + per_block]
         sorted_ = fr.SortedDifferences(differences(block))
-        for name, kw in searches.items():
-            part = fr.graded_flips(sorted_, **{**kw, "level": levels[name][block]})
-            _place(full[name], block, part)
+        for levels, kw in searches:
+            if not levels:
+                continue
+            at = [per_pair[name][block] for name in levels]
+            parts = fr.graded_flips_at_levels(sorted_, at, **kw)
+            for name, part in zip(levels, parts, strict=True):
+                _place(full[name], block, part)
     return full
 
 
@@ -965,12 +968,15 @@ def _differences_of(pairs: Any, score_set: Any) -> Callable[[np.ndarray], np.nda
         parts: list[tuple[np.ndarray, np.ndarray]] = []
         for name in dict.fromkeys(task_of[rows].tolist()):
             at = np.flatnonzero(task_of[rows] == name)
-            x = tasks[name].scores
-            d = (x[:, a[rows[at]]] - x[:, b[rows[at]]]).T
+            x = tasks[name].scores.T  # a model's scores as a row: the pairs' rows gathered
+            d = x[a[rows[at]]] - x[b[rows[at]]]
             missing = np.isnan(d)
             if missing.any():  # the items both scored first, in item order
                 d = np.take_along_axis(d, np.argsort(missing, axis=1, kind="stable"), axis=1)
-            parts.append((at, d[:, : int((~missing).sum(axis=1).max(initial=0))]))
+                d = d[:, : int((~missing).sum(axis=1).max(initial=0))]
+            parts.append((at, d))
+        if len(parts) == 1 and parts[0][0].size == rows.size:  # one task: its rows in order
+            return np.ascontiguousarray(parts[0][1])
         width = max((d.shape[1] for _, d in parts), default=0)
         out = np.full((rows.size, width), np.nan)
         for at, d in parts:

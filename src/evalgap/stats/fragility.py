@@ -42,7 +42,8 @@ other pair's statistic fixed (only this pair's items are removed), it is one num
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -437,6 +438,30 @@ def graded_flips(
     >>> int(f.favours[0]), float(f.items[0]), float(f.lower[0])
     (1, 4.0, 2.0)
     """
+    return graded_flips_at_levels(
+        differences,
+        [level if threshold is None or test != "t" else threshold],
+        test=test,
+        alternative=alternative,
+        power=power,
+        min_differing=min_differing,
+        threshold_given=threshold is not None,
+    )[0]
+
+
+def graded_flips_at_levels(
+    differences: ArrayLike | SortedDifferences,
+    levels: Sequence[ArrayLike],
+    *,
+    test: GradedTest = "paired_t",
+    alternative: Alternative = "two-sided",
+    power: float = 0.8,
+    min_differing: ArrayLike = 0,
+    threshold_given: bool = True,
+) -> list[Flips]:
+    """Return :func:`graded_flips` of one test at each of several levels (per pair or one),
+    in one search: a family's procedures (Bonferroni, Sidak, Holm) examine the same pairs
+    along the same removal orders. For ``test="t"`` the levels are the thresholds."""
     if isinstance(differences, SortedDifferences):
         board = differences
     else:
@@ -448,21 +473,26 @@ def graded_flips(
             param="test",
         )
     pairs = board.n.size
-    if test == "t" and threshold is None:
+    if test == "t" and not threshold_given:
         raise InputError("the studentized test needs its {threshold}", param="threshold")
-    # The studentized test compares with its threshold where the others use their level.
-    compared = np.asarray(threshold if test == "t" else level, dtype=float)
-    level_p = np.broadcast_to(compared, (pairs,)).astype(float)
-    need = np.broadcast_to(np.asarray(min_differing, float), (pairs,)).astype(float)
+    # Each (level, pair) is one row of the search; the board's rows are shared.
+    level_v = np.concatenate(
+        [np.broadcast_to(np.asarray(v, dtype=float), (pairs,)) for v in levels]
+    )
+    row_of = np.tile(np.arange(pairs), len(levels))
+    need = np.broadcast_to(np.asarray(min_differing, float), (pairs,)).astype(float)[row_of]
     ddof = 0 if test == "wald" else 1
     kw = {"test": test, "alternative": alternative, "power": power, "ddof": ddof}
     b = board
-    for_a, for_b = _graded_claims(b.s, b.ss, b.n, b.nonzero, level_p, need, **kw)  # type: ignore[arg-type]
+    for_a, for_b = _graded_claims(
+        b.s[row_of], b.ss[row_of], b.n[row_of], b.nonzero[row_of], level_v, need, **kw  # type: ignore[arg-type]
+    )
     favours = np.where(for_a, 1, np.where(for_b, -1, 0))
-    search = _Search(board, level_p, need, kw)
-    nan = np.full(pairs, np.nan)
-    items, lower, after = nan.copy(), nan.copy(), np.zeros(pairs, dtype=int)
-    rem_a, rem_b, rem_c = np.zeros(pairs), np.zeros(pairs), np.zeros(pairs)
+    search = _Search(board, row_of, level_v, need, kw)
+    size = row_of.size
+    nan = np.full(size, np.nan)
+    items, lower, after = nan.copy(), nan.copy(), np.zeros(size, dtype=int)
+    rem_a, rem_b, rem_c = np.zeros(size), np.zeros(size), np.zeros(size)
     # Sign +1: a claim for A weakens as the largest D go and one appears as the smallest go.
     for sign, claim_now in ((1.0, for_a), (-1.0, for_b)):
         # Drop the largest sign * D first (to lose a claim for that side) ...
@@ -488,17 +518,20 @@ def graded_flips(
     none = np.isnan(items)
     exact = ~none & (lower == items)
     rem_a, rem_b, rem_c = (np.where(none, np.nan, r) for r in (rem_a, rem_b, rem_c))
-    return Flips(
-        decided=favours != 0,
-        favours=favours,
-        items=items,
-        lower=lower,
-        exact=exact,
-        after=after,
-        remove_a_only=rem_a,
-        remove_b_only=rem_b,
-        remove_concordant=rem_c,
-    )
+    return [
+        Flips(
+            decided=favours[at] != 0,
+            favours=favours[at],
+            items=items[at],
+            lower=lower[at],
+            exact=exact[at],
+            after=after[at],
+            remove_a_only=rem_a[at],
+            remove_b_only=rem_b[at],
+            remove_concordant=rem_c[at],
+        )
+        for at in (slice(k * pairs, (k + 1) * pairs) for k in range(len(levels)))
+    ]
 
 
 class SortedDifferences:
@@ -518,30 +551,40 @@ class SortedDifferences:
     def __init__(self, differences: ArrayLike) -> None:
         d = np.atleast_2d(np.asarray(differences, dtype=float))
         present = ~np.isnan(d)
+        self.complete = bool(present.all())
         self.differences, self.present = d, present
         self.n = present.sum(axis=1).astype(float)
-        self.s = np.nansum(d, axis=1)
-        self.q = np.nansum(d * d, axis=1)
-        self.nonzero = (present & (d != 0)).sum(axis=1).astype(float)
-        self.positive = (present & (d > 0)).sum(axis=1).astype(float)
-        self.negative = (present & (d < 0)).sum(axis=1).astype(float)
+        # The sums as np.nansum takes them (the same layout, so the same order of additions).
+        self.s = d.sum(axis=1) if self.complete else np.nansum(d, axis=1)
+        self.q = (d * d).sum(axis=1) if self.complete else np.nansum(d * d, axis=1)
+        self.positive = (d > 0).sum(axis=1).astype(float)
+        self.negative = (d < 0).sum(axis=1).astype(float)
+        self.nonzero = self.positive + self.negative
         s, n = self.s, self.n
         centred = self.q - np.divide(s * s, n, out=np.zeros_like(s), where=n > 0)
         self.ss = np.maximum(centred, 0.0)
         self._ordered: dict[bool, FloatArray] = {}
-        self._sums: dict[bool, tuple[FloatArray, FloatArray, BoolArray]] = {}
+        self._sums: dict[bool, tuple[FloatArray, FloatArray, IntArray]] = {}
+        # Prefix sums are made as deep as a search asks, in steps growing by half: a claim
+        # lost after a third of the items costs a third of the sums.
+        columns = d.shape[1]
+        steps = np.ceil(64 * 1.5 ** np.arange(np.log(max(columns, 64) / 64) / np.log(1.5) + 1))
+        self._depths = np.unique(np.minimum(np.append(steps, columns), columns)).astype(np.int64)
 
     def ordered(self, largest: bool) -> FloatArray:
         """Each pair's differences sorted, the largest first (or the smallest), then zeros
         where items are missing."""
         if largest not in self._ordered:
             if not self._ordered:
-                d = np.where(self.present, self.differences, np.inf)
-                ascending = np.sort(d, axis=1)
-                self._ordered[False] = np.where(np.isfinite(ascending), ascending, 0.0)
+                if self.complete:
+                    self._ordered[False] = np.sort(self.differences, axis=1)
+                else:
+                    d = np.where(self.present, self.differences, np.inf)
+                    ascending = np.sort(d, axis=1)
+                    self._ordered[False] = np.where(np.isfinite(ascending), ascending, 0.0)
             ascending = self._ordered[False]
             if largest:
-                if self.present.all():
+                if self.complete:
                     self._ordered[True] = ascending[:, ::-1]
                 else:  # reverse the items each pair has, keep the padding last
                     column = np.arange(ascending.shape[1])[None, :]
@@ -550,19 +593,40 @@ class SortedDifferences:
                     self._ordered[True] = np.take_along_axis(ascending, at, axis=1)
         return self._ordered[largest]
 
-    def sums(self, largest: bool, rows: IntArray) -> tuple[FloatArray, FloatArray]:
-        """The running sums of ``D`` and ``D^2`` along an order (rows ``rows`` made)."""
+    def sums(
+        self, largest: bool, rows: IntArray, deepest: IntArray
+    ) -> tuple[FloatArray, FloatArray]:
+        """The running sums of ``D`` and ``D^2`` along an order, made for ``rows`` at least
+        through the counts ``deepest`` (one per row)."""
         ordered = self.ordered(largest)
         if largest not in self._sums:
-            empty = np.empty(ordered.shape)
-            self._sums[largest] = (empty, np.empty(ordered.shape), np.zeros(ordered.shape[0], bool))
+            shape = ordered.shape
+            made = np.zeros(shape[0], dtype=np.int64)
+            self._sums[largest] = (np.empty(shape), np.empty(shape), made)
         total, squares, made = self._sums[largest]
-        todo = rows[~made[rows]]
-        if todo.size:
-            part = ordered[todo]
-            total[todo] = np.cumsum(part, axis=1)
-            squares[todo] = np.cumsum(part * part, axis=1)
-            made[todo] = True
+        short = deepest > made[rows]
+        if not short.any():
+            return total, squares
+        todo, deepest = rows[short], deepest[short]
+        if todo.size > 1 and np.any(todo[1:] <= todo[:-1]):  # a pair asked for twice: deepest
+            by = np.lexsort((-deepest, todo))
+            todo, deepest = todo[by], deepest[by]
+            first = np.r_[True, todo[1:] != todo[:-1]]
+            todo, deepest = todo[first], deepest[first]
+        depths = self._depths
+        target = depths[np.minimum(np.searchsorted(depths, deepest), depths.size - 1)]
+        for start, stop in set(zip(made[todo].tolist(), target.tolist(), strict=True)):
+            group = todo[(made[todo] == start) & (target == stop)]
+            # Continue each row's running sums from where they stopped: adding the carry to
+            # the first new term makes the same additions, in the same order, as one cumsum.
+            part = ordered[group, start:stop]
+            square = part * part
+            if start:
+                part[:, 0] += total[group, start - 1]
+                square[:, 0] += squares[group, start - 1]
+            total[group, start:stop] = np.cumsum(part, axis=1)
+            squares[group, start:stop] = np.cumsum(square, axis=1)
+            made[group] = stop
         return total, squares
 
 
@@ -674,8 +738,7 @@ class _Critical:
             np.all((levels > 1e-100) & (levels < 1.0))
         )
         if self.usable:
-            df = np.maximum(np.arange(most + 1, dtype=float), 1.0)
-            self.table = intervals.t_quantile(levels[:, None], df[None, :], alternative)
+            self.table = _t_quantiles(tuple(levels.tolist()), alternative, most)
 
     def at(self, rows: IntArray, n: FloatArray) -> FloatArray | None:
         """The critical values of ``rows`` (one per row of ``n``) at ``n`` items."""
@@ -683,6 +746,16 @@ class _Critical:
             return None
         df = np.minimum(np.maximum(n, 2.0) - 1.0, self.table.shape[1] - 1).astype(np.int64)
         return self.table[self.index[rows][:, None], df]
+
+
+@functools.lru_cache(maxsize=16)
+def _t_quantiles(levels: tuple[float, ...], alternative: Alternative, most: int) -> FloatArray:
+    """The t quantiles of ``levels`` at 0..most degrees of freedom (0 read as 1): one table
+    for every block of a board's pairs, not 10^4 quantiles a block."""
+    df = np.maximum(np.arange(most + 1, dtype=float), 1.0)
+    table = np.asarray(intervals.t_quantile(np.asarray(levels)[:, None], df[None, :], alternative))
+    table.flags.writeable = False
+    return table
 
 
 @dataclass(frozen=True)
@@ -718,9 +791,10 @@ class _Search:
     a scan over every count.
     """
 
-    def __init__(self, board: SortedDifferences, level: FloatArray, need: FloatArray,
-                 kw: dict[str, Any]):  # fmt: skip
-        self.board, self.level, self.need = board, level, need
+    def __init__(self, board: SortedDifferences, row_of: IntArray, level: FloatArray,
+                 need: FloatArray, kw: dict[str, Any]):  # fmt: skip
+        # The search's rows are (level, pair) rows; ``row_of`` gives each one's pair.
+        self.board, self.row_of, self.level, self.need = board, row_of, level, need
         # A claim for B is a claim for A on -D: one-sided tests examine the upper side.
         side: Alternative = "greater" if kw["alternative"] != "two-sided" else "two-sided"
         self.kw = {**kw, "alternative": side}
@@ -734,9 +808,10 @@ class _Search:
         (``k``: one row per row, 1-based counts) of the order, and at least one item stays;
         ``bound``: with the full sample's SS and every removal counted as non-zero."""
         b = self.board
-        r = rows[:, None]
-        total, squares = b.sums(largest, rows)
-        column = np.clip(k, 1, total.shape[1]) - 1
+        pair = self.row_of[rows]
+        r, own = pair[:, None], rows[:, None]
+        column = np.clip(k, 1, b.differences.shape[1]) - 1
+        total, squares = b.sums(largest, pair, column.max(axis=1) + 1)
         n_b = b.n[r] - k
         valid = n_b >= 1
         s_b = sign * (b.s[r] - total[r, column])
@@ -744,9 +819,7 @@ class _Search:
             nz_b = b.nonzero[r] - k
             ss_b = np.broadcast_to(b.ss[r], s_b.shape)
         else:
-            first = b.positive if largest else b.negative  # the non-zero run removed first
-            zero = b.n - b.positive - b.negative
-            nz_b = b.nonzero[r] - (np.minimum(k, first[r]) + np.maximum(k - first[r] - zero[r], 0))
+            nz_b = b.nonzero[r] - self._nonzero_removed(largest, r, k)
             q_b = b.q[r] - squares[r, column]
             with np.errstate(divide="ignore", invalid="ignore"):
                 ss_b = np.maximum(q_b - np.where(n_b > 0, s_b * s_b / n_b, 0.0), 0.0)
@@ -756,24 +829,113 @@ class _Search:
             critical = self.critical.at(rows, n_b)
             if critical is None and margin > 0:  # no certificate without the quantiles
                 return np.zeros(k.shape, dtype=bool)
-        for_a, _ = _graded_claims(s_b, ss_b, n_b.astype(float), nz_b, self.level[r], self.need[r],
-                                  critical=critical, margin=margin, **self.kw)  # fmt: skip
+        for_a, _ = _graded_claims(s_b, ss_b, n_b.astype(float), nz_b, self.level[own],
+                                  self.need[own], critical=critical, margin=margin,
+                                  **self.kw)  # fmt: skip
         return for_a & valid
+
+    def _nonzero_removed(self, largest: bool, pair: IntArray, k: IntArray) -> IntArray:
+        """Non-zero differences among the first ``k`` of the order: its first sign's run,
+        then the zeros, then the other sign's."""
+        b = self.board
+        first = (b.positive if largest else b.negative)[pair]
+        zero = (b.n - b.positive - b.negative)[pair]
+        return np.minimum(k, first) + np.maximum(k - first - zero, 0)
+
+    def _certify(self, sign: float, largest: bool, rows: IntArray, start: IntArray,
+                 end: IntArray, slack: FloatArray) -> BoolArray:  # fmt: skip
+        """Whether the greedy claim surely holds at every count ``start..end`` (within the
+        removals that favour it): ``S_k`` is smallest at ``end``, the SS largest at
+        ``start`` (removals only lower it; ``slack`` covers the sums' rounding), ``n_k`` and
+        the non-zero count smallest at ``end``, so the claim from those, by ``_MARGIN``,
+        bounds every count between."""
+        b = self.board
+        pair = self.row_of[rows]
+        total, squares = b.sums(largest, pair, end)
+        s_all, n_all = b.s[pair], b.n[pair]
+        s_start = s_all - total[pair, start - 1]
+        n_start = n_all - start
+        with np.errstate(divide="ignore", invalid="ignore"):
+            centred = b.q[pair] - squares[pair, start - 1] - s_start * s_start / n_start
+        ss = np.maximum(centred, 0.0) + slack
+        s_end = sign * (s_all - total[pair, end - 1])
+        n_end = n_all - end
+        nz_end = b.nonzero[pair] - self._nonzero_removed(largest, pair, end)
+        critical = None
+        if self.critical is not None:
+            critical = self.critical.at(rows, n_end[:, None])
+            if critical is None:
+                return np.zeros(rows.size, dtype=bool)
+            critical = critical[:, 0]
+        for_a, _ = _graded_claims(s_end, ss, n_end, nz_end, self.level[rows], self.need[rows],
+                                  critical=critical, margin=_MARGIN, **self.kw)  # fmt: skip
+        return for_a & (n_end >= 1)
+
+    def _leap(self, sign: float, largest: bool, rows: IntArray, start: FloatArray,
+              stop: FloatArray) -> FloatArray:  # fmt: skip
+        """Per row the first count in ``start..stop`` at which the greedy claim no longer
+        holds (NaN: none): runs of counts certified to hold (:meth:`_certify`) are leapt,
+        doubling while they are, halving where not; a run of 32 not certified (or past the
+        removals that favour the claim) is scanned count by count."""
+        b = self.board
+        pair = self.row_of[rows]
+        n, q = b.n[pair], b.q[pair]
+        slack = 16.0 * n * n * np.finfo(float).eps * q
+        favour = (b.positive if largest else b.negative)[pair].astype(np.int64)
+        out = np.full(rows.size, np.nan)
+        pos = np.asarray(start, dtype=np.int64).copy()
+        stop = np.asarray(stop, dtype=np.int64)
+        width = np.full(rows.size, 64, dtype=np.int64)
+        todo = np.flatnonzero(pos <= stop)
+        while todo.size:
+            end = np.minimum(pos[todo] + width[todo] - 1, stop[todo])
+            inside = end <= favour[todo]
+            sure = np.zeros(todo.size, dtype=bool)
+            if inside.any():
+                at = todo[inside]
+                sure[inside] = self._certify(sign, largest, rows[at], pos[at], end[inside],
+                                             slack[at])  # fmt: skip
+            leap = todo[sure]
+            pos[leap], width[leap] = end[sure] + 1, width[leap] * 2
+            narrow = ~sure & inside & (width[todo] > 32)
+            width[todo[narrow]] //= 2
+            look = ~sure & ~narrow
+            if look.any():  # count by count: 32 within the run, growing past it
+                at, last = todo[look], end[look]
+                k = pos[at, None] + np.arange(int(width[at].max()))[None, :]
+                within = k <= last[:, None]
+                k = np.minimum(k, last[:, None])
+                found = ~self._holds(sign, largest, rows[at], k) & within
+                got = found.any(axis=1)
+                out[at[got]] = k[got, np.argmax(found[got], axis=1)]
+                pos[at] = last + 1
+                width[at] = np.where(last < favour[at], 64, width[at] * 2)
+            todo = todo[np.isnan(out[todo]) & (pos[todo] <= stop[todo])]
+        return out
 
     def lose(self, sign: float, rows: IntArray) -> _Greedy:
         """The first count that ends the claim of ``rows`` (and its certified bound)."""
         b = self.board
         largest = sign > 0
-        last = b.n[rows] - 1  # at least one item stays
+        pair = self.row_of[rows]
+        last = b.n[pair] - 1  # at least one item stays
         # The bound: bisection over the removals that favour the claim, where it is monotone.
-        favour = (b.positive if largest else b.negative)[rows]
+        favour = (b.positive if largest else b.negative)[pair]
         most = np.minimum(favour, last)
 
         def bound_holds(at: IntArray, k: FloatArray, margin: float = 0.0) -> BoolArray:
             count = k[:, None].astype(np.int64)
             return self._holds(sign, largest, rows[at], count, bound=True, margin=margin)[:, 0]
 
+        # Gallop up from a few removals (by half again each step), so the sums are made
+        # little deeper than the count, then bisect the last step.
         low, high = np.zeros(rows.size), most + 1  # holds at low; high: fails or past most
+        probe = np.minimum(most, 16.0)
+        while (going := np.flatnonzero((probe > low) & (high == most + 1))).size:
+            holds = bound_holds(going, probe[going])
+            low[going] = np.where(holds, probe[going], low[going])
+            high[going] = np.where(holds, high[going], probe[going])
+            probe[going] = np.minimum(most[going], np.ceil(probe[going] * 1.5))
         while (open_ := np.flatnonzero(high - low > 1)).size:
             mid = np.floor((low[open_] + high[open_]) / 2.0)
             holds = bound_holds(open_, mid)
@@ -792,20 +954,20 @@ class _Search:
                                  bound=True, hit=False)  # fmt: skip
         # The greedy claim holds wherever the bound does (same S_k, SS no larger), when the
         # first removal lowers the SS by more than the sums' rounding can raise it.
-        n, s, q = b.n[rows], b.s[rows], b.q[rows]
-        top = sign * b.ordered(largest)[rows, 0]
+        n, s, q = b.n[pair], b.s[pair], b.q[pair]
+        top = sign * b.ordered(largest)[pair, 0]
         with np.errstate(divide="ignore", invalid="ignore"):
             drop = n / (n - 1.0) * (top - sign * s / n) ** 2
         safe = drop > 16.0 * n * n * np.finfo(float).eps * q
         start = np.where(safe, skipped, 0.0) + 1
-        items = self._scan(sign, largest, rows, start, last, hit=False)
+        items = self._leap(sign, largest, rows, start, last)
         return self._kinds(items, lower, rows, largest, lose=True)
 
     def gain(self, sign: float, rows: IntArray, below: FloatArray) -> _Greedy:
         """The first count that creates a claim for ``sign`` on ``rows``, if fewer than
         ``below`` (NaN: any)."""
         largest = sign < 0
-        last = self.board.n[rows] - 1
+        last = self.board.n[self.row_of[rows]] - 1
         last = np.where(np.isnan(below), last, np.minimum(last, below - 1))
         items = self._scan(sign, largest, rows, np.ones(rows.size), last, hit=True)
         return self._kinds(items, np.full(rows.size, np.nan), rows, largest, lose=False)
@@ -841,8 +1003,9 @@ class _Search:
         reaches the padding of missing items (at least one stays)."""
         b = self.board
         at = np.nan_to_num(items)
-        first = (b.positive if largest else b.negative)[rows]
-        zero = (b.n - b.positive - b.negative)[rows]
+        pair = self.row_of[rows]
+        first = (b.positive if largest else b.negative)[pair]
+        zero = (b.n - b.positive - b.negative)[pair]
         taken_first = np.minimum(at, first)
         tied = np.minimum(np.maximum(at - first, 0), zero)
         taken_last = at - taken_first - tied
