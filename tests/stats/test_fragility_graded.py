@@ -1,0 +1,204 @@
+"""Graded items to flip: the greedy counts, the certified bounds and the created claims
+against removing one item at a time and testing again with scipy (random boards drawn by
+hypothesis, and long ones where the search leaps over runs of counts), the t critical values
+against the p-values they replace, and one sort shared by several tests and levels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats as sps
+
+from evalgap.stats import fragility, intervals, tests
+
+LEVEL = 0.05
+POWER = 0.8
+NEED = 6  # tests.min_differing_items(0.05)
+
+
+def side(x, test, level=LEVEL, need=NEED):
+    """+1 / -1 / 0: the model the test declares better on differences ``x``, from scipy."""
+    x = np.asarray(x, dtype=float)
+    if x.size < 2:
+        return 0
+    if test == "paired_t":
+        if np.all(x == x[0]):  # no spread: |t| is infinite, a claim for the gap's sign
+            return int(np.sign(x[0]))
+        p = sps.ttest_rel(x, np.zeros_like(x)).pvalue
+        return int(np.sign(x.mean())) if p <= level else 0
+    sd = x.std()
+    t = np.sign(x.mean()) * np.inf if sd == 0 else x.mean() / (sd / np.sqrt(x.size))
+    bar = sps.norm.isf(level / 2) + sps.norm.ppf(POWER)
+    if np.count_nonzero(x) < need:
+        return 0
+    return 1 if t >= bar else -1 if t <= -bar else 0
+
+
+def replay(x, test, level=LEVEL):
+    """Remove one item at a time in the greedy order and test again: the count at which the
+    verdict changes (NaN: never), and the side claimed after it (0 for a claim lost)."""
+    now = side(x, test, level)
+    if now != 0:  # the claim's largest differences first
+        order = np.argsort(-now * x, kind="stable")
+        for k in range(1, x.size):
+            if side(np.delete(x, order[:k]), test, level) != now:
+                return now, float(k), 0
+        return now, np.nan, 0
+    found = {}
+    for toward in (1, -1):  # the differences most against the side first
+        order = np.argsort(toward * x, kind="stable")
+        found[toward] = next(
+            (k for k in range(1, x.size) if side(np.delete(x, order[:k]), test, level) == toward),
+            None,
+        )
+    if found[1] is not None and (found[-1] is None or found[1] <= found[-1]):
+        return 0, float(found[1]), 1
+    if found[-1] is not None:
+        return 0, float(found[-1]), -1
+    return 0, np.nan, 0
+
+
+def bound(x, test, now, level=LEVEL):
+    """The certified lower bound by its formula: the first ``k`` at which the claim ends when
+    the sum loses the ``k`` largest differences and the full sample's SS is kept."""
+    y = now * np.asarray(x, dtype=float)
+    top = np.sort(y)[::-1]
+    ss = np.sum((y - y.mean()) ** 2)
+    for k in range(1, y.size):
+        rest, s = y.size - k, y.sum() - top[:k].sum()
+        if test == "paired_t":
+            t = np.inf if ss == 0 else (s / rest) / (np.sqrt(ss / max(rest - 1, 1)) / np.sqrt(rest))
+            holds = rest >= 2 and s > 0 and 2 * sps.t.sf(abs(t), rest - 1) <= level
+        else:
+            t = np.inf if ss == 0 else (s / rest) / (np.sqrt(ss / rest) / np.sqrt(rest))
+            bar = sps.norm.isf(level / 2) + sps.norm.ppf(POWER)
+            holds = t >= bar and np.count_nonzero(y) - k >= NEED
+        if not holds:
+            return float(k)
+    return np.nan
+
+
+def check_against_replay(d, test):
+    f = fragility.graded_flips(d, test=test, min_differing=NEED if test == "wald" else 0)
+    for row in range(d.shape[0]):
+        x = d[row][~np.isnan(d[row])]
+        now, items, after = replay(x, test)
+        assert int(f.favours[row]) == now
+        np.testing.assert_equal(f.items[row], items)
+        assert int(f.after[row]) == after
+        if now != 0:
+            np.testing.assert_equal(f.lower[row], bound(x, test, now))
+            assert f.lower[row] <= f.items[row] or np.isnan(f.items[row])
+
+
+values = st.sampled_from([-1.0, -0.5, -0.25, -0.1, 0.0, 0.1, 0.2, 0.25, 0.4, 0.5, 0.75, 1.0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(st.lists(values, min_size=3, max_size=24), min_size=1, max_size=3),
+    shift=st.sampled_from([0.0, 0.15, 0.3, -0.3, 0.6]),
+)
+def test_graded_flips_equal_removing_one_item_at_a_time(rows, shift):
+    """Every count, bound and created claim, on boards with ties, zeros and missing items
+    (rows of different lengths), equals the one-at-a-time replay with scipy's tests."""
+    d = np.full((len(rows), max(map(len, rows))), np.nan)
+    for r, x in enumerate(rows):
+        d[r, : len(x)] = np.asarray(x) + shift
+    for test in ("paired_t", "wald"):
+        check_against_replay(d, test)
+
+
+@pytest.mark.parametrize("test", ["paired_t", "wald"])
+def test_long_pairs_equal_the_replay_where_the_search_leaps(test):
+    """Pairs of 2,000 items whose claims end after hundreds of removals (the search leaps
+    over certified runs and bisects the bound): every count is the replay's; and pairs of
+    nearly constant differences, where no run can be certified, are scanned count by count."""
+    rng = np.random.default_rng(3)
+    d = np.round(rng.normal(rng.uniform(0.08, 0.2, (4, 1)), 0.6, (4, 2000)), 2)
+    d[1] *= -1
+    near = 0.3 + rng.normal(0, 1e-9, (2, 2000))
+    near[:, :40] -= 0.5
+    f = fragility.graded_flips(d, test=test, min_differing=NEED if test == "wald" else 0)
+    assert (f.items > 100).all() and (f.lower < f.items).all()
+    check_against_replay(d, test)
+    check_against_replay(near[:, :300], test)
+
+
+def every_count(x, test, now, level=LEVEL):
+    """The first count along the greedy order at which the claim ends, from the verdict at
+    every count at once (the prefix sums, the library's p-value and Wald statistic)."""
+    y = now * x[~np.isnan(x)]
+    ordered = np.sort(y)[::-1]
+    n_k = y.size - np.arange(1.0, y.size)
+    s_k = y.sum() - np.cumsum(ordered)[:-1]
+    ss = np.maximum(np.sum(y * y) - np.cumsum(ordered**2)[:-1] - s_k**2 / n_k, 0.0)
+    nonzero = np.count_nonzero(y) - np.cumsum(ordered != 0)[:-1]
+    ddof = 1 if test == "paired_t" else 0
+    delta, sd = s_k / n_k, np.sqrt(ss / np.maximum(n_k - ddof, 1))
+    if test == "paired_t":
+        p = np.asarray(tests.paired_t_from_moments(delta, sd, np.maximum(n_k, 2)).p_value)
+        holds = (n_k >= 2) & (p <= level) & (delta > 0)
+    else:
+        t = np.asarray(tests.wald_statistic(delta, sd, n_k))
+        holds = (t >= sps.norm.isf(level / 2) + sps.norm.ppf(POWER)) & (nonzero >= NEED)
+    return float(np.argmin(holds) + 1) if not holds.all() else np.nan
+
+
+@pytest.mark.parametrize("test", ["paired_t", "wald"])
+def test_leaps_land_on_the_first_count_of_a_scan_over_every_count(test):
+    """Many long pairs (claims ending after tens to thousands of removals, at several
+    levels): the leaping search lands on the first count a scan over every count finds."""
+    rng = np.random.default_rng(12)
+    d = np.round(rng.normal(rng.uniform(0.03, 0.4, (80, 1)), 0.5, (80, 1500)), 2)
+    d[::4] *= -1
+    d[rng.random(d.shape) < 0.02] = np.nan
+    for level in (0.05, 1e-4):
+        f = fragility.graded_flips(d, test=test, level=level, min_differing=NEED)
+        claimed = np.flatnonzero(f.favours != 0)
+        assert claimed.size > 60 and np.nanmax(f.items) > 500
+        for row in claimed:
+            want = every_count(d[row], test, int(f.favours[row]), level)
+            np.testing.assert_equal(f.items[row], want)
+
+
+def test_t_critical_values_give_the_p_values_verdict_on_the_boundary():
+    """|t| at a critical value (within rounding) is decided by its p-value, as the test
+    always was; away from it the comparison with the quantile is the p-value's verdict."""
+    df = np.arange(1.0, 3000.0)
+    for level, alternative in ((0.05, "two-sided"), (1e-5, "two-sided"), (0.01, "greater")):
+        critical = np.asarray(intervals.t_quantile(level, df, alternative))
+        size = df + 1
+        for scale in (1.0, 1 + 1e-15, 1 - 1e-15, 1 + 1e-3, 1 - 1e-3, 3.0, 0.2):
+            delta = critical * scale / np.sqrt(size)  # sd 1: t = critical * scale
+            got = fragility._t_rejects(delta, 1.0, size, level, critical, alternative, 0.0)
+            p = tests.paired_t_from_moments(delta, 1.0, size, alternative=alternative).p_value
+            assert np.array_equal(got, np.asarray(p) <= level), (level, scale)
+        on_it = critical / np.sqrt(size)
+        exact = tests.paired_t_from_moments(on_it, 1.0, size, alternative=alternative)
+        p = np.asarray(exact.p_value)
+        assert (p <= level).any() and (p > level).any()  # the boundary splits both ways
+
+
+def test_one_sort_serves_every_test_and_level():
+    """Several tests and a family's levels over one sorted board (its sums made for the rows
+    and depths the first searches asked) equal each search on its own."""
+    rng = np.random.default_rng(9)
+    d = np.round(rng.normal(rng.normal(0, 0.15, (30, 1)), 0.5, (30, 400)), 2)
+    d[rng.random(d.shape) < 0.05] = np.nan
+    shared = fragility.SortedDifferences(d)
+    levels = [0.05, 0.05 / 435, rng.uniform(1e-4, 0.05, 30)]
+    together = fragility.graded_flips_at_levels(shared, levels, test="wald", min_differing=NEED)
+    t_test = fragility.graded_flips(shared, test="paired_t", alternative="less")
+    assert np.array_equal(
+        t_test.items, fragility.graded_flips(d, alternative="less").items, equal_nan=True
+    )
+    for level, got in zip(levels, together, strict=True):
+        alone = fragility.graded_flips(d, test="wald", level=level, min_differing=NEED)
+        for name in fragility.Flips.__dataclass_fields__:
+            assert np.array_equal(
+                getattr(got, name), getattr(alone, name), equal_nan=name != "favours"
+            ), name
+    assert np.isnan(together[0].items).sum() < 30 and (together[1].favours != 0).any()
