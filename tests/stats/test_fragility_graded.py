@@ -29,7 +29,10 @@ def side(x, test, level=LEVEL, need=NEED):
         p = sps.ttest_rel(x, np.zeros_like(x)).pvalue
         return int(np.sign(x.mean())) if p <= level else 0
     sd = x.std()
-    t = np.sign(x.mean()) * np.inf if sd == 0 else x.mean() / (sd / np.sqrt(x.size))
+    if x.mean() == 0:
+        t = 0.0
+    else:
+        t = x.mean() / (sd / np.sqrt(x.size)) if sd > 0 else np.sign(x.mean()) * np.inf
     bar = sps.norm.isf(level / 2) + sps.norm.ppf(POWER)
     if np.count_nonzero(x) < need:
         return 0
@@ -68,11 +71,14 @@ def bound(x, test, now, level=LEVEL):
     ss = np.sum((y - y.mean()) ** 2)
     for k in range(1, y.size):
         rest, s = y.size - k, y.sum() - top[:k].sum()
+        ddof = 1 if test == "paired_t" else 0
+        if s == 0 or ss == 0:  # no gap: t = 0; no spread: t = +/-inf
+            t = 0.0 if s == 0 else np.sign(s) * np.inf
+        else:
+            t = (s / rest) / (np.sqrt(ss / max(rest - ddof, 1)) / np.sqrt(rest))
         if test == "paired_t":
-            t = np.inf if ss == 0 else (s / rest) / (np.sqrt(ss / max(rest - 1, 1)) / np.sqrt(rest))
             holds = rest >= 2 and s > 0 and 2 * sps.t.sf(abs(t), rest - 1) <= level
         else:
-            t = np.inf if ss == 0 else (s / rest) / (np.sqrt(ss / rest) / np.sqrt(rest))
             bar = sps.norm.isf(level / 2) + sps.norm.ppf(POWER)
             holds = t >= bar and np.count_nonzero(y) - k >= NEED
         if not holds:
