@@ -320,16 +320,21 @@ class Monitor:
             spent = self._tokens.setdefault(key, [0.0, 0])
             spent[0] += tokens
             spent[1] += 1
+        scores, pairs = self._scores, self._pairs
         for other in order:
-            if other == model or item not in self._scores.get((task, other), {}):
+            other_value = None if other == model else scores.get((task, other), {}).get(item)
+            if other_value is None:
                 continue
             a, b = self._orient(other, model)
-            state = self._pairs.setdefault((task, a, b), _Pair(a, b))
-            d = self._scores[(task, a)][item] - self._scores[(task, b)][item]
+            value_a, value_b = (other_value, value) if a == other else (value, other_value)
+            state = pairs.get((task, a, b))
+            if state is None:  # not setdefault: a pair's state is built once, not per record
+                state = pairs[(task, a, b)] = _Pair(a, b)
+            d = value_a - value_b
             state.differences.append(d)
-            state.scores_a.append(self._scores[(task, a)][item])
-            state.scores_b.append(self._scores[(task, b)][item])
-            if d not in (-1.0, 0.0, 1.0) or self._scores[(task, a)][item] not in (0.0, 1.0):
+            state.scores_a.append(value_a)
+            state.scores_b.append(value_b)
+            if state.binary and (d not in (-1.0, 0.0, 1.0) or value_a not in (0.0, 1.0)):
                 state.binary = False
             state.a_only += d > 0
             state.b_only += d < 0
@@ -893,6 +898,8 @@ def _item_id(item: object) -> str:
 
 
 def _score(score: object, model: str, item: str) -> float:
+    if type(score) is float and 0.0 <= score <= 1.0:  # what logs give: no ABC check per record
+        return score
     if isinstance(score, (bool, np.bool_)):
         return float(score)
     if not isinstance(score, numbers.Real) or not math.isfinite(score):
