@@ -52,24 +52,24 @@ KEYS = ("model", "task", "item_id")
 
 @dataclass(frozen=True)
 class LongCodes:
-    """The long layout as integer codes: what a reader of a small table hands the alignment
-    without building a pandas frame.
+    """The long layout as integer codes: what a table reader hands the alignment without
+    building a pandas frame.
 
-    Each id role (``model``, ``item_id`` and optionally ``task`` and ``cluster``) is a pair
-    (int32 codes numbered in order of first appearance, the labels as an object array); no
-    code is missing (-1). ``score`` holds the rows' scores as float64. A table without a
-    task column is task ``all``.
+    Each id role (``model``, ``item_id`` and optionally ``task``, ``run`` and ``cluster``)
+    is a pair (int32 codes numbered in order of first appearance, -1 for an empty cell; the
+    labels as an object array). ``score`` holds the rows' scores: float64, or booleans or
+    objects as the reader found them. A table without a task column is task ``all``.
 
     Attributes
     ----------
     ids : dict
         Role -> (codes, labels).
     score : numpy.ndarray
-        Float64 scores, one per row.
+        The scores, one per row.
     """
 
     ids: dict[str, tuple[NDArray[np.int32], np.ndarray]]
-    score: FloatArray
+    score: np.ndarray
 
     def __len__(self) -> int:
         return int(self.score.size)
@@ -77,7 +77,7 @@ class LongCodes:
     @property
     def columns(self) -> list[str]:
         """The layout's column names, as the frame's."""
-        return [*KEYS, "score", *(["cluster"] if "cluster" in self.ids else [])]
+        return [*KEYS, "score", *(r for r in ("run", "cluster") if r in self.ids)]
 
     def key(self, role: str) -> tuple[NDArray[np.int32], np.ndarray]:
         """(codes, labels) of an id role; a table without a task column is task 'all'."""
@@ -89,8 +89,9 @@ class LongCodes:
         """The long interchange frame: ids as categoricals, as the batch reader builds it."""
         out: dict[str, object] = {role: categorical(*self.key(role)) for role in KEYS}
         out["score"] = self.score
-        if "cluster" in self.ids:
-            out["cluster"] = categorical(*self.ids["cluster"])
+        for role in ("run", "cluster"):
+            if role in self.ids:
+                out[role] = categorical(*self.ids[role])
         return pd.DataFrame(out, copy=False)
 
 
@@ -507,7 +508,7 @@ def align(
                 "nothing to compare"
             )
             + _no_item_cause(
-                frame,
+                frame.to_frame() if isinstance(frame, LongCodes) else frame,
                 entries,
                 _all_items(frame, model_order, tasks) if complete_case else task_scores,
                 model_order,
@@ -658,9 +659,12 @@ def _factorize(
         codes, uniques = pd.factorize(keys)
         return codes.astype(np.int32), np.asarray(uniques)
     uniques = _in_order(keys, n, hashed=False)
-    rank = dict(zip(uniques.tolist(), range(uniques.size), strict=True))
-    codes = np.fromiter((rank[k] for k in keys.tolist()), dtype=np.int32, count=keys.size)
-    return codes, uniques
+    if n <= 4 * keys.size + 1024:
+        rank = np.zeros(n, dtype=np.int32)
+        rank[uniques] = np.arange(uniques.size, dtype=np.int32)
+        return rank[keys], uniques
+    by_value = np.argsort(uniques)  # a sparse range: look the keys up among the sorted values
+    return by_value[np.searchsorted(uniques[by_value], keys)].astype(np.int32), uniques
 
 
 def _positions(order: Sequence[object], labels: np.ndarray) -> NDArray[np.int32]:
@@ -715,7 +719,7 @@ def _score_arrays(raw: pd.Series | np.ndarray) -> tuple[FloatArray, BoolArray, B
     """
     if isinstance(raw, np.ndarray) and raw.dtype == np.float64:
         return raw, _float_checks(raw), np.isnan(raw)
-    values, bad, empty = _numeric_scores(raw)
+    values, bad, empty = _numeric_scores(raw if isinstance(raw, pd.Series) else pd.Series(raw))
     return values.to_numpy(dtype=float), bad.to_numpy(dtype=bool), empty.to_numpy(dtype=bool)
 
 
@@ -763,8 +767,18 @@ def _align_dense(
         score_column = score_column[chosen]
         if cluster_codes is not None:
             cluster_codes = cluster_codes[chosen]
-    model_order = list(models) if models else list(m_plain[_in_order(m_codes, len(m_plain))])
-    task_order = list(tasks) if tasks else list(t_plain[_in_order(t_codes, len(t_plain))])
+    # Codes are numbered in order of first appearance (factorized, or by the readers): with
+    # every row kept, that order is the codes' own.
+    model_order = (
+        list(models)
+        if models
+        else list(m_plain if chosen is None else m_plain[_in_order(m_codes, len(m_plain))])
+    )
+    task_order = (
+        list(tasks)
+        if tasks
+        else list(t_plain if chosen is None else t_plain[_in_order(t_codes, len(t_plain))])
+    )
     n_m, n_t = len(model_order), len(task_order)
     m_pos = _positions(model_order, m_plain)[m_codes]
     t_pos = _positions(task_order, t_plain)[t_codes]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -56,10 +57,10 @@ print(json.dumps({"code": code, "report": out.getvalue(),
 """
 
 
-def run_counts(*extra: str) -> dict:
+def run_counts(*extra: str, not_loaded: tuple[str, ...] = NOT_LOADED) -> dict:
     done = subprocess.run(
-        [sys.executable, "-c", PROGRAM, "compare", *COUNTS, *extra],
-        input=json.dumps(NOT_LOADED),
+        [sys.executable, "-c", PROGRAM, "compare", *extra],
+        input=json.dumps(not_loaded),
         capture_output=True,
         text=True,
         check=True,
@@ -68,7 +69,7 @@ def run_counts(*extra: str) -> dict:
 
 
 def test_compare_from_counts_loads_no_table_reader_store_plot_or_scipy_stats():
-    ran = run_counts()
+    ran = run_counts(*COUNTS)
     assert ran["code"] == 0
     # the full terminal report was printed: its figures are the HellaSwag pair's
     assert "20,256" in ran["report"] and "0.049" in ran["report"]
@@ -76,9 +77,24 @@ def test_compare_from_counts_loads_no_table_reader_store_plot_or_scipy_stats():
 
 
 def test_compare_from_counts_as_json_loads_none_of_them_either():
-    ran = run_counts("--json")
+    ran = run_counts(*COUNTS, "--json")
     assert ran["code"] == 0
     assert json.loads(ran["report"])["required_n"] == 20_256
+    assert ran["loaded"] == []
+
+
+# What a small long CSV needs beyond the counts path: the table reader and the alignment.
+READERS = ("evalgap._scores", "evalgap.io.tables", "evalgap.io.reading", "evalgap.io.sources")
+
+
+def test_compare_on_a_small_csv_loads_neither_pandas_nor_pyarrow():
+    """A table of a few thousand rows is read by the standard library and aligned in NumPy:
+    pandas and pyarrow (together more than the rest of the command) are not imported."""
+    table = str(Path(__file__).parents[2] / "examples" / "two_models.csv")
+    scores = ["--scores", table, "--model-a", "model-x", "--model-b", "model-y"]
+    ran = run_counts(*scores, "--json", not_loaded=tuple(m for m in NOT_LOADED if m not in READERS))
+    assert ran["code"] == 0
+    assert json.loads(ran["report"])["n_items"] == 2000
     assert ran["loaded"] == []
 
 

@@ -285,16 +285,17 @@ def read_long_table(
             progress(path.stat().st_size, path.stat().st_size)
         return LongScores(None, str(path), chosen, tuple(notes), codes=codes)
     try:
-        frame = _read_columns(path, fmt, compression, chosen, progress, config_columns)
+        read = _read_columns(path, fmt, compression, chosen, progress, config_columns)
     except InputError:
         raise
     except Exception as exc:
         raise _read_error(path, fmt, exc) from None
     return LongScores(
-        frame=frame,
+        frame=None if isinstance(read, LongCodes) else read,
         source=str(path),
         columns=_with_configuration(chosen, config_columns),
         notes=tuple(notes),
+        codes=read if isinstance(read, LongCodes) else None,
     )
 
 
@@ -675,9 +676,11 @@ def _read_columns(
     chosen: dict[str, str | None],
     progress: Progress | None,
     config_columns: Sequence[str] = (),
-) -> pd.DataFrame:
-    """Read the chosen columns in batches; ids become categoricals, scores numbers; the
-    configuration columns, read as ids too, become one ``configuration`` label per row."""
+) -> LongCodes | pd.DataFrame:
+    """Read the chosen columns in batches: ids as integer codes, scores as numbers, handed to
+    the alignment as :class:`~evalgap._scores.LongCodes` (no frame is built unless asked
+    for); with configuration columns (read as ids too, then one ``configuration`` label per
+    row), the interchange frame with ids as categoricals."""
     roles = [r for r in ROLES if chosen.get(r)]
     columns = list(dict.fromkeys([*(chosen[r] for r in roles), *config_columns]))
     ids = {r: _Codes() for r in roles if r != "score"}
@@ -698,22 +701,15 @@ def _read_columns(
         raise InputError(f"{path}: the table has a header but no rows")
     if "cluster" in ids:
         ids["cluster"].refuse_blank(path, chosen["cluster"])
-    out = {
-        "model": ids["model"].categorical(),
-        "task": ids["task"].categorical()
-        if "task" in ids
-        else pd.Categorical.from_codes(np.zeros(rows, dtype=np.int8), ["all"]),
-        "item_id": ids["item_id"].categorical(),
-        "score": _concat_scores(scores),
-    }
+    score = _concat_scores(scores)
     scores.clear()
-    for role in ("run", "cluster"):
-        if role in ids:
-            out[role] = ids[role].categorical()
-    if settings:
-        values = pd.DataFrame({c: codes.categorical() for c, codes in settings.items()})
-        out[config.COLUMN] = config.labels(values, config_columns, path)
-    return pd.DataFrame(out, copy=False)
+    coded = LongCodes({role: codes.arrays() for role, codes in ids.items()}, score)
+    if not settings:
+        return coded
+    frame = coded.to_frame()
+    values = pd.DataFrame({c: codes.categorical() for c, codes in settings.items()})
+    frame[config.COLUMN] = config.labels(values, config_columns, path)
+    return frame
 
 
 # A CSV/TSV up to this size (uncompressed) is read with the standard library: importing pandas
@@ -797,10 +793,14 @@ class _Codes:
             self.blank_rows += int(blank.sum())
         self.parts.append(codes.astype(np.int32))
 
-    def categorical(self) -> pd.Categorical:
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(int32 codes in order of first appearance, -1 where empty; the labels)."""
         codes = np.concatenate(self.parts) if self.parts else np.zeros(0, dtype=np.int32)
         self.parts = []
-        return categorical(codes, list(self.labels))
+        return codes, np.array(list(self.labels), dtype=object)
+
+    def categorical(self) -> pd.Categorical:
+        return categorical(*self.arrays())
 
     def refuse_blank(self, path: object, column: object) -> None:
         """Refuse an empty cluster label, naming the file and the first such row."""
