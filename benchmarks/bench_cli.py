@@ -2,6 +2,7 @@
 
     python benchmarks/bench_cli.py              # 15 rounds
     python benchmarks/bench_cli.py --rounds 5   # a smoke run
+    python benchmarks/bench_cli.py --readers    # the small-table reader against the batch one
 
 Each round runs every command once, in turn (so a busy machine slows them alike), as a whole
 process, with the bytecode cached as in an install (in a temporary folder, not the source
@@ -17,6 +18,11 @@ process, the libraries both ``compare`` rows cannot do without (NumPy's generato
 ``scipy.special``, click, rich: their floor without evalgap's own modules), and each
 ``compare`` row gives its ratio to that floor too. A second table shows where the time goes:
 the imports of the libraries, one process each, and all of the floor's together.
+
+``--readers`` times ``compare --scores`` on long CSVs of 0.2 to 17 MiB (two models, written
+by the benchmark) with the standard-library reader of small tables and with it switched off
+(Arrow and pandas read the file), interleaved: where the lines cross is where
+``evalgap.io.tables.SMALL_TABLE_BYTES`` should stand.
 """
 
 from __future__ import annotations
@@ -142,10 +148,47 @@ def run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     return cpu_run(argv, env, codes=(0, 1) if "watch" in argv else (0,))
 
 
+# compare --scores with the small-table reader's bound set from the command line
+BOUNDED = (
+    "import sys\nfrom evalgap.io import tables\ntables.SMALL_TABLE_BYTES = int(sys.argv[1])\n"
+    "from evalgap.cli import main\nsys.exit(main(sys.argv[2:]))"
+)
+
+
+def readers(rounds: int) -> None:
+    """``compare --scores`` by each reader on long CSVs of several sizes, side by side."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        env = installed_env(str(folder / "pycache"))
+        cases, sizes = {}, {}
+        for items in (2_000, 37_000, 85_000, 170_000, 680_000):
+            path = write_small_csv(folder / f"scores-{items}.csv", n_items=items)
+            sizes[items] = path.stat().st_size / 2**20
+            argv = ["compare", "--scores", str(path), "--model-a", "X", "--model-b", "Y"]
+            for reader, bound in (("standard library", 2**26), ("Arrow + pandas", -1)):
+                cases[(items, reader)] = [sys.executable, "-c", BOUNDED, str(bound), *argv]
+        times, loads = measure(cases, rounds, env)
+    print(
+        f"compare --scores, {rounds} interleaved rounds, median CPU s; "
+        f"load {min(loads):.1f}-{max(loads):.1f}"
+    )
+    for items, size in sizes.items():
+        mine, batch = (statistics.median(t[0] for t in times[(items, r)])
+                       for r in ("standard library", "Arrow + pandas"))  # fmt: skip
+        print(
+            f"  {2 * items:>9,} rows ({size:5.2f} MiB): standard library {mine:6.3f} s, "
+            f"Arrow + pandas {batch:6.3f} s ({mine / batch:4.2f}x)"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--readers", action="store_true", help="the small-table reader's bound")
     args = parser.parse_args()
+    if args.readers:
+        readers(max(3, args.rounds // 3))
+        return
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

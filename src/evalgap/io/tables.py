@@ -713,8 +713,10 @@ def _read_columns(
 
 
 # A CSV/TSV up to this size (uncompressed) is read with the standard library: importing pandas
-# and pyarrow takes longer than reading it (see benchmarks/bench_cli.py).
-SMALL_TABLE_BYTES = 2**20
+# and pyarrow takes longer than reading it. `compare --scores` took 0.46x the batch reader's
+# CPU time at 0.05 MiB, 0.90x at 1.95 MiB and 1.15x at 4 MiB (`benchmarks/bench_cli.py
+# --readers`).
+SMALL_TABLE_BYTES = 2 * 2**20
 
 
 def _small_table_codes(
