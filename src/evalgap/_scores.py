@@ -725,10 +725,13 @@ def _score_arrays(raw: pd.Series | np.ndarray) -> tuple[FloatArray, BoolArray, B
 
 def _float_checks(values: FloatArray) -> BoolArray:
     """Infinite scores (unusable); a finite one too large for a variance is refused."""
-    huge = np.isfinite(values) & (np.abs(values) > _validate.MAX_SCORE)
+    beyond = np.abs(values) > _validate.MAX_SCORE  # infinite ones too; NaN is not
+    if not beyond.any():  # the usual scores: one pass, no infinity to mark
+        return beyond
+    huge = beyond & np.isfinite(values)
     if huge.any():  # finite, but a variance of such scores overflows: refused in every job
         raise _validate.score_too_large(float(values[huge][0]))
-    return np.isinf(values)
+    return beyond
 
 
 def _align_dense(

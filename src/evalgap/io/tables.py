@@ -783,17 +783,17 @@ class _Codes:
         local = encoded.dictionary.to_pylist()
         to_global = np.array(
             [self.labels.setdefault(label, len(self.labels)) for label in local] + [-1],
-            dtype=np.int64,
+            dtype=np.int32,
         )
         indices = encoded.indices.fill_null(len(local)).to_numpy()
-        codes = to_global[indices]
         blank_local = np.array([not label.strip() for label in local] + [True])
-        blank = blank_local[indices]
-        if blank.any():
+        # rows are looked at one by one only when a label is blank or a cell empty
+        if blank_local[:-1].any() or encoded.indices.null_count:
+            blank = blank_local[indices]
             if self.first_blank is None:
                 self.first_blank = offset + int(np.flatnonzero(blank)[0])
             self.blank_rows += int(blank.sum())
-        self.parts.append(codes.astype(np.int32))
+        self.parts.append(to_global[indices])
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(int32 codes in order of first appearance, -1 where empty; the labels)."""
