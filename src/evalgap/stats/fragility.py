@@ -32,7 +32,11 @@ items can reverse the claim. Where the two meet the count is exact (``exact`` Tr
 graded pair with no claim only the greedy upper bound is given, and NaN there means the
 greedy search found no set, not that none exists (``exact`` False). The sign test depends only
 on the counts of positive and negative differences, so its fragility is the binary exact
-one on those counts.
+one on those counts. The verdict after ``k`` greedy removals is a function of ``n - k`` and
+the running sums of the removed differences and their squares: the pairs are sorted once
+(:class:`SortedDifferences`) for every test and level, the bound is found by bisection where
+it is monotone and the greedy count from the bound on, leaping runs of counts certified to
+keep the claim (:class:`_Search`); the counts are those of testing every count.
 
 **Multiplicity.** Under Bonferroni or Sidak a pair's verdict is its test at a fixed level.
 Under Holm's step-down the level a pair must clear depends on the others; holding every
