@@ -956,6 +956,7 @@ def _differences_of(pairs: Any, score_set: Any) -> Callable[[np.ndarray], np.nda
     tasks = {t.task: t for t in score_set.tasks}
     column = {model: c for c, model in enumerate(score_set.models)}
     found: dict[str, np.ndarray] = {}
+    by_model: dict[str, np.ndarray] = {}  # a task's scores, models x items (one copy)
 
     def differences(rows: np.ndarray) -> np.ndarray:
         if not found:  # on first use: a board of binary pairs never asks
@@ -968,7 +969,9 @@ def _differences_of(pairs: Any, score_set: Any) -> Callable[[np.ndarray], np.nda
         parts: list[tuple[np.ndarray, np.ndarray]] = []
         for name in dict.fromkeys(task_of[rows].tolist()):
             at = np.flatnonzero(task_of[rows] == name)
-            x = tasks[name].scores.T  # a model's scores as a row: the pairs' rows gathered
+            if name not in by_model:  # a model's scores as a row, gathered whole per pair
+                by_model[name] = np.ascontiguousarray(tasks[name].scores.T)
+            x = by_model[name]
             d = x[a[rows[at]]] - x[b[rows[at]]]
             missing = np.isnan(d)
             if missing.any():  # the items both scored first, in item order

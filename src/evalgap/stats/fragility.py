@@ -628,8 +628,8 @@ class SortedDifferences:
             if start:
                 part[:, 0] += total[group, start - 1]
                 square[:, 0] += squares[group, start - 1]
-            total[group, start:stop] = np.cumsum(part, axis=1)
-            squares[group, start:stop] = np.cumsum(square, axis=1)
+            total[group, start:stop] = np.cumsum(part, axis=1, out=part)
+            squares[group, start:stop] = np.cumsum(square, axis=1, out=square)
             made[group] = stop
         return total, squares
 
