@@ -900,7 +900,10 @@ class _Search:
                 sure[inside] = self._certify(sign, largest, rows[at], pos[at], end[inside],
                                              slack[at])  # fmt: skip
             leap = todo[sure]
-            pos[leap], width[leap] = end[sure] + 1, width[leap] * 2
+            # Doubling, but not far past the count reached: a certificate needs the sums at
+            # its run's end, and the claim ends within a few percent of the bound.
+            pos[leap] = end[sure] + 1
+            width[leap] = np.minimum(width[leap] * 2, np.maximum(64, pos[leap] // 8))
             narrow = ~sure & inside & (width[todo] > 32)
             width[todo[narrow]] //= 2
             look = ~sure & ~narrow
