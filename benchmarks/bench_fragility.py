@@ -2,6 +2,8 @@
 
     python benchmarks/bench_fragility.py                  # MMLU-Pro, and a 1,000 x 20,000 card
     python benchmarks/bench_fragility.py --models 100 --items 2000 --replicates 200   # smoke
+    python benchmarks/bench_fragility.py --part pairs --pairs-graded \
+        --pairs-models 100 --pairs-items 2000       # all pairs of a graded board vs its audit
 
 1. MMLU-Pro (29 models, all 406 pairs, from ../shared/data): the items to flip of every pair,
    every test and procedure (``board_flips``, the statistics alone), interleaved with the
@@ -15,7 +17,8 @@
    --family all`` of the same file, each as a whole process in interleaved rounds, terminal
    and ``--json``; CPU seconds (the machine is shared), bytecode cached as in an install.
    The target is fragility <= 2x the audit. ``--pairs-graded`` makes the scores graded
-   (the greedy search over each pair's differences instead of the exact binary counts).
+   (the greedy search over each pair's differences instead of the exact binary counts;
+   docs/fragility.md quotes it at 100 x 2,000 and 300 x 10,000).
 The machine's load average is printed beside the figures.
 """
 
