@@ -952,14 +952,17 @@ def _dense_model_alignments(
     present: BoolArray,
     keep: BoolArray,
     cells: list[int],
+    whole: bool = False,
 ) -> list[ModelAlignment]:
     """Return each model's alignment on one task, from its column of the task's matrix and
     its cell's counts (``cells``: the rows, then the non-numeric, then the empty scores,
-    model by model); ``present`` marks the scored cells, ``keep`` the items kept."""
+    model by model); ``present`` marks the scored cells, ``keep`` the items kept.
+    ``whole``: every cell is scored with a whole number, whose sums are exact in any order
+    (each mean is then the column sum over the items, with no masked copy)."""
     n_m = len(model_order)
-    scored = present.sum(axis=0)
+    scored = np.full(wide.shape[1], wide.shape[0]) if whole else present.sum(axis=0)
     kept = scored if keep.all() else (present & keep[:, None]).sum(axis=0)
-    means = _column_means(wide, present, scored)
+    means = wide.sum(axis=0) / scored if whole else _column_means(wide, present, scored)
     return [
         ModelAlignment(
             model=str(m),

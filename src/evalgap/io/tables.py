@@ -1295,11 +1295,15 @@ class _ArrowColumns:
         return _stack_columns(columns, self.n_rows, len(models))
 
     def whole(self, models: Sequence[str]) -> bool:
-        """Whether every cell of ``models`` holds an integer (none is empty)."""
+        """Whether every cell of ``models`` holds an integer of at most 32 bits (none is
+        empty), fewer than 2^21 rows of them: any column sum is then exact (below 2^53)."""
         import pyarrow as pa
 
         columns = [self.table.column(m) for m in models]
-        return all(pa.types.is_integer(c.type) and c.null_count == 0 for c in columns)
+        return self.n_rows < 2**21 and all(
+            pa.types.is_integer(c.type) and c.type.bit_width <= 32 and c.null_count == 0
+            for c in columns
+        )
 
 
 def _arrow_table(path: Path, fmt: str | None) -> Any:
@@ -1370,9 +1374,11 @@ def _align_matrix(
     sorted as every task's items are (``_task_members``). None where a model has no score
     or nothing is kept (the long path then decides, and says why).
 
-    ``whole``: every cell is known to hold an integer (integer columns without an empty
-    cell), so no cell is checked: every item is kept, in the file's order before sorting,
-    and each score is one run (``run_counts`` a read-only view of ones, no (N, K) array)."""
+    ``whole``: every cell is known to hold an integer whose column sums are exact (integer
+    columns of at most 32 bits without an empty cell, fewer than 2^21 rows), so no cell is
+    checked: every item is kept, in the file's order before sorting, each score is one run
+    (``run_counts`` a read-only view of ones, no (N, K) array), and each model's mean is its
+    column's sum over the items."""
     from evalgap._scores import (
         AlignmentReport,
         ScoreSet,
@@ -1444,7 +1450,7 @@ def _align_matrix(
         clusters=None,
     )
     report = AlignmentReport(
-        tuple(_dense_model_alignments("all", model_order, matrix, present, keep, cells)),
+        tuple(_dense_model_alignments("all", model_order, matrix, present, keep, cells, whole)),
         {"all": int(members.size)},
         {"all": int(keep.sum())},
         0,
