@@ -170,7 +170,7 @@ def test_a_task_where_every_model_scores_alike_on_every_item_is_said():
     assert (board.score_low == 0).all() and (board.score_high > 0).all()  # Wilson at n
 
 
-@pytest.mark.parametrize("kind", ["binary", "graded", "unbounded"])
+@pytest.mark.parametrize("kind", ["binary", "graded", "unbounded", "graded late", "beyond late"])
 def test_complete_boards_read_a_block_at_a_time_give_the_general_paths_numbers_to_the_bit(
     kind, monkeypatch
 ):
@@ -184,8 +184,11 @@ def test_complete_boards_read_a_block_at_a_time_give_the_general_paths_numbers_t
         x = (rng.random((items, models)) < np.linspace(0.3, 0.8, models)).astype(float)
     elif kind == "graded":
         x = rng.random((items, models)) * np.linspace(0.5, 1.0, models)
-    else:
+    elif kind == "unbounded":
         x = rng.normal(np.linspace(-1, 1, models), 3.0, (items, models))
+    else:  # 0/1 scores in the first blocks, then one graded (or beyond [0, 1]) in the last
+        x = (rng.random((items, models)) < 0.5).astype(float)
+        x[-1, 3] = 0.5 if kind == "graded late" else 1.5
     fast = board_scores(x, [f"m{j}" for j in range(models)])
     monkeypatch.setattr(board_module, "_complete_board", lambda x, block=2048: None)
     general = board_scores(x, [f"m{j}" for j in range(models)])

@@ -360,23 +360,34 @@ def _complete_board(
     items = x.shape[0]
     if items == 0:
         return None
-    total = np.zeros(x.shape[1])
+    # Each sum runs from the running total over a block of rows: the block goes under the
+    # total in one buffer, laid out as NumPy lays out their concatenation (which sets the
+    # order of the sum down the columns: row after row on a C-ordered x, the order of
+    # x.sum(axis=0)), reused from block to block.
+    buffer = np.concatenate([np.zeros((1, x.shape[1])), x[:block]])
+    buffer[0] = 0.0
     binary = bounded = True
     for start in range(0, items, block):
-        rows = x[start : start + block]
-        if np.isnan(rows).any():
-            return None
-        # sequential over rows from the running total: the order of x.sum(axis=0)
-        total = np.concatenate([total[None], rows]).sum(axis=0)
-        binary = binary and bool(((rows == 0) | (rows == 1)).all())
-        bounded = bounded and bool(((rows >= 0) & (rows <= 1)).all())
+        rows = buffer[1 : min(start + block, items) - start + 1]
+        rows[...] = x[start : start + block]
+        if binary:
+            binary = bool(np.logical_or(rows == 0, rows == 1).all())
+        if not binary:  # 0/1 scores are within [0, 1]
+            bounded = bounded and bool(np.logical_and(rows >= 0, rows <= 1).all())
+        buffer[0] = buffer[: rows.shape[0] + 1].sum(axis=0)
+    total = buffer[0].copy()
+    if np.isnan(total).any() and np.isnan(x).any():  # a missing score sums to NaN
+        return None
     score = total / items
     share = score / items
-    variance = np.zeros(x.shape[1])
+    buffer[0] = 0.0
     for start in range(0, items, block):
-        centred = x[start : start + block] / items - share
-        variance = np.concatenate([variance[None], centred * centred]).sum(axis=0)
-    return score, variance, binary, bounded
+        terms = buffer[1 : min(start + block, items) - start + 1]
+        np.divide(x[start : start + block], items, out=terms)
+        terms -= share
+        terms *= terms
+        buffer[0] = buffer[: terms.shape[0] + 1].sum(axis=0)
+    return score, buffer[0].copy(), binary, bounded
 
 
 def _units(clusters: np.ndarray) -> int:
