@@ -38,3 +38,35 @@ def test_the_arrow_table_written_is_the_frame(tmp_path, suffix):
         pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "frame.parquet"), frame)
     else:
         assert (tmp_path / "arrow.csv").read_bytes() == (tmp_path / "frame.csv").read_bytes()
+
+
+def test_verdicts_and_labels_read_alike_from_every_view():
+    """The verdicts kept as booleans read as True/False/None per pair (None where the
+    procedure gives none), pickle to plain object arrays, and the names the Arrow table takes
+    by code are the pair table's own."""
+    import pickle
+
+    import pyarrow as pa
+
+    result = _board()
+    pairs = result.pairs
+    anytime = pairs.resolved["anytime_valid"]
+    assert anytime.dtype == object and set(anytime.tolist()) == {True, False, None}
+    frame = result.to_frame()
+    for proc in pairs.resolved:
+        expected = frame[f"resolved_{proc}"].astype(object).where(
+            frame[f"resolved_{proc}"].notna(), None
+        )
+        assert pairs.resolved[proc].tolist() == expected.tolist(), proc
+        np.testing.assert_array_equal(
+            pairs.unresolved(proc), [v is False for v in pairs.resolved[proc]]
+        )
+    copy = pickle.loads(pickle.dumps(pairs))
+    assert type(copy.resolved) is dict
+    assert copy.resolved["anytime_valid"].tolist() == anytime.tolist()
+    assert set(pairs.columns.labels) == {"task", "model_a", "model_b"}
+    table = result.to_arrow()
+    for name in ("task", "model_a", "model_b"):
+        kind = table.schema.field(name).type
+        assert pa.types.is_string(kind) or pa.types.is_large_string(kind)
+        assert table.column(name).to_pylist() == pairs.columns[name].tolist()

@@ -52,7 +52,6 @@ from evalgap.stats import power as pw
 from evalgap.stats.board import BoardScores, board_notes, board_scores
 from evalgap.stats.multiplicity import family_verdicts
 from evalgap.stats.paired import summarize_counts, summarize_pairs
-from evalgap.stats.ranks import pair_gaps
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -237,6 +236,10 @@ class PairColumns(Mapping[str, np.ndarray]):
     of it is read, nothing of it is computed. The numbers are those the function gives
     whenever it runs: an audit's deferred columns depend on its inputs and seed only.
     Pickled or copied, the table is a plain dict with every column computed.
+
+    ``labels`` keeps, for text columns built from a few distinct labels (task and model
+    names), each row's code and the labels: :meth:`PairTable.to_arrow` takes the labels by
+    code rather than converting half a million strings one by one.
     """
 
     def __init__(
@@ -244,10 +247,12 @@ class PairColumns(Mapping[str, np.ndarray]):
         ready: dict[str, np.ndarray],
         order: tuple[str, ...] | None = None,
         deferred: Callable[[], dict[str, np.ndarray]] | None = None,
+        labels: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
     ) -> None:
         self._ready = ready
         self._order = tuple(order) if order is not None else tuple(ready)
         self._deferred = deferred
+        self.labels = labels or {}
 
     def __getitem__(self, name: str) -> np.ndarray:
         if name not in self._ready and self._deferred is not None and name in self._order:
@@ -278,6 +283,50 @@ class PairColumns(Mapping[str, np.ndarray]):
         return (dict, (dict(self.items()),))
 
 
+class Verdicts(Mapping[str, np.ndarray]):
+    """Per procedure, the pairs' verdicts, read as an object array of True, False or None
+    (None: the procedure gives the pair no verdict); held as booleans and a mask of the
+    pairs without one, the object array built when first read.
+
+    :meth:`column` gives a procedure's verdicts typed (booleans, or pandas' nullable
+    ``boolean`` with missing entries) without the objects between. Pickled or copied, the
+    verdicts are a plain dict of object arrays.
+    """
+
+    def __init__(self, typed: dict[str, tuple[np.ndarray, np.ndarray | None]]) -> None:
+        self._typed = typed  # procedure -> (verdicts, missing or None)
+        self._objects: dict[str, np.ndarray] = {}
+
+    def __getitem__(self, proc: str) -> np.ndarray:
+        if proc not in self._objects:
+            values, missing = self._typed[proc]
+            out = values.astype(object)
+            if missing is not None:
+                out[missing] = None
+            self._objects[proc] = out
+        return self._objects[proc]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._typed)
+
+    def __len__(self) -> int:
+        return len(self._typed)
+
+    def column(self, proc: str) -> np.ndarray | pd.api.extensions.ExtensionArray:
+        """The procedure's verdicts as :func:`verdict_column` types them."""
+        values, missing = self._typed[proc]
+        if missing is None or not missing.any():
+            return values
+        return pd.arrays.BooleanArray(values, missing)
+
+    def lengths(self) -> set[int]:
+        """The verdict arrays' lengths."""
+        return {len(values) for values, _ in self._typed.values()}
+
+    def __reduce__(self) -> tuple[type[dict], tuple[dict]]:
+        return (dict, (dict(self.items()),))
+
+
 @dataclass(frozen=True, repr=False)
 class PairTable:
     """The audit's per-pair results: one NumPy array per column, row k is pair k.
@@ -298,7 +347,7 @@ class PairTable:
     """
 
     columns: Mapping[str, np.ndarray]
-    resolved: dict[str, np.ndarray]
+    resolved: Mapping[str, np.ndarray]
 
     def __post_init__(self) -> None:
         computed = (
@@ -306,7 +355,12 @@ class PairTable:
             if isinstance(self.columns, PairColumns)
             else {len(v) for v in self.columns.values()}
         )
-        lengths = computed | {len(v) for v in self.resolved.values()}
+        verdicts = (
+            self.resolved.lengths()
+            if isinstance(self.resolved, Verdicts)
+            else {len(v) for v in self.resolved.values()}
+        )
+        lengths = computed | verdicts
         if len(lengths) > 1:  # pragma: no cover - an internal invariant
             raise ValueError("PairTable columns differ in length")
 
@@ -341,6 +395,7 @@ class PairTable:
         """
         n = len(frame)
         columns = {}
+        labels = {}
         for name in fields:
             if deferred is not None and name in RESAMPLED_COLUMNS:
                 continue
@@ -348,18 +403,23 @@ class PairTable:
                 values = frame[name]
                 if str(values.dtype) == "boolean":
                     values = values.astype(object).where(values.notna(), None)
-                columns[name] = values.to_numpy()
+                columns[name] = _column_values(values)
+                if isinstance(values.dtype, pd.CategoricalDtype):
+                    codes = values.cat.codes.to_numpy()
+                    if not (codes < 0).any():  # a missing label: converted as written
+                        labels[name] = (codes, np.asarray(values.cat.categories, dtype=object))
             else:
                 columns[name] = np.full(n, np.nan)
-        resolved = {}
+        typed = {}
         for proc in PROCEDURES:
             column = f"resolved_{proc}"
             if column in frame.columns:
                 values = frame[column]
-                resolved[proc] = values.astype(object).where(values.notna(), None).to_numpy()
-        if deferred is None:
-            return cls(columns, resolved)
-        return cls(PairColumns(columns, tuple(fields), deferred), resolved)
+                missing = values.isna().to_numpy() if values.dtype != bool else None
+                typed[proc] = (values.to_numpy(dtype=bool, na_value=False), missing)
+        resolved = Verdicts(typed)
+        return cls(PairColumns(columns, tuple(columns if deferred is None else fields),
+                               deferred, labels), resolved)  # fmt: skip
 
     def to_frame(self) -> pd.DataFrame:
         """Return the table as a DataFrame: the columns, then ``resolved_<procedure>``.
@@ -367,9 +427,23 @@ class PairTable:
         Verdict columns with a missing entry have pandas' nullable ``boolean`` dtype.
         """
         out = pd.DataFrame(dict(self.columns))
-        for proc, values in self.resolved.items():
-            out[f"resolved_{proc}"] = verdict_column(values)
+        for proc in self.resolved:
+            out[f"resolved_{proc}"] = self.verdicts(proc)
         return out
+
+    def verdicts(self, proc: str) -> np.ndarray | pd.api.extensions.ExtensionArray:
+        """The procedure's verdicts typed as :func:`verdict_column` types them."""
+        if isinstance(self.resolved, Verdicts):
+            return self.resolved.column(proc)
+        return verdict_column(self.resolved[proc])
+
+    def unresolved(self, proc: str) -> np.ndarray:
+        """Which pairs the procedure leaves unresolved: a verdict of False (a pair without a
+        verdict is not one of them)."""
+        values = self.verdicts(proc)
+        if isinstance(values, np.ndarray):
+            return ~values
+        return ~values.to_numpy(dtype=bool, na_value=True)
 
     def to_arrow(self, extra: Mapping[str, np.ndarray] | None = None) -> Any:
         """Return the table as a ``pyarrow.Table``: the columns of :meth:`to_frame`, with its
@@ -379,15 +453,20 @@ class PairTable:
         import pyarrow as pa
 
         columns: dict[str, Any] = dict(self.columns)
-        for proc, values in self.resolved.items():
-            columns[f"resolved_{proc}"] = verdict_column(values)
+        for proc in self.resolved:
+            columns[f"resolved_{proc}"] = self.verdicts(proc)
         columns.update(extra or {})
         head = pd.DataFrame({name: values[:1] for name, values in columns.items()})
         schema = pa.Schema.from_pandas(head, preserve_index=False)
-        arrays = [
-            pa.array(columns[field.name], type=field.type, from_pandas=True) for field in schema
-        ]
-        return pa.Table.from_arrays(arrays, schema=schema)
+        labels = self.columns.labels if isinstance(self.columns, PairColumns) else {}
+
+        def array(field: Any) -> Any:
+            if field.name in labels:  # each row's label taken by its code
+                codes, names = labels[field.name]
+                return pa.array(names, type=field.type).take(pa.array(codes))
+            return pa.array(columns[field.name], type=field.type, from_pandas=True)
+
+        return pa.Table.from_arrays([array(field) for field in schema], schema=schema)
 
     def to_records(self) -> list[dict]:
         """Return one JSON-ready dict per pair (the ``pairs`` of ``audit --json``).
@@ -451,6 +530,18 @@ class PairTable:
             "paired_efficiency": number["paired_efficiency"],
             "order_reversed": [bool(x) for x in c["order_reversed"]],
         }
+
+
+def _column_values(values: pd.Series) -> np.ndarray:
+    """A frame's column as the NumPy array ``to_numpy`` gives; a categorical's labels taken
+    from its categories by code (half a million model names: no per-row conversion)."""
+    if not isinstance(values.dtype, pd.CategoricalDtype):
+        return values.to_numpy()
+    codes = values.cat.codes.to_numpy()
+    labels = np.asarray(values.cat.categories, dtype=object)
+    if codes.size and codes.min() < 0:  # a missing label reads as NaN
+        return np.where(codes >= 0, labels[np.maximum(codes, 0)], np.nan)
+    return labels[codes]
 
 
 def verdict_column(values: np.ndarray) -> np.ndarray | pd.api.extensions.ExtensionArray:
@@ -678,9 +769,9 @@ class AuditResult(HtmlPage, MarkdownPage, Result):
         """Pairs, unresolved (fixed n) and q = N/N* by |delta| bucket (Table 3 layout; the
         paper's r = N*/N is 1/q): ``q_median`` and ``q_smallest`` (the worst pair)."""
         columns = self.pairs.columns  # three columns, not the whole table
-        gap = pd.Series(np.abs(np.asarray(columns["delta"], dtype=float)))
-        q = pd.Series(np.asarray(columns["resolution_ratio"], dtype=float))
-        unresolved = ~pd.Series(verdict_column(self.pairs.resolved["fixed_n"]))
+        gap = np.abs(np.asarray(columns["delta"], dtype=float))
+        q = np.asarray(columns["resolution_ratio"], dtype=float)
+        unresolved = self.pairs.unresolved("fixed_n")
         rows = []
         for low, high, label in BUCKETS:
             inside = (gap > low) & (gap <= high) if low > 0 else gap <= high
@@ -1389,7 +1480,8 @@ def _board_pairs(
                     "rank_a": rank_of[first],
                     "rank_b": rank_of[second],
                     **_summary_columns(s),
-                }
+                },
+                copy=False,  # fresh arrays: not stacked into 2D blocks (a copy of them all)
             )
         )
     return parts, rankings
@@ -1429,8 +1521,6 @@ def _rank_sets(
 
 def _with_fragility(result: AuditResult, score_set: ScoreSet | None) -> AuditResult:
     """The audit with its items to flip, or a note saying why a large family has none."""
-    from evalgap.jobs.fragility import board_fragility
-
     binary = np.asarray(result.pairs.binary, dtype=bool)
     graded = int((~binary).sum())
     if binary.sum() > MAX_PAIRS_FRAGILITY or graded > MAX_PAIRS_GRADED_FRAGILITY:
@@ -1440,6 +1530,8 @@ def _with_fragility(result: AuditResult, score_set: ScoreSet | None) -> AuditRes
             "evalgap fragility computes them"
         )
         return dataclasses.replace(result, notes=(*result.notes, note))
+    from evalgap.jobs.fragility import board_fragility  # imported only when used
+
     flips = board_fragility(result, score_set, name_items=False)
     return dataclasses.replace(result, fragility=flips)
 
@@ -1569,7 +1661,7 @@ def _evaluate(
 ) -> tuple[pd.DataFrame, Callable[[], dict[str, np.ndarray]]]:
     """Every pair's statistics and verdicts; and the function computing its resampled
     columns (see :func:`_resampled`)."""
-    p = pairs.copy()
+    p = pairs.copy(deep=False)  # columns are added, none written: the caller's frame stays
     n = p["n_items"].to_numpy(dtype=float)
     delta = p["delta"].to_numpy()
     sd = p["sd_diff"].to_numpy()
@@ -1606,9 +1698,8 @@ def _evaluate(
     u = np.where(binary, sequential.boundary(b + c, alpha, mixture=mixture), np.nan)
     p["anytime_boundary"] = u
     p["required_n_anytime"] = sequential.required_n_anytime(required, u, alpha, power)
-    p["resolved_anytime_valid"] = pd.array(
-        np.where(binary, sequential.resolved_anytime(t, u, power), np.array(None)), dtype="boolean"
-    )
+    anytime = np.asarray(sequential.resolved_anytime(t, u, power), dtype=bool) & binary
+    p["resolved_anytime_valid"] = pd.arrays.BooleanArray(anytime, ~binary)  # graded: none
     if not binary.all():
         notes.append("anytime-valid verdicts need binary scores; graded pairs have none")
     # Correlation -/+ 0.1, clamped to the admissible interval (Section 6.2).
@@ -1863,13 +1954,16 @@ def _trajectories(
     """
     if score_set is None or not p["binary"].any():
         return {}
-    candidates = p[p["binary"] & np.isfinite(p["anytime_boundary"])]
-    if candidates.empty:
+    # the two columns of the candidate pairs, not a copy of every column of them
+    boundary = p["anytime_boundary"].to_numpy(dtype=float)
+    rows = np.flatnonzero(p["binary"].to_numpy(dtype=bool) & np.isfinite(boundary))
+    if rows.size == 0:
         return {}
     z_beta = float(pw.critical_values(alpha, power)[1])
-    closeness = np.abs(
-        np.log(np.abs(candidates["statistic"]) + 1e-12)
-        - np.log(candidates["anytime_boundary"] + z_beta)
+    statistic = p["statistic"].to_numpy(dtype=float)[rows]
+    closeness = pd.Series(
+        np.abs(np.log(np.abs(statistic) + 1e-12) - np.log(boundary[rows] + z_beta)),
+        index=p.index[rows],
     )
     out = {}
     for k in closeness.sort_values().index[:4]:
@@ -1951,7 +2045,10 @@ def board_order(
     ``evalgap ranks``: the same models, scores and intervals), saying who is left out."""
     from evalgap.report.sentences import ranking_exclusions
 
-    counts = task.scores.shape[0] - np.isnan(task.scores).sum(axis=0)
+    # the missing scores are counted only in the columns they make sum to NaN
+    counts = np.full(task.scores.shape[1], task.scores.shape[0])
+    holed = np.flatnonzero(np.isnan(task.scores.sum(axis=0)))
+    counts[holed] -= np.isnan(task.scores[:, holed]).sum(axis=0)
     notes.extend(ranking_exclusions(task.task, names.tolist(), counts.tolist()))
     scored = np.flatnonzero(counts >= 2)
     # a copy of the (N, K) scores only when a model is left out
@@ -1961,6 +2058,8 @@ def board_order(
     # board takes the means' differences itself
     gap = None
     if (counts[scored] < x.shape[0]).any():
+        from evalgap.stats.ranks import pair_gaps  # a board with missing scores only
+
         gap = pair_gaps(x)[0] if scored.size >= 2 else np.zeros((scored.size, scored.size))
     board = board_scores(x, names[scored], gap=gap, clusters=codes, alpha=alpha)
     notes.extend(f"task {task.task}: {note}" for note in board_notes(board))
@@ -2105,8 +2204,12 @@ def _adjacent_verdicts(pairs: pd.DataFrame, chain: pd.DataFrame, column: str) ->
         return np.where(known, (codes[0] * k + codes[1]) * k + codes[2], -1)
 
     pair_keys = pd.Index(keys(pairs["task"], pairs["model_a"], pairs["model_b"]))
-    verdicts = pairs[column].astype(object).to_numpy()
+    # each verdict and whether there is one, as arrays (no Python object per pair)
+    missing = pairs[column].isna().to_numpy()
+    verdicts = pairs[column].to_numpy(dtype=bool, na_value=False)
     out = np.zeros(len(chain), dtype=bool)
+    if not len(verdicts):  # no pair: every gap chains its models
+        return out
     found = np.zeros(len(chain), dtype=bool)
     for first, second in (("upper", "lower"), ("lower", "upper")):  # A-B, else B-A
         wanted = keys(chain["task"], chain[first], chain[second])
@@ -2115,9 +2218,9 @@ def _adjacent_verdicts(pairs: pd.DataFrame, chain: pd.DataFrame, column: str) ->
             row = pd.Series(np.arange(len(pair_keys)), index=pair_keys).groupby(level=0).first()
             row = row.reindex(wanted).fillna(-1).to_numpy(dtype=np.int64)
         has = (row >= 0) & (wanted >= 0) & ~found
-        verdict = verdicts[np.where(has, row, 0)] if len(verdicts) else np.zeros(0, dtype=object)
-        decided = has & ~pd.isna(verdict)
-        out[decided] = verdict[decided].astype(bool)
+        at = np.where(has, row, 0)
+        decided = has & ~missing[at]
+        out[decided] = verdicts[at][decided]
         found |= decided
     return out
 
@@ -2283,14 +2386,16 @@ def _refuse_repeated_pairs(table: pd.DataFrame, source: str) -> None:
         )
 
 
-def _bucket(label: str, inside: pd.Series, unresolved: pd.Series, q: pd.Series) -> dict:
-    count = int(inside.sum())
-    values = q[inside].dropna()
+def _bucket(label: str, inside: np.ndarray, unresolved: np.ndarray, q: np.ndarray) -> dict:
+    """A row of :meth:`AuditResult.binned_table`: the pairs ``inside`` the bucket, how many
+    are unresolved, and the median and smallest q among them (NaN left out)."""
+    values = q[inside]
+    values = values[~np.isnan(values)]
     return {
         "bucket": label,
-        "pairs": count,
+        "pairs": int(inside.sum()),
         "unresolved": int((unresolved & inside).sum()),
-        "q_median": float(values.median()) if len(values) else None,
+        "q_median": float(np.median(values)) if len(values) else None,
         "q_smallest": float(values.min()) if len(values) else None,
     }
 

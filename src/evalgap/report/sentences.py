@@ -366,7 +366,7 @@ def _audit_next_step(r: Any, have: Any, verb: str, what: str) -> str:
     the most further items (or labels) any of them needs by its N*, or report them as not
     told apart (which does not mean equal).
     ``have`` counts per pair what N* counts."""
-    unresolved = np.array([v is False for v in r.pairs.resolved["fixed_n"]], dtype=bool)
+    unresolved = r.pairs.unresolved("fixed_n")
     k = int(unresolved.sum())
     if not k:
         return ""
