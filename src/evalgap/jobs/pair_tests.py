@@ -9,7 +9,7 @@ pairs; a single pair is a pair of length one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -176,14 +176,16 @@ def _pair_tests(
         p_paired_t[t_pairs] = t_test.p_value
     low, high = nan.copy(), nan.copy()
     if binary.any():
+        # every pair binary: the arrays as they are, not masked copies of them
+        on: Any = slice(None) if binary.ndim and binary.all() else binary
         ci = intervals.newcombe_interval(
-            np.asarray(both_correct, dtype=np.float64)[binary],
-            b[binary].astype(float),
-            c[binary].astype(float),
-            np.asarray(both_wrong, dtype=np.float64)[binary],
+            np.asarray(both_correct, dtype=np.float64)[on],
+            b[on].astype(float),
+            c[on].astype(float),
+            np.asarray(both_wrong, dtype=np.float64)[on],
             alpha,
         )
-        low[binary], high[binary] = ci.low, ci.high
+        low[on], high[on] = ci.low, ci.high
     graded = ~binary & (n >= 2)
     if graded.any():
         ci = intervals.t_interval(delta[graded], sd_sample[graded], n[graded], alpha)
