@@ -41,9 +41,11 @@ from evalgap.stats.intervals import wilson_interval
 __all__ = [
     "BoardScores",
     "additive_scores",
+    "additive_scores_from_sums",
     "board_notes",
     "board_scores",
     "board_scores_from_counts",
+    "listed_order",
     "paired_rank",
 ]
 
@@ -162,16 +164,57 @@ def additive_scores(x: ArrayLike) -> tuple[FloatArray, FloatArray]:
     centred = np.where(observed, scored - item_mean[:, None], 0.0)
     laplacian = np.diag(cells.sum(axis=0)) - (cells / per_item[:, None]).T @ cells
     u = (cells / per_item[:, None]).sum(axis=0) / items
-    # (N, K): item i's share of the model effects, the least-norm solution of L a_i = c_i,
-    # through one pseudo-inverse from the SVD (singular values below K eps of the largest
-    # are the free constants; an eigen-decomposition kept the zero eigenvalue's rounding
-    # error, 1e-13, as a huge 1/lambda)
-    u_l, singular, v_l = np.linalg.svd(laplacian)
-    keep = singular > singular[0] * laplacian.shape[0] * np.finfo(float).eps
-    inverse = (v_l[keep].T / singular[keep]) @ u_l[:, keep].T
-    effect = centred @ inverse
+    # (N, K): item i's share of the model effects, the least-norm solution of L a_i = c_i
+    effect = centred @ _laplacian_inverse(laplacian)
     terms = effect - (effect @ u)[:, None] + (item_mean / items)[:, None]
     return terms.sum(axis=0), terms
+
+
+def additive_scores_from_sums(
+    scored: ArrayLike,
+    weighted: ArrayLike,
+    share: ArrayLike,
+    right: ArrayLike,
+    item_mean_share: ArrayLike,
+    item_mean_total: float,
+    n_items: int,
+) -> FloatArray:
+    """Return :func:`additive_scores`' board scores from sums over the items, which an
+    engine adds block by block of items.
+
+    With ``R`` the observed cells, ``m_i`` the models scoring item ``i`` and ``xbar_i``
+    their mean, the sums are ``scored = R'1`` (each model's items), ``weighted =
+    R' diag(1/m) R``, ``share = R' (1/m)``, ``right = (R x)'1``, ``item_mean_share =
+    R' xbar``, ``item_mean_total = sum_i xbar_i`` and ``n_items``, the items some model
+    scored. The score is ``a - (u'a) 1 + item_mean_total / N`` with ``a`` the least-norm
+    solution of ``(diag(scored) - weighted) a = right - item_mean_share`` and ``u = share /
+    N``: the same figures as :func:`additive_scores` to rounding.
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, 1.0, 1.0], [0.0, np.nan, 0.0], [1.0, 1.0, 0.0]])
+    >>> r = (~np.isnan(x)).astype(float)
+    >>> m, xbar = r.sum(axis=1), np.nanmean(x, axis=1)
+    >>> s = additive_scores_from_sums(r.sum(axis=0), (r / m[:, None]).T @ r, r.T @ (1 / m),
+    ...     np.nansum(x, axis=0), r.T @ xbar, xbar.sum(), 3)
+    >>> [round(float(v), 4) for v in s]
+    [0.6667, 0.75, 0.3333]
+    """
+    laplacian = np.diag(np.asarray(scored, dtype=float)) - np.asarray(weighted, dtype=float)
+    centred = np.asarray(right, dtype=float) - np.asarray(item_mean_share, dtype=float)
+    effect = centred @ _laplacian_inverse(laplacian)
+    u = np.asarray(share, dtype=float) / n_items
+    return np.asarray(effect - effect @ u + item_mean_total / n_items)
+
+
+def _laplacian_inverse(laplacian: FloatArray) -> FloatArray:
+    """The pseudo-inverse of the fit's (K, K) Laplacian from its SVD: singular values below
+    K eps of the largest are the free constants (one per connected set of models; an
+    eigen-decomposition kept the zero eigenvalue's rounding error, 1e-13, as a huge
+    1/lambda)."""
+    u_l, singular, v_l = np.linalg.svd(laplacian)
+    keep = singular > singular[0] * laplacian.shape[0] * np.finfo(float).eps
+    return np.asarray((v_l[keep].T / singular[keep]) @ u_l[:, keep].T)
 
 
 def board_scores(
@@ -294,7 +337,7 @@ def _listed_board(
             param="gap",
         )
     rank = paired_rank(gap)
-    order = np.lexsort((keys, -score, rank))
+    order, against = listed_order(score, rank, keys)
     upper, lower = order[:-1], order[1:]
     return BoardScores(
         score=score,
@@ -306,9 +349,31 @@ def _listed_board(
         rank=rank.astype(np.int64),
         order=order.astype(np.int64),
         interval="wilson" if bounded else "normal",
-        against=int((score[upper] < score[lower]).sum()),
+        against=against,
         reversed=int((gap[upper, lower] < 0).sum()),
     )
+
+
+def listed_order(score: ArrayLike, rank: ArrayLike, names: ArrayLike) -> tuple[IntArray, int]:
+    """Return the models' listed order (by rank, equal ranks by score, then by name) and
+    the listed rows whose score is below the next row's.
+
+    Scores equal to 12 significant digits of the largest are ties, ordered by name: the
+    additive fit gives two models with the same scores on the same items values apart in
+    the last bits, whose order would otherwise follow the rounding (and differ between a
+    fit from the items and one from their sums).
+
+    Examples
+    --------
+    >>> order, against = listed_order([0.5, 0.5 + 1e-16, 0.7], [2, 2, 1], ["b", "a", "c"])
+    >>> order.tolist(), against
+    ([2, 1, 0], 0)
+    """
+    score = np.asarray(score, dtype=float)
+    scale = float(np.nanmax(np.abs(score), initial=0.0)) or 1.0
+    tied = np.round(score / scale, 12)
+    order = np.lexsort((np.asarray(names), -tied, np.asarray(rank)))
+    return order.astype(np.int64), int((tied[order[:-1]] < tied[order[1:]]).sum())
 
 
 def paired_rank(gap: ArrayLike) -> IntArray:
