@@ -979,7 +979,7 @@ def audit(
         assert folder is not None  # refused above otherwise
         return audit_shards(
             folder, family=family, engine=engine, scheduler=scheduler, tasks=tasks,
-            n_rank_bootstrap=n_rank_bootstrap, **settings,
+            n_rank_bootstrap=n_rank_bootstrap, progress=progress, **settings,
         )  # fmt: skip
     if pairs is not None:
         return _audit_pairs(
@@ -1016,20 +1016,10 @@ def audit(
 
 
 def sums_order(sums: BoardSums) -> np.ndarray:
-    """A complete board's models best first from its sums: by mean, ties by name, as
-    ``audit`` lists it (:func:`rank_order`); a board with missing scores is refused (its
-    order is the additive fit's, which reads the items)."""
-    if not sums.complete:
-        raise InputError(
-            "{engine}"
-            + escape(
-                f": task {sums.task!r} has models without a score on some items; an audit "
-                "from shards lists complete boards (where the board's order is by mean); "
-                "audit its scores on one machine"
-            ),
-            param="engine",
-        )
-    return rank_order(np.array(sums.models, dtype=object), np.diag(sums.right) / sums.n_items)
+    """A board's ranked models best first from its sums, as ``audit`` lists them
+    (:meth:`evalgap.engine.BoardSums.board`: by paired rank, then score, then name)."""
+    kept, board = sums.board()
+    return kept[board.order]
 
 
 def shard_counts(sums: Sequence[BoardSums], family: str) -> pd.DataFrame:
@@ -1059,6 +1049,7 @@ def audit_shards(
     scheduler: str | None = None,
     tasks: Sequence[str] | None = None,
     n_rank_bootstrap: int = 1000,
+    progress: Callable[[int, int, str], object] | None = None,
     **settings: Any,
 ) -> AuditResult:
     """Audit a binary board in Parquet shards from its pairs' counts, computed on ``engine``.
@@ -1083,6 +1074,8 @@ def audit_shards(
         Only these tasks.
     n_rank_bootstrap : int
         Bootstrap replicates of the rank sets (0 skips them), as :func:`evalgap.audit`.
+    progress : callable, optional
+        Called as ``progress(done, total, phase)`` as each block task finishes.
     **settings
         ``alpha, power, family_size, n_bootstrap, n_bootstrap_required_n, seed,
         chain_procedure, mixture`` as :func:`evalgap.audit` takes them.
@@ -1099,20 +1092,33 @@ def audit_shards(
             "{family}: must be one of " + escape(", ".join(FAMILIES)), family=family
         )
     sums = board_sums(
-        folder, engine=engine, scheduler=scheduler, tasks=tasks, projection=n_rank_bootstrap > 0
-    )
+        folder, engine=engine, scheduler=scheduler, tasks=tasks,
+        projection=n_rank_bootstrap > 0, progress=progress,
+    )  # fmt: skip
+    from evalgap.jobs._shards import shard_rankings
+
+    rankings, notes = shard_rankings(sums, settings.get("alpha", 0.05))
     counts = shard_counts(sums, family)
+    cells = counts[["both_correct", "a_only", "b_only", "both_wrong"]].sum(axis=1)
+    counts = _drop_pairs_without_items(counts.assign(n_items=cells), notes)
     if counts.empty:
         raise InputError(escape(f"{folder}: no pairs to audit (one model per task)"))
-    result = audit_counts(counts, source=str(folder), **settings)
-    notes = [
-        f"pair counts from {sum(s.blocks for s in sums):,} block products of the shards in "
+    ranks = rankings[["task", "model", "rank"]]
+    result = audit_counts(counts, source=str(folder), ranks=ranks, **settings)
+    notes.append(
+        f"pair counts from {sum(s.blocks for s in sums):,} block tasks over the shards in "
         f"{folder} on the {engine} engine; cluster statistics read the items and are left "
         "out of an audit from shards"
-    ]
+    )
     rank_sets = None
     largest = max(len(s.models) for s in sums)
-    if n_rank_bootstrap and largest > MAX_AUDIT_RANK_MODELS:
+    if n_rank_bootstrap and not all(s.complete for s in sums):
+        notes.append(
+            "rank sets are left out: with missing scores they bootstrap each pair on the "
+            "items both scored, which sums over blocks of items do not give; evalgap ranks "
+            "on one machine computes them"
+        )
+    elif n_rank_bootstrap and largest > MAX_AUDIT_RANK_MODELS:
         notes.append(
             f"rank sets are left out of audits of more than {MAX_AUDIT_RANK_MODELS} "
             f"models ({largest:,} here); evalgap ranks computes them"
@@ -1132,8 +1138,9 @@ def audit_shards(
             seed=settings.get("seed", 0), replicates_name="n_rank_bootstrap",
         )  # fmt: skip
     return dataclasses.replace(
-        result, family=family, rank_sets=rank_sets, notes=(*result.notes, *notes)
-    )
+        result, family=family, rankings=rankings, rank_sets=rank_sets,
+        notes=(*result.notes, *notes),
+    )  # fmt: skip
 
 
 def _gold_audit_result(done: GoldAudit, *, alpha: float, power: float, family: str) -> AuditResult:
@@ -1548,11 +1555,14 @@ def audit_counts(
     chain_procedure: str = "fixed_n",
     mixture: str = "grid",
     source: str = "the pairs table",
+    ranks: pd.DataFrame | None = None,
 ) -> AuditResult:
     """Audit a family given as per-pair 2x2 counts (one row per displayed comparison).
 
     ``table`` has columns ``model_a, model_b, both_correct, a_only, b_only, both_wrong`` and
-    optionally ``task``; rows are the family, in display order (A above B).
+    optionally ``task``; rows are the family, in display order (A above B). ``ranks``
+    (``task, model, rank``) gives the models' ranks where they are not their positions
+    (a board's paired ranks: equal where tied).
     """
     _check(
         "adjacent",
@@ -1590,6 +1600,8 @@ def audit_counts(
         }
     )
     listed = _listed_order(pairs)
+    if ranks is not None:
+        listed = listed.drop(columns="rank").merge(ranks, on=["task", "model"], how="left")
     pairs["rank_a"] = pairs[["task", "model_a"]].merge(
         listed, left_on=["task", "model_a"], right_on=["task", "model"], how="left"
     )["rank"].to_numpy()

@@ -168,7 +168,7 @@ def ranks(
         assert folder is not None  # refused above otherwise
         return ranks_shards(
             folder, engine=engine, scheduler=scheduler, alpha=alpha, n_bootstrap=n_bootstrap,
-            seed=seed, top_k=top_k, tasks=tasks,
+            seed=seed, top_k=top_k, tasks=tasks, progress=progress,
         )  # fmt: skip
     if battles is not None:
         return _ranks_battles(
@@ -379,17 +379,23 @@ def ranks_shards(
     seed: int | None = 0,
     top_k: int | None = None,
     tasks: Sequence[str] | None = None,
+    progress: Callable[[int, int, str], object] | None = None,
 ) -> RanksResult:
     """Rank sets of a complete binary board in Parquet shards, from its sums over items
     computed on ``engine`` (:func:`evalgap.engine.board_sums`): each task's sets as
     :func:`ranks_scores` gives them for the same seed (the multiplier bootstrap;
     :func:`evalgap.stats.ranks.rank_sets_from_sums`). The items to flip of the rank claims
-    and the sets over tasks read the items and are left out, said in the notes."""
+    and the sets over tasks read the items and are left out, said in the notes; a board
+    with missing scores is refused (its sets bootstrap each pair on the items both scored).
+    ``progress(done, total, phase)`` is called as each block task finishes."""
     from evalgap.engine import board_sums
 
     _validate.probability(alpha, "alpha")
     n_bootstrap = _validate.resamples(n_bootstrap, "n_bootstrap")
-    sums = board_sums(folder, engine=engine, scheduler=scheduler, tasks=tasks, projection=True)
+    sums = board_sums(
+        folder, engine=engine, scheduler=scheduler, tasks=tasks, projection=True, fit=False,
+        progress=progress,
+    )
     result = ranks_from_sums(sums, alpha=alpha, n_bootstrap=n_bootstrap, seed=seed, top_k=top_k)
     blocks = sum(s.blocks for s in sums)
     note = (
@@ -422,9 +428,9 @@ def ranks_from_sums(
             raise InputError(
                 "{engine}"
                 + escape(
-                    f": task {s.task!r} has models without a score on some items; rank sets "
-                    "from shards need a complete board (its sums are the items' moments); "
-                    "rank its scores on one machine"
+                    f": task {s.task!r} has models without a score on some items, where "
+                    "rank sets bootstrap each pair on the items both scored, which sums over "
+                    "blocks of items do not give; rank its scores on one machine"
                 ),
                 param="engine",
             )

@@ -698,8 +698,9 @@ def _refuse_unpaired(store: str | Path, table: pd.DataFrame) -> None:
                 f"{store}: models {row['upper']!r} and {row['lower']!r}{task} share no item "
                 f"({int(missing.sum()):,} such pairs); a pair is compared on the items both "
             )
-            + "scored: audit the tasks whose models share items ({tasks}), or audit the items "
-            "of a selection of models (evalgap.audit with {models})",
+            + "scored: audit the tasks whose models share items ({tasks}), or audit the "
+            "items of the models that do with evalgap's audit job, which takes a selection "
+            "of models",
             param="tasks",
         )
 
@@ -885,7 +886,9 @@ def store_audit(
         from evalgap.engine import board_sums
         from evalgap.jobs.audit import sums_order
 
-        sums = board_sums(folder, engine=engine, scheduler=scheduler, tasks=tasks)
+        sums = board_sums(
+            folder, engine=engine, scheduler=scheduler, tasks=tasks, progress=progress
+        )
         ranked = {s.task: np.asarray(s.models, dtype=object)[sums_order(s)] for s in sums}
         shards = _ShardCounts({s.task: s for s in sums}, folder)
         summary = _stream_audit(
@@ -943,6 +946,11 @@ class _ShardCounts:
         column = {m: k for k, m in enumerate(s.models)}
         where = np.array([column[m] for m in names])
         upper, lower = block["rank_a"].to_numpy(), block["rank_b"].to_numpy()
+        shared = s.shared[where[upper], where[lower]]
+        _refuse_unpaired(self.name, pd.DataFrame({  # as the store refuses them
+            "task": block["task"].to_numpy(), "upper": names[upper], "lower": names[lower],
+            "n": np.where(shared > 0, shared, np.nan),
+        }))  # fmt: skip
         return pd.DataFrame(
             {
                 "task": block["task"].to_numpy(), "model_a": names[upper],
