@@ -3,6 +3,7 @@
 
     python benchmarks/bench_distributed.py                 # blocks, then 2,000 x 20,000
     python benchmarks/bench_distributed.py --quick         # a small board (a smoke run)
+    python benchmarks/bench_distributed.py --only missing  # (m) alone; --only memory: (k)
 
 (a) blocks: :func:`evalgap.engine.sums.block_sums` of one item block against two model
     blocks (the unit of work a worker does: read two int8 shards, one float32 product
@@ -19,6 +20,20 @@
     CPU is user + system time of the whole process tree (the cluster's processes too);
     every run's counts are checked equal to the floor's. The cluster's start-up is timed
     apart (it is paid once per cluster, not per audit).
+(m) missing cells: a K x N board with 10% of its cells unscored (``--missing-models``,
+    default 1,000 x 20,000), in interleaved rounds,
+      - the floor, in memory: the three float32 products ``O'O, X'O, X'X`` of the whole
+        matrices (the pair counts on the items both scored);
+      - one machine, in memory: the floor plus the board's order as the single-machine
+        audit takes it (:func:`evalgap.jobs.audit.board_order`: the paired gaps and the
+        additive fit of the items);
+      - the local engine and the 2-worker Dask cluster: ``board_sums`` of the shards with
+        the fit's sums (a second pass: the models scoring each item, then the weighted
+        products) and the same order from them.
+    Every run's counts are checked equal to the floor's and its order to one machine's.
+(k) the client's memory: the peak resident memory of a process assembling the (K, K) totals
+    of K models (local engine, 200 items), against the 24 K^2 bytes the engine's bound
+    counts, which the refusal past the machine's available memory uses.
 (r) rank sets: a K x N board (``--rank-models``, default 1,000 x 20,000, B = 1,000, where the
     bootstrap applies), ``stats.ranks.rank_sets`` on the matrix in memory against
     ``evalgap.ranks`` of its shards on the 2-worker cluster (the sums, the projection that
@@ -156,6 +171,131 @@ def overhead(folder: str, k: int, n: int, shard_items: int, shard_models: int, r
     return med
 
 
+def missing_overhead(folder: str, k: int, n: int, shard_items: int, shard_models: int,
+                     rounds: int) -> None:  # fmt: skip
+    """(m): a board with missing cells: the floor, one machine's counts and order, the local
+    engine and a 2-worker Dask cluster, interleaved."""
+    from distributed import LocalCluster
+
+    from evalgap._scores import TaskScores
+    from evalgap.jobs.audit import board_order
+
+    codes = board(k, n, seed=3)
+    codes[np.random.default_rng(4).random((k, n), dtype=np.float32) < 0.1] = -1
+    path = os.path.join(folder, "missing")
+    models = np.array([f"m{i:05d}" for i in range(k)], dtype=object)
+    write_shards(path, [("t", list(models), codes)], shard_items=shard_items,
+                 shard_models=shard_models)  # fmt: skip
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                           dashboard_address=":0")  # fmt: skip
+
+    def floor() -> tuple[np.ndarray, None]:
+        x, o = (codes == 1).astype(np.float32), (codes >= 0).astype(np.float32)
+        counts = [(a @ b.T).round().astype(np.int64) for a, b in ((o, o), (x, o), (x, x))]
+        return counts[2], None
+
+    def single() -> tuple[np.ndarray, np.ndarray]:
+        both, _ = floor()
+        scores = np.where(codes >= 0, codes, np.nan).T
+        task = TaskScores(task="t", item_ids=np.arange(n), scores=scores,
+                          run_counts=(codes >= 0).T.astype(np.int64), clusters=None)  # fmt: skip
+        order, _ = board_order(task, models, 0.05, False, [])
+        return both, models[order]
+
+    def engine(**where: str) -> tuple[np.ndarray, np.ndarray]:
+        sums = board_sums(path, **where)[0]
+        kept, b = sums.board()
+        return sums.both_correct, models[kept[b.order]]
+
+    runs = {
+        "floor": floor, "one machine": single, "local": engine,
+        "dask": lambda: engine(engine="dask", scheduler=cluster.scheduler_address),
+    }  # fmt: skip
+    expect, order = single()
+    assert np.array_equal(runs["dask"]()[1], order)  # warm: the workers' imports
+    measured: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
+    for r in range(rounds):
+        for name in list(runs) if r % 2 == 0 else list(reversed(runs)):
+            c0, w0 = tree_cpu(), time.perf_counter()
+            got, listed = runs[name]()
+            measured[name].append((tree_cpu() - c0, time.perf_counter() - w0))
+            assert np.array_equal(got, expect), f"{name}: counts differ"
+            assert listed is None or np.array_equal(listed, order), f"{name}: order differs"
+    cluster.close()
+    med = {name: [float(np.median([v[i] for v in vals])) for i in (0, 1)]
+           for name, vals in measured.items()}  # fmt: skip
+    print(f"  {k:,} models x {n:,} items, 10% of the cells missing, shards of "
+          f"{shard_items:,} items x {shard_models:,} models, median of {rounds} rounds, the "
+          "counts and the order equal in every run:")  # fmt: skip
+    for name, (cpu, wall) in med.items():
+        print(f"    {name:>11}: {cpu:6.2f} CPU s, {wall:6.2f} s wall, "
+              f"{cpu / max(med['floor'][0], 0.01):5.2f}x the floor's CPU, "
+              f"{cpu / max(med['one machine'][0], 0.01):5.2f}x one machine's")  # fmt: skip
+
+
+def client_memory(folder: str, sizes: list[int]) -> None:
+    """(k): the peak resident memory of a process summing the shards of K models."""
+    import subprocess
+    import sys
+
+    for k in sizes:
+        path = os.path.join(folder, f"client-{k}")
+        write_shards(path, [("t", [f"m{i:06d}" for i in range(k)], board(k, 200, seed=k))],
+                     shard_items=200, shard_models=min(k, 2000))  # fmt: skip
+        # this process's resident memory after the imports and its high-water mark after
+        # the sums (/proc: ru_maxrss would count the parent's pages before the exec)
+        script = (
+            "import sys\n"
+            "def status(key):\n"
+            "    lines = open('/proc/self/status').read().splitlines()\n"
+            "    return next(int(l.split()[1]) for l in lines if l.startswith(key))\n"
+            "from evalgap.engine import board_sums\n"
+            "import pyarrow.parquet\n"
+            "before = status('VmRSS:')\n"
+            "board_sums(sys.argv[1])\n"
+            "print(before, status('VmHWM:'))\n"
+        )
+        done = subprocess.run([sys.executable, "-c", script, path], capture_output=True,
+                              text=True, check=True)  # fmt: skip
+        before, peak = (int(v) * 1024 for v in done.stdout.split())
+        print(f"  {k:>6,} models: peak {peak / 2**20:8.1f} MiB, {(peak - before) / 2**20:8.1f} "
+              f"MiB over the imports; 24 K^2 = {24 * k * k / 2**20:8.1f} MiB, ratio "
+              f"{(peak - before) / (24 * k * k):.2f}")  # fmt: skip
+
+
+def fit_memory(sizes: list[int]) -> None:
+    """(k): the client's peak memory and CPU solving the additive fit of K models from its
+    sums (the board's order where scores are missing), over the (K, K) sums it is given."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, time\n"
+        "import numpy as np\n"
+        "from evalgap.stats.board import additive_scores_from_sums\n"
+        "def status(key):\n"
+        "    lines = open('/proc/self/status').read().splitlines()\n"
+        "    return next(int(l.split()[1]) for l in lines if l.startswith(key))\n"
+        "k = int(sys.argv[1])\n"
+        "rng = np.random.default_rng(0)\n"
+        "o = (rng.random((k, 400)) < 0.9).astype(float)\n"
+        "m = o.sum(axis=0)\n"
+        "weighted = (o / m) @ o.T\n"
+        "before = status('VmRSS:')\n"
+        "c0 = time.process_time()\n"
+        "additive_scores_from_sums(o.sum(axis=1), weighted, o @ (1 / m), o.sum(axis=1) / 2,\n"
+        "                          o @ (0.5 * np.ones(400)), 200.0, 400)\n"
+        "print(before, status('VmHWM:'), time.process_time() - c0)\n"
+    )
+    for k in sizes:
+        done = subprocess.run([sys.executable, "-c", script, str(k)], capture_output=True,
+                              text=True, check=True)  # fmt: skip
+        before, peak, cpu = done.stdout.split()
+        extra = (int(peak) - int(before)) * 1024
+        print(f"  the fit of {k:>6,} models: {extra / 2**20:8.1f} MiB over its (K, K) sums "
+              f"({extra / (k * k):.1f} bytes per pair), {float(cpu):6.2f} CPU s")  # fmt: skip
+
+
 def rank_overhead(folder: str, k: int, n: int, shard_items: int, shard_models: int,
                   rounds: int, replicates: int) -> None:  # fmt: skip
     """(r): rank sets in memory against the ranks of the shards on a 2-worker cluster."""
@@ -237,12 +377,20 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--rank-models", type=int, default=1000)
-    parser.add_argument("--only", choices=["ranks"], default=None)
+    parser.add_argument("--missing-models", type=int, default=1000)
+    parser.add_argument("--only", choices=["ranks", "missing", "memory"], default=None)
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()}, cores: {os.cpu_count()}")
     with tempfile.TemporaryDirectory() as folder:
         if args.only == "ranks":
             rank_overhead(folder, args.rank_models, 20000, 5000, 250, args.rounds, 1000)
+            return
+        if args.only == "missing":
+            missing_overhead(folder, args.missing_models, 20000, 5000, 250, args.rounds)
+            return
+        if args.only == "memory":
+            client_memory(folder, [2000, 4000, 8000])
+            fit_memory([1000, 2000, 3000])
             return
         print("(a) blocks")
         shapes = [(2000, 100)] if args.quick else [(5000, 250), (5000, 500), (10000, 500),
@@ -253,6 +401,14 @@ def main() -> None:
             overhead(folder, 200, 4000, 1000, 100, 1)
         else:
             overhead(folder, 2000, 20000, 5000, 500, args.rounds)
+        print("(m) missing cells against one machine")
+        if args.quick:
+            missing_overhead(folder, 40, 4000, 1000, 15, 1)
+        else:
+            missing_overhead(folder, args.missing_models, 20000, 5000, 250, args.rounds)
+        print("(k) the client's memory")
+        client_memory(folder, [500, 1000] if args.quick else [2000, 4000, 8000])
+        fit_memory([200, 400] if args.quick else [1000, 2000, 3000])
         print("(r) rank sets against one machine")
         if args.quick:
             rank_overhead(folder, 20, 4000, 1000, 10, 1, 200)
