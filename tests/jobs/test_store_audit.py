@@ -75,3 +75,41 @@ def test_cli_store_audit_writes_every_pair_and_says_so(board, tmp_path, run_cli)
     assert summary["unresolved"] == expected.unresolved
     text = run_cli("store", "audit", str(board), "--output", str(out), "--family", "adjacent")
     assert "58 adjacent pairs" in text.stdout and "unresolved chain" in text.stdout
+
+
+@pytest.mark.parametrize("family", ["adjacent", "all"])
+def test_tied_models_share_a_rank_in_every_store_audit(tmp_path, family):
+    """Two models with the same score on every item share the board's rank in the pairs of
+    ``audit --scores``, ``audit --store``, the streamed ``store audit`` and a store exported
+    in shards, and chain alike (they were numbered by place: 2 and 3)."""
+    rng = np.random.default_rng(3)
+    n = 200
+    base = {m: (rng.random(n) < p).astype(int) for m, p in (("m1", 0.8), ("m2", 0.6), ("m4", 0.4))}
+    base["m3"] = base["m2"][::-1].copy()  # the same total as m2: a gap of exactly 0
+    long = pd.DataFrame(
+        {
+            "model": np.repeat(list(base), n),
+            "item_id": np.tile([f"q{i}" for i in range(n)], 4),
+            "score": np.concatenate(list(base.values())),
+        }
+    )
+    long.to_csv(tmp_path / "b.csv", index=False)
+    path = tmp_path / "b.duckdb"
+    evalgap.store_add(path, [tmp_path / "b.csv"])
+
+    def ranks(frame: pd.DataFrame) -> list[tuple[str, str, int, int]]:
+        cols = frame[["model_a", "model_b", "rank_a", "rank_b"]]
+        return [(a, b, int(x), int(y)) for a, b, x, y in cols.itertuples(index=False)]
+
+    direct = evalgap.audit(tmp_path / "b.csv", family=family, n_bootstrap=0)
+    expected = ranks(direct.pairs.to_frame())
+    assert ("m2", "m3", 2, 2) in expected
+    in_memory = store_audit_in_memory(path, family=family, n_bootstrap=0)
+    assert ranks(in_memory.pairs.to_frame()) == expected
+    assert in_memory.rankings["rank"].tolist() == [1, 2, 2, 4]
+    streamed = store_audit(path, tmp_path / "s.parquet", family=family, n_bootstrap=0)
+    assert ranks(pd.read_parquet(tmp_path / "s.parquet")) == expected
+    assert streamed.chains == direct.chains
+    evalgap.store_export(path, tmp_path / "shards", shard_items=64)
+    store_audit(tmp_path / "shards", tmp_path / "h.parquet", family=family, n_bootstrap=0)
+    assert ranks(pd.read_parquet(tmp_path / "h.parquet")) == expected

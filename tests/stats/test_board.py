@@ -198,3 +198,15 @@ def test_complete_boards_read_a_block_at_a_time_give_the_general_paths_numbers_t
     # and the closed form: the mean and sd / sqrt(n) (ddof 1)
     np.testing.assert_allclose(fast.score, x.mean(axis=0), rtol=1e-12)
     np.testing.assert_allclose(fast.se, x.std(axis=0, ddof=1) / np.sqrt(items), rtol=1e-10)
+
+
+def test_paired_rank_from_means_is_the_paired_rank_of_a_complete_board():
+    """On a complete board a pair's gap is the means' difference: the rank from the means
+    equals paired_rank of the (K, K) gaps, ties (equal means) included."""
+    from evalgap.stats.board import paired_rank, paired_rank_from_means
+
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        means = rng.integers(0, 6, size=rng.integers(1, 12)) / 5  # many exact ties
+        gaps = means[:, None] - means[None, :]
+        assert paired_rank_from_means(means).tolist() == paired_rank(gaps).tolist()

@@ -1022,6 +1022,14 @@ def sums_order(sums: BoardSums) -> np.ndarray:
     return kept[board.order]
 
 
+def sums_ranking(sums: BoardSums) -> tuple[np.ndarray, np.ndarray]:
+    """A board's ranked models' names best first from its sums and their ranks (equal
+    where tied), as ``audit`` lists them."""
+    kept, board = sums.board()
+    names = np.asarray(sums.models, dtype=object)[kept[board.order]]
+    return names, np.asarray(board.listed().rank, dtype=np.int64)
+
+
 def shard_counts(sums: Sequence[BoardSums], family: str) -> pd.DataFrame:
     """The family's pairs of every task from its sums, in the board's order (by mean, ties
     by name, as ``audit`` lists a complete board), A the upper model: ``task, model_a,

@@ -648,7 +648,8 @@ def store_audit_in_memory(
         wanted = [c.attrs.pop("wanted") for c in counts]
         frame = pd.concat(counts, ignore_index=True)
         frame.attrs["wanted"] = pd.concat(wanted, ignore_index=True)
-        result = _audit_block(con, frame, settings, source=str(store))
+        ranks = _store_ranking(ranked)[["task", "model", "rank"]]
+        result = _audit_block(con, frame, settings, source=str(store), ranks=ranks)
     return dataclasses.replace(result, family=family)  # the family asked for, whatever K
 
 
@@ -866,8 +867,6 @@ def store_audit(
     _validate.arguments(tasks=tasks, block_pairs=block_pairs, **settings)
     import dataclasses
 
-    import numpy as np
-
     from evalgap.engine.inputs import refuse_off_engine, shards_folder
     from evalgap.io import store as io
 
@@ -884,12 +883,12 @@ def store_audit(
                 param="chain_procedure",
             )
         from evalgap.engine import board_sums
-        from evalgap.jobs.audit import sums_order
+        from evalgap.jobs.audit import sums_ranking
 
         sums = board_sums(
             folder, engine=engine, scheduler=scheduler, tasks=tasks, progress=progress
         )
-        ranked = {s.task: np.asarray(s.models, dtype=object)[sums_order(s)] for s in sums}
+        ranked = {s.task: sums_ranking(s) for s in sums}
         shards = _ShardCounts({s.task: s for s in sums}, folder)
         summary = _stream_audit(
             shards, ranked, output, family, block_pairs, chain_procedure, progress, settings
@@ -1095,15 +1094,16 @@ class _AuditTally:
     )
     adjacent: list[pd.DataFrame] = field(default_factory=list)
 
-    def add(self, rows: pd.DataFrame) -> None:
-        """Count one block's audited pairs in."""
+    def add(self, rows: pd.DataFrame, adjacent: np.ndarray) -> None:
+        """Count one block's audited pairs in; ``adjacent`` marks the rank-adjacent ones
+        (next in the listed order: tied models share a rank, so not told by the ranks)."""
         from evalgap.jobs.audit import count_unresolved, sensitivity_counts
 
         for proc, count in count_unresolved(rows).items():
             self.unresolved[proc] = self.unresolved.get(proc, 0) + count
         for key, count in sensitivity_counts(rows).items():
             self.sensitivity[key] += count
-        self.adjacent.append(rows[rows["rank_b"] == rows["rank_a"] + 1])
+        self.adjacent.append(rows[adjacent])
 
 
 def _write_audited_pairs(
@@ -1131,10 +1131,11 @@ def _write_audited_pairs(
             stop = start + len(rows)
             rows["resolved_holm"] = stepwise["holm"][start:stop]
             rows["resolved_bh"] = stepwise["bh"][start:stop]
-            rows["rank_a"] = block["rank_a"].to_numpy() + 1
-            rows["rank_b"] = block["rank_b"].to_numpy() + 1
+            upper, lower = block["rank_a"].to_numpy(), block["rank_b"].to_numpy()
+            ranks = block.attrs["ranks"]
+            rows["rank_a"], rows["rank_b"] = ranks[upper], ranks[lower]
             start = stop
-            tally.add(rows)
+            tally.add(rows, adjacent=lower == upper + 1)
             table = pa.Table.from_pandas(rows, preserve_index=False)
             if writer is None:  # the family is said in the file, as on every view
                 schema = table.schema.with_metadata(
@@ -1148,15 +1149,15 @@ def _write_audited_pairs(
             writer.close()
 
 
-def _store_ranking(ranked: dict[str, list[str]]) -> pd.DataFrame:
-    """Return each task's models in rank order, one row per (task, rank, model)."""
-    import numpy as np
+def _store_ranking(ranked: dict[str, tuple[np.ndarray, np.ndarray]]) -> pd.DataFrame:
+    """Return each task's models in listed order, one row per (task, rank, model); tied
+    models share a rank, as the board lists them."""
     import pandas as pd
 
     return pd.concat(
         [
-            pd.DataFrame({"task": task, "rank": np.arange(1, len(names) + 1), "model": names})
-            for task, names in ranked.items()
+            pd.DataFrame({"task": task, "rank": ranks, "model": names})
+            for task, (names, ranks) in ranked.items()
         ],
         ignore_index=True,
     )
@@ -1184,12 +1185,17 @@ def _no_scores(con: DuckDBPyConnection, tasks: Sequence[str] | None) -> InputErr
     )
 
 
-def _ranked_models(con: DuckDBPyConnection, tasks: Sequence[str] | None) -> dict:
-    """Per task, the models best first, in the order ``audit`` and ``ranks`` list them: by
-    mean on a complete board; where models lack items, by the board of their stored items
-    (:func:`evalgap.stats.board.board_scores`: the paired rank, then the additive score)."""
+def _ranked_models(
+    con: DuckDBPyConnection, tasks: Sequence[str] | None
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per task, the models best first and their ranks, as ``audit`` and ``ranks`` list
+    them: by mean on a complete board (a model's rank one plus the models with a higher
+    mean, so equal means share it); where models lack items, by the board of their stored
+    items (:func:`evalgap.stats.board.board_scores`: the paired rank, then the additive
+    score)."""
     from evalgap.io import store as io
     from evalgap.jobs.audit import rank_order
+    from evalgap.stats.board import paired_rank_from_means
 
     means = io.model_means(con, tasks=tasks)
     if means.empty:
@@ -1202,15 +1208,20 @@ def _ranked_models(con: DuckDBPyConnection, tasks: Sequence[str] | None) -> dict
     out = {}
     for task, sub in means.groupby("task", sort=False):
         names = sub["model"].to_numpy(dtype=object)
-        out[task] = _board_of_items(con, str(task))
-        if out[task] is None:
-            out[task] = names[rank_order(names, sub["mean"].to_numpy())]
+        board = _board_of_items(con, str(task))
+        if board is None:
+            means = sub["mean"].to_numpy()
+            order = rank_order(names, means)
+            board = names[order], paired_rank_from_means(means[order])
+        out[str(task)] = board
     return out
 
 
-def _board_of_items(con: DuckDBPyConnection, task: str) -> np.ndarray | None:
-    """The task's models in board order from its stored items, or None when every model
-    scored every item (the order by mean is then the board's)."""
+def _board_of_items(
+    con: DuckDBPyConnection, task: str
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The task's models in board order from its stored items and their ranks, or None when
+    every model scored every item (the order by mean is then the board's)."""
     import numpy as np
 
     from evalgap._scores import TaskScores
@@ -1228,8 +1239,8 @@ def _board_of_items(con: DuckDBPyConnection, task: str) -> np.ndarray | None:
         run_counts=(codes >= 0).T.astype(np.int64),
         clusters=None,
     )
-    order, _ = board_order(items, np.array(names, dtype=object), 0.05, False, [])
-    return np.array(names, dtype=object)[order]
+    order, listed = board_order(items, np.array(names, dtype=object), 0.05, False, [])
+    return np.array(names, dtype=object)[order], np.asarray(listed.rank, dtype=np.int64)
 
 
 def _pair_blocks(ranked: dict, family: str, block_pairs: int | None) -> Iterator[pd.DataFrame]:
@@ -1239,10 +1250,10 @@ def _pair_blocks(ranked: dict, family: str, block_pairs: int | None) -> Iterator
 
     from evalgap.jobs.audit import family_pairs
 
-    for task, names in ranked.items():
+    for task, (names, ranks) in ranked.items():
         k = len(names)
         if family == "adjacent" or block_pairs is None:
-            yield _block(task, names, *family_pairs(np.arange(k), family))
+            yield _block(task, names, ranks, *family_pairs(np.arange(k), family))
             continue
         rows_per_upper = np.arange(k - 1, 0, -1)
         first = 0
@@ -1252,15 +1263,19 @@ def _pair_blocks(ranked: dict, family: str, block_pairs: int | None) -> Iterator
             last = min(last, k - 1)
             upper = np.repeat(np.arange(first, last), rows_per_upper[first:last])
             lower = np.concatenate([np.arange(i + 1, k) for i in range(first, last)])
-            yield _block(task, names, upper, lower)
+            yield _block(task, names, ranks, upper, lower)
             first = last
 
 
-def _block(task: str, names: np.ndarray, upper: np.ndarray, lower: np.ndarray) -> pd.DataFrame:
+def _block(
+    task: str, names: np.ndarray, ranks: np.ndarray, upper: np.ndarray, lower: np.ndarray
+) -> pd.DataFrame:
+    """A block of pairs: ``rank_a``, ``rank_b`` are the models' places in the listed order
+    (from 0); ``attrs`` hold the listed names and their ranks (equal where tied)."""
     import pandas as pd
 
     block = pd.DataFrame({"task": task, "rank_a": upper, "rank_b": lower})
-    block.attrs["names"] = names
+    block.attrs["names"], block.attrs["ranks"] = names, ranks
     return block
 
 

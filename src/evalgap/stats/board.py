@@ -388,6 +388,21 @@ def paired_rank(gap: ArrayLike) -> IntArray:
     return np.asarray(1 + (np.nan_to_num(np.asarray(gap, dtype=float)) > 0).sum(axis=0))
 
 
+def paired_rank_from_means(means: ArrayLike) -> IntArray:
+    """Return :func:`paired_rank` of a complete board from its models' means: one plus the
+    models with a higher mean (every item shared, a pair's gap is the means' difference, so
+    equal means share a rank), without the (K, K) gaps.
+
+    Examples
+    --------
+    >>> paired_rank_from_means([0.9, 0.7, 0.5, 0.7]).tolist()
+    [1, 2, 4, 2]
+    """
+    means = np.asarray(means, dtype=float)
+    ahead = means.size - np.searchsorted(np.sort(means), means, side="right")
+    return np.asarray(1 + ahead, dtype=np.int64)
+
+
 def board_notes(board: BoardScores) -> tuple[str, ...]:
     """What a board's listing needs said beside it: rows whose score or paired gap runs
     against the listed order (only where models skipped items)."""
