@@ -208,3 +208,26 @@ def test_one_sort_serves_every_test_and_level():
                 getattr(got, name), getattr(alone, name), equal_nan=name != "favours"
             ), name
     assert np.isnan(together[0].items).sum() < 30 and (together[1].favours != 0).any()
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.05])
+def test_counts_given_are_those_the_differences_hold(missing):
+    """A board handed the audit's counts (items, D > 0, D < 0) holds the moments and counts
+    of one that counts them itself, and finds the same flips, with and without gaps."""
+    rng = np.random.default_rng(11)
+    d = np.round(rng.normal(rng.normal(0, 0.15, (12, 1)), 0.5, (12, 300)), 2)
+    d[:, :20] = 0.0  # ties
+    d[rng.random(d.shape) < missing] = np.nan
+    counted = fragility.SortedDifferences(d)
+    given = fragility.SortedDifferences(
+        d, ((~np.isnan(d)).sum(axis=1), (d > 0).sum(axis=1), (d < 0).sum(axis=1))
+    )
+    assert given.complete == counted.complete == (missing == 0)
+    for name in ("n", "positive", "negative", "nonzero", "s", "q", "ss"):
+        assert np.array_equal(getattr(given, name), getattr(counted, name)), name
+    assert np.array_equal(given.ordered(True), counted.ordered(True))
+    assert (counted.n < 300).any() == bool(missing)
+    for test in ("paired_t", "wald"):
+        a, b = (fragility.graded_flips(x, test=test) for x in (given, counted))
+        assert np.array_equal(a.items, b.items, equal_nan=True)
+        assert np.array_equal(a.lower, b.lower, equal_nan=True)

@@ -286,6 +286,7 @@ def board_flips(
     alternative: Alternative = "two-sided",
     differences: Callable[[np.ndarray], np.ndarray] | None = None,
     procedures: tuple[str, ...] = BOARD_PROCEDURES,
+    counted: bool = False,
 ) -> dict[str, fr.Flips]:
     """Return the items to flip of every pair of a family, per test and per procedure.
 
@@ -306,6 +307,9 @@ def board_flips(
         resolution. Without it those entries are NaN.
     procedures : tuple of str
         The resolution procedures to compute (all by default).
+    counted : bool
+        Whether the graded pairs' ``a_only``, ``b_only`` and ``n_items`` were counted from
+        the same differences (the audit's counts): then they are not counted again.
 
     Returns
     -------
@@ -329,6 +333,7 @@ def board_flips(
         ~binary,
         differences,
         [({"paired_t": alpha}, {"test": "paired_t", **side}), (levels, resolution)],
+        counts=(n, b, c) if counted else None,
     )
     out: dict[str, fr.Flips] = {}
     for test in BOARD_TESTS:
@@ -383,10 +388,12 @@ def _graded(
     rows: np.ndarray,
     differences: Callable[[np.ndarray], np.ndarray] | None,
     searches: list[tuple[dict[str, Any], dict[str, Any]]],
+    counts: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> dict[str, fr.Flips]:
     """Graded pairs' flips per named level, block by block of their per-item differences,
     each block sorted once for all: ``searches`` holds ``({name: level}, keywords)`` (a
-    level per pair or one), the levels of one entry searched together."""
+    level per pair or one), the levels of one entry searched together. ``counts``: per pair
+    the items and the differences above and below 0, as the audit counted them."""
     named = {name: level for levels, _ in searches for name, level in levels.items()}
     full = {name: _empty(rows.size) for name in named}
     index = np.flatnonzero(rows)
@@ -400,7 +407,8 @@ def _graded(
     per_block = max(1, GRADED_BLOCK // max(first.shape[1], 1))
     for start in range(0, index.size, per_block):
         block = index[start : start + per_block]
-        sorted_ = fr.SortedDifferences(differences(block))
+        known = None if counts is None else tuple(v[block] for v in counts)
+        sorted_ = fr.SortedDifferences(differences(block), known)  # type: ignore[arg-type]
         for levels, kw in searches:
             if not levels:
                 continue
@@ -884,6 +892,7 @@ def board_fragility(
         power=audit.power,
         family_size=audit.family_size,
         differences=lookup,
+        counted=True,
     )
     levels = board_levels(statistic, audit.alpha, audit.power, audit.family_size)
     name_ids = name_items and lookup is not None and len(pairs) <= ITEM_IDS_PAIRS
@@ -957,6 +966,7 @@ def _differences_of(pairs: Any, score_set: Any) -> Callable[[np.ndarray], np.nda
     column = {model: c for c, model in enumerate(score_set.models)}
     found: dict[str, np.ndarray] = {}
     by_model: dict[str, np.ndarray] = {}  # a task's scores, models x items (one copy)
+    whole: dict[str, bool] = {}  # whether every model scored every item of a task
 
     def differences(rows: np.ndarray) -> np.ndarray:
         if not found:  # on first use: a board of binary pairs never asks
@@ -971,10 +981,11 @@ def _differences_of(pairs: Any, score_set: Any) -> Callable[[np.ndarray], np.nda
             at = np.flatnonzero(task_of[rows] == name)
             if name not in by_model:  # a model's scores as a row, gathered whole per pair
                 by_model[name] = np.ascontiguousarray(tasks[name].scores.T)
+                whole[name] = not np.isnan(by_model[name]).any()
             x = by_model[name]
-            d = x[a[rows[at]]] - x[b[rows[at]]]
-            missing = np.isnan(d)
-            if missing.any():  # the items both scored first, in item order
+            d = np.subtract(x[a[rows[at]]], x[b[rows[at]]])
+            missing = None if whole[name] else np.isnan(d)
+            if missing is not None and missing.any():  # the items both scored first, in order
                 d = np.take_along_axis(d, np.argsort(missing, axis=1, kind="stable"), axis=1)
                 d = d[:, : int((~missing).sum(axis=1).max(initial=0))]
             parts.append((at, d))

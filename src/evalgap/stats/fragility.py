@@ -550,19 +550,35 @@ class SortedDifferences:
     ----------
     differences : array_like, shape (pairs, items)
         Per-item differences ``D = X^A - X^B``; NaN where a pair has no score for an item.
+    counts : tuple of array_like, optional
+        Per pair the items both scored, and those where ``D > 0`` and ``D < 0`` (the
+        audit's ``n_items``, ``a_only`` and ``b_only`` of graded pairs), when already
+        counted: then they are not counted again, nor the missing items looked for where
+        every pair has all of them.
     """
 
-    def __init__(self, differences: ArrayLike) -> None:
+    def __init__(
+        self, differences: ArrayLike, counts: tuple[ArrayLike, ArrayLike, ArrayLike] | None = None
+    ) -> None:
         d = np.atleast_2d(np.asarray(differences, dtype=float))
-        present = ~np.isnan(d)
-        self.complete = bool(present.all())
-        self.differences, self.present = d, present
-        self.n = present.sum(axis=1).astype(float)
+        self.differences = d
+        if counts is None:
+            present = ~np.isnan(d)
+            self.complete = bool(present.all())
+            self.n = present.sum(axis=1).astype(float)
+            self.positive = (d > 0).sum(axis=1).astype(float)
+            self.negative = (d < 0).sum(axis=1).astype(float)
+        else:
+            n, positive, negative = (
+                np.broadcast_to(np.asarray(v, dtype=float), d.shape[:1]) for v in counts
+            )
+            self.n, self.positive, self.negative = n, positive, negative
+            self.complete = bool((n == d.shape[1]).all())
+            present = None if self.complete else ~np.isnan(d)
+        self._present = present
         # The sums as np.nansum takes them (the same layout, so the same order of additions).
         self.s = d.sum(axis=1) if self.complete else np.nansum(d, axis=1)
         self.q = (d * d).sum(axis=1) if self.complete else np.nansum(d * d, axis=1)
-        self.positive = (d > 0).sum(axis=1).astype(float)
-        self.negative = (d < 0).sum(axis=1).astype(float)
         self.nonzero = self.positive + self.negative
         s, n = self.s, self.n
         centred = self.q - np.divide(s * s, n, out=np.zeros_like(s), where=n > 0)
@@ -574,6 +590,13 @@ class SortedDifferences:
         columns = d.shape[1]
         steps = np.ceil(64 * 1.5 ** np.arange(np.log(max(columns, 64) / 64) / np.log(1.5) + 1))
         self._depths = np.unique(np.minimum(np.append(steps, columns), columns)).astype(np.int64)
+
+    @property
+    def present(self) -> BoolArray:
+        """Whether each pair has each item (its difference is not NaN)."""
+        if self._present is None:
+            self._present = ~np.isnan(self.differences)
+        return self._present
 
     def ordered(self, largest: bool) -> FloatArray:
         """Each pair's differences sorted, the largest first (or the smallest), then zeros
