@@ -206,6 +206,28 @@ def test_a_configuration_column_that_is_read_as_the_score_is_refused(tmp_path, r
     )
 
 
+@pytest.mark.parametrize(
+    ("column", "role", "flag"),
+    [("model", "model", "--model-column"), ("item_id", "item id", "--item-column")],
+)
+def test_a_configuration_column_the_reader_would_take_for_an_id_says_why(
+    tmp_path, run_cli, column, role, flag
+):
+    """--config-columns model was answered 'cannot find the model column' beside a list of
+    columns holding 'model': true (a configuration column is never detected as a role) but
+    not why; the refusal now names the option and both ways out."""
+    path = tmp_path / "s.csv"
+    rows = [f"{m},q{i},{s},{(i + s) % 2}" for m in "ab" for i in range(6) for s in (1, 2)]
+    path.write_text("model,item_id,seed,score\n" + "\n".join(rows) + "\n")
+    done = run_cli("audit", "--scores", path, "--config-columns", column)
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"evalgap: error: --config-columns names {column!r}, which {path} would read as the "
+        f"{role} column; a configuration is what a score was run under (a seed, a provider): "
+        f"name other columns, or name the {role} column with {flag}\n"
+    )
+
+
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
 def test_a_score_without_its_configuration_is_refused_by_row(tmp_path, suffix):
     """A blank provider formed a configuration of its own ('prov=' from a CSV, 'prov=nan'

@@ -269,14 +269,16 @@ def read_long_table(
             raise InputError(f"{path}: the table has a header but no rows")
         every_field = (lambda: read_frame(path, fmt)) if fmt == "jsonl" else (lambda: raw)
         config.refuse_missing(found, config_columns, path)
-        chosen, notes = _choose_columns(path, found, given, every_field, exclude_columns)
+        chosen, notes = _choose_columns(
+            path, found, given, every_field, exclude_columns, config_columns
+        )
         _refuse_config_roles(chosen, config_columns, path)
         frame = _interchange(raw, chosen, config_columns, path)
         columns = _with_configuration(chosen, config_columns)
         return LongScores(frame, str(path), columns, tuple(notes))
     config.refuse_missing(names, config_columns, path)
     chosen, notes = _choose_columns(
-        path, names, given, lambda: _head(path, fmt, compression), exclude_columns
+        path, names, given, lambda: _head(path, fmt, compression), exclude_columns, config_columns
     )
     _refuse_config_roles(chosen, config_columns, path)
     codes = None if config_columns else _small_table_codes(path, fmt, compression, chosen)
@@ -449,7 +451,9 @@ def long_from_frame(
     raw = raw.set_axis(found, axis=1)
     config_columns = config.names(config_columns)
     config.refuse_missing(found, config_columns, source)
-    chosen, notes = _choose_columns(source, found, given, lambda: raw, config_columns)
+    chosen, notes = _choose_columns(
+        source, found, given, lambda: raw, config_columns, config_columns
+    )
     _refuse_config_roles(chosen, config_columns, source)
     frame = _interchange(raw, chosen, config_columns, source)
     return LongScores(frame, source, _with_configuration(chosen, config_columns), tuple(notes))
@@ -483,11 +487,13 @@ def _choose_columns(
     given: dict[str, str | None],
     sample: Callable[[], pd.DataFrame],
     exclude: Collection[str | None] = (),
+    config_columns: Collection[str] = (),
 ) -> tuple[dict[str, str | None], list[str]]:
     """Return (role -> column or None, notes): the given columns, else the detected ones.
 
     ``sample()`` returns rows of the table, read only to recognise a wide table when no
-    model or score column is found.
+    model or score column is found. A required column not found because it is one of
+    ``config_columns`` (excluded from detection) is refused saying so.
     """
     notes = []
     chosen: dict = {}
@@ -523,6 +529,20 @@ def _choose_columns(
         _refuse_wide(path, sample(), chosen)
     for role in missing:
         keyword = flags[role].rstrip("=")
+        named = {c for c in (*given.values(), *chosen.values()) if c}
+        would = _detect(role, found, named)
+        if would is not None and would in config_columns:
+            raise InputError(
+                "{config_columns}"
+                + escape(
+                    f" names {would!r}, which {path} would read as the "
+                    f"{role.replace('_', ' ')} column; a configuration is what a score was "
+                    "run under (a seed, a provider): name other columns, or name the "
+                    f"{role.replace('_', ' ')} column with "
+                )
+                + fields(keyword),
+                param="config_columns",
+            )
         raise InputError(
             escape(f"{path}: cannot find the {role.replace('_', ' ')} column; name it with ")
             + fields(keyword)
