@@ -836,18 +836,31 @@ class _Search:
         ``bound``: with the full sample's SS and every removal counted as non-zero."""
         b = self.board
         pair = self.row_of[rows]
-        r, own = pair[:, None], rows[:, None]
+        r = pair[:, None]
         column = np.clip(k, 1, b.differences.shape[1]) - 1
         total, squares = b.sums(largest, pair, column.max(axis=1) + 1)
+        removed = total[r, column]
+        return self._claim(sign, largest, rows, k, removed, None if bound else squares[r, column],
+                           margin=margin)  # fmt: skip
+
+    def _claim(self, sign: float, largest: bool, rows: IntArray, k: IntArray,
+               removed: FloatArray, squares: FloatArray | None, *,
+               margin: float = 0.0) -> BoolArray:  # fmt: skip
+        """:meth:`_holds` from the sums of the ``k`` differences removed (``removed``) and of
+        their squares (None: the bound, with the full sample's SS)."""
+        b = self.board
+        pair = self.row_of[rows]
+        r, own = pair[:, None], rows[:, None]
+        bound = squares is None
         n_b = b.n[r] - k
         valid = n_b >= 1
-        s_b = sign * (b.s[r] - total[r, column])
+        s_b = sign * (b.s[r] - removed)
         if bound:
             nz_b = b.nonzero[r] - k
             ss_b = np.broadcast_to(b.ss[r], s_b.shape)
         else:
             nz_b = b.nonzero[r] - self._nonzero_removed(largest, r, k)
-            q_b = b.q[r] - squares[r, column]
+            q_b = b.q[r] - squares
             with np.errstate(divide="ignore", invalid="ignore"):
                 ss_b = np.maximum(q_b - np.where(n_b > 0, s_b * s_b / n_b, 0.0), 0.0)
         n_b = np.maximum(n_b, 0)
@@ -957,10 +970,22 @@ class _Search:
             count = k[:, None].astype(np.int64)
             return self._holds(sign, largest, rows[at], count, bound=True, margin=margin)[:, 0]
 
-        # Gallop up from a few removals (by half again each step), so the sums are made
-        # little deeper than the count, then bisect the last step.
+        # Bracket the bound from every 32nd part of the removals favouring the claim (each
+        # part's sum taken as its first value, or its last, times its length), test the
+        # bracket's ends, then gallop up (by half again each step) from there while the bound
+        # holds, so the sums are made little deeper than the count, and bisect the last step.
+        # Where the bracket is wrong the search only takes more steps: it finds the first
+        # count that fails (certified below), whatever the counts it tries.
         low, high = np.zeros(rows.size), most + 1  # holds at low; high: fails or past most
-        probe = np.minimum(most, 16.0)
+        below, above = self._bracket(sign, largest, rows, most)
+        for guess in (below, above):
+            at = np.flatnonzero((guess > low) & (guess < high))
+            if at.size:
+                holds = bound_holds(at, guess[at])
+                low[at] = np.where(holds, guess[at], low[at])
+                high[at] = np.where(holds, high[at], guess[at])
+        probe = np.where(low > 0, np.minimum(most, np.ceil(low * 1.5)), np.minimum(most, 16.0))
+        probe = np.where(high <= most, low, probe)  # bracketed: bisect
         while (going := np.flatnonzero((probe > low) & (high == most + 1))).size:
             holds = bound_holds(going, probe[going])
             low[going] = np.where(holds, probe[going], low[going])
@@ -992,6 +1017,38 @@ class _Search:
         start = np.where(safe, skipped, 0.0) + 1
         items = self._leap(sign, largest, rows, start, last)
         return self._kinds(items, lower, rows, largest, lose=True)
+
+    def _bracket(self, sign: float, largest: bool, rows: IntArray,
+                 most: FloatArray) -> tuple[FloatArray, FloatArray]:  # fmt: skip
+        """Per row two counts the bound likely holds at and fails at (0 where none is
+        known): the bound from the sums of the first ``c * j`` differences of the order,
+        ``c`` a 32nd of ``most``, taken as ``c`` times the first value of each part of
+        ``c`` (at least the sum, the order being sorted) or its last (at most)."""
+        b = self.board
+        parts = 32
+        width = np.floor(most / parts)
+        below, above = np.zeros(rows.size), np.zeros(rows.size)
+        wide = np.flatnonzero(width >= 16)
+        if not wide.size:
+            return below, above
+        c = width[wide].astype(np.int64)[:, None]
+        start = c * np.arange(parts)[None, :]
+        ordered = b.ordered(largest)
+        pair = self.row_of[rows[wide]][:, None]
+        k = start + c  # the counts at each part's end
+        ends = []
+        for first in (start, start + c - 1):
+            removed = c * np.cumsum(ordered[pair, first], axis=1)
+            ends.append(self._claim(sign, largest, rows[wide], k, removed, None))
+        # The first values make the claim weaker than it is (their sum is further along the
+        # order): where that still holds, the bound does; the last values make it stronger.
+        holds_low, holds_high = ends
+        row = np.arange(wide.size)
+        holding = holds_low.sum(axis=1)  # the weaker claim holds on its first parts only
+        below[wide] = np.where(holding > 0, k[row, np.maximum(holding - 1, 0)], 0.0)
+        failing = np.argmax(~holds_high, axis=1)
+        above[wide] = np.where(~holds_high.all(axis=1), k[row, failing], 0.0)
+        return below, above
 
     def gain(self, sign: float, rows: IntArray, below: FloatArray) -> _Greedy:
         """The first count that creates a claim for ``sign`` on ``rows``, if fewer than
