@@ -484,3 +484,25 @@ def test_audit_and_compare_agree_when_too_few_items_differ():
     row = evalgap.audit(big, n_rank_bootstrap=0).pairs.to_frame().iloc[0]
     assert row["required_n"] == pytest.approx(6 * 12 / 10) and c.required_n == 8  # Eq. 3: 1.6
     assert c.resolved and row["resolved_fixed_n"]
+
+
+def test_a_pairs_table_gives_models_tied_with_the_one_above_its_rank():
+    """A pairs table's models are ranked by their places, except that a model whose pair with
+    the one listed above it has a gap of exactly 0 shares that rank, as the board from the
+    items ranks them (it was rank 3 beside 2)."""
+    table = pd.DataFrame(
+        {
+            "model_a": ["m1", "m2", "m3"],
+            "model_b": ["m2", "m3", "m4"],
+            "both_correct": [150, 120, 100],
+            "a_only": [90, 40, 70],
+            "b_only": [30, 40, 20],
+            "both_wrong": [30, 100, 110],
+        }
+    )
+    result = evalgap.audit(pairs=table, n_bootstrap=0)
+    assert result.rankings["rank"].tolist() == [1, 2, 2, 4]
+    frame = result.pairs.to_frame()
+    assert frame[["rank_a", "rank_b"]].to_numpy().tolist() == [[1, 2], [2, 2], [2, 4]]
+    untied = table.assign(b_only=[30, 39, 20])
+    assert evalgap.audit(pairs=untied, n_bootstrap=0).rankings["rank"].tolist() == [1, 2, 3, 4]

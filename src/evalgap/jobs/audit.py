@@ -1610,6 +1610,8 @@ def audit_counts(
     listed = _listed_order(pairs)
     if ranks is not None:
         listed = listed.drop(columns="rank").merge(ranks, on=["task", "model"], how="left")
+    else:
+        listed["rank"] = _tied_places(listed, pairs, counts["a_only"] == counts["b_only"])
     pairs["rank_a"] = pairs[["task", "model_a"]].merge(
         listed, left_on=["task", "model_a"], right_on=["task", "model"], how="left"
     )["rank"].to_numpy()
@@ -2264,6 +2266,27 @@ def _listed_order(pairs: pd.DataFrame) -> pd.DataFrame:
     first = stacked.drop_duplicates(["task", "model"], keep="first").reset_index(drop=True)
     first["rank"] = first.groupby("task", sort=False).cumcount() + 1
     return first
+
+
+def _tied_places(listed: pd.DataFrame, pairs: pd.DataFrame, even: np.ndarray) -> np.ndarray:
+    """The listed models' ranks: their places, except that a model the table pairs with the
+    one listed just above it at a gap of exactly 0 (``even``: as many items only A as only
+    B got right) shares that model's rank, as a board gives tied models one rank."""
+    zero = {
+        (t, *sorted((a, b)))
+        for t, a, b in zip(
+            pairs["task"].to_numpy()[even], pairs["model_a"].to_numpy()[even],
+            pairs["model_b"].to_numpy()[even], strict=True,
+        )
+    }  # fmt: skip
+    rank = listed["rank"].to_numpy().copy()
+    if not zero:
+        return rank
+    task, model = listed["task"].to_numpy(), listed["model"].to_numpy()
+    for r in range(1, rank.size):
+        if task[r] == task[r - 1] and (task[r], *sorted((model[r - 1], model[r]))) in zero:
+            rank[r] = rank[r - 1]
+    return rank
 
 
 def _listed_family(pairs: pd.DataFrame, listed: pd.DataFrame) -> str:
