@@ -295,8 +295,8 @@ def ranks_scores(
 
     _validate.probability(alpha, "alpha")
     n_bootstrap = _validate.resamples(n_bootstrap, replicates_name)
-    rows, marginal_rows, methods, better, top, notes = [], [], {}, {}, {}, []
-    critical: dict[str, float] = {}
+    per_task = _PerTask(alpha, top_k)
+    notes = per_task.notes
     for t_index, task in enumerate(score_set.tasks):
         if progress is not None:
             progress(t_index, len(score_set.tasks), f"task {task.task}")
@@ -320,31 +320,18 @@ def ranks_scores(
             top_k=top_k,
             replicates_name=replicates_name,
         )
-        methods[task.task] = sets.method
-        critical[task.task] = float(sets.critical_value)
-        frame, marginal, better[task.task] = _task_views(task.task, models, sets, alpha)
-        rows.append(frame)
-        marginal_rows.append(marginal)
-        if top_k is not None:
-            top[task.task] = top_models(models, sets)
-        notes.extend(f"task {task.task}: {n}" for n in sets.notes)
-    if not rows:
+        per_task.add(task.task, models, sets)
+    if not per_task.rows:
         raise InputError("nothing to rank: every task has fewer than 2 models with scores")
     if progress is not None:
         progress(len(score_set.tasks), len(score_set.tasks), "done")
     over = _over_tasks(score_set, alpha, n_bootstrap, seed, notes) if over_tasks else None
+    bootstrapped = any("bootstrap" in m for m in per_task.methods.values())
     result = RanksResult(
-        method=one_method(methods),
-        alpha=float(alpha),
-        n_bootstrap=n_bootstrap if any("bootstrap" in m for m in methods.values()) else 0,
-        ranks=pd.concat(rows, ignore_index=True),
-        marginal=pd.concat(marginal_rows, ignore_index=True),
-        methods=methods,
-        top_k={"k": int(top_k), "models": top} if top_k is not None else None,
-        shown_better=better,
+        **per_task.fields(),
+        n_bootstrap=n_bootstrap if bootstrapped else 0,
         notes=(*score_set.report.messages(), *notes),
         alignment=score_set.report,
-        critical_values=critical,
         over_tasks=over,
     )
     if not claims or bootstrap != "multiplier":
@@ -353,6 +340,45 @@ def ranks_scores(
         result, score_set, seed=seed, n_bootstrap=n_bootstrap, use_clusters=use_clusters
     )
     return dataclasses.replace(result, fragility=found, notes=(*result.notes, *left_out))
+
+
+@dataclasses.dataclass
+class _PerTask:
+    """What a ranks job collects task by task from each task's rank sets (its views, method,
+    critical value, top models and notes), and the result's fields they make."""
+
+    alpha: float
+    top_k: int | None
+    rows: list[pd.DataFrame] = dataclasses.field(default_factory=list)
+    marginal: list[pd.DataFrame] = dataclasses.field(default_factory=list)
+    methods: dict[str, str] = dataclasses.field(default_factory=dict)
+    critical: dict[str, float] = dataclasses.field(default_factory=dict)
+    better: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    top: dict[str, Any] = dataclasses.field(default_factory=dict)
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+    def add(self, task: str, models: np.ndarray, sets: RankSets) -> None:
+        """Take one task's rank sets of ``models``."""
+        self.methods[task], self.critical[task] = sets.method, float(sets.critical_value)
+        frame, marginal, self.better[task] = _task_views(task, models, sets, self.alpha)
+        self.rows.append(frame)
+        self.marginal.append(marginal)
+        if self.top_k is not None:
+            self.top[task] = top_models(models, sets)
+        self.notes.extend(f"task {task}: {n}" for n in sets.notes)
+
+    def fields(self) -> dict[str, Any]:
+        """The RanksResult fields of every task taken."""
+        return {
+            "method": one_method(self.methods),
+            "alpha": float(self.alpha),
+            "ranks": pd.concat(self.rows, ignore_index=True),
+            "marginal": pd.concat(self.marginal, ignore_index=True),
+            "methods": self.methods,
+            "top_k": {"k": int(self.top_k), "models": self.top} if self.top_k is not None else None,
+            "shown_better": self.better,
+            "critical_values": self.critical,
+        }
 
 
 def _task_views(
@@ -419,10 +445,7 @@ def ranks_from_sums(
     its projection), as :func:`ranks_scores` gives them for the same seed."""
     from evalgap.stats import ranks as rk
 
-    rows, marginal_rows, better, top = [], [], {}, {}
-    notes: list[str] = []
-    methods: dict[str, str] = {}
-    critical: dict[str, float] = {}
+    per_task = _PerTask(alpha, top_k)
     for s in sums:
         if not s.complete:
             raise InputError(
@@ -441,25 +464,8 @@ def ranks_from_sums(
             n_bootstrap=n_bootstrap, seed=resample.child_seed(seed, "ranks"), top_k=top_k,
             replicates_name=replicates_name,
         )  # fmt: skip
-        methods[s.task], critical[s.task] = sets.method, float(sets.critical_value)
-        frame, marginal, better[s.task] = _task_views(s.task, models, sets, alpha)
-        rows.append(frame)
-        marginal_rows.append(marginal)
-        if top_k is not None:
-            top[s.task] = top_models(models, sets)
-        notes.extend(f"task {s.task}: {n}" for n in sets.notes)
-    return RanksResult(
-        method=one_method(methods),
-        alpha=float(alpha),
-        n_bootstrap=n_bootstrap,
-        ranks=pd.concat(rows, ignore_index=True),
-        marginal=pd.concat(marginal_rows, ignore_index=True),
-        methods=methods,
-        top_k={"k": int(top_k), "models": top} if top_k is not None else None,
-        shown_better=better,
-        notes=tuple(notes),
-        critical_values=critical,
-    )
+        per_task.add(s.task, models, sets)
+    return RanksResult(**per_task.fields(), n_bootstrap=n_bootstrap, notes=tuple(per_task.notes))
 
 
 def ranks_battles(
