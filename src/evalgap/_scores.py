@@ -1060,25 +1060,7 @@ def _align_general(
     # a configuration (--config-columns) is one more level of repeats, averaged as runs are
     key = ["model", "task", "item_id", *(c for c in ("configuration", "run") if c in frame)]
     spread = usable.groupby(key, sort=False)["score"].agg(["size", "min", "max"])
-    conflicts = spread[spread["min"] != spread["max"]]
-    if len(conflicts):
-        idx = conflicts.index[0]
-        model, task, item = idx[0], idx[1], idx[2]
-        first = conflicts.iloc[0]
-        run = "".join(f" {name} {value!r}" for name, value in zip(key[3:], idx[3:], strict=True))
-        conflict = (
-            f"{where}item {item!r}{run} of model {model!r}"
-            f"{'' if task == 'all' else f' (task {task})'} has conflicting scores "
-            f"{first['min']:g} and {first['max']:g} in different rows ({len(conflicts):,} "
-            "such items); "
-        )
-        if has_run:
-            raise InputError(conflict + "fix the file")
-        raise InputError(
-            escape(conflict) + "name the run column with {run_column} if these are repeated "
-            "runs, or fix the file",
-            param="run_column",
-        )
+    _refuse_conflicts(spread, key, where, has_run)
     duplicates = (spread["size"] - 1).groupby(level=["model", "task"], sort=False).sum()
     deduped = usable.drop_duplicates(subset=key)
     per_item = deduped.groupby(["model", "task", "item_id"], sort=False)["score"].agg(
@@ -1139,6 +1121,31 @@ def _align_general(
             )
         )
     return model_order, task_scores, entries, union_counts, kept_counts, common_counts
+
+
+def _refuse_conflicts(spread: pd.DataFrame, key: list[str], where: str, has_run: bool) -> None:
+    """Refuse rows of one item (and run, configuration) with different scores, naming the
+    first and the count: ``spread`` holds each key's ``size``, ``min`` and ``max``."""
+    conflicts = spread[spread["min"] != spread["max"]]
+    if not len(conflicts):
+        return
+    idx = conflicts.index[0]
+    model, task, item = idx[0], idx[1], idx[2]
+    first = conflicts.iloc[0]
+    run = "".join(f" {name} {value!r}" for name, value in zip(key[3:], idx[3:], strict=True))
+    conflict = (
+        f"{where}item {item!r}{run} of model {model!r}"
+        f"{'' if task == 'all' else f' (task {task})'} has conflicting scores "
+        f"{first['min']:g} and {first['max']:g} in different rows ({len(conflicts):,} "
+        "such items); "
+    )
+    if has_run:
+        raise InputError(conflict + "fix the file")
+    raise InputError(
+        escape(conflict) + "name the run column with {run_column} if these are repeated "
+        "runs, or fix the file",
+        param="run_column",
+    )
 
 
 def _select(
