@@ -136,6 +136,12 @@ def test_long_pairs_equal_the_replay_where_the_search_leaps(test):
 def every_count(x, test, now, level=LEVEL):
     """The first count along the greedy order at which the claim ends, from the verdict at
     every count at once (the prefix sums, the library's p-value and Wald statistic)."""
+    holds = claim_along(x, test, now, level)
+    return float(np.argmin(holds) + 1) if not holds.all() else np.nan
+
+
+def claim_along(x, test, now, level=LEVEL):
+    """Whether the claim holds after each count 1, 2, ... of the greedy order's removals."""
     y = now * x[~np.isnan(x)]
     ordered = np.sort(y)[::-1]
     n_k = y.size - np.arange(1.0, y.size)
@@ -150,7 +156,7 @@ def every_count(x, test, now, level=LEVEL):
     else:
         t = np.asarray(tests.wald_statistic(delta, sd, n_k))
         holds = (t >= sps.norm.isf(level / 2) + sps.norm.ppf(POWER)) & (nonzero >= NEED)
-    return float(np.argmin(holds) + 1) if not holds.all() else np.nan
+    return holds
 
 
 @pytest.mark.parametrize("test", ["paired_t", "wald"])
@@ -231,3 +237,102 @@ def test_counts_given_are_those_the_differences_hold(missing):
         a, b = (fragility.graded_flips(x, test=test) for x in (given, counted))
         assert np.array_equal(a.items, b.items, equal_nan=True)
         assert np.array_equal(a.lower, b.lower, equal_nan=True)
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.1])
+def test_sums_left_after_any_count_equal_the_items_left(missing):
+    """The sums of D and D^2 over the items a count of removals leaves, along either order,
+    at single counts, windows of counts and scans wider than the runs, equal the sums of the
+    items left, taken directly (rows of different lengths where items are missing)."""
+    rng = np.random.default_rng(21)
+    d = np.round(rng.normal(0.1, 0.5, (7, 700)), 2)
+    d[rng.random(d.shape) < missing] = np.nan
+    board = fragility.SortedDifferences(d)
+    n = board.n.astype(np.int64)
+    pairs = np.arange(d.shape[0])
+    for largest in (True, False):
+        for width in (1, 5, 40, 600):
+            first = np.minimum(rng.integers(0, 300, pairs.size), n - width)
+            k = first[:, None] + np.arange(width)[None, :]
+            k[:, width // 2 :] = np.maximum.accumulate(k[:, width // 2 :], axis=1)
+            s, q = board.remaining(largest, pairs, k)
+            for row in pairs:
+                x = np.sort(d[row][~np.isnan(d[row])])
+                x = x[::-1] if largest else x
+                for col in range(width):
+                    left = x[k[row, col] :]
+                    # the rounding of sums over the whole row (what is left is a difference)
+                    scale = 1e-14 * board.q[row] * n[row]
+                    np.testing.assert_allclose(s[row, col], left.sum(), rtol=0, atol=scale)
+                    np.testing.assert_allclose(q[row, col], (left**2).sum(), rtol=0, atol=scale)
+
+
+def test_a_claim_that_ends_and_returns_is_lost_at_its_first_end():
+    """Where the greedy claim ends, holds again and ends later (an outlier's removal shrinks
+    the SD more than the gap), the count is the first end, not one a bisection of the
+    counts could land on."""
+    rng = np.random.default_rng(0)
+    returns = 0
+    for _ in range(120):
+        gap, spread = rng.uniform(0.05, 0.5, (50, 1)), rng.uniform(0.2, 1.0, (50, 1))
+        d = np.round(rng.normal(gap, spread, (50, 60)), 1)
+        d[:, :3] += rng.choice([0.0, 3.0], (50, 1))  # outliers in some pairs
+        f = fragility.graded_flips(d, test="paired_t")
+        for row in np.flatnonzero(f.favours != 0):
+            holds = claim_along(d[row], "paired_t", int(f.favours[row]))
+            first = int(np.argmin(holds)) if not holds.all() else None
+            assert f.items[row] == (np.nan if first is None else first + 1) or (
+                first is None and np.isnan(f.items[row])
+            )
+            returns += first is not None and bool(holds[first:].any())
+    assert returns >= 3  # the boards hold claims that come back after they end
+
+
+def test_blocks_over_one_scratch_equal_fresh_boards():
+    """Blocks sorted where they are, over memory reused from the block before, give the
+    flips of boards made afresh."""
+    rng = np.random.default_rng(4)
+    scratch = fragility.Scratch()
+    for size in (300, 200, 300):
+        d = np.round(rng.normal(rng.normal(0, 0.15, (20, 1)), 0.5, (20, size)), 2)
+        fresh = fragility.graded_flips(d, test="wald", min_differing=NEED)
+        shared = fragility.SortedDifferences(d.copy(), scratch=scratch, overwrite=True)
+        again = fragility.graded_flips(shared, test="wald", min_differing=NEED)
+        for name in ("items", "lower", "favours", "after"):
+            np.testing.assert_array_equal(getattr(again, name), getattr(fresh, name))
+
+
+def test_the_greedy_search_finds_the_first_end_of_any_pattern():
+    """The search's guess (galloping and bisecting as if the claim were monotone) is only a
+    guess: every count before it is certified or evaluated, so for claims that end, return
+    and end again (a short gap the gallop steps over, or a long one), the count is the first
+    end. A stand-in claim and a sound but sometimes unsure certificate drive the search."""
+    rng = np.random.default_rng(5)
+    rows, length = 600, 4000
+    holds = np.ones((rows, length + 2), dtype=bool)
+    end = rng.integers(40, length - 400, rows)
+    for r in range(rows):
+        holds[r, end[r] :] = False
+        if r % 3:  # it returns: after one failing count (or a few), for up to 300 counts
+            gap = 1 if r % 3 == 1 else int(rng.integers(2, 20))
+            holds[r, end[r] + gap : end[r] + gap + int(rng.integers(1, 300))] = True
+    start = np.maximum(1, end - rng.integers(0, 400, rows))
+    unsure = rng.random((rows, length + 2)) < 0.3
+
+    class Stand(fragility._Search):
+        def __init__(self):
+            count = np.full(rows, float(length + 1))
+            self.board = type("B", (), {"n": count, "q": np.ones(rows), "positive": count,
+                                        "negative": np.zeros(rows)})()  # fmt: skip
+            self.row_of = np.arange(rows)
+
+        def _holds(self, sign, largest, at, k, **kw):
+            return holds[at[:, None], k]
+
+        def _certify(self, sign, largest, at, first, last, slack):
+            every = [holds[r, a : b + 1].all() for r, a, b in zip(at, first, last, strict=True)]
+            return np.array(every, dtype=bool) & ~unsure[at, first]
+
+    got = Stand()._leap(1.0, True, np.arange(rows), start.astype(float), np.full(rows, length))
+    want = [start[r] + np.argmin(holds[r, start[r] :]) for r in range(rows)]
+    np.testing.assert_array_equal(got, want)

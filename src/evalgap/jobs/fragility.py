@@ -199,7 +199,7 @@ def pair_fragility(
         power=power,
         family_size=1,
         alternative=alternative,
-        differences=None if d is None else (lambda rows: d[None, :]),
+        differences=None if d is None else (lambda rows: d[None, :].copy()),
         procedures=procedures,
     )
     required = np.nan if resolved or required_n is None else max(int(required_n) - n_items, 0)
@@ -303,7 +303,8 @@ def board_flips(
         The tested side (compare); the audit is two-sided.
     differences : callable, optional
         ``differences(rows) -> (len(rows), items)`` per-item differences of those pairs
-        (NaN where a pair lacks an item); needed for graded pairs' paired t test and
+        (NaN where a pair lacks an item), which the search sorts where it is and may
+        reuse for the next call's rows; needed for graded pairs' paired t test and
         resolution. Without it those entries are NaN.
     procedures : tuple of str
         The resolution procedures to compute (all by default).
@@ -405,10 +406,13 @@ def _graded(
     }
     first = differences(index[:1])
     per_block = max(1, GRADED_BLOCK // max(first.shape[1], 1))
+    scratch = fr.Scratch()  # one block's memory, reused by the next
     for start in range(0, index.size, per_block):
         block = index[start : start + per_block]
         known = None if counts is None else tuple(v[block] for v in counts)
-        sorted_ = fr.SortedDifferences(differences(block), known)  # type: ignore[arg-type]
+        sorted_ = fr.SortedDifferences(
+            differences(block), known, scratch=scratch, overwrite=True  # type: ignore[arg-type]
+        )
         for levels, kw in searches:
             if not levels:
                 continue
@@ -967,6 +971,9 @@ def _differences_of(pairs: Any, score_set: Any) -> Callable[[np.ndarray], np.nda
     found: dict[str, np.ndarray] = {}
     by_model: dict[str, np.ndarray] = {}  # a task's scores, models x items (one copy)
     whole: dict[str, bool] = {}  # whether every model scored every item of a task
+    # One block's memory, written again by the next (the caller is done with a block when
+    # it asks for the next: see board_flips), not fresh pages from the system each block.
+    buffer = fr.Scratch()
 
     def differences(rows: np.ndarray) -> np.ndarray:
         if not found:  # on first use: a board of binary pairs never asks
@@ -977,12 +984,14 @@ def _differences_of(pairs: Any, score_set: Any) -> Callable[[np.ndarray], np.nda
         task_of, a, b = found["task"], found["model_a"], found["model_b"]
         rows = np.asarray(rows)
         parts: list[tuple[np.ndarray, np.ndarray]] = []
-        for name in dict.fromkeys(task_of[rows].tolist()):
+        names = dict.fromkeys(task_of[rows].tolist())
+        reuse = buffer if len(names) == 1 else None  # several tasks: a part each
+        for name in names:
             at = np.flatnonzero(task_of[rows] == name)
             if name not in by_model:  # a model's scores as a row, gathered whole per pair
                 by_model[name] = np.ascontiguousarray(tasks[name].scores.T)
                 whole[name] = not np.isnan(by_model[name]).any()
-            d = _subtract_rows(by_model[name], a[rows[at]], b[rows[at]])
+            d = _subtract_rows(by_model[name], a[rows[at]], b[rows[at]], reuse)
             missing = None if whole[name] else np.isnan(d)
             if missing is not None and missing.any():  # the items both scored first, in order
                 d = np.take_along_axis(d, np.argsort(missing, axis=1, kind="stable"), axis=1)
@@ -999,14 +1008,18 @@ def _differences_of(pairs: Any, score_set: Any) -> Callable[[np.ndarray], np.nda
     return differences
 
 
-def _subtract_rows(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _subtract_rows(
+    x: np.ndarray, a: np.ndarray, b: np.ndarray, scratch: fr.Scratch | None = None
+) -> np.ndarray:
     """``x[a] - x[b]``: where pairs come in runs sharing model A against consecutive models
     B (as a board's pairs do), each run subtracts a slice of B rows from A's one row instead
-    of gathering both (the same differences, without two copies of the block)."""
+    of gathering both (the same differences, without two copies of the block); written into
+    ``scratch``'s memory when given."""
     cut = np.flatnonzero((a[1:] != a[:-1]) | (b[1:] != b[:-1] + 1)) + 1
+    shape = (a.size, x.shape[1])
+    out = np.empty(shape) if scratch is None else scratch.take("differences", shape)
     if cut.size > 16:  # short runs: gathering costs less than a call per run
-        return np.subtract(x[a], x[b])
-    out = np.empty((a.size, x.shape[1]))
+        return np.subtract(x[a], x[b], out=out)
     for start, stop in zip(np.r_[0, cut].tolist(), np.r_[cut, a.size].tolist(), strict=True):
         first = int(b[start])
         np.subtract(x[int(a[start])], x[first : first + stop - start], out=out[start:stop])

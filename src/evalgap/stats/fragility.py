@@ -33,10 +33,12 @@ graded pair with no claim only the greedy upper bound is given, and NaN there me
 greedy search found no set, not that none exists (``exact`` False). The sign test depends only
 on the counts of positive and negative differences, so its fragility is the binary exact
 one on those counts. The verdict after ``k`` greedy removals is a function of ``n - k`` and
-the running sums of the removed differences and their squares: the pairs are sorted once
-(:class:`SortedDifferences`) for every test and level, the bound is found by bisection where
-it is monotone and the greedy count from the bound on, leaping runs of counts certified to
-keep the claim (:class:`_Search`); the counts are those of testing every count.
+the sums of the differences left and of their squares: the pairs are sorted once
+(:class:`SortedDifferences`, whose runs of sorted values give those sums at any count) for
+every test and level, the bound is found by bisection where it is monotone, and the greedy
+count from the bound on by a guess (as if the claim were monotone) that is then proven:
+every count before it is certified to keep the claim or evaluated (:class:`_Search`); the
+counts are those of testing every count.
 
 **Multiplicity.** Under Bonferroni or Sidak a pair's verdict is its test at a fixed level.
 Under Holm's step-down the level a pair must clear depends on the others; holding every
@@ -49,7 +51,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -538,13 +540,37 @@ def graded_flips_at_levels(
     ]
 
 
+class Scratch:
+    """Reusable float64 memory for the blocks of one board: each block's squares, sorted
+    differences and running sums are written over the previous block's, not into fresh pages
+    from the system (16 MiB apiece, whose page faults cost as much system time as the
+    search). One block at a time: a :class:`SortedDifferences` owns the buffers it took
+    until the next is made over the same ``Scratch``."""
+
+    def __init__(self) -> None:
+        self._buffers: dict[str, FloatArray] = {}
+
+    def take(self, name: str, shape: tuple[int, ...]) -> FloatArray:
+        """A buffer ``name`` of ``shape`` (uninitialised), reusing the last one's memory."""
+        size = int(np.prod(shape))
+        buffer = self._buffers.get(name)
+        if buffer is None or buffer.size < size:
+            buffer = self._buffers[name] = np.empty(size)
+        return buffer[:size].reshape(shape)
+
+
 class SortedDifferences:
-    """Graded pairs' per-item differences, their moments, and the two removal orders.
+    """Graded pairs' per-item differences sorted once, their moments, and the sums of what
+    any count of removals along either order leaves.
 
     Every test's greedy search removes the differences of a pair in one of two orders (the
-    largest first, or the smallest), so a board's tests and procedures share one sort and
-    one set of prefix sums (``sum D`` and ``sum D^2`` after each count of removals), each
-    made on first use for the pairs that need it.
+    largest first, or the smallest), so a board's tests and procedures share one ascending
+    sort. The verdict after ``k`` removals needs the sums of ``D`` and ``D^2`` over the items
+    left: with the largest removed first those are the ascending order's first ``n - k``,
+    with the smallest first its total less its first ``k``. Both come from one pass over the
+    sorted block: the sums of each run of ``_CHUNK`` sorted values and their running totals,
+    plus, for any count, the few values of its own run (a search evaluates tens of counts a
+    pair, not all of them, so nothing of the block's size is written).
 
     Parameters
     ----------
@@ -555,16 +581,33 @@ class SortedDifferences:
         audit's ``n_items``, ``a_only`` and ``b_only`` of graded pairs), when already
         counted: then they are not counted again, nor the missing items looked for where
         every pair has all of them.
+    scratch : Scratch, optional
+        Memory reused from the previous block of the same board (fresh by default).
+    overwrite : bool
+        Whether ``differences`` may be sorted where they are (it is then not kept in item
+        order), saving a copy of the block.
+
+    Attributes
+    ----------
+    n, positive, negative, nonzero : numpy.ndarray
+        Per pair the items, the differences above 0, below 0, and not 0.
+    s, q, ss : numpy.ndarray
+        Per pair ``sum D``, ``sum D^2`` and the centred ``sum (D - mean)^2`` (from the sorted
+        values' running sums, the same sums every count's verdict is taken from).
     """
 
     def __init__(
-        self, differences: ArrayLike, counts: tuple[ArrayLike, ArrayLike, ArrayLike] | None = None
+        self,
+        differences: ArrayLike,
+        counts: tuple[ArrayLike, ArrayLike, ArrayLike] | None = None,
+        *,
+        scratch: Scratch | None = None,
+        overwrite: bool = False,
     ) -> None:
         d = np.atleast_2d(np.asarray(differences, dtype=float))
-        self.differences = d
+        scratch = Scratch() if scratch is None else scratch
         if counts is None:
             present = ~np.isnan(d)
-            self.complete = bool(present.all())
             self.n = present.sum(axis=1).astype(float)
             self.positive = (d > 0).sum(axis=1).astype(float)
             self.negative = (d < 0).sum(axis=1).astype(float)
@@ -573,63 +616,139 @@ class SortedDifferences:
                 np.broadcast_to(np.asarray(v, dtype=float), d.shape[:1]) for v in counts
             )
             self.n, self.positive, self.negative = n, positive, negative
-            self.complete = bool((n == d.shape[1]).all())
-            present = None if self.complete else ~np.isnan(d)
-        self._present = present
-        # The sums as np.nansum takes them (the same layout, so the same order of additions).
-        self.s = d.sum(axis=1) if self.complete else np.nansum(d, axis=1)
-        self.q = (d * d).sum(axis=1) if self.complete else np.nansum(d * d, axis=1)
+            present = None if bool((n == d.shape[1]).all()) else ~np.isnan(d)
+        self.complete = present is None or bool(present.all())
         self.nonzero = self.positive + self.negative
-        s, n = self.s, self.n
-        centred = self.q - np.divide(s * s, n, out=np.zeros_like(s), where=n > 0)
-        self.ss = np.maximum(centred, 0.0)
-        self._ordered: dict[bool, FloatArray] = {}
+        self.shape = d.shape
+        # Sorted where they are (``overwrite``) or in reused memory; a pair's missing items
+        # (NaN) sort last as +inf and are then zeros, so they add nothing to any sum.
+        if not (overwrite and d.flags.writeable and d.flags.c_contiguous):
+            buffer = scratch.take("sorted", d.shape)
+            buffer[...] = d
+            d = buffer
+        if not self.complete:
+            d[~present] = np.inf
+        d.sort(axis=1)
+        if not self.complete:
+            d[np.arange(d.shape[1])[None, :] >= self.n[:, None]] = 0.0
+        self._ascending = d
+        self._descending: FloatArray | None = None
+        self._scratch = scratch
         self._sums: dict[bool, tuple[FloatArray, FloatArray, IntArray]] = {}
-        # Prefix sums are made as deep as a search asks, in steps growing by half: a claim
-        # lost after a third of the items costs a third of the sums.
+        # Running sums are made as deep as a scan asks, in steps growing by half.
         columns = d.shape[1]
         steps = np.ceil(64 * 1.5 ** np.arange(np.log(max(columns, 64) / 64) / np.log(1.5) + 1))
         self._depths = np.unique(np.minimum(np.append(steps, columns), columns)).astype(np.int64)
-
-    @property
-    def present(self) -> BoolArray:
-        """Whether each pair has each item (its difference is not NaN)."""
-        if self._present is None:
-            self._present = ~np.isnan(self.differences)
-        return self._present
+        # Running totals of each run of _CHUNK sorted values (D and D^2): [:, c] sums the
+        # first c runs.
+        pairs, columns = d.shape
+        runs = columns // _CHUNK
+        body = d[:, : runs * _CHUNK].reshape(pairs * runs, _CHUNK)
+        self._runs = np.zeros((2, pairs, runs + 1))
+        for total, part in zip(
+            self._runs, (body @ np.ones(_CHUNK), np.einsum("ij,ij->i", body, body)), strict=True
+        ):
+            np.cumsum(part.reshape(pairs, runs), axis=1, out=total[:, 1:])
+        self._flat = d.reshape(-1)
+        s, q = self._prefix(np.arange(pairs), self.n.astype(np.int64))
+        self.s, self.q = s, cast(FloatArray, q)
+        s, n = self.s, self.n
+        centred = self.q - np.divide(s * s, n, out=np.zeros_like(s), where=n > 0)
+        self.ss = np.maximum(centred, 0.0)
 
     def ordered(self, largest: bool) -> FloatArray:
         """Each pair's differences sorted, the largest first (or the smallest), then zeros
         where items are missing."""
-        if largest not in self._ordered:
-            if not self._ordered:
-                if self.complete:
-                    self._ordered[False] = np.sort(self.differences, axis=1)
-                else:
-                    d = np.where(self.present, self.differences, np.inf)
-                    ascending = np.sort(d, axis=1)
-                    self._ordered[False] = np.where(np.isfinite(ascending), ascending, 0.0)
-            ascending = self._ordered[False]
-            if largest:
-                if self.complete:
-                    self._ordered[True] = ascending[:, ::-1]
-                else:  # reverse the items each pair has, keep the padding last
-                    column = np.arange(ascending.shape[1])[None, :]
-                    last = self.n[:, None].astype(np.int64) - 1
-                    at = np.where(column <= last, last - column, column)
-                    self._ordered[True] = np.take_along_axis(ascending, at, axis=1)
-        return self._ordered[largest]
+        if not largest:
+            return self._ascending
+        if self._descending is None:
+            ascending = self._ascending
+            if self.complete:
+                self._descending = ascending[:, ::-1]
+            else:  # reverse the items each pair has, keep the padding last
+                column = np.arange(ascending.shape[1])[None, :]
+                last = self.n[:, None].astype(np.int64) - 1
+                at = np.where(column <= last, last - column, column)
+                self._descending = np.take_along_axis(ascending, at, axis=1)
+        return self._descending
 
-    def sums(
+    def _prefix(
+        self, pair: IntArray, k: IntArray, squares: bool = True
+    ) -> tuple[FloatArray, FloatArray | None]:
+        """The sums of ``D`` and ``D^2`` (None unless ``squares``) over the first ``k``
+        ascending values of ``pair`` (both 1-d): the runs' running totals and the values of
+        the last, partial run (read from the flat block, a run never crossing its row)."""
+        run = k // _CHUNK
+        start = run * _CHUNK
+        columns = self.shape[1]
+        at = (pair * columns + start)[:, None] + _RUN
+        values = np.take(self._flat, at, mode="clip")
+        values *= _RUN < (k - start)[:, None]
+        cell = pair * self._runs.shape[2] + run
+        s = np.take(self._runs[0], cell) + values.sum(axis=1)
+        if not squares:
+            return s, None
+        return s, np.take(self._runs[1], cell) + np.einsum("ij,ij->i", values, values)
+
+    def remaining(
+        self, largest: bool, pair: IntArray, k: IntArray, *, squares: bool = True
+    ) -> tuple[FloatArray, FloatArray | None]:
+        """The sums of ``D`` and ``D^2`` over the items left after removing the first ``k``
+        of the order (``k``: shape (pairs, counts), non-decreasing along each row, 0 to the
+        pair's items); ``squares`` False skips ``D^2`` (None).
+
+        The sums at each row's first count come from the runs' totals; the later counts
+        subtract the removed values' running sum, so a row of ``w`` counts reads ``w``
+        values of the order, not the order up to them."""
+        pair = np.asarray(pair, dtype=np.int64)
+        k = np.asarray(k, dtype=np.int64)
+        first = k[:, 0]
+        n = self.n[pair].astype(np.int64)
+        # What the first count leaves: the ascending order's first n - k (largest removed
+        # first), or all of it less its first k.
+        if largest:
+            s0, q0 = self._prefix(pair, n - first, squares)
+        else:
+            s_k, q_k = self._prefix(pair, first, squares)
+            s0 = self.s[pair] - s_k
+            q0 = None if q_k is None else self.q[pair] - q_k
+        offset = k - first[:, None]
+        span = int(offset.max(initial=0))
+        if span > _WIDE:  # a scan over many counts: the running sums of the whole order
+            total, total_squares = self._running(largest, pair, k[:, -1])
+            r, column = pair[:, None], np.maximum(k - 1, 0)
+            rem_s = self.s[r] - np.where(k > 0, total[r, column], 0.0)
+            if not squares:
+                return rem_s, None
+            return rem_s, self.q[r] - np.where(k > 0, total_squares[r, column], 0.0)
+        if span == 0:
+            rem_s = np.broadcast_to(s0[:, None], k.shape)
+            return rem_s, None if q0 is None else np.broadcast_to(q0[:, None], k.shape)
+        ordered = self.ordered(largest)
+        at = np.minimum(first[:, None] + np.arange(span)[None, :], self.shape[1] - 1)
+        removed = ordered[pair[:, None], at]
+        squared = removed * removed if squares else None
+        running = np.cumsum(removed, axis=1)
+        taken = np.take_along_axis(running, np.maximum(offset - 1, 0), axis=1)
+        rem_s = s0[:, None] - np.where(offset > 0, taken, 0.0)
+        if squared is None:
+            return rem_s, None
+        running = np.cumsum(squared, axis=1, out=squared)
+        taken = np.take_along_axis(running, np.maximum(offset - 1, 0), axis=1)
+        return rem_s, q0[:, None] - np.where(offset > 0, taken, 0.0)  # type: ignore[index]
+
+    def _running(
         self, largest: bool, rows: IntArray, deepest: IntArray
     ) -> tuple[FloatArray, FloatArray]:
         """The running sums of ``D`` and ``D^2`` along an order, made for ``rows`` at least
-        through the counts ``deepest`` (one per row)."""
+        through the counts ``deepest`` (one per row), for scans that evaluate every count:
+        kept, so the levels and sides that scan the same pairs share them."""
         ordered = self.ordered(largest)
         if largest not in self._sums:
-            shape = ordered.shape
-            made = np.zeros(shape[0], dtype=np.int64)
-            self._sums[largest] = (np.empty(shape), np.empty(shape), made)
+            take = self._scratch.take
+            made = np.zeros(self.shape[0], dtype=np.int64)
+            self._sums[largest] = (take(f"sum{largest}", self.shape),
+                                   take(f"sq{largest}", self.shape), made)  # fmt: skip
         total, squares, made = self._sums[largest]
         short = deepest > made[rows]
         if not short.any():
@@ -655,6 +774,13 @@ class SortedDifferences:
             squares[group, start:stop] = np.cumsum(square, axis=1, out=square)
             made[group] = stop
         return total, squares
+
+
+# Sorted values are summed in runs of this many: a count's sums read at most one run.
+_CHUNK = 16
+_RUN = np.arange(_CHUNK)[None, :]
+# A row of counts wider than this (a scan) reads the order's running sums, made once.
+_WIDE = 256
 
 
 def _graded_claims(
@@ -799,8 +925,8 @@ class _Search:
 
     A claim for a side (``sign`` +1: A, -1: B) is examined on ``sign * D``: to lose it the
     largest ``sign * D`` go first, to create it the smallest. The verdict after ``k``
-    removals depends on the prefix sums only (``n - k``, ``S_k``, ``Q_k``), so each count
-    costs a gather from the shared sums, not a pass over the items.
+    removals depends on the sums of what is left only (``n - k``, ``S_k``, ``Q_k``), so each
+    count costs a few values of the sorted order, not a pass over the items.
 
     Where a claim is lost, the certified bound (the full sample's SS kept) is monotone in
     ``k`` while the removed differences favour the claim (the first ``P``): ``S_k`` falls,
@@ -809,13 +935,14 @@ class _Search:
     bisection there, and by an exhaustive scan past ``P`` (where ``S_k`` grows back). The
     greedy claim itself is not monotone (removing an extreme value can shrink the SD more
     than the gap), but it holds wherever the bound does: the same ``S_k`` and ``n_k`` with an
-    SS no larger. So its scan starts at the bound. Both shortcuts are taken only with a
-    floating-point certificate: the statistic clears its bar by ``_MARGIN`` at the last count
-    skipped (the rounding of ``T`` is ~1e-15), and the first removal lowers the SS by more
-    than the rounding of the sums can add (``16 n^2 eps Q``); otherwise the scan starts at 1.
-    A claim is created by an exhaustive scan from 1 (nothing monotone to use there). Every
-    scan evaluates the verdict as it always was, count by count, so the counts are those of
-    a scan over every count.
+    SS no larger. So its search starts at the bound (:meth:`_leap`), and there the counts it
+    does not evaluate are certified. Every shortcut is taken only with a floating-point
+    certificate: the statistic clears its bar by ``_MARGIN`` at the last count skipped (the
+    rounding of ``T`` is ~1e-15), and the first removal lowers the SS by more than the
+    rounding of the sums can add (``16 n^2 eps Q``); otherwise the search starts at 1. A
+    claim is created by an exhaustive scan from 1 (nothing monotone to use there). Each
+    count evaluated is judged as the verdict always is, so the counts are those of a scan
+    over every count.
     """
 
     def __init__(self, board: SortedDifferences, row_of: IntArray, level: FloatArray,
@@ -826,7 +953,7 @@ class _Search:
         side: Alternative = "greater" if kw["alternative"] != "two-sided" else "two-sided"
         self.kw = {**kw, "alternative": side}
         self.critical = (
-            _Critical(level, side, board.differences.shape[1]) if kw["test"] == "paired_t" else None
+            _Critical(level, side, board.shape[1]) if kw["test"] == "paired_t" else None
         )
 
     def _holds(self, sign: float, largest: bool, rows: IntArray, k: IntArray, *,
@@ -836,31 +963,28 @@ class _Search:
         ``bound``: with the full sample's SS and every removal counted as non-zero."""
         b = self.board
         pair = self.row_of[rows]
-        r = pair[:, None]
-        column = np.clip(k, 1, b.differences.shape[1]) - 1
-        total, squares = b.sums(largest, pair, column.max(axis=1) + 1)
-        removed = total[r, column]
-        return self._claim(sign, largest, rows, k, removed, None if bound else squares[r, column],
-                           margin=margin)  # fmt: skip
+        count = np.minimum(np.clip(k, 1, b.shape[1]), b.n[pair][:, None].astype(np.int64))
+        left, squares = b.remaining(largest, pair, count, squares=not bound)
+        return self._claim(sign, largest, rows, k, left, squares, margin=margin)
 
     def _claim(self, sign: float, largest: bool, rows: IntArray, k: IntArray,
-               removed: FloatArray, squares: FloatArray | None, *,
+               left: FloatArray, squares: FloatArray | None, *,
                margin: float = 0.0) -> BoolArray:  # fmt: skip
-        """:meth:`_holds` from the sums of the ``k`` differences removed (``removed``) and of
-        their squares (None: the bound, with the full sample's SS)."""
+        """:meth:`_holds` from the sums of the differences left after ``k`` removals
+        (``left``) and of their squares (None: the bound, with the full sample's SS)."""
         b = self.board
         pair = self.row_of[rows]
         r, own = pair[:, None], rows[:, None]
         bound = squares is None
         n_b = b.n[r] - k
         valid = n_b >= 1
-        s_b = sign * (b.s[r] - removed)
+        s_b = sign * left
         if bound:
             nz_b = b.nonzero[r] - k
             ss_b = np.broadcast_to(b.ss[r], s_b.shape)
         else:
             nz_b = b.nonzero[r] - self._nonzero_removed(largest, r, k)
-            q_b = b.q[r] - squares
+            q_b = squares
             with np.errstate(divide="ignore", invalid="ignore"):
                 ss_b = np.maximum(q_b - np.where(n_b > 0, s_b * s_b / n_b, 0.0), 0.0)
         n_b = np.maximum(n_b, 0)
@@ -891,15 +1015,14 @@ class _Search:
         bounds every count between."""
         b = self.board
         pair = self.row_of[rows]
-        total, squares = b.sums(largest, pair, end)
-        s_all, n_all = b.s[pair], b.n[pair]
-        s_start = s_all - total[pair, start - 1]
-        n_start = n_all - start
+        s_start, q_start = b.remaining(largest, pair, start[:, None])
+        s_end, _ = b.remaining(largest, pair, end[:, None], squares=False)
+        s_start, q_start, s_end = s_start[:, 0], q_start[:, 0], sign * s_end[:, 0]  # type: ignore[index]
+        n_start = b.n[pair] - start
         with np.errstate(divide="ignore", invalid="ignore"):
-            centred = b.q[pair] - squares[pair, start - 1] - s_start * s_start / n_start
+            centred = q_start - s_start * s_start / n_start
         ss = np.maximum(centred, 0.0) + slack
-        s_end = sign * (s_all - total[pair, end - 1])
-        n_end = n_all - end
+        n_end = b.n[pair] - end
         nz_end = b.nonzero[pair] - self._nonzero_removed(largest, pair, end)
         critical = None
         if self.critical is not None:
@@ -914,46 +1037,70 @@ class _Search:
     def _leap(self, sign: float, largest: bool, rows: IntArray, start: FloatArray,
               stop: FloatArray) -> FloatArray:  # fmt: skip
         """Per row the first count in ``start..stop`` at which the greedy claim no longer
-        holds (NaN: none): runs of counts certified to hold (:meth:`_certify`) are leapt,
-        doubling while they are, halving where not; a run of 32 not certified (or past the
-        removals that favour the claim) is scanned count by count."""
+        holds (NaN: none).
+
+        A guess first: the claim is close to monotone along the order, so galloping from
+        ``start`` and bisecting find a count ``c`` where it holds at ``c - 1`` and not at
+        ``c``, as if it were. Then every count before ``c`` is shown to hold: the counts
+        ``start..c - 1`` are cut into runs halving in width towards ``c`` (its margin shrinks
+        there), all certified in one pass (:meth:`_certify`); a run that is not (or lies past
+        the removals that favour the claim) is evaluated count by count. The first count
+        found not to hold is the answer; ``c`` where every count before it holds."""
         b = self.board
         pair = self.row_of[rows]
         n, q = b.n[pair], b.q[pair]
         slack = 16.0 * n * n * np.finfo(float).eps * q
         favour = (b.positive if largest else b.negative)[pair].astype(np.int64)
-        out = np.full(rows.size, np.nan)
-        pos = np.asarray(start, dtype=np.int64).copy()
-        stop = np.asarray(stop, dtype=np.int64)
-        width = np.full(rows.size, 64, dtype=np.int64)
-        todo = np.flatnonzero(pos <= stop)
-        while todo.size:
-            end = np.minimum(pos[todo] + width[todo] - 1, stop[todo])
-            inside = end <= favour[todo]
-            sure = np.zeros(todo.size, dtype=bool)
-            if inside.any():
-                at = todo[inside]
-                sure[inside] = self._certify(sign, largest, rows[at], pos[at], end[inside],
-                                             slack[at])  # fmt: skip
-            leap = todo[sure]
-            # Doubling, but not far past the count reached: a certificate needs the sums at
-            # its run's end, and the claim ends within a few percent of the bound.
-            pos[leap] = end[sure] + 1
-            width[leap] = np.minimum(width[leap] * 2, np.maximum(64, pos[leap] // 8))
-            narrow = ~sure & inside & (width[todo] > 32)
-            width[todo[narrow]] //= 2
-            look = ~sure & ~narrow
-            if look.any():  # count by count: 32 within the run, growing past it
-                at, last = todo[look], end[look]
-                k = pos[at, None] + np.arange(int(width[at].max()))[None, :]
-                within = k <= last[:, None]
-                k = np.minimum(k, last[:, None])
-                found = ~self._holds(sign, largest, rows[at], k) & within
-                got = found.any(axis=1)
-                out[at[got]] = k[got, np.argmax(found[got], axis=1)]
-                pos[at] = last + 1
-                width[at] = np.where(last < favour[at], 64, width[at] * 2)
-            todo = todo[np.isnan(out[todo]) & (pos[todo] <= stop[todo])]
+        begin = np.asarray(start, dtype=np.int64)
+        end = np.asarray(stop, dtype=np.int64)
+
+        def holds(at: IntArray, k: IntArray) -> BoolArray:
+            return self._holds(sign, largest, rows[at], k[:, None])[:, 0]
+
+        # The guess: gallop from start (the claim ends within a few percent of the bound),
+        # then bisect; ``low`` is taken to hold, ``high`` fails (stop + 1: past the counts).
+        low, high = begin - 1, end + 1
+        step = np.maximum(32, (begin - 1) // 16)
+        probe = np.minimum(begin + step - 1, end)
+        going = np.flatnonzero(begin <= end)
+        while going.size:
+            now = holds(going, probe[going])
+            low[going] = np.where(now, probe[going], low[going])
+            high[going] = np.where(now, high[going], probe[going])
+            going = going[now & (probe[going] < end[going])]
+            step[going] *= 2
+            probe[going] = np.minimum(probe[going] + step[going], end[going])
+        while (open_ := np.flatnonzero(high - low > 1)).size:
+            mid = (low[open_] + high[open_]) // 2
+            now = holds(open_, mid)
+            low[open_] = np.where(now, mid, low[open_])
+            high[open_] = np.where(now, high[open_], mid)
+        # The proof: runs [c - 2^(j+1) + 1, c - 2^j] (from start on) for j = 0, 1, ...
+        length = np.maximum(high - begin, 0)
+        runs = np.ceil(np.log2(length + 1.0)).astype(np.int64)
+        entry = np.repeat(np.arange(rows.size), runs)
+        j = np.arange(entry.size) - np.repeat(np.cumsum(runs) - runs, runs)
+        last = high[entry] - (1 << j)
+        first = np.maximum(high[entry] - (1 << (j + 1)) + 1, begin[entry])
+        sure = np.zeros(entry.size, dtype=bool)
+        inside = np.flatnonzero(last <= favour[entry])
+        if inside.size:
+            at = entry[inside]
+            sure[inside] = self._certify(sign, largest, rows[at], first[inside], last[inside],
+                                         slack[at])  # fmt: skip
+        out = np.where(high <= end, high, np.nan).astype(float)
+        look = np.flatnonzero(~sure)
+        if look.size:  # count by count, every run left in one evaluation
+            at = entry[look]
+            k = first[look, None] + np.arange(int((last - first)[look].max()) + 1)[None, :]
+            within = k <= last[look, None]
+            k = np.minimum(k, last[look, None])
+            failed = ~self._holds(sign, largest, rows[at], k) & within
+            got = failed.any(axis=1)
+            count = np.where(got, k[np.arange(look.size), np.argmax(failed, axis=1)], np.inf)
+            earliest = np.full(rows.size, np.inf)
+            np.minimum.at(earliest, at, count)
+            out = np.where(earliest < np.inf, earliest, out)
         return out
 
     def lose(self, sign: float, rows: IntArray) -> _Greedy:
@@ -1038,8 +1185,8 @@ class _Search:
         k = start + c  # the counts at each part's end
         ends = []
         for first in (start, start + c - 1):
-            removed = c * np.cumsum(ordered[pair, first], axis=1)
-            ends.append(self._claim(sign, largest, rows[wide], k, removed, None))
+            left = b.s[pair] - c * np.cumsum(ordered[pair, first], axis=1)
+            ends.append(self._claim(sign, largest, rows[wide], k, left, None))
         # The first values make the claim weaker than it is (their sum is further along the
         # order): where that still holds, the bound does; the last values make it stronger.
         holds_low, holds_high = ends
