@@ -336,3 +336,32 @@ def test_the_greedy_search_finds_the_first_end_of_any_pattern():
     got = Stand()._leap(1.0, True, np.arange(rows), start.astype(float), np.full(rows, length))
     want = [start[r] + np.argmin(holds[r, start[r] :]) for r in range(rows)]
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("test", ["paired_t", "wald"])
+def test_the_bound_s_closed_form_lands_on_the_certified_bound(test):
+    """The bound's closed form (the sum left against ``bar sqrt(SS)``, over the runs' totals
+    and then its run's counts), the guess the search starts from, is the certified bound
+    itself on long pairs of both sides and at two levels: the search verifies it in two
+    evaluations instead of bisecting."""
+    rng = np.random.default_rng(12)
+    d = np.round(rng.normal(rng.uniform(0.03, 0.4, (80, 1)), 0.5, (80, 1500)), 2)
+    d[::4] *= -1
+    d[rng.random(d.shape) < 0.02] = np.nan
+    board = fragility.SortedDifferences(d)
+    pairs = np.arange(d.shape[0])
+    for level in (0.05, 1e-4):
+        f = fragility.graded_flips(board, test=test, level=level, min_differing=NEED)
+        levels = np.full(pairs.size, level)
+        need = np.full(pairs.size, float(NEED if test == "wald" else 0))
+        kw = {"test": test, "alternative": "two-sided", "power": POWER,
+              "ddof": 0 if test == "wald" else 1}  # fmt: skip
+        search = fragility._Search(board, pairs, levels, need, kw)
+        for sign in (1.0, -1.0):
+            rows = np.flatnonzero(f.favours == sign)
+            first = board.positive if sign > 0 else board.negative
+            most = np.minimum(first[rows], board.n[rows] - 1)
+            guess = search._crossing(sign, sign > 0, rows, most)
+            assert rows.size > 10
+            np.testing.assert_array_equal(guess, np.where(np.isnan(f.lower[rows]), most + 1,
+                                                          f.lower[rows]))  # fmt: skip

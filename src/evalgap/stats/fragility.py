@@ -690,6 +690,10 @@ class SortedDifferences:
             return s, None
         return s, np.take(self._runs[1], cell) + np.einsum("ij,ij->i", values, values)
 
+    def run_total(self, pair: IntArray, run: IntArray) -> FloatArray:
+        """The sum of each pair's first ``run * _CHUNK`` ascending values (its runs' total)."""
+        return np.take(self._runs[0], pair * self._runs.shape[2] + run)
+
     def remaining(
         self, largest: bool, pair: IntArray, k: IntArray, *, squares: bool = True
     ) -> tuple[FloatArray, FloatArray | None]:
@@ -955,6 +959,10 @@ class _Search:
         self.critical = (
             _Critical(level, side, board.shape[1]) if kw["test"] == "paired_t" else None
         )
+        # Resolution's bar per row (the claim's |T| >= z_{1-alpha'/2} + z_{1-beta}).
+        self.bar = (
+            resolution_threshold(level, kw["power"], side) if kw["test"] == "wald" else None
+        )
 
     def _holds(self, sign: float, largest: bool, rows: IntArray, k: IntArray, *,
                bound: bool = False, margin: float = 0.0) -> BoolArray:  # fmt: skip
@@ -1124,7 +1132,11 @@ class _Search:
         # Where the bracket is wrong the search only takes more steps: it finds the first
         # count that fails (certified below), whatever the counts it tries.
         low, high = np.zeros(rows.size), most + 1  # holds at low; high: fails or past most
-        below, above = self._bracket(sign, largest, rows, most)
+        crossing = self._crossing(sign, largest, rows, most)
+        if crossing is None:
+            below, above = self._bracket(sign, largest, rows, most)
+        else:  # the count the closed form gives, and the one before it
+            below, above = crossing - 1.0, np.where(crossing <= most, crossing, 0.0)
         for guess in (below, above):
             at = np.flatnonzero((guess > low) & (guess < high))
             if at.size:
@@ -1164,6 +1176,75 @@ class _Search:
         start = np.where(safe, skipped, 0.0) + 1
         items = self._leap(sign, largest, rows, start, last)
         return self._kinds(items, lower, rows, largest, lose=True)
+
+    def _crossing(self, sign: float, largest: bool, rows: IntArray,
+                  most: FloatArray) -> FloatArray | None:  # fmt: skip
+        """Per row the first count (``1..most``; ``most + 1``: none) at which the bound
+        fails, from its closed form, or None for a test without one.
+
+        With the full sample's SS kept the statistic is ``S_k / sqrt(SS)`` (Wald) or
+        ``S_k sqrt((n_k - 1) / n_k) / sqrt(SS)`` (paired t), so the bound holds while the sum
+        left ``S_k`` clears ``bar sqrt(SS)`` (against the t quantile at ``n_k - 1`` df, times
+        ``sqrt(n_k / (n_k - 1))``), and for resolution while ``n_k`` differences are not 0.
+        ``S_k`` falls with ``k`` over the removals that favour the claim: the count is found
+        by bisection over the runs' totals (no values read), then among its run's counts.
+        It is a guess, rounding aside: the search verifies it as any other."""
+        test = self.kw["test"]
+        critical = self.critical
+        if test == "paired_t" and (critical is None or not critical.usable):
+            return None
+        if test not in ("wald", "paired_t"):
+            return None
+        b = self.board
+        pair = self.row_of[rows]
+        n = b.n[pair].astype(np.int64)
+        root = np.sqrt(b.ss[pair])
+        limit = b.nonzero[pair] - self.need[rows] if test == "wald" else b.n[pair]
+
+        def clears(at: IntArray, k: IntArray, left: FloatArray) -> BoolArray:
+            """Whether the sums ``left`` after ``k`` removals (each (len(at), w)) of the rows
+            ``at`` clear the bar."""
+            n_k = n[at, None] - k
+            if self.bar is not None:
+                bar = (self.bar[rows[at]] * root[at])[:, None]
+            else:
+                quantile = critical.at(rows[at], n_k.astype(float))  # type: ignore[union-attr]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    bar = quantile * root[at, None] * np.sqrt(n_k / (n_k - 1.0))
+            return (left >= bar) & (k <= limit[at, None]) & (n_k >= 2)
+
+        # Over the runs: the ascending totals A(16 j) are the sums left after n - 16 j
+        # removals (the largest first) or, less the total, after 16 j (the smallest first).
+        if largest:  # the smallest j whose count n - 16 j still holds
+            low = np.ceil((n - most) / _CHUNK).astype(np.int64) - 1  # taken to fail
+            high = n // _CHUNK  # taken to hold (its count, n mod 16, may not)
+            unseen = high.copy()
+        else:  # the largest j whose count 16 j still holds
+            low = np.zeros(rows.size, dtype=np.int64)  # holds (the claim stands at 0)
+            high = (most // _CHUNK).astype(np.int64) + 1  # taken to fail
+        while (open_ := np.flatnonzero(high - low > 1)).size:
+            mid = (low[open_] + high[open_]) // 2
+            total = b.run_total(pair[open_], mid)
+            k = n[open_] - mid * _CHUNK if largest else mid * _CHUNK
+            left = total if largest else total - b.s[pair[open_]]
+            now = clears(open_, k[:, None], left[:, None])[:, 0]
+            if largest:
+                high[open_] = np.where(now, mid, high[open_])
+                low[open_] = np.where(now, low[open_], mid)
+            else:
+                low[open_] = np.where(now, mid, low[open_])
+                high[open_] = np.where(now, high[open_], mid)
+        if largest:  # from 0 where no run was seen to hold (the first, partial one)
+            start = np.where(high == unseen, 0, n - high * _CHUNK)
+        else:
+            start = low * _CHUNK
+        # ... then the counts of the run after the last count that holds (two runs: the
+        # partial run's counts and the next when none was seen to hold).
+        k = np.minimum(start[:, None] + 1 + np.arange(2 * _CHUNK)[None, :], n[:, None])
+        left, _ = b.remaining(largest, pair, k, squares=False)
+        fails = ~clears(np.arange(rows.size), k, sign * left) & (k <= most[:, None])
+        first = k[np.arange(rows.size), np.argmax(fails, axis=1)]
+        return np.where(fails.any(axis=1), first, most + 1).astype(float)
 
     def _bracket(self, sign: float, largest: bool, rows: IntArray,
                  most: FloatArray) -> tuple[FloatArray, FloatArray]:  # fmt: skip
