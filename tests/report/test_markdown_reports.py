@@ -198,3 +198,17 @@ def test_names_with_rich_markup_or_mentions_read_as_written():
         _board(2).replace({"model": {"m0": "@octocat"}}), model_a="@octocat", model_b="m1"
     ).to_markdown()
     assert "@octocat" not in text and "&#64;octocat" in text  # no mention in a PR comment
+
+
+def test_names_spelled_like_emoji_codes_read_as_written_in_every_view(run_cli, tmp_path):
+    """Model names such as ``:smile:`` are names, not emoji: the terminal, the CLI's Markdown
+    and the Python Markdown all print them as written (rich replaced them in Markdown)."""
+    frame = _board(2).replace({"model": {"m0": ":smile:", "m1": "org:fire:"}})
+    frame.to_csv(tmp_path / "b.csv", index=False)
+    args = ["compare", "--scores", tmp_path / "b.csv", "--model-a", ":smile:"]
+    out = run_cli(*args, "--model-b", "org:fire:", "--markdown", tmp_path / "c.md")
+    written = (tmp_path / "c.md").read_text()
+    python = evalgap.compare(frame, model_a=":smile:", model_b="org:fire:").to_markdown()
+    assert out.returncode == 0 and "compare: :smile: vs org:fire:" in out.stdout
+    assert written == python and "compare: :smile: vs org:fire:" in written
+    assert not re.search("[\U0001f300-\U0001faff]", written)

@@ -188,7 +188,7 @@ class MarkdownConsole(Console):
                 if isinstance(obj, Text):
                     text = obj.plain
                 else:
-                    text = Text.from_markup(str(obj)).plain if markup else str(obj)
+                    text = Text.from_markup(str(obj), emoji=False).plain if markup else str(obj)
                 if text.strip():
                     self.blocks.append(_line_markdown(text))
 
@@ -206,7 +206,7 @@ class MarkdownConsole(Console):
 def _plain(value: Any) -> str:
     if isinstance(value, Text):
         return value.plain
-    return Text.from_markup(str(value)).plain
+    return Text.from_markup(str(value), emoji=False).plain
 
 
 def _line_markdown(text: str) -> str:

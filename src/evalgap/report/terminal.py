@@ -129,7 +129,8 @@ def print_table(
                 cells = shown
                 widest = max([Text(c).cell_len for c in cells] + [len(header)])
             else:
-                widest = max([Text.from_markup(c).cell_len for c in cells] + [len(header)])
+                shown_width = [Text.from_markup(c, emoji=False).cell_len for c in cells]
+                widest = max([*shown_width, len(header)])
             table.add_column(header, justify=justify, no_wrap=True, min_width=widest)
         for row in rows:
             table.add_row(
@@ -213,7 +214,7 @@ def _print_stacked(
     """Print each row's names on a line of their own above its other cells; False when
     even the other cells are wider than the console."""
     values = [k for k in range(len(columns)) if k not in names]
-    cells = [[Text.from_markup(row[k]) for k in values] for row in rows]
+    cells = [[Text.from_markup(row[k], emoji=False) for k in values] for row in rows]
     widths = [
         max([line[j].cell_len for line in cells] + [len(columns[k][0])])
         for j, k in enumerate(values)
