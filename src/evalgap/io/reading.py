@@ -201,7 +201,7 @@ def _detect(path: Path, options: LoadOptions) -> str:
             param="fmt",
         )
     for row in sorted(registry.SOURCES, key=lambda r: r.fallback):  # the fallback last
-        if resolve(row.detect)(path, options):
+        if row.may_claim(path.name) and resolve(row.detect)(path, options):
             return row.name
     raise InputError(
         escape(f"{path}: not recognised as any source ({', '.join(registry.format_names())}); ")

@@ -15,7 +15,9 @@ The contract of a row's functions:
 
 - ``detect(path, options) -> bool``: whether the file or directory ``path`` is this
   source's. A directory holding outputs of two sources is refused, so detectors of
-  directories should not claim what another source's detector claims.
+  directories should not claim what another source's detector claims. A file is given only
+  to the detectors whose row's ``file_names`` match its name, so naming a table file loads
+  no framework's loader; a row's ``file_names`` must match every file its detector claims.
 - ``read(paths, options) -> LongScores``: read the paths (files or directories of this
   source, given together so identity checks see every log at once) into the long layout.
 - ``batches(path, options)`` (optional): ``(columns, notes, frames)`` to stream one path
@@ -31,6 +33,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from typing import Any
 
 Ref = str | Callable[..., Any]
@@ -71,6 +74,11 @@ class Source:
         ``reads_table(path) -> bool``: the table files of this source's directories.
     files : str or callable, optional
         ``files(path, options) -> (files, notes)``: a directory read file by file.
+    file_names : tuple of str, optional
+        Case-sensitive glob patterns (:func:`fnmatch.fnmatchcase`) matching the name of every
+        file ``detect`` can claim: a file whose name matches none is not given to ``detect``
+        (nor its module imported). None (the default): any file. Directories are given to
+        every detector.
     fallback : bool
         Tried after every other source; in a directory, counted only where no other
         source is found (frameworks' logs carry tables of their own). Its detector raises
@@ -86,12 +94,17 @@ class Source:
     batches: Ref | None = None
     reads_table: Ref | None = None
     files: Ref | None = None
+    file_names: tuple[str, ...] | None = None
     fallback: bool = False
 
     @property
     def format_names(self) -> tuple[str, ...]:
         """The ``fmt=`` values that force this source."""
         return self.formats or (self.name,)
+
+    def may_claim(self, name: str) -> bool:
+        """Whether ``detect`` can claim a file named ``name`` (see ``file_names``)."""
+        return self.file_names is None or any(fnmatchcase(name, p) for p in self.file_names)
 
 
 # In detection order: a file is the first source whose detector claims it.
@@ -101,6 +114,8 @@ SOURCES: tuple[Source, ...] = (
         "samples_<task>_<stamp>.jsonl files or lm_eval --output_path dirs",
         detect="evalgap.io.lm_eval:detect",
         read="evalgap.io.lm_eval:read",
+        # samples_<task>_<stamp>.json[l][.gz], and 0.4.0-0.4.2's <model_args>_<task>.jsonl
+        file_names=("samples_*", "*.jsonl"),
         options=("metric", "filter_name", "all_runs", "model_name", "tasks", "config_columns"),
         reads_table="evalgap.io.lm_eval:is_lm_eval_path",
     ),
@@ -109,6 +124,7 @@ SOURCES: tuple[Source, ...] = (
         "HELM run dirs with per_instance_stats.json",
         detect="evalgap.io.helm:detect",
         read="evalgap.io.helm:read",
+        file_names=("per_instance_stats.json",),
         options=("stat",),
     ),
     Source(
@@ -116,6 +132,8 @@ SOURCES: tuple[Source, ...] = (
         "Open LLM Leaderboard details Parquet (v2 or v1), or --hub REPO",
         detect="evalgap.io.open_llm_leaderboard:detect",
         read="evalgap.io.open_llm_leaderboard:read",
+        # details by name, the Hub's converted <config>/<split>/0000.parquet, or by columns
+        file_names=("*.parquet",),
         options=("metric", "model_name", "all_runs"),
         batches="evalgap.io.open_llm_leaderboard:batches",
         reads_table="evalgap.io.open_llm_leaderboard:_is_details_name",
@@ -125,6 +143,7 @@ SOURCES: tuple[Source, ...] = (
         "inspect_ai logs (.json or .eval)",
         detect="evalgap.io.inspect_logs:detect",
         read="evalgap.io.inspect_logs:read",
+        file_names=("*.eval", "*.json"),
         options=("scorer", "score_key", "on_error", "reducer", "config_columns"),
     ),
     Source(
@@ -132,6 +151,8 @@ SOURCES: tuple[Source, ...] = (
         "SWE-bench run reports, or leaderboard results/results.json (+ --items)",
         detect="evalgap.io.swebench:detect",
         read="evalgap.io.swebench:read",
+        # run reports, results/results.json and per-instance report.json
+        file_names=("*.json",),
         options=("model_name",),
     ),
     Source(
@@ -139,6 +160,7 @@ SOURCES: tuple[Source, ...] = (
         "MTEB result JSON (<org>__<model>/<revision>/<Task>.json): one item per task",
         detect="evalgap.io.mteb:detect",
         read="evalgap.io.mteb:read",
+        file_names=("*.json",),
         options=("model_name",),
     ),
     Source(
@@ -146,6 +168,7 @@ SOURCES: tuple[Source, ...] = (
         "Every Eval Ever instance-level records (JSON lines)",
         detect="evalgap.io.eee:detect",
         read="evalgap.io.eee:read",
+        file_names=("*.jsonl", "*.jsonl.gz"),
         reads_table="evalgap.io.eee:is_instance_file",
         formats=("eee", "every-eval-ever"),
     ),
@@ -154,6 +177,8 @@ SOURCES: tuple[Source, ...] = (
         "AlpacaEval annotations.json (judge preferences vs a baseline)",
         detect="evalgap.io.alpaca_eval:detect",
         read="evalgap.io.alpaca_eval:read",
+        # annotations.json, or any JSON array of records with AlpacaEval's fields
+        file_names=("*.json",),
         options=("cluster_column",),
     ),
     Source(
