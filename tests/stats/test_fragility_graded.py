@@ -365,3 +365,22 @@ def test_the_bound_s_closed_form_lands_on_the_certified_bound(test):
             assert rows.size > 10
             np.testing.assert_array_equal(guess, np.where(np.isnan(f.lower[rows]), most + 1,
                                                           f.lower[rows]))  # fmt: skip
+
+
+def test_what_is_left_constant_is_judged_exactly():
+    """Where the removals leave a constant run (zeros spelled -0.0 by rounding, or one value
+    repeated), its gap is exactly that value and its spread exactly 0: no claim on zeros and
+    an infinite t on a repeated value, as scipy's tests on the items left say (rounding in
+    the sums left would give a gap of 1e-16 over no spread, a claim out of nothing)."""
+    rows = [
+        [-1.3, -1.1, -1.1, -1.0, -1.0, -0.9, -0.9, -0.5, -0.4, -0.2, -0.2, -0.2, -0.2, -0.2,
+         -0.1, -0.0, -0.0],
+        [-1.4, -0.7, -0.1, 0.0, -0.0],
+        [0.3, 0.3, 0.3, 0.3, -0.1, -0.7, 0.0, -0.2, 0.1],
+        [0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.7, -0.9, -0.3],
+    ]  # fmt: skip
+    d = np.full((len(rows), max(map(len, rows))), np.nan)
+    for r, x in enumerate(rows):
+        d[r, : len(x)] = x
+    for test in ("paired_t", "wald"):
+        check_against_replay(d, test)

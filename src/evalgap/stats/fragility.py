@@ -690,6 +690,20 @@ class SortedDifferences:
             return s, None
         return s, np.take(self._runs[1], cell) + np.einsum("ij,ij->i", values, values)
 
+    def left_constant(
+        self, largest: bool, pair: IntArray, k: IntArray
+    ) -> tuple[FloatArray, BoolArray]:
+        """After removing the first ``k`` of the order (largest first or smallest), a value
+        of what is left and whether all of it equals that value: what is left is a run of
+        the ascending sort (its first ``n - k``, or all but its first ``k``), constant where
+        the run's two ends are equal (``pair`` and ``k`` broadcast; nothing left: False)."""
+        n = self.n[pair].astype(np.int64)
+        first, last = (np.zeros_like(k), n - k - 1) if largest else (k, n - 1 + 0 * k)
+        edge = self.shape[1] - 1
+        low = self._ascending[pair, np.clip(first, 0, edge)]
+        high = self._ascending[pair, np.clip(last, 0, edge)]
+        return low, (low == high) & (k < n)
+
     def run_total(self, pair: IntArray, run: IntArray) -> FloatArray:
         """The sum of each pair's first ``run * _CHUNK`` ascending values (its runs' total)."""
         return np.take(self._runs[0], pair * self._runs.shape[2] + run)
@@ -995,6 +1009,13 @@ class _Search:
             q_b = squares
             with np.errstate(divide="ignore", invalid="ignore"):
                 ss_b = np.maximum(q_b - np.where(n_b > 0, s_b * s_b / n_b, 0.0), 0.0)
+            # What is left is a run of the sorted values: where its ends are equal it is
+            # constant, so its sum is its count times that value and its SS 0, exactly (the
+            # sums' rounding would give a gap of 1e-16 over no spread, an infinite t).
+            value, constant = b.left_constant(largest, r, k)
+            if constant.any():
+                s_b = np.where(constant, sign * value * n_b, s_b)
+                ss_b = np.where(constant, 0.0, ss_b)
         n_b = np.maximum(n_b, 0)
         critical = None
         if self.critical is not None:
