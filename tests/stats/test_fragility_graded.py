@@ -384,3 +384,13 @@ def test_what_is_left_constant_is_judged_exactly():
         d[r, : len(x)] = x
     for test in ("paired_t", "wald"):
         check_against_replay(d, test)
+
+
+def test_zeros_left_by_the_largest_removals_create_no_claim():
+    """The previous release's case: removing the three largest of -0.0, -0.0, 0.3, 0.4, 0.8
+    leaves two zeros, on which no test claims anything (it claimed B from the rounding)."""
+    d = np.array([[-0.0, -0.0, 0.3, 0.4, 0.8]])
+    for test in ("paired_t", "wald"):
+        check_against_replay(d, test)
+        f = fragility.graded_flips(d, test=test, alternative="less")
+        assert np.isnan(f.items[0]) and int(f.after[0]) == 0
