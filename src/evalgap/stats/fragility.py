@@ -1235,30 +1235,29 @@ class _Search:
             return (left >= bar) & (k <= limit[at, None]) & (n_k >= 2)
 
         # Over the runs: the ascending totals A(16 j) are the sums left after n - 16 j
-        # removals (the largest first) or, less the total, after 16 j (the smallest first).
-        if largest:  # the smallest j whose count n - 16 j still holds
-            low = np.ceil((n - most) / _CHUNK).astype(np.int64) - 1  # taken to fail
-            high = n // _CHUNK  # taken to hold (its count, n mod 16, may not)
-            unseen = high.copy()
-        else:  # the largest j whose count 16 j still holds
-            low = np.zeros(rows.size, dtype=np.int64)  # holds (the claim stands at 0)
-            high = (most // _CHUNK).astype(np.int64) + 1  # taken to fail
-        while (open_ := np.flatnonzero(high - low > 1)).size:
-            mid = (low[open_] + high[open_]) // 2
-            total = b.run_total(pair[open_], mid)
-            k = n[open_] - mid * _CHUNK if largest else mid * _CHUNK
-            left = total if largest else total - b.s[pair[open_]]
-            now = clears(open_, k[:, None], left[:, None])[:, 0]
-            if largest:
-                high[open_] = np.where(now, mid, high[open_])
-                low[open_] = np.where(now, low[open_], mid)
-            else:
-                low[open_] = np.where(now, mid, low[open_])
-                high[open_] = np.where(now, high[open_], mid)
-        if largest:  # from 0 where no run was seen to hold (the first, partial one)
-            start = np.where(high == unseen, 0, n - high * _CHUNK)
+        # removals (the largest first, j stepping down from n // 16) or, less the total,
+        # after 16 j (the smallest first); the first run boundary that fails, by bisection.
+        top = n // _CHUNK
+        if largest:
+            steps = top - np.ceil((n - most) / _CHUNK)
+
+            def ends(step: FloatArray, at: IntArray) -> BoolArray:
+                j = top[at] - step.astype(np.int64)
+                left = b.run_total(pair[at], j)
+                return ~clears(at, (n[at] - j * _CHUNK)[:, None], left[:, None])[:, 0]
+
         else:
-            start = low * _CHUNK
+            steps = np.floor(most / _CHUNK)
+
+            def ends(step: FloatArray, at: IntArray) -> BoolArray:
+                j = step.astype(np.int64)
+                left = b.run_total(pair[at], j) - b.s[pair[at]]
+                return ~clears(at, (j * _CHUNK)[:, None], left[:, None])[:, 0]
+
+        ended = _fewest(ends, steps)
+        held = np.maximum(np.where(np.isnan(ended), steps, ended - 1), 0).astype(np.int64)
+        # From 0 where no run was seen to hold (largest first: the first, partial run).
+        start = np.where(held > 0, n - (top - held) * _CHUNK, 0) if largest else held * _CHUNK
         # ... then the counts of the run after the last count that holds (two runs: the
         # partial run's counts and the next when none was seen to hold).
         k = np.minimum(start[:, None] + 1 + np.arange(2 * _CHUNK)[None, :], n[:, None])
